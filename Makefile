@@ -1,0 +1,101 @@
+# ljleak: build, test, benchmark, install. Each stage adds its sources and
+# checks in its own build.mk; this file holds the shared rules.
+
+CC ?= cc
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+OPT ?= -O2 -g
+SANITIZE ?=
+
+# Debian packages, by what needs them.
+DEPS_BUILD = luajit libluajit-5.1-dev libxxhash-dev zlib1g-dev pkg-config dpkg-dev
+DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium
+
+PKG_CFLAGS := $(shell pkg-config --cflags luajit libxxhash zlib 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs luajit libxxhash zlib 2>/dev/null)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) $(SANITIZE) -fPIC -MMD -MP $(CFLAGS)
+LDFLAGS_ALL = $(SANITIZE) $(LDFLAGS)
+LIBS_ALL = $(PKG_LIBS) -lm -lpthread -ldl
+
+# Filled by the stages' build.mk files.
+LIB_SRCS :=        # library code of every stage, linked into ljleak and the tests
+CLI_SRCS :=        # the ljleak front end (cli/)
+TEST_SUITES :=     # Check suites: tests/NAME.c becomes $(BUILD)/tests/NAME
+E2E_TESTS :=       # end-to-end scripts run by make check, after the suites
+BENCHES :=         # phony targets run by make bench
+FUZZERS :=         # libFuzzer targets: tests/fuzz/NAME.c
+ALL_TARGETS :=     # everything make builds beyond ljleak
+INSTALL_TARGETS := # phony targets run by make install
+
+.PHONY: all check check-suites check-sanitize check-e2e demo bench fuzz install clean \
+        deps-build deps-check
+all: deps-build $(BUILD)/ljleak
+
+deps-build:
+	@sh mk/deps.sh $(DEPS_BUILD)
+deps-check:
+	@sh mk/deps.sh $(DEPS_CHECK)
+
+include format/build.mk
+include diff/build.mk
+include report/build.mk
+include collector/build.mk
+include cli/build.mk
+include tests/build.mk
+include bench/build.mk
+
+all: $(ALL_TARGETS)
+
+LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/%.o)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/libljleak.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/ljleak: $(CLI_OBJS) $(BUILD)/libljleak.a
+	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(CLI_OBJS) $(BUILD)/libljleak.a $(LIBS_ALL)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libljleak.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CHECK_CFLAGS) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
+	  $(BUILD)/libljleak.a $(CHECK_LIBS) $(LIBS_ALL)
+
+# make check: the suites, the same suites under ASan+UBSan, then end to end.
+check: deps-check all
+	$(MAKE) check-suites
+	$(MAKE) check-sanitize
+	$(MAKE) check-e2e
+
+check-suites: $(TEST_SUITES:%=$(BUILD)/tests/%)
+	@set -e; for t in $^; do echo "== $$t"; CK_FORK=yes $$t; done
+
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+check-sanitize:
+	$(MAKE) BUILD=$(BUILD)/sanitize OPT="-O1 -g" SANITIZE="$(SANITIZE_FLAGS)" check-suites
+
+check-e2e: all
+	@set -e; for t in $(E2E_TESTS); do echo "== $$t"; BUILD=$(BUILD) sh $$t; done
+
+bench: deps-build all $(BENCHES)
+
+fuzz: deps-check $(FUZZERS:%=fuzz-%)
+
+install: all $(INSTALL_TARGETS)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/ljleak $(DESTDIR)$(PREFIX)/bin/ljleak
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

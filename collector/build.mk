@@ -1,0 +1,1 @@
+# collector/: build rules (filled in by its stage).

@@ -1,0 +1,1 @@
+# diff/: build rules (filled in by its stage).

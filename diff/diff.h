@@ -1,0 +1,104 @@
+/* diff/diff.h: the differential engine: captures in, per-site series and verdicts out. */
+#ifndef LJLEAK_DIFF_DIFF_H
+#define LJLEAK_DIFF_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- The result model -----------------------------------------------------
+ * A diff result is plain data: the engine fills it from captures, the report
+ * stage renders it, and report_read_json rebuilds the same struct from a saved
+ * JSON result. Every string and array is owned by the result and released by
+ * diff_result_free. Fields may be added; none is renamed or removed. */
+
+enum diff_verdict {
+  DIFF_VERDICT_INSUFFICIENT,  /* too few boundaries to tell */
+  DIFF_VERDICT_STEADY,
+  DIFF_VERDICT_SHRINKING,
+  DIFF_VERDICT_GROWING,
+  DIFF_VERDICT_NEW,           /* base mode: growing in the candidate, not in the base */
+  DIFF_VERDICT_WORSE          /* base mode: growing in both, much faster in the candidate */
+};
+
+enum diff_mode {
+  DIFF_MODE_TREND,            /* verdicts over one capture */
+  DIFF_MODE_RANGE,            /* boundary J against boundary I */
+  DIFF_MODE_BASE              /* candidate capture against base capture */
+};
+
+enum diff_site_kind {
+  DIFF_SITE_INTERNAL,
+  DIFF_SITE_LUA,              /* "@app.lua:42" */
+  DIFF_SITE_TRACE,            /* "TRACE started at @app.lua:40" */
+  DIFF_SITE_C                 /* a C function's symbol name, or "CFUNC" */
+};
+
+/* What the index says about a capture (zero or NULL where unknown). */
+struct diff_capture {
+  char *path;                 /* directory or first segment, as given */
+  char *command;
+  char *host;
+  long pid;
+  char *luajit_version;
+  uint64_t sample_bytes;      /* mean sampling interval; 0 = every event recorded */
+  size_t boundary_count;
+  double *boundary_times;     /* [boundary_count] Unix time of each boundary, or NULL */
+  uint64_t *gc_cycles;        /* [boundary_count] full GC cycles at each boundary, or NULL */
+  uint64_t *heap_bytes;       /* [boundary_count] Lua heap at each boundary, or NULL */
+  double start_time;          /* Unix time the capture started; 0 if unknown */
+  uint64_t events;            /* events read */
+  int truncated;              /* a segment was cut; it was used up to its last complete event */
+};
+
+/* One site: its name and its series, one entry per boundary. */
+struct diff_site {
+  char *name;                 /* stable name: no trace numbers, no addresses */
+  uint64_t id;                /* XXH3-64 of name */
+  enum diff_site_kind kind;
+  char *source_file;          /* LUA, TRACE: chunk name without its '@', or NULL */
+  uint64_t source_line;       /* LUA, TRACE: the line */
+  enum diff_verdict verdict;
+  size_t count;               /* boundaries in the series */
+  uint64_t *live_bytes;       /* [count] bytes still live at each boundary */
+  uint64_t *live_blocks;      /* [count] blocks still live at each boundary */
+  uint64_t *alloc_bytes;      /* [count] bytes allocated within each segment */
+  uint64_t *free_bytes;       /* [count] bytes freed within each segment */
+  uint64_t allocs;            /* allocation events over the whole capture (scaled if sampled) */
+  uint64_t frees;             /* free events over the whole capture (scaled if sampled) */
+  double growth_bytes_per_segment;  /* Theil-Sen slope of live_bytes */
+  double growth_bytes_per_second;   /* the same per second, 0 when times are unknown */
+  double trend_statistic;     /* Mann-Kendall S */
+  double trend_p_value;       /* one-sided p-value of an upward trend */
+  /* Base mode: the same site in the base capture (base_count 0 if absent). */
+  enum diff_verdict base_verdict;
+  size_t base_count;
+  uint64_t *base_live_bytes;  /* [base_count] */
+  double base_growth_bytes_per_segment;
+  /* Range mode: live bytes at boundary from and at boundary to. */
+  int64_t range_delta_bytes;
+};
+
+/* The knobs that decide verdicts (diff_options_default gives the defaults). */
+struct diff_options {
+  size_t min_boundaries;      /* fewer boundaries: insufficient */
+  double max_p_value;         /* significance of the upward trend */
+  double min_growth_bytes;    /* total growth (slope x boundaries) that matters */
+  double worse_ratio;         /* base mode: candidate at least this many times faster is worse */
+  size_t range_from, range_to;  /* range mode: boundaries, 1-based */
+  int strict;                 /* a cut segment is an error */
+  int jobs;                   /* segments read in parallel */
+};
+
+struct diff_result {
+  enum diff_mode mode;
+  struct diff_options options;
+  struct diff_capture capture;   /* the capture examined (the candidate, in base mode) */
+  struct diff_capture base;      /* base mode only */
+  size_t site_count;
+  struct diff_site *sites;       /* flagged first, by growth rate; then the rest by live bytes */
+  size_t flagged;                /* sites whose verdict fails the run */
+};
+
+void diff_result_free(struct diff_result *result);
+
+#endif

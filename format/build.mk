@@ -1,0 +1,2 @@
+# format/: the memprof codec.
+LIB_SRCS += format/uleb128.c

@@ -1,0 +1,200 @@
+/* format/memprof.h: the memprof stream codec (ULEB128, reader, writer, symbols). */
+#ifndef LJLEAK_FORMAT_MEMPROF_H
+#define LJLEAK_FORMAT_MEMPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Wire constants ---------------------------------------------------- */
+
+#define MEMPROF_SYMTAB_MAGIC "ljs"
+#define MEMPROF_EVENTS_MAGIC "ljm"
+#define MEMPROF_VERSION 3          /* what the writer produces */
+#define MEMPROF_EPILOGUE 0x80      /* final header byte of both parts */
+#define MEMPROF_ULEB128_MAX 10     /* bytes of a 64-bit ULEB128 */
+
+/* Event kinds: the EE bits of an event header. */
+enum memprof_event_kind {
+  MEMPROF_EVENT_SYMTAB = 0,
+  MEMPROF_EVENT_ALLOC = 1,
+  MEMPROF_EVENT_FREE = 2,
+  MEMPROF_EVENT_REALLOC = 3
+};
+
+/* Allocation sources: the SSS bits of an event header. */
+enum memprof_source {
+  MEMPROF_SOURCE_INTERNAL = 1,
+  MEMPROF_SOURCE_LUA = 2,
+  MEMPROF_SOURCE_C = 3,
+  MEMPROF_SOURCE_TRACE = 4
+};
+
+/* Symbol kinds: the TT bits of a symtab entry header. */
+enum memprof_symbol_kind {
+  MEMPROF_SYMBOL_LUA = 0,
+  MEMPROF_SYMBOL_C = 1,
+  MEMPROF_SYMBOL_TRACE = 2
+};
+
+/* ---- Records ------------------------------------------------------------ */
+
+/* One symbol entry, from the symtab prologue or from an in-stream symtab event. */
+struct memprof_symbol {
+  enum memprof_symbol_kind kind;
+  uint64_t address;   /* LUA: prototype; C: symbol; TRACE: prototype where it starts */
+  uint64_t line;      /* LUA: first line of the function; TRACE: line where it starts */
+  uint64_t trace;     /* TRACE: trace number */
+  const char *name;   /* LUA: chunk name; C: symbol name; not NUL-terminated */
+  size_t name_length; /* name may contain newlines and NULs */
+};
+
+/* One allocation event. Fields a kind does not carry are zero. */
+struct memprof_event {
+  enum memprof_event_kind kind;  /* ALLOC, FREE or REALLOC */
+  enum memprof_source source;
+  uint64_t location;      /* LUA: prototype address; C: function address; TRACE: trace number */
+  uint64_t line;          /* LUA: current line */
+  uint64_t old_address;   /* FREE, REALLOC */
+  uint64_t old_size;
+  uint64_t new_address;   /* ALLOC, REALLOC */
+  uint64_t new_size;
+};
+
+enum memprof_record_type {
+  MEMPROF_RECORD_SYMBOL,  /* a symbol entry; in_stream tells where it came from */
+  MEMPROF_RECORD_EVENT
+};
+
+struct memprof_record {
+  enum memprof_record_type type;
+  int in_stream;          /* SYMBOL: 1 if from a symtab event, 0 if from the prologue */
+  uint64_t offset;        /* byte offset of the record's first byte in the (decompressed) stream */
+  struct memprof_symbol symbol;
+  struct memprof_event event;
+};
+
+/* ---- Errors ------------------------------------------------------------- */
+
+enum memprof_status {
+  MEMPROF_OK = 0,         /* a record was returned */
+  MEMPROF_END,            /* the epilogue was read: the stream is complete */
+  MEMPROF_TRUNCATED,      /* the input ended before the epilogue: every complete record was returned */
+  MEMPROF_CORRUPT,        /* the bytes are not a memprof stream at error.offset */
+  MEMPROF_UNSUPPORTED,    /* the version bytes are not 3/3 or 1/1 */
+  MEMPROF_IO              /* the file could not be opened or read, or gzip is damaged */
+};
+
+/* An error or warning: where it happened and a message that names the file. */
+struct memprof_error {
+  enum memprof_status status;
+  uint64_t offset;        /* byte offset in the (decompressed) stream */
+  char message[512];      /* "FILE: byte OFFSET: what is wrong" */
+};
+
+/* ---- ULEB128 ------------------------------------------------------------ */
+
+/* Writes value to out (at least MEMPROF_ULEB128_MAX bytes); returns bytes written. */
+size_t memprof_uleb128_encode(uint8_t *out, uint64_t value);
+
+/* Reads a ULEB128 from [in, in + available). Returns bytes consumed; 0 if the
+ * input ends first; -1 if it is longer than 10 bytes or overflows 64 bits. */
+int memprof_uleb128_decode(const uint8_t *in, size_t available, uint64_t *value);
+
+/* ---- Reader ------------------------------------------------------------- */
+
+/* A streaming reader: one record per call, constant memory however long the
+ * stream. Input is a plain file, a gzip file (recognised by its first bytes),
+ * or stdin ("-"). */
+struct memprof_reader;
+
+/* Opens path ("-" for stdin). Returns NULL and fills err on failure. */
+struct memprof_reader *memprof_reader_open(const char *path, struct memprof_error *err);
+
+/* Reads from memory (not copied; must outlive the reader). name is used in messages. */
+struct memprof_reader *memprof_reader_open_memory(const void *data, size_t size,
+                                                  const char *name,
+                                                  struct memprof_error *err);
+
+/* Reads the next record. Returns MEMPROF_OK with *record filled, or a final
+ * status: MEMPROF_END, or an error whose details memprof_reader_error gives.
+ * Strings in the record stay valid until the next call. After a final status
+ * every further call returns the same status. */
+enum memprof_status memprof_reader_next(struct memprof_reader *reader,
+                                        struct memprof_record *record);
+
+const struct memprof_error *memprof_reader_error(const struct memprof_reader *reader);
+
+/* Version bytes of the symtab and event parts (0 until they are read). */
+int memprof_reader_symtab_version(const struct memprof_reader *reader);
+int memprof_reader_events_version(const struct memprof_reader *reader);
+
+/* Bytes of the (decompressed) stream consumed so far. */
+uint64_t memprof_reader_offset(const struct memprof_reader *reader);
+
+void memprof_reader_close(struct memprof_reader *reader);
+
+/* ---- Writer ------------------------------------------------------------- */
+
+/* Receives encoded bytes. Returns 0 on success, -1 on failure (the writer
+ * then stops writing and reports MEMPROF_IO from every later call). */
+typedef int (*memprof_sink_fn)(void *context, const uint8_t *data, size_t size);
+
+/* An encoder into a caller-owned buffer that it hands to the sink when full.
+ * It never allocates, so the collector can use it inside an allocator hook. */
+struct memprof_writer {
+  uint8_t *buffer;
+  size_t capacity;        /* at least 64 bytes */
+  size_t used;
+  memprof_sink_fn sink;
+  void *sink_context;
+  int failed;
+  uint64_t bytes_written; /* bytes handed to the sink plus bytes buffered */
+};
+
+void memprof_writer_init(struct memprof_writer *writer, uint8_t *buffer, size_t capacity,
+                         memprof_sink_fn sink, void *sink_context);
+
+/* The parts of a stream, in this order: symtab_begin, symbol*, symtab_end,
+ * events_begin, (event | symbol_event)*, epilogue. All return 0 or -1. */
+int memprof_writer_symtab_begin(struct memprof_writer *writer);
+int memprof_writer_symbol(struct memprof_writer *writer, const struct memprof_symbol *symbol);
+int memprof_writer_symtab_end(struct memprof_writer *writer);
+int memprof_writer_events_begin(struct memprof_writer *writer);
+int memprof_writer_event(struct memprof_writer *writer, const struct memprof_event *event);
+int memprof_writer_symbol_event(struct memprof_writer *writer, const struct memprof_symbol *symbol);
+int memprof_writer_epilogue(struct memprof_writer *writer);
+
+/* Hands buffered bytes to the sink. */
+int memprof_writer_flush(struct memprof_writer *writer);
+
+/* ---- Symbols and names ---------------------------------------------------- */
+
+/* The symbols seen so far in a stream (or in several, read in order), and the
+ * names of locations as Tarantool's parser prints them. Addresses can be
+ * reused: a later entry for the same address or trace number replaces the
+ * earlier one, as in Tarantool's parser. */
+struct memprof_symtab;
+
+enum memprof_naming {
+  MEMPROF_NAMING_TARANTOOL,  /* "TRACE [3] started at @a.lua:5", "malloc:0x7f..." */
+  MEMPROF_NAMING_STABLE      /* the same without run-specific parts: "TRACE started at @a.lua:5", "malloc" */
+};
+
+struct memprof_symtab *memprof_symtab_new(void);
+void memprof_symtab_free(struct memprof_symtab *symtab);
+
+/* Adds a symbol; returns 0, or -1 when out of memory. */
+int memprof_symtab_add(struct memprof_symtab *symtab, const struct memprof_symbol *symbol);
+
+/* Writes the NUL-terminated name of an event's location into out (truncated to
+ * size) and returns its full length. Chunk names with a newline are shown as
+ * function_alias_N, numbered in order of first appearance. */
+size_t memprof_symtab_name(const struct memprof_symtab *symtab, const struct memprof_event *event,
+                           enum memprof_naming naming, char *out, size_t size);
+
+/* Aliases in order of appearance: index 0 is function_alias_1. */
+size_t memprof_symtab_alias_count(const struct memprof_symtab *symtab);
+const char *memprof_symtab_alias_source(const struct memprof_symtab *symtab, size_t index,
+                                        size_t *length);
+
+#endif

@@ -1,0 +1,1 @@
+# report/: build rules (filled in by its stage).

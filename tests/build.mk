@@ -1,0 +1,1 @@
+# tests/: build rules (filled in by its stage).
