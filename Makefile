@@ -23,8 +23,11 @@ CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) $(SANITIZE) -fPIC -MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(SANITIZE) $(LDFLAGS)
 LIBS_ALL = $(PKG_LIBS) -lm -lpthread -ldl
 
-# Filled by the stages' build.mk files.
-LIB_SRCS :=        # library code of every stage, linked into ljleak and the tests
+# Filled by the stages' build.mk files. A stage NAME lists its library sources
+# in NAME_SRCS and adds NAME to STAGES (in dependency order: format first);
+# it becomes $(BUILD)/libNAME.a. A suite tests/T.c lists the stages it links
+# in T_LIBS, dependents first (e.g. test_diff_LIBS = diff format).
+STAGES :=          # format diff report collector
 CLI_SRCS :=        # the ljleak front end (cli/)
 TEST_SUITES :=     # Check suites: tests/NAME.c becomes $(BUILD)/tests/NAME
 E2E_TESTS :=       # end-to-end scripts run by make check, after the suites
@@ -33,7 +36,7 @@ FUZZERS :=         # libFuzzer targets: tests/fuzz/NAME.c
 ALL_TARGETS :=     # everything make builds beyond ljleak
 INSTALL_TARGETS := # phony targets run by make install
 
-.PHONY: all check check-suites check-sanitize check-e2e demo bench fuzz install clean \
+.PHONY: all demo check check-suites check-sanitize check-e2e demo bench fuzz install clean \
         deps-build deps-check
 all: deps-build $(BUILD)/ljleak
 
@@ -52,24 +55,29 @@ include bench/build.mk
 
 all: $(ALL_TARGETS)
 
-LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/%.o)
+STAGE_ARCHIVES = $(foreach s,$(call reverse,$(STAGES)),$(BUILD)/lib$(s).a)
+reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/libljleak.a: $(LIB_OBJS)
-	@rm -f $@
-	ar rcs $@ $^
+define stage_archive
+$(BUILD)/lib$(1).a: $$($(1)_SRCS:%.c=$(BUILD)/%.o)
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(foreach s,$(STAGES),$(eval $(call stage_archive,$(s))))
 
-$(BUILD)/ljleak: $(CLI_OBJS) $(BUILD)/libljleak.a
-	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(CLI_OBJS) $(BUILD)/libljleak.a $(LIBS_ALL)
+$(BUILD)/ljleak: $(CLI_OBJS) $(STAGE_ARCHIVES)
+	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(CLI_OBJS) $(STAGE_ARCHIVES) $(LIBS_ALL)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libljleak.a
+.SECONDEXPANSION:
+$(BUILD)/tests/%: tests/%.c $$(foreach l,$$($$*_LIBS),$(BUILD)/lib$$(l).a)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CHECK_CFLAGS) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
-	  $(BUILD)/libljleak.a $(CHECK_LIBS) $(LIBS_ALL)
+	  $(foreach l,$($*_LIBS),$(BUILD)/lib$(l).a) $(CHECK_LIBS) $(LIBS_ALL)
 
 # make check: the suites, the same suites under ASan+UBSan, then end to end.
 check: deps-check all
@@ -99,3 +107,7 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# make demo: the main job end to end (mk/demo.sh says what it runs).
+demo: deps-build all
+	BUILD=$(BUILD) sh mk/demo.sh

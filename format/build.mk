@@ -1,2 +1,3 @@
 # format/: the memprof codec.
-LIB_SRCS += format/uleb128.c
+STAGES += format
+format_SRCS := format/uleb128.c
