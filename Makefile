@@ -45,13 +45,10 @@ deps-build:
 deps-check:
 	@sh mk/deps.sh $(DEPS_CHECK)
 
-include format/build.mk
-include diff/build.mk
-include report/build.mk
-include collector/build.mk
-include cli/build.mk
-include tests/build.mk
-include bench/build.mk
+# Each stage (and each piece of a stage) has its own fragment; the order puts
+# format first, which the archive link order depends on.
+include $(wildcard format/*.mk diff/*.mk report/*.mk collector/*.mk cli/*.mk \
+  tests/*.mk bench/*.mk ci/*.mk testdata/*.mk)
 
 all: $(ALL_TARGETS)
 

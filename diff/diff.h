@@ -87,6 +87,10 @@ struct diff_options {
   size_t range_from, range_to;  /* range mode: boundaries, 1-based */
   int strict;                 /* a cut segment is an error */
   int jobs;                   /* segments read in parallel */
+  /* Called now and then while segments are read (may be NULL): bytes of
+   * input read so far and in all. The front end draws a progress bar. */
+  void (*progress)(void *context, uint64_t done_bytes, uint64_t total_bytes);
+  void *progress_context;
 };
 
 struct diff_result {

@@ -1,1 +1,0 @@
-# bench/: build rules (filled in by its stage).

@@ -1,1 +1,0 @@
-# collector/: build rules (filled in by its stage).

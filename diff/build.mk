@@ -1,1 +1,0 @@
-# diff/: build rules (filled in by its stage).

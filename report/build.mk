@@ -1,1 +1,0 @@
-# report/: build rules (filled in by its stage).

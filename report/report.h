@@ -1,0 +1,41 @@
+/* report/report.h: renders a diff result as text, HTML, JSON, JUnit or Markdown. */
+#ifndef LJLEAK_REPORT_REPORT_H
+#define LJLEAK_REPORT_REPORT_H
+
+#include <stdio.h>
+
+#include "diff/diff.h"
+
+enum report_format {
+  REPORT_FORMAT_TEXT,
+  REPORT_FORMAT_HTML,
+  REPORT_FORMAT_JSON,
+  REPORT_FORMAT_JUNIT,
+  REPORT_FORMAT_MARKDOWN
+};
+
+struct report_options {
+  int color;                  /* text: ANSI colour (the front end decides: a terminal and no NO_COLOR) */
+  const char *source_root;    /* html: where to look for Lua sources (NULL: as named, relative to cwd) */
+};
+
+/* Parses "text", "html", "json", "junit" or "markdown"; returns 0 or -1. */
+int report_format_parse(const char *name, enum report_format *format);
+
+/* Renders result to out. Returns 0, or -1 with a message in error. */
+int report_render(const struct diff_result *result, enum report_format format,
+                  const struct report_options *options, FILE *out,
+                  char *error, size_t error_size);
+
+/* Rebuilds a result from JSON written by report_render (REPORT_FORMAT_JSON).
+ * Returns 0, or -1 with "FILE: byte N: what is wrong" in error. */
+int report_read_json(const char *path, struct diff_result *result,
+                     char *error, size_t error_size);
+
+/* A progress bar on a terminal (stderr); draws nothing when out is not one. */
+struct report_progress;
+struct report_progress *report_progress_new(FILE *out);
+void report_progress_update(void *progress, uint64_t done, uint64_t total); /* a diff_options.progress */
+void report_progress_free(struct report_progress *progress);
+
+#endif
