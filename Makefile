@@ -12,10 +12,13 @@ SANITIZE ?=
 DEPS_BUILD = luajit libluajit-5.1-dev libxxhash-dev zlib1g-dev pkg-config dpkg-dev
 DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium
 
-PKG_CFLAGS := $(shell pkg-config --cflags luajit libxxhash zlib 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs luajit libxxhash zlib 2>/dev/null)
-CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# Evaluated on first use, not at parse time: on a fresh machine pkg-config and
+# the libraries arrive only when deps-build has run.
+lazy = $(eval $(1) := $$(shell $(2)))$($(1))
+PKG_CFLAGS = $(call lazy,PKG_CFLAGS,pkg-config --cflags luajit libxxhash zlib 2>/dev/null)
+PKG_LIBS = $(call lazy,PKG_LIBS,pkg-config --libs luajit libxxhash zlib 2>/dev/null)
+CHECK_CFLAGS = $(call lazy,CHECK_CFLAGS,pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS = $(call lazy,CHECK_LIBS,pkg-config --libs check 2>/dev/null)
 
 WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(PKG_CFLAGS)
@@ -103,7 +106,7 @@ install: all $(INSTALL_TARGETS)
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 
 # make demo: the main job end to end (mk/demo.sh says what it runs).
 demo: deps-build all
