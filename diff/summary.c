@@ -1,0 +1,819 @@
+/* diff/summary.c: the aggregation and report of Tarantool's luajit-parse-memprof, in constant memory per live block. */
+#include "diff/summary.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define NONE UINT32_MAX
+
+/* Event kinds in the order the report prints them. */
+enum { KIND_ALLOC, KIND_REALLOC, KIND_FREE, KIND_COUNT };
+
+/* One location id: (address, line, trace number), as Tarantool keys it. */
+struct site {
+  uint64_t address, line, trace;
+  enum memprof_source source;   /* of the first event seen here; used to name it */
+  uint32_t name;                /* name under the current symbols */
+  uint64_t name_epoch;          /* symbol epoch in which name was computed */
+  uint32_t entry[KIND_COUNT];   /* this id's entry per event kind, or NONE */
+};
+
+/* A distinct name; its bytes live in the summary's name arena. */
+struct name {
+  size_t offset, length;
+};
+
+/* One line of ALLOCATIONS, REALLOCATIONS or DEALLOCATIONS. */
+struct entry {
+  int kind;
+  uint32_t name;                /* the id's name when the entry was made */
+  uint32_t first_primary;       /* list of this entry's primary records */
+  uint32_t primary_count;
+  uint64_t events, alloc_bytes, free_bytes;
+};
+
+/* The blocks an entry's reallocs or frees overrode, per allocating site. */
+struct primary {
+  uint64_t key;                 /* entry << 32 | allocating site */
+  uint32_t name;                /* the allocating site's name when its first block was made */
+  uint32_t next;                /* next record of the same entry, or NONE */
+  uint64_t allocated, freed, count;
+};
+
+/* A live block in the heap map; site NONE marks an empty slot. */
+struct block {
+  uint64_t address, size;
+  uint32_t site, name;
+};
+
+/* Open addressing over items kept in an array elsewhere; items are never
+ * removed, so the table can be rebuilt from the hashes kept here. */
+struct index_slot {
+  uint32_t tag;                 /* high half of the item's hash */
+  uint32_t index;               /* the item, or NONE */
+};
+
+struct index_table {
+  struct index_slot *slots;
+  size_t mask;
+  uint64_t *hashes;             /* [count] hash of each item */
+  size_t count, hashes_capacity;
+};
+
+/* Linear probing with backward-shift deletion: no tombstones, so a long
+ * alloc/free churn never degrades it. */
+struct heap_map {
+  struct block *slots;
+  size_t mask, count;
+};
+
+struct summary {
+  struct memprof_symtab *symtab;
+  uint64_t symbol_epoch;        /* bumped by every symbol: names may have changed */
+  uint64_t events;
+
+  struct site *sites;
+  size_t site_capacity;
+  struct index_table site_index;
+
+  char *name_bytes;
+  size_t name_bytes_used, name_bytes_capacity;
+  struct name *names;
+  size_t name_capacity;
+  struct index_table name_index;
+
+  struct entry *entries;
+  size_t entry_count, entry_capacity;
+
+  struct primary *primaries;
+  size_t primary_capacity;
+  struct index_table primary_index;
+
+  struct heap_map heap;
+
+  char *name_buffer;            /* scratch for memprof_symtab_name */
+  size_t name_buffer_size;
+};
+
+/* ---- Small helpers -------------------------------------------------------- */
+
+/* Grows *array so that it holds at least needed items. */
+static int reserve(void **array, size_t *capacity, size_t needed, size_t item_size)
+{
+  if (needed <= *capacity)
+    return 0;
+  size_t grown = *capacity ? *capacity * 2 : 64;
+  while (grown < needed)
+    grown *= 2;
+  void *bigger = realloc(*array, grown * item_size);
+  if (!bigger)
+    return -1;
+  *array = bigger;
+  *capacity = grown;
+  return 0;
+}
+
+static uint64_t hash_u64(uint64_t value)
+{
+  return XXH3_64bits(&value, sizeof value);
+}
+
+/* ---- Index tables --------------------------------------------------------- */
+
+static int index_table_init(struct index_table *table)
+{
+  table->slots = malloc(64 * sizeof *table->slots);
+  if (!table->slots)
+    return -1;
+  for (size_t i = 0; i < 64; i++)
+    table->slots[i].index = NONE;
+  table->mask = 63;
+  table->hashes = NULL;
+  table->count = table->hashes_capacity = 0;
+  return 0;
+}
+
+static void index_table_release(struct index_table *table)
+{
+  free(table->slots);
+  free(table->hashes);
+}
+
+static void index_table_place(struct index_table *table, uint64_t hash, uint32_t index)
+{
+  size_t i = hash & table->mask;
+  while (table->slots[i].index != NONE)
+    i = (i + 1) & table->mask;
+  table->slots[i].tag = (uint32_t)(hash >> 32);
+  table->slots[i].index = index;
+}
+
+/* Makes room for one more item: keeps the load at most 1/2, and the hash array
+ * large enough. */
+static int index_table_make_room(struct index_table *table)
+{
+  if (table->count + 1 > NONE - 1)
+    return -1;
+  if (reserve((void **)&table->hashes, &table->hashes_capacity, table->count + 1,
+              sizeof *table->hashes))
+    return -1;
+  size_t capacity = table->mask + 1;
+  if ((table->count + 1) * 2 <= capacity)
+    return 0;
+  struct index_slot *bigger = malloc(2 * capacity * sizeof *bigger);
+  if (!bigger)
+    return -1;
+  free(table->slots);
+  table->slots = bigger;
+  table->mask = 2 * capacity - 1;
+  for (size_t i = 0; i <= table->mask; i++)
+    table->slots[i].index = NONE;
+  for (size_t i = 0; i < table->count; i++)
+    index_table_place(table, table->hashes[i], (uint32_t)i);
+  return 0;
+}
+
+static void index_table_insert(struct index_table *table, struct index_slot *slot, uint64_t hash)
+{
+  slot->tag = (uint32_t)(hash >> 32);
+  slot->index = (uint32_t)table->count;
+  table->hashes[table->count++] = hash;
+}
+
+/* ---- Heap map --------------------------------------------------------------- */
+
+static int heap_map_init(struct heap_map *heap, size_t capacity)
+{
+  heap->slots = malloc(capacity * sizeof *heap->slots);
+  if (!heap->slots)
+    return -1;
+  for (size_t i = 0; i < capacity; i++)
+    heap->slots[i].site = NONE;
+  heap->mask = capacity - 1;
+  heap->count = 0;
+  return 0;
+}
+
+static size_t heap_map_home(const struct heap_map *heap, uint64_t address)
+{
+  return hash_u64(address) & heap->mask;
+}
+
+/* The slot holding address, or the empty slot where it would go. */
+static size_t heap_map_probe(const struct heap_map *heap, uint64_t address)
+{
+  size_t i = heap_map_home(heap, address);
+  while (heap->slots[i].site != NONE && heap->slots[i].address != address)
+    i = (i + 1) & heap->mask;
+  return i;
+}
+
+static int heap_map_grow(struct heap_map *heap)
+{
+  struct heap_map bigger;
+  if (heap_map_init(&bigger, 2 * (heap->mask + 1)))
+    return -1;
+  for (size_t i = 0; i <= heap->mask; i++)
+    if (heap->slots[i].site != NONE)
+      bigger.slots[heap_map_probe(&bigger, heap->slots[i].address)] = heap->slots[i];
+  bigger.count = heap->count;
+  free(heap->slots);
+  *heap = bigger;
+  return 0;
+}
+
+/* Maps block->address to block, replacing what was there (as the parser does). */
+static int heap_map_put(struct heap_map *heap, const struct block *block)
+{
+  if ((heap->count + 1) * 4 > (heap->mask + 1) * 3 && heap_map_grow(heap))
+    return -1;
+  size_t i = heap_map_probe(heap, block->address);
+  if (heap->slots[i].site == NONE)
+    heap->count++;
+  heap->slots[i] = *block;
+  return 0;
+}
+
+/* Removes address; copies its block to *out and returns 1 if it was mapped. */
+static int heap_map_take(struct heap_map *heap, uint64_t address, struct block *out)
+{
+  size_t i = heap_map_probe(heap, address);
+  if (heap->slots[i].site == NONE)
+    return 0;
+  *out = heap->slots[i];
+  heap->count--;
+  /* Backward shift: pull later members of the run into the hole unless their
+   * home lies cyclically in (hole, member], where they must stay. */
+  size_t j = i;
+  for (;;) {
+    j = (j + 1) & heap->mask;
+    if (heap->slots[j].site == NONE)
+      break;
+    size_t home = heap_map_home(heap, heap->slots[j].address);
+    int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+    if (stays)
+      continue;
+    heap->slots[i] = heap->slots[j];
+    i = j;
+  }
+  heap->slots[i].site = NONE;
+  return 1;
+}
+
+/* ---- Names ------------------------------------------------------------------ */
+
+static const char *name_text(const struct summary *summary, uint32_t name, size_t *length)
+{
+  *length = summary->names[name].length;
+  return summary->name_bytes + summary->names[name].offset;
+}
+
+/* The id of text in the name table, added if new; NONE when out of memory. */
+static uint32_t name_intern(struct summary *summary, const char *text, size_t length)
+{
+  if (index_table_make_room(&summary->name_index))
+    return NONE;
+  uint64_t hash = XXH3_64bits(text, length);
+  struct index_table *table = &summary->name_index;
+  size_t i = hash & table->mask;
+  for (;; i = (i + 1) & table->mask) {
+    struct index_slot *slot = &table->slots[i];
+    if (slot->index == NONE)
+      break;
+    if (slot->tag != (uint32_t)(hash >> 32))
+      continue;
+    size_t known_length;
+    const char *known = name_text(summary, slot->index, &known_length);
+    if (known_length == length && !memcmp(known, text, length))
+      return slot->index;
+  }
+  size_t id = table->count;
+  if (reserve((void **)&summary->names, &summary->name_capacity, id + 1, sizeof *summary->names) ||
+      reserve((void **)&summary->name_bytes, &summary->name_bytes_capacity,
+              summary->name_bytes_used + length + 1, 1))
+    return NONE;
+  memcpy(summary->name_bytes + summary->name_bytes_used, text, length);
+  summary->names[id].offset = summary->name_bytes_used;
+  summary->names[id].length = length;
+  summary->name_bytes_used += length;
+  index_table_insert(table, &table->slots[i], hash);
+  return (uint32_t)id;
+}
+
+/* The name a site has under the current symbols, computed once per site and
+ * again only after new symbols arrive. */
+static uint32_t site_name(struct summary *summary, uint32_t site_id)
+{
+  struct site *site = &summary->sites[site_id];
+  if (site->name != NONE && site->name_epoch == summary->symbol_epoch)
+    return site->name;
+  struct memprof_event event = {.kind = MEMPROF_EVENT_ALLOC, .source = site->source};
+  switch (site->source) {
+  case MEMPROF_SOURCE_LUA:
+    event.location = site->address;
+    event.line = site->line;
+    break;
+  case MEMPROF_SOURCE_C:
+    event.location = site->address;
+    break;
+  case MEMPROF_SOURCE_TRACE:
+    event.location = site->trace;
+    break;
+  default:
+    break;
+  }
+  size_t length = memprof_symtab_name(summary->symtab, &event, MEMPROF_NAMING_TARANTOOL,
+                                      summary->name_buffer, summary->name_buffer_size);
+  if (length >= summary->name_buffer_size) {
+    char *bigger = realloc(summary->name_buffer, length + 1);
+    if (!bigger)
+      return NONE;
+    summary->name_buffer = bigger;
+    summary->name_buffer_size = length + 1;
+    length = memprof_symtab_name(summary->symtab, &event, MEMPROF_NAMING_TARANTOOL,
+                                 summary->name_buffer, summary->name_buffer_size);
+  }
+  uint32_t name = name_intern(summary, summary->name_buffer, length);
+  site = &summary->sites[site_id];
+  site->name = name;
+  site->name_epoch = summary->symbol_epoch;
+  return name;
+}
+
+/* ---- Sites, entries, primaries -------------------------------------------- */
+
+/* The site of an event's location, added if new; NONE when out of memory. */
+static uint32_t site_lookup(struct summary *summary, const struct memprof_event *event)
+{
+  uint64_t key[3] = {0, 0, 0};  /* address, line, trace: what the parser's id holds */
+  switch (event->source) {
+  case MEMPROF_SOURCE_LUA:
+    key[0] = event->location;
+    key[1] = event->line;
+    break;
+  case MEMPROF_SOURCE_C:
+    key[0] = event->location;
+    break;
+  case MEMPROF_SOURCE_TRACE:
+    key[2] = event->location;
+    break;
+  default:
+    break;
+  }
+  struct index_table *table = &summary->site_index;
+  uint64_t hash = XXH3_64bits(key, sizeof key);
+  size_t i = hash & table->mask;
+  for (;; i = (i + 1) & table->mask) {
+    struct index_slot *slot = &table->slots[i];
+    if (slot->index == NONE)
+      break;
+    const struct site *site = &summary->sites[slot->index];
+    if (slot->tag == (uint32_t)(hash >> 32) && site->address == key[0] && site->line == key[1] &&
+        site->trace == key[2])
+      return slot->index;
+  }
+  /* New site: make room first, then probe again (the table may have moved). */
+  if (index_table_make_room(table) ||
+      reserve((void **)&summary->sites, &summary->site_capacity, table->count + 1,
+              sizeof *summary->sites))
+    return NONE;
+  i = hash & table->mask;
+  while (table->slots[i].index != NONE)
+    i = (i + 1) & table->mask;
+  uint32_t id = (uint32_t)table->count;
+  struct site *site = &summary->sites[id];
+  site->address = key[0];
+  site->line = key[1];
+  site->trace = key[2];
+  site->source = event->source;
+  site->name = NONE;
+  site->name_epoch = 0;
+  for (int k = 0; k < KIND_COUNT; k++)
+    site->entry[k] = NONE;
+  index_table_insert(table, &table->slots[i], hash);
+  return id;
+}
+
+static uint32_t entry_new(struct summary *summary, int kind, uint32_t name)
+{
+  if (summary->entry_count >= NONE ||
+      reserve((void **)&summary->entries, &summary->entry_capacity, summary->entry_count + 1,
+              sizeof *summary->entries))
+    return NONE;
+  struct entry *entry = &summary->entries[summary->entry_count];
+  memset(entry, 0, sizeof *entry);
+  entry->kind = kind;
+  entry->name = name;
+  entry->first_primary = NONE;
+  return (uint32_t)summary->entry_count++;
+}
+
+/* Records that entry overrode block (allocated by another event) with a block
+ * of new_size bytes (0 for a free). */
+static int primary_link(struct summary *summary, uint32_t entry_id, const struct block *block,
+                        uint64_t new_size)
+{
+  uint64_t key = (uint64_t)entry_id << 32 | block->site;
+  uint64_t hash = hash_u64(key);
+  struct index_table *table = &summary->primary_index;
+  size_t i = hash & table->mask;
+  struct primary *record = NULL;
+  for (;; i = (i + 1) & table->mask) {
+    struct index_slot *slot = &table->slots[i];
+    if (slot->index == NONE)
+      break;
+    if (slot->tag == (uint32_t)(hash >> 32) && summary->primaries[slot->index].key == key) {
+      record = &summary->primaries[slot->index];
+      break;
+    }
+  }
+  if (!record) {
+    if (index_table_make_room(table) ||
+        reserve((void **)&summary->primaries, &summary->primary_capacity, table->count + 1,
+                sizeof *summary->primaries))
+      return -1;
+    i = hash & table->mask;
+    while (table->slots[i].index != NONE)
+      i = (i + 1) & table->mask;
+    uint32_t id = (uint32_t)table->count;
+    struct entry *entry = &summary->entries[entry_id];
+    record = &summary->primaries[id];
+    record->key = key;
+    record->name = block->name;
+    record->next = entry->first_primary;
+    record->allocated = record->freed = record->count = 0;
+    entry->first_primary = id;
+    entry->primary_count++;
+    index_table_insert(table, &table->slots[i], hash);
+  }
+  record->allocated += new_size;
+  record->freed += block->size;
+  record->count++;
+  return 0;
+}
+
+/* ---- Feeding ---------------------------------------------------------------- */
+
+struct summary *summary_new(void)
+{
+  struct summary *summary = calloc(1, sizeof *summary);
+  if (!summary)
+    return NULL;
+  summary->symtab = memprof_symtab_new();
+  summary->name_buffer_size = 256;
+  summary->name_buffer = malloc(summary->name_buffer_size);
+  int failed = !summary->symtab || !summary->name_buffer;
+  failed |= index_table_init(&summary->site_index);
+  failed |= index_table_init(&summary->name_index);
+  failed |= index_table_init(&summary->primary_index);
+  failed |= heap_map_init(&summary->heap, 1024);
+  if (failed) {
+    summary_free(summary);
+    return NULL;
+  }
+  summary->symbol_epoch = 1;
+  return summary;
+}
+
+void summary_free(struct summary *summary)
+{
+  if (!summary)
+    return;
+  if (summary->symtab)
+    memprof_symtab_free(summary->symtab);
+  free(summary->sites);
+  index_table_release(&summary->site_index);
+  free(summary->name_bytes);
+  free(summary->names);
+  index_table_release(&summary->name_index);
+  free(summary->entries);
+  free(summary->primaries);
+  index_table_release(&summary->primary_index);
+  free(summary->heap.slots);
+  free(summary->name_buffer);
+  free(summary);
+}
+
+int summary_add_symbol(struct summary *summary, const struct memprof_symbol *symbol)
+{
+  if (memprof_symtab_add(summary->symtab, symbol))
+    return -1;
+  summary->symbol_epoch++;  /* any site's name may differ now */
+  return 0;
+}
+
+int summary_add_event(struct summary *summary, const struct memprof_event *event)
+{
+  int kind;
+  switch (event->kind) {
+  case MEMPROF_EVENT_ALLOC: kind = KIND_ALLOC; break;
+  case MEMPROF_EVENT_REALLOC: kind = KIND_REALLOC; break;
+  case MEMPROF_EVENT_FREE: kind = KIND_FREE; break;
+  default: return 0;  /* symtab events come as symbols */
+  }
+  uint32_t site_id = site_lookup(summary, event);
+  if (site_id == NONE)
+    return -1;
+  uint32_t name = site_name(summary, site_id);
+  if (name == NONE)
+    return -1;
+  uint32_t entry_id = summary->sites[site_id].entry[kind];
+  if (entry_id == NONE) {
+    entry_id = entry_new(summary, kind, name);
+    if (entry_id == NONE)
+      return -1;
+    summary->sites[site_id].entry[kind] = entry_id;
+  }
+  struct entry *entry = &summary->entries[entry_id];
+  entry->events++;
+  summary->events++;
+  struct block old;
+  struct block fresh = {event->new_address, event->new_size, site_id, name};
+  switch (kind) {
+  case KIND_ALLOC:
+    entry->alloc_bytes += event->new_size;
+    return heap_map_put(&summary->heap, &fresh);
+  case KIND_REALLOC:
+    entry->free_bytes += event->old_size;
+    entry->alloc_bytes += event->new_size;
+    if (heap_map_take(&summary->heap, event->old_address, &old) &&
+        primary_link(summary, entry_id, &old, event->new_size))
+      return -1;
+    return heap_map_put(&summary->heap, &fresh);
+  default:
+    entry->free_bytes += event->old_size;
+    if (heap_map_take(&summary->heap, event->old_address, &old))
+      return primary_link(summary, entry_id, &old, 0);
+    return 0;
+  }
+}
+
+enum memprof_status summary_read(struct summary *summary, struct memprof_reader *reader,
+                                 struct memprof_error *err)
+{
+  struct memprof_record record;
+  enum memprof_status status;
+  while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
+    int failed = record.type == MEMPROF_RECORD_SYMBOL
+                     ? summary_add_symbol(summary, &record.symbol)
+                     : summary_add_event(summary, &record.event);
+    if (failed) {
+      err->status = MEMPROF_IO;
+      err->offset = record.offset;
+      snprintf(err->message, sizeof err->message, "byte %" PRIu64 ": out of memory",
+               record.offset);
+      return MEMPROF_IO;
+    }
+  }
+  if (status == MEMPROF_END) {
+    memset(err, 0, sizeof *err);
+    return MEMPROF_END;
+  }
+  *err = *memprof_reader_error(reader);
+  err->status = status;
+  return status;
+}
+
+enum memprof_status summary_read_file(struct summary *summary, const char *path,
+                                      struct memprof_error *err)
+{
+  struct memprof_reader *reader = memprof_reader_open(path, err);
+  if (!reader)
+    return err->status != MEMPROF_OK ? err->status : MEMPROF_IO;
+  enum memprof_status status = summary_read(summary, reader, err);
+  memprof_reader_close(reader);
+  return status;
+}
+
+uint64_t summary_event_count(const struct summary *summary)
+{
+  return summary->events;
+}
+
+/* ---- Printing --------------------------------------------------------------- */
+
+size_t summary_format_bytes(uint64_t bytes, int human_readable, char *out, size_t size)
+{
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
+  int written;
+  if (!human_readable) {
+    written = snprintf(out, size, "%" PRIu64 "B", bytes);
+  } else {
+    double value = (double)bytes;
+    int unit = 0;
+    while (value >= 1024 && unit < 3) {
+      value /= 1024;
+      unit++;
+    }
+    if (floor(value) == value)
+      written = snprintf(out, size, "%" PRIu64 "%s", (uint64_t)value, units[unit]);
+    else
+      written = snprintf(out, size, "%.2f%s", value, units[unit]);
+  }
+  return written < 0 ? 0 : (size_t)written;
+}
+
+/* Byte order, a prefix first: how Lua compares strings. */
+static int name_compare(const struct summary *summary, uint32_t a, uint32_t b)
+{
+  size_t length_a, length_b;
+  const char *text_a = name_text(summary, a, &length_a);
+  const char *text_b = name_text(summary, b, &length_b);
+  int order = memcmp(text_a, text_b, length_a < length_b ? length_a : length_b);
+  if (order)
+    return order;
+  return (length_a > length_b) - (length_a < length_b);
+}
+
+/* qsort has no context argument: the comparators read it from here. */
+struct sort_context {
+  const struct summary *summary;
+  const int64_t *heap_bytes;
+};
+static _Thread_local struct sort_context sort_context;
+
+static int compare_entries(const void *a, const void *b)
+{
+  uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+  const struct entry *ea = &sort_context.summary->entries[ia];
+  const struct entry *eb = &sort_context.summary->entries[ib];
+  if (ea->events != eb->events)
+    return ea->events > eb->events ? -1 : 1;
+  return (ia > ib) - (ia < ib);  /* ties: first seen first */
+}
+
+static int compare_names(const void *a, const void *b)
+{
+  return name_compare(sort_context.summary, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+static int compare_heap_bytes(const void *a, const void *b)
+{
+  uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+  int64_t da = sort_context.heap_bytes[ia], db = sort_context.heap_bytes[ib];
+  if (da != db)
+    return da > db ? -1 : 1;
+  return (ia > ib) - (ia < ib);
+}
+
+static void print_name(const struct summary *summary, uint32_t name, FILE *out)
+{
+  size_t length;
+  const char *text = name_text(summary, name, &length);
+  fwrite(text, 1, length, out);
+}
+
+/* One section's entries, most events first, each with its Overrides list. */
+static int print_entries(const struct summary *summary, int kind, int human_readable, FILE *out)
+{
+  size_t count = 0, longest = 0;
+  for (size_t i = 0; i < summary->entry_count; i++)
+    if (summary->entries[i].kind == kind) {
+      count++;
+      if (summary->entries[i].primary_count > longest)
+        longest = summary->entries[i].primary_count;
+    }
+  uint32_t *order = malloc((count ? count : 1) * sizeof *order);
+  uint32_t *overridden = malloc((longest ? longest : 1) * sizeof *overridden);
+  if (!order || !overridden) {
+    free(order);
+    free(overridden);
+    return -1;
+  }
+  count = 0;
+  for (size_t i = 0; i < summary->entry_count; i++)
+    if (summary->entries[i].kind == kind)
+      order[count++] = (uint32_t)i;
+  sort_context.summary = summary;
+  qsort(order, count, sizeof *order, compare_entries);
+  for (size_t i = 0; i < count; i++) {
+    const struct entry *entry = &summary->entries[order[i]];
+    char alloc_text[64], free_text[64];
+    summary_format_bytes(entry->alloc_bytes, human_readable, alloc_text, sizeof alloc_text);
+    summary_format_bytes(entry->free_bytes, human_readable, free_text, sizeof free_text);
+    print_name(summary, entry->name, out);
+    fprintf(out, ": %" PRIu64 " events\t+%s\t-%s\n", entry->events, alloc_text, free_text);
+    if (!entry->primary_count)
+      continue;
+    size_t n = 0;
+    for (uint32_t p = entry->first_primary; p != NONE; p = summary->primaries[p].next)
+      overridden[n++] = summary->primaries[p].name;
+    qsort(overridden, n, sizeof *overridden, compare_names);
+    fputs("\tOverrides:\n", out);
+    for (size_t j = 0; j < n; j++) {
+      fputs("\t\t", out);
+      print_name(summary, overridden[j], out);
+      fputc('\n', out);
+    }
+    fputc('\n', out);
+  }
+  free(order);
+  free(overridden);
+  return 0;
+}
+
+/* HEAP SUMMARY: the parser's heap delta, keyed by name. */
+static int print_heap_summary(const struct summary *summary, int human_readable, FILE *out)
+{
+  size_t names = summary->name_index.count;
+  int64_t *bytes = calloc(names ? names : 1, sizeof *bytes);
+  uint64_t *allocs = calloc(names ? names : 1, sizeof *allocs);
+  uint64_t *frees = calloc(names ? names : 1, sizeof *frees);
+  uint32_t *order = malloc((names ? names : 1) * sizeof *order);
+  if (!bytes || !allocs || !frees || !order) {
+    free(bytes);
+    free(allocs);
+    free(frees);
+    free(order);
+    return -1;
+  }
+  for (size_t i = 0; i < summary->entry_count; i++) {
+    const struct entry *entry = &summary->entries[i];
+    if (entry->kind == KIND_ALLOC) {
+      if (entry->alloc_bytes > 0) {
+        bytes[entry->name] += (int64_t)entry->alloc_bytes;
+        allocs[entry->name] += entry->events;
+      }
+      continue;
+    }
+    for (uint32_t p = entry->first_primary; p != NONE; p = summary->primaries[p].next) {
+      const struct primary *record = &summary->primaries[p];
+      if (record->allocated > 0) {
+        bytes[record->name] += (int64_t)record->allocated;
+        allocs[record->name] += record->count;
+      }
+      if (record->freed > 0) {
+        bytes[record->name] -= (int64_t)record->freed;
+        frees[record->name] += record->count;
+      }
+    }
+  }
+  size_t count = 0;
+  for (size_t i = 0; i < names; i++)
+    if (bytes[i] > 0)
+      order[count++] = (uint32_t)i;
+  sort_context.summary = summary;
+  sort_context.heap_bytes = bytes;
+  qsort(order, count, sizeof *order, compare_heap_bytes);
+  fputs("HEAP SUMMARY:\n", out);
+  for (size_t i = 0; i < count; i++) {
+    char held[64];
+    summary_format_bytes((uint64_t)bytes[order[i]], human_readable, held, sizeof held);
+    print_name(summary, order[i], out);
+    fprintf(out, " holds %s: %" PRIu64 " allocs, %" PRIu64 " frees\n", held, allocs[order[i]],
+            frees[order[i]]);
+  }
+  fputc('\n', out);
+  free(bytes);
+  free(allocs);
+  free(frees);
+  free(order);
+  return 0;
+}
+
+/* ALIASES: each chunk loaded from a string, its non-empty lines numbered. */
+static void print_aliases(const struct summary *summary, FILE *out)
+{
+  size_t count = memprof_symtab_alias_count(summary->symtab);
+  if (!count)
+    return;
+  fputs("ALIASES:\n", out);
+  for (size_t i = 0; i < count; i++) {
+    size_t length;
+    const char *source = memprof_symtab_alias_source(summary->symtab, i, &length);
+    fprintf(out, "function_alias_%zu:\n", i + 1);
+    size_t number = 1;
+    for (size_t start = 0; start < length;) {
+      const char *newline = memchr(source + start, '\n', length - start);
+      size_t end = newline ? (size_t)(newline - source) : length;
+      if (end > start) {  /* empty lines are skipped and not numbered */
+        fprintf(out, "%zu\t| ", number++);
+        fwrite(source + start, 1, end - start, out);
+        fputc('\n', out);
+      }
+      start = end + 1;
+    }
+    fputs("\n\n", out);
+  }
+}
+
+int summary_print(const struct summary *summary, const struct summary_options *options,
+                  FILE *out)
+{
+  static const char *const titles[KIND_COUNT] = {"ALLOCATIONS", "REALLOCATIONS", "DEALLOCATIONS"};
+  if (!options->leak_only) {
+    for (int kind = 0; kind < KIND_COUNT; kind++) {
+      fprintf(out, "%s\n", titles[kind]);
+      if (print_entries(summary, kind, options->human_readable, out))
+        return -1;
+      fputc('\n', out);
+    }
+  }
+  if (print_heap_summary(summary, options->human_readable, out))
+    return -1;
+  print_aliases(summary, out);
+  return ferror(out) ? -1 : 0;
+}
