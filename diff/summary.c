@@ -551,8 +551,10 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
   }
 }
 
-enum memprof_status summary_read(struct summary *summary, struct memprof_reader *reader,
-                                 struct memprof_error *err)
+/* Feeds every record of reader; name goes into the out-of-memory message. */
+static enum memprof_status summary_read_records(struct summary *summary,
+                                                struct memprof_reader *reader, const char *name,
+                                                struct memprof_error *err)
 {
   struct memprof_record record;
   enum memprof_status status;
@@ -563,7 +565,7 @@ enum memprof_status summary_read(struct summary *summary, struct memprof_reader 
     if (failed) {
       err->status = MEMPROF_IO;
       err->offset = record.offset;
-      snprintf(err->message, sizeof err->message, "byte %" PRIu64 ": out of memory",
+      snprintf(err->message, sizeof err->message, "%s: byte %" PRIu64 ": out of memory", name,
                record.offset);
       return MEMPROF_IO;
     }
@@ -577,13 +579,20 @@ enum memprof_status summary_read(struct summary *summary, struct memprof_reader 
   return status;
 }
 
+enum memprof_status summary_read(struct summary *summary, struct memprof_reader *reader,
+                                 struct memprof_error *err)
+{
+  return summary_read_records(summary, reader, "stream", err);
+}
+
 enum memprof_status summary_read_file(struct summary *summary, const char *path,
                                       struct memprof_error *err)
 {
+  memset(err, 0, sizeof *err);
   struct memprof_reader *reader = memprof_reader_open(path, err);
   if (!reader)
     return err->status != MEMPROF_OK ? err->status : MEMPROF_IO;
-  enum memprof_status status = summary_read(summary, reader, err);
+  enum memprof_status status = summary_read_records(summary, reader, path, err);
   memprof_reader_close(reader);
   return status;
 }
