@@ -1,0 +1,902 @@
+/* format/reader.c: streaming memprof reader (plain, gzip by content, stdin, memory) in constant memory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "format/memprof.h"
+
+#define READER_WINDOW (512u * 1024u)       /* decoded bytes held at once */
+#define READER_RAW (64u * 1024u)           /* compressed bytes held at once */
+#define READER_STRING_MAX (64u << 20)      /* longest chunk or symbol name accepted */
+#define READER_FAST_BYTES 64               /* longest event is 61 bytes: decode without bounds checks */
+#define HEADER_BYTES 7                     /* magic, version, three reserved bytes */
+
+enum reader_phase {
+  PHASE_SYMTAB_HEADER,
+  PHASE_SYMTAB,
+  PHASE_EVENTS_HEADER,
+  PHASE_EVENTS,
+  PHASE_DONE
+};
+
+/* Outcome of decoding one record from the window. */
+enum decode_result {
+  DECODE_OK,
+  DECODE_SHORT,   /* the window ends inside the record */
+  DECODE_BAD      /* the error is already set */
+};
+
+struct memprof_reader {
+  char *name;
+
+  /* Raw input: a file descriptor or memory. */
+  int fd;
+  int owns_fd;
+  const uint8_t *memory;
+  size_t memory_size;
+  size_t memory_used;
+  int raw_eof;
+
+  /* gzip, recognised by its first two bytes. */
+  int gzip;
+  int gzip_live;
+  z_stream zs;
+  uint8_t *raw;
+
+  /* Decoded bytes: window[pos, end) not yet parsed; window[0] is stream byte base. */
+  uint8_t *storage;       /* NULL when reading plain memory in place */
+  size_t capacity;
+  const uint8_t *window;
+  size_t pos, end;
+  uint64_t base;
+  uint64_t decoded;       /* decoded bytes produced so far */
+  int source_eof;         /* no more decoded bytes will come */
+  int source_failed;      /* source_error holds why */
+  struct memprof_error source_error;
+
+  /* Names longer than the window are gathered here. */
+  uint8_t *strings;
+  size_t strings_capacity;
+
+  enum reader_phase phase;
+  int symtab_version;
+  int events_version;
+  struct memprof_error error;
+};
+
+/* ---- Errors --------------------------------------------------------------- */
+
+static void error_set(struct memprof_error *err, const char *name, enum memprof_status status,
+                      uint64_t offset, const char *format, va_list args)
+{
+  int n = snprintf(err->message, sizeof err->message, "%s: byte %llu: ", name,
+                   (unsigned long long)offset);
+  if (n < 0)
+    n = 0;
+  if ((size_t)n < sizeof err->message)
+    vsnprintf(err->message + n, sizeof err->message - (size_t)n, format, args);
+  err->status = status;
+  err->offset = offset;
+}
+
+/* Records a final status; returns it so callers can `return reader_fail(...)`. */
+static enum memprof_status reader_fail(struct memprof_reader *r, enum memprof_status status,
+                                       uint64_t offset, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  error_set(&r->error, r->name, status, offset, format, args);
+  va_end(args);
+  r->phase = PHASE_DONE;
+  return status;
+}
+
+static void source_fail(struct memprof_reader *r, enum memprof_status status,
+                        const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  error_set(&r->source_error, r->name, status, r->decoded, format, args);
+  va_end(args);
+  r->source_failed = 1;
+  r->source_eof = 1;
+}
+
+/* The input ends inside the record starting at `offset` (or exactly at it). */
+static enum memprof_status reader_cut(struct memprof_reader *r, uint64_t offset, const char *what)
+{
+  if (r->source_failed) {
+    r->error = r->source_error;
+    r->phase = PHASE_DONE;
+    return r->error.status;
+  }
+  uint64_t stream_end = r->base + r->end;
+  return reader_fail(r, MEMPROF_TRUNCATED, offset,
+                     "stream ends without its epilogue (%s); every complete event before it was read",
+                     offset == stream_end ? "cut between records" : what);
+}
+
+/* The input ends inside a string whose length says it goes on. */
+static enum memprof_status reader_fail_cut_string(struct memprof_reader *r, uint64_t offset,
+                                                  uint64_t length, uint64_t left)
+{
+  if (r->source_failed)
+    return reader_cut(r, offset, "");
+  return reader_fail(r, MEMPROF_TRUNCATED, offset,
+                     "string length %llu runs past the end of the input (%llu bytes left); "
+                     "stream ends without its epilogue (cut mid-record); every complete event "
+                     "before it was read",
+                     (unsigned long long)length, (unsigned long long)left);
+}
+
+/* ---- Raw and decoded input ----------------------------------------------- */
+
+/* Reads raw bytes into out; returns the count, 0 at the end or on error. */
+static size_t raw_read(struct memprof_reader *r, uint8_t *out, size_t size)
+{
+  if (r->raw_eof)
+    return 0;
+  if (r->memory) {
+    size_t n = r->memory_size - r->memory_used;
+    if (n > size)
+      n = size;
+    memcpy(out, r->memory + r->memory_used, n);
+    r->memory_used += n;
+    if (r->memory_used == r->memory_size)
+      r->raw_eof = 1;
+    return n;
+  }
+  for (;;) {
+    ssize_t n = read(r->fd, out, size);
+    if (n > 0)
+      return (size_t)n;
+    if (n == 0) {
+      r->raw_eof = 1;
+      return 0;
+    }
+    if (errno == EINTR)
+      continue;
+    source_fail(r, MEMPROF_IO, "read error: %s", strerror(errno));
+    r->raw_eof = 1;
+    return 0;
+  }
+}
+
+/* Feeds zlib more compressed input if it has none; returns 0 when there is no more. */
+static int gzip_feed(struct memprof_reader *r)
+{
+  if (r->zs.avail_in > 0)
+    return 1;
+  if (r->memory) {
+    /* Memory is inflated in place, in pieces that fit zlib's 32-bit counters. */
+    size_t n = r->memory_size - r->memory_used;
+    if (n == 0) {
+      r->raw_eof = 1;
+      return 0;
+    }
+    if (n > (1u << 30))
+      n = 1u << 30;
+    r->zs.next_in = (Bytef *)(uintptr_t)(r->memory + r->memory_used);
+    r->zs.avail_in = (uInt)n;
+    r->memory_used += n;
+    return 1;
+  }
+  size_t n = raw_read(r, r->raw, READER_RAW);
+  r->zs.next_in = r->raw;
+  r->zs.avail_in = (uInt)n;
+  return n > 0;
+}
+
+/* After one gzip member ends: another member may follow (as `gzip` concatenates). */
+static int gzip_next_member(struct memprof_reader *r)
+{
+  if (!gzip_feed(r))
+    return 0;
+  if (r->zs.next_in[0] != 0x1f)
+    return 0;  /* bytes after the last member are ignored, as gzip(1) does */
+  if (inflateReset(&r->zs) != Z_OK)
+    return 0;
+  return 1;
+}
+
+/* Inflates into out; returns the count, 0 at the end or on error. */
+static size_t gzip_read(struct memprof_reader *r, uint8_t *out, size_t size)
+{
+  if (r->gzip_live == 0)
+    return 0;
+  r->zs.next_out = out;
+  r->zs.avail_out = (uInt)size;
+  while (r->zs.avail_out == size) {
+    int have_input = gzip_feed(r);
+    if (r->source_failed)
+      return 0;
+    int rc = inflate(&r->zs, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) {
+      if (!gzip_next_member(r)) {
+        r->gzip_live = 0;
+        break;
+      }
+      continue;
+    }
+    if (rc == Z_BUF_ERROR && !have_input) {
+      r->gzip_live = 0;
+      r->gzip = 2;  /* the compressed data ends before its trailer */
+      break;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      source_fail(r, MEMPROF_IO, "gzip data is damaged (%s)",
+                  r->zs.msg ? r->zs.msg : "inflate failed");
+      r->gzip_live = 0;
+      return 0;
+    }
+  }
+  return size - r->zs.avail_out;
+}
+
+static size_t source_read(struct memprof_reader *r, uint8_t *out, size_t size)
+{
+  size_t n = r->gzip ? gzip_read(r, out, size) : raw_read(r, out, size);
+  r->decoded += n;
+  if (n == 0)
+    r->source_eof = 1;
+  return n;
+}
+
+/* Keeps the unparsed bytes and fills the rest of the window (to the end of input). */
+static void window_refill(struct memprof_reader *r)
+{
+  if (r->source_eof || r->storage == NULL)
+    return;
+  size_t keep = r->end - r->pos;
+  if (r->pos > 0) {
+    memmove(r->storage, r->storage + r->pos, keep);
+    r->base += r->pos;
+    r->pos = 0;
+    r->end = keep;
+  }
+  while (r->end < r->capacity && !r->source_eof)
+    r->end += source_read(r, r->storage + r->end, r->capacity - r->end);
+}
+
+/* After the epilogue: a gzip's remaining data and trailer are still checked. */
+static enum memprof_status reader_finish(struct memprof_reader *r)
+{
+  r->phase = PHASE_DONE;
+  r->error.status = MEMPROF_END;
+  r->error.offset = r->base + r->pos;
+  r->error.message[0] = '\0';
+  if (!r->gzip)
+    return MEMPROF_END;
+  /* Bytes after the epilogue are ignored (as Tarantool's parser does), but
+   * they are inflated so that a damaged trailer is still reported. */
+  while (!r->source_eof)
+    source_read(r, r->storage, r->capacity);
+  if (r->source_failed) {
+    r->error = r->source_error;
+    return r->error.status;
+  }
+  if (r->gzip == 2)
+    return reader_fail(r, MEMPROF_IO, r->decoded, "gzip data ends before its trailer");
+  return MEMPROF_END;
+}
+
+/* ---- Decoding ------------------------------------------------------------- */
+
+/* A bounds-checked cursor over the window. */
+struct cursor {
+  const uint8_t *at;
+  const uint8_t *end;
+};
+
+/* 1 read, 0 short, -1 over-long or overflowing. */
+static int cursor_uleb(struct cursor *c, uint64_t *value)
+{
+  int n = memprof_uleb128_decode(c->at, (size_t)(c->end - c->at), value);
+  if (n > 0) {
+    c->at += n;
+    return 1;
+  }
+  return n;
+}
+
+/* Decodes a ULEB128 with no bounds check: the caller knows 10 bytes are there. */
+static inline const uint8_t *fast_uleb(const uint8_t *p, uint64_t *value, int *bad)
+{
+  uint64_t byte = *p++;
+  if (byte < 0x80) {
+    *value = byte;
+    return p;
+  }
+  uint64_t result = byte & 0x7f;
+  for (unsigned shift = 7;; shift += 7) {
+    byte = *p++;
+    if (shift == 63) {
+      if (byte > 1)
+        *bad = 1;  /* a tenth byte holds bit 63 only and ends the number */
+      result |= byte << 63;
+      break;
+    }
+    result |= (byte & 0x7f) << shift;
+    if (byte < 0x80)
+      break;
+  }
+  *value = result;
+  return p;
+}
+
+static enum memprof_status bad_uleb(struct memprof_reader *r, uint64_t record_offset,
+                                    uint64_t at)
+{
+  return reader_fail(r, MEMPROF_CORRUPT, record_offset,
+                     "over-long or overflowing ULEB128 at byte %llu", (unsigned long long)at);
+}
+
+static int header_is_valid_event(uint8_t header, int version)
+{
+  if (header < 0x04 || header > 0x13)
+    return 0;  /* source 0, or source 5..7 */
+  if (version == 1 && ((header & 3) == MEMPROF_EVENT_SYMTAB || (header >> 2) == MEMPROF_SOURCE_TRACE))
+    return 0;  /* the first format had no trace source and no symtab events */
+  if (header == ((MEMPROF_SOURCE_INTERNAL << 2) | MEMPROF_EVENT_SYMTAB))
+    return 0;  /* a symtab event names a Lua, C or trace symbol */
+  return 1;
+}
+
+/* Decodes an event body (after its header) from the window with no bounds checks. */
+static enum decode_result decode_event_fast(struct memprof_reader *r, uint8_t header,
+                                            struct memprof_record *record)
+{
+  const uint8_t *p = r->window + r->pos + 1;
+  struct memprof_event *e = &record->event;
+  int bad = 0;
+  uint64_t location = 0, line = 0, a = 0, b = 0, c = 0, d = 0;
+  unsigned source = header >> 2, kind = header & 3;
+  if (source == MEMPROF_SOURCE_LUA) {
+    p = fast_uleb(p, &location, &bad);
+    p = fast_uleb(p, &line, &bad);
+  } else if (source != MEMPROF_SOURCE_INTERNAL) {
+    p = fast_uleb(p, &location, &bad);
+  }
+  p = fast_uleb(p, &a, &bad);
+  p = fast_uleb(p, &b, &bad);
+  if (kind == MEMPROF_EVENT_REALLOC) {
+    p = fast_uleb(p, &c, &bad);
+    p = fast_uleb(p, &d, &bad);
+  }
+  if (bad)
+    return DECODE_BAD;
+  e->kind = (enum memprof_event_kind)kind;
+  e->source = (enum memprof_source)source;
+  e->location = location;
+  e->line = line;
+  if (kind == MEMPROF_EVENT_ALLOC) {
+    e->old_address = 0;
+    e->old_size = 0;
+    e->new_address = a;
+    e->new_size = b;
+  } else {
+    e->old_address = a;
+    e->old_size = b;
+    e->new_address = c;
+    e->new_size = d;
+  }
+  r->pos = (size_t)(p - r->window);
+  return DECODE_OK;
+}
+
+/* The same with bounds checks, near the end of the input. */
+static enum decode_result decode_event_checked(struct memprof_reader *r, uint8_t header,
+                                               struct memprof_record *record)
+{
+  struct cursor c = {r->window + r->pos + 1, r->window + r->end};
+  uint64_t v[6] = {0, 0, 0, 0, 0, 0};
+  unsigned source = header >> 2, kind = header & 3;
+  int fields = source == MEMPROF_SOURCE_LUA ? 2 : source == MEMPROF_SOURCE_INTERNAL ? 0 : 1;
+  int first_body = 2;
+  int total = first_body + (kind == MEMPROF_EVENT_REALLOC ? 4 : 2);
+  for (int i = 0; i < total; i++) {
+    if (i < first_body && i >= fields)
+      continue;
+    int rc = cursor_uleb(&c, &v[i]);
+    if (rc == 0)
+      return DECODE_SHORT;
+    if (rc < 0) {
+      bad_uleb(r, r->base + r->pos, r->base + (uint64_t)(c.at - r->window));
+      return DECODE_BAD;
+    }
+  }
+  struct memprof_event *e = &record->event;
+  e->kind = (enum memprof_event_kind)kind;
+  e->source = (enum memprof_source)source;
+  e->location = v[0];
+  e->line = v[1];
+  if (kind == MEMPROF_EVENT_ALLOC) {
+    e->old_address = 0;
+    e->old_size = 0;
+    e->new_address = v[2];
+    e->new_size = v[3];
+  } else {
+    e->old_address = v[2];
+    e->old_size = v[3];
+    e->new_address = v[4];
+    e->new_size = v[5];
+  }
+  r->pos = (size_t)(c.at - r->window);
+  return DECODE_OK;
+}
+
+/* Where a symbol body's string is, when the window ends inside it. */
+struct pending_string {
+  uint64_t length;
+  const uint8_t *payload;  /* first byte of the string in the window */
+};
+
+/* Decodes a symbol body (after its header) from [c->at, c->end). */
+static enum decode_result decode_symbol_body(struct memprof_reader *r, uint64_t record_offset,
+                                             struct cursor *c, struct memprof_symbol *s,
+                                             int with_trace_mcode, struct pending_string *pending)
+{
+  uint64_t ignored;
+  int rc;
+  s->address = s->line = s->trace = 0;
+  s->name = NULL;
+  s->name_length = 0;
+#define FIELD(dst)                                                                  \
+  do {                                                                              \
+    rc = cursor_uleb(c, (dst));                                                     \
+    if (rc == 0)                                                                    \
+      return DECODE_SHORT;                                                          \
+    if (rc < 0) {                                                                   \
+      bad_uleb(r, record_offset, r->base + (uint64_t)(c->at - r->window));          \
+      return DECODE_BAD;                                                            \
+    }                                                                               \
+  } while (0)
+  if (s->kind == MEMPROF_SYMBOL_TRACE) {
+    FIELD(&s->trace);
+    if (with_trace_mcode)
+      FIELD(&ignored);  /* version 2: the trace's machine-code address */
+    FIELD(&s->address);
+    FIELD(&s->line);
+    return DECODE_OK;
+  }
+  FIELD(&s->address);
+  uint64_t length;
+  FIELD(&length);
+  if (length > READER_STRING_MAX) {
+    reader_fail(r, MEMPROF_CORRUPT, record_offset,
+                "string length %llu exceeds the limit of %u bytes",
+                (unsigned long long)length, READER_STRING_MAX);
+    return DECODE_BAD;
+  }
+  pending->length = length;
+  pending->payload = c->at;
+  if ((uint64_t)(c->end - c->at) < length)
+    return DECODE_SHORT;
+  s->name = (const char *)c->at;
+  s->name_length = (size_t)length;
+  c->at += length;
+  if (s->kind == MEMPROF_SYMBOL_LUA)
+    FIELD(&s->line);
+#undef FIELD
+  return DECODE_OK;
+}
+
+/* A name longer than the window: gather it in r->strings, then read what follows. */
+static enum memprof_status read_long_symbol(struct memprof_reader *r, uint64_t record_offset,
+                                            struct pending_string *pending,
+                                            struct memprof_record *record)
+{
+  struct memprof_symbol *s = &record->symbol;
+  size_t length = (size_t)pending->length;
+  if (r->strings_capacity < length) {
+    uint8_t *grown = realloc(r->strings, length);
+    if (grown == NULL)
+      return reader_fail(r, MEMPROF_IO, record_offset, "out of memory for a %zu-byte name", length);
+    r->strings = grown;
+    r->strings_capacity = length;
+  }
+  r->pos = (size_t)(pending->payload - r->window);
+  size_t copied = 0;
+  while (copied < length) {
+    size_t available = r->end - r->pos;
+    if (available == 0) {
+      window_refill(r);
+      available = r->end - r->pos;
+      if (available == 0)
+        return reader_cut(r, record_offset, "cut inside a string");
+    }
+    size_t n = length - copied < available ? length - copied : available;
+    memcpy(r->strings + copied, r->window + r->pos, n);
+    copied += n;
+    r->pos += n;
+  }
+  s->name = (const char *)r->strings;
+  s->name_length = length;
+  if (s->kind == MEMPROF_SYMBOL_LUA) {
+    if (r->end - r->pos < MEMPROF_ULEB128_MAX)
+      window_refill(r);
+    struct cursor c = {r->window + r->pos, r->window + r->end};
+    int rc = cursor_uleb(&c, &s->line);
+    if (rc == 0)
+      return reader_cut(r, record_offset, "cut mid-record");
+    if (rc < 0)
+      return bad_uleb(r, record_offset, r->base + r->pos);
+    r->pos = (size_t)(c.at - r->window);
+  }
+  return MEMPROF_OK;
+}
+
+/* Decodes a symbol record (prologue entry or symtab event) whose header is at pos. */
+static enum memprof_status read_symbol(struct memprof_reader *r, enum memprof_symbol_kind kind,
+                                       int in_stream, struct memprof_record *record)
+{
+  uint64_t record_offset = r->base + r->pos;
+  int mcode = r->symtab_version == 2;
+  record->type = MEMPROF_RECORD_SYMBOL;
+  record->in_stream = in_stream;
+  record->symbol.kind = kind;
+  for (int attempt = 0;; attempt++) {
+    struct cursor c = {r->window + r->pos + 1, r->window + r->end};
+    struct pending_string pending = {0, NULL};
+    enum decode_result result = decode_symbol_body(r, record_offset, &c, &record->symbol, mcode,
+                                                   &pending);
+    if (result == DECODE_BAD)
+      return r->error.status;
+    if (result == DECODE_OK) {
+      r->pos = (size_t)(c.at - r->window);
+      record->offset = record_offset;
+      return MEMPROF_OK;
+    }
+    if (r->source_eof) {
+      if (pending.payload != NULL &&
+          pending.length > (uint64_t)(r->window + r->end - pending.payload))
+        return reader_fail_cut_string(r, record_offset, pending.length,
+                                      (uint64_t)(r->window + r->end - pending.payload));
+      return reader_cut(r, record_offset, "cut mid-record");
+    }
+    if (attempt > 0) {
+      /* The window is full and the record is longer: its name must be. */
+      record->offset = record_offset;
+      if (pending.payload == NULL)
+        return reader_cut(r, record_offset, "cut mid-record");
+      return read_long_symbol(r, record_offset, &pending, record);
+    }
+    window_refill(r);
+    record_offset = r->base + r->pos;
+  }
+}
+
+/* ---- Parts of the stream --------------------------------------------------- */
+
+static void quote_bytes(char *out, size_t size, const uint8_t *bytes, size_t count)
+{
+  size_t n = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < count && n + 5 < size; i++) {
+    if (bytes[i] >= 0x20 && bytes[i] < 0x7f && bytes[i] != '"' && bytes[i] != '\\')
+      out[n++] = (char)bytes[i];
+    else
+      n += (size_t)snprintf(out + n, size - n, "\\x%02x", bytes[i]);
+  }
+  out[n] = '\0';
+}
+
+/* Checks the 7-byte header of a part; returns MEMPROF_OK or a final status. */
+static enum memprof_status read_part_header(struct memprof_reader *r, const char *magic,
+                                            const char *part)
+{
+  uint64_t offset = r->base + r->pos;
+  size_t available = r->end - r->pos;
+  const uint8_t *h = r->window + r->pos;
+  size_t magic_seen = available < 3 ? available : 3;
+  if (memcmp(h, magic, magic_seen) != 0) {
+    char quoted[32];
+    quote_bytes(quoted, sizeof quoted, h, magic_seen);
+    return reader_fail(r, MEMPROF_CORRUPT, offset,
+                       "not a memprof stream: %s magic is \"%s\", expected \"%s\"", part, quoted,
+                       magic);
+  }
+  if (available < HEADER_BYTES)
+    return reader_cut(r, offset, "cut inside a header");
+  return MEMPROF_OK;
+}
+
+static enum memprof_status read_symtab_header(struct memprof_reader *r)
+{
+  if (r->end == 0 && r->base == 0)
+    return reader_fail(r, MEMPROF_CORRUPT, 0, "empty input: not a memprof stream");
+  enum memprof_status status = read_part_header(r, MEMPROF_SYMTAB_MAGIC, "symtab");
+  if (status != MEMPROF_OK)
+    return status;
+  int version = r->window[r->pos + 3];
+  r->symtab_version = version;
+  if (version < 1 || version > 3)
+    return reader_fail(r, MEMPROF_UNSUPPORTED, r->base + r->pos,
+                       "unsupported memprof version: symtab %d (events version not reached; "
+                       "ljleak reads 3/3 and 1/1)", version);
+  r->pos += HEADER_BYTES;
+  r->phase = PHASE_SYMTAB;
+  return MEMPROF_OK;
+}
+
+static enum memprof_status read_events_header(struct memprof_reader *r)
+{
+  enum memprof_status status = read_part_header(r, MEMPROF_EVENTS_MAGIC, "events");
+  if (status != MEMPROF_OK)
+    return status;
+  int version = r->window[r->pos + 3];
+  r->events_version = version;
+  if (!((r->symtab_version == 3 && version == 3) || (r->symtab_version == 1 && version == 1)))
+    return reader_fail(r, MEMPROF_UNSUPPORTED, r->base + r->pos,
+                       "unsupported memprof version: symtab %d, events %d (ljleak reads 3/3 and 1/1)",
+                       r->symtab_version, version);
+  r->pos += HEADER_BYTES;
+  r->phase = PHASE_EVENTS;
+  return MEMPROF_OK;
+}
+
+/* Symbol kind of a prologue entry type, by symtab version; -1 if it has none. */
+static int prologue_symbol_kind(int version, unsigned type)
+{
+  if (type == 0)
+    return MEMPROF_SYMBOL_LUA;
+  if (version == 3 && type <= 2)
+    return (int)type;  /* 1 = C symbol, 2 = trace */
+  if (version == 2 && type == 1)
+    return MEMPROF_SYMBOL_TRACE;  /* version 2 had traces as type 1 and no C symbols */
+  return -1;
+}
+
+/* One prologue entry, or the end of the prologue. */
+static enum memprof_status read_symtab_entry(struct memprof_reader *r,
+                                             struct memprof_record *record, int *entry_done)
+{
+  uint8_t header = r->window[r->pos];
+  *entry_done = 0;
+  if (header & MEMPROF_EPILOGUE) {
+    r->pos++;
+    r->phase = PHASE_EVENTS_HEADER;
+    return MEMPROF_OK;
+  }
+  int kind = prologue_symbol_kind(r->symtab_version, header & 3u);
+  if (kind < 0)
+    return reader_fail(r, MEMPROF_CORRUPT, r->base + r->pos,
+                       "invalid symtab entry header byte 0x%02x (type %u in symtab version %d)",
+                       header, header & 3u, r->symtab_version);
+  *entry_done = 1;
+  return read_symbol(r, (enum memprof_symbol_kind)kind, 0, record);
+}
+
+static enum memprof_status read_event(struct memprof_reader *r, struct memprof_record *record)
+{
+  uint8_t header = r->window[r->pos];
+  if (header == MEMPROF_EPILOGUE) {
+    r->pos++;
+    return reader_finish(r);
+  }
+  if (!header_is_valid_event(header, r->events_version))
+    return reader_fail(r, MEMPROF_CORRUPT, r->base + r->pos,
+                       "invalid event header byte 0x%02x", header);
+  if ((header & 3) == MEMPROF_EVENT_SYMTAB) {
+    static const enum memprof_symbol_kind by_source[] = {
+        [MEMPROF_SOURCE_LUA] = MEMPROF_SYMBOL_LUA,
+        [MEMPROF_SOURCE_C] = MEMPROF_SYMBOL_C,
+        [MEMPROF_SOURCE_TRACE] = MEMPROF_SYMBOL_TRACE,
+    };
+    return read_symbol(r, by_source[header >> 2], 1, record);
+  }
+  uint64_t offset = r->base + r->pos;
+  enum decode_result result;
+  if (r->end - r->pos >= READER_FAST_BYTES) {
+    result = decode_event_fast(r, header, record);
+    if (result == DECODE_BAD) {
+      /* Re-decode with checks to name the bad byte. */
+      result = decode_event_checked(r, header, record);
+    }
+  } else {
+    result = decode_event_checked(r, header, record);
+  }
+  if (result == DECODE_BAD)
+    return r->error.status;
+  if (result == DECODE_SHORT)
+    return reader_cut(r, offset, "cut mid-record");
+  record->type = MEMPROF_RECORD_EVENT;
+  record->in_stream = 1;
+  record->offset = offset;
+  return MEMPROF_OK;
+}
+
+/* ---- Public API ------------------------------------------------------------ */
+
+enum memprof_status memprof_reader_next(struct memprof_reader *r, struct memprof_record *record)
+{
+  for (;;) {
+    if (r->phase == PHASE_DONE)
+      return r->error.status;
+    if (r->end - r->pos < READER_FAST_BYTES && !r->source_eof)
+      window_refill(r);
+    if (r->pos == r->end && r->phase != PHASE_SYMTAB_HEADER)
+      return reader_cut(r, r->base + r->pos, "cut between records");
+    enum memprof_status status;
+    switch (r->phase) {
+    case PHASE_EVENTS:
+      return read_event(r, record);
+    case PHASE_SYMTAB: {
+      int entry_done;
+      status = read_symtab_entry(r, record, &entry_done);
+      if (status != MEMPROF_OK || entry_done)
+        return status;
+      break;
+    }
+    case PHASE_SYMTAB_HEADER:
+      status = read_symtab_header(r);
+      if (status != MEMPROF_OK)
+        return status;
+      break;
+    case PHASE_EVENTS_HEADER:
+      status = read_events_header(r);
+      if (status != MEMPROF_OK)
+        return status;
+      break;
+    case PHASE_DONE:
+      break;
+    }
+  }
+}
+
+static struct memprof_reader *reader_new(const char *name, struct memprof_error *err)
+{
+  struct memprof_reader *r = calloc(1, sizeof *r);
+  if (r != NULL)
+    r->name = strdup(name);
+  if (r == NULL || r->name == NULL) {
+    free(r);
+    snprintf(err->message, sizeof err->message, "%s: out of memory", name);
+    err->status = MEMPROF_IO;
+    err->offset = 0;
+    return NULL;
+  }
+  r->fd = -1;
+  r->phase = PHASE_SYMTAB_HEADER;
+  r->error.status = MEMPROF_OK;
+  return r;
+}
+
+/* Looks at the first bytes and sets up plain or gzip decoding. */
+static int reader_start(struct memprof_reader *r, struct memprof_error *err)
+{
+  r->capacity = READER_WINDOW;
+  r->storage = malloc(r->capacity);
+  if (r->storage == NULL)
+    goto out_of_memory;
+  r->window = r->storage;
+  /* Two bytes decide: gzip's magic is 1f 8b. */
+  size_t got = 0;
+  while (got < 2 && !r->raw_eof)
+    got += raw_read(r, r->storage + got, 2 - got);
+  if (got == 2 && r->storage[0] == 0x1f && r->storage[1] == 0x8b) {
+    r->raw = malloc(READER_RAW);
+    if (r->raw == NULL)
+      goto out_of_memory;
+    if (r->memory) {
+      r->memory_used = 0;  /* inflate the memory from its start, in place */
+      r->raw_eof = 0;
+    } else {
+      memcpy(r->raw, r->storage, 2);
+      r->zs.next_in = r->raw;
+      r->zs.avail_in = 2;
+    }
+    if (inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK)
+      goto out_of_memory;
+    r->gzip = 1;
+    r->gzip_live = 1;
+  } else {
+    r->end = got;
+    r->decoded = got;
+  }
+  if (r->source_failed) {
+    *err = r->source_error;
+    return -1;
+  }
+  window_refill(r);
+  return 0;
+out_of_memory:
+  snprintf(err->message, sizeof err->message, "%s: out of memory", r->name);
+  err->status = MEMPROF_IO;
+  err->offset = 0;
+  return -1;
+}
+
+struct memprof_reader *memprof_reader_open(const char *path, struct memprof_error *err)
+{
+  int is_stdin = strcmp(path, "-") == 0;
+  struct memprof_reader *r = reader_new(is_stdin ? "stdin" : path, err);
+  if (r == NULL)
+    return NULL;
+  if (is_stdin) {
+    r->fd = STDIN_FILENO;
+  } else {
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) {
+      snprintf(err->message, sizeof err->message, "%s: cannot open: %s", r->name,
+               strerror(errno));
+      err->status = MEMPROF_IO;
+      err->offset = 0;
+      memprof_reader_close(r);
+      return NULL;
+    }
+    r->owns_fd = 1;
+  }
+  if (reader_start(r, err) != 0) {
+    memprof_reader_close(r);
+    return NULL;
+  }
+  return r;
+}
+
+struct memprof_reader *memprof_reader_open_memory(const void *data, size_t size,
+                                                  const char *name, struct memprof_error *err)
+{
+  struct memprof_reader *r = reader_new(name, err);
+  if (r == NULL)
+    return NULL;
+  const uint8_t *bytes = data;
+  if (size >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) {
+    r->memory = bytes;
+    r->memory_size = size;
+    if (reader_start(r, err) != 0) {
+      memprof_reader_close(r);
+      return NULL;
+    }
+    return r;
+  }
+  /* Plain memory is parsed in place: the window is the whole input. */
+  static const uint8_t nothing[1] = {0};
+  r->window = size > 0 ? bytes : nothing;
+  r->end = size;
+  r->decoded = size;
+  r->capacity = size;
+  r->source_eof = 1;
+  r->raw_eof = 1;
+  return r;
+}
+
+const struct memprof_error *memprof_reader_error(const struct memprof_reader *r)
+{
+  return &r->error;
+}
+
+int memprof_reader_symtab_version(const struct memprof_reader *r)
+{
+  return r->symtab_version;
+}
+
+int memprof_reader_events_version(const struct memprof_reader *r)
+{
+  return r->events_version;
+}
+
+uint64_t memprof_reader_offset(const struct memprof_reader *r)
+{
+  return r->base + r->pos;
+}
+
+void memprof_reader_close(struct memprof_reader *r)
+{
+  if (r == NULL)
+    return;
+  if (r->owns_fd && r->fd >= 0)
+    close(r->fd);
+  if (r->gzip)
+    inflateEnd(&r->zs);
+  free(r->raw);
+  free(r->storage);
+  free(r->strings);
+  free(r->name);
+  free(r);
+}
