@@ -38,4 +38,27 @@ struct report_progress *report_progress_new(FILE *out);
 void report_progress_update(void *progress, uint64_t done, uint64_t total); /* a diff_options.progress */
 void report_progress_free(struct report_progress *progress);
 
+/* ---- Additions (report stage) ------------------------------------------ */
+
+/* Whether text output to out should be coloured: out is a terminal and the
+ * NO_COLOR environment variable is unset or empty. */
+int report_color_wanted(FILE *out);
+
+/* The number of sites whose verdict fails the run: growing (trend and range
+ * mode), new or worse (base mode). */
+size_t report_flagged_count(const struct diff_result *result);
+
+/* As report_read_json, from text in memory; name is used in error messages. */
+int report_read_json_text(const char *name, const char *text, size_t length,
+                          struct diff_result *result, char *error, size_t error_size);
+
+/* Frees what report_read_json allocated (every string and array of the
+ * model, as diff_result_free does) and zeroes result; NULL is fine. */
+void report_result_free(struct diff_result *result);
+
+/* The bar's text for done of total, width cells wide, into buffer (always
+ * terminated); the bar's drawing uses it. Returns the length written. */
+size_t report_progress_format(char *buffer, size_t size, uint64_t done, uint64_t total,
+                              unsigned width);
+
 #endif

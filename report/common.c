@@ -1,0 +1,278 @@
+/* report/common.c: names, number formats, sparklines and UTF-8 helpers shared by the renderers. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/common.h"
+
+static const char *const verdict_names[] = {
+    [DIFF_VERDICT_INSUFFICIENT] = "insufficient", [DIFF_VERDICT_STEADY] = "steady",
+    [DIFF_VERDICT_SHRINKING] = "shrinking",       [DIFF_VERDICT_GROWING] = "growing",
+    [DIFF_VERDICT_NEW] = "new",                   [DIFF_VERDICT_WORSE] = "worse"};
+static const char *const mode_names[] = {
+    [DIFF_MODE_TREND] = "trend", [DIFF_MODE_RANGE] = "range", [DIFF_MODE_BASE] = "base"};
+static const char *const kind_names[] = {
+    [DIFF_SITE_INTERNAL] = "internal", [DIFF_SITE_LUA] = "lua", [DIFF_SITE_TRACE] = "trace",
+    [DIFF_SITE_C] = "c"};
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static int name_lookup(const char *const *names, size_t count, const char *name)
+{
+  for (size_t i = 0; i < count; i++)
+    if (!strcmp(names[i], name))
+      return (int)i;
+  return -1;
+}
+
+const char *report_verdict_name(enum diff_verdict verdict)
+{
+  return (unsigned)verdict < COUNT_OF(verdict_names) ? verdict_names[verdict] : "unknown";
+}
+
+int report_verdict_parse(const char *name, enum diff_verdict *verdict)
+{
+  int i = name_lookup(verdict_names, COUNT_OF(verdict_names), name);
+  if (i < 0)
+    return -1;
+  *verdict = (enum diff_verdict)i;
+  return 0;
+}
+
+const char *report_mode_name(enum diff_mode mode)
+{
+  return (unsigned)mode < COUNT_OF(mode_names) ? mode_names[mode] : "unknown";
+}
+
+int report_mode_parse(const char *name, enum diff_mode *mode)
+{
+  int i = name_lookup(mode_names, COUNT_OF(mode_names), name);
+  if (i < 0)
+    return -1;
+  *mode = (enum diff_mode)i;
+  return 0;
+}
+
+const char *report_kind_name(enum diff_site_kind kind)
+{
+  return (unsigned)kind < COUNT_OF(kind_names) ? kind_names[kind] : "unknown";
+}
+
+int report_kind_parse(const char *name, enum diff_site_kind *kind)
+{
+  int i = name_lookup(kind_names, COUNT_OF(kind_names), name);
+  if (i < 0)
+    return -1;
+  *kind = (enum diff_site_kind)i;
+  return 0;
+}
+
+int report_site_flagged(const struct diff_result *result, const struct diff_site *site)
+{
+  if (result->mode == DIFF_MODE_BASE)
+    return site->verdict == DIFF_VERDICT_NEW || site->verdict == DIFF_VERDICT_WORSE;
+  return site->verdict == DIFF_VERDICT_GROWING || site->verdict == DIFF_VERDICT_NEW ||
+         site->verdict == DIFF_VERDICT_WORSE;
+}
+
+size_t report_flagged_count(const struct diff_result *result)
+{
+  size_t flagged = 0;
+  for (size_t i = 0; i < result->site_count; i++)
+    flagged += report_site_flagged(result, &result->sites[i]) != 0;
+  return flagged;
+}
+
+void report_format_bytes(char *buffer, size_t size, double bytes, int sign)
+{
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  const char *prefix = "";
+  if (!isfinite(bytes)) {
+    snprintf(buffer, size, "%s", isnan(bytes) ? "?" : bytes > 0 ? "+inf" : "-inf");
+    return;
+  }
+  if (bytes < 0) {
+    prefix = "-";
+    bytes = -bytes;
+  } else if (sign && bytes > 0) {
+    prefix = "+";
+  }
+  size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < COUNT_OF(units)) {
+    bytes /= 1024;
+    unit++;
+  }
+  if (unit == 0) {
+    /* Fractions of a byte happen in slopes and rates: keep one decimal. */
+    if (bytes == floor(bytes) || bytes >= 100)
+      snprintf(buffer, size, "%s%.0f B", prefix, bytes);
+    else
+      snprintf(buffer, size, "%s%.1f B", prefix, bytes);
+  } else {
+    snprintf(buffer, size, "%s%.1f %s", prefix, bytes, units[unit]);
+  }
+}
+
+void report_format_duration(char *buffer, size_t size, double seconds)
+{
+  if (!isfinite(seconds) || seconds < 0)
+    snprintf(buffer, size, "?");
+  else if (seconds < 10)
+    snprintf(buffer, size, "%.3fs", seconds);
+  else if (seconds < 60)
+    snprintf(buffer, size, "%.1fs", seconds);
+  else if (seconds < 3600)
+    snprintf(buffer, size, "%dm %02ds", (int)(seconds / 60), (int)fmod(seconds, 60));
+  else if (seconds < 86400 * 1000.0)
+    snprintf(buffer, size, "%dh %02dm", (int)(seconds / 3600), (int)fmod(seconds / 60, 60));
+  else
+    snprintf(buffer, size, "%.0fd", seconds / 86400);
+}
+
+void report_format_count(char *buffer, size_t size, uint64_t count)
+{
+  char digits[24];
+  int n = snprintf(digits, sizeof digits, "%" PRIu64, count);
+  char grouped[32];
+  size_t out = 0;
+  for (int i = 0; i < n; i++) {
+    if (i > 0 && (n - i) % 3 == 0)
+      grouped[out++] = ',';
+    grouped[out++] = digits[i];
+  }
+  grouped[out] = '\0';
+  snprintf(buffer, size, "%s", grouped);
+}
+
+void report_format_p_value(char *buffer, size_t size, double p_value)
+{
+  if (!isfinite(p_value))
+    snprintf(buffer, size, "?");
+  else if (p_value >= 0.0001 || p_value == 0)
+    snprintf(buffer, size, "%.4f", p_value);
+  else
+    snprintf(buffer, size, "%.1e", p_value);
+}
+
+size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_t count,
+                        size_t width)
+{
+  static const char *const blocks[] = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                       "\u2585", "\u2586", "\u2587", "\u2588"};
+  size_t cells = count < width ? count : width;
+  double levels[256];
+  if (cells > COUNT_OF(levels))
+    cells = COUNT_OF(levels);
+  double low = 0, high = 0;
+  for (size_t c = 0; c < cells; c++) {
+    size_t from = c * count / cells, to = (c + 1) * count / cells;
+    double sum = 0;
+    for (size_t i = from; i < to; i++)
+      sum += (double)values[i];
+    levels[c] = sum / (double)(to - from);
+    if (c == 0 || levels[c] < low)
+      low = levels[c];
+    if (c == 0 || levels[c] > high)
+      high = levels[c];
+  }
+  size_t used = 0;
+  if (size)
+    buffer[0] = '\0';
+  for (size_t c = 0; c < cells; c++) {
+    int level = high > low ? (int)((levels[c] - low) * 7.0 / (high - low) + 0.5) : 0;
+    if (used + 4 >= size)
+      return c;
+    memcpy(buffer + used, blocks[level], 3);
+    used += 3;
+    buffer[used] = '\0';
+  }
+  return cells;
+}
+
+size_t report_utf8_decode(const char *s, size_t length, uint32_t *codepoint)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  size_t need;
+  uint32_t cp, min;
+  if (u[0] < 0x80) {
+    *codepoint = u[0];
+    return 1;
+  }
+  if ((u[0] & 0xe0) == 0xc0) {
+    need = 2, cp = u[0] & 0x1f, min = 0x80;
+  } else if ((u[0] & 0xf0) == 0xe0) {
+    need = 3, cp = u[0] & 0x0f, min = 0x800;
+  } else if ((u[0] & 0xf8) == 0xf0) {
+    need = 4, cp = u[0] & 0x07, min = 0x10000;
+  } else {
+    *codepoint = 0xfffd;
+    return 1;
+  }
+  if (length < need) {
+    *codepoint = 0xfffd;
+    return 1;
+  }
+  for (size_t i = 1; i < need; i++) {
+    if ((u[i] & 0xc0) != 0x80) {
+      *codepoint = 0xfffd;
+      return 1;
+    }
+    cp = (cp << 6) | (u[i] & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+    *codepoint = 0xfffd;
+    return 1;
+  }
+  *codepoint = cp;
+  return need;
+}
+
+void report_utf8_put(FILE *out, uint32_t cp)
+{
+  if (cp < 0x80) {
+    putc((int)cp, out);
+  } else if (cp < 0x800) {
+    putc((int)(0xc0 | (cp >> 6)), out);
+    putc((int)(0x80 | (cp & 0x3f)), out);
+  } else if (cp < 0x10000) {
+    putc((int)(0xe0 | (cp >> 12)), out);
+    putc((int)(0x80 | ((cp >> 6) & 0x3f)), out);
+    putc((int)(0x80 | (cp & 0x3f)), out);
+  } else {
+    putc((int)(0xf0 | (cp >> 18)), out);
+    putc((int)(0x80 | ((cp >> 12) & 0x3f)), out);
+    putc((int)(0x80 | ((cp >> 6) & 0x3f)), out);
+    putc((int)(0x80 | (cp & 0x3f)), out);
+  }
+}
+
+double report_capture_span(const struct diff_capture *capture)
+{
+  if (!capture->boundary_times || capture->boundary_count == 0)
+    return 0;
+  double last = capture->boundary_times[capture->boundary_count - 1];
+  double first = capture->start_time > 0 ? capture->start_time : capture->boundary_times[0];
+  return last > first ? last - first : 0;
+}
+
+uint64_t report_first_live(const struct diff_site *site)
+{
+  return site->count && site->live_bytes ? site->live_bytes[0] : 0;
+}
+
+uint64_t report_last_live(const struct diff_site *site)
+{
+  return site->count && site->live_bytes ? site->live_bytes[site->count - 1] : 0;
+}
+
+uint64_t report_base_first_live(const struct diff_site *site)
+{
+  return site->base_count && site->base_live_bytes ? site->base_live_bytes[0] : 0;
+}
+
+uint64_t report_base_last_live(const struct diff_site *site)
+{
+  return site->base_count && site->base_live_bytes ? site->base_live_bytes[site->base_count - 1]
+                                                   : 0;
+}

@@ -1,0 +1,62 @@
+/* report/common.h: helpers shared by the renderers inside report/ (not part of the interface). */
+#ifndef LJLEAK_REPORT_COMMON_H
+#define LJLEAK_REPORT_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "diff/diff.h"
+#include "report/report.h"
+
+/* Names as they appear in every format (and in the JSON schema). */
+const char *report_verdict_name(enum diff_verdict verdict);
+int report_verdict_parse(const char *name, enum diff_verdict *verdict);
+const char *report_mode_name(enum diff_mode mode);
+int report_mode_parse(const char *name, enum diff_mode *mode);
+const char *report_kind_name(enum diff_site_kind kind);
+int report_kind_parse(const char *name, enum diff_site_kind *kind);
+
+/* Whether site fails the run in result's mode. */
+int report_site_flagged(const struct diff_result *result, const struct diff_site *site);
+
+/* "13.4 KiB", "512 B"; with sign, "+1.2 KiB" / "-3 B" / "0 B". */
+void report_format_bytes(char *buffer, size_t size, double bytes, int sign);
+/* "1h 02m", "1m 50s", "12.5s", "0.250s". */
+void report_format_duration(char *buffer, size_t size, double seconds);
+/* "1,234,567". */
+void report_format_count(char *buffer, size_t size, uint64_t count);
+/* "0.0001", "3.2e-07": a p-value in few characters. */
+void report_format_p_value(char *buffer, size_t size, double p_value);
+
+/* A sparkline of values (UTF-8 blocks, at most width cells; values are
+ * averaged in buckets when there are more). Returns the cells drawn. */
+size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_t count,
+                        size_t width);
+
+/* Decodes one UTF-8 character of s (at most length bytes). An invalid or cut
+ * sequence decodes as U+FFFD over one byte. Returns the bytes used (>= 1). */
+size_t report_utf8_decode(const char *s, size_t length, uint32_t *codepoint);
+/* Writes codepoint as UTF-8 to out. */
+void report_utf8_put(FILE *out, uint32_t codepoint);
+
+/* The capture's span in seconds (first start to last boundary); 0 when unknown. */
+double report_capture_span(const struct diff_capture *capture);
+/* Live bytes of a site at its first and last boundary (0 when it has none). */
+uint64_t report_first_live(const struct diff_site *site);
+uint64_t report_last_live(const struct diff_site *site);
+uint64_t report_base_first_live(const struct diff_site *site);
+uint64_t report_base_last_live(const struct diff_site *site);
+
+/* The renderers; each returns 0, or -1 with a message in error. */
+int report_render_text(const struct diff_result *result, const struct report_options *options,
+                       FILE *out, char *error, size_t error_size);
+int report_render_html(const struct diff_result *result, const struct report_options *options,
+                       FILE *out, char *error, size_t error_size);
+int report_render_json(const struct diff_result *result, FILE *out, char *error,
+                       size_t error_size);
+int report_render_junit(const struct diff_result *result, FILE *out, char *error,
+                        size_t error_size);
+int report_render_markdown(const struct diff_result *result, FILE *out, char *error,
+                           size_t error_size);
+
+#endif

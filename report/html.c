@@ -1,0 +1,664 @@
+/* report/html.c: one self-contained HTML page: metadata, memory chart, sortable site table, sources. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "report/common.h"
+
+#define SOURCE_CONTEXT 3        /* lines shown before and after a site's line */
+#define SOURCE_MAX_SITES 200    /* sites that get a source excerpt (flagged come first) */
+#define SOURCE_MAX_LINE 240     /* bytes of a source line shown */
+
+/* Writes text as HTML character data or a quoted attribute value: markup
+ * characters as entities, control characters and invalid UTF-8 as U+FFFD. */
+static void html_put(FILE *out, const char *text)
+{
+  if (!text)
+    return;
+  size_t length = strlen(text);
+  for (size_t i = 0; i < length;) {
+    uint32_t cp;
+    i += report_utf8_decode(text + i, length - i, &cp);
+    switch (cp) {
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '&': fputs("&amp;", out); break;
+    case '"': fputs("&quot;", out); break;
+    case '\'': fputs("&#39;", out); break;
+    default:
+      if ((cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+        report_utf8_put(out, 0xfffd);
+      else
+        report_utf8_put(out, cp);
+    }
+  }
+}
+
+static void html_bytes(FILE *out, double bytes, int sign)
+{
+  char text[48];
+  report_format_bytes(text, sizeof text, bytes, sign);
+  fputs(text, out);
+}
+
+static const char page_style[] =
+    "<style>\n"
+    ":root{--bad:#c62828;--bad-bg:#fdecea;--good:#2e7d32;--good-bg:#e8f5e9;--ink:#1f2328;"
+    "--muted:#656d76;--line:#d0d7de;--panel:#f6f8fa;--accent:#0969da}\n"
+    "*{box-sizing:border-box}\n"
+    "body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;"
+    "color:var(--ink);background:#fff}\n"
+    "main{max-width:1240px;margin:0 auto;padding:24px}\n"
+    "h1{font-size:26px;margin:0 0 4px}\n"
+    "h2{font-size:17px;margin:28px 0 10px}\n"
+    ".verdict{border-radius:8px;padding:16px 20px;border-left:6px solid}\n"
+    ".verdict.bad{background:var(--bad-bg);border-color:var(--bad);color:#7f1d1d}\n"
+    ".verdict.good{background:var(--good-bg);border-color:var(--good);color:#14532d}\n"
+    ".verdict p{margin:0;font-size:15px}\n"
+    ".meta{display:flex;gap:16px;flex-wrap:wrap;margin-top:16px}\n"
+    ".meta section{flex:1 1 420px;background:var(--panel);border:1px solid var(--line);"
+    "border-radius:8px;padding:12px 16px}\n"
+    ".meta h3{margin:0 0 8px;font-size:14px;text-transform:uppercase;letter-spacing:.04em;"
+    "color:var(--muted)}\n"
+    "dl{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;margin:0}\n"
+    "dt{color:var(--muted)}dd{margin:0;word-break:break-all}\n"
+    ".warn{color:var(--bad);font-weight:600}\n"
+    ".chart{border:1px solid var(--line);border-radius:8px;padding:8px 8px 4px}\n"
+    ".chart svg{display:block;width:100%;height:auto}\n"
+    ".legend{display:flex;gap:18px;font-size:13px;color:var(--muted);padding:2px 8px 6px}\n"
+    ".legend i{display:inline-block;width:14px;height:3px;margin-right:6px;vertical-align:middle}\n"
+    "table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}\n"
+    "th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:right;"
+    "vertical-align:top;white-space:nowrap}\n"
+    "th{position:sticky;top:0;background:#fff;cursor:pointer;user-select:none;"
+    "font-weight:600;color:var(--muted);border-bottom:2px solid var(--line)}\n"
+    "th:hover{color:var(--accent)}\n"
+    "th[aria-sort=ascending]::after{content:' \\25b2'}\n"
+    "th[aria-sort=descending]::after{content:' \\25bc'}\n"
+    "td.site,th.site{text-align:left;white-space:normal;word-break:break-all;min-width:260px}\n"
+    "td.site code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}\n"
+    "tr.flagged td{background:#fff7f7}\n"
+    "tr.flagged td.site code{color:var(--bad);font-weight:600}\n"
+    ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;"
+    "font-weight:600;background:#eaeef2;color:var(--muted)}\n"
+    ".badge.growing,.badge.new,.badge.worse{background:var(--bad);color:#fff}\n"
+    ".badge.shrinking{background:#ddf4ff;color:#0550ae}\n"
+    ".kind{color:var(--muted);font-size:12px;margin-left:6px}\n"
+    "details summary{cursor:pointer;list-style-position:outside}\n"
+    "pre.src{margin:6px 0 2px;padding:6px 0;background:var(--panel);border:1px solid var(--line);"
+    "border-radius:6px;font:12px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
+    "overflow-x:auto;white-space:pre}\n"
+    "pre.src span{display:block;padding:0 10px}\n"
+    "pre.src span.hit{background:#fff1c2}\n"
+    "pre.src b{display:inline-block;width:4em;color:var(--muted);font-weight:400}\n"
+    "td.bad{color:var(--bad);font-weight:600}\n"
+    "footer{margin:28px 0 8px;color:var(--muted);font-size:12px}\n"
+    "</style>\n";
+
+static const char page_script[] =
+    "<script>\n"
+    "(function () {\n"
+    "  var heads = document.querySelectorAll('table.sortable th');\n"
+    "  Array.prototype.forEach.call(heads, function (th) {\n"
+    "    th.addEventListener('click', function () {\n"
+    "      var table = th.closest('table'), body = table.tBodies[0];\n"
+    "      var column = th.cellIndex;\n"
+    "      var ascending = th.getAttribute('aria-sort') !== 'ascending';\n"
+    "      Array.prototype.forEach.call(table.querySelectorAll('th'), function (h) {\n"
+    "        h.removeAttribute('aria-sort');\n"
+    "      });\n"
+    "      th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');\n"
+    "      var key = function (row) {\n"
+    "        var cell = row.cells[column], v = cell.getAttribute('data-v');\n"
+    "        return v === null ? cell.textContent.toLowerCase() : parseFloat(v);\n"
+    "      };\n"
+    "      var rows = Array.prototype.slice.call(body.rows);\n"
+    "      rows.sort(function (a, b) {\n"
+    "        var x = key(a), y = key(b), order = x < y ? -1 : x > y ? 1 : 0;\n"
+    "        return ascending ? order : -order;\n"
+    "      });\n"
+    "      rows.forEach(function (row) { body.appendChild(row); });\n"
+    "    });\n"
+    "  });\n"
+    "  document.body.setAttribute('data-ready', 'sortable');\n"
+    "})();\n"
+    "</script>\n";
+
+/* ---- Header --------------------------------------------------------------- */
+
+static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
+{
+  double per_segment = 0, per_second = 0;
+  int64_t delta = 0;
+  size_t new_count = 0, worse_count = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *s = &r->sites[i];
+    if (!report_site_flagged(r, s))
+      continue;
+    per_segment += s->growth_bytes_per_segment;
+    per_second += s->growth_bytes_per_second;
+    delta += s->range_delta_bytes;
+    new_count += s->verdict == DIFF_VERDICT_NEW;
+    worse_count += s->verdict == DIFF_VERDICT_WORSE;
+  }
+  fprintf(out, "<header class=\"verdict %s\">\n<h1>", flagged ? "bad" : "good");
+  if (r->mode == DIFF_MODE_BASE) {
+    if (flagged)
+      fprintf(out, "%zu new and %zu worse in the candidate", new_count, worse_count);
+    else
+      fputs("Nothing new or worse in the candidate", out);
+  } else if (r->mode == DIFF_MODE_RANGE) {
+    if (flagged)
+      fprintf(out, "%zu of %zu sites grew from boundary %zu to %zu", flagged, r->site_count,
+              r->options.range_from, r->options.range_to);
+    else
+      fprintf(out, "No site grew from boundary %zu to %zu", r->options.range_from,
+              r->options.range_to);
+  } else {
+    if (flagged)
+      fprintf(out, "%zu of %zu sites growing", flagged, r->site_count);
+    else
+      fprintf(out, "No growing site among %zu", r->site_count);
+  }
+  fputs("</h1>\n<p>", out);
+  if (!flagged) {
+    fprintf(out, "%zu sites examined over %zu boundaries.", r->site_count,
+            r->capture.boundary_count);
+  } else if (r->mode == DIFF_MODE_RANGE) {
+    html_bytes(out, (double)delta, 1);
+    fputs(" held by the flagged sites between the two boundaries.", out);
+  } else {
+    fputs("Together the flagged sites grow by <strong>", out);
+    html_bytes(out, per_segment, 1);
+    fputs(" per segment</strong>", out);
+    if (per_second != 0) {
+      fputs(" (", out);
+      html_bytes(out, per_second, 1);
+      fputs("/s)", out);
+    }
+    fputs(".", out);
+  }
+  fputs("</p>\n</header>\n", out);
+}
+
+static void put_capture(FILE *out, const char *title, const struct diff_capture *c)
+{
+  char text[64];
+  fprintf(out, "<section>\n<h3>%s</h3>\n<dl>\n", title);
+  if (c->command) {
+    fputs("<dt>command</dt><dd><code>", out);
+    html_put(out, c->command);
+    fputs("</code></dd>\n", out);
+  }
+  if (c->path) {
+    fputs("<dt>capture</dt><dd>", out);
+    html_put(out, c->path);
+    fputs("</dd>\n", out);
+  }
+  if (c->host) {
+    fputs("<dt>host</dt><dd>", out);
+    html_put(out, c->host);
+    fputs("</dd>\n", out);
+  }
+  if (c->pid)
+    fprintf(out, "<dt>pid</dt><dd>%ld</dd>\n", c->pid);
+  if (c->luajit_version) {
+    fputs("<dt>LuaJIT</dt><dd>", out);
+    html_put(out, c->luajit_version);
+    fputs("</dd>\n", out);
+  }
+  double span = report_capture_span(c);
+  if (span > 0) {
+    report_format_duration(text, sizeof text, span);
+    fprintf(out, "<dt>time span</dt><dd>%s", text);
+    double start = c->start_time > 0 ? c->start_time : c->boundary_times[0];
+    time_t seconds = (time_t)start;
+    struct tm tm;
+    if (gmtime_r(&seconds, &tm) && strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm))
+      fprintf(out, " from %s", text);
+    fputs("</dd>\n", out);
+  }
+  fprintf(out, "<dt>boundaries</dt><dd>%zu</dd>\n", c->boundary_count);
+  if (c->gc_cycles && c->boundary_count) {
+    report_format_count(text, sizeof text, c->gc_cycles[c->boundary_count - 1]);
+    fprintf(out, "<dt>GC cycles</dt><dd>%s</dd>\n", text);
+  }
+  if (c->events) {
+    report_format_count(text, sizeof text, c->events);
+    fprintf(out, "<dt>events</dt><dd>%s</dd>\n", text);
+  }
+  fputs("<dt>sampling</dt><dd>", out);
+  if (c->sample_bytes) {
+    fputs("every ", out);
+    html_bytes(out, (double)c->sample_bytes, 0);
+    fputs(" on average, scaled back", out);
+  } else {
+    fputs("every event recorded", out);
+  }
+  fputs("</dd>\n", out);
+  if (c->truncated)
+    fputs("<dt>warning</dt><dd class=\"warn\">a segment was cut; it was read up to its last "
+          "complete event</dd>\n",
+          out);
+  fputs("</dl>\n</section>\n", out);
+}
+
+/* ---- Charts --------------------------------------------------------------- */
+
+/* One line of a chart: values scaled into the plot box. */
+struct chart_line {
+  const double *values;
+  size_t count;
+  const char *color;
+  const char *label;
+  int dashed;
+  int filled;
+};
+
+#define CHART_W 1000.0
+#define CHART_H 260.0
+#define CHART_LEFT 78.0
+#define CHART_RIGHT 16.0
+#define CHART_TOP 14.0
+#define CHART_BOTTOM 30.0
+
+static double chart_x(size_t i, size_t count)
+{
+  double width = CHART_W - CHART_LEFT - CHART_RIGHT;
+  return CHART_LEFT + (count > 1 ? width * (double)i / (double)(count - 1) : width / 2);
+}
+
+static double chart_y(double v, double top)
+{
+  double height = CHART_H - CHART_TOP - CHART_BOTTOM;
+  return CHART_TOP + height - (top > 0 ? height * v / top : 0);
+}
+
+static void put_chart(FILE *out, const struct chart_line *lines, size_t line_count,
+                      size_t boundaries)
+{
+  double top = 0;
+  for (size_t l = 0; l < line_count; l++)
+    for (size_t i = 0; i < lines[l].count; i++)
+      if (lines[l].values[i] > top)
+        top = lines[l].values[i];
+  fprintf(out,
+          "<div class=\"chart\">\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+          "aria-label=\"live memory at each boundary\">\n",
+          CHART_W, CHART_H);
+  for (int g = 0; g <= 4; g++) {
+    double v = top * g / 4, y = chart_y(v, top);
+    fprintf(out,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d0d7de\" "
+            "stroke-width=\"1\"%s/>\n",
+            CHART_LEFT, y, CHART_W - CHART_RIGHT, y, g ? " stroke-dasharray=\"3 4\"" : "");
+    fprintf(out,
+            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\" "
+            "fill=\"#656d76\">",
+            CHART_LEFT - 8, y + 4);
+    html_bytes(out, v, 0);
+    fputs("</text>\n", out);
+  }
+  size_t ticks = boundaries < 10 ? boundaries : 10;
+  for (size_t t = 0; t < ticks; t++) {
+    size_t i = ticks > 1 ? t * (boundaries - 1) / (ticks - 1) : 0;
+    fprintf(out,
+            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\" "
+            "fill=\"#656d76\">%zu</text>\n",
+            chart_x(i, boundaries), CHART_H - 10, i + 1);
+  }
+  for (size_t l = 0; l < line_count; l++) {
+    const struct chart_line *line = &lines[l];
+    if (!line->count)
+      continue;
+    if (line->filled) {
+      fprintf(out, "<polygon fill=\"%s\" fill-opacity=\"0.12\" points=\"", line->color);
+      fprintf(out, "%.1f,%.1f", chart_x(0, line->count), chart_y(0, top));
+      for (size_t i = 0; i < line->count; i++)
+        fprintf(out, " %.1f,%.1f", chart_x(i, line->count), chart_y(line->values[i], top));
+      fprintf(out, " %.1f,%.1f\"/>\n", chart_x(line->count - 1, line->count), chart_y(0, top));
+    }
+    fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s points=\"",
+            line->color, line->dashed ? " stroke-dasharray=\"7 5\"" : "");
+    for (size_t i = 0; i < line->count; i++)
+      fprintf(out, "%s%.1f,%.1f", i ? " " : "", chart_x(i, line->count),
+              chart_y(line->values[i], top));
+    fputs("\"/>\n", out);
+    for (size_t i = 0; i < line->count && line->count <= 60; i++)
+      fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+              chart_x(i, line->count), chart_y(line->values[i], top), line->color);
+  }
+  fputs("</svg>\n<div class=\"legend\">", out);
+  for (size_t l = 0; l < line_count; l++)
+    if (lines[l].count)
+      fprintf(out, "<span><i style=\"background:%s\"></i>%s</span>", lines[l].color,
+              lines[l].label);
+  fputs("<span>x: boundary (end of a segment, after a full GC cycle)</span></div>\n</div>\n",
+        out);
+}
+
+/* The sum of every site's live bytes at each boundary (base: the base series). */
+static double *total_live(const struct diff_result *r, int base, size_t *count)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *s = &r->sites[i];
+    size_t c = base ? (s->base_live_bytes ? s->base_count : 0) : (s->live_bytes ? s->count : 0);
+    if (c > n)
+      n = c;
+  }
+  *count = n;
+  if (!n)
+    return NULL;
+  double *totals = calloc(n, sizeof *totals);
+  if (!totals)
+    return NULL;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *s = &r->sites[i];
+    const uint64_t *v = base ? s->base_live_bytes : s->live_bytes;
+    size_t c = base ? s->base_count : s->count;
+    for (size_t b = 0; v && b < c; b++)
+      totals[b] += (double)v[b];
+  }
+  return totals;
+}
+
+static int put_memory_chart(FILE *out, const struct diff_result *r)
+{
+  struct chart_line lines[3];
+  size_t line_count = 0, count = 0, base_count = 0;
+  double *totals = total_live(r, 0, &count);
+  double *base_totals = r->mode == DIFF_MODE_BASE ? total_live(r, 1, &base_count) : NULL;
+  double *heap = NULL;
+  if ((count && !totals) || (base_count && !base_totals)) {
+    free(totals);
+    free(base_totals);
+    return -1;
+  }
+  size_t boundaries = count > base_count ? count : base_count;
+  if (r->capture.heap_bytes && r->capture.boundary_count) {
+    heap = calloc(r->capture.boundary_count, sizeof *heap);
+    if (!heap) {
+      free(totals);
+      free(base_totals);
+      return -1;
+    }
+    for (size_t i = 0; i < r->capture.boundary_count; i++)
+      heap[i] = (double)r->capture.heap_bytes[i];
+    if (r->capture.boundary_count > boundaries)
+      boundaries = r->capture.boundary_count;
+  }
+  if (heap)
+    lines[line_count++] = (struct chart_line){heap, r->capture.boundary_count, "#8250df",
+                                              "Lua heap (index)", 1, 0};
+  if (base_totals)
+    lines[line_count++] = (struct chart_line){base_totals, base_count, "#656d76",
+                                              "live bytes, all sites (base)", 1, 0};
+  lines[line_count++] =
+      (struct chart_line){totals, count, "#c62828",
+                          r->mode == DIFF_MODE_BASE ? "live bytes, all sites (candidate)"
+                                                    : "live bytes, all sites",
+                          0, 1};
+  fputs("<h2>Live memory at each boundary</h2>\n", out);
+  if (boundaries)
+    put_chart(out, lines, line_count, boundaries);
+  else
+    fputs("<p>No boundaries.</p>\n", out);
+  free(totals);
+  free(base_totals);
+  free(heap);
+  return 0;
+}
+
+/* A small chart of one series for a table row. */
+static void put_sparkline(FILE *out, const uint64_t *values, size_t count, int flagged)
+{
+  const double w = 120, h = 26, pad = 2;
+  if (!values || !count) {
+    fputs("<svg class=\"spark\" width=\"120\" height=\"26\"></svg>", out);
+    return;
+  }
+  uint64_t low = values[0], high = values[0];
+  for (size_t i = 1; i < count; i++) {
+    if (values[i] < low)
+      low = values[i];
+    if (values[i] > high)
+      high = values[i];
+  }
+  const char *color = flagged ? "#c62828" : "#57606a";
+  fprintf(out, "<svg class=\"spark\" width=\"120\" height=\"26\" viewBox=\"0 0 120 26\">");
+  fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
+  for (size_t i = 0; i < count; i++) {
+    double x = count > 1 ? pad + (w - 2 * pad) * (double)i / (double)(count - 1) : w / 2;
+    double y = high > low ? h - pad - (h - 2 * pad) * (double)(values[i] - low) /
+                                          (double)(high - low)
+                          : h - pad;
+    fprintf(out, "%s%.1f,%.1f", i ? " " : "", x, y);
+  }
+  fputs("\"/></svg>", out);
+}
+
+/* ---- Sources -------------------------------------------------------------- */
+
+/* Opens a site's Lua source: as named (relative to the current directory),
+ * or under source_root when one is given and the name is relative. */
+static FILE *open_source(const struct report_options *options, const char *file)
+{
+  if (!file || !file[0])
+    return NULL;
+  if (!options->source_root || file[0] == '/')
+    return fopen(file, "r");
+  size_t n = strlen(options->source_root) + strlen(file) + 2;
+  char *path = malloc(n);
+  if (!path)
+    return NULL;
+  snprintf(path, n, "%s/%s", options->source_root, file);
+  FILE *in = fopen(path, "r");
+  free(path);
+  return in;
+}
+
+/* Writes the lines around a site's line as <pre>; returns 1 if any was found. */
+static int put_source(FILE *out, const struct report_options *options, const struct diff_site *s)
+{
+  if ((s->kind != DIFF_SITE_LUA && s->kind != DIFF_SITE_TRACE) || !s->source_line)
+    return 0;
+  FILE *in = open_source(options, s->source_file);
+  if (!in)
+    return 0;
+  uint64_t first = s->source_line > SOURCE_CONTEXT ? s->source_line - SOURCE_CONTEXT : 1;
+  uint64_t last = s->source_line + SOURCE_CONTEXT, number = 0;
+  char *line = NULL;
+  size_t capacity = 0;
+  int found = 0;
+  ssize_t length;
+  while (number < last && (length = getline(&line, &capacity, in)) >= 0) {
+    number++;
+    if (number < first)
+      continue;
+    while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r'))
+      line[--length] = '\0';
+    if (length > SOURCE_MAX_LINE)
+      line[SOURCE_MAX_LINE] = '\0';  /* may cut a UTF-8 sequence: it shows as U+FFFD */
+    if (!found)
+      fputs("<pre class=\"src\">", out);
+    found = 1;
+    fprintf(out, "<span%s><b>%" PRIu64 "</b>", number == s->source_line ? " class=\"hit\"" : "",
+            number);
+    html_put(out, line);
+    fputs("</span>", out);
+  }
+  free(line);
+  fclose(in);
+  if (found)
+    fputs("</pre>", out);
+  return found;
+}
+
+/* ---- The site table ------------------------------------------------------- */
+
+static int verdict_rank(enum diff_verdict v)
+{
+  switch (v) {
+  case DIFF_VERDICT_WORSE: return 5;
+  case DIFF_VERDICT_NEW: return 4;
+  case DIFF_VERDICT_GROWING: return 3;
+  case DIFF_VERDICT_SHRINKING: return 1;
+  case DIFF_VERDICT_STEADY: return 2;
+  default: return 0;
+  }
+}
+
+static void cell_bytes(FILE *out, double bytes, int sign, const char *suffix, int bad)
+{
+  fprintf(out, "<td data-v=\"%.17g\"%s>", isfinite(bytes) ? bytes : 0, bad ? " class=\"bad\"" : "");
+  html_bytes(out, bytes, sign);
+  fprintf(out, "%s</td>", suffix);
+}
+
+static void cell_count(FILE *out, uint64_t count)
+{
+  char text[32];
+  report_format_count(text, sizeof text, count);
+  fprintf(out, "<td data-v=\"%" PRIu64 "\">%s</td>", count, text);
+}
+
+static void cell_verdict(FILE *out, enum diff_verdict v)
+{
+  fprintf(out, "<td data-v=\"%d\"><span class=\"badge %s\">%s</span></td>", verdict_rank(v),
+          report_verdict_name(v), report_verdict_name(v));
+}
+
+static void put_site_cell(FILE *out, const struct report_options *options,
+                          const struct diff_site *s, int flagged, int with_source)
+{
+  fputs("<td class=\"site\">", out);
+  if (with_source) {
+    /* The source excerpt goes into a details element so a row sorts as one. */
+    fprintf(out, "<details%s><summary><code>", flagged ? " open" : "");
+    html_put(out, s->name);
+    fprintf(out, "</code><span class=\"kind\">%s</span></summary>", report_kind_name(s->kind));
+    if (!put_source(out, options, s))
+      fputs("<p class=\"kind\">source not readable</p>", out);
+    fputs("</details>", out);
+  } else {
+    fputs("<code>", out);
+    html_put(out, s->name);
+    fprintf(out, "</code><span class=\"kind\">%s</span>", report_kind_name(s->kind));
+  }
+  fputs("</td>", out);
+}
+
+/* Whether a site's source can be opened (so the cell gets an excerpt). */
+static int source_readable(const struct report_options *options, const struct diff_site *s)
+{
+  if ((s->kind != DIFF_SITE_LUA && s->kind != DIFF_SITE_TRACE) || !s->source_line)
+    return 0;
+  FILE *in = open_source(options, s->source_file);
+  if (!in)
+    return 0;
+  fclose(in);
+  return 1;
+}
+
+static void put_table(FILE *out, const struct diff_result *r, const struct report_options *options)
+{
+  int base = r->mode == DIFF_MODE_BASE, range = r->mode == DIFF_MODE_RANGE;
+  fprintf(out, "<h2>Sites <span class=\"kind\">%zu, click a column to sort</span></h2>\n",
+          r->site_count);
+  fputs("<table class=\"sortable\" id=\"sites\">\n<thead><tr><th>#</th>"
+        "<th class=\"site\">site</th><th>verdict</th>",
+        out);
+  if (range)
+    fputs("<th>delta</th>", out);
+  fputs(base ? "<th>growth/segment</th><th>base</th><th>base growth/segment</th>"
+             : "<th>growth/segment</th>",
+        out);
+  fputs("<th>growth/s</th><th>p-value</th><th>first</th><th>last</th>", out);
+  if (base)
+    fputs("<th>base last</th>", out);
+  fputs("<th>allocs</th><th>frees</th><th class=\"site\">series</th>", out);
+  if (base)
+    fputs("<th class=\"site\">base series</th>", out);
+  fputs("</tr></thead>\n<tbody>\n", out);
+  size_t with_sources = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *s = &r->sites[i];
+    int flagged = report_site_flagged(r, s);
+    int with_source = with_sources < SOURCE_MAX_SITES && source_readable(options, s);
+    with_sources += with_source != 0;
+    fprintf(out, "<tr%s><td data-v=\"%zu\">%zu</td>", flagged ? " class=\"flagged\"" : "", i + 1,
+            i + 1);
+    put_site_cell(out, options, s, flagged, with_source);
+    cell_verdict(out, s->verdict);
+    if (range)
+      cell_bytes(out, (double)s->range_delta_bytes, 1, "", flagged);
+    cell_bytes(out, s->growth_bytes_per_segment, 1, "", flagged);
+    if (base) {
+      cell_verdict(out, s->base_count ? s->base_verdict : DIFF_VERDICT_INSUFFICIENT);
+      cell_bytes(out, s->base_growth_bytes_per_segment, 1, "", 0);
+    }
+    cell_bytes(out, s->growth_bytes_per_second, 1, "/s", 0);
+    char p[32];
+    report_format_p_value(p, sizeof p, s->trend_p_value);
+    fprintf(out, "<td data-v=\"%.17g\">%s</td>", isfinite(s->trend_p_value) ? s->trend_p_value : 1,
+            p);
+    cell_bytes(out, (double)report_first_live(s), 0, "", 0);
+    cell_bytes(out, (double)report_last_live(s), 0, "", 0);
+    if (base)
+      cell_bytes(out, (double)report_base_last_live(s), 0, "", 0);
+    cell_count(out, s->allocs);
+    cell_count(out, s->frees);
+    fprintf(out, "<td class=\"site\" data-v=\"%.17g\">", s->growth_bytes_per_segment);
+    put_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged);
+    fputs("</td>", out);
+    if (base) {
+      fprintf(out, "<td class=\"site\" data-v=\"%.17g\">", s->base_growth_bytes_per_segment);
+      put_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0);
+      fputs("</td>", out);
+    }
+    fputs("</tr>\n", out);
+  }
+  fputs("</tbody>\n</table>\n", out);
+}
+
+int report_render_html(const struct diff_result *r, const struct report_options *options,
+                       FILE *out, char *error, size_t error_size)
+{
+  size_t flagged = report_flagged_count(r);
+  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", out);
+  /* Nothing may be fetched: the page is read offline, from a mail attachment. */
+  fputs("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
+        out);
+  fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", out);
+  fprintf(out, "<title>ljleak report: %zu %s</title>\n", flagged,
+          r->mode == DIFF_MODE_BASE ? "new or worse" : "flagged");
+  fputs(page_style, out);
+  fputs("</head>\n<body>\n<main>\n", out);
+  put_verdict(out, r, flagged);
+  fputs("<div class=\"meta\">\n", out);
+  if (r->mode == DIFF_MODE_BASE) {
+    put_capture(out, "Base", &r->base);
+    put_capture(out, "Candidate", &r->capture);
+  } else {
+    put_capture(out, "Capture", &r->capture);
+  }
+  fputs("</div>\n", out);
+  if (put_memory_chart(out, r) < 0) {
+    snprintf(error, error_size, "out of memory");
+    return -1;
+  }
+  put_table(out, r, options);
+  fprintf(out, "<footer>ljleak %s report. Growth is the Theil-Sen slope of live bytes over "
+               "the boundaries; p is the one-sided Mann-Kendall p-value of an upward "
+               "trend.</footer>\n",
+          report_mode_name(r->mode));
+  fputs("</main>\n", out);
+  fputs(page_script, out);
+  fputs("</body>\n</html>\n", out);
+  return 0;
+}

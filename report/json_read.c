@@ -1,0 +1,471 @@
+/* report/json_read.c: rebuilds a diff result from its JSON (docs/json-schema.md), checking every field. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/common.h"
+#include "report/json.h"
+
+/* Where the reader is, for "FILE: byte N: what is wrong" messages. */
+struct json_reader {
+  const char *name;
+  char *error;
+  size_t error_size;
+};
+
+static int reader_fail(struct json_reader *r, const struct json_value *at, const char *format,
+                       ...)
+{
+  char what[256];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(what, sizeof what, format, args);
+  va_end(args);
+  snprintf(r->error, r->error_size, "%s: byte %zu: %s", r->name, at ? at->offset : 0, what);
+  return -1;
+}
+
+static int read_uint(struct json_reader *r, const struct json_value *v, const char *what,
+                     uint64_t *out)
+{
+  if (v->type != JSON_NUMBER || v->text[0] == '-' || strpbrk(v->text, ".eE"))
+    return reader_fail(r, v, "%s must be a whole number >= 0", what);
+  errno = 0;
+  unsigned long long value = strtoull(v->text, NULL, 10);
+  if (errno == ERANGE)
+    return reader_fail(r, v, "%s is larger than 2^64-1", what);
+  *out = value;
+  return 0;
+}
+
+static int read_int(struct json_reader *r, const struct json_value *v, const char *what,
+                    int64_t *out)
+{
+  if (v->type != JSON_NUMBER || strpbrk(v->text, ".eE"))
+    return reader_fail(r, v, "%s must be a whole number", what);
+  errno = 0;
+  long long value = strtoll(v->text, NULL, 10);
+  if (errno == ERANGE)
+    return reader_fail(r, v, "%s does not fit in 64 bits", what);
+  *out = value;
+  return 0;
+}
+
+static int read_double(struct json_reader *r, const struct json_value *v, const char *what,
+                       double *out)
+{
+  if (v->type == JSON_NULL) {
+    *out = NAN;
+    return 0;
+  }
+  if (v->type != JSON_NUMBER)
+    return reader_fail(r, v, "%s must be a number or null", what);
+  *out = strtod(v->text, NULL);
+  return 0;
+}
+
+static int read_bool(struct json_reader *r, const struct json_value *v, const char *what,
+                     int *out)
+{
+  if (v->type != JSON_TRUE && v->type != JSON_FALSE)
+    return reader_fail(r, v, "%s must be true or false", what);
+  *out = v->type == JSON_TRUE;
+  return 0;
+}
+
+static int read_string(struct json_reader *r, const struct json_value *v, const char *what,
+                       char **out)
+{
+  if (v->type == JSON_NULL) {
+    *out = NULL;
+    return 0;
+  }
+  if (v->type != JSON_STRING)
+    return reader_fail(r, v, "%s must be a string or null", what);
+  *out = strdup(v->text);
+  if (!*out)
+    return reader_fail(r, v, "out of memory");
+  return 0;
+}
+
+/* The member key of object; a missing required member is an error. */
+static int member(struct json_reader *r, const struct json_value *object, const char *key,
+                  int required, const struct json_value **out)
+{
+  *out = json_object_get(object, key);
+  if (!*out && required)
+    return reader_fail(r, object, "missing member \"%s\"", key);
+  return 0;
+}
+
+static int need_object(struct json_reader *r, const struct json_value *v, const char *what)
+{
+  if (v->type != JSON_OBJECT)
+    return reader_fail(r, v, "%s must be an object", what);
+  return 0;
+}
+
+/* Arrays keep at least one element of room so an empty array is not NULL:
+ * [] and null must read back as they were written. */
+static int read_uint_array(struct json_reader *r, const struct json_value *v, const char *what,
+                           uint64_t **out, size_t *count)
+{
+  *out = NULL;
+  if (v->type == JSON_NULL) {
+    *count = 0;
+    return 0;
+  }
+  if (v->type != JSON_ARRAY)
+    return reader_fail(r, v, "%s must be an array of numbers or null", what);
+  uint64_t *values = calloc(v->count ? v->count : 1, sizeof *values);
+  if (!values)
+    return reader_fail(r, v, "out of memory");
+  for (size_t i = 0; i < v->count; i++)
+    if (read_uint(r, &v->items[i], what, &values[i]) < 0) {
+      free(values);
+      return -1;
+    }
+  *out = values;
+  *count = v->count;
+  return 0;
+}
+
+static int read_double_array(struct json_reader *r, const struct json_value *v, const char *what,
+                             double **out, size_t *count)
+{
+  *out = NULL;
+  if (v->type == JSON_NULL) {
+    *count = 0;
+    return 0;
+  }
+  if (v->type != JSON_ARRAY)
+    return reader_fail(r, v, "%s must be an array of numbers or null", what);
+  double *values = calloc(v->count ? v->count : 1, sizeof *values);
+  if (!values)
+    return reader_fail(r, v, "out of memory");
+  for (size_t i = 0; i < v->count; i++)
+    if (read_double(r, &v->items[i], what, &values[i]) < 0) {
+      free(values);
+      return -1;
+    }
+  *out = values;
+  *count = v->count;
+  return 0;
+}
+
+/* An optional per-boundary array that must have expected elements when present. */
+static int read_uint_series(struct json_reader *r, const struct json_value *object,
+                            const char *key, size_t expected, uint64_t **out)
+{
+  const struct json_value *v = json_object_get(object, key);
+  size_t count = 0;
+  *out = NULL;
+  if (!v)
+    return 0;
+  if (read_uint_array(r, v, key, out, &count) < 0)
+    return -1;
+  if (*out && count != expected) {
+    free(*out);
+    *out = NULL;
+    return reader_fail(r, v, "%s has %zu elements, expected %zu", key, count, expected);
+  }
+  return 0;
+}
+
+/* Optional members: absent means zero or NULL. */
+#define OPTIONAL(object, key, reader, what, out)                                         \
+  do {                                                                                    \
+    const struct json_value *member_value = json_object_get((object), (key));            \
+    if (member_value && reader(r, member_value, (what), (out)) < 0)                       \
+      return -1;                                                                          \
+  } while (0)
+
+static int read_capture(struct json_reader *r, const struct json_value *v,
+                        struct diff_capture *c)
+{
+  if (need_object(r, v, "capture") < 0)
+    return -1;
+  uint64_t boundary_count = 0, pid = 0;
+  int64_t signed_pid = 0;
+  OPTIONAL(v, "path", read_string, "path", &c->path);
+  OPTIONAL(v, "command", read_string, "command", &c->command);
+  OPTIONAL(v, "host", read_string, "host", &c->host);
+  OPTIONAL(v, "pid", read_int, "pid", &signed_pid);
+  (void)pid;
+  c->pid = (long)signed_pid;
+  OPTIONAL(v, "luajit_version", read_string, "luajit_version", &c->luajit_version);
+  OPTIONAL(v, "sample_bytes", read_uint, "sample_bytes", &c->sample_bytes);
+  OPTIONAL(v, "boundary_count", read_uint, "boundary_count", &boundary_count);
+  c->boundary_count = (size_t)boundary_count;
+  OPTIONAL(v, "start_time", read_double, "start_time", &c->start_time);
+  OPTIONAL(v, "events", read_uint, "events", &c->events);
+  OPTIONAL(v, "truncated", read_bool, "truncated", &c->truncated);
+  const struct json_value *times = json_object_get(v, "boundary_times");
+  if (times) {
+    size_t count = 0;
+    if (read_double_array(r, times, "boundary_times", &c->boundary_times, &count) < 0)
+      return -1;
+    if (c->boundary_times && count != c->boundary_count)
+      return reader_fail(r, times, "boundary_times has %zu elements, expected %zu", count,
+                         c->boundary_count);
+  }
+  if (read_uint_series(r, v, "gc_cycles", c->boundary_count, &c->gc_cycles) < 0 ||
+      read_uint_series(r, v, "heap_bytes", c->boundary_count, &c->heap_bytes) < 0)
+    return -1;
+  return 0;
+}
+
+static int read_options(struct json_reader *r, const struct json_value *v,
+                        struct diff_options *o)
+{
+  if (need_object(r, v, "options") < 0)
+    return -1;
+  uint64_t min_boundaries = 0, range_from = 0, range_to = 0;
+  int64_t jobs = 0;
+  OPTIONAL(v, "min_boundaries", read_uint, "min_boundaries", &min_boundaries);
+  OPTIONAL(v, "max_p_value", read_double, "max_p_value", &o->max_p_value);
+  OPTIONAL(v, "min_growth_bytes", read_double, "min_growth_bytes", &o->min_growth_bytes);
+  OPTIONAL(v, "worse_ratio", read_double, "worse_ratio", &o->worse_ratio);
+  OPTIONAL(v, "range_from", read_uint, "range_from", &range_from);
+  OPTIONAL(v, "range_to", read_uint, "range_to", &range_to);
+  OPTIONAL(v, "strict", read_bool, "strict", &o->strict);
+  OPTIONAL(v, "jobs", read_int, "jobs", &jobs);
+  o->min_boundaries = (size_t)min_boundaries;
+  o->range_from = (size_t)range_from;
+  o->range_to = (size_t)range_to;
+  o->jobs = (int)jobs;
+  return 0;
+}
+
+static int read_enum_member(struct json_reader *r, const struct json_value *object,
+                            const char *key, int required,
+                            int (*parse)(const char *, int *), int *out, const char *choices)
+{
+  const struct json_value *v;
+  if (member(r, object, key, required, &v) < 0)
+    return -1;
+  if (!v)
+    return 0;
+  if (v->type != JSON_STRING || parse(v->text, out) < 0)
+    return reader_fail(r, v, "%s must be one of %s", key, choices);
+  return 0;
+}
+
+static int parse_verdict(const char *name, int *out)
+{
+  enum diff_verdict verdict;
+  if (report_verdict_parse(name, &verdict) < 0)
+    return -1;
+  *out = (int)verdict;
+  return 0;
+}
+
+static int parse_kind(const char *name, int *out)
+{
+  enum diff_site_kind kind;
+  if (report_kind_parse(name, &kind) < 0)
+    return -1;
+  *out = (int)kind;
+  return 0;
+}
+
+static const char verdict_choices[] =
+    "\"growing\", \"steady\", \"shrinking\", \"insufficient\", \"new\", \"worse\"";
+
+static int read_site(struct json_reader *r, const struct json_value *v, struct diff_site *s)
+{
+  const struct json_value *m;
+  if (need_object(r, v, "a site") < 0)
+    return -1;
+  if (member(r, v, "name", 1, &m) < 0)
+    return -1;
+  if (m->type != JSON_STRING)
+    return reader_fail(r, m, "name must be a string");
+  if (read_string(r, m, "name", &s->name) < 0)
+    return -1;
+  if ((m = json_object_get(v, "id"))) {
+    char *end;
+    if (m->type != JSON_STRING || !m->text[0] || strlen(m->text) > 16)
+      return reader_fail(r, m, "id must be a string of 1 to 16 hex digits");
+    errno = 0;
+    s->id = strtoull(m->text, &end, 16);
+    if (*end || m->text[0] == '-' || m->text[0] == '+' || m->text[0] == ' ' || errno)
+      return reader_fail(r, m, "id must be a string of 1 to 16 hex digits");
+  }
+  int kind = 0, verdict = 0, base_verdict = 0;
+  if (read_enum_member(r, v, "kind", 0, parse_kind, &kind,
+                       "\"internal\", \"lua\", \"trace\", \"c\"") < 0 ||
+      read_enum_member(r, v, "verdict", 1, parse_verdict, &verdict, verdict_choices) < 0 ||
+      read_enum_member(r, v, "base_verdict", 0, parse_verdict, &base_verdict,
+                       verdict_choices) < 0)
+    return -1;
+  s->kind = (enum diff_site_kind)kind;
+  s->verdict = (enum diff_verdict)verdict;
+  s->base_verdict = (enum diff_verdict)base_verdict;
+  OPTIONAL(v, "source_file", read_string, "source_file", &s->source_file);
+  OPTIONAL(v, "source_line", read_uint, "source_line", &s->source_line);
+  if (member(r, v, "series", 1, &m) < 0 || read_uint_array(r, m, "series", &s->live_bytes,
+                                                           &s->count) < 0)
+    return -1;
+  if (read_uint_series(r, v, "live_blocks", s->count, &s->live_blocks) < 0 ||
+      read_uint_series(r, v, "alloc_bytes", s->count, &s->alloc_bytes) < 0 ||
+      read_uint_series(r, v, "free_bytes", s->count, &s->free_bytes) < 0)
+    return -1;
+  OPTIONAL(v, "allocs", read_uint, "allocs", &s->allocs);
+  OPTIONAL(v, "frees", read_uint, "frees", &s->frees);
+  if (member(r, v, "growth_bytes_per_segment", 1, &m) < 0 ||
+      read_double(r, m, "growth_bytes_per_segment", &s->growth_bytes_per_segment) < 0)
+    return -1;
+  OPTIONAL(v, "growth_bytes_per_second", read_double, "growth_bytes_per_second",
+           &s->growth_bytes_per_second);
+  OPTIONAL(v, "trend_statistic", read_double, "trend_statistic", &s->trend_statistic);
+  OPTIONAL(v, "trend_p_value", read_double, "trend_p_value", &s->trend_p_value);
+  if ((m = json_object_get(v, "base_series")) &&
+      read_uint_array(r, m, "base_series", &s->base_live_bytes, &s->base_count) < 0)
+    return -1;
+  OPTIONAL(v, "base_growth_bytes_per_segment", read_double, "base_growth_bytes_per_segment",
+           &s->base_growth_bytes_per_segment);
+  OPTIONAL(v, "range_delta_bytes", read_int, "range_delta_bytes", &s->range_delta_bytes);
+  return 0;
+}
+
+static int read_result(struct json_reader *r, const struct json_value *root,
+                       struct diff_result *result)
+{
+  const struct json_value *m;
+  uint64_t version = 0, flagged = 0;
+  if (need_object(r, root, "the result") < 0)
+    return -1;
+  if (member(r, root, "ljleak_result", 1, &m) < 0 ||
+      read_uint(r, m, "ljleak_result", &version) < 0)
+    return -1;
+  if (version != 1)
+    return reader_fail(r, m, "ljleak_result %" PRIu64 " is not a version this reader knows (1)",
+                       version);
+  if (member(r, root, "mode", 1, &m) < 0)
+    return -1;
+  if (m->type != JSON_STRING || report_mode_parse(m->text, &result->mode) < 0)
+    return reader_fail(r, m, "mode must be one of \"trend\", \"range\", \"base\"");
+  if ((m = json_object_get(root, "options")) && read_options(r, m, &result->options) < 0)
+    return -1;
+  if ((m = json_object_get(root, "capture")) && read_capture(r, m, &result->capture) < 0)
+    return -1;
+  if ((m = json_object_get(root, "base")) && read_capture(r, m, &result->base) < 0)
+    return -1;
+  if ((m = json_object_get(root, "flagged"))) {
+    if (read_uint(r, m, "flagged", &flagged) < 0)
+      return -1;
+    result->flagged = (size_t)flagged;
+  }
+  if (member(r, root, "sites", 1, &m) < 0)
+    return -1;
+  if (m->type != JSON_ARRAY)
+    return reader_fail(r, m, "sites must be an array");
+  if (m->count) {
+    result->sites = calloc(m->count, sizeof *result->sites);
+    if (!result->sites)
+      return reader_fail(r, m, "out of memory");
+  }
+  for (size_t i = 0; i < m->count; i++) {
+    result->site_count = i + 1;
+    if (read_site(r, &m->items[i], &result->sites[i]) < 0)
+      return -1;
+  }
+  if (!json_object_get(root, "flagged"))
+    result->flagged = report_flagged_count(result);
+  return 0;
+}
+
+int report_read_json_text(const char *name, const char *text, size_t length,
+                          struct diff_result *result, char *error, size_t error_size)
+{
+  struct json_reader r = {name, error, error_size};
+  struct json_value root;
+  size_t offset = 0;
+  char message[200];
+  memset(result, 0, sizeof *result);
+  if (json_parse(text, length, &root, &offset, message, sizeof message) < 0) {
+    snprintf(error, error_size, "%s: byte %zu: %s", name, offset, message);
+    return -1;
+  }
+  int status = read_result(&r, &root, result);
+  json_free(&root);
+  if (status < 0)
+    report_result_free(result);
+  return status;
+}
+
+int report_read_json(const char *path, struct diff_result *result, char *error,
+                     size_t error_size)
+{
+  int from_stdin = !strcmp(path, "-");
+  const char *name = from_stdin ? "<stdin>" : path;
+  FILE *in = from_stdin ? stdin : fopen(path, "rb");
+  memset(result, 0, sizeof *result);
+  if (!in) {
+    snprintf(error, error_size, "%s: %s", name, strerror(errno));
+    return -1;
+  }
+  size_t length = 0, capacity = 65536;
+  char *text = malloc(capacity);
+  while (text) {
+    length += fread(text + length, 1, capacity - length, in);
+    if (length < capacity)
+      break;
+    char *bigger = capacity < SIZE_MAX / 2 ? realloc(text, capacity * 2) : NULL;
+    if (!bigger) {
+      free(text);
+      text = NULL;
+      break;
+    }
+    text = bigger;
+    capacity *= 2;
+  }
+  int read_error = ferror(in);
+  int saved_errno = errno;
+  if (!from_stdin)
+    fclose(in);
+  if (!text || read_error) {
+    snprintf(error, error_size, "%s: %s", name,
+             !text ? "out of memory" : strerror(saved_errno));
+    free(text);
+    return -1;
+  }
+  int status = report_read_json_text(name, text, length, result, error, error_size);
+  free(text);
+  return status;
+}
+
+static void free_capture(struct diff_capture *c)
+{
+  free(c->path);
+  free(c->command);
+  free(c->host);
+  free(c->luajit_version);
+  free(c->boundary_times);
+  free(c->gc_cycles);
+  free(c->heap_bytes);
+}
+
+void report_result_free(struct diff_result *result)
+{
+  if (!result)
+    return;
+  for (size_t i = 0; i < result->site_count; i++) {
+    struct diff_site *s = &result->sites[i];
+    free(s->name);
+    free(s->source_file);
+    free(s->live_bytes);
+    free(s->live_blocks);
+    free(s->alloc_bytes);
+    free(s->free_bytes);
+    free(s->base_live_bytes);
+  }
+  free(result->sites);
+  free_capture(&result->capture);
+  free_capture(&result->base);
+  memset(result, 0, sizeof *result);
+}

@@ -1,0 +1,67 @@
+/* report/render.c: the report stage's entry points: format names, dispatch, colour choice. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/common.h"
+
+static const char *const format_names[] = {
+    [REPORT_FORMAT_TEXT] = "text",   [REPORT_FORMAT_HTML] = "html",
+    [REPORT_FORMAT_JSON] = "json",   [REPORT_FORMAT_JUNIT] = "junit",
+    [REPORT_FORMAT_MARKDOWN] = "markdown"};
+
+int report_format_parse(const char *name, enum report_format *format)
+{
+  for (size_t i = 0; i < sizeof format_names / sizeof format_names[0]; i++)
+    if (name && !strcmp(name, format_names[i])) {
+      *format = (enum report_format)i;
+      return 0;
+    }
+  return -1;
+}
+
+int report_color_wanted(FILE *out)
+{
+  const char *no_color = getenv("NO_COLOR");
+  if (no_color && no_color[0])
+    return 0;
+  int fd = fileno(out);
+  return fd >= 0 && isatty(fd);
+}
+
+int report_render(const struct diff_result *result, enum report_format format,
+                  const struct report_options *options, FILE *out, char *error,
+                  size_t error_size)
+{
+  static const struct report_options defaults = {0, NULL};
+  if (!options)
+    options = &defaults;
+  int status;
+  switch (format) {
+  case REPORT_FORMAT_TEXT:
+    status = report_render_text(result, options, out, error, error_size);
+    break;
+  case REPORT_FORMAT_HTML:
+    status = report_render_html(result, options, out, error, error_size);
+    break;
+  case REPORT_FORMAT_JSON:
+    status = report_render_json(result, out, error, error_size);
+    break;
+  case REPORT_FORMAT_JUNIT:
+    status = report_render_junit(result, out, error, error_size);
+    break;
+  case REPORT_FORMAT_MARKDOWN:
+    status = report_render_markdown(result, out, error, error_size);
+    break;
+  default:
+    snprintf(error, error_size, "unknown report format %d", (int)format);
+    return -1;
+  }
+  if (status == 0 && (fflush(out) != 0 || ferror(out))) {
+    snprintf(error, error_size, "cannot write the report: %s",
+             errno ? strerror(errno) : "write error");
+    return -1;
+  }
+  return status;
+}

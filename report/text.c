@@ -1,0 +1,319 @@
+/* report/text.c: the terminal report: the verdict first, then the ranked sites with sparklines. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/common.h"
+
+#define SPARK_CELLS 16      /* sparkline width in the tables */
+#define LIST_NAMES 5        /* names shown in a compact list before "and N more" */
+
+struct text_style {
+  int color;
+};
+
+static const char *style_on(const struct text_style *s, const char *code)
+{
+  return s->color ? code : "";
+}
+
+static const char *style_off(const struct text_style *s)
+{
+  return s->color ? "\033[0m" : "";
+}
+
+#define RED "\033[1;31m"
+#define GREEN "\033[1;32m"
+#define BOLD "\033[1m"
+#define DIM "\033[2m"
+
+/* Writes a name from a capture: control characters as \xNN (a hostile name
+ * must not drive the terminal), invalid UTF-8 as U+FFFD. */
+static void put_name(FILE *out, const char *name)
+{
+  if (!name) {
+    fputs("?", out);
+    return;
+  }
+  size_t length = strlen(name);
+  for (size_t i = 0; i < length;) {
+    uint32_t cp;
+    i += report_utf8_decode(name + i, length - i, &cp);
+    if (cp < 0x20 || cp == 0x7f)
+      fprintf(out, "\\x%02" PRIx32, cp);
+    else if (cp >= 0x80 && cp < 0xa0)
+      fprintf(out, "\\u%04" PRIx32, cp);
+    else
+      report_utf8_put(out, cp);
+  }
+}
+
+static size_t series_length(const struct diff_site *site)
+{
+  return site->live_bytes ? site->count : 0;
+}
+
+static void put_bytes(FILE *out, int width, double bytes, int sign, const char *suffix)
+{
+  char text[48], with_suffix[64];
+  report_format_bytes(text, sizeof text, bytes, sign);
+  snprintf(with_suffix, sizeof with_suffix, "%s%s", text, suffix);
+  fprintf(out, "%*s", width, with_suffix);
+}
+
+static void put_count(FILE *out, int width, uint64_t count)
+{
+  char text[32];
+  report_format_count(text, sizeof text, count);
+  fprintf(out, "%*s", width, text);
+}
+
+/* A sparkline padded to SPARK_CELLS cells. */
+static void put_spark(FILE *out, const uint64_t *values, size_t count)
+{
+  char spark[SPARK_CELLS * 3 + 1];
+  size_t cells = values ? report_sparkline(spark, sizeof spark, values, count, SPARK_CELLS) : 0;
+  fprintf(out, "  %s", cells ? spark : "");
+  for (size_t i = cells; i < SPARK_CELLS; i++)
+    putc(' ', out);
+}
+
+/* The lines about one capture: what ran, where, and how long. */
+static void put_capture(FILE *out, const char *label, const struct diff_capture *c)
+{
+  char text[64];
+  fprintf(out, "%-9s ", label);
+  if (c->command)
+    put_name(out, c->command);
+  else if (c->path)
+    put_name(out, c->path);
+  else
+    fputs("(unknown)", out);
+  putc('\n', out);
+
+  int items = 0;
+  fputs("          ", out);
+  if (c->pid) {
+    fprintf(out, "pid %ld", c->pid);
+    items++;
+  }
+  if (c->host) {
+    fputs(items ? " on " : "host ", out);
+    put_name(out, c->host);
+    items++;
+  }
+  if (c->luajit_version) {
+    fputs(items ? ", " : "", out);
+    put_name(out, c->luajit_version);
+    items++;
+  }
+  if (c->path && c->command) {
+    fputs(items ? ", " : "", out);
+    put_name(out, c->path);
+    items++;
+  }
+  if (!items)
+    fputs("no process details", out);
+  putc('\n', out);
+
+  fprintf(out, "          %zu boundar%s", c->boundary_count, c->boundary_count == 1 ? "y" : "ies");
+  double span = report_capture_span(c);
+  if (span > 0) {
+    report_format_duration(text, sizeof text, span);
+    fprintf(out, " over %s", text);
+  }
+  if (c->gc_cycles && c->boundary_count) {
+    report_format_count(text, sizeof text, c->gc_cycles[c->boundary_count - 1]);
+    fprintf(out, ", %s GC cycles", text);
+  }
+  if (c->events) {
+    report_format_count(text, sizeof text, c->events);
+    fprintf(out, ", %s events", text);
+  }
+  if (c->sample_bytes) {
+    report_format_bytes(text, sizeof text, (double)c->sample_bytes, 0);
+    fprintf(out, ", sampled every %s (scaled back)\n", text);
+  } else {
+    fputs(", every event recorded\n", out);
+  }
+  if (c->truncated)
+    fputs("          warning: a segment was cut; it was read up to its last complete event\n",
+          out);
+}
+
+/* The headline: how many sites fail the run and how fast they grow together. */
+static void put_verdict(FILE *out, const struct diff_result *r, const struct text_style *s)
+{
+  size_t flagged = 0, new_count = 0, worse_count = 0;
+  double per_segment = 0, per_second = 0;
+  int64_t delta = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!report_site_flagged(r, site))
+      continue;
+    flagged++;
+    new_count += site->verdict == DIFF_VERDICT_NEW;
+    worse_count += site->verdict == DIFF_VERDICT_WORSE;
+    per_segment += site->growth_bytes_per_segment;
+    per_second += site->growth_bytes_per_second;
+    delta += site->range_delta_bytes;
+  }
+  char rate[48], rate_s[48];
+  report_format_bytes(rate, sizeof rate, per_segment, 1);
+  report_format_bytes(rate_s, sizeof rate_s, per_second, 1);
+  fprintf(out, "%sljleak: ", style_on(s, flagged ? RED : GREEN));
+  if (!flagged) {
+    if (r->mode == DIFF_MODE_BASE)
+      fprintf(out, "nothing new or worse in the candidate (%zu sites)", r->site_count);
+    else if (r->mode == DIFF_MODE_RANGE)
+      fprintf(out, "no site grew from boundary %zu to boundary %zu (%zu sites)",
+              r->options.range_from, r->options.range_to, r->site_count);
+    else
+      fprintf(out, "no growing sites among %zu", r->site_count);
+    fprintf(out, "%s\n", style_off(s));
+    return;
+  }
+  if (r->mode == DIFF_MODE_BASE) {
+    fprintf(out, "%zu new and %zu worse in the candidate (%zu of %zu sites), %s per segment",
+            new_count, worse_count, flagged, r->site_count, rate);
+  } else if (r->mode == DIFF_MODE_RANGE) {
+    report_format_bytes(rate, sizeof rate, (double)delta, 1);
+    fprintf(out, "%zu of %zu sites grew from boundary %zu to boundary %zu, %s in all", flagged,
+            r->site_count, r->options.range_from, r->options.range_to, rate);
+  } else {
+    fprintf(out, "%zu of %zu sites growing, %s per segment", flagged, r->site_count, rate);
+  }
+  if (r->mode != DIFF_MODE_RANGE) {
+    if (per_second != 0)
+      fprintf(out, " (%s/s)", rate_s);
+    fputs(" in all", out);
+  }
+  fprintf(out, "%s\n", style_off(s));
+}
+
+/* A table of the sites for which pick() holds, in the engine's order. */
+static size_t put_table(FILE *out, const struct diff_result *r, const struct text_style *s,
+                        const char *title,
+                        int (*pick)(const struct diff_result *, const struct diff_site *))
+{
+  size_t shown = 0;
+  int base = r->mode == DIFF_MODE_BASE, range = r->mode == DIFF_MODE_RANGE;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!pick(r, site))
+      continue;
+    if (!shown++) {
+      fprintf(out, "\n%s%s%s\n", style_on(s, BOLD), title, style_off(s));
+      fprintf(out, "%s", style_on(s, DIM));
+      if (base)
+        fprintf(out, "%-8s", "verdict");
+      if (range)
+        fprintf(out, "%12s", "delta");
+      fprintf(out, "%12s", "/segment");
+      if (base)
+        fprintf(out, "%12s", "base/seg");
+      fprintf(out, "%14s%9s%12s%12s", "/second", "p", "first", "last");
+      if (base)
+        fprintf(out, "%12s", "base last");
+      fprintf(out, "%12s%12s  %-*s", "allocs", "frees", SPARK_CELLS, "series");
+      if (base)
+        fprintf(out, "  %-*s", SPARK_CELLS, "base series");
+      fprintf(out, "  site%s\n", style_off(s));
+    }
+    if (base)
+      fprintf(out, "%s%-8s%s", style_on(s, RED), report_verdict_name(site->verdict),
+              style_off(s));
+    if (range)
+      put_bytes(out, 12, (double)site->range_delta_bytes, 1, "");
+    put_bytes(out, 12, site->growth_bytes_per_segment, 1, "");
+    if (base)
+      put_bytes(out, 12, site->base_growth_bytes_per_segment, 1, "");
+    put_bytes(out, 14, site->growth_bytes_per_second, 1, "/s");
+    char p[32];
+    report_format_p_value(p, sizeof p, site->trend_p_value);
+    fprintf(out, "%9s", p);
+    put_bytes(out, 12, (double)report_first_live(site), 0, "");
+    put_bytes(out, 12, (double)report_last_live(site), 0, "");
+    if (base)
+      put_bytes(out, 12, (double)report_base_last_live(site), 0, "");
+    put_count(out, 12, site->allocs);
+    put_count(out, 12, site->frees);
+    put_spark(out, site->live_bytes, series_length(site));
+    if (base)
+      put_spark(out, site->base_live_bytes, site->base_live_bytes ? site->base_count : 0);
+    fputs("  ", out);
+    put_name(out, site->name);
+    putc('\n', out);
+  }
+  return shown;
+}
+
+/* One line for many sites: "steady (12): a, b, c, d, e and 7 more". */
+static void put_list(FILE *out, const struct diff_result *r, const struct text_style *s,
+                     const char *title, enum diff_verdict verdict, int growing_unflagged)
+{
+  size_t total = 0, shown = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    int match = growing_unflagged
+                    ? site->verdict == DIFF_VERDICT_GROWING && !report_site_flagged(r, site)
+                    : site->verdict == verdict && !report_site_flagged(r, site);
+    total += match != 0;
+  }
+  if (!total)
+    return;
+  fprintf(out, "%s%s (%zu): ", style_on(s, DIM), title, total);
+  for (size_t i = 0; i < r->site_count && shown < LIST_NAMES; i++) {
+    const struct diff_site *site = &r->sites[i];
+    int match = growing_unflagged
+                    ? site->verdict == DIFF_VERDICT_GROWING && !report_site_flagged(r, site)
+                    : site->verdict == verdict && !report_site_flagged(r, site);
+    if (!match)
+      continue;
+    fputs(shown++ ? ", " : "", out);
+    put_name(out, site->name);
+  }
+  if (total > shown)
+    fprintf(out, " and %zu more", total - shown);
+  fprintf(out, "%s\n", style_off(s));
+}
+
+static int pick_flagged(const struct diff_result *r, const struct diff_site *site)
+{
+  return report_site_flagged(r, site);
+}
+
+static int pick_growing_in_both(const struct diff_result *r, const struct diff_site *site)
+{
+  return site->verdict == DIFF_VERDICT_GROWING && !report_site_flagged(r, site);
+}
+
+int report_render_text(const struct diff_result *r, const struct report_options *options,
+                       FILE *out, char *error, size_t error_size)
+{
+  (void)error;
+  (void)error_size;
+  struct text_style s = {options->color};
+  put_verdict(out, r, &s);
+  putc('\n', out);
+  if (r->mode == DIFF_MODE_BASE) {
+    put_capture(out, "candidate", &r->capture);
+    put_capture(out, "base", &r->base);
+  } else {
+    put_capture(out, "capture", &r->capture);
+  }
+  const char *title = r->mode == DIFF_MODE_BASE    ? "new and worse in the candidate, fastest first:"
+                      : r->mode == DIFF_MODE_RANGE ? "grew between the boundaries, most first:"
+                                                   : "growing, fastest first:";
+  put_table(out, r, &s, title, pick_flagged);
+  if (r->mode == DIFF_MODE_BASE)
+    put_table(out, r, &s, "growing in the candidate as in the base (not worse):",
+              pick_growing_in_both);
+  putc('\n', out);
+  if (r->mode != DIFF_MODE_BASE)
+    put_list(out, r, &s, "growing, not flagged", DIFF_VERDICT_GROWING, 1);
+  put_list(out, r, &s, "shrinking", DIFF_VERDICT_SHRINKING, 0);
+  put_list(out, r, &s, "steady", DIFF_VERDICT_STEADY, 0);
+  put_list(out, r, &s, "too few boundaries", DIFF_VERDICT_INSUFFICIENT, 0);
+  return 0;
+}
