@@ -1,0 +1,32 @@
+/* collector/attrib.h: which site made an allocation, from the VM's private state. */
+#ifndef LJLEAK_COLLECTOR_ATTRIB_H
+#define LJLEAK_COLLECTOR_ATTRIB_H
+
+#include <stdint.h>
+
+#include "collector/lj_private.h"
+#include "format/memprof.h"
+
+/* Where an allocation comes from. For LUA, proto is the prototype and line
+ * the current line; for TRACE, trace is the trace and location its number;
+ * for C, location is the function's address. INTERNAL carries nothing. */
+struct attrib_site {
+  enum memprof_source source;
+  uint64_t location;
+  uint64_t line;
+  GCproto *proto;
+  GCtrace *trace;
+};
+
+/* Fills site for an allocation happening now in the VM of g. Reads only
+ * private state, never calls the Lua API, never allocates; anything
+ * inconsistent gives INTERNAL. */
+void attrib_current_site(global_State *g, struct attrib_site *site);
+
+/* The line of bytecode position pos in pt (as lj_debug_line), 0 if unknown. */
+uint64_t attrib_proto_line(const GCproto *pt, BCPos pos);
+
+/* The trace numbered traceno, or NULL if there is none. */
+GCtrace *attrib_trace(global_State *g, uint64_t traceno);
+
+#endif

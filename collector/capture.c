@@ -1,0 +1,987 @@
+/* collector/capture.c: the allocator hook, segments and their rotation, the index, sampling, signals. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/addr_map.h"
+#include "collector/attrib.h"
+#include "collector/capture.h"
+#include "collector/layout.h"
+#include "collector/ljleak_collector.h"
+#include "collector/options.h"
+#include "collector/seg_out.h"
+#include "format/memprof.h"
+#include "lauxlib.h"
+
+#define CAPTURE_BUFFER_SIZE (64 * 1024)   /* stream bytes buffered before a write */
+#define CAPTURE_ZBUFFER_SIZE (64 * 1024)  /* deflate output per write */
+#define CAPTURE_FLUSH_NS 100000000ull     /* flush at least this often while events come */
+#define CAPTURE_TICK_EVENTS 64            /* events between clock readings */
+
+enum stop_reason {
+  REASON_NONE,
+  REASON_STOP,
+  REASON_DURATION,
+  REASON_SIGNAL,
+  REASON_MAX_TOTAL,
+  REASON_WRITE_ERROR,
+  REASON_EXIT
+};
+
+static const char *const reason_names[] = {
+  "", "stop", "duration", "signal", "max-total-bytes", "write-error", "exit"
+};
+
+/* Everything about the one capture a process can run; one VM is hooked. */
+struct capture {
+  /* The hooked VM. */
+  global_State *g;
+  void *gg;                     /* GG_State: lua_close frees it last */
+  lua_Alloc orig_allocf;
+  void *orig_ud;
+  int hooked;
+  int layout_ok;                /* the layout check passed for g */
+  char luajit_version[64];
+  int busy;                     /* re-entrancy guard */
+  int signo;                    /* start/stop signal, 0 if none */
+  int dir_env_used;             /* LJLEAK_DIR was used by a signal start */
+  int atexit_registered;
+
+  /* The running capture. */
+  int active;
+  enum stop_reason pending_stop;
+  struct ljleak_collector_options opt;
+  char dir[PATH_MAX];
+  char command[4096];
+  int index_fd;
+  uint8_t *buffer;              /* CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, mmap'd */
+  struct memprof_writer writer;
+  struct seg_out out;
+  int segment_open;
+  char segment_name[64];
+  uint64_t seq;
+  double segment_start_wall;
+  uint64_t segment_start_ns;
+  uint64_t segment_events;
+  uint64_t gc_cycles;
+  int last_gc_state;
+  int boundary_due;
+  int gc_requested;             /* force_gc: the count hook is set */
+  lua_Hook saved_hook;
+  int saved_hook_mask, saved_hook_count;
+  uint64_t start_ns, last_flush_ns;
+  unsigned tick;
+  uint64_t disk_done;           /* file bytes of finished segments */
+  uint64_t last_heap;
+
+  /* Sampling. */
+  int64_t countdown;
+  uint64_t rng;
+  struct addr_map sampled;
+
+  /* Symbols already emitted in this segment. */
+  struct addr_map sym_lua, sym_trace, sym_c;
+  const GCproto *last_proto;
+  uint64_t last_proto_fp;
+
+  /* Status. */
+  uint64_t segments, events, stream_done, allocated;
+  char error[512];
+  char last_dir[PATH_MAX];
+};
+
+static struct capture cap = {.index_fd = -1, .out = {.fd = -1}};
+static volatile sig_atomic_t signal_pending;
+
+static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize);
+static void stop_now(struct capture *c, enum stop_reason reason);
+
+/* ---- Small helpers -------------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double wall_time(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Copies src into dst (size bytes), cutting it if needed. */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+  size_t n = strlen(src);
+  if (n >= size)
+    n = size - 1;
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+static void set_error(char *err, size_t size, const char *fmt, const char *a, const char *b)
+{
+  if (err && size)
+    snprintf(err, size, fmt, a, b);
+}
+
+/* Appends value to dst with the index escapes for backslash, tab and newline. */
+static size_t escape_into(char *dst, size_t cap_left, const char *value)
+{
+  size_t n = 0;
+  for (const char *p = value; *p && n + 2 < cap_left; p++) {
+    char e = *p == '\\' ? '\\' : *p == '\t' ? 't' : *p == '\n' ? 'n' : 0;
+    if (e) {
+      dst[n++] = '\\';
+      dst[n++] = e;
+    } else {
+      dst[n++] = *p;
+    }
+  }
+  dst[n] = '\0';
+  return n;
+}
+
+/* Appends one line to the index and syncs it. 0 or -1. */
+static int index_append(struct capture *c, const char *line)
+{
+  if (c->index_fd < 0)
+    return -1;
+  size_t len = strlen(line);
+  while (len > 0) {
+    ssize_t n = write(c->index_fd, line, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return -1;
+    line += n;
+    len -= (size_t)n;
+  }
+  if (fsync(c->index_fd) != 0 && errno != EINVAL && errno != EROFS)
+    return -1;
+  return 0;
+}
+
+static void read_command(char *out, size_t size)
+{
+  out[0] = '\0';
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  ssize_t n = read(fd, out, size - 1);
+  close(fd);
+  if (n <= 0) {
+    out[0] = '\0';
+    return;
+  }
+  while (n > 0 && out[n - 1] == '\0')
+    n--;
+  for (ssize_t i = 0; i < n; i++)
+    if (out[i] == '\0')
+      out[i] = ' ';
+  out[n] = '\0';
+}
+
+/* ---- Symbols -------------------------------------------------------------- */
+
+static uint64_t proto_fingerprint(const GCproto *pt)
+{
+  uint64_t fp = (uint64_t)(uintptr_t)gcref(pt->chunkname);
+  fp ^= ((uint64_t)(uint32_t)pt->firstline << 32) ^ ((uint64_t)pt->sizebc * 0x9e3779b97f4a7c15ull);
+  return fp | 1;
+}
+
+static void emit_lua_symbol(struct capture *c, const GCproto *pt)
+{
+  uint64_t fp = proto_fingerprint(pt);
+  if (pt == c->last_proto && fp == c->last_proto_fp)
+    return;
+  uint64_t *seen = addr_map_find(&c->sym_lua, (uint64_t)(uintptr_t)pt);
+  if (!seen || *seen != fp) {
+    GCstr *name = proto_chunkname(pt);
+    struct memprof_symbol sym = {
+      .kind = MEMPROF_SYMBOL_LUA,
+      .address = (uint64_t)(uintptr_t)pt,
+      .line = (uint64_t)pt->firstline,
+      .name = name ? strdata(name) : "",
+      .name_length = name ? name->len : 0,
+    };
+    memprof_writer_symbol_event(&c->writer, &sym);
+    addr_map_put(&c->sym_lua, (uint64_t)(uintptr_t)pt, fp);
+  }
+  c->last_proto = pt;
+  c->last_proto_fp = fp;
+}
+
+static void emit_trace_symbol(struct capture *c, uint64_t traceno, GCtrace *T)
+{
+#if LJ_HASJIT
+  GCproto *pt = (GCproto *)gcref(T->startpt);
+  const BCIns *startpc = mref(T->startpc, const BCIns);
+  uint64_t fp = ((uint64_t)(uintptr_t)T ^ ((uint64_t)(uintptr_t)startpc << 7) ^
+                 (uint64_t)(uintptr_t)pt) | 1;
+  uint64_t *seen = addr_map_find(&c->sym_trace, traceno);
+  if (seen && *seen == fp)
+    return;
+  uint64_t line = 0;
+  if (pt && pt->gct == ~LJ_TPROTO) {
+    emit_lua_symbol(c, pt);
+    if (startpc >= proto_bc(pt) && startpc < proto_bc(pt) + pt->sizebc)
+      line = attrib_proto_line(pt, proto_bcpos(pt, startpc));
+  }
+  struct memprof_symbol sym = {
+    .kind = MEMPROF_SYMBOL_TRACE,
+    .address = (uint64_t)(uintptr_t)pt,
+    .line = line,
+    .trace = traceno,
+    .name = "",
+    .name_length = 0,
+  };
+  memprof_writer_symbol_event(&c->writer, &sym);
+  addr_map_put(&c->sym_trace, traceno, fp);
+#else
+  (void)c;
+  (void)traceno;
+  (void)T;
+#endif
+}
+
+/* C functions are named by dladdr: the dynamic symbol if there is one, else
+ * "object+0xOFFSET", else the bare address. */
+static void emit_c_symbol(struct capture *c, uint64_t address)
+{
+  if (addr_map_find(&c->sym_c, address))
+    return;
+  char name[512];
+  Dl_info info;
+  memset(&info, 0, sizeof info);
+  if (dladdr((void *)(uintptr_t)address, &info) && info.dli_sname && *info.dli_sname) {
+    snprintf(name, sizeof name, "%s", info.dli_sname);
+  } else if (info.dli_fname && info.dli_fbase) {
+    const char *base = strrchr(info.dli_fname, '/');
+    snprintf(name, sizeof name, "%s+0x%llx", base ? base + 1 : info.dli_fname,
+             (unsigned long long)(address - (uint64_t)(uintptr_t)info.dli_fbase));
+  } else {
+    snprintf(name, sizeof name, "0x%llx", (unsigned long long)address);
+  }
+  struct memprof_symbol sym = {
+    .kind = MEMPROF_SYMBOL_C,
+    .address = address,
+    .name = name,
+    .name_length = strlen(name),
+  };
+  memprof_writer_symbol_event(&c->writer, &sym);
+  addr_map_put(&c->sym_c, address, 1);
+}
+
+/* ---- Segments --------------------------------------------------------------- */
+
+static int segment_sink(void *context, const uint8_t *data, size_t size)
+{
+  struct capture *c = context;
+  if (seg_out_write(&c->out, data, size) != 0)
+    return -1;
+  if (c->opt.max_total_bytes && c->disk_done + c->out.disk_bytes >= c->opt.max_total_bytes &&
+      c->pending_stop == REASON_NONE)
+    c->pending_stop = REASON_MAX_TOTAL;
+  return 0;
+}
+
+static void segment_path(const struct capture *c, char *out, size_t size, int part)
+{
+  snprintf(out, size, "%s/%s%s", c->dir, c->segment_name, part ? ".part" : "");
+}
+
+static void report_write_error(struct capture *c, const char *what, int err)
+{
+  if (c->error[0])
+    return;
+  char path[PATH_MAX + 80];
+  segment_path(c, path, sizeof path, 1);
+  char msg[sizeof path + 256];
+  snprintf(msg, sizeof msg, "%s %s: %s", what, path, strerror(err ? err : EIO));
+  copy_text(c->error, sizeof c->error, msg);
+  fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
+}
+
+static int segment_begin(struct capture *c)
+{
+  char path[PATH_MAX + 80];
+  c->seq++;
+  snprintf(c->segment_name, sizeof c->segment_name, "seg-%04llu.memprof%s",
+           (unsigned long long)c->seq, c->opt.gzip ? ".gz" : "");
+  segment_path(c, path, sizeof path, 1);
+  if (seg_out_open(&c->out, path, c->opt.gzip, c->buffer + CAPTURE_BUFFER_SIZE,
+                   CAPTURE_ZBUFFER_SIZE) != 0) {
+    report_write_error(c, "cannot create", c->out.error);
+    return -1;
+  }
+  c->segment_open = 1;
+  memprof_writer_init(&c->writer, c->buffer, CAPTURE_BUFFER_SIZE, segment_sink, c);
+  addr_map_clear(&c->sym_lua);
+  addr_map_clear(&c->sym_trace);
+  addr_map_clear(&c->sym_c);
+  c->last_proto = NULL;
+  c->segment_start_wall = wall_time();
+  c->segment_start_ns = mono_ns();
+  c->last_flush_ns = c->segment_start_ns;
+  c->segment_events = 0;
+  c->boundary_due = 0;
+  if (memprof_writer_symtab_begin(&c->writer) || memprof_writer_symtab_end(&c->writer) ||
+      memprof_writer_events_begin(&c->writer) || memprof_writer_flush(&c->writer)) {
+    report_write_error(c, "cannot write", c->out.error);
+    return -1;
+  }
+  return 0;
+}
+
+/* Ends the open segment: epilogue, flush, close, rename, index line. */
+static int segment_end(struct capture *c, int complete)
+{
+  char part[PATH_MAX + 80], final[PATH_MAX + 80];
+  if (!c->segment_open)
+    return 0;
+  c->segment_open = 0;
+  if (c->g)
+    c->last_heap = (uint64_t)c->g->gc.total;
+  if (memprof_writer_epilogue(&c->writer) || memprof_writer_flush(&c->writer) ||
+      seg_out_finish(&c->out) != 0) {
+    report_write_error(c, "cannot write", c->out.error);
+    seg_out_abandon(&c->out);
+    return -1;
+  }
+  segment_path(c, part, sizeof part, 1);
+  segment_path(c, final, sizeof final, 0);
+  if (rename(part, final) != 0) {
+    report_write_error(c, "cannot rename", errno);
+    return -1;
+  }
+  c->segments++;
+  c->stream_done += c->writer.bytes_written;
+  c->disk_done += c->out.disk_bytes;
+  char line[512];
+  snprintf(line, sizeof line,
+           "segment\tseq=%llu\tfile=%s\tstart=%.3f\tend=%.3f\tgc_cycles=%llu\theap_bytes=%llu"
+           "\tevents=%llu\tbytes=%llu\tsample=%llu\tcomplete=%d\n",
+           (unsigned long long)c->seq, c->segment_name, c->segment_start_wall, wall_time(),
+           (unsigned long long)c->gc_cycles, (unsigned long long)c->last_heap,
+           (unsigned long long)c->segment_events, (unsigned long long)c->writer.bytes_written,
+           (unsigned long long)c->opt.sample, complete);
+  if (index_append(c, line) != 0) {
+    report_write_error(c, "cannot append to the index in", errno);
+    return -1;
+  }
+  return 0;
+}
+
+static void rotate(struct capture *c)
+{
+  if (segment_end(c, 1) != 0 || segment_begin(c) != 0) {
+    c->pending_stop = REASON_WRITE_ERROR;
+    return;
+  }
+}
+
+/* ---- Hooking ---------------------------------------------------------------- */
+
+static lua_State *main_thread(struct capture *c)
+{
+  return mainthread(c->g);
+}
+
+static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_size)
+{
+  global_State *g = G(L);
+  if (c->hooked && c->g == g)
+    return 0;
+  if (c->hooked) {
+    /* Another VM is hooked and idle: give it back its allocator. */
+    void *ud;
+    if (lua_getallocf(main_thread(c), &ud) != capture_hook) {
+      set_error(err, err_size, "%s%s", "the collector is attached to another Lua state", "");
+      return -1;
+    }
+    lua_setallocf(main_thread(c), c->orig_allocf, c->orig_ud);
+    c->hooked = 0;
+  }
+  c->orig_allocf = lua_getallocf(L, &c->orig_ud);
+  if (c->orig_allocf == capture_hook) {
+    set_error(err, err_size, "%s%s", "the allocator is already hooked", "");
+    return -1;
+  }
+  c->g = g;
+  c->gg = G2GG(g);
+  lua_setallocf(L, capture_hook, c->orig_ud);
+  c->hooked = 1;
+  return 0;
+}
+
+/* Gives the VM its own allocator back unless the signal needs the hook or
+ * someone else wrapped it (then the hook stays as a pass-through). */
+static void hook_release(struct capture *c)
+{
+  if (!c->hooked || !c->g || c->signo)
+    return;
+  void *ud;
+  if (lua_getallocf(main_thread(c), &ud) == capture_hook) {
+    lua_setallocf(main_thread(c), c->orig_allocf, c->orig_ud);
+    c->hooked = 0;
+  }
+}
+
+/* ---- Forced GC at boundaries -------------------------------------------------- */
+
+static void gc_count_hook(lua_State *L, lua_Debug *ar)
+{
+  struct capture *c = &cap;
+  (void)ar;
+  lua_sethook(L, c->saved_hook, c->saved_hook_mask, c->saved_hook_count);
+  c->gc_requested = 0;
+  if (!c->active || !c->boundary_due || c->busy)
+    return;
+  uint64_t cycles = c->gc_cycles;
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  if (!c->active)
+    return;
+  c->busy = 1;
+  if (c->gc_cycles == cycles)
+    c->gc_cycles++; /* the cycle completed without an allocation after it */
+  c->last_gc_state = GCSpause;
+  if (c->boundary_due)
+    rotate(c);
+  if (c->pending_stop != REASON_NONE)
+    stop_now(c, c->pending_stop);
+  c->busy = 0;
+}
+
+/* Sets a count hook that runs a full GC at the next instruction the
+ * interpreter executes; only from states where changing hooks is safe. */
+static void request_gc(struct capture *c)
+{
+  int32_t vmstate = c->g->vmstate;
+  if (!(vmstate > 0 || vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C))
+    return;
+  lua_State *L = main_thread(c);
+  c->saved_hook = lua_gethook(L);
+  c->saved_hook_mask = lua_gethookmask(L);
+  c->saved_hook_count = lua_gethookcount(L);
+  lua_sethook(L, gc_count_hook, LUA_MASKCOUNT, 1);
+  c->gc_requested = 1;
+}
+
+/* ---- The hook ------------------------------------------------------------------ */
+
+static uint64_t next_random(struct capture *c)
+{
+  /* xorshift64* */
+  c->rng ^= c->rng >> 12;
+  c->rng ^= c->rng << 25;
+  c->rng ^= c->rng >> 27;
+  return c->rng * 0x2545f4914f6cdd1dull;
+}
+
+/* Bytes until the next sample: exponential with mean opt.sample. */
+static int64_t sample_gap(struct capture *c)
+{
+  double u = ((double)(next_random(c) >> 11) + 1.0) / 9007199254740992.0;
+  double gap = -log(u) * (double)c->opt.sample;
+  if (gap < 1)
+    gap = 1;
+  if (gap > 1e15)
+    gap = 1e15;
+  return (int64_t)gap;
+}
+
+static int sample_take(struct capture *c, size_t size)
+{
+  c->countdown -= (int64_t)size;
+  if (c->countdown > 0)
+    return 0;
+  c->countdown = sample_gap(c);
+  return 1;
+}
+
+static void timers(struct capture *c)
+{
+  uint64_t now = mono_ns();
+  if (c->opt.duration > 0 && (double)(now - c->start_ns) >= c->opt.duration * 1e9 &&
+      c->pending_stop == REASON_NONE)
+    c->pending_stop = REASON_DURATION;
+  if (!c->boundary_due &&
+      ((c->opt.period > 0 && (double)(now - c->segment_start_ns) >= c->opt.period * 1e9) ||
+       (c->opt.max_bytes && c->writer.bytes_written >= c->opt.max_bytes)))
+    c->boundary_due = 1;
+  if (c->boundary_due && c->opt.force_gc && !c->gc_requested)
+    request_gc(c);
+  if (now - c->last_flush_ns >= CAPTURE_FLUSH_NS) {
+    c->last_flush_ns = now;
+    if (c->writer.used)
+      memprof_writer_flush(&c->writer);
+  }
+}
+
+static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_t nsize)
+{
+  int st = c->g->gc.state;
+  if (st != c->last_gc_state) {
+    if (st == GCSpause) {
+      c->gc_cycles++;
+      if (c->boundary_due)
+        rotate(c);
+    }
+    c->last_gc_state = st;
+  }
+  if (!c->segment_open)
+    return;
+
+  struct memprof_event ev;
+  if (nsize == 0) {
+    if (!ptr)
+      return;
+    if (c->opt.sample && !addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)ptr))
+      return;
+    ev.kind = MEMPROF_EVENT_FREE;
+    ev.old_address = (uint64_t)(uintptr_t)ptr;
+    ev.old_size = osize;
+    ev.new_address = 0;
+    ev.new_size = 0;
+  } else {
+    if (!nptr)
+      return; /* failed allocation: the VM raises an error, nothing changed */
+    c->allocated += nsize;
+    if (ptr == NULL || osize == 0) {
+      if (c->opt.sample) {
+        if (!sample_take(c, nsize))
+          return;
+        addr_map_put(&c->sampled, (uint64_t)(uintptr_t)nptr, nsize);
+      }
+      ev.kind = MEMPROF_EVENT_ALLOC;
+      ev.old_address = 0;
+      ev.old_size = 0;
+    } else if (c->opt.sample && !addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)ptr)) {
+      /* A block we did not sample grew or shrank: sample the new size as an allocation. */
+      if (!sample_take(c, nsize))
+        return;
+      addr_map_put(&c->sampled, (uint64_t)(uintptr_t)nptr, nsize);
+      ev.kind = MEMPROF_EVENT_ALLOC;
+      ev.old_address = 0;
+      ev.old_size = 0;
+    } else {
+      if (c->opt.sample)
+        addr_map_put(&c->sampled, (uint64_t)(uintptr_t)nptr, nsize);
+      ev.kind = MEMPROF_EVENT_REALLOC;
+      ev.old_address = (uint64_t)(uintptr_t)ptr;
+      ev.old_size = osize;
+    }
+    ev.new_address = (uint64_t)(uintptr_t)nptr;
+    ev.new_size = nsize;
+  }
+
+  struct attrib_site site;
+  attrib_current_site(c->g, &site);
+  if (site.source == MEMPROF_SOURCE_LUA)
+    emit_lua_symbol(c, site.proto);
+  else if (site.source == MEMPROF_SOURCE_TRACE)
+    emit_trace_symbol(c, site.location, site.trace);
+  else if (site.source == MEMPROF_SOURCE_C)
+    emit_c_symbol(c, site.location);
+  ev.source = site.source;
+  ev.location = site.location;
+  ev.line = site.line;
+  memprof_writer_event(&c->writer, &ev);
+  c->segment_events++;
+  c->events++;
+
+  if (++c->tick % CAPTURE_TICK_EVENTS == 0)
+    timers(c);
+  if (c->writer.failed) {
+    report_write_error(c, "cannot write", c->out.error);
+    c->pending_stop = REASON_WRITE_ERROR;
+  }
+}
+
+static int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
+                         char *err, size_t err_size);
+
+static void handle_signal(struct capture *c)
+{
+  signal_pending = 0;
+  if (c->active) {
+    stop_now(c, REASON_SIGNAL);
+    return;
+  }
+  if (!c->layout_ok)
+    return;
+  struct ljleak_collector_options opt;
+  ljleak_collector_options_init(&opt);
+  if (c->dir_env_used)
+    opt.dir = NULL;
+  int used_env = opt.dir != NULL;
+  char err[512];
+  if (capture_begin(c, &opt, err, sizeof err) != 0)
+    fprintf(stderr, "ljleak: cannot start a capture on signal: %s\n", err);
+  else if (used_env)
+    c->dir_env_used = 1;
+}
+
+static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  struct capture *c = &cap;
+  if (__builtin_expect(nsize == 0 && ptr != NULL && ptr == c->gg, 0)) {
+    /* lua_close frees the GG_State last: finish while g is still readable. */
+    lua_Alloc f = c->orig_allocf;
+    if (c->active && !c->busy) {
+      c->busy = 1;
+      stop_now(c, REASON_EXIT);
+      c->busy = 0;
+    }
+    c->hooked = 0;
+    c->g = NULL;
+    c->gg = NULL;
+    c->layout_ok = 0;
+    return f(ud, ptr, osize, nsize);
+  }
+  void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
+  if (__builtin_expect(c->busy, 0))
+    return nptr;
+  if (__builtin_expect(signal_pending, 0)) {
+    c->busy = 1;
+    handle_signal(c);
+    c->busy = 0;
+  }
+  if (c->active) {
+    c->busy = 1;
+    record(c, ptr, osize, nptr, nsize);
+    if (__builtin_expect(c->pending_stop != REASON_NONE, 0))
+      stop_now(c, c->pending_stop);
+    c->busy = 0;
+  }
+  return nptr;
+}
+
+/* ---- Start and stop ------------------------------------------------------------ */
+
+static void free_buffers(struct capture *c)
+{
+  if (c->buffer)
+    munmap(c->buffer, CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE);
+  c->buffer = NULL;
+  addr_map_free(&c->sampled);
+  addr_map_free(&c->sym_lua);
+  addr_map_free(&c->sym_trace);
+  addr_map_free(&c->sym_c);
+}
+
+static void stop_now(struct capture *c, enum stop_reason reason)
+{
+  if (!c->active)
+    return;
+  c->active = 0;
+  if (reason == REASON_WRITE_ERROR || c->writer.failed) {
+    reason = REASON_WRITE_ERROR;
+    report_write_error(c, "cannot write", c->out.error);
+    seg_out_abandon(&c->out);
+    c->segment_open = 0;
+  } else if (segment_end(c, 0) != 0) {
+    reason = REASON_WRITE_ERROR;
+  }
+  if (reason == REASON_MAX_TOTAL)
+    fprintf(stderr, "ljleak: capture in %s stopped: it reached --max-total-bytes %llu\n", c->dir,
+            (unsigned long long)c->opt.max_total_bytes);
+  char line[128];
+  snprintf(line, sizeof line, "stop\ttime=%.3f\treason=%s\n", wall_time(), reason_names[reason]);
+  index_append(c, line);
+  if (c->index_fd >= 0)
+    close(c->index_fd);
+  c->index_fd = -1;
+  c->pending_stop = REASON_NONE;
+  if (c->gc_requested && c->g) {
+    lua_sethook(main_thread(c), c->saved_hook, c->saved_hook_mask, c->saved_hook_count);
+    c->gc_requested = 0;
+  }
+  free_buffers(c);
+  copy_text(c->last_dir, sizeof c->last_dir, c->dir);
+  if (reason != REASON_EXIT)
+    hook_release(c);
+}
+
+static void at_exit(void)
+{
+  struct capture *c = &cap;
+  if (c->active && !c->busy) {
+    c->busy = 1;
+    stop_now(c, REASON_EXIT);
+    c->busy = 0;
+  }
+}
+
+/* Creates the capture directory: opt->dir, or a new ljleak-<pid>-<time>. */
+static int make_dir(struct capture *c, const struct ljleak_collector_options *opt, char *err,
+                    size_t err_size)
+{
+  if (opt->dir && *opt->dir) {
+    copy_text(c->dir, sizeof c->dir, opt->dir);
+    if (mkdir(c->dir, 0755) != 0) {
+      struct stat st;
+      char index[PATH_MAX + 8];
+      if (errno != EEXIST || stat(c->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        set_error(err, err_size, "cannot create capture directory %s: %s", c->dir,
+                  strerror(errno));
+        return -1;
+      }
+      snprintf(index, sizeof index, "%s/index", c->dir);
+      if (access(index, F_OK) == 0) {
+        set_error(err, err_size, "%s already holds a capture (it has an index)%s", c->dir, "");
+        return -1;
+      }
+    }
+    return 0;
+  }
+  const char *root = opt->root && *opt->root ? opt->root : ".";
+  time_t now = time(NULL);
+  struct tm tm;
+  char stamp[32];
+  localtime_r(&now, &tm);
+  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  for (int n = 1; n < 1000; n++) {
+    if (n == 1)
+      snprintf(c->dir, sizeof c->dir, "%s/ljleak-%ld-%s", root, (long)getpid(), stamp);
+    else
+      snprintf(c->dir, sizeof c->dir, "%s/ljleak-%ld-%s-%d", root, (long)getpid(), stamp, n);
+    if (mkdir(c->dir, 0755) == 0)
+      return 0;
+    if (errno != EEXIST)
+      break;
+  }
+  set_error(err, err_size, "cannot create a capture directory in %s: %s", root, strerror(errno));
+  return -1;
+}
+
+static int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
+                         char *err, size_t err_size)
+{
+  if (c->active) {
+    set_error(err, err_size, "a capture is already running in %s%s", c->dir, "");
+    return -1;
+  }
+  if (opt->period < 0 || opt->duration < 0) {
+    set_error(err, err_size, "%s%s", "period and duration must not be negative", "");
+    return -1;
+  }
+  if (make_dir(c, opt, err, err_size) != 0)
+    return -1;
+  c->opt = *opt;
+  c->opt.dir = c->dir;
+  c->opt.root = NULL;
+  if (opt->command)
+    copy_text(c->command, sizeof c->command, opt->command);
+  else
+    read_command(c->command, sizeof c->command);
+  c->opt.command = c->command;
+
+  void *mem = mmap(NULL, CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) {
+    set_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
+    return -1;
+  }
+  c->buffer = mem;
+  if (addr_map_init(&c->sym_lua, 1024) || addr_map_init(&c->sym_trace, 256) ||
+      addr_map_init(&c->sym_c, 256) || (opt->sample && addr_map_init(&c->sampled, 4096))) {
+    free_buffers(c);
+    set_error(err, err_size, "cannot map the symbol tables: %s%s", strerror(errno), "");
+    return -1;
+  }
+
+  char path[PATH_MAX + 8];
+  snprintf(path, sizeof path, "%s/index", c->dir);
+  c->index_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0644);
+  if (c->index_fd < 0) {
+    set_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
+    free_buffers(c);
+    return -1;
+  }
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  double start = wall_time();
+  char line[16384], *p = line;
+  size_t left = sizeof line;
+  int n = snprintf(p, left, "ljleak-index\tversion=1\ncapture\tpid=%ld\thost=", (long)getpid());
+  p += n, left -= (size_t)n;
+  n = (int)escape_into(p, left, host);
+  p += n, left -= (size_t)n;
+  n = snprintf(p, left, "\tcommand=");
+  p += n, left -= (size_t)n;
+  n = (int)escape_into(p, left - 256, c->command);
+  p += n, left -= (size_t)n;
+  n = snprintf(p, left, "\tluajit=");
+  p += n, left -= (size_t)n;
+  n = (int)escape_into(p, left, c->luajit_version);
+  p += n, left -= (size_t)n;
+  snprintf(p, left, "\tstart=%.3f\tsample=%llu\tperiod=%g\tmax_bytes=%llu\tgzip=%d\n", start,
+           (unsigned long long)opt->sample, opt->period, (unsigned long long)opt->max_bytes,
+           opt->gzip ? 1 : 0);
+  if (index_append(c, line) != 0) {
+    set_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
+    close(c->index_fd);
+    c->index_fd = -1;
+    free_buffers(c);
+    return -1;
+  }
+
+  c->seq = 0;
+  c->segments = c->events = c->stream_done = c->allocated = 0;
+  c->disk_done = 0;
+  c->gc_cycles = 0;
+  c->error[0] = '\0';
+  c->pending_stop = REASON_NONE;
+  c->start_ns = mono_ns();
+  c->tick = 0;
+  c->rng = (c->start_ns ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c) | 1;
+  if (opt->sample)
+    c->countdown = sample_gap(c);
+  c->last_gc_state = c->g->gc.state;
+  c->last_heap = (uint64_t)c->g->gc.total;
+  if (segment_begin(c) != 0) {
+    copy_text(err, err_size, c->error);
+    char stop_line[128];
+    snprintf(stop_line, sizeof stop_line, "stop\ttime=%.3f\treason=write-error\n", wall_time());
+    index_append(c, stop_line);
+    seg_out_abandon(&c->out);
+    c->segment_open = 0;
+    close(c->index_fd);
+    c->index_fd = -1;
+    free_buffers(c);
+    return -1;
+  }
+  c->active = 1;
+  if (!c->atexit_registered) {
+    atexit(at_exit);
+    c->atexit_registered = 1;
+  }
+  return 0;
+}
+
+/* ---- The C API ------------------------------------------------------------------ */
+
+int capture_attach(lua_State *L, char *err, size_t err_size)
+{
+  struct capture *c = &cap;
+  if (c->hooked && c->g == G(L) && c->layout_ok)
+    return 0;
+  if (c->active) {
+    set_error(err, err_size, "a capture of another Lua state is running in %s%s", c->dir, "");
+    return -1;
+  }
+  char version[64];
+  if (layout_verify(L, version, sizeof version, err, err_size) != 0)
+    return -1;
+  if (hook_install(c, L, err, err_size) != 0)
+    return -1;
+  copy_text(c->luajit_version, sizeof c->luajit_version, version);
+  c->layout_ok = 1;
+  return 0;
+}
+
+int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *options,
+                           char *err, size_t err_size)
+{
+  struct capture *c = &cap;
+  struct ljleak_collector_options defaults;
+  if (!options) {
+    ljleak_collector_options_init(&defaults);
+    options = &defaults;
+  }
+  if (c->active) {
+    set_error(err, err_size, "a capture is already running in %s%s", c->dir, "");
+    return -1;
+  }
+  if (capture_attach(L, err, err_size) != 0)
+    return -1;
+  c->busy = 1;
+  int rc = capture_begin(c, options, err, err_size);
+  c->busy = 0;
+  if (rc != 0)
+    hook_release(c);
+  return rc;
+}
+
+int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
+{
+  struct capture *c = &cap;
+  if (!c->active) {
+    set_error(err, err_size, "%s%s", "no capture is running", "");
+    return -1;
+  }
+  if (c->g != G(L)) {
+    set_error(err, err_size, "%s%s", "the running capture belongs to another Lua state", "");
+    return -1;
+  }
+  c->busy = 1;
+  stop_now(c, REASON_STOP);
+  c->busy = 0;
+  if (c->error[0]) {
+    copy_text(err, err_size, c->error);
+    return -1;
+  }
+  return 0;
+}
+
+void ljleak_collector_status(struct ljleak_collector_status *st)
+{
+  const struct capture *c = &cap;
+  memset(st, 0, sizeof *st);
+  st->active = c->active;
+  copy_text(st->dir, sizeof st->dir, c->active ? c->dir : c->last_dir);
+  st->segments = c->segments;
+  st->events = c->events;
+  st->bytes = c->stream_done + (c->active && c->segment_open ? c->writer.bytes_written : 0);
+  st->allocated = c->allocated;
+  copy_text(st->error, sizeof st->error, c->error);
+}
+
+static void on_signal(int signo)
+{
+  (void)signo;
+  signal_pending = 1;
+}
+
+int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, size_t err_size)
+{
+  struct capture *c = &cap;
+  int signo;
+  if (options_parse_signal(spec, &signo) != 0) {
+    set_error(err, err_size, "bad signal '%s' (use a name like USR2, a number, or none)%s",
+              spec ? spec : "", "");
+    return -1;
+  }
+  if (signo == 0)
+    return 0;
+  if (capture_attach(L, err, err_size) != 0)
+    return -1;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  if (sigaction(signo, &sa, NULL) != 0) {
+    set_error(err, err_size, "cannot install the handler for signal %s: %s", spec,
+              strerror(errno));
+    return -1;
+  }
+  c->signo = signo;
+  return 0;
+}

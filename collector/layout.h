@@ -1,0 +1,17 @@
+/* collector/layout.h: checks that the private structures match the running LuaJIT. */
+#ifndef LJLEAK_COLLECTOR_LAYOUT_H
+#define LJLEAK_COLLECTOR_LAYOUT_H
+
+#include <stddef.h>
+
+struct lua_State;
+
+/* Runs every layout check on L's VM from inside a C function called through
+ * lua_pcall (so vmstate must read "C"). Fills version (jit.version) and
+ * returns 0, or -1 with the first failed check in err. Not for use inside
+ * the allocator hook. Setting LJLEAK_TEST_BREAK_LAYOUT=1 in the environment
+ * makes the version check expect a wrong version (to test the refusal). */
+int layout_verify(struct lua_State *L, char *version, size_t version_size,
+                  char *err, size_t err_size);
+
+#endif

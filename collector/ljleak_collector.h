@@ -1,0 +1,63 @@
+/* collector/ljleak_collector.h: the collector's C API for programs that embed LuaJIT. */
+#ifndef LJLEAK_COLLECTOR_H
+#define LJLEAK_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lua_State;
+
+/* What to capture and where. ljleak_collector_options_init fills the
+ * defaults and then the LJLEAK_* environment variables; set fields after it. */
+struct ljleak_collector_options {
+  const char *dir;            /* capture directory; NULL: a new ljleak-<pid>-<time> under root */
+  const char *root;           /* where new capture directories go; NULL: the working directory */
+  double period;              /* seconds per segment; 0: no period */
+  uint64_t max_bytes;         /* stream bytes per segment; 0: no limit */
+  uint64_t max_total_bytes;   /* bytes written for the whole capture; 0: no limit */
+  uint64_t sample;            /* mean bytes between sampled allocations; 0: record every event */
+  int gzip;                   /* 1: compress segments with zlib */
+  double duration;            /* seconds until the capture stops by itself; 0: no limit */
+  int force_gc;               /* 1: force a full GC cycle at each due boundary */
+  const char *command;        /* the command line for the index; NULL: /proc/self/cmdline */
+};
+
+/* The state of the capture. */
+struct ljleak_collector_status {
+  int active;                 /* a capture is running */
+  char dir[4096];             /* the last capture's directory ("" if none) */
+  uint64_t segments;          /* segments finished */
+  uint64_t events;            /* alloc/free/realloc events recorded */
+  uint64_t bytes;             /* stream bytes (uncompressed) */
+  uint64_t allocated;         /* bytes of every allocation and reallocation that went
+                                 through the allocator while capturing, sampled or not */
+  char error[512];            /* why the last capture stopped on an error ("" if none) */
+};
+
+/* Defaults, then LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,
+ * LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION,
+ * LJLEAK_FORCE_GC. The strings point into the environment. */
+void ljleak_collector_options_init(struct ljleak_collector_options *options);
+
+/* Starts a capture of L's VM. Must be called while no Lua code of that VM
+ * runs in another thread. Checks the private-structure layout first and
+ * refuses if it does not match the running LuaJIT. Returns 0, or -1 with a
+ * message in err. One capture per process at a time. */
+int ljleak_collector_start(struct lua_State *L, const struct ljleak_collector_options *options,
+                           char *err, size_t err_size);
+
+/* Stops the capture (index reason "stop"); returns 0, or -1 with a message. */
+int ljleak_collector_stop(struct lua_State *L, char *err, size_t err_size);
+
+void ljleak_collector_status(struct ljleak_collector_status *status);
+
+/* Installs the start/stop signal (a name like "USR2" or a number; "none"
+ * or "" installs nothing) for L's VM; the handler only sets a flag. Returns
+ * 0 or -1 with a message. */
+int ljleak_collector_install_signal(struct lua_State *L, const char *signal_spec,
+                                    char *err, size_t err_size);
+
+/* The Lua module's entry point: require "ljleak.collector". */
+int luaopen_ljleak_collector(struct lua_State *L);
+
+#endif
