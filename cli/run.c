@@ -1,12 +1,372 @@
-/* cli/run.c: ljleak run (placeholder until its stage lands). */
+/* cli/run.c: ljleak run: runs a Lua script like luajit does, while the collector captures it. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "collector/capture.h"
+#include "collector/ljleak_collector.h"
+#include "collector/options.h"
+#include "lauxlib.h"
+#include "lua.h"
+#include "lualib.h"
+
+/* Error messages carry luajit's program name, as users compare them with luajit's. */
+#define RUN_PROGNAME "luajit"
+
+static const char run_usage[] =
+  "usage: ljleak run [-o DIR] [--period SECONDS] [--max-bytes N] [--max-total-bytes N]\n"
+  "                  [--sample BYTES] [--gzip] [--duration SECONDS] [--force-gc]\n"
+  "                  [-e CHUNK] [-l LIB] [-j CMD] SCRIPT [ARGS...]\n";
+
+static const char run_help[] =
+  "\n"
+  "Runs SCRIPT with ARGS as `luajit SCRIPT ARGS` would (same arg table, exit\n"
+  "status and error messages) while capturing its allocations into DIR: one\n"
+  "memprof segment per period, cut right after a full GC cycle, and an index.\n"
+  "\n"
+  "  -o DIR                capture directory (default: a new ljleak-<pid>-<time>\n"
+  "                        in $LJLEAK_ROOT or the working directory)\n"
+  "  --period SECONDS      start a new segment after this long (at the next GC cycle end)\n"
+  "  --max-bytes N         start a new segment after N stream bytes (k, M, G suffixes)\n"
+  "  --max-total-bytes N   stop capturing once N bytes were written\n"
+  "  --sample BYTES        record allocations sampled with this mean interval\n"
+  "  --gzip                compress segments with zlib\n"
+  "  --duration SECONDS    stop capturing after this long\n"
+  "  --force-gc            force a full GC cycle at each due segment boundary\n"
+  "  -e CHUNK              run the Lua string CHUNK first (as luajit -e)\n"
+  "  -l LIB                require LIB first (as luajit -l)\n"
+  "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
+  "\n"
+  "Options also come from LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,\n"
+  "LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION, LJLEAK_FORCE_GC.\n"
+  "Exit status: the script's; 4 if the capture could not start; 2 on bad usage.\n";
+
+/* One -e, -l or -j, run in command-line order. */
+struct run_action {
+  char kind;
+  const char *text;
+};
+
+struct run_job {
+  int argc;                 /* of the runner's argv (argv[0] is "run") */
+  char **argv;
+  int script;               /* index of SCRIPT in argv */
+  struct run_action *actions;
+  int nactions;
+  struct ljleak_collector_options opt;
+  int explicit_dir;
+  int status;               /* the exit status to return */
+  int capture_failed;
+};
+
+static void message(const char *msg)
+{
+  fprintf(stderr, "%s: %s\n", RUN_PROGNAME, msg);
+  fflush(stderr);
+}
+
+static int report(lua_State *L, int status)
+{
+  if (status && !lua_isnil(L, -1)) {
+    const char *msg = lua_tostring(L, -1);
+    message(msg ? msg : "(error object is not a string)");
+    lua_pop(L, 1);
+  }
+  return status;
+}
+
+static int traceback(lua_State *L)
+{
+  if (!lua_isstring(L, 1)) {
+    if (lua_isnoneornil(L, 1) || !luaL_callmeta(L, 1, "__tostring") || !lua_isstring(L, -1))
+      return 1;
+    lua_remove(L, 1);
+  }
+  luaL_traceback(L, L, lua_tostring(L, 1), 1);
+  return 1;
+}
+
+static int docall(lua_State *L, int narg, int clear)
+{
+  int base = lua_gettop(L) - narg;
+  lua_pushcfunction(L, traceback);
+  lua_insert(L, base);
+  int status = lua_pcall(L, narg, clear ? 0 : LUA_MULTRET, base);
+  lua_remove(L, base);
+  if (status != 0)
+    lua_gc(L, LUA_GCCOLLECT, 0);
+  return status;
+}
+
+static int dostring(lua_State *L, const char *s)
+{
+  return report(L, luaL_loadbuffer(L, s, strlen(s), "=(command line)") || docall(L, 0, 1));
+}
+
+static int dolibrary(lua_State *L, const char *name)
+{
+  lua_getglobal(L, "require");
+  lua_pushstring(L, name);
+  return report(L, docall(L, 1, 1));
+}
+
+/* -j CMD[=ARG,...]: a function of the jit table, or the start of module jit.CMD. */
+static int dojitcmd(lua_State *L, const char *cmd)
+{
+  const char *opt = strchr(cmd, '=');
+  lua_pushlstring(L, cmd, opt ? (size_t)(opt - cmd) : strlen(cmd));
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  lua_getfield(L, -1, "jit");
+  lua_remove(L, -2);
+  lua_pushvalue(L, -2);
+  lua_gettable(L, -2);
+  if (!lua_isfunction(L, -1)) {
+    lua_pop(L, 2);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "jit.");
+    lua_pushvalue(L, -3);
+    lua_concat(L, 2);
+    if (lua_pcall(L, 1, 1, 0)) {
+      const char *msg = lua_tostring(L, -1);
+      if (!msg || strncmp(msg, "module ", 7))
+        return report(L, 1);
+      message("unknown luaJIT command or jit.* modules not installed");
+      return 1;
+    }
+    lua_getfield(L, -1, "start");
+    if (lua_isnil(L, -1)) {
+      message("unknown luaJIT command or jit.* modules not installed");
+      return 1;
+    }
+    lua_remove(L, -2);
+  } else {
+    lua_remove(L, -2);
+  }
+  lua_remove(L, -2);
+  int narg = 0;
+  if (opt && *++opt) {
+    for (;;) {
+      const char *p = strchr(opt, ',');
+      narg++;
+      if (!p)
+        break;
+      if (p == opt)
+        lua_pushnil(L);
+      else
+        lua_pushlstring(L, opt, (size_t)(p - opt));
+      opt = p + 1;
+    }
+    if (*opt)
+      lua_pushstring(L, opt);
+    else
+      lua_pushnil(L);
+  }
+  return report(L, lua_pcall(L, narg, 0, 0));
+}
+
+/* arg: arg[0] the script, arg[1..] its arguments, negative indices the
+ * command before it, down to "ljleak". */
+static void create_arg_table(lua_State *L, const struct run_job *job)
+{
+  int before = job->script + 1; /* "ljleak" plus argv[0..script-1] */
+  lua_createtable(L, job->argc - job->script, before);
+  lua_pushliteral(L, "ljleak");
+  lua_rawseti(L, -2, -before);
+  for (int i = 0; i < job->argc; i++) {
+    lua_pushstring(L, job->argv[i]);
+    lua_rawseti(L, -2, i - job->script);
+  }
+  lua_setglobal(L, "arg");
+}
+
+static int handle_script(lua_State *L, const char *fname)
+{
+  if (!strcmp(fname, "-"))
+    fname = NULL;
+  int status = luaL_loadfile(L, fname);
+  if (status == 0) {
+    int narg = 0;
+    lua_getglobal(L, "arg");
+    if (lua_istable(L, -1)) {
+      do {
+        narg++;
+        lua_rawgeti(L, -narg, narg);
+      } while (!lua_isnil(L, -1));
+      lua_pop(L, 1);
+      lua_remove(L, -narg);
+      narg--;
+    } else {
+      lua_pop(L, 1);
+    }
+    status = docall(L, narg, 0);
+  }
+  return report(L, status);
+}
+
+static int pmain(lua_State *L)
+{
+  struct run_job *job = lua_touserdata(L, 1);
+  lua_settop(L, 0);
+  lua_gc(L, LUA_GCSTOP, 0);
+  luaL_openlibs(L);
+  lua_gc(L, LUA_GCRESTART, 0);
+  /* require "ljleak.collector" inside the run uses this very collector. */
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  lua_getfield(L, -1, "package");
+  lua_getfield(L, -1, "preload");
+  lua_pushcfunction(L, luaopen_ljleak_collector);
+  lua_setfield(L, -2, "ljleak.collector");
+  lua_settop(L, 0);
+  create_arg_table(L, job);
+
+  char err[512];
+  if (ljleak_collector_start(L, &job->opt, err, sizeof err) != 0) {
+    fprintf(stderr, "ljleak run: cannot start the capture: %s\n", err);
+    job->capture_failed = 1;
+    return 0;
+  }
+  if (!job->explicit_dir) {
+    struct ljleak_collector_status st;
+    ljleak_collector_status(&st);
+    fprintf(stderr, "ljleak: capturing into %s\n", st.dir);
+  }
+  for (int i = 0; i < job->nactions; i++) {
+    const struct run_action *a = &job->actions[i];
+    int rc = a->kind == 'e' ? dostring(L, a->text)
+           : a->kind == 'l' ? dolibrary(L, a->text)
+                            : dojitcmd(L, a->text);
+    if (rc) {
+      job->status = 1;
+      return 0;
+    }
+  }
+  if (handle_script(L, job->argv[job->script]))
+    job->status = 1;
+  return 0;
+}
+
+/* The value of an option given as "--name VALUE" or "--name=VALUE". */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+  size_t n = strlen(name);
+  if (strncmp(argv[*i], name, n) != 0)
+    return NULL;
+  if (argv[*i][n] == '=')
+    return argv[*i] + n + 1;
+  if (argv[*i][n] != '\0')
+    return NULL;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "ljleak run: %s needs a value\n%s", name, run_usage);
+    exit(CLI_EXIT_USAGE);
+  }
+  return argv[++*i];
+}
+
+static int bad_value(const char *name, const char *value)
+{
+  fprintf(stderr, "ljleak run: bad value '%s' for %s\n%s", value, name, run_usage);
+  return CLI_EXIT_USAGE;
+}
+
+static int parse(struct run_job *job, int argc, char **argv)
+{
+  const char *v;
+  for (int i = 1; i < argc; i++) {
+    char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      printf("%s%s", run_usage, run_help);
+      return -1;
+    }
+    if (!strcmp(a, "--")) {
+      job->script = i + 1;
+      break;
+    }
+    if (a[0] != '-' || !strcmp(a, "-")) {
+      job->script = i;
+      break;
+    }
+    if ((v = option_value(argc, argv, &i, "-o")) || (v = option_value(argc, argv, &i, "--dir"))) {
+      job->opt.dir = v;
+      job->explicit_dir = 1;
+    } else if ((v = option_value(argc, argv, &i, "--period"))) {
+      if (options_parse_seconds(v, &job->opt.period))
+        return bad_value("--period", v);
+    } else if ((v = option_value(argc, argv, &i, "--max-bytes"))) {
+      if (options_parse_size(v, &job->opt.max_bytes))
+        return bad_value("--max-bytes", v);
+    } else if ((v = option_value(argc, argv, &i, "--max-total-bytes"))) {
+      if (options_parse_size(v, &job->opt.max_total_bytes))
+        return bad_value("--max-total-bytes", v);
+    } else if ((v = option_value(argc, argv, &i, "--sample"))) {
+      if (options_parse_size(v, &job->opt.sample))
+        return bad_value("--sample", v);
+    } else if ((v = option_value(argc, argv, &i, "--duration"))) {
+      if (options_parse_seconds(v, &job->opt.duration))
+        return bad_value("--duration", v);
+    } else if (!strcmp(a, "--gzip")) {
+      job->opt.gzip = 1;
+    } else if (!strcmp(a, "--force-gc")) {
+      job->opt.force_gc = 1;
+    } else if (a[1] == 'e' || a[1] == 'l' || a[1] == 'j') {
+      const char *text = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+      if (!text) {
+        fprintf(stderr, "ljleak run: %s needs a value\n%s", a, run_usage);
+        return CLI_EXIT_USAGE;
+      }
+      job->actions[job->nactions].kind = a[1];
+      job->actions[job->nactions].text = text;
+      job->nactions++;
+    } else {
+      fprintf(stderr, "ljleak run: unknown option '%s'\n%s", a, run_usage);
+      return CLI_EXIT_USAGE;
+    }
+  }
+  if (job->script <= 0 || job->script >= argc) {
+    fprintf(stderr, "ljleak run: no script given\n%s", run_usage);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
 
 int cmd_run(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "usage: ljleak run ...\n");
-  return CLI_EXIT_USAGE;
+  struct run_job job;
+  memset(&job, 0, sizeof job);
+  job.argc = argc;
+  job.argv = argv;
+  job.actions = calloc((size_t)argc + 1, sizeof *job.actions);
+  if (!job.actions) {
+    fprintf(stderr, "ljleak run: out of memory\n");
+    return CLI_EXIT_RUNTIME;
+  }
+  ljleak_collector_options_init(&job.opt);
+  int rc = parse(&job, argc, argv);
+  if (rc != 0) {
+    free(job.actions);
+    return rc < 0 ? CLI_EXIT_OK : rc;
+  }
+
+  lua_State *L = luaL_newstate();
+  if (!L) {
+    message("cannot create state: not enough memory");
+    free(job.actions);
+    return EXIT_FAILURE;
+  }
+  int status = lua_cpcall(L, pmain, &job);
+  report(L, status);
+  if (!job.capture_failed) {
+    char err[512];
+    /* Ends the capture before lua_close so the last segment holds the
+     * program's own work, not the teardown; an error was already reported. */
+    struct ljleak_collector_status st;
+    ljleak_collector_status(&st);
+    if (st.active)
+      capture_finish_exit(L, err, sizeof err);
+  }
+  lua_close(L);
+  free(job.actions);
+  if (job.capture_failed)
+    return CLI_EXIT_RUNTIME;
+  return (status || job.status) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

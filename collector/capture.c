@@ -940,6 +940,24 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
   return 0;
 }
 
+int capture_finish_exit(lua_State *L, char *err, size_t err_size)
+{
+  struct capture *c = &cap;
+  if (!c->active || c->g != G(L)) {
+    copy_text(err, err_size, c->error[0] ? c->error : "no capture is running");
+    return -1;
+  }
+  c->busy = 1;
+  stop_now(c, REASON_EXIT);
+  c->busy = 0;
+  hook_release(c);
+  if (c->error[0]) {
+    copy_text(err, err_size, c->error);
+    return -1;
+  }
+  return 0;
+}
+
 void ljleak_collector_status(struct ljleak_collector_status *st)
 {
   const struct capture *c = &cap;
