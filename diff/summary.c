@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#define XXH_INLINE_ALL  /* the 8- and 24-byte keys hash in a few inlined instructions */
 #include <xxhash.h>
 
 #define NONE UINT32_MAX
@@ -30,17 +31,23 @@ struct name {
 struct entry {
   int kind;
   uint32_t name;                /* the id's name when the entry was made */
-  uint32_t first_primary;       /* list of this entry's primary records */
-  uint32_t primary_count;
+  uint32_t primary_count;       /* records in the primary table */
   uint64_t events, alloc_bytes, free_bytes;
 };
 
-/* The blocks an entry's reallocs or frees overrode, per allocating site. */
+/* The blocks an entry's reallocs or frees overrode, per allocating site. The
+ * records sit in the slots of an open-addressing table (key EMPTY_KEY marks a
+ * free slot), so an update touches one cache line. */
 struct primary {
   uint64_t key;                 /* entry << 32 | allocating site */
   uint32_t name;                /* the allocating site's name when its first block was made */
-  uint32_t next;                /* next record of the same entry, or NONE */
   uint64_t allocated, freed, count;
+};
+#define EMPTY_KEY UINT64_MAX
+
+struct primary_table {
+  struct primary *slots;
+  size_t mask, count;
 };
 
 /* A live block in the heap map; site NONE marks an empty slot. */
@@ -88,9 +95,7 @@ struct summary {
   struct entry *entries;
   size_t entry_count, entry_capacity;
 
-  struct primary *primaries;
-  size_t primary_capacity;
-  struct index_table primary_index;
+  struct primary_table primaries;
 
   struct heap_map heap;
 
@@ -202,6 +207,13 @@ static size_t heap_map_home(const struct heap_map *heap, uint64_t address)
   return hash_u64(address) & heap->mask;
 }
 
+/* Starts fetching the slot where address would be, so that the lookup a few
+ * events later finds it in cache. */
+static void heap_map_prefetch(const struct heap_map *heap, uint64_t address)
+{
+  __builtin_prefetch(&heap->slots[heap_map_home(heap, address)]);
+}
+
 /* The slot holding address, or the empty slot where it would go. */
 static size_t heap_map_probe(const struct heap_map *heap, uint64_t address)
 {
@@ -228,7 +240,7 @@ static int heap_map_grow(struct heap_map *heap)
 /* Maps block->address to block, replacing what was there (as the parser does). */
 static int heap_map_put(struct heap_map *heap, const struct block *block)
 {
-  if ((heap->count + 1) * 4 > (heap->mask + 1) * 3 && heap_map_grow(heap))
+  if ((heap->count + 1) * 2 > heap->mask + 1 && heap_map_grow(heap))
     return -1;
   size_t i = heap_map_probe(heap, block->address);
   if (heap->slots[i].site == NONE)
@@ -407,8 +419,42 @@ static uint32_t entry_new(struct summary *summary, int kind, uint32_t name)
   memset(entry, 0, sizeof *entry);
   entry->kind = kind;
   entry->name = name;
-  entry->first_primary = NONE;
   return (uint32_t)summary->entry_count++;
+}
+
+static int primary_table_init(struct primary_table *table, size_t capacity)
+{
+  table->slots = malloc(capacity * sizeof *table->slots);
+  if (!table->slots)
+    return -1;
+  for (size_t i = 0; i < capacity; i++)
+    table->slots[i].key = EMPTY_KEY;
+  table->mask = capacity - 1;
+  table->count = 0;
+  return 0;
+}
+
+/* The record for key, or the empty slot where it would go. */
+static struct primary *primary_table_probe(const struct primary_table *table, uint64_t key)
+{
+  size_t i = hash_u64(key) & table->mask;
+  while (table->slots[i].key != EMPTY_KEY && table->slots[i].key != key)
+    i = (i + 1) & table->mask;
+  return &table->slots[i];
+}
+
+static int primary_table_grow(struct primary_table *table)
+{
+  struct primary_table bigger;
+  if (primary_table_init(&bigger, 2 * (table->mask + 1)))
+    return -1;
+  for (size_t i = 0; i <= table->mask; i++)
+    if (table->slots[i].key != EMPTY_KEY)
+      *primary_table_probe(&bigger, table->slots[i].key) = table->slots[i];
+  bigger.count = table->count;
+  free(table->slots);
+  *table = bigger;
+  return 0;
 }
 
 /* Records that entry overrode block (allocated by another event) with a block
@@ -416,38 +462,15 @@ static uint32_t entry_new(struct summary *summary, int kind, uint32_t name)
 static int primary_link(struct summary *summary, uint32_t entry_id, const struct block *block,
                         uint64_t new_size)
 {
+  struct primary_table *table = &summary->primaries;
+  if ((table->count + 1) * 2 > table->mask + 1 && primary_table_grow(table))
+    return -1;
   uint64_t key = (uint64_t)entry_id << 32 | block->site;
-  uint64_t hash = hash_u64(key);
-  struct index_table *table = &summary->primary_index;
-  size_t i = hash & table->mask;
-  struct primary *record = NULL;
-  for (;; i = (i + 1) & table->mask) {
-    struct index_slot *slot = &table->slots[i];
-    if (slot->index == NONE)
-      break;
-    if (slot->tag == (uint32_t)(hash >> 32) && summary->primaries[slot->index].key == key) {
-      record = &summary->primaries[slot->index];
-      break;
-    }
-  }
-  if (!record) {
-    if (index_table_make_room(table) ||
-        reserve((void **)&summary->primaries, &summary->primary_capacity, table->count + 1,
-                sizeof *summary->primaries))
-      return -1;
-    i = hash & table->mask;
-    while (table->slots[i].index != NONE)
-      i = (i + 1) & table->mask;
-    uint32_t id = (uint32_t)table->count;
-    struct entry *entry = &summary->entries[entry_id];
-    record = &summary->primaries[id];
-    record->key = key;
-    record->name = block->name;
-    record->next = entry->first_primary;
-    record->allocated = record->freed = record->count = 0;
-    entry->first_primary = id;
-    entry->primary_count++;
-    index_table_insert(table, &table->slots[i], hash);
+  struct primary *record = primary_table_probe(table, key);
+  if (record->key == EMPTY_KEY) {
+    *record = (struct primary){key, block->name, 0, 0, 0};
+    table->count++;
+    summary->entries[entry_id].primary_count++;
   }
   record->allocated += new_size;
   record->freed += block->size;
@@ -468,7 +491,7 @@ struct summary *summary_new(void)
   int failed = !summary->symtab || !summary->name_buffer;
   failed |= index_table_init(&summary->site_index);
   failed |= index_table_init(&summary->name_index);
-  failed |= index_table_init(&summary->primary_index);
+  failed |= primary_table_init(&summary->primaries, 64);
   failed |= heap_map_init(&summary->heap, 1024);
   if (failed) {
     summary_free(summary);
@@ -490,8 +513,7 @@ void summary_free(struct summary *summary)
   free(summary->names);
   index_table_release(&summary->name_index);
   free(summary->entries);
-  free(summary->primaries);
-  index_table_release(&summary->primary_index);
+  free(summary->primaries.slots);
   free(summary->heap.slots);
   free(summary->name_buffer);
   free(summary);
@@ -551,25 +573,81 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
   }
 }
 
-/* Feeds every record of reader; name goes into the out-of-memory message. */
+/* Events in flight while reading: each event's heap slots are prefetched when
+ * it is read and used this many events later, so the cache misses of a large
+ * heap map overlap instead of stalling one after another. */
+#define SUMMARY_LOOKAHEAD 16
+
+struct pending_events {
+  struct memprof_event events[SUMMARY_LOOKAHEAD];
+  uint64_t offsets[SUMMARY_LOOKAHEAD];
+  size_t first, count;
+};
+
+static void out_of_memory(struct memprof_error *err, const char *name, uint64_t offset)
+{
+  err->status = MEMPROF_IO;
+  err->offset = offset;
+  snprintf(err->message, sizeof err->message, "%s: byte %" PRIu64 ": out of memory", name,
+           offset);
+}
+
+/* Feeds the oldest pending event; on failure fills err. */
+static int pending_feed_one(struct summary *summary, struct pending_events *pending,
+                            const char *name, struct memprof_error *err)
+{
+  size_t i = pending->first;
+  pending->first = (pending->first + 1) % SUMMARY_LOOKAHEAD;
+  pending->count--;
+  if (summary_add_event(summary, &pending->events[i])) {
+    out_of_memory(err, name, pending->offsets[i]);
+    return -1;
+  }
+  return 0;
+}
+
+static int pending_feed_all(struct summary *summary, struct pending_events *pending,
+                            const char *name, struct memprof_error *err)
+{
+  while (pending->count)
+    if (pending_feed_one(summary, pending, name, err))
+      return -1;
+  return 0;
+}
+
+/* Feeds every record of reader, in order; name goes into out-of-memory messages. */
 static enum memprof_status summary_read_records(struct summary *summary,
                                                 struct memprof_reader *reader, const char *name,
                                                 struct memprof_error *err)
 {
+  struct pending_events pending = {.first = 0, .count = 0};
   struct memprof_record record;
   enum memprof_status status;
   while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
-    int failed = record.type == MEMPROF_RECORD_SYMBOL
-                     ? summary_add_symbol(summary, &record.symbol)
-                     : summary_add_event(summary, &record.event);
-    if (failed) {
-      err->status = MEMPROF_IO;
-      err->offset = record.offset;
-      snprintf(err->message, sizeof err->message, "%s: byte %" PRIu64 ": out of memory", name,
-               record.offset);
-      return MEMPROF_IO;
+    if (record.type == MEMPROF_RECORD_SYMBOL) {
+      /* Symbols change names: feed the events before it first. */
+      if (pending_feed_all(summary, &pending, name, err))
+        return MEMPROF_IO;
+      if (summary_add_symbol(summary, &record.symbol)) {
+        out_of_memory(err, name, record.offset);
+        return MEMPROF_IO;
+      }
+      continue;
     }
+    const struct memprof_event *event = &record.event;
+    if (event->kind != MEMPROF_EVENT_ALLOC)
+      heap_map_prefetch(&summary->heap, event->old_address);
+    if (event->kind != MEMPROF_EVENT_FREE)
+      heap_map_prefetch(&summary->heap, event->new_address);
+    if (pending.count == SUMMARY_LOOKAHEAD &&
+        pending_feed_one(summary, &pending, name, err))
+      return MEMPROF_IO;
+    size_t slot = (pending.first + pending.count++) % SUMMARY_LOOKAHEAD;
+    pending.events[slot] = *event;
+    pending.offsets[slot] = record.offset;
   }
+  if (pending_feed_all(summary, &pending, name, err))
+    return MEMPROF_IO;
   if (status == MEMPROF_END) {
     memset(err, 0, sizeof *err);
     return MEMPROF_END;
@@ -675,23 +753,48 @@ static void print_name(const struct summary *summary, uint32_t name, FILE *out)
   fwrite(text, 1, length, out);
 }
 
-/* One section's entries, most events first, each with its Overrides list. */
-static int print_entries(const struct summary *summary, int kind, int human_readable, FILE *out)
+/* The names in each entry's Overrides list: entry i's are
+ * names[start[i] .. start[i + 1]), gathered from the primary table. */
+struct overrides {
+  size_t *start;
+  uint32_t *names;
+};
+
+static int overrides_gather(const struct summary *summary, struct overrides *overrides)
 {
-  size_t count = 0, longest = 0;
-  for (size_t i = 0; i < summary->entry_count; i++)
-    if (summary->entries[i].kind == kind) {
-      count++;
-      if (summary->entries[i].primary_count > longest)
-        longest = summary->entries[i].primary_count;
-    }
-  uint32_t *order = malloc((count ? count : 1) * sizeof *order);
-  uint32_t *overridden = malloc((longest ? longest : 1) * sizeof *overridden);
-  if (!order || !overridden) {
-    free(order);
-    free(overridden);
+  overrides->start = malloc((summary->entry_count + 1) * sizeof *overrides->start);
+  overrides->names = malloc((summary->primaries.count + 1) * sizeof *overrides->names);
+  size_t *filled = calloc(summary->entry_count + 1, sizeof *filled);
+  if (!overrides->start || !overrides->names || !filled) {
+    free(overrides->start);
+    free(overrides->names);
+    free(filled);
     return -1;
   }
+  overrides->start[0] = 0;
+  for (size_t i = 0; i < summary->entry_count; i++)
+    overrides->start[i + 1] = overrides->start[i] + summary->entries[i].primary_count;
+  for (size_t i = 0; i <= summary->primaries.mask; i++) {
+    const struct primary *record = &summary->primaries.slots[i];
+    if (record->key == EMPTY_KEY)
+      continue;
+    size_t entry = (size_t)(record->key >> 32);
+    overrides->names[overrides->start[entry] + filled[entry]++] = record->name;
+  }
+  free(filled);
+  return 0;
+}
+
+/* One section's entries, most events first, each with its Overrides list. */
+static int print_entries(const struct summary *summary, const struct overrides *overrides,
+                         int kind, int human_readable, FILE *out)
+{
+  size_t count = 0;
+  for (size_t i = 0; i < summary->entry_count; i++)
+    count += summary->entries[i].kind == kind;
+  uint32_t *order = malloc((count ? count : 1) * sizeof *order);
+  if (!order)
+    return -1;
   count = 0;
   for (size_t i = 0; i < summary->entry_count; i++)
     if (summary->entries[i].kind == kind)
@@ -707,9 +810,8 @@ static int print_entries(const struct summary *summary, int kind, int human_read
     fprintf(out, ": %" PRIu64 " events\t+%s\t-%s\n", entry->events, alloc_text, free_text);
     if (!entry->primary_count)
       continue;
-    size_t n = 0;
-    for (uint32_t p = entry->first_primary; p != NONE; p = summary->primaries[p].next)
-      overridden[n++] = summary->primaries[p].name;
+    uint32_t *overridden = overrides->names + overrides->start[order[i]];
+    size_t n = entry->primary_count;
     qsort(overridden, n, sizeof *overridden, compare_names);
     fputs("\tOverrides:\n", out);
     for (size_t j = 0; j < n; j++) {
@@ -720,7 +822,6 @@ static int print_entries(const struct summary *summary, int kind, int human_read
     fputc('\n', out);
   }
   free(order);
-  free(overridden);
   return 0;
 }
 
@@ -741,23 +842,23 @@ static int print_heap_summary(const struct summary *summary, int human_readable,
   }
   for (size_t i = 0; i < summary->entry_count; i++) {
     const struct entry *entry = &summary->entries[i];
-    if (entry->kind == KIND_ALLOC) {
-      if (entry->alloc_bytes > 0) {
-        bytes[entry->name] += (int64_t)entry->alloc_bytes;
-        allocs[entry->name] += entry->events;
-      }
-      continue;
+    if (entry->kind == KIND_ALLOC && entry->alloc_bytes > 0) {
+      bytes[entry->name] += (int64_t)entry->alloc_bytes;
+      allocs[entry->name] += entry->events;
     }
-    for (uint32_t p = entry->first_primary; p != NONE; p = summary->primaries[p].next) {
-      const struct primary *record = &summary->primaries[p];
-      if (record->allocated > 0) {
-        bytes[record->name] += (int64_t)record->allocated;
-        allocs[record->name] += record->count;
-      }
-      if (record->freed > 0) {
-        bytes[record->name] -= (int64_t)record->freed;
-        frees[record->name] += record->count;
-      }
+  }
+  /* Primary records belong to realloc and free entries only. */
+  for (size_t i = 0; i <= summary->primaries.mask; i++) {
+    const struct primary *record = &summary->primaries.slots[i];
+    if (record->key == EMPTY_KEY)
+      continue;
+    if (record->allocated > 0) {
+      bytes[record->name] += (int64_t)record->allocated;
+      allocs[record->name] += record->count;
+    }
+    if (record->freed > 0) {
+      bytes[record->name] -= (int64_t)record->freed;
+      frees[record->name] += record->count;
     }
   }
   size_t count = 0;
@@ -814,12 +915,20 @@ int summary_print(const struct summary *summary, const struct summary_options *o
 {
   static const char *const titles[KIND_COUNT] = {"ALLOCATIONS", "REALLOCATIONS", "DEALLOCATIONS"};
   if (!options->leak_only) {
+    struct overrides overrides;
+    if (overrides_gather(summary, &overrides))
+      return -1;
     for (int kind = 0; kind < KIND_COUNT; kind++) {
       fprintf(out, "%s\n", titles[kind]);
-      if (print_entries(summary, kind, options->human_readable, out))
+      if (print_entries(summary, &overrides, kind, options->human_readable, out)) {
+        free(overrides.start);
+        free(overrides.names);
         return -1;
+      }
       fputc('\n', out);
     }
+    free(overrides.start);
+    free(overrides.names);
   }
   if (print_heap_summary(summary, options->human_readable, out))
     return -1;
