@@ -10,6 +10,8 @@
 /* The shape of the stream:
  * - about 400 sites: 40 Lua prototypes with 6 lines each, 60 C functions,
  *   100 traces, and INTERNAL; a few sites are hot (weights fall as 1/rank);
+ * - 95% of frees by INTERNAL (the GC), the rest and 15% of reallocs by one
+ *   partner site of the allocating site, other reallocs by the allocating site;
  * - sizes mostly 16-256 bytes, some up to 4 KiB, 1% up to 1 MiB;
  * - addresses come back through per-size free lists, as in a real allocator;
  * - a young set of short-lived blocks, and 1% of allocations going to a
@@ -36,6 +38,7 @@ struct options {
 
 struct live_block {
   uint64_t address, size;
+  const struct memprof_event *site;  /* where it was allocated */
 };
 
 struct pool {
@@ -186,6 +189,15 @@ static const struct memprof_event *pick_site(struct generator *g)
   return &g->sites[low];
 }
 
+/* The one other site that grows or frees a site's blocks (code that fills a
+ * table made elsewhere, a C function releasing a buffer). */
+static const struct memprof_event *partner_site(struct generator *g,
+                                                const struct memprof_event *site)
+{
+  size_t index = (size_t)(site - g->sites);
+  return &g->sites[(index * 7 + 3) % SITES];
+}
+
 static uint64_t pick_size(struct generator *g)
 {
   uint64_t roll = random_below(g, 1000);
@@ -265,9 +277,9 @@ static void emit(struct generator *g, struct memprof_event *event)
 /* Frees block (by GC most of the time, as in LuaJIT). */
 static void free_block(struct generator *g, struct live_block block)
 {
-  struct memprof_event event = random_below(g, 10) < 8
+  struct memprof_event event = random_below(g, 100) < 95
                                    ? (struct memprof_event){.source = MEMPROF_SOURCE_INTERNAL}
-                                   : *pick_site(g);
+                                   : *partner_site(g, block.site);
   event.kind = MEMPROF_EVENT_FREE;
   event.old_address = block.address;
   event.old_size = block.size;
@@ -289,19 +301,23 @@ static void alloc_block(struct generator *g)
   struct pool *pool = long_lived ? &g->old : &g->young;
   if (pool->count == pool->capacity)
     free_block(g, pool_remove_random(g, pool));
-  struct memprof_event event = *pick_site(g);
+  const struct memprof_event *site = pick_site(g);
+  struct memprof_event event = *site;
   event.kind = MEMPROF_EVENT_ALLOC;
   event.new_size = pick_size(g);
   event.new_address = take_address(g, event.new_size);
   emit(g, &event);
-  pool->blocks[pool->count++] = (struct live_block){event.new_address, event.new_size};
+  pool->blocks[pool->count++] = (struct live_block){event.new_address, event.new_size, site};
 }
 
 static void realloc_block(struct generator *g)
 {
   size_t i = (size_t)random_below(g, g->young.count);
   struct live_block *block = &g->young.blocks[i];
-  struct memprof_event event = *pick_site(g);
+  /* Mostly the site that made the block grows it (a table filling up). */
+  const struct memprof_event *site =
+      random_below(g, 100) < 85 ? block->site : partner_site(g, block->site);
+  struct memprof_event event = *site;
   event.kind = MEMPROF_EVENT_REALLOC;
   event.old_address = block->address;
   event.old_size = block->size;
@@ -311,6 +327,7 @@ static void realloc_block(struct generator *g)
   give_address(g, block->address, block->size);
   block->address = event.new_address;
   block->size = event.new_size;
+  block->site = site;
 }
 
 static int parse_count(const char *text, uint64_t *value)
@@ -397,15 +414,16 @@ int main(int argc, char **argv)
     fprintf(stderr, "gen_stream: cannot write %s\n", options.output);
     return 1;
   }
-  /* Allocations and frees balance, so the young set hovers near its size. */
+  /* Slightly more allocations than frees: the young set fills up, then each
+   * allocation into a full set frees a random young block first. */
   while (g.events < options.events) {
     uint64_t roll = random_below(&g, 100);
-    if (roll < 45 || g.young.count < 2)
-      alloc_block(&g);
-    else if (roll < 90)
-      free_block(&g, pool_remove_random(&g, &g.young));
-    else
+    if (roll < 10 && g.young.count)
       realloc_block(&g);
+    else if (roll < 56 || !g.young.count)
+      alloc_block(&g);
+    else
+      free_block(&g, pool_remove_random(&g, &g.young));
   }
   if (memprof_writer_epilogue(&g.writer) || memprof_writer_flush(&g.writer) || fclose(g.file)) {
     fprintf(stderr, "gen_stream: cannot write %s\n", options.output);
