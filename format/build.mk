@@ -1,9 +1,12 @@
 # format/: the memprof codec.
 STAGES += format
-format_SRCS := format/uleb128.c format/reader.c format/writer.c
+format_SRCS := format/uleb128.c format/reader.c format/writer.c format/symtab.c
 # tests of format/reader.c
 TEST_SUITES += test_format_reader
 test_format_reader_LIBS = format
 # tests of format/writer.c
 TEST_SUITES += test_format_writer
 test_format_writer_LIBS = format
+# tests of format/symtab.c
+TEST_SUITES += test_format_symtab
+test_format_symtab_LIBS = format
