@@ -1,0 +1,13 @@
+# ci/ci.mk: the end-to-end uses (make demo, the CI scripts, the docs): their
+# end-to-end tests and what make install puts in place for them.
+# (end-to-end tests are registered as the stages they need land)
+INSTALL_TARGETS += install-ci-docs
+
+# The man page, and the CI scripts as ljleak-compare-builds and ljleak-capture
+# beside the ljleak binary (where they look for it first).
+.PHONY: install-ci-docs
+install-ci-docs: all
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/bin
+	install -m 644 docs/ljleak.1 $(DESTDIR)$(PREFIX)/share/man/man1/ljleak.1
+	install -m 755 ci/compare-builds $(DESTDIR)$(PREFIX)/bin/ljleak-compare-builds
+	install -m 755 ci/capture $(DESTDIR)$(PREFIX)/bin/ljleak-capture
