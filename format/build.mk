@@ -10,3 +10,6 @@ test_format_writer_LIBS = format
 # tests of format/symtab.c
 TEST_SUITES += test_format_symtab
 test_format_symtab_LIBS = format
+# the reader on cut, corrupt and unusual input
+TEST_SUITES += test_format_bad_input
+test_format_bad_input_LIBS = format

@@ -96,12 +96,13 @@ static enum memprof_status reader_fail(struct memprof_reader *r, enum memprof_st
   return status;
 }
 
-static void source_fail(struct memprof_reader *r, enum memprof_status status,
+/* The input failed after `offset` decoded bytes; parsing goes on up to there. */
+static void source_fail(struct memprof_reader *r, uint64_t offset, enum memprof_status status,
                         const char *format, ...)
 {
   va_list args;
   va_start(args, format);
-  error_set(&r->source_error, r->name, status, r->decoded, format, args);
+  error_set(&r->source_error, r->name, status, offset, format, args);
   va_end(args);
   r->source_failed = 1;
   r->source_eof = 1;
@@ -161,7 +162,7 @@ static size_t raw_read(struct memprof_reader *r, uint8_t *out, size_t size)
     }
     if (errno == EINTR)
       continue;
-    source_fail(r, MEMPROF_IO, "read error: %s", strerror(errno));
+    source_fail(r, r->decoded, MEMPROF_IO, "read error: %s", strerror(errno));
     r->raw_eof = 1;
     return 0;
   }
@@ -229,10 +230,11 @@ static size_t gzip_read(struct memprof_reader *r, uint8_t *out, size_t size)
       break;
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      source_fail(r, MEMPROF_IO, "gzip data is damaged (%s)",
-                  r->zs.msg ? r->zs.msg : "inflate failed");
+      /* What was inflated before the damage is still handed out. */
+      source_fail(r, r->decoded + (size - r->zs.avail_out), MEMPROF_IO,
+                  "gzip data is damaged (%s)", r->zs.msg ? r->zs.msg : "inflate failed");
       r->gzip_live = 0;
-      return 0;
+      break;
     }
   }
   return size - r->zs.avail_out;
