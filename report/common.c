@@ -149,8 +149,8 @@ void report_format_p_value(char *buffer, size_t size, double p_value)
 {
   if (!isfinite(p_value))
     snprintf(buffer, size, "?");
-  else if (p_value >= 0.0001 || p_value == 0)
-    snprintf(buffer, size, "%.4f", p_value);
+  else if (p_value >= 0.001 || p_value == 0)
+    snprintf(buffer, size, "%.3f", p_value);
   else
     snprintf(buffer, size, "%.1e", p_value);
 }

@@ -25,7 +25,7 @@ void report_format_bytes(char *buffer, size_t size, double bytes, int sign);
 void report_format_duration(char *buffer, size_t size, double seconds);
 /* "1,234,567". */
 void report_format_count(char *buffer, size_t size, uint64_t count);
-/* "0.0001", "3.2e-07": a p-value in few characters. */
+/* "0.042", "1.2e-04": a p-value in few characters. */
 void report_format_p_value(char *buffer, size_t size, double p_value);
 
 /* A sparkline of values (UTF-8 blocks, at most width cells; values are

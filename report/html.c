@@ -78,19 +78,24 @@ static const char page_style[] =
     "th:hover{color:var(--accent)}\n"
     "th[aria-sort=ascending]::after{content:' \\25b2'}\n"
     "th[aria-sort=descending]::after{content:' \\25bc'}\n"
+    "td.spark,th.spark{text-align:center}\n"
     "td.site,th.site{text-align:left;white-space:normal;word-break:break-all;min-width:260px}\n"
     "td.site code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}\n"
-    "tr.flagged td{background:#fff7f7}\n"
+    "tr.flagged td,tr.source td{background:#fff7f7}\n"
+    "tr.row.flagged td{border-bottom:none}\n"
+    "tr.source td{padding-top:0;text-align:left}\n"
+    "td.verdict,th.verdict{text-align:center}\n"
+    "tr.source pre.src{max-width:none;margin:0 0 4px}\n"
     "tr.flagged td.site code{color:var(--bad);font-weight:600}\n"
     ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;"
     "font-weight:600;background:#eaeef2;color:var(--muted)}\n"
     ".badge.growing,.badge.new,.badge.worse{background:var(--bad);color:#fff}\n"
     ".badge.shrinking{background:#ddf4ff;color:#0550ae}\n"
     ".kind{color:var(--muted);font-size:12px;margin-left:6px}\n"
-    "details summary{cursor:pointer;list-style-position:outside}\n"
+    "details summary{cursor:pointer;list-style-position:inside}\n"
     "pre.src{margin:6px 0 2px;padding:6px 0;background:var(--panel);border:1px solid var(--line);"
     "border-radius:6px;font:12px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
-    "overflow-x:auto;white-space:pre}\n"
+    "overflow-x:auto;white-space:pre;max-width:460px}\n"
     "pre.src span{display:block;padding:0 10px}\n"
     "pre.src span.hit{background:#fff1c2}\n"
     "pre.src b{display:inline-block;width:4em;color:var(--muted);font-weight:400}\n"
@@ -104,23 +109,23 @@ static const char page_script[] =
     "  var heads = document.querySelectorAll('table.sortable th');\n"
     "  Array.prototype.forEach.call(heads, function (th) {\n"
     "    th.addEventListener('click', function () {\n"
-    "      var table = th.closest('table'), body = table.tBodies[0];\n"
+    "      var table = th.closest('table');\n"
     "      var column = th.cellIndex;\n"
     "      var ascending = th.getAttribute('aria-sort') !== 'ascending';\n"
     "      Array.prototype.forEach.call(table.querySelectorAll('th'), function (h) {\n"
     "        h.removeAttribute('aria-sort');\n"
     "      });\n"
     "      th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');\n"
-    "      var key = function (row) {\n"
-    "        var cell = row.cells[column], v = cell.getAttribute('data-v');\n"
+    "      var key = function (group) {\n"
+    "        var cell = group.rows[0].cells[column], v = cell.getAttribute('data-v');\n"
     "        return v === null ? cell.textContent.toLowerCase() : parseFloat(v);\n"
     "      };\n"
-    "      var rows = Array.prototype.slice.call(body.rows);\n"
-    "      rows.sort(function (a, b) {\n"
+    "      var groups = Array.prototype.slice.call(table.tBodies);\n"
+    "      groups.sort(function (a, b) {\n"
     "        var x = key(a), y = key(b), order = x < y ? -1 : x > y ? 1 : 0;\n"
     "        return ascending ? order : -order;\n"
     "      });\n"
-    "      rows.forEach(function (row) { body.appendChild(row); });\n"
+    "      groups.forEach(function (group) { table.appendChild(group); });\n"
     "    });\n"
     "  });\n"
     "  document.body.setAttribute('data-ready', 'sortable');\n"
@@ -271,26 +276,60 @@ static double chart_x(size_t i, size_t count)
   return CHART_LEFT + (count > 1 ? width * (double)i / (double)(count - 1) : width / 2);
 }
 
-static double chart_y(double v, double top)
+static double chart_y(double v, double top, double chart_h)
 {
-  double height = CHART_H - CHART_TOP - CHART_BOTTOM;
+  double height = chart_h - CHART_TOP - CHART_BOTTOM;
   return CHART_TOP + height - (top > 0 ? height * v / top : 0);
 }
 
+/* A round top for the y axis: four steps of 1, 2, 2.5 or 5 times a power of
+ * ten, in the unit (B, KiB, MiB, ...) the labels will use. */
+static double nice_top(double top)
+{
+  double unit = 1;
+  while (top / unit >= 1024 && unit < 1e18)
+    unit *= 1024;
+  double step = top / unit / 4, power = 1;
+  if (step <= 0)
+    return 4;
+  while (power * 10 <= step)
+    power *= 10;
+  while (power > step)
+    power /= 10;
+  static const double multiples[] = {1, 2, 2.5, 5, 10};
+  for (size_t i = 0; i < sizeof multiples / sizeof multiples[0]; i++)
+    if (multiples[i] * power >= step)
+      return multiples[i] * power * unit * 4;
+  return 10 * power * unit * 4;
+}
+
+/* An axis label: "64 KiB", "2.5 MiB" (no ".0" on round ticks). */
+static void put_tick(FILE *out, double bytes)
+{
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < sizeof units / sizeof units[0]) {
+    bytes /= 1024;
+    unit++;
+  }
+  fprintf(out, bytes == floor(bytes) ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
+}
+
 static void put_chart(FILE *out, const struct chart_line *lines, size_t line_count,
-                      size_t boundaries)
+                      size_t boundaries, double chart_h, const char *label)
 {
   double top = 0;
   for (size_t l = 0; l < line_count; l++)
     for (size_t i = 0; i < lines[l].count; i++)
       if (lines[l].values[i] > top)
         top = lines[l].values[i];
+  top = nice_top(top);
   fprintf(out,
           "<div class=\"chart\">\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-          "aria-label=\"live memory at each boundary\">\n",
-          CHART_W, CHART_H);
+          "aria-label=\"%s\">\n",
+          CHART_W, chart_h, label);
   for (int g = 0; g <= 4; g++) {
-    double v = top * g / 4, y = chart_y(v, top);
+    double v = top * g / 4, y = chart_y(v, top, chart_h);
     fprintf(out,
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d0d7de\" "
             "stroke-width=\"1\"%s/>\n",
@@ -299,7 +338,7 @@ static void put_chart(FILE *out, const struct chart_line *lines, size_t line_cou
             "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\" "
             "fill=\"#656d76\">",
             CHART_LEFT - 8, y + 4);
-    html_bytes(out, v, 0);
+    put_tick(out, v);
     fputs("</text>\n", out);
   }
   size_t ticks = boundaries < 10 ? boundaries : 10;
@@ -308,7 +347,7 @@ static void put_chart(FILE *out, const struct chart_line *lines, size_t line_cou
     fprintf(out,
             "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\" "
             "fill=\"#656d76\">%zu</text>\n",
-            chart_x(i, boundaries), CHART_H - 10, i + 1);
+            chart_x(i, boundaries), chart_h - 10, i + 1);
   }
   for (size_t l = 0; l < line_count; l++) {
     const struct chart_line *line = &lines[l];
@@ -316,20 +355,22 @@ static void put_chart(FILE *out, const struct chart_line *lines, size_t line_cou
       continue;
     if (line->filled) {
       fprintf(out, "<polygon fill=\"%s\" fill-opacity=\"0.12\" points=\"", line->color);
-      fprintf(out, "%.1f,%.1f", chart_x(0, line->count), chart_y(0, top));
+      fprintf(out, "%.1f,%.1f", chart_x(0, line->count), chart_y(0, top, chart_h));
       for (size_t i = 0; i < line->count; i++)
-        fprintf(out, " %.1f,%.1f", chart_x(i, line->count), chart_y(line->values[i], top));
-      fprintf(out, " %.1f,%.1f\"/>\n", chart_x(line->count - 1, line->count), chart_y(0, top));
+        fprintf(out, " %.1f,%.1f", chart_x(i, line->count),
+                chart_y(line->values[i], top, chart_h));
+      fprintf(out, " %.1f,%.1f\"/>\n", chart_x(line->count - 1, line->count),
+              chart_y(0, top, chart_h));
     }
     fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s points=\"",
             line->color, line->dashed ? " stroke-dasharray=\"7 5\"" : "");
     for (size_t i = 0; i < line->count; i++)
       fprintf(out, "%s%.1f,%.1f", i ? " " : "", chart_x(i, line->count),
-              chart_y(line->values[i], top));
+              chart_y(line->values[i], top, chart_h));
     fputs("\"/>\n", out);
     for (size_t i = 0; i < line->count && line->count <= 60; i++)
       fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-              chart_x(i, line->count), chart_y(line->values[i], top), line->color);
+              chart_x(i, line->count), chart_y(line->values[i], top, chart_h), line->color);
   }
   fputs("</svg>\n<div class=\"legend\">", out);
   for (size_t l = 0; l < line_count; l++)
@@ -368,7 +409,7 @@ static double *total_live(const struct diff_result *r, int base, size_t *count)
 
 static int put_memory_chart(FILE *out, const struct diff_result *r)
 {
-  struct chart_line lines[3];
+  struct chart_line lines[2];
   size_t line_count = 0, count = 0, base_count = 0;
   double *totals = total_live(r, 0, &count);
   double *base_totals = r->mode == DIFF_MODE_BASE ? total_live(r, 1, &base_count) : NULL;
@@ -391,9 +432,6 @@ static int put_memory_chart(FILE *out, const struct diff_result *r)
     if (r->capture.boundary_count > boundaries)
       boundaries = r->capture.boundary_count;
   }
-  if (heap)
-    lines[line_count++] = (struct chart_line){heap, r->capture.boundary_count, "#8250df",
-                                              "Lua heap (index)", 1, 0};
   if (base_totals)
     lines[line_count++] = (struct chart_line){base_totals, base_count, "#656d76",
                                               "live bytes, all sites (base)", 1, 0};
@@ -402,11 +440,18 @@ static int put_memory_chart(FILE *out, const struct diff_result *r)
                           r->mode == DIFF_MODE_BASE ? "live bytes, all sites (candidate)"
                                                     : "live bytes, all sites",
                           0, 1};
-  fputs("<h2>Live memory at each boundary</h2>\n", out);
+  fputs("<h2>Live memory of all sites at each boundary</h2>\n", out);
   if (boundaries)
-    put_chart(out, lines, line_count, boundaries);
+    put_chart(out, lines, line_count, boundaries, CHART_H, "live bytes at each boundary");
   else
     fputs("<p>No boundaries.</p>\n", out);
+  if (heap) {
+    /* The heap has its own chart: on one scale it would flatten the sites' line. */
+    struct chart_line heap_line = {heap, r->capture.boundary_count, "#8250df",
+                                   "Lua heap (collectgarbage(\"count\") from the index)", 0, 1};
+    fputs("<h2>Lua heap at each boundary</h2>\n", out);
+    put_chart(out, &heap_line, 1, boundaries, CHART_H * 0.7, "Lua heap at each boundary");
+  }
   free(totals);
   free(base_totals);
   free(heap);
@@ -512,9 +557,14 @@ static int verdict_rank(enum diff_verdict v)
   }
 }
 
+static double finite_or_zero(double v)
+{
+  return isfinite(v) ? v : 0;
+}
+
 static void cell_bytes(FILE *out, double bytes, int sign, const char *suffix, int bad)
 {
-  fprintf(out, "<td data-v=\"%.17g\"%s>", isfinite(bytes) ? bytes : 0, bad ? " class=\"bad\"" : "");
+  fprintf(out, "<td data-v=\"%.17g\"%s>", finite_or_zero(bytes), bad ? " class=\"bad\"" : "");
   html_bytes(out, bytes, sign);
   fprintf(out, "%s</td>", suffix);
 }
@@ -528,17 +578,18 @@ static void cell_count(FILE *out, uint64_t count)
 
 static void cell_verdict(FILE *out, enum diff_verdict v)
 {
-  fprintf(out, "<td data-v=\"%d\"><span class=\"badge %s\">%s</span></td>", verdict_rank(v),
+  fprintf(out, "<td class=\"verdict\" data-v=\"%d\"><span class=\"badge %s\">%s</span></td>",
+          verdict_rank(v),
           report_verdict_name(v), report_verdict_name(v));
 }
 
+/* A site's name; with folded_source, its source excerpt folded under it. */
 static void put_site_cell(FILE *out, const struct report_options *options,
-                          const struct diff_site *s, int flagged, int with_source)
+                          const struct diff_site *s, int folded_source)
 {
   fputs("<td class=\"site\">", out);
-  if (with_source) {
-    /* The source excerpt goes into a details element so a row sorts as one. */
-    fprintf(out, "<details%s><summary><code>", flagged ? " open" : "");
+  if (folded_source) {
+    fputs("<details><summary><code>", out);
     html_put(out, s->name);
     fprintf(out, "</code><span class=\"kind\">%s</span></summary>", report_kind_name(s->kind));
     if (!put_source(out, options, s))
@@ -570,8 +621,10 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
   fprintf(out, "<h2>Sites <span class=\"kind\">%zu, click a column to sort</span></h2>\n",
           r->site_count);
   fputs("<table class=\"sortable\" id=\"sites\">\n<thead><tr><th>#</th>"
-        "<th class=\"site\">site</th><th>verdict</th>",
+        "<th class=\"site\">site</th><th class=\"verdict\">verdict</th><th class=\"spark\">series</th>",
         out);
+  if (base)
+    fputs("<th class=\"spark\">base series</th>", out);
   if (range)
     fputs("<th>delta</th>", out);
   fputs(base ? "<th>growth/segment</th><th>base</th><th>base growth/segment</th>"
@@ -580,20 +633,30 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
   fputs("<th>growth/s</th><th>p-value</th><th>first</th><th>last</th>", out);
   if (base)
     fputs("<th>base last</th>", out);
-  fputs("<th>allocs</th><th>frees</th><th class=\"site\">series</th>", out);
-  if (base)
-    fputs("<th class=\"site\">base series</th>", out);
-  fputs("</tr></thead>\n<tbody>\n", out);
+  fputs("<th>allocs</th><th>frees</th>", out);
+  fputs("</tr></thead>\n", out);
+  int columns = 11 + range + 4 * base;
   size_t with_sources = 0;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *s = &r->sites[i];
     int flagged = report_site_flagged(r, s);
     int with_source = with_sources < SOURCE_MAX_SITES && source_readable(options, s);
     with_sources += with_source != 0;
-    fprintf(out, "<tr%s><td data-v=\"%zu\">%zu</td>", flagged ? " class=\"flagged\"" : "", i + 1,
-            i + 1);
-    put_site_cell(out, options, s, flagged, with_source);
+    /* One tbody per site: its row and, for a flagged one, its source below
+     * across the table; sorting moves the tbody as a whole. */
+    fprintf(out, "<tbody>\n<tr class=\"%s\"><td data-v=\"%zu\">%zu</td>",
+            flagged ? "row flagged" : "row", i + 1, i + 1);
+    put_site_cell(out, options, s, with_source && !flagged);
     cell_verdict(out, s->verdict);
+    fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">", finite_or_zero(s->growth_bytes_per_segment));
+    put_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged);
+    fputs("</td>", out);
+    if (base) {
+      fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">",
+              finite_or_zero(s->base_growth_bytes_per_segment));
+      put_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0);
+      fputs("</td>", out);
+    }
     if (range)
       cell_bytes(out, (double)s->range_delta_bytes, 1, "", flagged);
     cell_bytes(out, s->growth_bytes_per_segment, 1, "", flagged);
@@ -612,17 +675,16 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
       cell_bytes(out, (double)report_base_last_live(s), 0, "", 0);
     cell_count(out, s->allocs);
     cell_count(out, s->frees);
-    fprintf(out, "<td class=\"site\" data-v=\"%.17g\">", s->growth_bytes_per_segment);
-    put_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged);
-    fputs("</td>", out);
-    if (base) {
-      fprintf(out, "<td class=\"site\" data-v=\"%.17g\">", s->base_growth_bytes_per_segment);
-      put_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0);
-      fputs("</td>", out);
-    }
     fputs("</tr>\n", out);
+    if (with_source && flagged) {
+      fprintf(out, "<tr class=\"source\"><td></td><td colspan=\"%d\">", columns - 1);
+      if (!put_source(out, options, s))
+        fputs("<p class=\"kind\">source not readable</p>", out);
+      fputs("</td></tr>\n", out);
+    }
+    fputs("</tbody>\n", out);
   }
-  fputs("</tbody>\n</table>\n", out);
+  fputs("</table>\n", out);
 }
 
 int report_render_html(const struct diff_result *r, const struct report_options *options,

@@ -90,6 +90,10 @@ void json_write_double(FILE *out, double value)
     return;
   }
   char text[40];
+  if (value == floor(value) && fabs(value) < 1e17) {
+    fprintf(out, "%.0f", value);  /* whole numbers in full, not as 9.6e+03 */
+    return;
+  }
   for (int precision = 1; precision <= 17; precision++) {
     snprintf(text, sizeof text, "%.*g", precision, value);
     double back = strtod(text, NULL);

@@ -1,0 +1,106 @@
+#!/bin/sh
+# tests/e2e/report-browser.sh: the HTML report in headless Chromium: from the
+# rendered DOM, the table rows and charts are there, hostile names from a
+# capture stay text and run nothing, and the page fetches nothing (net log).
+# Saves screenshots under $BUILD. A control page that does fetch proves the
+# net-log check can fail.
+BUILD=${BUILD:-build}
+LJLEAK=$BUILD/ljleak
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-browser.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
+if [ -z "$CHROMIUM" ]; then
+  echo "FAIL chromium is not installed (Debian package chromium; make deps-check installs it)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+# Headless, no sandbox (root), no background services, a fresh profile, no DNS:
+# nothing can reach the network, and anything a page asks for is in the net log.
+chromium_run() {
+  profile=$(mktemp -d "$tmp/profile.XXXXXX")
+  timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --no-first-run --disable-default-apps --disable-extensions --no-pings \
+    --disable-domain-reliability --disable-client-side-phishing-detection \
+    --disable-features=NetworkTimeServiceQuerying,OptimizationHints,MediaRouter,Translate \
+    --host-resolver-rules="MAP * ~NOTFOUND" --virtual-time-budget=3000 \
+    --user-data-dir="$profile" "$@" 2>>"$tmp/chromium.log"
+}
+
+# Prints the value of KEY from inspect.py's output in FILE.
+value() { sed -n "s/^$1=//p" "$2"; }
+
+page_requests() { python3 tests/browser/inspect.py netlog "$1"; }
+
+# ---- The hostile page ---------------------------------------------------------
+hostile=$(pwd)/$BUILD/report-hostile.html
+"$LJLEAK" report --format html --source-root testdata/report -o "$hostile" \
+  testdata/report/hostile.json
+check "hostile_page_written" test -s "$hostile"
+# Escaped text may say "src=" (&lt;img src=x); a tag may not carry such an attribute.
+check "hostile_page_has_no_url_attribute_in_any_tag" \
+  sh -c "! grep -Eiq '<[^>]*[[:space:]](src|href|action|srcset|poster|data)[[:space:]]*=' '$hostile'"
+check "hostile_page_names_no_url" sh -c "! grep -Eiq 'url\\(|http:|https:|//' '$hostile'"
+
+chromium_run --log-net-log="$tmp/hostile.netlog" --dump-dom "file://$hostile" >"$tmp/hostile.dom"
+check "chromium_rendered_the_hostile_page" test -s "$tmp/hostile.dom"
+python3 tests/browser/inspect.py dom "$tmp/hostile.dom" >"$tmp/hostile.facts"
+cat "$tmp/hostile.facts" | sed 's/^/     /'
+check "title_unchanged_no_hostile_script_ran" test "$(value title "$tmp/hostile.facts")" = "ljleak report: 2 flagged"
+check "page_script_ran_and_made_the_table_sortable" test "$(value ready "$tmp/hostile.facts")" = sortable
+check "table_has_three_site_rows" test "$(value site-rows "$tmp/hostile.facts")" = 3
+check "chart_and_three_sparklines_are_svg" test "$(value svg "$tmp/hostile.facts")" = 4
+check "no_img_element" test "$(value img "$tmp/hostile.facts")" = 0
+check "only_the_pages_own_script_element" test "$(value script "$tmp/hostile.facts")" = 1
+check "no_event_handler_attribute" test "$(value on-attribute "$tmp/hostile.facts")" = 0
+check "no_url_attribute_in_the_dom" test "$(value url-attribute "$tmp/hostile.facts")" = 0
+check "hostile_site_name_shown_as_text" test "$(value 'text:@<script>alert(1)<\/script>.lua:1' "$tmp/hostile.facts")" -ge 1
+check "hostile_source_line_shown_as_text" test "$(value 'text:<img src=x onerror=alert(1)>' "$tmp/hostile.facts")" -ge 2
+check "net_log_written" test -s "$tmp/hostile.netlog"
+page_requests "$tmp/hostile.netlog" >"$tmp/hostile.requests"
+check "hostile_page_fetched_nothing" test ! -s "$tmp/hostile.requests"
+cat "$tmp/hostile.requests"
+chromium_run --screenshot="$BUILD/report-hostile-screenshot.png" --window-size=1280,1000 \
+  "file://$hostile" >/dev/null
+check "hostile_screenshot_saved" test -s "$BUILD/report-hostile-screenshot.png"
+
+# ---- Control: a page that does fetch is caught by the same check ------------------
+cat >"$tmp/control.html" <<'EOF'
+<!DOCTYPE html><html><head><title>control</title></head>
+<body><img src="http://ljleak-control.invalid/x.png"></body></html>
+EOF
+chromium_run --log-net-log="$tmp/control.netlog" --dump-dom "file://$tmp/control.html" >/dev/null
+page_requests "$tmp/control.netlog" >"$tmp/control.requests"
+check "control_page_fetch_is_detected" grep -q '^http://ljleak-control.invalid/x.png$' "$tmp/control.requests"
+
+# ---- The report of a capture: screenshot to look at -----------------------------
+# A real capture when the diff engine can read the Tarantool fixture; the
+# hand-made trend result otherwise.
+result=testdata/report/trend.json
+if "$LJLEAK" diff --format json testdata/tarantool-memprof/segments >"$tmp/real.json" 2>/dev/null ||
+   [ $? = 1 ]; then
+  if "$LJLEAK" report --format json "$tmp/real.json" >/dev/null 2>&1 || [ $? = 1 ]; then
+    result=$tmp/real.json
+  fi
+fi
+echo "     screenshot of $result"
+page=$(pwd)/$BUILD/report.html
+"$LJLEAK" report --format html -o "$page" "$result"
+chromium_run --log-net-log="$tmp/page.netlog" --dump-dom "file://$page" >"$tmp/page.dom"
+python3 tests/browser/inspect.py dom "$tmp/page.dom" >"$tmp/page.facts"
+check "report_page_has_rows" test "$(value site-rows "$tmp/page.facts")" -ge 1
+check "report_page_has_charts" test "$(value svg "$tmp/page.facts")" -ge 2
+page_requests "$tmp/page.netlog" >"$tmp/page.requests"
+check "report_page_fetched_nothing" test ! -s "$tmp/page.requests"
+rm -f "$BUILD/report-screenshot.png"
+chromium_run --screenshot="$BUILD/report-screenshot.png" --window-size=1280,2000 "file://$page" >/dev/null
+check "screenshot_saved" test -s "$BUILD/report-screenshot.png"
+
+echo "$pass passed, $fail failed"
+test "$fail" = 0

@@ -1,0 +1,96 @@
+#!/bin/sh
+# tests/e2e/report.sh: ljleak report end to end: every format from a saved JSON
+# result, the same output as the golden files, well-formed JUnit XML, exit codes,
+# -o, usage and unreadable input.
+BUILD=${BUILD:-build}
+LJLEAK=$BUILD/ljleak
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-report.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+data=testdata/report
+
+# Runs ljleak report and records its exit status in $status.
+run() { "$LJLEAK" report "$@"; status=$?; }
+
+# Golden outputs: ljleak report gives what the renderer gave directly.
+run "$data/trend.json" >"$tmp/trend.txt" 2>"$tmp/err"
+check "trend_json_exits_1_when_sites_are_flagged" test "$status" = 1
+check "trend_text_matches_golden" cmp -s "$tmp/trend.txt" "$data/trend.txt"
+check "text_on_a_pipe_has_no_colour" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/trend.txt'"
+run --format markdown "$data/trend.json" >"$tmp/trend.md"
+check "trend_markdown_matches_golden" cmp -s "$tmp/trend.md" "$data/trend.md"
+run --format junit "$data/base.json" >"$tmp/base.xml"
+check "base_junit_matches_golden" cmp -s "$tmp/base.xml" "$data/base.junit.xml"
+run --format=text "$data/base.json" >"$tmp/base.txt"
+check "base_text_matches_golden" cmp -s "$tmp/base.txt" "$data/base.txt"
+run --format text "$data/range.json" >"$tmp/range.txt"
+check "range_text_matches_golden" cmp -s "$tmp/range.txt" "$data/range.txt"
+
+# JSON in, JSON out: byte for byte.
+for name in trend base range hostile; do
+  run --format json "$data/$name.json" >"$tmp/$name.json"
+  check "${name}_json_round_trips_byte_for_byte" cmp -s "$tmp/$name.json" "$data/$name.json"
+done
+run --format json - <"$data/trend.json" >"$tmp/stdin.json"
+check "dash_reads_stdin" cmp -s "$tmp/stdin.json" "$data/trend.json"
+
+# -o writes the file and nothing to stdout.
+run --format html -o "$tmp/trend.html" "$data/trend.json" >"$tmp/stdout"
+check "dash_o_writes_the_file" grep -q '<table class="sortable" id="sites">' "$tmp/trend.html"
+check "dash_o_leaves_stdout_empty" test ! -s "$tmp/stdout"
+
+# JUnit must be well-formed XML, hostile names included.
+for name in trend base range hostile; do
+  run --format junit -o "$tmp/$name.xml" "$data/$name.json"
+  check "${name}_junit_is_well_formed_xml" \
+    python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$tmp/$name.xml"
+done
+cases=$(python3 -c 'import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+print(len(d.getElementsByTagName("testcase")), len(d.getElementsByTagName("failure")))' "$tmp/hostile.xml")
+check "hostile_junit_has_three_cases_and_two_failures" test "$cases" = "3 2"
+names=$(python3 -c 'import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+print(d.getElementsByTagName("testcase")[0].getAttribute("name"))' "$tmp/hostile.xml")
+check "hostile_junit_name_reads_back_as_text" test "$names" = '@<script>alert(1)</script>.lua:1'
+
+# A result with nothing flagged exits 0.
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+r["flagged"] = 0
+for s in r["sites"]:
+    s["verdict"] = "steady"
+json.dump(r, open(sys.argv[2], "w"))' "$data/trend.json" "$tmp/clean.json"
+run "$tmp/clean.json" >"$tmp/clean.txt"
+check "clean_result_exits_0" test "$status" = 0
+check "clean_result_says_so" grep -q '^ljleak: no growing sites among 6$' "$tmp/clean.txt"
+
+# Usage errors exit 2 with a usage line; unreadable input exits 3 with FILE: byte N.
+run >/dev/null 2>"$tmp/err"
+check "no_file_is_a_usage_error" test "$status" = 2
+check "usage_error_prints_usage" grep -q '^usage: ljleak report' "$tmp/err"
+run --format pdf "$data/trend.json" >/dev/null 2>"$tmp/err"
+check "unknown_format_is_a_usage_error" test "$status" = 2
+run --bogus "$data/trend.json" >/dev/null 2>"$tmp/err"
+check "unknown_option_is_a_usage_error" test "$status" = 2
+run "$data/trend.json" "$data/base.json" >/dev/null 2>"$tmp/err"
+check "two_files_are_a_usage_error" test "$status" = 2
+run --help >"$tmp/help"
+check "help_exits_0" test "$status" = 0
+check "help_starts_with_usage" grep -q '^usage: ljleak report \[--format text|html|json|junit|markdown\] \[-o FILE\]' "$tmp/help"
+run "$tmp/missing.json" >/dev/null 2>"$tmp/err"
+check "missing_file_exits_3" test "$status" = 3
+check "missing_file_is_named" grep -q "missing.json: No such file or directory" "$tmp/err"
+printf '{"ljleak_result": 1, "mode": "trend", "sites": [}' >"$tmp/broken.json"
+run "$tmp/broken.json" >/dev/null 2>"$tmp/err"
+check "broken_json_exits_3" test "$status" = 3
+check "broken_json_gives_file_and_byte" grep -q "broken.json: byte 48: expected a JSON value, found '}'" "$tmp/err"
+head -c 300 "$data/trend.json" >"$tmp/cut.json"
+run "$tmp/cut.json" >/dev/null 2>"$tmp/err"
+check "cut_json_exits_3" test "$status" = 3
+
+echo "$pass passed, $fail failed"
+test "$fail" = 0

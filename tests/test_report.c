@@ -1,0 +1,809 @@
+/* tests/test_report.c: the report stage: golden outputs, JSON round trips, strict parsing, escaping. */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+/* Run with LJLEAK_UPDATE_GOLDEN=1 to rewrite testdata/report/ after a deliberate change. */
+#define GOLDEN_DIR "testdata/report/"
+
+/* ---- Hand-built results ----------------------------------------------------- */
+
+static double boundary_times[8] = {1763745610.125, 1763745620.125, 1763745630.125,
+                                   1763745640.125, 1763745650.125, 1763745660.125,
+                                   1763745670.125, 1763745680.125};
+static uint64_t gc_cycles[8] = {3, 6, 9, 12, 15, 18, 21, 24};
+static uint64_t heap_bytes[8] = {1843200, 1900544, 1966080, 2031616,
+                                 2097152, 2162688, 2228224, 2293760};
+
+static uint64_t leak_live[8] = {0, 9600, 19200, 28800, 38400, 48000, 57600, 67200};
+static uint64_t leak_blocks[8] = {0, 100, 200, 300, 400, 500, 600, 700};
+static uint64_t leak_alloc[8] = {0, 9600, 9600, 9600, 9600, 9600, 9600, 9600};
+static uint64_t leak_free[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+
+static uint64_t trace_live[8] = {2048, 4096, 6144, 8192, 10240, 12288, 14336, 16384};
+static uint64_t lru_live[8] = {8192, 6144, 8192, 7168, 8192, 6144, 8192, 7168};
+static uint64_t lru_blocks[8] = {128, 96, 128, 112, 128, 96, 128, 112};
+static uint64_t lru_alloc[8] = {8192, 40960, 41984, 40960, 41984, 40960, 41984, 40960};
+static uint64_t lru_free[8] = {0, 43008, 39936, 41984, 40960, 43008, 39936, 41984};
+static uint64_t cfunc_live[8] = {512, 512, 512, 512, 512, 512, 512, 512};
+static uint64_t internal_live[8] = {65536, 61440, 57344, 53248, 49152, 45056, 40960, 36864};
+static uint64_t short_live[2] = {100, 200};
+
+static uint64_t base_leak_live[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+static uint64_t base_trace_live[8] = {1024, 2048, 3072, 4096, 5120, 6144, 7168, 8192};
+
+static void fill_capture(struct diff_capture *c, const char *path)
+{
+  c->path = (char *)path;
+  c->command = (char *)"luajit app.lua 8080";
+  c->host = (char *)"web-1";
+  c->pid = 4242;
+  c->luajit_version = (char *)"LuaJIT 2.1.0-beta3";
+  c->sample_bytes = 0;
+  c->boundary_count = 8;
+  c->boundary_times = boundary_times;
+  c->gc_cycles = gc_cycles;
+  c->heap_bytes = heap_bytes;
+  c->start_time = 1763745600.125;
+  c->events = 1234567;
+  c->truncated = 0;
+}
+
+static struct diff_site sites[6];
+
+static void fill_sites(void)
+{
+  memset(sites, 0, sizeof sites);
+  sites[0] = (struct diff_site){
+      .name = (char *)"@testdata/report/app.lua:16", .id = 0x9e3779b97f4a7c15u,
+      .kind = DIFF_SITE_LUA, .source_file = (char *)"testdata/report/app.lua",
+      .source_line = 16, .verdict = DIFF_VERDICT_GROWING, .count = 8, .live_bytes = leak_live,
+      .live_blocks = leak_blocks, .alloc_bytes = leak_alloc, .free_bytes = leak_free,
+      .allocs = 700, .frees = 0, .growth_bytes_per_segment = 9600,
+      .growth_bytes_per_second = 960, .trend_statistic = 28, .trend_p_value = 0.00012400793650793651};
+  sites[1] = (struct diff_site){
+      .name = (char *)"TRACE started at @testdata/report/app.lua:16", .id = 0xffffffffffffffffu,
+      .kind = DIFF_SITE_TRACE, .source_file = (char *)"testdata/report/app.lua",
+      .source_line = 16, .verdict = DIFF_VERDICT_GROWING, .count = 8, .live_bytes = trace_live,
+      .allocs = 64, .frees = 0, .growth_bytes_per_segment = 2048,
+      .growth_bytes_per_second = 204.8, .trend_statistic = 28, .trend_p_value = 0.000124};
+  sites[2] = (struct diff_site){
+      .name = (char *)"@testdata/report/app.lua:11", .id = 1, .kind = DIFF_SITE_LUA,
+      .source_file = (char *)"testdata/report/app.lua", .source_line = 11,
+      .verdict = DIFF_VERDICT_STEADY, .count = 8, .live_bytes = lru_live,
+      .live_blocks = lru_blocks, .alloc_bytes = lru_alloc, .free_bytes = lru_free,
+      .allocs = 4540, .frees = 4428, .growth_bytes_per_segment = 0,
+      .growth_bytes_per_second = 0, .trend_statistic = 1, .trend_p_value = 0.5};
+  sites[3] = (struct diff_site){
+      .name = (char *)"string.rep", .id = 0x00000000deadbeefu, .kind = DIFF_SITE_C,
+      .verdict = DIFF_VERDICT_STEADY, .count = 8, .live_bytes = cfunc_live, .allocs = 8,
+      .frees = 0, .trend_p_value = 1};
+  sites[4] = (struct diff_site){
+      .name = (char *)"INTERNAL", .id = 2, .kind = DIFF_SITE_INTERNAL,
+      .verdict = DIFF_VERDICT_SHRINKING, .count = 8, .live_bytes = internal_live,
+      .allocs = 30, .frees = 290, .growth_bytes_per_segment = -4096,
+      .growth_bytes_per_second = -409.6, .trend_statistic = -28, .trend_p_value = 1};
+  sites[5] = (struct diff_site){
+      .name = (char *)"@testdata/report/app.lua:3", .id = 3, .kind = DIFF_SITE_LUA,
+      .source_file = (char *)"testdata/report/app.lua", .source_line = 3,
+      .verdict = DIFF_VERDICT_INSUFFICIENT, .count = 2, .live_bytes = short_live, .allocs = 2,
+      .growth_bytes_per_segment = 100, .trend_p_value = NAN};
+}
+
+static struct diff_result trend_result(void)
+{
+  struct diff_result r;
+  memset(&r, 0, sizeof r);
+  fill_sites();
+  r.mode = DIFF_MODE_TREND;
+  r.options = (struct diff_options){.min_boundaries = 8, .max_p_value = 0.01,
+                                    .min_growth_bytes = 4096, .worse_ratio = 2, .jobs = 1};
+  fill_capture(&r.capture, "captures/run-1");
+  r.site_count = 6;
+  r.sites = sites;
+  r.flagged = 2;
+  return r;
+}
+
+static struct diff_result base_result(void)
+{
+  struct diff_result r = trend_result();
+  r.mode = DIFF_MODE_BASE;
+  fill_capture(&r.base, "captures/base");
+  r.base.command = (char *)"luajit app-base.lua 8080";
+  r.base.pid = 4100;
+  sites[0].verdict = DIFF_VERDICT_NEW;
+  sites[0].base_verdict = DIFF_VERDICT_STEADY;
+  sites[0].base_count = 8;
+  sites[0].base_live_bytes = base_leak_live;
+  sites[1].verdict = DIFF_VERDICT_GROWING;
+  sites[1].base_verdict = DIFF_VERDICT_GROWING;
+  sites[1].base_count = 8;
+  sites[1].base_live_bytes = base_trace_live;
+  sites[1].base_growth_bytes_per_segment = 1024;
+  r.flagged = 1;
+  return r;
+}
+
+static struct diff_result range_result(void)
+{
+  struct diff_result r = trend_result();
+  r.mode = DIFF_MODE_RANGE;
+  r.options.range_from = 2;
+  r.options.range_to = 7;
+  sites[0].range_delta_bytes = 48000;
+  sites[1].range_delta_bytes = 10240;
+  sites[2].range_delta_bytes = 2048;
+  sites[4].range_delta_bytes = -20480;
+  return r;
+}
+
+static uint64_t hostile_live[4] = {0, 100, 200, 300};
+
+/* Names and sources as a hostile capture could carry them. */
+static struct diff_result hostile_result(void)
+{
+  static struct diff_site hostile[3];
+  struct diff_result r;
+  memset(&r, 0, sizeof r);
+  memset(hostile, 0, sizeof hostile);
+  hostile[0] = (struct diff_site){
+      .name = (char *)"@<script>alert(1)</script>.lua:1", .id = 7, .kind = DIFF_SITE_LUA,
+      .source_file = (char *)"hostile.lua", .source_line = 1, .verdict = DIFF_VERDICT_GROWING,
+      .count = 4, .live_bytes = hostile_live, .allocs = 3, .growth_bytes_per_segment = 100,
+      .growth_bytes_per_second = 10, .trend_p_value = 0.0417};
+  hostile[1] = (struct diff_site){
+      .name = (char *)"@x.lua:2 <img src=x onerror=alert(1)> | `tick` & \"q\" 'a' \x1b[2J",
+      .id = 8, .kind = DIFF_SITE_LUA, .source_file = (char *)"hostile.lua", .source_line = 2,
+      .verdict = DIFF_VERDICT_GROWING, .count = 4, .live_bytes = hostile_live, .allocs = 3,
+      .growth_bytes_per_segment = 100, .trend_p_value = 0.0417};
+  hostile[2] = (struct diff_site){
+      .name = (char *)"]]></failure><script>document.title='pwned'</script>\xff\xfe",
+      .id = 9, .kind = DIFF_SITE_C, .verdict = DIFF_VERDICT_STEADY, .count = 4,
+      .live_bytes = hostile_live, .trend_p_value = 1};
+  r.mode = DIFF_MODE_TREND;
+  r.options.min_boundaries = 4;
+  r.capture.path = (char *)"caps/<b>bold</b>";
+  r.capture.command = (char *)"luajit -e \"<script>document.title='pwned'</script>\"";
+  r.capture.host = (char *)"<img src=x onerror=\"document.title='pwned'\">";
+  r.capture.luajit_version = (char *)"LuaJIT </title><script>alert(2)</script>";
+  r.capture.boundary_count = 4;
+  r.site_count = 3;
+  r.sites = hostile;
+  r.flagged = 2;
+  return r;
+}
+
+/* ---- Helpers -------------------------------------------------------------------- */
+
+static char *render(const struct diff_result *r, enum report_format format, int color,
+                    const char *source_root)
+{
+  char *text = NULL, error[256] = "";
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(out);
+  struct report_options options = {color, source_root};
+  ck_assert_msg(report_render(r, format, &options, out, error, sizeof error) == 0, "%s", error);
+  fclose(out);
+  return text;
+}
+
+static char *read_file(const char *path)
+{
+  FILE *in = fopen(path, "rb");
+  if (!in)
+    return NULL;
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
+    fwrite(buffer, 1, n, out);
+  fclose(in);
+  fclose(out);
+  return text;
+}
+
+/* Compares text with a golden file (or rewrites it when asked). */
+static void check_golden(const char *text, const char *name)
+{
+  char path[256];
+  snprintf(path, sizeof path, GOLDEN_DIR "%s", name);
+  const char *update = getenv("LJLEAK_UPDATE_GOLDEN");
+  if (update && update[0] == '1') {
+    FILE *out = fopen(path, "wb");
+    ck_assert_ptr_nonnull(out);
+    fputs(text, out);
+    fclose(out);
+  }
+  char *golden = read_file(path);
+  ck_assert_msg(golden != NULL, "missing golden file %s", path);
+  if (strcmp(golden, text) != 0) {
+    char actual[300];
+    snprintf(actual, sizeof actual, "%s.actual", path);
+    FILE *out = fopen(actual, "wb");
+    if (out) {
+      fputs(text, out);
+      fclose(out);
+    }
+  }
+  ck_assert_msg(strcmp(golden, text) == 0, "%s differs (see %s.actual)", path, path);
+  free(golden);
+}
+
+static void read_json_text(const char *json, struct diff_result *back)
+{
+  char error[256] = "";
+  ck_assert_msg(report_read_json_text("t.json", json, strlen(json), back, error,
+                                      sizeof error) == 0,
+                "%s", error);
+}
+
+static void expect_json_error(const char *json, const char *expected)
+{
+  struct diff_result back;
+  char error[256] = "";
+  ck_assert_int_eq(report_read_json_text("t.json", json, strlen(json), &back, error,
+                                         sizeof error),
+                   -1);
+  ck_assert_str_eq(error, expected);
+  ck_assert_ptr_null(back.sites);
+}
+
+/* ---- Golden outputs ---------------------------------------------------------- */
+
+START_TEST(test_text_trend_report_matches_golden)
+{
+  struct diff_result r = trend_result();
+  char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  check_golden(text, "trend.txt");
+  ck_assert_ptr_null(strchr(text, '\033'));
+  free(text);
+}
+END_TEST
+
+START_TEST(test_text_base_report_puts_new_and_worse_first_beside_the_base)
+{
+  struct diff_result r = base_result();
+  char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  check_golden(text, "base.txt");
+  const char *new_row = strstr(text, "\nnew ");
+  const char *both = strstr(text, "growing in the candidate as in the base");
+  ck_assert_ptr_nonnull(new_row);
+  ck_assert_ptr_nonnull(both);
+  ck_assert(new_row < both);
+  free(text);
+}
+END_TEST
+
+START_TEST(test_text_range_report_matches_golden)
+{
+  struct diff_result r = range_result();
+  char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  check_golden(text, "range.txt");
+  free(text);
+}
+END_TEST
+
+START_TEST(test_text_colour_only_when_asked)
+{
+  struct diff_result r = trend_result();
+  char *plain = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  char *colored = render(&r, REPORT_FORMAT_TEXT, 1, NULL);
+  ck_assert_ptr_null(strchr(plain, '\033'));
+  ck_assert(strncmp(colored, "\033[1;31mljleak: 2 of 6 sites growing", 35) == 0);
+  free(plain);
+  free(colored);
+}
+END_TEST
+
+START_TEST(test_text_escapes_control_characters_in_names)
+{
+  struct diff_result r = hostile_result();
+  char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_ptr_null(strchr(text, '\033'));
+  ck_assert_ptr_nonnull(strstr(text, "'a' \\x1b[2J\n"));
+  ck_assert_ptr_nonnull(strstr(text, "</script>\xef\xbf\xbd\xef\xbf\xbd"));
+  free(text);
+}
+END_TEST
+
+START_TEST(test_markdown_summary_matches_golden)
+{
+  struct diff_result r = trend_result();
+  char *text = render(&r, REPORT_FORMAT_MARKDOWN, 0, NULL);
+  check_golden(text, "trend.md");
+  free(text);
+  r = base_result();
+  text = render(&r, REPORT_FORMAT_MARKDOWN, 0, NULL);
+  check_golden(text, "base.md");
+  free(text);
+}
+END_TEST
+
+START_TEST(test_markdown_escapes_pipes_backticks_and_html)
+{
+  struct diff_result r = hostile_result();
+  char *text = render(&r, REPORT_FORMAT_MARKDOWN, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "| @&lt;script&gt;alert(1)&lt;/script&gt;.lua:1 | growing |"));
+  ck_assert_ptr_nonnull(strstr(
+      text, "| @x.lua:2 &lt;img src=x onerror=alert(1)&gt; \\| \\`tick\\` &amp; \"q\" 'a'  \\[2J |"));
+  ck_assert_ptr_null(strstr(text, "<script"));
+  ck_assert_ptr_null(strstr(text, "<img"));
+  free(text);
+}
+END_TEST
+
+START_TEST(test_junit_matches_golden)
+{
+  struct diff_result r = trend_result();
+  char *text = render(&r, REPORT_FORMAT_JUNIT, 0, NULL);
+  check_golden(text, "trend.junit.xml");
+  free(text);
+  r = base_result();
+  text = render(&r, REPORT_FORMAT_JUNIT, 0, NULL);
+  check_golden(text, "base.junit.xml");
+  free(text);
+}
+END_TEST
+
+START_TEST(test_junit_escapes_hostile_names)
+{
+  struct diff_result r = hostile_result();
+  char *text = render(&r, REPORT_FORMAT_JUNIT, 0, NULL);
+  check_golden(text, "hostile.junit.xml");
+  ck_assert_ptr_null(strstr(text, "<script"));
+  ck_assert_ptr_null(strstr(text, "<img"));
+  ck_assert_ptr_null(strstr(text, "]]>"));
+  ck_assert_ptr_null(strchr(text, '\033'));
+  ck_assert_ptr_nonnull(strstr(
+      text, "<testcase name=\"@&lt;script&gt;alert(1)&lt;/script&gt;.lua:1\" classname=\"ljleak.trend\">"));
+  free(text);
+}
+END_TEST
+
+START_TEST(test_json_result_matches_golden)
+{
+  struct diff_result r = trend_result();
+  char *text = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  check_golden(text, "trend.json");
+  free(text);
+  r = base_result();
+  text = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  check_golden(text, "base.json");
+  free(text);
+  r = range_result();
+  text = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  check_golden(text, "range.json");
+  free(text);
+  r = hostile_result();
+  text = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  check_golden(text, "hostile.json");
+  free(text);
+}
+END_TEST
+
+/* ---- JSON round trips ------------------------------------------------------------ */
+
+static void check_round_trip(struct diff_result r, const char *source_root)
+{
+  static const enum report_format formats[] = {REPORT_FORMAT_TEXT, REPORT_FORMAT_HTML,
+                                               REPORT_FORMAT_JSON, REPORT_FORMAT_JUNIT,
+                                               REPORT_FORMAT_MARKDOWN};
+  char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  struct diff_result back;
+  read_json_text(json, &back);
+  ck_assert_uint_eq(back.site_count, r.site_count);
+  ck_assert_uint_eq(back.flagged, r.flagged);
+  for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
+    for (int color = 0; color <= 1; color++) {
+      char *direct = render(&r, formats[f], color, source_root);
+      char *again = render(&back, formats[f], color, source_root);
+      ck_assert_msg(strcmp(direct, again) == 0, "format %zu colour %d differs", f, color);
+      free(direct);
+      free(again);
+    }
+  report_result_free(&back);
+  ck_assert_ptr_null(back.sites);
+  free(json);
+}
+
+START_TEST(test_json_round_trip_renders_identically_in_every_format)
+{
+  check_round_trip(trend_result(), NULL);
+  check_round_trip(base_result(), NULL);
+  check_round_trip(range_result(), NULL);
+  check_round_trip(hostile_result(), "testdata/report");
+}
+END_TEST
+
+START_TEST(test_json_round_trip_keeps_every_field)
+{
+  struct diff_result r = base_result();
+  char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  struct diff_result back;
+  read_json_text(json, &back);
+  ck_assert_int_eq(back.mode, DIFF_MODE_BASE);
+  ck_assert_uint_eq(back.options.min_boundaries, 8);
+  ck_assert(back.options.max_p_value == 0.01);
+  ck_assert_str_eq(back.capture.command, "luajit app.lua 8080");
+  ck_assert_str_eq(back.base.command, "luajit app-base.lua 8080");
+  ck_assert_int_eq(back.base.pid, 4100);
+  ck_assert_uint_eq(back.capture.boundary_count, 8);
+  ck_assert(back.capture.boundary_times[7] == 1763745680.125);
+  ck_assert_uint_eq(back.capture.heap_bytes[7], 2293760);
+  ck_assert_uint_eq(back.capture.gc_cycles[7], 24);
+  ck_assert(back.capture.start_time == 1763745600.125);
+  ck_assert_uint_eq(back.capture.events, 1234567);
+  const struct diff_site *s = &back.sites[0];
+  ck_assert_str_eq(s->name, "@testdata/report/app.lua:16");
+  ck_assert_uint_eq(s->id, 0x9e3779b97f4a7c15u);
+  ck_assert_int_eq(s->kind, DIFF_SITE_LUA);
+  ck_assert_str_eq(s->source_file, "testdata/report/app.lua");
+  ck_assert_uint_eq(s->source_line, 16);
+  ck_assert_int_eq(s->verdict, DIFF_VERDICT_NEW);
+  ck_assert_int_eq(s->base_verdict, DIFF_VERDICT_STEADY);
+  ck_assert_uint_eq(s->count, 8);
+  ck_assert_uint_eq(s->live_bytes[7], 67200);
+  ck_assert_uint_eq(s->live_blocks[7], 700);
+  ck_assert_uint_eq(s->alloc_bytes[1], 9600);
+  ck_assert_uint_eq(s->free_bytes[1], 0);
+  ck_assert(s->trend_p_value == 0.00012400793650793651);
+  ck_assert_uint_eq(s->base_count, 8);
+  ck_assert_uint_eq(back.sites[1].id, UINT64_MAX);
+  ck_assert(back.sites[1].base_growth_bytes_per_segment == 1024);
+  ck_assert_ptr_null(back.sites[1].live_blocks);
+  ck_assert_ptr_null(back.sites[3].source_file);
+  ck_assert(isnan(back.sites[5].trend_p_value));
+  report_result_free(&back);
+  free(json);
+}
+END_TEST
+
+START_TEST(test_json_doubles_and_64_bit_integers_round_trip_exactly)
+{
+  static const double doubles[] = {0.1, 1.0 / 3, -0.0, 5e-324, DBL_MAX, -DBL_MIN, 1e21,
+                                   123456789.125, 0.30000000000000004, INFINITY, -INFINITY};
+  static uint64_t big[3] = {UINT64_MAX, (uint64_t)1 << 53 | 1, 0};
+  struct diff_site site = {.name = (char *)"s", .verdict = DIFF_VERDICT_STEADY, .count = 3,
+                           .live_bytes = big, .allocs = UINT64_MAX,
+                           .range_delta_bytes = INT64_MIN};
+  struct diff_result r;
+  memset(&r, 0, sizeof r);
+  r.site_count = 1;
+  r.sites = &site;
+  for (size_t i = 0; i < sizeof doubles / sizeof doubles[0]; i++) {
+    site.growth_bytes_per_segment = doubles[i];
+    char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+    struct diff_result back;
+    read_json_text(json, &back);
+    double d = back.sites[0].growth_bytes_per_segment;
+    ck_assert_msg(memcmp(&d, &doubles[i], sizeof d) == 0, "double %zu: %.17g", i, d);
+    ck_assert_uint_eq(back.sites[0].live_bytes[0], UINT64_MAX);
+    ck_assert_uint_eq(back.sites[0].live_bytes[1], ((uint64_t)1 << 53) + 1);
+    ck_assert_uint_eq(back.sites[0].allocs, UINT64_MAX);
+    ck_assert(back.sites[0].range_delta_bytes == INT64_MIN);
+    report_result_free(&back);
+    free(json);
+  }
+  /* The shortest text is chosen: 0.1 is written as 0.1, not 0.10000000000000001. */
+  site.growth_bytes_per_segment = 0.1;
+  char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(json, "\"growth_bytes_per_segment\": 0.1,\n"));
+  ck_assert_ptr_nonnull(strstr(json, "\"series\": [18446744073709551615, 9007199254740993, 0],"));
+  ck_assert_ptr_nonnull(strstr(json, "\"range_delta_bytes\": -9223372036854775808\n"));
+  free(json);
+}
+END_TEST
+
+START_TEST(test_json_reader_accepts_the_minimal_result)
+{
+  struct diff_result back;
+  read_json_text("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"@a.lua:1\","
+                 "\"verdict\":\"growing\",\"series\":[1,2,3],\"growth_bytes_per_segment\":1,"
+                 "\"future_field\":{\"x\":[null]}}]}",
+                 &back);
+  ck_assert_uint_eq(back.site_count, 1);
+  ck_assert_uint_eq(back.flagged, 1);
+  ck_assert_str_eq(back.sites[0].name, "@a.lua:1");
+  ck_assert_uint_eq(back.sites[0].count, 3);
+  ck_assert_uint_eq(back.sites[0].live_bytes[2], 3);
+  report_result_free(&back);
+}
+END_TEST
+
+START_TEST(test_json_reader_decodes_escapes_and_surrogate_pairs)
+{
+  struct diff_result back;
+  read_json_text("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":"
+                 "\"\\u003c\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\xe2\x82\xac\","
+                 "\"verdict\":\"steady\",\"series\":[],\"growth_bytes_per_segment\":0}]}",
+                 &back);
+  ck_assert_str_eq(back.sites[0].name,
+                   "<\"\\/\b\f\n\r\t\xc3\xa9\xf0\x9f\x98\x80\xe2\x82\xac");
+  ck_assert_ptr_nonnull(back.sites[0].live_bytes);
+  ck_assert_uint_eq(back.sites[0].count, 0);
+  report_result_free(&back);
+}
+END_TEST
+
+START_TEST(test_json_reader_reports_file_and_byte_of_syntax_errors)
+{
+  expect_json_error("", "t.json: byte 0: expected a JSON value, found the end of the input");
+  expect_json_error("{\"a\":1,}", "t.json: byte 7: expected a member name in quotes, found '}'");
+  expect_json_error("[1,2,]", "t.json: byte 5: expected a JSON value, found ']'");
+  expect_json_error("{\"a\":1} x", "t.json: byte 8: unexpected text after the JSON value");
+  expect_json_error("{\"a\":1,\"a\":2}", "t.json: byte 7: duplicate member name");
+  expect_json_error("// c\n{}", "t.json: byte 0: expected a JSON value, found '/'");
+  expect_json_error("[01]", "t.json: byte 2: leading zero in number");
+  expect_json_error("[1.]", "t.json: byte 3: expected a digit after the decimal point");
+  expect_json_error("[1e+]", "t.json: byte 4: expected a digit in the exponent");
+  expect_json_error("[-]", "t.json: byte 2: expected a digit in number");
+  expect_json_error("[\"a\x01\"]", "t.json: byte 3: control character 0x01 in string (must be escaped)");
+  expect_json_error("[\"\xc3\x28\"]", "t.json: byte 2: invalid UTF-8 in string");
+  expect_json_error("[\"\xed\xa0\x80\"]", "t.json: byte 2: invalid UTF-8 in string");
+  expect_json_error("[\"\\ud800x\"]", "t.json: byte 2: high surrogate without a low one in \\u escape");
+  expect_json_error("[\"\\udc00\"]", "t.json: byte 2: lone low surrogate in \\u escape");
+  expect_json_error("[\"\\u12g4\"]", "t.json: byte 6: bad hex digit in \\u escape");
+  expect_json_error("[\"\\u0000\"]", "t.json: byte 2: \\u0000 in a string is not supported");
+  expect_json_error("[\"\\x\"]", "t.json: byte 2: unknown escape in string");
+  expect_json_error("[\"abc", "t.json: byte 1: unterminated string");
+  expect_json_error("[tru]", "t.json: byte 1: expected a JSON value, found 't'");
+  expect_json_error("{\"a\" 1}", "t.json: byte 5: expected ':' after a member name, found '1'");
+  expect_json_error("[1 2]", "t.json: byte 3: expected ',' or ']' in array, found '2'");
+  expect_json_error("\xef\xbb\xbf{}", "t.json: byte 0: expected a JSON value, found byte 0xef");
+  char deep[200];
+  memset(deep, '[', sizeof deep);
+  deep[sizeof deep - 1] = '\0';
+  expect_json_error(deep, "t.json: byte 65: nested deeper than 64 levels");
+}
+END_TEST
+
+START_TEST(test_json_reader_reports_file_and_byte_of_schema_errors)
+{
+  expect_json_error("[]", "t.json: byte 0: the result must be an object");
+  expect_json_error("{\"mode\":\"trend\",\"sites\":[]}", "t.json: byte 0: missing member \"ljleak_result\"");
+  expect_json_error("{\"ljleak_result\":2,\"mode\":\"trend\",\"sites\":[]}",
+                    "t.json: byte 17: ljleak_result 2 is not a version this reader knows (1)");
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"sideways\",\"sites\":[]}",
+                    "t.json: byte 26: mode must be one of \"trend\", \"range\", \"base\"");
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\","
+                    "\"verdict\":\"leaky\",\"series\":[],\"growth_bytes_per_segment\":0}]}",
+                    "t.json: byte 65: verdict must be one of \"growing\", \"steady\", "
+                    "\"shrinking\", \"insufficient\", \"new\", \"worse\"");
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\","
+                    "\"verdict\":\"steady\",\"series\":[1,-2],\"growth_bytes_per_segment\":0}]}",
+                    "t.json: byte 86: series must be a whole number >= 0");
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\","
+                    "\"verdict\":\"steady\",\"series\":[18446744073709551616],"
+                    "\"growth_bytes_per_segment\":0}]}",
+                    "t.json: byte 84: series is larger than 2^64-1");
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\","
+                    "\"verdict\":\"steady\",\"series\":[1],\"live_blocks\":[1,2],"
+                    "\"growth_bytes_per_segment\":0}]}",
+                    "t.json: byte 101: live_blocks has 2 elements, expected 1");
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\","
+                    "\"verdict\":\"steady\",\"series\":[1]}]}",
+                    "t.json: byte 43: missing member \"growth_bytes_per_segment\"");
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\",\"id\":"
+                    "\"12345678901234567\",\"verdict\":\"steady\",\"series\":[1],"
+                    "\"growth_bytes_per_segment\":0}]}",
+                    "t.json: byte 60: id must be a string of 1 to 16 hex digits");
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"capture\":{\"boundary_count\":2,"
+                    "\"heap_bytes\":[1]},\"sites\":[]}",
+                    "t.json: byte 77: heap_bytes has 1 elements, expected 2");
+}
+END_TEST
+
+START_TEST(test_read_json_names_the_file_and_reads_saved_results)
+{
+  struct diff_result back;
+  char error[256];
+  ck_assert_int_eq(report_read_json("testdata/report/no-such.json", &back, error, sizeof error),
+                   -1);
+  ck_assert_str_eq(error, "testdata/report/no-such.json: No such file or directory");
+  ck_assert_int_eq(report_read_json("testdata/report/trend.json", &back, error, sizeof error), 0);
+  struct diff_result r = trend_result();
+  char *direct = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  char *again = render(&back, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_str_eq(direct, again);
+  free(direct);
+  free(again);
+  report_result_free(&back);
+}
+END_TEST
+
+/* ---- HTML ----------------------------------------------------------------------- */
+
+START_TEST(test_html_escapes_everything_from_the_capture)
+{
+  struct diff_result r = hostile_result();
+  char *html = render(&r, REPORT_FORMAT_HTML, 0, "testdata/report");
+  ck_assert_ptr_null(strstr(html, "<script>alert"));
+  ck_assert_ptr_null(strstr(html, "<img"));
+  ck_assert_ptr_null(strstr(html, "<b>bold"));
+  ck_assert_ptr_null(strstr(html, "</title><script>"));
+  /* Exactly one script element: the page's own. */
+  const char *script = strstr(html, "<script");
+  ck_assert_ptr_nonnull(script);
+  ck_assert_ptr_null(strstr(script + 1, "<script"));
+  ck_assert_ptr_nonnull(strstr(html, "<code>@&lt;script&gt;alert(1)&lt;/script&gt;.lua:1</code>"));
+  ck_assert_ptr_nonnull(
+      strstr(html, "<b>1</b>-- &lt;img src=x onerror=alert(1)&gt; in a comment"));
+  ck_assert_ptr_nonnull(strstr(html, "&lt;/pre&gt;&lt;script&gt;document.title=&quot;pwned&quot;"));
+  ck_assert_ptr_nonnull(strstr(html, "&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;"));
+  ck_assert_ptr_nonnull(strstr(html, "&#39;a&#39; \xef\xbf\xbd[2J</code>"));
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_references_nothing_outside_the_file)
+{
+  struct diff_result results[4] = {trend_result(), base_result(), range_result(),
+                                   hostile_result()};
+  for (int i = 0; i < 4; i++) {
+    char *html = render(&results[i], REPORT_FORMAT_HTML, 0, "testdata/report");
+    ck_assert_ptr_null(strstr(html, "http:"));
+    ck_assert_ptr_null(strstr(html, "https:"));
+    ck_assert_ptr_null(strstr(html, "//"));
+    /* src= only as escaped text from the hostile capture, never an attribute. */
+    size_t sources = 0, escaped = 0;
+    for (const char *p = html; (p = strstr(p, "src=")); p++)
+      sources++;
+    for (const char *p = html; (p = strstr(p, "&lt;img src=")); p++)
+      escaped++;
+    ck_assert_uint_eq(sources, escaped);
+    ck_assert_ptr_null(strstr(html, "href="));
+    ck_assert_ptr_null(strstr(html, "url("));
+    ck_assert_ptr_null(strstr(html, "@import"));
+    ck_assert_ptr_nonnull(strstr(html, "content=\"default-src 'none';"));
+    free(html);
+  }
+}
+END_TEST
+
+START_TEST(test_html_shows_metadata_chart_table_and_sources)
+{
+  struct diff_result r = trend_result();
+  char *html = render(&r, REPORT_FORMAT_HTML, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(html, "<h1>2 of 6 sites growing</h1>"));
+  ck_assert_ptr_nonnull(strstr(html, "<dt>command</dt><dd><code>luajit app.lua 8080</code></dd>"));
+  ck_assert_ptr_nonnull(strstr(html, "<dt>host</dt><dd>web-1</dd>"));
+  ck_assert_ptr_nonnull(strstr(html, "<dt>pid</dt><dd>4242</dd>"));
+  ck_assert_ptr_nonnull(strstr(html, "<dt>LuaJIT</dt><dd>LuaJIT 2.1.0-beta3</dd>"));
+  ck_assert_ptr_nonnull(strstr(html, "<dt>time span</dt><dd>1m 20s from 2025-11-21 17:20:00 UTC</dd>"));
+  ck_assert_ptr_nonnull(strstr(html, "<dt>GC cycles</dt><dd>24</dd>"));
+  ck_assert_ptr_nonnull(strstr(html, "<dt>sampling</dt><dd>every event recorded</dd>"));
+  ck_assert_ptr_nonnull(strstr(html, "<h2>Lua heap at each boundary</h2>"));
+  ck_assert_ptr_nonnull(strstr(html, "<table class=\"sortable\" id=\"sites\">"));
+  /* Six rows, six sparklines, and the leaking line with its neighbours. */
+  size_t rows = 0, sparks = 0;
+  for (const char *p = html; (p = strstr(p, "<tr class=\"row")); p++)
+    rows++;
+  for (const char *p = html; (p = strstr(p, "<svg class=\"spark\"")); p++)
+    sparks++;
+  ck_assert_uint_eq(rows, 6);
+  ck_assert_uint_eq(sparks, 6);
+  ck_assert_ptr_nonnull(strstr(html, "<span class=\"hit\"><b>16</b>  sessions[#sessions + 1] = "
+                                     "{ id = request.id, user = request.user }</span>"));
+  ck_assert_ptr_nonnull(strstr(html, "<span><b>13</b>end</span>"));
+  ck_assert_ptr_nonnull(strstr(html, "<span><b>19</b>end</span></pre>"));
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_base_mode_shows_base_and_candidate_side_by_side)
+{
+  struct diff_result r = base_result();
+  char *html = render(&r, REPORT_FORMAT_HTML, 0, NULL);
+  const char *base = strstr(html, "<h3>Base</h3>");
+  const char *candidate = strstr(html, "<h3>Candidate</h3>");
+  ck_assert_ptr_nonnull(base);
+  ck_assert_ptr_nonnull(candidate);
+  ck_assert(base < candidate);
+  ck_assert_ptr_nonnull(strstr(html, "<code>luajit app-base.lua 8080</code>"));
+  ck_assert_ptr_nonnull(strstr(html, "<th>base growth/segment</th>"));
+  ck_assert_ptr_nonnull(strstr(html, "<th class=\"spark\">base series</th>"));
+  ck_assert_ptr_nonnull(strstr(html, "live bytes, all sites (base)"));
+  ck_assert_ptr_nonnull(strstr(html, "<h1>1 new and 0 worse in the candidate</h1>"));
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_source_missing_is_said_not_fatal)
+{
+  struct diff_result r = trend_result();
+  char *html = render(&r, REPORT_FORMAT_HTML, 0, "no/such/root");
+  ck_assert_ptr_null(strstr(html, "<pre class=\"src\">"));
+  ck_assert_ptr_nonnull(strstr(html, "<code>@testdata/report/app.lua:16</code>"));
+  free(html);
+}
+END_TEST
+
+/* ---- Small pieces ------------------------------------------------------------------ */
+
+START_TEST(test_format_names_parse)
+{
+  enum report_format f;
+  ck_assert_int_eq(report_format_parse("markdown", &f), 0);
+  ck_assert_int_eq(f, REPORT_FORMAT_MARKDOWN);
+  ck_assert_int_eq(report_format_parse("junit", &f), 0);
+  ck_assert_int_eq(f, REPORT_FORMAT_JUNIT);
+  ck_assert_int_eq(report_format_parse("HTML", &f), -1);
+  ck_assert_int_eq(report_format_parse("", &f), -1);
+}
+END_TEST
+
+START_TEST(test_flagged_count_follows_the_mode)
+{
+  struct diff_result r = trend_result();
+  ck_assert_uint_eq(report_flagged_count(&r), 2);
+  r = base_result();
+  ck_assert_uint_eq(report_flagged_count(&r), 1);
+}
+END_TEST
+
+START_TEST(test_render_reports_write_errors)
+{
+  struct diff_result r = trend_result();
+  FILE *full = fopen("/dev/full", "w");
+  if (!full)
+    return;  /* no /dev/full here: nothing to prove */
+  char error[256] = "";
+  struct report_options options = {0, NULL};
+  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_TEXT, &options, full, error, sizeof error), -1);
+  ck_assert_str_eq(error, "cannot write the report: No space left on device");
+  fclose(full);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("report");
+  TCase *golden = tcase_create("golden");
+  tcase_add_test(golden, test_text_trend_report_matches_golden);
+  tcase_add_test(golden, test_text_base_report_puts_new_and_worse_first_beside_the_base);
+  tcase_add_test(golden, test_text_range_report_matches_golden);
+  tcase_add_test(golden, test_text_colour_only_when_asked);
+  tcase_add_test(golden, test_text_escapes_control_characters_in_names);
+  tcase_add_test(golden, test_markdown_summary_matches_golden);
+  tcase_add_test(golden, test_markdown_escapes_pipes_backticks_and_html);
+  tcase_add_test(golden, test_junit_matches_golden);
+  tcase_add_test(golden, test_junit_escapes_hostile_names);
+  tcase_add_test(golden, test_json_result_matches_golden);
+  suite_add_tcase(s, golden);
+  TCase *json = tcase_create("json");
+  tcase_add_test(json, test_json_round_trip_renders_identically_in_every_format);
+  tcase_add_test(json, test_json_round_trip_keeps_every_field);
+  tcase_add_test(json, test_json_doubles_and_64_bit_integers_round_trip_exactly);
+  tcase_add_test(json, test_json_reader_accepts_the_minimal_result);
+  tcase_add_test(json, test_json_reader_decodes_escapes_and_surrogate_pairs);
+  tcase_add_test(json, test_json_reader_reports_file_and_byte_of_syntax_errors);
+  tcase_add_test(json, test_json_reader_reports_file_and_byte_of_schema_errors);
+  tcase_add_test(json, test_read_json_names_the_file_and_reads_saved_results);
+  suite_add_tcase(s, json);
+  TCase *html = tcase_create("html");
+  tcase_add_test(html, test_html_escapes_everything_from_the_capture);
+  tcase_add_test(html, test_html_references_nothing_outside_the_file);
+  tcase_add_test(html, test_html_shows_metadata_chart_table_and_sources);
+  tcase_add_test(html, test_html_base_mode_shows_base_and_candidate_side_by_side);
+  tcase_add_test(html, test_html_source_missing_is_said_not_fatal);
+  suite_add_tcase(s, html);
+  TCase *small = tcase_create("small");
+  tcase_add_test(small, test_format_names_parse);
+  tcase_add_test(small, test_flagged_count_follows_the_mode);
+  tcase_add_test(small, test_render_reports_write_errors);
+  suite_add_tcase(s, small);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
