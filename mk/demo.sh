@@ -1,8 +1,51 @@
 #!/bin/sh
-# The demo: summaries of the Tarantool fixture captures (extended as stages land).
-set -e
+# mk/demo.sh: `make demo`: runs the leaky demo service under the collector for
+# about 20 seconds, finds its leak, prints the text report, writes the HTML
+# report, and says where everything is.
+# Knobs (for tests): DEMO_OUT (default demo-out), DEMO_SECONDS (default 20),
+# DEMO_PERIOD (default 1).
 BUILD=${BUILD:-build}
-for f in testdata/tarantool-memprof/basic-jiton.bin; do
-  echo "== ljleak summary --leak-only $f"
-  "$BUILD/ljleak" summary --leak-only "$f"
-done
+out=${DEMO_OUT:-demo-out}
+seconds=${DEMO_SECONDS:-20}
+period=${DEMO_PERIOD:-1}
+ljleak=$BUILD/ljleak
+service=testdata/demo/service.lua
+began=$(date +%s)
+
+die() { echo "demo: $*" >&2; exit 1; }
+[ -x "$ljleak" ] || die "no $ljleak: run make first"
+rm -rf "$out" && mkdir -p "$out" || die "cannot create $out"
+
+echo "== The service: $service, a request loop with an LRU cache, a log buffer,"
+echo "   per-request churn, and one leak. Capturing it for $seconds s, one segment per ${period} s:"
+echo "\$ $ljleak run -o $out/capture --period $period $service $seconds"
+"$ljleak" run -o "$out/capture" --period "$period" "$service" "$seconds" ||
+  die "ljleak run failed (status $?)"
+segments=$(grep -c '^segment' "$out/capture/index" 2>/dev/null)
+echo "   $segments segments, $(du -sh "$out/capture" | cut -f1) in $out/capture"
+echo
+
+echo "== What grows across the GC boundaries:"
+echo "\$ $ljleak diff --format json -o $out/result.json $out/capture"
+"$ljleak" diff --format json -o "$out/result.json" "$out/capture"
+verdict=$?
+[ "$verdict" -le 1 ] || die "ljleak diff failed (status $verdict)"
+echo "\$ $ljleak report $out/result.json"
+"$ljleak" report "$out/result.json"
+NO_COLOR=1 "$ljleak" report -o "$out/report.txt" "$out/result.json"
+"$ljleak" report --format html -o "$out/report.html" "$out/result.json"
+[ $? -le 1 ] || die "the HTML report failed"
+echo
+
+took=$(( $(date +%s) - began ))
+echo "== Where everything is ($took s in all):"
+echo "   capture       $out/capture/ (index and $segments memprof segments)"
+echo "   text report   $out/report.txt"
+echo "   HTML report   $out/report.html (open it in a browser; it is self-contained)"
+echo "   JSON result   $out/result.json (ljleak report --format junit|markdown|html re-renders it)"
+echo "   the service   $service: the leak is the listener registered at line 91"
+echo "   try also      $ljleak summary --leak-only --human-readable $out/capture/seg-0001.memprof"
+if [ "$verdict" != 1 ]; then
+  die "the diff flagged nothing: the demo's leak was not found"
+fi
+exit 0

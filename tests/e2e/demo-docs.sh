@@ -47,7 +47,9 @@ done
 
 # Environment variables: the ones the collector reads (from its sources and
 # its doc) are in the man page's ENVIRONMENT and in the README.
-vars=$(cat collector/*.c collector/*.h docs/collector.md 2>/dev/null | grep -o 'LJLEAK_[A-Z_]*[A-Z]' | sort -u)
+# (Quoted names only: header guards are not variables; LJLEAK_TEST_* are test hooks.)
+vars=$(cat collector/*.c collector/*.h cli/*.c 2>/dev/null | grep -o '"LJLEAK_[A-Z_]*[A-Z]"' | tr -d '"' |
+       grep -v '^LJLEAK_TEST_' | sort -u)
 for v in LJLEAK_DIR LJLEAK_ROOT LJLEAK_PERIOD LJLEAK_MAX_BYTES LJLEAK_MAX_TOTAL_BYTES LJLEAK_SAMPLE \
          LJLEAK_GZIP LJLEAK_DURATION LJLEAK_FORCE_GC LJLEAK_SIGNAL LJLEAK_START $vars; do
   echo "$v"

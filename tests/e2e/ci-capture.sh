@@ -1,0 +1,95 @@
+#!/bin/sh
+# tests/e2e/ci-capture.sh: ci/capture against a real long-running LuaJIT
+# process (testdata/apps/worker.lua, which loaded the collector module): each
+# run starts and stops a capture by signal and leaves a report beside it;
+# --keep and --keep-days prune; processes it cannot capture are refused.
+BUILD=${BUILD:-build}
+LJLEAK=$BUILD/ljleak
+export LJLEAK
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-capture.XXXXXX")
+root=$tmp/root
+mkdir -p "$root"
+worker="" other=""
+cleanup() {
+  [ -z "$worker" ] || kill "$worker" 2>/dev/null
+  [ -z "$other" ] || kill "$other" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+captures() { find "$root" -mindepth 1 -maxdepth 1 -name 'ljleak-*' -type d | sort; }
+
+# The worker: stock luajit with the module loaded, a segment every 0.25 s
+# (a forced full GC cycle ends each, so a short capture has enough of them).
+LUA_CPATH="$BUILD/lua/?.so;;" LJLEAK_ROOT=$root LJLEAK_PERIOD=0.25 LJLEAK_FORCE_GC=1 \
+  luajit -l ljleak.collector testdata/apps/worker.lua 300 >"$tmp/worker.log" 2>&1 &
+worker=$!
+n=0
+until grep -q collector.so "/proc/$worker/maps" 2>/dev/null || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+check "worker_loaded_the_collector" grep -q collector.so "/proc/$worker/maps"
+cat "$tmp/worker.log"
+
+# Refusals.
+ci/capture >/dev/null 2>&1
+check "no_arguments_is_a_usage_error" test $? = 2
+ci/capture --pid "$worker" >/dev/null 2>&1
+check "missing_duration_is_a_usage_error" test $? = 2
+sleep 60 & other=$!
+ci/capture --pid "$other" --duration 1 >/dev/null 2>"$tmp/other.err"
+check "a_process_without_the_collector_is_refused_with_3" test $? = 3
+check "the_refusal_names_the_module" grep -q 'has not loaded the ljleak collector' "$tmp/other.err"
+kill "$other"; wait "$other" 2>/dev/null; other=""
+pid_gone=$(sh -c 'echo $$')
+ci/capture --pid "$pid_gone" --duration 1 >/dev/null 2>"$tmp/gone.err"
+check "a_missing_process_is_refused_with_3" test $? = 3
+
+# Three captures with --keep 2: each has segments and a report; two remain.
+for run in 1 2 3; do
+  ci/capture --pid "$worker" --duration 4 --keep 2 >"$tmp/run$run.out" 2>"$tmp/run$run.err"
+  status=$?
+  check "run_${run}_exits_1_for_the_leaking_worker" test "$status" = 1
+  [ "$status" = 1 ] || { cat "$tmp/run$run.out" "$tmp/run$run.err"; }
+  dir=$(sed -n 's/^capture: capturing into \(.*\) for .*/\1/p' "$tmp/run$run.err")
+  eval "dir$run=\$dir"
+  check "run_${run}_names_its_capture" test -n "$dir"
+  check "run_${run}_capture_is_stopped" sh -c "tail -n 1 '$dir/index' | grep -q '^stop'"
+  segments=$(grep -c '^segment' "$dir/index" 2>/dev/null)
+  check "run_${run}_capture_has_at_least_8_segments" test "${segments:-0}" -ge 8
+  for f in report.html report.txt result.json; do
+    check "run_${run}_writes_$f" test -s "$dir/$f"
+  done
+  check "run_${run}_report_names_the_leak" grep -q '@testdata/apps/worker.lua:17' "$dir/report.txt"
+  check "run_${run}_prints_the_report" grep -q '@testdata/apps/worker.lua:17' "$tmp/run$run.out"
+done
+check "keep_2_leaves_two_captures" test "$(captures | wc -l)" = 2
+check "keep_2_removes_the_oldest" test ! -e "$dir1"
+check "keep_2_keeps_the_newest_two" sh -c "test -d '$dir2' && test -d '$dir3'"
+
+# --keep-days: a capture ten days old goes, the recent ones stay.
+old=$root/ljleak-1-old
+mkdir -p "$old"
+printf 'ljleak-index\tversion=1\ncapture\tpid=1\nstop\ttime=1\treason=stop\n' > "$old/index"
+touch -d '10 days ago' "$old/index"
+ci/capture --pid "$worker" --duration 2 --keep-days 5 --quiet >"$tmp/run4.out" 2>"$tmp/run4.err"
+status=$?
+check "keep_days_run_succeeds" sh -c "test $status = 0 || test $status = 1"
+check "quiet_prints_no_report" test ! -s "$tmp/run4.out"
+check "keep_days_removes_the_old_capture" test ! -e "$old"
+check "keep_days_keeps_recent_captures" test "$(captures | wc -l)" = 3
+
+# A capture already running (started by hand) is not stopped by mistake.
+kill -USR2 "$worker"
+n=0
+until [ "$(captures | wc -l)" = 4 ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+ci/capture --pid "$worker" --duration 1 >/dev/null 2>"$tmp/busy.err"
+check "a_running_capture_is_refused_with_3" test $? = 3
+check "the_refusal_says_it_is_capturing" grep -q 'capturing already' "$tmp/busy.err"
+kill -USR2 "$worker"
+
+kill "$worker"; wait "$worker" 2>/dev/null; worker=""
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,71 @@
+#!/bin/sh
+# tests/e2e/ci-compare-builds.sh: ci/compare-builds end to end on the two
+# versions of testdata/apps/: v1 against v2 (which adds one leak, app.lua:41)
+# exits 1 with exactly that site failing in the JUnit report; v1 against v1
+# exits 0; usage and capture errors exit 2 and 3.
+BUILD=${BUILD:-build}
+LJLEAK=$BUILD/ljleak
+export LJLEAK
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-compare.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+junit_failures() {
+  awk '/<testcase name="/ && !/\/>[[:space:]]*$/ {
+         sub(/.*<testcase name="/, ""); sub(/".*/, ""); print }' "$1"
+}
+show_on_failure() { [ "$1" = "$2" ] || { echo "--- stdout"; cat "$3"; echo "--- stderr"; cat "$4"; }; }
+
+check "apps_v2_marks_its_leak_at_line_41" \
+  sh -c 'grep -n -- "-- the leak" testdata/apps/v2/app.lua | grep -q "^41:"'
+
+# Usage errors.
+ci/compare-builds >/dev/null 2>&1
+check "no_arguments_is_a_usage_error" test $? = 2
+ci/compare-builds --base-cmd "luajit a.lua" -o "$tmp/x" >/dev/null 2>&1
+check "missing_candidate_is_a_usage_error" test $? = 2
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script nope.lua \
+  -o "$tmp/x" >/dev/null 2>&1
+check "missing_script_is_a_usage_error" test $? = 2
+ci/compare-builds --help | grep -q '^usage: compare-builds'
+check "help_prints_usage" test $? = 0
+
+# v1 (steady) against v2 (one new leak), as two checkouts.
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script app.lua \
+  --period 0.5 -o "$tmp/v1v2" -- 6 >"$tmp/v1v2.out" 2>"$tmp/v1v2.err"
+status=$?
+check "v1_against_v2_exits_1" test "$status" = 1
+show_on_failure "$status" 1 "$tmp/v1v2.out" "$tmp/v1v2.err"
+for f in junit.xml report.md report.html report.txt result.json base/index candidate/index; do
+  check "v1_against_v2_writes_$f" test -s "$tmp/v1v2/$f"
+done
+junit_failures "$tmp/v1v2/junit.xml" > "$tmp/v1v2.flagged"
+echo "flagged:"; sed 's/^/  /' "$tmp/v1v2.flagged"
+check "v1_against_v2_junit_has_exactly_one_failure" test "$(wc -l < "$tmp/v1v2.flagged")" = 1
+check "v1_against_v2_junit_failure_names_the_leak" grep -qx '@app.lua:41' "$tmp/v1v2.flagged"
+check "v1_against_v2_junit_failure_is_new" grep -q '<failure type="new"' "$tmp/v1v2/junit.xml"
+check "v1_against_v2_prints_the_text_report" grep -q '@app.lua:41' "$tmp/v1v2.out"
+check "v1_against_v2_markdown_names_the_leak" grep -q 'app.lua:41' "$tmp/v1v2/report.md"
+check "v1_against_v2_html_names_the_leak" grep -q 'app.lua:41' "$tmp/v1v2/report.html"
+
+# v1 against v1, as two luajit command lines: nothing new.
+ci/compare-builds --base-cmd "luajit testdata/apps/v1/app.lua 6" \
+  --candidate-cmd "luajit testdata/apps/v1/app.lua 6" --period 0.5 \
+  -o "$tmp/v1v1" >"$tmp/v1v1.out" 2>"$tmp/v1v1.err"
+status=$?
+check "v1_against_v1_exits_0" test "$status" = 0
+show_on_failure "$status" 0 "$tmp/v1v1.out" "$tmp/v1v1.err"
+junit_failures "$tmp/v1v1/junit.xml" > "$tmp/v1v1.flagged" 2>/dev/null
+check "v1_against_v1_junit_has_no_failure" sh -c "test -s '$tmp/v1v1/junit.xml' && test ! -s '$tmp/v1v1.flagged'"
+check "v1_against_v1_junit_lists_sites" grep -q '<testcase name="@testdata/apps/v1/app.lua:' "$tmp/v1v1/junit.xml"
+
+# A build that cannot run is a capture failure.
+ci/compare-builds --base-cmd "luajit testdata/apps/v1/app.lua 1" \
+  --candidate-cmd "luajit testdata/apps/missing.lua" -o "$tmp/broken" >/dev/null 2>"$tmp/broken.err"
+check "a_failing_build_exits_3" test $? = 3
+check "a_failing_build_is_explained" grep -q 'candidate: the build exited with status' "$tmp/broken.err"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,50 @@
+#!/bin/sh
+# tests/e2e/demo.sh: `make demo` end to end in a shorter form (12 s, a segment
+# every 0.5 s): it succeeds, the report flags the demo service's leak (the
+# listener closure at line 91 and the pool_on function that stores it, lines
+# 28-33) and nothing else, and every file it points to exists.
+BUILD=${BUILD:-build}
+LJLEAK=$BUILD/ljleak
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-demo.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out
+
+# The flagged sites of a JUnit report, one per line.
+junit_failures() {
+  awk '/<testcase name="/ && !/\/>[[:space:]]*$/ {
+         sub(/.*<testcase name="/, ""); sub(/".*/, ""); print }' "$1"
+}
+
+check "demo_service_marks_its_leak_at_line_91" \
+  sh -c 'grep -n "the leak: never removed" testdata/demo/service.lua | grep -q "^91:"'
+
+DEMO_OUT=$out DEMO_SECONDS=12 DEMO_PERIOD=0.5 BUILD=$BUILD sh mk/demo.sh >"$tmp/stdout" 2>"$tmp/stderr"
+status=$?
+check "demo_exits_0" test "$status" = 0
+[ "$status" = 0 ] || { cat "$tmp/stdout" "$tmp/stderr"; }
+check "demo_prints_the_leak_site" grep -q '@testdata/demo/service.lua:91' "$tmp/stdout"
+check "demo_prints_where_everything_is" grep -q 'Where everything is' "$tmp/stdout"
+for f in capture/index result.json report.txt report.html; do
+  check "demo_writes_$f" test -s "$out/$f"
+done
+check "demo_capture_is_stopped" sh -c "tail -n 1 '$out/capture/index' | grep -q '^stop'"
+segments=$(grep -c '^segment' "$out/capture/index" 2>/dev/null)
+check "demo_capture_has_at_least_12_segments" test "${segments:-0}" -ge 12
+check "demo_html_report_names_the_leak" grep -q 'service.lua:91' "$out/report.html"
+
+"$LJLEAK" report --format junit -o "$tmp/junit.xml" "$out/result.json"
+junit_failures "$tmp/junit.xml" > "$tmp/flagged"
+echo "flagged:"; sed 's/^/  /' "$tmp/flagged"
+check "demo_flags_the_listener_closure" grep -qx '@testdata/demo/service.lua:91' "$tmp/flagged"
+# Anything else flagged must be part of the same leak: pool_on, lines 28-33.
+others=$(grep -v -x '@testdata/demo/service.lua:91' "$tmp/flagged" |
+         grep -v -E '^(TRACE started at )?@testdata/demo/service.lua:(2[89]|3[0-3])$')
+check "demo_flags_nothing_but_the_leak" sh -c "test -s '$tmp/junit.xml' && test -z '$others'"
+[ -z "$others" ] || echo "  wrongly flagged: $others"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
