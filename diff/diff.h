@@ -91,6 +91,11 @@ struct diff_options {
    * input read so far and in all. The front end draws a progress bar. */
   void (*progress)(void *context, uint64_t done_bytes, uint64_t total_bytes);
   void *progress_context;
+  /* Added by the engine. */
+  double min_growth_fraction; /* growth must also reach this fraction of the site's peak live bytes */
+  /* Called for each warning (a cut segment: "FILE: byte N: ..."); may be NULL. */
+  void (*warn)(void *context, const char *message);
+  void *warn_context;
 };
 
 struct diff_result {
@@ -104,5 +109,46 @@ struct diff_result {
 };
 
 void diff_result_free(struct diff_result *result);
+
+/* ---- The engine ------------------------------------------------------------
+ * A capture is given as paths: one directory (read through its index, or its
+ * *.bin, *.memprof and *.gz files in name order when it has none, plus a
+ * trailing .part as the last segment), or segment files in order. The engine
+ * never prints: warnings go to options->warn, errors come back in err. */
+
+enum diff_status {
+  DIFF_OK = 0,
+  DIFF_ERROR_USAGE,           /* bad options (e.g. --from/--to out of range) */
+  DIFF_ERROR_INPUT,           /* unreadable or corrupt input */
+  DIFF_ERROR_TRUNCATED,       /* a cut segment, and options->strict */
+  DIFF_ERROR_MEMORY           /* out of memory or threads */
+};
+
+struct diff_error {
+  enum diff_status status;
+  char message[512];          /* "FILE: byte N: what is wrong" for input errors */
+};
+
+/* Fills options with the defaults (docs/diff.md explains them). */
+void diff_options_default(struct diff_options *options);
+
+/* Verdicts over one capture (DIFF_MODE_TREND). */
+enum diff_status diff_trend(const char *const *paths, size_t path_count,
+                            const struct diff_options *options,
+                            struct diff_result *result, struct diff_error *err);
+
+/* Boundary options->range_to against boundary options->range_from (DIFF_MODE_RANGE). */
+enum diff_status diff_range(const char *const *paths, size_t path_count,
+                            const struct diff_options *options,
+                            struct diff_result *result, struct diff_error *err);
+
+/* A candidate capture against a base capture (DIFF_MODE_BASE). */
+enum diff_status diff_base(const char *const *base_paths, size_t base_count,
+                           const char *const *paths, size_t path_count,
+                           const struct diff_options *options,
+                           struct diff_result *result, struct diff_error *err);
+
+/* The word of a verdict: "insufficient", "steady", "shrinking", "growing", "new", "worse". */
+const char *diff_verdict_name(enum diff_verdict verdict);
 
 #endif

@@ -1,0 +1,46 @@
+/* diff/aggregate.h: a whole capture aggregated: the live map carried across segments, a series per site. */
+#ifndef LJLEAK_DIFF_AGGREGATE_H
+#define LJLEAK_DIFF_AGGREGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diff/capture.h"
+#include "diff/diff.h"
+#include "diff/live_map.h"
+#include "diff/segment.h"
+#include "diff/site_table.h"
+
+/* A site across the capture. The series arrays hold one entry per boundary. */
+struct aggregate_site {
+  uint64_t live_bytes, live_blocks;     /* now */
+  uint64_t segment_alloc_bytes, segment_free_bytes;  /* within the segment being merged */
+  uint64_t allocs, frees;
+  uint64_t *series_live_bytes, *series_live_blocks, *series_alloc_bytes, *series_free_bytes;
+};
+
+struct aggregate {
+  struct site_table sites;      /* global indices, by stable name */
+  struct aggregate_site *data;  /* [sites.count] */
+  size_t data_capacity;
+  struct live_map live;         /* tag = segment of birth (1-based) */
+  size_t boundaries;
+  size_t series_capacity;
+  uint64_t events;
+  uint64_t sample;              /* sampling interval used to scale (0: none) */
+};
+
+int aggregate_init(struct aggregate *aggregate, uint64_t sample);
+void aggregate_release(struct aggregate *aggregate);
+
+/* Merges the next segment (its boundary is the next one). Returns -1 when out of memory. */
+int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate *segment);
+
+/* Reads every segment of capture in order into aggregate, options->jobs at a
+ * time, with at most jobs + 1 segments held at once. A cut segment calls
+ * options->warn (or fails with DIFF_ERROR_TRUNCATED under options->strict)
+ * and sets capture->info.truncated. */
+enum diff_status aggregate_capture(struct aggregate *aggregate, struct capture *capture,
+                                   const struct diff_options *options, struct diff_error *err);
+
+#endif

@@ -1,0 +1,36 @@
+/* diff/capture.h: what a capture is made of: its segments in order, from an index, a directory or a file list. */
+#ifndef LJLEAK_DIFF_CAPTURE_H
+#define LJLEAK_DIFF_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diff/diff.h"
+
+struct capture_segment {
+  char *path;
+  uint64_t file_bytes;        /* size on disk, for progress */
+  double end_time;            /* from the index; 0 if unknown */
+  uint64_t gc_cycles, heap_bytes;
+  int listed;                 /* described by an index line */
+  int partial;                /* a .part file: the segment being written when the process stopped */
+};
+
+struct capture {
+  struct capture_segment *segments;
+  size_t count;
+  uint64_t total_bytes;
+  struct diff_capture info;   /* the metadata, without boundaries or events yet */
+};
+
+/* Lists the segments of paths: one directory, or segment files in order.
+ * Returns DIFF_OK, or an error with a message. */
+enum diff_status capture_open(struct capture *capture, const char *const *paths, size_t count,
+                              struct diff_error *err);
+
+void capture_release(struct capture *capture);
+
+/* Frees what a diff_capture owns and zeroes it. */
+void capture_info_release(struct diff_capture *info);
+
+#endif

@@ -1,0 +1,180 @@
+/* diff/compare.c: the three modes of a diff: trend over one capture, boundary range, base against candidate. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/aggregate.h"
+#include "diff/capture.h"
+#include "diff/diff.h"
+#include "diff/result.h"
+#include "diff/trend.h"
+
+void diff_options_default(struct diff_options *options)
+{
+  memset(options, 0, sizeof *options);
+  options->min_boundaries = 4;
+  options->max_p_value = 0.01;
+  options->min_growth_bytes = 4096;
+  options->min_growth_fraction = 0.10;
+  options->worse_ratio = 2.0;
+  options->jobs = 1;
+}
+
+static enum diff_status compare_fail(struct diff_error *err, enum diff_status status,
+                                     const char *message)
+{
+  err->status = status;
+  snprintf(err->message, sizeof err->message, "%s", message);
+  return status;
+}
+
+/* Reads one capture into result->sites with trend verdicts; info gets its metadata. */
+static enum diff_status compare_read(const char *const *paths, size_t count,
+                                     const struct diff_options *options,
+                                     struct diff_result *result, struct diff_capture *info,
+                                     struct diff_error *err)
+{
+  struct capture capture;
+  enum diff_status status = capture_open(&capture, paths, count, err);
+  if (status != DIFF_OK)
+    return status;
+  struct aggregate aggregate;
+  if (aggregate_init(&aggregate, capture.info.sample_bytes) < 0) {
+    capture_release(&capture);
+    return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  }
+  status = aggregate_capture(&aggregate, &capture, options, err);
+  if (status == DIFF_OK && result_build_sites(result, &aggregate, &capture, info, options) < 0)
+    status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  aggregate_release(&aggregate);
+  capture_release(&capture);
+  return status;
+}
+
+static void compare_start(struct diff_result *result, enum diff_mode mode,
+                          const struct diff_options *options, struct diff_error *err)
+{
+  memset(result, 0, sizeof *result);
+  result->mode = mode;
+  result->options = *options;
+  err->status = DIFF_OK;
+  err->message[0] = '\0';
+}
+
+static enum diff_status compare_finish(struct diff_result *result, enum diff_status status)
+{
+  if (status != DIFF_OK) {
+    diff_result_free(result);
+    return status;
+  }
+  result_sort(result);
+  return DIFF_OK;
+}
+
+enum diff_status diff_trend(const char *const *paths, size_t path_count,
+                            const struct diff_options *options,
+                            struct diff_result *result, struct diff_error *err)
+{
+  compare_start(result, DIFF_MODE_TREND, options, err);
+  enum diff_status status = compare_read(paths, path_count, options, result, &result->capture, err);
+  return compare_finish(result, status);
+}
+
+/* Range verdicts: growing when live bytes at `to` exceed those at `from` by
+ * the growth threshold (the larger of min_growth_bytes and
+ * min_growth_fraction of the larger end), shrinking symmetrically. */
+static void compare_range_site(struct diff_site *site, const struct diff_options *options)
+{
+  size_t from = options->range_from - 1, to = options->range_to - 1;
+  double a = (double)site->live_bytes[from], b = (double)site->live_bytes[to];
+  site->range_delta_bytes = (int64_t)(site->live_bytes[to] - site->live_bytes[from]);
+  site->growth_bytes_per_segment = (b - a) / (double)(to - from);
+  double threshold = options->min_growth_bytes;
+  double larger = a > b ? a : b;
+  if (options->min_growth_fraction * larger > threshold)
+    threshold = options->min_growth_fraction * larger;
+  if (b - a >= threshold && b > a)
+    site->verdict = DIFF_VERDICT_GROWING;
+  else if (a - b >= threshold && a > b)
+    site->verdict = DIFF_VERDICT_SHRINKING;
+  else
+    site->verdict = DIFF_VERDICT_STEADY;
+}
+
+enum diff_status diff_range(const char *const *paths, size_t path_count,
+                            const struct diff_options *options,
+                            struct diff_result *result, struct diff_error *err)
+{
+  compare_start(result, DIFF_MODE_RANGE, options, err);
+  enum diff_status status = compare_read(paths, path_count, options, result, &result->capture, err);
+  if (status == DIFF_OK) {
+    size_t n = result->capture.boundary_count;
+    if (options->range_from < 1 || options->range_to <= options->range_from ||
+        options->range_to > n) {
+      err->status = status = DIFF_ERROR_USAGE;
+      snprintf(err->message, sizeof err->message,
+               "--from %zu --to %zu: the capture has boundaries 1 to %zu, and --from must be "
+               "before --to",
+               options->range_from, options->range_to, n);
+    }
+  }
+  for (size_t i = 0; status == DIFF_OK && i < result->site_count; i++)
+    compare_range_site(&result->sites[i], options);
+  return compare_finish(result, status);
+}
+
+static int compare_sites_by_name(const void *a, const void *b)
+{
+  return strcmp(((const struct diff_site *)a)->name, ((const struct diff_site *)b)->name);
+}
+
+/* new: growing in the candidate and not in the base (or absent there);
+ * worse: growing in both and at least worse_ratio times as fast. */
+static int compare_base_site(struct diff_site *site, const struct diff_site *base,
+                             const struct diff_options *options)
+{
+  site->base_verdict = base ? base->verdict : DIFF_VERDICT_INSUFFICIENT;
+  if (base) {
+    site->base_count = base->count;
+    site->base_live_bytes = malloc((base->count ? base->count : 1) * sizeof(uint64_t));
+    if (!site->base_live_bytes)
+      return -1;
+    if (base->count)
+      memcpy(site->base_live_bytes, base->live_bytes, base->count * sizeof(uint64_t));
+    site->base_growth_bytes_per_segment = base->growth_bytes_per_segment;
+  }
+  if (site->verdict != DIFF_VERDICT_GROWING)
+    return 0;
+  if (!base || base->verdict != DIFF_VERDICT_GROWING)
+    site->verdict = DIFF_VERDICT_NEW;
+  else if (site->growth_bytes_per_segment >= options->worse_ratio * base->growth_bytes_per_segment)
+    site->verdict = DIFF_VERDICT_WORSE;
+  return 0;
+}
+
+enum diff_status diff_base(const char *const *base_paths, size_t base_count,
+                           const char *const *paths, size_t path_count,
+                           const struct diff_options *options,
+                           struct diff_result *result, struct diff_error *err)
+{
+  compare_start(result, DIFF_MODE_BASE, options, err);
+  struct diff_result base;
+  memset(&base, 0, sizeof base);
+  enum diff_status status = compare_read(base_paths, base_count, options, &base, &result->base, err);
+  if (status == DIFF_OK)
+    status = compare_read(paths, path_count, options, result, &result->capture, err);
+  if (status == DIFF_OK && base.site_count)
+    qsort(base.sites, base.site_count, sizeof *base.sites, compare_sites_by_name);
+  for (size_t i = 0; status == DIFF_OK && i < result->site_count; i++) {
+    struct diff_site *site = &result->sites[i];
+    struct diff_site key = {.name = site->name};
+    const struct diff_site *match =
+        base.site_count ? bsearch(&key, base.sites, base.site_count, sizeof *base.sites,
+                                  compare_sites_by_name)
+                        : NULL;
+    if (compare_base_site(site, match, options) < 0)
+      status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  }
+  diff_result_free(&base);
+  return compare_finish(result, status);
+}

@@ -1,0 +1,42 @@
+/* diff/live_map.h: address -> block (size, site, tag), open addressing, no tombstones. */
+#ifndef LJLEAK_DIFF_LIVE_MAP_H
+#define LJLEAK_DIFF_LIVE_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One block. Address 0 marks an empty slot (no allocator returns it).
+ * tag is the owner's to use: the capture-wide map keeps the segment of
+ * birth there, a segment's own map keeps LIVE_MAP_LIVE for blocks still live. */
+struct live_block {
+  uint64_t address;
+  uint64_t size;
+  uint32_t site;
+  uint32_t tag;
+};
+
+#define LIVE_MAP_LIVE 1u
+
+struct live_map {
+  struct live_block *slots;
+  size_t mask;                /* slot count - 1 (a power of two) */
+  size_t count;
+};
+
+int live_map_init(struct live_map *map);
+void live_map_release(struct live_map *map);
+
+/* Forgets every block, keeping the slots. */
+void live_map_clear(struct live_map *map);
+
+/* The block at address, or NULL. The pointer is valid until the next insert or remove. */
+struct live_block *live_map_find(const struct live_map *map, uint64_t address);
+
+/* The slot for address, made (zeroed but for the address; *created = 1) when
+ * absent. NULL when out of memory or address is 0. */
+struct live_block *live_map_insert(struct live_map *map, uint64_t address, int *created);
+
+/* Removes the block at address into *removed (may be NULL); returns 1, or 0 if absent. */
+int live_map_remove(struct live_map *map, uint64_t address, struct live_block *removed);
+
+#endif

@@ -1,0 +1,208 @@
+/* diff/result.c: result sites from an aggregate, their order, and freeing a result. */
+#include "diff/result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/trend.h"
+
+const char *diff_verdict_name(enum diff_verdict verdict)
+{
+  switch (verdict) {
+  case DIFF_VERDICT_INSUFFICIENT:
+    return "insufficient";
+  case DIFF_VERDICT_STEADY:
+    return "steady";
+  case DIFF_VERDICT_SHRINKING:
+    return "shrinking";
+  case DIFF_VERDICT_GROWING:
+    return "growing";
+  case DIFF_VERDICT_NEW:
+    return "new";
+  case DIFF_VERDICT_WORSE:
+    return "worse";
+  }
+  return "unknown";
+}
+
+static void result_site_release(struct diff_site *site)
+{
+  free(site->name);
+  free(site->source_file);
+  free(site->live_bytes);
+  free(site->live_blocks);
+  free(site->alloc_bytes);
+  free(site->free_bytes);
+  free(site->base_live_bytes);
+}
+
+static void result_capture_release(struct diff_capture *capture)
+{
+  free(capture->path);
+  free(capture->command);
+  free(capture->host);
+  free(capture->luajit_version);
+  free(capture->boundary_times);
+  free(capture->gc_cycles);
+  free(capture->heap_bytes);
+}
+
+void diff_result_free(struct diff_result *result)
+{
+  if (!result)
+    return;
+  for (size_t i = 0; i < result->site_count && result->sites; i++)
+    result_site_release(&result->sites[i]);
+  free(result->sites);
+  result_capture_release(&result->capture);
+  result_capture_release(&result->base);
+  memset(result, 0, sizeof *result);
+}
+
+static uint64_t *result_copy_series(const uint64_t *series, size_t count)
+{
+  uint64_t *copy = malloc((count ? count : 1) * sizeof *copy);
+  if (copy && count)
+    memcpy(copy, series, count * sizeof *copy);
+  return copy;
+}
+
+/* "@app.lua:42" and "TRACE started at @app.lua:40" name a file and a line. */
+static int result_site_source(struct diff_site *site)
+{
+  const char *chunk = site->name;
+  if (site->kind == DIFF_SITE_TRACE && !strncmp(chunk, "TRACE started at ", 17))
+    chunk += 17;
+  else if (site->kind != DIFF_SITE_LUA)
+    return 0;
+  const char *colon = strrchr(chunk, ':');
+  if (chunk[0] != '@' || !colon || colon == chunk + 1)
+    return 0;
+  size_t length = (size_t)(colon - chunk - 1);
+  site->source_file = malloc(length + 1);
+  if (!site->source_file)
+    return -1;
+  memcpy(site->source_file, chunk + 1, length);
+  site->source_file[length] = '\0';
+  site->source_line = strtoull(colon + 1, NULL, 10);
+  return 0;
+}
+
+/* Boundary times, GC cycles and heap sizes when the index gives them for every segment. */
+static int result_boundaries(const struct capture *capture, struct diff_capture *info,
+                             size_t boundaries)
+{
+  info->boundary_count = boundaries;
+  int timed = boundaries > 0, listed = boundaries > 0;
+  for (size_t i = 0; i < boundaries && i < capture->count; i++) {
+    timed &= capture->segments[i].end_time > 0;
+    listed &= capture->segments[i].listed;
+  }
+  if (timed) {
+    if (!(info->boundary_times = malloc(boundaries * sizeof *info->boundary_times)))
+      return -1;
+    for (size_t i = 0; i < boundaries; i++)
+      info->boundary_times[i] = capture->segments[i].end_time;
+  }
+  if (listed) {
+    info->gc_cycles = malloc(boundaries * sizeof *info->gc_cycles);
+    info->heap_bytes = malloc(boundaries * sizeof *info->heap_bytes);
+    if (!info->gc_cycles || !info->heap_bytes)
+      return -1;
+    for (size_t i = 0; i < boundaries; i++) {
+      info->gc_cycles[i] = capture->segments[i].gc_cycles;
+      info->heap_bytes[i] = capture->segments[i].heap_bytes;
+    }
+  }
+  return 0;
+}
+
+int result_build_sites(struct diff_result *result, const struct aggregate *aggregate,
+                       struct capture *capture, struct diff_capture *info,
+                       const struct diff_options *options)
+{
+  *info = capture->info;
+  memset(&capture->info, 0, sizeof capture->info);
+  size_t n = aggregate->boundaries;
+  if (result_boundaries(capture, info, n) < 0)
+    return -1;
+  /* Seconds per segment, from the first boundary to the last. */
+  double interval = 0;
+  if (info->boundary_times && n >= 2)
+    interval = (info->boundary_times[n - 1] - info->boundary_times[0]) / (double)(n - 1);
+  size_t count = aggregate->sites.count;
+  result->sites = calloc(count ? count : 1, sizeof *result->sites);
+  if (!result->sites)
+    return -1;
+  for (size_t i = 0; i < count; i++) {
+    const struct aggregate_site *data = &aggregate->data[i];
+    struct diff_site *site = &result->sites[i];
+    result->site_count = i + 1;
+    site->id = aggregate->sites.ids[i];
+    site->kind = aggregate->sites.kinds[i];
+    site->count = n;
+    site->allocs = data->allocs;
+    site->frees = data->frees;
+    site->name = malloc(aggregate->sites.lengths[i] + 1);
+    site->live_bytes = result_copy_series(data->series_live_bytes, n);
+    site->live_blocks = result_copy_series(data->series_live_blocks, n);
+    site->alloc_bytes = result_copy_series(data->series_alloc_bytes, n);
+    site->free_bytes = result_copy_series(data->series_free_bytes, n);
+    if (!site->name || !site->live_bytes || !site->live_blocks || !site->alloc_bytes ||
+        !site->free_bytes)
+      return -1;
+    memcpy(site->name, aggregate->sites.names[i], aggregate->sites.lengths[i] + 1);
+    if (result_site_source(site) < 0)
+      return -1;
+    struct trend trend;
+    if (trend_verdict(site->live_bytes, n, options, &site->verdict, &trend) < 0)
+      return -1;
+    site->growth_bytes_per_segment = trend.slope;
+    site->growth_bytes_per_second = interval > 0 ? trend.slope / interval : 0;
+    site->trend_statistic = trend.s;
+    site->trend_p_value = trend.p_up;
+  }
+  return 0;
+}
+
+int result_site_flagged(enum diff_mode mode, const struct diff_site *site)
+{
+  if (mode == DIFF_MODE_BASE)
+    return site->verdict == DIFF_VERDICT_NEW || site->verdict == DIFF_VERDICT_WORSE;
+  return site->verdict == DIFF_VERDICT_GROWING;
+}
+
+static uint64_t result_last_live(const struct diff_site *site)
+{
+  return site->count ? site->live_bytes[site->count - 1] : 0;
+}
+
+static int result_compare_sites(const void *a, const void *b, void *context)
+{
+  const struct diff_site *x = a, *y = b;
+  enum diff_mode result_sort_mode = *(const enum diff_mode *)context;
+  int fx = result_site_flagged(result_sort_mode, x), fy = result_site_flagged(result_sort_mode, y);
+  if (fx != fy)
+    return fy - fx;
+  if (result_sort_mode == DIFF_MODE_RANGE) {
+    if (x->range_delta_bytes != y->range_delta_bytes)
+      return x->range_delta_bytes < y->range_delta_bytes ? 1 : -1;
+  } else if (fx) {
+    if (x->growth_bytes_per_segment != y->growth_bytes_per_segment)
+      return x->growth_bytes_per_segment < y->growth_bytes_per_segment ? 1 : -1;
+  }
+  uint64_t lx = result_last_live(x), ly = result_last_live(y);
+  if (lx != ly)
+    return lx < ly ? 1 : -1;
+  return strcmp(x->name, y->name);
+}
+
+void result_sort(struct diff_result *result)
+{
+  if (result->site_count)
+    qsort_r(result->sites, result->site_count, sizeof *result->sites, result_compare_sites,
+            &result->mode);
+  result->flagged = 0;
+  for (size_t i = 0; i < result->site_count; i++)
+    result->flagged += (size_t)result_site_flagged(result->mode, &result->sites[i]);
+}

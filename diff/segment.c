@@ -1,0 +1,296 @@
+/* diff/segment.c: reads one segment into a partial aggregate: local sites, their churn, touched addresses. */
+#include "diff/segment.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "diff/sampling.h"
+
+/* A location as events carry it; source 0 marks an empty slot. */
+struct segment_location {
+  uint64_t location, line;
+  uint32_t source;
+  uint32_t site;
+};
+
+#define SEGMENT_LOCATIONS_INITIAL 256
+
+int segment_aggregate_init(struct segment_aggregate *segment)
+{
+  memset(segment, 0, sizeof *segment);
+  if (site_table_init(&segment->sites) < 0)
+    return -1;
+  if (live_map_init(&segment->touched) < 0) {
+    site_table_release(&segment->sites);
+    return -1;
+  }
+  segment->locations = calloc(SEGMENT_LOCATIONS_INITIAL, sizeof *segment->locations);
+  segment->location_mask = SEGMENT_LOCATIONS_INITIAL - 1;
+  segment->name_capacity = 256;
+  segment->name = malloc(segment->name_capacity);
+  if (!segment->locations || !segment->name) {
+    segment_aggregate_release(segment);
+    return -1;
+  }
+  return 0;
+}
+
+void segment_aggregate_release(struct segment_aggregate *segment)
+{
+  site_table_release(&segment->sites);
+  live_map_release(&segment->touched);
+  free(segment->stats);
+  free(segment->locations);
+  free(segment->name);
+  memset(segment, 0, sizeof *segment);
+}
+
+int segment_aggregate_site(struct segment_aggregate *segment, const char *name, size_t length,
+                           enum diff_site_kind kind, uint32_t *site)
+{
+  if (site_table_intern(&segment->sites, name, length, kind, site) < 0)
+    return -1;
+  if (segment->sites.count > segment->stats_capacity) {
+    size_t capacity = segment->stats_capacity ? segment->stats_capacity * 2 : 64;
+    struct segment_site *stats = realloc(segment->stats, capacity * sizeof *stats);
+    if (!stats)
+      return -1;
+    memset(stats + segment->stats_capacity, 0,
+           (capacity - segment->stats_capacity) * sizeof *stats);
+    segment->stats = stats;
+    segment->stats_capacity = capacity;
+  }
+  return 0;
+}
+
+int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, uint64_t address,
+                            uint64_t size, uint64_t sample)
+{
+  if (!address)
+    return 0;
+  int created;
+  struct live_block *block = live_map_insert(&segment->touched, address, &created);
+  if (!block)
+    return -1;
+  if (!created && (block->tag & LIVE_MAP_LIVE)) {  /* an alloc over a live block closes it */
+    struct segment_site *owner = &segment->stats[block->site];
+    owner->free_bytes += sampling_bytes(sample, block->size);
+    owner->frees += sampling_blocks(sample, block->size);
+  }
+  block->size = size;
+  block->site = site;
+  block->tag = LIVE_MAP_LIVE;
+  struct segment_site *stats = &segment->stats[site];
+  stats->alloc_bytes += sampling_bytes(sample, size);
+  stats->allocs += sampling_blocks(sample, size);
+  return 0;
+}
+
+/* A free of an address first touched here marks it touched (dead): the merge
+ * then ends whatever block the capture held there before this segment. */
+int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, uint64_t sample)
+{
+  if (!address)
+    return 0;
+  int created;
+  struct live_block *block = live_map_insert(&segment->touched, address, &created);
+  if (!block)
+    return -1;
+  if (created) {
+    block->site = SITE_TABLE_NONE;
+    block->tag = 0;
+    return 0;
+  }
+  if (block->tag & LIVE_MAP_LIVE) {
+    struct segment_site *owner = &segment->stats[block->site];
+    owner->free_bytes += sampling_bytes(sample, block->size);
+    owner->frees += sampling_blocks(sample, block->size);
+    block->tag = 0;
+  }
+  return 0;
+}
+
+static enum diff_site_kind segment_kind(enum memprof_source source)
+{
+  switch (source) {
+  case MEMPROF_SOURCE_LUA:
+    return DIFF_SITE_LUA;
+  case MEMPROF_SOURCE_C:
+    return DIFF_SITE_C;
+  case MEMPROF_SOURCE_TRACE:
+    return DIFF_SITE_TRACE;
+  default:
+    return DIFF_SITE_INTERNAL;
+  }
+}
+
+static size_t segment_location_home(const struct segment_aggregate *segment,
+                                    const struct memprof_event *event)
+{
+  uint64_t key[3] = {event->location, event->line, (uint64_t)event->source};
+  return (size_t)XXH3_64bits(key, sizeof key) & segment->location_mask;
+}
+
+static int segment_locations_grow(struct segment_aggregate *segment)
+{
+  size_t old_size = segment->location_mask + 1;
+  struct segment_location *old = segment->locations;
+  struct segment_location *slots = calloc(old_size * 2, sizeof *slots);
+  if (!slots)
+    return -1;
+  segment->locations = slots;
+  segment->location_mask = old_size * 2 - 1;
+  for (size_t i = 0; i < old_size; i++) {
+    if (!old[i].source)
+      continue;
+    struct memprof_event key = {.location = old[i].location, .line = old[i].line,
+                                .source = (enum memprof_source)old[i].source};
+    size_t j = segment_location_home(segment, &key);
+    while (slots[j].source)
+      j = (j + 1) & segment->location_mask;
+    slots[j] = old[i];
+  }
+  free(old);
+  return 0;
+}
+
+/* The local site of an event's location: cached, named on a miss. */
+static int segment_event_site(struct segment_aggregate *segment,
+                              const struct memprof_symtab *symtab,
+                              const struct memprof_event *event, uint32_t *site)
+{
+  uint64_t line = event->source == MEMPROF_SOURCE_LUA ? event->line : 0;
+  uint64_t location = event->source == MEMPROF_SOURCE_INTERNAL ? 0 : event->location;
+  uint32_t source = (uint32_t)event->source ? (uint32_t)event->source : 8;
+  struct memprof_event key = {.location = location, .line = line,
+                              .source = (enum memprof_source)source};
+  size_t i = segment_location_home(segment, &key);
+  for (;; i = (i + 1) & segment->location_mask) {
+    struct segment_location *slot = &segment->locations[i];
+    if (!slot->source)
+      break;
+    if (slot->source == source && slot->location == location && slot->line == line) {
+      *site = slot->site;
+      return 0;
+    }
+  }
+  size_t length = memprof_symtab_name(symtab, event, MEMPROF_NAMING_STABLE, segment->name,
+                                      segment->name_capacity);
+  if (length + 1 > segment->name_capacity) {
+    char *bigger = realloc(segment->name, length + 1);
+    if (!bigger)
+      return -1;
+    segment->name = bigger;
+    segment->name_capacity = length + 1;
+    length = memprof_symtab_name(symtab, event, MEMPROF_NAMING_STABLE, segment->name,
+                                 segment->name_capacity);
+  }
+  enum diff_site_kind kind = segment_kind(event->source);
+  if (!strcmp(segment->name, "INTERNAL"))
+    kind = DIFF_SITE_INTERNAL;
+  if (segment_aggregate_site(segment, segment->name, length, kind, site) < 0)
+    return -1;
+  if ((segment->location_count + 1) * 2 > segment->location_mask + 1) {
+    if (segment_locations_grow(segment) < 0)
+      return -1;
+    i = segment_location_home(segment, &key);
+    while (segment->locations[i].source)
+      i = (i + 1) & segment->location_mask;
+  }
+  struct segment_location *slot = &segment->locations[i];
+  slot->location = location;
+  slot->line = line;
+  slot->source = source;
+  slot->site = *site;
+  segment->location_count++;
+  return 0;
+}
+
+/* New symbols can rename a location (addresses and trace numbers are reused). */
+static void segment_forget_locations(struct segment_aggregate *segment)
+{
+  if (segment->location_count)
+    memset(segment->locations, 0, (segment->location_mask + 1) * sizeof *segment->locations);
+  segment->location_count = 0;
+}
+
+static enum diff_status segment_out_of_memory(struct diff_error *err, const char *path)
+{
+  err->status = DIFF_ERROR_MEMORY;
+  snprintf(err->message, sizeof err->message, "%s: out of memory", path);
+  return err->status;
+}
+
+enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const char *path,
+                                        uint64_t sample, struct diff_error *err)
+{
+  struct memprof_error open_error;
+  struct memprof_reader *reader = memprof_reader_open(path, &open_error);
+  if (!reader) {
+    err->status = open_error.status == MEMPROF_IO && strstr(open_error.message, "out of memory")
+                      ? DIFF_ERROR_MEMORY
+                      : DIFF_ERROR_INPUT;
+    snprintf(err->message, sizeof err->message, "%s", open_error.message);
+    return err->status;
+  }
+  struct memprof_symtab *symtab = memprof_symtab_new();
+  if (!symtab) {
+    memprof_reader_close(reader);
+    return segment_out_of_memory(err, path);
+  }
+  struct memprof_record record;
+  enum memprof_status status;
+  enum diff_status result = DIFF_OK;
+  while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
+    if (record.type == MEMPROF_RECORD_SYMBOL) {
+      if (memprof_symtab_add(symtab, &record.symbol) < 0) {
+        result = segment_out_of_memory(err, path);
+        break;
+      }
+      segment_forget_locations(segment);
+      continue;
+    }
+    const struct memprof_event *event = &record.event;
+    segment->events++;
+    if (event->kind == MEMPROF_EVENT_FREE) {
+      if (segment_aggregate_free(segment, event->old_address, sample) < 0) {
+        result = segment_out_of_memory(err, path);
+        break;
+      }
+      continue;
+    }
+    uint32_t site;
+    if (segment_event_site(segment, symtab, event, &site) < 0) {
+      result = segment_out_of_memory(err, path);
+      break;
+    }
+    /* A realloc frees the old block and charges the new one to its own location. */
+    if (event->kind == MEMPROF_EVENT_REALLOC &&
+        segment_aggregate_free(segment, event->old_address, sample) < 0) {
+      result = segment_out_of_memory(err, path);
+      break;
+    }
+    if (event->new_size && segment_aggregate_alloc(segment, site, event->new_address,
+                                                   event->new_size, sample) < 0) {
+      result = segment_out_of_memory(err, path);
+      break;
+    }
+  }
+  if (result == DIFF_OK && status == MEMPROF_TRUNCATED) {
+    segment->truncated = 1;
+    snprintf(segment->warning, sizeof segment->warning, "%s",
+             memprof_reader_error(reader)->message);
+  } else if (result == DIFF_OK && status != MEMPROF_END) {
+    const struct memprof_error *error = memprof_reader_error(reader);
+    err->status = DIFF_ERROR_INPUT;
+    snprintf(err->message, sizeof err->message, "%s", error->message);
+    result = err->status;
+  }
+  memprof_symtab_free(symtab);
+  memprof_reader_close(reader);
+  return result;
+}

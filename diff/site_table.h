@@ -1,0 +1,44 @@
+/* diff/site_table.h: site names -> dense indices, bucketed by XXH3-64, names compared on a hash hit. */
+#ifndef LJLEAK_DIFF_SITE_TABLE_H
+#define LJLEAK_DIFF_SITE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diff/diff.h"
+
+#define SITE_TABLE_NONE UINT32_MAX
+
+struct site_table_slot {
+  uint64_t bucket_hash;       /* id & hash_mask */
+  uint32_t index;             /* SITE_TABLE_NONE when empty */
+};
+
+struct site_table {
+  struct site_table_slot *slots;
+  size_t mask;
+  char **names;               /* [count] NUL-terminated, owned */
+  size_t *lengths;
+  uint64_t *ids;              /* XXH3-64 of each name (never masked) */
+  enum diff_site_kind *kinds;
+  size_t count, capacity;
+  uint64_t hash_mask;         /* all ones; tests narrow it to force collisions */
+};
+
+int site_table_init(struct site_table *table);
+void site_table_release(struct site_table *table);
+
+/* The index of name, or SITE_TABLE_NONE. */
+uint32_t site_table_find(const struct site_table *table, const char *name, size_t length);
+
+/* The index of name, added with kind when new. Returns 0, or -1 when out of memory. */
+int site_table_intern(struct site_table *table, const char *name, size_t length,
+                      enum diff_site_kind kind, uint32_t *index);
+
+/* Test hook: buckets by (id & mask), so mask 0 sends every name to one bucket.
+ * Returns 0, or -1 when out of memory (the table is then unchanged). */
+int site_table_set_hash_mask(struct site_table *table, uint64_t mask);
+
+uint64_t site_table_hash(const char *name, size_t length);
+
+#endif

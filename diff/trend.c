@@ -1,0 +1,177 @@
+/* diff/trend.c: growth verdicts: Mann-Kendall significance, Theil-Sen growth, and a later-half check. */
+#include "diff/trend.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int trend_sign(double d)
+{
+  return (d > 0) - (d < 0);
+}
+
+void trend_mann_kendall(const double *x, size_t n, double *s, double *variance)
+{
+  double sum = 0;
+  for (size_t i = 0; i + 1 < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      sum += trend_sign(x[j] - x[i]);
+  /* Tie correction: each group of t equal values removes t(t-1)(2t+5). */
+  double dn = (double)n;
+  double var = dn * (dn - 1) * (2 * dn + 5);
+  char *counted = calloc(n ? n : 1, 1);
+  for (size_t i = 0; i < n && counted; i++) {
+    if (counted[i])
+      continue;
+    double t = 0;
+    for (size_t j = i; j < n; j++)
+      if (x[j] == x[i]) {
+        counted[j] = 1;
+        t++;
+      }
+    var -= t * (t - 1) * (2 * t + 5);
+  }
+  free(counted);
+  *s = sum;
+  *variance = var / 18;
+}
+
+static int trend_has_ties(const double *x, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      if (x[i] == x[j])
+        return 1;
+  return 0;
+}
+
+/* P(S >= s) under no trend and no ties: S = N - 2 * inversions, and the
+ * inversion counts of a random permutation follow the Mahonian numbers,
+ * built here one element at a time as probabilities. */
+static double trend_exact_upper(size_t n, double s)
+{
+  size_t pairs = n * (n - 1) / 2;
+  double *p = calloc(pairs + 1, sizeof *p), *next = calloc(pairs + 1, sizeof *next);
+  if (!p || !next) {
+    free(p);
+    free(next);
+    return -1;
+  }
+  p[0] = 1;
+  size_t top = 0;
+  for (size_t m = 2; m <= n; m++) {  /* the m-th element adds 0..m-1 inversions */
+    size_t new_top = top + m - 1;
+    double window = 0;
+    for (size_t k = 0; k <= new_top; k++) {
+      if (k <= top)
+        window += p[k];
+      if (k >= m && k - m <= top)
+        window -= p[k - m];
+      next[k] = window / (double)m;
+    }
+    memcpy(p, next, (new_top + 1) * sizeof *p);
+    top = new_top;
+  }
+  /* S >= s  <=>  inversions <= (pairs - s) / 2 */
+  double limit = ((double)pairs - s) / 2;
+  double sum = 0;
+  for (size_t k = 0; k <= pairs && (double)k <= limit + 1e-9; k++)
+    sum += p[k];
+  free(p);
+  free(next);
+  return sum > 1 ? 1 : sum;
+}
+
+void trend_p_values(const double *x, size_t n, double s, double variance,
+                    double *p_up, double *p_down)
+{
+  *p_up = *p_down = 1;
+  if (n < 2 || variance <= 0)
+    return;
+  if (n <= TREND_EXACT_MAX && !trend_has_ties(x, n)) {
+    double up = trend_exact_upper(n, s);
+    double down = trend_exact_upper(n, -s);  /* symmetric: P(S <= s) = P(S >= -s) */
+    if (up >= 0 && down >= 0) {
+      *p_up = up;
+      *p_down = down;
+      return;
+    }
+  }
+  double sigma = sqrt(variance);
+  *p_up = 0.5 * erfc(((s - 1) / sigma) / sqrt(2.0));
+  *p_down = 0.5 * erfc((-(s + 1) / sigma) / sqrt(2.0));
+  if (*p_up > 1)
+    *p_up = 1;
+  if (*p_down > 1)
+    *p_down = 1;
+}
+
+static int trend_compare_doubles(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int trend_theil_sen(const double *x, size_t n, double *slope)
+{
+  *slope = 0;
+  if (n < 2)
+    return 0;
+  size_t count = n * (n - 1) / 2, k = 0;
+  double *slopes = malloc(count * sizeof *slopes);
+  if (!slopes)
+    return -1;
+  for (size_t i = 0; i + 1 < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      slopes[k++] = (x[j] - x[i]) / (double)(j - i);
+  qsort(slopes, count, sizeof *slopes, trend_compare_doubles);
+  *slope = count % 2 ? slopes[count / 2] : (slopes[count / 2 - 1] + slopes[count / 2]) / 2;
+  free(slopes);
+  return 0;
+}
+
+/* Growing needs three things at once:
+ *   - Mann-Kendall: an upward trend significant at max_p_value;
+ *   - size: the Theil-Sen slope times (n - 1) reaches the threshold, the
+ *     larger of min_growth_bytes and min_growth_fraction of the peak, so
+ *     small drifts and big caches that wobble do not count;
+ *   - persistence: the slope over the later half, times (n - 1), reaches half
+ *     the threshold, so a cache that fills early and then stays flat (which
+ *     Mann-Kendall alone can call significant) is not a leak. */
+int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
+                  enum diff_verdict *verdict, struct trend *out)
+{
+  memset(out, 0, sizeof *out);
+  *verdict = DIFF_VERDICT_INSUFFICIENT;
+  double *x = calloc(n ? n : 1, sizeof *x);
+  if (!x)
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    x[i] = (double)series[i];
+    if (x[i] > out->peak)
+      out->peak = x[i];
+  }
+  trend_mann_kendall(x, n, &out->s, &out->variance);
+  trend_p_values(x, n, out->s, out->variance, &out->p_up, &out->p_down);
+  size_t late_count = (n + 1) / 2 < 3 ? (n < 3 ? n : 3) : (n + 1) / 2;
+  if (trend_theil_sen(x, n, &out->slope) < 0 ||
+      trend_theil_sen(x + (n - late_count), late_count, &out->late_slope) < 0) {
+    free(x);
+    return -1;
+  }
+  free(x);
+  out->threshold = options->min_growth_bytes;
+  if (options->min_growth_fraction * out->peak > out->threshold)
+    out->threshold = options->min_growth_fraction * out->peak;
+  if (n < options->min_boundaries || n < 2)
+    return 0;
+  double span = (double)(n - 1);
+  if (out->p_up <= options->max_p_value && out->slope * span >= out->threshold &&
+      out->late_slope * span >= out->threshold / 2)
+    *verdict = DIFF_VERDICT_GROWING;
+  else if (out->p_down <= options->max_p_value && -out->slope * span >= out->threshold)
+    *verdict = DIFF_VERDICT_SHRINKING;
+  else
+    *verdict = DIFF_VERDICT_STEADY;
+  return 0;
+}

@@ -1,0 +1,40 @@
+/* diff/trend.h: trend tests on a series: Mann-Kendall, Theil-Sen, and the verdict rule. */
+#ifndef LJLEAK_DIFF_TREND_H
+#define LJLEAK_DIFF_TREND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diff/diff.h"
+
+struct trend {
+  double s;                   /* Mann-Kendall S */
+  double variance;            /* Var(S), tie-corrected */
+  double p_up;                /* one-sided p-value of an upward trend */
+  double p_down;              /* one-sided p-value of a downward trend */
+  double slope;               /* Theil-Sen slope over the whole series, per boundary */
+  double late_slope;          /* Theil-Sen slope over the later half */
+  double threshold;           /* growth that matters for this series */
+  double peak;                /* largest value */
+};
+
+/* Mann-Kendall S and its tie-corrected variance. */
+void trend_mann_kendall(const double *x, size_t n, double *s, double *variance);
+
+/* One-sided p-values of S: exact (permutation distribution) when there are
+ * no ties and n <= TREND_EXACT_MAX, else the normal approximation with a
+ * continuity correction. */
+#define TREND_EXACT_MAX 50
+void trend_p_values(const double *x, size_t n, double s, double variance,
+                    double *p_up, double *p_down);
+
+/* Median of the pairwise slopes (x[j] - x[i]) / (j - i); 0 for n < 2.
+ * Returns -1 when out of memory. */
+int trend_theil_sen(const double *x, size_t n, double *slope);
+
+/* The verdict for a series of live bytes under options; fills *out. Returns
+ * -1 when out of memory. */
+int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
+                  enum diff_verdict *verdict, struct trend *out);
+
+#endif
