@@ -86,7 +86,7 @@ local function handle(id)
   end
   local status = id % 50 == 0 and 404 or 200
   log(request.method .. " " .. request.path .. " " .. status .. " " .. #page)
-  if id % 4 == 0 then  -- a keep-alive connection: tidy up when it closes
+  if id % 8 == 0 then  -- a keep-alive connection: tidy up when it closes
     local conn = id
     pool_on("close", function() return conn end)  -- the leak: never removed
   end
