@@ -14,6 +14,8 @@
  *   partner site of the allocating site, other reallocs by the allocating site;
  * - sizes mostly 16-256 bytes, some up to 4 KiB, 1% up to 1 MiB;
  * - addresses come back through per-size free lists, as in a real allocator;
+ * - bursts: a loop allocating several blocks at one site, or a GC sweep
+ *   freeing several young blocks;
  * - a young set of short-lived blocks, and 1% of allocations going to a
  *   bounded pool of long-lived blocks (when it is full, a random old block is
  *   freed), so the live set stops growing while the stream goes on;
@@ -295,13 +297,12 @@ static struct live_block pool_remove_random(struct generator *g, struct pool *po
   return block;
 }
 
-static void alloc_block(struct generator *g)
+static void alloc_block(struct generator *g, const struct memprof_event *site)
 {
   int long_lived = random_below(g, 100) == 0;
   struct pool *pool = long_lived ? &g->old : &g->young;
   if (pool->count == pool->capacity)
     free_block(g, pool_remove_random(g, pool));
-  const struct memprof_event *site = pick_site(g);
   struct memprof_event event = *site;
   event.kind = MEMPROF_EVENT_ALLOC;
   event.new_size = pick_size(g);
@@ -414,16 +415,24 @@ int main(int argc, char **argv)
     fprintf(stderr, "gen_stream: cannot write %s\n", options.output);
     return 1;
   }
-  /* Slightly more allocations than frees: the young set fills up, then each
-   * allocation into a full set frees a random young block first. */
+  /* The program runs in bursts, as real streams show (in Tarantool's captures
+   * 70-99% of events come from the same site as the one before): a loop
+   * allocates several blocks at one site, or the GC sweeps several young
+   * blocks away. Sweeps start when the young set is 90% full. */
   while (g.events < options.events) {
-    uint64_t roll = random_below(&g, 100);
-    if (roll < 10 && g.young.count)
-      realloc_block(&g);
-    else if (roll < 56 || !g.young.count)
-      alloc_block(&g);
-    else
-      free_block(&g, pool_remove_random(&g, &g.young));
+    uint64_t burst = 1 + random_below(&g, 16);
+    if (g.young.count * 10 >= g.young.capacity * 9) {
+      for (uint64_t i = 0; i < burst && g.young.count; i++)
+        free_block(&g, pool_remove_random(&g, &g.young));
+      continue;
+    }
+    const struct memprof_event *site = pick_site(&g);
+    for (uint64_t i = 0; i < burst; i++) {
+      if (random_below(&g, 100) < 12 && g.young.count)
+        realloc_block(&g);
+      else
+        alloc_block(&g, site);
+    }
   }
   if (memprof_writer_epilogue(&g.writer) || memprof_writer_flush(&g.writer) || fclose(g.file)) {
     fprintf(stderr, "gen_stream: cannot write %s\n", options.output);

@@ -1,4 +1,4 @@
-/* bench/run_timed.c: runs a command several times; prints the median wall time, events per second and peak RSS. */
+/* bench/run_timed.c: runs a command several times; prints median wall and CPU time, events per second and peak RSS. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,8 +24,21 @@ static int compare_doubles(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Runs argv once with stdout on /dev/null; fills seconds and peak RSS in KiB. */
-static int run_once(char **argv, double *seconds, long *max_rss_kib)
+static double timeval_seconds(struct timeval t)
+{
+  return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
+/* The median of values (sorted in place). */
+static double median(double *values, int count)
+{
+  qsort(values, (size_t)count, sizeof values[0], compare_doubles);
+  return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
+}
+
+/* Runs argv once with stdout on /dev/null; fills wall and CPU (user + system)
+ * seconds and peak RSS in KiB. */
+static int run_once(char **argv, double *seconds, double *cpu_seconds, long *max_rss_kib)
 {
   double start = now_seconds();
   pid_t pid = fork();
@@ -44,6 +57,7 @@ static int run_once(char **argv, double *seconds, long *max_rss_kib)
   if (wait4(pid, &status, 0, &usage) != pid)
     return -1;
   *seconds = now_seconds() - start;
+  *cpu_seconds = timeval_seconds(usage.ru_utime) + timeval_seconds(usage.ru_stime);
   *max_rss_kib = usage.ru_maxrss;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fprintf(stderr, "run_timed: %s failed (status %d)\n", argv[0], status);
@@ -73,21 +87,22 @@ int main(int argc, char **argv)
     return 2;
   }
   char **command = argv + i + 1;
-  double seconds[100];
+  double seconds[100], cpu_seconds[100];
   long peak_kib = 0;
   for (int r = 0; r < runs; r++) {
     long rss_kib;
-    if (run_once(command, &seconds[r], &rss_kib))
+    if (run_once(command, &seconds[r], &cpu_seconds[r], &rss_kib))
       return 1;
     if (rss_kib > peak_kib)
       peak_kib = rss_kib;
-    printf("%s: run %d: %.3f s, peak RSS %.1f MiB\n", label, r + 1, seconds[r], rss_kib / 1024.0);
+    printf("%s: run %d: %.3f s wall, %.3f s CPU, peak RSS %.1f MiB\n", label, r + 1, seconds[r],
+           cpu_seconds[r], rss_kib / 1024.0);
   }
-  qsort(seconds, (size_t)runs, sizeof seconds[0], compare_doubles);
-  double median = runs % 2 ? seconds[runs / 2] : (seconds[runs / 2 - 1] + seconds[runs / 2]) / 2;
-  printf("%s: median %.3f s over %d runs", label, median, runs);
+  double wall = median(seconds, runs), cpu = median(cpu_seconds, runs);
+  printf("%s: median of %d runs: %.3f s wall, %.3f s CPU", label, runs, wall, cpu);
   if (events > 0)
-    printf(", %.2f million events/s", events / median / 1e6);
-  printf(", peak RSS %.1f MiB\n", peak_kib / 1024.0);
+    printf("; %.2f million events/s (wall), %.2f million events/s (CPU)", events / wall / 1e6,
+           events / cpu / 1e6);
+  printf("; peak RSS %.1f MiB\n", peak_kib / 1024.0);
   return 0;
 }

@@ -1,12 +1,111 @@
-/* cli/summary.c: ljleak summary (placeholder until its stage lands). */
+/* cli/summary.c: ljleak summary: what Tarantool's luajit-parse-memprof prints, for one or more streams. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "diff/summary.h"
+
+static const char summary_usage_line[] =
+    "usage: ljleak summary [--leak-only] [--human-readable] [--strict] FILE...\n";
+
+static void summary_usage(FILE *out)
+{
+  fputs(summary_usage_line, out);
+  fputs("\n"
+        "Prints what Tarantool's luajit-parse-memprof prints for memprof streams\n"
+        "(plain or gzip files; - reads stdin). Several files are read in order as\n"
+        "one stream: one symbol table, one heap map.\n"
+        "\n"
+        "    --leak-only        print only the HEAP SUMMARY (and ALIASES)\n"
+        "    --human-readable   print sizes as B, KiB, MiB, GiB\n"
+        "    --strict           a cut stream is an error (exit 3); by default it is\n"
+        "                       summarised up to its last complete event, with a warning\n"
+        "    -h, --help         show this help\n"
+        "\n"
+        "exit status: 0 success, 2 usage error, 3 unreadable or corrupt input\n"
+        "(or a cut stream with --strict), 4 out of memory or output error.\n",
+        out);
+}
+
+static int summary_usage_error(const char *message, const char *argument)
+{
+  fprintf(stderr, "ljleak summary: %s%s\n", message, argument);
+  fputs(summary_usage_line, stderr);
+  return CLI_EXIT_USAGE;
+}
+
+/* Reads every file into summary; returns an exit code, sets *cut for a cut stream. */
+static int summary_read_all(struct summary *summary, char **files, int count, int *cut)
+{
+  for (int i = 0; i < count; i++) {
+    struct memprof_error err;
+    enum memprof_status status = summary_read_file(summary, files[i], &err);
+    if (status == MEMPROF_END)
+      continue;
+    if (status == MEMPROF_TRUNCATED) {
+      fprintf(stderr, "ljleak summary: warning: %s\n", err.message);
+      *cut = 1;
+      continue;
+    }
+    fprintf(stderr, "ljleak summary: error: %s\n", err.message);
+    return strstr(err.message, "out of memory") ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+  }
+  return CLI_EXIT_OK;
+}
 
 int cmd_summary(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "usage: ljleak summary ...\n");
-  return CLI_EXIT_USAGE;
+  struct summary_options options = {0, 0};
+  int strict = 0, options_done = 0, file_count = 0;
+  char **files = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *files);
+  if (!files) {
+    fputs("ljleak summary: out of memory\n", stderr);
+    return CLI_EXIT_RUNTIME;
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (options_done || arg[0] != '-' || !strcmp(arg, "-")) {
+      files[file_count++] = argv[i];
+    } else if (!strcmp(arg, "--")) {
+      options_done = 1;
+    } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+      free(files);
+      summary_usage(stdout);
+      return CLI_EXIT_OK;
+    } else if (!strcmp(arg, "--leak-only")) {
+      options.leak_only = 1;
+    } else if (!strcmp(arg, "--human-readable")) {
+      options.human_readable = 1;
+    } else if (!strcmp(arg, "--strict")) {
+      strict = 1;
+    } else {
+      free(files);
+      return summary_usage_error("unknown option ", arg);
+    }
+  }
+  if (!file_count) {
+    free(files);
+    return summary_usage_error("no input file", "");
+  }
+
+  struct summary *summary = summary_new();
+  if (!summary) {
+    free(files);
+    fputs("ljleak summary: out of memory\n", stderr);
+    return CLI_EXIT_RUNTIME;
+  }
+  int cut = 0;
+  int code = summary_read_all(summary, files, file_count, &cut);
+  if (code == CLI_EXIT_OK) {
+    if (summary_print(summary, &options, stdout) || fflush(stdout)) {
+      fputs("ljleak summary: error: cannot write the summary\n", stderr);
+      code = CLI_EXIT_RUNTIME;
+    } else if (cut && strict) {
+      code = CLI_EXIT_INPUT;
+    }
+  }
+  summary_free(summary);
+  free(files);
+  return code;
 }

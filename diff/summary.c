@@ -17,8 +17,8 @@ enum { KIND_ALLOC, KIND_REALLOC, KIND_FREE, KIND_COUNT };
 struct site {
   uint64_t address, line, trace;
   enum memprof_source source;   /* of the first event seen here; used to name it */
-  uint32_t name;                /* name under the current symbols */
-  uint64_t name_epoch;          /* symbol epoch in which name was computed */
+  uint32_t version;             /* (site, name) under the current symbols, or NONE */
+  uint64_t name_epoch;          /* symbol epoch in which it was computed */
   uint32_t entry[KIND_COUNT];   /* this id's entry per event kind, or NONE */
 };
 
@@ -50,10 +50,25 @@ struct primary_table {
   size_t mask, count;
 };
 
-/* A live block in the heap map; site NONE marks an empty slot. */
-struct block {
-  uint64_t address, size;
+/* A site under one name. Names change when symbols arrive, and a block keeps
+ * the name its site had when the block was made: blocks record versions. */
+struct version {
   uint32_t site, name;
+};
+
+/* A live block: 16 bytes, so a slot never straddles two cache lines.
+ * packed = size << 24 | (version + 1); 0 marks an empty slot. A size of
+ * 2^40 - 1 or more is kept in the heap map's oversize list instead. */
+struct block {
+  uint64_t address;
+  uint64_t packed;
+};
+#define BLOCK_VERSION_BITS 24
+#define BLOCK_VERSION_LIMIT ((UINT32_C(1) << BLOCK_VERSION_BITS) - 1)
+#define BLOCK_SIZE_ESCAPE ((UINT64_C(1) << (64 - BLOCK_VERSION_BITS)) - 1)
+
+struct oversize_block {
+  uint64_t address, size;
 };
 
 /* Open addressing over items kept in an array elsewhere; items are never
@@ -75,6 +90,8 @@ struct index_table {
 struct heap_map {
   struct block *slots;
   size_t mask, count;
+  struct oversize_block *oversize;  /* never seen in practice: a plain list */
+  size_t oversize_count, oversize_capacity;
 };
 
 struct summary {
@@ -97,7 +114,13 @@ struct summary {
 
   struct primary_table primaries;
 
+  uint32_t last_site;           /* the previous event's site, or NONE */
+  enum memprof_source last_source;
+  uint64_t last_location, last_line;
+
   struct heap_map heap;
+  struct version *versions;
+  size_t version_count, version_capacity;
 
   char *name_buffer;            /* scratch for memprof_symtab_name */
   size_t name_buffer_size;
@@ -192,14 +215,20 @@ static void index_table_insert(struct index_table *table, struct index_slot *slo
 
 static int heap_map_init(struct heap_map *heap, size_t capacity)
 {
-  heap->slots = malloc(capacity * sizeof *heap->slots);
+  heap->slots = calloc(capacity, sizeof *heap->slots);  /* all empty */
   if (!heap->slots)
     return -1;
-  for (size_t i = 0; i < capacity; i++)
-    heap->slots[i].site = NONE;
   heap->mask = capacity - 1;
   heap->count = 0;
+  heap->oversize = NULL;
+  heap->oversize_count = heap->oversize_capacity = 0;
   return 0;
+}
+
+static void heap_map_release(struct heap_map *heap)
+{
+  free(heap->slots);
+  free(heap->oversize);
 }
 
 static size_t heap_map_home(const struct heap_map *heap, uint64_t address)
@@ -218,51 +247,82 @@ static void heap_map_prefetch(const struct heap_map *heap, uint64_t address)
 static size_t heap_map_probe(const struct heap_map *heap, uint64_t address)
 {
   size_t i = heap_map_home(heap, address);
-  while (heap->slots[i].site != NONE && heap->slots[i].address != address)
+  while (heap->slots[i].packed && heap->slots[i].address != address)
     i = (i + 1) & heap->mask;
   return i;
 }
 
 static int heap_map_grow(struct heap_map *heap)
 {
-  struct heap_map bigger;
-  if (heap_map_init(&bigger, 2 * (heap->mask + 1)))
+  size_t capacity = 2 * (heap->mask + 1);
+  struct block *slots = calloc(capacity, sizeof *slots);
+  if (!slots)
     return -1;
-  for (size_t i = 0; i <= heap->mask; i++)
-    if (heap->slots[i].site != NONE)
-      bigger.slots[heap_map_probe(&bigger, heap->slots[i].address)] = heap->slots[i];
-  bigger.count = heap->count;
-  free(heap->slots);
-  *heap = bigger;
+  struct block *old = heap->slots;
+  size_t old_mask = heap->mask;
+  heap->slots = slots;
+  heap->mask = capacity - 1;
+  for (size_t i = 0; i <= old_mask; i++)
+    if (old[i].packed)
+      heap->slots[heap_map_probe(heap, old[i].address)] = old[i];
+  free(old);
   return 0;
 }
 
-/* Maps block->address to block, replacing what was there (as the parser does). */
-static int heap_map_put(struct heap_map *heap, const struct block *block)
+/* Removes address from the oversize list; returns its size. */
+static uint64_t heap_map_oversize_take(struct heap_map *heap, uint64_t address)
+{
+  for (size_t i = 0; i < heap->oversize_count; i++)
+    if (heap->oversize[i].address == address) {
+      uint64_t size = heap->oversize[i].size;
+      heap->oversize[i] = heap->oversize[--heap->oversize_count];
+      return size;
+    }
+  return BLOCK_SIZE_ESCAPE;  /* unreachable: every escaped block is listed */
+}
+
+/* Maps address to (size, version), replacing what was there (as the parser does). */
+static int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t size, uint32_t version)
 {
   if ((heap->count + 1) * 2 > heap->mask + 1 && heap_map_grow(heap))
     return -1;
-  size_t i = heap_map_probe(heap, block->address);
-  if (heap->slots[i].site == NONE)
+  if (size >= BLOCK_SIZE_ESCAPE &&
+      reserve((void **)&heap->oversize, &heap->oversize_capacity, heap->oversize_count + 1,
+              sizeof *heap->oversize))
+    return -1;
+  struct block *slot = &heap->slots[heap_map_probe(heap, address)];
+  if (!slot->packed)
     heap->count++;
-  heap->slots[i] = *block;
+  else if (slot->packed >> BLOCK_VERSION_BITS == BLOCK_SIZE_ESCAPE)
+    heap_map_oversize_take(heap, address);
+  if (size >= BLOCK_SIZE_ESCAPE) {
+    heap->oversize[heap->oversize_count++] = (struct oversize_block){address, size};
+    size = BLOCK_SIZE_ESCAPE;
+  }
+  slot->address = address;
+  slot->packed = size << BLOCK_VERSION_BITS | (version + 1);
   return 0;
 }
 
-/* Removes address; copies its block to *out and returns 1 if it was mapped. */
-static int heap_map_take(struct heap_map *heap, uint64_t address, struct block *out)
+/* Removes address; returns 1 and its size and version if it was mapped. */
+static int heap_map_take(struct heap_map *heap, uint64_t address, uint64_t *size,
+                         uint32_t *version)
 {
   size_t i = heap_map_probe(heap, address);
-  if (heap->slots[i].site == NONE)
+  uint64_t packed = heap->slots[i].packed;
+  if (!packed)
     return 0;
-  *out = heap->slots[i];
+  *version = (uint32_t)(packed & BLOCK_VERSION_LIMIT) - 1;
+  *size = packed >> BLOCK_VERSION_BITS;
+  if (*size == BLOCK_SIZE_ESCAPE)
+    *size = heap_map_oversize_take(heap, address);
   heap->count--;
   /* Backward shift: pull later members of the run into the hole unless their
    * home lies cyclically in (hole, member], where they must stay. */
   size_t j = i;
   for (;;) {
     j = (j + 1) & heap->mask;
-    if (heap->slots[j].site == NONE)
+    if (!heap->slots[j].packed)
       break;
     size_t home = heap_map_home(heap, heap->slots[j].address);
     int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
@@ -271,7 +331,7 @@ static int heap_map_take(struct heap_map *heap, uint64_t address, struct block *
     heap->slots[i] = heap->slots[j];
     i = j;
   }
-  heap->slots[i].site = NONE;
+  heap->slots[i].packed = 0;
   return 1;
 }
 
@@ -315,13 +375,13 @@ static uint32_t name_intern(struct summary *summary, const char *text, size_t le
   return (uint32_t)id;
 }
 
-/* The name a site has under the current symbols, computed once per site and
- * again only after new symbols arrive. */
-static uint32_t site_name(struct summary *summary, uint32_t site_id)
+/* The version (site and name) a site has under the current symbols: its name
+ * is computed once, and again only after new symbols arrive. */
+static uint32_t site_version(struct summary *summary, uint32_t site_id)
 {
   struct site *site = &summary->sites[site_id];
-  if (site->name != NONE && site->name_epoch == summary->symbol_epoch)
-    return site->name;
+  if (site->version != NONE && site->name_epoch == summary->symbol_epoch)
+    return site->version;
   struct memprof_event event = {.kind = MEMPROF_EVENT_ALLOC, .source = site->source};
   switch (site->source) {
   case MEMPROF_SOURCE_LUA:
@@ -349,10 +409,19 @@ static uint32_t site_name(struct summary *summary, uint32_t site_id)
                                  summary->name_buffer, summary->name_buffer_size);
   }
   uint32_t name = name_intern(summary, summary->name_buffer, length);
+  if (name == NONE)
+    return NONE;
   site = &summary->sites[site_id];
-  site->name = name;
   site->name_epoch = summary->symbol_epoch;
-  return name;
+  if (site->version != NONE && summary->versions[site->version].name == name)
+    return site->version;
+  if (summary->version_count >= BLOCK_VERSION_LIMIT - 1 ||
+      reserve((void **)&summary->versions, &summary->version_capacity,
+              summary->version_count + 1, sizeof *summary->versions))
+    return NONE;
+  summary->versions[summary->version_count] = (struct version){site_id, name};
+  site->version = (uint32_t)summary->version_count++;
+  return site->version;
 }
 
 /* ---- Sites, entries, primaries -------------------------------------------- */
@@ -376,7 +445,9 @@ static uint32_t site_lookup(struct summary *summary, const struct memprof_event 
     break;
   }
   struct index_table *table = &summary->site_index;
-  uint64_t hash = XXH3_64bits(key, sizeof key);
+  /* Sixteen bytes hash faster than 24; equality still compares all three. */
+  uint64_t folded[2] = {key[0] ^ key[2], key[1]};
+  uint64_t hash = XXH3_64bits(folded, sizeof folded);
   size_t i = hash & table->mask;
   for (;; i = (i + 1) & table->mask) {
     struct index_slot *slot = &table->slots[i];
@@ -401,7 +472,7 @@ static uint32_t site_lookup(struct summary *summary, const struct memprof_event 
   site->line = key[1];
   site->trace = key[2];
   site->source = event->source;
-  site->name = NONE;
+  site->version = NONE;
   site->name_epoch = 0;
   for (int k = 0; k < KIND_COUNT; k++)
     site->entry[k] = NONE;
@@ -457,23 +528,24 @@ static int primary_table_grow(struct primary_table *table)
   return 0;
 }
 
-/* Records that entry overrode block (allocated by another event) with a block
- * of new_size bytes (0 for a free). */
-static int primary_link(struct summary *summary, uint32_t entry_id, const struct block *block,
-                        uint64_t new_size)
+/* Records that entry overrode a block of old_size bytes, made by version, with
+ * a block of new_size bytes (0 for a free). */
+static int primary_link(struct summary *summary, uint32_t entry_id, uint32_t version,
+                        uint64_t old_size, uint64_t new_size)
 {
   struct primary_table *table = &summary->primaries;
   if ((table->count + 1) * 2 > table->mask + 1 && primary_table_grow(table))
     return -1;
-  uint64_t key = (uint64_t)entry_id << 32 | block->site;
+  const struct version *made_by = &summary->versions[version];
+  uint64_t key = (uint64_t)entry_id << 32 | made_by->site;
   struct primary *record = primary_table_probe(table, key);
   if (record->key == EMPTY_KEY) {
-    *record = (struct primary){key, block->name, 0, 0, 0};
+    *record = (struct primary){key, made_by->name, 0, 0, 0};
     table->count++;
     summary->entries[entry_id].primary_count++;
   }
   record->allocated += new_size;
-  record->freed += block->size;
+  record->freed += old_size;
   record->count++;
   return 0;
 }
@@ -498,6 +570,7 @@ struct summary *summary_new(void)
     return NULL;
   }
   summary->symbol_epoch = 1;
+  summary->last_site = NONE;
   return summary;
 }
 
@@ -514,7 +587,8 @@ void summary_free(struct summary *summary)
   index_table_release(&summary->name_index);
   free(summary->entries);
   free(summary->primaries.slots);
-  free(summary->heap.slots);
+  heap_map_release(&summary->heap);
+  free(summary->versions);
   free(summary->name_buffer);
   free(summary);
 }
@@ -536,15 +610,25 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
   case MEMPROF_EVENT_FREE: kind = KIND_FREE; break;
   default: return 0;  /* symtab events come as symbols */
   }
-  uint32_t site_id = site_lookup(summary, event);
-  if (site_id == NONE)
-    return -1;
-  uint32_t name = site_name(summary, site_id);
-  if (name == NONE)
+  /* Events come in runs from one site (a loop allocating, the GC sweeping):
+   * the previous event's site is checked before the site table. */
+  uint32_t site_id = summary->last_site;
+  if (site_id == NONE || event->source != summary->last_source ||
+      event->location != summary->last_location || event->line != summary->last_line) {
+    site_id = site_lookup(summary, event);
+    if (site_id == NONE)
+      return -1;
+    summary->last_site = site_id;
+    summary->last_source = event->source;
+    summary->last_location = event->location;
+    summary->last_line = event->line;
+  }
+  uint32_t version = site_version(summary, site_id);
+  if (version == NONE)
     return -1;
   uint32_t entry_id = summary->sites[site_id].entry[kind];
   if (entry_id == NONE) {
-    entry_id = entry_new(summary, kind, name);
+    entry_id = entry_new(summary, kind, summary->versions[version].name);
     if (entry_id == NONE)
       return -1;
     summary->sites[site_id].entry[kind] = entry_id;
@@ -552,23 +636,23 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
   struct entry *entry = &summary->entries[entry_id];
   entry->events++;
   summary->events++;
-  struct block old;
-  struct block fresh = {event->new_address, event->new_size, site_id, name};
+  uint64_t old_size;
+  uint32_t old_version;
   switch (kind) {
   case KIND_ALLOC:
     entry->alloc_bytes += event->new_size;
-    return heap_map_put(&summary->heap, &fresh);
+    return heap_map_put(&summary->heap, event->new_address, event->new_size, version);
   case KIND_REALLOC:
     entry->free_bytes += event->old_size;
     entry->alloc_bytes += event->new_size;
-    if (heap_map_take(&summary->heap, event->old_address, &old) &&
-        primary_link(summary, entry_id, &old, event->new_size))
+    if (heap_map_take(&summary->heap, event->old_address, &old_size, &old_version) &&
+        primary_link(summary, entry_id, old_version, old_size, event->new_size))
       return -1;
-    return heap_map_put(&summary->heap, &fresh);
+    return heap_map_put(&summary->heap, event->new_address, event->new_size, version);
   default:
     entry->free_bytes += event->old_size;
-    if (heap_map_take(&summary->heap, event->old_address, &old))
-      return primary_link(summary, entry_id, &old, 0);
+    if (heap_map_take(&summary->heap, event->old_address, &old_size, &old_version))
+      return primary_link(summary, entry_id, old_version, old_size, 0);
     return 0;
   }
 }
