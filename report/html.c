@@ -84,14 +84,14 @@ static const char page_style[] =
     "tr.flagged td,tr.source td{background:#fff7f7}\n"
     "tr.row.flagged td{border-bottom:none}\n"
     "tr.source td{padding-top:0;text-align:left}\n"
-    "td.verdict,th.verdict{text-align:center}\n"
+    "td.vd,th.vd{text-align:center}\n"
     "tr.source pre.src{max-width:none;margin:0 0 4px}\n"
     "tr.flagged td.site code{color:var(--bad);font-weight:600}\n"
     ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;"
     "font-weight:600;background:#eaeef2;color:var(--muted)}\n"
     ".badge.growing,.badge.new,.badge.worse{background:var(--bad);color:#fff}\n"
     ".badge.shrinking{background:#ddf4ff;color:#0550ae}\n"
-    ".kind{color:var(--muted);font-size:12px;margin-left:6px}\n"
+    ".kind{color:var(--muted);font-size:12px;margin-left:6px;white-space:nowrap}\n"
     "details summary{cursor:pointer;list-style-position:inside}\n"
     "pre.src{margin:6px 0 2px;padding:6px 0;background:var(--panel);border:1px solid var(--line);"
     "border-radius:6px;font:12px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
@@ -578,7 +578,7 @@ static void cell_count(FILE *out, uint64_t count)
 
 static void cell_verdict(FILE *out, enum diff_verdict v)
 {
-  fprintf(out, "<td class=\"verdict\" data-v=\"%d\"><span class=\"badge %s\">%s</span></td>",
+  fprintf(out, "<td class=\"vd\" data-v=\"%d\"><span class=\"badge %s\">%s</span></td>",
           verdict_rank(v),
           report_verdict_name(v), report_verdict_name(v));
 }
@@ -621,7 +621,7 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
   fprintf(out, "<h2>Sites <span class=\"kind\">%zu, click a column to sort</span></h2>\n",
           r->site_count);
   fputs("<table class=\"sortable\" id=\"sites\">\n<thead><tr><th>#</th>"
-        "<th class=\"site\">site</th><th class=\"verdict\">verdict</th><th class=\"spark\">series</th>",
+        "<th class=\"site\">site</th><th class=\"vd\">verdict</th><th class=\"spark\">series</th>",
         out);
   if (base)
     fputs("<th class=\"spark\">base series</th>", out);
@@ -664,7 +664,10 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
       cell_verdict(out, s->base_count ? s->base_verdict : DIFF_VERDICT_INSUFFICIENT);
       cell_bytes(out, s->base_growth_bytes_per_segment, 1, "", 0);
     }
-    cell_bytes(out, s->growth_bytes_per_second, 1, "/s", 0);
+    if (r->capture.boundary_times)
+      cell_bytes(out, s->growth_bytes_per_second, 1, "/s", 0);
+    else
+      fputs("<td data-v=\"0\">-</td>", out);  /* the index gave no times */
     char p[32];
     report_format_p_value(p, sizeof p, s->trend_p_value);
     fprintf(out, "<td data-v=\"%.17g\">%s</td>", isfinite(s->trend_p_value) ? s->trend_p_value : 1,

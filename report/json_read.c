@@ -233,6 +233,8 @@ static int read_options(struct json_reader *r, const struct json_value *v,
   OPTIONAL(v, "range_to", read_uint, "range_to", &range_to);
   OPTIONAL(v, "strict", read_bool, "strict", &o->strict);
   OPTIONAL(v, "jobs", read_int, "jobs", &jobs);
+  OPTIONAL(v, "min_growth_fraction", read_double, "min_growth_fraction",
+           &o->min_growth_fraction);
   o->min_boundaries = (size_t)min_boundaries;
   o->range_from = (size_t)range_from;
   o->range_to = (size_t)range_to;

@@ -192,6 +192,7 @@ static void put_options(struct json_writer *w, const struct diff_options *o)
   put_bool(w, "strict", o->strict);
   writer_key(w, "jobs");
   fprintf(w->out, "%d", o->jobs);
+  put_double(w, "min_growth_fraction", o->min_growth_fraction);
   writer_close(w, '}');
 }
 

@@ -228,7 +228,10 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
     put_bytes(out, 12, site->growth_bytes_per_segment, 1, "");
     if (base)
       put_bytes(out, 12, site->base_growth_bytes_per_segment, 1, "");
-    put_bytes(out, 14, site->growth_bytes_per_second, 1, "/s");
+    if (r->capture.boundary_times)
+      put_bytes(out, 14, site->growth_bytes_per_second, 1, "/s");
+    else
+      fprintf(out, "%14s", "-");  /* the index gave no times */
     char p[32];
     report_format_p_value(p, sizeof p, site->trend_p_value);
     fprintf(out, "%9s", p);

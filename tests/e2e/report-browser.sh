@@ -83,15 +83,17 @@ check "control_page_fetch_is_detected" grep -q '^http://ljleak-control.invalid/x
 # A real capture when the diff engine can read the Tarantool fixture; the
 # hand-made trend result otherwise.
 result=testdata/report/trend.json
+source_root=.
 if "$LJLEAK" diff --format json testdata/tarantool-memprof/segments >"$tmp/real.json" 2>/dev/null ||
    [ $? = 1 ]; then
   if "$LJLEAK" report --format json "$tmp/real.json" >/dev/null 2>&1 || [ $? = 1 ]; then
     result=$tmp/real.json
+    source_root=testdata/tarantool-memprof
   fi
 fi
 echo "     screenshot of $result"
 page=$(pwd)/$BUILD/report.html
-"$LJLEAK" report --format html -o "$page" "$result"
+"$LJLEAK" report --format html --source-root "$source_root" -o "$page" "$result"
 chromium_run --log-net-log="$tmp/page.netlog" --dump-dom "file://$page" >"$tmp/page.dom"
 python3 tests/browser/inspect.py dom "$tmp/page.dom" >"$tmp/page.facts"
 check "report_page_has_rows" test "$(value site-rows "$tmp/page.facts")" -ge 1

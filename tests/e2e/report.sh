@@ -92,5 +92,28 @@ head -c 300 "$data/trend.json" >"$tmp/cut.json"
 run "$tmp/cut.json" >/dev/null 2>"$tmp/err"
 check "cut_json_exits_3" test "$status" = 3
 
+# A real capture: ljleak diff --format F gives what ljleak report --format F
+# gives from the saved JSON, in every format and every mode.
+capture=testdata/tarantool-memprof/segments
+"$LJLEAK" diff --format json "$capture" >"$tmp/real.json" 2>/dev/null
+check "diff_writes_json_of_the_fixture" test -s "$tmp/real.json"
+"$LJLEAK" diff --format json --from 2 --to 5 "$capture" >"$tmp/real-range.json" 2>/dev/null
+"$LJLEAK" diff --format json --base "$capture" "$capture" >"$tmp/real-base.json" 2>/dev/null
+for format in text html json junit markdown; do
+  "$LJLEAK" diff --format "$format" "$capture" >"$tmp/direct.$format" 2>/dev/null
+  run --format "$format" "$tmp/real.json" >"$tmp/again.$format"
+  check "diff_and_report_agree_on_${format}" cmp -s "$tmp/direct.$format" "$tmp/again.$format"
+  "$LJLEAK" diff --format "$format" --from 2 --to 5 "$capture" >"$tmp/direct.$format" 2>/dev/null
+  run --format "$format" "$tmp/real-range.json" >"$tmp/again.$format"
+  check "diff_and_report_agree_on_${format}_in_range_mode" cmp -s "$tmp/direct.$format" "$tmp/again.$format"
+  "$LJLEAK" diff --format "$format" --base "$capture" "$capture" >"$tmp/direct.$format" 2>/dev/null
+  run --format "$format" "$tmp/real-base.json" >"$tmp/again.$format"
+  check "diff_and_report_agree_on_${format}_in_base_mode" cmp -s "$tmp/direct.$format" "$tmp/again.$format"
+done
+run "$tmp/real.json" >/dev/null
+check "report_of_the_fixture_exits_1_like_diff" test "$status" = 1
+run "$tmp/real-base.json" >/dev/null
+check "report_of_a_capture_against_itself_exits_0" test "$status" = 0
+
 echo "$pass passed, $fail failed"
 test "$fail" = 0
