@@ -51,7 +51,7 @@ static const char page_style[] =
     "*{box-sizing:border-box}\n"
     "body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;"
     "color:var(--ink);background:#fff}\n"
-    "main{max-width:1240px;margin:0 auto;padding:24px}\n"
+    "main{max-width:1600px;margin:0 auto;padding:24px 16px}\n"
     "h1{font-size:26px;margin:0 0 4px}\n"
     "h2{font-size:17px;margin:28px 0 10px}\n"
     ".verdict{border-radius:8px;padding:16px 20px;border-left:6px solid}\n"
@@ -71,7 +71,7 @@ static const char page_style[] =
     ".legend{display:flex;gap:18px;font-size:13px;color:var(--muted);padding:2px 8px 6px}\n"
     ".legend i{display:inline-block;width:14px;height:3px;margin-right:6px;vertical-align:middle}\n"
     "table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}\n"
-    "th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:right;"
+    "th,td{padding:6px;border-bottom:1px solid var(--line);text-align:right;"
     "vertical-align:top;white-space:nowrap}\n"
     "th{position:sticky;top:0;background:#fff;cursor:pointer;user-select:none;"
     "font-weight:600;color:var(--muted);border-bottom:2px solid var(--line)}\n"
@@ -79,7 +79,7 @@ static const char page_style[] =
     "th[aria-sort=ascending]::after{content:' \\25b2'}\n"
     "th[aria-sort=descending]::after{content:' \\25bc'}\n"
     "td.spark,th.spark{text-align:center}\n"
-    "td.site,th.site{text-align:left;white-space:normal;word-break:break-all;min-width:260px}\n"
+    "td.site,th.site{text-align:left;white-space:normal;word-break:break-all;min-width:200px}\n"
     "td.site code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}\n"
     "tr.flagged td,tr.source td{background:#fff7f7}\n"
     "tr.row.flagged td{border-bottom:none}\n"
@@ -461,9 +461,9 @@ static int put_memory_chart(FILE *out, const struct diff_result *r)
 /* A small chart of one series for a table row. */
 static void put_sparkline(FILE *out, const uint64_t *values, size_t count, int flagged)
 {
-  const double w = 120, h = 26, pad = 2;
+  const double w = 84, h = 26, pad = 2;
   if (!values || !count) {
-    fputs("<svg class=\"spark\" width=\"120\" height=\"26\"></svg>", out);
+    fputs("<svg class=\"spark\" width=\"84\" height=\"26\"></svg>", out);
     return;
   }
   uint64_t low = values[0], high = values[0];
@@ -474,7 +474,7 @@ static void put_sparkline(FILE *out, const uint64_t *values, size_t count, int f
       high = values[i];
   }
   const char *color = flagged ? "#c62828" : "#57606a";
-  fprintf(out, "<svg class=\"spark\" width=\"120\" height=\"26\" viewBox=\"0 0 120 26\">");
+  fprintf(out, "<svg class=\"spark\" width=\"84\" height=\"26\" viewBox=\"0 0 84 26\">");
   fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
   for (size_t i = 0; i < count; i++) {
     double x = count > 1 ? pad + (w - 2 * pad) * (double)i / (double)(count - 1) : w / 2;
@@ -627,15 +627,16 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
     fputs("<th class=\"spark\">base series</th>", out);
   if (range)
     fputs("<th>delta</th>", out);
-  fputs(base ? "<th>growth/segment</th><th>base</th><th>base growth/segment</th>"
-             : "<th>growth/segment</th>",
+  fputs(base ? "<th title=\"growth per segment\">growth/seg</th><th class=\"vd\">base</th>"
+               "<th title=\"growth per segment in the base\">base/seg</th>"
+             : "<th title=\"growth per segment\">growth/seg</th>",
         out);
-  fputs("<th>growth/s</th><th>p-value</th><th>first</th><th>last</th>", out);
-  if (base)
-    fputs("<th>base last</th>", out);
+  fputs("<th title=\"growth per second\">growth/s</th><th title=\"p-value of an upward trend\">p</th>"
+        "<th title=\"live bytes at the first and the last boundary\">live</th>",
+        out);
   fputs("<th>allocs</th><th>frees</th>", out);
   fputs("</tr></thead>\n", out);
-  int columns = 11 + range + 4 * base;
+  int columns = 10 + range + 3 * base;
   size_t with_sources = 0;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *s = &r->sites[i];
@@ -672,10 +673,12 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
     report_format_p_value(p, sizeof p, s->trend_p_value);
     fprintf(out, "<td data-v=\"%.17g\">%s</td>", isfinite(s->trend_p_value) ? s->trend_p_value : 1,
             p);
-    cell_bytes(out, (double)report_first_live(s), 0, "", 0);
-    cell_bytes(out, (double)report_last_live(s), 0, "", 0);
-    if (base)
-      cell_bytes(out, (double)report_base_last_live(s), 0, "", 0);
+    /* Sorted by the last boundary's live bytes. */
+    fprintf(out, "<td data-v=\"%" PRIu64 "\">", report_last_live(s));
+    html_bytes(out, (double)report_first_live(s), 0);
+    fputs(" \u2192 ", out);
+    html_bytes(out, (double)report_last_live(s), 0);
+    fputs("</td>", out);
     cell_count(out, s->allocs);
     cell_count(out, s->frees);
     fputs("</tr>\n", out);
