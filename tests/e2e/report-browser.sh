@@ -80,16 +80,20 @@ page_requests "$tmp/control.netlog" >"$tmp/control.requests"
 check "control_page_fetch_is_detected" grep -q '^http://ljleak-control.invalid/x.png$' "$tmp/control.requests"
 
 # ---- The report of a capture: screenshot to look at -----------------------------
-# A real capture when the diff engine can read the Tarantool fixture; the
-# hand-made trend result otherwise.
+# A real capture: the demo service under the collector (6 s, a segment every
+# 0.5 s); else the Tarantool fixture through the diff engine; else the
+# hand-made trend result.
 result=testdata/report/trend.json
 source_root=.
-if "$LJLEAK" diff --format json testdata/tarantool-memprof/segments >"$tmp/real.json" 2>/dev/null ||
-   [ $? = 1 ]; then
-  if "$LJLEAK" report --format json "$tmp/real.json" >/dev/null 2>&1 || [ $? = 1 ]; then
-    result=$tmp/real.json
-    source_root=testdata/tarantool-memprof
-  fi
+if "$LJLEAK" run -o "$tmp/capture" --period 0.5 testdata/demo/service.lua 6 >/dev/null 2>&1 &&
+   { "$LJLEAK" diff --format json -o "$tmp/real.json" "$tmp/capture" 2>/dev/null || [ $? = 1 ]; } &&
+   { "$LJLEAK" report --format json "$tmp/real.json" >/dev/null 2>&1 || [ $? = 1 ]; }; then
+  result=$tmp/real.json
+elif { "$LJLEAK" diff --format json testdata/tarantool-memprof/segments >"$tmp/real.json" 2>/dev/null ||
+       [ $? = 1 ]; } &&
+     { "$LJLEAK" report --format json "$tmp/real.json" >/dev/null 2>&1 || [ $? = 1 ]; }; then
+  result=$tmp/real.json
+  source_root=testdata/tarantool-memprof
 fi
 echo "     screenshot of $result"
 page=$(pwd)/$BUILD/report.html
