@@ -1,0 +1,77 @@
+#!/bin/sh
+# tests/e2e/diff-corpus.sh: captures every workload of testdata/workloads with
+# `ljleak run` (JIT on) and checks `ljleak diff` against its truth file; then
+# the base-versus-candidate pair. Run from the repository root.
+BUILD=${BUILD:-build}
+LJLEAK="$PWD/$BUILD/ljleak"
+OUT="$PWD/$BUILD/diff-corpus"
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+# capture NAME DIR SCRIPT: runs SCRIPT from DIR into $OUT/NAME; a boundary per
+# finished GC cycle (--max-bytes 1k), so the full GC the workloads run every
+# 10000 requests ends a segment.
+capture() {
+  (cd "$2" && "$LJLEAK" run -o "$OUT/$1" --max-bytes 1k "$3") >"$OUT/$1.run.log" 2>&1
+}
+
+for truth in testdata/workloads/*.truth; do
+  name=$(basename "$truth" .truth)
+  if ! capture "$name" testdata/workloads "$name.lua"; then
+    fail "$name: ljleak run failed: $(tail -n 1 "$OUT/$name.run.log")"
+    continue
+  fi
+  boundaries=$(grep -c '^segment' "$OUT/$name/index")
+  if [ "$boundaries" -lt 10 ]; then
+    fail "$name: only $boundaries boundaries (want at least 10)"
+    continue
+  fi
+  "$LJLEAK" diff -q --format json -o "$OUT/$name.json" "$OUT/$name" 2>"$OUT/$name.diff.log"
+  status=$?
+  if [ "$status" -gt 1 ]; then
+    fail "$name: ljleak diff exited $status: $(cat "$OUT/$name.diff.log")"
+    continue
+  fi
+  expected=0
+  grep -q '^leak ' "$truth" && expected=1
+  if [ "$status" != "$expected" ]; then
+    fail "$name: ljleak diff exited $status, want $expected"
+    luajit tests/e2e/diff_truth.lua "$OUT/$name.json" "$truth"
+    continue
+  fi
+  if problems=$(luajit tests/e2e/diff_truth.lua "$OUT/$name.json" "$truth"); then
+    pass "$name ($boundaries boundaries)"
+  else
+    fail "$name: $problems"
+  fi
+done
+
+# Base against candidate: version 2 adds one leak at line 14.
+printf 'leak service.lua:14\n' >"$OUT/base.truth"
+if capture base-v1 testdata/workloads/base/v1 service.lua &&
+   capture base-v2 testdata/workloads/base/v2 service.lua; then
+  "$LJLEAK" diff -q --format json -o "$OUT/base-new.json" --base "$OUT/base-v1" "$OUT/base-v2"
+  status=$?
+  if [ "$status" = 1 ] && problems=$(luajit tests/e2e/diff_truth.lua "$OUT/base-new.json" \
+       "$OUT/base.truth" new); then
+    pass "base: version 2 against version 1 gives service.lua:14 as new, exit 1"
+  else
+    fail "base: version 2 against version 1: exit $status $problems"
+  fi
+  "$LJLEAK" diff -q --base "$OUT/base-v2" "$OUT/base-v1" >/dev/null
+  status=$?
+  if [ "$status" = 0 ]; then
+    pass "base: version 1 against version 2 flags nothing, exit 0"
+  else
+    fail "base: version 1 against version 2: exit $status, want 0"
+  fi
+else
+  fail "base: ljleak run failed"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
