@@ -56,12 +56,22 @@ struct version {
   uint32_t site, name;
 };
 
-/* A live block: 16 bytes, so a slot never straddles two cache lines.
- * packed = size << 24 | (version + 1); 0 marks an empty slot. A size of
- * 2^40 - 1 or more is kept in the heap map's oversize list instead. */
+/* A live block in 16 bytes: packed = size << 24 | (version + 1); 0 marks an
+ * empty slot. A size of 2^40 - 1 or more is kept in the heap map's oversize
+ * list instead. */
 struct block {
   uint64_t address;
   uint64_t packed;
+};
+
+/* Three blocks and a counter in one 64-byte cache line. overflow counts the
+ * blocks whose home is this bucket but which sit in a later one (it was full
+ * when they came): a lookup stops at the first bucket with no overflow, and a
+ * removal needs no shifting, only the counters on the way decremented. */
+#define BUCKET_BLOCKS 3
+struct bucket {
+  _Alignas(64) struct block blocks[BUCKET_BLOCKS];
+  uint64_t overflow;
 };
 #define BLOCK_VERSION_BITS 24
 #define BLOCK_VERSION_LIMIT ((UINT32_C(1) << BLOCK_VERSION_BITS) - 1)
@@ -85,11 +95,11 @@ struct index_table {
   size_t count, hashes_capacity;
 };
 
-/* Linear probing with backward-shift deletion: no tombstones, so a long
- * alloc/free churn never degrades it. */
+/* Open addressing over buckets, probed linearly; at most half of the blocks
+ * are used, so a lookup mostly reads one cache line. */
 struct heap_map {
-  struct block *slots;
-  size_t mask, count;
+  struct bucket *buckets;
+  size_t mask, count;           /* mask: buckets - 1 */
   struct oversize_block *oversize;  /* never seen in practice: a plain list */
   size_t oversize_count, oversize_capacity;
 };
@@ -213,12 +223,21 @@ static void index_table_insert(struct index_table *table, struct index_slot *slo
 
 /* ---- Heap map --------------------------------------------------------------- */
 
-static int heap_map_init(struct heap_map *heap, size_t capacity)
+static struct bucket *buckets_new(size_t count)
 {
-  heap->slots = calloc(capacity, sizeof *heap->slots);  /* all empty */
-  if (!heap->slots)
+  /* Zeroed memory is an empty map; cache-line alignment keeps a bucket in one line. */
+  struct bucket *buckets = aligned_alloc(64, count * sizeof *buckets);
+  if (buckets)
+    memset(buckets, 0, count * sizeof *buckets);
+  return buckets;
+}
+
+static int heap_map_init(struct heap_map *heap, size_t buckets)
+{
+  heap->buckets = buckets_new(buckets);
+  if (!heap->buckets)
     return -1;
-  heap->mask = capacity - 1;
+  heap->mask = buckets - 1;
   heap->count = 0;
   heap->oversize = NULL;
   heap->oversize_count = heap->oversize_capacity = 0;
@@ -227,44 +246,66 @@ static int heap_map_init(struct heap_map *heap, size_t capacity)
 
 static void heap_map_release(struct heap_map *heap)
 {
-  free(heap->slots);
+  free(heap->buckets);
   free(heap->oversize);
 }
 
-static size_t heap_map_home(const struct heap_map *heap, uint64_t address)
+/* Callers pass an address's hash (hash_u64) along with it: it is computed
+ * once per event, when the event is read and its bucket prefetched. */
+
+/* Starts fetching the bucket where an address would be, so that the lookup a
+ * few events later finds it in cache. */
+static void heap_map_prefetch(const struct heap_map *heap, uint64_t hash)
 {
-  return hash_u64(address) & heap->mask;
+  __builtin_prefetch(&heap->buckets[hash & heap->mask]);
 }
 
-/* Starts fetching the slot where address would be, so that the lookup a few
- * events later finds it in cache. */
-static void heap_map_prefetch(const struct heap_map *heap, uint64_t address)
+/* The block holding address, or NULL. */
+static struct block *heap_map_find(const struct heap_map *heap, uint64_t address, uint64_t hash)
 {
-  __builtin_prefetch(&heap->slots[heap_map_home(heap, address)]);
+  size_t b = hash & heap->mask;
+  for (;;) {
+    struct bucket *bucket = &heap->buckets[b];
+    for (int k = 0; k < BUCKET_BLOCKS; k++)
+      if (bucket->blocks[k].address == address && bucket->blocks[k].packed)
+        return &bucket->blocks[k];
+    if (!bucket->overflow)
+      return NULL;
+    b = (b + 1) & heap->mask;
+  }
 }
 
-/* The slot holding address, or the empty slot where it would go. */
-static size_t heap_map_probe(const struct heap_map *heap, uint64_t address)
+/* Places a block known to be absent: in the first bucket from its home with
+ * room, counting it as overflow in every full bucket passed. */
+static void heap_map_place(struct heap_map *heap, uint64_t hash, const struct block *block)
 {
-  size_t i = heap_map_home(heap, address);
-  while (heap->slots[i].packed && heap->slots[i].address != address)
-    i = (i + 1) & heap->mask;
-  return i;
+  size_t b = hash & heap->mask;
+  for (;;) {
+    struct bucket *bucket = &heap->buckets[b];
+    for (int k = 0; k < BUCKET_BLOCKS; k++)
+      if (!bucket->blocks[k].packed) {
+        bucket->blocks[k] = *block;
+        return;
+      }
+    bucket->overflow++;
+    b = (b + 1) & heap->mask;
+  }
 }
 
 static int heap_map_grow(struct heap_map *heap)
 {
-  size_t capacity = 2 * (heap->mask + 1);
-  struct block *slots = calloc(capacity, sizeof *slots);
-  if (!slots)
+  size_t count = 2 * (heap->mask + 1);
+  struct bucket *buckets = buckets_new(count);
+  if (!buckets)
     return -1;
-  struct block *old = heap->slots;
-  size_t old_mask = heap->mask;
-  heap->slots = slots;
-  heap->mask = capacity - 1;
-  for (size_t i = 0; i <= old_mask; i++)
-    if (old[i].packed)
-      heap->slots[heap_map_probe(heap, old[i].address)] = old[i];
+  struct bucket *old = heap->buckets;
+  size_t old_count = heap->mask + 1;
+  heap->buckets = buckets;
+  heap->mask = count - 1;
+  for (size_t i = 0; i < old_count; i++)
+    for (int k = 0; k < BUCKET_BLOCKS; k++)
+      if (old[i].blocks[k].packed)
+        heap_map_place(heap, hash_u64(old[i].blocks[k].address), &old[i].blocks[k]);
   free(old);
   return 0;
 }
@@ -282,57 +323,58 @@ static uint64_t heap_map_oversize_take(struct heap_map *heap, uint64_t address)
 }
 
 /* Maps address to (size, version), replacing what was there (as the parser does). */
-static int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t size, uint32_t version)
+static int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t hash, uint64_t size,
+                        uint32_t version)
 {
-  if ((heap->count + 1) * 2 > heap->mask + 1 && heap_map_grow(heap))
+  if ((heap->count + 1) * 2 > (heap->mask + 1) * BUCKET_BLOCKS && heap_map_grow(heap))
     return -1;
   if (size >= BLOCK_SIZE_ESCAPE &&
       reserve((void **)&heap->oversize, &heap->oversize_capacity, heap->oversize_count + 1,
               sizeof *heap->oversize))
     return -1;
-  struct block *slot = &heap->slots[heap_map_probe(heap, address)];
-  if (!slot->packed)
-    heap->count++;
-  else if (slot->packed >> BLOCK_VERSION_BITS == BLOCK_SIZE_ESCAPE)
+  struct block *found = heap_map_find(heap, address, hash);
+  if (found && found->packed >> BLOCK_VERSION_BITS == BLOCK_SIZE_ESCAPE)
     heap_map_oversize_take(heap, address);
   if (size >= BLOCK_SIZE_ESCAPE) {
     heap->oversize[heap->oversize_count++] = (struct oversize_block){address, size};
     size = BLOCK_SIZE_ESCAPE;
   }
-  slot->address = address;
-  slot->packed = size << BLOCK_VERSION_BITS | (version + 1);
+  struct block block = {address, size << BLOCK_VERSION_BITS | (version + 1)};
+  if (found) {
+    *found = block;
+    return 0;
+  }
+  heap_map_place(heap, hash, &block);
+  heap->count++;
   return 0;
 }
 
 /* Removes address; returns 1 and its size and version if it was mapped. */
-static int heap_map_take(struct heap_map *heap, uint64_t address, uint64_t *size,
+static int heap_map_take(struct heap_map *heap, uint64_t address, uint64_t hash, uint64_t *size,
                          uint32_t *version)
 {
-  size_t i = heap_map_probe(heap, address);
-  uint64_t packed = heap->slots[i].packed;
-  if (!packed)
-    return 0;
-  *version = (uint32_t)(packed & BLOCK_VERSION_LIMIT) - 1;
-  *size = packed >> BLOCK_VERSION_BITS;
-  if (*size == BLOCK_SIZE_ESCAPE)
-    *size = heap_map_oversize_take(heap, address);
-  heap->count--;
-  /* Backward shift: pull later members of the run into the hole unless their
-   * home lies cyclically in (hole, member], where they must stay. */
-  size_t j = i;
+  size_t b = hash & heap->mask;
   for (;;) {
-    j = (j + 1) & heap->mask;
-    if (!heap->slots[j].packed)
-      break;
-    size_t home = heap_map_home(heap, heap->slots[j].address);
-    int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-    if (stays)
-      continue;
-    heap->slots[i] = heap->slots[j];
-    i = j;
+    struct bucket *bucket = &heap->buckets[b];
+    for (int k = 0; k < BUCKET_BLOCKS; k++) {
+      struct block *block = &bucket->blocks[k];
+      if (block->address != address || !block->packed)
+        continue;
+      *version = (uint32_t)(block->packed & BLOCK_VERSION_LIMIT) - 1;
+      *size = block->packed >> BLOCK_VERSION_BITS;
+      if (*size == BLOCK_SIZE_ESCAPE)
+        *size = heap_map_oversize_take(heap, address);
+      block->packed = 0;
+      heap->count--;
+      /* It overflowed every bucket from its home to here. */
+      for (size_t home = hash & heap->mask; home != b; home = (home + 1) & heap->mask)
+        heap->buckets[home].overflow--;
+      return 1;
+    }
+    if (!bucket->overflow)
+      return 0;
+    b = (b + 1) & heap->mask;
   }
-  heap->slots[i].packed = 0;
-  return 1;
 }
 
 /* ---- Names ------------------------------------------------------------------ */
@@ -564,7 +606,7 @@ struct summary *summary_new(void)
   failed |= index_table_init(&summary->site_index);
   failed |= index_table_init(&summary->name_index);
   failed |= primary_table_init(&summary->primaries, 64);
-  failed |= heap_map_init(&summary->heap, 1024);
+  failed |= heap_map_init(&summary->heap, 512);
   if (failed) {
     summary_free(summary);
     return NULL;
@@ -601,7 +643,9 @@ int summary_add_symbol(struct summary *summary, const struct memprof_symbol *sym
   return 0;
 }
 
-int summary_add_event(struct summary *summary, const struct memprof_event *event)
+/* Feeds one event whose addresses' hashes are known. */
+static int summary_feed_event(struct summary *summary, const struct memprof_event *event,
+                              uint64_t old_hash, uint64_t new_hash)
 {
   int kind;
   switch (event->kind) {
@@ -641,20 +685,26 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
   switch (kind) {
   case KIND_ALLOC:
     entry->alloc_bytes += event->new_size;
-    return heap_map_put(&summary->heap, event->new_address, event->new_size, version);
+    return heap_map_put(&summary->heap, event->new_address, new_hash, event->new_size, version);
   case KIND_REALLOC:
     entry->free_bytes += event->old_size;
     entry->alloc_bytes += event->new_size;
-    if (heap_map_take(&summary->heap, event->old_address, &old_size, &old_version) &&
+    if (heap_map_take(&summary->heap, event->old_address, old_hash, &old_size, &old_version) &&
         primary_link(summary, entry_id, old_version, old_size, event->new_size))
       return -1;
-    return heap_map_put(&summary->heap, event->new_address, event->new_size, version);
+    return heap_map_put(&summary->heap, event->new_address, new_hash, event->new_size, version);
   default:
     entry->free_bytes += event->old_size;
-    if (heap_map_take(&summary->heap, event->old_address, &old_size, &old_version))
+    if (heap_map_take(&summary->heap, event->old_address, old_hash, &old_size, &old_version))
       return primary_link(summary, entry_id, old_version, old_size, 0);
     return 0;
   }
+}
+
+int summary_add_event(struct summary *summary, const struct memprof_event *event)
+{
+  return summary_feed_event(summary, event, hash_u64(event->old_address),
+                            hash_u64(event->new_address));
 }
 
 /* Events in flight while reading: each event's heap slots are prefetched when
@@ -662,9 +712,14 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
  * heap map overlap instead of stalling one after another. */
 #define SUMMARY_LOOKAHEAD 16
 
+struct pending_event {
+  struct memprof_event event;
+  uint64_t old_hash, new_hash;  /* of the event's addresses */
+  uint64_t offset;
+};
+
 struct pending_events {
-  struct memprof_event events[SUMMARY_LOOKAHEAD];
-  uint64_t offsets[SUMMARY_LOOKAHEAD];
+  struct pending_event events[SUMMARY_LOOKAHEAD];
   size_t first, count;
 };
 
@@ -683,8 +738,9 @@ static int pending_feed_one(struct summary *summary, struct pending_events *pend
   size_t i = pending->first;
   pending->first = (pending->first + 1) % SUMMARY_LOOKAHEAD;
   pending->count--;
-  if (summary_add_event(summary, &pending->events[i])) {
-    out_of_memory(err, name, pending->offsets[i]);
+  const struct pending_event *oldest = &pending->events[i];
+  if (summary_feed_event(summary, &oldest->event, oldest->old_hash, oldest->new_hash)) {
+    out_of_memory(err, name, oldest->offset);
     return -1;
   }
   return 0;
@@ -718,17 +774,22 @@ static enum memprof_status summary_read_records(struct summary *summary,
       }
       continue;
     }
-    const struct memprof_event *event = &record.event;
-    if (event->kind != MEMPROF_EVENT_ALLOC)
-      heap_map_prefetch(&summary->heap, event->old_address);
-    if (event->kind != MEMPROF_EVENT_FREE)
-      heap_map_prefetch(&summary->heap, event->new_address);
     if (pending.count == SUMMARY_LOOKAHEAD &&
         pending_feed_one(summary, &pending, name, err))
       return MEMPROF_IO;
-    size_t slot = (pending.first + pending.count++) % SUMMARY_LOOKAHEAD;
-    pending.events[slot] = *event;
-    pending.offsets[slot] = record.offset;
+    struct pending_event *next =
+        &pending.events[(pending.first + pending.count++) % SUMMARY_LOOKAHEAD];
+    next->event = record.event;
+    next->offset = record.offset;
+    next->old_hash = next->new_hash = 0;
+    if (record.event.kind != MEMPROF_EVENT_ALLOC) {
+      next->old_hash = hash_u64(record.event.old_address);
+      heap_map_prefetch(&summary->heap, next->old_hash);
+    }
+    if (record.event.kind != MEMPROF_EVENT_FREE) {
+      next->new_hash = hash_u64(record.event.new_address);
+      heap_map_prefetch(&summary->heap, next->new_hash);
+    }
   }
   if (pending_feed_all(summary, &pending, name, err))
     return MEMPROF_IO;
