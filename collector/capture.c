@@ -54,7 +54,6 @@ struct capture {
   char luajit_version[64];
   int busy;                     /* re-entrancy guard */
   int signo;                    /* start/stop signal, 0 if none */
-  int dir_env_used;             /* LJLEAK_DIR was used by a signal start */
   int atexit_registered;
 
   /* The running capture. */
@@ -627,14 +626,16 @@ static void handle_signal(struct capture *c)
     return;
   struct ljleak_collector_options opt;
   ljleak_collector_options_init(&opt);
-  if (c->dir_env_used)
-    opt.dir = NULL;
-  int used_env = opt.dir != NULL;
+  if (opt.dir) {
+    /* LJLEAK_DIR serves the first capture; later ones get new directories. */
+    char index[PATH_MAX + 8];
+    snprintf(index, sizeof index, "%s/index", opt.dir);
+    if (access(index, F_OK) == 0)
+      opt.dir = NULL;
+  }
   char err[512];
   if (capture_begin(c, &opt, err, sizeof err) != 0)
     fprintf(stderr, "ljleak: cannot start a capture on signal: %s\n", err);
-  else if (used_env)
-    c->dir_env_used = 1;
 }
 
 static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -751,6 +752,10 @@ static int make_dir(struct capture *c, const struct ljleak_collector_options *op
     return 0;
   }
   const char *root = opt->root && *opt->root ? opt->root : ".";
+  if (mkdir(root, 0755) != 0 && errno != EEXIST) {
+    set_error(err, err_size, "cannot create %s: %s", root, strerror(errno));
+    return -1;
+  }
   time_t now = time(NULL);
   struct tm tm;
   char stamp[32];

@@ -1,0 +1,4 @@
+# tests of collector/ and ljleak run (they run $(BUILD)/ljleak and the module)
+TEST_SUITES += test_collector
+test_collector_LIBS = format
+$(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)

@@ -1,0 +1,783 @@
+/* tests/test_collector.c: ljleak run and the collector, checked by reading what they wrote. */
+#include <check.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/memprof.h"
+
+#define MAX_SITES 4096
+#define MAX_SEGMENTS 256
+
+static const char *build_dir(void)
+{
+  const char *b = getenv("BUILD");
+  return b && *b ? b : "build";
+}
+
+/* Per-site totals of one kind of event, named as Tarantool's parser names them. */
+struct site_total {
+  char name[256];
+  uint64_t allocs, alloc_bytes;       /* ALLOC events */
+  uint64_t reallocs, realloc_new, realloc_old;
+  uint64_t frees, free_bytes;
+};
+
+/* What a capture directory holds. */
+struct capture_read {
+  int segments;                       /* segment lines in the index */
+  char files[MAX_SEGMENTS][64];
+  int complete[MAX_SEGMENTS];
+  uint64_t index_events[MAX_SEGMENTS];
+  uint64_t index_bytes[MAX_SEGMENTS];
+  uint64_t gc_cycles[MAX_SEGMENTS];
+  uint64_t index_sample;
+  char stop_reason[64];
+  int has_capture_line;
+  enum memprof_status status[MAX_SEGMENTS];
+  uint64_t events[MAX_SEGMENTS];      /* alloc/free/realloc records read */
+  uint64_t stream_bytes[MAX_SEGMENTS];
+  uint64_t new_bytes;                 /* sum of new_size of ALLOC and REALLOC events */
+  uint64_t symbols;
+  uint64_t unknown_frees;             /* frees/reallocs of addresses never allocated in the capture */
+  struct site_total sites[MAX_SITES];
+  int nsites;
+};
+
+static struct site_total *site_of(struct capture_read *r, const char *name)
+{
+  for (int i = 0; i < r->nsites; i++)
+    if (!strcmp(r->sites[i].name, name))
+      return &r->sites[i];
+  ck_assert_int_lt(r->nsites, MAX_SITES);
+  struct site_total *s = &r->sites[r->nsites++];
+  memset(s, 0, sizeof *s);
+  snprintf(s->name, sizeof s->name, "%s", name);
+  return s;
+}
+
+/* The site whose name ends with suffix, or NULL. */
+static const struct site_total *site_ending(const struct capture_read *r, const char *suffix)
+{
+  size_t n = strlen(suffix);
+  for (int i = 0; i < r->nsites; i++) {
+    size_t len = strlen(r->sites[i].name);
+    if (len >= n && !strcmp(r->sites[i].name + len - n, suffix))
+      return &r->sites[i];
+  }
+  return NULL;
+}
+
+/* A small address set for the sampled-free check. */
+struct addr_set {
+  uint64_t *keys;
+  size_t cap, count;
+};
+
+static size_t addr_slot(const struct addr_set *s, uint64_t k)
+{
+  return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
+}
+
+static void addr_set_put(struct addr_set *s, uint64_t k)
+{
+  if ((s->count + 1) * 2 > s->cap) {
+    struct addr_set n = {calloc(s->cap ? s->cap * 2 : 1024, 8), s->cap ? s->cap * 2 : 1024, 0};
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->keys[i])
+        addr_set_put(&n, s->keys[i]);
+    free(s->keys);
+    *s = n;
+  }
+  size_t i = addr_slot(s, k);
+  while (s->keys[i] && s->keys[i] != k)
+    i = (i + 1) & (s->cap - 1);
+  if (!s->keys[i])
+    s->count++;
+  s->keys[i] = k;
+}
+
+static int addr_set_has(const struct addr_set *s, uint64_t k)
+{
+  if (!s->cap)
+    return 0;
+  for (size_t i = addr_slot(s, k); s->keys[i]; i = (i + 1) & (s->cap - 1))
+    if (s->keys[i] == k)
+      return 1;
+  return 0;
+}
+
+/* Reads one segment file into r (index i), following addresses in seen. */
+static void read_segment(struct capture_read *r, int i, const char *path, struct addr_set *seen)
+{
+  struct memprof_error err;
+  struct memprof_reader *rd = memprof_reader_open(path, &err);
+  ck_assert_msg(rd != NULL, "cannot open %s: %s", path, err.message);
+  struct memprof_symtab *syms = memprof_symtab_new();
+  struct memprof_record rec;
+  enum memprof_status st;
+  while ((st = memprof_reader_next(rd, &rec)) == MEMPROF_OK) {
+    if (rec.type == MEMPROF_RECORD_SYMBOL) {
+      memprof_symtab_add(syms, &rec.symbol);
+      r->symbols++;
+      continue;
+    }
+    const struct memprof_event *e = &rec.event;
+    char name[256];
+    memprof_symtab_name(syms, e, MEMPROF_NAMING_TARANTOOL, name, sizeof name);
+    struct site_total *s = site_of(r, name);
+    r->events[i]++;
+    if (e->kind == MEMPROF_EVENT_ALLOC) {
+      s->allocs++;
+      s->alloc_bytes += e->new_size;
+      r->new_bytes += e->new_size;
+      addr_set_put(seen, e->new_address);
+    } else if (e->kind == MEMPROF_EVENT_REALLOC) {
+      s->reallocs++;
+      s->realloc_new += e->new_size;
+      s->realloc_old += e->old_size;
+      r->new_bytes += e->new_size;
+      if (!addr_set_has(seen, e->old_address))
+        r->unknown_frees++;
+      addr_set_put(seen, e->new_address);
+    } else {
+      s->frees++;
+      s->free_bytes += e->old_size;
+      if (!addr_set_has(seen, e->old_address))
+        r->unknown_frees++;
+    }
+  }
+  r->status[i] = st;
+  r->stream_bytes[i] = memprof_reader_offset(rd);
+  if (st != MEMPROF_END && st != MEMPROF_TRUNCATED)
+    fprintf(stderr, "%s: %s\n", path, memprof_reader_error(rd)->message);
+  memprof_symtab_free(syms);
+  memprof_reader_close(rd);
+}
+
+static uint64_t field_u64(const char *line, const char *key)
+{
+  char pat[64];
+  snprintf(pat, sizeof pat, "\t%s=", key);
+  const char *p = strstr(line, pat);
+  return p ? strtoull(p + strlen(pat), NULL, 10) : UINT64_MAX;
+}
+
+static void field_text(const char *line, const char *key, char *out, size_t size)
+{
+  char pat[64];
+  snprintf(pat, sizeof pat, "\t%s=", key);
+  const char *p = strstr(line, pat);
+  out[0] = '\0';
+  if (!p)
+    return;
+  p += strlen(pat);
+  size_t n = strcspn(p, "\t\n");
+  if (n >= size)
+    n = size - 1;
+  memcpy(out, p, n);
+  out[n] = '\0';
+}
+
+/* Reads dir/index and every segment it lists; part, if not NULL, is read too. */
+static struct capture_read *read_capture(const char *dir, const char *part)
+{
+  struct capture_read *r = calloc(1, sizeof *r);
+  struct addr_set seen = {0};
+  char path[1024], line[16384];
+  snprintf(path, sizeof path, "%s/index", dir);
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "no index in %s", dir);
+  ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+  ck_assert_str_eq(line, "ljleak-index\tversion=1\n");
+  while (fgets(line, sizeof line, f)) {
+    if (!strncmp(line, "capture\t", 8)) {
+      r->has_capture_line = 1;
+      r->index_sample = field_u64(line, "sample");
+    } else if (!strncmp(line, "segment\t", 8)) {
+      int i = r->segments++;
+      ck_assert_int_lt(i, MAX_SEGMENTS);
+      ck_assert_uint_eq(field_u64(line, "seq"), (uint64_t)i + 1);
+      field_text(line, "file", r->files[i], sizeof r->files[i]);
+      r->complete[i] = (int)field_u64(line, "complete");
+      r->index_events[i] = field_u64(line, "events");
+      r->index_bytes[i] = field_u64(line, "bytes");
+      r->gc_cycles[i] = field_u64(line, "gc_cycles");
+      ck_assert_uint_eq(field_u64(line, "sample"), r->index_sample);
+      snprintf(path, sizeof path, "%s/%s", dir, r->files[i]);
+      read_segment(r, i, path, &seen);
+    } else if (!strncmp(line, "stop\t", 5)) {
+      field_text(line, "reason", r->stop_reason, sizeof r->stop_reason);
+    }
+  }
+  fclose(f);
+  if (part) {
+    int i = r->segments;
+    snprintf(path, sizeof path, "%s/%s", dir, part);
+    read_segment(r, i, path, &seen);
+  }
+  free(seen.keys);
+  return r;
+}
+
+/* Runs a shell command; returns its exit status (or 128+signal). */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+  char cmd[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  int rc = system(cmd);
+  if (rc == -1)
+    return -1;
+  if (WIFEXITED(rc))
+    return WEXITSTATUS(rc);
+  return 128 + WTERMSIG(rc);
+}
+
+/* A fresh scratch directory under $BUILD/tests/collector-tmp. */
+static void scratch(char *out, size_t size, const char *name)
+{
+  char cwd[1024];
+  ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+  ck_assert_int_lt(snprintf(out, size, "%s/%s/tests/collector-tmp/%s", cwd, build_dir(), name),
+                   (int)size);
+  ck_assert_int_eq(sh("rm -rf '%s' && mkdir -p '%s'", out, out), 0);
+}
+
+static char *slurp(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return strdup("");
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return strdup(buf);
+}
+
+/* ---- Fidelity with Tarantool's memprof --------------------------------------- */
+
+/* Tarantool's parser output for basic-jitoff.bin against ljleak run -j off
+ * basic.lua 4000 on Debian's LuaJIT. What must match and what cannot:
+ *
+ * - ALLOCATIONS event counts match for every @basic.lua line and for the
+ *   loadstring chunk (function_alias_1), except lines 5 and 6.
+ * - ALLOCATIONS bytes cannot match: the fixture comes from a non-GC64 build
+ *   (a table is 32 bytes there, 64 bytes in Debian's GC64 build; string
+ *   sizes are rounded differently).
+ * - Line 5 (tostring(i * k)): a string is allocated only when no equal
+ *   string is still interned, so the count depends on when the GC frees
+ *   dead strings. In the fixture's run almost none had been freed (20757 =
+ *   4000 array parts + 16753 distinct products + 4); here GC cycles run
+ *   more often (GC64 objects are larger) and 35000-odd strings are made.
+ *   With collectgarbage("stop") before the script the count is 20756.
+ * - Line 6 (table.concat): the fixture has one more allocation, a 32 KiB
+ *   string-table resize that happened there because of the strings line 5
+ *   kept alive; here the table grew at other times.
+ * - REALLOCATIONS (array parts of 8-byte TValues, the same in both builds)
+ *   match exactly, events and bytes, for lines 5, 7, 13, 17 and
+ *   function_alias_1:2. Line 6's differ with the temporary buffer's history.
+ */
+struct expected_site {
+  char name[128];
+  unsigned long long events, plus, minus;
+};
+
+/* Reads the entries of section ("ALLOCATIONS" or "REALLOCATIONS"). */
+static int read_expected(const char *section, struct expected_site *out, int max)
+{
+  FILE *f = fopen("testdata/tarantool-memprof/basic-jitoff.parse-memprof.txt", "r");
+  ck_assert_ptr_nonnull(f);
+  char line[512];
+  int in = 0, n = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] >= 'A' && line[0] <= 'Z') {
+      in = !strncmp(line, section, strlen(section)) && line[strlen(section)] == '\n';
+      continue;
+    }
+    if (!in || line[0] == '\t' || line[0] == '\n')
+      continue;
+    struct expected_site *e = &out[n];
+    if (sscanf(line, "%127[^ ] %llu events\t+%lluB\t-%lluB", e->name, &e->events, &e->plus,
+               &e->minus) == 4 && n < max) {
+      e->name[strlen(e->name) - 1] = '\0'; /* the colon after the site */
+      n++;
+    }
+  }
+  fclose(f);
+  return n;
+}
+
+static int is_basic_site(const char *name)
+{
+  return !strncmp(name, "@basic.lua:", 11) || !strncmp(name, "function_alias_1:", 17);
+}
+
+START_TEST(test_jitoff_basic_allocations_match_tarantool)
+{
+  char dir[1024], out[1100];
+  scratch(dir, sizeof dir, "basic-jitoff");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("cd testdata/tarantool-memprof && '%s/%s/ljleak' run -o '%s' -j off basic.lua 4000 >/dev/null",
+                      getenv("PWD") ? getenv("PWD") : ".", build_dir(), out), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  ck_assert_int_eq(r->segments, 1);
+  ck_assert_int_eq(r->status[0], MEMPROF_END);
+
+  struct expected_site expected[64];
+  int n = read_expected("ALLOCATIONS", expected, 64), compared = 0;
+  for (int i = 0; i < n; i++) {
+    const struct expected_site *e = &expected[i];
+    if (!is_basic_site(e->name) || !strcmp(e->name, "@basic.lua:5") ||
+        !strcmp(e->name, "@basic.lua:6"))
+      continue;
+    struct site_total *s = site_of(r, e->name);
+    ck_assert_msg(s->allocs == e->events, "%s: ljleak %llu allocations, Tarantool %llu", e->name,
+                  (unsigned long long)s->allocs, e->events);
+    compared++;
+  }
+  ck_assert_int_eq(compared, 11);
+  ck_assert_uint_eq(site_of(r, "@basic.lua:6")->allocs + 1, 4001);
+
+  n = read_expected("REALLOCATIONS", expected, 64);
+  compared = 0;
+  for (int i = 0; i < n; i++) {
+    const struct expected_site *e = &expected[i];
+    if (!is_basic_site(e->name) || !strcmp(e->name, "@basic.lua:6"))
+      continue;
+    struct site_total *s = site_of(r, e->name);
+    ck_assert_msg(s->reallocs == e->events && s->realloc_new == e->plus &&
+                  s->realloc_old == e->minus,
+                  "%s: ljleak %llu reallocations +%llu -%llu, Tarantool %llu +%llu -%llu",
+                  e->name, (unsigned long long)s->reallocs, (unsigned long long)s->realloc_new,
+                  (unsigned long long)s->realloc_old, e->events, e->plus, e->minus);
+    compared++;
+  }
+  ck_assert_int_eq(compared, 5);
+  free(r);
+
+  /* Line 5 without GC: every distinct string made once. */
+  snprintf(out, sizeof out, "%s/cap-nogc", dir);
+  ck_assert_int_eq(sh("cd testdata/tarantool-memprof && '%s/%s/ljleak' run -o '%s' -j off "
+                      "-e \"collectgarbage('stop')\" basic.lua 4000 >/dev/null",
+                      getenv("PWD") ? getenv("PWD") : ".", build_dir(), out), 0);
+  r = read_capture(out, NULL);
+  ck_assert_uint_eq(site_of(r, "@basic.lua:5")->allocs, 20756);
+  free(r);
+}
+END_TEST
+
+/* ---- Accounting ------------------------------------------------------------- */
+
+/* Runs script under ljleak run with extra options, asks the collector after
+ * stop() how many bytes went through the allocator, and compares. */
+static void check_bytes_match(const char *name, const char *script, const char *options)
+{
+  char dir[1024], out[1100], bytes_file[1100];
+  scratch(dir, sizeof dir, name);
+  snprintf(out, sizeof out, "%s/cap", dir);
+  snprintf(bytes_file, sizeof bytes_file, "%s/allocated", dir);
+  ck_assert_int_eq(sh("LJLEAK_TEST_ALLOCATED_FILE='%s' '%s/ljleak' run -o '%s' %s %s >/dev/null",
+                      bytes_file, build_dir(), out, options, script), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  char *text = slurp(bytes_file);
+  uint64_t allocated = strtoull(text, NULL, 10);
+  free(text);
+  ck_assert_uint_gt(allocated, 0);
+  ck_assert_uint_eq(r->new_bytes, allocated);
+  ck_assert_int_ge(r->segments, 1);
+  for (int i = 0; i < r->segments; i++) {
+    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_uint_eq(r->events[i], r->index_events[i]);
+    ck_assert_uint_eq(r->stream_bytes[i], r->index_bytes[i]);
+  }
+  ck_assert_str_eq(r->stop_reason, "stop");
+  free(r);
+}
+
+START_TEST(test_jit_heavy_stream_bytes_equal_allocator_bytes)
+{
+  check_bytes_match("jit-heavy", "tests/lua/collector_jit.lua", "--max-bytes 256k");
+}
+END_TEST
+
+START_TEST(test_coroutine_heavy_stream_bytes_equal_allocator_bytes)
+{
+  check_bytes_match("coroutines", "tests/lua/collector_coroutines.lua", "--max-bytes 256k");
+}
+END_TEST
+
+START_TEST(test_ffi_stream_bytes_equal_allocator_bytes)
+{
+  check_bytes_match("ffi", "tests/lua/collector_ffi.lua", "");
+}
+END_TEST
+
+START_TEST(test_gzip_segments_read_and_match_allocator_bytes)
+{
+  check_bytes_match("gzip", "tests/lua/collector_jit.lua", "--gzip --max-bytes 256k");
+  char path[1100];
+  snprintf(path, sizeof path, "%s/tests/collector-tmp/gzip/cap/seg-0001.memprof.gz", build_dir());
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fgetc(f), 0x1f);
+  ck_assert_int_eq(fgetc(f), 0x8b);
+  fclose(f);
+}
+END_TEST
+
+/* Every segment but the last ends right after a GC cycle, and the cycle count grows. */
+START_TEST(test_segments_rotate_after_gc_cycles)
+{
+  char dir[1024], out[1100];
+  scratch(dir, sizeof dir, "rotate");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --max-bytes 64k tests/lua/collector_jit.lua >/dev/null",
+                      build_dir(), out), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  ck_assert_int_ge(r->segments, 3);
+  for (int i = 0; i < r->segments; i++) {
+    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->complete[i], i + 1 < r->segments ? 1 : 0);
+    /* Complete segments each end at a later GC cycle; the last one ends at exit. */
+    if (i > 0 && r->complete[i])
+      ck_assert_uint_gt(r->gc_cycles[i], r->gc_cycles[i - 1]);
+  }
+  ck_assert_str_eq(r->stop_reason, "exit");
+  ck_assert_uint_eq(r->unknown_frees > 0, 1); /* blocks from before the capture get freed */
+  free(r);
+}
+END_TEST
+
+/* --force-gc with a short period gives complete segments even when the
+ * workload allocates too little to finish GC cycles by itself. */
+START_TEST(test_force_gc_cuts_complete_segments)
+{
+  char dir[1024], out[1100];
+  scratch(dir, sizeof dir, "force-gc");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --period 0.05 --force-gc tests/lua/collector_slow.lua >/dev/null",
+                      build_dir(), out), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  ck_assert_int_ge(r->segments, 3);
+  for (int i = 0; i + 1 < r->segments; i++) {
+    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->complete[i], 1);
+  }
+  free(r);
+}
+END_TEST
+
+/* ---- Sampling ----------------------------------------------------------------- */
+
+START_TEST(test_sampling_records_rate_and_only_frees_of_sampled_blocks)
+{
+  char dir[1024], out[1100], full[1100];
+  scratch(dir, sizeof dir, "sample");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  snprintf(full, sizeof full, "%s/full", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --sample 4096 tests/lua/collector_jit.lua >/dev/null",
+                      build_dir(), out), 0);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' tests/lua/collector_jit.lua >/dev/null",
+                      build_dir(), full), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  struct capture_read *f = read_capture(full, NULL);
+  ck_assert_uint_eq(r->index_sample, 4096);
+  ck_assert_uint_eq(f->index_sample, 0);
+  ck_assert_uint_eq(r->unknown_frees, 0);
+  /* A Poisson sample of mean 4 KiB sees far fewer events than the full stream. */
+  ck_assert_uint_lt(r->events[0] * 4, f->events[0]);
+  ck_assert_uint_gt(r->events[0], 0);
+  free(r);
+  free(f);
+}
+END_TEST
+
+/* ---- The runner behaves like luajit --------------------------------------------- */
+
+START_TEST(test_run_keeps_exit_status_arg_table_and_stdout)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "args");
+  ck_assert_int_eq(sh("cd '%s' && '%s/%s/ljleak' run -o cap -e 'X=1' %s/tests/lua/collector_args.lua a 'b c' > out.txt",
+                      dir, getenv("PWD"), build_dir(), getenv("PWD")), 7);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/out.txt", dir);
+  char *text = slurp(path);
+  char expected[2048];
+  snprintf(expected, sizeof expected,
+           "X=1 n=2 a b c\narg[-1]=X=1 arg[-2]=-e arg[-3]=cap arg[-4]=-o arg[-5]=run arg[-6]=ljleak\n"
+           "arg[0]=%s/tests/lua/collector_args.lua\n",
+           getenv("PWD"));
+  ck_assert_str_eq(text, expected);
+  free(text);
+  snprintf(path, sizeof path, "%s/cap", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_str_eq(r->stop_reason, "exit");
+  ck_assert_int_eq(r->segments, 1);
+  free(r);
+}
+END_TEST
+
+START_TEST(test_run_reports_errors_like_luajit)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "errors");
+  ck_assert_int_eq(sh("cd tests/lua && '%s/%s/ljleak' run -o '%s/cap' collector_error.lua 2> '%s/ljleak.txt'",
+                      getenv("PWD"), build_dir(), dir, dir), 1);
+  ck_assert_int_eq(sh("cd tests/lua && luajit collector_error.lua 2> '%s/luajit.txt'", dir), 1);
+  /* Identical but for the address of the outermost C frame. */
+  ck_assert_int_eq(sh("cd '%s' && sed 's/0x[0-9a-f]*/ADDR/' ljleak.txt > a && sed 's/0x[0-9a-f]*/ADDR/' luajit.txt > b && cmp -s a b", dir), 0);
+}
+END_TEST
+
+/* ---- Refusal and failure paths ---------------------------------------------------- */
+
+START_TEST(test_layout_mismatch_refuses_and_exits_4)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "layout");
+  ck_assert_int_eq(sh("LJLEAK_TEST_BREAK_LAYOUT=1 '%s/ljleak' run -o '%s/cap' tests/lua/collector_args.lua > '%s/out' 2> '%s/err'",
+                      build_dir(), dir, dir, dir), 4);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/err", dir);
+  char *err = slurp(path);
+  ck_assert_ptr_nonnull(strstr(err, "LuaJIT layout check failed: running jit.version"));
+  free(err);
+  snprintf(path, sizeof path, "%s/cap/index", dir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
+/* The module refuses the same way and the host program carries on. */
+START_TEST(test_layout_mismatch_module_start_returns_error)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "layout-module");
+  ck_assert_int_eq(sh("LJLEAK_TEST_BREAK_LAYOUT=1 LJLEAK_SIGNAL=none LUA_CPATH='%s/lua/?.so;;' luajit -e "
+                      "\"local c = require 'ljleak.collector' local ok, err = c.start{dir='%s/cap'} "
+                      "assert(ok == nil and err:find('layout check failed', 1, true)) "
+                      "assert(c.status().active == false) print('host goes on')\" > '%s/out'",
+                      build_dir(), dir, dir), 0);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *out = slurp(path);
+  ck_assert_str_eq(out, "host goes on\n");
+  free(out);
+}
+END_TEST
+
+/* Segment 2's .part is a link to /dev/full: writing it fails with ENOSPC,
+ * the capture stops with one message and the program finishes normally. */
+START_TEST(test_write_error_stops_capture_and_program_continues)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "write-error");
+  ck_assert_int_eq(sh("mkdir -p '%s/cap' && ln -s /dev/full '%s/cap/seg-0002.memprof.part'", dir, dir), 0);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s/cap' --max-bytes 64k tests/lua/collector_jit.lua > '%s/out' 2> '%s/err'",
+                      build_dir(), dir, dir, dir), 0);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *out = slurp(path);
+  ck_assert_str_eq(out, "jit workload done\n");
+  free(out);
+  snprintf(path, sizeof path, "%s/err", dir);
+  char *err = slurp(path);
+  ck_assert_ptr_nonnull(strstr(err, "ljleak: capture stopped: "));
+  ck_assert_ptr_nonnull(strstr(err, "No space left on device"));
+  ck_assert_ptr_eq(strstr(strstr(err, "capture stopped") + 1, "capture stopped"), NULL);
+  free(err);
+  snprintf(path, sizeof path, "%s/cap", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_int_eq(r->segments, 1);
+  ck_assert_int_eq(r->status[0], MEMPROF_END);
+  ck_assert_str_eq(r->stop_reason, "write-error");
+  free(r);
+}
+END_TEST
+
+START_TEST(test_max_total_bytes_stops_capture_with_message)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "max-total");
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s/cap' --max-bytes 64k --max-total-bytes 200k tests/lua/collector_jit.lua > '%s/out' 2> '%s/err'",
+                      build_dir(), dir, dir, dir), 0);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/err", dir);
+  char *err = slurp(path);
+  ck_assert_ptr_nonnull(strstr(err, "reached --max-total-bytes 204800"));
+  free(err);
+  snprintf(path, sizeof path, "%s/cap", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_str_eq(r->stop_reason, "max-total-bytes");
+  uint64_t total = 0;
+  for (int i = 0; i < r->segments; i++) {
+    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    total += r->index_bytes[i];
+  }
+  /* Stops within one buffer (64 KiB) of the cap. */
+  ck_assert_uint_ge(total, 200 * 1024);
+  ck_assert_uint_le(total, 200 * 1024 + 64 * 1024 + 64);
+  free(r);
+}
+END_TEST
+
+START_TEST(test_duration_stops_capture)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "duration");
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s/cap' --duration 0.2 tests/lua/collector_slow.lua > /dev/null",
+                      build_dir(), dir), 0);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/cap", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_str_eq(r->stop_reason, "duration");
+  ck_assert_int_eq(r->status[r->segments - 1], MEMPROF_END);
+  free(r);
+}
+END_TEST
+
+/* SIGKILL in mid-capture: finished segments are whole, the .part reads up
+ * to its last complete event (truncated, never corrupt). */
+START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
+{
+  char dir[1024], out[1100], path[1200];
+  scratch(dir, sizeof dir, "sigkill");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    char bin[1100];
+    snprintf(bin, sizeof bin, "%s/ljleak", build_dir());
+    freopen("/dev/null", "w", stdout);
+    execl(bin, bin, "run", "-o", out, "--max-bytes", "128k", "tests/lua/collector_forever.lua",
+          (char *)NULL);
+    _exit(127);
+  }
+  /* Wait until two segments are listed (no time limit on the workload itself). */
+  snprintf(path, sizeof path, "%s/index", out);
+  for (int tries = 0; tries < 3000; tries++) {
+    char *text = slurp(path);
+    int lines = 0;
+    for (char *p = text; (p = strstr(p, "\nsegment\t")); p++)
+      lines++;
+    free(text);
+    if (lines >= 2)
+      break;
+    usleep(10000);
+  }
+  usleep(50000);
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  ck_assert(WIFSIGNALED(status));
+  /* The .part is the one after the last listed segment. */
+  struct capture_read *listed = read_capture(out, NULL);
+  ck_assert_int_ge(listed->segments, 2);
+  char part[64];
+  snprintf(part, sizeof part, "seg-%04d.memprof.part", listed->segments + 1);
+  free(listed);
+  struct capture_read *r = read_capture(out, part);
+  for (int i = 0; i < r->segments; i++) {
+    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->complete[i], 1);
+  }
+  ck_assert_int_eq(r->status[r->segments], MEMPROF_TRUNCATED);
+  ck_assert_str_eq(r->stop_reason, "");
+  free(r);
+}
+END_TEST
+
+/* ---- The Lua module ------------------------------------------------------------- */
+
+START_TEST(test_module_start_stop_status)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "module");
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' luajit %s/tests/lua/collector_module.lua > out",
+                      dir, getenv("PWD"), build_dir(), getenv("PWD")), 0);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *text = slurp(path);
+  ck_assert_str_eq(text, "idle false\nstarted cap true\nagain nil a capture is already running in cap\n"
+                         "stopped true false 1\nstop again nil no capture is running\n");
+  free(text);
+  snprintf(path, sizeof path, "%s/cap", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_int_eq(r->segments, 1);
+  ck_assert_int_eq(r->status[0], MEMPROF_END);
+  ck_assert_str_eq(r->stop_reason, "stop");
+  const struct site_total *line8 = site_ending(r, "/tests/lua/collector_module.lua:8");
+  ck_assert_ptr_nonnull(line8);
+  /* 1000 tables plus the first array part of keep (later growth is reallocation). */
+  ck_assert_uint_eq(line8->allocs, 1001);
+  free(r);
+}
+END_TEST
+
+/* LJLEAK_START=1 starts at load into LJLEAK_DIR; the signal stops the
+ * capture and the next one starts a new directory under LJLEAK_ROOT. */
+START_TEST(test_signal_toggles_capture_from_env)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "signal");
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_START=1 LJLEAK_DIR=first LJLEAK_ROOT=roots LUA_CPATH='%s/%s/lua/?.so;;' "
+                      "luajit -l ljleak.collector %s/tests/lua/collector_signal.lua > out",
+                      dir, getenv("PWD"), build_dir(), getenv("PWD")), 0);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *text = slurp(path);
+  ck_assert_str_eq(text, "active first true\nafter signal false\nafter second signal true\n");
+  free(text);
+  snprintf(path, sizeof path, "%s/first", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_str_eq(r->stop_reason, "signal");
+  ck_assert_int_eq(r->status[0], MEMPROF_END);
+  free(r);
+  /* The second capture went to roots/ljleak-<pid>-<time> and ended at exit. */
+  ck_assert_int_eq(sh("cd '%s' && ls -d roots/ljleak-* | wc -l | grep -qx 1", dir), 0);
+  ck_assert_int_eq(sh("cd '%s' && grep -q 'reason=exit' roots/ljleak-*/index", dir), 0);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("collector");
+  TCase *tc = tcase_create("run");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_jitoff_basic_allocations_match_tarantool);
+  tcase_add_test(tc, test_jit_heavy_stream_bytes_equal_allocator_bytes);
+  tcase_add_test(tc, test_coroutine_heavy_stream_bytes_equal_allocator_bytes);
+  tcase_add_test(tc, test_ffi_stream_bytes_equal_allocator_bytes);
+  tcase_add_test(tc, test_gzip_segments_read_and_match_allocator_bytes);
+  tcase_add_test(tc, test_segments_rotate_after_gc_cycles);
+  tcase_add_test(tc, test_force_gc_cuts_complete_segments);
+  tcase_add_test(tc, test_sampling_records_rate_and_only_frees_of_sampled_blocks);
+  tcase_add_test(tc, test_run_keeps_exit_status_arg_table_and_stdout);
+  tcase_add_test(tc, test_run_reports_errors_like_luajit);
+  tcase_add_test(tc, test_layout_mismatch_refuses_and_exits_4);
+  tcase_add_test(tc, test_layout_mismatch_module_start_returns_error);
+  tcase_add_test(tc, test_write_error_stops_capture_and_program_continues);
+  tcase_add_test(tc, test_max_total_bytes_stops_capture_with_message);
+  tcase_add_test(tc, test_duration_stops_capture);
+  tcase_add_test(tc, test_sigkill_leaves_whole_segments_and_readable_part);
+  tcase_add_test(tc, test_module_start_stop_status);
+  tcase_add_test(tc, test_signal_toggles_capture_from_env);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
