@@ -488,11 +488,15 @@ static void put_sparkline(FILE *out, const uint64_t *values, size_t count, int f
 
 /* ---- Sources -------------------------------------------------------------- */
 
-/* Opens a site's Lua source: as named (relative to the current directory),
- * or under source_root when one is given and the name is relative. */
+/* Opens a site's Lua source (a name ending in .lua): as named (relative to
+ * the current directory), or under source_root when one is given and the
+ * name is relative. */
 static FILE *open_source(const struct report_options *options, const char *file)
 {
-  if (!file || !file[0])
+  /* Only Lua sources: a result from elsewhere must not pull lines of any
+   * other file (a key, a password file) into a page that will be shared. */
+  size_t length = file ? strlen(file) : 0;
+  if (length < 5 || strcmp(file + length - 4, ".lua") != 0)
     return NULL;
   if (!options->source_root || file[0] == '/')
     return fopen(file, "r");

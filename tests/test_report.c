@@ -717,6 +717,17 @@ START_TEST(test_html_base_mode_shows_base_and_candidate_side_by_side)
 }
 END_TEST
 
+START_TEST(test_html_reads_only_lua_sources)
+{
+  struct diff_result r = trend_result();
+  sites[0].source_file = (char *)"testdata/report/trend.txt";  /* exists, not Lua */
+  char *html = render(&r, REPORT_FORMAT_HTML, 0, NULL);
+  ck_assert_ptr_null(strstr(html, "ljleak: 2 of 6 sites growing"));
+  ck_assert_ptr_nonnull(strstr(html, "<b>16</b>  sessions[#sessions + 1]"));  /* site 2 still */
+  free(html);
+}
+END_TEST
+
 START_TEST(test_html_source_missing_is_said_not_fatal)
 {
   struct diff_result r = trend_result();
@@ -795,6 +806,7 @@ int main(void)
   tcase_add_test(html, test_html_shows_metadata_chart_table_and_sources);
   tcase_add_test(html, test_html_base_mode_shows_base_and_candidate_side_by_side);
   tcase_add_test(html, test_html_source_missing_is_said_not_fatal);
+  tcase_add_test(html, test_html_reads_only_lua_sources);
   suite_add_tcase(s, html);
   TCase *small = tcase_create("small");
   tcase_add_test(small, test_format_names_parse);
