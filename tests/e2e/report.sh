@@ -20,6 +20,15 @@ run "$data/trend.json" >"$tmp/trend.txt" 2>"$tmp/err"
 check "trend_json_exits_1_when_sites_are_flagged" test "$status" = 1
 check "trend_text_matches_golden" cmp -s "$tmp/trend.txt" "$data/trend.txt"
 check "text_on_a_pipe_has_no_colour" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/trend.txt'"
+if command -v script >/dev/null; then
+  # On a terminal (script(1) gives the command a pty): colour, unless NO_COLOR.
+  script -qc "$LJLEAK report $data/trend.json" /dev/null >"$tmp/tty.txt" 2>&1
+  check "text_on_a_terminal_is_coloured" grep -q "$(printf '\033')\[1;31mljleak: 2 of 6" "$tmp/tty.txt"
+  NO_COLOR=1 script -qc "$LJLEAK report $data/trend.json" /dev/null >"$tmp/tty.txt" 2>&1
+  check "no_color_turns_colour_off_on_a_terminal" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/tty.txt'"
+else
+  echo "skip text_on_a_terminal: script(1) is not installed"
+fi
 run --format markdown "$data/trend.json" >"$tmp/trend.md"
 check "trend_markdown_matches_golden" cmp -s "$tmp/trend.md" "$data/trend.md"
 run --format junit "$data/base.json" >"$tmp/base.xml"
