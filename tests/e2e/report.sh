@@ -26,6 +26,10 @@ if command -v script >/dev/null; then
   check "text_on_a_terminal_is_coloured" grep -q "$(printf '\033')\[1;31mljleak: 2 of 6" "$tmp/tty.txt"
   NO_COLOR=1 script -qc "$LJLEAK report $data/trend.json" /dev/null >"$tmp/tty.txt" 2>&1
   check "no_color_turns_colour_off_on_a_terminal" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/tty.txt'"
+  # Reading a capture: a progress bar on a terminal's stderr, cleared at the end.
+  script -qc "$LJLEAK diff testdata/tarantool-memprof/segments >/dev/null" /dev/null >"$tmp/bar.txt" 2>&1
+  check "diff_draws_a_progress_bar_on_a_terminal" grep -q '\] 100%  1012\.2 KiB / 1012\.2 KiB' "$tmp/bar.txt"
+  check "progress_bar_is_cleared_at_the_end" sh -c "tail -c 4 '$tmp/bar.txt' | od -c | grep -q '\\r 033   \\[   K'"
 else
   echo "skip text_on_a_terminal: script(1) is not installed"
 fi
@@ -100,6 +104,9 @@ check "broken_json_gives_file_and_byte" grep -q "broken.json: byte 48: expected 
 head -c 300 "$data/trend.json" >"$tmp/cut.json"
 run "$tmp/cut.json" >/dev/null 2>"$tmp/err"
 check "cut_json_exits_3" test "$status" = 3
+
+"$LJLEAK" diff testdata/tarantool-memprof/segments 2>"$tmp/bar.err" >/dev/null
+check "no_progress_bar_when_stderr_is_not_a_terminal" test ! -s "$tmp/bar.err"
 
 # A real capture: ljleak diff --format F gives what ljleak report --format F
 # gives from the saved JSON, in every format and every mode.
