@@ -123,6 +123,7 @@ struct summary {
   size_t entry_count, entry_capacity;
 
   struct primary_table primaries;
+  struct primary *last_primary;  /* the record updated last; reset when the table moves */
 
   uint32_t last_site;           /* the previous event's site, or NONE */
   enum memprof_source last_source;
@@ -576,15 +577,20 @@ static int primary_link(struct summary *summary, uint32_t entry_id, uint32_t ver
                         uint64_t old_size, uint64_t new_size)
 {
   struct primary_table *table = &summary->primaries;
-  if ((table->count + 1) * 2 > table->mask + 1 && primary_table_grow(table))
-    return -1;
   const struct version *made_by = &summary->versions[version];
   uint64_t key = (uint64_t)entry_id << 32 | made_by->site;
-  struct primary *record = primary_table_probe(table, key);
-  if (record->key == EMPTY_KEY) {
-    *record = (struct primary){key, made_by->name, 0, 0, 0};
-    table->count++;
-    summary->entries[entry_id].primary_count++;
+  /* A sweep frees blocks made together: often the same record as before. */
+  struct primary *record = summary->last_primary;
+  if (!record || record->key != key) {
+    if ((table->count + 1) * 2 > table->mask + 1 && primary_table_grow(table))
+      return -1;  /* the table did not move: last_primary stays valid */
+    record = primary_table_probe(table, key);
+    if (record->key == EMPTY_KEY) {
+      *record = (struct primary){key, made_by->name, 0, 0, 0};
+      table->count++;
+      summary->entries[entry_id].primary_count++;
+    }
+    summary->last_primary = record;
   }
   record->allocated += new_size;
   record->freed += old_size;

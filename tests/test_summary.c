@@ -729,6 +729,48 @@ START_TEST(test_human_readable_report_formats_every_byte_column)
 }
 END_TEST
 
+/* Blocks of 2^40 bytes and more do not fit the heap map's packed size and are
+ * kept aside; they must still be charged exactly, also when replaced. */
+START_TEST(test_huge_blocks_keep_their_size)
+{
+  const uint64_t huge = (uint64_t)1 << 41;
+  struct summary *summary = summary_new();
+  add_lua_proto(summary, 0x100, "@a.lua");
+  add_event(summary, MEMPROF_EVENT_ALLOC, MEMPROF_SOURCE_LUA, 0x100, 1, 0, 0, 0x10, huge);
+  add_event(summary, MEMPROF_EVENT_ALLOC, MEMPROF_SOURCE_LUA, 0x100, 2, 0, 0, 0x20, huge + 5);
+  add_event(summary, MEMPROF_EVENT_REALLOC, MEMPROF_SOURCE_LUA, 0x100, 3, 0x10, huge, 0x30, 8);
+  add_event(summary, MEMPROF_EVENT_FREE, MEMPROF_SOURCE_INTERNAL, 0, 0, 0x20, huge + 5, 0, 0);
+  add_event(summary, MEMPROF_EVENT_ALLOC, MEMPROF_SOURCE_LUA, 0x100, 4, 0, 0, 0x40, 2 * huge);
+  add_event(summary, MEMPROF_EVENT_ALLOC, MEMPROF_SOURCE_LUA, 0x100, 4, 0, 0, 0x40, 16);
+  add_event(summary, MEMPROF_EVENT_FREE, MEMPROF_SOURCE_INTERNAL, 0, 0, 0x40, 16, 0, 0);
+  check_report(summary, 1, 0,
+               "HEAP SUMMARY:\n"
+               "@a.lua:4 holds 4398046511104B: 2 allocs, 1 frees\n"
+               "@a.lua:1 holds 8B: 2 allocs, 1 frees\n"
+               "\n");
+  summary_free(summary);
+}
+END_TEST
+
+/* Many live blocks: the heap map grows and still finds every one. */
+START_TEST(test_many_live_blocks_are_all_found)
+{
+  struct summary *summary = summary_new();
+  add_lua_proto(summary, 0x100, "@a.lua");
+  for (uint64_t i = 0; i < 100000; i++)
+    add_event(summary, MEMPROF_EVENT_ALLOC, MEMPROF_SOURCE_LUA, 0x100, 1 + i % 2, 0, 0,
+              0x100000 + i * 48, 16);
+  for (uint64_t i = 0; i < 100000; i += 2)  /* frees every block of line 1 */
+    add_event(summary, MEMPROF_EVENT_FREE, MEMPROF_SOURCE_INTERNAL, 0, 0, 0x100000 + i * 48, 16,
+              0, 0);
+  check_report(summary, 1, 0,
+               "HEAP SUMMARY:\n"
+               "@a.lua:2 holds 800000B: 50000 allocs, 0 frees\n"
+               "\n");
+  summary_free(summary);
+}
+END_TEST
+
 /* ---- Several streams as one ------------------------------------------------ */
 
 struct memory_sink {
@@ -845,6 +887,8 @@ int main(void)
   tcase_add_test(semantics, test_aliases_list_non_empty_lines);
   tcase_add_test(semantics, test_human_readable_bytes_match_the_parser);
   tcase_add_test(semantics, test_human_readable_report_formats_every_byte_column);
+  tcase_add_test(semantics, test_huge_blocks_keep_their_size);
+  tcase_add_test(semantics, test_many_live_blocks_are_all_found);
   tcase_add_test(semantics, test_second_stream_continues_the_first);
   suite_add_tcase(suite, semantics);
 
