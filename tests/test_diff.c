@@ -1,0 +1,569 @@
+/* tests/test_diff.c: the engine's aggregation: live map across segments, realloc, collisions, sampling, cut segments, modes. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/aggregate.h"
+#include "diff/capture.h"
+#include "diff/diff.h"
+#include "diff/live_map.h"
+#include "diff/sampling.h"
+#include "diff/site_table.h"
+#include "tests/diff_fixture.h"
+
+static char dir[512];
+
+static void setup(void)
+{
+  fixture_directory(dir, sizeof dir, "diff");
+}
+
+static void teardown(void)
+{
+  fixture_remove(dir);
+}
+
+static void segment_file(char *out, size_t size, int number)
+{
+  snprintf(out, size, "%s/seg-%04d.memprof", dir, number);
+}
+
+/* Runs diff_trend over dir with default options (min_boundaries 1). */
+static void run_trend(struct diff_result *result, int jobs)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  options.min_boundaries = 1;
+  options.jobs = jobs;
+  struct diff_error err;
+  const char *paths[1] = {dir};
+  ck_assert_int_eq(diff_trend(paths, 1, &options, result, &err), DIFF_OK);
+}
+
+static const struct diff_site *find_site(const struct diff_result *result, const char *name)
+{
+  for (size_t i = 0; i < result->site_count; i++)
+    if (!strcmp(result->sites[i].name, name))
+      return &result->sites[i];
+  ck_abort_msg("no site %s", name);
+  return NULL;
+}
+
+static void assert_series(const uint64_t *series, size_t count, const uint64_t *expected, size_t n)
+{
+  ck_assert_uint_eq(count, n);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_msg(series[i] == expected[i], "boundary %zu: %llu, want %llu", i + 1,
+                  (unsigned long long)series[i], (unsigned long long)expected[i]);
+}
+
+START_TEST(test_block_born_in_segment_1_and_freed_in_3_is_charged_until_3)
+{
+  char path[600];
+  struct fixture_segment s;
+  segment_file(path, sizeof path, 1);
+  fixture_begin(&s, path);
+  fixture_alloc(&s, 10, 0xa000, 100);
+  fixture_end(&s, 0);
+  segment_file(path, sizeof path, 2);
+  fixture_begin(&s, path);
+  fixture_alloc(&s, 20, 0xb000, 8);
+  fixture_end(&s, 0);
+  segment_file(path, sizeof path, 3);
+  fixture_begin(&s, path);
+  fixture_free(&s, 30, 0xa000, 100);
+  fixture_end(&s, 0);
+
+  struct diff_result result;
+  run_trend(&result, 1);
+  ck_assert_uint_eq(result.capture.boundary_count, 3);
+  ck_assert_uint_eq(result.capture.events, 3);
+  const struct diff_site *site = find_site(&result, "@t.lua:10");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){100, 100, 0}, 3);
+  assert_series(site->live_blocks, site->count, (const uint64_t[]){1, 1, 0}, 3);
+  assert_series(site->alloc_bytes, site->count, (const uint64_t[]){100, 0, 0}, 3);
+  assert_series(site->free_bytes, site->count, (const uint64_t[]){0, 0, 100}, 3);
+  ck_assert_uint_eq(site->allocs, 1);
+  ck_assert_uint_eq(site->frees, 1);
+  /* the freeing line made nothing: it is not charged */
+  const struct diff_site *freer = NULL;
+  for (size_t i = 0; i < result.site_count; i++)
+    if (!strcmp(result.sites[i].name, "@t.lua:30"))
+      freer = &result.sites[i];
+  ck_assert_ptr_null(freer);
+  const struct diff_site *later = find_site(&result, "@t.lua:20");
+  assert_series(later->live_bytes, later->count, (const uint64_t[]){0, 8, 8}, 3);
+  diff_result_free(&result);
+}
+END_TEST
+
+START_TEST(test_free_of_unknown_address_is_ignored)
+{
+  char path[600];
+  struct fixture_segment s;
+  segment_file(path, sizeof path, 1);
+  fixture_begin(&s, path);
+  fixture_free(&s, 10, 0xdead0, 64);          /* made before the capture */
+  fixture_realloc(&s, 11, 0xbeef0, 32, 0xc000, 48);  /* the old half is unknown too */
+  fixture_alloc(&s, 12, 0xd000, 16);
+  fixture_end(&s, 0);
+
+  struct diff_result result;
+  run_trend(&result, 1);
+  ck_assert_uint_eq(result.site_count, 2);
+  const struct diff_site *realloc_site = find_site(&result, "@t.lua:11");
+  assert_series(realloc_site->live_bytes, realloc_site->count, (const uint64_t[]){48}, 1);
+  assert_series(realloc_site->free_bytes, realloc_site->count, (const uint64_t[]){0}, 1);
+  const struct diff_site *alloc_site = find_site(&result, "@t.lua:12");
+  assert_series(alloc_site->live_bytes, alloc_site->count, (const uint64_t[]){16}, 1);
+  ck_assert_uint_eq(alloc_site->frees, 0);
+  diff_result_free(&result);
+}
+END_TEST
+
+START_TEST(test_alloc_over_live_address_closes_old_block)
+{
+  char path[600];
+  struct fixture_segment s;
+  segment_file(path, sizeof path, 1);
+  fixture_begin(&s, path);
+  fixture_alloc(&s, 10, 0xa000, 100);
+  fixture_alloc(&s, 11, 0xb000, 10);
+  fixture_alloc(&s, 12, 0xb000, 20);  /* same segment: closes line 11's block */
+  fixture_end(&s, 0);
+  segment_file(path, sizeof path, 2);
+  fixture_begin(&s, path);
+  fixture_alloc(&s, 13, 0xa000, 50);  /* a later segment: closes line 10's block */
+  fixture_end(&s, 0);
+
+  struct diff_result result;
+  run_trend(&result, 1);
+  const struct diff_site *site = find_site(&result, "@t.lua:10");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){100, 0}, 2);
+  assert_series(site->free_bytes, site->count, (const uint64_t[]){0, 100}, 2);
+  site = find_site(&result, "@t.lua:11");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 0}, 2);
+  assert_series(site->alloc_bytes, site->count, (const uint64_t[]){10, 0}, 2);
+  assert_series(site->free_bytes, site->count, (const uint64_t[]){10, 0}, 2);
+  site = find_site(&result, "@t.lua:12");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){20, 20}, 2);
+  site = find_site(&result, "@t.lua:13");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 50}, 2);
+  diff_result_free(&result);
+}
+END_TEST
+
+START_TEST(test_realloc_frees_old_block_and_charges_new_one_to_realloc_site)
+{
+  char path[600];
+  struct fixture_segment s;
+  segment_file(path, sizeof path, 1);
+  fixture_begin(&s, path);
+  fixture_alloc(&s, 10, 0xa000, 100);
+  fixture_end(&s, 0);
+  segment_file(path, sizeof path, 2);
+  fixture_begin(&s, path);
+  fixture_realloc(&s, 20, 0xa000, 100, 0xe000, 200);
+  fixture_realloc(&s, 21, 0xe000, 200, 0xe000, 300);  /* in place */
+  fixture_end(&s, 0);
+
+  struct diff_result result;
+  run_trend(&result, 1);
+  const struct diff_site *site = find_site(&result, "@t.lua:10");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){100, 0}, 2);
+  assert_series(site->free_bytes, site->count, (const uint64_t[]){0, 100}, 2);
+  site = find_site(&result, "@t.lua:20");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 0}, 2);
+  assert_series(site->alloc_bytes, site->count, (const uint64_t[]){0, 200}, 2);
+  assert_series(site->free_bytes, site->count, (const uint64_t[]){0, 200}, 2);
+  site = find_site(&result, "@t.lua:21");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 300}, 2);
+  assert_series(site->live_blocks, site->count, (const uint64_t[]){0, 1}, 2);
+  diff_result_free(&result);
+}
+END_TEST
+
+START_TEST(test_site_hash_collisions_never_merge_sites)
+{
+  struct site_table table;
+  ck_assert_int_eq(site_table_init(&table), 0);
+  ck_assert_int_eq(site_table_set_hash_mask(&table, 0), 0);  /* every name in one bucket */
+  char name[32];
+  for (int i = 0; i < 200; i++) {
+    uint32_t index;
+    int length = snprintf(name, sizeof name, "@app.lua:%d", i);
+    ck_assert_int_eq(site_table_intern(&table, name, (size_t)length, DIFF_SITE_LUA, &index), 0);
+    ck_assert_uint_eq(index, (uint32_t)i);
+  }
+  ck_assert_uint_eq(table.count, 200);
+  for (int i = 0; i < 200; i++) {
+    int length = snprintf(name, sizeof name, "@app.lua:%d", i);
+    ck_assert_uint_eq(site_table_find(&table, name, (size_t)length), (uint32_t)i);
+    ck_assert_uint_eq(table.ids[i], site_table_hash(name, (size_t)length));
+  }
+  ck_assert_uint_eq(site_table_find(&table, "@app.lua:200", 12), SITE_TABLE_NONE);
+  site_table_release(&table);
+}
+END_TEST
+
+START_TEST(test_colliding_sites_keep_their_own_series_across_segments)
+{
+  struct aggregate aggregate;
+  ck_assert_int_eq(aggregate_init(&aggregate, 0), 0);
+  ck_assert_int_eq(site_table_set_hash_mask(&aggregate.sites, 0), 0);
+  for (int segment_number = 0; segment_number < 2; segment_number++) {
+    struct segment_aggregate segment;
+    ck_assert_int_eq(segment_aggregate_init(&segment), 0);
+    ck_assert_int_eq(site_table_set_hash_mask(&segment.sites, 0), 0);
+    uint32_t first_index, second_index;
+    /* the second segment meets the names in the other order */
+    const char *first = segment_number ? "@b.lua:2" : "@a.lua:1";
+    const char *second = segment_number ? "@a.lua:1" : "@b.lua:2";
+    ck_assert_int_eq(segment_aggregate_site(&segment, first, 8, DIFF_SITE_LUA, &first_index), 0);
+    ck_assert_int_eq(segment_aggregate_site(&segment, second, 8, DIFF_SITE_LUA, &second_index), 0);
+    ck_assert_uint_ne(first_index, second_index);
+    uint32_t a = site_table_find(&segment.sites, "@a.lua:1", 8);
+    uint32_t b = site_table_find(&segment.sites, "@b.lua:2", 8);
+    ck_assert_uint_eq(a, segment_number ? second_index : first_index);
+    ck_assert_int_eq(segment_aggregate_alloc(&segment, a, 0x1000 + 0x100 * (uint64_t)segment_number, 10, 0), 0);
+    ck_assert_int_eq(segment_aggregate_alloc(&segment, b, 0x9000 + 0x100 * (uint64_t)segment_number, 1000, 0), 0);
+    ck_assert_int_eq(aggregate_merge(&aggregate, &segment), 0);
+    segment_aggregate_release(&segment);
+  }
+  ck_assert_uint_eq(aggregate.sites.count, 2);
+  uint32_t a = site_table_find(&aggregate.sites, "@a.lua:1", 8);
+  uint32_t b = site_table_find(&aggregate.sites, "@b.lua:2", 8);
+  ck_assert_uint_eq(aggregate.data[a].series_live_bytes[0], 10);
+  ck_assert_uint_eq(aggregate.data[a].series_live_bytes[1], 20);
+  ck_assert_uint_eq(aggregate.data[b].series_live_bytes[0], 1000);
+  ck_assert_uint_eq(aggregate.data[b].series_live_bytes[1], 2000);
+  aggregate_release(&aggregate);
+}
+END_TEST
+
+START_TEST(test_sampled_capture_is_scaled_back_by_the_rate)
+{
+  /* N = 1000: a 1000-byte block is kept with probability 1 - 1/e, so it stands
+   * for 1 / (1 - e^-1) = 1.58198 blocks: 1582 bytes, 2 blocks (rounded). */
+  ck_assert_uint_eq(sampling_bytes(1000, 1000), 1582);
+  ck_assert_uint_eq(sampling_blocks(1000, 1000), 2);
+  /* a 10-byte block: weight 100.5008 */
+  ck_assert_uint_eq(sampling_bytes(1000, 10), 1005);
+  ck_assert_uint_eq(sampling_blocks(1000, 10), 101);
+  ck_assert_uint_eq(sampling_bytes(0, 10), 10);
+  ck_assert_uint_eq(sampling_blocks(0, 10), 1);
+
+  char path[600];
+  struct fixture_segment s;
+  fixture_begin(&s, fixture_path(path, sizeof path, dir, "seg-0001.memprof"));
+  fixture_alloc(&s, 10, 0xa000, 1000);
+  fixture_alloc(&s, 11, 0xb000, 10);
+  fixture_end(&s, 0);
+  fixture_begin(&s, fixture_path(path, sizeof path, dir, "seg-0002.memprof"));
+  fixture_free(&s, 12, 0xa000, 1000);
+  fixture_end(&s, 0);
+  FILE *index = fopen(fixture_path(path, sizeof path, dir, "index"), "w");
+  ck_assert_ptr_nonnull(index);
+  fputs("ljleak-index\tversion=1\n"
+        "capture\tpid=1\tsample=1000\n"
+        "segment\tseq=1\tfile=seg-0001.memprof\tend=100.5\tsample=1000\tcomplete=1\n"
+        "segment\tseq=2\tfile=seg-0002.memprof\tend=110.5\tsample=1000\tcomplete=1\n",
+        index);
+  fclose(index);
+
+  struct diff_result result;
+  run_trend(&result, 1);
+  ck_assert_uint_eq(result.capture.sample_bytes, 1000);
+  const struct diff_site *site = find_site(&result, "@t.lua:10");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){1582, 0}, 2);
+  assert_series(site->live_blocks, site->count, (const uint64_t[]){2, 0}, 2);
+  assert_series(site->free_bytes, site->count, (const uint64_t[]){0, 1582}, 2);
+  ck_assert_uint_eq(site->allocs, 2);
+  site = find_site(&result, "@t.lua:11");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){1005, 1005}, 2);
+  ck_assert_ptr_nonnull(result.capture.boundary_times);
+  ck_assert(result.capture.boundary_times[1] == 110.5);
+  diff_result_free(&result);
+}
+END_TEST
+
+static int warnings;
+static char last_warning[512];
+
+static void count_warning(void *context, const char *message)
+{
+  (void)context;
+  warnings++;
+  snprintf(last_warning, sizeof last_warning, "%s", message);
+}
+
+/* Two whole segments in the index, and a .part cut in the middle of an event. */
+static void write_capture_with_part(void)
+{
+  char path[600];
+  struct fixture_segment s;
+  fixture_begin(&s, fixture_path(path, sizeof path, dir, "seg-0001.memprof"));
+  fixture_alloc(&s, 10, 0xa000, 100);
+  fixture_end(&s, 0);
+  fixture_begin(&s, fixture_path(path, sizeof path, dir, "seg-0002.memprof"));
+  fixture_alloc(&s, 10, 0xb000, 100);
+  fixture_end(&s, 0);
+  fixture_begin(&s, fixture_path(path, sizeof path, dir, "seg-0003.memprof.part"));
+  fixture_alloc(&s, 10, 0xc000, 100);
+  fixture_end(&s, 1);
+  FILE *index = fopen(fixture_path(path, sizeof path, dir, "index"), "w");
+  ck_assert_ptr_nonnull(index);
+  fputs("ljleak-index\tversion=1\n"
+        "capture\tpid=7\thost=h\tcommand=luajit app.lua\tsample=0\n"
+        "segment\tseq=1\tfile=seg-0001.memprof\tgc_cycles=3\theap_bytes=5000\tcomplete=1\n"
+        "segment\tseq=2\tfile=seg-0002.memprof\tgc_cycles=5\theap_bytes=6000\tcomplete=1\n",
+        index);
+  fclose(index);
+}
+
+START_TEST(test_cut_part_segment_is_used_up_to_its_last_complete_event)
+{
+  write_capture_with_part();
+  struct diff_options options;
+  diff_options_default(&options);
+  options.min_boundaries = 1;
+  options.warn = count_warning;
+  warnings = 0;
+  struct diff_result result;
+  struct diff_error err;
+  const char *paths[1] = {dir};
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_int_eq(warnings, 1);
+  ck_assert_ptr_nonnull(strstr(last_warning, "seg-0003.memprof.part"));
+  ck_assert_ptr_nonnull(strstr(last_warning, "byte"));
+  ck_assert_int_eq(result.capture.truncated, 1);
+  ck_assert_uint_eq(result.capture.boundary_count, 3);
+  ck_assert_uint_eq(result.capture.pid, 7);
+  ck_assert_str_eq(result.capture.command, "luajit app.lua");
+  ck_assert_ptr_null(result.capture.gc_cycles);  /* the .part has no index line */
+  const struct diff_site *site = find_site(&result, "@t.lua:10");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){100, 200, 300}, 3);
+  diff_result_free(&result);
+
+  options.strict = 1;
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_ERROR_TRUNCATED);
+  ck_assert_ptr_nonnull(strstr(err.message, "seg-0003.memprof.part"));
+}
+END_TEST
+
+START_TEST(test_unreadable_segment_is_an_input_error)
+{
+  char path[600];
+  FILE *f = fopen(fixture_path(path, sizeof path, dir, "seg-0001.bin"), "w");
+  fputs("not a memprof stream", f);
+  fclose(f);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result result;
+  struct diff_error err;
+  const char *paths[1] = {dir};
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_ERROR_INPUT);
+  ck_assert_ptr_nonnull(strstr(err.message, "seg-0001.bin"));
+  const char *missing[1] = {"no/such/capture"};
+  ck_assert_int_eq(diff_trend(missing, 1, &options, &result, &err), DIFF_ERROR_INPUT);
+}
+END_TEST
+
+/* Many segments with blocks that live across several of them. */
+static void write_long_capture(int segments)
+{
+  char path[600];
+  for (int k = 1; k <= segments; k++) {
+    struct fixture_segment s;
+    segment_file(path, sizeof path, k);
+    fixture_begin(&s, path);
+    for (uint64_t i = 0; i < 500; i++) {
+      uint64_t address = 0x10000 + 16 * ((i * 7 + (uint64_t)k * 131) % 700);
+      fixture_alloc(&s, 10 + i % 5, address, 8 + i % 13);
+      if (i % 3 == 0)
+        fixture_free(&s, 20, 0x10000 + 16 * ((i * 11 + (uint64_t)k * 17) % 700), 0);
+    }
+    fixture_alloc(&s, 30, 0x900000 + 64 * (uint64_t)k, 64);  /* a leak */
+    fixture_end(&s, 0);
+  }
+}
+
+START_TEST(test_parallel_reading_gives_the_sequential_result)
+{
+  write_long_capture(12);
+  struct diff_result one, two;
+  run_trend(&one, 1);
+  run_trend(&two, 2);
+  ck_assert_uint_eq(one.site_count, two.site_count);
+  ck_assert_uint_eq(one.capture.events, two.capture.events);
+  for (size_t i = 0; i < one.site_count; i++) {
+    const struct diff_site *a = &one.sites[i], *b = &two.sites[i];
+    ck_assert_str_eq(a->name, b->name);
+    ck_assert_int_eq(a->verdict, b->verdict);
+    ck_assert_uint_eq(a->allocs, b->allocs);
+    ck_assert_uint_eq(a->frees, b->frees);
+    for (size_t k = 0; k < a->count; k++) {
+      ck_assert_uint_eq(a->live_bytes[k], b->live_bytes[k]);
+      ck_assert_uint_eq(a->alloc_bytes[k], b->alloc_bytes[k]);
+      ck_assert_uint_eq(a->free_bytes[k], b->free_bytes[k]);
+    }
+  }
+  const struct diff_site *leak = find_site(&two, "@t.lua:30");
+  ck_assert_int_eq(leak->verdict, DIFF_VERDICT_STEADY);  /* 768 bytes: under min_growth */
+  ck_assert_uint_eq(leak->live_bytes[11], 12 * 64);
+  ck_assert(leak->growth_bytes_per_segment == 64);
+  diff_result_free(&one);
+  diff_result_free(&two);
+}
+END_TEST
+
+/* A leak of 1000 bytes per segment at line 30, a constant 5000 at line 40. */
+static void write_trend_capture(const char *directory, int segments, uint64_t leak_size)
+{
+  char path[600];
+  for (int k = 1; k <= segments; k++) {
+    struct fixture_segment s;
+    snprintf(path, sizeof path, "%s/seg-%04d.memprof", directory, k);
+    fixture_begin(&s, path);
+    if (k == 1)
+      fixture_alloc(&s, 40, 0x50000, 5000);
+    fixture_alloc(&s, 30, 0x900000 + 0x1000 * (uint64_t)k, leak_size);
+    fixture_end(&s, 0);
+  }
+}
+
+START_TEST(test_range_mode_gives_delta_between_two_boundaries)
+{
+  write_trend_capture(dir, 10, 1000);
+  struct diff_options options;
+  diff_options_default(&options);
+  options.range_from = 2;
+  options.range_to = 7;
+  struct diff_result result;
+  struct diff_error err;
+  const char *paths[1] = {dir};
+  ck_assert_int_eq(diff_range(paths, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_int_eq(result.mode, DIFF_MODE_RANGE);
+  ck_assert_uint_eq(result.flagged, 1);
+  ck_assert_str_eq(result.sites[0].name, "@t.lua:30");
+  ck_assert_int_eq(result.sites[0].range_delta_bytes, 5000);
+  ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_GROWING);
+  ck_assert(result.sites[0].growth_bytes_per_segment == 1000);
+  ck_assert_str_eq(result.sites[1].name, "@t.lua:40");
+  ck_assert_int_eq(result.sites[1].range_delta_bytes, 0);
+  ck_assert_int_eq(result.sites[1].verdict, DIFF_VERDICT_STEADY);
+  diff_result_free(&result);
+
+  options.range_from = 7;
+  options.range_to = 11;
+  ck_assert_int_eq(diff_range(paths, 1, &options, &result, &err), DIFF_ERROR_USAGE);
+}
+END_TEST
+
+START_TEST(test_base_mode_gives_new_and_worse)
+{
+  char base_dir[600], same_dir[600], worse_dir[600];
+  fixture_path(base_dir, sizeof base_dir, dir, "base");
+  fixture_path(same_dir, sizeof same_dir, dir, "same");
+  fixture_path(worse_dir, sizeof worse_dir, dir, "worse");
+  char command[2000];
+  snprintf(command, sizeof command, "mkdir -p '%s' '%s' '%s'", base_dir, same_dir, worse_dir);
+  ck_assert_int_eq(system(command), 0);
+  write_trend_capture(base_dir, 10, 1000);
+  write_trend_capture(same_dir, 10, 1500);   /* 1.5 times as fast: not worse */
+  write_trend_capture(worse_dir, 10, 2000);  /* twice as fast: worse */
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result result;
+  struct diff_error err;
+  const char *base[1] = {base_dir}, *same[1] = {same_dir}, *worse[1] = {worse_dir};
+
+  ck_assert_int_eq(diff_base(base, 1, same, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_uint_eq(result.flagged, 0);
+  ck_assert_int_eq(find_site(&result, "@t.lua:30")->verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(find_site(&result, "@t.lua:30")->base_verdict, DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(find_site(&result, "@t.lua:30")->base_count, 10);
+  diff_result_free(&result);
+
+  ck_assert_int_eq(diff_base(base, 1, worse, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_uint_eq(result.flagged, 1);
+  ck_assert_str_eq(result.sites[0].name, "@t.lua:30");
+  ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_WORSE);
+  ck_assert(result.sites[0].base_growth_bytes_per_segment == 1000);
+  ck_assert(result.sites[0].growth_bytes_per_segment == 2000);
+  diff_result_free(&result);
+
+  /* base: only the constant site (line 40); candidate leaks at line 30 */
+  char steady_dir[600];
+  fixture_path(steady_dir, sizeof steady_dir, dir, "steady");
+  snprintf(command, sizeof command, "mkdir -p '%s'", steady_dir);
+  ck_assert_int_eq(system(command), 0);
+  write_trend_capture(steady_dir, 10, 0);
+  const char *steady[1] = {steady_dir};
+  ck_assert_int_eq(diff_base(steady, 1, base, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_uint_eq(result.flagged, 1);
+  ck_assert_str_eq(result.sites[0].name, "@t.lua:30");
+  ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_NEW);
+  ck_assert_int_eq(result.sites[0].base_verdict, DIFF_VERDICT_STEADY);
+  ck_assert_uint_eq(result.sites[0].base_count, 10);
+  ck_assert_int_eq(find_site(&result, "@t.lua:40")->verdict, DIFF_VERDICT_STEADY);
+  diff_result_free(&result);
+  ck_assert_int_eq(diff_base(base, 1, steady, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_uint_eq(result.flagged, 0);
+  diff_result_free(&result);
+}
+END_TEST
+
+START_TEST(test_tarantool_segments_flag_the_sessions_site_only)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result result;
+  struct diff_error err;
+  const char *paths[1] = {"testdata/tarantool-memprof/segments"};
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    options.jobs = jobs;
+    ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_OK);
+    ck_assert_uint_eq(result.capture.boundary_count, 6);
+    ck_assert_uint_eq(result.flagged, 2);
+    ck_assert_str_eq(result.sites[0].name, "TRACE started at @segments.lua:14");
+    ck_assert_str_eq(result.sites[1].name, "@segments.lua:14");
+    for (size_t i = 0; i < result.site_count; i++) {
+      const struct diff_site *site = &result.sites[i];
+      if (site->source_line != 14)
+        ck_assert_msg(site->verdict != DIFF_VERDICT_GROWING, "%s grows", site->name);
+    }
+    ck_assert_int_ne(find_site(&result, "TRACE started at @segments.lua:22")->verdict,
+                     DIFF_VERDICT_GROWING);
+    diff_result_free(&result);
+  }
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("diff");
+  TCase *tc = tcase_create("aggregation");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_block_born_in_segment_1_and_freed_in_3_is_charged_until_3);
+  tcase_add_test(tc, test_free_of_unknown_address_is_ignored);
+  tcase_add_test(tc, test_alloc_over_live_address_closes_old_block);
+  tcase_add_test(tc, test_realloc_frees_old_block_and_charges_new_one_to_realloc_site);
+  tcase_add_test(tc, test_site_hash_collisions_never_merge_sites);
+  tcase_add_test(tc, test_colliding_sites_keep_their_own_series_across_segments);
+  tcase_add_test(tc, test_sampled_capture_is_scaled_back_by_the_rate);
+  tcase_add_test(tc, test_cut_part_segment_is_used_up_to_its_last_complete_event);
+  tcase_add_test(tc, test_unreadable_segment_is_an_input_error);
+  tcase_add_test(tc, test_parallel_reading_gives_the_sequential_result);
+  tcase_add_test(tc, test_range_mode_gives_delta_between_two_boundaries);
+  tcase_add_test(tc, test_base_mode_gives_new_and_worse);
+  tcase_add_test(tc, test_tarantool_segments_flag_the_sessions_site_only);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
