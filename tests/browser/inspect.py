@@ -23,6 +23,9 @@ class DomCounter(html.parser.HTMLParser):
         self.in_tbody = False
         self.body_ready = ""
         self.text = []
+        self.in_pre = False
+        self.in_name = False
+        self.names = []
 
     def handle_starttag(self, tag, attrs):
         self.counts[tag] = self.counts.get(tag, 0) + 1
@@ -33,6 +36,11 @@ class DomCounter(html.parser.HTMLParser):
             self.in_tbody = True
         if tag == "tr" and self.in_tbody and "row" in attributes.get("class", "").split():
             self.counts["site-rows"] = self.counts.get("site-rows", 0) + 1
+        if tag == "pre":
+            self.in_pre = True
+        if tag == "code" and self.in_tbody and not self.in_pre:
+            self.in_name = True
+            self.names.append("")
         if tag == "body":
             self.body_ready = attributes.get("data-ready", "")
         for name, value in attrs:
@@ -42,6 +50,10 @@ class DomCounter(html.parser.HTMLParser):
                 self.counts["url-attribute"] = self.counts.get("url-attribute", 0) + 1
 
     def handle_endtag(self, tag):
+        if tag == "pre":
+            self.in_pre = False
+        if tag == "code":
+            self.in_name = False
         if tag == "title":
             self.in_title = False
         if tag == "tbody":
@@ -50,6 +62,8 @@ class DomCounter(html.parser.HTMLParser):
     def handle_data(self, data):
         if self.in_title:
             self.title += data
+        if self.in_name:
+            self.names[-1] += data
         self.text.append(data)
 
 
@@ -60,6 +74,7 @@ def inspect_dom(path):
     text = "".join(counter.text)
     print("title=" + counter.title)
     print("ready=" + counter.body_ready)
+    print("sites=" + "|".join(counter.names))
     for key in ("site-rows", "tbody", "svg", "polyline", "img", "script", "iframe", "object", "embed",
                 "on-attribute", "url-attribute", "pre"):
         print("%s=%d" % (key, counter.counts.get(key, 0)))

@@ -70,6 +70,32 @@ chromium_run --screenshot="$BUILD/report-hostile-screenshot.png" --window-size=1
   "file://$hostile" >/dev/null
 check "hostile_screenshot_saved" test -s "$BUILD/report-hostile-screenshot.png"
 
+# ---- Sorting: a click on a column header, in the browser --------------------------
+# The page is the trend report with one more script at its end that clicks
+# headers as a reader would; the DOM then shows the rows in the new order.
+sorted_page() {  # HEADER CLICKS OUTPUT
+  "$LJLEAK" report --format html -o "$3" testdata/report/trend.json
+  clicks=""
+  i=0
+  while [ "$i" -lt "$2" ]; do clicks="${clicks}h.click();"; i=$((i + 1)); done
+  sed -i "s|</body>|<script>var h = Array.prototype.filter.call(document.querySelectorAll('th'), function (t) { return t.textContent === '$1'; })[0]; ${clicks}</script></body>|" "$3"
+  chromium_run --dump-dom "file://$3" >"$3.dom"
+  python3 tests/browser/inspect.py dom "$3.dom" | sed -n 's/^sites=//p'
+}
+unsorted=$(sorted_page none 0 "$(pwd)/$BUILD/report-sort-0.html")
+check "rows_start_in_the_engines_order" test "$unsorted" = \
+  "@testdata/report/app.lua:16|TRACE started at @testdata/report/app.lua:16|@testdata/report/app.lua:11|string.rep|INTERNAL|@testdata/report/app.lua:3"
+ascending=$(sorted_page growth/seg 1 "$(pwd)/$BUILD/report-sort-1.html")
+check "one_click_sorts_by_growth_ascending" test "$ascending" = \
+  "INTERNAL|@testdata/report/app.lua:11|string.rep|@testdata/report/app.lua:3|TRACE started at @testdata/report/app.lua:16|@testdata/report/app.lua:16"
+descending=$(sorted_page growth/seg 2 "$(pwd)/$BUILD/report-sort-2.html")
+check "second_click_sorts_descending" test "$descending" = \
+  "@testdata/report/app.lua:16|TRACE started at @testdata/report/app.lua:16|@testdata/report/app.lua:3|@testdata/report/app.lua:11|string.rep|INTERNAL"
+by_name=$(sorted_page site 1 "$(pwd)/$BUILD/report-sort-3.html")
+check "site_column_sorts_by_name" test "$by_name" = \
+  "@testdata/report/app.lua:11|@testdata/report/app.lua:16|@testdata/report/app.lua:3|INTERNAL|string.rep|TRACE started at @testdata/report/app.lua:16"
+rm -f "$BUILD"/report-sort-*
+
 # ---- Control: a page that does fetch is caught by the same check ------------------
 cat >"$tmp/control.html" <<'EOF'
 <!DOCTYPE html><html><head><title>control</title></head>
