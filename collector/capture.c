@@ -15,6 +15,7 @@
 
 #include "collector/addr_map.h"
 #include "collector/attrib.h"
+#include "collector/encode.h"
 #include "collector/capture.h"
 #include "collector/layout.h"
 #include "collector/ljleak_collector.h"
@@ -26,7 +27,9 @@
 #define CAPTURE_BUFFER_SIZE (64 * 1024)   /* stream bytes buffered before a write */
 #define CAPTURE_ZBUFFER_SIZE (64 * 1024)  /* deflate output per write */
 #define CAPTURE_FLUSH_NS 100000000ull     /* flush at least this often while events come */
-#define CAPTURE_TICK_EVENTS 64            /* events between clock readings */
+#define CAPTURE_TICK_EVENTS 64            /* events between clock readings (a power of two) */
+#define CAPTURE_FILTER_SIZE 65536         /* sampling filter buckets (a power of two) */
+#define CAPTURE_MAP_SIZE (CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE + CAPTURE_FILTER_SIZE)
 
 enum stop_reason {
   REASON_NONE,
@@ -87,6 +90,7 @@ struct capture {
   int64_t countdown;
   uint64_t rng;
   struct addr_map sampled;
+  uint8_t *filter;              /* CAPTURE_FILTER_SIZE counters, after the buffers */
 
   /* Symbols already emitted in this segment. */
   struct addr_map sym_lua, sym_trace, sym_c;
@@ -532,25 +536,87 @@ static void timers(struct capture *c)
   }
 }
 
-static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_t nsize)
+/* A GC state change: a full cycle ends when the state returns to pause;
+ * that is the only place a due segment boundary is cut. */
+static void gc_transition(struct capture *c, int st)
 {
-  int st = c->g->gc.state;
-  if (st != c->last_gc_state) {
-    if (st == GCSpause) {
-      c->gc_cycles++;
-      if (c->boundary_due)
-        rotate(c);
-    }
-    c->last_gc_state = st;
+  if (st == GCSpause) {
+    c->gc_cycles++;
+    if (c->boundary_due)
+      rotate(c);
   }
-  if (!c->segment_open)
-    return;
+  c->last_gc_state = st;
+}
 
+/* Sampling filter: a counter per address bucket, so the free of a block
+ * that was not sampled (nearly all of them) costs one byte load. */
+static inline size_t filter_slot(const void *p)
+{
+  uintptr_t a = (uintptr_t)p;
+  return (size_t)((a >> 4) ^ (a >> 20)) & (CAPTURE_FILTER_SIZE - 1);
+}
+
+static void filter_add(struct capture *c, const void *p)
+{
+  uint8_t *f = &c->filter[filter_slot(p)];
+  if (*f < 255)
+    (*f)++;
+}
+
+static void filter_remove(struct capture *c, const void *p)
+{
+  uint8_t *f = &c->filter[filter_slot(p)];
+  if (*f != 0 && *f != 255)
+    (*f)--;
+}
+
+static void sampled_add(struct capture *c, const void *p, size_t size)
+{
+  if (addr_map_put(&c->sampled, (uint64_t)(uintptr_t)p, size) == 0)
+    filter_add(c, p);
+}
+
+static int sampled_remove(struct capture *c, const void *p)
+{
+  if (!c->filter[filter_slot(p)] || !addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)p))
+    return 0;
+  filter_remove(c, p);
+  return 1;
+}
+
+/* Attributes and writes one event (sampling decisions are already made). */
+static void write_event(struct capture *c, struct memprof_event *ev)
+{
+  struct attrib_site site;
+  attrib_current_site(c->g, &site);
+  if (site.source == MEMPROF_SOURCE_LUA)
+    emit_lua_symbol(c, site.proto);
+  else if (site.source == MEMPROF_SOURCE_TRACE)
+    emit_trace_symbol(c, site.location, site.trace);
+  else if (site.source == MEMPROF_SOURCE_C)
+    emit_c_symbol(c, site.location);
+  ev->source = site.source;
+  ev->location = site.location;
+  ev->line = site.line;
+  encode_event(&c->writer, ev);
+  c->segment_events++;
+  c->events++;
+  if (c->writer.failed) {
+    report_write_error(c, "cannot write", c->out.error);
+    c->pending_stop = REASON_WRITE_ERROR;
+  }
+}
+
+/* The slow path of the hook: every event without sampling, and the events
+ * the sampling fast path could not dismiss. */
+static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
+                   int counted)
+{
   struct memprof_event ev;
   if (nsize == 0) {
     if (!ptr)
       return;
-    if (c->opt.sample && !addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)ptr))
+    if (c->opt.sample && !sampled_remove(c, ptr))
       return;
     ev.kind = MEMPROF_EVENT_FREE;
     ev.old_address = (uint64_t)(uintptr_t)ptr;
@@ -560,56 +626,36 @@ static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_
   } else {
     if (!nptr)
       return; /* failed allocation: the VM raises an error, nothing changed */
-    c->allocated += nsize;
+    if (!counted)
+      c->allocated += nsize;
+    ev.new_address = (uint64_t)(uintptr_t)nptr;
+    ev.new_size = nsize;
     if (ptr == NULL || osize == 0) {
       if (c->opt.sample) {
-        if (!sample_take(c, nsize))
+        if (!counted && !sample_take(c, nsize))
           return;
-        addr_map_put(&c->sampled, (uint64_t)(uintptr_t)nptr, nsize);
+        sampled_add(c, nptr, nsize);
       }
       ev.kind = MEMPROF_EVENT_ALLOC;
       ev.old_address = 0;
       ev.old_size = 0;
-    } else if (c->opt.sample && !addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)ptr)) {
+    } else if (c->opt.sample && !sampled_remove(c, ptr)) {
       /* A block we did not sample grew or shrank: sample the new size as an allocation. */
       if (!sample_take(c, nsize))
         return;
-      addr_map_put(&c->sampled, (uint64_t)(uintptr_t)nptr, nsize);
+      sampled_add(c, nptr, nsize);
       ev.kind = MEMPROF_EVENT_ALLOC;
       ev.old_address = 0;
       ev.old_size = 0;
     } else {
       if (c->opt.sample)
-        addr_map_put(&c->sampled, (uint64_t)(uintptr_t)nptr, nsize);
+        sampled_add(c, nptr, nsize);
       ev.kind = MEMPROF_EVENT_REALLOC;
       ev.old_address = (uint64_t)(uintptr_t)ptr;
       ev.old_size = osize;
     }
-    ev.new_address = (uint64_t)(uintptr_t)nptr;
-    ev.new_size = nsize;
   }
-
-  struct attrib_site site;
-  attrib_current_site(c->g, &site);
-  if (site.source == MEMPROF_SOURCE_LUA)
-    emit_lua_symbol(c, site.proto);
-  else if (site.source == MEMPROF_SOURCE_TRACE)
-    emit_trace_symbol(c, site.location, site.trace);
-  else if (site.source == MEMPROF_SOURCE_C)
-    emit_c_symbol(c, site.location);
-  ev.source = site.source;
-  ev.location = site.location;
-  ev.line = site.line;
-  memprof_writer_event(&c->writer, &ev);
-  c->segment_events++;
-  c->events++;
-
-  if (++c->tick % CAPTURE_TICK_EVENTS == 0)
-    timers(c);
-  if (c->writer.failed) {
-    report_write_error(c, "cannot write", c->out.error);
-    c->pending_stop = REASON_WRITE_ERROR;
-  }
+  write_event(c, &ev);
 }
 
 static int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
@@ -656,20 +702,58 @@ static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
     return f(ud, ptr, osize, nsize);
   }
   void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
-  if (__builtin_expect(c->busy, 0))
+  if (__builtin_expect(!c->active || c->busy || signal_pending, 0)) {
+    if (c->busy)
+      return nptr;
+    if (signal_pending) {
+      c->busy = 1;
+      handle_signal(c);
+      c->busy = 0;
+    }
+    if (!c->active)
+      return nptr;
+  }
+  int counted = 0;
+  if (c->opt.sample) {
+    /* Fast path: most events of a sampled capture are dismissed here. */
+    if (nsize == 0) {
+      if (!c->filter[filter_slot(ptr)])
+        goto tail;
+    } else if (ptr == NULL && nptr != NULL) {
+      c->allocated += nsize;
+      c->countdown -= (int64_t)nsize;
+      if (c->countdown > 0)
+        goto tail;
+      c->countdown = sample_gap(c);
+      counted = 1;
+    }
+  }
+  c->busy = 1;
+  {
+    int st = c->g->gc.state;
+    if (__builtin_expect(st != c->last_gc_state, 0))
+      gc_transition(c, st);
+  }
+  if (c->segment_open)
+    record(c, ptr, osize, nptr, nsize, counted);
+  ++c->tick;
+  goto checks;
+tail:
+  if (__builtin_expect(c->g->gc.state == c->last_gc_state &&
+                       (++c->tick & (CAPTURE_TICK_EVENTS - 1)) != 0, 1))
     return nptr;
-  if (__builtin_expect(signal_pending, 0)) {
-    c->busy = 1;
-    handle_signal(c);
-    c->busy = 0;
+  c->busy = 1;
+  {
+    int st = c->g->gc.state;
+    if (st != c->last_gc_state)
+      gc_transition(c, st);
   }
-  if (c->active) {
-    c->busy = 1;
-    record(c, ptr, osize, nptr, nsize);
-    if (__builtin_expect(c->pending_stop != REASON_NONE, 0))
-      stop_now(c, c->pending_stop);
-    c->busy = 0;
-  }
+checks:
+  if (__builtin_expect((c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0, 0))
+    timers(c);
+  if (__builtin_expect(c->pending_stop != REASON_NONE, 0))
+    stop_now(c, c->pending_stop);
+  c->busy = 0;
   return nptr;
 }
 
@@ -678,8 +762,9 @@ static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
 static void free_buffers(struct capture *c)
 {
   if (c->buffer)
-    munmap(c->buffer, CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE);
+    munmap(c->buffer, CAPTURE_MAP_SIZE);
   c->buffer = NULL;
+  c->filter = NULL;
   addr_map_free(&c->sampled);
   addr_map_free(&c->sym_lua);
   addr_map_free(&c->sym_trace);
@@ -797,13 +882,14 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
     read_command(c->command, sizeof c->command);
   c->opt.command = c->command;
 
-  void *mem = mmap(NULL, CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, PROT_READ | PROT_WRITE,
+  void *mem = mmap(NULL, CAPTURE_MAP_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
     set_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
     return -1;
   }
   c->buffer = mem;
+  c->filter = c->buffer + CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE;
   if (addr_map_init(&c->sym_lua, 1024) || addr_map_init(&c->sym_trace, 256) ||
       addr_map_init(&c->sym_c, 256) || (opt->sample && addr_map_init(&c->sampled, 4096))) {
     free_buffers(c);
