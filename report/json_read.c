@@ -188,13 +188,12 @@ static int read_capture(struct json_reader *r, const struct json_value *v,
 {
   if (need_object(r, v, "capture") < 0)
     return -1;
-  uint64_t boundary_count = 0, pid = 0;
+  uint64_t boundary_count = 0;
   int64_t signed_pid = 0;
   OPTIONAL(v, "path", read_string, "path", &c->path);
   OPTIONAL(v, "command", read_string, "command", &c->command);
   OPTIONAL(v, "host", read_string, "host", &c->host);
   OPTIONAL(v, "pid", read_int, "pid", &signed_pid);
-  (void)pid;
   c->pid = (long)signed_pid;
   OPTIONAL(v, "luajit_version", read_string, "luajit_version", &c->luajit_version);
   OPTIONAL(v, "sample_bytes", read_uint, "sample_bytes", &c->sample_bytes);

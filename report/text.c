@@ -251,27 +251,20 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
   return shown;
 }
 
-/* One line for many sites: "steady (12): a, b, c, d, e and 7 more". */
+/* One line for many sites: "steady (12): a, b, c, d, e and 7 more". Only
+ * sites that are not flagged (they have their table). */
 static void put_list(FILE *out, const struct diff_result *r, const struct text_style *s,
-                     const char *title, enum diff_verdict verdict, int growing_unflagged)
+                     const char *title, enum diff_verdict verdict)
 {
   size_t total = 0, shown = 0;
-  for (size_t i = 0; i < r->site_count; i++) {
-    const struct diff_site *site = &r->sites[i];
-    int match = growing_unflagged
-                    ? site->verdict == DIFF_VERDICT_GROWING && !report_site_flagged(r, site)
-                    : site->verdict == verdict && !report_site_flagged(r, site);
-    total += match != 0;
-  }
+  for (size_t i = 0; i < r->site_count; i++)
+    total += r->sites[i].verdict == verdict && !report_site_flagged(r, &r->sites[i]);
   if (!total)
     return;
   fprintf(out, "%s%s (%zu): ", style_on(s, DIM), title, total);
   for (size_t i = 0; i < r->site_count && shown < LIST_NAMES; i++) {
     const struct diff_site *site = &r->sites[i];
-    int match = growing_unflagged
-                    ? site->verdict == DIFF_VERDICT_GROWING && !report_site_flagged(r, site)
-                    : site->verdict == verdict && !report_site_flagged(r, site);
-    if (!match)
+    if (site->verdict != verdict || report_site_flagged(r, site))
       continue;
     fputs(shown++ ? ", " : "", out);
     put_name(out, site->name);
@@ -313,10 +306,8 @@ int report_render_text(const struct diff_result *r, const struct report_options 
     put_table(out, r, &s, "growing in the candidate as in the base (not worse):",
               pick_growing_in_both);
   putc('\n', out);
-  if (r->mode != DIFF_MODE_BASE)
-    put_list(out, r, &s, "growing, not flagged", DIFF_VERDICT_GROWING, 1);
-  put_list(out, r, &s, "shrinking", DIFF_VERDICT_SHRINKING, 0);
-  put_list(out, r, &s, "steady", DIFF_VERDICT_STEADY, 0);
-  put_list(out, r, &s, "too few boundaries", DIFF_VERDICT_INSUFFICIENT, 0);
+  put_list(out, r, &s, "shrinking", DIFF_VERDICT_SHRINKING);
+  put_list(out, r, &s, "steady", DIFF_VERDICT_STEADY);
+  put_list(out, r, &s, "too few boundaries", DIFF_VERDICT_INSUFFICIENT);
   return 0;
 }
