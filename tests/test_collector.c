@@ -282,9 +282,10 @@ static char *slurp(const char *path)
  *   4000 array parts + 16753 distinct products + 4); here GC cycles run
  *   more often (GC64 objects are larger) and 35000-odd strings are made.
  *   With collectgarbage("stop") before the script the count is 20756.
- * - Line 6 (table.concat): the fixture has one more allocation, a 32 KiB
+ * - Line 6 (table.concat): the fixture has 4001, one being a 32 KiB
  *   string-table resize that happened there because of the strings line 5
- *   kept alive; here the table grew at other times.
+ *   kept alive; here the resize falls on line 6 or elsewhere depending on
+ *   GC timing (which even the length of the -o path changes): 4000 or 4001.
  * - REALLOCATIONS (array parts of 8-byte TValues, the same in both builds)
  *   match exactly, events and bytes, for lines 5, 7, 13, 17 and
  *   function_alias_1:2. Line 6's differ with the temporary buffer's history.
@@ -350,7 +351,9 @@ START_TEST(test_jitoff_basic_allocations_match_tarantool)
     compared++;
   }
   ck_assert_int_eq(compared, 11);
-  ck_assert_uint_eq(site_of(r, "@basic.lua:6")->allocs + 1, 4001);
+  /* 4000 concatenations, plus the string-table resize when it falls on line 6 here. */
+  ck_assert_uint_ge(site_of(r, "@basic.lua:6")->allocs, 4000);
+  ck_assert_uint_le(site_of(r, "@basic.lua:6")->allocs, 4001);
 
   n = read_expected("REALLOCATIONS", expected, 64);
   compared = 0;
@@ -663,11 +666,11 @@ START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
     char bin[1100];
     snprintf(bin, sizeof bin, "%s/ljleak", build_dir());
     freopen("/dev/null", "w", stdout);
-    execl(bin, bin, "run", "-o", out, "--max-bytes", "128k", "tests/lua/collector_forever.lua",
+    execl(bin, bin, "run", "-o", out, "--max-bytes", "1M", "tests/lua/collector_forever.lua",
           (char *)NULL);
     _exit(127);
   }
-  /* Wait until two segments are listed (no time limit on the workload itself). */
+  /* Wait until a segment is listed (no time limit on the workload itself). */
   snprintf(path, sizeof path, "%s/index", out);
   for (int tries = 0; tries < 3000; tries++) {
     char *text = slurp(path);
@@ -675,7 +678,7 @@ START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
     for (char *p = text; (p = strstr(p, "\nsegment\t")); p++)
       lines++;
     free(text);
-    if (lines >= 2)
+    if (lines >= 1)
       break;
     usleep(10000);
   }
@@ -686,16 +689,22 @@ START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
   ck_assert(WIFSIGNALED(status));
   /* The .part is the one after the last listed segment. */
   struct capture_read *listed = read_capture(out, NULL);
-  ck_assert_int_ge(listed->segments, 2);
+  ck_assert_int_ge(listed->segments, 1);
   char part[64];
   snprintf(part, sizeof part, "seg-%04d.memprof.part", listed->segments + 1);
+  snprintf(path, sizeof path, "%s/%s", out, part);
+  if (access(path, F_OK) != 0) /* killed after the rename, before the index line */
+    snprintf(part, sizeof part, "seg-%04d.memprof", listed->segments + 1);
   free(listed);
   struct capture_read *r = read_capture(out, part);
   for (int i = 0; i < r->segments; i++) {
     ck_assert_int_eq(r->status[i], MEMPROF_END);
     ck_assert_int_eq(r->complete[i], 1);
   }
-  ck_assert_int_eq(r->status[r->segments], MEMPROF_TRUNCATED);
+  /* Cut: truncated, or whole if the kill fell between its epilogue and its rename. */
+  ck_assert_msg(r->status[r->segments] == MEMPROF_TRUNCATED || r->status[r->segments] == MEMPROF_END,
+                "%s read with status %d", part, r->status[r->segments]);
+  ck_assert_uint_gt(r->events[r->segments], 0);
   ck_assert_str_eq(r->stop_reason, "");
   free(r);
 }
