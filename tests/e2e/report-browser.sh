@@ -10,7 +10,7 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-browser.XXXXXX")
+tmp=$(mktemp -d -t ljleak-browser.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}

@@ -8,7 +8,7 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-report.XXXXXX")
+tmp=$(mktemp -d -t ljleak-report.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 data=testdata/report
 
