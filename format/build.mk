@@ -13,3 +13,6 @@ test_format_symtab_LIBS = format
 # the reader on cut, corrupt and unusual input
 TEST_SUITES += test_format_bad_input
 test_format_bad_input_LIBS = format
+# the same suite with the reader compiled in, with a 4 KiB window
+TEST_SUITES += test_format_small_window
+test_format_small_window_LIBS = format

@@ -4,7 +4,9 @@
 FUZZERS += fuzz_reader
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -O1 -g
+# A 1 KiB reader window, so that refills and names longer than the window happen on small inputs.
+FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -O1 -g \
+  -DMEMPROF_READER_WINDOW=1024
 FUZZ_FORMAT_SRCS = $(wildcard format/*.c)
 
 $(BUILD)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_FORMAT_SRCS) format/memprof.h

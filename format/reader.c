@@ -10,7 +10,10 @@
 
 #include "format/memprof.h"
 
-#define READER_WINDOW (512u * 1024u)       /* decoded bytes held at once */
+#ifndef MEMPROF_READER_WINDOW
+#define MEMPROF_READER_WINDOW (512u * 1024u)  /* decoded bytes held at once; the fuzz build makes it small */
+#endif
+#define READER_WINDOW MEMPROF_READER_WINDOW
 #define READER_RAW (64u * 1024u)           /* compressed bytes held at once */
 #define READER_STRING_MAX (64u << 20)      /* longest chunk or symbol name accepted */
 #define READER_FAST_BYTES 64               /* longest event is 61 bytes: decode without bounds checks */
@@ -510,7 +513,7 @@ static enum memprof_status read_long_symbol(struct memprof_reader *r, uint64_t r
       window_refill(r);
       available = r->end - r->pos;
       if (available == 0)
-        return reader_cut(r, record_offset, "cut inside a string");
+        return reader_fail_cut_string(r, record_offset, length, copied);
     }
     size_t n = length - copied < available ? length - copied : available;
     memcpy(r->strings + copied, r->window + r->pos, n);

@@ -607,6 +607,17 @@ START_TEST(test_every_cut_point_keeps_exactly_the_complete_records)
     snprintf(want, sizeof want, "cut.bin: byte %llu: ", (unsigned long long)want_offset);
     ck_assert_int_eq(strncmp(e->message, want, strlen(want)), 0);
     ck_assert_ptr_nonnull(strstr(e->message, "stream ends without its epilogue"));
+    /* The same cut read through the decoding window (gzip by content) gives the same. */
+    struct bytes gz = gzip_bytes(copy, k);
+    struct memprof_reader *windowed = memprof_reader_open_memory(gz.data, gz.size, "cut.bin", &err);
+    enum memprof_status windowed_status;
+    ck_assert_uint_eq(read_all(windowed, cut, 64, &windowed_status), n);
+    for (size_t i = 0; i < n; i++)
+      assert_same_record(&cut[i], &full[i]);
+    ck_assert_int_eq(windowed_status, status);
+    ck_assert_str_eq(memprof_reader_error(windowed)->message, e->message);
+    memprof_reader_close(windowed);
+    free(gz.data);
     memprof_reader_close(r);
     free(copy);
   }
