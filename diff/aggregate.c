@@ -213,23 +213,30 @@ static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct
                                              struct diff_error *err)
 {
   uint64_t done = 0;
+  struct segment_aggregate segment;  /* one, emptied between segments: its memory is reused */
+  if (segment_aggregate_init(&segment) < 0) {
+    aggregate_fail_memory(err);
+    return err->status;
+  }
   for (size_t i = 0; i < capture->count; i++) {
-    struct segment_aggregate segment;
-    if (segment_aggregate_init(&segment) < 0) {
+    enum diff_status status = DIFF_OK;
+    if (i && segment_aggregate_reset(&segment) < 0) {
       aggregate_fail_memory(err);
-      return err->status;
+      status = err->status;
     }
-    enum diff_status status = segment_aggregate_read(&segment, capture->segments[i].path,
-                                                     aggregate->sample, err);
+    if (status == DIFF_OK)
+      status = segment_aggregate_read(&segment, capture->segments[i].path, aggregate->sample, err);
     if (status == DIFF_OK)
       status = aggregate_take(aggregate, capture, &segment, options, err);
-    segment_aggregate_release(&segment);
-    if (status != DIFF_OK)
+    if (status != DIFF_OK) {
+      segment_aggregate_release(&segment);
       return status;
+    }
     done += capture->segments[i].file_bytes;
     if (options->progress)
       options->progress(options->progress_context, done, capture->total_bytes);
   }
+  segment_aggregate_release(&segment);
   return DIFF_OK;
 }
 

@@ -9,9 +9,14 @@
 
 #define LIVE_MAP_INITIAL_SLOTS 1024
 
+size_t live_map_hash(uint64_t address)
+{
+  return (size_t)XXH3_64bits(&address, sizeof address);
+}
+
 static size_t live_map_home(const struct live_map *map, uint64_t address)
 {
-  return (size_t)XXH3_64bits(&address, sizeof address) & map->mask;
+  return live_map_hash(address) & map->mask;
 }
 
 int live_map_init(struct live_map *map)
@@ -74,12 +79,18 @@ static int live_map_grow(struct live_map *map)
 
 struct live_block *live_map_insert(struct live_map *map, uint64_t address, int *created)
 {
+  return live_map_insert_hashed(map, address, live_map_hash(address), created);
+}
+
+struct live_block *live_map_insert_hashed(struct live_map *map, uint64_t address, size_t hash,
+                                          int *created)
+{
   *created = 0;
   if (!address)
     return NULL;
   if ((map->count + 1) * 2 > map->mask + 1 && live_map_grow(map) < 0)
     return NULL;
-  size_t i = live_map_home(map, address);
+  size_t i = hash & map->mask;
   for (;; i = (i + 1) & map->mask) {
     struct live_block *slot = &map->slots[i];
     if (slot->address == address)

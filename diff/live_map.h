@@ -36,6 +36,20 @@ struct live_block *live_map_find(const struct live_map *map, uint64_t address);
  * absent. NULL when out of memory or address is 0. */
 struct live_block *live_map_insert(struct live_map *map, uint64_t address, int *created);
 
+/* The same, with hash = live_map_hash(address) computed by the caller once. */
+struct live_block *live_map_insert_hashed(struct live_map *map, uint64_t address, size_t hash,
+                                          int *created);
+
+/* Asks the cache for the slot where address would start its probe, ahead of
+ * a find, insert or remove: lookups in a big map are memory-bound. */
+static inline void live_map_prefetch(const struct live_map *map, size_t hash)
+{
+  __builtin_prefetch(&map->slots[hash & map->mask], 1);
+}
+
+/* The hash live_map_prefetch takes. */
+size_t live_map_hash(uint64_t address);
+
 /* Removes the block at address into *removed (may be NULL); returns 1, or 0 if absent. */
 int live_map_remove(struct live_map *map, uint64_t address, struct live_block *removed);
 

@@ -49,6 +49,23 @@ void segment_aggregate_release(struct segment_aggregate *segment)
   memset(segment, 0, sizeof *segment);
 }
 
+int segment_aggregate_reset(struct segment_aggregate *segment)
+{
+  site_table_release(&segment->sites);
+  if (site_table_init(&segment->sites) < 0)
+    return -1;
+  if (segment->stats)
+    memset(segment->stats, 0, segment->stats_capacity * sizeof *segment->stats);
+  live_map_clear(&segment->touched);
+  if (segment->location_count)
+    memset(segment->locations, 0, (segment->location_mask + 1) * sizeof *segment->locations);
+  segment->location_count = 0;
+  segment->events = 0;
+  segment->truncated = 0;
+  segment->warning[0] = '\0';
+  return 0;
+}
+
 int segment_aggregate_site(struct segment_aggregate *segment, const char *name, size_t length,
                            enum diff_site_kind kind, uint32_t *site)
 {
@@ -68,12 +85,12 @@ int segment_aggregate_site(struct segment_aggregate *segment, const char *name, 
 }
 
 int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, uint64_t address,
-                            uint64_t size, uint64_t sample)
+                            size_t hash, uint64_t size, uint64_t sample)
 {
   if (!address)
     return 0;
   int created;
-  struct live_block *block = live_map_insert(&segment->touched, address, &created);
+  struct live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
   if (!block)
     return -1;
   if (!created && (block->tag & LIVE_MAP_LIVE)) {  /* an alloc over a live block closes it */
@@ -92,12 +109,13 @@ int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, ui
 
 /* A free of an address first touched here marks it touched (dead): the merge
  * then ends whatever block the capture held there before this segment. */
-int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, uint64_t sample)
+int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
+                           uint64_t sample)
 {
   if (!address)
     return 0;
   int created;
-  struct live_block *block = live_map_insert(&segment->touched, address, &created);
+  struct live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
   if (!block)
     return -1;
   if (created) {
@@ -218,6 +236,29 @@ static void segment_forget_locations(struct segment_aggregate *segment)
   segment->location_count = 0;
 }
 
+/* An event reduced to what the map needs: free old_address (if not 0), then
+ * allocate new_address for site (if new_size is not 0). */
+struct segment_pending {
+  uint32_t site;
+  uint64_t old_address;
+  uint64_t new_address, new_size;
+  size_t old_hash, new_hash;
+};
+
+#define SEGMENT_PENDING 16
+
+static int segment_apply(struct segment_aggregate *segment, const struct segment_pending *op,
+                         uint64_t sample)
+{
+  if (op->old_address &&
+      segment_aggregate_free(segment, op->old_address, op->old_hash, sample) < 0)
+    return -1;
+  if (op->new_size && segment_aggregate_alloc(segment, op->site, op->new_address, op->new_hash,
+                                              op->new_size, sample) < 0)
+    return -1;
+  return 0;
+}
+
 static enum diff_status segment_out_of_memory(struct diff_error *err, const char *path)
 {
   err->status = DIFF_ERROR_MEMORY;
@@ -245,6 +286,8 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
   struct memprof_record record;
   enum memprof_status status;
   enum diff_status result = DIFF_OK;
+  struct segment_pending pending[SEGMENT_PENDING];
+  size_t pending_count = 0, pending_head = 0;
   while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
     if (record.type == MEMPROF_RECORD_SYMBOL) {
       if (memprof_symtab_add(symtab, &record.symbol) < 0) {
@@ -256,30 +299,40 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
     }
     const struct memprof_event *event = &record.event;
     segment->events++;
-    if (event->kind == MEMPROF_EVENT_FREE) {
-      if (segment_aggregate_free(segment, event->old_address, sample) < 0) {
+    /* Name the site now (the symbols are those of this moment), touch the
+     * map later: the slots are prefetched SEGMENT_PENDING events ahead. */
+    struct segment_pending op = {SITE_TABLE_NONE, 0, 0, 0, 0, 0};
+    if (event->kind != MEMPROF_EVENT_FREE) {
+      if (segment_event_site(segment, symtab, event, &op.site) < 0) {
         result = segment_out_of_memory(err, path);
         break;
       }
-      continue;
+      if (event->new_size) {
+        op.new_address = event->new_address;
+        op.new_size = event->new_size;
+        op.new_hash = live_map_hash(op.new_address);
+        live_map_prefetch(&segment->touched, op.new_hash);
+      }
     }
-    uint32_t site;
-    if (segment_event_site(segment, symtab, event, &site) < 0) {
-      result = segment_out_of_memory(err, path);
-      break;
+    if (event->kind != MEMPROF_EVENT_ALLOC) {
+      op.old_address = event->old_address;
+      op.old_hash = live_map_hash(op.old_address);
+      live_map_prefetch(&segment->touched, op.old_hash);
     }
-    /* A realloc frees the old block and charges the new one to its own location. */
-    if (event->kind == MEMPROF_EVENT_REALLOC &&
-        segment_aggregate_free(segment, event->old_address, sample) < 0) {
-      result = segment_out_of_memory(err, path);
-      break;
-    }
-    if (event->new_size && segment_aggregate_alloc(segment, site, event->new_address,
-                                                   event->new_size, sample) < 0) {
-      result = segment_out_of_memory(err, path);
-      break;
+    if (pending_count == SEGMENT_PENDING) {
+      if (segment_apply(segment, &pending[pending_head], sample) < 0) {
+        result = segment_out_of_memory(err, path);
+        break;
+      }
+      pending[pending_head] = op;
+      pending_head = (pending_head + 1) % SEGMENT_PENDING;
+    } else {
+      pending[(pending_head + pending_count++) % SEGMENT_PENDING] = op;
     }
   }
+  for (size_t i = 0; result == DIFF_OK && i < pending_count; i++)
+    if (segment_apply(segment, &pending[(pending_head + i) % SEGMENT_PENDING], sample) < 0)
+      result = segment_out_of_memory(err, path);
   if (result == DIFF_OK && status == MEMPROF_TRUNCATED) {
     segment->truncated = 1;
     snprintf(segment->warning, sizeof segment->warning, "%s",

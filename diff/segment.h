@@ -43,16 +43,21 @@ struct segment_aggregate {
 int segment_aggregate_init(struct segment_aggregate *segment);
 void segment_aggregate_release(struct segment_aggregate *segment);
 
+/* Empties segment for the next stream, keeping its memory. Returns -1 when out of memory. */
+int segment_aggregate_reset(struct segment_aggregate *segment);
+
 /* Reads the stream at path into segment (which must be fresh from init).
  * sample is the capture's sampling interval (0: none). Returns DIFF_OK (with
  * truncated set for a cut stream) or DIFF_ERROR_INPUT / DIFF_ERROR_MEMORY. */
 enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const char *path,
                                         uint64_t sample, struct diff_error *err);
 
-/* Applies one event (exposed for tests); site is a local site index. Return -1 when out of memory. */
+/* Applies one event (exposed for tests); site is a local site index, hash is
+ * live_map_hash(address). Return -1 when out of memory. */
 int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, uint64_t address,
-                            uint64_t size, uint64_t sample);
-int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, uint64_t sample);
+                            size_t hash, uint64_t size, uint64_t sample);
+int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
+                           uint64_t sample);
 
 /* The local index of a site named name (added if new). Returns -1 when out of memory. */
 int segment_aggregate_site(struct segment_aggregate *segment, const char *name, size_t length,

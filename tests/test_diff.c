@@ -226,8 +226,10 @@ START_TEST(test_colliding_sites_keep_their_own_series_across_segments)
     uint32_t a = site_table_find(&segment.sites, "@a.lua:1", 8);
     uint32_t b = site_table_find(&segment.sites, "@b.lua:2", 8);
     ck_assert_uint_eq(a, segment_number ? second_index : first_index);
-    ck_assert_int_eq(segment_aggregate_alloc(&segment, a, 0x1000 + 0x100 * (uint64_t)segment_number, 10, 0), 0);
-    ck_assert_int_eq(segment_aggregate_alloc(&segment, b, 0x9000 + 0x100 * (uint64_t)segment_number, 1000, 0), 0);
+    uint64_t address_a = 0x1000 + 0x100 * (uint64_t)segment_number;
+    uint64_t address_b = 0x9000 + 0x100 * (uint64_t)segment_number;
+    ck_assert_int_eq(segment_aggregate_alloc(&segment, a, address_a, live_map_hash(address_a), 10, 0), 0);
+    ck_assert_int_eq(segment_aggregate_alloc(&segment, b, address_b, live_map_hash(address_b), 1000, 0), 0);
     ck_assert_int_eq(aggregate_merge(&aggregate, &segment), 0);
     segment_aggregate_release(&segment);
   }

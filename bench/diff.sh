@@ -1,0 +1,23 @@
+#!/bin/sh
+# bench/diff.sh: events per second and peak memory of `ljleak diff` with -j 1 and -j 2.
+set -e
+BUILD=${BUILD:-build}
+SEGMENTS=${SEGMENTS:-100}
+PER=${PER:-500000}
+RUNS=${RUNS:-3}
+dir=$BUILD/bench/diff-capture-$SEGMENTS-$PER
+if [ ! -s "$dir/events" ]; then
+  echo "generating $dir" >&2
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  "$BUILD/bench/diff-gen" "$SEGMENTS" "$PER" "$dir" > "$dir/events.tmp"
+  mv "$dir/events.tmp" "$dir/events"
+fi
+events=$(cat "$dir/events")
+echo "== ljleak diff: $SEGMENTS segments, $events events, $(du -sm "$dir" | cut -f1) MB"
+for jobs in 1 2; do
+  # exit 1 (a site is flagged: the generated leak) counts as success
+  "$BUILD/bench/run_timed" --runs "$RUNS" --events "$events" --label "diff -j $jobs" -- \
+    sh -c '"$0" diff -q -j "$1" --format json -o /dev/null "$2"; [ $? -le 1 ]' \
+    "$BUILD/ljleak" "$jobs" "$dir"
+done
