@@ -1,0 +1,8 @@
+# bench/collector.mk: `make bench` part for the collector: its overhead on an allocation-heavy JIT-on workload.
+BENCHES += bench-collector
+BENCH_COLLECTOR_RUNS ?= 5
+BENCH_COLLECTOR_ROUNDS ?= 180
+
+.PHONY: bench-collector
+bench-collector: $(BUILD)/ljleak
+	BUILD=$(BUILD) RUNS=$(BENCH_COLLECTOR_RUNS) ROUNDS=$(BENCH_COLLECTOR_ROUNDS) sh bench/overhead.sh

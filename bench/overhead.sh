@@ -1,0 +1,54 @@
+#!/bin/sh
+# bench/overhead.sh: wall time of the collector on an allocation-heavy JIT-on
+# workload (bench/overhead.lua): plain luajit, ljleak run with full capture,
+# and ljleak run --sample 524288, interleaved RUNS times; prints the medians,
+# the ratios to plain, the events per second and the stream's bytes per event.
+set -e
+BUILD=${BUILD:-build}
+RUNS=${RUNS:-5}
+ROUNDS=${ROUNDS:-180}
+dir=$BUILD/bench/overhead
+rm -rf "$dir"
+mkdir -p "$dir"
+
+now() { date +%s.%N; }
+
+# run LABEL N COMMAND...: appends the wall time of one run to $dir/LABEL.times
+run() {
+  label=$1
+  shift
+  t0=$(now)
+  "$@" > "$dir/$label.out"
+  t1=$(now)
+  echo "$t0 $t1" | awk '{ printf "%.4f\n", $2 - $1 }' >> "$dir/$label.times"
+}
+
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+i=1
+while [ "$i" -le "$RUNS" ]; do
+  run plain luajit bench/overhead.lua "$ROUNDS"
+  rm -rf "$dir/full-cap"
+  run full "$BUILD/ljleak" run -o "$dir/full-cap" bench/overhead.lua "$ROUNDS"
+  rm -rf "$dir/sampled-cap"
+  run sampled "$BUILD/ljleak" run -o "$dir/sampled-cap" --sample 524288 bench/overhead.lua "$ROUNDS"
+  i=$((i + 1))
+done
+for label in full sampled; do
+  cmp -s "$dir/plain.out" "$dir/$label.out" || { echo "bench: $label output differs from plain" >&2; exit 1; }
+done
+
+plain=$(median "$dir/plain.times")
+full=$(median "$dir/full.times")
+sampled=$(median "$dir/sampled.times")
+stats() { awk -F'\t' '$1 == "segment" { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "events") e += kv[2]; if (kv[1] == "bytes") b += kv[2] } } END { printf "%d %d\n", e, b }' "$1/index"; }
+set -- $(stats "$dir/full-cap")
+full_events=$1 full_bytes=$2
+set -- $(stats "$dir/sampled-cap")
+sampled_events=$1 sampled_bytes=$2
+echo "== collector overhead: bench/overhead.lua $ROUNDS, JIT on, $RUNS runs each, interleaved"
+echo "plain luajit        median ${plain}s"
+echo "full capture        median ${full}s   ratio $(echo "$full $plain" | awk '{ printf "%.2f", $1 / $2 }')x   (target <= 1.5x)"
+echo "sampled (524288)    median ${sampled}s   ratio $(echo "$sampled $plain" | awk '{ printf "%.2f", $1 / $2 }')x   (target <= 1.05x)"
+echo "full stream: $full_events events, $full_bytes bytes, $(echo "$full_bytes $full_events" | awk '{ printf "%.2f", $1 / $2 }') bytes/event, $(echo "$full_events $plain" | awk '{ printf "%.1f", $1 / $2 / 1e6 }') M events/s of plain run time"
+echo "sampled stream: $sampled_events events, $sampled_bytes bytes"
