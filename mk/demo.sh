@@ -17,9 +17,10 @@ die() { echo "demo: $*" >&2; exit 1; }
 rm -rf "$out" && mkdir -p "$out" || die "cannot create $out"
 
 echo "== The service: $service, a request loop with an LRU cache, a log buffer,"
-echo "   per-request churn, and one leak. Capturing it for $seconds s, one segment per ${period} s:"
-echo "\$ $ljleak run -o $out/capture --period $period $service $seconds"
-"$ljleak" run -o "$out/capture" --period "$period" "$service" "$seconds" ||
+echo "   per-request churn, and one leak. Capturing it for $seconds s, one segment per ${period} s,"
+echo "   each ended by a full GC cycle (--force-gc: the boundary then holds only live data):"
+echo "\$ $ljleak run -o $out/capture --period $period --force-gc $service $seconds"
+"$ljleak" run -o "$out/capture" --period "$period" --force-gc "$service" "$seconds" ||
   die "ljleak run failed (status $?)"
 segments=$(grep -c '^segment' "$out/capture/index" 2>/dev/null)
 echo "   $segments segments, $(du -sh "$out/capture" | cut -f1) in $out/capture"
