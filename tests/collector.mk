@@ -2,3 +2,4 @@
 TEST_SUITES += test_collector
 test_collector_LIBS = format
 $(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)
+E2E_TESTS += tests/e2e/collector.sh

@@ -1,0 +1,70 @@
+#!/bin/sh
+# tests/e2e/collector.sh: ljleak run and the collector module end to end:
+# every segment of plain, rotated and gzip captures is read without error by
+# ljleak summary; the runner's usage and errors; the module in stock luajit.
+BUILD=${BUILD:-build}
+LJLEAK=$BUILD/ljleak
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-collector.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# segments DIR: the files the index lists, one per line.
+segments() { awk -F'\t' '$1 == "segment" { for (i = 2; i <= NF; i++) if ($i ~ /^file=/) print substr($i, 6) }' "$1/index"; }
+
+# all_segments_read DIR: ljleak summary --strict reads every listed segment.
+all_segments_read() {
+  n=0
+  for f in $(segments "$1"); do
+    "$LJLEAK" summary --strict "$1/$f" > "$tmp/summary.out" 2> "$tmp/summary.err" || { cat "$tmp/summary.err"; return 1; }
+    n=$((n + 1))
+  done
+  [ "$n" -ge "${2:-1}" ]
+}
+
+"$LJLEAK" run -o "$tmp/plain" tests/lua/collector_jit.lua > "$tmp/out" 2> "$tmp/err"
+check "run_exits_0_and_prints_like_luajit" test $? = 0 -a "$(cat "$tmp/out")" = "jit workload done"
+check "plain_capture_reads_with_summary" all_segments_read "$tmp/plain" 1
+check "summary_names_trace_sites" grep -q "TRACE \[[0-9]*\] started at @tests/lua/collector_jit.lua:" "$tmp/summary.out"
+
+"$LJLEAK" run -o "$tmp/rotated" --max-bytes 64k tests/lua/collector_coroutines.lua > /dev/null 2>&1
+check "rotated_capture_every_segment_reads" all_segments_read "$tmp/rotated" 3
+check "rotated_capture_has_no_part_left" test -z "$(ls "$tmp/rotated" | grep '\.part$')"
+
+"$LJLEAK" run -o "$tmp/gz" --gzip --max-bytes 64k tests/lua/collector_ffi.lua > /dev/null 2>&1
+check "gzip_capture_every_segment_reads" all_segments_read "$tmp/gz" 1
+check "gzip_segments_are_named_gz" test -n "$(segments "$tmp/gz" | grep '\.memprof\.gz$')"
+
+(cd testdata/tarantool-memprof && "../../$LJLEAK" run -o "$tmp/basic" -j off basic.lua 4000 > /dev/null)
+"$LJLEAK" summary "$tmp/basic/seg-0001.memprof" > "$tmp/basic.txt"
+check "jitoff_basic_summary_has_line_4" grep -qx "@basic.lua:4: 4000 events	+256000B	-0B" "$tmp/basic.txt"
+check "jitoff_basic_summary_has_the_loadstring_alias" grep -q "^function_alias_1:2: 2020 events" "$tmp/basic.txt"
+
+"$LJLEAK" run --help > "$tmp/help"
+check "run_help_exits_0_with_usage" test $? = 0 -a -n "$(grep '^usage: ljleak run' "$tmp/help")"
+"$LJLEAK" run --bogus x.lua > /dev/null 2>&1
+check "run_unknown_option_exits_2" test $? = 2
+"$LJLEAK" run > /dev/null 2>&1
+check "run_without_script_exits_2" test $? = 2
+"$LJLEAK" run -o "$tmp/missing" "$tmp/no-such.lua" 2> "$tmp/err"
+check "run_missing_script_exits_1_like_luajit" test $? = 1 -a -n "$(grep '^luajit: cannot open' "$tmp/err")"
+mkdir -p "$tmp/ro" && echo x > "$tmp/ro/index"
+"$LJLEAK" run -o "$tmp/ro" tests/lua/collector_jit.lua > "$tmp/out" 2> "$tmp/err"
+check "run_into_an_existing_capture_exits_4" test $? = 4 -a ! -s "$tmp/out"
+
+cat > "$tmp/module.lua" <<'LUA'
+local c = require "ljleak.collector"
+assert(c.start{dir = arg[1], max_bytes = 65536, gzip = true})
+local t = {} for i = 1, 200000 do t[i % 1000 + 1] = {i} end
+assert(c.stop())
+local s = c.status()
+assert(s.segments >= 1 and s.events > 200000 and s.bytes > 0 and not s.active)
+LUA
+LUA_CPATH="$BUILD/lua/?.so;;" LJLEAK_SIGNAL=none luajit "$tmp/module.lua" "$tmp/module" 2> "$tmp/err"
+check "module_in_stock_luajit_captures" test $? = 0
+check "module_capture_every_segment_reads" all_segments_read "$tmp/module" 1
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
