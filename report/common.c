@@ -276,3 +276,23 @@ uint64_t report_base_last_live(const struct diff_site *site)
   return site->base_count && site->base_live_bytes ? site->base_live_bytes[site->base_count - 1]
                                                    : 0;
 }
+
+uint64_t report_live_at(const struct diff_site *site, size_t boundary)
+{
+  if (!site->live_bytes || boundary < 1 || boundary > site->count)
+    return 0;
+  return site->live_bytes[boundary - 1];
+}
+
+void report_row_boundaries(const struct diff_result *result, const struct diff_site *site,
+                           size_t *from, size_t *to)
+{
+  if (result->mode == DIFF_MODE_RANGE && result->options.range_from &&
+      result->options.range_to) {
+    *from = result->options.range_from;
+    *to = result->options.range_to;
+  } else {
+    *from = 1;
+    *to = site->count;
+  }
+}

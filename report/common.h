@@ -44,6 +44,11 @@ double report_capture_span(const struct diff_capture *capture);
 /* Live bytes of a site at its first and last boundary (0 when it has none). */
 uint64_t report_first_live(const struct diff_site *site);
 uint64_t report_last_live(const struct diff_site *site);
+/* Live bytes at boundary (1-based); 0 outside the series. */
+uint64_t report_live_at(const struct diff_site *site, size_t boundary);
+/* The boundaries a row compares: the range in range mode, else the first and last. */
+void report_row_boundaries(const struct diff_result *result, const struct diff_site *site,
+                           size_t *from, size_t *to);
 uint64_t report_base_first_live(const struct diff_site *site);
 uint64_t report_base_last_live(const struct diff_site *site);
 

@@ -636,7 +636,7 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
              : "<th title=\"growth per segment\">growth/seg</th>",
         out);
   fputs("<th title=\"growth per second\">growth/s</th><th title=\"p-value of an upward trend\">p</th>"
-        "<th title=\"live bytes at the first and the last boundary\">live</th>",
+        "<th title=\"live bytes at the first and the last boundary compared\">live</th>",
         out);
   fputs("<th>allocs</th><th>frees</th>", out);
   fputs("</tr></thead>\n", out);
@@ -678,10 +678,12 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
     fprintf(out, "<td data-v=\"%.17g\">%s</td>", isfinite(s->trend_p_value) ? s->trend_p_value : 1,
             p);
     /* Sorted by the last boundary's live bytes. */
-    fprintf(out, "<td data-v=\"%" PRIu64 "\">", report_last_live(s));
-    html_bytes(out, (double)report_first_live(s), 0);
+    size_t from, to;
+    report_row_boundaries(r, s, &from, &to);
+    fprintf(out, "<td data-v=\"%" PRIu64 "\">", report_live_at(s, to));
+    html_bytes(out, (double)report_live_at(s, from), 0);
     fputs(" \u2192 ", out);
-    html_bytes(out, (double)report_last_live(s), 0);
+    html_bytes(out, (double)report_live_at(s, to), 0);
     fputs("</td>", out);
     cell_count(out, s->allocs);
     cell_count(out, s->frees);

@@ -212,7 +212,12 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
       fprintf(out, "%12s", "/segment");
       if (base)
         fprintf(out, "%12s", "base/seg");
-      fprintf(out, "%14s%9s%12s%12s", "/second", "p", "first", "last");
+      char from_title[32] = "first", to_title[32] = "last";
+      if (range) {
+        snprintf(from_title, sizeof from_title, "at %zu", r->options.range_from);
+        snprintf(to_title, sizeof to_title, "at %zu", r->options.range_to);
+      }
+      fprintf(out, "%14s%9s%12s%12s", "/second", "p", from_title, to_title);
       if (base)
         fprintf(out, "%12s", "base last");
       fprintf(out, "%12s%12s  %-*s", "allocs", "frees", SPARK_CELLS, "series");
@@ -235,8 +240,10 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
     char p[32];
     report_format_p_value(p, sizeof p, site->trend_p_value);
     fprintf(out, "%9s", p);
-    put_bytes(out, 12, (double)report_first_live(site), 0, "");
-    put_bytes(out, 12, (double)report_last_live(site), 0, "");
+    size_t from, to;
+    report_row_boundaries(r, site, &from, &to);
+    put_bytes(out, 12, (double)report_live_at(site, from), 0, "");
+    put_bytes(out, 12, (double)report_live_at(site, to), 0, "");
     if (base)
       put_bytes(out, 12, (double)report_base_last_live(site), 0, "");
     put_count(out, 12, site->allocs);
