@@ -11,16 +11,14 @@ dir=$BUILD/bench/overhead
 rm -rf "$dir"
 mkdir -p "$dir"
 
-now() { date +%s.%N; }
-
-# run LABEL N COMMAND...: appends the wall time of one run to $dir/LABEL.times
+# run LABEL COMMAND...: appends the wall time of one run to $dir/LABEL.times
+# and its CPU time (user + system) to $dir/LABEL.cpu
 run() {
   label=$1
   shift
-  t0=$(now)
-  "$@" > "$dir/$label.out"
-  t1=$(now)
-  echo "$t0 $t1" | awk '{ printf "%.4f\n", $2 - $1 }' >> "$dir/$label.times"
+  /usr/bin/time -f "%e %U %S" -o "$dir/time.tmp" "$@" > "$dir/$label.out"
+  awk '{ printf "%.4f\n", $1 }' "$dir/time.tmp" >> "$dir/$label.times"
+  awk '{ printf "%.4f\n", $2 + $3 }' "$dir/time.tmp" >> "$dir/$label.cpu"
 }
 
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -46,9 +44,14 @@ set -- $(stats "$dir/full-cap")
 full_events=$1 full_bytes=$2
 set -- $(stats "$dir/sampled-cap")
 sampled_events=$1 sampled_bytes=$2
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
+plain_cpu=$(median "$dir/plain.cpu")
+full_cpu=$(median "$dir/full.cpu")
+sampled_cpu=$(median "$dir/sampled.cpu")
 echo "== collector overhead: bench/overhead.lua $ROUNDS, JIT on, $RUNS runs each, interleaved"
-echo "plain luajit        median ${plain}s"
-echo "full capture        median ${full}s   ratio $(echo "$full $plain" | awk '{ printf "%.2f", $1 / $2 }')x   (target <= 1.5x)"
-echo "sampled (524288)    median ${sampled}s   ratio $(echo "$sampled $plain" | awk '{ printf "%.2f", $1 / $2 }')x   (target <= 1.05x)"
+echo "                    wall median        CPU (user+sys) median"
+echo "plain luajit        ${plain}s             ${plain_cpu}s"
+echo "full capture        ${full}s ($(ratio "$full" "$plain")x)    ${full_cpu}s ($(ratio "$full_cpu" "$plain_cpu")x)   target <= 1.5x"
+echo "sampled (524288)    ${sampled}s ($(ratio "$sampled" "$plain")x)    ${sampled_cpu}s ($(ratio "$sampled_cpu" "$plain_cpu")x)   target <= 1.05x"
 echo "full stream: $full_events events, $full_bytes bytes, $(echo "$full_bytes $full_events" | awk '{ printf "%.2f", $1 / $2 }') bytes/event, $(echo "$full_events $plain" | awk '{ printf "%.1f", $1 / $2 / 1e6 }') M events/s of plain run time"
 echo "sampled stream: $sampled_events events, $sampled_bytes bytes"
