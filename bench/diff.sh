@@ -18,6 +18,6 @@ echo "== ljleak diff: $SEGMENTS segments, $events events, $(du -sm "$dir" | cut 
 for jobs in 1 2; do
   # exit 1 (a site is flagged: the generated leak) counts as success
   "$BUILD/bench/run_timed" --runs "$RUNS" --events "$events" --label "diff -j $jobs" -- \
-    sh -c '"$0" diff -q -j "$1" --format json -o /dev/null "$2"; [ $? -le 1 ]' \
+    /bin/sh -c '"$0" diff -q -j "$1" --format json -o /dev/null "$2"; [ $? -le 1 ]' \
     "$BUILD/ljleak" "$jobs" "$dir"
 done

@@ -4,15 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #define LIVE_MAP_INITIAL_SLOTS 1024
-
-size_t live_map_hash(uint64_t address)
-{
-  return (size_t)XXH3_64bits(&address, sizeof address);
-}
 
 static size_t live_map_home(const struct live_map *map, uint64_t address)
 {

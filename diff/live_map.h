@@ -5,6 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL  /* the address hash is on the hot path of every event */
+#endif
+#include <xxhash.h>
+
 /* One block. Address 0 marks an empty slot (no allocator returns it).
  * tag is the owner's to use: the capture-wide map keeps the segment of
  * birth there, a segment's own map keeps LIVE_MAP_LIVE for blocks still live. */
@@ -47,8 +52,11 @@ static inline void live_map_prefetch(const struct live_map *map, size_t hash)
   __builtin_prefetch(&map->slots[hash & map->mask], 1);
 }
 
-/* The hash live_map_prefetch takes. */
-size_t live_map_hash(uint64_t address);
+/* The hash of an address, as the map places it. */
+static inline size_t live_map_hash(uint64_t address)
+{
+  return (size_t)XXH3_64bits(&address, sizeof address);
+}
 
 /* Removes the block at address into *removed (may be NULL); returns 1, or 0 if absent. */
 int live_map_remove(struct live_map *map, uint64_t address, struct live_block *removed);

@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "diff/sampling.h"
 
 /* A location as events carry it; source 0 marks an empty slot. */
@@ -149,7 +146,7 @@ static enum diff_site_kind segment_kind(enum memprof_source source)
 static size_t segment_location_home(const struct segment_aggregate *segment,
                                     const struct memprof_event *event)
 {
-  uint64_t key[3] = {event->location, event->line, (uint64_t)event->source};
+  uint64_t key[2] = {event->location, event->line << 3 | (uint64_t)event->source};
   return (size_t)XXH3_64bits(key, sizeof key) & segment->location_mask;
 }
 
