@@ -57,6 +57,7 @@ int segment_aggregate_reset(struct segment_aggregate *segment)
   if (segment->location_count)
     memset(segment->locations, 0, (segment->location_mask + 1) * sizeof *segment->locations);
   segment->location_count = 0;
+  segment->last_source = 0;
   segment->events = 0;
   segment->truncated = 0;
   segment->warning[0] = '\0';
@@ -143,10 +144,10 @@ static enum diff_site_kind segment_kind(enum memprof_source source)
   }
 }
 
-static size_t segment_location_home(const struct segment_aggregate *segment,
-                                    const struct memprof_event *event)
+static size_t segment_location_home(const struct segment_aggregate *segment, uint64_t location,
+                                    uint64_t line, uint32_t source)
 {
-  uint64_t key[2] = {event->location, event->line << 3 | (uint64_t)event->source};
+  uint64_t key[2] = {location, line << 4 | source};
   return (size_t)XXH3_64bits(key, sizeof key) & segment->location_mask;
 }
 
@@ -162,15 +163,22 @@ static int segment_locations_grow(struct segment_aggregate *segment)
   for (size_t i = 0; i < old_size; i++) {
     if (!old[i].source)
       continue;
-    struct memprof_event key = {.location = old[i].location, .line = old[i].line,
-                                .source = (enum memprof_source)old[i].source};
-    size_t j = segment_location_home(segment, &key);
+    size_t j = segment_location_home(segment, old[i].location, old[i].line, old[i].source);
     while (slots[j].source)
       j = (j + 1) & segment->location_mask;
     slots[j] = old[i];
   }
   free(old);
   return 0;
+}
+
+static void segment_remember_location(struct segment_aggregate *segment,
+                                      const struct segment_location *slot)
+{
+  segment->last_source = slot->source;
+  segment->last_location = slot->location;
+  segment->last_line = slot->line;
+  segment->last_site = slot->site;
 }
 
 /* The local site of an event's location: cached, named on a miss. */
@@ -181,15 +189,19 @@ static int segment_event_site(struct segment_aggregate *segment,
   uint64_t line = event->source == MEMPROF_SOURCE_LUA ? event->line : 0;
   uint64_t location = event->source == MEMPROF_SOURCE_INTERNAL ? 0 : event->location;
   uint32_t source = (uint32_t)event->source ? (uint32_t)event->source : 8;
-  struct memprof_event key = {.location = location, .line = line,
-                              .source = (enum memprof_source)source};
-  size_t i = segment_location_home(segment, &key);
+  if (segment->last_source == source && segment->last_location == location &&
+      segment->last_line == line) {  /* runs of events from one place are common */
+    *site = segment->last_site;
+    return 0;
+  }
+  size_t i = segment_location_home(segment, location, line, source);
   for (;; i = (i + 1) & segment->location_mask) {
     struct segment_location *slot = &segment->locations[i];
     if (!slot->source)
       break;
     if (slot->source == source && slot->location == location && slot->line == line) {
       *site = slot->site;
+      segment_remember_location(segment, slot);
       return 0;
     }
   }
@@ -212,7 +224,7 @@ static int segment_event_site(struct segment_aggregate *segment,
   if ((segment->location_count + 1) * 2 > segment->location_mask + 1) {
     if (segment_locations_grow(segment) < 0)
       return -1;
-    i = segment_location_home(segment, &key);
+    i = segment_location_home(segment, location, line, source);
     while (segment->locations[i].source)
       i = (i + 1) & segment->location_mask;
   }
@@ -222,12 +234,14 @@ static int segment_event_site(struct segment_aggregate *segment,
   slot->source = source;
   slot->site = *site;
   segment->location_count++;
+  segment_remember_location(segment, slot);
   return 0;
 }
 
 /* New symbols can rename a location (addresses and trace numbers are reused). */
 static void segment_forget_locations(struct segment_aggregate *segment)
 {
+  segment->last_source = 0;
   if (segment->location_count)
     memset(segment->locations, 0, (segment->location_mask + 1) * sizeof *segment->locations);
   segment->location_count = 0;

@@ -36,6 +36,8 @@ struct segment_aggregate {
   /* (source, location, line) -> local site, valid until the symbols change */
   struct segment_location *locations;
   size_t location_mask, location_count;
+  uint64_t last_location, last_line;  /* the last location looked up (last_source 0: none) */
+  uint32_t last_source, last_site;
   char *name;                    /* scratch for memprof_symtab_name */
   size_t name_capacity;
 };
