@@ -43,6 +43,17 @@ ci/capture --pid "$other" --duration 1 >/dev/null 2>"$tmp/other.err"
 check "a_process_without_the_collector_is_refused_with_3" test $? = 3
 check "the_refusal_names_the_module" grep -q 'has not loaded the ljleak collector' "$tmp/other.err"
 kill "$other"; wait "$other" 2>/dev/null; other=""
+# A process whose next capture would go to a fixed LJLEAK_DIR.
+LUA_CPATH="$BUILD/lua/?.so;;" LJLEAK_DIR=$tmp/fixed \
+  luajit -l ljleak.collector testdata/apps/worker.lua 60 >/dev/null 2>&1 &
+other=$!
+n=0
+until grep -q collector.so "/proc/$other/maps" 2>/dev/null || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+ci/capture --pid "$other" --duration 1 >/dev/null 2>"$tmp/fixed.err"
+check "a_process_with_a_fixed_capture_dir_is_refused_with_3" test $? = 3
+check "the_refusal_explains_ljleak_dir" grep -q 'has LJLEAK_DIR set' "$tmp/fixed.err"
+check "the_refusal_started_no_capture" test ! -e "$tmp/fixed"
+kill "$other"; wait "$other" 2>/dev/null; other=""
 pid_gone=$(sh -c 'echo $$')
 ci/capture --pid "$pid_gone" --duration 1 >/dev/null 2>"$tmp/gone.err"
 check "a_missing_process_is_refused_with_3" test $? = 3

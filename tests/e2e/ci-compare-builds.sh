@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/e2e/ci-compare-builds.sh: ci/compare-builds end to end on the two
 # versions of testdata/apps/: v1 against v2 (which adds one leak, app.lua:41)
-# exits 1 with exactly that site failing in the JUnit report; v1 against v1
-# exits 0; usage and capture errors exit 2 and 3.
+# exits 1 with exactly that site failing in the JUnit report, as checkouts
+# and as shell commands with a workload; v1 against v1 exits 0; usage and
+# capture errors exit 2 and 3.
 BUILD=${BUILD:-build}
 LJLEAK=$BUILD/ljleak
 export LJLEAK
@@ -50,9 +51,10 @@ check "v1_against_v2_prints_the_text_report" grep -q '@app.lua:41' "$tmp/v1v2.ou
 check "v1_against_v2_markdown_names_the_leak" grep -q 'app.lua:41' "$tmp/v1v2/report.md"
 check "v1_against_v2_html_names_the_leak" grep -q 'app.lua:41' "$tmp/v1v2/report.html"
 
-# v1 against v1, as two luajit command lines: nothing new.
-ci/compare-builds --base-cmd "luajit testdata/apps/v1/app.lua 6" \
-  --candidate-cmd "luajit testdata/apps/v1/app.lua 6" --period 0.5 \
+# v1 against v1, as two luajit command lines that would run for a minute,
+# captured for 6 s each (--duration): nothing new.
+ci/compare-builds --base-cmd "luajit testdata/apps/v1/app.lua 60" \
+  --candidate-cmd "luajit testdata/apps/v1/app.lua 60" --period 0.5 --duration 6 \
   -o "$tmp/v1v1" >"$tmp/v1v1.out" 2>"$tmp/v1v1.err"
 status=$?
 check "v1_against_v1_exits_0" test "$status" = 0
@@ -60,6 +62,24 @@ show_on_failure "$status" 0 "$tmp/v1v1.out" "$tmp/v1v1.err"
 junit_failures "$tmp/v1v1/junit.xml" > "$tmp/v1v1.flagged" 2>/dev/null
 check "v1_against_v1_junit_has_no_failure" sh -c "test -s '$tmp/v1v1/junit.xml' && test ! -s '$tmp/v1v1.flagged'"
 check "v1_against_v1_junit_lists_sites" grep -q '<testcase name="@testdata/apps/v1/app.lua:' "$tmp/v1v1/junit.xml"
+
+check "v1_against_v1_stops_at_the_duration" \
+  sh -c "tail -n 1 '$tmp/v1v1/base/index' | grep -q 'reason=duration'"
+
+# Shell commands (no luajit command line): the collector comes in through
+# LUA_INIT; a workload runs beside each build and its end stops the build.
+ci/compare-builds --base-cmd "cd testdata/apps/v1 && exec luajit app.lua 60" \
+  --candidate-cmd "cd testdata/apps/v2 && exec luajit app.lua 60" --period 0.5 \
+  --workload 'sleep 6; kill -0 "$LJLEAK_APP_PID" && echo "workload for $LJLEAK_BUILD"' \
+  -o "$tmp/hosted" >"$tmp/hosted.out" 2>"$tmp/hosted.err"
+status=$?
+check "shell_commands_v1_against_v2_exit_1" test "$status" = 1
+show_on_failure "$status" 1 "$tmp/hosted.out" "$tmp/hosted.err"
+junit_failures "$tmp/hosted/junit.xml" > "$tmp/hosted.flagged" 2>/dev/null
+check "shell_commands_junit_fails_only_the_leak" sh -c "test \"\$(cat '$tmp/hosted.flagged')\" = '@app.lua:41'"
+check "shell_commands_workload_saw_its_build" \
+  sh -c "grep -qx 'workload for base' '$tmp/hosted/base.log.workload' &&
+         grep -qx 'workload for candidate' '$tmp/hosted/candidate.log.workload'"
 
 # A build that cannot run is a capture failure.
 ci/compare-builds --base-cmd "luajit testdata/apps/v1/app.lua 1" \
