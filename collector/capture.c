@@ -61,6 +61,7 @@ struct capture {
 
   /* The running capture. */
   int active;
+  int sampling;                 /* active with --sample: the hook's fast path is on */
   enum stop_reason pending_stop;
   struct ljleak_collector_options opt;
   char dir[PATH_MAX];
@@ -684,76 +685,93 @@ static void handle_signal(struct capture *c)
     fprintf(stderr, "ljleak: cannot start a capture on signal: %s\n", err);
 }
 
+/* What the slow path is asked to do. */
+enum slow_work {
+  SLOW_RECORD,          /* record the event (full capture, or not dismissed by sampling) */
+  SLOW_RECORD_COUNTED,  /* the same for an allocation the fast path already counted and sampled */
+  SLOW_TAIL             /* only the GC state, timers and the signal flag */
+};
+
+/* lua_close frees the GG_State last: finish while g is still readable. */
+static __attribute__((noinline)) void *hook_close(struct capture *c, void *ud, void *ptr,
+                                                  size_t osize, size_t nsize)
+{
+  lua_Alloc f = c->orig_allocf;
+  if (ptr == NULL)
+    return f(ud, ptr, osize, nsize);
+  if (c->active && !c->busy) {
+    c->busy = 1;
+    stop_now(c, REASON_EXIT);
+    c->busy = 0;
+  }
+  c->hooked = 0;
+  c->g = NULL;
+  c->gg = NULL;
+  c->layout_ok = 0;
+  return f(ud, ptr, osize, nsize);
+}
+
+static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, size_t osize,
+                                                void *nptr, size_t nsize, enum slow_work work)
+{
+  if (c->busy)
+    return;
+  c->busy = 1;
+  if (signal_pending)
+    handle_signal(c);
+  if (!c->active) {
+    c->busy = 0;
+    return;
+  }
+  int st = c->g->gc.state;
+  if (st != c->last_gc_state)
+    gc_transition(c, st);
+  if (work != SLOW_TAIL) {
+    if (c->segment_open)
+      record(c, ptr, osize, nptr, nsize, work == SLOW_RECORD_COUNTED);
+    ++c->tick;
+  }
+  if ((c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0)
+    timers(c);
+  if (c->pending_stop != REASON_NONE)
+    stop_now(c, c->pending_stop);
+  c->busy = 0;
+}
+
+/* The allocator hook. Its fast path (sampling) dismisses most events with
+ * a few loads; everything else goes to hook_slow. */
 static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
 {
   struct capture *c = &cap;
-  if (__builtin_expect(nsize == 0 && ptr != NULL && ptr == c->gg, 0)) {
-    /* lua_close frees the GG_State last: finish while g is still readable. */
-    lua_Alloc f = c->orig_allocf;
-    if (c->active && !c->busy) {
-      c->busy = 1;
-      stop_now(c, REASON_EXIT);
-      c->busy = 0;
-    }
-    c->hooked = 0;
-    c->g = NULL;
-    c->gg = NULL;
-    c->layout_ok = 0;
-    return f(ud, ptr, osize, nsize);
-  }
+  if (__builtin_expect(nsize == 0 && ptr == c->gg, 0))
+    return hook_close(c, ud, ptr, osize, nsize);
   void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
-  if (__builtin_expect(!c->active || c->busy || signal_pending, 0)) {
-    if (c->busy)
-      return nptr;
-    if (signal_pending) {
-      c->busy = 1;
-      handle_signal(c);
-      c->busy = 0;
-    }
-    if (!c->active)
-      return nptr;
-  }
-  int counted = 0;
-  if (c->opt.sample) {
-    /* Fast path: most events of a sampled capture are dismissed here. */
+  if (__builtin_expect(c->sampling, 1)) {
     if (nsize == 0) {
-      if (!c->filter[filter_slot(ptr)])
-        goto tail;
-    } else if (ptr == NULL && nptr != NULL) {
+      if (__builtin_expect(c->filter[filter_slot(ptr)] != 0, 0))
+        goto slow;
+    } else if (ptr == NULL) {
+      if (__builtin_expect(nptr == NULL, 0))
+        goto slow;
       c->allocated += nsize;
       c->countdown -= (int64_t)nsize;
-      if (c->countdown > 0)
-        goto tail;
-      c->countdown = sample_gap(c);
-      counted = 1;
+      if (__builtin_expect(c->countdown <= 0, 0)) {
+        c->countdown = sample_gap(c);
+        hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD_COUNTED);
+        return nptr;
+      }
+    } else {
+      goto slow;
     }
-  }
-  c->busy = 1;
-  {
-    int st = c->g->gc.state;
-    if (__builtin_expect(st != c->last_gc_state, 0))
-      gc_transition(c, st);
-  }
-  if (c->segment_open)
-    record(c, ptr, osize, nptr, nsize, counted);
-  ++c->tick;
-  goto checks;
-tail:
-  if (__builtin_expect(c->g->gc.state == c->last_gc_state &&
-                       (++c->tick & (CAPTURE_TICK_EVENTS - 1)) != 0, 1))
+    if (__builtin_expect(c->g->gc.state != c->last_gc_state ||
+                         (++c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0 || signal_pending, 0))
+      hook_slow(c, ptr, osize, nptr, nsize, SLOW_TAIL);
     return nptr;
-  c->busy = 1;
-  {
-    int st = c->g->gc.state;
-    if (st != c->last_gc_state)
-      gc_transition(c, st);
   }
-checks:
-  if (__builtin_expect((c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0, 0))
-    timers(c);
-  if (__builtin_expect(c->pending_stop != REASON_NONE, 0))
-    stop_now(c, c->pending_stop);
-  c->busy = 0;
+  if (!c->active && !signal_pending)
+    return nptr;
+slow:
+  hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);
   return nptr;
 }
 
@@ -776,6 +794,7 @@ static void stop_now(struct capture *c, enum stop_reason reason)
   if (!c->active)
     return;
   c->active = 0;
+  c->sampling = 0;
   if (reason == REASON_WRITE_ERROR || c->writer.failed) {
     reason = REASON_WRITE_ERROR;
     report_write_error(c, "cannot write", c->out.error);
@@ -959,6 +978,7 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
     return -1;
   }
   c->active = 1;
+  c->sampling = opt->sample != 0;
   if (!c->atexit_registered) {
     atexit(at_exit);
     c->atexit_registered = 1;

@@ -247,6 +247,35 @@ static int sh(const char *fmt, ...)
   return 128 + WTERMSIG(rc);
 }
 
+/* The command that runs stock luajit with our module: when the module was
+ * built with sanitizers (make check-sanitize), their runtimes must be
+ * preloaded into the uninstrumented luajit. */
+static const char *luajit_cmd(void)
+{
+  static char cmd[2048];
+  if (cmd[0])
+    return cmd;
+  char probe[1200], line[1024], preload[1024] = "";
+  snprintf(probe, sizeof probe, "ldd '%s/lua/ljleak/collector.so'", build_dir());
+  FILE *p = popen(probe, "r");
+  while (p && fgets(line, sizeof line, p)) {
+    char name[256], arrow[8], path[512];
+    if (sscanf(line, " %255s %7s %511s", name, arrow, path) == 3 &&
+        (strstr(name, "libasan") || strstr(name, "libubsan")) &&
+        strlen(preload) + strlen(path) + 2 < sizeof preload) {
+      strcat(preload, path);
+      strcat(preload, " ");
+    }
+  }
+  if (p)
+    pclose(p);
+  if (preload[0])
+    snprintf(cmd, sizeof cmd, "LD_PRELOAD='%s' ASAN_OPTIONS=detect_leaks=0 luajit", preload);
+  else
+    snprintf(cmd, sizeof cmd, "luajit");
+  return cmd;
+}
+
 /* A fresh scratch directory under $BUILD/tests/collector-tmp. */
 static void scratch(char *out, size_t size, const char *name)
 {
@@ -575,11 +604,11 @@ START_TEST(test_layout_mismatch_module_start_returns_error)
 {
   char dir[1024];
   scratch(dir, sizeof dir, "layout-module");
-  ck_assert_int_eq(sh("LJLEAK_TEST_BREAK_LAYOUT=1 LJLEAK_SIGNAL=none LUA_CPATH='%s/lua/?.so;;' luajit -e "
+  ck_assert_int_eq(sh("LJLEAK_TEST_BREAK_LAYOUT=1 LJLEAK_SIGNAL=none LUA_CPATH='%s/lua/?.so;;' %s -e "
                       "\"local c = require 'ljleak.collector' local ok, err = c.start{dir='%s/cap'} "
                       "assert(ok == nil and err:find('layout check failed', 1, true)) "
                       "assert(c.status().active == false) print('host goes on')\" > '%s/out'",
-                      build_dir(), dir, dir), 0);
+                      build_dir(), luajit_cmd(), dir, dir), 0);
   char path[1100];
   snprintf(path, sizeof path, "%s/out", dir);
   char *out = slurp(path);
@@ -698,18 +727,27 @@ START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
   char part[64];
   snprintf(part, sizeof part, "seg-%04d.memprof.part", listed->segments + 1);
   snprintf(path, sizeof path, "%s/%s", out, part);
-  if (access(path, F_OK) != 0) /* killed after the rename, before the index line */
+  int have_part = 1;
+  if (access(path, F_OK) != 0) {
+    /* Killed after the rename and before the index line, or after the index
+     * line and before the next segment was created. */
     snprintf(part, sizeof part, "seg-%04d.memprof", listed->segments + 1);
+    snprintf(path, sizeof path, "%s/%s", out, part);
+    have_part = access(path, F_OK) == 0;
+  }
   free(listed);
-  struct capture_read *r = read_capture(out, part);
+  struct capture_read *r = read_capture(out, have_part ? part : NULL);
   for (int i = 0; i < r->segments; i++) {
     ck_assert_int_eq(r->status[i], MEMPROF_END);
     ck_assert_int_eq(r->complete[i], 1);
   }
   /* Cut: truncated, or whole if the kill fell between its epilogue and its rename. */
-  ck_assert_msg(r->status[r->segments] == MEMPROF_TRUNCATED || r->status[r->segments] == MEMPROF_END,
-                "%s read with status %d", part, r->status[r->segments]);
-  ck_assert_uint_gt(r->events[r->segments], 0);
+  if (have_part) {
+    ck_assert_msg(r->status[r->segments] == MEMPROF_TRUNCATED ||
+                  r->status[r->segments] == MEMPROF_END,
+                  "%s read with status %d", part, r->status[r->segments]);
+    ck_assert_uint_gt(r->events[r->segments], 0);
+  }
   ck_assert_str_eq(r->stop_reason, "");
   free(r);
 }
@@ -721,8 +759,8 @@ START_TEST(test_module_start_stop_status)
 {
   char dir[1024];
   scratch(dir, sizeof dir, "module");
-  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' luajit %s/tests/lua/collector_module.lua > out",
-                      dir, getenv("PWD"), build_dir(), getenv("PWD")), 0);
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' %s %s/tests/lua/collector_module.lua > out",
+                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
   char path[1100];
   snprintf(path, sizeof path, "%s/out", dir);
   char *text = slurp(path);
@@ -749,8 +787,8 @@ START_TEST(test_signal_toggles_capture_from_env)
   char dir[1024];
   scratch(dir, sizeof dir, "signal");
   ck_assert_int_eq(sh("cd '%s' && LJLEAK_START=1 LJLEAK_DIR=first LJLEAK_ROOT=roots LUA_CPATH='%s/%s/lua/?.so;;' "
-                      "luajit -l ljleak.collector %s/tests/lua/collector_signal.lua > out",
-                      dir, getenv("PWD"), build_dir(), getenv("PWD")), 0);
+                      "%s -l ljleak.collector %s/tests/lua/collector_signal.lua > out",
+                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
   char path[1100];
   snprintf(path, sizeof path, "%s/out", dir);
   char *text = slurp(path);
