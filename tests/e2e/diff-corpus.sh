@@ -50,6 +50,19 @@ for truth in testdata/workloads/*.truth; do
   fi
 done
 
+# The leak freed at exit: an end-of-run summary sees (almost) nothing left at
+# the trace that leaked megabytes, which ljleak diff flagged above.
+if [ -d "$OUT/exit_freed_leak" ]; then
+  held=$("$LJLEAK" summary --leak-only "$OUT"/exit_freed_leak/seg-* |
+         sed -n 's/^TRACE \[[0-9]*\] started at @exit_freed_leak.lua:10 holds \([0-9]*\)B.*/\1/p' | head -n 1)
+  if [ -n "$held" ] && [ "$held" -lt 4096 ] &&
+     grep -q '"name": "TRACE started at @exit_freed_leak.lua:10"' "$OUT/exit_freed_leak.json"; then
+    pass "exit_freed_leak: the end-of-run summary shows ${held}B at the leaking trace"
+  else
+    fail "exit_freed_leak: end-of-run summary shows '${held}' bytes at the leaking trace"
+  fi
+fi
+
 # Base against candidate: version 2 adds one leak at line 14.
 printf 'leak service.lua:14\n' >"$OUT/base.truth"
 if capture base-v1 testdata/workloads/base/v1 service.lua &&
