@@ -36,17 +36,6 @@ static void result_site_release(struct diff_site *site)
   free(site->base_live_bytes);
 }
 
-static void result_capture_release(struct diff_capture *capture)
-{
-  free(capture->path);
-  free(capture->command);
-  free(capture->host);
-  free(capture->luajit_version);
-  free(capture->boundary_times);
-  free(capture->gc_cycles);
-  free(capture->heap_bytes);
-}
-
 void diff_result_free(struct diff_result *result)
 {
   if (!result)
@@ -54,8 +43,8 @@ void diff_result_free(struct diff_result *result)
   for (size_t i = 0; i < result->site_count && result->sites; i++)
     result_site_release(&result->sites[i]);
   free(result->sites);
-  result_capture_release(&result->capture);
-  result_capture_release(&result->base);
+  capture_info_release(&result->capture);
+  capture_info_release(&result->base);
   memset(result, 0, sizeof *result);
 }
 

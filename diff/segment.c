@@ -188,7 +188,7 @@ static int segment_event_site(struct segment_aggregate *segment,
 {
   uint64_t line = event->source == MEMPROF_SOURCE_LUA ? event->line : 0;
   uint64_t location = event->source == MEMPROF_SOURCE_INTERNAL ? 0 : event->location;
-  uint32_t source = (uint32_t)event->source ? (uint32_t)event->source : 8;
+  uint32_t source = (uint32_t)event->source ? (uint32_t)event->source : 8;  /* 0 marks empty slots */
   if (segment->last_source == source && segment->last_location == location &&
       segment->last_line == line) {  /* runs of events from one place are common */
     *site = segment->last_site;
