@@ -9,6 +9,9 @@
 /* Room an event needs at most: header + 6 ULEB128s. */
 #define ENCODE_EVENT_MAX (1 + 6 * MEMPROF_ULEB128_MAX)
 
+/* ULEB128 of v at p; returns the end. (A branch-free variant that spreads
+ * the 7-bit groups with shifts measured more instructions than this loop,
+ * whose branches are well predicted for the fixed-length addresses.) */
 static inline uint8_t *encode_uleb(uint8_t *p, uint64_t v)
 {
   while (v >= 0x80) {
