@@ -13,7 +13,7 @@ check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-capture.XXXXXX")
 root=$tmp/root
 mkdir -p "$root"
-worker="" other=""
+worker="" other="" dir1="" dir2="" dir3=""
 cleanup() {
   [ -z "$worker" ] || kill "$worker" 2>/dev/null
   [ -z "$other" ] || kill "$other" 2>/dev/null
@@ -65,7 +65,7 @@ for run in 1 2 3; do
   check "run_${run}_exits_1_for_the_leaking_worker" test "$status" = 1
   [ "$status" = 1 ] || { cat "$tmp/run$run.out" "$tmp/run$run.err"; }
   dir=$(sed -n 's/^capture: capturing into \(.*\) for .*/\1/p' "$tmp/run$run.err")
-  eval "dir$run=\$dir"
+  case $run in 1) dir1=$dir ;; 2) dir2=$dir ;; 3) dir3=$dir ;; esac
   check "run_${run}_names_its_capture" test -n "$dir"
   check "run_${run}_capture_is_stopped" sh -c "tail -n 1 '$dir/index' | grep -q '^stop'"
   segments=$(grep -c '^segment' "$dir/index" 2>/dev/null)
