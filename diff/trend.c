@@ -106,10 +106,36 @@ void trend_p_values(const double *x, size_t n, double s, double variance,
     *p_down = 1;
 }
 
-static int trend_compare_doubles(const void *a, const void *b)
+/* The k-th smallest of values[0..count) (Hoare's selection; reorders values). */
+static double trend_select(double *values, size_t count, size_t k)
 {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+  size_t left = 0, right = count - 1;
+  while (left < right) {
+    double pivot = values[left + (right - left) / 2];
+    size_t i = left, j = right;
+    while (i <= j) {
+      while (values[i] < pivot)
+        i++;
+      while (values[j] > pivot)
+        j--;
+      if (i <= j) {
+        double t = values[i];
+        values[i] = values[j];
+        values[j] = t;
+        i++;
+        if (j == 0)
+          break;
+        j--;
+      }
+    }
+    if (k <= j)
+      right = j;
+    else if (k >= i)
+      left = i;
+    else
+      return values[k];
+  }
+  return values[k];
 }
 
 int trend_theil_sen(const double *x, size_t n, double *slope)
@@ -117,15 +143,26 @@ int trend_theil_sen(const double *x, size_t n, double *slope)
   *slope = 0;
   if (n < 2)
     return 0;
-  size_t count = n * (n - 1) / 2, k = 0;
+  /* A long series is thinned to TREND_THEIL_SEN_POINTS evenly spaced
+   * boundaries (keeping their true distances), so time and memory stay
+   * bounded: the pairs grow with the square of the points. */
+  size_t points = n > TREND_THEIL_SEN_POINTS ? TREND_THEIL_SEN_POINTS : n;
+  size_t count = points * (points - 1) / 2, k = 0;
   double *slopes = malloc(count * sizeof *slopes);
   if (!slopes)
     return -1;
-  for (size_t i = 0; i + 1 < n; i++)
-    for (size_t j = i + 1; j < n; j++)
+  for (size_t a = 0; a + 1 < points; a++)
+    for (size_t b = a + 1; b < points; b++) {
+      size_t i = a * (n - 1) / (points - 1), j = b * (n - 1) / (points - 1);
       slopes[k++] = (x[j] - x[i]) / (double)(j - i);
-  qsort(slopes, count, sizeof *slopes, trend_compare_doubles);
-  *slope = count % 2 ? slopes[count / 2] : (slopes[count / 2 - 1] + slopes[count / 2]) / 2;
+    }
+  if (count % 2) {
+    *slope = trend_select(slopes, count, count / 2);
+  } else {
+    double high = trend_select(slopes, count, count / 2);
+    double low = trend_select(slopes, count / 2, count / 2 - 1);  /* the lower half is left of count/2 */
+    *slope = (low + high) / 2;
+  }
   free(slopes);
   return 0;
 }

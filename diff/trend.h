@@ -28,8 +28,10 @@ void trend_mann_kendall(const double *x, size_t n, double *s, double *variance);
 void trend_p_values(const double *x, size_t n, double s, double variance,
                     double *p_up, double *p_down);
 
-/* Median of the pairwise slopes (x[j] - x[i]) / (j - i); 0 for n < 2.
- * Returns -1 when out of memory. */
+/* Median of the pairwise slopes (x[j] - x[i]) / (j - i); 0 for n < 2. Over
+ * TREND_THEIL_SEN_POINTS boundaries, the pairs of that many evenly spaced
+ * boundaries. Returns -1 when out of memory. */
+#define TREND_THEIL_SEN_POINTS 400
 int trend_theil_sen(const double *x, size_t n, double *slope);
 
 /* The verdict for a series of live bytes under options; fills *out. Returns

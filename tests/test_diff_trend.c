@@ -82,6 +82,24 @@ START_TEST(test_theil_sen_slopes)
 }
 END_TEST
 
+START_TEST(test_theil_sen_on_long_series_uses_evenly_spaced_boundaries)
+{
+  enum { N = 5000 };
+  double *x = malloc(N * sizeof *x);
+  ck_assert_ptr_nonnull(x);
+  for (size_t i = 0; i < N; i++)
+    x[i] = 3.0 * (double)i + (i % 2 ? 1000 : 0);  /* slope 3 under a zigzag of 1000 */
+  double slope;
+  ck_assert_int_eq(trend_theil_sen(x, N, &slope), 0);
+  ck_assert_double_eq_tol(slope, 3, 0.6);
+  for (size_t i = 0; i < N; i++)
+    x[i] = 7.0 * (double)i;
+  ck_assert_int_eq(trend_theil_sen(x, N, &slope), 0);
+  ck_assert(slope == 7);
+  free(x);
+}
+END_TEST
+
 static enum diff_verdict verdict_of(const uint64_t *series, size_t n, struct trend *trend)
 {
   struct diff_options options;
@@ -205,6 +223,7 @@ int main(void)
   tcase_add_test(tc, test_exact_p_values_for_small_monotone_series);
   tcase_add_test(tc, test_normal_approximation_with_ties);
   tcase_add_test(tc, test_theil_sen_slopes);
+  tcase_add_test(tc, test_theil_sen_on_long_series_uses_evenly_spaced_boundaries);
   tcase_add_test(tc, test_steady_leak_is_growing);
   tcase_add_test(tc, test_slow_leak_amid_churn_is_growing_with_8_boundaries);
   tcase_add_test(tc, test_cache_that_fills_then_stays_flat_is_steady);
