@@ -48,7 +48,7 @@ struct live_block *live_map_find(const struct live_map *map, uint64_t address)
 }
 
 /* Doubles the slots once the load passes 1/2, keeping probe runs short. */
-static int live_map_grow(struct live_map *map)
+int live_map_grow(struct live_map *map)
 {
   size_t old_size = map->mask + 1;
   struct live_block *old = map->slots;
@@ -74,29 +74,6 @@ struct live_block *live_map_insert(struct live_map *map, uint64_t address, int *
   return live_map_insert_hashed(map, address, live_map_hash(address), created);
 }
 
-struct live_block *live_map_insert_hashed(struct live_map *map, uint64_t address, size_t hash,
-                                          int *created)
-{
-  *created = 0;
-  if (!address)
-    return NULL;
-  if ((map->count + 1) * 2 > map->mask + 1 && live_map_grow(map) < 0)
-    return NULL;
-  size_t i = hash & map->mask;
-  for (;; i = (i + 1) & map->mask) {
-    struct live_block *slot = &map->slots[i];
-    if (slot->address == address)
-      return slot;
-    if (!slot->address)
-      break;
-  }
-  struct live_block *slot = &map->slots[i];
-  memset(slot, 0, sizeof *slot);
-  slot->address = address;
-  map->count++;
-  *created = 1;
-  return slot;
-}
 
 int live_map_remove(struct live_map *map, uint64_t address, struct live_block *removed)
 {

@@ -41,9 +41,8 @@ struct live_block *live_map_find(const struct live_map *map, uint64_t address);
  * absent. NULL when out of memory or address is 0. */
 struct live_block *live_map_insert(struct live_map *map, uint64_t address, int *created);
 
-/* The same, with hash = live_map_hash(address) computed by the caller once. */
-struct live_block *live_map_insert_hashed(struct live_map *map, uint64_t address, size_t hash,
-                                          int *created);
+/* Doubles the slots (live_map_insert does it when the map is half full). Returns -1 when out of memory. */
+int live_map_grow(struct live_map *map);
 
 /* Asks the cache for the slot where address would start its probe, ahead of
  * a find, insert or remove: lookups in a big map are memory-bound. */
@@ -56,6 +55,34 @@ static inline void live_map_prefetch(const struct live_map *map, size_t hash)
 static inline size_t live_map_hash(uint64_t address)
 {
   return (size_t)XXH3_64bits(&address, sizeof address);
+}
+
+/* live_map_insert with hash = live_map_hash(address) computed by the caller
+ * once; inline, as it runs for every event. */
+static inline struct live_block *live_map_insert_hashed(struct live_map *map, uint64_t address,
+                                                        size_t hash, int *created)
+{
+  *created = 0;
+  if (!address)
+    return NULL;
+  if ((map->count + 1) * 2 > map->mask + 1 && live_map_grow(map) < 0)
+    return NULL;
+  size_t i = hash & map->mask;
+  for (;; i = (i + 1) & map->mask) {
+    struct live_block *slot = &map->slots[i];
+    if (slot->address == address)
+      return slot;
+    if (!slot->address)
+      break;
+  }
+  struct live_block *slot = &map->slots[i];
+  slot->address = address;
+  slot->size = 0;
+  slot->site = 0;
+  slot->tag = 0;
+  map->count++;
+  *created = 1;
+  return slot;
 }
 
 /* Removes the block at address into *removed (may be NULL); returns 1, or 0 if absent. */

@@ -82,8 +82,8 @@ int segment_aggregate_site(struct segment_aggregate *segment, const char *name, 
   return 0;
 }
 
-int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, uint64_t address,
-                            size_t hash, uint64_t size, uint64_t sample)
+static inline int segment_alloc(struct segment_aggregate *segment, uint32_t site,
+                                uint64_t address, size_t hash, uint64_t size, uint64_t sample)
 {
   if (!address)
     return 0;
@@ -107,8 +107,8 @@ int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, ui
 
 /* A free of an address first touched here marks it touched (dead): the merge
  * then ends whatever block the capture held there before this segment. */
-int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
-                           uint64_t sample)
+static inline int segment_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
+                               uint64_t sample)
 {
   if (!address)
     return 0;
@@ -128,6 +128,18 @@ int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, 
     block->tag = 0;
   }
   return 0;
+}
+
+int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, uint64_t address,
+                            size_t hash, uint64_t size, uint64_t sample)
+{
+  return segment_alloc(segment, site, address, hash, size, sample);
+}
+
+int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
+                           uint64_t sample)
+{
+  return segment_free(segment, address, hash, sample);
 }
 
 static enum diff_site_kind segment_kind(enum memprof_source source)
@@ -258,14 +270,13 @@ struct segment_pending {
 
 #define SEGMENT_PENDING 16
 
-static int segment_apply(struct segment_aggregate *segment, const struct segment_pending *op,
+static inline int segment_apply(struct segment_aggregate *segment, const struct segment_pending *op,
                          uint64_t sample)
 {
-  if (op->old_address &&
-      segment_aggregate_free(segment, op->old_address, op->old_hash, sample) < 0)
+  if (op->old_address && segment_free(segment, op->old_address, op->old_hash, sample) < 0)
     return -1;
-  if (op->new_size && segment_aggregate_alloc(segment, op->site, op->new_address, op->new_hash,
-                                              op->new_size, sample) < 0)
+  if (op->new_size &&
+      segment_alloc(segment, op->site, op->new_address, op->new_hash, op->new_size, sample) < 0)
     return -1;
   return 0;
 }
