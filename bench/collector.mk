@@ -1,7 +1,7 @@
 # bench/collector.mk: `make bench` part for the collector: its overhead on an allocation-heavy JIT-on workload.
 BENCHES += bench-collector
 BENCH_COLLECTOR_RUNS ?= 5
-BENCH_COLLECTOR_ROUNDS ?= 180
+BENCH_COLLECTOR_ROUNDS ?= 500
 
 .PHONY: bench-collector
 bench-collector: $(BUILD)/ljleak

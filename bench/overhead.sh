@@ -6,7 +6,7 @@
 set -e
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-5}
-ROUNDS=${ROUNDS:-180}
+ROUNDS=${ROUNDS:-500}
 dir=$BUILD/bench/overhead
 rm -rf "$dir"
 mkdir -p "$dir"

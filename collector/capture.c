@@ -97,6 +97,7 @@ struct capture {
   struct addr_map sym_lua, sym_trace, sym_c;
   const GCproto *last_proto;
   uint64_t last_proto_fp;
+  uint64_t last_trace, last_trace_fp;
 
   /* Status. */
   uint64_t segments, events, stream_done, allocated;
@@ -237,9 +238,14 @@ static void emit_trace_symbol(struct capture *c, uint64_t traceno, GCtrace *T)
   const BCIns *startpc = mref(T->startpc, const BCIns);
   uint64_t fp = ((uint64_t)(uintptr_t)T ^ ((uint64_t)(uintptr_t)startpc << 7) ^
                  (uint64_t)(uintptr_t)pt) | 1;
-  uint64_t *seen = addr_map_find(&c->sym_trace, traceno);
-  if (seen && *seen == fp)
+  if (traceno == c->last_trace && fp == c->last_trace_fp)
     return;
+  uint64_t *seen = addr_map_find(&c->sym_trace, traceno);
+  if (seen && *seen == fp) {
+    c->last_trace = traceno;
+    c->last_trace_fp = fp;
+    return;
+  }
   uint64_t line = 0;
   if (pt && pt->gct == ~LJ_TPROTO) {
     emit_lua_symbol(c, pt);
@@ -256,6 +262,8 @@ static void emit_trace_symbol(struct capture *c, uint64_t traceno, GCtrace *T)
   };
   memprof_writer_symbol_event(&c->writer, &sym);
   addr_map_put(&c->sym_trace, traceno, fp);
+  c->last_trace = traceno;
+  c->last_trace_fp = fp;
 #else
   (void)c;
   (void)traceno;
@@ -339,6 +347,7 @@ static int segment_begin(struct capture *c)
   addr_map_clear(&c->sym_trace);
   addr_map_clear(&c->sym_c);
   c->last_proto = NULL;
+  c->last_trace = 0;
   c->segment_start_wall = wall_time();
   c->segment_start_ns = mono_ns();
   c->last_flush_ns = c->segment_start_ns;
