@@ -786,6 +786,8 @@ START_TEST(test_stdin_is_read_for_dash)
         _exit(1);
       done += (size_t)n;
     }
+    free(gz.data);
+    free(plain);
     _exit(0);
   }
   close(pipe_fds[1]);
