@@ -740,7 +740,7 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
       record(c, ptr, osize, nptr, nsize, work == SLOW_RECORD_COUNTED);
     ++c->tick;
   }
-  if ((c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0)
+  if (c->sampling || (c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0)
     timers(c);
   if (c->pending_stop != REASON_NONE)
     stop_now(c, c->pending_stop);
@@ -772,8 +772,8 @@ static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
     } else {
       goto slow;
     }
-    if (__builtin_expect(c->g->gc.state != c->last_gc_state ||
-                         (++c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0 || signal_pending, 0))
+    /* Timers run on the slow path: at each sampled event and GC state change. */
+    if (__builtin_expect(c->g->gc.state != c->last_gc_state || signal_pending, 0))
       hook_slow(c, ptr, osize, nptr, nsize, SLOW_TAIL);
     return nptr;
   }
