@@ -767,6 +767,23 @@ START_TEST(test_gzip_cut_mid_stream_is_truncated)
 }
 END_TEST
 
+START_TEST(test_concatenated_gzip_members_read_as_one_stream)
+{
+  size_t size;
+  uint8_t *plain = read_whole_file(FIXTURES "basic-jiton.bin", &size);
+  struct bytes first = gzip_bytes(plain, 123457);
+  struct bytes second = gzip_bytes(plain + 123457, size - 123457);
+  bytes_append(&first, second.data, second.size);
+  enum memprof_status status;
+  struct memprof_error err;
+  ck_assert_uint_eq(read_memory(first.data, first.size, "two.gz", &status, &err), 75734);
+  ck_assert_int_eq(status, MEMPROF_END);
+  free(first.data);
+  free(second.data);
+  free(plain);
+}
+END_TEST
+
 START_TEST(test_stdin_is_read_for_dash)
 {
   int pipe_fds[2];
@@ -962,6 +979,7 @@ int main(void)
   tcase_add_test(tc, test_gzip_is_recognised_by_content_not_name);
   tcase_add_test(tc, test_gzip_with_corrupt_trailer_is_an_error_after_every_record);
   tcase_add_test(tc, test_gzip_cut_mid_stream_is_truncated);
+  tcase_add_test(tc, test_concatenated_gzip_members_read_as_one_stream);
   tcase_add_test(tc, test_stdin_is_read_for_dash);
   tcase_add_test(tc, test_stdin_cut_stream_names_stdin);
   tcase_add_test(tc, test_stream_longer_than_window_reads_the_same_from_file_gzip_and_memory);
