@@ -76,6 +76,7 @@ struct capture {
   double segment_start_wall;
   uint64_t segment_start_ns;
   uint64_t segment_events;
+  uint64_t cycle_start_events;  /* segment events before the last GC cycle started */
   uint64_t gc_cycles;
   int last_gc_state;
   int boundary_due;
@@ -352,6 +353,7 @@ static int segment_begin(struct capture *c)
   c->segment_start_ns = mono_ns();
   c->last_flush_ns = c->segment_start_ns;
   c->segment_events = 0;
+  c->cycle_start_events = 0;
   c->boundary_due = 0;
   if (memprof_writer_symtab_begin(&c->writer) || memprof_writer_symtab_end(&c->writer) ||
       memprof_writer_events_begin(&c->writer) || memprof_writer_flush(&c->writer)) {
@@ -388,11 +390,17 @@ static int segment_end(struct capture *c, int complete)
   char line[512];
   snprintf(line, sizeof line,
            "segment\tseq=%llu\tfile=%s\tstart=%.3f\tend=%.3f\tgc_cycles=%llu\theap_bytes=%llu"
-           "\tevents=%llu\tbytes=%llu\tsample=%llu\tcomplete=%d\n",
+           "\tevents=%llu\tbytes=%llu\tsample=%llu\tcomplete=%d",
            (unsigned long long)c->seq, c->segment_name, c->segment_start_wall, wall_time(),
            (unsigned long long)c->gc_cycles, (unsigned long long)c->last_heap,
            (unsigned long long)c->segment_events, (unsigned long long)c->writer.bytes_written,
            (unsigned long long)c->opt.sample, complete);
+  size_t used = strlen(line);
+  if (complete)
+    snprintf(line + used, sizeof line - used, "\tyoung_from=%llu\n",
+             (unsigned long long)c->cycle_start_events);
+  else
+    snprintf(line + used, sizeof line - used, "\n");
   if (index_append(c, line) != 0) {
     report_write_error(c, "cannot append to the index in", errno);
     return -1;
@@ -466,6 +474,8 @@ static void gc_count_hook(lua_State *L, lua_Debug *ar)
   if (!c->active || !c->boundary_due || c->busy)
     return;
   uint64_t cycles = c->gc_cycles;
+  /* The forced cycle starts here, whatever the state was. */
+  c->cycle_start_events = c->segment_events;
   lua_gc(L, LUA_GCCOLLECT, 0);
   if (!c->active)
     return;
@@ -550,6 +560,11 @@ static void timers(struct capture *c)
  * that is the only place a due segment boundary is cut. */
 static void gc_transition(struct capture *c, int st)
 {
+  if (c->last_gc_state == GCSpause && st != GCSpause) {
+    /* A cycle starts; seen at the first event after it, so one event early
+     * to be safe (a block wrongly called young only waits a boundary). */
+    c->cycle_start_events = c->segment_events ? c->segment_events - 1 : 0;
+  }
   if (st == GCSpause) {
     c->gc_cycles++;
     if (c->boundary_due)

@@ -39,6 +39,7 @@ struct capture_read {
   uint64_t index_events[MAX_SEGMENTS];
   uint64_t index_bytes[MAX_SEGMENTS];
   uint64_t gc_cycles[MAX_SEGMENTS];
+  uint64_t young_from[MAX_SEGMENTS];  /* UINT64_MAX when absent */
   uint64_t index_sample;
   char stop_reason[64];
   int has_capture_line;
@@ -213,6 +214,7 @@ static struct capture_read *read_capture(const char *dir, const char *part)
       r->index_events[i] = field_u64(line, "events");
       r->index_bytes[i] = field_u64(line, "bytes");
       r->gc_cycles[i] = field_u64(line, "gc_cycles");
+      r->young_from[i] = field_u64(line, "young_from");
       ck_assert_uint_eq(field_u64(line, "sample"), r->index_sample);
       snprintf(path, sizeof path, "%s/%s", dir, r->files[i]);
       read_segment(r, i, path, &seen);
@@ -489,6 +491,11 @@ START_TEST(test_segments_rotate_after_gc_cycles)
   for (int i = 0; i < r->segments; i++) {
     ck_assert_int_eq(r->status[i], MEMPROF_END);
     ck_assert_int_eq(r->complete[i], i + 1 < r->segments ? 1 : 0);
+    /* Complete segments say where their final cycle started; cut ones do not. */
+    if (r->complete[i])
+      ck_assert_uint_le(r->young_from[i], r->index_events[i]);
+    else
+      ck_assert_uint_eq(r->young_from[i], UINT64_MAX);
     /* Complete segments each end at a later GC cycle; the last one ends at exit. */
     if (i > 0 && r->complete[i])
       ck_assert_uint_gt(r->gc_cycles[i], r->gc_cycles[i - 1]);
