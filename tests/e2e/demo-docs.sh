@@ -45,6 +45,14 @@ for c in $commands; do
   done
 done
 
+# The CI scripts: every long option of their --help is in the README.
+for script in compare-builds capture; do
+  for o in $(ci/$script --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    [ "$o" = --help ] && continue
+    check "readme_documents_${script}_option_$o" grep -q -- "$o" README.md
+  done
+done
+
 # Environment variables: the ones the collector reads (from its sources and
 # its doc) are in the man page's ENVIRONMENT and in the README.
 # (Quoted names only: header guards are not variables; LJLEAK_TEST_* are test hooks.)
