@@ -478,6 +478,25 @@ START_TEST(test_gzip_segments_read_and_match_allocator_bytes)
 }
 END_TEST
 
+/* After jit.flush() trace number 1 is reused by another loop: the trace
+ * symbol is emitted again and the events of each loop name their own start. */
+START_TEST(test_reused_trace_number_gets_a_new_symbol)
+{
+  char dir[1024], out[1100];
+  scratch(dir, sizeof dir, "flush");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' tests/lua/collector_flush.lua >/dev/null", build_dir(), out), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  const struct site_total *first = site_ending(r, "TRACE [1] started at @tests/lua/collector_flush.lua:3");
+  const struct site_total *second = site_ending(r, "TRACE [1] started at @tests/lua/collector_flush.lua:5");
+  ck_assert_ptr_nonnull(first);
+  ck_assert_ptr_nonnull(second);
+  ck_assert_uint_gt(first->allocs, 1000);
+  ck_assert_uint_gt(second->allocs, 1000);
+  free(r);
+}
+END_TEST
+
 /* Every segment but the last ends right after a GC cycle, and the cycle count grows. */
 START_TEST(test_segments_rotate_after_gc_cycles)
 {
@@ -823,6 +842,7 @@ int main(void)
   tcase_add_test(tc, test_ffi_stream_bytes_equal_allocator_bytes);
   tcase_add_test(tc, test_gzip_segments_read_and_match_allocator_bytes);
   tcase_add_test(tc, test_segments_rotate_after_gc_cycles);
+  tcase_add_test(tc, test_reused_trace_number_gets_a_new_symbol);
   tcase_add_test(tc, test_force_gc_cuts_complete_segments);
   tcase_add_test(tc, test_sampling_records_rate_and_only_frees_of_sampled_blocks);
   tcase_add_test(tc, test_run_keeps_exit_status_arg_table_and_stdout);

@@ -1,0 +1,167 @@
+/* tests/test_collector_api.c: the C API for embedding hosts: start, status, stop, allocator restored. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/ljleak_collector.h"
+#include "format/memprof.h"
+#include "lauxlib.h"
+#include "luajit.h"
+#include "lua.h"
+#include "lualib.h"
+
+static const char *scratch_dir(const char *name)
+{
+  static char path[1024];
+  const char *b = getenv("BUILD");
+  snprintf(path, sizeof path, "%s/tests/collector-api-tmp/%s", b && *b ? b : "build", name);
+  char cmd[2200];
+  ck_assert_int_lt(snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", path, path),
+                   (int)sizeof cmd);
+  ck_assert_int_eq(system(cmd), 0);
+  return path;
+}
+
+/* Sums new_size of ALLOC/REALLOC events; returns the record status. */
+static enum memprof_status read_stream(const char *path, uint64_t *new_bytes, uint64_t *events)
+{
+  struct memprof_error err;
+  struct memprof_reader *r = memprof_reader_open(path, &err);
+  ck_assert_msg(r != NULL, "%s", err.message);
+  struct memprof_record rec;
+  enum memprof_status st;
+  *new_bytes = *events = 0;
+  while ((st = memprof_reader_next(r, &rec)) == MEMPROF_OK) {
+    if (rec.type != MEMPROF_RECORD_EVENT)
+      continue;
+    (*events)++;
+    if (rec.event.kind != MEMPROF_EVENT_FREE)
+      *new_bytes += rec.event.new_size;
+  }
+  memprof_reader_close(r);
+  return st;
+}
+
+START_TEST(test_api_start_stop_restores_the_allocator)
+{
+  const char *root = scratch_dir("start-stop");
+  char dir[1100];
+  snprintf(dir, sizeof dir, "%s/cap", root);
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  void *ud_before;
+  lua_Alloc before = lua_getallocf(L, &ud_before);
+
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  o.command = "test host";
+  char err[512];
+  ck_assert_msg(ljleak_collector_start(L, &o, err, sizeof err) == 0, "%s", err);
+  void *ud_during;
+  ck_assert_ptr_ne(lua_getallocf(L, &ud_during), before);
+  ck_assert_ptr_eq(ud_during, ud_before);
+  ck_assert_int_ne(ljleak_collector_start(L, &o, err, sizeof err), 0);
+  ck_assert_ptr_nonnull(strstr(err, "already running"));
+
+  ck_assert_int_eq(luaL_dostring(L, "local t = {} for i = 1, 20000 do t[i] = { tostring(i) } end"), 0);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  ck_assert_int_eq(st.active, 1);
+  ck_assert_str_eq(st.dir, dir);
+
+  ck_assert_msg(ljleak_collector_stop(L, err, sizeof err) == 0, "%s", err);
+  void *ud_after;
+  ck_assert_ptr_eq(lua_getallocf(L, &ud_after), before);
+  ck_assert_ptr_eq(ud_after, ud_before);
+  ljleak_collector_status(&st);
+  ck_assert_int_eq(st.active, 0);
+  ck_assert_uint_eq(st.segments, 1);
+  ck_assert_uint_gt(st.events, 40000);
+  ck_assert_int_ne(ljleak_collector_stop(L, err, sizeof err), 0);
+
+  char seg[1200];
+  snprintf(seg, sizeof seg, "%s/seg-0001.memprof", dir);
+  uint64_t new_bytes, events;
+  ck_assert_int_eq(read_stream(seg, &new_bytes, &events), MEMPROF_END);
+  ck_assert_uint_eq(events, st.events);
+  ck_assert_uint_eq(new_bytes, st.allocated);
+
+  char index[1200], line[4096];
+  snprintf(index, sizeof index, "%s/index", dir);
+  FILE *f = fopen(index, "r");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+  ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+  ck_assert_ptr_nonnull(strstr(line, "\tcommand=test host\t"));
+  ck_assert_ptr_nonnull(strstr(line, "\tluajit=" LUAJIT_VERSION "\t"));
+  fclose(f);
+  lua_close(L);
+}
+END_TEST
+
+/* A capture still running at lua_close is finished with reason exit. */
+START_TEST(test_api_lua_close_finishes_the_capture)
+{
+  const char *root = scratch_dir("close");
+  char dir[1100];
+  snprintf(dir, sizeof dir, "%s/cap", root);
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  char err[512];
+  ck_assert_msg(ljleak_collector_start(L, &o, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(luaL_dostring(L, "x = {} for i = 1, 1000 do x[i] = {} end"), 0);
+  lua_close(L);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  ck_assert_int_eq(st.active, 0);
+  char cmd[2400];
+  ck_assert_int_lt(snprintf(cmd, sizeof cmd,
+                            "grep -q 'reason=exit' '%s/index' && test -f '%s/seg-0001.memprof'",
+                            dir, dir),
+                   (int)sizeof cmd);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* Environment variables fill the options. */
+START_TEST(test_api_options_from_environment)
+{
+  setenv("LJLEAK_PERIOD", "2.5", 1);
+  setenv("LJLEAK_MAX_BYTES", "64k", 1);
+  setenv("LJLEAK_SAMPLE", "1M", 1);
+  setenv("LJLEAK_GZIP", "yes", 1);
+  setenv("LJLEAK_FORCE_GC", "1", 1);
+  setenv("LJLEAK_DIR", "somewhere", 1);
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  ck_assert(o.period == 2.5);
+  ck_assert_uint_eq(o.max_bytes, 65536);
+  ck_assert_uint_eq(o.sample, 1048576);
+  ck_assert_int_eq(o.gzip, 1);
+  ck_assert_int_eq(o.force_gc, 1);
+  ck_assert_str_eq(o.dir, "somewhere");
+  ck_assert_uint_eq(o.max_total_bytes, 0);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("collector_api");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_api_start_stop_restores_the_allocator);
+  tcase_add_test(tc, test_api_lua_close_finishes_the_capture);
+  tcase_add_test(tc, test_api_options_from_environment);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
