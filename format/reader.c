@@ -47,7 +47,8 @@ struct memprof_reader {
 
   /* gzip, recognised by its first two bytes. */
   int gzip;
-  int gzip_live;
+  int gzip_live;          /* inflate may still produce bytes */
+  int gzip_cut;           /* the compressed data ended before its trailer */
   z_stream zs;
   uint8_t *raw;
 
@@ -218,7 +219,7 @@ static size_t gzip_read(struct memprof_reader *r, uint8_t *out, size_t size)
   while (r->zs.avail_out == size) {
     int have_input = gzip_feed(r);
     if (r->source_failed)
-      return 0;
+      break;  /* a read error: what was inflated so far still counts */
     int rc = inflate(&r->zs, Z_NO_FLUSH);
     if (rc == Z_STREAM_END) {
       if (!gzip_next_member(r)) {
@@ -229,7 +230,7 @@ static size_t gzip_read(struct memprof_reader *r, uint8_t *out, size_t size)
     }
     if (rc == Z_BUF_ERROR && !have_input) {
       r->gzip_live = 0;
-      r->gzip = 2;  /* the compressed data ends before its trailer */
+      r->gzip_cut = 1;
       break;
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
@@ -285,7 +286,7 @@ static enum memprof_status reader_finish(struct memprof_reader *r)
     r->error = r->source_error;
     return r->error.status;
   }
-  if (r->gzip == 2)
+  if (r->gzip_cut)
     return reader_fail(r, MEMPROF_IO, r->decoded, "gzip data ends before its trailer");
   return MEMPROF_END;
 }
