@@ -38,6 +38,7 @@ static const char run_help[] =
   "  -l LIB                require LIB first (as luajit -l)\n"
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
   "\n"
+  "LUA_INIT is run first, as luajit does.\n"
   "Options also come from LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,\n"
   "LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION, LJLEAK_FORCE_GC.\n"
   "Exit status: the script's; 4 if the capture could not start; 2 on bad usage.\n";
@@ -230,6 +231,17 @@ static int pmain(lua_State *L)
     struct ljleak_collector_status st;
     ljleak_collector_status(&st);
     fprintf(stderr, "ljleak: capturing into %s\n", st.dir);
+  }
+  /* LUA_INIT, as luajit runs it: "@file" or a chunk. */
+  const char *init = getenv("LUA_INIT");
+  if (init && *init) {
+    int rc = init[0] == '@'
+               ? report(L, luaL_loadfile(L, init + 1) || docall(L, 0, 1))
+               : report(L, luaL_loadbuffer(L, init, strlen(init), "=LUA_INIT") || docall(L, 0, 1));
+    if (rc) {
+      job->status = 1;
+      return 0;
+    }
   }
   for (int i = 0; i < job->nactions; i++) {
     const struct run_action *a = &job->actions[i];
