@@ -42,6 +42,9 @@ check "gzip_segments_are_named_gz" test -n "$(segments "$tmp/gz" | grep '\.mempr
 check "jitoff_basic_summary_has_line_4" grep -qx "@basic.lua:4: 4000 events	+256000B	-0B" "$tmp/basic.txt"
 check "jitoff_basic_summary_has_the_loadstring_alias" grep -q "^function_alias_1:2: 2020 events" "$tmp/basic.txt"
 
+LUA_INIT='io.write("init ")' "$LJLEAK" run -o "$tmp/init" -e 'io.write("e ")' tests/lua/collector_jit.lua > "$tmp/out" 2>&1
+check "run_runs_lua_init_then_e_then_the_script" test "$(cat "$tmp/out")" = "init e jit workload done"
+
 "$LJLEAK" run --help > "$tmp/help"
 check "run_help_exits_0_with_usage" test $? = 0 -a -n "$(grep '^usage: ljleak run' "$tmp/help")"
 "$LJLEAK" run --bogus x.lua > /dev/null 2>&1
