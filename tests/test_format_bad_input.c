@@ -154,17 +154,18 @@ static size_t read_memory(const void *data, size_t size, const char *name,
   return n;
 }
 
-static char temp_dir[64];
+static char temp_dir[200];
 
 static void make_temp_dir(void)
 {
-  strcpy(temp_dir, "/tmp/ljleak-format-XXXXXX");
+  const char *base = getenv("TMPDIR");
+  snprintf(temp_dir, sizeof temp_dir, "%s/ljleak-format-XXXXXX", base && *base ? base : P_tmpdir);
   ck_assert_ptr_nonnull(mkdtemp(temp_dir));
 }
 
 static void remove_temp_dir(void)
 {
-  char command[128];
+  char command[300];
   snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
   ck_assert_int_eq(system(command), 0);
 }
@@ -515,14 +516,14 @@ START_TEST(test_empty_file_is_an_error)
   ck_assert_str_eq(err.message, "empty.bin: byte 0: empty input: not a memprof stream");
 
   make_temp_dir();
-  char path[128];
+  char path[300];
   snprintf(path, sizeof path, "%s/empty.bin", temp_dir);
   write_file(path, "", 0);
   struct memprof_reader *r = memprof_reader_open(path, &err);
   ck_assert_ptr_nonnull(r);
   struct memprof_record rec;
   ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_CORRUPT);
-  char want[256];
+  char want[512];
   snprintf(want, sizeof want, "%s: byte 0: empty input: not a memprof stream", path);
   ck_assert_str_eq(memprof_reader_error(r)->message, want);
   memprof_reader_close(r);
@@ -693,7 +694,7 @@ START_TEST(test_gzip_is_recognised_by_content_not_name)
   uint8_t *plain = read_whole_file(FIXTURES "basic-jiton.bin", &size);
   struct bytes gz = gzip_bytes(plain, size);
   make_temp_dir();
-  char path[128];
+  char path[300];
   snprintf(path, sizeof path, "%s/looks-plain.bin", temp_dir);
   write_file(path, gz.data, gz.size);
   enum memprof_status status;
@@ -715,7 +716,7 @@ START_TEST(test_gzip_with_corrupt_trailer_is_an_error_after_every_record)
   struct bytes gz = gzip_bytes(plain, size);
   gz.data[gz.size - 8] ^= 0x5a;  /* the CRC-32 in the trailer */
   make_temp_dir();
-  char path[128];
+  char path[300];
   snprintf(path, sizeof path, "%s/crc.bin.gz", temp_dir);
   write_file(path, gz.data, gz.size);
   enum memprof_status status;
@@ -723,7 +724,7 @@ START_TEST(test_gzip_with_corrupt_trailer_is_an_error_after_every_record)
   ck_assert_uint_eq(read_path(path, &status, &err), 75734);
   ck_assert_int_eq(status, MEMPROF_IO);
   ck_assert_uint_eq(err.offset, 703898);
-  char want[256];
+  char want[512];
   snprintf(want, sizeof want, "%s: byte 703898: gzip data is damaged (incorrect data check)", path);
   ck_assert_str_eq(err.message, want);
   /* The size in the trailer, too. */
@@ -917,7 +918,7 @@ START_TEST(test_stream_longer_than_window_reads_the_same_from_file_gzip_and_memo
   struct bytes big = write_big_stream();
   struct bytes gz = gzip_bytes(big.data, big.size);
   make_temp_dir();
-  char plain_path[128], gz_path[128];
+  char plain_path[300], gz_path[300];
   snprintf(plain_path, sizeof plain_path, "%s/big.bin", temp_dir);
   snprintf(gz_path, sizeof gz_path, "%s/big.bin.gz", temp_dir);
   write_file(plain_path, big.data, big.size);
