@@ -613,6 +613,14 @@ static int sampled_remove(struct capture *c, const void *p)
 static void write_event(struct capture *c, struct memprof_event *ev)
 {
   struct attrib_site site;
+  int32_t vmstate = c->g->vmstate;
+  if (vmstate < 0 && vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C) {
+    /* GC, trace exits, the compiler: no frames to read (the usual free). */
+    ev->source = MEMPROF_SOURCE_INTERNAL;
+    ev->location = 0;
+    ev->line = 0;
+    goto encode;
+  }
   attrib_current_site(c->g, &site);
   if (site.source == MEMPROF_SOURCE_LUA)
     emit_lua_symbol(c, site.proto);
@@ -623,6 +631,7 @@ static void write_event(struct capture *c, struct memprof_event *ev)
   ev->source = site.source;
   ev->location = site.location;
   ev->line = site.line;
+encode:
   encode_event(&c->writer, ev);
   c->segment_events++;
   c->events++;
