@@ -20,6 +20,8 @@ struct site {
   uint32_t version;             /* (site, name) under the current symbols, or NONE */
   uint64_t name_epoch;          /* symbol epoch in which it was computed */
   uint32_t entry[KIND_COUNT];   /* this id's entry per event kind, or NONE */
+  uint32_t primary_slot;        /* slot of the primary record last updated for this
+                                 * site's blocks: a guess, checked by its key */
 };
 
 /* A distinct name; its bytes live in the summary's name arena. */
@@ -123,7 +125,6 @@ struct summary {
   size_t entry_count, entry_capacity;
 
   struct primary_table primaries;
-  struct primary *last_primary;  /* the record updated last; reset when the table moves */
 
   uint32_t last_site;           /* the previous event's site, or NONE */
   enum memprof_source last_source;
@@ -261,6 +262,26 @@ static void heap_map_prefetch(const struct heap_map *heap, uint64_t hash)
   __builtin_prefetch(&heap->buckets[hash & heap->mask]);
 }
 
+/* Bit k set when block k of bucket holds address: computed without branches,
+ * since which slot holds a block is random and would be mispredicted. */
+static inline unsigned bucket_match(const struct bucket *bucket, uint64_t address)
+{
+  unsigned mask = 0;
+  for (int k = 0; k < BUCKET_BLOCKS; k++)
+    mask |= (unsigned)((bucket->blocks[k].address == address) &
+                       (bucket->blocks[k].packed != 0)) << k;
+  return mask;
+}
+
+/* Bit k set when block k of bucket is free. */
+static inline unsigned bucket_free(const struct bucket *bucket)
+{
+  unsigned mask = 0;
+  for (int k = 0; k < BUCKET_BLOCKS; k++)
+    mask |= (unsigned)(bucket->blocks[k].packed == 0) << k;
+  return mask;
+}
+
 /* The block holding address, or NULL. */
 static struct block *heap_map_find(const struct heap_map *heap, uint64_t address, uint64_t hash)
 {
@@ -323,24 +344,18 @@ static uint64_t heap_map_oversize_take(struct heap_map *heap, uint64_t address)
   return BLOCK_SIZE_ESCAPE;  /* unreachable: every escaped block is listed */
 }
 
-/* Maps address to (size, version), replacing what was there (as the parser does). */
-static int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t hash, uint64_t size,
-                        uint32_t version)
+/* heap_map_put for a size kept in the oversize list: the rare path. */
+static int heap_map_put_oversize(struct heap_map *heap, uint64_t address, uint64_t hash,
+                                 uint64_t size, uint32_t version)
 {
-  if ((heap->count + 1) * 2 > (heap->mask + 1) * BUCKET_BLOCKS && heap_map_grow(heap))
-    return -1;
-  if (size >= BLOCK_SIZE_ESCAPE &&
-      reserve((void **)&heap->oversize, &heap->oversize_capacity, heap->oversize_count + 1,
+  if (reserve((void **)&heap->oversize, &heap->oversize_capacity, heap->oversize_count + 1,
               sizeof *heap->oversize))
     return -1;
   struct block *found = heap_map_find(heap, address, hash);
   if (found && found->packed >> BLOCK_VERSION_BITS == BLOCK_SIZE_ESCAPE)
     heap_map_oversize_take(heap, address);
-  if (size >= BLOCK_SIZE_ESCAPE) {
-    heap->oversize[heap->oversize_count++] = (struct oversize_block){address, size};
-    size = BLOCK_SIZE_ESCAPE;
-  }
-  struct block block = {address, size << BLOCK_VERSION_BITS | (version + 1)};
+  heap->oversize[heap->oversize_count++] = (struct oversize_block){address, size};
+  struct block block = {address, BLOCK_SIZE_ESCAPE << BLOCK_VERSION_BITS | (version + 1)};
   if (found) {
     *found = block;
     return 0;
@@ -350,20 +365,65 @@ static int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t hash, 
   return 0;
 }
 
+/* Maps address to (size, version), replacing what was there (as the parser
+ * does). One pass: looks for the address along its chain of buckets and
+ * remembers the first free slot on the way, where a new block goes. */
+static inline int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t hash,
+                               uint64_t size, uint32_t version)
+{
+  if (__builtin_expect((heap->count + 1) * 2 > (heap->mask + 1) * BUCKET_BLOCKS, 0) &&
+      heap_map_grow(heap))
+    return -1;
+  if (__builtin_expect(size >= BLOCK_SIZE_ESCAPE, 0))
+    return heap_map_put_oversize(heap, address, hash, size, version);
+  uint64_t packed = size << BLOCK_VERSION_BITS | (version + 1);
+  size_t home = hash & heap->mask, b = home;
+  struct block *free_slot = NULL;
+  size_t free_bucket = 0;
+  for (;;) {
+    struct bucket *bucket = &heap->buckets[b];
+    unsigned match = bucket_match(bucket, address);
+    if (__builtin_expect(match != 0, 0)) {
+      struct block *block = &bucket->blocks[__builtin_ctz(match)];
+      if (__builtin_expect(block->packed >> BLOCK_VERSION_BITS == BLOCK_SIZE_ESCAPE, 0))
+        heap_map_oversize_take(heap, address);
+      block->packed = packed;
+      return 0;
+    }
+    unsigned free_mask = bucket_free(bucket);
+    if (!free_slot && free_mask) {
+      free_slot = &bucket->blocks[__builtin_ctz(free_mask)];
+      free_bucket = b;
+    }
+    if (!bucket->overflow)
+      break;
+    b = (b + 1) & heap->mask;
+  }
+  struct block block = {address, packed};
+  heap->count++;
+  if (!free_slot) {  /* every bucket on the chain is full */
+    heap_map_place(heap, hash, &block);
+    return 0;
+  }
+  *free_slot = block;
+  for (b = home; b != free_bucket; b = (b + 1) & heap->mask)
+    heap->buckets[b].overflow++;
+  return 0;
+}
+
 /* Removes address; returns 1 and its size and version if it was mapped. */
-static int heap_map_take(struct heap_map *heap, uint64_t address, uint64_t hash, uint64_t *size,
+static inline int heap_map_take(struct heap_map *heap, uint64_t address, uint64_t hash, uint64_t *size,
                          uint32_t *version)
 {
   size_t b = hash & heap->mask;
   for (;;) {
     struct bucket *bucket = &heap->buckets[b];
-    for (int k = 0; k < BUCKET_BLOCKS; k++) {
-      struct block *block = &bucket->blocks[k];
-      if (block->address != address || !block->packed)
-        continue;
+    unsigned match = bucket_match(bucket, address);
+    if (__builtin_expect(match != 0, 1)) {
+      struct block *block = &bucket->blocks[__builtin_ctz(match)];
       *version = (uint32_t)(block->packed & BLOCK_VERSION_LIMIT) - 1;
       *size = block->packed >> BLOCK_VERSION_BITS;
-      if (*size == BLOCK_SIZE_ESCAPE)
+      if (__builtin_expect(*size == BLOCK_SIZE_ESCAPE, 0))
         *size = heap_map_oversize_take(heap, address);
       block->packed = 0;
       heap->count--;
@@ -517,6 +577,7 @@ static uint32_t site_lookup(struct summary *summary, const struct memprof_event 
   site->source = event->source;
   site->version = NONE;
   site->name_epoch = 0;
+  site->primary_slot = 0;
   for (int k = 0; k < KIND_COUNT; k++)
     site->entry[k] = NONE;
   index_table_insert(table, &table->slots[i], hash);
@@ -573,24 +634,27 @@ static int primary_table_grow(struct primary_table *table)
 
 /* Records that entry overrode a block of old_size bytes, made by version, with
  * a block of new_size bytes (0 for a free). */
-static int primary_link(struct summary *summary, uint32_t entry_id, uint32_t version,
-                        uint64_t old_size, uint64_t new_size)
+static inline int primary_link(struct summary *summary, uint32_t entry_id, uint32_t version,
+                               uint64_t old_size, uint64_t new_size)
 {
   struct primary_table *table = &summary->primaries;
   const struct version *made_by = &summary->versions[version];
+  struct site *site = &summary->sites[made_by->site];
   uint64_t key = (uint64_t)entry_id << 32 | made_by->site;
-  /* A sweep frees blocks made together: often the same record as before. */
-  struct primary *record = summary->last_primary;
-  if (!record || record->key != key) {
+  /* Most of a site's blocks are released by one location (the GC): the
+   * record the site's last block went to is tried first. Slots only move
+   * when the table grows, and the key check catches that. */
+  struct primary *record = &table->slots[site->primary_slot & table->mask];
+  if (__builtin_expect(record->key != key, 0)) {
     if ((table->count + 1) * 2 > table->mask + 1 && primary_table_grow(table))
-      return -1;  /* the table did not move: last_primary stays valid */
+      return -1;
     record = primary_table_probe(table, key);
     if (record->key == EMPTY_KEY) {
       *record = (struct primary){key, made_by->name, 0, 0, 0};
       table->count++;
       summary->entries[entry_id].primary_count++;
     }
-    summary->last_primary = record;
+    site->primary_slot = (uint32_t)(record - table->slots);
   }
   record->allocated += new_size;
   record->freed += old_size;
@@ -649,85 +713,132 @@ int summary_add_symbol(struct summary *summary, const struct memprof_symbol *sym
   return 0;
 }
 
-/* Feeds one event whose addresses' hashes are known. */
-static int summary_feed_event(struct summary *summary, const struct memprof_event *event,
-                              uint64_t old_hash, uint64_t new_hash)
+/* One event as the feeding loop keeps it: its site resolved, its kind as
+ * the report orders kinds, the sizes a kind does not carry zero. */
+struct pending_event {
+  uint32_t kind;                /* KIND_ALLOC, KIND_REALLOC or KIND_FREE */
+  uint32_t site;
+  uint64_t old_address, old_size, new_address, new_size;
+  uint64_t old_hash, new_hash;  /* of the addresses, for the kinds that carry them */
+  uint64_t offset;              /* of the record, for error messages */
+};
+
+/* The site of an event: the previous event's site when the location is the
+ * same (events come in runs from one site: a loop allocating, the GC
+ * sweeping), else the site table's. NONE when out of memory. */
+static inline uint32_t summary_event_site(struct summary *summary,
+                                          const struct memprof_event *event)
 {
-  int kind;
-  switch (event->kind) {
-  case MEMPROF_EVENT_ALLOC: kind = KIND_ALLOC; break;
-  case MEMPROF_EVENT_REALLOC: kind = KIND_REALLOC; break;
-  case MEMPROF_EVENT_FREE: kind = KIND_FREE; break;
-  default: return 0;  /* symtab events come as symbols */
-  }
-  /* Events come in runs from one site (a loop allocating, the GC sweeping):
-   * the previous event's site is checked before the site table. */
-  uint32_t site_id = summary->last_site;
-  if (site_id == NONE || event->source != summary->last_source ||
-      event->location != summary->last_location || event->line != summary->last_line) {
-    site_id = site_lookup(summary, event);
-    if (site_id == NONE)
-      return -1;
-    summary->last_site = site_id;
-    summary->last_source = event->source;
-    summary->last_location = event->location;
-    summary->last_line = event->line;
-  }
+  if (__builtin_expect(summary->last_site != NONE && event->source == summary->last_source &&
+                           event->location == summary->last_location &&
+                           event->line == summary->last_line,
+                       1))
+    return summary->last_site;
+  uint32_t site_id = site_lookup(summary, event);
+  if (site_id == NONE)
+    return NONE;
+  summary->last_site = site_id;
+  summary->last_source = event->source;
+  summary->last_location = event->location;
+  summary->last_line = event->line;
+  return site_id;
+}
+
+/* Fills pending from event; returns 0, 1 for a record that is no allocation
+ * event, or -1 when out of memory. */
+static inline int pending_fill(struct summary *summary, struct pending_event *pending,
+                               const struct memprof_event *event)
+{
+  /* Report kinds by event kind; KIND_COUNT for symtab events (their
+   * entries come as symbols) and anything else. */
+  static const uint8_t kinds[4] = {
+      [MEMPROF_EVENT_SYMTAB] = KIND_COUNT, [MEMPROF_EVENT_ALLOC] = KIND_ALLOC,
+      [MEMPROF_EVENT_FREE] = KIND_FREE, [MEMPROF_EVENT_REALLOC] = KIND_REALLOC};
+  unsigned kind = (unsigned)event->kind < 4 ? kinds[event->kind] : KIND_COUNT;
+  if (__builtin_expect(kind == KIND_COUNT, 0))
+    return 1;
+  /* The reader leaves the fields a kind does not carry zero. */
+  pending->kind = kind;
+  pending->old_address = event->old_address;
+  pending->old_size = event->old_size;
+  pending->new_address = event->new_address;
+  pending->new_size = event->new_size;
+  uint32_t site_id = summary_event_site(summary, event);
+  if (site_id == NONE)
+    return -1;
+  pending->site = site_id;
+  return 0;
+}
+
+/* The entry of a site for a kind, made if new; NONE when out of memory. The
+ * site's version is brought up to date first (symbols may have renamed it). */
+static uint32_t site_entry_slow(struct summary *summary, uint32_t site_id, int kind)
+{
   uint32_t version = site_version(summary, site_id);
   if (version == NONE)
-    return -1;
+    return NONE;
   uint32_t entry_id = summary->sites[site_id].entry[kind];
   if (entry_id == NONE) {
     entry_id = entry_new(summary, kind, summary->versions[version].name);
     if (entry_id == NONE)
-      return -1;
+      return NONE;
     summary->sites[site_id].entry[kind] = entry_id;
   }
+  return entry_id;
+}
+
+/* Applies one event. Returns 0, or -1 when out of memory. */
+static inline int summary_apply(struct summary *summary, const struct pending_event *event)
+{
+  const struct site *site = &summary->sites[event->site];
+  uint32_t entry_id = site->entry[event->kind];
+  if (__builtin_expect(site->name_epoch != summary->symbol_epoch || entry_id == NONE, 0)) {
+    entry_id = site_entry_slow(summary, event->site, (int)event->kind);
+    if (entry_id == NONE)
+      return -1;
+    site = &summary->sites[event->site];
+  }
+  uint32_t version = site->version;
   struct entry *entry = &summary->entries[entry_id];
   entry->events++;
-  summary->events++;
-  uint64_t old_size;
-  uint32_t old_version;
-  switch (kind) {
-  case KIND_ALLOC:
-    entry->alloc_bytes += event->new_size;
-    return heap_map_put(&summary->heap, event->new_address, new_hash, event->new_size, version);
-  case KIND_REALLOC:
-    entry->free_bytes += event->old_size;
-    entry->alloc_bytes += event->new_size;
-    if (heap_map_take(&summary->heap, event->old_address, old_hash, &old_size, &old_version) &&
+  entry->alloc_bytes += event->new_size;
+  entry->free_bytes += event->old_size;
+  if (event->kind != KIND_ALLOC) {
+    uint64_t old_size;
+    uint32_t old_version;
+    if (heap_map_take(&summary->heap, event->old_address, event->old_hash, &old_size,
+                      &old_version) &&
         primary_link(summary, entry_id, old_version, old_size, event->new_size))
       return -1;
-    return heap_map_put(&summary->heap, event->new_address, new_hash, event->new_size, version);
-  default:
-    entry->free_bytes += event->old_size;
-    if (heap_map_take(&summary->heap, event->old_address, old_hash, &old_size, &old_version))
-      return primary_link(summary, entry_id, old_version, old_size, 0);
-    return 0;
+    if (event->kind == KIND_FREE)
+      return 0;
   }
+  return heap_map_put(&summary->heap, event->new_address, event->new_hash, event->new_size,
+                      version);
 }
 
 int summary_add_event(struct summary *summary, const struct memprof_event *event)
 {
-  return summary_feed_event(summary, event, hash_u64(event->old_address),
-                            hash_u64(event->new_address));
+  struct memprof_event normal = *event;
+  if (normal.kind == MEMPROF_EVENT_ALLOC)
+    normal.old_address = normal.old_size = 0;
+  if (normal.kind == MEMPROF_EVENT_FREE)
+    normal.new_address = normal.new_size = 0;
+  struct pending_event pending;
+  int filled = pending_fill(summary, &pending, &normal);
+  if (filled)
+    return filled < 0 ? -1 : 0;
+  pending.old_hash = hash_u64(pending.old_address);
+  pending.new_hash = hash_u64(pending.new_address);
+  pending.offset = 0;
+  summary->events++;
+  return summary_apply(summary, &pending);
 }
 
-/* Events in flight while reading: each event's heap slots are prefetched when
- * it is read and used this many events later, so the cache misses of a large
- * heap map overlap instead of stalling one after another. */
-#define SUMMARY_LOOKAHEAD 16
-
-struct pending_event {
-  struct memprof_event event;
-  uint64_t old_hash, new_hash;  /* of the event's addresses */
-  uint64_t offset;
-};
-
-struct pending_events {
-  struct pending_event events[SUMMARY_LOOKAHEAD];
-  size_t first, count;
-};
+/* Events are read in batches: each event's heap slots are prefetched when it
+ * is read and used after the rest of the batch has been read, so the cache
+ * misses of a large heap map overlap instead of stalling one after another. */
+#define SUMMARY_BATCH 32
 
 static void out_of_memory(struct memprof_error *err, const char *name, uint64_t offset)
 {
@@ -737,27 +848,16 @@ static void out_of_memory(struct memprof_error *err, const char *name, uint64_t 
            offset);
 }
 
-/* Feeds the oldest pending event; on failure fills err. */
-static int pending_feed_one(struct summary *summary, struct pending_events *pending,
-                            const char *name, struct memprof_error *err)
+/* Applies batch[0 .. count), in order; on failure fills err. */
+static int batch_apply(struct summary *summary, const struct pending_event *batch, size_t count,
+                       const char *name, struct memprof_error *err)
 {
-  size_t i = pending->first;
-  pending->first = (pending->first + 1) % SUMMARY_LOOKAHEAD;
-  pending->count--;
-  const struct pending_event *oldest = &pending->events[i];
-  if (summary_feed_event(summary, &oldest->event, oldest->old_hash, oldest->new_hash)) {
-    out_of_memory(err, name, oldest->offset);
-    return -1;
-  }
-  return 0;
-}
-
-static int pending_feed_all(struct summary *summary, struct pending_events *pending,
-                            const char *name, struct memprof_error *err)
-{
-  while (pending->count)
-    if (pending_feed_one(summary, pending, name, err))
+  summary->events += count;
+  for (size_t i = 0; i < count; i++)
+    if (__builtin_expect(summary_apply(summary, &batch[i]), 0)) {
+      out_of_memory(err, name, batch[i].offset);
       return -1;
+    }
   return 0;
 }
 
@@ -766,38 +866,44 @@ static enum memprof_status summary_read_records(struct summary *summary,
                                                 struct memprof_reader *reader, const char *name,
                                                 struct memprof_error *err)
 {
-  struct pending_events pending = {.first = 0, .count = 0};
+  struct pending_event batch[SUMMARY_BATCH];
+  size_t count = 0;
   struct memprof_record record;
   enum memprof_status status;
   while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
-    if (record.type == MEMPROF_RECORD_SYMBOL) {
-      /* Symbols change names: feed the events before it first. */
-      if (pending_feed_all(summary, &pending, name, err))
+    if (__builtin_expect(record.type == MEMPROF_RECORD_SYMBOL, 0)) {
+      /* Symbols change names: apply the events before it first. */
+      if (batch_apply(summary, batch, count, name, err))
         return MEMPROF_IO;
+      count = 0;
       if (summary_add_symbol(summary, &record.symbol)) {
         out_of_memory(err, name, record.offset);
         return MEMPROF_IO;
       }
       continue;
     }
-    if (pending.count == SUMMARY_LOOKAHEAD &&
-        pending_feed_one(summary, &pending, name, err))
+    struct pending_event *next = &batch[count];
+    int filled = pending_fill(summary, next, &record.event);
+    if (__builtin_expect(filled != 0, 0)) {
+      if (filled > 0)
+        continue;
+      out_of_memory(err, name, record.offset);
       return MEMPROF_IO;
-    struct pending_event *next =
-        &pending.events[(pending.first + pending.count++) % SUMMARY_LOOKAHEAD];
-    next->event = record.event;
-    next->offset = record.offset;
-    next->old_hash = next->new_hash = 0;
-    if (record.event.kind != MEMPROF_EVENT_ALLOC) {
-      next->old_hash = hash_u64(record.event.old_address);
-      heap_map_prefetch(&summary->heap, next->old_hash);
     }
-    if (record.event.kind != MEMPROF_EVENT_FREE) {
-      next->new_hash = hash_u64(record.event.new_address);
-      heap_map_prefetch(&summary->heap, next->new_hash);
+    next->offset = record.offset;
+    /* Hash both addresses whatever the kind: no branch to mispredict. */
+    next->old_hash = hash_u64(next->old_address);
+    next->new_hash = hash_u64(next->new_address);
+    /* A kind's missing address is 0, whose bucket stays in cache. */
+    heap_map_prefetch(&summary->heap, next->old_hash);
+    heap_map_prefetch(&summary->heap, next->new_hash);
+    if (++count == SUMMARY_BATCH) {
+      if (batch_apply(summary, batch, count, name, err))
+        return MEMPROF_IO;
+      count = 0;
     }
   }
-  if (pending_feed_all(summary, &pending, name, err))
+  if (batch_apply(summary, batch, count, name, err))
     return MEMPROF_IO;
   if (status == MEMPROF_END) {
     memset(err, 0, sizeof *err);
