@@ -10,6 +10,9 @@
 
 #define NONE UINT32_MAX
 
+/* For the per-event path, where a call's register saves cost more than the work. */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 /* Event kinds in the order the report prints them. */
 enum { KIND_ALLOC, KIND_REALLOC, KIND_FREE, KIND_COUNT };
 
@@ -266,21 +269,20 @@ static void heap_map_prefetch(const struct heap_map *heap, uint64_t hash)
  * since which slot holds a block is random and would be mispredicted. */
 static inline unsigned bucket_match(const struct bucket *bucket, uint64_t address)
 {
-  unsigned mask = 0;
-  for (int k = 0; k < BUCKET_BLOCKS; k++)
-    mask |= (unsigned)((bucket->blocks[k].address == address) &
-                       (bucket->blocks[k].packed != 0)) << k;
-  return mask;
+  const struct block *b = bucket->blocks;
+  return (unsigned)((b[0].address == address) & (b[0].packed != 0)) |
+         (unsigned)((b[1].address == address) & (b[1].packed != 0)) << 1 |
+         (unsigned)((b[2].address == address) & (b[2].packed != 0)) << 2;
 }
 
 /* Bit k set when block k of bucket is free. */
 static inline unsigned bucket_free(const struct bucket *bucket)
 {
-  unsigned mask = 0;
-  for (int k = 0; k < BUCKET_BLOCKS; k++)
-    mask |= (unsigned)(bucket->blocks[k].packed == 0) << k;
-  return mask;
+  const struct block *b = bucket->blocks;
+  return (unsigned)(b[0].packed == 0) | (unsigned)(b[1].packed == 0) << 1 |
+         (unsigned)(b[2].packed == 0) << 2;
 }
+_Static_assert(BUCKET_BLOCKS == 3, "bucket_match and bucket_free test three blocks");
 
 /* The block holding address, or NULL. */
 static struct block *heap_map_find(const struct heap_map *heap, uint64_t address, uint64_t hash)
@@ -368,8 +370,8 @@ static int heap_map_put_oversize(struct heap_map *heap, uint64_t address, uint64
 /* Maps address to (size, version), replacing what was there (as the parser
  * does). One pass: looks for the address along its chain of buckets and
  * remembers the first free slot on the way, where a new block goes. */
-static inline int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t hash,
-                               uint64_t size, uint32_t version)
+static ALWAYS_INLINE int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t hash,
+                                      uint64_t size, uint32_t version)
 {
   if (__builtin_expect((heap->count + 1) * 2 > (heap->mask + 1) * BUCKET_BLOCKS, 0) &&
       heap_map_grow(heap))
@@ -412,8 +414,8 @@ static inline int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t
 }
 
 /* Removes address; returns 1 and its size and version if it was mapped. */
-static inline int heap_map_take(struct heap_map *heap, uint64_t address, uint64_t hash, uint64_t *size,
-                         uint32_t *version)
+static ALWAYS_INLINE int heap_map_take(struct heap_map *heap, uint64_t address, uint64_t hash,
+                                       uint64_t *size, uint32_t *version)
 {
   size_t b = hash & heap->mask;
   for (;;) {
@@ -634,8 +636,8 @@ static int primary_table_grow(struct primary_table *table)
 
 /* Records that entry overrode a block of old_size bytes, made by version, with
  * a block of new_size bytes (0 for a free). */
-static inline int primary_link(struct summary *summary, uint32_t entry_id, uint32_t version,
-                               uint64_t old_size, uint64_t new_size)
+static ALWAYS_INLINE int primary_link(struct summary *summary, uint32_t entry_id,
+                                      uint32_t version, uint64_t old_size, uint64_t new_size)
 {
   struct primary_table *table = &summary->primaries;
   const struct version *made_by = &summary->versions[version];
@@ -788,7 +790,8 @@ static uint32_t site_entry_slow(struct summary *summary, uint32_t site_id, int k
 }
 
 /* Applies one event. Returns 0, or -1 when out of memory. */
-static inline int summary_apply(struct summary *summary, const struct pending_event *event)
+static ALWAYS_INLINE int summary_apply(struct summary *summary,
+                                       const struct pending_event *event)
 {
   const struct site *site = &summary->sites[event->site];
   uint32_t entry_id = site->entry[event->kind];
@@ -891,9 +894,13 @@ static enum memprof_status summary_read_records(struct summary *summary,
       return MEMPROF_IO;
     }
     next->offset = record.offset;
-    /* Hash both addresses whatever the kind: no branch to mispredict. */
-    next->old_hash = hash_u64(next->old_address);
-    next->new_hash = hash_u64(next->new_address);
+    /* One hash for an alloc or a free, the address picked without a branch;
+     * a realloc's second address is hashed apart. */
+    int is_alloc = next->kind == KIND_ALLOC;
+    uint64_t first = hash_u64(is_alloc ? next->new_address : next->old_address);
+    next->old_hash = next->new_hash = first;
+    if (next->kind == KIND_REALLOC)
+      next->new_hash = hash_u64(next->new_address);
     /* A kind's missing address is 0, whose bucket stays in cache. */
     heap_map_prefetch(&summary->heap, next->old_hash);
     heap_map_prefetch(&summary->heap, next->new_hash);
