@@ -310,8 +310,9 @@ static int cursor_uleb(struct cursor *c, uint64_t *value)
   return n;
 }
 
-/* Decodes a ULEB128 with no bounds check: the caller knows 10 bytes are there. */
-static inline const uint8_t *fast_uleb(const uint8_t *p, uint64_t *value, int *bad)
+/* Decodes a ULEB128 of more than 8 bytes, or any length where words are not
+ * little-endian; no bounds check: the caller knows 10 bytes are there. */
+static const uint8_t *fast_uleb_long(const uint8_t *p, uint64_t *value, int *bad)
 {
   uint64_t byte = *p++;
   if (byte < 0x80) {
@@ -333,6 +334,30 @@ static inline const uint8_t *fast_uleb(const uint8_t *p, uint64_t *value, int *b
   }
   *value = result;
   return p;
+}
+
+/* Decodes a ULEB128 with no bounds check: the caller knows 10 bytes are there.
+ * Numbers of up to 8 bytes (below 2^56: every address and size in practice)
+ * are decoded from one 8-byte load without a branch on their length, which
+ * varies from field to field and would be mispredicted. */
+static inline const uint8_t *fast_uleb(const uint8_t *p, uint64_t *value, int *bad)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t word;
+  memcpy(&word, p, sizeof word);
+  uint64_t ends = ~word & UINT64_C(0x8080808080808080);  /* bytes with the stop bit clear */
+  if (__builtin_expect(ends != 0, 1)) {
+    unsigned bits = (unsigned)__builtin_ctzll(ends) + 1;  /* through the last byte's bit 7 */
+    uint64_t x = word & (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1);
+    /* Squeeze out the continuation bits: 7-bit groups to 14, 28, then 56 bits. */
+    x = (x & UINT64_C(0x007f007f007f007f)) | (x & UINT64_C(0x7f007f007f007f00)) >> 1;
+    x = (x & UINT64_C(0x00003fff00003fff)) | (x & UINT64_C(0x3fff00003fff0000)) >> 2;
+    x = (x & UINT64_C(0x000000000fffffff)) | (x & UINT64_C(0x0fffffff00000000)) >> 4;
+    *value = x;
+    return p + bits / 8;
+  }
+#endif
+  return fast_uleb_long(p, value, bad);
 }
 
 static enum memprof_status bad_uleb(struct memprof_reader *r, uint64_t record_offset,
