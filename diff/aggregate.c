@@ -120,8 +120,11 @@ static int aggregate_boundary(struct aggregate *aggregate)
   }
   for (size_t i = 0; i < aggregate->sites.count; i++) {
     struct aggregate_site *site = &aggregate->data[i];
-    site->series_live_bytes[at] = site->live_bytes;
-    site->series_live_blocks[at] = site->live_blocks;
+    /* young blocks wait for the next boundary: they may be garbage the
+     * segment's final GC cycle could not yet collect */
+    site->series_live_bytes[at] = site->live_bytes - site->young_bytes;
+    site->series_live_blocks[at] = site->live_blocks - site->young_blocks;
+    site->young_bytes = site->young_blocks = 0;
     site->series_alloc_bytes[at] = site->segment_alloc_bytes;
     site->series_free_bytes[at] = site->segment_free_bytes;
     site->segment_alloc_bytes = site->segment_free_bytes = 0;
@@ -161,8 +164,14 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
     born->site = global[block->site];
     born->tag = birth;
     struct aggregate_site *owner = &aggregate->data[born->site];
-    owner->live_bytes += sampling_bytes(aggregate->sample, block->size);
-    owner->live_blocks += sampling_blocks(aggregate->sample, block->size);
+    uint64_t bytes = sampling_bytes(aggregate->sample, block->size);
+    uint64_t blocks = sampling_blocks(aggregate->sample, block->size);
+    owner->live_bytes += bytes;
+    owner->live_blocks += blocks;
+    if (block->tag & LIVE_MAP_YOUNG) {
+      owner->young_bytes += bytes;
+      owner->young_blocks += blocks;
+    }
   }
   for (size_t i = 0; i < local_count; i++) {
     struct aggregate_site *site = &aggregate->data[global[i]];
@@ -225,7 +234,10 @@ static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct
       status = err->status;
     }
     if (status == DIFF_OK)
+    {
+      segment.young_from = capture->segments[i].young_from;
       status = segment_aggregate_read(&segment, capture->segments[i].path, aggregate->sample, err);
+    }
     if (status == DIFF_OK)
       status = aggregate_take(aggregate, capture, &segment, options, err);
     if (status != DIFF_OK) {
@@ -280,6 +292,7 @@ static void *pipeline_worker(void *argument)
       slot->status = DIFF_ERROR_MEMORY;
       snprintf(slot->error.message, sizeof slot->error.message, "out of memory");
     } else {
+      slot->segment.young_from = pipeline->capture->segments[index].young_from;
       slot->status = segment_aggregate_read(&slot->segment, pipeline->capture->segments[index].path,
                                             pipeline->sample, &slot->error);
     }

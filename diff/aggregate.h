@@ -13,7 +13,8 @@
 
 /* A site across the capture. The series arrays hold one entry per boundary. */
 struct aggregate_site {
-  uint64_t live_bytes, live_blocks;     /* now */
+  uint64_t live_bytes, live_blocks;     /* now, young blocks included */
+  uint64_t young_bytes, young_blocks;   /* live blocks born young in the segment being merged */
   uint64_t segment_alloc_bytes, segment_free_bytes;  /* within the segment being merged */
   uint64_t allocs, frees;
   uint64_t *series_live_bytes, *series_live_blocks, *series_alloc_bytes, *series_free_bytes;

@@ -55,6 +55,7 @@ static int capture_add(struct capture *capture, size_t *capacity, char *path)
   struct capture_segment *segment = &capture->segments[capture->count++];
   memset(segment, 0, sizeof *segment);
   segment->path = path;
+  segment->young_from = UINT64_MAX;  /* no young_from key: every live block counts */
   return 0;
 }
 
@@ -132,6 +133,8 @@ static int capture_parse_index(struct capture *capture, size_t *capacity, const 
         segment->gc_cycles = strtoull(value, NULL, 10);
       if ((value = capture_field(fields + 1, count - 1, "heap_bytes")))
         segment->heap_bytes = strtoull(value, NULL, 10);
+      if ((value = capture_field(fields + 1, count - 1, "young_from")))
+        segment->young_from = strtoull(value, NULL, 10);
       if ((value = capture_field(fields + 1, count - 1, "sample")) && !capture->info.sample_bytes)
         capture->info.sample_bytes = strtoull(value, NULL, 10);
     }

@@ -12,6 +12,7 @@ struct capture_segment {
   uint64_t file_bytes;        /* size on disk, for progress */
   double end_time;            /* from the index; 0 if unknown */
   uint64_t gc_cycles, heap_bytes;
+  uint64_t young_from;        /* events before the final GC cycle started; UINT64_MAX if unknown */
   int listed;                 /* described by an index line */
   int partial;                /* a .part file: the segment being written when the process stopped */
 };

@@ -21,6 +21,7 @@ struct live_block {
 };
 
 #define LIVE_MAP_LIVE 1u
+#define LIVE_MAP_YOUNG 2u  /* with LIVE: born during the segment's final GC cycle */
 
 struct live_map {
   struct live_block *slots;

@@ -19,6 +19,7 @@ struct segment_location {
 int segment_aggregate_init(struct segment_aggregate *segment)
 {
   memset(segment, 0, sizeof *segment);
+  segment->young_from = UINT64_MAX;
   if (site_table_init(&segment->sites) < 0)
     return -1;
   if (live_map_init(&segment->touched) < 0) {
@@ -59,6 +60,7 @@ int segment_aggregate_reset(struct segment_aggregate *segment)
   segment->location_count = 0;
   segment->last_source = 0;
   segment->events = 0;
+  segment->young_from = UINT64_MAX;
   segment->truncated = 0;
   segment->warning[0] = '\0';
   return 0;
@@ -83,7 +85,8 @@ int segment_aggregate_site(struct segment_aggregate *segment, const char *name, 
 }
 
 static inline int segment_alloc(struct segment_aggregate *segment, uint32_t site,
-                                uint64_t address, size_t hash, uint64_t size, uint64_t sample)
+                                uint64_t address, size_t hash, uint64_t size, uint64_t sample,
+                                uint32_t young)
 {
   if (!address)
     return 0;
@@ -98,7 +101,7 @@ static inline int segment_alloc(struct segment_aggregate *segment, uint32_t site
   }
   block->size = size;
   block->site = site;
-  block->tag = LIVE_MAP_LIVE;
+  block->tag = LIVE_MAP_LIVE | young;
   struct segment_site *stats = &segment->stats[site];
   stats->alloc_bytes += sampling_bytes(sample, size);
   stats->allocs += sampling_blocks(sample, size);
@@ -133,7 +136,7 @@ static inline int segment_free(struct segment_aggregate *segment, uint64_t addre
 int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, uint64_t address,
                             size_t hash, uint64_t size, uint64_t sample)
 {
-  return segment_alloc(segment, site, address, hash, size, sample);
+  return segment_alloc(segment, site, address, hash, size, sample, 0);
 }
 
 int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
@@ -263,6 +266,7 @@ static void segment_forget_locations(struct segment_aggregate *segment)
  * allocate new_address for site (if new_size is not 0). */
 struct segment_pending {
   uint32_t site;
+  uint32_t young;             /* LIVE_MAP_YOUNG when born after young_from */
   uint64_t old_address;
   uint64_t new_address, new_size;
   size_t old_hash, new_hash;
@@ -276,7 +280,8 @@ static inline int segment_apply(struct segment_aggregate *segment, const struct 
   if (op->old_address && segment_free(segment, op->old_address, op->old_hash, sample) < 0)
     return -1;
   if (op->new_size &&
-      segment_alloc(segment, op->site, op->new_address, op->new_hash, op->new_size, sample) < 0)
+      segment_alloc(segment, op->site, op->new_address, op->new_hash, op->new_size, sample,
+                    op->young) < 0)
     return -1;
   return 0;
 }
@@ -320,10 +325,11 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
       continue;
     }
     const struct memprof_event *event = &record.event;
+    uint32_t young = segment->events >= segment->young_from ? LIVE_MAP_YOUNG : 0;
     segment->events++;
     /* Name the site now (the symbols are those of this moment), touch the
      * map later: the slots are prefetched SEGMENT_PENDING events ahead. */
-    struct segment_pending op = {SITE_TABLE_NONE, 0, 0, 0, 0, 0};
+    struct segment_pending op = {SITE_TABLE_NONE, young, 0, 0, 0, 0, 0};
     if (event->kind != MEMPROF_EVENT_FREE) {
       if (segment_event_site(segment, symtab, event, &op.site) < 0) {
         result = segment_out_of_memory(err, path);

@@ -23,13 +23,18 @@ struct segment_site {
  * here and still live at the end carry LIVE_MAP_LIVE, the others are dead.
  * Merging then costs one step per touched address, whatever the event count:
  * the block the capture held there (if any) ended in this segment (freed, or
- * closed by an alloc over it), and the live ones are born. */
+ * closed by an alloc over it), and the live ones are born. Live blocks born
+ * after the segment's final GC cycle started also carry LIVE_MAP_YOUNG. */
 struct segment_aggregate {
   struct site_table sites;       /* local site indices, by stable name */
   struct segment_site *stats;    /* [sites.count] */
   size_t stats_capacity;
   struct live_map touched;
   uint64_t events;               /* alloc, free and realloc events */
+  /* Blocks born at event index young_from or later (0-based, counted as
+   * events is) are young: LIVE_MAP_YOUNG. UINT64_MAX: none. The reader sets
+   * it before segment_aggregate_read; init and reset make it UINT64_MAX. */
+  uint64_t young_from;
   int truncated;                 /* the stream was cut; warning says where */
   char warning[512];
 

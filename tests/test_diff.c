@@ -543,6 +543,151 @@ START_TEST(test_tarantool_segments_flag_the_sessions_site_only)
 }
 END_TEST
 
+/* Writes dir/index listing seg-0001.memprof .. seg-N.memprof; young_from[k]
+ * is segment k+1's key, or UINT64_MAX to leave the key out. */
+static void write_index_with_young(int segments, const uint64_t *young_from)
+{
+  char path[600];
+  FILE *index = fopen(fixture_path(path, sizeof path, dir, "index"), "w");
+  ck_assert_ptr_nonnull(index);
+  fputs("ljleak-index\tversion=1\ncapture\tpid=1\tsample=0\n", index);
+  for (int k = 1; k <= segments; k++) {
+    fprintf(index, "segment\tseq=%d\tfile=seg-%04d.memprof\tend=%d\tcomplete=1", k, k, 100 + k);
+    if (young_from[k - 1] != UINT64_MAX)
+      fprintf(index, "\tyoung_from=%llu", (unsigned long long)young_from[k - 1]);
+    fputc('\n', index);
+  }
+  fclose(index);
+}
+
+START_TEST(test_young_block_is_counted_at_the_next_boundary)
+{
+  char path[600];
+  struct fixture_segment s;
+  segment_file(path, sizeof path, 1);                /* young_from=2 */
+  fixture_begin(&s, path);
+  fixture_alloc(&s, 10, 0xa000, 100);                /* event 0: old */
+  fixture_free(&s, 10, 0xdead0, 8);                  /* event 1: unknown address, still an event */
+  fixture_alloc(&s, 10, 0xb000, 50);                 /* event 2: young, live at boundary 1 */
+  fixture_alloc(&s, 11, 0xc000, 30);                 /* event 3: young, freed in segment 2 */
+  fixture_realloc(&s, 12, 0xa000, 100, 0xd000, 200); /* event 4: the new block is young */
+  fixture_end(&s, 0);
+  segment_file(path, sizeof path, 2);                /* young_from=1 */
+  fixture_begin(&s, path);
+  fixture_free(&s, 20, 0xc000, 30);                  /* event 0: the young block dies */
+  fixture_alloc(&s, 11, 0xe000, 70);                 /* event 1: young */
+  fixture_alloc(&s, 13, 0xf000, 9);                  /* event 2: young, freed in the segment */
+  fixture_free(&s, 20, 0xf000, 9);
+  fixture_end(&s, 0);
+  segment_file(path, sizeof path, 3);                /* no young_from: every live block counts */
+  fixture_begin(&s, path);
+  fixture_alloc(&s, 14, 0x10000, 5);
+  fixture_end(&s, 0);
+  write_index_with_young(3, (const uint64_t[]){2, 1, UINT64_MAX});
+
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    struct diff_result result;
+    run_trend(&result, jobs);
+    ck_assert_uint_eq(result.capture.boundary_count, 3);
+    const struct diff_site *site = find_site(&result, "@t.lua:10");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 50, 50}, 3);
+    assert_series(site->live_blocks, site->count, (const uint64_t[]){0, 1, 1}, 3);
+    assert_series(site->alloc_bytes, site->count, (const uint64_t[]){150, 0, 0}, 3);
+    assert_series(site->free_bytes, site->count, (const uint64_t[]){100, 0, 0}, 3);
+    site = find_site(&result, "@t.lua:11");  /* the young block freed in segment 2: never counted */
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 0, 70}, 3);
+    assert_series(site->live_blocks, site->count, (const uint64_t[]){0, 0, 1}, 3);
+    assert_series(site->alloc_bytes, site->count, (const uint64_t[]){30, 70, 0}, 3);
+    assert_series(site->free_bytes, site->count, (const uint64_t[]){0, 30, 0}, 3);
+    site = find_site(&result, "@t.lua:12");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 200, 200}, 3);
+    site = find_site(&result, "@t.lua:13");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 0, 0}, 3);
+    assert_series(site->alloc_bytes, site->count, (const uint64_t[]){0, 9, 0}, 3);
+    site = find_site(&result, "@t.lua:14");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 0, 5}, 3);
+    diff_result_free(&result);
+  }
+}
+END_TEST
+
+/* Segment k: the churn garbage of segment k-1 is freed, the leak (line 30)
+ * keeps 1000 more bytes, steady churn comes and goes; then the final GC cycle
+ * starts (event 2k + 1, returned in young_from) and the churn site (line 40)
+ * makes k garbage blocks of 1000 bytes that this cycle cannot collect yet:
+ * the longer the heap, the longer the cycle, the more young garbage. */
+static uint64_t write_churn_with_young_garbage(int k)
+{
+  char path[600];
+  struct fixture_segment s;
+  segment_file(path, sizeof path, k);
+  fixture_begin(&s, path);
+  uint64_t events = 0;
+  for (int i = 0; i < k - 1; i++, events++)
+    fixture_free(&s, 50, 0x800000 + 0x1000 * (uint64_t)(k - 1) * 64 + 0x1000 * (uint64_t)i, 1000);
+  fixture_alloc(&s, 30, 0x100000 + 0x1000 * (uint64_t)k, 1000);
+  events++;
+  for (int i = 0; i < k + 1; i++, events += 2) {
+    fixture_alloc(&s, 40, 0x700000, 1000);
+    fixture_free(&s, 50, 0x700000, 1000);
+  }
+  uint64_t young_from = events;
+  for (int i = 0; i < k; i++)
+    fixture_alloc(&s, 40, 0x800000 + 0x1000 * (uint64_t)k * 64 + 0x1000 * (uint64_t)i, 1000);
+  fixture_end(&s, 0);
+  return young_from;
+}
+
+static void write_leak_amid_young_churn(int segments, int with_young_from)
+{
+  uint64_t young_from[16];
+  ck_assert_int_le(segments, 16);
+  for (int k = 1; k <= segments; k++) {
+    young_from[k - 1] = write_churn_with_young_garbage(k);
+    if (!with_young_from)
+      young_from[k - 1] = UINT64_MAX;
+  }
+  write_index_with_young(segments, young_from);
+}
+
+START_TEST(test_young_churn_growing_with_a_leak_is_steady)
+{
+  write_leak_amid_young_churn(12, 1);
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    struct diff_result result;
+    run_trend(&result, jobs);
+    ck_assert_uint_eq(result.flagged, 1);
+    const struct diff_site *leak = find_site(&result, "@t.lua:30");
+    ck_assert_int_eq(leak->verdict, DIFF_VERDICT_GROWING);
+    ck_assert_uint_eq(leak->live_bytes[0], 1000);
+    ck_assert_uint_eq(leak->live_bytes[11], 12000);
+    const struct diff_site *churn = find_site(&result, "@t.lua:40");
+    ck_assert_int_eq(churn->verdict, DIFF_VERDICT_STEADY);
+    for (size_t i = 0; i < churn->count; i++)
+      ck_assert_uint_eq(churn->live_bytes[i], 0);
+    /* what it allocated is still reported: k + 1 churned blocks and k young ones */
+    ck_assert_uint_eq(churn->alloc_bytes[11], (12 + 1 + 12) * 1000);
+    diff_result_free(&result);
+  }
+}
+END_TEST
+
+START_TEST(test_without_young_from_young_churn_counts_and_grows)
+{
+  /* The capture above without the key (Tarantool's segments, older
+   * captures): every live block counts, so the churn looks like a leak. */
+  write_leak_amid_young_churn(12, 0);
+  struct diff_result result;
+  run_trend(&result, 1);
+  ck_assert_uint_eq(result.flagged, 2);
+  const struct diff_site *churn = find_site(&result, "@t.lua:40");
+  ck_assert_int_eq(churn->verdict, DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(churn->live_bytes[0], 1000);
+  ck_assert_uint_eq(churn->live_bytes[11], 12000);
+  diff_result_free(&result);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("diff");
@@ -562,6 +707,9 @@ int main(void)
   tcase_add_test(tc, test_range_mode_gives_delta_between_two_boundaries);
   tcase_add_test(tc, test_base_mode_gives_new_and_worse);
   tcase_add_test(tc, test_tarantool_segments_flag_the_sessions_site_only);
+  tcase_add_test(tc, test_young_block_is_counted_at_the_next_boundary);
+  tcase_add_test(tc, test_young_churn_growing_with_a_leak_is_steady);
+  tcase_add_test(tc, test_without_young_from_young_churn_counts_and_grows);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
