@@ -23,8 +23,9 @@ struct site {
   uint32_t version;             /* (site, name) under the current symbols, or NONE */
   uint64_t name_epoch;          /* symbol epoch in which it was computed */
   uint32_t entry[KIND_COUNT];   /* this id's entry per event kind, or NONE */
-  uint32_t primary_slot;        /* slot of the primary record last updated for this
-                                 * site's blocks: a guess, checked by its key */
+  uint32_t primary_slot[KIND_COUNT];  /* per releasing kind, the slot of the primary
+                                      * record last updated for this site's blocks:
+                                      * a guess, checked by its key */
 };
 
 /* A distinct name; its bytes live in the summary's name arena. */
@@ -534,21 +535,15 @@ static uint32_t site_version(struct summary *summary, uint32_t site_id)
 /* The site of an event's location, added if new; NONE when out of memory. */
 static uint32_t site_lookup(struct summary *summary, const struct memprof_event *event)
 {
-  uint64_t key[3] = {0, 0, 0};  /* address, line, trace: what the parser's id holds */
-  switch (event->source) {
-  case MEMPROF_SOURCE_LUA:
-    key[0] = event->location;
-    key[1] = event->line;
-    break;
-  case MEMPROF_SOURCE_C:
-    key[0] = event->location;
-    break;
-  case MEMPROF_SOURCE_TRACE:
-    key[2] = event->location;
-    break;
-  default:
-    break;
-  }
+  /* Address, line, trace: what the parser's id holds. Sources alternate
+   * unpredictably (an allocating site, then the GC), so the key is made by
+   * masks rather than a switch. */
+  enum memprof_source source = event->source;
+  uint64_t is_lua = (uint64_t)0 - (source == MEMPROF_SOURCE_LUA);
+  uint64_t is_c = (uint64_t)0 - (source == MEMPROF_SOURCE_C);
+  uint64_t is_trace = (uint64_t)0 - (source == MEMPROF_SOURCE_TRACE);
+  uint64_t key[3] = {event->location & (is_lua | is_c), event->line & is_lua,
+                     event->location & is_trace};
   struct index_table *table = &summary->site_index;
   /* Sixteen bytes hash faster than 24; equality still compares all three. */
   uint64_t folded[2] = {key[0] ^ key[2], key[1]};
@@ -579,7 +574,8 @@ static uint32_t site_lookup(struct summary *summary, const struct memprof_event 
   site->source = event->source;
   site->version = NONE;
   site->name_epoch = 0;
-  site->primary_slot = 0;
+  for (int k = 0; k < KIND_COUNT; k++)
+    site->primary_slot[k] = 0;
   for (int k = 0; k < KIND_COUNT; k++)
     site->entry[k] = NONE;
   index_table_insert(table, &table->slots[i], hash);
@@ -634,19 +630,20 @@ static int primary_table_grow(struct primary_table *table)
   return 0;
 }
 
-/* Records that entry overrode a block of old_size bytes, made by version, with
- * a block of new_size bytes (0 for a free). */
-static ALWAYS_INLINE int primary_link(struct summary *summary, uint32_t entry_id,
+/* Records that entry (of kind) overrode a block of old_size bytes, made by
+ * version, with a block of new_size bytes (0 for a free). */
+static ALWAYS_INLINE int primary_link(struct summary *summary, uint32_t entry_id, int kind,
                                       uint32_t version, uint64_t old_size, uint64_t new_size)
 {
   struct primary_table *table = &summary->primaries;
   const struct version *made_by = &summary->versions[version];
   struct site *site = &summary->sites[made_by->site];
   uint64_t key = (uint64_t)entry_id << 32 | made_by->site;
-  /* Most of a site's blocks are released by one location (the GC): the
-   * record the site's last block went to is tried first. Slots only move
-   * when the table grows, and the key check catches that. */
-  struct primary *record = &table->slots[site->primary_slot & table->mask];
+  /* Most of a site's blocks are freed by one location (the GC) and
+   * reallocated by one (often the site itself): per kind, the record the
+   * site's last block went to is tried first. Slots only move when the table
+   * grows, and the key check catches that. */
+  struct primary *record = &table->slots[site->primary_slot[kind] & table->mask];
   if (__builtin_expect(record->key != key, 0)) {
     if ((table->count + 1) * 2 > table->mask + 1 && primary_table_grow(table))
       return -1;
@@ -656,7 +653,7 @@ static ALWAYS_INLINE int primary_link(struct summary *summary, uint32_t entry_id
       table->count++;
       summary->entries[entry_id].primary_count++;
     }
-    site->primary_slot = (uint32_t)(record - table->slots);
+    site->primary_slot[kind] = (uint32_t)(record - table->slots);
   }
   record->allocated += new_size;
   record->freed += old_size;
@@ -811,7 +808,8 @@ static ALWAYS_INLINE int summary_apply(struct summary *summary,
     uint32_t old_version;
     if (heap_map_take(&summary->heap, event->old_address, event->old_hash, &old_size,
                       &old_version) &&
-        primary_link(summary, entry_id, old_version, old_size, event->new_size))
+        primary_link(summary, entry_id, (int)event->kind, old_version, old_size,
+                     event->new_size))
       return -1;
     if (event->kind == KIND_FREE)
       return 0;
