@@ -347,14 +347,13 @@ static inline const uint8_t *fast_uleb(const uint8_t *p, uint64_t *value, int *b
   memcpy(&word, p, sizeof word);
   uint64_t ends = ~word & UINT64_C(0x8080808080808080);  /* bytes with the stop bit clear */
   if (__builtin_expect(ends != 0, 1)) {
-    unsigned bits = (unsigned)__builtin_ctzll(ends) + 1;  /* through the last byte's bit 7 */
-    uint64_t x = word & (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1);
+    uint64_t x = word & (ends ^ (ends - 1));  /* the bits through the last byte's */
     /* Squeeze out the continuation bits: 7-bit groups to 14, 28, then 56 bits. */
     x = (x & UINT64_C(0x007f007f007f007f)) | (x & UINT64_C(0x7f007f007f007f00)) >> 1;
     x = (x & UINT64_C(0x00003fff00003fff)) | (x & UINT64_C(0x3fff00003fff0000)) >> 2;
     x = (x & UINT64_C(0x000000000fffffff)) | (x & UINT64_C(0x0fffffff00000000)) >> 4;
     *value = x;
-    return p + bits / 8;
+    return p + (__builtin_ctzll(ends) >> 3) + 1;
   }
 #endif
   return fast_uleb_long(p, value, bad);
