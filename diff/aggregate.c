@@ -254,9 +254,12 @@ static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct
 
 /* Workers claim segments in order and read them; the main thread merges them
  * in order. A worker waits before claiming a segment more than `window`
- * ahead of the merge, which bounds memory to window segment aggregates. */
+ * ahead of the merge, which bounds memory to window segment aggregates.
+ * Merged aggregates go back to a pool and are emptied by the worker that
+ * takes one, so their tables keep their size from segment to segment and the
+ * main thread only merges. */
 struct pipeline_slot {
-  struct segment_aggregate segment;
+  struct segment_aggregate *segment;  /* owned while ready is 1 */
   enum diff_status status;
   struct diff_error error;
   int ready;
@@ -268,9 +271,43 @@ struct pipeline {
   struct capture *capture;
   uint64_t sample;
   struct pipeline_slot *slots;   /* [capture->count] */
+  struct segment_aggregate **spare;  /* [window] merged, ready to be emptied and reused */
+  size_t spare_count;
   size_t next, merged, window;
   int stop;
 };
+
+static void pipeline_fail_memory(struct pipeline_slot *slot)
+{
+  slot->status = DIFF_ERROR_MEMORY;
+  snprintf(slot->error.message, sizeof slot->error.message, "out of memory");
+}
+
+/* A pooled aggregate emptied, or a new one; NULL when out of memory. */
+static struct segment_aggregate *pipeline_take_aggregate(struct segment_aggregate *spare)
+{
+  if (spare) {
+    if (segment_aggregate_reset(spare) == 0)
+      return spare;
+    segment_aggregate_release(spare);
+    free(spare);
+    return NULL;
+  }
+  struct segment_aggregate *segment = malloc(sizeof *segment);
+  if (segment && segment_aggregate_init(segment) < 0) {
+    free(segment);
+    segment = NULL;
+  }
+  return segment;
+}
+
+static void pipeline_drop_aggregate(struct segment_aggregate *segment)
+{
+  if (segment) {
+    segment_aggregate_release(segment);
+    free(segment);
+  }
+}
 
 static void *pipeline_worker(void *argument)
 {
@@ -285,15 +322,17 @@ static void *pipeline_worker(void *argument)
       return NULL;
     }
     size_t index = pipeline->next++;
+    struct segment_aggregate *spare =
+        pipeline->spare_count ? pipeline->spare[--pipeline->spare_count] : NULL;
     pthread_mutex_unlock(&pipeline->lock);
 
     struct pipeline_slot *slot = &pipeline->slots[index];
-    if (segment_aggregate_init(&slot->segment) < 0) {
-      slot->status = DIFF_ERROR_MEMORY;
-      snprintf(slot->error.message, sizeof slot->error.message, "out of memory");
+    slot->segment = pipeline_take_aggregate(spare);
+    if (!slot->segment) {
+      pipeline_fail_memory(slot);
     } else {
-      slot->segment.young_from = pipeline->capture->segments[index].young_from;
-      slot->status = segment_aggregate_read(&slot->segment, pipeline->capture->segments[index].path,
+      slot->segment->young_from = pipeline->capture->segments[index].young_from;
+      slot->status = segment_aggregate_read(slot->segment, pipeline->capture->segments[index].path,
                                             pipeline->sample, &slot->error);
     }
     pthread_mutex_lock(&pipeline->lock);
@@ -313,9 +352,11 @@ static enum diff_status aggregate_parallel(struct aggregate *aggregate, struct c
   struct pipeline pipeline = {.capture = capture, .sample = aggregate->sample,
                               .window = jobs + 1};
   pipeline.slots = calloc(capture->count, sizeof *pipeline.slots);
+  pipeline.spare = calloc(pipeline.window, sizeof *pipeline.spare);
   pthread_t *threads = calloc(jobs, sizeof *threads);
-  if (!pipeline.slots || !threads) {
+  if (!pipeline.slots || !pipeline.spare || !threads) {
     free(pipeline.slots);
+    free(pipeline.spare);
     free(threads);
     aggregate_fail_memory(err);
     return err->status;
@@ -342,10 +383,14 @@ static enum diff_status aggregate_parallel(struct aggregate *aggregate, struct c
     if (status != DIFF_OK)
       *err = slot->error;
     else
-      status = aggregate_take(aggregate, capture, &slot->segment, options, err);
-    segment_aggregate_release(&slot->segment);
-    slot->ready = 2;  /* released */
+      status = aggregate_take(aggregate, capture, slot->segment, options, err);
     pthread_mutex_lock(&pipeline.lock);
+    if (slot->segment && pipeline.spare_count < pipeline.window)  /* always room: see window */
+      pipeline.spare[pipeline.spare_count++] = slot->segment;
+    else
+      pipeline_drop_aggregate(slot->segment);
+    slot->segment = NULL;
+    slot->ready = 2;  /* merged */
     pipeline.merged = i + 1;
     if (status != DIFF_OK)
       pipeline.stop = 1;
@@ -365,10 +410,13 @@ static enum diff_status aggregate_parallel(struct aggregate *aggregate, struct c
     pthread_join(threads[i], NULL);
   for (size_t i = 0; i < capture->count; i++)  /* segments read but not merged (after an error) */
     if (pipeline.slots[i].ready == 1)
-      segment_aggregate_release(&pipeline.slots[i].segment);
+      pipeline_drop_aggregate(pipeline.slots[i].segment);
+  for (size_t i = 0; i < pipeline.spare_count; i++)
+    pipeline_drop_aggregate(pipeline.spare[i]);
   pthread_cond_destroy(&pipeline.changed);
   pthread_mutex_destroy(&pipeline.lock);
   free(pipeline.slots);
+  free(pipeline.spare);
   free(threads);
   return status;
 }
