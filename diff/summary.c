@@ -63,7 +63,7 @@ struct version {
 };
 
 /* A live block in 16 bytes: packed = size << 24 | (version + 1); 0 marks an
- * empty slot. A size of 2^40 - 1 or more is kept in the heap map's oversize
+ * empty slot, whose address is 0 too. A size of 2^40 - 1 or more is kept in the heap map's oversize
  * list instead. */
 struct block {
   uint64_t address;
@@ -266,14 +266,14 @@ static void heap_map_prefetch(const struct heap_map *heap, uint64_t hash)
   __builtin_prefetch(&heap->buckets[hash & heap->mask]);
 }
 
-/* Bit k set when block k of bucket holds address: computed without branches,
- * since which slot holds a block is random and would be mispredicted. */
+/* Bit k set when block k of bucket holds address, for an address other than
+ * 0 (a free slot's address is 0): computed without branches, since which
+ * slot holds a block is random and would be mispredicted. */
 static inline unsigned bucket_match(const struct bucket *bucket, uint64_t address)
 {
   const struct block *b = bucket->blocks;
-  return (unsigned)((b[0].address == address) & (b[0].packed != 0)) |
-         (unsigned)((b[1].address == address) & (b[1].packed != 0)) << 1 |
-         (unsigned)((b[2].address == address) & (b[2].packed != 0)) << 2;
+  return (unsigned)(b[0].address == address) | (unsigned)(b[1].address == address) << 1 |
+         (unsigned)(b[2].address == address) << 2;
 }
 
 /* Bit k set when block k of bucket is free. */
@@ -347,18 +347,23 @@ static uint64_t heap_map_oversize_take(struct heap_map *heap, uint64_t address)
   return BLOCK_SIZE_ESCAPE;  /* unreachable: every escaped block is listed */
 }
 
-/* heap_map_put for a size kept in the oversize list: the rare path. */
-static int heap_map_put_oversize(struct heap_map *heap, uint64_t address, uint64_t hash,
-                                 uint64_t size, uint32_t version)
+/* heap_map_put for a size kept in the oversize list or for address 0: the
+ * rare path. */
+static int heap_map_put_slow(struct heap_map *heap, uint64_t address, uint64_t hash,
+                             uint64_t size, uint32_t version)
 {
-  if (reserve((void **)&heap->oversize, &heap->oversize_capacity, heap->oversize_count + 1,
+  if (size >= BLOCK_SIZE_ESCAPE &&
+      reserve((void **)&heap->oversize, &heap->oversize_capacity, heap->oversize_count + 1,
               sizeof *heap->oversize))
     return -1;
   struct block *found = heap_map_find(heap, address, hash);
   if (found && found->packed >> BLOCK_VERSION_BITS == BLOCK_SIZE_ESCAPE)
     heap_map_oversize_take(heap, address);
-  heap->oversize[heap->oversize_count++] = (struct oversize_block){address, size};
-  struct block block = {address, BLOCK_SIZE_ESCAPE << BLOCK_VERSION_BITS | (version + 1)};
+  if (size >= BLOCK_SIZE_ESCAPE) {
+    heap->oversize[heap->oversize_count++] = (struct oversize_block){address, size};
+    size = BLOCK_SIZE_ESCAPE;
+  }
+  struct block block = {address, size << BLOCK_VERSION_BITS | (version + 1)};
   if (found) {
     *found = block;
     return 0;
@@ -366,6 +371,34 @@ static int heap_map_put_oversize(struct heap_map *heap, uint64_t address, uint64
   heap_map_place(heap, hash, &block);
   heap->count++;
   return 0;
+}
+
+/* Empties the slot of block, found in bucket b; returns its size and version. */
+static inline void heap_map_remove(struct heap_map *heap, uint64_t hash, size_t b,
+                                   struct block *block, uint64_t *size, uint32_t *version)
+{
+  *version = (uint32_t)(block->packed & BLOCK_VERSION_LIMIT) - 1;
+  *size = block->packed >> BLOCK_VERSION_BITS;
+  if (__builtin_expect(*size == BLOCK_SIZE_ESCAPE, 0))
+    *size = heap_map_oversize_take(heap, block->address);
+  block->address = 0;  /* a free slot's address is 0: see bucket_match */
+  block->packed = 0;
+  heap->count--;
+  /* It overflowed every bucket from its home to here. */
+  for (size_t home = hash & heap->mask; home != b; home = (home + 1) & heap->mask)
+    heap->buckets[home].overflow--;
+}
+
+/* heap_map_take for address 0: the rare path. */
+static int heap_map_take_slow(struct heap_map *heap, uint64_t address, uint64_t hash,
+                              uint64_t *size, uint32_t *version)
+{
+  struct block *found = heap_map_find(heap, address, hash);
+  if (!found)
+    return 0;
+  size_t b = (size_t)((const char *)found - (const char *)heap->buckets) / sizeof *heap->buckets;
+  heap_map_remove(heap, hash, b, found, size, version);
+  return 1;
 }
 
 /* Maps address to (size, version), replacing what was there (as the parser
@@ -377,8 +410,8 @@ static ALWAYS_INLINE int heap_map_put(struct heap_map *heap, uint64_t address, u
   if (__builtin_expect((heap->count + 1) * 2 > (heap->mask + 1) * BUCKET_BLOCKS, 0) &&
       heap_map_grow(heap))
     return -1;
-  if (__builtin_expect(size >= BLOCK_SIZE_ESCAPE, 0))
-    return heap_map_put_oversize(heap, address, hash, size, version);
+  if (__builtin_expect(size >= BLOCK_SIZE_ESCAPE || address == 0, 0))
+    return heap_map_put_slow(heap, address, hash, size, version);
   uint64_t packed = size << BLOCK_VERSION_BITS | (version + 1);
   size_t home = hash & heap->mask, b = home;
   struct block *free_slot = NULL;
@@ -418,21 +451,14 @@ static ALWAYS_INLINE int heap_map_put(struct heap_map *heap, uint64_t address, u
 static ALWAYS_INLINE int heap_map_take(struct heap_map *heap, uint64_t address, uint64_t hash,
                                        uint64_t *size, uint32_t *version)
 {
+  if (__builtin_expect(address == 0, 0))
+    return heap_map_take_slow(heap, address, hash, size, version);
   size_t b = hash & heap->mask;
   for (;;) {
     struct bucket *bucket = &heap->buckets[b];
     unsigned match = bucket_match(bucket, address);
     if (__builtin_expect(match != 0, 1)) {
-      struct block *block = &bucket->blocks[__builtin_ctz(match)];
-      *version = (uint32_t)(block->packed & BLOCK_VERSION_LIMIT) - 1;
-      *size = block->packed >> BLOCK_VERSION_BITS;
-      if (__builtin_expect(*size == BLOCK_SIZE_ESCAPE, 0))
-        *size = heap_map_oversize_take(heap, address);
-      block->packed = 0;
-      heap->count--;
-      /* It overflowed every bucket from its home to here. */
-      for (size_t home = hash & heap->mask; home != b; home = (home + 1) & heap->mask)
-        heap->buckets[home].overflow--;
+      heap_map_remove(heap, hash, b, &bucket->blocks[__builtin_ctz(match)], size, version);
       return 1;
     }
     if (!bucket->overflow)
