@@ -97,11 +97,12 @@ static int aggregate_site(struct aggregate *aggregate, const char *name, size_t 
 static void aggregate_end_block(struct aggregate *aggregate, uint64_t address)
 {
   struct live_block old;
-  if (!live_map_remove(&aggregate->live, address, &old))
+  uint64_t size;
+  if (!live_map_remove(&aggregate->live, address, &old, &size))
     return;  /* never seen: the block predates the capture */
   struct aggregate_site *owner = &aggregate->data[old.site];
-  uint64_t bytes = sampling_bytes(aggregate->sample, old.size);
-  uint64_t blocks = sampling_blocks(aggregate->sample, old.size);
+  uint64_t bytes = sampling_bytes(aggregate->sample, size);
+  uint64_t blocks = sampling_blocks(aggregate->sample, size);
   owner->live_bytes -= bytes;
   owner->live_blocks -= blocks;
   owner->segment_free_bytes += bytes;
@@ -145,14 +146,13 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
       free(global);
       return -1;
     }
-  uint32_t birth = (uint32_t)aggregate->boundaries + 1;
   const struct live_map *touched = &segment->touched;
   for (size_t i = 0; touched->count && i <= touched->mask; i++) {
     const struct live_block *block = &touched->slots[i];
     if (!block->address)
       continue;
     aggregate_end_block(aggregate, block->address);
-    if (!(block->tag & LIVE_MAP_LIVE))
+    if (block->site == LIVE_MAP_DEAD)
       continue;
     int created;
     struct live_block *born = live_map_insert(&aggregate->live, block->address, &created);
@@ -160,15 +160,18 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
       free(global);
       return -1;
     }
-    born->size = block->size;
-    born->site = global[block->site];
-    born->tag = birth;
+    uint64_t size = live_map_size(touched, block);
+    born->site = global[block->site & LIVE_MAP_SITE_MASK];
+    if (live_map_set_size(&aggregate->live, born, size) < 0) {
+      free(global);
+      return -1;
+    }
     struct aggregate_site *owner = &aggregate->data[born->site];
-    uint64_t bytes = sampling_bytes(aggregate->sample, block->size);
-    uint64_t blocks = sampling_blocks(aggregate->sample, block->size);
+    uint64_t bytes = sampling_bytes(aggregate->sample, size);
+    uint64_t blocks = sampling_blocks(aggregate->sample, size);
     owner->live_bytes += bytes;
     owner->live_blocks += blocks;
-    if (block->tag & LIVE_MAP_YOUNG) {
+    if (block->site & LIVE_MAP_YOUNG) {
       owner->young_bytes += bytes;
       owner->young_blocks += blocks;
     }

@@ -24,7 +24,7 @@ struct aggregate {
   struct site_table sites;      /* global indices, by stable name */
   struct aggregate_site *data;  /* [sites.count] */
   size_t data_capacity;
-  struct live_map live;         /* tag = segment of birth (1-based) */
+  struct live_map live;         /* site = global site index */
   size_t boundaries;
   size_t series_capacity;
   uint64_t events;

@@ -1,4 +1,4 @@
-/* diff/live_map.h: address -> block (size, site, tag), open addressing, no tombstones. */
+/* diff/live_map.h: address -> block (size, site), 16-byte slots, open addressing, no tombstones. */
 #ifndef LJLEAK_DIFF_LIVE_MAP_H
 #define LJLEAK_DIFF_LIVE_MAP_H
 
@@ -10,23 +10,36 @@
 #endif
 #include <xxhash.h>
 
-/* One block. Address 0 marks an empty slot (no allocator returns it).
- * tag is the owner's to use: the capture-wide map keeps the segment of
- * birth there, a segment's own map keeps LIVE_MAP_LIVE for blocks still live. */
+/* One block in 16 bytes, so more of a big map stays in the caches. Address
+ * 0 marks an empty slot (no allocator returns it). site is the owner's to
+ * use: the capture-wide map keeps the site index there; a segment's own map
+ * keeps LIVE_MAP_DEAD for an address whose block died, else the site index
+ * plus LIVE_MAP_YOUNG for a block born during the segment's final GC cycle.
+ * A size too big for 32 bits is LIVE_MAP_BIG_SIZE, the real one kept aside
+ * (read and write sizes with live_map_size and live_map_set_size). */
 struct live_block {
   uint64_t address;
-  uint64_t size;
   uint32_t site;
-  uint32_t tag;
+  uint32_t size;
 };
 
-#define LIVE_MAP_LIVE 1u
-#define LIVE_MAP_YOUNG 2u  /* with LIVE: born during the segment's final GC cycle */
+#define LIVE_MAP_DEAD UINT32_MAX
+#define LIVE_MAP_YOUNG 0x80000000u
+#define LIVE_MAP_SITE_MASK 0x7fffffffu
+#define LIVE_MAP_MAX_SITES 0x7fffffffu  /* site indices stay below this */
+#define LIVE_MAP_BIG_SIZE UINT32_MAX
+
+/* The sizes of LIVE_MAP_BIG_SIZE blocks (4 GiB or more: a handful at most). */
+struct live_map_big {
+  uint64_t address, size;
+};
 
 struct live_map {
   struct live_block *slots;
   size_t mask;                /* slot count - 1 (a power of two) */
   size_t count;
+  struct live_map_big *big;
+  size_t big_count, big_capacity;
 };
 
 int live_map_init(struct live_map *map);
@@ -80,13 +93,33 @@ static inline struct live_block *live_map_insert_hashed(struct live_map *map, ui
   slot->address = address;
   slot->size = 0;
   slot->site = 0;
-  slot->tag = 0;
   map->count++;
   *created = 1;
   return slot;
 }
 
-/* Removes the block at address into *removed (may be NULL); returns 1, or 0 if absent. */
-int live_map_remove(struct live_map *map, uint64_t address, struct live_block *removed);
+/* Removes the block at address into *removed and its size into *removed_size
+ * (either may be NULL); returns 1, or 0 if absent. */
+int live_map_remove(struct live_map *map, uint64_t address, struct live_block *removed,
+                    uint64_t *removed_size);
+
+uint64_t live_map_big_size(const struct live_map *map, uint64_t address);
+int live_map_set_big_size(struct live_map *map, struct live_block *block, uint64_t size);
+
+/* The size of a block of map. */
+static inline uint64_t live_map_size(const struct live_map *map, const struct live_block *block)
+{
+  return block->size != LIVE_MAP_BIG_SIZE ? block->size : live_map_big_size(map, block->address);
+}
+
+/* Sets the size of a block of map. Returns -1 when out of memory. */
+static inline int live_map_set_size(struct live_map *map, struct live_block *block, uint64_t size)
+{
+  if (block->size != LIVE_MAP_BIG_SIZE && size < LIVE_MAP_BIG_SIZE) {
+    block->size = (uint32_t)size;
+    return 0;
+  }
+  return live_map_set_big_size(map, block, size);
+}
 
 #endif

@@ -69,6 +69,8 @@ int segment_aggregate_reset(struct segment_aggregate *segment)
 int segment_aggregate_site(struct segment_aggregate *segment, const char *name, size_t length,
                            enum diff_site_kind kind, uint32_t *site)
 {
+  if (segment->sites.count >= LIVE_MAP_MAX_SITES)  /* the live map keeps 31 bits of site */
+    return -1;
   if (site_table_intern(&segment->sites, name, length, kind, site) < 0)
     return -1;
   if (segment->sites.count > segment->stats_capacity) {
@@ -94,14 +96,15 @@ static inline int segment_alloc(struct segment_aggregate *segment, uint32_t site
   struct live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
   if (!block)
     return -1;
-  if (!created && (block->tag & LIVE_MAP_LIVE)) {  /* an alloc over a live block closes it */
-    struct segment_site *owner = &segment->stats[block->site];
-    owner->free_bytes += sampling_bytes(sample, block->size);
-    owner->frees += sampling_blocks(sample, block->size);
+  if (!created && block->site != LIVE_MAP_DEAD) {  /* an alloc over a live block closes it */
+    struct segment_site *owner = &segment->stats[block->site & LIVE_MAP_SITE_MASK];
+    uint64_t old_size = live_map_size(&segment->touched, block);
+    owner->free_bytes += sampling_bytes(sample, old_size);
+    owner->frees += sampling_blocks(sample, old_size);
   }
-  block->size = size;
-  block->site = site;
-  block->tag = LIVE_MAP_LIVE | young;
+  if (live_map_set_size(&segment->touched, block, size) < 0)
+    return -1;
+  block->site = site | young;
   struct segment_site *stats = &segment->stats[site];
   stats->alloc_bytes += sampling_bytes(sample, size);
   stats->allocs += sampling_blocks(sample, size);
@@ -120,15 +123,16 @@ static inline int segment_free(struct segment_aggregate *segment, uint64_t addre
   if (!block)
     return -1;
   if (created) {
-    block->site = SITE_TABLE_NONE;
-    block->tag = 0;
+    block->site = LIVE_MAP_DEAD;
     return 0;
   }
-  if (block->tag & LIVE_MAP_LIVE) {
-    struct segment_site *owner = &segment->stats[block->site];
-    owner->free_bytes += sampling_bytes(sample, block->size);
-    owner->frees += sampling_blocks(sample, block->size);
-    block->tag = 0;
+  if (block->site != LIVE_MAP_DEAD) {
+    struct segment_site *owner = &segment->stats[block->site & LIVE_MAP_SITE_MASK];
+    uint64_t old_size = live_map_size(&segment->touched, block);
+    owner->free_bytes += sampling_bytes(sample, old_size);
+    owner->frees += sampling_blocks(sample, old_size);
+    block->site = LIVE_MAP_DEAD;
+    (void)live_map_set_size(&segment->touched, block, 0);  /* never fails: the size shrinks */
   }
   return 0;
 }

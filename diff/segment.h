@@ -20,11 +20,11 @@ struct segment_site {
  * came before: its events touch addresses, and what an address held before
  * the segment matters only for the first event that touches it. So the
  * reader keeps every address the segment touched in `touched`: blocks born
- * here and still live at the end carry LIVE_MAP_LIVE, the others are dead.
+ * here and still live at the end carry their site, the others LIVE_MAP_DEAD.
  * Merging then costs one step per touched address, whatever the event count:
  * the block the capture held there (if any) ended in this segment (freed, or
  * closed by an alloc over it), and the live ones are born. Live blocks born
- * after the segment's final GC cycle started also carry LIVE_MAP_YOUNG. */
+ * after the segment's final GC cycle started carry LIVE_MAP_YOUNG too. */
 struct segment_aggregate {
   struct site_table sites;       /* local site indices, by stable name */
   struct segment_site *stats;    /* [sites.count] */

@@ -688,6 +688,51 @@ START_TEST(test_without_young_from_young_churn_counts_and_grows)
 }
 END_TEST
 
+START_TEST(test_blocks_of_4_gib_and_more_keep_their_exact_sizes)
+{
+  const uint64_t gib = 1ull << 30;
+  char path[600];
+  struct fixture_segment s;
+  segment_file(path, sizeof path, 1);
+  fixture_begin(&s, path);
+  fixture_alloc(&s, 10, 0xa000, 5 * gib);
+  fixture_alloc(&s, 11, 0xb000, 6 * gib);
+  fixture_alloc(&s, 12, 0xb000, 7 * gib);  /* closes the 6 GiB block */
+  fixture_alloc(&s, 13, 0xc000, 8 * gib);
+  fixture_free(&s, 20, 0xc000, 8 * gib);
+  fixture_alloc(&s, 13, 0xc000, 3);        /* a small block where a big one was */
+  fixture_end(&s, 0);
+  segment_file(path, sizeof path, 2);
+  fixture_begin(&s, path);
+  fixture_free(&s, 20, 0xa000, 5 * gib);
+  fixture_alloc(&s, 14, 0xd000, 0xffffffffull);  /* the first size kept aside */
+  fixture_alloc(&s, 15, 0xe000, 0xfffffffeull);  /* the last one kept in the slot */
+  fixture_end(&s, 0);
+
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    struct diff_result result;
+    run_trend(&result, jobs);
+    const struct diff_site *site = find_site(&result, "@t.lua:10");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){5 * gib, 0}, 2);
+    assert_series(site->free_bytes, site->count, (const uint64_t[]){0, 5 * gib}, 2);
+    site = find_site(&result, "@t.lua:11");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 0}, 2);
+    assert_series(site->free_bytes, site->count, (const uint64_t[]){6 * gib, 0}, 2);
+    site = find_site(&result, "@t.lua:12");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){7 * gib, 7 * gib}, 2);
+    site = find_site(&result, "@t.lua:13");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){3, 3}, 2);
+    assert_series(site->alloc_bytes, site->count, (const uint64_t[]){8 * gib + 3, 0}, 2);
+    assert_series(site->free_bytes, site->count, (const uint64_t[]){8 * gib, 0}, 2);
+    site = find_site(&result, "@t.lua:14");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 0xffffffffull}, 2);
+    site = find_site(&result, "@t.lua:15");
+    assert_series(site->live_bytes, site->count, (const uint64_t[]){0, 0xfffffffeull}, 2);
+    diff_result_free(&result);
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("diff");
@@ -710,6 +755,7 @@ int main(void)
   tcase_add_test(tc, test_young_block_is_counted_at_the_next_boundary);
   tcase_add_test(tc, test_young_churn_growing_with_a_leak_is_steady);
   tcase_add_test(tc, test_without_young_from_young_churn_counts_and_grows);
+  tcase_add_test(tc, test_blocks_of_4_gib_and_more_keep_their_exact_sizes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
