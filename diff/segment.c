@@ -16,6 +16,9 @@ struct segment_location {
 
 #define SEGMENT_LOCATIONS_INITIAL 256
 
+/* The per-event steps, inlined into the read loop: a call per event costs more than the step. */
+#define SEGMENT_HOT static inline __attribute__((always_inline))
+
 int segment_aggregate_init(struct segment_aggregate *segment)
 {
   memset(segment, 0, sizeof *segment);
@@ -86,7 +89,7 @@ int segment_aggregate_site(struct segment_aggregate *segment, const char *name, 
   return 0;
 }
 
-static inline int segment_alloc(struct segment_aggregate *segment, uint32_t site,
+SEGMENT_HOT int segment_alloc(struct segment_aggregate *segment, uint32_t site,
                                 uint64_t address, size_t hash, uint64_t size, uint64_t sample,
                                 uint32_t young)
 {
@@ -113,7 +116,7 @@ static inline int segment_alloc(struct segment_aggregate *segment, uint32_t site
 
 /* A free of an address first touched here marks it touched (dead): the merge
  * then ends whatever block the capture held there before this segment. */
-static inline int segment_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
+SEGMENT_HOT int segment_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
                                uint64_t sample)
 {
   if (!address)
@@ -163,7 +166,7 @@ static enum diff_site_kind segment_kind(enum memprof_source source)
   }
 }
 
-static size_t segment_location_home(const struct segment_aggregate *segment, uint64_t location,
+SEGMENT_HOT size_t segment_location_home(const struct segment_aggregate *segment, uint64_t location,
                                     uint64_t line, uint32_t source)
 {
   uint64_t key[2] = {location, line << 4 | source};
@@ -276,9 +279,9 @@ struct segment_pending {
   size_t old_hash, new_hash;
 };
 
-#define SEGMENT_PENDING 16
+#define SEGMENT_PENDING 16  /* a power of two */
 
-static inline int segment_apply(struct segment_aggregate *segment, const struct segment_pending *op,
+SEGMENT_HOT int segment_apply(struct segment_aggregate *segment, const struct segment_pending *op,
                          uint64_t sample)
 {
   if (op->old_address && segment_free(segment, op->old_address, op->old_hash, sample) < 0)
@@ -329,41 +332,46 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
       continue;
     }
     const struct memprof_event *event = &record.event;
-    uint32_t young = segment->events >= segment->young_from ? LIVE_MAP_YOUNG : 0;
-    segment->events++;
     /* Name the site now (the symbols are those of this moment), touch the
-     * map later: the slots are prefetched SEGMENT_PENDING events ahead. */
-    struct segment_pending op = {SITE_TABLE_NONE, young, 0, 0, 0, 0, 0};
+     * map later: the slots are prefetched SEGMENT_PENDING events ahead. The
+     * ring slot at pending_head holds the oldest event once the ring is
+     * full: it is applied, then filled with this one in place. */
+    struct segment_pending *op = &pending[pending_head];
+    if (pending_count == SEGMENT_PENDING) {
+      if (segment_apply(segment, op, sample) < 0) {
+        result = segment_out_of_memory(err, path);
+        break;
+      }
+    } else {
+      pending_count++;
+    }
+    pending_head = (pending_head + 1) & (SEGMENT_PENDING - 1);
+    op->young = segment->events >= segment->young_from ? LIVE_MAP_YOUNG : 0;
+    segment->events++;
+    op->old_address = 0;
+    op->new_size = 0;
     if (event->kind != MEMPROF_EVENT_FREE) {
-      if (segment_event_site(segment, symtab, event, &op.site) < 0) {
+      if (segment_event_site(segment, symtab, event, &op->site) < 0) {
+        pending_count--;
         result = segment_out_of_memory(err, path);
         break;
       }
       if (event->new_size) {
-        op.new_address = event->new_address;
-        op.new_size = event->new_size;
-        op.new_hash = live_map_hash(op.new_address);
-        live_map_prefetch(&segment->touched, op.new_hash);
+        op->new_address = event->new_address;
+        op->new_size = event->new_size;
+        op->new_hash = live_map_hash(op->new_address);
+        live_map_prefetch(&segment->touched, op->new_hash);
       }
     }
     if (event->kind != MEMPROF_EVENT_ALLOC) {
-      op.old_address = event->old_address;
-      op.old_hash = live_map_hash(op.old_address);
-      live_map_prefetch(&segment->touched, op.old_hash);
-    }
-    if (pending_count == SEGMENT_PENDING) {
-      if (segment_apply(segment, &pending[pending_head], sample) < 0) {
-        result = segment_out_of_memory(err, path);
-        break;
-      }
-      pending[pending_head] = op;
-      pending_head = (pending_head + 1) % SEGMENT_PENDING;
-    } else {
-      pending[(pending_head + pending_count++) % SEGMENT_PENDING] = op;
+      op->old_address = event->old_address;
+      op->old_hash = live_map_hash(op->old_address);
+      live_map_prefetch(&segment->touched, op->old_hash);
     }
   }
+  size_t oldest = (pending_head - pending_count) & (SEGMENT_PENDING - 1);
   for (size_t i = 0; result == DIFF_OK && i < pending_count; i++)
-    if (segment_apply(segment, &pending[(pending_head + i) % SEGMENT_PENDING], sample) < 0)
+    if (segment_apply(segment, &pending[(oldest + i) & (SEGMENT_PENDING - 1)], sample) < 0)
       result = segment_out_of_memory(err, path);
   if (result == DIFF_OK && status == MEMPROF_TRUNCATED) {
     segment->truncated = 1;
