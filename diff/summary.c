@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #define XXH_INLINE_ALL  /* the 8- and 24-byte keys hash in a few inlined instructions */
 #include <xxhash.h>
 
@@ -229,12 +230,24 @@ static void index_table_insert(struct index_table *table, struct index_slot *slo
 
 /* ---- Heap map --------------------------------------------------------------- */
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
 static struct bucket *buckets_new(size_t count)
 {
-  /* Zeroed memory is an empty map; cache-line alignment keeps a bucket in one line. */
-  struct bucket *buckets = aligned_alloc(64, count * sizeof *buckets);
-  if (buckets)
-    memset(buckets, 0, count * sizeof *buckets);
+  /* Zeroed memory is an empty map; cache-line alignment keeps a bucket in one
+   * line. A large map is probed at random, one bucket per event: on 4 KiB
+   * pages nearly every probe would also miss the TLB, so it asks for huge
+   * pages (sizes from 2 MiB up are whole multiples of 2 MiB). */
+  size_t bytes = count * sizeof(struct bucket);
+  int huge = bytes >= HUGE_PAGE;
+  struct bucket *buckets = aligned_alloc(huge ? HUGE_PAGE : 64, bytes);
+  if (!buckets)
+    return NULL;
+#ifdef MADV_HUGEPAGE
+  if (huge)
+    (void)madvise(buckets, bytes, MADV_HUGEPAGE);  /* only advice: fine if refused */
+#endif
+  memset(buckets, 0, bytes);
   return buckets;
 }
 
@@ -865,7 +878,9 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
 /* Events are read in batches: each event's heap slots are prefetched when it
  * is read and used after the rest of the batch has been read, so the cache
  * misses of a large heap map overlap instead of stalling one after another. */
+#ifndef SUMMARY_BATCH
 #define SUMMARY_BATCH 32
+#endif
 
 static void out_of_memory(struct memprof_error *err, const char *name, uint64_t offset)
 {
