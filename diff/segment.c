@@ -322,6 +322,7 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
   enum diff_status result = DIFF_OK;
   struct segment_pending pending[SEGMENT_PENDING];
   size_t pending_count = 0, pending_head = 0;
+  uint64_t events = segment->events, young_from = segment->young_from;  /* kept in registers */
   while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
     if (record.type == MEMPROF_RECORD_SYMBOL) {
       if (memprof_symtab_add(symtab, &record.symbol) < 0) {
@@ -346,8 +347,8 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
       pending_count++;
     }
     pending_head = (pending_head + 1) & (SEGMENT_PENDING - 1);
-    op->young = segment->events >= segment->young_from ? LIVE_MAP_YOUNG : 0;
-    segment->events++;
+    op->young = events >= young_from ? LIVE_MAP_YOUNG : 0;
+    events++;
     op->old_address = 0;
     op->new_size = 0;
     if (event->kind != MEMPROF_EVENT_FREE) {
@@ -369,6 +370,7 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
       live_map_prefetch(&segment->touched, op->old_hash);
     }
   }
+  segment->events = events;
   size_t oldest = (pending_head - pending_count) & (SEGMENT_PENDING - 1);
   for (size_t i = 0; result == DIFF_OK && i < pending_count; i++)
     if (segment_apply(segment, &pending[(oldest + i) & (SEGMENT_PENDING - 1)], sample) < 0)
