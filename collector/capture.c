@@ -47,10 +47,16 @@ static const char *const reason_names[] = {
 
 /* Everything about the one capture a process can run; one VM is hooked. */
 struct capture {
-  /* The hooked VM. */
-  global_State *g;
+  /* What the hook's fast path reads, in the first cache line. */
+  global_State *g;              /* the hooked VM */
   void *gg;                     /* GG_State: lua_close frees it last */
   lua_Alloc orig_allocf;
+  int sampling;                 /* active with --sample: the hook's fast path is on */
+  int last_gc_state;
+  int64_t countdown;            /* sampling: bytes until the next sampled allocation */
+  uint8_t *filter;              /* CAPTURE_FILTER_SIZE counters, after the buffers */
+  uint64_t allocated;           /* status: bytes allocated while capturing */
+
   void *orig_ud;
   int hooked;
   int layout_ok;                /* the layout check passed for g */
@@ -61,7 +67,6 @@ struct capture {
 
   /* The running capture. */
   int active;
-  int sampling;                 /* active with --sample: the hook's fast path is on */
   enum stop_reason pending_stop;
   struct ljleak_collector_options opt;
   char dir[PATH_MAX];
@@ -78,7 +83,6 @@ struct capture {
   uint64_t segment_events;
   uint64_t cycle_start_events;  /* segment events before the last GC cycle started */
   uint64_t gc_cycles;
-  int last_gc_state;
   int boundary_due;
   int gc_requested;             /* force_gc: the count hook is set */
   lua_Hook saved_hook;
@@ -89,10 +93,8 @@ struct capture {
   uint64_t last_heap;
 
   /* Sampling. */
-  int64_t countdown;
   uint64_t rng;
   struct addr_map sampled;
-  uint8_t *filter;              /* CAPTURE_FILTER_SIZE counters, after the buffers */
 
   /* Symbols already emitted in this segment. */
   struct addr_map sym_lua, sym_trace, sym_c;
@@ -101,12 +103,12 @@ struct capture {
   uint64_t last_trace, last_trace_fp;
 
   /* Status. */
-  uint64_t segments, events, stream_done, allocated;
+  uint64_t segments, events, stream_done;
   char error[512];
   char last_dir[PATH_MAX];
 };
 
-static struct capture cap = {.index_fd = -1, .out = {.fd = -1}};
+static struct capture cap __attribute__((aligned(64))) = {.index_fd = -1, .out = {.fd = -1}};
 static volatile sig_atomic_t signal_pending;
 
 static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize);
@@ -771,41 +773,74 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
   c->busy = 0;
 }
 
-/* The allocator hook. Its fast path (sampling) dismisses most events with
- * a few loads; everything else goes to hook_slow. */
-static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
+/* Everything but the sampling fast path: lua_close's last free, full
+ * capture, and the sampled events the fast path could not dismiss. */
+static __attribute__((noinline)) void *hook_general(struct capture *c, void *ud, void *ptr,
+                                                    size_t osize, size_t nsize)
 {
-  struct capture *c = &cap;
   if (__builtin_expect(nsize == 0 && ptr == c->gg, 0))
     return hook_close(c, ud, ptr, osize, nsize);
   void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
-  if (__builtin_expect(c->sampling, 1)) {
-    if (nsize == 0) {
-      if (__builtin_expect(c->filter[filter_slot(ptr)] != 0, 0))
-        goto slow;
-    } else if (ptr == NULL) {
+  if (c->sampling) {
+    if (nsize != 0 && ptr == NULL) {
       if (__builtin_expect(nptr == NULL, 0))
         goto slow;
       c->allocated += nsize;
       c->countdown -= (int64_t)nsize;
-      if (__builtin_expect(c->countdown <= 0, 0)) {
+      if (c->countdown <= 0) {
         c->countdown = sample_gap(c);
         hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD_COUNTED);
         return nptr;
       }
-    } else {
-      goto slow;
-    }
-    /* Timers run on the slow path: at each sampled event and GC state change. */
-    if (__builtin_expect(c->g->gc.state != c->last_gc_state || signal_pending, 0))
       hook_slow(c, ptr, osize, nptr, nsize, SLOW_TAIL);
-    return nptr;
+      return nptr;
+    }
+    goto slow;
   }
   if (!c->active && !signal_pending)
     return nptr;
 slow:
   hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);
   return nptr;
+}
+
+/* Sampling: an allocation, or a reallocation of a block that was not
+ * sampled, counted down; recorded by hook_general if the countdown ends. (A
+ * function of its own so that frees need no stack frame.) */
+static __attribute__((noinline)) void *hook_alloc_unsampled(struct capture *c, void *ud,
+                                                            void *ptr, size_t osize,
+                                                            size_t nsize)
+{
+  int64_t left = c->countdown - (int64_t)nsize;
+  if (__builtin_expect(left <= 0, 0))
+    return hook_general(c, ud, ptr, osize, nsize);
+  void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
+  if (__builtin_expect(nptr != NULL, 1)) {
+    c->countdown = left;
+    c->allocated += nsize;
+  }
+  return nptr;
+}
+
+/* The allocator hook. While sampling, the common events leave here with a
+ * few loads and no frame of their own: a free of a block the filter says
+ * was not sampled (a tail call), and an allocation, or a reallocation of
+ * such a block, that does not reach the countdown's end. Timers run on the
+ * slow path: at each sampled event and GC state change. */
+static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  struct capture *c = &cap;
+  if (__builtin_expect(c->sampling, 1) &&
+      __builtin_expect(c->g->gc.state == c->last_gc_state, 1) &&
+      __builtin_expect(!signal_pending, 1)) {
+    if (nsize == 0) {
+      if (__builtin_expect(ptr != c->gg && c->filter[filter_slot(ptr)] == 0, 1))
+        return c->orig_allocf(ud, ptr, osize, nsize);
+    } else if (ptr == NULL || c->filter[filter_slot(ptr)] == 0) {
+      return hook_alloc_unsampled(c, ud, ptr, osize, nsize);
+    }
+  }
+  return hook_general(c, ud, ptr, osize, nsize);
 }
 
 /* ---- Start and stop ------------------------------------------------------------ */
