@@ -8,6 +8,8 @@
 
 #include "diff/sampling.h"
 
+#define AGGREGATE_AHEAD 8  /* touched addresses prefetched ahead in a merge (a power of two) */
+
 int aggregate_init(struct aggregate *aggregate, uint64_t sample)
 {
   memset(aggregate, 0, sizeof *aggregate);
@@ -92,15 +94,12 @@ static int aggregate_site(struct aggregate *aggregate, const char *name, size_t 
   return 0;
 }
 
-/* Ends the block the capture held at address, if any: it was freed, or closed
- * by an alloc over it, during this segment. */
-static void aggregate_end_block(struct aggregate *aggregate, uint64_t address)
+/* Ends the capture's block in slot: it was freed, or closed by an alloc over
+ * it, during the segment being merged. The caller removes or reuses the slot. */
+static void aggregate_end_block(struct aggregate *aggregate, const struct live_block *slot)
 {
-  struct live_block old;
-  uint64_t size;
-  if (!live_map_remove(&aggregate->live, address, &old, &size))
-    return;  /* never seen: the block predates the capture */
-  struct aggregate_site *owner = &aggregate->data[old.site];
+  uint64_t size = live_map_size(&aggregate->live, slot);
+  struct aggregate_site *owner = &aggregate->data[slot->site];
   uint64_t bytes = sampling_bytes(aggregate->sample, size);
   uint64_t blocks = sampling_blocks(aggregate->sample, size);
   owner->live_bytes -= bytes;
@@ -146,27 +145,52 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
       free(global);
       return -1;
     }
+  /* One step per touched address: the block the capture held there (if any)
+   * ended in this segment; a block live at the segment's end is born. The
+   * capture's slots are prefetched AGGREGATE_AHEAD addresses ahead. */
   const struct live_map *touched = &segment->touched;
-  for (size_t i = 0; touched->count && i <= touched->mask; i++) {
+  struct live_map *live = &aggregate->live;
+  size_t slot_count = touched->count ? touched->mask + 1 : 0;
+  size_t hashes[AGGREGATE_AHEAD] = {0};
+  for (size_t i = 0; i < AGGREGATE_AHEAD && i < slot_count; i++)
+    if (touched->slots[i].address) {
+      hashes[i] = live_map_hash(touched->slots[i].address);
+      live_map_prefetch(live, hashes[i]);
+    }
+  for (size_t i = 0; i < slot_count; i++) {
     const struct live_block *block = &touched->slots[i];
+    size_t hash = block->address ? hashes[i & (AGGREGATE_AHEAD - 1)] : 0;
+    size_t ahead = i + AGGREGATE_AHEAD;
+    if (ahead < slot_count && touched->slots[ahead].address) {
+      hashes[ahead & (AGGREGATE_AHEAD - 1)] = live_map_hash(touched->slots[ahead].address);
+      live_map_prefetch(live, hashes[ahead & (AGGREGATE_AHEAD - 1)]);
+    }
     if (!block->address)
       continue;
-    aggregate_end_block(aggregate, block->address);
-    if (block->site == LIVE_MAP_DEAD)
+    struct live_block *slot = live_map_find_hashed(live, block->address, hash);
+    if (slot)
+      aggregate_end_block(aggregate, slot);
+    if (block->site == LIVE_MAP_DEAD) {
+      if (slot)
+        live_map_remove_slot(live, slot);
       continue;
-    int created;
-    struct live_block *born = live_map_insert(&aggregate->live, block->address, &created);
-    if (!born) {
-      free(global);
-      return -1;
+    }
+    if (!slot) {
+      int created;
+      slot = live_map_insert_hashed(live, block->address, hash, &created);
+      if (!slot) {
+        free(global);
+        return -1;
+      }
     }
     uint64_t size = live_map_size(touched, block);
-    born->site = global[block->site & LIVE_MAP_SITE_MASK];
-    if (live_map_set_size(&aggregate->live, born, size) < 0) {
+    slot->site = global[block->site & LIVE_MAP_SITE_MASK];
+    if (live_map_set_size(live, slot, size) < 0) {
+      live_map_remove_slot(live, slot);
       free(global);
       return -1;
     }
-    struct aggregate_site *owner = &aggregate->data[born->site];
+    struct aggregate_site *owner = &aggregate->data[slot->site];
     uint64_t bytes = sampling_bytes(aggregate->sample, size);
     uint64_t blocks = sampling_blocks(aggregate->sample, size);
     owner->live_bytes += bytes;

@@ -138,8 +138,14 @@ int live_map_remove(struct live_map *map, uint64_t address, struct live_block *r
     *removed = *slot;
   if (removed_size)
     *removed_size = live_map_size(map, slot);
+  live_map_remove_slot(map, slot);
+  return 1;
+}
+
+void live_map_remove_slot(struct live_map *map, struct live_block *slot)
+{
   if (slot->size == LIVE_MAP_BIG_SIZE)
-    live_map_big_forget(map, address);
+    live_map_big_forget(map, slot->address);
   /* Backward shift: pull later members of the probe run into the hole when
    * their home lies at or before it (cyclically), so lookups never stop early. */
   size_t hole = (size_t)(slot - map->slots);
@@ -152,5 +158,4 @@ int live_map_remove(struct live_map *map, uint64_t address, struct live_block *r
   }
   map->slots[hole].address = 0;
   map->count--;
-  return 1;
 }

@@ -98,6 +98,24 @@ static inline struct live_block *live_map_insert_hashed(struct live_map *map, ui
   return slot;
 }
 
+/* live_map_find with hash = live_map_hash(address) computed by the caller. */
+static inline struct live_block *live_map_find_hashed(const struct live_map *map, uint64_t address,
+                                                      size_t hash)
+{
+  if (!address)
+    return NULL;
+  for (size_t i = hash & map->mask;; i = (i + 1) & map->mask) {
+    struct live_block *slot = &map->slots[i];
+    if (slot->address == address)
+      return slot;
+    if (!slot->address)
+      return NULL;
+  }
+}
+
+/* Removes the block in slot (from live_map_find or live_map_find_hashed). */
+void live_map_remove_slot(struct live_map *map, struct live_block *slot);
+
 /* Removes the block at address into *removed and its size into *removed_size
  * (either may be NULL); returns 1, or 0 if absent. */
 int live_map_remove(struct live_map *map, uint64_t address, struct live_block *removed,
