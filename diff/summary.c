@@ -938,11 +938,11 @@ static enum memprof_status summary_read_records(struct summary *summary,
     int is_alloc = next->kind == KIND_ALLOC;
     uint64_t first = hash_u64(is_alloc ? next->new_address : next->old_address);
     next->old_hash = next->new_hash = first;
-    if (next->kind == KIND_REALLOC)
+    heap_map_prefetch(&summary->heap, first);
+    if (next->kind == KIND_REALLOC) {
       next->new_hash = hash_u64(next->new_address);
-    /* A kind's missing address is 0, whose bucket stays in cache. */
-    heap_map_prefetch(&summary->heap, next->old_hash);
-    heap_map_prefetch(&summary->heap, next->new_hash);
+      heap_map_prefetch(&summary->heap, next->new_hash);
+    }
     if (++count == SUMMARY_BATCH) {
       if (batch_apply(summary, batch, count, name, err))
         return MEMPROF_IO;
