@@ -773,6 +773,83 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
   c->busy = 0;
 }
 
+/* Full capture: one event attributed and encoded straight into the
+ * buffer. Anything unusual (re-entry, a signal, a GC state change, a stop
+ * due, a write error) takes hook_slow instead. */
+static __attribute__((noinline)) void hook_full(struct capture *c, void *ptr, size_t osize,
+                                                void *nptr, size_t nsize)
+{
+  struct memprof_writer *w = &c->writer;
+  if (__builtin_expect(c->busy | signal_pending | !c->segment_open | w->failed |
+                           (c->pending_stop != REASON_NONE),
+                       0) ||
+      __builtin_expect(c->g->gc.state != c->last_gc_state, 0)) {
+    hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);
+    return;
+  }
+  unsigned kind;
+  if (nsize == 0) {
+    if (!ptr)
+      return;
+    kind = MEMPROF_EVENT_FREE;
+  } else {
+    if (!nptr)
+      return; /* failed allocation: the VM raises an error, nothing changed */
+    c->allocated += nsize;
+    kind = ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC;
+  }
+  c->busy = 1;
+  unsigned source = MEMPROF_SOURCE_INTERNAL;
+  uint64_t location = 0, line = 0;
+  int32_t vmstate = c->g->vmstate;
+  if (vmstate >= 0 || vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C) {
+    struct attrib_site site;
+    attrib_current_site(c->g, &site);
+    if (site.source == MEMPROF_SOURCE_LUA)
+      emit_lua_symbol(c, site.proto);
+    else if (site.source == MEMPROF_SOURCE_TRACE)
+      emit_trace_symbol(c, site.location, site.trace);
+    else if (site.source == MEMPROF_SOURCE_C)
+      emit_c_symbol(c, site.location);
+    source = (unsigned)site.source;
+    location = site.location;
+    line = site.line;
+  }
+  if (__builtin_expect(w->failed, 0) ||
+      (w->capacity - w->used < ENCODE_EVENT_MAX && memprof_writer_flush(w) != 0)) {
+    report_write_error(c, "cannot write", c->out.error);
+    stop_now(c, REASON_WRITE_ERROR);
+    c->busy = 0;
+    return;
+  }
+  uint8_t *start = w->buffer + w->used, *p = start;
+  *p++ = (uint8_t)(source << 2 | kind);
+  if (source == MEMPROF_SOURCE_LUA) {
+    p = encode_uleb(p, location);
+    p = encode_uleb(p, line);
+  } else if (source != MEMPROF_SOURCE_INTERNAL) {
+    p = encode_uleb(p, location);
+  }
+  if (kind != MEMPROF_EVENT_ALLOC) {
+    p = encode_uleb(p, (uint64_t)(uintptr_t)ptr);
+    p = encode_uleb(p, osize);
+  }
+  if (kind != MEMPROF_EVENT_FREE) {
+    p = encode_uleb(p, (uint64_t)(uintptr_t)nptr);
+    p = encode_uleb(p, nsize);
+  }
+  w->used += (size_t)(p - start);
+  w->bytes_written += (uint64_t)(p - start);
+  c->segment_events++;
+  c->events++;
+  if (__builtin_expect((++c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0, 0)) {
+    timers(c);
+    if (c->pending_stop != REASON_NONE)
+      stop_now(c, c->pending_stop);
+  }
+  c->busy = 0;
+}
+
 /* Everything but the sampling fast path: lua_close's last free, full
  * capture, and the sampled events the fast path could not dismiss. */
 static __attribute__((noinline)) void *hook_general(struct capture *c, void *ud, void *ptr,
@@ -797,7 +874,11 @@ static __attribute__((noinline)) void *hook_general(struct capture *c, void *ud,
     }
     goto slow;
   }
-  if (!c->active && !signal_pending)
+  if (__builtin_expect(c->active, 1)) {
+    hook_full(c, ptr, osize, nptr, nsize);
+    return nptr;
+  }
+  if (!signal_pending)
     return nptr;
 slow:
   hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);

@@ -3,17 +3,34 @@
 #define LJLEAK_COLLECTOR_ENCODE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "format/memprof.h"
 
-/* Room an event needs at most: header + 6 ULEB128s. */
-#define ENCODE_EVENT_MAX (1 + 6 * MEMPROF_ULEB128_MAX)
+/* Room an event needs at most: header + 6 ULEB128s, and the 8 bytes the
+ * last one may store past its end. */
+#define ENCODE_EVENT_MAX (1 + 6 * MEMPROF_ULEB128_MAX + 8)
 
-/* ULEB128 of v at p; returns the end. (A branch-free variant that spreads
- * the 7-bit groups with shifts measured more instructions than this loop,
- * whose branches are well predicted for the fixed-length addresses.) */
+/* ULEB128 of v at p; returns the end. A value of 6 to 8 bytes (a heap
+ * address, in nearly every event) has its 7-bit groups spread into one
+ * word with shifts and is stored at once; it may write up to 8 bytes past
+ * p, so the caller keeps that much room (encode_event's ENCODE_EVENT_MAX
+ * does). Smaller values, mostly sizes and lines, take the byte loop, whose
+ * branches are well predicted for them. */
 static inline uint8_t *encode_uleb(uint8_t *p, uint64_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (v >= (1ull << 35) && v < (1ull << 56)) {
+    unsigned n = (unsigned)(70 - __builtin_clzll(v)) / 7;
+    uint64_t x = (v & 0x7full) | (v << 1 & 0x7f00ull) | (v << 2 & 0x7f0000ull) |
+                 (v << 3 & 0x7f000000ull) | (v << 4 & 0x7f00000000ull) |
+                 (v << 5 & 0x7f0000000000ull) | (v << 6 & 0x7f000000000000ull) |
+                 (v << 7 & 0x7f00000000000000ull);
+    x |= 0x8080808080808080ull >> (8 * (9 - n));
+    memcpy(p, &x, sizeof x);
+    return p + n;
+  }
+#endif
   while (v >= 0x80) {
     *p++ = (uint8_t)(v | 0x80);
     v >>= 7;
