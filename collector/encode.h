@@ -11,24 +11,22 @@
  * last one may store past its end. */
 #define ENCODE_EVENT_MAX (1 + 6 * MEMPROF_ULEB128_MAX + 8)
 
-/* ULEB128 of v at p; returns the end. A value of 6 to 8 bytes (a heap
- * address, in nearly every event) has its 7-bit groups spread into one
- * word with shifts and is stored at once; it may write up to 8 bytes past
- * p, so the caller keeps that much room (encode_event's ENCODE_EVENT_MAX
- * does). Smaller values, mostly sizes and lines, take the byte loop, whose
- * branches are well predicted for them. */
+/* ULEB128 of v at p; returns the end. A value of exactly 7 bytes (a heap
+ * address of x86-64 or arm64 userland, in nearly every event) has its 7-bit
+ * groups spread into one word with shifts and stored at once, writing 8
+ * bytes: the caller keeps 8 bytes of room past the value (encode_event's
+ * ENCODE_EVENT_MAX does). Other values, mostly sizes and lines, take the
+ * byte loop, whose branches are well predicted for them. */
 static inline uint8_t *encode_uleb(uint8_t *p, uint64_t v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  if (v >= (1ull << 35) && v < (1ull << 56)) {
-    unsigned n = (unsigned)(70 - __builtin_clzll(v)) / 7;
+  if ((v >> 42) != 0 && (v >> 49) == 0) {
     uint64_t x = (v & 0x7full) | (v << 1 & 0x7f00ull) | (v << 2 & 0x7f0000ull) |
                  (v << 3 & 0x7f000000ull) | (v << 4 & 0x7f00000000ull) |
                  (v << 5 & 0x7f0000000000ull) | (v << 6 & 0x7f000000000000ull) |
-                 (v << 7 & 0x7f00000000000000ull);
-    x |= 0x8080808080808080ull >> (8 * (9 - n));
+                 0x0000808080808080ull;
     memcpy(p, &x, sizeof x);
-    return p + n;
+    return p + 7;
   }
 #endif
   while (v >= 0x80) {
