@@ -1,6 +1,7 @@
 # ljleak: build, test, benchmark, install. Each stage adds its sources and
 # checks in its own build.mk; this file holds the shared rules.
 
+SHELL := /bin/bash
 CC ?= cc
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -39,7 +40,7 @@ FUZZERS :=         # libFuzzer targets: tests/fuzz/NAME.c
 ALL_TARGETS :=     # everything make builds beyond ljleak
 INSTALL_TARGETS := # phony targets run by make install
 
-.PHONY: all demo check check-suites check-sanitize check-e2e demo bench fuzz install clean \
+.PHONY: all demo check check-suites check-sanitize check-valgrind check-e2e bench fuzz install clean \
         deps-build deps-check
 all: deps-build $(BUILD)/ljleak
 
@@ -79,11 +80,15 @@ $(BUILD)/tests/%: tests/%.c $$(foreach l,$$($$*_LIBS),$(BUILD)/lib$$(l).a)
 	$(CC) $(CPPFLAGS_ALL) $(CHECK_CFLAGS) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
 	  $(foreach l,$($*_LIBS),$(BUILD)/lib$(l).a) $(CHECK_LIBS) $(LIBS_ALL)
 
-# make check: the suites, the same suites under ASan+UBSan, then end to end.
+# make check: the suites, the same suites under ASan+UBSan and under valgrind,
+# then the end-to-end scripts; the last line totals every step.
+CHECK_LOG = $(BUILD)/check.log
 check: deps-check all
-	$(MAKE) check-suites
-	$(MAKE) check-sanitize
-	$(MAKE) check-e2e
+	@mkdir -p $(BUILD) && rm -f $(CHECK_LOG)
+	@for step in check-suites check-sanitize check-valgrind check-e2e; do \
+	  $(MAKE) --no-print-directory $$step 2>&1 | tee -a $(CHECK_LOG); \
+	  test $${PIPESTATUS[0]} -eq 0 || { sh mk/check-total.sh $(CHECK_LOG); exit 1; }; \
+	done; sh mk/check-total.sh $(CHECK_LOG)
 
 check-suites: $(TEST_SUITES:%=$(BUILD)/tests/%)
 	@set -e; for t in $^; do echo "== $$t"; CK_FORK=yes $$t; done
@@ -91,6 +96,19 @@ check-suites: $(TEST_SUITES:%=$(BUILD)/tests/%)
 SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check-sanitize:
 	$(MAKE) BUILD=$(BUILD)/sanitize OPT="-O1 -g" SANITIZE="$(SANITIZE_FLAGS)" check-suites
+
+# Each suite under memcheck, two at a time; any error or definite leak fails.
+VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full \
+  --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
+check-valgrind: $(TEST_SUITES:%=$(BUILD)/tests/%)
+	@rm -rf $(BUILD)/valgrind
+	@$(MAKE) --no-print-directory -j2 $(TEST_SUITES:%=$(BUILD)/valgrind/%.log)
+
+$(BUILD)/valgrind/%.log: $(BUILD)/tests/%
+	@mkdir -p $(dir $@)
+	@if CK_FORK=no BUILD=$(BUILD) $(VALGRIND) $< > $@.tmp 2>&1; then \
+	  echo "== valgrind $<"; tail -n 1 $@.tmp; mv $@.tmp $@; \
+	else echo "== valgrind $< FAILED"; cat $@.tmp; rm -f $@.tmp; exit 1; fi
 
 check-e2e: all
 	@set -e; for t in $(E2E_TESTS); do echo "== $$t"; BUILD=$(BUILD) sh $$t; done
