@@ -107,6 +107,7 @@ struct index_table {
 struct heap_map {
   struct bucket *buckets;
   size_t mask, count;           /* mask: buckets - 1 */
+  size_t limit;                 /* the count that makes it grow: half of its slots */
   struct oversize_block *oversize;  /* never seen in practice: a plain list */
   size_t oversize_count, oversize_capacity;
 };
@@ -257,6 +258,7 @@ static int heap_map_init(struct heap_map *heap, size_t buckets)
   if (!heap->buckets)
     return -1;
   heap->mask = buckets - 1;
+  heap->limit = buckets * BUCKET_BLOCKS / 2;
   heap->count = 0;
   heap->oversize = NULL;
   heap->oversize_count = heap->oversize_capacity = 0;
@@ -340,6 +342,7 @@ static int heap_map_grow(struct heap_map *heap)
   size_t old_count = heap->mask + 1;
   heap->buckets = buckets;
   heap->mask = count - 1;
+  heap->limit = count * BUCKET_BLOCKS / 2;
   for (size_t i = 0; i < old_count; i++)
     for (int k = 0; k < BUCKET_BLOCKS; k++)
       if (old[i].blocks[k].packed)
@@ -420,7 +423,7 @@ static int heap_map_take_slow(struct heap_map *heap, uint64_t address, uint64_t 
 static ALWAYS_INLINE int heap_map_put(struct heap_map *heap, uint64_t address, uint64_t hash,
                                       uint64_t size, uint32_t version)
 {
-  if (__builtin_expect((heap->count + 1) * 2 > (heap->mask + 1) * BUCKET_BLOCKS, 0) &&
+  if (__builtin_expect(heap->count >= heap->limit, 0) &&
       heap_map_grow(heap))
     return -1;
   if (__builtin_expect(size >= BLOCK_SIZE_ESCAPE || address == 0, 0))
