@@ -64,6 +64,8 @@ struct generator {
   struct free_list free_lists[SIZE_CLASSES];
   uint64_t next_address;
   uint64_t events, symbols;
+  uint64_t same_site;           /* events from the same location as the one before */
+  struct memprof_event previous; /* the location of the event before */
   uint64_t next_proto;          /* address of the next new prototype */
 };
 
@@ -257,6 +259,9 @@ static void emit(struct generator *g, struct memprof_event *event)
     exit(1);
   }
   g->events++;
+  g->same_site += g->events > 1 && event->source == g->previous.source &&
+                  event->location == g->previous.location && event->line == g->previous.line;
+  g->previous = *event;
   if (g->events % SYMBOL_EVERY == 0) {
     /* A trace number comes back with a new start, or a new prototype loads. */
     uint64_t n = g->events / SYMBOL_EVERY;
@@ -439,8 +444,9 @@ int main(int argc, char **argv)
     return 1;
   }
   printf("%" PRIu64 " events, %" PRIu64 " symtab events, %zu young and %zu long-lived blocks "
-         "live at the end\n",
-         g.events, g.symbols, g.young.count, g.old.count);
+         "live at the end, %.1f%% of events from the same location as the one before\n",
+         g.events, g.symbols, g.young.count, g.old.count,
+         100.0 * (double)g.same_site / (double)g.events);
   free(g.young.blocks);
   free(g.old.blocks);
   for (int c = 0; c < SIZE_CLASSES; c++)
