@@ -733,6 +733,28 @@ START_TEST(test_blocks_of_4_gib_and_more_keep_their_exact_sizes)
 }
 END_TEST
 
+START_TEST(test_parallel_reading_stops_at_a_corrupt_segment_in_the_middle)
+{
+  write_long_capture(12);
+  char path[600];
+  segment_file(path, sizeof path, 7);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("not a memprof stream", f);
+  fclose(f);
+  for (int jobs = 1; jobs <= 3; jobs++) {
+    struct diff_options options;
+    diff_options_default(&options);
+    options.jobs = jobs;
+    struct diff_result result;
+    struct diff_error err;
+    const char *paths[1] = {dir};
+    ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_ERROR_INPUT);
+    ck_assert_ptr_nonnull(strstr(err.message, "seg-0007.memprof"));
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("diff");
@@ -756,6 +778,7 @@ int main(void)
   tcase_add_test(tc, test_young_churn_growing_with_a_leak_is_steady);
   tcase_add_test(tc, test_without_young_from_young_churn_counts_and_grows);
   tcase_add_test(tc, test_blocks_of_4_gib_and_more_keep_their_exact_sizes);
+  tcase_add_test(tc, test_parallel_reading_stops_at_a_corrupt_segment_in_the_middle);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
