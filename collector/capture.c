@@ -234,15 +234,21 @@ static void emit_lua_symbol(struct capture *c, const GCproto *pt)
   c->last_proto_fp = fp;
 }
 
-static void emit_trace_symbol(struct capture *c, uint64_t traceno, GCtrace *T)
+#if LJ_HASJIT
+static uint64_t trace_fingerprint(const GCtrace *T)
+{
+  return ((uint64_t)(uintptr_t)T ^ ((uint64_t)(uintptr_t)mref(T->startpc, const BCIns) << 7) ^
+          (uint64_t)(uintptr_t)gcref(T->startpt)) | 1;
+}
+#endif
+
+static __attribute__((noinline)) void emit_trace_symbol_slow(struct capture *c,
+                                                             uint64_t traceno, GCtrace *T)
 {
 #if LJ_HASJIT
   GCproto *pt = (GCproto *)gcref(T->startpt);
   const BCIns *startpc = mref(T->startpc, const BCIns);
-  uint64_t fp = ((uint64_t)(uintptr_t)T ^ ((uint64_t)(uintptr_t)startpc << 7) ^
-                 (uint64_t)(uintptr_t)pt) | 1;
-  if (traceno == c->last_trace && fp == c->last_trace_fp)
-    return;
+  uint64_t fp = trace_fingerprint(T);
   uint64_t *seen = addr_map_find(&c->sym_trace, traceno);
   if (seen && *seen == fp) {
     c->last_trace = traceno;
@@ -272,6 +278,17 @@ static void emit_trace_symbol(struct capture *c, uint64_t traceno, GCtrace *T)
   (void)traceno;
   (void)T;
 #endif
+}
+
+/* Emits the symbol of trace T numbered traceno unless this segment has it;
+ * the trace of the last event is checked inline. */
+static inline void emit_trace_symbol(struct capture *c, uint64_t traceno, GCtrace *T)
+{
+#if LJ_HASJIT
+  if (traceno == c->last_trace && trace_fingerprint(T) == c->last_trace_fp)
+    return;
+#endif
+  emit_trace_symbol_slow(c, traceno, T);
 }
 
 /* C functions are named by dladdr: the dynamic symbol if there is one, else
@@ -804,7 +821,15 @@ static inline __attribute__((always_inline)) void hook_full(struct capture *c, v
   unsigned source = MEMPROF_SOURCE_INTERNAL;
   uint64_t location = 0, line = 0;
   int32_t vmstate = c->g->vmstate;
-  if (vmstate >= 0 || vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C) {
+  if (vmstate > 0) {
+    /* Compiled code: the trace number is the whole site. */
+    GCtrace *T = attrib_trace(c->g, (uint64_t)vmstate);
+    if (T) {
+      emit_trace_symbol(c, (uint64_t)vmstate, T);
+      source = MEMPROF_SOURCE_TRACE;
+      location = (uint64_t)vmstate;
+    }
+  } else if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C) {
     struct attrib_site site;
     attrib_current_site(c->g, &site);
     if (site.source == MEMPROF_SOURCE_LUA)
