@@ -210,7 +210,7 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
   }
   free(global);
   aggregate->events += segment->events;
-  return aggregate_boundary(aggregate);
+  return segment->cut_short ? 0 : aggregate_boundary(aggregate);
 }
 
 /* ---- Reading a capture ---------------------------------------------------- */
@@ -263,6 +263,7 @@ static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct
     if (status == DIFF_OK)
     {
       segment.young_from = capture->segments[i].young_from;
+      segment.cut_short = capture->segments[i].cut_short;
       status = segment_aggregate_read(&segment, capture->segments[i].path, aggregate->sample, err);
     }
     if (status == DIFF_OK)
@@ -359,6 +360,7 @@ static void *pipeline_worker(void *argument)
       pipeline_fail_memory(slot);
     } else {
       slot->segment->young_from = pipeline->capture->segments[index].young_from;
+      slot->segment->cut_short = pipeline->capture->segments[index].cut_short;
       slot->status = segment_aggregate_read(slot->segment, pipeline->capture->segments[index].path,
                                             pipeline->sample, &slot->error);
     }

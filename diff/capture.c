@@ -135,6 +135,12 @@ static int capture_parse_index(struct capture *capture, size_t *capacity, const 
         segment->heap_bytes = strtoull(value, NULL, 10);
       if ((value = capture_field(fields + 1, count - 1, "young_from")))
         segment->young_from = strtoull(value, NULL, 10);
+      /* A segment cut short (stop, exit, write error) did not end on a GC
+       * cycle: nothing born in it has survived one yet. */
+      if ((value = capture_field(fields + 1, count - 1, "complete")) && !strcmp(value, "0")) {
+        segment->young_from = 0;
+        segment->cut_short = 1;
+      }
       if ((value = capture_field(fields + 1, count - 1, "sample")) && !capture->info.sample_bytes)
         capture->info.sample_bytes = strtoull(value, NULL, 10);
     }
@@ -241,6 +247,8 @@ static enum diff_status capture_open_directory(struct capture *capture, size_t *
       goto out_of_memory;
     }
     capture->segments[capture->count - 1].partial = 1;
+    capture->segments[capture->count - 1].young_from = 0;  /* it ended on no GC cycle */
+    capture->segments[capture->count - 1].cut_short = 1;
   }
   capture_free_names(names, count);
   return DIFF_OK;

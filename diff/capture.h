@@ -15,6 +15,7 @@ struct capture_segment {
   uint64_t young_from;        /* events before the final GC cycle started; UINT64_MAX if unknown */
   int listed;                 /* described by an index line */
   int partial;                /* a .part file: the segment being written when the process stopped */
+  int cut_short;              /* ended on no GC cycle (complete=0, or a .part): its end is no boundary */
 };
 
 struct capture {

@@ -23,6 +23,7 @@ int segment_aggregate_init(struct segment_aggregate *segment)
 {
   memset(segment, 0, sizeof *segment);
   segment->young_from = UINT64_MAX;
+  segment->cut_short = 0;
   if (site_table_init(&segment->sites) < 0)
     return -1;
   if (live_map_init(&segment->touched) < 0) {
@@ -64,6 +65,7 @@ int segment_aggregate_reset(struct segment_aggregate *segment)
   segment->last_source = 0;
   segment->events = 0;
   segment->young_from = UINT64_MAX;
+  segment->cut_short = 0;
   segment->truncated = 0;
   segment->warning[0] = '\0';
   return 0;

@@ -35,6 +35,9 @@ struct segment_aggregate {
    * events is) are young: LIVE_MAP_YOUNG. UINT64_MAX: none. The reader sets
    * it before segment_aggregate_read; init and reset make it UINT64_MAX. */
   uint64_t young_from;
+  /* The segment ended on no GC cycle (a stop, an exit, a kill): its events
+   * count, but its end is no boundary, since its garbage is still live. */
+  int cut_short;
   int truncated;                 /* the stream was cut; warning says where */
   char warning[512];
 

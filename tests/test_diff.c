@@ -340,17 +340,58 @@ START_TEST(test_cut_part_segment_is_used_up_to_its_last_complete_event)
   ck_assert_ptr_nonnull(strstr(last_warning, "seg-0003.memprof.part"));
   ck_assert_ptr_nonnull(strstr(last_warning, "byte"));
   ck_assert_int_eq(result.capture.truncated, 1);
-  ck_assert_uint_eq(result.capture.boundary_count, 3);
+  /* The .part ended on no GC cycle: its events count, its end is no boundary. */
+  ck_assert_uint_eq(result.capture.boundary_count, 2);
   ck_assert_uint_eq(result.capture.pid, 7);
   ck_assert_str_eq(result.capture.command, "luajit app.lua");
-  ck_assert_ptr_null(result.capture.gc_cycles);  /* the .part has no index line */
+  ck_assert_ptr_nonnull(result.capture.gc_cycles);
+  ck_assert_uint_eq(result.capture.gc_cycles[1], 5);
   const struct diff_site *site = find_site(&result, "@t.lua:10");
-  assert_series(site->live_bytes, site->count, (const uint64_t[]){100, 200, 300}, 3);
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){100, 200}, 2);
+  ck_assert_uint_eq(site->allocs, 3);
   diff_result_free(&result);
 
   options.strict = 1;
   ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_ERROR_TRUNCATED);
   ck_assert_ptr_nonnull(strstr(err.message, "seg-0003.memprof.part"));
+}
+END_TEST
+
+/* A segment the index lists as cut short (a stop, an exit) ended on no GC
+ * cycle: the garbage it made is still live at its end, so it is no boundary. */
+START_TEST(test_segment_cut_short_is_no_boundary)
+{
+  char path[600];
+  struct fixture_segment s;
+  fixture_begin(&s, fixture_path(path, sizeof path, dir, "seg-0001.memprof"));
+  fixture_alloc(&s, 10, 0xa000, 100);
+  fixture_end(&s, 0);
+  fixture_begin(&s, fixture_path(path, sizeof path, dir, "seg-0002.memprof"));
+  fixture_alloc(&s, 10, 0xb000, 100);
+  fixture_alloc(&s, 11, 0xc000, 5000);  /* garbage no cycle has seen yet */
+  fixture_end(&s, 0);
+  FILE *index = fopen(fixture_path(path, sizeof path, dir, "index"), "w");
+  ck_assert_ptr_nonnull(index);
+  fputs("ljleak-index\tversion=1\n"
+        "capture\tpid=7\thost=h\tcommand=luajit app.lua\tsample=0\n"
+        "segment\tseq=1\tfile=seg-0001.memprof\tgc_cycles=3\tcomplete=1\n"
+        "segment\tseq=2\tfile=seg-0002.memprof\tgc_cycles=3\tcomplete=0\n",
+        index);
+  fclose(index);
+  struct diff_options options;
+  diff_options_default(&options);
+  options.min_boundaries = 1;
+  struct diff_result result;
+  struct diff_error err;
+  const char *paths[1] = {dir};
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_uint_eq(result.capture.boundary_count, 1);
+  const struct diff_site *site = find_site(&result, "@t.lua:10");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){100}, 1);
+  ck_assert_uint_eq(site->allocs, 2);
+  site = find_site(&result, "@t.lua:11");
+  assert_series(site->live_bytes, site->count, (const uint64_t[]){0}, 1);
+  diff_result_free(&result);
 }
 END_TEST
 
@@ -769,6 +810,7 @@ int main(void)
   tcase_add_test(tc, test_colliding_sites_keep_their_own_series_across_segments);
   tcase_add_test(tc, test_sampled_capture_is_scaled_back_by_the_rate);
   tcase_add_test(tc, test_cut_part_segment_is_used_up_to_its_last_complete_event);
+  tcase_add_test(tc, test_segment_cut_short_is_no_boundary);
   tcase_add_test(tc, test_unreadable_segment_is_an_input_error);
   tcase_add_test(tc, test_parallel_reading_gives_the_sequential_result);
   tcase_add_test(tc, test_range_mode_gives_delta_between_two_boundaries);
