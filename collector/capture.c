@@ -212,11 +212,9 @@ static uint64_t proto_fingerprint(const GCproto *pt)
   return fp | 1;
 }
 
-static void emit_lua_symbol(struct capture *c, const GCproto *pt)
+static __attribute__((noinline)) void emit_lua_symbol_slow(struct capture *c,
+                                                           const GCproto *pt, uint64_t fp)
 {
-  uint64_t fp = proto_fingerprint(pt);
-  if (pt == c->last_proto && fp == c->last_proto_fp)
-    return;
   uint64_t *seen = addr_map_find(&c->sym_lua, (uint64_t)(uintptr_t)pt);
   if (!seen || *seen != fp) {
     GCstr *name = proto_chunkname(pt);
@@ -232,6 +230,15 @@ static void emit_lua_symbol(struct capture *c, const GCproto *pt)
   }
   c->last_proto = pt;
   c->last_proto_fp = fp;
+}
+
+/* Emits pt's symbol unless this segment has it; the prototype of the last
+ * event is checked inline. */
+static inline void emit_lua_symbol(struct capture *c, const GCproto *pt)
+{
+  uint64_t fp = proto_fingerprint(pt);
+  if (pt != c->last_proto || fp != c->last_proto_fp)
+    emit_lua_symbol_slow(c, pt, fp);
 }
 
 #if LJ_HASJIT
