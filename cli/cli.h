@@ -11,6 +11,11 @@ enum cli_exit {
   CLI_EXIT_RUNTIME = 4      /* run: the capture could not be made */
 };
 
+/* Matches argv[*i] against an option that takes a value, given as "NAME VALUE"
+ * or "NAME=VALUE". Returns 1 on a match (advancing *i past a separate value;
+ * *value is NULL when the value is missing), 0 otherwise. */
+int cli_option_value(int argc, char **argv, int *i, const char *name, const char **value);
+
 int cmd_summary(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

@@ -50,21 +50,6 @@ static int diff_usage_error(const char *message, const char *argument)
   return CLI_EXIT_USAGE;
 }
 
-/* The value of an option given as "--name VALUE" or "--name=VALUE". */
-static int diff_option_value(int argc, char **argv, int *i, const char *name, const char **value)
-{
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0)
-    return 0;
-  if (argv[*i][n] == '=') {
-    *value = argv[*i] + n + 1;
-    return 1;
-  }
-  if (argv[*i][n] != '\0')
-    return 0;
-  *value = *i + 1 < argc ? argv[++*i] : NULL;
-  return 1;
-}
 
 static int diff_parse_size(const char *text, size_t *out)
 {
@@ -136,47 +121,47 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
       o->strict = 1;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       command->quiet = 1;
-    } else if (diff_option_value(argc, argv, &i, "--format", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--format", &value)) {
       if (!value || report_format_parse(value, &command->format) < 0)
         return diff_usage_error("--format needs text, html, json, junit or markdown: ",
                                 value ? value : "");
-    } else if (diff_option_value(argc, argv, &i, "--output", &value) ||
-               diff_option_value(argc, argv, &i, "-o", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--output", &value) ||
+               cli_option_value(argc, argv, &i, "-o", &value)) {
       if (!value)
         return diff_usage_error("-o needs a file name", "");
       command->output = value;
-    } else if (diff_option_value(argc, argv, &i, "--base", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--base", &value)) {
       if (!value)
         return diff_usage_error("--base needs a capture", "");
       command->base = value;
-    } else if (diff_option_value(argc, argv, &i, "--jobs", &value) ||
-               diff_option_value(argc, argv, &i, "-j", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--jobs", &value) ||
+               cli_option_value(argc, argv, &i, "-j", &value)) {
       size_t jobs;
       if (diff_parse_size(value, &jobs) < 0 || jobs < 1 || jobs > 256)
         return diff_usage_error("-j needs a number from 1 to 256: ", value ? value : "");
       o->jobs = (int)jobs;
-    } else if (diff_option_value(argc, argv, &i, "--from", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--from", &value)) {
       if (diff_parse_size(value, &o->range_from) < 0)
         return diff_usage_error("--from needs a boundary number: ", value ? value : "");
       from_given = 1;
-    } else if (diff_option_value(argc, argv, &i, "--to", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--to", &value)) {
       if (diff_parse_size(value, &o->range_to) < 0)
         return diff_usage_error("--to needs a boundary number: ", value ? value : "");
       to_given = 1;
-    } else if (diff_option_value(argc, argv, &i, "--min-boundaries", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--min-boundaries", &value)) {
       if (diff_parse_size(value, &o->min_boundaries) < 0)
         return diff_usage_error("--min-boundaries needs a number: ", value ? value : "");
-    } else if (diff_option_value(argc, argv, &i, "--p-value", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--p-value", &value)) {
       if (diff_parse_double(value, &o->max_p_value) < 0 || o->max_p_value > 1)
         return diff_usage_error("--p-value needs a number from 0 to 1: ", value ? value : "");
-    } else if (diff_option_value(argc, argv, &i, "--min-growth", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--min-growth", &value)) {
       if (diff_parse_double(value, &o->min_growth_bytes) < 0)
         return diff_usage_error("--min-growth needs a byte count: ", value ? value : "");
-    } else if (diff_option_value(argc, argv, &i, "--min-growth-fraction", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--min-growth-fraction", &value)) {
       if (diff_parse_double(value, &o->min_growth_fraction) < 0 || o->min_growth_fraction > 1)
         return diff_usage_error("--min-growth-fraction needs a number from 0 to 1: ",
                                 value ? value : "");
-    } else if (diff_option_value(argc, argv, &i, "--worse-ratio", &value)) {
+    } else if (cli_option_value(argc, argv, &i, "--worse-ratio", &value)) {
       if (diff_parse_double(value, &o->worse_ratio) < 0)
         return diff_usage_error("--worse-ratio needs a number: ", value ? value : "");
     } else {

@@ -37,25 +37,6 @@ static int report_usage_error(const char *message, const char *argument)
   return CLI_EXIT_USAGE;
 }
 
-/* The value of an option given as "--name VALUE" or "--name=VALUE". */
-static int option_value(int argc, char **argv, int *i, const char *name, const char **value)
-{
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0)
-    return 0;
-  if (argv[*i][n] == '=') {
-    *value = argv[*i] + n + 1;
-    return 1;
-  }
-  if (argv[*i][n] != '\0')
-    return 0;
-  if (*i + 1 >= argc) {
-    *value = NULL;
-    return 1;
-  }
-  *value = argv[++*i];
-  return 1;
-}
 
 int cmd_report(int argc, char **argv)
 {
@@ -71,17 +52,17 @@ int cmd_report(int argc, char **argv)
     }
     if (!options_done && !strcmp(arg, "--")) {
       options_done = 1;
-    } else if (!options_done && option_value(argc, argv, &i, "--format", &value)) {
+    } else if (!options_done && cli_option_value(argc, argv, &i, "--format", &value)) {
       if (!value)
         return report_usage_error("--format needs a value", "");
       if (report_format_parse(value, &format) < 0)
         return report_usage_error("unknown format: ", value);
-    } else if (!options_done && (option_value(argc, argv, &i, "--output", &value) ||
-                                 option_value(argc, argv, &i, "-o", &value))) {
+    } else if (!options_done && (cli_option_value(argc, argv, &i, "--output", &value) ||
+                                 cli_option_value(argc, argv, &i, "-o", &value))) {
       if (!value)
         return report_usage_error("-o needs a file name", "");
       output = value;
-    } else if (!options_done && option_value(argc, argv, &i, "--source-root", &value)) {
+    } else if (!options_done && cli_option_value(argc, argv, &i, "--source-root", &value)) {
       if (!value)
         return report_usage_error("--source-root needs a directory", "");
       options.source_root = value;
