@@ -16,3 +16,6 @@ test_format_bad_input_LIBS = format
 # the same suite with the reader compiled in, with a 4 KiB window
 TEST_SUITES += test_format_small_window
 test_format_small_window_LIBS = format
+# the batch event call against one record at a time
+TEST_SUITES += test_format_batch
+test_format_batch_LIBS = format

@@ -340,7 +340,8 @@ static const uint8_t *fast_uleb_long(const uint8_t *p, uint64_t *value, int *bad
  * Numbers of up to 8 bytes (below 2^56: every address and size in practice)
  * are decoded from one 8-byte load without a branch on their length, which
  * varies from field to field and would be mispredicted. */
-static inline const uint8_t *fast_uleb(const uint8_t *p, uint64_t *value, int *bad)
+static inline __attribute__((always_inline)) const uint8_t *
+fast_uleb(const uint8_t *p, uint64_t *value, int *bad)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   uint64_t word;
@@ -378,11 +379,10 @@ static int header_is_valid_event(uint8_t header, int version)
 }
 
 /* Decodes an event body (after its header) from the window with no bounds checks. */
-static enum decode_result decode_event_fast(struct memprof_reader *r, uint8_t header,
-                                            struct memprof_record *record)
+static inline __attribute__((always_inline)) enum decode_result
+decode_event_fast(struct memprof_reader *r, uint8_t header, struct memprof_event *e)
 {
   const uint8_t *p = r->window + r->pos + 1;
-  struct memprof_event *e = &record->event;
   int bad = 0;
   uint64_t location = 0, line = 0, a = 0, b = 0, c = 0, d = 0;
   unsigned source = header >> 2, kind = header & 3;
@@ -723,7 +723,7 @@ static enum memprof_status read_event(struct memprof_reader *r, struct memprof_r
   uint64_t offset = r->base + r->pos;
   enum decode_result result;
   if (r->end - r->pos >= READER_FAST_BYTES) {
-    result = decode_event_fast(r, header, record);
+    result = decode_event_fast(r, header, &record->event);
     if (result == DECODE_BAD) {
       /* Re-decode with checks to name the bad byte. */
       result = decode_event_checked(r, header, record);
@@ -777,6 +777,30 @@ enum memprof_status memprof_reader_next(struct memprof_reader *r, struct memprof
       break;
     }
   }
+}
+
+/* Decodes whole events straight from the window while at least the longest
+ * event's bytes are there, with no per-record phase or refill checks; stops
+ * before anything else, which memprof_reader_next then handles. */
+size_t memprof_reader_next_events(struct memprof_reader *r, struct memprof_event *events,
+                                  uint64_t *offsets, size_t capacity)
+{
+  if (r->phase != PHASE_EVENTS)
+    return 0;
+  size_t count = 0;
+  while (count < capacity && r->end - r->pos >= READER_FAST_BYTES) {
+    uint8_t header = r->window[r->pos];
+    if (!header_is_valid_event(header, r->events_version) ||
+        (header & 3) == MEMPROF_EVENT_SYMTAB)
+      break;  /* the epilogue, a symbol or a bad byte */
+    size_t start = r->pos;
+    if (decode_event_fast(r, header, &events[count]) != DECODE_OK)
+      break;  /* r->pos is unchanged: the single-record path names the bad byte */
+    if (offsets)
+      offsets[count] = r->base + start;
+    count++;
+  }
+  return count;
 }
 
 static struct memprof_reader *reader_new(const char *name, struct memprof_error *err)
