@@ -906,16 +906,64 @@ static int batch_apply(struct summary *summary, const struct pending_event *batc
   return 0;
 }
 
-/* Feeds every record of reader, in order; name goes into out-of-memory messages. */
+/* Queues one event for batch_apply, hashed and its slots prefetched; applies
+ * the queue when it is full. Returns -1 when out of memory. */
+static ALWAYS_INLINE int
+batch_push(struct summary *summary, struct pending_event *batch, size_t *count,
+           const struct memprof_event *event, uint64_t offset, const char *name,
+           struct memprof_error *err)
+{
+  struct pending_event *next = &batch[*count];
+  int filled = pending_fill(summary, next, event);
+  if (__builtin_expect(filled != 0, 0)) {
+    if (filled > 0)
+      return 0;
+    out_of_memory(err, name, offset);
+    return -1;
+  }
+  next->offset = offset;
+  /* One hash for an alloc or a free, the address picked without a branch;
+   * a realloc's second address is hashed apart. */
+  int is_alloc = next->kind == KIND_ALLOC;
+  uint64_t first = hash_u64(is_alloc ? next->new_address : next->old_address);
+  next->old_hash = next->new_hash = first;
+  heap_map_prefetch(&summary->heap, first);
+  if (next->kind == KIND_REALLOC) {
+    next->new_hash = hash_u64(next->new_address);
+    heap_map_prefetch(&summary->heap, next->new_hash);
+  }
+  if (++*count == SUMMARY_BATCH) {
+    *count = 0;
+    if (batch_apply(summary, batch, SUMMARY_BATCH, name, err))
+      return -1;
+  }
+  return 0;
+}
+
+/* Feeds every record of reader, in order; name goes into out-of-memory messages.
+ * Runs of events come from the reader's batch call; symbols, refills, the end
+ * and errors from memprof_reader_next. */
 static enum memprof_status summary_read_records(struct summary *summary,
                                                 struct memprof_reader *reader, const char *name,
                                                 struct memprof_error *err)
 {
   struct pending_event batch[SUMMARY_BATCH];
+  struct memprof_event events[SUMMARY_BATCH];
+  uint64_t offsets[SUMMARY_BATCH];
   size_t count = 0;
   struct memprof_record record;
   enum memprof_status status;
-  while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
+  for (;;) {
+    size_t got = memprof_reader_next_events(reader, events, offsets, SUMMARY_BATCH);
+    if (got > 0) {
+      for (size_t i = 0; i < got; i++)
+        if (batch_push(summary, batch, &count, &events[i], offsets[i], name, err))
+          return MEMPROF_IO;
+      continue;
+    }
+    status = memprof_reader_next(reader, &record);
+    if (status != MEMPROF_OK)
+      break;
     if (__builtin_expect(record.type == MEMPROF_RECORD_SYMBOL, 0)) {
       /* Symbols change names: apply the events before it first. */
       if (batch_apply(summary, batch, count, name, err))
@@ -927,30 +975,8 @@ static enum memprof_status summary_read_records(struct summary *summary,
       }
       continue;
     }
-    struct pending_event *next = &batch[count];
-    int filled = pending_fill(summary, next, &record.event);
-    if (__builtin_expect(filled != 0, 0)) {
-      if (filled > 0)
-        continue;
-      out_of_memory(err, name, record.offset);
+    if (batch_push(summary, batch, &count, &record.event, record.offset, name, err))
       return MEMPROF_IO;
-    }
-    next->offset = record.offset;
-    /* One hash for an alloc or a free, the address picked without a branch;
-     * a realloc's second address is hashed apart. */
-    int is_alloc = next->kind == KIND_ALLOC;
-    uint64_t first = hash_u64(is_alloc ? next->new_address : next->old_address);
-    next->old_hash = next->new_hash = first;
-    heap_map_prefetch(&summary->heap, first);
-    if (next->kind == KIND_REALLOC) {
-      next->new_hash = hash_u64(next->new_address);
-      heap_map_prefetch(&summary->heap, next->new_hash);
-    }
-    if (++count == SUMMARY_BATCH) {
-      if (batch_apply(summary, batch, count, name, err))
-        return MEMPROF_IO;
-      count = 0;
-    }
   }
   if (batch_apply(summary, batch, count, name, err))
     return MEMPROF_IO;
