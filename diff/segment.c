@@ -282,7 +282,6 @@ struct segment_pending {
 };
 
 #define SEGMENT_PENDING 16  /* a power of two */
-#define SEGMENT_RUN 32      /* events taken from the reader at once */
 
 SEGMENT_HOT int segment_apply(struct segment_aggregate *segment, const struct segment_pending *op,
                          uint64_t sample)
@@ -321,69 +320,56 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
     return segment_out_of_memory(err, path);
   }
   struct memprof_record record;
-  enum memprof_status status = MEMPROF_OK;
+  enum memprof_status status;
   enum diff_status result = DIFF_OK;
   struct segment_pending pending[SEGMENT_PENDING];
   size_t pending_count = 0, pending_head = 0;
   uint64_t events = segment->events, young_from = segment->young_from;  /* kept in registers */
-  struct memprof_event run[SEGMENT_RUN];
-  for (;;) {
-    size_t got = memprof_reader_next_events(reader, run, NULL, SEGMENT_RUN);
-    if (got == 0) {
-      status = memprof_reader_next(reader, &record);
-      if (status != MEMPROF_OK)
+  while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
+    if (record.type == MEMPROF_RECORD_SYMBOL) {
+      if (memprof_symtab_add(symtab, &record.symbol) < 0) {
+        result = segment_out_of_memory(err, path);
         break;
-      if (record.type == MEMPROF_RECORD_SYMBOL) {
-        if (memprof_symtab_add(symtab, &record.symbol) < 0) {
-          result = segment_out_of_memory(err, path);
-          break;
-        }
-        segment_forget_locations(segment);
-        continue;
       }
-      run[0] = record.event;
-      got = 1;
+      segment_forget_locations(segment);
+      continue;
     }
-    size_t i = 0;
-    for (; i < got; i++) {
-      const struct memprof_event *event = &run[i];
-      /* Name the site now (the symbols are those of this moment), touch the
-       * map later: the slots are prefetched SEGMENT_PENDING events ahead. The
-       * ring slot at pending_head holds the oldest event once the ring is
-       * full: it is applied, then filled with this one in place. */
-      struct segment_pending *op = &pending[pending_head];
-      if (pending_count == SEGMENT_PENDING) {
-        if (segment_apply(segment, op, sample) < 0)
-          break;
-      } else {
-        pending_count++;
+    const struct memprof_event *event = &record.event;
+    /* Name the site now (the symbols are those of this moment), touch the
+     * map later: the slots are prefetched SEGMENT_PENDING events ahead. The
+     * ring slot at pending_head holds the oldest event once the ring is
+     * full: it is applied, then filled with this one in place. */
+    struct segment_pending *op = &pending[pending_head];
+    if (pending_count == SEGMENT_PENDING) {
+      if (segment_apply(segment, op, sample) < 0) {
+        result = segment_out_of_memory(err, path);
+        break;
       }
-      pending_head = (pending_head + 1) & (SEGMENT_PENDING - 1);
-      op->young = events >= young_from ? LIVE_MAP_YOUNG : 0;
-      events++;
-      op->old_address = 0;
-      op->new_size = 0;
-      if (event->kind != MEMPROF_EVENT_FREE) {
-        if (segment_event_site(segment, symtab, event, &op->site) < 0) {
-          pending_count--;
-          break;
-        }
-        if (event->new_size) {
-          op->new_address = event->new_address;
-          op->new_size = event->new_size;
-          op->new_hash = live_map_hash(op->new_address);
-          live_map_prefetch(&segment->touched, op->new_hash);
-        }
+    } else {
+      pending_count++;
+    }
+    pending_head = (pending_head + 1) & (SEGMENT_PENDING - 1);
+    op->young = events >= young_from ? LIVE_MAP_YOUNG : 0;
+    events++;
+    op->old_address = 0;
+    op->new_size = 0;
+    if (event->kind != MEMPROF_EVENT_FREE) {
+      if (segment_event_site(segment, symtab, event, &op->site) < 0) {
+        pending_count--;
+        result = segment_out_of_memory(err, path);
+        break;
       }
-      if (event->kind != MEMPROF_EVENT_ALLOC) {
-        op->old_address = event->old_address;
-        op->old_hash = live_map_hash(op->old_address);
-        live_map_prefetch(&segment->touched, op->old_hash);
+      if (event->new_size) {
+        op->new_address = event->new_address;
+        op->new_size = event->new_size;
+        op->new_hash = live_map_hash(op->new_address);
+        live_map_prefetch(&segment->touched, op->new_hash);
       }
     }
-    if (i < got) {
-      result = segment_out_of_memory(err, path);
-      break;
+    if (event->kind != MEMPROF_EVENT_ALLOC) {
+      op->old_address = event->old_address;
+      op->old_hash = live_map_hash(op->old_address);
+      live_map_prefetch(&segment->touched, op->old_hash);
     }
   }
   segment->events = events;
