@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/check_run.h"
 #include "format/memprof.h"
 
 #define MAX_SITES 4096
@@ -856,9 +857,5 @@ int main(void)
   tcase_add_test(tc, test_module_start_stop_status);
   tcase_add_test(tc, test_signal_toggles_capture_from_env);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/check_run.h"
 #include "collector/ljleak_collector.h"
 #include "format/memprof.h"
 #include "lauxlib.h"
@@ -159,9 +160,5 @@ int main(void)
   tcase_add_test(tc, test_api_lua_close_finishes_the_capture);
   tcase_add_test(tc, test_api_options_from_environment);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }

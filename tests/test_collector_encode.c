@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/check_run.h"
 #include "collector/encode.h"
 #include "format/memprof.h"
 
@@ -80,9 +81,5 @@ int main(void)
   tcase_add_test(tc, test_encode_uleb_matches_format_at_every_length);
   tcase_add_test(tc, test_encode_event_matches_writer_bytes);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }

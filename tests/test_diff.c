@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/check_run.h"
 #include "diff/aggregate.h"
 #include "diff/capture.h"
 #include "diff/diff.h"
@@ -822,9 +823,5 @@ int main(void)
   tcase_add_test(tc, test_blocks_of_4_gib_and_more_keep_their_exact_sizes);
   tcase_add_test(tc, test_parallel_reading_stops_at_a_corrupt_segment_in_the_middle);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "tests/check_run.h"
 #include "diff/diff.h"
 #include "diff/trend.h"
 
@@ -233,9 +234,5 @@ int main(void)
   tcase_add_test(tc, test_shrinking_and_insufficient);
   tcase_add_test(tc, test_verdict_names);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }

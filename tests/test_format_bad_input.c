@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "tests/check_run.h"
 #include "format/memprof.h"
 
 #define FIXTURES "testdata/tarantool-memprof/"
@@ -985,9 +986,5 @@ int main(void)
   tcase_add_test(tc, test_stdin_cut_stream_names_stdin);
   tcase_add_test(tc, test_stream_longer_than_window_reads_the_same_from_file_gzip_and_memory);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/check_run.h"
 #include "format/memprof.h"
 
 #define FIXTURES "testdata/tarantool-memprof/"
@@ -266,9 +267,5 @@ static Suite *batch_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(batch_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(batch_suite());
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/check_run.h"
 #include "format/memprof.h"
 
 #define FIXTURES "testdata/tarantool-memprof/"
@@ -133,9 +134,5 @@ int main(void)
   tcase_add_test(tc, test_basic_jiton_record_counts);
   tcase_add_test(tc, test_small_stream_fields_exact);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/check_run.h"
 #include "report/report.h"
 
 /* Run with LJLEAK_UPDATE_GOLDEN=1 to rewrite testdata/report/ after a deliberate change. */
@@ -813,9 +814,5 @@ int main(void)
   tcase_add_test(small, test_flagged_count_follows_the_mode);
   tcase_add_test(small, test_render_reports_write_errors);
   suite_add_tcase(s, small);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }

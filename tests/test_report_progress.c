@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/check_run.h"
 #include "report/report.h"
 
 START_TEST(test_progress_format_is_exact)
@@ -159,9 +160,5 @@ int main(void)
   tcase_add_test(tc, test_progress_throttles_redraws);
   tcase_add_test(tc, test_colour_wanted_only_on_a_terminal_without_no_color);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }

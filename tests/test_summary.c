@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/check_run.h"
 #include "diff/summary.h"
 #include "format/memprof.h"
 
@@ -892,9 +893,5 @@ int main(void)
   tcase_add_test(semantics, test_second_stream_continues_the_first);
   suite_add_tcase(suite, semantics);
 
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(suite);
 }

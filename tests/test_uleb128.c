@@ -2,6 +2,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "tests/check_run.h"
 #include "format/memprof.h"
 
 START_TEST(test_uleb128_round_trips_boundaries)
@@ -38,9 +39,5 @@ int main(void)
   tcase_add_test(tc, test_uleb128_round_trips_boundaries);
   tcase_add_test(tc, test_uleb128_rejects_overlong_and_overflow);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s);
 }
