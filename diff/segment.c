@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "diff/sampling.h"
+#include "format/decode.h"
 
 /* A location as events carry it; source 0 marks an empty slot. */
 struct segment_location {
@@ -171,8 +172,10 @@ static enum diff_site_kind segment_kind(enum memprof_source source)
 SEGMENT_HOT size_t segment_location_home(const struct segment_aggregate *segment, uint64_t location,
                                     uint64_t line, uint32_t source)
 {
-  uint64_t key[2] = {location, line << 4 | source};
-  return (size_t)XXH3_64bits(key, sizeof key) & segment->location_mask;
+  /* The line and source as the seed: no 16-byte key built in memory, whose
+   * load would wait for the two stores that made it. */
+  return (size_t)XXH3_64bits_withSeed(&location, sizeof location, line << 4 | source) &
+         segment->location_mask;
 }
 
 static int segment_locations_grow(struct segment_aggregate *segment)
@@ -205,30 +208,13 @@ static void segment_remember_location(struct segment_aggregate *segment,
   segment->last_site = slot->site;
 }
 
-/* The local site of an event's location: cached, named on a miss. */
-static int segment_event_site(struct segment_aggregate *segment,
-                              const struct memprof_symtab *symtab,
-                              const struct memprof_event *event, uint32_t *site)
+/* Names the site of a location not in the cache and caches it at slot i
+ * (where its probe ended). Out of line: it runs once per location. */
+static __attribute__((noinline)) int
+segment_name_site(struct segment_aggregate *segment, const struct memprof_symtab *symtab,
+                  const struct memprof_event *event, uint64_t location, uint64_t line,
+                  uint32_t source, size_t i, uint32_t *site)
 {
-  uint64_t line = event->source == MEMPROF_SOURCE_LUA ? event->line : 0;
-  uint64_t location = event->source == MEMPROF_SOURCE_INTERNAL ? 0 : event->location;
-  uint32_t source = (uint32_t)event->source ? (uint32_t)event->source : 8;  /* 0 marks empty slots */
-  if (segment->last_source == source && segment->last_location == location &&
-      segment->last_line == line) {  /* runs of events from one place are common */
-    *site = segment->last_site;
-    return 0;
-  }
-  size_t i = segment_location_home(segment, location, line, source);
-  for (;; i = (i + 1) & segment->location_mask) {
-    struct segment_location *slot = &segment->locations[i];
-    if (!slot->source)
-      break;
-    if (slot->source == source && slot->location == location && slot->line == line) {
-      *site = slot->site;
-      segment_remember_location(segment, slot);
-      return 0;
-    }
-  }
   size_t length = memprof_symtab_name(symtab, event, MEMPROF_NAMING_STABLE, segment->name,
                                       segment->name_capacity);
   if (length + 1 > segment->name_capacity) {
@@ -260,6 +246,44 @@ static int segment_event_site(struct segment_aggregate *segment,
   segment->location_count++;
   segment_remember_location(segment, slot);
   return 0;
+}
+
+/* The local site of an event's location: cached, named on a miss. The key
+ * is passed as numbers: built from the event here, gcc pairs it in a vector
+ * stored to memory and read back, and every event waits on that. */
+SEGMENT_HOT int segment_location_site(struct segment_aggregate *segment,
+                                      const struct memprof_symtab *symtab,
+                                      const struct memprof_event *event, uint64_t location,
+                                      uint64_t line, uint32_t source, uint32_t *site)
+{
+  if (segment->last_source == source && segment->last_location == location &&
+      segment->last_line == line) {  /* runs of events from one place are common */
+    *site = segment->last_site;
+    return 0;
+  }
+  size_t i = segment_location_home(segment, location, line, source);
+  for (;; i = (i + 1) & segment->location_mask) {
+    struct segment_location *slot = &segment->locations[i];
+    if (!slot->source)
+      break;
+    if (slot->source == source && slot->location == location && slot->line == line) {
+      *site = slot->site;
+      segment_remember_location(segment, slot);
+      return 0;
+    }
+  }
+  return segment_name_site(segment, symtab, event, location, line, source, i, site);
+}
+
+SEGMENT_HOT int segment_event_site(struct segment_aggregate *segment,
+                                   const struct memprof_symtab *symtab,
+                                   const struct memprof_event *event, uint32_t *site)
+{
+  uint32_t source = (uint32_t)event->source;
+  uint64_t line = source == MEMPROF_SOURCE_LUA ? event->line : 0;
+  uint64_t location = source == MEMPROF_SOURCE_INTERNAL ? 0 : event->location;
+  return segment_location_site(segment, symtab, event, location, line,
+                               source ? source : 8 /* 0 marks empty slots */, site);
 }
 
 /* New symbols can rename a location (addresses and trace numbers are reused). */
@@ -302,6 +326,101 @@ static enum diff_status segment_out_of_memory(struct diff_error *err, const char
   return err->status;
 }
 
+/* The events named but not yet applied: a ring of SEGMENT_PENDING, whose
+ * map slots are prefetched when they enter and used when they leave. */
+struct segment_ring {
+  struct segment_pending op[SEGMENT_PENDING];
+  size_t count, head;
+  uint64_t events, young_from;  /* the segment's, kept in registers */
+  uint64_t sample;
+};
+
+/* Names event's site now (the symbols are those of this moment) and queues
+ * it; the slot at head holds the oldest event once the ring is full: it is
+ * applied, then filled with this one in place. Returns -1 when out of memory. */
+SEGMENT_HOT int segment_queue(struct segment_aggregate *segment, struct segment_ring *ring,
+                              const struct memprof_symtab *symtab,
+                              const struct memprof_event *event)
+{
+  struct segment_pending *op = &ring->op[ring->head];
+  if (ring->count == SEGMENT_PENDING) {
+    if (segment_apply(segment, op, ring->sample) < 0)
+      return -1;
+    ring->count--;
+  }
+  op->young = ring->events >= ring->young_from ? LIVE_MAP_YOUNG : 0;
+  op->old_address = 0;
+  op->new_size = 0;
+  if (event->kind != MEMPROF_EVENT_FREE) {
+    if (segment_event_site(segment, symtab, event, &op->site) < 0)
+      return -1;
+    if (event->new_size) {
+      op->new_address = event->new_address;
+      op->new_size = event->new_size;
+      op->new_hash = live_map_hash(op->new_address);
+      live_map_prefetch(&segment->touched, op->new_hash);
+    }
+  }
+  if (event->kind != MEMPROF_EVENT_ALLOC) {
+    op->old_address = event->old_address;
+    op->old_hash = live_map_hash(op->old_address);
+    live_map_prefetch(&segment->touched, op->old_hash);
+  }
+  ring->events++;
+  ring->count++;
+  ring->head = (ring->head + 1) & (SEGMENT_PENDING - 1);
+  return 0;
+}
+
+/* Applies what is left in the ring, oldest first. */
+static int segment_drain(struct segment_aggregate *segment, struct segment_ring *ring)
+{
+  size_t oldest = (ring->head - ring->count) & (SEGMENT_PENDING - 1);
+  for (size_t i = 0; i < ring->count; i++)
+    if (segment_apply(segment, &ring->op[(oldest + i) & (SEGMENT_PENDING - 1)], ring->sample) < 0)
+      return -1;
+  ring->count = 0;
+  return 0;
+}
+
+/* Reads every record: runs of events are decoded in place (decode.h) with
+ * pext a constant, so that each event is decoded and queued in one pass;
+ * symbols, refills, the end and errors come from memprof_reader_next.
+ * Sets *status to the reader's final status; returns -1 when out of memory. */
+static inline __attribute__((always_inline)) int
+segment_read_records(struct segment_aggregate *segment, struct segment_ring *ring,
+                     struct memprof_reader *reader, struct memprof_symtab *symtab,
+                     enum memprof_status *status, int pext)
+{
+  struct memprof_record record;
+  for (;;) {
+    const uint8_t *at;
+    size_t span = memprof_reader_events_span(reader, &at);
+    int version = memprof_reader_events_version(reader);
+    size_t used = 0;
+    while (used < span) {
+      struct memprof_event event;
+      size_t length = memprof_decode_event(at + used, version, &event, pext);
+      if (!length)
+        break;
+      used += length;
+      if (segment_queue(segment, ring, symtab, &event) < 0)
+        return -1;
+    }
+    memprof_reader_consume(reader, used);
+    *status = memprof_reader_next(reader, &record);
+    if (*status != MEMPROF_OK)
+      return 0;
+    if (record.type == MEMPROF_RECORD_SYMBOL) {
+      if (memprof_symtab_add(symtab, &record.symbol) < 0)
+        return -1;
+      segment_forget_locations(segment);
+    } else if (segment_queue(segment, ring, symtab, &record.event) < 0) {
+      return -1;
+    }
+  }
+}
+
 enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const char *path,
                                         uint64_t sample, struct diff_error *err)
 {
@@ -319,64 +438,16 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
     memprof_reader_close(reader);
     return segment_out_of_memory(err, path);
   }
-  struct memprof_record record;
-  enum memprof_status status;
+  struct segment_ring ring = {.events = segment->events, .young_from = segment->young_from,
+                              .sample = sample};
+  enum memprof_status status = MEMPROF_OK;
+  int read = memprof_reader_pext(reader)
+                 ? segment_read_records(segment, &ring, reader, symtab, &status, 1)
+                 : segment_read_records(segment, &ring, reader, symtab, &status, 0);
   enum diff_status result = DIFF_OK;
-  struct segment_pending pending[SEGMENT_PENDING];
-  size_t pending_count = 0, pending_head = 0;
-  uint64_t events = segment->events, young_from = segment->young_from;  /* kept in registers */
-  while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
-    if (record.type == MEMPROF_RECORD_SYMBOL) {
-      if (memprof_symtab_add(symtab, &record.symbol) < 0) {
-        result = segment_out_of_memory(err, path);
-        break;
-      }
-      segment_forget_locations(segment);
-      continue;
-    }
-    const struct memprof_event *event = &record.event;
-    /* Name the site now (the symbols are those of this moment), touch the
-     * map later: the slots are prefetched SEGMENT_PENDING events ahead. The
-     * ring slot at pending_head holds the oldest event once the ring is
-     * full: it is applied, then filled with this one in place. */
-    struct segment_pending *op = &pending[pending_head];
-    if (pending_count == SEGMENT_PENDING) {
-      if (segment_apply(segment, op, sample) < 0) {
-        result = segment_out_of_memory(err, path);
-        break;
-      }
-    } else {
-      pending_count++;
-    }
-    pending_head = (pending_head + 1) & (SEGMENT_PENDING - 1);
-    op->young = events >= young_from ? LIVE_MAP_YOUNG : 0;
-    events++;
-    op->old_address = 0;
-    op->new_size = 0;
-    if (event->kind != MEMPROF_EVENT_FREE) {
-      if (segment_event_site(segment, symtab, event, &op->site) < 0) {
-        pending_count--;
-        result = segment_out_of_memory(err, path);
-        break;
-      }
-      if (event->new_size) {
-        op->new_address = event->new_address;
-        op->new_size = event->new_size;
-        op->new_hash = live_map_hash(op->new_address);
-        live_map_prefetch(&segment->touched, op->new_hash);
-      }
-    }
-    if (event->kind != MEMPROF_EVENT_ALLOC) {
-      op->old_address = event->old_address;
-      op->old_hash = live_map_hash(op->old_address);
-      live_map_prefetch(&segment->touched, op->old_hash);
-    }
-  }
-  segment->events = events;
-  size_t oldest = (pending_head - pending_count) & (SEGMENT_PENDING - 1);
-  for (size_t i = 0; result == DIFF_OK && i < pending_count; i++)
-    if (segment_apply(segment, &pending[(oldest + i) & (SEGMENT_PENDING - 1)], sample) < 0)
-      result = segment_out_of_memory(err, path);
+  if (read < 0 || segment_drain(segment, &ring) < 0)
+    result = segment_out_of_memory(err, path);
+  segment->events = ring.events;
   if (result == DIFF_OK && status == MEMPROF_TRUNCATED) {
     segment->truncated = 1;
     snprintf(segment->warning, sizeof segment->warning, "%s",

@@ -131,6 +131,24 @@ enum memprof_status memprof_reader_next(struct memprof_reader *reader,
 size_t memprof_reader_next_events(struct memprof_reader *reader, struct memprof_event *events,
                                   uint64_t *offsets, size_t capacity);
 
+/* Events are decoded with the pext instruction where the CPU has a fast one
+ * (checked when the reader opens). use = 0 turns that off, so tests and
+ * benchmarks can run the portable decoder; use = 1 turns it back on where
+ * the CPU allows. Either way the results are the same. */
+void memprof_reader_use_pext(struct memprof_reader *reader, int use);
+
+/* Inline decoding, for hot loops (format/decode.h). When the reader is among
+ * events, sets *at to the next record and returns how many bytes from there
+ * may start an event for memprof_decode_event (the rest of its bytes are
+ * there); 0 otherwise. The bytes stay valid until the next call on reader. */
+size_t memprof_reader_events_span(const struct memprof_reader *reader, const uint8_t **at);
+
+/* Consumes bytes of whole events decoded from the span. */
+void memprof_reader_consume(struct memprof_reader *reader, size_t bytes);
+
+/* The pext argument for memprof_decode_event: what this reader decodes with. */
+int memprof_reader_pext(const struct memprof_reader *reader);
+
 const struct memprof_error *memprof_reader_error(const struct memprof_reader *reader);
 
 /* Version bytes of the symtab and event parts (0 until they are read). */

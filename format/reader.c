@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "format/decode.h"
 #include "format/memprof.h"
 
 #ifndef MEMPROF_READER_WINDOW
@@ -16,7 +17,7 @@
 #define READER_WINDOW MEMPROF_READER_WINDOW
 #define READER_RAW (64u * 1024u)           /* compressed bytes held at once */
 #define READER_STRING_MAX (64u << 20)      /* longest chunk or symbol name accepted */
-#define READER_FAST_BYTES 64               /* longest event is 61 bytes: decode without bounds checks */
+#define READER_FAST_BYTES MEMPROF_DECODE_SLACK
 #define HEADER_BYTES 7                     /* magic, version, three reserved bytes */
 
 enum reader_phase {
@@ -68,6 +69,7 @@ struct memprof_reader {
   size_t strings_capacity;
 
   enum reader_phase phase;
+  int pext;               /* decode with the pext instruction */
   int symtab_version;
   int events_version;
   struct memprof_error error;
@@ -310,54 +312,16 @@ static int cursor_uleb(struct cursor *c, uint64_t *value)
   return n;
 }
 
-/* Decodes a ULEB128 of more than 8 bytes, or any length where words are not
- * little-endian; no bounds check: the caller knows 10 bytes are there. */
-static const uint8_t *fast_uleb_long(const uint8_t *p, uint64_t *value, int *bad)
+/* Whether pext is there and fast: AMD before Zen 3 runs it in microcode. */
+static int cpu_has_fast_pext(void)
 {
-  uint64_t byte = *p++;
-  if (byte < 0x80) {
-    *value = byte;
-    return p;
-  }
-  uint64_t result = byte & 0x7f;
-  for (unsigned shift = 7;; shift += 7) {
-    byte = *p++;
-    if (shift == 63) {
-      if (byte > 1)
-        *bad = 1;  /* a tenth byte holds bit 63 only and ends the number */
-      result |= byte << 63;
-      break;
-    }
-    result |= (byte & 0x7f) << shift;
-    if (byte < 0x80)
-      break;
-  }
-  *value = result;
-  return p;
-}
-
-/* Decodes a ULEB128 with no bounds check: the caller knows 10 bytes are there.
- * Numbers of up to 8 bytes (below 2^56: every address and size in practice)
- * are decoded from one 8-byte load without a branch on their length, which
- * varies from field to field and would be mispredicted. */
-static inline __attribute__((always_inline)) const uint8_t *
-fast_uleb(const uint8_t *p, uint64_t *value, int *bad)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint64_t word;
-  memcpy(&word, p, sizeof word);
-  uint64_t ends = ~word & UINT64_C(0x8080808080808080);  /* bytes with the stop bit clear */
-  if (__builtin_expect(ends != 0, 1)) {
-    uint64_t x = word & (ends ^ (ends - 1));  /* the bits through the last byte's */
-    /* Squeeze out the continuation bits: 7-bit groups to 14, 28, then 56 bits. */
-    x = (x & UINT64_C(0x007f007f007f007f)) | (x & UINT64_C(0x7f007f007f007f00)) >> 1;
-    x = (x & UINT64_C(0x00003fff00003fff)) | (x & UINT64_C(0x3fff00003fff0000)) >> 2;
-    x = (x & UINT64_C(0x000000000fffffff)) | (x & UINT64_C(0x0fffffff00000000)) >> 4;
-    *value = x;
-    return p + (__builtin_ctzll(ends) >> 3) + 1;
-  }
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") &&
+         !__builtin_cpu_is("amdfam17h");
+#else
+  return 0;
 #endif
-  return fast_uleb_long(p, value, bad);
 }
 
 static enum memprof_status bad_uleb(struct memprof_reader *r, uint64_t record_offset,
@@ -367,55 +331,14 @@ static enum memprof_status bad_uleb(struct memprof_reader *r, uint64_t record_of
                      "over-long or overflowing ULEB128 at byte %llu", (unsigned long long)at);
 }
 
-static int header_is_valid_event(uint8_t header, int version)
-{
-  if (header < 0x04 || header > 0x13)
-    return 0;  /* source 0, or source 5..7 */
-  if (version == 1 && ((header & 3) == MEMPROF_EVENT_SYMTAB || (header >> 2) == MEMPROF_SOURCE_TRACE))
-    return 0;  /* the first format had no trace source and no symtab events */
-  if (header == ((MEMPROF_SOURCE_INTERNAL << 2) | MEMPROF_EVENT_SYMTAB))
-    return 0;  /* a symtab event names a Lua, C or trace symbol */
-  return 1;
-}
-
-/* Decodes an event body (after its header) from the window with no bounds checks. */
+/* Decodes an event from the window with no bounds checks (decode.h). */
 static inline __attribute__((always_inline)) enum decode_result
-decode_event_fast(struct memprof_reader *r, uint8_t header, struct memprof_event *e)
+decode_event_fast(struct memprof_reader *r, struct memprof_event *e, int pext)
 {
-  const uint8_t *p = r->window + r->pos + 1;
-  int bad = 0;
-  uint64_t location = 0, line = 0, a = 0, b = 0, c = 0, d = 0;
-  unsigned source = header >> 2, kind = header & 3;
-  if (source == MEMPROF_SOURCE_LUA) {
-    p = fast_uleb(p, &location, &bad);
-    p = fast_uleb(p, &line, &bad);
-  } else if (source != MEMPROF_SOURCE_INTERNAL) {
-    p = fast_uleb(p, &location, &bad);
-  }
-  p = fast_uleb(p, &a, &bad);
-  p = fast_uleb(p, &b, &bad);
-  if (kind == MEMPROF_EVENT_REALLOC) {
-    p = fast_uleb(p, &c, &bad);
-    p = fast_uleb(p, &d, &bad);
-  }
-  if (bad)
+  size_t length = memprof_decode_event(r->window + r->pos, r->events_version, e, pext);
+  if (!length)
     return DECODE_BAD;
-  e->kind = (enum memprof_event_kind)kind;
-  e->source = (enum memprof_source)source;
-  e->location = location;
-  e->line = line;
-  if (kind == MEMPROF_EVENT_ALLOC) {
-    e->old_address = 0;
-    e->old_size = 0;
-    e->new_address = a;
-    e->new_size = b;
-  } else {
-    e->old_address = a;
-    e->old_size = b;
-    e->new_address = c;
-    e->new_size = d;
-  }
-  r->pos = (size_t)(p - r->window);
+  r->pos += length;
   return DECODE_OK;
 }
 
@@ -709,7 +632,7 @@ static enum memprof_status read_event(struct memprof_reader *r, struct memprof_r
     r->pos++;
     return reader_finish(r);
   }
-  if (!header_is_valid_event(header, r->events_version))
+  if (!memprof_event_header_is_valid(header, r->events_version))
     return reader_fail(r, MEMPROF_CORRUPT, r->base + r->pos,
                        "invalid event header byte 0x%02x", header);
   if ((header & 3) == MEMPROF_EVENT_SYMTAB) {
@@ -723,7 +646,8 @@ static enum memprof_status read_event(struct memprof_reader *r, struct memprof_r
   uint64_t offset = r->base + r->pos;
   enum decode_result result;
   if (r->end - r->pos >= READER_FAST_BYTES) {
-    result = decode_event_fast(r, header, &record->event);
+    result = r->pext ? decode_event_fast(r, &record->event, 1)
+                     : decode_event_fast(r, &record->event, 0);
     if (result == DECODE_BAD) {
       /* Re-decode with checks to name the bad byte. */
       result = decode_event_checked(r, header, record);
@@ -782,25 +706,53 @@ enum memprof_status memprof_reader_next(struct memprof_reader *r, struct memprof
 /* Decodes whole events straight from the window while at least the longest
  * event's bytes are there, with no per-record phase or refill checks; stops
  * before anything else, which memprof_reader_next then handles. */
-size_t memprof_reader_next_events(struct memprof_reader *r, struct memprof_event *events,
-                                  uint64_t *offsets, size_t capacity)
+/* The loop of memprof_reader_next_events, with pext a constant. */
+static inline __attribute__((always_inline)) size_t
+next_events(struct memprof_reader *r, struct memprof_event *events, uint64_t *offsets,
+            size_t capacity, int pext)
 {
-  if (r->phase != PHASE_EVENTS)
-    return 0;
   size_t count = 0;
   while (count < capacity && r->end - r->pos >= READER_FAST_BYTES) {
-    uint8_t header = r->window[r->pos];
-    if (!header_is_valid_event(header, r->events_version) ||
-        (header & 3) == MEMPROF_EVENT_SYMTAB)
-      break;  /* the epilogue, a symbol or a bad byte */
     size_t start = r->pos;
-    if (decode_event_fast(r, header, &events[count]) != DECODE_OK)
-      break;  /* r->pos is unchanged: the single-record path names the bad byte */
+    if (decode_event_fast(r, &events[count], pext) != DECODE_OK)
+      break;  /* the epilogue, a symbol or bad bytes: memprof_reader_next reads them */
     if (offsets)
       offsets[count] = r->base + start;
     count++;
   }
   return count;
+}
+
+size_t memprof_reader_next_events(struct memprof_reader *r, struct memprof_event *events,
+                                  uint64_t *offsets, size_t capacity)
+{
+  if (r->phase != PHASE_EVENTS)
+    return 0;
+  return r->pext ? next_events(r, events, offsets, capacity, 1)
+                 : next_events(r, events, offsets, capacity, 0);
+}
+
+void memprof_reader_use_pext(struct memprof_reader *r, int use)
+{
+  r->pext = use && cpu_has_fast_pext();
+}
+
+int memprof_reader_pext(const struct memprof_reader *r)
+{
+  return r->pext;
+}
+
+size_t memprof_reader_events_span(const struct memprof_reader *r, const uint8_t **at)
+{
+  *at = r->window + r->pos;
+  if (r->phase != PHASE_EVENTS || r->end - r->pos < READER_FAST_BYTES)
+    return 0;
+  return r->end - r->pos - (READER_FAST_BYTES - 1);
+}
+
+void memprof_reader_consume(struct memprof_reader *r, size_t bytes)
+{
+  r->pos += bytes;
 }
 
 static struct memprof_reader *reader_new(const char *name, struct memprof_error *err)
@@ -817,6 +769,7 @@ static struct memprof_reader *reader_new(const char *name, struct memprof_error 
   }
   r->fd = -1;
   r->phase = PHASE_SYMTAB_HEADER;
+  r->pext = cpu_has_fast_pext();
   r->error.status = MEMPROF_OK;
   return r;
 }

@@ -1,4 +1,5 @@
-/* tests/test_format_batch.c: memprof_reader_next_events gives what repeated memprof_reader_next gives. */
+/* tests/test_format_batch.c: the batch call and inline decoding (decode.h), with and without
+ * pext, give what repeated memprof_reader_next gives. */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -6,14 +7,26 @@
 #include <string.h>
 
 #include "tests/check_run.h"
+#include "format/decode.h"
 #include "format/memprof.h"
 
 #define FIXTURES "testdata/tarantool-memprof/"
 #define BATCH_MAX 64
 
-/* A reader read through the batch call, falling back to one record at a time. */
+/* How the second reader of a pair is read. */
+enum walk_mode {
+  WALK_BATCH,          /* memprof_reader_next_events */
+  WALK_BATCH_PORTABLE, /* the same without pext */
+  WALK_SPAN,           /* memprof_reader_events_span and memprof_decode_event */
+  WALK_SPAN_PORTABLE,
+  WALK_MODES
+};
+
+/* A reader read through the batch call or inline decoding, falling back to
+ * one record at a time. */
 struct batch_walk {
   struct memprof_reader *reader;
+  enum walk_mode mode;
   size_t capacity;
   struct memprof_event events[BATCH_MAX];
   uint64_t offsets[BATCH_MAX];
@@ -24,7 +37,25 @@ struct batch_walk {
 /* The next record the batch way: from the buffer, a new batch, or memprof_reader_next. */
 static enum memprof_status batch_walk_next(struct batch_walk *w, struct memprof_record *record)
 {
-  if (w->next == w->count) {
+  if (w->next == w->count && (w->mode == WALK_SPAN || w->mode == WALK_SPAN_PORTABLE)) {
+    /* Up to capacity events decoded in place, as the diff engine does. */
+    const uint8_t *at;
+    size_t span = memprof_reader_events_span(w->reader, &at), used = 0;
+    int version = memprof_reader_events_version(w->reader);
+    uint64_t base = memprof_reader_offset(w->reader);
+    int pext = memprof_reader_pext(w->reader);
+    w->next = w->count = 0;
+    while (used < span && w->count < w->capacity) {
+      size_t length = pext ? memprof_decode_event(at + used, version, &w->events[w->count], 1)
+                           : memprof_decode_event(at + used, version, &w->events[w->count], 0);
+      if (!length)
+        break;
+      w->offsets[w->count++] = base + used;
+      used += length;
+    }
+    memprof_reader_consume(w->reader, used);
+    w->batched += w->count;
+  } else if (w->next == w->count) {
     w->next = 0;
     w->count = memprof_reader_next_events(w->reader, w->events, w->offsets, w->capacity);
     if (w->count > w->capacity)
@@ -63,11 +94,16 @@ static int same_record(const struct memprof_record *a, const struct memprof_reco
           memcmp(a->symbol.name, b->symbol.name, a->symbol.name_length) == 0);
 }
 
-/* Reads one and two in step; returns the events the batch call gave. */
+/* Reads one and two in step, two the way mode says; returns the events the
+ * batch call or inline decoding gave. */
 static unsigned long assert_same_walk(struct memprof_reader *one, struct memprof_reader *two,
-                                      size_t capacity)
+                                      enum walk_mode mode, size_t capacity)
 {
-  struct batch_walk w = {.reader = two, .capacity = capacity};
+  struct batch_walk w = {.reader = two, .mode = mode, .capacity = capacity};
+  if (mode == WALK_BATCH_PORTABLE || mode == WALK_SPAN_PORTABLE) {
+    memprof_reader_use_pext(two, 0);
+    ck_assert_int_eq(memprof_reader_pext(two), 0);
+  }
   struct memprof_record a, b;
   enum memprof_status sa, sb;
   do {
@@ -88,14 +124,14 @@ static unsigned long assert_same_walk(struct memprof_reader *one, struct memprof
   return w.batched;
 }
 
-static unsigned long assert_same_file(const char *path, size_t capacity)
+static unsigned long assert_same_file(const char *path, enum walk_mode mode, size_t capacity)
 {
   struct memprof_error err;
   struct memprof_reader *one = memprof_reader_open(path, &err);
   ck_assert_msg(one != NULL, "%s", err.message);
   struct memprof_reader *two = memprof_reader_open(path, &err);
   ck_assert_msg(two != NULL, "%s", err.message);
-  unsigned long batched = assert_same_walk(one, two, capacity);
+  unsigned long batched = assert_same_walk(one, two, mode, capacity);
   memprof_reader_close(one);
   memprof_reader_close(two);
   return batched;
@@ -108,8 +144,9 @@ START_TEST(test_batch_matches_single_records_on_basic_streams)
   const char *paths[] = {FIXTURES "basic-jiton.bin", FIXTURES "basic-jitoff.bin",
                          FIXTURES "killed-sigkill.bin.gz"};
   for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
-    for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++)
-      ck_assert_uint_gt(assert_same_file(paths[p], capacities[c]), 1000);
+    for (int m = 0; m < WALK_MODES; m++)
+      for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++)
+        ck_assert_uint_gt(assert_same_file(paths[p], (enum walk_mode)m, capacities[c]), 1000);
 }
 END_TEST
 
@@ -125,8 +162,9 @@ START_TEST(test_batch_matches_single_records_on_every_segment)
       continue;
     char path[512];
     snprintf(path, sizeof path, FIXTURES "segments/%s", entry->d_name);
-    for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++)
-      assert_same_file(path, capacities[c]);
+    for (int m = 0; m < WALK_MODES; m++)
+      for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++)
+        assert_same_file(path, (enum walk_mode)m, capacities[c]);
     files++;
   }
   closedir(dir);
@@ -164,7 +202,9 @@ static size_t build_stream(uint8_t *out, size_t *event_offsets)
     n += memprof_uleb128_encode(out + n, 16 + (uint64_t)i);
     if (kind == MEMPROF_EVENT_REALLOC) {
       n += memprof_uleb128_encode(out + n, UINT64_C(0x7f0000900000) + (uint64_t)i * 4096);
-      n += memprof_uleb128_encode(out + n, (uint64_t)1 << (i % 40));
+      /* Sizes of every length up to ten bytes, past what one 8-byte load holds. */
+      uint64_t size = i % 5 == 0 ? UINT64_MAX - (uint64_t)i : (uint64_t)1 << (i % 64);
+      n += memprof_uleb128_encode(out + n, size);
     }
   }
   out[n++] = 0x80;
@@ -178,7 +218,9 @@ START_TEST(test_batch_matches_single_records_at_every_cut)
   ck_assert_uint_gt(size, 600);
   unsigned long batched_whole = 0;
   for (size_t cut = 0; cut <= size; cut++) {
-    for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++) {
+    for (size_t c = 0; c < WALK_MODES * sizeof capacities / sizeof capacities[0]; c++) {
+      enum walk_mode mode = (enum walk_mode)(c / (sizeof capacities / sizeof capacities[0]));
+      size_t capacity = capacities[c % (sizeof capacities / sizeof capacities[0])];
       /* An exact-size copy, so that reading past the cut is caught. */
       uint8_t *copy = malloc(cut > 0 ? cut : 1);
       ck_assert_ptr_nonnull(copy);
@@ -188,7 +230,7 @@ START_TEST(test_batch_matches_single_records_at_every_cut)
       struct memprof_reader *two = memprof_reader_open_memory(copy, cut, "cut", &err);
       ck_assert_ptr_nonnull(one);
       ck_assert_ptr_nonnull(two);
-      unsigned long batched = assert_same_walk(one, two, capacities[c]);
+      unsigned long batched = assert_same_walk(one, two, mode, capacity);
       if (cut == size)
         batched_whole = batched;
       memprof_reader_close(one);
@@ -213,21 +255,23 @@ START_TEST(test_batch_stops_before_a_bad_event)
   struct memprof_reader *two = memprof_reader_open_memory(stream, size, "bad", &err);
   ck_assert_ptr_nonnull(one);
   ck_assert_ptr_nonnull(two);
-  ck_assert_uint_gt(assert_same_walk(one, two, BATCH_MAX), 0);
+  ck_assert_uint_gt(assert_same_walk(one, two, WALK_BATCH, BATCH_MAX), 0);
   ck_assert_int_eq(memprof_reader_error(two)->status, MEMPROF_CORRUPT);
   ck_assert_uint_eq(memprof_reader_error(two)->offset, at[10]);
   memprof_reader_close(one);
   memprof_reader_close(two);
-  /* An over-long ULEB128 in an event body. */
-  size = build_stream(stream, at);
-  memset(stream + at[10] + 1, 0xff, 11);
-  one = memprof_reader_open_memory(stream, size, "bad", &err);
-  two = memprof_reader_open_memory(stream, size, "bad", &err);
-  ck_assert_uint_gt(assert_same_walk(one, two, BATCH_MAX), 0);
-  ck_assert_int_eq(memprof_reader_error(two)->status, MEMPROF_CORRUPT);
-  ck_assert_uint_eq(memprof_reader_error(two)->offset, at[10]);
-  memprof_reader_close(one);
-  memprof_reader_close(two);
+  /* An over-long ULEB128 in an event body, read each way. */
+  for (int m = 0; m < WALK_MODES; m++) {
+    size = build_stream(stream, at);
+    memset(stream + at[10] + 1, 0xff, 11);
+    one = memprof_reader_open_memory(stream, size, "bad", &err);
+    two = memprof_reader_open_memory(stream, size, "bad", &err);
+    ck_assert_uint_gt(assert_same_walk(one, two, (enum walk_mode)m, BATCH_MAX), 0);
+    ck_assert_int_eq(memprof_reader_error(two)->status, MEMPROF_CORRUPT);
+    ck_assert_uint_eq(memprof_reader_error(two)->offset, at[10]);
+    memprof_reader_close(one);
+    memprof_reader_close(two);
+  }
 }
 END_TEST
 
@@ -240,7 +284,15 @@ START_TEST(test_batch_gives_nothing_before_the_events)
   ck_assert_ptr_nonnull(r);
   struct memprof_event events[4];
   ck_assert_uint_eq(memprof_reader_next_events(r, events, NULL, 4), 0);
+  const uint8_t *at;
+  ck_assert_uint_eq(memprof_reader_events_span(r, &at), 0);
   ck_assert_uint_eq(memprof_reader_offset(r), 0);
+  /* pext can be turned off and back on to what the CPU allows. */
+  int cpu = memprof_reader_pext(r);
+  memprof_reader_use_pext(r, 0);
+  ck_assert_int_eq(memprof_reader_pext(r), 0);
+  memprof_reader_use_pext(r, 1);
+  ck_assert_int_eq(memprof_reader_pext(r), cpu);
   struct memprof_record record;
   ck_assert_int_eq(memprof_reader_next(r, &record), MEMPROF_OK);  /* the prologue's symbol */
   ck_assert_int_eq(record.type, MEMPROF_RECORD_SYMBOL);
