@@ -9,6 +9,8 @@
 #define XXH_INLINE_ALL  /* the 8- and 24-byte keys hash in a few inlined instructions */
 #include <xxhash.h>
 
+#include "format/decode.h"
+
 #define NONE UINT32_MAX
 
 /* For the per-event path, where a call's register saves cost more than the work. */
@@ -940,27 +942,33 @@ batch_push(struct summary *summary, struct pending_event *batch, size_t *count,
   return 0;
 }
 
-/* Feeds every record of reader, in order; name goes into out-of-memory messages.
- * Runs of events come from the reader's batch call; symbols, refills, the end
- * and errors from memprof_reader_next. */
-static enum memprof_status summary_read_records(struct summary *summary,
-                                                struct memprof_reader *reader, const char *name,
-                                                struct memprof_error *err)
+/* Feeds every record of reader, in order; name goes into out-of-memory
+ * messages. Runs of events are decoded in place (decode.h), pext a constant,
+ * so that each is decoded and queued in one pass; symbols, refills, the end
+ * and errors come from memprof_reader_next. */
+static ALWAYS_INLINE enum memprof_status
+summary_read_loop(struct summary *summary, struct memprof_reader *reader, const char *name,
+                  struct memprof_error *err, int pext)
 {
   struct pending_event batch[SUMMARY_BATCH];
-  struct memprof_event events[SUMMARY_BATCH];
-  uint64_t offsets[SUMMARY_BATCH];
   size_t count = 0;
   struct memprof_record record;
   enum memprof_status status;
   for (;;) {
-    size_t got = memprof_reader_next_events(reader, events, offsets, SUMMARY_BATCH);
-    if (got > 0) {
-      for (size_t i = 0; i < got; i++)
-        if (batch_push(summary, batch, &count, &events[i], offsets[i], name, err))
-          return MEMPROF_IO;
-      continue;
+    const uint8_t *at;
+    size_t span = memprof_reader_events_span(reader, &at), used = 0;
+    int version = memprof_reader_events_version(reader);
+    uint64_t base = memprof_reader_offset(reader);
+    while (used < span) {
+      struct memprof_event event;
+      size_t length = memprof_decode_event(at + used, version, &event, pext);
+      if (!length)
+        break;
+      if (batch_push(summary, batch, &count, &event, base + used, name, err))
+        return MEMPROF_IO;
+      used += length;
     }
+    memprof_reader_consume(reader, used);
     status = memprof_reader_next(reader, &record);
     if (status != MEMPROF_OK)
       break;
@@ -987,6 +995,14 @@ static enum memprof_status summary_read_records(struct summary *summary,
   *err = *memprof_reader_error(reader);
   err->status = status;
   return status;
+}
+
+static enum memprof_status summary_read_records(struct summary *summary,
+                                                struct memprof_reader *reader, const char *name,
+                                                struct memprof_error *err)
+{
+  return memprof_reader_pext(reader) ? summary_read_loop(summary, reader, name, err, 1)
+                                     : summary_read_loop(summary, reader, name, err, 0);
 }
 
 enum memprof_status summary_read(struct summary *summary, struct memprof_reader *reader,
