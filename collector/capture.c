@@ -52,7 +52,7 @@ struct capture {
   void *gg;                     /* GG_State: lua_close frees it last */
   lua_Alloc orig_allocf;
   int sampling;                 /* active with --sample: the hook's fast path is on */
-  int last_gc_state;
+  unsigned last_gc_phase;       /* gc_phase() when last seen */
   int64_t countdown;            /* sampling: bytes until the next sampled allocation */
   uint8_t *filter;              /* CAPTURE_FILTER_SIZE counters, after the buffers */
   uint64_t allocated;           /* status: bytes allocated while capturing */
@@ -84,9 +84,10 @@ struct capture {
   uint64_t cycle_start_events;  /* segment events before the last GC cycle started */
   uint64_t gc_cycles;
   int boundary_due;
-  int gc_requested;             /* force_gc: the count hook is set */
-  lua_Hook saved_hook;
-  int saved_hook_mask, saved_hook_count;
+  unsigned gc_flips;            /* atomic phases seen (white flips) of cycles not yet counted */
+  int force_armed;              /* force_gc: the VM's stepmul is ours until the boundary */
+  MSize saved_stepmul;
+  uint64_t force_until;         /* force_gc: gc_cycles at which the boundary may be cut */
   uint64_t start_ns, last_flush_ns;
   unsigned tick;
   uint64_t disk_done;           /* file bytes of finished segments */
@@ -434,8 +435,11 @@ static int segment_end(struct capture *c, int complete)
   return 0;
 }
 
+static void force_disarm(struct capture *c);
+
 static void rotate(struct capture *c)
 {
+  force_disarm(c);
   if (segment_end(c, 1) != 0 || segment_begin(c) != 0) {
     c->pending_stop = REASON_WRITE_ERROR;
     return;
@@ -491,44 +495,35 @@ static void hook_release(struct capture *c)
 
 /* ---- Forced GC at boundaries -------------------------------------------------- */
 
-static void gc_count_hook(lua_State *L, lua_Debug *ar)
+/* --force-gc: a due boundary waits for a full GC cycle that starts after it
+ * is due, which the VM runs at its next GC check, in the interpreter or on a
+ * trace alike: stepmul 0 makes one GC step run a whole cycle (as
+ * collectgarbage("setstepmul", 0) does) and threshold 0 makes the next check
+ * take that step. Nothing is run from here: the hook may be inside the GC. */
+static void force_cycle(struct capture *c)
 {
-  struct capture *c = &cap;
-  (void)ar;
-  lua_sethook(L, c->saved_hook, c->saved_hook_mask, c->saved_hook_count);
-  c->gc_requested = 0;
-  if (!c->active || !c->boundary_due || c->busy)
-    return;
-  uint64_t cycles = c->gc_cycles;
-  /* The forced cycle starts here, whatever the state was. */
-  c->cycle_start_events = c->segment_events;
-  lua_gc(L, LUA_GCCOLLECT, 0);
-  if (!c->active)
-    return;
-  c->busy = 1;
-  if (c->gc_cycles == cycles)
-    c->gc_cycles++; /* the cycle completed without an allocation after it */
-  c->last_gc_state = GCSpause;
-  if (c->boundary_due)
-    rotate(c);
-  if (c->pending_stop != REASON_NONE)
-    stop_now(c, c->pending_stop);
-  c->busy = 0;
+  global_State *g = c->g;
+  if (g->gc.threshold == LJ_MAX_MEM)
+    return;  /* collectgarbage("stop"): the program wants no cycles now */
+  if (!c->force_armed) {
+    c->force_armed = 1;
+    c->saved_stepmul = g->gc.stepmul;
+    /* A cycle under way started before the boundary was due: one more. */
+    c->force_until = c->gc_cycles + (g->gc.state == GCSpause ? 1 : 2);
+  }
+  g->gc.stepmul = 0;
+  if (g->vmstate != ~LJ_VMST_GC)
+    g->gc.threshold = 0;  /* inside a step, the step sets it when it ends */
 }
 
-/* Sets a count hook that runs a full GC at the next instruction the
- * interpreter executes; only from states where changing hooks is safe. */
-static void request_gc(struct capture *c)
+/* Gives the VM its stepmul back. */
+static void force_disarm(struct capture *c)
 {
-  int32_t vmstate = c->g->vmstate;
-  if (!(vmstate > 0 || vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C))
+  if (!c->force_armed)
     return;
-  lua_State *L = main_thread(c);
-  c->saved_hook = lua_gethook(L);
-  c->saved_hook_mask = lua_gethookmask(L);
-  c->saved_hook_count = lua_gethookcount(L);
-  lua_sethook(L, gc_count_hook, LUA_MASKCOUNT, 1);
-  c->gc_requested = 1;
+  c->force_armed = 0;
+  if (c->g)
+    c->g->gc.stepmul = c->saved_stepmul;
 }
 
 /* ---- The hook ------------------------------------------------------------------ */
@@ -563,18 +558,24 @@ static int sample_take(struct capture *c, size_t size)
   return 1;
 }
 
+/* Whether the open segment has run its period or reached its size. */
+static void boundary_check(struct capture *c, uint64_t now)
+{
+  if (!c->boundary_due &&
+      ((c->opt.period > 0 && (double)(now - c->segment_start_ns) >= c->opt.period * 1e9) ||
+       (c->opt.max_bytes && c->writer.bytes_written >= c->opt.max_bytes)))
+    c->boundary_due = 1;
+}
+
 static void timers(struct capture *c)
 {
   uint64_t now = mono_ns();
   if (c->opt.duration > 0 && (double)(now - c->start_ns) >= c->opt.duration * 1e9 &&
       c->pending_stop == REASON_NONE)
     c->pending_stop = REASON_DURATION;
-  if (!c->boundary_due &&
-      ((c->opt.period > 0 && (double)(now - c->segment_start_ns) >= c->opt.period * 1e9) ||
-       (c->opt.max_bytes && c->writer.bytes_written >= c->opt.max_bytes)))
-    c->boundary_due = 1;
-  if (c->boundary_due && c->opt.force_gc && !c->gc_requested)
-    request_gc(c);
+  boundary_check(c, now);
+  if (c->boundary_due && c->opt.force_gc)
+    force_cycle(c);
   if (now - c->last_flush_ns >= CAPTURE_FLUSH_NS) {
     c->last_flush_ns = now;
     if (c->writer.used)
@@ -582,21 +583,39 @@ static void timers(struct capture *c)
   }
 }
 
-/* A GC state change: a full cycle ends when the state returns to pause;
- * that is the only place a due segment boundary is cut. */
-static void gc_transition(struct capture *c, int st)
+/* The GC state and current white in one number: a cycle flips the white
+ * in its atomic phase, so a cycle that runs whole between two events (one
+ * GC step can run one) still shows. */
+static inline unsigned gc_phase(const global_State *g)
 {
-  if (c->last_gc_state == GCSpause && st != GCSpause) {
+  return (unsigned)g->gc.state | (unsigned)g->gc.currentwhite << 8;
+}
+
+/* A GC phase change. Full cycles have ended when the state is back at pause
+ * after their atomic phases (white flips); that is the only place a due
+ * segment boundary is cut. A flip since the last event is one atomic phase
+ * or more: two cycles run back to back with no event between them (two
+ * collectgarbage() calls with nothing to free) count as none. */
+static void gc_transition(struct capture *c, unsigned phase)
+{
+  int st = (int)(phase & 0xff), last = (int)(c->last_gc_phase & 0xff);
+  int flipped = (phase >> 8) != (c->last_gc_phase >> 8);
+  c->last_gc_phase = phase;
+  if (last == GCSpause && st != GCSpause) {
     /* A cycle starts; seen at the first event after it, so one event early
      * to be safe (a block wrongly called young only waits a boundary). */
     c->cycle_start_events = c->segment_events ? c->segment_events - 1 : 0;
   }
-  if (st == GCSpause) {
-    c->gc_cycles++;
-    if (c->boundary_due)
-      rotate(c);
-  }
-  c->last_gc_state = st;
+  c->gc_flips += (unsigned)flipped;
+  if (st != GCSpause || !c->gc_flips)
+    return;
+  if (last == GCSpause)
+    c->cycle_start_events = c->segment_events;  /* the whole cycle ran since the last event */
+  c->gc_cycles += c->gc_flips;
+  c->gc_flips = 0;
+  boundary_check(c, mono_ns());  /* the timers look only every CAPTURE_TICK_EVENTS events */
+  if (c->boundary_due && (!c->force_armed || c->gc_cycles >= c->force_until))
+    rotate(c);
 }
 
 /* Sampling filter: a counter per address bucket, so the free of a block
@@ -782,9 +801,9 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
     c->busy = 0;
     return;
   }
-  int st = c->g->gc.state;
-  if (st != c->last_gc_state)
-    gc_transition(c, st);
+  unsigned phase = gc_phase(c->g);
+  if (phase != c->last_gc_phase)
+    gc_transition(c, phase);
   if (work != SLOW_TAIL) {
     if (c->segment_open)
       record(c, ptr, osize, nptr, nsize, work == SLOW_RECORD_COUNTED);
@@ -809,7 +828,7 @@ static inline __attribute__((always_inline)) void hook_full(struct capture *c, v
   if (__builtin_expect(c->busy | signal_pending | !c->segment_open | w->failed |
                            (c->pending_stop != REASON_NONE),
                        0) ||
-      __builtin_expect(c->g->gc.state != c->last_gc_state, 0)) {
+      __builtin_expect(gc_phase(c->g) != c->last_gc_phase, 0)) {
     hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);
     return;
   }
@@ -946,7 +965,7 @@ static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
 {
   struct capture *c = &cap;
   if (__builtin_expect(c->sampling, 1) &&
-      __builtin_expect(c->g->gc.state == c->last_gc_state, 1) &&
+      __builtin_expect(gc_phase(c->g) == c->last_gc_phase, 1) &&
       __builtin_expect(!signal_pending, 1)) {
     if (nsize == 0) {
       if (__builtin_expect(ptr != c->gg && c->filter[filter_slot(ptr)] == 0, 1))
@@ -996,10 +1015,7 @@ static void stop_now(struct capture *c, enum stop_reason reason)
     close(c->index_fd);
   c->index_fd = -1;
   c->pending_stop = REASON_NONE;
-  if (c->gc_requested && c->g) {
-    lua_sethook(main_thread(c), c->saved_hook, c->saved_hook_mask, c->saved_hook_count);
-    c->gc_requested = 0;
-  }
+  force_disarm(c);
   free_buffers(c);
   copy_text(c->last_dir, sizeof c->last_dir, c->dir);
   if (reason != REASON_EXIT)
@@ -1146,7 +1162,10 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
   c->rng = (c->start_ns ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c) | 1;
   if (opt->sample)
     c->countdown = sample_gap(c);
-  c->last_gc_state = c->g->gc.state;
+  c->last_gc_phase = gc_phase(c->g);
+  /* A cycle past its atomic phase has flipped the white already. */
+  c->gc_flips = c->g->gc.state >= GCSsweepstring;
+  c->force_armed = 0;
   c->last_heap = (uint64_t)c->g->gc.total;
   if (segment_begin(c) != 0) {
     copy_text(err, err_size, c->error);

@@ -101,6 +101,19 @@ static int verify_cf(lua_State *L)
     return fail(job, "gc.total differs from collectgarbage(\"count\")");
   if (g->gc.state > GCSfinalize || g->gc.total < sizeof(GG_State))
     return fail(job, "gc state is implausible");
+  /* force_gc writes gc.stepmul and gc.threshold (next to gc.total); cycles
+   * are told by gc.currentwhite, which new objects take. */
+  int stepmul = lua_gc(L, LUA_GCSETSTEPMUL, 123);
+  int stepmul_ok = g->gc.stepmul == 123;
+  lua_gc(L, LUA_GCSETSTEPMUL, stepmul);
+  if (!stepmul_ok || g->gc.stepmul != (MSize)stepmul)
+    return fail(job, "gc.stepmul is not where collectgarbage(\"setstepmul\") puts it");
+  lua_newtable(L);
+  uint8_t marked = gcV(L->top - 1)->gch.marked;
+  lua_pop(L, 1);
+  uint8_t white = g->gc.currentwhite & LJ_GC_WHITES;
+  if ((white != LJ_GC_WHITE0 && white != LJ_GC_WHITE1) || (marked & LJ_GC_WHITES) != white)
+    return fail(job, "gc.currentwhite is not the color of a new object");
   if (((g->str.mask + 1) & g->str.mask) != 0 || g->str.num > 64 * (g->str.mask + 1) ||
       g->str.tab == NULL)
     return fail(job, "string table is implausible");

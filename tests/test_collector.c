@@ -545,6 +545,78 @@ START_TEST(test_force_gc_cuts_complete_segments)
 }
 END_TEST
 
+/* --force-gc cuts a due boundary at once inside one long compiled loop that
+ * never returns to the interpreter, where GC cycles of its own are seconds
+ * apart: every complete segment stays near --max-bytes (a count hook would
+ * wait for the loop's end; such a segment holds 80 times as much). */
+START_TEST(test_force_gc_cuts_boundaries_inside_a_compiled_loop)
+{
+  char dir[1024], out[1100];
+  scratch(dir, sizeof dir, "force-trace");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --max-bytes 64k --force-gc tests/lua/collector_trace_loop.lua >/dev/null",
+                      build_dir(), out), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  int complete = 0;
+  for (int i = 0; i < r->segments; i++) {
+    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    if (!r->complete[i])
+      continue;
+    complete++;
+    ck_assert_msg(r->index_bytes[i] <= 4 * 65536, "segment %d holds %llu bytes", i + 1,
+                  (unsigned long long)r->index_bytes[i]);
+    if (i > 0)
+      ck_assert_uint_gt(r->gc_cycles[i], r->gc_cycles[i - 1]);
+  }
+  ck_assert_int_ge(complete, 20);
+  free(r);
+}
+END_TEST
+
+/* A GC cycle that frees nothing and runs whole between two events (inside
+ * collectgarbage()) still ends a due segment: the cycle is seen by the
+ * white it flips, not by frees. */
+START_TEST(test_cycles_that_free_nothing_end_segments)
+{
+  char dir[1024], out[1100];
+  scratch(dir, sizeof dir, "idle-cycles");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --period 0.001 tests/lua/collector_idle_cycles.lua 40 >/dev/null",
+                      build_dir(), out), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  int complete = 0;
+  for (int i = 0; i < r->segments; i++)
+    complete += r->complete[i];
+  /* 40 cycles, each after the period has passed; the first may come before
+   * the capture's first segment has run its period. */
+  ck_assert_int_ge(complete, 38);
+  ck_assert_uint_ge(r->gc_cycles[r->segments - 1], 40);
+  free(r);
+}
+END_TEST
+
+/* force_gc borrows the VM's stepmul only until the boundary and gives the
+ * program's value back; with the collector stopped it forces nothing. */
+START_TEST(test_force_gc_restores_stepmul_and_respects_a_stopped_gc)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "force-module");
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' %s %s/tests/lua/collector_force_gc.lua > out",
+                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *text = slurp(path);
+  ck_assert_str_eq(text, "forced segments true\nstepmul 300\nstopped grew true segments 0\n"
+                         "stepmul 300\n");
+  free(text);
+  snprintf(path, sizeof path, "%s/stopped", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_int_eq(r->segments, 1);
+  ck_assert_int_eq(r->complete[0], 0);
+  free(r);
+}
+END_TEST
+
 /* ---- Sampling ----------------------------------------------------------------- */
 
 START_TEST(test_sampling_records_rate_and_only_frees_of_sampled_blocks)
@@ -845,6 +917,9 @@ int main(void)
   tcase_add_test(tc, test_segments_rotate_after_gc_cycles);
   tcase_add_test(tc, test_reused_trace_number_gets_a_new_symbol);
   tcase_add_test(tc, test_force_gc_cuts_complete_segments);
+  tcase_add_test(tc, test_force_gc_cuts_boundaries_inside_a_compiled_loop);
+  tcase_add_test(tc, test_cycles_that_free_nothing_end_segments);
+  tcase_add_test(tc, test_force_gc_restores_stepmul_and_respects_a_stopped_gc);
   tcase_add_test(tc, test_sampling_records_rate_and_only_frees_of_sampled_blocks);
   tcase_add_test(tc, test_run_keeps_exit_status_arg_table_and_stdout);
   tcase_add_test(tc, test_run_reports_errors_like_luajit);
