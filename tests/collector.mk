@@ -9,3 +9,8 @@ test_collector_encode_LIBS = format
 # the C API, in this test program as in an embedding host
 TEST_SUITES += test_collector_api
 test_collector_api_LIBS = collector format
+# an LD_PRELOAD shim that fails write() or fsync() on one file with EIO
+$(BUILD)/tests/fault_io.so: tests/fault_io.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -shared -o $@ $< -ldl
+$(BUILD)/tests/test_collector: | $(BUILD)/tests/fault_io.so

@@ -745,6 +745,44 @@ START_TEST(test_write_error_stops_capture_and_program_continues)
 }
 END_TEST
 
+/* EIO from write() or from fsync() on segment 2 (an LD_PRELOAD shim plays the
+ * failing disk): the capture stops with one message naming the error, the
+ * program finishes normally, and segment 1 is whole. */
+START_TEST(test_io_error_stops_capture_and_program_continues)
+{
+  static const char *const calls[] = {"write", "fsync"};
+  for (int k = 0; k < 2; k++) {
+    char dir[1024];
+    scratch(dir, sizeof dir, calls[k]);
+    /* ASan wants to be first among loaded libraries; the shim must come first here. */
+    ck_assert_int_eq(sh("LD_PRELOAD='%s/%s/tests/fault_io.so' ASAN_OPTIONS=verify_asan_link_order=0 "
+                        "LJLEAK_FAULT_FILE=seg-0002.memprof.part LJLEAK_FAULT_CALL=%s "
+                        "'%s/ljleak' run -o '%s/cap' --max-bytes 64k tests/lua/collector_jit.lua "
+                        "> '%s/out' 2> '%s/err'",
+                        getenv("PWD"), build_dir(), calls[k], build_dir(), dir, dir, dir), 0);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/out", dir);
+    char *out = slurp(path);
+    ck_assert_str_eq(out, "jit workload done\n");
+    free(out);
+    snprintf(path, sizeof path, "%s/err", dir);
+    char *err = slurp(path);
+    ck_assert_msg(strstr(err, "ljleak: capture stopped: cannot write ") &&
+                      strstr(err, "seg-0002.memprof.part: Input/output error"),
+                  "%s: %s", calls[k], err);
+    ck_assert_ptr_eq(strstr(strstr(err, "capture stopped") + 1, "capture stopped"), NULL);
+    free(err);
+    snprintf(path, sizeof path, "%s/cap", dir);
+    struct capture_read *r = read_capture(path, NULL);
+    ck_assert_int_eq(r->segments, 1);
+    ck_assert_int_eq(r->status[0], MEMPROF_END);
+    ck_assert_int_eq(r->complete[0], 1);
+    ck_assert_str_eq(r->stop_reason, "write-error");
+    free(r);
+  }
+}
+END_TEST
+
 START_TEST(test_max_total_bytes_stops_capture_with_message)
 {
   char dir[1024];
@@ -926,6 +964,7 @@ int main(void)
   tcase_add_test(tc, test_layout_mismatch_refuses_and_exits_4);
   tcase_add_test(tc, test_layout_mismatch_module_start_returns_error);
   tcase_add_test(tc, test_write_error_stops_capture_and_program_continues);
+  tcase_add_test(tc, test_io_error_stops_capture_and_program_continues);
   tcase_add_test(tc, test_max_total_bytes_stops_capture_with_message);
   tcase_add_test(tc, test_duration_stops_capture);
   tcase_add_test(tc, test_sigkill_leaves_whole_segments_and_readable_part);

@@ -1,0 +1,52 @@
+/* tests/fault_io.c: an LD_PRELOAD shim for tests: write() or fsync() (LJLEAK_FAULT_CALL) on
+ * the file whose path ends in LJLEAK_FAULT_FILE fails with EIO, as a failing disk does. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+ssize_t write(int fd, const void *data, size_t size);
+int fsync(int fd);
+
+/* 1 if call is the one to fail and fd is the file named. */
+static int fault_here(const char *call, int fd)
+{
+  const char *file = getenv("LJLEAK_FAULT_FILE");
+  const char *which = getenv("LJLEAK_FAULT_CALL");
+  if (!file || !*file || !which || strcmp(which, call) != 0)
+    return 0;
+  char link[64], path[4096];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  if (n <= 0)
+    return 0;
+  path[n] = '\0';
+  size_t want = strlen(file);
+  return (size_t)n >= want && strcmp(path + n - want, file) == 0;
+}
+
+ssize_t write(int fd, const void *data, size_t size)
+{
+  static ssize_t (*real)(int, const void *, size_t);
+  if (!real)
+    *(void **)&real = dlsym(RTLD_NEXT, "write");
+  if (fault_here("write", fd)) {
+    errno = EIO;
+    return -1;
+  }
+  return real(fd, data, size);
+}
+
+int fsync(int fd)
+{
+  static int (*real)(int);
+  if (!real)
+    *(void **)&real = dlsym(RTLD_NEXT, "fsync");
+  if (fault_here("fsync", fd)) {
+    errno = EIO;
+    return -1;
+  }
+  return real(fd);
+}
