@@ -28,6 +28,7 @@ struct site_total {
   char name[256];
   uint64_t allocs, alloc_bytes;       /* ALLOC events */
   uint64_t table_resizes;             /* ALLOCs of a power of two >= 4 KiB: string-table resizes */
+  uint64_t table_resize_bytes;
   uint64_t reallocs, realloc_new, realloc_old;
   uint64_t frees, free_bytes;
 };
@@ -140,8 +141,10 @@ static void read_segment(struct capture_read *r, int i, const char *path, struct
     if (e->kind == MEMPROF_EVENT_ALLOC) {
       s->allocs++;
       s->alloc_bytes += e->new_size;
-      if (e->new_size >= 4096 && (e->new_size & (e->new_size - 1)) == 0)
+      if (e->new_size >= 4096 && (e->new_size & (e->new_size - 1)) == 0) {
         s->table_resizes++;
+        s->table_resize_bytes += e->new_size;
+      }
       r->new_bytes += e->new_size;
       addr_set_put(seen, e->new_address);
     } else if (e->kind == MEMPROF_EVENT_REALLOC) {
@@ -416,6 +419,108 @@ START_TEST(test_jitoff_basic_allocations_match_tarantool)
                       getenv("PWD") ? getenv("PWD") : ".", build_dir(), out), 0);
   r = read_capture(out, NULL);
   ck_assert_uint_eq(site_of(r, "@basic.lua:5")->allocs, 20756);
+  free(r);
+}
+END_TEST
+
+/* Runs a Lua snippet with luajit and reads the two numbers it prints. */
+static void lua_two_numbers(const char *code, unsigned long long *a, unsigned long long *b)
+{
+  char cmd[4096];
+  int len = snprintf(cmd, sizeof cmd, "%s -e '%s'", luajit_cmd(), code);
+  ck_assert(len > 0 && (size_t)len < sizeof cmd);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  ck_assert_int_eq(fscanf(p, "%llu %llu", a, b), 2);
+  ck_assert_int_eq(pclose(p), 0);
+}
+
+/* The same run on Debian's LuaJIT built without GC64, as Tarantool's was
+ * (build/nogc64, with the collector module built against it): allocation
+ * counts and bytes are Tarantool's. Strings are where the two LuaJITs
+ * differ: Tarantool's sizes a string 16 + len + 1 bytes, this one
+ * 20 + (len + 4 rounded down to a multiple of 4) (its header holds a string
+ * id, and it pads); so the string sites are checked by those formulas. */
+START_TEST(test_nogc64_basic_allocations_and_bytes_match_tarantool)
+{
+  char dir[1024], out[1100];
+  const char *pwd = getenv("PWD") ? getenv("PWD") : ".";
+  scratch(dir, sizeof dir, "basic-nogc64");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("cd testdata/tarantool-memprof && LJLEAK_START=1 LJLEAK_DIR='%s' LJLEAK_SIGNAL=none "
+                      "LUA_CPATH='%s/%s/nogc64/lua/?.so' '%s/%s/nogc64/luajit/src/luajit' -joff "
+                      "-l ljleak.collector basic.lua 4000 >/dev/null",
+                      out, pwd, build_dir(), pwd, build_dir()), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  ck_assert_int_eq(r->segments, 1);
+  ck_assert_int_eq(r->status[0], MEMPROF_END);
+
+  struct expected_site expected[64];
+  int n = read_expected("ALLOCATIONS", expected, 64), compared = 0;
+  for (int i = 0; i < n; i++) {
+    const struct expected_site *e = &expected[i];
+    if (!is_basic_site(e->name) || !strcmp(e->name, "@basic.lua:5") ||
+        !strcmp(e->name, "@basic.lua:6") || !strcmp(e->name, "@basic.lua:17"))
+      continue;
+    struct site_total *s = site_of(r, e->name);
+    ck_assert_msg(s->allocs == e->events && s->alloc_bytes == e->plus,
+                  "%s: ljleak %llu allocations +%llu, Tarantool %llu +%llu", e->name,
+                  (unsigned long long)s->allocs, (unsigned long long)s->alloc_bytes, e->events,
+                  e->plus);
+    compared++;
+  }
+  ck_assert_int_eq(compared, 10);
+
+  /* Line 17 (loadstring) makes one string, the one-letter name "t": 18
+   * bytes there, 24 here; its nine other blocks are the same. */
+  const struct expected_site *line17 = NULL;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(expected[i].name, "@basic.lua:17"))
+      line17 = &expected[i];
+  ck_assert_ptr_nonnull(line17);
+  ck_assert_uint_eq(site_of(r, "@basic.lua:17")->allocs, line17->events);
+  ck_assert_uint_eq(site_of(r, "@basic.lua:17")->alloc_bytes, line17->plus - (16 + 1 + 1) + 24);
+
+  /* Line 6: the 4000 joined strings, whose lengths luajit computes here.
+   * Tarantool's line 6 is those strings by its formula plus one string-table
+   * resize (a power of two); ours, those strings by ours plus whatever
+   * resizes fell on line 6 in this run. */
+  unsigned long long theirs, ours;
+  lua_two_numbers("local a, b = 0, 0 for i = 1, 4000 do local p = {} "
+                  "for k = 1, 8 do p[k] = tostring(i * k) end local n = #table.concat(p, \",\") "
+                  "a = a + 16 + n + 1 b = b + 20 + bit.band(n + 4, -4) end print(a, b)",
+                  &theirs, &ours);
+  const struct expected_site *line6 = NULL;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(expected[i].name, "@basic.lua:6"))
+      line6 = &expected[i];
+  ck_assert_ptr_nonnull(line6);
+  unsigned long long resize = line6->plus - theirs;
+  ck_assert_msg(line6->events == 4001 && resize >= 4096 && (resize & (resize - 1)) == 0,
+                "Tarantool's line 6: %llu events +%llu, strings %llu", line6->events, line6->plus,
+                theirs);
+  const struct site_total *ours6 = site_of(r, "@basic.lua:6");
+  ck_assert_uint_eq(ours6->allocs - ours6->table_resizes, 4000);
+  ck_assert_uint_eq(ours6->alloc_bytes - ours6->table_resize_bytes, ours);
+
+  /* Reallocations (array parts, a TValue each: the same size in both
+   * builds) match byte for byte; line 6's one is the string buffer of
+   * table.concat, whose size depends on when the GC last shrank it. */
+  n = read_expected("REALLOCATIONS", expected, 64);
+  compared = 0;
+  for (int i = 0; i < n; i++) {
+    const struct expected_site *e = &expected[i];
+    if (!is_basic_site(e->name) || !strcmp(e->name, "@basic.lua:6"))
+      continue;
+    struct site_total *s = site_of(r, e->name);
+    ck_assert_msg(s->reallocs == e->events && s->realloc_new == e->plus &&
+                      s->realloc_old == e->minus,
+                  "%s: ljleak %llu reallocations +%llu -%llu, Tarantool %llu +%llu -%llu",
+                  e->name, (unsigned long long)s->reallocs, (unsigned long long)s->realloc_new,
+                  (unsigned long long)s->realloc_old, e->events, e->plus, e->minus);
+    compared++;
+  }
+  ck_assert_int_eq(compared, 5);
   free(r);
 }
 END_TEST
@@ -841,7 +946,9 @@ START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
           (char *)NULL);
     _exit(127);
   }
-  /* Wait until a segment is listed (no time limit on the workload itself). */
+  /* Wait until a segment is listed and the next one's .part has events on
+   * disk (no time limit on the workload itself): a kill in the first moments
+   * of a segment would find only its header written. */
   snprintf(path, sizeof path, "%s/index", out);
   for (int tries = 0; tries < 3000; tries++) {
     char *text = slurp(path);
@@ -849,11 +956,13 @@ START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
     for (char *p = text; (p = strstr(p, "\nsegment\t")); p++)
       lines++;
     free(text);
-    if (lines >= 1)
+    char part_path[1200];
+    struct stat st;
+    snprintf(part_path, sizeof part_path, "%s/seg-%04d.memprof.part", out, lines + 1);
+    if (lines >= 1 && stat(part_path, &st) == 0 && st.st_size >= 256 * 1024)
       break;
-    usleep(10000);
+    usleep(2000);
   }
-  usleep(50000);
   kill(pid, SIGKILL);
   int status;
   waitpid(pid, &status, 0);
@@ -948,6 +1057,7 @@ int main(void)
   TCase *tc = tcase_create("run");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_jitoff_basic_allocations_match_tarantool);
+  tcase_add_test(tc, test_nogc64_basic_allocations_and_bytes_match_tarantool);
   tcase_add_test(tc, test_jit_heavy_stream_bytes_equal_allocator_bytes);
   tcase_add_test(tc, test_coroutine_heavy_stream_bytes_equal_allocator_bytes);
   tcase_add_test(tc, test_ffi_stream_bytes_equal_allocator_bytes);
