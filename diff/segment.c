@@ -326,29 +326,21 @@ static enum diff_status segment_out_of_memory(struct diff_error *err, const char
   return err->status;
 }
 
-/* The events named but not yet applied: a ring of SEGMENT_PENDING, whose
- * map slots are prefetched when they enter and used when they leave. */
-struct segment_ring {
-  struct segment_pending op[SEGMENT_PENDING];
-  size_t count, head;
-  uint64_t events, young_from;  /* the segment's, kept in registers */
-  uint64_t sample;
-};
-
 /* Names event's site now (the symbols are those of this moment) and queues
- * it; the slot at head holds the oldest event once the ring is full: it is
- * applied, then filled with this one in place. Returns -1 when out of memory. */
-SEGMENT_HOT int segment_queue(struct segment_aggregate *segment, struct segment_ring *ring,
+ * it as the n-th event of the read into ring, a ring of SEGMENT_PENDING
+ * whose map slots are prefetched when they enter and used when they leave:
+ * the slot holds event n - SEGMENT_PENDING once the ring is full, which is
+ * applied first. The ring and n stay in the caller (in registers, not in a
+ * structure). Returns -1 when out of memory. */
+SEGMENT_HOT int segment_queue(struct segment_aggregate *segment, struct segment_pending *ring,
+                              uint64_t n, uint64_t young_n, uint64_t sample,
                               const struct memprof_symtab *symtab,
                               const struct memprof_event *event)
 {
-  struct segment_pending *op = &ring->op[ring->head];
-  if (ring->count == SEGMENT_PENDING) {
-    if (segment_apply(segment, op, ring->sample) < 0)
-      return -1;
-    ring->count--;
-  }
-  op->young = ring->events >= ring->young_from ? LIVE_MAP_YOUNG : 0;
+  struct segment_pending *op = &ring[n & (SEGMENT_PENDING - 1)];
+  if (n >= SEGMENT_PENDING && segment_apply(segment, op, sample) < 0)
+    return -1;
+  op->young = n >= young_n ? LIVE_MAP_YOUNG : 0;
   op->old_address = 0;
   op->new_size = 0;
   if (event->kind != MEMPROF_EVENT_FREE) {
@@ -366,20 +358,6 @@ SEGMENT_HOT int segment_queue(struct segment_aggregate *segment, struct segment_
     op->old_hash = live_map_hash(op->old_address);
     live_map_prefetch(&segment->touched, op->old_hash);
   }
-  ring->events++;
-  ring->count++;
-  ring->head = (ring->head + 1) & (SEGMENT_PENDING - 1);
-  return 0;
-}
-
-/* Applies what is left in the ring, oldest first. */
-static int segment_drain(struct segment_aggregate *segment, struct segment_ring *ring)
-{
-  size_t oldest = (ring->head - ring->count) & (SEGMENT_PENDING - 1);
-  for (size_t i = 0; i < ring->count; i++)
-    if (segment_apply(segment, &ring->op[(oldest + i) & (SEGMENT_PENDING - 1)], ring->sample) < 0)
-      return -1;
-  ring->count = 0;
   return 0;
 }
 
@@ -388,11 +366,16 @@ static int segment_drain(struct segment_aggregate *segment, struct segment_ring 
  * symbols, refills, the end and errors come from memprof_reader_next.
  * Sets *status to the reader's final status; returns -1 when out of memory. */
 static inline __attribute__((always_inline)) int
-segment_read_records(struct segment_aggregate *segment, struct segment_ring *ring,
-                     struct memprof_reader *reader, struct memprof_symtab *symtab,
+segment_read_records(struct segment_aggregate *segment, struct memprof_reader *reader,
+                     struct memprof_symtab *symtab, uint64_t sample,
                      enum memprof_status *status, int pext)
 {
+  struct segment_pending ring[SEGMENT_PENDING];
   struct memprof_record record;
+  uint64_t n = 0;  /* events queued by this read */
+  uint64_t young_n = segment->young_from > segment->events
+                         ? segment->young_from - segment->events : 0;
+  int failed = 0;
   for (;;) {
     const uint8_t *at;
     size_t span = memprof_reader_events_span(reader, &at);
@@ -404,21 +387,39 @@ segment_read_records(struct segment_aggregate *segment, struct segment_ring *rin
       if (!length)
         break;
       used += length;
-      if (segment_queue(segment, ring, symtab, &event) < 0)
-        return -1;
+      if (segment_queue(segment, ring, n, young_n, sample, symtab, &event) < 0) {
+        failed = 1;
+        break;
+      }
+      n++;
     }
     memprof_reader_consume(reader, used);
+    if (failed)
+      break;
     *status = memprof_reader_next(reader, &record);
     if (*status != MEMPROF_OK)
-      return 0;
+      break;
     if (record.type == MEMPROF_RECORD_SYMBOL) {
-      if (memprof_symtab_add(symtab, &record.symbol) < 0)
-        return -1;
+      if (memprof_symtab_add(symtab, &record.symbol) < 0) {
+        failed = 1;
+        break;
+      }
       segment_forget_locations(segment);
-    } else if (segment_queue(segment, ring, symtab, &record.event) < 0) {
-      return -1;
+    } else if (segment_queue(segment, ring, n, young_n, sample, symtab, &record.event) < 0) {
+      failed = 1;
+      break;
+    } else {
+      n++;
     }
   }
+  segment->events += n;
+  if (failed)
+    return -1;
+  /* What is left in the ring, oldest first. */
+  for (uint64_t i = n > SEGMENT_PENDING ? n - SEGMENT_PENDING : 0; i < n; i++)
+    if (segment_apply(segment, &ring[i & (SEGMENT_PENDING - 1)], sample) < 0)
+      return -1;
+  return 0;
 }
 
 enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const char *path,
@@ -438,16 +439,13 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
     memprof_reader_close(reader);
     return segment_out_of_memory(err, path);
   }
-  struct segment_ring ring = {.events = segment->events, .young_from = segment->young_from,
-                              .sample = sample};
   enum memprof_status status = MEMPROF_OK;
   int read = memprof_reader_pext(reader)
-                 ? segment_read_records(segment, &ring, reader, symtab, &status, 1)
-                 : segment_read_records(segment, &ring, reader, symtab, &status, 0);
+                 ? segment_read_records(segment, reader, symtab, sample, &status, 1)
+                 : segment_read_records(segment, reader, symtab, sample, &status, 0);
   enum diff_status result = DIFF_OK;
-  if (read < 0 || segment_drain(segment, &ring) < 0)
+  if (read < 0)
     result = segment_out_of_memory(err, path);
-  segment->events = ring.events;
   if (result == DIFF_OK && status == MEMPROF_TRUNCATED) {
     segment->truncated = 1;
     snprintf(segment->warning, sizeof segment->warning, "%s",
