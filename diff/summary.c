@@ -997,11 +997,20 @@ summary_read_loop(struct summary *summary, struct memprof_reader *reader, const 
   return status;
 }
 
+/* The loop where the reader decodes with pext, compiled for BMI1 and BMI2
+ * (decode.h); called only where the CPU has them. */
+MEMPROF_DECODE_BMI2 static enum memprof_status
+summary_read_bmi2(struct summary *summary, struct memprof_reader *reader, const char *name,
+                  struct memprof_error *err)
+{
+  return summary_read_loop(summary, reader, name, err, 1);
+}
+
 static enum memprof_status summary_read_records(struct summary *summary,
                                                 struct memprof_reader *reader, const char *name,
                                                 struct memprof_error *err)
 {
-  return memprof_reader_pext(reader) ? summary_read_loop(summary, reader, name, err, 1)
+  return memprof_reader_pext(reader) ? summary_read_bmi2(summary, reader, name, err)
                                      : summary_read_loop(summary, reader, name, err, 0);
 }
 

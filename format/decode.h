@@ -40,6 +40,15 @@ static inline const uint8_t *memprof_uleb_long(const uint8_t *p, uint64_t *value
   return p;
 }
 
+/* For the function that holds a hot loop decoding with pext = 1: lets the
+ * compiler use the other BMI1 and BMI2 instructions there too. Call such a
+ * function only when memprof_reader_pext says the CPU has them. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MEMPROF_DECODE_BMI2 __attribute__((target("bmi,bmi2")))
+#else
+#define MEMPROF_DECODE_BMI2
+#endif
+
 /* Packs the 7-bit groups of a ULEB128's bytes (stop bits cleared) into
  * one number. With pext it is one instruction; inline assembly, so that the
  * generic build can carry it and use it only where the CPU has it. */

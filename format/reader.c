@@ -312,9 +312,13 @@ static int cursor_uleb(struct cursor *c, uint64_t *value)
   return n;
 }
 
-/* Whether pext is there and fast: AMD before Zen 3 runs it in microcode. */
+/* Whether pext is there and fast: AMD before Zen 3 runs it in microcode.
+ * LJLEAK_NO_PEXT=1 says no, to run the portable decoder. */
 static int cpu_has_fast_pext(void)
 {
+  const char *off = getenv("LJLEAK_NO_PEXT");
+  if (off && *off && strcmp(off, "0") != 0)
+    return 0;
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
   return __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") &&

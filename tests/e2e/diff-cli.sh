@@ -89,5 +89,10 @@ check cut 1 "$LJLEAK" diff -q "$OUT/cut"
 expect cut-warning "seg-0006.gz: byte" "$OUT/cut.err"
 check cut-strict 3 "$LJLEAK" diff -q --strict "$OUT/cut"
 
+# The portable decoder (LJLEAK_NO_PEXT=1) gives the same JSON as the default one.
+check json-default 1 "$LJLEAK" diff -q --format json -o "$OUT/default.json" "$SEGMENTS"
+check json-portable 1 env LJLEAK_NO_PEXT=1 "$LJLEAK" diff -q --format json -o "$OUT/portable.json" "$SEGMENTS"
+check json-portable-same 0 cmp "$OUT/default.json" "$OUT/portable.json"
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

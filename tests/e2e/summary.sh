@@ -74,5 +74,13 @@ check "cut stream with --strict exits 3" \
   eval 'run 3 --strict --leak-only $fixtures/killed-sigkill.bin.gz && has out "HEAP SUMMARY:" &&
         has err "killed-sigkill.bin.gz"'
 
+# The portable decoder (LJLEAK_NO_PEXT=1) prints the same as the default one.
+for f in basic-jiton.bin basic-jitoff.bin killed-sigkill.bin.gz segments/seg-0004.bin; do
+  check "portable decoder agrees on $f" \
+    eval '"$ljleak" summary $fixtures/$f > "$tmp/fast" 2>&1;
+          LJLEAK_NO_PEXT=1 "$ljleak" summary $fixtures/$f > "$tmp/portable" 2>&1;
+          cmp -s "$tmp/fast" "$tmp/portable" && [ -s "$tmp/fast" ]'
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
