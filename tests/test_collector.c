@@ -366,6 +366,54 @@ static int is_basic_site(const char *name)
   return !strncmp(name, "@basic.lua:", 11) || !strncmp(name, "function_alias_1:", 17);
 }
 
+/* Every basic.lua and loadstring allocation site in Tarantool's output but
+ * those in skip (NULL-terminated) has Tarantool's count here, and its bytes
+ * too if bytes is set; returns how many sites were compared. */
+static int assert_basic_allocations_match(struct capture_read *r, const char *const *skip,
+                                          int bytes)
+{
+  struct expected_site expected[64];
+  int n = read_expected("ALLOCATIONS", expected, 64), compared = 0;
+  for (int i = 0; i < n; i++) {
+    const struct expected_site *e = &expected[i];
+    int skipped = !is_basic_site(e->name);
+    for (const char *const *k = skip; *k && !skipped; k++)
+      skipped = !strcmp(e->name, *k);
+    if (skipped)
+      continue;
+    struct site_total *s = site_of(r, e->name);
+    ck_assert_msg(s->allocs == e->events && (!bytes || s->alloc_bytes == e->plus),
+                  "%s: ljleak %llu allocations +%llu, Tarantool %llu +%llu", e->name,
+                  (unsigned long long)s->allocs, (unsigned long long)s->alloc_bytes, e->events,
+                  e->plus);
+    compared++;
+  }
+  return compared;
+}
+
+/* Every basic.lua reallocation site has Tarantool's count and bytes (array
+ * parts, a TValue each: the same size in every build), but line 6's: the
+ * string buffer of table.concat, whose size depends on when the GC last
+ * shrank it. */
+static void assert_basic_reallocations_match(struct capture_read *r)
+{
+  struct expected_site expected[64];
+  int n = read_expected("REALLOCATIONS", expected, 64), compared = 0;
+  for (int i = 0; i < n; i++) {
+    const struct expected_site *e = &expected[i];
+    if (!is_basic_site(e->name) || !strcmp(e->name, "@basic.lua:6"))
+      continue;
+    struct site_total *s = site_of(r, e->name);
+    ck_assert_msg(s->reallocs == e->events && s->realloc_new == e->plus &&
+                      s->realloc_old == e->minus,
+                  "%s: ljleak %llu reallocations +%llu -%llu, Tarantool %llu +%llu -%llu",
+                  e->name, (unsigned long long)s->reallocs, (unsigned long long)s->realloc_new,
+                  (unsigned long long)s->realloc_old, e->events, e->plus, e->minus);
+    compared++;
+  }
+  ck_assert_int_eq(compared, 5);
+}
+
 START_TEST(test_jitoff_basic_allocations_match_tarantool)
 {
   char dir[1024], out[1100];
@@ -377,39 +425,14 @@ START_TEST(test_jitoff_basic_allocations_match_tarantool)
   ck_assert_int_eq(r->segments, 1);
   ck_assert_int_eq(r->status[0], MEMPROF_END);
 
-  struct expected_site expected[64];
-  int n = read_expected("ALLOCATIONS", expected, 64), compared = 0;
-  for (int i = 0; i < n; i++) {
-    const struct expected_site *e = &expected[i];
-    if (!is_basic_site(e->name) || !strcmp(e->name, "@basic.lua:5") ||
-        !strcmp(e->name, "@basic.lua:6"))
-      continue;
-    struct site_total *s = site_of(r, e->name);
-    ck_assert_msg(s->allocs == e->events, "%s: ljleak %llu allocations, Tarantool %llu", e->name,
-                  (unsigned long long)s->allocs, e->events);
-    compared++;
-  }
-  ck_assert_int_eq(compared, 11);
+  static const char *const strings[] = {"@basic.lua:5", "@basic.lua:6", NULL};
+  ck_assert_int_eq(assert_basic_allocations_match(r, strings, 0), 11);
   /* 4000 concatenations (Tarantool's 4001 less its one string-table resize),
    * plus however many string-table resizes fell on line 6 here. */
   const struct site_total *line6 = site_of(r, "@basic.lua:6");
   ck_assert_uint_eq(line6->allocs - line6->table_resizes, 4001 - 1);
 
-  n = read_expected("REALLOCATIONS", expected, 64);
-  compared = 0;
-  for (int i = 0; i < n; i++) {
-    const struct expected_site *e = &expected[i];
-    if (!is_basic_site(e->name) || !strcmp(e->name, "@basic.lua:6"))
-      continue;
-    struct site_total *s = site_of(r, e->name);
-    ck_assert_msg(s->reallocs == e->events && s->realloc_new == e->plus &&
-                  s->realloc_old == e->minus,
-                  "%s: ljleak %llu reallocations +%llu -%llu, Tarantool %llu +%llu -%llu",
-                  e->name, (unsigned long long)s->reallocs, (unsigned long long)s->realloc_new,
-                  (unsigned long long)s->realloc_old, e->events, e->plus, e->minus);
-    compared++;
-  }
-  ck_assert_int_eq(compared, 5);
+  assert_basic_reallocations_match(r);
   free(r);
 
   /* Line 5 without GC: every distinct string made once. */
@@ -455,21 +478,10 @@ START_TEST(test_nogc64_basic_allocations_and_bytes_match_tarantool)
   ck_assert_int_eq(r->segments, 1);
   ck_assert_int_eq(r->status[0], MEMPROF_END);
 
+  static const char *const strings[] = {"@basic.lua:5", "@basic.lua:6", "@basic.lua:17", NULL};
+  ck_assert_int_eq(assert_basic_allocations_match(r, strings, 1), 10);
   struct expected_site expected[64];
-  int n = read_expected("ALLOCATIONS", expected, 64), compared = 0;
-  for (int i = 0; i < n; i++) {
-    const struct expected_site *e = &expected[i];
-    if (!is_basic_site(e->name) || !strcmp(e->name, "@basic.lua:5") ||
-        !strcmp(e->name, "@basic.lua:6") || !strcmp(e->name, "@basic.lua:17"))
-      continue;
-    struct site_total *s = site_of(r, e->name);
-    ck_assert_msg(s->allocs == e->events && s->alloc_bytes == e->plus,
-                  "%s: ljleak %llu allocations +%llu, Tarantool %llu +%llu", e->name,
-                  (unsigned long long)s->allocs, (unsigned long long)s->alloc_bytes, e->events,
-                  e->plus);
-    compared++;
-  }
-  ck_assert_int_eq(compared, 10);
+  int n = read_expected("ALLOCATIONS", expected, 64);
 
   /* Line 17 (loadstring) makes one string, the one-letter name "t": 18
    * bytes there, 24 here; its nine other blocks are the same. */
@@ -503,24 +515,7 @@ START_TEST(test_nogc64_basic_allocations_and_bytes_match_tarantool)
   ck_assert_uint_eq(ours6->allocs - ours6->table_resizes, 4000);
   ck_assert_uint_eq(ours6->alloc_bytes - ours6->table_resize_bytes, ours);
 
-  /* Reallocations (array parts, a TValue each: the same size in both
-   * builds) match byte for byte; line 6's one is the string buffer of
-   * table.concat, whose size depends on when the GC last shrank it. */
-  n = read_expected("REALLOCATIONS", expected, 64);
-  compared = 0;
-  for (int i = 0; i < n; i++) {
-    const struct expected_site *e = &expected[i];
-    if (!is_basic_site(e->name) || !strcmp(e->name, "@basic.lua:6"))
-      continue;
-    struct site_total *s = site_of(r, e->name);
-    ck_assert_msg(s->reallocs == e->events && s->realloc_new == e->plus &&
-                      s->realloc_old == e->minus,
-                  "%s: ljleak %llu reallocations +%llu -%llu, Tarantool %llu +%llu -%llu",
-                  e->name, (unsigned long long)s->reallocs, (unsigned long long)s->realloc_new,
-                  (unsigned long long)s->realloc_old, e->events, e->plus, e->minus);
-    compared++;
-  }
-  ck_assert_int_eq(compared, 5);
+  assert_basic_reallocations_match(r);
   free(r);
 }
 END_TEST
@@ -584,15 +579,22 @@ START_TEST(test_gzip_segments_read_and_match_allocator_bytes)
 }
 END_TEST
 
+/* Runs ljleak run -o DIR/cap ARGS in a new scratch directory NAME, output
+ * dropped, expects exit 0, and reads the capture. */
+static struct capture_read *run_and_read(const char *name, const char *args)
+{
+  char dir[1024], out[1100];
+  scratch(dir, sizeof dir, name);
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' %s >/dev/null", build_dir(), out, args), 0);
+  return read_capture(out, NULL);
+}
+
 /* After jit.flush() trace number 1 is reused by another loop: the trace
  * symbol is emitted again and the events of each loop name their own start. */
 START_TEST(test_reused_trace_number_gets_a_new_symbol)
 {
-  char dir[1024], out[1100];
-  scratch(dir, sizeof dir, "flush");
-  snprintf(out, sizeof out, "%s/cap", dir);
-  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' tests/lua/collector_flush.lua >/dev/null", build_dir(), out), 0);
-  struct capture_read *r = read_capture(out, NULL);
+  struct capture_read *r = run_and_read("flush", "tests/lua/collector_flush.lua");
   const struct site_total *first = site_ending(r, "TRACE [1] started at @tests/lua/collector_flush.lua:3");
   const struct site_total *second = site_ending(r, "TRACE [1] started at @tests/lua/collector_flush.lua:5");
   ck_assert_ptr_nonnull(first);
@@ -606,12 +608,7 @@ END_TEST
 /* Every segment but the last ends right after a GC cycle, and the cycle count grows. */
 START_TEST(test_segments_rotate_after_gc_cycles)
 {
-  char dir[1024], out[1100];
-  scratch(dir, sizeof dir, "rotate");
-  snprintf(out, sizeof out, "%s/cap", dir);
-  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --max-bytes 64k tests/lua/collector_jit.lua >/dev/null",
-                      build_dir(), out), 0);
-  struct capture_read *r = read_capture(out, NULL);
+  struct capture_read *r = run_and_read("rotate", "--max-bytes 64k tests/lua/collector_jit.lua");
   ck_assert_int_ge(r->segments, 3);
   for (int i = 0; i < r->segments; i++) {
     ck_assert_int_eq(r->status[i], MEMPROF_END);
@@ -635,12 +632,7 @@ END_TEST
  * workload allocates too little to finish GC cycles by itself. */
 START_TEST(test_force_gc_cuts_complete_segments)
 {
-  char dir[1024], out[1100];
-  scratch(dir, sizeof dir, "force-gc");
-  snprintf(out, sizeof out, "%s/cap", dir);
-  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --period 0.05 --force-gc tests/lua/collector_slow.lua >/dev/null",
-                      build_dir(), out), 0);
-  struct capture_read *r = read_capture(out, NULL);
+  struct capture_read *r = run_and_read("force-gc", "--period 0.05 --force-gc tests/lua/collector_slow.lua");
   ck_assert_int_ge(r->segments, 3);
   for (int i = 0; i + 1 < r->segments; i++) {
     ck_assert_int_eq(r->status[i], MEMPROF_END);
@@ -656,12 +648,7 @@ END_TEST
  * wait for the loop's end; such a segment holds 80 times as much). */
 START_TEST(test_force_gc_cuts_boundaries_inside_a_compiled_loop)
 {
-  char dir[1024], out[1100];
-  scratch(dir, sizeof dir, "force-trace");
-  snprintf(out, sizeof out, "%s/cap", dir);
-  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --max-bytes 64k --force-gc tests/lua/collector_trace_loop.lua >/dev/null",
-                      build_dir(), out), 0);
-  struct capture_read *r = read_capture(out, NULL);
+  struct capture_read *r = run_and_read("force-trace", "--max-bytes 64k --force-gc tests/lua/collector_trace_loop.lua");
   int complete = 0;
   for (int i = 0; i < r->segments; i++) {
     ck_assert_int_eq(r->status[i], MEMPROF_END);
@@ -683,12 +670,7 @@ END_TEST
  * white it flips, not by frees. */
 START_TEST(test_cycles_that_free_nothing_end_segments)
 {
-  char dir[1024], out[1100];
-  scratch(dir, sizeof dir, "idle-cycles");
-  snprintf(out, sizeof out, "%s/cap", dir);
-  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --period 0.001 tests/lua/collector_idle_cycles.lua 40 >/dev/null",
-                      build_dir(), out), 0);
-  struct capture_read *r = read_capture(out, NULL);
+  struct capture_read *r = run_and_read("idle-cycles", "--period 0.001 tests/lua/collector_idle_cycles.lua 40");
   int complete = 0;
   for (int i = 0; i < r->segments; i++)
     complete += r->complete[i];
@@ -700,22 +682,33 @@ START_TEST(test_cycles_that_free_nothing_end_segments)
 }
 END_TEST
 
+/* Runs tests/lua/SCRIPT with luajit and the module (no signal handler) in a
+ * new scratch directory NAME, checks what it prints, and reads the capture
+ * it made in the subdirectory capture. */
+static struct capture_read *run_module_script(const char *name, const char *script,
+                                              const char *expected, const char *capture)
+{
+  char dir[1024], path[1100];
+  scratch(dir, sizeof dir, name);
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' %s %s/tests/lua/%s > out",
+                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD"), script), 0);
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *text = slurp(path);
+  ck_assert_str_eq(text, expected);
+  free(text);
+  snprintf(path, sizeof path, "%s/%s", dir, capture);
+  return read_capture(path, NULL);
+}
+
 /* force_gc borrows the VM's stepmul only until the boundary and gives the
  * program's value back; with the collector stopped it forces nothing. */
 START_TEST(test_force_gc_restores_stepmul_and_respects_a_stopped_gc)
 {
-  char dir[1024];
-  scratch(dir, sizeof dir, "force-module");
-  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' %s %s/tests/lua/collector_force_gc.lua > out",
-                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
-  char path[1100];
-  snprintf(path, sizeof path, "%s/out", dir);
-  char *text = slurp(path);
-  ck_assert_str_eq(text, "forced segments true\nstepmul 300\nstopped grew true segments 0\n"
-                         "stepmul 300\n");
-  free(text);
-  snprintf(path, sizeof path, "%s/stopped", dir);
-  struct capture_read *r = read_capture(path, NULL);
+  struct capture_read *r =
+      run_module_script("force-module", "collector_force_gc.lua",
+                        "forced segments true\nstepmul 300\nstopped grew true segments 0\n"
+                        "stepmul 300\n",
+                        "stopped");
   ck_assert_int_eq(r->segments, 1);
   ck_assert_int_eq(r->complete[0], 0);
   free(r);
@@ -821,69 +814,59 @@ START_TEST(test_layout_mismatch_module_start_returns_error)
 }
 END_TEST
 
-/* Segment 2's .part is a link to /dev/full: writing it fails with ENOSPC,
- * the capture stops with one message and the program finishes normally. */
-START_TEST(test_write_error_stops_capture_and_program_continues)
+/* Runs the JIT workload under ljleak run --max-bytes 64k in scratch
+ * directory NAME, after SETUP there (a shell command, or ""), with ENV in
+ * front: the capture must stop at segment 2 with one message that holds
+ * ERROR, segment 1 whole, and the program must finish normally. */
+static void check_write_error(const char *name, const char *setup, const char *env,
+                              const char *error)
 {
-  char dir[1024];
-  scratch(dir, sizeof dir, "write-error");
-  ck_assert_int_eq(sh("mkdir -p '%s/cap' && ln -s /dev/full '%s/cap/seg-0002.memprof.part'", dir, dir), 0);
-  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s/cap' --max-bytes 64k tests/lua/collector_jit.lua > '%s/out' 2> '%s/err'",
-                      build_dir(), dir, dir, dir), 0);
-  char path[1100];
+  char dir[1024], path[1100];
+  scratch(dir, sizeof dir, name);
+  ck_assert_int_eq(sh("cd '%s' && mkdir -p cap %s", dir, setup), 0);
+  ck_assert_int_eq(sh("%s '%s/ljleak' run -o '%s/cap' --max-bytes 64k tests/lua/collector_jit.lua "
+                      "> '%s/out' 2> '%s/err'",
+                      env, build_dir(), dir, dir, dir), 0);
   snprintf(path, sizeof path, "%s/out", dir);
   char *out = slurp(path);
   ck_assert_str_eq(out, "jit workload done\n");
   free(out);
   snprintf(path, sizeof path, "%s/err", dir);
   char *err = slurp(path);
-  ck_assert_ptr_nonnull(strstr(err, "ljleak: capture stopped: "));
-  ck_assert_ptr_nonnull(strstr(err, "No space left on device"));
+  ck_assert_msg(strstr(err, "ljleak: capture stopped: cannot write ") && strstr(err, error),
+                "%s: %s", name, err);
   ck_assert_ptr_eq(strstr(strstr(err, "capture stopped") + 1, "capture stopped"), NULL);
   free(err);
   snprintf(path, sizeof path, "%s/cap", dir);
   struct capture_read *r = read_capture(path, NULL);
   ck_assert_int_eq(r->segments, 1);
   ck_assert_int_eq(r->status[0], MEMPROF_END);
+  ck_assert_int_eq(r->complete[0], 1);
   ck_assert_str_eq(r->stop_reason, "write-error");
   free(r);
 }
+
+/* Segment 2's .part is a link to /dev/full: writing it fails with ENOSPC. */
+START_TEST(test_write_error_stops_capture_and_program_continues)
+{
+  check_write_error("write-error", "&& ln -s /dev/full cap/seg-0002.memprof.part", "",
+                    "seg-0002.memprof.part: No space left on device");
+}
 END_TEST
 
-/* EIO from write() or from fsync() on segment 2 (an LD_PRELOAD shim plays the
- * failing disk): the capture stops with one message naming the error, the
- * program finishes normally, and segment 1 is whole. */
+/* EIO from write() or from fsync() on segment 2: an LD_PRELOAD shim plays
+ * the failing disk. (ASan wants to be first among loaded libraries; the shim
+ * must come first here.) */
 START_TEST(test_io_error_stops_capture_and_program_continues)
 {
   static const char *const calls[] = {"write", "fsync"};
   for (int k = 0; k < 2; k++) {
-    char dir[1024];
-    scratch(dir, sizeof dir, calls[k]);
-    /* ASan wants to be first among loaded libraries; the shim must come first here. */
-    ck_assert_int_eq(sh("LD_PRELOAD='%s/%s/tests/fault_io.so' ASAN_OPTIONS=verify_asan_link_order=0 "
-                        "LJLEAK_FAULT_FILE=seg-0002.memprof.part LJLEAK_FAULT_CALL=%s "
-                        "'%s/ljleak' run -o '%s/cap' --max-bytes 64k tests/lua/collector_jit.lua "
-                        "> '%s/out' 2> '%s/err'",
-                        getenv("PWD"), build_dir(), calls[k], build_dir(), dir, dir, dir), 0);
-    char path[1100];
-    snprintf(path, sizeof path, "%s/out", dir);
-    char *out = slurp(path);
-    ck_assert_str_eq(out, "jit workload done\n");
-    free(out);
-    snprintf(path, sizeof path, "%s/err", dir);
-    char *err = slurp(path);
-    ck_assert_msg(strstr(err, "ljleak: capture stopped: cannot write ") &&
-                      strstr(err, "seg-0002.memprof.part: Input/output error"),
-                  "%s: %s", calls[k], err);
-    ck_assert_ptr_eq(strstr(strstr(err, "capture stopped") + 1, "capture stopped"), NULL);
-    free(err);
-    snprintf(path, sizeof path, "%s/cap", dir);
-    struct capture_read *r = read_capture(path, NULL);
-    ck_assert_int_eq(r->segments, 1);
-    ck_assert_int_eq(r->status[0], MEMPROF_END);
-    ck_assert_int_eq(r->complete[0], 1);
-    ck_assert_str_eq(r->stop_reason, "write-error");
-    free(r);
+    char env[1200];
+    snprintf(env, sizeof env,
+             "LD_PRELOAD='%s/%s/tests/fault_io.so' ASAN_OPTIONS=verify_asan_link_order=0 "
+             "LJLEAK_FAULT_FILE=seg-0002.memprof.part LJLEAK_FAULT_CALL=%s",
+             getenv("PWD"), build_dir(), calls[k]);
+    check_write_error(calls[k], "", env, "seg-0002.memprof.part: Input/output error");
   }
 }
 END_TEST
@@ -1003,18 +986,11 @@ END_TEST
 
 START_TEST(test_module_start_stop_status)
 {
-  char dir[1024];
-  scratch(dir, sizeof dir, "module");
-  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' %s %s/tests/lua/collector_module.lua > out",
-                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
-  char path[1100];
-  snprintf(path, sizeof path, "%s/out", dir);
-  char *text = slurp(path);
-  ck_assert_str_eq(text, "idle false\nstarted cap true\nagain nil a capture is already running in cap\n"
-                         "stopped true false 1\nstop again nil no capture is running\n");
-  free(text);
-  snprintf(path, sizeof path, "%s/cap", dir);
-  struct capture_read *r = read_capture(path, NULL);
+  struct capture_read *r =
+      run_module_script("module", "collector_module.lua",
+                        "idle false\nstarted cap true\nagain nil a capture is already running in cap\n"
+                        "stopped true false 1\nstop again nil no capture is running\n",
+                        "cap");
   ck_assert_int_eq(r->segments, 1);
   ck_assert_int_eq(r->status[0], MEMPROF_END);
   ck_assert_str_eq(r->stop_reason, "stop");
