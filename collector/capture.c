@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1032,6 +1033,27 @@ static void at_exit(void)
   }
 }
 
+/* A child of fork() shares its parent's open segment and index: it drops the
+ * capture without writing a byte (nor at exit), and its allocator calls pass
+ * through. It may start a capture of its own. */
+static void at_fork_child(void)
+{
+  struct capture *c = &cap;
+  if (!c->active)
+    return;
+  c->active = 0;
+  c->sampling = 0;
+  c->segment_open = 0;
+  c->pending_stop = REASON_NONE;
+  seg_out_abandon(&c->out);
+  if (c->index_fd >= 0)
+    close(c->index_fd);
+  c->index_fd = -1;
+  force_disarm(c);
+  free_buffers(c);
+  c->busy = 0;
+}
+
 /* Creates the capture directory: opt->dir, or a new ljleak-<pid>-<time>. */
 static int make_dir(struct capture *c, const struct ljleak_collector_options *opt, char *err,
                     size_t err_size)
@@ -1183,6 +1205,7 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
   c->sampling = opt->sample != 0;
   if (!c->atexit_registered) {
     atexit(at_exit);
+    pthread_atfork(NULL, NULL, at_fork_child);
     c->atexit_registered = 1;
   }
   return 0;

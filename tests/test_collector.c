@@ -982,6 +982,41 @@ START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
 }
 END_TEST
 
+/* A child of fork() drops its parent's capture: it writes nothing to the
+ * parent's files (not even at exit), so the parent's capture is whole, with
+ * one stop line and none of the child's allocations (line 12). */
+START_TEST(test_forked_child_leaves_the_capture_to_its_parent)
+{
+  char dir[1024], out[1100], path[1200];
+  scratch(dir, sizeof dir, "fork");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' --max-bytes 16k tests/lua/collector_fork.lua "
+                      "> '%s/out' 2> '%s/err'",
+                      build_dir(), out, dir, dir), 0);
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *text = slurp(path);
+  ck_assert_str_eq(text, "parent done\t0\n");
+  free(text);
+  snprintf(path, sizeof path, "%s/err", dir);
+  text = slurp(path);
+  ck_assert_str_eq(text, "");
+  free(text);
+  snprintf(path, sizeof path, "%s/index", out);
+  text = slurp(path);
+  ck_assert_ptr_nonnull(strstr(text, "\nstop\t"));
+  ck_assert_ptr_null(strstr(strstr(text, "\nstop\t") + 1, "\nstop\t"));
+  free(text);
+  struct capture_read *r = read_capture(out, NULL);
+  ck_assert_int_ge(r->segments, 2);
+  for (int i = 0; i < r->segments; i++)
+    ck_assert_int_eq(r->status[i], MEMPROF_END);
+  ck_assert_str_eq(r->stop_reason, "exit");
+  ck_assert_ptr_null(site_ending(r, "collector_fork.lua:12"));
+  ck_assert_ptr_nonnull(site_ending(r, "collector_fork.lua:15"));
+  free(r);
+}
+END_TEST
+
 /* ---- The Lua module ------------------------------------------------------------- */
 
 START_TEST(test_module_start_stop_status)
@@ -1051,6 +1086,7 @@ int main(void)
   tcase_add_test(tc, test_layout_mismatch_module_start_returns_error);
   tcase_add_test(tc, test_write_error_stops_capture_and_program_continues);
   tcase_add_test(tc, test_io_error_stops_capture_and_program_continues);
+  tcase_add_test(tc, test_forked_child_leaves_the_capture_to_its_parent);
   tcase_add_test(tc, test_max_total_bytes_stops_capture_with_message);
   tcase_add_test(tc, test_duration_stops_capture);
   tcase_add_test(tc, test_sigkill_leaves_whole_segments_and_readable_part);
