@@ -1,6 +1,6 @@
 # bench/collector.mk: `make bench` part for the collector: its overhead on an allocation-heavy JIT-on workload.
 BENCHES += bench-collector
-BENCH_COLLECTOR_RUNS ?= 5
+BENCH_COLLECTOR_RUNS ?= 7
 BENCH_COLLECTOR_ROUNDS ?= 500
 
 .PHONY: bench-collector

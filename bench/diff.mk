@@ -3,7 +3,7 @@
 BENCHES += bench-diff
 BENCH_DIFF_SEGMENTS ?= 100
 BENCH_DIFF_EVENTS_PER_SEGMENT ?= 500000
-BENCH_DIFF_RUNS ?= 3
+BENCH_DIFF_RUNS ?= 5
 
 $(BUILD)/bench/diff-gen: bench/diff-gen.c $(BUILD)/libformat.a
 	@mkdir -p $(dir $@)

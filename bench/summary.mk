@@ -1,7 +1,7 @@
 # bench/summary.mk: `make bench` part for ljleak summary: a synthetic stream generator and a timed runner.
 BENCHES += bench-summary
 BENCH_SUMMARY_EVENTS ?= 10000000
-BENCH_SUMMARY_RUNS ?= 5
+BENCH_SUMMARY_RUNS ?= 9
 
 $(BUILD)/bench/gen_stream: bench/gen_stream.c $(BUILD)/libformat.a
 	@mkdir -p $(dir $@)

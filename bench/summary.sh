@@ -7,7 +7,7 @@
 set -e
 BUILD=${BUILD:-build}
 EVENTS=${EVENTS:-10000000}
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-9}
 dir=$BUILD/bench
 
 # stream NAME EVENTS YOUNG OLD: generates the stream if absent; prints its path.
@@ -33,5 +33,5 @@ base=$(stream base "$EVENTS" 50000 20000)
 long=$(stream long $((EVENTS * 2)) 50000 20000)
 wide=$(stream wide "$EVENTS" 500000 200000)
 measure "1x stream" "$RUNS" "$base"
-measure "2x stream, same live set" 3 "$long"
-measure "1x stream, 10x live set" 3 "$wide"
+measure "2x stream, same live set" 5 "$long"
+measure "1x stream, 10x live set" 5 "$wide"
