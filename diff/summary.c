@@ -26,9 +26,6 @@ struct site {
   uint32_t version;             /* (site, name) under the current symbols, or NONE */
   uint64_t name_epoch;          /* symbol epoch in which it was computed */
   uint32_t entry[KIND_COUNT];   /* this id's entry per event kind, or NONE */
-  uint32_t primary_slot[KIND_COUNT];  /* per releasing kind, the slot of the primary
-                                      * record last updated for this site's blocks:
-                                      * a guess, checked by its key */
 };
 
 /* A distinct name; its bytes live in the summary's name arena. */
@@ -63,6 +60,10 @@ struct primary_table {
  * the name its site had when the block was made: blocks record versions. */
 struct version {
   uint32_t site, name;
+  uint32_t primary_slot[KIND_COUNT];  /* per releasing kind, the slot of the primary
+                                      * record last updated for these blocks: a
+                                      * guess, checked by its key (here, not in the
+                                      * site: one dependent load fewer per free) */
 };
 
 /* A live block in 16 bytes: packed = size << 24 | (version + 1); 0 marks an
@@ -569,7 +570,7 @@ static uint32_t site_version(struct summary *summary, uint32_t site_id)
       reserve((void **)&summary->versions, &summary->version_capacity,
               summary->version_count + 1, sizeof *summary->versions))
     return NONE;
-  summary->versions[summary->version_count] = (struct version){site_id, name};
+  summary->versions[summary->version_count] = (struct version){site_id, name, {0}};
   site->version = (uint32_t)summary->version_count++;
   return site->version;
 }
@@ -577,29 +578,33 @@ static uint32_t site_version(struct summary *summary, uint32_t site_id)
 /* ---- Sites, entries, primaries -------------------------------------------- */
 
 /* The site of an event's location, added if new; NONE when out of memory. */
-static uint32_t site_lookup(struct summary *summary, const struct memprof_event *event)
+static uint32_t site_lookup(struct summary *summary, enum memprof_source source,
+                            uint64_t location, uint64_t event_line)
 {
   /* Address, line, trace: what the parser's id holds. Sources alternate
    * unpredictably (an allocating site, then the GC), so the key is made by
-   * masks rather than a switch. */
-  enum memprof_source source = event->source;
+   * masks rather than a switch. The event's fields come as numbers: read
+   * from the event in memory, just stored by the decoder, gcc loads two at
+   * once and waits on those stores. */
   uint64_t is_lua = (uint64_t)0 - (source == MEMPROF_SOURCE_LUA);
   uint64_t is_c = (uint64_t)0 - (source == MEMPROF_SOURCE_C);
   uint64_t is_trace = (uint64_t)0 - (source == MEMPROF_SOURCE_TRACE);
-  uint64_t key[3] = {event->location & (is_lua | is_c), event->line & is_lua,
-                     event->location & is_trace};
+  uint64_t address = location & (is_lua | is_c), line = event_line & is_lua,
+           trace = location & is_trace;
   struct index_table *table = &summary->site_index;
-  /* Sixteen bytes hash faster than 24; equality still compares all three. */
-  uint64_t folded[2] = {key[0] ^ key[2], key[1]};
-  uint64_t hash = XXH3_64bits(folded, sizeof folded);
+  /* Eight bytes and a seed, in registers: a key built in memory and hashed
+   * from there would wait on the stores that made it. Equality still
+   * compares all three. */
+  uint64_t folded = address ^ trace;
+  uint64_t hash = XXH3_64bits_withSeed(&folded, sizeof folded, line);
   size_t i = hash & table->mask;
   for (;; i = (i + 1) & table->mask) {
     struct index_slot *slot = &table->slots[i];
     if (slot->index == NONE)
       break;
     const struct site *site = &summary->sites[slot->index];
-    if (slot->tag == (uint32_t)(hash >> 32) && site->address == key[0] && site->line == key[1] &&
-        site->trace == key[2])
+    if (slot->tag == (uint32_t)(hash >> 32) && site->address == address && site->line == line &&
+        site->trace == trace)
       return slot->index;
   }
   /* New site: make room first, then probe again (the table may have moved). */
@@ -612,14 +617,12 @@ static uint32_t site_lookup(struct summary *summary, const struct memprof_event 
     i = (i + 1) & table->mask;
   uint32_t id = (uint32_t)table->count;
   struct site *site = &summary->sites[id];
-  site->address = key[0];
-  site->line = key[1];
-  site->trace = key[2];
-  site->source = event->source;
+  site->address = address;
+  site->line = line;
+  site->trace = trace;
+  site->source = source;
   site->version = NONE;
   site->name_epoch = 0;
-  for (int k = 0; k < KIND_COUNT; k++)
-    site->primary_slot[k] = 0;
   for (int k = 0; k < KIND_COUNT; k++)
     site->entry[k] = NONE;
   index_table_insert(table, &table->slots[i], hash);
@@ -680,14 +683,13 @@ static ALWAYS_INLINE int primary_link(struct summary *summary, uint32_t entry_id
                                       uint32_t version, uint64_t old_size, uint64_t new_size)
 {
   struct primary_table *table = &summary->primaries;
-  const struct version *made_by = &summary->versions[version];
-  struct site *site = &summary->sites[made_by->site];
+  struct version *made_by = &summary->versions[version];
   uint64_t key = (uint64_t)entry_id << 32 | made_by->site;
   /* Most of a site's blocks are freed by one location (the GC) and
    * reallocated by one (often the site itself): per kind, the record the
    * site's last block went to is tried first. Slots only move when the table
    * grows, and the key check catches that. */
-  struct primary *record = &table->slots[site->primary_slot[kind] & table->mask];
+  struct primary *record = &table->slots[made_by->primary_slot[kind] & table->mask];
   if (__builtin_expect(record->key != key, 0)) {
     if ((table->count + 1) * 2 > table->mask + 1 && primary_table_grow(table))
       return -1;
@@ -697,7 +699,7 @@ static ALWAYS_INLINE int primary_link(struct summary *summary, uint32_t entry_id
       table->count++;
       summary->entries[entry_id].primary_count++;
     }
-    site->primary_slot[kind] = (uint32_t)(record - table->slots);
+    made_by->primary_slot[kind] = (uint32_t)(record - table->slots);
   }
   record->allocated += new_size;
   record->freed += old_size;
@@ -777,7 +779,7 @@ static inline uint32_t summary_event_site(struct summary *summary,
                            event->line == summary->last_line,
                        1))
     return summary->last_site;
-  uint32_t site_id = site_lookup(summary, event);
+  uint32_t site_id = site_lookup(summary, event->source, event->location, event->line);
   if (site_id == NONE)
     return NONE;
   summary->last_site = site_id;
