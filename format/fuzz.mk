@@ -9,7 +9,7 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -O1 -
   -DMEMPROF_READER_WINDOW=1024
 FUZZ_FORMAT_SRCS = $(wildcard format/*.c)
 
-$(BUILD)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_FORMAT_SRCS) format/memprof.h
+$(BUILD)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_FORMAT_SRCS) format/memprof.h format/decode.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
 	  tests/fuzz/fuzz_reader.c $(FUZZ_FORMAT_SRCS) $(PKG_LIBS)

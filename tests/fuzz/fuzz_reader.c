@@ -1,9 +1,10 @@
-/* tests/fuzz/fuzz_reader.c: libFuzzer target: read any bytes as a memprof stream, name every event, check a rewrite reads back the same and a gzip of the bytes reads the same through the (small, in this build) window. */
+/* tests/fuzz/fuzz_reader.c: libFuzzer target: read any bytes as a memprof stream, name every event, check a rewrite reads back the same, a gzip of the bytes reads the same through the (small, in this build) window, and inline decoding (decode.h, with and without pext) reads the same. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "format/decode.h"
 #include "format/memprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -119,8 +120,60 @@ static void check_windowed_read(const uint8_t *data, size_t size)
   free(gz);
 }
 
+/* The next record through inline decoding, as the hot loops read: an event
+ * decoded from the span, else whatever memprof_reader_next gives. */
+static enum memprof_status inline_next(struct memprof_reader *r, struct memprof_record *rec)
+{
+  const uint8_t *at;
+  if (memprof_reader_events_span(r, &at) > 0) {
+    int version = memprof_reader_events_version(r);
+    size_t length = memprof_reader_pext(r) ? memprof_decode_event(at, version, &rec->event, 1)
+                                           : memprof_decode_event(at, version, &rec->event, 0);
+    if (length > 0) {
+      rec->type = MEMPROF_RECORD_EVENT;
+      rec->in_stream = 1;
+      rec->offset = memprof_reader_offset(r);
+      memprof_reader_consume(r, length);
+      return MEMPROF_OK;
+    }
+  }
+  return memprof_reader_next(r, rec);
+}
+
+/* Inline decoding, with the CPU's choice of decoder and with the portable
+ * one, gives what memprof_reader_next gives, record for record. */
+static void check_inline_decoding(const uint8_t *data, size_t size)
+{
+  for (int pext = 0; pext < 2; pext++) {
+    struct memprof_error err;
+    struct memprof_reader *one = memprof_reader_open_memory(data, size, "fuzz", &err);
+    struct memprof_reader *two = memprof_reader_open_memory(data, size, "fuzz", &err);
+    if (one == NULL || two == NULL)
+      abort();
+    memprof_reader_use_pext(two, pext);
+    struct memprof_record a, b;
+    for (;;) {
+      enum memprof_status sa = memprof_reader_next(one, &a);
+      enum memprof_status sb = inline_next(two, &b);
+      if (sa != sb)
+        abort();
+      if (sa != MEMPROF_OK)
+        break;
+      if (a.offset != b.offset)
+        abort();
+      same_or_abort(&a, &b);
+    }
+    if (memprof_reader_offset(one) != memprof_reader_offset(two) ||
+        strcmp(memprof_reader_error(one)->message, memprof_reader_error(two)->message) != 0)
+      abort();
+    memprof_reader_close(one);
+    memprof_reader_close(two);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+  check_inline_decoding(data, size);
   if (!(size >= 2 && data[0] == 0x1f && data[1] == 0x8b))
     check_windowed_read(data, size);
   struct memprof_error err;
