@@ -180,8 +180,11 @@ static int index_append(struct capture *c, const char *line)
     line += n;
     len -= (size_t)n;
   }
-  if (fsync(c->index_fd) != 0 && errno != EINVAL && errno != EROFS)
+  int err = seg_out_writeback(c->index_fd);
+  if (err != 0) {
+    errno = err;
     return -1;
+  }
   return 0;
 }
 

@@ -1,14 +1,16 @@
-/* tests/fault_io.c: an LD_PRELOAD shim for tests: write() or fsync() (LJLEAK_FAULT_CALL) on
- * the file whose path ends in LJLEAK_FAULT_FILE fails with EIO, as a failing disk does. */
+/* tests/fault_io.c: an LD_PRELOAD shim for tests: write() or sync_file_range()
+ * (LJLEAK_FAULT_CALL) on the file whose path ends in LJLEAK_FAULT_FILE fails with EIO, as a
+ * failing disk does. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 ssize_t write(int fd, const void *data, size_t size);
-int fsync(int fd);
+int sync_file_range(int fd, off_t offset, off_t count, unsigned int flags);
 
 /* 1 if call is the one to fail and fd is the file named. */
 static int fault_here(const char *call, int fd)
@@ -39,14 +41,14 @@ ssize_t write(int fd, const void *data, size_t size)
   return real(fd, data, size);
 }
 
-int fsync(int fd)
+int sync_file_range(int fd, off_t offset, off_t count, unsigned int flags)
 {
-  static int (*real)(int);
+  static int (*real)(int, off_t, off_t, unsigned int);
   if (!real)
-    *(void **)&real = dlsym(RTLD_NEXT, "fsync");
-  if (fault_here("fsync", fd)) {
+    *(void **)&real = dlsym(RTLD_NEXT, "sync_file_range");
+  if (fault_here("sync_file_range", fd)) {
     errno = EIO;
     return -1;
   }
-  return real(fd);
+  return real(fd, offset, count, flags);
 }
