@@ -429,8 +429,10 @@ static void name_lua_or_c(const struct memprof_symtab *t, uint64_t address, uint
   int64_t lua = index_map_find(&t->lua_by_address, address);
   if (lua >= 0) {
     const struct chunk *c = &t->chunks[t->lua[lua].chunk];
-    if (c->alias)
+    if (c->alias && naming == MEMPROF_NAMING_TARANTOOL)
       put_format(b, "function_alias_%" PRIu32, c->alias);
+    else if (c->alias)  /* N counts in order of appearance: the source's hash does not */
+      put_format(b, "function_alias_%016" PRIx64, c->hash);
     else
       put_text(b, c->text, c->length);
     put_format(b, ":%" PRIu64, line);

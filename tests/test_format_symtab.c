@@ -91,7 +91,7 @@ START_TEST(test_chunks_with_newline_get_aliases_in_order_of_first_appearance)
   add_lua(0x400, "return 1\n", 1);  /* same text again: same alias */
   ck_assert_str_eq(name_of(MEMPROF_SOURCE_LUA, 0x100, 2, TARANTOOL), "function_alias_1:2");
   ck_assert_str_eq(name_of(MEMPROF_SOURCE_LUA, 0x300, 1, TARANTOOL), "function_alias_2:1");
-  ck_assert_str_eq(name_of(MEMPROF_SOURCE_LUA, 0x400, 7, STABLE), "function_alias_1:7");
+  ck_assert_str_eq(name_of(MEMPROF_SOURCE_LUA, 0x400, 7, TARANTOOL), "function_alias_1:7");
   ck_assert_str_eq(name_of(MEMPROF_SOURCE_LUA, 0x200, 7, TARANTOOL), "@plain.lua:7");
   ck_assert_uint_eq(memprof_symtab_alias_count(table), 2);
   size_t length = 0;
@@ -102,6 +102,32 @@ START_TEST(test_chunks_with_newline_get_aliases_in_order_of_first_appearance)
   ck_assert_uint_eq(length, 16);
   ck_assert_int_eq(memcmp(text, "local x\nreturn x", 16), 0);
   ck_assert_ptr_null(memprof_symtab_alias_source(table, 2, &length));
+}
+END_TEST
+
+/* Stable names of aliased chunks come from the source, not from the order:
+ * a chunk keeps its name when another one appears first (as in the next
+ * segment), and two sources never share one. */
+START_TEST(test_stable_alias_name_is_the_source_hash)
+{
+  add_lua(0x100, "return 1\n", 1);
+  add_lua(0x300, "local x\nreturn x", 1);
+  char first[64], other[64];
+  snprintf(first, sizeof first, "%s", name_of(MEMPROF_SOURCE_LUA, 0x100, 2, STABLE));
+  snprintf(other, sizeof other, "%s", name_of(MEMPROF_SOURCE_LUA, 0x300, 2, STABLE));
+  ck_assert_int_eq(strncmp(first, "function_alias_", 15), 0);
+  ck_assert_uint_eq(strlen(first), strlen("function_alias_") + 16 + strlen(":2"));
+  ck_assert_str_ne(first, other);
+  /* A new table where the other chunk comes first: "return 1\n" is alias 2
+   * there for Tarantool, and keeps its stable name. */
+  memprof_symtab_free(table);
+  table = memprof_symtab_new();
+  ck_assert_ptr_nonnull(table);
+  add_lua(0x300, "local x\nreturn x", 1);
+  add_lua(0x500, "return 1\n", 1);
+  ck_assert_str_eq(name_of(MEMPROF_SOURCE_LUA, 0x500, 2, TARANTOOL), "function_alias_2:2");
+  ck_assert_str_eq(name_of(MEMPROF_SOURCE_LUA, 0x500, 2, STABLE), first);
+  ck_assert_str_eq(name_of(MEMPROF_SOURCE_LUA, 0x300, 2, STABLE), other);
 }
 END_TEST
 
@@ -312,6 +338,7 @@ int main(void)
   tcase_add_test(tc, test_lua_location_is_chunk_and_current_line);
   tcase_add_test(tc, test_later_lua_symbol_at_same_address_replaces_earlier);
   tcase_add_test(tc, test_chunks_with_newline_get_aliases_in_order_of_first_appearance);
+  tcase_add_test(tc, test_stable_alias_name_is_the_source_hash);
   tcase_add_test(tc, test_trace_is_named_by_its_start_location);
   tcase_add_test(tc, test_unknown_trace_has_only_its_number);
   tcase_add_test(tc, test_reused_trace_number_takes_latest_start);
