@@ -9,6 +9,7 @@
 #include "collector/options.h"
 #include "lauxlib.h"
 #include "lua.h"
+#include "luajit.h"
 #include "lualib.h"
 
 /* Error messages carry luajit's program name, as users compare them with luajit's. */
@@ -17,7 +18,7 @@
 static const char run_usage[] =
   "usage: ljleak run [-o DIR] [--period SECONDS] [--max-bytes N] [--max-total-bytes N]\n"
   "                  [--sample BYTES] [--gzip] [--duration SECONDS] [--force-gc]\n"
-  "                  [-e CHUNK] [-l LIB] [-j CMD] SCRIPT [ARGS...]\n";
+  "                  [-e CHUNK] [-l LIB] [-j CMD] [-O[OPT]] [-E] [-v] SCRIPT [ARGS...]\n";
 
 static const char run_help[] =
   "\n"
@@ -37,13 +38,17 @@ static const char run_help[] =
   "  -e CHUNK              run the Lua string CHUNK first (as luajit -e)\n"
   "  -l LIB                require LIB first (as luajit -l)\n"
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
+  "  -O[OPT]               JIT optimization level or flags (as luajit -O, e.g. -O3, -O-fold)\n"
+  "  -E                    ignore LUA_INIT, LUA_PATH and LUA_CPATH (as luajit -E)\n"
+  "  -v                    print the LuaJIT version first (as luajit -v)\n"
   "\n"
-  "LUA_INIT is run first, as luajit does.\n"
+  "LUA_INIT is run first, as luajit does. luajit's -b (save bytecode) and -i\n"
+  "(interactive) run no script to capture and are refused.\n"
   "Options also come from LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,\n"
   "LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION, LJLEAK_FORCE_GC.\n"
   "Exit status: the script's; 4 if the capture could not start; 2 on bad usage.\n";
 
-/* One -e, -l or -j, run in command-line order. */
+/* One -e, -l, -j or -O, run in command-line order. */
 struct run_action {
   char kind;
   const char *text;
@@ -58,6 +63,8 @@ struct run_job {
   struct ljleak_collector_options opt;
   int explicit_dir;
   int status;               /* the exit status to return */
+  int no_env;               /* -E */
+  int version;              /* -v */
   int capture_failed;
 };
 
@@ -112,6 +119,8 @@ static int dolibrary(lua_State *L, const char *name)
   return report(L, docall(L, 1, 1));
 }
 
+static int runcmdopt(lua_State *L, const char *opt);
+
 /* -j CMD[=ARG,...]: a function of the jit table, or the start of module jit.CMD. */
 static int dojitcmd(lua_State *L, const char *cmd)
 {
@@ -145,8 +154,15 @@ static int dojitcmd(lua_State *L, const char *cmd)
     lua_remove(L, -2);
   }
   lua_remove(L, -2);
+  return runcmdopt(L, opt ? opt + 1 : NULL);
+}
+
+/* Calls the function on the stack with the comma-separated arguments in opt
+ * (none if opt is NULL or empty), as luajit does for -j and -O. */
+static int runcmdopt(lua_State *L, const char *opt)
+{
   int narg = 0;
-  if (opt && *++opt) {
+  if (opt && *opt) {
     for (;;) {
       const char *p = strchr(opt, ',');
       narg++;
@@ -164,6 +180,22 @@ static int dojitcmd(lua_State *L, const char *cmd)
       lua_pushnil(L);
   }
   return report(L, lua_pcall(L, narg, 0, 0));
+}
+
+/* -O[OPT,...]: jit.opt.start(OPT, ...). */
+static int dojitopt(lua_State *L, const char *opt)
+{
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  lua_getfield(L, -1, "jit.opt");
+  lua_remove(L, -2);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    message("unknown luaJIT command or jit.* modules not installed");
+    return 1;
+  }
+  lua_getfield(L, -1, "start");
+  lua_remove(L, -2);
+  return runcmdopt(L, opt);
 }
 
 /* arg: arg[0] the script, arg[1..] its arguments, negative indices the
@@ -209,6 +241,11 @@ static int pmain(lua_State *L)
 {
   struct run_job *job = lua_touserdata(L, 1);
   lua_settop(L, 0);
+  if (job->no_env) {
+    /* Read by the package library as it opens: no LUA_PATH or LUA_CPATH. */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
+  }
   lua_gc(L, LUA_GCSTOP, 0);
   luaL_openlibs(L);
   lua_gc(L, LUA_GCRESTART, 0);
@@ -232,8 +269,10 @@ static int pmain(lua_State *L)
     ljleak_collector_status(&st);
     fprintf(stderr, "ljleak: capturing into %s\n", st.dir);
   }
+  if (job->version)
+    fprintf(stdout, "%s -- %s. %s\n", LUAJIT_VERSION, LUAJIT_COPYRIGHT, LUAJIT_URL);
   /* LUA_INIT, as luajit runs it: "@file" or a chunk. */
-  const char *init = getenv("LUA_INIT");
+  const char *init = job->no_env ? NULL : getenv("LUA_INIT");
   if (init && *init) {
     int rc = init[0] == '@'
                ? report(L, luaL_loadfile(L, init + 1) || docall(L, 0, 1))
@@ -247,6 +286,7 @@ static int pmain(lua_State *L)
     const struct run_action *a = &job->actions[i];
     int rc = a->kind == 'e' ? dostring(L, a->text)
            : a->kind == 'l' ? dolibrary(L, a->text)
+           : a->kind == 'O' ? dojitopt(L, a->text)
                             : dojitcmd(L, a->text);
     if (rc) {
       job->status = 1;
@@ -320,6 +360,17 @@ static int parse(struct run_job *job, int argc, char **argv)
       job->opt.gzip = 1;
     } else if (!strcmp(a, "--force-gc")) {
       job->opt.force_gc = 1;
+    } else if (!strcmp(a, "-E")) {
+      job->no_env = 1;
+    } else if (!strcmp(a, "-v")) {
+      job->version = 1;
+    } else if (a[1] == 'O') {
+      job->actions[job->nactions].kind = 'O';
+      job->actions[job->nactions].text = a + 2;  /* attached, as luajit takes it */
+      job->nactions++;
+    } else if (a[1] == 'b' || a[1] == 'i') {
+      fprintf(stderr, "ljleak run: luajit's %s runs no script to capture\n%s", a, run_usage);
+      return CLI_EXIT_USAGE;
     } else if (a[1] == 'e' || a[1] == 'l' || a[1] == 'j') {
       const char *text = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
       if (!text) {

@@ -45,6 +45,20 @@ check "jitoff_basic_summary_has_the_loadstring_alias" grep -q "^function_alias_1
 LUA_INIT='io.write("init ")' "$LJLEAK" run -o "$tmp/init" -e 'io.write("e ")' tests/lua/collector_jit.lua > "$tmp/out" 2>&1
 check "run_runs_lua_init_then_e_then_the_script" test "$(cat "$tmp/out")" = "init e jit workload done"
 
+# -v, -O and -E as luajit has them; -b and -i are refused (they run no script).
+jitflags='local t = {jit.status()} for i = 2, #t do io.write(t[i], " ") end print()'
+"$LJLEAK" run -o "$tmp/v" -v /dev/null > "$tmp/out" 2>&1
+check "run_v_prints_luajit_version" test "$(cat "$tmp/out")" = "$(luajit -v)"
+"$LJLEAK" run -o "$tmp/opt" -O-fold,-cse -e "$jitflags" /dev/null > "$tmp/out" 2>&1
+luajit -O-fold,-cse -e "$jitflags" > "$tmp/want" 2>&1
+check "run_O_sets_jit_flags_like_luajit" cmp -s "$tmp/out" "$tmp/want"
+check "run_O_turned_fold_off" test -z "$(grep -w fold "$tmp/out")"
+LUA_INIT='io.write("init ")' LUA_PATH='/nowhere/?.lua' "$LJLEAK" run -o "$tmp/noenv" -E \
+  -e 'io.write(tostring(package.path:find("nowhere") == nil))' /dev/null > "$tmp/out" 2>&1
+check "run_E_ignores_lua_init_and_lua_path" test "$(cat "$tmp/out")" = "true"
+"$LJLEAK" run -b x.lua x.out > /dev/null 2> "$tmp/err"
+check "run_b_is_refused_with_exit_2" test $? = 2 -a -n "$(grep 'runs no script' "$tmp/err")"
+
 "$LJLEAK" run --help > "$tmp/help"
 check "run_help_exits_0_with_usage" test $? = 0 -a -n "$(grep '^usage: ljleak run' "$tmp/help")"
 "$LJLEAK" run --bogus x.lua > /dev/null 2>&1
