@@ -658,6 +658,20 @@ static int sampled_remove(struct capture *c, const void *p)
   return 1;
 }
 
+/* The site of the running Lua or C code, its symbol emitted first when it
+ * is new in this segment. */
+static inline __attribute__((always_inline)) void current_site(struct capture *c,
+                                                               struct attrib_site *site)
+{
+  attrib_current_site(c->g, site);
+  if (site->source == MEMPROF_SOURCE_LUA)
+    emit_lua_symbol(c, site->proto);
+  else if (site->source == MEMPROF_SOURCE_TRACE)
+    emit_trace_symbol(c, site->location, site->trace);
+  else if (site->source == MEMPROF_SOURCE_C)
+    emit_c_symbol(c, site->location);
+}
+
 /* Attributes and writes one event (sampling decisions are already made). */
 static void write_event(struct capture *c, struct memprof_event *ev)
 {
@@ -670,13 +684,7 @@ static void write_event(struct capture *c, struct memprof_event *ev)
     ev->line = 0;
     goto encode;
   }
-  attrib_current_site(c->g, &site);
-  if (site.source == MEMPROF_SOURCE_LUA)
-    emit_lua_symbol(c, site.proto);
-  else if (site.source == MEMPROF_SOURCE_TRACE)
-    emit_trace_symbol(c, site.location, site.trace);
-  else if (site.source == MEMPROF_SOURCE_C)
-    emit_c_symbol(c, site.location);
+  current_site(c, &site);
   ev->source = site.source;
   ev->location = site.location;
   ev->line = site.line;
@@ -861,13 +869,7 @@ static inline __attribute__((always_inline)) void hook_full(struct capture *c, v
     }
   } else if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C) {
     struct attrib_site site;
-    attrib_current_site(c->g, &site);
-    if (site.source == MEMPROF_SOURCE_LUA)
-      emit_lua_symbol(c, site.proto);
-    else if (site.source == MEMPROF_SOURCE_TRACE)
-      emit_trace_symbol(c, site.location, site.trace);
-    else if (site.source == MEMPROF_SOURCE_C)
-      emit_c_symbol(c, site.location);
+    current_site(c, &site);
     source = (unsigned)site.source;
     location = site.location;
     line = site.line;

@@ -30,6 +30,14 @@ static void segment_file(char *out, size_t size, int number)
   snprintf(out, size, "%s/seg-%04d.memprof", dir, number);
 }
 
+/* Starts writing segment number of the capture in dir. */
+static void begin_segment(struct fixture_segment *s, int number)
+{
+  char path[600];
+  segment_file(path, sizeof path, number);
+  fixture_begin(s, path);
+}
+
 /* Runs diff_trend over dir with default options (min_boundaries 1). */
 static void run_trend(struct diff_result *result, int jobs)
 {
@@ -61,18 +69,14 @@ static void assert_series(const uint64_t *series, size_t count, const uint64_t *
 
 START_TEST(test_block_born_in_segment_1_and_freed_in_3_is_charged_until_3)
 {
-  char path[600];
   struct fixture_segment s;
-  segment_file(path, sizeof path, 1);
-  fixture_begin(&s, path);
+  begin_segment(&s, 1);
   fixture_alloc(&s, 10, 0xa000, 100);
   fixture_end(&s, 0);
-  segment_file(path, sizeof path, 2);
-  fixture_begin(&s, path);
+  begin_segment(&s, 2);
   fixture_alloc(&s, 20, 0xb000, 8);
   fixture_end(&s, 0);
-  segment_file(path, sizeof path, 3);
-  fixture_begin(&s, path);
+  begin_segment(&s, 3);
   fixture_free(&s, 30, 0xa000, 100);
   fixture_end(&s, 0);
 
@@ -101,10 +105,8 @@ END_TEST
 
 START_TEST(test_free_of_unknown_address_is_ignored)
 {
-  char path[600];
   struct fixture_segment s;
-  segment_file(path, sizeof path, 1);
-  fixture_begin(&s, path);
+  begin_segment(&s, 1);
   fixture_free(&s, 10, 0xdead0, 64);          /* made before the capture */
   fixture_realloc(&s, 11, 0xbeef0, 32, 0xc000, 48);  /* the old half is unknown too */
   fixture_alloc(&s, 12, 0xd000, 16);
@@ -125,16 +127,13 @@ END_TEST
 
 START_TEST(test_alloc_over_live_address_closes_old_block)
 {
-  char path[600];
   struct fixture_segment s;
-  segment_file(path, sizeof path, 1);
-  fixture_begin(&s, path);
+  begin_segment(&s, 1);
   fixture_alloc(&s, 10, 0xa000, 100);
   fixture_alloc(&s, 11, 0xb000, 10);
   fixture_alloc(&s, 12, 0xb000, 20);  /* same segment: closes line 11's block */
   fixture_end(&s, 0);
-  segment_file(path, sizeof path, 2);
-  fixture_begin(&s, path);
+  begin_segment(&s, 2);
   fixture_alloc(&s, 13, 0xa000, 50);  /* a later segment: closes line 10's block */
   fixture_end(&s, 0);
 
@@ -157,14 +156,11 @@ END_TEST
 
 START_TEST(test_realloc_frees_old_block_and_charges_new_one_to_realloc_site)
 {
-  char path[600];
   struct fixture_segment s;
-  segment_file(path, sizeof path, 1);
-  fixture_begin(&s, path);
+  begin_segment(&s, 1);
   fixture_alloc(&s, 10, 0xa000, 100);
   fixture_end(&s, 0);
-  segment_file(path, sizeof path, 2);
-  fixture_begin(&s, path);
+  begin_segment(&s, 2);
   fixture_realloc(&s, 20, 0xa000, 100, 0xe000, 200);
   fixture_realloc(&s, 21, 0xe000, 200, 0xe000, 300);  /* in place */
   fixture_end(&s, 0);
@@ -417,11 +413,9 @@ END_TEST
 /* Many segments with blocks that live across several of them. */
 static void write_long_capture(int segments)
 {
-  char path[600];
   for (int k = 1; k <= segments; k++) {
     struct fixture_segment s;
-    segment_file(path, sizeof path, k);
-    fixture_begin(&s, path);
+    begin_segment(&s, k);
     for (uint64_t i = 0; i < 500; i++) {
       uint64_t address = 0x10000 + 16 * ((i * 7 + (uint64_t)k * 131) % 700);
       fixture_alloc(&s, 10 + i % 5, address, 8 + i % 13);
@@ -604,25 +598,21 @@ static void write_index_with_young(int segments, const uint64_t *young_from)
 
 START_TEST(test_young_block_is_counted_at_the_next_boundary)
 {
-  char path[600];
   struct fixture_segment s;
-  segment_file(path, sizeof path, 1);                /* young_from=2 */
-  fixture_begin(&s, path);
+  begin_segment(&s, 1);                              /* young_from=2 */
   fixture_alloc(&s, 10, 0xa000, 100);                /* event 0: old */
   fixture_free(&s, 10, 0xdead0, 8);                  /* event 1: unknown address, still an event */
   fixture_alloc(&s, 10, 0xb000, 50);                 /* event 2: young, live at boundary 1 */
   fixture_alloc(&s, 11, 0xc000, 30);                 /* event 3: young, freed in segment 2 */
   fixture_realloc(&s, 12, 0xa000, 100, 0xd000, 200); /* event 4: the new block is young */
   fixture_end(&s, 0);
-  segment_file(path, sizeof path, 2);                /* young_from=1 */
-  fixture_begin(&s, path);
+  begin_segment(&s, 2);                              /* young_from=1 */
   fixture_free(&s, 20, 0xc000, 30);                  /* event 0: the young block dies */
   fixture_alloc(&s, 11, 0xe000, 70);                 /* event 1: young */
   fixture_alloc(&s, 13, 0xf000, 9);                  /* event 2: young, freed in the segment */
   fixture_free(&s, 20, 0xf000, 9);
   fixture_end(&s, 0);
-  segment_file(path, sizeof path, 3);                /* no young_from: every live block counts */
-  fixture_begin(&s, path);
+  begin_segment(&s, 3);                              /* no young_from: every live block counts */
   fixture_alloc(&s, 14, 0x10000, 5);
   fixture_end(&s, 0);
   write_index_with_young(3, (const uint64_t[]){2, 1, UINT64_MAX});
@@ -660,10 +650,8 @@ END_TEST
  * the longer the heap, the longer the cycle, the more young garbage. */
 static uint64_t write_churn_with_young_garbage(int k)
 {
-  char path[600];
   struct fixture_segment s;
-  segment_file(path, sizeof path, k);
-  fixture_begin(&s, path);
+  begin_segment(&s, k);
   uint64_t events = 0;
   for (int i = 0; i < k - 1; i++, events++)
     fixture_free(&s, 50, 0x800000 + 0x1000 * (uint64_t)(k - 1) * 64 + 0x1000 * (uint64_t)i, 1000);
@@ -733,10 +721,8 @@ END_TEST
 START_TEST(test_blocks_of_4_gib_and_more_keep_their_exact_sizes)
 {
   const uint64_t gib = 1ull << 30;
-  char path[600];
   struct fixture_segment s;
-  segment_file(path, sizeof path, 1);
-  fixture_begin(&s, path);
+  begin_segment(&s, 1);
   fixture_alloc(&s, 10, 0xa000, 5 * gib);
   fixture_alloc(&s, 11, 0xb000, 6 * gib);
   fixture_alloc(&s, 12, 0xb000, 7 * gib);  /* closes the 6 GiB block */
@@ -744,8 +730,7 @@ START_TEST(test_blocks_of_4_gib_and_more_keep_their_exact_sizes)
   fixture_free(&s, 20, 0xc000, 8 * gib);
   fixture_alloc(&s, 13, 0xc000, 3);        /* a small block where a big one was */
   fixture_end(&s, 0);
-  segment_file(path, sizeof path, 2);
-  fixture_begin(&s, path);
+  begin_segment(&s, 2);
   fixture_free(&s, 20, 0xa000, 5 * gib);
   fixture_alloc(&s, 14, 0xd000, 0xffffffffull);  /* the first size kept aside */
   fixture_alloc(&s, 15, 0xe000, 0xfffffffeull);  /* the last one kept in the slot */

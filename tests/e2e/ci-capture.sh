@@ -3,14 +3,9 @@
 # process (testdata/apps/worker.lua, which loaded the collector module): each
 # run starts and stops a capture by signal and leaves a report beside it;
 # --keep and --keep-days prune; processes it cannot capture are refused.
-BUILD=${BUILD:-build}
-LJLEAK=$BUILD/ljleak
+E2E_NAME=capture
+. tests/e2e/lib.sh
 export LJLEAK
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-capture.XXXXXX")
 root=$tmp/root
 mkdir -p "$root"
 worker="" other="" dir1="" dir2="" dir3=""
@@ -102,5 +97,4 @@ check "the_refusal_says_it_is_capturing" grep -q 'capturing already' "$tmp/busy.
 kill -USR2 "$worker"
 
 kill "$worker"; wait "$worker" 2>/dev/null; worker=""
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -4,15 +4,9 @@
 # exits 1 with exactly that site failing in the JUnit report, as checkouts
 # and as shell commands with a workload; v1 against v1 exits 0; usage and
 # capture errors exit 2 and 3.
-BUILD=${BUILD:-build}
-LJLEAK=$BUILD/ljleak
+E2E_NAME=compare
+. tests/e2e/lib.sh
 export LJLEAK
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-compare.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 junit_failures() {
   awk '/<testcase name="/ && !/\/>[[:space:]]*$/ {
          sub(/.*<testcase name="/, ""); sub(/".*/, ""); print }' "$1"
@@ -87,5 +81,4 @@ ci/compare-builds --base-cmd "luajit testdata/apps/v1/app.lua 1" \
 check "a_failing_build_exits_3" test $? = 3
 check "a_failing_build_is_explained" grep -q 'candidate: the build exited with status' "$tmp/broken.err"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

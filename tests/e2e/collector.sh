@@ -2,14 +2,8 @@
 # tests/e2e/collector.sh: ljleak run and the collector module end to end:
 # every segment of plain, rotated and gzip captures is read without error by
 # ljleak summary; the runner's usage and errors; the module in stock luajit.
-BUILD=${BUILD:-build}
-LJLEAK=$BUILD/ljleak
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-collector.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+E2E_NAME=collector
+. tests/e2e/lib.sh
 
 # segments DIR: the files the index lists, one per line.
 segments() { awk -F'\t' '$1 == "segment" { for (i = 2; i <= NF; i++) if ($i ~ /^file=/) print substr($i, 6) }' "$1/index"; }
@@ -83,5 +77,4 @@ LUA_CPATH="$BUILD/lua/?.so;;" LJLEAK_SIGNAL=none luajit "$tmp/module.lua" "$tmp/
 check "module_in_stock_luajit_captures" test $? = 0
 check "module_capture_every_segment_reads" all_segments_read "$tmp/module" 1
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

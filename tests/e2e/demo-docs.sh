@@ -2,14 +2,8 @@
 # tests/e2e/demo-docs.sh: the man page renders without warnings and, with the
 # README, documents every command, option and environment variable that the
 # built ljleak has; README links resolve; make install puts the page in place.
-BUILD=${BUILD:-build}
-LJLEAK=$BUILD/ljleak
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-docs.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+E2E_NAME=docs
+. tests/e2e/lib.sh
 
 # Rendering: groff's warnings on (-ww), output discarded; any message fails.
 if command -v groff >/dev/null; then
@@ -84,5 +78,4 @@ else
   bad "make_install_succeeds"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

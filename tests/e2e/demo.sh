@@ -3,14 +3,8 @@
 # every 0.5 s): it succeeds, the report flags the demo service's leak (the
 # listener closure at line 91 and the pool_on function that stores it, lines
 # 28-33) and nothing else, and every file it points to exists.
-BUILD=${BUILD:-build}
-LJLEAK=$BUILD/ljleak
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ljleak-demo.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+E2E_NAME=demo
+. tests/e2e/lib.sh
 out=$tmp/out
 
 # The flagged sites of a JUnit report, one per line.
@@ -46,5 +40,4 @@ others=$(grep -v -x '@testdata/demo/service.lua:91' "$tmp/flagged" |
 check "demo_flags_nothing_but_the_leak" sh -c "test -s '$tmp/junit.xml' && test -z '$others'"
 [ -z "$others" ] || echo "  wrongly flagged: $others"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

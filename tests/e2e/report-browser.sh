@@ -4,14 +4,8 @@
 # capture stay text and run nothing, and the page fetches nothing (net log).
 # Saves screenshots under $BUILD. A control page that does fetch proves the
 # net-log check can fail.
-BUILD=${BUILD:-build}
-LJLEAK=$BUILD/ljleak
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-tmp=$(mktemp -d -t ljleak-browser.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+E2E_NAME=browser
+. tests/e2e/lib.sh
 
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
 if [ -z "$CHROMIUM" ]; then
@@ -134,5 +128,4 @@ rm -f "$BUILD/report-screenshot.png"
 chromium_run --screenshot="$BUILD/report-screenshot.png" --window-size=1280,2000 "file://$page" >/dev/null
 check "screenshot_saved" test -s "$BUILD/report-screenshot.png"
 
-echo "$pass passed, $fail failed"
-test "$fail" = 0
+finish

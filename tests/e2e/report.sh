@@ -2,14 +2,8 @@
 # tests/e2e/report.sh: ljleak report end to end: every format from a saved JSON
 # result, the same output as the golden files, well-formed JUnit XML, exit codes,
 # -o, usage and unreadable input.
-BUILD=${BUILD:-build}
-LJLEAK=$BUILD/ljleak
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-tmp=$(mktemp -d -t ljleak-report.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+E2E_NAME=report
+. tests/e2e/lib.sh
 data=testdata/report
 
 # Runs ljleak report and records its exit status in $status.
@@ -131,5 +125,4 @@ check "report_of_the_fixture_exits_1_like_diff" test "$status" = 1
 run "$tmp/real-base.json" >/dev/null
 check "report_of_a_capture_against_itself_exits_0" test "$status" = 0
 
-echo "$pass passed, $fail failed"
-test "$fail" = 0
+finish

@@ -65,6 +65,26 @@ static void same_or_abort(const struct memprof_record *a, const struct memprof_r
     abort();
 }
 
+/* Reads one with memprof_reader_next and two with next_two, in step, to
+ * their final statuses; aborts on any difference in status, offset or record. */
+static void same_records(struct memprof_reader *one, struct memprof_reader *two,
+                         enum memprof_status (*next_two)(struct memprof_reader *,
+                                                         struct memprof_record *))
+{
+  struct memprof_record a, b;
+  for (;;) {
+    enum memprof_status sa = memprof_reader_next(one, &a);
+    enum memprof_status sb = next_two(two, &b);
+    if (sa != sb)
+      abort();
+    if (sa != MEMPROF_OK)
+      break;
+    if (a.offset != b.offset)
+      abort();
+    same_or_abort(&a, &b);
+  }
+}
+
 /* Gzips data into a new buffer; returns NULL on failure. */
 static uint8_t *gzip_of(const uint8_t *data, size_t size, size_t *out_size)
 {
@@ -100,18 +120,7 @@ static void check_windowed_read(const uint8_t *data, size_t size)
   struct memprof_reader *windowed = memprof_reader_open_memory(gz, gz_size, "fuzz", &err);
   if (plain == NULL || windowed == NULL)
     abort();
-  struct memprof_record a, b;
-  for (;;) {
-    enum memprof_status sa = memprof_reader_next(plain, &a);
-    enum memprof_status sb = memprof_reader_next(windowed, &b);
-    if (sa != sb)
-      abort();
-    if (sa != MEMPROF_OK)
-      break;
-    if (a.offset != b.offset)
-      abort();
-    same_or_abort(&a, &b);
-  }
+  same_records(plain, windowed, memprof_reader_next);
   const struct memprof_error *ea = memprof_reader_error(plain), *eb = memprof_reader_error(windowed);
   if (ea->offset != eb->offset || strcmp(ea->message, eb->message) != 0)
     abort();
@@ -151,18 +160,7 @@ static void check_inline_decoding(const uint8_t *data, size_t size)
     if (one == NULL || two == NULL)
       abort();
     memprof_reader_use_pext(two, pext);
-    struct memprof_record a, b;
-    for (;;) {
-      enum memprof_status sa = memprof_reader_next(one, &a);
-      enum memprof_status sb = inline_next(two, &b);
-      if (sa != sb)
-        abort();
-      if (sa != MEMPROF_OK)
-        break;
-      if (a.offset != b.offset)
-        abort();
-      same_or_abort(&a, &b);
-    }
+    same_records(one, two, inline_next);
     if (memprof_reader_offset(one) != memprof_reader_offset(two) ||
         strcmp(memprof_reader_error(one)->message, memprof_reader_error(two)->message) != 0)
       abort();
