@@ -122,15 +122,6 @@ struct memprof_reader *memprof_reader_open_memory(const void *data, size_t size,
 enum memprof_status memprof_reader_next(struct memprof_reader *reader,
                                         struct memprof_record *record);
 
-/* Reads up to capacity consecutive events at once, the common case: each is
- * what memprof_reader_next would return next, and offsets (if not NULL) gets
- * each one's byte offset. Returns how many; it stops early, without consuming
- * it, before a symbol, the epilogue, an event that may run past the decoded
- * window, or bad bytes: a return of 0 means call memprof_reader_next, which
- * handles those and every final status. */
-size_t memprof_reader_next_events(struct memprof_reader *reader, struct memprof_event *events,
-                                  uint64_t *offsets, size_t capacity);
-
 /* Events are decoded with the pext instruction where the CPU has a fast one
  * (checked when the reader opens). use = 0 turns that off, so tests and
  * benchmarks can run the portable decoder; use = 1 turns it back on where

@@ -707,35 +707,6 @@ enum memprof_status memprof_reader_next(struct memprof_reader *r, struct memprof
   }
 }
 
-/* Decodes whole events straight from the window while at least the longest
- * event's bytes are there, with no per-record phase or refill checks; stops
- * before anything else, which memprof_reader_next then handles. */
-/* The loop of memprof_reader_next_events, with pext a constant. */
-static inline __attribute__((always_inline)) size_t
-next_events(struct memprof_reader *r, struct memprof_event *events, uint64_t *offsets,
-            size_t capacity, int pext)
-{
-  size_t count = 0;
-  while (count < capacity && r->end - r->pos >= READER_FAST_BYTES) {
-    size_t start = r->pos;
-    if (decode_event_fast(r, &events[count], pext) != DECODE_OK)
-      break;  /* the epilogue, a symbol or bad bytes: memprof_reader_next reads them */
-    if (offsets)
-      offsets[count] = r->base + start;
-    count++;
-  }
-  return count;
-}
-
-size_t memprof_reader_next_events(struct memprof_reader *r, struct memprof_event *events,
-                                  uint64_t *offsets, size_t capacity)
-{
-  if (r->phase != PHASE_EVENTS)
-    return 0;
-  return r->pext ? next_events(r, events, offsets, capacity, 1)
-                 : next_events(r, events, offsets, capacity, 0);
-}
-
 void memprof_reader_use_pext(struct memprof_reader *r, int use)
 {
   r->pext = use && cpu_has_fast_pext();

@@ -1,4 +1,4 @@
-/* tests/test_format_batch.c: the batch call and inline decoding (decode.h), with and without
+/* tests/test_format_batch.c: runs of events decoded in place (decode.h), with and without
  * pext, give what repeated memprof_reader_next gives. */
 #include <check.h>
 #include <dirent.h>
@@ -15,14 +15,12 @@
 
 /* How the second reader of a pair is read. */
 enum walk_mode {
-  WALK_BATCH,          /* memprof_reader_next_events */
-  WALK_BATCH_PORTABLE, /* the same without pext */
   WALK_SPAN,           /* memprof_reader_events_span and memprof_decode_event */
-  WALK_SPAN_PORTABLE,
+  WALK_SPAN_PORTABLE,  /* the same without pext */
   WALK_MODES
 };
 
-/* A reader read through the batch call or inline decoding, falling back to
+/* A reader read in runs decoded in place, falling back to
  * one record at a time. */
 struct batch_walk {
   struct memprof_reader *reader;
@@ -31,13 +29,13 @@ struct batch_walk {
   struct memprof_event events[BATCH_MAX];
   uint64_t offsets[BATCH_MAX];
   size_t count, next;
-  unsigned long batched;  /* events that came from the batch call */
+  unsigned long batched;  /* events that came from runs */
 };
 
-/* The next record the batch way: from the buffer, a new batch, or memprof_reader_next. */
+/* The next record the run way: from the buffer, a new run, or memprof_reader_next. */
 static enum memprof_status batch_walk_next(struct batch_walk *w, struct memprof_record *record)
 {
-  if (w->next == w->count && (w->mode == WALK_SPAN || w->mode == WALK_SPAN_PORTABLE)) {
+  if (w->next == w->count) {
     /* Up to capacity events decoded in place, as the diff engine does. */
     const uint8_t *at;
     size_t span = memprof_reader_events_span(w->reader, &at), used = 0;
@@ -54,12 +52,6 @@ static enum memprof_status batch_walk_next(struct batch_walk *w, struct memprof_
       used += length;
     }
     memprof_reader_consume(w->reader, used);
-    w->batched += w->count;
-  } else if (w->next == w->count) {
-    w->next = 0;
-    w->count = memprof_reader_next_events(w->reader, w->events, w->offsets, w->capacity);
-    if (w->count > w->capacity)
-      ck_abort_msg("%zu events for a capacity of %zu", w->count, w->capacity);
     w->batched += w->count;
   }
   if (w->next < w->count) {
@@ -95,12 +87,12 @@ static int same_record(const struct memprof_record *a, const struct memprof_reco
 }
 
 /* Reads one and two in step, two the way mode says; returns the events the
- * batch call or inline decoding gave. */
+ * runs gave. */
 static unsigned long assert_same_walk(struct memprof_reader *one, struct memprof_reader *two,
                                       enum walk_mode mode, size_t capacity)
 {
   struct batch_walk w = {.reader = two, .mode = mode, .capacity = capacity};
-  if (mode == WALK_BATCH_PORTABLE || mode == WALK_SPAN_PORTABLE) {
+  if (mode == WALK_SPAN_PORTABLE) {
     memprof_reader_use_pext(two, 0);
     ck_assert_int_eq(memprof_reader_pext(two), 0);
   }
@@ -119,8 +111,9 @@ static unsigned long assert_same_walk(struct memprof_reader *one, struct memprof
   ck_assert_uint_eq(ea->offset, eb->offset);
   ck_assert_str_eq(ea->message, eb->message);
   ck_assert_uint_eq(memprof_reader_offset(one), memprof_reader_offset(two));
-  /* After a final status the batch call gives nothing. */
-  ck_assert_uint_eq(memprof_reader_next_events(two, w.events, NULL, capacity), 0);
+  /* After a final status there is no run to decode. */
+  const uint8_t *at;
+  ck_assert_uint_eq(memprof_reader_events_span(two, &at), 0);
   return w.batched;
 }
 
@@ -242,7 +235,7 @@ START_TEST(test_batch_matches_single_records_at_every_cut)
 }
 END_TEST
 
-/* A bad byte inside an event: the batch call stops before it and the single
+/* A bad byte inside an event: the run stops before it and the single
  * call reports it at the same offset. */
 START_TEST(test_batch_stops_before_a_bad_event)
 {
@@ -255,7 +248,7 @@ START_TEST(test_batch_stops_before_a_bad_event)
   struct memprof_reader *two = memprof_reader_open_memory(stream, size, "bad", &err);
   ck_assert_ptr_nonnull(one);
   ck_assert_ptr_nonnull(two);
-  ck_assert_uint_gt(assert_same_walk(one, two, WALK_BATCH, BATCH_MAX), 0);
+  ck_assert_uint_gt(assert_same_walk(one, two, WALK_SPAN, BATCH_MAX), 0);
   ck_assert_int_eq(memprof_reader_error(two)->status, MEMPROF_CORRUPT);
   ck_assert_uint_eq(memprof_reader_error(two)->offset, at[10]);
   memprof_reader_close(one);
@@ -282,8 +275,6 @@ START_TEST(test_batch_gives_nothing_before_the_events)
   struct memprof_error err;
   struct memprof_reader *r = memprof_reader_open_memory(stream, size, "s", &err);
   ck_assert_ptr_nonnull(r);
-  struct memprof_event events[4];
-  ck_assert_uint_eq(memprof_reader_next_events(r, events, NULL, 4), 0);
   const uint8_t *at;
   ck_assert_uint_eq(memprof_reader_events_span(r, &at), 0);
   ck_assert_uint_eq(memprof_reader_offset(r), 0);
@@ -298,7 +289,7 @@ START_TEST(test_batch_gives_nothing_before_the_events)
   ck_assert_int_eq(record.type, MEMPROF_RECORD_SYMBOL);
   ck_assert_int_eq(memprof_reader_next(r, &record), MEMPROF_OK);  /* the first event */
   ck_assert_uint_eq(record.offset, 23);
-  ck_assert_uint_eq(memprof_reader_next_events(r, events, NULL, 4), 4);
+  ck_assert_uint_gt(memprof_reader_events_span(r, &at), 0);
   memprof_reader_close(r);
 }
 END_TEST
