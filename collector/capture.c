@@ -165,7 +165,7 @@ static size_t escape_into(char *dst, size_t cap_left, const char *value)
   return n;
 }
 
-/* Appends one line to the index and syncs it. 0 or -1. */
+/* Appends one line to the index. 0 or -1. */
 static int index_append(struct capture *c, const char *line)
 {
   if (c->index_fd < 0)
@@ -179,11 +179,6 @@ static int index_append(struct capture *c, const char *line)
       return -1;
     line += n;
     len -= (size_t)n;
-  }
-  int err = seg_out_writeback(c->index_fd);
-  if (err != 0) {
-    errno = err;
-    return -1;
   }
   return 0;
 }

@@ -27,14 +27,6 @@ static int write_all(struct seg_out *out, const uint8_t *data, size_t size)
   return 0;
 }
 
-int seg_out_writeback(int fd)
-{
-  if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0)
-    return 0;
-  /* Files and filesystems without it (pipes, some network filesystems). */
-  return errno == EINVAL || errno == ESPIPE || errno == ENOSYS || errno == EROFS ? 0 : errno;
-}
-
 int seg_out_open(struct seg_out *out, const char *path, int gzip, uint8_t *zbuf, size_t zcap)
 {
   memset(out, 0, sizeof *out);
@@ -98,11 +90,6 @@ int seg_out_finish(struct seg_out *out)
     rc = -1;
   if (out->error)
     rc = -1;
-  int err;
-  if (rc == 0 && (err = seg_out_writeback(out->fd)) != 0) {
-    out->error = err;
-    rc = -1;
-  }
   if (close(out->fd) != 0 && rc == 0) {
     out->error = errno;
     rc = -1;

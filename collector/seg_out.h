@@ -24,16 +24,13 @@ int seg_out_open(struct seg_out *out, const char *path, int gzip, uint8_t *zbuf,
  * file decompresses up to here even if the process dies next. 0 or -1. */
 int seg_out_write(struct seg_out *out, const uint8_t *data, size_t size);
 
-/* Ends the gzip member, starts its writeback (seg_out_writeback) and closes. 0 or -1. */
+/* Ends the gzip member and closes. 0 or -1. Writeback is left to the
+ * kernel: asking for it in the host's thread blocks on the disk queue (an
+ * fsync of a 16 MB segment took 9 ms on the development machine, and
+ * starting the writeback of a 780 MB one with sync_file_range 0.4 s). A
+ * process killed later loses nothing; an OS crash may cut the newest files,
+ * which readers then read up to their last whole event. */
 int seg_out_finish(struct seg_out *out);
-
-/* Starts writing fd's dirty pages to disk and returns without waiting for
- * the disk: a segment boundary must not stall the host (an fsync of a 16 MB
- * segment took 9 ms on the development machine). A process killed later
- * loses nothing; an OS crash may cut the newest files, which readers then
- * read up to their last whole event. 0, or an errno; files that cannot do
- * it (pipes, some network filesystems) count as done. */
-int seg_out_writeback(int fd);
 
 /* Closes without finishing (after an error). */
 void seg_out_abandon(struct seg_out *out);

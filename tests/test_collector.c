@@ -854,12 +854,13 @@ START_TEST(test_write_error_stops_capture_and_program_continues)
 }
 END_TEST
 
-/* EIO from write() or from the writeback started when segment 2 ends
- * (sync_file_range): an LD_PRELOAD shim plays the failing disk. (ASan wants to be first among loaded libraries; the shim
+/* EIO from write() or from close() when segment 2 ends (as a network
+ * filesystem reports a failed writeback): an LD_PRELOAD shim plays the
+ * failing disk. (ASan wants to be first among loaded libraries; the shim
  * must come first here.) */
 START_TEST(test_io_error_stops_capture_and_program_continues)
 {
-  static const char *const calls[] = {"write", "sync_file_range"};
+  static const char *const calls[] = {"write", "close"};
   for (int k = 0; k < 2; k++) {
     char env[1200];
     snprintf(env, sizeof env,
