@@ -122,6 +122,11 @@ struct memprof_reader *memprof_reader_open_memory(const void *data, size_t size,
 enum memprof_status memprof_reader_next(struct memprof_reader *reader,
                                         struct memprof_record *record);
 
+/* Whether the CPU has pext and pdep (BMI2) and runs them fast: AMD before
+ * Zen 3 runs them in microcode. LJLEAK_NO_PEXT=1 in the environment says
+ * no, for the portable code. */
+int memprof_cpu_fast_pext(void);
+
 /* Events are decoded with the pext instruction where the CPU has a fast one
  * (checked when the reader opens). use = 0 turns that off, so tests and
  * benchmarks can run the portable decoder; use = 1 turns it back on where

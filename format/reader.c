@@ -312,9 +312,7 @@ static int cursor_uleb(struct cursor *c, uint64_t *value)
   return n;
 }
 
-/* Whether pext is there and fast: AMD before Zen 3 runs it in microcode.
- * LJLEAK_NO_PEXT=1 says no, to run the portable decoder. */
-static int cpu_has_fast_pext(void)
+int memprof_cpu_fast_pext(void)
 {
   const char *off = getenv("LJLEAK_NO_PEXT");
   if (off && *off && strcmp(off, "0") != 0)
@@ -709,7 +707,7 @@ enum memprof_status memprof_reader_next(struct memprof_reader *r, struct memprof
 
 void memprof_reader_use_pext(struct memprof_reader *r, int use)
 {
-  r->pext = use && cpu_has_fast_pext();
+  r->pext = use && memprof_cpu_fast_pext();
 }
 
 int memprof_reader_pext(const struct memprof_reader *r)
@@ -744,7 +742,7 @@ static struct memprof_reader *reader_new(const char *name, struct memprof_error 
   }
   r->fd = -1;
   r->phase = PHASE_SYMTAB_HEADER;
-  r->pext = cpu_has_fast_pext();
+  r->pext = memprof_cpu_fast_pext();
   r->error.status = MEMPROF_OK;
   return r;
 }
