@@ -24,23 +24,6 @@ uint64_t attrib_proto_line(const GCproto *pt, BCPos pos)
   return (uint64_t)(first + (BCLine)((const uint32_t *)lineinfo)[pos]);
 }
 
-GCtrace *attrib_trace(global_State *g, uint64_t traceno)
-{
-#if LJ_HASJIT
-  jit_State *J = G2J(g);
-  if (traceno == 0 || traceno >= J->sizetrace || !J->trace)
-    return NULL;
-  GCtrace *T = (GCtrace *)gcref(J->trace[traceno]);
-  if (!T || T->traceno != traceno)
-    return NULL;
-  return T;
-#else
-  (void)g;
-  (void)traceno;
-  return NULL;
-#endif
-}
-
 /* Bytecode position of ins in pt, undoing the JLOOP patch of lj_trace_exit
  * (the PC then points into a trace's startins); ATTRIB_NO_POS if unusable. */
 static BCPos proto_pos_of(global_State *g, GCproto *pt, const BCIns *ins)

@@ -26,7 +26,23 @@ void attrib_current_site(global_State *g, struct attrib_site *site);
 /* The line of bytecode position pos in pt (as lj_debug_line), 0 if unknown. */
 uint64_t attrib_proto_line(const GCproto *pt, BCPos pos);
 
-/* The trace numbered traceno, or NULL if there is none. */
-GCtrace *attrib_trace(global_State *g, uint64_t traceno);
+/* The trace numbered traceno, or NULL if there is none. (Inline: the
+ * full-capture hook asks it for every allocation made by a trace.) */
+static inline GCtrace *attrib_trace(global_State *g, uint64_t traceno)
+{
+#if LJ_HASJIT
+  jit_State *J = G2J(g);
+  if (traceno == 0 || traceno >= J->sizetrace || !J->trace)
+    return NULL;
+  GCtrace *T = (GCtrace *)gcref(J->trace[traceno]);
+  if (!T || T->traceno != traceno)
+    return NULL;
+  return T;
+#else
+  (void)g;
+  (void)traceno;
+  return NULL;
+#endif
+}
 
 #endif

@@ -57,6 +57,7 @@ struct capture {
   int64_t countdown;            /* sampling: bytes until the next sampled allocation */
   uint8_t *filter;              /* CAPTURE_FILTER_SIZE counters, after the buffers */
   uint64_t allocated;           /* status: bytes allocated while capturing */
+  int pdep;                     /* encode with pdep (memprof_cpu_fast_pext) */
 
   void *orig_ud;
   int hooked;
@@ -90,7 +91,6 @@ struct capture {
   MSize saved_stepmul;
   uint64_t force_until;         /* force_gc: gc_cycles at which the boundary may be cut */
   uint64_t start_ns, last_flush_ns;
-  unsigned tick;
   uint64_t disk_done;           /* file bytes of finished segments */
   uint64_t last_heap;
 
@@ -105,7 +105,7 @@ struct capture {
   uint64_t last_trace, last_trace_fp;
 
   /* Status. */
-  uint64_t segments, events, stream_done;
+  uint64_t segments, events, stream_done;  /* events: of the segments ended */
   char error[512];
   char last_dir[PATH_MAX];
 };
@@ -396,6 +396,7 @@ static int segment_end(struct capture *c, int complete)
   if (!c->segment_open)
     return 0;
   c->segment_open = 0;
+  c->events += c->segment_events;
   if (c->g)
     c->last_heap = (uint64_t)c->g->gc.total;
   if (memprof_writer_epilogue(&c->writer) || memprof_writer_flush(&c->writer) ||
@@ -684,9 +685,8 @@ static void write_event(struct capture *c, struct memprof_event *ev)
   ev->location = site.location;
   ev->line = site.line;
 encode:
-  encode_event(&c->writer, ev);
+  encode_event(&c->writer, ev, c->pdep);
   c->segment_events++;
-  c->events++;
   if (c->writer.failed) {
     report_write_error(c, "cannot write", c->out.error);
     c->pending_stop = REASON_WRITE_ERROR;
@@ -814,9 +814,8 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
   if (work != SLOW_TAIL) {
     if (c->segment_open)
       record(c, ptr, osize, nptr, nsize, work == SLOW_RECORD_COUNTED);
-    ++c->tick;
   }
-  if (c->sampling || (c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0)
+  if (c->sampling || (c->segment_events & (CAPTURE_TICK_EVENTS - 1)) == 0)
     timers(c);
   if (c->pending_stop != REASON_NONE)
     stop_now(c, c->pending_stop);
@@ -825,17 +824,19 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
 
 /* Full capture: one event attributed and encoded straight into the
  * buffer (inlined into hook_general: one call and frame fewer per event).
- * Anything unusual (re-entry, a signal, a GC state change, a stop due, a
- * write error) takes hook_slow instead. */
+ * Anything unusual (re-entry, a signal, a GC state change, a stop due, no
+ * segment open) takes hook_slow instead. Nothing here calls the Lua
+ * allocator, so the re-entrancy guard is only raised around the timers. */
 static inline __attribute__((always_inline)) void hook_full(struct capture *c, void *ptr,
                                                             size_t osize, void *nptr,
                                                             size_t nsize)
 {
   struct memprof_writer *w = &c->writer;
-  if (__builtin_expect(c->busy | signal_pending | !c->segment_open | w->failed |
+  global_State *g = c->g;
+  if (__builtin_expect(c->busy | signal_pending | !c->segment_open |
                            (c->pending_stop != REASON_NONE),
                        0) ||
-      __builtin_expect(gc_phase(c->g) != c->last_gc_phase, 0)) {
+      __builtin_expect(gc_phase(g) != c->last_gc_phase, 0)) {
     hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);
     return;
   }
@@ -850,13 +851,12 @@ static inline __attribute__((always_inline)) void hook_full(struct capture *c, v
     c->allocated += nsize;
     kind = ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC;
   }
-  c->busy = 1;
   unsigned source = MEMPROF_SOURCE_INTERNAL;
   uint64_t location = 0, line = 0;
-  int32_t vmstate = c->g->vmstate;
+  int32_t vmstate = g->vmstate;
   if (vmstate > 0) {
     /* Compiled code: the trace number is the whole site. */
-    GCtrace *T = attrib_trace(c->g, (uint64_t)vmstate);
+    GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
     if (T) {
       emit_trace_symbol(c, (uint64_t)vmstate, T);
       source = MEMPROF_SOURCE_TRACE;
@@ -869,39 +869,27 @@ static inline __attribute__((always_inline)) void hook_full(struct capture *c, v
     location = site.location;
     line = site.line;
   }
-  if (__builtin_expect(w->failed, 0) ||
-      (w->capacity - w->used < ENCODE_EVENT_MAX && memprof_writer_flush(w) != 0)) {
+  /* After the symbols, which may have filled the buffer or failed to write. */
+  if (__builtin_expect(w->capacity - w->used < ENCODE_EVENT_MAX || w->failed, 0) &&
+      (w->failed || memprof_writer_flush(w) != 0)) {
+    c->busy = 1;
     report_write_error(c, "cannot write", c->out.error);
     stop_now(c, REASON_WRITE_ERROR);
     c->busy = 0;
     return;
   }
-  uint8_t *start = w->buffer + w->used, *p = start;
-  *p++ = (uint8_t)(source << 2 | kind);
-  if (source == MEMPROF_SOURCE_LUA) {
-    p = encode_uleb(p, location);
-    p = encode_uleb(p, line);
-  } else if (source != MEMPROF_SOURCE_INTERNAL) {
-    p = encode_uleb(p, location);
-  }
-  if (kind != MEMPROF_EVENT_ALLOC) {
-    p = encode_uleb(p, (uint64_t)(uintptr_t)ptr);
-    p = encode_uleb(p, osize);
-  }
-  if (kind != MEMPROF_EVENT_FREE) {
-    p = encode_uleb(p, (uint64_t)(uintptr_t)nptr);
-    p = encode_uleb(p, nsize);
-  }
-  w->used += (size_t)(p - start);
-  w->bytes_written += (uint64_t)(p - start);
-  c->segment_events++;
-  c->events++;
-  if (__builtin_expect((++c->tick & (CAPTURE_TICK_EVENTS - 1)) == 0, 0)) {
+  uint8_t *start = w->buffer + w->used;
+  uint8_t *end = encode_event_at(start, kind, source, location, line, (uint64_t)(uintptr_t)ptr,
+                                 osize, (uint64_t)(uintptr_t)nptr, nsize, c->pdep);
+  w->used += (size_t)(end - start);
+  w->bytes_written += (uint64_t)(end - start);
+  if (__builtin_expect((++c->segment_events & (CAPTURE_TICK_EVENTS - 1)) == 0, 0)) {
+    c->busy = 1;
     timers(c);
     if (c->pending_stop != REASON_NONE)
       stop_now(c, c->pending_stop);
+    c->busy = 0;
   }
-  c->busy = 0;
 }
 
 /* Everything but the sampling fast path: lua_close's last free, full
@@ -1180,7 +1168,7 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
   c->error[0] = '\0';
   c->pending_stop = REASON_NONE;
   c->start_ns = mono_ns();
-  c->tick = 0;
+  c->pdep = memprof_cpu_fast_pext();
   c->rng = (c->start_ns ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c) | 1;
   if (opt->sample)
     c->countdown = sample_gap(c);
@@ -1301,7 +1289,7 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
   st->active = c->active;
   copy_text(st->dir, sizeof st->dir, c->active ? c->dir : c->last_dir);
   st->segments = c->segments;
-  st->events = c->events;
+  st->events = c->events + (c->active && c->segment_open ? c->segment_events : 0);
   st->bytes = c->stream_done + (c->active && c->segment_open ? c->writer.bytes_written : 0);
   st->allocated = c->allocated;
   copy_text(st->error, sizeof st->error, c->error);

@@ -11,24 +11,9 @@
  * last one may store past its end. */
 #define ENCODE_EVENT_MAX (1 + 6 * MEMPROF_ULEB128_MAX + 8)
 
-/* ULEB128 of v at p; returns the end. A value of exactly 7 bytes (a heap
- * address of x86-64 or arm64 userland, in nearly every event) has its 7-bit
- * groups spread into one word with shifts and stored at once, writing 8
- * bytes: the caller keeps 8 bytes of room past the value (encode_event's
- * ENCODE_EVENT_MAX does). Other values, mostly sizes and lines, take the
- * byte loop, whose branches are well predicted for them. */
+/* ULEB128 of v at p, a byte at a time; returns the end. */
 static inline uint8_t *encode_uleb(uint8_t *p, uint64_t v)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  if ((v >> 42) != 0 && (v >> 49) == 0) {
-    uint64_t x = (v & 0x7full) | (v << 1 & 0x7f00ull) | (v << 2 & 0x7f0000ull) |
-                 (v << 3 & 0x7f000000ull) | (v << 4 & 0x7f00000000ull) |
-                 (v << 5 & 0x7f0000000000ull) | (v << 6 & 0x7f000000000000ull) |
-                 0x0000808080808080ull;
-    memcpy(p, &x, sizeof x);
-    return p + 7;
-  }
-#endif
   while (v >= 0x80) {
     *p++ = (uint8_t)(v | 0x80);
     v >>= 7;
@@ -37,32 +22,127 @@ static inline uint8_t *encode_uleb(uint8_t *p, uint64_t v)
   return p;
 }
 
+/* By the leading zeros of a value below 2^56 (8 to 63; v | 1 is never 0):
+ * its ULEB128 length, and the continuation bits of that many bytes. */
+struct encode_shape {
+  uint64_t continuation;
+  uint64_t length;
+};
+
+#define ENCODE_SHAPE(len) {0x0080808080808080ull >> (64 - 8 * (len)), (len)}
+static const struct encode_shape encode_shapes[64] = {
+  ENCODE_SHAPE(8), ENCODE_SHAPE(8), ENCODE_SHAPE(8), ENCODE_SHAPE(8), ENCODE_SHAPE(8),
+  ENCODE_SHAPE(8), ENCODE_SHAPE(8), ENCODE_SHAPE(8), /* 0..7: not used */
+  ENCODE_SHAPE(8), ENCODE_SHAPE(8), ENCODE_SHAPE(8), ENCODE_SHAPE(8), ENCODE_SHAPE(8),
+  ENCODE_SHAPE(8), ENCODE_SHAPE(8), /* 8..14: 56 to 50 bits */
+  ENCODE_SHAPE(7), ENCODE_SHAPE(7), ENCODE_SHAPE(7), ENCODE_SHAPE(7), ENCODE_SHAPE(7),
+  ENCODE_SHAPE(7), ENCODE_SHAPE(7),
+  ENCODE_SHAPE(6), ENCODE_SHAPE(6), ENCODE_SHAPE(6), ENCODE_SHAPE(6), ENCODE_SHAPE(6),
+  ENCODE_SHAPE(6), ENCODE_SHAPE(6),
+  ENCODE_SHAPE(5), ENCODE_SHAPE(5), ENCODE_SHAPE(5), ENCODE_SHAPE(5), ENCODE_SHAPE(5),
+  ENCODE_SHAPE(5), ENCODE_SHAPE(5),
+  ENCODE_SHAPE(4), ENCODE_SHAPE(4), ENCODE_SHAPE(4), ENCODE_SHAPE(4), ENCODE_SHAPE(4),
+  ENCODE_SHAPE(4), ENCODE_SHAPE(4),
+  ENCODE_SHAPE(3), ENCODE_SHAPE(3), ENCODE_SHAPE(3), ENCODE_SHAPE(3), ENCODE_SHAPE(3),
+  ENCODE_SHAPE(3), ENCODE_SHAPE(3),
+  ENCODE_SHAPE(2), ENCODE_SHAPE(2), ENCODE_SHAPE(2), ENCODE_SHAPE(2), ENCODE_SHAPE(2),
+  ENCODE_SHAPE(2), ENCODE_SHAPE(2),
+  ENCODE_SHAPE(1), ENCODE_SHAPE(1), ENCODE_SHAPE(1), ENCODE_SHAPE(1), ENCODE_SHAPE(1),
+  ENCODE_SHAPE(1), ENCODE_SHAPE(1), /* 57..63: 7 bits to 1 */
+};
+#undef ENCODE_SHAPE
+
+/* The same for any v below 2^56 (every address, nearly every value), with
+ * no branch on its length: the 7-bit groups are spread into one word (with
+ * the pdep instruction where the CPU has a fast one, as pdep says, else in
+ * three halving steps), the continuation bits put in by length, and 8 bytes
+ * stored at once (the caller keeps 8 bytes of room past the value;
+ * ENCODE_EVENT_MAX does). Heap addresses take 4 to 7 bytes as the OS
+ * places them, so a branch on their length would be mispredicted. */
+static inline __attribute__((always_inline)) uint8_t *encode_uleb_word(uint8_t *p, uint64_t v,
+                                                                       int pdep)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (__builtin_expect((v >> 56) == 0, 1)) {
+    const struct encode_shape *shape = &encode_shapes[__builtin_clzll(v | 1)];
+    uint64_t x;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (pdep) {
+      __asm__("pdep %2, %1, %0" : "=r"(x) : "r"(v), "r"(UINT64_C(0x7f7f7f7f7f7f7f7f)));
+    } else
+#endif
+    {
+      x = (v & 0x0fffffffull) | (v << 4 & 0x0fffffff00000000ull);
+      x = (x & 0x00003fff00003fffull) | (x << 2 & 0x3fff00003fff0000ull);
+      x = (x & 0x007f007f007f007full) | (x << 1 & 0x7f007f007f007f00ull);
+    }
+    x |= shape->continuation;
+    memcpy(p, &x, sizeof x);
+    return p + shape->length;
+  }
+#endif
+  (void)pdep;
+  return encode_uleb(p, v);
+}
+
+/* The same for a value that is nearly always below 2^14 (a size, a line, a
+ * trace number): one or two bytes without a branch on which, storing two. */
+static inline uint8_t *encode_uleb_small(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (__builtin_expect(v < 0x4000, 1)) {
+    unsigned two = v >= 0x80;
+    uint16_t x = (uint16_t)((v & 0x7f) | (v << 1 & 0x7f00) | two << 7);
+    memcpy(p, &x, sizeof x);
+    return p + 1 + two;
+  }
+#endif
+  return encode_uleb(p, v);
+}
+
+/* Writes one event at p (the header and the fields its kind and source
+ * have, as memprof_writer_event does); returns the end. kind is
+ * ALLOC..REALLOC, source INTERNAL..TRACE; pdep as for encode_uleb_word.
+ * Needs ENCODE_EVENT_MAX bytes. */
+static inline __attribute__((always_inline)) uint8_t *
+encode_event_at(uint8_t *p, unsigned kind, unsigned source, uint64_t location, uint64_t line,
+                uint64_t old_address, uint64_t old_size, uint64_t new_address, uint64_t new_size,
+                int pdep)
+{
+  *p++ = (uint8_t)(source << 2 | kind);
+  if (source == MEMPROF_SOURCE_LUA) {
+    p = encode_uleb_word(p, location, pdep);
+    p = encode_uleb_small(p, line);
+  } else if (source != MEMPROF_SOURCE_INTERNAL) {
+    /* A C function's address or a trace number. */
+    p = source == MEMPROF_SOURCE_C ? encode_uleb_word(p, location, pdep)
+                                   : encode_uleb_small(p, location);
+  }
+  if (kind != MEMPROF_EVENT_ALLOC) {
+    p = encode_uleb_word(p, old_address, pdep);
+    p = encode_uleb_small(p, old_size);
+  }
+  if (kind != MEMPROF_EVENT_FREE) {
+    p = encode_uleb_word(p, new_address, pdep);
+    p = encode_uleb_small(p, new_size);
+  }
+  return p;
+}
+
 /* Appends e to w's buffer, flushing it first when short of room. The event
  * must be valid (kind ALLOC..REALLOC, source INTERNAL..TRACE). 0 or -1. */
-static inline int encode_event(struct memprof_writer *w, const struct memprof_event *e)
+static inline int encode_event(struct memprof_writer *w, const struct memprof_event *e, int pdep)
 {
   if (w->failed)
     return -1;
   if (w->capacity - w->used < ENCODE_EVENT_MAX && memprof_writer_flush(w) != 0)
     return -1;
-  uint8_t *start = w->buffer + w->used, *p = start;
-  *p++ = (uint8_t)((unsigned)e->source << 2 | (unsigned)e->kind);
-  if (e->source == MEMPROF_SOURCE_LUA) {
-    p = encode_uleb(p, e->location);
-    p = encode_uleb(p, e->line);
-  } else if (e->source != MEMPROF_SOURCE_INTERNAL) {
-    p = encode_uleb(p, e->location);
-  }
-  if (e->kind != MEMPROF_EVENT_ALLOC) {
-    p = encode_uleb(p, e->old_address);
-    p = encode_uleb(p, e->old_size);
-  }
-  if (e->kind != MEMPROF_EVENT_FREE) {
-    p = encode_uleb(p, e->new_address);
-    p = encode_uleb(p, e->new_size);
-  }
-  w->used += (size_t)(p - start);
-  w->bytes_written += (uint64_t)(p - start);
+  uint8_t *start = w->buffer + w->used;
+  uint8_t *end = encode_event_at(start, (unsigned)e->kind, (unsigned)e->source, e->location,
+                                 e->line, e->old_address, e->old_size, e->new_address,
+                                 e->new_size, pdep);
+  w->used += (size_t)(end - start);
+  w->bytes_written += (uint64_t)(end - start);
   return 0;
 }
 
