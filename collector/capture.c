@@ -53,7 +53,9 @@ struct capture {
   void *gg;                     /* GG_State: lua_close frees it last */
   lua_Alloc orig_allocf;
   int sampling;                 /* active with --sample: the hook's fast path is on */
-  unsigned last_gc_phase;       /* gc_phase() when last seen */
+  volatile sig_atomic_t fast_phase; /* what the fast paths compare gc_phase() with:
+                                     * last_gc_phase, or -1 once a signal came */
+  int last_gc_phase;            /* gc_phase() when last seen */
   int64_t countdown;            /* sampling: bytes until the next sampled allocation */
   uint8_t *filter;              /* CAPTURE_FILTER_SIZE counters, after the buffers */
   uint64_t allocated;           /* status: bytes allocated while capturing */
@@ -583,12 +585,34 @@ static void timers(struct capture *c)
   }
 }
 
-/* The GC state and current white in one number: a cycle flips the white
- * in its atomic phase, so a cycle that runs whole between two events (one
- * GC step can run one) still shows. */
-static inline unsigned gc_phase(const global_State *g)
+/* The GC state and current white in one number (the two bytes as they lie
+ * in memory, one load): a cycle flips the white in its atomic phase, so a
+ * cycle that runs whole between two events (one GC step can run one) still
+ * shows. */
+_Static_assert(offsetof(GCState, state) == offsetof(GCState, currentwhite) + 1,
+               "gc_phase reads GCState.currentwhite and state as one 16-bit word");
+static inline int gc_phase(const global_State *g)
 {
-  return (unsigned)g->gc.state | (unsigned)g->gc.currentwhite << 8;
+  uint16_t word;
+  memcpy(&word, &g->gc.currentwhite, sizeof word);
+  return word;
+}
+
+/* The GC state, and the current white, of a gc_phase() value. */
+static inline int phase_state(int phase)
+{
+  uint16_t word = (uint16_t)phase;
+  uint8_t bytes[2];
+  memcpy(bytes, &word, sizeof bytes);
+  return bytes[1];
+}
+
+static inline int phase_white(int phase)
+{
+  uint16_t word = (uint16_t)phase;
+  uint8_t bytes[2];
+  memcpy(bytes, &word, sizeof bytes);
+  return bytes[0];
 }
 
 /* A GC phase change. Full cycles have ended when the state is back at pause
@@ -596,11 +620,12 @@ static inline unsigned gc_phase(const global_State *g)
  * segment boundary is cut. A flip since the last event is one atomic phase
  * or more: two cycles run back to back with no event between them (two
  * collectgarbage() calls with nothing to free) count as none. */
-static void gc_transition(struct capture *c, unsigned phase)
+static void gc_transition(struct capture *c, int phase)
 {
-  int st = (int)(phase & 0xff), last = (int)(c->last_gc_phase & 0xff);
-  int flipped = (phase >> 8) != (c->last_gc_phase >> 8);
+  int st = phase_state(phase), last = phase_state(c->last_gc_phase);
+  int flipped = phase_white(phase) != phase_white(c->last_gc_phase);
   c->last_gc_phase = phase;
+  c->fast_phase = signal_pending ? -1 : phase;
   if (last == GCSpause && st != GCSpause) {
     /* A cycle starts; seen at the first event after it, so one event early
      * to be safe (a block wrongly called young only waits a boundary). */
@@ -802,13 +827,17 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
   if (c->busy)
     return;
   c->busy = 1;
+  /* Re-armed before the flag is read: a signal that comes after it marks
+   * fast_phase again. (One that comes between gc_transition's read of the
+   * flag and its store waits for the next slow call.) */
+  c->fast_phase = c->last_gc_phase;
   if (signal_pending)
     handle_signal(c);
   if (!c->active) {
     c->busy = 0;
     return;
   }
-  unsigned phase = gc_phase(c->g);
+  int phase = gc_phase(c->g);
   if (phase != c->last_gc_phase)
     gc_transition(c, phase);
   if (work != SLOW_TAIL) {
@@ -833,10 +862,8 @@ static inline __attribute__((always_inline)) void hook_full(struct capture *c, v
 {
   struct memprof_writer *w = &c->writer;
   global_State *g = c->g;
-  if (__builtin_expect(c->busy | signal_pending | !c->segment_open |
-                           (c->pending_stop != REASON_NONE),
-                       0) ||
-      __builtin_expect(gc_phase(g) != c->last_gc_phase, 0)) {
+  if (__builtin_expect(c->busy | !c->segment_open | (c->pending_stop != REASON_NONE), 0) ||
+      __builtin_expect(gc_phase(g) != c->fast_phase, 0)) {
     hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);
     return;
   }
@@ -928,21 +955,18 @@ slow:
 }
 
 /* Sampling: an allocation, or a reallocation of a block that was not
- * sampled, counted down; recorded by hook_general if the countdown ends. (A
- * function of its own so that frees need no stack frame.) */
-static __attribute__((noinline)) void *hook_alloc_unsampled(struct capture *c, void *ud,
-                                                            void *ptr, size_t osize,
-                                                            size_t nsize)
+ * sampled, counted down; recorded by hook_general if the countdown ends.
+ * Counted before the call so that the allocator is tail-called (a failed
+ * allocation, which raises a memory error in the VM, still counts). */
+static inline void *hook_alloc_unsampled(struct capture *c, void *ud, void *ptr, size_t osize,
+                                         size_t nsize)
 {
   int64_t left = c->countdown - (int64_t)nsize;
   if (__builtin_expect(left <= 0, 0))
     return hook_general(c, ud, ptr, osize, nsize);
-  void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
-  if (__builtin_expect(nptr != NULL, 1)) {
-    c->countdown = left;
-    c->allocated += nsize;
-  }
-  return nptr;
+  c->countdown = left;
+  c->allocated += nsize;
+  return c->orig_allocf(ud, ptr, osize, nsize);
 }
 
 /* The allocator hook. While sampling, the common events leave here with a
@@ -954,8 +978,7 @@ static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
 {
   struct capture *c = &cap;
   if (__builtin_expect(c->sampling, 1) &&
-      __builtin_expect(gc_phase(c->g) == c->last_gc_phase, 1) &&
-      __builtin_expect(!signal_pending, 1)) {
+      __builtin_expect(gc_phase(c->g) == c->fast_phase, 1)) {
     if (nsize == 0) {
       if (__builtin_expect(ptr != c->gg && c->filter[filter_slot(ptr)] == 0, 1))
         return c->orig_allocf(ud, ptr, osize, nsize);
@@ -1172,7 +1195,7 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
   c->rng = (c->start_ns ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c) | 1;
   if (opt->sample)
     c->countdown = sample_gap(c);
-  c->last_gc_phase = gc_phase(c->g);
+  c->last_gc_phase = c->fast_phase = gc_phase(c->g);
   /* A cycle past its atomic phase has flipped the white already. */
   c->gc_flips = c->g->gc.state >= GCSsweepstring;
   c->force_armed = 0;
@@ -1295,10 +1318,13 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
   copy_text(st->error, sizeof st->error, c->error);
 }
 
+/* Sets the flag and marks fast_phase, so that the hook's fast paths, which
+ * compare it with the GC phase, leave for the slow path that reads the flag. */
 static void on_signal(int signo)
 {
   (void)signo;
   signal_pending = 1;
+  cap.fast_phase = -1;
 }
 
 int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, size_t err_size)

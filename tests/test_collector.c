@@ -1039,14 +1039,15 @@ START_TEST(test_module_start_stop_status)
 END_TEST
 
 /* LJLEAK_START=1 starts at load into LJLEAK_DIR; the signal stops the
- * capture and the next one starts a new directory under LJLEAK_ROOT. */
-START_TEST(test_signal_toggles_capture_from_env)
+ * capture and the next one starts a new directory under LJLEAK_ROOT, each
+ * at the next allocation. ENV goes in front. */
+static void check_signal_toggles_capture(const char *name, const char *env)
 {
   char dir[1024];
-  scratch(dir, sizeof dir, "signal");
-  ck_assert_int_eq(sh("cd '%s' && LJLEAK_START=1 LJLEAK_DIR=first LJLEAK_ROOT=roots LUA_CPATH='%s/%s/lua/?.so;;' "
+  scratch(dir, sizeof dir, name);
+  ck_assert_int_eq(sh("cd '%s' && %s LJLEAK_START=1 LJLEAK_DIR=first LJLEAK_ROOT=roots LUA_CPATH='%s/%s/lua/?.so;;' "
                       "%s -l ljleak.collector %s/tests/lua/collector_signal.lua > out",
-                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
+                      dir, env, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
   char path[1100];
   snprintf(path, sizeof path, "%s/out", dir);
   char *text = slurp(path);
@@ -1060,6 +1061,20 @@ START_TEST(test_signal_toggles_capture_from_env)
   /* The second capture went to roots/ljleak-<pid>-<time> and ended at exit. */
   ck_assert_int_eq(sh("cd '%s' && ls -d roots/ljleak-* | wc -l | grep -qx 1", dir), 0);
   ck_assert_int_eq(sh("cd '%s' && grep -q 'reason=exit' roots/ljleak-*/index", dir), 0);
+}
+
+START_TEST(test_signal_toggles_capture_from_env)
+{
+  check_signal_toggles_capture("signal", "");
+}
+END_TEST
+
+START_TEST(test_signal_toggles_sampled_capture)
+{
+  /* Nothing sampled (a mean of 1 GB) and no GC phase change: the fast path
+   * sees the signal by the mark it leaves on the phase compared. */
+  check_signal_toggles_capture("signal-sampled",
+                               "LJLEAK_TEST_GC_STOPPED=1 LJLEAK_SAMPLE=1000000000");
 }
 END_TEST
 
@@ -1093,6 +1108,7 @@ int main(void)
   tcase_add_test(tc, test_sigkill_leaves_whole_segments_and_readable_part);
   tcase_add_test(tc, test_module_start_stop_status);
   tcase_add_test(tc, test_signal_toggles_capture_from_env);
+  tcase_add_test(tc, test_signal_toggles_sampled_capture);
   suite_add_tcase(s, tc);
   return check_run(s);
 }

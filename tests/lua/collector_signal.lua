@@ -2,6 +2,8 @@
 local ffi = require "ffi"
 ffi.cdef[[int kill(int pid, int sig); int getpid(void);]]
 local c = require "ljleak.collector"
+-- With the GC stopped, no GC phase change sends the hook to its slow path.
+if os.getenv("LJLEAK_TEST_GC_STOPPED") then collectgarbage("stop") end
 local function churn() local t = {} for i = 1, 1000 do t[i] = {} end return t end
 local function say(...) io.write(table.concat({...}, " "), "\n") end
 churn()
