@@ -851,30 +851,31 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
   c->busy = 0;
 }
 
-/* Full capture: one event attributed and encoded straight into the
- * buffer (inlined into hook_general: one call and frame fewer per event).
- * Anything unusual (re-entry, a signal, a GC state change, a stop due, no
- * segment open) takes hook_slow instead. Nothing here calls the Lua
- * allocator, so the re-entrancy guard is only raised around the timers. */
-static inline __attribute__((always_inline)) void hook_full(struct capture *c, void *ptr,
-                                                            size_t osize, void *nptr,
-                                                            size_t nsize)
+/* Full capture: one event, made by the allocator call that returned nptr,
+ * attributed and encoded straight into the buffer; returns nptr. Anything
+ * unusual (re-entry, a signal, a GC state change, a stop due, no segment
+ * open) takes hook_slow instead. Nothing here calls the Lua allocator, so
+ * the re-entrancy guard is only raised around the timers. The common
+ * events take the quick paths below, which end here for anything else. */
+static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, size_t osize,
+                                                 void *nptr, size_t nsize)
 {
   struct memprof_writer *w = &c->writer;
   global_State *g = c->g;
-  if (__builtin_expect(c->busy | !c->segment_open | (c->pending_stop != REASON_NONE), 0) ||
+  if (__builtin_expect(c->busy, 0) || __builtin_expect(!c->segment_open, 0) ||
+      __builtin_expect(c->pending_stop != REASON_NONE, 0) ||
       __builtin_expect(gc_phase(g) != c->fast_phase, 0)) {
     hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);
-    return;
+    return nptr;
   }
   unsigned kind;
   if (nsize == 0) {
     if (!ptr)
-      return;
+      return nptr;
     kind = MEMPROF_EVENT_FREE;
   } else {
     if (!nptr)
-      return; /* failed allocation: the VM raises an error, nothing changed */
+      return nptr; /* failed allocation: the VM raises an error, nothing changed */
     c->allocated += nsize;
     kind = ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC;
   }
@@ -896,14 +897,16 @@ static inline __attribute__((always_inline)) void hook_full(struct capture *c, v
     location = site.location;
     line = site.line;
   }
-  /* After the symbols, which may have filled the buffer or failed to write. */
-  if (__builtin_expect(w->capacity - w->used < ENCODE_EVENT_MAX || w->failed, 0) &&
-      (w->failed || memprof_writer_flush(w) != 0)) {
-    c->busy = 1;
-    report_write_error(c, "cannot write", c->out.error);
-    stop_now(c, REASON_WRITE_ERROR);
-    c->busy = 0;
-    return;
+  /* After the symbols, which may have filled the buffer or failed to write.
+   * (The writer's capacity is CAPTURE_BUFFER_SIZE: segment_begin.) */
+  if (__builtin_expect(w->used > CAPTURE_BUFFER_SIZE - ENCODE_EVENT_MAX, 0) || __builtin_expect(w->failed, 0)) {
+    if (w->failed || memprof_writer_flush(w) != 0) {
+      c->busy = 1;
+      report_write_error(c, "cannot write", c->out.error);
+      stop_now(c, REASON_WRITE_ERROR);
+      c->busy = 0;
+      return nptr;
+    }
   }
   uint8_t *start = w->buffer + w->used;
   uint8_t *end = encode_event_at(start, kind, source, location, line, (uint64_t)(uintptr_t)ptr,
@@ -917,10 +920,113 @@ static inline __attribute__((always_inline)) void hook_full(struct capture *c, v
       stop_now(c, c->pending_stop);
     c->busy = 0;
   }
+  return nptr;
 }
 
-/* Everything but the sampling fast path: lua_close's last free, full
- * capture, and the sampled events the fast path could not dismiss. */
+/* Full capture: the allocator call, then the event. */
+static __attribute__((noinline)) void *hook_full_call(struct capture *c, void *ud, void *ptr,
+                                                      size_t osize, size_t nsize)
+{
+  void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
+  return hook_full(c, ptr, osize, nptr, nsize);
+}
+
+/* Whether the next event can be written by a quick path: nothing unusual
+ * for hook_full, room in the buffer, and no timer tick due. */
+static inline __attribute__((always_inline)) int quick_ok(const struct capture *c,
+                                                          const global_State *g)
+{
+  return __builtin_expect(!c->busy, 1) && __builtin_expect(c->segment_open, 1) &&
+         __builtin_expect(c->pending_stop == REASON_NONE, 1) &&
+         __builtin_expect(gc_phase(g) == c->fast_phase, 1) &&
+         __builtin_expect(!c->writer.failed, 1) &&
+         __builtin_expect(c->writer.used <= CAPTURE_BUFFER_SIZE - ENCODE_EVENT_MAX, 1) &&
+         __builtin_expect(((c->segment_events + 1) & (CAPTURE_TICK_EVENTS - 1)) != 0, 1);
+}
+
+/* The site of an event a quick path can write, without a call: the GC or
+ * another VM internal, or the trace whose symbol the last event checked
+ * (still the same trace). 0 for the others: Lua and C functions, other
+ * traces. */
+static inline __attribute__((always_inline)) int quick_site(const struct capture *c,
+                                                            global_State *g, unsigned *source,
+                                                            uint64_t *location)
+{
+  int32_t vmstate = g->vmstate;
+  if (vmstate < 0) {
+    *source = MEMPROF_SOURCE_INTERNAL;
+    *location = 0;
+    return vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C;
+  }
+  if ((uint64_t)vmstate != c->last_trace)
+    return 0;
+  GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
+  if (!T || trace_fingerprint(T) != c->last_trace_fp)
+    return 0;
+  *source = MEMPROF_SOURCE_TRACE;
+  *location = (uint64_t)vmstate;
+  return 1;
+}
+
+/* Appends an event whose site quick_site gave (quick_ok holds). */
+static inline __attribute__((always_inline)) void quick_write(struct capture *c, unsigned kind,
+                                                              unsigned source, uint64_t location,
+                                                              void *ptr, size_t osize,
+                                                              void *nptr, size_t nsize)
+{
+  struct memprof_writer *w = &c->writer;
+  uint8_t *start = w->buffer + w->used;
+  uint8_t *end = encode_event_at(start, kind, source, location, 0, (uint64_t)(uintptr_t)ptr,
+                                 osize, (uint64_t)(uintptr_t)nptr, nsize, c->pdep);
+  w->used += (size_t)(end - start);
+  w->bytes_written += (uint64_t)(end - start);
+  c->segment_events++;
+}
+
+/* Full capture, a free: written before the block goes, and the allocator
+ * tail-called, so that the common case (the GC freeing) makes no frame. */
+static __attribute__((noinline)) void *hook_full_free(struct capture *c, void *ud, void *ptr,
+                                                      size_t osize)
+{
+  global_State *g = c->g;
+  unsigned source;
+  uint64_t location;
+  if (__builtin_expect(ptr != NULL, 1) && quick_ok(c, g) &&
+      quick_site(c, g, &source, &location)) {
+    quick_write(c, MEMPROF_EVENT_FREE, source, location, ptr, osize, NULL, 0);
+    return c->orig_allocf(ud, ptr, osize, 0);
+  }
+  return hook_full_call(c, ud, ptr, osize, 0);
+}
+
+/* Full capture, an allocation or reallocation the allocator made: the
+ * common case (a trace allocating) written with no frame. */
+static __attribute__((noinline)) void *hook_full_record(struct capture *c, void *ptr,
+                                                        size_t osize, void *nptr, size_t nsize)
+{
+  global_State *g = c->g;
+  unsigned source;
+  uint64_t location;
+  if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
+      quick_site(c, g, &source, &location)) {
+    c->allocated += nsize;
+    quick_write(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,
+                source, location, ptr, osize, nptr, nsize);
+    return nptr;
+  }
+  return hook_full(c, ptr, osize, nptr, nsize);
+}
+
+static __attribute__((noinline)) void *hook_full_alloc(struct capture *c, void *ud, void *ptr,
+                                                       size_t osize, size_t nsize)
+{
+  void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
+  return hook_full_record(c, ptr, osize, nptr, nsize);
+}
+
+/* Everything but the fast paths: lua_close's last free, the sampled events
+ * the sampling fast path could not dismiss, and the pass-through hook
+ * waiting for a signal. */
 static __attribute__((noinline)) void *hook_general(struct capture *c, void *ud, void *ptr,
                                                     size_t osize, size_t nsize)
 {
@@ -943,11 +1049,9 @@ static __attribute__((noinline)) void *hook_general(struct capture *c, void *ud,
     }
     goto slow;
   }
-  if (__builtin_expect(c->active, 1)) {
-    hook_full(c, ptr, osize, nptr, nsize);
-    return nptr;
-  }
-  if (!signal_pending)
+  /* A full capture's events come here only for lua_close (above): its own
+   * path is hook_full_call. */
+  if (!c->active && !signal_pending)
     return nptr;
 slow:
   hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);
@@ -977,14 +1081,20 @@ static inline void *hook_alloc_unsampled(struct capture *c, void *ud, void *ptr,
 static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
 {
   struct capture *c = &cap;
-  if (__builtin_expect(c->sampling, 1) &&
-      __builtin_expect(gc_phase(c->g) == c->fast_phase, 1)) {
-    if (nsize == 0) {
-      if (__builtin_expect(ptr != c->gg && c->filter[filter_slot(ptr)] == 0, 1))
-        return c->orig_allocf(ud, ptr, osize, nsize);
-    } else if (ptr == NULL || c->filter[filter_slot(ptr)] == 0) {
-      return hook_alloc_unsampled(c, ud, ptr, osize, nsize);
+  if (__builtin_expect(c->sampling, 1)) {
+    if (__builtin_expect(gc_phase(c->g) == c->fast_phase, 1)) {
+      if (nsize == 0) {
+        if (__builtin_expect(ptr != c->gg && c->filter[filter_slot(ptr)] == 0, 1))
+          return c->orig_allocf(ud, ptr, osize, nsize);
+      } else if (ptr == NULL || c->filter[filter_slot(ptr)] == 0) {
+        return hook_alloc_unsampled(c, ud, ptr, osize, nsize);
+      }
     }
+  } else if (__builtin_expect(c->active, 1)) {
+    if (nsize != 0)
+      return hook_full_alloc(c, ud, ptr, osize, nsize);
+    if (__builtin_expect(ptr != c->gg, 1))
+      return hook_full_free(c, ud, ptr, osize);
   }
   return hook_general(c, ud, ptr, osize, nsize);
 }
