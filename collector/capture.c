@@ -31,6 +31,16 @@
 #define CAPTURE_TICK_EVENTS 64            /* events between clock readings (a power of two) */
 #define CAPTURE_FILTER_SIZE 65536         /* sampling filter buckets (a power of two) */
 #define CAPTURE_MAP_SIZE (CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE + CAPTURE_FILTER_SIZE)
+#define CAPTURE_TICK_BYTES 1024           /* full capture: stream bytes between clock readings */
+/* Room the buffer must have before the quick paths write an event. */
+#define CAPTURE_QUICK_ROOM (CAPTURE_BUFFER_SIZE - ENCODE_EVENT_MAX)
+
+/* capture.hold with only segment_open set (the byte after busy). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOLD_NONE 0x00010000u
+#else
+#define HOLD_NONE 0x00000100u
+#endif
 
 enum stop_reason {
   REASON_NONE,
@@ -56,6 +66,16 @@ struct capture {
   volatile sig_atomic_t fast_phase; /* what the fast paths compare gc_phase() with:
                                      * last_gc_phase, or -1 once a signal came */
   int last_gc_phase;            /* gc_phase() when last seen */
+  union {                       /* full capture's quick paths run only while hold is HOLD_NONE */
+    struct {
+      uint8_t busy;             /* re-entrancy guard */
+      uint8_t segment_open;
+      uint8_t pending_stop;     /* an enum stop_reason: a stop is due */
+      uint8_t hold_zero;
+    };
+    uint32_t hold;
+  };
+  uint64_t quick_until;         /* writer.bytes_written up to which the quick paths may write */
   int64_t countdown;            /* sampling: bytes until the next sampled allocation */
   uint8_t *filter;              /* CAPTURE_FILTER_SIZE counters, after the buffers */
   uint64_t allocated;           /* status: bytes allocated while capturing */
@@ -65,13 +85,11 @@ struct capture {
   int hooked;
   int layout_ok;                /* the layout check passed for g */
   char luajit_version[64];
-  int busy;                     /* re-entrancy guard */
   int signo;                    /* start/stop signal, 0 if none */
   int atexit_registered;
 
   /* The running capture. */
   int active;
-  enum stop_reason pending_stop;
   struct ljleak_collector_options opt;
   char dir[PATH_MAX];
   char command[4096];
@@ -79,7 +97,6 @@ struct capture {
   uint8_t *buffer;              /* CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, mmap'd */
   struct memprof_writer writer;
   struct seg_out out;
-  int segment_open;
   char segment_name[64];
   uint64_t seq;
   double segment_start_wall;
@@ -93,6 +110,7 @@ struct capture {
   MSize saved_stepmul;
   uint64_t force_until;         /* force_gc: gc_cycles at which the boundary may be cut */
   uint64_t start_ns, last_flush_ns;
+  uint64_t tick_at;             /* writer.bytes_written at which hook_full runs the timers */
   uint64_t disk_done;           /* file bytes of finished segments */
   uint64_t last_heap;
 
@@ -372,6 +390,8 @@ static int segment_begin(struct capture *c)
   }
   c->segment_open = 1;
   memprof_writer_init(&c->writer, c->buffer, CAPTURE_BUFFER_SIZE, segment_sink, c);
+  c->quick_until = 0;  /* the writer counts from 0 again: hook_full sets these anew */
+  c->tick_at = 0;
   addr_map_clear(&c->sym_lua);
   addr_map_clear(&c->sym_trace);
   addr_map_clear(&c->sym_c);
@@ -580,8 +600,10 @@ static void timers(struct capture *c)
     force_cycle(c);
   if (now - c->last_flush_ns >= CAPTURE_FLUSH_NS) {
     c->last_flush_ns = now;
-    if (c->writer.used)
-      memprof_writer_flush(&c->writer);
+    if (c->writer.used && memprof_writer_flush(&c->writer) != 0) {
+      report_write_error(c, "cannot write", c->out.error);
+      c->pending_stop = REASON_WRITE_ERROR;
+    }
   }
 }
 
@@ -638,7 +660,7 @@ static void gc_transition(struct capture *c, int phase)
     c->cycle_start_events = c->segment_events;  /* the whole cycle ran since the last event */
   c->gc_cycles += c->gc_flips;
   c->gc_flips = 0;
-  boundary_check(c, mono_ns());  /* the timers look only every CAPTURE_TICK_EVENTS events */
+  boundary_check(c, mono_ns());  /* the timers look only now and then */
   if (c->boundary_due && (!c->force_armed || c->gc_cycles >= c->force_until))
     rotate(c);
 }
@@ -913,13 +935,18 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
                                  osize, (uint64_t)(uintptr_t)nptr, nsize, c->pdep);
   w->used += (size_t)(end - start);
   w->bytes_written += (uint64_t)(end - start);
-  if (__builtin_expect((++c->segment_events & (CAPTURE_TICK_EVENTS - 1)) == 0, 0)) {
+  c->segment_events++;
+  if (__builtin_expect(w->bytes_written >= c->tick_at, 0)) {
+    c->tick_at = w->bytes_written + CAPTURE_TICK_BYTES;
     c->busy = 1;
     timers(c);
     if (c->pending_stop != REASON_NONE)
       stop_now(c, c->pending_stop);
     c->busy = 0;
   }
+  /* Until the next tick, or the buffer's end (flushes only move it on). */
+  uint64_t room_end = w->bytes_written - w->used + CAPTURE_QUICK_ROOM;
+  c->quick_until = c->tick_at < room_end ? c->tick_at : room_end;
   return nptr;
 }
 
@@ -932,16 +959,16 @@ static __attribute__((noinline)) void *hook_full_call(struct capture *c, void *u
 }
 
 /* Whether the next event can be written by a quick path: nothing unusual
- * for hook_full, room in the buffer, and no timer tick due. */
+ * for hook_full (not busy, a segment open, no stop due, no GC phase change
+ * or signal), room in the buffer and no timer tick due (quick_until, set by
+ * hook_full). A failed write shows as a stop due (timers) or is seen by
+ * hook_full when the buffer is full. */
 static inline __attribute__((always_inline)) int quick_ok(const struct capture *c,
                                                           const global_State *g)
 {
-  return __builtin_expect(!c->busy, 1) && __builtin_expect(c->segment_open, 1) &&
-         __builtin_expect(c->pending_stop == REASON_NONE, 1) &&
+  return __builtin_expect(c->hold == HOLD_NONE, 1) &&
          __builtin_expect(gc_phase(g) == c->fast_phase, 1) &&
-         __builtin_expect(!c->writer.failed, 1) &&
-         __builtin_expect(c->writer.used <= CAPTURE_BUFFER_SIZE - ENCODE_EVENT_MAX, 1) &&
-         __builtin_expect(((c->segment_events + 1) & (CAPTURE_TICK_EVENTS - 1)) != 0, 1);
+         __builtin_expect(c->writer.bytes_written <= c->quick_until, 1);
 }
 
 /* The site of an event a quick path can write, without a call: the GC or
