@@ -92,7 +92,8 @@ static inline uint8_t *encode_uleb_small(uint8_t *p, uint64_t v)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   if (__builtin_expect(v < 0x4000, 1)) {
     unsigned two = v >= 0x80;
-    uint16_t x = (uint16_t)((v & 0x7f) | (v << 1 & 0x7f00) | two << 7);
+    /* v + (its bits 7..13) moves those bits up by one into the second byte. */
+    uint16_t x = (uint16_t)((v + (v & 0x3f80)) | two << 7);
     memcpy(p, &x, sizeof x);
     return p + 1 + two;
   }
