@@ -666,11 +666,12 @@ static void gc_transition(struct capture *c, int phase)
 }
 
 /* Sampling filter: a counter per address bucket, so the free of a block
- * that was not sampled (nearly all of them) costs one byte load. */
+ * that was not sampled (nearly all of them) costs one byte load. Blocks 1
+ * MiB apart share a bucket; a shared bucket only sends a free to the slow
+ * path, which looks the block up. */
 static inline size_t filter_slot(const void *p)
 {
-  uintptr_t a = (uintptr_t)p;
-  return (size_t)((a >> 4) ^ (a >> 20)) & (CAPTURE_FILTER_SIZE - 1);
+  return (size_t)((uintptr_t)p >> 4) & (CAPTURE_FILTER_SIZE - 1);
 }
 
 static void filter_add(struct capture *c, const void *p)
@@ -1111,7 +1112,7 @@ static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
   if (__builtin_expect(c->sampling, 1)) {
     if (__builtin_expect(gc_phase(c->g) == c->fast_phase, 1)) {
       if (nsize == 0) {
-        if (__builtin_expect(ptr != c->gg && c->filter[filter_slot(ptr)] == 0, 1))
+        if (__builtin_expect(c->filter[filter_slot(ptr)] == 0, 1))
           return c->orig_allocf(ud, ptr, osize, nsize);
       } else if (ptr == NULL || c->filter[filter_slot(ptr)] == 0) {
         return hook_alloc_unsampled(c, ud, ptr, osize, nsize);
@@ -1278,6 +1279,9 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
   }
   c->buffer = mem;
   c->filter = c->buffer + CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE;
+  /* Saturated, never counted down: lua_close's free of the GG_State always
+   * reaches hook_general, so the sampling fast path need not look for it. */
+  c->filter[filter_slot(c->gg)] = 255;
   if (addr_map_init(&c->sym_lua, 1024) || addr_map_init(&c->sym_trace, 256) ||
       addr_map_init(&c->sym_c, 256) || (opt->sample && addr_map_init(&c->sampled, 4096))) {
     free_buffers(c);
