@@ -32,7 +32,8 @@
 #define CAPTURE_FILTER_SIZE 65536         /* sampling filter buckets (a power of two) */
 #define CAPTURE_MAP_SIZE (CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE + CAPTURE_FILTER_SIZE)
 #define CAPTURE_TICK_BYTES 1024           /* full capture: stream bytes between clock readings */
-/* Room the buffer must have before the quick paths write an event. */
+/* writer.used above it: no room for an event (the writer's capacity is
+ * CAPTURE_BUFFER_SIZE), flush first. */
 #define CAPTURE_QUICK_ROOM (CAPTURE_BUFFER_SIZE - ENCODE_EVENT_MAX)
 
 /* capture.hold with only segment_open set (the byte after busy). */
@@ -920,9 +921,8 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
     location = site.location;
     line = site.line;
   }
-  /* After the symbols, which may have filled the buffer or failed to write.
-   * (The writer's capacity is CAPTURE_BUFFER_SIZE: segment_begin.) */
-  if (__builtin_expect(w->used > CAPTURE_BUFFER_SIZE - ENCODE_EVENT_MAX, 0) || __builtin_expect(w->failed, 0)) {
+  /* After the symbols, which may have filled the buffer or failed to write. */
+  if (__builtin_expect(w->used > CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {
     if (w->failed || memprof_writer_flush(w) != 0) {
       c->busy = 1;
       report_write_error(c, "cannot write", c->out.error);
