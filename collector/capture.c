@@ -28,7 +28,6 @@
 #define CAPTURE_BUFFER_SIZE (64 * 1024)   /* stream bytes buffered before a write */
 #define CAPTURE_ZBUFFER_SIZE (64 * 1024)  /* deflate output per write */
 #define CAPTURE_FLUSH_NS 100000000ull     /* flush at least this often while events come */
-#define CAPTURE_TICK_EVENTS 64            /* events between clock readings (a power of two) */
 #define CAPTURE_FILTER_SIZE 65536         /* sampling filter buckets (a power of two) */
 #define CAPTURE_MAP_SIZE (CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE + CAPTURE_FILTER_SIZE)
 #define CAPTURE_TICK_BYTES 1024           /* full capture: stream bytes between clock readings */
@@ -111,7 +110,7 @@ struct capture {
   MSize saved_stepmul;
   uint64_t force_until;         /* force_gc: gc_cycles at which the boundary may be cut */
   uint64_t start_ns, last_flush_ns;
-  uint64_t tick_at;             /* writer.bytes_written at which hook_full runs the timers */
+  uint64_t tick_at;             /* writer.bytes_written at which the timers run next (tick_due) */
   uint64_t disk_done;           /* file bytes of finished segments */
   uint64_t last_heap;
 
@@ -608,6 +607,16 @@ static void timers(struct capture *c)
   }
 }
 
+/* Whether the timers are due: every CAPTURE_TICK_BYTES of stream (or at
+ * once in a new segment). Takes the tick when they are. */
+static inline int tick_due(struct capture *c)
+{
+  if (c->writer.bytes_written < c->tick_at)
+    return 0;
+  c->tick_at = c->writer.bytes_written + CAPTURE_TICK_BYTES;
+  return 1;
+}
+
 /* The GC state and current white in one number (the two bytes as they lie
  * in memory, one load): a cycle flips the white in its atomic phase, so a
  * cycle that runs whole between two events (one GC step can run one) still
@@ -621,21 +630,14 @@ static inline int gc_phase(const global_State *g)
   return word;
 }
 
-/* The GC state, and the current white, of a gc_phase() value. */
-static inline int phase_state(int phase)
+/* The GC state and the current white of a gc_phase() value. */
+static inline void phase_split(int phase, int *state, int *white)
 {
   uint16_t word = (uint16_t)phase;
   uint8_t bytes[2];
   memcpy(bytes, &word, sizeof bytes);
-  return bytes[1];
-}
-
-static inline int phase_white(int phase)
-{
-  uint16_t word = (uint16_t)phase;
-  uint8_t bytes[2];
-  memcpy(bytes, &word, sizeof bytes);
-  return bytes[0];
+  *white = bytes[0];
+  *state = bytes[1];
 }
 
 /* A GC phase change. Full cycles have ended when the state is back at pause
@@ -645,8 +647,10 @@ static inline int phase_white(int phase)
  * collectgarbage() calls with nothing to free) count as none. */
 static void gc_transition(struct capture *c, int phase)
 {
-  int st = phase_state(phase), last = phase_state(c->last_gc_phase);
-  int flipped = phase_white(phase) != phase_white(c->last_gc_phase);
+  int st, last, white, last_white;
+  phase_split(phase, &st, &white);
+  phase_split(c->last_gc_phase, &last, &last_white);
+  int flipped = white != last_white;
   c->last_gc_phase = phase;
   c->fast_phase = signal_pending ? -1 : phase;
   if (last == GCSpause && st != GCSpause) {
@@ -868,11 +872,27 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
     if (c->segment_open)
       record(c, ptr, osize, nptr, nsize, work == SLOW_RECORD_COUNTED);
   }
-  if (c->sampling || (c->segment_events & (CAPTURE_TICK_EVENTS - 1)) == 0)
+  if (tick_due(c) || c->sampling)
     timers(c);
   if (c->pending_stop != REASON_NONE)
     stop_now(c, c->pending_stop);
   c->busy = 0;
+}
+
+/* Appends an event to the buffer, which has room for it (ENCODE_EVENT_MAX). */
+static inline __attribute__((always_inline)) void append_event(struct capture *c, unsigned kind,
+                                                               unsigned source,
+                                                               uint64_t location, uint64_t line,
+                                                               void *ptr, size_t osize,
+                                                               void *nptr, size_t nsize)
+{
+  struct memprof_writer *w = &c->writer;
+  uint8_t *start = w->buffer + w->used;
+  uint8_t *end = encode_event_at(start, kind, source, location, line, (uint64_t)(uintptr_t)ptr,
+                                 osize, (uint64_t)(uintptr_t)nptr, nsize, c->pdep);
+  w->used += (size_t)(end - start);
+  w->bytes_written += (uint64_t)(end - start);
+  c->segment_events++;
 }
 
 /* Full capture: one event, made by the allocator call that returned nptr,
@@ -886,8 +906,7 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
 {
   struct memprof_writer *w = &c->writer;
   global_State *g = c->g;
-  if (__builtin_expect(c->busy, 0) || __builtin_expect(!c->segment_open, 0) ||
-      __builtin_expect(c->pending_stop != REASON_NONE, 0) ||
+  if (__builtin_expect(c->hold != HOLD_NONE, 0) ||
       __builtin_expect(gc_phase(g) != c->fast_phase, 0)) {
     hook_slow(c, ptr, osize, nptr, nsize, SLOW_RECORD);
     return nptr;
@@ -931,14 +950,8 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
       return nptr;
     }
   }
-  uint8_t *start = w->buffer + w->used;
-  uint8_t *end = encode_event_at(start, kind, source, location, line, (uint64_t)(uintptr_t)ptr,
-                                 osize, (uint64_t)(uintptr_t)nptr, nsize, c->pdep);
-  w->used += (size_t)(end - start);
-  w->bytes_written += (uint64_t)(end - start);
-  c->segment_events++;
-  if (__builtin_expect(w->bytes_written >= c->tick_at, 0)) {
-    c->tick_at = w->bytes_written + CAPTURE_TICK_BYTES;
+  append_event(c, kind, source, location, line, ptr, osize, nptr, nsize);
+  if (__builtin_expect(tick_due(c), 0)) {
     c->busy = 1;
     timers(c);
     if (c->pending_stop != REASON_NONE)
@@ -996,20 +1009,6 @@ static inline __attribute__((always_inline)) int quick_site(const struct capture
   return 1;
 }
 
-/* Appends an event whose site quick_site gave (quick_ok holds). */
-static inline __attribute__((always_inline)) void quick_write(struct capture *c, unsigned kind,
-                                                              unsigned source, uint64_t location,
-                                                              void *ptr, size_t osize,
-                                                              void *nptr, size_t nsize)
-{
-  struct memprof_writer *w = &c->writer;
-  uint8_t *start = w->buffer + w->used;
-  uint8_t *end = encode_event_at(start, kind, source, location, 0, (uint64_t)(uintptr_t)ptr,
-                                 osize, (uint64_t)(uintptr_t)nptr, nsize, c->pdep);
-  w->used += (size_t)(end - start);
-  w->bytes_written += (uint64_t)(end - start);
-  c->segment_events++;
-}
 
 /* Full capture, a free: written before the block goes, and the allocator
  * tail-called, so that the common case (the GC freeing) makes no frame. */
@@ -1021,7 +1020,7 @@ static __attribute__((noinline)) void *hook_full_free(struct capture *c, void *u
   uint64_t location;
   if (__builtin_expect(ptr != NULL, 1) && quick_ok(c, g) &&
       quick_site(c, g, &source, &location)) {
-    quick_write(c, MEMPROF_EVENT_FREE, source, location, ptr, osize, NULL, 0);
+    append_event(c, MEMPROF_EVENT_FREE, source, location, 0, ptr, osize, NULL, 0);
     return c->orig_allocf(ud, ptr, osize, 0);
   }
   return hook_full_call(c, ud, ptr, osize, 0);
@@ -1038,8 +1037,8 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
   if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
       quick_site(c, g, &source, &location)) {
     c->allocated += nsize;
-    quick_write(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,
-                source, location, ptr, osize, nptr, nsize);
+    append_event(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,
+                 source, location, 0, ptr, osize, nptr, nsize);
     return nptr;
   }
   return hook_full(c, ptr, osize, nptr, nsize);
