@@ -29,7 +29,7 @@
 #define CAPTURE_ZBUFFER_SIZE (64 * 1024)  /* deflate output per write */
 #define CAPTURE_FLUSH_NS 100000000ull     /* flush at least this often while events come */
 #define CAPTURE_FILTER_SIZE 65536         /* sampling filter buckets (a power of two) */
-#define CAPTURE_MAP_SIZE (CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE + CAPTURE_FILTER_SIZE)
+#define CAPTURE_MAP_SIZE (CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE)
 #define CAPTURE_TICK_BYTES 1024           /* full capture: stream bytes between clock readings */
 /* writer.used above it: no room for an event (the writer's capacity is
  * CAPTURE_BUFFER_SIZE), flush first. */
@@ -77,7 +77,6 @@ struct capture {
   };
   uint64_t quick_until;         /* writer.bytes_written up to which the quick paths may write */
   int64_t countdown;            /* sampling: bytes until the next sampled allocation */
-  uint8_t *filter;              /* CAPTURE_FILTER_SIZE counters, after the buffers */
   uint64_t allocated;           /* status: bytes allocated while capturing */
   int pdep;                     /* encode with pdep (memprof_cpu_fast_pext) */
 
@@ -132,8 +131,12 @@ struct capture {
 
 static struct capture cap __attribute__((aligned(64))) = {.index_fd = -1, .out = {.fd = -1}};
 static volatile sig_atomic_t signal_pending;
+/* The sampling filter (see filter_slot): static, so that capture_hook_sampled
+ * can always read it; saturated whenever sampling is off (sampling_set). */
+static uint8_t capture_filter[CAPTURE_FILTER_SIZE] __attribute__((aligned(64)));
 
 static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize);
+static void *capture_hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize);
 static void stop_now(struct capture *c, enum stop_reason reason);
 
 /* ---- Small helpers -------------------------------------------------------- */
@@ -475,6 +478,12 @@ static lua_State *main_thread(struct capture *c)
   return mainthread(c->g);
 }
 
+/* Whether f is one of the collector's two hooks. */
+static int hook_ours(lua_Alloc f)
+{
+  return f == capture_hook || f == capture_hook_sampled;
+}
+
 static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_size)
 {
   global_State *g = G(L);
@@ -483,7 +492,7 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
   if (c->hooked) {
     /* Another VM is hooked and idle: give it back its allocator. */
     void *ud;
-    if (lua_getallocf(main_thread(c), &ud) != capture_hook) {
+    if (!hook_ours(lua_getallocf(main_thread(c), &ud))) {
       set_error(err, err_size, "%s%s", "the collector is attached to another Lua state", "");
       return -1;
     }
@@ -491,7 +500,7 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
     c->hooked = 0;
   }
   c->orig_allocf = lua_getallocf(L, &c->orig_ud);
-  if (c->orig_allocf == capture_hook) {
+  if (hook_ours(c->orig_allocf)) {
     set_error(err, err_size, "%s%s", "the allocator is already hooked", "");
     return -1;
   }
@@ -509,7 +518,7 @@ static void hook_release(struct capture *c)
   if (!c->hooked || !c->g || c->signo)
     return;
   void *ud;
-  if (lua_getallocf(main_thread(c), &ud) == capture_hook) {
+  if (hook_ours(lua_getallocf(main_thread(c), &ud))) {
     lua_setallocf(main_thread(c), c->orig_allocf, c->orig_ud);
     c->hooked = 0;
   }
@@ -679,16 +688,16 @@ static inline size_t filter_slot(const void *p)
   return (size_t)((uintptr_t)p >> 4) & (CAPTURE_FILTER_SIZE - 1);
 }
 
-static void filter_add(struct capture *c, const void *p)
+static void filter_add(const void *p)
 {
-  uint8_t *f = &c->filter[filter_slot(p)];
+  uint8_t *f = &capture_filter[filter_slot(p)];
   if (*f < 255)
     (*f)++;
 }
 
-static void filter_remove(struct capture *c, const void *p)
+static void filter_remove(const void *p)
 {
-  uint8_t *f = &c->filter[filter_slot(p)];
+  uint8_t *f = &capture_filter[filter_slot(p)];
   if (*f != 0 && *f != 255)
     (*f)--;
 }
@@ -696,15 +705,39 @@ static void filter_remove(struct capture *c, const void *p)
 static void sampled_add(struct capture *c, const void *p, size_t size)
 {
   if (addr_map_put(&c->sampled, (uint64_t)(uintptr_t)p, size) == 0)
-    filter_add(c, p);
+    filter_add(p);
 }
 
 static int sampled_remove(struct capture *c, const void *p)
 {
-  if (!c->filter[filter_slot(p)] || !addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)p))
+  if (!capture_filter[filter_slot(p)] || !addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)p))
     return 0;
-  filter_remove(c, p);
+  filter_remove(p);
   return 1;
+}
+
+/* Turns sampling on or off. The VM calls capture_hook_sampled directly while
+ * sampling, so that its fast path does not test the mode; if someone wrapped
+ * the allocator since the hook went in, capture_hook stays and passes the
+ * calls on to it. Such a wrapper may go on calling capture_hook_sampled
+ * after sampling is off: then the filter is saturated and the countdown at
+ * zero, so that every call reaches hook_general. */
+static void sampling_set(struct capture *c, int on)
+{
+  if (on) {
+    memset(capture_filter, 0, sizeof capture_filter);
+    /* Saturated, never counted down: lua_close's free of the GG_State always
+     * reaches hook_general, so the fast path need not look for it. */
+    capture_filter[filter_slot(c->gg)] = 255;
+    c->countdown = sample_gap(c);
+  } else if (c->sampling) {
+    memset(capture_filter, 255, sizeof capture_filter);
+    c->countdown = 0;
+  }
+  c->sampling = on;
+  void *ud;
+  if (c->hooked && hook_ours(lua_getallocf(main_thread(c), &ud)))
+    lua_setallocf(main_thread(c), on ? capture_hook_sampled : capture_hook, c->orig_ud);
 }
 
 /* The site of the running Lua or C code, its symbol emitted first when it
@@ -1085,39 +1118,41 @@ slow:
   return nptr;
 }
 
-/* Sampling: an allocation, or a reallocation of a block that was not
- * sampled, counted down; recorded by hook_general if the countdown ends.
- * Counted before the call so that the allocator is tail-called (a failed
- * allocation, which raises a memory error in the VM, still counts). */
-static inline void *hook_alloc_unsampled(struct capture *c, void *ud, void *ptr, size_t osize,
-                                         size_t nsize)
+/* The hook while sampling. The common events leave with a few loads and no
+ * frame of their own, tail-calling the allocator: a free of a block the
+ * filter says was not sampled, and an allocation, or a reallocation of such
+ * a block, that does not end the countdown (counted first, so that a failed
+ * allocation, which raises a memory error in the VM, counts too). Only
+ * allocations compare the GC phase: the GC steps at allocations, so a new
+ * phase, or a signal's mark, is seen at the next one. Everything else,
+ * with the timers, goes to hook_general. */
+static void *capture_hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-  int64_t left = c->countdown - (int64_t)nsize;
-  if (__builtin_expect(left <= 0, 0))
-    return hook_general(c, ud, ptr, osize, nsize);
-  c->countdown = left;
-  c->allocated += nsize;
-  return c->orig_allocf(ud, ptr, osize, nsize);
+  struct capture *c = &cap;
+  if (nsize == 0) {
+    if (__builtin_expect(capture_filter[filter_slot(ptr)] == 0, 1))
+      return c->orig_allocf(ud, ptr, osize, nsize);
+  } else if (__builtin_expect(gc_phase(c->g) == c->fast_phase, 1) &&
+             (ptr == NULL || capture_filter[filter_slot(ptr)] == 0)) {
+    int64_t left = c->countdown - (int64_t)nsize;
+    if (__builtin_expect(left > 0, 1)) {
+      c->countdown = left;
+      c->allocated += nsize;
+      return c->orig_allocf(ud, ptr, osize, nsize);
+    }
+  }
+  return hook_general(c, ud, ptr, osize, nsize);
 }
 
-/* The allocator hook. While sampling, the common events leave here with a
- * few loads and no frame of their own: a free of a block the filter says
- * was not sampled (a tail call), and an allocation, or a reallocation of
- * such a block, that does not reach the countdown's end. Timers run on the
- * slow path: at each sampled event and GC state change. */
+/* The hook otherwise: a full capture's quick paths, sampling where someone
+ * wrapped the allocator after the hook went in (see sampling_set), and the
+ * pass-through waiting for a signal. */
 static void *capture_hook(void *ud, void *ptr, size_t osize, size_t nsize)
 {
   struct capture *c = &cap;
-  if (__builtin_expect(c->sampling, 1)) {
-    if (__builtin_expect(gc_phase(c->g) == c->fast_phase, 1)) {
-      if (nsize == 0) {
-        if (__builtin_expect(c->filter[filter_slot(ptr)] == 0, 1))
-          return c->orig_allocf(ud, ptr, osize, nsize);
-      } else if (ptr == NULL || c->filter[filter_slot(ptr)] == 0) {
-        return hook_alloc_unsampled(c, ud, ptr, osize, nsize);
-      }
-    }
-  } else if (__builtin_expect(c->active, 1)) {
+  if (__builtin_expect(c->sampling, 0))
+    return capture_hook_sampled(ud, ptr, osize, nsize);
+  if (__builtin_expect(c->active, 1)) {
     if (nsize != 0)
       return hook_full_alloc(c, ud, ptr, osize, nsize);
     if (__builtin_expect(ptr != c->gg, 1))
@@ -1133,7 +1168,6 @@ static void free_buffers(struct capture *c)
   if (c->buffer)
     munmap(c->buffer, CAPTURE_MAP_SIZE);
   c->buffer = NULL;
-  c->filter = NULL;
   addr_map_free(&c->sampled);
   addr_map_free(&c->sym_lua);
   addr_map_free(&c->sym_trace);
@@ -1145,7 +1179,7 @@ static void stop_now(struct capture *c, enum stop_reason reason)
   if (!c->active)
     return;
   c->active = 0;
-  c->sampling = 0;
+  sampling_set(c, 0);
   if (reason == REASON_WRITE_ERROR || c->writer.failed) {
     reason = REASON_WRITE_ERROR;
     report_write_error(c, "cannot write", c->out.error);
@@ -1190,7 +1224,7 @@ static void at_fork_child(void)
   if (!c->active)
     return;
   c->active = 0;
-  c->sampling = 0;
+  sampling_set(c, 0);
   c->segment_open = 0;
   c->pending_stop = REASON_NONE;
   seg_out_abandon(&c->out);
@@ -1277,10 +1311,6 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
     return -1;
   }
   c->buffer = mem;
-  c->filter = c->buffer + CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE;
-  /* Saturated, never counted down: lua_close's free of the GG_State always
-   * reaches hook_general, so the sampling fast path need not look for it. */
-  c->filter[filter_slot(c->gg)] = 255;
   if (addr_map_init(&c->sym_lua, 1024) || addr_map_init(&c->sym_trace, 256) ||
       addr_map_init(&c->sym_c, 256) || (opt->sample && addr_map_init(&c->sampled, 4096))) {
     free_buffers(c);
@@ -1333,8 +1363,6 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
   c->start_ns = mono_ns();
   c->pdep = memprof_cpu_fast_pext();
   c->rng = (c->start_ns ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c) | 1;
-  if (opt->sample)
-    c->countdown = sample_gap(c);
   c->last_gc_phase = c->fast_phase = gc_phase(c->g);
   /* A cycle past its atomic phase has flipped the white already. */
   c->gc_flips = c->g->gc.state >= GCSsweepstring;
@@ -1353,7 +1381,7 @@ static int capture_begin(struct capture *c, const struct ljleak_collector_option
     return -1;
   }
   c->active = 1;
-  c->sampling = opt->sample != 0;
+  sampling_set(c, opt->sample != 0);
   if (!c->atexit_registered) {
     atexit(at_exit);
     pthread_atfork(NULL, NULL, at_fork_child);

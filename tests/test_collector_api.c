@@ -151,6 +151,131 @@ START_TEST(test_api_options_from_environment)
 }
 END_TEST
 
+/* An allocator that counts the bytes asked of it and passes every call on. */
+struct counting {
+  lua_Alloc f;
+  void *ud;
+  uint64_t bytes;
+};
+
+static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  struct counting *k = ud;
+  if (nsize != 0)
+    k->bytes += nsize;
+  return k->f(k->ud, ptr, osize, nsize);
+}
+
+static const char *const churn =
+    "local keep = {} for i = 1, 30000 do local t = { i, tostring(i) } "
+    "if i % 7 == 0 then keep[#keep + 1] = t end end "
+    "local s = {} for i = 1, 2000 do s[i] = string.rep('x', i % 300) end "
+    "collectgarbage() return #keep";
+
+/* Starts a capture into DIR (sampled with SAMPLE > 0), runs churn, stops;
+ * returns what status says and checks the stream against it. */
+static void capture_churn(lua_State *L, const char *dir, uint64_t sample, struct counting *k,
+                          struct ljleak_collector_status *st)
+{
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  o.sample = sample;
+  char err[512];
+  ck_assert_msg(ljleak_collector_start(L, &o, err, sizeof err) == 0, "%s", err);
+  k->bytes = 0;
+  ck_assert_int_eq(luaL_dostring(L, churn), 0);
+  lua_pop(L, 1);
+  uint64_t through = k->bytes;
+  ck_assert_msg(ljleak_collector_stop(L, err, sizeof err) == 0, "%s", err);
+  ljleak_collector_status(st);
+  ck_assert_int_eq(st->active, 0);
+  ck_assert_uint_eq(st->segments, 1);
+  /* Every byte asked of the allocator while capturing, sampled or not. */
+  ck_assert_uint_eq(st->allocated, through);
+
+  char seg[1200];
+  snprintf(seg, sizeof seg, "%s/seg-0001.memprof", dir);
+  uint64_t new_bytes, events;
+  ck_assert_int_eq(read_stream(seg, &new_bytes, &events), MEMPROF_END);
+  ck_assert_uint_eq(events, st->events);
+  if (sample == 0)
+    ck_assert_uint_eq(new_bytes, through);
+  else
+    ck_assert_uint_lt(new_bytes, through);
+}
+
+/* A sampled capture counts every allocated byte, records a sample, and
+ * gives the allocator back at stop. */
+START_TEST(test_api_sampled_capture_counts_and_restores)
+{
+  const char *root = scratch_dir("sampled");
+  char dir[1100];
+  snprintf(dir, sizeof dir, "%s/cap", root);
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  struct counting k = {.bytes = 0};
+  k.f = lua_getallocf(L, &k.ud);
+  lua_setallocf(L, counting_alloc, &k);
+
+  struct ljleak_collector_status st;
+  capture_churn(L, dir, 4096, &k, &st);
+  ck_assert_uint_gt(st.events, 10);
+  void *ud;
+  ck_assert_ptr_eq(lua_getallocf(L, &ud), counting_alloc);
+  ck_assert_ptr_eq(ud, &k);
+  lua_close(L);
+}
+END_TEST
+
+/* A host that wraps the allocator while a sampled capture runs keeps
+ * calling the hook it wrapped after the stop: that hook passes calls on,
+ * and serves a full capture and a sampled one after it. */
+START_TEST(test_api_sampled_hook_wrapped_by_the_host)
+{
+  const char *root = scratch_dir("wrapped");
+  char dir[1100];
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  snprintf(dir, sizeof dir, "%s/cap1", root);
+  o.dir = dir;
+  o.sample = 4096;
+  char err[512];
+  ck_assert_msg(ljleak_collector_start(L, &o, err, sizeof err) == 0, "%s", err);
+  struct counting k = {.bytes = 0};
+  k.f = lua_getallocf(L, &k.ud);
+  lua_setallocf(L, counting_alloc, &k);
+  k.bytes = 0;
+  ck_assert_int_eq(luaL_dostring(L, churn), 0);
+  lua_pop(L, 1);
+  uint64_t through = k.bytes;
+  ck_assert_msg(ljleak_collector_stop(L, err, sizeof err) == 0, "%s", err);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  ck_assert_uint_eq(st.allocated, through);
+  ck_assert_uint_gt(st.events, 10);
+  void *ud;
+  ck_assert_ptr_eq(lua_getallocf(L, &ud), counting_alloc);
+
+  /* Stopped: the wrapped hook passes calls on and records nothing. */
+  ck_assert_int_eq(luaL_dostring(L, churn), 0);
+  lua_pop(L, 1);
+  ljleak_collector_status(&st);
+  ck_assert_uint_eq(st.allocated, through);
+
+  snprintf(dir, sizeof dir, "%s/cap2", root);
+  capture_churn(L, dir, 0, &k, &st);
+  ck_assert_uint_gt(st.events, 60000);
+  snprintf(dir, sizeof dir, "%s/cap3", root);
+  capture_churn(L, dir, 4096, &k, &st);
+  ck_assert_uint_gt(st.events, 10);
+  ck_assert_ptr_eq(lua_getallocf(L, &ud), counting_alloc);
+  lua_close(L);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_api");
@@ -159,6 +284,8 @@ int main(void)
   tcase_add_test(tc, test_api_start_stop_restores_the_allocator);
   tcase_add_test(tc, test_api_lua_close_finishes_the_capture);
   tcase_add_test(tc, test_api_options_from_environment);
+  tcase_add_test(tc, test_api_sampled_capture_counts_and_restores);
+  tcase_add_test(tc, test_api_sampled_hook_wrapped_by_the_host);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
