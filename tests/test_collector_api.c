@@ -148,6 +148,11 @@ START_TEST(test_api_options_from_environment)
   ck_assert_int_eq(o.force_gc, 1);
   ck_assert_str_eq(o.dir, "somewhere");
   ck_assert_uint_eq(o.max_total_bytes, 0);
+  /* Under valgrind the tests share one process (CK_FORK=no). */
+  const char *const names[] = {"LJLEAK_PERIOD", "LJLEAK_MAX_BYTES", "LJLEAK_SAMPLE",
+                               "LJLEAK_GZIP",   "LJLEAK_FORCE_GC",  "LJLEAK_DIR"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    unsetenv(names[i]);
 }
 END_TEST
 
