@@ -11,36 +11,18 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_seconds(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+#include "bench/bench_time.h"
 
 static double timeval_seconds(struct timeval t)
 {
   return (double)t.tv_sec + (double)t.tv_usec / 1e6;
 }
 
-/* The median of values (sorted in place). */
-static double median(double *values, int count)
-{
-  qsort(values, (size_t)count, sizeof values[0], compare_doubles);
-  return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
-}
-
 /* Runs argv once with stdout on /dev/null; fills wall and CPU (user + system)
  * seconds and peak RSS in KiB. */
 static int run_once(char **argv, double *seconds, double *cpu_seconds, long *max_rss_kib)
 {
-  double start = now_seconds();
+  double start = bench_now_seconds();
   pid_t pid = fork();
   if (pid < 0)
     return -1;
@@ -56,7 +38,7 @@ static int run_once(char **argv, double *seconds, double *cpu_seconds, long *max
   struct rusage usage;
   if (wait4(pid, &status, 0, &usage) != pid)
     return -1;
-  *seconds = now_seconds() - start;
+  *seconds = bench_now_seconds() - start;
   *cpu_seconds = timeval_seconds(usage.ru_utime) + timeval_seconds(usage.ru_stime);
   *max_rss_kib = usage.ru_maxrss;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -98,7 +80,7 @@ int main(int argc, char **argv)
     printf("%s: run %d: %.3f s wall, %.3f s CPU, peak RSS %.1f MiB\n", label, r + 1, seconds[r],
            cpu_seconds[r], rss_kib / 1024.0);
   }
-  double wall = median(seconds, runs), cpu = median(cpu_seconds, runs);
+  double wall = bench_median(seconds, runs), cpu = bench_median(cpu_seconds, runs);
   printf("%s: median of %d runs: %.3f s wall, %.3f s CPU", label, runs, wall, cpu);
   if (events > 0)
     printf("; %.2f million events/s (wall), %.2f million events/s (CPU)", events / wall / 1e6,

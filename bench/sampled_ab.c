@@ -16,31 +16,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_time.h"
 #include "collector/ljleak_collector.h"
 #include "lauxlib.h"
 #include "lua.h"
 #include "lualib.h"
 
-static double now_seconds(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The median of v[0..n-1]; sorts a copy into tmp. */
+/* The median of v[0..n-1], v left as it is. */
 static double median(const double *v, int n, double *tmp)
 {
   for (int i = 0; i < n; i++)
     tmp[i] = v[i];
-  qsort(tmp, (size_t)n, sizeof *tmp, compare_doubles);
-  return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+  return bench_median(tmp, n);
 }
 
 /* Runs the script once (the chunk is at index 1); returns its wall time or a
@@ -48,9 +35,9 @@ static double median(const double *v, int n, double *tmp)
 static double run_script(lua_State *L)
 {
   lua_pushvalue(L, 1);
-  double t0 = now_seconds();
+  double t0 = bench_now_seconds();
   int rc = lua_pcall(L, 0, 0, 0);
-  double t = now_seconds() - t0;
+  double t = bench_now_seconds() - t0;
   if (rc != 0) {
     fprintf(stderr, "sampled_ab: %s\n", lua_tostring(L, -1));
     return -1;
