@@ -25,6 +25,17 @@ static const char *scratch_dir(const char *name)
   return path;
 }
 
+/* A new Lua state with the standard libraries, and DIR set to NAME's scratch
+ * directory followed by SUB. */
+static lua_State *new_state(const char *name, const char *sub, char *dir, size_t size)
+{
+  ck_assert_int_lt(snprintf(dir, size, "%s/%s", scratch_dir(name), sub), (int)size);
+  lua_State *L = luaL_newstate();
+  ck_assert_ptr_nonnull(L);
+  luaL_openlibs(L);
+  return L;
+}
+
 /* Sums new_size of ALLOC/REALLOC events; returns the record status. */
 static enum memprof_status read_stream(const char *path, uint64_t *new_bytes, uint64_t *events)
 {
@@ -47,11 +58,8 @@ static enum memprof_status read_stream(const char *path, uint64_t *new_bytes, ui
 
 START_TEST(test_api_start_stop_restores_the_allocator)
 {
-  const char *root = scratch_dir("start-stop");
   char dir[1100];
-  snprintf(dir, sizeof dir, "%s/cap", root);
-  lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
+  lua_State *L = new_state("start-stop", "cap", dir, sizeof dir);
   void *ud_before;
   lua_Alloc before = lua_getallocf(L, &ud_before);
 
@@ -106,11 +114,8 @@ END_TEST
 /* A capture still running at lua_close is finished with reason exit. */
 START_TEST(test_api_lua_close_finishes_the_capture)
 {
-  const char *root = scratch_dir("close");
   char dir[1100];
-  snprintf(dir, sizeof dir, "%s/cap", root);
-  lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
+  lua_State *L = new_state("close", "cap", dir, sizeof dir);
   struct ljleak_collector_options o;
   ljleak_collector_options_init(&o);
   o.dir = dir;
@@ -214,11 +219,8 @@ static void capture_churn(lua_State *L, const char *dir, uint64_t sample, struct
  * gives the allocator back at stop. */
 START_TEST(test_api_sampled_capture_counts_and_restores)
 {
-  const char *root = scratch_dir("sampled");
   char dir[1100];
-  snprintf(dir, sizeof dir, "%s/cap", root);
-  lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
+  lua_State *L = new_state("sampled", "cap", dir, sizeof dir);
   struct counting k = {.bytes = 0};
   k.f = lua_getallocf(L, &k.ud);
   lua_setallocf(L, counting_alloc, &k);
