@@ -22,13 +22,14 @@
 #include "collector/ljleak_collector.h"
 #include "collector/options.h"
 #include "collector/seg_out.h"
+#include "collector/stub.h"
 #include "format/memprof.h"
 #include "lauxlib.h"
 
 #define CAPTURE_BUFFER_SIZE (64 * 1024)   /* stream bytes buffered before a write */
 #define CAPTURE_ZBUFFER_SIZE (64 * 1024)  /* deflate output per write */
 #define CAPTURE_FLUSH_NS 100000000ull     /* flush at least this often while events come */
-#define CAPTURE_FILTER_SIZE 65536         /* sampling filter buckets (a power of two) */
+#define CAPTURE_FILTER_SIZE STUB_FILTER_SIZE /* sampling filter buckets (a power of two) */
 #define CAPTURE_MAP_SIZE (CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE)
 #define CAPTURE_TICK_BYTES 1024           /* full capture: stream bytes between clock readings */
 /* writer.used above it: no room for an event (the writer's capacity is
@@ -63,6 +64,7 @@ struct capture {
   void *gg;                     /* GG_State: lua_close frees it last */
   lua_Alloc orig_allocf;
   int sampling;                 /* active with --sample: the hook's fast path is on */
+  int direct_hook;              /* sampling through the stub (stub.h) */
   volatile sig_atomic_t fast_phase; /* what the fast paths compare gc_phase() with:
                                      * last_gc_phase, or -1 once a signal came */
   int last_gc_phase;            /* gc_phase() when last seen */
@@ -478,10 +480,10 @@ static lua_State *main_thread(struct capture *c)
   return mainthread(c->g);
 }
 
-/* Whether f is one of the collector's two hooks. */
+/* Whether f is one of the collector's hooks. */
 static int hook_ours(lua_Alloc f)
 {
-  return f == capture_hook || f == capture_hook_sampled;
+  return f == capture_hook || f == capture_hook_sampled || stub_owns(f);
 }
 
 static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_size)
@@ -685,6 +687,7 @@ static void gc_transition(struct capture *c, int phase)
  * path, which looks the block up. */
 static inline size_t filter_slot(const void *p)
 {
+  /* As the stub computes it (stub.h). */
   return (size_t)((uintptr_t)p >> 4) & (CAPTURE_FILTER_SIZE - 1);
 }
 
@@ -722,6 +725,29 @@ static int sampled_remove(struct capture *c, const void *p)
  * calls on to it. Such a wrapper may go on calling capture_hook_sampled
  * after sampling is off: then the filter is saturated and the countdown at
  * zero, so that every call reaches hook_general. */
+/* The hook the VM calls while sampling: the stub, unless the options ask
+ * for the C hook or no stub can be made. */
+static lua_Alloc sampled_hook(struct capture *c)
+{
+  if (!c->opt.c_hook) {
+    struct stub_spec spec = {
+      .target = c->orig_allocf,
+      .slow = capture_hook_sampled,
+      .filter = capture_filter,
+      .base = c,
+      .countdown_off = offsetof(struct capture, countdown),
+      .allocated_off = offsetof(struct capture, allocated),
+      .fast_phase_off = offsetof(struct capture, fast_phase),
+      .g_off = offsetof(struct capture, g),
+      .phase_off = offsetof(global_State, gc.currentwhite),
+    };
+    lua_Alloc f = stub_get(&spec);
+    if (f)
+      return f;
+  }
+  return capture_hook_sampled;
+}
+
 static void sampling_set(struct capture *c, int on)
 {
   if (on) {
@@ -735,9 +761,13 @@ static void sampling_set(struct capture *c, int on)
     c->countdown = 0;
   }
   c->sampling = on;
+  c->direct_hook = 0;
   void *ud;
-  if (c->hooked && hook_ours(lua_getallocf(main_thread(c), &ud)))
-    lua_setallocf(main_thread(c), on ? capture_hook_sampled : capture_hook, c->orig_ud);
+  if (c->hooked && hook_ours(lua_getallocf(main_thread(c), &ud))) {
+    lua_Alloc f = on ? sampled_hook(c) : capture_hook;
+    c->direct_hook = stub_owns(f);
+    lua_setallocf(main_thread(c), f, c->orig_ud);
+  }
 }
 
 /* The site of the running Lua or C code, its symbol emitted first when it
@@ -1483,6 +1513,7 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
   st->events = c->events + (c->active && c->segment_open ? c->segment_events : 0);
   st->bytes = c->stream_done + (c->active && c->segment_open ? c->writer.bytes_written : 0);
   st->allocated = c->allocated;
+  st->direct_hook = c->active && c->direct_hook;
   copy_text(st->error, sizeof st->error, c->error);
 }
 

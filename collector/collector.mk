@@ -5,7 +5,8 @@
 # from LUAJIT_SRC=DIR (an unpacked LuaJIT source tree).
 STAGES += collector
 collector_SRCS := collector/addr_map.c collector/attrib.c collector/capture.c \
-  collector/layout.c collector/module.c collector/options.c collector/seg_out.c
+  collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
+  collector/stub.c
 
 ifeq ($(LUAJIT_SRC),)
 LUAJIT_SRC_DIR = $(BUILD)/luajit-src

@@ -19,6 +19,8 @@ struct ljleak_collector_options {
   int gzip;                   /* 1: compress segments with zlib */
   double duration;            /* seconds until the capture stops by itself; 0: no limit */
   int force_gc;               /* 1: force a full GC cycle at each due boundary */
+  int c_hook;                 /* 1: sample through the C hook only, never the stub
+                                 made at run time (docs/collector.md) */
   const char *command;        /* the command line for the index; NULL: /proc/self/cmdline */
 };
 
@@ -31,12 +33,14 @@ struct ljleak_collector_status {
   uint64_t bytes;             /* stream bytes (uncompressed) */
   uint64_t allocated;         /* bytes of every allocation and reallocation that went
                                  through the allocator while capturing, sampled or not */
+  int direct_hook;            /* sampling through the stub that jumps straight to
+                                 the allocator (docs/collector.md) */
   char error[512];            /* why the last capture stopped on an error ("" if none) */
 };
 
 /* Defaults, then LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,
  * LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION,
- * LJLEAK_FORCE_GC. The strings point into the environment. */
+ * LJLEAK_FORCE_GC, LJLEAK_C_HOOK. The strings point into the environment. */
 void ljleak_collector_options_init(struct ljleak_collector_options *options);
 
 /* Starts a capture of L's VM. Must be called while no Lua code of that VM

@@ -88,6 +88,7 @@ static int l_start(lua_State *L)
     field_bool(L, "gzip", &opt.gzip);
     field_seconds(L, "duration", &opt.duration);
     field_bool(L, "force_gc", &opt.force_gc);
+    field_bool(L, "c_hook", &opt.c_hook);
   }
   char err[512];
   if (ljleak_collector_start(L, &opt, err, sizeof err) != 0)
@@ -111,7 +112,7 @@ static int l_status(lua_State *L)
 {
   struct ljleak_collector_status st;
   ljleak_collector_status(&st);
-  lua_createtable(L, 0, 7);
+  lua_createtable(L, 0, 8);
   lua_pushboolean(L, st.active);
   lua_setfield(L, -2, "active");
   if (st.dir[0]) {
@@ -126,6 +127,8 @@ static int l_status(lua_State *L)
   lua_setfield(L, -2, "bytes");
   lua_pushnumber(L, (lua_Number)st.allocated);
   lua_setfield(L, -2, "allocated");
+  lua_pushboolean(L, st.direct_hook);
+  lua_setfield(L, -2, "direct_hook");
   if (st.error[0]) {
     lua_pushstring(L, st.error);
     lua_setfield(L, -2, "error");

@@ -123,4 +123,6 @@ void ljleak_collector_options_init(struct ljleak_collector_options *o)
     options_parse_seconds(v, &o->duration);
   if ((v = env("LJLEAK_FORCE_GC")))
     options_parse_bool(v, &o->force_gc);
+  if ((v = env("LJLEAK_C_HOOK")))
+    options_parse_bool(v, &o->c_hook);
 }

@@ -27,3 +27,6 @@ $(NOGC64)/lua/ljleak/collector.so: $(NOGC64)/luajit/src/luajit $(collector_SRCS)
 	$(MAKE) --no-print-directory BUILD=$(NOGC64) LUAJIT_SRC=$(NOGC64)/luajit SANITIZE= \
 	  OPT="-O2 -g" CFLAGS=-DLUAJIT_DISABLE_GC64 $@
 $(BUILD)/tests/test_collector: | $(NOGC64)/lua/ljleak/collector.so
+# the sampling stub made at run time, against fake state
+TEST_SUITES += test_collector_stub
+test_collector_stub_LIBS = collector format

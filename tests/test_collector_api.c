@@ -144,6 +144,7 @@ START_TEST(test_api_options_from_environment)
   setenv("LJLEAK_GZIP", "yes", 1);
   setenv("LJLEAK_FORCE_GC", "1", 1);
   setenv("LJLEAK_DIR", "somewhere", 1);
+  setenv("LJLEAK_C_HOOK", "true", 1);
   struct ljleak_collector_options o;
   ljleak_collector_options_init(&o);
   ck_assert(o.period == 2.5);
@@ -151,11 +152,13 @@ START_TEST(test_api_options_from_environment)
   ck_assert_uint_eq(o.sample, 1048576);
   ck_assert_int_eq(o.gzip, 1);
   ck_assert_int_eq(o.force_gc, 1);
+  ck_assert_int_eq(o.c_hook, 1);
   ck_assert_str_eq(o.dir, "somewhere");
   ck_assert_uint_eq(o.max_total_bytes, 0);
   /* Under valgrind the tests share one process (CK_FORK=no). */
   const char *const names[] = {"LJLEAK_PERIOD", "LJLEAK_MAX_BYTES", "LJLEAK_SAMPLE",
-                               "LJLEAK_GZIP",   "LJLEAK_FORCE_GC",  "LJLEAK_DIR"};
+                               "LJLEAK_GZIP",   "LJLEAK_FORCE_GC",  "LJLEAK_DIR",
+                               "LJLEAK_C_HOOK"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     unsetenv(names[i]);
 }
@@ -182,21 +185,32 @@ static const char *const churn =
     "local s = {} for i = 1, 2000 do s[i] = string.rep('x', i % 300) end "
     "collectgarbage() return #keep";
 
-/* Starts a capture into DIR (sampled with SAMPLE > 0), runs churn, stops;
- * returns what status says and checks the stream against it. */
-static void capture_churn(lua_State *L, const char *dir, uint64_t sample, struct counting *k,
-                          struct ljleak_collector_status *st)
+#if defined(__x86_64__) && defined(__linux__)
+#define STUB_EXPECTED 1
+#else
+#define STUB_EXPECTED 0
+#endif
+
+/* Starts a capture into DIR (sampled with SAMPLE > 0, through the C hook
+ * with C_HOOK), runs churn, stops; returns what status says and checks the
+ * stream against it. DIRECT: whether the VM calls the stub (the host has
+ * not wrapped the allocator since the hook went in). */
+static void capture_churn(lua_State *L, const char *dir, uint64_t sample, int c_hook, int direct,
+                          struct counting *k, struct ljleak_collector_status *st)
 {
   struct ljleak_collector_options o;
   ljleak_collector_options_init(&o);
   o.dir = dir;
   o.sample = sample;
+  o.c_hook = c_hook;
   char err[512];
   ck_assert_msg(ljleak_collector_start(L, &o, err, sizeof err) == 0, "%s", err);
   k->bytes = 0;
   ck_assert_int_eq(luaL_dostring(L, churn), 0);
   lua_pop(L, 1);
   uint64_t through = k->bytes;
+  ljleak_collector_status(st);
+  ck_assert_int_eq(st->direct_hook, sample && !c_hook && direct && STUB_EXPECTED);
   ck_assert_msg(ljleak_collector_stop(L, err, sizeof err) == 0, "%s", err);
   ljleak_collector_status(st);
   ck_assert_int_eq(st->active, 0);
@@ -216,7 +230,8 @@ static void capture_churn(lua_State *L, const char *dir, uint64_t sample, struct
 }
 
 /* A sampled capture counts every allocated byte, records a sample, and
- * gives the allocator back at stop. */
+ * gives the allocator back at stop; through the stub (_i 0) and the C hook
+ * (_i 1). */
 START_TEST(test_api_sampled_capture_counts_and_restores)
 {
   char dir[1100];
@@ -226,7 +241,7 @@ START_TEST(test_api_sampled_capture_counts_and_restores)
   lua_setallocf(L, counting_alloc, &k);
 
   struct ljleak_collector_status st;
-  capture_churn(L, dir, 4096, &k, &st);
+  capture_churn(L, dir, 4096, _i, 1, &k, &st);
   ck_assert_uint_gt(st.events, 10);
   void *ud;
   ck_assert_ptr_eq(lua_getallocf(L, &ud), counting_alloc);
@@ -236,8 +251,9 @@ START_TEST(test_api_sampled_capture_counts_and_restores)
 END_TEST
 
 /* A host that wraps the allocator while a sampled capture runs keeps
- * calling the hook it wrapped after the stop: that hook passes calls on,
- * and serves a full capture and a sampled one after it. */
+ * calling the hook it wrapped after the stop: that hook (the stub with _i
+ * 0, the C hook with _i 1) passes calls on, and serves a full capture and
+ * a sampled one after it. */
 START_TEST(test_api_sampled_hook_wrapped_by_the_host)
 {
   const char *root = scratch_dir("wrapped");
@@ -249,8 +265,12 @@ START_TEST(test_api_sampled_hook_wrapped_by_the_host)
   snprintf(dir, sizeof dir, "%s/cap1", root);
   o.dir = dir;
   o.sample = 4096;
+  o.c_hook = _i;
   char err[512];
   ck_assert_msg(ljleak_collector_start(L, &o, err, sizeof err) == 0, "%s", err);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  ck_assert_int_eq(st.direct_hook, !_i && STUB_EXPECTED);
   struct counting k = {.bytes = 0};
   k.f = lua_getallocf(L, &k.ud);
   lua_setallocf(L, counting_alloc, &k);
@@ -259,7 +279,6 @@ START_TEST(test_api_sampled_hook_wrapped_by_the_host)
   lua_pop(L, 1);
   uint64_t through = k.bytes;
   ck_assert_msg(ljleak_collector_stop(L, err, sizeof err) == 0, "%s", err);
-  struct ljleak_collector_status st;
   ljleak_collector_status(&st);
   ck_assert_uint_eq(st.allocated, through);
   ck_assert_uint_gt(st.events, 10);
@@ -273,10 +292,10 @@ START_TEST(test_api_sampled_hook_wrapped_by_the_host)
   ck_assert_uint_eq(st.allocated, through);
 
   snprintf(dir, sizeof dir, "%s/cap2", root);
-  capture_churn(L, dir, 0, &k, &st);
+  capture_churn(L, dir, 0, _i, 0, &k, &st);
   ck_assert_uint_gt(st.events, 60000);
   snprintf(dir, sizeof dir, "%s/cap3", root);
-  capture_churn(L, dir, 4096, &k, &st);
+  capture_churn(L, dir, 4096, _i, 0, &k, &st);
   ck_assert_uint_gt(st.events, 10);
   ck_assert_ptr_eq(lua_getallocf(L, &ud), counting_alloc);
   lua_close(L);
@@ -291,8 +310,8 @@ int main(void)
   tcase_add_test(tc, test_api_start_stop_restores_the_allocator);
   tcase_add_test(tc, test_api_lua_close_finishes_the_capture);
   tcase_add_test(tc, test_api_options_from_environment);
-  tcase_add_test(tc, test_api_sampled_capture_counts_and_restores);
-  tcase_add_test(tc, test_api_sampled_hook_wrapped_by_the_host);
+  tcase_add_loop_test(tc, test_api_sampled_capture_counts_and_restores, 0, 2);
+  tcase_add_loop_test(tc, test_api_sampled_hook_wrapped_by_the_host, 0, 2);
   suite_add_tcase(s, tc);
   return check_run(s);
 }

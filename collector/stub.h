@@ -1,0 +1,45 @@
+/* collector/stub.h: the sampling hook's fast path as machine code made at
+ * run time, placed near the allocator it wraps so that it reaches it by a
+ * direct jump.
+ *
+ * A hook written in C reaches the allocator it wraps through a pointer: one
+ * more indirect jump on every allocator call, which alone costs about as
+ * much as the rest of the sampling fast path. The stub does what that fast
+ * path does (see capture_hook_sampled) and jumps on to the allocator
+ * directly; every call it cannot dismiss goes to the C hook, which decides
+ * again. A stub is made once per allocator and never unmapped, since a host
+ * that wrapped the allocator may call it at any later time. Where one
+ * cannot be made (not x86-64, no free page within a direct jump of the
+ * allocator, executable memory refused), the C hook is used. */
+#ifndef LJLEAK_COLLECTOR_STUB_H
+#define LJLEAK_COLLECTOR_STUB_H
+
+#include <stddef.h>
+
+#include "lua.h"
+
+/* The filter the stub reads: STUB_FILTER_SIZE bytes, slot (ptr >> 4) mod its
+ * size (the 16 bits the stub takes with one zero-extending move). */
+#define STUB_FILTER_SIZE 65536
+
+/* Where the stub finds what the fast path reads and writes: fields at
+ * offsets from one base, and the GC phase word inside the VM. */
+struct stub_spec {
+  lua_Alloc target;       /* the wrapped allocator */
+  lua_Alloc slow;         /* the C hook, for every call the stub does not pass on */
+  const unsigned char *filter;
+  const void *base;
+  size_t countdown_off;   /* int64_t: bytes left until the next sampled allocation */
+  size_t allocated_off;   /* uint64_t: bytes allocated, added to on the fast path */
+  size_t fast_phase_off;  /* int: the phase the fast path expects */
+  size_t g_off;           /* pointer to the VM's global state */
+  size_t phase_off;       /* uint16_t: the phase word, inside the global state */
+};
+
+/* The stub for spec, made on first use; NULL if none can be made. */
+lua_Alloc stub_get(const struct stub_spec *spec);
+
+/* Whether f is a stub made here. */
+int stub_owns(lua_Alloc f);
+
+#endif

@@ -1,0 +1,256 @@
+/* tests/test_collector_stub.c: the stub made at run time (collector/stub.h),
+ * called with every kind of allocator call against fake state: what it
+ * passes on, what it sends to the slow path, and what it counts. */
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "collector/stub.h"
+#include "tests/check_run.h"
+
+#if defined(__x86_64__) && defined(__linux__)
+#define STUB_EXPECTED 1
+#else
+#define STUB_EXPECTED 0
+#endif
+
+/* The fields the stub reads, as struct capture lays them out apart. */
+struct fake_state {
+  int64_t countdown;
+  char pad1[40];
+  uint64_t allocated;
+  int fast_phase;
+  const void *g;
+};
+
+struct fake_g {
+  char pad[0x91];
+  uint16_t phase; /* unaligned, as it may be in no real layout: the stub must not care */
+} __attribute__((packed));
+
+struct call {
+  int n;
+  void *ud, *ptr;
+  size_t osize, nsize;
+};
+
+static struct call to_target, to_slow;
+static unsigned char filter[STUB_FILTER_SIZE];
+static struct fake_state st;
+static struct fake_g g;
+
+static void note(struct call *c, void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  c->n++;
+  c->ud = ud;
+  c->ptr = ptr;
+  c->osize = osize;
+  c->nsize = nsize;
+}
+
+static void *fake_target(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  note(&to_target, ud, ptr, osize, nsize);
+  return (void *)(uintptr_t)0x7a000010;
+}
+
+static void *fake_other(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  return fake_target(ud, ptr, osize, nsize);
+}
+
+static void *fake_slow(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  note(&to_slow, ud, ptr, osize, nsize);
+  return (void *)(uintptr_t)0x51000020;
+}
+
+static struct stub_spec spec_for(lua_Alloc target)
+{
+  struct stub_spec s = {
+    .target = target,
+    .slow = fake_slow,
+    .filter = filter,
+    .base = &st,
+    .countdown_off = offsetof(struct fake_state, countdown),
+    .allocated_off = offsetof(struct fake_state, allocated),
+    .fast_phase_off = offsetof(struct fake_state, fast_phase),
+    .g_off = offsetof(struct fake_state, g),
+    .phase_off = offsetof(struct fake_g, phase),
+  };
+  return s;
+}
+
+/* The stub, fresh fake state (countdown 1000, phase 0x0203 expected and
+ * current, empty filter), no calls yet. NULL where no stub can be made. */
+static lua_Alloc setup(void)
+{
+  memset(filter, 0, sizeof filter);
+  memset(&st, 0, sizeof st);
+  memset(&to_target, 0, sizeof to_target);
+  memset(&to_slow, 0, sizeof to_slow);
+  st.countdown = 1000;
+  st.allocated = 5;
+  st.fast_phase = 0x0203;
+  g.phase = 0x0203;
+  st.g = &g;
+  struct stub_spec s = spec_for(fake_target);
+  lua_Alloc f = stub_get(&s);
+  ck_assert_int_eq(f != NULL, STUB_EXPECTED);
+  return f;
+}
+
+static size_t slot(const void *p)
+{
+  return (size_t)((uintptr_t)p >> 4) & (STUB_FILTER_SIZE - 1);
+}
+
+static void assert_call(const struct call *c, void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  ck_assert_int_eq(c->n, 1);
+  ck_assert_ptr_eq(c->ud, ud);
+  ck_assert_ptr_eq(c->ptr, ptr);
+  ck_assert_uint_eq(c->osize, osize);
+  ck_assert_uint_eq(c->nsize, nsize);
+}
+
+#define TARGET_RET ((void *)(uintptr_t)0x7a000010)
+#define SLOW_RET ((void *)(uintptr_t)0x51000020)
+
+/* A free of a block the filter does not hold goes on to the allocator with
+ * its arguments untouched; one it holds goes to the slow path. */
+START_TEST(test_stub_free)
+{
+  lua_Alloc f = setup();
+  if (!f)
+    return;
+  void *ud = (void *)(uintptr_t)0x1111, *p = (void *)(uintptr_t)0x7f0012345670;
+  ck_assert_ptr_eq(f(ud, p, 48, 0), TARGET_RET);
+  assert_call(&to_target, ud, p, 48, 0);
+  ck_assert_int_eq(to_slow.n, 0);
+
+  filter[slot(p)] = 1;
+  ck_assert_ptr_eq(f(ud, p, 48, 0), SLOW_RET);
+  assert_call(&to_slow, ud, p, 48, 0);
+  ck_assert_int_eq(to_target.n, 1);
+  /* Another slot: the block at the next 16 bytes. */
+  ck_assert_ptr_eq(f(ud, (char *)p + 16, 48, 0), TARGET_RET);
+  ck_assert_int_eq(to_target.n, 2);
+  /* Slots wrap every 1 MiB. */
+  ck_assert_ptr_eq(f(ud, (char *)p + (1 << 20), 48, 0), SLOW_RET);
+  ck_assert_int_eq(to_slow.n, 2);
+  ck_assert_int_eq(st.countdown, 1000);
+  ck_assert_uint_eq(st.allocated, 5);
+}
+END_TEST
+
+/* An allocation that leaves the countdown above zero is counted and passed
+ * on; one that reaches zero goes to the slow path, counting nothing. */
+START_TEST(test_stub_alloc_countdown)
+{
+  lua_Alloc f = setup();
+  if (!f)
+    return;
+  void *ud = (void *)(uintptr_t)0x2222;
+  ck_assert_ptr_eq(f(ud, NULL, 7, 600), TARGET_RET);
+  assert_call(&to_target, ud, NULL, 7, 600);
+  ck_assert_int_eq(st.countdown, 400);
+  ck_assert_uint_eq(st.allocated, 605);
+
+  ck_assert_ptr_eq(f(ud, NULL, 7, 400), SLOW_RET);
+  assert_call(&to_slow, ud, NULL, 7, 400);
+  ck_assert_int_eq(st.countdown, 400);
+  ck_assert_uint_eq(st.allocated, 605);
+
+  ck_assert_ptr_eq(f(ud, NULL, 7, 399), TARGET_RET);
+  ck_assert_int_eq(st.countdown, 1);
+  ck_assert_uint_eq(st.allocated, 1004);
+
+  /* At zero (sampling off), everything but frees goes to the slow path. */
+  st.countdown = 0;
+  ck_assert_ptr_eq(f(ud, NULL, 0, 1), SLOW_RET);
+  ck_assert_int_eq(to_slow.n, 2);
+}
+END_TEST
+
+/* A phase other than the expected one (a GC state change, or a signal's
+ * mark) sends allocations to the slow path. */
+START_TEST(test_stub_alloc_phase)
+{
+  lua_Alloc f = setup();
+  if (!f)
+    return;
+  g.phase = 0x0303;
+  ck_assert_ptr_eq(f(NULL, NULL, 0, 16), SLOW_RET);
+  g.phase = 0x0202;
+  ck_assert_ptr_eq(f(NULL, NULL, 0, 16), SLOW_RET);
+  g.phase = 0x0203;
+  st.fast_phase = -1;
+  ck_assert_ptr_eq(f(NULL, NULL, 0, 16), SLOW_RET);
+  ck_assert_int_eq(to_slow.n, 3);
+  ck_assert_int_eq(to_target.n, 0);
+  ck_assert_int_eq(st.countdown, 1000);
+  /* Frees do not look at the phase. */
+  ck_assert_ptr_eq(f(NULL, (void *)(uintptr_t)0x40, 16, 0), TARGET_RET);
+  st.fast_phase = 0x0203;
+  ck_assert_ptr_eq(f(NULL, NULL, 0, 16), TARGET_RET);
+  ck_assert_int_eq(st.countdown, 984);
+}
+END_TEST
+
+/* A reallocation is passed on only when the filter does not hold the block. */
+START_TEST(test_stub_realloc)
+{
+  lua_Alloc f = setup();
+  if (!f)
+    return;
+  void *p = (void *)(uintptr_t)0x55550000abc0;
+  ck_assert_ptr_eq(f(&st, p, 32, 64), TARGET_RET);
+  assert_call(&to_target, &st, p, 32, 64);
+  ck_assert_int_eq(st.countdown, 936);
+  ck_assert_uint_eq(st.allocated, 69);
+  filter[slot(p)] = 255;
+  ck_assert_ptr_eq(f(&st, p, 64, 128), SLOW_RET);
+  assert_call(&to_slow, &st, p, 64, 128);
+  ck_assert_int_eq(st.countdown, 936);
+}
+END_TEST
+
+/* One stub per spec, made once; each knows its own. */
+START_TEST(test_stub_cache)
+{
+  lua_Alloc f = setup();
+  if (!f) {
+    ck_assert_int_eq(stub_owns(fake_target), 0);
+    return;
+  }
+  struct stub_spec s = spec_for(fake_target);
+  ck_assert_ptr_eq(stub_get(&s), f);
+  ck_assert_int_eq(stub_owns(f), 1);
+  ck_assert_int_eq(stub_owns(fake_target), 0);
+  struct stub_spec o = spec_for(fake_other);
+  lua_Alloc h = stub_get(&o);
+  ck_assert_ptr_nonnull(h);
+  ck_assert_ptr_ne(h, f);
+  ck_assert_int_eq(stub_owns(h), 1);
+  ck_assert_ptr_eq(h(NULL, NULL, 0, 8), TARGET_RET);
+  ck_assert_int_eq(to_target.n, 1);
+  /* Offsets that do not fit a 32-bit displacement: no stub. */
+  o.allocated_off = (size_t)1 << 40;
+  ck_assert_ptr_null(stub_get(&o));
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("collector_stub");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_stub_free);
+  tcase_add_test(tc, test_stub_alloc_countdown);
+  tcase_add_test(tc, test_stub_alloc_phase);
+  tcase_add_test(tc, test_stub_realloc);
+  tcase_add_test(tc, test_stub_cache);
+  suite_add_tcase(s, tc);
+  return check_run(s);
+}
