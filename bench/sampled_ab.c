@@ -9,8 +9,9 @@
  * first. A run lasts a fraction of a second, so the two sides of a pair see
  * the same state of a shared machine, whose speed drifts by some 10% over
  * seconds. Prints the medians of both sides, their ratio, the median of the
- * pairs' ratios, and the first half of the plain runs against the second
- * (what noise alone gives). The script's own output is dropped. */
+ * pairs' ratios (the figure the target applies to), and the first half of
+ * the plain runs against the second (what noise alone gives). The
+ * script's own output is dropped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -127,10 +128,10 @@ int main(int argc, char **argv)
     double first = median(plain, pairs / 2, tmp);
     double second = median(plain + pairs / 2, pairs - pairs / 2, tmp);
     fprintf(out, "plain luajit (no collector)    %.4fs median of %d runs\n", p, pairs);
-    fprintf(out, "sampled capture                %.4fs median of %d runs (%.3fx)   target <= 1.05x\n",
-           s, pairs, s / p);
-    fprintf(out, "pairs, sampled/plain           median of %d ratios %.3fx\n", pairs,
-           median(ratio, pairs, tmp));
+    fprintf(out, "sampled capture                %.4fs median of %d runs (%.3fx)\n", s, pairs,
+            s / p);
+    fprintf(out, "pairs, sampled/plain           median of %d ratios %.3fx   target <= 1.05x\n",
+            pairs, median(ratio, pairs, tmp));
     fprintf(out, "noise: plain runs, second half against first: %.3fx\n", second / first);
   }
   free(plain);
