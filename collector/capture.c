@@ -719,12 +719,6 @@ static int sampled_remove(struct capture *c, const void *p)
   return 1;
 }
 
-/* Turns sampling on or off. The VM calls capture_hook_sampled directly while
- * sampling, so that its fast path does not test the mode; if someone wrapped
- * the allocator since the hook went in, capture_hook stays and passes the
- * calls on to it. Such a wrapper may go on calling capture_hook_sampled
- * after sampling is off: then the filter is saturated and the countdown at
- * zero, so that every call reaches hook_general. */
 /* The hook the VM calls while sampling: the stub, unless the options ask
  * for the C hook or no stub can be made. */
 static lua_Alloc sampled_hook(struct capture *c)
@@ -748,6 +742,13 @@ static lua_Alloc sampled_hook(struct capture *c)
   return capture_hook_sampled;
 }
 
+/* Turns sampling on or off. While sampling, the VM calls the stub or
+ * capture_hook_sampled directly, so that the fast path does not test the
+ * mode; if someone wrapped the allocator since the hook went in,
+ * capture_hook stays and passes the calls on to capture_hook_sampled. Such
+ * a wrapper may go on calling the stub or capture_hook_sampled after
+ * sampling is off: then the filter is saturated and the countdown at zero,
+ * so that every call reaches hook_general. */
 static void sampling_set(struct capture *c, int on)
 {
   if (on) {
@@ -1148,14 +1149,15 @@ slow:
   return nptr;
 }
 
-/* The hook while sampling. The common events leave with a few loads and no
- * frame of their own, tail-calling the allocator: a free of a block the
- * filter says was not sampled, and an allocation, or a reallocation of such
- * a block, that does not end the countdown (counted first, so that a failed
- * allocation, which raises a memory error in the VM, counts too). Only
- * allocations compare the GC phase: the GC steps at allocations, so a new
- * phase, or a signal's mark, is seen at the next one. Everything else,
- * with the timers, goes to hook_general. */
+/* The hook while sampling where there is no stub, and the stub's slow path
+ * (the stub does what the fast path here does). The common events leave
+ * with a few loads and no frame of their own, tail-calling the allocator:
+ * a free of a block the filter says was not sampled, and an allocation, or
+ * a reallocation of such a block, that does not end the countdown (counted
+ * first, so that a failed allocation, which raises a memory error in the
+ * VM, counts too). Only allocations compare the GC phase: the GC steps at
+ * allocations, so a new phase, or a signal's mark, is seen at the next
+ * one. Everything else, with the timers, goes to hook_general. */
 static void *capture_hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize)
 {
   struct capture *c = &cap;
