@@ -160,8 +160,8 @@ static int in_reach(uintptr_t p, size_t page, uintptr_t target)
 }
 
 /* A writable page within a direct jump of target, or NULL. Tries hints
- * below the target (where the loader leaves room between libraries), then
- * above it, in steps of 2 MiB up to 1 GiB away. */
+ * 2 MiB apart, in turns below and above the target, up to 1 GiB away; the
+ * kernel takes a hint only where nothing is mapped. */
 static unsigned char *page_near(uintptr_t target, size_t page)
 {
   uintptr_t base = target & ~(uintptr_t)(page - 1);
