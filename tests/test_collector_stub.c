@@ -26,7 +26,7 @@ struct fake_state {
 
 struct fake_g {
   char pad[0x91];
-  uint16_t phase; /* unaligned, as it may be in no real layout: the stub must not care */
+  uint16_t phase; /* unaligned on purpose: the stub reads it wherever it lies */
 } __attribute__((packed));
 
 struct call {
