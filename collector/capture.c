@@ -1073,7 +1073,6 @@ static inline __attribute__((always_inline)) int quick_site(const struct capture
   return 1;
 }
 
-
 /* Full capture, a free: written before the block goes, and the allocator
  * tail-called, so that the common case (the GC freeing) makes no frame. */
 static __attribute__((noinline)) void *hook_full_free(struct capture *c, void *ud, void *ptr,

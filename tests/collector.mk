@@ -29,4 +29,4 @@ $(NOGC64)/lua/ljleak/collector.so: $(NOGC64)/luajit/src/luajit $(collector_SRCS)
 $(BUILD)/tests/test_collector: | $(NOGC64)/lua/ljleak/collector.so
 # the sampling stub made at run time, against fake state
 TEST_SUITES += test_collector_stub
-test_collector_stub_LIBS = collector format
+test_collector_stub_LIBS = collector
