@@ -27,11 +27,17 @@ CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) $(SANITIZE) -fPIC -MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(SANITIZE) $(LDFLAGS)
 LIBS_ALL = $(PKG_LIBS) -lm -lpthread -ldl
 
-# Filled by the stages' build.mk files. A stage NAME lists its library sources
-# in NAME_SRCS and adds NAME to STAGES (in dependency order: format first);
-# it becomes $(BUILD)/libNAME.a. A suite tests/T.c lists the stages it links
-# in T_LIBS, dependents first (e.g. test_diff_LIBS = diff format).
-STAGES :=          # format diff report collector
+# The stages, each a folder and a library $(BUILD)/libNAME.a, in link order:
+# a stage comes before the stages it uses. This is the only place the order is
+# stated; every link line takes its archives in this order.
+STAGES := collector report diff summary format
+
+# Every folder with a build.mk. Each one's build.mk lists, for a stage NAME,
+# its library sources in NAME_SRCS, and beside them the stage's own Check
+# suites, end-to-end scripts, fuzzers and benchmarks. A suite tests/T.c names
+# the stages it links in T_LIBS, in any order.
+BUILD_DIRS := format diff summary report collector cli bench ci
+
 CLI_SRCS :=        # the ljleak front end (cli/)
 TEST_SUITES :=     # Check suites: tests/NAME.c becomes $(BUILD)/tests/NAME
 E2E_TESTS :=       # end-to-end scripts run by make check, after the suites
@@ -49,16 +55,31 @@ deps-build:
 deps-check:
 	@sh mk/deps.sh $(DEPS_CHECK)
 
-# Each stage (and each piece of a stage) has its own fragment; the order puts
-# format first, which the archive link order depends on.
-include $(wildcard format/*.mk diff/*.mk report/*.mk collector/*.mk cli/*.mk \
-  tests/*.mk bench/*.mk ci/*.mk testdata/*.mk)
+# make fuzz: each libFuzzer target of FUZZERS runs for FUZZ_SECONDS on a fresh
+# copy of its seeds, and fails on a crash. A stage's build.mk builds
+# $(BUILD)/fuzz/NAME with FUZZ_CC and FUZZ_FLAGS and adds its run with
+# $(eval $(call fuzz_run,NAME,SEED FILES)).
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -O1 -g
+define fuzz_run
+.PHONY: fuzz-$(1)
+fuzz-$(1): $(BUILD)/fuzz/$(1)
+	@rm -rf $(BUILD)/fuzz/$(1)-corpus && mkdir -p $(BUILD)/fuzz/$(1)-corpus
+	cp $(2) $(BUILD)/fuzz/$(1)-corpus/
+	$(BUILD)/fuzz/$(1) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
+	  $(BUILD)/fuzz/$(1)-corpus
+endef
+
+include $(BUILD_DIRS:%=%/build.mk)
 
 all: $(ALL_TARGETS)
 
 CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/%.o)
-STAGE_ARCHIVES = $(foreach s,$(call reverse,$(STAGES)),$(BUILD)/lib$(s).a)
-reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
+STAGE_ARCHIVES = $(STAGES:%=$(BUILD)/lib%.a)
+# The archives of a list of stages, in link order.
+stage_archives = $(patsubst %,$(BUILD)/lib%.a,$(filter $(1),$(STAGES)))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -75,10 +96,10 @@ $(BUILD)/ljleak: $(CLI_OBJS) $(STAGE_ARCHIVES)
 	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(CLI_OBJS) $(STAGE_ARCHIVES) $(LIBS_ALL)
 
 .SECONDEXPANSION:
-$(BUILD)/tests/%: tests/%.c $$(foreach l,$$($$*_LIBS),$(BUILD)/lib$$(l).a)
+$(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CHECK_CFLAGS) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
-	  $(foreach l,$($*_LIBS),$(BUILD)/lib$(l).a) $(CHECK_LIBS) $(LIBS_ALL)
+	  $(call stage_archives,$($*_LIBS)) $(CHECK_LIBS) $(LIBS_ALL)
 
 # make check: the suites, the same suites under ASan+UBSan and under valgrind,
 # then the end-to-end scripts; the last line totals every step.

@@ -1,13 +1,16 @@
-# format/: the memprof codec.
-STAGES += format
+# format/build.mk: the memprof codec, its Check suites and its fuzz target.
 format_SRCS := format/uleb128.c format/reader.c format/writer.c format/symtab.c
-# tests of format/reader.c
+
+# format/uleb128.c
+TEST_SUITES += test_uleb128
+test_uleb128_LIBS = format
+# format/reader.c
 TEST_SUITES += test_format_reader
 test_format_reader_LIBS = format
-# tests of format/writer.c
+# format/writer.c
 TEST_SUITES += test_format_writer
 test_format_writer_LIBS = format
-# tests of format/symtab.c
+# format/symtab.c
 TEST_SUITES += test_format_symtab
 test_format_symtab_LIBS = format
 # the reader on cut, corrupt and unusual input
@@ -19,3 +22,15 @@ test_format_small_window_LIBS = format
 # the batch event call against one record at a time
 TEST_SUITES += test_format_batch
 test_format_batch_LIBS = format
+
+# The reader's libFuzzer target (tests/fuzz/fuzz_reader.c), built with clang's
+# fuzzer and sanitizers straight from the format sources, with a 1 KiB reader
+# window so that refills and names longer than the window happen on small
+# inputs. `make fuzz` runs it on a copy of the seed corpus.
+FUZZERS += fuzz_reader
+FUZZ_READER_FLAGS = $(FUZZ_FLAGS) -DMEMPROF_READER_WINDOW=1024
+$(BUILD)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(format_SRCS) format/memprof.h format/decode.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_READER_FLAGS) -o $@ \
+	  tests/fuzz/fuzz_reader.c $(format_SRCS) $(PKG_LIBS)
+$(eval $(call fuzz_run,fuzz_reader,tests/fuzz/corpus/reader/*))

@@ -1,5 +1,4 @@
 # report/build.mk: the report stage (text, HTML, JSON, JUnit, Markdown, progress bar) and its checks.
-STAGES += report
 report_SRCS := report/render.c report/common.c report/json.c report/json_write.c \
   report/json_read.c report/text.c report/html.c report/junit.c report/markdown.c \
   report/progress.c
@@ -12,3 +11,12 @@ TEST_SUITES += test_report_progress
 test_report_progress_LIBS = report
 # ljleak report end to end, and the HTML page in headless Chromium.
 E2E_TESTS += tests/e2e/report.sh tests/e2e/report-browser.sh
+
+# The JSON result reader's libFuzzer target (tests/fuzz/fuzz_report_json.c),
+# seeded with the saved results of testdata/report/.
+FUZZERS += fuzz_report_json
+$(BUILD)/fuzz/fuzz_report_json: tests/fuzz/fuzz_report_json.c $(report_SRCS) report/report.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
+	  tests/fuzz/fuzz_report_json.c $(report_SRCS) -lm
+$(eval $(call fuzz_run,fuzz_report_json,testdata/report/*.json))

@@ -1,4 +1,4 @@
-# ci/ci.mk: the end-to-end uses (make demo, the CI scripts, the docs): their
+# ci/build.mk: the end-to-end uses (make demo, the CI scripts, the docs): their
 # end-to-end tests and what make install puts in place for them.
 E2E_TESTS += tests/e2e/demo.sh tests/e2e/ci-compare-builds.sh tests/e2e/ci-capture.sh tests/e2e/demo-docs.sh
 INSTALL_TARGETS += install-ci-docs

@@ -1,0 +1,59 @@
+# bench/build.mk: the parts of `make bench`, one per stage measured.
+
+# The collector: its overhead on an allocation-heavy JIT-on workload.
+BENCHES += bench-collector
+BENCH_COLLECTOR_RUNS ?= 7
+BENCH_COLLECTOR_ROUNDS ?= 500
+BENCH_COLLECTOR_SAMPLED_RUNS ?= 41
+BENCH_COLLECTOR_SAMPLED_ROUNDS ?= 100
+BENCH_COLLECTOR_AB_ROUNDS ?= 20
+BENCH_COLLECTOR_AB_PAIRS ?= 101
+
+# In one process, runs without and with a sampled capture in turns (see the file).
+$(BUILD)/bench/sampled_ab: bench/sampled_ab.c $(call stage_archives,collector format)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
+	  $(call stage_archives,collector format) $(LIBS_ALL)
+
+.PHONY: bench-collector
+bench-collector: $(BUILD)/ljleak $(BUILD)/bench/sampled_ab
+	BUILD=$(BUILD) RUNS=$(BENCH_COLLECTOR_RUNS) ROUNDS=$(BENCH_COLLECTOR_ROUNDS) \
+	  SAMPLED_RUNS=$(BENCH_COLLECTOR_SAMPLED_RUNS) SAMPLED_ROUNDS=$(BENCH_COLLECTOR_SAMPLED_ROUNDS) bash bench/overhead.sh
+	@rm -rf $(BUILD)/bench/sampled-ab
+	@mkdir -p $(BUILD)/bench/sampled-ab
+	@echo "== sampled capture in one process, runs in turns: bench/overhead.lua $(BENCH_COLLECTOR_AB_ROUNDS), $(BENCH_COLLECTOR_AB_PAIRS) pairs"
+	$(BUILD)/bench/sampled_ab bench/overhead.lua $(BENCH_COLLECTOR_AB_ROUNDS) \
+	  $(BENCH_COLLECTOR_AB_PAIRS) $(BUILD)/bench/sampled-ab
+
+# ljleak diff: aggregation speed with -j 1 and -j 2 on a generated capture of
+# BENCH_DIFF_SEGMENTS segments (kept in $(BUILD)/bench and reused).
+BENCHES += bench-diff
+BENCH_DIFF_SEGMENTS ?= 100
+BENCH_DIFF_EVENTS_PER_SEGMENT ?= 500000
+BENCH_DIFF_RUNS ?= 5
+
+$(BUILD)/bench/diff-gen: bench/diff-gen.c $(call stage_archives,format)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
+
+.PHONY: bench-diff
+bench-diff: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/run_timed
+	BUILD=$(BUILD) SEGMENTS=$(BENCH_DIFF_SEGMENTS) PER=$(BENCH_DIFF_EVENTS_PER_SEGMENT) \
+	  RUNS=$(BENCH_DIFF_RUNS) sh bench/diff.sh
+
+# ljleak summary: a synthetic stream generator and a timed runner.
+BENCHES += bench-summary
+BENCH_SUMMARY_EVENTS ?= 10000000
+BENCH_SUMMARY_RUNS ?= 9
+
+$(BUILD)/bench/gen_stream: bench/gen_stream.c $(call stage_archives,format)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
+
+$(BUILD)/bench/run_timed: bench/run_timed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $<
+
+.PHONY: bench-summary
+bench-summary: $(BUILD)/ljleak $(BUILD)/bench/gen_stream $(BUILD)/bench/run_timed
+	BUILD=$(BUILD) EVENTS=$(BENCH_SUMMARY_EVENTS) RUNS=$(BENCH_SUMMARY_RUNS) sh bench/summary.sh

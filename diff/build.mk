@@ -1,0 +1,10 @@
+# diff/build.mk: the differential engine (aggregation, trends, comparisons); needs format.
+diff_SRCS := diff/live_map.c diff/site_table.c diff/capture.c diff/segment.c diff/aggregate.c \
+  diff/trend.c diff/result.c diff/compare.c
+
+# the engine: aggregation and modes (tests/test_diff.c), trends (tests/test_diff_trend.c)
+TEST_SUITES += test_diff test_diff_trend
+test_diff_LIBS = diff format
+test_diff_trend_LIBS = diff format
+# the corpus of workloads with known answers, captured by ljleak run and diffed
+E2E_TESTS += tests/e2e/diff-cli.sh tests/e2e/diff-corpus.sh
