@@ -4,9 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "collector/capture.h"
 #include "collector/ljleak_collector.h"
-#include "collector/options.h"
 #include "lauxlib.h"
 #include "lua.h"
 #include "luajit.h"
@@ -342,19 +340,19 @@ static int parse(struct run_job *job, int argc, char **argv)
       job->opt.dir = v;
       job->explicit_dir = 1;
     } else if ((v = option_value(argc, argv, &i, "--period"))) {
-      if (options_parse_seconds(v, &job->opt.period))
+      if (ljleak_collector_parse_seconds(v, &job->opt.period))
         return bad_value("--period", v);
     } else if ((v = option_value(argc, argv, &i, "--max-bytes"))) {
-      if (options_parse_size(v, &job->opt.max_bytes))
+      if (ljleak_collector_parse_size(v, &job->opt.max_bytes))
         return bad_value("--max-bytes", v);
     } else if ((v = option_value(argc, argv, &i, "--max-total-bytes"))) {
-      if (options_parse_size(v, &job->opt.max_total_bytes))
+      if (ljleak_collector_parse_size(v, &job->opt.max_total_bytes))
         return bad_value("--max-total-bytes", v);
     } else if ((v = option_value(argc, argv, &i, "--sample"))) {
-      if (options_parse_size(v, &job->opt.sample))
+      if (ljleak_collector_parse_size(v, &job->opt.sample))
         return bad_value("--sample", v);
     } else if ((v = option_value(argc, argv, &i, "--duration"))) {
-      if (options_parse_seconds(v, &job->opt.duration))
+      if (ljleak_collector_parse_seconds(v, &job->opt.duration))
         return bad_value("--duration", v);
     } else if (!strcmp(a, "--gzip")) {
       job->opt.gzip = 1;
@@ -425,7 +423,7 @@ int cmd_run(int argc, char **argv)
     struct ljleak_collector_status st;
     ljleak_collector_status(&st);
     if (st.active)
-      capture_finish_exit(L, err, sizeof err);
+      ljleak_collector_exit(L, err, sizeof err);
   }
   lua_close(L);
   free(job.actions);

@@ -1486,7 +1486,7 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
   return 0;
 }
 
-int capture_finish_exit(lua_State *L, char *err, size_t err_size)
+int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
 {
   struct capture *c = &cap;
   if (!c->active || c->g != G(L)) {

@@ -10,9 +10,4 @@ struct lua_State;
  * fine too) and installs the pass-through allocator hook. 0 or -1 with err. */
 int capture_attach(struct lua_State *L, char *err, size_t err_size);
 
-/* Stops a running capture of L's VM with index reason "exit" (for a runner
- * that is about to close the state). Returns 0, or -1 if the capture had
- * met an error (then err holds it) or none was running. */
-int capture_finish_exit(struct lua_State *L, char *err, size_t err_size);
-
 #endif

@@ -53,6 +53,12 @@ int ljleak_collector_start(struct lua_State *L, const struct ljleak_collector_op
 /* Stops the capture (index reason "stop"); returns 0, or -1 with a message. */
 int ljleak_collector_stop(struct lua_State *L, char *err, size_t err_size);
 
+/* Stops the capture as the program ends (index reason "exit"): a host calls
+ * it before lua_close, so that the last segment holds the program's own work
+ * and not the teardown. Returns 0, or -1 if the capture had met an error
+ * (then err holds it) or none was running. */
+int ljleak_collector_exit(struct lua_State *L, char *err, size_t err_size);
+
 void ljleak_collector_status(struct ljleak_collector_status *status);
 
 /* Installs the start/stop signal (a name like "USR2" or a number; "none"
@@ -60,6 +66,13 @@ void ljleak_collector_status(struct ljleak_collector_status *status);
  * 0 or -1 with a message. */
 int ljleak_collector_install_signal(struct lua_State *L, const char *signal_spec,
                                     char *err, size_t err_size);
+
+/* Option values in the syntax of the LJLEAK_* variables and the Lua
+ * module's options, for hosts and front ends that take the same options:
+ * a size is "123", "64k", "8M", "1g" (binary multiples, an optional B);
+ * seconds are a non-negative decimal ("2.5"). 0, or -1 if text is not one. */
+int ljleak_collector_parse_size(const char *text, uint64_t *value);
+int ljleak_collector_parse_seconds(const char *text, double *value);
 
 /* The Lua module's entry point: require "ljleak.collector". */
 int luaopen_ljleak_collector(struct lua_State *L);

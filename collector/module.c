@@ -19,7 +19,7 @@ static void field_size(lua_State *L, const char *name, uint64_t *value)
       luaL_error(L, "ljleak.collector: %s must not be negative", name);
     *value = (uint64_t)n;
   } else if (lua_type(L, -1) == LUA_TSTRING) {
-    if (options_parse_size(lua_tostring(L, -1), value) != 0)
+    if (ljleak_collector_parse_size(lua_tostring(L, -1), value) != 0)
       luaL_error(L, "ljleak.collector: bad %s '%s'", name, lua_tostring(L, -1));
   } else if (!lua_isnil(L, -1)) {
     luaL_error(L, "ljleak.collector: %s must be a number", name);
@@ -35,7 +35,7 @@ static void field_seconds(lua_State *L, const char *name, double *value)
     if (*value < 0)
       luaL_error(L, "ljleak.collector: %s must not be negative", name);
   } else if (lua_type(L, -1) == LUA_TSTRING) {
-    if (options_parse_seconds(lua_tostring(L, -1), value) != 0)
+    if (ljleak_collector_parse_seconds(lua_tostring(L, -1), value) != 0)
       luaL_error(L, "ljleak.collector: bad %s '%s'", name, lua_tostring(L, -1));
   } else if (!lua_isnil(L, -1)) {
     luaL_error(L, "ljleak.collector: %s must be a number of seconds", name);

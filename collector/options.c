@@ -11,7 +11,7 @@
 
 #include "collector/ljleak_collector.h"
 
-int options_parse_size(const char *text, uint64_t *value)
+int ljleak_collector_parse_size(const char *text, uint64_t *value)
 {
   if (!text || !isdigit((unsigned char)*text))
     return -1;
@@ -35,7 +35,7 @@ int options_parse_size(const char *text, uint64_t *value)
   return 0;
 }
 
-int options_parse_seconds(const char *text, double *value)
+int ljleak_collector_parse_seconds(const char *text, double *value)
 {
   if (!text || !*text)
     return -1;
@@ -110,17 +110,17 @@ void ljleak_collector_options_init(struct ljleak_collector_options *o)
   o->root = env("LJLEAK_ROOT");
   /* Bad values are ignored here; the runner and the module validate their own input. */
   if ((v = env("LJLEAK_PERIOD")))
-    options_parse_seconds(v, &o->period);
+    ljleak_collector_parse_seconds(v, &o->period);
   if ((v = env("LJLEAK_MAX_BYTES")))
-    options_parse_size(v, &o->max_bytes);
+    ljleak_collector_parse_size(v, &o->max_bytes);
   if ((v = env("LJLEAK_MAX_TOTAL_BYTES")))
-    options_parse_size(v, &o->max_total_bytes);
+    ljleak_collector_parse_size(v, &o->max_total_bytes);
   if ((v = env("LJLEAK_SAMPLE")))
-    options_parse_size(v, &o->sample);
+    ljleak_collector_parse_size(v, &o->sample);
   if ((v = env("LJLEAK_GZIP")))
     options_parse_bool(v, &o->gzip);
   if ((v = env("LJLEAK_DURATION")))
-    options_parse_seconds(v, &o->duration);
+    ljleak_collector_parse_seconds(v, &o->duration);
   if ((v = env("LJLEAK_FORCE_GC")))
     options_parse_bool(v, &o->force_gc);
   if ((v = env("LJLEAK_C_HOOK")))

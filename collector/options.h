@@ -4,10 +4,8 @@
 
 #include <stdint.h>
 
-/* "123", "64k", "8M", "1g" (binary multiples). 0 or -1. */
-int options_parse_size(const char *text, uint64_t *value);
-/* Seconds, a non-negative decimal ("2.5"). 0 or -1. */
-int options_parse_seconds(const char *text, double *value);
+/* Sizes and seconds: ljleak_collector_parse_size and _seconds, in the
+ * public header (ljleak_collector.h). */
 /* 1/0, yes/no, true/false, on/off. 0 or -1. */
 int options_parse_bool(const char *text, int *value);
 /* "USR2", "SIGUSR2", "12"; "none" or "" gives 0. Returns 0 or -1. */
