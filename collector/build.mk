@@ -49,9 +49,6 @@ TEST_SUITES += test_collector
 test_collector_LIBS = format
 $(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)
 E2E_TESTS += tests/e2e/collector.sh
-# the collector's inline encoder against format/writer.c
-TEST_SUITES += test_collector_encode
-test_collector_encode_LIBS = format
 # the C API, in this test program as in an embedding host
 TEST_SUITES += test_collector_api
 test_collector_api_LIBS = collector format

@@ -16,7 +16,7 @@
 
 #include "collector/addr_map.h"
 #include "collector/attrib.h"
-#include "collector/encode.h"
+#include "format/encode.h"
 #include "collector/capture.h"
 #include "collector/layout.h"
 #include "collector/ljleak_collector.h"
@@ -34,7 +34,7 @@
 #define CAPTURE_TICK_BYTES 1024           /* full capture: stream bytes between clock readings */
 /* writer.used above it: no room for an event (the writer's capacity is
  * CAPTURE_BUFFER_SIZE), flush first. */
-#define CAPTURE_QUICK_ROOM (CAPTURE_BUFFER_SIZE - ENCODE_EVENT_MAX)
+#define CAPTURE_QUICK_ROOM (CAPTURE_BUFFER_SIZE - MEMPROF_ENCODE_EVENT_MAX)
 
 /* capture.hold with only segment_open set (the byte after busy). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -802,7 +802,7 @@ static void write_event(struct capture *c, struct memprof_event *ev)
   ev->location = site.location;
   ev->line = site.line;
 encode:
-  encode_event(&c->writer, ev, c->pdep);
+  memprof_encode_event(&c->writer, ev, c->pdep);
   c->segment_events++;
   if (c->writer.failed) {
     report_write_error(c, "cannot write", c->out.error);
@@ -943,7 +943,7 @@ static __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, si
   c->busy = 0;
 }
 
-/* Appends an event to the buffer, which has room for it (ENCODE_EVENT_MAX). */
+/* Appends an event to the buffer, which has room for it (MEMPROF_ENCODE_EVENT_MAX). */
 static inline __attribute__((always_inline)) void append_event(struct capture *c, unsigned kind,
                                                                unsigned source,
                                                                uint64_t location, uint64_t line,
@@ -952,7 +952,7 @@ static inline __attribute__((always_inline)) void append_event(struct capture *c
 {
   struct memprof_writer *w = &c->writer;
   uint8_t *start = w->buffer + w->used;
-  uint8_t *end = encode_event_at(start, kind, source, location, line, (uint64_t)(uintptr_t)ptr,
+  uint8_t *end = memprof_encode_event_at(start, kind, source, location, line, (uint64_t)(uintptr_t)ptr,
                                  osize, (uint64_t)(uintptr_t)nptr, nsize, c->pdep);
   w->used += (size_t)(end - start);
   w->bytes_written += (uint64_t)(end - start);

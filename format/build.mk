@@ -10,6 +10,9 @@ test_format_reader_LIBS = format
 # format/writer.c
 TEST_SUITES += test_format_writer
 test_format_writer_LIBS = format
+# format/encode.h, the encoder the collector's hook inlines, against format/writer.c
+TEST_SUITES += test_format_encode
+test_format_encode_LIBS = format
 # format/symtab.c
 TEST_SUITES += test_format_symtab
 test_format_symtab_LIBS = format

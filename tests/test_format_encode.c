@@ -1,10 +1,10 @@
-/* tests/test_collector_encode.c: the collector's inline encoder writes what the format writer writes. */
+/* tests/test_format_encode.c: the inline event encoder (format/encode.h) against memprof_writer_event, byte for byte. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/check_run.h"
-#include "collector/encode.h"
+#include "format/encode.h"
 #include "format/memprof.h"
 
 static uint64_t rng = 88172645463325252ull;
@@ -47,9 +47,9 @@ START_TEST(test_encode_uleb_matches_format_at_every_length)
                                              : any_value();
       uint8_t a[MEMPROF_ULEB128_MAX + 8], b[MEMPROF_ULEB128_MAX];
       memset(a, 0xa5, sizeof a);
-      uint8_t *end = e == 0   ? encode_uleb(a, v)
-                     : e == 1 ? encode_uleb_small(a, v)
-                              : encode_uleb_word(a, v, e == 3 && memprof_cpu_fast_pext());
+      uint8_t *end = e == 0   ? memprof_encode_uleb(a, v)
+                     : e == 1 ? memprof_encode_uleb_small(a, v)
+                              : memprof_encode_uleb_word(a, v, e == 3 && memprof_cpu_fast_pext());
       size_t n = (size_t)(end - a);
       ck_assert_uint_eq(n, memprof_uleb128_encode(b, v));
       ck_assert_int_eq(memcmp(a, b, n), 0);
@@ -78,7 +78,7 @@ START_TEST(test_encode_event_matches_writer_bytes)
         .new_address = any_value(),
         .new_size = any_value(),
       };
-      ck_assert_int_eq(encode_event(&a, &e, round % 2 && memprof_cpu_fast_pext()), 0);
+      ck_assert_int_eq(memprof_encode_event(&a, &e, round % 2 && memprof_cpu_fast_pext()), 0);
       ck_assert_int_eq(memprof_writer_event(&b, &e), 0);
     }
     ck_assert_uint_eq(a.used, b.used);
