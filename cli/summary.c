@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "diff/summary.h"
+#include "summary/summary.h"
 
 static const char summary_usage_line[] =
     "usage: ljleak summary [--leak-only] [--human-readable] [--strict] FILE...\n";

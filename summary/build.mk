@@ -1,5 +1,5 @@
 # summary/build.mk: the Tarantool-compatible summary (ljleak summary); needs only format.
-summary_SRCS := diff/summary.c
+summary_SRCS := summary/summary.c
 
 # against Tarantool's saved outputs
 TEST_SUITES += test_summary

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "tests/check_run.h"
-#include "diff/summary.h"
+#include "summary/summary.h"
 #include "format/memprof.h"
 
 #define FIXTURES "testdata/tarantool-memprof/"

@@ -1,6 +1,6 @@
-/* diff/summary.h: the summary that Tarantool's luajit-parse-memprof prints, for one or more streams. */
-#ifndef LJLEAK_DIFF_SUMMARY_H
-#define LJLEAK_DIFF_SUMMARY_H
+/* summary/summary.h: the summary that Tarantool's luajit-parse-memprof prints, for one or more streams. */
+#ifndef LJLEAK_SUMMARY_SUMMARY_H
+#define LJLEAK_SUMMARY_SUMMARY_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
-/* diff/summary.c: the aggregation and report of Tarantool's luajit-parse-memprof, in constant memory per live block. */
-#include "diff/summary.h"
+/* summary/summary.c: the aggregation and report of Tarantool's luajit-parse-memprof, in constant memory per live block. */
+#include "summary/summary.h"
 
 #include <inttypes.h>
 #include <math.h>
