@@ -88,7 +88,7 @@ int cmd_report(int argc, char **argv)
     out = fopen(output, "w");
     if (!out) {
       fprintf(stderr, "ljleak report: error: %s: %s\n", output, strerror(errno));
-      report_result_free(&result);
+      diff_result_free(&result);
       return CLI_EXIT_RUNTIME;
     }
   }
@@ -99,7 +99,7 @@ int cmd_report(int argc, char **argv)
     status = -1;
   }
   int exit_code = result.flagged ? CLI_EXIT_FLAGGED : CLI_EXIT_OK;
-  report_result_free(&result);
+  diff_result_free(&result);
   if (status < 0) {
     fprintf(stderr, "ljleak report: error: %s\n", error);
     return CLI_EXIT_RUNTIME;

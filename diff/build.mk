@@ -1,6 +1,6 @@
 # diff/build.mk: the differential engine (aggregation, trends, comparisons); needs format.
 diff_SRCS := diff/live_map.c diff/site_table.c diff/capture.c diff/segment.c diff/aggregate.c \
-  diff/trend.c diff/result.c diff/compare.c
+  diff/trend.c diff/model.c diff/result.c diff/compare.c
 
 # the engine: aggregation and modes (tests/test_diff.c), trends (tests/test_diff_trend.c)
 TEST_SUITES += test_diff test_diff_trend

@@ -306,23 +306,11 @@ enum diff_status capture_open(struct capture *capture, const char *const *paths,
   return DIFF_OK;
 }
 
-void capture_info_release(struct diff_capture *info)
-{
-  free(info->path);
-  free(info->command);
-  free(info->host);
-  free(info->luajit_version);
-  free(info->boundary_times);
-  free(info->gc_cycles);
-  free(info->heap_bytes);
-  memset(info, 0, sizeof *info);
-}
-
 void capture_release(struct capture *capture)
 {
   for (size_t i = 0; i < capture->count; i++)
     free(capture->segments[i].path);
   free(capture->segments);
-  capture_info_release(&capture->info);
+  diff_capture_free(&capture->info);
   memset(capture, 0, sizeof *capture);
 }

@@ -32,7 +32,4 @@ enum diff_status capture_open(struct capture *capture, const char *const *paths,
 
 void capture_release(struct capture *capture);
 
-/* Frees what a diff_capture owns and zeroes it. */
-void capture_info_release(struct diff_capture *info);
-
 #endif

@@ -9,7 +9,8 @@
  * A diff result is plain data: the engine fills it from captures, the report
  * stage renders it, and report_read_json rebuilds the same struct from a saved
  * JSON result. Every string and array is owned by the result and released by
- * diff_result_free. Fields may be added; none is renamed or removed. */
+ * diff_result_free. Fields may be added; none is renamed or removed. The
+ * model's functions (diff/model.c) are the one definition both stages use. */
 
 enum diff_verdict {
   DIFF_VERDICT_INSUFFICIENT,  /* too few boundaries to tell */
@@ -105,9 +106,32 @@ struct diff_result {
   struct diff_capture base;      /* base mode only */
   size_t site_count;
   struct diff_site *sites;       /* flagged first, by growth rate; then the rest by live bytes */
-  size_t flagged;                /* sites whose verdict fails the run */
+  size_t flagged;                /* sites whose verdict fails the run (diff_site_flagged) */
 };
 
+/* Whether a site fails the run, in any mode: new and worse always (the
+ * engine gives them only in base mode; a saved result may carry them in
+ * any); growing outside base mode, where a site growing in both builds at a
+ * like rate is no regression. Every exit code and every count of flagged
+ * sites that a report prints comes from this. */
+int diff_site_flagged(enum diff_mode mode, const struct diff_site *site);
+/* The number of result's sites that diff_site_flagged fails. */
+size_t diff_result_flagged_count(const struct diff_result *result);
+
+/* Names as they appear in every format and in the JSON schema. A name
+ * returns "unknown" for a value outside its enum; a parse returns 0, or -1
+ * for a name that is not one. */
+const char *diff_verdict_name(enum diff_verdict verdict);
+int diff_verdict_parse(const char *name, enum diff_verdict *verdict);
+const char *diff_mode_name(enum diff_mode mode);
+int diff_mode_parse(const char *name, enum diff_mode *mode);
+const char *diff_site_kind_name(enum diff_site_kind kind);
+int diff_site_kind_parse(const char *name, enum diff_site_kind *kind);
+
+/* Frees what a capture's metadata owns and zeroes it. */
+void diff_capture_free(struct diff_capture *capture);
+/* Frees what result owns (every string and array, both captures) and zeroes
+ * it; NULL is fine. */
 void diff_result_free(struct diff_result *result);
 
 /* ---- The engine ------------------------------------------------------------
@@ -147,8 +171,5 @@ enum diff_status diff_base(const char *const *base_paths, size_t base_count,
                            const char *const *paths, size_t path_count,
                            const struct diff_options *options,
                            struct diff_result *result, struct diff_error *err);
-
-/* The word of a verdict: "insufficient", "steady", "shrinking", "growing", "new", "worse". */
-const char *diff_verdict_name(enum diff_verdict verdict);
 
 #endif

@@ -1,52 +1,10 @@
-/* diff/result.c: result sites from an aggregate, their order, and freeing a result. */
+/* diff/result.c: result sites from an aggregate, and their order. */
 #include "diff/result.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff/trend.h"
-
-const char *diff_verdict_name(enum diff_verdict verdict)
-{
-  switch (verdict) {
-  case DIFF_VERDICT_INSUFFICIENT:
-    return "insufficient";
-  case DIFF_VERDICT_STEADY:
-    return "steady";
-  case DIFF_VERDICT_SHRINKING:
-    return "shrinking";
-  case DIFF_VERDICT_GROWING:
-    return "growing";
-  case DIFF_VERDICT_NEW:
-    return "new";
-  case DIFF_VERDICT_WORSE:
-    return "worse";
-  }
-  return "unknown";
-}
-
-static void result_site_release(struct diff_site *site)
-{
-  free(site->name);
-  free(site->source_file);
-  free(site->live_bytes);
-  free(site->live_blocks);
-  free(site->alloc_bytes);
-  free(site->free_bytes);
-  free(site->base_live_bytes);
-}
-
-void diff_result_free(struct diff_result *result)
-{
-  if (!result)
-    return;
-  for (size_t i = 0; i < result->site_count && result->sites; i++)
-    result_site_release(&result->sites[i]);
-  free(result->sites);
-  capture_info_release(&result->capture);
-  capture_info_release(&result->base);
-  memset(result, 0, sizeof *result);
-}
 
 static uint64_t *result_copy_series(const uint64_t *series, size_t count)
 {
@@ -154,13 +112,6 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
   return 0;
 }
 
-int result_site_flagged(enum diff_mode mode, const struct diff_site *site)
-{
-  if (mode == DIFF_MODE_BASE)
-    return site->verdict == DIFF_VERDICT_NEW || site->verdict == DIFF_VERDICT_WORSE;
-  return site->verdict == DIFF_VERDICT_GROWING;
-}
-
 static uint64_t result_last_live(const struct diff_site *site)
 {
   return site->count ? site->live_bytes[site->count - 1] : 0;
@@ -170,7 +121,7 @@ static int result_compare_sites(const void *a, const void *b, void *context)
 {
   const struct diff_site *x = a, *y = b;
   enum diff_mode result_sort_mode = *(const enum diff_mode *)context;
-  int fx = result_site_flagged(result_sort_mode, x), fy = result_site_flagged(result_sort_mode, y);
+  int fx = diff_site_flagged(result_sort_mode, x), fy = diff_site_flagged(result_sort_mode, y);
   if (fx != fy)
     return fy - fx;
   if (result_sort_mode == DIFF_MODE_RANGE) {
@@ -191,7 +142,5 @@ void result_sort(struct diff_result *result)
   if (result->site_count)
     qsort_r(result->sites, result->site_count, sizeof *result->sites, result_compare_sites,
             &result->mode);
-  result->flagged = 0;
-  for (size_t i = 0; i < result->site_count; i++)
-    result->flagged += (size_t)result_site_flagged(result->mode, &result->sites[i]);
+  result->flagged = diff_result_flagged_count(result);
 }

@@ -1,4 +1,4 @@
-/* diff/result.h: turning an aggregate into result sites, ordering them, freeing results. */
+/* diff/result.h: turning an aggregate into result sites and ordering them. */
 #ifndef LJLEAK_DIFF_RESULT_H
 #define LJLEAK_DIFF_RESULT_H
 
@@ -13,11 +13,9 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
                        struct capture *capture, struct diff_capture *info,
                        const struct diff_options *options);
 
-/* Whether a site fails the run in result's mode. */
-int result_site_flagged(enum diff_mode mode, const struct diff_site *site);
-
 /* Sorts the sites (flagged first by growth, then by live bytes at the last
- * boundary; range mode by delta) and sets result->flagged. */
+ * boundary; range mode by delta) and sets result->flagged
+ * (diff_result_flagged_count). */
 void result_sort(struct diff_result *result);
 
 #endif

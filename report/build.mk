@@ -1,11 +1,12 @@
-# report/build.mk: the report stage (text, HTML, JSON, JUnit, Markdown, progress bar) and its checks.
+# report/build.mk: the report stage (text, HTML, JSON, JUnit, Markdown, progress bar) and its
+# checks; it needs diff for the result model.
 report_SRCS := report/render.c report/common.c report/json.c report/json_write.c \
   report/json_read.c report/text.c report/html.c report/junit.c report/markdown.c \
   report/progress.c
 
 # The renderers against golden files, JSON round trips, the strict parser.
 TEST_SUITES += test_report
-test_report_LIBS = report
+test_report_LIBS = report diff
 # The progress bar and colour choice, on pipes, memory streams and a pty.
 TEST_SUITES += test_report_progress
 test_report_progress_LIBS = report
@@ -13,10 +14,12 @@ test_report_progress_LIBS = report
 E2E_TESTS += tests/e2e/report.sh tests/e2e/report-browser.sh
 
 # The JSON result reader's libFuzzer target (tests/fuzz/fuzz_report_json.c),
-# seeded with the saved results of testdata/report/.
+# seeded with the saved results of testdata/report/; it needs of diff only
+# the result model (diff/model.c).
 FUZZERS += fuzz_report_json
-$(BUILD)/fuzz/fuzz_report_json: tests/fuzz/fuzz_report_json.c $(report_SRCS) report/report.h
+$(BUILD)/fuzz/fuzz_report_json: tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c \
+  report/report.h diff/diff.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
-	  tests/fuzz/fuzz_report_json.c $(report_SRCS) -lm
+	  tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c -lm
 $(eval $(call fuzz_run,fuzz_report_json,testdata/report/*.json))

@@ -1,4 +1,4 @@
-/* report/common.c: names, number formats, sparklines and UTF-8 helpers shared by the renderers. */
+/* report/common.c: number formats, sparklines and UTF-8 helpers shared by the renderers. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -6,83 +6,7 @@
 
 #include "report/common.h"
 
-static const char *const verdict_names[] = {
-    [DIFF_VERDICT_INSUFFICIENT] = "insufficient", [DIFF_VERDICT_STEADY] = "steady",
-    [DIFF_VERDICT_SHRINKING] = "shrinking",       [DIFF_VERDICT_GROWING] = "growing",
-    [DIFF_VERDICT_NEW] = "new",                   [DIFF_VERDICT_WORSE] = "worse"};
-static const char *const mode_names[] = {
-    [DIFF_MODE_TREND] = "trend", [DIFF_MODE_RANGE] = "range", [DIFF_MODE_BASE] = "base"};
-static const char *const kind_names[] = {
-    [DIFF_SITE_INTERNAL] = "internal", [DIFF_SITE_LUA] = "lua", [DIFF_SITE_TRACE] = "trace",
-    [DIFF_SITE_C] = "c"};
-
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-static int name_lookup(const char *const *names, size_t count, const char *name)
-{
-  for (size_t i = 0; i < count; i++)
-    if (!strcmp(names[i], name))
-      return (int)i;
-  return -1;
-}
-
-const char *report_verdict_name(enum diff_verdict verdict)
-{
-  return (unsigned)verdict < COUNT_OF(verdict_names) ? verdict_names[verdict] : "unknown";
-}
-
-int report_verdict_parse(const char *name, enum diff_verdict *verdict)
-{
-  int i = name_lookup(verdict_names, COUNT_OF(verdict_names), name);
-  if (i < 0)
-    return -1;
-  *verdict = (enum diff_verdict)i;
-  return 0;
-}
-
-const char *report_mode_name(enum diff_mode mode)
-{
-  return (unsigned)mode < COUNT_OF(mode_names) ? mode_names[mode] : "unknown";
-}
-
-int report_mode_parse(const char *name, enum diff_mode *mode)
-{
-  int i = name_lookup(mode_names, COUNT_OF(mode_names), name);
-  if (i < 0)
-    return -1;
-  *mode = (enum diff_mode)i;
-  return 0;
-}
-
-const char *report_kind_name(enum diff_site_kind kind)
-{
-  return (unsigned)kind < COUNT_OF(kind_names) ? kind_names[kind] : "unknown";
-}
-
-int report_kind_parse(const char *name, enum diff_site_kind *kind)
-{
-  int i = name_lookup(kind_names, COUNT_OF(kind_names), name);
-  if (i < 0)
-    return -1;
-  *kind = (enum diff_site_kind)i;
-  return 0;
-}
-
-int report_site_flagged(const struct diff_result *result, const struct diff_site *site)
-{
-  if (result->mode == DIFF_MODE_BASE)
-    return site->verdict == DIFF_VERDICT_NEW || site->verdict == DIFF_VERDICT_WORSE;
-  return site->verdict == DIFF_VERDICT_GROWING || site->verdict == DIFF_VERDICT_NEW ||
-         site->verdict == DIFF_VERDICT_WORSE;
-}
-
-size_t report_flagged_count(const struct diff_result *result)
-{
-  size_t flagged = 0;
-  for (size_t i = 0; i < result->site_count; i++)
-    flagged += report_site_flagged(result, &result->sites[i]) != 0;
-  return flagged;
-}
 
 void report_format_bytes(char *buffer, size_t size, double bytes, int sign)
 {

@@ -8,17 +8,6 @@
 #include "diff/diff.h"
 #include "report/report.h"
 
-/* Names as they appear in every format (and in the JSON schema). */
-const char *report_verdict_name(enum diff_verdict verdict);
-int report_verdict_parse(const char *name, enum diff_verdict *verdict);
-const char *report_mode_name(enum diff_mode mode);
-int report_mode_parse(const char *name, enum diff_mode *mode);
-const char *report_kind_name(enum diff_site_kind kind);
-int report_kind_parse(const char *name, enum diff_site_kind *kind);
-
-/* Whether site fails the run in result's mode. */
-int report_site_flagged(const struct diff_result *result, const struct diff_site *site);
-
 /* "13.4 KiB", "512 B"; with sign, "+1.2 KiB" / "-3 B" / "0 B". */
 void report_format_bytes(char *buffer, size_t size, double bytes, int sign);
 /* "1h 02m", "1m 50s", "12.5s", "0.250s". */

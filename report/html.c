@@ -141,7 +141,7 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
   size_t new_count = 0, worse_count = 0;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *s = &r->sites[i];
-    if (!report_site_flagged(r, s))
+    if (!diff_site_flagged(r->mode, s))
       continue;
     per_segment += s->growth_bytes_per_segment;
     per_second += s->growth_bytes_per_second;
@@ -584,7 +584,7 @@ static void cell_verdict(FILE *out, enum diff_verdict v)
 {
   fprintf(out, "<td class=\"vd\" data-v=\"%d\"><span class=\"badge %s\">%s</span></td>",
           verdict_rank(v),
-          report_verdict_name(v), report_verdict_name(v));
+          diff_verdict_name(v), diff_verdict_name(v));
 }
 
 /* A site's name; with folded_source, its source excerpt folded under it. */
@@ -595,14 +595,14 @@ static void put_site_cell(FILE *out, const struct report_options *options,
   if (folded_source) {
     fputs("<details><summary><code>", out);
     html_put(out, s->name);
-    fprintf(out, "</code><span class=\"kind\">%s</span></summary>", report_kind_name(s->kind));
+    fprintf(out, "</code><span class=\"kind\">%s</span></summary>", diff_site_kind_name(s->kind));
     if (!put_source(out, options, s))
       fputs("<p class=\"kind\">source not readable</p>", out);
     fputs("</details>", out);
   } else {
     fputs("<code>", out);
     html_put(out, s->name);
-    fprintf(out, "</code><span class=\"kind\">%s</span>", report_kind_name(s->kind));
+    fprintf(out, "</code><span class=\"kind\">%s</span>", diff_site_kind_name(s->kind));
   }
   fputs("</td>", out);
 }
@@ -644,7 +644,7 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
   size_t with_sources = 0;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *s = &r->sites[i];
-    int flagged = report_site_flagged(r, s);
+    int flagged = diff_site_flagged(r->mode, s);
     int with_source = with_sources < SOURCE_MAX_SITES && source_readable(options, s);
     with_sources += with_source != 0;
     /* One tbody per site: its row and, for a flagged one, its source below
@@ -702,7 +702,7 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
 int report_render_html(const struct diff_result *r, const struct report_options *options,
                        FILE *out, char *error, size_t error_size)
 {
-  size_t flagged = report_flagged_count(r);
+  size_t flagged = diff_result_flagged_count(r);
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", out);
   /* Nothing may be fetched: the page is read offline, from a mail attachment. */
   fputs("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -730,7 +730,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
   fprintf(out, "<footer>ljleak %s report. Growth is the Theil-Sen slope of live bytes over "
                "the boundaries; p is the one-sided Mann-Kendall p-value of an upward "
                "trend.</footer>\n",
-          report_mode_name(r->mode));
+          diff_mode_name(r->mode));
   fputs("</main>\n", out);
   fputs(page_script, out);
   fputs("</body>\n</html>\n", out);

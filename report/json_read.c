@@ -258,7 +258,7 @@ static int read_enum_member(struct json_reader *r, const struct json_value *obje
 static int parse_verdict(const char *name, int *out)
 {
   enum diff_verdict verdict;
-  if (report_verdict_parse(name, &verdict) < 0)
+  if (diff_verdict_parse(name, &verdict) < 0)
     return -1;
   *out = (int)verdict;
   return 0;
@@ -267,7 +267,7 @@ static int parse_verdict(const char *name, int *out)
 static int parse_kind(const char *name, int *out)
 {
   enum diff_site_kind kind;
-  if (report_kind_parse(name, &kind) < 0)
+  if (diff_site_kind_parse(name, &kind) < 0)
     return -1;
   *out = (int)kind;
   return 0;
@@ -348,7 +348,7 @@ static int read_result(struct json_reader *r, const struct json_value *root,
                        version);
   if (member(r, root, "mode", 1, &m) < 0)
     return -1;
-  if (m->type != JSON_STRING || report_mode_parse(m->text, &result->mode) < 0)
+  if (m->type != JSON_STRING || diff_mode_parse(m->text, &result->mode) < 0)
     return reader_fail(r, m, "mode must be one of \"trend\", \"range\", \"base\"");
   if ((m = json_object_get(root, "options")) && read_options(r, m, &result->options) < 0)
     return -1;
@@ -375,8 +375,9 @@ static int read_result(struct json_reader *r, const struct json_value *root,
     if (read_site(r, &m->items[i], &result->sites[i]) < 0)
       return -1;
   }
+  /* A saved count stays as written (ljleak report exits by it); else it is counted. */
   if (!json_object_get(root, "flagged"))
-    result->flagged = report_flagged_count(result);
+    result->flagged = diff_result_flagged_count(result);
   return 0;
 }
 
@@ -395,7 +396,7 @@ int report_read_json_text(const char *name, const char *text, size_t length,
   int status = read_result(&r, &root, result);
   json_free(&root);
   if (status < 0)
-    report_result_free(result);
+    diff_result_free(result);
   return status;
 }
 
@@ -438,35 +439,4 @@ int report_read_json(const char *path, struct diff_result *result, char *error,
   int status = report_read_json_text(name, text, length, result, error, error_size);
   free(text);
   return status;
-}
-
-static void free_capture(struct diff_capture *c)
-{
-  free(c->path);
-  free(c->command);
-  free(c->host);
-  free(c->luajit_version);
-  free(c->boundary_times);
-  free(c->gc_cycles);
-  free(c->heap_bytes);
-}
-
-void report_result_free(struct diff_result *result)
-{
-  if (!result)
-    return;
-  for (size_t i = 0; i < result->site_count; i++) {
-    struct diff_site *s = &result->sites[i];
-    free(s->name);
-    free(s->source_file);
-    free(s->live_bytes);
-    free(s->live_blocks);
-    free(s->alloc_bytes);
-    free(s->free_bytes);
-    free(s->base_live_bytes);
-  }
-  free(result->sites);
-  free_capture(&result->capture);
-  free_capture(&result->base);
-  memset(result, 0, sizeof *result);
 }

@@ -206,10 +206,10 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   put_string(w, "name", s->name);
   writer_key(w, "id");
   fprintf(w->out, "\"%016" PRIx64 "\"", s->id);
-  put_string(w, "kind", report_kind_name(s->kind));
+  put_string(w, "kind", diff_site_kind_name(s->kind));
   put_string(w, "source_file", s->source_file);
   put_uint(w, "source_line", s->source_line);
-  put_string(w, "verdict", report_verdict_name(s->verdict));
+  put_string(w, "verdict", diff_verdict_name(s->verdict));
   put_uint_array(w, "series", s->live_bytes, s->count);
   put_uint_array(w, "live_blocks", s->live_blocks, s->count);
   put_uint_array(w, "alloc_bytes", s->alloc_bytes, s->count);
@@ -220,7 +220,7 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   put_double(w, "growth_bytes_per_second", s->growth_bytes_per_second);
   put_double(w, "trend_statistic", s->trend_statistic);
   put_double(w, "trend_p_value", s->trend_p_value);
-  put_string(w, "base_verdict", report_verdict_name(s->base_verdict));
+  put_string(w, "base_verdict", diff_verdict_name(s->base_verdict));
   put_uint_array(w, "base_series", s->base_live_bytes, s->base_count);
   put_double(w, "base_growth_bytes_per_segment", s->base_growth_bytes_per_segment);
   writer_key(w, "range_delta_bytes");
@@ -236,7 +236,7 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   struct json_writer w = {out, 0, 1};
   writer_open(&w, '{');
   put_uint(&w, "ljleak_result", 1);
-  put_string(&w, "mode", report_mode_name(result->mode));
+  put_string(&w, "mode", diff_mode_name(result->mode));
   put_options(&w, &result->options);
   put_capture(&w, "capture", &result->capture);
   if (result->mode == DIFF_MODE_BASE)

@@ -40,14 +40,14 @@ static void put_reason(FILE *out, const struct diff_result *r, const struct diff
   report_format_p_value(p, sizeof p, site->trend_p_value);
   report_format_bytes(first, sizeof first, (double)report_first_live(site), 0);
   report_format_bytes(last, sizeof last, (double)report_last_live(site), 0);
-  fprintf(out, "%s: %s per segment", report_verdict_name(site->verdict), rate);
+  fprintf(out, "%s: %s per segment", diff_verdict_name(site->verdict), rate);
   if (site->growth_bytes_per_second != 0)
     fprintf(out, " (%s/s)", rate_s);
   fprintf(out, ", p=%s, live %s -&gt; %s", p, first, last);
   if (r->mode == DIFF_MODE_BASE) {
     char base[48];
     report_format_bytes(base, sizeof base, site->base_growth_bytes_per_segment, 1);
-    fprintf(out, "; base %s, %s per segment", report_verdict_name(site->base_verdict), base);
+    fprintf(out, "; base %s, %s per segment", diff_verdict_name(site->base_verdict), base);
   }
   if (r->mode == DIFF_MODE_RANGE) {
     char delta[48];
@@ -61,8 +61,8 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
 {
   (void)error;
   (void)error_size;
-  const char *mode = report_mode_name(r->mode);
-  size_t flagged = report_flagged_count(r);
+  const char *mode = diff_mode_name(r->mode);
+  size_t flagged = diff_result_flagged_count(r);
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
   fprintf(out, "<testsuites name=\"ljleak\" tests=\"%zu\" failures=\"%zu\">\n", r->site_count,
           flagged);
@@ -91,11 +91,11 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
     fputs("    <testcase name=\"", out);
     put_xml(out, site->name);
     fprintf(out, "\" classname=\"ljleak.%s\"", mode);
-    if (!report_site_flagged(r, site)) {
+    if (!diff_site_flagged(r->mode, site)) {
       fputs("/>\n", out);
       continue;
     }
-    fprintf(out, ">\n      <failure type=\"%s\" message=\"", report_verdict_name(site->verdict));
+    fprintf(out, ">\n      <failure type=\"%s\" message=\"", diff_verdict_name(site->verdict));
     put_reason(out, r, site);
     fputs("\">", out);
     put_xml(out, site->name);

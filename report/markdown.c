@@ -43,10 +43,10 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
 {
   (void)error;
   (void)error_size;
-  size_t flagged = report_flagged_count(r);
+  size_t flagged = diff_result_flagged_count(r);
   double per_segment = 0;
   for (size_t i = 0; i < r->site_count; i++)
-    if (report_site_flagged(r, &r->sites[i]))
+    if (diff_site_flagged(r->mode, &r->sites[i]))
       per_segment += r->sites[i].growth_bytes_per_segment;
 
   fputs("### ljleak: ", out);
@@ -88,7 +88,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
   size_t rows = 0;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
-    if (!report_site_flagged(r, site))
+    if (!diff_site_flagged(r->mode, site))
       continue;
     if (rows++ == MARKDOWN_MAX_ROWS) {
       fprintf(out, "\n… and %zu more flagged sites.\n", flagged - MARKDOWN_MAX_ROWS);
@@ -96,7 +96,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     }
     fputs("| ", out);
     put_escaped(out, site->name);
-    fprintf(out, " | %s | ", report_verdict_name(site->verdict));
+    fprintf(out, " | %s | ", diff_verdict_name(site->verdict));
     put_bytes(out, site->growth_bytes_per_segment, 1);
     fputs(" | ", out);
     put_bytes(out, (double)report_first_live(site), 0);

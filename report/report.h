@@ -27,8 +27,10 @@ int report_render(const struct diff_result *result, enum report_format format,
                   const struct report_options *options, FILE *out,
                   char *error, size_t error_size);
 
-/* Rebuilds a result from JSON written by report_render (REPORT_FORMAT_JSON).
- * Returns 0, or -1 with "FILE: byte N: what is wrong" in error. */
+/* Rebuilds a result from JSON written by report_render (REPORT_FORMAT_JSON);
+ * diff_result_free frees it. result->flagged is the JSON's "flagged" when
+ * it has one, else diff_result_flagged_count. Returns 0, or -1 with
+ * "FILE: byte N: what is wrong" in error. */
 int report_read_json(const char *path, struct diff_result *result,
                      char *error, size_t error_size);
 
@@ -44,17 +46,9 @@ void report_progress_free(struct report_progress *progress);
  * NO_COLOR environment variable is unset or empty. */
 int report_color_wanted(FILE *out);
 
-/* The number of sites whose verdict fails the run: growing (trend and range
- * mode), new or worse (base mode). */
-size_t report_flagged_count(const struct diff_result *result);
-
 /* As report_read_json, from text in memory; name is used in error messages. */
 int report_read_json_text(const char *name, const char *text, size_t length,
                           struct diff_result *result, char *error, size_t error_size);
-
-/* Frees what report_read_json allocated (every string and array of the
- * model, as diff_result_free does) and zeroes result; NULL is fine. */
-void report_result_free(struct diff_result *result);
 
 /* The bar's text for done of total, width cells wide, into buffer (always
  * terminated); the bar's drawing uses it. Returns the length written. */

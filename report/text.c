@@ -149,7 +149,7 @@ static void put_verdict(FILE *out, const struct diff_result *r, const struct tex
   int64_t delta = 0;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
-    if (!report_site_flagged(r, site))
+    if (!diff_site_flagged(r->mode, site))
       continue;
     flagged++;
     new_count += site->verdict == DIFF_VERDICT_NEW;
@@ -226,7 +226,7 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
       fprintf(out, "  site%s\n", style_off(s));
     }
     if (base)
-      fprintf(out, "%s%-8s%s", style_on(s, RED), report_verdict_name(site->verdict),
+      fprintf(out, "%s%-8s%s", style_on(s, RED), diff_verdict_name(site->verdict),
               style_off(s));
     if (range)
       put_bytes(out, 12, (double)site->range_delta_bytes, 1, "");
@@ -265,13 +265,13 @@ static void put_list(FILE *out, const struct diff_result *r, const struct text_s
 {
   size_t total = 0, shown = 0;
   for (size_t i = 0; i < r->site_count; i++)
-    total += r->sites[i].verdict == verdict && !report_site_flagged(r, &r->sites[i]);
+    total += r->sites[i].verdict == verdict && !diff_site_flagged(r->mode, &r->sites[i]);
   if (!total)
     return;
   fprintf(out, "%s%s (%zu): ", style_on(s, DIM), title, total);
   for (size_t i = 0; i < r->site_count && shown < LIST_NAMES; i++) {
     const struct diff_site *site = &r->sites[i];
-    if (site->verdict != verdict || report_site_flagged(r, site))
+    if (site->verdict != verdict || diff_site_flagged(r->mode, site))
       continue;
     fputs(shown++ ? ", " : "", out);
     put_name(out, site->name);
@@ -283,12 +283,12 @@ static void put_list(FILE *out, const struct diff_result *r, const struct text_s
 
 static int pick_flagged(const struct diff_result *r, const struct diff_site *site)
 {
-  return report_site_flagged(r, site);
+  return diff_site_flagged(r->mode, site);
 }
 
 static int pick_growing_in_both(const struct diff_result *r, const struct diff_site *site)
 {
-  return site->verdict == DIFF_VERDICT_GROWING && !report_site_flagged(r, site);
+  return site->verdict == DIFF_VERDICT_GROWING && !diff_site_flagged(r->mode, site);
 }
 
 int report_render_text(const struct diff_result *r, const struct report_options *options,

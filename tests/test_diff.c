@@ -782,6 +782,101 @@ START_TEST(test_parallel_reading_stops_at_a_corrupt_segment_in_the_middle)
 }
 END_TEST
 
+/* ---- The result model -------------------------------------------------------- */
+
+START_TEST(test_flagged_is_new_or_worse_in_every_mode_and_growing_outside_base)
+{
+  /* Columns: trend, range, base. */
+  static const struct {
+    enum diff_verdict verdict;
+    int flagged[3];
+  } table[] = {
+      {DIFF_VERDICT_INSUFFICIENT, {0, 0, 0}}, {DIFF_VERDICT_STEADY, {0, 0, 0}},
+      {DIFF_VERDICT_SHRINKING, {0, 0, 0}},    {DIFF_VERDICT_GROWING, {1, 1, 0}},
+      {DIFF_VERDICT_NEW, {1, 1, 1}},          {DIFF_VERDICT_WORSE, {1, 1, 1}}};
+  static const enum diff_mode modes[3] = {DIFF_MODE_TREND, DIFF_MODE_RANGE, DIFF_MODE_BASE};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    for (size_t m = 0; m < 3; m++) {
+      struct diff_site site = {.verdict = table[i].verdict};
+      ck_assert_msg(diff_site_flagged(modes[m], &site) == table[i].flagged[m], "%s in %s",
+                    diff_verdict_name(table[i].verdict), diff_mode_name(modes[m]));
+    }
+}
+END_TEST
+
+START_TEST(test_flagged_count_counts_the_sites_flagged_in_the_results_mode)
+{
+  struct diff_site sites[4] = {{.verdict = DIFF_VERDICT_GROWING}, {.verdict = DIFF_VERDICT_NEW},
+                               {.verdict = DIFF_VERDICT_STEADY}, {.verdict = DIFF_VERDICT_WORSE}};
+  struct diff_result result = {.mode = DIFF_MODE_TREND, .site_count = 4, .sites = sites};
+  ck_assert_uint_eq(diff_result_flagged_count(&result), 3);
+  result.mode = DIFF_MODE_BASE;
+  ck_assert_uint_eq(diff_result_flagged_count(&result), 2);
+  result.site_count = 0;
+  ck_assert_uint_eq(diff_result_flagged_count(&result), 0);
+}
+END_TEST
+
+START_TEST(test_model_names_parse_back_and_unknown_values_are_refused)
+{
+  for (int v = DIFF_VERDICT_INSUFFICIENT; v <= DIFF_VERDICT_WORSE; v++) {
+    enum diff_verdict back = DIFF_VERDICT_STEADY;
+    ck_assert_int_eq(diff_verdict_parse(diff_verdict_name((enum diff_verdict)v), &back), 0);
+    ck_assert_int_eq(back, v);
+  }
+  for (int m = DIFF_MODE_TREND; m <= DIFF_MODE_BASE; m++) {
+    enum diff_mode back = DIFF_MODE_TREND;
+    ck_assert_int_eq(diff_mode_parse(diff_mode_name((enum diff_mode)m), &back), 0);
+    ck_assert_int_eq(back, m);
+  }
+  for (int k = DIFF_SITE_INTERNAL; k <= DIFF_SITE_C; k++) {
+    enum diff_site_kind back = DIFF_SITE_LUA;
+    ck_assert_int_eq(diff_site_kind_parse(diff_site_kind_name((enum diff_site_kind)k), &back), 0);
+    ck_assert_int_eq(back, k);
+  }
+  ck_assert_str_eq(diff_mode_name(DIFF_MODE_RANGE), "range");
+  ck_assert_str_eq(diff_site_kind_name(DIFF_SITE_TRACE), "trace");
+  ck_assert_str_eq(diff_verdict_name((enum diff_verdict)99), "unknown");
+  ck_assert_str_eq(diff_mode_name((enum diff_mode)99), "unknown");
+  enum diff_verdict verdict = DIFF_VERDICT_STEADY;
+  ck_assert_int_eq(diff_verdict_parse("Growing", &verdict), -1);
+  ck_assert_int_eq(diff_verdict_parse("unknown", &verdict), -1);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
+  enum diff_mode mode = DIFF_MODE_BASE;
+  ck_assert_int_eq(diff_mode_parse("", &mode), -1);
+  ck_assert_int_eq(mode, DIFF_MODE_BASE);
+  enum diff_site_kind kind = DIFF_SITE_C;
+  ck_assert_int_eq(diff_site_kind_parse("C", &kind), -1);
+  ck_assert_int_eq(kind, DIFF_SITE_C);
+}
+END_TEST
+
+START_TEST(test_result_free_releases_everything_and_zeroes_the_result)
+{
+  struct diff_result result;
+  memset(&result, 0, sizeof result);
+  result.mode = DIFF_MODE_BASE;
+  result.capture.path = strdup("cap");
+  result.capture.boundary_times = calloc(2, sizeof(double));
+  result.base.host = strdup("host");
+  result.site_count = 1;
+  result.sites = calloc(1, sizeof *result.sites);
+  ck_assert_ptr_nonnull(result.sites);
+  result.sites[0].name = strdup("@a.lua:1");
+  result.sites[0].live_bytes = calloc(3, sizeof(uint64_t));
+  result.sites[0].base_live_bytes = calloc(3, sizeof(uint64_t));
+  result.flagged = 1;
+  diff_result_free(&result);  /* valgrind and ASan check that nothing is left */
+  ck_assert_ptr_null(result.sites);
+  ck_assert_ptr_null(result.capture.path);
+  ck_assert_ptr_null(result.base.host);
+  ck_assert_uint_eq(result.site_count, 0);
+  ck_assert_uint_eq(result.flagged, 0);
+  diff_result_free(&result);  /* twice is harmless */
+  diff_result_free(NULL);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("diff");
@@ -808,5 +903,11 @@ int main(void)
   tcase_add_test(tc, test_blocks_of_4_gib_and_more_keep_their_exact_sizes);
   tcase_add_test(tc, test_parallel_reading_stops_at_a_corrupt_segment_in_the_middle);
   suite_add_tcase(s, tc);
+  TCase *model = tcase_create("model");
+  tcase_add_test(model, test_flagged_is_new_or_worse_in_every_mode_and_growing_outside_base);
+  tcase_add_test(model, test_flagged_count_counts_the_sites_flagged_in_the_results_mode);
+  tcase_add_test(model, test_model_names_parse_back_and_unknown_values_are_refused);
+  tcase_add_test(model, test_result_free_releases_everything_and_zeroes_the_result);
+  suite_add_tcase(s, model);
   return check_run(s);
 }

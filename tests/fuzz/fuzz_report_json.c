@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     abort();  /* and render to the same bytes */
   free(json);
   free(json_again);
-  report_result_free(&again);
-  report_result_free(&result);
+  diff_result_free(&again);
+  diff_result_free(&result);
   return 0;
 }
