@@ -3,9 +3,10 @@
 # against the private headers of the installed LuaJIT: fetched with
 # `apt-get source` (collector/luajit-src.sh) into $(BUILD)/luajit-src, or taken
 # from LUAJIT_SRC=DIR (an unpacked LuaJIT source tree).
-collector_SRCS := collector/addr_map.c collector/attrib.c collector/capture.c \
+collector_SRCS := collector/addr_map.c collector/attrib.c collector/boundary.c \
+  collector/capture.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
-  collector/stub.c
+  collector/segments.c collector/stub.c collector/symbols.c
 
 ifeq ($(LUAJIT_SRC),)
 LUAJIT_SRC_DIR = $(BUILD)/luajit-src
@@ -49,6 +50,8 @@ TEST_SUITES += test_collector
 test_collector_LIBS = format
 $(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)
 E2E_TESTS += tests/e2e/collector.sh
+# what collector.so and ljleak export (nm -D)
+E2E_TESTS += tests/e2e/symbols.sh
 # the C API, in this test program as in an embedding host
 TEST_SUITES += test_collector_api
 test_collector_api_LIBS = collector format

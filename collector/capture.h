@@ -1,13 +1,180 @@
-/* collector/capture.h: internal entry points of the capture engine shared by the module and the runner. */
+/* collector/capture.h: the state of the one capture a process runs, shared by the collector's files. */
 #ifndef LJLEAK_COLLECTOR_CAPTURE_H
 #define LJLEAK_COLLECTOR_CAPTURE_H
 
+#include <limits.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
 
-struct lua_State;
+#include "collector/addr_map.h"
+#include "collector/lj_private.h"
+#include "collector/ljleak_collector.h"
+#include "collector/seg_out.h"
+#include "format/encode.h"
+#include "format/memprof.h"
 
-/* Checks the layout of L's VM (from a C context, not inside a Lua call is
- * fine too) and installs the pass-through allocator hook. 0 or -1 with err. */
-int capture_attach(struct lua_State *L, char *err, size_t err_size);
+#define CAPTURE_BUFFER_SIZE (64 * 1024)   /* stream bytes buffered before a write */
+#define CAPTURE_ZBUFFER_SIZE (64 * 1024)  /* deflate output per write */
+#define CAPTURE_MAP_SIZE (CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE)
+#define CAPTURE_FLUSH_NS 100000000ull     /* flush at least this often while events come */
+#define CAPTURE_TICK_BYTES 1024           /* full capture: stream bytes between clock readings */
+/* writer.used above it: no room for an event (the writer's capacity is
+ * CAPTURE_BUFFER_SIZE), flush first. */
+#define CAPTURE_QUICK_ROOM (CAPTURE_BUFFER_SIZE - MEMPROF_ENCODE_EVENT_MAX)
+
+/* capture.hold with only segment_open set: the byte after busy. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOLD_NONE 0x00010000u
+#else
+#define HOLD_NONE 0x00000100u
+#endif
+
+enum capture_stop_reason {
+  REASON_NONE,
+  REASON_STOP,
+  REASON_DURATION,
+  REASON_SIGNAL,
+  REASON_MAX_TOTAL,
+  REASON_WRITE_ERROR,
+  REASON_EXIT
+};
+
+/* Everything about the one capture a process can run; one VM is hooked.
+ * What the hook tiers may read and write of it, and the invariants of
+ * hold, quick_until, tick_at and the GC-phase word, are in hook.h. */
+struct capture {
+  /* What the hook's fast path reads, in the first cache line. */
+  global_State *g;              /* the hooked VM */
+  void *gg;                     /* GG_State: lua_close frees it last */
+  lua_Alloc orig_allocf;
+  int sampling;                 /* active with --sample: the hook's fast path is on */
+  int direct_hook;              /* sampling through the stub (stub.h) */
+  volatile sig_atomic_t fast_phase; /* what the fast paths compare the GC phase word with */
+  int last_gc_phase;            /* capture_gc_phase() when last seen */
+  union {                       /* the quick paths' one test (hook.h) */
+    struct {
+      uint8_t busy;             /* re-entrancy guard */
+      uint8_t segment_open;
+      uint8_t pending_stop;     /* an enum capture_stop_reason: a stop is due */
+      uint8_t hold_zero;
+    };
+    uint32_t hold;
+  };
+  uint64_t quick_until;         /* writer.bytes_written up to which the quick paths may write */
+  int64_t countdown;            /* sampling: bytes until the next sampled allocation */
+  uint64_t allocated;           /* status: bytes allocated while capturing */
+  int pdep;                     /* encode with pdep (memprof_cpu_fast_pext) */
+
+  void *orig_ud;
+  int hooked;
+  int layout_ok;                /* the layout check passed for g */
+  char luajit_version[64];
+  int signo;                    /* start/stop signal, 0 if none */
+  int atexit_registered;
+
+  /* The running capture. */
+  int active;
+  struct ljleak_collector_options opt;
+  char dir[PATH_MAX];
+  char command[4096];
+  int index_fd;
+  uint8_t *buffer;              /* CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, mmap'd */
+  struct memprof_writer writer;
+  struct seg_out out;
+  char segment_name[64];
+  uint64_t seq;
+  double segment_start_wall;
+  uint64_t segment_start_ns;
+  uint64_t segment_events;
+  uint64_t cycle_start_events;  /* segment events before the last GC cycle started */
+  uint64_t gc_cycles;
+  int boundary_due;
+  unsigned gc_flips;            /* atomic phases seen (white flips) of cycles not yet counted */
+  int force_armed;              /* force_gc: the VM's stepmul is ours until the boundary */
+  MSize saved_stepmul;
+  uint64_t force_until;         /* force_gc: gc_cycles at which the boundary may be cut */
+  uint64_t start_ns, last_flush_ns;
+  uint64_t tick_at;             /* writer.bytes_written at which the timers run next */
+  uint64_t disk_done;           /* file bytes of finished segments */
+  uint64_t last_heap;
+
+  /* Sampling. */
+  uint64_t rng;
+  struct addr_map sampled;
+
+  /* Symbols already emitted in this segment. */
+  struct addr_map sym_lua, sym_trace, sym_c;
+  const GCproto *last_proto;
+  uint64_t last_proto_fp;
+  uint64_t last_trace, last_trace_fp;
+
+  /* Status. */
+  uint64_t segments, events, stream_done;  /* events: of the segments ended */
+  char error[512];
+  char last_dir[PATH_MAX];
+};
+
+/* The quick paths test busy, segment_open, pending_stop and a zero byte as
+ * one 32-bit word against HOLD_NONE. */
+_Static_assert(sizeof(((struct capture *)0)->hold) == 4 &&
+                 offsetof(struct capture, busy) == offsetof(struct capture, hold) &&
+                 offsetof(struct capture, segment_open) == offsetof(struct capture, hold) + 1 &&
+                 offsetof(struct capture, pending_stop) == offsetof(struct capture, hold) + 2 &&
+                 offsetof(struct capture, hold_zero) == offsetof(struct capture, hold) + 3,
+               "hold is busy, segment_open, pending_stop and hold_zero, one byte each, in order");
+
+/* The one capture: the allocator hook gets no context, so this is the
+ * collector's per-process state. */
+extern struct capture capture_state __attribute__((visibility("hidden")));
+/* Set by the start/stop signal's handler; read by the slow path. */
+extern volatile sig_atomic_t capture_signal_pending __attribute__((visibility("hidden")));
+
+/* The GC state and current white in one number (the two bytes as they lie
+ * in memory, one load): a cycle flips the white in its atomic phase, so a
+ * cycle that runs whole between two events (one GC step can run one) still
+ * shows. */
+_Static_assert(offsetof(GCState, state) == offsetof(GCState, currentwhite) + 1,
+               "capture_gc_phase reads GCState.currentwhite and state as one 16-bit word");
+static inline int capture_gc_phase(const global_State *g)
+{
+  uint16_t word;
+  memcpy(&word, &g->gc.currentwhite, sizeof word);
+  return word;
+}
+
+static inline uint64_t capture_mono_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline double capture_wall_time(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Copies src into dst (size bytes), cutting it if needed. */
+void capture_copy_text(char *dst, size_t size, const char *src);
+
+/* Formats an error message into err (which may be NULL). */
+void capture_set_error(char *err, size_t size, const char *fmt, const char *a, const char *b);
+
+/* Ends the running capture: the last segment and the stop line, then the
+ * hook is released unless the VM is closing. */
+void capture_stop(struct capture *c, enum capture_stop_reason reason);
+
+/* Starts a capture of the hooked VM with opt. 0, or -1 with err. */
+int capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,
+                  size_t err_size);
+
+/* The hook the VM calls while no sampled capture runs (hook_main), or while
+ * sampling (the stub or hook_sampled): whether f is one of them. */
+int capture_hook_ours(lua_Alloc f);
 
 #endif

@@ -7,6 +7,15 @@
 
 struct lua_State;
 
+/* What the collector exports: it is built with -fvisibility=hidden, since it
+ * is loaded into other people's processes, and this header is its whole
+ * interface. */
+#if defined(__GNUC__)
+#define LJLEAK_API __attribute__((visibility("default")))
+#else
+#define LJLEAK_API
+#endif
+
 /* What to capture and where. ljleak_collector_options_init fills the
  * defaults and then the LJLEAK_* environment variables; set fields after it. */
 struct ljleak_collector_options {
@@ -41,40 +50,41 @@ struct ljleak_collector_status {
 /* Defaults, then LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,
  * LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION,
  * LJLEAK_FORCE_GC, LJLEAK_C_HOOK. The strings point into the environment. */
-void ljleak_collector_options_init(struct ljleak_collector_options *options);
+LJLEAK_API void ljleak_collector_options_init(struct ljleak_collector_options *options);
 
 /* Starts a capture of L's VM. Must be called while no Lua code of that VM
  * runs in another thread. Checks the private-structure layout first and
  * refuses if it does not match the running LuaJIT. Returns 0, or -1 with a
  * message in err. One capture per process at a time. */
-int ljleak_collector_start(struct lua_State *L, const struct ljleak_collector_options *options,
-                           char *err, size_t err_size);
+LJLEAK_API int ljleak_collector_start(struct lua_State *L,
+                                      const struct ljleak_collector_options *options, char *err,
+                                      size_t err_size);
 
 /* Stops the capture (index reason "stop"); returns 0, or -1 with a message. */
-int ljleak_collector_stop(struct lua_State *L, char *err, size_t err_size);
+LJLEAK_API int ljleak_collector_stop(struct lua_State *L, char *err, size_t err_size);
 
 /* Stops the capture as the program ends (index reason "exit"): a host calls
  * it before lua_close, so that the last segment holds the program's own work
  * and not the teardown. Returns 0, or -1 if the capture had met an error
  * (then err holds it) or none was running. */
-int ljleak_collector_exit(struct lua_State *L, char *err, size_t err_size);
+LJLEAK_API int ljleak_collector_exit(struct lua_State *L, char *err, size_t err_size);
 
-void ljleak_collector_status(struct ljleak_collector_status *status);
+LJLEAK_API void ljleak_collector_status(struct ljleak_collector_status *status);
 
 /* Installs the start/stop signal (a name like "USR2" or a number; "none"
  * or "" installs nothing) for L's VM; the handler only sets a flag. Returns
  * 0 or -1 with a message. */
-int ljleak_collector_install_signal(struct lua_State *L, const char *signal_spec,
-                                    char *err, size_t err_size);
+LJLEAK_API int ljleak_collector_install_signal(struct lua_State *L, const char *signal_spec,
+                                               char *err, size_t err_size);
 
 /* Option values in the syntax of the LJLEAK_* variables and the Lua
  * module's options, for hosts and front ends that take the same options:
  * a size is "123", "64k", "8M", "1g" (binary multiples, an optional B);
  * seconds are a non-negative decimal ("2.5"). 0, or -1 if text is not one. */
-int ljleak_collector_parse_size(const char *text, uint64_t *value);
-int ljleak_collector_parse_seconds(const char *text, double *value);
+LJLEAK_API int ljleak_collector_parse_size(const char *text, uint64_t *value);
+LJLEAK_API int ljleak_collector_parse_seconds(const char *text, double *value);
 
 /* The Lua module's entry point: require "ljleak.collector". */
-int luaopen_ljleak_collector(struct lua_State *L);
+LJLEAK_API int luaopen_ljleak_collector(struct lua_State *L);
 
 #endif

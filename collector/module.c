@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/capture.h"
 #include "collector/ljleak_collector.h"
 #include "collector/options.h"
 #include "lauxlib.h"

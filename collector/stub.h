@@ -15,6 +15,8 @@
 #define LJLEAK_COLLECTOR_STUB_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "lua.h"
 
@@ -35,6 +37,44 @@ struct stub_spec {
   size_t g_off;           /* pointer to the VM's global state */
   size_t phase_off;       /* uint16_t: the phase word, inside the global state */
 };
+
+/* The filter slot of a block: (ptr >> 4) mod STUB_FILTER_SIZE. */
+static inline size_t stub_filter_slot(const void *p)
+{
+  return (size_t)((uintptr_t)p >> 4) & (STUB_FILTER_SIZE - 1);
+}
+
+/* The fast path's decision in C: the C hook's fast tier (hook_sampled)
+ * runs it, the stub is its machine-code twin, and the tests drive both with
+ * the same calls. Passing means the call goes straight on to the
+ * allocator; otherwise it goes to the slow path, nothing changed.
+ *
+ * A free passes unless the filter marks its block's slot. */
+static inline __attribute__((always_inline)) int stub_free_passes(const unsigned char *filter,
+                                                                  const void *ptr)
+{
+  return __builtin_expect(filter[stub_filter_slot(ptr)] == 0, 1);
+}
+
+/* An allocation or reallocation passes, counted into countdown and
+ * allocated, while the GC phase word (phase) equals fast_phase, its old
+ * block, if any, is unmarked, and the countdown stays above zero. (Its own
+ * function so that the caller reads the phase only for allocations.) */
+static inline __attribute__((always_inline)) int stub_alloc_passes(
+    const unsigned char *filter, int64_t *countdown, uint64_t *allocated, int phase,
+    int fast_phase, const void *ptr, size_t nsize)
+{
+  if (__builtin_expect(phase == fast_phase, 1) &&
+      (ptr == NULL || filter[stub_filter_slot(ptr)] == 0)) {
+    int64_t left = *countdown - (int64_t)nsize;
+    if (__builtin_expect(left > 0, 1)) {
+      *countdown = left;
+      *allocated += nsize;
+      return 1;
+    }
+  }
+  return 0;
+}
 
 /* The stub for spec, made on first use; NULL if none can be made. */
 lua_Alloc stub_get(const struct stub_spec *spec);

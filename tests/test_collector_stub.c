@@ -242,6 +242,95 @@ START_TEST(test_stub_cache)
 }
 END_TEST
 
+/* The C fast tier as hook_sampled runs it, against the same fake state,
+ * with the same exits as the stub. */
+static void *c_fast_tier(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  if (nsize == 0 ? stub_free_passes(filter, ptr)
+                 : stub_alloc_passes(filter, &st.countdown, &st.allocated, g.phase, st.fast_phase,
+                                     ptr, nsize))
+    return fake_target(ud, ptr, osize, nsize);
+  return fake_slow(ud, ptr, osize, nsize);
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
+/* A random sequence of frees, allocations and reallocations, with the
+ * filter, the countdown, the GC phase and the signal's mark changing
+ * between calls: the stub and the C fast tier make the same decision on
+ * every call (the same function reached with the same arguments, the same
+ * countdown and bytes allocated after it), and every kind of call goes
+ * both ways many times. */
+START_TEST(test_stub_and_c_fast_tier_decide_alike)
+{
+  lua_Alloc f = setup();
+  if (!f)
+    return;
+  static const uint16_t phases[] = {0x0203, 0x0203, 0x0203, 0x0303, 0x0202};
+  uint64_t rng = 0x9e3779b97f4a7c15ull;
+  void *blocks[64];
+  for (size_t i = 0; i < 64; i++)  /* some 1 MiB apart: they share a slot */
+    blocks[i] = (void *)(uintptr_t)(0x7f0000000000ull + (i % 16) * 16 + (i / 16) * (1u << 20));
+  unsigned passed[3] = {0, 0, 0}, slowed[3] = {0, 0, 0};
+  for (int n = 0; n < 200000; n++) {
+    uint64_t r = next_random(&rng);
+    void *block = blocks[r % 64];
+    switch ((r >> 8) % 64) {
+    case 0: filter[slot(block)] = (unsigned char)(r >> 16 & 1 ? 0 : (r >> 17 & 1 ? 1 : 255)); break;
+    case 1: g.phase = phases[(r >> 16) % 5]; break;
+    case 2: st.fast_phase = r >> 16 & 1 ? -1 : 0x0203; break;
+    case 3: st.countdown = (int64_t)((r >> 16) % 8192); break;
+    default: break;
+    }
+    int kind = (int)((r >> 32) % 3);  /* 0 free, 1 allocation, 2 reallocation */
+    void *ud = (void *)(uintptr_t)(r >> 40);
+    void *ptr = kind == 1 ? NULL : block;
+    size_t osize = kind == 1 ? (size_t)(r >> 48 & 7) : (size_t)(r >> 44 & 1023) + 1;
+    size_t nsize = kind == 0 ? 0 : (size_t)(r >> 52 & 2047) + 1;
+
+    struct fake_state before = st;
+    memset(&to_target, 0, sizeof to_target);
+    memset(&to_slow, 0, sizeof to_slow);
+    void *by_stub = f(ud, ptr, osize, nsize);
+    struct fake_state after_stub = st;
+    struct call stub_target = to_target, stub_slow = to_slow;
+
+    st = before;
+    memset(&to_target, 0, sizeof to_target);
+    memset(&to_slow, 0, sizeof to_slow);
+    void *by_c = c_fast_tier(ud, ptr, osize, nsize);
+
+    ck_assert_ptr_eq(by_stub, by_c);
+    ck_assert_int_eq(stub_target.n, to_target.n);
+    ck_assert_int_eq(stub_slow.n, to_slow.n);
+    const struct call *a = stub_target.n ? &stub_target : &stub_slow;
+    const struct call *b = to_target.n ? &to_target : &to_slow;
+    ck_assert_ptr_eq(a->ud, b->ud);
+    ck_assert_ptr_eq(a->ptr, b->ptr);
+    ck_assert_uint_eq(a->osize, b->osize);
+    ck_assert_uint_eq(a->nsize, b->nsize);
+    ck_assert_int_eq(after_stub.countdown, st.countdown);
+    ck_assert_uint_eq(after_stub.allocated, st.allocated);
+    if (by_c == TARGET_RET)
+      passed[kind]++;
+    else
+      slowed[kind]++;
+    if (st.countdown < 2048 && (r >> 60) == 0)
+      st.countdown += 65536;  /* as the slow path would draw a new gap */
+  }
+  for (int kind = 0; kind < 3; kind++) {
+    ck_assert_uint_gt(passed[kind], 1000);
+    ck_assert_uint_gt(slowed[kind], 1000);
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_stub");
@@ -251,6 +340,7 @@ int main(void)
   tcase_add_test(tc, test_stub_alloc_phase);
   tcase_add_test(tc, test_stub_realloc);
   tcase_add_test(tc, test_stub_cache);
+  tcase_add_test(tc, test_stub_and_c_fast_tier_decide_alike);
   suite_add_tcase(s, tc);
   return check_run(s);
 }

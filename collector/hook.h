@@ -1,0 +1,108 @@
+/* collector/hook.h: the allocator hook: its tiers, what each may do, and the invariants they share.
+ *
+ * Every allocator call of the hooked VM comes through one of five tiers,
+ * cheapest first. A tier that meets anything it may not handle passes the
+ * call down to the next.
+ *
+ *  fast     hook_sampled's first lines (hook_sampled.c), and the stub made
+ *           at run time that does the same in machine code (stub.h). Every
+ *           call while sampling. Reads the sampling filter, countdown, the
+ *           GC phase word and fast_phase; writes countdown and allocated;
+ *           tail-calls the allocator. Takes no frame, never takes busy,
+ *           writes no stream, reads no clock. Frees look only at the
+ *           filter. Else: general.
+ *  quick    hook_full_free and hook_full_record (hook_full.c). A full
+ *           capture's common events, while hold is HOLD_NONE, the GC phase
+ *           word equals fast_phase and the stream has not passed
+ *           quick_until. Appends one event whose site needs no call (a VM
+ *           internal, or the trace the last event checked) and counts
+ *           allocated. Emits no symbol, never flushes, reads no clock,
+ *           never takes busy. Else: full.
+ *  full     hook_full (hook_full.c). Every other full-capture event while
+ *           hold is HOLD_NONE and the phase word equals fast_phase:
+ *           attributes it (emitting symbols), flushes when the buffer is
+ *           full, runs the timers when a tick is due, and sets quick_until.
+ *           Takes busy only around the timers and a stop. Else: slow.
+ *  general  hook_general (hook_slow.c). Calls no faster tier takes:
+ *           lua_close's last free, sampled calls the fast tier did not
+ *           dismiss, and the pass-through hook while no capture runs (it
+ *           waits for a signal). Calls the allocator, counts and samples
+ *           allocations, then slow.
+ *  slow     hook_slow (hook_slow.c). Under busy (a call made while busy
+ *           records nothing): the signal, GC phase changes (cycle ends,
+ *           boundaries, rotation), recording the event, the timers, and
+ *           stopping. Anything but calling the hooked VM's allocator.
+ *
+ * Invariants the tiers share (fields of struct capture, capture.h):
+ *
+ *  hold         busy, segment_open, pending_stop and a zero byte, read as
+ *               one word. HOLD_NONE (only segment_open set) means: not
+ *               re-entered, a segment open, no stop due. Setting any of
+ *               those bytes is all it takes to keep the quick paths out.
+ *  phase word   capture_gc_phase(g): the GC state and current white.
+ *               fast_phase is last_gc_phase, or -1 once a signal came (the
+ *               handler writes it), so comparing one word sends a GC phase
+ *               change and a signal alike to the slow path. Only the slow
+ *               path (boundary_gc_transition) moves last_gc_phase and
+ *               fast_phase; hook_slow re-arms fast_phase before it reads
+ *               the signal flag.
+ *  tick_at      writer.bytes_written at which the timers run next
+ *               (hook_tick_due); 0 in a new segment, so its first event
+ *               runs them.
+ *  quick_until  writer.bytes_written up to which the quick paths may
+ *               append: the lesser of tick_at and the end of the buffer's
+ *               room (CAPTURE_QUICK_ROOM). Set by full after each event; 0
+ *               in a new segment, so that after a tick, a flush or a new
+ *               segment the next event goes through full. */
+#ifndef LJLEAK_COLLECTOR_HOOK_H
+#define LJLEAK_COLLECTOR_HOOK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/capture.h"
+#include "collector/stub.h"
+
+/* The sampling filter's size: the stub's (a power of two). */
+#define HOOK_FILTER_SIZE STUB_FILTER_SIZE
+
+/* What the slow path is asked to do. */
+enum hook_slow_work {
+  HOOK_SLOW_RECORD,          /* record the event (full capture, or not dismissed by sampling) */
+  HOOK_SLOW_RECORD_COUNTED,  /* the same for an allocation general already counted and sampled */
+  HOOK_SLOW_TAIL             /* only the GC state, timers and the signal flag */
+};
+
+/* The hook while no sampled capture runs: a full capture's tiers, sampling
+ * where someone wrapped the allocator after the hook went in (see
+ * hook_sampled_set), and the pass-through waiting for a signal. */
+void *hook_main(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* The hook while sampling where there is no stub, and the stub's slow path. */
+void *hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* The general and slow tiers. hook_general takes the allocator's
+ * arguments, so that the faster tiers reach it with a plain jump. */
+void *hook_general(void *ud, void *ptr, size_t osize, size_t nsize);
+void hook_slow(struct capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
+               enum hook_slow_work work);
+
+/* Sampling (hook_sampled.c): on or off, with the hook the VM calls; the
+ * next gap; the decision for one allocation; the blocks sampled. */
+void hook_sampled_set(struct capture *c, int on);
+int64_t hook_sampled_gap(struct capture *c);
+int hook_sampled_take(struct capture *c, size_t size);
+void hook_sampled_add(struct capture *c, const void *p, size_t size);
+int hook_sampled_remove(struct capture *c, const void *p);
+
+/* Whether the timers are due: every CAPTURE_TICK_BYTES of stream (or at
+ * once in a new segment). Takes the tick when they are. */
+static inline int hook_tick_due(struct capture *c)
+{
+  if (c->writer.bytes_written < c->tick_at)
+    return 0;
+  c->tick_at = c->writer.bytes_written + CAPTURE_TICK_BYTES;
+  return 1;
+}
+
+#endif

@@ -1,0 +1,193 @@
+/* collector/hook_full.c: the full capture's hot path: the quick and full tiers (hook.h), and the hook the VM calls while not sampling. */
+#include "collector/boundary.h"
+#include "collector/hook.h"
+#include "collector/segments.h"
+#include "collector/symbols.h"
+
+/* Appends an event to the buffer, which has room for it (MEMPROF_ENCODE_EVENT_MAX). */
+static inline __attribute__((always_inline)) void append_event(struct capture *c, unsigned kind,
+                                                               unsigned source,
+                                                               uint64_t location, uint64_t line,
+                                                               void *ptr, size_t osize,
+                                                               void *nptr, size_t nsize)
+{
+  struct memprof_writer *w = &c->writer;
+  uint8_t *start = w->buffer + w->used;
+  uint8_t *end = memprof_encode_event_at(start, kind, source, location, line,
+                                         (uint64_t)(uintptr_t)ptr, osize,
+                                         (uint64_t)(uintptr_t)nptr, nsize, c->pdep);
+  w->used += (size_t)(end - start);
+  w->bytes_written += (uint64_t)(end - start);
+  c->segment_events++;
+}
+
+/* The full tier: one event, made by the allocator call that returned nptr,
+ * attributed and encoded straight into the buffer; returns nptr. Nothing
+ * here calls the Lua allocator, so the re-entrancy guard is only raised
+ * around the timers. */
+static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, size_t osize,
+                                                 void *nptr, size_t nsize)
+{
+  struct memprof_writer *w = &c->writer;
+  global_State *g = c->g;
+  if (__builtin_expect(c->hold != HOLD_NONE, 0) ||
+      __builtin_expect(capture_gc_phase(g) != c->fast_phase, 0)) {
+    hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD);
+    return nptr;
+  }
+  unsigned kind;
+  if (nsize == 0) {
+    if (!ptr)
+      return nptr;
+    kind = MEMPROF_EVENT_FREE;
+  } else {
+    if (!nptr)
+      return nptr; /* failed allocation: the VM raises an error, nothing changed */
+    c->allocated += nsize;
+    kind = ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC;
+  }
+  unsigned source = MEMPROF_SOURCE_INTERNAL;
+  uint64_t location = 0, line = 0;
+  int32_t vmstate = g->vmstate;
+  if (vmstate > 0) {
+    /* Compiled code: the trace number is the whole site. */
+    GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
+    if (T) {
+      symbols_emit_trace(c, (uint64_t)vmstate, T);
+      source = MEMPROF_SOURCE_TRACE;
+      location = (uint64_t)vmstate;
+    }
+  } else if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C) {
+    struct attrib_site site;
+    symbols_current_site(c, &site);
+    source = (unsigned)site.source;
+    location = site.location;
+    line = site.line;
+  }
+  /* After the symbols, which may have filled the buffer or failed to write. */
+  if (__builtin_expect(w->used > CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {
+    if (w->failed || memprof_writer_flush(w) != 0) {
+      c->busy = 1;
+      segments_write_error(c, "cannot write", c->out.error);
+      capture_stop(c, REASON_WRITE_ERROR);
+      c->busy = 0;
+      return nptr;
+    }
+  }
+  append_event(c, kind, source, location, line, ptr, osize, nptr, nsize);
+  if (__builtin_expect(hook_tick_due(c), 0)) {
+    c->busy = 1;
+    boundary_timers(c);
+    if (c->pending_stop != REASON_NONE)
+      capture_stop(c, c->pending_stop);
+    c->busy = 0;
+  }
+  /* Until the next tick, or the buffer's end (flushes only move it on). */
+  uint64_t room_end = w->bytes_written - w->used + CAPTURE_QUICK_ROOM;
+  c->quick_until = c->tick_at < room_end ? c->tick_at : room_end;
+  return nptr;
+}
+
+/* The full tier for a call not yet made: the allocator call, then the event. */
+static __attribute__((noinline)) void *hook_full_call(struct capture *c, void *ud, void *ptr,
+                                                      size_t osize, size_t nsize)
+{
+  void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
+  return hook_full(c, ptr, osize, nptr, nsize);
+}
+
+/* Whether the next event can be written by a quick path: hold is
+ * HOLD_NONE, no GC phase change or signal, and no tick or full buffer
+ * before quick_until (hook.h). A failed write shows as a stop due (the
+ * timers) or is seen by hook_full when the buffer is full. */
+static inline __attribute__((always_inline)) int quick_ok(const struct capture *c,
+                                                          const global_State *g)
+{
+  return __builtin_expect(c->hold == HOLD_NONE, 1) &&
+         __builtin_expect(capture_gc_phase(g) == c->fast_phase, 1) &&
+         __builtin_expect(c->writer.bytes_written <= c->quick_until, 1);
+}
+
+/* The site of an event a quick path can write, without a call: the GC or
+ * another VM internal, or the trace whose symbol the last event checked
+ * (still the same trace). 0 for the others: Lua and C functions, other
+ * traces. */
+static inline __attribute__((always_inline)) int quick_site(const struct capture *c,
+                                                            global_State *g, unsigned *source,
+                                                            uint64_t *location)
+{
+  int32_t vmstate = g->vmstate;
+  if (vmstate < 0) {
+    *source = MEMPROF_SOURCE_INTERNAL;
+    *location = 0;
+    return vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C;
+  }
+#if LJ_HASJIT
+  if ((uint64_t)vmstate != c->last_trace)
+    return 0;
+  GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
+  if (!T || symbols_trace_fingerprint(T) != c->last_trace_fp)
+    return 0;
+  *source = MEMPROF_SOURCE_TRACE;
+  *location = (uint64_t)vmstate;
+  return 1;
+#else
+  (void)c;
+  return 0;
+#endif
+}
+
+/* The quick tier, a free: written before the block goes, and the allocator
+ * tail-called, so that the common case (the GC freeing) makes no frame. */
+static __attribute__((noinline)) void *hook_full_free(struct capture *c, void *ud, void *ptr,
+                                                      size_t osize)
+{
+  global_State *g = c->g;
+  unsigned source;
+  uint64_t location;
+  if (__builtin_expect(ptr != NULL, 1) && quick_ok(c, g) &&
+      quick_site(c, g, &source, &location)) {
+    append_event(c, MEMPROF_EVENT_FREE, source, location, 0, ptr, osize, NULL, 0);
+    return c->orig_allocf(ud, ptr, osize, 0);
+  }
+  return hook_full_call(c, ud, ptr, osize, 0);
+}
+
+/* The quick tier, an allocation or reallocation the allocator made: the
+ * common case (a trace allocating) written with no frame. */
+static __attribute__((noinline)) void *hook_full_record(struct capture *c, void *ptr,
+                                                        size_t osize, void *nptr, size_t nsize)
+{
+  global_State *g = c->g;
+  unsigned source;
+  uint64_t location;
+  if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
+      quick_site(c, g, &source, &location)) {
+    c->allocated += nsize;
+    append_event(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,
+                 source, location, 0, ptr, osize, nptr, nsize);
+    return nptr;
+  }
+  return hook_full(c, ptr, osize, nptr, nsize);
+}
+
+static __attribute__((noinline)) void *hook_full_alloc(struct capture *c, void *ud, void *ptr,
+                                                       size_t osize, size_t nsize)
+{
+  void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
+  return hook_full_record(c, ptr, osize, nptr, nsize);
+}
+
+void *hook_main(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  struct capture *c = &capture_state;
+  if (__builtin_expect(c->sampling, 0))
+    return hook_sampled(ud, ptr, osize, nsize);
+  if (__builtin_expect(c->active, 1)) {
+    if (nsize != 0)
+      return hook_full_alloc(c, ud, ptr, osize, nsize);
+    if (__builtin_expect(ptr != c->gg, 1))
+      return hook_full_free(c, ud, ptr, osize);
+  }
+  return hook_general(ud, ptr, osize, nsize);
+}

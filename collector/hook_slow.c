@@ -1,0 +1,188 @@
+/* collector/hook_slow.c: the hook's general and slow tiers (hook.h): recording an event with its site, the signal, lua_close. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "collector/boundary.h"
+#include "collector/hook.h"
+#include "collector/segments.h"
+#include "collector/symbols.h"
+
+/* Attributes and writes one event (sampling decisions are already made). */
+static void write_event(struct capture *c, struct memprof_event *ev)
+{
+  struct attrib_site site;
+  int32_t vmstate = c->g->vmstate;
+  if (vmstate < 0 && vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C) {
+    /* GC, trace exits, the compiler: no frames to read (the usual free). */
+    ev->source = MEMPROF_SOURCE_INTERNAL;
+    ev->location = 0;
+    ev->line = 0;
+    goto encode;
+  }
+  symbols_current_site(c, &site);
+  ev->source = site.source;
+  ev->location = site.location;
+  ev->line = site.line;
+encode:
+  memprof_encode_event(&c->writer, ev, c->pdep);
+  c->segment_events++;
+  if (c->writer.failed) {
+    segments_write_error(c, "cannot write", c->out.error);
+    c->pending_stop = REASON_WRITE_ERROR;
+  }
+}
+
+/* Records one allocator call: every event without sampling, and the
+ * events the sampling fast tier could not dismiss. */
+static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
+                   int counted)
+{
+  struct memprof_event ev;
+  if (nsize == 0) {
+    if (!ptr)
+      return;
+    if (c->opt.sample && !hook_sampled_remove(c, ptr))
+      return;
+    ev.kind = MEMPROF_EVENT_FREE;
+    ev.old_address = (uint64_t)(uintptr_t)ptr;
+    ev.old_size = osize;
+    ev.new_address = 0;
+    ev.new_size = 0;
+  } else {
+    if (!nptr)
+      return; /* failed allocation: the VM raises an error, nothing changed */
+    if (!counted)
+      c->allocated += nsize;
+    ev.new_address = (uint64_t)(uintptr_t)nptr;
+    ev.new_size = nsize;
+    if (ptr == NULL || osize == 0) {
+      if (c->opt.sample) {
+        if (!counted && !hook_sampled_take(c, nsize))
+          return;
+        hook_sampled_add(c, nptr, nsize);
+      }
+      ev.kind = MEMPROF_EVENT_ALLOC;
+      ev.old_address = 0;
+      ev.old_size = 0;
+    } else if (c->opt.sample && !hook_sampled_remove(c, ptr)) {
+      /* A block we did not sample grew or shrank: sample the new size as an allocation. */
+      if (!hook_sampled_take(c, nsize))
+        return;
+      hook_sampled_add(c, nptr, nsize);
+      ev.kind = MEMPROF_EVENT_ALLOC;
+      ev.old_address = 0;
+      ev.old_size = 0;
+    } else {
+      if (c->opt.sample)
+        hook_sampled_add(c, nptr, nsize);
+      ev.kind = MEMPROF_EVENT_REALLOC;
+      ev.old_address = (uint64_t)(uintptr_t)ptr;
+      ev.old_size = osize;
+    }
+  }
+  write_event(c, &ev);
+}
+
+/* The start/stop signal came: stops the running capture or starts one. */
+static void handle_signal(struct capture *c)
+{
+  capture_signal_pending = 0;
+  if (c->active) {
+    capture_stop(c, REASON_SIGNAL);
+    return;
+  }
+  if (!c->layout_ok)
+    return;
+  struct ljleak_collector_options opt;
+  ljleak_collector_options_init(&opt);
+  if (opt.dir) {
+    /* LJLEAK_DIR serves the first capture; later ones get new directories. */
+    char index[PATH_MAX + 8];
+    snprintf(index, sizeof index, "%s/index", opt.dir);
+    if (access(index, F_OK) == 0)
+      opt.dir = NULL;
+  }
+  char err[512];
+  if (capture_begin(c, &opt, err, sizeof err) != 0)
+    fprintf(stderr, "ljleak: cannot start a capture on signal: %s\n", err);
+}
+
+/* lua_close frees the GG_State last: finish while g is still readable. */
+static __attribute__((noinline)) void *hook_close(struct capture *c, void *ud, void *ptr,
+                                                  size_t osize, size_t nsize)
+{
+  lua_Alloc f = c->orig_allocf;
+  if (ptr == NULL)
+    return f(ud, ptr, osize, nsize);
+  if (c->active && !c->busy) {
+    c->busy = 1;
+    capture_stop(c, REASON_EXIT);
+    c->busy = 0;
+  }
+  c->hooked = 0;
+  c->g = NULL;
+  c->gg = NULL;
+  c->layout_ok = 0;
+  return f(ud, ptr, osize, nsize);
+}
+
+__attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, size_t osize, void *nptr,
+                                         size_t nsize, enum hook_slow_work work)
+{
+  if (c->busy)
+    return;
+  c->busy = 1;
+  /* Re-armed before the flag is read: a signal that comes after it marks
+   * fast_phase again. (One that comes between boundary_gc_transition's read
+   * of the flag and its store waits for the next slow call.) */
+  c->fast_phase = c->last_gc_phase;
+  if (capture_signal_pending)
+    handle_signal(c);
+  if (!c->active) {
+    c->busy = 0;
+    return;
+  }
+  int phase = capture_gc_phase(c->g);
+  if (phase != c->last_gc_phase)
+    boundary_gc_transition(c, phase);
+  if (work != HOOK_SLOW_TAIL) {
+    if (c->segment_open)
+      record(c, ptr, osize, nptr, nsize, work == HOOK_SLOW_RECORD_COUNTED);
+  }
+  if (hook_tick_due(c) || c->sampling)
+    boundary_timers(c);
+  if (c->pending_stop != REASON_NONE)
+    capture_stop(c, c->pending_stop);
+  c->busy = 0;
+}
+
+__attribute__((noinline)) void *hook_general(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  struct capture *c = &capture_state;
+  if (__builtin_expect(nsize == 0 && ptr == c->gg, 0))
+    return hook_close(c, ud, ptr, osize, nsize);
+  void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
+  if (c->sampling) {
+    if (nsize != 0 && ptr == NULL) {
+      if (__builtin_expect(nptr == NULL, 0))
+        goto slow;
+      c->allocated += nsize;
+      c->countdown -= (int64_t)nsize;
+      if (c->countdown <= 0) {
+        c->countdown = hook_sampled_gap(c);
+        hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD_COUNTED);
+        return nptr;
+      }
+      hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_TAIL);
+      return nptr;
+    }
+    goto slow;
+  }
+  /* A full capture's events come here only for lua_close (above): its own
+   * path is hook_full's. */
+  if (!c->active && !capture_signal_pending)
+    return nptr;
+slow:
+  hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD);
+  return nptr;
+}

@@ -1,0 +1,30 @@
+/* collector/segments.h: the capture's segment files, their rotation, and the lines of its index. */
+#ifndef LJLEAK_COLLECTOR_SEGMENTS_H
+#define LJLEAK_COLLECTOR_SEGMENTS_H
+
+#include "collector/capture.h"
+
+/* Opens the next segment (NAME.part) and writes its stream's header. 0 or
+ * -1 (the error recorded in c->error). */
+int segments_begin(struct capture *c);
+
+/* Ends the open segment: epilogue, flush, close, rename, index line.
+ * complete: it ends right after a full GC cycle. 0 or -1. */
+int segments_end(struct capture *c, int complete);
+
+/* Ends the open segment at a boundary and opens the next; a stop is due
+ * if either fails. */
+void segments_rotate(struct capture *c);
+
+/* Records a write error on the open segment (the first one only) and says
+ * so on stderr. */
+void segments_write_error(struct capture *c, const char *what, int err);
+
+/* Creates the index in c->dir and writes its header and capture lines. 0,
+ * or -1 with err (no index is left open). */
+int segments_index_open(struct capture *c, char *err, size_t err_size);
+
+/* Appends the stop line and closes the index. */
+void segments_index_close(struct capture *c, enum capture_stop_reason reason);
+
+#endif

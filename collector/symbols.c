@@ -1,0 +1,99 @@
+/* collector/symbols.c: the symbols of a segment, emitted into its stream the first time an event names them. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collector/symbols.h"
+
+void symbols_reset(struct capture *c)
+{
+  addr_map_clear(&c->sym_lua);
+  addr_map_clear(&c->sym_trace);
+  addr_map_clear(&c->sym_c);
+  c->last_proto = NULL;
+  c->last_trace = 0;
+}
+
+__attribute__((noinline)) void symbols_emit_lua_slow(struct capture *c, const GCproto *pt,
+                                                     uint64_t fp)
+{
+  uint64_t *seen = addr_map_find(&c->sym_lua, (uint64_t)(uintptr_t)pt);
+  if (!seen || *seen != fp) {
+    GCstr *name = proto_chunkname(pt);
+    struct memprof_symbol sym = {
+      .kind = MEMPROF_SYMBOL_LUA,
+      .address = (uint64_t)(uintptr_t)pt,
+      .line = (uint64_t)pt->firstline,
+      .name = name ? strdata(name) : "",
+      .name_length = name ? name->len : 0,
+    };
+    memprof_writer_symbol_event(&c->writer, &sym);
+    addr_map_put(&c->sym_lua, (uint64_t)(uintptr_t)pt, fp);
+  }
+  c->last_proto = pt;
+  c->last_proto_fp = fp;
+}
+
+__attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64_t traceno,
+                                                       GCtrace *T)
+{
+#if LJ_HASJIT
+  GCproto *pt = (GCproto *)gcref(T->startpt);
+  const BCIns *startpc = mref(T->startpc, const BCIns);
+  uint64_t fp = symbols_trace_fingerprint(T);
+  uint64_t *seen = addr_map_find(&c->sym_trace, traceno);
+  if (seen && *seen == fp) {
+    c->last_trace = traceno;
+    c->last_trace_fp = fp;
+    return;
+  }
+  uint64_t line = 0;
+  if (pt && pt->gct == ~LJ_TPROTO) {
+    symbols_emit_lua(c, pt);
+    if (startpc >= proto_bc(pt) && startpc < proto_bc(pt) + pt->sizebc)
+      line = attrib_proto_line(pt, proto_bcpos(pt, startpc));
+  }
+  struct memprof_symbol sym = {
+    .kind = MEMPROF_SYMBOL_TRACE,
+    .address = (uint64_t)(uintptr_t)pt,
+    .line = line,
+    .trace = traceno,
+    .name = "",
+    .name_length = 0,
+  };
+  memprof_writer_symbol_event(&c->writer, &sym);
+  addr_map_put(&c->sym_trace, traceno, fp);
+  c->last_trace = traceno;
+  c->last_trace_fp = fp;
+#else
+  (void)c;
+  (void)traceno;
+  (void)T;
+#endif
+}
+
+void symbols_emit_c(struct capture *c, uint64_t address)
+{
+  if (addr_map_find(&c->sym_c, address))
+    return;
+  char name[512];
+  Dl_info info;
+  memset(&info, 0, sizeof info);
+  if (dladdr((void *)(uintptr_t)address, &info) && info.dli_sname && *info.dli_sname) {
+    snprintf(name, sizeof name, "%s", info.dli_sname);
+  } else if (info.dli_fname && info.dli_fbase) {
+    const char *base = strrchr(info.dli_fname, '/');
+    snprintf(name, sizeof name, "%s+0x%llx", base ? base + 1 : info.dli_fname,
+             (unsigned long long)(address - (uint64_t)(uintptr_t)info.dli_fbase));
+  } else {
+    snprintf(name, sizeof name, "0x%llx", (unsigned long long)address);
+  }
+  struct memprof_symbol sym = {
+    .kind = MEMPROF_SYMBOL_C,
+    .address = address,
+    .name = name,
+    .name_length = strlen(name),
+  };
+  memprof_writer_symbol_event(&c->writer, &sym);
+  addr_map_put(&c->sym_c, address, 1);
+}

@@ -1,0 +1,71 @@
+/* collector/symbols.h: the symbols of a segment: each Lua prototype, trace and C function its events name, emitted once before its first event. */
+#ifndef LJLEAK_COLLECTOR_SYMBOLS_H
+#define LJLEAK_COLLECTOR_SYMBOLS_H
+
+#include <stdint.h>
+
+#include "collector/attrib.h"
+#include "collector/capture.h"
+
+/* Forgets what the segment has: a new segment starts with no symbols. */
+void symbols_reset(struct capture *c);
+
+/* What tells a prototype from a later one at the same address. */
+static inline uint64_t symbols_proto_fingerprint(const GCproto *pt)
+{
+  uint64_t fp = (uint64_t)(uintptr_t)gcref(pt->chunkname);
+  fp ^= ((uint64_t)(uint32_t)pt->firstline << 32) ^ ((uint64_t)pt->sizebc * 0x9e3779b97f4a7c15ull);
+  return fp | 1;
+}
+
+void symbols_emit_lua_slow(struct capture *c, const GCproto *pt, uint64_t fp);
+void symbols_emit_trace_slow(struct capture *c, uint64_t traceno, GCtrace *T);
+
+/* C functions are named by dladdr: the dynamic symbol if there is one, else
+ * "object+0xOFFSET", else the bare address. */
+void symbols_emit_c(struct capture *c, uint64_t address);
+
+/* Emits pt's symbol unless this segment has it; the prototype of the last
+ * event is checked inline. */
+static inline void symbols_emit_lua(struct capture *c, const GCproto *pt)
+{
+  uint64_t fp = symbols_proto_fingerprint(pt);
+  if (pt != c->last_proto || fp != c->last_proto_fp)
+    symbols_emit_lua_slow(c, pt, fp);
+}
+
+#if LJ_HASJIT
+/* What tells a trace from a later one that took its number. */
+static inline uint64_t symbols_trace_fingerprint(const GCtrace *T)
+{
+  return ((uint64_t)(uintptr_t)T ^ ((uint64_t)(uintptr_t)mref(T->startpc, const BCIns) << 7) ^
+          (uint64_t)(uintptr_t)gcref(T->startpt)) | 1;
+}
+#endif
+
+/* Emits the symbol of trace T numbered traceno unless this segment has it;
+ * the trace of the last event is checked inline. */
+static inline void symbols_emit_trace(struct capture *c, uint64_t traceno, GCtrace *T)
+{
+#if LJ_HASJIT
+  if (traceno == c->last_trace && symbols_trace_fingerprint(T) == c->last_trace_fp)
+    return;
+#endif
+  symbols_emit_trace_slow(c, traceno, T);
+}
+
+/* The site of the running Lua or C code, its symbol emitted first when it
+ * is new in this segment. */
+static inline __attribute__((always_inline)) void symbols_current_site(struct capture *c,
+                                                                       struct attrib_site *site)
+{
+  attrib_current_site(c->g, site);
+  if (site->source == MEMPROF_SOURCE_LUA)
+    symbols_emit_lua(c, site->proto);
+  else if (site->source == MEMPROF_SOURCE_TRACE)
+    symbols_emit_trace(c, site->location, site->trace);
+  else if (site->source == MEMPROF_SOURCE_C)
+    symbols_emit_c(c, site->location);
+}
+
+#endif
