@@ -23,7 +23,9 @@ CHECK_LIBS = $(call lazy,CHECK_LIBS,pkg-config --libs check 2>/dev/null)
 
 WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(PKG_CFLAGS)
-CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) $(SANITIZE) -fPIC -MMD -MP $(CFLAGS)
+# Hidden by default: collector.so is loaded into other people's processes and
+# exports only what collector/ljleak_collector.h marks LJLEAK_API.
+CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) $(SANITIZE) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(SANITIZE) $(LDFLAGS)
 LIBS_ALL = $(PKG_LIBS) -lm -lpthread -ldl
 
@@ -93,7 +95,7 @@ endef
 $(foreach s,$(STAGES),$(eval $(call stage_archive,$(s))))
 
 $(BUILD)/ljleak: $(CLI_OBJS) $(STAGE_ARCHIVES)
-	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(CLI_OBJS) $(STAGE_ARCHIVES) $(LIBS_ALL)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STAGE_ARCHIVES) $(LIBS_ALL)
 
 .SECONDEXPANSION:
 $(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS))

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-ssize_t write(int fd, const void *data, size_t size);
-int close(int fd);
+/* Built with the project's -fvisibility=hidden: the shim's calls must be seen. */
+__attribute__((visibility("default"))) ssize_t write(int fd, const void *data, size_t size);
+__attribute__((visibility("default"))) int close(int fd);
 
 /* 1 if call is the one to fail and fd is the file named. */
 static int fault_here(const char *call, int fd)
