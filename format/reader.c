@@ -11,287 +11,7 @@
 #include "format/decode.h"
 #include "format/memprof.h"
 
-#ifndef MEMPROF_READER_WINDOW
-#define MEMPROF_READER_WINDOW (512u * 1024u)  /* decoded bytes held at once; the fuzz build makes it small */
-#endif
-#define READER_WINDOW MEMPROF_READER_WINDOW
-#define READER_RAW (64u * 1024u)           /* compressed bytes held at once */
-#define READER_STRING_MAX (64u << 20)      /* longest chunk or symbol name accepted */
-#define READER_FAST_BYTES MEMPROF_DECODE_SLACK
-#define HEADER_BYTES 7                     /* magic, version, three reserved bytes */
-
-enum reader_phase {
-  PHASE_SYMTAB_HEADER,
-  PHASE_SYMTAB,
-  PHASE_EVENTS_HEADER,
-  PHASE_EVENTS,
-  PHASE_DONE
-};
-
-/* Outcome of decoding one record from the window. */
-enum decode_result {
-  DECODE_OK,
-  DECODE_SHORT,   /* the window ends inside the record */
-  DECODE_BAD      /* the error is already set */
-};
-
-struct memprof_reader {
-  char *name;
-
-  /* Raw input: a file descriptor or memory. */
-  int fd;
-  int owns_fd;
-  const uint8_t *memory;
-  size_t memory_size;
-  size_t memory_used;
-  int raw_eof;
-
-  /* gzip, recognised by its first two bytes. */
-  int gzip;
-  int gzip_live;          /* inflate may still produce bytes */
-  int gzip_cut;           /* the compressed data ended before its trailer */
-  z_stream zs;
-  uint8_t *raw;
-
-  /* Decoded bytes: window[pos, end) not yet parsed; window[0] is stream byte base. */
-  uint8_t *storage;       /* NULL when reading plain memory in place */
-  size_t capacity;
-  const uint8_t *window;
-  size_t pos, end;
-  uint64_t base;
-  uint64_t decoded;       /* decoded bytes produced so far */
-  int source_eof;         /* no more decoded bytes will come */
-  int source_failed;      /* source_error holds why */
-  struct memprof_error source_error;
-
-  /* Names longer than the window are gathered here. */
-  uint8_t *strings;
-  size_t strings_capacity;
-
-  enum reader_phase phase;
-  int pext;               /* decode with the pext instruction */
-  int symtab_version;
-  int events_version;
-  struct memprof_error error;
-};
-
-/* ---- Errors --------------------------------------------------------------- */
-
-static void error_set(struct memprof_error *err, const char *name, enum memprof_status status,
-                      uint64_t offset, const char *format, va_list args)
-{
-  int n = snprintf(err->message, sizeof err->message, "%s: byte %llu: ", name,
-                   (unsigned long long)offset);
-  if (n < 0)
-    n = 0;
-  if ((size_t)n < sizeof err->message)
-    vsnprintf(err->message + n, sizeof err->message - (size_t)n, format, args);
-  err->status = status;
-  err->offset = offset;
-}
-
-/* Records a final status; returns it so callers can `return reader_fail(...)`. */
-static enum memprof_status reader_fail(struct memprof_reader *r, enum memprof_status status,
-                                       uint64_t offset, const char *format, ...)
-{
-  va_list args;
-  va_start(args, format);
-  error_set(&r->error, r->name, status, offset, format, args);
-  va_end(args);
-  r->phase = PHASE_DONE;
-  return status;
-}
-
-/* The input failed after `offset` decoded bytes; parsing goes on up to there. */
-static void source_fail(struct memprof_reader *r, uint64_t offset, enum memprof_status status,
-                        const char *format, ...)
-{
-  va_list args;
-  va_start(args, format);
-  error_set(&r->source_error, r->name, status, offset, format, args);
-  va_end(args);
-  r->source_failed = 1;
-  r->source_eof = 1;
-}
-
-/* The input ends inside the record starting at `offset` (or exactly at it). */
-static enum memprof_status reader_cut(struct memprof_reader *r, uint64_t offset, const char *what)
-{
-  if (r->source_failed) {
-    r->error = r->source_error;
-    r->phase = PHASE_DONE;
-    return r->error.status;
-  }
-  uint64_t stream_end = r->base + r->end;
-  return reader_fail(r, MEMPROF_TRUNCATED, offset,
-                     "stream ends without its epilogue (%s); every complete event before it was read",
-                     offset == stream_end ? "cut between records" : what);
-}
-
-/* The input ends inside a string whose length says it goes on. */
-static enum memprof_status reader_fail_cut_string(struct memprof_reader *r, uint64_t offset,
-                                                  uint64_t length, uint64_t left)
-{
-  if (r->source_failed)
-    return reader_cut(r, offset, "");
-  return reader_fail(r, MEMPROF_TRUNCATED, offset,
-                     "string length %llu runs past the end of the input (%llu bytes left); "
-                     "stream ends without its epilogue (cut mid-record); every complete event "
-                     "before it was read",
-                     (unsigned long long)length, (unsigned long long)left);
-}
-
-/* ---- Raw and decoded input ----------------------------------------------- */
-
-/* Reads raw bytes into out; returns the count, 0 at the end or on error. */
-static size_t raw_read(struct memprof_reader *r, uint8_t *out, size_t size)
-{
-  if (r->raw_eof)
-    return 0;
-  if (r->memory) {
-    size_t n = r->memory_size - r->memory_used;
-    if (n > size)
-      n = size;
-    memcpy(out, r->memory + r->memory_used, n);
-    r->memory_used += n;
-    if (r->memory_used == r->memory_size)
-      r->raw_eof = 1;
-    return n;
-  }
-  for (;;) {
-    ssize_t n = read(r->fd, out, size);
-    if (n > 0)
-      return (size_t)n;
-    if (n == 0) {
-      r->raw_eof = 1;
-      return 0;
-    }
-    if (errno == EINTR)
-      continue;
-    source_fail(r, r->decoded, MEMPROF_IO, "read error: %s", strerror(errno));
-    r->raw_eof = 1;
-    return 0;
-  }
-}
-
-/* Feeds zlib more compressed input if it has none; returns 0 when there is no more. */
-static int gzip_feed(struct memprof_reader *r)
-{
-  if (r->zs.avail_in > 0)
-    return 1;
-  if (r->memory) {
-    /* Memory is inflated in place, in pieces that fit zlib's 32-bit counters. */
-    size_t n = r->memory_size - r->memory_used;
-    if (n == 0) {
-      r->raw_eof = 1;
-      return 0;
-    }
-    if (n > (1u << 30))
-      n = 1u << 30;
-    r->zs.next_in = (Bytef *)(uintptr_t)(r->memory + r->memory_used);
-    r->zs.avail_in = (uInt)n;
-    r->memory_used += n;
-    return 1;
-  }
-  size_t n = raw_read(r, r->raw, READER_RAW);
-  r->zs.next_in = r->raw;
-  r->zs.avail_in = (uInt)n;
-  return n > 0;
-}
-
-/* After one gzip member ends: another member may follow (as `gzip` concatenates). */
-static int gzip_next_member(struct memprof_reader *r)
-{
-  if (!gzip_feed(r))
-    return 0;
-  if (r->zs.next_in[0] != 0x1f)
-    return 0;  /* bytes after the last member are ignored, as gzip(1) does */
-  if (inflateReset(&r->zs) != Z_OK)
-    return 0;
-  return 1;
-}
-
-/* Inflates into out; returns the count, 0 at the end or on error. */
-static size_t gzip_read(struct memprof_reader *r, uint8_t *out, size_t size)
-{
-  if (r->gzip_live == 0)
-    return 0;
-  r->zs.next_out = out;
-  r->zs.avail_out = (uInt)size;
-  while (r->zs.avail_out == size) {
-    int have_input = gzip_feed(r);
-    if (r->source_failed)
-      break;  /* a read error: what was inflated so far still counts */
-    int rc = inflate(&r->zs, Z_NO_FLUSH);
-    if (rc == Z_STREAM_END) {
-      if (!gzip_next_member(r)) {
-        r->gzip_live = 0;
-        break;
-      }
-      continue;
-    }
-    if (rc == Z_BUF_ERROR && !have_input) {
-      r->gzip_live = 0;
-      r->gzip_cut = 1;
-      break;
-    }
-    if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      /* What was inflated before the damage is still handed out. */
-      source_fail(r, r->decoded + (size - r->zs.avail_out), MEMPROF_IO,
-                  "gzip data is damaged (%s)", r->zs.msg ? r->zs.msg : "inflate failed");
-      r->gzip_live = 0;
-      break;
-    }
-  }
-  return size - r->zs.avail_out;
-}
-
-static size_t source_read(struct memprof_reader *r, uint8_t *out, size_t size)
-{
-  size_t n = r->gzip ? gzip_read(r, out, size) : raw_read(r, out, size);
-  r->decoded += n;
-  if (n == 0)
-    r->source_eof = 1;
-  return n;
-}
-
-/* Keeps the unparsed bytes and fills the rest of the window (to the end of input). */
-static void window_refill(struct memprof_reader *r)
-{
-  if (r->source_eof || r->storage == NULL)
-    return;
-  size_t keep = r->end - r->pos;
-  if (r->pos > 0) {
-    memmove(r->storage, r->storage + r->pos, keep);
-    r->base += r->pos;
-    r->pos = 0;
-    r->end = keep;
-  }
-  while (r->end < r->capacity && !r->source_eof)
-    r->end += source_read(r, r->storage + r->end, r->capacity - r->end);
-}
-
-/* After the epilogue: a gzip's remaining data and trailer are still checked. */
-static enum memprof_status reader_finish(struct memprof_reader *r)
-{
-  r->phase = PHASE_DONE;
-  r->error.status = MEMPROF_END;
-  r->error.offset = r->base + r->pos;
-  r->error.message[0] = '\0';
-  if (!r->gzip)
-    return MEMPROF_END;
-  /* Bytes after the epilogue are ignored (as Tarantool's parser does), but
-   * they are inflated so that a damaged trailer is still reported. */
-  while (!r->source_eof)
-    source_read(r, r->storage, r->capacity);
-  if (r->source_failed) {
-    r->error = r->source_error;
-    return r->error.status;
-  }
-  if (r->gzip_cut)
-    return reader_fail(r, MEMPROF_IO, r->decoded, "gzip data ends before its trailer");
-  return MEMPROF_END;
-}
+#include "format/reader_internal.h"
 
 /* ---- Decoding ------------------------------------------------------------- */
 
@@ -460,7 +180,7 @@ static enum memprof_status read_long_symbol(struct memprof_reader *r, uint64_t r
   while (copied < length) {
     size_t available = r->end - r->pos;
     if (available == 0) {
-      window_refill(r);
+      reader_window_refill(r);
       available = r->end - r->pos;
       if (available == 0)
         return reader_fail_cut_string(r, record_offset, length, copied);
@@ -474,7 +194,7 @@ static enum memprof_status read_long_symbol(struct memprof_reader *r, uint64_t r
   s->name_length = length;
   if (s->kind == MEMPROF_SYMBOL_LUA) {
     if (r->end - r->pos < MEMPROF_ULEB128_MAX)
-      window_refill(r);
+      reader_window_refill(r);
     struct cursor c = {r->window + r->pos, r->window + r->end};
     int rc = cursor_uleb(&c, &s->line);
     if (rc == 0)
@@ -521,7 +241,7 @@ static enum memprof_status read_symbol(struct memprof_reader *r, enum memprof_sy
         return reader_cut(r, record_offset, "cut mid-record");
       return read_long_symbol(r, record_offset, &pending, record);
     }
-    window_refill(r);
+    reader_window_refill(r);
     record_offset = r->base + r->pos;
   }
 }
@@ -675,7 +395,7 @@ enum memprof_status memprof_reader_next(struct memprof_reader *r, struct memprof
     if (r->phase == PHASE_DONE)
       return r->error.status;
     if (r->end - r->pos < READER_FAST_BYTES && !r->source_eof)
-      window_refill(r);
+      reader_window_refill(r);
     if (r->pos == r->end && r->phase != PHASE_SYMTAB_HEADER)
       return reader_cut(r, r->base + r->pos, "cut between records");
     enum memprof_status status;
@@ -748,49 +468,6 @@ static struct memprof_reader *reader_new(const char *name, struct memprof_error 
 }
 
 /* Looks at the first bytes and sets up plain or gzip decoding. */
-static int reader_start(struct memprof_reader *r, struct memprof_error *err)
-{
-  r->capacity = READER_WINDOW;
-  r->storage = malloc(r->capacity);
-  if (r->storage == NULL)
-    goto out_of_memory;
-  r->window = r->storage;
-  /* Two bytes decide: gzip's magic is 1f 8b. */
-  size_t got = 0;
-  while (got < 2 && !r->raw_eof)
-    got += raw_read(r, r->storage + got, 2 - got);
-  if (got == 2 && r->storage[0] == 0x1f && r->storage[1] == 0x8b) {
-    r->raw = malloc(READER_RAW);
-    if (r->raw == NULL)
-      goto out_of_memory;
-    if (r->memory) {
-      r->memory_used = 0;  /* inflate the memory from its start, in place */
-      r->raw_eof = 0;
-    } else {
-      memcpy(r->raw, r->storage, 2);
-      r->zs.next_in = r->raw;
-      r->zs.avail_in = 2;
-    }
-    if (inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK)
-      goto out_of_memory;
-    r->gzip = 1;
-    r->gzip_live = 1;
-  } else {
-    r->end = got;
-    r->decoded = got;
-  }
-  if (r->source_failed) {
-    *err = r->source_error;
-    return -1;
-  }
-  window_refill(r);
-  return 0;
-out_of_memory:
-  snprintf(err->message, sizeof err->message, "%s: out of memory", r->name);
-  err->status = MEMPROF_IO;
-  err->offset = 0;
-  return -1;
-}
 
 struct memprof_reader *memprof_reader_open(const char *path, struct memprof_error *err)
 {
@@ -812,7 +489,7 @@ struct memprof_reader *memprof_reader_open(const char *path, struct memprof_erro
     }
     r->owns_fd = 1;
   }
-  if (reader_start(r, err) != 0) {
+  if (reader_input_start(r, err) != 0) {
     memprof_reader_close(r);
     return NULL;
   }
@@ -829,7 +506,7 @@ struct memprof_reader *memprof_reader_open_memory(const void *data, size_t size,
   if (size >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) {
     r->memory = bytes;
     r->memory_size = size;
-    if (reader_start(r, err) != 0) {
+    if (reader_input_start(r, err) != 0) {
       memprof_reader_close(r);
       return NULL;
     }
