@@ -37,3 +37,7 @@ $(BUILD)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(format_SRCS) format/mempro
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_READER_FLAGS) -o $@ \
 	  tests/fuzz/fuzz_reader.c $(format_SRCS) $(PKG_LIBS)
 $(eval $(call fuzz_run,fuzz_reader,tests/fuzz/corpus/reader/*))
+# format/capture_index.c: the capture index's writer (the collector's exact bytes) and parser
+format_SRCS += format/capture_index.c
+TEST_SUITES += test_format_index
+test_format_index_LIBS = format

@@ -1,0 +1,182 @@
+/* format/capture_index.h: the capture index codec (docs/index-format.md): one line writer, one parser. */
+#ifndef LJLEAK_FORMAT_CAPTURE_INDEX_H
+#define LJLEAK_FORMAT_CAPTURE_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CAPTURE_INDEX_VERSION 1                 /* what the header line says */
+#define CAPTURE_INDEX_YOUNG_FROM_NONE UINT64_MAX /* a segment without young_from */
+/* The capture line's command is cut so that this much of the buffer stays for
+ * the fields after it (the collector's line is 16384 bytes). */
+#define CAPTURE_INDEX_CAPTURE_TAIL_ROOM 256
+
+/* ---- Lines ---------------------------------------------------------------
+ * One struct per line kind, one field per key, named as the key. The writer
+ * takes them from the caller; the parser fills them, sets in `keys` a bit for
+ * each key the line had, and leaves a missing key zero (young_from:
+ * CAPTURE_INDEX_YOUNG_FROM_NONE; strings: NULL). The writer ignores `keys`:
+ * it writes every key. A new key is a field, a bit, a line in the writer and
+ * one in the parser (format/capture_index.c). */
+
+enum capture_index_capture_key {
+  CAPTURE_INDEX_CAPTURE_HAS_PID = 1u << 0,
+  CAPTURE_INDEX_CAPTURE_HAS_HOST = 1u << 1,
+  CAPTURE_INDEX_CAPTURE_HAS_COMMAND = 1u << 2,
+  CAPTURE_INDEX_CAPTURE_HAS_LUAJIT = 1u << 3,
+  CAPTURE_INDEX_CAPTURE_HAS_START = 1u << 4,
+  CAPTURE_INDEX_CAPTURE_HAS_SAMPLE = 1u << 5,
+  CAPTURE_INDEX_CAPTURE_HAS_PERIOD = 1u << 6,
+  CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES = 1u << 7,
+  CAPTURE_INDEX_CAPTURE_HAS_GZIP = 1u << 8
+};
+
+/* The `capture` line: who was captured, and how. */
+struct capture_index_capture {
+  long pid;
+  const char *host;         /* the writer escapes these three; NULL writes an empty value */
+  const char *command;      /* the command line, arguments joined by spaces; the one field the writer may cut */
+  const char *luajit;       /* jit.version */
+  double start;             /* Unix time, written %.3f */
+  uint64_t sample;          /* mean sampling interval in bytes; 0 records every event */
+  double period;            /* seconds per segment, 0 if none; written %g */
+  uint64_t max_bytes;       /* stream bytes per segment, 0 if none */
+  int gzip;                 /* 0 or 1 */
+  unsigned keys;            /* parser: CAPTURE_INDEX_CAPTURE_HAS_* */
+};
+
+enum capture_index_segment_key {
+  CAPTURE_INDEX_SEGMENT_HAS_SEQ = 1u << 0,
+  CAPTURE_INDEX_SEGMENT_HAS_FILE = 1u << 1,
+  CAPTURE_INDEX_SEGMENT_HAS_START = 1u << 2,
+  CAPTURE_INDEX_SEGMENT_HAS_END = 1u << 3,
+  CAPTURE_INDEX_SEGMENT_HAS_GC_CYCLES = 1u << 4,
+  CAPTURE_INDEX_SEGMENT_HAS_HEAP_BYTES = 1u << 5,
+  CAPTURE_INDEX_SEGMENT_HAS_EVENTS = 1u << 6,
+  CAPTURE_INDEX_SEGMENT_HAS_BYTES = 1u << 7,
+  CAPTURE_INDEX_SEGMENT_HAS_SAMPLE = 1u << 8,
+  CAPTURE_INDEX_SEGMENT_HAS_COMPLETE = 1u << 9,
+  CAPTURE_INDEX_SEGMENT_HAS_YOUNG_FROM = 1u << 10
+};
+
+/* A `segment` line: one finished segment file. */
+struct capture_index_segment {
+  uint64_t seq;             /* 1, 2, ... */
+  const char *file;         /* its name in the capture directory (readers skip one with a '/') */
+  double start, end;        /* Unix times, written %.3f */
+  uint64_t gc_cycles;       /* full GC cycles since the capture started, at the boundary */
+  uint64_t heap_bytes;      /* Lua heap at the boundary */
+  uint64_t events;          /* alloc, free and realloc events in the segment */
+  uint64_t bytes;           /* bytes of the (uncompressed) stream */
+  uint64_t sample;          /* as in the capture line */
+  int complete;             /* 1: it ended right after a full GC cycle; 0: cut short */
+  uint64_t young_from;      /* events before its final GC cycle started; written only when
+                             * complete is 1 and it is not CAPTURE_INDEX_YOUNG_FROM_NONE */
+  unsigned keys;            /* parser: CAPTURE_INDEX_SEGMENT_HAS_* */
+};
+
+enum capture_index_stop_key {
+  CAPTURE_INDEX_STOP_HAS_TIME = 1u << 0,
+  CAPTURE_INDEX_STOP_HAS_REASON = 1u << 1
+};
+
+/* Why a capture stopped; the numbers match the collector's own list. */
+enum capture_index_stop_reason {
+  CAPTURE_INDEX_REASON_STOP = 1,            /* "stop": asked to */
+  CAPTURE_INDEX_REASON_DURATION = 2,        /* "duration" */
+  CAPTURE_INDEX_REASON_SIGNAL = 3,          /* "signal" */
+  CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES = 4, /* "max-total-bytes" */
+  CAPTURE_INDEX_REASON_WRITE_ERROR = 5,     /* "write-error" */
+  CAPTURE_INDEX_REASON_EXIT = 6             /* "exit" */
+};
+
+/* The reason's name in the index, or NULL for a number that is no reason. */
+const char *capture_index_stop_reason_name(int reason);
+
+/* The `stop` line: the capture's last. */
+struct capture_index_stop {
+  double time;              /* Unix time, written %.3f */
+  const char *reason;       /* a capture_index_stop_reason_name, or one a later version adds */
+  unsigned keys;            /* parser: CAPTURE_INDEX_STOP_HAS_* */
+};
+
+/* ---- Writer ----------------------------------------------------------------
+ * Each call formats one whole line, newline included, into buffer (size bytes,
+ * NUL-terminated like snprintf) and returns its length without the NUL, or 0
+ * when it does not fit (nothing usable is left in buffer then). No allocation,
+ * no I/O, no state: the collector calls these inside its allocator hook and
+ * writes the bytes itself. Numbers go through snprintf, as they always have,
+ * so times follow the process's LC_NUMERIC (the parser reads a decimal comma
+ * too). Lines written one after the other into one buffer (header, then
+ * capture at buffer + n with size - n) give the same bytes as one snprintf
+ * chain over that buffer. */
+
+/* "ljleak-index\tversion=1\n" */
+size_t capture_index_write_header(char *buffer, size_t size);
+/* "capture\tpid=..\thost=..\tcommand=..\tluajit=..\tstart=..\tsample=..\tperiod=..\tmax_bytes=..\tgzip=..\n".
+ * The command is cut, never inside an escape, to what fits in the room the
+ * buffer has at that point less CAPTURE_INDEX_CAPTURE_TAIL_ROOM. */
+size_t capture_index_write_capture(char *buffer, size_t size, const struct capture_index_capture *capture);
+/* "segment\tseq=..\tfile=..\tstart=..\tend=..\tgc_cycles=..\theap_bytes=..\tevents=..\tbytes=..\tsample=..\tcomplete=..[\tyoung_from=..]\n" */
+size_t capture_index_write_segment(char *buffer, size_t size, const struct capture_index_segment *segment);
+/* "stop\ttime=..\treason=..\n" */
+size_t capture_index_write_stop(char *buffer, size_t size, const struct capture_index_stop *stop);
+
+/* ---- Parser ----------------------------------------------------------------
+ * Reads a whole index. Unknown line kinds and unknown keys are skipped, as
+ * are empty lines and empty fields. A last line without its newline was cut
+ * while being written (the process died): its fields are read up to its last
+ * tab, the text after that tab is dropped (it may be cut short), and a segment
+ * line cut before its file is dropped; a cut index is never an error. An
+ * empty index, or one whose only line is cut, has no header and is no error
+ * either: it is what a process leaves that died before its first write.
+ * Anything else wrong in a known line or key is an error at its byte offset:
+ * a complete first line that is not the header, a second header, capture or
+ * stop line, a field without '=', a key twice in a line, a bad number (values
+ * are whole numbers, times and periods as strtod reads them, a decimal comma
+ * allowed), a flag other than 0 or 1, an unknown escape, a NUL byte, a segment
+ * line without file or with an empty one. */
+
+struct capture_index {
+  int has_header;                         /* the first line is ljleak-index */
+  uint64_t version;                       /* its version; 0 if none */
+  int has_capture;                        /* a capture line was read into capture */
+  struct capture_index_capture capture;
+  struct capture_index_segment *segments; /* in the order of their lines */
+  size_t segment_count;
+  int has_stop;                           /* a stop line was read into stop */
+  struct capture_index_stop stop;
+  int last_line_cut;                      /* the index ends in a line without its newline */
+  size_t last_line_offset;                /* where that line starts */
+  char *text;                             /* the index's copy that the strings point into */
+};
+
+enum capture_index_status {
+  CAPTURE_INDEX_OK = 0,
+  CAPTURE_INDEX_MALFORMED,    /* error.offset and error.message say where and what */
+  CAPTURE_INDEX_UNREADABLE,   /* the file cannot be opened or read (error.system_error) */
+  CAPTURE_INDEX_NO_MEMORY
+};
+
+struct capture_index_error {
+  enum capture_index_status status;
+  size_t offset;              /* MALFORMED: byte offset in the index */
+  int system_error;           /* UNREADABLE: the errno */
+  char message[512];          /* "NAME: byte OFFSET: what is wrong", "NAME: cannot open: ..." */
+};
+
+/* Parses size bytes of data (copied; they may go away after the call); name
+ * is what messages call the input. Returns CAPTURE_INDEX_OK with index filled
+ * (release it with capture_index_free), or an error with error filled and
+ * index empty. */
+enum capture_index_status capture_index_parse(struct capture_index *index, const char *data,
+                                              size_t size, const char *name,
+                                              struct capture_index_error *error);
+
+/* Reads and parses the file at path (named by its path in messages). */
+enum capture_index_status capture_index_read_file(struct capture_index *index, const char *path,
+                                                  struct capture_index_error *error);
+
+void capture_index_free(struct capture_index *index);
+
+#endif

@@ -1,0 +1,681 @@
+/* tests/test_format_index.c: the capture index codec: the collector's exact bytes, round trips, escapes, cut lines, malformed input. */
+#include <check.h>
+#include <errno.h>
+#include <locale.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/check_run.h"
+#include "format/capture_index.h"
+
+/* ---- The collector's formats as they were before the codec (collector/capture.c
+ * at c78a326), the reference for byte-identical output. ---- */
+
+static size_t reference_escape_into(char *dst, size_t cap_left, const char *value)
+{
+  size_t n = 0;
+  for (const char *p = value; *p && n + 2 < cap_left; p++) {
+    char e = *p == '\\' ? '\\' : *p == '\t' ? 't' : *p == '\n' ? 'n' : 0;
+    if (e) {
+      dst[n++] = '\\';
+      dst[n++] = e;
+    } else {
+      dst[n++] = *p;
+    }
+  }
+  dst[n] = '\0';
+  return n;
+}
+
+/* capture_begin's one write: the header and the capture line. */
+static void reference_begin_lines(char line[16384], long pid, const char *host, const char *command,
+                                  const char *luajit, double start, uint64_t sample, double period,
+                                  uint64_t max_bytes, int gzip)
+{
+  char *p = line;
+  size_t left = 16384;
+  int n = snprintf(p, left, "ljleak-index\tversion=1\ncapture\tpid=%ld\thost=", pid);
+  p += n, left -= (size_t)n;
+  n = (int)reference_escape_into(p, left, host);
+  p += n, left -= (size_t)n;
+  n = snprintf(p, left, "\tcommand=");
+  p += n, left -= (size_t)n;
+  n = (int)reference_escape_into(p, left - 256, command);
+  p += n, left -= (size_t)n;
+  n = snprintf(p, left, "\tluajit=");
+  p += n, left -= (size_t)n;
+  n = (int)reference_escape_into(p, left, luajit);
+  p += n, left -= (size_t)n;
+  snprintf(p, left, "\tstart=%.3f\tsample=%llu\tperiod=%g\tmax_bytes=%llu\tgzip=%d\n", start,
+           (unsigned long long)sample, period, (unsigned long long)max_bytes, gzip ? 1 : 0);
+}
+
+/* segment_end's line. */
+static void reference_segment_line(char line[512], uint64_t seq, const char *name, double start,
+                                   double end, uint64_t gc_cycles, uint64_t heap, uint64_t events,
+                                   uint64_t bytes, uint64_t sample, int complete, uint64_t young_from)
+{
+  snprintf(line, 512,
+           "segment\tseq=%llu\tfile=%s\tstart=%.3f\tend=%.3f\tgc_cycles=%llu\theap_bytes=%llu"
+           "\tevents=%llu\tbytes=%llu\tsample=%llu\tcomplete=%d",
+           (unsigned long long)seq, name, start, end, (unsigned long long)gc_cycles,
+           (unsigned long long)heap, (unsigned long long)events, (unsigned long long)bytes,
+           (unsigned long long)sample, complete);
+  size_t used = strlen(line);
+  if (complete)
+    snprintf(line + used, 512 - used, "\tyoung_from=%llu\n", (unsigned long long)young_from);
+  else
+    snprintf(line + used, 512 - used, "\n");
+}
+
+/* stop_now's line (and capture_begin's on failure, with reason write-error). */
+static void reference_stop_line(char line[128], double time, const char *reason)
+{
+  snprintf(line, 128, "stop\ttime=%.3f\treason=%s\n", time, reason);
+}
+
+/* The codec's header and capture line, written into one 16384-byte buffer as
+ * the collector does. Returns the bytes. */
+static size_t codec_begin_lines(char line[16384], const struct capture_index_capture *capture)
+{
+  size_t header = capture_index_write_header(line, 16384);
+  ck_assert_uint_eq(header, 23);
+  size_t rest = capture_index_write_capture(line + header, 16384 - header, capture);
+  ck_assert_uint_gt(rest, 0);
+  return header + rest;
+}
+
+static void assert_begin_lines_identical(const struct capture_index_capture *c)
+{
+  static char expected[16384], got[16384];
+  reference_begin_lines(expected, c->pid, c->host, c->command, c->luajit, c->start, c->sample,
+                        c->period, c->max_bytes, c->gzip);
+  size_t length = codec_begin_lines(got, c);
+  ck_assert_uint_eq(length, strlen(expected));
+  ck_assert_int_eq(memcmp(got, expected, length + 1), 0);
+}
+
+START_TEST(test_header_and_capture_lines_match_the_collector_byte_for_byte)
+{
+  struct capture_index_capture c = {4242, "web-1", "luajit app.lua 8080", "LuaJIT 2.1.0-beta3",
+                                    1763745600.125, 0, 10, 0, 0, 0};
+  char line[16384];
+  size_t length = codec_begin_lines(line, &c);
+  const char *expected = "ljleak-index\tversion=1\n"
+                         "capture\tpid=4242\thost=web-1\tcommand=luajit app.lua 8080\t"
+                         "luajit=LuaJIT 2.1.0-beta3\tstart=1763745600.125\tsample=0\tperiod=10\t"
+                         "max_bytes=0\tgzip=0\n";
+  ck_assert_str_eq(line, expected);
+  ck_assert_uint_eq(length, strlen(expected));
+  assert_begin_lines_identical(&c);
+
+  /* Every number format: %ld, %.3f, %llu, %g, the gzip flag. */
+  const double periods[] = {0, 0.5, 1, 2.25, 1e-05, 123456789, 1.0 / 3};
+  for (size_t i = 0; i < sizeof periods / sizeof periods[0]; i++) {
+    struct capture_index_capture v = {2147483647L, "h", "c", "v", 1763745600.0005 + (double)i,
+                                      UINT64_MAX, periods[i], 65536, (int)(i & 1), 0};
+    assert_begin_lines_identical(&v);
+  }
+}
+END_TEST
+
+START_TEST(test_capture_line_escapes_match_the_collector_byte_for_byte)
+{
+  struct capture_index_capture c = {7, "host\twith\\tabs\n", "luajit -e \"print('a\\tb')\"\targ\nline",
+                                    "LuaJIT\\2.1", 1.0, 4096, 1.5, 1048576, 1, 0};
+  char line[16384];
+  codec_begin_lines(line, &c);
+  ck_assert_ptr_nonnull(strstr(line, "\thost=host\\twith\\\\tabs\\n\t"));
+  ck_assert_ptr_nonnull(strstr(line, "\tcommand=luajit -e \"print('a\\\\tb')\"\\targ\\nline\t"));
+  ck_assert_ptr_nonnull(strstr(line, "\tluajit=LuaJIT\\\\2.1\t"));
+  assert_begin_lines_identical(&c);
+
+  /* The longest host (255 bytes) and command (4095 bytes) the collector
+   * keeps, all escapes: nothing is cut. */
+  static char host[256], command[4096];
+  memset(host, '\\', 255);
+  memset(command, '\t', 4095);
+  struct capture_index_capture longest = {1, host, command, "LuaJIT 2.1", 2.0, 0, 0, 0, 0, 0};
+  codec_begin_lines(line, &longest);
+  ck_assert_uint_eq(strlen(line), 23 + strlen("capture\tpid=1\thost=") + 510 + strlen("\tcommand=") +
+                                      8190 + strlen("\tluajit=LuaJIT 2.1\tstart=2.000\tsample=0\tperiod=0"
+                                                    "\tmax_bytes=0\tgzip=0\n"));
+  assert_begin_lines_identical(&longest);
+}
+END_TEST
+
+START_TEST(test_long_command_is_cut_like_the_collector_never_inside_an_escape)
+{
+  static char command[20001];
+  for (size_t i = 0; i < 20000; i++)
+    command[i] = i % 7 == 3 ? '\t' : 'a' + (char)(i % 26);
+  command[20000] = '\0';
+  struct capture_index_capture c = {99, "h", command, "LuaJIT 2.1", 3.0, 0, 1, 0, 0, 0};
+  assert_begin_lines_identical(&c);
+  char line[16384];
+  size_t length = codec_begin_lines(line, &c);
+  ck_assert_uint_lt(length, 16384);
+  ck_assert_int_eq(line[length - 1], '\n');
+  /* The command stops where 256 bytes of the buffer (plus the one byte its
+   * rule keeps) remain for the rest of the line. */
+  const char *at = strstr(line, "\tcommand=") + strlen("\tcommand=");
+  size_t command_length = (size_t)(strstr(at, "\tluajit=") - at);
+  size_t room = 16384 - (size_t)(at - line);
+  ck_assert_uint_ge(command_length, room - 256 - 2);
+  ck_assert_uint_le(command_length, room - 256 - 1);
+  ck_assert_int_ne(at[command_length - 1], '\\');
+
+  /* A cut falling on an escape leaves it out whole: every shift of the
+   * escapes against the cut gives the collector's bytes. */
+  for (int shift = 0; shift < 4; shift++) {
+    for (size_t i = 0; i < 20000; i++)
+      command[i] = (i + (size_t)shift) % 3 == 0 ? '\\' : 'x';
+    assert_begin_lines_identical(&c);
+  }
+}
+END_TEST
+
+START_TEST(test_segment_lines_match_the_collector_byte_for_byte)
+{
+  char expected[512], got[512];
+  struct capture_index_segment complete = {1, "seg-0001.memprof", 1763745600.125, 1763745610.402, 7,
+                                           1843200, 120331, 1022117, 0, 1, 118012, 0};
+  size_t length = capture_index_write_segment(got, sizeof got, &complete);
+  ck_assert_str_eq(got, "segment\tseq=1\tfile=seg-0001.memprof\tstart=1763745600.125\tend=1763745610.402"
+                        "\tgc_cycles=7\theap_bytes=1843200\tevents=120331\tbytes=1022117\tsample=0"
+                        "\tcomplete=1\tyoung_from=118012\n");
+  ck_assert_uint_eq(length, strlen(got));
+  reference_segment_line(expected, 1, "seg-0001.memprof", 1763745600.125, 1763745610.402, 7, 1843200,
+                         120331, 1022117, 0, 1, 118012);
+  ck_assert_str_eq(got, expected);
+
+  /* Cut short: no young_from, whatever the field holds. */
+  struct capture_index_segment cut = {12, "seg-0012.memprof.gz", 5.5, 6.25, 3, 0, 0, 64, 1000, 0, 55, 0};
+  capture_index_write_segment(got, sizeof got, &cut);
+  reference_segment_line(expected, 12, "seg-0012.memprof.gz", 5.5, 6.25, 3, 0, 0, 64, 1000, 0, 55);
+  ck_assert_str_eq(got, expected);
+  ck_assert_ptr_null(strstr(got, "young_from"));
+
+  /* The largest numbers. */
+  struct capture_index_segment big = {UINT64_MAX, "seg-18446744073709551615.memprof", 1e10, 1e10 + 0.001,
+                                      UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, 1,
+                                      UINT64_MAX - 1, 0};
+  capture_index_write_segment(got, sizeof got, &big);
+  reference_segment_line(expected, UINT64_MAX, "seg-18446744073709551615.memprof", 1e10, 1e10 + 0.001,
+                         UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, 1, UINT64_MAX - 1);
+  ck_assert_str_eq(got, expected);
+
+  /* young_from NONE on a complete segment is left out. */
+  big.young_from = CAPTURE_INDEX_YOUNG_FROM_NONE;
+  capture_index_write_segment(got, sizeof got, &big);
+  ck_assert_ptr_null(strstr(got, "young_from"));
+}
+END_TEST
+
+START_TEST(test_stop_lines_match_the_collector_for_every_reason)
+{
+  char expected[128], got[128];
+  for (int reason = CAPTURE_INDEX_REASON_STOP; reason <= CAPTURE_INDEX_REASON_EXIT; reason++) {
+    struct capture_index_stop stop = {1763745700.5, capture_index_stop_reason_name(reason), 0};
+    size_t length = capture_index_write_stop(got, sizeof got, &stop);
+    reference_stop_line(expected, 1763745700.5, stop.reason);
+    ck_assert_str_eq(got, expected);
+    ck_assert_uint_eq(length, strlen(expected));
+  }
+  struct capture_index_stop stop = {1763745700.5, "duration", 0};
+  capture_index_write_stop(got, sizeof got, &stop);
+  ck_assert_str_eq(got, "stop\ttime=1763745700.500\treason=duration\n");
+}
+END_TEST
+
+START_TEST(test_stop_reason_names_are_the_formats_list)
+{
+  ck_assert_ptr_null(capture_index_stop_reason_name(0));
+  ck_assert_str_eq(capture_index_stop_reason_name(CAPTURE_INDEX_REASON_STOP), "stop");
+  ck_assert_str_eq(capture_index_stop_reason_name(CAPTURE_INDEX_REASON_DURATION), "duration");
+  ck_assert_str_eq(capture_index_stop_reason_name(CAPTURE_INDEX_REASON_SIGNAL), "signal");
+  ck_assert_str_eq(capture_index_stop_reason_name(CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES), "max-total-bytes");
+  ck_assert_str_eq(capture_index_stop_reason_name(CAPTURE_INDEX_REASON_WRITE_ERROR), "write-error");
+  ck_assert_str_eq(capture_index_stop_reason_name(CAPTURE_INDEX_REASON_EXIT), "exit");
+  ck_assert_ptr_null(capture_index_stop_reason_name(7));
+  ck_assert_ptr_null(capture_index_stop_reason_name(-1));
+}
+END_TEST
+
+START_TEST(test_writer_returns_0_when_the_line_does_not_fit)
+{
+  char buffer[64];
+  struct capture_index_segment s = {1, "seg-0001.memprof", 1, 2, 3, 4, 5, 6, 7, 1, 8, 0};
+  char whole[512];
+  size_t length = capture_index_write_segment(whole, sizeof whole, &s);
+  ck_assert_uint_eq(capture_index_write_segment(buffer, sizeof buffer, &s), 0);
+  ck_assert_uint_eq(capture_index_write_segment(whole, length, &s), 0);      /* no room for the NUL */
+  ck_assert_uint_eq(capture_index_write_segment(whole, length + 1, &s), length);
+  ck_assert_uint_eq(capture_index_write_header(buffer, 23), 0);
+  ck_assert_uint_eq(capture_index_write_header(buffer, 24), 23);
+  ck_assert_uint_eq(capture_index_write_header(buffer, 0), 0);
+  /* A host that does not fit is no cut: the line fails. */
+  struct capture_index_capture c = {1, "a-long-host-name-that-fills-the-buffer", "c", "v", 0, 0, 0, 0, 0, 0};
+  ck_assert_uint_eq(capture_index_write_capture(buffer, sizeof buffer, &c), 0);
+  /* With less than the tail room left, the command is empty and the rest may still fit. */
+  char small[280];
+  c.host = "h";
+  length = capture_index_write_capture(small, sizeof small, &c);
+  ck_assert_str_eq(small, "capture\tpid=1\thost=h\tcommand=\tluajit=v\tstart=0.000\tsample=0\tperiod=0"
+                          "\tmax_bytes=0\tgzip=0\n");
+  ck_assert_uint_eq(length, strlen(small));
+  /* NULL strings are written empty. */
+  struct capture_index_stop stop = {0, NULL, 0};
+  capture_index_write_stop(buffer, sizeof buffer, &stop);
+  ck_assert_str_eq(buffer, "stop\ttime=0.000\treason=\n");
+}
+END_TEST
+
+/* ---- Parser ------------------------------------------------------------- */
+
+static enum capture_index_status parse_text(struct capture_index *index, const char *text,
+                                            struct capture_index_error *error)
+{
+  return capture_index_parse(index, text, strlen(text), "t/index", error);
+}
+
+static const char real_index[] =
+    "ljleak-index\tversion=1\n"
+    "capture\tpid=4242\thost=web-1\tcommand=luajit app.lua 8080\tluajit=LuaJIT 2.1.0-beta3\t"
+    "start=1763745600.125\tsample=0\tperiod=10\tmax_bytes=0\tgzip=0\n"
+    "segment\tseq=1\tfile=seg-0001.memprof\tstart=1763745600.125\tend=1763745610.402\tgc_cycles=7\t"
+    "heap_bytes=1843200\tevents=120331\tbytes=1022117\tsample=0\tcomplete=1\tyoung_from=118012\n"
+    "segment\tseq=2\tfile=seg-0002.memprof\tstart=1763745610.402\tend=1763745620.000\tgc_cycles=9\t"
+    "heap_bytes=1900000\tevents=1000\tbytes=2000\tsample=0\tcomplete=1\tyoung_from=0\n"
+    "segment\tseq=3\tfile=seg-0003.memprof\tstart=1763745620.000\tend=1763745700.500\tgc_cycles=9\t"
+    "heap_bytes=1950000\tevents=10\tbytes=300\tsample=0\tcomplete=0\n"
+    "stop\ttime=1763745700.500\treason=duration\n";
+
+START_TEST(test_parser_reads_every_field_of_a_real_index)
+{
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(parse_text(&index, real_index, &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(index.has_header, 1);
+  ck_assert_uint_eq(index.version, 1);
+  ck_assert_int_eq(index.has_capture, 1);
+  ck_assert_int_eq(index.capture.pid, 4242);
+  ck_assert_str_eq(index.capture.host, "web-1");
+  ck_assert_str_eq(index.capture.command, "luajit app.lua 8080");
+  ck_assert_str_eq(index.capture.luajit, "LuaJIT 2.1.0-beta3");
+  ck_assert(index.capture.start == 1763745600.125);
+  ck_assert_uint_eq(index.capture.sample, 0);
+  ck_assert(index.capture.period == 10);
+  ck_assert_uint_eq(index.capture.max_bytes, 0);
+  ck_assert_int_eq(index.capture.gzip, 0);
+  ck_assert_uint_eq(index.capture.keys, 0x1ff);
+  ck_assert_uint_eq(index.segment_count, 3);
+  const struct capture_index_segment *s = &index.segments[0];
+  ck_assert_uint_eq(s->seq, 1);
+  ck_assert_str_eq(s->file, "seg-0001.memprof");
+  ck_assert(s->start == 1763745600.125);
+  ck_assert(s->end == 1763745610.402);
+  ck_assert_uint_eq(s->gc_cycles, 7);
+  ck_assert_uint_eq(s->heap_bytes, 1843200);
+  ck_assert_uint_eq(s->events, 120331);
+  ck_assert_uint_eq(s->bytes, 1022117);
+  ck_assert_uint_eq(s->sample, 0);
+  ck_assert_int_eq(s->complete, 1);
+  ck_assert_uint_eq(s->young_from, 118012);
+  ck_assert_uint_eq(s->keys, 0x7ff);
+  ck_assert_uint_eq(index.segments[1].young_from, 0);
+  ck_assert_uint_eq(index.segments[1].keys, 0x7ff);
+  ck_assert_int_eq(index.segments[2].complete, 0);
+  ck_assert_uint_eq(index.segments[2].young_from, CAPTURE_INDEX_YOUNG_FROM_NONE);
+  ck_assert_uint_eq(index.segments[2].keys, 0x7ff & ~CAPTURE_INDEX_SEGMENT_HAS_YOUNG_FROM);
+  ck_assert_int_eq(index.has_stop, 1);
+  ck_assert(index.stop.time == 1763745700.5);
+  ck_assert_str_eq(index.stop.reason, "duration");
+  ck_assert_uint_eq(index.stop.keys, CAPTURE_INDEX_STOP_HAS_TIME | CAPTURE_INDEX_STOP_HAS_REASON);
+  ck_assert_int_eq(index.last_line_cut, 0);
+  capture_index_free(&index);
+  ck_assert_ptr_null(index.segments);
+}
+END_TEST
+
+/* What the writer writes, the parser reads back: integers and strings exactly,
+ * times to the millisecond, periods to %g's six digits. */
+START_TEST(test_written_lines_read_back_the_same)
+{
+  static char text[65536];
+  size_t used = capture_index_write_header(text, sizeof text);
+  struct capture_index_capture c = {-12, "h\\o\ts\nt", "a\tb\\c\nd e", "", 1763745600.125, 123, 0.25,
+                                    UINT64_MAX, 1, 0};
+  used += capture_index_write_capture(text + used, sizeof text - used, &c);
+  struct capture_index_segment segments[3] = {
+    {1, "seg-0001.memprof", 1.5, 2.5, 1, 2, 3, 4, 5, 1, 0, 0},
+    {2, "with\\back\tslash", 2.5, 3.25, UINT64_MAX, 0, 0, 0, 0, 1, UINT64_MAX - 1, 0},
+    {3, "seg-0003.memprof.gz", 3.25, 4.125, 9, 9, 9, 9, 9, 0, 77, 0},
+  };
+  for (int i = 0; i < 3; i++)
+    used += capture_index_write_segment(text + used, sizeof text - used, &segments[i]);
+  struct capture_index_stop stop = {4.125, "max-total-bytes", 0};
+  used += capture_index_write_stop(text + used, sizeof text - used, &stop);
+
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_parse(&index, text, used, "round", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(index.capture.pid, -12);
+  ck_assert_str_eq(index.capture.host, c.host);
+  ck_assert_str_eq(index.capture.command, c.command);
+  ck_assert_str_eq(index.capture.luajit, "");
+  ck_assert(index.capture.start == c.start);
+  ck_assert_uint_eq(index.capture.sample, 123);
+  ck_assert(index.capture.period == 0.25);
+  ck_assert_uint_eq(index.capture.max_bytes, UINT64_MAX);
+  ck_assert_int_eq(index.capture.gzip, 1);
+  ck_assert_uint_eq(index.segment_count, 3);
+  for (int i = 0; i < 3; i++) {
+    const struct capture_index_segment *s = &index.segments[i], *w = &segments[i];
+    ck_assert_uint_eq(s->seq, w->seq);
+    ck_assert_str_eq(s->file, w->file);
+    ck_assert(s->start == w->start && s->end == w->end);
+    ck_assert_uint_eq(s->gc_cycles, w->gc_cycles);
+    ck_assert_uint_eq(s->heap_bytes, w->heap_bytes);
+    ck_assert_uint_eq(s->events, w->events);
+    ck_assert_uint_eq(s->bytes, w->bytes);
+    ck_assert_uint_eq(s->sample, w->sample);
+    ck_assert_int_eq(s->complete, w->complete);
+    ck_assert_uint_eq(s->young_from, w->complete ? w->young_from : CAPTURE_INDEX_YOUNG_FROM_NONE);
+  }
+  ck_assert(index.stop.time == 4.125);
+  ck_assert_str_eq(index.stop.reason, "max-total-bytes");
+
+  /* Written again from what was read: the same bytes. */
+  static char again[65536];
+  size_t again_used = capture_index_write_header(again, sizeof again);
+  again_used += capture_index_write_capture(again + again_used, sizeof again - again_used, &index.capture);
+  for (size_t i = 0; i < index.segment_count; i++)
+    again_used += capture_index_write_segment(again + again_used, sizeof again - again_used, &index.segments[i]);
+  again_used += capture_index_write_stop(again + again_used, sizeof again - again_used, &index.stop);
+  ck_assert_uint_eq(again_used, used);
+  ck_assert_int_eq(memcmp(again, text, used), 0);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_unknown_keys_kinds_empty_lines_and_fields_are_skipped)
+{
+  struct capture_index index;
+  struct capture_index_error error;
+  const char *text = "ljleak-index\tversion=1\tflavour=new\n"
+                     "capture\tpid=5\tnew_key=x\\q\t\tsample=8\t\n"
+                     "\n"
+                     "boundary\tcycle=3\tbad field without equals\tx=\\\n"
+                     "segment\tfile=a.memprof\tweird=\tcomplete=1\n"
+                     "note\n"
+                     "stop\treason=stop\tmore=1\n"
+                     "after-stop\tk=v\n";
+  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(index.capture.pid, 5);
+  ck_assert_uint_eq(index.capture.sample, 8);
+  ck_assert_uint_eq(index.capture.keys, CAPTURE_INDEX_CAPTURE_HAS_PID | CAPTURE_INDEX_CAPTURE_HAS_SAMPLE);
+  ck_assert_ptr_null(index.capture.host);
+  ck_assert_uint_eq(index.segment_count, 1);
+  ck_assert_str_eq(index.segments[0].file, "a.memprof");
+  ck_assert_uint_eq(index.segments[0].keys, CAPTURE_INDEX_SEGMENT_HAS_FILE | CAPTURE_INDEX_SEGMENT_HAS_COMPLETE);
+  ck_assert_uint_eq(index.segments[0].young_from, CAPTURE_INDEX_YOUNG_FROM_NONE);
+  ck_assert_int_eq(index.has_stop, 1);
+  ck_assert_str_eq(index.stop.reason, "stop");
+  ck_assert_uint_eq(index.stop.keys, CAPTURE_INDEX_STOP_HAS_REASON);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_escapes_are_undone_and_a_slash_in_a_file_is_kept_for_the_reader)
+{
+  struct capture_index index;
+  struct capture_index_error error;
+  const char *text = "ljleak-index\tversion=1\n"
+                     "capture\thost=a\\\\b\\tc\\nd\tcommand=x=y\n"
+                     "segment\tfile=../outside.memprof\n";
+  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  ck_assert_str_eq(index.capture.host, "a\\b\tc\nd");
+  ck_assert_str_eq(index.capture.command, "x=y");
+  ck_assert_str_eq(index.segments[0].file, "../outside.memprof");
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_decimal_comma_of_a_comma_locale_is_read)
+{
+  struct capture_index index;
+  struct capture_index_error error;
+  const char *text = "ljleak-index\tversion=1\n"
+                     "capture\tstart=1763745600,125\tperiod=0,5\n"
+                     "stop\ttime=1763745700,500\treason=exit\n";
+  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  ck_assert(index.capture.start == 1763745600.125);
+  ck_assert(index.capture.period == 0.5);
+  ck_assert(index.stop.time == 1763745700.5);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_empty_index_has_no_header_and_is_no_error)
+{
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_parse(&index, "", 0, "t/index", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(index.has_header, 0);
+  ck_assert_int_eq(index.has_capture, 0);
+  ck_assert_uint_eq(index.segment_count, 0);
+  ck_assert_int_eq(index.last_line_cut, 0);
+  capture_index_free(&index);
+  /* The header cut before its first tab: no header yet. */
+  ck_assert_int_eq(parse_text(&index, "ljleak-ind", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(index.has_header, 0);
+  ck_assert_int_eq(index.last_line_cut, 1);
+  ck_assert_uint_eq(index.last_line_offset, 0);
+  capture_index_free(&index);
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tvers", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(index.has_header, 1);
+  ck_assert_uint_eq(index.version, 0);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_cut_last_line_keeps_fields_before_its_last_tab)
+{
+  struct capture_index index;
+  struct capture_index_error error;
+  /* A segment line cut inside young_from: young_from may be short, so it is dropped. */
+  char text[2048];
+  snprintf(text, sizeof text, "%.*s%s", (int)(strlen(real_index) - strlen("stop\ttime=1763745700.500\treason=duration\n")),
+           real_index, "segment\tseq=4\tfile=seg-0004.memprof\tend=1763745800.5\tcomplete=1\tyoung_from=11");
+  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.segment_count, 4);
+  ck_assert_str_eq(index.segments[3].file, "seg-0004.memprof");
+  ck_assert(index.segments[3].end == 1763745800.5);
+  ck_assert_int_eq(index.segments[3].complete, 1);
+  ck_assert_uint_eq(index.segments[3].young_from, CAPTURE_INDEX_YOUNG_FROM_NONE);
+  ck_assert_int_eq(index.last_line_cut, 1);
+  ck_assert_uint_eq(index.last_line_offset, strlen(text) - strlen("segment\tseq=4\tfile=seg-0004.memprof\t"
+                                                                  "end=1763745800.5\tcomplete=1\tyoung_from=11"));
+  ck_assert_int_eq(index.has_stop, 0);
+  capture_index_free(&index);
+
+  /* Cut inside its file name, or right after it: the segment is not listed. */
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nsegment\tseq=1\tfile=seg-00", &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.segment_count, 0);
+  capture_index_free(&index);
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nsegment\tseq=1\tfile=seg-0001.memprof", &error),
+                   CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.segment_count, 0);
+  capture_index_free(&index);
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nsegment\tseq=1\tfile=seg-0001.memprof\t", &error),
+                   CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.segment_count, 1);
+  capture_index_free(&index);
+
+  /* A cut value that is not a number yet is no error. */
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\ncapture\tpid=1\tstart=", &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.capture.keys, CAPTURE_INDEX_CAPTURE_HAS_PID);
+  capture_index_free(&index);
+
+  /* A cut stop line is a stop line with what it kept. */
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nstop\ttime=5.000\treason=dur", &error),
+                   CAPTURE_INDEX_OK);
+  ck_assert_int_eq(index.has_stop, 1);
+  ck_assert_uint_eq(index.stop.keys, CAPTURE_INDEX_STOP_HAS_TIME);
+  ck_assert_ptr_null(index.stop.reason);
+  capture_index_free(&index);
+}
+END_TEST
+
+/* A process killed at any byte of its index leaves something that reads. */
+START_TEST(test_every_prefix_of_a_real_index_reads)
+{
+  size_t size = strlen(real_index);
+  size_t previous_segments = 0;
+  for (size_t cut = 0; cut <= size; cut++) {
+    struct capture_index index;
+    struct capture_index_error error;
+    ck_assert_msg(capture_index_parse(&index, real_index, cut, "t/index", &error) == CAPTURE_INDEX_OK,
+                  "cut at %zu: %s", cut, error.message);
+    ck_assert_uint_ge(index.segment_count, previous_segments);
+    previous_segments = index.segment_count;
+    ck_assert_int_eq(index.last_line_cut, cut > 0 && real_index[cut - 1] != '\n');
+    capture_index_free(&index);
+  }
+  ck_assert_uint_eq(previous_segments, 3);
+}
+END_TEST
+
+struct malformed_case {
+  const char *text;
+  size_t length;          /* 0: strlen(text) */
+  size_t offset;
+  const char *message;    /* after "t/index: byte N: " */
+};
+
+START_TEST(test_malformed_input_is_an_error_at_its_byte_offset)
+{
+  static const struct malformed_case cases[] = {
+    {"capture\tpid=1\n", 0, 0, "the first line is not the ljleak-index header"},
+    {"\nljleak-index\tversion=1\n", 0, 0, "the first line is not the ljleak-index header"},
+    {"ljleak-index\tversion=x\n", 0, 13, "ljleak-index line: version is not a whole number"},
+    {"ljleak-index\tversion=1\nljleak-index\tversion=1\n", 0, 23, "a second ljleak-index line"},
+    {"ljleak-index\nc\ncapture\tpid=1\ncapture\tpid=2\n", 0, 29, "a second capture line"},
+    {"ljleak-index\nstop\treason=stop\nstop\treason=exit\n", 0, 30, "a second stop line"},
+    {"ljleak-index\ncapture\tpid\n", 0, 21, "capture line: a field without '='"},
+    {"ljleak-index\ncapture\tpid=1\thost=a\tpid=2\n", 0, 34, "capture line: pid given twice"},
+    {"ljleak-index\ncapture\tpid=12a\n", 0, 21, "capture line: pid is not a whole number"},
+    {"ljleak-index\ncapture\tpid=\n", 0, 21, "capture line: pid is not a whole number"},
+    {"ljleak-index\ncapture\tpid=9223372036854775808\n", 0, 21, "capture line: pid is not a whole number"},
+    {"ljleak-index\ncapture\tpid=-\n", 0, 21, "capture line: pid is not a whole number"},
+    {"ljleak-index\ncapture\tsample=-1\n", 0, 21, "capture line: sample is not a whole number"},
+    {"ljleak-index\ncapture\tsample=+1\n", 0, 21, "capture line: sample is not a whole number"},
+    {"ljleak-index\ncapture\tmax_bytes=18446744073709551616\n", 0, 21, "capture line: max_bytes is not a whole number"},
+    {"ljleak-index\ncapture\tstart=1.5x\n", 0, 21, "capture line: start is not a number"},
+    {"ljleak-index\ncapture\tstart= 1.5\n", 0, 21, "capture line: start is not a number"},
+    {"ljleak-index\ncapture\tperiod=\n", 0, 21, "capture line: period is not a number"},
+    {"ljleak-index\ncapture\tperiod=1,000.5\n", 0, 21, "capture line: period is not a number"},
+    {"ljleak-index\ncapture\tgzip=2\n", 0, 21, "capture line: gzip is not 0 or 1"},
+    {"ljleak-index\ncapture\thost=a\\qb\n", 0, 27, "capture line: host has an unknown escape"},
+    {"ljleak-index\ncapture\tcommand=ab\\\n", 0, 31, "capture line: command has an unknown escape"},
+    {"ljleak-index\ncapture\thost=a\0b\n", 30, 21, "capture line: host has a NUL byte"},
+    {"ljleak-index\nsegment\tseq=1\n", 0, 13, "segment line: no file"},
+    {"ljleak-index\nsegment\tseq=1\tfile=\n", 0, 13, "segment line: the file is empty"},
+    {"ljleak-index\nsegment\tfile=a\tcomplete=yes\n", 0, 28, "segment line: complete is not 0 or 1"},
+    {"ljleak-index\nsegment\tfile=a\tend=now\n", 0, 28, "segment line: end is not a number"},
+    {"ljleak-index\nsegment\tfile=a\tyoung_from=1.5\n", 0, 28, "segment line: young_from is not a whole number"},
+    {"ljleak-index\nsegment\tfile=a\tfile=b\n", 0, 28, "segment line: file given twice"},
+    {"ljleak-index\nstop\ttime=x\n", 0, 18, "stop line: time is not a number"},
+    /* A cut last line still errs on what it has whole. */
+    {"ljleak-index\nsegment\tfile=a\tgc_cycles=z\tbytes=1", 0, 28, "segment line: gc_cycles is not a whole number"},
+    {"segment\tseq=1\tbytes=1", 0, 0, "the first line is not the ljleak-index header"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const struct malformed_case *c = &cases[i];
+    struct capture_index index;
+    struct capture_index_error error;
+    size_t length = c->length ? c->length : strlen(c->text);
+    char expected[512];
+    ck_assert_msg(capture_index_parse(&index, c->text, length, "t/index", &error) == CAPTURE_INDEX_MALFORMED,
+                  "case %zu read", i);
+    snprintf(expected, sizeof expected, "t/index: byte %zu: %s", c->offset, c->message);
+    ck_assert_msg(error.status == CAPTURE_INDEX_MALFORMED, "case %zu", i);
+    ck_assert_msg(error.offset == c->offset, "case %zu: offset %zu, want %zu", i, error.offset, c->offset);
+    ck_assert_msg(!strcmp(error.message, expected), "case %zu: '%s', want '%s'", i, error.message, expected);
+    ck_assert_ptr_null(index.segments);
+    ck_assert_ptr_null(index.text);
+  }
+}
+END_TEST
+
+START_TEST(test_read_file_reads_an_index_and_names_the_file_in_errors)
+{
+  char dir[] = "/tmp/ljleak-index-test.XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[128];
+  snprintf(path, sizeof path, "%s/index", dir);
+  struct capture_index index;
+  struct capture_index_error error;
+
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_UNREADABLE);
+  ck_assert_int_eq(error.system_error, ENOENT);
+  char expected[256];
+  snprintf(expected, sizeof expected, "%s: cannot open: %s", path, strerror(ENOENT));
+  ck_assert_str_eq(error.message, expected);
+
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  /* Bigger than the first read, so the buffer grows. */
+  fputs("ljleak-index\tversion=1\ncapture\tpid=3\n", f);
+  for (int i = 1; i <= 200; i++)
+    fprintf(f, "segment\tseq=%d\tfile=seg-%04d.memprof\tcomplete=1\tyoung_from=%d\n", i, i, i * 3);
+  fclose(f);
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.segment_count, 200);
+  ck_assert_str_eq(index.segments[199].file, "seg-0200.memprof");
+  ck_assert_uint_eq(index.segments[199].young_from, 600);
+  capture_index_free(&index);
+
+  f = fopen(path, "w");
+  fputs("ljleak-index\tversion=1\nsegment\tfile=a\tend=x\n", f);
+  fclose(f);
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_MALFORMED);
+  snprintf(expected, sizeof expected, "%s: byte 38: segment line: end is not a number", path);
+  ck_assert_str_eq(error.message, expected);
+  ck_assert_uint_eq(error.offset, 38);
+
+  ck_assert_int_eq(capture_index_read_file(&index, dir, &error), CAPTURE_INDEX_UNREADABLE);
+  ck_assert_int_eq(error.system_error, EISDIR);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("format_index");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_header_and_capture_lines_match_the_collector_byte_for_byte);
+  tcase_add_test(tc, test_capture_line_escapes_match_the_collector_byte_for_byte);
+  tcase_add_test(tc, test_long_command_is_cut_like_the_collector_never_inside_an_escape);
+  tcase_add_test(tc, test_segment_lines_match_the_collector_byte_for_byte);
+  tcase_add_test(tc, test_stop_lines_match_the_collector_for_every_reason);
+  tcase_add_test(tc, test_stop_reason_names_are_the_formats_list);
+  tcase_add_test(tc, test_writer_returns_0_when_the_line_does_not_fit);
+  tcase_add_test(tc, test_parser_reads_every_field_of_a_real_index);
+  tcase_add_test(tc, test_written_lines_read_back_the_same);
+  tcase_add_test(tc, test_unknown_keys_kinds_empty_lines_and_fields_are_skipped);
+  tcase_add_test(tc, test_escapes_are_undone_and_a_slash_in_a_file_is_kept_for_the_reader);
+  tcase_add_test(tc, test_decimal_comma_of_a_comma_locale_is_read);
+  tcase_add_test(tc, test_empty_index_has_no_header_and_is_no_error);
+  tcase_add_test(tc, test_cut_last_line_keeps_fields_before_its_last_tab);
+  tcase_add_test(tc, test_every_prefix_of_a_real_index_reads);
+  tcase_add_test(tc, test_malformed_input_is_an_error_at_its_byte_offset);
+  tcase_add_test(tc, test_read_file_reads_an_index_and_names_the_file_in_errors);
+  suite_add_tcase(s, tc);
+  return check_run(s);
+}
