@@ -9,7 +9,7 @@ TEST_SUITES += test_report
 test_report_LIBS = report diff
 # The progress bar and colour choice, on pipes, memory streams and a pty.
 TEST_SUITES += test_report_progress
-test_report_progress_LIBS = report
+test_report_progress_LIBS = report diff
 # ljleak report end to end, and the HTML page in headless Chromium.
 E2E_TESTS += tests/e2e/report.sh tests/e2e/report-browser.sh
 
