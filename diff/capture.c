@@ -1,4 +1,4 @@
-/* diff/capture.c: reads a capture's index (docs/index-format.md) or lists its segment files. */
+/* diff/capture.c: lists a capture's segments: from its index (format/capture_index.h), or its segment files. */
 #include "diff/capture.h"
 
 #include <dirent.h>
@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "format/capture_index.h"
 
 static void capture_fail(struct diff_error *err, enum diff_status status, const char *format,
                          const char *a, const char *b)
@@ -59,94 +61,42 @@ static int capture_add(struct capture *capture, size_t *capacity, char *path)
   return 0;
 }
 
-/* Undoes the index escapes (\\, \t, \n) in place. */
-static void capture_unescape(char *value)
+/* Lists the segments the index describes, in its order, and takes the
+ * capture's metadata from it. 0, or -1 when out of memory. */
+static int capture_list_index(struct capture *capture, size_t *capacity, const char *directory,
+                              const struct capture_index *index)
 {
-  char *out = value;
-  for (char *in = value; *in; in++) {
-    if (*in == '\\' && in[1]) {
-      in++;
-      *out++ = *in == 't' ? '\t' : *in == 'n' ? '\n' : *in;
-    } else {
-      *out++ = *in;
+  struct diff_capture *info = &capture->info;
+  const struct capture_index_capture *line = &index->capture;
+  info->pid = line->pid;
+  info->start_time = line->start;
+  info->sample_bytes = line->sample;
+  if ((line->host && !(info->host = capture_strdup(line->host))) ||
+      (line->command && !(info->command = capture_strdup(line->command))) ||
+      (line->luajit && !(info->luajit_version = capture_strdup(line->luajit))))
+    return -1;
+  for (size_t i = 0; i < index->segment_count; i++) {
+    const struct capture_index_segment *listed = &index->segments[i];
+    if (strchr(listed->file, '/'))
+      continue;  /* a segment is a file in the directory, nowhere else */
+    if (capture_add(capture, capacity, capture_join(directory, listed->file)) < 0)
+      return -1;
+    struct capture_segment *segment = &capture->segments[capture->count - 1];
+    segment->listed = 1;
+    segment->end_time = listed->end;
+    segment->gc_cycles = listed->gc_cycles;
+    segment->heap_bytes = listed->heap_bytes;
+    segment->young_from = listed->young_from;
+    /* A segment cut short (stop, exit, write error) did not end on a GC
+     * cycle: nothing born in it has survived one yet. */
+    if ((listed->keys & CAPTURE_INDEX_SEGMENT_HAS_COMPLETE) && !listed->complete) {
+      segment->young_from = 0;
+      segment->cut_short = 1;
     }
+    if ((listed->keys & CAPTURE_INDEX_SEGMENT_HAS_SAMPLE) && !info->sample_bytes)
+      info->sample_bytes = listed->sample;
   }
-  *out = '\0';
-}
-
-/* The value of key in a line's fields (tab-separated key=value), or NULL. */
-static char *capture_field(char **fields, size_t count, const char *key)
-{
-  size_t length = strlen(key);
-  for (size_t i = 0; i < count; i++)
-    if (!strncmp(fields[i], key, length) && fields[i][length] == '=')
-      return fields[i] + length + 1;
-  return NULL;
-}
-
-static int capture_parse_index(struct capture *capture, size_t *capacity, const char *directory,
-                               FILE *index)
-{
-  char *line = NULL;
-  size_t line_capacity = 0;
-  ssize_t length;
-  int status = 0;
-  while (status == 0 && (length = getline(&line, &line_capacity, index)) >= 0) {
-    if (length && line[length - 1] == '\n')
-      line[--length] = '\0';
-    char *fields[64];
-    size_t count = 0;
-    for (char *field = strtok(line, "\t"); field && count < 64; field = strtok(NULL, "\t"))
-      fields[count++] = field;
-    if (!count)
-      continue;
-    for (size_t i = 1; i < count; i++)
-      capture_unescape(fields[i]);
-    char *value;
-    if (!strcmp(fields[0], "capture")) {
-      struct diff_capture *info = &capture->info;
-      if ((value = capture_field(fields + 1, count - 1, "pid")))
-        info->pid = strtol(value, NULL, 10);
-      if ((value = capture_field(fields + 1, count - 1, "host")) && !info->host)
-        info->host = capture_strdup(value);
-      if ((value = capture_field(fields + 1, count - 1, "command")) && !info->command)
-        info->command = capture_strdup(value);
-      if ((value = capture_field(fields + 1, count - 1, "luajit")) && !info->luajit_version)
-        info->luajit_version = capture_strdup(value);
-      if ((value = capture_field(fields + 1, count - 1, "start")))
-        info->start_time = strtod(value, NULL);
-      if ((value = capture_field(fields + 1, count - 1, "sample")))
-        info->sample_bytes = strtoull(value, NULL, 10);
-    } else if (!strcmp(fields[0], "segment")) {
-      char *file = capture_field(fields + 1, count - 1, "file");
-      if (!file || strchr(file, '/'))
-        continue;
-      if (capture_add(capture, capacity, capture_join(directory, file)) < 0) {
-        status = -1;
-        break;
-      }
-      struct capture_segment *segment = &capture->segments[capture->count - 1];
-      segment->listed = 1;
-      if ((value = capture_field(fields + 1, count - 1, "end")))
-        segment->end_time = strtod(value, NULL);
-      if ((value = capture_field(fields + 1, count - 1, "gc_cycles")))
-        segment->gc_cycles = strtoull(value, NULL, 10);
-      if ((value = capture_field(fields + 1, count - 1, "heap_bytes")))
-        segment->heap_bytes = strtoull(value, NULL, 10);
-      if ((value = capture_field(fields + 1, count - 1, "young_from")))
-        segment->young_from = strtoull(value, NULL, 10);
-      /* A segment cut short (stop, exit, write error) did not end on a GC
-       * cycle: nothing born in it has survived one yet. */
-      if ((value = capture_field(fields + 1, count - 1, "complete")) && !strcmp(value, "0")) {
-        segment->young_from = 0;
-        segment->cut_short = 1;
-      }
-      if ((value = capture_field(fields + 1, count - 1, "sample")) && !capture->info.sample_bytes)
-        capture->info.sample_bytes = strtoull(value, NULL, 10);
-    }
-  }
-  free(line);
-  return status;
+  return 0;
 }
 
 static int capture_has_suffix(const char *name, const char *suffix)
@@ -213,16 +163,23 @@ static enum diff_status capture_open_directory(struct capture *capture, size_t *
   char *index_path = capture_join(directory, "index");
   if (!index_path)
     goto out_of_memory;
-  FILE *index = fopen(index_path, "r");
+  struct capture_index index;
+  struct capture_index_error index_error;
+  enum capture_index_status index_status = capture_index_read_file(&index, index_path, &index_error);
   free(index_path);
   char **names;
   size_t count;
-  if (index) {
-    int status = capture_parse_index(capture, capacity, directory, index);
-    fclose(index);
+  if (index_status == CAPTURE_INDEX_OK) {
+    int status = capture_list_index(capture, capacity, directory, &index);
+    capture_index_free(&index);
     if (status < 0)
       goto out_of_memory;
-  } else {
+  } else if (index_status == CAPTURE_INDEX_MALFORMED) {
+    capture_fail(err, DIFF_ERROR_INPUT, "%s%s", index_error.message, "");
+    return err->status;
+  } else if (index_status == CAPTURE_INDEX_NO_MEMORY) {
+    goto out_of_memory;
+  } else {  /* no index to read: the segment files, in name order */
     if (capture_list_directory(directory, 1, &names, &count) < 0) {
       capture_free_names(names, count);
       capture_fail(err, DIFF_ERROR_INPUT, "%s: cannot list the directory: %s", directory,
