@@ -41,3 +41,13 @@ $(eval $(call fuzz_run,fuzz_reader,tests/fuzz/corpus/reader/*))
 format_SRCS += format/capture_index.c
 TEST_SUITES += test_format_index
 test_format_index_LIBS = format
+
+# The index parser's libFuzzer target (tests/fuzz/fuzz_index.c): any bytes are
+# parsed; what parses is written back and read again, and prefixes of it (a
+# process killed mid-write) read too. `make fuzz` runs it on a copy of the seeds.
+FUZZERS += fuzz_index
+$(BUILD)/fuzz/fuzz_index: tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
+	  tests/fuzz/fuzz_index.c format/capture_index.c
+$(eval $(call fuzz_run,fuzz_index,tests/fuzz/corpus/index/*))
