@@ -33,6 +33,14 @@ struct summary_options {
   int human_readable;  /* bytes as B, KiB, MiB, GiB */
 };
 
+/* Why the last summary_read or summary_read_file stopped, for the caller to
+ * act on without reading the message. */
+enum summary_status {
+  SUMMARY_OK = 0,        /* the stream was used whole, or up to its cut */
+  SUMMARY_ERROR_INPUT,   /* unreadable, corrupt or unsupported input */
+  SUMMARY_ERROR_MEMORY   /* the summary or its reader ran out of memory */
+};
+
 /* Returns NULL when out of memory. */
 struct summary *summary_new(void);
 void summary_free(struct summary *summary);
@@ -44,13 +52,17 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
 /* Feeds every record of an open reader. Returns MEMPROF_END for a complete
  * stream, MEMPROF_TRUNCATED for a cut one (every complete event was used; err
  * holds the reader's warning with file and byte offset), or an error status
- * with err filled (MEMPROF_IO with "out of memory" if the summary ran out). */
+ * with err filled (MEMPROF_IO with "out of memory" if the summary ran out).
+ * summary_read_status then tells which kind of failure it was. */
 enum memprof_status summary_read(struct summary *summary, struct memprof_reader *reader,
                                  struct memprof_error *err);
 
 /* Opens path ("-" for stdin) and feeds it; the same returns as summary_read. */
 enum memprof_status summary_read_file(struct summary *summary, const char *path,
                                       struct memprof_error *err);
+
+/* The status of the last summary_read or summary_read_file (SUMMARY_OK before any). */
+enum summary_status summary_read_status(const struct summary *summary);
 
 /* Allocation events fed so far (symbol entries not counted). */
 uint64_t summary_event_count(const struct summary *summary);

@@ -477,6 +477,25 @@ START_TEST(test_unreadable_and_corrupt_inputs_are_errors)
 }
 END_TEST
 
+/* The front end picks its exit code from the status, not from the message. */
+START_TEST(test_read_status_tells_input_errors_from_good_and_cut_streams)
+{
+  struct summary *summary = summary_new();
+  struct memprof_error err;
+  ck_assert_int_eq(summary_read_status(summary), SUMMARY_OK);
+  ck_assert_int_eq(summary_read_file(summary, FIXTURES "no-such-file.bin", &err), MEMPROF_IO);
+  ck_assert_int_eq(summary_read_status(summary), SUMMARY_ERROR_INPUT);
+  ck_assert_int_eq(summary_read_file(summary, FIXTURES "basic-jiton.bin", &err), MEMPROF_END);
+  ck_assert_int_eq(summary_read_status(summary), SUMMARY_OK);
+  ck_assert_int_eq(summary_read_file(summary, FIXTURES "README.md", &err), MEMPROF_CORRUPT);
+  ck_assert_int_eq(summary_read_status(summary), SUMMARY_ERROR_INPUT);
+  ck_assert_int_eq(summary_read_file(summary, FIXTURES "killed-sigkill.bin.gz", &err),
+                   MEMPROF_TRUNCATED);
+  ck_assert_int_eq(summary_read_status(summary), SUMMARY_OK);
+  summary_free(summary);
+}
+END_TEST
+
 /* ---- Semantics on hand-made events ---------------------------------------- */
 
 static void add_lua_proto(struct summary *summary, uint64_t address, const char *chunk)
@@ -878,6 +897,7 @@ int main(void)
   tcase_add_test(fixtures, test_segments_read_together_form_one_stream);
   tcase_add_test(fixtures, test_killed_capture_is_summarised_up_to_the_cut);
   tcase_add_test(fixtures, test_unreadable_and_corrupt_inputs_are_errors);
+  tcase_add_test(fixtures, test_read_status_tells_input_errors_from_good_and_cut_streams);
   suite_add_tcase(suite, fixtures);
 
   TCase *semantics = tcase_create("semantics");

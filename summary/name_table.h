@@ -1,0 +1,47 @@
+/* summary/name_table.h: the distinct names of the summary's locations, each stored once and known by its id. */
+#ifndef LJLEAK_SUMMARY_NAME_TABLE_H
+#define LJLEAK_SUMMARY_NAME_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "summary/index_table.h"
+
+/* A name's bytes, in the table's arena. */
+struct name {
+  size_t offset, length;
+};
+
+struct name_table {
+  char *bytes;                  /* every name's text, one after another */
+  size_t bytes_used, bytes_capacity;
+  struct name *names;           /* [index.count] */
+  size_t names_capacity;
+  struct index_table index;
+};
+
+/* Returns 0, or -1 when out of memory. */
+int name_table_init(struct name_table *table);
+void name_table_release(struct name_table *table);
+
+/* The id of text, added if new; ID_NONE when out of memory. */
+uint32_t name_table_intern(struct name_table *table, const char *text, size_t length);
+
+/* Byte order, a prefix first: how Lua compares strings. */
+int name_table_compare(const struct name_table *table, uint32_t a, uint32_t b);
+
+/* The text of a name (not NUL-terminated). */
+static inline const char *name_table_text(const struct name_table *table, uint32_t name,
+                                          size_t *length)
+{
+  *length = table->names[name].length;
+  return table->bytes + table->names[name].offset;
+}
+
+/* Names so far: their ids are 0 .. count - 1. */
+static inline size_t name_table_count(const struct name_table *table)
+{
+  return table->index.count;
+}
+
+#endif

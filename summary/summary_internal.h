@@ -1,0 +1,47 @@
+/* summary/summary_internal.h: the summary's state, shared by its parts; other stages include only summary/summary.h. */
+#ifndef LJLEAK_SUMMARY_SUMMARY_INTERNAL_H
+#define LJLEAK_SUMMARY_SUMMARY_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/memprof.h"
+#include "summary/heap_map.h"
+#include "summary/id.h"
+#include "summary/index_table.h"
+#include "summary/name_table.h"
+#include "summary/primary_table.h"
+#include "summary/site.h"
+#include "summary/summary.h"
+
+struct summary {
+  struct memprof_symtab *symtab;
+  uint64_t symbol_epoch;        /* bumped by every symbol: names may have changed */
+  uint64_t events;
+
+  struct site *sites;
+  size_t site_capacity;
+  struct index_table site_index;
+
+  struct name_table names;
+
+  struct entry *entries;
+  size_t entry_count, entry_capacity;
+
+  struct primary_table primaries;
+
+  uint32_t last_site;           /* the previous event's site, or ID_NONE */
+  enum memprof_source last_source;
+  uint64_t last_location, last_line;
+
+  struct heap_map heap;
+  struct version *versions;
+  size_t version_count, version_capacity;
+
+  char *name_buffer;            /* scratch for memprof_symtab_name */
+  size_t name_buffer_size;
+
+  enum summary_status read_status;  /* of the last summary_read */
+};
+
+#endif
