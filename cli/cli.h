@@ -1,6 +1,10 @@
-/* cli/cli.h: the ljleak subcommands; each lives in cli/NAME.c. */
+/* cli/cli.h: the ljleak subcommands (each in cli/NAME.c) and what they share: exit codes, options, output. */
 #ifndef LJLEAK_CLI_H
 #define LJLEAK_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes shared by every subcommand (documented in README.md). */
 enum cli_exit {
@@ -11,10 +15,80 @@ enum cli_exit {
   CLI_EXIT_RUNTIME = 4      /* run: the capture could not be made */
 };
 
+/* ---- Options (cli/options.c) ------------------------------------------------
+ * A subcommand walks its arguments with a struct cli_args. An option with a
+ * value takes it as "NAME VALUE" or "NAME=VALUE". Every usage error is
+ * reported the same way: "ljleak COMMAND: what is wrong" and the usage line
+ * on stderr; the subcommand then exits with CLI_EXIT_USAGE. */
+
+struct cli_args {
+  const char *command;      /* "diff": names the subcommand in messages */
+  const char *usage;        /* its usage line(s), printed after a usage error */
+  int argc;
+  char **argv;
+  int index;                /* the argument being looked at */
+  int failed;               /* a usage error was reported */
+};
+
+void cli_args_init(struct cli_args *args, const char *command, const char *usage, int argc,
+                   char **argv);
+
+/* Reports a usage error (printf-style message), sets args->failed and
+ * returns CLI_EXIT_USAGE. */
+int cli_usage_error(struct cli_args *args, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The three usage errors every subcommand words alike: "unknown option
+ * 'ARG'" for the argument being looked at, "NAME needs a value", and "bad
+ * value 'VALUE' for NAME (WANTED)". Each returns CLI_EXIT_USAGE. */
+int cli_unknown_option(struct cli_args *args);
+int cli_missing_value(struct cli_args *args, const char *name);
+int cli_bad_value(struct cli_args *args, const char *name, const char *value,
+                  const char *wanted);
+
 /* Matches argv[*i] against an option that takes a value, given as "NAME VALUE"
  * or "NAME=VALUE". Returns 1 on a match (advancing *i past a separate value;
  * *value is NULL when the value is missing), 0 otherwise. */
 int cli_option_value(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* The option matchers: each looks at the argument args->index and returns 0
+ * when it is not option NAME. On a match it returns 1, with args->index past
+ * a separate value and *out set; or, for a missing or bad value, with the
+ * error reported, args->failed set and *out unchanged. */
+int cli_option_text(struct cli_args *args, const char *name, const char **out);
+/* A whole decimal number from min to max. */
+int cli_option_count(struct cli_args *args, const char *name, size_t min, size_t max,
+                     size_t *out);
+/* A non-negative decimal number ("0.01", "1e-3") up to max (HUGE_VAL: no limit). */
+int cli_option_number(struct cli_args *args, const char *name, double max, double *out);
+/* A byte count with an optional k, M or G suffix ("4096", "64k", "8M", "1G"),
+ * read by ljleak_collector_parse_size. */
+int cli_option_size(struct cli_args *args, const char *name, uint64_t *out);
+/* The same as a double; a plain number with a fraction or an exponent is
+ * taken too ("1e6"), as options kept as doubles always took it. */
+int cli_option_bytes(struct cli_args *args, const char *name, double *out);
+/* Non-negative seconds ("2.5"), read by ljleak_collector_parse_seconds. */
+int cli_option_seconds(struct cli_args *args, const char *name, double *out);
+
+/* ---- Output (cli/output.c) --------------------------------------------------
+ * Where a subcommand writes: the file of -o, or stdout. Opening, flushing and
+ * closing are checked, and a failure names the file. */
+
+struct cli_output {
+  const char *command;      /* "diff": names the subcommand in messages */
+  const char *name;         /* the file as given, or "stdout" */
+  FILE *file;
+};
+
+/* Opens path for writing (NULL or "-": stdout). Returns CLI_EXIT_OK, or
+ * prints "ljleak COMMAND: error: PATH: reason" and returns CLI_EXIT_RUNTIME. */
+int cli_output_open(struct cli_output *output, const char *command, const char *path);
+/* Flushes the output and closes a file (stdout stays open). error is the
+ * writer's message when it failed, else NULL. Returns CLI_EXIT_OK, or prints
+ * "ljleak COMMAND: error: NAME: reason" (a write failed) or "ljleak COMMAND:
+ * error: ERROR" (the writer failed otherwise) and returns CLI_EXIT_RUNTIME. */
+int cli_output_close(struct cli_output *output, const char *error);
+
+/* ---- The subcommands --------------------------------------------------------- */
 
 int cmd_summary(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -1,5 +1,6 @@
 /* cli/diff.c: ljleak diff: growing sites in a capture, between two boundaries, or against a base build. */
-#include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ static void diff_usage(FILE *out)
         "    --strict              a cut segment is an error (exit 3)\n"
         "    --min-boundaries N    fewer boundaries give 'insufficient' (default 4)\n"
         "    --p-value P           significance of the upward trend (default 0.01)\n"
-        "    --min-growth BYTES    growth over the capture that matters (default 4096)\n"
+        "    --min-growth BYTES    growth over the capture that matters (default 4096);\n"
+        "                          BYTES may end in k, M or G (4k is 4096)\n"
         "    --min-growth-fraction F  ... and at least F of the site's peak (default 0.1)\n"
         "    --worse-ratio R       base mode: how much faster is worse (default 2)\n"
         "    -q, --quiet           no progress bar\n"
@@ -41,36 +43,6 @@ static void diff_usage(FILE *out)
         "new or worse), 2 usage error, 3 unreadable input (or a cut segment with\n"
         "--strict), 4 out of memory or the output could not be written.\n",
         out);
-}
-
-static int diff_usage_error(const char *message, const char *argument)
-{
-  fprintf(stderr, "ljleak diff: %s%s\n", message, argument);
-  fputs(diff_usage_line, stderr);
-  return CLI_EXIT_USAGE;
-}
-
-
-static int diff_parse_size(const char *text, size_t *out)
-{
-  char *end;
-  errno = 0;
-  unsigned long long value = text ? strtoull(text, &end, 10) : 0;
-  if (!text || !*text || *end || errno || text[0] == '-')
-    return -1;
-  *out = (size_t)value;
-  return 0;
-}
-
-static int diff_parse_double(const char *text, double *out)
-{
-  char *end;
-  errno = 0;
-  double value = text ? strtod(text, &end) : 0;
-  if (!text || !*text || *end || errno || value < 0)
-    return -1;
-  *out = value;
-  return 0;
 }
 
 static void diff_warn(void *context, const char *message)
@@ -105,11 +77,14 @@ struct diff_command {
 /* Parses argv into command; returns -1 on success, else an exit code. */
 static int diff_parse(int argc, char **argv, struct diff_command *command)
 {
+  struct cli_args args;
+  struct diff_options *o = &command->options;
   int options_done = 0, from_given = 0, to_given = 0;
-  const char *value;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    struct diff_options *o = &command->options;
+  const char *format = NULL;
+  size_t jobs = (size_t)o->jobs;
+  cli_args_init(&args, "diff", diff_usage_line, argc, argv);
+  for (; args.index < argc && !args.failed; args.index++) {
+    const char *arg = argv[args.index];
     if (options_done || arg[0] != '-' || !strcmp(arg, "-")) {
       command->paths[command->path_count++] = arg;
     } else if (!strcmp(arg, "--")) {
@@ -121,88 +96,52 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
       o->strict = 1;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       command->quiet = 1;
-    } else if (cli_option_value(argc, argv, &i, "--format", &value)) {
-      if (!value || report_format_parse(value, &command->format) < 0)
-        return diff_usage_error("--format needs text, html, json, junit or markdown: ",
-                                value ? value : "");
-    } else if (cli_option_value(argc, argv, &i, "--output", &value) ||
-               cli_option_value(argc, argv, &i, "-o", &value)) {
-      if (!value)
-        return diff_usage_error("-o needs a file name", "");
-      command->output = value;
-    } else if (cli_option_value(argc, argv, &i, "--base", &value)) {
-      if (!value)
-        return diff_usage_error("--base needs a capture", "");
-      command->base = value;
-    } else if (cli_option_value(argc, argv, &i, "--jobs", &value) ||
-               cli_option_value(argc, argv, &i, "-j", &value)) {
-      size_t jobs;
-      if (diff_parse_size(value, &jobs) < 0 || jobs < 1 || jobs > 256)
-        return diff_usage_error("-j needs a number from 1 to 256: ", value ? value : "");
-      o->jobs = (int)jobs;
-    } else if (cli_option_value(argc, argv, &i, "--from", &value)) {
-      if (diff_parse_size(value, &o->range_from) < 0)
-        return diff_usage_error("--from needs a boundary number: ", value ? value : "");
+    } else if (cli_option_text(&args, "--format", &format)) {
+      if (format && report_format_parse(format, &command->format) < 0)
+        cli_bad_value(&args, "--format", format, "text, html, json, junit or markdown");
+    } else if (cli_option_text(&args, "--output", &command->output) ||
+               cli_option_text(&args, "-o", &command->output) ||
+               cli_option_text(&args, "--base", &command->base) ||
+               cli_option_count(&args, "--jobs", 1, 256, &jobs) ||
+               cli_option_count(&args, "-j", 1, 256, &jobs) ||
+               cli_option_count(&args, "--min-boundaries", 0, SIZE_MAX, &o->min_boundaries) ||
+               cli_option_number(&args, "--p-value", 1, &o->max_p_value) ||
+               cli_option_bytes(&args, "--min-growth", &o->min_growth_bytes) ||
+               cli_option_number(&args, "--min-growth-fraction", 1, &o->min_growth_fraction) ||
+               cli_option_number(&args, "--worse-ratio", HUGE_VAL, &o->worse_ratio)) {
+      /* the value is in place, or the error reported */
+    } else if (cli_option_count(&args, "--from", 0, SIZE_MAX, &o->range_from)) {
       from_given = 1;
-    } else if (cli_option_value(argc, argv, &i, "--to", &value)) {
-      if (diff_parse_size(value, &o->range_to) < 0)
-        return diff_usage_error("--to needs a boundary number: ", value ? value : "");
+    } else if (cli_option_count(&args, "--to", 0, SIZE_MAX, &o->range_to)) {
       to_given = 1;
-    } else if (cli_option_value(argc, argv, &i, "--min-boundaries", &value)) {
-      if (diff_parse_size(value, &o->min_boundaries) < 0)
-        return diff_usage_error("--min-boundaries needs a number: ", value ? value : "");
-    } else if (cli_option_value(argc, argv, &i, "--p-value", &value)) {
-      if (diff_parse_double(value, &o->max_p_value) < 0 || o->max_p_value > 1)
-        return diff_usage_error("--p-value needs a number from 0 to 1: ", value ? value : "");
-    } else if (cli_option_value(argc, argv, &i, "--min-growth", &value)) {
-      if (diff_parse_double(value, &o->min_growth_bytes) < 0)
-        return diff_usage_error("--min-growth needs a byte count: ", value ? value : "");
-    } else if (cli_option_value(argc, argv, &i, "--min-growth-fraction", &value)) {
-      if (diff_parse_double(value, &o->min_growth_fraction) < 0 || o->min_growth_fraction > 1)
-        return diff_usage_error("--min-growth-fraction needs a number from 0 to 1: ",
-                                value ? value : "");
-    } else if (cli_option_value(argc, argv, &i, "--worse-ratio", &value)) {
-      if (diff_parse_double(value, &o->worse_ratio) < 0)
-        return diff_usage_error("--worse-ratio needs a number: ", value ? value : "");
     } else {
-      return diff_usage_error("unknown option: ", arg);
+      cli_unknown_option(&args);
     }
   }
+  if (args.failed)
+    return CLI_EXIT_USAGE;
+  o->jobs = (int)jobs;
   if (from_given != to_given)
-    return diff_usage_error("--from and --to go together", "");
+    return cli_usage_error(&args, "--from and --to go together");
   command->range_given = from_given;
   if (command->range_given && command->base)
-    return diff_usage_error("--from/--to and --base cannot be combined", "");
+    return cli_usage_error(&args, "--from/--to and --base cannot be combined");
   if (!command->path_count)
-    return diff_usage_error("no capture given", "");
+    return cli_usage_error(&args, "no capture given");
   return -1;
 }
 
 static int diff_render(const struct diff_command *command, const struct diff_result *result)
 {
-  FILE *out = stdout;
-  if (command->output && strcmp(command->output, "-") != 0) {
-    out = fopen(command->output, "w");
-    if (!out) {
-      fprintf(stderr, "ljleak diff: error: %s: %s\n", command->output, strerror(errno));
-      return CLI_EXIT_RUNTIME;
-    }
-  }
-  struct report_options options = {0, NULL};
-  options.color = command->format == REPORT_FORMAT_TEXT && report_color_wanted(out);
-  char error[512];
-  int status = report_render(result, command->format, &options, out, error, sizeof error);
-  if (out != stdout && fclose(out) != 0 && status == 0) {
-    snprintf(error, sizeof error, "%s: %s", command->output, strerror(errno));
-    status = -1;
-  } else if (out == stdout && fflush(stdout) != 0 && status == 0) {
-    snprintf(error, sizeof error, "stdout: %s", strerror(errno));
-    status = -1;
-  }
-  if (status < 0) {
-    fprintf(stderr, "ljleak diff: error: %s\n", error);
+  struct cli_output output;
+  if (cli_output_open(&output, "diff", command->output) != CLI_EXIT_OK)
     return CLI_EXIT_RUNTIME;
-  }
+  struct report_options options = {0, NULL};
+  options.color = command->format == REPORT_FORMAT_TEXT && report_color_wanted(output.file);
+  char error[512];
+  int status = report_render(result, command->format, &options, output.file, error, sizeof error);
+  if (cli_output_close(&output, status < 0 ? error : NULL) != CLI_EXIT_OK)
+    return CLI_EXIT_RUNTIME;
   return result->flagged ? CLI_EXIT_FLAGGED : CLI_EXIT_OK;
 }
 

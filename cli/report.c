@@ -1,5 +1,4 @@
 /* cli/report.c: ljleak report: renders a saved JSON diff result again, in any format. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,52 +29,41 @@ static void report_usage(FILE *out)
         out);
 }
 
-static int report_usage_error(const char *message, const char *argument)
-{
-  fprintf(stderr, "ljleak report: %s%s\n", message, argument);
-  fputs(report_usage_line, stderr);
-  return CLI_EXIT_USAGE;
-}
-
-
 int cmd_report(int argc, char **argv)
 {
+  struct cli_args args;
   enum report_format format = REPORT_FORMAT_TEXT;
-  const char *output = NULL, *input = NULL, *value;
+  const char *output = NULL, *input = NULL, *format_name = NULL;
   struct report_options options = {0, NULL};
   int options_done = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
+  cli_args_init(&args, "report", report_usage_line, argc, argv);
+  for (; args.index < argc && !args.failed; args.index++) {
+    const char *arg = argv[args.index];
     if (!options_done && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
       report_usage(stdout);
       return CLI_EXIT_OK;
     }
     if (!options_done && !strcmp(arg, "--")) {
       options_done = 1;
-    } else if (!options_done && cli_option_value(argc, argv, &i, "--format", &value)) {
-      if (!value)
-        return report_usage_error("--format needs a value", "");
-      if (report_format_parse(value, &format) < 0)
-        return report_usage_error("unknown format: ", value);
-    } else if (!options_done && (cli_option_value(argc, argv, &i, "--output", &value) ||
-                                 cli_option_value(argc, argv, &i, "-o", &value))) {
-      if (!value)
-        return report_usage_error("-o needs a file name", "");
-      output = value;
-    } else if (!options_done && cli_option_value(argc, argv, &i, "--source-root", &value)) {
-      if (!value)
-        return report_usage_error("--source-root needs a directory", "");
-      options.source_root = value;
+    } else if (!options_done && cli_option_text(&args, "--format", &format_name)) {
+      if (format_name && report_format_parse(format_name, &format) < 0)
+        cli_bad_value(&args, "--format", format_name, "text, html, json, junit or markdown");
+    } else if (!options_done && (cli_option_text(&args, "--output", &output) ||
+                                 cli_option_text(&args, "-o", &output) ||
+                                 cli_option_text(&args, "--source-root", &options.source_root))) {
+      /* the value is in place, or the error reported */
     } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
-      return report_usage_error("unknown option: ", arg);
+      cli_unknown_option(&args);
     } else if (input) {
-      return report_usage_error("more than one result file: ", arg);
+      cli_usage_error(&args, "more than one result file: %s", arg);
     } else {
       input = arg;
     }
   }
+  if (args.failed)
+    return CLI_EXIT_USAGE;
   if (!input)
-    return report_usage_error("no result file given", "");
+    return cli_usage_error(&args, "no result file given");
 
   char error[512];
   struct diff_result result;
@@ -83,26 +71,16 @@ int cmd_report(int argc, char **argv)
     fprintf(stderr, "ljleak report: error: %s\n", error);
     return CLI_EXIT_INPUT;
   }
-  FILE *out = stdout;
-  if (output && strcmp(output, "-") != 0) {
-    out = fopen(output, "w");
-    if (!out) {
-      fprintf(stderr, "ljleak report: error: %s: %s\n", output, strerror(errno));
-      diff_result_free(&result);
-      return CLI_EXIT_RUNTIME;
-    }
-  }
-  options.color = format == REPORT_FORMAT_TEXT && report_color_wanted(out);
-  int status = report_render(&result, format, &options, out, error, sizeof error);
-  if (out != stdout && fclose(out) != 0 && status == 0) {
-    snprintf(error, sizeof error, "%s: %s", output, strerror(errno));
-    status = -1;
-  }
-  int exit_code = result.flagged ? CLI_EXIT_FLAGGED : CLI_EXIT_OK;
-  diff_result_free(&result);
-  if (status < 0) {
-    fprintf(stderr, "ljleak report: error: %s\n", error);
+  struct cli_output out;
+  if (cli_output_open(&out, "report", output) != CLI_EXIT_OK) {
+    diff_result_free(&result);
     return CLI_EXIT_RUNTIME;
   }
+  options.color = format == REPORT_FORMAT_TEXT && report_color_wanted(out.file);
+  int status = report_render(&result, format, &options, out.file, error, sizeof error);
+  int exit_code = result.flagged ? CLI_EXIT_FLAGGED : CLI_EXIT_OK;
+  diff_result_free(&result);
+  if (cli_output_close(&out, status < 0 ? error : NULL) != CLI_EXIT_OK)
+    return CLI_EXIT_RUNTIME;
   return exit_code;
 }

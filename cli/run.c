@@ -296,64 +296,34 @@ static int pmain(lua_State *L)
   return 0;
 }
 
-/* The value of an option given as "--name VALUE" or "--name=VALUE". */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
-{
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0)
-    return NULL;
-  if (argv[*i][n] == '=')
-    return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0')
-    return NULL;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "ljleak run: %s needs a value\n%s", name, run_usage);
-    exit(CLI_EXIT_USAGE);
-  }
-  return argv[++*i];
-}
-
-static int bad_value(const char *name, const char *value)
-{
-  fprintf(stderr, "ljleak run: bad value '%s' for %s\n%s", value, name, run_usage);
-  return CLI_EXIT_USAGE;
-}
-
+/* Parses argv into job; returns 0 to run, -1 after --help, else an exit code. */
 static int parse(struct run_job *job, int argc, char **argv)
 {
-  const char *v;
-  for (int i = 1; i < argc; i++) {
-    char *a = argv[i];
+  struct cli_args args;
+  cli_args_init(&args, "run", run_usage, argc, argv);
+  for (; args.index < argc && !args.failed; args.index++) {
+    char *a = argv[args.index];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       printf("%s%s", run_usage, run_help);
       return -1;
     }
     if (!strcmp(a, "--")) {
-      job->script = i + 1;
+      job->script = args.index + 1;
       break;
     }
     if (a[0] != '-' || !strcmp(a, "-")) {
-      job->script = i;
+      job->script = args.index;
       break;
     }
-    if ((v = option_value(argc, argv, &i, "-o")) || (v = option_value(argc, argv, &i, "--dir"))) {
-      job->opt.dir = v;
+    if (cli_option_text(&args, "-o", &job->opt.dir) ||
+        cli_option_text(&args, "--dir", &job->opt.dir)) {
       job->explicit_dir = 1;
-    } else if ((v = option_value(argc, argv, &i, "--period"))) {
-      if (ljleak_collector_parse_seconds(v, &job->opt.period))
-        return bad_value("--period", v);
-    } else if ((v = option_value(argc, argv, &i, "--max-bytes"))) {
-      if (ljleak_collector_parse_size(v, &job->opt.max_bytes))
-        return bad_value("--max-bytes", v);
-    } else if ((v = option_value(argc, argv, &i, "--max-total-bytes"))) {
-      if (ljleak_collector_parse_size(v, &job->opt.max_total_bytes))
-        return bad_value("--max-total-bytes", v);
-    } else if ((v = option_value(argc, argv, &i, "--sample"))) {
-      if (ljleak_collector_parse_size(v, &job->opt.sample))
-        return bad_value("--sample", v);
-    } else if ((v = option_value(argc, argv, &i, "--duration"))) {
-      if (ljleak_collector_parse_seconds(v, &job->opt.duration))
-        return bad_value("--duration", v);
+    } else if (cli_option_seconds(&args, "--period", &job->opt.period) ||
+               cli_option_size(&args, "--max-bytes", &job->opt.max_bytes) ||
+               cli_option_size(&args, "--max-total-bytes", &job->opt.max_total_bytes) ||
+               cli_option_size(&args, "--sample", &job->opt.sample) ||
+               cli_option_seconds(&args, "--duration", &job->opt.duration)) {
+      /* the value is in place, or the error reported */
     } else if (!strcmp(a, "--gzip")) {
       job->opt.gzip = 1;
     } else if (!strcmp(a, "--force-gc")) {
@@ -367,26 +337,25 @@ static int parse(struct run_job *job, int argc, char **argv)
       job->actions[job->nactions].text = a + 2;  /* attached, as luajit takes it */
       job->nactions++;
     } else if (a[1] == 'b' || a[1] == 'i') {
-      fprintf(stderr, "ljleak run: luajit's %s runs no script to capture\n%s", a, run_usage);
-      return CLI_EXIT_USAGE;
+      cli_usage_error(&args, "luajit's %s runs no script to capture", a);
     } else if (a[1] == 'e' || a[1] == 'l' || a[1] == 'j') {
-      const char *text = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+      /* Attached or separate, as luajit takes them. */
+      const char *text = a[2] ? a + 2 : (args.index + 1 < argc ? argv[++args.index] : NULL);
       if (!text) {
-        fprintf(stderr, "ljleak run: %s needs a value\n%s", a, run_usage);
-        return CLI_EXIT_USAGE;
+        cli_missing_value(&args, a);
+      } else {
+        job->actions[job->nactions].kind = a[1];
+        job->actions[job->nactions].text = text;
+        job->nactions++;
       }
-      job->actions[job->nactions].kind = a[1];
-      job->actions[job->nactions].text = text;
-      job->nactions++;
     } else {
-      fprintf(stderr, "ljleak run: unknown option '%s'\n%s", a, run_usage);
-      return CLI_EXIT_USAGE;
+      cli_unknown_option(&args);
     }
   }
-  if (job->script <= 0 || job->script >= argc) {
-    fprintf(stderr, "ljleak run: no script given\n%s", run_usage);
+  if (args.failed)
     return CLI_EXIT_USAGE;
-  }
+  if (job->script <= 0 || job->script >= argc)
+    return cli_usage_error(&args, "no script given");
   return 0;
 }
 

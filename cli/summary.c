@@ -28,13 +28,6 @@ static void summary_usage(FILE *out)
         out);
 }
 
-static int summary_usage_error(const char *message, const char *argument)
-{
-  fprintf(stderr, "ljleak summary: %s%s\n", message, argument);
-  fputs(summary_usage_line, stderr);
-  return CLI_EXIT_USAGE;
-}
-
 /* Reads every file into summary; returns an exit code, sets *cut for a cut stream. */
 static int summary_read_all(struct summary *summary, char **files, int count, int *cut)
 {
@@ -49,13 +42,14 @@ static int summary_read_all(struct summary *summary, char **files, int count, in
       continue;
     }
     fprintf(stderr, "ljleak summary: error: %s\n", err.message);
-    return summary_read_status(summary) == SUMMARY_ERROR_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return strstr(err.message, "out of memory") ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }
   return CLI_EXIT_OK;
 }
 
 int cmd_summary(int argc, char **argv)
 {
+  struct cli_args args;
   struct summary_options options = {0, 0};
   int strict = 0, options_done = 0, file_count = 0;
   char **files = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *files);
@@ -63,10 +57,11 @@ int cmd_summary(int argc, char **argv)
     fputs("ljleak summary: out of memory\n", stderr);
     return CLI_EXIT_RUNTIME;
   }
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
+  cli_args_init(&args, "summary", summary_usage_line, argc, argv);
+  for (; args.index < argc && !args.failed; args.index++) {
+    const char *arg = argv[args.index];
     if (options_done || arg[0] != '-' || !strcmp(arg, "-")) {
-      files[file_count++] = argv[i];
+      files[file_count++] = argv[args.index];
     } else if (!strcmp(arg, "--")) {
       options_done = 1;
     } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -80,13 +75,14 @@ int cmd_summary(int argc, char **argv)
     } else if (!strcmp(arg, "--strict")) {
       strict = 1;
     } else {
-      free(files);
-      return summary_usage_error("unknown option ", arg);
+      cli_unknown_option(&args);
     }
   }
-  if (!file_count) {
+  if (!args.failed && !file_count)
+    cli_usage_error(&args, "no input file");
+  if (args.failed) {
     free(files);
-    return summary_usage_error("no input file", "");
+    return CLI_EXIT_USAGE;
   }
 
   struct summary *summary = summary_new();
@@ -98,12 +94,12 @@ int cmd_summary(int argc, char **argv)
   int cut = 0;
   int code = summary_read_all(summary, files, file_count, &cut);
   if (code == CLI_EXIT_OK) {
-    if (summary_print(summary, &options, stdout) || fflush(stdout)) {
-      fputs("ljleak summary: error: cannot write the summary\n", stderr);
-      code = CLI_EXIT_RUNTIME;
-    } else if (cut && strict) {
+    struct cli_output output;
+    cli_output_open(&output, "summary", NULL);  /* stdout: cannot fail */
+    int printed = summary_print(summary, &options, output.file);
+    code = cli_output_close(&output, printed ? "cannot write the summary" : NULL);
+    if (code == CLI_EXIT_OK && cut && strict)
       code = CLI_EXIT_INPUT;
-    }
   }
   summary_free(summary);
   free(files);

@@ -94,5 +94,68 @@ check json-default 1 "$LJLEAK" diff -q --format json -o "$OUT/default.json" "$SE
 check json-portable 1 env LJLEAK_NO_PEXT=1 "$LJLEAK" diff -q --format json -o "$OUT/portable.json" "$SEGMENTS"
 check json-portable-same 0 cmp "$OUT/default.json" "$OUT/portable.json"
 
+# Byte options take the sizes of `ljleak run --sample`: 4k is 4096, given as
+# NAME VALUE or NAME=VALUE; the saved options show the value that was used.
+check min-growth-4096 1 "$LJLEAK" diff -q --format json -o "$OUT/mg-4096.json" --min-growth 4096 "$SEGMENTS"
+check min-growth-4k 1 "$LJLEAK" diff -q --format json -o "$OUT/mg-4k.json" --min-growth 4k "$SEGMENTS"
+check min-growth-equals-4k 1 "$LJLEAK" diff -q --format json -o "$OUT/mg-eq-4k.json" --min-growth=4k "$SEGMENTS"
+check min-growth-4k-is-4096 0 cmp "$OUT/mg-4096.json" "$OUT/mg-4k.json"
+check min-growth-equals-4k-is-4096 0 cmp "$OUT/mg-4096.json" "$OUT/mg-eq-4k.json"
+check min-growth-1M 0 "$LJLEAK" diff -q --format json -o "$OUT/mg-1M.json" --min-growth 1M "$SEGMENTS"
+expect min-growth-1M-is-1048576-bytes '"min_growth_bytes": 1048576,' "$OUT/mg-1M.json"
+check min-growth-with-exponent-still-reads 0 "$LJLEAK" diff -q --min-growth 1e6 "$SEGMENTS"
+
+# A missing value and a bad value: the same two messages, then the usage line,
+# exit 2, from every subcommand. (summary has no option with a value; its
+# unknown option reads like the others'.)
+# usage_error NAME FIRST_LINE SUBCOMMAND ARGS...: exit 2, FIRST_LINE exactly, then the usage.
+usage_error() {
+  name=$1 line=$2 sub=$3
+  shift 2
+  check "$name" 2 "$LJLEAK" "$@"
+  if [ "$(head -n 1 "$OUT/$name.err")" = "$line" ] &&
+     sed -n 2p "$OUT/$name.err" | grep -q "^usage: ljleak $sub " && [ ! -s "$OUT/$name.out" ]; then
+    passed=$((passed + 1)); echo "ok   $name says: $line"
+  else
+    failed=$((failed + 1)); echo "FAIL $name: stderr is"; cat "$OUT/$name.err"
+  fi
+}
+usage_error diff-missing-value "ljleak diff: --min-growth needs a value" diff "$SEGMENTS" --min-growth
+usage_error diff-bad-value \
+  "ljleak diff: bad value '4x' for --min-growth (a byte count such as 4096, 64k, 8M or 1G)" \
+  diff --min-growth 4x "$SEGMENTS"
+usage_error diff-bad-value-equals \
+  "ljleak diff: bad value '0' for --jobs (a whole number from 1 to 256)" diff --jobs=0 "$SEGMENTS"
+usage_error diff-unknown-option "ljleak diff: unknown option '--bogus'" diff --bogus "$SEGMENTS"
+usage_error report-missing-value "ljleak report: -o needs a value" report testdata/report/trend.json -o
+usage_error report-bad-value \
+  "ljleak report: bad value 'pdf' for --format (text, html, json, junit or markdown)" \
+  report --format pdf testdata/report/trend.json
+usage_error report-unknown-option "ljleak report: unknown option '--bogus'" report --bogus testdata/report/trend.json
+usage_error run-missing-value "ljleak run: --sample needs a value" run --sample
+usage_error run-bad-value \
+  "ljleak run: bad value '4x' for --sample (a byte count such as 4096, 64k, 8M or 1G)" \
+  run --sample 4x tests/lua/collector_jit.lua
+usage_error run-bad-seconds "ljleak run: bad value 'soon' for --period (seconds, such as 60 or 2.5)" \
+  run --period=soon tests/lua/collector_jit.lua
+usage_error run-unknown-option "ljleak run: unknown option '--bogus'" run --bogus tests/lua/collector_jit.lua
+usage_error summary-unknown-option "ljleak summary: unknown option '--bogus'" summary --bogus "$SEGMENTS"/seg-0001.bin
+usage_error summary-flag-with-value "ljleak summary: unknown option '--strict=1'" summary --strict=1 "$SEGMENTS"/seg-0001.bin
+
+# The output: an unwritable -o exits 4 naming the file; so does a full device
+# (the write fails only when the buffer is flushed).
+check output-unwritable 4 "$LJLEAK" diff -q -o "$OUT/no/such/dir/report.txt" "$SEGMENTS"
+expect output-unwritable-names-the-file "ljleak diff: error: $OUT/no/such/dir/report.txt: No such file or directory" "$OUT/output-unwritable.err"
+if [ -w /dev/full ]; then
+  check output-full-device 4 "$LJLEAK" diff -q -o /dev/full "$SEGMENTS"
+  expect output-full-device-names-it "ljleak diff: error: /dev/full: cannot write the report: No space left on device" "$OUT/output-full-device.err"
+  check stdout-full-device 4 sh -c "'$LJLEAK' diff -q '$SEGMENTS' >/dev/full"
+  expect stdout-full-device-names-stdout "ljleak diff: error: stdout: cannot write the report: No space left on device" "$OUT/stdout-full-device.err"
+  check summary-stdout-full-device 4 sh -c "'$LJLEAK' summary '$SEGMENTS/seg-0001.bin' >/dev/full"
+  expect summary-stdout-full-device-names-stdout "ljleak summary: error: stdout: No space left on device" "$OUT/summary-stdout-full-device.err"
+else
+  echo "skip output-full-device: no /dev/full here"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

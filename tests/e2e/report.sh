@@ -49,6 +49,21 @@ run --format html -o "$tmp/trend.html" "$data/trend.json" >"$tmp/stdout"
 check "dash_o_writes_the_file" grep -q '<table class="sortable" id="sites">' "$tmp/trend.html"
 check "dash_o_leaves_stdout_empty" test ! -s "$tmp/stdout"
 
+# An output that cannot be opened or written exits 4 and names it.
+run -o "$tmp/no/such/dir/out.txt" "$data/trend.json" >/dev/null 2>"$tmp/err"
+check "unwritable_output_exits_4" test "$status" = 4
+check "unwritable_output_is_named" grep -qx "ljleak report: error: $tmp/no/such/dir/out.txt: No such file or directory" "$tmp/err"
+if [ -w /dev/full ]; then
+  run --format json -o /dev/full "$data/trend.json" >/dev/null 2>"$tmp/err"
+  check "full_device_exits_4" test "$status" = 4
+  check "full_device_is_named" grep -qx "ljleak report: error: /dev/full: cannot write the report: No space left on device" "$tmp/err"
+  run "$data/trend.json" >/dev/full 2>"$tmp/err"
+  check "full_stdout_exits_4" test "$status" = 4
+  check "full_stdout_is_named" grep -qx "ljleak report: error: stdout: cannot write the report: No space left on device" "$tmp/err"
+else
+  echo "skip full_device: no /dev/full here"
+fi
+
 # JUnit must be well-formed XML, hostile names included.
 for name in trend base range hostile; do
   run --format junit -o "$tmp/$name.xml" "$data/$name.json"
