@@ -42,7 +42,7 @@ static int summary_read_all(struct summary *summary, char **files, int count, in
       continue;
     }
     fprintf(stderr, "ljleak summary: error: %s\n", err.message);
-    return strstr(err.message, "out of memory") ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return summary_read_status(summary) == SUMMARY_ERROR_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }
   return CLI_EXIT_OK;
 }
