@@ -94,5 +94,6 @@ int cmd_summary(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const struct subcommand subcommands[] = {
   {"summary", cmd_summary, "print what Tarantool's luajit-parse-memprof prints for streams"},
   {"diff", cmd_diff, "find growing sites in a capture, between boundaries, or against a base build"},
   {"report", cmd_report, "render a saved JSON diff result as text, HTML, JUnit or Markdown"},
+  {"info", cmd_info, "print what a capture's index says: metadata, segments, how it stopped"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,294 @@
+/* cli/info.c: ljleak info: what a capture's index says, as KEY=VALUE lines or JSON, for people and scripts. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "format/capture_index.h"
+
+static const char info_usage_line[] =
+    "usage: ljleak info [--format text|json] [--get KEY]... CAPTURE_DIR\n";
+
+static void info_usage(FILE *out)
+{
+  fputs(info_usage_line, out);
+  fputs("\n"
+        "Prints what a capture's index says: the capture's metadata, how many\n"
+        "segments it lists, whether and why it stopped. Text is one KEY=VALUE line\n"
+        "per key the index has, values escaped as in the index (\\\\, \\t, \\n).\n"
+        "\n"
+        "    --format FORMAT   text (default) or json\n"
+        "    --get KEY         print only the value of KEY, or an empty line when the\n"
+        "                      index does not have it; repeatable, one line each\n"
+        "    -h, --help        show this help\n"
+        "\n"
+        "keys: version pid host command luajit start sample period max_bytes gzip\n"
+        "      segments stopped stop_time stop_reason last_line_cut\n"
+        "\n"
+        "exit status: 0 success, 2 usage error, 3 no capture there (no index, or one\n"
+        "without its header) or a malformed index (the message gives the byte\n"
+        "offset), 4 the output could not be written.\n",
+        out);
+}
+
+enum info_type { INFO_NUMBER, INFO_TEXT, INFO_FLAG };
+
+/* One key of the output: its value as text, and what JSON makes of it. */
+struct info_entry {
+  const char *key;
+  enum info_type type;
+  int present;
+  char number[64];          /* NUMBER: as the index writes it */
+  int not_finite;           /* NUMBER: JSON has no nan or inf: null */
+  const char *text;         /* TEXT */
+  int flag;                 /* FLAG: 0 or 1 */
+};
+
+static const char *const info_keys[] = {
+  "version", "pid", "host", "command", "luajit", "start", "sample", "period", "max_bytes", "gzip",
+  "segments", "stopped", "stop_time", "stop_reason", "last_line_cut"
+};
+#define INFO_KEY_COUNT (sizeof info_keys / sizeof info_keys[0])
+
+static struct info_entry *info_entry(struct info_entry *entries, const char *key)
+{
+  for (size_t i = 0; i < INFO_KEY_COUNT; i++)
+    if (!strcmp(entries[i].key, key))
+      return &entries[i];
+  return NULL;
+}
+
+static void info_u64(struct info_entry *entries, const char *key, int present, unsigned long long value)
+{
+  struct info_entry *e = info_entry(entries, key);
+  e->present = present;
+  snprintf(e->number, sizeof e->number, "%llu", value);
+}
+
+/* A time as the index writes it (%.3f), or a period (%g). */
+static void info_double(struct info_entry *entries, const char *key, int present, const char *format,
+                        double value)
+{
+  struct info_entry *e = info_entry(entries, key);
+  e->present = present;
+  e->not_finite = !isfinite(value);
+  snprintf(e->number, sizeof e->number, format, value);
+}
+
+static void info_text(struct info_entry *entries, const char *key, const char *value)
+{
+  struct info_entry *e = info_entry(entries, key);
+  e->type = INFO_TEXT;
+  e->present = value != NULL;
+  e->text = value;
+}
+
+static void info_flag(struct info_entry *entries, const char *key, int present, int value)
+{
+  struct info_entry *e = info_entry(entries, key);
+  e->type = INFO_FLAG;
+  e->present = present;
+  e->flag = value;
+}
+
+static void info_fill(struct info_entry *entries, const struct capture_index *index)
+{
+  memset(entries, 0, INFO_KEY_COUNT * sizeof *entries);
+  for (size_t i = 0; i < INFO_KEY_COUNT; i++)
+    entries[i].key = info_keys[i];
+  const struct capture_index_capture *c = &index->capture;
+  unsigned has = c->keys;
+  info_u64(entries, "version", index->version != 0, index->version);
+  struct info_entry *pid = info_entry(entries, "pid");
+  pid->present = (has & CAPTURE_INDEX_CAPTURE_HAS_PID) != 0;
+  snprintf(pid->number, sizeof pid->number, "%ld", c->pid);
+  info_text(entries, "host", c->host);
+  info_text(entries, "command", c->command);
+  info_text(entries, "luajit", c->luajit);
+  info_double(entries, "start", (has & CAPTURE_INDEX_CAPTURE_HAS_START) != 0, "%.3f", c->start);
+  info_u64(entries, "sample", (has & CAPTURE_INDEX_CAPTURE_HAS_SAMPLE) != 0, c->sample);
+  info_double(entries, "period", (has & CAPTURE_INDEX_CAPTURE_HAS_PERIOD) != 0, "%g", c->period);
+  info_u64(entries, "max_bytes", (has & CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES) != 0, c->max_bytes);
+  info_flag(entries, "gzip", (has & CAPTURE_INDEX_CAPTURE_HAS_GZIP) != 0, c->gzip);
+  info_u64(entries, "segments", 1, index->segment_count);
+  info_flag(entries, "stopped", 1, index->has_stop);
+  info_double(entries, "stop_time", (index->stop.keys & CAPTURE_INDEX_STOP_HAS_TIME) != 0, "%.3f",
+              index->stop.time);
+  info_text(entries, "stop_reason", index->stop.reason);
+  info_flag(entries, "last_line_cut", 1, index->last_line_cut);
+}
+
+/* A text value with the index's escapes: one value, one line. */
+static void info_put_escaped(FILE *out, const char *text)
+{
+  for (const char *p = text; *p; p++) {
+    if (*p == '\\')
+      fputs("\\\\", out);
+    else if (*p == '\t')
+      fputs("\\t", out);
+    else if (*p == '\n')
+      fputs("\\n", out);
+    else
+      fputc(*p, out);
+  }
+}
+
+static void info_put_value(FILE *out, const struct info_entry *e)
+{
+  if (!e->present)
+    return;
+  if (e->type == INFO_TEXT)
+    info_put_escaped(out, e->text);
+  else if (e->type == INFO_FLAG)
+    fputc(e->flag ? '1' : '0', out);
+  else
+    fputs(e->number, out);
+}
+
+static void info_put_json_string(FILE *out, const char *text)
+{
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(out, "\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", out);
+    else if (*p == '\t')
+      fputs("\\t", out);
+    else if (*p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else
+      fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+static void info_put_json(FILE *out, const struct info_entry *entries)
+{
+  const char *separator = "{\n";
+  for (size_t i = 0; i < INFO_KEY_COUNT; i++) {
+    const struct info_entry *e = &entries[i];
+    if (!e->present)
+      continue;
+    fprintf(out, "%s  \"%s\": ", separator, e->key);
+    separator = ",\n";
+    if (e->type == INFO_TEXT)
+      info_put_json_string(out, e->text);
+    else if (e->type == INFO_FLAG)
+      fputs(e->flag ? "true" : "false", out);
+    else
+      fputs(e->not_finite ? "null" : e->number, out);
+  }
+  fputs(*separator == '{' ? "{}\n" : "\n}\n", out);
+}
+
+/* Reads DIRECTORY/index; returns CLI_EXIT_OK, or prints why it is no capture. */
+static int info_read(const char *directory, struct capture_index *index)
+{
+  size_t length = strlen(directory);
+  char *path = malloc(length + sizeof "/index");
+  if (!path) {
+    fputs("ljleak info: error: out of memory\n", stderr);
+    return CLI_EXIT_RUNTIME;
+  }
+  snprintf(path, length + sizeof "/index", "%s%sindex", directory,
+           length && directory[length - 1] == '/' ? "" : "/");
+  struct capture_index_error error;
+  enum capture_index_status status = capture_index_read_file(index, path, &error);
+  int code = CLI_EXIT_OK;
+  if (status != CAPTURE_INDEX_OK) {
+    fprintf(stderr, "ljleak info: error: %s\n", error.message);
+    code = status == CAPTURE_INDEX_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+  } else if (!index->has_header) {
+    fprintf(stderr, "ljleak info: error: %s: byte 0: no ljleak-index header (the index is empty, "
+                    "or its first line was cut)\n", path);
+    capture_index_free(index);
+    code = CLI_EXIT_INPUT;
+  }
+  free(path);
+  return code;
+}
+
+int cmd_info(int argc, char **argv)
+{
+  struct cli_args args;
+  const char *format = "text", *directory = NULL;
+  const char **gets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *gets);
+  size_t get_count = 0;
+  int options_done = 0;
+  if (!gets) {
+    fputs("ljleak info: error: out of memory\n", stderr);
+    return CLI_EXIT_RUNTIME;
+  }
+  cli_args_init(&args, "info", info_usage_line, argc, argv);
+  for (; args.index < argc && !args.failed; args.index++) {
+    const char *arg = argv[args.index], *key = NULL;
+    if (!options_done && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
+      free(gets);
+      info_usage(stdout);
+      return CLI_EXIT_OK;
+    }
+    if (!options_done && !strcmp(arg, "--")) {
+      options_done = 1;
+    } else if (!options_done && cli_option_text(&args, "--format", &format)) {
+      if (strcmp(format, "text") && strcmp(format, "json"))
+        cli_bad_value(&args, "--format", format, "text or json");
+    } else if (!options_done && cli_option_text(&args, "--get", &key)) {
+      size_t known = 0;
+      while (key && known < INFO_KEY_COUNT && strcmp(info_keys[known], key))
+        known++;
+      if (key && known == INFO_KEY_COUNT)
+        cli_bad_value(&args, "--get", key, "a key of ljleak info --help");
+      else if (key)
+        gets[get_count++] = key;
+    } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
+      cli_unknown_option(&args);
+    } else if (directory) {
+      cli_usage_error(&args, "more than one capture directory: %s", arg);
+    } else {
+      directory = arg;
+    }
+  }
+  if (!args.failed && !directory)
+    cli_usage_error(&args, "no capture directory given");
+  if (!args.failed && get_count && !strcmp(format, "json"))
+    cli_usage_error(&args, "--get prints plain values: it takes no --format json");
+  if (args.failed) {
+    free(gets);
+    return CLI_EXIT_USAGE;
+  }
+
+  struct capture_index index;
+  int code = info_read(directory, &index);
+  if (code != CLI_EXIT_OK) {
+    free(gets);
+    return code;
+  }
+  struct info_entry entries[INFO_KEY_COUNT];
+  info_fill(entries, &index);
+  struct cli_output out;
+  code = cli_output_open(&out, "info", NULL);
+  if (code == CLI_EXIT_OK) {
+    if (get_count) {
+      for (size_t i = 0; i < get_count; i++) {
+        info_put_value(out.file, info_entry(entries, gets[i]));
+        fputc('\n', out.file);
+      }
+    } else if (!strcmp(format, "json")) {
+      info_put_json(out.file, entries);
+    } else {
+      for (size_t i = 0; i < INFO_KEY_COUNT; i++) {
+        if (!entries[i].present)
+          continue;
+        fprintf(out.file, "%s=", entries[i].key);
+        info_put_value(out.file, &entries[i]);
+        fputc('\n', out.file);
+      }
+    }
+    code = cli_output_close(&out, NULL);
+  }
+  capture_index_free(&index);
+  free(gets);
+  return code;
+}
