@@ -8,10 +8,7 @@
 #include "collector/boundary.h"
 #include "collector/segments.h"
 #include "collector/symbols.h"
-
-static const char *const reason_names[] = {
-  "", "stop", "duration", "signal", "max-total-bytes", "write-error", "exit"
-};
+#include "format/capture_index.h"
 
 static int segment_sink(void *context, const uint8_t *data, size_t size)
 {
@@ -41,23 +38,6 @@ void segments_write_error(struct capture *c, const char *what, int err)
   fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
 }
 
-/* Appends value to dst with the index escapes for backslash, tab and newline. */
-static size_t escape_into(char *dst, size_t cap_left, const char *value)
-{
-  size_t n = 0;
-  for (const char *p = value; *p && n + 2 < cap_left; p++) {
-    char e = *p == '\\' ? '\\' : *p == '\t' ? 't' : *p == '\n' ? 'n' : 0;
-    if (e) {
-      dst[n++] = '\\';
-      dst[n++] = e;
-    } else {
-      dst[n++] = *p;
-    }
-  }
-  dst[n] = '\0';
-  return n;
-}
-
 /* Appends one line to the index. 0 or -1. */
 static int index_append(struct capture *c, const char *line)
 {
@@ -85,28 +65,23 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     capture_set_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
     return -1;
   }
-  const struct ljleak_collector_options *opt = &c->opt;
   char host[256] = "";
   gethostname(host, sizeof host - 1);
-  double start = capture_wall_time();
-  char line[16384], *p = line;
-  size_t left = sizeof line;
-  int n = snprintf(p, left, "ljleak-index\tversion=1\ncapture\tpid=%ld\thost=", (long)getpid());
-  p += n, left -= (size_t)n;
-  n = (int)escape_into(p, left, host);
-  p += n, left -= (size_t)n;
-  n = snprintf(p, left, "\tcommand=");
-  p += n, left -= (size_t)n;
-  n = (int)escape_into(p, left - 256, c->command);
-  p += n, left -= (size_t)n;
-  n = snprintf(p, left, "\tluajit=");
-  p += n, left -= (size_t)n;
-  n = (int)escape_into(p, left, c->luajit_version);
-  p += n, left -= (size_t)n;
-  snprintf(p, left, "\tstart=%.3f\tsample=%llu\tperiod=%g\tmax_bytes=%llu\tgzip=%d\n", start,
-           (unsigned long long)opt->sample, opt->period, (unsigned long long)opt->max_bytes,
-           opt->gzip ? 1 : 0);
-  if (index_append(c, line) != 0) {
+  struct capture_index_capture line = {
+    .pid = (long)getpid(),
+    .host = host,
+    .command = c->command,
+    .luajit = c->luajit_version,
+    .start = capture_wall_time(),
+    .sample = c->opt.sample,
+    .period = c->opt.period,
+    .max_bytes = c->opt.max_bytes,
+    .gzip = c->opt.gzip ? 1 : 0,
+  };
+  char text[16384];
+  size_t n = capture_index_write_header(text, sizeof text);
+  n += capture_index_write_capture(text + n, sizeof text - n, &line);
+  if (index_append(c, text) != 0) {
     capture_set_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
     close(c->index_fd);
     c->index_fd = -1;
@@ -117,10 +92,13 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
 
 void segments_index_close(struct capture *c, enum capture_stop_reason reason)
 {
-  char line[128];
-  snprintf(line, sizeof line, "stop\ttime=%.3f\treason=%s\n", capture_wall_time(),
-           reason_names[reason]);
-  index_append(c, line);
+  struct capture_index_stop line = {
+    .time = capture_wall_time(),
+    .reason = capture_index_stop_reason_name((int)reason),
+  };
+  char text[128];
+  if (capture_index_write_stop(text, sizeof text, &line))
+    index_append(c, text);
   if (c->index_fd >= 0)
     close(c->index_fd);
   c->index_fd = -1;
@@ -181,22 +159,21 @@ int segments_end(struct capture *c, int complete)
   c->segments++;
   c->stream_done += c->writer.bytes_written;
   c->disk_done += c->out.disk_bytes;
-  char line[512];
-  snprintf(line, sizeof line,
-           "segment\tseq=%llu\tfile=%s\tstart=%.3f\tend=%.3f\tgc_cycles=%llu\theap_bytes=%llu"
-           "\tevents=%llu\tbytes=%llu\tsample=%llu\tcomplete=%d",
-           (unsigned long long)c->seq, c->segment_name, c->segment_start_wall,
-           capture_wall_time(), (unsigned long long)c->gc_cycles,
-           (unsigned long long)c->last_heap, (unsigned long long)c->segment_events,
-           (unsigned long long)c->writer.bytes_written, (unsigned long long)c->opt.sample,
-           complete);
-  size_t used = strlen(line);
-  if (complete)
-    snprintf(line + used, sizeof line - used, "\tyoung_from=%llu\n",
-             (unsigned long long)c->cycle_start_events);
-  else
-    snprintf(line + used, sizeof line - used, "\n");
-  if (index_append(c, line) != 0) {
+  struct capture_index_segment line = {
+    .seq = c->seq,
+    .file = c->segment_name,
+    .start = c->segment_start_wall,
+    .end = capture_wall_time(),
+    .gc_cycles = c->gc_cycles,
+    .heap_bytes = c->last_heap,
+    .events = c->segment_events,
+    .bytes = c->writer.bytes_written,
+    .sample = c->opt.sample,
+    .complete = complete,
+    .young_from = c->cycle_start_events,
+  };
+  char text[512];
+  if (!capture_index_write_segment(text, sizeof text, &line) || index_append(c, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }
