@@ -439,9 +439,7 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
   struct memprof_error open_error;
   struct memprof_reader *reader = memprof_reader_open(path, &open_error);
   if (!reader) {
-    err->status = open_error.status == MEMPROF_IO && strstr(open_error.message, "out of memory")
-                      ? DIFF_ERROR_MEMORY
-                      : DIFF_ERROR_INPUT;
+    err->status = open_error.status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
     snprintf(err->message, sizeof err->message, "%s", open_error.message);
     return err->status;
   }
@@ -463,7 +461,7 @@ enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const
              memprof_reader_error(reader)->message);
   } else if (result == DIFF_OK && status != MEMPROF_END) {
     const struct memprof_error *error = memprof_reader_error(reader);
-    err->status = DIFF_ERROR_INPUT;
+    err->status = error->status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
     snprintf(err->message, sizeof err->message, "%s", error->message);
     result = err->status;
   }

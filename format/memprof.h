@@ -81,7 +81,8 @@ enum memprof_status {
   MEMPROF_TRUNCATED,      /* the input ended before the epilogue: every complete record was returned */
   MEMPROF_CORRUPT,        /* the bytes are not a memprof stream at error.offset */
   MEMPROF_UNSUPPORTED,    /* the version bytes are not 3/3 or 1/1 */
-  MEMPROF_IO              /* the file could not be opened or read, or gzip is damaged */
+  MEMPROF_IO,             /* the file could not be opened or read, or gzip is damaged */
+  MEMPROF_NO_MEMORY       /* the reader could not allocate its window or a long name */
 };
 
 /* An error or warning: where it happened and a message that names the file. */

@@ -171,7 +171,8 @@ static enum memprof_status read_long_symbol(struct memprof_reader *r, uint64_t r
   if (r->strings_capacity < length) {
     uint8_t *grown = realloc(r->strings, length);
     if (grown == NULL)
-      return reader_fail(r, MEMPROF_IO, record_offset, "out of memory for a %zu-byte name", length);
+      return reader_fail(r, MEMPROF_NO_MEMORY, record_offset, "out of memory for a %zu-byte name",
+                         length);
     r->strings = grown;
     r->strings_capacity = length;
   }
@@ -456,7 +457,7 @@ static struct memprof_reader *reader_new(const char *name, struct memprof_error 
   if (r == NULL || r->name == NULL) {
     free(r);
     snprintf(err->message, sizeof err->message, "%s: out of memory", name);
-    err->status = MEMPROF_IO;
+    err->status = MEMPROF_NO_MEMORY;
     err->offset = 0;
     return NULL;
   }

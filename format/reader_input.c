@@ -265,7 +265,7 @@ int reader_input_start(struct memprof_reader *r, struct memprof_error *err)
   return 0;
 out_of_memory:
   snprintf(err->message, sizeof err->message, "%s: out of memory", r->name);
-  err->status = MEMPROF_IO;
+  err->status = MEMPROF_NO_MEMORY;
   err->offset = 0;
   return -1;
 }
