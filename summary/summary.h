@@ -52,7 +52,7 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
 /* Feeds every record of an open reader. Returns MEMPROF_END for a complete
  * stream, MEMPROF_TRUNCATED for a cut one (every complete event was used; err
  * holds the reader's warning with file and byte offset), or an error status
- * with err filled (MEMPROF_IO with "out of memory" if the summary ran out).
+ * with err filled (MEMPROF_NO_MEMORY if the summary or the reader ran out).
  * summary_read_status then tells which kind of failure it was. */
 enum memprof_status summary_read(struct summary *summary, struct memprof_reader *reader,
                                  struct memprof_error *err);

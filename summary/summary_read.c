@@ -21,21 +21,16 @@ static void summary_read_out_of_memory(struct summary *summary, struct memprof_e
                                        const char *name, uint64_t offset)
 {
   summary->read_status = SUMMARY_ERROR_MEMORY;
-  err->status = MEMPROF_IO;
+  err->status = MEMPROF_NO_MEMORY;
   err->offset = offset;
   snprintf(err->message, sizeof err->message, "%s: byte %" PRIu64 ": out of memory", name,
            offset);
 }
 
-/* The status of a reader's failure (status, with err filled). The reader
- * reports its own allocation failures as MEMPROF_IO, told apart only by the
- * message (diff/segment.c reads it the same way). */
-static enum summary_status summary_read_failure(enum memprof_status status,
-                                                const struct memprof_error *err)
+/* The status of a reader's failure. */
+static enum summary_status summary_read_failure(enum memprof_status status)
 {
-  return status == MEMPROF_IO && strstr(err->message, "out of memory")
-             ? SUMMARY_ERROR_MEMORY
-             : SUMMARY_ERROR_INPUT;
+  return status == MEMPROF_NO_MEMORY ? SUMMARY_ERROR_MEMORY : SUMMARY_ERROR_INPUT;
 }
 
 /* Applies batch[0 .. count), in order; on failure fills err. */
@@ -108,7 +103,7 @@ summary_read_loop(struct summary *summary, struct memprof_reader *reader, const 
       if (!length)
         break;
       if (summary_read_push(summary, batch, &count, &event, base + used, name, err))
-        return MEMPROF_IO;
+        return MEMPROF_NO_MEMORY;
       used += length;
     }
     memprof_reader_consume(reader, used);
@@ -118,19 +113,19 @@ summary_read_loop(struct summary *summary, struct memprof_reader *reader, const 
     if (__builtin_expect(record.type == MEMPROF_RECORD_SYMBOL, 0)) {
       /* Symbols change names: apply the events before it first. */
       if (summary_read_apply(summary, batch, count, name, err))
-        return MEMPROF_IO;
+        return MEMPROF_NO_MEMORY;
       count = 0;
       if (summary_add_symbol(summary, &record.symbol)) {
         summary_read_out_of_memory(summary, err, name, record.offset);
-        return MEMPROF_IO;
+        return MEMPROF_NO_MEMORY;
       }
       continue;
     }
     if (summary_read_push(summary, batch, &count, &record.event, record.offset, name, err))
-      return MEMPROF_IO;
+      return MEMPROF_NO_MEMORY;
   }
   if (summary_read_apply(summary, batch, count, name, err))
-    return MEMPROF_IO;
+    return MEMPROF_NO_MEMORY;
   if (status == MEMPROF_END) {
     memset(err, 0, sizeof *err);
     return MEMPROF_END;
@@ -138,7 +133,7 @@ summary_read_loop(struct summary *summary, struct memprof_reader *reader, const 
   *err = *memprof_reader_error(reader);
   err->status = status;
   if (status != MEMPROF_TRUNCATED)
-    summary->read_status = summary_read_failure(status, err);
+    summary->read_status = summary_read_failure(status);
   return status;
 }
 
@@ -173,7 +168,7 @@ enum memprof_status summary_read_file(struct summary *summary, const char *path,
   struct memprof_reader *reader = memprof_reader_open(path, err);
   if (!reader) {
     enum memprof_status status = err->status != MEMPROF_OK ? err->status : MEMPROF_IO;
-    summary->read_status = summary_read_failure(status, err);
+    summary->read_status = summary_read_failure(status);
     return status;
   }
   enum memprof_status status = summary_read_records(summary, reader, path, err);
