@@ -1,7 +1,7 @@
 # report/build.mk: the report stage (text, HTML, JSON, JUnit, Markdown, progress bar) and its
 # checks; it needs diff for the result model.
 report_SRCS := report/render.c report/common.c report/json.c report/json_write.c \
-  report/json_read.c report/text.c report/html.c report/junit.c report/markdown.c \
+  report/json_read.c report/text.c report/html.c report/html_chart.c report/junit.c report/markdown.c \
   report/progress.c
 
 # The renderers against golden files, JSON round trips, the strict parser.
