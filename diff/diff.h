@@ -46,6 +46,10 @@ struct diff_capture {
   double *boundary_times;     /* [boundary_count] Unix time of each boundary, or NULL */
   uint64_t *gc_cycles;        /* [boundary_count] full GC cycles at each boundary, or NULL */
   uint64_t *heap_bytes;       /* [boundary_count] Lua heap at each boundary, or NULL */
+  uint64_t *allocated;        /* [boundary_count] bytes allocated since the capture started, at
+                                 each boundary (the work done), or NULL */
+  unsigned char *forced;      /* [boundary_count] 1 where the boundary ended a full cycle the
+                                 collector forced (start, stop, --every, boundary()), or NULL */
   double start_time;          /* Unix time the capture started; 0 if unknown */
   uint64_t events;            /* events read */
   int truncated;              /* a segment was cut; it was used up to its last complete event */

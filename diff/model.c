@@ -97,6 +97,8 @@ void diff_capture_free(struct diff_capture *capture)
   free(capture->boundary_times);
   free(capture->gc_cycles);
   free(capture->heap_bytes);
+  free(capture->allocated);
+  free(capture->forced);
   memset(capture, 0, sizeof *capture);
 }
 
