@@ -79,8 +79,14 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     .gzip = c->opt.gzip ? 1 : 0,
   };
   char text[16384];
-  size_t n = capture_index_write_header(text, sizeof text);
-  n += capture_index_write_capture(text + n, sizeof text - n, &line);
+  size_t header = capture_index_write_header(text, sizeof text);
+  size_t written = capture_index_write_capture(text + header, sizeof text - header, &line);
+  if (!header || !written) {
+    capture_set_error(err, err_size, "cannot write %s: %s", path, "the capture line does not fit");
+    close(c->index_fd);
+    c->index_fd = -1;
+    return -1;
+  }
   if (index_append(c, text) != 0) {
     capture_set_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
     close(c->index_fd);

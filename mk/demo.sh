@@ -22,7 +22,7 @@ echo "   each ended by a full GC cycle (--force-gc: the boundary then holds only
 echo "\$ $ljleak run -o $out/capture --period $period --force-gc $service $seconds"
 "$ljleak" run -o "$out/capture" --period "$period" --force-gc "$service" "$seconds" ||
   die "ljleak run failed (status $?)"
-segments=$(grep -c '^segment' "$out/capture/index" 2>/dev/null)
+segments=$("$ljleak" info --get segments "$out/capture" 2>/dev/null)
 echo "   $segments segments, $(du -sh "$out/capture" | cut -f1) in $out/capture"
 echo
 
