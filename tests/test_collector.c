@@ -11,8 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tests/check_run.h"
+#include "format/capture_index.h"
 #include "format/memprof.h"
+#include "tests/check_run.h"
 
 #define MAX_SITES 4096
 #define MAX_SEGMENTS 256
@@ -170,63 +171,41 @@ static void read_segment(struct capture_read *r, int i, const char *path, struct
   memprof_reader_close(rd);
 }
 
-static uint64_t field_u64(const char *line, const char *key)
-{
-  char pat[64];
-  snprintf(pat, sizeof pat, "\t%s=", key);
-  const char *p = strstr(line, pat);
-  return p ? strtoull(p + strlen(pat), NULL, 10) : UINT64_MAX;
-}
-
-static void field_text(const char *line, const char *key, char *out, size_t size)
-{
-  char pat[64];
-  snprintf(pat, sizeof pat, "\t%s=", key);
-  const char *p = strstr(line, pat);
-  out[0] = '\0';
-  if (!p)
-    return;
-  p += strlen(pat);
-  size_t n = strcspn(p, "\t\n");
-  if (n >= size)
-    n = size - 1;
-  memcpy(out, p, n);
-  out[n] = '\0';
-}
-
-/* Reads dir/index and every segment it lists; part, if not NULL, is read too. */
+/* Reads dir/index (with the index codec) and every segment it lists; part,
+ * if not NULL, is read too. */
 static struct capture_read *read_capture(const char *dir, const char *part)
 {
   struct capture_read *r = calloc(1, sizeof *r);
   struct addr_set seen = {0};
-  char path[1024], line[16384];
+  char path[1024];
   snprintf(path, sizeof path, "%s/index", dir);
-  FILE *f = fopen(path, "r");
-  ck_assert_msg(f != NULL, "no index in %s", dir);
-  ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-  ck_assert_str_eq(line, "ljleak-index\tversion=1\n");
-  while (fgets(line, sizeof line, f)) {
-    if (!strncmp(line, "capture\t", 8)) {
-      r->has_capture_line = 1;
-      r->index_sample = field_u64(line, "sample");
-    } else if (!strncmp(line, "segment\t", 8)) {
-      int i = r->segments++;
-      ck_assert_int_lt(i, MAX_SEGMENTS);
-      ck_assert_uint_eq(field_u64(line, "seq"), (uint64_t)i + 1);
-      field_text(line, "file", r->files[i], sizeof r->files[i]);
-      r->complete[i] = (int)field_u64(line, "complete");
-      r->index_events[i] = field_u64(line, "events");
-      r->index_bytes[i] = field_u64(line, "bytes");
-      r->gc_cycles[i] = field_u64(line, "gc_cycles");
-      r->young_from[i] = field_u64(line, "young_from");
-      ck_assert_uint_eq(field_u64(line, "sample"), r->index_sample);
-      snprintf(path, sizeof path, "%s/%s", dir, r->files[i]);
-      read_segment(r, i, path, &seen);
-    } else if (!strncmp(line, "stop\t", 5)) {
-      field_text(line, "reason", r->stop_reason, sizeof r->stop_reason);
-    }
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_msg(capture_index_read_file(&index, path, &error) == CAPTURE_INDEX_OK, "%s",
+                error.message);
+  ck_assert_int_eq(index.has_header, 1);
+  ck_assert_uint_eq(index.version, 1);
+  ck_assert_int_eq(index.last_line_cut, 0);
+  r->has_capture_line = index.has_capture;
+  r->index_sample = index.capture.sample;
+  for (size_t k = 0; k < index.segment_count; k++) {
+    const struct capture_index_segment *line = &index.segments[k];
+    int i = r->segments++;
+    ck_assert_int_lt(i, MAX_SEGMENTS);
+    ck_assert_uint_eq(line->seq, (uint64_t)i + 1);
+    snprintf(r->files[i], sizeof r->files[i], "%s", line->file);
+    r->complete[i] = line->complete;
+    r->index_events[i] = line->events;
+    r->index_bytes[i] = line->bytes;
+    r->gc_cycles[i] = line->gc_cycles;
+    r->young_from[i] = line->young_from;  /* CAPTURE_INDEX_YOUNG_FROM_NONE if absent */
+    ck_assert_uint_eq(line->sample, r->index_sample);
+    snprintf(path, sizeof path, "%s/%s", dir, r->files[i]);
+    read_segment(r, i, path, &seen);
   }
-  fclose(f);
+  if (index.has_stop)
+    snprintf(r->stop_reason, sizeof r->stop_reason, "%s", index.stop.reason);
+  capture_index_free(&index);
   if (part) {
     int i = r->segments;
     snprintf(path, sizeof path, "%s/%s", dir, part);
