@@ -20,6 +20,22 @@ const char *capture_index_stop_reason_name(int reason)
   return capture_index_reason_names[reason];
 }
 
+static const char *const capture_index_cause_names[] = {
+  NULL, "gc", "start", "stop", "every", "call", "period"
+};
+
+const char *capture_index_boundary_cause_name(int cause)
+{
+  if (cause < 1 || cause >= (int)(sizeof capture_index_cause_names / sizeof capture_index_cause_names[0]))
+    return NULL;
+  return capture_index_cause_names[cause];
+}
+
+int capture_index_boundary_cause_forced(const char *cause)
+{
+  return cause != NULL && strcmp(cause, "gc") != 0;
+}
+
 /* ---- Writer ------------------------------------------------------------- */
 
 /* A line being formatted into a caller's buffer. Invariant while it fits:
@@ -169,6 +185,23 @@ size_t capture_index_write_segment(char *buffer, size_t size, const struct captu
   return line_end(&line);
 }
 
+size_t capture_index_write_boundary(char *buffer, size_t size, const struct capture_index_boundary *boundary)
+{
+  struct line line = line_begin(buffer, size, "boundary");
+  line_u64(&line, "seq", boundary->seq);
+  line_u64(&line, "segment", boundary->segment);
+  line_u64(&line, "events", boundary->events);
+  line_time(&line, "time", boundary->time);
+  line_u64(&line, "gc_cycles", boundary->gc_cycles);
+  line_u64(&line, "heap_bytes", boundary->heap_bytes);
+  line_u64(&line, "allocated", boundary->allocated);
+  if (boundary->young_from != CAPTURE_INDEX_YOUNG_FROM_NONE)
+    line_u64(&line, "young_from", boundary->young_from);
+  if (boundary->cause)
+    line_text(&line, "cause", boundary->cause);
+  return line_end(&line);
+}
+
 size_t capture_index_write_stop(char *buffer, size_t size, const struct capture_index_stop *stop)
 {
   struct line line = line_begin(buffer, size, "stop");
@@ -186,6 +219,7 @@ struct parser {
   const char *kind;           /* the line kind being read, for messages */
   unsigned header_keys;       /* 1 once version was read */
   size_t segment_capacity;
+  size_t boundary_capacity;
 };
 
 /* One key=value field of a line, NUL-terminated in the index's copy. */
@@ -399,6 +433,31 @@ static enum capture_index_status segment_field(struct parser *p, const struct fi
   return CAPTURE_INDEX_OK;
 }
 
+static enum capture_index_status boundary_field(struct parser *p, const struct field *f,
+                                                struct capture_index_boundary *b)
+{
+  unsigned *k = &b->keys;
+  if (field_is(f, "seq"))
+    return take_u64(p, f, &b->seq, k, CAPTURE_INDEX_BOUNDARY_HAS_SEQ);
+  if (field_is(f, "segment"))
+    return take_u64(p, f, &b->segment, k, CAPTURE_INDEX_BOUNDARY_HAS_SEGMENT);
+  if (field_is(f, "events"))
+    return take_u64(p, f, &b->events, k, CAPTURE_INDEX_BOUNDARY_HAS_EVENTS);
+  if (field_is(f, "time"))
+    return take_double(p, f, &b->time, k, CAPTURE_INDEX_BOUNDARY_HAS_TIME);
+  if (field_is(f, "gc_cycles"))
+    return take_u64(p, f, &b->gc_cycles, k, CAPTURE_INDEX_BOUNDARY_HAS_GC_CYCLES);
+  if (field_is(f, "heap_bytes"))
+    return take_u64(p, f, &b->heap_bytes, k, CAPTURE_INDEX_BOUNDARY_HAS_HEAP_BYTES);
+  if (field_is(f, "allocated"))
+    return take_u64(p, f, &b->allocated, k, CAPTURE_INDEX_BOUNDARY_HAS_ALLOCATED);
+  if (field_is(f, "young_from"))
+    return take_u64(p, f, &b->young_from, k, CAPTURE_INDEX_BOUNDARY_HAS_YOUNG_FROM);
+  if (field_is(f, "cause"))
+    return take_text(p, f, &b->cause, k, CAPTURE_INDEX_BOUNDARY_HAS_CAUSE);
+  return CAPTURE_INDEX_OK;
+}
+
 static enum capture_index_status stop_field(struct parser *p, const struct field *f)
 {
   struct capture_index_stop *s = &p->index->stop;
@@ -409,7 +468,7 @@ static enum capture_index_status stop_field(struct parser *p, const struct field
   return CAPTURE_INDEX_OK;
 }
 
-enum line_kind { LINE_UNKNOWN, LINE_HEADER, LINE_CAPTURE, LINE_SEGMENT, LINE_STOP };
+enum line_kind { LINE_UNKNOWN, LINE_HEADER, LINE_CAPTURE, LINE_SEGMENT, LINE_BOUNDARY, LINE_STOP };
 
 static enum line_kind line_kind_of(const char *kind, size_t length)
 {
@@ -417,12 +476,38 @@ static enum line_kind line_kind_of(const char *kind, size_t length)
     const char *name;
     enum line_kind kind;
   } kinds[] = {
-    {"ljleak-index", LINE_HEADER}, {"capture", LINE_CAPTURE}, {"segment", LINE_SEGMENT}, {"stop", LINE_STOP}
+    {"ljleak-index", LINE_HEADER}, {"capture", LINE_CAPTURE}, {"segment", LINE_SEGMENT},
+    {"boundary", LINE_BOUNDARY}, {"stop", LINE_STOP}
   };
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     if (strlen(kinds[i].name) == length && !memcmp(kinds[i].name, kind, length))
       return kinds[i].kind;
   return LINE_UNKNOWN;
+}
+
+/* Lists a boundary line read whole; a cut one is dropped. */
+static enum capture_index_status boundary_add(struct parser *p, const struct capture_index_boundary *boundary,
+                                              size_t offset, int cut)
+{
+  struct capture_index *index = p->index;
+  if (cut)
+    return CAPTURE_INDEX_OK;
+  if (!(boundary->keys & CAPTURE_INDEX_BOUNDARY_HAS_SEGMENT))
+    return parse_fail(p, offset, "boundary line: no segment");
+  if (!(boundary->keys & CAPTURE_INDEX_BOUNDARY_HAS_EVENTS))
+    return parse_fail(p, offset, "boundary line: no events");
+  if (boundary->young_from != CAPTURE_INDEX_YOUNG_FROM_NONE && boundary->young_from > boundary->events)
+    return parse_fail(p, offset, "boundary line: young_from is greater than events");
+  if (index->boundary_count == p->boundary_capacity) {
+    size_t capacity = p->boundary_capacity ? p->boundary_capacity * 2 : 16;
+    struct capture_index_boundary *grown = realloc(index->boundaries, capacity * sizeof *grown);
+    if (!grown)
+      return parse_no_memory(p);
+    index->boundaries = grown;
+    p->boundary_capacity = capacity;
+  }
+  index->boundaries[index->boundary_count++] = *boundary;
+  return CAPTURE_INDEX_OK;
 }
 
 /* Reads one line of length bytes at offset (its newline, or what follows a
@@ -437,10 +522,12 @@ static enum capture_index_status parse_line(struct parser *p, char *text, size_t
   enum line_kind kind = line_kind_of(line, kind_length);
   if (offset == 0 && kind != LINE_HEADER)
     return parse_fail(p, 0, "the first line is not the ljleak-index header");
-  static const char *const kind_names[] = {"", "ljleak-index", "capture", "segment", "stop"};
+  static const char *const kind_names[] = {"", "ljleak-index", "capture", "segment", "boundary", "stop"};
   p->kind = kind_names[kind];
   struct capture_index_segment segment;
   memset(&segment, 0, sizeof segment);
+  struct capture_index_boundary boundary;
+  memset(&boundary, 0, sizeof boundary);
   switch (kind) {
   case LINE_UNKNOWN:
     return CAPTURE_INDEX_OK;
@@ -456,6 +543,10 @@ static enum capture_index_status parse_line(struct parser *p, char *text, size_t
     break;
   case LINE_SEGMENT:
     segment.young_from = CAPTURE_INDEX_YOUNG_FROM_NONE;
+    break;
+  case LINE_BOUNDARY:
+    boundary.young_from = CAPTURE_INDEX_YOUNG_FROM_NONE;
+    boundary.offset = offset;
     break;
   case LINE_STOP:
     if (index->has_stop)
@@ -493,6 +584,9 @@ static enum capture_index_status parse_line(struct parser *p, char *text, size_t
     case LINE_SEGMENT:
       status = segment_field(p, &f, &segment);
       break;
+    case LINE_BOUNDARY:
+      status = boundary_field(p, &f, &boundary);
+      break;
     case LINE_STOP:
       status = stop_field(p, &f);
       break;
@@ -504,6 +598,8 @@ static enum capture_index_status parse_line(struct parser *p, char *text, size_t
     at = next;
   }
 
+  if (kind == LINE_BOUNDARY)
+    return boundary_add(p, &boundary, offset, cut);
   if (kind != LINE_SEGMENT)
     return CAPTURE_INDEX_OK;
   if (!(segment.keys & CAPTURE_INDEX_SEGMENT_HAS_FILE))
@@ -528,7 +624,7 @@ enum capture_index_status capture_index_parse(struct capture_index *index, const
 {
   memset(index, 0, sizeof *index);
   memset(error, 0, sizeof *error);
-  struct parser p = {index, name ? name : "index", error, "", 0, 0};
+  struct parser p = {index, name ? name : "index", error, "", 0, 0, 0};
   index->text = size < SIZE_MAX ? malloc(size + 1) : NULL;
   if (!index->text)
     return parse_no_memory(&p);
@@ -614,5 +710,6 @@ void capture_index_free(struct capture_index *index)
 {
   free(index->text);
   free(index->segments);
+  free(index->boundaries);
   memset(index, 0, sizeof *index);
 }

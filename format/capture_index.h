@@ -75,6 +75,55 @@ struct capture_index_segment {
   unsigned keys;            /* parser: CAPTURE_INDEX_SEGMENT_HAS_* */
 };
 
+enum capture_index_boundary_key {
+  CAPTURE_INDEX_BOUNDARY_HAS_SEQ = 1u << 0,
+  CAPTURE_INDEX_BOUNDARY_HAS_SEGMENT = 1u << 1,
+  CAPTURE_INDEX_BOUNDARY_HAS_EVENTS = 1u << 2,
+  CAPTURE_INDEX_BOUNDARY_HAS_TIME = 1u << 3,
+  CAPTURE_INDEX_BOUNDARY_HAS_GC_CYCLES = 1u << 4,
+  CAPTURE_INDEX_BOUNDARY_HAS_HEAP_BYTES = 1u << 5,
+  CAPTURE_INDEX_BOUNDARY_HAS_ALLOCATED = 1u << 6,
+  CAPTURE_INDEX_BOUNDARY_HAS_YOUNG_FROM = 1u << 7,
+  CAPTURE_INDEX_BOUNDARY_HAS_CAUSE = 1u << 8
+};
+
+/* Why a boundary's full GC cycle ran. Every cause but GC is a cycle the
+ * collector forced. */
+enum capture_index_boundary_cause {
+  CAPTURE_INDEX_CAUSE_GC = 1,       /* "gc": the program's own cycle */
+  CAPTURE_INDEX_CAUSE_START = 2,    /* "start": forced when the capture started */
+  CAPTURE_INDEX_CAUSE_STOP = 3,     /* "stop": forced when it stopped */
+  CAPTURE_INDEX_CAUSE_EVERY = 4,    /* "every": forced after --every BYTES of allocation */
+  CAPTURE_INDEX_CAUSE_CALL = 5,     /* "call": a harness called collector.boundary() */
+  CAPTURE_INDEX_CAUSE_PERIOD = 6    /* "period": a due segment boundary with --force-gc */
+};
+
+/* The cause's name in the index, or NULL for a number that is no cause. */
+const char *capture_index_boundary_cause_name(int cause);
+/* 1 when a boundary of cause (a name read from the index) ended a forced
+ * cycle: any cause but "gc", a word a later version adds included; 0 for
+ * "gc" and for no cause (NULL). */
+int capture_index_boundary_cause_forced(const char *cause);
+
+/* A `boundary` line: a full GC cycle ended here, in the stream of a segment
+ * (written when the cycle ends, so before that segment's own line). */
+struct capture_index_boundary {
+  uint64_t seq;             /* 1, 2, ...: the boundary's number in the capture */
+  uint64_t segment;         /* the seq of the segment being written when the cycle ended */
+  uint64_t events;          /* events of that segment written before the boundary (counted as
+                             * the segment line's events): event index `events` is the first after it */
+  double time;              /* Unix time, written %.3f */
+  uint64_t gc_cycles;       /* full GC cycles completed since the capture started */
+  uint64_t heap_bytes;      /* Lua heap at the boundary */
+  uint64_t allocated;       /* bytes allocated since the capture started (sampled or not) */
+  uint64_t young_from;      /* events of that segment before this boundary's cycle started
+                             * (<= events); CAPTURE_INDEX_YOUNG_FROM_NONE: not written */
+  const char *cause;        /* a capture_index_boundary_cause_name, or one a later version adds;
+                             * NULL: not written */
+  unsigned keys;            /* parser: CAPTURE_INDEX_BOUNDARY_HAS_* */
+  size_t offset;            /* parser: the byte offset of the line in the index */
+};
+
 enum capture_index_stop_key {
   CAPTURE_INDEX_STOP_HAS_TIME = 1u << 0,
   CAPTURE_INDEX_STOP_HAS_REASON = 1u << 1
@@ -119,6 +168,9 @@ size_t capture_index_write_header(char *buffer, size_t size);
 size_t capture_index_write_capture(char *buffer, size_t size, const struct capture_index_capture *capture);
 /* "segment\tseq=..\tfile=..\tstart=..\tend=..\tgc_cycles=..\theap_bytes=..\tevents=..\tbytes=..\tsample=..\tcomplete=..[\tyoung_from=..]\n" */
 size_t capture_index_write_segment(char *buffer, size_t size, const struct capture_index_segment *segment);
+/* "boundary\tseq=..\tsegment=..\tevents=..\ttime=..\tgc_cycles=..\theap_bytes=..\tallocated=..[\tyoung_from=..][\tcause=..]\n":
+ * young_from is left out when it is CAPTURE_INDEX_YOUNG_FROM_NONE, cause when NULL. */
+size_t capture_index_write_boundary(char *buffer, size_t size, const struct capture_index_boundary *boundary);
 /* "stop\ttime=..\treason=..\n" */
 size_t capture_index_write_stop(char *buffer, size_t size, const struct capture_index_stop *stop);
 
@@ -135,7 +187,11 @@ size_t capture_index_write_stop(char *buffer, size_t size, const struct capture_
  * stop line, a field without '=', a key twice in a line, a bad number (values
  * are whole numbers, times and periods as strtod reads them, a decimal comma
  * allowed), a flag other than 0 or 1, an unknown escape, a NUL byte, a segment
- * line without file or with an empty one. */
+ * line without file or with an empty one, a boundary line without segment or
+ * events, or with a young_from greater than its events. A cut boundary line is
+ * dropped whole: its cycle's young_from or cause may be missing. Whether
+ * boundaries lie in order and inside their segments is for the reader of the
+ * capture to check (the segment lines come after them). */
 
 struct capture_index {
   int has_header;                         /* the first line is ljleak-index */
@@ -144,6 +200,8 @@ struct capture_index {
   struct capture_index_capture capture;
   struct capture_index_segment *segments; /* in the order of their lines */
   size_t segment_count;
+  struct capture_index_boundary *boundaries; /* in the order of their lines */
+  size_t boundary_count;
   int has_stop;                           /* a stop line was read into stop */
   struct capture_index_stop stop;
   int last_line_cut;                      /* the index ends in a line without its newline */

@@ -1,4 +1,4 @@
-/* tests/test_format_index.c: the capture index codec: the collector's exact bytes, round trips, escapes, cut lines, malformed input. */
+/* tests/test_format_index.c: the capture index codec: the collector's exact bytes, boundary lines, round trips, escapes, cut lines, malformed input. */
 #include <check.h>
 #include <errno.h>
 #include <locale.h>
@@ -245,6 +245,58 @@ START_TEST(test_stop_reason_names_are_the_formats_list)
 }
 END_TEST
 
+START_TEST(test_boundary_line_is_written_as_documented)
+{
+  char got[512];
+  struct capture_index_boundary b = {3, 1, 120331, 1763745610.402, 7, 1843200, 52428800, 118012, "gc", 0, 0};
+  size_t length = capture_index_write_boundary(got, sizeof got, &b);
+  const char *expected = "boundary\tseq=3\tsegment=1\tevents=120331\ttime=1763745610.402\tgc_cycles=7"
+                         "\theap_bytes=1843200\tallocated=52428800\tyoung_from=118012\tcause=gc\n";
+  ck_assert_str_eq(got, expected);
+  ck_assert_uint_eq(length, strlen(expected));
+
+  /* No young_from, no cause: both keys left out. */
+  b.young_from = CAPTURE_INDEX_YOUNG_FROM_NONE;
+  b.cause = NULL;
+  capture_index_write_boundary(got, sizeof got, &b);
+  ck_assert_str_eq(got, "boundary\tseq=3\tsegment=1\tevents=120331\ttime=1763745610.402\tgc_cycles=7"
+                        "\theap_bytes=1843200\tallocated=52428800\n");
+
+  /* A boundary at event 0, the largest numbers, a cause a later version adds (escaped). */
+  struct capture_index_boundary big = {UINT64_MAX, UINT64_MAX, 0, 0, UINT64_MAX, UINT64_MAX, UINT64_MAX, 0,
+                                       "new\tcause", 0, 0};
+  capture_index_write_boundary(got, sizeof got, &big);
+  ck_assert_str_eq(got, "boundary\tseq=18446744073709551615\tsegment=18446744073709551615\tevents=0"
+                        "\ttime=0.000\tgc_cycles=18446744073709551615\theap_bytes=18446744073709551615"
+                        "\tallocated=18446744073709551615\tyoung_from=0\tcause=new\\tcause\n");
+
+  /* Too small a buffer: 0, as for every line. */
+  length = capture_index_write_boundary(got, sizeof got, &b);
+  ck_assert_uint_eq(capture_index_write_boundary(got, length, &b), 0);
+  ck_assert_uint_eq(capture_index_write_boundary(got, length + 1, &b), length);
+  ck_assert_uint_eq(capture_index_write_boundary(got, 0, &b), 0);
+}
+END_TEST
+
+START_TEST(test_boundary_cause_names_and_which_are_forced)
+{
+  static const char *const names[] = {"gc", "start", "stop", "every", "call", "period"};
+  ck_assert_ptr_null(capture_index_boundary_cause_name(0));
+  for (int cause = CAPTURE_INDEX_CAUSE_GC; cause <= CAPTURE_INDEX_CAUSE_PERIOD; cause++) {
+    ck_assert_str_eq(capture_index_boundary_cause_name(cause), names[cause - 1]);
+    ck_assert_int_eq(capture_index_boundary_cause_forced(capture_index_boundary_cause_name(cause)),
+                     cause != CAPTURE_INDEX_CAUSE_GC);
+  }
+  ck_assert_ptr_null(capture_index_boundary_cause_name(7));
+  ck_assert_ptr_null(capture_index_boundary_cause_name(-1));
+  /* A word a later version adds is a forced cycle too; no cause is the program's own. */
+  ck_assert_int_eq(capture_index_boundary_cause_forced("harness-sync"), 1);
+  ck_assert_int_eq(capture_index_boundary_cause_forced(""), 1);
+  ck_assert_int_eq(capture_index_boundary_cause_forced(NULL), 0);
+  ck_assert_int_eq(capture_index_boundary_cause_forced("gcx"), 1);
+}
+END_TEST
+
 START_TEST(test_writer_returns_0_when_the_line_does_not_fit)
 {
   char buffer[64];
@@ -402,6 +454,139 @@ START_TEST(test_written_lines_read_back_the_same)
 }
 END_TEST
 
+/* Boundary lines as the collector interleaves them: a segment's boundaries
+ * before its own line, the last ones pointing into the .part. */
+static const char boundary_index[] =
+    "ljleak-index\tversion=1\n"
+    "capture\tpid=7\tstart=100.000\tsample=0\tperiod=10\tmax_bytes=0\tgzip=0\n"
+    "boundary\tseq=1\tsegment=1\tevents=0\ttime=100.001\tgc_cycles=1\theap_bytes=1000\tallocated=0"
+    "\tyoung_from=0\tcause=start\n"
+    "boundary\tseq=2\tsegment=1\tevents=500\ttime=104.500\tgc_cycles=2\theap_bytes=3000\tallocated=65536"
+    "\tyoung_from=420\tcause=gc\n"
+    "segment\tseq=1\tfile=seg-0001.memprof\tstart=100.000\tend=110.000\tgc_cycles=2\theap_bytes=3100"
+    "\tevents=900\tbytes=9000\tsample=0\tcomplete=0\n"
+    "boundary\tseq=3\tsegment=2\tevents=12\ttime=111.250\tgc_cycles=3\theap_bytes=2900\tallocated=131072"
+    "\tyoung_from=12\tcause=every\n";
+
+START_TEST(test_parser_reads_boundary_lines_interleaved_with_segments)
+{
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(parse_text(&index, boundary_index, &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.segment_count, 1);
+  ck_assert_uint_eq(index.boundary_count, 3);
+  const struct capture_index_boundary *b = &index.boundaries[1];
+  ck_assert_uint_eq(b->seq, 2);
+  ck_assert_uint_eq(b->segment, 1);
+  ck_assert_uint_eq(b->events, 500);
+  ck_assert(b->time == 104.5);
+  ck_assert_uint_eq(b->gc_cycles, 2);
+  ck_assert_uint_eq(b->heap_bytes, 3000);
+  ck_assert_uint_eq(b->allocated, 65536);
+  ck_assert_uint_eq(b->young_from, 420);
+  ck_assert_str_eq(b->cause, "gc");
+  ck_assert_uint_eq(b->keys, 0x1ff);
+  /* Each line's offset, for messages about it. */
+  const char *first = strstr(boundary_index, "boundary\t");
+  ck_assert_uint_eq(index.boundaries[0].offset, (size_t)(first - boundary_index));
+  ck_assert_uint_eq(index.boundaries[1].offset, (size_t)(strstr(first + 1, "boundary\t") - boundary_index));
+  ck_assert_uint_eq(index.boundaries[2].offset, (size_t)(strstr(boundary_index, "boundary\tseq=3") - boundary_index));
+  ck_assert_uint_eq(index.boundaries[0].events, 0);
+  ck_assert_str_eq(index.boundaries[0].cause, "start");
+  ck_assert_uint_eq(index.boundaries[2].segment, 2);
+  ck_assert_str_eq(index.boundaries[2].cause, "every");
+  capture_index_free(&index);
+  ck_assert_ptr_null(index.boundaries);
+
+  /* Only segment and events are needed; a missing key is absent. */
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nboundary\tsegment=4\tevents=9\tnew=1\n", &error),
+                   CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.boundary_count, 1);
+  ck_assert_uint_eq(index.boundaries[0].keys, CAPTURE_INDEX_BOUNDARY_HAS_SEGMENT | CAPTURE_INDEX_BOUNDARY_HAS_EVENTS);
+  ck_assert_uint_eq(index.boundaries[0].young_from, CAPTURE_INDEX_YOUNG_FROM_NONE);
+  ck_assert_ptr_null(index.boundaries[0].cause);
+  ck_assert_uint_eq(index.boundaries[0].seq, 0);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_boundary_lines_read_back_the_same)
+{
+  static char text[8192];
+  size_t used = capture_index_write_header(text, sizeof text);
+  struct capture_index_boundary written[4] = {
+    {1, 1, 0, 1763745600.125, 1, 2, 0, 0, "start", 0, 0},
+    {2, 1, 77, 1763745601.5, 9, 1 << 20, 4096, 70, "gc", 0, 0},
+    {3, 2, 5, 1763745602.25, 10, 3, UINT64_MAX, CAPTURE_INDEX_YOUNG_FROM_NONE, NULL, 0, 0},
+    {UINT64_MAX, UINT64_MAX, UINT64_MAX, 0, 0, 0, 0, UINT64_MAX - 1, "a\\b\nc", 0, 0},
+  };
+  size_t offsets[4];
+  for (int i = 0; i < 4; i++) {
+    offsets[i] = used;
+    used += capture_index_write_boundary(text + used, sizeof text - used, &written[i]);
+  }
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_parse(&index, text, used, "round", &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.boundary_count, 4);
+  for (int i = 0; i < 4; i++) {
+    const struct capture_index_boundary *r = &index.boundaries[i], *w = &written[i];
+    ck_assert_uint_eq(r->seq, w->seq);
+    ck_assert_uint_eq(r->segment, w->segment);
+    ck_assert_uint_eq(r->events, w->events);
+    ck_assert(r->time == w->time);
+    ck_assert_uint_eq(r->gc_cycles, w->gc_cycles);
+    ck_assert_uint_eq(r->heap_bytes, w->heap_bytes);
+    ck_assert_uint_eq(r->allocated, w->allocated);
+    ck_assert_uint_eq(r->young_from, w->young_from);
+    if (w->cause)
+      ck_assert_str_eq(r->cause, w->cause);
+    else
+      ck_assert_ptr_null(r->cause);
+    ck_assert_uint_eq(r->offset, offsets[i]);
+  }
+  /* Written again from what was read: the same bytes. */
+  static char again[8192];
+  size_t again_used = capture_index_write_header(again, sizeof again);
+  for (size_t i = 0; i < index.boundary_count; i++)
+    again_used += capture_index_write_boundary(again + again_used, sizeof again - again_used, &index.boundaries[i]);
+  ck_assert_uint_eq(again_used, used);
+  ck_assert_int_eq(memcmp(again, text, used), 0);
+  capture_index_free(&index);
+}
+END_TEST
+
+/* A process killed while it wrote a boundary line: the line is dropped
+ * whole, whatever it kept; every prefix of the index reads, and no prefix
+ * lists more boundaries than the whole. */
+START_TEST(test_cut_boundary_line_is_dropped_and_every_prefix_reads)
+{
+  struct capture_index index;
+  struct capture_index_error error;
+  size_t size = strlen(boundary_index);
+  const char *last = strstr(boundary_index, "boundary\tseq=3");
+  size_t last_at = (size_t)(last - boundary_index);
+  /* Cut after its cause's tab: everything but the cause is whole, still dropped. */
+  size_t cut_at = (size_t)(strstr(last, "\tcause=") - boundary_index) + 1;
+  ck_assert_int_eq(capture_index_parse(&index, boundary_index, cut_at, "t/index", &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.boundary_count, 2);
+  ck_assert_int_eq(index.last_line_cut, 1);
+  ck_assert_uint_eq(index.last_line_offset, last_at);
+  capture_index_free(&index);
+
+  size_t previous = 0;
+  for (size_t cut = 0; cut <= size; cut++) {
+    ck_assert_msg(capture_index_parse(&index, boundary_index, cut, "t/index", &error) == CAPTURE_INDEX_OK,
+                  "cut at %zu: %s", cut, error.message);
+    if (index.boundary_count < previous || index.boundary_count > 3)
+      ck_abort_msg("cut at %zu: %zu boundaries after %zu", cut, index.boundary_count, previous);
+    previous = index.boundary_count;
+    capture_index_free(&index);
+  }
+  ck_assert_uint_eq(previous, 3);
+}
+END_TEST
+
 START_TEST(test_unknown_keys_kinds_empty_lines_and_fields_are_skipped)
 {
   struct capture_index index;
@@ -409,7 +594,7 @@ START_TEST(test_unknown_keys_kinds_empty_lines_and_fields_are_skipped)
   const char *text = "ljleak-index\tversion=1\tflavour=new\n"
                      "capture\tpid=5\tnew_key=x\\q\t\tsample=8\t\n"
                      "\n"
-                     "boundary\tcycle=3\tbad field without equals\tx=\\\n"
+                     "mark\tcycle=3\tbad field without equals\tx=\\\n"
                      "segment\tfile=a.memprof\tweird=\tcomplete=1\n"
                      "note\n"
                      "stop\treason=stop\tmore=1\n"
@@ -590,6 +775,20 @@ START_TEST(test_malformed_input_is_an_error_at_its_byte_offset)
     {"ljleak-index\nsegment\tfile=a\tyoung_from=1.5\n", 0, 28, "segment line: young_from is not a whole number"},
     {"ljleak-index\nsegment\tfile=a\tfile=b\n", 0, 28, "segment line: file given twice"},
     {"ljleak-index\nstop\ttime=x\n", 0, 18, "stop line: time is not a number"},
+    {"ljleak-index\nboundary\tseq=1\tevents=5\n", 0, 13, "boundary line: no segment"},
+    {"ljleak-index\nboundary\tseq=1\tsegment=1\n", 0, 13, "boundary line: no events"},
+    {"ljleak-index\nboundary\tsegment=1\tevents=5\tyoung_from=6\n", 0, 13,
+     "boundary line: young_from is greater than events"},
+    {"ljleak-index\nboundary\tsegment=1\tevents=-5\n", 0, 32, "boundary line: events is not a whole number"},
+    {"ljleak-index\nboundary\tsegment=x\tevents=5\n", 0, 22, "boundary line: segment is not a whole number"},
+    {"ljleak-index\nboundary\tsegment=1\tevents=5\ttime=soon\n", 0, 41, "boundary line: time is not a number"},
+    {"ljleak-index\nboundary\tsegment=1\tevents=5\tallocated=1e3\n", 0, 41,
+     "boundary line: allocated is not a whole number"},
+    {"ljleak-index\nboundary\tsegment=1\tevents=5\tevents=6\n", 0, 41, "boundary line: events given twice"},
+    {"ljleak-index\nboundary\tsegment=1\tevents=5\tcause=g\\c\n", 0, 48, "boundary line: cause has an unknown escape"},
+    {"ljleak-index\nboundary\tsegment=1\tevents=5\tcause\n", 0, 41, "boundary line: a field without '='"},
+    /* A cut boundary line is dropped, but still errs on what it has whole. */
+    {"ljleak-index\nboundary\tsegment=1\tevents=x\tcause=g", 0, 32, "boundary line: events is not a whole number"},
     /* A cut last line still errs on what it has whole. */
     {"ljleak-index\nsegment\tfile=a\tgc_cycles=z\tbytes=1", 0, 28, "segment line: gc_cycles is not a whole number"},
     {"segment\tseq=1\tbytes=1", 0, 0, "the first line is not the ljleak-index header"},
@@ -665,9 +864,14 @@ int main(void)
   tcase_add_test(tc, test_segment_lines_match_the_collector_byte_for_byte);
   tcase_add_test(tc, test_stop_lines_match_the_collector_for_every_reason);
   tcase_add_test(tc, test_stop_reason_names_are_the_formats_list);
+  tcase_add_test(tc, test_boundary_line_is_written_as_documented);
+  tcase_add_test(tc, test_boundary_cause_names_and_which_are_forced);
   tcase_add_test(tc, test_writer_returns_0_when_the_line_does_not_fit);
   tcase_add_test(tc, test_parser_reads_every_field_of_a_real_index);
   tcase_add_test(tc, test_written_lines_read_back_the_same);
+  tcase_add_test(tc, test_parser_reads_boundary_lines_interleaved_with_segments);
+  tcase_add_test(tc, test_boundary_lines_read_back_the_same);
+  tcase_add_test(tc, test_cut_boundary_line_is_dropped_and_every_prefix_reads);
   tcase_add_test(tc, test_unknown_keys_kinds_empty_lines_and_fields_are_skipped);
   tcase_add_test(tc, test_escapes_are_undone_and_a_slash_in_a_file_is_kept_for_the_reader);
   tcase_add_test(tc, test_decimal_comma_of_a_comma_locale_is_read);

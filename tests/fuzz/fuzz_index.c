@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_index.c: libFuzzer target: parse any bytes as a capture index; an error is inside the input, what parses is written back and reads back the same (a second rewrite gives the same bytes), and prefixes of it, as a killed process leaves them, read too. */
+/* tests/fuzz/fuzz_index.c: libFuzzer target: parse any bytes as a capture index; an error is inside the input, what parses (segment and boundary lines included) is written back and reads back the same (a second rewrite gives the same bytes), and prefixes of it, as a killed process leaves them, read too. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ static int same_text(const char *a, const char *b)
 static char *rewrite(const struct capture_index *index, size_t input_size, size_t *size)
 {
   /* Escapes double a string; a number can grow from "1e308" to 300 digits. */
-  size_t capacity = 2 * input_size + (index->segment_count + 4) * 2048;
+  size_t capacity = 2 * input_size + (index->segment_count + index->boundary_count + 4) * 2048;
   char *out = malloc(capacity);
   MUST(out != NULL);
   size_t used = 0, n;
@@ -39,6 +39,10 @@ static char *rewrite(const struct capture_index *index, size_t input_size, size_
   }
   for (size_t i = 0; i < index->segment_count; i++) {
     MUST((n = capture_index_write_segment(out + used, capacity - used, &index->segments[i])) > 0);
+    used += n;
+  }
+  for (size_t i = 0; i < index->boundary_count; i++) {
+    MUST((n = capture_index_write_boundary(out + used, capacity - used, &index->boundaries[i])) > 0);
     used += n;
   }
   if (index->has_stop) {
@@ -70,6 +74,14 @@ static void same_index(const struct capture_index *a, const struct capture_index
     MUST(s->bytes == t->bytes && s->sample == t->sample && s->complete == t->complete);
     MUST(t->young_from == (s->complete ? s->young_from : CAPTURE_INDEX_YOUNG_FROM_NONE));
   }
+  MUST(a->boundary_count == b->boundary_count);
+  for (size_t i = 0; i < a->boundary_count; i++) {
+    const struct capture_index_boundary *s = &a->boundaries[i], *t = &b->boundaries[i];
+    MUST(s->seq == t->seq && s->segment == t->segment && s->events == t->events);
+    MUST(s->gc_cycles == t->gc_cycles && s->heap_bytes == t->heap_bytes && s->allocated == t->allocated);
+    MUST(s->young_from == t->young_from);
+    MUST((s->cause == NULL) == (t->cause == NULL) && same_text(s->cause, t->cause));
+  }
   if (a->has_stop)
     MUST(same_text(a->stop.reason, b->stop.reason));
 }
@@ -90,6 +102,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   MUST(index.last_line_cut == (size > 0 && data[size - 1] != '\n'));
   for (size_t i = 0; i < index.segment_count; i++)
     MUST(index.segments[i].file != NULL && index.segments[i].file[0] != '\0');
+  /* A listed boundary was read whole, has its position, and its cycle began before it. */
+  for (size_t i = 0; i < index.boundary_count; i++) {
+    const struct capture_index_boundary *b = &index.boundaries[i];
+    MUST((b->keys & CAPTURE_INDEX_BOUNDARY_HAS_SEGMENT) && (b->keys & CAPTURE_INDEX_BOUNDARY_HAS_EVENTS));
+    MUST(b->young_from == CAPTURE_INDEX_YOUNG_FROM_NONE || b->young_from <= b->events);
+    MUST(b->offset < size && !memcmp(text + b->offset, "boundary\t", 9));
+    MUST(!index.last_line_cut || b->offset < index.last_line_offset);
+    MUST(i == 0 || b->offset > index.boundaries[i - 1].offset);
+  }
 
   size_t written_size;
   char *written = rewrite(&index, size, &written_size);
@@ -109,6 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct capture_index prefix;
     MUST(capture_index_parse(&prefix, text, cuts[i], "prefix", &error) == CAPTURE_INDEX_OK);
     MUST(prefix.segment_count <= index.segment_count);
+    MUST(prefix.boundary_count <= index.boundary_count);
     MUST(!prefix.has_capture || index.has_capture);
     MUST(!prefix.has_stop || index.has_stop);
     capture_index_free(&prefix);
