@@ -15,7 +15,7 @@ static void info_usage(FILE *out)
   fputs(info_usage_line, out);
   fputs("\n"
         "Prints what a capture's index says: the capture's metadata, how many\n"
-        "segments it lists, whether and why it stopped. Text is one KEY=VALUE line\n"
+        "segments and boundaries it lists, whether and why it stopped. Text is one KEY=VALUE line\n"
         "per key the index has, values escaped as in the index (\\\\, \\t, \\n).\n"
         "\n"
         "    --format FORMAT   text (default) or json\n"
@@ -24,7 +24,7 @@ static void info_usage(FILE *out)
         "    -h, --help        show this help\n"
         "\n"
         "keys: version pid host command luajit start sample period max_bytes gzip\n"
-        "      segments stopped stop_time stop_reason last_line_cut\n"
+        "      segments boundaries stopped stop_time stop_reason last_line_cut\n"
         "\n"
         "exit status: 0 success, 2 usage error, 3 no capture there (no index, or one\n"
         "without its header) or a malformed index (the message gives the byte\n"
@@ -47,7 +47,7 @@ struct info_entry {
 
 static const char *const info_keys[] = {
   "version", "pid", "host", "command", "luajit", "start", "sample", "period", "max_bytes", "gzip",
-  "segments", "stopped", "stop_time", "stop_reason", "last_line_cut"
+  "segments", "boundaries", "stopped", "stop_time", "stop_reason", "last_line_cut"
 };
 #define INFO_KEY_COUNT (sizeof info_keys / sizeof info_keys[0])
 
@@ -112,6 +112,7 @@ static void info_fill(struct info_entry *entries, const struct capture_index *in
   info_u64(entries, "max_bytes", (has & CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES) != 0, c->max_bytes);
   info_flag(entries, "gzip", (has & CAPTURE_INDEX_CAPTURE_HAS_GZIP) != 0, c->gzip);
   info_u64(entries, "segments", 1, index->segment_count);
+  info_u64(entries, "boundaries", 1, index->boundary_count);
   info_flag(entries, "stopped", 1, index->has_stop);
   info_double(entries, "stop_time", (index->stop.keys & CAPTURE_INDEX_STOP_HAS_TIME) != 0, "%.3f",
               index->stop.time);

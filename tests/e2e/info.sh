@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/e2e/info.sh: ljleak info on real captures (stopped by --duration, ended with the
-# script, killed mid-run), on a cut and a malformed index, and its usage and exit codes.
+# script, killed mid-run), on boundary lines, on a cut and a malformed index, and its
+# usage and exit codes.
 E2E_NAME=info
 . tests/e2e/lib.sh
 
@@ -25,13 +26,15 @@ check "prints_the_command_with_its_tab_escaped" \
 segments=$(grep -c '^segment' "$tmp/duration/index")
 check "counts_the_listed_segments" has "$tmp/duration.out" "segments=$segments"
 check "lists_at_least_3_segments" test "$segments" -ge 3
+check "counts_the_listed_boundaries" has "$tmp/duration.out" \
+  "boundaries=$(grep -c '^boundary' "$tmp/duration/index")"
 check "says_it_stopped" has "$tmp/duration.out" "stopped=1"
 check "says_why_it_stopped" has "$tmp/duration.out" "stop_reason=duration"
 check "gives_the_stop_time_of_the_index" has "$tmp/duration.out" \
   "stop_time=$(field "$tmp/duration/index" stop time)"
 check "says_the_index_is_whole" has "$tmp/duration.out" "last_line_cut=0"
 check "prints_the_keys_in_order" test "$(cut -d= -f1 "$tmp/duration.out" | tr '\n' ' ')" = \
-  "version pid host command luajit start sample period max_bytes gzip segments stopped stop_time stop_reason last_line_cut "
+  "version pid host command luajit start sample period max_bytes gzip segments boundaries stopped stop_time stop_reason last_line_cut "
 
 "$LJLEAK" info --get stop_reason --get segments --get pid "$tmp/duration" >"$tmp/get.out"
 check "get_prints_the_values_in_order" test "$(cat "$tmp/get.out")" = \
@@ -83,6 +86,32 @@ head -c $((size - 60)) "$tmp/duration/index" > "$tmp/cut/index"
 check "cut_index_exits_0" test $? = 0 -a ! -s "$tmp/cut.err"
 check "cut_index_says_so" has "$tmp/cut.out" "last_line_cut=1"
 check "cut_index_has_no_stop" has "$tmp/cut.out" "stopped=0"
+
+# An index with boundary lines (a full GC cycle each), interleaved with its
+# segment lines as the collector writes them, the last two pointing into the
+# segment being written.
+mkdir -p "$tmp/boundaries"
+printf 'ljleak-index\tversion=1\ncapture\tpid=9\tstart=100.000\n%s\n%s\n%s\n%s\n%s\n' \
+  "$(printf 'boundary\tseq=1\tsegment=1\tevents=0\ttime=100.001\tgc_cycles=1\theap_bytes=900\tallocated=0\tyoung_from=0\tcause=start')" \
+  "$(printf 'boundary\tseq=2\tsegment=1\tevents=40\ttime=101.000\tgc_cycles=2\theap_bytes=990\tallocated=4096\tyoung_from=31\tcause=gc')" \
+  "$(printf 'segment\tseq=1\tfile=seg-0001.memprof\tstart=100.000\tend=102.000\tevents=50\tcomplete=0')" \
+  "$(printf 'boundary\tseq=3\tsegment=2\tevents=5\ttime=102.500\tgc_cycles=3\theap_bytes=1000\tallocated=8192\tyoung_from=5\tcause=every')" \
+  "$(printf 'boundary\tseq=4\tsegment=2\tevents=9\ttime=103.000\tgc_cycles=4\theap_bytes=1010\tallocated=9000\tyoung_from=6\tcause=call')" \
+  > "$tmp/boundaries/index"
+"$LJLEAK" info "$tmp/boundaries" >"$tmp/boundaries.out" 2>"$tmp/boundaries.err"
+check "boundary_lines_exit_0" test $? = 0 -a ! -s "$tmp/boundaries.err"
+check "counts_4_boundary_lines" has "$tmp/boundaries.out" "boundaries=4"
+check "counts_1_segment_beside_them" has "$tmp/boundaries.out" "segments=1"
+check "get_boundaries_prints_the_count" test "$("$LJLEAK" info --get boundaries "$tmp/boundaries")" = 4
+"$LJLEAK" info --format json "$tmp/boundaries" >"$tmp/boundaries.json"
+check "json_has_the_boundary_count" grep -q '^  "boundaries": 4,$' "$tmp/boundaries.json"
+printf 'boundary\tseq=5\tsegment=2\tevents=12\ttime=103.5\tgc_cyc' >> "$tmp/boundaries/index"
+check "cut_boundary_line_is_not_counted" test "$("$LJLEAK" info --get boundaries "$tmp/boundaries")" = 4
+printf 'ljleak-index\tversion=1\nboundary\tseq=1\tsegment=1\tevents=5\tyoung_from=6\n' > "$tmp/boundaries/index"
+"$LJLEAK" info "$tmp/boundaries" >/dev/null 2>"$tmp/boundaries.err"
+check "boundary_young_from_after_its_events_exits_3" test $? = 3
+check "boundary_young_from_after_its_events_names_the_line" has "$tmp/boundaries.err" \
+  "ljleak info: error: $tmp/boundaries/index: byte 23: boundary line: young_from is greater than events"
 
 # A malformed index: exit 3, the file and the byte offset named.
 mkdir -p "$tmp/bad"
