@@ -57,3 +57,17 @@ $(BUILD)/bench/run_timed: bench/run_timed.c
 .PHONY: bench-summary
 bench-summary: $(BUILD)/ljleak $(BUILD)/bench/gen_stream $(BUILD)/bench/run_timed
 	BUILD=$(BUILD) EVENTS=$(BENCH_SUMMARY_EVENTS) RUNS=$(BENCH_SUMMARY_RUNS) sh bench/summary.sh
+
+# The pause of a full GC cycle that the collector forces (edge_gc, --every,
+# collector.boundary()), per 100 MB of live heap, without and with a capture.
+BENCHES += bench-gc-pause
+BENCH_GC_PAUSE_MB ?= 100 400
+.PHONY: bench-gc-pause
+bench-gc-pause: $(BUILD)/ljleak $(COLLECTOR_SO)
+	@rm -rf $(BUILD)/bench/gc-pause && mkdir -p $(BUILD)/bench/gc-pause
+	@echo "== full GC cycle pause per 100 MB of live heap (bench/gc_pause.lua)"
+	@for mb in $(BENCH_GC_PAUSE_MB); do \
+	  luajit bench/gc_pause.lua $$mb || exit 1; \
+	  $(BUILD)/ljleak run -o $(BUILD)/bench/gc-pause/$$mb bench/gc_pause.lua $$mb || exit 1; \
+	  $(BUILD)/ljleak run --sample 512k -o $(BUILD)/bench/gc-pause/$$mb-sampled bench/gc_pause.lua $$mb || exit 1; \
+	done

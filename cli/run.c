@@ -16,13 +16,15 @@
 static const char run_usage[] =
   "usage: ljleak run [-o DIR] [--period SECONDS] [--max-bytes N] [--max-total-bytes N]\n"
   "                  [--sample BYTES] [--gzip] [--duration SECONDS] [--force-gc]\n"
+  "                  [--every BYTES] [--no-edge-gc]\n"
   "                  [-e CHUNK] [-l LIB] [-j CMD] [-O[OPT]] [-E] [-v] SCRIPT [ARGS...]\n";
 
 static const char run_help[] =
   "\n"
   "Runs SCRIPT with ARGS as `luajit SCRIPT ARGS` would (same arg table, exit\n"
   "status and error messages) while capturing its allocations into DIR: one\n"
-  "memprof segment per period, cut right after a full GC cycle, and an index.\n"
+  "memprof segment per period, cut right after a full GC cycle, and an index\n"
+  "that records a boundary at the end of every full GC cycle.\n"
   "\n"
   "  -o DIR                capture directory (default: a new ljleak-<pid>-<time>\n"
   "                        in $LJLEAK_ROOT or the working directory)\n"
@@ -33,6 +35,9 @@ static const char run_help[] =
   "  --gzip                compress segments with zlib\n"
   "  --duration SECONDS    stop capturing after this long\n"
   "  --force-gc            force a full GC cycle at each due segment boundary\n"
+  "  --every BYTES         force a full GC cycle, a boundary, after every BYTES allocated\n"
+  "  --no-edge-gc          no full GC cycle when the capture starts and stops (they\n"
+  "                        give it a first and a last exact boundary)\n"
   "  -e CHUNK              run the Lua string CHUNK first (as luajit -e)\n"
   "  -l LIB                require LIB first (as luajit -l)\n"
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
@@ -43,7 +48,8 @@ static const char run_help[] =
   "LUA_INIT is run first, as luajit does. luajit's -b (save bytecode) and -i\n"
   "(interactive) run no script to capture and are refused.\n"
   "Options also come from LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,\n"
-  "LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION, LJLEAK_FORCE_GC.\n"
+  "LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION, LJLEAK_FORCE_GC,\n"
+  "LJLEAK_EVERY, LJLEAK_EDGE_GC.\n"
   "Exit status: the script's; 4 if the capture could not start; 2 on bad usage.\n";
 
 /* One -e, -l, -j or -O, run in command-line order. */
@@ -322,12 +328,15 @@ static int parse(struct run_job *job, int argc, char **argv)
                cli_option_size(&args, "--max-bytes", &job->opt.max_bytes) ||
                cli_option_size(&args, "--max-total-bytes", &job->opt.max_total_bytes) ||
                cli_option_size(&args, "--sample", &job->opt.sample) ||
+               cli_option_size(&args, "--every", &job->opt.every) ||
                cli_option_seconds(&args, "--duration", &job->opt.duration)) {
       /* the value is in place, or the error reported */
     } else if (!strcmp(a, "--gzip")) {
       job->opt.gzip = 1;
     } else if (!strcmp(a, "--force-gc")) {
       job->opt.force_gc = 1;
+    } else if (!strcmp(a, "--no-edge-gc")) {
+      job->opt.edge_gc = 0;
     } else if (!strcmp(a, "-E")) {
       job->no_env = 1;
     } else if (!strcmp(a, "-v")) {
@@ -371,6 +380,10 @@ int cmd_run(int argc, char **argv)
     return CLI_EXIT_RUNTIME;
   }
   ljleak_collector_options_init(&job.opt);
+  /* ljleak run gives every capture a first and a last exact boundary,
+   * unless LJLEAK_EDGE_GC says otherwise. */
+  if (!getenv("LJLEAK_EDGE_GC"))
+    job.opt.edge_gc = 1;
   int rc = parse(&job, argc, argv);
   if (rc != 0) {
     free(job.actions);

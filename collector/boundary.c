@@ -1,6 +1,8 @@
 /* collector/boundary.c: when segments end: full GC cycles seen from the hook, cycles forced at a due boundary, and the timers. */
 #include <string.h>
 
+#include "lua.h"
+
 #include "collector/boundary.h"
 #include "collector/segments.h"
 
@@ -13,16 +15,18 @@ static void boundary_check(struct capture *c, uint64_t now)
     c->boundary_due = 1;
 }
 
-/* --force-gc: a due boundary waits for a full GC cycle that starts after it
- * is due, which the VM runs at its next GC check, in the interpreter or on a
- * trace alike: stepmul 0 makes one GC step run a whole cycle (as
- * collectgarbage("setstepmul", 0) does) and threshold 0 makes the next check
- * take that step. Nothing is run from here: the hook may be inside the GC. */
-static void force_cycle(struct capture *c)
+/* A forced cycle: one that starts after it is asked for, which the VM runs
+ * at its next GC check, in the interpreter or on a trace alike: stepmul 0
+ * makes one GC step run the rest of a cycle (as collectgarbage("setstepmul",
+ * 0) does) and threshold 0 makes the next check take that step. Nothing is
+ * run from here: the hook may be inside the GC. The timers apply it again
+ * until the cycle has run, since a step that ends a cycle sets the
+ * threshold anew. */
+static int force_cycle(struct capture *c)
 {
   global_State *g = c->g;
   if (g->gc.threshold == LJ_MAX_MEM)
-    return;  /* collectgarbage("stop"): the program wants no cycles now */
+    return -1;  /* collectgarbage("stop"): the program wants no cycles now */
   if (!c->force_armed) {
     c->force_armed = 1;
     c->saved_stepmul = g->gc.stepmul;
@@ -32,6 +36,14 @@ static void force_cycle(struct capture *c)
   g->gc.stepmul = 0;
   if (g->vmstate != ~LJ_VMST_GC)
     g->gc.threshold = 0;  /* inside a step, the step sets it when it ends */
+  return 0;
+}
+
+int boundary_force(struct capture *c, enum capture_index_boundary_cause cause)
+{
+  if (!c->force_armed)
+    c->force_cause = cause;
+  return force_cycle(c);
 }
 
 void boundary_force_disarm(struct capture *c)
@@ -47,10 +59,18 @@ void boundary_timers(struct capture *c)
 {
   uint64_t now = capture_mono_ns();
   if (c->opt.duration > 0 && (double)(now - c->start_ns) >= c->opt.duration * 1e9 &&
-      c->pending_stop == REASON_NONE)
+      c->pending_stop == REASON_NONE && c->deferred_stop == REASON_NONE)
     c->pending_stop = REASON_DURATION;
   boundary_check(c, now);
+  if (c->opt.every && c->allocated >= c->every_next) {
+    /* At multiples of every: two builds on one workload get their
+     * boundaries after the same work. */
+    c->every_next = (c->allocated / c->opt.every + 1) * c->opt.every;
+    boundary_force(c, CAPTURE_INDEX_CAUSE_EVERY);
+  }
   if (c->boundary_due && c->opt.force_gc)
+    boundary_force(c, CAPTURE_INDEX_CAUSE_PERIOD);
+  else if (c->force_armed)
     force_cycle(c);
   if (now - c->last_flush_ns >= CAPTURE_FLUSH_NS) {
     c->last_flush_ns = now;
@@ -96,7 +116,57 @@ void boundary_gc_transition(struct capture *c, int phase)
     c->cycle_start_events = c->segment_events;  /* the whole cycle ran since the last event */
   c->gc_cycles += c->gc_flips;
   c->gc_flips = 0;
+  int forced = c->force_armed && c->gc_cycles >= c->force_until;
+  if (!c->collecting)
+    boundary_record(c, forced ? c->force_cause : CAPTURE_INDEX_CAUSE_GC);
   boundary_check(c, capture_mono_ns());  /* the timers look only now and then */
-  if (c->boundary_due && (!c->force_armed || c->gc_cycles >= c->force_until))
+  /* Not inside a collection of the collector's own: its boundary, written
+   * after it, then sits at the end of the segment. */
+  if (c->boundary_due && !c->collecting && (!c->force_armed || forced))
     segments_rotate(c);
+  if (forced) {
+    boundary_force_disarm(c);
+    if (c->deferred_stop != REASON_NONE && c->pending_stop == REASON_NONE)
+      c->pending_stop = (uint8_t)c->deferred_stop;  /* the last cycle has run */
+  }
+}
+
+void boundary_record(struct capture *c, enum capture_index_boundary_cause cause)
+{
+  c->boundaries++;
+  if (segments_index_boundary(c, cause) != 0)
+    c->pending_stop = REASON_WRITE_ERROR;
+}
+
+void boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
+{
+  /* A cycle of the program's that ended since the last allocator call is
+   * counted first: the collection's own white flip would cancel its flip. */
+  c->busy = 1;
+  int phase = capture_gc_phase(c->g);
+  if (phase != c->last_gc_phase)
+    boundary_gc_transition(c, phase);
+  c->busy = 0;
+  if (!c->active)
+    return;
+  uint64_t seq = c->seq, events = c->segment_events;
+  c->collecting = 1;
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  if (!c->active) {
+    c->collecting = 0;
+    return;  /* the hook stopped the capture meanwhile (a write error, a stop due) */
+  }
+  /* The last steps may have freed nothing after the state went back to
+   * pause: the hook has not seen that yet. */
+  c->busy = 1;
+  phase = capture_gc_phase(c->g);
+  if (phase != c->last_gc_phase)
+    boundary_gc_transition(c, phase);
+  c->collecting = 0;
+  /* Every block born before the collection was marked by a whole cycle. */
+  c->cycle_start_events = c->seq == seq ? events : 0;
+  boundary_record(c, cause);
+  if (c->pending_stop != REASON_NONE)
+    capture_stop_due(c);
+  c->busy = 0;
 }

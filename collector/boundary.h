@@ -15,4 +15,17 @@ void boundary_timers(struct capture *c);
 /* Gives the VM its stepmul back after a forced cycle. */
 void boundary_force_disarm(struct capture *c);
 
+/* Asks the VM for a full cycle that starts from now, for cause; its end is a
+ * boundary. The VM runs it at its next GC check: nothing runs from here, so
+ * the hook may call it. 0, or -1 when the program stopped the GC. */
+int boundary_force(struct capture *c, enum capture_index_boundary_cause cause);
+
+/* Runs a full collection now (lua_gc: only outside the hook, from a C
+ * function of the VM or from C) and writes the boundary it ends, for cause. */
+void boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause);
+
+/* Writes a boundary line for the state of now: the capture is right after
+ * a full cycle (its start, or the end of boundary_collect). */
+void boundary_record(struct capture *c, enum capture_index_boundary_cause cause);
+
 #endif

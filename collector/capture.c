@@ -143,6 +143,19 @@ void capture_stop(struct capture *c, enum capture_stop_reason reason)
     hook_release(c);
 }
 
+void capture_stop_due(struct capture *c)
+{
+  enum capture_stop_reason reason = (enum capture_stop_reason)c->pending_stop;
+  int deferrable = reason == REASON_DURATION || reason == REASON_SIGNAL;
+  if (c->opt.edge_gc && deferrable && c->deferred_stop == REASON_NONE &&
+      boundary_force(c, CAPTURE_INDEX_CAUSE_STOP) == 0) {
+    c->deferred_stop = reason;
+    c->pending_stop = REASON_NONE;
+    return;
+  }
+  capture_stop(c, reason);
+}
+
 static void at_exit(void)
 {
   struct capture *c = &capture_state;
@@ -276,6 +289,10 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   /* A cycle past its atomic phase has flipped the white already. */
   c->gc_flips = c->g->gc.state >= GCSsweepstring;
   c->force_armed = 0;
+  c->collecting = 0;
+  c->deferred_stop = REASON_NONE;
+  c->boundaries = 0;
+  c->every_next = c->opt.every;
   c->last_heap = (uint64_t)c->g->gc.total;
   if (segments_begin(c) != 0) {
     capture_copy_text(err, err_size, c->error);
@@ -293,6 +310,13 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
     c->atexit_registered = 1;
   }
   return 0;
+}
+
+/* Whether the program lets its GC run: after collectgarbage("stop"), edge_gc
+ * forces no collection (as --force-gc and --every force no cycle). */
+static int gc_running(lua_State *L)
+{
+  return G(L)->gc.threshold != LJ_MAX_MEM;
 }
 
 /* Checks the layout of L's VM and installs the pass-through hook. */
@@ -331,26 +355,57 @@ int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *
   }
   if (capture_attach(L, err, err_size) != 0)
     return -1;
+  /* edge_gc: a full cycle before the first event, so that the capture
+   * starts on an exact boundary (its frees are of blocks it never saw). */
+  int edge = options->edge_gc && gc_running(L);
+  if (edge)
+    lua_gc(L, LUA_GCCOLLECT, 0);
   c->busy = 1;
   int rc = capture_begin(c, options, err, err_size);
+  if (rc == 0 && edge)
+    boundary_record(c, CAPTURE_INDEX_CAUSE_START);
   c->busy = 0;
   if (rc != 0)
     hook_release(c);
   return rc;
 }
 
-int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
+/* The running capture if it is L's; NULL with err otherwise. */
+static struct capture *running_capture(lua_State *L, char *err, size_t err_size)
 {
   struct capture *c = &capture_state;
   if (!c->active) {
     capture_set_error(err, err_size, "%s%s", "no capture is running", "");
-    return -1;
+    return NULL;
   }
   if (c->g != G(L)) {
     capture_set_error(err, err_size, "%s%s", "the running capture belongs to another Lua state",
                       "");
+    return NULL;
+  }
+  return c;
+}
+
+int ljleak_collector_boundary(lua_State *L, char *err, size_t err_size)
+{
+  struct capture *c = running_capture(L, err, err_size);
+  if (!c)
+    return -1;
+  boundary_collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
+  if (!c->active) {
+    capture_copy_text(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
   }
+  return 0;
+}
+
+int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
+{
+  struct capture *c = running_capture(L, err, err_size);
+  if (!c)
+    return -1;
+  if (c->opt.edge_gc && gc_running(L))
+    boundary_collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
   c->busy = 1;
   capture_stop(c, REASON_STOP);
   c->busy = 0;
@@ -368,6 +423,8 @@ int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
     capture_copy_text(err, err_size, c->error[0] ? c->error : "no capture is running");
     return -1;
   }
+  if (c->opt.edge_gc && gc_running(L))
+    boundary_collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
   c->busy = 1;
   capture_stop(c, REASON_EXIT);
   c->busy = 0;
@@ -390,6 +447,7 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
   st->bytes = c->stream_done + (c->active && c->segment_open ? c->writer.bytes_written : 0);
   st->allocated = c->allocated;
   st->direct_hook = c->active && c->direct_hook;
+  st->boundaries = c->boundaries;
   capture_copy_text(st->error, sizeof st->error, c->error);
 }
 

@@ -13,6 +13,7 @@
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
 #include "collector/seg_out.h"
+#include "format/capture_index.h"
 #include "format/encode.h"
 #include "format/memprof.h"
 
@@ -93,9 +94,15 @@ struct capture {
   uint64_t gc_cycles;
   int boundary_due;
   unsigned gc_flips;            /* atomic phases seen (white flips) of cycles not yet counted */
-  int force_armed;              /* force_gc: the VM's stepmul is ours until the boundary */
+  int force_armed;              /* a forced cycle is due: the VM's stepmul is ours until then */
   MSize saved_stepmul;
-  uint64_t force_until;         /* force_gc: gc_cycles at which the boundary may be cut */
+  uint64_t force_until;         /* gc_cycles at which the forced cycle has run */
+  enum capture_index_boundary_cause force_cause;  /* why the armed cycle was asked for */
+  int collecting;               /* the collector runs a full collection itself (lua_gc):
+                                 * its cycles end in one boundary, written after it */
+  enum capture_stop_reason deferred_stop;   /* edge_gc: a stop waiting for its last cycle */
+  uint64_t boundaries;          /* boundary lines written */
+  uint64_t every_next;          /* --every: allocated at which the next cycle is forced */
   uint64_t start_ns, last_flush_ns;
   uint64_t tick_at;             /* writer.bytes_written at which the timers run next */
   uint64_t disk_done;           /* file bytes of finished segments */
@@ -168,6 +175,11 @@ void capture_set_error(char *err, size_t size, const char *fmt, const char *a, c
 /* Ends the running capture: the last segment and the stop line, then the
  * hook is released unless the VM is closing. */
 void capture_stop(struct capture *c, enum capture_stop_reason reason);
+
+/* A stop came due inside the hook (pending_stop): with edge_gc, a stop by
+ * duration or signal waits for one more full cycle, forced now, so that the
+ * capture ends on a boundary; anything else stops at once. */
+void capture_stop_due(struct capture *c);
 
 /* Starts a capture of the hooked VM with opt. 0, or -1 with err. */
 int capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,

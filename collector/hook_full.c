@@ -79,7 +79,7 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
     c->busy = 1;
     boundary_timers(c);
     if (c->pending_stop != REASON_NONE)
-      capture_stop(c, c->pending_stop);
+      capture_stop_due(c);
     c->busy = 0;
   }
   /* Until the next tick, or the buffer's end (flushes only move it on). */

@@ -88,7 +88,13 @@ static void handle_signal(struct capture *c)
 {
   capture_signal_pending = 0;
   if (c->active) {
-    capture_stop(c, REASON_SIGNAL);
+    /* A second signal while the last cycle is awaited stops at once. */
+    if (c->deferred_stop != REASON_NONE) {
+      capture_stop(c, REASON_SIGNAL);
+      return;
+    }
+    c->pending_stop = REASON_SIGNAL;
+    capture_stop_due(c);
     return;
   }
   if (!c->layout_ok)
@@ -105,6 +111,8 @@ static void handle_signal(struct capture *c)
   char err[512];
   if (capture_begin(c, &opt, err, sizeof err) != 0)
     fprintf(stderr, "ljleak: cannot start a capture on signal: %s\n", err);
+  else if (opt.edge_gc)
+    boundary_force(c, CAPTURE_INDEX_CAUSE_START);  /* not from inside the hook: at the next check */
 }
 
 /* lua_close frees the GG_State last: finish while g is still readable. */
@@ -152,7 +160,7 @@ __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, size_t os
   if (hook_tick_due(c) || c->sampling)
     boundary_timers(c);
   if (c->pending_stop != REASON_NONE)
-    capture_stop(c, c->pending_stop);
+    capture_stop_due(c);
   c->busy = 0;
 }
 

@@ -31,6 +31,10 @@ struct ljleak_collector_options {
   int c_hook;                 /* 1: sample through the C hook only, never the stub
                                  made at run time (docs/collector.md) */
   const char *command;        /* the command line for the index; NULL: /proc/self/cmdline */
+  uint64_t every;             /* force a full GC cycle, a boundary, after every this many bytes
+                                 allocated; 0: none (docs/collector.md) */
+  int edge_gc;                /* 1: run a full GC cycle when the capture starts and when it
+                                 stops, so that it has a first and a last exact boundary */
 };
 
 /* The state of the capture. */
@@ -44,12 +48,14 @@ struct ljleak_collector_status {
                                  through the allocator while capturing, sampled or not */
   int direct_hook;            /* sampling through the stub that jumps straight to
                                  the allocator (docs/collector.md) */
+  uint64_t boundaries;        /* boundaries recorded: full GC cycles that ended */
   char error[512];            /* why the last capture stopped on an error ("" if none) */
 };
 
 /* Defaults, then LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,
  * LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION,
- * LJLEAK_FORCE_GC, LJLEAK_C_HOOK. The strings point into the environment. */
+ * LJLEAK_FORCE_GC, LJLEAK_C_HOOK, LJLEAK_EVERY, LJLEAK_EDGE_GC. The strings
+ * point into the environment. */
 LJLEAK_API void ljleak_collector_options_init(struct ljleak_collector_options *options);
 
 /* Starts a capture of L's VM. Must be called while no Lua code of that VM
@@ -59,6 +65,12 @@ LJLEAK_API void ljleak_collector_options_init(struct ljleak_collector_options *o
 LJLEAK_API int ljleak_collector_start(struct lua_State *L,
                                       const struct ljleak_collector_options *options, char *err,
                                       size_t err_size);
+
+/* Runs a full GC cycle now and records the boundary it ends (cause "call"
+ * in the index): a test harness calls it after each batch of work. Must be
+ * called from a C function of L's VM or outside any Lua call, like
+ * lua_gc. Returns 0, or -1 with a message (no capture of L running). */
+LJLEAK_API int ljleak_collector_boundary(struct lua_State *L, char *err, size_t err_size);
 
 /* Stops the capture (index reason "stop"); returns 0, or -1 with a message. */
 LJLEAK_API int ljleak_collector_stop(struct lua_State *L, char *err, size_t err_size);

@@ -1,4 +1,4 @@
-/* collector/module.c: the Lua module require "ljleak.collector": start, stop, status, env start, signal. */
+/* collector/module.c: the Lua module require "ljleak.collector": start, stop, boundary, status, env start, signal. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +88,8 @@ static int l_start(lua_State *L)
     field_seconds(L, "duration", &opt.duration);
     field_bool(L, "force_gc", &opt.force_gc);
     field_bool(L, "c_hook", &opt.c_hook);
+    field_size(L, "every", &opt.every);
+    field_bool(L, "edge_gc", &opt.edge_gc);
   }
   char err[512];
   if (ljleak_collector_start(L, &opt, err, sizeof err) != 0)
@@ -107,11 +109,24 @@ static int l_stop(lua_State *L)
   return 1;
 }
 
+/* collector.boundary(): a full GC cycle now, and the boundary it ends;
+ * returns the number of boundaries so far. */
+static int l_boundary(lua_State *L)
+{
+  char err[512];
+  if (ljleak_collector_boundary(L, err, sizeof err) != 0)
+    return push_failure(L, err);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  lua_pushnumber(L, (lua_Number)st.boundaries);
+  return 1;
+}
+
 static int l_status(lua_State *L)
 {
   struct ljleak_collector_status st;
   ljleak_collector_status(&st);
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 9);
   lua_pushboolean(L, st.active);
   lua_setfield(L, -2, "active");
   if (st.dir[0]) {
@@ -128,6 +143,8 @@ static int l_status(lua_State *L)
   lua_setfield(L, -2, "allocated");
   lua_pushboolean(L, st.direct_hook);
   lua_setfield(L, -2, "direct_hook");
+  lua_pushnumber(L, (lua_Number)st.boundaries);
+  lua_setfield(L, -2, "boundaries");
   if (st.error[0]) {
     lua_pushstring(L, st.error);
     lua_setfield(L, -2, "error");
@@ -139,6 +156,7 @@ static const luaL_Reg functions[] = {
   {"start", l_start},
   {"stop", l_stop},
   {"status", l_status},
+  {"boundary", l_boundary},
   {NULL, NULL},
 };
 

@@ -125,4 +125,8 @@ void ljleak_collector_options_init(struct ljleak_collector_options *o)
     options_parse_bool(v, &o->force_gc);
   if ((v = env("LJLEAK_C_HOOK")))
     options_parse_bool(v, &o->c_hook);
+  if ((v = env("LJLEAK_EVERY")))
+    ljleak_collector_parse_size(v, &o->every);
+  if ((v = env("LJLEAK_EDGE_GC")))
+    options_parse_bool(v, &o->edge_gc);
 }

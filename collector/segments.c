@@ -96,6 +96,27 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
   return 0;
 }
 
+int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause cause)
+{
+  struct capture_index_boundary line = {
+    .seq = c->boundaries,
+    .segment = c->seq,
+    .events = c->segment_events,
+    .time = capture_wall_time(),
+    .gc_cycles = c->gc_cycles,
+    .heap_bytes = (uint64_t)c->g->gc.total,
+    .allocated = c->allocated,
+    .young_from = c->cycle_start_events,
+    .cause = capture_index_boundary_cause_name((int)cause),
+  };
+  char text[512];
+  if (!capture_index_write_boundary(text, sizeof text, &line) || index_append(c, text) != 0) {
+    segments_write_error(c, "cannot append to the index in", errno);
+    return -1;
+  }
+  return 0;
+}
+
 void segments_index_close(struct capture *c, enum capture_stop_reason reason)
 {
   struct capture_index_stop line = {

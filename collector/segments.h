@@ -24,6 +24,10 @@ void segments_write_error(struct capture *c, const char *what, int err);
  * or -1 with err (no index is left open). */
 int segments_index_open(struct capture *c, char *err, size_t err_size);
 
+/* Appends a boundary line: the state right after a full GC cycle, at the
+ * open segment's current event, for cause. 0 or -1 (the error recorded). */
+int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause cause);
+
 /* Appends the stop line and closes the index. */
 void segments_index_close(struct capture *c, enum capture_stop_reason reason);
 

@@ -7,6 +7,7 @@
 
 #include "tests/check_run.h"
 #include "collector/ljleak_collector.h"
+#include "format/capture_index.h"
 #include "format/memprof.h"
 #include "lauxlib.h"
 #include "luajit.h"
@@ -145,6 +146,8 @@ START_TEST(test_api_options_from_environment)
   setenv("LJLEAK_FORCE_GC", "1", 1);
   setenv("LJLEAK_DIR", "somewhere", 1);
   setenv("LJLEAK_C_HOOK", "true", 1);
+  setenv("LJLEAK_EVERY", "8M", 1);
+  setenv("LJLEAK_EDGE_GC", "on", 1);
   struct ljleak_collector_options o;
   ljleak_collector_options_init(&o);
   ck_assert(o.period == 2.5);
@@ -155,10 +158,12 @@ START_TEST(test_api_options_from_environment)
   ck_assert_int_eq(o.c_hook, 1);
   ck_assert_str_eq(o.dir, "somewhere");
   ck_assert_uint_eq(o.max_total_bytes, 0);
+  ck_assert_uint_eq(o.every, 8u << 20);
+  ck_assert_int_eq(o.edge_gc, 1);
   /* Under valgrind the tests share one process (CK_FORK=no). */
   const char *const names[] = {"LJLEAK_PERIOD", "LJLEAK_MAX_BYTES", "LJLEAK_SAMPLE",
                                "LJLEAK_GZIP",   "LJLEAK_FORCE_GC",  "LJLEAK_DIR",
-                               "LJLEAK_C_HOOK"};
+                               "LJLEAK_C_HOOK", "LJLEAK_EVERY",     "LJLEAK_EDGE_GC"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     unsetenv(names[i]);
 }
@@ -302,6 +307,47 @@ START_TEST(test_api_sampled_hook_wrapped_by_the_host)
 }
 END_TEST
 
+/* edge_gc gives the capture a boundary before its first event and one
+ * after its last; ljleak_collector_boundary records one in between, and
+ * fails when no capture runs. */
+START_TEST(test_api_edge_gc_and_boundary_calls)
+{
+  char dir[1024], err[512], path[1100];
+  lua_State *L = new_state("edges", "cap", dir, sizeof dir);
+  ck_assert_int_eq(ljleak_collector_boundary(L, err, sizeof err), -1);
+  ck_assert_str_eq(err, "no capture is running");
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  o.edge_gc = 1;
+  ck_assert_int_eq(ljleak_collector_start(L, &o, err, sizeof err), 0);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  ck_assert_uint_eq(st.boundaries, 1);
+  ck_assert_int_eq(luaL_dostring(L, "local t = {} for i = 1, 3000 do t[i] = {i} end"), 0);
+  uint64_t before = st.boundaries;
+  ck_assert_int_eq(ljleak_collector_boundary(L, err, sizeof err), 0);
+  ljleak_collector_status(&st);
+  ck_assert_uint_gt(st.boundaries, before);
+  uint64_t after_call = st.boundaries;
+  ck_assert_int_eq(ljleak_collector_stop(L, err, sizeof err), 0);
+  ljleak_collector_status(&st);
+  ck_assert_uint_eq(st.boundaries, after_call + 1);
+
+  snprintf(path, sizeof path, "%s/index", dir);
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.boundary_count, st.boundaries);
+  ck_assert_str_eq(index.boundaries[0].cause, "start");
+  ck_assert_uint_eq(index.boundaries[0].events, 0);
+  ck_assert_str_eq(index.boundaries[after_call - 1].cause, "call");
+  ck_assert_str_eq(index.boundaries[index.boundary_count - 1].cause, "stop");
+  capture_index_free(&index);
+  lua_close(L);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_api");
@@ -310,6 +356,7 @@ int main(void)
   tcase_add_test(tc, test_api_start_stop_restores_the_allocator);
   tcase_add_test(tc, test_api_lua_close_finishes_the_capture);
   tcase_add_test(tc, test_api_options_from_environment);
+  tcase_add_test(tc, test_api_edge_gc_and_boundary_calls);
   tcase_add_loop_test(tc, test_api_sampled_capture_counts_and_restores, 0, 2);
   tcase_add_loop_test(tc, test_api_sampled_hook_wrapped_by_the_host, 0, 2);
   suite_add_tcase(s, tc);
