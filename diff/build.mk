@@ -1,10 +1,15 @@
 # diff/build.mk: the differential engine (aggregation, trends, comparisons); needs format.
 diff_SRCS := diff/live_map.c diff/site_table.c diff/capture.c diff/segment.c diff/aggregate.c \
-  diff/trend.c diff/model.c diff/result.c diff/compare.c
+  diff/trend.c diff/model.c diff/result.c diff/compare.c diff/allow.c
 
 # the engine: aggregation and modes (tests/test_diff.c), trends (tests/test_diff_trend.c)
 TEST_SUITES += test_diff test_diff_trend
 test_diff_LIBS = diff format
 test_diff_trend_LIBS = diff format
+# undecided sites, the outcome, the warm-up, deciding again (tests/test_diff_decide.c);
+# the allow-list (tests/test_diff_allow.c)
+TEST_SUITES += test_diff_decide test_diff_allow
+test_diff_decide_LIBS = diff format
+test_diff_allow_LIBS = diff format
 # the corpus of workloads with known answers, captured by ljleak run and diffed
 E2E_TESTS += tests/e2e/diff-cli.sh tests/e2e/diff-corpus.sh

@@ -1,9 +1,10 @@
-/* diff/compare.c: the three modes of a diff: trend over one capture, boundary range, base against candidate. */
+/* diff/compare.c: the modes of a diff (trend, boundary range, base against candidate) and deciding a saved result again. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff/aggregate.h"
+#include "diff/allow.h"
 #include "diff/capture.h"
 #include "diff/diff.h"
 #include "diff/result.h"
@@ -12,7 +13,7 @@
 void diff_options_default(struct diff_options *options)
 {
   memset(options, 0, sizeof *options);
-  options->min_boundaries = 4;
+  options->min_boundaries = 0;  /* what --p-value needs (diff_boundaries_needed) */
   options->max_p_value = 0.01;
   options->min_growth_bytes = 4096;
   options->min_growth_fraction = 0.10;
@@ -57,12 +58,20 @@ static void compare_start(struct diff_result *result, enum diff_mode mode,
   memset(result, 0, sizeof *result);
   result->mode = mode;
   result->options = *options;
+  /* The result records what decided it: the boundaries a trend needed; the
+   * allow-list lives on in each site's allowance, not as a pointer here. */
+  result->options.min_boundaries = diff_boundaries_needed(options);
+  result->options.allow = NULL;
   err->status = DIFF_OK;
   err->message[0] = '\0';
 }
 
-static enum diff_status compare_finish(struct diff_result *result, enum diff_status status)
+static enum diff_status compare_finish(struct diff_result *result,
+                                       const struct diff_options *options,
+                                       enum diff_status status, struct diff_error *err)
 {
+  if (status == DIFF_OK && options->allow)
+    status = allow_apply(result, options->allow, err);
   if (status != DIFF_OK) {
     diff_result_free(result);
     return status;
@@ -77,7 +86,7 @@ enum diff_status diff_trend(const char *const *paths, size_t path_count,
 {
   compare_start(result, DIFF_MODE_TREND, options, err);
   enum diff_status status = compare_read(paths, path_count, options, result, &result->capture, err);
-  return compare_finish(result, status);
+  return compare_finish(result, options, status, err);
 }
 
 /* Range verdicts: growing when live bytes at `to` exceed those at `from` by
@@ -106,6 +115,10 @@ enum diff_status diff_range(const char *const *paths, size_t path_count,
                             struct diff_result *result, struct diff_error *err)
 {
   compare_start(result, DIFF_MODE_RANGE, options, err);
+  if (options->warmup)
+    return compare_fail(err, DIFF_ERROR_USAGE,
+                        "--warmup and --from/--to cannot be combined: a range names its "
+                        "boundaries");
   enum diff_status status = compare_read(paths, path_count, options, result, &result->capture, err);
   if (status == DIFF_OK) {
     size_t n = result->capture.boundary_count;
@@ -120,7 +133,7 @@ enum diff_status diff_range(const char *const *paths, size_t path_count,
   }
   for (size_t i = 0; status == DIFF_OK && i < result->site_count; i++)
     compare_range_site(&result->sites[i], options);
-  return compare_finish(result, status);
+  return compare_finish(result, options, status, err);
 }
 
 static int compare_sites_by_name(const void *a, const void *b)
@@ -128,10 +141,40 @@ static int compare_sites_by_name(const void *a, const void *b)
   return strcmp(((const struct diff_site *)a)->name, ((const struct diff_site *)b)->name);
 }
 
-/* new: growing in the candidate and not in the base (or absent there);
- * worse: growing in both and at least worse_ratio times as fast. */
-static int compare_base_site(struct diff_site *site, const struct diff_site *base,
-                             const struct diff_options *options)
+/* A candidate site growing against its base (site->base_verdict and
+ * base_live_bytes set; NULL when absent from the base):
+ *   new: not growing in the base (steady, shrinking) or absent from it;
+ *   worse: growing in both and at least worse_ratio times as fast;
+ *   undecided: the base cannot tell whether it grew there too (undecided,
+ *     or too few boundaries), so neither new nor a pass.
+ * Any other candidate verdict stands: an undecided candidate stays undecided. */
+static void compare_base_decide(struct diff_site *site, size_t base_judged,
+                                const struct diff_options *options)
+{
+  if (site->verdict != DIFF_VERDICT_GROWING)
+    return;
+  if (base_judged < 2)
+    site->verdict = DIFF_VERDICT_UNDECIDED;  /* no base to compare with */
+  else if (!site->base_live_bytes)
+    site->verdict = DIFF_VERDICT_NEW;
+  else if (site->base_verdict == DIFF_VERDICT_UNDECIDED ||
+           site->base_verdict == DIFF_VERDICT_INSUFFICIENT)
+    site->verdict = DIFF_VERDICT_UNDECIDED;
+  else if (site->base_verdict != DIFF_VERDICT_GROWING)
+    site->verdict = DIFF_VERDICT_NEW;
+  else if (site->growth_bytes_per_segment >=
+           options->worse_ratio * site->base_growth_bytes_per_segment)
+    site->verdict = DIFF_VERDICT_WORSE;
+}
+
+/* The base capture's boundaries after the warm-up. */
+static size_t compare_base_judged(const struct diff_result *result, const struct diff_options *options)
+{
+  size_t n = result->base.boundary_count;
+  return n > options->warmup ? n - options->warmup : 0;
+}
+
+static int compare_base_site(struct diff_site *site, const struct diff_site *base)
 {
   site->base_verdict = base ? base->verdict : DIFF_VERDICT_INSUFFICIENT;
   if (base) {
@@ -143,12 +186,6 @@ static int compare_base_site(struct diff_site *site, const struct diff_site *bas
       memcpy(site->base_live_bytes, base->live_bytes, base->count * sizeof(uint64_t));
     site->base_growth_bytes_per_segment = base->growth_bytes_per_segment;
   }
-  if (site->verdict != DIFF_VERDICT_GROWING)
-    return 0;
-  if (!base || base->verdict != DIFF_VERDICT_GROWING)
-    site->verdict = DIFF_VERDICT_NEW;
-  else if (site->growth_bytes_per_segment >= options->worse_ratio * base->growth_bytes_per_segment)
-    site->verdict = DIFF_VERDICT_WORSE;
   return 0;
 }
 
@@ -172,9 +209,60 @@ enum diff_status diff_base(const char *const *base_paths, size_t base_count,
         base.site_count ? bsearch(&key, base.sites, base.site_count, sizeof *base.sites,
                                   compare_sites_by_name)
                         : NULL;
-    if (compare_base_site(site, match, options) < 0)
+    if (compare_base_site(site, match) < 0)
       status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    else
+      compare_base_decide(site, compare_base_judged(result, options), options);
   }
   diff_result_free(&base);
-  return compare_finish(result, status);
+  return compare_finish(result, options, status, err);
+}
+
+/* The base verdict of a saved site from its base series, as the base's own
+ * trend verdict was made. */
+static int compare_judge_base(struct diff_site *site, const struct diff_options *options)
+{
+  if (!site->base_live_bytes) {
+    site->base_verdict = DIFF_VERDICT_INSUFFICIENT;  /* absent from the base */
+    return 0;
+  }
+  struct diff_site base = {.live_bytes = site->base_live_bytes, .count = site->base_count};
+  if (result_judge_site(&base, options, 0) < 0)
+    return -1;
+  site->base_verdict = base.verdict;
+  site->base_growth_bytes_per_segment = base.growth_bytes_per_segment;
+  return 0;
+}
+
+enum diff_status diff_decide(struct diff_result *result, const struct diff_options *options,
+                             struct diff_error *err)
+{
+  err->status = DIFF_OK;
+  err->message[0] = '\0';
+  if (result->mode == DIFF_MODE_RANGE && options->warmup)
+    return compare_fail(err, DIFF_ERROR_USAGE,
+                        "--warmup does not apply to a range result: a range names its "
+                        "boundaries");
+  struct diff_options decided = *options;
+  decided.min_boundaries = diff_boundaries_needed(options);
+  decided.allow = NULL;
+  decided.progress = NULL;
+  decided.warn = NULL;
+  result->options = decided;
+  if (result->mode != DIFF_MODE_RANGE) {
+    double interval = result_seconds_per_boundary(&result->capture);
+    for (size_t i = 0; i < result->site_count; i++) {
+      struct diff_site *site = &result->sites[i];
+      if (result_judge_site(site, &decided, interval) < 0 ||
+          (result->mode == DIFF_MODE_BASE && compare_judge_base(site, &decided) < 0))
+        return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+      if (result->mode == DIFF_MODE_BASE)
+        compare_base_decide(site, compare_base_judged(result, &decided), &decided);
+    }
+  }
+  enum diff_status status = allow_apply(result, options->allow, err);
+  if (status != DIFF_OK)
+    return status;
+  result_sort(result);
+  return DIFF_OK;
 }

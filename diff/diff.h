@@ -13,12 +13,23 @@
  * model's functions (diff/model.c) are the one definition both stages use. */
 
 enum diff_verdict {
-  DIFF_VERDICT_INSUFFICIENT,  /* too few boundaries to tell */
+  DIFF_VERDICT_INSUFFICIENT,  /* fewer than 2 boundaries (after the warm-up): nothing measured */
   DIFF_VERDICT_STEADY,
   DIFF_VERDICT_SHRINKING,
   DIFF_VERDICT_GROWING,
   DIFF_VERDICT_NEW,           /* base mode: growing in the candidate, not in the base */
-  DIFF_VERDICT_WORSE          /* base mode: growing in both, much faster in the candidate */
+  DIFF_VERDICT_WORSE,         /* base mode: growing in both, much faster in the candidate */
+  DIFF_VERDICT_UNDECIDED      /* rose by the growth threshold, but the boundaries cannot show
+                                 a significant trend (too few, or too many ties); last, so
+                                 saved values keep their numbers */
+};
+
+/* What a run concludes (diff_result_outcome): a flagged site wins; else a
+ * site without a verdict, or a capture without a boundary, is inconclusive. */
+enum diff_outcome {
+  DIFF_OUTCOME_PASS,
+  DIFF_OUTCOME_FLAGGED,
+  DIFF_OUTCOME_INCONCLUSIVE
 };
 
 enum diff_mode {
@@ -55,6 +66,18 @@ struct diff_capture {
   int truncated;              /* a segment was cut; it was used up to its last complete event */
 };
 
+/* The allow-list rule a site's name matched (docs/diff.md, "Allow-list"). */
+struct diff_allowance {
+  char *pattern;              /* shell glob on the site name */
+  char *budget;               /* as written: "4k/boundary", "1k/MB" */
+  double budget_bytes;        /* growth allowed per boundary, or per MB of work */
+  int per_megabyte;           /* the budget is per MB (2^20 bytes) allocated, not per boundary */
+  char *comment;              /* why the growth is allowed */
+  char *file;                 /* the allow file, and the rule's line in it */
+  size_t line;
+  double growth;              /* the site's growth in the budget's unit (+inf: no work done) */
+};
+
 /* One site: its name and its series, one entry per boundary. */
 struct diff_site {
   char *name;                 /* stable name: no trace numbers, no addresses */
@@ -81,11 +104,17 @@ struct diff_site {
   double base_growth_bytes_per_segment;
   /* Range mode: live bytes at boundary from and at boundary to. */
   int64_t range_delta_bytes;
+  /* The allow-list rule the name matched (owned), or NULL; allowed when the
+   * site grew (growing, new, worse, undecided) within its budget. */
+  struct diff_allowance *allowance;
+  int allowed;
 };
+
+struct diff_allow;            /* an allow-list read by diff_allow_load */
 
 /* The knobs that decide verdicts (diff_options_default gives the defaults). */
 struct diff_options {
-  size_t min_boundaries;      /* fewer boundaries: insufficient */
+  size_t min_boundaries;      /* may raise the boundaries a trend needs (diff_boundaries_needed) */
   double max_p_value;         /* significance of the upward trend */
   double min_growth_bytes;    /* total growth (slope x boundaries) that matters */
   double worse_ratio;         /* base mode: candidate at least this many times faster is worse */
@@ -101,6 +130,8 @@ struct diff_options {
   /* Called for each warning (a cut segment: "FILE: byte N: ..."); may be NULL. */
   void (*warn)(void *context, const char *message);
   void *warn_context;
+  size_t warmup;              /* the first boundaries left out of the verdicts (caches filling) */
+  const struct diff_allow *allow;  /* may be NULL; never kept in a result's options */
 };
 
 struct diff_result {
@@ -121,17 +152,37 @@ struct diff_result {
 int diff_site_flagged(enum diff_mode mode, const struct diff_site *site);
 /* The number of result's sites that diff_site_flagged fails. */
 size_t diff_result_flagged_count(const struct diff_result *result);
+/* Whether a site has no verdict: undecided or insufficient, and not allowed. */
+int diff_site_undecided(const struct diff_site *site);
+size_t diff_result_undecided_count(const struct diff_result *result);
+/* The run's outcome, the one definition behind every exit code and every
+ * report's headline: flagged when a site is flagged; else inconclusive when
+ * a site has no verdict or the capture has no boundary; else pass. */
+enum diff_outcome diff_result_outcome(const struct diff_result *result);
+/* The capture's boundaries: its boundary_count, or the longest series when
+ * a saved result does not say. */
+size_t diff_result_boundaries(const struct diff_result *result);
+/* The fewest boundaries (after the warm-up) a trend is judged on: the
+ * fewest at which a strictly rising series reaches max_p_value (5 at 0.01,
+ * 4 at 0.05), or min_boundaries when that is larger. SIZE_MAX when no
+ * series can reach max_p_value (it is not above 0). */
+size_t diff_trend_boundaries_needed(double max_p_value);
+size_t diff_boundaries_needed(const struct diff_options *options);
 
 /* Names as they appear in every format and in the JSON schema. A name
  * returns "unknown" for a value outside its enum; a parse returns 0, or -1
  * for a name that is not one. */
 const char *diff_verdict_name(enum diff_verdict verdict);
 int diff_verdict_parse(const char *name, enum diff_verdict *verdict);
+const char *diff_outcome_name(enum diff_outcome outcome);
+int diff_outcome_parse(const char *name, enum diff_outcome *outcome);
 const char *diff_mode_name(enum diff_mode mode);
 int diff_mode_parse(const char *name, enum diff_mode *mode);
 const char *diff_site_kind_name(enum diff_site_kind kind);
 int diff_site_kind_parse(const char *name, enum diff_site_kind *kind);
 
+/* Frees an allowance and what it owns; NULL is fine. */
+void diff_allowance_free(struct diff_allowance *allowance);
 /* Frees what a capture's metadata owns and zeroes it. */
 void diff_capture_free(struct diff_capture *capture);
 /* Frees what result owns (every string and array, both captures) and zeroes
@@ -175,5 +226,19 @@ enum diff_status diff_base(const char *const *base_paths, size_t base_count,
                            const char *const *paths, size_t path_count,
                            const struct diff_options *options,
                            struct diff_result *result, struct diff_error *err);
+
+/* Decides a result's verdicts again from its series (a saved result): with
+ * options' warm-up, thresholds and allow-list (without one, each site keeps
+ * the rule it matched, judged again). Range mode keeps its verdicts (a warm-up
+ * there is a usage error). Re-sorts the sites. */
+enum diff_status diff_decide(struct diff_result *result, const struct diff_options *options,
+                             struct diff_error *err);
+
+/* ---- The allow-list (diff/allow.c) -----------------------------------------
+ * A text file of rules, one a line: PATTERN BUDGET # WHY (docs/diff.md). A
+ * malformed or unreadable file is DIFF_ERROR_USAGE, "FILE: line N: what". */
+enum diff_status diff_allow_load(const char *path, struct diff_allow **allow,
+                                 struct diff_error *err);
+void diff_allow_free(struct diff_allow *allow);
 
 #endif

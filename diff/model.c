@@ -1,4 +1,6 @@
-/* diff/model.c: the result model's one home: its names, which sites fail a run, freeing a result. */
+/* diff/model.c: the result model's one home: its names, which sites fail a run, the outcome, freeing a result. */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +10,11 @@
 static const char *const verdict_names[] = {
     [DIFF_VERDICT_INSUFFICIENT] = "insufficient", [DIFF_VERDICT_STEADY] = "steady",
     [DIFF_VERDICT_SHRINKING] = "shrinking",       [DIFF_VERDICT_GROWING] = "growing",
-    [DIFF_VERDICT_NEW] = "new",                   [DIFF_VERDICT_WORSE] = "worse"};
+    [DIFF_VERDICT_NEW] = "new",                   [DIFF_VERDICT_WORSE] = "worse",
+    [DIFF_VERDICT_UNDECIDED] = "undecided"};
+static const char *const outcome_names[] = {[DIFF_OUTCOME_PASS] = "pass",
+                                            [DIFF_OUTCOME_FLAGGED] = "flagged",
+                                            [DIFF_OUTCOME_INCONCLUSIVE] = "inconclusive"};
 static const char *const mode_names[] = {
     [DIFF_MODE_TREND] = "trend", [DIFF_MODE_RANGE] = "range", [DIFF_MODE_BASE] = "base"};
 static const char *const site_kind_names[] = {
@@ -44,6 +50,20 @@ int diff_verdict_parse(const char *name, enum diff_verdict *verdict)
   return 0;
 }
 
+const char *diff_outcome_name(enum diff_outcome outcome)
+{
+  return model_name(outcome_names, COUNT_OF(outcome_names), (unsigned)outcome);
+}
+
+int diff_outcome_parse(const char *name, enum diff_outcome *outcome)
+{
+  int i = model_lookup(outcome_names, COUNT_OF(outcome_names), name);
+  if (i < 0)
+    return -1;
+  *outcome = (enum diff_outcome)i;
+  return 0;
+}
+
 const char *diff_mode_name(enum diff_mode mode)
 {
   return model_name(mode_names, COUNT_OF(mode_names), (unsigned)mode);
@@ -74,6 +94,8 @@ int diff_site_kind_parse(const char *name, enum diff_site_kind *kind)
 
 int diff_site_flagged(enum diff_mode mode, const struct diff_site *site)
 {
+  if (site->allowed)
+    return 0;  /* it grew within the budget of its allow-list rule */
   if (site->verdict == DIFF_VERDICT_NEW || site->verdict == DIFF_VERDICT_WORSE)
     return 1;
   /* In base mode a site that grows in both builds at a like rate is no regression. */
@@ -86,6 +108,85 @@ size_t diff_result_flagged_count(const struct diff_result *result)
   for (size_t i = 0; i < result->site_count; i++)
     flagged += (size_t)diff_site_flagged(result->mode, &result->sites[i]);
   return flagged;
+}
+
+int diff_site_undecided(const struct diff_site *site)
+{
+  return !site->allowed && (site->verdict == DIFF_VERDICT_UNDECIDED ||
+                            site->verdict == DIFF_VERDICT_INSUFFICIENT);
+}
+
+size_t diff_result_undecided_count(const struct diff_result *result)
+{
+  size_t undecided = 0;
+  for (size_t i = 0; i < result->site_count; i++)
+    undecided += (size_t)diff_site_undecided(&result->sites[i]);
+  return undecided;
+}
+
+size_t diff_result_boundaries(const struct diff_result *result)
+{
+  size_t boundaries = result->capture.boundary_count;
+  for (size_t i = 0; i < result->site_count; i++)
+    if (result->sites[i].count > boundaries)
+      boundaries = result->sites[i].count;
+  return boundaries;
+}
+
+enum diff_outcome diff_result_outcome(const struct diff_result *result)
+{
+  if (diff_result_flagged_count(result))
+    return DIFF_OUTCOME_FLAGGED;
+  /* No boundary, no measurement: "nothing grows" would be a guess. */
+  if (!diff_result_boundaries(result) || diff_result_undecided_count(result))
+    return DIFF_OUTCOME_INCONCLUSIVE;
+  return DIFF_OUTCOME_PASS;
+}
+
+/* The one-sided Mann-Kendall p-value of a strictly rising series of n
+ * points, computed as diff/trend.c computes it: exact (1/n!, divided in the
+ * same order as its permutation counts) up to 50 points, else the normal
+ * approximation with its continuity correction. */
+static double model_rising_p_value(size_t n)
+{
+  if (n <= 50) {
+    double p = 1;
+    for (size_t m = 2; m <= n; m++)
+      p = p / (double)m;
+    return p;
+  }
+  double dn = (double)n, s = dn * (dn - 1) / 2;
+  double sigma = sqrt(dn * (dn - 1) * (2 * dn + 5) / 18);
+  return 0.5 * erfc(((s - 1) / sigma) / sqrt(2.0));
+}
+
+size_t diff_trend_boundaries_needed(double max_p_value)
+{
+  if (!(max_p_value > 0))
+    return SIZE_MAX;
+  /* The p-value falls below every positive double before 2000 points (the
+   * normal tail underflows to 0 near 700). */
+  for (size_t n = 2; n < 2000; n++)
+    if (model_rising_p_value(n) <= max_p_value)
+      return n;
+  return SIZE_MAX;
+}
+
+size_t diff_boundaries_needed(const struct diff_options *options)
+{
+  size_t needed = diff_trend_boundaries_needed(options->max_p_value);
+  return options->min_boundaries > needed ? options->min_boundaries : needed;
+}
+
+void diff_allowance_free(struct diff_allowance *allowance)
+{
+  if (!allowance)
+    return;
+  free(allowance->pattern);
+  free(allowance->budget);
+  free(allowance->comment);
+  free(allowance->file);
+  free(allowance);
 }
 
 void diff_capture_free(struct diff_capture *capture)
@@ -115,6 +216,7 @@ void diff_result_free(struct diff_result *result)
     free(site->alloc_bytes);
     free(site->free_bytes);
     free(site->base_live_bytes);
+    diff_allowance_free(site->allowance);
   }
   free(result->sites);
   diff_capture_free(&result->capture);

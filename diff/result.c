@@ -73,10 +73,7 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
   size_t n = aggregate->boundaries;
   if (result_boundaries(capture, info, n) < 0)
     return -1;
-  /* Seconds per segment, from the first boundary to the last. */
-  double interval = 0;
-  if (info->boundary_times && n >= 2)
-    interval = (info->boundary_times[n - 1] - info->boundary_times[0]) / (double)(n - 1);
+  double interval = result_seconds_per_boundary(info);
   size_t count = aggregate->sites.count;
   result->sites = calloc(count ? count : 1, sizeof *result->sites);
   if (!result->sites)
@@ -101,14 +98,30 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
     memcpy(site->name, aggregate->sites.names[i], aggregate->sites.lengths[i] + 1);
     if (result_site_source(site) < 0)
       return -1;
-    struct trend trend;
-    if (trend_verdict(site->live_bytes, n, options, &site->verdict, &trend) < 0)
+    if (result_judge_site(site, options, interval) < 0)
       return -1;
-    site->growth_bytes_per_segment = trend.slope;
-    site->growth_bytes_per_second = interval > 0 ? trend.slope / interval : 0;
-    site->trend_statistic = trend.s;
-    site->trend_p_value = trend.p_up;
   }
+  return 0;
+}
+
+double result_seconds_per_boundary(const struct diff_capture *info)
+{
+  size_t n = info->boundary_count;
+  if (!info->boundary_times || n < 2)
+    return 0;
+  return (info->boundary_times[n - 1] - info->boundary_times[0]) / (double)(n - 1);
+}
+
+int result_judge_site(struct diff_site *site, const struct diff_options *options, double interval)
+{
+  struct trend trend;
+  if (trend_verdict(site->live_bytes, site->live_bytes ? site->count : 0, options,
+                    &site->verdict, &trend) < 0)
+    return -1;
+  site->growth_bytes_per_segment = trend.slope;
+  site->growth_bytes_per_second = interval > 0 ? trend.slope / interval : 0;
+  site->trend_statistic = trend.s;
+  site->trend_p_value = trend.p_up;
   return 0;
 }
 
@@ -117,11 +130,17 @@ static uint64_t result_last_live(const struct diff_site *site)
   return site->count ? site->live_bytes[site->count - 1] : 0;
 }
 
+/* Flagged sites first, then the undecided ones (what to look at), then the rest. */
+static int result_rank(enum diff_mode mode, const struct diff_site *site)
+{
+  return diff_site_flagged(mode, site) ? 2 : diff_site_undecided(site) ? 1 : 0;
+}
+
 static int result_compare_sites(const void *a, const void *b, void *context)
 {
   const struct diff_site *x = a, *y = b;
   enum diff_mode result_sort_mode = *(const enum diff_mode *)context;
-  int fx = diff_site_flagged(result_sort_mode, x), fy = diff_site_flagged(result_sort_mode, y);
+  int fx = result_rank(result_sort_mode, x), fy = result_rank(result_sort_mode, y);
   if (fx != fy)
     return fy - fx;
   if (result_sort_mode == DIFF_MODE_RANGE) {

@@ -13,8 +13,17 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
                        struct capture *capture, struct diff_capture *info,
                        const struct diff_options *options);
 
-/* Sorts the sites (flagged first by growth, then by live bytes at the last
- * boundary; range mode by delta) and sets result->flagged
+/* Seconds per boundary over the capture (first boundary to last); 0 when
+ * the index gave no times. */
+double result_seconds_per_boundary(const struct diff_capture *info);
+
+/* Gives site its trend verdict and growth from its series under options
+ * (the warm-up left out); interval: result_seconds_per_boundary. Returns -1
+ * when out of memory. */
+int result_judge_site(struct diff_site *site, const struct diff_options *options, double interval);
+
+/* Sorts the sites (flagged first by growth, then undecided by growth, then
+ * by live bytes at the last boundary; range mode by delta) and sets result->flagged
  * (diff_result_flagged_count). */
 void result_sort(struct diff_result *result);
 

@@ -1,4 +1,4 @@
-/* diff/trend.h: trend tests on a series: Mann-Kendall, Theil-Sen, and the verdict rule. */
+/* diff/trend.h: trend tests on a series: Mann-Kendall, Theil-Sen, and the verdict rule (docs/diff.md). */
 #ifndef LJLEAK_DIFF_TREND_H
 #define LJLEAK_DIFF_TREND_H
 
@@ -16,6 +16,11 @@ struct trend {
   double late_slope;          /* Theil-Sen slope over the later half */
   double threshold;           /* growth that matters for this series */
   double peak;                /* largest value */
+  size_t judged;              /* boundaries judged: the series after the warm-up */
+  size_t needed;              /* boundaries a trend is judged on (diff_boundaries_needed) */
+  int rose;                   /* slope times the judged steps reaches the threshold */
+  double p_best;              /* p_up of the same values in rising order: the best the
+                                 test could give them (computed only when it matters) */
 };
 
 /* Mann-Kendall S and its tie-corrected variance. */
@@ -34,8 +39,14 @@ void trend_p_values(const double *x, size_t n, double s, double variance,
 #define TREND_THEIL_SEN_POINTS 400
 int trend_theil_sen(const double *x, size_t n, double *slope);
 
-/* The verdict for a series of live bytes under options; fills *out. Returns
- * -1 when out of memory. */
+/* The p_up that the values of x would have in rising order: ties stay
+ * ties, so this is the most significant result the test can give them.
+ * Returns -1 when out of memory. */
+int trend_best_p_value(const double *x, size_t n, double *p_best);
+
+/* The verdict for a series of live bytes under options, with the first
+ * options->warmup boundaries left out; fills *out (statistics of the judged
+ * part). Returns -1 when out of memory. */
 int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
                   enum diff_verdict *verdict, struct trend *out);
 

@@ -1,6 +1,7 @@
 /* tests/test_diff_trend.c: Mann-Kendall, Theil-Sen and the growth verdicts on known series. */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "tests/check_run.h"
@@ -196,14 +197,177 @@ START_TEST(test_small_growth_is_steady_however_regular)
 }
 END_TEST
 
-START_TEST(test_shrinking_and_insufficient)
+START_TEST(test_shrinking_and_insufficient_below_2_boundaries)
 {
   uint64_t down[8] = {80000, 70000, 60000, 50000, 40000, 30000, 20000, 10000};
   uint64_t short_series[3] = {1000, 100000, 1000000};
   struct trend trend;
   ck_assert_int_eq(verdict_of(down, 8, &trend), DIFF_VERDICT_SHRINKING);
-  ck_assert_int_eq(verdict_of(short_series, 3, &trend), DIFF_VERDICT_INSUFFICIENT);
+  ck_assert_int_eq(verdict_of(short_series, 1, &trend), DIFF_VERDICT_INSUFFICIENT);
   ck_assert_int_eq(verdict_of(short_series, 0, &trend), DIFF_VERDICT_INSUFFICIENT);
+}
+END_TEST
+
+/* ---- No verdict without evidence ------------------------------------------------ */
+
+START_TEST(test_issue_series_of_4_boundaries_is_undecided_never_steady)
+{
+  /* A leak with no frees: 5.2, 10.9, 22.8, 47.6 MB. With 4 points the
+   * smallest one-sided p is 1/24 > 0.01: no trend can be shown. */
+  uint64_t series[4] = {5200000, 10900000, 22800000, 47600000};
+  struct trend trend;
+  ck_assert_int_eq(verdict_of(series, 4, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_double_eq_tol(trend.p_up, 1.0 / 24, 1e-15);
+  ck_assert_uint_eq(trend.judged, 4);
+  ck_assert_uint_eq(trend.needed, 5);
+  ck_assert_int_eq(trend.rose, 1);
+  uint64_t three[3] = {1000, 100000, 1000000}, two[2] = {0, 8192};
+  ck_assert_int_eq(verdict_of(three, 3, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(verdict_of(two, 2, &trend), DIFF_VERDICT_UNDECIDED);
+}
+END_TEST
+
+START_TEST(test_strictly_rising_5_boundaries_is_growing)
+{
+  uint64_t series[5] = {5200000, 10900000, 22800000, 47600000, 99000000};
+  struct trend trend;
+  ck_assert_int_eq(verdict_of(series, 5, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_double_eq_tol(trend.p_up, 1.0 / 120, 1e-15);
+}
+END_TEST
+
+START_TEST(test_flat_site_with_few_boundaries_is_steady)
+{
+  uint64_t flat[3] = {65536, 65536, 65536}, wobbling[4] = {65536, 66000, 65000, 65600};
+  uint64_t falling[4] = {900000, 700000, 500000, 300000};
+  struct trend trend;
+  ck_assert_int_eq(verdict_of(flat, 3, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.rose, 0);
+  ck_assert_int_eq(verdict_of(wobbling, 4, &trend), DIFF_VERDICT_STEADY);
+  /* A fall cannot be a leak, and 4 points cannot show it significant either. */
+  ck_assert_int_eq(verdict_of(falling, 4, &trend), DIFF_VERDICT_STEADY);
+}
+END_TEST
+
+START_TEST(test_ties_that_leave_the_test_no_power_are_undecided)
+{
+  /* Born at the third boundary: the two zeros are a tie, and even in this
+   * (rising) order the normal approximation gives p = 0.048 > 0.01. */
+  uint64_t late[5] = {0, 0, 0, 100000, 200000};
+  struct trend trend;
+  ck_assert_int_eq(verdict_of(late, 5, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert(trend.p_best > 0.01);
+  ck_assert_double_eq_tol(trend.p_best, trend.p_up, 1e-15);
+  /* The same values with more boundaries: the test has room, the leak shows. */
+  uint64_t longer[8] = {0, 0, 0, 100000, 200000, 300000, 400000, 500000};
+  ck_assert_int_eq(verdict_of(longer, 8, &trend), DIFF_VERDICT_GROWING);
+}
+END_TEST
+
+START_TEST(test_rise_the_test_could_have_shown_but_did_not_is_steady)
+{
+  /* Five points, one inversion: p = 5/120, but in rising order the same
+   * values give 1/120 <= 0.01: the test had the power, and found no trend. */
+  uint64_t series[5] = {100000, 300000, 200000, 400000, 500000};
+  struct trend trend;
+  ck_assert_int_eq(verdict_of(series, 5, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_double_eq_tol(trend.p_up, 5.0 / 120, 1e-15);
+  ck_assert_double_eq_tol(trend.p_best, 1.0 / 120, 1e-15);
+}
+END_TEST
+
+START_TEST(test_boundaries_needed_follow_the_p_value)
+{
+  ck_assert_uint_eq(diff_trend_boundaries_needed(0.01), 5);
+  ck_assert_uint_eq(diff_trend_boundaries_needed(0.05), 4);
+  ck_assert_uint_eq(diff_trend_boundaries_needed(1.0 / 24), 4);
+  ck_assert_uint_eq(diff_trend_boundaries_needed(0.0001), 8);
+  ck_assert_uint_eq(diff_trend_boundaries_needed(0.5), 2);
+  ck_assert_uint_eq(diff_trend_boundaries_needed(1), 2);
+  ck_assert_uint_eq(diff_trend_boundaries_needed(0), SIZE_MAX);
+  ck_assert_uint_eq(diff_trend_boundaries_needed(NAN), SIZE_MAX);
+  /* The count agrees with the test itself, exact and approximate alike: a
+   * rising series of needed points reaches p, one point fewer does not. */
+  static const double ps[] = {0.5, 0.2, 0.05, 0.01, 1e-3, 1e-6, 1e-12, 1e-30, 1e-64, 1e-70,
+                              1e-100, 1e-200, 1e-300};
+  double x[2000];
+  for (size_t i = 0; i < 2000; i++)
+    x[i] = (double)i;
+  for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+    size_t n = diff_trend_boundaries_needed(ps[k]);
+    double s, variance, up, down, up_fewer = 1;
+    if (n < 2 || n >= 2000)
+      ck_abort_msg("p %g: %zu boundaries needed", ps[k], n);
+    trend_mann_kendall(x, n, &s, &variance);
+    trend_p_values(x, n, s, variance, &up, &down);
+    if (n > 2) {
+      trend_mann_kendall(x, n - 1, &s, &variance);
+      trend_p_values(x, n - 1, s, variance, &up_fewer, &down);
+    }
+    if (!(up <= ps[k]) || !(up_fewer > ps[k]))
+      ck_abort_msg("p %g: %zu points give %g, %zu give %g", ps[k], n, up, n - 1, up_fewer);
+  }
+}
+END_TEST
+
+START_TEST(test_min_boundaries_only_raises_what_the_p_value_needs)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  ck_assert_uint_eq(options.min_boundaries, 0);
+  ck_assert_uint_eq(diff_boundaries_needed(&options), 5);
+  options.min_boundaries = 3;  /* lower: the p-value's 5 stand */
+  ck_assert_uint_eq(diff_boundaries_needed(&options), 5);
+  options.min_boundaries = 8;
+  ck_assert_uint_eq(diff_boundaries_needed(&options), 8);
+  uint64_t rising[6] = {100000, 200000, 300000, 400000, 500000, 600000};
+  enum diff_verdict verdict;
+  struct trend trend;
+  ck_assert_int_eq(trend_verdict(rising, 6, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_UNDECIDED);  /* significant, but 6 < 8 */
+  options.min_boundaries = 6;
+  ck_assert_int_eq(trend_verdict(rising, 6, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+}
+END_TEST
+
+START_TEST(test_warmup_leaves_a_filling_cache_out_of_the_verdict)
+{
+  /* A cache fills over 3 boundaries, then holds: in a run of 6 boundaries
+   * it rose, and the flat end is a tie of 4 that leaves the test no power
+   * (p = 0.036 even in this rising order). */
+  uint64_t series[8] = {100000, 200000, 300000, 300000, 300000, 300000, 300000, 300000};
+  struct diff_options options;
+  diff_options_default(&options);
+  enum diff_verdict verdict;
+  struct trend trend;
+  ck_assert_int_eq(trend_verdict(series, 6, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_uint_eq(trend.judged, 6);
+  ck_assert(trend.p_best > 0.01);
+  options.warmup = 2;  /* the fill left out: what is judged is flat */
+  ck_assert_int_eq(trend_verdict(series, 6, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
+  ck_assert_uint_eq(trend.judged, 4);
+  ck_assert(trend.slope == 0);
+  ck_assert_int_eq(trend.rose, 0);
+  /* Over 8 boundaries without a warm-up, the flat part outweighs the fill:
+   * 15 of the 28 pairwise slopes are 0, so the median slope is 0: steady. */
+  options.warmup = 0;
+  ck_assert_int_eq(trend_verdict(series, 8, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.rose, 0);
+  options.warmup = 3;
+  /* A leak after its warm-up is still a leak. */
+  uint64_t leak[8] = {0, 500000, 500000, 600000, 700000, 800000, 900000, 1000000};
+  ck_assert_int_eq(trend_verdict(leak, 8, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert(trend.slope == 100000);
+  /* A warm-up as long as the series leaves nothing to judge. */
+  options.warmup = 8;
+  ck_assert_int_eq(trend_verdict(series, 8, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_INSUFFICIENT);
+  ck_assert_uint_eq(trend.judged, 0);
 }
 END_TEST
 
@@ -212,6 +376,8 @@ START_TEST(test_verdict_names)
   ck_assert_str_eq(diff_verdict_name(DIFF_VERDICT_GROWING), "growing");
   ck_assert_str_eq(diff_verdict_name(DIFF_VERDICT_INSUFFICIENT), "insufficient");
   ck_assert_str_eq(diff_verdict_name(DIFF_VERDICT_WORSE), "worse");
+  ck_assert_str_eq(diff_verdict_name(DIFF_VERDICT_UNDECIDED), "undecided");
+  ck_assert_int_eq(DIFF_VERDICT_UNDECIDED, 6);  /* after every older value: saved numbers keep */
 }
 END_TEST
 
@@ -231,8 +397,16 @@ int main(void)
   tcase_add_test(tc, test_sawtooth_buffer_is_steady);
   tcase_add_test(tc, test_churn_is_steady);
   tcase_add_test(tc, test_small_growth_is_steady_however_regular);
-  tcase_add_test(tc, test_shrinking_and_insufficient);
+  tcase_add_test(tc, test_shrinking_and_insufficient_below_2_boundaries);
   tcase_add_test(tc, test_verdict_names);
+  tcase_add_test(tc, test_issue_series_of_4_boundaries_is_undecided_never_steady);
+  tcase_add_test(tc, test_strictly_rising_5_boundaries_is_growing);
+  tcase_add_test(tc, test_flat_site_with_few_boundaries_is_steady);
+  tcase_add_test(tc, test_ties_that_leave_the_test_no_power_are_undecided);
+  tcase_add_test(tc, test_rise_the_test_could_have_shown_but_did_not_is_steady);
+  tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
+  tcase_add_test(tc, test_min_boundaries_only_raises_what_the_p_value_needs);
+  tcase_add_test(tc, test_warmup_leaves_a_filling_cache_out_of_the_verdict);
   suite_add_tcase(s, tc);
   return check_run(s);
 }

@@ -1,0 +1,380 @@
+/* tests/test_diff_decide.c: undecided sites, the outcome, the warm-up, base mode, deciding a saved result again. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/check_run.h"
+#include "diff/diff.h"
+#include "tests/diff_fixture.h"
+#include "tests/diff_result_fixture.h"
+
+static char dir[512];
+
+static void setup(void)
+{
+  fixture_directory(dir, sizeof dir, "decide");
+}
+
+static void teardown(void)
+{
+  fixture_remove(dir);
+}
+
+/* A capture in dir/name: line 30 keeps leak bytes more per segment for its
+ * first fill segments (all of them when fill is 0), line 40 holds 5000. */
+static void write_capture(char *path, size_t size, const char *name, int segments,
+                          uint64_t leak, int fill)
+{
+  fixture_path(path, size, dir, name);
+  char command[700];
+  snprintf(command, sizeof command, "mkdir -p '%s'", path);
+  ck_assert_int_eq(system(command), 0);
+  for (int k = 1; k <= segments; k++) {
+    struct fixture_segment s;
+    char file[700];
+    snprintf(file, sizeof file, "%s/seg-%04d.memprof", path, k);
+    fixture_begin(&s, file);
+    if (k == 1)
+      fixture_alloc(&s, 40, 0x50000, 5000);
+    if (!fill || k <= fill)
+      fixture_alloc(&s, 30, 0x900000 + 0x100000 * (uint64_t)k, leak);
+    fixture_end(&s, 0);
+  }
+}
+
+static void run_trend(const char *path, const struct diff_options *options,
+                      struct diff_result *result)
+{
+  struct diff_error err;
+  const char *paths[1] = {path};
+  ck_assert_msg(diff_trend(paths, 1, options, result, &err) == DIFF_OK, "%s", err.message);
+}
+
+static void run_base(const char *base, const char *candidate, struct diff_result *result)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_error err;
+  const char *base_paths[1] = {base}, *paths[1] = {candidate};
+  ck_assert_msg(diff_base(base_paths, 1, paths, 1, &options, result, &err) == DIFF_OK, "%s",
+                err.message);
+}
+
+/* ---- The engine ----------------------------------------------------------------- */
+
+START_TEST(test_capture_of_4_boundaries_with_a_leak_is_inconclusive)
+{
+  char path[600];
+  write_capture(path, sizeof path, "four", 4, 100000, 0);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result result;
+  run_trend(path, &options, &result);
+  ck_assert_uint_eq(result.flagged, 0);
+  ck_assert_uint_eq(diff_result_undecided_count(&result), 1);
+  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_str_eq(result.sites[0].name, "@t.lua:30");  /* the undecided site first */
+  ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert(result.sites[0].growth_bytes_per_segment == 100000);
+  ck_assert_int_eq(result.sites[1].verdict, DIFF_VERDICT_STEADY);
+  ck_assert_uint_eq(result.options.min_boundaries, 5);  /* recorded: what the p-value needs */
+  diff_result_free(&result);
+}
+END_TEST
+
+START_TEST(test_capture_of_5_boundaries_with_a_leak_is_flagged)
+{
+  char path[600];
+  write_capture(path, sizeof path, "five", 5, 100000, 0);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result result;
+  run_trend(path, &options, &result);
+  ck_assert_uint_eq(result.flagged, 1);
+  ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_FLAGGED);
+  diff_result_free(&result);
+}
+END_TEST
+
+START_TEST(test_capture_of_one_boundary_or_none_is_inconclusive)
+{
+  char path[600];
+  write_capture(path, sizeof path, "one", 1, 100000, 0);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result result;
+  run_trend(path, &options, &result);
+  ck_assert_uint_eq(result.capture.boundary_count, 1);
+  ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_INSUFFICIENT);
+  ck_assert_int_eq(result.sites[1].verdict, DIFF_VERDICT_INSUFFICIENT);
+  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  diff_result_free(&result);
+
+  /* Only the segment being written when the process died: no boundary. */
+  char none[600], file[700];
+  fixture_path(none, sizeof none, dir, "none");
+  snprintf(file, sizeof file, "mkdir -p '%s'", none);
+  ck_assert_int_eq(system(file), 0);
+  snprintf(file, sizeof file, "%s/seg-0001.memprof.part", none);
+  struct fixture_segment s;
+  fixture_begin(&s, file);
+  fixture_alloc(&s, 30, 0x900000, 100000);
+  fixture_end(&s, 1);
+  run_trend(none, &options, &result);
+  ck_assert_uint_eq(result.capture.boundary_count, 0);
+  ck_assert_uint_eq(diff_result_boundaries(&result), 0);
+  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  diff_result_free(&result);
+}
+END_TEST
+
+START_TEST(test_warmup_leaves_the_fill_out_and_keeps_the_series_whole)
+{
+  char path[600];
+  write_capture(path, sizeof path, "fill", 6, 100000, 3);  /* 100k, 200k, 300k, then flat */
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result result;
+  run_trend(path, &options, &result);
+  ck_assert_int_eq(fixture_site(&result, "@t.lua:30")->verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  diff_result_free(&result);
+
+  options.warmup = 2;
+  run_trend(path, &options, &result);
+  const struct diff_site *site = fixture_site(&result, "@t.lua:30");
+  ck_assert_int_eq(site->verdict, DIFF_VERDICT_STEADY);
+  ck_assert_uint_eq(site->count, 6);
+  ck_assert_uint_eq(site->live_bytes[0], 100000);
+  ck_assert(site->growth_bytes_per_segment == 0);
+  ck_assert_uint_eq(result.options.warmup, 2);
+  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_PASS);
+  diff_result_free(&result);
+}
+END_TEST
+
+START_TEST(test_range_mode_refuses_a_warmup)
+{
+  char path[600];
+  write_capture(path, sizeof path, "range", 6, 100000, 0);
+  struct diff_options options;
+  diff_options_default(&options);
+  options.range_from = 1;
+  options.range_to = 6;
+  options.warmup = 1;
+  struct diff_result result;
+  struct diff_error err;
+  const char *paths[1] = {path};
+  ck_assert_int_eq(diff_range(paths, 1, &options, &result, &err), DIFF_ERROR_USAGE);
+  ck_assert_str_eq(err.message,
+                   "--warmup and --from/--to cannot be combined: a range names its boundaries");
+}
+END_TEST
+
+START_TEST(test_base_that_cannot_tell_makes_a_growing_candidate_undecided)
+{
+  char base[600], short_base[600], one_base[600], candidate[600], short_candidate[600];
+  write_capture(base, sizeof base, "base", 10, 0, 0);               /* line 30 flat */
+  write_capture(short_base, sizeof short_base, "short", 3, 100000, 0);  /* rising, 3 points */
+  write_capture(one_base, sizeof one_base, "one", 1, 100000, 0);
+  write_capture(candidate, sizeof candidate, "cand", 10, 100000, 0);
+  write_capture(short_candidate, sizeof short_candidate, "cshort", 4, 100000, 0);
+  struct diff_result result;
+
+  /* The base rose too, but over 3 boundaries: new or old, nobody can tell. */
+  run_base(short_base, candidate, &result);
+  const struct diff_site *site = fixture_site(&result, "@t.lua:30");
+  ck_assert_int_eq(site->base_verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(site->verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  diff_result_free(&result);
+
+  /* A base of one boundary tells nothing about any site. */
+  run_base(one_base, candidate, &result);
+  ck_assert_int_eq(fixture_site(&result, "@t.lua:30")->verdict, DIFF_VERDICT_UNDECIDED);
+  diff_result_free(&result);
+
+  /* A flat base: the candidate's growth is new. */
+  run_base(base, candidate, &result);
+  ck_assert_int_eq(fixture_site(&result, "@t.lua:30")->verdict, DIFF_VERDICT_NEW);
+  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_FLAGGED);
+  diff_result_free(&result);
+
+  /* An undecided candidate stays undecided: never new on 4 boundaries. */
+  run_base(base, short_candidate, &result);
+  site = fixture_site(&result, "@t.lua:30");
+  ck_assert_int_eq(site->verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(site->base_verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  diff_result_free(&result);
+}
+END_TEST
+
+/* ---- The outcome ---------------------------------------------------------------- */
+
+START_TEST(test_flagged_wins_over_undecided_and_no_boundary_is_inconclusive)
+{
+  static const uint64_t rising[8] = {0, 1, 2, 3, 4, 5, 6, 7}, flat[8] = {5, 5, 5, 5, 5, 5, 5, 5};
+  struct diff_result r;
+  fixture_result(&r, DIFF_MODE_TREND, 8);
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);  /* 8 boundaries, no site */
+  fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_STEADY, flat, 8);
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  struct diff_site *undecided = fixture_add_site(&r, "@a.lua:2", DIFF_VERDICT_UNDECIDED, rising, 8);
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  undecided->allowed = 1;  /* within its allow-list budget: it decides nothing */
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  undecided->allowed = 0;
+  fixture_add_site(&r, "@a.lua:3", DIFF_VERDICT_GROWING, rising, 8);
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_FLAGGED);
+  ck_assert_uint_eq(diff_result_undecided_count(&r), 1);
+  r.mode = DIFF_MODE_BASE;  /* growing in both builds: no regression, and one undecided */
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  diff_result_free(&r);
+
+  fixture_result(&r, DIFF_MODE_TREND, 0);
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_INSUFFICIENT, flat, 0);
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  diff_result_free(&r);
+
+  /* A saved result without capture metadata counts its series' boundaries. */
+  fixture_result(&r, DIFF_MODE_TREND, 0);
+  fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_STEADY, flat, 8);
+  ck_assert_uint_eq(diff_result_boundaries(&r), 8);
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_outcome_names_parse_back)
+{
+  enum diff_outcome outcome;
+  ck_assert_str_eq(diff_outcome_name(DIFF_OUTCOME_PASS), "pass");
+  ck_assert_str_eq(diff_outcome_name(DIFF_OUTCOME_FLAGGED), "flagged");
+  ck_assert_str_eq(diff_outcome_name(DIFF_OUTCOME_INCONCLUSIVE), "inconclusive");
+  ck_assert_str_eq(diff_outcome_name((enum diff_outcome)7), "unknown");
+  ck_assert_int_eq(diff_outcome_parse("inconclusive", &outcome), 0);
+  ck_assert_int_eq(outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(diff_outcome_parse("undecided", &outcome), -1);
+  enum diff_verdict verdict;
+  ck_assert_int_eq(diff_verdict_parse("undecided", &verdict), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_UNDECIDED);
+}
+END_TEST
+
+/* ---- Deciding a saved result again -------------------------------------------------- */
+
+START_TEST(test_decide_again_with_a_warmup_changes_a_fill_then_flat_verdict)
+{
+  static const uint64_t fill[6] = {100000, 200000, 300000, 300000, 300000, 300000};
+  static const uint64_t leak[6] = {0, 100000, 200000, 300000, 400000, 500000};
+  struct diff_result r;
+  fixture_result(&r, DIFF_MODE_TREND, 6);
+  fixture_add_site(&r, "@cache.lua:1", DIFF_VERDICT_STEADY, fill, 6);  /* as an old result said */
+  fixture_add_site(&r, "@leak.lua:1", DIFF_VERDICT_STEADY, leak, 6);
+  struct diff_options options = r.options;
+  struct diff_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_str_eq(r.sites[0].name, "@leak.lua:1");  /* flagged first */
+  ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(fixture_site(&r, "@cache.lua:1")->verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_uint_eq(r.flagged, 1);
+
+  options.warmup = 2;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(fixture_site(&r, "@cache.lua:1")->verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(fixture_site(&r, "@leak.lua:1")->verdict, DIFF_VERDICT_UNDECIDED);  /* 4 left */
+  ck_assert_uint_eq(r.options.warmup, 2);
+  ck_assert_uint_eq(r.flagged, 0);
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_uint_eq(fixture_site(&r, "@cache.lua:1")->count, 6);  /* the series stays whole */
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_decide_again_in_base_mode_follows_the_base_series)
+{
+  static const uint64_t rising[8] = {0, 1000, 2000, 3000, 4000, 5000, 6000, 7000};
+  static const uint64_t half[8] = {0, 500, 1000, 1500, 2000, 2500, 3000, 3500};
+  static const uint64_t flat[8] = {7000, 7000, 7000, 7000, 7000, 7000, 7000, 7000};
+  struct diff_result r;
+  fixture_result(&r, DIFF_MODE_BASE, 8);
+  r.base.boundary_count = 8;
+  r.options.min_growth_bytes = 1000;
+  struct diff_site *site = fixture_add_site(&r, "@same.lua:1", DIFF_VERDICT_STEADY, rising, 8);
+  site->base_live_bytes = fixture_series_copy(rising, 8);
+  site->base_count = 8;
+  site = fixture_add_site(&r, "@worse.lua:1", DIFF_VERDICT_STEADY, rising, 8);
+  site->base_live_bytes = fixture_series_copy(half, 8);
+  site->base_count = 8;
+  site = fixture_add_site(&r, "@flat.lua:1", DIFF_VERDICT_STEADY, rising, 8);
+  site->base_live_bytes = fixture_series_copy(flat, 8);
+  site->base_count = 8;
+  fixture_add_site(&r, "@absent.lua:1", DIFF_VERDICT_STEADY, rising, 8);
+  site = fixture_add_site(&r, "@short.lua:1", DIFF_VERDICT_STEADY, rising, 8);
+  site->base_live_bytes = fixture_series_copy(rising, 3);  /* 3 points: undecided there */
+  site->base_count = 3;
+  struct diff_options options = r.options;
+  struct diff_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(fixture_site(&r, "@same.lua:1")->verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(fixture_site(&r, "@same.lua:1")->base_verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(fixture_site(&r, "@worse.lua:1")->verdict, DIFF_VERDICT_WORSE);
+  ck_assert(fixture_site(&r, "@worse.lua:1")->base_growth_bytes_per_segment == 500);
+  ck_assert_int_eq(fixture_site(&r, "@flat.lua:1")->verdict, DIFF_VERDICT_NEW);
+  ck_assert_int_eq(fixture_site(&r, "@absent.lua:1")->verdict, DIFF_VERDICT_NEW);
+  ck_assert_int_eq(fixture_site(&r, "@absent.lua:1")->base_verdict, DIFF_VERDICT_INSUFFICIENT);
+  ck_assert_int_eq(fixture_site(&r, "@short.lua:1")->base_verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(fixture_site(&r, "@short.lua:1")->verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_uint_eq(r.flagged, 3);
+  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_FLAGGED);
+
+  r.base.boundary_count = 1;  /* a base of one boundary: nothing is new for sure */
+  options.warmup = 0;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(fixture_site(&r, "@absent.lua:1")->verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_uint_eq(r.flagged, 0);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_decide_again_refuses_a_warmup_on_a_range_result)
+{
+  struct diff_result r;
+  fixture_result(&r, DIFF_MODE_RANGE, 8);
+  struct diff_options options = r.options;
+  options.warmup = 1;
+  struct diff_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_ERROR_USAGE);
+  ck_assert_str_eq(err.message,
+                   "--warmup does not apply to a range result: a range names its boundaries");
+  diff_result_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("diff_decide");
+  TCase *engine = tcase_create("engine");
+  tcase_add_checked_fixture(engine, setup, teardown);
+  tcase_add_test(engine, test_capture_of_4_boundaries_with_a_leak_is_inconclusive);
+  tcase_add_test(engine, test_capture_of_5_boundaries_with_a_leak_is_flagged);
+  tcase_add_test(engine, test_capture_of_one_boundary_or_none_is_inconclusive);
+  tcase_add_test(engine, test_warmup_leaves_the_fill_out_and_keeps_the_series_whole);
+  tcase_add_test(engine, test_range_mode_refuses_a_warmup);
+  tcase_add_test(engine, test_base_that_cannot_tell_makes_a_growing_candidate_undecided);
+  suite_add_tcase(s, engine);
+  TCase *outcome = tcase_create("outcome");
+  tcase_add_test(outcome, test_flagged_wins_over_undecided_and_no_boundary_is_inconclusive);
+  tcase_add_test(outcome, test_outcome_names_parse_back);
+  suite_add_tcase(s, outcome);
+  TCase *decide = tcase_create("decide");
+  tcase_add_test(decide, test_decide_again_with_a_warmup_changes_a_fill_then_flat_verdict);
+  tcase_add_test(decide, test_decide_again_in_base_mode_follows_the_base_series);
+  tcase_add_test(decide, test_decide_again_refuses_a_warmup_on_a_range_result);
+  suite_add_tcase(s, decide);
+  return check_run(s);
+}
