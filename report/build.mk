@@ -7,6 +7,9 @@ report_SRCS := report/render.c report/common.c report/json.c report/json_write.c
 # The renderers against golden files, JSON round trips, the strict parser.
 TEST_SUITES += test_report
 test_report_LIBS = report diff
+# INCONCLUSIVE, undecided and allowed sites, the warm-up, in every format.
+TEST_SUITES += test_report_outcome
+test_report_outcome_LIBS = report diff
 # The progress bar and colour choice, on pipes, memory streams and a pty.
 TEST_SUITES += test_report_progress
 test_report_progress_LIBS = report diff

@@ -1,6 +1,7 @@
 /* report/common.c: number formats, sparklines and UTF-8 helpers shared by the renderers. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -216,7 +217,147 @@ void report_row_boundaries(const struct diff_result *result, const struct diff_s
     *from = result->options.range_from;
     *to = result->options.range_to;
   } else {
-    *from = 1;
+    size_t warmup = result->options.warmup;
+    *from = warmup < site->count ? warmup + 1 : 1;
     *to = site->count;
   }
+}
+
+size_t report_judged_boundaries(const struct diff_result *result)
+{
+  size_t boundaries = diff_result_boundaries(result), warmup = result->options.warmup;
+  return boundaries > warmup ? boundaries - warmup : 0;
+}
+
+/* " after a warm-up of 2" when there is one. */
+static void report_warmup_words(const struct diff_result *r, char *buffer, size_t size)
+{
+  if (r->options.warmup)
+    snprintf(buffer, size, " after a warm-up of %zu", r->options.warmup);
+  else if (size)
+    buffer[0] = '\0';
+}
+
+static const char *report_plural(size_t n, const char *one, const char *many)
+{
+  return n == 1 ? one : many;
+}
+
+/* The reason's three cases of undecided sites: the capture too short, the
+ * base too short, or ties in the series. */
+static void report_undecided_reason(const struct diff_result *r, size_t undecided, char *buffer,
+                                    size_t size)
+{
+  size_t judged = report_judged_boundaries(r), needed = diff_boundaries_needed(&r->options);
+  size_t warmup = r->options.warmup;
+  size_t base_judged = r->base.boundary_count > warmup ? r->base.boundary_count - warmup : 0;
+  char floor[48], p[32], after[64];
+  report_format_bytes(floor, sizeof floor, r->options.min_growth_bytes, 0);
+  snprintf(p, sizeof p, "%g", r->options.max_p_value);
+  report_warmup_words(r, after, sizeof after);
+  const char *sites = report_plural(undecided, "site", "sites");
+  if (needed == SIZE_MAX)  /* a saved result without its p-value */
+    snprintf(buffer, size, "%zu %s rose by \u2265 %s but %zu %s%s cannot show a trend",
+             undecided, sites, floor, judged, report_plural(judged, "boundary", "boundaries"),
+             after);
+  else if (judged < needed)
+    snprintf(buffer, size,
+             "%zu %s rose by \u2265 %s but %zu %s%s cannot show a trend at p \u2264 %s; %zu "
+             "are needed",
+             undecided, sites, floor, judged, report_plural(judged, "boundary", "boundaries"),
+             after, p, needed);
+  else if (r->mode == DIFF_MODE_BASE && base_judged < needed)
+    snprintf(buffer, size,
+             "%zu %s %s in the candidate, but the base's %zu %s%s cannot show whether %s there "
+             "too; %zu are needed",
+             undecided, sites, report_plural(undecided, "grows", "grow"), base_judged,
+             report_plural(base_judged, "boundary", "boundaries"), after,
+             report_plural(undecided, "it grew", "they grew"), needed);
+  else
+    snprintf(buffer, size,
+             "%zu %s rose by \u2265 %s, but %s live bytes repeat too often (ties%s) for a trend "
+             "at p \u2264 %s to show over %zu boundaries",
+             undecided, sites, floor, report_plural(undecided, "its", "their"),
+             r->mode == DIFF_MODE_BASE ? ", here or in the base" : "", p, judged);
+}
+
+void report_outcome_reason(const struct diff_result *r, char *buffer, size_t size)
+{
+  if (!size)
+    return;
+  buffer[0] = '\0';
+  if (diff_result_outcome(r) != DIFF_OUTCOME_INCONCLUSIVE)
+    return;
+  size_t boundaries = diff_result_boundaries(r), judged = report_judged_boundaries(r);
+  if (!boundaries) {
+    snprintf(buffer, size, "the capture has no boundary (no segment ended on a full GC cycle), "
+                           "so nothing was measured");
+    return;
+  }
+  if (judged < 2) {
+    int written = snprintf(buffer, size, "the capture has %zu %s%s%s; a change needs 2 to be "
+                                         "measured",
+                           boundaries, report_plural(boundaries, "boundary", "boundaries"),
+                           r->options.warmup ? ", all of them warm-up" : "",
+                           judged && r->options.warmup ? " but one" : "");
+    size_t needed = diff_boundaries_needed(&r->options);
+    if (needed != SIZE_MAX && written > 0 && (size_t)written < size)
+      snprintf(buffer + written, size - (size_t)written, ", and a trend %zu to reach p \u2264 %g",
+               needed, r->options.max_p_value);
+    return;
+  }
+  size_t undecided = 0, insufficient = 0;
+  for (size_t i = 0; i < r->site_count; i++)
+    if (diff_site_undecided(&r->sites[i])) {
+      undecided += r->sites[i].verdict == DIFF_VERDICT_UNDECIDED;
+      insufficient += r->sites[i].verdict == DIFF_VERDICT_INSUFFICIENT;
+    }
+  size_t used = 0;
+  if (undecided) {
+    report_undecided_reason(r, undecided, buffer, size);
+    used = strlen(buffer);
+  }
+  if (insufficient && used < size)
+    snprintf(buffer + used, size - used, "%s%zu %s too few boundaries to be measured",
+             used ? "; " : "", insufficient,
+             report_plural(insufficient, "site has", "sites have"));
+}
+
+const char *report_outcome_advice(const struct diff_result *r)
+{
+  if (diff_result_outcome(r) != DIFF_OUTCOME_INCONCLUSIVE)
+    return "";
+  size_t needed = diff_boundaries_needed(&r->options), warmup = r->options.warmup;
+  size_t base_judged = r->base.boundary_count > warmup ? r->base.boundary_count - warmup : 0;
+  if (r->mode == DIFF_MODE_BASE && report_judged_boundaries(r) >= needed && base_judged < needed)
+    return "capture the base as long as the candidate: more boundaries with `ljleak run --every "
+           "BYTES` (a boundary every BYTES allocated), or collector.boundary() after each batch "
+           "in a test harness";
+  return "run longer for more boundaries: `ljleak run --every BYTES` ends a segment every BYTES "
+         "allocated, and a test harness can call collector.boundary() after each batch";
+}
+
+void report_allowance_rule(const struct diff_allowance *a, char *buffer, size_t size)
+{
+  if (!a) {
+    snprintf(buffer, size, "an allow-list rule");
+    return;
+  }
+  snprintf(buffer, size, "%s line %zu: %s", a->file ? a->file : "allow file", a->line,
+           a->pattern ? a->pattern : "?");
+}
+
+void report_allowance_growth(const struct diff_site *site, char *buffer, size_t size)
+{
+  const struct diff_allowance *a = site->allowance;
+  if (!a) {
+    snprintf(buffer, size, "allowed");
+    return;
+  }
+  char growth[48];
+  report_format_bytes(growth, sizeof growth, a->growth, 1);
+  snprintf(buffer, size, "%s per %s, %s %s", growth,
+           a->per_megabyte ? "MB of work" : "boundary",
+           a->growth <= a->budget_bytes ? "within" : "past",
+           a->budget ? a->budget : "?");
 }

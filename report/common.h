@@ -35,11 +35,26 @@ uint64_t report_first_live(const struct diff_site *site);
 uint64_t report_last_live(const struct diff_site *site);
 /* Live bytes at boundary (1-based); 0 outside the series. */
 uint64_t report_live_at(const struct diff_site *site, size_t boundary);
-/* The boundaries a row compares: the range in range mode, else the first and last. */
+/* The boundaries a row compares: the range in range mode, else the first
+ * after the warm-up and the last. */
 void report_row_boundaries(const struct diff_result *result, const struct diff_site *site,
                            size_t *from, size_t *to);
 uint64_t report_base_first_live(const struct diff_site *site);
 uint64_t report_base_last_live(const struct diff_site *site);
+
+/* The boundaries the verdicts were judged on: the capture's after the warm-up. */
+size_t report_judged_boundaries(const struct diff_result *result);
+/* Why a result is inconclusive, one line (empty when its outcome is not
+ * inconclusive): what was missing, how many boundaries there were and how
+ * many a trend needs. The text, Markdown, HTML and JSON reports all use it. */
+void report_outcome_reason(const struct diff_result *result, char *buffer, size_t size);
+/* What to do about an inconclusive result, one line ("" when it is not). */
+const char *report_outcome_advice(const struct diff_result *result);
+/* Where an allowance's rule is: its file, line and pattern ("ci/allow.txt line 3: INTERNAL"). */
+void report_allowance_rule(const struct diff_allowance *allowance, char *buffer, size_t size);
+/* The site's growth against its allowance: "+1.2 KiB per boundary, within
+ * 4k/boundary" or "+3.0 KiB per MB of work, past 1k/MB". */
+void report_allowance_growth(const struct diff_site *site, char *buffer, size_t size);
 
 /* The renderers; each returns 0, or -1 with a message in error. */
 int report_render_text(const struct diff_result *result, const struct report_options *options,

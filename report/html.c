@@ -58,6 +58,8 @@ static const char page_style[] =
     ".verdict{border-radius:8px;padding:16px 20px;border-left:6px solid}\n"
     ".verdict.bad{background:var(--bad-bg);border-color:var(--bad);color:#7f1d1d}\n"
     ".verdict.good{background:var(--good-bg);border-color:var(--good);color:#14532d}\n"
+    ".verdict.unsure{background:#fff8c5;border-color:#9a6700;color:#633c01}\n"
+    ".verdict p+p{margin-top:6px}\n"
     ".verdict p{margin:0;font-size:15px}\n"
     ".meta{display:flex;gap:16px;flex-wrap:wrap;margin-top:16px}\n"
     ".meta section{flex:1 1 420px;background:var(--panel);border:1px solid var(--line);"
@@ -92,6 +94,10 @@ static const char page_style[] =
     "font-weight:600;background:#eaeef2;color:var(--muted)}\n"
     ".badge.growing,.badge.new,.badge.worse{background:var(--bad);color:#fff}\n"
     ".badge.shrinking{background:#ddf4ff;color:#0550ae}\n"
+    ".badge.undecided,.badge.insufficient{background:#9a6700;color:#fff}\n"
+    ".badge.allowed{background:#dafbe1;color:#116329;margin-left:4px}\n"
+    "p.allow{margin:2px 0 0;color:#116329;font-size:12px}\n"
+    "p.allow.past{color:var(--bad)}\n"
     ".kind{color:var(--muted);font-size:12px;margin-left:6px;white-space:nowrap}\n"
     "details summary{cursor:pointer;list-style-position:inside}\n"
     "pre.src{margin:6px 0 2px;padding:6px 0;background:var(--panel);border:1px solid var(--line);"
@@ -135,8 +141,46 @@ static const char page_script[] =
 
 /* ---- Header --------------------------------------------------------------- */
 
+/* Our own words, with `code` spans as <code>. */
+static void html_put_words(FILE *out, const char *text)
+{
+  int code = 0;
+  char piece[512];
+  while (*text) {
+    size_t length = strcspn(text, "`");
+    if (length >= sizeof piece)
+      length = sizeof piece - 1;  /* a longer piece goes out in parts */
+    memcpy(piece, text, length);
+    piece[length] = '\0';
+    html_put(out, piece);
+    text += length;
+    if (*text == '`') {
+      fputs(code ? "</code>" : "<code>", out);
+      code = !code;
+      text++;
+    }
+  }
+  if (code)
+    fputs("</code>", out);
+}
+
+static void put_inconclusive(FILE *out, const struct diff_result *r)
+{
+  char reason[512];
+  report_outcome_reason(r, reason, sizeof reason);
+  fputs("<header class=\"verdict unsure\">\n<h1>INCONCLUSIVE</h1>\n<p>", out);
+  html_put(out, reason);
+  fputs(".</p>\n<p>What to do: ", out);
+  html_put_words(out, report_outcome_advice(r));
+  fputs(".</p>\n</header>\n", out);
+}
+
 static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
 {
+  if (!flagged && diff_result_outcome(r) == DIFF_OUTCOME_INCONCLUSIVE) {
+    put_inconclusive(out, r);
+    return;
+  }
   double per_segment = 0, per_second = 0;
   int64_t delta = 0;
   size_t new_count = 0, worse_count = 0;
@@ -190,7 +234,8 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
   fputs("</p>\n</header>\n", out);
 }
 
-static void put_capture(FILE *out, const char *title, const struct diff_capture *c)
+static void put_capture(FILE *out, const char *title, const struct diff_capture *c,
+                        size_t warmup)
 {
   char text[64];
   fprintf(out, "<section>\n<h3>%s</h3>\n<dl>\n", title);
@@ -228,6 +273,9 @@ static void put_capture(FILE *out, const char *title, const struct diff_capture 
     fputs("</dd>\n", out);
   }
   fprintf(out, "<dt>boundaries</dt><dd>%zu</dd>\n", c->boundary_count);
+  if (warmup)
+    fprintf(out, "<dt>warm-up</dt><dd>the first %zu boundaries, left out of the verdicts</dd>\n",
+            warmup);
   if (c->gc_cycles && c->boundary_count) {
     report_format_count(text, sizeof text, c->gc_cycles[c->boundary_count - 1]);
     fprintf(out, "<dt>GC cycles</dt><dd>%s</dd>\n", text);
@@ -318,11 +366,12 @@ static int put_source(FILE *out, const struct report_options *options, const str
 static int verdict_rank(enum diff_verdict v)
 {
   switch (v) {
-  case DIFF_VERDICT_WORSE: return 5;
-  case DIFF_VERDICT_NEW: return 4;
-  case DIFF_VERDICT_GROWING: return 3;
-  case DIFF_VERDICT_SHRINKING: return 1;
+  case DIFF_VERDICT_WORSE: return 6;
+  case DIFF_VERDICT_NEW: return 5;
+  case DIFF_VERDICT_GROWING: return 4;
+  case DIFF_VERDICT_UNDECIDED: return 3;
   case DIFF_VERDICT_STEADY: return 2;
+  case DIFF_VERDICT_SHRINKING: return 1;
   default: return 0;
   }
 }
@@ -346,16 +395,36 @@ static void cell_count(FILE *out, uint64_t count)
   fprintf(out, "<td data-v=\"%" PRIu64 "\">%s</td>", count, text);
 }
 
-static void cell_verdict(FILE *out, enum diff_verdict v)
+static void cell_verdict(FILE *out, enum diff_verdict v, int allowed)
 {
-  fprintf(out, "<td class=\"vd\" data-v=\"%d\"><span class=\"badge %s\">%s</span></td>",
-          verdict_rank(v),
-          diff_verdict_name(v), diff_verdict_name(v));
+  fprintf(out, "<td class=\"vd\" data-v=\"%d\"><span class=\"badge %s\">%s</span>%s</td>",
+          verdict_rank(v), diff_verdict_name(v), diff_verdict_name(v),
+          allowed ? "<span class=\"badge allowed\">allowed</span>" : "");
+}
+
+/* Under a site's name: the allow-list rule it matched, and why. */
+static void put_allowance(FILE *out, const struct diff_result *r, const struct diff_site *s)
+{
+  if (!s->allowance ||
+      (!s->allowed && !diff_site_flagged(r->mode, s) && !diff_site_undecided(s)))
+    return;  /* no rule, or a rule for a site that did not grow */
+  char growth[160], rule[300];
+  report_allowance_growth(s, growth, sizeof growth);
+  report_allowance_rule(s->allowance, rule, sizeof rule);
+  fprintf(out, "<p class=\"allow%s\">%s: ", s->allowed ? "" : " past",
+          s->allowed ? "allowed" : "past its allowance");
+  html_put(out, growth);
+  fputs(" (", out);
+  html_put(out, rule);
+  fputs("): ", out);
+  html_put(out, s->allowance->comment);
+  fputs("</p>", out);
 }
 
 /* A site's name; with folded_source, its source excerpt folded under it. */
-static void put_site_cell(FILE *out, const struct report_options *options,
-                          const struct diff_site *s, int folded_source)
+static void put_site_cell(FILE *out, const struct diff_result *r,
+                          const struct report_options *options, const struct diff_site *s,
+                          int folded_source)
 {
   fputs("<td class=\"site\">", out);
   if (folded_source) {
@@ -370,6 +439,7 @@ static void put_site_cell(FILE *out, const struct report_options *options,
     html_put(out, s->name);
     fprintf(out, "</code><span class=\"kind\">%s</span>", diff_site_kind_name(s->kind));
   }
+  put_allowance(out, r, s);
   fputs("</td>", out);
 }
 
@@ -417,22 +487,24 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
      * across the table; sorting moves the tbody as a whole. */
     fprintf(out, "<tbody>\n<tr class=\"%s\"><td data-v=\"%zu\">%zu</td>",
             flagged ? "row flagged" : "row", i + 1, i + 1);
-    put_site_cell(out, options, s, with_source && !flagged);
-    cell_verdict(out, s->verdict);
+    put_site_cell(out, r, options, s, with_source && !flagged);
+    cell_verdict(out, s->verdict, s->allowed);
     fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">", finite_or_zero(s->growth_bytes_per_segment));
-    html_chart_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged);
+    html_chart_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged,
+                         r->options.warmup);
     fputs("</td>", out);
     if (base) {
       fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">",
               finite_or_zero(s->base_growth_bytes_per_segment));
-      html_chart_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0);
+      html_chart_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0,
+                           r->options.warmup);
       fputs("</td>", out);
     }
     if (range)
       cell_bytes(out, (double)s->range_delta_bytes, 1, "", flagged);
     cell_bytes(out, s->growth_bytes_per_segment, 1, "", flagged);
     if (base) {
-      cell_verdict(out, s->base_count ? s->base_verdict : DIFF_VERDICT_INSUFFICIENT);
+      cell_verdict(out, s->base_count ? s->base_verdict : DIFF_VERDICT_INSUFFICIENT, 0);
       cell_bytes(out, s->base_growth_bytes_per_segment, 1, "", 0);
     }
     if (r->capture.boundary_times)
@@ -475,17 +547,20 @@ int report_render_html(const struct diff_result *r, const struct report_options 
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
         out);
   fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", out);
-  fprintf(out, "<title>ljleak report: %zu %s</title>\n", flagged,
-          r->mode == DIFF_MODE_BASE ? "new or worse" : "flagged");
+  if (!flagged && diff_result_outcome(r) == DIFF_OUTCOME_INCONCLUSIVE)
+    fputs("<title>ljleak report: INCONCLUSIVE</title>\n", out);
+  else
+    fprintf(out, "<title>ljleak report: %zu %s</title>\n", flagged,
+            r->mode == DIFF_MODE_BASE ? "new or worse" : "flagged");
   fputs(page_style, out);
   fputs("</head>\n<body>\n<main>\n", out);
   put_verdict(out, r, flagged);
   fputs("<div class=\"meta\">\n", out);
   if (r->mode == DIFF_MODE_BASE) {
-    put_capture(out, "Base", &r->base);
-    put_capture(out, "Candidate", &r->capture);
+    put_capture(out, "Base", &r->base, r->options.warmup);
+    put_capture(out, "Candidate", &r->capture, r->options.warmup);
   } else {
-    put_capture(out, "Capture", &r->capture);
+    put_capture(out, "Capture", &r->capture, r->options.warmup);
   }
   fputs("</div>\n", out);
   if (html_chart_memory(out, r) < 0) {

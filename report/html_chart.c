@@ -70,8 +70,26 @@ static void put_tick(FILE *out, double bytes)
   fprintf(out, bytes == floor(bytes) ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
 }
 
+/* A pale band over the warm-up boundaries, from the left edge to halfway
+ * to the first boundary judged. */
+static void put_warmup_band(FILE *out, size_t warmup, size_t boundaries, double chart_h)
+{
+  if (!warmup || boundaries < 2)
+    return;
+  double left = chart_x(0, boundaries) - 6;
+  double right = warmup < boundaries
+                     ? (chart_x(warmup - 1, boundaries) + chart_x(warmup, boundaries)) / 2
+                     : chart_x(boundaries - 1, boundaries) + 6;
+  fprintf(out,
+          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#9a6700\" "
+          "fill-opacity=\"0.08\"/>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
+          "fill=\"#9a6700\">warm-up</text>\n",
+          left, CHART_TOP, right - left, chart_h - CHART_TOP - CHART_BOTTOM, left + 6,
+          CHART_TOP + 14);
+}
+
 static void put_chart(FILE *out, const struct chart_line *lines, size_t line_count,
-                      size_t boundaries, double chart_h, const char *label)
+                      size_t boundaries, double chart_h, const char *label, size_t warmup)
 {
   double top = 0;
   for (size_t l = 0; l < line_count; l++)
@@ -83,6 +101,7 @@ static void put_chart(FILE *out, const struct chart_line *lines, size_t line_cou
           "<div class=\"chart\">\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
           "aria-label=\"%s\">\n",
           CHART_W, chart_h, label);
+  put_warmup_band(out, warmup, boundaries, chart_h);
   for (int g = 0; g <= 4; g++) {
     double v = top * g / 4, y = chart_y(v, top, chart_h);
     fprintf(out,
@@ -132,6 +151,8 @@ static void put_chart(FILE *out, const struct chart_line *lines, size_t line_cou
     if (lines[l].count)
       fprintf(out, "<span><i style=\"background:%s\"></i>%s</span>", lines[l].color,
               lines[l].label);
+  if (warmup)
+    fprintf(out, "<span>boundaries 1 to %zu: warm-up, left out of the verdicts</span>", warmup);
   fputs("<span>x: boundary (end of a segment, after a full GC cycle)</span></div>\n</div>\n",
         out);
 }
@@ -197,7 +218,8 @@ int html_chart_memory(FILE *out, const struct diff_result *r)
                           0, 1};
   fputs("<h2>Live memory of all sites at each boundary</h2>\n", out);
   if (boundaries)
-    put_chart(out, lines, line_count, boundaries, CHART_H, "live bytes at each boundary");
+    put_chart(out, lines, line_count, boundaries, CHART_H, "live bytes at each boundary",
+              r->options.warmup);
   else
     fputs("<p>No boundaries.</p>\n", out);
   if (heap) {
@@ -205,7 +227,8 @@ int html_chart_memory(FILE *out, const struct diff_result *r)
     struct chart_line heap_line = {heap, r->capture.boundary_count, "#8250df",
                                    "Lua heap (collectgarbage(\"count\") from the index)", 0, 1};
     fputs("<h2>Lua heap at each boundary</h2>\n", out);
-    put_chart(out, &heap_line, 1, boundaries, CHART_H * 0.7, "Lua heap at each boundary");
+    put_chart(out, &heap_line, 1, boundaries, CHART_H * 0.7, "Lua heap at each boundary",
+              r->options.warmup);
   }
   free(totals);
   free(base_totals);
@@ -214,7 +237,8 @@ int html_chart_memory(FILE *out, const struct diff_result *r)
 }
 
 /* A small chart of one series for a table row. */
-void html_chart_sparkline(FILE *out, const uint64_t *values, size_t count, int flagged)
+void html_chart_sparkline(FILE *out, const uint64_t *values, size_t count, int flagged,
+                          size_t warmup)
 {
   const double w = 84, h = 26, pad = 2;
   if (!values || !count) {
@@ -229,15 +253,22 @@ void html_chart_sparkline(FILE *out, const uint64_t *values, size_t count, int f
       high = values[i];
   }
   const char *color = flagged ? "#c62828" : "#57606a";
+  /* The warm-up in a pale line up to the first boundary judged, then the rest. */
+  size_t split = warmup < count ? warmup : count - 1;
   fprintf(out, "<svg class=\"spark\" width=\"84\" height=\"26\" viewBox=\"0 0 84 26\">");
-  fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
-  for (size_t i = 0; i < count; i++) {
-    double x = count > 1 ? pad + (w - 2 * pad) * (double)i / (double)(count - 1) : w / 2;
-    double y = high > low ? h - pad - (h - 2 * pad) * (double)(values[i] - low) /
-                                          (double)(high - low)
-                          : h - pad;
-    fprintf(out, "%s%.1f,%.1f", i ? " " : "", x, y);
+  for (int part = split ? 0 : 1; part < 2; part++) {
+    size_t from = part ? split : 0, to = part ? count : split + 1;
+    fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s points=\"",
+            part ? color : "#d0d7de", part ? "" : " stroke-dasharray=\"2 2\"");
+    for (size_t i = from; i < to; i++) {
+      double x = count > 1 ? pad + (w - 2 * pad) * (double)i / (double)(count - 1) : w / 2;
+      double y = high > low ? h - pad - (h - 2 * pad) * (double)(values[i] - low) /
+                                            (double)(high - low)
+                            : h - pad;
+      fprintf(out, "%s%.1f,%.1f", i > from ? " " : "", x, y);
+    }
+    fputs("\"/>", out);
   }
-  fputs("\"/></svg>", out);
+  fputs("</svg>", out);
 }
 

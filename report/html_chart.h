@@ -11,7 +11,9 @@
  * a line chart. Returns 0, or -1 when out of memory. */
 int html_chart_memory(FILE *out, const struct diff_result *r);
 
-/* A small chart of one series for a table row. */
-void html_chart_sparkline(FILE *out, const uint64_t *values, size_t count, int flagged);
+/* A small chart of one series for a table row; its first warmup boundaries
+ * (left out of the verdicts) drawn pale. */
+void html_chart_sparkline(FILE *out, const uint64_t *values, size_t count, int flagged,
+                          size_t warmup);
 
 #endif

@@ -234,6 +234,9 @@ static int read_options(struct json_reader *r, const struct json_value *v,
   OPTIONAL(v, "jobs", read_int, "jobs", &jobs);
   OPTIONAL(v, "min_growth_fraction", read_double, "min_growth_fraction",
            &o->min_growth_fraction);
+  uint64_t warmup = 0;
+  OPTIONAL(v, "warmup", read_uint, "warmup", &warmup);
+  o->warmup = (size_t)warmup;
   o->min_boundaries = (size_t)min_boundaries;
   o->range_from = (size_t)range_from;
   o->range_to = (size_t)range_to;
@@ -273,8 +276,39 @@ static int parse_kind(const char *name, int *out)
   return 0;
 }
 
-static const char verdict_choices[] =
-    "\"growing\", \"steady\", \"shrinking\", \"insufficient\", \"new\", \"worse\"";
+static const char verdict_choices[] = "\"growing\", \"steady\", \"shrinking\", \"insufficient\", "
+                                     "\"new\", \"worse\", \"undecided\"";
+
+/* A site's "allow": the rule it matched (an object), or null. */
+static int read_allowance(struct json_reader *r, const struct json_value *v, const char *what,
+                          struct diff_allowance **out)
+{
+  *out = NULL;
+  if (v->type == JSON_NULL)
+    return 0;
+  if (need_object(r, v, what) < 0)
+    return -1;
+  struct diff_allowance *a = calloc(1, sizeof *a);
+  if (!a)
+    return reader_fail(r, v, "out of memory");
+  *out = a;  /* the site owns it from here, so a failure below frees it too */
+  uint64_t line = 0;
+  OPTIONAL(v, "pattern", read_string, "pattern", &a->pattern);
+  OPTIONAL(v, "budget", read_string, "budget", &a->budget);
+  OPTIONAL(v, "budget_bytes", read_double, "budget_bytes", &a->budget_bytes);
+  OPTIONAL(v, "comment", read_string, "comment", &a->comment);
+  OPTIONAL(v, "file", read_string, "file", &a->file);
+  OPTIONAL(v, "line", read_uint, "line", &line);
+  OPTIONAL(v, "growth", read_double, "growth", &a->growth);
+  a->line = (size_t)line;
+  const struct json_value *per = json_object_get(v, "per");
+  if (per) {
+    if (per->type != JSON_STRING || (strcmp(per->text, "boundary") && strcmp(per->text, "MB")))
+      return reader_fail(r, per, "per must be \"boundary\" or \"MB\"");
+    a->per_megabyte = !strcmp(per->text, "MB");
+  }
+  return 0;
+}
 
 static int read_site(struct json_reader *r, const struct json_value *v, struct diff_site *s)
 {
@@ -330,6 +364,8 @@ static int read_site(struct json_reader *r, const struct json_value *v, struct d
   OPTIONAL(v, "base_growth_bytes_per_segment", read_double, "base_growth_bytes_per_segment",
            &s->base_growth_bytes_per_segment);
   OPTIONAL(v, "range_delta_bytes", read_int, "range_delta_bytes", &s->range_delta_bytes);
+  OPTIONAL(v, "allowed", read_bool, "allowed", &s->allowed);
+  OPTIONAL(v, "allow", read_allowance, "allow", &s->allowance);
   return 0;
 }
 
@@ -361,6 +397,19 @@ static int read_result(struct json_reader *r, const struct json_value *root,
       return -1;
     result->flagged = (size_t)flagged;
   }
+  /* The outcome is the model's to decide from the verdicts; a saved one
+   * must still be a name it knows. */
+  if ((m = json_object_get(root, "outcome"))) {
+    enum diff_outcome outcome;
+    if (m->type != JSON_STRING || diff_outcome_parse(m->text, &outcome) < 0)
+      return reader_fail(r, m, "outcome must be one of \"pass\", \"flagged\", \"inconclusive\"");
+  }
+  uint64_t undecided = 0;
+  if ((m = json_object_get(root, "undecided")) && read_uint(r, m, "undecided", &undecided) < 0)
+    return -1;
+  if ((m = json_object_get(root, "outcome_reason")) && m->type != JSON_STRING &&
+      m->type != JSON_NULL)
+    return reader_fail(r, m, "outcome_reason must be a string or null");
   if (member(r, root, "sites", 1, &m) < 0)
     return -1;
   if (m->type != JSON_ARRAY)

@@ -193,6 +193,27 @@ static void put_options(struct json_writer *w, const struct diff_options *o)
   writer_key(w, "jobs");
   fprintf(w->out, "%d", o->jobs);
   put_double(w, "min_growth_fraction", o->min_growth_fraction);
+  put_uint(w, "warmup", o->warmup);
+  writer_close(w, '}');
+}
+
+/* The allow-list rule a site matched, or null. */
+static void put_allowance(struct json_writer *w, const struct diff_allowance *a)
+{
+  writer_key(w, "allow");
+  if (!a) {
+    fputs("null", w->out);
+    return;
+  }
+  writer_open(w, '{');
+  put_string(w, "pattern", a->pattern);
+  put_string(w, "budget", a->budget);
+  put_double(w, "budget_bytes", a->budget_bytes);
+  put_string(w, "per", a->per_megabyte ? "MB" : "boundary");
+  put_string(w, "comment", a->comment);
+  put_string(w, "file", a->file);
+  put_uint(w, "line", a->line);
+  put_double(w, "growth", a->growth);
   writer_close(w, '}');
 }
 
@@ -225,6 +246,8 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   put_double(w, "base_growth_bytes_per_segment", s->base_growth_bytes_per_segment);
   writer_key(w, "range_delta_bytes");
   fprintf(w->out, "%" PRId64, s->range_delta_bytes);
+  put_bool(w, "allowed", s->allowed);
+  put_allowance(w, s->allowance);
   writer_close(w, '}');
 }
 
@@ -242,6 +265,13 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   if (result->mode == DIFF_MODE_BASE)
     put_capture(&w, "base", &result->base);
   put_uint(&w, "flagged", result->flagged);
+  /* The outcome and its reason, as the model and the renderers decide them. */
+  enum diff_outcome outcome = diff_result_outcome(result);
+  char reason[512];
+  report_outcome_reason(result, reason, sizeof reason);
+  put_string(&w, "outcome", diff_outcome_name(outcome));
+  put_uint(&w, "undecided", diff_result_undecided_count(result));
+  put_string(&w, "outcome_reason", outcome == DIFF_OUTCOME_INCONCLUSIVE ? reason : NULL);
   writer_key(&w, "sites");
   writer_open(&w, '[');
   for (size_t i = 0; i < result->site_count; i++)

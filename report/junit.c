@@ -1,5 +1,6 @@
-/* report/junit.c: JUnit XML for CI systems: one test case per site, a failure for each flagged one. */
+/* report/junit.c: JUnit XML for CI systems: one test case per site, a failure for each flagged one, an error for each undecided one. */
 #include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "report/common.h"
@@ -38,8 +39,11 @@ static void put_reason(FILE *out, const struct diff_result *r, const struct diff
   report_format_bytes(rate, sizeof rate, site->growth_bytes_per_segment, 1);
   report_format_bytes(rate_s, sizeof rate_s, site->growth_bytes_per_second, 1);
   report_format_p_value(p, sizeof p, site->trend_p_value);
-  report_format_bytes(first, sizeof first, (double)report_first_live(site), 0);
-  report_format_bytes(last, sizeof last, (double)report_last_live(site), 0);
+  size_t from = 1, to = site->count;  /* the whole series in range mode, as ever */
+  if (r->mode != DIFF_MODE_RANGE)
+    report_row_boundaries(r, site, &from, &to);  /* from the warm-up's end */
+  report_format_bytes(first, sizeof first, (double)report_live_at(site, from), 0);
+  report_format_bytes(last, sizeof last, (double)report_live_at(site, to), 0);
   fprintf(out, "%s: %s per segment", diff_verdict_name(site->verdict), rate);
   if (site->growth_bytes_per_second != 0)
     fprintf(out, " (%s/s)", rate_s);
@@ -57,19 +61,70 @@ static void put_reason(FILE *out, const struct diff_result *r, const struct diff
   }
 }
 
+/* Why a site has no verdict, after put_reason: what the boundaries lacked. */
+static void put_undecided_reason(FILE *out, const struct diff_result *r,
+                                 const struct diff_site *site)
+{
+  size_t judged = report_judged_boundaries(r), needed = diff_boundaries_needed(&r->options);
+  size_t warmup = r->options.warmup;
+  size_t base_judged = r->base.boundary_count > warmup ? r->base.boundary_count - warmup : 0;
+  if (site->verdict == DIFF_VERDICT_INSUFFICIENT)
+    fputs("; too few boundaries to measure a change", out);
+  else if (needed == SIZE_MAX)  /* a saved result without its p-value */
+    fprintf(out, "; %zu boundaries cannot show a trend", judged);
+  else if (judged < needed)
+    fprintf(out, "; %zu boundaries cannot show a trend at p \u2264 %g (%zu are needed)", judged,
+            r->options.max_p_value, needed);
+  else if (r->mode == DIFF_MODE_BASE &&
+           (base_judged < needed || site->base_verdict == DIFF_VERDICT_UNDECIDED ||
+            site->base_verdict == DIFF_VERDICT_INSUFFICIENT))
+    fputs("; the base cannot show whether it grew there too", out);
+  else
+    fprintf(out, "; ties in its live bytes keep a trend at p \u2264 %g from showing",
+            r->options.max_p_value);
+}
+
+/* The series, as the body of a failure or an error. */
+static void put_series(FILE *out, const struct diff_site *site)
+{
+  put_xml(out, site->name);
+  fputs(" holds ", out);
+  char last[48];
+  report_format_bytes(last, sizeof last, (double)report_last_live(site), 0);
+  fprintf(out, "%s at the last boundary; live bytes per boundary:", last);
+  for (size_t b = 0; site->live_bytes && b < site->count; b++)
+    fprintf(out, " %" PRIu64, site->live_bytes[b]);
+}
+
+/* The allow-list rule of a site, in words: its growth, the budget, the reason. */
+static void put_allowance(FILE *out, const struct diff_site *site)
+{
+  char growth[160], rule[300];
+  report_allowance_growth(site, growth, sizeof growth);
+  report_allowance_rule(site->allowance, rule, sizeof rule);
+  put_xml(out, growth);
+  fputs(" (", out);
+  put_xml(out, rule);
+  fputs(")", out);
+  if (site->allowance) {
+    fputs(": ", out);
+    put_xml(out, site->allowance->comment);
+  }
+}
+
 int report_render_junit(const struct diff_result *r, FILE *out, char *error, size_t error_size)
 {
   (void)error;
   (void)error_size;
   const char *mode = diff_mode_name(r->mode);
-  size_t flagged = diff_result_flagged_count(r);
+  size_t flagged = diff_result_flagged_count(r), undecided = diff_result_undecided_count(r);
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
   fprintf(out, "<testsuites name=\"ljleak\" tests=\"%zu\" failures=\"%zu\">\n", r->site_count,
           flagged);
   fprintf(out,
-          "  <testsuite name=\"ljleak.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+          "  <testsuite name=\"ljleak.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
           "skipped=\"0\">\n",
-          mode, r->site_count, flagged);
+          mode, r->site_count, flagged, undecided);
   fputs("    <properties>\n", out);
   fputs("      <property name=\"mode\" value=\"", out);
   fputs(mode, out);
@@ -85,27 +140,40 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
     fputs("\"/>\n", out);
   }
   fprintf(out, "      <property name=\"boundaries\" value=\"%zu\"/>\n", r->capture.boundary_count);
+  if (r->options.warmup)
+    fprintf(out, "      <property name=\"warmup\" value=\"%zu\"/>\n", r->options.warmup);
   fputs("    </properties>\n", out);
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
     fputs("    <testcase name=\"", out);
     put_xml(out, site->name);
     fprintf(out, "\" classname=\"ljleak.%s\"", mode);
-    if (!diff_site_flagged(r->mode, site)) {
+    if (site->allowed) {
+      /* A pass, with the rule that allowed it and why. */
+      fputs(">\n      <system-out>allowed: ", out);
+      put_allowance(out, site);
+      fputs("</system-out>\n    </testcase>\n", out);
+    } else if (diff_site_flagged(r->mode, site)) {
+      fprintf(out, ">\n      <failure type=\"%s\" message=\"", diff_verdict_name(site->verdict));
+      put_reason(out, r, site);
+      if (site->allowance) {
+        fputs("; past its allowance: ", out);
+        put_allowance(out, site);
+      }
+      fputs("\">", out);
+      put_series(out, site);
+      fputs("</failure>\n    </testcase>\n", out);
+    } else if (diff_site_undecided(site)) {
+      /* Neither a pass nor a failure: no verdict could be reached. */
+      fprintf(out, ">\n      <error type=\"%s\" message=\"", diff_verdict_name(site->verdict));
+      put_reason(out, r, site);
+      put_undecided_reason(out, r, site);
+      fputs("\">", out);
+      put_series(out, site);
+      fputs("</error>\n    </testcase>\n", out);
+    } else {
       fputs("/>\n", out);
-      continue;
     }
-    fprintf(out, ">\n      <failure type=\"%s\" message=\"", diff_verdict_name(site->verdict));
-    put_reason(out, r, site);
-    fputs("\">", out);
-    put_xml(out, site->name);
-    fputs(" holds ", out);
-    char last[48];
-    report_format_bytes(last, sizeof last, (double)report_last_live(site), 0);
-    fprintf(out, "%s at the last boundary; live bytes per boundary:", last);
-    for (size_t b = 0; site->live_bytes && b < site->count; b++)
-      fprintf(out, " %" PRIu64, site->live_bytes[b]);
-    fputs("</failure>\n    </testcase>\n", out);
   }
   fputs("  </testsuite>\n</testsuites>\n", out);
   return 0;

@@ -1,4 +1,4 @@
-/* report/markdown.c: a short summary for a pull-request comment: a verdict line and the flagged sites. */
+/* report/markdown.c: a short summary for a pull-request comment: a verdict line, the flagged or undecided sites, the allowed ones. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -38,16 +38,122 @@ static void put_bytes(FILE *out, double bytes, int sign)
   fputs(text, out);
 }
 
+/* A table of the sites pick() holds for, at most MARKDOWN_MAX_ROWS of them. */
+static void put_sites(FILE *out, const struct diff_result *r, const char *more,
+                      int (*pick)(const struct diff_result *, const struct diff_site *))
+{
+  size_t total = 0, rows = 0;
+  for (size_t i = 0; i < r->site_count; i++)
+    total += (size_t)pick(r, &r->sites[i]);
+  fputs("\n| site | verdict | growth/segment | live bytes (first → last) |", out);
+  if (r->mode == DIFF_MODE_BASE)
+    fputs(" base growth/segment |", out);
+  fputs("\n| --- | --- | ---: | --- |", out);
+  if (r->mode == DIFF_MODE_BASE)
+    fputs(" ---: |", out);
+  fputc('\n', out);
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!pick(r, site))
+      continue;
+    if (rows++ == MARKDOWN_MAX_ROWS) {
+      fprintf(out, "\n… and %zu more %s.\n", total - MARKDOWN_MAX_ROWS, more);
+      break;
+    }
+    size_t from = 1, to = site->count;  /* the whole series in range mode, as ever */
+    if (r->mode != DIFF_MODE_RANGE)
+      report_row_boundaries(r, site, &from, &to);  /* from the warm-up's end */
+    fputs("| ", out);
+    put_escaped(out, site->name);
+    fprintf(out, " | %s | ", diff_verdict_name(site->verdict));
+    put_bytes(out, site->growth_bytes_per_segment, 1);
+    fputs(" | ", out);
+    put_bytes(out, (double)report_live_at(site, from), 0);
+    fputs(" → ", out);
+    put_bytes(out, (double)report_live_at(site, to), 0);
+    fputs(" |", out);
+    if (r->mode == DIFF_MODE_BASE) {
+      fputs(" ", out);
+      put_bytes(out, site->base_growth_bytes_per_segment, 1);
+      fputs(" |", out);
+    }
+    fputc('\n', out);
+  }
+}
+
+static int pick_flagged(const struct diff_result *r, const struct diff_site *site)
+{
+  return diff_site_flagged(r->mode, site);
+}
+
+static int pick_undecided(const struct diff_result *r, const struct diff_site *site)
+{
+  (void)r;
+  return site->verdict == DIFF_VERDICT_UNDECIDED && diff_site_undecided(site);
+}
+
+/* The sites their allow-list rule let grow, each with the rule's reason. */
+static void put_allowed(FILE *out, const struct diff_result *r)
+{
+  size_t shown = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!site->allowed)
+      continue;
+    if (!shown++)
+      fputs("\nAllowed by the allow-list (they grew within their budget):\n\n", out);
+    char growth[160], rule[300];
+    report_allowance_growth(site, growth, sizeof growth);
+    report_allowance_rule(site->allowance, rule, sizeof rule);
+    fputs("* ", out);
+    put_escaped(out, site->name);
+    fputs(": ", out);
+    put_escaped(out, growth);
+    fputs(" (", out);
+    put_escaped(out, rule);
+    fputs(")", out);
+    if (site->allowance) {
+      fputs(": ", out);
+      put_escaped(out, site->allowance->comment);
+    }
+    fputc('\n', out);
+  }
+}
+
+/* The headline and the table of an inconclusive result. */
+static void put_inconclusive(FILE *out, const struct diff_result *r)
+{
+  char reason[512];
+  report_outcome_reason(r, reason, sizeof reason);
+  fputs("### ljleak: INCONCLUSIVE\n\n:warning: ", out);
+  put_escaped(out, reason);
+  fputs(".\n\nWhat to do: ", out);
+  fputs(report_outcome_advice(r), out);  /* our own words, with their `code` */
+  fputs(".\n", out);
+  size_t undecided = 0;
+  for (size_t i = 0; i < r->site_count; i++)
+    undecided += (size_t)pick_undecided(r, &r->sites[i]);
+  if (undecided)
+    put_sites(out, r, "undecided sites", pick_undecided);
+  put_allowed(out, r);
+}
+
 int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
                            size_t error_size)
 {
   (void)error;
   (void)error_size;
-  size_t flagged = diff_result_flagged_count(r);
+  if (diff_result_outcome(r) == DIFF_OUTCOME_INCONCLUSIVE) {
+    put_inconclusive(out, r);
+    return 0;
+  }
+  size_t flagged = diff_result_flagged_count(r), undecided = 0;
   double per_segment = 0;
-  for (size_t i = 0; i < r->site_count; i++)
+  for (size_t i = 0; i < r->site_count; i++) {
     if (diff_site_flagged(r->mode, &r->sites[i]))
       per_segment += r->sites[i].growth_bytes_per_segment;
+    undecided += (size_t)pick_undecided(r, &r->sites[i]);
+  }
 
   fputs("### ljleak: ", out);
   if (!flagged)
@@ -64,6 +170,8 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     report_format_duration(text, sizeof text, span);
     fprintf(out, " (%s)", text);
   }
+  if (r->options.warmup)
+    fprintf(out, ", the first %zu warm-up", r->options.warmup);
   if (r->mode == DIFF_MODE_BASE)
     fprintf(out, ", candidate against a base of %zu boundaries", r->base.boundary_count);
   else if (r->mode == DIFF_MODE_RANGE)
@@ -75,40 +183,13 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     fputs(" per segment in all", out);
   }
   fputs(".\n", out);
-  if (!flagged)
-    return 0;
-
-  fputs("\n| site | verdict | growth/segment | live bytes (first → last) |", out);
-  if (r->mode == DIFF_MODE_BASE)
-    fputs(" base growth/segment |", out);
-  fputs("\n| --- | --- | ---: | --- |", out);
-  if (r->mode == DIFF_MODE_BASE)
-    fputs(" ---: |", out);
-  fputc('\n', out);
-  size_t rows = 0;
-  for (size_t i = 0; i < r->site_count; i++) {
-    const struct diff_site *site = &r->sites[i];
-    if (!diff_site_flagged(r->mode, site))
-      continue;
-    if (rows++ == MARKDOWN_MAX_ROWS) {
-      fprintf(out, "\n… and %zu more flagged sites.\n", flagged - MARKDOWN_MAX_ROWS);
-      break;
-    }
-    fputs("| ", out);
-    put_escaped(out, site->name);
-    fprintf(out, " | %s | ", diff_verdict_name(site->verdict));
-    put_bytes(out, site->growth_bytes_per_segment, 1);
-    fputs(" | ", out);
-    put_bytes(out, (double)report_first_live(site), 0);
-    fputs(" → ", out);
-    put_bytes(out, (double)report_last_live(site), 0);
-    fputs(" |", out);
-    if (r->mode == DIFF_MODE_BASE) {
-      fputs(" ", out);
-      put_bytes(out, site->base_growth_bytes_per_segment, 1);
-      fputs(" |", out);
-    }
-    fputc('\n', out);
+  if (flagged)
+    put_sites(out, r, "flagged sites", pick_flagged);
+  if (undecided) {
+    fprintf(out, "\n:warning: %zu %s no verdict yet (undecided):\n", undecided,
+            undecided == 1 ? "site has" : "sites have");
+    put_sites(out, r, "undecided sites", pick_undecided);
   }
+  put_allowed(out, r);
   return 0;
 }

@@ -24,6 +24,7 @@ static const char *style_off(const struct text_style *s)
 
 #define RED "\033[1;31m"
 #define GREEN "\033[1;32m"
+#define YELLOW "\033[1;33m"
 #define BOLD "\033[1m"
 #define DIM "\033[2m"
 
@@ -78,8 +79,10 @@ static void put_spark(FILE *out, const uint64_t *values, size_t count)
     putc(' ', out);
 }
 
-/* The lines about one capture: what ran, where, and how long. */
-static void put_capture(FILE *out, const char *label, const struct diff_capture *c)
+/* The lines about one capture: what ran, where, and how long; warmup: the
+ * first boundaries left out of the verdicts. */
+static void put_capture(FILE *out, const char *label, const struct diff_capture *c,
+                        size_t warmup)
 {
   char text[64];
   fprintf(out, "%-9s ", label);
@@ -117,6 +120,8 @@ static void put_capture(FILE *out, const char *label, const struct diff_capture 
   putc('\n', out);
 
   fprintf(out, "          %zu boundar%s", c->boundary_count, c->boundary_count == 1 ? "y" : "ies");
+  if (warmup)
+    fprintf(out, " (the first %zu warm-up, left out of the verdicts)", warmup);
   double span = report_capture_span(c);
   if (span > 0) {
     report_format_duration(text, sizeof text, span);
@@ -161,6 +166,13 @@ static void put_verdict(FILE *out, const struct diff_result *r, const struct tex
   char rate[48], rate_s[48];
   report_format_bytes(rate, sizeof rate, per_segment, 1);
   report_format_bytes(rate_s, sizeof rate_s, per_second, 1);
+  if (diff_result_outcome(r) == DIFF_OUTCOME_INCONCLUSIVE) {
+    char reason[512];
+    report_outcome_reason(r, reason, sizeof reason);
+    fprintf(out, "%sljleak: INCONCLUSIVE: %s%s\n", style_on(s, YELLOW), reason, style_off(s));
+    fprintf(out, "        what to do: %s\n", report_outcome_advice(r));
+    return;
+  }
   fprintf(out, "%sljleak: ", style_on(s, flagged ? RED : GREEN));
   if (!flagged) {
     if (r->mode == DIFF_MODE_BASE)
@@ -198,6 +210,11 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
 {
   size_t shown = 0;
   int base = r->mode == DIFF_MODE_BASE, range = r->mode == DIFF_MODE_RANGE;
+  int verdict_width = 8;  /* "verdict" and a space; wider for "undecided" */
+  for (size_t i = 0; i < r->site_count; i++)
+    if (pick(r, &r->sites[i]) &&
+        (int)strlen(diff_verdict_name(r->sites[i].verdict)) + 1 > verdict_width)
+      verdict_width = (int)strlen(diff_verdict_name(r->sites[i].verdict)) + 1;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
     if (!pick(r, site))
@@ -206,7 +223,7 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
       fprintf(out, "\n%s%s%s\n", style_on(s, BOLD), title, style_off(s));
       fprintf(out, "%s", style_on(s, DIM));
       if (base)
-        fprintf(out, "%-8s", "verdict");
+        fprintf(out, "%-*s", verdict_width, "verdict");
       if (range)
         fprintf(out, "%12s", "delta");
       fprintf(out, "%12s", "/segment");
@@ -216,6 +233,8 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
       if (range) {
         snprintf(from_title, sizeof from_title, "at %zu", r->options.range_from);
         snprintf(to_title, sizeof to_title, "at %zu", r->options.range_to);
+      } else if (r->options.warmup) {
+        snprintf(from_title, sizeof from_title, "at %zu", r->options.warmup + 1);
       }
       fprintf(out, "%14s%9s%12s%12s", "/second", "p", from_title, to_title);
       if (base)
@@ -226,8 +245,8 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
       fprintf(out, "  site%s\n", style_off(s));
     }
     if (base)
-      fprintf(out, "%s%-8s%s", style_on(s, RED), diff_verdict_name(site->verdict),
-              style_off(s));
+      fprintf(out, "%s%-*s%s", style_on(s, diff_site_undecided(site) ? YELLOW : RED),
+              verdict_width, diff_verdict_name(site->verdict), style_off(s));
     if (range)
       put_bytes(out, 12, (double)site->range_delta_bytes, 1, "");
     put_bytes(out, 12, site->growth_bytes_per_segment, 1, "");
@@ -288,7 +307,47 @@ static int pick_flagged(const struct diff_result *r, const struct diff_site *sit
 
 static int pick_growing_in_both(const struct diff_result *r, const struct diff_site *site)
 {
-  return site->verdict == DIFF_VERDICT_GROWING && !diff_site_flagged(r->mode, site);
+  return site->verdict == DIFF_VERDICT_GROWING && !diff_site_flagged(r->mode, site) &&
+         !site->allowed;
+}
+
+static int pick_undecided(const struct diff_result *r, const struct diff_site *site)
+{
+  (void)r;
+  return site->verdict == DIFF_VERDICT_UNDECIDED && diff_site_undecided(site);
+}
+
+/* The sites an allow-list rule let grow (allowed), then those that grew past
+ * their rule's budget; each with its growth, the rule and the rule's reason. */
+static void put_allowances(FILE *out, const struct diff_result *r, const struct text_style *s,
+                           int allowed)
+{
+  size_t shown = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    const struct diff_allowance *a = site->allowance;
+    if (!a || site->allowed != allowed)
+      continue;
+    if (!allowed && !diff_site_flagged(r->mode, site) && !diff_site_undecided(site))
+      continue;  /* matched, but did not grow: nothing to allow */
+    if (!shown++)
+      fprintf(out, "%s%s%s\n", style_on(s, BOLD),
+              allowed ? "allowed (grew within the budget of their allow-list rule):"
+                      : "past the budget of their allow-list rule (judged as usual):",
+              style_off(s));
+    char growth[160], rule[300];
+    report_allowance_growth(site, growth, sizeof growth);
+    report_allowance_rule(a, rule, sizeof rule);
+    fputs("  ", out);
+    put_name(out, site->name);
+    fprintf(out, ": %s, %s (", diff_verdict_name(site->verdict), growth);
+    put_name(out, rule);
+    fputs("): ", out);
+    put_name(out, a->comment);
+    putc('\n', out);
+  }
+  if (shown)
+    putc('\n', out);
 }
 
 int report_render_text(const struct diff_result *r, const struct report_options *options,
@@ -300,19 +359,26 @@ int report_render_text(const struct diff_result *r, const struct report_options 
   put_verdict(out, r, &s);
   putc('\n', out);
   if (r->mode == DIFF_MODE_BASE) {
-    put_capture(out, "candidate", &r->capture);
-    put_capture(out, "base", &r->base);
+    put_capture(out, "candidate", &r->capture, r->options.warmup);
+    put_capture(out, "base", &r->base, r->options.warmup);
   } else {
-    put_capture(out, "capture", &r->capture);
+    put_capture(out, "capture", &r->capture, r->options.warmup);
   }
   const char *title = r->mode == DIFF_MODE_BASE    ? "new and worse in the candidate, fastest first:"
                       : r->mode == DIFF_MODE_RANGE ? "grew between the boundaries, most first:"
                                                    : "growing, fastest first:";
   put_table(out, r, &s, title, pick_flagged);
+  put_table(out, r, &s,
+            r->mode == DIFF_MODE_BASE
+                ? "undecided (no verdict yet, in the candidate or against the base):"
+                : "undecided (rose, but the boundaries cannot show a trend yet):",
+            pick_undecided);
   if (r->mode == DIFF_MODE_BASE)
     put_table(out, r, &s, "growing in the candidate as in the base (not worse):",
               pick_growing_in_both);
   putc('\n', out);
+  put_allowances(out, r, &s, 1);
+  put_allowances(out, r, &s, 0);
   put_list(out, r, &s, "shrinking", DIFF_VERDICT_SHRINKING);
   put_list(out, r, &s, "steady", DIFF_VERDICT_STEADY);
   put_list(out, r, &s, "too few boundaries", DIFF_VERDICT_INSUFFICIENT);
