@@ -6,14 +6,22 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "diff/diff.h"
+
 /* Exit codes shared by every subcommand (documented in README.md). */
 enum cli_exit {
   CLI_EXIT_OK = 0,          /* success; for diff: nothing flagged */
   CLI_EXIT_FLAGGED = 1,     /* diff/report: a leak was flagged */
   CLI_EXIT_USAGE = 2,       /* bad command line */
   CLI_EXIT_INPUT = 3,       /* unreadable or corrupt input (or cut, with --strict) */
-  CLI_EXIT_RUNTIME = 4      /* run: the capture could not be made */
+  CLI_EXIT_RUNTIME = 4,     /* run: the capture could not be made */
+  CLI_EXIT_INCONCLUSIVE = 5 /* diff/report: nothing flagged, but a site rose without a
+                               trend that the boundaries can show, or no boundary at all */
 };
+
+/* The exit code of a diff result, from the model's outcome (diff_result_outcome):
+ * pass 0, flagged 1, inconclusive 5. diff and report both exit by it. */
+int cli_result_exit(const struct diff_result *result);
 
 /* ---- Options (cli/options.c) ------------------------------------------------
  * A subcommand walks its arguments with a struct cli_args. An option with a

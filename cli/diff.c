@@ -30,7 +30,12 @@ static void diff_usage(FILE *out)
         "    -o, --output FILE     write the report to FILE instead of stdout\n"
         "    -j, --jobs N          read N segments in parallel (default 1)\n"
         "    --strict              a cut segment is an error (exit 3)\n"
-        "    --min-boundaries N    fewer boundaries give 'insufficient' (default 4)\n"
+        "    --warmup N            leave the first N boundaries (caches filling) out of\n"
+        "                          the verdicts; the reports still show them\n"
+        "    --allow FILE          sites that may grow within a budget, one rule a line:\n"
+        "                          PATTERN BUDGET # WHY (4k/boundary or 1k/MB)\n"
+        "    --min-boundaries N    judge trends from N boundaries on (default: what\n"
+        "                          --p-value needs, 5 at 0.01; fewer is an error)\n"
         "    --p-value P           significance of the upward trend (default 0.01)\n"
         "    --min-growth BYTES    growth over the capture that matters (default 4096);\n"
         "                          BYTES may end in k, M or G (4k is 4096)\n"
@@ -40,8 +45,10 @@ static void diff_usage(FILE *out)
         "    -h, --help            show this help\n"
         "\n"
         "exit status: 0 nothing flagged, 1 a site is flagged (growing; with --base,\n"
-        "new or worse), 2 usage error, 3 unreadable input (or a cut segment with\n"
-        "--strict), 4 out of memory or the output could not be written.\n",
+        "new or worse), 5 inconclusive (nothing flagged, but a site rose and the\n"
+        "boundaries cannot show whether it keeps growing, or there is no boundary),\n"
+        "2 usage error (a malformed --allow file too), 3 unreadable input (or a cut\n"
+        "segment with --strict), 4 out of memory or the output could not be written.\n",
         out);
 }
 
@@ -72,15 +79,45 @@ struct diff_command {
   int range_given, quiet;
   const char **paths;
   size_t path_count;
+  struct diff_allow *allow;   /* --allow, owned */
 };
+
+int cli_result_exit(const struct diff_result *result)
+{
+  switch (diff_result_outcome(result)) {
+  case DIFF_OUTCOME_FLAGGED:
+    return CLI_EXIT_FLAGGED;
+  case DIFF_OUTCOME_INCONCLUSIVE:
+    return CLI_EXIT_INCONCLUSIVE;
+  default:
+    return CLI_EXIT_OK;
+  }
+}
+
+/* --min-boundaries may only raise what --p-value needs; --p-value 0 could
+ * never be reached. Returns -1, or the usage error's exit code. */
+static int diff_check_significance(struct cli_args *args, const struct diff_options *o,
+                                   int min_given)
+{
+  if (!(o->max_p_value > 0))
+    return cli_usage_error(args, "--p-value must be above 0: no trend could ever reach 0");
+  size_t needed = diff_trend_boundaries_needed(o->max_p_value);
+  if (min_given && o->min_boundaries < needed)
+    return cli_usage_error(args,
+                           "--min-boundaries %zu is below %zu, the fewest boundaries at which "
+                           "a trend can reach --p-value %g; give %zu or more, or a larger "
+                           "--p-value",
+                           o->min_boundaries, needed, o->max_p_value, needed);
+  return -1;
+}
 
 /* Parses argv into command; returns -1 on success, else an exit code. */
 static int diff_parse(int argc, char **argv, struct diff_command *command)
 {
   struct cli_args args;
   struct diff_options *o = &command->options;
-  int options_done = 0, from_given = 0, to_given = 0;
-  const char *format = NULL;
+  int options_done = 0, from_given = 0, to_given = 0, min_given = 0;
+  const char *format = NULL, *allow_path = NULL;
   size_t jobs = (size_t)o->jobs;
   cli_args_init(&args, "diff", diff_usage_line, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
@@ -104,12 +141,15 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
                cli_option_text(&args, "--base", &command->base) ||
                cli_option_count(&args, "--jobs", 1, 256, &jobs) ||
                cli_option_count(&args, "-j", 1, 256, &jobs) ||
-               cli_option_count(&args, "--min-boundaries", 0, SIZE_MAX, &o->min_boundaries) ||
+               cli_option_count(&args, "--warmup", 0, SIZE_MAX, &o->warmup) ||
+               cli_option_text(&args, "--allow", &allow_path) ||
                cli_option_number(&args, "--p-value", 1, &o->max_p_value) ||
                cli_option_bytes(&args, "--min-growth", &o->min_growth_bytes) ||
                cli_option_number(&args, "--min-growth-fraction", 1, &o->min_growth_fraction) ||
                cli_option_number(&args, "--worse-ratio", HUGE_VAL, &o->worse_ratio)) {
       /* the value is in place, or the error reported */
+    } else if (cli_option_count(&args, "--min-boundaries", 0, SIZE_MAX, &o->min_boundaries)) {
+      min_given = 1;
     } else if (cli_option_count(&args, "--from", 0, SIZE_MAX, &o->range_from)) {
       from_given = 1;
     } else if (cli_option_count(&args, "--to", 0, SIZE_MAX, &o->range_to)) {
@@ -126,8 +166,25 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
   command->range_given = from_given;
   if (command->range_given && command->base)
     return cli_usage_error(&args, "--from/--to and --base cannot be combined");
+  if (command->range_given && o->warmup)
+    return cli_usage_error(&args, "--warmup and --from/--to cannot be combined: a range names "
+                                  "its boundaries");
   if (!command->path_count)
     return cli_usage_error(&args, "no capture given");
+  int checked = diff_check_significance(&args, o, min_given);
+  if (checked >= 0)
+    return checked;
+  if (allow_path) {
+    struct diff_error err;
+    enum diff_status status = diff_allow_load(allow_path, &command->allow, &err);
+    if (status == DIFF_ERROR_MEMORY) {
+      fputs("ljleak diff: out of memory\n", stderr);
+      return CLI_EXIT_RUNTIME;
+    }
+    if (status != DIFF_OK)
+      return cli_usage_error(&args, "%s", err.message);
+    o->allow = command->allow;
+  }
   return -1;
 }
 
@@ -142,7 +199,7 @@ static int diff_render(const struct diff_command *command, const struct diff_res
   int status = report_render(result, command->format, &options, output.file, error, sizeof error);
   if (cli_output_close(&output, status < 0 ? error : NULL) != CLI_EXIT_OK)
     return CLI_EXIT_RUNTIME;
-  return result->flagged ? CLI_EXIT_FLAGGED : CLI_EXIT_OK;
+  return cli_result_exit(result);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -159,6 +216,7 @@ int cmd_diff(int argc, char **argv)
   int parsed = diff_parse(argc, argv, &command);
   if (parsed >= 0) {
     free(command.paths);
+    diff_allow_free(command.allow);
     return parsed;
   }
   struct report_progress *progress = command.quiet ? NULL : report_progress_new(stderr);
@@ -182,6 +240,7 @@ int cmd_diff(int argc, char **argv)
   }
   report_progress_free(progress);
   free(command.paths);
+  diff_allow_free(command.allow);
   if (status != DIFF_OK) {
     fprintf(stderr, "ljleak diff: error: %s\n", err.message);
     if (status == DIFF_ERROR_USAGE)

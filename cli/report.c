@@ -1,4 +1,5 @@
 /* cli/report.c: ljleak report: renders a saved JSON diff result again, in any format. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,7 +8,7 @@
 
 static const char report_usage_line[] =
     "usage: ljleak report [--format text|html|json|junit|markdown] [-o FILE]\n"
-    "                     [--source-root DIR] RESULT.json\n";
+    "                     [--source-root DIR] [--warmup N] [--allow FILE] RESULT.json\n";
 
 static void report_usage(FILE *out)
 {
@@ -20,22 +21,55 @@ static void report_usage(FILE *out)
         "    -o, --output FILE   write to FILE instead of stdout\n"
         "    --source-root DIR   html: look for Lua sources under DIR (default: the\n"
         "                        current directory)\n"
+        "    --warmup N          decide the verdicts again from the saved series, with\n"
+        "                        the first N boundaries left out\n"
+        "    --allow FILE        decide again with this allow-list (PATTERN BUDGET # WHY\n"
+        "                        per line)\n"
         "    -h, --help          show this help\n"
         "\n"
-        "Text is coloured on a terminal unless NO_COLOR is set.\n"
+        "Text is coloured on a terminal unless NO_COLOR is set. Without --warmup or\n"
+        "--allow the saved verdicts are rendered as they are.\n"
         "\n"
-        "exit status: 0 nothing flagged, 1 the result has flagged sites, 2 usage\n"
-        "error, 3 unreadable input, 4 the output could not be written.\n",
+        "exit status: 0 nothing flagged, 1 the result has flagged sites, 5 inconclusive\n"
+        "(nothing flagged, but a site has no verdict, or there is no boundary), 2 usage\n"
+        "error (a malformed --allow file too), 3 unreadable input, 4 the output could\n"
+        "not be written.\n",
         out);
+}
+
+/* A failed diff_allow_load or diff_decide as an exit code (-1 for DIFF_OK). */
+static int report_failure(struct cli_args *args, enum diff_status status,
+                          const struct diff_error *err)
+{
+  if (status == DIFF_OK)
+    return -1;
+  if (status == DIFF_ERROR_MEMORY) {
+    fputs("ljleak report: out of memory\n", stderr);
+    return CLI_EXIT_RUNTIME;
+  }
+  return cli_usage_error(args, "%s", err->message);
+}
+
+/* --warmup and --allow: the saved verdicts decided again from the series. */
+static int report_decide(struct cli_args *args, struct diff_result *result, int warmup_given,
+                         size_t warmup, const struct diff_allow *allow)
+{
+  struct diff_error err;
+  struct diff_options options = result->options;
+  if (warmup_given)
+    options.warmup = warmup;
+  options.allow = allow;
+  return report_failure(args, diff_decide(result, &options, &err), &err);
 }
 
 int cmd_report(int argc, char **argv)
 {
   struct cli_args args;
   enum report_format format = REPORT_FORMAT_TEXT;
-  const char *output = NULL, *input = NULL, *format_name = NULL;
+  const char *output = NULL, *input = NULL, *format_name = NULL, *allow_path = NULL;
   struct report_options options = {0, NULL};
-  int options_done = 0;
+  int options_done = 0, warmup_given = 0;
+  size_t warmup = 0;
   cli_args_init(&args, "report", report_usage_line, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
     const char *arg = argv[args.index];
@@ -50,8 +84,11 @@ int cmd_report(int argc, char **argv)
         cli_bad_value(&args, "--format", format_name, "text, html, json, junit or markdown");
     } else if (!options_done && (cli_option_text(&args, "--output", &output) ||
                                  cli_option_text(&args, "-o", &output) ||
-                                 cli_option_text(&args, "--source-root", &options.source_root))) {
+                                 cli_option_text(&args, "--source-root", &options.source_root) ||
+                                 cli_option_text(&args, "--allow", &allow_path))) {
       /* the value is in place, or the error reported */
+    } else if (!options_done && cli_option_count(&args, "--warmup", 0, SIZE_MAX, &warmup)) {
+      warmup_given = 1;
     } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
       cli_unknown_option(&args);
     } else if (input) {
@@ -64,12 +101,27 @@ int cmd_report(int argc, char **argv)
     return CLI_EXIT_USAGE;
   if (!input)
     return cli_usage_error(&args, "no result file given");
+  struct diff_allow *allow = NULL;
+  struct diff_error err;
+  int failed = allow_path ? report_failure(&args, diff_allow_load(allow_path, &allow, &err), &err)
+                          : -1;
+  if (failed >= 0)
+    return failed;
 
   char error[512];
   struct diff_result result;
   if (report_read_json(input, &result, error, sizeof error) < 0) {
     fprintf(stderr, "ljleak report: error: %s\n", error);
+    diff_allow_free(allow);
     return CLI_EXIT_INPUT;
+  }
+  if (warmup_given || allow) {
+    failed = report_decide(&args, &result, warmup_given, warmup, allow);
+    diff_allow_free(allow);
+    if (failed >= 0) {
+      diff_result_free(&result);
+      return failed;
+    }
   }
   struct cli_output out;
   if (cli_output_open(&out, "report", output) != CLI_EXIT_OK) {
@@ -78,7 +130,7 @@ int cmd_report(int argc, char **argv)
   }
   options.color = format == REPORT_FORMAT_TEXT && report_color_wanted(out.file);
   int status = report_render(&result, format, &options, out.file, error, sizeof error);
-  int exit_code = result.flagged ? CLI_EXIT_FLAGGED : CLI_EXIT_OK;
+  int exit_code = cli_result_exit(&result);
   diff_result_free(&result);
   if (cli_output_close(&out, status < 0 ? error : NULL) != CLI_EXIT_OK)
     return CLI_EXIT_RUNTIME;

@@ -72,8 +72,71 @@ check trend-text 1 "$LJLEAK" diff -q "$SEGMENTS"
 expect trend-text-names-site "TRACE started at @segments.lua:14" "$OUT/trend-text.out"
 check files-in-order 1 "$LJLEAK" diff -q "$SEGMENTS"/seg-0001.bin "$SEGMENTS"/seg-0002.bin \
   "$SEGMENTS"/seg-0003.bin "$SEGMENTS"/seg-0004.bin "$SEGMENTS"/seg-0005.bin "$SEGMENTS"/seg-0006.bin
-check too-few-boundaries 0 "$LJLEAK" diff -q "$SEGMENTS"/seg-0001.bin "$SEGMENTS"/seg-0002.bin
-check stricter-p-value 0 "$LJLEAK" diff -q --p-value 0.0001 "$SEGMENTS"
+# No verdict without evidence: what rose over too few boundaries is undecided,
+# and the run is inconclusive (exit 5), never a pass.
+check too-few-boundaries 5 "$LJLEAK" diff -q "$SEGMENTS"/seg-0001.bin "$SEGMENTS"/seg-0002.bin
+expect too-few-boundaries-says-inconclusive "ljleak: INCONCLUSIVE: 2 sites rose by ≥ 4.0 KiB but 2 boundaries cannot show a trend at p ≤ 0.01; 5 are needed" "$OUT/too-few-boundaries.out"
+check four-boundaries 5 "$LJLEAK" diff -q "$SEGMENTS"/seg-0001.bin "$SEGMENTS"/seg-0002.bin \
+  "$SEGMENTS"/seg-0003.bin "$SEGMENTS"/seg-0004.bin
+if [ "$(head -n 1 "$OUT/four-boundaries.out")" = "ljleak: INCONCLUSIVE: 2 sites rose by ≥ 4.0 KiB but 4 boundaries cannot show a trend at p ≤ 0.01; 5 are needed" ] &&
+   sed -n 2p "$OUT/four-boundaries.out" | grep -q '^        what to do: run longer for more boundaries: `ljleak run --every BYTES`'; then
+  passed=$((passed + 1)); echo "ok   four-boundaries-lead-with-inconclusive-the-reason-and-what-to-do"
+else
+  failed=$((failed + 1)); echo "FAIL four-boundaries-lead-with-inconclusive: $(head -n 2 "$OUT/four-boundaries.out")"
+fi
+expect four-boundaries-list-the-undecided "undecided (rose, but the boundaries cannot show a trend yet):" "$OUT/four-boundaries.out"
+check four-boundaries-json 5 "$LJLEAK" diff -q --format json -o "$OUT/four.json" "$SEGMENTS"/seg-0001.bin \
+  "$SEGMENTS"/seg-0002.bin "$SEGMENTS"/seg-0003.bin "$SEGMENTS"/seg-0004.bin
+expect four-boundaries-json-outcome '"outcome": "inconclusive",' "$OUT/four.json"
+expect four-boundaries-json-undecided-count '"undecided": 2,' "$OUT/four.json"
+expect four-boundaries-json-verdict '"verdict": "undecided",' "$OUT/four.json"
+check four-boundaries-junit 5 "$LJLEAK" diff -q --format junit -o "$OUT/four.xml" "$SEGMENTS"/seg-0001.bin \
+  "$SEGMENTS"/seg-0002.bin "$SEGMENTS"/seg-0003.bin "$SEGMENTS"/seg-0004.bin
+if [ "$(grep -c '<error type="undecided"' "$OUT/four.xml")" = 2 ] && ! grep -q '<failure' "$OUT/four.xml"; then
+  passed=$((passed + 1)); echo "ok   four-boundaries-junit-has-an-error-per-undecided-site"
+else
+  failed=$((failed + 1)); echo "FAIL four-boundaries-junit-has-an-error-per-undecided-site"
+fi
+check one-boundary 5 "$LJLEAK" diff -q "$SEGMENTS"/seg-0001.bin
+expect one-boundary-says-why "ljleak: INCONCLUSIVE: the capture has 1 boundary; a change needs 2 to be measured, and a trend 5 to reach p ≤ 0.01" "$OUT/one-boundary.out"
+mkdir -p "$OUT/no-boundary"
+cp "$SEGMENTS"/seg-0001.bin "$OUT/no-boundary/seg-0001.bin.part"
+check no-boundary 5 "$LJLEAK" diff -q "$OUT/no-boundary"
+expect no-boundary-says-why "ljleak: INCONCLUSIVE: the capture has no boundary (no segment ended on a full GC cycle), so nothing was measured" "$OUT/no-boundary.out"
+check stricter-p-value 5 "$LJLEAK" diff -q --p-value 0.0001 "$SEGMENTS"
+expect stricter-p-value-needs-8 "6 boundaries cannot show a trend at p ≤ 0.0001; 8 are needed" "$OUT/stricter-p-value.out"
+check min-boundaries-raises 5 "$LJLEAK" diff -q --min-boundaries 8 "$SEGMENTS"
+check min-boundaries-at-what-p-needs 1 "$LJLEAK" diff -q --min-boundaries 5 "$SEGMENTS"
+check looser-p-value-needs-fewer 1 "$LJLEAK" diff -q --p-value 0.05 "$SEGMENTS"/seg-0001.bin \
+  "$SEGMENTS"/seg-0002.bin "$SEGMENTS"/seg-0003.bin "$SEGMENTS"/seg-0004.bin
+
+# --warmup: the first boundaries leave the verdicts, not the series.
+check warmup-2 5 "$LJLEAK" diff -q --warmup 2 --format json -o "$OUT/warmup.json" "$SEGMENTS"
+expect warmup-recorded '"warmup": 2' "$OUT/warmup.json"
+expect warmup-keeps-the-series '"series": [9643, 18255, 34849, 35269, 35584, 68670],' "$OUT/warmup.json"
+check warmup-text 5 "$LJLEAK" diff -q --warmup 2 "$SEGMENTS"
+expect warmup-text-says-so "6 boundaries (the first 2 warm-up, left out of the verdicts)" "$OUT/warmup-text.out"
+check warmup-all 5 "$LJLEAK" diff -q --warmup 6 "$SEGMENTS"
+
+# --allow: a site growing within its budget is allowed; past it, it still fails.
+printf '# the sessions table is bounded by the test harness\n@segments.lua:14 16k/boundary # sessions, capped at 100 by the harness\nTRACE started at @segments.lua:14 100k/boundary # the same, compiled\n' >"$OUT/allow-within.txt"
+check allow-within 0 "$LJLEAK" diff -q --allow "$OUT/allow-within.txt" --format json -o "$OUT/allow-within.json" "$SEGMENTS"
+expect allow-within-json-allowed '"allowed": true,' "$OUT/allow-within.json"
+expect allow-within-json-reason '"comment": "sessions, capped at 100 by the harness",' "$OUT/allow-within.json"
+expect allow-within-json-outcome '"outcome": "pass",' "$OUT/allow-within.json"
+check allow-within-text 0 "$LJLEAK" diff -q --allow="$OUT/allow-within.txt" "$SEGMENTS"
+expect allow-within-text-shows-the-reason "@segments.lua:14: growing, +8.4 KiB per boundary, within 16k/boundary ($OUT/allow-within.txt line 2: @segments.lua:14): sessions, capped at 100 by the harness" "$OUT/allow-within-text.out"
+printf '@segments.lua:14 16k/boundary # sessions\nTRACE started at @segments.lua:14 64k/boundary # compiled: past its budget\n' >"$OUT/allow-past.txt"
+check allow-past 1 "$LJLEAK" diff -q --allow "$OUT/allow-past.txt" --format junit -o "$OUT/allow-past.xml" "$SEGMENTS"
+if [ "$(grep -c '<failure' "$OUT/allow-past.xml")" = 1 ] && grep -q '<system-out>allowed: +8.4 KiB per boundary' "$OUT/allow-past.xml" &&
+   grep -q 'past its allowance: +85.7 KiB per boundary, past 64k/boundary' "$OUT/allow-past.xml"; then
+  passed=$((passed + 1)); echo "ok   allow-past-fails-only-the-site-past-its-budget"
+else
+  failed=$((failed + 1)); echo "FAIL allow-past-fails-only-the-site-past-its-budget"
+fi
+printf 'INTERNAL 1k/MB # interned strings grow with traffic\n' >"$OUT/allow-per-mb.txt"
+check allow-per-mb-without-work 2 "$LJLEAK" diff -q --allow "$OUT/allow-per-mb.txt" "$SEGMENTS"
+expect allow-per-mb-without-work-says-why "ljleak diff: error: $OUT/allow-per-mb.txt: line 1: budget '1k/MB' is per MB of work, but the capture does not record the bytes allocated at each boundary; give a budget per boundary (such as 4k/boundary)" "$OUT/allow-per-mb-without-work.err"
 check range 1 "$LJLEAK" diff -q --from 1 --to 6 --format json -o "$OUT/range.json" "$SEGMENTS"
 expect range-mode '"mode": "range"' "$OUT/range.json"
 check base-same 0 "$LJLEAK" diff -q --base "$SEGMENTS" "$SEGMENTS"
@@ -132,6 +195,30 @@ usage_error report-bad-value \
   "ljleak report: bad value 'pdf' for --format (text, html, json, junit or markdown)" \
   report --format pdf testdata/report/trend.json
 usage_error report-unknown-option "ljleak report: unknown option '--bogus'" report --bogus testdata/report/trend.json
+usage_error diff-min-boundaries-below-p-value \
+  "ljleak diff: --min-boundaries 4 is below 5, the fewest boundaries at which a trend can reach --p-value 0.01; give 5 or more, or a larger --p-value" \
+  diff --min-boundaries 4 "$SEGMENTS"
+usage_error diff-p-value-zero "ljleak diff: --p-value must be above 0: no trend could ever reach 0" \
+  diff --p-value 0 "$SEGMENTS"
+usage_error diff-warmup-with-range \
+  "ljleak diff: --warmup and --from/--to cannot be combined: a range names its boundaries" \
+  diff --warmup 1 --from 1 --to 6 "$SEGMENTS"
+printf '# ok\n@segments.lua:14 4x/boundary # sessions\n' >"$OUT/allow-bad.txt"
+usage_error diff-allow-malformed \
+  "ljleak diff: $OUT/allow-bad.txt: line 2: bad budget '4x/boundary' (bytes per boundary or per MB of work, such as 4k/boundary or 1k/MB)" \
+  diff --allow "$OUT/allow-bad.txt" "$SEGMENTS"
+printf '@segments.lua:14 4k/boundary\n' >"$OUT/allow-no-reason.txt"
+usage_error diff-allow-without-a-reason \
+  "ljleak diff: $OUT/allow-no-reason.txt: line 1: the rule needs a comment saying why the growth is allowed ('# why')" \
+  diff --allow "$OUT/allow-no-reason.txt" "$SEGMENTS"
+usage_error diff-allow-missing "ljleak diff: $OUT/no-such-allow.txt: No such file or directory" \
+  diff --allow "$OUT/no-such-allow.txt" "$SEGMENTS"
+usage_error report-allow-malformed \
+  "ljleak report: $OUT/allow-bad.txt: line 2: bad budget '4x/boundary' (bytes per boundary or per MB of work, such as 4k/boundary or 1k/MB)" \
+  report --allow "$OUT/allow-bad.txt" testdata/report/trend.json
+usage_error report-warmup-on-a-range \
+  "ljleak report: --warmup does not apply to a range result: a range names its boundaries" \
+  report --warmup 1 testdata/report/range.json
 usage_error run-missing-value "ljleak run: --sample needs a value" run --sample
 usage_error run-bad-value \
   "ljleak run: bad value '4x' for --sample (a byte count such as 4096, 64k, 8M or 1G)" \

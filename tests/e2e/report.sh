@@ -90,6 +90,71 @@ run "$tmp/clean.json" >"$tmp/clean.txt"
 check "clean_result_exits_0" test "$status" = 0
 check "clean_result_says_so" grep -q '^ljleak: no growing sites among 6$' "$tmp/clean.txt"
 
+# Inconclusive is a result of its own: exit 5, INCONCLUSIVE first; a flagged
+# site still wins (exit 1).
+run "$data/undecided.json" >"$tmp/undecided.txt"
+check "undecided_result_exits_5" test "$status" = 5
+check "undecided_text_matches_golden" cmp -s "$tmp/undecided.txt" "$data/undecided.txt"
+check "undecided_text_leads_with_inconclusive" sh -c "head -n 1 '$tmp/undecided.txt' | grep -q '^ljleak: INCONCLUSIVE: 1 site rose by'"
+run --format markdown "$data/undecided.json" >"$tmp/undecided.md"
+check "undecided_markdown_matches_golden" cmp -s "$tmp/undecided.md" "$data/undecided.md"
+run --format junit "$data/undecided.json" >"$tmp/undecided.xml"
+check "undecided_junit_matches_golden" cmp -s "$tmp/undecided.xml" "$data/undecided.junit.xml"
+check "undecided_junit_is_well_formed_xml" \
+  python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$tmp/undecided.xml"
+errors=$(python3 -c 'import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+print(len(d.getElementsByTagName("error")), len(d.getElementsByTagName("failure")))' "$tmp/undecided.xml")
+check "undecided_junit_has_one_error_and_no_failure" test "$errors" = "1 0"
+run --format html "$data/undecided.json" >"$tmp/undecided.html"
+check "undecided_html_leads_with_inconclusive" grep -q '<h1>INCONCLUSIVE</h1>' "$tmp/undecided.html"
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+for s in r["sites"]:
+    if s["name"] == "@app.lua:11":
+        s["verdict"] = "growing"
+json.dump(r, open(sys.argv[2], "w"))' "$data/undecided.json" "$tmp/flagged-and-undecided.json"
+run "$tmp/flagged-and-undecided.json" >"$tmp/flagged-and-undecided.txt"
+check "a_flagged_site_wins_over_undecided_ones" test "$status" = 1
+check "flagged_text_still_lists_the_undecided" grep -q '^undecided (rose, but the boundaries cannot show a trend yet):' "$tmp/flagged-and-undecided.txt"
+
+# A result saved before outcome, warmup and allow existed still renders, and
+# exits by its verdicts.
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+for key in ("outcome", "undecided", "outcome_reason"):
+    del r[key]
+del r["options"]["warmup"]
+for s in r["sites"]:
+    del s["allowed"], s["allow"]
+json.dump(r, open(sys.argv[2], "w"))' "$data/trend.json" "$tmp/old.json"
+run "$tmp/old.json" >"$tmp/old.txt"
+check "old_result_without_the_new_members_exits_by_its_verdicts" test "$status" = 1
+check "old_result_renders_as_before" cmp -s "$tmp/old.txt" "$data/trend.txt"
+
+# --warmup and --allow decide a saved result again from its series.
+capture=testdata/tarantool-memprof/segments
+"$LJLEAK" diff -q --format json "$capture" >"$tmp/six.json" 2>/dev/null
+run --warmup 2 "$tmp/six.json" >"$tmp/six-warmup.txt"
+check "report_warmup_decides_again_and_exits_5" test "$status" = 5
+check "report_warmup_says_why" grep -q '^ljleak: INCONCLUSIVE: 2 sites rose by ≥ 4.0 KiB but 4 boundaries after a warm-up of 2 cannot show a trend at p ≤ 0.01; 5 are needed$' "$tmp/six-warmup.txt"
+"$LJLEAK" diff -q --warmup 2 "$capture" >"$tmp/six-warmup-direct.txt" 2>/dev/null
+check "report_warmup_gives_what_diff_warmup_gives" cmp -s "$tmp/six-warmup.txt" "$tmp/six-warmup-direct.txt"
+run --warmup 2 --format json "$tmp/six.json" >"$tmp/six-warmup.json"
+check "report_warmup_is_recorded" grep -q '"warmup": 2$' "$tmp/six-warmup.json"
+run --warmup 0 "$tmp/six-warmup.json" >/dev/null
+check "report_warmup_0_decides_again_without_it" test "$status" = 1
+printf '@segments.lua:14 16k/boundary # sessions, capped by the harness\nTRACE started at @segments.lua:14 100k/boundary # the same, compiled\n' >"$tmp/allow.txt"
+run --allow "$tmp/allow.txt" "$tmp/six.json" >"$tmp/six-allowed.txt"
+check "report_allow_within_budget_exits_0" test "$status" = 0
+check "report_allow_shows_the_reason" grep -q 'within 16k/boundary (.*allow.txt line 1: @segments.lua:14): sessions, capped by the harness$' "$tmp/six-allowed.txt"
+printf '@segments.lua:14 1k/boundary # sessions\n' >"$tmp/allow-past.txt"
+run --allow "$tmp/allow-past.txt" "$tmp/six.json" >/dev/null
+check "report_allow_past_budget_exits_1" test "$status" = 1
+printf 'INTERNAL 1k/MB # interned strings\n' >"$tmp/allow-mb.txt"
+run --allow "$tmp/allow-mb.txt" "$tmp/six.json" >/dev/null 2>"$tmp/err"
+check "report_allow_per_mb_without_work_exits_2" test "$status" = 2
+check "report_allow_per_mb_without_work_says_why" grep -q "allow-mb.txt: line 1: budget '1k/MB' is per MB of work, but the capture does not record the bytes allocated at each boundary" "$tmp/err"
 # Usage errors exit 2 with a usage line; unreadable input exits 3 with FILE: byte N.
 run >/dev/null 2>"$tmp/err"
 check "no_file_is_a_usage_error" test "$status" = 2
