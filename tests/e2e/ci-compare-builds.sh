@@ -2,8 +2,9 @@
 # tests/e2e/ci-compare-builds.sh: ci/compare-builds end to end on the two
 # versions of testdata/apps/: v1 against v2 (which adds one leak, app.lua:41)
 # exits 1 with exactly that site failing in the JUnit report, as checkouts
-# and as shell commands with a workload; v1 against v1 exits 0; usage and
-# capture errors exit 2 and 3.
+# and as shell commands with a workload; v1 against v1 exits 0; an allowed
+# leak passes, an undecided one is inconclusive (5); usage and capture
+# errors exit 2 and 3.
 E2E_NAME=compare
 . tests/e2e/lib.sh
 export LJLEAK
@@ -26,6 +27,19 @@ ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 -
 check "missing_script_is_a_usage_error" test $? = 2
 ci/compare-builds --help | grep -q '^usage: compare-builds'
 check "help_prints_usage" test $? = 0
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script app.lua \
+  --warmup two -o "$tmp/x" >/dev/null 2>&1
+check "a_bad_warmup_is_a_usage_error" test $? = 2
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script app.lua \
+  --allow "$tmp/no-such-allow.txt" -o "$tmp/x" >/dev/null 2>&1
+check "a_missing_allow_file_is_a_usage_error" test $? = 2
+printf '# accepted growth\n@app.lua:41 4x/boundary # a typo in the budget\n' >"$tmp/bad-allow.txt"
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script app.lua \
+  --allow "$tmp/bad-allow.txt" -o "$tmp/bad-allow" >/dev/null 2>"$tmp/bad-allow.err"
+check "a_malformed_allow_file_is_a_usage_error" test $? = 2
+check "a_malformed_allow_file_is_named_with_its_line" \
+  grep -qx "compare-builds: $tmp/bad-allow.txt: line 2: bad budget '4x/boundary' (bytes per boundary or per MB of work, such as 4k/boundary or 1k/MB)" "$tmp/bad-allow.err"
+check "a_malformed_allow_file_fails_before_any_capture" test ! -e "$tmp/bad-allow/base"
 
 # v1 (steady) against v2 (one new leak), as two checkouts.
 ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script app.lua \
@@ -44,6 +58,35 @@ check "v1_against_v2_junit_failure_is_new" grep -q '<failure type="new"' "$tmp/v
 check "v1_against_v2_prints_the_text_report" grep -q '@app.lua:41' "$tmp/v1v2.out"
 check "v1_against_v2_markdown_names_the_leak" grep -q 'app.lua:41' "$tmp/v1v2/report.md"
 check "v1_against_v2_html_names_the_leak" grep -q 'app.lua:41' "$tmp/v1v2/report.html"
+
+# The same leak, allowed by an allow-list rule, with a warm-up: a pass that
+# says why; both options reach ljleak diff and the saved result.
+printf '@app.lua:41 1G/boundary # accepted in this test: the leak is known and bounded\n' >"$tmp/allow.txt"
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script app.lua \
+  --period 0.5 --warmup 1 --allow "$tmp/allow.txt" -o "$tmp/allowed" -- 6 \
+  >"$tmp/allowed.out" 2>"$tmp/allowed.err"
+status=$?
+check "an_allowed_leak_exits_0" test "$status" = 0
+show_on_failure "$status" 0 "$tmp/allowed.out" "$tmp/allowed.err"
+check "the_warmup_reaches_the_result" grep -q '"warmup": 1$' "$tmp/allowed/result.json"
+check "the_allowed_site_is_in_the_result" grep -q '"comment": "accepted in this test: the leak is known and bounded",' "$tmp/allowed/result.json"
+check "the_allowed_site_passes_in_junit_with_its_reason" \
+  grep -q '<system-out>allowed: .*accepted in this test: the leak is known and bounded</system-out>' "$tmp/allowed/junit.xml"
+
+# The same leak where a trend needs more boundaries than the captures have:
+# undecided, so the comparison is inconclusive (5), not a pass.
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script app.lua \
+  --period 0.5 --diff-option=--min-boundaries=100000 -o "$tmp/undecided" -- 6 \
+  >"$tmp/undecided.out" 2>"$tmp/undecided.err"
+status=$?
+check "an_undecided_comparison_exits_5" test "$status" = 5
+show_on_failure "$status" 5 "$tmp/undecided.out" "$tmp/undecided.err"
+check "an_undecided_comparison_prints_inconclusive_first" sh -c "head -n 1 '$tmp/undecided.out' | grep -q '^ljleak: INCONCLUSIVE: '"
+check "an_undecided_comparison_writes_every_report" \
+  sh -c "test -s '$tmp/undecided/report.md' && test -s '$tmp/undecided/report.html' && test -s '$tmp/undecided/junit.xml'"
+check "an_undecided_comparison_has_junit_errors_not_failures" \
+  sh -c "grep -q '<error type=\"undecided\"' '$tmp/undecided/junit.xml' && ! grep -q '<failure' '$tmp/undecided/junit.xml'"
+check "an_undecided_comparison_says_so" grep -q '^compare-builds: inconclusive: ' "$tmp/undecided.err"
 
 # v1 against v1, as two luajit command lines that would run for a minute,
 # captured for 6 s each (--duration): nothing new.
