@@ -424,7 +424,7 @@ int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
     return -1;
   }
   if (c->opt.edge_gc && gc_running(L))
-    boundary_collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
+    boundary_collect(c, L, CAPTURE_INDEX_CAUSE_EXIT);
   c->busy = 1;
   capture_stop(c, REASON_EXIT);
   c->busy = 0;

@@ -21,7 +21,7 @@ const char *capture_index_stop_reason_name(int reason)
 }
 
 static const char *const capture_index_cause_names[] = {
-  NULL, "gc", "start", "stop", "every", "call", "period"
+  NULL, "gc", "start", "stop", "every", "call", "period", "exit"
 };
 
 const char *capture_index_boundary_cause_name(int cause)

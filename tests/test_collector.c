@@ -722,9 +722,9 @@ static int count_cause(const struct capture_read *r, const char *cause)
 }
 
 /* ljleak run records a boundary at every GC cycle of the program, between
- * the forced cycles of the start (before the first event) and the stop
- * (after the last): each line counts at least one more cycle, and the last
- * has every cycle the capture saw. */
+ * the forced cycles of the start (before the first event) and the end of the
+ * script (after the last, cause exit): each line counts at least one more
+ * cycle, and the last has every cycle the capture saw. */
 START_TEST(test_boundary_at_every_gc_cycle_between_start_and_stop)
 {
   struct capture_read *r = run_and_read("boundaries", "--max-bytes 256k tests/lua/collector_jit.lua");
@@ -736,7 +736,7 @@ START_TEST(test_boundary_at_every_gc_cycle_between_start_and_stop)
   ck_assert_uint_eq(first->segment, 1);
   ck_assert_uint_eq(first->events, 0);
   ck_assert_uint_eq(first->gc_cycles, 0);
-  ck_assert_str_eq(last->cause, "stop");
+  ck_assert_str_eq(last->cause, "exit");  /* the script ended: ljleak run's stop */
   ck_assert_uint_eq(last->segment, (uint64_t)r->segments);
   ck_assert_uint_eq(last->events, r->index_events[r->segments - 1]);
   ck_assert_uint_eq(last->gc_cycles, r->gc_cycles[r->segments - 1]);
@@ -793,7 +793,7 @@ START_TEST(test_every_forces_boundaries_by_work)
 END_TEST
 
 /* A 20 ms run that completes no GC cycle of its own still has two exact
- * boundaries: the start's and the stop's. */
+ * boundaries: the start's and the end's. */
 START_TEST(test_short_run_without_cycles_has_a_first_and_a_last_boundary)
 {
   struct capture_read *r = run_and_read("short", "tests/lua/collector_short.lua");
@@ -803,7 +803,7 @@ START_TEST(test_short_run_without_cycles_has_a_first_and_a_last_boundary)
   ck_assert_str_eq(r->boundaries[0].cause, "start");
   ck_assert_str_eq(r->boundaries[1].cause, "gc");
   ck_assert_uint_lt(r->boundaries[1].events, r->boundaries[2].events / 4);
-  ck_assert_str_eq(r->boundaries[2].cause, "stop");
+  ck_assert_str_eq(r->boundaries[2].cause, "exit");
   ck_assert_uint_gt(r->boundaries[2].events, 100);
   ck_assert_uint_gt(r->boundaries[2].allocated, 100 * 256);
   free(r);
@@ -850,7 +850,7 @@ START_TEST(test_sampled_capture_records_boundaries)
   assert_boundaries_consistent(r);
   ck_assert_int_ge(r->nboundaries, 5);
   ck_assert_str_eq(r->boundaries[0].cause, "start");
-  ck_assert_str_eq(r->boundaries[r->nboundaries - 1].cause, "stop");
+  ck_assert_str_eq(r->boundaries[r->nboundaries - 1].cause, "exit");
   free(r);
 }
 END_TEST
