@@ -1,4 +1,4 @@
-/* diff/aggregate.c: merges segment aggregates in order into per-site series; reads segments on worker threads. */
+/* diff/aggregate.c: merges pieces of segments in order into per-site series; reads segments on worker threads. */
 #include "diff/aggregate.h"
 
 #include <pthread.h>
@@ -133,6 +133,26 @@ static int aggregate_boundary(struct aggregate *aggregate)
   return 0;
 }
 
+/* Adds what a piece's sites did: the blocks born in the segment moved live
+ * bytes by what they allocated less what they freed. */
+static void aggregate_piece_sites(struct aggregate *aggregate, const struct segment_aggregate *segment,
+                                  size_t from, size_t to, const uint32_t *global)
+{
+  for (size_t i = from; i < to; i++) {
+    const struct segment_piece_site *entry = &segment->piece_sites[i];
+    struct aggregate_site *site = &aggregate->data[global[entry->site]];
+    const struct segment_site *stats = &entry->stats;
+    site->live_bytes += stats->alloc_bytes - stats->free_bytes;
+    site->live_blocks += stats->allocs - stats->frees;
+    site->young_bytes += stats->young_bytes;
+    site->young_blocks += stats->young_blocks;
+    site->segment_alloc_bytes += stats->alloc_bytes;
+    site->segment_free_bytes += stats->free_bytes;
+    site->allocs += stats->allocs;
+    site->frees += stats->frees;
+  }
+}
+
 int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate *segment)
 {
   size_t local_count = segment->sites.count;
@@ -145,72 +165,56 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
       free(global);
       return -1;
     }
-  /* One step per touched address: the block the capture held there (if any)
-   * ended in this segment; a block live at the segment's end is born. The
+  /* Piece by piece: one step per address first touched in it (the block
+   * the capture held there, if any, ended in this piece; the address then
+   * holds what it holds at the segment's end, since no later step of this
+   * segment looks at it again), then its sites, then its boundary. The
    * capture's slots are prefetched AGGREGATE_AHEAD addresses ahead. */
-  const struct live_map *touched = &segment->touched;
+  const struct segment_touch *touches = segment->touches;
+  size_t touch_count = segment->touch_count;
   struct live_map *live = &aggregate->live;
-  size_t slot_count = touched->count ? touched->mask + 1 : 0;
-  size_t hashes[AGGREGATE_AHEAD] = {0};
-  for (size_t i = 0; i < AGGREGATE_AHEAD && i < slot_count; i++)
-    if (touched->slots[i].address) {
-      hashes[i] = live_map_hash(touched->slots[i].address);
-      live_map_prefetch(live, hashes[i]);
-    }
-  for (size_t i = 0; i < slot_count; i++) {
-    const struct live_block *block = &touched->slots[i];
-    size_t hash = block->address ? hashes[i & (AGGREGATE_AHEAD - 1)] : 0;
-    size_t ahead = i + AGGREGATE_AHEAD;
-    if (ahead < slot_count && touched->slots[ahead].address) {
-      hashes[ahead & (AGGREGATE_AHEAD - 1)] = live_map_hash(touched->slots[ahead].address);
-      live_map_prefetch(live, hashes[ahead & (AGGREGATE_AHEAD - 1)]);
-    }
-    if (!block->address)
-      continue;
-    struct live_block *slot = live_map_find_hashed(live, block->address, hash);
-    if (slot)
-      aggregate_end_block(aggregate, slot);
-    if (block->site == LIVE_MAP_DEAD) {
+  for (size_t i = 0; i < AGGREGATE_AHEAD && i < touch_count; i++)
+    live_map_prefetch(live, touches[i].hash);
+  size_t t = 0, s = 0;
+  for (size_t p = 0; p < segment->piece_count; p++) {
+    const struct segment_piece *piece = &segment->pieces[p];
+    for (; t < piece->touches_end; t++) {
+      const struct segment_touch *touch = &touches[t];
+      if (t + AGGREGATE_AHEAD < touch_count)
+        live_map_prefetch(live, touches[t + AGGREGATE_AHEAD].hash);
+      struct live_block *slot = live_map_find_hashed(live, touch->address, touch->hash);
       if (slot)
-        live_map_remove_slot(live, slot);
-      continue;
-    }
-    if (!slot) {
-      int created;
-      slot = live_map_insert_hashed(live, block->address, hash, &created);
+        aggregate_end_block(aggregate, slot);
+      if (touch->site == LIVE_MAP_DEAD) {
+        if (slot)
+          live_map_remove_slot(live, slot);
+        continue;
+      }
       if (!slot) {
+        int created;
+        slot = live_map_insert_hashed(live, touch->address, touch->hash, &created);
+        if (!slot) {
+          free(global);
+          return -1;
+        }
+      }
+      slot->site = global[touch->site];
+      if (live_map_set_size(live, slot, touch->size) < 0) {
+        live_map_remove_slot(live, slot);
         free(global);
         return -1;
       }
     }
-    uint64_t size = live_map_size(touched, block);
-    slot->site = global[block->site & LIVE_MAP_SITE_MASK];
-    if (live_map_set_size(live, slot, size) < 0) {
-      live_map_remove_slot(live, slot);
+    aggregate_piece_sites(aggregate, segment, s, piece->sites_end, global);
+    s = piece->sites_end;
+    if (piece->boundary_end && aggregate_boundary(aggregate) < 0) {
       free(global);
       return -1;
     }
-    struct aggregate_site *owner = &aggregate->data[slot->site];
-    uint64_t bytes = sampling_bytes(aggregate->sample, size);
-    uint64_t blocks = sampling_blocks(aggregate->sample, size);
-    owner->live_bytes += bytes;
-    owner->live_blocks += blocks;
-    if (block->site & LIVE_MAP_YOUNG) {
-      owner->young_bytes += bytes;
-      owner->young_blocks += blocks;
-    }
-  }
-  for (size_t i = 0; i < local_count; i++) {
-    struct aggregate_site *site = &aggregate->data[global[i]];
-    const struct segment_site *stats = &segment->stats[i];
-    site->segment_alloc_bytes += stats->alloc_bytes;
-    site->segment_free_bytes += stats->free_bytes;
-    site->allocs += stats->allocs;
-    site->frees += stats->frees;
   }
   free(global);
   aggregate->events += segment->events;
-  return segment->cut_short ? 0 : aggregate_boundary(aggregate);
+  return 0;
 }
 
 /* ---- Reading a capture ---------------------------------------------------- */
@@ -221,22 +225,87 @@ static void aggregate_fail_memory(struct diff_error *err)
   snprintf(err->message, sizeof err->message, "out of memory");
 }
 
+/* Reads segment index of capture into segment (fresh), piece by piece from
+ * one stream: each piece up to its boundary line, which it must reach. A
+ * stream that ends first is an error at that line, but for a .part (a
+ * killed process), whose boundaries from there on are dropped, with the
+ * warning in dropped (else left empty). */
+static enum diff_status aggregate_read_segment(const struct capture *capture, size_t index,
+                                               struct segment_aggregate *segment, uint64_t sample,
+                                               char *dropped, size_t dropped_size,
+                                               struct diff_error *err)
+{
+  const struct capture_segment *owner = &capture->segments[index];
+  dropped[0] = '\0';
+  struct segment_stream stream;
+  enum diff_status status = segment_stream_open(&stream, owner->path, err);
+  for (size_t p = owner->first_piece; status == DIFF_OK && p < owner->first_piece + owner->piece_count;
+       p++) {
+    const struct capture_piece *piece = &capture->pieces[p];
+    uint64_t before = segment->events;
+    segment->young_from = piece->young_from == UINT64_MAX ? UINT64_MAX : before + piece->young_from;
+    status = segment_aggregate_read_piece(segment, &stream, piece->limit, sample, err);
+    if (status != DIFF_OK)
+      break;
+    int reached = piece->boundary == CAPTURE_NO_BOUNDARY || segment->events - before == piece->limit;
+    if (!reached && !owner->partial) {
+      const struct capture_boundary *boundary = &capture->boundaries[piece->boundary];
+      err->status = status = DIFF_ERROR_INPUT;
+      snprintf(err->message, sizeof err->message,
+               "%s: byte %zu: boundary line: event %llu is past the end of %s (%llu events)",
+               capture->index_path, boundary->offset, (unsigned long long)boundary->events,
+               owner->path, (unsigned long long)segment->events);
+      break;
+    }
+    if (segment_aggregate_end_piece(segment, piece->boundary_end && reached, sample) < 0) {
+      aggregate_fail_memory(err);
+      status = err->status;
+      break;
+    }
+    if (!reached) {  /* the .part ends here, on no GC cycle: its boundaries from here on are dropped */
+      size_t last = piece->boundary;
+      while (last + 1 < capture->boundary_count && capture->boundaries[last + 1].segment == index)
+        last++;
+      snprintf(dropped, dropped_size,
+               "%s: byte %zu: boundary line: event %llu is past the end of %s (%llu events): "
+               "boundaries %zu to %zu are dropped",
+               capture->index_path, capture->boundaries[piece->boundary].offset,
+               (unsigned long long)capture->boundaries[piece->boundary].events, owner->path,
+               (unsigned long long)segment->events, piece->boundary + 1, last + 1);
+      break;
+    }
+  }
+  segment_stream_close(&stream);
+  if (status == DIFF_OK)
+    segment_aggregate_finish(segment);
+  return status;
+}
+
+/* A warning about a cut: to options->warn, or an error under options->strict. */
+static enum diff_status aggregate_warn(struct capture *capture, const char *warning,
+                                       const struct diff_options *options, struct diff_error *err)
+{
+  capture->info.truncated = 1;
+  if (options->strict) {
+    err->status = DIFF_ERROR_TRUNCATED;
+    snprintf(err->message, sizeof err->message, "%s", warning);
+    return err->status;
+  }
+  if (options->warn)
+    options->warn(options->warn_context, warning);
+  return DIFF_OK;
+}
+
 /* A read segment: warn about a cut, then merge. */
 static enum diff_status aggregate_take(struct aggregate *aggregate, struct capture *capture,
-                                       struct segment_aggregate *segment,
+                                       struct segment_aggregate *segment, const char *dropped,
                                        const struct diff_options *options,
                                        struct diff_error *err)
 {
-  if (segment->truncated) {
-    capture->info.truncated = 1;
-    if (options->strict) {
-      err->status = DIFF_ERROR_TRUNCATED;
-      snprintf(err->message, sizeof err->message, "%s", segment->warning);
-      return err->status;
-    }
-    if (options->warn)
-      options->warn(options->warn_context, segment->warning);
-  }
+  if (segment->truncated && aggregate_warn(capture, segment->warning, options, err) != DIFF_OK)
+    return err->status;
+  if (dropped[0] && aggregate_warn(capture, dropped, options, err) != DIFF_OK)
+    return err->status;
   if (aggregate_merge(aggregate, segment) < 0) {
     aggregate_fail_memory(err);
     return err->status;
@@ -254,6 +323,7 @@ static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct
     aggregate_fail_memory(err);
     return err->status;
   }
+  char dropped[512];
   for (size_t i = 0; i < capture->count; i++) {
     enum diff_status status = DIFF_OK;
     if (i && segment_aggregate_reset(&segment) < 0) {
@@ -261,13 +331,10 @@ static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct
       status = err->status;
     }
     if (status == DIFF_OK)
-    {
-      segment.young_from = capture->segments[i].young_from;
-      segment.cut_short = capture->segments[i].cut_short;
-      status = segment_aggregate_read(&segment, capture->segments[i].path, aggregate->sample, err);
-    }
+      status = aggregate_read_segment(capture, i, &segment, aggregate->sample, dropped,
+                                      sizeof dropped, err);
     if (status == DIFF_OK)
-      status = aggregate_take(aggregate, capture, &segment, options, err);
+      status = aggregate_take(aggregate, capture, &segment, dropped, options, err);
     if (status != DIFF_OK) {
       segment_aggregate_release(&segment);
       return status;
@@ -280,16 +347,18 @@ static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct
   return DIFF_OK;
 }
 
-/* Workers claim segments in order and read them; the main thread merges them
- * in order. A worker waits before claiming a segment more than `window`
- * ahead of the merge, which bounds memory to window segment aggregates.
- * Merged aggregates go back to a pool and are emptied by the worker that
- * takes one, so their tables keep their size from segment to segment and the
- * main thread only merges. */
+/* Workers claim segments in order and read each one whole, piece by piece
+ * from one stream; the main thread merges them in order. A worker waits
+ * before claiming a segment more than `window` ahead of the merge, which
+ * bounds memory to window segment aggregates, however many pieces boundary
+ * lines cut them into. Merged aggregates go back to a pool and are emptied
+ * by the worker that takes one, so their tables keep their size from
+ * segment to segment and the main thread only merges. */
 struct pipeline_slot {
   struct segment_aggregate *segment;  /* owned while ready is 1 */
   enum diff_status status;
   struct diff_error error;
+  char dropped[512];                  /* boundaries of a .part dropped: the warning, or "" */
   int ready;
 };
 
@@ -356,14 +425,11 @@ static void *pipeline_worker(void *argument)
 
     struct pipeline_slot *slot = &pipeline->slots[index];
     slot->segment = pipeline_take_aggregate(spare);
-    if (!slot->segment) {
+    if (!slot->segment)
       pipeline_fail_memory(slot);
-    } else {
-      slot->segment->young_from = pipeline->capture->segments[index].young_from;
-      slot->segment->cut_short = pipeline->capture->segments[index].cut_short;
-      slot->status = segment_aggregate_read(slot->segment, pipeline->capture->segments[index].path,
-                                            pipeline->sample, &slot->error);
-    }
+    else
+      slot->status = aggregate_read_segment(pipeline->capture, index, slot->segment, pipeline->sample,
+                                            slot->dropped, sizeof slot->dropped, &slot->error);
     pthread_mutex_lock(&pipeline->lock);
     slot->ready = 1;
     pthread_cond_broadcast(&pipeline->changed);
@@ -412,7 +478,7 @@ static enum diff_status aggregate_parallel(struct aggregate *aggregate, struct c
     if (status != DIFF_OK)
       *err = slot->error;
     else
-      status = aggregate_take(aggregate, capture, slot->segment, options, err);
+      status = aggregate_take(aggregate, capture, slot->segment, slot->dropped, options, err);
     pthread_mutex_lock(&pipeline.lock);
     if (slot->segment && pipeline.spare_count < pipeline.window)  /* always room: see window */
       pipeline.spare[pipeline.spare_count++] = slot->segment;
@@ -455,9 +521,13 @@ enum diff_status aggregate_capture(struct aggregate *aggregate, struct capture *
 {
   err->status = DIFF_OK;
   err->message[0] = '\0';
-  enum diff_status status = options->jobs > 1 && capture->count > 1
-                                ? aggregate_parallel(aggregate, capture, options, err)
-                                : aggregate_sequential(aggregate, capture, options, err);
+  enum diff_status status = DIFF_OK;
+  if (capture->dropped_warning)
+    status = aggregate_warn(capture, capture->dropped_warning, options, err);
+  if (status == DIFF_OK)
+    status = options->jobs > 1 && capture->count > 1
+                 ? aggregate_parallel(aggregate, capture, options, err)
+                 : aggregate_sequential(aggregate, capture, options, err);
   capture->info.events = aggregate->events;
   return status;
 }

@@ -1,4 +1,4 @@
-/* diff/aggregate.h: a whole capture aggregated: the live map carried across segments, a series per site. */
+/* diff/aggregate.h: a whole capture aggregated: the live map carried across pieces of segments, a series per site. */
 #ifndef LJLEAK_DIFF_AGGREGATE_H
 #define LJLEAK_DIFF_AGGREGATE_H
 
@@ -14,8 +14,8 @@
 /* A site across the capture. The series arrays hold one entry per boundary. */
 struct aggregate_site {
   uint64_t live_bytes, live_blocks;     /* now, young blocks included */
-  uint64_t young_bytes, young_blocks;   /* live blocks born young in the segment being merged */
-  uint64_t segment_alloc_bytes, segment_free_bytes;  /* within the segment being merged */
+  uint64_t young_bytes, young_blocks;   /* live blocks born young in the piece being merged */
+  uint64_t segment_alloc_bytes, segment_free_bytes;  /* since the last boundary */
   uint64_t allocs, frees;
   uint64_t *series_live_bytes, *series_live_blocks, *series_alloc_bytes, *series_free_bytes;
 };
@@ -34,13 +34,18 @@ struct aggregate {
 int aggregate_init(struct aggregate *aggregate, uint64_t sample);
 void aggregate_release(struct aggregate *aggregate);
 
-/* Merges the next segment (its boundary is the next one). Returns -1 when out of memory. */
+/* Merges the next segment, read and finished (segment_aggregate_finish): its
+ * pieces in order, each ending at the next boundary when it says so.
+ * Returns -1 when out of memory. */
 int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate *segment);
 
-/* Reads every segment of capture in order into aggregate, options->jobs at a
- * time, with at most jobs + 1 segments held at once. A cut segment calls
- * options->warn (or fails with DIFF_ERROR_TRUNCATED under options->strict)
- * and sets capture->info.truncated. */
+/* Reads every segment of capture in order into aggregate, each one's stream
+ * once, piece by piece (capture->pieces), options->jobs segments at a time,
+ * with at most jobs + 1 segments held at once. A cut segment, or boundary
+ * lines dropped past the end of a .part or pointing at a segment that is
+ * not there, call options->warn (or fail with DIFF_ERROR_TRUNCATED under
+ * options->strict) and set capture->info.truncated. A boundary line past
+ * the end of a listed segment's stream is an input error at its line. */
 enum diff_status aggregate_capture(struct aggregate *aggregate, struct capture *capture,
                                    const struct diff_options *options, struct diff_error *err);
 

@@ -6,6 +6,9 @@ diff_SRCS := diff/live_map.c diff/site_table.c diff/capture.c diff/segment.c dif
 TEST_SUITES += test_diff test_diff_trend
 test_diff_LIBS = diff format
 test_diff_trend_LIBS = diff format
+# boundary lines cut segments into pieces (tests/test_diff_boundary.c)
+TEST_SUITES += test_diff_boundary
+test_diff_boundary_LIBS = diff format
 # undecided sites, the outcome, the warm-up, deciding again (tests/test_diff_decide.c);
 # the allow-list (tests/test_diff_allow.c)
 TEST_SUITES += test_diff_decide test_diff_allow

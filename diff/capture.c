@@ -1,8 +1,9 @@
-/* diff/capture.c: lists a capture's segments: from its index (format/capture_index.h), or its segment files. */
+/* diff/capture.c: lists a capture's segments (from its index, format/capture_index.h, or its segment files), places its boundary lines, cuts the segments into pieces. */
 #include "diff/capture.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,7 @@ static int capture_add(struct capture *capture, size_t *capacity, char *path)
   memset(segment, 0, sizeof *segment);
   segment->path = path;
   segment->young_from = UINT64_MAX;  /* no young_from key: every live block counts */
+  segment->events = CAPTURE_UNKNOWN;
   return 0;
 }
 
@@ -83,6 +85,9 @@ static int capture_list_index(struct capture *capture, size_t *capacity, const c
       return -1;
     struct capture_segment *segment = &capture->segments[capture->count - 1];
     segment->listed = 1;
+    segment->seq = listed->seq;
+    if (listed->keys & CAPTURE_INDEX_SEGMENT_HAS_EVENTS)
+      segment->events = listed->events;
     segment->end_time = listed->end;
     segment->gc_cycles = listed->gc_cycles;
     segment->heap_bytes = listed->heap_bytes;
@@ -95,6 +100,172 @@ static int capture_list_index(struct capture *capture, size_t *capacity, const c
     }
     if ((listed->keys & CAPTURE_INDEX_SEGMENT_HAS_SAMPLE) && !info->sample_bytes)
       info->sample_bytes = listed->sample;
+  }
+  return 0;
+}
+
+/* An input error at a boundary line of the index. */
+static enum diff_status capture_line_fail(struct diff_error *err, const struct capture *capture,
+                                          size_t offset, const char *format, ...)
+  __attribute__((format(printf, 4, 5)));
+static enum diff_status capture_line_fail(struct diff_error *err, const struct capture *capture,
+                                          size_t offset, const char *format, ...)
+{
+  err->status = DIFF_ERROR_INPUT;
+  int n = snprintf(err->message, sizeof err->message, "%s: byte %zu: boundary line: ",
+                   capture->index_path, offset);
+  if (n >= 0 && (size_t)n < sizeof err->message) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(err->message + n, sizeof err->message - (size_t)n, format, args);
+    va_end(args);
+  }
+  return err->status;
+}
+
+/* The segment (from `from` on) whose stream a boundary line points into, or capture->count. */
+static size_t capture_find_segment(const struct capture *capture, size_t from, uint64_t seq)
+{
+  while (from < capture->count && (seq == 0 || capture->segments[from].seq != seq))
+    from++;
+  return from;
+}
+
+/* Places the index's boundary lines in the segments' streams: each in the
+ * listed segment (or the .part) its segment key names, at or after the
+ * boundary before it. Lines that point past the last listed segment of an
+ * index without a stop line, where no stream is (the process was killed
+ * while it finished that segment), are dropped with a warning; any other
+ * line out of place is an error at its offset. A cycle forced after the
+ * program ended (cause exit) is checked but is no boundary: the main
+ * chunk's locals were gone, so what they held would show as freed. */
+static enum diff_status capture_place_boundaries(struct capture *capture,
+                                                 const struct capture_index *index,
+                                                 struct diff_error *err)
+{
+  if (!index->boundary_count)
+    return DIFF_OK;
+  capture->boundaries = calloc(index->boundary_count, sizeof *capture->boundaries);
+  if (!capture->boundaries) {
+    capture_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", capture->index_path, "");
+    return err->status;
+  }
+  uint64_t last_listed = 0, last_seq = 0;
+  for (size_t i = 0; i < capture->count; i++)
+    if (capture->segments[i].listed)
+      last_listed = capture->segments[i].seq;
+  size_t at = 0, dropped_from = 0;
+  uint64_t at_events = 0;      /* the place of the line before */
+  int has_seq = 0, has_place = 0;
+  const char *exit_cause = capture_index_boundary_cause_name(CAPTURE_INDEX_CAUSE_EXIT);
+  for (size_t i = 0; i < index->boundary_count; i++) {
+    const struct capture_index_boundary *line = &index->boundaries[i];
+    if (line->keys & CAPTURE_INDEX_BOUNDARY_HAS_SEQ) {
+      if (has_seq && line->seq <= last_seq)
+        return capture_line_fail(err, capture, line->offset, "seq %llu does not follow seq %llu",
+                                 (unsigned long long)line->seq, (unsigned long long)last_seq);
+      has_seq = 1;
+      last_seq = line->seq;
+    }
+    size_t s = capture_find_segment(capture, at, line->segment);
+    if (s == capture->count && capture_find_segment(capture, 0, line->segment) < at)
+      return capture_line_fail(err, capture, line->offset,
+                               "segment %llu comes before the segment of the boundary before it",
+                               (unsigned long long)line->segment);
+    if (s == capture->count && !index->has_stop && line->segment > last_listed) {
+      dropped_from = i;
+      break;
+    }
+    if (s == capture->count)
+      return capture_line_fail(err, capture, line->offset, "segment %llu is not in the capture",
+                               (unsigned long long)line->segment);
+    const struct capture_segment *segment = &capture->segments[s];
+    if (has_place && at == s && line->events < at_events)
+      return capture_line_fail(err, capture, line->offset,
+                               "event %llu of segment %llu is before the boundary before it (event %llu)",
+                               (unsigned long long)line->events, (unsigned long long)line->segment,
+                               (unsigned long long)at_events);
+    if (segment->events != CAPTURE_UNKNOWN && line->events > segment->events)
+      return capture_line_fail(err, capture, line->offset,
+                               "event %llu is past the end of segment %llu (%llu events)",
+                               (unsigned long long)line->events, (unsigned long long)line->segment,
+                               (unsigned long long)segment->events);
+    at = s;
+    at_events = line->events;
+    has_place = 1;
+    dropped_from = i + 1;
+    if (line->cause && !strcmp(line->cause, exit_cause))
+      continue;
+    struct capture_boundary *boundary = &capture->boundaries[capture->boundary_count++];
+    boundary->segment = s;
+    boundary->events = line->events;
+    boundary->young_from = line->young_from;
+    boundary->time = line->time;
+    boundary->gc_cycles = line->gc_cycles;
+    boundary->heap_bytes = line->heap_bytes;
+    boundary->allocated = line->allocated;
+    boundary->keys = line->keys;
+    boundary->forced = capture_index_boundary_cause_forced(line->cause);
+    boundary->offset = line->offset;
+  }
+  if (dropped_from < index->boundary_count) {
+    const struct capture_index_boundary *line = &index->boundaries[dropped_from];
+    char message[512];
+    snprintf(message, sizeof message,
+             "%s: byte %zu: boundary line: segment %llu is not in the capture (the process stopped "
+             "while it finished it): boundaries %zu to %zu are dropped",
+             capture->index_path, line->offset, (unsigned long long)line->segment,
+             capture->boundary_count + 1, capture->boundary_count + index->boundary_count - dropped_from);
+    if (!(capture->dropped_warning = capture_strdup(message))) {
+      capture_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", capture->index_path, "");
+      return err->status;
+    }
+  }
+  return DIFF_OK;
+}
+
+/* Cuts every segment into pieces: at its boundary lines, then from the last
+ * one to its end; a segment without boundary lines is one piece, whose end
+ * is a boundary (when the index has none at all, and it ended on a GC
+ * cycle) or not. 0, or -1 when out of memory. */
+static int capture_cut_pieces(struct capture *capture)
+{
+  capture->pieces = calloc(capture->count + capture->boundary_count, sizeof *capture->pieces);
+  if (!capture->pieces)
+    return -1;
+  size_t b = 0;
+  for (size_t i = 0; i < capture->count; i++) {
+    struct capture_segment *segment = &capture->segments[i];
+    segment->first_piece = capture->piece_count;
+    uint64_t start = 0;
+    for (; b < capture->boundary_count && capture->boundaries[b].segment == i; b++) {
+      const struct capture_boundary *boundary = &capture->boundaries[b];
+      struct capture_piece *piece = &capture->pieces[capture->piece_count++];
+      piece->segment = i;
+      piece->start = start;
+      piece->limit = boundary->events - start;
+      /* a cycle never starts before the boundary before it: if a line says
+       * otherwise, every block born in the piece is young */
+      piece->young_from = boundary->young_from == CAPTURE_INDEX_YOUNG_FROM_NONE ? UINT64_MAX
+                          : boundary->young_from > start                    ? boundary->young_from - start
+                                                                            : 0;
+      piece->boundary_end = 1;
+      piece->boundary = b;
+      start = boundary->events;
+    }
+    struct capture_piece *rest = &capture->pieces[capture->piece_count++];
+    rest->segment = i;
+    rest->start = start;
+    rest->limit = UINT64_MAX;
+    rest->boundary = CAPTURE_NO_BOUNDARY;
+    if (capture->boundary_count) {
+      rest->young_from = UINT64_MAX;  /* no boundary at its end: nothing is young */
+      rest->boundary_end = 0;
+    } else {
+      rest->young_from = segment->young_from;
+      rest->boundary_end = !segment->cut_short;
+    }
+    segment->piece_count = capture->piece_count - segment->first_piece;
   }
   return 0;
 }
@@ -166,14 +337,17 @@ static enum diff_status capture_open_directory(struct capture *capture, size_t *
   struct capture_index index;
   struct capture_index_error index_error;
   enum capture_index_status index_status = capture_index_read_file(&index, index_path, &index_error);
-  free(index_path);
+  if (index_status == CAPTURE_INDEX_OK)
+    capture->index_path = index_path;  /* for messages about its boundary lines */
+  else
+    free(index_path);
   char **names;
   size_t count;
   if (index_status == CAPTURE_INDEX_OK) {
-    int status = capture_list_index(capture, capacity, directory, &index);
-    capture_index_free(&index);
-    if (status < 0)
+    if (capture_list_index(capture, capacity, directory, &index) < 0) {
+      capture_index_free(&index);
       goto out_of_memory;
+    }
   } else if (index_status == CAPTURE_INDEX_MALFORMED) {
     capture_fail(err, DIFF_ERROR_INPUT, "%s%s", index_error.message, "");
     return err->status;
@@ -193,22 +367,35 @@ static enum diff_status capture_open_directory(struct capture *capture, size_t *
       }
     capture_free_names(names, count);
   }
-  /* A .part is the segment the process was writing when it stopped: the last one. */
+  /* A .part is the segment the process was writing when it stopped: the last
+   * one, whose seq follows the last listed one. */
+  uint64_t part_seq = 1;
+  for (size_t i = 0; i < capture->count; i++)
+    part_seq = capture->segments[i].seq + 1;
   if (capture_list_directory(directory, 0, &names, &count) < 0) {
     capture_free_names(names, count);
-    goto out_of_memory;
+    goto out_of_memory_index;
   }
   for (size_t i = 0; i < count; i++) {
     if (capture_add(capture, capacity, capture_join(directory, names[i])) < 0) {
       capture_free_names(names, count);
-      goto out_of_memory;
+      goto out_of_memory_index;
     }
-    capture->segments[capture->count - 1].partial = 1;
-    capture->segments[capture->count - 1].young_from = 0;  /* it ended on no GC cycle */
-    capture->segments[capture->count - 1].cut_short = 1;
+    struct capture_segment *part = &capture->segments[capture->count - 1];
+    part->partial = 1;
+    part->young_from = 0;  /* it ended on no GC cycle */
+    part->cut_short = 1;
+    part->seq = i == 0 ? part_seq : 0;
   }
   capture_free_names(names, count);
-  return DIFF_OK;
+  if (index_status != CAPTURE_INDEX_OK)
+    return DIFF_OK;
+  enum diff_status placed = capture_place_boundaries(capture, &index, err);
+  capture_index_free(&index);
+  return placed;
+out_of_memory_index:
+  if (index_status == CAPTURE_INDEX_OK)
+    capture_index_free(&index);
 out_of_memory:
   capture_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", directory, "");
   return err->status;
@@ -260,6 +447,11 @@ enum diff_status capture_open(struct capture *capture, const char *const *paths,
     segment->file_bytes = (uint64_t)st.st_size;
     capture->total_bytes += segment->file_bytes;
   }
+  if (capture_cut_pieces(capture) < 0) {
+    capture_release(capture);
+    capture_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
+    return err->status;
+  }
   return DIFF_OK;
 }
 
@@ -268,6 +460,10 @@ void capture_release(struct capture *capture)
   for (size_t i = 0; i < capture->count; i++)
     free(capture->segments[i].path);
   free(capture->segments);
+  free(capture->boundaries);
+  free(capture->pieces);
+  free(capture->index_path);
+  free(capture->dropped_warning);
   diff_capture_free(&capture->info);
   memset(capture, 0, sizeof *capture);
 }

@@ -1,4 +1,4 @@
-/* diff/capture.h: what a capture is made of: its segments in order, from an index, a directory or a file list. */
+/* diff/capture.h: what a capture is made of: its segments in order (from an index, a directory or a file list), its boundaries, and the pieces they cut the segments into. */
 #ifndef LJLEAK_DIFF_CAPTURE_H
 #define LJLEAK_DIFF_CAPTURE_H
 
@@ -6,6 +6,10 @@
 #include <stdint.h>
 
 #include "diff/diff.h"
+#include "format/capture_index.h"
+
+#define CAPTURE_NO_BOUNDARY SIZE_MAX
+#define CAPTURE_UNKNOWN UINT64_MAX  /* an event count the index does not give */
 
 struct capture_segment {
   char *path;
@@ -16,6 +20,35 @@ struct capture_segment {
   int listed;                 /* described by an index line */
   int partial;                /* a .part file: the segment being written when the process stopped */
   int cut_short;              /* ended on no GC cycle (complete=0, or a .part): its end is no boundary */
+  uint64_t seq;               /* its segment line's seq; a .part takes the one after the last listed */
+  uint64_t events;            /* events by its segment line, or CAPTURE_UNKNOWN */
+  size_t first_piece, piece_count;  /* its pieces in capture->pieces, in stream order */
+};
+
+/* A boundary line of the index, placed in a segment's stream. */
+struct capture_boundary {
+  size_t segment;             /* in capture->segments */
+  uint64_t events;            /* events of that segment before it */
+  uint64_t young_from;        /* events of that segment before its GC cycle started, or UINT64_MAX */
+  double time;
+  uint64_t gc_cycles, heap_bytes, allocated;
+  unsigned keys;              /* CAPTURE_INDEX_BOUNDARY_HAS_* (format/capture_index.h): what the line gave */
+  int forced;                 /* its cause was a cycle the collector forced */
+  size_t offset;              /* of its line in the index */
+};
+
+/* A piece of a segment's stream, read after the one before it from the same
+ * open stream and merged in order: the whole stream when the index has no
+ * boundary lines, else the events from one boundary line to the next (or to
+ * the stream's end). */
+struct capture_piece {
+  size_t segment;             /* in capture->segments */
+  uint64_t start;             /* its first event's index in the segment's stream */
+  uint64_t limit;             /* events to read; UINT64_MAX: up to the stream's end */
+  uint64_t young_from;        /* blocks born at or after this event of the piece (0-based) and
+                                 live at its end are young; UINT64_MAX: none */
+  int boundary_end;           /* its end is a boundary */
+  size_t boundary;            /* the boundary line it ends at (capture->boundaries), or CAPTURE_NO_BOUNDARY */
 };
 
 struct capture {
@@ -23,10 +56,23 @@ struct capture {
   size_t count;
   uint64_t total_bytes;
   struct diff_capture info;   /* the metadata, without boundaries or events yet */
+  char *index_path;           /* the index read, for messages about its lines; NULL if none */
+  /* The index's boundary lines, in order. When there are any, they are the
+   * capture's boundaries and no segment's end is one. */
+  struct capture_boundary *boundaries;
+  size_t boundary_count;
+  struct capture_piece *pieces;  /* every segment's pieces, in merge order */
+  size_t piece_count;
+  /* Boundary lines that point at a segment the capture does not have (the
+   * one a killed process was finishing): dropped, with this warning; or NULL. */
+  char *dropped_warning;
 };
 
-/* Lists the segments of paths: one directory, or segment files in order.
- * Returns DIFF_OK, or an error with a message. */
+/* Lists the segments of paths: one directory, or segment files in order;
+ * places the index's boundary lines in them and cuts them into pieces.
+ * Returns DIFF_OK, or an error with a message (a boundary line that points
+ * at no segment, past its segment's events or before the boundary before
+ * it: "DIR/index: byte N: boundary line: ..."). */
 enum diff_status capture_open(struct capture *capture, const char *const *paths, size_t count,
                               struct diff_error *err);
 

@@ -35,10 +35,53 @@ static int result_site_source(struct diff_site *site)
   return 0;
 }
 
+/* From the index's boundary lines (the first `boundaries`: the ones past the
+ * end of a .part are dropped): times, GC cycles, heap sizes and work done
+ * when every line gives them, and which cycles were forced. */
+static int result_boundary_lines(const struct capture *capture, struct diff_capture *info,
+                                 size_t boundaries)
+{
+  info->boundary_count = boundaries;
+  if (!boundaries)
+    return 0;
+  unsigned keys = ~0u;
+  int timed = 1;
+  for (size_t i = 0; i < boundaries; i++) {
+    keys &= capture->boundaries[i].keys;
+    timed &= capture->boundaries[i].time > 0;
+  }
+  if (timed && (keys & CAPTURE_INDEX_BOUNDARY_HAS_TIME) &&
+      !(info->boundary_times = malloc(boundaries * sizeof *info->boundary_times)))
+    return -1;
+  if (((keys & CAPTURE_INDEX_BOUNDARY_HAS_GC_CYCLES) &&
+       !(info->gc_cycles = malloc(boundaries * sizeof *info->gc_cycles))) ||
+      ((keys & CAPTURE_INDEX_BOUNDARY_HAS_HEAP_BYTES) &&
+       !(info->heap_bytes = malloc(boundaries * sizeof *info->heap_bytes))) ||
+      ((keys & CAPTURE_INDEX_BOUNDARY_HAS_ALLOCATED) &&
+       !(info->allocated = malloc(boundaries * sizeof *info->allocated))) ||
+      !(info->forced = malloc(boundaries * sizeof *info->forced)))
+    return -1;
+  for (size_t i = 0; i < boundaries; i++) {
+    const struct capture_boundary *line = &capture->boundaries[i];
+    if (info->boundary_times)
+      info->boundary_times[i] = line->time;
+    if (info->gc_cycles)
+      info->gc_cycles[i] = line->gc_cycles;
+    if (info->heap_bytes)
+      info->heap_bytes[i] = line->heap_bytes;
+    if (info->allocated)
+      info->allocated[i] = line->allocated;
+    info->forced[i] = (unsigned char)line->forced;
+  }
+  return 0;
+}
+
 /* Boundary times, GC cycles and heap sizes when the index gives them for every segment. */
 static int result_boundaries(const struct capture *capture, struct diff_capture *info,
                              size_t boundaries)
 {
+  if (capture->boundary_count)
+    return result_boundary_lines(capture, info, boundaries);
   info->boundary_count = boundaries;
   int timed = boundaries > 0, listed = boundaries > 0;
   for (size_t i = 0; i < boundaries && i < capture->count; i++) {

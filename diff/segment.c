@@ -1,4 +1,4 @@
-/* diff/segment.c: reads one segment into a partial aggregate: local sites, their churn, touched addresses. */
+/* diff/segment.c: reads a segment's stream, piece by piece, into a partial aggregate: local sites, their churn per piece, touched addresses. */
 #include "diff/segment.h"
 
 #include <stdio.h>
@@ -24,7 +24,6 @@ int segment_aggregate_init(struct segment_aggregate *segment)
 {
   memset(segment, 0, sizeof *segment);
   segment->young_from = UINT64_MAX;
-  segment->cut_short = 0;
   if (site_table_init(&segment->sites) < 0)
     return -1;
   if (live_map_init(&segment->touched) < 0) {
@@ -47,6 +46,10 @@ void segment_aggregate_release(struct segment_aggregate *segment)
   site_table_release(&segment->sites);
   live_map_release(&segment->touched);
   free(segment->stats);
+  free(segment->touches);
+  free(segment->pieces);
+  free(segment->piece_sites);
+  free(segment->young);
   free(segment->locations);
   free(segment->name);
   memset(segment, 0, sizeof *segment);
@@ -66,9 +69,34 @@ int segment_aggregate_reset(struct segment_aggregate *segment)
   segment->last_source = 0;
   segment->events = 0;
   segment->young_from = UINT64_MAX;
-  segment->cut_short = 0;
   segment->truncated = 0;
   segment->warning[0] = '\0';
+  segment->touch_count = segment->piece_count = segment->piece_site_count = 0;
+  segment->young_count = 0;
+  return 0;
+}
+
+/* Doubles a list of touches; out of line: it runs rarely. */
+static __attribute__((noinline)) int segment_list_grow(struct segment_touch **list, size_t *capacity)
+{
+  size_t grown = *capacity ? *capacity * 2 : 1024;
+  struct segment_touch *bigger = realloc(*list, grown * sizeof *bigger);
+  if (!bigger)
+    return -1;
+  *list = bigger;
+  *capacity = grown;
+  return 0;
+}
+
+/* Appends (address, hash) to a list of touches. */
+static inline int segment_list_add(struct segment_touch **list, size_t *count, size_t *capacity,
+                                   uint64_t address, size_t hash)
+{
+  if (*count == *capacity && segment_list_grow(list, capacity) < 0)
+    return -1;
+  struct segment_touch *touch = &(*list)[(*count)++];
+  touch->address = address;
+  touch->hash = hash;
   return 0;
 }
 
@@ -102,7 +130,11 @@ SEGMENT_HOT int segment_alloc(struct segment_aggregate *segment, uint32_t site,
   struct live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
   if (!block)
     return -1;
-  if (!created && block->site != LIVE_MAP_DEAD) {  /* an alloc over a live block closes it */
+  if (created) {
+    if (segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity,
+                         address, hash) < 0)
+      return -1;
+  } else if (block->site != LIVE_MAP_DEAD) {  /* an alloc over a live block closes it */
     struct segment_site *owner = &segment->stats[block->site & LIVE_MAP_SITE_MASK];
     uint64_t old_size = live_map_size(&segment->touched, block);
     owner->free_bytes += sampling_bytes(sample, old_size);
@@ -114,6 +146,9 @@ SEGMENT_HOT int segment_alloc(struct segment_aggregate *segment, uint32_t site,
   struct segment_site *stats = &segment->stats[site];
   stats->alloc_bytes += sampling_bytes(sample, size);
   stats->allocs += sampling_blocks(sample, size);
+  if (young && segment_list_add(&segment->young, &segment->young_count, &segment->young_capacity,
+                                address, hash) < 0)
+    return -1;
   return 0;
 }
 
@@ -130,7 +165,8 @@ SEGMENT_HOT int segment_free(struct segment_aggregate *segment, uint64_t address
     return -1;
   if (created) {
     block->site = LIVE_MAP_DEAD;
-    return 0;
+    return segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity,
+                            address, hash);
   }
   if (block->site != LIVE_MAP_DEAD) {
     struct segment_site *owner = &segment->stats[block->site & LIVE_MAP_SITE_MASK];
@@ -361,13 +397,43 @@ SEGMENT_HOT int segment_queue(struct segment_aggregate *segment, struct segment_
   return 0;
 }
 
-/* Reads every record: runs of events are decoded in place (decode.h) with
- * pext a constant, so that each event is decoded and queued in one pass;
- * symbols, refills, the end and errors come from memprof_reader_next.
- * Sets *status to the reader's final status; returns -1 when out of memory. */
+/* Decodes and queues the events of a span of the reader's window, as long
+ * as *n stays below stop when bounded; returns the bytes used. Inlined twice
+ * into the read loop, so that the loop that cannot reach stop in this span
+ * (each event is a byte at least) tests nothing more per event than it did
+ * before pieces. Sets *failed when out of memory. */
+SEGMENT_HOT size_t segment_queue_span(struct segment_aggregate *segment, struct segment_pending *ring,
+                                      const uint8_t *at, size_t span, int version, uint64_t *n,
+                                      uint64_t stop, int bounded, uint64_t young_n, uint64_t sample,
+                                      const struct memprof_symtab *symtab, int pext, int *failed)
+{
+  size_t used = 0;
+  uint64_t queued = *n;
+  while (used < span && (!bounded || queued < stop)) {
+    struct memprof_event event;
+    size_t length = memprof_decode_event(at + used, version, &event, pext);
+    if (!length)
+      break;
+    used += length;
+    if (segment_queue(segment, ring, queued, young_n, sample, symtab, &event) < 0) {
+      *failed = 1;
+      break;
+    }
+    queued++;
+  }
+  *n = queued;
+  return used;
+}
+
+/* Reads records up to limit events: runs of events are decoded in place
+ * (decode.h) with pext a constant, so that each event is decoded and queued
+ * in one pass; symbols, refills, the end and errors come from
+ * memprof_reader_next, which is not called once limit events are read (the
+ * next piece goes on from there). Sets *status to the reader's last status
+ * (MEMPROF_OK when it stopped at limit); returns -1 when out of memory. */
 static inline __attribute__((always_inline)) int
 segment_read_records(struct segment_aggregate *segment, struct memprof_reader *reader,
-                     struct memprof_symtab *symtab, uint64_t sample,
+                     struct memprof_symtab *symtab, uint64_t limit, uint64_t sample,
                      enum memprof_status *status, int pext)
 {
   struct segment_pending ring[SEGMENT_PENDING];
@@ -376,25 +442,17 @@ segment_read_records(struct segment_aggregate *segment, struct memprof_reader *r
   uint64_t young_n = segment->young_from > segment->events
                          ? segment->young_from - segment->events : 0;
   int failed = 0;
-  for (;;) {
+  while (n < limit) {
     const uint8_t *at;
     size_t span = memprof_reader_events_span(reader, &at);
     int version = memprof_reader_events_version(reader);
-    size_t used = 0;
-    while (used < span) {
-      struct memprof_event event;
-      size_t length = memprof_decode_event(at + used, version, &event, pext);
-      if (!length)
-        break;
-      used += length;
-      if (segment_queue(segment, ring, n, young_n, sample, symtab, &event) < 0) {
-        failed = 1;
-        break;
-      }
-      n++;
-    }
+    size_t used = limit - n > span
+                      ? segment_queue_span(segment, ring, at, span, version, &n, limit, 0, young_n,
+                                           sample, symtab, pext, &failed)
+                      : segment_queue_span(segment, ring, at, span, version, &n, limit, 1, young_n,
+                                           sample, symtab, pext, &failed);
     memprof_reader_consume(reader, used);
-    if (failed)
+    if (failed || n >= limit)
       break;
     *status = memprof_reader_next(reader, &record);
     if (*status != MEMPROF_OK)
@@ -427,45 +485,132 @@ segment_read_records(struct segment_aggregate *segment, struct memprof_reader *r
  * of every number; called only where the CPU has them. */
 MEMPROF_DECODE_BMI2 static int segment_read_bmi2(struct segment_aggregate *segment,
                                                  struct memprof_reader *reader,
-                                                 struct memprof_symtab *symtab, uint64_t sample,
-                                                 enum memprof_status *status)
+                                                 struct memprof_symtab *symtab, uint64_t limit,
+                                                 uint64_t sample, enum memprof_status *status)
 {
-  return segment_read_records(segment, reader, symtab, sample, status, 1);
+  return segment_read_records(segment, reader, symtab, limit, sample, status, 1);
 }
 
-enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const char *path,
-                                        uint64_t sample, struct diff_error *err)
+enum diff_status segment_stream_open(struct segment_stream *stream, const char *path,
+                                     struct diff_error *err)
 {
+  memset(stream, 0, sizeof *stream);
+  stream->path = path;
   struct memprof_error open_error;
-  struct memprof_reader *reader = memprof_reader_open(path, &open_error);
-  if (!reader) {
+  stream->reader = memprof_reader_open(path, &open_error);
+  if (!stream->reader) {
     err->status = open_error.status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
     snprintf(err->message, sizeof err->message, "%s", open_error.message);
     return err->status;
   }
-  struct memprof_symtab *symtab = memprof_symtab_new();
-  if (!symtab) {
-    memprof_reader_close(reader);
+  stream->symtab = memprof_symtab_new();
+  if (!stream->symtab) {
+    segment_stream_close(stream);
     return segment_out_of_memory(err, path);
   }
+  return DIFF_OK;
+}
+
+void segment_stream_close(struct segment_stream *stream)
+{
+  if (stream->symtab)
+    memprof_symtab_free(stream->symtab);
+  if (stream->reader)
+    memprof_reader_close(stream->reader);
+  memset(stream, 0, sizeof *stream);
+}
+
+/* list (of *capacity elements of size bytes) grown to hold one more, or
+ * NULL when out of memory (list is then unchanged). */
+static void *segment_grow(void *list, size_t *capacity, size_t size)
+{
+  size_t grown = *capacity ? *capacity * 2 : 64;
+  void *bigger = realloc(list, grown * size);
+  if (bigger)
+    *capacity = grown;
+  return bigger;
+}
+
+int segment_aggregate_end_piece(struct segment_aggregate *segment, int boundary_end,
+                                uint64_t sample)
+{
+  /* The piece's young blocks still live: young at its end, old from now on. */
+  for (size_t i = 0; i < segment->young_count; i++) {
+    const struct segment_touch *born = &segment->young[i];
+    struct live_block *block = live_map_find_hashed(&segment->touched, born->address, born->hash);
+    if (!block || block->site == LIVE_MAP_DEAD || !(block->site & LIVE_MAP_YOUNG))
+      continue;  /* died, or counted already (born twice at one address) */
+    block->site &= LIVE_MAP_SITE_MASK;
+    uint64_t size = live_map_size(&segment->touched, block);
+    struct segment_site *stats = &segment->stats[block->site];
+    stats->young_bytes += sampling_bytes(sample, size);
+    stats->young_blocks += sampling_blocks(sample, size);
+  }
+  segment->young_count = 0;
+  for (uint32_t site = 0; site < segment->sites.count; site++) {
+    struct segment_site *stats = &segment->stats[site];
+    if (!stats->alloc_bytes && !stats->allocs && !stats->free_bytes && !stats->frees &&
+        !stats->young_bytes && !stats->young_blocks)
+      continue;
+    if (segment->piece_site_count == segment->piece_site_capacity) {
+      struct segment_piece_site *bigger =
+          segment_grow(segment->piece_sites, &segment->piece_site_capacity, sizeof *bigger);
+      if (!bigger)
+        return -1;
+      segment->piece_sites = bigger;
+    }
+    struct segment_piece_site *entry = &segment->piece_sites[segment->piece_site_count++];
+    entry->site = site;
+    entry->stats = *stats;
+    memset(stats, 0, sizeof *stats);
+  }
+  if (segment->piece_count == segment->piece_capacity) {
+    struct segment_piece *bigger = segment_grow(segment->pieces, &segment->piece_capacity, sizeof *bigger);
+    if (!bigger)
+      return -1;
+    segment->pieces = bigger;
+  }
+  struct segment_piece *piece = &segment->pieces[segment->piece_count++];
+  piece->touches_end = segment->touch_count;
+  piece->sites_end = segment->piece_site_count;
+  piece->boundary_end = boundary_end;
+  return 0;
+}
+
+void segment_aggregate_finish(struct segment_aggregate *segment)
+{
+  for (size_t i = 0; i < segment->touch_count; i++) {
+    struct segment_touch *touch = &segment->touches[i];
+    const struct live_block *block = live_map_find_hashed(&segment->touched, touch->address, touch->hash);
+    touch->site = block->site == LIVE_MAP_DEAD ? LIVE_MAP_DEAD : block->site & LIVE_MAP_SITE_MASK;
+    touch->size = touch->site == LIVE_MAP_DEAD ? 0 : live_map_size(&segment->touched, block);
+  }
+}
+
+enum diff_status segment_aggregate_read_piece(struct segment_aggregate *segment,
+                                              struct segment_stream *stream, uint64_t limit,
+                                              uint64_t sample, struct diff_error *err)
+{
+  if (stream->ended || limit == 0)
+    return DIFF_OK;
+  struct memprof_reader *reader = stream->reader;
   enum memprof_status status = MEMPROF_OK;
   int read = memprof_reader_pext(reader)
-                 ? segment_read_bmi2(segment, reader, symtab, sample, &status)
-                 : segment_read_records(segment, reader, symtab, sample, &status, 0);
-  enum diff_status result = DIFF_OK;
+                 ? segment_read_bmi2(segment, reader, stream->symtab, limit, sample, &status)
+                 : segment_read_records(segment, reader, stream->symtab, limit, sample, &status, 0);
   if (read < 0)
-    result = segment_out_of_memory(err, path);
-  if (result == DIFF_OK && status == MEMPROF_TRUNCATED) {
+    return segment_out_of_memory(err, stream->path);
+  if (status == MEMPROF_OK)  /* stopped at limit: the stream goes on */
+    return DIFF_OK;
+  stream->ended = 1;
+  if (status == MEMPROF_TRUNCATED) {
     segment->truncated = 1;
-    snprintf(segment->warning, sizeof segment->warning, "%s",
-             memprof_reader_error(reader)->message);
-  } else if (result == DIFF_OK && status != MEMPROF_END) {
+    snprintf(segment->warning, sizeof segment->warning, "%s", memprof_reader_error(reader)->message);
+  } else if (status != MEMPROF_END) {
     const struct memprof_error *error = memprof_reader_error(reader);
     err->status = error->status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
     snprintf(err->message, sizeof err->message, "%s", error->message);
-    result = err->status;
+    return err->status;
   }
-  memprof_symtab_free(symtab);
-  memprof_reader_close(reader);
-  return result;
+  return DIFF_OK;
 }

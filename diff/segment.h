@@ -1,4 +1,4 @@
-/* diff/segment.h: one segment read on its own into a partial aggregate that the capture merges in order. */
+/* diff/segment.h: one segment's stream read on its own, piece by piece (from boundary to boundary), into a partial aggregate that the capture merges in order. */
 #ifndef LJLEAK_DIFF_SEGMENT_H
 #define LJLEAK_DIFF_SEGMENT_H
 
@@ -10,36 +10,72 @@
 #include "diff/site_table.h"
 #include "format/memprof.h"
 
-/* What a site did within the segment, counting only blocks born in it. */
+/* What a site did within the piece being read, counting only blocks born in
+ * the segment (what blocks born before it were is for the merge to know). */
 struct segment_site {
   uint64_t alloc_bytes, allocs;  /* every allocation (and the new half of every realloc) */
   uint64_t free_bytes, frees;    /* frees of blocks born in this segment */
+  uint64_t young_bytes, young_blocks;  /* counted when the piece ends: its young blocks */
+};
+
+/* A site's part in one piece, kept when the piece ends (sites that did
+ * nothing in it have none). */
+struct segment_piece_site {
+  uint32_t site;                 /* local */
+  struct segment_site stats;
+};
+
+/* An address the segment touched, in the order of its first touch, and what
+ * it holds when the segment ends (segment_aggregate_finish fills that). */
+struct segment_touch {
+  uint64_t address;
+  size_t hash;                   /* live_map_hash(address) */
+  uint64_t size;                 /* of the live block, 0 when dead */
+  uint32_t site;                 /* local site of the live block, or LIVE_MAP_DEAD */
+};
+
+/* A piece of the segment: the events from one boundary (or the segment's
+ * start) to the next (or the stream's end). */
+struct segment_piece {
+  size_t touches_end;            /* touches first touched in it: from the last piece's end to this */
+  size_t sites_end;              /* its piece sites: likewise */
+  int boundary_end;              /* its end is a boundary */
 };
 
 /* A segment's partial aggregate. A segment can be read without knowing what
  * came before: its events touch addresses, and what an address held before
  * the segment matters only for the first event that touches it. So the
- * reader keeps every address the segment touched in `touched`: blocks born
- * here and still live at the end carry their site, the others LIVE_MAP_DEAD.
- * Merging then costs one step per touched address, whatever the event count:
- * the block the capture held there (if any) ended in this segment (freed, or
- * closed by an alloc over it), and the live ones are born. Live blocks born
- * after the segment's final GC cycle started carry LIVE_MAP_YOUNG too. */
+ * reader keeps every address the segment touched in `touched`, and lists
+ * them in `touches` in the order of their first touch: the block the
+ * capture held at an address (if any) ended in the piece of that first
+ * touch (freed, or closed by an alloc over it). A piece's sites then say
+ * what the blocks born in the segment did in it: live bytes at its end move
+ * by what was allocated less what was freed. Merging costs one step per
+ * touched address and one per site of each piece, whatever the event count
+ * and however many pieces cut the segment. Live blocks born after the GC
+ * cycle of the boundary that ends their piece started carry LIVE_MAP_YOUNG
+ * until the piece ends, when they are counted as that piece's young ones. */
 struct segment_aggregate {
   struct site_table sites;       /* local site indices, by stable name */
-  struct segment_site *stats;    /* [sites.count] */
+  struct segment_site *stats;    /* [sites.count]: the piece being read */
   size_t stats_capacity;
   struct live_map touched;
-  uint64_t events;               /* alloc, free and realloc events */
-  /* Blocks born at event index young_from or later (0-based, counted as
-   * events is) are young: LIVE_MAP_YOUNG. UINT64_MAX: none. The reader sets
-   * it before segment_aggregate_read; init and reset make it UINT64_MAX. */
+  uint64_t events;               /* alloc, free and realloc events read */
+  /* Blocks born at event index young_from or later (0-based in the segment,
+   * counted as events is) are young: LIVE_MAP_YOUNG. UINT64_MAX: none. The
+   * reader sets it for each piece; init and reset make it UINT64_MAX. */
   uint64_t young_from;
-  /* The segment ended on no GC cycle (a stop, an exit, a kill): its events
-   * count, but its end is no boundary, since its garbage is still live. */
-  int cut_short;
   int truncated;                 /* the stream was cut; warning says where */
   char warning[512];
+
+  struct segment_touch *touches;
+  size_t touch_count, touch_capacity;
+  struct segment_piece *pieces;  /* ended pieces, in stream order */
+  size_t piece_count, piece_capacity;
+  struct segment_piece_site *piece_sites;
+  size_t piece_site_count, piece_site_capacity;
+  struct segment_touch *young;   /* births into LIVE_MAP_YOUNG in the piece being read (address, hash) */
+  size_t young_count, young_capacity;
 
   /* (source, location, line) -> local site, valid until the symbols change */
   struct segment_location *locations;
@@ -56,11 +92,41 @@ void segment_aggregate_release(struct segment_aggregate *segment);
 /* Empties segment for the next stream, keeping its memory. Returns -1 when out of memory. */
 int segment_aggregate_reset(struct segment_aggregate *segment);
 
-/* Reads the stream at path into segment (which must be fresh from init).
- * sample is the capture's sampling interval (0: none). Returns DIFF_OK (with
- * truncated set for a cut stream) or DIFF_ERROR_INPUT / DIFF_ERROR_MEMORY. */
-enum diff_status segment_aggregate_read(struct segment_aggregate *segment, const char *path,
-                                        uint64_t sample, struct diff_error *err);
+/* A segment's stream, open while its pieces are read: the reader, where it
+ * is, and the symbols seen so far, so that each piece goes on where the last
+ * one stopped and no piece reads the stream again from its start. */
+struct segment_stream {
+  struct memprof_reader *reader;
+  struct memprof_symtab *symtab;
+  const char *path;              /* not owned: for messages */
+  int ended;                     /* the stream's end (or the cut) was read: nothing more comes */
+};
+
+/* Opens the stream at path. Returns DIFF_OK, or DIFF_ERROR_INPUT /
+ * DIFF_ERROR_MEMORY with err filled (stream is then closed). */
+enum diff_status segment_stream_open(struct segment_stream *stream, const char *path,
+                                     struct diff_error *err);
+void segment_stream_close(struct segment_stream *stream);
+
+/* Reads the stream's next limit events (UINT64_MAX: up to its end) into
+ * segment, as part of the piece being read (segment->young_from set for
+ * it). Stops short of limit only at the stream's end: segment->events says
+ * how many were read, stream->ended is set, and segment->truncated for a
+ * cut stream. sample is the capture's sampling interval (0: none). Returns
+ * DIFF_OK or DIFF_ERROR_INPUT / DIFF_ERROR_MEMORY. */
+enum diff_status segment_aggregate_read_piece(struct segment_aggregate *segment,
+                                              struct segment_stream *stream, uint64_t limit,
+                                              uint64_t sample, struct diff_error *err);
+
+/* Ends the piece being read: its young blocks are counted (and old from
+ * now on), its sites kept; the next events start a new piece. boundary_end:
+ * the piece's end is a boundary. Returns -1 when out of memory. */
+int segment_aggregate_end_piece(struct segment_aggregate *segment, int boundary_end,
+                                uint64_t sample);
+
+/* After the last piece: what every touched address holds at the segment's
+ * end, for the merge. */
+void segment_aggregate_finish(struct segment_aggregate *segment);
 
 /* Applies one event (exposed for tests); site is a local site index, hash is
  * live_map_hash(address). Return -1 when out of memory. */

@@ -227,6 +227,8 @@ START_TEST(test_colliding_sites_keep_their_own_series_across_segments)
     uint64_t address_b = 0x9000 + 0x100 * (uint64_t)segment_number;
     ck_assert_int_eq(segment_aggregate_alloc(&segment, a, address_a, live_map_hash(address_a), 10, 0), 0);
     ck_assert_int_eq(segment_aggregate_alloc(&segment, b, address_b, live_map_hash(address_b), 1000, 0), 0);
+    ck_assert_int_eq(segment_aggregate_end_piece(&segment, 1, 0), 0);  /* the segment is one piece */
+    segment_aggregate_finish(&segment);
     ck_assert_int_eq(aggregate_merge(&aggregate, &segment), 0);
     segment_aggregate_release(&segment);
   }
