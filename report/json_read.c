@@ -175,6 +175,33 @@ static int read_uint_series(struct json_reader *r, const struct json_value *obje
   return 0;
 }
 
+/* An optional per-boundary array of booleans, as 0 and 1. */
+static int read_bool_series(struct json_reader *r, const struct json_value *object,
+                            const char *key, size_t expected, unsigned char **out)
+{
+  const struct json_value *v = json_object_get(object, key);
+  *out = NULL;
+  if (!v || v->type == JSON_NULL)
+    return 0;
+  if (v->type != JSON_ARRAY)
+    return reader_fail(r, v, "%s must be an array of booleans or null", key);
+  if (v->count != expected)
+    return reader_fail(r, v, "%s has %zu elements, expected %zu", key, v->count, expected);
+  unsigned char *values = calloc(v->count ? v->count : 1, sizeof *values);
+  if (!values)
+    return reader_fail(r, v, "out of memory");
+  for (size_t i = 0; i < v->count; i++) {
+    int flag = 0;
+    if (read_bool(r, &v->items[i], key, &flag) < 0) {
+      free(values);
+      return -1;
+    }
+    values[i] = (unsigned char)flag;
+  }
+  *out = values;
+  return 0;
+}
+
 /* Optional members: absent means zero or NULL. */
 #define OPTIONAL(object, key, reader, what, out)                                         \
   do {                                                                                    \
@@ -212,7 +239,9 @@ static int read_capture(struct json_reader *r, const struct json_value *v,
                          c->boundary_count);
   }
   if (read_uint_series(r, v, "gc_cycles", c->boundary_count, &c->gc_cycles) < 0 ||
-      read_uint_series(r, v, "heap_bytes", c->boundary_count, &c->heap_bytes) < 0)
+      read_uint_series(r, v, "heap_bytes", c->boundary_count, &c->heap_bytes) < 0 ||
+      read_uint_series(r, v, "boundary_allocated", c->boundary_count, &c->allocated) < 0 ||
+      read_bool_series(r, v, "boundary_forced", c->boundary_count, &c->forced) < 0)
     return -1;
   return 0;
 }

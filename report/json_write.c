@@ -158,6 +158,16 @@ static void put_double_array(struct json_writer *w, const char *key, const doubl
   putc(']', w->out);
 }
 
+static void put_bool_array(struct json_writer *w, const char *key, const unsigned char *values,
+                           size_t count)
+{
+  writer_key(w, key);
+  putc('[', w->out);
+  for (size_t i = 0; i < count; i++)
+    fputs(i ? (values[i] ? ", true" : ", false") : (values[i] ? "true" : "false"), w->out);
+  putc(']', w->out);
+}
+
 static void put_capture(struct json_writer *w, const char *key, const struct diff_capture *c)
 {
   writer_key(w, key);
@@ -173,6 +183,11 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
   put_double_array(w, "boundary_times", c->boundary_times, c->boundary_count);
   put_uint_array(w, "gc_cycles", c->gc_cycles, c->boundary_count);
   put_uint_array(w, "heap_bytes", c->heap_bytes, c->boundary_count);
+  /* From the index's boundary lines only; absent otherwise, as before them. */
+  if (c->allocated)
+    put_uint_array(w, "boundary_allocated", c->allocated, c->boundary_count);
+  if (c->forced)
+    put_bool_array(w, "boundary_forced", c->forced, c->boundary_count);
   put_double(w, "start_time", c->start_time);
   put_uint(w, "events", c->events);
   put_bool(w, "truncated", c->truncated);

@@ -425,6 +425,56 @@ START_TEST(test_json_round_trip_renders_identically_in_every_format)
 }
 END_TEST
 
+/* Work done and forced flags per boundary (from the index's boundary lines)
+ * round trip; a result without them writes neither member, as results did
+ * before there were boundary lines, and reads back without them. */
+START_TEST(test_json_boundary_allocated_and_forced_round_trip_and_are_optional)
+{
+  static uint64_t allocated[8] = {0, 1048576, 2097152, 3145728, 4194304, 5242880, 6291456, 7340032};
+  static unsigned char forced[8] = {1, 0, 0, 0, 1, 0, 0, 1};
+  struct diff_result r = trend_result();
+  char *plain = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  ck_assert_ptr_null(strstr(plain, "boundary_allocated"));
+  ck_assert_ptr_null(strstr(plain, "boundary_forced"));
+  struct diff_result back;
+  read_json_text(plain, &back);
+  ck_assert_ptr_null(back.capture.allocated);
+  ck_assert_ptr_null(back.capture.forced);
+  diff_result_free(&back);
+  free(plain);
+
+  r.capture.allocated = allocated;
+  r.capture.forced = forced;
+  char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(json, "\"boundary_allocated\": [0, 1048576, 2097152, 3145728, 4194304, "
+                                     "5242880, 6291456, 7340032]"));
+  const char *flags = strstr(json, "\"boundary_forced\": [true, false, false, false, true, false, false, true]");
+  ck_assert_ptr_nonnull(flags);
+  read_json_text(json, &back);
+  ck_assert_ptr_nonnull(back.capture.allocated);
+  ck_assert_ptr_nonnull(back.capture.forced);
+  for (size_t i = 0; i < 8; i++) {
+    ck_assert_uint_eq(back.capture.allocated[i], allocated[i]);
+    ck_assert_uint_eq(back.capture.forced[i], forced[i]);
+  }
+  diff_result_free(&back);
+
+  /* As many elements as boundaries, and booleans. */
+  size_t at = (size_t)(strchr(flags, '[') - json);
+  char *bad = malloc(strlen(json) + 64);
+  ck_assert_ptr_nonnull(bad);
+  snprintf(bad, strlen(json) + 64, "%.*s[true]%s", (int)at, json, strchr(json + at, ']') + 1);
+  char expected[128];
+  snprintf(expected, sizeof expected, "t.json: byte %zu: boundary_forced has 1 elements, expected 8", at);
+  expect_json_error(bad, expected);
+  snprintf(bad, strlen(json) + 64, "%.*s[1, 0, 0, 0, 1, 0, 0, 1]%s", (int)at, json, strchr(json + at, ']') + 1);
+  snprintf(expected, sizeof expected, "t.json: byte %zu: boundary_forced must be true or false", at + 1);
+  expect_json_error(bad, expected);
+  free(bad);
+  free(json);
+}
+END_TEST
+
 START_TEST(test_json_round_trip_keeps_every_field)
 {
   struct diff_result r = base_result();
@@ -822,6 +872,7 @@ int main(void)
   TCase *json = tcase_create("json");
   tcase_add_test(json, test_json_round_trip_renders_identically_in_every_format);
   tcase_add_test(json, test_json_round_trip_keeps_every_field);
+  tcase_add_test(json, test_json_boundary_allocated_and_forced_round_trip_and_are_optional);
   tcase_add_test(json, test_json_doubles_and_64_bit_integers_round_trip_exactly);
   tcase_add_test(json, test_json_reader_accepts_the_minimal_result);
   tcase_add_test(json, test_json_reader_keeps_a_saved_flagged_count_and_counts_a_missing_one);
