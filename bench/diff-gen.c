@@ -1,4 +1,4 @@
-/* bench/diff-gen.c: writes a synthetic capture (segments and index) for the diff benchmark. */
+/* bench/diff-gen.c: writes a synthetic capture (segments and index, with boundary lines when asked) for the diff benchmark. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -75,11 +75,35 @@ static void pick_location(struct generator *g, struct memprof_event *e)
   }
 }
 
-static int write_segment(struct generator *g, const char *path, uint64_t events)
+/* Boundary lines: one every `every` events of a segment (0: none), each
+ * written to the index before its segment's line, as the collector does. */
+struct boundaries {
+  FILE *index;
+  uint64_t every;
+  uint64_t seq, segment, per;
+  uint64_t allocated;            /* bytes allocated so far */
+};
+
+static void boundary_line(struct boundaries *b, uint64_t events)
+{
+  b->seq++;
+  double time = 1000.0 + 10.0 * (double)(b->segment - 1) + 10.0 * (double)events / (double)b->per;
+  uint64_t young = b->every / 8;
+  fprintf(b->index, "boundary\tseq=%" PRIu64 "\tsegment=%" PRIu64 "\tevents=%" PRIu64 "\ttime=%.3f"
+                    "\tgc_cycles=%" PRIu64 "\theap_bytes=%" PRIu64 "\tallocated=%" PRIu64
+                    "\tyoung_from=%" PRIu64 "\tcause=gc\n",
+          b->seq, b->segment, events, time, b->seq, (uint64_t)(OLD * 132 + YOUNG * 48),
+          b->allocated, events > young ? events - young : 0);
+}
+
+/* Writes a segment of events events (one more when the last one frees an
+ * old block first); returns how many it wrote, or 0 when it cannot. */
+static uint64_t write_segment(struct generator *g, const char *path, uint64_t events,
+                              struct boundaries *b)
 {
   FILE *f = fopen(path, "wb");
   if (!f)
-    return -1;
+    return 0;
   static uint8_t buffer[1 << 16];
   struct memprof_writer w;
   memprof_writer_init(&w, buffer, sizeof buffer, sink_file, f);
@@ -99,6 +123,7 @@ static int write_segment(struct generator *g, const char *path, uint64_t events)
   }
   memprof_writer_symtab_end(&w);
   memprof_writer_events_begin(&w);
+  uint64_t written = 0;
   for (uint64_t i = 0; i < events; i++) {
     struct memprof_event e;
     memset(&e, 0, sizeof e);
@@ -140,6 +165,8 @@ static int write_segment(struct generator *g, const char *path, uint64_t events)
         memprof_writer_event(&w, &f2);
         give_slot(g, g->old[victim]);
         i++;
+        if (++written % (b->every ? b->every : UINT64_MAX) == 0)
+          boundary_line(b, written);
       } else {
         victim = g->old_count++;
       }
@@ -166,21 +193,27 @@ static int write_segment(struct generator *g, const char *path, uint64_t events)
       }
     }
     memprof_writer_event(&w, &e);
+    b->allocated += e.new_size;
+    if (++written % (b->every ? b->every : UINT64_MAX) == 0)
+      boundary_line(b, written);
   }
   memprof_writer_epilogue(&w);
   int status = memprof_writer_flush(&w);
   if (fclose(f) != 0 || w.failed)
     status = -1;
-  return status;
+  return status == 0 ? written : 0;
 }
 
 int main(int argc, char **argv)
 {
-  if (argc != 4) {
-    fputs("usage: diff-gen SEGMENTS EVENTS_PER_SEGMENT DIR\n", stderr);
+  if (argc != 4 && argc != 5) {
+    fputs("usage: diff-gen SEGMENTS EVENTS_PER_SEGMENT DIR [BOUNDARY_EVERY]\n"
+          "  BOUNDARY_EVERY: a boundary line every that many events (default 0: none; segment\n"
+          "  ends are the boundaries)\n", stderr);
     return 2;
   }
   uint64_t segments = strtoull(argv[1], NULL, 10), per = strtoull(argv[2], NULL, 10);
+  uint64_t every = argc == 5 ? strtoull(argv[4], NULL, 10) : 0;
   const char *dir = argv[3];
   struct generator *g = calloc(1, sizeof *g);
   if (!g)
@@ -201,18 +234,23 @@ int main(int argc, char **argv)
   }
   fprintf(index, "ljleak-index\tversion=1\ncapture\tpid=1\thost=bench\tcommand=diff-gen\t"
                  "start=1000.0\tsample=0\tperiod=10\tmax_bytes=0\tgzip=0\n");
+  struct boundaries b = {index, every, 0, 0, per, 0};
+  uint64_t total = 0;
   for (uint64_t s = 1; s <= segments; s++) {
     snprintf(path, sizeof path, "%s/seg-%04" PRIu64 ".memprof", dir, s);
-    if (write_segment(g, path, per) < 0) {
+    b.segment = s;
+    uint64_t written = write_segment(g, path, per, &b);
+    if (!written) {
       fprintf(stderr, "diff-gen: cannot write %s\n", path);
       return 3;
     }
     fprintf(index, "segment\tseq=%" PRIu64 "\tfile=seg-%04" PRIu64 ".memprof\tstart=%.1f\tend=%.1f\t"
                    "events=%" PRIu64 "\tsample=0\tcomplete=1\n",
-            s, s, 1000.0 + 10.0 * (double)(s - 1), 1000.0 + 10.0 * (double)s, per);
+            s, s, 1000.0 + 10.0 * (double)(s - 1), 1000.0 + 10.0 * (double)s, written);
+    total += written;
   }
   fclose(index);
-  printf("%" PRIu64 "\n", segments * per);
+  printf("%" PRIu64 "\n", total);
   free(g->free_slots);
   free(g->old);
   free(g->old_size);
