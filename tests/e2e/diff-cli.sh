@@ -229,6 +229,66 @@ usage_error run-unknown-option "ljleak run: unknown option '--bogus'" run --bogu
 usage_error summary-unknown-option "ljleak summary: unknown option '--bogus'" summary --bogus "$SEGMENTS"/seg-0001.bin
 usage_error summary-flag-with-value "ljleak summary: unknown option '--strict=1'" summary --strict=1 "$SEGMENTS"/seg-0001.bin
 
+# Boundary lines (a full GC cycle each) are the boundaries: Tarantool's
+# segments listed with their event counts, each cut in its middle and at its
+# end; the first cycle forced at the start.
+write_boundary_index() {  # DIR MIDDLE(1/0): the index, with or without the middle boundaries
+  n=0 seq=0
+  {
+    printf 'ljleak-index\tversion=1\ncapture\tpid=7\tstart=1000.000\tsample=0\n'
+    for events in 6645 5992 6074 6153 6233 6313; do
+      n=$((n + 1))
+      cp "$SEGMENTS/seg-000$n.bin" "$1/"
+      if [ "$2" = 1 ]; then
+        seq=$((seq + 1)) cause=gc
+        [ $n = 1 ] && cause=start
+        printf 'boundary\tseq=%d\tsegment=%d\tevents=%d\ttime=%d.500\tgc_cycles=%d\theap_bytes=900\tallocated=%d\tcause=%s\n' \
+          $seq $n $((events / 2)) $((1000 + n)) $seq $((seq * 1000)) $cause
+      fi
+      seq=$((seq + 1))
+      printf 'boundary\tseq=%d\tsegment=%d\tevents=%d\ttime=%d.900\tgc_cycles=%d\theap_bytes=900\tallocated=%d\tcause=gc\n' \
+        $seq $n $events $((1000 + n)) $seq $((seq * 1000))
+      printf 'segment\tseq=%d\tfile=seg-000%d.bin\tevents=%d\tcomplete=0\n' $n $n $events
+    done
+  } > "$1/index"
+}
+mkdir -p "$OUT/boundaries" "$OUT/boundary-ends" "$OUT/boundary-bad"
+write_boundary_index "$OUT/boundaries" 1
+check boundaries 1 "$LJLEAK" diff -q --format json -o "$OUT/boundaries.json" "$OUT/boundaries"
+expect boundaries-are-the-lines '"boundary_count": 12,' "$OUT/boundaries.json"
+expect boundaries-work-done-from-the-lines \
+  '"boundary_allocated": [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000]' \
+  "$OUT/boundaries.json"
+expect boundaries-forced-from-the-causes \
+  '"boundary_forced": [true, false, false, false, false, false, false, false, false, false, false, false]' \
+  "$OUT/boundaries.json"
+expect boundaries-times-from-the-lines '"boundary_times": [1001.5, 1001.9, 1002.5,' "$OUT/boundaries.json"
+check boundaries-j2 1 "$LJLEAK" diff -q -j 2 --format json -o "$OUT/boundaries-j2.json" "$OUT/boundaries"
+if cmp -s "$OUT/boundaries.json" "$OUT/boundaries-j2.json" ||
+   [ "$(grep -v '"jobs"' "$OUT/boundaries.json")" = "$(grep -v '"jobs"' "$OUT/boundaries-j2.json")" ]; then
+  passed=$((passed + 1)); echo "ok   boundaries: -j 2 writes the same result as -j 1"
+else
+  failed=$((failed + 1)); echo "FAIL boundaries: -j 2 result differs from -j 1"
+fi
+# Boundary lines only at the segments' ends cut nothing: the series of the
+# segments read without an index.
+write_boundary_index "$OUT/boundary-ends" 0
+check boundary-ends 1 "$LJLEAK" diff -q --format json -o "$OUT/boundary-ends.json" "$OUT/boundary-ends"
+series() { grep -E '"(name|series|live_blocks|alloc_bytes|free_bytes)"' "$1"; }
+if [ "$(series "$OUT/boundary-ends.json")" = "$(series "$OUT/trend.json")" ]; then
+  passed=$((passed + 1)); echo "ok   boundary lines at the segment ends give the series of segment ends"
+else
+  failed=$((failed + 1)); echo "FAIL boundary lines at the segment ends: the series differ"
+fi
+# A boundary line past its segment's events: exit 3, the index and the line's byte offset named.
+write_boundary_index "$OUT/boundary-bad" 1
+sed -i '3s/events=3322/events=7000/' "$OUT/boundary-bad/index"
+offset=$(head -n 2 "$OUT/boundary-bad/index" | wc -c)
+check boundary-past-its-segment 3 "$LJLEAK" diff -q "$OUT/boundary-bad"
+expect boundary-past-its-segment-names-the-line \
+  "$OUT/boundary-bad/index: byte $offset: boundary line: event 7000 is past the end of segment 1 (6645 events)" \
+  "$OUT/boundary-past-its-segment.err"
+
 # The output: an unwritable -o exits 4 naming the file; so does a full device
 # (the write fails only when the buffer is flushed).
 check output-unwritable 4 "$LJLEAK" diff -q -o "$OUT/no/such/dir/report.txt" "$SEGMENTS"
