@@ -244,7 +244,7 @@ static const char *report_plural(size_t n, const char *one, const char *many)
 }
 
 /* The reason's three cases of undecided sites: the capture too short, the
- * base too short, or ties in the series. */
+ * base too short, or a rise that is no significant trend. */
 static void report_undecided_reason(const struct diff_result *r, size_t undecided, char *buffer,
                                     size_t size)
 {
@@ -275,10 +275,11 @@ static void report_undecided_reason(const struct diff_result *r, size_t undecide
              report_plural(undecided, "it grew", "they grew"), needed);
   else
     snprintf(buffer, size,
-             "%zu %s rose by \u2265 %s, but %s live bytes repeat too often (ties%s) for a trend "
-             "at p \u2264 %s to show over %zu boundaries",
-             undecided, sites, floor, report_plural(undecided, "its", "their"),
-             r->mode == DIFF_MODE_BASE ? ", here or in the base" : "", p, judged);
+             "%zu %s rose by \u2265 %s, but over %zu boundaries%s %s no significant trend at "
+             "p \u2264 %s%s",
+             undecided, sites, floor, judged, after,
+             report_plural(undecided, "it shows", "they show"), p,
+             r->mode == DIFF_MODE_BASE ? " (in the candidate, or in the base)" : "");
 }
 
 void report_outcome_reason(const struct diff_result *r, char *buffer, size_t size)
