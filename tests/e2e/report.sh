@@ -155,6 +155,20 @@ printf 'INTERNAL 1k/MB # interned strings\n' >"$tmp/allow-mb.txt"
 run --allow "$tmp/allow-mb.txt" "$tmp/six.json" >/dev/null 2>"$tmp/err"
 check "report_allow_per_mb_without_work_exits_2" test "$status" = 2
 check "report_allow_per_mb_without_work_says_why" grep -q "allow-mb.txt: line 1: budget '1k/MB' is per MB of work, but the capture does not record the bytes allocated at each boundary" "$tmp/err"
+# Per MB of work: the result's capture records the bytes allocated at each
+# boundary (boundary_allocated); here 1 MiB per boundary.
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+r["capture"]["boundary_allocated"] = [i * 1048576 for i in range(r["capture"]["boundary_count"])]
+json.dump(r, open(sys.argv[2], "w"))' "$tmp/six.json" "$tmp/six-work.json"
+printf '@segments.lua:14 16k/MB # sessions per MB of requests\nTRACE started at @segments.lua:14 100k/MB # the same, compiled\n' >"$tmp/allow-mb-within.txt"
+run --allow "$tmp/allow-mb-within.txt" "$tmp/six-work.json" >"$tmp/six-mb.txt"
+check "report_allow_per_mb_within_budget_exits_0" test "$status" = 0
+check "report_allow_per_mb_shows_the_growth_per_mb" grep -q '+8.4 KiB per MB of work, within 16k/MB' "$tmp/six-mb.txt"
+printf '@segments.lua:14 8k/MB # sessions per MB of requests\nTRACE started at @segments.lua:14 100k/MB # the same, compiled\n' >"$tmp/allow-mb-past.txt"
+run --allow "$tmp/allow-mb-past.txt" "$tmp/six-work.json" >/dev/null
+check "report_allow_per_mb_past_budget_exits_1" test "$status" = 1
+
 # Usage errors exit 2 with a usage line; unreadable input exits 3 with FILE: byte N.
 run >/dev/null 2>"$tmp/err"
 check "no_file_is_a_usage_error" test "$status" = 2
