@@ -224,6 +224,59 @@ static enum diff_status capture_place_boundaries(struct capture *capture,
   return DIFF_OK;
 }
 
+/* Marks in keep, among the boundaries whose forced flag is forced, want of
+ * them evenly spaced by their order (the first and the last included). */
+static size_t capture_pick(const struct capture *capture, unsigned char *keep, int forced,
+                           size_t want)
+{
+  size_t total = 0;
+  for (size_t i = 0; i < capture->boundary_count; i++)
+    total += (capture->boundaries[i].forced != 0) == forced;
+  if (want > total)
+    want = total;
+  size_t seen = 0, next = 0, picked = 0;
+  for (size_t i = 0; i < capture->boundary_count && picked < want; i++) {
+    if ((capture->boundaries[i].forced != 0) != forced)
+      continue;
+    /* the j-th pick is the (j (total - 1) / (want - 1))-th of the class */
+    size_t target = want == 1 ? total - 1 : next * (total - 1) / (want - 1);
+    if (seen++ == target) {
+      keep[i] = 1;
+      picked++;
+      next++;
+    }
+  }
+  return picked;
+}
+
+/* At most CAPTURE_MAX_BOUNDARIES boundaries become points of the series:
+ * with one at every GC cycle, a long capture has tens of thousands, and
+ * the trend tests (quadratic in the points) and the series (sites x
+ * points) would grow with its length, for no more power. The forced ones
+ * are kept first (exact, and placed by work alike in two builds), evenly
+ * spaced if they alone are too many; the program's own fill the rest,
+ * evenly spaced. A boundary left out merges the pieces on its two sides:
+ * its events count, it adds no point. 0, or -1 when out of memory. */
+static int capture_thin_boundaries(struct capture *capture)
+{
+  size_t count = capture->boundary_count;
+  if (count <= CAPTURE_MAX_BOUNDARIES)
+    return 0;
+  unsigned char *keep = calloc(count, 1);
+  if (!keep)
+    return -1;
+  size_t kept = capture_pick(capture, keep, 1, CAPTURE_MAX_BOUNDARIES);
+  capture_pick(capture, keep, 0, CAPTURE_MAX_BOUNDARIES - kept);
+  size_t out = 0;
+  for (size_t i = 0; i < count; i++)
+    if (keep[i])
+      capture->boundaries[out++] = capture->boundaries[i];
+  free(keep);
+  capture->boundary_count = out;
+  capture->boundaries_thinned = count;
+  return 0;
+}
+
 /* Cuts every segment into pieces: at its boundary lines, then from the last
  * one to its end; a segment without boundary lines is one piece, whose end
  * is a boundary (when the index has none at all, and it ended on a GC
@@ -447,7 +500,7 @@ enum diff_status capture_open(struct capture *capture, const char *const *paths,
     segment->file_bytes = (uint64_t)st.st_size;
     capture->total_bytes += segment->file_bytes;
   }
-  if (capture_cut_pieces(capture) < 0) {
+  if (capture_thin_boundaries(capture) < 0 || capture_cut_pieces(capture) < 0) {
     capture_release(capture);
     capture_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
     return err->status;

@@ -10,6 +10,8 @@
 
 #define CAPTURE_NO_BOUNDARY SIZE_MAX
 #define CAPTURE_UNKNOWN UINT64_MAX  /* an event count the index does not give */
+/* Boundary lines beyond this many are thinned before reading (capture.c). */
+#define CAPTURE_MAX_BOUNDARIES 512
 
 struct capture_segment {
   char *path;
@@ -61,6 +63,7 @@ struct capture {
    * capture's boundaries and no segment's end is one. */
   struct capture_boundary *boundaries;
   size_t boundary_count;
+  size_t boundaries_thinned;     /* boundary lines before thinning, or 0 if none were left out */
   struct capture_piece *pieces;  /* every segment's pieces, in merge order */
   size_t piece_count;
   /* Boundary lines that point at a segment the capture does not have (the

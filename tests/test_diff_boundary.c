@@ -383,6 +383,59 @@ START_TEST(test_boundary_forced_after_the_program_ended_is_left_out)
 }
 END_TEST
 
+/* A capture with more boundary lines than CAPTURE_MAX_BOUNDARIES (one per
+ * GC cycle of a long run) is judged on that many: every forced one, the
+ * first and the last, the others evenly spaced; each point is exact (the
+ * live bytes at its line), and the events of the lines left out still
+ * count. */
+START_TEST(test_boundaries_beyond_the_limit_are_thinned_keeping_the_forced_ones)
+{
+  enum { LINES = 1000 };
+  struct fixture_segment s;
+  begin_segment(&s, "seg-0001.memprof");
+  for (int i = 0; i < 2 * LINES; i++)
+    fixture_alloc(&s, 5, 0x100000 + (uint64_t)i * 64, 16);
+  fixture_end(&s, 0);
+  size_t size = 200 + (size_t)LINES * 120, used = 0;
+  char *index = malloc(size);
+  ck_assert_ptr_nonnull(index);
+  used += (size_t)snprintf(index + used, size - used, "ljleak-index\tversion=1\ncapture\tpid=7\tsample=0\n");
+  for (int k = 1; k <= LINES; k++)
+    used += (size_t)snprintf(index + used, size - used,
+                             "boundary\tseq=%d\tsegment=1\tevents=%d\tgc_cycles=%d\tallocated=%d\tcause=%s\n",
+                             k, 2 * k, k, 32 * k, k % 10 ? "gc" : "every");
+  snprintf(index + used, size - used,
+           "segment\tseq=1\tfile=seg-0001.memprof\tevents=%d\tcomplete=1\nstop\treason=stop\n",
+           2 * LINES);
+  write_index(index);
+  free(index);
+  struct diff_result result;
+  run_ok(&result, 1);
+  const struct diff_capture *c = &result.capture;
+  ck_assert_uint_eq(c->boundary_count, 512);
+  ck_assert_uint_eq(c->events, 2 * LINES);
+  ck_assert_ptr_nonnull(c->forced);
+  size_t forced = 0;
+  for (size_t i = 0; i < c->boundary_count; i++)
+    forced += c->forced[i];
+  ck_assert_uint_eq(forced, LINES / 10);
+  ck_assert_uint_eq(c->gc_cycles[0], 1);
+  ck_assert_uint_eq(c->gc_cycles[c->boundary_count - 1], LINES);
+  const struct diff_site *site = find_site(&result, "@t.lua:5");
+  ck_assert_uint_eq(site->count, 512);
+  ck_assert_uint_eq(site->allocs, 2 * LINES);
+  for (size_t i = 0; i < site->count; i++) {
+    if (i && c->gc_cycles[i] <= c->gc_cycles[i - 1])
+      ck_abort_msg("point %zu: gc_cycles %llu after %llu", i, (unsigned long long)c->gc_cycles[i],
+                   (unsigned long long)c->gc_cycles[i - 1]);
+    if (site->live_bytes[i] != 32 * c->gc_cycles[i] || c->allocated[i] != 32 * c->gc_cycles[i])
+      ck_abort_msg("point %zu (line %llu): %llu live bytes", i,
+                   (unsigned long long)c->gc_cycles[i], (unsigned long long)site->live_bytes[i]);
+  }
+  diff_result_free(&result);
+}
+END_TEST
+
 START_TEST(test_capture_without_boundary_lines_keeps_segment_ends_as_boundaries)
 {
   struct fixture_segment s;
@@ -719,6 +772,7 @@ int main(void)
   tcase_add_test(tc, test_block_crossing_segments_is_followed_across_a_boundary_at_event_0);
   tcase_add_test(tc, test_boundary_forced_after_the_program_ended_is_left_out);
   tcase_add_test(tc, test_capture_without_boundary_lines_keeps_segment_ends_as_boundaries);
+  tcase_add_test(tc, test_boundaries_beyond_the_limit_are_thinned_keeping_the_forced_ones);
   tcase_add_test(tc, test_boundary_lines_at_segment_ends_give_the_series_of_segment_ends);
   tcase_add_test(tc, test_sequential_and_parallel_reading_of_many_pieces_agree);
   tcase_add_test(tc, test_part_keeps_its_whole_boundaries_and_drops_those_past_its_cut);
