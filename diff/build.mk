@@ -16,3 +16,5 @@ test_diff_decide_LIBS = diff format
 test_diff_allow_LIBS = diff format
 # the corpus of workloads with known answers, captured by ljleak run and diffed
 E2E_TESTS += tests/e2e/diff-cli.sh tests/e2e/diff-corpus.sh
+# every workload with no option at all, short and long: a leak never passes
+E2E_TESTS += tests/e2e/diff-defaults.sh

@@ -1,11 +1,13 @@
--- cache_fill_steady.lua: a memo table over a bounded key space (30000 keys):
--- it fills during the first three boundaries of the run and then stays the
--- same size while lookups go on.
+-- cache_fill_steady.lua: a memo table over a bounded key space (a fifth of
+-- the requests: 32000 keys by default): it fills during the first fifth of
+-- the run, whatever its length, and then stays the same size while lookups
+-- go on.
 -- truth: steady (rises, then flat: a warm cache is not a leak).
 local memo = {}
 local n = tonumber(arg and arg[1]) or 160000
+local keys = math.floor(n / 5)
 local function lookup(i)
-  local key = i % 30000
+  local key = i % keys
   local v = memo[key]
   if not v then v = { key = key, text = string.rep("v", 100) }; memo[key] = v end
   local tmp = { key, key * 2 }

@@ -12,20 +12,23 @@ fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-# capture NAME DIR SCRIPT: runs SCRIPT from DIR into $OUT/NAME; a boundary per
-# finished GC cycle (--max-bytes 1k), so the full GC the workloads run every
-# 10000 requests ends a segment.
+# capture NAME DIR SCRIPT [OPTION...]: runs SCRIPT from DIR into $OUT/NAME,
+# a segment per finished GC cycle (--max-bytes 1k; every cycle is a boundary
+# anyway), with the workload's own `run` options from its truth file.
 capture() {
-  (cd "$2" && "$LJLEAK" run -o "$OUT/$1" --max-bytes 1k "$3") >"$OUT/$1.run.log" 2>&1
+  name=$1 from=$2 script=$3
+  shift 3
+  (cd "$from" && "$LJLEAK" run -o "$OUT/$name" --max-bytes 1k "$@" "$script") >"$OUT/$name.run.log" 2>&1
 }
 
 for truth in testdata/workloads/*.truth; do
   name=$(basename "$truth" .truth)
-  if ! capture "$name" testdata/workloads "$name.lua"; then
+  # shellcheck disable=SC2046: the options are words
+  if ! capture "$name" testdata/workloads "$name.lua" $(sed -n 's/^run //p' "$truth"); then
     fail "$name: ljleak run failed: $(tail -n 1 "$OUT/$name.run.log")"
     continue
   fi
-  boundaries=$(grep -c '^segment' "$OUT/$name/index")
+  boundaries=$("$LJLEAK" info --get boundaries "$OUT/$name")
   if [ "$boundaries" -lt 10 ]; then
     fail "$name: only $boundaries boundaries (want at least 10)"
     continue

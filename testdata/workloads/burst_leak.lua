@@ -1,0 +1,16 @@
+-- burst_leak.lua: about 20 ms of keeping FFI buffers, with the GC paced so
+-- that the program completes no cycle of its own in that time.
+-- truth: the buffers made at line 11 and kept at line 12, in the loop of
+-- line 10. With no option a run this short is undecided (never a pass);
+-- with boundaries by work (--every) it is flagged.
+local ffi = require("ffi")
+collectgarbage("setpause", 10000)
+collectgarbage()
+local seconds = tonumber(arg and arg[1]) or 0.02
+local keep, t0 = {}, os.clock()
+while os.clock() - t0 < seconds do
+  local buf = ffi.new("uint8_t[256]")
+  keep[#keep + 1] = buf
+  local t = os.clock()
+  while os.clock() - t < 1e-5 do end
+end
