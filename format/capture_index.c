@@ -182,6 +182,10 @@ size_t capture_index_write_segment(char *buffer, size_t size, const struct captu
   line_flag(&line, "complete", segment->complete);
   if (segment->complete && segment->young_from != CAPTURE_INDEX_YOUNG_FROM_NONE)
     line_u64(&line, "young_from", segment->young_from);
+  if (segment->trace_events) {
+    line_u64(&line, "trace_events", segment->trace_events);
+    line_u64(&line, "trace_lines", segment->trace_lines);
+  }
   return line_end(&line);
 }
 
@@ -430,6 +434,10 @@ static enum capture_index_status segment_field(struct parser *p, const struct fi
     return take_flag(p, f, &s->complete, k, CAPTURE_INDEX_SEGMENT_HAS_COMPLETE);
   if (field_is(f, "young_from"))
     return take_u64(p, f, &s->young_from, k, CAPTURE_INDEX_SEGMENT_HAS_YOUNG_FROM);
+  if (field_is(f, "trace_events"))
+    return take_u64(p, f, &s->trace_events, k, CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS);
+  if (field_is(f, "trace_lines"))
+    return take_u64(p, f, &s->trace_lines, k, CAPTURE_INDEX_SEGMENT_HAS_TRACE_LINES);
   return CAPTURE_INDEX_OK;
 }
 

@@ -56,7 +56,9 @@ enum capture_index_segment_key {
   CAPTURE_INDEX_SEGMENT_HAS_BYTES = 1u << 7,
   CAPTURE_INDEX_SEGMENT_HAS_SAMPLE = 1u << 8,
   CAPTURE_INDEX_SEGMENT_HAS_COMPLETE = 1u << 9,
-  CAPTURE_INDEX_SEGMENT_HAS_YOUNG_FROM = 1u << 10
+  CAPTURE_INDEX_SEGMENT_HAS_YOUNG_FROM = 1u << 10,
+  CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS = 1u << 11,
+  CAPTURE_INDEX_SEGMENT_HAS_TRACE_LINES = 1u << 12
 };
 
 /* A `segment` line: one finished segment file. */
@@ -73,6 +75,9 @@ struct capture_index_segment {
   uint64_t young_from;      /* events before its final GC cycle started; written only when
                              * complete is 1 and it is not CAPTURE_INDEX_YOUNG_FROM_NONE */
   unsigned keys;            /* parser: CAPTURE_INDEX_SEGMENT_HAS_* */
+  uint64_t trace_events;    /* allocation events made by compiled code (JIT traces); it and
+                             * trace_lines are written only when it is not 0 */
+  uint64_t trace_lines;     /* of those, charged to their Lua line (the rest to the trace) */
 };
 
 enum capture_index_boundary_key {

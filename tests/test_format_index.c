@@ -182,7 +182,7 @@ START_TEST(test_segment_lines_match_the_collector_byte_for_byte)
 {
   char expected[512], got[512];
   struct capture_index_segment complete = {1, "seg-0001.memprof", 1763745600.125, 1763745610.402, 7,
-                                           1843200, 120331, 1022117, 0, 1, 118012, 0};
+                                           1843200, 120331, 1022117, 0, 1, 118012, 0, 0, 0};
   size_t length = capture_index_write_segment(got, sizeof got, &complete);
   ck_assert_str_eq(got, "segment\tseq=1\tfile=seg-0001.memprof\tstart=1763745600.125\tend=1763745610.402"
                         "\tgc_cycles=7\theap_bytes=1843200\tevents=120331\tbytes=1022117\tsample=0"
@@ -193,7 +193,7 @@ START_TEST(test_segment_lines_match_the_collector_byte_for_byte)
   ck_assert_str_eq(got, expected);
 
   /* Cut short: no young_from, whatever the field holds. */
-  struct capture_index_segment cut = {12, "seg-0012.memprof.gz", 5.5, 6.25, 3, 0, 0, 64, 1000, 0, 55, 0};
+  struct capture_index_segment cut = {12, "seg-0012.memprof.gz", 5.5, 6.25, 3, 0, 0, 64, 1000, 0, 55, 0, 0, 0};
   capture_index_write_segment(got, sizeof got, &cut);
   reference_segment_line(expected, 12, "seg-0012.memprof.gz", 5.5, 6.25, 3, 0, 0, 64, 1000, 0, 55);
   ck_assert_str_eq(got, expected);
@@ -202,7 +202,7 @@ START_TEST(test_segment_lines_match_the_collector_byte_for_byte)
   /* The largest numbers. */
   struct capture_index_segment big = {UINT64_MAX, "seg-18446744073709551615.memprof", 1e10, 1e10 + 0.001,
                                       UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, 1,
-                                      UINT64_MAX - 1, 0};
+                                      UINT64_MAX - 1, 0, 0, 0};
   capture_index_write_segment(got, sizeof got, &big);
   reference_segment_line(expected, UINT64_MAX, "seg-18446744073709551615.memprof", 1e10, 1e10 + 0.001,
                          UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, 1, UINT64_MAX - 1);
@@ -212,6 +212,45 @@ START_TEST(test_segment_lines_match_the_collector_byte_for_byte)
   big.young_from = CAPTURE_INDEX_YOUNG_FROM_NONE;
   capture_index_write_segment(got, sizeof got, &big);
   ck_assert_ptr_null(strstr(got, "young_from"));
+}
+END_TEST
+
+/* trace_events and trace_lines follow the other keys when compiled code
+ * allocated in the segment, and are left out (read as 0) when it did not. */
+START_TEST(test_segment_trace_counts_are_written_when_traces_allocated_and_read_back)
+{
+  char got[512], text[1024];
+  struct capture_index_segment s = {3, "seg-0003.memprof", 5.5, 6.25, 3, 10, 20, 64, 0, 1, 7, 0,
+                                    79735, 79001};
+  size_t length = capture_index_write_segment(got, sizeof got, &s);
+  ck_assert_str_eq(got, "segment\tseq=3\tfile=seg-0003.memprof\tstart=5.500\tend=6.250\tgc_cycles=3"
+                        "\theap_bytes=10\tevents=20\tbytes=64\tsample=0\tcomplete=1\tyoung_from=7"
+                        "\ttrace_events=79735\ttrace_lines=79001\n");
+  ck_assert_uint_eq(length, strlen(got));
+  size_t used = capture_index_write_header(text, sizeof text);
+  used += capture_index_write_segment(text + used, sizeof text - used, &s);
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_parse(&index, text, used, "trace", &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.segment_count, 1);
+  ck_assert_uint_eq(index.segments[0].trace_events, 79735);
+  ck_assert_uint_eq(index.segments[0].trace_lines, 79001);
+  ck_assert_uint_eq(index.segments[0].keys & (CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS |
+                                              CAPTURE_INDEX_SEGMENT_HAS_TRACE_LINES),
+                    CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS | CAPTURE_INDEX_SEGMENT_HAS_TRACE_LINES);
+  capture_index_free(&index);
+
+  s.trace_events = 0;
+  s.trace_lines = 0;
+  capture_index_write_segment(got, sizeof got, &s);
+  ck_assert_ptr_null(strstr(got, "trace_"));
+  used = capture_index_write_header(text, sizeof text);
+  used += capture_index_write_segment(text + used, sizeof text - used, &s);
+  ck_assert_int_eq(capture_index_parse(&index, text, used, "none", &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.segments[0].trace_events, 0);
+  ck_assert_uint_eq(index.segments[0].trace_lines, 0);
+  ck_assert_uint_eq(index.segments[0].keys & CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS, 0);
+  capture_index_free(&index);
 }
 END_TEST
 
@@ -300,7 +339,7 @@ END_TEST
 START_TEST(test_writer_returns_0_when_the_line_does_not_fit)
 {
   char buffer[64];
-  struct capture_index_segment s = {1, "seg-0001.memprof", 1, 2, 3, 4, 5, 6, 7, 1, 8, 0};
+  struct capture_index_segment s = {1, "seg-0001.memprof", 1, 2, 3, 4, 5, 6, 7, 1, 8, 0, 0, 0};
   char whole[512];
   size_t length = capture_index_write_segment(whole, sizeof whole, &s);
   ck_assert_uint_eq(capture_index_write_segment(buffer, sizeof buffer, &s), 0);
@@ -403,9 +442,9 @@ START_TEST(test_written_lines_read_back_the_same)
                                     UINT64_MAX, 1, 0};
   used += capture_index_write_capture(text + used, sizeof text - used, &c);
   struct capture_index_segment segments[3] = {
-    {1, "seg-0001.memprof", 1.5, 2.5, 1, 2, 3, 4, 5, 1, 0, 0},
-    {2, "with\\back\tslash", 2.5, 3.25, UINT64_MAX, 0, 0, 0, 0, 1, UINT64_MAX - 1, 0},
-    {3, "seg-0003.memprof.gz", 3.25, 4.125, 9, 9, 9, 9, 9, 0, 77, 0},
+    {1, "seg-0001.memprof", 1.5, 2.5, 1, 2, 3, 4, 5, 1, 0, 0, 0, 0},
+    {2, "with\\back\tslash", 2.5, 3.25, UINT64_MAX, 0, 0, 0, 0, 1, UINT64_MAX - 1, 0, 12, 11},
+    {3, "seg-0003.memprof.gz", 3.25, 4.125, 9, 9, 9, 9, 9, 0, 77, 0, 0, 0},
   };
   for (int i = 0; i < 3; i++)
     used += capture_index_write_segment(text + used, sizeof text - used, &segments[i]);
@@ -436,6 +475,8 @@ START_TEST(test_written_lines_read_back_the_same)
     ck_assert_uint_eq(s->bytes, w->bytes);
     ck_assert_uint_eq(s->sample, w->sample);
     ck_assert_int_eq(s->complete, w->complete);
+    ck_assert_uint_eq(s->trace_events, w->trace_events);
+    ck_assert_uint_eq(s->trace_lines, w->trace_lines);
     ck_assert_uint_eq(s->young_from, w->complete ? w->young_from : CAPTURE_INDEX_YOUNG_FROM_NONE);
   }
   ck_assert(index.stop.time == 4.125);
@@ -862,6 +903,7 @@ int main(void)
   tcase_add_test(tc, test_capture_line_escapes_match_the_collector_byte_for_byte);
   tcase_add_test(tc, test_long_command_is_cut_like_the_collector_never_inside_an_escape);
   tcase_add_test(tc, test_segment_lines_match_the_collector_byte_for_byte);
+  tcase_add_test(tc, test_segment_trace_counts_are_written_when_traces_allocated_and_read_back);
   tcase_add_test(tc, test_stop_lines_match_the_collector_for_every_reason);
   tcase_add_test(tc, test_stop_reason_names_are_the_formats_list);
   tcase_add_test(tc, test_boundary_line_is_written_as_documented);
