@@ -43,7 +43,9 @@ static const char run_help[] =
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
   "  -O[OPT]               JIT optimization level or flags (as luajit -O, e.g. -O3, -O-fold)\n"
   "  -E                    ignore LUA_INIT, LUA_PATH and LUA_CPATH (as luajit -E)\n"
-  "  -v                    print the LuaJIT version first (as luajit -v)\n"
+  "  -v                    print the LuaJIT version first (as luajit -v); when the\n"
+  "                        script returns, print on stderr how many allocations\n"
+  "                        by compiled code were charged to their Lua line\n"
   "\n"
   "LUA_INIT is run first, as luajit does. luajit's -b (save bytecode) and -i\n"
   "(interactive) run no script to capture and are refused.\n"
@@ -241,6 +243,17 @@ static int handle_script(lua_State *L, const char *fname)
   return report(L, status);
 }
 
+/* -v: how many allocations of compiled code got their Lua line. */
+static void print_trace_lines(void)
+{
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  double share = st.trace_allocations
+                   ? 100.0 * (double)st.trace_lines / (double)st.trace_allocations : 100.0;
+  fprintf(stderr, "ljleak: %llu allocations by compiled code, %llu (%.1f%%) charged to their line\n",
+          (unsigned long long)st.trace_allocations, (unsigned long long)st.trace_lines, share);
+}
+
 static int pmain(lua_State *L)
 {
   struct run_job *job = lua_touserdata(L, 1);
@@ -406,6 +419,8 @@ int cmd_run(int argc, char **argv)
     ljleak_collector_status(&st);
     if (st.active)
       ljleak_collector_exit(L, err, sizeof err);
+    if (job.version)
+      print_trace_lines();
   }
   lua_close(L);
   free(job.actions);

@@ -94,14 +94,31 @@ static int frame_has_func(cTValue *f)
   return o && o->gch.gct == ~LJ_TFUNC;
 }
 
-/* Attribution through cur_L's frames: the interpreter and C functions. */
+/* Whether the trace recorder runs (in its own protected C frame, which
+ * lj_vm_cpcall marks with a negative result count): its allocations are
+ * the VM's, whatever function is on top of the stack. Its vmstate is
+ * RECORD, or C once a "record" event handler returned. */
+static int in_recorder(global_State *g, lua_State *L)
+{
+#if LJ_HASJIT
+  void *cf = cframe_raw(L->cframe);
+  return G2J(g)->state != LJ_TRACE_IDLE && (cf == NULL || cframe_nres(cf) < 0);
+#else
+  (void)g;
+  (void)L;
+  return 0;
+#endif
+}
+
+/* Attribution through cur_L's frames: the interpreter and C functions,
+ * and the interpreter running a bytecode it has just recorded. */
 static void frame_site(global_State *g, struct attrib_site *site)
 {
   GCobj *o = gcref(g->cur_L);
   if (!o || o->gch.gct != ~LJ_TTHREAD)
     return;
   lua_State *L = &o->th;
-  if (mref(L->glref, global_State) != g)
+  if (mref(L->glref, global_State) != g || in_recorder(g, L))
     return;
   TValue *stack = tvref(L->stack);
   TValue *base = L->base;
@@ -133,23 +150,48 @@ static void frame_site(global_State *g, struct attrib_site *site)
   site->location = (uint64_t)(uintptr_t)fn->c.f;
 }
 
-void attrib_current_site(global_State *g, struct attrib_site *site)
+void attrib_current_site(global_State *g, struct trace_line_state *tl, const void *old_ptr,
+                         size_t nsize, struct attrib_site *site)
 {
   site->source = MEMPROF_SOURCE_INTERNAL;
   site->location = 0;
   site->line = 0;
   site->proto = NULL;
   site->trace = NULL;
+  site->traceno = 0;
   int32_t vmstate = g->vmstate;
   if (vmstate > 0) {
     GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
     if (T) {
-      site->source = MEMPROF_SOURCE_TRACE;
-      site->location = (uint64_t)vmstate;
+      /* The line the trace's call came from, or the trace itself. */
+      char here;
+      const struct trace_line_cached *e = trace_line_cached(tl, g, T, &here);
+      if (!e)
+        e = trace_line_resolve(tl, g, T);
       site->trace = T;
+      site->traceno = (uint64_t)vmstate;
+      if (e->line) {
+        site->source = MEMPROF_SOURCE_LUA;
+        site->proto = (GCproto *)e->pt;
+        site->location = (uint64_t)(uintptr_t)e->pt;
+        site->line = e->line;
+      } else {
+        site->source = MEMPROF_SOURCE_TRACE;
+        site->location = (uint64_t)vmstate;
+      }
     }
     return;
   }
-  if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C)
+  if (vmstate == ~LJ_VMST_EXIT) {
+    /* A trace exit materialising sunk allocations (docs/collector.md). */
+    const GCproto *pt;
+    if (nsize != 0 && trace_line_exit_site(tl, g, old_ptr, &pt, &site->line)) {
+      site->source = MEMPROF_SOURCE_LUA;
+      site->proto = (GCproto *)pt;
+      site->location = (uint64_t)(uintptr_t)pt;
+    }
+    return;
+  }
+  if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C || vmstate == ~LJ_VMST_RECORD)
     frame_site(g, site);
 }

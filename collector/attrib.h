@@ -5,23 +5,30 @@
 #include <stdint.h>
 
 #include "collector/lj_private.h"
+#include "collector/trace_line.h"
 #include "format/memprof.h"
 
 /* Where an allocation comes from. For LUA, proto is the prototype and line
- * the current line; for TRACE, trace is the trace and location its number;
- * for C, location is the function's address. INTERNAL carries nothing. */
+ * the current line; for TRACE, location is the trace's number; for C,
+ * location is the function's address. INTERNAL carries nothing. When
+ * compiled code allocated, trace and traceno name the trace, whether the
+ * site is its line (LUA) or, unresolved, the trace itself (TRACE). */
 struct attrib_site {
   enum memprof_source source;
   uint64_t location;
   uint64_t line;
   GCproto *proto;
   GCtrace *trace;
+  uint64_t traceno;
 };
 
-/* Fills site for an allocation happening now in the VM of g. Reads only
- * private state, never calls the Lua API, never allocates; anything
- * inconsistent gives INTERNAL. */
-void attrib_current_site(global_State *g, struct attrib_site *site);
+/* Fills site for an allocator call happening now in the VM of g (old_ptr
+ * and nsize are the call's: a free gets no line from a trace exit). Reads
+ * only private state, never calls the Lua API, never allocates through the
+ * VM (a trace's first allocation builds its map from mmap'd memory);
+ * anything inconsistent gives INTERNAL. */
+void attrib_current_site(global_State *g, struct trace_line_state *tl, const void *old_ptr,
+                         size_t nsize, struct attrib_site *site);
 
 /* The line of bytecode position pos in pt (as lj_debug_line), 0 if unknown. */
 uint64_t attrib_proto_line(const GCproto *pt, BCPos pos);

@@ -6,7 +6,8 @@
 collector_SRCS := collector/addr_map.c collector/attrib.c collector/boundary.c \
   collector/capture.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
-  collector/segments.c collector/stub.c collector/symbols.c
+  collector/segments.c collector/stub.c collector/symbols.c collector/trace_line.c \
+  collector/trace_map.c collector/trace_record.c
 
 ifeq ($(LUAJIT_SRC),)
 LUAJIT_SRC_DIR = $(BUILD)/luajit-src
@@ -52,6 +53,10 @@ $(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)
 E2E_TESTS += tests/e2e/collector.sh
 # what collector.so and ljleak export (nm -D)
 E2E_TESTS += tests/e2e/symbols.sh
+# allocations of compiled code charged to their lines (ljleak run and the module)
+TEST_SUITES += test_collector_jit
+test_collector_jit_LIBS = format
+$(BUILD)/tests/test_collector_jit: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # the C API, in this test program as in an embedding host
 TEST_SUITES += test_collector_api
 test_collector_api_LIBS = collector format

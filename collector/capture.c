@@ -278,6 +278,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
 
   c->seq = 0;
   c->segments = c->events = c->stream_done = c->allocated = 0;
+  c->lines.events = c->lines.lines = 0;
   c->disk_done = 0;
   c->gc_cycles = 0;
   c->error[0] = '\0';
@@ -337,6 +338,7 @@ static int capture_attach(lua_State *L, char *err, size_t err_size)
     return -1;
   capture_copy_text(c->luajit_version, sizeof c->luajit_version, version);
   c->layout_ok = 1;
+  trace_line_attach(&c->lines, L);   /* follow the recorder from now on */
   return 0;
 }
 
@@ -448,6 +450,9 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
   st->allocated = c->allocated;
   st->direct_hook = c->active && c->direct_hook;
   st->boundaries = c->boundaries;
+  int in_segment = c->active && c->segment_open;
+  st->trace_allocations = c->lines.events + (in_segment ? c->lines.segment_events : 0);
+  st->trace_lines = c->lines.lines + (in_segment ? c->lines.segment_lines : 0);
   capture_copy_text(st->error, sizeof st->error, c->error);
 }
 

@@ -13,6 +13,7 @@
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
 #include "collector/seg_out.h"
+#include "collector/trace_line.h"
 #include "format/capture_index.h"
 #include "format/encode.h"
 #include "format/memprof.h"
@@ -117,6 +118,9 @@ struct capture {
   const GCproto *last_proto;
   uint64_t last_proto_fp;
   uint64_t last_trace, last_trace_fp;
+
+  /* Lines of allocations made by compiled code (trace_line.h). */
+  struct trace_line_state lines;
 
   /* Status. */
   uint64_t segments, events, stream_done;  /* events: of the segments ended */

@@ -14,15 +14,22 @@
  *  quick    hook_full_free and hook_full_record (hook_full.c). A full
  *           capture's common events, while hold is HOLD_NONE, the GC phase
  *           word equals fast_phase and the stream has not passed
- *           quick_until. Appends one event whose site needs no call (a VM
- *           internal, or the trace the last event checked) and counts
- *           allocated. Emits no symbol, never flushes, reads no clock,
- *           never takes busy. Else: full.
+ *           quick_until. Appends one event whose site needs no call: a VM
+ *           internal (not a trace exit, nor the recorder's state), or
+ *           compiled code whose return address the line cache
+ *           (trace_line.h) resolved in this segment (a few loads: the
+ *           running trace, the word below the interpreter's C frame, one
+ *           cache entry). Counts allocated and the trace allocations.
+ *           Emits no symbol, never flushes, reads no clock, never takes
+ *           busy. Else: full.
  *  full     hook_full (hook_full.c). Every other full-capture event while
  *           hold is HOLD_NONE and the phase word equals fast_phase:
- *           attributes it (emitting symbols), flushes when the buffer is
- *           full, runs the timers when a tick is due, and sets quick_until.
- *           Takes busy only around the timers and a stop. Else: slow.
+ *           attributes it (emitting symbols; the first allocation at a
+ *           call site of a trace verifies its return address and looks its
+ *           line up, and the trace's first builds its map, in mmap'd
+ *           memory), flushes when the buffer is full, runs the timers when
+ *           a tick is due, and sets quick_until. Takes busy only around the
+ *           timers and a stop. Else: slow.
  *  general  hook_general (hook_slow.c). Calls no faster tier takes:
  *           lua_close's last free, sampled calls the fast tier did not
  *           dismiss, and the pass-through hook while no capture runs (it
@@ -30,8 +37,10 @@
  *           allocations, then slow.
  *  slow     hook_slow (hook_slow.c). Under busy (a call made while busy
  *           records nothing): the signal, GC phase changes (cycle ends,
- *           boundaries, rotation), recording the event, the timers, and
- *           stopping. Anything but calling the hooked VM's allocator.
+ *           boundaries, rotation), recording the event (attributed as the
+ *           full tier does, so sampled events get their lines too), the
+ *           timers, and stopping. Anything but calling the hooked VM's
+ *           allocator.
  *
  * Invariants the tiers share (fields of struct capture, capture.h):
  *

@@ -49,20 +49,18 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
   unsigned source = MEMPROF_SOURCE_INTERNAL;
   uint64_t location = 0, line = 0;
   int32_t vmstate = g->vmstate;
-  if (vmstate > 0) {
-    /* Compiled code: the trace number is the whole site. */
-    GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
-    if (T) {
-      symbols_emit_trace(c, (uint64_t)vmstate, T);
-      source = MEMPROF_SOURCE_TRACE;
-      location = (uint64_t)vmstate;
-    }
-  } else if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C) {
+  if (vmstate > 0 || vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C ||
+      vmstate == ~LJ_VMST_EXIT || vmstate == ~LJ_VMST_RECORD) {
+    /* Compiled code: its line (or the trace); a trace exit: the line of
+     * the sunk allocations it materialises; else the running function
+     * (also while a trace is recorded, unless the recorder allocates). */
     struct attrib_site site;
-    symbols_current_site(c, &site);
+    symbols_current_site(c, &site, ptr, nsize);
     source = (unsigned)site.source;
     location = site.location;
     line = site.line;
+    if (vmstate > 0 && kind != MEMPROF_EVENT_FREE)
+      trace_line_count(&c->lines, source == MEMPROF_SOURCE_LUA);
   }
   /* After the symbols, which may have filled the buffer or failed to write. */
   if (__builtin_expect(w->used > CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {
@@ -108,32 +106,54 @@ static inline __attribute__((always_inline)) int quick_ok(const struct capture *
          __builtin_expect(c->writer.bytes_written <= c->quick_until, 1);
 }
 
+/* What quick_site found. */
+enum quick_kind {
+  QUICK_NONE,       /* the full tier decides */
+  QUICK_INTERNAL,   /* the GC or another VM internal */
+  QUICK_TRACE       /* compiled code, resolved before (its line, or the trace) */
+};
+
 /* The site of an event a quick path can write, without a call: the GC or
- * another VM internal, or the trace whose symbol the last event checked
- * (still the same trace). 0 for the others: Lua and C functions, other
- * traces. */
-static inline __attribute__((always_inline)) int quick_site(const struct capture *c,
-                                                            global_State *g, unsigned *source,
-                                                            uint64_t *location)
+ * another VM internal (not a trace exit, which may materialise sunk
+ * allocations, nor the recorder's state, in which the interpreter runs
+ * the bytecode just recorded), or compiled code whose return address the cache holds,
+ * resolved in this segment (so its symbols are in it). QUICK_NONE for the
+ * others: Lua and C functions, new call sites. */
+static inline __attribute__((always_inline)) enum quick_kind quick_site(const struct capture *c,
+                                                                        global_State *g,
+                                                                        unsigned *source,
+                                                                        uint64_t *location,
+                                                                        uint64_t *line)
 {
   int32_t vmstate = g->vmstate;
+  *line = 0;
   if (vmstate < 0) {
     *source = MEMPROF_SOURCE_INTERNAL;
     *location = 0;
-    return vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C;
+    return vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C && vmstate != ~LJ_VMST_EXIT &&
+               vmstate != ~LJ_VMST_RECORD
+             ? QUICK_INTERNAL : QUICK_NONE;
   }
 #if LJ_HASJIT
-  if ((uint64_t)vmstate != c->last_trace)
-    return 0;
   GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
-  if (!T || symbols_trace_fingerprint(T) != c->last_trace_fp)
-    return 0;
-  *source = MEMPROF_SOURCE_TRACE;
-  *location = (uint64_t)vmstate;
-  return 1;
+  if (!T)
+    return QUICK_NONE;
+  char here;
+  const struct trace_line_cached *e = trace_line_cached(&c->lines, g, T, &here);
+  if (!e)
+    return QUICK_NONE;
+  if (e->line) {
+    *source = MEMPROF_SOURCE_LUA;
+    *location = (uint64_t)(uintptr_t)e->pt;
+    *line = e->line;
+  } else {
+    *source = MEMPROF_SOURCE_TRACE;
+    *location = (uint64_t)vmstate;
+  }
+  return QUICK_TRACE;
 #else
   (void)c;
-  return 0;
+  return QUICK_NONE;
 #endif
 }
 
@@ -144,10 +164,10 @@ static __attribute__((noinline)) void *hook_full_free(struct capture *c, void *u
 {
   global_State *g = c->g;
   unsigned source;
-  uint64_t location;
+  uint64_t location, line;
   if (__builtin_expect(ptr != NULL, 1) && quick_ok(c, g) &&
-      quick_site(c, g, &source, &location)) {
-    append_event(c, MEMPROF_EVENT_FREE, source, location, 0, ptr, osize, NULL, 0);
+      quick_site(c, g, &source, &location, &line) != QUICK_NONE) {
+    append_event(c, MEMPROF_EVENT_FREE, source, location, line, ptr, osize, NULL, 0);
     return c->orig_allocf(ud, ptr, osize, 0);
   }
   return hook_full_call(c, ud, ptr, osize, 0);
@@ -160,12 +180,15 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
 {
   global_State *g = c->g;
   unsigned source;
-  uint64_t location;
+  uint64_t location, line;
+  enum quick_kind quick;
   if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
-      quick_site(c, g, &source, &location)) {
+      (quick = quick_site(c, g, &source, &location, &line)) != QUICK_NONE) {
     c->allocated += nsize;
+    if (quick == QUICK_TRACE)
+      trace_line_count(&c->lines, source == MEMPROF_SOURCE_LUA);
     append_event(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,
-                 source, location, 0, ptr, osize, nptr, nsize);
+                 source, location, line, ptr, osize, nptr, nsize);
     return nptr;
   }
   return hook_full(c, ptr, osize, nptr, nsize);

@@ -7,22 +7,26 @@
 #include "collector/segments.h"
 #include "collector/symbols.h"
 
-/* Attributes and writes one event (sampling decisions are already made). */
-static void write_event(struct capture *c, struct memprof_event *ev)
+/* Attributes and writes one event (sampling decisions are already made);
+ * ptr is the block the call freed or resized. */
+static void write_event(struct capture *c, struct memprof_event *ev, const void *ptr)
 {
   struct attrib_site site;
   int32_t vmstate = c->g->vmstate;
-  if (vmstate < 0 && vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C) {
-    /* GC, trace exits, the compiler: no frames to read (the usual free). */
+  if (vmstate < 0 && vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C &&
+      vmstate != ~LJ_VMST_EXIT && vmstate != ~LJ_VMST_RECORD) {
+    /* GC, the compiler: no frames to read (the usual free). */
     ev->source = MEMPROF_SOURCE_INTERNAL;
     ev->location = 0;
     ev->line = 0;
     goto encode;
   }
-  symbols_current_site(c, &site);
+  symbols_current_site(c, &site, ptr, ev->new_size);
   ev->source = site.source;
   ev->location = site.location;
   ev->line = site.line;
+  if (vmstate > 0 && ev->kind != MEMPROF_EVENT_FREE)
+    trace_line_count(&c->lines, site.source == MEMPROF_SOURCE_LUA);
 encode:
   memprof_encode_event(&c->writer, ev, c->pdep);
   c->segment_events++;
@@ -80,7 +84,7 @@ static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_
       ev.old_size = osize;
     }
   }
-  write_event(c, &ev);
+  write_event(c, &ev, ptr);
 }
 
 /* The start/stop signal came: stops the running capture or starts one. */
@@ -130,6 +134,7 @@ static __attribute__((noinline)) void *hook_close(struct capture *c, void *ud, v
   c->hooked = 0;
   c->g = NULL;
   c->gg = NULL;
+  trace_line_forget(&c->lines);
   c->layout_ok = 0;
   return f(ud, ptr, osize, nsize);
 }

@@ -49,6 +49,9 @@ struct ljleak_collector_status {
   int direct_hook;            /* sampling through the stub that jumps straight to
                                  the allocator (docs/collector.md) */
   uint64_t boundaries;        /* boundaries recorded: full GC cycles that ended */
+  uint64_t trace_allocations; /* allocation events made by compiled code (JIT traces) */
+  uint64_t trace_lines;       /* of those, charged to their Lua line (the others to
+                                 their trace: docs/collector.md) */
   char error[512];            /* why the last capture stopped on an error ("" if none) */
 };
 

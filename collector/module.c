@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/capture.h"
 #include "collector/ljleak_collector.h"
 #include "collector/options.h"
 #include "lauxlib.h"
@@ -126,7 +127,7 @@ static int l_status(lua_State *L)
 {
   struct ljleak_collector_status st;
   ljleak_collector_status(&st);
-  lua_createtable(L, 0, 9);
+  lua_createtable(L, 0, 11);
   lua_pushboolean(L, st.active);
   lua_setfield(L, -2, "active");
   if (st.dir[0]) {
@@ -145,6 +146,10 @@ static int l_status(lua_State *L)
   lua_setfield(L, -2, "direct_hook");
   lua_pushnumber(L, (lua_Number)st.boundaries);
   lua_setfield(L, -2, "boundaries");
+  lua_pushnumber(L, (lua_Number)st.trace_allocations);
+  lua_setfield(L, -2, "trace_allocations");
+  lua_pushnumber(L, (lua_Number)st.trace_lines);
+  lua_setfield(L, -2, "trace_lines");
   if (st.error[0]) {
     lua_pushstring(L, st.error);
     lua_setfield(L, -2, "error");
@@ -168,6 +173,10 @@ int luaopen_ljleak_collector(lua_State *L)
   const char *sig = getenv("LJLEAK_SIGNAL");
   if (ljleak_collector_install_signal(L, sig ? sig : "USR2", err, sizeof err) != 0)
     fprintf(stderr, "ljleak: collector: %s\n", err);
+  /* Loading the module is the intent to capture: the traces compiled from
+   * now on get maps of their lines, even before a capture starts. */
+  if (!capture_state.active)
+    trace_line_attach(&capture_state.lines, L);
   const char *start = getenv("LJLEAK_START");
   int on = 0;
   if (start && options_parse_bool(start, &on) == 0 && on) {

@@ -54,16 +54,20 @@ static inline void symbols_emit_trace(struct capture *c, uint64_t traceno, GCtra
   symbols_emit_trace_slow(c, traceno, T);
 }
 
-/* The site of the running Lua or C code, its symbol emitted first when it
- * is new in this segment. */
+/* The site of the running code for an allocator call (old_ptr, nsize), its
+ * symbols emitted first when they are new in this segment: a line of
+ * compiled code brings its trace's symbol too, as secondary information
+ * (no event names it then). */
 static inline __attribute__((always_inline)) void symbols_current_site(struct capture *c,
-                                                                       struct attrib_site *site)
+                                                                       struct attrib_site *site,
+                                                                       const void *old_ptr,
+                                                                       size_t nsize)
 {
-  attrib_current_site(c->g, site);
+  attrib_current_site(c->g, &c->lines, old_ptr, nsize, site);
+  if (site->trace)
+    symbols_emit_trace(c, site->traceno, site->trace);
   if (site->source == MEMPROF_SOURCE_LUA)
     symbols_emit_lua(c, site->proto);
-  else if (site->source == MEMPROF_SOURCE_TRACE)
-    symbols_emit_trace(c, site->location, site->trace);
   else if (site->source == MEMPROF_SOURCE_C)
     symbols_emit_c(c, site->location);
 }

@@ -1,0 +1,229 @@
+/* collector/trace_line.c: resolves an allocation made by compiled code to its Lua line: the verified return address, the trace's map, the cache. */
+#include "collector/trace_line.h"
+
+#include <string.h>
+
+#include "collector/attrib.h"
+#include "collector/trace_map.h"
+
+struct trace_line_slot *trace_line_slot(struct trace_line_state *tl, uint32_t n)
+{
+  if (n == 0 || n > 0xffff)
+    return NULL;
+  if (n >= tl->nslots) {
+    uint32_t count = tl->nslots ? tl->nslots : 64;
+    while (count <= n)
+      count *= 2;
+    struct trace_line_slot *fresh = trace_map_pages(count * sizeof *fresh);
+    if (!fresh)
+      return NULL;
+    if (tl->slots) {
+      memcpy(fresh, tl->slots, tl->nslots * sizeof *fresh);
+      trace_map_unpages(tl->slots, tl->nslots * sizeof *fresh);
+    }
+    tl->slots = fresh;
+    tl->nslots = count;
+  }
+  return &tl->slots[n];
+}
+
+void trace_line_slot_clear(struct trace_line_state *tl, struct trace_line_slot *s)
+{
+  trace_log_free(s->log);
+  trace_map_free(s->map);
+  memset(s, 0, sizeof *s);
+  tl->gen++;
+}
+
+void trace_line_forget(struct trace_line_state *tl)
+{
+  for (uint32_t n = 0; n < tl->nslots; n++) {
+    trace_log_free(tl->slots[n].log);
+    trace_map_free(tl->slots[n].map);
+  }
+  if (tl->slots)
+    trace_map_unpages(tl->slots, tl->nslots * sizeof *tl->slots);
+  tl->slots = NULL;
+  tl->nslots = 0;
+  trace_log_free(tl->pending);
+  tl->pending = NULL;
+  tl->pending_used = 0;
+  tl->attached = 0;
+  tl->g = NULL;
+  tl->gen++;
+}
+
+static const struct trace_map *map_for(struct trace_line_state *tl, global_State *g,
+                                       const GCtrace *T);
+
+/* A side trace's parent exit (from the parent's map), or NULL. */
+static const struct trace_map_exit *parent_exit(struct trace_line_state *tl, global_State *g,
+                                               const struct trace_log *log)
+{
+  const GCtrace *P = log->parent ? attrib_trace(g, log->parent) : NULL;
+  const struct trace_map *map = P && P != &G2J(g)->cur ? map_for(tl, g, P) : NULL;
+  return map && log->exitno < map->nsnap ? &map->exits[log->exitno] : NULL;
+}
+
+/* The map of the live trace T, built from its log on first use; NULL if
+ * there is no log that fits it. */
+static const struct trace_map *map_for(struct trace_line_state *tl, global_State *g,
+                                       const GCtrace *T)
+{
+  struct trace_line_slot *s = trace_line_slot(tl, T->traceno);
+  if (!s)
+    return NULL;
+  uint64_t fp = trace_map_fingerprint(T);
+  if (s->map) {
+    if (s->map->trace == T && s->map->fp == fp)
+      return s->map;
+    trace_map_free(s->map);   /* an earlier trace with this number */
+    s->map = NULL;
+    tl->gen++;
+  }
+  if (s->failed == T && s->failed_fp == fp)
+    return NULL;
+  struct trace_map *map = NULL;
+  struct trace_log *pending = tl->pending;
+  struct trace_log *log = NULL;
+  if (pending && !tl->pending_used && trace_map_log_matches(pending, T))
+    log = pending;
+  else if (s->log && trace_map_log_matches(s->log, T))
+    log = s->log;
+  if (log) {
+    if (log == pending)
+      tl->pending_used = 1;   /* its recording has ended: T is live */
+    else
+      s->log = NULL;
+    map = trace_map_build(log, T, tl->targets, parent_exit(tl, g, log));
+    if (log != pending)
+      trace_log_free(log);
+  }
+  if (!map) {
+    s->failed = T;
+    s->failed_fp = fp;
+    return NULL;
+  }
+  s->map = map;
+  return map;
+}
+
+/* The function called by the call instruction that ends right before ra,
+ * as the assembler emits calls (lj_emit_x86.h, emit_call_): call rel32, or
+ * call rax after rax was loaded with the target. NULL for anything else,
+ * or if the instruction would begin before low. */
+static const void *call_target(uintptr_t ra, uintptr_t low)
+{
+  const uint8_t *p = (const uint8_t *)ra;
+  if (ra >= low + 5 && p[-5] == 0xe8) {
+    int32_t rel;
+    memcpy(&rel, p - 4, sizeof rel);
+    return (const void *)(ra + (intptr_t)rel);
+  }
+  if (ra < low + 7 || p[-2] != 0xff || p[-1] != 0xd0)
+    return NULL;
+  if (ra >= low + 12 && p[-12] == 0x48 && p[-11] == 0xb8) {   /* mov rax, imm64 */
+    uint64_t a;
+    memcpy(&a, p - 10, sizeof a);
+    return (const void *)(uintptr_t)a;
+  }
+  if (ra >= low + 9 && p[-9] == 0x48 && p[-8] == 0x8d && p[-7] == 0x05) { /* lea rax, [rip+d] */
+    int32_t d;
+    memcpy(&d, p - 6, sizeof d);
+    return (const void *)(ra - 2 + (intptr_t)d);
+  }
+  if (ra >= low + 9 && p[-9] == 0x48 && p[-8] == 0xc7 && p[-7] == 0xc0) { /* mov rax, simm32 */
+    int32_t a;
+    memcpy(&a, p - 6, sizeof a);
+    return (const void *)(intptr_t)a;
+  }
+  if (p[-7] == 0xb8) {                                            /* mov eax, imm32 */
+    uint32_t a;
+    memcpy(&a, p - 6, sizeof a);
+    return (const void *)(uintptr_t)a;
+  }
+  return NULL;
+}
+
+/* The line of the call returning to ra among a site's calls of different
+ * lines: its place among the calls to the same target in the snapshot's
+ * code [start, end), which must be as many as the map expects. NULL if
+ * they are not. */
+static const struct trace_map_line *nth_call(const struct trace_map *map,
+                                             const struct trace_map_site *site, uintptr_t ra,
+                                             uintptr_t start, uintptr_t end)
+{
+  uint32_t n = 0, at = UINT32_MAX;
+  for (uintptr_t q = start + 5; q <= end; q++) {
+    if (call_target(q, start) != site->target)
+      continue;
+    if (q == ra)
+      at = n;
+    n++;
+  }
+  if (n != site->count || at == UINT32_MAX)
+    return NULL;
+  return &map->ordinals[site->first + at];
+}
+
+const struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
+                                                   const GCtrace *T)
+{
+  char here;
+  uintptr_t ra = trace_line_return_address(g, T, &here);
+  struct trace_line_cached *e = &tl->cache[trace_line_cache_slot(ra)];
+  const GCproto *pt = NULL;
+  uint32_t line = 0;
+  uintptr_t mcode = (uintptr_t)T->mcode;
+  /* The return address must lie in T's code right after a call into the
+   * VM (the recorder's own trace, J->cur, has no code of its own yet). */
+  if (tl->ntargets && ra >= mcode + 5 && ra < mcode + T->szmcode && T != &G2J(g)->cur) {
+    uint32_t start, end;
+    uint32_t region = trace_map_region(T, (uint32_t)(ra - 1 - mcode), &start, &end);
+    const void *target = call_target(ra, mcode + start);
+    const struct trace_map *map = target ? map_for(tl, g, T) : NULL;
+    const struct trace_map_site *site = map ? trace_map_find(map, region, target) : NULL;
+    if (site && site->pt) {
+      pt = site->pt;
+      line = site->line;
+    } else if (site) {
+      const struct trace_map_line *l = nth_call(map, site, ra, mcode + start, mcode + end);
+      if (l && l->pt) {
+        pt = l->pt;
+        line = l->line;
+      }
+    }
+  }
+  e->ra = ra;
+  e->trace = T;
+  e->pt = pt;
+  e->line = line;
+  e->gen = tl->gen;   /* after map_for, which may have voided older entries */
+  e->epoch = tl->epoch;
+  return e;
+}
+
+int trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
+                         const GCproto **pt, uint64_t *line)
+{
+  jit_State *J = G2J(g);
+  /* After the snapshot is restored the exit may start recording a side
+   * trace: allocations then are the recorder's. */
+  if (!tl->ntargets || J->state != LJ_TRACE_IDLE)
+    return 0;
+  const GCtrace *T = attrib_trace(g, J->parent);
+  if (!T || J->exitno >= T->nsnap || T == &J->cur)
+    return 0;
+  GCobj *o = gcref(g->cur_L);
+  if (!o || o->gch.gct != ~LJ_TTHREAD || (old_ptr && old_ptr == tvref(o->th.stack)))
+    return 0;               /* the stack growing for the restored frames */
+  const struct trace_map *map = map_for(tl, g, T);
+  if (!map || J->exitno >= map->nsnap)
+    return 0;
+  const struct trace_map_exit *x = &map->exits[J->exitno];
+  if (!x->sunk || !x->pt)
+    return 0;
+  *pt = x->pt;
+  *line = x->line;
+  return 1;
+}

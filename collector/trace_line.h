@@ -1,0 +1,149 @@
+/* collector/trace_line.h: the Lua line of an allocation made by compiled code: the recorder's log, the maps of traces, the resolution and its cache. */
+#ifndef LJLEAK_COLLECTOR_TRACE_LINE_H
+#define LJLEAK_COLLECTOR_TRACE_LINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/lj_private.h"
+
+/* How it works (docs/collector.md, "Allocations in compiled code"):
+ *
+ *  log      While the JIT records a trace, a handler of LuaJIT's "record"
+ *           event (trace_record.c) notes, for each IR instruction that can
+ *           allocate, the Lua function and bytecode being recorded.
+ *  map      The first time a trace allocates, its log is checked against the
+ *           live trace (the same instructions at the same references) and
+ *           turned into a map (trace_map.c): for each snapshot's stretch of
+ *           machine code and each C function called there, the one line its
+ *           allocating instructions came from, or "ambiguous".
+ *  resolve  An allocation while trace N runs (trace_line.c): the trace's call
+ *           into the VM left its return address at a fixed place, right
+ *           below the interpreter's C frame (cframe - spadjust - 8); it must
+ *           lie in the trace's machine code right after a call, whose target
+ *           names the function called. The snapshot whose machine code
+ *           holds the call, and that target, give the line from the map.
+ *           Anything unverified keeps the trace site.
+ *  cache    The answer for a return address of a trace, so that a hot site
+ *           costs a few loads (the quick tier of hook.h reads it). */
+
+#define TRACE_LINE_CACHE_SIZE 256      /* entries of the resolution cache (a power of two) */
+#define TRACE_LINE_MAX_CALLS 256       /* at least IRCALL__MAX (checked in trace_record.c) */
+
+/* One resolution: while `trace` runs, a call that returns to `ra` allocated
+ * at line `line` of `pt` (line 0: no line, the trace site). Valid while gen
+ * and epoch are the state's. */
+struct trace_line_cached {
+  uintptr_t ra;
+  const GCtrace *trace;
+  const GCproto *pt;
+  uint32_t line;
+  uint32_t gen;
+  uint32_t epoch;
+};
+
+struct trace_log;
+struct trace_map;
+
+/* What is known of one trace number: the log of its last recording not yet
+ * turned into a map, and the map of the live trace (or none: map NULL with
+ * failed_fp the live trace's fingerprint, so that it is not built again). */
+struct trace_line_slot {
+  struct trace_log *log;
+  struct trace_map *map;
+  const GCtrace *failed;
+  uint64_t failed_fp;
+};
+
+struct trace_line_state {
+  global_State *g;               /* the VM whose recorder is followed; NULL: none */
+  int attached;                  /* the "record" handler is in place for g */
+  int broken;                    /* the handler saw state it did not expect: no more logs */
+  uint32_t gen;                  /* bumped when a map goes: cached resolutions of it are void */
+  uint32_t epoch;                /* bumped per segment: a cached site's symbols are in this one */
+  struct trace_line_cached cache[TRACE_LINE_CACHE_SIZE];
+  const void *targets[TRACE_LINE_MAX_CALLS]; /* the IR call targets (jit.util.ircalladdr) */
+  unsigned ntargets;             /* IRCALL__MAX when known, else 0 (no maps) */
+  struct trace_log *pending;     /* the recording in progress, or the last one */
+  int pending_used;              /* pending was turned into a map already */
+  struct trace_line_slot *slots; /* by trace number (mmap'd) */
+  uint32_t nslots;
+  uint64_t segment_events;       /* allocations by compiled code in this segment */
+  uint64_t segment_lines;        /* of those, charged to a Lua line */
+  uint64_t events, lines;        /* the same for the capture (ended segments) */
+};
+
+/* Follows L's recorder from now on: looks up the IR call targets and
+ * attaches the "record" handler (jit.attach). Called where the Lua API may
+ * be used (starting a capture, installing the signal). Without the jit
+ * library nothing is attached and every trace keeps its trace site. */
+void trace_line_attach(struct trace_line_state *tl, lua_State *L);
+
+/* Frees every log and map (the VM is closing, or another one is followed). */
+void trace_line_forget(struct trace_line_state *tl);
+
+/* Resolves an allocation made while trace T (number traceno) of g runs:
+ * returns the cache entry (line 0: no line was found or verified). Builds
+ * the trace's map on first use. Never NULL. */
+const struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
+                                                   const GCtrace *T);
+
+/* An allocation while a trace exit restores the interpreter's state
+ * (vmstate EXIT): if the exit's snapshot holds sunk allocations, the line
+ * they are charged to (docs/collector.md) in *pt and *line, and 1; else 0. */
+int trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
+                         const GCproto **pt, uint64_t *line);
+
+#if LJ_HASJIT && LJ_TARGET_X64 && !LJ_ABI_WIN
+/* What BC_JLOOP pushes below the interpreter's C frame before it jumps to a
+ * trace (vm_x64.dasc: two callee-saved registers). */
+#define TRACE_LINE_JIT_FRAME (CFRAME_SIZE_JIT - CFRAME_SIZE)
+#endif
+
+/* The return address of the running trace's call into the VM: the word
+ * right below the interpreter's C frame, what BC_JLOOP pushed and the
+ * trace's stack adjustment. 0 if that place is not above the caller's own
+ * frame (the only stack the trace can be on), or not known here. */
+static inline __attribute__((always_inline)) uintptr_t trace_line_return_address(
+  global_State *g, const GCtrace *T, const void *frame)
+{
+#ifdef TRACE_LINE_JIT_FRAME
+  GCobj *o = gcref(g->cur_L);
+  uintptr_t cf = (uintptr_t)cframe_raw(o->th.cframe);
+  uintptr_t slot = cf - TRACE_LINE_JIT_FRAME - T->spadjust - sizeof(uintptr_t);
+  if (__builtin_expect(slot <= (uintptr_t)frame || slot >= cf, 0))
+    return 0;
+  return *(const uintptr_t *)slot;
+#else
+  (void)g;
+  (void)T;
+  (void)frame;
+  return 0;
+#endif
+}
+
+static inline size_t trace_line_cache_slot(uintptr_t ra)
+{
+  return (size_t)((ra ^ (ra >> 9)) & (TRACE_LINE_CACHE_SIZE - 1));
+}
+
+/* The cached resolution for the running trace T, or NULL (resolve then). */
+static inline __attribute__((always_inline)) const struct trace_line_cached *trace_line_cached(
+  const struct trace_line_state *tl, global_State *g, const GCtrace *T, const void *frame)
+{
+  uintptr_t ra = trace_line_return_address(g, T, frame);
+  const struct trace_line_cached *e = &tl->cache[trace_line_cache_slot(ra)];
+  if (e->ra != ra || e->trace != T || e->gen != tl->gen || e->epoch != tl->epoch || !ra)
+    return NULL;
+  return e;
+}
+
+/* Counts an allocation by compiled code, and whether it got a line. */
+static inline __attribute__((always_inline)) void trace_line_count(struct trace_line_state *tl,
+                                                                   int line)
+{
+  tl->segment_events++;
+  tl->segment_lines += line != 0;
+}
+
+#endif

@@ -1,0 +1,524 @@
+/* collector/trace_map.c: builds a trace's map from its recording log: for each snapshot's machine code and each C function called there, the Lua line that allocates. */
+#include "collector/trace_map.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "collector/attrib.h"
+#include "lj_ircall.h"
+#include "lj_target.h"
+
+_Static_assert(IRCALL__MAX <= TRACE_LINE_MAX_CALLS, "TRACE_LINE_MAX_CALLS holds every IR call");
+
+/* Pseudo-ops of the keys that pair a loop's copied instructions with the
+ * recorded ones (loop_key). */
+#define KEY_STRING 0xffffu     /* any string or buffer operation: folding turns one into another */
+#define KEY_CALL 0xfffeu       /* another call, by its id */
+
+/* IR calls that build strings or grow buffers, by name (lj_ircall.h). */
+static int call_builds_string(unsigned id)
+{
+  static const char *const names[] = {
+#define TRACE_MAP_CALLNAME(cond, name, nargs, kind, type, flags) #name,
+    IRCALLDEF(TRACE_MAP_CALLNAME)
+#undef TRACE_MAP_CALLNAME
+  };
+  if (id >= sizeof names / sizeof names[0])
+    return 0;
+  const char *n = names[id];
+  return strcmp(n, "lj_str_new") == 0 || strncmp(n, "lj_strfmt_", 10) == 0 ||
+         strncmp(n, "lj_buf_", 7) == 0 || strncmp(n, "lj_bufx_", 8) == 0;
+}
+
+void *trace_map_pages(size_t size)
+{
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+void trace_map_unpages(void *p, size_t size)
+{
+  if (p)
+    munmap(p, size);
+}
+
+int trace_map_op_logged(unsigned op)
+{
+  switch (op) {
+  case IR_TNEW: case IR_TDUP: case IR_CNEW: case IR_CNEWI: case IR_SNEW: case IR_XSNEW:
+  case IR_BUFPUT: case IR_BUFSTR: case IR_TOSTR: case IR_NEWREF:
+  case IR_CALLN: case IR_CALLA: case IR_CALLL: case IR_CALLS:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+uint64_t trace_map_fingerprint(const GCtrace *T)
+{
+  uint64_t h = (uint64_t)(uintptr_t)T;
+  uint64_t parts[] = {
+    (uint64_t)(uintptr_t)mref(T->startpc, const BCIns), (uint64_t)(uintptr_t)gcref(T->startpt),
+    (uint64_t)(uintptr_t)T->mcode, T->szmcode, T->nins, T->nk, T->nsnap, T->nsnapmap,
+    T->traceno, T->root, T->spadjust,
+  };
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    h = (h ^ parts[i]) * 0x100000001b3ull + (h >> 29);
+  return h | 1;
+}
+
+int trace_map_log_matches(const struct trace_log *log, const GCtrace *T)
+{
+  return log->traceno == T->traceno && log->startpt == &gcref(T->startpt)->pt &&
+         log->startpc == mref(T->startpc, const BCIns) && log->first_nins <= log->last_nins &&
+         log->last_nins <= T->nins && (log->parent == 0) == (T->root == 0);
+}
+
+/* The operands that a recorded instruction and the trace's must share. */
+static int same_instruction(const struct trace_log_entry *e, const IRIns *ir)
+{
+  if (e->op != ir->o)
+    return 0;
+  switch (ir->o) {
+  case IR_TNEW: return e->op1 == ir->op1 && e->op2 == ir->op2;
+  case IR_TDUP: case IR_CNEW: case IR_CNEWI: return e->op1 == ir->op1;
+  case IR_CALLN: case IR_CALLA: case IR_CALLL: case IR_CALLS: return e->op2 == ir->op2;
+  default: return 1;
+  }
+}
+
+/* Pairs a copy in the loop body with the recorded instructions it may copy:
+ * the same op and constant operands (their copies keep them). */
+static uint32_t loop_key(const IRIns *ir)
+{
+  switch (ir->o) {
+  case IR_TNEW: return ((uint32_t)IR_TNEW << 16) ^ ir->op1 ^ ((uint32_t)ir->op2 << 8);
+  case IR_TDUP: case IR_CNEW: case IR_CNEWI: return ((uint32_t)ir->o << 16) ^ ir->op1;
+  case IR_NEWREF: return (uint32_t)IR_NEWREF << 16;
+  case IR_CALLN: case IR_CALLA: case IR_CALLL: case IR_CALLS:
+    return call_builds_string(ir->op2) ? KEY_STRING << 16 : (KEY_CALL << 16) | ir->op2;
+  default: return KEY_STRING << 16;
+  }
+}
+
+/* Whether the assembler kept a register or spill slot for ir: an
+ * instruction without either that is no store left no code (its one use
+ * fused it into another instruction's). */
+static int ir_used(const IRIns *ir)
+{
+  return ra_hasreg(ir->r) || ra_hasspill(ir->s);
+}
+
+/* The function the machine code of ir calls, as the assembler chose it
+ * (lj_asm.c, lj_asm_x86.h); NULL if it calls none of the VM's allocating
+ * functions: dead, sunk or fused into another instruction. A wrong guess
+ * here only makes the count of calls in the code differ, which
+ * trace_line.c checks before it trusts an order. */
+static const void *exact_target(const GCtrace *T, const IRIns *ir, const void *const *targets)
+{
+  if (ir->o == IR_NOP || ir->r == RID_SUNK || ir->r == RID_SINK)
+    return NULL;
+  switch (ir->o) {
+  case IR_TNEW: return targets[IRCALL_lj_tab_new1];
+  case IR_TDUP: return targets[IRCALL_lj_tab_dup];
+  case IR_CNEW:
+    return targets[ir->op2 != REF_NIL ? IRCALL_lj_cdata_newv : IRCALL_lj_mem_newgco];
+  case IR_CNEWI: return targets[IRCALL_lj_mem_newgco];
+  case IR_SNEW: case IR_XSNEW: return ir_used(ir) ? targets[IRCALL_lj_str_new] : NULL;
+  case IR_BUFSTR: return targets[IRCALL_lj_buf_tostr];
+  case IR_NEWREF: return targets[IRCALL_lj_tab_newkey];
+  case IR_TOSTR:
+    if (!ir_used(ir))
+      return NULL;
+    return targets[ir->op2 == IRTOSTR_NUM   ? IRCALL_lj_strfmt_num
+                   : ir->op2 == IRTOSTR_INT ? IRCALL_lj_strfmt_int
+                                            : IRCALL_lj_strfmt_char];
+  case IR_BUFPUT: {
+    const IRIns *irs = &T->ir[ir->op2];
+    if (irs->o == IR_KGC)
+      return targets[ir_kstr(irs)->len == 1 ? IRCALL_lj_buf_putchar : IRCALL_lj_buf_putstr];
+    if (irs->o == IR_TOSTR && !ir_used(irs))
+      return targets[irs->op2 == IRTOSTR_NUM   ? IRCALL_lj_strfmt_putnum
+                     : irs->op2 == IRTOSTR_INT ? IRCALL_lj_strfmt_putint
+                                               : IRCALL_lj_buf_putchar];
+    if (irs->o == IR_SNEW && !ir_used(irs))
+      return targets[IRCALL_lj_buf_putmem];
+    return targets[IRCALL_lj_buf_putstr];
+  }
+  case IR_CALLN: case IR_CALLA: case IR_CALLL: case IR_CALLS:
+    return ir->op2 < IRCALL__MAX ? targets[ir->op2] : NULL;
+  default:
+    return NULL;
+  }
+}
+
+/* The snapshot whose IR holds ref (the rightmost that starts at or before). */
+static uint32_t region_of_ref(const GCtrace *T, IRRef ref)
+{
+  uint32_t lo = 0, hi = T->nsnap;
+  while (hi - lo > 1) {
+    uint32_t mid = (lo + hi) / 2;
+    if (T->snap[mid].ref <= ref)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* What the builder knows of each IR instruction: its Lua line. */
+struct ir_line {
+  const GCproto *pt;         /* NULL: not known */
+  uint32_t line;
+};
+
+struct builder {
+  const GCtrace *T;
+  const struct trace_log *log;
+  const void *const *targets;
+  IRRef loopref;             /* IR_LOOP, or 0 */
+  struct ir_line *lines;     /* [nins - REF_BIAS] */
+  const GCproto **protos;    /* the prototypes the trace keeps alive */
+  uint32_t nprotos;
+  IRRef *allocs;             /* the logged ops of the trace, in order */
+  uint32_t nallocs;
+  struct trace_map_site *calls;  /* one per call, in the order of the IR */
+  uint32_t ncalls;
+  const struct trace_map_exit *parent_exit;
+};
+
+/* The prototypes the trace's constants hold (and its start): only these
+ * are known to be alive while it is. */
+static uint32_t live_protos(const GCtrace *T, const GCproto **out, uint32_t cap)
+{
+  uint32_t n = 0;
+  const GCproto *start = &gcref(T->startpt)->pt;
+  out[n++] = start;
+  for (IRRef ref = T->nk; ref < REF_TRUE && n < cap; ref++) {
+    const IRIns *ir = &T->ir[ref];
+    if (ir->o == IR_KGC) {
+      GCobj *o = ir_kgc(ir);
+      const GCproto *pt = NULL;
+      if (o->gch.gct == ~LJ_TPROTO)
+        pt = &o->pt;
+      else if (o->gch.gct == ~LJ_TFUNC && isluafunc(&o->fn))
+        pt = funcproto(&o->fn);
+      if (pt && pt != start)
+        out[n++] = pt;
+    }
+    if (irt_is64(ir->t) && ir->o != IR_KNULL)
+      ref++;
+  }
+  return n;
+}
+
+static int proto_live(const struct builder *b, const GCproto *pt)
+{
+  for (uint32_t i = 0; i < b->nprotos; i++)
+    if (b->protos[i] == pt)
+      return 1;
+  return 0;
+}
+
+/* The line of pc in pt, if pt is alive and pc is one of its instructions. */
+static int line_of(const struct builder *b, const GCproto *pt, const BCIns *pc,
+                   struct ir_line *out)
+{
+  if (!pt || !proto_live(b, pt) || pc < proto_bc(pt) || pc >= proto_bc(pt) + pt->sizebc)
+    return 0;
+  uint64_t line = attrib_proto_line(pt, proto_bcpos(pt, pc));
+  if (line == 0)
+    return 0;
+  out->pt = pt;
+  out->line = (uint32_t)line;
+  return 1;
+}
+
+static int is_allocation(unsigned op)
+{
+  return op == IR_TNEW || op == IR_TDUP || op == IR_CNEW || op == IR_CNEWI;
+}
+
+/* Lines of the recorded instructions: from the log, and for the IR after
+ * the last event, the last bytecode's. 0, or -1 if the log does not fit. */
+static int recorded_lines(struct builder *b)
+{
+  const GCtrace *T = b->T;
+  const struct trace_log *log = b->log;
+  IRRef end = b->loopref ? b->loopref : T->nins;
+  for (uint32_t i = 0; i < log->n; i++) {
+    const struct trace_log_entry *e = &log->entries[i];
+    if (e->ref < REF_FIRST || e->ref >= end)
+      return -1;
+    const IRIns *ir = &T->ir[e->ref];
+    if (ir->o == IR_NOP)
+      continue;               /* dead code, eliminated */
+    if (!same_instruction(e, ir))
+      return -1;
+    line_of(b, e->pt, e->pc, &b->lines[e->ref - REF_BIAS]);
+  }
+  for (IRRef ref = log->last_nins; ref < end; ref++)
+    if (trace_map_op_logged(T->ir[ref].o))
+      line_of(b, log->attr_pt, log->attr_pc, &b->lines[ref - REF_BIAS]);
+  /* A side trace first makes what its parent's exit had sunk. */
+  const struct trace_map_exit *x = b->parent_exit;
+  if (x && x->sunk && x->allocating && proto_live(b, x->pt))
+    for (IRRef ref = REF_FIRST; ref < log->first_nins && ref < end; ref++)
+      if (is_allocation(T->ir[ref].o))
+        b->lines[ref - REF_BIAS] = (struct ir_line){x->pt, x->line};
+  return 0;
+}
+
+/* Lines of the loop body's copies: the k-th copy with a key is one of the
+ * recorded instructions with that key from the k-th to the (k + n - m)-th
+ * (n recorded, m copies: copies keep their order and never multiply). */
+static void loop_lines(struct builder *b)
+{
+  const GCtrace *T = b->T;
+  for (uint32_t i = 0; i < b->nallocs; i++) {
+    IRRef x = b->allocs[i];
+    if (x < b->loopref)
+      continue;
+    uint32_t key = loop_key(&T->ir[x]);
+    uint32_t n = 0, m = 0, k = 0;
+    for (uint32_t j = 0; j < b->nallocs; j++) {
+      IRRef y = b->allocs[j];
+      if (loop_key(&T->ir[y]) != key)
+        continue;
+      if (y < b->loopref)
+        n++;
+      else if (y < x)
+        k++, m++;
+      else
+        m++;
+    }
+    if (m > n)
+      continue;
+    struct ir_line found = {NULL, 0};
+    uint32_t seen = 0, ok = 1;
+    for (uint32_t j = 0; j < b->nallocs && ok; j++) {
+      IRRef y = b->allocs[j];
+      if (y >= b->loopref || loop_key(&T->ir[y]) != key)
+        continue;
+      if (seen >= k && seen <= k + (n - m)) {
+        const struct ir_line *l = &b->lines[y - REF_BIAS];
+        if (!l->pt || (found.pt && (found.pt != l->pt || found.line != l->line)))
+          ok = 0;
+        found = *l;
+      }
+      seen++;
+    }
+    if (ok && found.pt)
+      b->lines[x - REF_BIAS] = found;
+  }
+}
+
+/* One site per call: its snapshot, target and line. The IR's order is the
+ * code's within a snapshot (the assembler emits each instruction's code
+ * below the next one's). */
+static void collect_calls(struct builder *b)
+{
+  for (uint32_t i = 0; i < b->nallocs; i++) {
+    IRRef ref = b->allocs[i];
+    const void *target = exact_target(b->T, &b->T->ir[ref], b->targets);
+    if (!target)
+      continue;
+    const struct ir_line *l = &b->lines[ref - REF_BIAS];
+    b->calls[b->ncalls++] = (struct trace_map_site){
+      .target = target, .pt = l->pt, .region = region_of_ref(b->T, ref),
+      .line = l->pt ? l->line : 0,
+    };
+  }
+}
+
+static int site_order(const struct trace_map_site *a, const struct trace_map_site *b)
+{
+  if (a->region != b->region)
+    return a->region < b->region ? -1 : 1;
+  return a->target < b->target ? -1 : a->target > b->target;
+}
+
+/* What an exit through snapshot k materialises: the one line of every sunk
+ * allocation before it, if they share one; else the line it resumes at. */
+static void exit_of(const struct builder *b, uint32_t k, struct trace_map_exit *out)
+{
+  const GCtrace *T = b->T;
+  const SnapShot *snap = &T->snap[k];
+  const SnapEntry *map = &T->snapmap[snap->mapofs];
+  memset(out, 0, sizeof *out);
+  for (uint32_t i = 0; i < snap->nent; i++) {
+    IRRef ref = snap_ref(map[i]);
+    if (!irref_isk(ref) && ref < T->nins && T->ir[ref].r == RID_SUNK)
+      out->sunk = 1;
+  }
+  if (!out->sunk)
+    return;
+  struct ir_line found = {NULL, 0};
+  int one = 1;
+  for (uint32_t i = 0; i < b->nallocs && one; i++) {
+    IRRef y = b->allocs[i];
+    const IRIns *ir = &T->ir[y];
+    if (y >= snap->ref || ir->r != RID_SUNK || !is_allocation(ir->o))
+      continue;
+    const struct ir_line *l = &b->lines[y - REF_BIAS];
+    if (!l->pt || (found.pt && (found.pt != l->pt || found.line != l->line)))
+      one = 0;
+    found = *l;
+  }
+  if (one && found.pt) {
+    out->pt = found.pt;
+    out->line = found.line;
+    out->allocating = 1;
+    return;
+  }
+  /* The exit's own line: its PC is in one of the trace's prototypes. */
+  const BCIns *pc = snap_pc((SnapEntry *)&map[snap->nent]);
+  for (uint32_t i = 0; i < b->nprotos; i++) {
+    struct ir_line l;
+    if (line_of(b, b->protos[i], pc, &l)) {
+      out->pt = l.pt;
+      out->line = l.line;
+      return;
+    }
+  }
+}
+
+static size_t round_pages(size_t size)
+{
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  return (size + page - 1) / page * page;
+}
+
+/* Copies what the builder found into one mapping: the calls sorted by
+ * snapshot and target (a stable sort: the code's order stays), one site
+ * per snapshot and target over its run of calls. */
+static struct trace_map *finish(struct builder *b)
+{
+  const GCtrace *T = b->T;
+  struct trace_map_site *c = b->calls;
+  for (uint32_t i = 1; i < b->ncalls; i++) {
+    struct trace_map_site s = c[i];
+    uint32_t j = i;
+    for (; j > 0 && site_order(&s, &c[j - 1]) < 0; j--)
+      c[j] = c[j - 1];
+    c[j] = s;
+  }
+  uint32_t nsites = 0;
+  for (uint32_t i = 0; i < b->ncalls; i++)
+    nsites += i == 0 || site_order(&c[i], &c[i - 1]) != 0;
+  size_t size = sizeof(struct trace_map) + (T->nsnap + 1) * sizeof(uint32_t);
+  size = (size + 15) & ~(size_t)15;
+  size_t sites_at = size;
+  size += nsites * sizeof(struct trace_map_site);
+  size_t ordinals_at = size;
+  size += b->ncalls * sizeof(struct trace_map_line);
+  size_t exits_at = size;
+  size += T->nsnap * sizeof(struct trace_map_exit);
+  size = round_pages(size);
+  struct trace_map *map = trace_map_pages(size);
+  if (!map)
+    return NULL;
+  map->size = size;
+  map->trace = T;
+  map->fp = trace_map_fingerprint(T);
+  map->nsnap = T->nsnap;
+  map->nsites = nsites;
+  map->region_first = (uint32_t *)(map + 1);
+  map->sites = (struct trace_map_site *)((char *)map + sites_at);
+  map->ordinals = (struct trace_map_line *)((char *)map + ordinals_at);
+  map->exits = (struct trace_map_exit *)((char *)map + exits_at);
+  struct trace_map_site *site = NULL;
+  for (uint32_t i = 0; i < b->ncalls; i++) {
+    map->ordinals[i] = (struct trace_map_line){c[i].pt, c[i].line};
+    if (i == 0 || site_order(&c[i], &c[i - 1]) != 0) {
+      site = site ? site + 1 : map->sites;
+      *site = c[i];
+      site->first = i;
+      site->count = 0;
+    } else if (site->pt != c[i].pt || site->line != c[i].line) {
+      site->pt = NULL;     /* more than one line (or one not known) */
+      site->line = 0;
+    }
+    site->count++;
+  }
+  uint32_t s = 0;
+  for (uint32_t k = 0; k <= T->nsnap; k++) {
+    while (s < nsites && map->sites[s].region < k)
+      s++;
+    map->region_first[k] = s;
+  }
+  for (uint32_t k = 0; k < T->nsnap; k++)
+    exit_of(b, k, &map->exits[k]);
+  return map;
+}
+
+struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
+                                  const void *const *targets,
+                                  const struct trace_map_exit *parent_exit)
+{
+  if (!trace_map_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
+    return NULL;
+  struct builder b = {.T = T, .log = log, .targets = targets, .parent_exit = parent_exit};
+  size_t nins = T->nins - REF_BIAS;
+  for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
+    if (T->ir[ref].o == IR_LOOP)
+      b.loopref = ref;
+  /* Scratch: lines by IR, the calls, protos, the logged ops. */
+  uint32_t nk = REF_BIAS - T->nk + 1;
+  size_t scratch = nins * sizeof(struct ir_line) + nins * sizeof(struct trace_map_site) +
+                   nk * sizeof(GCproto *) + nins * sizeof(IRRef) + 64;
+  scratch = round_pages(scratch);
+  char *mem = trace_map_pages(scratch);
+  if (!mem)
+    return NULL;
+  b.lines = (struct ir_line *)mem;
+  b.calls = (struct trace_map_site *)(b.lines + nins);
+  b.protos = (const GCproto **)(b.calls + nins);
+  b.allocs = (IRRef *)(b.protos + nk);
+  b.nprotos = live_protos(T, b.protos, nk);
+  for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
+    if (trace_map_op_logged(T->ir[ref].o))
+      b.allocs[b.nallocs++] = ref;
+  struct trace_map *map = NULL;
+  if (recorded_lines(&b) == 0) {
+    if (b.loopref)
+      loop_lines(&b);
+    collect_calls(&b);
+    map = finish(&b);
+  }
+  trace_map_unpages(mem, scratch);
+  return map;
+}
+
+void trace_map_free(struct trace_map *map)
+{
+  if (map)
+    trace_map_unpages(map, map->size);
+}
+
+uint32_t trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint32_t *end)
+{
+  uint32_t lo = 0, hi = T->nsnap;
+  while (hi - lo > 1) {
+    uint32_t mid = (lo + hi) / 2;
+    if (T->snap[mid].mcofs <= ofs)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *start = T->snap[lo].mcofs;
+  *end = lo + 1 < T->nsnap ? T->snap[lo + 1].mcofs : T->szmcode;
+  return lo;
+}
+
+const struct trace_map_site *trace_map_find(const struct trace_map *map, uint32_t region,
+                                            const void *target)
+{
+  if (region >= map->nsnap)
+    return NULL;
+  for (uint32_t i = map->region_first[region]; i < map->region_first[region + 1]; i++)
+    if (map->sites[i].target == target)
+      return &map->sites[i];
+  return NULL;
+}

@@ -1,0 +1,117 @@
+/* collector/trace_map.h: a trace's recording log and the map built from it: which Lua line each call of its machine code allocates for. */
+#ifndef LJLEAK_COLLECTOR_TRACE_MAP_H
+#define LJLEAK_COLLECTOR_TRACE_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/lj_private.h"
+#include "collector/trace_line.h"
+
+/* An IR instruction that may allocate, as the recorder emitted it, and the
+ * Lua bytecode being recorded then (pt NULL: not known). */
+struct trace_log_entry {
+  uint32_t ref;
+  uint16_t op;
+  uint16_t op1, op2;
+  const GCproto *pt;
+  const BCIns *pc;
+};
+
+/* The log of one recording (trace_record.c writes it). */
+struct trace_log {
+  size_t size;                  /* bytes mapped */
+  uint32_t traceno;
+  uint32_t parent, exitno;      /* a side trace's parent and exit; 0 for a root trace */
+  const GCproto *startpt;
+  const BCIns *startpc;
+  uint32_t first_nins;          /* IR before it came from no recorded bytecode (setup) */
+  uint32_t last_nins;           /* IR up to here is logged; after it is the last bytecode's */
+  uint32_t last_nk;
+  const GCproto *attr_pt;       /* the Lua bytecode whose IR comes next */
+  const BCIns *attr_pc;
+  uint32_t n, cap;
+  struct trace_log_entry entries[];
+};
+
+/* A Lua line (pt NULL: not known). */
+struct trace_map_line {
+  const GCproto *pt;
+  uint32_t line;
+};
+
+/* The calls to `target` in the machine code of snapshot `region`: the
+ * lines they allocate for, in the order of the code (ordinals[first] is
+ * the first call's). When they all share one known line, pt and line say
+ * it; else pt is NULL and the call is told from its place among them. */
+struct trace_map_site {
+  const void *target;
+  const GCproto *pt;
+  uint32_t region;
+  uint32_t line;
+  uint32_t first, count;
+};
+
+/* Per snapshot, for allocations while the trace exits through it. */
+struct trace_map_exit {
+  const GCproto *pt;            /* NULL: no sunk allocation, or no line */
+  uint32_t line;
+  uint8_t sunk;                 /* 1: the snapshot holds sunk allocations */
+  uint8_t allocating;           /* 1: line is that of every sunk allocation before it;
+                                 * 0: the line the exit resumes at */
+};
+
+struct trace_map {
+  size_t size;                  /* bytes mapped */
+  const GCtrace *trace;
+  uint64_t fp;                  /* trace_map_fingerprint of it */
+  uint32_t nsnap;
+  uint32_t nsites;
+  uint32_t *region_first;       /* [nsnap + 1]: its sites, in sites[] */
+  struct trace_map_site *sites;
+  struct trace_map_line *ordinals;
+  struct trace_map_exit *exits; /* [nsnap] */
+};
+
+/* What tells a trace from a later one with its number, address or code. */
+uint64_t trace_map_fingerprint(const GCtrace *T);
+
+/* Whether log is the recording of the live trace T. */
+int trace_map_log_matches(const struct trace_log *log, const GCtrace *T);
+
+/* Builds T's map from its log; NULL if the log does not fit the trace (or
+ * no memory). targets[IRCALL_x] is the address of call x. For a side
+ * trace, parent_exit (or NULL) is its parent's exit it starts at: the
+ * allocations sunk there, which the side trace makes before it records its
+ * first bytecode, have that exit's allocating line. */
+struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
+                                  const void *const *targets,
+                                  const struct trace_map_exit *parent_exit);
+
+void trace_map_free(struct trace_map *map);
+
+/* The snapshot whose machine code holds offset ofs (as lj_trace_unwind
+ * finds it), and the bounds of that code. */
+uint32_t trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint32_t *end);
+
+/* The calls to target in the code of snapshot region, or NULL. */
+const struct trace_map_site *trace_map_find(const struct trace_map *map, uint32_t region,
+                                            const void *target);
+
+/* Whether the IR op may allocate through a call (and so is logged). */
+int trace_map_op_logged(unsigned op);
+
+/* The slot of trace number n (the table grows); NULL if it cannot. */
+struct trace_line_slot *trace_line_slot(struct trace_line_state *tl, uint32_t n);
+
+/* Forgets the slot's log and map (its number is free again). */
+void trace_line_slot_clear(struct trace_line_state *tl, struct trace_line_slot *s);
+
+void trace_log_free(struct trace_log *log);
+
+/* Pages for logs and maps: mmap'd, never the Lua allocator's, so that the
+ * hook may build a map. NULL on failure. */
+void *trace_map_pages(size_t size);
+void trace_map_unpages(void *p, size_t size);
+
+#endif

@@ -1,0 +1,220 @@
+/* collector/trace_record.c: follows the JIT's recorder through LuaJIT's "record" event: for each IR instruction that may allocate, the bytecode it was recorded for. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "collector/trace_map.h"
+#include "lauxlib.h"
+#include "lj_ircall.h"
+
+#define LOG_FIRST_SIZE 4096
+
+static struct trace_log *log_new(void)
+{
+  struct trace_log *log = trace_map_pages(LOG_FIRST_SIZE);
+  if (!log)
+    return NULL;
+  memset(log, 0, sizeof *log);
+  log->size = LOG_FIRST_SIZE;
+  log->cap = (uint32_t)((LOG_FIRST_SIZE - sizeof *log) / sizeof log->entries[0]);
+  return log;
+}
+
+void trace_log_free(struct trace_log *log)
+{
+  if (log)
+    trace_map_unpages(log, log->size);
+}
+
+/* Room for one more entry; the log may move. NULL if it cannot grow. */
+static struct trace_log *log_room(struct trace_log *log)
+{
+  if (log->n < log->cap)
+    return log;
+  size_t size = log->size * 2;
+  void *p = mremap(log, log->size, size, MREMAP_MAYMOVE);
+  if (p == MAP_FAILED)
+    return NULL;
+  log = p;
+  log->size = size;
+  log->cap = (uint32_t)((size - sizeof *log) / sizeof log->entries[0]);
+  return log;
+}
+
+/* A new recording began: the last one's log goes to its trace number, and
+ * whatever was known of the new one's number is stale (it was free). */
+static void recording_begins(struct trace_line_state *tl, jit_State *J)
+{
+  struct trace_log *old = tl->pending;
+  tl->pending = NULL;
+  if (old && !tl->pending_used) {
+    struct trace_line_slot *s = trace_line_slot(tl, old->traceno);
+    if (s) {
+      trace_log_free(s->log);
+      s->log = old;
+      old = NULL;
+    }
+  }
+  trace_log_free(old);
+  tl->pending_used = 0;
+  struct trace_line_slot *s = trace_line_slot(tl, J->cur.traceno);
+  if (s)
+    trace_line_slot_clear(tl, s);
+  struct trace_log *log = log_new();
+  if (!log)
+    return;
+  GCobj *start = gcref(J->cur.startpt);
+  log->traceno = J->cur.traceno;
+  log->parent = J->parent;
+  log->exitno = J->exitno;
+  log->startpt = start ? &start->pt : NULL;
+  log->startpc = mref(J->cur.startpc, const BCIns);
+  log->first_nins = log->last_nins = J->cur.nins;
+  log->last_nk = J->cur.nk;
+  tl->pending = log;
+}
+
+/* Whether J records another trace than the pending log's. A recording's
+ * constants only grow (nk falls) and its IR only grows, except for a
+ * rollback, which never reaches back before its first bytecode. */
+static int recording_is_new(const struct trace_log *log, jit_State *J)
+{
+  GCobj *start = gcref(J->cur.startpt);
+  return !log || log->traceno != J->cur.traceno || log->parent != J->parent ||
+         log->exitno != J->exitno || log->startpt != (start ? &start->pt : NULL) ||
+         log->startpc != mref(J->cur.startpc, const BCIns) || J->cur.nk > log->last_nk ||
+         J->cur.nins < log->first_nins;
+}
+
+/* One recorded bytecode: the IR emitted since the last one is the last
+ * bytecode's. A fast function (no prototype) is charged to the Lua
+ * bytecode that called it, as the interpreter charges it. */
+static void record_step(struct trace_line_state *tl, jit_State *J)
+{
+  if (recording_is_new(tl->pending, J)) {
+    recording_begins(tl, J);
+  } else {
+    struct trace_log *log = tl->pending;
+    IRRef nins = J->cur.nins;
+    if (nins < log->last_nins) {   /* rolled back */
+      while (log->n > 0 && log->entries[log->n - 1].ref >= nins)
+        log->n--;
+      log->last_nins = nins;
+    }
+    for (IRRef ref = log->last_nins; ref < nins; ref++) {
+      const IRIns *ir = &J->cur.ir[ref];
+      if (!trace_map_op_logged(ir->o))
+        continue;
+      if (!(log = log_room(log))) {
+        trace_log_free(tl->pending);
+        tl->pending = NULL;
+        return;
+      }
+      tl->pending = log;
+      log->entries[log->n++] = (struct trace_log_entry){
+        .ref = ref, .op = ir->o, .op1 = ir->op1, .op2 = ir->op2,
+        .pt = log->attr_pt, .pc = log->attr_pc,
+      };
+    }
+    log->last_nins = nins;
+    log->last_nk = J->cur.nk;
+  }
+  if (tl->pending && J->pt) {
+    tl->pending->attr_pt = J->pt;
+    tl->pending->attr_pc = J->pc;
+  }
+}
+
+/* The "record" event's handler: (traceno, function, bytecode position,
+ * frame depth), sent before each bytecode is recorded. The arguments are
+ * checked against the recorder's private state, so that a layout that does
+ * not match stops the logs rather than misreading them. */
+static int record_event(lua_State *L)
+{
+  struct trace_line_state *tl = lua_touserdata(L, lua_upvalueindex(1));
+  global_State *g = G(L);
+  if (!tl || tl->g != g || tl->broken || !tl->ntargets)
+    return 0;
+  jit_State *J = G2J(g);
+  lua_Integer pos = J->pt ? (lua_Integer)proto_bcpos(J->pt, J->pc) : -1;
+  if (lua_tointeger(L, 1) != (lua_Integer)J->cur.traceno || lua_tointeger(L, 3) != pos ||
+      lua_tointeger(L, 4) != (lua_Integer)J->framedepth) {
+    tl->broken = 1;
+    return 0;
+  }
+  record_step(tl, J);
+  return 0;
+}
+
+/* Calls the function on top with n arguments below it, protected; 0 or -1. */
+static int call(lua_State *L, int nargs, int nresults)
+{
+  if (lua_pcall(L, nargs, nresults, 0) != 0) {
+    lua_pop(L, 1);
+    return -1;
+  }
+  return 0;
+}
+
+/* The IR call targets, from jit.util.ircalladdr; the last index must be
+ * the compiled-in IRCALL__MAX (the same list of calls). */
+static void load_targets(struct trace_line_state *tl, lua_State *L)
+{
+  lua_getglobal(L, "require");
+  lua_pushstring(L, "jit.util");
+  if (!lua_isfunction(L, -2) || call(L, 1, 1) != 0 || !lua_istable(L, -1))
+    return;
+  lua_getfield(L, -1, "ircalladdr");
+  if (!lua_isfunction(L, -1))
+    return;
+  for (int i = 0; i <= IRCALL__MAX; i++) {
+    lua_pushvalue(L, -1);
+    lua_pushinteger(L, i);
+    if (call(L, 1, 1) != 0)
+      return;
+    int is_number = lua_type(L, -1) == LUA_TNUMBER;
+    uintptr_t address = (uintptr_t)lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    if (i == IRCALL__MAX ? is_number : !is_number)
+      return;
+    if (i < IRCALL__MAX)
+      tl->targets[i] = (const void *)address;
+  }
+  if (tl->targets[IRCALL_lj_tab_new1] && tl->targets[IRCALL_lj_buf_tostr] &&
+      tl->targets[IRCALL_lj_tab_newkey])
+    tl->ntargets = IRCALL__MAX;
+}
+
+void trace_line_attach(struct trace_line_state *tl, lua_State *L)
+{
+  global_State *g = G(L);
+  if (tl->g == g && tl->attached)
+    return;
+  const char *off = getenv("LJLEAK_TRACE_LINES");
+  if (off && (!strcmp(off, "0") || !strcmp(off, "no") || !strcmp(off, "off") ||
+              !strcmp(off, "false")))
+    return;                   /* every trace keeps its trace site (for measurements) */
+  if (tl->g != g) {
+    trace_line_forget(tl);
+    tl->g = g;
+    tl->broken = 0;
+  }
+  int top = lua_gettop(L);
+  if (!tl->ntargets)
+    load_targets(tl, L);
+  lua_settop(L, top);
+  if (!tl->ntargets)
+    return;
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  lua_getfield(L, -1, "jit");
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "attach");
+    lua_pushlightuserdata(L, tl);
+    lua_pushcclosure(L, record_event, 1);
+    lua_pushstring(L, "record");
+    if (lua_isfunction(L, -3) && call(L, 2, 0) == 0)
+      tl->attached = 1;
+  }
+  lua_settop(L, top);
+}

@@ -1,0 +1,181 @@
+/* tests/test_collector_jit.c: allocations made by compiled code (JIT traces) are charged to their Lua lines, and to their trace where the line cannot be known. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/check_run.h"
+#include "tests/collector_capture.h"
+
+/* The allocation events of sites whose name starts with "TRACE ". */
+static uint64_t trace_site_allocs(const struct capture_read *r)
+{
+  uint64_t n = 0;
+  for (int i = 0; i < r->nsites; i++)
+    if (!strncmp(r->sites[i].name, "TRACE ", 6))
+      n += r->sites[i].allocs + r->sites[i].reallocs;
+  return n;
+}
+
+static const struct site_total *must_site(const struct capture_read *r, const char *suffix)
+{
+  const struct site_total *s = site_ending(r, suffix);
+  ck_assert_msg(s != NULL, "no site %s", suffix);
+  return s;
+}
+
+/* The allocations of a loop compiled into one trace, with a call inlined
+ * from another file, are charged to the same lines, in the same numbers,
+ * with the JIT on as with -j off; none is left to a trace site, and the
+ * index counts them all as charged to a line. */
+START_TEST(test_trace_allocations_are_charged_to_the_lines_the_interpreter_charges)
+{
+  struct capture_read *on = run_and_read("lines-on", "tests/lua/collector_trace_lines.lua");
+  struct capture_read *off = run_and_read("lines-off", "-j off tests/lua/collector_trace_lines.lua");
+  static const char *const lines[] = {"/collector_trace_helper.lua:4",
+                                      "/collector_trace_lines.lua:6",
+                                      "/collector_trace_lines.lua:8"};
+  /* A helper table (its hash part too), a two-slot table, a string. */
+  static const uint64_t expected[] = {40000, 20000, 20007};
+  for (int i = 0; i < 3; i++) {
+    const struct site_total *a = must_site(on, lines[i]), *b = must_site(off, lines[i]);
+    ck_assert_msg(a->allocs == expected[i] && b->allocs == expected[i] &&
+                    a->alloc_bytes == b->alloc_bytes,
+                  "%s: JIT on %llu +%llu, off %llu +%llu", lines[i],
+                  (unsigned long long)a->allocs, (unsigned long long)a->alloc_bytes,
+                  (unsigned long long)b->allocs, (unsigned long long)b->alloc_bytes);
+  }
+  ck_assert_uint_eq(trace_site_allocs(on), 0);
+  ck_assert_uint_ge(on->trace_events, 79000);
+  ck_assert_uint_eq(on->trace_lines, on->trace_events);
+  ck_assert_uint_eq(off->trace_events, 0);
+  free(on);
+  free(off);
+}
+END_TEST
+
+/* After jit.flush() trace number 1 is reused by another loop: each loop's
+ * allocations are charged to its own line, and the trace symbol, kept as
+ * secondary information, is emitted again for the new trace. */
+START_TEST(test_reused_trace_number_gets_a_new_symbol)
+{
+  struct capture_read *r = run_and_read("flush", "tests/lua/collector_flush.lua");
+  ck_assert_uint_eq(must_site(r, "/collector_flush.lua:3")->allocs, 2000 + 1); /* + keep's array */
+  ck_assert_uint_eq(must_site(r, "/collector_flush.lua:5")->allocs, 2000);
+  ck_assert_uint_eq(trace_site_allocs(r), 0);
+  int first = 0, second = 0;
+  for (int i = 0; i < r->ntrace_symbols; i++) {
+    first += r->trace_symbols[i].trace == 1 && r->trace_symbols[i].line == 3;
+    second += r->trace_symbols[i].trace == 1 && r->trace_symbols[i].line == 5;
+  }
+  ck_assert_int_eq(first, 1);
+  ck_assert_int_eq(second, 1);
+  free(r);
+}
+END_TEST
+
+/* When the collector does not follow the recorder (the program attached
+ * its own "record" handler, as -jdump does), nothing tells the lines of a
+ * trace's code: its allocations keep the trace site, none goes to a line
+ * it did not come from, the index counts none as charged to a line, and
+ * ljleak run -v says so. */
+START_TEST(test_trace_lines_fall_back_to_the_trace_when_the_recorder_is_not_followed)
+{
+  char dir[1024], out[1100], path[1100];
+  scratch(dir, sizeof dir, "fallback");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -v -o '%s' tests/lua/collector_trace_fallback.lua "
+                      ">/dev/null 2>'%s/err'", build_dir(), out, dir), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  const struct site_total *trace = must_site(r, "TRACE [1] started at @tests/lua/collector_trace_fallback.lua:4");
+  const struct site_total *line = must_site(r, "/collector_trace_fallback.lua:4");
+  /* 20000 tables and keep's first array part, between the interpreter and the trace. */
+  ck_assert_uint_eq(trace->allocs + line->allocs, 20001);
+  ck_assert_uint_ge(trace->allocs, 19000);
+  ck_assert_uint_eq(r->trace_lines, 0);
+  ck_assert_uint_eq(r->trace_events, trace->allocs + trace->reallocs);
+  snprintf(path, sizeof path, "%s/err", dir);
+  char *text = slurp(path);
+  char want[200];
+  snprintf(want, sizeof want,
+           "ljleak: %llu allocations by compiled code, 0 (0.0%%) charged to their line\n",
+           (unsigned long long)r->trace_events);
+  ck_assert_str_eq(text, want);
+  free(text);
+  free(r);
+}
+END_TEST
+
+/* A sampled capture resolves its samples the same way: every sample taken
+ * in compiled code is charged to a line, on the lines that allocate. */
+START_TEST(test_sampled_capture_charges_trace_samples_to_lines)
+{
+  struct capture_read *r =
+    run_and_read("sampled", "--sample 4096 tests/lua/collector_trace_lines.lua 100000");
+  ck_assert_uint_eq(r->index_sample, 4096);
+  ck_assert_uint_eq(trace_site_allocs(r), 0);
+  ck_assert_uint_ge(r->trace_events, 100);
+  ck_assert_uint_eq(r->trace_lines, r->trace_events);
+  ck_assert_uint_ge(must_site(r, "/collector_trace_helper.lua:4")->allocs, 10);
+  ck_assert_uint_ge(must_site(r, "/collector_trace_lines.lua:6")->allocs, 10);
+  ck_assert_uint_ge(must_site(r, "/collector_trace_lines.lua:8")->allocs, 10);
+  free(r);
+}
+END_TEST
+
+/* A table the trace sinks is made only when it escapes, by a trace exit
+ * (and, once the exit is hot, by the side trace that replays it): those
+ * allocations are charged to the line of its constructor, not to the exit
+ * or the trace. */
+START_TEST(test_sunk_table_escaping_at_exits_is_charged_to_its_line)
+{
+  struct capture_read *r = run_and_read("sunk", "tests/lua/collector_trace_sunk.lua");
+  const struct site_total *made = must_site(r, "/collector_trace_sunk.lua:5");
+  /* A table and its hash part each: the 200 that escape, and the ones the
+   * interpreter made before the loop was compiled; not the 20000. */
+  ck_assert_uint_eq(made->allocs % 2, 0);
+  ck_assert_uint_ge(made->allocs, 2 * 200);
+  ck_assert_uint_le(made->allocs, 2 * 200 + 2 * 120);
+  /* Where it escapes: only keep's first array part (its growth is reallocation). */
+  ck_assert_uint_eq(must_site(r, "/collector_trace_sunk.lua:7")->allocs, 1);
+  ck_assert_uint_eq(trace_site_allocs(r), 0);
+  ck_assert_uint_eq(r->trace_lines, r->trace_events);
+  free(r);
+}
+END_TEST
+
+/* The module's status() counts the allocations of compiled code and those
+ * charged to their line. */
+START_TEST(test_module_status_counts_trace_allocations_and_lines)
+{
+  char dir[1024], path[1100];
+  scratch(dir, sizeof dir, "status");
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' %s "
+                      "%s/tests/lua/collector_trace_status.lua > out",
+                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *text = slurp(path);
+  ck_assert_str_eq(text, "counted true lines true\n");
+  free(text);
+  snprintf(path, sizeof path, "%s/cap", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_uint_ge(r->trace_events, 19000);
+  ck_assert_uint_eq(r->trace_lines, r->trace_events);
+  free(r);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("collector_jit");
+  TCase *tc = tcase_create("lines");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_trace_allocations_are_charged_to_the_lines_the_interpreter_charges);
+  tcase_add_test(tc, test_reused_trace_number_gets_a_new_symbol);
+  tcase_add_test(tc, test_trace_lines_fall_back_to_the_trace_when_the_recorder_is_not_followed);
+  tcase_add_test(tc, test_sampled_capture_charges_trace_samples_to_lines);
+  tcase_add_test(tc, test_sunk_table_escaping_at_exits_is_charged_to_its_line);
+  tcase_add_test(tc, test_module_status_counts_trace_allocations_and_lines);
+  suite_add_tcase(s, tc);
+  return check_run(s);
+}
