@@ -243,8 +243,29 @@ static const char *report_plural(size_t n, const char *one, const char *many)
   return n == 1 ? one : many;
 }
 
-/* The reason's three cases of undecided sites: the capture too short, the
- * base too short, or a rise that is no significant trend. */
+/* Whether an undecided site of a base result is undecided because of its
+ * base: it grows significantly in the candidate. */
+static int report_base_cannot_tell(const struct diff_result *r, const struct diff_site *site)
+{
+  return r->mode == DIFF_MODE_BASE && site->verdict == DIFF_VERDICT_UNDECIDED &&
+         site->trend_p_value <= r->options.max_p_value;
+}
+
+/* Whether every undecided site is undecided because of its base. */
+static int report_all_for_the_base(const struct diff_result *r)
+{
+  size_t base = 0, all = 0;
+  for (size_t i = 0; i < r->site_count; i++)
+    if (r->sites[i].verdict == DIFF_VERDICT_UNDECIDED && diff_site_undecided(&r->sites[i])) {
+      all++;
+      base += (size_t)report_base_cannot_tell(r, &r->sites[i]);
+    }
+  return all && base == all;
+}
+
+/* The reason's cases of undecided sites: the capture too short, the base
+ * too short, the base showing no trend, or a rise that is no significant
+ * trend. */
 static void report_undecided_reason(const struct diff_result *r, size_t undecided, char *buffer,
                                     size_t size)
 {
@@ -273,6 +294,13 @@ static void report_undecided_reason(const struct diff_result *r, size_t undecide
              undecided, sites, report_plural(undecided, "grows", "grow"), base_judged,
              report_plural(base_judged, "boundary", "boundaries"), after,
              report_plural(undecided, "it grew", "they grew"), needed);
+  else if (report_all_for_the_base(r))
+    snprintf(buffer, size,
+             "%zu %s %s in the candidate, but over its %zu boundaries%s the base shows no "
+             "significant trend at p \u2264 %s for %s, so whether %s new cannot be told",
+             undecided, sites, report_plural(undecided, "grows", "grow"), base_judged, after, p,
+             report_plural(undecided, "it", "them"),
+             report_plural(undecided, "it is", "they are"));
   else
     snprintf(buffer, size,
              "%zu %s rose by \u2265 %s, but over %zu boundaries%s %s no significant trend at "
@@ -330,7 +358,8 @@ const char *report_outcome_advice(const struct diff_result *r)
     return "";
   size_t needed = diff_boundaries_needed(&r->options), warmup = r->options.warmup;
   size_t base_judged = r->base.boundary_count > warmup ? r->base.boundary_count - warmup : 0;
-  if (r->mode == DIFF_MODE_BASE && report_judged_boundaries(r) >= needed && base_judged < needed)
+  if (r->mode == DIFF_MODE_BASE && report_judged_boundaries(r) >= needed &&
+      (base_judged < needed || report_all_for_the_base(r)))
     return "capture the base as long as the candidate: more boundaries with `ljleak run --every "
            "BYTES` (a boundary every BYTES allocated), or collector.boundary() after each batch "
            "in a test harness";

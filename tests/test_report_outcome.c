@@ -332,6 +332,50 @@ START_TEST(test_warmup_is_recorded_and_marked_in_every_format)
 }
 END_TEST
 
+START_TEST(test_base_mode_reason_says_which_capture_cannot_tell)
+{
+  static uint64_t rising[8] = {0, 10000, 20000, 30000, 40000, 50000, 60000, 70000};
+  static uint64_t noisy[8] = {0, 30000, 5000, 40000, 2000, 45000, 1000, 50000};
+  struct diff_site site = {.name = (char *)"@app.lua:35", .verdict = DIFF_VERDICT_UNDECIDED,
+                           .count = 8, .live_bytes = rising, .trend_p_value = 2.5e-5,
+                           .base_verdict = DIFF_VERDICT_UNDECIDED, .base_count = 8,
+                           .base_live_bytes = noisy, .growth_bytes_per_segment = 10000};
+  struct diff_result r;
+  memset(&r, 0, sizeof r);
+  r.mode = DIFF_MODE_BASE;
+  r.options = (struct diff_options){.max_p_value = 0.01, .min_growth_bytes = 4096};
+  r.capture.boundary_count = 8;
+  r.base.boundary_count = 8;
+  r.site_count = 1;
+  r.sites = &site;
+  char *text = render(&r, REPORT_FORMAT_TEXT);
+  static const char base_cannot_tell[] =
+      "ljleak: INCONCLUSIVE: 1 site grows in the candidate, but over its 8 boundaries the base "
+      "shows no significant trend at p \u2264 0.01 for it, so whether it is new cannot be told\n"
+      "        what to do: capture the base as long as the candidate";
+  ck_assert_msg(strncmp(text, base_cannot_tell, strlen(base_cannot_tell)) == 0, "%s", text);
+  free(text);
+  /* The candidate's own rise is no trend: the reason says so. */
+  site.trend_p_value = 0.2;
+  text = render(&r, REPORT_FORMAT_TEXT);
+  static const char no_trend[] =
+      "ljleak: INCONCLUSIVE: 1 site rose by \u2265 4.0 KiB, but over 8 boundaries it shows no "
+      "significant trend at p \u2264 0.01 (in the candidate, or in the base)\n"
+      "        what to do: run longer";
+  ck_assert_msg(strncmp(text, no_trend, strlen(no_trend)) == 0, "%s", text);
+  free(text);
+  /* A base too short to show anything. */
+  r.base.boundary_count = 3;
+  site.base_count = 3;
+  text = render(&r, REPORT_FORMAT_TEXT);
+  static const char short_base[] =
+      "ljleak: INCONCLUSIVE: 1 site grows in the candidate, but the base's 3 boundaries cannot "
+      "show whether it grew there too; 5 are needed\n";
+  ck_assert_msg(strncmp(text, short_base, strlen(short_base)) == 0, "%s", text);
+  free(text);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("report_outcome");
@@ -343,6 +387,7 @@ int main(void)
   tcase_add_test(tc, test_old_json_without_the_new_members_still_reads);
   tcase_add_test(tc, test_json_reader_checks_the_new_members);
   tcase_add_test(tc, test_warmup_is_recorded_and_marked_in_every_format);
+  tcase_add_test(tc, test_base_mode_reason_says_which_capture_cannot_tell);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
