@@ -30,6 +30,8 @@ static void diff_usage(FILE *out)
         "    -o, --output FILE     write the report to FILE instead of stdout\n"
         "    -j, --jobs N          read N segments in parallel (default 1)\n"
         "    --strict              a cut segment is an error (exit 3)\n"
+        "    --forced-only         only the boundaries of cycles the collector forced\n"
+        "                          (exact; by work alike in two builds with --every)\n"
         "    --warmup N            leave the first N boundaries (caches filling) out of\n"
         "                          the verdicts; the reports still show them\n"
         "    --allow FILE          sites that may grow within a budget, one rule a line:\n"
@@ -131,6 +133,8 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
       return CLI_EXIT_OK;
     } else if (!strcmp(arg, "--strict")) {
       o->strict = 1;
+    } else if (!strcmp(arg, "--forced-only")) {
+      o->forced_only = 1;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       command->quiet = 1;
     } else if (cli_option_text(&args, "--format", &format)) {

@@ -454,6 +454,21 @@ out_of_memory:
   return err->status;
 }
 
+int capture_keep_forced(struct capture *capture)
+{
+  if (!capture->boundary_count)
+    return 0;
+  size_t out = 0;
+  for (size_t i = 0; i < capture->boundary_count; i++)
+    if (capture->boundaries[i].forced)
+      capture->boundaries[out++] = capture->boundaries[i];
+  capture->boundary_count = out;
+  free(capture->pieces);
+  capture->pieces = NULL;
+  capture->piece_count = 0;
+  return capture_cut_pieces(capture);
+}
+
 enum diff_status capture_open(struct capture *capture, const char *const *paths, size_t count,
                               struct diff_error *err)
 {

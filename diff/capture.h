@@ -79,6 +79,11 @@ struct capture {
 enum diff_status capture_open(struct capture *capture, const char *const *paths, size_t count,
                               struct diff_error *err);
 
+/* Keeps only the boundary lines of cycles the collector forced and cuts the
+ * pieces again; a capture without boundary lines is left as it is. 0, or -1
+ * when out of memory. */
+int capture_keep_forced(struct capture *capture);
+
 void capture_release(struct capture *capture);
 
 #endif

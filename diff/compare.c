@@ -39,6 +39,10 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
   enum diff_status status = capture_open(&capture, paths, count, err);
   if (status != DIFF_OK)
     return status;
+  if (options->forced_only && capture_keep_forced(&capture) < 0) {
+    capture_release(&capture);
+    return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  }
   struct aggregate aggregate;
   if (aggregate_init(&aggregate, capture.info.sample_bytes) < 0) {
     capture_release(&capture);

@@ -125,4 +125,24 @@ ci/compare-builds --base-cmd "luajit testdata/apps/v1/app.lua 1" \
 check "a_failing_build_exits_3" test $? = 3
 check "a_failing_build_is_explained" grep -q 'candidate: the build exited with status' "$tmp/broken.err"
 
+# Two-second runs with the default work schedule (--every 256k, forced
+# boundaries only): v1 against v2 names the leak, and v1 against itself
+# passes, every time (RUNS_V1_V1 comparisons, 20 by default).
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script app.lua \
+  -o "$tmp/short" -- 2 >"$tmp/short.out" 2>"$tmp/short.err"
+check "two_second_runs_v1_against_v2_exit_1" test $? = 1
+junit_failures "$tmp/short/junit.xml" >"$tmp/short.flagged"
+check "two_second_runs_v1_against_v2_fail_only_the_leak" test "$(cat "$tmp/short.flagged")" = '@app.lua:41'
+passes=0
+runs=${RUNS_V1_V1:-20}
+for i in $(seq 1 "$runs"); do
+  ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v1 --script app.lua \
+    -o "$tmp/same-$i" -- 2 >"$tmp/same.out" 2>"$tmp/same.err"
+  status=$?
+  [ "$status" = 0 ] && passes=$((passes + 1))
+  [ "$status" = 0 ] || { echo "  v1 against v1, run $i: exit $status"; cat "$tmp/same.out" | head -n 20; }
+  rm -rf "$tmp/same-$i"
+done
+check "two_second_runs_v1_against_v1_exit_0_${runs}_times_of_${runs}" test "$passes" = "$runs"
+
 finish
