@@ -159,17 +159,18 @@ void attrib_current_site(global_State *g, struct trace_line_state *tl, const voi
   site->proto = NULL;
   site->trace = NULL;
   site->traceno = 0;
+  site->cached = NULL;
   int32_t vmstate = g->vmstate;
   if (vmstate > 0) {
     GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
     if (T) {
       /* The line the trace's call came from, or the trace itself. */
-      char here;
-      const struct trace_line_cached *e = trace_line_cached(tl, g, T, &here);
+      struct trace_line_cached *e = trace_line_cached(tl, g, T);
       if (!e)
         e = trace_line_resolve(tl, g, T);
       site->trace = T;
       site->traceno = (uint64_t)vmstate;
+      site->cached = e;
       if (e->line) {
         site->source = MEMPROF_SOURCE_LUA;
         site->proto = (GCproto *)e->pt;

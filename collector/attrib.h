@@ -20,6 +20,7 @@ struct attrib_site {
   GCproto *proto;
   GCtrace *trace;
   uint64_t traceno;
+  struct trace_line_cached *cached;  /* compiled code: its resolution (trace_line_count) */
 };
 
 /* Fills site for an allocator call happening now in the VM of g (old_ptr

@@ -278,7 +278,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
 
   c->seq = 0;
   c->segments = c->events = c->stream_done = c->allocated = 0;
-  c->lines.events = c->lines.lines = 0;
+  trace_line_begin(&c->lines);
   c->disk_done = 0;
   c->gc_cycles = 0;
   c->error[0] = '\0';
@@ -450,9 +450,11 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
   st->allocated = c->allocated;
   st->direct_hook = c->active && c->direct_hook;
   st->boundaries = c->boundaries;
-  int in_segment = c->active && c->segment_open;
-  st->trace_allocations = c->lines.events + (in_segment ? c->lines.segment_events : 0);
-  st->trace_lines = c->lines.lines + (in_segment ? c->lines.segment_lines : 0);
+  uint64_t seg_events = 0, seg_lines = 0;
+  if (c->active && c->segment_open)
+    trace_line_segment_counts(&c->lines, &seg_events, &seg_lines);
+  st->trace_allocations = c->lines.events + seg_events;
+  st->trace_lines = c->lines.lines + seg_lines;
   capture_copy_text(st->error, sizeof st->error, c->error);
 }
 

@@ -59,8 +59,8 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
     source = (unsigned)site.source;
     location = site.location;
     line = site.line;
-    if (vmstate > 0 && kind != MEMPROF_EVENT_FREE)
-      trace_line_count(&c->lines, source == MEMPROF_SOURCE_LUA);
+    if (site.cached && kind != MEMPROF_EVENT_FREE)
+      trace_line_count(site.cached);
   }
   /* After the symbols, which may have filled the buffer or failed to write. */
   if (__builtin_expect(w->used > CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {
@@ -106,6 +106,20 @@ static inline __attribute__((always_inline)) int quick_ok(const struct capture *
          __builtin_expect(c->writer.bytes_written <= c->quick_until, 1);
 }
 
+/* The VM states whose allocator calls are the VM's own (INTERNAL): the GC,
+ * the optimizer and the assembler. Not a trace exit (it may materialise
+ * sunk allocations), nor the recorder's state (the interpreter runs the
+ * bytecode just recorded in it), nor the interpreter or a C function. */
+#define QUICK_INTERNAL_STATES \
+  ((1u << LJ_VMST_GC) | (1u << LJ_VMST_OPT) | (1u << LJ_VMST_ASM))
+
+/* Whether the VM's own code runs (quick_site's INTERNAL). */
+static inline __attribute__((always_inline)) int quick_internal(const global_State *g)
+{
+  uint32_t state = ~(uint32_t)g->vmstate;
+  return state < 32 && ((QUICK_INTERNAL_STATES >> state) & 1);
+}
+
 /* What quick_site found. */
 enum quick_kind {
   QUICK_NONE,       /* the full tier decides */
@@ -119,29 +133,28 @@ enum quick_kind {
  * the bytecode just recorded), or compiled code whose return address the cache holds,
  * resolved in this segment (so its symbols are in it). QUICK_NONE for the
  * others: Lua and C functions, new call sites. */
-static inline __attribute__((always_inline)) enum quick_kind quick_site(const struct capture *c,
+static inline __attribute__((always_inline)) enum quick_kind quick_site(struct capture *c,
                                                                         global_State *g,
                                                                         unsigned *source,
                                                                         uint64_t *location,
-                                                                        uint64_t *line)
+                                                                        uint64_t *line,
+                                                                        struct trace_line_cached **cached)
 {
   int32_t vmstate = g->vmstate;
   *line = 0;
   if (vmstate < 0) {
     *source = MEMPROF_SOURCE_INTERNAL;
     *location = 0;
-    return vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C && vmstate != ~LJ_VMST_EXIT &&
-               vmstate != ~LJ_VMST_RECORD
-             ? QUICK_INTERNAL : QUICK_NONE;
+    return quick_internal(g) ? QUICK_INTERNAL : QUICK_NONE;
   }
 #if LJ_HASJIT
   GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
   if (!T)
     return QUICK_NONE;
-  char here;
-  const struct trace_line_cached *e = trace_line_cached(&c->lines, g, T, &here);
+  struct trace_line_cached *e = trace_line_cached(&c->lines, g, T);
   if (!e)
     return QUICK_NONE;
+  *cached = e;
   if (e->line) {
     *source = MEMPROF_SOURCE_LUA;
     *location = (uint64_t)(uintptr_t)e->pt;
@@ -158,16 +171,16 @@ static inline __attribute__((always_inline)) enum quick_kind quick_site(const st
 }
 
 /* The quick tier, a free: written before the block goes, and the allocator
- * tail-called, so that the common case (the GC freeing) makes no frame. */
+ * tail-called, so that the common case (the GC freeing) makes no frame.
+ * Only the VM's own frees: compiled code rarely frees (a table or buffer
+ * that grows), and the full tier charges those to their line; so the
+ * event's site here is a constant. */
 static __attribute__((noinline)) void *hook_full_free(struct capture *c, void *ud, void *ptr,
                                                       size_t osize)
 {
   global_State *g = c->g;
-  unsigned source;
-  uint64_t location, line;
-  if (__builtin_expect(ptr != NULL, 1) && quick_ok(c, g) &&
-      quick_site(c, g, &source, &location, &line) != QUICK_NONE) {
-    append_event(c, MEMPROF_EVENT_FREE, source, location, line, ptr, osize, NULL, 0);
+  if (__builtin_expect(ptr != NULL, 1) && quick_ok(c, g) && quick_internal(g)) {
+    append_event(c, MEMPROF_EVENT_FREE, MEMPROF_SOURCE_INTERNAL, 0, 0, ptr, osize, NULL, 0);
     return c->orig_allocf(ud, ptr, osize, 0);
   }
   return hook_full_call(c, ud, ptr, osize, 0);
@@ -181,12 +194,13 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
   global_State *g = c->g;
   unsigned source;
   uint64_t location, line;
+  struct trace_line_cached *cached;
   enum quick_kind quick;
   if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
-      (quick = quick_site(c, g, &source, &location, &line)) != QUICK_NONE) {
+      (quick = quick_site(c, g, &source, &location, &line, &cached)) != QUICK_NONE) {
     c->allocated += nsize;
     if (quick == QUICK_TRACE)
-      trace_line_count(&c->lines, source == MEMPROF_SOURCE_LUA);
+      trace_line_count(cached);
     append_event(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,
                  source, location, line, ptr, osize, nptr, nsize);
     return nptr;

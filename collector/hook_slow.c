@@ -25,8 +25,8 @@ static void write_event(struct capture *c, struct memprof_event *ev, const void 
   ev->source = site.source;
   ev->location = site.location;
   ev->line = site.line;
-  if (vmstate > 0 && ev->kind != MEMPROF_EVENT_FREE)
-    trace_line_count(&c->lines, site.source == MEMPROF_SOURCE_LUA);
+  if (site.cached && ev->kind != MEMPROF_EVENT_FREE)
+    trace_line_count(site.cached);
 encode:
   memprof_encode_event(&c->writer, ev, c->pdep);
   c->segment_events++;

@@ -152,7 +152,6 @@ int segments_begin(struct capture *c)
   c->segment_start_ns = capture_mono_ns();
   c->last_flush_ns = c->segment_start_ns;
   c->segment_events = 0;
-  c->lines.segment_events = c->lines.segment_lines = 0;
   c->cycle_start_events = 0;
   c->boundary_due = 0;
   if (memprof_writer_symtab_begin(&c->writer) || memprof_writer_symtab_end(&c->writer) ||
@@ -199,11 +198,13 @@ int segments_end(struct capture *c, int complete)
     .sample = c->opt.sample,
     .complete = complete,
     .young_from = c->cycle_start_events,
-    .trace_events = c->lines.segment_events,
-    .trace_lines = c->lines.segment_lines,
   };
+  trace_line_fold(&c->lines);
+  line.trace_events = c->lines.segment_events;
+  line.trace_lines = c->lines.segment_lines;
   c->lines.events += c->lines.segment_events;
   c->lines.lines += c->lines.segment_lines;
+  c->lines.segment_events = c->lines.segment_lines = 0;
   char text[512];
   if (!capture_index_write_segment(text, sizeof text, &line) || index_append(c, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);

@@ -12,7 +12,7 @@ void symbols_reset(struct capture *c)
   addr_map_clear(&c->sym_c);
   c->last_proto = NULL;
   c->last_trace = 0;
-  c->lines.epoch++;   /* cached trace lines had their symbols in the last segment */
+  trace_line_new_segment(&c->lines); /* cached trace lines had their symbols in the last one */
 }
 
 __attribute__((noinline)) void symbols_emit_lua_slow(struct capture *c, const GCproto *pt,

@@ -32,7 +32,7 @@ void trace_line_slot_clear(struct trace_line_state *tl, struct trace_line_slot *
   trace_log_free(s->log);
   trace_map_free(s->map);
   memset(s, 0, sizeof *s);
-  tl->gen++;
+  tl->stamp++;
 }
 
 void trace_line_forget(struct trace_line_state *tl)
@@ -50,19 +50,50 @@ void trace_line_forget(struct trace_line_state *tl)
   tl->pending_used = 0;
   tl->attached = 0;
   tl->g = NULL;
-  tl->gen++;
+  tl->stamp++;
+}
+
+void trace_line_begin(struct trace_line_state *tl)
+{
+  for (size_t i = 0; i < TRACE_LINE_CACHE_SIZE; i++)
+    tl->cache[i].count = 0;
+  tl->segment_events = tl->segment_lines = 0;
+  tl->events = tl->lines = 0;
+}
+
+static void fold_entry(struct trace_line_state *tl, struct trace_line_cached *e)
+{
+  tl->segment_events += e->count;
+  tl->segment_lines += e->line ? e->count : 0;
+  e->count = 0;
+}
+
+void trace_line_fold(struct trace_line_state *tl)
+{
+  for (size_t i = 0; i < TRACE_LINE_CACHE_SIZE; i++)
+    fold_entry(tl, &tl->cache[i]);
+}
+
+void trace_line_segment_counts(const struct trace_line_state *tl, uint64_t *events,
+                               uint64_t *lines)
+{
+  *events = tl->segment_events;
+  *lines = tl->segment_lines;
+  for (size_t i = 0; i < TRACE_LINE_CACHE_SIZE; i++) {
+    *events += tl->cache[i].count;
+    *lines += tl->cache[i].line ? tl->cache[i].count : 0;
+  }
 }
 
 static const struct trace_map *map_for(struct trace_line_state *tl, global_State *g,
                                        const GCtrace *T);
 
-/* A side trace's parent exit (from the parent's map), or NULL. */
-static const struct trace_map_exit *parent_exit(struct trace_line_state *tl, global_State *g,
-                                               const struct trace_log *log)
+/* A side trace's parent's map, or NULL. */
+static const struct trace_map *parent_map(struct trace_line_state *tl, global_State *g,
+                                          const struct trace_log *log)
 {
   const GCtrace *P = log->parent ? attrib_trace(g, log->parent) : NULL;
-  const struct trace_map *map = P && P != &G2J(g)->cur ? map_for(tl, g, P) : NULL;
-  return map && log->exitno < map->nsnap ? &map->exits[log->exitno] : NULL;
+  return P && P != &G2J(g)->cur ? map_for(tl, g, P) : NULL;
 }
 
 /* The map of the live trace T, built from its log on first use; NULL if
@@ -79,7 +110,7 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
       return s->map;
     trace_map_free(s->map);   /* an earlier trace with this number */
     s->map = NULL;
-    tl->gen++;
+    tl->stamp++;
   }
   if (s->failed == T && s->failed_fp == fp)
     return NULL;
@@ -95,7 +126,7 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
       tl->pending_used = 1;   /* its recording has ended: T is live */
     else
       s->log = NULL;
-    map = trace_map_build(log, T, tl->targets, parent_exit(tl, g, log));
+    map = trace_map_build(log, T, tl->targets, parent_map(tl, g, log));
     if (log != pending)
       trace_log_free(log);
   }
@@ -166,12 +197,12 @@ static const struct trace_map_line *nth_call(const struct trace_map *map,
   return &map->ordinals[site->first + at];
 }
 
-const struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
-                                                   const GCtrace *T)
+struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
+                                             const GCtrace *T)
 {
-  char here;
-  uintptr_t ra = trace_line_return_address(g, T, &here);
+  uintptr_t ra = trace_line_return_address(g, T);
   struct trace_line_cached *e = &tl->cache[trace_line_cache_slot(ra)];
+  fold_entry(tl, e);
   const GCproto *pt = NULL;
   uint32_t line = 0;
   uintptr_t mcode = (uintptr_t)T->mcode;
@@ -198,8 +229,7 @@ const struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, 
   e->trace = T;
   e->pt = pt;
   e->line = line;
-  e->gen = tl->gen;   /* after map_for, which may have voided older entries */
-  e->epoch = tl->epoch;
+  e->stamp = tl->stamp;   /* after map_for, which may have voided older entries */
   return e;
 }
 

@@ -31,15 +31,16 @@
 #define TRACE_LINE_MAX_CALLS 256       /* at least IRCALL__MAX (checked in trace_record.c) */
 
 /* One resolution: while `trace` runs, a call that returns to `ra` allocated
- * at line `line` of `pt` (line 0: no line, the trace site). Valid while gen
- * and epoch are the state's. */
+ * at line `line` of `pt` (line 0: no line, the trace site). Valid while
+ * stamp is the state's. count: the allocations charged through it that the
+ * segment's totals do not hold yet (trace_line_fold). */
 struct trace_line_cached {
   uintptr_t ra;
   const GCtrace *trace;
+  uint64_t stamp;
   const GCproto *pt;
   uint32_t line;
-  uint32_t gen;
-  uint32_t epoch;
+  uint32_t count;
 };
 
 struct trace_log;
@@ -59,8 +60,8 @@ struct trace_line_state {
   global_State *g;               /* the VM whose recorder is followed; NULL: none */
   int attached;                  /* the "record" handler is in place for g */
   int broken;                    /* the handler saw state it did not expect: no more logs */
-  uint32_t gen;                  /* bumped when a map goes: cached resolutions of it are void */
-  uint32_t epoch;                /* bumped per segment: a cached site's symbols are in this one */
+  uint64_t stamp;                /* bumped when a map goes (cached resolutions of it are void)
+                                  * and per segment (a cached site's symbols must be in it) */
   struct trace_line_cached cache[TRACE_LINE_CACHE_SIZE];
   const void *targets[TRACE_LINE_MAX_CALLS]; /* the IR call targets (jit.util.ircalladdr) */
   unsigned ntargets;             /* IRCALL__MAX when known, else 0 (no maps) */
@@ -68,8 +69,8 @@ struct trace_line_state {
   int pending_used;              /* pending was turned into a map already */
   struct trace_line_slot *slots; /* by trace number (mmap'd) */
   uint32_t nslots;
-  uint64_t segment_events;       /* allocations by compiled code in this segment */
-  uint64_t segment_lines;        /* of those, charged to a Lua line */
+  uint64_t segment_events;       /* allocations by compiled code in this segment (but those */
+  uint64_t segment_lines;        /* the cache's counts hold); of those, charged to a line */
   uint64_t events, lines;        /* the same for the capture (ended segments) */
 };
 
@@ -82,11 +83,28 @@ void trace_line_attach(struct trace_line_state *tl, lua_State *L);
 /* Frees every log and map (the VM is closing, or another one is followed). */
 void trace_line_forget(struct trace_line_state *tl);
 
-/* Resolves an allocation made while trace T (number traceno) of g runs:
- * returns the cache entry (line 0: no line was found or verified). Builds
- * the trace's map on first use. Never NULL. */
-const struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
-                                                   const GCtrace *T);
+/* A capture begins: no allocations counted yet. */
+void trace_line_begin(struct trace_line_state *tl);
+
+/* Moves the cache's counts into the segment's totals (at its end). */
+void trace_line_fold(struct trace_line_state *tl);
+
+/* The segment's allocations by compiled code and those charged to a line,
+ * the cache's counts included. */
+void trace_line_segment_counts(const struct trace_line_state *tl, uint64_t *events,
+                               uint64_t *lines);
+
+/* A new segment: cached sites must emit their symbols again. */
+static inline void trace_line_new_segment(struct trace_line_state *tl)
+{
+  tl->stamp++;
+}
+
+/* Resolves an allocation made while trace T of g runs: returns the cache
+ * entry (line 0: no line was found or verified). Builds the trace's map on
+ * first use. Never NULL. */
+struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
+                                             const GCtrace *T);
 
 /* An allocation while a trace exit restores the interpreter's state
  * (vmstate EXIT): if the exit's snapshot holds sunk allocations, the line
@@ -102,22 +120,25 @@ int trace_line_exit_site(struct trace_line_state *tl, global_State *g, const voi
 
 /* The return address of the running trace's call into the VM: the word
  * right below the interpreter's C frame, what BC_JLOOP pushed and the
- * trace's stack adjustment. 0 if that place is not above the caller's own
- * frame (the only stack the trace can be on), or not known here. */
+ * trace's stack adjustment. 0 if that place is not between the caller's
+ * stack pointer and the interpreter's frame (the trace's frame is there),
+ * or not known on this target. The stack pointer is read, not a local's
+ * address taken, so that the quick tier's functions need no frame. */
 static inline __attribute__((always_inline)) uintptr_t trace_line_return_address(
-  global_State *g, const GCtrace *T, const void *frame)
+  global_State *g, const GCtrace *T)
 {
 #ifdef TRACE_LINE_JIT_FRAME
   GCobj *o = gcref(g->cur_L);
   uintptr_t cf = (uintptr_t)cframe_raw(o->th.cframe);
   uintptr_t slot = cf - TRACE_LINE_JIT_FRAME - T->spadjust - sizeof(uintptr_t);
-  if (__builtin_expect(slot <= (uintptr_t)frame || slot >= cf, 0))
+  uintptr_t sp;
+  __asm__("mov %%rsp, %0" : "=r"(sp));
+  if (__builtin_expect(slot <= sp || slot >= cf, 0))
     return 0;
   return *(const uintptr_t *)slot;
 #else
   (void)g;
   (void)T;
-  (void)frame;
   return 0;
 #endif
 }
@@ -128,22 +149,21 @@ static inline size_t trace_line_cache_slot(uintptr_t ra)
 }
 
 /* The cached resolution for the running trace T, or NULL (resolve then). */
-static inline __attribute__((always_inline)) const struct trace_line_cached *trace_line_cached(
-  const struct trace_line_state *tl, global_State *g, const GCtrace *T, const void *frame)
+static inline __attribute__((always_inline)) struct trace_line_cached *trace_line_cached(
+  struct trace_line_state *tl, global_State *g, const GCtrace *T)
 {
-  uintptr_t ra = trace_line_return_address(g, T, frame);
-  const struct trace_line_cached *e = &tl->cache[trace_line_cache_slot(ra)];
-  if (e->ra != ra || e->trace != T || e->gen != tl->gen || e->epoch != tl->epoch || !ra)
+  uintptr_t ra = trace_line_return_address(g, T);
+  struct trace_line_cached *e = &tl->cache[trace_line_cache_slot(ra)];
+  if (e->ra != ra || e->trace != T || e->stamp != tl->stamp)
     return NULL;
   return e;
 }
 
-/* Counts an allocation by compiled code, and whether it got a line. */
-static inline __attribute__((always_inline)) void trace_line_count(struct trace_line_state *tl,
-                                                                   int line)
+/* Counts an allocation by compiled code resolved through entry e (its line
+ * or the trace). */
+static inline __attribute__((always_inline)) void trace_line_count(struct trace_line_cached *e)
 {
-  tl->segment_events++;
-  tl->segment_lines += line != 0;
+  e->count++;
 }
 
 #endif

@@ -185,7 +185,10 @@ struct builder {
   uint32_t nallocs;
   struct trace_map_site *calls;  /* one per call, in the order of the IR */
   uint32_t ncalls;
-  const struct trace_map_exit *parent_exit;
+  const struct trace_map *parent;
+  struct trace_map_sunk *sunk;   /* what each exit makes, exit after exit */
+  uint32_t nsunk;
+  struct trace_map_exit *exits;  /* [nsnap] */
 };
 
 /* The prototypes the trace's constants hold (and its start): only these
@@ -261,12 +264,29 @@ static int recorded_lines(struct builder *b)
   for (IRRef ref = log->last_nins; ref < end; ref++)
     if (trace_map_op_logged(T->ir[ref].o))
       line_of(b, log->attr_pt, log->attr_pc, &b->lines[ref - REF_BIAS]);
-  /* A side trace first makes what its parent's exit had sunk. */
-  const struct trace_map_exit *x = b->parent_exit;
-  if (x && x->sunk && x->allocating && proto_live(b, x->pt))
-    for (IRRef ref = REF_FIRST; ref < log->first_nins && ref < end; ref++)
-      if (is_allocation(T->ir[ref].o))
-        b->lines[ref - REF_BIAS] = (struct ir_line){x->pt, x->line};
+  /* A side trace first makes what its parent's exit had sunk: each such
+   * allocation has the line of the one it replays (the same key). */
+  const struct trace_map *p = b->parent;
+  if (p && log->exitno < p->nsnap) {
+    const struct trace_map_exit *x = &p->exits[log->exitno];
+    for (IRRef ref = REF_FIRST; ref < log->first_nins && ref < end; ref++) {
+      if (!is_allocation(T->ir[ref].o))
+        continue;
+      uint64_t key = trace_map_alloc_key(T, &T->ir[ref]);
+      struct ir_line found = {NULL, 0};
+      int one = 1;
+      for (uint32_t i = x->sunk_first; i < x->sunk_first + x->sunk_count && one; i++) {
+        const struct trace_map_sunk *k = &p->sunk[i];
+        if (k->key != key)
+          continue;
+        if (!k->pt || (found.pt && (found.pt != k->pt || found.line != k->line)))
+          one = 0;
+        found = (struct ir_line){k->pt, k->line};
+      }
+      if (one && found.pt && proto_live(b, found.pt))
+        b->lines[ref - REF_BIAS] = found;
+    }
+  }
   return 0;
 }
 
@@ -339,37 +359,76 @@ static int site_order(const struct trace_map_site *a, const struct trace_map_sit
   return a->target < b->target ? -1 : a->target > b->target;
 }
 
-/* What an exit through snapshot k materialises: the one line of every sunk
- * allocation before it, if they share one; else the line it resumes at. */
-static void exit_of(const struct builder *b, uint32_t k, struct trace_map_exit *out)
+/* Whether sunk store irs fills sunk allocation ira (lj_snap.c,
+ * snap_sunk_store). */
+static int sunk_store(const GCtrace *T, const IRIns *ira, const IRIns *irs)
+{
+  if (irs->s != 255)
+    return ira + irs->s == irs;
+  if (irs->o != IR_ASTORE && irs->o != IR_HSTORE && irs->o != IR_FSTORE && irs->o != IR_XSTORE)
+    return 0;
+  const IRIns *irk = &T->ir[irs->op1];
+  if (irk->o == IR_AREF || irk->o == IR_HREFK)
+    irk = &T->ir[irk->op1];
+  return &T->ir[irk->op1] == ira;
+}
+
+static int sunk_allocation(const GCtrace *T, IRRef ref)
+{
+  return !irref_isk(ref) && ref < T->nins && T->ir[ref].r == RID_SUNK &&
+         is_allocation(T->ir[ref].o);
+}
+
+/* What an exit through snapshot k materialises (lj_snap.c, snap_unsink):
+ * the sunk allocations its slots hold, and those stored into them before
+ * it. Its line is theirs if they share one, else the line it resumes at. */
+static void exit_of(struct builder *b, uint32_t k, struct trace_map_exit *out)
 {
   const GCtrace *T = b->T;
   const SnapShot *snap = &T->snap[k];
   const SnapEntry *map = &T->snapmap[snap->mapofs];
   memset(out, 0, sizeof *out);
+  out->sunk_first = b->nsunk;
+  IRRef *made = b->allocs + b->nallocs;   /* scratch after the logged ops */
+  uint32_t nmade = 0;
   for (uint32_t i = 0; i < snap->nent; i++) {
     IRRef ref = snap_ref(map[i]);
-    if (!irref_isk(ref) && ref < T->nins && T->ir[ref].r == RID_SUNK)
-      out->sunk = 1;
+    int seen = 0;
+    for (uint32_t j = 0; j < nmade && !seen; j++)
+      seen = made[j] == ref;
+    if (!seen && sunk_allocation(T, ref))
+      made[nmade++] = ref;
   }
-  if (!out->sunk)
+  for (uint32_t j = 0; j < nmade; j++) {
+    const IRIns *ira = &T->ir[made[j]];
+    for (IRRef s = made[j] + 1; s < snap->ref; s++) {
+      const IRIns *irs = &T->ir[s];
+      if (irs->r != RID_SINK || !sunk_store(T, ira, irs) || !sunk_allocation(T, irs->op2))
+        continue;
+      int seen = 0;
+      for (uint32_t i = 0; i < nmade && !seen; i++)
+        seen = made[i] == irs->op2;
+      if (!seen)
+        made[nmade++] = irs->op2;
+    }
+  }
+  if (nmade == 0)
     return;
+  out->sunk = 1;
   struct ir_line found = {NULL, 0};
   int one = 1;
-  for (uint32_t i = 0; i < b->nallocs && one; i++) {
-    IRRef y = b->allocs[i];
-    const IRIns *ir = &T->ir[y];
-    if (y >= snap->ref || ir->r != RID_SUNK || !is_allocation(ir->o))
-      continue;
-    const struct ir_line *l = &b->lines[y - REF_BIAS];
+  for (uint32_t j = 0; j < nmade; j++) {
+    const struct ir_line *l = &b->lines[made[j] - REF_BIAS];
+    b->sunk[b->nsunk++] = (struct trace_map_sunk){
+      trace_map_alloc_key(T, &T->ir[made[j]]), l->pt, l->pt ? l->line : 0};
     if (!l->pt || (found.pt && (found.pt != l->pt || found.line != l->line)))
       one = 0;
     found = *l;
   }
+  out->sunk_count = nmade;
   if (one && found.pt) {
     out->pt = found.pt;
     out->line = found.line;
-    out->allocating = 1;
     return;
   }
   /* The exit's own line: its PC is in one of the trace's prototypes. */
@@ -384,6 +443,17 @@ static void exit_of(const struct builder *b, uint32_t k, struct trace_map_exit *
   }
 }
 
+uint64_t trace_map_alloc_key(const GCtrace *T, const IRIns *ir)
+{
+  uint64_t v;
+  switch (ir->o) {
+  case IR_TNEW: v = (uint64_t)ir->op1 << 16 | ir->op2; break;
+  case IR_TDUP: v = (uint64_t)(uintptr_t)ir_ktab(&T->ir[ir->op1]); break;
+  default: v = (uint64_t)(uint32_t)T->ir[ir->op1].i; break;   /* CNEW, CNEWI: the ctype */
+  }
+  return (v * 0x9e3779b97f4a7c15ull) ^ ir->o;
+}
+
 static size_t round_pages(size_t size)
 {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -396,6 +466,8 @@ static size_t round_pages(size_t size)
 static struct trace_map *finish(struct builder *b)
 {
   const GCtrace *T = b->T;
+  for (uint32_t k = 0; k < T->nsnap; k++)
+    exit_of(b, k, &b->exits[k]);
   struct trace_map_site *c = b->calls;
   for (uint32_t i = 1; i < b->ncalls; i++) {
     struct trace_map_site s = c[i];
@@ -415,6 +487,8 @@ static struct trace_map *finish(struct builder *b)
   size += b->ncalls * sizeof(struct trace_map_line);
   size_t exits_at = size;
   size += T->nsnap * sizeof(struct trace_map_exit);
+  size_t sunk_at = size;
+  size += b->nsunk * sizeof(struct trace_map_sunk);
   size = round_pages(size);
   struct trace_map *map = trace_map_pages(size);
   if (!map)
@@ -428,6 +502,9 @@ static struct trace_map *finish(struct builder *b)
   map->sites = (struct trace_map_site *)((char *)map + sites_at);
   map->ordinals = (struct trace_map_line *)((char *)map + ordinals_at);
   map->exits = (struct trace_map_exit *)((char *)map + exits_at);
+  map->sunk = (struct trace_map_sunk *)((char *)map + sunk_at);
+  memcpy(map->exits, b->exits, T->nsnap * sizeof *b->exits);
+  memcpy(map->sunk, b->sunk, b->nsunk * sizeof *b->sunk);
   struct trace_map_site *site = NULL;
   for (uint32_t i = 0; i < b->ncalls; i++) {
     map->ordinals[i] = (struct trace_map_line){c[i].pt, c[i].line};
@@ -448,33 +525,38 @@ static struct trace_map *finish(struct builder *b)
       s++;
     map->region_first[k] = s;
   }
-  for (uint32_t k = 0; k < T->nsnap; k++)
-    exit_of(b, k, &map->exits[k]);
   return map;
 }
 
 struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
-                                  const void *const *targets,
-                                  const struct trace_map_exit *parent_exit)
+                                  const void *const *targets, const struct trace_map *parent)
 {
   if (!trace_map_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
     return NULL;
-  struct builder b = {.T = T, .log = log, .targets = targets, .parent_exit = parent_exit};
+  struct builder b = {.T = T, .log = log, .targets = targets, .parent = parent};
   size_t nins = T->nins - REF_BIAS;
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
     if (T->ir[ref].o == IR_LOOP)
       b.loopref = ref;
-  /* Scratch: lines by IR, the calls, protos, the logged ops. */
-  uint32_t nk = REF_BIAS - T->nk + 1;
+  /* Scratch: lines by IR, the calls, what the exits make (an exit makes
+   * at most every allocation once), the exits, protos, the logged ops and
+   * room after them for one exit's allocations. */
+  uint32_t nk = REF_BIAS - T->nk + 1, nsunk = 0;
+  for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
+    nsunk += sunk_allocation(T, ref);
   size_t scratch = nins * sizeof(struct ir_line) + nins * sizeof(struct trace_map_site) +
-                   nk * sizeof(GCproto *) + nins * sizeof(IRRef) + 64;
+                   (size_t)T->nsnap * nsunk * sizeof(struct trace_map_sunk) +
+                   T->nsnap * sizeof(struct trace_map_exit) + nk * sizeof(GCproto *) +
+                   2 * nins * sizeof(IRRef) + 64;
   scratch = round_pages(scratch);
   char *mem = trace_map_pages(scratch);
   if (!mem)
     return NULL;
   b.lines = (struct ir_line *)mem;
   b.calls = (struct trace_map_site *)(b.lines + nins);
-  b.protos = (const GCproto **)(b.calls + nins);
+  b.sunk = (struct trace_map_sunk *)(b.calls + nins);
+  b.exits = (struct trace_map_exit *)(b.sunk + (size_t)T->nsnap * nsunk);
+  b.protos = (const GCproto **)(b.exits + T->nsnap);
   b.allocs = (IRRef *)(b.protos + nk);
   b.nprotos = live_protos(T, b.protos, nk);
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)

@@ -52,13 +52,20 @@ struct trace_map_site {
   uint32_t first, count;
 };
 
+/* A sunk allocation an exit makes: what it allocates (trace_map_alloc_key)
+ * and its line (pt NULL: not known). */
+struct trace_map_sunk {
+  uint64_t key;
+  const GCproto *pt;
+  uint32_t line;
+};
+
 /* Per snapshot, for allocations while the trace exits through it. */
 struct trace_map_exit {
   const GCproto *pt;            /* NULL: no sunk allocation, or no line */
   uint32_t line;
-  uint8_t sunk;                 /* 1: the snapshot holds sunk allocations */
-  uint8_t allocating;           /* 1: line is that of every sunk allocation before it;
-                                 * 0: the line the exit resumes at */
+  uint32_t sunk;                /* 1: the snapshot holds sunk allocations */
+  uint32_t sunk_first, sunk_count; /* the allocations it makes, in the map's sunk[] */
 };
 
 struct trace_map {
@@ -70,6 +77,7 @@ struct trace_map {
   uint32_t *region_first;       /* [nsnap + 1]: its sites, in sites[] */
   struct trace_map_site *sites;
   struct trace_map_line *ordinals;
+  struct trace_map_sunk *sunk;
   struct trace_map_exit *exits; /* [nsnap] */
 };
 
@@ -81,12 +89,11 @@ int trace_map_log_matches(const struct trace_log *log, const GCtrace *T);
 
 /* Builds T's map from its log; NULL if the log does not fit the trace (or
  * no memory). targets[IRCALL_x] is the address of call x. For a side
- * trace, parent_exit (or NULL) is its parent's exit it starts at: the
- * allocations sunk there, which the side trace makes before it records its
- * first bytecode, have that exit's allocating line. */
+ * trace, parent (or NULL) is its parent's map: the allocations sunk at the
+ * exit it starts at, which the side trace makes before it records its
+ * first bytecode, have their lines. */
 struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
-                                  const void *const *targets,
-                                  const struct trace_map_exit *parent_exit);
+                                  const void *const *targets, const struct trace_map *parent);
 
 void trace_map_free(struct trace_map *map);
 
@@ -97,6 +104,10 @@ uint32_t trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint3
 /* The calls to target in the code of snapshot region, or NULL. */
 const struct trace_map_site *trace_map_find(const struct trace_map *map, uint32_t region,
                                             const void *target);
+
+/* What a sunk allocation makes, as a side trace replaying it has it too:
+ * its op and the constants it allocates by (sizes, template, ctype). */
+uint64_t trace_map_alloc_key(const GCtrace *T, const IRIns *ir);
 
 /* Whether the IR op may allocate through a call (and so is logged). */
 int trace_map_op_logged(unsigned op);
