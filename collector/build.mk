@@ -51,6 +51,8 @@ TEST_SUITES += test_collector
 test_collector_LIBS = format
 $(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)
 E2E_TESTS += tests/e2e/collector.sh
+# testdata/jit: the same allocating lines with the JIT on as with -j off (a table)
+E2E_TESTS += tests/e2e/jit-corpus.sh
 # what collector.so and ljleak export (nm -D)
 E2E_TESTS += tests/e2e/symbols.sh
 # allocations of compiled code charged to their lines (ljleak run and the module)
