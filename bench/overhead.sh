@@ -2,9 +2,18 @@
 # bench/overhead.sh: wall time of the collector on an allocation-heavy JIT-on
 # workload (bench/overhead.lua), against plain luajit, in two parts:
 #
-#  1. full capture: RUNS rounds of plain luajit and ljleak run, ROUNDS long;
+#  1. full capture: RUNS rounds of plain luajit, ljleak run, and ljleak run
+#     with LJLEAK_TRACE_LINES=0 (allocations by compiled code charged to
+#     their trace, not resolved to their line), ROUNDS long;
 #  2. ljleak run --sample 524288: SAMPLED_RUNS rounds of plain luajit and the
 #     sampled run, SAMPLED_ROUNDS long.
+#
+# Part 1 also prints how many allocations by compiled code got their Lua
+# line (the index's trace_events and trace_lines), and what resolving them
+# costs: per round, the full capture's time less the run without lines,
+# divided by those allocations (a difference of two noisy runs: its median
+# over the rounds, and callgrind's instruction counts in docs/collector.md,
+# are the figures to trust).
 #
 # Prints the medians, the ratios to plain (wall and CPU), the events per
 # second and the stream's bytes per event. On a shared machine one run of
@@ -44,7 +53,7 @@ ratio() { echo "$1 $2" | awk '{ printf "%.3f", $1 / $2 }'; }
 same_output() {
   cmp -s "$dir/$1.out" "$dir/$2.out" || { echo "bench: $2 output differs from $1" >&2; exit 1; }
 }
-stats() { awk -F'\t' '$1 == "segment" { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "events") e += kv[2]; if (kv[1] == "bytes") b += kv[2] } } END { printf "%d %d\n", e, b }' "$1/index"; }
+stats() { awk -F'\t' '$1 == "segment" { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "events") e += kv[2]; if (kv[1] == "bytes") b += kv[2]; if (kv[1] == "trace_events") te += kv[2]; if (kv[1] == "trace_lines") tl += kv[2] } } END { printf "%d %d %d %d\n", e, b, te, tl }' "$1/index"; }
 
 # Part 1: full capture.
 i=1
@@ -58,9 +67,13 @@ while [ "$i" -le "$RUNS" ]; do
   cp "$dir/full-cap/index" "$dir/full-index/index"
   rm -rf "$dir/full-cap"
   sync
+  LJLEAK_TRACE_LINES=0 run nolines "$BUILD/ljleak" run -o "$dir/full-cap" bench/overhead.lua "$ROUNDS"
+  rm -rf "$dir/full-cap"
+  sync
   i=$((i + 1))
 done
 same_output plain full
+same_output plain nolines
 
 # Part 2: sampled. The two runs of a round come next to each other, in turns
 # first, so that the machine's drift falls on both alike.
@@ -87,6 +100,7 @@ awk 'NR % 2 == 0' "$dir/splain.times" > "$dir/splain-even.times"
 pair_ratios() { paste "$1" "$2" | awk '{ printf "%.4f\n", $1 / $2 }' > "$3"; }
 pair_ratios "$dir/sampled.times" "$dir/splain.times" "$dir/pairs.ratios"
 pair_ratios "$dir/full.times" "$dir/plain.times" "$dir/full-pairs.ratios"
+pair_ratios "$dir/full.times" "$dir/nolines.times" "$dir/lines-pairs.ratios"
 
 plain=$(median "$dir/plain.times")
 full=$(median "$dir/full.times")
@@ -97,7 +111,11 @@ sampled=$(median "$dir/sampled.times")
 splain_cpu=$(median "$dir/splain.cpu")
 sampled_cpu=$(median "$dir/sampled.cpu")
 set -- $(stats "$dir/full-index")
-full_events=$1 full_bytes=$2
+full_events=$1 full_bytes=$2 trace_events=$3 trace_lines=$4
+# ns per allocation by compiled code: each round's full run less its run
+# without lines.
+paste "$dir/full.times" "$dir/nolines.times" |
+  awk -v n="$trace_events" '{ printf "%.2f\n", n ? ($1 - $2) * 1e9 / n : 0 }' > "$dir/lines.ns"
 set -- $(stats "$dir/sampled-cap")
 sampled_events=$1 sampled_bytes=$2
 echo "== collector overhead: bench/overhead.lua, JIT on; runs interleaved with plain luajit"
@@ -106,6 +124,9 @@ echo "full capture, $ROUNDS rounds, $RUNS runs"
 echo "  plain luajit                   ${plain}s             ${plain_cpu}s"
 echo "  ljleak run                     ${full}s ($(ratio "$full" "$plain")x)    ${full_cpu}s ($(ratio "$full_cpu" "$plain_cpu")x)"
 echo "  pairs, full/plain              median of $RUNS ratios $(median "$dir/full-pairs.ratios" | awk '{ printf "%.3f", $1 }')x   target <= 1.5x"
+echo "  allocations by compiled code   $trace_events, charged to their line $trace_lines ($(echo "$trace_lines $trace_events" | awk '{ printf "%.1f", $2 ? 100 * $1 / $2 : 100 }')%)"
+echo "  without lines (trace sites)    $(median "$dir/nolines.times")s; pairs, full/without: median $(median "$dir/lines-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
+echo "  lines cost, per allocation by compiled code: median of $RUNS rounds $(median "$dir/lines.ns") ns"
 echo "sampled, $SAMPLED_ROUNDS rounds, $SAMPLED_RUNS runs"
 echo "  plain luajit                   ${splain}s             ${splain_cpu}s"
 echo "  ljleak run --sample 524288     ${sampled}s ($(ratio "$sampled" "$splain")x)    ${sampled_cpu}s ($(ratio "$sampled_cpu" "$splain_cpu")x)"
