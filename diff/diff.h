@@ -19,8 +19,8 @@ enum diff_verdict {
   DIFF_VERDICT_GROWING,
   DIFF_VERDICT_NEW,           /* base mode: growing in the candidate, not in the base */
   DIFF_VERDICT_WORSE,         /* base mode: growing in both, much faster in the candidate */
-  DIFF_VERDICT_UNDECIDED      /* rose by the growth threshold without a significant trend
-                                 (too few boundaries to show one, or none shown); last, so
+  DIFF_VERDICT_UNDECIDED      /* rose by the growth threshold, but the boundaries cannot show
+                                 a significant trend (too few, or too many ties); last, so
                                  saved values keep their numbers */
 };
 

@@ -1,4 +1,4 @@
-/* diff/trend.c: growth verdicts: Mann-Kendall significance, Theil-Sen growth, a later-half check, undecided without evidence. */
+/* diff/trend.c: growth verdicts: Mann-Kendall significance, Theil-Sen growth, a later-half check, and undecided without power. */
 #include "diff/trend.h"
 
 #include <math.h>
@@ -82,13 +82,14 @@ static double trend_exact_upper(size_t n, double s)
   return sum > 1 ? 1 : sum;
 }
 
-void trend_p_values(const double *x, size_t n, double s, double variance,
-                    double *p_up, double *p_down)
+/* The p-values of S for n points, exact when there are no ties and n is small. */
+static void trend_p_values_of(size_t n, int ties, double s, double variance, double *p_up,
+                              double *p_down)
 {
   *p_up = *p_down = 1;
   if (n < 2 || variance <= 0)
     return;
-  if (n <= TREND_EXACT_MAX && !trend_has_ties(x, n)) {
+  if (n <= TREND_EXACT_MAX && !ties) {
     double up = trend_exact_upper(n, s);
     double down = trend_exact_upper(n, -s);  /* symmetric: P(S <= s) = P(S >= -s) */
     if (up >= 0 && down >= 0) {
@@ -104,6 +105,47 @@ void trend_p_values(const double *x, size_t n, double s, double variance,
     *p_up = 1;
   if (*p_down > 1)
     *p_down = 1;
+}
+
+void trend_p_values(const double *x, size_t n, double s, double variance,
+                    double *p_up, double *p_down)
+{
+  trend_p_values_of(n, n <= TREND_EXACT_MAX && trend_has_ties(x, n), s, variance, p_up, p_down);
+}
+
+static int trend_compare_doubles(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* In rising order every pair that is not a tie counts +1, so S is the
+ * number of pairs minus the tied ones; Var(S) does not depend on the order. */
+int trend_best_p_value(const double *x, size_t n, double *p_best)
+{
+  *p_best = 1;
+  if (n < 2)
+    return 0;
+  double *sorted = malloc(n * sizeof *sorted);
+  if (!sorted)
+    return -1;
+  memcpy(sorted, x, n * sizeof *sorted);
+  qsort(sorted, n, sizeof *sorted, trend_compare_doubles);
+  double dn = (double)n, tied_pairs = 0;
+  double var = dn * (dn - 1) * (2 * dn + 5);
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && sorted[j] == sorted[i])
+      j++;
+    double t = (double)(j - i);
+    tied_pairs += t * (t - 1) / 2;
+    var -= t * (t - 1) * (2 * t + 5);
+    i = j;
+  }
+  free(sorted);
+  double s = dn * (dn - 1) / 2 - tied_pairs, p_down;
+  trend_p_values_of(n, tied_pairs > 0, s, var / 18, p_best, &p_down);
+  return 0;
 }
 
 /* The k-th smallest of values[0..count) (Hoare's selection; reorders values). */
@@ -179,9 +221,9 @@ int trend_theil_sen(const double *x, size_t n, double *slope)
  *     persistence: the slope over the later half, times the steps, reaches
  *     half the threshold, so a cache that fills early and then stays flat
  *     (which Mann-Kendall alone can call significant) is not a leak;
- *   - a site that rose without a significant trend is undecided: a test
- *     that finds nothing is no evidence that nothing grows. Steady needs
- *     evidence: no rise, or a significant rise that stopped. */
+ *   - a site that rose without significance is undecided when even its
+ *     values in rising order could not be significant (ties: a site at 0 for
+ *     the first boundaries), else steady: the test could have seen a trend. */
 int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
                   enum diff_verdict *verdict, struct trend *out)
 {
@@ -192,6 +234,7 @@ int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *o
   n -= skip;
   out->judged = n;
   out->needed = diff_boundaries_needed(options);
+  out->p_best = 1;
   double *x = calloc(n ? n : 1, sizeof *x);
   if (!x)
     return -1;
@@ -211,6 +254,7 @@ int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *o
   out->threshold = options->min_growth_bytes;
   if (options->min_growth_fraction * out->peak > out->threshold)
     out->threshold = options->min_growth_fraction * out->peak;
+  int status = 0;
   if (n >= 2) {
     double span = (double)(n - 1);
     double p = options->max_p_value;
@@ -221,11 +265,11 @@ int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *o
       *verdict = DIFF_VERDICT_GROWING;
     else if (out->p_down <= p && -out->slope * span >= out->threshold)
       *verdict = DIFF_VERDICT_SHRINKING;
-    else if (out->rose && out->p_up > p)
-      *verdict = DIFF_VERDICT_UNDECIDED;
+    else if (out->rose && out->p_up > p && (status = trend_best_p_value(x, n, &out->p_best)) == 0)
+      *verdict = out->p_best > p ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
     else
       *verdict = DIFF_VERDICT_STEADY;
   }
   free(x);
-  return 0;
+  return status;
 }

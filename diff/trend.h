@@ -19,6 +19,8 @@ struct trend {
   size_t judged;              /* boundaries judged: the series after the warm-up */
   size_t needed;              /* boundaries a trend is judged on (diff_boundaries_needed) */
   int rose;                   /* slope times the judged steps reaches the threshold */
+  double p_best;              /* p_up of the same values in rising order: the best the
+                                 test could give them (computed only when it matters) */
 };
 
 /* Mann-Kendall S and its tie-corrected variance. */
@@ -36,6 +38,11 @@ void trend_p_values(const double *x, size_t n, double s, double variance,
  * boundaries. Returns -1 when out of memory. */
 #define TREND_THEIL_SEN_POINTS 400
 int trend_theil_sen(const double *x, size_t n, double *slope);
+
+/* The p_up that the values of x would have in rising order: ties stay
+ * ties, so this is the most significant result the test can give them.
+ * Returns -1 when out of memory. */
+int trend_best_p_value(const double *x, size_t n, double *p_best);
 
 /* The verdict for a series of live bytes under options, with the first
  * options->warmup boundaries left out; fills *out (statistics of the judged

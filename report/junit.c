@@ -80,7 +80,7 @@ static void put_undecided_reason(FILE *out, const struct diff_result *r,
             site->base_verdict == DIFF_VERDICT_INSUFFICIENT))
     fputs("; the base cannot show whether it grew there too", out);
   else
-    fprintf(out, "; over %zu boundaries its rise is no significant trend at p \u2264 %g", judged,
+    fprintf(out, "; ties in its live bytes keep a trend at p \u2264 %g from showing",
             r->options.max_p_value);
 }
 
