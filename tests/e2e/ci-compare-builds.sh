@@ -9,8 +9,8 @@ E2E_NAME=compare
 . tests/e2e/lib.sh
 export LJLEAK
 junit_failures() {
-  awk '/<testcase name="/ && !/\/>[[:space:]]*$/ {
-         sub(/.*<testcase name="/, ""); sub(/".*/, ""); print }' "$1"
+  awk '/<testcase name="/ { name = $0; sub(/.*<testcase name="/, "", name); sub(/".*/, "", name) }
+       /<failure / { print name }' "$1"
 }
 show_on_failure() { [ "$1" = "$2" ] || { echo "--- stdout"; cat "$3"; echo "--- stderr"; cat "$4"; }; }
 
