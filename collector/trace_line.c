@@ -126,7 +126,10 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
       tl->pending_used = 1;   /* its recording has ended: T is live */
     else
       s->log = NULL;
-    map = trace_map_build(log, T, tl->targets, parent_map(tl, g, log));
+    const GCtrace *R = T->root ? attrib_trace(g, T->root) : NULL;
+    GCobj *root_start = R && R != T ? gcref(R->startpt) : NULL;
+    map = trace_map_build(log, T, tl->targets, parent_map(tl, g, log),
+                          root_start ? &root_start->pt : NULL);
     if (log != pending)
       trace_log_free(log);
   }

@@ -529,7 +529,8 @@ static struct trace_map *finish(struct builder *b)
 }
 
 struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
-                                  const void *const *targets, const struct trace_map *parent)
+                                  const void *const *targets, const struct trace_map *parent,
+                                  const GCproto *root_start)
 {
   if (!trace_map_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
     return NULL;
@@ -541,7 +542,7 @@ struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
   /* Scratch: lines by IR, the calls, what the exits make (an exit makes
    * at most every allocation once), the exits, protos, the logged ops and
    * room after them for one exit's allocations. */
-  uint32_t nk = REF_BIAS - T->nk + 1, nsunk = 0;
+  uint32_t nk = REF_BIAS - T->nk + 2, nsunk = 0;   /* the constants, the start, the root's */
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
     nsunk += sunk_allocation(T, ref);
   size_t scratch = nins * sizeof(struct ir_line) + nins * sizeof(struct trace_map_site) +
@@ -559,6 +560,8 @@ struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
   b.protos = (const GCproto **)(b.exits + T->nsnap);
   b.allocs = (IRRef *)(b.protos + nk);
   b.nprotos = live_protos(T, b.protos, nk);
+  if (root_start && !proto_live(&b, root_start))
+    b.protos[b.nprotos++] = root_start;
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
     if (trace_map_op_logged(T->ir[ref].o))
       b.allocs[b.nallocs++] = ref;

@@ -91,9 +91,12 @@ int trace_map_log_matches(const struct trace_log *log, const GCtrace *T);
  * no memory). targets[IRCALL_x] is the address of call x. For a side
  * trace, parent (or NULL) is its parent's map: the allocations sunk at the
  * exit it starts at, which the side trace makes before it records its
- * first bytecode, have their lines. */
+ * first bytecode, have their lines; root_start is its root trace's
+ * starting prototype (the side trace may return to it; the root trace,
+ * flushed only with its side traces, keeps it alive). */
 struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
-                                  const void *const *targets, const struct trace_map *parent);
+                                  const void *const *targets, const struct trace_map *parent,
+                                  const GCproto *root_start);
 
 void trace_map_free(struct trace_map *map);
 
