@@ -76,10 +76,11 @@ for line in io.lines(truth_path) do
   if name then allowed[name] = true end
 end
 
--- The file and line a site stands for: "@dir/x.lua:12" or "TRACE started at @dir/x.lua:12".
+-- The file and line a site stands for: "@dir/x.lua:12". A trace site
+-- ("TRACE started at @dir/x.lua:12") stands for no line: compiled code's
+-- allocations are charged to their own lines.
 local function site_place(name)
-  local chunk, line = name:match("^TRACE started at @(.*):(%d+)$")
-  if not chunk then chunk, line = name:match("^@(.*):(%d+)$") end
+  local chunk, line = name:match("^@(.*):(%d+)$")
   if not chunk then return nil end
   return chunk:match("([^/]+)$"), tonumber(line)
 end
