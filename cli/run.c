@@ -248,8 +248,11 @@ static void print_trace_lines(void)
 {
   struct ljleak_collector_status st;
   ljleak_collector_status(&st);
-  double share = st.trace_allocations
-                   ? 100.0 * (double)st.trace_lines / (double)st.trace_allocations : 100.0;
+  if (st.trace_allocations == 0) {
+    fprintf(stderr, "ljleak: no allocations by compiled code\n");
+    return;
+  }
+  double share = 100.0 * (double)st.trace_lines / (double)st.trace_allocations;
   fprintf(stderr, "ljleak: %llu allocations by compiled code, %llu (%.1f%%) charged to their line\n",
           (unsigned long long)st.trace_allocations, (unsigned long long)st.trace_lines, share);
 }

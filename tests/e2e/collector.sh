@@ -21,7 +21,10 @@ all_segments_read() {
 "$LJLEAK" run -o "$tmp/plain" tests/lua/collector_jit.lua > "$tmp/out" 2> "$tmp/err"
 check "run_exits_0_and_prints_like_luajit" test $? = 0 -a "$(cat "$tmp/out")" = "jit workload done"
 check "plain_capture_reads_with_summary" all_segments_read "$tmp/plain" 1
-check "summary_names_trace_sites" grep -q "TRACE \[[0-9]*\] started at @tests/lua/collector_jit.lua:" "$tmp/summary.out"
+# Compiled code's allocations are charged to their lines (the table of line
+# 4 is made in the loop's trace), none to a trace.
+check "summary_names_compiled_lines" grep -q "^@tests/lua/collector_jit.lua:4: " "$tmp/summary.out"
+check "summary_names_no_trace_site" sh -c "! grep -q '^TRACE ' '$tmp/summary.out'"
 
 "$LJLEAK" run -o "$tmp/rotated" --max-bytes 64k tests/lua/collector_coroutines.lua > /dev/null 2>&1
 check "rotated_capture_every_segment_reads" all_segments_read "$tmp/rotated" 3
@@ -41,8 +44,10 @@ check "run_runs_lua_init_then_e_then_the_script" test "$(cat "$tmp/out")" = "ini
 
 # -v, -O and -E as luajit has them; -b and -i are refused (they run no script).
 jitflags='local t = {jit.status()} for i = 2, #t do io.write(t[i], " ") end print()'
-"$LJLEAK" run -o "$tmp/v" -v /dev/null > "$tmp/out" 2>&1
+"$LJLEAK" run -o "$tmp/v" -v /dev/null > "$tmp/out" 2> "$tmp/err"
 check "run_v_prints_luajit_version" test "$(cat "$tmp/out")" = "$(luajit -v)"
+# and, when the script returns, how many allocations of compiled code got their line
+check "run_v_counts_compiled_allocations" test "$(cat "$tmp/err")" = "ljleak: no allocations by compiled code"
 "$LJLEAK" run -o "$tmp/opt" -O-fold,-cse -e "$jitflags" /dev/null > "$tmp/out" 2>&1
 luajit -O-fold,-cse -e "$jitflags" > "$tmp/want" 2>&1
 check "run_O_sets_jit_flags_like_luajit" cmp -s "$tmp/out" "$tmp/want"
