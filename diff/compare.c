@@ -171,6 +171,71 @@ static void compare_base_decide(struct diff_site *site, size_t base_judged,
     site->verdict = DIFF_VERDICT_WORSE;
 }
 
+/* Whether both captures have only boundaries by work the collector forced
+ * (--every, collector.boundary(): what --forced-only keeps), so that the
+ * k-th boundary of each comes after about the same work. */
+static int compare_aligned_by_work(const struct diff_result *result)
+{
+  const struct diff_capture *captures[2] = {&result->capture, &result->base};
+  for (int c = 0; c < 2; c++) {
+    const struct diff_capture *capture = captures[c];
+    if (capture->boundary_count < 2 || !capture->forced || !capture->allocated)
+      return 0;
+    for (size_t i = 0; i < capture->boundary_count; i++)
+      if (!capture->forced[i])
+        return 0;
+  }
+  return 1;
+}
+
+/* Boundary by boundary, when both captures have boundaries by work: the
+ * candidate is judged on its live bytes less the base's at the same
+ * boundary, so that what the workload does alike in both builds (a buffer
+ * flushed every 300 jobs, sampled at the same work) cancels, and only what
+ * the candidate adds can grow. A growing difference is new (worse when the
+ * base grows too); a candidate that grows no faster than its base is not
+ * flagged. 0, or -1 when out of memory. */
+static int compare_base_aligned(struct diff_site *site, const struct diff_options *options)
+{
+  size_t n = site->count;
+  if (site->base_live_bytes && site->base_count < n)
+    n = site->base_count;
+  if (n < 2)
+    return 0;
+  int64_t *difference = malloc(n * sizeof *difference);
+  uint64_t *series = malloc(n * sizeof *series);
+  if (!difference || !series) {
+    free(difference);
+    free(series);
+    return -1;
+  }
+  int64_t low = 0;
+  for (size_t k = 0; k < n; k++) {
+    uint64_t base = site->base_live_bytes ? site->base_live_bytes[k] : 0;
+    difference[k] = (int64_t)site->live_bytes[k] - (int64_t)base;
+    if (k == 0 || difference[k] < low)
+      low = difference[k];
+  }
+  for (size_t k = 0; k < n; k++)  /* the tests are blind to a shift */
+    series[k] = (uint64_t)(difference[k] - low);
+  free(difference);
+  enum diff_verdict verdict;
+  struct trend trend;
+  int status = trend_verdict(series, n, options, &verdict, &trend);
+  free(series);
+  if (status < 0)
+    return -1;
+  if (verdict == DIFF_VERDICT_GROWING)
+    site->verdict = site->base_verdict == DIFF_VERDICT_GROWING ? DIFF_VERDICT_WORSE
+                                                               : DIFF_VERDICT_NEW;
+  else if (site->verdict == DIFF_VERDICT_GROWING && verdict != DIFF_VERDICT_UNDECIDED &&
+           verdict != DIFF_VERDICT_INSUFFICIENT)
+    site->verdict = DIFF_VERDICT_GROWING;  /* grows in both alike: not flagged in base mode */
+  else if (site->verdict == DIFF_VERDICT_GROWING)
+    site->verdict = DIFF_VERDICT_UNDECIDED;
+  return 0;
+}
+
 /* The base capture's boundaries after the warm-up. */
 static size_t compare_base_judged(const struct diff_result *result, const struct diff_options *options)
 {
@@ -215,8 +280,10 @@ enum diff_status diff_base(const char *const *base_paths, size_t base_count,
                         : NULL;
     if (compare_base_site(site, match) < 0)
       status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-    else
+    else if (!compare_aligned_by_work(result))
       compare_base_decide(site, compare_base_judged(result, options), options);
+    else if (compare_base_aligned(site, options) < 0)
+      status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   }
   diff_result_free(&base);
   return compare_finish(result, options, status, err);
@@ -260,8 +327,10 @@ enum diff_status diff_decide(struct diff_result *result, const struct diff_optio
       if (result_judge_site(site, &decided, interval) < 0 ||
           (result->mode == DIFF_MODE_BASE && compare_judge_base(site, &decided) < 0))
         return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-      if (result->mode == DIFF_MODE_BASE)
+      if (result->mode == DIFF_MODE_BASE && !compare_aligned_by_work(result))
         compare_base_decide(site, compare_base_judged(result, &decided), &decided);
+      else if (result->mode == DIFF_MODE_BASE && compare_base_aligned(site, &decided) < 0)
+        return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
     }
   }
   enum diff_status status = allow_apply(result, options->allow, err);
