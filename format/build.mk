@@ -37,8 +37,8 @@ $(BUILD)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(format_SRCS) format/mempro
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_READER_FLAGS) -o $@ \
 	  tests/fuzz/fuzz_reader.c $(format_SRCS) $(PKG_LIBS)
 $(eval $(call fuzz_run,fuzz_reader,tests/fuzz/corpus/reader/*))
-# format/capture_index.c: the capture index's writer (the collector's exact bytes) and parser
-format_SRCS += format/capture_index.c
+# format/capture_index.c (parser) and capture_index_write.c (writer): the capture index, the collector's exact bytes
+format_SRCS += format/capture_index.c format/capture_index_write.c
 TEST_SUITES += test_format_index
 test_format_index_LIBS = format
 
@@ -46,8 +46,8 @@ test_format_index_LIBS = format
 # parsed; what parses is written back and read again, and prefixes of it (a
 # process killed mid-write) read too. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_index
-$(BUILD)/fuzz/fuzz_index: tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index.h
+$(BUILD)/fuzz/fuzz_index: tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index_write.c format/capture_index.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
-	  tests/fuzz/fuzz_index.c format/capture_index.c
+	  tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index_write.c
 $(eval $(call fuzz_run,fuzz_index,tests/fuzz/corpus/index/*))
