@@ -303,10 +303,11 @@ static void report_undecided_reason(const struct diff_result *r, size_t undecide
              report_plural(undecided, "it is", "they are"));
   else
     snprintf(buffer, size,
-             "%zu %s rose by \u2265 %s, but %s live bytes repeat too often (ties%s) for a trend "
-             "at p \u2264 %s to show over %zu boundaries",
-             undecided, sites, floor, report_plural(undecided, "its", "their"),
-             r->mode == DIFF_MODE_BASE ? ", here or in the base" : "", p, judged);
+             "%zu %s rose by \u2265 %s, but over %zu boundaries%s %s no significant trend at "
+             "p \u2264 %s%s",
+             undecided, sites, floor, judged, after,
+             report_plural(undecided, "it shows", "they show"), p,
+             r->mode == DIFF_MODE_BASE ? " (in the candidate, or in the base)" : "");
 }
 
 void report_outcome_reason(const struct diff_result *r, char *buffer, size_t size)
