@@ -15,9 +15,9 @@
  *           capture's common events, while hold is HOLD_NONE, the GC phase
  *           word equals fast_phase and the stream has not passed
  *           quick_until. Appends one event whose site needs no call: a VM
- *           internal (not a trace exit, nor the recorder's state), or
- *           compiled code whose return address the line cache
- *           (trace_line.h) resolved in this segment (a few loads: the
+ *           internal (not a trace exit, nor the recorder's state), or, for
+ *           an allocation, compiled code whose return address the line
+ *           cache (trace_line.h) resolved in this segment (a few loads: the
  *           running trace, the word below the interpreter's C frame, one
  *           cache entry). Counts allocated and the trace allocations.
  *           Emits no symbol, never flushes, reads no clock, never takes
