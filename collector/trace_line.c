@@ -104,7 +104,10 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
   struct trace_line_slot *s = trace_line_slot(tl, T->traceno);
   if (!s)
     return NULL;
-  uint64_t fp = trace_map_fingerprint(T);
+  const GCtrace *R = T->root ? attrib_trace(g, T->root) : NULL;
+  GCobj *root = R && R != T ? gcref(R->startpt) : NULL;
+  const GCproto *root_start = root ? &root->pt : NULL;
+  uint64_t fp = trace_map_fingerprint(T, root_start);
   if (s->map) {
     if (s->map->trace == T && s->map->fp == fp)
       return s->map;
@@ -126,12 +129,14 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
       tl->pending_used = 1;   /* its recording has ended: T is live */
     else
       s->log = NULL;
-    const GCtrace *R = T->root ? attrib_trace(g, T->root) : NULL;
-    GCobj *root_start = R && R != T ? gcref(R->startpt) : NULL;
-    map = trace_map_build(log, T, tl->targets, parent_map(tl, g, log),
-                          root_start ? &root_start->pt : NULL);
+    map = trace_map_build(log, T, tl->targets, parent_map(tl, g, log), root_start);
     if (log != pending)
       trace_log_free(log);
+    /* The parent's map may have grown the table of slots. */
+    if (!(s = trace_line_slot(tl, T->traceno))) {
+      trace_map_free(map);
+      return NULL;
+    }
   }
   if (!map) {
     s->failed = T;

@@ -55,16 +55,22 @@ int trace_map_op_logged(unsigned op)
   }
 }
 
-uint64_t trace_map_fingerprint(const GCtrace *T)
+uint64_t trace_map_fingerprint(const GCtrace *T, const GCproto *root_start)
 {
   uint64_t h = (uint64_t)(uintptr_t)T;
   uint64_t parts[] = {
     (uint64_t)(uintptr_t)mref(T->startpc, const BCIns), (uint64_t)(uintptr_t)gcref(T->startpt),
     (uint64_t)(uintptr_t)T->mcode, T->szmcode, T->nins, T->nk, T->nsnap, T->nsnapmap,
-    T->traceno, T->root, T->spadjust,
+    T->traceno, T->root, T->spadjust, (uint64_t)(uintptr_t)root_start,
   };
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
     h = (h ^ parts[i]) * 0x100000001b3ull + (h >> 29);
+  /* The constants: the prototypes a map names are those they hold. */
+  for (IRRef ref = T->nk; ref < REF_BIAS; ref++) {
+    uint64_t word;
+    memcpy(&word, &T->ir[ref], sizeof word);
+    h = (h ^ word) * 0x100000001b3ull + (h >> 29);
+  }
   return h | 1;
 }
 
@@ -186,6 +192,7 @@ struct builder {
   struct trace_map_site *calls;  /* one per call, in the order of the IR */
   uint32_t ncalls;
   const struct trace_map *parent;
+  const GCproto *root_start;
   struct trace_map_sunk *sunk;   /* what each exit makes, exit after exit */
   uint32_t nsunk;
   struct trace_map_exit *exits;  /* [nsnap] */
@@ -495,7 +502,7 @@ static struct trace_map *finish(struct builder *b)
     return NULL;
   map->size = size;
   map->trace = T;
-  map->fp = trace_map_fingerprint(T);
+  map->fp = trace_map_fingerprint(T, b->root_start);
   map->nsnap = T->nsnap;
   map->nsites = nsites;
   map->region_first = (uint32_t *)(map + 1);
@@ -534,7 +541,8 @@ struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
 {
   if (!trace_map_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
     return NULL;
-  struct builder b = {.T = T, .log = log, .targets = targets, .parent = parent};
+  struct builder b = {.T = T, .log = log, .targets = targets, .parent = parent,
+                      .root_start = root_start};
   size_t nins = T->nins - REF_BIAS;
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
     if (T->ir[ref].o == IR_LOOP)

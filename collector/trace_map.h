@@ -71,7 +71,7 @@ struct trace_map_exit {
 struct trace_map {
   size_t size;                  /* bytes mapped */
   const GCtrace *trace;
-  uint64_t fp;                  /* trace_map_fingerprint of it */
+  uint64_t fp;                  /* trace_map_fingerprint of it and its root's start */
   uint32_t nsnap;
   uint32_t nsites;
   uint32_t *region_first;       /* [nsnap + 1]: its sites, in sites[] */
@@ -81,8 +81,10 @@ struct trace_map {
   struct trace_map_exit *exits; /* [nsnap] */
 };
 
-/* What tells a trace from a later one with its number, address or code. */
-uint64_t trace_map_fingerprint(const GCtrace *T);
+/* What tells a trace from a later one with its number, address or code:
+ * its fields, its constants (the prototypes they hold) and, for a side
+ * trace, its root trace's starting prototype. */
+uint64_t trace_map_fingerprint(const GCtrace *T, const GCproto *root_start);
 
 /* Whether log is the recording of the live trace T. */
 int trace_map_log_matches(const struct trace_log *log, const GCtrace *T);
