@@ -17,13 +17,15 @@ die() { echo "demo: $*" >&2; exit 1; }
 rm -rf "$out" && mkdir -p "$out" || die "cannot create $out"
 
 echo "== The service: $service, a request loop with an LRU cache, a log buffer,"
-echo "   per-request churn, and one leak. Capturing it for $seconds s, one segment per ${period} s,"
-echo "   each ended by a full GC cycle (--force-gc: the boundary then holds only live data):"
-echo "\$ $ljleak run -o $out/capture --period $period --force-gc $service $seconds"
-"$ljleak" run -o "$out/capture" --period "$period" --force-gc "$service" "$seconds" ||
+echo "   per-request churn, and one leak. Capturing it for $seconds s, one segment per ${period} s;"
+echo "   a boundary at the end of every full GC cycle, the program's own and one forced"
+echo "   after every MiB allocated (--every 1M: exact boundaries, by work):"
+echo "\$ $ljleak run -o $out/capture --period $period --every 1M $service $seconds"
+"$ljleak" run -o "$out/capture" --period "$period" --every 1M "$service" "$seconds" ||
   die "ljleak run failed (status $?)"
 segments=$("$ljleak" info --get segments "$out/capture" 2>/dev/null)
-echo "   $segments segments, $(du -sh "$out/capture" | cut -f1) in $out/capture"
+boundaries=$("$ljleak" info --get boundaries "$out/capture" 2>/dev/null)
+echo "   $segments segments, $boundaries boundaries, $(du -sh "$out/capture" | cut -f1) in $out/capture"
 echo
 
 echo "== What grows across the GC boundaries:"
