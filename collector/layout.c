@@ -55,6 +55,57 @@ static int check_version(lua_State *L, struct layout_job *job)
   return 1;
 }
 
+#if LJ_HASJIT
+/* A live trace's fields that mapping its calls to lines reads (its IR and
+ * snapshot counts, its machine code), against what jit.util reports for it.
+ * Only when a trace exists and jit.util loads: a capture that starts before
+ * any trace relies on the version check and the recorder handler's own. */
+static int check_trace_layout(lua_State *L, struct layout_job *job)
+{
+  jit_State *J = G2J(G(L));
+  GCtrace *T = NULL;
+  for (MSize n = 1; n < J->sizetrace && J->trace && !T; n++) {
+    GCtrace *t = (GCtrace *)gcref(J->trace[n]);
+    if (t && t->traceno == n && t != &J->cur && t->mcode)
+      T = t;
+  }
+  if (!T)
+    return 1;
+  int top = lua_gettop(L);
+  lua_getglobal(L, "require");
+  lua_pushstring(L, "jit.util");
+  if (!lua_isfunction(L, -2) || lua_pcall(L, 1, 1, 0) != 0 || !lua_istable(L, -1)) {
+    lua_settop(L, top);
+    return 1;
+  }
+  lua_getfield(L, -1, "traceinfo");
+  lua_pushinteger(L, T->traceno);
+  int info_ok = lua_pcall(L, 1, 1, 0) == 0 && lua_istable(L, -1);
+  int same = 0;
+  if (info_ok) {
+    lua_getfield(L, -1, "nins");
+    lua_getfield(L, -2, "nk");
+    lua_getfield(L, -3, "nexit");
+    same = lua_tointeger(L, -3) == (lua_Integer)T->nins - REF_BIAS - 1 &&
+           lua_tointeger(L, -2) == REF_BIAS - (lua_Integer)T->nk &&
+           lua_tointeger(L, -1) == (lua_Integer)T->nsnap;
+    lua_pop(L, 4);
+    lua_getfield(L, -1, "tracemc");
+    lua_pushinteger(L, T->traceno);
+    if (same && lua_pcall(L, 1, 3, 0) == 0) {
+      size_t size = 0;
+      lua_tolstring(L, -3, &size);
+      same = size == T->szmcode && (uintptr_t)lua_tonumber(L, -2) == (uintptr_t)T->mcode &&
+             lua_tointeger(L, -1) == (lua_Integer)T->mcloop;
+    }
+  }
+  lua_settop(L, top);
+  if (info_ok && !same)
+    return fail(job, "a trace's fields differ from what jit.util reports for it");
+  return 1;
+}
+#endif
+
 static int verify_cf(lua_State *L)
 {
   struct layout_job *job = lua_touserdata(L, 1);
@@ -123,6 +174,8 @@ static int verify_cf(lua_State *L)
   jit_State *J = G2J(g);
   if (J2G(J) != g || (J->sizetrace > 0 && J->trace == NULL) || J->sizetrace > 65536)
     return fail(job, "jit_State trace table is implausible");
+  if (!check_trace_layout(L, job))
+    return 0;
 #endif
   check_version(L, job);
   return 0;

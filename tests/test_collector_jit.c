@@ -165,6 +165,28 @@ START_TEST(test_module_status_counts_trace_allocations_and_lines)
 }
 END_TEST
 
+/* A capture started by the module after a loop was compiled: the layout
+ * check compares that live trace with what jit.util reports (and passes),
+ * and a loop compiled after the module was loaded gets its lines. */
+START_TEST(test_capture_started_after_a_trace_checks_it_and_charges_new_loops_to_lines)
+{
+  char dir[1024], path[1100];
+  scratch(dir, sizeof dir, "late");
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' %s "
+                      "%s/tests/lua/collector_trace_late.lua > out",
+                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *text = slurp(path);
+  ck_assert_str_eq(text, "lines true\n");
+  free(text);
+  snprintf(path, sizeof path, "%s/cap", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_uint_ge(must_site(r, "/collector_trace_late.lua:6")->allocs, 4800);
+  ck_assert_uint_eq(trace_site_allocs(r), 0);
+  free(r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_jit");
@@ -176,6 +198,7 @@ int main(void)
   tcase_add_test(tc, test_sampled_capture_charges_trace_samples_to_lines);
   tcase_add_test(tc, test_sunk_table_escaping_at_exits_is_charged_to_its_line);
   tcase_add_test(tc, test_module_status_counts_trace_allocations_and_lines);
+  tcase_add_test(tc, test_capture_started_after_a_trace_checks_it_and_charges_new_loops_to_lines);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
