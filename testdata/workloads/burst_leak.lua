@@ -1,7 +1,7 @@
 -- burst_leak.lua: about 20 ms of keeping FFI buffers, with the GC paced so
 -- that the program completes no cycle of its own in that time.
--- truth: the buffers made at line 11 and kept at line 12, in the loop of
--- line 10. With no option a run this short is undecided (never a pass);
+-- truth: the buffers made at line 12 and kept at line 13, in the loop of
+-- line 11. With no option a run this short is undecided (never a pass);
 -- with boundaries by work (--every) it is flagged.
 local ffi = require("ffi")
 collectgarbage("setpause", 10000)
