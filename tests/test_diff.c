@@ -38,7 +38,8 @@ static void begin_segment(struct fixture_segment *s, int number)
   fixture_begin(s, path);
 }
 
-/* Runs diff_trend over dir with default options (min_boundaries 1). */
+/* Runs diff_trend over dir with default options; min_boundaries 1 asks for no more
+ * boundaries than the p-value needs (diff_boundaries_needed). */
 static void run_trend(struct diff_result *result, int jobs)
 {
   struct diff_options options;
