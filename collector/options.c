@@ -10,28 +10,15 @@
 #include <strings.h>
 
 #include "collector/ljleak_collector.h"
+#include "format/units.h"
 
 int ljleak_collector_parse_size(const char *text, uint64_t *value)
 {
-  if (!text || !isdigit((unsigned char)*text))
+  uint64_t v;
+  size_t length = units_parse_size(text, &v);
+  if (!length || text[length] != '\0')
     return -1;
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno)
-    return -1;
-  unsigned shift = 0;
-  switch (tolower((unsigned char)*end)) {
-  case 'k': shift = 10; end++; break;
-  case 'm': shift = 20; end++; break;
-  case 'g': shift = 30; end++; break;
-  default: break;
-  }
-  if (*end == 'b' || *end == 'B')
-    end++;
-  if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
-    return -1;
-  *value = (uint64_t)v << shift;
+  *value = v;
   return 0;
 }
 

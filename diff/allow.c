@@ -1,7 +1,6 @@
 /* diff/allow.c: the allow-list: site patterns that may grow within a budget, each with its reason. */
 #include "diff/allow.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -10,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "format/units.h"
 
 #define ALLOW_MEGABYTE 1048576.0  /* "MB" in a budget is 2^20 bytes, as M in sizes */
 
@@ -52,31 +53,17 @@ static char *allow_copy(const char *text, size_t length)
  * then "/boundary" or "/MB". */
 static int allow_parse_budget(const char *text, double *bytes, int *per_megabyte)
 {
-  if (!isdigit((unsigned char)*text))
+  uint64_t value;
+  size_t length = units_parse_size(text, &value);
+  if (!length)
     return -1;
-  errno = 0;
-  char *end;
-  unsigned long long value = strtoull(text, &end, 10);
-  if (errno)
-    return -1;
-  unsigned shift = 0;
-  switch (tolower((unsigned char)*end)) {
-  case 'k': shift = 10; end++; break;
-  case 'm': shift = 20; end++; break;
-  case 'g': shift = 30; end++; break;
-  default: break;
-  }
-  if (*end == 'b' || *end == 'B')
-    end++;
-  if (shift && value > (UINT64_MAX >> shift))
-    return -1;
-  if (!strcmp(end, "/boundary"))
+  if (!strcmp(text + length, "/boundary"))
     *per_megabyte = 0;
-  else if (!strcmp(end, "/MB"))
+  else if (!strcmp(text + length, "/MB"))
     *per_megabyte = 1;
   else
     return -1;
-  *bytes = (double)((uint64_t)value << shift);
+  *bytes = (double)value;
   return 0;
 }
 

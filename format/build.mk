@@ -1,5 +1,5 @@
 # format/build.mk: the memprof codec, its Check suites and its fuzz target.
-format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/writer.c format/symtab.c
+format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/writer.c format/symtab.c format/units.c
 
 # format/uleb128.c
 TEST_SUITES += test_uleb128
