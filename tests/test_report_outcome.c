@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "tests/check_run.h"
+#include "tests/report_golden.h"
 #include "report/report.h"
 
 /* Run with LJLEAK_UPDATE_GOLDEN=1 to rewrite testdata/report/ after a deliberate change. */
-#define GOLDEN_DIR "testdata/report/"
 
 /* ---- An inconclusive result: the 4 boundaries -------------------------------- */
 
@@ -81,39 +81,6 @@ static char *render(const struct diff_result *r, enum report_format format)
   return text;
 }
 
-static char *read_file(const char *path)
-{
-  FILE *in = fopen(path, "rb");
-  if (!in)
-    return NULL;
-  char *text = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream(&text, &size);
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
-    fwrite(buffer, 1, n, out);
-  fclose(in);
-  fclose(out);
-  return text;
-}
-
-static void check_golden(const char *text, const char *name)
-{
-  char path[256];
-  snprintf(path, sizeof path, GOLDEN_DIR "%s", name);
-  const char *update = getenv("LJLEAK_UPDATE_GOLDEN");
-  if (update && update[0] == '1') {
-    FILE *out = fopen(path, "wb");
-    ck_assert_ptr_nonnull(out);
-    fputs(text, out);
-    fclose(out);
-  }
-  char *golden = read_file(path);
-  ck_assert_msg(golden != NULL, "missing golden file %s", path);
-  ck_assert_msg(strcmp(golden, text) == 0, "%s differs:\n%s", path, text);
-  free(golden);
-}
 
 static void read_json_text(const char *json, struct diff_result *back)
 {
