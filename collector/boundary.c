@@ -25,8 +25,8 @@ static void boundary_check(struct capture *c, uint64_t now)
 static int force_cycle(struct capture *c)
 {
   global_State *g = c->g;
-  if (g->gc.threshold == LJ_MAX_MEM)
-    return -1;  /* collectgarbage("stop"): the program wants no cycles now */
+  if (!boundary_gc_running(g))
+    return -1;  /* the program wants no cycles now */
   if (!c->force_armed) {
     c->force_armed = 1;
     c->saved_stepmul = g->gc.stepmul;

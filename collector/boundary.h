@@ -4,6 +4,13 @@
 
 #include "collector/capture.h"
 
+/* Whether the program lets its GC run: after collectgarbage("stop") the
+ * collector forces no cycle (--force-gc, --every, edge_gc alike). */
+static inline int boundary_gc_running(const global_State *g)
+{
+  return g->gc.threshold != LJ_MAX_MEM;
+}
+
 /* A GC phase change seen by the slow path (phase: capture_gc_phase). Counts
  * the full cycles that ended and cuts a due boundary after one. */
 void boundary_gc_transition(struct capture *c, int phase);

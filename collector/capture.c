@@ -313,12 +313,6 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   return 0;
 }
 
-/* Whether the program lets its GC run: after collectgarbage("stop"), edge_gc
- * forces no collection (as --force-gc and --every force no cycle). */
-static int gc_running(lua_State *L)
-{
-  return G(L)->gc.threshold != LJ_MAX_MEM;
-}
 
 /* Checks the layout of L's VM and installs the pass-through hook. */
 static int capture_attach(lua_State *L, char *err, size_t err_size)
@@ -359,7 +353,7 @@ int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *
     return -1;
   /* edge_gc: a full cycle before the first event, so that the capture
    * starts on an exact boundary (its frees are of blocks it never saw). */
-  int edge = options->edge_gc && gc_running(L);
+  int edge = options->edge_gc && boundary_gc_running(G(L));
   if (edge)
     lua_gc(L, LUA_GCCOLLECT, 0);
   c->busy = 1;
@@ -406,7 +400,7 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
   struct capture *c = running_capture(L, err, err_size);
   if (!c)
     return -1;
-  if (c->opt.edge_gc && gc_running(L))
+  if (c->opt.edge_gc && boundary_gc_running(G(L)))
     boundary_collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
   c->busy = 1;
   capture_stop(c, REASON_STOP);
@@ -425,7 +419,7 @@ int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
     capture_copy_text(err, err_size, c->error[0] ? c->error : "no capture is running");
     return -1;
   }
-  if (c->opt.edge_gc && gc_running(L))
+  if (c->opt.edge_gc && boundary_gc_running(G(L)))
     boundary_collect(c, L, CAPTURE_INDEX_CAUSE_EXIT);
   c->busy = 1;
   capture_stop(c, REASON_EXIT);
