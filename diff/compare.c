@@ -193,8 +193,11 @@ static int compare_aligned_by_work(const struct diff_result *result)
  * boundary, so that what the workload does alike in both builds (a buffer
  * flushed every 300 jobs, sampled at the same work) cancels, and only what
  * the candidate adds can grow. A growing difference is new (worse when the
- * base grows too); a candidate that grows no faster than its base is not
- * flagged. 0, or -1 when out of memory. */
+ * base grows too) only when the candidate also grows on its own: two
+ * sawtooths whose phases drift apart by a few bytes of work per boundary
+ * make a difference that rises for a while, and a site the candidate does
+ * not grow is no regression. A candidate that grows no faster than its base
+ * is not flagged. 0, or -1 when out of memory. */
 static int compare_base_aligned(struct diff_site *site, const struct diff_options *options)
 {
   size_t n = site->count;
@@ -225,7 +228,7 @@ static int compare_base_aligned(struct diff_site *site, const struct diff_option
   free(series);
   if (status < 0)
     return -1;
-  if (verdict == DIFF_VERDICT_GROWING)
+  if (verdict == DIFF_VERDICT_GROWING && site->verdict == DIFF_VERDICT_GROWING)
     site->verdict = site->base_verdict == DIFF_VERDICT_GROWING ? DIFF_VERDICT_WORSE
                                                                : DIFF_VERDICT_NEW;
   else if (site->verdict == DIFF_VERDICT_GROWING && verdict != DIFF_VERDICT_UNDECIDED &&

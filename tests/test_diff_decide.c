@@ -341,6 +341,54 @@ START_TEST(test_decide_again_in_base_mode_follows_the_base_series)
 }
 END_TEST
 
+/* Both captures with boundaries by work: the candidate is judged on its
+ * difference from the base, and a rising difference is new only where the
+ * candidate grows on its own (a base that frees what the candidate holds
+ * steady is no regression: the drifting phases of two sawtooths look so). */
+START_TEST(test_aligned_by_work_flags_only_what_the_candidate_grows)
+{
+  enum { N = 12 };
+  uint64_t rising[N], flat[N], jitter[N], falling[N];
+  for (int k = 0; k < N; k++) {
+    rising[k] = 1000 * (uint64_t)k;
+    flat[k] = 2000;
+    jitter[k] = 8000 + (k % 3) * 100;
+    falling[k] = 8000 - 600 * (uint64_t)k;
+  }
+  struct diff_result r;
+  fixture_result(&r, DIFF_MODE_BASE, N);
+  r.base.boundary_count = N;
+  r.options.min_growth_bytes = 1000;
+  struct diff_capture *captures[2] = {&r.capture, &r.base};
+  for (int c = 0; c < 2; c++) {
+    captures[c]->forced = malloc(N);
+    captures[c]->allocated = malloc(N * sizeof(uint64_t));
+    ck_assert(captures[c]->forced && captures[c]->allocated);
+    for (int k = 0; k < N; k++) {
+      captures[c]->forced[k] = 1;
+      captures[c]->allocated[k] = 262144 * (uint64_t)(k + 1);
+    }
+  }
+  struct diff_site *site = fixture_add_site(&r, "@leak.lua:1", DIFF_VERDICT_STEADY, rising, N);
+  site->base_live_bytes = fixture_series_copy(flat, N);
+  site->base_count = N;
+  site = fixture_add_site(&r, "@held.lua:1", DIFF_VERDICT_STEADY, jitter, N);
+  site->base_live_bytes = fixture_series_copy(falling, N);
+  site->base_count = N;
+  site = fixture_add_site(&r, "@alike.lua:1", DIFF_VERDICT_STEADY, rising, N);
+  site->base_live_bytes = fixture_series_copy(rising, N);
+  site->base_count = N;
+  struct diff_options options = r.options;
+  struct diff_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(fixture_site(&r, "@leak.lua:1")->verdict, DIFF_VERDICT_NEW);
+  ck_assert_int_eq(fixture_site(&r, "@held.lua:1")->verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(fixture_site(&r, "@alike.lua:1")->verdict, DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(r.flagged, 1);
+  diff_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_decide_again_refuses_a_warmup_on_a_range_result)
 {
   struct diff_result r;
@@ -375,6 +423,7 @@ int main(void)
   tcase_add_test(decide, test_decide_again_with_a_warmup_changes_a_fill_then_flat_verdict);
   tcase_add_test(decide, test_decide_again_in_base_mode_follows_the_base_series);
   tcase_add_test(decide, test_decide_again_refuses_a_warmup_on_a_range_result);
+  tcase_add_test(decide, test_aligned_by_work_flags_only_what_the_candidate_grows);
   suite_add_tcase(s, decide);
   return check_run(s);
 }
