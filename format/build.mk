@@ -51,3 +51,17 @@ $(BUILD)/fuzz/fuzz_index: tests/fuzz/fuzz_index.c format/capture_index.c format/
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
 	  tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index_write.c
 $(eval $(call fuzz_run,fuzz_index,tests/fuzz/corpus/index/*))
+# format/stacks_write.c (encoder) and stacks_read.c (decoder): the stack sidecar (docs/stacks-format.md)
+format_SRCS += format/stacks_write.c format/stacks_read.c
+TEST_SUITES += test_format_stacks
+test_format_stacks_LIBS = format
+
+# The sidecar reader's libFuzzer target (tests/fuzz/fuzz_stacks.c), with a
+# 64-byte read chunk so that refills and records longer than the buffer
+# happen on small inputs. `make fuzz` runs it on a copy of the seeds.
+FUZZERS += fuzz_stacks
+$(BUILD)/fuzz/fuzz_stacks: tests/fuzz/fuzz_stacks.c format/stacks_read.c format/stacks_write.c format/uleb128.c format/stacks.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -DSTACKS_READER_CHUNK=64 -o $@ \
+	  tests/fuzz/fuzz_stacks.c format/stacks_read.c format/stacks_write.c format/uleb128.c $(PKG_LIBS)
+$(eval $(call fuzz_run,fuzz_stacks,tests/fuzz/corpus/stacks/*))
