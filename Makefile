@@ -9,25 +9,26 @@ BUILD ?= build
 OPT ?= -O2 -g
 SANITIZE ?=
 
-# Debian packages, by what needs them.
-DEPS_BUILD = luajit libluajit-5.1-dev libxxhash-dev zlib1g-dev pkg-config dpkg-dev
+# Debian packages, by what needs them. LUAJIT_DEPS are those of the LuaJIT
+# the build is for (mk/luajit.mk): Debian's, or OpenResty's when installed.
+DEPS_BUILD = $(LUAJIT_DEPS) libxxhash-dev zlib1g-dev pkg-config dpkg-dev
 DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium
 
 # Evaluated on first use, not at parse time: on a fresh machine pkg-config and
 # the libraries arrive only when deps-build has run.
 lazy = $(eval $(1) := $$(shell $(2)))$($(1))
-PKG_CFLAGS = $(call lazy,PKG_CFLAGS,pkg-config --cflags luajit libxxhash zlib 2>/dev/null)
-PKG_LIBS = $(call lazy,PKG_LIBS,pkg-config --libs luajit libxxhash zlib 2>/dev/null)
+PKG_CFLAGS = $(call lazy,PKG_CFLAGS,pkg-config --cflags libxxhash zlib 2>/dev/null)
+PKG_LIBS = $(call lazy,PKG_LIBS,pkg-config --libs libxxhash zlib 2>/dev/null)
 CHECK_CFLAGS = $(call lazy,CHECK_CFLAGS,pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(call lazy,CHECK_LIBS,pkg-config --libs check 2>/dev/null)
 
 WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(LUAJIT_CFLAGS) $(PKG_CFLAGS)
 # Hidden by default: collector.so is loaded into other people's processes and
 # exports only what collector/ljleak_collector.h marks LJLEAK_API.
 CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) $(SANITIZE) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(SANITIZE) $(LDFLAGS)
-LIBS_ALL = $(PKG_LIBS) -lm -lpthread -ldl
+LIBS_ALL = $(LUAJIT_LIBS) $(PKG_LIBS) -lm -lpthread -ldl
 
 # The stages, each a folder and a library $(BUILD)/libNAME.a, in link order:
 # a stage comes before the stages it uses. This is the only place the order is
@@ -74,6 +75,10 @@ fuzz-$(1): $(BUILD)/fuzz/$(1)
 	  $(BUILD)/fuzz/$(1)-corpus
 endef
 
+# The LuaJIT built for (LUAJIT, LUAJIT_SRC, LUAJIT_ROOT) and make other-luajit:
+# the other one, unpacked privately, with ljleak and the collector built for
+# it under $(BUILD)/other-luajit (paths and env.sh described in mk/luajit.mk).
+include mk/luajit.mk
 include $(BUILD_DIRS:%=%/build.mk)
 
 all: $(ALL_TARGETS)
@@ -83,7 +88,7 @@ STAGE_ARCHIVES = $(STAGES:%=$(BUILD)/lib%.a)
 # The archives of a list of stages, in link order.
 stage_archives = $(patsubst %,$(BUILD)/lib%.a,$(filter $(1),$(STAGES)))
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(LUAJIT_IDENTITY_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
 
@@ -98,7 +103,7 @@ $(BUILD)/ljleak: $(CLI_OBJS) $(STAGE_ARCHIVES)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STAGE_ARCHIVES) $(LIBS_ALL)
 
 .SECONDEXPANSION:
-$(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS))
+$(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS)) $(LUAJIT_IDENTITY_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CHECK_CFLAGS) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
 	  $(call stage_archives,$($*_LIBS)) $(CHECK_LIBS) $(LIBS_ALL)

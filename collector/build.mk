@@ -1,29 +1,17 @@
 # collector/build.mk: the in-process collector (allocator hook, attribution, segments),
 # its Lua module and its C API. It reads private LuaJIT state, so it compiles
-# against the private headers of the installed LuaJIT: fetched with
-# `apt-get source` (collector/luajit-src.sh) into $(BUILD)/luajit-src, or taken
-# from LUAJIT_SRC=DIR (an unpacked LuaJIT source tree).
+# against the private headers of the installed LuaJIT (mk/luajit.mk): fetched
+# with `apt-get source` (collector/luajit-src.sh) into $(BUILD)/luajit-src, or
+# taken from LUAJIT_SRC=DIR (an unpacked LuaJIT source tree).
 collector_SRCS := collector/addr_map.c collector/attrib.c collector/boundary.c \
   collector/capture.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
   collector/segments.c collector/stub.c collector/symbols.c collector/trace_line.c \
   collector/trace_map.c collector/trace_record.c
 
-ifeq ($(LUAJIT_SRC),)
-LUAJIT_SRC_DIR = $(BUILD)/luajit-src
-LUAJIT_SRC_STAMP = $(BUILD)/luajit-src/.ljleak-version
-$(LUAJIT_SRC_STAMP): collector/luajit-src.sh
-	sh collector/luajit-src.sh $(BUILD)
-else
-LUAJIT_SRC_DIR = $(LUAJIT_SRC)
-LUAJIT_SRC_STAMP = $(LUAJIT_SRC)/src/lj_obj.h
-endif
-
-# The private headers come first for the collector's own objects only; the
-# build flags of Debian's package (debian/rules adds no -D that changes the
-# layout) are the defaults of lj_arch.h, GC64 on amd64.
-$(BUILD)/collector/%.o: CPPFLAGS += -isystem $(LUAJIT_SRC_DIR)/src
-$(collector_SRCS:%.c=$(BUILD)/%.o): | $(LUAJIT_SRC_STAMP)
+# The private headers come from the same tree as the public ones
+# (mk/luajit.mk). The build flags of Debian's packages (debian/rules adds no
+# -D that changes the layout) are the defaults of lj_arch.h, GC64 on amd64.
 
 # The Lua module: the collector and the format codec in one shared object
 # whose Lua symbols come from the host process. It is never unloaded

@@ -1,21 +1,34 @@
 #!/bin/sh
-# collector/luajit-src.sh: fetches the source of the installed LuaJIT package
-# (for its private headers) with a private apt configuration whose deb-src
-# lines are derived from the machine's own Debian sources.
-# usage: collector/luajit-src.sh OUTDIR
-# Leaves the unpacked tree in OUTDIR/luajit-src and its version in
-# OUTDIR/luajit-src/.ljleak-version. The system's apt configuration is not touched.
+# collector/luajit-src.sh: fetches the source of a LuaJIT package (for its
+# private headers, and its public ones: the collector compiles against one
+# tree) with a private apt configuration whose deb-src lines are derived from
+# the machine's own Debian sources.
+# usage: collector/luajit-src.sh OUTDIR [SOURCE [VERSION]]
+# SOURCE is the Debian source package: luajit (Debian's LuaJIT, the default)
+# or luajit2 (OpenResty's fork); VERSION defaults to that of its installed
+# library (libluajit-5.1-2 or libluajit2-5.1-2). Leaves the unpacked tree in
+# OUTDIR/luajit-src and "SOURCE=VERSION" in OUTDIR/luajit-src/.ljleak-version.
+# The system's apt configuration is not touched.
 set -eu
 out=$1
+source_pkg=${2:-luajit}
+case "$source_pkg" in
+  luajit) pkg=libluajit-5.1-2 ;;
+  luajit2) pkg=libluajit2-5.1-2 ;;
+  *) echo "ljleak: unknown LuaJIT source package $source_pkg (luajit or luajit2)" >&2; exit 1 ;;
+esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-pkg=libluajit-5.1-2
-want=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) || {
-  echo "ljleak: $pkg is not installed; install libluajit-5.1-dev or pass LUAJIT_SRC=DIR" >&2
+want=${3:-}
+if [ -z "$want" ]; then
+  want=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) || want=""
+fi
+[ -n "$want" ] || {
+  echo "ljleak: $pkg is not installed; install it, or pass LUAJIT_SRC=DIR" >&2
   exit 1
 }
 if [ -f "$out/luajit-src/.ljleak-version" ] &&
-   [ "$(cat "$out/luajit-src/.ljleak-version")" = "$want" ]; then
+   [ "$(cat "$out/luajit-src/.ljleak-version")" = "$source_pkg=$want" ]; then
   exit 0
 fi
 
@@ -102,12 +115,12 @@ apt-get -qq $apt_opts update >&2 || {
   exit 1
 }
 # shellcheck disable=SC2086
-(cd "$apt_dir/fetch" && apt-get -qq $apt_opts source "luajit=$want" >&2) || {
-  echo "ljleak: apt-get source luajit=$want failed (is that version still in the archive?);" >&2
-  echo "ljleak: pass LUAJIT_SRC=DIR (the unpacked source of LuaJIT $want) instead" >&2
+(cd "$apt_dir/fetch" && apt-get -qq $apt_opts source "$source_pkg=$want" >&2) || {
+  echo "ljleak: apt-get source $source_pkg=$want failed (is that version still in the archive?);" >&2
+  echo "ljleak: pass LUAJIT_SRC=DIR (the unpacked source of $source_pkg $want) instead" >&2
   exit 1
 }
-dsc=$(ls "$apt_dir/fetch"/luajit_*.dsc 2>/dev/null | head -n 1)
+dsc=$(ls "$apt_dir/fetch/${source_pkg}"_*.dsc 2>/dev/null | head -n 1)
 got=$(sed -n 's/^Version: *//p' "$dsc" | head -n 1)
 if [ "$got" != "$want" ]; then
   echo "ljleak: fetched LuaJIT source $got but $pkg $want is installed; refusing to build" >&2
@@ -119,5 +132,5 @@ src=$(find "$apt_dir/fetch" -mindepth 1 -maxdepth 1 -type d | head -n 1)
   exit 1
 }
 mv "$src" "$out/luajit-src"
-echo "$want" > "$out/luajit-src/.ljleak-version"
+echo "$source_pkg=$want" > "$out/luajit-src/.ljleak-version"
 rm -rf "$apt_dir/fetch" "$apt_dir/cache/archives"

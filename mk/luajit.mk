@@ -1,0 +1,66 @@
+# mk/luajit.mk: which LuaJIT ljleak is built for, and where its headers and
+# library come from (included by the Makefile before the stages' build.mk).
+#
+# LUAJIT names it by its Debian source package: luajit (Debian's LuaJIT,
+# library package libluajit-5.1-2) or luajit2 (OpenResty's fork,
+# libluajit2-5.1-2, which conflicts with Debian's). By default it is the one
+# whose library is installed (mk/luajit.sh installed). Its source, fetched by
+# collector/luajit-src.sh at the installed version, gives every object its
+# headers: the collector its private ones, and everything its public ones
+# (the very files the -dev package installs), so both come from one tree.
+# LUAJIT_SRC=DIR takes an unpacked source tree instead. LUAJIT_ROOT=DIR links
+# against the library of a `dpkg -x` tree (make other-luajit) and fetches the
+# source of the version unpacked there. One build directory per LuaJIT.
+LUAJIT_INSTALLED = $(call lazy,LUAJIT_INSTALLED,sh mk/luajit.sh installed)
+LUAJIT ?= $(LUAJIT_INSTALLED)
+LUAJIT_ROOT ?=
+LUAJIT_DEPS = $(if $(filter luajit2,$(LUAJIT)),luajit2 libluajit2-5.1-dev,luajit libluajit-5.1-dev)
+
+ifeq ($(LUAJIT_SRC),)
+LUAJIT_SRC_DIR = $(BUILD)/luajit-src
+LUAJIT_SRC_STAMP = $(BUILD)/luajit-src/.ljleak-version
+LUAJIT_ROOT_VERSION = $(if $(LUAJIT_ROOT),$(call lazy,LUAJIT_ROOT_VERSION,sed 's/^[^=]*=//' $(LUAJIT_ROOT)/.ljleak-version))
+# Run every time: the script returns at once when the tree is the wanted one,
+# and fetches it again when the installed version or LUAJIT changed.
+$(LUAJIT_SRC_STAMP): FORCE
+	@sh collector/luajit-src.sh $(BUILD) $(LUAJIT) $(LUAJIT_ROOT_VERSION)
+else
+LUAJIT_SRC_DIR = $(LUAJIT_SRC)
+LUAJIT_SRC_STAMP = $(LUAJIT_SRC)/src/lj_obj.h
+endif
+
+# What the collector names as the LuaJIT it was built for (collector/layout.c),
+# rewritten only when it changes. Every object depends on it: the tree's
+# headers come in with -isystem, which -MMD does not track, so a new tree
+# rebuilds everything through this file.
+LUAJIT_IDENTITY_H = $(BUILD)/gen/luajit_identity.h
+$(LUAJIT_IDENTITY_H): $(LUAJIT_SRC_STAMP) FORCE
+	@mkdir -p $(dir $@)
+	@sh mk/luajit.sh identity $(LUAJIT_SRC_DIR) > $@.tmp && \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+LUAJIT_CFLAGS = -isystem $(LUAJIT_SRC_DIR)/src -I$(BUILD)/gen
+LUAJIT_LIBDIR = $(if $(LUAJIT_ROOT),$(patsubst %/,%,$(dir $(firstword $(wildcard $(LUAJIT_ROOT)/usr/lib/*/libluajit-5.1.so)))))
+LUAJIT_LIBS = $(if $(LUAJIT_ROOT),-L$(LUAJIT_LIBDIR) -lluajit-5.1,$(call lazy,LUAJIT_PKG_LIBS,pkg-config --libs luajit 2>/dev/null))
+
+# make other-luajit: the LuaJIT this build is not for (OpenResty's luajit2
+# when it is for Debian's luajit, and the reverse), unpacked privately from
+# its Debian packages (apt-get download + dpkg -x, never installed), with
+# ljleak and the collector module built for it. Stable paths:
+#   $(BUILD)/other-luajit/root/    the dpkg -x tree: usr/bin/luajit,
+#       usr/lib/<multiarch>/libluajit-5.1.so.2, usr/include/luajit-2.1/,
+#       usr/share/luajit-2.1.0-beta3/jit/; root/.ljleak-version is SOURCE=VERSION
+#   $(BUILD)/other-luajit/ljleak   linked against root's library
+#   $(BUILD)/other-luajit/lua/ljleak/collector.so
+#   $(BUILD)/other-luajit/env.sh   sourced: LD_LIBRARY_PATH (root's library),
+#       PATH (root's luajit and this ljleak first), LUA_PATH (root's jit.*
+#       modules), LUA_CPATH (this collector module), LJLEAK_LUAJIT_ROOT
+OTHER_LUAJIT = $(if $(filter luajit2,$(LUAJIT)),luajit,luajit2)
+OTHER_LUAJIT_DIR = $(BUILD)/other-luajit
+OTHER_LUAJIT_MAKE = $(MAKE) --no-print-directory BUILD=$(OTHER_LUAJIT_DIR) LUAJIT=$(OTHER_LUAJIT) \
+  LUAJIT_ROOT=$(abspath $(OTHER_LUAJIT_DIR))/root LUAJIT_SRC= SANITIZE= OPT="$(OPT)"
+.PHONY: other-luajit FORCE
+FORCE:
+other-luajit:
+	@sh mk/luajit.sh unpack $(OTHER_LUAJIT_DIR) $(OTHER_LUAJIT)
+	@$(OTHER_LUAJIT_MAKE) -j2 $(OTHER_LUAJIT_DIR)/ljleak $(OTHER_LUAJIT_DIR)/lua/ljleak/collector.so
