@@ -16,8 +16,9 @@ int aggregate_init(struct aggregate *aggregate, uint64_t sample)
   aggregate->sample = sample;
   if (site_table_init(&aggregate->sites) < 0)
     return -1;
-  if (live_map_init(&aggregate->live) < 0) {
-    site_table_release(&aggregate->sites);
+  if (live_map_init(&aggregate->live) < 0 || stack_table_init(&aggregate->stacks) < 0 ||
+      pair_table_init(&aggregate->owners) < 0) {
+    aggregate_release(aggregate);
     return -1;
   }
   return 0;
@@ -33,10 +34,12 @@ static void aggregate_site_release(struct aggregate_site *site)
 
 void aggregate_release(struct aggregate *aggregate)
 {
-  for (size_t i = 0; i < aggregate->sites.count && aggregate->data; i++)
+  for (size_t i = 0; i < aggregate->owners.count && aggregate->data; i++)
     aggregate_site_release(&aggregate->data[i]);
   free(aggregate->data);
   site_table_release(&aggregate->sites);
+  stack_table_release(&aggregate->stacks);
+  pair_table_release(&aggregate->owners);
   live_map_release(&aggregate->live);
   memset(aggregate, 0, sizeof *aggregate);
 }
@@ -60,12 +63,26 @@ static int aggregate_site_reserve(struct aggregate_site *site, size_t capacity)
   return 0;
 }
 
-/* The global index of a segment's site; a new site gets zeros for the boundaries before it. */
-static int aggregate_site(struct aggregate *aggregate, const char *name, size_t length,
-                          enum diff_site_kind kind, uint32_t *index)
+/* The global owner of a segment's local owner: its site by name, its stack
+ * by content; a new owner gets zeros for the boundaries before it. */
+static int aggregate_owner(struct aggregate *aggregate, const struct segment_aggregate *segment,
+                           uint32_t local, uint32_t *index)
 {
-  size_t before = aggregate->sites.count;
-  if (aggregate->sites.count == aggregate->data_capacity) {
+  uint32_t local_site = segment_owner_site(segment, local);
+  uint32_t local_stack = segment_owner_stack(segment, local);
+  uint32_t site, stack = 0;
+  if (site_table_intern(&aggregate->sites, segment->sites.names[local_site],
+                        segment->sites.lengths[local_site], segment->sites.kinds[local_site],
+                        &site) < 0)
+    return -1;
+  if (local_stack) {
+    const struct stack_entry *entry = &segment->stacks.entries[local_stack];
+    if (stack_table_intern(&aggregate->stacks, entry->hash, entry->frames, entry->frame_count,
+                           &stack) < 0)
+      return -1;
+  }
+  size_t before = aggregate->owners.count;
+  if (aggregate->owners.count == aggregate->data_capacity) {
     size_t capacity = aggregate->data_capacity ? aggregate->data_capacity * 2 : 64;
     struct aggregate_site *bigger = realloc(aggregate->data, capacity * sizeof *bigger);
     if (!bigger)
@@ -73,23 +90,23 @@ static int aggregate_site(struct aggregate *aggregate, const char *name, size_t 
     aggregate->data = bigger;
     aggregate->data_capacity = capacity;
   }
-  if (site_table_intern(&aggregate->sites, name, length, kind, index) < 0)
+  if (pair_table_intern(&aggregate->owners, site, stack, index) < 0)
     return -1;
-  if (aggregate->sites.count == before)
+  if (aggregate->owners.count == before)
     return 0;
-  struct aggregate_site *site = &aggregate->data[*index];
-  memset(site, 0, sizeof *site);
+  struct aggregate_site *owner = &aggregate->data[*index];
+  memset(owner, 0, sizeof *owner);
   if (aggregate->series_capacity) {
-    if (aggregate_site_reserve(site, aggregate->series_capacity) < 0) {
-      aggregate_site_release(site);
-      memset(site, 0, sizeof *site);
-      return -1;   /* the site stays, with NULL series; aggregate_release copes */
+    if (aggregate_site_reserve(owner, aggregate->series_capacity) < 0) {
+      aggregate_site_release(owner);
+      memset(owner, 0, sizeof *owner);
+      return -1;   /* the owner stays, with NULL series; aggregate_release copes */
     }
     size_t bytes = aggregate->boundaries * sizeof(uint64_t);
-    memset(site->series_live_bytes, 0, bytes);
-    memset(site->series_live_blocks, 0, bytes);
-    memset(site->series_alloc_bytes, 0, bytes);
-    memset(site->series_free_bytes, 0, bytes);
+    memset(owner->series_live_bytes, 0, bytes);
+    memset(owner->series_live_blocks, 0, bytes);
+    memset(owner->series_alloc_bytes, 0, bytes);
+    memset(owner->series_free_bytes, 0, bytes);
   }
   return 0;
 }
@@ -113,12 +130,12 @@ static int aggregate_boundary(struct aggregate *aggregate)
   size_t at = aggregate->boundaries;
   if (at == aggregate->series_capacity) {
     size_t capacity = aggregate->series_capacity ? aggregate->series_capacity * 2 : 16;
-    for (size_t i = 0; i < aggregate->sites.count; i++)
+    for (size_t i = 0; i < aggregate->owners.count; i++)
       if (aggregate_site_reserve(&aggregate->data[i], capacity) < 0)
         return -1;
     aggregate->series_capacity = capacity;
   }
-  for (size_t i = 0; i < aggregate->sites.count; i++) {
+  for (size_t i = 0; i < aggregate->owners.count; i++) {
     struct aggregate_site *site = &aggregate->data[i];
     /* young blocks wait for the next boundary: they may be garbage the
      * segment's final GC cycle could not yet collect */
@@ -155,13 +172,12 @@ static void aggregate_piece_sites(struct aggregate *aggregate, const struct segm
 
 int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate *segment)
 {
-  size_t local_count = segment->sites.count;
+  size_t local_count = segment_owner_count(segment);
   uint32_t *global = malloc((local_count ? local_count : 1) * sizeof *global);
   if (!global)
     return -1;
   for (size_t i = 0; i < local_count; i++)
-    if (aggregate_site(aggregate, segment->sites.names[i], segment->sites.lengths[i],
-                       segment->sites.kinds[i], &global[i]) < 0) {
+    if (aggregate_owner(aggregate, segment, (uint32_t)i, &global[i]) < 0) {
       free(global);
       return -1;
     }
@@ -306,6 +322,8 @@ static enum diff_status aggregate_take(struct aggregate *aggregate, struct captu
     return err->status;
   if (dropped[0] && aggregate_warn(capture, dropped, options, err) != DIFF_OK)
     return err->status;
+  if (segment->stack_warning[0] && options->warn)  /* the sites stand; some stacks are unknown */
+    options->warn(options->warn_context, segment->stack_warning);
   if (aggregate_merge(aggregate, segment) < 0) {
     aggregate_fail_memory(err);
     return err->status;

@@ -10,8 +10,9 @@
 #include "diff/live_map.h"
 #include "diff/segment.h"
 #include "diff/site_table.h"
+#include "diff/stack_table.h"
 
-/* A site across the capture. The series arrays hold one entry per boundary. */
+/* An owner across the capture: a site, or with stacks a (site, stack) pair. The series arrays hold one entry per boundary. */
 struct aggregate_site {
   uint64_t live_bytes, live_blocks;     /* now, young blocks included */
   uint64_t young_bytes, young_blocks;   /* live blocks born young in the piece being merged */
@@ -22,9 +23,11 @@ struct aggregate_site {
 
 struct aggregate {
   struct site_table sites;      /* global indices, by stable name */
-  struct aggregate_site *data;  /* [sites.count] */
+  struct stack_table stacks;    /* global stacks, by content; 0: none */
+  struct pair_table owners;     /* (global site, global stack): without stacks, owner i is site i */
+  struct aggregate_site *data;  /* [owners.count] */
   size_t data_capacity;
-  struct live_map live;         /* site = global site index */
+  struct live_map live;         /* site = global owner index */
   size_t boundaries;
   size_t series_capacity;
   uint64_t events;

@@ -287,20 +287,24 @@ static int allow_may_grow(enum diff_verdict verdict)
          verdict == DIFF_VERDICT_WORSE || verdict == DIFF_VERDICT_UNDECIDED;
 }
 
-enum diff_status allow_apply(struct diff_result *result, const struct diff_allow *allow,
-                             struct diff_error *err)
+/* The rule a row matches: by its name, or for a stack by its site's name
+ * too, the last part of its name (the leaf). */
+static const struct allow_rule *allow_match_row(const struct diff_allow *allow,
+                                                const struct diff_site *site)
 {
-  for (size_t i = 0; allow && i < allow->count; i++)
-    if (allow->rules[i].per_megabyte && !result->capture.allocated)
-      return allow_fail(err, DIFF_ERROR_USAGE,
-                        "%s: line %zu: budget '%s' is per MB of work, but the capture does not "
-                        "record the bytes allocated at each boundary; give a budget per "
-                        "boundary (such as 4k/boundary)",
-                        allow->path, allow->rules[i].line, allow->rules[i].budget);
-  for (size_t i = 0; i < result->site_count; i++) {
-    struct diff_site *site = &result->sites[i];
+  const struct allow_rule *rule = allow_match(allow, site->name);
+  const char *leaf = site->is_stack ? strrchr(site->name, ';') : NULL;
+  return rule || !leaf ? rule : allow_match(allow, leaf + 1);
+}
+
+static enum diff_status allow_apply_rows(struct diff_result *result, struct diff_site *rows,
+                                         size_t count, const struct diff_allow *allow,
+                                         struct diff_error *err)
+{
+  for (size_t i = 0; i < count; i++) {
+    struct diff_site *site = &rows[i];
     if (allow) {
-      const struct allow_rule *rule = allow_match(allow, site->name);
+      const struct allow_rule *rule = allow_match_row(allow, site);
       diff_allowance_free(site->allowance);
       site->allowance = NULL;
       if (rule && !(site->allowance = allow_allowance(allow, rule)))
@@ -320,4 +324,20 @@ enum diff_status allow_apply(struct diff_result *result, const struct diff_allow
     site->allowed = allow_may_grow(site->verdict) && allowance->growth <= allowance->budget_bytes;
   }
   return DIFF_OK;
+}
+
+enum diff_status allow_apply(struct diff_result *result, const struct diff_allow *allow,
+                             struct diff_error *err)
+{
+  for (size_t i = 0; allow && i < allow->count; i++)
+    if (allow->rules[i].per_megabyte && !result->capture.allocated)
+      return allow_fail(err, DIFF_ERROR_USAGE,
+                        "%s: line %zu: budget '%s' is per MB of work, but the capture does not "
+                        "record the bytes allocated at each boundary; give a budget per "
+                        "boundary (such as 4k/boundary)",
+                        allow->path, allow->rules[i].line, allow->rules[i].budget);
+  enum diff_status status = allow_apply_rows(result, result->sites, result->site_count, allow, err);
+  if (status == DIFF_OK)
+    status = allow_apply_rows(result, result->stacks, result->stack_count, allow, err);
+  return status;
 }

@@ -137,6 +137,8 @@ enum diff_status diff_range(const char *const *paths, size_t path_count,
   }
   for (size_t i = 0; status == DIFF_OK && i < result->site_count; i++)
     compare_range_site(&result->sites[i], options);
+  for (size_t i = 0; status == DIFF_OK && i < result->stack_count; i++)
+    compare_range_site(&result->stacks[i], options);
   return compare_finish(result, options, status, err);
 }
 
@@ -261,6 +263,30 @@ static int compare_base_site(struct diff_site *site, const struct diff_site *bas
   return 0;
 }
 
+/* Each row (site, or stack) against the base's row of the same name:
+ * base_rows are sorted by name here. */
+static enum diff_status compare_base_rows(struct diff_result *result, struct diff_site *rows,
+                                          size_t count, struct diff_site *base_rows,
+                                          size_t base_count, const struct diff_options *options,
+                                          struct diff_error *err)
+{
+  if (base_count)
+    qsort(base_rows, base_count, sizeof *base_rows, compare_sites_by_name);
+  for (size_t i = 0; i < count; i++) {
+    struct diff_site *site = &rows[i];
+    struct diff_site key = {.name = site->name};
+    const struct diff_site *match =
+        base_count ? bsearch(&key, base_rows, base_count, sizeof *base_rows, compare_sites_by_name)
+                   : NULL;
+    if (compare_base_site(site, match) < 0 ||
+        (compare_aligned_by_work(result) && compare_base_aligned(site, options) < 0))
+      return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    if (!compare_aligned_by_work(result))
+      compare_base_decide(site, compare_base_judged(result, options), options);
+  }
+  return DIFF_OK;
+}
+
 enum diff_status diff_base(const char *const *base_paths, size_t base_count,
                            const char *const *paths, size_t path_count,
                            const struct diff_options *options,
@@ -272,22 +298,12 @@ enum diff_status diff_base(const char *const *base_paths, size_t base_count,
   enum diff_status status = compare_read(base_paths, base_count, options, &base, &result->base, err);
   if (status == DIFF_OK)
     status = compare_read(paths, path_count, options, result, &result->capture, err);
-  if (status == DIFF_OK && base.site_count)
-    qsort(base.sites, base.site_count, sizeof *base.sites, compare_sites_by_name);
-  for (size_t i = 0; status == DIFF_OK && i < result->site_count; i++) {
-    struct diff_site *site = &result->sites[i];
-    struct diff_site key = {.name = site->name};
-    const struct diff_site *match =
-        base.site_count ? bsearch(&key, base.sites, base.site_count, sizeof *base.sites,
-                                  compare_sites_by_name)
-                        : NULL;
-    if (compare_base_site(site, match) < 0)
-      status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-    else if (!compare_aligned_by_work(result))
-      compare_base_decide(site, compare_base_judged(result, options), options);
-    else if (compare_base_aligned(site, options) < 0)
-      status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-  }
+  if (status == DIFF_OK)
+    status = compare_base_rows(result, result->sites, result->site_count, base.sites,
+                               base.site_count, options, err);
+  if (status == DIFF_OK)  /* by site, each stack against the base's same stack */
+    status = compare_base_rows(result, result->stacks, result->stack_count, base.stacks,
+                               base.stack_count, options, err);
   diff_result_free(&base);
   return compare_finish(result, options, status, err);
 }
@@ -325,16 +341,19 @@ enum diff_status diff_decide(struct diff_result *result, const struct diff_optio
   result->options = decided;
   if (result->mode != DIFF_MODE_RANGE) {
     double interval = result_seconds_per_boundary(&result->capture);
-    for (size_t i = 0; i < result->site_count; i++) {
-      struct diff_site *site = &result->sites[i];
-      if (result_judge_site(site, &decided, interval) < 0 ||
-          (result->mode == DIFF_MODE_BASE && compare_judge_base(site, &decided) < 0))
-        return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-      if (result->mode == DIFF_MODE_BASE && !compare_aligned_by_work(result))
-        compare_base_decide(site, compare_base_judged(result, &decided), &decided);
-      else if (result->mode == DIFF_MODE_BASE && compare_base_aligned(site, &decided) < 0)
-        return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-    }
+    struct diff_site *lists[2] = {result->sites, result->stacks};
+    size_t counts[2] = {result->site_count, result->stack_count};
+    for (int l = 0; l < 2; l++)  /* the sites (or rows), then by site their stacks */
+      for (size_t i = 0; i < counts[l]; i++) {
+        struct diff_site *site = &lists[l][i];
+        if (result_judge_site(site, &decided, interval) < 0 ||
+            (result->mode == DIFF_MODE_BASE && compare_judge_base(site, &decided) < 0))
+          return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+        if (result->mode == DIFF_MODE_BASE && !compare_aligned_by_work(result))
+          compare_base_decide(site, compare_base_judged(result, &decided), &decided);
+        else if (result->mode == DIFF_MODE_BASE && compare_base_aligned(site, &decided) < 0)
+          return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+      }
   }
   enum diff_status status = allow_apply(result, options->allow, err);
   if (status != DIFF_OK)

@@ -24,6 +24,28 @@ enum diff_verdict {
                                  saved values keep their numbers */
 };
 
+/* What the rows of a result are: sites (each with its stacks in
+ * result->stacks), or stacks (--by stack: every row a stack, judged alike). */
+enum diff_by {
+  DIFF_BY_SITE,
+  DIFF_BY_STACK
+};
+
+/* A frame of a call stack, as the stack sidecar records it (format/stacks.h). */
+enum diff_frame_kind {
+  DIFF_FRAME_LUA,             /* a Lua function: chunk, its first line, the current line */
+  DIFF_FRAME_C,               /* a C function by its symbol */
+  DIFF_FRAME_INTERNAL,        /* a frame the collector could not read ("?") */
+  DIFF_FRAME_COROUTINE        /* the bottom of a coroutine's stack */
+};
+
+struct diff_frame {
+  enum diff_frame_kind kind;
+  char *name;                 /* LUA: chunk name ("@app.lua"); C: symbol; else "?" or "coroutine" */
+  uint64_t defined;           /* LUA: the function's first line (0: a main chunk) */
+  uint64_t line;              /* LUA: the current line in it (0: unknown) */
+};
+
 /* What a run concludes (diff_result_outcome): a flagged site wins; else a
  * site without a verdict, or a capture without a boundary, is inconclusive. */
 enum diff_outcome {
@@ -108,6 +130,17 @@ struct diff_site {
    * site grew (growing, new, worse, undecided) within its budget. */
   struct diff_allowance *allowance;
   int allowed;
+  /* A stack (an entry of result->stacks, or a row of a DIFF_BY_STACK
+   * result): the same series and verdicts, for the blocks that one site
+   * made under one call stack. Its name is its frames' labels root first,
+   * joined by ';' (diff_frame_label), and the site's name last when the
+   * leaf's label is not it; a stack with no frames (blocks whose stack was
+   * not recorded) is named as its site. kind and source_* are its site's.
+   * Zero for a site. */
+  uint64_t site_id;           /* the id of its site */
+  size_t frame_count;
+  struct diff_frame *frames;  /* [frame_count], frames[0] the leaf (the site's function) */
+  int is_stack;               /* 1 for a stack */
 };
 
 struct diff_allow;            /* an allow-list read by diff_allow_load */
@@ -134,6 +167,7 @@ struct diff_options {
   int forced_only;            /* only boundaries the collector forced (exact; by work alike in
                                  two builds): the program's own cycles are no points */
   const struct diff_allow *allow;  /* may be NULL; never kept in a result's options */
+  enum diff_by by;            /* rows by site (default) or by stack */
 };
 
 struct diff_result {
@@ -144,6 +178,12 @@ struct diff_result {
   size_t site_count;
   struct diff_site *sites;       /* flagged first, by growth rate; then the rest by live bytes */
   size_t flagged;                /* sites whose verdict fails the run (diff_site_flagged) */
+  /* By site: the (site, stack) pairs of a capture with stack sidecars, each
+   * with its own series and verdict, in the sites' order (flagged first, by
+   * growth); none for a capture without sidecars, or by stack (the rows are
+   * the stacks). A site's stacks are those whose site_id is its id. */
+  size_t stack_count;
+  struct diff_site *stacks;
 };
 
 /* Whether a site fails the run, in any mode: new and worse always (the
@@ -182,6 +222,18 @@ const char *diff_mode_name(enum diff_mode mode);
 int diff_mode_parse(const char *name, enum diff_mode *mode);
 const char *diff_site_kind_name(enum diff_site_kind kind);
 int diff_site_kind_parse(const char *name, enum diff_site_kind *kind);
+const char *diff_by_name(enum diff_by by);
+int diff_by_parse(const char *name, enum diff_by *by);
+const char *diff_frame_kind_name(enum diff_frame_kind kind);
+int diff_frame_kind_parse(const char *name, enum diff_frame_kind *kind);
+
+/* A frame's label in a stack's name and in folded stacks: "@app.lua:42"
+ * (chunk and current line) for Lua, else its name; ';' and control
+ * characters become '_', so that labels split back. Returns the length it
+ * needed (it writes at most size - 1 bytes and a NUL). */
+size_t diff_frame_label(const struct diff_frame *frame, char *buffer, size_t size);
+/* Frees the strings of a site (or stack) and its arrays, not the struct. */
+void diff_site_release(struct diff_site *site);
 
 /* Frees an allowance and what it owns; NULL is fine. */
 void diff_allowance_free(struct diff_allowance *allowance);

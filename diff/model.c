@@ -1,5 +1,6 @@
 /* diff/model.c: the result model's one home: its names, which sites fail a run, the outcome, freeing a result. */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,10 @@ static const char *const mode_names[] = {
 static const char *const site_kind_names[] = {
     [DIFF_SITE_INTERNAL] = "internal", [DIFF_SITE_LUA] = "lua", [DIFF_SITE_TRACE] = "trace",
     [DIFF_SITE_C] = "c"};
+static const char *const by_names[] = {[DIFF_BY_SITE] = "site", [DIFF_BY_STACK] = "stack"};
+static const char *const frame_kind_names[] = {
+    [DIFF_FRAME_LUA] = "lua", [DIFF_FRAME_C] = "c", [DIFF_FRAME_INTERNAL] = "internal",
+    [DIFF_FRAME_COROUTINE] = "coroutine"};
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -90,6 +95,50 @@ int diff_site_kind_parse(const char *name, enum diff_site_kind *kind)
     return -1;
   *kind = (enum diff_site_kind)i;
   return 0;
+}
+
+const char *diff_by_name(enum diff_by by)
+{
+  return model_name(by_names, COUNT_OF(by_names), (unsigned)by);
+}
+
+int diff_by_parse(const char *name, enum diff_by *by)
+{
+  int i = model_lookup(by_names, COUNT_OF(by_names), name);
+  if (i < 0)
+    return -1;
+  *by = (enum diff_by)i;
+  return 0;
+}
+
+const char *diff_frame_kind_name(enum diff_frame_kind kind)
+{
+  return model_name(frame_kind_names, COUNT_OF(frame_kind_names), (unsigned)kind);
+}
+
+int diff_frame_kind_parse(const char *name, enum diff_frame_kind *kind)
+{
+  int i = model_lookup(frame_kind_names, COUNT_OF(frame_kind_names), name);
+  if (i < 0)
+    return -1;
+  *kind = (enum diff_frame_kind)i;
+  return 0;
+}
+
+size_t diff_frame_label(const struct diff_frame *frame, char *buffer, size_t size)
+{
+  char line[32] = "";
+  if (frame->kind == DIFF_FRAME_LUA)
+    snprintf(line, sizeof line, ":%llu", (unsigned long long)frame->line);
+  const char *name = frame->name ? frame->name : "?";
+  size_t length = strlen(name), total = length + strlen(line);
+  for (size_t i = 0; i < total && i + 1 < size; i++) {
+    unsigned char c = (unsigned char)(i < length ? name[i] : line[i - length]);
+    buffer[i] = c == ';' || c < 0x20 || c == 0x7f ? '_' : (char)c;  /* folded stacks split on ';' */
+  }
+  if (size)
+    buffer[total < size ? total : size - 1] = '\0';
+  return total;
 }
 
 int diff_site_flagged(enum diff_mode mode, const struct diff_site *site)
@@ -203,22 +252,31 @@ void diff_capture_free(struct diff_capture *capture)
   memset(capture, 0, sizeof *capture);
 }
 
+void diff_site_release(struct diff_site *site)
+{
+  free(site->name);
+  free(site->source_file);
+  free(site->live_bytes);
+  free(site->live_blocks);
+  free(site->alloc_bytes);
+  free(site->free_bytes);
+  free(site->base_live_bytes);
+  diff_allowance_free(site->allowance);
+  for (size_t i = 0; i < site->frame_count && site->frames; i++)
+    free(site->frames[i].name);
+  free(site->frames);
+}
+
 void diff_result_free(struct diff_result *result)
 {
   if (!result)
     return;
-  for (size_t i = 0; i < result->site_count && result->sites; i++) {
-    struct diff_site *site = &result->sites[i];
-    free(site->name);
-    free(site->source_file);
-    free(site->live_bytes);
-    free(site->live_blocks);
-    free(site->alloc_bytes);
-    free(site->free_bytes);
-    free(site->base_live_bytes);
-    diff_allowance_free(site->allowance);
-  }
+  for (size_t i = 0; i < result->site_count && result->sites; i++)
+    diff_site_release(&result->sites[i]);
   free(result->sites);
+  for (size_t i = 0; i < result->stack_count && result->stacks; i++)
+    diff_site_release(&result->stacks[i]);
+  free(result->stacks);
   diff_capture_free(&result->capture);
   diff_capture_free(&result->base);
   memset(result, 0, sizeof *result);

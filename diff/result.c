@@ -6,16 +6,7 @@
 
 #include "diff/trend.h"
 
-static uint64_t *result_copy_series(const uint64_t *series, size_t count)
-{
-  uint64_t *copy = malloc((count ? count : 1) * sizeof *copy);
-  if (copy && count)
-    memcpy(copy, series, count * sizeof *copy);
-  return copy;
-}
-
-/* "@app.lua:42" and "TRACE started at @app.lua:40" name a file and a line. */
-static int result_site_source(struct diff_site *site)
+int result_site_source(struct diff_site *site)
 {
   const char *chunk = site->name;
   if (site->kind == DIFF_SITE_TRACE && !strncmp(chunk, "TRACE started at ", 17))
@@ -122,29 +113,40 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
   if (!result->sites)
     return -1;
   for (size_t i = 0; i < count; i++) {
-    const struct aggregate_site *data = &aggregate->data[i];
     struct diff_site *site = &result->sites[i];
     result->site_count = i + 1;
     site->id = aggregate->sites.ids[i];
     site->kind = aggregate->sites.kinds[i];
     site->count = n;
-    site->allocs = data->allocs;
-    site->frees = data->frees;
     site->name = malloc(aggregate->sites.lengths[i] + 1);
-    site->live_bytes = result_copy_series(data->series_live_bytes, n);
-    site->live_blocks = result_copy_series(data->series_live_blocks, n);
-    site->alloc_bytes = result_copy_series(data->series_alloc_bytes, n);
-    site->free_bytes = result_copy_series(data->series_free_bytes, n);
+    site->live_bytes = calloc(n ? n : 1, sizeof *site->live_bytes);
+    site->live_blocks = calloc(n ? n : 1, sizeof *site->live_blocks);
+    site->alloc_bytes = calloc(n ? n : 1, sizeof *site->alloc_bytes);
+    site->free_bytes = calloc(n ? n : 1, sizeof *site->free_bytes);
     if (!site->name || !site->live_bytes || !site->live_blocks || !site->alloc_bytes ||
         !site->free_bytes)
       return -1;
     memcpy(site->name, aggregate->sites.names[i], aggregate->sites.lengths[i] + 1);
     if (result_site_source(site) < 0)
       return -1;
-    if (result_judge_site(site, options, interval) < 0)
-      return -1;
   }
-  return 0;
+  /* A site's series is the sum of its owners' (one owner a site without stacks). */
+  for (size_t o = 0; o < aggregate->owners.count; o++) {
+    const struct aggregate_site *data = &aggregate->data[o];
+    struct diff_site *site = &result->sites[aggregate->owners.sites[o]];
+    site->allocs += data->allocs;
+    site->frees += data->frees;
+    for (size_t k = 0; k < n; k++) {
+      site->live_bytes[k] += data->series_live_bytes[k];
+      site->live_blocks[k] += data->series_live_blocks[k];
+      site->alloc_bytes[k] += data->series_alloc_bytes[k];
+      site->free_bytes[k] += data->series_free_bytes[k];
+    }
+  }
+  for (size_t i = 0; i < count; i++)
+    if (result_judge_site(&result->sites[i], options, interval) < 0)
+      return -1;
+  return result_stacks_build(result, aggregate, options, interval);
 }
 
 double result_seconds_per_boundary(const struct diff_capture *info)
@@ -179,7 +181,7 @@ static int result_rank(enum diff_mode mode, const struct diff_site *site)
   return diff_site_flagged(mode, site) ? 2 : diff_site_undecided(site) ? 1 : 0;
 }
 
-static int result_compare_sites(const void *a, const void *b, void *context)
+int result_compare_sites(const void *a, const void *b, void *context)
 {
   const struct diff_site *x = a, *y = b;
   enum diff_mode result_sort_mode = *(const enum diff_mode *)context;
@@ -204,5 +206,6 @@ void result_sort(struct diff_result *result)
   if (result->site_count)
     qsort_r(result->sites, result->site_count, sizeof *result->sites, result_compare_sites,
             &result->mode);
+  result_stacks_sort(result);
   result->flagged = diff_result_flagged_count(result);
 }

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "diff/sampling.h"
 #include "format/decode.h"
+#include "format/stacks.h"
 
 /* A location as events carry it; source 0 marks an empty slot. */
 struct segment_location {
@@ -34,7 +36,9 @@ int segment_aggregate_init(struct segment_aggregate *segment)
   segment->location_mask = SEGMENT_LOCATIONS_INITIAL - 1;
   segment->name_capacity = 256;
   segment->name = malloc(segment->name_capacity);
-  if (!segment->locations || !segment->name) {
+  int tables = pair_table_init(&segment->pairs);
+  tables |= stack_table_init(&segment->stacks);
+  if (!segment->locations || !segment->name || tables < 0) {
     segment_aggregate_release(segment);
     return -1;
   }
@@ -52,6 +56,9 @@ void segment_aggregate_release(struct segment_aggregate *segment)
   free(segment->young);
   free(segment->locations);
   free(segment->name);
+  pair_table_release(&segment->pairs);
+  stack_table_release(&segment->stacks);
+  free(segment->stack_of_id);
   memset(segment, 0, sizeof *segment);
 }
 
@@ -73,6 +80,14 @@ int segment_aggregate_reset(struct segment_aggregate *segment)
   segment->warning[0] = '\0';
   segment->touch_count = segment->piece_count = segment->piece_site_count = 0;
   segment->young_count = 0;
+  segment->paired = 0;
+  pair_table_clear(&segment->pairs);
+  stack_table_clear(&segment->stacks);
+  if (segment->stack_of_id)
+    memset(segment->stack_of_id, 0, segment->stack_id_capacity * sizeof *segment->stack_of_id);
+  segment->stack_reader = NULL;
+  segment->stack_failed = 0;
+  segment->stack_warning[0] = '\0';
   return 0;
 }
 
@@ -107,18 +122,25 @@ int segment_aggregate_site(struct segment_aggregate *segment, const char *name, 
     return -1;
   if (site_table_intern(&segment->sites, name, length, kind, site) < 0)
     return -1;
-  if (segment->sites.count > segment->stats_capacity) {
-    size_t capacity = segment->stats_capacity ? segment->stats_capacity * 2 : 64;
-    struct segment_site *stats = realloc(segment->stats, capacity * sizeof *stats);
-    if (!stats)
-      return -1;
-    memset(stats + segment->stats_capacity, 0,
-           (capacity - segment->stats_capacity) * sizeof *stats);
-    segment->stats = stats;
-    segment->stats_capacity = capacity;
-  }
+  return segment_aggregate_reserve(segment, segment->sites.count);
+}
+
+int segment_aggregate_reserve(struct segment_aggregate *segment, size_t count)
+{
+  if (count <= segment->stats_capacity)
+    return 0;
+  size_t capacity = segment->stats_capacity ? segment->stats_capacity * 2 : 64;
+  while (capacity < count)
+    capacity *= 2;
+  struct segment_site *stats = realloc(segment->stats, capacity * sizeof *stats);
+  if (!stats)
+    return -1;
+  memset(stats + segment->stats_capacity, 0, (capacity - segment->stats_capacity) * sizeof *stats);
+  segment->stats = stats;
+  segment->stats_capacity = capacity;
   return 0;
 }
+
 
 SEGMENT_HOT int segment_alloc(struct segment_aggregate *segment, uint32_t site,
                                 uint64_t address, size_t hash, uint64_t size, uint64_t sample,
@@ -382,6 +404,8 @@ SEGMENT_HOT int segment_queue(struct segment_aggregate *segment, struct segment_
   if (event->kind != MEMPROF_EVENT_FREE) {
     if (segment_event_site(segment, symtab, event, &op->site) < 0)
       return -1;
+    if (segment->stack_reader && segment_aggregate_pair(segment, segment->events + n, &op->site) < 0)
+      return -1;
     if (event->new_size) {
       op->new_address = event->new_address;
       op->new_size = event->new_size;
@@ -508,6 +532,18 @@ enum diff_status segment_stream_open(struct segment_stream *stream, const char *
     segment_stream_close(stream);
     return segment_out_of_memory(err, path);
   }
+  char sidecar[4096];
+  struct stat st;
+  size_t length = stacks_sidecar_path(path, sidecar, sizeof sidecar);
+  if (length && stat(sidecar, &st) == 0) {  /* no sidecar: no stacks, as before them */
+    stream->stacks = stacks_reader_open(sidecar, &open_error);
+    if (!stream->stacks) {
+      err->status = open_error.status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
+      snprintf(err->message, sizeof err->message, "%s", open_error.message);
+      segment_stream_close(stream);
+      return err->status;
+    }
+  }
   return DIFF_OK;
 }
 
@@ -517,6 +553,8 @@ void segment_stream_close(struct segment_stream *stream)
     memprof_symtab_free(stream->symtab);
   if (stream->reader)
     memprof_reader_close(stream->reader);
+  if (stream->stacks)
+    stacks_reader_close(stream->stacks);
   memset(stream, 0, sizeof *stream);
 }
 
@@ -547,7 +585,8 @@ int segment_aggregate_end_piece(struct segment_aggregate *segment, int boundary_
     stats->young_blocks += sampling_blocks(sample, size);
   }
   segment->young_count = 0;
-  for (uint32_t site = 0; site < segment->sites.count; site++) {
+  size_t owners = segment_owner_count(segment);
+  for (uint32_t site = 0; site < owners; site++) {
     struct segment_site *stats = &segment->stats[site];
     if (!stats->alloc_bytes && !stats->allocs && !stats->free_bytes && !stats->frees &&
         !stats->young_bytes && !stats->young_blocks)
@@ -595,9 +634,13 @@ enum diff_status segment_aggregate_read_piece(struct segment_aggregate *segment,
     return DIFF_OK;
   struct memprof_reader *reader = stream->reader;
   enum memprof_status status = MEMPROF_OK;
+  segment->stack_reader = stream->stacks;
+  if (stream->stacks)
+    segment->paired = 1;  /* every owner of this segment is a pair, stackless ones too */
   int read = memprof_reader_pext(reader)
                  ? segment_read_bmi2(segment, reader, stream->symtab, limit, sample, &status)
                  : segment_read_records(segment, reader, stream->symtab, limit, sample, &status, 0);
+  segment->stack_reader = NULL;  /* the stream may close before the next piece */
   if (read < 0)
     return segment_out_of_memory(err, stream->path);
   if (status == MEMPROF_OK)  /* stopped at limit: the stream goes on */

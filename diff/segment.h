@@ -8,7 +8,10 @@
 #include "diff/diff.h"
 #include "diff/live_map.h"
 #include "diff/site_table.h"
+#include "diff/stack_table.h"
 #include "format/memprof.h"
+
+struct stacks_reader;
 
 /* What a site did within the piece being read, counting only blocks born in
  * the segment (what blocks born before it were is for the merge to know). */
@@ -84,7 +87,37 @@ struct segment_aggregate {
   uint32_t last_source, last_site;
   char *name;                    /* scratch for memprof_symtab_name */
   size_t name_capacity;
+
+  /* A segment with a stack sidecar: the map, the stats and the piece sites
+   * follow (site, stack) pairs, numbered by `pairs`, instead of sites
+   * (segment_owner_count). stack_reader is the open sidecar while pieces
+   * are read (set by segment_aggregate_read_piece), NULL without one. */
+  int paired;
+  struct pair_table pairs;       /* (local site, local stack) */
+  struct stack_table stacks;     /* local stacks, by content */
+  uint32_t *stack_of_id;         /* [stack_id_capacity] sidecar id -> local stack; 0 unseen */
+  size_t stack_id_capacity;
+  struct stacks_reader *stack_reader;
+  int stack_failed;              /* the sidecar failed (stack_warning); stacks unknown from there */
+  char stack_warning[512];       /* a cut or unreadable sidecar, for the merge to warn about */
 };
+
+/* The number of owners (what local indices in touches and piece sites
+ * count): pairs when paired, else sites. */
+static inline size_t segment_owner_count(const struct segment_aggregate *segment)
+{
+  return segment->paired ? segment->pairs.count : segment->sites.count;
+}
+
+/* An owner's local site and local stack (0: none). */
+static inline uint32_t segment_owner_site(const struct segment_aggregate *segment, uint32_t owner)
+{
+  return segment->paired ? segment->pairs.sites[owner] : owner;
+}
+static inline uint32_t segment_owner_stack(const struct segment_aggregate *segment, uint32_t owner)
+{
+  return segment->paired ? segment->pairs.stacks[owner] : 0;
+}
 
 int segment_aggregate_init(struct segment_aggregate *segment);
 void segment_aggregate_release(struct segment_aggregate *segment);
@@ -97,12 +130,14 @@ int segment_aggregate_reset(struct segment_aggregate *segment);
  * one stopped and no piece reads the stream again from its start. */
 struct segment_stream {
   struct memprof_reader *reader;
+  struct stacks_reader *stacks;  /* its stack sidecar, or NULL when it has none */
   struct memprof_symtab *symtab;
   const char *path;              /* not owned: for messages */
   int ended;                     /* the stream's end (or the cut) was read: nothing more comes */
 };
 
-/* Opens the stream at path. Returns DIFF_OK, or DIFF_ERROR_INPUT /
+/* Opens the stream at path, and its stack sidecar when there is one
+ * (stacks_sidecar_path). Returns DIFF_OK, or DIFF_ERROR_INPUT /
  * DIFF_ERROR_MEMORY with err filled (stream is then closed). */
 enum diff_status segment_stream_open(struct segment_stream *stream, const char *path,
                                      struct diff_error *err);
@@ -134,6 +169,15 @@ int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, ui
                             size_t hash, uint64_t size, uint64_t sample);
 int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
                            uint64_t sample);
+
+/* Room for count owners' stats. Returns -1 when out of memory. */
+int segment_aggregate_reserve(struct segment_aggregate *segment, size_t count);
+
+/* An allocation's local site turned into its (site, stack) pair, the stack
+ * being event's in the sidecar (segment->stack_reader, read in lockstep;
+ * diff/segment_stacks.c). Out of line: the common path has no sidecar.
+ * Returns -1 when out of memory. */
+int segment_aggregate_pair(struct segment_aggregate *segment, uint64_t event, uint32_t *site);
 
 /* The local index of a site named name (added if new). Returns -1 when out of memory. */
 int segment_aggregate_site(struct segment_aggregate *segment, const char *name, size_t length,

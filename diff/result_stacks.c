@@ -1,0 +1,144 @@
+/* diff/result_stacks.c: result stacks from an aggregate's (site, stack) owners: names, series, verdicts, order; the rows of --by stack. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/result.h"
+#include "diff/site_table.h"
+
+/* name: the frames' labels root first, then the site's name unless the
+ * leaf's label is it; a stack without frames is named as its site. */
+static char *result_stack_name(const struct stack_entry *entry, const char *site_name)
+{
+  size_t length = 0;
+  char label[512];
+  for (uint32_t i = 0; i < entry->frame_count; i++) {
+    size_t n = diff_frame_label(&entry->frames[i], label, sizeof label);
+    length += (n < sizeof label ? n : sizeof label - 1) + 1;
+  }
+  int append_site = 1;
+  if (entry->frame_count) {
+    diff_frame_label(&entry->frames[0], label, sizeof label);
+    append_site = strcmp(label, site_name) != 0;
+  }
+  length += strlen(site_name) + 1;
+  char *name = malloc(length + 1);
+  if (!name)
+    return NULL;
+  size_t at = 0;
+  for (uint32_t i = entry->frame_count; i-- > 0;) {  /* root first */
+    size_t n = diff_frame_label(&entry->frames[i], label, sizeof label);
+    n = n < sizeof label ? n : sizeof label - 1;
+    if (at)
+      name[at++] = ';';
+    memcpy(name + at, label, n);
+    at += n;
+  }
+  if (append_site) {
+    if (at)
+      name[at++] = ';';
+    size_t n = strlen(site_name);
+    memcpy(name + at, site_name, n);
+    at += n;
+  }
+  name[at] = '\0';
+  return name;
+}
+
+static uint64_t *result_stack_series(const uint64_t *series, size_t count)
+{
+  uint64_t *copy = malloc((count ? count : 1) * sizeof *copy);
+  if (copy && count)
+    memcpy(copy, series, count * sizeof *copy);
+  return copy;
+}
+
+/* Fills stack from owner o of aggregate, whose site is result->sites[site]. */
+static int result_stack_fill(struct diff_site *stack, const struct aggregate *aggregate, size_t o,
+                             const struct diff_site *site, size_t n)
+{
+  const struct aggregate_site *data = &aggregate->data[o];
+  const struct stack_entry *entry = &aggregate->stacks.entries[aggregate->owners.stacks[o]];
+  stack->is_stack = 1;
+  stack->site_id = site->id;
+  stack->kind = site->kind;
+  stack->source_line = site->source_line;
+  stack->count = n;
+  stack->allocs = data->allocs;
+  stack->frees = data->frees;
+  stack->name = result_stack_name(entry, site->name);
+  stack->live_bytes = result_stack_series(data->series_live_bytes, n);
+  stack->live_blocks = result_stack_series(data->series_live_blocks, n);
+  stack->alloc_bytes = result_stack_series(data->series_alloc_bytes, n);
+  stack->free_bytes = result_stack_series(data->series_free_bytes, n);
+  if (!stack->name || !stack->live_bytes || !stack->live_blocks || !stack->alloc_bytes ||
+      !stack->free_bytes || (site->source_file && !(stack->source_file = strdup(site->source_file))))
+    return -1;
+  stack->id = site_table_hash(stack->name, strlen(stack->name));
+  if (entry->frame_count) {
+    stack->frames = calloc(entry->frame_count, sizeof *stack->frames);
+    if (!stack->frames)
+      return -1;
+    for (uint32_t f = 0; f < entry->frame_count; f++) {
+      stack->frames[f] = entry->frames[f];
+      stack->frames[f].name = strdup(entry->frames[f].name);
+      stack->frame_count = f + 1;  /* what is made so far, for diff_site_release */
+      if (!stack->frames[f].name)
+        return -1;
+    }
+  }
+  return 0;
+}
+
+int result_stacks_build(struct diff_result *result, const struct aggregate *aggregate,
+                        const struct diff_options *options, double interval)
+{
+  int by_stack = options->by == DIFF_BY_STACK;
+  if (!by_stack && aggregate->stacks.count <= 1)
+    return 0;  /* no sidecar named a stack: no stacks, as before them */
+  size_t count = aggregate->owners.count;
+  struct diff_site *stacks = calloc(count ? count : 1, sizeof *stacks);
+  if (!stacks)
+    return -1;
+  int status = 0;
+  size_t made = 0;
+  for (size_t o = 0; o < count && status == 0; o++) {
+    made = o + 1;
+    status = result_stack_fill(&stacks[o], aggregate, o, &result->sites[aggregate->owners.sites[o]],
+                               aggregate->boundaries);
+    if (status == 0)
+      status = result_judge_site(&stacks[o], options, interval);
+  }
+  if (status < 0) {
+    for (size_t i = 0; i < made; i++)
+      diff_site_release(&stacks[i]);
+    free(stacks);
+    return -1;
+  }
+  if (by_stack) {  /* the rows are the stacks */
+    for (size_t i = 0; i < result->site_count; i++)
+      diff_site_release(&result->sites[i]);
+    free(result->sites);
+    result->sites = stacks;
+    result->site_count = count;
+  } else {
+    result->stacks = stacks;
+    result->stack_count = count;
+  }
+  return 0;
+}
+
+int result_stacks_judge(struct diff_result *result, const struct diff_options *options,
+                        double interval)
+{
+  for (size_t i = 0; i < result->stack_count; i++)
+    if (result_judge_site(&result->stacks[i], options, interval) < 0)
+      return -1;
+  return 0;
+}
+
+void result_stacks_sort(struct diff_result *result)
+{
+  if (result->stack_count)
+    qsort_r(result->stacks, result->stack_count, sizeof *result->stacks, result_compare_sites,
+            &result->mode);
+}

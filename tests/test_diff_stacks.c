@@ -1,0 +1,300 @@
+/* tests/test_diff_stacks.c: growth by call stack: (site, stack) series across segments, stacks matched by content, --by stack, base mode by stack, captures without sidecars. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/diff.h"
+#include "format/stacks.h"
+#include "tests/diff_fixture.h"
+
+/* One helper (@t.lua:10, defined at 9) called from two places: a leaking
+ * caller (@t.lua:21, in a function defined at 20) whose blocks are kept, and
+ * a steady caller (@t.lua:31, defined at 30) that frees its last block. */
+#define LEAK_CALLER 1
+#define STEADY_CALLER 2
+
+struct sidecar {
+  FILE *file;
+  struct stacks_writer writer;
+  uint8_t buffer[4096];
+  uint32_t stack_of[3];       /* caller -> the sidecar's id */
+};
+
+static void sidecar_begin(struct sidecar *s, const char *path, int swapped)
+{
+  s->file = fopen(path, "wb");
+  ck_assert_ptr_nonnull(s->file);
+  stacks_writer_init(&s->writer, s->buffer, sizeof s->buffer, fixture_sink, s->file);
+  ck_assert_int_eq(stacks_writer_header(&s->writer), 0);
+  uint32_t chunk = stacks_writer_string(&s->writer, "@t.lua", 6);
+  struct stacks_wire_frame leak[] = {{STACKS_FRAME_LUA, chunk, 9, 10},
+                                     {STACKS_FRAME_LUA, chunk, 20, 21},
+                                     {STACKS_FRAME_LUA, chunk, 0, 40}};
+  struct stacks_wire_frame steady[] = {{STACKS_FRAME_LUA, chunk, 9, 10},
+                                       {STACKS_FRAME_LUA, chunk, 30, 31},
+                                       {STACKS_FRAME_LUA, chunk, 0, 41}};
+  /* The ids differ from segment to segment: stacks match by content. */
+  if (swapped) {
+    s->stack_of[STEADY_CALLER] = stacks_writer_stack(&s->writer, steady, 3, 0);
+    s->stack_of[LEAK_CALLER] = stacks_writer_stack(&s->writer, leak, 3, 0);
+  } else {
+    s->stack_of[LEAK_CALLER] = stacks_writer_stack(&s->writer, leak, 3, 0);
+    s->stack_of[STEADY_CALLER] = stacks_writer_stack(&s->writer, steady, 3, 0);
+  }
+}
+
+static void sidecar_end(struct sidecar *s)
+{
+  ck_assert_int_eq(stacks_writer_end(&s->writer), 0);
+  ck_assert_int_eq(stacks_writer_flush(&s->writer), 0);
+  fclose(s->file);
+}
+
+/* Segment k (1-based) of a capture: the leaking caller keeps one block of
+ * 8 KiB (when leak), the steady caller replaces its block. With sidecars,
+ * each allocation's stack is in seg-k.stacks. */
+static void write_segment(const char *dir, int k, int leak, int sidecars)
+{
+  char path[600];
+  snprintf(path, sizeof path, "%s/seg-%04d.memprof", dir, k);
+  struct fixture_segment seg;
+  struct sidecar side;
+  fixture_begin(&seg, path);
+  if (sidecars) {
+    snprintf(path, sizeof path, "%s/seg-%04d.stacks", dir, k);
+    sidecar_begin(&side, path, k % 2 == 0);
+  }
+  uint64_t event = 0;
+  if (leak) {
+    fixture_alloc(&seg, 10, 0x100000 + (uint64_t)k * 0x1000, 8192);
+    if (sidecars)
+      ck_assert_int_eq(stacks_writer_event(&side.writer, event, side.stack_of[LEAK_CALLER]), 0);
+    event++;
+  }
+  fixture_alloc(&seg, 10, 0x200000 + (uint64_t)k * 0x1000, 8192);
+  if (sidecars)
+    ck_assert_int_eq(stacks_writer_event(&side.writer, event, side.stack_of[STEADY_CALLER]), 0);
+  event++;
+  if (k > 1)
+    fixture_free(&seg, 10, 0x200000 + (uint64_t)(k - 1) * 0x1000, 8192);
+  fixture_end(&seg, 0);
+  if (sidecars)
+    sidecar_end(&side);
+}
+
+static void write_capture(char *dir, size_t size, const char *name, int segments, int leak,
+                          int sidecars)
+{
+  fixture_directory(dir, size, name);
+  for (int k = 1; k <= segments; k++)
+    write_segment(dir, k, leak, sidecars);
+}
+
+static const struct diff_site *find_named(const struct diff_site *sites, size_t count,
+                                          const char *name)
+{
+  for (size_t i = 0; i < count; i++)
+    if (!strcmp(sites[i].name, name))
+      return &sites[i];
+  return NULL;
+}
+
+static void check_series(const struct diff_site *s, const uint64_t *expected, size_t count)
+{
+  ck_assert_uint_eq(s->count, count);
+  for (size_t i = 0; i < count; i++)
+    if (s->live_bytes[i] != expected[i])
+      ck_abort_msg("%s: boundary %zu: %llu live bytes, expected %llu", s->name, i + 1,
+                   (unsigned long long)s->live_bytes[i], (unsigned long long)expected[i]);
+}
+
+#define LEAK_STACK "@t.lua:40;@t.lua:21;@t.lua:10"
+#define STEADY_STACK "@t.lua:41;@t.lua:31;@t.lua:10"
+
+START_TEST(test_one_site_two_stacks_names_the_leaking_caller)
+{
+  char dir[512];
+  write_capture(dir, sizeof dir, "stacks", 6, 1, 1);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result r;
+  struct diff_error err;
+  const char *paths[] = {dir};
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_uint_eq(r.site_count, 1);
+  ck_assert_str_eq(r.sites[0].name, "@t.lua:10");
+  ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_GROWING);
+  static const uint64_t site_series[] = {16384, 24576, 32768, 40960, 49152, 57344};
+  check_series(&r.sites[0], site_series, 6);
+  /* Two stacks, though their ids swap from segment to segment; the leaking one first. */
+  ck_assert_uint_eq(r.stack_count, 2);
+  ck_assert_str_eq(r.stacks[0].name, LEAK_STACK);
+  ck_assert_int_eq(r.stacks[0].verdict, DIFF_VERDICT_GROWING);
+  ck_assert_str_eq(r.stacks[1].name, STEADY_STACK);
+  ck_assert_int_eq(r.stacks[1].verdict, DIFF_VERDICT_STEADY);
+  static const uint64_t leak_series[] = {8192, 16384, 24576, 32768, 40960, 49152};
+  static const uint64_t steady_series[] = {8192, 8192, 8192, 8192, 8192, 8192};
+  check_series(&r.stacks[0], leak_series, 6);
+  check_series(&r.stacks[1], steady_series, 6);
+  ck_assert_uint_eq(r.stacks[0].site_id, r.sites[0].id);
+  ck_assert_uint_eq(r.stacks[1].site_id, r.sites[0].id);
+  ck_assert_int_eq(r.stacks[0].is_stack, 1);
+  ck_assert_uint_eq(r.stacks[0].frame_count, 3);
+  ck_assert_str_eq(r.stacks[0].frames[0].name, "@t.lua");
+  ck_assert_uint_eq(r.stacks[0].frames[0].defined, 9);
+  ck_assert_uint_eq(r.stacks[0].frames[0].line, 10);
+  ck_assert_uint_eq(r.stacks[0].frames[1].defined, 20);
+  ck_assert_uint_eq(r.stacks[0].frames[1].line, 21);
+  ck_assert_int_eq(r.stacks[0].frames[2].kind, DIFF_FRAME_LUA);
+  ck_assert_uint_eq(r.stacks[0].allocs, 6);
+  ck_assert_uint_eq(r.stacks[1].allocs, 6);
+  ck_assert_uint_eq(r.stacks[1].frees, 5);
+  ck_assert_str_eq(r.stacks[0].source_file, "t.lua");
+  ck_assert_uint_eq(r.stacks[0].source_line, 10);
+  diff_result_free(&r);
+  fixture_remove(dir);
+}
+END_TEST
+
+START_TEST(test_by_stack_rows_are_stacks_with_their_verdicts)
+{
+  char dir[512];
+  write_capture(dir, sizeof dir, "stacks-by", 6, 1, 1);
+  struct diff_options options;
+  diff_options_default(&options);
+  options.by = DIFF_BY_STACK;
+  options.jobs = 3;  /* segments read on workers, their aggregates reused */
+  struct diff_result r;
+  struct diff_error err;
+  const char *paths[] = {dir};
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_uint_eq(r.site_count, 2);
+  ck_assert_uint_eq(r.stack_count, 0);
+  ck_assert_uint_eq(r.flagged, 1);
+  ck_assert_str_eq(r.sites[0].name, LEAK_STACK);
+  ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_GROWING);
+  ck_assert_str_eq(r.sites[1].name, STEADY_STACK);
+  ck_assert_int_eq(r.sites[1].verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(r.options.by, DIFF_BY_STACK);
+  diff_result_free(&r);
+  fixture_remove(dir);
+}
+END_TEST
+
+START_TEST(test_capture_without_sidecars_has_no_stacks)
+{
+  char dir[512];
+  write_capture(dir, sizeof dir, "nostacks", 6, 1, 0);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result r;
+  struct diff_error err;
+  const char *paths[] = {dir};
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_uint_eq(r.site_count, 1);
+  ck_assert_uint_eq(r.stack_count, 0);
+  ck_assert_ptr_null(r.stacks);
+  static const uint64_t site_series[] = {16384, 24576, 32768, 40960, 49152, 57344};
+  check_series(&r.sites[0], site_series, 6);
+  ck_assert_int_eq(r.sites[0].is_stack, 0);
+  diff_result_free(&r);
+  /* By stack, each site is one stack without frames, named as the site. */
+  options.by = DIFF_BY_STACK;
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_uint_eq(r.site_count, 1);
+  ck_assert_str_eq(r.sites[0].name, "@t.lua:10");
+  ck_assert_uint_eq(r.sites[0].frame_count, 0);
+  ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_GROWING);
+  check_series(&r.sites[0], site_series, 6);
+  diff_result_free(&r);
+  fixture_remove(dir);
+}
+END_TEST
+
+START_TEST(test_base_by_stack_flags_the_new_leaking_stack)
+{
+  char base[512], candidate[512];
+  write_capture(base, sizeof base, "stacks-base", 6, 0, 1);
+  write_capture(candidate, sizeof candidate, "stacks-cand", 6, 1, 1);
+  struct diff_options options;
+  diff_options_default(&options);
+  options.by = DIFF_BY_STACK;
+  struct diff_result r;
+  struct diff_error err;
+  const char *base_paths[] = {base}, *paths[] = {candidate};
+  ck_assert_int_eq(diff_base(base_paths, 1, paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_uint_eq(r.site_count, 2);
+  ck_assert_uint_eq(r.flagged, 1);
+  const struct diff_site *leak = find_named(r.sites, r.site_count, LEAK_STACK);
+  const struct diff_site *steady = find_named(r.sites, r.site_count, STEADY_STACK);
+  ck_assert_ptr_nonnull(leak);
+  ck_assert_ptr_nonnull(steady);
+  ck_assert_int_eq(leak->verdict, DIFF_VERDICT_NEW);
+  ck_assert_uint_eq(leak->base_count, 0);  /* the base never took that path */
+  ck_assert_int_eq(steady->verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(steady->base_verdict, DIFF_VERDICT_STEADY);
+  ck_assert_uint_eq(steady->base_count, 6);
+  diff_result_free(&r);
+  /* By site, the stacks of the site are compared with the base's alike. */
+  options.by = DIFF_BY_SITE;
+  ck_assert_int_eq(diff_base(base_paths, 1, paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_uint_eq(r.site_count, 1);
+  ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_NEW);
+  ck_assert_uint_eq(r.stack_count, 2);
+  leak = find_named(r.stacks, r.stack_count, LEAK_STACK);
+  steady = find_named(r.stacks, r.stack_count, STEADY_STACK);
+  ck_assert_ptr_nonnull(leak);
+  ck_assert_ptr_nonnull(steady);
+  ck_assert_int_eq(leak->verdict, DIFF_VERDICT_NEW);
+  ck_assert_int_eq(steady->verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(steady->base_verdict, DIFF_VERDICT_STEADY);
+  diff_result_free(&r);
+  fixture_remove(base);
+  fixture_remove(candidate);
+}
+END_TEST
+
+START_TEST(test_decide_again_judges_stacks_with_the_warmup)
+{
+  char dir[512];
+  write_capture(dir, sizeof dir, "stacks-decide", 6, 1, 1);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result r;
+  struct diff_error err;
+  const char *paths[] = {dir};
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  /* Two boundaries left out: four are too few for a trend at p 0.01. */
+  options.warmup = 2;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  const struct diff_site *leak = find_named(r.stacks, r.stack_count, LEAK_STACK);
+  ck_assert_ptr_nonnull(leak);
+  ck_assert_int_eq(leak->verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_UNDECIDED);
+  diff_result_free(&r);
+  fixture_remove(dir);
+}
+END_TEST
+
+static Suite *stacks_suite(void)
+{
+  Suite *s = suite_create("diff_stacks");
+  TCase *c = tcase_create("stacks");
+  tcase_set_timeout(c, 60);
+  tcase_add_test(c, test_one_site_two_stacks_names_the_leaking_caller);
+  tcase_add_test(c, test_by_stack_rows_are_stacks_with_their_verdicts);
+  tcase_add_test(c, test_capture_without_sidecars_has_no_stacks);
+  tcase_add_test(c, test_base_by_stack_flags_the_new_leaking_stack);
+  tcase_add_test(c, test_decide_again_judges_stacks_with_the_warmup);
+  suite_add_tcase(s, c);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *runner = srunner_create(stacks_suite());
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
