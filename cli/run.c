@@ -28,7 +28,7 @@ static const char run_help[] =
   "\n"
   "  -o DIR                capture directory (default: a new ljleak-<pid>-<time>\n"
   "                        in $LJLEAK_ROOT or the working directory)\n"
-  "  --period SECONDS      start a new segment after this long (at the next GC cycle end)\n"
+  "  --period SECONDS      start a new segment after this long (storage only)\n"
   "  --max-bytes N         start a new segment after N stream bytes (k, M, G suffixes)\n"
   "  --max-total-bytes N   stop capturing once N bytes were written\n"
   "  --sample BYTES        record allocations sampled with this mean interval\n"

@@ -15,6 +15,20 @@ static void boundary_check(struct capture *c, uint64_t now)
     c->boundary_due = 1;
 }
 
+/* Segments are storage: a due segment ends without waiting for a GC
+ * cycle when none is under way (the GC paused between cycles, or stopped
+ * by the program), and the next cycle's young blocks then all lie in the
+ * next segment. During a cycle it ends at the cycle's end
+ * (boundary_gc_transition): the blocks born since the cycle started stay in
+ * the segment of its boundary, where readers can tell them young. Cutting
+ * there instead would count them old at that boundary, and on a heap that
+ * grows, whose cycles stretch, that garbage grows with them: a churning
+ * site looked like a leak. */
+static int boundary_cut_now(const struct capture *c)
+{
+  return !c->g || c->g->gc.state == GCSpause || !boundary_gc_running(c->g);
+}
+
 /* A forced cycle: one that starts after it is asked for, which the VM runs
  * at its next GC check, in the interpreter or on a trace alike: stepmul 0
  * makes one GC step run the rest of a cycle (as collectgarbage("setstepmul",
@@ -72,6 +86,8 @@ void boundary_timers(struct capture *c)
     boundary_force(c, CAPTURE_INDEX_CAUSE_PERIOD);
   else if (c->force_armed)
     force_cycle(c);
+  if (c->boundary_due && !c->opt.force_gc && !c->collecting && boundary_cut_now(c))
+    segments_cut(c);
   if (now - c->last_flush_ns >= CAPTURE_FLUSH_NS) {
     c->last_flush_ns = now;
     if (c->writer.used && memprof_writer_flush(&c->writer) != 0) {

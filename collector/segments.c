@@ -213,6 +213,12 @@ int segments_end(struct capture *c, int complete)
   return 0;
 }
 
+void segments_cut(struct capture *c)
+{
+  if (segments_end(c, 0) != 0 || segments_begin(c) != 0)
+    c->pending_stop = REASON_WRITE_ERROR;
+}
+
 void segments_rotate(struct capture *c)
 {
   boundary_force_disarm(c);

@@ -16,6 +16,11 @@ int segments_end(struct capture *c, int complete);
  * if either fails. */
 void segments_rotate(struct capture *c);
 
+/* Ends the open segment where no GC cycle ended (storage: its period or
+ * size is due) and opens the next; a cycle forced meanwhile stays armed.
+ * A stop is due if either fails. */
+void segments_cut(struct capture *c);
+
 /* Records a write error on the open segment (the first one only) and says
  * so on stderr. */
 void segments_write_error(struct capture *c, const char *what, int err);
