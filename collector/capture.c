@@ -13,6 +13,7 @@
 
 #include "collector/boundary.h"
 #include "collector/capture.h"
+#include "collector/control.h"
 #include "collector/hook.h"
 #include "collector/layout.h"
 #include "collector/options.h"
@@ -93,11 +94,12 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
   return 0;
 }
 
-/* Gives the VM its own allocator back unless the signal needs the hook or
- * someone else wrapped it (then the hook stays as a pass-through). */
+/* Gives the VM its own allocator back unless the signal or the control
+ * channel's poll thread needs the hook, or someone else wrapped it (then the
+ * hook stays as a pass-through). */
 static void hook_release(struct capture *c)
 {
-  if (!c->hooked || !c->g || c->signo)
+  if (!c->hooked || !c->g || c->signo || control_registered())
     return;
   void *ud;
   if (capture_hook_ours(lua_getallocf(mainthread(c->g), &ud))) {
@@ -141,12 +143,13 @@ void capture_stop(struct capture *c, enum capture_stop_reason reason)
   capture_copy_text(c->last_dir, sizeof c->last_dir, c->dir);
   if (reason != REASON_EXIT)
     hook_release(c);
+  control_note(c);
 }
 
 void capture_stop_due(struct capture *c)
 {
   enum capture_stop_reason reason = (enum capture_stop_reason)c->pending_stop;
-  int deferrable = reason == REASON_DURATION || reason == REASON_SIGNAL;
+  int deferrable = reason == REASON_DURATION || reason == REASON_SIGNAL || reason == REASON_STOP;
   if (c->opt.edge_gc && deferrable && c->deferred_stop == REASON_NONE &&
       boundary_force(c, CAPTURE_INDEX_CAUSE_STOP) == 0) {
     c->deferred_stop = reason;
@@ -172,6 +175,7 @@ static void at_exit(void)
 static void at_fork_child(void)
 {
   struct capture *c = &capture_state;
+  control_forget();
   if (!c->active)
     return;
   c->active = 0;
@@ -185,6 +189,16 @@ static void at_fork_child(void)
   boundary_force_disarm(c);
   free_buffers(c);
   c->busy = 0;
+}
+
+void capture_at_fork_and_exit(void)
+{
+  struct capture *c = &capture_state;
+  if (!c->atexit_registered) {
+    atexit(at_exit);
+    pthread_atfork(NULL, NULL, at_fork_child);
+    c->atexit_registered = 1;
+  }
 }
 
 /* Creates the capture directory: opt->dir, or a new ljleak-<pid>-<time>. */
@@ -305,17 +319,14 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   }
   c->active = 1;
   hook_sampled_set(c, opt->sample != 0);
-  if (!c->atexit_registered) {
-    atexit(at_exit);
-    pthread_atfork(NULL, NULL, at_fork_child);
-    c->atexit_registered = 1;
-  }
+  capture_at_fork_and_exit();
+  control_note(c);
   return 0;
 }
 
 
 /* Checks the layout of L's VM and installs the pass-through hook. */
-static int capture_attach(lua_State *L, char *err, size_t err_size)
+int capture_attach(lua_State *L, char *err, size_t err_size)
 {
   struct capture *c = &capture_state;
   if (c->hooked && c->g == G(L) && c->layout_ok)
@@ -457,7 +468,7 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
 static void on_signal(int signo)
 {
   (void)signo;
-  capture_signal_pending = 1;
+  __atomic_fetch_or(&capture_signal_pending, CAPTURE_PENDING_SIGNAL, __ATOMIC_SEQ_CST);
   capture_state.fast_phase = -1;
 }
 

@@ -140,7 +140,8 @@ _Static_assert(sizeof(((struct capture *)0)->hold) == 4 &&
 /* The one capture: the allocator hook gets no context, so this is the
  * collector's per-process state. */
 extern struct capture capture_state __attribute__((visibility("hidden")));
-/* Set by the start/stop signal's handler; read by the slow path. */
+/* Set by the start/stop signal's handler and the control channel's poll
+ * thread (the bits CAPTURE_PENDING_*, collector/control.h); read by the slow path. */
 extern volatile sig_atomic_t capture_signal_pending __attribute__((visibility("hidden")));
 
 /* The GC state and current white in one number (the two bytes as they lie
@@ -188,6 +189,14 @@ void capture_stop_due(struct capture *c);
 /* Starts a capture of the hooked VM with opt. 0, or -1 with err. */
 int capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,
                   size_t err_size);
+
+/* Checks the layout of L's VM and installs the pass-through hook (once per
+ * VM). 0, or -1 with err. */
+int capture_attach(lua_State *L, char *err, size_t err_size);
+
+/* Registers, once, the atexit handler that finishes a capture and the fork
+ * handler that drops it in the child (and the control registration). */
+void capture_at_fork_and_exit(void);
 
 /* The hook the VM calls while no sampled capture runs (hook_main), or while
  * sampling (the stub or hook_sampled): whether f is one of them. */

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "collector/boundary.h"
+#include "collector/control.h"
 #include "collector/hook.h"
 #include "collector/segments.h"
 #include "collector/symbols.h"
@@ -87,10 +88,15 @@ static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_
   write_event(c, &ev, ptr);
 }
 
-/* The start/stop signal came: stops the running capture or starts one. */
+/* The start/stop signal came: stops the running capture or starts one. A
+ * control request (collector/control.c) is taken first. */
 static void handle_signal(struct capture *c)
 {
-  capture_signal_pending = 0;
+  int pending = __atomic_exchange_n(&capture_signal_pending, 0, __ATOMIC_SEQ_CST);
+  if (pending & CAPTURE_PENDING_CONTROL)
+    control_poll_from_hook(c);
+  if (!(pending & CAPTURE_PENDING_SIGNAL))
+    return;
   if (c->active) {
     /* A second signal while the last cycle is awaited stops at once. */
     if (c->deferred_stop != REASON_NONE) {

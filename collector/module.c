@@ -1,9 +1,12 @@
-/* collector/module.c: the Lua module require "ljleak.collector": start, stop, boundary, status, env start, signal. */
+/* collector/module.c: the Lua module require "ljleak.collector": start, stop, boundary, status, poll, nginx; the environment, the signal, the registration. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector/capture.h"
+#include "collector/control.h"
 #include "collector/ljleak_collector.h"
 #include "collector/options.h"
 #include "lauxlib.h"
@@ -73,12 +76,94 @@ static int push_failure(lua_State *L, const char *msg)
   return 2;
 }
 
+/* The environment as the Lua code sees it: os.getenv, which nginx's Lua
+ * module replaces in init_by_lua with one that knows nginx's env
+ * directives; getenv() where there is no os.getenv. The value stays on the
+ * stack (the caller's frame keeps it alive). */
+static const char *lua_env(void *ctx, const char *name)
+{
+  lua_State *L = ctx;
+  lua_getglobal(L, "os");
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "getenv");
+    lua_remove(L, -2);
+    if (lua_isfunction(L, -1)) {
+      lua_pushstring(L, name);
+      if (lua_pcall(L, 1, 1, 0) == 0 && lua_type(L, -1) == LUA_TSTRING)
+        return lua_tostring(L, -1);
+      return NULL;   /* its result, nil or an error message, stays on the stack */
+    }
+  }
+  lua_pop(L, 1);
+  return getenv(name);
+}
+
+/* nginx's phase ("init" in the master's init_by_lua, "init_worker", ...)
+ * when the module runs inside nginx's Lua module; NULL elsewhere. Pushes one
+ * value. */
+static const char *nginx_phase(lua_State *L)
+{
+  lua_getglobal(L, "ngx");
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "get_phase");
+    lua_remove(L, -2);
+    if (lua_isfunction(L, -1) && lua_pcall(L, 0, 1, 0) == 0 && lua_type(L, -1) == LUA_TSTRING)
+      return lua_tostring(L, -1);
+    return NULL;
+  }
+  return NULL;
+}
+
+static const char *const start_fields[] = {
+  "dir", "root", "period", "max_bytes", "max_total_bytes", "sample", "gzip", "duration",
+  "force_gc", "c_hook", "every", "edge_gc", NULL
+};
+
+/* A start{} in nginx's master (init_by_lua): the options each worker's
+ * capture starts with when collector.nginx() runs in it. */
+static struct {
+  int set;
+  struct ljleak_collector_options opt;
+  char root[PATH_MAX];
+} deferred;
+
+static int defer_start(lua_State *L, const struct ljleak_collector_options *opt)
+{
+  if (opt->dir)
+    return push_failure(L, "under nginx each worker captures into a directory of its own: "
+                           "give root, not dir");
+  deferred.opt = *opt;
+  capture_copy_text(deferred.root, sizeof deferred.root, opt->root ? opt->root : "");
+  deferred.opt.root = deferred.root[0] ? deferred.root : NULL;
+  deferred.set = 1;
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static int l_start(lua_State *L)
 {
   struct ljleak_collector_options opt;
-  ljleak_collector_options_init(&opt);
+  char err[512];
+  luaL_checkstack(L, 48, "ljleak.collector: start");
   if (!lua_isnoneornil(L, 1)) {
     luaL_checktype(L, 1, LUA_TTABLE);
+    /* A misspelt option would otherwise be a silent default. */
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+      lua_pop(L, 1);
+      int known = 0;
+      for (int i = 0; start_fields[i] && lua_type(L, -1) == LUA_TSTRING; i++)
+        known |= !strcmp(lua_tostring(L, -1), start_fields[i]);
+      if (!known) {
+        lua_pushvalue(L, -1);
+        snprintf(err, sizeof err, "unknown option '%s'", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+        return push_failure(L, err);
+      }
+    }
+  }
+  if (options_from_env(&opt, lua_env, L, err, sizeof err) != 0)
+    return push_failure(L, err);
+  if (!lua_isnoneornil(L, 1)) {
     field_string(L, "dir", &opt.dir);
     field_string(L, "root", &opt.root);
     field_seconds(L, "period", &opt.period);
@@ -92,7 +177,9 @@ static int l_start(lua_State *L)
     field_size(L, "every", &opt.every);
     field_bool(L, "edge_gc", &opt.edge_gc);
   }
-  char err[512];
+  const char *phase = nginx_phase(L);
+  if (phase && !strcmp(phase, "init"))
+    return defer_start(L, &opt);
   if (ljleak_collector_start(L, &opt, err, sizeof err) != 0)
     return push_failure(L, err);
   struct ljleak_collector_status st;
@@ -157,31 +244,182 @@ static int l_status(lua_State *L)
   return 1;
 }
 
+/* The options of a control request before its own: the environment's. */
+static int poll_now(lua_State *L)
+{
+  if (!control_request_waiting())
+    return 0;
+  struct ljleak_collector_options base;
+  char err[512];
+  luaL_checkstack(L, 24, "ljleak.collector: poll");
+  if (options_from_env(&base, lua_env, L, err, sizeof err) != 0)
+    control_set_error(err);
+  return control_poll(L, &base);
+}
+
+/* collector.poll(): takes a control request now, if one waits (a host with
+ * its own event loop calls it; under nginx the module's timer does).
+ * Returns whether one was taken. */
+static int l_poll(lua_State *L)
+{
+  lua_pushboolean(L, poll_now(L));
+  return 1;
+}
+
+/* The timer collector.nginx() sets up: every second, a request if one
+ * waits; when the worker exits (premature: a reload or a shutdown), the
+ * capture ends as the program's end does, with its last cycle. */
+static int nginx_tick(lua_State *L)
+{
+  if (lua_toboolean(L, 1)) {
+    char err[512];
+    if (capture_state.active && ljleak_collector_exit(L, err, sizeof err) != 0)
+      fprintf(stderr, "ljleak: collector: the capture ended on an error: %s\n", err);
+    control_note_exiting();
+    return 0;
+  }
+  poll_now(L);
+  return 0;
+}
+
+static int nginx_ready;   /* the pid whose timer is set up */
+
+static int nginx_fail(lua_State *L, const char *message)
+{
+  fprintf(stderr, "ljleak: collector: %s\n", message);
+  return push_failure(L, message);
+}
+
+/* collector.nginx(): in an nginx worker (init_worker_by_lua): registers the
+ * worker, installs the hook and the timer that takes control requests, and
+ * starts the capture a start{} of init_by_lua asked for. true, or nil and
+ * the reason (also on stderr, nginx's error.log). */
+static int l_nginx(lua_State *L)
+{
+  char err[512], run_dir[PATH_MAX];
+  const char *phase = nginx_phase(L);
+  if (!phase)
+    return nginx_fail(L, "collector.nginx() is for nginx's Lua module (no ngx.get_phase here)");
+  if (!strcmp(phase, "init"))
+    return nginx_fail(L, "collector.nginx() runs in the workers: call it from "
+                         "init_worker_by_lua, not init_by_lua (nginx's master)");
+  if (nginx_ready == (int)getpid()) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  struct ljleak_collector_options env;
+  luaL_checkstack(L, 24, "ljleak.collector: nginx");
+  if (options_from_env(&env, lua_env, L, err, sizeof err) != 0)
+    return nginx_fail(L, err);
+  if (control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err, sizeof err) != 0 ||
+      control_register(run_dir, env.root, CONTROL_POLL_TIMER, err, sizeof err) != 0)
+    return nginx_fail(L, err);
+  capture_at_fork_and_exit();
+  if (capture_attach(L, err, sizeof err) != 0) {
+    control_set_error(err);
+    return nginx_fail(L, err);
+  }
+  lua_getglobal(L, "ngx");
+  lua_getfield(L, -1, "timer");
+  lua_getfield(L, -1, "every");
+  if (!lua_isfunction(L, -1))
+    return nginx_fail(L, "this nginx Lua module has no ngx.timer.every (0.10.9 or later has it)");
+  lua_pushnumber(L, 1);
+  lua_pushcfunction(L, nginx_tick);
+  if (lua_pcall(L, 2, 2, 0) != 0 || !lua_toboolean(L, -2)) {
+    snprintf(err, sizeof err, "cannot set up the control timer: %s",
+             lua_isstring(L, -1) ? lua_tostring(L, -1) : "ngx.timer.every failed");
+    control_set_error(err);
+    return nginx_fail(L, err);
+  }
+  nginx_ready = (int)getpid();
+  if (deferred.set && !capture_state.active &&
+      ljleak_collector_start(L, &deferred.opt, err, sizeof err) != 0) {
+    char message[600];
+    snprintf(message, sizeof message, "cannot start the capture asked for in init_by_lua: %s", err);
+    control_set_error(message);
+    return nginx_fail(L, message);
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static const luaL_Reg functions[] = {
   {"start", l_start},
   {"stop", l_stop},
   {"status", l_status},
   {"boundary", l_boundary},
+  {"poll", l_poll},
+  {"nginx", l_nginx},
   {NULL, NULL},
 };
 
+/* Signals nginx's master or workers act on: never the collector's there. */
+static int nginx_uses_signal(int signo)
+{
+  return signo == SIGHUP || signo == SIGUSR1 || signo == SIGUSR2 || signo == SIGWINCH ||
+         signo == SIGQUIT || signo == SIGTERM || signo == SIGINT;
+}
+
 int luaopen_ljleak_collector(lua_State *L)
 {
-  lua_newtable(L);
-  luaL_register(L, NULL, functions);
-  char err[512];
-  const char *sig = getenv("LJLEAK_SIGNAL");
-  if (ljleak_collector_install_signal(L, sig ? sig : "USR2", err, sizeof err) != 0)
+  int top = lua_gettop(L);
+  char err[512], run_dir[PATH_MAX];
+  luaL_checkstack(L, 32, "ljleak.collector");
+  const char *phase = nginx_phase(L);
+  /* Under nginx there is no default signal (nginx's own would be taken),
+   * and one that nginx uses is refused. */
+  const char *sig = lua_env(L, "LJLEAK_SIGNAL");
+  int signo = 0;
+  if (!sig)
+    sig = phase ? "none" : "USR2";
+  if (phase && options_parse_signal(sig, &signo) == 0 && nginx_uses_signal(signo))
+    fprintf(stderr, "ljleak: collector: LJLEAK_SIGNAL=%s is a signal nginx uses; no signal "
+                    "installed (ci/capture uses the control files)\n", sig);
+  else if (ljleak_collector_install_signal(L, sig, err, sizeof err) != 0)
     fprintf(stderr, "ljleak: collector: %s\n", err);
   /* Loading the module is the intent to capture: the traces compiled from
    * now on get maps of their lines, even before a capture starts. */
   if (!capture_state.active)
     trace_line_attach(&capture_state.lines, L);
-  const char *start = getenv("LJLEAK_START");
-  int on = 0;
-  if (start && options_parse_bool(start, &on) == 0 && on) {
-    if (ljleak_collector_start(L, NULL, err, sizeof err) != 0)
-      fprintf(stderr, "ljleak: collector: cannot start a capture: %s\n", err);
+  const char *control = lua_env(L, "LJLEAK_CONTROL");
+  int control_on = 1;
+  if (control && options_parse_bool(control, &control_on) != 0) {
+    fprintf(stderr, "ljleak: collector: bad LJLEAK_CONTROL '%s' (1 or 0)\n", control);
+    control_on = 1;
+  }
+  struct ljleak_collector_options env;
+  int env_ok = options_from_env(&env, lua_env, L, err, sizeof err) == 0;
+  if (!env_ok)
+    fprintf(stderr, "ljleak: collector: %s\n", err);
+  if (control_on && !phase) {
+    /* A plain program: registered now, its requests taken by the hook. */
+    if (control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err,
+                        sizeof err) != 0 ||
+        capture_attach(L, err, sizeof err) != 0 ||
+        control_register(run_dir, env.root, CONTROL_POLL_THREAD, err, sizeof err) != 0)
+      fprintf(stderr, "ljleak: collector: no control channel: %s\n", err);
+    else
+      capture_at_fork_and_exit();
+  }
+  int start_on = 0;
+  const char *start = lua_env(L, "LJLEAK_START");
+  if (start && options_parse_bool(start, &start_on) != 0)
+    fprintf(stderr, "ljleak: collector: bad LJLEAK_START '%s' (1 or 0)\n", start);
+  lua_settop(L, top);
+  lua_newtable(L);
+  luaL_register(L, NULL, functions);
+  if (phase && strcmp(phase, "init") && control_on) {
+    /* Loaded in a worker: set up as collector.nginx() does. */
+    lua_getfield(L, -1, "nginx");
+    lua_call(L, 0, 0);
+  }
+  if (start_on) {
+    lua_getfield(L, -1, "start");
+    lua_call(L, 0, 2);
+    if (lua_isnil(L, -2))
+      fprintf(stderr, "ljleak: collector: cannot start a capture: %s\n", lua_tostring(L, -1));
+    lua_pop(L, 2);
   }
   return 1;
 }

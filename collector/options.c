@@ -83,37 +83,55 @@ int options_parse_signal(const char *text, int *signo)
   return -1;
 }
 
-static const char *env(const char *name)
+#include <stdio.h>
+
+/* One variable into a field: the value, or the first error. */
+static void take(const char *name, const char *value, int ok, int *failed, char *err,
+                 size_t err_size)
 {
-  const char *v = getenv(name);
-  return v && *v ? v : NULL;
+  if (ok || *failed)
+    return;
+  *failed = 1;
+  if (err && err_size)
+    snprintf(err, err_size, "bad value '%s' in %s", value, name);
+}
+
+int options_from_env(struct ljleak_collector_options *o,
+                     const char *(*get)(void *ctx, const char *name), void *ctx, char *err,
+                     size_t err_size)
+{
+  memset(o, 0, sizeof *o);
+  int failed = 0;
+  const char *v;
+#define OPTION(name, parse, field)                                          \
+  if ((v = get(ctx, name)) && *v)                                           \
+    take(name, v, parse(v, &o->field) == 0, &failed, err, err_size);
+  if ((v = get(ctx, "LJLEAK_DIR")) && *v)
+    o->dir = v;
+  if ((v = get(ctx, "LJLEAK_ROOT")) && *v)
+    o->root = v;
+  OPTION("LJLEAK_PERIOD", ljleak_collector_parse_seconds, period)
+  OPTION("LJLEAK_MAX_BYTES", ljleak_collector_parse_size, max_bytes)
+  OPTION("LJLEAK_MAX_TOTAL_BYTES", ljleak_collector_parse_size, max_total_bytes)
+  OPTION("LJLEAK_SAMPLE", ljleak_collector_parse_size, sample)
+  OPTION("LJLEAK_GZIP", options_parse_bool, gzip)
+  OPTION("LJLEAK_DURATION", ljleak_collector_parse_seconds, duration)
+  OPTION("LJLEAK_FORCE_GC", options_parse_bool, force_gc)
+  OPTION("LJLEAK_C_HOOK", options_parse_bool, c_hook)
+  OPTION("LJLEAK_EVERY", ljleak_collector_parse_size, every)
+  OPTION("LJLEAK_EDGE_GC", options_parse_bool, edge_gc)
+#undef OPTION
+  return failed ? -1 : 0;
+}
+
+static const char *process_env(void *ctx, const char *name)
+{
+  (void)ctx;
+  return getenv(name);
 }
 
 void ljleak_collector_options_init(struct ljleak_collector_options *o)
 {
-  memset(o, 0, sizeof *o);
-  const char *v;
-  o->dir = env("LJLEAK_DIR");
-  o->root = env("LJLEAK_ROOT");
   /* Bad values are ignored here; the runner and the module validate their own input. */
-  if ((v = env("LJLEAK_PERIOD")))
-    ljleak_collector_parse_seconds(v, &o->period);
-  if ((v = env("LJLEAK_MAX_BYTES")))
-    ljleak_collector_parse_size(v, &o->max_bytes);
-  if ((v = env("LJLEAK_MAX_TOTAL_BYTES")))
-    ljleak_collector_parse_size(v, &o->max_total_bytes);
-  if ((v = env("LJLEAK_SAMPLE")))
-    ljleak_collector_parse_size(v, &o->sample);
-  if ((v = env("LJLEAK_GZIP")))
-    options_parse_bool(v, &o->gzip);
-  if ((v = env("LJLEAK_DURATION")))
-    ljleak_collector_parse_seconds(v, &o->duration);
-  if ((v = env("LJLEAK_FORCE_GC")))
-    options_parse_bool(v, &o->force_gc);
-  if ((v = env("LJLEAK_C_HOOK")))
-    options_parse_bool(v, &o->c_hook);
-  if ((v = env("LJLEAK_EVERY")))
-    ljleak_collector_parse_size(v, &o->every);
-  if ((v = env("LJLEAK_EDGE_GC")))
-    options_parse_bool(v, &o->edge_gc);
+  options_from_env(o, process_env, NULL, NULL, 0);
 }

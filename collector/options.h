@@ -2,7 +2,10 @@
 #ifndef LJLEAK_COLLECTOR_OPTIONS_H
 #define LJLEAK_COLLECTOR_OPTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "collector/ljleak_collector.h"
 
 /* Sizes and seconds: ljleak_collector_parse_size and _seconds, in the
  * public header (ljleak_collector.h). */
@@ -10,5 +13,12 @@
 int options_parse_bool(const char *text, int *value);
 /* "USR2", "SIGUSR2", "12"; "none" or "" gives 0. Returns 0 or -1. */
 int options_parse_signal(const char *text, int *signo);
+
+/* Fills o with the defaults, then the LJLEAK_* variables as get(ctx, name)
+ * gives them (NULL: unset; the strings must outlive o). A malformed value
+ * is skipped and the first one is described in err: -1; else 0. */
+int options_from_env(struct ljleak_collector_options *o,
+                     const char *(*get)(void *ctx, const char *name), void *ctx, char *err,
+                     size_t err_size);
 
 #endif

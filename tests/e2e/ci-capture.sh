@@ -1,11 +1,15 @@
 #!/bin/sh
 # tests/e2e/ci-capture.sh: ci/capture against a real long-running LuaJIT
 # process (testdata/apps/worker.lua, which loaded the collector module): each
-# run starts and stops a capture by signal and leaves a report beside it;
+# run starts and stops a capture through the control files and leaves a
+# report beside it; options and refusals reach ci/capture;
 # --keep and --keep-days prune; processes it cannot capture are refused.
 E2E_NAME=capture
 . tests/e2e/lib.sh
 export LJLEAK
+# The registrations go to a directory of this test's own (ci/capture reads
+# LJLEAK_RUN_DIR too).
+export LJLEAK_RUN_DIR=$tmp/run
 root=$tmp/root
 mkdir -p "$root"
 worker="" other="" dir1="" dir2="" dir3=""
@@ -38,17 +42,33 @@ ci/capture --pid "$other" --duration 1 >/dev/null 2>"$tmp/other.err"
 check "a_process_without_the_collector_is_refused_with_3" test $? = 3
 check "the_refusal_names_the_module" grep -q 'has not loaded the ljleak collector' "$tmp/other.err"
 kill "$other"; wait "$other" 2>/dev/null; other=""
-# A process whose next capture would go to a fixed LJLEAK_DIR.
-LUA_CPATH="$BUILD/lua/?.so;;" LJLEAK_DIR=$tmp/fixed \
+# A process with LJLEAK_DIR set: a request wants a new directory under the
+# root, so the fixed directory is left alone.
+LUA_CPATH="$BUILD/lua/?.so;;" LJLEAK_DIR=$tmp/fixed LJLEAK_ROOT=$tmp/fixed-root \
   luajit -l ljleak.collector testdata/apps/worker.lua 60 >/dev/null 2>&1 &
 other=$!
 n=0
-until grep -q collector.so "/proc/$other/maps" 2>/dev/null || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
-ci/capture --pid "$other" --duration 1 >/dev/null 2>"$tmp/fixed.err"
-check "a_process_with_a_fixed_capture_dir_is_refused_with_3" test $? = 3
-check "the_refusal_explains_ljleak_dir" grep -q 'has LJLEAK_DIR set' "$tmp/fixed.err"
-check "the_refusal_started_no_capture" test ! -e "$tmp/fixed"
+until [ -f "$LJLEAK_RUN_DIR/$other" ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+check "the_collector_registers_the_process" grep -qx "pid=$other" "$LJLEAK_RUN_DIR/$other"
+check "the_registration_names_the_executable" grep -qx "exe=$(readlink -f "$(command -v luajit)")" "$LJLEAK_RUN_DIR/$other"
+check "the_registration_names_the_root" grep -qx "root=$tmp/fixed-root" "$LJLEAK_RUN_DIR/$other"
+ci/capture --pid "$other" --duration 1 --quiet >/dev/null 2>"$tmp/fixed.err"
+check "a_process_with_ljleak_dir_captures_under_its_root" test "$(ls -d "$tmp"/fixed-root/ljleak-"$other"-* 2>/dev/null | wc -l)" = 1
+check "ljleak_dir_is_left_alone" test ! -e "$tmp/fixed"
+# An option the collector cannot honour: its reason, exit 3, no capture.
+ci/capture --pid "$other" --duration 1 --set period=soon >/dev/null 2>"$tmp/bad.err"
+check "a_refused_option_exits_3" test $? = 3
+check "the_refusal_gives_the_collectors_reason" grep -q "cannot start a capture: bad value 'soon' for period in the request" "$tmp/bad.err"
+ci/capture --pid "$other" --duration 1 --root /dev/null/caps >/dev/null 2>"$tmp/root.err"
+check "an_unwritable_root_exits_3" test $? = 3
+check "the_refusal_says_why_the_root_cannot_be_made" grep -q "cannot create /dev/null/caps.*: Not a directory" "$tmp/root.err"
+check "no_signal_option" sh -c "ci/capture --pid $other --duration 1 --signal USR2 2>&1 >/dev/null | grep -q 'sends no signal'"
 kill "$other"; wait "$other" 2>/dev/null; other=""
+LUA_CPATH="$BUILD/lua/?.so;;" luajit -l ljleak.collector -e 'io.write(require("ffi").C.getpid and "" or "")' \
+  -e 'print(io.open("/proc/self/stat"):read("*n"))' >"$tmp/short.out" 2>&1
+short=$(cat "$tmp/short.out")
+check "the_registration_is_removed_at_exit" sh -c "test -n '$short' && test ! -e '$LJLEAK_RUN_DIR/$short'"
+check "the_run_dir_is_private" test "$(stat -c %a "$LJLEAK_RUN_DIR")" = 700
 pid_gone=$(sh -c 'echo $$')
 ci/capture --pid "$pid_gone" --duration 1 >/dev/null 2>"$tmp/gone.err"
 check "a_missing_process_is_refused_with_3" test $? = 3
@@ -59,7 +79,7 @@ for run in 1 2 3; do
   status=$?
   check "run_${run}_exits_1_for_the_leaking_worker" test "$status" = 1
   [ "$status" = 1 ] || { cat "$tmp/run$run.out" "$tmp/run$run.err"; }
-  dir=$(sed -n 's/^capture: capturing into \(.*\) for .*/\1/p' "$tmp/run$run.err")
+  dir=$(sed -n 's/^capture: capturing into \(.*\) for .* (process .*/\1/p' "$tmp/run$run.err")
   case $run in 1) dir1=$dir ;; 2) dir2=$dir ;; 3) dir3=$dir ;; esac
   check "run_${run}_names_its_capture" test -n "$dir"
   check "run_${run}_capture_is_stopped" sh -c "tail -n 1 '$dir/index' | grep -q '^stop'"
