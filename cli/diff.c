@@ -26,7 +26,13 @@ static void diff_usage(FILE *out)
         "                          (1-based); growing when it rose by the growth threshold\n"
         "    --base BASE_CAPTURE   compare with a base build: sites growing only in CAPTURE\n"
         "                          are new, sites growing --worse-ratio times faster are worse\n"
-        "    --format FORMAT       text (default), html, json, junit or markdown\n"
+        "    --format FORMAT       text (default), html, json, junit, markdown, pprof\n"
+        "                          (gzipped profile.proto by stack) or folded (stacks)\n"
+        "    --by site|stack       rows and verdicts by site (default, each with the\n"
+        "                          stacks that hold its growth) or by call stack\n"
+        "    --boundary K          pprof, folded: live bytes at boundary K (default: last)\n"
+        "    --pprof-growth        pprof, folded: growth from the first judged boundary\n"
+        "                          to K is the profile's default value (else in-use)\n"
         "    -o, --output FILE     write the report to FILE instead of stdout\n"
         "    -j, --jobs N          read N segments in parallel (default 1)\n"
         "    --strict              a cut segment is an error (exit 3)\n"
@@ -79,6 +85,8 @@ struct diff_command {
   enum report_format format;
   const char *output, *base;
   int range_given, quiet;
+  size_t boundary;            /* --boundary, 0: the last */
+  int growth;                 /* --pprof-growth */
   const char **paths;
   size_t path_count;
   struct diff_allow *allow;   /* --allow, owned */
@@ -119,7 +127,7 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
   struct cli_args args;
   struct diff_options *o = &command->options;
   int options_done = 0, from_given = 0, to_given = 0, min_given = 0;
-  const char *format = NULL, *allow_path = NULL;
+  const char *format = NULL, *allow_path = NULL, *by = NULL;
   size_t jobs = (size_t)o->jobs;
   cli_args_init(&args, "diff", diff_usage_line, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
@@ -137,9 +145,17 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
       o->forced_only = 1;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       command->quiet = 1;
+    } else if (!strcmp(arg, "--pprof-growth")) {
+      command->growth = 1;
+    } else if (cli_option_text(&args, "--by", &by)) {
+      if (by && diff_by_parse(by, &o->by) < 0)
+        cli_bad_value(&args, "--by", by, "site or stack");
+    } else if (cli_option_count(&args, "--boundary", 1, SIZE_MAX, &command->boundary)) {
+      /* checked against the capture's boundaries when rendered */
     } else if (cli_option_text(&args, "--format", &format)) {
       if (format && report_format_parse(format, &command->format) < 0)
-        cli_bad_value(&args, "--format", format, "text, html, json, junit or markdown");
+        cli_bad_value(&args, "--format", format,
+                      "text, html, json, junit, markdown, pprof or folded");
     } else if (cli_option_text(&args, "--output", &command->output) ||
                cli_option_text(&args, "-o", &command->output) ||
                cli_option_text(&args, "--base", &command->base) ||
@@ -197,7 +213,7 @@ static int diff_render(const struct diff_command *command, const struct diff_res
   struct cli_output output;
   if (cli_output_open(&output, "diff", command->output) != CLI_EXIT_OK)
     return CLI_EXIT_RUNTIME;
-  struct report_options options = {0, NULL};
+  struct report_options options = {0, NULL, command->boundary, command->growth};
   options.color = command->format == REPORT_FORMAT_TEXT && report_color_wanted(output.file);
   char error[512];
   int status = report_render(result, command->format, &options, output.file, error, sizeof error);

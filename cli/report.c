@@ -7,8 +7,9 @@
 #include "report/report.h"
 
 static const char report_usage_line[] =
-    "usage: ljleak report [--format text|html|json|junit|markdown] [-o FILE]\n"
-    "                     [--source-root DIR] [--warmup N] [--allow FILE] RESULT.json\n";
+    "usage: ljleak report [--format text|html|json|junit|markdown|pprof|folded] [-o FILE]\n"
+    "                     [--source-root DIR] [--warmup N] [--allow FILE] [--by site|stack]\n"
+    "                     [--boundary K] [--pprof-growth] RESULT.json\n";
 
 static void report_usage(FILE *out)
 {
@@ -17,7 +18,13 @@ static void report_usage(FILE *out)
         "Renders a result saved by 'ljleak diff --format json' (- reads stdin); the\n"
         "output is the same as 'ljleak diff' renders directly.\n"
         "\n"
-        "    --format FORMAT     text (default), html, json, junit or markdown\n"
+        "    --format FORMAT     text (default), html, json, junit, markdown, pprof\n"
+        "                        (gzipped profile.proto by stack) or folded (stacks)\n"
+        "    --by stack          rows and verdicts by call stack (a result by site with\n"
+        "                        stacks shows its stacks as rows)\n"
+        "    --boundary K        pprof, folded: live bytes at boundary K (default: last)\n"
+        "    --pprof-growth      pprof, folded: growth from the first judged boundary to K\n"
+        "                        is the profile's default value (else in-use)\n"
         "    -o, --output FILE   write to FILE instead of stdout\n"
         "    --source-root DIR   html: look for Lua sources under DIR (default: the\n"
         "                        current directory)\n"
@@ -67,7 +74,9 @@ int cmd_report(int argc, char **argv)
   struct cli_args args;
   enum report_format format = REPORT_FORMAT_TEXT;
   const char *output = NULL, *input = NULL, *format_name = NULL, *allow_path = NULL;
-  struct report_options options = {0, NULL};
+  const char *by_name = NULL;
+  enum diff_by by = DIFF_BY_SITE;
+  struct report_options options = {0, NULL, 0, 0};
   int options_done = 0, warmup_given = 0;
   size_t warmup = 0;
   cli_args_init(&args, "report", report_usage_line, argc, argv);
@@ -81,7 +90,15 @@ int cmd_report(int argc, char **argv)
       options_done = 1;
     } else if (!options_done && cli_option_text(&args, "--format", &format_name)) {
       if (format_name && report_format_parse(format_name, &format) < 0)
-        cli_bad_value(&args, "--format", format_name, "text, html, json, junit or markdown");
+        cli_bad_value(&args, "--format", format_name,
+                      "text, html, json, junit, markdown, pprof or folded");
+    } else if (!options_done && !strcmp(arg, "--pprof-growth")) {
+      options.growth = 1;
+    } else if (!options_done && cli_option_text(&args, "--by", &by_name)) {
+      if (by_name && diff_by_parse(by_name, &by) < 0)
+        cli_bad_value(&args, "--by", by_name, "site or stack");
+    } else if (!options_done && cli_option_count(&args, "--boundary", 1, SIZE_MAX, &options.boundary)) {
+      /* checked against the result's boundaries when rendered */
     } else if (!options_done && (cli_option_text(&args, "--output", &output) ||
                                  cli_option_text(&args, "-o", &output) ||
                                  cli_option_text(&args, "--source-root", &options.source_root) ||
@@ -115,6 +132,8 @@ int cmd_report(int argc, char **argv)
     diff_allow_free(allow);
     return CLI_EXIT_INPUT;
   }
+  if (by == DIFF_BY_STACK)
+    diff_result_by_stack(&result);
   if (warmup_given || allow) {
     failed = report_decide(&args, &result, warmup_given, warmup, allow);
     diff_allow_free(allow);

@@ -235,6 +235,12 @@ size_t diff_frame_label(const struct diff_frame *frame, char *buffer, size_t siz
 /* Frees the strings of a site (or stack) and its arrays, not the struct. */
 void diff_site_release(struct diff_site *site);
 
+/* Makes a by-site result's stacks its rows (DIFF_BY_STACK), as `--by
+ * stack` would have made them: result->sites become its stacks, or, for a
+ * result without stacks, each site a stack without frames. Re-counts
+ * flagged; a result by stack already is left as it is. */
+void diff_result_by_stack(struct diff_result *result);
+
 /* Frees an allowance and what it owns; NULL is fine. */
 void diff_allowance_free(struct diff_allowance *allowance);
 /* Frees what a capture's metadata owns and zeroes it. */

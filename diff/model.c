@@ -267,6 +267,28 @@ void diff_site_release(struct diff_site *site)
   free(site->frames);
 }
 
+void diff_result_by_stack(struct diff_result *result)
+{
+  if (result->options.by == DIFF_BY_STACK)
+    return;
+  result->options.by = DIFF_BY_STACK;
+  if (result->stack_count) {
+    for (size_t i = 0; i < result->site_count; i++)
+      diff_site_release(&result->sites[i]);
+    free(result->sites);
+    result->sites = result->stacks;
+    result->site_count = result->stack_count;
+    result->stacks = NULL;
+    result->stack_count = 0;
+  } else {
+    for (size_t i = 0; i < result->site_count; i++) {
+      result->sites[i].is_stack = 1;
+      result->sites[i].site_id = result->sites[i].id;
+    }
+  }
+  result->flagged = diff_result_flagged_count(result);
+}
+
 void diff_result_free(struct diff_result *result)
 {
   if (!result)

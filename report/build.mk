@@ -2,7 +2,7 @@
 # checks; it needs diff for the result model.
 report_SRCS := report/render.c report/common.c report/json.c report/json_write.c \
   report/json_read.c report/text.c report/html.c report/html_chart.c report/junit.c report/markdown.c \
-  report/progress.c
+  report/progress.c report/folded.c report/pprof.c report/flame.c
 
 # The renderers against golden files, JSON round trips, the strict parser.
 TEST_SUITES += test_report
@@ -10,6 +10,9 @@ test_report_LIBS = report diff
 # INCONCLUSIVE, undecided and allowed sites, the warm-up, in every format.
 TEST_SUITES += test_report_outcome
 test_report_outcome_LIBS = report diff
+# Stacks: verdicts and base mode by stack, pprof (decoded), folded, JSON, text, the flame graph's data.
+TEST_SUITES += test_report_stacks
+test_report_stacks_LIBS = report diff format
 # The progress bar and colour choice, on pipes, memory streams and a pty.
 TEST_SUITES += test_report_progress
 test_report_progress_LIBS = report diff
@@ -24,5 +27,5 @@ $(BUILD)/fuzz/fuzz_report_json: tests/fuzz/fuzz_report_json.c $(report_SRCS) dif
   report/report.h diff/diff.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
-	  tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c -lm
+	  tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c -lm -lz
 $(eval $(call fuzz_run,fuzz_report_json,testdata/report/*.json))

@@ -67,5 +67,30 @@ int report_render_junit(const struct diff_result *result, FILE *out, char *error
                         size_t error_size);
 int report_render_markdown(const struct diff_result *result, FILE *out, char *error,
                            size_t error_size);
+int report_render_pprof(const struct diff_result *result, const struct report_options *options,
+                        FILE *out, char *error, size_t error_size);
+int report_render_folded(const struct diff_result *result, const struct report_options *options,
+                         FILE *out, char *error, size_t error_size);
+
+/* The HTML report's stacks of the flagged sites and its leak flame graph
+ * (report/flame.c); nothing for a result without stacks. */
+void report_html_flame(FILE *out, const struct diff_result *result);
+
+/* ---- Stacks (report/folded.c) ----------------------------------------------
+ * The rows that stack formats draw: result->stacks when the result has them,
+ * else its rows (by stack, or sites without stacks: one frame each). */
+const struct diff_site *report_stack_rows(const struct diff_result *result, size_t *count);
+/* The boundaries a stack format compares (1-based, from <= to; 0 and 0
+ * when the result has none), or -1 with a message when options->boundary
+ * is past the last boundary. */
+int report_stack_boundaries(const struct diff_result *result, const struct report_options *options,
+                            size_t *from, size_t *to, char *error, size_t error_size);
+/* A row's live bytes (or blocks) at boundary `at` (1-based; 0 outside). */
+uint64_t report_stack_at(const uint64_t *series, size_t count, size_t at);
+/* The stacks that hold a site's growth (their site_id is its id), in the
+ * result's order (flagged first, by growth): up to max into out; returns
+ * how many there are in all. */
+size_t report_site_stacks(const struct diff_result *result, const struct diff_site *site,
+                          const struct diff_site **out, size_t max);
 
 #endif

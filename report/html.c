@@ -567,6 +567,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
     snprintf(error, error_size, "out of memory");
     return -1;
   }
+  report_html_flame(out, r);
   put_table(out, r, options);
   fprintf(out, "<footer>ljleak %s report. Growth is the Theil-Sen slope of live bytes over "
                "the boundaries; p is the one-sided Mann-Kendall p-value of an upward "

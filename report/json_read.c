@@ -270,6 +270,9 @@ static int read_options(struct json_reader *r, const struct json_value *v,
   o->range_from = (size_t)range_from;
   o->range_to = (size_t)range_to;
   o->jobs = (int)jobs;
+  const struct json_value *by = json_object_get(v, "by");
+  if (by && (by->type != JSON_STRING || diff_by_parse(by->text, &o->by) < 0))
+    return reader_fail(r, by, "by must be \"site\" or \"stack\"");
   return 0;
 }
 
@@ -339,6 +342,59 @@ static int read_allowance(struct json_reader *r, const struct json_value *v, con
   return 0;
 }
 
+/* A hex id of 1 to 16 digits, as "id" and "site_id" are written. */
+static int read_hex_id(struct json_reader *r, const struct json_value *m, const char *what,
+                       uint64_t *out)
+{
+  char *end;
+  if (m->type != JSON_STRING || !m->text[0] || strlen(m->text) > 16)
+    return reader_fail(r, m, "%s must be a string of 1 to 16 hex digits", what);
+  errno = 0;
+  *out = strtoull(m->text, &end, 16);
+  if (*end || m->text[0] == '-' || m->text[0] == '+' || m->text[0] == ' ' || errno)
+    return reader_fail(r, m, "%s must be a string of 1 to 16 hex digits", what);
+  return 0;
+}
+
+/* A stack's members: "stack": true, its "site_id" and its "frames". */
+static int read_stack(struct json_reader *r, const struct json_value *v, struct diff_site *s)
+{
+  const struct json_value *m = json_object_get(v, "stack");
+  if (!m)
+    return 0;
+  if (read_bool(r, m, "stack", &s->is_stack) < 0)
+    return -1;
+  if ((m = json_object_get(v, "site_id")) && read_hex_id(r, m, "site_id", &s->site_id) < 0)
+    return -1;
+  if (!(m = json_object_get(v, "frames")))
+    return 0;
+  if (m->type != JSON_ARRAY)
+    return reader_fail(r, m, "frames must be an array");
+  if (m->count) {
+    s->frames = calloc(m->count, sizeof *s->frames);
+    if (!s->frames)
+      return reader_fail(r, m, "out of memory");
+  }
+  for (size_t i = 0; i < m->count; i++) {
+    const struct json_value *f = &m->items[i], *n;
+    struct diff_frame *frame = &s->frames[i];
+    s->frame_count = i + 1;
+    if (need_object(r, f, "a frame") < 0 || member(r, f, "name", 1, &n) < 0)
+      return -1;
+    if (n->type != JSON_STRING)
+      return reader_fail(r, n, "a frame's name must be a string");
+    if (read_string(r, n, "name", &frame->name) < 0)
+      return -1;
+    const struct json_value *kind = json_object_get(f, "kind");
+    if (kind && (kind->type != JSON_STRING || diff_frame_kind_parse(kind->text, &frame->kind) < 0))
+      return reader_fail(r, kind, "a frame's kind must be one of \"lua\", \"c\", \"internal\", "
+                                  "\"coroutine\"");
+    OPTIONAL(f, "defined", read_uint, "defined", &frame->defined);
+    OPTIONAL(f, "line", read_uint, "line", &frame->line);
+  }
+  return 0;
+}
+
 static int read_site(struct json_reader *r, const struct json_value *v, struct diff_site *s)
 {
   const struct json_value *m;
@@ -350,15 +406,8 @@ static int read_site(struct json_reader *r, const struct json_value *v, struct d
     return reader_fail(r, m, "name must be a string");
   if (read_string(r, m, "name", &s->name) < 0)
     return -1;
-  if ((m = json_object_get(v, "id"))) {
-    char *end;
-    if (m->type != JSON_STRING || !m->text[0] || strlen(m->text) > 16)
-      return reader_fail(r, m, "id must be a string of 1 to 16 hex digits");
-    errno = 0;
-    s->id = strtoull(m->text, &end, 16);
-    if (*end || m->text[0] == '-' || m->text[0] == '+' || m->text[0] == ' ' || errno)
-      return reader_fail(r, m, "id must be a string of 1 to 16 hex digits");
-  }
+  if ((m = json_object_get(v, "id")) && read_hex_id(r, m, "id", &s->id) < 0)
+    return -1;
   int kind = 0, verdict = 0, base_verdict = 0;
   if (read_enum_member(r, v, "kind", 0, parse_kind, &kind,
                        "\"internal\", \"lua\", \"trace\", \"c\"") < 0 ||
@@ -395,7 +444,7 @@ static int read_site(struct json_reader *r, const struct json_value *v, struct d
   OPTIONAL(v, "range_delta_bytes", read_int, "range_delta_bytes", &s->range_delta_bytes);
   OPTIONAL(v, "allowed", read_bool, "allowed", &s->allowed);
   OPTIONAL(v, "allow", read_allowance, "allow", &s->allowance);
-  return 0;
+  return read_stack(r, v, s);
 }
 
 static int read_result(struct json_reader *r, const struct json_value *root,
@@ -452,6 +501,17 @@ static int read_result(struct json_reader *r, const struct json_value *root,
     result->site_count = i + 1;
     if (read_site(r, &m->items[i], &result->sites[i]) < 0)
       return -1;
+  }
+  if ((m = json_object_get(root, "stacks"))) {
+    if (m->type != JSON_ARRAY)
+      return reader_fail(r, m, "stacks must be an array");
+    if (m->count && !(result->stacks = calloc(m->count, sizeof *result->stacks)))
+      return reader_fail(r, m, "out of memory");
+    for (size_t i = 0; i < m->count; i++) {
+      result->stack_count = i + 1;
+      if (read_site(r, &m->items[i], &result->stacks[i]) < 0)
+        return -1;
+    }
   }
   /* A saved count stays as written (ljleak report exits by it); else it is counted. */
   if (!json_object_get(root, "flagged"))

@@ -209,6 +209,8 @@ static void put_options(struct json_writer *w, const struct diff_options *o)
   fprintf(w->out, "%d", o->jobs);
   put_double(w, "min_growth_fraction", o->min_growth_fraction);
   put_uint(w, "warmup", o->warmup);
+  if (o->by != DIFF_BY_SITE)  /* absent: by site, as before stacks */
+    put_string(w, "by", diff_by_name(o->by));
   writer_close(w, '}');
 }
 
@@ -230,6 +232,29 @@ static void put_allowance(struct json_writer *w, const struct diff_allowance *a)
   put_uint(w, "line", a->line);
   put_double(w, "growth", a->growth);
   writer_close(w, '}');
+}
+
+/* A stack's site and frames (leaf first), after its site-like members. */
+static void put_stack_frames(struct json_writer *w, const struct diff_site *s)
+{
+  put_bool(w, "stack", 1);
+  writer_key(w, "site_id");
+  fprintf(w->out, "\"%016" PRIx64 "\"", s->site_id);
+  writer_key(w, "frames");
+  writer_open(w, '[');
+  for (size_t i = 0; i < s->frame_count; i++) {
+    const struct diff_frame *f = &s->frames[i];
+    if (!w->first)
+      putc(',', w->out);
+    w->first = 0;
+    writer_indent(w);
+    fputs("{\"kind\": ", w->out);
+    json_write_string(w->out, diff_frame_kind_name(f->kind));
+    fputs(", \"name\": ", w->out);
+    json_write_string(w->out, f->name);
+    fprintf(w->out, ", \"defined\": %" PRIu64 ", \"line\": %" PRIu64 "}", f->defined, f->line);
+  }
+  writer_close(w, ']');
 }
 
 static void put_site(struct json_writer *w, const struct diff_site *s)
@@ -263,6 +288,8 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   fprintf(w->out, "%" PRId64, s->range_delta_bytes);
   put_bool(w, "allowed", s->allowed);
   put_allowance(w, s->allowance);
+  if (s->is_stack)
+    put_stack_frames(w, s);
   writer_close(w, '}');
 }
 
@@ -292,6 +319,13 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   for (size_t i = 0; i < result->site_count; i++)
     put_site(&w, &result->sites[i]);
   writer_close(&w, ']');
+  if (result->stack_count) {  /* by site, with stacks: each (site, stack) in the sites' order */
+    writer_key(&w, "stacks");
+    writer_open(&w, '[');
+    for (size_t i = 0; i < result->stack_count; i++)
+      put_site(&w, &result->stacks[i]);
+    writer_close(&w, ']');
+  }
   writer_close(&w, '}');
   putc('\n', out);
   return 0;

@@ -9,7 +9,8 @@
 static const char *const format_names[] = {
     [REPORT_FORMAT_TEXT] = "text",   [REPORT_FORMAT_HTML] = "html",
     [REPORT_FORMAT_JSON] = "json",   [REPORT_FORMAT_JUNIT] = "junit",
-    [REPORT_FORMAT_MARKDOWN] = "markdown"};
+    [REPORT_FORMAT_MARKDOWN] = "markdown", [REPORT_FORMAT_PPROF] = "pprof",
+    [REPORT_FORMAT_FOLDED] = "folded"};
 
 int report_format_parse(const char *name, enum report_format *format)
 {
@@ -34,7 +35,7 @@ int report_render(const struct diff_result *result, enum report_format format,
                   const struct report_options *options, FILE *out, char *error,
                   size_t error_size)
 {
-  static const struct report_options defaults = {0, NULL};
+  static const struct report_options defaults = {0, NULL, 0, 0};
   if (!options)
     options = &defaults;
   int status;
@@ -53,6 +54,12 @@ int report_render(const struct diff_result *result, enum report_format format,
     break;
   case REPORT_FORMAT_MARKDOWN:
     status = report_render_markdown(result, out, error, error_size);
+    break;
+  case REPORT_FORMAT_PPROF:
+    status = report_render_pprof(result, options, out, error, error_size);
+    break;
+  case REPORT_FORMAT_FOLDED:
+    status = report_render_folded(result, options, out, error, error_size);
     break;
   default:
     snprintf(error, error_size, "unknown report format %d", (int)format);

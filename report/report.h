@@ -11,15 +11,24 @@ enum report_format {
   REPORT_FORMAT_HTML,
   REPORT_FORMAT_JSON,
   REPORT_FORMAT_JUNIT,
-  REPORT_FORMAT_MARKDOWN
+  REPORT_FORMAT_MARKDOWN,
+  REPORT_FORMAT_PPROF,        /* gzipped profile.proto, one sample per stack (report/pprof.c) */
+  REPORT_FORMAT_FOLDED        /* "root;...;leaf BYTES" per stack (report/folded.c) */
 };
 
 struct report_options {
   int color;                  /* text: ANSI colour (the front end decides: a terminal and no NO_COLOR) */
   const char *source_root;    /* html: where to look for Lua sources (NULL: as named, relative to cwd) */
+  /* pprof and folded: the values of each stack. Live bytes and blocks at
+   * boundary `boundary` (1-based; 0: the last), and their growth from the
+   * first judged boundary (after the warm-up; range mode: --from) to it;
+   * growth says which is the profile's default (pprof) or the value
+   * written (folded, where only stacks that grew are written). */
+  size_t boundary;
+  int growth;
 };
 
-/* Parses "text", "html", "json", "junit" or "markdown"; returns 0 or -1. */
+/* Parses "text", "html", "json", "junit", "markdown", "pprof" or "folded"; returns 0 or -1. */
 int report_format_parse(const char *name, enum report_format *format);
 
 /* Renders result to out. Returns 0, or -1 with a message in error. */

@@ -350,6 +350,47 @@ static void put_allowances(FILE *out, const struct diff_result *r, const struct 
     putc('\n', out);
 }
 
+#define STACKS_SHOWN 8      /* stacks listed under a site */
+
+/* Under each flagged (or undecided) site, the stacks that hold its growth,
+ * in the result's order (flagged first, by growth), each with its verdict:
+ * the caller that leaks is named, the steady one beside it is not blamed. */
+static void put_site_stacks(FILE *out, const struct diff_result *r, const struct text_style *s)
+{
+  size_t shown_sites = 0;
+  const struct diff_site *stacks[STACKS_SHOWN];
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!diff_site_flagged(r->mode, site) && !diff_site_undecided(site))
+      continue;
+    size_t total = report_site_stacks(r, site, stacks, STACKS_SHOWN);
+    if (!total)
+      continue;
+    if (!shown_sites++)
+      fprintf(out, "%sstacks that hold the growth, by site (verdict, growth/segment, live at the "
+                   "last boundary, stack root first):%s\n",
+              style_on(s, BOLD), style_off(s));
+    fputs("  ", out);
+    put_name(out, site->name);
+    putc('\n', out);
+    for (size_t k = 0; k < total && k < STACKS_SHOWN; k++) {
+      const struct diff_site *stack = stacks[k];
+      int bad = diff_site_flagged(r->mode, stack);
+      fprintf(out, "    %s%-10s%s", style_on(s, bad ? RED : DIM), diff_verdict_name(stack->verdict),
+              style_off(s));
+      put_bytes(out, 12, stack->growth_bytes_per_segment, 1, "");
+      put_bytes(out, 12, (double)report_last_live(stack), 0, "");
+      fputs("  ", out);
+      put_name(out, stack->frame_count ? stack->name : "(no stack recorded)");
+      putc('\n', out);
+    }
+    if (total > STACKS_SHOWN)
+      fprintf(out, "    and %zu more\n", total - STACKS_SHOWN);
+  }
+  if (shown_sites)
+    putc('\n', out);
+}
+
 int report_render_text(const struct diff_result *r, const struct report_options *options,
                        FILE *out, char *error, size_t error_size)
 {
@@ -377,6 +418,7 @@ int report_render_text(const struct diff_result *r, const struct report_options 
     put_table(out, r, &s, "growing in the candidate as in the base (not worse):",
               pick_growing_in_both);
   putc('\n', out);
+  put_site_stacks(out, r, &s);
   put_allowances(out, r, &s, 1);
   put_allowances(out, r, &s, 0);
   put_list(out, r, &s, "shrinking", DIFF_VERDICT_SHRINKING);

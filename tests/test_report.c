@@ -189,7 +189,7 @@ static char *render(const struct diff_result *r, enum report_format format, int 
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
-  struct report_options options = {color, source_root};
+  struct report_options options = {color, source_root, 0, 0};
   ck_assert_msg(report_render(r, format, &options, out, error, sizeof error) == 0, "%s", error);
   fclose(out);
   return text;
@@ -803,7 +803,7 @@ START_TEST(test_render_reports_write_errors)
   if (!full)
     return;  /* no /dev/full here: nothing to prove */
   char error[256] = "";
-  struct report_options options = {0, NULL};
+  struct report_options options = {0, NULL, 0, 0};
   ck_assert_int_eq(report_render(&r, REPORT_FORMAT_TEXT, &options, full, error, sizeof error), -1);
   ck_assert_str_eq(error, "cannot write the report: No space left on device");
   fclose(full);

@@ -75,7 +75,7 @@ static char *render(const struct diff_result *r, enum report_format format)
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
-  struct report_options options = {0, NULL};
+  struct report_options options = {0, NULL, 0, 0};
   ck_assert_msg(report_render(r, format, &options, out, error, sizeof error) == 0, "%s", error);
   fclose(out);
   return text;

@@ -14,7 +14,7 @@ static char *render(const struct diff_result *result, enum report_format format)
   char *text = NULL, error[256];
   size_t length = 0;
   FILE *out = open_memstream(&text, &length);
-  struct report_options options = {format == REPORT_FORMAT_TEXT, "no/such/root"};
+  struct report_options options = {format == REPORT_FORMAT_TEXT, "no/such/root", 0, 0};
   if (!out)
     abort();
   if (report_render(result, format, &options, out, error, sizeof error) != 0)
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
       abort();  /* every error names the input */
     return 0;
   }
-  for (int format = REPORT_FORMAT_TEXT; format <= REPORT_FORMAT_MARKDOWN; format++)
+  for (int format = REPORT_FORMAT_TEXT; format <= REPORT_FORMAT_FOLDED; format++)
     if (format != REPORT_FORMAT_JSON)
       free(render(&result, (enum report_format)format));
   char *json = render(&result, REPORT_FORMAT_JSON);

@@ -1,0 +1,85 @@
+/* report/folded.c: folded stacks ("root;...;leaf BYTES" a line, what flame graph tools read), and the stack rows that every stack format shares. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report/common.h"
+
+const struct diff_site *report_stack_rows(const struct diff_result *result, size_t *count)
+{
+  if (result->stack_count) {
+    *count = result->stack_count;
+    return result->stacks;
+  }
+  *count = result->site_count;
+  return result->sites;
+}
+
+int report_stack_boundaries(const struct diff_result *result, const struct report_options *options,
+                            size_t *from, size_t *to, char *error, size_t error_size)
+{
+  size_t boundaries = diff_result_boundaries(result);
+  *from = *to = 0;
+  if (options->boundary > boundaries) {
+    snprintf(error, error_size, "--boundary %zu: the result has boundaries 1 to %zu",
+             options->boundary, boundaries);
+    return -1;
+  }
+  if (!boundaries)
+    return 0;
+  *to = options->boundary ? options->boundary : boundaries;
+  if (result->mode == DIFF_MODE_RANGE && result->options.range_from)
+    *from = result->options.range_from;
+  else
+    *from = result->options.warmup < boundaries ? result->options.warmup + 1 : 1;
+  if (*from > *to)
+    *from = *to;
+  return 0;
+}
+
+uint64_t report_stack_at(const uint64_t *series, size_t count, size_t at)
+{
+  return series && at >= 1 && at <= count ? series[at - 1] : 0;
+}
+
+size_t report_site_stacks(const struct diff_result *result, const struct diff_site *site,
+                          const struct diff_site **out, size_t max)
+{
+  size_t total = 0;
+  for (size_t i = 0; i < result->stack_count; i++)
+    if (result->stacks[i].site_id == site->id) {
+      if (total < max)
+        out[total] = &result->stacks[i];
+      total++;
+    }
+  return total;
+}
+
+/* A name as one folded line's stack: no newline, no control character; a
+ * site's own name (a row without frames) has no ';' either. */
+static void folded_put_name(FILE *out, const struct diff_site *row)
+{
+  for (const char *c = row->name; *c; c++) {
+    unsigned char ch = (unsigned char)*c;
+    putc(ch < 0x20 || ch == 0x7f || (ch == ';' && !row->frame_count) ? '_' : ch, out);
+  }
+}
+
+int report_render_folded(const struct diff_result *result, const struct report_options *options,
+                         FILE *out, char *error, size_t error_size)
+{
+  size_t from, to, count;
+  if (report_stack_boundaries(result, options, &from, &to, error, error_size) < 0)
+    return -1;
+  const struct diff_site *rows = report_stack_rows(result, &count);
+  for (size_t i = 0; to && i < count; i++) {
+    const struct diff_site *row = &rows[i];
+    uint64_t at_to = report_stack_at(row->live_bytes, row->count, to);
+    uint64_t at_from = report_stack_at(row->live_bytes, row->count, from);
+    uint64_t value = options->growth ? (at_to > at_from ? at_to - at_from : 0) : at_to;
+    if (!value)
+      continue;  /* flame graph tools take positive counts only */
+    folded_put_name(out, row);
+    fprintf(out, " %" PRIu64 "\n", value);
+  }
+  return 0;
+}

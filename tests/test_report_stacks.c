@@ -1,0 +1,528 @@
+/* tests/test_report_stacks.c: stacks in the result model and the reports: verdicts by stack, base mode by stack, pprof (decoded here), folded stacks, JSON round trip, text, the HTML flame graph's data. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "diff/diff.h"
+#include "report/json.h"
+#include "report/report.h"
+#include "tests/diff_result_fixture.h"
+#include "tests/report_golden.h"
+
+#define SITE_ID 0x10u
+#define LEAK_NAME "@t.lua:40;@t.lua:21;@t.lua:10"
+#define STEADY_NAME "@t.lua:41;@t.lua:31;@t.lua:10"
+
+static const uint64_t site_series[] = {16384, 24576, 32768, 40960, 49152, 57344};
+static const uint64_t leak_series[] = {8192, 16384, 24576, 32768, 40960, 49152};
+static const uint64_t leak_blocks[] = {1, 2, 3, 4, 5, 6};
+static const uint64_t steady_series[] = {8192, 8192, 8192, 8192, 8192, 8192};
+static const uint64_t steady_blocks[] = {1, 1, 1, 1, 1, 1};
+
+/* A stack of the helper at @t.lua:10 (defined at 9), called at caller_line
+ * in a function defined at caller_defined, from the main chunk at main_line. */
+static void add_stack(struct diff_result *r, const char *name, enum diff_verdict verdict,
+                      const uint64_t *series, const uint64_t *blocks, uint64_t caller_defined,
+                      uint64_t main_line)
+{
+  struct diff_site *stacks = realloc(r->stacks, (r->stack_count + 1) * sizeof *stacks);
+  ck_assert_ptr_nonnull(stacks);
+  r->stacks = stacks;
+  struct diff_site *s = &stacks[r->stack_count++];
+  memset(s, 0, sizeof *s);
+  s->name = strdup(name);
+  s->id = SITE_ID + r->stack_count;
+  s->kind = DIFF_SITE_LUA;
+  s->source_file = strdup("t.lua");
+  s->source_line = 10;
+  s->verdict = verdict;
+  s->base_verdict = DIFF_VERDICT_INSUFFICIENT;
+  s->count = 6;
+  s->live_bytes = fixture_series_copy(series, 6);
+  s->live_blocks = fixture_series_copy(blocks, 6);
+  s->growth_bytes_per_segment = verdict == DIFF_VERDICT_GROWING ? 8192 : 0;
+  s->allocs = 6;
+  s->is_stack = 1;
+  s->site_id = SITE_ID;
+  s->frame_count = 3;
+  s->frames = calloc(3, sizeof *s->frames);
+  const uint64_t defined[] = {9, caller_defined, 0}, lines[] = {10, caller_defined + 1, main_line};
+  for (int i = 0; i < 3; i++)
+    s->frames[i] = (struct diff_frame){DIFF_FRAME_LUA, strdup("@t.lua"), defined[i], lines[i]};
+}
+
+/* One growing site, @t.lua:10, held by a leaking and a steady caller. */
+static void two_callers(struct diff_result *r)
+{
+  fixture_result(r, DIFF_MODE_TREND, 6);
+  struct diff_site *site = fixture_add_site(r, "@t.lua:10", DIFF_VERDICT_GROWING, site_series, 6);
+  site->id = SITE_ID;
+  site->kind = DIFF_SITE_LUA;
+  site->source_file = strdup("t.lua");
+  site->source_line = 10;
+  site->growth_bytes_per_segment = 8192;
+  add_stack(r, LEAK_NAME, DIFF_VERDICT_GROWING, leak_series, leak_blocks, 20, 40);
+  add_stack(r, STEADY_NAME, DIFF_VERDICT_STEADY, steady_series, steady_blocks, 30, 41);
+  r->flagged = 1;
+}
+
+static char *render(const struct diff_result *r, enum report_format format,
+                    const struct report_options *options, size_t *size)
+{
+  char *text = NULL, error[256];
+  size_t length = 0;
+  FILE *out = open_memstream(&text, &length);
+  ck_assert_int_eq(report_render(r, format, options, out, error, sizeof error), 0);
+  fclose(out);
+  if (size)
+    *size = length;
+  return text;
+}
+
+START_TEST(test_stack_verdicts_from_the_series_name_the_leaking_caller)
+{
+  struct diff_result r;
+  two_callers(&r);
+  r.stacks[0].verdict = r.stacks[1].verdict = DIFF_VERDICT_INSUFFICIENT;
+  struct diff_options options = r.options;
+  struct diff_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_GROWING);
+  ck_assert_str_eq(r.stacks[0].name, LEAK_NAME);
+  ck_assert_int_eq(r.stacks[0].verdict, DIFF_VERDICT_GROWING);
+  ck_assert(r.stacks[0].growth_bytes_per_segment == 8192);
+  ck_assert_str_eq(r.stacks[1].name, STEADY_NAME);
+  ck_assert_int_eq(r.stacks[1].verdict, DIFF_VERDICT_STEADY);
+  ck_assert(r.stacks[1].growth_bytes_per_segment == 0);
+  /* By stack: the stacks become the rows; one is flagged. */
+  diff_result_by_stack(&r);
+  ck_assert_uint_eq(r.site_count, 2);
+  ck_assert_uint_eq(r.stack_count, 0);
+  ck_assert_uint_eq(r.flagged, 1);
+  ck_assert_int_eq(r.options.by, DIFF_BY_STACK);
+  ck_assert_str_eq(r.sites[0].name, LEAK_NAME);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_base_mode_by_stack_makes_the_new_caller_new)
+{
+  struct diff_result r;
+  two_callers(&r);
+  r.mode = DIFF_MODE_BASE;
+  r.base.boundary_count = 6;
+  /* The base had the steady caller only, as steady. */
+  struct diff_site *steady = &r.stacks[1];
+  steady->base_count = 6;
+  steady->base_live_bytes = fixture_series_copy(steady_series, 6);
+  struct diff_site *site = &r.sites[0];
+  site->base_count = 6;
+  site->base_live_bytes = fixture_series_copy(steady_series, 6);
+  struct diff_options options = r.options;
+  struct diff_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_NEW);
+  ck_assert_str_eq(r.stacks[0].name, LEAK_NAME);
+  ck_assert_int_eq(r.stacks[0].verdict, DIFF_VERDICT_NEW);
+  ck_assert_int_eq(r.stacks[0].base_verdict, DIFF_VERDICT_INSUFFICIENT);
+  ck_assert_int_eq(r.stacks[1].verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(r.stacks[1].base_verdict, DIFF_VERDICT_STEADY);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_folded_stacks_match_golden_and_options)
+{
+  struct diff_result r;
+  two_callers(&r);
+  struct report_options options = {0, NULL, 0, 0};
+  char *text = render(&r, REPORT_FORMAT_FOLDED, &options, NULL);
+  check_golden(text, "stacks.folded");
+  free(text);
+  options.growth = 1;  /* only what grew, by how much */
+  text = render(&r, REPORT_FORMAT_FOLDED, &options, NULL);
+  ck_assert_str_eq(text, LEAK_NAME " 40960\n");
+  free(text);
+  options.growth = 0;
+  options.boundary = 3;
+  text = render(&r, REPORT_FORMAT_FOLDED, &options, NULL);
+  ck_assert_str_eq(text, LEAK_NAME " 24576\n" STEADY_NAME " 8192\n");
+  free(text);
+  options.boundary = 7;  /* past the last boundary */
+  char error[256];
+  FILE *out = fopen("/dev/null", "w");
+  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_FOLDED, &options, out, error, sizeof error), -1);
+  fclose(out);
+  ck_assert_str_eq(error, "--boundary 7: the result has boundaries 1 to 6");
+  diff_result_free(&r);
+}
+END_TEST
+
+/* ---- A protobuf walker for the profile ------------------------------------------ */
+
+struct field {
+  unsigned number, wire;
+  uint64_t value;             /* varint */
+  const uint8_t *bytes;       /* length-delimited */
+  size_t length;
+};
+
+static uint64_t varint(const uint8_t **at, const uint8_t *end)
+{
+  uint64_t value = 0;
+  for (int shift = 0; *at < end && shift < 64; shift += 7) {
+    uint8_t b = *(*at)++;
+    value |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80))
+      return value;
+  }
+  ck_abort_msg("a varint runs past its message");
+  return 0;
+}
+
+/* The next field of [*at, end), or 0 at the end. */
+static int next_field(const uint8_t **at, const uint8_t *end, struct field *f)
+{
+  if (*at >= end)
+    return 0;
+  uint64_t key = varint(at, end);
+  f->number = (unsigned)(key >> 3);
+  f->wire = (unsigned)(key & 7);
+  if (f->wire == 0) {
+    f->value = varint(at, end);
+  } else if (f->wire == 2) {
+    f->length = (size_t)varint(at, end);
+    if (f->length > (size_t)(end - *at))
+      ck_abort_msg("field %u runs past its message", f->number);
+    f->bytes = *at;
+    *at += f->length;
+  } else {
+    ck_abort_msg("unexpected wire type %u", f->wire);
+  }
+  return 1;
+}
+
+/* The varint of field number in a message (0 when absent). */
+static uint64_t message_uint(const uint8_t *bytes, size_t length, unsigned number)
+{
+  const uint8_t *at = bytes;
+  struct field f;
+  uint64_t value = 0;
+  while (next_field(&at, bytes + length, &f))
+    if (f.number == number && f.wire == 0)
+      value = f.value;
+  return value;
+}
+
+/* The packed varints of field number: up to max into out; returns the count. */
+static size_t message_packed(const uint8_t *bytes, size_t length, unsigned number, uint64_t *out,
+                             size_t max)
+{
+  const uint8_t *at = bytes;
+  struct field f;
+  size_t n = 0;
+  while (next_field(&at, bytes + length, &f))
+    if (f.number == number && f.wire == 2) {
+      const uint8_t *p = f.bytes;
+      while (p < f.bytes + f.length && n < max)
+        out[n++] = varint(&p, f.bytes + f.length);
+    }
+  return n;
+}
+
+static uint8_t *gunzip(const char *data, size_t size, size_t *out_size)
+{
+  ck_assert_uint_ge(size, 2);
+  ck_assert_uint_eq((uint8_t)data[0], 0x1f);  /* the gzip magic */
+  ck_assert_uint_eq((uint8_t)data[1], 0x8b);
+  size_t capacity = 1 << 20;
+  uint8_t *out = malloc(capacity);
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+  z.next_in = (Bytef *)data;
+  z.avail_in = (uInt)size;
+  z.next_out = out;
+  z.avail_out = (uInt)capacity;
+  ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+  *out_size = capacity - z.avail_out;
+  inflateEnd(&z);
+  return out;
+}
+
+#define MAX_ITEMS 64
+struct profile {
+  const char *strings[MAX_ITEMS];
+  size_t string_lengths[MAX_ITEMS], string_count;
+  uint64_t sample_types[MAX_ITEMS][2];
+  size_t sample_type_count;
+  struct field samples[MAX_ITEMS], locations[MAX_ITEMS], functions[MAX_ITEMS];
+  size_t sample_count, location_count, function_count;
+  uint64_t default_sample_type;
+};
+
+static void decode_profile(const uint8_t *bytes, size_t length, struct profile *p)
+{
+  memset(p, 0, sizeof *p);
+  const uint8_t *at = bytes;
+  struct field f;
+  while (next_field(&at, bytes + length, &f)) {
+    if (f.number == 6) {
+      ck_assert_uint_lt(p->string_count, MAX_ITEMS);
+      p->strings[p->string_count] = (const char *)f.bytes;
+      p->string_lengths[p->string_count++] = f.length;
+    } else if (f.number == 1) {
+      p->sample_types[p->sample_type_count][0] = message_uint(f.bytes, f.length, 1);
+      p->sample_types[p->sample_type_count++][1] = message_uint(f.bytes, f.length, 2);
+    } else if (f.number == 2) {
+      p->samples[p->sample_count++] = f;
+    } else if (f.number == 4) {
+      p->locations[p->location_count++] = f;
+    } else if (f.number == 5) {
+      p->functions[p->function_count++] = f;
+    } else if (f.number == 14) {
+      p->default_sample_type = f.value;
+    }
+  }
+}
+
+static int string_is(const struct profile *p, uint64_t index, const char *text)
+{
+  return index < p->string_count && p->string_lengths[index] == strlen(text) &&
+         !memcmp(p->strings[index], text, p->string_lengths[index]);
+}
+
+/* "name start_line line" of a location id, via its line's function. */
+static void describe_location(const struct profile *p, uint64_t id, char *out, size_t size)
+{
+  for (size_t i = 0; i < p->location_count; i++) {
+    const struct field *l = &p->locations[i];
+    if (message_uint(l->bytes, l->length, 1) != id)
+      continue;
+    const uint8_t *at = l->bytes;
+    struct field f;
+    while (next_field(&at, l->bytes + l->length, &f))
+      if (f.number == 4) {
+        uint64_t function = message_uint(f.bytes, f.length, 1), line = message_uint(f.bytes, f.length, 2);
+        for (size_t j = 0; j < p->function_count; j++) {
+          const struct field *fn = &p->functions[j];
+          if (message_uint(fn->bytes, fn->length, 1) != function)
+            continue;
+          uint64_t name = message_uint(fn->bytes, fn->length, 2);
+          uint64_t file = message_uint(fn->bytes, fn->length, 4);
+          snprintf(out, size, "%.*s %.*s %llu %llu", (int)p->string_lengths[name], p->strings[name],
+                   (int)p->string_lengths[file], p->strings[file],
+                   (unsigned long long)message_uint(fn->bytes, fn->length, 5),
+                   (unsigned long long)line);
+          return;
+        }
+      }
+  }
+  snprintf(out, size, "location %llu not found", (unsigned long long)id);
+}
+
+START_TEST(test_pprof_profile_decodes_to_exact_strings_and_values)
+{
+  struct diff_result r;
+  two_callers(&r);
+  struct report_options options = {0, NULL, 0, 0};
+  size_t size, length;
+  char *gz = render(&r, REPORT_FORMAT_PPROF, &options, &size);
+  uint8_t *bytes = gunzip(gz, size, &length);
+  struct profile p;
+  decode_profile(bytes, length, &p);
+  static const char *const strings[] = {
+      "", "inuse_space", "bytes", "inuse_objects", "count", "growth_space", "growth_objects",
+      "@t.lua:9", "t.lua", "@t.lua:20", "@t.lua:0", "verdict", "growing", "@t.lua:30", "steady",
+      "ljleak: inuse at boundary 6; growth from boundary 1 to 6"};
+  ck_assert_uint_eq(p.string_count, sizeof strings / sizeof *strings);
+  for (size_t i = 0; i < p.string_count; i++)
+    if (!string_is(&p, i, strings[i]))
+      ck_abort_msg("string %zu is '%.*s', expected '%s'", i, (int)p.string_lengths[i], p.strings[i],
+                   strings[i]);
+  ck_assert_uint_eq(p.sample_type_count, 4);
+  static const uint64_t types[4][2] = {{1, 2}, {3, 4}, {5, 2}, {6, 4}};
+  for (int i = 0; i < 4; i++)
+    if (p.sample_types[i][0] != types[i][0] || p.sample_types[i][1] != types[i][1])
+      ck_abort_msg("sample type %d is (%llu, %llu)", i, (unsigned long long)p.sample_types[i][0],
+                   (unsigned long long)p.sample_types[i][1]);
+  ck_assert_uint_eq(p.default_sample_type, 1);  /* inuse_space */
+  ck_assert_uint_eq(p.function_count, 4);
+  ck_assert_uint_eq(p.location_count, 5);
+  ck_assert_uint_eq(p.sample_count, 2);
+  static const uint64_t values[2][4] = {{49152, 6, 40960, 5}, {8192, 1, 0, 0}};
+  static const char *const frames[2][3] = {
+      {"@t.lua:9 t.lua 9 10", "@t.lua:20 t.lua 20 21", "@t.lua:0 t.lua 0 40"},
+      {"@t.lua:9 t.lua 9 10", "@t.lua:30 t.lua 30 31", "@t.lua:0 t.lua 0 41"}};
+  for (int s = 0; s < 2; s++) {
+    uint64_t got[8], ids[8];
+    const struct field *sample = &p.samples[s];
+    ck_assert_uint_eq(message_packed(sample->bytes, sample->length, 2, got, 8), 4);
+    for (int v = 0; v < 4; v++)
+      if (got[v] != values[s][v])
+        ck_abort_msg("sample %d value %d is %llu, expected %llu", s, v, (unsigned long long)got[v],
+                     (unsigned long long)values[s][v]);
+    ck_assert_uint_eq(message_packed(sample->bytes, sample->length, 1, ids, 8), 3);
+    for (int f = 0; f < 3; f++) {  /* leaf first */
+      char text[128];
+      describe_location(&p, ids[f], text, sizeof text);
+      if (strcmp(text, frames[s][f]))
+        ck_abort_msg("sample %d frame %d is '%s', expected '%s'", s, f, text, frames[s][f]);
+    }
+  }
+  free(bytes);
+  free(gz);
+  /* --pprof-growth: growth_space is the default sample type. */
+  options.growth = 1;
+  gz = render(&r, REPORT_FORMAT_PPROF, &options, &size);
+  bytes = gunzip(gz, size, &length);
+  decode_profile(bytes, length, &p);
+  ck_assert_uint_eq(p.default_sample_type, 5);
+  free(bytes);
+  free(gz);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_json_round_trip_keeps_stacks)
+{
+  struct diff_result r, back;
+  two_callers(&r);
+  size_t size;
+  char *json = render(&r, REPORT_FORMAT_JSON, NULL, &size);
+  ck_assert_ptr_nonnull(strstr(json, "\"stacks\": ["));
+  ck_assert_ptr_nonnull(strstr(json, "\"site_id\": \"0000000000000010\""));
+  char error[256];
+  ck_assert_int_eq(report_read_json_text("r.json", json, size, &back, error, sizeof error), 0);
+  ck_assert_uint_eq(back.stack_count, 2);
+  const struct diff_site *leak = &back.stacks[0];
+  ck_assert_str_eq(leak->name, LEAK_NAME);
+  ck_assert_int_eq(leak->is_stack, 1);
+  ck_assert_uint_eq(leak->site_id, SITE_ID);
+  ck_assert_uint_eq(leak->frame_count, 3);
+  ck_assert_int_eq(leak->frames[1].kind, DIFF_FRAME_LUA);
+  ck_assert_str_eq(leak->frames[1].name, "@t.lua");
+  ck_assert_uint_eq(leak->frames[1].defined, 20);
+  ck_assert_uint_eq(leak->frames[1].line, 21);
+  ck_assert_uint_eq(leak->live_blocks[5], 6);
+  ck_assert_int_eq(back.sites[0].is_stack, 0);
+  /* Written again, byte for byte the same; by stack too. */
+  char *again = render(&back, REPORT_FORMAT_JSON, NULL, NULL);
+  ck_assert_str_eq(again, json);
+  free(again);
+  diff_result_by_stack(&back);
+  char *by_stack = render(&back, REPORT_FORMAT_JSON, NULL, &size);
+  ck_assert_ptr_nonnull(strstr(by_stack, "\"by\": \"stack\""));
+  struct diff_result third;
+  ck_assert_int_eq(report_read_json_text("s.json", by_stack, size, &third, error, sizeof error), 0);
+  ck_assert_int_eq(third.options.by, DIFF_BY_STACK);
+  ck_assert_uint_eq(third.site_count, 2);
+  ck_assert_uint_eq(third.sites[1].frames[1].line, 31);
+  diff_result_free(&third);
+  free(by_stack);
+  /* A bad frame kind is an error at its offset. */
+  char *bad = strdup(json);
+  char *kind = strstr(bad, "\"kind\": \"lua\", \"name\"");
+  ck_assert_ptr_nonnull(kind);
+  memcpy(kind + 9, "xyz", 3);
+  struct diff_result broken;
+  ck_assert_int_eq(report_read_json_text("b.json", bad, strlen(bad), &broken, error, sizeof error), -1);
+  ck_assert_msg(strstr(error, "a frame's kind must be one of") != NULL, "%s", error);
+  free(bad);
+  free(json);
+  diff_result_free(&back);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_text_lists_a_sites_stacks_leaking_first)
+{
+  struct diff_result r;
+  two_callers(&r);
+  char *text = render(&r, REPORT_FORMAT_TEXT, NULL, NULL);
+  const char *header = strstr(text, "stacks that hold the growth, by site");
+  ck_assert_ptr_nonnull(header);
+  const char *leak = strstr(header, "    growing");
+  const char *steady = strstr(header, "    steady");
+  ck_assert_ptr_nonnull(leak);
+  ck_assert_ptr_nonnull(steady);
+  ck_assert(leak < steady);
+  ck_assert_ptr_nonnull(strstr(leak, LEAK_NAME "\n"));
+  ck_assert(strstr(leak, LEAK_NAME) < steady);
+  free(text);
+  diff_result_free(&r);
+}
+END_TEST
+
+/* The flame graph's data in the page: each stack that grew, with its frames
+ * and its growth, the numbers the JSON result gives. */
+START_TEST(test_html_flame_data_matches_the_json)
+{
+  struct diff_result r;
+  two_callers(&r);
+  char *html = render(&r, REPORT_FORMAT_HTML, NULL, NULL);
+  const char *open = strstr(html, "<script type=\"application/json\" id=\"flame-data\">");
+  ck_assert_ptr_nonnull(open);
+  open = strchr(open, '>') + 1;
+  const char *close = strstr(open, "</script>");
+  ck_assert_ptr_nonnull(close);
+  struct json_value data;
+  size_t offset;
+  char message[200];
+  ck_assert_int_eq(json_parse(open, (size_t)(close - open), &data, &offset, message, sizeof message), 0);
+  const struct json_value *stacks = json_object_get(&data, "stacks");
+  ck_assert_ptr_nonnull(stacks);
+  ck_assert_uint_eq(stacks->count, 1);  /* the steady caller did not grow */
+  const struct json_value *frames = json_object_get(&stacks->items[0], "frames");
+  ck_assert_uint_eq(frames->count, 3);
+  ck_assert_str_eq(frames->items[0].text, "@t.lua:40");
+  ck_assert_str_eq(frames->items[1].text, "@t.lua:21");
+  ck_assert_str_eq(frames->items[2].text, "@t.lua:10");
+  /* Its bytes: the JSON result's series, last less first. */
+  uint64_t growth = r.stacks[0].live_bytes[5] - r.stacks[0].live_bytes[0];
+  char expected[32];
+  snprintf(expected, sizeof expected, "%llu", (unsigned long long)growth);
+  ck_assert_str_eq(json_object_get(&stacks->items[0], "bytes")->text, expected);
+  ck_assert_str_eq(json_object_get(&stacks->items[0], "verdict")->text, "growing");
+  json_free(&data);
+  ck_assert_ptr_nonnull(strstr(html, "<svg id=\"flame\""));
+  ck_assert_ptr_nonnull(strstr(html, "<li class=\"stack\" data-verdict=\"growing\">"));
+  free(html);
+  diff_result_free(&r);
+  /* A result without stacks has no flame graph: the page is as before. */
+  fixture_result(&r, DIFF_MODE_TREND, 6);
+  fixture_add_site(&r, "@t.lua:10", DIFF_VERDICT_GROWING, site_series, 6);
+  html = render(&r, REPORT_FORMAT_HTML, NULL, NULL);
+  ck_assert_ptr_null(strstr(html, "flame"));
+  free(html);
+  diff_result_free(&r);
+}
+END_TEST
+
+static Suite *stacks_suite(void)
+{
+  Suite *s = suite_create("report_stacks");
+  TCase *c = tcase_create("stacks");
+  tcase_add_test(c, test_stack_verdicts_from_the_series_name_the_leaking_caller);
+  tcase_add_test(c, test_base_mode_by_stack_makes_the_new_caller_new);
+  tcase_add_test(c, test_folded_stacks_match_golden_and_options);
+  tcase_add_test(c, test_pprof_profile_decodes_to_exact_strings_and_values);
+  tcase_add_test(c, test_json_round_trip_keeps_stacks);
+  tcase_add_test(c, test_text_lists_a_sites_stacks_leaking_first);
+  tcase_add_test(c, test_html_flame_data_matches_the_json);
+  suite_add_tcase(s, c);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *runner = srunner_create(stacks_suite());
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
