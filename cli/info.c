@@ -24,6 +24,7 @@ static void info_usage(FILE *out)
         "    -h, --help        show this help\n"
         "\n"
         "keys: version pid host command luajit start sample period max_bytes gzip\n"
+        "      luajit_flavour luajit_package luajit_package_version\n"
         "      segments boundaries stopped stop_time stop_reason last_line_cut\n"
         "\n"
         "exit status: 0 success, 2 usage error, 3 no capture there (no index, or one\n"
@@ -47,6 +48,7 @@ struct info_entry {
 
 static const char *const info_keys[] = {
   "version", "pid", "host", "command", "luajit", "start", "sample", "period", "max_bytes", "gzip",
+  "luajit_flavour", "luajit_package", "luajit_package_version",
   "segments", "boundaries", "stopped", "stop_time", "stop_reason", "last_line_cut"
 };
 #define INFO_KEY_COUNT (sizeof info_keys / sizeof info_keys[0])
@@ -111,6 +113,9 @@ static void info_fill(struct info_entry *entries, const struct capture_index *in
   info_double(entries, "period", (has & CAPTURE_INDEX_CAPTURE_HAS_PERIOD) != 0, "%g", c->period);
   info_u64(entries, "max_bytes", (has & CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES) != 0, c->max_bytes);
   info_flag(entries, "gzip", (has & CAPTURE_INDEX_CAPTURE_HAS_GZIP) != 0, c->gzip);
+  info_text(entries, "luajit_flavour", c->luajit_flavour);
+  info_text(entries, "luajit_package", c->luajit_package);
+  info_text(entries, "luajit_package_version", c->luajit_package_version);
   info_u64(entries, "segments", 1, index->segment_count);
   info_u64(entries, "boundaries", 1, index->boundary_count);
   info_flag(entries, "stopped", 1, index->has_stop);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "collector/boundary.h"
+#include "collector/layout.h"
 #include "collector/segments.h"
 #include "collector/symbols.h"
 #include "format/capture_index.h"
@@ -77,6 +78,9 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     .period = c->opt.period,
     .max_bytes = c->opt.max_bytes,
     .gzip = c->opt.gzip ? 1 : 0,
+    .luajit_flavour = layout_built_for()->flavour,
+    .luajit_package = layout_built_for()->package,
+    .luajit_package_version = layout_built_for()->package_version,
   };
   char text[16384];
   size_t header = capture_index_write_header(text, sizeof text);

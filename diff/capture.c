@@ -27,6 +27,23 @@ static char *capture_strdup(const char *text)
   return copy;
 }
 
+/* The LuaJIT as reports name it: the running VM's version and, from newer
+ * indexes, the package the collector was built for, e.g.
+ * "LuaJIT 2.1.0-beta3 (openresty: libluajit2-5.1-2 2.1-20230119-1)". */
+static char *capture_luajit_name(const struct capture_index_capture *line)
+{
+  if (!line->luajit_flavour || !line->luajit_package || !*line->luajit_package)
+    return capture_strdup(line->luajit);
+  const char *version = line->luajit_package_version ? line->luajit_package_version : "";
+  size_t size = strlen(line->luajit) + strlen(line->luajit_flavour) + strlen(line->luajit_package) +
+                strlen(version) + 8;
+  char *name = malloc(size);
+  if (name)
+    snprintf(name, size, "%s (%s: %s %s)", line->luajit, line->luajit_flavour, line->luajit_package,
+             version);
+  return name;
+}
+
 static char *capture_join(const char *directory, const char *name)
 {
   size_t a = strlen(directory), b = strlen(name);
@@ -75,7 +92,7 @@ static int capture_list_index(struct capture *capture, size_t *capacity, const c
   info->sample_bytes = line->sample;
   if ((line->host && !(info->host = capture_strdup(line->host))) ||
       (line->command && !(info->command = capture_strdup(line->command))) ||
-      (line->luajit && !(info->luajit_version = capture_strdup(line->luajit))))
+      (line->luajit && !(info->luajit_version = capture_luajit_name(line))))
     return -1;
   for (size_t i = 0; i < index->segment_count; i++) {
     const struct capture_index_segment *listed = &index->segments[i];

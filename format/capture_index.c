@@ -200,6 +200,13 @@ static enum capture_index_status capture_field(struct parser *p, const struct fi
     return take_u64(p, f, &c->max_bytes, k, CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES);
   if (field_is(f, "gzip"))
     return take_flag(p, f, &c->gzip, k, CAPTURE_INDEX_CAPTURE_HAS_GZIP);
+  if (field_is(f, "luajit_flavour"))
+    return take_text(p, f, &c->luajit_flavour, k, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_FLAVOUR);
+  if (field_is(f, "luajit_package"))
+    return take_text(p, f, &c->luajit_package, k, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE);
+  if (field_is(f, "luajit_package_version"))
+    return take_text(p, f, &c->luajit_package_version, k,
+                     CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE_VERSION);
   return CAPTURE_INDEX_OK;
 }
 

@@ -9,7 +9,7 @@
 #define CAPTURE_INDEX_YOUNG_FROM_NONE UINT64_MAX /* a segment without young_from */
 /* The capture line's command is cut so that this much of the buffer stays for
  * the fields after it (the collector's line is 16384 bytes). */
-#define CAPTURE_INDEX_CAPTURE_TAIL_ROOM 256
+#define CAPTURE_INDEX_CAPTURE_TAIL_ROOM 512
 
 /* ---- Lines ---------------------------------------------------------------
  * One struct per line kind, one field per key, named as the key. The writer
@@ -28,7 +28,10 @@ enum capture_index_capture_key {
   CAPTURE_INDEX_CAPTURE_HAS_SAMPLE = 1u << 5,
   CAPTURE_INDEX_CAPTURE_HAS_PERIOD = 1u << 6,
   CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES = 1u << 7,
-  CAPTURE_INDEX_CAPTURE_HAS_GZIP = 1u << 8
+  CAPTURE_INDEX_CAPTURE_HAS_GZIP = 1u << 8,
+  CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_FLAVOUR = 1u << 9,
+  CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE = 1u << 10,
+  CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE_VERSION = 1u << 11
 };
 
 /* The `capture` line: who was captured, and how. */
@@ -42,6 +45,13 @@ struct capture_index_capture {
   double period;            /* seconds per segment, 0 if none; written %g */
   uint64_t max_bytes;       /* stream bytes per segment, 0 if none */
   int gzip;                 /* 0 or 1 */
+  /* The LuaJIT the collector was built for, which the running one matched:
+   * "debian" (Debian's luajit), "openresty" (OpenResty's luajit2) or
+   * "unknown"; its library package and that package's version ("" when built
+   * from a bare source tree). Written when luajit_flavour is not NULL. */
+  const char *luajit_flavour;
+  const char *luajit_package;
+  const char *luajit_package_version;
   unsigned keys;            /* parser: CAPTURE_INDEX_CAPTURE_HAS_* */
 };
 
@@ -170,7 +180,8 @@ struct capture_index_stop {
 
 /* "ljleak-index\tversion=1\n" */
 size_t capture_index_write_header(char *buffer, size_t size);
-/* "capture\tpid=..\thost=..\tcommand=..\tluajit=..\tstart=..\tsample=..\tperiod=..\tmax_bytes=..\tgzip=..\n".
+/* "capture\tpid=..\thost=..\tcommand=..\tluajit=..\tstart=..\tsample=..\tperiod=..\tmax_bytes=..\tgzip=..
+ *  [\tluajit_flavour=..\tluajit_package=..\tluajit_package_version=..]\n".
  * The command is cut, never inside an escape, to what fits in the room the
  * buffer has at that point less CAPTURE_INDEX_CAPTURE_TAIL_ROOM. */
 size_t capture_index_write_capture(char *buffer, size_t size, const struct capture_index_capture *capture);

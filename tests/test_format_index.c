@@ -43,7 +43,7 @@ static void reference_begin_lines(char line[16384], long pid, const char *host, 
   p += n, left -= (size_t)n;
   n = snprintf(p, left, "\tcommand=");
   p += n, left -= (size_t)n;
-  n = (int)reference_escape_into(p, left - 256, command);
+  n = (int)reference_escape_into(p, left - CAPTURE_INDEX_CAPTURE_TAIL_ROOM, command);
   p += n, left -= (size_t)n;
   n = snprintf(p, left, "\tluajit=");
   p += n, left -= (size_t)n;
@@ -101,7 +101,7 @@ static void assert_begin_lines_identical(const struct capture_index_capture *c)
 START_TEST(test_header_and_capture_lines_match_the_collector_byte_for_byte)
 {
   struct capture_index_capture c = {4242, "web-1", "luajit app.lua 8080", "LuaJIT 2.1.0-beta3",
-                                    1763745600.125, 0, 10, 0, 0, 0};
+                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, 0};
   char line[16384];
   size_t length = codec_begin_lines(line, &c);
   const char *expected = "ljleak-index\tversion=1\n"
@@ -116,7 +116,7 @@ START_TEST(test_header_and_capture_lines_match_the_collector_byte_for_byte)
   const double periods[] = {0, 0.5, 1, 2.25, 1e-05, 123456789, 1.0 / 3};
   for (size_t i = 0; i < sizeof periods / sizeof periods[0]; i++) {
     struct capture_index_capture v = {2147483647L, "h", "c", "v", 1763745600.0005 + (double)i,
-                                      UINT64_MAX, periods[i], 65536, (int)(i & 1), 0};
+                                      UINT64_MAX, periods[i], 65536, (int)(i & 1), NULL, NULL, NULL, 0};
     assert_begin_lines_identical(&v);
   }
 }
@@ -125,7 +125,7 @@ END_TEST
 START_TEST(test_capture_line_escapes_match_the_collector_byte_for_byte)
 {
   struct capture_index_capture c = {7, "host\twith\\tabs\n", "luajit -e \"print('a\\tb')\"\targ\nline",
-                                    "LuaJIT\\2.1", 1.0, 4096, 1.5, 1048576, 1, 0};
+                                    "LuaJIT\\2.1", 1.0, 4096, 1.5, 1048576, 1, NULL, NULL, NULL, 0};
   char line[16384];
   codec_begin_lines(line, &c);
   ck_assert_ptr_nonnull(strstr(line, "\thost=host\\twith\\\\tabs\\n\t"));
@@ -138,7 +138,8 @@ START_TEST(test_capture_line_escapes_match_the_collector_byte_for_byte)
   static char host[256], command[4096];
   memset(host, '\\', 255);
   memset(command, '\t', 4095);
-  struct capture_index_capture longest = {1, host, command, "LuaJIT 2.1", 2.0, 0, 0, 0, 0, 0};
+  struct capture_index_capture longest = {1, host, command, "LuaJIT 2.1", 2.0, 0, 0, 0, 0,
+                                          NULL, NULL, NULL, 0};
   codec_begin_lines(line, &longest);
   ck_assert_uint_eq(strlen(line), 23 + strlen("capture\tpid=1\thost=") + 510 + strlen("\tcommand=") +
                                       8190 + strlen("\tluajit=LuaJIT 2.1\tstart=2.000\tsample=0\tperiod=0"
@@ -153,19 +154,19 @@ START_TEST(test_long_command_is_cut_like_the_collector_never_inside_an_escape)
   for (size_t i = 0; i < 20000; i++)
     command[i] = i % 7 == 3 ? '\t' : 'a' + (char)(i % 26);
   command[20000] = '\0';
-  struct capture_index_capture c = {99, "h", command, "LuaJIT 2.1", 3.0, 0, 1, 0, 0, 0};
+  struct capture_index_capture c = {99, "h", command, "LuaJIT 2.1", 3.0, 0, 1, 0, 0, NULL, NULL, NULL, 0};
   assert_begin_lines_identical(&c);
   char line[16384];
   size_t length = codec_begin_lines(line, &c);
   ck_assert_uint_lt(length, 16384);
   ck_assert_int_eq(line[length - 1], '\n');
-  /* The command stops where 256 bytes of the buffer (plus the one byte its
-   * rule keeps) remain for the rest of the line. */
+  /* The command stops where CAPTURE_INDEX_CAPTURE_TAIL_ROOM bytes of the
+   * buffer (plus the one byte its rule keeps) remain for the rest of the line. */
   const char *at = strstr(line, "\tcommand=") + strlen("\tcommand=");
   size_t command_length = (size_t)(strstr(at, "\tluajit=") - at);
   size_t room = 16384 - (size_t)(at - line);
-  ck_assert_uint_ge(command_length, room - 256 - 2);
-  ck_assert_uint_le(command_length, room - 256 - 1);
+  ck_assert_uint_ge(command_length, room - CAPTURE_INDEX_CAPTURE_TAIL_ROOM - 2);
+  ck_assert_uint_le(command_length, room - CAPTURE_INDEX_CAPTURE_TAIL_ROOM - 1);
   ck_assert_int_ne(at[command_length - 1], '\\');
 
   /* A cut falling on an escape leaves it out whole: every shift of the
@@ -349,7 +350,8 @@ START_TEST(test_writer_returns_0_when_the_line_does_not_fit)
   ck_assert_uint_eq(capture_index_write_header(buffer, 24), 23);
   ck_assert_uint_eq(capture_index_write_header(buffer, 0), 0);
   /* A host that does not fit is no cut: the line fails. */
-  struct capture_index_capture c = {1, "a-long-host-name-that-fills-the-buffer", "c", "v", 0, 0, 0, 0, 0, 0};
+  struct capture_index_capture c = {1, "a-long-host-name-that-fills-the-buffer", "c", "v", 0, 0, 0, 0, 0,
+                                    NULL, NULL, NULL, 0};
   ck_assert_uint_eq(capture_index_write_capture(buffer, sizeof buffer, &c), 0);
   /* With less than the tail room left, the command is empty and the rest may still fit. */
   char small[280];
@@ -434,12 +436,49 @@ END_TEST
 
 /* What the writer writes, the parser reads back: integers and strings exactly,
  * times to the millisecond, periods to %g's six digits. */
+/* The LuaJIT's package after gzip, when the collector names it; read back. A
+ * long command leaves room for it: the tail room holds the longest names. */
+START_TEST(test_capture_line_names_the_luajit_package_and_reads_it_back)
+{
+  struct capture_index_capture c = {4242, "web-1", "nginx: worker process", "LuaJIT 2.1.0-beta3",
+                                    1763745600.125, 0, 10, 0, 0,
+                                    "openresty", "libluajit2-5.1-2", "2.1-20230119-1", 0};
+  char line[16384];
+  codec_begin_lines(line, &c);
+  ck_assert_str_eq(line, "ljleak-index\tversion=1\n"
+                         "capture\tpid=4242\thost=web-1\tcommand=nginx: worker process\t"
+                         "luajit=LuaJIT 2.1.0-beta3\tstart=1763745600.125\tsample=0\tperiod=10\t"
+                         "max_bytes=0\tgzip=0\tluajit_flavour=openresty\tluajit_package=libluajit2-5.1-2\t"
+                         "luajit_package_version=2.1-20230119-1\n");
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(parse_text(&index, line, &error), CAPTURE_INDEX_OK);
+  ck_assert_str_eq(index.capture.luajit_flavour, "openresty");
+  ck_assert_str_eq(index.capture.luajit_package, "libluajit2-5.1-2");
+  ck_assert_str_eq(index.capture.luajit_package_version, "2.1-20230119-1");
+  ck_assert_uint_eq(index.capture.keys, 0xfff);
+  capture_index_free(&index);
+
+  static char command[20001];
+  memset(command, 'a', 20000);
+  command[20000] = '\0';
+  c.command = command;
+  char version[201], want[256];
+  memset(version, '9', 200);
+  version[200] = '\0';
+  c.luajit_package_version = version;
+  size_t length = codec_begin_lines(line, &c);
+  snprintf(want, sizeof want, "\tluajit_package_version=%s\n", version);
+  ck_assert_str_eq(line + length - strlen(want), want);
+}
+END_TEST
+
 START_TEST(test_written_lines_read_back_the_same)
 {
   static char text[65536];
   size_t used = capture_index_write_header(text, sizeof text);
   struct capture_index_capture c = {-12, "h\\o\ts\nt", "a\tb\\c\nd e", "", 1763745600.125, 123, 0.25,
-                                    UINT64_MAX, 1, 0};
+                                    UINT64_MAX, 1, NULL, NULL, NULL, 0};
   used += capture_index_write_capture(text + used, sizeof text - used, &c);
   struct capture_index_segment segments[3] = {
     {1, "seg-0001.memprof", 1.5, 2.5, 1, 2, 3, 4, 5, 1, 0, 0, 0, 0},
@@ -902,6 +941,7 @@ int main(void)
   tcase_add_test(tc, test_header_and_capture_lines_match_the_collector_byte_for_byte);
   tcase_add_test(tc, test_capture_line_escapes_match_the_collector_byte_for_byte);
   tcase_add_test(tc, test_long_command_is_cut_like_the_collector_never_inside_an_escape);
+  tcase_add_test(tc, test_capture_line_names_the_luajit_package_and_reads_it_back);
   tcase_add_test(tc, test_segment_lines_match_the_collector_byte_for_byte);
   tcase_add_test(tc, test_segment_trace_counts_are_written_when_traces_allocated_and_read_back);
   tcase_add_test(tc, test_stop_lines_match_the_collector_for_every_reason);

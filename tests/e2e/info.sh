@@ -34,7 +34,17 @@ check "gives_the_stop_time_of_the_index" has "$tmp/duration.out" \
   "stop_time=$(field "$tmp/duration/index" stop time)"
 check "says_the_index_is_whole" has "$tmp/duration.out" "last_line_cut=0"
 check "prints_the_keys_in_order" test "$(cut -d= -f1 "$tmp/duration.out" | tr '\n' ' ')" = \
-  "version pid host command luajit start sample period max_bytes gzip segments boundaries stopped stop_time stop_reason last_line_cut "
+  "version pid host command luajit start sample period max_bytes gzip luajit_flavour luajit_package luajit_package_version segments boundaries stopped stop_time stop_reason last_line_cut "
+# The LuaJIT built for: this build's package (mk/luajit.mk), as dpkg names it.
+case "$(sh mk/luajit.sh installed)" in
+  luajit2) flavour=openresty package=libluajit2-5.1-2 ;;
+  *) flavour=debian package=libluajit-5.1-2 ;;
+esac
+check "names_the_luajit_flavour" has "$tmp/duration.out" "luajit_flavour=$flavour"
+check "names_the_luajit_package" has "$tmp/duration.out" "luajit_package=$package"
+check "names_the_luajit_package_version" has "$tmp/duration.out" \
+  "luajit_package_version=$(dpkg-query -W -f='${Version}' "$package")"
+check "names_the_running_luajit_version" has "$tmp/duration.out" "luajit=$(luajit -e 'io.write(jit.version)')"
 
 "$LJLEAK" info --get stop_reason --get segments --get pid "$tmp/duration" >"$tmp/get.out"
 check "get_prints_the_values_in_order" test "$(cat "$tmp/get.out")" = \
