@@ -12,7 +12,7 @@ SANITIZE ?=
 # Debian packages, by what needs them. LUAJIT_DEPS are those of the LuaJIT
 # the build is for (mk/luajit.mk): Debian's, or OpenResty's when installed.
 DEPS_BUILD = $(LUAJIT_DEPS) libxxhash-dev zlib1g-dev pkg-config dpkg-dev
-DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium
+DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium golang-go
 
 # Evaluated on first use, not at parse time: on a fresh machine pkg-config and
 # the libraries arrive only when deps-build has run.
