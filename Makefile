@@ -109,11 +109,12 @@ $(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS)) $(LUAJIT_IDENTI
 	  $(call stage_archives,$($*_LIBS)) $(CHECK_LIBS) $(LIBS_ALL)
 
 # make check: the suites, the same suites under ASan+UBSan and under valgrind,
-# then the end-to-end scripts; the last line totals every step.
+# the end-to-end scripts, then the collector's suites and a capture on the
+# other LuaJIT (mk/luajit.mk); the last line totals every step.
 CHECK_LOG = $(BUILD)/check.log
 check: deps-check all
 	@mkdir -p $(BUILD) && rm -f $(CHECK_LOG)
-	@for step in check-suites check-sanitize check-valgrind check-e2e; do \
+	@for step in check-suites check-sanitize check-valgrind check-e2e check-other-luajit; do \
 	  $(MAKE) --no-print-directory $$step 2>&1 | tee -a $(CHECK_LOG); \
 	  test $${PIPESTATUS[0]} -eq 0 || { sh mk/check-total.sh $(CHECK_LOG); exit 1; }; \
 	done; sh mk/check-total.sh $(CHECK_LOG)

@@ -64,3 +64,20 @@ FORCE:
 other-luajit:
 	@sh mk/luajit.sh unpack $(OTHER_LUAJIT_DIR) $(OTHER_LUAJIT)
 	@$(OTHER_LUAJIT_MAKE) -j2 $(OTHER_LUAJIT_DIR)/ljleak $(OTHER_LUAJIT_DIR)/lua/ljleak/collector.so
+
+# make check-other-luajit (a step of make check): on that other LuaJIT, the
+# collector's suites that run a VM (the module in luajit and ljleak run, its
+# JIT attribution, the C API in a host program; the other suites do not touch
+# LuaJIT) and tests/e2e/luajit.sh (a leaking workload's capture and diff, and
+# each build's collector refusing the other's VM). Run from env.sh.
+OTHER_LUAJIT_SUITES = test_collector test_collector_jit test_collector_api
+OTHER_LUAJIT_E2E = tests/e2e/luajit.sh tests/e2e/collector.sh
+.PHONY: check-other-luajit
+check-other-luajit: other-luajit $(BUILD)/lua/ljleak/collector.so
+	@$(OTHER_LUAJIT_MAKE) -j2 $(OTHER_LUAJIT_SUITES:%=$(OTHER_LUAJIT_DIR)/tests/%) >/dev/null
+	@set -e; host_luajit=$$(command -v luajit); . $(OTHER_LUAJIT_DIR)/env.sh; \
+	for t in $(OTHER_LUAJIT_SUITES); do \
+	  echo "== $(OTHER_LUAJIT) $(OTHER_LUAJIT_DIR)/tests/$$t"; \
+	  CK_FORK=yes BUILD=$(OTHER_LUAJIT_DIR) $(OTHER_LUAJIT_DIR)/tests/$$t; done; \
+	for t in $(OTHER_LUAJIT_E2E); do echo "== $(OTHER_LUAJIT) $$t"; \
+	  BUILD=$(OTHER_LUAJIT_DIR) CROSS_BUILD=$(abspath $(BUILD)) CROSS_LUAJIT=$$host_luajit sh $$t; done

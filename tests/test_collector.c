@@ -15,6 +15,7 @@
 #include "format/memprof.h"
 #include "tests/check_run.h"
 #include "tests/collector_capture.h"
+#include "luajit.h" /* the LuaJIT built for: OPENRESTY_LUAJIT leaves out the nogc64 test */
 
 
 /* ---- Fidelity with Tarantool's memprof --------------------------------------- */
@@ -131,6 +132,14 @@ static void assert_basic_reallocations_match(struct capture_read *r)
   ck_assert_int_eq(compared, 5);
 }
 
+/* Line 5's allocations with the GC stopped (every distinct string made
+ * once): 20756 on Debian's LuaJIT, one more on OpenResty's. */
+#ifdef OPENRESTY_LUAJIT
+#define BASIC_LINE5_NOGC_ALLOCS 20757
+#else
+#define BASIC_LINE5_NOGC_ALLOCS 20756
+#endif
+
 START_TEST(test_jitoff_basic_allocations_match_tarantool)
 {
   char dir[1024], out[1100];
@@ -158,7 +167,7 @@ START_TEST(test_jitoff_basic_allocations_match_tarantool)
                       "-e \"collectgarbage('stop')\" basic.lua 4000 >/dev/null",
                       getenv("PWD") ? getenv("PWD") : ".", build_dir(), out), 0);
   r = read_capture(out, NULL);
-  ck_assert_uint_eq(site_of(r, "@basic.lua:5")->allocs, 20756);
+  ck_assert_uint_eq(site_of(r, "@basic.lua:5")->allocs, BASIC_LINE5_NOGC_ALLOCS);
   free(r);
 }
 END_TEST
@@ -190,6 +199,7 @@ START_TEST(test_jiton_basic_allocations_match_tarantool_jitoff)
 }
 END_TEST
 
+#ifndef OPENRESTY_LUAJIT
 /* Runs a Lua snippet with luajit and reads the two numbers it prints. */
 static void lua_two_numbers(const char *code, unsigned long long *a, unsigned long long *b)
 {
@@ -207,7 +217,9 @@ static void lua_two_numbers(const char *code, unsigned long long *a, unsigned lo
  * counts and bytes are Tarantool's. Strings are where the two LuaJITs
  * differ: Tarantool's sizes a string 16 + len + 1 bytes, this one
  * 20 + (len + 4 rounded down to a multiple of 4) (its header holds a string
- * id, and it pads); so the string sites are checked by those formulas. */
+ * id, and it pads); so the string sites are checked by those formulas.
+ * This holds for Debian's LuaJIT; on OpenResty's (make check-other-luajit)
+ * the test is left out and no nogc64 build is made (collector/build.mk). */
 START_TEST(test_nogc64_basic_allocations_and_bytes_match_tarantool)
 {
   char dir[1024], out[1100];
@@ -263,6 +275,7 @@ START_TEST(test_nogc64_basic_allocations_and_bytes_match_tarantool)
   free(r);
 }
 END_TEST
+#endif
 
 /* ---- Accounting ------------------------------------------------------------- */
 
@@ -983,7 +996,9 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_jitoff_basic_allocations_match_tarantool);
   tcase_add_test(tc, test_jiton_basic_allocations_match_tarantool_jitoff);
+#ifndef OPENRESTY_LUAJIT
   tcase_add_test(tc, test_nogc64_basic_allocations_and_bytes_match_tarantool);
+#endif
   tcase_add_test(tc, test_jit_heavy_stream_bytes_equal_allocator_bytes);
   tcase_add_test(tc, test_coroutine_heavy_stream_bytes_equal_allocator_bytes);
   tcase_add_test(tc, test_ffi_stream_bytes_equal_allocator_bytes);

@@ -1,4 +1,7 @@
 /* tests/test_summary.c: ljleak summary prints what Tarantool's luajit-parse-memprof prints. */
+/* It reads stored streams (Tarantool's fixtures) and runs no LuaJIT: its
+ * exact counts hold whichever LuaJIT ljleak is built for (Debian's or
+ * OpenResty's, make check-other-luajit does not run it). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
