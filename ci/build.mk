@@ -12,3 +12,9 @@ install-ci-docs: all
 	install -m 644 docs/ljleak.1 $(DESTDIR)$(PREFIX)/share/man/man1/ljleak.1
 	install -m 755 ci/compare-builds $(DESTDIR)$(PREFIX)/bin/ljleak-compare-builds
 	install -m 755 ci/capture $(DESTDIR)$(PREFIX)/bin/ljleak-capture
+# nginx with Debian's Lua module on OpenResty's LuaJIT (privately unpacked),
+# captured worker by worker by ci/capture; its load client.
+#E2E_NGINX_PENDING
+$(BUILD)/bench/nginx_client: bench/nginx_client.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< -lpthread

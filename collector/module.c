@@ -325,7 +325,11 @@ static int l_nginx(lua_State *L)
   if (!lua_isfunction(L, -1))
     return nginx_fail(L, "this nginx Lua module has no ngx.timer.every (0.10.9 or later has it)");
   lua_pushnumber(L, 1);
+  /* ngx.timer.every wants a Lua function: one that calls the tick. */
+  if (luaL_loadstring(L, "local tick = ... return function(premature) return tick(premature) end"))
+    return nginx_fail(L, lua_tostring(L, -1));
   lua_pushcfunction(L, nginx_tick);
+  lua_call(L, 1, 1);
   if (lua_pcall(L, 2, 2, 0) != 0 || !lua_toboolean(L, -2)) {
     snprintf(err, sizeof err, "cannot set up the control timer: %s",
              lua_isstring(L, -1) ? lua_tostring(L, -1) : "ngx.timer.every failed");

@@ -1,0 +1,225 @@
+#!/bin/sh
+# tests/e2e/nginx.sh: Debian's nginx with Debian's Lua module on OpenResty's
+# LuaJIT (all unpacked privately, never installed), configured by
+# testdata/nginx/nginx.conf (the README's config) with this test's paths and
+# port: two workers, as nobody when run as root. ci/capture --pid <master>
+# captures each worker through the control files (idle workers answer within
+# 2 s), and each capture names the leaking line and nothing else; nginx
+# serves only 200s and logs no alert before, during and after; no signal
+# reaches nginx; a root the workers cannot write is reported with its
+# reason, and one ci/capture creates is theirs; a reload ends the old
+# workers' captures cleanly. Skips only if the packages cannot be downloaded.
+E2E_NAME=nginx
+. tests/e2e/lib.sh
+NGINX_DIR=$BUILD/nginx
+ngx=$NGINX_DIR/root
+master="" load=""
+cleanup() {
+  [ -z "$load" ] || kill "$load" 2>/dev/null
+  if [ -n "$master" ] && kill -0 "$master" 2>/dev/null; then
+    kill -QUIT "$master" 2>/dev/null
+    n=0; while kill -0 "$master" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    kill -KILL "$master" 2>/dev/null
+  fi
+  wait 2>/dev/null
+  [ -n "${E2E_KEEP:-}" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# The packages, unpacked into $BUILD/nginx/root once (apt-get download + dpkg -x).
+packages="nginx libnginx-mod-http-lua libnginx-mod-http-ndk lua-resty-core lua-resty-lrucache libpcre3"
+if [ ! -f "$ngx/.ljleak-unpacked" ]; then
+  rm -rf "$NGINX_DIR/debs" "$ngx" && mkdir -p "$NGINX_DIR/debs" "$ngx"
+  # shellcheck disable=SC2086
+  if ! (cd "$NGINX_DIR/debs" && apt-get download $packages) >"$NGINX_DIR/download.log" 2>&1; then
+    tail -n 3 "$NGINX_DIR/download.log"
+    echo "skip nginx: cannot download $packages (apt-get update, or a network, is missing)"
+    finish
+    exit
+  fi
+  for deb in "$NGINX_DIR"/debs/*.deb; do dpkg -x "$deb" "$ngx" || exit 1; done
+  touch "$ngx/.ljleak-unpacked"
+fi
+
+# The collector built for OpenResty's LuaJIT: this build's, if it is for
+# luajit2, else make other-luajit's (built now if missing).
+if [ "$(sh mk/luajit.sh installed)" = luajit2 ]; then
+  cmod=$(cd "$BUILD/lua" && pwd) libdir=""
+else
+  other=$BUILD/other-luajit
+  if [ ! -f "$other/lua/ljleak/collector.so" ]; then
+    make --no-print-directory BUILD="$BUILD" other-luajit >"$tmp/other.log" 2>&1 ||
+      { tail -n 20 "$tmp/other.log"; bad "make_other_luajit"; finish; exit; }
+  fi
+  cmod=$(cd "$other/lua" && pwd)
+  libdir=$(dirname "$(ls "$other"/root/usr/lib/*/libluajit-5.1.so.2)")
+  libdir=$(cd "$libdir" && pwd)
+fi
+ngx=$(cd "$ngx" && pwd)
+nginx_bin=$ngx/usr/sbin/nginx
+ngx_libs=$(dirname "$(ls "$ngx"/usr/lib/*/libpcre.so.3 2>/dev/null | head -n 1)")
+export LD_LIBRARY_PATH="$libdir${libdir:+:}$ngx_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LJLEAK
+client=$BUILD/bench/nginx_client
+make --no-print-directory BUILD="$BUILD" "$client" >/dev/null || { bad "build_nginx_client"; finish; exit; }
+
+# The workers' user: nobody when root (as the config says), else this user.
+chmod 711 "$tmp"
+if [ "$(id -u)" = 0 ]; then
+  worker_user=nobody
+else
+  worker_user=$(id -un)
+  echo "note: not root: nginx cannot switch user, its workers run as $worker_user (the config's user line is left out)"
+fi
+worker_uid=$(id -u "$worker_user")
+mkdir -p "$tmp/prefix/temp" "$tmp/app" "$tmp/caps" "$tmp/run"
+cp testdata/nginx/app.lua "$tmp/app/"
+chmod 755 "$tmp/app" "$tmp/prefix"
+chmod 644 "$tmp/app/app.lua"
+chmod 700 "$tmp/run"
+[ "$worker_user" = "$(id -un)" ] || chown "$worker_user" "$tmp/caps" "$tmp/run" "$tmp/prefix/temp"
+
+# The README's config, with this test's paths and a free port.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+       echo $((20000 + $$ % 20000)))
+sed -e "s#/usr/lib/nginx/modules/#$ngx/usr/lib/nginx/modules/#" \
+    -e "s#^pid /run/nginx-app.pid;#pid $tmp/nginx.pid;#" \
+    -e "s#^error_log /var/log/nginx/app-error.log notice;#error_log $tmp/error.log notice;#" \
+    -e "s#=/var/cache/ljleak;#=$tmp/caps;#" \
+    -e "s#=/run/ljleak;#=$tmp/run;#" \
+    -e "s#LJLEAK_PERIOD=2;#LJLEAK_PERIOD=0.5;#" \
+    -e "s#/var/cache/nginx-app/#$tmp/prefix/temp/#" \
+    -e "s#/srv/app/#$tmp/app/#" \
+    -e "s#/usr/share/lua/5.1/#$ngx/usr/share/lua/5.1/#" \
+    -e "s#/usr/local/lib/lua/5.1/#$cmod/#" \
+    -e "s#listen 127.0.0.1:8080;#listen 127.0.0.1:$port;#" \
+    testdata/nginx/nginx.conf > "$tmp/nginx.conf"
+[ "$(id -u)" = 0 ] || sed -i '/^user nobody nogroup;$/d' "$tmp/nginx.conf"
+check "the_config_has_only_this_tests_paths" sh -c \
+  "! grep -n '/usr/lib/nginx\|/run/\|/var/\|/srv/\|/usr/share/lua\|/usr/local\|:8080' '$tmp/nginx.conf' | grep -v '$tmp\|$ngx\|$cmod'"
+check "the_readme_shows_this_config" sh -c "python3 - testdata/nginx/nginx.conf README.md <<'EOF'
+import sys
+conf = open(sys.argv[1]).read().split('\n', 4)[4]   # after the header comment
+sys.exit(0 if conf.strip() in open(sys.argv[2]).read() else 1)
+EOF"
+
+nginx() { "$nginx_bin" -p "$tmp/prefix" -c "$tmp/nginx.conf" -e "$tmp/error.log" "$@"; }
+nginx -t >"$tmp/t.out" 2>&1
+check "nginx_accepts_the_config" test $? = 0 || cat "$tmp/t.out"
+nginx
+n=0; until [ -s "$tmp/nginx.pid" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+master=$(cat "$tmp/nginx.pid" 2>/dev/null)
+check "nginx_starts" test -n "$master"
+[ -n "$master" ] || { cat "$tmp/error.log"; finish; exit; }
+workers_of() { for s in /proc/[0-9]*/stat; do sed 's/.*) //' "$s" 2>/dev/null | awk -v p="$1" -v f="$s" '$2 == p { split(f, a, "/"); print a[3] }'; done | sort -n | tr '\n' ' '; }
+n=0; until [ "$(ls "$tmp/run" 2>/dev/null | grep -c '^[0-9]*$')" -ge 2 ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+workers=$(workers_of "$master")
+echo "master $master, workers $workers"
+check "two_workers" test "$(echo $workers | wc -w)" = 2
+for w in $workers; do
+  check "worker_${w}_runs_as_$worker_user" test "$(awk '/^Uid:/ { print $3 }' /proc/$w/status)" = "$worker_uid"
+  check "worker_${w}_registered" grep -qx "ppid=$master" "$tmp/run/$w"
+  check "worker_${w}_polls_from_a_timer" grep -qx "poll=timer" "$tmp/run/$w"
+  check "worker_${w}_registration_names_nginx" grep -qx "exe=$nginx_bin" "$tmp/run/$w"
+  check "worker_${w}_runs_openrestys_luajit" grep -q "${libdir:-/}.*libluajit-5.1.so.2" "/proc/$w/maps"
+done
+check "no_collector_error_at_start_up" sh -c "! grep 'ljleak' '$tmp/error.log'"
+
+PATHS="/leak /churn /json /churn"
+"$client" "$port" 4 300 $PATHS > "$tmp/before.out"
+check "before_every_request_is_200" test $? = 0
+cat "$tmp/before.out"
+
+# Idle workers: the requests must be taken within 2 s (--wait-start 2).
+sleep 2
+ci/capture --pid "$master" --run-dir "$tmp/run" --duration 8 --wait-start 2 --wait-stop 5 --quiet >"$tmp/cap.out" 2>"$tmp/cap.err" &
+cap=$!
+n=0; until [ "$(grep -c 'capturing into' "$tmp/cap.err")" = 2 ] || ! kill -0 $cap 2>/dev/null || [ $n -ge 60 ]; do sleep 0.1; n=$((n + 1)); done
+"$client" "$port" 4 6s $PATHS > "$tmp/during.out"
+during=$?
+wait $cap
+status=$?
+cat "$tmp/cap.err"
+check "ci_capture_of_the_master_finds_the_leak" test "$status" = 1
+check "during_every_request_is_200" test "$during" = 0
+cat "$tmp/during.out"
+check "one_capture_per_worker" test "$(grep -c 'capturing into' "$tmp/cap.err")" = 2
+check "idle_workers_took_the_start_request_within_2s" sh -c "! grep -q 'did not take' '$tmp/cap.err'"
+leaking=0
+for d in $(sed -n 's/^capture: capturing into \(.*\) for .*/\1/p' "$tmp/cap.err"); do
+  w=$("$LJLEAK" info --get pid "$d")
+  check "capture_${w}_is_of_a_worker" sh -c "echo ' $workers ' | grep -q ' $w '"
+  check "capture_${w}_stopped_on_request" test "$("$LJLEAK" info --get stop_reason "$d")" = stop
+  NO_COLOR=1 "$LJLEAK" report --format junit -o "$d/report.xml" "$d/result.json" >/dev/null 2>&1
+  flagged=$(grep -c '<failure' "$d/report.xml")
+  leak=$(grep -c 'app.lua:12' "$d/report.txt")
+  echo "capture $d: $flagged flagged, leak line named $leak times"
+  check "capture_${w}_flags_only_the_leaking_line" sh -c \
+    "grep '<failure' '$d/report.xml' | grep -v 'app.lua:12' | grep -q . && exit 1; exit 0"
+  [ "$leak" -gt 0 ] && leaking=$((leaking + 1))
+done
+check "a_capture_names_the_leaking_line" test "$leaking" -ge 1
+"$client" "$port" 4 300 $PATHS > "$tmp/after.out"
+check "after_every_request_is_200" test $? = 0
+check "no_alert_crit_or_emerg_in_the_error_log" sh -c "! grep -E '\[(alert|crit|emerg)\]' '$tmp/error.log'"
+check "the_master_is_the_same" test "$(cat "$tmp/nginx.pid")" = "$master"
+check "no_new_master_binary" test ! -e "$tmp/nginx.pid.oldbin"
+check "the_workers_are_the_same" test "$(workers_of "$master")" = "$workers"
+
+# Permissions: a root the workers cannot write is refused with the reason
+# the collector gives; a missing one is created for the workers' user, and
+# the reports written as root belong to the capture's owner.
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p "$tmp/ro" && chmod 755 "$tmp/ro"
+  ci/capture --pid "$master" --run-dir "$tmp/run" --root "$tmp/ro" --duration 1 >/dev/null 2>"$tmp/ro.err"
+  check "an_unwritable_root_exits_3" test $? = 3
+  cat "$tmp/ro.err"
+  check "the_collectors_reason_is_printed" grep -q "cannot start a capture: cannot create a capture directory in $tmp/ro: Permission denied" "$tmp/ro.err"
+  ci/capture --pid "$master" --run-dir "$tmp/run" --root "$tmp/new/caps" --duration 3 --quiet >/dev/null 2>"$tmp/new.err" &
+  cap=$!
+  "$client" "$port" 4 3s $PATHS >/dev/null
+  wait $cap
+  status=$?
+  check "a_root_made_by_ci_capture_serves" sh -c "test $status = 0 || test $status = 1 || test $status = 5"
+  check "the_new_root_belongs_to_the_workers_user" test "$(stat -c %U "$tmp/new/caps")" = nobody
+  check "it_holds_one_capture_per_worker" test "$(ls -d "$tmp"/new/caps/ljleak-* | wc -l)" = 2
+  for d in "$tmp"/new/caps/ljleak-*; do
+    check "$(basename "$d")_reports_belong_to_nobody" test "$(stat -c %U "$d/report.txt" "$d/result.json" "$d/report.html" | sort -u)" = nobody
+  done
+else
+  echo "skip permissions: not root (ci/capture creates roots for another user only as root)"
+fi
+
+# A reload during a capture: the old workers exit, and their captures end
+# with a stop line (reason exit) and every complete event; the new workers
+# register.
+ci/capture --pid "$master" --run-dir "$tmp/run" --duration 6 --wait-stop 10 --quiet >/dev/null 2>"$tmp/reload.err" &
+cap=$!
+n=0; until [ "$(grep -c 'capturing into' "$tmp/reload.err")" = 2 ] || ! kill -0 $cap 2>/dev/null || [ $n -ge 60 ]; do sleep 0.1; n=$((n + 1)); done
+"$client" "$port" 4 2s $PATHS >"$tmp/reload-load.out"
+check "before_the_reload_every_request_is_200" test $? = 0
+nginx -s reload
+"$client" "$port" 4 2s $PATHS >"$tmp/reload-load2.out"
+check "across_the_reload_every_request_is_200" test $? = 0
+cat "$tmp/reload-load2.out"
+wait $cap
+status=$?
+cat "$tmp/reload.err"
+check "ci_capture_across_a_reload_reports" sh -c "test $status = 0 || test $status = 1 || test $status = 5"
+for d in $(sed -n 's/^capture: capturing into \(.*\) for .*/\1/p' "$tmp/reload.err"); do
+  w=$("$LJLEAK" info --get pid "$d")
+  check "reload_capture_${w}_stopped_at_exit" test "$("$LJLEAK" info --get stop_reason "$d")" = exit
+  "$LJLEAK" diff --format json -o "$tmp/reload-$w.json" "$d" 2>"$tmp/reload-$w.err"
+  status=$?
+  check "reload_capture_${w}_reads_whole" sh -c "test $status = 0 || test $status = 1 || test $status = 5"
+  check "reload_capture_${w}_was_not_cut" sh -c "! grep -qi 'truncat\|cut' '$tmp/reload-$w.err'"
+done
+n=0; until [ "$(workers_of "$master" | wc -w)" = 2 ] && [ "$(ls "$tmp/run" | grep -c '^[0-9]*$')" = 2 ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+new_workers=$(workers_of "$master")
+check "new_workers_after_the_reload" test "$new_workers" != "$workers"
+for w in $new_workers; do
+  check "new_worker_${w}_registered" grep -qx "ppid=$master" "$tmp/run/$w"
+done
+check "after_the_reload_no_alert_crit_or_emerg" sh -c "! grep -E '\[(alert|crit|emerg)\]' '$tmp/error.log'"
+
+finish
