@@ -18,6 +18,9 @@ TEST_SUITES += test_report_progress
 test_report_progress_LIBS = report diff
 # ljleak report end to end, and the HTML page in headless Chromium.
 E2E_TESTS += tests/e2e/report.sh tests/e2e/report-browser.sh
+# Stacks through ljleak report: --by stack, folded, pprof read by go tool pprof; the
+# flame graph in headless Chromium.
+E2E_TESTS += tests/e2e/stacks.sh tests/e2e/stacks-browser.sh
 
 # The JSON result reader's libFuzzer target (tests/fuzz/fuzz_report_json.c),
 # seeded with the saved results of testdata/report/; it needs of diff only

@@ -71,7 +71,7 @@ static const char flame_script[] =
     "(function () {\n"
     "  var data = JSON.parse(document.getElementById('flame-data').textContent);\n"
     "  var svg = document.getElementById('flame'), info = document.getElementById('flame-info');\n"
-    "  var ns = 'http://www.w3.org/2000/svg', width = 1200, row = 18;\n"
+    "  var ns = svg.namespaceURI, width = 1200, row = 18;  /* no URL in the page */\n"
     "  var root = {name: 'all', bytes: 0, verdicts: {}, children: [], depth: 0, parent: null};\n"
     "  data.stacks.forEach(function (s) {\n"
     "    var node = root;\n"
@@ -213,8 +213,8 @@ void report_html_flame(FILE *out, const struct diff_result *r)
     fputs("<p class=\"kind\" id=\"flame-none\">No stack grew between these boundaries.</p>\n", out);
     return;
   }
-  fputs("<div class=\"chart\"><svg id=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" "
-        "preserveAspectRatio=\"none\"></svg><div id=\"flame-info\"></div></div>\n",
+  fputs("<div class=\"chart\"><svg id=\"flame\" preserveAspectRatio=\"none\"></svg>"
+        "<div id=\"flame-info\"></div></div>\n",
         out);
   fputs(flame_script, out);
 }

@@ -20,8 +20,8 @@
 static const uint64_t site_series[] = {16384, 24576, 32768, 40960, 49152, 57344};
 static const uint64_t leak_series[] = {8192, 16384, 24576, 32768, 40960, 49152};
 static const uint64_t leak_blocks[] = {1, 2, 3, 4, 5, 6};
-static const uint64_t steady_series[] = {8192, 8192, 8192, 8192, 8192, 8192};
-static const uint64_t steady_blocks[] = {1, 1, 1, 1, 1, 1};
+static const uint64_t steady_series[] = {8192, 8192, 8192, 8192, 8192, 12288};
+static const uint64_t steady_blocks[] = {1, 1, 1, 1, 1, 2};
 
 /* A stack of the helper at @t.lua:10 (defined at 9), called at caller_line
  * in a function defined at caller_defined, from the main chunk at main_line. */
@@ -145,7 +145,7 @@ START_TEST(test_folded_stacks_match_golden_and_options)
   free(text);
   options.growth = 1;  /* only what grew, by how much */
   text = render(&r, REPORT_FORMAT_FOLDED, &options, NULL);
-  ck_assert_str_eq(text, LEAK_NAME " 40960\n");
+  ck_assert_str_eq(text, LEAK_NAME " 40960\n" STEADY_NAME " 4096\n");
   free(text);
   options.growth = 0;
   options.boundary = 3;
@@ -354,7 +354,7 @@ START_TEST(test_pprof_profile_decodes_to_exact_strings_and_values)
   ck_assert_uint_eq(p.function_count, 4);
   ck_assert_uint_eq(p.location_count, 5);
   ck_assert_uint_eq(p.sample_count, 2);
-  static const uint64_t values[2][4] = {{49152, 6, 40960, 5}, {8192, 1, 0, 0}};
+  static const uint64_t values[2][4] = {{49152, 6, 40960, 5}, {12288, 2, 4096, 1}};
   static const char *const frames[2][3] = {
       {"@t.lua:9 t.lua 9 10", "@t.lua:20 t.lua 20 21", "@t.lua:0 t.lua 0 40"},
       {"@t.lua:9 t.lua 9 10", "@t.lua:30 t.lua 30 31", "@t.lua:0 t.lua 0 41"}};
@@ -394,6 +394,7 @@ START_TEST(test_json_round_trip_keeps_stacks)
   two_callers(&r);
   size_t size;
   char *json = render(&r, REPORT_FORMAT_JSON, NULL, &size);
+  check_golden(json, "stacks.json");  /* also the e2e scripts' saved result with stacks */
   ck_assert_ptr_nonnull(strstr(json, "\"stacks\": ["));
   ck_assert_ptr_nonnull(strstr(json, "\"site_id\": \"0000000000000010\""));
   char error[256];
@@ -476,7 +477,7 @@ START_TEST(test_html_flame_data_matches_the_json)
   ck_assert_int_eq(json_parse(open, (size_t)(close - open), &data, &offset, message, sizeof message), 0);
   const struct json_value *stacks = json_object_get(&data, "stacks");
   ck_assert_ptr_nonnull(stacks);
-  ck_assert_uint_eq(stacks->count, 1);  /* the steady caller did not grow */
+  ck_assert_uint_eq(stacks->count, 2);  /* the steady caller's last step is drawn too */
   const struct json_value *frames = json_object_get(&stacks->items[0], "frames");
   ck_assert_uint_eq(frames->count, 3);
   ck_assert_str_eq(frames->items[0].text, "@t.lua:40");
@@ -488,6 +489,8 @@ START_TEST(test_html_flame_data_matches_the_json)
   snprintf(expected, sizeof expected, "%llu", (unsigned long long)growth);
   ck_assert_str_eq(json_object_get(&stacks->items[0], "bytes")->text, expected);
   ck_assert_str_eq(json_object_get(&stacks->items[0], "verdict")->text, "growing");
+  ck_assert_str_eq(json_object_get(&stacks->items[1], "bytes")->text, "4096");
+  ck_assert_str_eq(json_object_get(&stacks->items[1], "verdict")->text, "steady");
   json_free(&data);
   ck_assert_ptr_nonnull(strstr(html, "<svg id=\"flame\""));
   ck_assert_ptr_nonnull(strstr(html, "<li class=\"stack\" data-verdict=\"growing\">"));
