@@ -192,7 +192,7 @@ usage_error diff-bad-value-equals \
 usage_error diff-unknown-option "ljleak diff: unknown option '--bogus'" diff --bogus "$SEGMENTS"
 usage_error report-missing-value "ljleak report: -o needs a value" report testdata/report/trend.json -o
 usage_error report-bad-value \
-  "ljleak report: bad value 'pdf' for --format (text, html, json, junit or markdown)" \
+  "ljleak report: bad value 'pdf' for --format (text, html, json, junit, markdown, pprof or folded)" \
   report --format pdf testdata/report/trend.json
 usage_error report-unknown-option "ljleak report: unknown option '--bogus'" report --bogus testdata/report/trend.json
 usage_error diff-min-boundaries-below-p-value \

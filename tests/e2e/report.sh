@@ -181,7 +181,7 @@ run "$data/trend.json" "$data/base.json" >/dev/null 2>"$tmp/err"
 check "two_files_are_a_usage_error" test "$status" = 2
 run --help >"$tmp/help"
 check "help_exits_0" test "$status" = 0
-check "help_starts_with_usage" grep -q '^usage: ljleak report \[--format text|html|json|junit|markdown\] \[-o FILE\]' "$tmp/help"
+check "help_starts_with_usage" grep -q '^usage: ljleak report \[--format text|html|json|junit|markdown|pprof|folded\] \[-o FILE\]' "$tmp/help"
 run "$tmp/missing.json" >/dev/null 2>"$tmp/err"
 check "missing_file_exits_3" test "$status" = 3
 check "missing_file_is_named" grep -q "missing.json: No such file or directory" "$tmp/err"
