@@ -16,7 +16,7 @@
 static const char run_usage[] =
   "usage: ljleak run [-o DIR] [--period SECONDS] [--max-bytes N] [--max-total-bytes N]\n"
   "                  [--sample BYTES] [--gzip] [--duration SECONDS] [--force-gc]\n"
-  "                  [--every BYTES] [--no-edge-gc]\n"
+  "                  [--every BYTES] [--no-edge-gc] [--stack-depth N]\n"
   "                  [-e CHUNK] [-l LIB] [-j CMD] [-O[OPT]] [-E] [-v] SCRIPT [ARGS...]\n";
 
 static const char run_help[] =
@@ -38,6 +38,8 @@ static const char run_help[] =
   "  --every BYTES         force a full GC cycle, a boundary, after every BYTES allocated\n"
   "  --no-edge-gc          no full GC cycle when the capture starts and stops (they\n"
   "                        give it a first and a last exact boundary)\n"
+  "  --stack-depth N       Lua frames recorded per allocation, in a .stacks file\n"
+  "                        beside each segment (default 16, at most 256; 0: none)\n"
   "  -e CHUNK              run the Lua string CHUNK first (as luajit -e)\n"
   "  -l LIB                require LIB first (as luajit -l)\n"
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
@@ -51,7 +53,7 @@ static const char run_help[] =
   "(interactive) run no script to capture and are refused.\n"
   "Options also come from LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,\n"
   "LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION, LJLEAK_FORCE_GC,\n"
-  "LJLEAK_EVERY, LJLEAK_EDGE_GC.\n"
+  "LJLEAK_EVERY, LJLEAK_EDGE_GC, LJLEAK_STACK_DEPTH.\n"
   "Exit status: the script's; 4 if the capture could not start; 2 on bad usage.\n";
 
 /* One -e, -l, -j or -O, run in command-line order. */
@@ -322,6 +324,7 @@ static int pmain(lua_State *L)
 static int parse(struct run_job *job, int argc, char **argv)
 {
   struct cli_args args;
+  uint64_t depth = 0;   /* --stack-depth's value */
   cli_args_init(&args, "run", run_usage, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
     char *a = argv[args.index];
@@ -347,6 +350,11 @@ static int parse(struct run_job *job, int argc, char **argv)
                cli_option_size(&args, "--every", &job->opt.every) ||
                cli_option_seconds(&args, "--duration", &job->opt.duration)) {
       /* the value is in place, or the error reported */
+    } else if (cli_option_size(&args, "--stack-depth", &depth)) {
+      if (!args.failed && depth > LJLEAK_COLLECTOR_MAX_STACK_DEPTH)
+        cli_usage_error(&args, "--stack-depth must be 0 to %d", LJLEAK_COLLECTOR_MAX_STACK_DEPTH);
+      else if (!args.failed)
+        job->opt.stack_depth = (int)depth;
     } else if (!strcmp(a, "--gzip")) {
       job->opt.gzip = 1;
     } else if (!strcmp(a, "--force-gc")) {

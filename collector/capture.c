@@ -117,6 +117,7 @@ static void free_buffers(struct capture *c)
   addr_map_free(&c->sym_lua);
   addr_map_free(&c->sym_trace);
   addr_map_free(&c->sym_c);
+  callstack_free(c);
 }
 
 void capture_stop(struct capture *c, enum capture_stop_reason reason)
@@ -258,6 +259,10 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   }
   if (opt->period < 0 || opt->duration < 0) {
     capture_set_error(err, err_size, "%s%s", "period and duration must not be negative", "");
+    return -1;
+  }
+  if (opt->stack_depth < 0 || opt->stack_depth > CALLSTACK_MAX_DEPTH) {
+    capture_set_error(err, err_size, "%s%s", "stack_depth must be 0 to 256", "");
     return -1;
   }
   if (make_dir(c, opt, err, err_size) != 0)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "collector/addr_map.h"
+#include "collector/callstack.h"
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
 #include "collector/seg_out.h"
@@ -69,6 +70,7 @@ struct capture {
   int64_t countdown;            /* sampling: bytes until the next sampled allocation */
   uint64_t allocated;           /* status: bytes allocated while capturing */
   int pdep;                     /* encode with pdep (memprof_cpu_fast_pext) */
+  int stacks_on;                /* a sidecar is open: allocations take the full tier (stacks) */
 
   void *orig_ud;
   int hooked;
@@ -121,6 +123,9 @@ struct capture {
 
   /* Lines of allocations made by compiled code (trace_line.h). */
   struct trace_line_state lines;
+
+  /* Call stacks of allocations, in the sidecar of each segment (callstack.h). */
+  struct callstack_state stacks;
 
   /* Status. */
   uint64_t segments, events, stream_done;  /* events: of the segments ended */

@@ -61,6 +61,8 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
     line = site.line;
     if (site.cached && kind != MEMPROF_EVENT_FREE)
       trace_line_count(site.cached);
+    if (c->stacks_on && kind != MEMPROF_EVENT_FREE)
+      callstack_record(c, &site);   /* before the event: its number is segment_events */
   }
   /* After the symbols, which may have filled the buffer or failed to write. */
   if (__builtin_expect(w->used > CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {
@@ -196,7 +198,8 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
   uint64_t location, line;
   struct trace_line_cached *cached;
   enum quick_kind quick;
-  if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
+  /* With stacks, every allocation is walked: the full tier. */
+  if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) && !c->stacks_on &&
       (quick = quick_site(c, g, &source, &location, &line, &cached)) != QUICK_NONE) {
     c->allocated += nsize;
     if (quick == QUICK_TRACE)

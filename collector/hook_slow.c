@@ -28,6 +28,8 @@ static void write_event(struct capture *c, struct memprof_event *ev, const void 
   ev->line = site.line;
   if (site.cached && ev->kind != MEMPROF_EVENT_FREE)
     trace_line_count(site.cached);
+  if (c->stacks_on && ev->kind != MEMPROF_EVENT_FREE)
+    callstack_record(c, &site);   /* before the event: its number is segment_events */
 encode:
   memprof_encode_event(&c->writer, ev, c->pdep);
   c->segment_events++;

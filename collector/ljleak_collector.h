@@ -35,7 +35,13 @@ struct ljleak_collector_options {
                                  allocated; 0: none (docs/collector.md) */
   int edge_gc;                /* 1: run a full GC cycle when the capture starts and when it
                                  stops, so that it has a first and a last exact boundary */
+  int stack_depth;            /* Lua frames recorded per allocation, in a sidecar beside each
+                                 segment (docs/stacks-format.md); 0: no stacks; default 16,
+                                 at most 256 */
 };
+
+/* The most stack_depth may be. */
+#define LJLEAK_COLLECTOR_MAX_STACK_DEPTH 256
 
 /* The state of the capture. */
 struct ljleak_collector_status {
@@ -57,8 +63,8 @@ struct ljleak_collector_status {
 
 /* Defaults, then LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,
  * LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION,
- * LJLEAK_FORCE_GC, LJLEAK_C_HOOK, LJLEAK_EVERY, LJLEAK_EDGE_GC. The strings
- * point into the environment. */
+ * LJLEAK_FORCE_GC, LJLEAK_C_HOOK, LJLEAK_EVERY, LJLEAK_EDGE_GC,
+ * LJLEAK_STACK_DEPTH. The strings point into the environment. */
 LJLEAK_API void ljleak_collector_options_init(struct ljleak_collector_options *options);
 
 /* Starts a capture of L's VM. Must be called while no Lua code of that VM

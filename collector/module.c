@@ -116,7 +116,7 @@ static const char *nginx_phase(lua_State *L)
 
 static const char *const start_fields[] = {
   "dir", "root", "period", "max_bytes", "max_total_bytes", "sample", "gzip", "duration",
-  "force_gc", "c_hook", "every", "edge_gc", NULL
+  "force_gc", "c_hook", "every", "edge_gc", "stack_depth", NULL
 };
 
 /* A start{} in nginx's master (init_by_lua): the options each worker's
@@ -176,6 +176,11 @@ static int l_start(lua_State *L)
     field_bool(L, "c_hook", &opt.c_hook);
     field_size(L, "every", &opt.every);
     field_bool(L, "edge_gc", &opt.edge_gc);
+    uint64_t depth = (uint64_t)opt.stack_depth;
+    field_size(L, "stack_depth", &depth);
+    if (depth > LJLEAK_COLLECTOR_MAX_STACK_DEPTH)
+      return push_failure(L, "stack_depth must be 0 to 256");
+    opt.stack_depth = (int)depth;
   }
   const char *phase = nginx_phase(L);
   if (phase && !strcmp(phase, "init"))

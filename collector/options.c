@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "collector/callstack.h"
 #include "collector/ljleak_collector.h"
 #include "format/units.h"
 
@@ -120,8 +121,19 @@ int options_from_env(struct ljleak_collector_options *o,
   OPTION("LJLEAK_C_HOOK", options_parse_bool, c_hook)
   OPTION("LJLEAK_EVERY", ljleak_collector_parse_size, every)
   OPTION("LJLEAK_EDGE_GC", options_parse_bool, edge_gc)
+  o->stack_depth = CALLSTACK_DEFAULT_DEPTH;
+  OPTION("LJLEAK_STACK_DEPTH", options_parse_stack_depth, stack_depth)
 #undef OPTION
   return failed ? -1 : 0;
+}
+
+int options_parse_stack_depth(const char *text, int *depth)
+{
+  uint64_t n;
+  if (ljleak_collector_parse_size(text, &n) != 0 || n > LJLEAK_COLLECTOR_MAX_STACK_DEPTH)
+    return -1;
+  *depth = (int)n;
+  return 0;
 }
 
 static const char *process_env(void *ctx, const char *name)

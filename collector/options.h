@@ -13,6 +13,8 @@
 int options_parse_bool(const char *text, int *value);
 /* "USR2", "SIGUSR2", "12"; "none" or "" gives 0. Returns 0 or -1. */
 int options_parse_signal(const char *text, int *signo);
+/* A stack depth: 0 to LJLEAK_COLLECTOR_MAX_STACK_DEPTH. 0 or -1. */
+int options_parse_stack_depth(const char *text, int *depth);
 
 /* Fills o with the defaults, then the LJLEAK_* variables as get(ctx, name)
  * gives them (NULL: unset; the strings must outlive o). A malformed value

@@ -14,9 +14,11 @@
 static int segment_sink(void *context, const uint8_t *data, size_t size)
 {
   struct capture *c = context;
-  if (seg_out_write(&c->out, data, size) != 0)
+  /* The stacks of these events go to disk first (docs/stacks-format.md). */
+  if (callstack_flush(c) != 0 || seg_out_write(&c->out, data, size) != 0)
     return -1;
-  if (c->opt.max_total_bytes && c->disk_done + c->out.disk_bytes >= c->opt.max_total_bytes &&
+  uint64_t disk = c->disk_done + c->out.disk_bytes + c->stacks.disk_done + c->stacks.out.disk_bytes;
+  if (c->opt.max_total_bytes && disk >= c->opt.max_total_bytes &&
       c->pending_stop == REASON_NONE)
     c->pending_stop = REASON_MAX_TOTAL;
   return 0;
@@ -147,6 +149,12 @@ int segments_begin(struct capture *c)
     segments_write_error(c, "cannot create", c->out.error);
     return -1;
   }
+  if (callstack_open(c, path, c->opt.gzip) != 0) {
+    seg_out_abandon(&c->out);
+    segments_write_error(c, "cannot create the stack sidecar of", c->stacks.out.error);
+    return -1;
+  }
+  c->stacks_on = c->stacks.open;
   c->segment_open = 1;
   memprof_writer_init(&c->writer, c->buffer, CAPTURE_BUFFER_SIZE, segment_sink, c);
   c->quick_until = 0;  /* the writer counts from 0 again: hook_full sets these anew */
@@ -172,6 +180,7 @@ int segments_end(struct capture *c, int complete)
   if (!c->segment_open)
     return 0;
   c->segment_open = 0;
+  c->stacks_on = 0;
   c->events += c->segment_events;
   if (c->g)
     c->last_heap = (uint64_t)c->g->gc.total;
@@ -179,10 +188,16 @@ int segments_end(struct capture *c, int complete)
       seg_out_finish(&c->out) != 0) {
     segments_write_error(c, "cannot write", c->out.error);
     seg_out_abandon(&c->out);
+    callstack_abandon(c);
     return -1;
   }
   segment_path(c, part, sizeof part, 1);
   segment_path(c, final, sizeof final, 0);
+  /* The sidecar is renamed first: a finished segment has a finished sidecar. */
+  if (callstack_close(c, part, final) != 0) {
+    segments_write_error(c, "cannot write the stack sidecar of", c->stacks.out.error);
+    return -1;
+  }
   if (rename(part, final) != 0) {
     segments_write_error(c, "cannot rename", errno);
     return -1;

@@ -73,27 +73,33 @@ __attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64
 #endif
 }
 
+size_t symbols_c_name(uint64_t address, char *name, size_t size)
+{
+  Dl_info info;
+  memset(&info, 0, sizeof info);
+  if (dladdr((void *)(uintptr_t)address, &info) && info.dli_sname && *info.dli_sname) {
+    snprintf(name, size, "%s", info.dli_sname);
+  } else if (info.dli_fname && info.dli_fbase) {
+    const char *base = strrchr(info.dli_fname, '/');
+    snprintf(name, size, "%s+0x%llx", base ? base + 1 : info.dli_fname,
+             (unsigned long long)(address - (uint64_t)(uintptr_t)info.dli_fbase));
+  } else {
+    snprintf(name, size, "0x%llx", (unsigned long long)address);
+  }
+  return strlen(name);
+}
+
 void symbols_emit_c(struct capture *c, uint64_t address)
 {
   if (addr_map_find(&c->sym_c, address))
     return;
   char name[512];
-  Dl_info info;
-  memset(&info, 0, sizeof info);
-  if (dladdr((void *)(uintptr_t)address, &info) && info.dli_sname && *info.dli_sname) {
-    snprintf(name, sizeof name, "%s", info.dli_sname);
-  } else if (info.dli_fname && info.dli_fbase) {
-    const char *base = strrchr(info.dli_fname, '/');
-    snprintf(name, sizeof name, "%s+0x%llx", base ? base + 1 : info.dli_fname,
-             (unsigned long long)(address - (uint64_t)(uintptr_t)info.dli_fbase));
-  } else {
-    snprintf(name, sizeof name, "0x%llx", (unsigned long long)address);
-  }
+  size_t length = symbols_c_name(address, name, sizeof name);
   struct memprof_symbol sym = {
     .kind = MEMPROF_SYMBOL_C,
     .address = address,
     .name = name,
-    .name_length = strlen(name),
+    .name_length = length,
   };
   memprof_writer_symbol_event(&c->writer, &sym);
   addr_map_put(&c->sym_c, address, 1);

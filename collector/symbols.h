@@ -2,6 +2,7 @@
 #ifndef LJLEAK_COLLECTOR_SYMBOLS_H
 #define LJLEAK_COLLECTOR_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "collector/attrib.h"
@@ -24,6 +25,10 @@ void symbols_emit_trace_slow(struct capture *c, uint64_t traceno, GCtrace *T);
 /* C functions are named by dladdr: the dynamic symbol if there is one, else
  * "object+0xOFFSET", else the bare address. */
 void symbols_emit_c(struct capture *c, uint64_t address);
+
+/* The name symbols_emit_c gives the C function at address (the stack
+ * sidecar's C frames have it too): into name (size bytes); its length. */
+size_t symbols_c_name(uint64_t address, char *name, size_t size);
 
 /* Emits pt's symbol unless this segment has it; the prototype of the last
  * event is checked inline. */

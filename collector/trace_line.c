@@ -212,7 +212,8 @@ struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global
   struct trace_line_cached *e = &tl->cache[trace_line_cache_slot(ra)];
   fold_entry(tl, e);
   const GCproto *pt = NULL;
-  uint32_t line = 0;
+  uint32_t line = 0, chain = 0;
+  e->chain = NULL;
   uintptr_t mcode = (uintptr_t)T->mcode;
   /* The return address must lie in T's code right after a call into the
    * VM (the recorder's own trace, J->cur, has no code of its own yet). */
@@ -225,13 +226,17 @@ struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global
     if (site && site->pt) {
       pt = site->pt;
       line = site->line;
+      chain = site->chain;
     } else if (site) {
       const struct trace_map_line *l = nth_call(map, site, ra, mcode + start, mcode + end);
       if (l && l->pt) {
         pt = l->pt;
         line = l->line;
+        chain = l->chain;
       }
     }
+    if (chain && map && chain <= map->nchains && map->chains[chain - 1].valid)
+      e->chain = &map->chains[chain - 1];
   }
   e->ra = ra;
   e->trace = T;

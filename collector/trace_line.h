@@ -41,8 +41,10 @@ struct trace_line_cached {
   const GCproto *pt;
   uint32_t line;
   uint32_t count;
+  const struct trace_chain *chain;  /* the line's inlined callers (NULL: not known) */
 };
 
+struct trace_chain;
 struct trace_log;
 struct trace_map;
 

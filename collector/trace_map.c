@@ -173,10 +173,12 @@ static uint32_t region_of_ref(const GCtrace *T, IRRef ref)
   return lo;
 }
 
-/* What the builder knows of each IR instruction: its Lua line. */
+/* What the builder knows of each IR instruction: its Lua line, and the
+ * chain of its inlined callers (an index + 1 into the log's chains). */
 struct ir_line {
   const GCproto *pt;         /* NULL: not known */
   uint32_t line;
+  uint32_t chain;
 };
 
 struct builder {
@@ -266,11 +268,13 @@ static int recorded_lines(struct builder *b)
       continue;               /* dead code, eliminated */
     if (!same_instruction(e, ir))
       return -1;
-    line_of(b, e->pt, e->pc, &b->lines[e->ref - REF_BIAS]);
+    if (line_of(b, e->pt, e->pc, &b->lines[e->ref - REF_BIAS]))
+      b->lines[e->ref - REF_BIAS].chain = e->chain;
   }
   for (IRRef ref = log->last_nins; ref < end; ref++)
-    if (trace_map_op_logged(T->ir[ref].o))
-      line_of(b, log->attr_pt, log->attr_pc, &b->lines[ref - REF_BIAS]);
+    if (trace_map_op_logged(T->ir[ref].o) &&
+        line_of(b, log->attr_pt, log->attr_pc, &b->lines[ref - REF_BIAS]))
+      b->lines[ref - REF_BIAS].chain = log->attr_chain;
   /* A side trace first makes what its parent's exit had sunk: each such
    * allocation has the line of the one it replays (the same key). */
   const struct trace_map *p = b->parent;
@@ -280,7 +284,7 @@ static int recorded_lines(struct builder *b)
       if (!is_allocation(T->ir[ref].o))
         continue;
       uint64_t key = trace_map_alloc_key(T, &T->ir[ref]);
-      struct ir_line found = {NULL, 0};
+      struct ir_line found = {NULL, 0, 0};
       int one = 1;
       for (uint32_t i = x->sunk_first; i < x->sunk_first + x->sunk_count && one; i++) {
         const struct trace_map_sunk *k = &p->sunk[i];
@@ -288,10 +292,10 @@ static int recorded_lines(struct builder *b)
           continue;
         if (!k->pt || (found.pt && (found.pt != k->pt || found.line != k->line)))
           one = 0;
-        found = (struct ir_line){k->pt, k->line};
+        found = (struct ir_line){k->pt, k->line, 0};
       }
       if (one && found.pt && proto_live(b, found.pt))
-        b->lines[ref - REF_BIAS] = found;
+        b->lines[ref - REF_BIAS] = (struct ir_line){found.pt, found.line, 0};
     }
   }
   return 0;
@@ -322,7 +326,7 @@ static void loop_lines(struct builder *b)
     }
     if (m > n)
       continue;
-    struct ir_line found = {NULL, 0};
+    struct ir_line found = {NULL, 0, 0};
     uint32_t seen = 0, ok = 1;
     for (uint32_t j = 0; j < b->nallocs && ok; j++) {
       IRRef y = b->allocs[j];
@@ -332,12 +336,15 @@ static void loop_lines(struct builder *b)
         const struct ir_line *l = &b->lines[y - REF_BIAS];
         if (!l->pt || (found.pt && (found.pt != l->pt || found.line != l->line)))
           ok = 0;
-        found = *l;
+        if (found.pt && found.chain != l->chain)
+          found.chain = 0;           /* one line, several callers: the chain is not known */
+        else
+          found = *l;
       }
       seen++;
     }
     if (ok && found.pt)
-      b->lines[x - REF_BIAS] = found;
+      b->lines[x - REF_BIAS] = found;   /* its chain, if the candidates share it */
   }
 }
 
@@ -354,7 +361,7 @@ static void collect_calls(struct builder *b)
     const struct ir_line *l = &b->lines[ref - REF_BIAS];
     b->calls[b->ncalls++] = (struct trace_map_site){
       .target = target, .pt = l->pt, .region = region_of_ref(b->T, ref),
-      .line = l->pt ? l->line : 0,
+      .line = l->pt ? l->line : 0, .chain = l->pt ? l->chain : 0,
     };
   }
 }
@@ -422,7 +429,7 @@ static void exit_of(struct builder *b, uint32_t k, struct trace_map_exit *out)
   if (nmade == 0)
     return;
   out->sunk = 1;
-  struct ir_line found = {NULL, 0};
+  struct ir_line found = {NULL, 0, 0};
   int one = 1;
   for (uint32_t j = 0; j < nmade; j++) {
     const struct ir_line *l = &b->lines[made[j] - REF_BIAS];
@@ -467,6 +474,18 @@ static size_t round_pages(size_t size)
   return (size + page - 1) / page * page;
 }
 
+/* The log's chains, for the map; a chain naming a prototype that the trace
+ * does not keep alive is not valid there. */
+static void copy_chains(const struct builder *b, struct trace_chain *out, uint32_t n)
+{
+  for (uint32_t i = 0; i < n; i++) {
+    out[i] = b->log->chains[i];
+    for (uint32_t k = 0; k < out[i].count && out[i].valid; k++)
+      if (!proto_live(b, out[i].callers[k].pt))
+        out[i].valid = 0;
+  }
+}
+
 /* Copies what the builder found into one mapping: the calls sorted by
  * snapshot and target (a stable sort: the code's order stays), one site
  * per snapshot and target over its run of calls. */
@@ -496,6 +515,10 @@ static struct trace_map *finish(struct builder *b)
   size += T->nsnap * sizeof(struct trace_map_exit);
   size_t sunk_at = size;
   size += b->nsunk * sizeof(struct trace_map_sunk);
+  size = (size + 15) & ~(size_t)15;
+  size_t chains_at = size;
+  uint32_t nchains = b->log->nchains;
+  size += nchains * sizeof(struct trace_chain);
   size = round_pages(size);
   struct trace_map *map = trace_map_pages(size);
   if (!map)
@@ -511,10 +534,13 @@ static struct trace_map *finish(struct builder *b)
   map->exits = (struct trace_map_exit *)((char *)map + exits_at);
   map->sunk = (struct trace_map_sunk *)((char *)map + sunk_at);
   memcpy(map->exits, b->exits, T->nsnap * sizeof *b->exits);
+  map->chains = (struct trace_chain *)((char *)map + chains_at);
+  map->nchains = nchains;
+  copy_chains(b, map->chains, nchains);
   memcpy(map->sunk, b->sunk, b->nsunk * sizeof *b->sunk);
   struct trace_map_site *site = NULL;
   for (uint32_t i = 0; i < b->ncalls; i++) {
-    map->ordinals[i] = (struct trace_map_line){c[i].pt, c[i].line};
+    map->ordinals[i] = (struct trace_map_line){c[i].pt, c[i].line, c[i].chain};
     if (i == 0 || site_order(&c[i], &c[i - 1]) != 0) {
       site = site ? site + 1 : map->sites;
       *site = c[i];
@@ -523,6 +549,8 @@ static struct trace_map *finish(struct builder *b)
     } else if (site->pt != c[i].pt || site->line != c[i].line) {
       site->pt = NULL;     /* more than one line (or one not known) */
       site->line = 0;
+    } else if (site->chain != c[i].chain) {
+      site->chain = 0;     /* one line, several callers */
     }
     site->count++;
   }

@@ -8,12 +8,35 @@
 #include "collector/lj_private.h"
 #include "collector/trace_line.h"
 
+/* A Lua line (pt NULL: not known). chain: the inlined callers of that
+ * line inside the trace, an index + 1 into the log's or map's chains (0:
+ * not known). */
+struct trace_map_line {
+  const GCproto *pt;
+  uint32_t line;
+  uint32_t chain;
+};
+
+#define TRACE_CHAIN_MAX 8             /* inlined callers kept per recorded bytecode */
+
+/* The callers of a recorded bytecode inside its trace, as the recorder saw
+ * the Lua stack: callers[0] called it, and so on down to the trace's first
+ * frame (whose callers are on the Lua stack below the trace's base). Not
+ * valid: deeper than TRACE_CHAIN_MAX, a frame not called from Lua, or the
+ * recording had returned below its first frame. */
+struct trace_chain {
+  uint32_t count;
+  uint32_t valid;
+  struct trace_map_line callers[TRACE_CHAIN_MAX];
+};
+
 /* An IR instruction that may allocate, as the recorder emitted it, and the
- * Lua bytecode being recorded then (pt NULL: not known). */
+ * Lua bytecode being recorded then (pt NULL: not known), with its chain. */
 struct trace_log_entry {
   uint32_t ref;
   uint16_t op;
   uint16_t op1, op2;
+  uint32_t chain;
   const GCproto *pt;
   const BCIns *pc;
 };
@@ -30,14 +53,13 @@ struct trace_log {
   uint32_t last_nk;
   const GCproto *attr_pt;       /* the Lua bytecode whose IR comes next */
   const BCIns *attr_pc;
+  uint32_t attr_chain;          /* and its callers (an index + 1 into chains) */
+  int below_start;              /* the recording returned below its first frame */
+  struct trace_chain *chains;   /* mmap'd: chains_size bytes, nchains used */
+  size_t chains_size;
+  uint32_t nchains;
   uint32_t n, cap;
   struct trace_log_entry entries[];
-};
-
-/* A Lua line (pt NULL: not known). */
-struct trace_map_line {
-  const GCproto *pt;
-  uint32_t line;
 };
 
 /* The calls to `target` in the machine code of snapshot `region`: the
@@ -50,6 +72,7 @@ struct trace_map_site {
   uint32_t region;
   uint32_t line;
   uint32_t first, count;
+  uint32_t chain;               /* with pt: the calls' chain (0: not known, or several) */
 };
 
 /* A sunk allocation an exit makes: what it allocates (trace_map_alloc_key)
@@ -79,6 +102,8 @@ struct trace_map {
   struct trace_map_line *ordinals;
   struct trace_map_sunk *sunk;
   struct trace_map_exit *exits; /* [nsnap] */
+  struct trace_chain *chains;   /* [nchains]: what the lines' chain indices name */
+  uint32_t nchains;
 };
 
 /* What tells a trace from a later one with its number, address or code:

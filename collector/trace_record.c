@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "collector/attrib.h"
 #include "collector/trace_map.h"
 #include "lauxlib.h"
 #include "lj_ircall.h"
@@ -23,8 +24,70 @@ static struct trace_log *log_new(void)
 
 void trace_log_free(struct trace_log *log)
 {
-  if (log)
+  if (log) {
+    trace_map_unpages(log->chains, log->chains_size);
     trace_map_unpages(log, log->size);
+  }
+}
+
+/* The line of the instruction before pc (a saved PC points after the call). */
+static uint32_t caller_line(const GCproto *pt, const BCIns *pc)
+{
+  if (pc <= proto_bc(pt) || pc > proto_bc(pt) + pt->sizebc)
+    return 0;
+  return (uint32_t)attrib_proto_line(pt, proto_bcpos(pt, pc) - 1);
+}
+
+/* The callers of the bytecode about to be recorded, inside the trace: the
+ * J->framedepth frames below its frame on the Lua stack, which the
+ * interpreter has (the handler runs above them, called by lj_vmevent_send
+ * in a protected frame). Its index + 1 in the log's chains (the last one
+ * again when equal), or 0. */
+static uint32_t record_chain(struct trace_log *log, jit_State *J, lua_State *L)
+{
+  struct trace_chain chain;
+  memset(&chain, 0, sizeof chain);
+  if (J->framedepth < 0)
+    log->below_start = 1;
+  chain.valid = !log->below_start && J->framedepth <= TRACE_CHAIN_MAX;
+  TValue *stack = tvref(L->stack);
+  TValue *frame = L->base - 1;      /* the handler's own frame */
+  if (frame_islua(frame) || frame_iscont(frame))
+    chain.valid = 0;
+  else
+    frame = frame_prevd(frame);     /* the recorded function's */
+  if (frame <= stack + LJ_FR2 || frame_func(frame) != J->fn)
+    chain.valid = 0;
+  for (int32_t d = 0; chain.valid && d < J->framedepth; d++) {
+    if (!frame_islua(frame)) {
+      chain.valid = 0;
+      break;
+    }
+    const BCIns *pc = frame_pc(frame);
+    frame = frame_prevl(frame);
+    GCfunc *fn = frame > stack + LJ_FR2 ? frame_func(frame) : NULL;
+    if (!fn || !isluafunc(fn)) {
+      chain.valid = 0;
+      break;
+    }
+    const GCproto *pt = funcproto(fn);
+    chain.callers[chain.count++] = (struct trace_map_line){pt, caller_line(pt, pc), 0};
+  }
+  if (!chain.valid)
+    memset(&chain, 0, sizeof chain);
+  if (log->nchains && memcmp(&log->chains[log->nchains - 1], &chain, sizeof chain) == 0)
+    return log->nchains;
+  if ((log->nchains + 1) * sizeof chain > log->chains_size) {
+    size_t size = log->chains_size ? log->chains_size * 2 : 4096;
+    void *p = log->chains ? mremap(log->chains, log->chains_size, size, MREMAP_MAYMOVE)
+                          : trace_map_pages(size);
+    if (p == MAP_FAILED || !p)
+      return 0;
+    log->chains = p;
+    log->chains_size = size;
+  }
+  log->chains[log->nchains++] = chain;
+  return log->nchains;
 }
 
 /* Room for one more entry; the log may move. NULL if it cannot grow. */
@@ -90,7 +153,7 @@ static int recording_is_new(const struct trace_log *log, jit_State *J)
 /* One recorded bytecode: the IR emitted since the last one is the last
  * bytecode's. A fast function (no prototype) is charged to the Lua
  * bytecode that called it, as the interpreter charges it. */
-static void record_step(struct trace_line_state *tl, jit_State *J)
+static void record_step(struct trace_line_state *tl, jit_State *J, lua_State *L)
 {
   if (recording_is_new(tl->pending, J)) {
     recording_begins(tl, J);
@@ -114,7 +177,7 @@ static void record_step(struct trace_line_state *tl, jit_State *J)
       tl->pending = log;
       log->entries[log->n++] = (struct trace_log_entry){
         .ref = ref, .op = ir->o, .op1 = ir->op1, .op2 = ir->op2,
-        .pt = log->attr_pt, .pc = log->attr_pc,
+        .pt = log->attr_pt, .pc = log->attr_pc, .chain = log->attr_chain,
       };
     }
     log->last_nins = nins;
@@ -123,6 +186,7 @@ static void record_step(struct trace_line_state *tl, jit_State *J)
   if (tl->pending && J->pt) {
     tl->pending->attr_pt = J->pt;
     tl->pending->attr_pc = J->pc;
+    tl->pending->attr_chain = record_chain(tl->pending, J, L);
   }
 }
 
@@ -143,7 +207,7 @@ static int record_event(lua_State *L)
     tl->broken = 1;
     return 0;
   }
-  record_step(tl, J);
+  record_step(tl, J, L);
   return 0;
 }
 

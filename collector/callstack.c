@@ -1,0 +1,439 @@
+/* collector/callstack.c: the Lua call stack of each recorded allocation: the frames from the VM's private state (a trace's inlined frames from its snapshot), interned, written to the segment's sidecar. */
+#include "collector/callstack.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "collector/attrib.h"
+#include "collector/capture.h"
+#include "collector/symbols.h"
+#include "collector/trace_map.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define CALLSTACK_BUFFER_SIZE (64 * 1024)    /* sidecar bytes buffered before a write */
+#define CALLSTACK_ZBUFFER_SIZE (64 * 1024)   /* deflate output per write */
+#define CALLSTACK_TABLE_SIZE (1u << 16)      /* interned stacks' slots (a power of two) */
+#define CALLSTACK_FRAME_STORE (1u << 20)     /* their frames */
+
+/* The frames' kinds as the collector keys them; FAST is a builtin (a
+ * fast function), written as a C frame named builtin#N. */
+enum callstack_kind { KIND_LUA, KIND_C, KIND_FAST, KIND_INTERNAL, KIND_COROUTINE };
+
+static void *pages(size_t size)
+{
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static int sidecar_sink(void *context, const uint8_t *data, size_t size)
+{
+  struct callstack_state *s = context;
+  if (seg_out_write(&s->out, data, size) != 0) {
+    s->failed = 1;
+    return -1;
+  }
+  return 0;
+}
+
+/* Maps the buffers and tables the first time a capture with stacks opens a segment. */
+static int callstack_map(struct callstack_state *s)
+{
+  if (s->buffer)
+    return 0;
+  s->buffer = pages(CALLSTACK_BUFFER_SIZE + CALLSTACK_ZBUFFER_SIZE);
+  s->table = pages(CALLSTACK_TABLE_SIZE * sizeof *s->table);
+  s->frames = pages(CALLSTACK_FRAME_STORE * sizeof *s->frames);
+  if (!s->buffer || !s->table || !s->frames || addr_map_init(&s->chunks, 256) != 0 ||
+      addr_map_init(&s->cfuncs, 64) != 0)
+    return -1;
+  s->generation = 1;
+  return 0;
+}
+
+void callstack_free(struct capture *c)
+{
+  struct callstack_state *s = &c->stacks;
+  if (s->open)
+    callstack_abandon(c);
+  if (s->buffer)
+    munmap(s->buffer, CALLSTACK_BUFFER_SIZE + CALLSTACK_ZBUFFER_SIZE);
+  if (s->table)
+    munmap(s->table, CALLSTACK_TABLE_SIZE * sizeof *s->table);
+  if (s->frames)
+    munmap(s->frames, CALLSTACK_FRAME_STORE * sizeof *s->frames);
+  addr_map_free(&s->chunks);
+  addr_map_free(&s->cfuncs);
+  int depth = s->depth;
+  memset(s, 0, sizeof *s);
+  s->depth = depth;
+}
+
+/* Forgets every stack and string: the next sidecar defines its own. */
+static void forget(struct callstack_state *s)
+{
+  s->generation++;
+  s->frames_used = 0;
+  s->stacks_kept = 0;
+  addr_map_clear(&s->chunks);
+  addr_map_clear(&s->cfuncs);
+  memset(s->fast_names, 0, sizeof s->fast_names);
+  s->coroutine_name = 0;
+}
+
+int callstack_open(struct capture *c, const char *segment_part_path, int gzip)
+{
+  struct callstack_state *s = &c->stacks;
+  s->depth = c->opt.stack_depth;
+  if (s->depth <= 0)
+    return 0;
+  char path[PATH_MAX + 96];
+  if (callstack_map(s) != 0 || !stacks_sidecar_path(segment_part_path, path, sizeof path)) {
+    s->out.error = ENOMEM;
+    return -1;
+  }
+  if (seg_out_open(&s->out, path, gzip, s->buffer + CALLSTACK_BUFFER_SIZE,
+                   CALLSTACK_ZBUFFER_SIZE) != 0)
+    return -1;
+  s->open = 1;
+  s->failed = 0;
+  forget(s);
+  stacks_writer_init(&s->writer, s->buffer, CALLSTACK_BUFFER_SIZE, sidecar_sink, s);
+  if (stacks_writer_header(&s->writer) != 0 || stacks_writer_flush(&s->writer) != 0)
+    return -1;
+  return 0;
+}
+
+int callstack_flush(struct capture *c)
+{
+  struct callstack_state *s = &c->stacks;
+  if (!s->open)
+    return 0;
+  return stacks_writer_flush(&s->writer);
+}
+
+int callstack_close(struct capture *c, const char *segment_part_path, const char *segment_path)
+{
+  struct callstack_state *s = &c->stacks;
+  if (!s->open)
+    return 0;
+  s->open = 0;
+  char part[PATH_MAX + 96], final[PATH_MAX + 96];
+  if (stacks_writer_end(&s->writer) != 0 || stacks_writer_flush(&s->writer) != 0 ||
+      seg_out_finish(&s->out) != 0) {
+    seg_out_abandon(&s->out);
+    return -1;
+  }
+  s->disk_done += s->out.disk_bytes;
+  s->stream_done += s->writer.bytes_written;
+  if (!stacks_sidecar_path(segment_part_path, part, sizeof part) ||
+      !stacks_sidecar_path(segment_path, final, sizeof final) || rename(part, final) != 0) {
+    s->out.error = errno ? errno : EIO;
+    return -1;
+  }
+  return 0;
+}
+
+void callstack_abandon(struct capture *c)
+{
+  struct callstack_state *s = &c->stacks;
+  if (!s->open)
+    return;
+  s->open = 0;
+  seg_out_abandon(&s->out);
+}
+
+/* ---- Walking the frames ---------------------------------------------------- */
+
+/* Whether frame f holds a function object (with two-slot frames, in f-1). */
+static int frame_has_function(cTValue *f)
+{
+#if LJ_FR2
+  if (!tvisfunc(f - 1))
+    return 0;
+#endif
+  GCobj *o = frame_gc(f);
+  return o && o->gch.gct == ~LJ_TFUNC;
+}
+
+/* The line of the instruction before pc (a saved PC points after the
+ * instruction that runs) in pt; 0 if pc is not in pt. */
+static uint32_t line_before(const GCproto *pt, const BCIns *pc)
+{
+  if (!pc || pc <= proto_bc(pt) || pc > proto_bc(pt) + pt->sizebc)
+    return 0;
+  return (uint32_t)attrib_proto_line(pt, proto_bcpos(pt, pc) - 1);
+}
+
+static struct callstack_frame lua_frame(const GCproto *pt, uint32_t line)
+{
+  return (struct callstack_frame){pt, symbols_proto_fingerprint(pt), line, KIND_LUA};
+}
+
+/* The frame of function fn, called at pc when it is a Lua function. */
+static struct callstack_frame function_frame(GCfunc *fn, const BCIns *pc)
+{
+  if (isluafunc(fn)) {
+    const GCproto *pt = funcproto(fn);
+    if (pt && pt->gct == ~LJ_TPROTO)
+      return lua_frame(pt, line_before(pt, pc));
+    return (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
+  }
+  if (isffunc(fn))
+    return (struct callstack_frame){NULL, fn->c.ffid, 0, KIND_FAST};
+  return (struct callstack_frame){(const void *)(uintptr_t)fn->c.f, 0, 0, KIND_C};
+}
+
+/* Appends the callers of the function in frame (already in out) down to
+ * the bottom of L's stack; the running coroutine only. Returns the count. */
+static uint32_t walk_callers(global_State *g, lua_State *L, TValue *frame,
+                             struct callstack_frame *out, uint32_t n, uint32_t max,
+                             int *truncated)
+{
+  TValue *bottom = tvref(L->stack) + LJ_FR2;
+  TValue *top = tvref(L->stack) + L->stacksize;
+  while (frame > bottom && frame < top) {
+    const BCIns *pc = NULL;
+    TValue *prev;
+    if (frame_islua(frame)) {
+      pc = frame_pc(frame);
+      prev = frame_prevl(frame);
+    } else if (frame_iscont(frame)) {
+      pc = frame_contpc(frame);
+      prev = frame_prevd(frame);
+    } else {
+      prev = frame_prevd(frame);   /* C, protected C, pcall: no PC for the caller */
+    }
+    if (prev <= bottom)
+      break;
+    if (!frame_has_function(prev)) {
+      if (n < max)
+        out[n++] = (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
+      return n;
+    }
+    if (frame_isvarg(frame) || frame_gc(prev) == obj2gco(L)) {
+      frame = prev;                /* a vararg function's lower half, or a dummy frame */
+      continue;
+    }
+    if (n == max) {
+      *truncated = 1;
+      return n;
+    }
+    out[n++] = function_frame(frame_func(prev), pc);
+    frame = prev;
+  }
+  if (L != mainthread(g)) {
+    if (n == max)
+      *truncated = 1;
+    else
+      out[n++] = (struct callstack_frame){NULL, 0, 0, KIND_COROUTINE};
+  }
+  return n;
+}
+
+#if LJ_HASJIT
+/* Frames of an allocation by compiled code whose line the trace's map gave
+ * (site): the leaf, its callers inside the trace (the chain the recorder
+ * saw, trace_map.h), then the Lua stack below the trace's base
+ * (g->jit_base), which the interpreter made before the trace ran. */
+static uint32_t walk_trace(global_State *g, lua_State *L, const struct attrib_site *site,
+                           struct callstack_frame *out, uint32_t max, int *truncated)
+{
+  TValue *base = mref(g->jit_base, TValue);
+  TValue *stack = tvref(L->stack);
+  const struct trace_chain *chain = site->cached ? site->cached->chain : NULL;
+  uint32_t n = 0;
+  out[n++] = lua_frame(site->proto, (uint32_t)site->line);
+  if (!chain || !base || base <= stack + 1 + LJ_FR2 || base > stack + L->stacksize ||
+      !frame_has_function(base - 1)) {
+    if (n < max)
+      out[n++] = (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
+    return n;
+  }
+  for (uint32_t k = 0; k < chain->count; k++) {
+    if (n == max) {
+      *truncated = 1;
+      return n;
+    }
+    out[n++] = lua_frame(chain->callers[k].pt, chain->callers[k].line);
+  }
+  return walk_callers(g, L, base - 1, out, n, max, truncated);
+}
+#endif
+
+uint32_t callstack_walk(struct capture *c, const struct attrib_site *site,
+                        struct callstack_frame *out, uint32_t max, int *truncated)
+{
+  global_State *g = c->g;
+  *truncated = 0;
+  if (max == 0 || (site->source != MEMPROF_SOURCE_LUA && site->source != MEMPROF_SOURCE_C))
+    return 0;
+  GCobj *o = gcref(g->cur_L);
+  if (!o || o->gch.gct != ~LJ_TTHREAD)
+    return 0;
+  lua_State *L = &o->th;
+#if LJ_HASJIT
+  if (site->trace)
+    return walk_trace(g, L, site, out, max, truncated);
+#endif
+  if (g->vmstate == ~LJ_VMST_EXIT) {
+    out[0] = lua_frame(site->proto, (uint32_t)site->line);   /* sunk: the line only */
+    return 1;
+  }
+  /* The interpreter or a C function: the frames of cur_L from its top. */
+  TValue *stack = tvref(L->stack);
+  TValue *frame = L->base - 1;
+  if (!stack || L->base <= stack + 1 + LJ_FR2 || L->base > stack + L->stacksize ||
+      !frame_has_function(frame))
+    return 0;
+  GCfunc *fn = frame_func(frame);
+  uint32_t n = 0;
+  if (site->source == MEMPROF_SOURCE_C) {
+    out[n++] = (struct callstack_frame){(const void *)(uintptr_t)site->location, 0, 0, KIND_C};
+  } else {
+    if (isffunc(fn)) {
+      /* A fast function is charged to its caller's line (attrib.c). */
+      if (!frame_islua(frame))
+        return 0;
+      frame = frame_prevl(frame);
+    }
+    out[n++] = lua_frame(site->proto, (uint32_t)site->line);
+  }
+  return walk_callers(g, L, frame, out, n, max, truncated);
+}
+
+/* ---- Interning and writing --------------------------------------------------- */
+
+static uint32_t string_id(struct callstack_state *s, const char *text, size_t length)
+{
+  return stacks_writer_string(&s->writer, text, length);
+}
+
+/* The string id of pt's chunk name in this sidecar, written if new. */
+static uint32_t chunk_id(struct callstack_state *s, const GCproto *pt)
+{
+  GCstr *name = proto_chunkname(pt);
+  if (!name)
+    return 0;
+  uint64_t key = (uint64_t)(uintptr_t)name;
+  uint64_t *known = addr_map_find(&s->chunks, key);
+  /* A string freed and another made at its address has another hash. */
+  if (known && (*known >> 32) == name->hash)
+    return (uint32_t)*known;
+  uint32_t id = string_id(s, strdata(name), name->len);
+  if (id)
+    addr_map_put(&s->chunks, key, id | ((uint64_t)name->hash << 32));
+  return id;
+}
+
+static uint32_t c_function_id(struct callstack_state *s, const void *f)
+{
+  uint64_t key = (uint64_t)(uintptr_t)f;
+  uint64_t *known = addr_map_find(&s->cfuncs, key);
+  if (known)
+    return (uint32_t)*known;
+  char name[512];
+  size_t length = symbols_c_name(key, name, sizeof name);
+  uint32_t id = string_id(s, name, length);
+  if (id)
+    addr_map_put(&s->cfuncs, key, id);
+  return id;
+}
+
+static uint32_t fast_id(struct callstack_state *s, uint64_t ffid)
+{
+  uint32_t *known = &s->fast_names[ffid & 255];
+  if (!*known) {
+    char name[32];
+    int length = snprintf(name, sizeof name, "builtin#%u", (unsigned)ffid);
+    *known = string_id(s, name, (size_t)length);
+  }
+  return *known;
+}
+
+/* Writes a new stack's strings and its STACK record; its id, or 0. */
+static uint32_t define(struct callstack_state *s, const struct callstack_frame *frames,
+                       uint32_t count, int truncated)
+{
+  struct stacks_wire_frame wire[CALLSTACK_MAX_DEPTH + 1];
+  for (uint32_t i = 0; i < count; i++) {
+    const struct callstack_frame *f = &frames[i];
+    struct stacks_wire_frame *w = &wire[i];
+    memset(w, 0, sizeof *w);
+    switch (f->kind) {
+    case KIND_LUA: {
+      const GCproto *pt = f->object;
+      w->kind = STACKS_FRAME_LUA;
+      w->name = chunk_id(s, pt);
+      w->defined = (uint64_t)pt->firstline;
+      w->line = f->line;
+      break;
+    }
+    case KIND_C:
+      w->kind = STACKS_FRAME_C;
+      w->name = c_function_id(s, f->object);
+      break;
+    case KIND_FAST:
+      w->kind = STACKS_FRAME_C;
+      w->name = fast_id(s, f->fingerprint);
+      break;
+    case KIND_COROUTINE:
+      w->kind = STACKS_FRAME_COROUTINE;
+      if (!s->coroutine_name)
+        s->coroutine_name = string_id(s, "coroutine", 9);
+      w->name = s->coroutine_name;
+      break;
+    default:
+      w->kind = STACKS_FRAME_INTERNAL;
+      break;
+    }
+  }
+  return stacks_writer_stack(&s->writer, wire, count, truncated ? STACKS_FLAG_TRUNCATED : 0);
+}
+
+void callstack_record(struct capture *c, const struct attrib_site *site)
+{
+  struct callstack_state *s = &c->stacks;
+  if (!s->open || s->writer.failed)
+    return;
+  struct callstack_frame frames[CALLSTACK_MAX_DEPTH + 1];
+  int truncated;
+  uint32_t count = callstack_walk(c, site, frames, (uint32_t)s->depth, &truncated);
+  if (count == 0)
+    return;
+  size_t bytes = count * sizeof frames[0];
+  uint64_t hash = XXH3_64bits(frames, bytes) ^ (uint64_t)truncated;
+  uint32_t mask = CALLSTACK_TABLE_SIZE - 1;
+  uint32_t slot = (uint32_t)hash & mask;
+  struct callstack_entry *e;
+  for (;; slot = (slot + 1) & mask) {
+    e = &s->table[slot];
+    if (e->generation != s->generation)
+      break;               /* empty: a new stack */
+    if (e->hash == hash && e->count == count &&
+        memcmp(&s->frames[e->first], frames, bytes) == 0) {
+      stacks_writer_event(&s->writer, c->segment_events, e->id);
+      return;
+    }
+  }
+  /* Full tables: forget what was interned (the sidecar defines it again). */
+  if (s->stacks_kept >= CALLSTACK_TABLE_SIZE / 2 ||
+      s->frames_used + count > CALLSTACK_FRAME_STORE) {
+    s->generation++;
+    s->frames_used = 0;
+    s->stacks_kept = 0;
+    e = &s->table[(uint32_t)hash & mask];
+  }
+  uint32_t id = define(s, frames, count, truncated);
+  if (!id)
+    return;
+  memcpy(&s->frames[s->frames_used], frames, bytes);
+  *e = (struct callstack_entry){hash, s->generation, id, s->frames_used, count};
+  s->frames_used += count;
+  s->stacks_kept++;
+  stacks_writer_event(&s->writer, c->segment_events, id);
+}

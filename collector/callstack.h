@@ -1,0 +1,90 @@
+/* collector/callstack.h: the Lua call stack of each recorded allocation: walking the frames, interning, the sidecar beside the segment (docs/stacks-format.md). */
+#ifndef LJLEAK_COLLECTOR_CALLSTACK_H
+#define LJLEAK_COLLECTOR_CALLSTACK_H
+
+#include <stdint.h>
+
+#include "collector/addr_map.h"
+#include "collector/lj_private.h"
+#include "collector/ljleak_collector.h"
+#include "collector/seg_out.h"
+#include "format/stacks.h"
+
+struct capture;
+struct attrib_site;
+
+#define CALLSTACK_DEFAULT_DEPTH 16     /* stack_depth's default */
+#define CALLSTACK_MAX_DEPTH LJLEAK_COLLECTOR_MAX_STACK_DEPTH
+
+/* A frame as the collector keys it: what tells two stacks apart. */
+struct callstack_frame {
+  const void *object;        /* LUA: the prototype; C: the function's address; else NULL */
+  uint64_t fingerprint;      /* LUA: symbols_proto_fingerprint; FAST: the builtin's id; else 0 */
+  uint32_t line;             /* LUA: the current line */
+  uint32_t kind;             /* enum callstack_kind */
+};
+
+/* A stack known in this sidecar: its id and where its frames are kept. */
+struct callstack_entry {
+  uint64_t hash;
+  uint32_t generation;       /* valid while it is the state's */
+  uint32_t id;
+  uint32_t first;            /* in frames */
+  uint32_t count;
+};
+
+/* The sidecar of the open segment and what it has defined. Memory from
+ * mmap, never the Lua allocator. */
+struct callstack_state {
+  int depth;                 /* frames kept per stack; 0: no stacks */
+  int open;                  /* a sidecar is open */
+  uint8_t *buffer;           /* CALLSTACK_BUFFER_SIZE + CALLSTACK_ZBUFFER_SIZE, mmap'd */
+  struct stacks_writer writer;
+  struct seg_out out;
+  uint64_t disk_done;        /* file bytes of the sidecars finished */
+  uint64_t stream_done;      /* their uncompressed bytes */
+  struct callstack_entry *table;   /* CALLSTACK_TABLE_SIZE entries */
+  struct callstack_frame *frames;  /* CALLSTACK_FRAME_STORE entries */
+  uint32_t frames_used, stacks_kept;
+  uint32_t generation;
+  struct addr_map chunks;    /* chunk name (GCstr) -> string id | (its hash << 32) */
+  struct addr_map cfuncs;    /* C function address -> string id */
+  uint32_t fast_names[256];  /* builtin id -> string id (0: none yet) */
+  uint32_t coroutine_name;
+  int failed;                /* a write failed: seg_out's error says why */
+};
+
+/* Opens the sidecar of the segment that segments.c just opened (path is
+ * the segment's .part name) and writes its header. 0 or -1 (out.error). A
+ * capture without stacks opens nothing. */
+int callstack_open(struct capture *c, const char *segment_part_path, int gzip);
+
+/* Hands buffered records to the file: before each write of the segment's
+ * stream, so that every event on disk has its stack on disk. 0 or -1. */
+int callstack_flush(struct capture *c);
+
+/* Ends the sidecar (END record, flush, close) and renames it from its
+ * .part name. 0 or -1. */
+int callstack_close(struct capture *c, const char *segment_part_path,
+                    const char *segment_path);
+
+/* Closes without finishing (after an error). */
+void callstack_abandon(struct capture *c);
+
+/* Frees the buffers and tables (the capture ends). */
+void callstack_free(struct capture *c);
+
+/* Records the stack of the allocation or reallocation about to be written
+ * as the segment's next event (number c->segment_events), whose site is
+ * site: walks the frames, defines the stack if it is new in this sidecar,
+ * writes the EVENT record. Reads private state only; never calls the Lua
+ * API. Nothing for sites without Lua frames (INTERNAL, TRACE). */
+void callstack_record(struct capture *c, const struct attrib_site *site);
+
+/* Fills out with the stack of the running code for site, as recorded
+ * (leaf first, at most max frames); returns the count, and *truncated.
+ * For tests and the record above. */
+uint32_t callstack_walk(struct capture *c, const struct attrib_site *site,
+                        struct callstack_frame *out, uint32_t max, int *truncated);
+
+#endif
