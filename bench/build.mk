@@ -41,6 +41,17 @@ bench-diff: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/run_timed
 	BUILD=$(BUILD) SEGMENTS=$(BENCH_DIFF_SEGMENTS) PER=$(BENCH_DIFF_EVENTS_PER_SEGMENT) \
 	  RUNS=$(BENCH_DIFF_RUNS) sh bench/diff.sh
 
+# The same capture with a stack sidecar per segment: what following stacks costs.
+BENCHES += bench-diff-stacks
+$(BUILD)/bench/stacks-gen: bench/stacks-gen.c $(call stage_archives,format)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
+
+.PHONY: bench-diff-stacks
+bench-diff-stacks: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/stacks-gen $(BUILD)/bench/run_timed
+	BUILD=$(BUILD) SEGMENTS=$(BENCH_DIFF_SEGMENTS) PER=$(BENCH_DIFF_EVENTS_PER_SEGMENT) \
+	  RUNS=$(BENCH_DIFF_RUNS) STACKS=1 sh bench/diff.sh
+
 # ljleak summary: a synthetic stream generator and a timed runner.
 BENCHES += bench-summary
 BENCH_SUMMARY_EVENTS ?= 10000000
