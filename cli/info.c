@@ -23,7 +23,7 @@ static void info_usage(FILE *out)
         "                      index does not have it; repeatable, one line each\n"
         "    -h, --help        show this help\n"
         "\n"
-        "keys: version pid host command luajit start sample period max_bytes gzip\n"
+        "keys: version pid host exe ppid command luajit start sample period max_bytes gzip\n"
         "      luajit_flavour luajit_package luajit_package_version\n"
         "      segments boundaries stopped stop_time stop_reason last_line_cut\n"
         "\n"
@@ -47,7 +47,8 @@ struct info_entry {
 };
 
 static const char *const info_keys[] = {
-  "version", "pid", "host", "command", "luajit", "start", "sample", "period", "max_bytes", "gzip",
+  "version", "pid", "host", "exe", "ppid", "command", "luajit", "start", "sample", "period",
+  "max_bytes", "gzip",
   "luajit_flavour", "luajit_package", "luajit_package_version",
   "segments", "boundaries", "stopped", "stop_time", "stop_reason", "last_line_cut"
 };
@@ -106,6 +107,10 @@ static void info_fill(struct info_entry *entries, const struct capture_index *in
   pid->present = (has & CAPTURE_INDEX_CAPTURE_HAS_PID) != 0;
   snprintf(pid->number, sizeof pid->number, "%ld", c->pid);
   info_text(entries, "host", c->host);
+  info_text(entries, "exe", c->exe);
+  struct info_entry *ppid = info_entry(entries, "ppid");
+  ppid->present = (has & CAPTURE_INDEX_CAPTURE_HAS_PPID) != 0;
+  snprintf(ppid->number, sizeof ppid->number, "%ld", c->ppid);
   info_text(entries, "command", c->command);
   info_text(entries, "luajit", c->luajit);
   info_double(entries, "start", (has & CAPTURE_INDEX_CAPTURE_HAS_START) != 0, "%.3f", c->start);

@@ -68,11 +68,15 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     capture_set_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
     return -1;
   }
-  char host[256] = "";
+  char host[256] = "", exe[PATH_MAX] = "";
   gethostname(host, sizeof host - 1);
+  ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[exe_length > 0 ? exe_length : 0] = '\0';
   struct capture_index_capture line = {
     .pid = (long)getpid(),
     .host = host,
+    .exe = exe,
+    .ppid = (long)getppid(),
     .command = c->command,
     .luajit = c->luajit_version,
     .start = capture_wall_time(),

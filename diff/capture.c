@@ -44,6 +44,29 @@ static char *capture_luajit_name(const struct capture_index_capture *line)
   return name;
 }
 
+/* The command as reports name it: the program (exe) first when the
+ * command line does not start with it (a rewritten process title, as
+ * nginx's "nginx: worker process"), with the parent's pid, e.g.
+ * "/usr/sbin/nginx [nginx: worker process] (parent 4200)". */
+static char *capture_command_name(const struct capture_index_capture *line)
+{
+  const char *command = line->command ? line->command : "";
+  if (!line->exe || !*line->exe)
+    return capture_strdup(command);
+  size_t exe_length = strlen(line->exe);
+  int same = !strncmp(command, line->exe, exe_length) &&
+             (command[exe_length] == ' ' || command[exe_length] == '\0');
+  size_t size = strlen(command) + exe_length + 48;
+  char *name = malloc(size);
+  if (!name)
+    return NULL;
+  if (same)
+    snprintf(name, size, "%s", command);
+  else
+    snprintf(name, size, "%s [%s] (parent %ld)", line->exe, command, line->ppid);
+  return name;
+}
+
 static char *capture_join(const char *directory, const char *name)
 {
   size_t a = strlen(directory), b = strlen(name);
@@ -91,7 +114,7 @@ static int capture_list_index(struct capture *capture, size_t *capacity, const c
   info->start_time = line->start;
   info->sample_bytes = line->sample;
   if ((line->host && !(info->host = capture_strdup(line->host))) ||
-      (line->command && !(info->command = capture_strdup(line->command))) ||
+      ((line->command || line->exe) && !(info->command = capture_command_name(line))) ||
       (line->luajit && !(info->luajit_version = capture_luajit_name(line))))
     return -1;
   for (size_t i = 0; i < index->segment_count; i++) {

@@ -31,7 +31,9 @@ enum capture_index_capture_key {
   CAPTURE_INDEX_CAPTURE_HAS_GZIP = 1u << 8,
   CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_FLAVOUR = 1u << 9,
   CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE = 1u << 10,
-  CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE_VERSION = 1u << 11
+  CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE_VERSION = 1u << 11,
+  CAPTURE_INDEX_CAPTURE_HAS_EXE = 1u << 12,
+  CAPTURE_INDEX_CAPTURE_HAS_PPID = 1u << 13
 };
 
 /* The `capture` line: who was captured, and how. */
@@ -52,6 +54,12 @@ struct capture_index_capture {
   const char *luajit_flavour;
   const char *luajit_package;
   const char *luajit_package_version;
+  /* The program (readlink /proc/self/exe), which a rewritten process title
+   * (nginx's "nginx: worker process") does not change, and the parent's pid
+   * (an nginx worker's master). Written, before the command, when exe is not
+   * NULL. */
+  const char *exe;
+  long ppid;
   unsigned keys;            /* parser: CAPTURE_INDEX_CAPTURE_HAS_* */
 };
 

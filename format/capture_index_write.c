@@ -153,6 +153,10 @@ size_t capture_index_write_capture(char *buffer, size_t size, const struct captu
   struct line line = line_begin(buffer, size, "capture");
   line_long(&line, "pid", capture->pid);
   line_text(&line, "host", capture->host);
+  if (capture->exe) {
+    line_text(&line, "exe", capture->exe);
+    line_long(&line, "ppid", capture->ppid);
+  }
   line_text_cut(&line, "command", capture->command, CAPTURE_INDEX_CAPTURE_TAIL_ROOM);
   line_text(&line, "luajit", capture->luajit);
   line_time(&line, "start", capture->start);

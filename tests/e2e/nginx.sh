@@ -150,6 +150,11 @@ for d in $(sed -n 's/^capture: capturing into \(.*\) for .*/\1/p' "$tmp/cap.err"
   w=$("$LJLEAK" info --get pid "$d")
   check "capture_${w}_is_of_a_worker" sh -c "echo ' $workers ' | grep -q ' $w '"
   check "capture_${w}_stopped_on_request" test "$("$LJLEAK" info --get stop_reason "$d")" = stop
+  check "capture_${w}_index_names_the_program" test "$("$LJLEAK" info --get exe "$d")" = "$nginx_bin"
+  check "capture_${w}_index_names_the_master" test "$("$LJLEAK" info --get ppid "$d")" = "$master"
+  check "capture_${w}_index_keeps_the_title_as_the_command" test "$("$LJLEAK" info --get command "$d")" = "nginx: worker process"
+  check "capture_${w}_report_names_the_program_and_the_master" \
+    grep -qF "$nginx_bin [nginx: worker process] (parent $master)" "$d/report.txt"
   NO_COLOR=1 "$LJLEAK" report --format junit -o "$d/report.xml" "$d/result.json" >/dev/null 2>&1
   flagged=$(grep -c '<failure' "$d/report.xml")
   leak=$(grep -c 'app.lua:12' "$d/report.txt")
