@@ -21,6 +21,9 @@ E2E_TESTS += tests/e2e/report.sh tests/e2e/report-browser.sh
 # Stacks through ljleak report: --by stack, folded, pprof read by go tool pprof; the
 # flame graph in headless Chromium.
 E2E_TESTS += tests/e2e/stacks.sh tests/e2e/stacks-browser.sh
+# A helper with a leaking and a steady caller, captured with stacks (JIT on and off),
+# through diff, --by stack, folded, pprof and --base by stack.
+E2E_TESTS += tests/e2e/stacks-capture.sh
 
 # The JSON result reader's libFuzzer target (tests/fuzz/fuzz_report_json.c),
 # seeded with the saved results of testdata/report/; it needs of diff only
