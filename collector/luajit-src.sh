@@ -123,7 +123,7 @@ apt-get -qq $apt_opts update >&2 || {
 dsc=$(ls "$apt_dir/fetch/${source_pkg}"_*.dsc 2>/dev/null | head -n 1)
 got=$(sed -n 's/^Version: *//p' "$dsc" | head -n 1)
 if [ "$got" != "$want" ]; then
-  echo "ljleak: fetched LuaJIT source $got but $pkg $want is installed; refusing to build" >&2
+  echo "ljleak: fetched LuaJIT source $got but $pkg $want is wanted; refusing to build" >&2
   exit 1
 fi
 src=$(find "$apt_dir/fetch" -mindepth 1 -maxdepth 1 -type d | head -n 1)
