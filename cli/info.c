@@ -24,6 +24,7 @@ static void info_usage(FILE *out)
         "    -h, --help        show this help\n"
         "\n"
         "keys: version pid host exe ppid command luajit start sample period max_bytes gzip\n"
+        "      stacks\n"
         "      luajit_flavour luajit_package luajit_package_version\n"
         "      segments boundaries stopped stop_time stop_reason last_line_cut\n"
         "\n"
@@ -48,7 +49,7 @@ struct info_entry {
 
 static const char *const info_keys[] = {
   "version", "pid", "host", "exe", "ppid", "command", "luajit", "start", "sample", "period",
-  "max_bytes", "gzip",
+  "max_bytes", "gzip", "stacks",
   "luajit_flavour", "luajit_package", "luajit_package_version",
   "segments", "boundaries", "stopped", "stop_time", "stop_reason", "last_line_cut"
 };
@@ -118,6 +119,7 @@ static void info_fill(struct info_entry *entries, const struct capture_index *in
   info_double(entries, "period", (has & CAPTURE_INDEX_CAPTURE_HAS_PERIOD) != 0, "%g", c->period);
   info_u64(entries, "max_bytes", (has & CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES) != 0, c->max_bytes);
   info_flag(entries, "gzip", (has & CAPTURE_INDEX_CAPTURE_HAS_GZIP) != 0, c->gzip);
+  info_u64(entries, "stacks", (has & CAPTURE_INDEX_CAPTURE_HAS_STACKS) != 0, c->stacks);
   info_text(entries, "luajit_flavour", c->luajit_flavour);
   info_text(entries, "luajit_package", c->luajit_package);
   info_text(entries, "luajit_package_version", c->luajit_package_version);

@@ -47,6 +47,11 @@ E2E_TESTS += tests/e2e/symbols.sh
 TEST_SUITES += test_collector_jit
 test_collector_jit_LIBS = format
 $(BUILD)/tests/test_collector_jit: | $(BUILD)/ljleak $(COLLECTOR_SO)
+# call stacks (collector/callstack.c): a helper's two callers with exact lines,
+# JIT on and off, sampled, cut, gzip, a capture killed mid-run
+TEST_SUITES += test_collector_stacks
+test_collector_stacks_LIBS = format
+$(BUILD)/tests/test_collector_stacks: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # the C API, in this test program as in an embedding host
 TEST_SUITES += test_collector_api
 test_collector_api_LIBS = collector format

@@ -84,6 +84,7 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     .period = c->opt.period,
     .max_bytes = c->opt.max_bytes,
     .gzip = c->opt.gzip ? 1 : 0,
+    .stacks = (uint64_t)c->opt.stack_depth,
     .luajit_flavour = layout_built_for()->flavour,
     .luajit_package = layout_built_for()->package,
     .luajit_package_version = layout_built_for()->package_version,

@@ -200,6 +200,8 @@ static enum capture_index_status capture_field(struct parser *p, const struct fi
     return take_u64(p, f, &c->max_bytes, k, CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES);
   if (field_is(f, "gzip"))
     return take_flag(p, f, &c->gzip, k, CAPTURE_INDEX_CAPTURE_HAS_GZIP);
+  if (field_is(f, "stacks"))
+    return take_u64(p, f, &c->stacks, k, CAPTURE_INDEX_CAPTURE_HAS_STACKS);
   if (field_is(f, "exe"))
     return take_text(p, f, &c->exe, k, CAPTURE_INDEX_CAPTURE_HAS_EXE);
   if (field_is(f, "ppid"))

@@ -33,7 +33,8 @@ enum capture_index_capture_key {
   CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE = 1u << 10,
   CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE_VERSION = 1u << 11,
   CAPTURE_INDEX_CAPTURE_HAS_EXE = 1u << 12,
-  CAPTURE_INDEX_CAPTURE_HAS_PPID = 1u << 13
+  CAPTURE_INDEX_CAPTURE_HAS_PPID = 1u << 13,
+  CAPTURE_INDEX_CAPTURE_HAS_STACKS = 1u << 14
 };
 
 /* The `capture` line: who was captured, and how. */
@@ -60,6 +61,8 @@ struct capture_index_capture {
    * NULL. */
   const char *exe;
   long ppid;
+  uint64_t stacks;          /* frames per stack in the segments' sidecars (docs/stacks-format.md);
+                             * 0: no sidecars, and the key is not written */
   unsigned keys;            /* parser: CAPTURE_INDEX_CAPTURE_HAS_* */
 };
 

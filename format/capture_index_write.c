@@ -164,6 +164,8 @@ size_t capture_index_write_capture(char *buffer, size_t size, const struct captu
   line_seconds(&line, "period", capture->period);
   line_u64(&line, "max_bytes", capture->max_bytes);
   line_flag(&line, "gzip", capture->gzip);
+  if (capture->stacks)
+    line_u64(&line, "stacks", capture->stacks);
   if (capture->luajit_flavour) {
     line_text(&line, "luajit_flavour", capture->luajit_flavour);
     line_text(&line, "luajit_package", capture->luajit_package);

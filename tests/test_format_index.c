@@ -101,7 +101,7 @@ static void assert_begin_lines_identical(const struct capture_index_capture *c)
 START_TEST(test_header_and_capture_lines_match_the_collector_byte_for_byte)
 {
   struct capture_index_capture c = {4242, "web-1", "luajit app.lua 8080", "LuaJIT 2.1.0-beta3",
-                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
+                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
   char line[16384];
   size_t length = codec_begin_lines(line, &c);
   const char *expected = "ljleak-index\tversion=1\n"
@@ -116,7 +116,7 @@ START_TEST(test_header_and_capture_lines_match_the_collector_byte_for_byte)
   const double periods[] = {0, 0.5, 1, 2.25, 1e-05, 123456789, 1.0 / 3};
   for (size_t i = 0; i < sizeof periods / sizeof periods[0]; i++) {
     struct capture_index_capture v = {2147483647L, "h", "c", "v", 1763745600.0005 + (double)i,
-                                      UINT64_MAX, periods[i], 65536, (int)(i & 1), NULL, NULL, NULL, NULL, 0, 0};
+                                      UINT64_MAX, periods[i], 65536, (int)(i & 1), NULL, NULL, NULL, NULL, 0, 0, 0};
     assert_begin_lines_identical(&v);
   }
 }
@@ -125,7 +125,7 @@ END_TEST
 START_TEST(test_capture_line_escapes_match_the_collector_byte_for_byte)
 {
   struct capture_index_capture c = {7, "host\twith\\tabs\n", "luajit -e \"print('a\\tb')\"\targ\nline",
-                                    "LuaJIT\\2.1", 1.0, 4096, 1.5, 1048576, 1, NULL, NULL, NULL, NULL, 0, 0};
+                                    "LuaJIT\\2.1", 1.0, 4096, 1.5, 1048576, 1, NULL, NULL, NULL, NULL, 0, 0, 0};
   char line[16384];
   codec_begin_lines(line, &c);
   ck_assert_ptr_nonnull(strstr(line, "\thost=host\\twith\\\\tabs\\n\t"));
@@ -139,7 +139,7 @@ START_TEST(test_capture_line_escapes_match_the_collector_byte_for_byte)
   memset(host, '\\', 255);
   memset(command, '\t', 4095);
   struct capture_index_capture longest = {1, host, command, "LuaJIT 2.1", 2.0, 0, 0, 0, 0,
-                                          NULL, NULL, NULL, NULL, 0, 0};
+                                          NULL, NULL, NULL, NULL, 0, 0, 0};
   codec_begin_lines(line, &longest);
   ck_assert_uint_eq(strlen(line), 23 + strlen("capture\tpid=1\thost=") + 510 + strlen("\tcommand=") +
                                       8190 + strlen("\tluajit=LuaJIT 2.1\tstart=2.000\tsample=0\tperiod=0"
@@ -154,7 +154,7 @@ START_TEST(test_long_command_is_cut_like_the_collector_never_inside_an_escape)
   for (size_t i = 0; i < 20000; i++)
     command[i] = i % 7 == 3 ? '\t' : 'a' + (char)(i % 26);
   command[20000] = '\0';
-  struct capture_index_capture c = {99, "h", command, "LuaJIT 2.1", 3.0, 0, 1, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
+  struct capture_index_capture c = {99, "h", command, "LuaJIT 2.1", 3.0, 0, 1, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
   assert_begin_lines_identical(&c);
   char line[16384];
   size_t length = codec_begin_lines(line, &c);
@@ -351,7 +351,7 @@ START_TEST(test_writer_returns_0_when_the_line_does_not_fit)
   ck_assert_uint_eq(capture_index_write_header(buffer, 0), 0);
   /* A host that does not fit is no cut: the line fails. */
   struct capture_index_capture c = {1, "a-long-host-name-that-fills-the-buffer", "c", "v", 0, 0, 0, 0, 0,
-                                    NULL, NULL, NULL, NULL, 0, 0};
+                                    NULL, NULL, NULL, NULL, 0, 0, 0};
   ck_assert_uint_eq(capture_index_write_capture(buffer, sizeof buffer, &c), 0);
   /* With less than the tail room left, the command is empty and the rest may still fit. */
   char small[280];
@@ -442,7 +442,7 @@ START_TEST(test_capture_line_names_the_luajit_package_and_reads_it_back)
 {
   struct capture_index_capture c = {4242, "web-1", "nginx: worker process", "LuaJIT 2.1.0-beta3",
                                     1763745600.125, 0, 10, 0, 0,
-                                    "openresty", "libluajit2-5.1-2", "2.1-20230119-1", NULL, 0, 0};
+                                    "openresty", "libluajit2-5.1-2", "2.1-20230119-1", NULL, 0, 0, 0};
   char line[16384];
   codec_begin_lines(line, &c);
   ck_assert_str_eq(line, "ljleak-index\tversion=1\n"
@@ -476,7 +476,7 @@ END_TEST
 START_TEST(test_capture_line_names_the_program_and_its_parent_and_reads_them_back)
 {
   struct capture_index_capture c = {4243, "web-1", "nginx: worker process", "LuaJIT 2.1.0-beta3",
-                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
+                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
   c.exe = "/usr/sbin/nginx";
   c.ppid = 4200;
   char line[16384];
@@ -502,7 +502,7 @@ START_TEST(test_written_lines_read_back_the_same)
   static char text[65536];
   size_t used = capture_index_write_header(text, sizeof text);
   struct capture_index_capture c = {-12, "h\\o\ts\nt", "a\tb\\c\nd e", "", 1763745600.125, 123, 0.25,
-                                    UINT64_MAX, 1, NULL, NULL, NULL, NULL, 0, 0};
+                                    UINT64_MAX, 1, NULL, NULL, NULL, NULL, 0, 0, 0};
   used += capture_index_write_capture(text + used, sizeof text - used, &c);
   struct capture_index_segment segments[3] = {
     {1, "seg-0001.memprof", 1.5, 2.5, 1, 2, 3, 4, 5, 1, 0, 0, 0, 0},
@@ -958,6 +958,28 @@ START_TEST(test_read_file_reads_an_index_and_names_the_file_in_errors)
 }
 END_TEST
 
+START_TEST(test_capture_line_gives_the_stack_depth_and_reads_it_back)
+{
+  struct capture_index_capture c = {5, "h", "c", "LuaJIT 2.1", 1.0, 0, 0, 0, 1, NULL, NULL, NULL,
+                                    NULL, 0, 16, 0};
+  char text[16384];
+  size_t header = capture_index_write_header(text, sizeof text);
+  size_t length = capture_index_write_capture(text + header, sizeof text - header, &c);
+  ck_assert_ptr_nonnull(strstr(text, "\tgzip=1\tstacks=16\n"));
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_parse(&index, text, header + length, "index", &error),
+                   CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.capture.stacks, 16);
+  ck_assert(index.capture.keys & CAPTURE_INDEX_CAPTURE_HAS_STACKS);
+  capture_index_free(&index);
+  /* No stacks: no key, as before sidecars existed. */
+  c.stacks = 0;
+  capture_index_write_capture(text, sizeof text, &c);
+  ck_assert_ptr_null(strstr(text, "stacks"));
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("format_index");
@@ -965,6 +987,7 @@ int main(void)
   tcase_add_test(tc, test_header_and_capture_lines_match_the_collector_byte_for_byte);
   tcase_add_test(tc, test_capture_line_escapes_match_the_collector_byte_for_byte);
   tcase_add_test(tc, test_long_command_is_cut_like_the_collector_never_inside_an_escape);
+  tcase_add_test(tc, test_capture_line_gives_the_stack_depth_and_reads_it_back);
   tcase_add_test(tc, test_capture_line_names_the_luajit_package_and_reads_it_back);
   tcase_add_test(tc, test_capture_line_names_the_program_and_its_parent_and_reads_them_back);
   tcase_add_test(tc, test_segment_lines_match_the_collector_byte_for_byte);

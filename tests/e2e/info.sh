@@ -33,8 +33,9 @@ check "says_why_it_stopped" has "$tmp/duration.out" "stop_reason=duration"
 check "gives_the_stop_time_of_the_index" has "$tmp/duration.out" \
   "stop_time=$(field "$tmp/duration/index" stop time)"
 check "says_the_index_is_whole" has "$tmp/duration.out" "last_line_cut=0"
+check "gives_the_stack_depth_of_the_sidecars" has "$tmp/duration.out" "stacks=16"
 check "prints_the_keys_in_order" test "$(cut -d= -f1 "$tmp/duration.out" | tr '\n' ' ')" = \
-  "version pid host exe ppid command luajit start sample period max_bytes gzip luajit_flavour luajit_package luajit_package_version segments boundaries stopped stop_time stop_reason last_line_cut "
+  "version pid host exe ppid command luajit start sample period max_bytes gzip stacks luajit_flavour luajit_package luajit_package_version segments boundaries stopped stop_time stop_reason last_line_cut "
 # The LuaJIT built for: this build's package (mk/luajit.mk), as dpkg names it.
 case "$(sh mk/luajit.sh installed)" in
   luajit2) flavour=openresty package=libluajit2-5.1-2 ;;

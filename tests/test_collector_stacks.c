@@ -1,0 +1,355 @@
+/* tests/test_collector_stacks.c: the call stacks the collector records (ljleak run and the module): one helper with two callers, named with exact lines, JIT on (the helper inlined into its callers' trace) and off, sampled, cut at the depth, gzip, and a capture killed mid-run. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "format/capture_index.h"
+#include "format/memprof.h"
+#include "format/stacks.h"
+#include "tests/check_run.h"
+#include "tests/collector_capture.h"
+
+#define SCRIPT "testdata/stacks/helper_two_callers.lua"
+#define PUT_LINE "@" SCRIPT ":8"   /* put's allocation, the site of both callers */
+#define MAX_STACKS 64
+
+/* The stacks of the events at one site, rendered, with their counts. */
+struct stack_tally {
+  char text[MAX_STACKS][512];
+  uint64_t count[MAX_STACKS];
+  int n;
+  uint64_t site_events;     /* ALLOC and REALLOC events at the site */
+  uint64_t without_stack;   /* of those, events the sidecar gives no stack */
+  uint64_t lua_events;      /* ALLOC and REALLOC events at any Lua line */
+  uint64_t lua_without;     /* of those, without a stack */
+  enum memprof_status sidecar_status;  /* the last lookup's */
+};
+
+/* "chunk@defined:line" for Lua frames ("helper_two_callers.lua@7:8"), "C" for
+ * C functions (their names are addresses in the host), "coroutine", "?";
+ * leaf first, joined by " < ", "..." when cut. */
+static void render(const struct stacks_stack *s, char *out, size_t size)
+{
+  size_t used = 0;
+  out[0] = '\0';
+  for (uint32_t i = 0; i < s->frame_count && used < size; i++) {
+    const struct stacks_frame *f = &s->frames[i];
+    const char *sep = i ? " < " : "";
+    if (f->kind == STACKS_FRAME_LUA) {
+      const char *base = strrchr(f->name, '/');
+      used += (size_t)snprintf(out + used, size - used, "%s%s@%llu:%llu", sep,
+                               base ? base + 1 : f->name, (unsigned long long)f->defined,
+                               (unsigned long long)f->line);
+    } else {
+      used += (size_t)snprintf(out + used, size - used, "%s%s", sep,
+                               f->kind == STACKS_FRAME_C ? "C"
+                               : f->kind == STACKS_FRAME_COROUTINE ? "coroutine" : "?");
+    }
+  }
+  if (s->flags & STACKS_FLAG_TRUNCATED && used < size)
+    snprintf(out + used, size - used, " < ...");
+}
+
+static void tally_add(struct stack_tally *t, const char *text)
+{
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->text[i], text)) {
+      t->count[i]++;
+      return;
+    }
+  if (t->n == MAX_STACKS)
+    return;
+  snprintf(t->text[t->n], sizeof t->text[0], "%s", text);
+  t->count[t->n++] = 1;
+}
+
+static uint64_t tally_count(const struct stack_tally *t, const char *text)
+{
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->text[i], text))
+      return t->count[i];
+  return 0;
+}
+
+/* Reads one segment and its sidecar in lockstep, as diff/ does, and tallies
+ * the stacks of the events at site (named as Tarantool's parser names it,
+ * without run-specific parts). Only the complete events of a cut segment. */
+static void tally_segment(const char *segment, const char *sidecar, const char *site,
+                          struct stack_tally *t)
+{
+  struct memprof_error err;
+  struct memprof_reader *mr = memprof_reader_open(segment, &err);
+  ck_assert_msg(mr != NULL, "%s", err.message);
+  struct stacks_reader *sr = stacks_reader_open(sidecar, &err);
+  ck_assert_msg(sr != NULL, "%s", err.message);
+  struct memprof_symtab *symtab = memprof_symtab_new();
+  struct memprof_record rec;
+  uint64_t number = 0;
+  char name[1024], text[512];
+  while (memprof_reader_next(mr, &rec) == MEMPROF_OK) {
+    if (rec.type == MEMPROF_RECORD_SYMBOL) {
+      memprof_symtab_add(symtab, &rec.symbol);
+      continue;
+    }
+    uint64_t n = number++;
+    if (rec.event.kind == MEMPROF_EVENT_FREE)
+      continue;
+    uint32_t id = 0;
+    t->sidecar_status = stacks_reader_event(sr, n, &id);
+    const struct stacks_stack *s = stacks_reader_stack(sr, id);
+    int is_lua = rec.event.source == MEMPROF_SOURCE_LUA;
+    t->lua_events += is_lua;
+    t->lua_without += is_lua && !s;
+    memprof_symtab_name(symtab, &rec.event, MEMPROF_NAMING_STABLE, name, sizeof name);
+    if (strcmp(name, site) != 0)
+      continue;
+    t->site_events++;
+    if (!s) {
+      t->without_stack++;
+      continue;
+    }
+    render(s, text, sizeof text);
+    tally_add(t, text);
+  }
+  memprof_symtab_free(symtab);
+  memprof_reader_close(mr);
+  stacks_reader_close(sr);
+}
+
+/* Runs ljleak run OPTIONS SCRIPT ROUNDS into a scratch directory and
+ * tallies put's line over every segment; returns the capture's index. */
+static struct capture_index run_and_tally(const char *name, const char *options, int rounds,
+                                          const char *ext, struct stack_tally *t)
+{
+  char dir[1024], path[1200], sidecar[1200];
+  scratch(dir, sizeof dir, name);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s/cap' %s " SCRIPT " %d > /dev/null", build_dir(),
+                      dir, options, rounds), 0);
+  snprintf(path, sizeof path, "%s/cap/index", dir);
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  memset(t, 0, sizeof *t);
+  ck_assert_uint_ge(index.segment_count, 1);
+  for (size_t i = 0; i < index.segment_count; i++) {
+    snprintf(path, sizeof path, "%s/cap/%s", dir, index.segments[i].file);
+    ck_assert_uint_gt(stacks_sidecar_path(path, sidecar, sizeof sidecar), 0);
+    ck_assert_ptr_nonnull(strstr(sidecar, ext));
+    tally_segment(path, sidecar, PUT_LINE, t);
+  }
+  return index;
+}
+
+static uint64_t trace_lines(const struct capture_index *index)
+{
+  uint64_t n = 0;
+  for (size_t i = 0; i < index->segment_count; i++)
+    n += index->segments[i].trace_lines;
+  return n;
+}
+
+/* The two stacks of put's line: its leaking caller and its steady one. */
+#define LEAK_STACK "helper_two_callers.lua@7:8 < helper_two_callers.lua@11:12 < helper_two_callers.lua@0:22 < C"
+#define STEADY_STACK "helper_two_callers.lua@7:8 < helper_two_callers.lua@15:17 < helper_two_callers.lua@0:23 < C"
+
+/* Every event at put's line has one of the two stacks, each caller's at
+ * least once per round. */
+static void assert_two_callers(const struct stack_tally *t, int rounds)
+{
+  if (t->n != 2 || t->without_stack != 0 || tally_count(t, LEAK_STACK) < (uint64_t)rounds ||
+      tally_count(t, STEADY_STACK) < (uint64_t)rounds) {
+    char all[4096] = "";
+    for (int i = 0; i < t->n; i++) {
+      size_t used = strlen(all);
+      snprintf(all + used, sizeof all - used, "\n  %llu x %s", (unsigned long long)t->count[i],
+               t->text[i]);
+    }
+    ck_abort_msg("%llu events at put's line, %llu without a stack; stacks:%s",
+                 (unsigned long long)t->site_events, (unsigned long long)t->without_stack, all);
+  }
+}
+
+START_TEST(test_jit_on_stacks_name_both_callers_with_exact_lines)
+{
+  struct stack_tally t;
+  struct capture_index index = run_and_tally("jit-on", "", 3000, ".stacks", &t);
+  assert_two_callers(&t, 3000);
+  /* Compiled code made most of them: the helper's frame and its callers'
+   * came from the trace that inlined them (the recorder's chains). */
+  ck_assert_uint_gt(trace_lines(&index), t.site_events / 2);
+  ck_assert_uint_eq(index.capture.stacks, 16);
+  ck_assert_uint_eq(t.lua_without, 0);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_jit_off_stacks_name_both_callers_with_exact_lines)
+{
+  struct stack_tally t;
+  struct capture_index index = run_and_tally("jit-off", "-j off", 3000, ".stacks", &t);
+  assert_two_callers(&t, 3000);
+  ck_assert_uint_eq(trace_lines(&index), 0);
+  ck_assert_uint_eq(t.lua_without, 0);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_sampled_capture_records_stacks_of_sampled_events)
+{
+  struct stack_tally t;
+  struct capture_index index = run_and_tally("sampled", "--sample 1k", 20000, ".stacks", &t);
+  /* About one allocation in 16 (64-byte tables, 1 KiB mean): both callers seen. */
+  ck_assert_int_eq(t.n, 2);
+  ck_assert_uint_eq(t.without_stack, 0);
+  ck_assert_uint_gt(tally_count(&t, LEAK_STACK), 100);
+  ck_assert_uint_gt(tally_count(&t, STEADY_STACK), 100);
+  ck_assert_uint_lt(t.site_events, 40000 / 4);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_stacks_are_cut_at_the_depth)
+{
+  struct stack_tally t;
+  struct capture_index index = run_and_tally("depth", "--stack-depth 2", 500, ".stacks", &t);
+  ck_assert_int_eq(t.n, 2);
+  ck_assert_uint_ge(tally_count(&t, "helper_two_callers.lua@7:8 < helper_two_callers.lua@11:12 < ..."), 500);
+  ck_assert_uint_ge(tally_count(&t, "helper_two_callers.lua@7:8 < helper_two_callers.lua@15:17 < ..."), 500);
+  ck_assert_uint_eq(index.capture.stacks, 2);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_gzip_capture_has_gzip_sidecars)
+{
+  struct stack_tally t;
+  struct capture_index index = run_and_tally("gzip", "--gzip", 1000, ".stacks.gz", &t);
+  assert_two_callers(&t, 1000);
+  capture_index_free(&index);
+}
+END_TEST
+
+START_TEST(test_depth_zero_writes_no_sidecar)
+{
+  char dir[1024], path[1200];
+  scratch(dir, sizeof dir, "depth-zero");
+  ck_assert_int_eq(sh("LJLEAK_STACK_DEPTH=0 '%s/ljleak' run -o '%s/cap' " SCRIPT " 100 > /dev/null",
+                      build_dir(), dir), 0);
+  snprintf(path, sizeof path, "%s/cap/seg-0001.memprof", dir);
+  ck_assert_int_eq(access(path, F_OK), 0);
+  snprintf(path, sizeof path, "%s/cap/seg-0001.stacks", dir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  snprintf(path, sizeof path, "%s/cap/index", dir);
+  char *text = slurp(path);
+  ck_assert_ptr_null(strstr(text, "stacks="));
+  free(text);
+  /* A bad depth is a usage error. */
+  ck_assert_int_eq(sh("'%s/ljleak' run --stack-depth 257 " SCRIPT " 2> /dev/null", build_dir()), 2);
+}
+END_TEST
+
+START_TEST(test_module_option_stack_depth)
+{
+  char dir[1024], path[1200];
+  scratch(dir, sizeof dir, "module");
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' %s -e \""
+                      "local c = require 'ljleak.collector' "
+                      "assert(c.start{dir = 'cap', stack_depth = 3}) "
+                      "arg = {[0] = '" SCRIPT "', '200'} dofile('%s/" SCRIPT "') "
+                      "assert(c.stop()) "
+                      "local ok, err = c.start{dir = 'cap2', stack_depth = 1000} "
+                      "assert(not ok and err:find('stack_depth'))\" > out 2>&1",
+                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
+  snprintf(path, sizeof path, "%s/cap/index", dir);
+  char *text = slurp(path);
+  ck_assert_ptr_nonnull(strstr(text, "\tstacks=3"));
+  free(text);
+  snprintf(path, sizeof path, "%s/cap/seg-0001.stacks", dir);
+  struct memprof_error err;
+  struct stacks_reader *r = stacks_reader_open(path, &err);
+  ck_assert_msg(r != NULL, "%s", err.message);
+  struct stacks_record rec;
+  enum memprof_status s;
+  int cut = 0;
+  while ((s = stacks_reader_next(r, &rec)) == MEMPROF_OK)
+    if (rec.type == STACKS_RECORD_STACK) {
+      ck_assert_uint_le(rec.stack->frame_count, 3);
+      cut += (rec.stack->flags & STACKS_FLAG_TRUNCATED) != 0;
+    }
+  ck_assert_int_eq(s, MEMPROF_END);
+  ck_assert_int_gt(cut, 0);   /* put < leak < the loop's chunk < dofile's C frame ... */
+  stacks_reader_close(r);
+}
+END_TEST
+
+START_TEST(test_sigkill_keeps_the_stack_of_every_complete_event)
+{
+  char dir[1024], out[1100], path[1200], sidecar[1200];
+  scratch(dir, sizeof dir, "sigkill");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    char bin[1100];
+    snprintf(bin, sizeof bin, "%s/ljleak", build_dir());
+    if (!freopen("/dev/null", "w", stdout))
+      _exit(126);
+    execl(bin, bin, "run", "-o", out, "--max-bytes", "1M", "tests/lua/collector_forever.lua",
+          (char *)NULL);
+    _exit(127);
+  }
+  /* Until the second segment's .part has events on disk. */
+  snprintf(path, sizeof path, "%s/seg-0002.memprof.part", out);
+  for (int tries = 0; tries < 3000; tries++) {
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size >= 256 * 1024)
+      break;
+    usleep(2000);
+  }
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  ck_assert(WIFSIGNALED(status));
+  /* The killed segment: its .part, or the segment after the last one renamed. */
+  int checked = 0;
+  for (int seq = 2; seq < 100 && !checked; seq++) {
+    snprintf(path, sizeof path, "%s/seg-%04d.memprof.part", out, seq);
+    if (access(path, F_OK) != 0)
+      continue;
+    ck_assert_uint_gt(stacks_sidecar_path(path, sidecar, sizeof sidecar), 0);
+    struct stack_tally t;
+    memset(&t, 0, sizeof t);
+    tally_segment(path, sidecar, "@tests/lua/collector_forever.lua:7", &t);
+    /* Every complete allocation at a Lua line has its stack. */
+    ck_assert_uint_gt(t.lua_events, 1000);
+    ck_assert_uint_eq(t.lua_without, 0);
+    ck_assert_uint_eq(t.without_stack, 0);
+    ck_assert_int_eq(t.n, 1);
+    ck_assert_str_eq(t.text[0], "collector_forever.lua@0:7 < C");
+    checked = 1;
+  }
+  ck_assert_msg(checked, "no .part segment left by the kill");
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("collector_stacks");
+  TCase *tc = tcase_create("run");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_jit_on_stacks_name_both_callers_with_exact_lines);
+  tcase_add_test(tc, test_jit_off_stacks_name_both_callers_with_exact_lines);
+  tcase_add_test(tc, test_sampled_capture_records_stacks_of_sampled_events);
+  tcase_add_test(tc, test_stacks_are_cut_at_the_depth);
+  tcase_add_test(tc, test_gzip_capture_has_gzip_sidecars);
+  tcase_add_test(tc, test_depth_zero_writes_no_sidecar);
+  tcase_add_test(tc, test_module_option_stack_depth);
+  tcase_add_test(tc, test_sigkill_keeps_the_stack_of_every_complete_event);
+  suite_add_tcase(s, tc);
+  return check_run(s);
+}
