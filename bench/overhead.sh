@@ -2,11 +2,12 @@
 # bench/overhead.sh: wall time of the collector on an allocation-heavy JIT-on
 # workload (bench/overhead.lua), against plain luajit, in two parts:
 #
-#  1. full capture: RUNS rounds of plain luajit, ljleak run, and ljleak run
-#     with LJLEAK_TRACE_LINES=0 (allocations by compiled code charged to
-#     their trace, not resolved to their line), ROUNDS long;
-#  2. ljleak run --sample 524288: SAMPLED_RUNS rounds of plain luajit and the
-#     sampled run, SAMPLED_ROUNDS long.
+#  1. full capture: RUNS rounds of plain luajit, ljleak run (with call
+#     stacks, the default depth 16), ljleak run with LJLEAK_TRACE_LINES=0
+#     (allocations by compiled code charged to their trace, not resolved to
+#     their line) and ljleak run --stack-depth 0 (no stacks), ROUNDS long;
+#  2. ljleak run --sample 524288 (with stacks): SAMPLED_RUNS rounds of plain
+#     luajit and the sampled run, SAMPLED_ROUNDS long.
 #
 # Part 1 also prints how many allocations by compiled code got their Lua
 # line (the index's trace_events and trace_lines), and what resolving them
@@ -16,7 +17,8 @@
 # are the figures to trust).
 #
 # Prints the medians, the ratios to plain (wall and CPU), the events per
-# second and the stream's bytes per event. On a shared machine one run of
+# second and the stream's bytes per event, with and without the stack
+# sidecars (their bytes counted in). On a shared machine one run of
 # the same binary varies by some +-8% from the next, and the machine's speed
 # drifts over the minutes a part takes, so a ratio of two medians compares
 # runs made minutes apart. The runs therefore come in pairs, one right after
@@ -65,15 +67,22 @@ while [ "$i" -le "$RUNS" ]; do
   # during the next runs it would slow them. Removed, it is dropped unwritten.
   mkdir -p "$dir/full-index"
   cp "$dir/full-cap/index" "$dir/full-index/index"
+  cat "$dir"/full-cap/*.stacks | wc -c > "$dir/full-index/stacks-bytes"
   rm -rf "$dir/full-cap"
   sync
   LJLEAK_TRACE_LINES=0 run nolines "$BUILD/ljleak" run -o "$dir/full-cap" bench/overhead.lua "$ROUNDS"
+  rm -rf "$dir/full-cap"
+  sync
+  run nostacks "$BUILD/ljleak" run --stack-depth 0 -o "$dir/full-cap" bench/overhead.lua "$ROUNDS"
+  mkdir -p "$dir/nostacks-index"
+  cp "$dir/full-cap/index" "$dir/nostacks-index/index"
   rm -rf "$dir/full-cap"
   sync
   i=$((i + 1))
 done
 same_output plain full
 same_output plain nolines
+same_output plain nostacks
 
 # Part 2: sampled. The two runs of a round come next to each other, in turns
 # first, so that the machine's drift falls on both alike.
@@ -101,6 +110,8 @@ pair_ratios() { paste "$1" "$2" | awk '{ printf "%.4f\n", $1 / $2 }' > "$3"; }
 pair_ratios "$dir/sampled.times" "$dir/splain.times" "$dir/pairs.ratios"
 pair_ratios "$dir/full.times" "$dir/plain.times" "$dir/full-pairs.ratios"
 pair_ratios "$dir/full.times" "$dir/nolines.times" "$dir/lines-pairs.ratios"
+pair_ratios "$dir/full.times" "$dir/nostacks.times" "$dir/stacks-pairs.ratios"
+pair_ratios "$dir/nostacks.times" "$dir/plain.times" "$dir/nostacks-pairs.ratios"
 
 plain=$(median "$dir/plain.times")
 full=$(median "$dir/full.times")
@@ -118,6 +129,10 @@ paste "$dir/full.times" "$dir/nolines.times" |
   awk -v n="$trace_events" '{ printf "%.2f\n", n ? ($1 - $2) * 1e9 / n : 0 }' > "$dir/lines.ns"
 set -- $(stats "$dir/sampled-cap")
 sampled_events=$1 sampled_bytes=$2
+sampled_stacks_bytes=$(cat "$dir"/sampled-cap/*.stacks | wc -c)
+full_stacks_bytes=$(cat "$dir/full-index/stacks-bytes")
+set -- $(stats "$dir/nostacks-index")
+nostacks_events=$1 nostacks_bytes=$2
 echo "== collector overhead: bench/overhead.lua, JIT on; runs interleaved with plain luajit"
 echo "                                 wall median        CPU (user+sys) median"
 echo "full capture, $ROUNDS rounds, $RUNS runs"
@@ -127,10 +142,14 @@ echo "  pairs, full/plain              median of $RUNS ratios $(median "$dir/ful
 echo "  allocations by compiled code   $trace_events, charged to their line $trace_lines ($(echo "$trace_lines $trace_events" | awk '{ printf "%.1f", $2 ? 100 * $1 / $2 : 100 }')%)"
 echo "  without lines (trace sites)    $(median "$dir/nolines.times")s; pairs, full/without: median $(median "$dir/lines-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
 echo "  lines cost, per allocation by compiled code: median of $RUNS rounds $(median "$dir/lines.ns") ns"
+echo "  without stacks (--stack-depth 0) $(median "$dir/nostacks.times")s; pairs, without/plain: median $(median "$dir/nostacks-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
+echo "  pairs, full with stacks/without  median of $RUNS ratios $(median "$dir/stacks-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
 echo "sampled, $SAMPLED_ROUNDS rounds, $SAMPLED_RUNS runs"
 echo "  plain luajit                   ${splain}s             ${splain_cpu}s"
-echo "  ljleak run --sample 524288     ${sampled}s ($(ratio "$sampled" "$splain")x)    ${sampled_cpu}s ($(ratio "$sampled_cpu" "$splain_cpu")x)"
+echo "  ljleak run --sample 524288 (stacks) ${sampled}s ($(ratio "$sampled" "$splain")x)    ${sampled_cpu}s ($(ratio "$sampled_cpu" "$splain_cpu")x)"
 echo "  pairs, sampled/plain           median of $SAMPLED_RUNS ratios $(median "$dir/pairs.ratios" | awk '{ printf "%.3f", $1 }')x   target <= 1.05x"
 echo "  noise: plain luajit, odd runs against even runs: $(ratio "$(median "$dir/splain-even.times")" "$(median "$dir/splain-odd.times")")x"
 echo "full stream: $full_events events, $full_bytes bytes, $(echo "$full_bytes $full_events" | awk '{ printf "%.2f", $1 / $2 }') bytes/event, $(echo "$full_events $plain" | awk '{ printf "%.1f", $1 / $2 / 1e6 }') M events/s of plain run time"
-echo "sampled stream ($SAMPLED_ROUNDS rounds): $sampled_events events, $sampled_bytes bytes"
+echo "full stream without stacks: $nostacks_events events, $nostacks_bytes bytes, $(echo "$nostacks_bytes $nostacks_events" | awk '{ printf "%.2f", $1 / $2 }') bytes/event"
+echo "full stream with stacks: $full_stacks_bytes sidecar bytes more, $(echo "$full_bytes $full_stacks_bytes $full_events" | awk '{ printf "%.2f", ($1 + $2) / $3 }') bytes/event (segments and sidecars)"
+echo "sampled stream ($SAMPLED_ROUNDS rounds): $sampled_events events, $sampled_bytes bytes, $sampled_stacks_bytes sidecar bytes"
