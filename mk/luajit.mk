@@ -13,6 +13,11 @@
 # source of the version unpacked there. One build directory per LuaJIT.
 LUAJIT_INSTALLED = $(call lazy,LUAJIT_INSTALLED,sh mk/luajit.sh installed)
 LUAJIT ?= $(LUAJIT_INSTALLED)
+ifneq ($(origin LUAJIT),file)
+ifeq ($(filter luajit luajit2,$(LUAJIT)),)
+$(error LUAJIT=$(LUAJIT): name the LuaJIT by its Debian source package, luajit or luajit2)
+endif
+endif
 LUAJIT_ROOT ?=
 LUAJIT_DEPS = $(if $(filter luajit2,$(LUAJIT)),luajit2 libluajit2-5.1-dev,luajit libluajit-5.1-dev)
 

@@ -39,6 +39,10 @@ check "nothing_installed_picks_debians" test "$(sh mk/luajit.sh installed)" = lu
 check "make_luajit_luajit2_asks_for_the_forks_packages" \
   sh -c "make -n -s BUILD='$tmp/b' LUAJIT=luajit2 deps-build | grep -q ' luajit2 libluajit2-5.1-dev '"
 
+make -n -s BUILD="$tmp/b" LUAJIT=/usr/bin/luajit deps-build > /dev/null 2> "$tmp/bad.err"
+check "make_refuses_a_luajit_that_is_no_package" sh -c \
+  "grep -q 'LUAJIT=/usr/bin/luajit: name the LuaJIT by its Debian source package, luajit or luajit2' '$tmp/bad.err'"
+
 # The real install line: -y and --no-remove (a fake root and apt-get that log).
 cat > "$tmp/bin/id" <<'EOF'
 #!/bin/sh
