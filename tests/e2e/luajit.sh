@@ -43,9 +43,15 @@ check "text_report_names_the_luajit" grep -qF ", $named, $tmp/cap" "$tmp/diff.tx
 "$LJLEAK" report --format html -o "$tmp/report.html" "$tmp/result.json"
 check "html_report_names_the_luajit" grep -qF "<dt>LuaJIT</dt><dd>$named</dd>" "$tmp/report.html"
 
+# A layout that does not match (simulated) names the LuaJIT built for and
+# the command for the running one.
+load='local c = require "ljleak.collector" local ok, err = c.start{dir = os.getenv("OUT")} io.write(tostring(err))'
+OUT=$tmp/x0 LJLEAK_TEST_BREAK_LAYOUT=1 LJLEAK_SIGNAL=none LUA_CPATH="$BUILD/lua/?.so" luajit -e "$load" > "$tmp/x0.err" 2>&1
+check "refusal_names_the_luajit_built_for_and_the_command" grep -qF \
+  "the collector was built for $built ($package $version, $vm) and does not match the running library; build it for the running one with: $hint (or make LUAJIT_SRC=DIR, its source tree)" "$tmp/x0.err"
+
 # The other build's collector in this LuaJIT, and this build's in the other.
 if [ -n "${CROSS_BUILD:-}" ] && [ -n "${CROSS_LUAJIT:-}" ]; then
-  load='local c = require "ljleak.collector" local ok, err = c.start{dir = os.getenv("OUT")} io.write(tostring(err))'
   OUT=$tmp/x1 LJLEAK_SIGNAL=none LUA_CPATH="$CROSS_BUILD/lua/?.so" luajit -e "$load" > "$tmp/x1.err" 2>&1
   if [ "$flavour" = openresty ]; then
     running="is OpenResty's LuaJIT (it has lua_setexdata)" other="Debian's LuaJIT" other_pkg=libluajit-5.1-2
