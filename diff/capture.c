@@ -369,6 +369,18 @@ static int capture_has_suffix(const char *name, const char *suffix)
   return a > b && !strcmp(name + a - b, suffix);
 }
 
+/* A stack sidecar (seg-0001.stacks, .stacks.gz, either with .part) sits
+ * beside its segment and is read with it, never as a segment. */
+static int capture_is_sidecar(const char *name)
+{
+  size_t length = strlen(name);
+  if (capture_has_suffix(name, ".part"))
+    length -= 5;
+  if (length > 3 && !strncmp(name + length - 3, ".gz", 3))
+    length -= 3;
+  return length > 7 && !strncmp(name + length - 7, ".stacks", 7);
+}
+
 static int capture_compare_names(const void *a, const void *b)
 {
   return strcmp(*(char *const *)a, *(char *const *)b);
@@ -391,7 +403,7 @@ static int capture_list_directory(const char *directory, int want_segments, char
     int segment = capture_has_suffix(name, ".bin") || capture_has_suffix(name, ".memprof") ||
                   capture_has_suffix(name, ".gz");
     int part = capture_has_suffix(name, ".part");
-    if (want_segments ? !segment : !part)
+    if ((want_segments ? !segment : !part) || capture_is_sidecar(name))
       continue;
     if (*count == capacity) {
       capacity = capacity ? capacity * 2 : 32;

@@ -276,6 +276,35 @@ START_TEST(test_decide_again_judges_stacks_with_the_warmup)
 }
 END_TEST
 
+/* Gzipped segments and sidecars listed from the directory (no index), the
+ * last one a .part: the sidecars are read beside their segments, never as
+ * segments themselves. */
+START_TEST(test_gzipped_sidecars_and_a_part_are_not_segments)
+{
+  char dir[512], command[1200];
+  write_capture(dir, sizeof dir, "stacks-gz", 6, 1, 1);
+  snprintf(command, sizeof command,
+           "cd '%s' && gzip seg-*.memprof seg-*.stacks && mv seg-0006.memprof.gz seg-0006.memprof.gz.part "
+           "&& mv seg-0006.stacks.gz seg-0006.stacks.gz.part",
+           dir);
+  ck_assert_int_eq(system(command), 0);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result r;
+  struct diff_error err;
+  const char *paths[] = {dir};
+  ck_assert_msg(diff_trend(paths, 1, &options, &r, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_uint_eq(r.site_count, 1);
+  ck_assert_uint_eq(r.capture.boundary_count, 5);  /* the .part ends on no GC cycle */
+  ck_assert_uint_eq(r.stack_count, 2);
+  ck_assert_str_eq(r.stacks[0].name, LEAK_STACK);
+  ck_assert_int_eq(r.stacks[0].verdict, DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(r.stacks[0].allocs, 6);  /* the .part's allocation has its stack */
+  diff_result_free(&r);
+  fixture_remove(dir);
+}
+END_TEST
+
 static Suite *stacks_suite(void)
 {
   Suite *s = suite_create("diff_stacks");
@@ -286,6 +315,7 @@ static Suite *stacks_suite(void)
   tcase_add_test(c, test_capture_without_sidecars_has_no_stacks);
   tcase_add_test(c, test_base_by_stack_flags_the_new_leaking_stack);
   tcase_add_test(c, test_decide_again_judges_stacks_with_the_warmup);
+  tcase_add_test(c, test_gzipped_sidecars_and_a_part_are_not_segments);
   suite_add_tcase(s, c);
   return s;
 }
