@@ -171,7 +171,23 @@ static uint32_t line_before(const GCproto *pt, const BCIns *pc)
 
 static struct callstack_frame lua_frame(const GCproto *pt, uint32_t line)
 {
-  return (struct callstack_frame){pt, symbols_proto_fingerprint(pt), line, KIND_LUA};
+  return (struct callstack_frame){pt, symbols_proto_fingerprint(pt), line | CALLSTACK_LINE_KNOWN,
+                                  KIND_LUA};
+}
+
+/* A Lua frame whose saved PC is pc: its line when the stack is new. */
+static struct callstack_frame lua_frame_at(const GCproto *pt, const BCIns *pc)
+{
+  return (struct callstack_frame){pt, symbols_proto_fingerprint(pt), (uint64_t)(uintptr_t)pc,
+                                  KIND_LUA};
+}
+
+/* The line of a Lua frame as keyed. */
+static uint32_t frame_line(const struct callstack_frame *f)
+{
+  if (f->position & CALLSTACK_LINE_KNOWN)
+    return (uint32_t)f->position;
+  return line_before(f->object, (const BCIns *)(uintptr_t)f->position);
 }
 
 /* The frame of function fn, called at pc when it is a Lua function. */
@@ -180,7 +196,7 @@ static struct callstack_frame function_frame(GCfunc *fn, const BCIns *pc)
   if (isluafunc(fn)) {
     const GCproto *pt = funcproto(fn);
     if (pt && pt->gct == ~LJ_TPROTO)
-      return lua_frame(pt, line_before(pt, pc));
+      return lua_frame_at(pt, pc);
     return (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
   }
   if (isffunc(fn))
@@ -370,7 +386,7 @@ static uint32_t define(struct callstack_state *s, const struct callstack_frame *
       w->kind = STACKS_FRAME_LUA;
       w->name = chunk_id(s, pt);
       w->defined = (uint64_t)pt->firstline;
-      w->line = f->line;
+      w->line = frame_line(f);
       break;
     }
     case KIND_C:

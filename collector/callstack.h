@@ -16,13 +16,18 @@ struct attrib_site;
 #define CALLSTACK_DEFAULT_DEPTH 16     /* stack_depth's default */
 #define CALLSTACK_MAX_DEPTH LJLEAK_COLLECTOR_MAX_STACK_DEPTH
 
-/* A frame as the collector keys it: what tells two stacks apart. */
+/* A frame as the collector keys it: what tells two stacks apart. A Lua
+ * frame's line is looked up only when its stack is new: the key holds the
+ * saved PC (two PCs of one line make two ids of equal stacks, which the
+ * sidecar allows), or the line itself where it is known already. */
 struct callstack_frame {
   const void *object;        /* LUA: the prototype; C: the function's address; else NULL */
   uint64_t fingerprint;      /* LUA: symbols_proto_fingerprint; FAST: the builtin's id; else 0 */
-  uint32_t line;             /* LUA: the current line */
-  uint32_t kind;             /* enum callstack_kind */
+  uint64_t position;         /* LUA: the saved PC, or the line | CALLSTACK_LINE_KNOWN */
+  uint64_t kind;             /* enum callstack_kind */
 };
+
+#define CALLSTACK_LINE_KNOWN (1ull << 63)
 
 /* A stack known in this sidecar: its id and where its frames are kept. */
 struct callstack_entry {
