@@ -82,3 +82,11 @@ bench-gc-pause: $(BUILD)/ljleak $(COLLECTOR_SO)
 	  $(BUILD)/ljleak run -o $(BUILD)/bench/gc-pause/$$mb bench/gc_pause.lua $$mb || exit 1; \
 	  $(BUILD)/ljleak run --sample 512k -o $(BUILD)/bench/gc-pause/$$mb-sampled bench/gc_pause.lua $$mb || exit 1; \
 	done
+
+# nginx: the request rate of a Lua location of the test nginx without a
+# capture, with a sampled and with a full one, and the forced cycles' cost
+# on a growing heap (bench/nginx.sh; the packages as tests/e2e/nginx.sh).
+BENCHES += bench-nginx
+.PHONY: bench-nginx
+bench-nginx: $(BUILD)/ljleak $(BUILD)/bench/nginx_client
+	BUILD=$(BUILD) sh bench/nginx.sh

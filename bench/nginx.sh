@@ -1,0 +1,88 @@
+#!/bin/sh
+# bench/nginx.sh: the cost of capturing an nginx worker (make bench). The test
+# nginx of tests/e2e/nginx.sh (testdata/nginx/nginx.conf, one worker here)
+# serves its Lua locations to bench/nginx_client (2 connections) for SECONDS
+# per run; ROUNDS rounds of three runs in turn: no capture, a sampled capture
+# (--set sample=SAMPLE) and a full capture, started and stopped through the
+# control files as ci/capture does. Prints each run's request rate, the
+# medians, and the median of each round's own ratio to its plain run. Then
+# the forced-cycle cost on a growing heap: /leak and /churn, full captures
+# with and without a full GC cycle forced every PERIOD seconds, in turns.
+E2E_NAME=nginx-bench
+. tests/e2e/lib.sh
+ROUNDS=${ROUNDS:-7}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
+SAMPLE=${SAMPLE:-524288}
+PERIOD=${PERIOD:-0.5}
+# One worker, and no capture options from the config: each run gives its own.
+NGINX_SED='s#^worker_processes 2;#worker_processes 1;#;/^env LJLEAK_PERIOD=/d;/^env LJLEAK_FORCE_GC=/d'
+. tests/e2e/nginx_setup.sh
+nginx
+n=0; until [ -s "$tmp/nginx.pid" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+master=$(cat "$tmp/nginx.pid" 2>/dev/null)
+[ -n "$master" ] || { cat "$tmp/error.log"; exit 1; }
+n=0; until [ "$(ls "$tmp/run" 2>/dev/null | grep -c '^[0-9]*$')" -ge 1 ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+worker=$(workers_of "$master" | tr -d ' ')
+reg=$tmp/run/$worker
+[ -f "$reg" ] || { echo "bench/nginx.sh: the worker did not register"; exit 1; }
+
+# A request as ci/capture writes it, and its answer.
+seq=0
+ask() {
+  seq=$((seq + 1))
+  printf 'id=bench-%s\naction=%s\n%s' "$seq" "$1" "${2:-}" > "$reg.request.tmp" &&
+    mv "$reg.request.tmp" "$reg.request"
+  n=0
+  until grep -qx "request=bench-$seq" "$reg" || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+  grep -qx "result=ok" "$reg" || { echo "bench/nginx.sh: $1 refused: $(sed -n 's/^error=//p' "$reg")"; exit 1; }
+}
+rate() { sed -n 's/.* rate=\([0-9.]*\).*/\1/p'; }
+# One run of SECONDS_PER_RUN on PATHS, with a capture of OPTIONS, or none.
+run() {
+  mode=$1 options=$2
+  shift 2
+  [ "$mode" = plain ] || ask start "$options"
+  out=$("$client" "$port" 2 "${SECONDS_PER_RUN}s" "$@")
+  status=$?
+  [ "$mode" = plain ] || ask stop
+  [ "$status" = 0 ] || { echo "bench/nginx.sh: requests failed: $out"; exit 1; }
+  echo "$out" | rate
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f\n", a / b }'; }
+percent() { awk -v r="$1" 'BEGIN { printf "%+.1f%%", (r - 1) * 100 }'; }
+
+echo "== nginx: /churn /json /churn /json on one worker, $ROUNDS rounds of $SECONDS_PER_RUN s runs (plain, sampled $SAMPLE, full)"
+"$client" "$port" 2 2s /churn /json >/dev/null   # warm up: the traces
+: > "$tmp/plain" && : > "$tmp/sampled" && : > "$tmp/full" && : > "$tmp/r-sampled" && : > "$tmp/r-full"
+i=1
+while [ $i -le "$ROUNDS" ]; do
+  p=$(run plain "" /churn /json /churn /json)
+  s=$(run sampled "sample=$SAMPLE
+" /churn /json /churn /json)
+  f=$(run full "" /churn /json /churn /json)
+  echo "round $i: plain $p/s, sampled $s/s, full $f/s"
+  echo "$p" >> "$tmp/plain"; echo "$s" >> "$tmp/sampled"; echo "$f" >> "$tmp/full"
+  ratio "$s" "$p" >> "$tmp/r-sampled"; ratio "$f" "$p" >> "$tmp/r-full"
+  i=$((i + 1))
+done
+mp=$(median < "$tmp/plain") ms=$(median < "$tmp/sampled") mf=$(median < "$tmp/full")
+rs=$(median < "$tmp/r-sampled") rf=$(median < "$tmp/r-full")
+echo "median requests/s: plain $mp, sampled $ms, full $mf"
+echo "median of the rounds' ratios to plain: sampled $rs ($(percent "$rs")), full $rf ($(percent "$rf"))"
+
+echo "== nginx: /leak /churn (a growing heap), full capture with and without a full GC cycle forced every $PERIOD s, $ROUNDS rounds"
+: > "$tmp/free" && : > "$tmp/forced" && : > "$tmp/r-forced"
+i=1
+while [ $i -le "$ROUNDS" ]; do
+  a=$(run full "" /leak /churn)
+  b=$(run full "period=$PERIOD
+force_gc=1
+" /leak /churn)
+  heap=$(sed -n 's/^segment\t.*heap_bytes=\([0-9]*\).*/\1/p' "$(sed -n 's/^dir=//p' "$reg")/index" | tail -n 1)
+  echo "round $i: no forced cycle $a/s, forced every $PERIOD s $b/s, Lua heap at the last cycle $(awk -v h="${heap:-0}" 'BEGIN { printf "%.1f MiB", h / 1048576 }')"
+  echo "$a" >> "$tmp/free"; echo "$b" >> "$tmp/forced"; ratio "$b" "$a" >> "$tmp/r-forced"
+  i=$((i + 1))
+done
+ma=$(median < "$tmp/free") mb=$(median < "$tmp/forced") rb=$(median < "$tmp/r-forced")
+echo "median requests/s: no forced cycle $ma, forced every $PERIOD s $mb; median ratio $rb ($(percent "$rb"))"
