@@ -14,7 +14,7 @@ install-ci-docs: all
 	install -m 755 ci/capture $(DESTDIR)$(PREFIX)/bin/ljleak-capture
 # nginx with Debian's Lua module on OpenResty's LuaJIT (privately unpacked),
 # captured worker by worker by ci/capture; its load client.
-E2E_TESTS += tests/e2e/nginx.sh
+E2E_TESTS += tests/e2e/nginx.sh tests/e2e/nginx-module.sh
 $(BUILD)/bench/nginx_client: bench/nginx_client.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< -lpthread

@@ -361,7 +361,8 @@ static void answer(const char *id, const char *err)
   write_registration(&capture_state);
 }
 
-int control_poll(lua_State *L, const struct ljleak_collector_options *base)
+int control_poll(lua_State *L, const struct ljleak_collector_options *base,
+                 const char *base_error)
 {
   static struct control_request rq;   /* 4 KiB: not on a coroutine's C stack */
   char err[512];
@@ -369,8 +370,8 @@ int control_poll(lua_State *L, const struct ljleak_collector_options *base)
   int taken = take_request(&rq, err, sizeof err);
   if (taken == 0)
     return 0;
-  if (taken < 0) {
-    answer(rq.id, err);
+  if (taken < 0 || base_error) {
+    answer(rq.id, taken < 0 ? err : base_error);
     return 1;
   }
   int rc;
@@ -382,16 +383,22 @@ int control_poll(lua_State *L, const struct ljleak_collector_options *base)
   return 1;
 }
 
+static const char *process_env(void *unused, const char *name)
+{
+  (void)unused;
+  return getenv(name);
+}
+
 void control_poll_from_hook(struct capture *c)
 {
   static struct control_request rq;
-  char err[512];
-  ljleak_collector_options_init(&rq.opt);
+  char err[512], env_err[512];
+  int env_bad = options_from_env(&rq.opt, process_env, NULL, env_err, sizeof env_err) != 0;
   int taken = take_request(&rq, err, sizeof err);
   if (taken == 0)
     return;
-  if (taken < 0) {
-    answer(rq.id, err);
+  if (taken < 0 || env_bad) {
+    answer(rq.id, taken < 0 ? err : env_err);
     return;
   }
   if (!c->layout_ok) {

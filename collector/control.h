@@ -38,8 +38,11 @@ int control_request_waiting(void);
 
 /* Takes the waiting request and acts on it from a C function of L's VM
  * (the host's timer): base holds the options of a start request before the
- * request's own. Answers in the registration. 1 if a request was taken. */
-int control_poll(struct lua_State *L, const struct ljleak_collector_options *base);
+ * request's own; base_error, if not NULL, why they cannot be honoured (the
+ * request is refused with it). Answers in the registration. 1 if a
+ * request was taken. */
+int control_poll(struct lua_State *L, const struct ljleak_collector_options *base,
+                 const char *base_error);
 
 /* The same from the allocator hook (CAPTURE_PENDING_CONTROL), where no Lua
  * may run: the base options are ljleak_collector_options_init's. */

@@ -257,9 +257,8 @@ static int poll_now(lua_State *L)
   struct ljleak_collector_options base;
   char err[512];
   luaL_checkstack(L, 24, "ljleak.collector: poll");
-  if (options_from_env(&base, lua_env, L, err, sizeof err) != 0)
-    control_set_error(err);
-  return control_poll(L, &base);
+  int bad = options_from_env(&base, lua_env, L, err, sizeof err) != 0;
+  return control_poll(L, &base, bad ? err : NULL);
 }
 
 /* collector.poll(): takes a control request now, if one waits (a host with

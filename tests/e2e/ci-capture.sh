@@ -64,6 +64,16 @@ check "an_unwritable_root_exits_3" test $? = 3
 check "the_refusal_says_why_the_root_cannot_be_made" grep -q "cannot create /dev/null/caps.*: Not a directory" "$tmp/root.err"
 check "no_signal_option" sh -c "ci/capture --pid $other --duration 1 --signal USR2 2>&1 >/dev/null | grep -q 'sends no signal'"
 kill "$other"; wait "$other" 2>/dev/null; other=""
+# A malformed variable in the process's environment refuses a request.
+LUA_CPATH="$BUILD/lua/?.so;;" LJLEAK_ROOT=$tmp/fixed-root LJLEAK_PERIOD=soon \
+  luajit -l ljleak.collector testdata/apps/worker.lua 60 >/dev/null 2>&1 &
+other=$!
+n=0
+until [ -f "$LJLEAK_RUN_DIR/$other" ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+ci/capture --pid "$other" --duration 1 >/dev/null 2>"$tmp/env.err"
+check "a_bad_environment_value_exits_3" test $? = 3
+check "the_refusal_names_the_variable" grep -q "cannot start a capture: bad value 'soon' in LJLEAK_PERIOD" "$tmp/env.err"
+kill "$other"; wait "$other" 2>/dev/null; other=""
 LUA_CPATH="$BUILD/lua/?.so;;" luajit -l ljleak.collector -e 'io.write(require("ffi").C.getpid and "" or "")' \
   -e 'print(io.open("/proc/self/stat"):read("*n"))' >"$tmp/short.out" 2>&1
 short=$(cat "$tmp/short.out")
