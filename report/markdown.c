@@ -120,6 +120,38 @@ static void put_allowed(FILE *out, const struct diff_result *r)
   }
 }
 
+#define MARKDOWN_SITE_STACKS 3  /* stacks named under a flagged site */
+
+/* Under each flagged site (the first MARKDOWN_MAX_ROWS), the stacks that
+ * hold its growth, flagged first, each with its verdict: the caller to look at. */
+static void put_site_stacks(FILE *out, const struct diff_result *r)
+{
+  const struct diff_site *stacks[MARKDOWN_SITE_STACKS];
+  size_t sites = 0;
+  for (size_t i = 0; i < r->site_count && sites < MARKDOWN_MAX_ROWS; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!diff_site_flagged(r->mode, site))
+      continue;
+    size_t total = report_site_stacks(r, site, stacks, MARKDOWN_SITE_STACKS);
+    if (!total)
+      continue;
+    if (!sites++)
+      fputs("\nStacks that hold the growth (root first):\n\n", out);
+    fputs("* ", out);
+    put_escaped(out, site->name);
+    fputc('\n', out);
+    for (size_t k = 0; k < total && k < MARKDOWN_SITE_STACKS; k++) {
+      fprintf(out, "  * %s, ", diff_verdict_name(stacks[k]->verdict));
+      put_bytes(out, stacks[k]->growth_bytes_per_segment, 1);
+      fputs("/segment: ", out);
+      put_escaped(out, stacks[k]->frame_count ? stacks[k]->name : "(no stack recorded)");
+      fputc('\n', out);
+    }
+    if (total > MARKDOWN_SITE_STACKS)
+      fprintf(out, "  * and %zu more\n", total - MARKDOWN_SITE_STACKS);
+  }
+}
+
 /* The headline and the table of an inconclusive result. */
 static void put_inconclusive(FILE *out, const struct diff_result *r)
 {
@@ -183,8 +215,10 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     fputs(" per segment in all", out);
   }
   fputs(".\n", out);
-  if (flagged)
+  if (flagged) {
     put_sites(out, r, "flagged sites", pick_flagged);
+    put_site_stacks(out, r);
+  }
   if (undecided) {
     fprintf(out, "\n:warning: %zu %s no verdict yet (undecided):\n", undecided,
             undecided == 1 ? "site has" : "sites have");

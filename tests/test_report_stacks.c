@@ -459,6 +459,20 @@ START_TEST(test_text_lists_a_sites_stacks_leaking_first)
 }
 END_TEST
 
+START_TEST(test_markdown_names_the_leaking_caller_under_its_site)
+{
+  struct diff_result r;
+  two_callers(&r);
+  char *text = render(&r, REPORT_FORMAT_MARKDOWN, NULL, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "\nStacks that hold the growth (root first):\n\n"
+                                     "* @t.lua:10\n"
+                                     "  * growing, +8.0 KiB/segment: @t.lua:40;@t.lua:21;@t.lua:10\n"
+                                     "  * steady, 0 B/segment: @t.lua:41;@t.lua:31;@t.lua:10\n"));
+  free(text);
+  diff_result_free(&r);
+}
+END_TEST
+
 /* The flame graph's data in the page: each stack that grew, with its frames
  * and its growth, the numbers the JSON result gives. */
 START_TEST(test_html_flame_data_matches_the_json)
@@ -517,6 +531,7 @@ static Suite *stacks_suite(void)
   tcase_add_test(c, test_json_round_trip_keeps_stacks);
   tcase_add_test(c, test_text_lists_a_sites_stacks_leaking_first);
   tcase_add_test(c, test_html_flame_data_matches_the_json);
+  tcase_add_test(c, test_markdown_names_the_leaking_caller_under_its_site);
   suite_add_tcase(s, c);
   return s;
 }
