@@ -3,15 +3,15 @@
 # workload (bench/overhead.lua), against plain luajit, in two parts:
 #
 #  1. full capture: RUNS rounds of plain luajit, ljleak run (with call
-#     stacks, the default depth 16), ljleak run with LJLEAK_TRACE_LINES=0
-#     (allocations by compiled code charged to their trace, not resolved to
-#     their line) and ljleak run --stack-depth 0 (no stacks), ROUNDS long;
+#     stacks, the default depth 16), ljleak run --stack-depth 0 (no stacks)
+#     and the same with LJLEAK_TRACE_LINES=0 (allocations by compiled code
+#     charged to their trace, not resolved to their line), ROUNDS long;
 #  2. ljleak run --sample 524288 (with stacks): SAMPLED_RUNS rounds of plain
 #     luajit and the sampled run, SAMPLED_ROUNDS long.
 #
 # Part 1 also prints how many allocations by compiled code got their Lua
 # line (the index's trace_events and trace_lines), and what resolving them
-# costs: per round, the full capture's time less the run without lines,
+# costs: per round, the run without stacks less the one without lines,
 # divided by those allocations (a difference of two noisy runs: its median
 # over the rounds, and callgrind's instruction counts in docs/collector.md,
 # are the figures to trust).
@@ -70,7 +70,7 @@ while [ "$i" -le "$RUNS" ]; do
   cat "$dir"/full-cap/*.stacks | wc -c > "$dir/full-index/stacks-bytes"
   rm -rf "$dir/full-cap"
   sync
-  LJLEAK_TRACE_LINES=0 run nolines "$BUILD/ljleak" run -o "$dir/full-cap" bench/overhead.lua "$ROUNDS"
+  LJLEAK_TRACE_LINES=0 run nolines "$BUILD/ljleak" run --stack-depth 0 -o "$dir/full-cap" bench/overhead.lua "$ROUNDS"
   rm -rf "$dir/full-cap"
   sync
   run nostacks "$BUILD/ljleak" run --stack-depth 0 -o "$dir/full-cap" bench/overhead.lua "$ROUNDS"
@@ -109,7 +109,7 @@ awk 'NR % 2 == 0' "$dir/splain.times" > "$dir/splain-even.times"
 pair_ratios() { paste "$1" "$2" | awk '{ printf "%.4f\n", $1 / $2 }' > "$3"; }
 pair_ratios "$dir/sampled.times" "$dir/splain.times" "$dir/pairs.ratios"
 pair_ratios "$dir/full.times" "$dir/plain.times" "$dir/full-pairs.ratios"
-pair_ratios "$dir/full.times" "$dir/nolines.times" "$dir/lines-pairs.ratios"
+pair_ratios "$dir/nostacks.times" "$dir/nolines.times" "$dir/lines-pairs.ratios"
 pair_ratios "$dir/full.times" "$dir/nostacks.times" "$dir/stacks-pairs.ratios"
 pair_ratios "$dir/nostacks.times" "$dir/plain.times" "$dir/nostacks-pairs.ratios"
 
@@ -123,9 +123,9 @@ splain_cpu=$(median "$dir/splain.cpu")
 sampled_cpu=$(median "$dir/sampled.cpu")
 set -- $(stats "$dir/full-index")
 full_events=$1 full_bytes=$2 trace_events=$3 trace_lines=$4
-# ns per allocation by compiled code: each round's full run less its run
-# without lines.
-paste "$dir/full.times" "$dir/nolines.times" |
+# ns per allocation by compiled code: each round's run without stacks less
+# its run without lines.
+paste "$dir/nostacks.times" "$dir/nolines.times" |
   awk -v n="$trace_events" '{ printf "%.2f\n", n ? ($1 - $2) * 1e9 / n : 0 }' > "$dir/lines.ns"
 set -- $(stats "$dir/sampled-cap")
 sampled_events=$1 sampled_bytes=$2
@@ -137,12 +137,12 @@ echo "== collector overhead: bench/overhead.lua, JIT on; runs interleaved with p
 echo "                                 wall median        CPU (user+sys) median"
 echo "full capture, $ROUNDS rounds, $RUNS runs"
 echo "  plain luajit                   ${plain}s             ${plain_cpu}s"
-echo "  ljleak run                     ${full}s ($(ratio "$full" "$plain")x)    ${full_cpu}s ($(ratio "$full_cpu" "$plain_cpu")x)"
-echo "  pairs, full/plain              median of $RUNS ratios $(median "$dir/full-pairs.ratios" | awk '{ printf "%.3f", $1 }')x   target <= 1.5x"
+echo "  ljleak run (stacks, depth 16)  ${full}s ($(ratio "$full" "$plain")x)    ${full_cpu}s ($(ratio "$full_cpu" "$plain_cpu")x)"
+echo "  pairs, full/plain              median of $RUNS ratios $(median "$dir/full-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
 echo "  allocations by compiled code   $trace_events, charged to their line $trace_lines ($(echo "$trace_lines $trace_events" | awk '{ printf "%.1f", $2 ? 100 * $1 / $2 : 100 }')%)"
-echo "  without lines (trace sites)    $(median "$dir/nolines.times")s; pairs, full/without: median $(median "$dir/lines-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
+echo "  no stacks, no lines (trace sites) $(median "$dir/nolines.times")s; pairs, no stacks/this: median $(median "$dir/lines-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
 echo "  lines cost, per allocation by compiled code: median of $RUNS rounds $(median "$dir/lines.ns") ns"
-echo "  without stacks (--stack-depth 0) $(median "$dir/nostacks.times")s; pairs, without/plain: median $(median "$dir/nostacks-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
+echo "  without stacks (--stack-depth 0) $(median "$dir/nostacks.times")s; pairs, without/plain: median $(median "$dir/nostacks-pairs.ratios" | awk '{ printf "%.3f", $1 }')x   target <= 1.5x"
 echo "  pairs, full with stacks/without  median of $RUNS ratios $(median "$dir/stacks-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
 echo "sampled, $SAMPLED_ROUNDS rounds, $SAMPLED_RUNS runs"
 echo "  plain luajit                   ${splain}s             ${splain_cpu}s"
