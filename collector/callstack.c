@@ -1,4 +1,4 @@
-/* collector/callstack.c: the Lua call stack of each recorded allocation: the frames from the VM's private state (a trace's inlined frames from its snapshot), interned, written to the segment's sidecar. */
+/* collector/callstack.c: the Lua call stack of each recorded allocation: the frames from the VM's private state (a trace's inlined callers from the recorder's log), interned, written to the segment's sidecar. */
 #include "collector/callstack.h"
 
 #include <errno.h>
