@@ -207,7 +207,8 @@ void report_html_flame(FILE *out, const struct diff_result *r)
   fputs("<style>#flame{width:100%;font:12px ui-monospace,monospace}#flame rect{stroke:#fff}"
         "#flame rect.bad{fill:#e57373}#flame rect.ok{fill:#b0bec5}#flame rect.unsure{fill:#ffd54f}"
         "#flame g{cursor:pointer}#flame-info{min-height:1.4em;color:var(--muted)}"
-        ".stacks ol{margin:0 0 10px}.stacks h3{font-size:14px;margin:8px 0 4px}</style>\n",
+        ".stacks ol{margin:0 0 10px}.stacks h3{font-size:14px;margin:8px 0 4px}"
+        ".stacks code{word-break:break-all}</style>\n",
         out);
   if (!flame_put_data(out, r, from, to)) {
     fputs("<p class=\"kind\" id=\"flame-none\">No stack grew between these boundaries.</p>\n", out);
