@@ -1,4 +1,4 @@
-/* tests/test_collector_stacks.c: the call stacks the collector records (ljleak run and the module): one helper with two callers, named with exact lines, JIT on (the helper inlined into its callers' trace) and off, sampled, cut at the depth, gzip, and a capture killed mid-run. */
+/* tests/test_collector_stacks.c: the call stacks the collector records (ljleak run and the module): one helper with two callers, named with exact lines, JIT on (the helper inlined into its callers' trace) and off, a coroutine and a builtin, sampled, cut at the depth, gzip, and a capture killed mid-run. */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,7 +31,8 @@ struct stack_tally {
 };
 
 /* "chunk@defined:line" for Lua frames ("helper_two_callers.lua@7:8"), "C" for
- * C functions (their names are addresses in the host), "coroutine", "?";
+ * C functions (their names are addresses in the host), "builtin" for
+ * LuaJIT's (builtin#N), "coroutine", "?";
  * leaf first, joined by " < ", "..." when cut. */
 static void render(const struct stacks_stack *s, char *out, size_t size)
 {
@@ -46,9 +47,10 @@ static void render(const struct stacks_stack *s, char *out, size_t size)
                                base ? base + 1 : f->name, (unsigned long long)f->defined,
                                (unsigned long long)f->line);
     } else {
-      used += (size_t)snprintf(out + used, size - used, "%s%s", sep,
-                               f->kind == STACKS_FRAME_C ? "C"
-                               : f->kind == STACKS_FRAME_COROUTINE ? "coroutine" : "?");
+      const char *what = f->kind == STACKS_FRAME_COROUTINE ? "coroutine"
+                         : f->kind != STACKS_FRAME_C ? "?"
+                         : !strncmp(f->name, "builtin#", 8) ? "builtin" : "C";
+      used += (size_t)snprintf(out + used, size - used, "%s%s", sep, what);
     }
   }
   if (s->flags & STACKS_FLAG_TRUNCATED && used < size)
@@ -199,6 +201,38 @@ START_TEST(test_jit_off_stacks_name_both_callers_with_exact_lines)
 }
 END_TEST
 
+/* Tallies site's stacks in a -j off capture of testdata/stacks/SCRIPT. */
+static void tally_script(const char *name, const char *script, const char *site,
+                         struct stack_tally *t)
+{
+  char dir[1024], path[1200], sidecar[1200];
+  scratch(dir, sizeof dir, name);
+  ck_assert_int_eq(sh("'%s/ljleak' run -j off -o '%s/cap' testdata/stacks/%s > /dev/null",
+                      build_dir(), dir, script), 0);
+  snprintf(path, sizeof path, "%s/cap/seg-0001.memprof", dir);
+  ck_assert_uint_gt(stacks_sidecar_path(path, sidecar, sizeof sidecar), 0);
+  memset(t, 0, sizeof *t);
+  tally_segment(path, sidecar, site, t);
+}
+
+START_TEST(test_coroutine_and_builtin_frames)
+{
+  struct stack_tally t;
+  /* In a coroutine: its frames, then the coroutine's bottom. */
+  tally_script("coroutine", "coroutine_and_pcall.lua", "@testdata/stacks/coroutine_and_pcall.lua:8", &t);
+  ck_assert_int_eq(t.n, 1);
+  ck_assert_str_eq(t.text[0], "coroutine_and_pcall.lua@6:8 < coroutine");
+  ck_assert_uint_ge(t.count[0], 100);   /* and the growth of keep's array */
+  /* Under pcall: the builtin between the callee and its caller. */
+  tally_script("pcall", "coroutine_and_pcall.lua", "@testdata/stacks/coroutine_and_pcall.lua:15", &t);
+  ck_assert_int_eq(t.n, 1);
+  ck_assert_str_eq(t.text[0],
+                   "coroutine_and_pcall.lua@14:15 < builtin < coroutine_and_pcall.lua@0:18 < C");
+  ck_assert_uint_ge(t.count[0], 100);   /* and the growth of keep's array */
+  ck_assert_uint_eq(t.lua_without, 0);
+}
+END_TEST
+
 START_TEST(test_sampled_capture_records_stacks_of_sampled_events)
 {
   struct stack_tally t;
@@ -344,6 +378,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_jit_on_stacks_name_both_callers_with_exact_lines);
   tcase_add_test(tc, test_jit_off_stacks_name_both_callers_with_exact_lines);
+  tcase_add_test(tc, test_coroutine_and_builtin_frames);
   tcase_add_test(tc, test_sampled_capture_records_stacks_of_sampled_events);
   tcase_add_test(tc, test_stacks_are_cut_at_the_depth);
   tcase_add_test(tc, test_gzip_capture_has_gzip_sidecars);
