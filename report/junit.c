@@ -96,6 +96,25 @@ static void put_series(FILE *out, const struct diff_site *site)
     fprintf(out, " %" PRIu64, site->live_bytes[b]);
 }
 
+#define JUNIT_SITE_STACKS 3  /* stacks named in a flagged site's failure */
+
+/* After a flagged site's series: the stacks that hold its growth, flagged
+ * first, each with its verdict and growth. */
+static void put_stacks(FILE *out, const struct diff_result *r, const struct diff_site *site)
+{
+  const struct diff_site *stacks[JUNIT_SITE_STACKS];
+  size_t total = report_site_stacks(r, site, stacks, JUNIT_SITE_STACKS);
+  for (size_t k = 0; k < total && k < JUNIT_SITE_STACKS; k++) {
+    char growth[48];
+    report_format_bytes(growth, sizeof growth, stacks[k]->growth_bytes_per_segment, 1);
+    fprintf(out, "%s%s %s/segment: ", k ? "; " : "\nstacks (root first): ",
+            diff_verdict_name(stacks[k]->verdict), growth);
+    put_xml(out, stacks[k]->frame_count ? stacks[k]->name : "(no stack recorded)");
+  }
+  if (total > JUNIT_SITE_STACKS)
+    fprintf(out, "; and %zu more", total - JUNIT_SITE_STACKS);
+}
+
 /* The allow-list rule of a site, in words: its growth, the budget, the reason. */
 static void put_allowance(FILE *out, const struct diff_site *site)
 {
@@ -162,6 +181,7 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
       }
       fputs("\">", out);
       put_series(out, site);
+      put_stacks(out, r, site);
       fputs("</failure>\n    </testcase>\n", out);
     } else if (diff_site_undecided(site)) {
       /* Neither a pass nor a failure: no verdict could be reached. */

@@ -473,6 +473,18 @@ START_TEST(test_markdown_names_the_leaking_caller_under_its_site)
 }
 END_TEST
 
+START_TEST(test_junit_failure_names_the_sites_stacks)
+{
+  struct diff_result r;
+  two_callers(&r);
+  char *text = render(&r, REPORT_FORMAT_JUNIT, NULL, NULL);
+  ck_assert_ptr_nonnull(strstr(text, " 57344\nstacks (root first): growing +8.0 KiB/segment: "
+                                     LEAK_NAME "; steady 0 B/segment: " STEADY_NAME "</failure>"));
+  free(text);
+  diff_result_free(&r);
+}
+END_TEST
+
 /* The flame graph's data in the page: each stack that grew, with its frames
  * and its growth, the numbers the JSON result gives. */
 START_TEST(test_html_flame_data_matches_the_json)
@@ -532,6 +544,7 @@ static Suite *stacks_suite(void)
   tcase_add_test(c, test_text_lists_a_sites_stacks_leaking_first);
   tcase_add_test(c, test_html_flame_data_matches_the_json);
   tcase_add_test(c, test_markdown_names_the_leaking_caller_under_its_site);
+  tcase_add_test(c, test_junit_failure_names_the_sites_stacks);
   suite_add_tcase(s, c);
   return s;
 }
