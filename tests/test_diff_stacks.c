@@ -2,6 +2,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diff/diff.h"
 #include "format/stacks.h"
@@ -305,6 +306,48 @@ START_TEST(test_gzipped_sidecars_and_a_part_are_not_segments)
 }
 END_TEST
 
+static void collect_warning(void *context, const char *message)
+{
+  char *last = context;
+  snprintf(last, 512, "%s", message);
+}
+
+/* A sidecar cut short: a warning, the sites as they were, and the events
+ * past the cut in a stack without frames, named as their site. */
+START_TEST(test_cut_sidecar_warns_and_keeps_the_sites)
+{
+  char dir[512], path[600];
+  write_capture(dir, sizeof dir, "stacks-cut", 6, 1, 1);
+  snprintf(path, sizeof path, "%s/seg-0003.stacks", dir);
+  FILE *f = fopen(path, "r+b");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(ftruncate(fileno(f), 8), 0);  /* the header only */
+  fclose(f);
+  char warning[512] = "";
+  struct diff_options options;
+  diff_options_default(&options);
+  options.warn = collect_warning;
+  options.warn_context = warning;
+  struct diff_result r;
+  struct diff_error err;
+  const char *paths[] = {dir};
+  ck_assert_msg(diff_trend(paths, 1, &options, &r, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_msg(strstr(warning, "seg-0003.stacks") && strstr(warning, "(the stacks of event 0 on are unknown)"),
+                "warning: %s", warning);
+  static const uint64_t site_series[] = {16384, 24576, 32768, 40960, 49152, 57344};
+  check_series(&r.sites[0], site_series, 6);
+  ck_assert_uint_eq(r.stack_count, 3);
+  const struct diff_site *unknown = find_named(r.stacks, r.stack_count, "@t.lua:10");
+  ck_assert_ptr_nonnull(unknown);
+  ck_assert_uint_eq(unknown->frame_count, 0);
+  ck_assert_uint_eq(unknown->allocs, 2);  /* segment 3's two allocations */
+  const struct diff_site *leak = find_named(r.stacks, r.stack_count, LEAK_STACK);
+  ck_assert_uint_eq(leak->allocs, 5);
+  diff_result_free(&r);
+  fixture_remove(dir);
+}
+END_TEST
+
 static Suite *stacks_suite(void)
 {
   Suite *s = suite_create("diff_stacks");
@@ -316,6 +359,7 @@ static Suite *stacks_suite(void)
   tcase_add_test(c, test_base_by_stack_flags_the_new_leaking_stack);
   tcase_add_test(c, test_decide_again_judges_stacks_with_the_warmup);
   tcase_add_test(c, test_gzipped_sidecars_and_a_part_are_not_segments);
+  tcase_add_test(c, test_cut_sidecar_warns_and_keeps_the_sites);
   suite_add_tcase(s, c);
   return s;
 }
