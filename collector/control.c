@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ static struct control {
   int thread_started;
   int atexit_registered;
   int exiting;
+  unsigned long long started;     /* start_ticks() */
   char path[PATH_MAX];            /* <run_dir>/<pid> */
   char request_path[PATH_MAX];    /* <run_dir>/<pid>.request */
   char root[PATH_MAX];            /* where captures go by default */
@@ -77,13 +79,34 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
   return 0;
 }
 
-/* Copies text into a value of the registration: no newline may cut a line. */
-static void put_value(FILE *f, const char *key, const char *value)
+/* The registration's text, built on the stack: it is written from the
+ * hook too, which takes no memory but its own mmap'd buffers. */
+struct text {
+  char data[8192];
+  size_t used;
+};
+
+static void put_text(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put_text(struct text *t, const char *fmt, ...)
 {
-  fprintf(f, "%s=", key);
-  for (const char *p = value ? value : ""; *p; p++)
-    fputc(*p == '\n' || *p == '\r' ? '?' : *p, f);
-  fputc('\n', f);
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(t->data + t->used, sizeof t->data - t->used, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    t->used = t->used + (size_t)n < sizeof t->data ? t->used + (size_t)n : sizeof t->data - 1;
+}
+
+/* A value of the registration: no newline may cut its line. */
+static void put_value(struct text *t, const char *key, const char *value)
+{
+  size_t start = t->used;
+  put_text(t, "%s=%s\n", key, value ? value : "");
+  for (size_t i = start + strlen(key) + 1; i + 1 < t->used; i++)
+    if (t->data[i] == '\n' || t->data[i] == '\r')
+      t->data[i] = '?';
+  if (t->used && t->data[t->used - 1] != '\n')
+    t->data[t->used - 1] = '\n';   /* cut: the last line still ends */
 }
 
 /* The process's start time in clock ticks since boot (/proc/self/stat's
@@ -110,8 +133,7 @@ static unsigned long long start_ticks(void)
 }
 
 /* Rewrites the registration file whole (a temporary file, then rename), so
- * that a reader never sees half of it. Uses stdio on a stack buffer only:
- * it runs in the hook too, where the Lua allocator must not be used. */
+ * that a reader never sees half of it. */
 static void write_registration(const struct capture *c)
 {
   if (!control.registered || control.pid != getpid())
@@ -121,30 +143,25 @@ static void write_registration(const struct capture *c)
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0)
     return;
-  char buffer[8192];
-  FILE *f = fmemopen(buffer, sizeof buffer, "w");
-  if (!f) {
-    close(fd);
-    unlink(tmp);
-    return;
-  }
-  fprintf(f, "ljleak-registration\t1\n");
-  fprintf(f, "pid=%ld\nppid=%ld\nuid=%u\n", (long)getpid(), (long)getppid(), (unsigned)geteuid());
-  fprintf(f, "started=%llu\n", start_ticks());
-  put_value(f, "exe", control.exe);
-  put_value(f, "luajit", c->luajit_version);
-  put_value(f, "poll", control.poller == CONTROL_POLL_TIMER ? "timer" : "thread");
-  put_value(f, "request_file", control.request_path);
-  put_value(f, "root", control.root);
-  put_value(f, "state", control.exiting ? "exiting" : c->active ? "capturing" : "idle");
-  put_value(f, "dir", c->active ? c->dir : c->last_dir);
-  put_value(f, "request", control.request_id);
-  put_value(f, "result", control.result);
-  put_value(f, "error", control.error);
-  long used = ftell(f);
-  fclose(f);
-  ssize_t written = used > 0 ? write(fd, buffer, (size_t)used) : -1;
-  if (close(fd) != 0 || written != used || rename(tmp, control.path) != 0)
+  struct text t;
+  t.used = 0;
+  t.data[0] = '\0';
+  put_text(&t, "ljleak-registration\t1\n");
+  put_text(&t, "pid=%ld\nppid=%ld\nuid=%u\n", (long)getpid(), (long)getppid(),
+           (unsigned)geteuid());
+  put_text(&t, "started=%llu\n", control.started);
+  put_value(&t, "exe", control.exe);
+  put_value(&t, "luajit", c->luajit_version);
+  put_value(&t, "poll", control.poller == CONTROL_POLL_TIMER ? "timer" : "thread");
+  put_value(&t, "request_file", control.request_path);
+  put_value(&t, "root", control.root);
+  put_value(&t, "state", control.exiting ? "exiting" : c->active ? "capturing" : "idle");
+  put_value(&t, "dir", c->active ? c->dir : c->last_dir);
+  put_value(&t, "request", control.request_id);
+  put_value(&t, "result", control.result);
+  put_value(&t, "error", control.error);
+  ssize_t written = write(fd, t.data, t.used);
+  if (close(fd) != 0 || written != (ssize_t)t.used || rename(tmp, control.path) != 0)
     unlink(tmp);
 }
 
@@ -219,6 +236,7 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
   snprintf(control.request_path, sizeof control.request_path, "%s/%ld.request", run_dir,
            (long)getpid());
   control.pid = getpid();
+  control.started = start_ticks();
   control.poller = poller;
   control.exiting = 0;
   control.request_id[0] = control.result[0] = '\0';

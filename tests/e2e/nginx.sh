@@ -40,6 +40,13 @@ for w in $workers; do
 done
 check "no_collector_error_at_start_up" sh -c "! grep 'ljleak' '$tmp/error.log'"
 
+# Workers that did not register (another run directory here): refused, and
+# the refusal names them.
+mkdir -p "$tmp/empty"
+ci/capture --pid "$master" --run-dir "$tmp/empty" --duration 1 >/dev/null 2>"$tmp/unreg.err"
+check "unregistered_workers_are_refused_with_3" test $? = 3
+check "the_refusal_names_the_workers" grep -q "nor is any of its children ($(echo $workers))" "$tmp/unreg.err"
+
 PATHS="/leak /churn /json /churn"
 "$client" "$port" 4 300 $PATHS > "$tmp/before.out"
 check "before_every_request_is_200" test $? = 0
@@ -96,7 +103,7 @@ if [ "$(id -u)" = 0 ]; then
   check "an_unwritable_root_exits_3" test $? = 3
   cat "$tmp/ro.err"
   check "the_collectors_reason_is_printed" grep -q "cannot start a capture: cannot create a capture directory in $tmp/ro: Permission denied" "$tmp/ro.err"
-  ci/capture --pid "$master" --run-dir "$tmp/run" --root "$tmp/new/caps" --duration 3 --quiet >/dev/null 2>"$tmp/new.err" &
+  ci/capture --pid "$master" --run-dir "$tmp/run" --root "$tmp/new/caps" --set sample=64k --duration 3 --quiet >/dev/null 2>"$tmp/new.err" &
   cap=$!
   "$client" "$port" 4 3s $PATHS >/dev/null
   wait $cap
@@ -105,6 +112,7 @@ if [ "$(id -u)" = 0 ]; then
   check "the_new_root_belongs_to_the_workers_user" test "$(stat -c %U "$tmp/new/caps")" = nobody
   check "it_holds_one_capture_per_worker" test "$(ls -d "$tmp"/new/caps/ljleak-* | wc -l)" = 2
   for d in "$tmp"/new/caps/ljleak-*; do
+    check "$(basename "$d")_has_the_sample_of_set" test "$("$LJLEAK" info --get sample "$d")" = 65536
     check "$(basename "$d")_reports_belong_to_nobody" test "$(stat -c %U "$d/report.txt" "$d/result.json" "$d/report.html" | sort -u)" = nobody
   done
 else
