@@ -59,7 +59,7 @@ done
 # the line that leaked megabytes (in compiled code), which ljleak diff
 # flagged above.
 if [ -d "$OUT/exit_freed_leak" ]; then
-  held=$("$LJLEAK" summary --leak-only "$OUT"/exit_freed_leak/seg-* |
+  held=$("$LJLEAK" summary --leak-only "$OUT"/exit_freed_leak/seg-*.memprof* |
          sed -n 's/^@exit_freed_leak.lua:10 holds \([0-9]*\)B.*/\1/p' | head -n 1)
   [ -n "$held" ] || held=0   # nothing held there at all
   if [ "$held" -lt 4096 ] &&

@@ -26,8 +26,8 @@ for program in testdata/jit/*.lua; do
     failed=$((failed + 1))
     continue
   fi
-  "$LJLEAK" summary "$OUT/$name-on"/seg-* >"$OUT/$name-on.txt"
-  "$LJLEAK" summary "$OUT/$name-off"/seg-* >"$OUT/$name-off.txt"
+  "$LJLEAK" summary "$OUT/$name-on"/seg-*.memprof* >"$OUT/$name-on.txt"
+  "$LJLEAK" summary "$OUT/$name-off"/seg-*.memprof* >"$OUT/$name-off.txt"
   counts=$(sed -n 's/^ljleak: \([0-9]*\) allocations by compiled code, \([0-9]*\) .*/\2 \1/p' "$OUT/$name-on.err")
   [ -n "$counts" ] || counts="0 0"
   # shellcheck disable=SC2086
