@@ -160,6 +160,8 @@ void attrib_current_site(global_State *g, struct trace_line_state *tl, const voi
   site->trace = NULL;
   site->traceno = 0;
   site->cached = NULL;
+  if (attrib_string_table_grows(g, old_ptr, nsize))
+    return;
   int32_t vmstate = g->vmstate;
   if (vmstate > 0) {
     GCtrace *T = attrib_trace(g, (uint64_t)vmstate);

@@ -36,6 +36,21 @@ uint64_t attrib_proto_line(const GCproto *pt, BCPos pos);
 
 /* The trace numbered traceno, or NULL if there is none. (Inline: the
  * full-capture hook asks it for every allocation made by a trace.) */
+/* Whether this allocation is the string table growing (lj_str_resize,
+ * right after a string was interned): the VM's, charged INTERNAL. The
+ * table grows with the strings that live (those a leak keeps, say), not
+ * with the line that happened to make the one string over its load
+ * factor, which would otherwise look like it grows. The count is past the
+ * mask by two only inside that call (a string is counted, then the table
+ * grows); a table's array of the same size allocated while a resize is
+ * refused (during the string sweep) would be charged INTERNAL too. */
+static inline int attrib_string_table_grows(const global_State *g, const void *old_ptr,
+                                            size_t nsize)
+{
+  return nsize == ((size_t)g->str.mask + 1) * 2 * sizeof(GCRef) && !old_ptr &&
+         g->str.num > g->str.mask + 1;
+}
+
 static inline GCtrace *attrib_trace(global_State *g, uint64_t traceno)
 {
 #if LJ_HASJIT

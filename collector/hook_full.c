@@ -200,6 +200,7 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
   enum quick_kind quick;
   /* With stacks, every allocation is walked: the full tier. */
   if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) && !c->stacks_on &&
+      !attrib_string_table_grows(g, ptr, nsize) &&
       (quick = quick_site(c, g, &source, &location, &line, &cached)) != QUICK_NONE) {
     c->allocated += nsize;
     if (quick == QUICK_TRACE)

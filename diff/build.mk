@@ -22,3 +22,5 @@ test_diff_stacks_LIBS = diff format
 E2E_TESTS += tests/e2e/diff-cli.sh tests/e2e/diff-corpus.sh
 # every workload with no option at all, short and long: a leak never passes
 E2E_TESTS += tests/e2e/diff-defaults.sh
+# two workloads for a minute each with no option: thousands of cycles, 512 boundaries judged
+E2E_TESTS += tests/e2e/diff-long.sh

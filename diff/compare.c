@@ -199,7 +199,9 @@ static int compare_aligned_by_work(const struct diff_result *result)
  * sawtooths whose phases drift apart by a few bytes of work per boundary
  * make a difference that rises for a while, and a site the candidate does
  * not grow is no regression. A candidate that grows no faster than its base
- * is not flagged. 0, or -1 when out of memory. */
+ * is not flagged; one undecided on its own (a trend it leans to but cannot
+ * show) whose difference is judged steady is steady: the base does alike.
+ * 0, or -1 when out of memory. */
 static int compare_base_aligned(struct diff_site *site, const struct diff_options *options)
 {
   size_t n = site->count;
@@ -230,6 +232,13 @@ static int compare_base_aligned(struct diff_site *site, const struct diff_option
   free(series);
   if (status < 0)
     return -1;
+  /* A difference the test had the power to show and did not is no
+   * regression, whatever it leans to: the lean rule is for a capture
+   * judged alone, and a gate that judges every site of two builds at once
+   * would be inconclusive on some sawtooth or other in most runs. */
+  if (verdict == DIFF_VERDICT_UNDECIDED && trend.judged >= trend.needed &&
+      trend.p_best <= options->max_p_value)
+    verdict = DIFF_VERDICT_STEADY;
   if (verdict == DIFF_VERDICT_GROWING && site->verdict == DIFF_VERDICT_GROWING)
     site->verdict = site->base_verdict == DIFF_VERDICT_GROWING ? DIFF_VERDICT_WORSE
                                                                : DIFF_VERDICT_NEW;
@@ -238,6 +247,9 @@ static int compare_base_aligned(struct diff_site *site, const struct diff_option
     site->verdict = DIFF_VERDICT_GROWING;  /* grows in both alike: not flagged in base mode */
   else if (site->verdict == DIFF_VERDICT_GROWING)
     site->verdict = DIFF_VERDICT_UNDECIDED;
+  else if (site->verdict == DIFF_VERDICT_UNDECIDED &&
+           (verdict == DIFF_VERDICT_STEADY || verdict == DIFF_VERDICT_SHRINKING))
+    site->verdict = DIFF_VERDICT_STEADY;  /* whatever it leans to, the base does alike */
   return 0;
 }
 

@@ -266,7 +266,8 @@ int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *o
     else if (out->p_down <= p && -out->slope * span >= out->threshold)
       *verdict = DIFF_VERDICT_SHRINKING;
     else if (out->rose && out->p_up > p && (status = trend_best_p_value(x, n, &out->p_best)) == 0)
-      *verdict = out->p_best > p ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
+      *verdict = out->p_best > p || out->p_up <= TREND_SUGGESTIVE * p ? DIFF_VERDICT_UNDECIDED
+                                                                      : DIFF_VERDICT_STEADY;
     else
       *verdict = DIFF_VERDICT_STEADY;
   }

@@ -7,6 +7,12 @@
 
 #include "diff/diff.h"
 
+/* A site that rose by the threshold with a one-sided p-value above
+ * --p-value but at most this many times it is undecided, not steady: the
+ * data lean towards a trend that they cannot show (a registry that grew for
+ * the whole of a short run and was released at its last boundary). */
+#define TREND_SUGGESTIVE 5.0
+
 struct trend {
   double s;                   /* Mann-Kendall S */
   double variance;            /* Var(S), tie-corrected */

@@ -363,7 +363,7 @@ const char *report_outcome_advice(const struct diff_result *r)
     return "capture the base as long as the candidate: more boundaries with `ljleak run --every "
            "BYTES` (a boundary every BYTES allocated), or collector.boundary() after each batch "
            "in a test harness";
-  return "run longer for more boundaries: `ljleak run --every BYTES` ends a segment every BYTES "
+  return "run longer for more boundaries: `ljleak run --every BYTES` makes a boundary every BYTES "
          "allocated, and a test harness can call collector.boundary() after each batch";
 }
 

@@ -133,11 +133,13 @@ static void assert_basic_reallocations_match(struct capture_read *r)
 }
 
 /* Line 5's allocations with the GC stopped (every distinct string made
- * once): 20756 on Debian's LuaJIT, one more on OpenResty's. */
+ * once): 20752 on Debian's LuaJIT, one more on OpenResty's. The string
+ * table's four resizes on the way are the VM's (INTERNAL), where
+ * Tarantool's memprof charges them to the line. */
 #ifdef OPENRESTY_LUAJIT
-#define BASIC_LINE5_NOGC_ALLOCS 20757
+#define BASIC_LINE5_NOGC_ALLOCS 20753
 #else
-#define BASIC_LINE5_NOGC_ALLOCS 20756
+#define BASIC_LINE5_NOGC_ALLOCS 20752
 #endif
 
 START_TEST(test_jitoff_basic_allocations_match_tarantool)
@@ -168,6 +170,8 @@ START_TEST(test_jitoff_basic_allocations_match_tarantool)
                       getenv("PWD") ? getenv("PWD") : ".", build_dir(), out), 0);
   r = read_capture(out, NULL);
   ck_assert_uint_eq(site_of(r, "@basic.lua:5")->allocs, BASIC_LINE5_NOGC_ALLOCS);
+  ck_assert_uint_eq(site_of(r, "@basic.lua:5")->table_resizes, 0);
+  ck_assert_uint_ge(site_of(r, "INTERNAL")->table_resizes, 4);
   free(r);
 }
 END_TEST

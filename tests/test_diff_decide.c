@@ -378,12 +378,19 @@ START_TEST(test_aligned_by_work_flags_only_what_the_candidate_grows)
   site = fixture_add_site(&r, "@alike.lua:1", DIFF_VERDICT_STEADY, rising, N);
   site->base_live_bytes = fixture_series_copy(rising, N);
   site->base_count = N;
+  /* Undecided on its own (p = 5/120, within five times 0.01), and the base
+   * does the same: steady, not an inconclusive comparison. */
+  static const uint64_t lean[5] = {100000, 300000, 200000, 400000, 500000};
+  site = fixture_add_site(&r, "@lean.lua:1", DIFF_VERDICT_STEADY, lean, 5);
+  site->base_live_bytes = fixture_series_copy(lean, 5);
+  site->base_count = 5;
   struct diff_options options = r.options;
   struct diff_error err;
   ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
   ck_assert_int_eq(fixture_site(&r, "@leak.lua:1")->verdict, DIFF_VERDICT_NEW);
   ck_assert_int_eq(fixture_site(&r, "@held.lua:1")->verdict, DIFF_VERDICT_STEADY);
   ck_assert_int_eq(fixture_site(&r, "@alike.lua:1")->verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(fixture_site(&r, "@lean.lua:1")->verdict, DIFF_VERDICT_STEADY);
   ck_assert_uint_eq(r.flagged, 1);
   diff_result_free(&r);
 }

@@ -266,13 +266,31 @@ END_TEST
 
 START_TEST(test_rise_the_test_could_have_shown_but_did_not_is_steady)
 {
-  /* Five points, one inversion: p = 5/120, but in rising order the same
-   * values give 1/120 <= 0.01: the test had the power, and found no trend. */
+  /* Six points, four inversions: p = 98/720, far above 0.01, but in rising
+   * order the same values give 1/720: the test had the power, and found no
+   * trend. */
+  uint64_t series[6] = {300000, 100000, 200000, 500000, 600000, 400000};
+  struct trend trend;
+  ck_assert_int_eq(verdict_of(series, 6, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_double_eq_tol(trend.p_up, 98.0 / 720, 1e-15);
+  ck_assert_double_eq_tol(trend.p_best, 1.0 / 720, 1e-15);
+}
+END_TEST
+
+START_TEST(test_rise_that_leans_towards_a_trend_is_undecided)
+{
+  /* Five points, one inversion: p = 5/120, above 0.01 but within five times
+   * it, while in rising order the values give 1/120: the data lean towards
+   * a trend they cannot show, so undecided, not steady. */
   uint64_t series[5] = {100000, 300000, 200000, 400000, 500000};
   struct trend trend;
-  ck_assert_int_eq(verdict_of(series, 5, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(verdict_of(series, 5, &trend), DIFF_VERDICT_UNDECIDED);
   ck_assert_double_eq_tol(trend.p_up, 5.0 / 120, 1e-15);
   ck_assert_double_eq_tol(trend.p_best, 1.0 / 120, 1e-15);
+  /* A registry that grew for a whole short run and was released at its
+   * last boundary (exit_freed_leak.lua, 20000 requests). */
+  uint64_t released[8] = {0, 6444, 29196, 62460, 122788, 152164, 231636, 0};
+  ck_assert_int_eq(verdict_of(released, 8, &trend), DIFF_VERDICT_UNDECIDED);
 }
 END_TEST
 
@@ -404,6 +422,7 @@ int main(void)
   tcase_add_test(tc, test_flat_site_with_few_boundaries_is_steady);
   tcase_add_test(tc, test_ties_that_leave_the_test_no_power_are_undecided);
   tcase_add_test(tc, test_rise_the_test_could_have_shown_but_did_not_is_steady);
+  tcase_add_test(tc, test_rise_that_leans_towards_a_trend_is_undecided);
   tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
   tcase_add_test(tc, test_min_boundaries_only_raises_what_the_p_value_needs);
   tcase_add_test(tc, test_warmup_leaves_a_filling_cache_out_of_the_verdict);

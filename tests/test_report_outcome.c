@@ -108,8 +108,8 @@ START_TEST(test_text_leads_with_inconclusive_the_reason_and_what_to_do)
   static const char first[] =
       "ljleak: INCONCLUSIVE: 1 site rose by \u2265 4.0 KiB but 4 boundaries cannot show a trend "
       "at p \u2264 0.01; 5 are needed\n"
-      "        what to do: run longer for more boundaries: `ljleak run --every BYTES` ends a "
-      "segment every BYTES allocated, and a test harness can call collector.boundary() after "
+      "        what to do: run longer for more boundaries: `ljleak run --every BYTES` makes a "
+      "boundary every BYTES allocated, and a test harness can call collector.boundary() after "
       "each batch\n";
   ck_assert_msg(strncmp(text, first, strlen(first)) == 0, "%s", text);
   ck_assert_ptr_nonnull(strstr(text, "the vendored parser caches one schema per tenant"));
@@ -130,7 +130,7 @@ START_TEST(test_markdown_and_html_lead_with_inconclusive)
                                     "<p>1 site rose by \u2265 4.0 KiB but 4 boundaries cannot "
                                     "show a trend at p \u2264 0.01; 5 are needed.</p>\n"
                                     "<p>What to do: run longer for more boundaries: <code>ljleak "
-                                    "run --every BYTES</code> ends a segment");
+                                    "run --every BYTES</code> makes a boundary");
   ck_assert_ptr_nonnull(header);
   ck_assert_ptr_null(strstr(html, "<main>\n<header class=\"verdict good\""));
   ck_assert_ptr_nonnull(strstr(html, "<span class=\"badge undecided\">undecided</span>"

@@ -7,4 +7,10 @@ local function request(i)
   buffer[#buffer + 1] = { seq = i, line = "event " .. i }
   if #buffer >= 3000 then buffer = {} end
 end
-for i = 1, n do request(i); last_label = "req-" .. i; if i % 10000 == 0 then collectgarbage() end end
+-- An argument like "60s" runs for that many seconds instead of n requests.
+local seconds = tonumber(tostring(arg and arg[1]):match("^(%d+)s$"))
+local deadline, i = seconds and os.time() + seconds, 0
+while deadline or i < n do
+  i = i + 1; request(i); last_label = "req-" .. i
+  if i % 10000 == 0 then collectgarbage(); if deadline and os.time() >= deadline then break end end
+end
