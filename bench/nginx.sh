@@ -4,8 +4,9 @@
 # serves its Lua locations to bench/nginx_client (2 connections) for SECONDS
 # per run; ROUNDS rounds of three runs in turn: no capture, a sampled capture
 # (--set sample=SAMPLE) and a full capture, started and stopped through the
-# control files as ci/capture does. Prints each run's request rate, the
-# medians, and the median of each round's own ratio to its plain run. Then
+# control files as ci/capture does. Prints each run's request rate per
+# second of the worker's CPU time (and per wall second), the medians, and the
+# median of each round's own ratio to its plain run. Then
 # the forced-cycle cost on a growing heap: /leak and /churn, full captures
 # with and without a full GC cycle forced every PERIOD seconds, in turns.
 E2E_NAME=nginx-bench
@@ -36,17 +37,27 @@ ask() {
   until grep -qx "request=bench-$seq" "$reg" || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
   grep -qx "result=ok" "$reg" || { echo "bench/nginx.sh: $1 refused: $(sed -n 's/^error=//p' "$reg")"; exit 1; }
 }
-rate() { sed -n 's/.* rate=\([0-9.]*\).*/\1/p'; }
-# One run of SECONDS_PER_RUN on PATHS, with a capture of OPTIONS, or none.
+# The worker's CPU time in clock ticks (utime + stime).
+ticks() { sed 's/.*) //' "/proc/$worker/stat" | awk '{ print $12 + $13 }'; }
+hz=$(getconf CLK_TCK)
+# One run of SECONDS_PER_RUN on PATHS, with a capture of OPTIONS, or none:
+# requests per second of the worker's CPU time (what the capture costs the
+# worker, which other processes on a shared machine hardly change), and
+# requests per second of wall time.
 run() {
   mode=$1 options=$2
   shift 2
   [ "$mode" = plain ] || ask start "$options"
+  before=$(ticks)
   out=$("$client" "$port" 2 "${SECONDS_PER_RUN}s" "$@")
   status=$?
+  after=$(ticks)
   [ "$mode" = plain ] || ask stop
   [ "$status" = 0 ] || { echo "bench/nginx.sh: requests failed: $out"; exit 1; }
-  echo "$out" | rate
+  ok=$(echo "$out" | sed -n 's/.* ok=\([0-9]*\).*/\1/p')
+  wall=$(echo "$out" | sed -n 's/.* rate=\([0-9.]*\).*/\1/p')
+  awk -v n="$ok" -v t=$((after - before)) -v hz="$hz" -v w="$wall" \
+    'BEGIN { printf "%.1f %.1f\n", (t > 0 ? n * hz / t : 0), w }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f\n", a / b }'; }
@@ -57,32 +68,34 @@ echo "== nginx: /churn /json /churn /json on one worker, $ROUNDS rounds of $SECO
 : > "$tmp/plain" && : > "$tmp/sampled" && : > "$tmp/full" && : > "$tmp/r-sampled" && : > "$tmp/r-full"
 i=1
 while [ $i -le "$ROUNDS" ]; do
-  p=$(run plain "" /churn /json /churn /json)
-  s=$(run sampled "sample=$SAMPLE
+  pw=$(run plain "" /churn /json /churn /json)
+  sw=$(run sampled "sample=$SAMPLE
 " /churn /json /churn /json)
-  f=$(run full "" /churn /json /churn /json)
-  echo "round $i: plain $p/s, sampled $s/s, full $f/s"
+  fw=$(run full "" /churn /json /churn /json)
+  p=${pw% *} s=${sw% *} f=${fw% *}
+  echo "round $i: requests per CPU second of the worker: plain $p, sampled $s, full $f (per wall second: ${pw#* }, ${sw#* }, ${fw#* })"
   echo "$p" >> "$tmp/plain"; echo "$s" >> "$tmp/sampled"; echo "$f" >> "$tmp/full"
   ratio "$s" "$p" >> "$tmp/r-sampled"; ratio "$f" "$p" >> "$tmp/r-full"
   i=$((i + 1))
 done
 mp=$(median < "$tmp/plain") ms=$(median < "$tmp/sampled") mf=$(median < "$tmp/full")
 rs=$(median < "$tmp/r-sampled") rf=$(median < "$tmp/r-full")
-echo "median requests/s: plain $mp, sampled $ms, full $mf"
+echo "median requests per CPU second of the worker: plain $mp, sampled $ms, full $mf"
 echo "median of the rounds' ratios to plain: sampled $rs ($(percent "$rs")), full $rf ($(percent "$rf"))"
 
 echo "== nginx: /leak /churn (a growing heap), full capture with and without a full GC cycle forced every $PERIOD s, $ROUNDS rounds"
 : > "$tmp/free" && : > "$tmp/forced" && : > "$tmp/r-forced"
 i=1
 while [ $i -le "$ROUNDS" ]; do
-  a=$(run full "" /leak /churn)
-  b=$(run full "period=$PERIOD
+  aw=$(run full "" /leak /churn)
+  bw=$(run full "period=$PERIOD
 force_gc=1
 " /leak /churn)
+  a=${aw% *} b=${bw% *}
   heap=$(sed -n 's/^segment\t.*heap_bytes=\([0-9]*\).*/\1/p' "$(sed -n 's/^dir=//p' "$reg")/index" | tail -n 1)
-  echo "round $i: no forced cycle $a/s, forced every $PERIOD s $b/s, Lua heap at the last cycle $(awk -v h="${heap:-0}" 'BEGIN { printf "%.1f MiB", h / 1048576 }')"
+  echo "round $i: requests per CPU second: no forced cycle $a, forced every $PERIOD s $b, Lua heap at the last cycle $(awk -v h="${heap:-0}" 'BEGIN { printf "%.1f MiB", h / 1048576 }')"
   echo "$a" >> "$tmp/free"; echo "$b" >> "$tmp/forced"; ratio "$b" "$a" >> "$tmp/r-forced"
   i=$((i + 1))
 done
 ma=$(median < "$tmp/free") mb=$(median < "$tmp/forced") rb=$(median < "$tmp/r-forced")
-echo "median requests/s: no forced cycle $ma, forced every $PERIOD s $mb; median ratio $rb ($(percent "$rb"))"
+echo "median requests per CPU second: no forced cycle $ma, forced every $PERIOD s $mb; median ratio $rb ($(percent "$rb"))"
