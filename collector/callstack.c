@@ -71,6 +71,7 @@ void callstack_free(struct capture *c)
   int depth = s->depth;
   memset(s, 0, sizeof *s);
   s->depth = depth;
+  c->stacks_on = 0;
 }
 
 /* Forgets every stack and string: the next sidecar defines its own. */
@@ -411,6 +412,21 @@ static uint32_t define(struct callstack_state *s, const struct callstack_frame *
   return stacks_writer_stack(&s->writer, wire, count, truncated ? STACKS_FLAG_TRUNCATED : 0);
 }
 
+/* Lets the quick tier reuse this stack for later allocations through the
+ * same line cache entry while the frames below the trace's base stay. */
+static void remember(struct capture *c, const struct attrib_site *site, uint32_t id)
+{
+  struct trace_line_cached *e = site->cached;
+  TValue *base = mref(c->g->jit_base, TValue);
+  GCobj *o = gcref(c->g->cur_L);
+  if (!e || !site->trace || !base || !o || o->gch.gct != ~LJ_TTHREAD)
+    return;
+  uint64_t key = callstack_below_key(&o->th, base, (uint32_t)c->stacks.depth);
+  e->stack_generation = key ? c->stacks.generation : 0;
+  e->stack_key = key;
+  e->stack_id = id;
+}
+
 void callstack_record(struct capture *c, const struct attrib_site *site)
 {
   struct callstack_state *s = &c->stacks;
@@ -433,6 +449,7 @@ void callstack_record(struct capture *c, const struct attrib_site *site)
     if (e->hash == hash && e->count == count &&
         memcmp(&s->frames[e->first], frames, bytes) == 0) {
       stacks_writer_event(&s->writer, c->segment_events, e->id);
+      remember(c, site, e->id);
       return;
     }
   }
@@ -452,4 +469,5 @@ void callstack_record(struct capture *c, const struct attrib_site *site)
   s->frames_used += count;
   s->stacks_kept++;
   stacks_writer_event(&s->writer, c->segment_events, id);
+  remember(c, site, id);
 }

@@ -8,6 +8,7 @@
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
 #include "collector/seg_out.h"
+#include "collector/trace_line.h"
 #include "format/stacks.h"
 
 struct capture;
@@ -85,6 +86,52 @@ void callstack_free(struct capture *c);
  * writes the EVENT record. Reads private state only; never calls the Lua
  * API. Nothing for sites without Lua frames (INTERNAL, TRACE). */
 void callstack_record(struct capture *c, const struct attrib_site *site);
+
+/* A key of what callstack_walk reads below a trace's base: the thread,
+ * the base, and down to the bottom of the stack each frame's link word and
+ * the function below it (which give the callers, their lines, the dummy
+ * and vararg frames it skips). 0 if the chain is longer than the walk
+ * would go for depth frames, or leaves the stack. Cheap: two or three
+ * loads a frame, no line lookups. */
+static inline __attribute__((always_inline)) uint64_t callstack_below_key(lua_State *L,
+                                                                          TValue *base,
+                                                                          uint32_t depth)
+{
+  TValue *stack = tvref(L->stack);
+  TValue *bottom = stack + LJ_FR2, *top = stack + L->stacksize;
+  TValue *frame = base - 1;
+  uint64_t key = ((uint64_t)(uintptr_t)L * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uintptr_t)base;
+  for (uint32_t n = 0; n < 2 * depth + 4; n++) {
+    if (frame <= bottom || frame >= top)
+      return 0;
+    uint64_t link = (uint64_t)frame_ftsz(frame);
+    TValue *prev = frame_islua(frame) ? frame_prevl(frame) : frame_prevd(frame);
+    key = (key ^ link) * 0x9e3779b97f4a7c15ull;
+    if (prev <= bottom)
+      return key | 1;
+    key = (key ^ (uint64_t)(uintptr_t)frame_gc(prev)) * 0xc2b2ae3d27d4eb4full;
+    frame = prev;
+  }
+  return 0;
+}
+
+/* The quick tier (hook.h) for an allocation by compiled code whose line
+ * cache entry e recorded its stack: if the frames below the trace's base
+ * are the same and the sidecar's buffer has room, writes the EVENT record
+ * of the segment's next event (number `event`) and returns 1; else 0 (the
+ * full tier walks). Never flushes. */
+static inline __attribute__((always_inline)) int callstack_quick_event(
+  struct callstack_state *s, global_State *g, const struct trace_line_cached *e, uint64_t event)
+{
+  TValue *base = mref(g->jit_base, TValue);
+  if (e->stack_generation != s->generation || !base ||
+      s->writer.capacity - s->writer.used < 3 * MEMPROF_ULEB128_MAX)
+    return 0;
+  GCobj *o = gcref(g->cur_L);
+  if (callstack_below_key(&o->th, base, (uint32_t)s->depth) != e->stack_key)
+    return 0;
+  return stacks_writer_event(&s->writer, event, e->stack_id) == 0;
+}
 
 /* Fills out with the stack of the running code for site, as recorded
  * (leaf first, at most max frames); returns the count, and *truncated.

@@ -20,8 +20,12 @@
  *           cache (trace_line.h) resolved in this segment (a few loads: the
  *           running trace, the word below the interpreter's C frame, one
  *           cache entry). Counts allocated and the trace allocations.
- *           Emits no symbol, never flushes, reads no clock, never takes
- *           busy. Else: full.
+ *           With call stacks, such an allocation also needs its stack
+ *           recorded through that cache entry, the same frames below the
+ *           trace's base (a key of their links, a few loads a frame) and
+ *           room in the sidecar's buffer: it appends the EVENT record
+ *           (callstack.h). Emits no symbol, never flushes, reads no clock,
+ *           never takes busy. Else: full.
  *  full     hook_full (hook_full.c). Every other full-capture event while
  *           hold is HOLD_NONE and the phase word equals fast_phase:
  *           attributes it (emitting symbols; the first allocation at a

@@ -198,10 +198,13 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
   uint64_t location, line;
   struct trace_line_cached *cached;
   enum quick_kind quick;
-  /* With stacks, every allocation is walked: the full tier. */
-  if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) && !c->stacks_on &&
+  /* With stacks, an allocation by compiled code needs its stack known to
+   * its line cache entry (callstack.h); the VM's own have none. */
+  if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
       !attrib_string_table_grows(g, ptr, nsize) &&
-      (quick = quick_site(c, g, &source, &location, &line, &cached)) != QUICK_NONE) {
+      (quick = quick_site(c, g, &source, &location, &line, &cached)) != QUICK_NONE &&
+      (!c->stacks_on || quick == QUICK_INTERNAL ||
+       callstack_quick_event(&c->stacks, g, cached, c->segment_events))) {
     c->allocated += nsize;
     if (quick == QUICK_TRACE)
       trace_line_count(cached);

@@ -242,6 +242,7 @@ struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global
   e->trace = T;
   e->pt = pt;
   e->line = line;
+  e->stack_generation = 0;   /* no stack recorded through it yet (callstack.h) */
   e->stamp = tl->stamp;   /* after map_for, which may have voided older entries */
   return e;
 }

@@ -42,6 +42,11 @@ struct trace_line_cached {
   uint32_t line;
   uint32_t count;
   const struct trace_chain *chain;  /* the line's inlined callers (NULL: not known) */
+  /* The call stack last recorded through this entry (callstack.h): valid
+   * while stack_generation is the sidecar's and the frames below the
+   * trace's base give stack_key. */
+  uint32_t stack_id, stack_generation;
+  uint64_t stack_key;
 };
 
 struct trace_chain;
