@@ -99,7 +99,7 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
  * hook stays as a pass-through). */
 static void hook_release(struct capture *c)
 {
-  if (!c->hooked || !c->g || c->signo || control_registered())
+  if (!c->hooked || !c->g || c->signo || control_needs_hook())
     return;
   void *ud;
   if (capture_hook_ours(lua_getallocf(mainthread(c->g), &ud))) {
@@ -350,6 +350,13 @@ int capture_attach(lua_State *L, char *err, size_t err_size)
   c->layout_ok = 1;
   trace_line_attach(&c->lines, L);   /* follow the recorder from now on */
   return 0;
+}
+
+void capture_release_idle(void)
+{
+  struct capture *c = &capture_state;
+  if (!c->active)
+    hook_release(c);
 }
 
 int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *options,

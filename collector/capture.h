@@ -199,6 +199,10 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
  * VM). 0, or -1 with err. */
 int capture_attach(lua_State *L, char *err, size_t err_size);
 
+/* Gives the VM its allocator back while no capture runs, unless the signal
+ * or the poll thread needs the hook (collector.nginx(): its timer does not). */
+void capture_release_idle(void);
+
 /* Registers, once, the atexit handler that finishes a capture and the fork
  * handler that drops it in the child (and the control registration). */
 void capture_at_fork_and_exit(void);

@@ -264,6 +264,11 @@ int control_registered(void)
   return control.registered && control.pid == getpid();
 }
 
+int control_needs_hook(void)
+{
+  return control_registered() && control.poller == CONTROL_POLL_THREAD;
+}
+
 void control_set_error(const char *message)
 {
   capture_copy_text(control.error, sizeof control.error, message);

@@ -29,6 +29,10 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
 /* Whether this process is registered (not in a child of fork()). */
 int control_registered(void);
 
+/* Whether the allocator hook must stay between captures to take requests
+ * (registered with the poll thread; a timer polls without it). */
+int control_needs_hook(void);
+
 /* Records an error in the registration (a layout check that failed, an
  * option that could not be honoured), so that ci/capture prints it. */
 void control_set_error(const char *message);

@@ -341,6 +341,8 @@ static int l_nginx(lua_State *L)
     return nginx_fail(L, err);
   }
   nginx_ready = (int)getpid();
+  /* The timer takes requests: no pass-through hook between captures. */
+  capture_release_idle();
   if (deferred.set && !capture_state.active &&
       ljleak_collector_start(L, &deferred.opt, err, sizeof err) != 0) {
     char message[600];
