@@ -1,6 +1,6 @@
 -- testdata/stacks/helper_two_callers.lua: one helper, put, with two callers:
 -- leak (line 12) keeps what put makes, steady (line 17) drops it. The
--- allocation is put's table constructor (line 7); its site is the same line
+-- allocation is put's table constructor (line 8); its site is the same line
 -- for both, only the stack tells the callers apart. arg[1]: rounds (2000).
 local kept = {}
 
