@@ -103,6 +103,9 @@ if [ "$(id -u)" = 0 ]; then
   check "an_unwritable_root_exits_3" test $? = 3
   cat "$tmp/ro.err"
   check "the_collectors_reason_is_printed" grep -q "cannot start a capture: cannot create a capture directory in $tmp/ro: Permission denied" "$tmp/ro.err"
+  ci/capture --pid "$master" --run-dir "$tmp/run" --root "$tmp/own/caps" --owner daemon --duration 1 >/dev/null 2>"$tmp/own.err"
+  check "owner_gives_the_new_root_to_that_user" test "$(stat -c %U "$tmp/own/caps")" = daemon
+  check "so_nobody_cannot_capture_there" grep -q "cannot create a capture directory in $tmp/own/caps: Permission denied" "$tmp/own.err"
   ci/capture --pid "$master" --run-dir "$tmp/run" --root "$tmp/new/caps" --set sample=64k --duration 3 --quiet >/dev/null 2>"$tmp/new.err" &
   cap=$!
   "$client" "$port" 4 3s $PATHS >/dev/null
