@@ -55,7 +55,8 @@ ngx_libs=$(dirname "$(ls "$ngx"/usr/lib/*/libpcre.so.3 2>/dev/null | head -n 1)"
 export LD_LIBRARY_PATH="$libdir${libdir:+:}$ngx_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LJLEAK
 client=$BUILD/bench/nginx_client
-make --no-print-directory BUILD="$BUILD" "$client" >/dev/null || { bad "build_nginx_client"; finish; exit; }
+[ -x "$client" ] || make --no-print-directory BUILD="$BUILD" "$client" >/dev/null ||
+  { bad "build_nginx_client"; finish; exit; }
 
 # The workers' user: nobody when root (as the config says), else this user.
 chmod 711 "$tmp"
