@@ -322,6 +322,8 @@ static int request_option(struct ljleak_collector_options *o, const char *key, c
     return options_parse_bool(value, &o->edge_gc);
   if (!strcmp(key, "c_hook"))
     return options_parse_bool(value, &o->c_hook);
+  if (!strcmp(key, "stack_depth"))
+    return options_parse_stack_depth(value, &o->stack_depth);
   return -2;
 }
 

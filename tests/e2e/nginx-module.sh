@@ -78,6 +78,9 @@ check("the_stop_is_answered", reg:find("\nrequest=t1\nresult=ok\n", 1, true), re
 reg = request("id=t2\naction=start\nperiod=soon\n")
 check("a_bad_request_value_is_answered_with_the_reason",
       reg:find("\nrequest=t2\nresult=error\nerror=bad value 'soon' for period in the request\n", 1, true), reg)
+reg = request("id=t2b\naction=start\nstack_depth=999\n")
+check("a_request_takes_stack_depth_and_checks_it",
+      reg:find("\nrequest=t2b\nresult=error\nerror=bad value '999' for stack_depth in the request\n", 1, true), reg)
 conf_env.LJLEAK_SAMPLE = "lots"
 reg = request("id=t3\naction=start\n")
 check("a_bad_env_value_refuses_a_request",
