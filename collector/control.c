@@ -1,6 +1,7 @@
 /* collector/control.c: the control channel: the registration file, the request file ci/capture writes, the poll thread, and acting on a request. */
 #include "collector/control.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -213,6 +214,30 @@ static int start_thread(char *err, size_t err_size)
   return 0;
 }
 
+/* Removes the registrations (and requests) of processes that are gone
+ * without their exit handler (killed): pid files of this user's own
+ * directory whose process does not exist. */
+static void prune_stale(const char *run_dir)
+{
+  DIR *d = opendir(run_dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (pid <= 0 || end == e->d_name || (*end && strcmp(end, ".request")))
+      continue;
+    char proc[64], path[PATH_MAX + 300];
+    snprintf(proc, sizeof proc, "/proc/%ld", pid);
+    if (access(proc, F_OK) == 0 || errno != ENOENT)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", run_dir, e->d_name);
+    unlink(path);
+  }
+  closedir(d);
+}
+
 int control_register(const char *run_dir, const char *root, enum control_poller poller, char *err,
                      size_t err_size)
 {
@@ -241,6 +266,7 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
   control.exiting = 0;
   control.request_id[0] = control.result[0] = '\0';
   unlink(control.request_path);   /* one left by an earlier process with this pid */
+  prune_stale(run_dir);
   control.registered = 1;
   if (!control.atexit_registered) {
     atexit(at_exit_unregister);

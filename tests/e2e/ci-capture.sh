@@ -22,6 +22,12 @@ cleanup() {
 trap cleanup EXIT
 captures() { find "$root" -mindepth 1 -maxdepth 1 -name 'ljleak-*' -type d | sort; }
 
+# A registration left by a killed process (no exit handler ran) is removed
+# when the next process registers.
+mkdir -p "$LJLEAK_RUN_DIR" && chmod 700 "$LJLEAK_RUN_DIR"
+gone=$(sh -c 'echo $$')
+printf 'pid=%s\n' "$gone" > "$LJLEAK_RUN_DIR/$gone"
+printf 'id=x\naction=start\n' > "$LJLEAK_RUN_DIR/$gone.request"
 # The worker: stock luajit with the module loaded, a segment every 0.25 s
 # (a forced full GC cycle ends each, so a short capture has enough of them).
 LUA_CPATH="$BUILD/lua/?.so;;" LJLEAK_ROOT=$root LJLEAK_PERIOD=0.25 LJLEAK_FORCE_GC=1 \
@@ -30,6 +36,8 @@ worker=$!
 n=0
 until grep -q collector.so "/proc/$worker/maps" 2>/dev/null || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
 check "worker_loaded_the_collector" grep -q collector.so "/proc/$worker/maps"
+n=0; until [ -f "$LJLEAK_RUN_DIR/$worker" ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+check "a_dead_processs_registration_is_pruned" sh -c "test ! -e '$LJLEAK_RUN_DIR/$gone' && test ! -e '$LJLEAK_RUN_DIR/$gone.request'"
 cat "$tmp/worker.log"
 
 # Refusals.
