@@ -119,7 +119,7 @@ void boundary_gc_transition(struct capture *c, int phase)
   phase_split(c->last_gc_phase, &last, &last_white);
   int flipped = white != last_white;
   c->last_gc_phase = phase;
-  c->fast_phase = capture_signal_pending ? -1 : phase;
+  capture_set_fast_phase(c, capture_pending() ? -1 : phase);
   if (last == GCSpause && st != GCSpause) {
     /* A cycle starts; seen at the first event after it, so one event early
      * to be safe (a block wrongly called young only waits a boundary). */

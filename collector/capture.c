@@ -305,7 +305,8 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->start_ns = capture_mono_ns();
   c->pdep = memprof_cpu_fast_pext();
   c->rng = (c->start_ns ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c) | 1;
-  c->last_gc_phase = c->fast_phase = capture_gc_phase(c->g);
+  c->last_gc_phase = capture_gc_phase(c->g);
+  capture_set_fast_phase(c, c->last_gc_phase);
   /* A cycle past its atomic phase has flipped the white already. */
   c->gc_flips = c->g->gc.state >= GCSsweepstring;
   c->force_armed = 0;
@@ -481,7 +482,7 @@ static void on_signal(int signo)
 {
   (void)signo;
   __atomic_fetch_or(&capture_signal_pending, CAPTURE_PENDING_SIGNAL, __ATOMIC_SEQ_CST);
-  capture_state.fast_phase = -1;
+  __atomic_store_n(&capture_state.fast_phase, -1, __ATOMIC_RELAXED);
 }
 
 int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, size_t err_size)

@@ -149,6 +149,28 @@ extern struct capture capture_state __attribute__((visibility("hidden")));
  * thread (the bits CAPTURE_PENDING_*, collector/control.h); read by the slow path. */
 extern volatile sig_atomic_t capture_signal_pending __attribute__((visibility("hidden")));
 
+/* The control thread and signal handlers set the pending bits and mark
+ * fast_phase; the hook reads and re-arms them. Every access is atomic, so
+ * that none races in C11's terms: the fast paths' loads of fast_phase are
+ * relaxed (a plain move on x86-64, as before), and the slow path's store
+ * that re-arms fast_phase and its load of the bits after it are
+ * sequentially consistent, so that a request made in between marks
+ * fast_phase again or is seen. */
+static inline int capture_pending(void)
+{
+  return __atomic_load_n(&capture_signal_pending, __ATOMIC_SEQ_CST);
+}
+
+static inline int capture_fast_phase(const struct capture *c)
+{
+  return __atomic_load_n(&c->fast_phase, __ATOMIC_RELAXED);
+}
+
+static inline void capture_set_fast_phase(struct capture *c, int phase)
+{
+  __atomic_store_n(&c->fast_phase, phase, __ATOMIC_SEQ_CST);
+}
+
 /* The GC state and current white in one number (the two bytes as they lie
  * in memory, one load): a cycle flips the white in its atomic phase, so a
  * cycle that runs whole between two events (one GC step can run one) still

@@ -31,7 +31,7 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
   struct memprof_writer *w = &c->writer;
   global_State *g = c->g;
   if (__builtin_expect(c->hold != HOLD_NONE, 0) ||
-      __builtin_expect(capture_gc_phase(g) != c->fast_phase, 0)) {
+      __builtin_expect(capture_gc_phase(g) != capture_fast_phase(c), 0)) {
     hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD);
     return nptr;
   }
@@ -104,7 +104,7 @@ static inline __attribute__((always_inline)) int quick_ok(const struct capture *
                                                           const global_State *g)
 {
   return __builtin_expect(c->hold == HOLD_NONE, 1) &&
-         __builtin_expect(capture_gc_phase(g) == c->fast_phase, 1) &&
+         __builtin_expect(capture_gc_phase(g) == capture_fast_phase(c), 1) &&
          __builtin_expect(c->writer.bytes_written <= c->quick_until, 1);
 }
 

@@ -156,8 +156,8 @@ __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, size_t os
   /* Re-armed before the flag is read: a signal that comes after it marks
    * fast_phase again. (One that comes between boundary_gc_transition's read
    * of the flag and its store waits for the next slow call.) */
-  c->fast_phase = c->last_gc_phase;
-  if (capture_signal_pending)
+  capture_set_fast_phase(c, c->last_gc_phase);
+  if (capture_pending())
     handle_signal(c);
   if (!c->active) {
     c->busy = 0;
@@ -201,7 +201,7 @@ __attribute__((noinline)) void *hook_general(void *ud, void *ptr, size_t osize, 
   }
   /* A full capture's events come here only for lua_close (above): its own
    * path is hook_full's. */
-  if (!c->active && !capture_signal_pending)
+  if (!c->active && !capture_pending())
     return nptr;
 slow:
   hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD);
