@@ -83,17 +83,6 @@ static int lua_frame_site(global_State *g, lua_State *L, GCfunc *fn, cTValue *ne
   return 0;
 }
 
-/* Whether frame f holds a function object (with two-slot frames, in f-1). */
-static int frame_has_func(cTValue *f)
-{
-#if LJ_FR2
-  if (!tvisfunc(f - 1))
-    return 0;
-#endif
-  GCobj *o = frame_gc(f);
-  return o && o->gch.gct == ~LJ_TFUNC;
-}
-
 /* Whether the trace recorder runs (in its own protected C frame, which
  * lj_vm_cpcall marks with a negative result count): its allocations are
  * the VM's, whatever function is on top of the stack. Its vmstate is
@@ -125,7 +114,7 @@ static void frame_site(global_State *g, struct attrib_site *site)
   if (!stack || base <= stack + 1 + LJ_FR2 || base > stack + L->stacksize)
     return;
   TValue *frame = base - 1;
-  if (!frame_has_func(frame))
+  if (!attrib_frame_has_function(frame))
     return;
   GCfunc *fn = frame_func(frame);
   if (isluafunc(fn)) {
@@ -137,7 +126,7 @@ static void frame_site(global_State *g, struct attrib_site *site)
     if (!frame_islua(frame))
       return;
     TValue *prev = frame_prevl(frame);
-    if (prev <= stack + LJ_FR2 || !frame_has_func(prev))
+    if (prev <= stack + LJ_FR2 || !attrib_frame_has_function(prev))
       return;
     GCfunc *pfn = frame_func(prev);
     if (isluafunc(pfn)) {

@@ -36,6 +36,18 @@ uint64_t attrib_proto_line(const GCproto *pt, BCPos pos);
 
 /* The trace numbered traceno, or NULL if there is none. (Inline: the
  * full-capture hook asks it for every allocation made by a trace.) */
+/* Whether frame f holds a function object (with two-slot frames, in f-1):
+ * the attribution and the stack walk both stop at one that does not. */
+static inline int attrib_frame_has_function(cTValue *f)
+{
+#if LJ_FR2
+  if (!tvisfunc(f - 1))
+    return 0;
+#endif
+  GCobj *o = frame_gc(f);
+  return o && o->gch.gct == ~LJ_TFUNC;
+}
+
 /* Whether this allocation is the string table growing (lj_str_resize,
  * right after a string was interned): the VM's, charged INTERNAL. The
  * table grows with the strings that live (those a leak keeps, say), not

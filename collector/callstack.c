@@ -150,17 +150,6 @@ void callstack_abandon(struct capture *c)
 
 /* ---- Walking the frames ---------------------------------------------------- */
 
-/* Whether frame f holds a function object (with two-slot frames, in f-1). */
-static int frame_has_function(cTValue *f)
-{
-#if LJ_FR2
-  if (!tvisfunc(f - 1))
-    return 0;
-#endif
-  GCobj *o = frame_gc(f);
-  return o && o->gch.gct == ~LJ_TFUNC;
-}
-
 /* The line of the instruction before pc (a saved PC points after the
  * instruction that runs) in pt; 0 if pc is not in pt. */
 static uint32_t line_before(const GCproto *pt, const BCIns *pc)
@@ -227,7 +216,7 @@ static uint32_t walk_callers(global_State *g, lua_State *L, TValue *frame,
     }
     if (prev <= bottom)
       break;
-    if (!frame_has_function(prev)) {
+    if (!attrib_frame_has_function(prev)) {
       if (n < max)
         out[n++] = (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
       return n;
@@ -266,7 +255,7 @@ static uint32_t walk_trace(global_State *g, lua_State *L, const struct attrib_si
   uint32_t n = 0;
   out[n++] = lua_frame(site->proto, (uint32_t)site->line);
   if (!chain || !base || base <= stack + 1 + LJ_FR2 || base > stack + L->stacksize ||
-      !frame_has_function(base - 1)) {
+      !attrib_frame_has_function(base - 1)) {
     if (n < max)
       out[n++] = (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
     return n;
@@ -305,7 +294,7 @@ uint32_t callstack_walk(struct capture *c, const struct attrib_site *site,
   TValue *stack = tvref(L->stack);
   TValue *frame = L->base - 1;
   if (!stack || L->base <= stack + 1 + LJ_FR2 || L->base > stack + L->stacksize ||
-      !frame_has_function(frame))
+      !attrib_frame_has_function(frame))
     return 0;
   GCfunc *fn = frame_func(frame);
   uint32_t n = 0;
