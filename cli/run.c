@@ -23,7 +23,7 @@ static const char run_help[] =
   "\n"
   "Runs SCRIPT with ARGS as `luajit SCRIPT ARGS` would (same arg table, exit\n"
   "status and error messages) while capturing its allocations into DIR: one\n"
-  "memprof segment per period, cut right after a full GC cycle, and an index\n"
+  "memprof segments (storage, cut by --period and --max-bytes) and an index\n"
   "that records a boundary at the end of every full GC cycle.\n"
   "\n"
   "  -o DIR                capture directory (default: a new ljleak-<pid>-<time>\n"

@@ -319,7 +319,7 @@ void report_outcome_reason(const struct diff_result *r, char *buffer, size_t siz
     return;
   size_t boundaries = diff_result_boundaries(r), judged = report_judged_boundaries(r);
   if (!boundaries) {
-    snprintf(buffer, size, "the capture has no boundary (no segment ended on a full GC cycle), "
+    snprintf(buffer, size, "the capture has no boundary (no full GC cycle ended while it ran), "
                            "so nothing was measured");
     return;
   }

@@ -173,7 +173,7 @@ static void flame_put_site_stacks(FILE *out, const struct diff_result *r)
       char growth[48], live[48];
       report_format_bytes(growth, sizeof growth, stack->growth_bytes_per_segment, 1);
       report_format_bytes(live, sizeof live, (double)report_last_live(stack), 0);
-      fprintf(out, "<li class=\"stack\" data-verdict=\"%s\"><span class=\"badge %s\">%s</span> %s/seg, %s: <code>",
+      fprintf(out, "<li class=\"stack\" data-verdict=\"%s\"><span class=\"badge %s\">%s</span> %s/boundary, %s: <code>",
               diff_verdict_name(stack->verdict), diff_verdict_name(stack->verdict),
               diff_verdict_name(stack->verdict), growth, live);
       flame_put(out, stack->frame_count ? stack->name : "(no stack recorded)");

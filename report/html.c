@@ -223,7 +223,7 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
   } else {
     fputs("Together the flagged sites grow by <strong>", out);
     html_bytes(out, per_segment, 1);
-    fputs(" per segment</strong>", out);
+    fputs(" per boundary</strong>", out);
     if (per_second != 0) {
       fputs(" (", out);
       html_bytes(out, per_second, 1);
@@ -467,9 +467,9 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
     fputs("<th class=\"spark\">base series</th>", out);
   if (range)
     fputs("<th>delta</th>", out);
-  fputs(base ? "<th title=\"growth per segment\">growth/seg</th><th class=\"vd\">base</th>"
-               "<th title=\"growth per segment in the base\">base/seg</th>"
-             : "<th title=\"growth per segment\">growth/seg</th>",
+  fputs(base ? "<th title=\"growth per boundary\">growth/boundary</th><th class=\"vd\">base</th>"
+               "<th title=\"growth per boundary in the base\">base/boundary</th>"
+             : "<th title=\"growth per boundary\">growth/boundary</th>",
         out);
   fputs("<th title=\"growth per second\">growth/s</th><th title=\"p-value of an upward trend\">p</th>"
         "<th title=\"live bytes at the first and the last boundary compared\">live</th>",

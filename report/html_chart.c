@@ -153,7 +153,7 @@ static void put_chart(FILE *out, const struct chart_line *lines, size_t line_cou
               lines[l].label);
   if (warmup)
     fprintf(out, "<span>boundaries 1 to %zu: warm-up, left out of the verdicts</span>", warmup);
-  fputs("<span>x: boundary (end of a segment, after a full GC cycle)</span></div>\n</div>\n",
+  fputs("<span>x: boundary (a full GC cycle)</span></div>\n</div>\n",
         out);
 }
 

@@ -44,14 +44,14 @@ static void put_reason(FILE *out, const struct diff_result *r, const struct diff
     report_row_boundaries(r, site, &from, &to);  /* from the warm-up's end */
   report_format_bytes(first, sizeof first, (double)report_live_at(site, from), 0);
   report_format_bytes(last, sizeof last, (double)report_live_at(site, to), 0);
-  fprintf(out, "%s: %s per segment", diff_verdict_name(site->verdict), rate);
+  fprintf(out, "%s: %s per boundary", diff_verdict_name(site->verdict), rate);
   if (site->growth_bytes_per_second != 0)
     fprintf(out, " (%s/s)", rate_s);
   fprintf(out, ", p=%s, live %s -&gt; %s", p, first, last);
   if (r->mode == DIFF_MODE_BASE) {
     char base[48];
     report_format_bytes(base, sizeof base, site->base_growth_bytes_per_segment, 1);
-    fprintf(out, "; base %s, %s per segment", diff_verdict_name(site->base_verdict), base);
+    fprintf(out, "; base %s, %s per boundary", diff_verdict_name(site->base_verdict), base);
   }
   if (r->mode == DIFF_MODE_RANGE) {
     char delta[48];
@@ -107,7 +107,7 @@ static void put_stacks(FILE *out, const struct diff_result *r, const struct diff
   for (size_t k = 0; k < total && k < JUNIT_SITE_STACKS; k++) {
     char growth[48];
     report_format_bytes(growth, sizeof growth, stacks[k]->growth_bytes_per_segment, 1);
-    fprintf(out, "%s%s %s/segment: ", k ? "; " : "\nstacks (root first): ",
+    fprintf(out, "%s%s %s/boundary: ", k ? "; " : "\nstacks (root first): ",
             diff_verdict_name(stacks[k]->verdict), growth);
     put_xml(out, stacks[k]->frame_count ? stacks[k]->name : "(no stack recorded)");
   }

@@ -45,9 +45,9 @@ static void put_sites(FILE *out, const struct diff_result *r, const char *more,
   size_t total = 0, rows = 0;
   for (size_t i = 0; i < r->site_count; i++)
     total += (size_t)pick(r, &r->sites[i]);
-  fputs("\n| site | verdict | growth/segment | live bytes (first → last) |", out);
+  fputs("\n| site | verdict | growth/boundary | live bytes (first → last) |", out);
   if (r->mode == DIFF_MODE_BASE)
-    fputs(" base growth/segment |", out);
+    fputs(" base growth/boundary |", out);
   fputs("\n| --- | --- | ---: | --- |", out);
   if (r->mode == DIFF_MODE_BASE)
     fputs(" ---: |", out);
@@ -143,7 +143,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r)
     for (size_t k = 0; k < total && k < MARKDOWN_SITE_STACKS; k++) {
       fprintf(out, "  * %s, ", diff_verdict_name(stacks[k]->verdict));
       put_bytes(out, stacks[k]->growth_bytes_per_segment, 1);
-      fputs("/segment: ", out);
+      fputs("/boundary: ", out);
       put_escaped(out, stacks[k]->frame_count ? stacks[k]->name : "(no stack recorded)");
       fputc('\n', out);
     }
@@ -212,7 +212,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
   if (flagged) {
     fputs("; flagged sites grow by ", out);
     put_bytes(out, per_segment, 1);
-    fputs(" per segment in all", out);
+    fputs(" per boundary in all", out);
   }
   fputs(".\n", out);
   if (flagged) {

@@ -186,14 +186,14 @@ static void put_verdict(FILE *out, const struct diff_result *r, const struct tex
     return;
   }
   if (r->mode == DIFF_MODE_BASE) {
-    fprintf(out, "%zu new and %zu worse in the candidate (%zu of %zu sites), %s per segment",
+    fprintf(out, "%zu new and %zu worse in the candidate (%zu of %zu sites), %s per boundary",
             new_count, worse_count, flagged, r->site_count, rate);
   } else if (r->mode == DIFF_MODE_RANGE) {
     report_format_bytes(rate, sizeof rate, (double)delta, 1);
     fprintf(out, "%zu of %zu sites grew from boundary %zu to boundary %zu, %s in all", flagged,
             r->site_count, r->options.range_from, r->options.range_to, rate);
   } else {
-    fprintf(out, "%zu of %zu sites growing, %s per segment", flagged, r->site_count, rate);
+    fprintf(out, "%zu of %zu sites growing, %s per boundary", flagged, r->site_count, rate);
   }
   if (r->mode != DIFF_MODE_RANGE) {
     if (per_second != 0)
@@ -226,9 +226,9 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
         fprintf(out, "%-*s", verdict_width, "verdict");
       if (range)
         fprintf(out, "%12s", "delta");
-      fprintf(out, "%12s", "/segment");
+      fprintf(out, "%12s", "/boundary");
       if (base)
-        fprintf(out, "%12s", "base/seg");
+        fprintf(out, "%15s", "base/boundary");
       char from_title[32] = "first", to_title[32] = "last";
       if (range) {
         snprintf(from_title, sizeof from_title, "at %zu", r->options.range_from);
@@ -251,7 +251,7 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
       put_bytes(out, 12, (double)site->range_delta_bytes, 1, "");
     put_bytes(out, 12, site->growth_bytes_per_segment, 1, "");
     if (base)
-      put_bytes(out, 12, site->base_growth_bytes_per_segment, 1, "");
+      put_bytes(out, 15, site->base_growth_bytes_per_segment, 1, "");
     if (r->capture.boundary_times)
       put_bytes(out, 14, site->growth_bytes_per_second, 1, "/s");
     else
@@ -367,7 +367,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r, const struct
     if (!total)
       continue;
     if (!shown_sites++)
-      fprintf(out, "%sstacks that hold the growth, by site (verdict, growth/segment, live at the "
+      fprintf(out, "%sstacks that hold the growth, by site (verdict, growth/boundary, live at the "
                    "last boundary, stack root first):%s\n",
               style_on(s, BOLD), style_off(s));
     fputs("  ", out);

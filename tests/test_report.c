@@ -744,7 +744,7 @@ START_TEST(test_html_base_mode_shows_base_and_candidate_side_by_side)
   ck_assert_ptr_nonnull(candidate);
   ck_assert(base < candidate);
   ck_assert_ptr_nonnull(strstr(html, "<code>luajit app-base.lua 8080</code>"));
-  ck_assert_ptr_nonnull(strstr(html, "<th title=\"growth per segment in the base\">base/seg</th>"));
+  ck_assert_ptr_nonnull(strstr(html, "<th title=\"growth per boundary in the base\">base/boundary</th>"));
   ck_assert_ptr_nonnull(strstr(html, "<th class=\"spark\">base series</th>"));
   ck_assert_ptr_nonnull(strstr(html, "live bytes, all sites (base)"));
   ck_assert_ptr_nonnull(strstr(html, "<h1>1 new and 0 worse in the candidate</h1>"));

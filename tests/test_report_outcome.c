@@ -151,7 +151,7 @@ START_TEST(test_junit_has_an_error_per_undecided_site_and_notes_allowed_ones)
   ck_assert_uint_eq(count(xml, "<failure "), 0);
   ck_assert_ptr_nonnull(strstr(xml, "failures=\"0\" errors=\"1\""));
   ck_assert_ptr_nonnull(strstr(xml, "<error type=\"undecided\" message=\"undecided: +13.5 MiB "
-                                    "per segment (+1.3 MiB/s), p=0.042, live 5.0 MiB -&gt; "
+                                    "per boundary (+1.3 MiB/s), p=0.042, live 5.0 MiB -&gt; "
                                     "45.4 MiB; 4 boundaries cannot show a trend at p \u2264 "
                                     "0.01 (5 are needed)\">"));
   ck_assert_ptr_nonnull(strstr(xml, "<system-out>allowed: +19.5 KiB per boundary, within "

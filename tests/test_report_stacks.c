@@ -466,8 +466,8 @@ START_TEST(test_markdown_names_the_leaking_caller_under_its_site)
   char *text = render(&r, REPORT_FORMAT_MARKDOWN, NULL, NULL);
   ck_assert_ptr_nonnull(strstr(text, "\nStacks that hold the growth (root first):\n\n"
                                      "* @t.lua:10\n"
-                                     "  * growing, +8.0 KiB/segment: @t.lua:40;@t.lua:21;@t.lua:10\n"
-                                     "  * steady, 0 B/segment: @t.lua:41;@t.lua:31;@t.lua:10\n"));
+                                     "  * growing, +8.0 KiB/boundary: @t.lua:40;@t.lua:21;@t.lua:10\n"
+                                     "  * steady, 0 B/boundary: @t.lua:41;@t.lua:31;@t.lua:10\n"));
   free(text);
   diff_result_free(&r);
 }
@@ -478,8 +478,8 @@ START_TEST(test_junit_failure_names_the_sites_stacks)
   struct diff_result r;
   two_callers(&r);
   char *text = render(&r, REPORT_FORMAT_JUNIT, NULL, NULL);
-  ck_assert_ptr_nonnull(strstr(text, " 57344\nstacks (root first): growing +8.0 KiB/segment: "
-                                     LEAK_NAME "; steady 0 B/segment: " STEADY_NAME "</failure>"));
+  ck_assert_ptr_nonnull(strstr(text, " 57344\nstacks (root first): growing +8.0 KiB/boundary: "
+                                     LEAK_NAME "; steady 0 B/boundary: " STEADY_NAME "</failure>"));
   free(text);
   diff_result_free(&r);
 }

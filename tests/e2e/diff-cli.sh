@@ -102,7 +102,7 @@ expect one-boundary-says-why "ljleak: INCONCLUSIVE: the capture has 1 boundary; 
 mkdir -p "$OUT/no-boundary"
 cp "$SEGMENTS"/seg-0001.bin "$OUT/no-boundary/seg-0001.bin.part"
 check no-boundary 5 "$LJLEAK" diff -q "$OUT/no-boundary"
-expect no-boundary-says-why "ljleak: INCONCLUSIVE: the capture has no boundary (no segment ended on a full GC cycle), so nothing was measured" "$OUT/no-boundary.out"
+expect no-boundary-says-why "ljleak: INCONCLUSIVE: the capture has no boundary (no full GC cycle ended while it ran), so nothing was measured" "$OUT/no-boundary.out"
 check stricter-p-value 5 "$LJLEAK" diff -q --p-value 0.0001 "$SEGMENTS"
 expect stricter-p-value-needs-8 "6 boundaries cannot show a trend at p ≤ 0.0001; 8 are needed" "$OUT/stricter-p-value.out"
 check min-boundaries-raises 5 "$LJLEAK" diff -q --min-boundaries 8 "$SEGMENTS"

@@ -79,10 +79,10 @@ sorted_page() {  # HEADER CLICKS OUTPUT
 unsorted=$(sorted_page none 0 "$(pwd)/$BUILD/report-sort-0.html")
 check "rows_start_in_the_engines_order" test "$unsorted" = \
   "@testdata/report/app.lua:16|TRACE started at @testdata/report/app.lua:16|@testdata/report/app.lua:11|string.rep|INTERNAL|@testdata/report/app.lua:3"
-ascending=$(sorted_page growth/seg 1 "$(pwd)/$BUILD/report-sort-1.html")
+ascending=$(sorted_page growth/boundary 1 "$(pwd)/$BUILD/report-sort-1.html")
 check "one_click_sorts_by_growth_ascending" test "$ascending" = \
   "INTERNAL|@testdata/report/app.lua:11|string.rep|@testdata/report/app.lua:3|TRACE started at @testdata/report/app.lua:16|@testdata/report/app.lua:16"
-descending=$(sorted_page growth/seg 2 "$(pwd)/$BUILD/report-sort-2.html")
+descending=$(sorted_page growth/boundary 2 "$(pwd)/$BUILD/report-sort-2.html")
 check "second_click_sorts_descending" test "$descending" = \
   "@testdata/report/app.lua:16|TRACE started at @testdata/report/app.lua:16|@testdata/report/app.lua:3|@testdata/report/app.lua:11|string.rep|INTERNAL"
 by_name=$(sorted_page site 1 "$(pwd)/$BUILD/report-sort-3.html")
