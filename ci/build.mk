@@ -15,6 +15,8 @@ install-ci-docs: all
 # nginx with Debian's Lua module on OpenResty's LuaJIT (privately unpacked),
 # captured worker by worker by ci/capture; its load client.
 E2E_TESTS += tests/e2e/nginx.sh tests/e2e/nginx-module.sh
+# start{} in init_by_lua and in init_worker_by_lua of a real nginx, with env directives
+E2E_TESTS += tests/e2e/nginx-start.sh
 $(BUILD)/bench/nginx_client: bench/nginx_client.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< -lpthread
