@@ -87,7 +87,7 @@ void boundary_timers(struct capture *c)
   else if (c->force_armed)
     force_cycle(c);
   if (c->boundary_due && !c->opt.force_gc && !c->collecting && boundary_cut_now(c))
-    segments_cut(c);
+    segments_rotate(c, 0);
   if (now - c->last_flush_ns >= CAPTURE_FLUSH_NS) {
     c->last_flush_ns = now;
     if (c->writer.used && memprof_writer_flush(&c->writer) != 0) {
@@ -137,9 +137,10 @@ void boundary_gc_transition(struct capture *c, int phase)
     boundary_record(c, forced ? c->force_cause : CAPTURE_INDEX_CAUSE_GC);
   boundary_check(c, capture_mono_ns());  /* the timers look only now and then */
   /* Not inside a collection of the collector's own: its boundary, written
-   * after it, then sits at the end of the segment. */
+   * after it, then sits at the end of the segment. A forced cycle still to
+   * come keeps the segment open; this one is disarmed below. */
   if (c->boundary_due && !c->collecting && (!c->force_armed || forced))
-    segments_rotate(c);
+    segments_rotate(c, 1);
   if (forced) {
     boundary_force_disarm(c);
     if (c->deferred_stop != REASON_NONE && c->pending_stop == REASON_NONE)

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/boundary.h"
 #include "collector/layout.h"
 #include "collector/segments.h"
 #include "collector/symbols.h"
@@ -237,15 +236,8 @@ int segments_end(struct capture *c, int complete)
   return 0;
 }
 
-void segments_cut(struct capture *c)
+void segments_rotate(struct capture *c, int complete)
 {
-  if (segments_end(c, 0) != 0 || segments_begin(c) != 0)
-    c->pending_stop = REASON_WRITE_ERROR;
-}
-
-void segments_rotate(struct capture *c)
-{
-  boundary_force_disarm(c);
-  if (segments_end(c, 1) != 0 || segments_begin(c) != 0)
+  if (segments_end(c, complete) != 0 || segments_begin(c) != 0)
     c->pending_stop = REASON_WRITE_ERROR;
 }

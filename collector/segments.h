@@ -12,14 +12,10 @@ int segments_begin(struct capture *c);
  * complete: it ends right after a full GC cycle. 0 or -1. */
 int segments_end(struct capture *c, int complete);
 
-/* Ends the open segment at a boundary and opens the next; a stop is due
- * if either fails. */
-void segments_rotate(struct capture *c);
-
-/* Ends the open segment where no GC cycle ended (storage: its period or
- * size is due) and opens the next; a cycle forced meanwhile stays armed.
- * A stop is due if either fails. */
-void segments_cut(struct capture *c);
+/* Ends the open segment and opens the next (complete: right after a full
+ * GC cycle; else where its period or size fell due). A cycle forced
+ * meanwhile stays armed. A stop is due if either fails. */
+void segments_rotate(struct capture *c, int complete);
 
 /* Records a write error on the open segment (the first one only) and says
  * so on stderr. */

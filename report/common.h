@@ -92,5 +92,8 @@ uint64_t report_stack_at(const uint64_t *series, size_t count, size_t at);
  * how many there are in all. */
 size_t report_site_stacks(const struct diff_result *result, const struct diff_site *site,
                           const struct diff_site **out, size_t max);
+/* A stack's name as the reports list it: root first, or a note where the
+ * collector recorded no frames. */
+const char *report_stack_name(const struct diff_site *stack);
 
 #endif

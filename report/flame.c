@@ -176,7 +176,7 @@ static void flame_put_site_stacks(FILE *out, const struct diff_result *r)
       fprintf(out, "<li class=\"stack\" data-verdict=\"%s\"><span class=\"badge %s\">%s</span> %s/boundary, %s: <code>",
               diff_verdict_name(stack->verdict), diff_verdict_name(stack->verdict),
               diff_verdict_name(stack->verdict), growth, live);
-      flame_put(out, stack->frame_count ? stack->name : "(no stack recorded)");
+      flame_put(out, report_stack_name(stack));
       fputs("</code></li>\n", out);
     }
     if (total > FLAME_SITE_STACKS)

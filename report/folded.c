@@ -54,6 +54,11 @@ size_t report_site_stacks(const struct diff_result *result, const struct diff_si
   return total;
 }
 
+const char *report_stack_name(const struct diff_site *stack)
+{
+  return stack->frame_count ? stack->name : "(no stack recorded)";
+}
+
 /* A name as one folded line's stack: no newline, no control character; a
  * site's own name (a row without frames) has no ';' either. */
 static void folded_put_name(FILE *out, const struct diff_site *row)

@@ -109,7 +109,7 @@ static void put_stacks(FILE *out, const struct diff_result *r, const struct diff
     report_format_bytes(growth, sizeof growth, stacks[k]->growth_bytes_per_segment, 1);
     fprintf(out, "%s%s %s/boundary: ", k ? "; " : "\nstacks (root first): ",
             diff_verdict_name(stacks[k]->verdict), growth);
-    put_xml(out, stacks[k]->frame_count ? stacks[k]->name : "(no stack recorded)");
+    put_xml(out, report_stack_name(stacks[k]));
   }
   if (total > JUNIT_SITE_STACKS)
     fprintf(out, "; and %zu more", total - JUNIT_SITE_STACKS);

@@ -144,7 +144,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r)
       fprintf(out, "  * %s, ", diff_verdict_name(stacks[k]->verdict));
       put_bytes(out, stacks[k]->growth_bytes_per_segment, 1);
       fputs("/boundary: ", out);
-      put_escaped(out, stacks[k]->frame_count ? stacks[k]->name : "(no stack recorded)");
+      put_escaped(out, report_stack_name(stacks[k]));
       fputc('\n', out);
     }
     if (total > MARKDOWN_SITE_STACKS)

@@ -381,7 +381,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r, const struct
       put_bytes(out, 12, stack->growth_bytes_per_segment, 1, "");
       put_bytes(out, 12, (double)report_last_live(stack), 0, "");
       fputs("  ", out);
-      put_name(out, stack->frame_count ? stack->name : "(no stack recorded)");
+      put_name(out, report_stack_name(stack));
       putc('\n', out);
     }
     if (total > STACKS_SHOWN)
