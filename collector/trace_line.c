@@ -35,20 +35,28 @@ void trace_line_slot_clear(struct trace_line_state *tl, struct trace_line_slot *
   tl->stamp++;
 }
 
-void trace_line_forget(struct trace_line_state *tl)
+void trace_line_drop_logs(struct trace_line_state *tl)
 {
   for (uint32_t n = 0; n < tl->nslots; n++) {
     trace_log_free(tl->slots[n].log);
-    trace_map_free(tl->slots[n].map);
+    tl->slots[n].log = NULL;
   }
+  trace_log_free(tl->pending);
+  tl->pending = NULL;
+  tl->pending_used = 0;
+}
+
+void trace_line_forget(struct trace_line_state *tl)
+{
+  trace_line_drop_logs(tl);
+  for (uint32_t n = 0; n < tl->nslots; n++)
+    trace_map_free(tl->slots[n].map);
   if (tl->slots)
     trace_map_unpages(tl->slots, tl->nslots * sizeof *tl->slots);
   tl->slots = NULL;
   tl->nslots = 0;
-  trace_log_free(tl->pending);
-  tl->pending = NULL;
-  tl->pending_used = 0;
   tl->attached = 0;
+  tl->handler_table = tl->handler = NULL;
   tl->g = NULL;
   tl->stamp++;
 }
@@ -118,6 +126,8 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
   if (s->failed == T && s->failed_fp == fp)
     return NULL;
   struct trace_map *map = NULL;
+  if (!trace_line_following(tl))
+    trace_line_drop_logs(tl);   /* T may have been recorded unseen */
   struct trace_log *pending = tl->pending;
   struct trace_log *log = NULL;
   if (pending && !tl->pending_used && trace_map_log_matches(pending, T))
@@ -208,7 +218,12 @@ static const struct trace_map_line *nth_call(const struct trace_map *map,
 struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
                                              const GCtrace *T)
 {
-  uintptr_t ra = trace_line_return_address(g, T);
+  return trace_line_resolve_at(tl, g, T, trace_line_return_address(g, T));
+}
+
+struct trace_line_cached *trace_line_resolve_at(struct trace_line_state *tl, global_State *g,
+                                                const GCtrace *T, uintptr_t ra)
+{
   struct trace_line_cached *e = &tl->cache[trace_line_cache_slot(ra)];
   fold_entry(tl, e);
   const GCproto *pt = NULL;

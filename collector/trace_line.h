@@ -67,6 +67,9 @@ struct trace_line_state {
   global_State *g;               /* the VM whose recorder is followed; NULL: none */
   int attached;                  /* the "record" handler is in place for g */
   int broken;                    /* the handler saw state it did not expect: no more logs */
+  const void *handler_table;     /* jit.attach's table of handlers (in the registry), */
+  const void *handler;           /* where the "record" handler attached ... */
+  double handler_key;            /* ... is at this key */
   uint64_t stamp;                /* bumped when a map goes (cached resolutions of it are void)
                                   * and per segment (a cached site's symbols must be in it) */
   struct trace_line_cached cache[TRACE_LINE_CACHE_SIZE];
@@ -90,6 +93,18 @@ void trace_line_attach(struct trace_line_state *tl, lua_State *L);
 /* Frees every log and map (the VM is closing, or another one is followed). */
 void trace_line_forget(struct trace_line_state *tl);
 
+/* Whether the logs are whole: the handler attached is still the one in
+ * jit.attach's table (another jit.attach(f, "record") replaces it, and the
+ * recordings made since go unseen) and never saw state it did not expect.
+ * Reads the table through private state, without the Lua API, so the
+ * allocator hook may call it. */
+int trace_line_following(const struct trace_line_state *tl);
+
+/* Frees every log, not the maps: a map was checked against its live trace
+ * when it was built, but a log may now stand for a recording that was
+ * replaced unseen. */
+void trace_line_drop_logs(struct trace_line_state *tl);
+
 /* A capture begins: no allocations counted yet. */
 void trace_line_begin(struct trace_line_state *tl);
 
@@ -112,6 +127,12 @@ static inline void trace_line_new_segment(struct trace_line_state *tl)
  * first use. Never NULL. */
 struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
                                              const GCtrace *T);
+
+/* The same for a call into the VM that returns to ra (trace_line_resolve
+ * reads it from the stack): a line only if ra lies in T's code right after
+ * a call whose target and place the map account for. */
+struct trace_line_cached *trace_line_resolve_at(struct trace_line_state *tl, global_State *g,
+                                                const GCtrace *T, uintptr_t ra);
 
 /* An allocation while a trace exit restores the interpreter's state
  * (vmstate EXIT): if the exit's snapshot holds sunk allocations, the line

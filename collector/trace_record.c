@@ -250,11 +250,55 @@ static void load_targets(struct trace_line_state *tl, lua_State *L)
     tl->ntargets = IRCALL__MAX;
 }
 
+int trace_line_following(const struct trace_line_state *tl)
+{
+  if (!tl->attached || tl->broken || !tl->handler_table)
+    return 0;
+  const GCtab *t = tl->handler_table;
+  const TValue *tv = NULL;
+  double key = tl->handler_key;
+  if (key >= 0 && key < t->asize && key == (double)(uint32_t)key) {
+    tv = tvref(t->array) + (uint32_t)key;
+  } else {
+    const Node *node = noderef(t->node);
+    for (uint32_t i = 0; i <= t->hmask && !tv; i++) {
+      const TValue *k = &node[i].key;
+      if ((tvisint(k) && (double)intV(k) == key) || (tvisnum(k) && numV(k) == key))
+        tv = &node[i].val;
+    }
+  }
+  return tv && tvisfunc(tv) && (const void *)funcV(tv) == tl->handler;
+}
+
+/* Where jit.attach put the handler on top: its table and key, found by the
+ * Lua API (jit.attach hashes the event's name) for trace_line_following. */
+static void find_handler(struct trace_line_state *tl, lua_State *L)
+{
+  int handler = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, "_VMEVENTS");
+  if (!lua_istable(L, -1))
+    return;
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    if (lua_type(L, -2) == LUA_TNUMBER && lua_rawequal(L, -1, handler)) {
+      tl->handler_table = lua_topointer(L, -3);
+      tl->handler = lua_topointer(L, handler);
+      tl->handler_key = lua_tonumber(L, -2);
+      tl->attached = 1;
+    }
+    lua_pop(L, 1);
+  }
+}
+
 void trace_line_attach(struct trace_line_state *tl, lua_State *L)
 {
   global_State *g = G(L);
-  if (tl->g == g && tl->attached)
-    return;
+  if (tl->g == g && tl->attached) {
+    if (trace_line_following(tl))
+      return;
+    trace_line_drop_logs(tl);   /* replaced: attached again below */
+    tl->attached = 0;
+  }
   const char *off = getenv("LJLEAK_TRACE_LINES");
   if (off && (!strcmp(off, "0") || !strcmp(off, "no") || !strcmp(off, "off") ||
               !strcmp(off, "false")))
@@ -273,12 +317,14 @@ void trace_line_attach(struct trace_line_state *tl, lua_State *L)
   lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
   lua_getfield(L, -1, "jit");
   if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, "attach");
     lua_pushlightuserdata(L, tl);
     lua_pushcclosure(L, record_event, 1);
+    lua_getfield(L, -2, "attach");
+    lua_pushvalue(L, -2);
     lua_pushstring(L, "record");
+    /* Attached only where the handler is found again in the table. */
     if (lua_isfunction(L, -3) && call(L, 2, 0) == 0)
-      tl->attached = 1;
+      find_handler(tl, L);
   }
   lua_settop(L, top);
 }
