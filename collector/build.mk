@@ -45,7 +45,7 @@ E2E_TESTS += tests/e2e/jit-corpus.sh
 E2E_TESTS += tests/e2e/symbols.sh
 # allocations of compiled code charged to their lines (ljleak run and the module)
 TEST_SUITES += test_collector_jit
-test_collector_jit_LIBS = format
+test_collector_jit_LIBS = collector format
 $(BUILD)/tests/test_collector_jit: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # call stacks (collector/callstack.c): a helper's two callers with exact lines,
 # JIT on and off, sampled, cut, gzip, a capture killed mid-run

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/trace_line.h"
+#include "lauxlib.h"
+#include "lualib.h"
 #include "tests/check_run.h"
 #include "tests/collector_capture.h"
 
@@ -107,6 +110,105 @@ START_TEST(test_trace_lines_fall_back_to_the_trace_when_the_recorder_is_not_foll
 }
 END_TEST
 
+/* A log the collector kept from a recording it saw is never matched to a
+ * trace recorded after the program's own "record" handler took its place,
+ * even one with the same number, start and instructions: that trace keeps
+ * its trace site, and line 5, whose recording left the log, gets only what
+ * the interpreter ran there. */
+START_TEST(test_trace_lines_drop_logs_once_the_recorder_is_no_longer_followed)
+{
+  char dir[1024], out[1100];
+  scratch(dir, sizeof dir, "stale");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s' tests/lua/collector_trace_stale.lua >/dev/null",
+                      build_dir(), out), 0);
+  struct capture_read *r = read_capture(out, NULL);
+  const struct site_total *trace = must_site(r, "TRACE [1] started at @tests/lua/collector_trace_stale.lua:4");
+  const struct site_total *first = must_site(r, "/collector_trace_stale.lua:5");
+  const struct site_total *second = must_site(r, "/collector_trace_stale.lua:6");
+  ck_assert_uint_le(first->allocs, 58);
+  ck_assert_uint_eq(trace->allocs + second->allocs, 20000);
+  ck_assert_uint_ge(trace->allocs, 19000);
+  ck_assert_uint_eq(r->trace_lines, 0);
+  free(r);
+}
+END_TEST
+
+/* The return address is verified, never guessed: on a live trace whose only
+ * allocation is line 3's table, every byte offset of its machine code (and
+ * around it) is tried as the address a call into the VM returns to. Only
+ * offsets right after a call instruction give a line, that line is 3, and
+ * there is one; every other offset, one inside an instruction, the code's
+ * first bytes, its end and beyond, gives the trace site. */
+START_TEST(test_trace_lines_verify_the_return_address_at_every_offset)
+{
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  struct trace_line_state tl;
+  memset(&tl, 0, sizeof tl);
+  trace_line_attach(&tl, L);
+  ck_assert(tl.attached);
+  ck_assert(trace_line_following(&tl));
+  ck_assert_int_eq(luaL_dostring(L, "keep = {}\n"
+                                    "for i = 1, 3000 do\n"
+                                    "  keep[i % 64 + 1] = {}\n"
+                                    "end\n"), 0);
+  global_State *g = G(L);
+  const GCtrace *T = traceref(G2J(g), 1);
+  ck_assert_ptr_nonnull(T);
+  const uint8_t *code = (const uint8_t *)T->mcode;
+  uintptr_t mcode = (uintptr_t)T->mcode;
+  unsigned lines = 0, wrong = 0, not_after_call = 0;
+  uintptr_t found = 0;
+  for (uintptr_t ra = mcode > 16 ? mcode - 16 : 0; ra < mcode + T->szmcode + 16; ra++) {
+    uint32_t line = trace_line_resolve_at(&tl, g, T, ra)->line;
+    if (!line)
+      continue;
+    lines++;
+    found = ra;
+    wrong += line != 3;
+    size_t at = ra - mcode;
+    int after_call = (at >= 5 && code[at - 5] == 0xe8) ||
+                     (at >= 2 && code[at - 2] == 0xff && code[at - 1] == 0xd0);
+    not_after_call += !after_call;
+  }
+  ck_assert_uint_ge(lines, 1);
+  ck_assert_uint_eq(wrong, 0);
+  ck_assert_uint_eq(not_after_call, 0);
+  ck_assert_uint_eq(trace_line_resolve_at(&tl, g, T, 0)->line, 0);
+  /* A replaced handler: the logs go, the map built stays with its trace. */
+  ck_assert_int_eq(luaL_dostring(L, "jit.attach(function() end, 'record')"), 0);
+  ck_assert(!trace_line_following(&tl));
+  ck_assert_uint_eq(trace_line_resolve_at(&tl, g, T, found)->line, 3);
+  trace_line_forget(&tl);
+  lua_close(L);
+}
+END_TEST
+
+/* When one exit makes sunk tables of different lines (5 and 6), the exit
+ * handler charges them to the line where the exit resumes, where they
+ * escape (8); the side trace that replays them once the exit is hot
+ * matches each to the one it copies, so lines 5 and 6 get theirs again. */
+START_TEST(test_sunk_tables_of_two_lines_made_by_one_exit_are_charged_to_the_exit_line)
+{
+  struct capture_read *r = run_and_read("sunk-two", "tests/lua/collector_trace_sunk_two.lua");
+  uint64_t p = must_site(r, "/collector_trace_sunk_two.lua:5")->allocs;
+  uint64_t q = must_site(r, "/collector_trace_sunk_two.lua:6")->allocs;
+  /* keep's first array part, then each exit's two tables and hash parts. */
+  uint64_t at_exit = must_site(r, "/collector_trace_sunk_two.lua:8")->allocs - 1;
+  ck_assert_uint_gt(at_exit, 0);
+  ck_assert_uint_eq(at_exit % 4, 0);
+  ck_assert_uint_le(at_exit, 4 * 20);
+  ck_assert_uint_eq(p, q);
+  /* 200 escapes of two tables, and what the interpreter made first. */
+  ck_assert_uint_ge(p + q + at_exit, 2 * 2 * 200);
+  ck_assert_uint_le(p + q + at_exit, 2 * 2 * (200 + 120));
+  ck_assert_uint_eq(trace_site_allocs(r), 0);
+  ck_assert_uint_eq(r->trace_lines, r->trace_events);
+  free(r);
+}
+END_TEST
+
 /* A sampled capture resolves its samples the same way: every sample taken
  * in compiled code is charged to a line, on the lines that allocate. */
 START_TEST(test_sampled_capture_charges_trace_samples_to_lines)
@@ -196,8 +298,11 @@ int main(void)
   tcase_add_test(tc, test_trace_allocations_are_charged_to_the_lines_the_interpreter_charges);
   tcase_add_test(tc, test_reused_trace_number_gets_a_new_symbol);
   tcase_add_test(tc, test_trace_lines_fall_back_to_the_trace_when_the_recorder_is_not_followed);
+  tcase_add_test(tc, test_trace_lines_drop_logs_once_the_recorder_is_no_longer_followed);
+  tcase_add_test(tc, test_trace_lines_verify_the_return_address_at_every_offset);
   tcase_add_test(tc, test_sampled_capture_charges_trace_samples_to_lines);
   tcase_add_test(tc, test_sunk_table_escaping_at_exits_is_charged_to_its_line);
+  tcase_add_test(tc, test_sunk_tables_of_two_lines_made_by_one_exit_are_charged_to_the_exit_line);
   tcase_add_test(tc, test_module_status_counts_trace_allocations_and_lines);
   tcase_add_test(tc, test_capture_started_after_a_trace_checks_it_and_charges_new_loops_to_lines);
   suite_add_tcase(s, tc);

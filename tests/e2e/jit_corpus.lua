@@ -3,12 +3,12 @@
 -- each capture; prints one row of the table and exits 1 if they disagree.
 -- usage: luajit jit_corpus.lua NAME PROGRAM ON.txt OFF.txt RESOLVED TRACE_ALLOCS
 -- Tolerance: a line's events (allocations and reallocations) may differ by
--- 2% or 8 events, whichever is more (strings are interned: whether an equal
+-- 0.5% or 8 events, whichever is more (strings are interned: whether an equal
 -- string is still alive depends on when the GC ran). Lines the program's
 -- header lists after "sunk:" are allocations the JIT removes (sinking,
 -- fusing a string into a buffer): there the JIT-on count must be lower.
 local name, program, on_file, off_file, resolved, trace_allocs = ...
-local TOL_REL, TOL_ABS = 0.02, 8
+local TOL_REL, TOL_ABS = 0.005, 8
 
 local function read_lines(file)
   local per, unresolved = {}, 0
