@@ -39,6 +39,13 @@ void report_format_bytes(char *buffer, size_t size, double bytes, int sign)
   }
 }
 
+void report_put_bytes(FILE *out, double bytes, int sign)
+{
+  char text[48];
+  report_format_bytes(text, sizeof text, bytes, sign);
+  fputs(text, out);
+}
+
 void report_format_duration(char *buffer, size_t size, double seconds)
 {
   if (!isfinite(seconds) || seconds < 0)

@@ -10,6 +10,8 @@
 
 /* "13.4 KiB", "512 B"; with sign, "+1.2 KiB" / "-3 B" / "0 B". */
 void report_format_bytes(char *buffer, size_t size, double bytes, int sign);
+/* The same, written to out. */
+void report_put_bytes(FILE *out, double bytes, int sign);
 /* "1h 02m", "1m 50s", "12.5s", "0.250s". */
 void report_format_duration(char *buffer, size_t size, double seconds);
 /* "1,234,567". */

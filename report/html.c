@@ -38,13 +38,6 @@ static void html_put(FILE *out, const char *text)
   }
 }
 
-static void html_bytes(FILE *out, double bytes, int sign)
-{
-  char text[48];
-  report_format_bytes(text, sizeof text, bytes, sign);
-  fputs(text, out);
-}
-
 static const char page_style[] =
     "<style>\n"
     ":root{--bad:#c62828;--bad-bg:#fdecea;--good:#2e7d32;--good-bg:#e8f5e9;--ink:#1f2328;"
@@ -218,15 +211,15 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
     fprintf(out, "%zu sites examined over %zu boundaries.", r->site_count,
             r->capture.boundary_count);
   } else if (r->mode == DIFF_MODE_RANGE) {
-    html_bytes(out, (double)delta, 1);
+    report_put_bytes(out, (double)delta, 1);
     fputs(" held by the flagged sites between the two boundaries.", out);
   } else {
     fputs("Together the flagged sites grow by <strong>", out);
-    html_bytes(out, per_segment, 1);
+    report_put_bytes(out, per_segment, 1);
     fputs(" per boundary</strong>", out);
     if (per_second != 0) {
       fputs(" (", out);
-      html_bytes(out, per_second, 1);
+      report_put_bytes(out, per_second, 1);
       fputs("/s)", out);
     }
     fputs(".", out);
@@ -287,7 +280,7 @@ static void put_capture(FILE *out, const char *title, const struct diff_capture 
   fputs("<dt>sampling</dt><dd>", out);
   if (c->sample_bytes) {
     fputs("every ", out);
-    html_bytes(out, (double)c->sample_bytes, 0);
+    report_put_bytes(out, (double)c->sample_bytes, 0);
     fputs(" on average, scaled back", out);
   } else {
     fputs("every event recorded", out);
@@ -384,7 +377,7 @@ static double finite_or_zero(double v)
 static void cell_bytes(FILE *out, double bytes, int sign, const char *suffix, int bad)
 {
   fprintf(out, "<td data-v=\"%.17g\"%s>", finite_or_zero(bytes), bad ? " class=\"bad\"" : "");
-  html_bytes(out, bytes, sign);
+  report_put_bytes(out, bytes, sign);
   fprintf(out, "%s</td>", suffix);
 }
 
@@ -519,9 +512,9 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
     size_t from, to;
     report_row_boundaries(r, s, &from, &to);
     fprintf(out, "<td data-v=\"%" PRIu64 "\">", report_live_at(s, to));
-    html_bytes(out, (double)report_live_at(s, from), 0);
+    report_put_bytes(out, (double)report_live_at(s, from), 0);
     fputs(" \u2192 ", out);
-    html_bytes(out, (double)report_live_at(s, to), 0);
+    report_put_bytes(out, (double)report_live_at(s, to), 0);
     fputs("</td>", out);
     cell_count(out, s->allocs);
     cell_count(out, s->frees);

@@ -31,13 +31,6 @@ static void put_escaped(FILE *out, const char *text)
   }
 }
 
-static void put_bytes(FILE *out, double bytes, int sign)
-{
-  char text[48];
-  report_format_bytes(text, sizeof text, bytes, sign);
-  fputs(text, out);
-}
-
 /* A table of the sites pick() holds for, at most MARKDOWN_MAX_ROWS of them. */
 static void put_sites(FILE *out, const struct diff_result *r, const char *more,
                       int (*pick)(const struct diff_result *, const struct diff_site *))
@@ -66,15 +59,15 @@ static void put_sites(FILE *out, const struct diff_result *r, const char *more,
     fputs("| ", out);
     put_escaped(out, site->name);
     fprintf(out, " | %s | ", diff_verdict_name(site->verdict));
-    put_bytes(out, site->growth_bytes_per_segment, 1);
+    report_put_bytes(out, site->growth_bytes_per_segment, 1);
     fputs(" | ", out);
-    put_bytes(out, (double)report_live_at(site, from), 0);
+    report_put_bytes(out, (double)report_live_at(site, from), 0);
     fputs(" → ", out);
-    put_bytes(out, (double)report_live_at(site, to), 0);
+    report_put_bytes(out, (double)report_live_at(site, to), 0);
     fputs(" |", out);
     if (r->mode == DIFF_MODE_BASE) {
       fputs(" ", out);
-      put_bytes(out, site->base_growth_bytes_per_segment, 1);
+      report_put_bytes(out, site->base_growth_bytes_per_segment, 1);
       fputs(" |", out);
     }
     fputc('\n', out);
@@ -142,7 +135,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r)
     fputc('\n', out);
     for (size_t k = 0; k < total && k < MARKDOWN_SITE_STACKS; k++) {
       fprintf(out, "  * %s, ", diff_verdict_name(stacks[k]->verdict));
-      put_bytes(out, stacks[k]->growth_bytes_per_segment, 1);
+      report_put_bytes(out, stacks[k]->growth_bytes_per_segment, 1);
       fputs("/boundary: ", out);
       put_escaped(out, report_stack_name(stacks[k]));
       fputc('\n', out);
@@ -211,7 +204,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
             r->options.range_from);
   if (flagged) {
     fputs("; flagged sites grow by ", out);
-    put_bytes(out, per_segment, 1);
+    report_put_bytes(out, per_segment, 1);
     fputs(" per boundary in all", out);
   }
   fputs(".\n", out);
