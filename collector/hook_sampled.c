@@ -138,9 +138,8 @@ void hook_sampled_set(struct capture *c, int on)
 void *hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize)
 {
   struct capture *c = &capture_state;
-  if (nsize == 0 ? stub_free_passes(hook_filter, ptr)
-                 : stub_alloc_passes(hook_filter, &c->countdown, &c->allocated,
-                                     capture_gc_phase(c->g), capture_fast_phase(c), ptr, nsize))
+  if (STUB_PASSES(hook_filter, &c->countdown, &c->allocated, capture_gc_phase(c->g),
+                  capture_fast_phase(c), ptr, nsize))
     return c->orig_allocf(ud, ptr, osize, nsize);
   return hook_general(ud, ptr, osize, nsize);
 }

@@ -76,6 +76,14 @@ static inline __attribute__((always_inline)) int stub_alloc_passes(
   return 0;
 }
 
+/* The whole decision of a call (osize aside), as hook_sampled makes it and
+ * the tests make it against the stub. A macro, so that the GC phase and
+ * fast_phase are read only for an allocation. */
+#define STUB_PASSES(filter, countdown, allocated, phase, fast_phase, ptr, nsize)           \
+  ((nsize) == 0 ? stub_free_passes((filter), (ptr))                                        \
+                : stub_alloc_passes((filter), (countdown), (allocated), (phase), (fast_phase), \
+                                    (ptr), (nsize)))
+
 /* The stub for spec, made on first use; NULL if none can be made. */
 lua_Alloc stub_get(const struct stub_spec *spec);
 

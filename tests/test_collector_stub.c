@@ -242,13 +242,11 @@ START_TEST(test_stub_cache)
 }
 END_TEST
 
-/* The C fast tier as hook_sampled runs it, against the same fake state,
- * with the same exits as the stub. */
+/* The C fast tier as hook_sampled runs it (its decision, STUB_PASSES),
+ * against the same fake state, with the same exits as the stub. */
 static void *c_fast_tier(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-  if (nsize == 0 ? stub_free_passes(filter, ptr)
-                 : stub_alloc_passes(filter, &st.countdown, &st.allocated, g.phase, st.fast_phase,
-                                     ptr, nsize))
+  if (STUB_PASSES(filter, &st.countdown, &st.allocated, g.phase, st.fast_phase, ptr, nsize))
     return fake_target(ud, ptr, osize, nsize);
   return fake_slow(ud, ptr, osize, nsize);
 }
