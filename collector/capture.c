@@ -335,8 +335,10 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
 int capture_attach(lua_State *L, char *err, size_t err_size)
 {
   struct capture *c = &capture_state;
-  if (c->hooked && c->g == G(L) && c->layout_ok)
+  if (c->hooked && c->g == G(L) && c->layout_ok) {
+    trace_line_attach(&c->lines, L);   /* again, if another handler took its place */
     return 0;
+  }
   if (c->active) {
     capture_set_error(err, err_size, "a capture of another Lua state is running in %s%s", c->dir,
                       "");

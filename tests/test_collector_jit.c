@@ -268,6 +268,32 @@ START_TEST(test_module_status_counts_trace_allocations_and_lines)
 }
 END_TEST
 
+/* A handler of the program's own replaces the collector's during the first
+ * capture (its trace keeps the trace site, no line from the log of the
+ * recording before) and is detached again: the second capture attaches the
+ * collector's once more, and the trace recorded then gets its line. */
+START_TEST(test_the_next_capture_follows_the_recorder_again)
+{
+  char dir[1024], path[1100];
+  scratch(dir, sizeof dir, "reattach");
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LUA_CPATH='%s/%s/lua/?.so;;' %s "
+                      "%s/tests/lua/collector_trace_reattach.lua > out",
+                      dir, getenv("PWD"), build_dir(), luajit_cmd(), getenv("PWD")), 0);
+  snprintf(path, sizeof path, "%s/one", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_uint_ge(trace_site_allocs(r), 19000);
+  ck_assert_uint_le(must_site(r, "/collector_trace_reattach.lua:6")->allocs, 58);
+  ck_assert_uint_eq(r->trace_lines, 0);
+  free(r);
+  snprintf(path, sizeof path, "%s/two", dir);
+  r = read_capture(path, NULL);
+  ck_assert_uint_eq(must_site(r, "/collector_trace_reattach.lua:6")->allocs, 20000);
+  ck_assert_uint_eq(trace_site_allocs(r), 0);
+  ck_assert_uint_eq(r->trace_lines, r->trace_events);
+  free(r);
+}
+END_TEST
+
 /* A capture started by the module after a loop was compiled: the layout
  * check compares that live trace with what jit.util reports (and passes),
  * and a loop compiled after the module was loaded gets its lines. */
@@ -299,6 +325,7 @@ int main(void)
   tcase_add_test(tc, test_reused_trace_number_gets_a_new_symbol);
   tcase_add_test(tc, test_trace_lines_fall_back_to_the_trace_when_the_recorder_is_not_followed);
   tcase_add_test(tc, test_trace_lines_drop_logs_once_the_recorder_is_no_longer_followed);
+  tcase_add_test(tc, test_the_next_capture_follows_the_recorder_again);
   tcase_add_test(tc, test_trace_lines_verify_the_return_address_at_every_offset);
   tcase_add_test(tc, test_sampled_capture_charges_trace_samples_to_lines);
   tcase_add_test(tc, test_sunk_table_escaping_at_exits_is_charged_to_its_line);
