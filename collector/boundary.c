@@ -76,6 +76,7 @@ void boundary_timers(struct capture *c)
       c->pending_stop == REASON_NONE && c->deferred_stop == REASON_NONE)
     c->pending_stop = REASON_DURATION;
   boundary_check(c, now);
+  trace_line_watch(&c->lines);
   if (c->opt.every && c->allocated >= c->every_next) {
     /* At multiples of every: two builds on one workload get their
      * boundaries after the same work. */

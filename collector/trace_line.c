@@ -35,30 +35,39 @@ void trace_line_slot_clear(struct trace_line_state *tl, struct trace_line_slot *
   tl->stamp++;
 }
 
-void trace_line_drop_logs(struct trace_line_state *tl)
+void trace_line_unfollow(struct trace_line_state *tl)
 {
   for (uint32_t n = 0; n < tl->nslots; n++) {
     trace_log_free(tl->slots[n].log);
-    tl->slots[n].log = NULL;
+    trace_map_free(tl->slots[n].map);
+    memset(&tl->slots[n], 0, sizeof tl->slots[n]);
   }
   trace_log_free(tl->pending);
   tl->pending = NULL;
   tl->pending_used = 0;
+  tl->attached = 0;
+  tl->handler_table = tl->handler = NULL;
+  tl->stamp++;
 }
 
 void trace_line_forget(struct trace_line_state *tl)
 {
-  trace_line_drop_logs(tl);
-  for (uint32_t n = 0; n < tl->nslots; n++)
-    trace_map_free(tl->slots[n].map);
+  trace_line_unfollow(tl);
   if (tl->slots)
     trace_map_unpages(tl->slots, tl->nslots * sizeof *tl->slots);
   tl->slots = NULL;
   tl->nslots = 0;
-  tl->attached = 0;
-  tl->handler_table = tl->handler = NULL;
   tl->g = NULL;
-  tl->stamp++;
+}
+
+void trace_line_watch(struct trace_line_state *tl)
+{
+  /* lua_close frees every object, the handler table too, with this white
+   * (lj_gc_freeall); no trace runs then. */
+  if (!tl->g || (tl->g->gc.currentwhite & LJ_GC_SFIXED))
+    return;
+  if (tl->attached && !trace_line_following(tl))
+    trace_line_unfollow(tl);
 }
 
 void trace_line_begin(struct trace_line_state *tl)
@@ -109,6 +118,7 @@ static const struct trace_map *parent_map(struct trace_line_state *tl, global_St
 static const struct trace_map *map_for(struct trace_line_state *tl, global_State *g,
                                        const GCtrace *T)
 {
+  trace_line_watch(tl);   /* T may have been recorded unseen */
   struct trace_line_slot *s = trace_line_slot(tl, T->traceno);
   if (!s)
     return NULL;
@@ -126,8 +136,6 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
   if (s->failed == T && s->failed_fp == fp)
     return NULL;
   struct trace_map *map = NULL;
-  if (!trace_line_following(tl))
-    trace_line_drop_logs(tl);   /* T may have been recorded unseen */
   struct trace_log *pending = tl->pending;
   struct trace_log *log = NULL;
   if (pending && !tl->pending_used && trace_map_log_matches(pending, T))

@@ -100,10 +100,17 @@ void trace_line_forget(struct trace_line_state *tl);
  * allocator hook may call it. */
 int trace_line_following(const struct trace_line_state *tl);
 
-/* Frees every log, not the maps: a map was checked against its live trace
- * when it was built, but a log may now stand for a recording that was
- * replaced unseen. */
-void trace_line_drop_logs(struct trace_line_state *tl);
+/* Stops following the recorder: frees every log and map and voids the
+ * cache. Once another handler took the event, a trace may be flushed and
+ * recorded again unseen, with the number, start and instructions of one
+ * logged, even at the addresses of one mapped; attached again (and followed
+ * from then on) by the next trace_line_attach. */
+void trace_line_unfollow(struct trace_line_state *tl);
+
+/* Unfollows if the handler was replaced (trace_line_following): before a
+ * map is built, and at the capture's timer ticks, so that cached lines do
+ * not outlive the handler by more than a tick. */
+void trace_line_watch(struct trace_line_state *tl);
 
 /* A capture begins: no allocations counted yet. */
 void trace_line_begin(struct trace_line_state *tl);

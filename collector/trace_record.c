@@ -296,8 +296,7 @@ void trace_line_attach(struct trace_line_state *tl, lua_State *L)
   if (tl->g == g && tl->attached) {
     if (trace_line_following(tl))
       return;
-    trace_line_drop_logs(tl);   /* replaced: attached again below */
-    tl->attached = 0;
+    trace_line_unfollow(tl);   /* replaced: attached again below */
   }
   const char *off = getenv("LJLEAK_TRACE_LINES");
   if (off && (!strcmp(off, "0") || !strcmp(off, "no") || !strcmp(off, "off") ||
