@@ -203,6 +203,12 @@ size_t capture_index_write_segment(char *buffer, size_t size, const struct captu
 size_t capture_index_write_boundary(char *buffer, size_t size, const struct capture_index_boundary *boundary);
 /* "stop\ttime=..\treason=..\n" */
 size_t capture_index_write_stop(char *buffer, size_t size, const struct capture_index_stop *stop);
+/* A text value with the escapes of the index (backslash, tab and newline as
+ * \\, \t, \n), for a reader that shows a value as the index has it: as much
+ * of value as fits in buffer, NUL-terminated, without splitting an escape
+ * (a whole value fits in 2 * strlen(value) + 1 bytes). Returns the bytes
+ * written, without the NUL; *used is the bytes of value they hold. */
+size_t capture_index_escape(char *buffer, size_t size, const char *value, size_t *used);
 
 /* ---- Parser ----------------------------------------------------------------
  * Reads a whole index. Unknown line kinds and unknown keys are skipped, as

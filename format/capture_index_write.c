@@ -73,27 +73,36 @@ static size_t line_end(struct line *line)
   return line->full ? 0 : line->length;
 }
 
-/* Appends value with the escapes for backslash, tab and newline, while it
- * leaves at least 2 bytes of room; an escape is never split. This is the
+size_t capture_index_escape(char *buffer, size_t size, const char *value, size_t *used)
+{
+  size_t n = 0;
+  const char *p = value;
+  for (; *p && n + 2 < size; p++) {
+    char escape = *p == '\\' ? '\\' : *p == '\t' ? 't' : *p == '\n' ? 'n' : 0;
+    if (escape) {
+      buffer[n++] = '\\';
+      buffer[n++] = escape;
+    } else {
+      buffer[n++] = *p;
+    }
+  }
+  if (size)
+    buffer[n] = '\0';
+  *used = (size_t)(p - value);
+  return n;
+}
+
+/* Appends value escaped, while it leaves at least 2 bytes of room: the
  * collector's original rule, kept so that a cut command has the same bytes.
  * Returns 1 if all of value went in. */
 static int line_put_escaped(struct line *line, const char *value, size_t room)
 {
   char *out = line->data + line->length;
-  size_t n = 0;
-  const char *p = value;
-  for (; *p && n + 2 < room; p++) {
-    char escape = *p == '\\' ? '\\' : *p == '\t' ? 't' : *p == '\n' ? 'n' : 0;
-    if (escape) {
-      out[n++] = '\\';
-      out[n++] = escape;
-    } else {
-      out[n++] = *p;
-    }
-  }
-  out[n] = '\0';
+  size_t used;
+  size_t n = capture_index_escape(out, room, value, &used);
+  out[n] = '\0';  /* room 0 too: data[length] is inside the buffer */
   line->length += n;
-  return *p == '\0';
+  return value[used] == '\0';
 }
 
 static void line_u64(struct line *line, const char *key, uint64_t value)

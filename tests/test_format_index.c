@@ -734,6 +734,37 @@ START_TEST(test_escapes_are_undone_and_a_slash_in_a_file_is_kept_for_the_reader)
 }
 END_TEST
 
+START_TEST(test_escape_of_a_value_is_the_writers_and_comes_in_whole_pieces)
+{
+  const char *value = "a\\b\tc\nd\"\xff";
+  char whole[32];
+  size_t used;
+  size_t n = capture_index_escape(whole, sizeof whole, value, &used);
+  ck_assert_str_eq(whole, "a\\\\b\\tc\\nd\"\xff");
+  ck_assert_uint_eq(n, strlen(whole));
+  ck_assert_uint_eq(used, strlen(value));
+  /* 2 * strlen + 1 bytes hold any value whole. */
+  char tight[2 * 3 + 1];
+  ck_assert_uint_eq(capture_index_escape(tight, sizeof tight, "\\\t\n", &used), 6);
+  ck_assert_uint_eq(used, 3);
+  /* In small pieces, no escape is split and the pieces join into the whole. */
+  for (size_t size = 3; size < 8; size++) {
+    char joined[64] = "", piece[8];
+    for (const char *p = value; *p; p += used) {
+      n = capture_index_escape(piece, size, p, &used);
+      ck_assert_uint_gt(used, 0);
+      ck_assert_uint_lt(n, size);
+      strcat(joined, piece);
+    }
+    ck_assert_str_eq(joined, whole);
+  }
+  char none[1] = {'x'};
+  ck_assert_uint_eq(capture_index_escape(none, 0, value, &used), 0);
+  ck_assert_int_eq(none[0], 'x');
+  ck_assert_uint_eq(used, 0);
+}
+END_TEST
+
 START_TEST(test_decimal_comma_of_a_comma_locale_is_read)
 {
   struct capture_index index;
@@ -1004,6 +1035,7 @@ int main(void)
   tcase_add_test(tc, test_cut_boundary_line_is_dropped_and_every_prefix_reads);
   tcase_add_test(tc, test_unknown_keys_kinds_empty_lines_and_fields_are_skipped);
   tcase_add_test(tc, test_escapes_are_undone_and_a_slash_in_a_file_is_kept_for_the_reader);
+  tcase_add_test(tc, test_escape_of_a_value_is_the_writers_and_comes_in_whole_pieces);
   tcase_add_test(tc, test_decimal_comma_of_a_comma_locale_is_read);
   tcase_add_test(tc, test_empty_index_has_no_header_and_is_no_error);
   tcase_add_test(tc, test_cut_last_line_keeps_fields_before_its_last_tab);
