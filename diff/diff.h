@@ -194,9 +194,28 @@ struct diff_result {
 int diff_site_flagged(enum diff_mode mode, const struct diff_site *site);
 /* The number of result's sites that diff_site_flagged fails. */
 size_t diff_result_flagged_count(const struct diff_result *result);
-/* Whether a site has no verdict: undecided or insufficient, and not allowed. */
+/* Whether a site has no verdict: undecided or insufficient, and not allowed.
+ * Every count of sites without a verdict that a report prints comes from this. */
 int diff_site_undecided(const struct diff_site *site);
 size_t diff_result_undecided_count(const struct diff_result *result);
+/* Whether a site without a verdict rose (undecided, not insufficient): the
+ * tables of undecided sites show these, with their rise. An insufficient
+ * site was measured on under 2 boundaries and has no rise to show: it is
+ * counted (diff_site_undecided) and listed apart, and when every site of a
+ * short capture is insufficient a table of them all would say nothing. */
+int diff_site_rose_undecided(const struct diff_site *site);
+
+/* What a result's sites add up to, for the reports' headlines. */
+struct diff_tally {
+  size_t flagged;                   /* diff_site_flagged */
+  size_t new_count, worse_count;    /* the flagged ones new and worse */
+  double growth_bytes_per_segment;  /* the flagged ones' growth, summed in the sites' order */
+  double growth_bytes_per_second;
+  int64_t range_delta_bytes;        /* the flagged ones' range deltas, summed */
+  size_t undecided;                 /* diff_site_undecided */
+};
+/* Fills tally from result's sites in one pass. */
+void diff_result_tally(const struct diff_result *result, struct diff_tally *tally);
 /* The run's outcome, the one definition behind every exit code and every
  * report's headline: flagged when a site is flagged; else inconclusive when
  * a site has no verdict or the capture has no boundary; else pass. */

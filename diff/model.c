@@ -173,6 +173,28 @@ size_t diff_result_undecided_count(const struct diff_result *result)
   return undecided;
 }
 
+int diff_site_rose_undecided(const struct diff_site *site)
+{
+  return site->verdict == DIFF_VERDICT_UNDECIDED && diff_site_undecided(site);
+}
+
+void diff_result_tally(const struct diff_result *result, struct diff_tally *tally)
+{
+  memset(tally, 0, sizeof *tally);
+  for (size_t i = 0; i < result->site_count; i++) {
+    const struct diff_site *site = &result->sites[i];
+    tally->undecided += (size_t)diff_site_undecided(site);
+    if (!diff_site_flagged(result->mode, site))
+      continue;
+    tally->flagged++;
+    tally->new_count += site->verdict == DIFF_VERDICT_NEW;
+    tally->worse_count += site->verdict == DIFF_VERDICT_WORSE;
+    tally->growth_bytes_per_segment += site->growth_bytes_per_segment;
+    tally->growth_bytes_per_second += site->growth_bytes_per_second;
+    tally->range_delta_bytes += site->range_delta_bytes;
+  }
+}
+
 size_t diff_result_boundaries(const struct diff_result *result)
 {
   size_t boundaries = result->capture.boundary_count;

@@ -263,7 +263,7 @@ static int report_all_for_the_base(const struct diff_result *r)
 {
   size_t base = 0, all = 0;
   for (size_t i = 0; i < r->site_count; i++)
-    if (r->sites[i].verdict == DIFF_VERDICT_UNDECIDED && diff_site_undecided(&r->sites[i])) {
+    if (diff_site_rose_undecided(&r->sites[i])) {
       all++;
       base += (size_t)report_base_cannot_tell(r, &r->sites[i]);
     }

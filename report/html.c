@@ -174,23 +174,14 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
     put_inconclusive(out, r);
     return;
   }
-  double per_segment = 0, per_second = 0;
-  int64_t delta = 0;
-  size_t new_count = 0, worse_count = 0;
-  for (size_t i = 0; i < r->site_count; i++) {
-    const struct diff_site *s = &r->sites[i];
-    if (!diff_site_flagged(r->mode, s))
-      continue;
-    per_segment += s->growth_bytes_per_segment;
-    per_second += s->growth_bytes_per_second;
-    delta += s->range_delta_bytes;
-    new_count += s->verdict == DIFF_VERDICT_NEW;
-    worse_count += s->verdict == DIFF_VERDICT_WORSE;
-  }
+  struct diff_tally tally;
+  diff_result_tally(r, &tally);
+  double per_second = tally.growth_bytes_per_second;
   fprintf(out, "<header class=\"verdict %s\">\n<h1>", flagged ? "bad" : "good");
   if (r->mode == DIFF_MODE_BASE) {
     if (flagged)
-      fprintf(out, "%zu new and %zu worse in the candidate", new_count, worse_count);
+      fprintf(out, "%zu new and %zu worse in the candidate", tally.new_count,
+              tally.worse_count);
     else
       fputs("Nothing new or worse in the candidate", out);
   } else if (r->mode == DIFF_MODE_RANGE) {
@@ -211,11 +202,11 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
     fprintf(out, "%zu sites examined over %zu boundaries.", r->site_count,
             r->capture.boundary_count);
   } else if (r->mode == DIFF_MODE_RANGE) {
-    report_put_bytes(out, (double)delta, 1);
+    report_put_bytes(out, (double)tally.range_delta_bytes, 1);
     fputs(" held by the flagged sites between the two boundaries.", out);
   } else {
     fputs("Together the flagged sites grow by <strong>", out);
-    report_put_bytes(out, per_segment, 1);
+    report_put_bytes(out, tally.growth_bytes_per_segment, 1);
     fputs(" per boundary</strong>", out);
     if (per_second != 0) {
       fputs(" (", out);

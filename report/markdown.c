@@ -79,10 +79,20 @@ static int pick_flagged(const struct diff_result *r, const struct diff_site *sit
   return diff_site_flagged(r->mode, site);
 }
 
+/* The undecided sites that rose: the reason already counts the
+ * insufficient ones (in a capture too short for any change, every site). */
 static int pick_undecided(const struct diff_result *r, const struct diff_site *site)
 {
   (void)r;
-  return site->verdict == DIFF_VERDICT_UNDECIDED && diff_site_undecided(site);
+  return diff_site_rose_undecided(site);
+}
+
+/* Every site without a verdict, beside flagged ones: the count that JUnit's
+ * errors give, each site with its verdict. */
+static int pick_no_verdict(const struct diff_result *r, const struct diff_site *site)
+{
+  (void)r;
+  return diff_site_undecided(site);
 }
 
 /* The sites their allow-list rule let grow, each with the rule's reason. */
@@ -172,13 +182,9 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     put_inconclusive(out, r);
     return 0;
   }
-  size_t flagged = diff_result_flagged_count(r), undecided = 0;
-  double per_segment = 0;
-  for (size_t i = 0; i < r->site_count; i++) {
-    if (diff_site_flagged(r->mode, &r->sites[i]))
-      per_segment += r->sites[i].growth_bytes_per_segment;
-    undecided += (size_t)pick_undecided(r, &r->sites[i]);
-  }
+  struct diff_tally tally;
+  diff_result_tally(r, &tally);
+  size_t flagged = tally.flagged, undecided = tally.undecided;
 
   fputs("### ljleak: ", out);
   if (!flagged)
@@ -204,7 +210,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
             r->options.range_from);
   if (flagged) {
     fputs("; flagged sites grow by ", out);
-    report_put_bytes(out, per_segment, 1);
+    report_put_bytes(out, tally.growth_bytes_per_segment, 1);
     fputs(" per boundary in all", out);
   }
   fputs(".\n", out);
@@ -213,9 +219,9 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     put_site_stacks(out, r);
   }
   if (undecided) {
-    fprintf(out, "\n:warning: %zu %s no verdict yet (undecided):\n", undecided,
-            undecided == 1 ? "site has" : "sites have");
-    put_sites(out, r, "undecided sites", pick_undecided);
+    fprintf(out, "\n:warning: %zu %s no verdict yet (undecided, or too few boundaries):\n",
+            undecided, undecided == 1 ? "site has" : "sites have");
+    put_sites(out, r, "sites without a verdict", pick_no_verdict);
   }
   put_allowed(out, r);
   return 0;

@@ -149,22 +149,12 @@ static void put_capture(FILE *out, const char *label, const struct diff_capture 
 /* The headline: how many sites fail the run and how fast they grow together. */
 static void put_verdict(FILE *out, const struct diff_result *r, const struct text_style *s)
 {
-  size_t flagged = 0, new_count = 0, worse_count = 0;
-  double per_segment = 0, per_second = 0;
-  int64_t delta = 0;
-  for (size_t i = 0; i < r->site_count; i++) {
-    const struct diff_site *site = &r->sites[i];
-    if (!diff_site_flagged(r->mode, site))
-      continue;
-    flagged++;
-    new_count += site->verdict == DIFF_VERDICT_NEW;
-    worse_count += site->verdict == DIFF_VERDICT_WORSE;
-    per_segment += site->growth_bytes_per_segment;
-    per_second += site->growth_bytes_per_second;
-    delta += site->range_delta_bytes;
-  }
+  struct diff_tally tally;
+  diff_result_tally(r, &tally);
+  size_t flagged = tally.flagged;
+  double per_second = tally.growth_bytes_per_second;
   char rate[48], rate_s[48];
-  report_format_bytes(rate, sizeof rate, per_segment, 1);
+  report_format_bytes(rate, sizeof rate, tally.growth_bytes_per_segment, 1);
   report_format_bytes(rate_s, sizeof rate_s, per_second, 1);
   if (diff_result_outcome(r) == DIFF_OUTCOME_INCONCLUSIVE) {
     char reason[512];
@@ -187,9 +177,9 @@ static void put_verdict(FILE *out, const struct diff_result *r, const struct tex
   }
   if (r->mode == DIFF_MODE_BASE) {
     fprintf(out, "%zu new and %zu worse in the candidate (%zu of %zu sites), %s per boundary",
-            new_count, worse_count, flagged, r->site_count, rate);
+            tally.new_count, tally.worse_count, flagged, r->site_count, rate);
   } else if (r->mode == DIFF_MODE_RANGE) {
-    report_format_bytes(rate, sizeof rate, (double)delta, 1);
+    report_format_bytes(rate, sizeof rate, (double)tally.range_delta_bytes, 1);
     fprintf(out, "%zu of %zu sites grew from boundary %zu to boundary %zu, %s in all", flagged,
             r->site_count, r->options.range_from, r->options.range_to, rate);
   } else {
@@ -311,10 +301,11 @@ static int pick_growing_in_both(const struct diff_result *r, const struct diff_s
          !site->allowed;
 }
 
+/* Insufficient sites are listed apart, under "too few boundaries". */
 static int pick_undecided(const struct diff_result *r, const struct diff_site *site)
 {
   (void)r;
-  return site->verdict == DIFF_VERDICT_UNDECIDED && diff_site_undecided(site);
+  return diff_site_rose_undecided(site);
 }
 
 /* The sites an allow-list rule let grow (allowed), then those that grew past

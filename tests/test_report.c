@@ -326,6 +326,27 @@ START_TEST(test_junit_escapes_hostile_names)
 }
 END_TEST
 
+/* A flagged result with an insufficient site: Markdown's count of sites
+ * without a verdict is JUnit's errors (diff_result_undecided_count), and
+ * each format names the site; Markdown once left it out. */
+START_TEST(test_markdown_text_and_junit_agree_on_sites_without_a_verdict)
+{
+  struct diff_result r = trend_result();
+  ck_assert_uint_eq(diff_result_undecided_count(&r), 1);
+  char *junit = render(&r, REPORT_FORMAT_JUNIT, 0, NULL);
+  char *md = render(&r, REPORT_FORMAT_MARKDOWN, 0, NULL);
+  char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(junit, "failures=\"2\" errors=\"1\""));
+  ck_assert_ptr_nonnull(strstr(junit, "<error type=\"insufficient\""));
+  ck_assert_ptr_nonnull(strstr(md, ":warning: 1 site has no verdict yet"));
+  ck_assert_ptr_nonnull(strstr(md, "| @testdata/report/app.lua:3 | insufficient |"));
+  ck_assert_ptr_nonnull(strstr(text, "too few boundaries (1): @testdata/report/app.lua:3\n"));
+  free(junit);
+  free(md);
+  free(text);
+}
+END_TEST
+
 START_TEST(test_json_result_matches_golden)
 {
   struct diff_result r = trend_result();
@@ -823,6 +844,7 @@ int main(void)
   tcase_add_test(golden, test_markdown_escapes_pipes_backticks_and_html);
   tcase_add_test(golden, test_junit_matches_golden);
   tcase_add_test(golden, test_junit_escapes_hostile_names);
+  tcase_add_test(golden, test_markdown_text_and_junit_agree_on_sites_without_a_verdict);
   tcase_add_test(golden, test_json_result_matches_golden);
   suite_add_tcase(s, golden);
   TCase *json = tcase_create("json");
