@@ -1,11 +1,13 @@
 /* cli/info.c: ljleak info: what a capture's index says, as KEY=VALUE lines or JSON, for people and scripts. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "format/capture_index.h"
+#include "report/json.h"
 
 static const char info_usage_line[] =
     "usage: ljleak info [--format text|json] [--get KEY]... CAPTURE_DIR\n";
@@ -15,8 +17,9 @@ static void info_usage(FILE *out)
   fputs(info_usage_line, out);
   fputs("\n"
         "Prints what a capture's index says: the capture's metadata, how many\n"
-        "segments and boundaries it lists, whether and why it stopped. Text is one KEY=VALUE line\n"
-        "per key the index has, values escaped as in the index (\\\\, \\t, \\n).\n"
+        "segments and boundaries it lists, their events and bytes summed, whether\n"
+        "and why it stopped. Text is one KEY=VALUE line per key the index has,\n"
+        "values escaped as in the index (\\\\, \\t, \\n); files are tab-separated.\n"
         "\n"
         "    --format FORMAT   text (default) or json\n"
         "    --get KEY         print only the value of KEY, or an empty line when the\n"
@@ -26,7 +29,8 @@ static void info_usage(FILE *out)
         "keys: version pid host exe ppid command luajit start sample period max_bytes gzip\n"
         "      stacks\n"
         "      luajit_flavour luajit_package luajit_package_version\n"
-        "      segments boundaries stopped stop_time stop_reason last_line_cut\n"
+        "      segments boundaries events bytes trace_events trace_lines heap_bytes files\n"
+        "      stopped stop_time stop_reason last_line_cut\n"
         "\n"
         "exit status: 0 success, 2 usage error, 3 no capture there (no index, or one\n"
         "without its header) or a malformed index (the message gives the byte\n"
@@ -34,7 +38,7 @@ static void info_usage(FILE *out)
         out);
 }
 
-enum info_type { INFO_NUMBER, INFO_TEXT, INFO_FLAG };
+enum info_type { INFO_NUMBER, INFO_TEXT, INFO_FLAG, INFO_FILES };
 
 /* One key of the output: its value as text, and what JSON makes of it. */
 struct info_entry {
@@ -45,13 +49,15 @@ struct info_entry {
   int not_finite;           /* NUMBER: JSON has no nan or inf: null */
   const char *text;         /* TEXT */
   int flag;                 /* FLAG: 0 or 1 */
+  const struct capture_index *index;  /* FILES: its segments' files */
 };
 
 static const char *const info_keys[] = {
   "version", "pid", "host", "exe", "ppid", "command", "luajit", "start", "sample", "period",
   "max_bytes", "gzip", "stacks",
   "luajit_flavour", "luajit_package", "luajit_package_version",
-  "segments", "boundaries", "stopped", "stop_time", "stop_reason", "last_line_cut"
+  "segments", "boundaries", "events", "bytes", "trace_events", "trace_lines", "heap_bytes", "files",
+  "stopped", "stop_time", "stop_reason", "last_line_cut"
 };
 #define INFO_KEY_COUNT (sizeof info_keys / sizeof info_keys[0])
 
@@ -125,6 +131,29 @@ static void info_fill(struct info_entry *entries, const struct capture_index *in
   info_text(entries, "luajit_package_version", c->luajit_package_version);
   info_u64(entries, "segments", 1, index->segment_count);
   info_u64(entries, "boundaries", 1, index->boundary_count);
+  /* The segment lines summed, for scripts that would add them up from the index. */
+  uint64_t events = 0, bytes = 0, trace_events = 0, trace_lines = 0;
+  unsigned traced = 0;
+  for (size_t i = 0; i < index->segment_count; i++) {
+    const struct capture_index_segment *s = &index->segments[i];
+    events += s->events;
+    bytes += s->bytes;
+    trace_events += s->trace_events;
+    trace_lines += s->trace_lines;
+    traced |= s->keys & (CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS | CAPTURE_INDEX_SEGMENT_HAS_TRACE_LINES);
+  }
+  info_u64(entries, "events", 1, events);
+  info_u64(entries, "bytes", 1, bytes);
+  info_u64(entries, "trace_events", (traced & CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS) != 0, trace_events);
+  info_u64(entries, "trace_lines", (traced & CAPTURE_INDEX_SEGMENT_HAS_TRACE_LINES) != 0, trace_lines);
+  const struct capture_index_segment *last =
+      index->segment_count ? &index->segments[index->segment_count - 1] : NULL;
+  info_u64(entries, "heap_bytes", last && (last->keys & CAPTURE_INDEX_SEGMENT_HAS_HEAP_BYTES),
+           last ? last->heap_bytes : 0);
+  struct info_entry *files = info_entry(entries, "files");
+  files->type = INFO_FILES;
+  files->present = index->segment_count != 0;
+  files->index = index;
   info_flag(entries, "stopped", 1, index->has_stop);
   info_double(entries, "stop_time", (index->stop.keys & CAPTURE_INDEX_STOP_HAS_TIME) != 0, "%.3f",
               index->stop.time);
@@ -135,46 +164,29 @@ static void info_fill(struct info_entry *entries, const struct capture_index *in
 /* A text value with the index's escapes: one value, one line. */
 static void info_put_escaped(FILE *out, const char *text)
 {
-  for (const char *p = text; *p; p++) {
-    if (*p == '\\')
-      fputs("\\\\", out);
-    else if (*p == '\t')
-      fputs("\\t", out);
-    else if (*p == '\n')
-      fputs("\\n", out);
-    else
-      fputc(*p, out);
-  }
+  char piece[256];
+  size_t used;
+  for (const char *p = text; *p; p += used)
+    fwrite(piece, 1, capture_index_escape(piece, sizeof piece, p, &used), out);
 }
 
 static void info_put_value(FILE *out, const struct info_entry *e)
 {
   if (!e->present)
     return;
-  if (e->type == INFO_TEXT)
+  if (e->type == INFO_TEXT) {
     info_put_escaped(out, e->text);
-  else if (e->type == INFO_FLAG)
+  } else if (e->type == INFO_FILES) {
+    for (size_t i = 0; i < e->index->segment_count; i++) {
+      if (i)
+        fputc('\t', out);
+      info_put_escaped(out, e->index->segments[i].file);
+    }
+  } else if (e->type == INFO_FLAG) {
     fputc(e->flag ? '1' : '0', out);
-  else
+  } else {
     fputs(e->number, out);
-}
-
-static void info_put_json_string(FILE *out, const char *text)
-{
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p == '\n')
-      fputs("\\n", out);
-    else if (*p == '\t')
-      fputs("\\t", out);
-    else if (*p < 0x20)
-      fprintf(out, "\\u%04x", *p);
-    else
-      fputc(*p, out);
   }
-  fputc('"', out);
 }
 
 static void info_put_json(FILE *out, const struct info_entry *entries)
@@ -186,12 +198,19 @@ static void info_put_json(FILE *out, const struct info_entry *entries)
       continue;
     fprintf(out, "%s  \"%s\": ", separator, e->key);
     separator = ",\n";
-    if (e->type == INFO_TEXT)
-      info_put_json_string(out, e->text);
-    else if (e->type == INFO_FLAG)
+    if (e->type == INFO_TEXT) {
+      json_write_string(out, e->text);
+    } else if (e->type == INFO_FILES) {
+      for (size_t j = 0; j < e->index->segment_count; j++) {
+        fputs(j ? ", " : "[", out);
+        json_write_string(out, e->index->segments[j].file);
+      }
+      fputc(']', out);
+    } else if (e->type == INFO_FLAG) {
       fputs(e->flag ? "true" : "false", out);
-    else
+    } else {
       fputs(e->not_finite ? "null" : e->number, out);
+    }
   }
   fputs(*separator == '{' ? "{}\n" : "\n}\n", out);
 }

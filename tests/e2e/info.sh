@@ -35,7 +35,27 @@ check "gives_the_stop_time_of_the_index" has "$tmp/duration.out" \
 check "says_the_index_is_whole" has "$tmp/duration.out" "last_line_cut=0"
 check "gives_the_stack_depth_of_the_sidecars" has "$tmp/duration.out" "stacks=16"
 check "prints_the_keys_in_order" test "$(cut -d= -f1 "$tmp/duration.out" | tr '\n' ' ')" = \
-  "version pid host exe ppid command luajit start sample period max_bytes gzip stacks luajit_flavour luajit_package luajit_package_version segments boundaries stopped stop_time stop_reason last_line_cut "
+  "version pid host exe ppid command luajit start sample period max_bytes gzip stacks luajit_flavour luajit_package luajit_package_version segments boundaries events bytes trace_events trace_lines heap_bytes files stopped stop_time stop_reason last_line_cut "
+# The segment lines summed, as scripts added them up from the index.
+sum() { awk -F'\t' -v key="$2=" '$1 == "segment" { for (i = 2; i <= NF; i++) if (index($i, key) == 1) n += substr($i, length(key) + 1) } END { printf "%d\n", n }' "$1"; }
+check "sums_the_segments_events" has "$tmp/duration.out" "events=$(sum "$tmp/duration/index" events)"
+check "sums_the_segments_bytes" has "$tmp/duration.out" "bytes=$(sum "$tmp/duration/index" bytes)"
+check "has_events" test "$(sum "$tmp/duration/index" events)" -gt 0
+if grep -q 'trace_events=' "$tmp/duration/index"; then
+  check "sums_the_segments_trace_events" has "$tmp/duration.out" \
+    "trace_events=$(sum "$tmp/duration/index" trace_events)"
+  check "sums_the_segments_trace_lines" has "$tmp/duration.out" \
+    "trace_lines=$(sum "$tmp/duration/index" trace_lines)"
+else
+  check "no_trace_keys_without_trace_counts" sh -c "! grep -q '^trace_' '$tmp/duration.out'"
+fi
+check "gives_the_last_segments_heap_bytes" has "$tmp/duration.out" \
+  "heap_bytes=$(grep '^segment' "$tmp/duration/index" | tail -n 1 | tr '\t' '\n' | sed -n 's/^heap_bytes=//p')"
+check "lists_the_segment_files_in_order" test "$("$LJLEAK" info --get files "$tmp/duration" | tr '\t' ' ')" = \
+  "$(awk -F'\t' '$1 == "segment" { for (i = 2; i <= NF; i++) if ($i ~ /^file=/) printf "%s ", substr($i, 6) }' "$tmp/duration/index" | sed 's/ $//')"
+check "get_events_prints_the_sum" test "$("$LJLEAK" info --get events "$tmp/duration")" = \
+  "$(sum "$tmp/duration/index" events)"
+
 # The LuaJIT built for: this build's package (mk/luajit.mk), as dpkg names it.
 case "$(sh mk/luajit.sh installed)" in
   luajit2) flavour=openresty package=libluajit2-5.1-2 ;;
@@ -62,6 +82,34 @@ check "json_escapes_the_tab" grep -q '^  "command": ".*x\\ty",$' "$tmp/json.out"
 if command -v python3 >/dev/null; then
   check "json_parses" python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$tmp/json.out"
 fi
+
+check "json_has_the_sums" sh -c "grep -q '^  \"events\": $(sum "$tmp/duration/index" events),\$' '$tmp/json.out' &&
+  grep -q '^  \"files\": \[\"seg-0001\.memprof\", ' '$tmp/json.out'"
+
+# A hand-made index whose text values hold bytes that are no UTF-8 (0xff), a
+# control character, a quote and the index's escapes: the JSON is still JSON,
+# the text keeps the escapes as the index has them.
+mkdir -p "$tmp/bytes"
+printf 'ljleak-index\tversion=1\ncapture\tpid=5\thost=h\001\tcommand=a\377b\001c"d\\\\e\\tf\nsegment\tseq=1\tfile=s\377\\t.memprof\tevents=3\tbytes=10\ttrace_events=2\ttrace_lines=1\theap_bytes=7\nsegment\tseq=2\tfile=t.memprof\tevents=4\tbytes=20\n' \
+  > "$tmp/bytes/index"
+"$LJLEAK" info --format json "$tmp/bytes" >"$tmp/bytes.json"
+check "json_of_bytes_exits_0" test $? = 0
+if command -v python3 >/dev/null; then
+  check "json_of_bytes_parses" sh -c "python3 -c 'import json,sys; json.load(sys.stdin)' < '$tmp/bytes.json'"
+  check "json_of_bytes_has_the_replacement_and_the_escapes" python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["command"] == "a\ufffdb\x01c\"d\\e\tf", repr(v["command"])
+assert v["host"] == "h\x01" and v["files"] == ["s\ufffd\t.memprof", "t.memprof"], v
+assert (v["events"], v["bytes"], v["trace_events"], v["trace_lines"]) == (7, 30, 2, 1), v
+assert "heap_bytes" not in v, v' "$tmp/bytes.json"
+fi
+"$LJLEAK" info "$tmp/bytes" >"$tmp/bytes.out"
+check "text_of_bytes_keeps_the_index_bytes" \
+  has "$tmp/bytes.out" "$(printf 'command=a\377b\001c"d\\\\e\\tf')"
+check "text_of_bytes_keeps_the_file_bytes" has "$tmp/bytes.out" "$(printf 'files=s\377\\t.memprof\tt.memprof')"
+check "sums_and_no_heap_bytes_of_a_last_segment_without_it" \
+  test "$("$LJLEAK" info --get events --get bytes --get trace_events --get heap_bytes "$tmp/bytes" | tr '\n' ' ')" = "7 30 2  "
 
 # A capture the script's end stops: reason exit.
 "$LJLEAK" run -o "$tmp/exit" --period 0.2 testdata/demo/service.lua 0.5 >/dev/null 2>&1
