@@ -12,6 +12,8 @@
 
 /* Error messages carry luajit's program name, as users compare them with luajit's. */
 #define RUN_PROGNAME "luajit"
+#define RUN_STRING_(x) #x
+#define RUN_STRING(x) RUN_STRING_(x)  /* a constant's value, in the usage text */
 
 static const char run_usage[] =
   "usage: ljleak run [-o DIR] [--period SECONDS] [--max-bytes N] [--max-total-bytes N]\n"
@@ -39,7 +41,8 @@ static const char run_help[] =
   "  --no-edge-gc          no full GC cycle when the capture starts and stops (they\n"
   "                        give it a first and a last exact boundary)\n"
   "  --stack-depth N       Lua frames recorded per allocation, in a .stacks file\n"
-  "                        beside each segment (default 16, at most 256; 0: none)\n"
+  "                        beside each segment (default 16, at most "
+  RUN_STRING(LJLEAK_COLLECTOR_MAX_STACK_DEPTH) "; 0: none)\n"
   "  -e CHUNK              run the Lua string CHUNK first (as luajit -e)\n"
   "  -l LIB                require LIB first (as luajit -l)\n"
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
@@ -351,7 +354,7 @@ static int parse(struct run_job *job, int argc, char **argv)
                cli_option_seconds(&args, "--duration", &job->opt.duration)) {
       /* the value is in place, or the error reported */
     } else if (cli_option_size(&args, "--stack-depth", &depth)) {
-      if (!args.failed && depth > LJLEAK_COLLECTOR_MAX_STACK_DEPTH)
+      if (!args.failed && !ljleak_collector_stack_depth_ok(depth))
         cli_usage_error(&args, "--stack-depth must be 0 to %d", LJLEAK_COLLECTOR_MAX_STACK_DEPTH);
       else if (!args.failed)
         job->opt.stack_depth = (int)depth;

@@ -261,8 +261,8 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
     capture_set_error(err, err_size, "%s%s", "period and duration must not be negative", "");
     return -1;
   }
-  if (opt->stack_depth < 0 || opt->stack_depth > CALLSTACK_MAX_DEPTH) {
-    capture_set_error(err, err_size, "%s%s", "stack_depth must be 0 to 256", "");
+  if (opt->stack_depth < 0 || !ljleak_collector_stack_depth_ok((uint64_t)opt->stack_depth)) {
+    capture_set_error(err, err_size, "%s%s", OPTIONS_STACK_DEPTH_ERROR, "");
     return -1;
   }
   if (make_dir(c, opt, err, err_size) != 0)

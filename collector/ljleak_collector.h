@@ -37,11 +37,19 @@ struct ljleak_collector_options {
                                  stops, so that it has a first and a last exact boundary */
   int stack_depth;            /* Lua frames recorded per allocation, in a sidecar beside each
                                  segment (docs/stacks-format.md); 0: no stacks; default 16,
-                                 at most 256 */
+                                 at most LJLEAK_COLLECTOR_MAX_STACK_DEPTH */
 };
 
 /* The most stack_depth may be. */
 #define LJLEAK_COLLECTOR_MAX_STACK_DEPTH 256
+
+/* Whether depth is a stack_depth the collector takes: the one test of the
+ * bound, for a runner's option as for the collector's own (inline, so that
+ * the collector exports no more than its API). */
+static inline int ljleak_collector_stack_depth_ok(uint64_t depth)
+{
+  return depth <= LJLEAK_COLLECTOR_MAX_STACK_DEPTH;
+}
 
 /* The state of the capture. */
 struct ljleak_collector_status {

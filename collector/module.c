@@ -178,8 +178,8 @@ static int l_start(lua_State *L)
     field_bool(L, "edge_gc", &opt.edge_gc);
     uint64_t depth = (uint64_t)opt.stack_depth;
     field_size(L, "stack_depth", &depth);
-    if (depth > LJLEAK_COLLECTOR_MAX_STACK_DEPTH)
-      return push_failure(L, "stack_depth must be 0 to 256");
+    if (!ljleak_collector_stack_depth_ok(depth))
+      return push_failure(L, OPTIONS_STACK_DEPTH_ERROR);
     opt.stack_depth = (int)depth;
   }
   const char *phase = nginx_phase(L);

@@ -130,7 +130,7 @@ int options_from_env(struct ljleak_collector_options *o,
 int options_parse_stack_depth(const char *text, int *depth)
 {
   uint64_t n;
-  if (ljleak_collector_parse_size(text, &n) != 0 || n > LJLEAK_COLLECTOR_MAX_STACK_DEPTH)
+  if (ljleak_collector_parse_size(text, &n) != 0 || !ljleak_collector_stack_depth_ok(n))
     return -1;
   *depth = (int)n;
   return 0;

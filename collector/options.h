@@ -15,6 +15,11 @@ int options_parse_bool(const char *text, int *value);
 int options_parse_signal(const char *text, int *signo);
 /* A stack depth: 0 to LJLEAK_COLLECTOR_MAX_STACK_DEPTH. 0 or -1. */
 int options_parse_stack_depth(const char *text, int *depth);
+/* The error of a stack_depth out of range, with the constant's bound. */
+#define OPTIONS_STRING_(x) #x
+#define OPTIONS_STRING(x) OPTIONS_STRING_(x)
+#define OPTIONS_STACK_DEPTH_ERROR \
+  "stack_depth must be 0 to " OPTIONS_STRING(LJLEAK_COLLECTOR_MAX_STACK_DEPTH)
 
 /* Fills o with the defaults, then the LJLEAK_* variables as get(ctx, name)
  * gives them (NULL: unset; the strings must outlive o). A malformed value
