@@ -16,8 +16,8 @@
 
 #include "collector/boundary.h"
 #include "collector/options.h"
+#include "format/control_file.h"
 
-#define CONTROL_REQUEST_MAX 4096   /* bytes of a request file read */
 #define CONTROL_POLL_NS 500000000L /* the poll thread's period: a request waits at most this */
 
 /* The registration of this process. One per process, like capture_state;
@@ -41,7 +41,7 @@ static struct control {
 
 /* A request: an action and the options it sets (dir and root point into text). */
 struct control_request {
-  char text[CONTROL_REQUEST_MAX + 1];
+  char text[CONTROL_FILE_REQUEST_MAX + 1];
   const char *id;
   const char *action;
   struct ljleak_collector_options opt;
@@ -80,36 +80,6 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
   return 0;
 }
 
-/* The registration's text, built on the stack: it is written from the
- * hook too, which takes no memory but its own mmap'd buffers. */
-struct text {
-  char data[8192];
-  size_t used;
-};
-
-static void put_text(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put_text(struct text *t, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(t->data + t->used, sizeof t->data - t->used, fmt, ap);
-  va_end(ap);
-  if (n > 0)
-    t->used = t->used + (size_t)n < sizeof t->data ? t->used + (size_t)n : sizeof t->data - 1;
-}
-
-/* A value of the registration: no newline may cut its line. */
-static void put_value(struct text *t, const char *key, const char *value)
-{
-  size_t start = t->used;
-  put_text(t, "%s=%s\n", key, value ? value : "");
-  for (size_t i = start + strlen(key) + 1; i + 1 < t->used; i++)
-    if (t->data[i] == '\n' || t->data[i] == '\r')
-      t->data[i] = '?';
-  if (t->used && t->data[t->used - 1] != '\n')
-    t->data[t->used - 1] = '\n';   /* cut: the last line still ends */
-}
-
 /* The process's start time in clock ticks since boot (/proc/self/stat's
  * 22nd field): with the pid, it names this process and not a later one. */
 static unsigned long long start_ticks(void)
@@ -134,7 +104,8 @@ static unsigned long long start_ticks(void)
 }
 
 /* Rewrites the registration file whole (a temporary file, then rename), so
- * that a reader never sees half of it. */
+ * that a reader never sees half of it. Its text is built on the stack: it is
+ * written from the hook too, which takes no memory but its own mmap'd buffers. */
 static void write_registration(const struct capture *c)
 {
   if (!control.registered || control.pid != getpid())
@@ -144,25 +115,26 @@ static void write_registration(const struct capture *c)
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0)
     return;
-  struct text t;
-  t.used = 0;
-  t.data[0] = '\0';
-  put_text(&t, "ljleak-registration\t1\n");
-  put_text(&t, "pid=%ld\nppid=%ld\nuid=%u\n", (long)getpid(), (long)getppid(),
-           (unsigned)geteuid());
-  put_text(&t, "started=%llu\n", control.started);
-  put_value(&t, "exe", control.exe);
-  put_value(&t, "luajit", c->luajit_version);
-  put_value(&t, "poll", control.poller == CONTROL_POLL_TIMER ? "timer" : "thread");
-  put_value(&t, "request_file", control.request_path);
-  put_value(&t, "root", control.root);
-  put_value(&t, "state", control.exiting ? "exiting" : c->active ? "capturing" : "idle");
-  put_value(&t, "dir", c->active ? c->dir : c->last_dir);
-  put_value(&t, "request", control.request_id);
-  put_value(&t, "result", control.result);
-  put_value(&t, "error", control.error);
-  ssize_t written = write(fd, t.data, t.used);
-  if (close(fd) != 0 || written != (ssize_t)t.used || rename(tmp, control.path) != 0)
+  struct control_file_registration r;
+  memset(&r, 0, sizeof r);
+  r.pid = (long)getpid();
+  r.ppid = (long)getppid();
+  r.uid = (unsigned)geteuid();
+  r.started = control.started;
+  r.exe = control.exe;
+  r.luajit = c->luajit_version;
+  r.poll = control.poller == CONTROL_POLL_TIMER ? "timer" : "thread";
+  r.request_file = control.request_path;
+  r.root = control.root;
+  r.state = control.exiting ? "exiting" : c->active ? "capturing" : "idle";
+  r.dir = c->active ? c->dir : c->last_dir;
+  r.request = control.request_id;
+  r.result = control.result;
+  r.error = control.error;
+  char text[CONTROL_FILE_REGISTRATION_SIZE];
+  size_t used = control_file_write_registration(text, sizeof text, &r);
+  ssize_t written = write(fd, text, used);
+  if (close(fd) != 0 || written != (ssize_t)used || rename(tmp, control.path) != 0)
     unlink(tmp);
 }
 
@@ -353,6 +325,18 @@ static int request_option(struct ljleak_collector_options *o, const char *key, c
   return -2;
 }
 
+/* The option lines of a request, over the base options (control_file_parse_request's callback). */
+static int request_option_line(void *context, const char *key, char *value, char *message,
+                               size_t message_size)
+{
+  int rc = request_option(context, key, value);
+  if (rc == -2)
+    capture_set_error(message, message_size, "unknown option '%s' in the request%s", key, "");
+  else if (rc != 0)
+    capture_set_error(message, message_size, "bad value '%s' for %s in the request", value, key);
+  return rc == 0 ? 0 : -1;
+}
+
 /* Reads and removes the request file, and parses it over rq->opt (which
  * holds the base options). 1 taken, 0 none; -1 with err: a bad request
  * (its id, if it had one, is in rq->id). */
@@ -362,7 +346,7 @@ static int take_request(struct control_request *rq, char *err, size_t err_size)
   int fd = open(control.request_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     return 0;
-  ssize_t n = read(fd, rq->text, CONTROL_REQUEST_MAX);
+  ssize_t n = read(fd, rq->text, CONTROL_FILE_REQUEST_MAX);
   close(fd);
   unlink(control.request_path);
   if (n < 0) {
@@ -372,33 +356,14 @@ static int take_request(struct control_request *rq, char *err, size_t err_size)
   rq->text[n] = '\0';
   /* The base options' dir is the environment's LJLEAK_DIR: a request wants a new directory. */
   rq->opt.dir = NULL;
-  char *save = NULL;
-  for (char *line = strtok_r(rq->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    char *eq = strchr(line, '=');
-    if (!eq) {
-      capture_set_error(err, err_size, "bad request line '%s'%s", line, "");
-      return -1;
-    }
-    *eq = '\0';
-    char *value = eq + 1;
-    if (!strcmp(line, "id"))
-      rq->id = value;
-    else if (!strcmp(line, "action"))
-      rq->action = value;
-    else {
-      int rc = request_option(&rq->opt, line, value);
-      if (rc == -2) {
-        capture_set_error(err, err_size, "unknown option '%s' in the request%s", line, "");
-        return -1;
-      }
-      if (rc != 0) {
-        capture_set_error(err, err_size, "bad value '%s' for %s in the request", value, line);
-        return -1;
-      }
-    }
-  }
-  if (!rq->action || (strcmp(rq->action, "start") && strcmp(rq->action, "stop"))) {
-    capture_set_error(err, err_size, "%s%s", "the request has no action start or stop", "");
+  struct control_file_request request;
+  static struct control_file_error error;   /* 512 bytes of message: not on a coroutine's C stack */
+  enum control_file_status status =
+      control_file_parse_request(rq->text, &request, request_option_line, &rq->opt, &error);
+  rq->id = request.id;
+  rq->action = request.action;
+  if (status != CONTROL_FILE_OK) {
+    capture_copy_text(err, err_size, error.message);
     return -1;
   }
   return 1;

@@ -65,3 +65,19 @@ $(BUILD)/fuzz/fuzz_stacks: tests/fuzz/fuzz_stacks.c format/stacks_read.c format/
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -DSTACKS_READER_CHUNK=64 -o $@ \
 	  tests/fuzz/fuzz_stacks.c format/stacks_read.c format/stacks_write.c format/uleb128.c $(PKG_LIBS)
 $(eval $(call fuzz_run,fuzz_stacks,tests/fuzz/corpus/stacks/*))
+# format/control_file.c (parsers) and control_file_write.c (writers): the control
+# channel's registration and request files (docs/control-format.md)
+format_SRCS += format/control_file.c format/control_file_write.c
+TEST_SUITES += test_format_control
+test_format_control_LIBS = format
+
+# The control files' libFuzzer target (tests/fuzz/fuzz_control.c): any bytes
+# are parsed as a registration and as a request; what parses is written back
+# and reads back the same, and prefixes of it read too. `make fuzz` runs it on
+# a copy of the seeds.
+FUZZERS += fuzz_control
+$(BUILD)/fuzz/fuzz_control: tests/fuzz/fuzz_control.c format/control_file.c format/control_file_write.c format/control_file.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
+	  tests/fuzz/fuzz_control.c format/control_file.c format/control_file_write.c
+$(eval $(call fuzz_run,fuzz_control,tests/fuzz/corpus/control/*))
