@@ -23,7 +23,7 @@ if [ ! -s "$dir/events" ]; then
   mv "$dir/events.tmp" "$dir/events"
 fi
 events=$(cat "$dir/events")
-echo "== ljleak diff$([ "$STACKS" = 1 ] && echo ' with stack sidecars'): $SEGMENTS segments, $events events, $(grep -c '^boundary' "$dir/index") boundary lines, $(du -sm "$dir" | cut -f1) MB"
+echo "== ljleak diff$([ "$STACKS" = 1 ] && echo ' with stack sidecars'): $SEGMENTS segments, $events events, $("$BUILD/ljleak" info --get boundaries "$dir") boundary lines, $(du -sm "$dir" | cut -f1) MB"
 for jobs in 1 2; do
   # exit 1 (a site is flagged: the generated leak) counts as success
   "$BUILD/bench/run_timed" --runs "$RUNS" --events "$events" --label "diff -j $jobs" -- \

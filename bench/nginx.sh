@@ -92,7 +92,7 @@ while [ $i -le "$ROUNDS" ]; do
 force_gc=1
 " /leak /churn)
   a=${aw% *} b=${bw% *}
-  heap=$(sed -n 's/^segment\t.*heap_bytes=\([0-9]*\).*/\1/p' "$(sed -n 's/^dir=//p' "$reg")/index" | tail -n 1)
+  heap=$("$LJLEAK" info --get heap_bytes "$(sed -n 's/^dir=//p' "$reg")")
   echo "round $i: requests per CPU second: no forced cycle $a, forced every $PERIOD s $b, Lua heap at the last cycle $(awk -v h="${heap:-0}" 'BEGIN { printf "%.1f MiB", h / 1048576 }')"
   echo "$a" >> "$tmp/free"; echo "$b" >> "$tmp/forced"; ratio "$b" "$a" >> "$tmp/r-forced"
   i=$((i + 1))

@@ -55,7 +55,9 @@ ratio() { echo "$1 $2" | awk '{ printf "%.3f", $1 / $2 }'; }
 same_output() {
   cmp -s "$dir/$1.out" "$dir/$2.out" || { echo "bench: $2 output differs from $1" >&2; exit 1; }
 }
-stats() { awk -F'\t' '$1 == "segment" { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "events") e += kv[2]; if (kv[1] == "bytes") b += kv[2]; if (kv[1] == "trace_events") te += kv[2]; if (kv[1] == "trace_lines") tl += kv[2] } } END { printf "%d %d %d %d\n", e, b, te, tl }' "$1/index"; }
+# stats DIR: the capture's events, stream bytes, trace_events and trace_lines,
+# its segment lines summed by ljleak info (0 for a key it has not).
+stats() { "$BUILD/ljleak" info --get events --get bytes --get trace_events --get trace_lines "$1" | sed 's/^$/0/' | paste -sd ' ' -; }
 
 # Part 1: full capture.
 i=1

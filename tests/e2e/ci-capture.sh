@@ -100,8 +100,8 @@ for run in 1 2 3; do
   dir=$(sed -n 's/^capture: capturing into \(.*\) for .* (process .*/\1/p' "$tmp/run$run.err")
   case $run in 1) dir1=$dir ;; 2) dir2=$dir ;; 3) dir3=$dir ;; esac
   check "run_${run}_names_its_capture" test -n "$dir"
-  check "run_${run}_capture_is_stopped" sh -c "tail -n 1 '$dir/index' | grep -q '^stop'"
-  segments=$(grep -c '^segment' "$dir/index" 2>/dev/null)
+  check "run_${run}_capture_is_stopped" test "$("$LJLEAK" info --get stopped "$dir" 2>/dev/null)" = 1
+  segments=$("$LJLEAK" info --get segments "$dir" 2>/dev/null)
   check "run_${run}_capture_has_at_least_8_segments" test "${segments:-0}" -ge 8
   for f in report.html report.txt result.json; do
     check "run_${run}_writes_$f" test -s "$dir/$f"

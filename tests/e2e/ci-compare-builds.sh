@@ -101,7 +101,7 @@ check "v1_against_v1_junit_has_no_failure" sh -c "test -s '$tmp/v1v1/junit.xml' 
 check "v1_against_v1_junit_lists_sites" grep -q '<testcase name="@testdata/apps/v1/app.lua:' "$tmp/v1v1/junit.xml"
 
 check "v1_against_v1_stops_at_the_duration" \
-  sh -c "tail -n 1 '$tmp/v1v1/base/index' | grep -q 'reason=duration'"
+  test "$("$LJLEAK" info --get stop_reason "$tmp/v1v1/base" 2>/dev/null)" = duration
 
 # Shell commands (no luajit command line): the collector comes in through
 # LUA_INIT; a workload runs beside each build and its end stops the build.

@@ -6,7 +6,7 @@ E2E_NAME=collector
 . tests/e2e/lib.sh
 
 # segments DIR: the files the index lists, one per line.
-segments() { awk -F'\t' '$1 == "segment" { for (i = 2; i <= NF; i++) if ($i ~ /^file=/) print substr($i, 6) }' "$1/index"; }
+segments() { "$LJLEAK" info --get files "$1" | tr '\t' '\n'; }
 
 # all_segments_read DIR: ljleak summary --strict reads every listed segment.
 all_segments_read() {

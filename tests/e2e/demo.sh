@@ -26,8 +26,8 @@ check "demo_prints_where_everything_is" grep -q 'Where everything is' "$tmp/stdo
 for f in capture/index result.json report.txt report.html; do
   check "demo_writes_$f" test -s "$out/$f"
 done
-check "demo_capture_is_stopped" sh -c "tail -n 1 '$out/capture/index' | grep -q '^stop'"
-segments=$(grep -c '^segment' "$out/capture/index" 2>/dev/null)
+check "demo_capture_is_stopped" test "$("$LJLEAK" info --get stopped "$out/capture" 2>/dev/null)" = 1
+segments=$("$LJLEAK" info --get segments "$out/capture" 2>/dev/null)
 check "demo_capture_has_at_least_12_segments" test "${segments:-0}" -ge 12
 check "demo_html_report_names_the_leak" grep -q 'service.lua:91' "$out/report.html"
 
