@@ -1,5 +1,6 @@
 /* format/capture_index.c: the capture index's parser (docs/index-format.md): a whole index into its lines, with errors at their byte offset; the writer is capture_index_write.c. */
 #include "format/capture_index.h"
+#include "format/whole_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -482,41 +483,22 @@ enum capture_index_status capture_index_read_file(struct capture_index *index, c
 {
   memset(index, 0, sizeof *index);
   memset(error, 0, sizeof *error);
-  FILE *file = fopen(path, "rb");
-  char *data = NULL;
-  size_t size = 0, capacity = 0;
-  int failed = !file;
-  while (!failed) {
-    if (size == capacity) {
-      capacity = capacity ? capacity * 2 : 4096;
-      char *grown = realloc(data, capacity);
-      if (!grown) {
-        free(data);
-        fclose(file);
-        error->status = CAPTURE_INDEX_NO_MEMORY;
-        snprintf(error->message, sizeof error->message, "%s: out of memory", path);
-        return error->status;
-      }
-      data = grown;
-    }
-    size_t n = fread(data + size, 1, capacity - size, file);
-    size += n;
-    if (n == 0) {
-      failed = ferror(file);
-      break;
-    }
-  }
-  if (failed) {
-    error->status = CAPTURE_INDEX_UNREADABLE;
-    error->system_error = errno ? errno : EIO;
-    snprintf(error->message, sizeof error->message, "%s: cannot %s: %s", path,
-             file ? "read" : "open", strerror(error->system_error));
-    free(data);
-    if (file)
-      fclose(file);
+  char *data;
+  size_t size;
+  int system_error;
+  enum whole_file_status read = whole_file_read(path, &data, &size, &system_error);
+  if (read == WHOLE_FILE_NO_MEMORY) {
+    error->status = CAPTURE_INDEX_NO_MEMORY;
+    snprintf(error->message, sizeof error->message, "%s: out of memory", path);
     return error->status;
   }
-  fclose(file);
+  if (read != WHOLE_FILE_OK) {
+    error->status = CAPTURE_INDEX_UNREADABLE;
+    error->system_error = system_error;
+    snprintf(error->message, sizeof error->message, "%s: cannot %s: %s", path,
+             read == WHOLE_FILE_CANNOT_OPEN ? "open" : "read", strerror(system_error));
+    return error->status;
+  }
   enum capture_index_status status = capture_index_parse(index, data, size, path, error);
   free(data);
   return status;

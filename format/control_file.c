@@ -1,5 +1,6 @@
 /* format/control_file.c: the control files' parsers (docs/control-format.md): a registration with errors at their byte offset, and a request in place without the heap (the allocator hook takes requests); the writers are control_file_write.c. */
 #include "format/control_file.h"
+#include "format/whole_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -181,41 +182,22 @@ enum control_file_status control_file_read_registration(struct control_file_regi
 {
   memset(r, 0, sizeof *r);
   memset(error, 0, sizeof *error);
-  FILE *file = fopen(path, "rb");
-  char *data = NULL;
-  size_t size = 0, capacity = 0;
-  int failed = !file;
-  while (!failed) {
-    if (size == capacity) {
-      capacity = capacity ? capacity * 2 : 8192;
-      char *grown = realloc(data, capacity);
-      if (!grown) {
-        free(data);
-        fclose(file);
-        error->status = CONTROL_FILE_NO_MEMORY;
-        snprintf(error->message, sizeof error->message, "%s: out of memory", path);
-        return error->status;
-      }
-      data = grown;
-    }
-    size_t n = fread(data + size, 1, capacity - size, file);
-    size += n;
-    if (n == 0) {
-      failed = ferror(file);
-      break;
-    }
-  }
-  if (failed) {
-    error->status = CONTROL_FILE_UNREADABLE;
-    error->system_error = errno ? errno : EIO;
-    snprintf(error->message, sizeof error->message, "%s: cannot %s: %s", path,
-             file ? "read" : "open", strerror(error->system_error));
-    free(data);
-    if (file)
-      fclose(file);
+  char *data;
+  size_t size;
+  int system_error;
+  enum whole_file_status read = whole_file_read(path, &data, &size, &system_error);
+  if (read == WHOLE_FILE_NO_MEMORY) {
+    error->status = CONTROL_FILE_NO_MEMORY;
+    snprintf(error->message, sizeof error->message, "%s: out of memory", path);
     return error->status;
   }
-  fclose(file);
+  if (read != WHOLE_FILE_OK) {
+    error->status = CONTROL_FILE_UNREADABLE;
+    error->system_error = system_error;
+    snprintf(error->message, sizeof error->message, "%s: cannot %s: %s", path,
+             read == WHOLE_FILE_CANNOT_OPEN ? "open" : "read", strerror(system_error));
+    return error->status;
+  }
   enum control_file_status status = control_file_parse_registration(r, data, size, path, error);
   free(data);
   return status;

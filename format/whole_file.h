@@ -1,0 +1,19 @@
+/* format/whole_file.h: reads a small text file whole (the capture index, a control file), for its parser. */
+#ifndef LJLEAK_FORMAT_WHOLE_FILE_H
+#define LJLEAK_FORMAT_WHOLE_FILE_H
+
+#include <stddef.h>
+
+enum whole_file_status {
+  WHOLE_FILE_OK = 0,
+  WHOLE_FILE_CANNOT_OPEN,  /* *system_error says why */
+  WHOLE_FILE_CANNOT_READ,
+  WHOLE_FILE_NO_MEMORY,
+};
+
+/* Reads path whole into *data (malloc'd, the caller frees it; NULL when
+ * empty and on failure) and *size. */
+enum whole_file_status whole_file_read(const char *path, char **data, size_t *size,
+                                       int *system_error);
+
+#endif
