@@ -485,18 +485,10 @@ enum capture_index_status capture_index_read_file(struct capture_index *index, c
   memset(error, 0, sizeof *error);
   char *data;
   size_t size;
-  int system_error;
-  enum whole_file_status read = whole_file_read(path, &data, &size, &system_error);
-  if (read == WHOLE_FILE_NO_MEMORY) {
-    error->status = CAPTURE_INDEX_NO_MEMORY;
-    snprintf(error->message, sizeof error->message, "%s: out of memory", path);
-    return error->status;
-  }
+  enum whole_file_status read = whole_file_read(path, &data, &size, &error->system_error,
+                                                error->message, sizeof error->message);
   if (read != WHOLE_FILE_OK) {
-    error->status = CAPTURE_INDEX_UNREADABLE;
-    error->system_error = system_error;
-    snprintf(error->message, sizeof error->message, "%s: cannot %s: %s", path,
-             read == WHOLE_FILE_CANNOT_OPEN ? "open" : "read", strerror(system_error));
+    error->status = read == WHOLE_FILE_NO_MEMORY ? CAPTURE_INDEX_NO_MEMORY : CAPTURE_INDEX_UNREADABLE;
     return error->status;
   }
   enum capture_index_status status = capture_index_parse(index, data, size, path, error);

@@ -184,18 +184,10 @@ enum control_file_status control_file_read_registration(struct control_file_regi
   memset(error, 0, sizeof *error);
   char *data;
   size_t size;
-  int system_error;
-  enum whole_file_status read = whole_file_read(path, &data, &size, &system_error);
-  if (read == WHOLE_FILE_NO_MEMORY) {
-    error->status = CONTROL_FILE_NO_MEMORY;
-    snprintf(error->message, sizeof error->message, "%s: out of memory", path);
-    return error->status;
-  }
+  enum whole_file_status read = whole_file_read(path, &data, &size, &error->system_error,
+                                                error->message, sizeof error->message);
   if (read != WHOLE_FILE_OK) {
-    error->status = CONTROL_FILE_UNREADABLE;
-    error->system_error = system_error;
-    snprintf(error->message, sizeof error->message, "%s: cannot %s: %s", path,
-             read == WHOLE_FILE_CANNOT_OPEN ? "open" : "read", strerror(system_error));
+    error->status = read == WHOLE_FILE_NO_MEMORY ? CONTROL_FILE_NO_MEMORY : CONTROL_FILE_UNREADABLE;
     return error->status;
   }
   enum control_file_status status = control_file_parse_registration(r, data, size, path, error);

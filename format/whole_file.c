@@ -4,9 +4,21 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static enum whole_file_status fail(enum whole_file_status status, const char *path,
+                                   int system_error, char *message, size_t message_size)
+{
+  if (status == WHOLE_FILE_NO_MEMORY)
+    snprintf(message, message_size, "%s: out of memory", path);
+  else
+    snprintf(message, message_size, "%s: cannot %s: %s", path,
+             status == WHOLE_FILE_CANNOT_OPEN ? "open" : "read", strerror(system_error));
+  return status;
+}
 
 enum whole_file_status whole_file_read(const char *path, char **data, size_t *size,
-                                       int *system_error)
+                                       int *system_error, char *message, size_t message_size)
 {
   *data = NULL;
   *size = 0;
@@ -14,7 +26,7 @@ enum whole_file_status whole_file_read(const char *path, char **data, size_t *si
   FILE *file = fopen(path, "rb");
   if (!file) {
     *system_error = errno ? errno : EIO;
-    return WHOLE_FILE_CANNOT_OPEN;
+    return fail(WHOLE_FILE_CANNOT_OPEN, path, *system_error, message, message_size);
   }
   char *buffer = NULL;
   size_t used = 0, capacity = 0;
@@ -25,7 +37,7 @@ enum whole_file_status whole_file_read(const char *path, char **data, size_t *si
       if (!grown) {
         free(buffer);
         fclose(file);
-        return WHOLE_FILE_NO_MEMORY;
+        return fail(WHOLE_FILE_NO_MEMORY, path, 0, message, message_size);
       }
       buffer = grown;
     }
@@ -38,7 +50,7 @@ enum whole_file_status whole_file_read(const char *path, char **data, size_t *si
     *system_error = errno ? errno : EIO;
     free(buffer);
     fclose(file);
-    return WHOLE_FILE_CANNOT_READ;
+    return fail(WHOLE_FILE_CANNOT_READ, path, *system_error, message, message_size);
   }
   fclose(file);
   *data = buffer;

@@ -12,8 +12,10 @@ enum whole_file_status {
 };
 
 /* Reads path whole into *data (malloc'd, the caller frees it; NULL when
- * empty and on failure) and *size. */
+ * empty and on failure) and *size. On failure, message says why, naming
+ * path ("PATH: cannot open: ...", "PATH: cannot read: ...", "PATH: out of
+ * memory"), and *system_error holds errno (0 for no memory). */
 enum whole_file_status whole_file_read(const char *path, char **data, size_t *size,
-                                       int *system_error);
+                                       int *system_error, char *message, size_t message_size);
 
 #endif
