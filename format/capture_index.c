@@ -1,5 +1,6 @@
 /* format/capture_index.c: the capture index's parser (docs/index-format.md): a whole index into its lines, with errors at their byte offset; the writer is capture_index_write.c. */
 #include "format/capture_index.h"
+#include "format/message.h"
 #include "format/whole_file.h"
 
 #include <ctype.h>
@@ -38,13 +39,10 @@ static enum capture_index_status parse_fail(struct parser *p, size_t offset, con
   struct capture_index_error *e = p->error;
   e->status = CAPTURE_INDEX_MALFORMED;
   e->offset = offset;
-  int n = snprintf(e->message, sizeof e->message, "%s: byte %zu: ", p->name, offset);
-  if (n >= 0 && (size_t)n < sizeof e->message) {
-    va_list args;
-    va_start(args, format);
-    vsnprintf(e->message + n, sizeof e->message - (size_t)n, format, args);
-    va_end(args);
-  }
+  va_list args;
+  va_start(args, format);
+  format_message_at(e->message, sizeof e->message, p->name, offset, format, args);
+  va_end(args);
   return e->status;
 }
 

@@ -1,5 +1,6 @@
 /* format/control_file.c: the control files' parsers (docs/control-format.md): a registration with errors at their byte offset, and a request in place without the heap (the allocator hook takes requests); the writers are control_file_write.c. */
 #include "format/control_file.h"
+#include "format/message.h"
 #include "format/whole_file.h"
 
 #include <errno.h>
@@ -24,13 +25,10 @@ static enum control_file_status parse_fail(struct parser *p, size_t offset, cons
   struct control_file_error *e = p->error;
   e->status = CONTROL_FILE_MALFORMED;
   e->offset = offset;
-  int n = snprintf(e->message, sizeof e->message, "%s: byte %zu: ", p->name, offset);
-  if (n >= 0 && (size_t)n < sizeof e->message) {
-    va_list args;
-    va_start(args, format);
-    vsnprintf(e->message + n, sizeof e->message - (size_t)n, format, args);
-    va_end(args);
-  }
+  va_list args;
+  va_start(args, format);
+  format_message_at(e->message, sizeof e->message, p->name, offset, format, args);
+  va_end(args);
   return e->status;
 }
 
