@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "format/control_file.h"
+#include "report/json.h"
 
 static const char control_usage_line[] =
     "usage: ljleak control [--run-dir DIR] [--format text|json] [--get KEY]... PID\n"
@@ -116,21 +117,6 @@ static const char *control_value(const struct control_file_registration *r, size
   }
 }
 
-static void control_put_json_string(FILE *out, const char *text)
-{
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p == '\t')
-      fputs("\\t", out);
-    else if (*p < 0x20 || *p == 0x7f)
-      fprintf(out, "\\u%04x", *p);
-    else
-      fputc(*p, out);
-  }
-  fputc('"', out);
-}
 
 /* ---- The process and its run directory ---- */
 
@@ -154,30 +140,6 @@ static int control_process_uid(long pid, unsigned long *uid)
   return found ? 0 : -1;
 }
 
-/* /proc/PID/stat's 22nd field, the start time the collector registers. */
-static int control_process_started(long pid, unsigned long long *started)
-{
-  char path[64], text[1024];
-  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (n <= 0)
-    return -1;
-  text[n] = '\0';
-  const char *p = strrchr(text, ')');   /* the command may hold spaces */
-  if (!p)
-    return -1;
-  int field = 2;
-  for (p++; *p && field < 22; p++)
-    if (*p == ' ')
-      field++;
-  char *end;
-  *started = strtoull(p, &end, 10);
-  return end == p ? -1 : 0;
-}
 
 /* What a subcommand run needs: the process, its run directory, its files. */
 struct control_target {
@@ -276,7 +238,7 @@ static int control_read(const struct control_target *t, struct control_file_regi
     return CLI_EXIT_INPUT;
   }
   unsigned long long started = 0;
-  int alive = control_process_started(t->pid, &started) == 0;
+  int alive = control_file_process_started(t->pid, &started) == 0;
   if (!(r->keys & CONTROL_FILE_HAS_PID) || r->pid != t->pid || !alive ||
       !(r->keys & CONTROL_FILE_HAS_STARTED) || r->started != started) {
     fprintf(stderr, "ljleak control: %s was left by an earlier process %ld, not the running one\n",
@@ -313,7 +275,7 @@ static int control_print(const struct control_file_registration *r, const char *
       if (control_keys[i].type == CONTROL_NUMBER)
         fputs(value, out.file);
       else
-        control_put_json_string(out.file, value);
+        json_write_string(out.file, value);
     }
     fputs(*separator == '{' ? "{}\n" : "\n}\n", out.file);
   } else {

@@ -29,7 +29,7 @@ static struct control {
   int thread_started;
   int atexit_registered;
   int exiting;
-  unsigned long long started;     /* start_ticks() */
+  unsigned long long started;     /* control_file_process_started */
   char path[PATH_MAX];            /* <run_dir>/<pid> */
   char request_path[PATH_MAX];    /* <run_dir>/<pid>.request */
   char root[PATH_MAX];            /* where captures go by default */
@@ -80,28 +80,6 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
   return 0;
 }
 
-/* The process's start time in clock ticks since boot (/proc/self/stat's
- * 22nd field): with the pid, it names this process and not a later one. */
-static unsigned long long start_ticks(void)
-{
-  char text[1024];
-  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (n <= 0)
-    return 0;
-  text[n] = '\0';
-  const char *p = strrchr(text, ')');   /* the command may hold spaces */
-  if (!p)
-    return 0;
-  int field = 2;
-  for (p++; *p && field < 22; p++)
-    if (*p == ' ')
-      field++;
-  return strtoull(p, NULL, 10);
-}
 
 /* Rewrites the registration file whole (a temporary file, then rename), so
  * that a reader never sees half of it. Its text is built on the stack: it is
@@ -233,7 +211,8 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
   snprintf(control.request_path, sizeof control.request_path, "%s/%ld.request", run_dir,
            (long)getpid());
   control.pid = getpid();
-  control.started = start_ticks();
+  if (control_file_process_started(0, &control.started) != 0)
+    control.started = 0;
   control.poller = poller;
   control.exiting = 0;
   control.request_id[0] = control.result[0] = '\0';

@@ -4,13 +4,42 @@
 #include "format/whole_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- The registration ---------------------------------------------------- */
+
+int control_file_process_started(long pid, unsigned long long *started)
+{
+  char path[64], text[1024];
+  if (pid)
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  else
+    snprintf(path, sizeof path, "/proc/self/stat");
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0)
+    return -1;
+  text[n] = '\0';
+  const char *p = strrchr(text, ')');   /* the command may hold spaces */
+  if (!p)
+    return -1;
+  int field = 2;
+  for (p++; *p && field < 22; p++)
+    if (*p == ' ')
+      field++;
+  char *end;
+  *started = strtoull(p, &end, 10);
+  return end == p ? -1 : 0;
+}
 
 struct parser {
   struct control_file_registration *r;

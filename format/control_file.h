@@ -81,6 +81,13 @@ struct control_file_registration {
 size_t control_file_write_registration(char *buffer, size_t size,
                                        const struct control_file_registration *registration);
 
+/* The start time the registration's `started` holds: /proc/PID/stat's 22nd
+ * field, in clock ticks since boot (pid 0: this process). With the pid it
+ * names one process, not a later one with its pid. Reads with open and read
+ * only (the collector calls it where it takes no heap). 0, or -1 when the
+ * process or the field cannot be read. */
+int control_file_process_started(long pid, unsigned long long *started);
+
 /* Parses size bytes of data (copied); name is what messages call the input.
  * Lines are KEY=VALUE, VALUE all that follows the first '='; unknown keys and
  * empty lines are skipped. A last line without its newline was cut while it

@@ -81,6 +81,15 @@ sed 's/^pid=.*/pid=x/' "$LJLEAK_RUN_DIR/$worker" > "$tmp/bad/$worker"
 "$LJLEAK" control --run-dir "$tmp/bad" "$worker" >/dev/null 2>"$tmp/bad.err"
 check "a_malformed_registration_exits_3" test $? = 3
 check "the_error_gives_the_file_and_byte_offset" grep -q "^ljleak control: error: $tmp/bad/$worker: byte 22: pid is not a whole number$" "$tmp/bad.err"
+mkdir -m 700 "$tmp/bytes"
+sed 's/^exe=.*/exe=\/opt\/a"b\\c\xff\x01d/' "$LJLEAK_RUN_DIR/$worker" > "$tmp/bytes/$worker"
+"$LJLEAK" control --run-dir "$tmp/bytes" --format json "$worker" >"$tmp/bytes.json"
+if command -v python3 >/dev/null; then
+  check "json_parses_whatever_bytes_a_value_holds" python3 -c "
+import json, sys
+d = json.load(open('$tmp/bytes.json', encoding='utf-8'))
+sys.exit(0 if d['exe'] == '/opt/a\"b\\\\c\ufffd\x01d' else 1)"
+fi
 sed 's/^started=.*/started=1/' "$LJLEAK_RUN_DIR/$worker" > "$tmp/stale/$worker"
 "$LJLEAK" control --run-dir "$tmp/stale" "$worker" >/dev/null 2>"$tmp/stale.err"
 check "an_earlier_processs_registration_exits_1" test $? = 1
