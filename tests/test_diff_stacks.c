@@ -6,6 +6,7 @@
 
 #include "diff/diff.h"
 #include "format/stacks.h"
+#include "tests/check_run.h"
 #include "tests/diff_fixture.h"
 
 /* One helper (@t.lua:10, defined at 9) called from two places: a leaking
@@ -366,9 +367,5 @@ static Suite *stacks_suite(void)
 
 int main(void)
 {
-  SRunner *runner = srunner_create(stacks_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(stacks_suite());
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "tests/bytes.h"
 #include "tests/check_run.h"
 #include "format/memprof.h"
 
@@ -15,30 +16,9 @@
 
 /* ---- Helpers -------------------------------------------------------------------- */
 
-struct bytes {
-  uint8_t *data;
-  size_t size, capacity;
-};
-
-static int bytes_sink(void *context, const uint8_t *data, size_t size)
-{
-  struct bytes *b = context;
-  if (b->size + size > b->capacity) {
-    size_t capacity = b->capacity ? b->capacity : 1024;
-    while (capacity < b->size + size)
-      capacity *= 2;
-    b->data = realloc(b->data, capacity);
-    ck_assert_ptr_nonnull(b->data);
-    b->capacity = capacity;
-  }
-  memcpy(b->data + b->size, data, size);
-  b->size += size;
-  return 0;
-}
-
 static void bytes_append(struct bytes *b, const void *data, size_t size)
 {
-  bytes_sink(b, data, size);
+  ck_assert_int_eq(bytes_sink(b, data, size), 0);
 }
 
 /* Where the parts of a written stream begin. */

@@ -7,30 +7,8 @@
 #include <zlib.h>
 
 #include "format/stacks.h"
+#include "tests/bytes.h"
 #include "tests/check_run.h"
-
-struct bytes {
-  uint8_t *data;
-  size_t size, capacity;
-};
-
-static int bytes_sink(void *context, const uint8_t *data, size_t size)
-{
-  struct bytes *b = context;
-  if (b->size + size > b->capacity) {
-    size_t capacity = b->capacity ? b->capacity : 1024;
-    while (capacity < b->size + size)
-      capacity *= 2;
-    uint8_t *grown = realloc(b->data, capacity);
-    if (!grown)
-      return -1;
-    b->data = grown;
-    b->capacity = capacity;
-  }
-  memcpy(b->data + b->size, data, size);
-  b->size += size;
-  return 0;
-}
 
 /* The sample sidecar: two strings, two stacks, four events, the end.
  *   stack 1: put @two.lua:3 (defined 2) <- leak @two.lua:9 (defined 8) <- main @two.lua:20

@@ -10,6 +10,7 @@
 #include "diff/diff.h"
 #include "report/json.h"
 #include "report/report.h"
+#include "tests/check_run.h"
 #include "tests/diff_result_fixture.h"
 #include "tests/report_golden.h"
 
@@ -551,9 +552,5 @@ static Suite *stacks_suite(void)
 
 int main(void)
 {
-  SRunner *runner = srunner_create(stacks_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(stacks_suite());
 }

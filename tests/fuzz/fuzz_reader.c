@@ -6,31 +6,9 @@
 
 #include "format/decode.h"
 #include "format/memprof.h"
+#include "tests/bytes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-struct growing {
-  uint8_t *data;
-  size_t size, capacity;
-};
-
-static int growing_sink(void *context, const uint8_t *bytes, size_t size)
-{
-  struct growing *g = context;
-  if (g->size + size > g->capacity) {
-    size_t capacity = g->capacity ? g->capacity : 4096;
-    while (capacity < g->size + size)
-      capacity *= 2;
-    uint8_t *grown = realloc(g->data, capacity);
-    if (grown == NULL)
-      return -1;
-    g->data = grown;
-    g->capacity = capacity;
-  }
-  memcpy(g->data + g->size, bytes, size);
-  g->size += size;
-  return 0;
-}
 
 /* Writes one record where the writer expects it. */
 static void rewrite_record(struct memprof_writer *w, const struct memprof_record *rec, int *in_events)
@@ -179,10 +157,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (r == NULL)
     return 0;
   struct memprof_symtab *symtab = memprof_symtab_new();
-  struct growing out = {NULL, 0, 0};
+  struct bytes out = {NULL, 0, 0};
   uint8_t buffer[64];
   struct memprof_writer w;
-  memprof_writer_init(&w, buffer, sizeof buffer, growing_sink, &out);
+  memprof_writer_init(&w, buffer, sizeof buffer, bytes_sink, &out);
   memprof_writer_symtab_begin(&w);
   struct memprof_record rec;
   enum memprof_status status;

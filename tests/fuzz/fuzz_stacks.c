@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format/stacks.h"
+#include "tests/bytes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -15,27 +16,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
       abort();                                                                           \
     }                                                                                    \
   } while (0)
-
-struct bytes {
-  uint8_t *data;
-  size_t size, capacity;
-};
-
-static int sink(void *context, const uint8_t *data, size_t size)
-{
-  struct bytes *b = context;
-  if (b->size + size > b->capacity) {
-    size_t capacity = b->capacity ? b->capacity * 2 : 4096;
-    while (capacity < b->size + size)
-      capacity *= 2;
-    b->data = realloc(b->data, capacity);
-    MUST(b->data != NULL);
-    b->capacity = capacity;
-  }
-  memcpy(b->data + b->size, data, size);
-  b->size += size;
-  return 0;
-}
 
 /* Writes the records of data again (strings, stacks by their string ids,
  * events); returns the final status of reading data. */
@@ -50,7 +30,7 @@ static enum memprof_status rewrite(const uint8_t *data, size_t size, struct byte
   }
   uint8_t buffer[STACKS_WRITER_MIN_CAPACITY];
   struct stacks_writer w;
-  stacks_writer_init(&w, buffer, sizeof buffer, sink, out);
+  stacks_writer_init(&w, buffer, sizeof buffer, bytes_sink, out);
   MUST(stacks_writer_header(&w) == 0);
   static struct stacks_wire_frame frames[STACKS_MAX_FRAMES];
   /* String ids of the rewrite are the input's: strings are written in order. */
