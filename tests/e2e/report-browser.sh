@@ -7,28 +7,7 @@
 E2E_NAME=browser
 . tests/e2e/lib.sh
 
-CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
-if [ -z "$CHROMIUM" ]; then
-  echo "FAIL chromium is not installed (Debian package chromium; make deps-check installs it)"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-
-# Headless, no sandbox (root), no background services, a fresh profile, no DNS:
-# nothing can reach the network, and anything a page asks for is in the net log.
-chromium_run() {
-  profile=$(mktemp -d "$tmp/profile.XXXXXX")
-  timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --no-first-run --disable-default-apps --disable-extensions --no-pings \
-    --disable-domain-reliability --disable-client-side-phishing-detection \
-    --disable-features=NetworkTimeServiceQuerying,OptimizationHints,MediaRouter,Translate \
-    --host-resolver-rules="MAP * ~NOTFOUND" --virtual-time-budget=3000 \
-    --user-data-dir="$profile" "$@" 2>>"$tmp/chromium.log"
-}
-
-# Prints the value of KEY from inspect.py's output in FILE.
-value() { sed -n "s/^$1=//p" "$2"; }
+. tests/e2e/browser.sh
 
 page_requests() { python3 tests/browser/inspect.py netlog "$1"; }
 

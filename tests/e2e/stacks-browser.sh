@@ -5,24 +5,7 @@
 # Saves a screenshot under $BUILD.
 E2E_NAME=stacks-browser
 . tests/e2e/lib.sh
-
-CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
-if [ -z "$CHROMIUM" ]; then
-  echo "FAIL chromium is not installed (Debian package chromium; make deps-check installs it)"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-
-chromium_run() {  # as tests/e2e/report-browser.sh runs it: offline, a fresh profile
-  profile=$(mktemp -d "$tmp/profile.XXXXXX")
-  timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --no-first-run --disable-default-apps --disable-extensions --no-pings \
-    --disable-features=NetworkTimeServiceQuerying,OptimizationHints,MediaRouter,Translate \
-    --host-resolver-rules="MAP * ~NOTFOUND" --virtual-time-budget=3000 \
-    --user-data-dir="$profile" "$@" 2>>"$tmp/chromium.log"
-}
-value() { sed -n "s/^$1=//p" "$2"; }
+. tests/e2e/browser.sh
 
 result=testdata/report/stacks.json
 page=$(pwd)/$BUILD/report-stacks.html
