@@ -18,9 +18,7 @@ PERIOD=${PERIOD:-0.5}
 # One worker, and no capture options from the config: each run gives its own.
 NGINX_SED='s#^worker_processes 2;#worker_processes 1;#;/^env LJLEAK_PERIOD=/d;/^env LJLEAK_FORCE_GC=/d'
 . tests/e2e/nginx_setup.sh
-nginx
-n=0; until [ -s "$tmp/nginx.pid" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
-master=$(cat "$tmp/nginx.pid" 2>/dev/null)
+nginx_start
 [ -n "$master" ] || { cat "$tmp/error.log"; exit 1; }
 n=0; until [ "$(ls "$tmp/run" 2>/dev/null | grep -c '^[0-9]*$')" -ge 1 ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
 worker=$(workers_of "$master" | tr -d ' ')

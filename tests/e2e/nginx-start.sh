@@ -20,9 +20,7 @@ else
 fi
 . tests/e2e/nginx_setup.sh
 check "${phase}: the_config_calls_start" grep -q 'start { sample = "64k", stack_depth = 4 }' "$tmp/nginx.conf"
-nginx
-n=0; until [ -s "$tmp/nginx.pid" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
-master=$(cat "$tmp/nginx.pid" 2>/dev/null)
+nginx_start
 check "${phase}: nginx_starts" test -n "$master"
 [ -n "$master" ] || { cat "$tmp/error.log"; finish; exit; }
 n=0; until [ "$(ls "$tmp/caps" 2>/dev/null | wc -l)" -ge 2 ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done

@@ -22,9 +22,7 @@ check "the_readme_shows_this_config" cmp -s "$tmp/readme.conf" "$tmp/file.conf"
 
 nginx -t >"$tmp/t.out" 2>&1
 check "nginx_accepts_the_config" test $? = 0 || cat "$tmp/t.out"
-nginx
-n=0; until [ -s "$tmp/nginx.pid" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
-master=$(cat "$tmp/nginx.pid" 2>/dev/null)
+nginx_start
 check "nginx_starts" test -n "$master"
 [ -n "$master" ] || { cat "$tmp/error.log"; finish; exit; }
 n=0; until [ "$(ls "$tmp/run" 2>/dev/null | grep -c '^[0-9]*$')" -ge 2 ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done

@@ -92,4 +92,10 @@ sed -e "s#/usr/lib/nginx/modules/#$ngx/usr/lib/nginx/modules/#" \
     testdata/nginx/nginx.conf > "$tmp/nginx.conf"
 [ "$(id -u)" = 0 ] || sed -i '/^user nobody nogroup;$/d' "$tmp/nginx.conf"
 nginx() { "$nginx_bin" -p "$tmp/prefix" -c "$tmp/nginx.conf" -e "$tmp/error.log" "$@"; }
+# Starts nginx and sets master to its pid (empty when it did not start within 5 s).
+nginx_start() {
+  nginx
+  n=0; until [ -s "$tmp/nginx.pid" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+  master=$(cat "$tmp/nginx.pid" 2>/dev/null)
+}
 workers_of() { for s in /proc/[0-9]*/stat; do sed 's/.*) //' "$s" 2>/dev/null | awk -v p="$1" -v f="$s" '$2 == p { split(f, a, "/"); print a[3] }'; done | sort -n | tr '\n' ' '; }
