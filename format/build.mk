@@ -62,10 +62,12 @@ test_format_stacks_LIBS = format
 # 64-byte read chunk so that refills and records longer than the buffer
 # happen on small inputs. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_stacks
-$(BUILD)/fuzz/fuzz_stacks: tests/fuzz/fuzz_stacks.c format/stacks_read.c format/stacks_write.c format/uleb128.c format/stacks.h
+$(BUILD)/fuzz/fuzz_stacks: tests/fuzz/fuzz_stacks.c format/stacks_read.c format/stacks_write.c format/uleb128.c format/stacks.h \
+  format/message.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -DSTACKS_READER_CHUNK=64 -o $@ \
-	  tests/fuzz/fuzz_stacks.c format/stacks_read.c format/stacks_write.c format/uleb128.c $(PKG_LIBS)
+	  tests/fuzz/fuzz_stacks.c format/stacks_read.c format/stacks_write.c format/uleb128.c format/message.c \
+	  $(PKG_LIBS)
 $(eval $(call fuzz_run,fuzz_stacks,tests/fuzz/corpus/stacks/*))
 # format/control_file.c (parsers) and control_file_write.c (writers): the control
 # channel's registration and request files (docs/control-format.md)

@@ -3,10 +3,10 @@
 
 #include <stdio.h>
 
-void format_message_at(char *message, size_t size, const char *name, size_t offset,
+void format_message_at(char *message, size_t size, const char *name, uint64_t offset,
                        const char *format, va_list args)
 {
-  int n = snprintf(message, size, "%s: byte %zu: ", name, offset);
+  int n = snprintf(message, size, "%s: byte %llu: ", name, (unsigned long long)offset);
   if (n >= 0 && (size_t)n < size)
     vsnprintf(message + n, size - (size_t)n, format, args);
 }

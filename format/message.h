@@ -4,9 +4,10 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Writes "NAME: byte OFFSET: " and the formatted text into message. */
-void format_message_at(char *message, size_t size, const char *name, size_t offset,
+void format_message_at(char *message, size_t size, const char *name, uint64_t offset,
                        const char *format, va_list args) __attribute__((format(printf, 5, 0)));
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/message.h"
 #include "format/reader_internal.h"
 
 /* ---- Errors --------------------------------------------------------------- */
@@ -13,12 +14,7 @@
 static void error_set(struct memprof_error *err, const char *name, enum memprof_status status,
                       uint64_t offset, const char *format, va_list args)
 {
-  int n = snprintf(err->message, sizeof err->message, "%s: byte %llu: ", name,
-                   (unsigned long long)offset);
-  if (n < 0)
-    n = 0;
-  if ((size_t)n < sizeof err->message)
-    vsnprintf(err->message + n, sizeof err->message - (size_t)n, format, args);
+  format_message_at(err->message, sizeof err->message, name, offset, format, args);
   err->status = status;
   err->offset = offset;
 }

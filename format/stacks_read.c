@@ -9,6 +9,7 @@
 #include <xxhash.h>
 #include <zlib.h>
 
+#include "format/message.h"
 #include "format/stacks.h"
 
 #ifndef STACKS_READER_CHUNK
@@ -32,7 +33,6 @@ struct stacks_reader {
   size_t capacity, pos, end;
   uint64_t base;
   int source_eof;
-  int header_read;
 
   char **strings;              /* [1 .. string_count] */
   size_t *string_lengths;
@@ -57,15 +57,12 @@ static enum memprof_status fail(struct stacks_reader *r, enum memprof_status sta
 {
   if (r->error.status != MEMPROF_OK)
     return r->error.status;
-  char what[384];
-  va_list ap;
-  va_start(ap, format);
-  vsnprintf(what, sizeof what, format, ap);
-  va_end(ap);
+  va_list args;
+  va_start(args, format);
+  format_message_at(r->error.message, sizeof r->error.message, r->name, offset, format, args);
+  va_end(args);
   r->error.status = status;
   r->error.offset = offset;
-  snprintf(r->error.message, sizeof r->error.message, "%s: byte %llu: %s", r->name,
-           (unsigned long long)offset, what);
   return status;
 }
 
@@ -226,7 +223,6 @@ static int reader_start(struct stacks_reader *r, struct memprof_error *err)
     return -1;
   }
   r->pos = STACKS_HEADER_BYTES;
-  r->header_read = 1;
   return 0;
 }
 
@@ -438,11 +434,7 @@ static enum memprof_status reader_end(struct stacks_reader *r, uint64_t offset)
     return r->error.status;
   if (r->pos != r->end)
     return fail(r, MEMPROF_CORRUPT, r->base + r->pos, "bytes after the end record");
-  r->error.status = MEMPROF_END;
-  r->error.offset = offset;
-  snprintf(r->error.message, sizeof r->error.message, "%s: byte %llu: end of the sidecar",
-           r->name, (unsigned long long)offset);
-  return MEMPROF_END;
+  return fail(r, MEMPROF_END, offset, "end of the sidecar");
 }
 
 enum memprof_status stacks_reader_next(struct stacks_reader *r, struct stacks_record *rec)
