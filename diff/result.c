@@ -6,7 +6,8 @@
 
 #include "diff/trend.h"
 
-int result_site_source(struct diff_site *site)
+/* "@app.lua:42" and "TRACE started at @app.lua:40" name a file and a line. */
+static int result_site_source(struct diff_site *site)
 {
   const char *chunk = site->name;
   if (site->kind == DIFF_SITE_TRACE && !strncmp(chunk, "TRACE started at ", 17))
@@ -181,7 +182,7 @@ static int result_rank(enum diff_mode mode, const struct diff_site *site)
   return diff_site_flagged(mode, site) ? 2 : diff_site_undecided(site) ? 1 : 0;
 }
 
-int result_compare_sites(const void *a, const void *b, void *context)
+static int result_compare_sites(const void *a, const void *b, void *context)
 {
   const struct diff_site *x = a, *y = b;
   enum diff_mode result_sort_mode = *(const enum diff_mode *)context;
@@ -206,6 +207,8 @@ void result_sort(struct diff_result *result)
   if (result->site_count)
     qsort_r(result->sites, result->site_count, sizeof *result->sites, result_compare_sites,
             &result->mode);
-  result_stacks_sort(result);
+  if (result->stack_count)
+    qsort_r(result->stacks, result->stack_count, sizeof *result->stacks, result_compare_sites,
+            &result->mode);
   result->flagged = diff_result_flagged_count(result);
 }

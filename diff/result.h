@@ -13,10 +13,6 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
                        struct capture *capture, struct diff_capture *info,
                        const struct diff_options *options);
 
-/* A site's source_file and source_line from its name: "@app.lua:42" and
- * "TRACE started at @app.lua:40" name a file and a line. -1 when out of memory. */
-int result_site_source(struct diff_site *site);
-
 /* ---- Stacks (diff/result_stacks.c) ----------------------------------------- */
 
 /* Fills result->stacks from the aggregate's (site, stack) owners when the
@@ -25,13 +21,6 @@ int result_site_source(struct diff_site *site);
  * replaced by them, stacks or not. Returns -1 when out of memory. */
 int result_stacks_build(struct diff_result *result, const struct aggregate *aggregate,
                         const struct diff_options *options, double interval);
-
-/* Judges every stack of result->stacks again under options (diff_decide). -1 when out of memory. */
-int result_stacks_judge(struct diff_result *result, const struct diff_options *options,
-                        double interval);
-
-/* Sorts result->stacks as result_sort sorts sites. */
-void result_stacks_sort(struct diff_result *result);
 
 /* Seconds per boundary over the capture (first boundary to last); 0 when
  * the index gave no times. */
@@ -42,12 +31,10 @@ double result_seconds_per_boundary(const struct diff_capture *info);
  * when out of memory. */
 int result_judge_site(struct diff_site *site, const struct diff_options *options, double interval);
 
-/* Sorts the sites (flagged first by growth, then undecided by growth, then
- * by live bytes at the last boundary; range mode by delta) and sets result->flagged
+/* Sorts the sites, and likewise the stacks (flagged first by growth, then
+ * undecided by growth, then by live bytes at the last boundary; range mode
+ * by delta), and sets result->flagged
  * (diff_result_flagged_count). */
 void result_sort(struct diff_result *result);
-
-/* The order of result_sort: qsort_r's comparison, context a const enum diff_mode *. */
-int result_compare_sites(const void *a, const void *b, void *context);
 
 #endif

@@ -126,19 +126,3 @@ int result_stacks_build(struct diff_result *result, const struct aggregate *aggr
   }
   return 0;
 }
-
-int result_stacks_judge(struct diff_result *result, const struct diff_options *options,
-                        double interval)
-{
-  for (size_t i = 0; i < result->stack_count; i++)
-    if (result_judge_site(&result->stacks[i], options, interval) < 0)
-      return -1;
-  return 0;
-}
-
-void result_stacks_sort(struct diff_result *result)
-{
-  if (result->stack_count)
-    qsort_r(result->stacks, result->stack_count, sizeof *result->stacks, result_compare_sites,
-            &result->mode);
-}
