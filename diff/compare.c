@@ -260,6 +260,18 @@ static size_t compare_base_judged(const struct diff_result *result, const struct
   return n > options->warmup ? n - options->warmup : 0;
 }
 
+/* A site's verdict against its base (base_verdict and base_live_bytes
+ * set): by the difference boundary by boundary when both captures are
+ * aligned by work, else by the two verdicts. 0, or -1 when out of memory. */
+static int compare_base_verdict(const struct diff_result *result, struct diff_site *site,
+                                const struct diff_options *options)
+{
+  if (compare_aligned_by_work(result))
+    return compare_base_aligned(site, options);
+  compare_base_decide(site, compare_base_judged(result, options), options);
+  return 0;
+}
+
 static int compare_base_site(struct diff_site *site, const struct diff_site *base)
 {
   site->base_verdict = base ? base->verdict : DIFF_VERDICT_INSUFFICIENT;
@@ -290,11 +302,8 @@ static enum diff_status compare_base_rows(struct diff_result *result, struct dif
     const struct diff_site *match =
         base_count ? bsearch(&key, base_rows, base_count, sizeof *base_rows, compare_sites_by_name)
                    : NULL;
-    if (compare_base_site(site, match) < 0 ||
-        (compare_aligned_by_work(result) && compare_base_aligned(site, options) < 0))
+    if (compare_base_site(site, match) < 0 || compare_base_verdict(result, site, options) < 0)
       return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-    if (!compare_aligned_by_work(result))
-      compare_base_decide(site, compare_base_judged(result, options), options);
   }
   return DIFF_OK;
 }
@@ -359,11 +368,8 @@ enum diff_status diff_decide(struct diff_result *result, const struct diff_optio
       for (size_t i = 0; i < counts[l]; i++) {
         struct diff_site *site = &lists[l][i];
         if (result_judge_site(site, &decided, interval) < 0 ||
-            (result->mode == DIFF_MODE_BASE && compare_judge_base(site, &decided) < 0))
-          return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-        if (result->mode == DIFF_MODE_BASE && !compare_aligned_by_work(result))
-          compare_base_decide(site, compare_base_judged(result, &decided), &decided);
-        else if (result->mode == DIFF_MODE_BASE && compare_base_aligned(site, &decided) < 0)
+            (result->mode == DIFF_MODE_BASE && (compare_judge_base(site, &decided) < 0 ||
+                                                compare_base_verdict(result, site, &decided) < 0)))
           return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
       }
   }
