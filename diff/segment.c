@@ -515,6 +515,17 @@ MEMPROF_DECODE_BMI2 static int segment_read_bmi2(struct segment_aggregate *segme
   return segment_read_records(segment, reader, symtab, limit, sample, status, 1);
 }
 
+/* The stream or its sidecar could not be opened: the reader's error, the stream closed. */
+static enum diff_status segment_open_failed(struct segment_stream *stream,
+                                            const struct memprof_error *open_error,
+                                            struct diff_error *err)
+{
+  err->status = open_error->status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
+  snprintf(err->message, sizeof err->message, "%s", open_error->message);
+  segment_stream_close(stream);
+  return err->status;
+}
+
 enum diff_status segment_stream_open(struct segment_stream *stream, const char *path,
                                      struct diff_error *err)
 {
@@ -522,11 +533,8 @@ enum diff_status segment_stream_open(struct segment_stream *stream, const char *
   stream->path = path;
   struct memprof_error open_error;
   stream->reader = memprof_reader_open(path, &open_error);
-  if (!stream->reader) {
-    err->status = open_error.status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
-    snprintf(err->message, sizeof err->message, "%s", open_error.message);
-    return err->status;
-  }
+  if (!stream->reader)
+    return segment_open_failed(stream, &open_error, err);
   stream->symtab = memprof_symtab_new();
   if (!stream->symtab) {
     segment_stream_close(stream);
@@ -537,12 +545,8 @@ enum diff_status segment_stream_open(struct segment_stream *stream, const char *
   size_t length = stacks_sidecar_path(path, sidecar, sizeof sidecar);
   if (length && stat(sidecar, &st) == 0) {  /* no sidecar: no stacks, as before them */
     stream->stacks = stacks_reader_open(sidecar, &open_error);
-    if (!stream->stacks) {
-      err->status = open_error.status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
-      snprintf(err->message, sizeof err->message, "%s", open_error.message);
-      segment_stream_close(stream);
-      return err->status;
-    }
+    if (!stream->stacks)
+      return segment_open_failed(stream, &open_error, err);
   }
   return DIFF_OK;
 }
