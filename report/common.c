@@ -188,19 +188,9 @@ double report_capture_span(const struct diff_capture *capture)
   return last > first ? last - first : 0;
 }
 
-uint64_t report_first_live(const struct diff_site *site)
-{
-  return site->count && site->live_bytes ? site->live_bytes[0] : 0;
-}
-
 uint64_t report_last_live(const struct diff_site *site)
 {
   return site->count && site->live_bytes ? site->live_bytes[site->count - 1] : 0;
-}
-
-uint64_t report_base_first_live(const struct diff_site *site)
-{
-  return site->base_count && site->base_live_bytes ? site->base_live_bytes[0] : 0;
 }
 
 uint64_t report_base_last_live(const struct diff_site *site)
@@ -209,11 +199,14 @@ uint64_t report_base_last_live(const struct diff_site *site)
                                                    : 0;
 }
 
+uint64_t report_stack_at(const uint64_t *series, size_t count, size_t at)
+{
+  return series && at >= 1 && at <= count ? series[at - 1] : 0;
+}
+
 uint64_t report_live_at(const struct diff_site *site, size_t boundary)
 {
-  if (!site->live_bytes || boundary < 1 || boundary > site->count)
-    return 0;
-  return site->live_bytes[boundary - 1];
+  return report_stack_at(site->live_bytes, site->count, boundary);
 }
 
 void report_row_boundaries(const struct diff_result *result, const struct diff_site *site,

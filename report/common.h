@@ -32,8 +32,7 @@ void report_utf8_put(FILE *out, uint32_t codepoint);
 
 /* The capture's span in seconds (first start to last boundary); 0 when unknown. */
 double report_capture_span(const struct diff_capture *capture);
-/* Live bytes of a site at its first and last boundary (0 when it has none). */
-uint64_t report_first_live(const struct diff_site *site);
+/* Live bytes of a site at its last boundary (0 when it has none). */
 uint64_t report_last_live(const struct diff_site *site);
 /* Live bytes at boundary (1-based); 0 outside the series. */
 uint64_t report_live_at(const struct diff_site *site, size_t boundary);
@@ -41,7 +40,7 @@ uint64_t report_live_at(const struct diff_site *site, size_t boundary);
  * after the warm-up and the last. */
 void report_row_boundaries(const struct diff_result *result, const struct diff_site *site,
                            size_t *from, size_t *to);
-uint64_t report_base_first_live(const struct diff_site *site);
+/* Live bytes of a site at its last boundary in the base (0 when it has none). */
 uint64_t report_base_last_live(const struct diff_site *site);
 
 /* The boundaries the verdicts were judged on: the capture's after the warm-up. */
@@ -87,7 +86,8 @@ const struct diff_site *report_stack_rows(const struct diff_result *result, size
  * is past the last boundary. */
 int report_stack_boundaries(const struct diff_result *result, const struct report_options *options,
                             size_t *from, size_t *to, char *error, size_t error_size);
-/* A row's live bytes (or blocks) at boundary `at` (1-based; 0 outside). */
+/* A series' value (a row's live bytes or blocks) at boundary `at` (1-based;
+ * 0 outside); report_live_at is this for live bytes (report/common.c). */
 uint64_t report_stack_at(const uint64_t *series, size_t count, size_t at);
 /* The stacks that hold a site's growth (their site_id is its id), in the
  * result's order (flagged first, by growth): up to max into out; returns

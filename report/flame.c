@@ -34,8 +34,8 @@ static size_t flame_put_data(FILE *out, const struct diff_result *r, size_t from
   fprintf(out, "%zu, \"to\": %zu, \"stacks\": [", from, to);
   for (size_t i = 0; i < count; i++) {
     const struct diff_site *row = &rows[i];
-    uint64_t a = report_stack_at(row->live_bytes, row->count, from);
-    uint64_t b = report_stack_at(row->live_bytes, row->count, to);
+    uint64_t a = report_live_at(row, from);
+    uint64_t b = report_live_at(row, to);
     if (b <= a)
       continue;  /* a flame graph draws what grew */
     fputs(drawn++ ? ",\n" : "\n", out);

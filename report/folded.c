@@ -36,11 +36,6 @@ int report_stack_boundaries(const struct diff_result *result, const struct repor
   return 0;
 }
 
-uint64_t report_stack_at(const uint64_t *series, size_t count, size_t at)
-{
-  return series && at >= 1 && at <= count ? series[at - 1] : 0;
-}
-
 size_t report_site_stacks(const struct diff_result *result, const struct diff_site *site,
                           const struct diff_site **out, size_t max)
 {
@@ -78,8 +73,8 @@ int report_render_folded(const struct diff_result *result, const struct report_o
   const struct diff_site *rows = report_stack_rows(result, &count);
   for (size_t i = 0; to && i < count; i++) {
     const struct diff_site *row = &rows[i];
-    uint64_t at_to = report_stack_at(row->live_bytes, row->count, to);
-    uint64_t at_from = report_stack_at(row->live_bytes, row->count, from);
+    uint64_t at_to = report_live_at(row, to);
+    uint64_t at_from = report_live_at(row, from);
     uint64_t value = options->growth ? (at_to > at_from ? at_to - at_from : 0) : at_to;
     if (!value)
       continue;  /* flame graph tools take positive counts only */
