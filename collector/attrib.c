@@ -24,6 +24,13 @@ uint64_t attrib_proto_line(const GCproto *pt, BCPos pos)
   return (uint64_t)(first + (BCLine)((const uint32_t *)lineinfo)[pos]);
 }
 
+uint32_t attrib_line_before(const GCproto *pt, const BCIns *pc)
+{
+  if (!pc || pc <= proto_bc(pt) || pc > proto_bc(pt) + pt->sizebc)
+    return 0;
+  return (uint32_t)attrib_proto_line(pt, proto_bcpos(pt, pc) - 1);
+}
+
 /* Bytecode position of ins in pt, undoing the JLOOP patch of lj_trace_exit
  * (the PC then points into a trace's startins); ATTRIB_NO_POS if unusable. */
 static BCPos proto_pos_of(global_State *g, GCproto *pt, const BCIns *ins)

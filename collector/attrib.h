@@ -34,8 +34,10 @@ void attrib_current_site(global_State *g, struct trace_line_state *tl, const voi
 /* The line of bytecode position pos in pt (as lj_debug_line), 0 if unknown. */
 uint64_t attrib_proto_line(const GCproto *pt, BCPos pos);
 
-/* The trace numbered traceno, or NULL if there is none. (Inline: the
- * full-capture hook asks it for every allocation made by a trace.) */
+/* The line of the instruction before pc in pt (a saved PC points after the
+ * instruction that runs, a call's after the call); 0 if pc is not in pt. */
+uint32_t attrib_line_before(const GCproto *pt, const BCIns *pc);
+
 /* Whether frame f holds a function object (with two-slot frames, in f-1):
  * the attribution and the stack walk both stop at one that does not. */
 static inline int attrib_frame_has_function(cTValue *f)
@@ -63,6 +65,8 @@ static inline int attrib_string_table_grows(const global_State *g, const void *o
          g->str.num > g->str.mask + 1;
 }
 
+/* The trace numbered traceno, or NULL if there is none. (Inline: the
+ * full-capture hook asks it for every allocation made by a trace.) */
 static inline GCtrace *attrib_trace(global_State *g, uint64_t traceno)
 {
 #if LJ_HASJIT

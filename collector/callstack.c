@@ -150,15 +150,6 @@ void callstack_abandon(struct capture *c)
 
 /* ---- Walking the frames ---------------------------------------------------- */
 
-/* The line of the instruction before pc (a saved PC points after the
- * instruction that runs) in pt; 0 if pc is not in pt. */
-static uint32_t line_before(const GCproto *pt, const BCIns *pc)
-{
-  if (!pc || pc <= proto_bc(pt) || pc > proto_bc(pt) + pt->sizebc)
-    return 0;
-  return (uint32_t)attrib_proto_line(pt, proto_bcpos(pt, pc) - 1);
-}
-
 static struct callstack_frame lua_frame(const GCproto *pt, uint32_t line)
 {
   return (struct callstack_frame){pt, symbols_proto_fingerprint(pt), line | CALLSTACK_LINE_KNOWN,
@@ -177,7 +168,7 @@ static uint32_t frame_line(const struct callstack_frame *f)
 {
   if (f->position & CALLSTACK_LINE_KNOWN)
     return (uint32_t)f->position;
-  return line_before(f->object, (const BCIns *)(uintptr_t)f->position);
+  return attrib_line_before(f->object, (const BCIns *)(uintptr_t)f->position);
 }
 
 /* The frame of function fn, called at pc when it is a Lua function. */

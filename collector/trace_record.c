@@ -30,14 +30,6 @@ void trace_log_free(struct trace_log *log)
   }
 }
 
-/* The line of the instruction before pc (a saved PC points after the call). */
-static uint32_t caller_line(const GCproto *pt, const BCIns *pc)
-{
-  if (pc <= proto_bc(pt) || pc > proto_bc(pt) + pt->sizebc)
-    return 0;
-  return (uint32_t)attrib_proto_line(pt, proto_bcpos(pt, pc) - 1);
-}
-
 /* The callers of the bytecode about to be recorded, inside the trace: the
  * J->framedepth frames below its frame on the Lua stack, which the
  * interpreter has (the handler runs above them, called by lj_vmevent_send
@@ -71,7 +63,7 @@ static uint32_t record_chain(struct trace_log *log, jit_State *J, lua_State *L)
       break;
     }
     const GCproto *pt = funcproto(fn);
-    chain.callers[chain.count++] = (struct trace_map_line){pt, caller_line(pt, pc), 0};
+    chain.callers[chain.count++] = (struct trace_map_line){pt, attrib_line_before(pt, pc), 0};
   }
   if (!chain.valid)
     memset(&chain, 0, sizeof chain);
