@@ -81,6 +81,10 @@ void report_html_flame(FILE *out, const struct diff_result *result);
  * The rows that stack formats draw: result->stacks when the result has them,
  * else its rows (by stack, or sites without stacks: one frame each). */
 const struct diff_site *report_stack_rows(const struct diff_result *result, size_t *count);
+/* The first boundary of the growth that stack formats show: range mode's
+ * range_from when set, else the first after the warm-up (1 when the warm-up
+ * holds them all); 0 when the result has no boundary. */
+size_t report_stack_from(const struct diff_result *result);
 /* The boundaries a stack format compares (1-based, from <= to; 0 and 0
  * when the result has none), or -1 with a message when options->boundary
  * is past the last boundary. */

@@ -194,11 +194,7 @@ void report_html_flame(FILE *out, const struct diff_result *r)
   if (!r->stack_count && !(count && rows[0].is_stack))
     return;  /* no stacks: the page is as it was before them */
   flame_put_site_stacks(out, r);
-  size_t boundaries = diff_result_boundaries(r), from = 0, to = boundaries;
-  if (boundaries)
-    from = r->mode == DIFF_MODE_RANGE && r->options.range_from ? r->options.range_from
-           : r->options.warmup < boundaries                     ? r->options.warmup + 1
-                                                                : 1;
+  size_t from = report_stack_from(r), to = diff_result_boundaries(r);
   if (r->mode == DIFF_MODE_RANGE && r->options.range_to)
     to = r->options.range_to;
   fprintf(out, "<h2>Leak flame graph <span class=\"kind\">growth of live bytes by stack, "

@@ -14,6 +14,16 @@ const struct diff_site *report_stack_rows(const struct diff_result *result, size
   return result->sites;
 }
 
+size_t report_stack_from(const struct diff_result *result)
+{
+  size_t boundaries = diff_result_boundaries(result);
+  if (!boundaries)
+    return 0;
+  if (result->mode == DIFF_MODE_RANGE && result->options.range_from)
+    return result->options.range_from;
+  return result->options.warmup < boundaries ? result->options.warmup + 1 : 1;
+}
+
 int report_stack_boundaries(const struct diff_result *result, const struct report_options *options,
                             size_t *from, size_t *to, char *error, size_t error_size)
 {
@@ -27,10 +37,7 @@ int report_stack_boundaries(const struct diff_result *result, const struct repor
   if (!boundaries)
     return 0;
   *to = options->boundary ? options->boundary : boundaries;
-  if (result->mode == DIFF_MODE_RANGE && result->options.range_from)
-    *from = result->options.range_from;
-  else
-    *from = result->options.warmup < boundaries ? result->options.warmup + 1 : 1;
+  *from = report_stack_from(result);
   if (*from > *to)
     *from = *to;
   return 0;
