@@ -279,29 +279,10 @@ static int request_option(struct ljleak_collector_options *o, const char *key, c
 {
   if (!strcmp(key, "root"))
     return o->root = value, o->dir = NULL, *value == '/' ? 0 : -1;
-  if (!strcmp(key, "period"))
-    return ljleak_collector_parse_seconds(value, &o->period);
-  if (!strcmp(key, "duration"))
-    return ljleak_collector_parse_seconds(value, &o->duration);
-  if (!strcmp(key, "max_bytes"))
-    return ljleak_collector_parse_size(value, &o->max_bytes);
-  if (!strcmp(key, "max_total_bytes"))
-    return ljleak_collector_parse_size(value, &o->max_total_bytes);
-  if (!strcmp(key, "sample"))
-    return ljleak_collector_parse_size(value, &o->sample);
-  if (!strcmp(key, "every"))
-    return ljleak_collector_parse_size(value, &o->every);
-  if (!strcmp(key, "gzip"))
-    return options_parse_bool(value, &o->gzip);
-  if (!strcmp(key, "force_gc"))
-    return options_parse_bool(value, &o->force_gc);
-  if (!strcmp(key, "edge_gc"))
-    return options_parse_bool(value, &o->edge_gc);
-  if (!strcmp(key, "c_hook"))
-    return options_parse_bool(value, &o->c_hook);
-  if (!strcmp(key, "stack_depth"))
-    return options_parse_stack_depth(value, &o->stack_depth);
-  return -2;
+  const struct options_field *f = options_field(key);
+  if (!f || f->kind == OPTIONS_KIND_STRING)
+    return -2;                  /* dir: a request's capture gets a new directory */
+  return options_parse_field(f, value, o);
 }
 
 /* The option lines of a request, over the base options (control_file_parse_request's callback). */

@@ -114,11 +114,6 @@ static const char *nginx_phase(lua_State *L)
   return NULL;
 }
 
-static const char *const start_fields[] = {
-  "dir", "root", "period", "max_bytes", "max_total_bytes", "sample", "gzip", "duration",
-  "force_gc", "c_hook", "every", "edge_gc", "stack_depth", NULL
-};
-
 /* A start{} in nginx's master (init_by_lua): the options each worker's
  * capture starts with when collector.nginx() runs in it. */
 static struct {
@@ -151,10 +146,7 @@ static int l_start(lua_State *L)
     lua_pushnil(L);
     while (lua_next(L, 1)) {
       lua_pop(L, 1);
-      int known = 0;
-      for (int i = 0; start_fields[i] && lua_type(L, -1) == LUA_TSTRING; i++)
-        known |= !strcmp(lua_tostring(L, -1), start_fields[i]);
-      if (!known) {
+      if (lua_type(L, -1) != LUA_TSTRING || !options_field(lua_tostring(L, -1))) {
         lua_pushvalue(L, -1);
         snprintf(err, sizeof err, "unknown option '%s'", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
         return push_failure(L, err);
@@ -164,23 +156,31 @@ static int l_start(lua_State *L)
   if (options_from_env(&opt, lua_env, L, err, sizeof err) != 0)
     return push_failure(L, err);
   if (!lua_isnoneornil(L, 1)) {
-    field_string(L, "dir", &opt.dir);
-    field_string(L, "root", &opt.root);
-    field_seconds(L, "period", &opt.period);
-    field_size(L, "max_bytes", &opt.max_bytes);
-    field_size(L, "max_total_bytes", &opt.max_total_bytes);
-    field_size(L, "sample", &opt.sample);
-    field_bool(L, "gzip", &opt.gzip);
-    field_seconds(L, "duration", &opt.duration);
-    field_bool(L, "force_gc", &opt.force_gc);
-    field_bool(L, "c_hook", &opt.c_hook);
-    field_size(L, "every", &opt.every);
-    field_bool(L, "edge_gc", &opt.edge_gc);
-    uint64_t depth = (uint64_t)opt.stack_depth;
-    field_size(L, "stack_depth", &depth);
-    if (!ljleak_collector_stack_depth_ok(depth))
-      return push_failure(L, OPTIONS_STACK_DEPTH_ERROR);
-    opt.stack_depth = (int)depth;
+    for (const struct options_field *f = options_fields; f->key; f++) {
+      void *field = options_field_at(&opt, f);
+      switch (f->kind) {
+      case OPTIONS_KIND_STRING:
+        field_string(L, f->key, field);
+        break;
+      case OPTIONS_KIND_SECONDS:
+        field_seconds(L, f->key, field);
+        break;
+      case OPTIONS_KIND_SIZE:
+        field_size(L, f->key, field);
+        break;
+      case OPTIONS_KIND_BOOL:
+        field_bool(L, f->key, field);
+        break;
+      case OPTIONS_KIND_STACK_DEPTH: {
+        uint64_t depth = (uint64_t)*(int *)field;
+        field_size(L, f->key, &depth);
+        if (!ljleak_collector_stack_depth_ok(depth))
+          return push_failure(L, OPTIONS_STACK_DEPTH_ERROR);
+        *(int *)field = (int)depth;
+        break;
+      }
+      }
+    }
   }
   const char *phase = nginx_phase(L);
   if (phase && !strcmp(phase, "init"))

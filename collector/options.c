@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -84,7 +86,53 @@ int options_parse_signal(const char *text, int *signo)
   return -1;
 }
 
-#include <stdio.h>
+#define FIELD(key, env, kind, field) \
+  {key, env, OPTIONS_KIND_##kind, offsetof(struct ljleak_collector_options, field)}
+const struct options_field options_fields[] = {
+  FIELD("dir", "LJLEAK_DIR", STRING, dir),
+  FIELD("root", "LJLEAK_ROOT", STRING, root),
+  FIELD("period", "LJLEAK_PERIOD", SECONDS, period),
+  FIELD("max_bytes", "LJLEAK_MAX_BYTES", SIZE, max_bytes),
+  FIELD("max_total_bytes", "LJLEAK_MAX_TOTAL_BYTES", SIZE, max_total_bytes),
+  FIELD("sample", "LJLEAK_SAMPLE", SIZE, sample),
+  FIELD("gzip", "LJLEAK_GZIP", BOOL, gzip),
+  FIELD("duration", "LJLEAK_DURATION", SECONDS, duration),
+  FIELD("force_gc", "LJLEAK_FORCE_GC", BOOL, force_gc),
+  FIELD("c_hook", "LJLEAK_C_HOOK", BOOL, c_hook),
+  FIELD("every", "LJLEAK_EVERY", SIZE, every),
+  FIELD("edge_gc", "LJLEAK_EDGE_GC", BOOL, edge_gc),
+  FIELD("stack_depth", "LJLEAK_STACK_DEPTH", STACK_DEPTH, stack_depth),
+  {NULL, NULL, OPTIONS_KIND_STRING, 0},
+};
+#undef FIELD
+
+const struct options_field *options_field(const char *key)
+{
+  for (const struct options_field *f = options_fields; f->key; f++)
+    if (!strcmp(key, f->key))
+      return f;
+  return NULL;
+}
+
+int options_parse_field(const struct options_field *f, const char *text,
+                        struct ljleak_collector_options *o)
+{
+  void *field = options_field_at(o, f);
+  switch (f->kind) {
+  case OPTIONS_KIND_STRING:
+    *(const char **)field = text;
+    return 0;
+  case OPTIONS_KIND_SECONDS:
+    return ljleak_collector_parse_seconds(text, field);
+  case OPTIONS_KIND_SIZE:
+    return ljleak_collector_parse_size(text, field);
+  case OPTIONS_KIND_BOOL:
+    return options_parse_bool(text, field);
+  case OPTIONS_KIND_STACK_DEPTH:
+    return options_parse_stack_depth(text, field);
+  }
+  return -1;
+}
 
 /* One variable into a field: the value, or the first error. */
 static void take(const char *name, const char *value, int ok, int *failed, char *err,
@@ -102,28 +150,13 @@ int options_from_env(struct ljleak_collector_options *o,
                      size_t err_size)
 {
   memset(o, 0, sizeof *o);
-  int failed = 0;
-  const char *v;
-#define OPTION(name, parse, field)                                          \
-  if ((v = get(ctx, name)) && *v)                                           \
-    take(name, v, parse(v, &o->field) == 0, &failed, err, err_size);
-  if ((v = get(ctx, "LJLEAK_DIR")) && *v)
-    o->dir = v;
-  if ((v = get(ctx, "LJLEAK_ROOT")) && *v)
-    o->root = v;
-  OPTION("LJLEAK_PERIOD", ljleak_collector_parse_seconds, period)
-  OPTION("LJLEAK_MAX_BYTES", ljleak_collector_parse_size, max_bytes)
-  OPTION("LJLEAK_MAX_TOTAL_BYTES", ljleak_collector_parse_size, max_total_bytes)
-  OPTION("LJLEAK_SAMPLE", ljleak_collector_parse_size, sample)
-  OPTION("LJLEAK_GZIP", options_parse_bool, gzip)
-  OPTION("LJLEAK_DURATION", ljleak_collector_parse_seconds, duration)
-  OPTION("LJLEAK_FORCE_GC", options_parse_bool, force_gc)
-  OPTION("LJLEAK_C_HOOK", options_parse_bool, c_hook)
-  OPTION("LJLEAK_EVERY", ljleak_collector_parse_size, every)
-  OPTION("LJLEAK_EDGE_GC", options_parse_bool, edge_gc)
   o->stack_depth = CALLSTACK_DEFAULT_DEPTH;
-  OPTION("LJLEAK_STACK_DEPTH", options_parse_stack_depth, stack_depth)
-#undef OPTION
+  int failed = 0;
+  for (const struct options_field *f = options_fields; f->key; f++) {
+    const char *v = get(ctx, f->env);
+    if (v && *v)
+      take(f->env, v, options_parse_field(f, v, o) == 0, &failed, err, err_size);
+  }
   return failed ? -1 : 0;
 }
 

@@ -21,6 +21,40 @@ int options_parse_stack_depth(const char *text, int *depth);
 #define OPTIONS_STACK_DEPTH_ERROR \
   "stack_depth must be 0 to " OPTIONS_STRING(LJLEAK_COLLECTOR_MAX_STACK_DEPTH)
 
+/* An option: its start{} field, which is also a control request's option
+ * (but dir), and its LJLEAK_* variable. options_fields lists them, in the
+ * order they are read, up to an entry whose key is NULL: the one table of
+ * the environment, the module's start{} and the requests. */
+enum options_kind {
+  OPTIONS_KIND_STRING,        /* const char * */
+  OPTIONS_KIND_SECONDS,       /* double: ljleak_collector_parse_seconds */
+  OPTIONS_KIND_SIZE,          /* uint64_t: ljleak_collector_parse_size */
+  OPTIONS_KIND_BOOL,          /* int: options_parse_bool */
+  OPTIONS_KIND_STACK_DEPTH,   /* int: options_parse_stack_depth */
+};
+struct options_field {
+  const char *key;
+  const char *env;
+  enum options_kind kind;
+  size_t offset;              /* in struct ljleak_collector_options */
+};
+extern const struct options_field options_fields[];
+
+/* The option whose field is key, or NULL. */
+const struct options_field *options_field(const char *key);
+
+/* Where f's value lies in o. */
+static inline void *options_field_at(struct ljleak_collector_options *o,
+                                     const struct options_field *f)
+{
+  return (char *)o + f->offset;
+}
+
+/* Sets f in o from text (a string kind takes text itself, which must
+ * outlive o). 0, or -1 if text is malformed (o unchanged). */
+int options_parse_field(const struct options_field *f, const char *text,
+                        struct ljleak_collector_options *o);
+
 /* Fills o with the defaults, then the LJLEAK_* variables as get(ctx, name)
  * gives them (NULL: unset; the strings must outlive o). A malformed value
  * is skipped and the first one is described in err: -1; else 0. */
