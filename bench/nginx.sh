@@ -22,18 +22,21 @@ nginx_start
 [ -n "$master" ] || { cat "$tmp/error.log"; exit 1; }
 n=0; until [ "$(ls "$tmp/run" 2>/dev/null | grep -c '^[0-9]*$')" -ge 1 ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
 worker=$(workers_of "$master" | tr -d ' ')
-reg=$tmp/run/$worker
-[ -f "$reg" ] || { echo "bench/nginx.sh: the worker did not register"; exit 1; }
+[ -f "$tmp/run/$worker" ] || { echo "bench/nginx.sh: the worker did not register"; exit 1; }
 
-# A request as ci/capture writes it, and its answer.
+# A request ACTION [KEY=VALUE...] written and its answer read with ljleak
+# control, as ci/capture does.
 seq=0
+control() { "$LJLEAK" control --run-dir "$tmp/run" "$@" "$worker"; }
 ask() {
+  action=$1
+  shift
   seq=$((seq + 1))
-  printf 'id=bench-%s\naction=%s\n%s' "$seq" "$1" "${2:-}" > "$reg.request.tmp" &&
-    mv "$reg.request.tmp" "$reg.request"
+  for option; do set -- "$@" --set "$option"; shift; done
+  control --request "$action" --id "bench-$seq" "$@" >/dev/null || exit 1
   n=0
-  until grep -qx "request=bench-$seq" "$reg" || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
-  grep -qx "result=ok" "$reg" || { echo "bench/nginx.sh: $1 refused: $(sed -n 's/^error=//p' "$reg")"; exit 1; }
+  until [ "$(control --get request)" = "bench-$seq" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+  [ "$(control --get result)" = ok ] || { echo "bench/nginx.sh: $action refused: $(control --get error)"; exit 1; }
 }
 # The worker's CPU time in clock ticks (utime + stime).
 ticks() { sed 's/.*) //' "/proc/$worker/stat" | awk '{ print $12 + $13 }'; }
@@ -45,7 +48,8 @@ hz=$(getconf CLK_TCK)
 run() {
   mode=$1 options=$2
   shift 2
-  [ "$mode" = plain ] || ask start "$options"
+  # shellcheck disable=SC2086
+  [ "$mode" = plain ] || ask start $options
   before=$(ticks)
   out=$("$client" "$port" 2 "${SECONDS_PER_RUN}s" "$@")
   status=$?
@@ -67,8 +71,7 @@ echo "== nginx: /churn /json /churn /json on one worker, $ROUNDS rounds of $SECO
 i=1
 while [ $i -le "$ROUNDS" ]; do
   pw=$(run plain "" /churn /json /churn /json)
-  sw=$(run sampled "sample=$SAMPLE
-" /churn /json /churn /json)
+  sw=$(run sampled "sample=$SAMPLE" /churn /json /churn /json)
   fw=$(run full "" /churn /json /churn /json)
   p=${pw% *} s=${sw% *} f=${fw% *}
   echo "round $i: requests per CPU second of the worker: plain $p, sampled $s, full $f (per wall second: ${pw#* }, ${sw#* }, ${fw#* })"
@@ -86,11 +89,9 @@ echo "== nginx: /leak /churn (a growing heap), full capture with and without a f
 i=1
 while [ $i -le "$ROUNDS" ]; do
   aw=$(run full "" /leak /churn)
-  bw=$(run full "period=$PERIOD
-force_gc=1
-" /leak /churn)
+  bw=$(run full "period=$PERIOD force_gc=1" /leak /churn)
   a=${aw% *} b=${bw% *}
-  heap=$("$LJLEAK" info --get heap_bytes "$(sed -n 's/^dir=//p' "$reg")")
+  heap=$("$LJLEAK" info --get heap_bytes "$(control --get dir)")
   echo "round $i: requests per CPU second: no forced cycle $a, forced every $PERIOD s $b, Lua heap at the last cycle $(awk -v h="${heap:-0}" 'BEGIN { printf "%.1f MiB", h / 1048576 }')"
   echo "$a" >> "$tmp/free"; echo "$b" >> "$tmp/forced"; ratio "$b" "$a" >> "$tmp/r-forced"
   i=$((i + 1))
