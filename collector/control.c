@@ -359,17 +359,11 @@ int control_poll(lua_State *L, const struct ljleak_collector_options *base,
   return 1;
 }
 
-static const char *process_env(void *unused, const char *name)
-{
-  (void)unused;
-  return getenv(name);
-}
-
 void control_poll_from_hook(struct capture *c)
 {
   static struct control_request rq;
   char err[512], env_err[512];
-  int env_bad = options_from_env(&rq.opt, process_env, NULL, env_err, sizeof env_err) != 0;
+  int env_bad = options_from_env(&rq.opt, options_process_env, NULL, env_err, sizeof env_err) != 0;
   int taken = take_request(&rq, err, sizeof err);
   if (taken == 0)
     return;

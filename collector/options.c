@@ -169,7 +169,7 @@ int options_parse_stack_depth(const char *text, int *depth)
   return 0;
 }
 
-static const char *process_env(void *ctx, const char *name)
+const char *options_process_env(void *ctx, const char *name)
 {
   (void)ctx;
   return getenv(name);
@@ -178,5 +178,5 @@ static const char *process_env(void *ctx, const char *name)
 void ljleak_collector_options_init(struct ljleak_collector_options *o)
 {
   /* Bad values are ignored here; the runner and the module validate their own input. */
-  options_from_env(o, process_env, NULL, NULL, 0);
+  options_from_env(o, options_process_env, NULL, NULL, 0);
 }

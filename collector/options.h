@@ -62,4 +62,7 @@ int options_from_env(struct ljleak_collector_options *o,
                      const char *(*get)(void *ctx, const char *name), void *ctx, char *err,
                      size_t err_size);
 
+/* The process's environment (getenv) as options_from_env's get. */
+const char *options_process_env(void *ctx, const char *name);
+
 #endif
