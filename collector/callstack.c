@@ -30,14 +30,11 @@ static void *pages(size_t size)
   return p == MAP_FAILED ? NULL : p;
 }
 
+/* A failed write fails the writer (writer.failed); seg_out's error says why. */
 static int sidecar_sink(void *context, const uint8_t *data, size_t size)
 {
   struct callstack_state *s = context;
-  if (seg_out_write(&s->out, data, size) != 0) {
-    s->failed = 1;
-    return -1;
-  }
-  return 0;
+  return seg_out_write(&s->out, data, size) != 0 ? -1 : 0;
 }
 
 /* Maps the buffers and tables the first time a capture with stacks opens a segment. */
@@ -101,7 +98,6 @@ int callstack_open(struct capture *c, const char *segment_part_path, int gzip)
                    CALLSTACK_ZBUFFER_SIZE) != 0)
     return -1;
   s->open = 1;
-  s->failed = 0;
   forget(s);
   stacks_writer_init(&s->writer, s->buffer, CALLSTACK_BUFFER_SIZE, sidecar_sink, s);
   if (stacks_writer_header(&s->writer) != 0 || stacks_writer_flush(&s->writer) != 0)
@@ -130,7 +126,6 @@ int callstack_close(struct capture *c, const char *segment_part_path, const char
     return -1;
   }
   s->disk_done += s->out.disk_bytes;
-  s->stream_done += s->writer.bytes_written;
   if (!stacks_sidecar_path(segment_part_path, part, sizeof part) ||
       !stacks_sidecar_path(segment_path, final, sizeof final) || rename(part, final) != 0) {
     s->out.error = errno ? errno : EIO;
@@ -262,8 +257,10 @@ static uint32_t walk_trace(global_State *g, lua_State *L, const struct attrib_si
 }
 #endif
 
-uint32_t callstack_walk(struct capture *c, const struct attrib_site *site,
-                        struct callstack_frame *out, uint32_t max, int *truncated)
+/* Fills out with the stack of the running code for site, as recorded
+ * (leaf first, at most max frames); returns the count, and *truncated. */
+static uint32_t callstack_walk(struct capture *c, const struct attrib_site *site,
+                               struct callstack_frame *out, uint32_t max, int *truncated)
 {
   global_State *g = c->g;
   *truncated = 0;

@@ -48,7 +48,6 @@ struct callstack_state {
   struct stacks_writer writer;
   struct seg_out out;
   uint64_t disk_done;        /* file bytes of the sidecars finished */
-  uint64_t stream_done;      /* their uncompressed bytes */
   struct callstack_entry *table;   /* CALLSTACK_TABLE_SIZE entries */
   struct callstack_frame *frames;  /* CALLSTACK_FRAME_STORE entries */
   uint32_t frames_used, stacks_kept;
@@ -57,7 +56,6 @@ struct callstack_state {
   struct addr_map cfuncs;    /* C function address -> string id */
   uint32_t fast_names[256];  /* builtin id -> string id (0: none yet) */
   uint32_t coroutine_name;
-  int failed;                /* a write failed: seg_out's error says why */
 };
 
 /* Opens the sidecar of the segment that segments.c just opened (path is
@@ -132,11 +130,5 @@ static inline __attribute__((always_inline)) int callstack_quick_event(
     return 0;
   return stacks_writer_event(&s->writer, event, e->stack_id) == 0;
 }
-
-/* Fills out with the stack of the running code for site, as recorded
- * (leaf first, at most max frames); returns the count, and *truncated.
- * For tests and the record above. */
-uint32_t callstack_walk(struct capture *c, const struct attrib_site *site,
-                        struct callstack_frame *out, uint32_t max, int *truncated);
 
 #endif

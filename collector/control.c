@@ -236,7 +236,8 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
   return 0;
 }
 
-int control_registered(void)
+/* Whether this process is registered (not in a child of fork()). */
+static int control_registered(void)
 {
   return control.registered && control.pid == getpid();
 }

@@ -26,9 +26,6 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
 int control_register(const char *run_dir, const char *root, enum control_poller poller,
                      char *err, size_t err_size);
 
-/* Whether this process is registered (not in a child of fork()). */
-int control_registered(void);
-
 /* Whether the allocator hook must stay between captures to take requests
  * (registered with the poll thread; a timer polls without it). */
 int control_needs_hook(void);
