@@ -55,8 +55,7 @@ static int callstack_map(struct callstack_state *s)
 void callstack_free(struct capture *c)
 {
   struct callstack_state *s = &c->stacks;
-  if (s->open)
-    callstack_abandon(c);
+  callstack_abandon(c);
   if (s->buffer)
     munmap(s->buffer, CALLSTACK_BUFFER_SIZE + CALLSTACK_ZBUFFER_SIZE);
   if (s->table)
@@ -71,12 +70,18 @@ void callstack_free(struct capture *c)
   c->stacks_on = 0;
 }
 
-/* Forgets every stack and string: the next sidecar defines its own. */
-static void forget(struct callstack_state *s)
+/* Forgets every stack interned (a new generation voids the table's entries). */
+static void forget_stacks(struct callstack_state *s)
 {
   s->generation++;
   s->frames_used = 0;
   s->stacks_kept = 0;
+}
+
+/* Forgets every stack and string: the next sidecar defines its own. */
+static void forget(struct callstack_state *s)
+{
+  forget_stacks(s);
   addr_map_clear(&s->chunks);
   addr_map_clear(&s->cfuncs);
   memset(s->fast_names, 0, sizeof s->fast_names);
@@ -433,9 +438,7 @@ void callstack_record(struct capture *c, const struct attrib_site *site)
   /* Full tables: forget what was interned (the sidecar defines it again). */
   if (s->stacks_kept >= CALLSTACK_TABLE_SIZE / 2 ||
       s->frames_used + count > CALLSTACK_FRAME_STORE) {
-    s->generation++;
-    s->frames_used = 0;
-    s->stacks_kept = 0;
+    forget_stacks(s);
     e = &s->table[(uint32_t)hash & mask];
   }
   uint32_t id = define(s, frames, count, truncated);
