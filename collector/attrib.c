@@ -116,13 +116,10 @@ static void frame_site(global_State *g, struct attrib_site *site)
   lua_State *L = &o->th;
   if (mref(L->glref, global_State) != g || in_recorder(g, L))
     return;
+  if (!attrib_base_has_function(L, L->base))
+    return;
   TValue *stack = tvref(L->stack);
-  TValue *base = L->base;
-  if (!stack || base <= stack + 1 + LJ_FR2 || base > stack + L->stacksize)
-    return;
-  TValue *frame = base - 1;
-  if (!attrib_frame_has_function(frame))
-    return;
+  TValue *frame = L->base - 1;
   GCfunc *fn = frame_func(frame);
   if (isluafunc(fn)) {
     lua_frame_site(g, L, fn, NULL, site);

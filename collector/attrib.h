@@ -50,6 +50,16 @@ static inline int attrib_frame_has_function(cTValue *f)
   return o && o->gch.gct == ~LJ_TFUNC;
 }
 
+/* Whether base lies inside L's stack above its bottom frame and the frame
+ * below it holds a function: where the attribution and the stack walk
+ * start (L->base, or a trace's g->jit_base). */
+static inline int attrib_base_has_function(const lua_State *L, const TValue *base)
+{
+  const TValue *stack = tvref(L->stack);
+  return stack && base > stack + 1 + LJ_FR2 && base <= stack + L->stacksize &&
+         attrib_frame_has_function(base - 1);
+}
+
 /* Whether this allocation is the string table growing (lj_str_resize,
  * right after a string was interned): the VM's, charged INTERNAL. The
  * table grows with the strings that live (those a leak keeps, say), not

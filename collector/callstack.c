@@ -241,12 +241,10 @@ static uint32_t walk_trace(global_State *g, lua_State *L, const struct attrib_si
                            struct callstack_frame *out, uint32_t max, int *truncated)
 {
   TValue *base = mref(g->jit_base, TValue);
-  TValue *stack = tvref(L->stack);
   const struct trace_chain *chain = site->cached ? site->cached->chain : NULL;
   uint32_t n = 0;
   out[n++] = lua_frame(site->proto, (uint32_t)site->line);
-  if (!chain || !base || base <= stack + 1 + LJ_FR2 || base > stack + L->stacksize ||
-      !attrib_frame_has_function(base - 1)) {
+  if (!chain || !attrib_base_has_function(L, base)) {
     if (n < max)
       out[n++] = (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
     return n;
@@ -284,11 +282,9 @@ static uint32_t callstack_walk(struct capture *c, const struct attrib_site *site
     return 1;
   }
   /* The interpreter or a C function: the frames of cur_L from its top. */
-  TValue *stack = tvref(L->stack);
-  TValue *frame = L->base - 1;
-  if (!stack || L->base <= stack + 1 + LJ_FR2 || L->base > stack + L->stacksize ||
-      !attrib_frame_has_function(frame))
+  if (!attrib_base_has_function(L, L->base))
     return 0;
+  TValue *frame = L->base - 1;
   GCfunc *fn = frame_func(frame);
   uint32_t n = 0;
   if (site->source == MEMPROF_SOURCE_C) {
