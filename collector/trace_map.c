@@ -295,7 +295,7 @@ static int recorded_lines(struct builder *b)
         found = (struct ir_line){k->pt, k->line, 0};
       }
       if (one && found.pt && proto_live(b, found.pt))
-        b->lines[ref - REF_BIAS] = (struct ir_line){found.pt, found.line, 0};
+        b->lines[ref - REF_BIAS] = found;
     }
   }
   return 0;
