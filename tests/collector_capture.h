@@ -3,6 +3,7 @@
 #define LJLEAK_TESTS_COLLECTOR_CAPTURE_H
 
 #include <check.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,13 +293,22 @@ static inline const char *luajit_cmd(void)
   return cmd;
 }
 
-/* A fresh scratch directory under $BUILD/tests/collector-tmp. */
-static inline void scratch(char *out, size_t size, const char *name)
+/* The scratch directory NAME of this suite, under $BUILD/tests/collector-tmp:
+ * one folder per suite, since make runs suites side by side and two may
+ * use one NAME. */
+static inline void scratch_path(char *out, size_t size, const char *name)
 {
   char cwd[1024];
   ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
-  ck_assert_int_lt(snprintf(out, size, "%s/%s/tests/collector-tmp/%s", cwd, build_dir(), name),
+  ck_assert_int_lt(snprintf(out, size, "%s/%s/tests/collector-tmp/%s/%s", cwd, build_dir(),
+                            program_invocation_short_name, name),
                    (int)size);
+}
+
+/* A fresh scratch directory (scratch_path). */
+static inline void scratch(char *out, size_t size, const char *name)
+{
+  scratch_path(out, size, name);
   ck_assert_int_eq(sh("rm -rf '%s' && mkdir -p '%s'", out, out), 0);
 }
 

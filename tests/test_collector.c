@@ -326,8 +326,9 @@ END_TEST
 START_TEST(test_gzip_segments_read_and_match_allocator_bytes)
 {
   check_bytes_match("gzip", "tests/lua/collector_jit.lua", "--gzip --max-bytes 256k");
-  char path[1100];
-  snprintf(path, sizeof path, "%s/tests/collector-tmp/gzip/cap/seg-0001.memprof.gz", build_dir());
+  char dir[1024], path[1100];
+  scratch_path(dir, sizeof dir, "gzip");
+  snprintf(path, sizeof path, "%s/cap/seg-0001.memprof.gz", dir);
   FILE *f = fopen(path, "rb");
   ck_assert_ptr_nonnull(f);
   ck_assert_int_eq(fgetc(f), 0x1f);
