@@ -1,4 +1,5 @@
 /* cli/run.c: ljleak run: runs a Lua script like luajit does, while the collector captures it. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,20 @@ static int pmain(lua_State *L)
   return 0;
 }
 
+/* A size option within the collector's limit for it (ljleak_collector.h):
+ * past it, a usage error, as for --stack-depth. Returns as cli_option_size. */
+static int run_option_size(struct cli_args *args, const char *name, uint64_t max, uint64_t *out)
+{
+  uint64_t size = *out;
+  if (!cli_option_size(args, name, &size))
+    return 0;
+  if (!args->failed && size > max)
+    cli_usage_error(args, "%s must be 0 to %" PRIu64 " bytes", name, max);
+  else if (!args->failed)
+    *out = size;
+  return 1;
+}
+
 /* Parses argv into job; returns 0 to run, -1 after --help, else an exit code. */
 static int parse(struct run_job *job, int argc, char **argv)
 {
@@ -347,10 +362,12 @@ static int parse(struct run_job *job, int argc, char **argv)
         cli_option_text(&args, "--dir", &job->opt.dir)) {
       job->explicit_dir = 1;
     } else if (cli_option_seconds(&args, "--period", &job->opt.period) ||
-               cli_option_size(&args, "--max-bytes", &job->opt.max_bytes) ||
-               cli_option_size(&args, "--max-total-bytes", &job->opt.max_total_bytes) ||
-               cli_option_size(&args, "--sample", &job->opt.sample) ||
-               cli_option_size(&args, "--every", &job->opt.every) ||
+               run_option_size(&args, "--max-bytes", LJLEAK_COLLECTOR_MAX_SIZE,
+                               &job->opt.max_bytes) ||
+               run_option_size(&args, "--max-total-bytes", LJLEAK_COLLECTOR_MAX_SIZE,
+                               &job->opt.max_total_bytes) ||
+               run_option_size(&args, "--sample", LJLEAK_COLLECTOR_MAX_SAMPLE, &job->opt.sample) ||
+               run_option_size(&args, "--every", LJLEAK_COLLECTOR_MAX_SIZE, &job->opt.every) ||
                cli_option_seconds(&args, "--duration", &job->opt.duration)) {
       /* the value is in place, or the error reported */
     } else if (cli_option_size(&args, "--stack-depth", &depth)) {

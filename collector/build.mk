@@ -4,7 +4,7 @@
 # with `apt-get source` (collector/luajit-src.sh) into $(BUILD)/luajit-src, or
 # taken from LUAJIT_SRC=DIR (an unpacked LuaJIT source tree).
 collector_SRCS := collector/addr_map.c collector/attrib.c collector/boundary.c collector/callstack.c \
-  collector/capture.c collector/control.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
+  collector/capture.c collector/capture_dir.c collector/control.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
   collector/segments.c collector/stub.c collector/symbols.c collector/trace_line.c \
   collector/trace_map.c collector/trace_record.c
@@ -80,6 +80,11 @@ endif
 # the sampling stub made at run time, against fake state
 TEST_SUITES += test_collector_stub
 test_collector_stub_LIBS = collector
+# the limits of the options (collector/options.c), their parsers, the
+# start/stop signal, and starts past a limit (C API and start{}) refused
+TEST_SUITES += test_collector_options
+test_collector_options_LIBS = collector format
+$(BUILD)/tests/test_collector_options: | $(COLLECTOR_SO)
 # the LuaJIT built for: mk/deps.sh and mk/luajit.sh choose packages and never
 # remove one (a fake dpkg-query, apt-get -s); a capture and a diff name it
 # (run again on the other LuaJIT by make check-other-luajit)

@@ -8,6 +8,7 @@
 
 #include "collector/attrib.h"
 #include "collector/capture.h"
+#include "collector/capture_dir.h"
 #include "collector/symbols.h"
 #include "collector/trace_map.h"
 
@@ -88,19 +89,19 @@ static void forget(struct callstack_state *s)
   s->coroutine_name = 0;
 }
 
-int callstack_open(struct capture *c, const char *segment_part_path, int gzip)
+int callstack_open(struct capture *c, const char *segment_part, int gzip)
 {
   struct callstack_state *s = &c->stacks;
   s->depth = c->opt.stack_depth;
   if (s->depth <= 0)
     return 0;
-  char path[PATH_MAX + 96];
-  if (callstack_map(s) != 0 || !stacks_sidecar_path(segment_part_path, path, sizeof path)) {
+  char name[96];
+  if (callstack_map(s) != 0 || !stacks_sidecar_path(segment_part, name, sizeof name)) {
     s->out.error = ENOMEM;
     return -1;
   }
-  if (seg_out_open(&s->out, path, gzip, s->buffer + CALLSTACK_BUFFER_SIZE,
-                   CALLSTACK_ZBUFFER_SIZE) != 0)
+  if (seg_out_open(&s->out, capture_dir_create(c, name, 0), gzip,
+                   s->buffer + CALLSTACK_BUFFER_SIZE, CALLSTACK_ZBUFFER_SIZE) != 0)
     return -1;
   s->open = 1;
   forget(s);
@@ -118,21 +119,22 @@ int callstack_flush(struct capture *c)
   return stacks_writer_flush(&s->writer);
 }
 
-int callstack_close(struct capture *c, const char *segment_part_path, const char *segment_path)
+int callstack_close(struct capture *c, const char *segment_part, const char *segment)
 {
   struct callstack_state *s = &c->stacks;
   if (!s->open)
     return 0;
   s->open = 0;
-  char part[PATH_MAX + 96], final[PATH_MAX + 96];
+  char part[96], final[96];
   if (stacks_writer_end(&s->writer) != 0 || stacks_writer_flush(&s->writer) != 0 ||
       seg_out_finish(&s->out) != 0) {
     seg_out_abandon(&s->out);
     return -1;
   }
   s->disk_done += s->out.disk_bytes;
-  if (!stacks_sidecar_path(segment_part_path, part, sizeof part) ||
-      !stacks_sidecar_path(segment_path, final, sizeof final) || rename(part, final) != 0) {
+  if (!stacks_sidecar_path(segment_part, part, sizeof part) ||
+      !stacks_sidecar_path(segment, final, sizeof final) ||
+      capture_dir_rename(c, part, final) != 0) {
     s->out.error = errno ? errno : EIO;
     return -1;
   }

@@ -58,10 +58,10 @@ struct callstack_state {
   uint32_t coroutine_name;
 };
 
-/* Opens the sidecar of the segment that segments.c just opened (path is
- * the segment's .part name) and writes its header. 0 or -1 (out.error). A
+/* Opens the sidecar of the segment that segments.c just opened (segment_part
+ * is the segment's .part name in the capture directory) and writes its header. 0 or -1 (out.error). A
  * capture without stacks opens nothing. */
-int callstack_open(struct capture *c, const char *segment_part_path, int gzip);
+int callstack_open(struct capture *c, const char *segment_part, int gzip);
 
 /* Hands buffered records to the file: before each write of the segment's
  * stream, so that every event on disk has its stack on disk. 0 or -1. */
@@ -69,8 +69,7 @@ int callstack_flush(struct capture *c);
 
 /* Ends the sidecar (END record, flush, close) and renames it from its
  * .part name. 0 or -1. */
-int callstack_close(struct capture *c, const char *segment_part_path,
-                    const char *segment_path);
+int callstack_close(struct capture *c, const char *segment_part, const char *segment);
 
 /* Closes without finishing (after an error). */
 void callstack_abandon(struct capture *c);

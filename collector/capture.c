@@ -13,6 +13,7 @@
 
 #include "collector/boundary.h"
 #include "collector/capture.h"
+#include "collector/capture_dir.h"
 #include "collector/control.h"
 #include "collector/hook.h"
 #include "collector/layout.h"
@@ -21,7 +22,7 @@
 #include "collector/stub.h"
 #include "lauxlib.h"
 
-struct capture capture_state __attribute__((aligned(64))) = {.index_fd = -1, .out = {.fd = -1}};
+struct capture capture_state __attribute__((aligned(64))) = {.index_fd = -1, .dir_fd = -1, .out = {.fd = -1}};
 volatile sig_atomic_t capture_signal_pending;
 
 /* Copies src into dst (size bytes), cutting it if needed. */
@@ -108,8 +109,10 @@ static void hook_release(struct capture *c)
   }
 }
 
+/* What a capture holds: its buffers, tables and its directory's handle. */
 static void free_buffers(struct capture *c)
 {
+  capture_dir_close(c);
   if (c->buffer)
     munmap(c->buffer, CAPTURE_MAP_SIZE);
   c->buffer = NULL;
@@ -202,54 +205,6 @@ void capture_at_fork_and_exit(void)
   }
 }
 
-/* Creates the capture directory: opt->dir, or a new ljleak-<pid>-<time>. */
-static int make_dir(struct capture *c, const struct ljleak_collector_options *opt, char *err,
-                    size_t err_size)
-{
-  if (opt->dir && *opt->dir) {
-    capture_copy_text(c->dir, sizeof c->dir, opt->dir);
-    if (mkdir(c->dir, 0755) != 0) {
-      struct stat st;
-      char index[PATH_MAX + 8];
-      if (errno != EEXIST || stat(c->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        capture_set_error(err, err_size, "cannot create capture directory %s: %s", c->dir,
-                          strerror(errno));
-        return -1;
-      }
-      snprintf(index, sizeof index, "%s/index", c->dir);
-      if (access(index, F_OK) == 0) {
-        capture_set_error(err, err_size, "%s already holds a capture (it has an index)%s",
-                          c->dir, "");
-        return -1;
-      }
-    }
-    return 0;
-  }
-  const char *root = opt->root && *opt->root ? opt->root : ".";
-  if (mkdir(root, 0755) != 0 && errno != EEXIST) {
-    capture_set_error(err, err_size, "cannot create %s: %s", root, strerror(errno));
-    return -1;
-  }
-  time_t now = time(NULL);
-  struct tm tm;
-  char stamp[32];
-  localtime_r(&now, &tm);
-  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  for (int n = 1; n < 1000; n++) {
-    if (n == 1)
-      snprintf(c->dir, sizeof c->dir, "%s/ljleak-%ld-%s", root, (long)getpid(), stamp);
-    else
-      snprintf(c->dir, sizeof c->dir, "%s/ljleak-%ld-%s-%d", root, (long)getpid(), stamp, n);
-    if (mkdir(c->dir, 0755) == 0)
-      return 0;
-    if (errno != EEXIST)
-      break;
-  }
-  capture_set_error(err, err_size, "cannot create a capture directory in %s: %s", root,
-                    strerror(errno));
-  return -1;
-}
-
 int capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,
                   size_t err_size)
 {
@@ -257,15 +212,9 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
     capture_set_error(err, err_size, "a capture is already running in %s%s", c->dir, "");
     return -1;
   }
-  if (opt->period < 0 || opt->duration < 0) {
-    capture_set_error(err, err_size, "%s%s", "period and duration must not be negative", "");
+  if (options_check(opt, err, err_size) != 0)
     return -1;
-  }
-  if (opt->stack_depth < 0 || !ljleak_collector_stack_depth_ok((uint64_t)opt->stack_depth)) {
-    capture_set_error(err, err_size, "%s%s", OPTIONS_STACK_DEPTH_ERROR, "");
-    return -1;
-  }
-  if (make_dir(c, opt, err, err_size) != 0)
+  if (capture_dir_open(c, opt, err, err_size) != 0)
     return -1;
   c->opt = *opt;
   c->opt.dir = c->dir;
@@ -280,6 +229,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
     capture_set_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
+    capture_dir_close(c);
     return -1;
   }
   c->buffer = mem;
@@ -492,8 +442,9 @@ int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, s
   struct capture *c = &capture_state;
   int signo;
   if (options_parse_signal(spec, &signo) != 0) {
-    capture_set_error(err, err_size, "bad signal '%s' (use a name like USR2, a number, or none)%s",
-              spec ? spec : "", "");
+    capture_set_error(err, err_size,
+                      "bad signal '%s': use USR1, USR2, a real-time signal (RTMIN+n, RTMAX-n, or "
+                      "its number) or none%s", spec ? spec : "", "");
     return -1;
   }
   if (signo == 0)

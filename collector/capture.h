@@ -83,6 +83,7 @@ struct capture {
   int active;
   struct ljleak_collector_options opt;
   char dir[PATH_MAX];
+  int dir_fd;                   /* dir, held open: its files are made relative to it (capture_dir.h) */
   char command[4096];
   int index_fd;
   uint8_t *buffer;              /* CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, mmap'd */

@@ -15,29 +15,36 @@
 #include <unistd.h>
 
 #include "collector/boundary.h"
+#include "collector/capture_dir.h"
 #include "collector/options.h"
 #include "format/control_file.h"
 
 #define CONTROL_POLL_NS 500000000L /* the poll thread's period: a request waits at most this */
 
 /* The registration of this process. One per process, like capture_state;
- * the poll thread reads only request_path, set before it starts. */
+ * the poll thread reads only run_fd and request_name, set before it starts.
+ * Every file of the run directory is reached through run_fd, the directory
+ * opened and checked once: never through a path another user could change. */
 static struct control {
   int registered;
+  int run_fd;                     /* the run directory, held open; -1 before registering */
   pid_t pid;                      /* the process that registered (a child of fork() is not it) */
   enum control_poller poller;
   int thread_started;
   int atexit_registered;
   int exiting;
   unsigned long long started;     /* control_file_process_started */
-  char path[PATH_MAX];            /* <run_dir>/<pid> */
-  char request_path[PATH_MAX];    /* <run_dir>/<pid>.request */
+  char path[PATH_MAX];            /* <run_dir>/<pid>: for messages */
+  char request_path[PATH_MAX];    /* <run_dir>/<pid>.request: what the registration names */
+  char name[32];                  /* <pid>, in run_fd */
+  char request_name[48];          /* <pid>.request */
+  char tmp_name[48];              /* <pid>.tmp: the next registration, renamed over name */
   char root[PATH_MAX];            /* where captures go by default */
   char exe[PATH_MAX];
   char request_id[128];           /* the last request taken */
   char result[16];                /* "ok" or "error" for it */
   char error[512];                /* why it failed, or why the collector cannot capture */
-} control;
+} control = {.run_fd = -1};
 
 /* A request: an action and the options it sets (dir and root point into text). */
 struct control_request {
@@ -55,31 +62,55 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
     n = snprintf(out, out_size, "%s", configured);
   else
     n = snprintf(out, out_size, "/tmp/ljleak-%u", (unsigned)geteuid());
-  if (n < 0 || (size_t)n >= out_size) {
+  if (n < 0 || (size_t)n >= out_size || (size_t)n + 32 >= sizeof control.request_path) {
     capture_set_error(err, err_size, "%s%s", "the registration directory's name is too long", "");
-    return -1;
-  }
-  if (mkdir(out, 0700) != 0 && errno != EEXIST) {
-    capture_set_error(err, err_size, "cannot create the registration directory %s: %s", out,
-                      strerror(errno));
-    return -1;
-  }
-  /* Someone else's directory (made first in /tmp) could feed us requests. */
-  struct stat st;
-  if (lstat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    capture_set_error(err, err_size, "the registration directory %s is not a directory%s", out,
-                      "");
-    return -1;
-  }
-  if (st.st_uid != geteuid() || (st.st_mode & 022)) {
-    capture_set_error(err, err_size,
-                      "the registration directory %s belongs to another user or is writable by "
-                      "others%s", out, "");
     return -1;
   }
   return 0;
 }
 
+/* Makes (0700) and opens the run directory; refuses one that is a link, or that another user
+ * owns or may write: its files could be someone else's (another user made it first in /tmp). */
+static int open_run_dir(const char *run_dir, char *err, size_t err_size)
+{
+  if (mkdir(run_dir, 0700) != 0 && errno != EEXIST) {
+    capture_set_error(err, err_size, "cannot create the registration directory %s: %s", run_dir,
+                      strerror(errno));
+    return -1;
+  }
+  int fd = open(run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int why = errno;
+  struct stat st;
+  /* Another user's 0700 directory cannot be opened: its owner still says why. */
+  int known = fd >= 0 ? fstat(fd, &st) == 0 : lstat(run_dir, &st) == 0;
+  char message[1024], owner[300], self[300];
+  message[0] = '\0';
+  if (fd < 0 && known && S_ISLNK(st.st_mode)) {
+    snprintf(message, sizeof message, "the registration directory %s is a link", run_dir);
+  } else if (known && st.st_uid != geteuid()) {
+    capture_dir_user(st.st_uid, owner, sizeof owner);
+    capture_dir_user(geteuid(), self, sizeof self);
+    snprintf(message, sizeof message,
+             "the registration directory %s belongs to %s, not to this process's user %s "
+             "(another user made it first); have root make one for this user where no one else "
+             "can (install -d -o USER -m 700 /run/ljleak) and give it to both sides: "
+             "LJLEAK_RUN_DIR here, --run-dir to ci/capture", run_dir, owner, self);
+  } else if (fd < 0 || !known) {
+    snprintf(message, sizeof message, "cannot open the registration directory %s: %s", run_dir,
+             strerror(fd < 0 ? why : errno));
+  } else if (st.st_mode & 022) {
+    snprintf(message, sizeof message,
+             "the registration directory %s is writable by others (mode %04o): make it 0700",
+             run_dir, (unsigned)(st.st_mode & 07777));
+  }
+  if (message[0]) {
+    capture_copy_text(err, err_size, message);
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  return fd;
+}
 
 /* Rewrites the registration file whole (a temporary file, then rename), so
  * that a reader never sees half of it. Its text is built on the stack: it is
@@ -88,9 +119,9 @@ static void write_registration(const struct capture *c)
 {
   if (!control.registered || control.pid != getpid())
     return;
-  char tmp[PATH_MAX + 8];
-  snprintf(tmp, sizeof tmp, "%s.tmp", control.path);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  unlinkat(control.run_fd, control.tmp_name, 0);   /* one a killed write left */
+  int fd = openat(control.run_fd, control.tmp_name,
+                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return;
   struct control_file_registration r;
@@ -112,17 +143,25 @@ static void write_registration(const struct capture *c)
   char text[CONTROL_FILE_REGISTRATION_SIZE];
   size_t used = control_file_write_registration(text, sizeof text, &r);
   ssize_t written = write(fd, text, used);
-  if (close(fd) != 0 || written != (ssize_t)used || rename(tmp, control.path) != 0)
-    unlink(tmp);
+  if (close(fd) != 0 || written != (ssize_t)used ||
+      renameat(control.run_fd, control.tmp_name, control.run_fd, control.name) != 0)
+    unlinkat(control.run_fd, control.tmp_name, 0);
 }
 
 static void at_exit_unregister(void)
 {
   if (control.registered && control.pid == getpid()) {
-    unlink(control.path);
-    unlink(control.request_path);
+    unlinkat(control.run_fd, control.name, 0);
+    unlinkat(control.run_fd, control.request_name, 0);
     control.registered = 0;   /* a capture finished after this must not write it again */
   }
+}
+
+/* Whether a request file is waiting: one fstatat on the held directory. */
+static int request_present(void)
+{
+  struct stat st;
+  return fstatat(control.run_fd, control.request_name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* Sets the flag the hook's slow path reads, and marks the GC phase its fast
@@ -134,7 +173,7 @@ static void *poll_thread(void *unused)
   for (;;) {
     struct timespec ts = {0, CONTROL_POLL_NS};
     nanosleep(&ts, NULL);
-    if (access(control.request_path, F_OK) == 0) {
+    if (request_present()) {
       __atomic_fetch_or(&capture_signal_pending, CAPTURE_PENDING_CONTROL, __ATOMIC_SEQ_CST);
       __atomic_store_n(&capture_state.fast_phase, -1, __ATOMIC_RELAXED);
     }
@@ -167,23 +206,26 @@ static int start_thread(char *err, size_t err_size)
 /* Removes the registrations (and requests) of processes that are gone
  * without their exit handler (killed): pid files of this user's own
  * directory whose process does not exist. */
-static void prune_stale(const char *run_dir)
+static void prune_stale(void)
 {
-  DIR *d = opendir(run_dir);
-  if (!d)
+  int fd = dup(control.run_fd);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0)
+      close(fd);
     return;
+  }
   struct dirent *e;
   while ((e = readdir(d))) {
     char *end;
     long pid = strtol(e->d_name, &end, 10);
     if (pid <= 0 || end == e->d_name || (*end && strcmp(end, ".request")))
       continue;
-    char proc[64], path[PATH_MAX + 300];
+    char proc[64];
     snprintf(proc, sizeof proc, "/proc/%ld", pid);
     if (access(proc, F_OK) == 0 || errno != ENOENT)
       continue;
-    snprintf(path, sizeof path, "%s/%s", run_dir, e->d_name);
-    unlink(path);
+    unlinkat(control.run_fd, e->d_name, 0);
   }
   closedir(d);
 }
@@ -207,24 +249,34 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
   }
   ssize_t n = readlink("/proc/self/exe", control.exe, sizeof control.exe - 1);
   control.exe[n > 0 ? n : 0] = '\0';
+  int run_fd = open_run_dir(run_dir, err, err_size);
+  if (run_fd < 0)
+    return -1;
+  if (control.run_fd >= 0)
+    close(control.run_fd);   /* a child of fork() registering: its parent's */
+  control.run_fd = run_fd;
   snprintf(control.path, sizeof control.path, "%s/%ld", run_dir, (long)getpid());
   snprintf(control.request_path, sizeof control.request_path, "%s/%ld.request", run_dir,
            (long)getpid());
+  snprintf(control.name, sizeof control.name, "%ld", (long)getpid());
+  snprintf(control.request_name, sizeof control.request_name, "%ld.request", (long)getpid());
+  snprintf(control.tmp_name, sizeof control.tmp_name, "%ld.tmp", (long)getpid());
   control.pid = getpid();
   if (control_file_process_started(0, &control.started) != 0)
     control.started = 0;
   control.poller = poller;
   control.exiting = 0;
   control.request_id[0] = control.result[0] = '\0';
-  unlink(control.request_path);   /* one left by an earlier process with this pid */
-  prune_stale(run_dir);
+  unlinkat(control.run_fd, control.request_name, 0);   /* left by an earlier process */
+  prune_stale();
   control.registered = 1;
   if (!control.atexit_registered) {
     atexit(at_exit_unregister);
     control.atexit_registered = 1;
   }
   write_registration(&capture_state);
-  if (access(control.path, F_OK) != 0) {
+  struct stat st;
+  if (fstatat(control.run_fd, control.name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
     capture_set_error(err, err_size, "cannot write the registration %s: %s", control.path,
                       strerror(errno));
     control.registered = 0;
@@ -255,7 +307,7 @@ void control_set_error(const char *message)
 
 int control_request_waiting(void)
 {
-  return control_registered() && access(control.request_path, F_OK) == 0;
+  return control_registered() && request_present();
 }
 
 void control_note(const struct capture *c)
@@ -273,6 +325,9 @@ void control_forget(void)
 {
   control.registered = 0;
   control.thread_started = 0;
+  if (control.run_fd >= 0)
+    close(control.run_fd);
+  control.run_fd = -1;
 }
 
 /* One option of a request: 0, or -1 if the value is bad. */
@@ -304,12 +359,15 @@ static int request_option_line(void *context, const char *key, char *value, char
 static int take_request(struct control_request *rq, char *err, size_t err_size)
 {
   rq->id = rq->action = NULL;
-  int fd = open(control.request_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  int fd = openat(control.run_fd, control.request_name,
+                  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0)
     return 0;
-  ssize_t n = read(fd, rq->text, CONTROL_FILE_REQUEST_MAX);
+  struct stat st;
+  ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+                  ? read(fd, rq->text, CONTROL_FILE_REQUEST_MAX) : (errno = EINVAL, -1);
   close(fd);
-  unlink(control.request_path);
+  unlinkat(control.run_fd, control.request_name, 0);
   if (n < 0) {
     capture_set_error(err, err_size, "cannot read the request: %s%s", strerror(errno), "");
     return -1;

@@ -13,16 +13,17 @@
  * control_poll (nginx: ngx.timer.every). */
 enum control_poller { CONTROL_POLL_THREAD, CONTROL_POLL_TIMER };
 
-/* The registration directory: LJLEAK_RUN_DIR, else /tmp/ljleak-<euid>.
- * Created 0700 if missing; refused unless it is a directory of this
- * process's user that no one else may write. */
+/* The registration directory's name: LJLEAK_RUN_DIR, else /tmp/ljleak-<euid>
+ * (-1 if too long). */
 int control_run_dir(const char *configured, char *out, size_t out_size, char *err,
                     size_t err_size);
 
 /* Registers this process in run_dir (the file <run_dir>/<pid>), with root
  * the directory its captures go to by default (made absolute) and the
- * poller named. Removed at exit. 0, or -1 with err. Registering again (a
- * second call) rewrites the file. */
+ * poller named. The directory is created 0700 if missing and held open:
+ * refused if it is a link, or another user's, or others may write it (the
+ * message names its owner and the remedy). Removed at exit. 0, or -1 with
+ * err. Registering again (a second call) rewrites the file. */
 int control_register(const char *run_dir, const char *root, enum control_poller poller,
                      char *err, size_t err_size);
 

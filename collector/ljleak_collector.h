@@ -21,7 +21,8 @@ struct lua_State;
 struct ljleak_collector_options {
   const char *dir;            /* capture directory; NULL: a new ljleak-<pid>-<time> under root */
   const char *root;           /* where new capture directories go; NULL: the working directory */
-  double period;              /* seconds per segment; 0: no period */
+  double period;              /* seconds per segment; 0: no period (limits of these
+                                 numbers: LJLEAK_COLLECTOR_MAX_*, below) */
   uint64_t max_bytes;         /* stream bytes per segment; 0: no limit */
   uint64_t max_total_bytes;   /* bytes written for the whole capture; 0: no limit */
   uint64_t sample;            /* mean bytes between sampled allocations; 0: record every event */
@@ -40,8 +41,21 @@ struct ljleak_collector_options {
                                  at most LJLEAK_COLLECTOR_MAX_STACK_DEPTH */
 };
 
-/* The most stack_depth may be. */
+/* The limits of the options (docs/collector.md, "Options and environment
+ * variables"). A value past one, or a number that is not finite (or not
+ * whole, where a count is wanted), is refused whichever way it comes
+ * (ljleak_collector_start, the module's start{}, LJLEAK_*, a control
+ * request, ljleak run): the capture does not start. */
+/* The most stack_depth may be, in frames. */
 #define LJLEAK_COLLECTOR_MAX_STACK_DEPTH 256
+/* The most period and duration may be, in seconds: 365 days. */
+#define LJLEAK_COLLECTOR_MAX_SECONDS 31536000
+/* The most max_bytes, max_total_bytes and every may be: 2^50 bytes (1 PiB),
+ * far past any heap, and small enough that sums of them cannot overflow. */
+#define LJLEAK_COLLECTOR_MAX_SIZE (UINT64_C(1) << 50)
+/* The most sample may be: 2^30 bytes (1 GiB). A mean interval between
+ * sampled allocations past the heap's size would record nothing. */
+#define LJLEAK_COLLECTOR_MAX_SAMPLE (UINT64_C(1) << 30)
 
 /* Whether depth is a stack_depth the collector takes: the one test of the
  * bound, for a runner's option as for the collector's own (inline, so that
@@ -100,16 +114,20 @@ LJLEAK_API int ljleak_collector_exit(struct lua_State *L, char *err, size_t err_
 
 LJLEAK_API void ljleak_collector_status(struct ljleak_collector_status *status);
 
-/* Installs the start/stop signal (a name like "USR2" or a number; "none"
- * or "" installs nothing) for L's VM; the handler only sets a flag. Returns
- * 0 or -1 with a message. */
+/* Installs the start/stop signal for L's VM: USR1, USR2 or a real-time
+ * signal (RTMIN, RTMIN+n, RTMAX, RTMAX-n), by name (with or without SIG) or
+ * number; no other signal, since their handlers belong to the program or
+ * the system. "none" or "" installs nothing. The handler only sets a flag.
+ * Returns 0 or -1 with a message. */
 LJLEAK_API int ljleak_collector_install_signal(struct lua_State *L, const char *signal_spec,
                                                char *err, size_t err_size);
 
 /* Option values in the syntax of the LJLEAK_* variables and the Lua
  * module's options, for hosts and front ends that take the same options:
- * a size is "123", "64k", "8M", "1g" (binary multiples, an optional B);
- * seconds are a non-negative decimal ("2.5"). 0, or -1 if text is not one. */
+ * a size is "123", "64k", "8M", "1g" (binary multiples, an optional B),
+ * any that fits 64 bits (each option has its own limit, above); seconds
+ * are a decimal from 0 to LJLEAK_COLLECTOR_MAX_SECONDS ("2.5"). 0, or -1
+ * if text is not one. */
 LJLEAK_API int ljleak_collector_parse_size(const char *text, uint64_t *value);
 LJLEAK_API int ljleak_collector_parse_seconds(const char *text, double *value);
 

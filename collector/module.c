@@ -12,49 +12,82 @@
 #include "lauxlib.h"
 #include "lua.h"
 
-/* Reads optional field name of the table at index 1 as a size. */
-static void field_size(lua_State *L, const char *name, uint64_t *value)
+static int push_failure(lua_State *L, const char *msg)
 {
-  lua_getfield(L, 1, name);
+  lua_pushnil(L);
+  lua_pushstring(L, msg);
+  return 2;
+}
+
+/* Reads optional field f (seconds, a size or a stack depth) of the table
+ * at index 1 into o: a number, or a string in the syntax of the LJLEAK_*
+ * variables. A value of another type or a malformed string raises an
+ * error; a value out of f's range gives -1 (o unchanged), since converting
+ * an infinite, NaN or too large lua_Number to an integer is undefined. */
+static int field_number(lua_State *L, const struct options_field *f,
+                        struct ljleak_collector_options *o)
+{
+  int rc = 0;
+  lua_getfield(L, 1, f->key);
   if (lua_type(L, -1) == LUA_TNUMBER) {
     lua_Number n = lua_tonumber(L, -1);
-    if (n < 0)
-      luaL_error(L, "ljleak.collector: %s must not be negative", name);
-    *value = (uint64_t)n;
+    if (!options_number_ok(f, n))
+      rc = -1;
+    else if (f->kind == OPTIONS_KIND_SECONDS)
+      *(double *)options_field_at(o, f) = n;
+    else if (f->kind == OPTIONS_KIND_SIZE)
+      *(uint64_t *)options_field_at(o, f) = (uint64_t)n;
+    else
+      *(int *)options_field_at(o, f) = (int)n;
   } else if (lua_type(L, -1) == LUA_TSTRING) {
-    if (ljleak_collector_parse_size(lua_tostring(L, -1), value) != 0)
-      luaL_error(L, "ljleak.collector: bad %s '%s'", name, lua_tostring(L, -1));
+    const char *text = lua_tostring(L, -1);
+    uint64_t size;
+    if (options_parse_field(f, text, o) == 0) {
+      rc = 0;
+    } else if (f->kind != OPTIONS_KIND_SECONDS && ljleak_collector_parse_size(text, &size) == 0) {
+      rc = -1;   /* a well-formed size, past f's limit */
+    } else {
+      char limit[256];
+      options_range_error(f, limit, sizeof limit);
+      luaL_error(L, "ljleak.collector: bad %s '%s': %s", f->key, text, limit);
+    }
   } else if (!lua_isnil(L, -1)) {
-    luaL_error(L, "ljleak.collector: %s must be a number", name);
+    luaL_error(L, "ljleak.collector: %s must be a number%s", f->key,
+               f->kind == OPTIONS_KIND_SECONDS ? " of seconds" : "");
   }
   lua_pop(L, 1);
+  return rc;
 }
 
-static void field_seconds(lua_State *L, const char *name, double *value)
+/* A start{} value out of its option's range: for stack_depth the start
+ * fails (nil and the message), as it always did; for the others it raises
+ * an error, as a negative number always did. */
+static int field_out_of_range(lua_State *L, const struct options_field *f)
 {
-  lua_getfield(L, 1, name);
-  if (lua_type(L, -1) == LUA_TNUMBER) {
-    *value = lua_tonumber(L, -1);
-    if (*value < 0)
-      luaL_error(L, "ljleak.collector: %s must not be negative", name);
-  } else if (lua_type(L, -1) == LUA_TSTRING) {
-    if (ljleak_collector_parse_seconds(lua_tostring(L, -1), value) != 0)
-      luaL_error(L, "ljleak.collector: bad %s '%s'", name, lua_tostring(L, -1));
-  } else if (!lua_isnil(L, -1)) {
-    luaL_error(L, "ljleak.collector: %s must be a number of seconds", name);
-  }
-  lua_pop(L, 1);
+  char err[256];
+  options_range_error(f, err, sizeof err);
+  if (f->kind == OPTIONS_KIND_STACK_DEPTH)
+    return push_failure(L, err);
+  return luaL_error(L, "ljleak.collector: %s", err);
 }
 
-static void field_bool(lua_State *L, const char *name, int *value)
+/* A boolean, or a number (0 is false); NaN is neither. */
+static void field_bool(lua_State *L, const struct options_field *f, int *value)
 {
-  lua_getfield(L, 1, name);
-  if (lua_type(L, -1) == LUA_TBOOLEAN)
+  lua_getfield(L, 1, f->key);
+  if (lua_type(L, -1) == LUA_TBOOLEAN) {
     *value = lua_toboolean(L, -1);
-  else if (lua_type(L, -1) == LUA_TNUMBER)
-    *value = lua_tonumber(L, -1) != 0;
-  else if (!lua_isnil(L, -1))
-    luaL_error(L, "ljleak.collector: %s must be a boolean", name);
+  } else if (lua_type(L, -1) == LUA_TNUMBER) {
+    lua_Number n = lua_tonumber(L, -1);
+    if (!options_number_ok(f, n)) {
+      char err[256];
+      options_range_error(f, err, sizeof err);
+      luaL_error(L, "ljleak.collector: %s", err);
+    }
+    *value = n != 0;
+  } else if (!lua_isnil(L, -1)) {
+    luaL_error(L, "ljleak.collector: %s must be a boolean", f->key);
+  }
   lua_pop(L, 1);
 }
 
@@ -67,13 +100,6 @@ static void field_string(lua_State *L, const char *name, const char **value)
   else if (!lua_isnil(L, -1))
     luaL_error(L, "ljleak.collector: %s must be a string", name);
   /* Left on the stack so the string stays alive until start returns. */
-}
-
-static int push_failure(lua_State *L, const char *msg)
-{
-  lua_pushnil(L);
-  lua_pushstring(L, msg);
-  return 2;
 }
 
 /* The environment as the Lua code sees it: os.getenv, which nginx's Lua
@@ -163,22 +189,14 @@ static int l_start(lua_State *L)
         field_string(L, f->key, field);
         break;
       case OPTIONS_KIND_SECONDS:
-        field_seconds(L, f->key, field);
-        break;
       case OPTIONS_KIND_SIZE:
-        field_size(L, f->key, field);
+      case OPTIONS_KIND_STACK_DEPTH:
+        if (field_number(L, f, &opt) != 0)
+          return field_out_of_range(L, f);
         break;
       case OPTIONS_KIND_BOOL:
-        field_bool(L, f->key, field);
+        field_bool(L, f, field);
         break;
-      case OPTIONS_KIND_STACK_DEPTH: {
-        uint64_t depth = (uint64_t)*(int *)field;
-        field_size(L, f->key, &depth);
-        if (!ljleak_collector_stack_depth_ok(depth))
-          return push_failure(L, OPTIONS_STACK_DEPTH_ERROR);
-        *(int *)field = (int)depth;
-        break;
-      }
       }
     }
   }

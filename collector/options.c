@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>
@@ -32,7 +33,7 @@ int ljleak_collector_parse_seconds(const char *text, double *value)
   char *end;
   errno = 0;
   double v = strtod(text, &end);
-  if (errno || *end != '\0' || !isfinite(v) || v < 0)
+  if (errno || *end != '\0' || !isfinite(v) || v < 0 || v > LJLEAK_COLLECTOR_MAX_SECONDS)
     return -1;
   *value = v;
   return 0;
@@ -57,52 +58,78 @@ int options_parse_bool(const char *text, int *value)
   return -1;
 }
 
+/* The n of "+n" (sign '+') or "-n" (sign '-') after RTMIN or RTMAX; "" is
+ * 0. -1 if text is neither or n is past the real-time range. */
+static int rt_offset(const char *text, char sign)
+{
+  if (!*text)
+    return 0;
+  if (*text != sign || !isdigit((unsigned char)text[1]))
+    return -1;
+  char *end;
+  errno = 0;
+  long n = strtol(text + 1, &end, 10);
+  if (errno || *end || n > SIGRTMAX - SIGRTMIN)
+    return -1;
+  return (int)n;
+}
+
 int options_parse_signal(const char *text, int *signo)
 {
-  static const struct { const char *name; int signo; } names[] = {
-    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"INT", SIGINT},
-    {"QUIT", SIGQUIT}, {"TERM", SIGTERM}, {"PROF", SIGPROF}, {"URG", SIGURG},
-    {"WINCH", SIGWINCH}, {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU}, {"PWR", SIGPWR},
-  };
   if (!text || !*text || !strcasecmp(text, "none")) {
     *signo = 0;
     return 0;
   }
+  int v;
   if (isdigit((unsigned char)*text)) {
     char *end;
-    long v = strtol(text, &end, 10);
-    if (*end || v <= 0 || v >= NSIG || v == SIGKILL || v == SIGSTOP)
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (errno || *end || n > SIGRTMAX)
       return -1;
-    *signo = (int)v;
-    return 0;
+    v = (int)n;
+  } else {
+    if (!strncasecmp(text, "SIG", 3))
+      text += 3;
+    int offset;
+    if (!strcasecmp(text, "USR1"))
+      v = SIGUSR1;
+    else if (!strcasecmp(text, "USR2"))
+      v = SIGUSR2;
+    else if (!strncasecmp(text, "RTMIN", 5) && (offset = rt_offset(text + 5, '+')) >= 0)
+      v = SIGRTMIN + offset;
+    else if (!strncasecmp(text, "RTMAX", 5) && (offset = rt_offset(text + 5, '-')) >= 0)
+      v = SIGRTMAX - offset;
+    else
+      return -1;
   }
-  if (!strncasecmp(text, "SIG", 3))
-    text += 3;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (!strcasecmp(text, names[i].name)) {
-      *signo = names[i].signo;
-      return 0;
-    }
-  return -1;
+  /* glibc keeps the two real-time signals below SIGRTMIN for its threads. */
+  if (v != SIGUSR1 && v != SIGUSR2 && (v < SIGRTMIN || v > SIGRTMAX))
+    return -1;
+  *signo = v;
+  return 0;
 }
 
-#define FIELD(key, env, kind, field) \
-  {key, env, OPTIONS_KIND_##kind, offsetof(struct ljleak_collector_options, field)}
+#define FIELD(key, env, kind, field, max, max_words) \
+  {key, env, OPTIONS_KIND_##kind, offsetof(struct ljleak_collector_options, field), max, max_words}
 const struct options_field options_fields[] = {
-  FIELD("dir", "LJLEAK_DIR", STRING, dir),
-  FIELD("root", "LJLEAK_ROOT", STRING, root),
-  FIELD("period", "LJLEAK_PERIOD", SECONDS, period),
-  FIELD("max_bytes", "LJLEAK_MAX_BYTES", SIZE, max_bytes),
-  FIELD("max_total_bytes", "LJLEAK_MAX_TOTAL_BYTES", SIZE, max_total_bytes),
-  FIELD("sample", "LJLEAK_SAMPLE", SIZE, sample),
-  FIELD("gzip", "LJLEAK_GZIP", BOOL, gzip),
-  FIELD("duration", "LJLEAK_DURATION", SECONDS, duration),
-  FIELD("force_gc", "LJLEAK_FORCE_GC", BOOL, force_gc),
-  FIELD("c_hook", "LJLEAK_C_HOOK", BOOL, c_hook),
-  FIELD("every", "LJLEAK_EVERY", SIZE, every),
-  FIELD("edge_gc", "LJLEAK_EDGE_GC", BOOL, edge_gc),
-  FIELD("stack_depth", "LJLEAK_STACK_DEPTH", STACK_DEPTH, stack_depth),
-  {NULL, NULL, OPTIONS_KIND_STRING, 0},
+  FIELD("dir", "LJLEAK_DIR", STRING, dir, 0, NULL),
+  FIELD("root", "LJLEAK_ROOT", STRING, root, 0, NULL),
+  FIELD("period", "LJLEAK_PERIOD", SECONDS, period, LJLEAK_COLLECTOR_MAX_SECONDS, "365 days"),
+  FIELD("max_bytes", "LJLEAK_MAX_BYTES", SIZE, max_bytes, LJLEAK_COLLECTOR_MAX_SIZE, "1 PiB"),
+  FIELD("max_total_bytes", "LJLEAK_MAX_TOTAL_BYTES", SIZE, max_total_bytes,
+        LJLEAK_COLLECTOR_MAX_SIZE, "1 PiB"),
+  FIELD("sample", "LJLEAK_SAMPLE", SIZE, sample, LJLEAK_COLLECTOR_MAX_SAMPLE, "1 GiB"),
+  FIELD("gzip", "LJLEAK_GZIP", BOOL, gzip, 0, NULL),
+  FIELD("duration", "LJLEAK_DURATION", SECONDS, duration, LJLEAK_COLLECTOR_MAX_SECONDS,
+        "365 days"),
+  FIELD("force_gc", "LJLEAK_FORCE_GC", BOOL, force_gc, 0, NULL),
+  FIELD("c_hook", "LJLEAK_C_HOOK", BOOL, c_hook, 0, NULL),
+  FIELD("every", "LJLEAK_EVERY", SIZE, every, LJLEAK_COLLECTOR_MAX_SIZE, "1 PiB"),
+  FIELD("edge_gc", "LJLEAK_EDGE_GC", BOOL, edge_gc, 0, NULL),
+  FIELD("stack_depth", "LJLEAK_STACK_DEPTH", STACK_DEPTH, stack_depth,
+        LJLEAK_COLLECTOR_MAX_STACK_DEPTH, NULL),
+  {NULL, NULL, OPTIONS_KIND_STRING, 0, 0, NULL},
 };
 #undef FIELD
 
@@ -122,16 +149,103 @@ int options_parse_field(const struct options_field *f, const char *text,
   case OPTIONS_KIND_STRING:
     *(const char **)field = text;
     return 0;
-  case OPTIONS_KIND_SECONDS:
-    return ljleak_collector_parse_seconds(text, field);
-  case OPTIONS_KIND_SIZE:
-    return ljleak_collector_parse_size(text, field);
+  case OPTIONS_KIND_SECONDS: {
+    double v;
+    if (ljleak_collector_parse_seconds(text, &v) != 0 || !options_number_ok(f, v))
+      return -1;
+    *(double *)field = v;
+    return 0;
+  }
+  case OPTIONS_KIND_SIZE: {
+    uint64_t v;
+    if (ljleak_collector_parse_size(text, &v) != 0 || v > f->max)
+      return -1;
+    *(uint64_t *)field = v;
+    return 0;
+  }
   case OPTIONS_KIND_BOOL:
     return options_parse_bool(text, field);
   case OPTIONS_KIND_STACK_DEPTH:
     return options_parse_stack_depth(text, field);
   }
   return -1;
+}
+
+int options_number_ok(const struct options_field *f, double n)
+{
+  if (isnan(n))
+    return 0;
+  switch (f->kind) {
+  case OPTIONS_KIND_STRING:
+    return 0;
+  case OPTIONS_KIND_BOOL:
+    return 1;
+  case OPTIONS_KIND_SECONDS:
+    return n >= 0 && n <= (double)f->max;   /* max is exact in a double: inf fails */
+  case OPTIONS_KIND_SIZE:
+  case OPTIONS_KIND_STACK_DEPTH:
+    return n >= 0 && n <= (double)f->max && n == floor(n);
+  }
+  return 0;
+}
+
+void options_range_error(const struct options_field *f, char *err, size_t err_size)
+{
+  if (!err || !err_size)
+    return;
+  const char *what = "a string";
+  switch (f->kind) {
+  case OPTIONS_KIND_STRING:
+    break;
+  case OPTIONS_KIND_BOOL:
+    what = "a boolean, or a number other than NaN";
+    break;
+  case OPTIONS_KIND_SECONDS:
+    what = "a number of seconds";
+    break;
+  case OPTIONS_KIND_SIZE:
+    what = "a whole number of bytes";
+    break;
+  case OPTIONS_KIND_STACK_DEPTH:
+    what = "a whole number of frames";
+    break;
+  }
+  if (!f->max)
+    snprintf(err, err_size, "%s must be %s", f->key, what);
+  else if (f->max_words)
+    snprintf(err, err_size, "%s must be %s from 0 to %" PRIu64 " (%s)", f->key, what, f->max,
+             f->max_words);
+  else
+    snprintf(err, err_size, "%s must be %s from 0 to %" PRIu64, f->key, what, f->max);
+}
+
+int options_check(const struct ljleak_collector_options *o, char *err, size_t err_size)
+{
+  for (const struct options_field *f = options_fields; f->key; f++) {
+    const void *field = (const char *)o + f->offset;
+    int ok = 1;
+    switch (f->kind) {
+    case OPTIONS_KIND_STRING:
+    case OPTIONS_KIND_BOOL:
+      break;   /* any pointer, any int */
+    case OPTIONS_KIND_SECONDS:
+      ok = options_number_ok(f, *(const double *)field);
+      break;
+    case OPTIONS_KIND_SIZE:
+      ok = *(const uint64_t *)field <= f->max;
+      break;
+    case OPTIONS_KIND_STACK_DEPTH: {
+      int depth = *(const int *)field;
+      ok = depth >= 0 && (uint64_t)depth <= f->max;
+      break;
+    }
+    }
+    if (!ok) {
+      options_range_error(f, err, err_size);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 /* One variable into a field: the value, or the first error. */

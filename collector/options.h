@@ -11,15 +11,13 @@
  * public header (ljleak_collector.h). */
 /* 1/0, yes/no, true/false, on/off. 0 or -1. */
 int options_parse_bool(const char *text, int *value);
-/* "USR2", "SIGUSR2", "12"; "none" or "" gives 0. Returns 0 or -1. */
+/* The start/stop signal: USR1, USR2 or a real-time signal, by name
+ * ("USR2", "SIGUSR2", "RTMIN", "RTMIN+3", "RTMAX-1") or number ("12");
+ * "none" or "" gives 0. Any other signal is refused: a program's SEGV,
+ * CHLD or TERM handler is not ours to replace. Returns 0 or -1. */
 int options_parse_signal(const char *text, int *signo);
 /* A stack depth: 0 to LJLEAK_COLLECTOR_MAX_STACK_DEPTH. 0 or -1. */
 int options_parse_stack_depth(const char *text, int *depth);
-/* The error of a stack_depth out of range, with the constant's bound. */
-#define OPTIONS_STRING_(x) #x
-#define OPTIONS_STRING(x) OPTIONS_STRING_(x)
-#define OPTIONS_STACK_DEPTH_ERROR \
-  "stack_depth must be 0 to " OPTIONS_STRING(LJLEAK_COLLECTOR_MAX_STACK_DEPTH)
 
 /* An option: its start{} field, which is also a control request's option
  * (but dir), and its LJLEAK_* variable. options_fields lists them, in the
@@ -37,6 +35,9 @@ struct options_field {
   const char *env;
   enum options_kind kind;
   size_t offset;              /* in struct ljleak_collector_options */
+  uint64_t max;               /* the most a number may be (LJLEAK_COLLECTOR_MAX_*);
+                                 0 for a string or a boolean */
+  const char *max_words;      /* max for a reader ("1 GiB"), or NULL */
 };
 extern const struct options_field options_fields[];
 
@@ -51,9 +52,26 @@ static inline void *options_field_at(struct ljleak_collector_options *o,
 }
 
 /* Sets f in o from text (a string kind takes text itself, which must
- * outlive o). 0, or -1 if text is malformed (o unchanged). */
+ * outlive o). 0, or -1 if text is malformed or past f's limit (o
+ * unchanged). */
 int options_parse_field(const struct options_field *f, const char *text,
                         struct ljleak_collector_options *o);
+
+/* Whether n, a number given for f (a Lua number), is one f takes: for
+ * seconds finite and from 0 to f->max; for a size or a stack depth also
+ * whole, so that converting it to an integer is defined; for a boolean
+ * anything but NaN. 1 or 0. */
+int options_number_ok(const struct options_field *f, double n);
+
+/* The error of a value of f that is not one it takes, naming f and its
+ * limit: "sample must be a whole number of bytes from 0 to 1073741824
+ * (1 GiB)". */
+void options_range_error(const struct options_field *f, char *err, size_t err_size);
+
+/* Whether every option of o is within its limit, however o was filled:
+ * 0, or -1 with options_range_error's message for the first that is not.
+ * capture_begin calls it, the one check every way to start passes. */
+int options_check(const struct ljleak_collector_options *o, char *err, size_t err_size);
 
 /* Fills o with the defaults, then the LJLEAK_* variables as get(ctx, name)
  * gives them (NULL: unset; the strings must outlive o). A malformed value

@@ -27,12 +27,13 @@ static int write_all(struct seg_out *out, const uint8_t *data, size_t size)
   return 0;
 }
 
-int seg_out_open(struct seg_out *out, const char *path, int gzip, uint8_t *zbuf, size_t zcap)
+int seg_out_open(struct seg_out *out, int fd, int gzip, uint8_t *zbuf, size_t zcap)
 {
+  int why = errno;
   memset(out, 0, sizeof *out);
-  out->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  out->fd = fd;
   if (out->fd < 0) {
-    out->error = errno;
+    out->error = why ? why : EIO;
     return -1;
   }
   out->gzip = gzip;

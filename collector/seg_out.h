@@ -17,8 +17,9 @@ struct seg_out {
   int error;              /* errno of the first failure, 0 if none */
 };
 
-/* Creates path (truncating). zbuf/zcap are used for gzip output. Returns 0 or -1 (errno in out->error). */
-int seg_out_open(struct seg_out *out, const char *path, int gzip, uint8_t *zbuf, size_t zcap);
+/* Takes fd, a file just created for writing (capture_dir_create), or -1 when creating it failed
+ * (errno says why). zbuf/zcap are used for gzip output. Returns 0 or -1 (errno in out->error). */
+int seg_out_open(struct seg_out *out, int fd, int gzip, uint8_t *zbuf, size_t zcap);
 
 /* Writes data; with gzip, compresses it and ends with a sync flush so the
  * file decompresses up to here even if the process dies next. 0 or -1. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collector/capture_dir.h"
 #include "collector/layout.h"
 #include "collector/segments.h"
 #include "collector/symbols.h"
@@ -62,7 +63,7 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
 {
   char path[PATH_MAX + 8];
   snprintf(path, sizeof path, "%s/index", c->dir);
-  c->index_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0644);
+  c->index_fd = capture_dir_create(c, "index", 1);
   if (c->index_fd < 0) {
     capture_set_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
     return -1;
@@ -143,17 +144,17 @@ void segments_index_close(struct capture *c, enum capture_stop_reason reason)
 
 int segments_begin(struct capture *c)
 {
-  char path[PATH_MAX + 80];
+  char part[sizeof c->segment_name + 8];
   c->seq++;
   snprintf(c->segment_name, sizeof c->segment_name, "seg-%04llu.memprof%s",
            (unsigned long long)c->seq, c->opt.gzip ? ".gz" : "");
-  segment_path(c, path, sizeof path, 1);
-  if (seg_out_open(&c->out, path, c->opt.gzip, c->buffer + CAPTURE_BUFFER_SIZE,
-                   CAPTURE_ZBUFFER_SIZE) != 0) {
+  snprintf(part, sizeof part, "%s.part", c->segment_name);
+  if (seg_out_open(&c->out, capture_dir_create(c, part, 0), c->opt.gzip,
+                   c->buffer + CAPTURE_BUFFER_SIZE, CAPTURE_ZBUFFER_SIZE) != 0) {
     segments_write_error(c, "cannot create", c->out.error);
     return -1;
   }
-  if (callstack_open(c, path, c->opt.gzip) != 0) {
+  if (callstack_open(c, part, c->opt.gzip) != 0) {
     seg_out_abandon(&c->out);
     segments_write_error(c, "cannot create the stack sidecar of", c->stacks.out.error);
     return -1;
@@ -180,7 +181,7 @@ int segments_begin(struct capture *c)
 
 int segments_end(struct capture *c, int complete)
 {
-  char part[PATH_MAX + 80], final[PATH_MAX + 80];
+  char part[sizeof c->segment_name + 8];
   if (!c->segment_open)
     return 0;
   c->segment_open = 0;
@@ -195,14 +196,13 @@ int segments_end(struct capture *c, int complete)
     callstack_abandon(c);
     return -1;
   }
-  segment_path(c, part, sizeof part, 1);
-  segment_path(c, final, sizeof final, 0);
+  snprintf(part, sizeof part, "%s.part", c->segment_name);
   /* The sidecar is renamed first: a finished segment has a finished sidecar. */
-  if (callstack_close(c, part, final) != 0) {
+  if (callstack_close(c, part, c->segment_name) != 0) {
     segments_write_error(c, "cannot write the stack sidecar of", c->stacks.out.error);
     return -1;
   }
-  if (rename(part, final) != 0) {
+  if (capture_dir_rename(c, part, c->segment_name) != 0) {
     segments_write_error(c, "cannot rename", errno);
     return -1;
   }

@@ -1,6 +1,7 @@
 /* tests/fault_io.c: an LD_PRELOAD shim for tests: write() or close()
  * (LJLEAK_FAULT_CALL) on the file whose path ends in LJLEAK_FAULT_FILE fails with EIO, as a
- * failing disk does (close() reports it on network filesystems, which write back then). */
+ * failing disk does (close() reports it on network filesystems, which write back then), or
+ * with ENOSPC, as a full one does, when LJLEAK_FAULT_ERRNO is ENOSPC. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,13 @@
 /* Built with the project's -fvisibility=hidden: the shim's calls must be seen. */
 __attribute__((visibility("default"))) ssize_t write(int fd, const void *data, size_t size);
 __attribute__((visibility("default"))) int close(int fd);
+
+/* The errno to fail with. */
+static int fault_errno(void)
+{
+  const char *name = getenv("LJLEAK_FAULT_ERRNO");
+  return name && !strcmp(name, "ENOSPC") ? ENOSPC : EIO;
+}
 
 /* 1 if call is the one to fail and fd is the file named. */
 static int fault_here(const char *call, int fd)
@@ -36,7 +44,7 @@ ssize_t write(int fd, const void *data, size_t size)
   if (!real)
     *(void **)&real = dlsym(RTLD_NEXT, "write");
   if (fault_here("write", fd)) {
-    errno = EIO;
+    errno = fault_errno();
     return -1;
   }
   return real(fd, data, size);
@@ -49,7 +57,7 @@ int close(int fd)
     *(void **)&real = dlsym(RTLD_NEXT, "close");
   if (fault_here("close", fd)) {
     real(fd);
-    errno = EIO;
+    errno = fault_errno();
     return -1;
   }
   return real(fd);

@@ -1,0 +1,470 @@
+/* tests/test_collector_options.c: the limits of the capture options, their parsers, the start/stop signal, and start{} refusing what is past them. */
+#include <check.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/ljleak_collector.h"
+#include "collector/options.h"
+#include "lauxlib.h"
+#include "lualib.h"
+#include "tests/check_run.h"
+#include "tests/collector_capture.h"
+
+/* The defaults, whatever the environment of the test holds. */
+static const char *no_env(void *ctx, const char *name)
+{
+  (void)ctx;
+  (void)name;
+  return NULL;
+}
+
+static void defaults(struct ljleak_collector_options *o)
+{
+  ck_assert_int_eq(options_from_env(o, no_env, NULL, NULL, 0), 0);
+}
+
+/* options_check on o: 0 with err untouched, or -1 with exactly expected. */
+static void assert_check(const struct ljleak_collector_options *o, const char *expected)
+{
+  char err[512] = "untouched";
+  if (!expected) {
+    ck_assert_msg(options_check(o, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(err, "untouched");
+  } else {
+    ck_assert_int_eq(options_check(o, err, sizeof err), -1);
+    ck_assert_str_eq(err, expected);
+  }
+}
+
+#define PERIOD_ERROR "period must be a number of seconds from 0 to 31536000 (365 days)"
+#define DURATION_ERROR "duration must be a number of seconds from 0 to 31536000 (365 days)"
+#define SAMPLE_ERROR "sample must be a whole number of bytes from 0 to 1073741824 (1 GiB)"
+#define MAX_BYTES_ERROR \
+  "max_bytes must be a whole number of bytes from 0 to 1125899906842624 (1 PiB)"
+#define MAX_TOTAL_BYTES_ERROR \
+  "max_total_bytes must be a whole number of bytes from 0 to 1125899906842624 (1 PiB)"
+#define EVERY_ERROR "every must be a whole number of bytes from 0 to 1125899906842624 (1 PiB)"
+#define STACK_DEPTH_RANGE_ERROR "stack_depth must be a whole number of frames from 0 to 256"
+
+START_TEST(test_limits_are_the_documented_numbers)
+{
+  ck_assert_int_eq(LJLEAK_COLLECTOR_MAX_SECONDS, 365 * 24 * 3600);
+  ck_assert_uint_eq(LJLEAK_COLLECTOR_MAX_SIZE, 1125899906842624u);
+  ck_assert_uint_eq(LJLEAK_COLLECTOR_MAX_SAMPLE, 1073741824u);
+  ck_assert_int_eq(LJLEAK_COLLECTOR_MAX_STACK_DEPTH, 256);
+}
+END_TEST
+
+START_TEST(test_check_takes_the_defaults_and_every_limit)
+{
+  struct ljleak_collector_options o;
+  defaults(&o);
+  assert_check(&o, NULL);
+  o.period = o.duration = LJLEAK_COLLECTOR_MAX_SECONDS;
+  o.max_bytes = o.max_total_bytes = o.every = LJLEAK_COLLECTOR_MAX_SIZE;
+  o.sample = LJLEAK_COLLECTOR_MAX_SAMPLE;
+  o.stack_depth = LJLEAK_COLLECTOR_MAX_STACK_DEPTH;
+  assert_check(&o, NULL);
+  o.period = o.duration = 0.001;
+  o.max_bytes = o.max_total_bytes = o.every = o.sample = 0;
+  o.stack_depth = 0;
+  assert_check(&o, NULL);
+}
+END_TEST
+
+/* Seconds: one past the limit, negative, NaN and infinities are refused. */
+START_TEST(test_check_refuses_seconds_past_the_limit_or_not_finite)
+{
+  const double bad[] = {nextafter(LJLEAK_COLLECTOR_MAX_SECONDS, INFINITY),
+                        LJLEAK_COLLECTOR_MAX_SECONDS + 1.0, -1, -0.001, NAN, INFINITY,
+                        -INFINITY, 1e300};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    struct ljleak_collector_options o;
+    defaults(&o);
+    o.period = bad[i];
+    assert_check(&o, PERIOD_ERROR);
+    defaults(&o);
+    o.duration = bad[i];
+    assert_check(&o, DURATION_ERROR);
+  }
+}
+END_TEST
+
+START_TEST(test_check_refuses_sizes_one_past_the_limit)
+{
+  const uint64_t past_size[] = {LJLEAK_COLLECTOR_MAX_SIZE + 1, UINT64_MAX};
+  for (size_t i = 0; i < 2; i++) {
+    struct ljleak_collector_options o;
+    defaults(&o);
+    o.max_bytes = past_size[i];
+    assert_check(&o, MAX_BYTES_ERROR);
+    defaults(&o);
+    o.max_total_bytes = past_size[i];
+    assert_check(&o, MAX_TOTAL_BYTES_ERROR);
+    defaults(&o);
+    o.every = past_size[i];
+    assert_check(&o, EVERY_ERROR);
+  }
+  struct ljleak_collector_options o;
+  defaults(&o);
+  o.sample = LJLEAK_COLLECTOR_MAX_SAMPLE + 1;
+  assert_check(&o, SAMPLE_ERROR);
+  o.sample = UINT64_MAX;
+  assert_check(&o, SAMPLE_ERROR);
+}
+END_TEST
+
+START_TEST(test_check_refuses_stack_depths_out_of_range)
+{
+  const int bad[] = {LJLEAK_COLLECTOR_MAX_STACK_DEPTH + 1, -1, INT_MIN, INT_MAX};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    struct ljleak_collector_options o;
+    defaults(&o);
+    o.stack_depth = bad[i];
+    assert_check(&o, STACK_DEPTH_RANGE_ERROR);
+  }
+}
+END_TEST
+
+/* The first option out of range is the one named; a NULL err is allowed. */
+START_TEST(test_check_names_the_first_bad_option_in_table_order)
+{
+  struct ljleak_collector_options o;
+  defaults(&o);
+  o.sample = UINT64_MAX;
+  o.every = UINT64_MAX;
+  o.period = NAN;
+  assert_check(&o, PERIOD_ERROR);
+  ck_assert_int_eq(options_check(&o, NULL, 0), -1);
+  char tiny[7];
+  ck_assert_int_eq(options_check(&o, tiny, sizeof tiny), -1);
+  ck_assert_str_eq(tiny, "period");
+}
+END_TEST
+
+/* What a Lua number may be for each kind before it is converted. */
+START_TEST(test_number_ok_refuses_what_cannot_be_converted)
+{
+  const struct options_field *sample = options_field("sample");
+  const struct options_field *every = options_field("every");
+  const struct options_field *period = options_field("period");
+  const struct options_field *depth = options_field("stack_depth");
+  const struct options_field *gzip = options_field("gzip");
+  const struct options_field *dir = options_field("dir");
+  ck_assert_ptr_nonnull(sample);
+  ck_assert_ptr_nonnull(every);
+  ck_assert_ptr_nonnull(period);
+  ck_assert_ptr_nonnull(depth);
+  ck_assert_ptr_nonnull(gzip);
+  ck_assert_ptr_nonnull(dir);
+
+  ck_assert_int_eq(options_number_ok(sample, 0), 1);
+  ck_assert_int_eq(options_number_ok(sample, -0.0), 1);
+  ck_assert_int_eq(options_number_ok(sample, 1073741824.0), 1);
+  ck_assert_int_eq(options_number_ok(sample, 1073741825.0), 0);
+  ck_assert_int_eq(options_number_ok(sample, 1.5), 0);
+  ck_assert_int_eq(options_number_ok(sample, -1), 0);
+  ck_assert_int_eq(options_number_ok(sample, INFINITY), 0);
+  ck_assert_int_eq(options_number_ok(sample, NAN), 0);
+  ck_assert_int_eq(options_number_ok(every, 1125899906842624.0), 1);
+  ck_assert_int_eq(options_number_ok(every, 1125899906842625.0), 0);
+  ck_assert_int_eq(options_number_ok(every, 1e300), 0);
+  ck_assert_int_eq(options_number_ok(depth, 256), 1);
+  ck_assert_int_eq(options_number_ok(depth, 257), 0);
+  ck_assert_int_eq(options_number_ok(depth, 1e300), 0);
+  ck_assert_int_eq(options_number_ok(depth, 2.5), 0);
+  ck_assert_int_eq(options_number_ok(period, 2.5), 1);
+  ck_assert_int_eq(options_number_ok(period, 31536000), 1);
+  ck_assert_int_eq(options_number_ok(period, nextafter(31536000, INFINITY)), 0);
+  ck_assert_int_eq(options_number_ok(period, -1), 0);
+  ck_assert_int_eq(options_number_ok(period, INFINITY), 0);
+  ck_assert_int_eq(options_number_ok(period, NAN), 0);
+  ck_assert_int_eq(options_number_ok(gzip, 2), 1);
+  ck_assert_int_eq(options_number_ok(gzip, INFINITY), 1);
+  ck_assert_int_eq(options_number_ok(gzip, NAN), 0);
+  ck_assert_int_eq(options_number_ok(dir, 1), 0);
+
+  char err[256];
+  options_range_error(gzip, err, sizeof err);
+  ck_assert_str_eq(err, "gzip must be a boolean, or a number other than NaN");
+}
+END_TEST
+
+START_TEST(test_parse_seconds_refuses_past_the_limit_and_not_finite)
+{
+  const char *const bad[] = {"1e400", "inf", "-inf", "nan", "NaN", "-1", "31536000.5",
+                             "31536001", "1e9", "", "soon", "1e-400"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    double v = 7;
+    ck_assert_msg(ljleak_collector_parse_seconds(bad[i], &v) == -1, "%s", bad[i]);
+    ck_assert(v == 7);
+  }
+  double v = 0;
+  ck_assert_int_eq(ljleak_collector_parse_seconds("31536000", &v), 0);
+  ck_assert(v == 31536000);
+  ck_assert_int_eq(ljleak_collector_parse_seconds("2.5", &v), 0);
+  ck_assert(v == 2.5);
+}
+END_TEST
+
+/* options_parse_field: what the environment and a request line go through. */
+static int parse(const char *key, const char *text, struct ljleak_collector_options *o)
+{
+  const struct options_field *f = options_field(key);
+  ck_assert_ptr_nonnull(f);
+  return options_parse_field(f, text, o);
+}
+
+START_TEST(test_parse_field_refuses_values_past_each_limit)
+{
+  struct ljleak_collector_options o;
+  defaults(&o);
+  const struct ljleak_collector_options before = o;
+  const char *const bad[][2] = {
+    {"period", "1e400"}, {"period", "inf"},    {"period", "nan"},     {"period", "-1"},
+    {"period", "31536001"}, {"duration", "1e400"}, {"duration", "nan"},
+    {"sample", "2g"},    {"sample", "1073741825"}, {"sample", "-1"},  {"sample", "1e400"},
+    {"sample", "inf"},   {"sample", "nan"},    {"sample", "1.5"},
+    {"max_bytes", "1048577g"}, {"max_total_bytes", "1125899906842625"},
+    {"every", "1e400"},  {"every", "18446744073709551615"}, {"every", "18446744073709551616"},
+    {"stack_depth", "257"}, {"stack_depth", "-1"}, {"stack_depth", "1e300"},
+    {"stack_depth", "4294967296"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_msg(parse(bad[i][0], bad[i][1], &o) == -1, "%s=%s", bad[i][0], bad[i][1]);
+    ck_assert_msg(!memcmp(&o, &before, sizeof o), "%s=%s changed the options", bad[i][0],
+                  bad[i][1]);
+  }
+  ck_assert_int_eq(parse("sample", "1g", &o), 0);
+  ck_assert_uint_eq(o.sample, 1073741824u);
+  ck_assert_int_eq(parse("max_bytes", "1048576g", &o), 0);
+  ck_assert_uint_eq(o.max_bytes, 1125899906842624u);
+  ck_assert_int_eq(parse("every", "1125899906842624", &o), 0);
+  ck_assert_uint_eq(o.every, 1125899906842624u);
+  ck_assert_int_eq(parse("stack_depth", "256", &o), 0);
+  ck_assert_int_eq(o.stack_depth, 256);
+  ck_assert_int_eq(parse("period", "31536000", &o), 0);
+  ck_assert(o.period == 31536000);
+  assert_check(&o, NULL);
+}
+END_TEST
+
+/* The environment: a value past its limit is a bad value, named as before. */
+struct env_pair {
+  const char *name, *value;
+};
+
+static const char *pair_env(void *ctx, const char *name)
+{
+  const struct env_pair *p = ctx;
+  return !strcmp(name, p->name) ? p->value : NULL;
+}
+
+START_TEST(test_env_values_past_the_limit_are_bad_values)
+{
+  const struct env_pair bad[] = {
+    {"LJLEAK_SAMPLE", "2g"},         {"LJLEAK_PERIOD", "1e400"},
+    {"LJLEAK_DURATION", "31536001"}, {"LJLEAK_EVERY", "1048577g"},
+    {"LJLEAK_STACK_DEPTH", "257"},   {"LJLEAK_MAX_TOTAL_BYTES", "18446744073709551615"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    struct ljleak_collector_options o;
+    char err[256], expected[256];
+    ck_assert_int_eq(options_from_env(&o, pair_env, (void *)&bad[i], err, sizeof err), -1);
+    snprintf(expected, sizeof expected, "bad value '%s' in %s", bad[i].value, bad[i].name);
+    ck_assert_str_eq(err, expected);
+    assert_check(&o, NULL);   /* the bad value was skipped */
+  }
+}
+END_TEST
+
+/* ---- The start/stop signal ---------------------------------------------------- */
+
+START_TEST(test_signal_takes_usr1_usr2_and_realtime_signals)
+{
+  char rt_number[16], rt_last[16];
+  snprintf(rt_number, sizeof rt_number, "%d", SIGRTMIN + 1);
+  snprintf(rt_last, sizeof rt_last, "%d", SIGRTMAX);
+  const struct {
+    const char *text;
+    int signo;
+  } good[] = {
+    {"USR1", SIGUSR1},          {"usr2", SIGUSR2},          {"SIGUSR2", SIGUSR2},
+    {"10", SIGUSR1},            {"12", SIGUSR2},            {"RTMIN", SIGRTMIN},
+    {"RTMIN+3", SIGRTMIN + 3},  {"SIGRTMIN+3", SIGRTMIN + 3}, {"rtmin+0", SIGRTMIN},
+    {"RTMAX", SIGRTMAX},        {"RTMAX-1", SIGRTMAX - 1},  {"SIGRTMAX-1", SIGRTMAX - 1},
+    {rt_number, SIGRTMIN + 1},  {rt_last, SIGRTMAX},
+    {"none", 0},                {"", 0},                    {NULL, 0},
+  };
+  ck_assert_int_eq(SIGUSR1, 10);   /* the numbers above are Linux's */
+  ck_assert_int_eq(SIGUSR2, 12);
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    int signo = -7;
+    ck_assert_msg(options_parse_signal(good[i].text, &signo) == 0, "%s", good[i].text);
+    ck_assert_int_eq(signo, good[i].signo);
+  }
+}
+END_TEST
+
+START_TEST(test_signal_refuses_every_other_signal)
+{
+  char below_rt[16], past_rt[16], rt_span[24];
+  snprintf(below_rt, sizeof below_rt, "%d", SIGRTMIN - 1);
+  snprintf(past_rt, sizeof past_rt, "%d", SIGRTMAX + 1);
+  snprintf(rt_span, sizeof rt_span, "RTMIN+%d", SIGRTMAX - SIGRTMIN + 1);
+  const char *const bad[] = {
+    "SEGV", "SIGSEGV", "11", "BUS", "7", "CHLD", "17", "PIPE", "13", "TERM", "15", "HUP", "1",
+    "INT", "QUIT", "PROF", "URG", "WINCH", "TTIN", "TTOU", "PWR", "KILL", "9", "STOP", "19",
+    "0", "65", "32", "33", below_rt, past_rt, rt_span, "RTMIN-1", "RTMAX+1", "RTMIN+",
+    "RTMIN+x", "RTMIN+3x", "RTMAX-", "RTMAX-99999999999999999999", "99999999999999999999",
+    "12x", "+12", "-12", " 12", "USR", "USR3", "SIG", "nonesuch",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int signo = -7;
+    ck_assert_msg(options_parse_signal(bad[i], &signo) == -1, "%s", bad[i]);
+    ck_assert_int_eq(signo, -7);
+  }
+}
+END_TEST
+
+/* ---- Starting: the C API and the module's start{} ------------------------------ */
+
+/* Options past a limit start nothing through the C API: no directory, no
+ * capture (capture_begin's options_check). */
+START_TEST(test_api_start_refuses_options_past_their_limits)
+{
+  char dir[1100], path[1200];
+  scratch(dir, sizeof dir, "api");
+  lua_State *L = luaL_newstate();
+  ck_assert_ptr_nonnull(L);
+  luaL_openlibs(L);
+  struct {
+    int which;
+    const char *expected;
+  } cases[] = {
+    {0, PERIOD_ERROR}, {1, DURATION_ERROR}, {2, SAMPLE_ERROR}, {3, EVERY_ERROR},
+    {4, STACK_DEPTH_RANGE_ERROR},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct ljleak_collector_options o;
+    defaults(&o);
+    snprintf(path, sizeof path, "%s/cap-%zu", dir, i);
+    o.dir = path;
+    o.command = "test host";
+    switch (cases[i].which) {
+    case 0: o.period = NAN; break;
+    case 1: o.duration = INFINITY; break;
+    case 2: o.sample = LJLEAK_COLLECTOR_MAX_SAMPLE + 1; break;
+    case 3: o.every = UINT64_MAX; break;
+    default: o.stack_depth = -1; break;
+    }
+    char err[512] = "";
+    ck_assert_int_eq(ljleak_collector_start(L, &o, err, sizeof err), -1);
+    ck_assert_str_eq(err, cases[i].expected);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    struct ljleak_collector_status st;
+    ljleak_collector_status(&st);
+    ck_assert_int_eq(st.active, 0);
+  }
+  lua_close(L);
+}
+END_TEST
+
+/* The module's start{} with numbers that are not finite, not whole or past a
+ * limit: each is refused (a Lua error, or nil and the message for
+ * stack_depth) with the option and its limit, and makes no directory. The
+ * last start, at every limit, runs. */
+static const char start_script[] =
+  "local c = require 'ljleak.collector'\n"
+  "local function try(name, opts)\n"
+  "  local ok, a, b = pcall(c.start, opts)\n"
+  "  if not ok then io.write(name, ': error ', tostring(a), '\\n')\n"
+  "  elseif a == nil then io.write(name, ': nil ', tostring(b), '\\n')\n"
+  "  else assert(c.stop()) io.write(name, ': started ', a, '\\n') end\n"
+  "end\n"
+  "try('sample', {dir = 'cap-sample', sample = math.huge})\n"
+  "try('stack_depth', {dir = 'cap-depth', stack_depth = 1e300})\n"
+  "try('every', {dir = 'cap-every', every = 0/0})\n"
+  "try('period', {dir = 'cap-period', period = -1})\n"
+  "try('period_inf', {dir = 'cap-period-inf', period = 1/0})\n"
+  "try('max_bytes', {dir = 'cap-max-bytes', max_bytes = 1.5})\n"
+  "try('max_total_bytes', {dir = 'cap-total', max_total_bytes = 2^50 + 1})\n"
+  "try('duration', {dir = 'cap-duration', duration = 0/0})\n"
+  "try('gzip', {dir = 'cap-gzip', gzip = 0/0})\n"
+  "try('sample_text', {dir = 'cap-sample-text', sample = '2g'})\n"
+  "try('period_text', {dir = 'cap-period-text', period = '1e400'})\n"
+  "try('depth_text', {dir = 'cap-depth-text', stack_depth = '257'})\n"
+  "try('root', {root = '.', sample = -math.huge})\n"
+  "io.write('active ', tostring(c.status().active), '\\n')\n"
+  "try('limits', {dir = 'cap-limits', sample = 2^30, every = 2^50, max_bytes = 2^50,\n"
+  "               max_total_bytes = 2^50, period = 31536000, duration = 31536000,\n"
+  "               stack_depth = 256, gzip = 2})\n";
+
+static const char start_expected[] =
+  "sample: error ljleak.collector: " SAMPLE_ERROR "\n"
+  "stack_depth: nil " STACK_DEPTH_RANGE_ERROR "\n"
+  "every: error ljleak.collector: " EVERY_ERROR "\n"
+  "period: error ljleak.collector: " PERIOD_ERROR "\n"
+  "period_inf: error ljleak.collector: " PERIOD_ERROR "\n"
+  "max_bytes: error ljleak.collector: " MAX_BYTES_ERROR "\n"
+  "max_total_bytes: error ljleak.collector: " MAX_TOTAL_BYTES_ERROR "\n"
+  "duration: error ljleak.collector: " DURATION_ERROR "\n"
+  "gzip: error ljleak.collector: gzip must be a boolean, or a number other than NaN\n"
+  "sample_text: error ljleak.collector: " SAMPLE_ERROR "\n"
+  "period_text: error ljleak.collector: bad period '1e400': " PERIOD_ERROR "\n"
+  "depth_text: nil " STACK_DEPTH_RANGE_ERROR "\n"
+  "root: error ljleak.collector: " SAMPLE_ERROR "\n"
+  "active false\n"
+  "limits: started cap-limits\n";
+
+START_TEST(test_module_start_refuses_numbers_past_their_limits)
+{
+  char dir[1024], path[1100];
+  scratch(dir, sizeof dir, "module");
+  snprintf(path, sizeof path, "%s/start.lua", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fputs(start_script, f) >= 0, 1);
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LJLEAK_CONTROL=0 LUA_CPATH='%s/%s/lua/?.so;;' "
+                      "%s start.lua > out 2> err",
+                      dir, getenv("PWD"), build_dir(), luajit_cmd()),
+                   0);
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *text = slurp(path);
+  ck_assert_str_eq(text, start_expected);
+  free(text);
+  /* Only the last start made a directory. */
+  ck_assert_int_eq(sh("cd '%s' && test \"$(ls | tr '\\n' ' ')\" = 'cap-limits err out start.lua '",
+                      dir),
+                   0);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("collector_options");
+  TCase *tc = tcase_create("limits");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_limits_are_the_documented_numbers);
+  tcase_add_test(tc, test_check_takes_the_defaults_and_every_limit);
+  tcase_add_test(tc, test_check_refuses_seconds_past_the_limit_or_not_finite);
+  tcase_add_test(tc, test_check_refuses_sizes_one_past_the_limit);
+  tcase_add_test(tc, test_check_refuses_stack_depths_out_of_range);
+  tcase_add_test(tc, test_check_names_the_first_bad_option_in_table_order);
+  tcase_add_test(tc, test_number_ok_refuses_what_cannot_be_converted);
+  tcase_add_test(tc, test_parse_seconds_refuses_past_the_limit_and_not_finite);
+  tcase_add_test(tc, test_parse_field_refuses_values_past_each_limit);
+  tcase_add_test(tc, test_env_values_past_the_limit_are_bad_values);
+  tcase_add_test(tc, test_signal_takes_usr1_usr2_and_realtime_signals);
+  tcase_add_test(tc, test_signal_refuses_every_other_signal);
+  tcase_add_test(tc, test_api_start_refuses_options_past_their_limits);
+  tcase_add_test(tc, test_module_start_refuses_numbers_past_their_limits);
+  suite_add_tcase(s, tc);
+  return check_run(s);
+}
