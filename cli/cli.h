@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 
 #include "diff/diff.h"
@@ -85,10 +86,15 @@ struct cli_output {
   const char *command;      /* "diff": names the subcommand in messages */
   const char *name;         /* the file as given, or "stdout" */
   FILE *file;
+  char tmp[PATH_MAX + 32];  /* the new file beside name, renamed over it at close; "" if none */
 };
 
-/* Opens path for writing (NULL or "-": stdout). Returns CLI_EXIT_OK, or
- * prints "ljleak COMMAND: error: PATH: reason" and returns CLI_EXIT_RUNTIME. */
+/* Opens path for writing (NULL or "-": stdout). A file is written as a new
+ * file beside path (O_EXCL, the mode umask gives) and renamed over path when
+ * closed without error: a link at path is replaced, not followed, and a
+ * failed run leaves path as it was. A device or a pipe is written as it is.
+ * Returns CLI_EXIT_OK, or prints "ljleak COMMAND: error: PATH: reason" and
+ * returns CLI_EXIT_RUNTIME. */
 int cli_output_open(struct cli_output *output, const char *command, const char *path);
 /* Flushes the output and closes a file (stdout stays open). error is the
  * writer's message when it failed, else NULL. Returns CLI_EXIT_OK, or prints

@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,12 +143,26 @@ static int control_process_uid(long pid, unsigned long *uid)
 }
 
 
-/* What a subcommand run needs: the process, its run directory, its files. */
+/* "name (uid N)", or "uid N" for a user without a name. */
+static void control_user(unsigned long uid, char *out, size_t size)
+{
+  struct passwd *pw = getpwuid((uid_t)uid);
+  if (pw)
+    snprintf(out, size, "%s (uid %lu)", pw->pw_name, uid);
+  else
+    snprintf(out, size, "uid %lu", uid);
+}
+
+/* What a subcommand run needs: the process, its run directory (held open:
+ * every file in it is reached through run_fd, never by a path another user
+ * could change between a check and a use), its files. */
 struct control_target {
   long pid;
   unsigned long uid;
+  int run_fd;
   char run_dir[PATH_MAX];
-  char path[PATH_MAX + 32];   /* <run_dir>/<pid> */
+  char name[32];              /* <pid>, in run_fd */
+  char path[PATH_MAX + 32];   /* <run_dir>/<pid>: for messages */
 };
 
 /* Finds the process and checks its run directory; returns CLI_EXIT_OK or prints why not. */
@@ -169,24 +185,47 @@ static int control_target(struct control_target *t, const char *run_dir)
     return CLI_EXIT_INPUT;
   }
   snprintf(t->path, sizeof t->path, "%s/%ld", t->run_dir, t->pid);
+  snprintf(t->name, sizeof t->name, "%ld", t->pid);
   /* As the collector requires: a directory (not a link) of the process's user
    * that no one else may write, so that no one else put its files there. */
+  t->run_fd = open(t->run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
-  if (lstat(t->run_dir, &st) != 0) {
+  if (t->run_fd < 0) {
     if (errno == ENOENT) {
       fprintf(stderr, "ljleak control: process %ld is not registered in %s (no such directory)\n",
               t->pid, t->run_dir);
       return CLI_EXIT_FLAGGED;
     }
+    if (errno == ELOOP || errno == ENOTDIR) {
+      fprintf(stderr, "ljleak control: process %ld is not registered in %s: it is %s\n", t->pid,
+              t->run_dir, errno == ELOOP ? "a link" : "not a directory");
+      return CLI_EXIT_FLAGGED;
+    }
+    fprintf(stderr, "ljleak control: error: %s: %s\n", t->run_dir, strerror(errno));
+    return CLI_EXIT_INPUT;
+  }
+  if (fstat(t->run_fd, &st) != 0) {
     fprintf(stderr, "ljleak control: error: %s: %s\n", t->run_dir, strerror(errno));
     return CLI_EXIT_INPUT;
   }
   /* The collector registers in no other (an nginx master's run directory is
    * its workers'): whatever such a directory holds is not the process's. */
-  if (!S_ISDIR(st.st_mode) || st.st_uid != t->uid || (st.st_mode & 022)) {
-    fprintf(stderr, "ljleak control: process %ld is not registered in %s: it is not a directory "
-                    "of the process's user (uid %lu) that no one else may write\n",
-            t->pid, t->run_dir, t->uid);
+  char owner[300], user[300];
+  control_user(st.st_uid, owner, sizeof owner);
+  control_user(t->uid, user, sizeof user);
+  if (st.st_uid != t->uid) {
+    fprintf(stderr, "ljleak control: process %ld is not registered in %s: the directory belongs "
+                    "to %s, not to the process's user %s (in /tmp, another user may have made "
+                    "it first); have root make a run directory for %s where no one else can "
+                    "(install -d -o USER -m 700 /run/ljleak) and give it to both sides "
+                    "(LJLEAK_RUN_DIR to the process, --run-dir here)\n",
+            t->pid, t->run_dir, owner, user, user);
+    return CLI_EXIT_FLAGGED;
+  }
+  if (st.st_mode & 022) {
+    fprintf(stderr, "ljleak control: process %ld is not registered in %s: others may write it "
+                    "(mode %04o), so its files need not be the process's\n",
+            t->pid, t->run_dir, (unsigned)(st.st_mode & 07777));
     return CLI_EXIT_FLAGGED;
   }
   return CLI_EXIT_OK;
@@ -196,9 +235,11 @@ static int control_target(struct control_target *t, const char *run_dir)
  * process as it runs now. */
 static int control_read(const struct control_target *t, struct control_file_registration *r)
 {
-  int fd = open(t->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  int fd = openat(t->run_fd, t->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  /* Only the process's user writes there (checked): a file of another owner
+   * is a hard link to someone else's file, not a registration. */
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != t->uid) {
     int why = fd < 0 ? errno : 0;
     if (fd >= 0)
       close(fd);
@@ -207,7 +248,9 @@ static int control_read(const struct control_target *t, struct control_file_regi
       return CLI_EXIT_FLAGGED;
     }
     fprintf(stderr, "ljleak control: error: %s: %s\n", t->path,
-            why == ELOOP ? "a link, not a registration" : why ? strerror(why) : "not a file");
+            why == ELOOP ? "a link, not a registration"
+            : why        ? strerror(why)
+            : S_ISREG(st.st_mode) ? "not the process user's file" : "not a file");
     return CLI_EXIT_INPUT;
   }
   /* A registration is at most CONTROL_FILE_REGISTRATION_SIZE - 1 bytes; one
@@ -290,16 +333,38 @@ static int control_print(const struct control_file_registration *r, const char *
 
 /* ---- Writing a request ---- */
 
-/* Writes text to a new file of a random name beside <pid>.request (O_EXCL:
- * never through a link someone planted there), readable by all (the writer
- * may be root, the collector not), and renames it over <pid>.request, which
- * replaces a link instead of following it. */
+/* Creates a new file of a random name beside <pid>.request in the run
+ * directory (O_EXCL: never through a link someone planted there): its
+ * descriptor, and its name in tmp; -1 with errno. */
+static int control_create_request(const struct control_target *t, char *tmp, size_t size)
+{
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  for (int attempt = 0; attempt < 100; attempt++) {
+    unsigned char random[12];
+    if (getrandom(random, sizeof random, 0) != (ssize_t)sizeof random)
+      return -1;
+    char suffix[sizeof random + 1];
+    for (size_t i = 0; i < sizeof random; i++)
+      suffix[i] = letters[random[i] % (sizeof letters - 1)];
+    suffix[sizeof random] = '\0';
+    snprintf(tmp, size, "%s.request.%s", t->name, suffix);
+    int fd = openat(t->run_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  return -1;
+}
+
+/* Writes text to a new file of a random name beside <pid>.request, readable
+ * by all (the writer may be root, the collector not), and renames it over
+ * <pid>.request, which replaces a link instead of following it; both in the
+ * held run directory. */
 static int control_write_request(const struct control_target *t, const char *text, size_t length)
 {
-  char path[PATH_MAX + 48], tmp[PATH_MAX + 64];
+  char path[PATH_MAX + 48], name[64], tmp[96];
   snprintf(path, sizeof path, "%s.request", t->path);
-  snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-  int fd = mkostemp(tmp, O_CLOEXEC);
+  snprintf(name, sizeof name, "%s.request", t->name);
+  int fd = control_create_request(t, tmp, sizeof tmp);
   if (fd < 0) {
     fprintf(stderr, "ljleak control: error: cannot create a request beside %s: %s\n", path,
             strerror(errno));
@@ -321,10 +386,10 @@ static int control_write_request(const struct control_target *t, const char *tex
     failed = 1, why = errno;
   if (close(fd) != 0 && !failed)
     failed = 1, why = errno;
-  if (!failed && rename(tmp, path) != 0)
+  if (!failed && renameat(t->run_fd, tmp, t->run_fd, name) != 0)
     failed = 1, why = errno;
   if (failed) {
-    unlink(tmp);
+    unlinkat(t->run_fd, tmp, 0);
     fprintf(stderr, "ljleak control: error: cannot write %s: %s\n", path,
             why ? strerror(why) : "write error");
     return CLI_EXIT_RUNTIME;
@@ -468,6 +533,7 @@ int cmd_control(int argc, char **argv)
   }
   struct control_target target;
   memset(&target, 0, sizeof target);
+  target.run_fd = -1;
   if (!args.failed && !pid_text)
     cli_usage_error(&args, "no process given");
   if (!args.failed) {
@@ -502,6 +568,8 @@ int cmd_control(int argc, char **argv)
       code = control_print(&r, format ? format : "text", gets, get_count);
     control_file_registration_free(&r);
   }
+  if (target.run_fd >= 0)
+    close(target.run_fd);
   free(gets);
   free(sets);
   return code;
