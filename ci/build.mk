@@ -2,6 +2,8 @@
 # end-to-end tests and what make install puts in place for them.
 E2E_TESTS += tests/e2e/demo.sh tests/e2e/ci-compare-builds.sh tests/e2e/ci-capture.sh tests/e2e/demo-docs.sh
 E2E_TESTS += tests/e2e/info.sh
+# a root ci/capture and ljleak beside a hostile user (docs/security.md)
+E2E_TESTS += tests/e2e/security.sh
 INSTALL_TARGETS += install-ci-docs
 
 # The man page, and the CI scripts as ljleak-compare-builds and ljleak-capture
