@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "format/capture_index.h"
+#include "format/capture_layout.h"
 #include "report/json.h"
 
 static const char info_usage_line[] =
@@ -218,14 +219,13 @@ static void info_put_json(FILE *out, const struct info_entry *entries)
 /* Reads DIRECTORY/index; returns CLI_EXIT_OK, or prints why it is no capture. */
 static int info_read(const char *directory, struct capture_index *index)
 {
-  size_t length = strlen(directory);
-  char *path = malloc(length + sizeof "/index");
+  size_t size = strlen(directory) + sizeof "/" CAPTURE_LAYOUT_INDEX;
+  char *path = malloc(size);
   if (!path) {
     fputs("ljleak info: error: out of memory\n", stderr);
     return CLI_EXIT_RUNTIME;
   }
-  snprintf(path, length + sizeof "/index", "%s%sindex", directory,
-           length && directory[length - 1] == '/' ? "" : "/");
+  capture_layout_join(directory, CAPTURE_LAYOUT_INDEX, path, size);
   struct capture_index_error error;
   enum capture_index_status status = capture_index_read_file(index, path, &error);
   int code = CLI_EXIT_OK;

@@ -95,8 +95,8 @@ int callstack_open(struct capture *c, const char *segment_part, int gzip)
   s->depth = c->opt.stack_depth;
   if (s->depth <= 0)
     return 0;
-  char name[96];
-  if (callstack_map(s) != 0 || !stacks_sidecar_path(segment_part, name, sizeof name)) {
+  char name[CAPTURE_LAYOUT_NAME_MAX];
+  if (callstack_map(s) != 0 || !capture_layout_sidecar_name(segment_part, name, sizeof name)) {
     s->out.error = ENOMEM;
     return -1;
   }
@@ -125,15 +125,15 @@ int callstack_close(struct capture *c, const char *segment_part, const char *seg
   if (!s->open)
     return 0;
   s->open = 0;
-  char part[96], final[96];
+  char part[CAPTURE_LAYOUT_NAME_MAX], final[CAPTURE_LAYOUT_NAME_MAX];
   if (stacks_writer_end(&s->writer) != 0 || stacks_writer_flush(&s->writer) != 0 ||
       seg_out_finish(&s->out) != 0) {
     seg_out_abandon(&s->out);
     return -1;
   }
   s->disk_done += s->out.disk_bytes;
-  if (!stacks_sidecar_path(segment_part, part, sizeof part) ||
-      !stacks_sidecar_path(segment, final, sizeof final) ||
+  if (!capture_layout_sidecar_name(segment_part, part, sizeof part) ||
+      !capture_layout_sidecar_name(segment, final, sizeof final) ||
       capture_dir_rename(c, part, final) != 0) {
     s->out.error = errno ? errno : EIO;
     return -1;

@@ -16,6 +16,7 @@
 #include "collector/seg_out.h"
 #include "collector/trace_line.h"
 #include "format/capture_index.h"
+#include "format/capture_layout.h"
 #include "format/encode.h"
 #include "format/memprof.h"
 
@@ -89,7 +90,7 @@ struct capture {
   uint8_t *buffer;              /* CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, mmap'd */
   struct memprof_writer writer;
   struct seg_out out;
-  char segment_name[64];
+  char segment_name[CAPTURE_LAYOUT_NAME_MAX];
   uint64_t seq;
   double segment_start_wall;
   uint64_t segment_start_ns;

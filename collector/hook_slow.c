@@ -116,7 +116,7 @@ static void handle_signal(struct capture *c)
   if (opt.dir) {
     /* LJLEAK_DIR serves the first capture; later ones get new directories. */
     char index[PATH_MAX + 8];
-    snprintf(index, sizeof index, "%s/index", opt.dir);
+    capture_layout_join(opt.dir, CAPTURE_LAYOUT_INDEX, index, sizeof index);
     if (access(index, F_OK) == 0)
       opt.dir = NULL;
   }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "format/capture_index.h"
+#include "format/capture_layout.h"
 
 static void capture_fail(struct diff_error *err, enum diff_status status, const char *format,
                          const char *a, const char *b)
@@ -363,24 +364,6 @@ static int capture_cut_pieces(struct capture *capture)
   return 0;
 }
 
-static int capture_has_suffix(const char *name, const char *suffix)
-{
-  size_t a = strlen(name), b = strlen(suffix);
-  return a > b && !strcmp(name + a - b, suffix);
-}
-
-/* A stack sidecar (seg-0001.stacks, .stacks.gz, either with .part) sits
- * beside its segment and is read with it, never as a segment. */
-static int capture_is_sidecar(const char *name)
-{
-  size_t length = strlen(name);
-  if (capture_has_suffix(name, ".part"))
-    length -= 5;
-  if (length > 3 && !strncmp(name + length - 3, ".gz", 3))
-    length -= 3;
-  return length > 7 && !strncmp(name + length - 7, ".stacks", 7);
-}
-
 static int capture_compare_names(const void *a, const void *b)
 {
   return strcmp(*(char *const *)a, *(char *const *)b);
@@ -400,10 +383,8 @@ static int capture_list_directory(const char *directory, int want_segments, char
   int status = 0;
   while ((entry = readdir(dir))) {
     const char *name = entry->d_name;
-    int segment = capture_has_suffix(name, ".bin") || capture_has_suffix(name, ".memprof") ||
-                  capture_has_suffix(name, ".gz");
-    int part = capture_has_suffix(name, ".part");
-    if ((want_segments ? !segment : !part) || capture_is_sidecar(name))
+    enum capture_layout_kind kind = capture_layout_classify(name);
+    if (kind != (want_segments ? CAPTURE_LAYOUT_SEGMENT : CAPTURE_LAYOUT_SEGMENT_PART))
       continue;
     if (*count == capacity) {
       capacity = capacity ? capacity * 2 : 32;
@@ -436,7 +417,7 @@ static void capture_free_names(char **names, size_t count)
 static enum diff_status capture_open_directory(struct capture *capture, size_t *capacity,
                                                const char *directory, struct diff_error *err)
 {
-  char *index_path = capture_join(directory, "index");
+  char *index_path = capture_join(directory, CAPTURE_LAYOUT_INDEX);
   if (!index_path)
     goto out_of_memory;
   struct capture_index index;

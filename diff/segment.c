@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "diff/sampling.h"
+#include "format/capture_layout.h"
 #include "format/decode.h"
 #include "format/stacks.h"
 
@@ -542,7 +543,7 @@ enum diff_status segment_stream_open(struct segment_stream *stream, const char *
   }
   char sidecar[4096];
   struct stat st;
-  size_t length = stacks_sidecar_path(path, sidecar, sizeof sidecar);
+  size_t length = capture_layout_sidecar_name(path, sidecar, sizeof sidecar);
   if (length && stat(sidecar, &st) == 0) {  /* no sidecar: no stacks, as before them */
     stream->stacks = stacks_reader_open(sidecar, &open_error);
     if (!stream->stacks)

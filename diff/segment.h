@@ -137,7 +137,7 @@ struct segment_stream {
 };
 
 /* Opens the stream at path, and its stack sidecar when there is one
- * (stacks_sidecar_path). Returns DIFF_OK, or DIFF_ERROR_INPUT /
+ * (capture_layout_sidecar_name). Returns DIFF_OK, or DIFF_ERROR_INPUT /
  * DIFF_ERROR_MEMORY with err filled (stream is then closed). */
 enum diff_status segment_stream_open(struct segment_stream *stream, const char *path,
                                      struct diff_error *err);

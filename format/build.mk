@@ -1,7 +1,10 @@
 # format/build.mk: the memprof codec, its Check suites and its fuzz target.
 format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/writer.c format/symtab.c format/units.c \
-  format/whole_file.c format/message.c
+  format/whole_file.c format/message.c format/capture_layout.c
 
+# format/capture_layout.c: the capture directory's file names
+TEST_SUITES += test_format_layout
+test_format_layout_LIBS = format
 # format/uleb128.c
 TEST_SUITES += test_uleb128
 test_uleb128_LIBS = format

@@ -535,19 +535,3 @@ uint64_t stacks_hash(const struct stacks_frame *frames, uint32_t frame_count)
   return h;
 }
 
-size_t stacks_sidecar_path(const char *segment_path, char *out, size_t size)
-{
-  size_t n = strlen(segment_path);
-  size_t part = n >= 5 && strcmp(segment_path + n - 5, ".part") == 0 ? 5 : 0;
-  size_t stem = n - part;
-  size_t gz = stem >= 3 && strncmp(segment_path + stem - 3, ".gz", 3) == 0 ? 3 : 0;
-  stem -= gz;
-  if (stem < 8 || strncmp(segment_path + stem - 8, ".memprof", 8) != 0)
-    return 0;
-  stem -= 8;
-  int len = snprintf(out, size, "%.*s.stacks%s%s", (int)stem, segment_path, gz ? ".gz" : "",
-                     part ? ".part" : "");
-  if (len < 0 || (size_t)len >= size)
-    return 0;
-  return (size_t)len;
-}
