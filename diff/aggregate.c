@@ -246,26 +246,26 @@ static void aggregate_fail_memory(struct diff_error *err)
  * stream that ends first is an error at that line, but for a .part (a
  * killed process), whose boundaries from there on are dropped, with the
  * warning in dropped (else left empty). */
-static enum diff_status aggregate_read_segment(const struct capture *capture, size_t index,
+static enum diff_status aggregate_read_segment(const struct diff_source *capture, size_t index,
                                                struct segment_aggregate *segment, uint64_t sample,
                                                char *dropped, size_t dropped_size,
                                                struct diff_error *err)
 {
-  const struct capture_segment *owner = &capture->segments[index];
+  const struct diff_source_segment *owner = &capture->segments[index];
   dropped[0] = '\0';
   struct segment_stream stream;
   enum diff_status status = segment_stream_open(&stream, owner->path, err);
   for (size_t p = owner->first_piece; status == DIFF_OK && p < owner->first_piece + owner->piece_count;
        p++) {
-    const struct capture_piece *piece = &capture->pieces[p];
+    const struct diff_source_piece *piece = &capture->pieces[p];
     uint64_t before = segment->events;
     segment->young_from = piece->young_from == UINT64_MAX ? UINT64_MAX : before + piece->young_from;
     status = segment_aggregate_read_piece(segment, &stream, piece->limit, sample, err);
     if (status != DIFF_OK)
       break;
-    int reached = piece->boundary == CAPTURE_NO_BOUNDARY || segment->events - before == piece->limit;
+    int reached = piece->boundary == DIFF_SOURCE_NO_BOUNDARY || segment->events - before == piece->limit;
     if (!reached && !owner->partial) {
-      const struct capture_boundary *boundary = &capture->boundaries[piece->boundary];
+      const struct diff_source_boundary *boundary = &capture->boundaries[piece->boundary];
       err->status = status = DIFF_ERROR_INPUT;
       snprintf(err->message, sizeof err->message,
                "%s: byte %zu: boundary line: event %llu is past the end of %s (%llu events)",
@@ -298,7 +298,7 @@ static enum diff_status aggregate_read_segment(const struct capture *capture, si
 }
 
 /* A warning about a cut: to options->warn, or an error under options->strict. */
-static enum diff_status aggregate_warn(struct capture *capture, const char *warning,
+static enum diff_status aggregate_warn(struct diff_source *capture, const char *warning,
                                        const struct diff_options *options, struct diff_error *err)
 {
   capture->info.truncated = 1;
@@ -313,7 +313,7 @@ static enum diff_status aggregate_warn(struct capture *capture, const char *warn
 }
 
 /* A read segment: warn about a cut, then merge. */
-static enum diff_status aggregate_take(struct aggregate *aggregate, struct capture *capture,
+static enum diff_status aggregate_take(struct aggregate *aggregate, struct diff_source *capture,
                                        struct segment_aggregate *segment, const char *dropped,
                                        const struct diff_options *options,
                                        struct diff_error *err)
@@ -331,7 +331,7 @@ static enum diff_status aggregate_take(struct aggregate *aggregate, struct captu
   return DIFF_OK;
 }
 
-static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct capture *capture,
+static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct diff_source *capture,
                                              const struct diff_options *options,
                                              struct diff_error *err)
 {
@@ -383,7 +383,7 @@ struct pipeline_slot {
 struct pipeline {
   pthread_mutex_t lock;
   pthread_cond_t changed;
-  struct capture *capture;
+  struct diff_source *capture;
   uint64_t sample;
   struct pipeline_slot *slots;   /* [capture->count] */
   struct segment_aggregate **spare;  /* [window] merged, ready to be emptied and reused */
@@ -455,7 +455,7 @@ static void *pipeline_worker(void *argument)
   }
 }
 
-static enum diff_status aggregate_parallel(struct aggregate *aggregate, struct capture *capture,
+static enum diff_status aggregate_parallel(struct aggregate *aggregate, struct diff_source *capture,
                                            const struct diff_options *options,
                                            struct diff_error *err)
 {
@@ -534,7 +534,7 @@ static enum diff_status aggregate_parallel(struct aggregate *aggregate, struct c
   return status;
 }
 
-enum diff_status aggregate_capture(struct aggregate *aggregate, struct capture *capture,
+enum diff_status aggregate_capture(struct aggregate *aggregate, struct diff_source *capture,
                                    const struct diff_options *options, struct diff_error *err)
 {
   err->status = DIFF_OK;

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diff/capture.h"
+#include "diff/source.h"
 #include "diff/diff.h"
 #include "diff/live_map.h"
 #include "diff/segment.h"
@@ -49,7 +49,7 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
  * not there, call options->warn (or fail with DIFF_ERROR_TRUNCATED under
  * options->strict) and set capture->info.truncated. A boundary line past
  * the end of a listed segment's stream is an input error at its line. */
-enum diff_status aggregate_capture(struct aggregate *aggregate, struct capture *capture,
+enum diff_status aggregate_capture(struct aggregate *aggregate, struct diff_source *capture,
                                    const struct diff_options *options, struct diff_error *err);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include "diff/aggregate.h"
 #include "diff/allow.h"
-#include "diff/capture.h"
+#include "diff/source.h"
 #include "diff/diff.h"
 #include "diff/result.h"
 #include "diff/trend.h"
@@ -35,24 +35,24 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
                                      struct diff_result *result, struct diff_capture *info,
                                      struct diff_error *err)
 {
-  struct capture capture;
-  enum diff_status status = capture_open(&capture, paths, count, err);
+  struct diff_source capture;
+  enum diff_status status = diff_source_open(&capture, paths, count, err);
   if (status != DIFF_OK)
     return status;
-  if (options->forced_only && capture_keep_forced(&capture) < 0) {
-    capture_release(&capture);
+  if (options->forced_only && diff_source_keep_forced(&capture) < 0) {
+    diff_source_release(&capture);
     return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   }
   struct aggregate aggregate;
   if (aggregate_init(&aggregate, capture.info.sample_bytes) < 0) {
-    capture_release(&capture);
+    diff_source_release(&capture);
     return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   }
   status = aggregate_capture(&aggregate, &capture, options, err);
   if (status == DIFF_OK && result_build_sites(result, &aggregate, &capture, info, options) < 0)
     status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   aggregate_release(&aggregate);
-  capture_release(&capture);
+  diff_source_release(&capture);
   return status;
 }
 

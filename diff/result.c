@@ -30,7 +30,7 @@ static int result_site_source(struct diff_site *site)
 /* From the index's boundary lines (the first `boundaries`: the ones past the
  * end of a .part are dropped): times, GC cycles, heap sizes and work done
  * when every line gives them, and which cycles were forced. */
-static int result_boundary_lines(const struct capture *capture, struct diff_capture *info,
+static int result_boundary_lines(const struct diff_source *capture, struct diff_capture *info,
                                  size_t boundaries)
 {
   info->boundary_count = boundaries;
@@ -54,7 +54,7 @@ static int result_boundary_lines(const struct capture *capture, struct diff_capt
       !(info->forced = malloc(boundaries * sizeof *info->forced)))
     return -1;
   for (size_t i = 0; i < boundaries; i++) {
-    const struct capture_boundary *line = &capture->boundaries[i];
+    const struct diff_source_boundary *line = &capture->boundaries[i];
     if (info->boundary_times)
       info->boundary_times[i] = line->time;
     if (info->gc_cycles)
@@ -69,7 +69,7 @@ static int result_boundary_lines(const struct capture *capture, struct diff_capt
 }
 
 /* Boundary times, GC cycles and heap sizes when the index gives them for every segment. */
-static int result_boundaries(const struct capture *capture, struct diff_capture *info,
+static int result_boundaries(const struct diff_source *capture, struct diff_capture *info,
                              size_t boundaries)
 {
   if (capture->boundary_count)
@@ -100,7 +100,7 @@ static int result_boundaries(const struct capture *capture, struct diff_capture 
 }
 
 int result_build_sites(struct diff_result *result, const struct aggregate *aggregate,
-                       struct capture *capture, struct diff_capture *info,
+                       struct diff_source *capture, struct diff_capture *info,
                        const struct diff_options *options)
 {
   *info = capture->info;

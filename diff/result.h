@@ -3,14 +3,14 @@
 #define LJLEAK_DIFF_RESULT_H
 
 #include "diff/aggregate.h"
-#include "diff/capture.h"
+#include "diff/source.h"
 #include "diff/diff.h"
 
 /* Fills result->sites from aggregate, one per site, with trend verdicts
  * under options and series copied. capture->info moves into *info with the
  * boundary metadata added. Returns -1 when out of memory. */
 int result_build_sites(struct diff_result *result, const struct aggregate *aggregate,
-                       struct capture *capture, struct diff_capture *info,
+                       struct diff_source *capture, struct diff_capture *info,
                        const struct diff_options *options);
 
 /* ---- Stacks (diff/result_stacks.c) ----------------------------------------- */

@@ -6,7 +6,7 @@
 
 #include "tests/check_run.h"
 #include "diff/aggregate.h"
-#include "diff/capture.h"
+#include "diff/source.h"
 #include "diff/diff.h"
 #include "diff/live_map.h"
 #include "diff/sampling.h"
