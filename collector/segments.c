@@ -20,8 +20,8 @@ static int segment_sink(void *context, const uint8_t *data, size_t size)
     return -1;
   uint64_t disk = c->disk_done + c->out.disk_bytes + c->stacks.disk_done + c->stacks.out.disk_bytes;
   if (c->opt.max_total_bytes && disk >= c->opt.max_total_bytes &&
-      c->pending_stop == REASON_NONE)
-    c->pending_stop = REASON_MAX_TOTAL;
+      c->pending_stop == CAPTURE_INDEX_REASON_NONE)
+    c->pending_stop = CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES;
   return 0;
 }
 
@@ -132,11 +132,11 @@ int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause
   return 0;
 }
 
-void segments_index_close(struct capture *c, enum capture_stop_reason reason)
+void segments_index_close(struct capture *c, enum capture_index_stop_reason reason)
 {
   struct capture_index_stop line = {
     .time = capture_wall_time(),
-    .reason = capture_index_stop_reason_name((int)reason),
+    .reason = capture_index_stop_reason_name(reason),
   };
   char text[128];
   if (capture_index_write_stop(text, sizeof text, &line))
@@ -242,5 +242,5 @@ int segments_end(struct capture *c, int complete)
 void segments_rotate(struct capture *c, int complete)
 {
   if (segments_end(c, complete) != 0 || segments_begin(c) != 0)
-    c->pending_stop = REASON_WRITE_ERROR;
+    c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
 }

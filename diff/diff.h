@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/stacks.h"
+
 /* ---- The result model -----------------------------------------------------
  * A diff result is plain data: the engine fills it from captures, the report
  * stage renders it, and report_read_json rebuilds the same struct from a saved
@@ -31,16 +33,10 @@ enum diff_by {
   DIFF_BY_STACK
 };
 
-/* A frame of a call stack, as the stack sidecar records it (format/stacks.h). */
-enum diff_frame_kind {
-  DIFF_FRAME_LUA,             /* a Lua function: chunk, its first line, the current line */
-  DIFF_FRAME_C,               /* a C function by its symbol */
-  DIFF_FRAME_INTERNAL,        /* a frame the collector could not read ("?") */
-  DIFF_FRAME_COROUTINE        /* the bottom of a coroutine's stack */
-};
-
+/* A frame of a call stack, as the stack sidecar records it: its kind is
+ * the sidecar's (enum stacks_frame_kind, format/stacks.h). */
 struct diff_frame {
-  enum diff_frame_kind kind;
+  enum stacks_frame_kind kind;
   char *name;                 /* LUA: chunk name ("@app.lua"); C: symbol; else "?" or "coroutine" */
   uint64_t defined;           /* LUA: the function's first line (0: a main chunk) */
   uint64_t line;              /* LUA: the current line in it (0: unknown) */
@@ -243,8 +239,8 @@ const char *diff_site_kind_name(enum diff_site_kind kind);
 int diff_site_kind_parse(const char *name, enum diff_site_kind *kind);
 const char *diff_by_name(enum diff_by by);
 int diff_by_parse(const char *name, enum diff_by *by);
-const char *diff_frame_kind_name(enum diff_frame_kind kind);
-int diff_frame_kind_parse(const char *name, enum diff_frame_kind *kind);
+const char *diff_frame_kind_name(enum stacks_frame_kind kind);
+int diff_frame_kind_parse(const char *name, enum stacks_frame_kind *kind);
 
 /* A frame's label in a stack's name and in folded stacks: "@app.lua:42"
  * (chunk and current line) for Lua, else its name; ';' and control

@@ -23,8 +23,8 @@ static const char *const site_kind_names[] = {
     [DIFF_SITE_C] = "c"};
 static const char *const by_names[] = {[DIFF_BY_SITE] = "site", [DIFF_BY_STACK] = "stack"};
 static const char *const frame_kind_names[] = {
-    [DIFF_FRAME_LUA] = "lua", [DIFF_FRAME_C] = "c", [DIFF_FRAME_INTERNAL] = "internal",
-    [DIFF_FRAME_COROUTINE] = "coroutine"};
+    [STACKS_FRAME_LUA] = "lua", [STACKS_FRAME_C] = "c", [STACKS_FRAME_INTERNAL] = "internal",
+    [STACKS_FRAME_COROUTINE] = "coroutine"};
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -111,24 +111,24 @@ int diff_by_parse(const char *name, enum diff_by *by)
   return 0;
 }
 
-const char *diff_frame_kind_name(enum diff_frame_kind kind)
+const char *diff_frame_kind_name(enum stacks_frame_kind kind)
 {
   return model_name(frame_kind_names, COUNT_OF(frame_kind_names), (unsigned)kind);
 }
 
-int diff_frame_kind_parse(const char *name, enum diff_frame_kind *kind)
+int diff_frame_kind_parse(const char *name, enum stacks_frame_kind *kind)
 {
   int i = model_lookup(frame_kind_names, COUNT_OF(frame_kind_names), name);
   if (i < 0)
     return -1;
-  *kind = (enum diff_frame_kind)i;
+  *kind = (enum stacks_frame_kind)i;
   return 0;
 }
 
 size_t diff_frame_label(const struct diff_frame *frame, char *buffer, size_t size)
 {
   char line[32] = "";
-  if (frame->kind == DIFF_FRAME_LUA)
+  if (frame->kind == STACKS_FRAME_LUA)
     snprintf(line, sizeof line, ":%llu", (unsigned long long)frame->line);
   const char *name = frame->name ? frame->name : "?";
   size_t length = strlen(name), total = length + strlen(line);

@@ -6,18 +6,10 @@
 #include "diff/segment.h"
 #include "format/stacks.h"
 
-static enum diff_frame_kind segment_frame_kind(enum stacks_frame_kind kind)
+/* A kind a later writer may add is shown as a frame the collector could not read. */
+static enum stacks_frame_kind segment_frame_kind(enum stacks_frame_kind kind)
 {
-  switch (kind) {
-  case STACKS_FRAME_LUA:
-    return DIFF_FRAME_LUA;
-  case STACKS_FRAME_C:
-    return DIFF_FRAME_C;
-  case STACKS_FRAME_COROUTINE:
-    return DIFF_FRAME_COROUTINE;
-  default:
-    return DIFF_FRAME_INTERNAL;
-  }
+  return kind <= STACKS_FRAME_COROUTINE ? kind : STACKS_FRAME_INTERNAL;
 }
 
 /* The local stack of sidecar stack id (interned by content on first sight). */

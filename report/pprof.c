@@ -240,7 +240,7 @@ static uint64_t pprof_location(struct pprof_state *p, uint64_t function, uint64_
 /* The location of a frame. */
 static uint64_t pprof_frame(struct pprof_state *p, const struct diff_frame *frame)
 {
-  if (frame->kind != DIFF_FRAME_LUA)
+  if (frame->kind != STACKS_FRAME_LUA)
     return pprof_location(p, pprof_function(p, frame->name, "", 0), 0);
   char name[512];
   snprintf(name, sizeof name, "%s:%" PRIu64, frame->name, frame->defined);

@@ -53,7 +53,7 @@ static void add_stack(struct diff_result *r, const char *name, enum diff_verdict
   s->frames = calloc(3, sizeof *s->frames);
   const uint64_t defined[] = {9, caller_defined, 0}, lines[] = {10, caller_defined + 1, main_line};
   for (int i = 0; i < 3; i++)
-    s->frames[i] = (struct diff_frame){DIFF_FRAME_LUA, strdup("@t.lua"), defined[i], lines[i]};
+    s->frames[i] = (struct diff_frame){STACKS_FRAME_LUA, strdup("@t.lua"), defined[i], lines[i]};
 }
 
 /* One growing site, @t.lua:10, held by a leaking and a steady caller. */
@@ -406,7 +406,7 @@ START_TEST(test_json_round_trip_keeps_stacks)
   ck_assert_int_eq(leak->is_stack, 1);
   ck_assert_uint_eq(leak->site_id, SITE_ID);
   ck_assert_uint_eq(leak->frame_count, 3);
-  ck_assert_int_eq(leak->frames[1].kind, DIFF_FRAME_LUA);
+  ck_assert_int_eq(leak->frames[1].kind, STACKS_FRAME_LUA);
   ck_assert_str_eq(leak->frames[1].name, "@t.lua");
   ck_assert_uint_eq(leak->frames[1].defined, 20);
   ck_assert_uint_eq(leak->frames[1].line, 21);
