@@ -37,9 +37,9 @@ int report_render(const struct diff_result *result, enum report_format format,
                   char *error, size_t error_size);
 
 /* Rebuilds a result from JSON written by report_render (REPORT_FORMAT_JSON);
- * diff_result_free frees it. result->flagged is the JSON's "flagged" when
- * it has one, else diff_result_flagged_count. Returns 0, or -1 with
- * "FILE: byte N: what is wrong" in error. */
+ * diff_result_free frees it. Its facts are filled; result->flagged is the
+ * JSON's "flagged" when it has one, else the facts' count. Returns 0, or -1
+ * with "FILE: byte N: what is wrong" in error. */
 int report_read_json(const char *path, struct diff_result *result,
                      char *error, size_t error_size);
 

@@ -1,5 +1,6 @@
 /* tests/test_diff_decide.c: undecided sites, the outcome, the warm-up, base mode, deciding a saved result again. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +215,14 @@ END_TEST
 
 /* ---- The outcome ---------------------------------------------------------------- */
 
+/* The outcome of a result built by hand: its facts, found after its last change. */
+static enum diff_outcome outcome_of(struct diff_result *r)
+{
+  diff_result_fill_facts(r);
+  return r->facts.outcome;
+}
+
+
 START_TEST(test_flagged_wins_over_undecided_and_no_boundary_is_inconclusive)
 {
   static const uint64_t rising[8] = {0, 1, 2, 3, 4, 5, 6, 7}, flat[8] = {5, 5, 5, 5, 5, 5, 5, 5};
@@ -245,6 +254,85 @@ START_TEST(test_flagged_wins_over_undecided_and_no_boundary_is_inconclusive)
   fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_STEADY, flat, 8);
   ck_assert_uint_eq(diff_result_boundaries(&r), 8);
   ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  diff_result_free(&r);
+}
+END_TEST
+
+/* Why sites have no verdict, once for the result and once for each site:
+ * the capture too short, the base too short, the base without a verdict,
+ * no significant trend, too few boundaries to measure; and what to do. */
+START_TEST(test_facts_say_why_sites_have_no_verdict_and_what_would_decide_them)
+{
+  static const uint64_t rising[8] = {0, 1000, 2000, 3000, 4000, 5000, 6000, 7000};
+  struct diff_result r;
+  fixture_result(&r, DIFF_MODE_TREND, 4);  /* 4 boundaries, a trend needs 5 at p 0.01 */
+  struct diff_site *site = fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_UNDECIDED, rising, 4);
+  site->trend_p_value = 1.0 / 24;
+  fixture_add_site(&r, "@a.lua:2", DIFF_VERDICT_INSUFFICIENT, rising, 1);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_NO_VERDICT);
+  ck_assert_uint_eq(r.facts.judged, 4);
+  ck_assert_uint_eq(r.facts.needed, 5);
+  ck_assert_uint_eq(r.facts.rose_undecided, 1);
+  ck_assert_uint_eq(r.facts.insufficient, 1);
+  ck_assert_uint_eq(r.facts.tally.undecided, 2);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_SHORT_CAPTURE);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_RUN_LONGER);
+  ck_assert_int_eq(r.sites[0].facts.rose_undecided, 1);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_SHORT_CAPTURE);
+  ck_assert_int_eq(r.sites[1].facts.rose_undecided, 0);
+  ck_assert_int_eq(r.sites[1].facts.cause, DIFF_UNDECIDED_UNMEASURED);
+  r.options.max_p_value = 0;  /* a saved result without its p-value */
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_uint_eq(r.facts.needed, SIZE_MAX);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_NO_P_VALUE);
+  r.options.max_p_value = 0.01;
+  r.options.warmup = 3;  /* one boundary left: no change can be measured */
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_TOO_FEW_BOUNDARIES);
+  diff_result_free(&r);
+
+  /* Base mode: 8 boundaries in the candidate, 3 in the base. */
+  fixture_result(&r, DIFF_MODE_BASE, 8);
+  r.base.boundary_count = 3;
+  site = fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_UNDECIDED, rising, 8);
+  site->trend_p_value = 1.0 / 40320;
+  site->base_verdict = DIFF_VERDICT_STEADY;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_SHORT_BASE);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_SHORT_BASE);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_LONGER_BASE);
+  /* A base as long, without a verdict of its own: the base is to blame for
+   * the site; for the result too, as the candidate's trend is significant. */
+  r.base.boundary_count = 8;
+  r.sites[0].base_verdict = DIFF_VERDICT_UNDECIDED;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_BASE_NO_TREND);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_BASE_NO_TREND);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_LONGER_BASE);
+  /* Not significant in the candidate: no trend, wherever it is missing. */
+  r.sites[0].trend_p_value = 0.5;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_NO_TREND);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_RUN_LONGER);
+  r.sites[0].base_verdict = DIFF_VERDICT_STEADY;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_NO_TREND);
+  /* Decided: no cause, no remedy. */
+  r.sites[0].verdict = DIFF_VERDICT_NEW;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_FLAGGED);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_NOT);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_NONE);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_NONE);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_NONE);
+  ck_assert_int_eq(r.sites[0].facts.flagged, 1);
+  ck_assert_uint_eq(r.facts.tally.new_count, 1);
+  diff_result_free(&r);
+
+  fixture_result(&r, DIFF_MODE_TREND, 0);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_NO_BOUNDARY);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_RUN_LONGER);
   diff_result_free(&r);
 }
 END_TEST
@@ -424,6 +512,7 @@ int main(void)
   suite_add_tcase(s, engine);
   TCase *outcome = tcase_create("outcome");
   tcase_add_test(outcome, test_flagged_wins_over_undecided_and_no_boundary_is_inconclusive);
+  tcase_add_test(outcome, test_facts_say_why_sites_have_no_verdict_and_what_would_decide_them);
   tcase_add_test(outcome, test_outcome_names_parse_back);
   suite_add_tcase(s, outcome);
   TCase *decide = tcase_create("decide");
