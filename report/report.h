@@ -31,7 +31,8 @@ struct report_options {
 /* Parses "text", "html", "json", "junit", "markdown", "pprof" or "folded"; returns 0 or -1. */
 int report_format_parse(const char *name, enum report_format *format);
 
-/* Renders result to out. Returns 0, or -1 with a message in error. */
+/* Renders result to out from its sites and its facts, which must be filled
+ * (diff_result_fill_facts). Returns 0, or -1 with a message in error. */
 int report_render(const struct diff_result *result, enum report_format format,
                   const struct report_options *options, FILE *out,
                   char *error, size_t error_size);
