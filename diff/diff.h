@@ -285,18 +285,6 @@ int diff_site_undecided(const struct diff_site *site);
  * report_read_json when it reads one. A result built by hand needs it after
  * its last change, before it is rendered. Nothing to free. */
 void diff_result_fill_facts(struct diff_result *result);
-/* Each of these finds one fact again from the sites, as the reports still
- * ask for them; diff_result_fill_facts finds them all at once. */
-size_t diff_result_flagged_count(const struct diff_result *result);
-size_t diff_result_undecided_count(const struct diff_result *result);
-/* Whether a site without a verdict rose (undecided, not insufficient). */
-int diff_site_rose_undecided(const struct diff_site *site);
-/* Fills tally from result's sites in one pass. */
-void diff_result_tally(const struct diff_result *result, struct diff_tally *tally);
-/* The run's outcome (diff_facts.outcome, found again). */
-enum diff_outcome diff_result_outcome(const struct diff_result *result);
-/* The capture's boundaries (diff_facts.boundaries, found again). */
-size_t diff_result_boundaries(const struct diff_result *result);
 /* The fewest boundaries (after the warm-up) a trend is judged on: the
  * fewest at which a strictly rising series reaches max_p_value (5 at 0.01,
  * 4 at 0.05), or min_boundaries when that is larger. SIZE_MAX when no

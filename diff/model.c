@@ -157,63 +157,6 @@ int diff_site_undecided(const struct diff_site *site)
                             site->verdict == DIFF_VERDICT_INSUFFICIENT);
 }
 
-size_t diff_result_flagged_count(const struct diff_result *result)
-{
-  size_t flagged = 0;
-  for (size_t i = 0; i < result->site_count; i++)
-    flagged += (size_t)diff_site_flagged(result->mode, &result->sites[i]);
-  return flagged;
-}
-
-size_t diff_result_undecided_count(const struct diff_result *result)
-{
-  size_t undecided = 0;
-  for (size_t i = 0; i < result->site_count; i++)
-    undecided += (size_t)diff_site_undecided(&result->sites[i]);
-  return undecided;
-}
-
-int diff_site_rose_undecided(const struct diff_site *site)
-{
-  return site->verdict == DIFF_VERDICT_UNDECIDED && diff_site_undecided(site);
-}
-
-void diff_result_tally(const struct diff_result *result, struct diff_tally *tally)
-{
-  memset(tally, 0, sizeof *tally);
-  for (size_t i = 0; i < result->site_count; i++) {
-    const struct diff_site *site = &result->sites[i];
-    tally->undecided += (size_t)diff_site_undecided(site);
-    if (!diff_site_flagged(result->mode, site))
-      continue;
-    tally->flagged++;
-    tally->new_count += site->verdict == DIFF_VERDICT_NEW;
-    tally->worse_count += site->verdict == DIFF_VERDICT_WORSE;
-    tally->growth_bytes_per_segment += site->growth_bytes_per_segment;
-    tally->growth_bytes_per_second += site->growth_bytes_per_second;
-    tally->range_delta_bytes += site->range_delta_bytes;
-  }
-}
-
-size_t diff_result_boundaries(const struct diff_result *result)
-{
-  size_t boundaries = result->capture.boundary_count;
-  for (size_t i = 0; i < result->site_count; i++)
-    if (result->sites[i].count > boundaries)
-      boundaries = result->sites[i].count;
-  return boundaries;
-}
-
-enum diff_outcome diff_result_outcome(const struct diff_result *result)
-{
-  if (diff_result_flagged_count(result))
-    return DIFF_OUTCOME_FLAGGED;
-  /* No boundary, no measurement: "nothing grows" would be a guess. */
-  if (!diff_result_boundaries(result) || diff_result_undecided_count(result))
-    return DIFF_OUTCOME_INCONCLUSIVE;
-  return DIFF_OUTCOME_PASS;
-}
-
 /* The one-sided Mann-Kendall p-value of a strictly rising series of n
  * points, computed as diff/trend.c computes it: exact (1/n!, divided in the
  * same order as its permutation counts) up to 50 points, else the normal
