@@ -80,7 +80,7 @@ static enum diff_status compare_finish(struct diff_result *result,
     diff_result_free(result);
     return status;
   }
-  result_sort(result);
+  result_finish(result);
   return DIFF_OK;
 }
 
@@ -376,6 +376,6 @@ enum diff_status diff_decide(struct diff_result *result, const struct diff_optio
   enum diff_status status = allow_apply(result, options->allow, err);
   if (status != DIFF_OK)
     return status;
-  result_sort(result);
+  result_finish(result);
   return DIFF_OK;
 }

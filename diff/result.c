@@ -202,7 +202,7 @@ static int result_compare_sites(const void *a, const void *b, void *context)
   return strcmp(x->name, y->name);
 }
 
-void result_sort(struct diff_result *result)
+void result_finish(struct diff_result *result)
 {
   if (result->site_count)
     qsort_r(result->sites, result->site_count, sizeof *result->sites, result_compare_sites,
@@ -210,5 +210,6 @@ void result_sort(struct diff_result *result)
   if (result->stack_count)
     qsort_r(result->stacks, result->stack_count, sizeof *result->stacks, result_compare_sites,
             &result->mode);
-  result->flagged = diff_result_flagged_count(result);
+  diff_result_fill_facts(result);  /* after the sort: the tally sums in the sites' order */
+  result->flagged = result->facts.tally.flagged;
 }

@@ -31,10 +31,10 @@ double result_seconds_per_boundary(const struct diff_capture *info);
  * when out of memory. */
 int result_judge_site(struct diff_site *site, const struct diff_options *options, double interval);
 
-/* Sorts the sites, and likewise the stacks (flagged first by growth, then
- * undecided by growth, then by live bytes at the last boundary; range mode
- * by delta), and sets result->flagged
- * (diff_result_flagged_count). */
-void result_sort(struct diff_result *result);
+/* The last step of making a result: sorts the sites, and likewise the
+ * stacks (flagged first by growth, then undecided by growth, then by live
+ * bytes at the last boundary; range mode by delta), then fills the facts
+ * (diff_result_fill_facts) and sets result->flagged from them. */
+void result_finish(struct diff_result *result);
 
 #endif

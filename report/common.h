@@ -43,13 +43,13 @@ void report_row_boundaries(const struct diff_result *result, const struct diff_s
 /* Live bytes of a site at its last boundary in the base (0 when it has none). */
 uint64_t report_base_last_live(const struct diff_site *site);
 
-/* The boundaries the verdicts were judged on: the capture's after the warm-up. */
-size_t report_judged_boundaries(const struct diff_result *result);
 /* Why a result is inconclusive, one line (empty when its outcome is not
- * inconclusive): what was missing, how many boundaries there were and how
- * many a trend needs. The text, Markdown, HTML and JSON reports all use it. */
+ * inconclusive): its facts' reasons in words: what was missing, how many
+ * boundaries there were and how many a trend needs. The text, Markdown,
+ * HTML and JSON reports all use it. */
 void report_outcome_reason(const struct diff_result *result, char *buffer, size_t size);
-/* What to do about an inconclusive result, one line ("" when it is not). */
+/* What to do about an inconclusive result (its facts' remedy), one line
+ * ("" when it is not inconclusive). */
 const char *report_outcome_advice(const struct diff_result *result);
 /* Where an allowance's rule is: its file, line and pattern ("ci/allow.txt line 3: INTERNAL"). */
 void report_allowance_rule(const struct diff_allowance *allowance, char *buffer, size_t size);

@@ -513,9 +513,10 @@ static int read_result(struct json_reader *r, const struct json_value *root,
         return -1;
     }
   }
-  /* A saved count stays as written (ljleak report exits by it); else it is counted. */
+  /* A saved count stays as written; else it is counted. */
+  diff_result_fill_facts(result);
   if (!json_object_get(root, "flagged"))
-    result->flagged = diff_result_flagged_count(result);
+    result->flagged = result->facts.tally.flagged;
   return 0;
 }
 

@@ -307,12 +307,12 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   if (result->mode == DIFF_MODE_BASE)
     put_capture(&w, "base", &result->base);
   put_uint(&w, "flagged", result->flagged);
-  /* The outcome and its reason, as the model and the renderers decide them. */
-  enum diff_outcome outcome = diff_result_outcome(result);
+  /* The outcome and its reason: the model's facts, in the renderers' words. */
+  enum diff_outcome outcome = result->facts.outcome;
   char reason[512];
   report_outcome_reason(result, reason, sizeof reason);
   put_string(&w, "outcome", diff_outcome_name(outcome));
-  put_uint(&w, "undecided", diff_result_undecided_count(result));
+  put_uint(&w, "undecided", result->facts.tally.undecided);
   put_string(&w, "outcome_reason", outcome == DIFF_OUTCOME_INCONCLUSIVE ? reason : NULL);
   writer_key(&w, "sites");
   writer_open(&w, '[');

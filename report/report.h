@@ -34,7 +34,8 @@ struct report_options {
 /* Parses "text", "html", "json", "junit", "markdown", "pprof" or "folded"; returns 0 or -1. */
 int report_format_parse(const char *name, enum report_format *format);
 
-/* Renders result to out. Returns 0, or -1 with a message in error. */
+/* Renders result to out from its sites and its facts, which must be filled
+ * (diff_result_fill_facts). Returns 0, or -1 with a message in error. */
 int report_render(const struct diff_result *result, enum report_format format,
                   const struct report_options *options, FILE *out,
                   char *error, size_t error_size);
@@ -46,9 +47,9 @@ int report_color_wanted(FILE *out);
 /* ---- Reading a saved result ---------------------------------------------- */
 
 /* Rebuilds a result from JSON written by report_render (REPORT_FORMAT_JSON);
- * diff_result_free frees it. result->flagged is the JSON's "flagged" when
- * it has one, else diff_result_flagged_count. Returns 0, or -1 with
- * "FILE: byte N: what is wrong" in error. */
+ * diff_result_free frees it. Its facts are filled; result->flagged is the
+ * JSON's "flagged" when it has one, else the facts' count. Returns 0, or -1
+ * with "FILE: byte N: what is wrong" in error. */
 int report_read_json(const char *path, struct diff_result *result,
                      char *error, size_t error_size);
 

@@ -812,11 +812,17 @@ START_TEST(test_flagged_count_counts_the_sites_flagged_in_the_results_mode)
   struct diff_site sites[4] = {{.verdict = DIFF_VERDICT_GROWING}, {.verdict = DIFF_VERDICT_NEW},
                                {.verdict = DIFF_VERDICT_STEADY}, {.verdict = DIFF_VERDICT_WORSE}};
   struct diff_result result = {.mode = DIFF_MODE_TREND, .site_count = 4, .sites = sites};
-  ck_assert_uint_eq(diff_result_flagged_count(&result), 3);
+  diff_result_fill_facts(&result);
+  ck_assert_uint_eq(result.facts.tally.flagged, 3);
+  ck_assert_int_eq(sites[1].facts.flagged, 1);
+  ck_assert_int_eq(sites[2].facts.flagged, 0);
   result.mode = DIFF_MODE_BASE;
-  ck_assert_uint_eq(diff_result_flagged_count(&result), 2);
+  diff_result_fill_facts(&result);
+  ck_assert_uint_eq(result.facts.tally.flagged, 2);
+  ck_assert_int_eq(sites[0].facts.flagged, 0);
   result.site_count = 0;
-  ck_assert_uint_eq(diff_result_flagged_count(&result), 0);
+  diff_result_fill_facts(&result);
+  ck_assert_uint_eq(result.facts.tally.flagged, 0);
 }
 END_TEST
 

@@ -174,7 +174,7 @@ START_TEST(test_growth_within_a_per_boundary_budget_is_allowed)
   ck_assert_ptr_nonnull(fixture_site(&r, "@app.lua:2")->allowance);
   ck_assert_int_eq(fixture_site(&r, "@app.lua:2")->allowed, 0);
   ck_assert_uint_eq(r.flagged, 0);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_PASS);
   diff_result_free(&r);
 }
 END_TEST
@@ -189,7 +189,7 @@ START_TEST(test_growth_past_its_budget_still_fails)
   ck_assert_int_eq(site->allowed, 0);
   ck_assert_ptr_nonnull(site->allowance);
   ck_assert_uint_eq(r.flagged, 1);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_FLAGGED);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_FLAGGED);
   diff_result_free(&r);
 }
 END_TEST
@@ -209,10 +209,10 @@ START_TEST(test_per_megabyte_budgets_divide_the_growth_by_the_work_done)
   ck_assert(site->allowance->growth == 500);
   ck_assert_int_eq(site->allowance->per_megabyte, 1);
   ck_assert_int_eq(site->allowed, 1);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_PASS);
   ck_assert_int_eq(decide_with(&r, "@app.lua:1 499/MB # grows with traffic\n", &err), DIFF_OK);
   ck_assert_int_eq(fixture_site(&r, "@app.lua:1")->allowed, 0);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_FLAGGED);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_FLAGGED);
 
   /* With a warm-up of 4, the work is counted from boundary 5 on. */
   r.capture.allocated[7] = 8388608 + 1048576;  /* 1 MiB in the last 3 boundaries */
@@ -265,12 +265,12 @@ START_TEST(test_an_undecided_site_within_its_budget_lets_the_run_pass)
   fixture_add_site(&r, "INTERNAL", DIFF_VERDICT_STEADY, rising, 4);
   ck_assert_int_eq(decide_with(&r, NULL, &err), DIFF_OK);
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_UNDECIDED);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   ck_assert_int_eq(decide_with(&r, "INTERNAL 1k/boundary # interned strings\n", &err), DIFF_OK);
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(r.sites[0].allowed, 1);
-  ck_assert_uint_eq(diff_result_undecided_count(&r), 0);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  ck_assert_uint_eq(r.facts.tally.undecided, 0);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_PASS);
   diff_result_free(&r);
 }
 END_TEST
