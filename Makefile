@@ -14,13 +14,10 @@ SANITIZE ?=
 DEPS_BUILD = $(LUAJIT_DEPS) libxxhash-dev zlib1g-dev pkg-config dpkg-dev
 DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium golang-go
 
-# Evaluated on first use, not at parse time: on a fresh machine pkg-config and
-# the libraries arrive only when deps-build has run.
-lazy = $(eval $(1) := $$(shell $(2)))$($(1))
-PKG_CFLAGS = $(call lazy,PKG_CFLAGS,pkg-config --cflags libxxhash zlib 2>/dev/null)
-PKG_LIBS = $(call lazy,PKG_LIBS,pkg-config --libs libxxhash zlib 2>/dev/null)
-CHECK_CFLAGS = $(call lazy,CHECK_CFLAGS,pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS = $(call lazy,CHECK_LIBS,pkg-config --libs check 2>/dev/null)
+# PKG_CFLAGS, PKG_LIBS (xxhash, zlib), CHECK_CFLAGS, CHECK_LIBS and
+# LUAJIT_PKG_LIBS: what pkg-config says, written once per make by the config
+# step (below) into CONFIG_MK, after the packages are installed.
+CONFIG_MK = $(BUILD)/config.mk
 
 WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(LUAJIT_CFLAGS) $(PKG_CFLAGS)
@@ -50,9 +47,36 @@ ALL_TARGETS :=     # everything make builds beyond ljleak
 INSTALL_TARGETS := # phony targets run by make install
 
 .PHONY: all demo check check-suites check-sanitize check-valgrind check-e2e bench fuzz install clean \
-        deps-build deps-check
-all: deps-build $(BUILD)/ljleak
+        deps-build deps-check FORCE
+all: $(BUILD)/ljleak
 
+# The config step: every goal but those of CONFIG_FREE_GOALS runs it first,
+# to its end, before anything compiles (even under -j): make reads CONFIG_MK,
+# so it remakes it before any goal and then reads it again. It checks the
+# Debian packages the goals need (mk/deps.sh: installs them as root, else
+# prints the apt-get line and stops; the check packages for check*, fuzz*,
+# a suite or a fuzzer), fetches the LuaJIT source (LUAJIT_SOURCE_STEP,
+# mk/luajit.mk) and writes pkg-config's answers. It runs on every make, not
+# on make's restart, and rewrites CONFIG_MK only when it changes (so make
+# restarts only then: a fresh tree, a package installed).
+CONFIG_FREE_GOALS := clean deps-build deps-check
+CHECK_GOALS := check check-% fuzz fuzz-% $(BUILD)/tests/% $(BUILD)/fuzz/%
+CONFIG_DEPS = $(if $(filter $(CHECK_GOALS),$(MAKECMDGOALS)),$(DEPS_CHECK),$(DEPS_BUILD))
+$(CONFIG_MK): $(if $(MAKE_RESTARTS),,FORCE)
+	@sh mk/deps.sh $(CONFIG_DEPS)
+	@$(LUAJIT_SOURCE_STEP)
+	@mkdir -p $(dir $(LUAJIT_IDENTITY_H))
+	@sh mk/luajit.sh identity $(LUAJIT_SRC_DIR) > $(LUAJIT_IDENTITY_H).tmp && \
+	  if cmp -s $(LUAJIT_IDENTITY_H).tmp $(LUAJIT_IDENTITY_H); then rm -f $(LUAJIT_IDENTITY_H).tmp; \
+	  else mv $(LUAJIT_IDENTITY_H).tmp $(LUAJIT_IDENTITY_H); fi
+	@sh mk/config.sh $(if $(LUAJIT_ROOT),,luajit) > $@.tmp && \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
+ifneq ($(filter-out $(CONFIG_FREE_GOALS),$(or $(MAKECMDGOALS),all)),)
+include $(CONFIG_MK)
+endif
+
+# Only the packages, nothing built (the config step checks them anyway).
 deps-build:
 	@sh mk/deps.sh $(DEPS_BUILD)
 deps-check:
@@ -112,7 +136,7 @@ $(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS)) $(LUAJIT_IDENTI
 # the end-to-end scripts, then the collector's suites and a capture on the
 # other LuaJIT (mk/luajit.mk); the last line totals every step.
 CHECK_LOG = $(BUILD)/check.log
-check: deps-check all
+check: all
 	@mkdir -p $(BUILD) && rm -f $(CHECK_LOG)
 	@for step in check-suites check-sanitize check-valgrind check-e2e check-other-luajit; do \
 	  $(MAKE) --no-print-directory $$step 2>&1 | tee -a $(CHECK_LOG); \
@@ -142,9 +166,9 @@ $(BUILD)/valgrind/%.log: $(BUILD)/tests/%
 check-e2e: all
 	@set -e; for t in $(E2E_TESTS); do echo "== $$t"; BUILD=$(BUILD) sh $$t; done
 
-bench: deps-build all $(BENCHES)
+bench: all $(BENCHES)
 
-fuzz: deps-check $(FUZZERS:%=fuzz-%)
+fuzz: $(FUZZERS:%=fuzz-%)
 
 install: all $(INSTALL_TARGETS)
 	install -d $(DESTDIR)$(PREFIX)/bin
@@ -156,5 +180,5 @@ clean:
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 
 # make demo: the main job end to end (mk/demo.sh says what it runs).
-demo: deps-build all
+demo: all
 	BUILD=$(BUILD) sh mk/demo.sh
