@@ -25,7 +25,10 @@ CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(LUAJIT_CFLAGS) $(PKG_CFLAGS)
 # exports only what collector/ljleak_collector.h marks LJLEAK_API.
 CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) $(SANITIZE) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(SANITIZE) $(LDFLAGS)
-LIBS_ALL = $(LUAJIT_LIBS) $(PKG_LIBS) -lm -lpthread -ldl
+# What every program and the collector module link; programs add LuaJIT's
+# library (the module takes LuaJIT's symbols from the process it loads into).
+SYSTEM_LIBS = $(PKG_LIBS) -lm -lpthread -ldl
+LIBS_ALL = $(LUAJIT_LIBS) $(SYSTEM_LIBS)
 
 # The stages, each a folder and a library $(BUILD)/libNAME.a, in link order:
 # a stage comes before the stages it uses. This is the only place the order is

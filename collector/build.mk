@@ -21,7 +21,7 @@ COLLECTOR_SO = $(BUILD)/lua/ljleak/collector.so
 ALL_TARGETS += $(COLLECTOR_SO)
 $(COLLECTOR_SO): $(collector_SRCS:%.c=$(BUILD)/%.o) $(format_SRCS:%.c=$(BUILD)/%.o)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -shared -Wl,-z,nodelete -o $@ $^ -lxxhash -lz -lm -ldl
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,-z,nodelete -o $@ $^ $(SYSTEM_LIBS)
 
 # Debian's luajit searches /usr/local/lib/lua/5.1 and, for /usr,
 # /usr/lib/x86_64-linux-gnu/lua/5.1.
