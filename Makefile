@@ -86,18 +86,29 @@ deps-check:
 	@sh mk/deps.sh $(DEPS_CHECK)
 
 # make fuzz: each libFuzzer target of FUZZERS runs for FUZZ_SECONDS on a fresh
-# copy of its seeds, and fails on a crash. A stage's build.mk builds
-# $(BUILD)/fuzz/NAME with FUZZ_CC and FUZZ_FLAGS and adds its run with
-# $(eval $(call fuzz_run,NAME,SEED FILES)).
+# copy of its seeds, and fails on a crash. A stage's build.mk adds NAME
+# (tests/fuzz/NAME.c) to FUZZERS and names, as a suite does, the stages it
+# is built from in NAME_STAGES (any order), its seed files in NAME_SEEDS and
+# any compile flags of its own in NAME_FLAGS. The fuzzer's objects, the
+# harness's and those stages' sources (their NAME_SRCS), are compiled with
+# FUZZ_CC and FUZZ_FLAGS into $(BUILD)/fuzz/NAME.objs/.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -O1 -g
-define fuzz_run
+define fuzz_build
+$(1)_OBJS = $$(patsubst %.c,$(BUILD)/fuzz/$(1).objs/%.o,tests/fuzz/$(1).c \
+  $$(foreach s,$$(filter $$($(1)_STAGES),$(STAGES)),$$($$(s)_SRCS)))
+$(BUILD)/fuzz/$(1).objs/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(FUZZ_CC) $$(CPPFLAGS_ALL) -std=c11 $$(WARNINGS) $$(FUZZ_FLAGS) $$($(1)_FLAGS) -MMD -MP -c $$< -o $$@
+-include $$(wildcard $$($(1)_OBJS:.o=.d))
+$(BUILD)/fuzz/$(1): $$($(1)_OBJS)
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$($(1)_OBJS) $$(SYSTEM_LIBS)
 .PHONY: fuzz-$(1)
 fuzz-$(1): $(BUILD)/fuzz/$(1)
 	@rm -rf $(BUILD)/fuzz/$(1)-corpus && mkdir -p $(BUILD)/fuzz/$(1)-corpus
-	cp $(2) $(BUILD)/fuzz/$(1)-corpus/
-	$(BUILD)/fuzz/$(1) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	cp $$($(1)_SEEDS) $(BUILD)/fuzz/$(1)-corpus/
+	$(BUILD)/fuzz/$(1) -max_total_time=$$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
 	  $(BUILD)/fuzz/$(1)-corpus
 endef
@@ -107,6 +118,8 @@ endef
 # it under $(BUILD)/other-luajit (paths and env.sh described in mk/luajit.mk).
 include mk/luajit.mk
 include $(BUILD_DIRS:%=%/build.mk)
+# After every build.mk: a fuzzer's stages may list their sources in several.
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_build,$(f))))
 
 all: $(ALL_TARGETS)
 
