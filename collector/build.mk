@@ -69,7 +69,11 @@ $(NOGC64)/luajit/src/luajit: $(LUAJIT_SRC_STAMP)
 	cp -a $(LUAJIT_SRC_DIR) $(NOGC64)/luajit
 	$(MAKE) -C $(NOGC64)/luajit XCFLAGS=-DLUAJIT_DISABLE_GC64 > $(NOGC64)/luajit.log 2>&1 || \
 	  { tail -n 20 $(NOGC64)/luajit.log; exit 1; }
-$(NOGC64)/lua/ljleak/collector.so: $(NOGC64)/luajit/src/luajit $(collector_SRCS) $(format_SRCS)
+# Its sources and the headers they include: the make below rebuilds what
+# they changed (its own -MMD files know which objects), but only runs when
+# one did.
+$(NOGC64)/lua/ljleak/collector.so: $(NOGC64)/luajit/src/luajit $(collector_SRCS) $(format_SRCS) \
+  $(wildcard collector/*.h format/*.h)
 	$(MAKE) --no-print-directory BUILD=$(NOGC64) LUAJIT_SRC=$(NOGC64)/luajit SANITIZE= \
 	  OPT="-O2 -g" CFLAGS=-DLUAJIT_DISABLE_GC64 $@
 # It holds for Debian's LuaJIT; on OpenResty's the test is left out
