@@ -20,7 +20,9 @@ DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium gola
 CONFIG_MK = $(BUILD)/config.mk
 
 WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(LUAJIT_CFLAGS) $(PKG_CFLAGS)
+# LuaJIT's headers (LUAJIT_CFLAGS, mk/luajit.mk) only for the sources of
+# LUAJIT_SRCS: in a recipe, $< is the source being compiled.
+CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(if $(filter $<,$(LUAJIT_SRCS)),$(LUAJIT_CFLAGS)) $(PKG_CFLAGS)
 # Hidden by default: collector.so is loaded into other people's processes and
 # exports only what collector/ljleak_collector.h marks LJLEAK_API.
 CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) $(SANITIZE) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
@@ -42,6 +44,7 @@ STAGES := collector report diff summary format
 BUILD_DIRS := format diff summary report collector cli bench ci
 
 CLI_SRCS :=        # the ljleak front end (cli/)
+LUAJIT_SRCS :=     # the sources that include LuaJIT's headers: the collector's, and those that run LuaJIT
 TEST_SUITES :=     # Check suites: tests/NAME.c becomes $(BUILD)/tests/NAME
 E2E_TESTS :=       # end-to-end scripts run by make check, after the suites
 BENCHES :=         # phony targets run by make bench
@@ -120,6 +123,10 @@ include mk/luajit.mk
 include $(BUILD_DIRS:%=%/build.mk)
 # After every build.mk: a fuzzer's stages may list their sources in several.
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_build,$(f))))
+# What compiles against LuaJIT's tree is rebuilt when the tree changes
+# (LUAJIT_IDENTITY_H): -MMD does not follow -isystem headers.
+$(LUAJIT_SRCS:%.c=$(BUILD)/%.o) $(patsubst %.c,$(BUILD)/%,$(filter tests/% bench/%,$(LUAJIT_SRCS))): \
+  $(LUAJIT_IDENTITY_H)
 
 all: $(ALL_TARGETS)
 
@@ -128,7 +135,7 @@ STAGE_ARCHIVES = $(STAGES:%=$(BUILD)/lib%.a)
 # The archives of a list of stages, in link order.
 stage_archives = $(patsubst %,$(BUILD)/lib%.a,$(filter $(1),$(STAGES)))
 
-$(BUILD)/%.o: %.c $(LUAJIT_IDENTITY_H)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
 
@@ -143,7 +150,7 @@ $(BUILD)/ljleak: $(CLI_OBJS) $(STAGE_ARCHIVES)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STAGE_ARCHIVES) $(LIBS_ALL)
 
 .SECONDEXPANSION:
-$(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS)) $(LUAJIT_IDENTITY_H)
+$(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CHECK_CFLAGS) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
 	  $(call stage_archives,$($*_LIBS)) $(CHECK_LIBS) $(LIBS_ALL)

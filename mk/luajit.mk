@@ -5,9 +5,11 @@
 # library package libluajit-5.1-2) or luajit2 (OpenResty's fork,
 # libluajit2-5.1-2, which conflicts with Debian's). By default it is the one
 # whose library is installed (mk/luajit.sh installed). Its source, fetched by
-# collector/luajit-src.sh at the installed version, gives every object its
-# headers: the collector its private ones, and everything its public ones
-# (the very files the -dev package installs), so both come from one tree.
+# collector/luajit-src.sh at the installed version, gives the sources of
+# LUAJIT_SRCS (the collector's, and those that run LuaJIT; no other stage
+# sees them) its headers: the collector its private ones, and all of them its
+# public ones (the very files the -dev package installs), so both come from
+# one tree.
 # LUAJIT_SRC=DIR takes an unpacked source tree instead. LUAJIT_ROOT=DIR links
 # against the library of a `dpkg -x` tree (make other-luajit) and fetches the
 # source of the version unpacked there. One build directory per LuaJIT.
@@ -38,9 +40,10 @@ LUAJIT_SOURCE_STEP = test -f $(LUAJIT_SRC_STAMP) || \
 endif
 
 # What the collector names as the LuaJIT it was built for (collector/layout.c),
-# written by the config step, only when it changes. Every object depends on
-# it: the tree's headers come in with -isystem, which -MMD does not track, so
-# a new tree rebuilds everything through this file.
+# written by the config step, only when it changes. What is compiled from
+# LUAJIT_SRCS depends on it (Makefile): the tree's headers come in with
+# -isystem, which -MMD does not track, so a new tree rebuilds those through
+# this file.
 LUAJIT_IDENTITY_H = $(BUILD)/gen/luajit_identity.h
 
 LUAJIT_CFLAGS = -isystem $(LUAJIT_SRC_DIR)/src -I$(BUILD)/gen
