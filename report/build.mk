@@ -26,12 +26,8 @@ E2E_TESTS += tests/e2e/stacks.sh tests/e2e/stacks-browser.sh
 E2E_TESTS += tests/e2e/stacks-capture.sh
 
 # The JSON result reader's libFuzzer target (tests/fuzz/fuzz_report_json.c),
-# seeded with the saved results of testdata/report/; it needs of diff only
-# the result model (diff/model.c).
+# seeded with the saved results of testdata/report/; of diff it uses the
+# result model (diff/model.c).
 FUZZERS += fuzz_report_json
-$(BUILD)/fuzz/fuzz_report_json: tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c \
-  report/report.h diff/diff.h
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
-	  tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c -lm -lz
-$(eval $(call fuzz_run,fuzz_report_json,testdata/report/*.json))
+fuzz_report_json_STAGES = report diff format
+fuzz_report_json_SEEDS = testdata/report/*.json
