@@ -1,6 +1,6 @@
 # format/build.mk: the memprof codec, its Check suites and its fuzz target.
 format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/writer.c format/symtab.c format/units.c \
-  format/whole_file.c format/message.c
+  format/whole_file.c format/message.c format/key_value.c
 
 # format/uleb128.c
 TEST_SUITES += test_uleb128
@@ -47,11 +47,12 @@ test_format_index_LIBS = format
 # parsed; what parses is written back and read again, and prefixes of it (a
 # process killed mid-write) read too. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_index
-$(BUILD)/fuzz/fuzz_index: tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index_write.c format/capture_index.h format/whole_file.c format/message.c
+$(BUILD)/fuzz/fuzz_index: tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index_write.c format/capture_index.h format/whole_file.c format/message.c \
+  format/key_value.c format/key_value.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
 	  tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index_write.c format/whole_file.c \
-	  format/message.c
+	  format/message.c format/key_value.c
 $(eval $(call fuzz_run,fuzz_index,tests/fuzz/corpus/index/*))
 # format/stacks_write.c (encoder) and stacks_read.c (decoder): the stack sidecar (docs/stacks-format.md)
 format_SRCS += format/stacks_write.c format/stacks_read.c
@@ -80,9 +81,10 @@ test_format_control_LIBS = format
 # and reads back the same, and prefixes of it read too. `make fuzz` runs it on
 # a copy of the seeds.
 FUZZERS += fuzz_control
-$(BUILD)/fuzz/fuzz_control: tests/fuzz/fuzz_control.c format/control_file.c format/control_file_write.c format/control_file.h format/whole_file.c format/message.c
+$(BUILD)/fuzz/fuzz_control: tests/fuzz/fuzz_control.c format/control_file.c format/control_file_write.c format/control_file.h format/whole_file.c format/message.c \
+  format/key_value.c format/key_value.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
 	  tests/fuzz/fuzz_control.c format/control_file.c format/control_file_write.c format/whole_file.c \
-	  format/message.c
+	  format/message.c format/key_value.c
 $(eval $(call fuzz_run,fuzz_control,tests/fuzz/corpus/control/*))
