@@ -24,12 +24,6 @@ void report_format_p_value(char *buffer, size_t size, double p_value);
 size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_t count,
                         size_t width);
 
-/* Decodes one UTF-8 character of s (at most length bytes). An invalid or cut
- * sequence decodes as U+FFFD over one byte. Returns the bytes used (>= 1). */
-size_t report_utf8_decode(const char *s, size_t length, uint32_t *codepoint);
-/* Writes codepoint as UTF-8 to out. */
-void report_utf8_put(FILE *out, uint32_t codepoint);
-
 /* The capture's span in seconds (first start to last boundary); 0 when unknown. */
 double report_capture_span(const struct diff_capture *capture);
 /* Live bytes of a site at its last boundary (0 when it has none). */

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 #include "report/html_chart.h"
 
@@ -22,7 +23,7 @@ static void html_put(FILE *out, const char *text)
   size_t length = strlen(text);
   for (size_t i = 0; i < length;) {
     uint32_t cp;
-    i += report_utf8_decode(text + i, length - i, &cp);
+    i += utf8_decode(text + i, length - i, &cp);
     switch (cp) {
     case '<': fputs("&lt;", out); break;
     case '>': fputs("&gt;", out); break;
@@ -31,9 +32,9 @@ static void html_put(FILE *out, const char *text)
     case '\'': fputs("&#39;", out); break;
     default:
       if ((cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-        report_utf8_put(out, 0xfffd);
+        utf8_put(out, 0xfffd);
       else
-        report_utf8_put(out, cp);
+        utf8_put(out, cp);
     }
   }
 }

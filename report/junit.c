@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 
 /* Writes text as XML character data or attribute value: the five specials as
@@ -15,7 +16,7 @@ static void put_xml(FILE *out, const char *text)
   size_t length = strlen(text);
   for (size_t i = 0; i < length;) {
     uint32_t cp;
-    i += report_utf8_decode(text + i, length - i, &cp);
+    i += utf8_decode(text + i, length - i, &cp);
     switch (cp) {
     case '<': fputs("&lt;", out); break;
     case '>': fputs("&gt;", out); break;
@@ -25,9 +26,9 @@ static void put_xml(FILE *out, const char *text)
     case '\t': case '\n': case '\r': fprintf(out, "&#%" PRIu32 ";", cp); break;
     default:
       if (cp < 0x20 || cp == 0xfffe || cp == 0xffff)
-        report_utf8_put(out, 0xfffd);
+        utf8_put(out, 0xfffd);
       else
-        report_utf8_put(out, cp);
+        utf8_put(out, cp);
     }
   }
 }
