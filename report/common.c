@@ -123,6 +123,33 @@ size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_
   return cells;
 }
 
+void report_put_markup(FILE *out, const char *text, enum report_markup markup)
+{
+  if (!text)
+    return;
+  int xml = markup == REPORT_MARKUP_XML;
+  size_t length = strlen(text);
+  for (size_t i = 0; i < length;) {
+    uint32_t cp;
+    i += utf8_decode(text + i, length - i, &cp);
+    switch (cp) {
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '&': fputs("&amp;", out); break;
+    case '"': fputs("&quot;", out); break;
+    case '\'': fputs(xml ? "&apos;" : "&#39;", out); break;
+    default:
+      if (xml && (cp == '\t' || cp == '\n' || cp == '\r'))
+        fprintf(out, "&#%" PRIu32 ";", cp);
+      else if (xml ? cp < 0x20 || cp == 0xfffe || cp == 0xffff
+                   : (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+        utf8_put(out, 0xfffd);
+      else
+        utf8_put(out, cp);
+    }
+  }
+}
+
 double report_capture_span(const struct diff_capture *capture)
 {
   if (!capture->boundary_times || capture->boundary_count == 0)

@@ -24,6 +24,20 @@ void report_format_p_value(char *buffer, size_t size, double p_value);
 size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_t count,
                         size_t width);
 
+/* The markup report_put_markup writes. */
+enum report_markup {
+  REPORT_MARKUP_HTML,
+  REPORT_MARKUP_XML
+};
+/* Writes text (NULL: nothing) as character data or a quoted attribute
+ * value: <, >, &, " and ' as entities, invalid UTF-8 as U+FFFD, and what
+ * the markup forbids or would change as U+FFFD or a character reference.
+ * HTML: control characters but tab and newline, DEL and the C1 controls as
+ * U+FFFD. XML 1.0: tab, newline and carriage return as character references
+ * (attribute values keep them), the other control characters, U+FFFE and
+ * U+FFFF as U+FFFD. */
+void report_put_markup(FILE *out, const char *text, enum report_markup markup);
+
 /* The capture's span in seconds (first start to last boundary); 0 when unknown. */
 double report_capture_span(const struct diff_capture *capture);
 /* Live bytes of a site at its last boundary (0 when it has none). */
