@@ -27,11 +27,13 @@ E2E_TESTS += tests/e2e/stacks-capture.sh
 
 # The JSON result reader's libFuzzer target (tests/fuzz/fuzz_report_json.c),
 # seeded with the saved results of testdata/report/; it needs of diff only
-# the result model (diff/model.c), of format the JSON and UTF-8 writers.
+# the result model (diff/model.c), of format the JSON and UTF-8 writers and
+# the ULEB128 encoder.
 FUZZERS += fuzz_report_json
 $(BUILD)/fuzz/fuzz_report_json: tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c \
-  format/json_write.c format/utf8.c report/report.h diff/diff.h
+  format/json_write.c format/utf8.c format/uleb128.c report/report.h diff/diff.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
-	  tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c format/json_write.c format/utf8.c -lm -lz
+	  tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c format/json_write.c format/utf8.c \
+	  format/uleb128.c -lm -lz
 $(eval $(call fuzz_run,fuzz_report_json,testdata/report/*.json))

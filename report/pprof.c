@@ -1,10 +1,11 @@
-/* report/pprof.c: a gzipped profile.proto (pprof's format) of live and growing bytes by stack, encoded by hand: varints and length-delimited fields. */
+/* report/pprof.c: a gzipped profile.proto (pprof's format) of live and growing bytes by stack, encoded by hand: varints (format's ULEB128) and length-delimited fields. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <zlib.h>
 
+#include "format/memprof.h"
 #include "report/common.h"
 
 /* The profile.proto field numbers used here. */
@@ -51,15 +52,11 @@ static void buffer_put(struct pprof_buffer *b, const void *bytes, size_t n)
   b->size += n;
 }
 
+/* A protobuf varint: ULEB128, as in memprof streams. */
 static void put_varint(struct pprof_buffer *b, uint64_t value)
 {
-  uint8_t bytes[10];
-  size_t n = 0;
-  do {
-    bytes[n++] = (uint8_t)((value & 0x7f) | (value >= 0x80 ? 0x80 : 0));
-    value >>= 7;
-  } while (value);
-  buffer_put(b, bytes, n);
+  uint8_t bytes[MEMPROF_ULEB128_MAX];
+  buffer_put(b, bytes, memprof_uleb128_encode(bytes, value));
 }
 
 static void put_tag(struct pprof_buffer *b, unsigned field, unsigned wire)
