@@ -6,6 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "format/index_table.h"
 #include "format/memprof.h"
 
 #define ARENA_BLOCK (64u * 1024u)
@@ -55,7 +56,7 @@ struct memprof_symtab {
 
   struct chunk *chunks;
   size_t chunk_count, chunk_capacity;
-  struct index_map chunk_by_hash;   /* key: XXH3 of the text; collisions probe onwards */
+  struct index_table chunk_index;   /* the chunks by XXH3 of their text; made on first use */
   uint32_t *aliases;                /* chunk index of function_alias_1, _2, ... */
   size_t alias_count, alias_capacity;
 
@@ -185,35 +186,41 @@ static void index_map_free(struct index_map *m)
 
 /* ---- Chunks and aliases ------------------------------------------------------- */
 
+/* A chunk name being looked up: what the probe compares. */
+struct chunk_key {
+  const struct memprof_symtab *table;
+  uint64_t hash;
+  const char *text;
+  size_t length;
+};
+
+static int chunk_equal(const void *context, uint32_t index)
+{
+  const struct chunk_key *key = context;
+  const struct chunk *c = &key->table->chunks[index];
+  return c->hash == key->hash && c->length == key->length &&
+         memcmp(c->text, key->text, key->length) == 0;
+}
+
 /* The chunk index of text, added if new; -1 when out of memory. */
 static int64_t chunk_intern(struct memprof_symtab *t, const char *text, size_t length)
 {
+  struct index_table *index_table = &t->chunk_index;
+  if (index_table->slots == NULL && index_table_init(index_table) != 0)
+    return -1;
   uint64_t hash = XXH3_64bits(text, length);
-  struct index_map *m = &t->chunk_by_hash;
-  /* Several chunks may share a hash: the map holds each under its own probe slot. */
-  if (m->capacity > 0) {
-    size_t j = (size_t)hash_key(hash) & (m->capacity - 1);
-    while (m->slots[j] != 0) {
-      const struct chunk *c = &t->chunks[m->slots[j] - 1];
-      if (m->keys[j] == hash && c->length == length && memcmp(c->text, text, length) == 0)
-        return (int64_t)m->slots[j] - 1;
-      j = (j + 1) & (m->capacity - 1);
-    }
-  }
+  struct chunk_key key = {t, hash, text, length};
+  uint32_t found = index_table_probe(index_table, hash, chunk_equal, &key)->index;
+  if (found != INDEX_TABLE_NONE)
+    return found;
   if (grow((void **)&t->chunks, &t->chunk_capacity, t->chunk_count, sizeof *t->chunks) != 0)
     return -1;
   const char *copy = arena_copy(t, text, length);
   if (copy == NULL)
     return -1;
-  if ((m->count + 1) * 4 > m->capacity * 3 && index_map_grow(m) != 0)
+  if (index_table_add(index_table, hash) == INDEX_TABLE_NONE)
     return -1;
-  size_t j = (size_t)hash_key(hash) & (m->capacity - 1);
-  while (m->slots[j] != 0)
-    j = (j + 1) & (m->capacity - 1);
   uint32_t index = (uint32_t)t->chunk_count;
-  m->keys[j] = hash;
-  m->slots[j] = index + 1;
-  m->count++;
   struct chunk *c = &t->chunks[t->chunk_count++];
   c->text = copy;
   c->length = length;
@@ -246,7 +253,7 @@ void memprof_symtab_free(struct memprof_symtab *t)
     t->arena = next;
   }
   free(t->chunks);
-  index_map_free(&t->chunk_by_hash);
+  index_table_release(&t->chunk_index);
   free(t->aliases);
   free(t->lua);
   index_map_free(&t->lua_by_address);

@@ -27,13 +27,13 @@ E2E_TESTS += tests/e2e/stacks-capture.sh
 
 # The JSON result reader's libFuzzer target (tests/fuzz/fuzz_report_json.c),
 # seeded with the saved results of testdata/report/; it needs of diff only
-# the result model (diff/model.c), of format the JSON and UTF-8 writers and
-# the ULEB128 encoder.
+# the result model (diff/model.c), of format the JSON and UTF-8 writers, the
+# ULEB128 encoder and the index table.
 FUZZERS += fuzz_report_json
 $(BUILD)/fuzz/fuzz_report_json: tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c \
-  format/json_write.c format/utf8.c format/uleb128.c report/report.h diff/diff.h
+  format/json_write.c format/utf8.c format/uleb128.c format/index_table.c report/report.h diff/diff.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
 	  tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c format/json_write.c format/utf8.c \
-	  format/uleb128.c -lm -lz
+	  format/uleb128.c format/index_table.c -lm -lz
 $(eval $(call fuzz_run,fuzz_report_json,testdata/report/*.json))
