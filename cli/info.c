@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
-#include "report/json.h"
+#include "format/json_write.h"
 
 static const char info_usage_line[] =
     "usage: ljleak info [--format text|json] [--get KEY]... CAPTURE_DIR\n";
@@ -192,13 +192,13 @@ static void info_put_value(FILE *out, const struct info_entry *e)
 
 static void info_put_json(FILE *out, const struct info_entry *entries)
 {
-  const char *separator = "{\n";
+  struct json_writer writer = {out, 0, 0};
+  json_write_open(&writer, '{');
   for (size_t i = 0; i < INFO_KEY_COUNT; i++) {
     const struct info_entry *e = &entries[i];
     if (!e->present)
       continue;
-    fprintf(out, "%s  \"%s\": ", separator, e->key);
-    separator = ",\n";
+    json_write_key(&writer, e->key);
     if (e->type == INFO_TEXT) {
       json_write_string(out, e->text);
     } else if (e->type == INFO_FILES) {
@@ -213,7 +213,8 @@ static void info_put_json(FILE *out, const struct info_entry *entries)
       fputs(e->not_finite ? "null" : e->number, out);
     }
   }
-  fputs(*separator == '{' ? "{}\n" : "\n}\n", out);
+  json_write_close(&writer, '}');
+  fputc('\n', out);
 }
 
 /* Reads DIRECTORY/index; returns CLI_EXIT_OK, or prints why it is no capture. */

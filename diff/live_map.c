@@ -1,15 +1,10 @@
-/* diff/live_map.c: the live map: linear probing with backward-shift deletion, so churn never degrades it. */
+/* diff/live_map.c: the live map: keyed slots (linear probing, backward-shift deletion) on the heap, and the sizes too big for a slot. */
 #include "diff/live_map.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define LIVE_MAP_INITIAL_SLOTS 1024
-
-static size_t live_map_home(const struct live_map *map, uint64_t address)
-{
-  return live_map_hash(address) & map->mask;
-}
 
 int live_map_init(struct live_map *map)
 {
@@ -89,15 +84,7 @@ int live_map_set_big_size(struct live_map *map, struct live_block *block, uint64
 
 struct live_block *live_map_find(const struct live_map *map, uint64_t address)
 {
-  if (!address)
-    return NULL;
-  for (size_t i = live_map_home(map, address);; i = (i + 1) & map->mask) {
-    struct live_block *slot = &map->slots[i];
-    if (slot->address == address)
-      return slot;
-    if (!slot->address)
-      return NULL;
-  }
+  return live_map_find_hashed(map, address, live_map_hash(address));
 }
 
 /* Doubles the slots once the load passes 1/2, keeping probe runs short. */
@@ -110,14 +97,7 @@ int live_map_grow(struct live_map *map)
     return -1;
   map->slots = slots;
   map->mask = old_size * 2 - 1;
-  for (size_t i = 0; i < old_size; i++) {
-    if (!old[i].address)
-      continue;
-    size_t j = live_map_home(map, old[i].address);
-    while (slots[j].address)
-      j = (j + 1) & map->mask;
-    slots[j] = old[i];
-  }
+  keyed_slots_move(slots, map->mask, old, old_size - 1);
   free(old);
   return 0;
 }
@@ -146,16 +126,6 @@ void live_map_remove_slot(struct live_map *map, struct live_block *slot)
 {
   if (slot->size == LIVE_MAP_BIG_SIZE)
     live_map_big_forget(map, slot->address);
-  /* Backward shift: pull later members of the probe run into the hole when
-   * their home lies at or before it (cyclically), so lookups never stop early. */
-  size_t hole = (size_t)(slot - map->slots);
-  for (size_t i = (hole + 1) & map->mask; map->slots[i].address; i = (i + 1) & map->mask) {
-    size_t home = live_map_home(map, map->slots[i].address);
-    if (((i - home) & map->mask) >= ((i - hole) & map->mask)) {
-      map->slots[hole] = map->slots[i];
-      hole = i;
-    }
-  }
-  map->slots[hole].address = 0;
+  keyed_slots_remove(map->slots, map->mask, (size_t)(slot - map->slots));
   map->count--;
 }

@@ -1,14 +1,11 @@
-/* diff/live_map.h: address -> block (size, site), 16-byte slots, open addressing, no tombstones. */
+/* diff/live_map.h: address -> block (size, site), 16-byte slots, open addressing (format/keyed_slots.h), no tombstones. */
 #ifndef LJLEAK_DIFF_LIVE_MAP_H
 #define LJLEAK_DIFF_LIVE_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL  /* the address hash is on the hot path of every event */
-#endif
-#include <xxhash.h>
+#include "format/keyed_slots.h"
 
 /* One block in 16 bytes, so more of a big map stays in the caches. Address
  * 0 marks an empty slot (no allocator returns it). site is the owner's to
@@ -22,6 +19,9 @@ struct live_block {
   uint32_t site;
   uint32_t size;
 };
+
+_Static_assert(sizeof(struct live_block) == KEYED_SLOTS_SIZE && offsetof(struct live_block, address) == 0,
+               "a live block is a keyed slot (format/keyed_slots.h)");
 
 #define LIVE_MAP_DEAD UINT32_MAX
 #define LIVE_MAP_YOUNG 0x80000000u
@@ -68,7 +68,7 @@ static inline void live_map_prefetch(const struct live_map *map, size_t hash)
 /* The hash of an address, as the map places it. */
 static inline size_t live_map_hash(uint64_t address)
 {
-  return (size_t)XXH3_64bits(&address, sizeof address);
+  return keyed_slots_hash(address);
 }
 
 /* live_map_insert with hash = live_map_hash(address) computed by the caller
@@ -81,15 +81,10 @@ static inline struct live_block *live_map_insert_hashed(struct live_map *map, ui
     return NULL;
   if ((map->count + 1) * 2 > map->mask + 1 && live_map_grow(map) < 0)
     return NULL;
-  size_t i = hash & map->mask;
-  for (;; i = (i + 1) & map->mask) {
-    struct live_block *slot = &map->slots[i];
-    if (slot->address == address)
-      return slot;
-    if (!slot->address)
-      break;
-  }
-  struct live_block *slot = &map->slots[i];
+  int found;
+  struct live_block *slot = &map->slots[keyed_slots_probe(map->slots, map->mask, address, hash, &found)];
+  if (found)
+    return slot;
   slot->address = address;
   slot->size = 0;
   slot->site = 0;
@@ -104,13 +99,9 @@ static inline struct live_block *live_map_find_hashed(const struct live_map *map
 {
   if (!address)
     return NULL;
-  for (size_t i = hash & map->mask;; i = (i + 1) & map->mask) {
-    struct live_block *slot = &map->slots[i];
-    if (slot->address == address)
-      return slot;
-    if (!slot->address)
-      return NULL;
-  }
+  int found;
+  struct live_block *slot = &map->slots[keyed_slots_probe(map->slots, map->mask, address, hash, &found)];
+  return found ? slot : NULL;
 }
 
 /* Removes the block in slot (from live_map_find or live_map_find_hashed). */

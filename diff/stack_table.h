@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "diff/diff.h"
+#include "format/index_table.h"
 
 /* One stack: the sidecar's hash of its frames and the frames (owned copies). */
 struct stack_entry {
@@ -20,8 +21,7 @@ struct stack_entry {
 struct stack_table {
   struct stack_entry *entries;  /* [count] */
   size_t count, capacity;
-  uint32_t *slots;              /* entry indices by hash; 0 marks an empty slot */
-  size_t mask;
+  struct index_table index;     /* entries 1.. by hash: entry i is the index's item i - 1 */
 };
 
 int stack_table_init(struct stack_table *table);
@@ -38,8 +38,7 @@ int stack_table_intern(struct stack_table *table, uint64_t hash, const struct di
 struct pair_table {
   uint32_t *sites, *stacks;     /* [count] */
   size_t count, capacity;
-  uint32_t *slots;              /* pair index + 1; 0 marks an empty slot */
-  size_t mask;
+  struct index_table index;     /* the pairs by hash */
   uint64_t last_key;            /* the last pair looked up (runs of one place are common) */
   uint32_t last_index;
   int has_last;

@@ -1,21 +1,21 @@
 # report/build.mk: the report stage (text, HTML, JSON, JUnit, Markdown, progress bar) and its
-# checks; it needs diff for the result model.
+# checks; it needs diff for the result model, format for the JSON and UTF-8 writers.
 report_SRCS := report/render.c report/common.c report/json.c report/json_write.c \
   report/json_read.c report/text.c report/html.c report/html_chart.c report/junit.c report/markdown.c \
   report/progress.c report/folded.c report/pprof.c report/flame.c
 
 # The renderers against golden files, JSON round trips, the strict parser.
 TEST_SUITES += test_report
-test_report_LIBS = report diff
+test_report_LIBS = report diff format
 # INCONCLUSIVE, undecided and allowed sites, the warm-up, in every format.
 TEST_SUITES += test_report_outcome
-test_report_outcome_LIBS = report diff
+test_report_outcome_LIBS = report diff format
 # Stacks: verdicts and base mode by stack, pprof (decoded), folded, JSON, text, the flame graph's data.
 TEST_SUITES += test_report_stacks
 test_report_stacks_LIBS = report diff format
 # The progress bar and colour choice, on pipes, memory streams and a pty.
 TEST_SUITES += test_report_progress
-test_report_progress_LIBS = report diff
+test_report_progress_LIBS = report diff format
 # ljleak report end to end, and the HTML page in headless Chromium.
 E2E_TESTS += tests/e2e/report.sh tests/e2e/report-browser.sh
 # Stacks through ljleak report: --by stack, folded, pprof read by go tool pprof; the

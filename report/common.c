@@ -1,10 +1,11 @@
-/* report/common.c: number formats, sparklines and UTF-8 helpers shared by the renderers. */
+/* report/common.c: number formats, sparklines and what several renderers say about a result. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -122,60 +123,30 @@ size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_
   return cells;
 }
 
-size_t report_utf8_decode(const char *s, size_t length, uint32_t *codepoint)
+void report_put_markup(FILE *out, const char *text, enum report_markup markup)
 {
-  const unsigned char *u = (const unsigned char *)s;
-  size_t need;
-  uint32_t cp, min;
-  if (u[0] < 0x80) {
-    *codepoint = u[0];
-    return 1;
-  }
-  if ((u[0] & 0xe0) == 0xc0) {
-    need = 2, cp = u[0] & 0x1f, min = 0x80;
-  } else if ((u[0] & 0xf0) == 0xe0) {
-    need = 3, cp = u[0] & 0x0f, min = 0x800;
-  } else if ((u[0] & 0xf8) == 0xf0) {
-    need = 4, cp = u[0] & 0x07, min = 0x10000;
-  } else {
-    *codepoint = 0xfffd;
-    return 1;
-  }
-  if (length < need) {
-    *codepoint = 0xfffd;
-    return 1;
-  }
-  for (size_t i = 1; i < need; i++) {
-    if ((u[i] & 0xc0) != 0x80) {
-      *codepoint = 0xfffd;
-      return 1;
+  if (!text)
+    return;
+  int xml = markup == REPORT_MARKUP_XML;
+  size_t length = strlen(text);
+  for (size_t i = 0; i < length;) {
+    uint32_t cp;
+    i += utf8_decode(text + i, length - i, &cp);
+    switch (cp) {
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '&': fputs("&amp;", out); break;
+    case '"': fputs("&quot;", out); break;
+    case '\'': fputs(xml ? "&apos;" : "&#39;", out); break;
+    default:
+      if (xml && (cp == '\t' || cp == '\n' || cp == '\r'))
+        fprintf(out, "&#%" PRIu32 ";", cp);
+      else if (xml ? cp < 0x20 || cp == 0xfffe || cp == 0xffff
+                   : (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+        utf8_put(out, 0xfffd);
+      else
+        utf8_put(out, cp);
     }
-    cp = (cp << 6) | (u[i] & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-    *codepoint = 0xfffd;
-    return 1;
-  }
-  *codepoint = cp;
-  return need;
-}
-
-void report_utf8_put(FILE *out, uint32_t cp)
-{
-  if (cp < 0x80) {
-    putc((int)cp, out);
-  } else if (cp < 0x800) {
-    putc((int)(0xc0 | (cp >> 6)), out);
-    putc((int)(0x80 | (cp & 0x3f)), out);
-  } else if (cp < 0x10000) {
-    putc((int)(0xe0 | (cp >> 12)), out);
-    putc((int)(0x80 | ((cp >> 6) & 0x3f)), out);
-    putc((int)(0x80 | (cp & 0x3f)), out);
-  } else {
-    putc((int)(0xf0 | (cp >> 18)), out);
-    putc((int)(0x80 | ((cp >> 12) & 0x3f)), out);
-    putc((int)(0x80 | ((cp >> 6) & 0x3f)), out);
-    putc((int)(0x80 | (cp & 0x3f)), out);
   }
 }
 

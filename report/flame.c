@@ -2,8 +2,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "format/json_write.h"
 #include "report/common.h"
-#include "report/json.h"
 
 #define FLAME_SITE_STACKS 8  /* stacks listed under a flagged site */
 

@@ -13,29 +13,10 @@
 #define SOURCE_MAX_SITES 200    /* sites that get a source excerpt (flagged come first) */
 #define SOURCE_MAX_LINE 240     /* bytes of a source line shown */
 
-/* Writes text as HTML character data or a quoted attribute value: markup
- * characters as entities, control characters and invalid UTF-8 as U+FFFD. */
+/* Text as HTML character data or a quoted attribute value. */
 static void html_put(FILE *out, const char *text)
 {
-  if (!text)
-    return;
-  size_t length = strlen(text);
-  for (size_t i = 0; i < length;) {
-    uint32_t cp;
-    i += report_utf8_decode(text + i, length - i, &cp);
-    switch (cp) {
-    case '<': fputs("&lt;", out); break;
-    case '>': fputs("&gt;", out); break;
-    case '&': fputs("&amp;", out); break;
-    case '"': fputs("&quot;", out); break;
-    case '\'': fputs("&#39;", out); break;
-    default:
-      if ((cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-        report_utf8_put(out, 0xfffd);
-      else
-        report_utf8_put(out, cp);
-    }
-  }
+  report_put_markup(out, text, REPORT_MARKUP_HTML);
 }
 
 static const char page_style[] =

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 #include "report/json.h"
 
@@ -84,30 +85,6 @@ static int parse_hex4(struct json_parser *p, uint32_t *out)
   return 0;
 }
 
-static void put_utf8(char *out, size_t *used, uint32_t cp)
-{
-  unsigned char *u = (unsigned char *)out + *used;
-  if (cp < 0x80) {
-    u[0] = (unsigned char)cp;
-    *used += 1;
-  } else if (cp < 0x800) {
-    u[0] = (unsigned char)(0xc0 | cp >> 6);
-    u[1] = (unsigned char)(0x80 | (cp & 0x3f));
-    *used += 2;
-  } else if (cp < 0x10000) {
-    u[0] = (unsigned char)(0xe0 | cp >> 12);
-    u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-    u[2] = (unsigned char)(0x80 | (cp & 0x3f));
-    *used += 3;
-  } else {
-    u[0] = (unsigned char)(0xf0 | cp >> 18);
-    u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-    u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-    u[3] = (unsigned char)(0x80 | (cp & 0x3f));
-    *used += 4;
-  }
-}
-
 /* Parses a string at pos (the opening quote) into a new NUL-terminated buffer. */
 static int parse_string(struct json_parser *p, char **out)
 {
@@ -134,7 +111,7 @@ static int parse_string(struct json_parser *p, char **out)
     }
     if (c >= 0x80) {
       uint32_t cp;
-      size_t n = report_utf8_decode(p->text + p->pos, p->length - p->pos, &cp);
+      size_t n = utf8_decode(p->text + p->pos, p->length - p->pos, &cp);
       if (n == 1) {
         free(buffer);
         return parser_fail(p, p->pos, "invalid UTF-8 in string");
@@ -192,7 +169,7 @@ static int parse_string(struct json_parser *p, char **out)
         free(buffer);
         return parser_fail(p, escape_at, "\\u0000 in a string is not supported");
       }
-      put_utf8(buffer, &used, cp);
+      used += utf8_encode(buffer + used, cp);
       continue;
     default:
       free(buffer);

@@ -1,9 +1,8 @@
-/* report/json.h: a small strict JSON parser and the writer's value helpers (inside report/). */
+/* report/json.h: a small strict JSON parser, for reading saved results (inside report/; the writer is format/json_write.h). */
 #ifndef LJLEAK_REPORT_JSON_H
 #define LJLEAK_REPORT_JSON_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
 
@@ -27,12 +26,5 @@ void json_free(struct json_value *value);
 
 /* The member named key of an object, or NULL. */
 const struct json_value *json_object_get(const struct json_value *object, const char *key);
-
-/* Writes s as a JSON string (null for NULL; <, >, &, U+2028, U+2029 escaped
- * so the text is safe inside an HTML script block; invalid UTF-8 as U+FFFD). */
-void json_write_string(FILE *out, const char *s);
-/* Writes the shortest text that reads back as exactly value (null for NaN,
- * 1e999 and -1e999 for the infinities). */
-void json_write_double(FILE *out, double value);
 
 #endif

@@ -5,31 +5,10 @@
 
 #include "report/common.h"
 
-/* Writes text as XML character data or attribute value: the five specials as
- * entities, characters XML 1.0 forbids (and tab, newline, carriage return, so
- * attribute values keep them) as U+FFFD or character references. */
+/* Text as XML character data or an attribute value. */
 static void put_xml(FILE *out, const char *text)
 {
-  if (!text)
-    return;
-  size_t length = strlen(text);
-  for (size_t i = 0; i < length;) {
-    uint32_t cp;
-    i += report_utf8_decode(text + i, length - i, &cp);
-    switch (cp) {
-    case '<': fputs("&lt;", out); break;
-    case '>': fputs("&gt;", out); break;
-    case '&': fputs("&amp;", out); break;
-    case '"': fputs("&quot;", out); break;
-    case '\'': fputs("&apos;", out); break;
-    case '\t': case '\n': case '\r': fprintf(out, "&#%" PRIu32 ";", cp); break;
-    default:
-      if (cp < 0x20 || cp == 0xfffe || cp == 0xffff)
-        report_utf8_put(out, 0xfffd);
-      else
-        report_utf8_put(out, cp);
-    }
-  }
+  report_put_markup(out, text, REPORT_MARKUP_XML);
 }
 
 /* Why a site failed, in one line: rate, significance and what it holds. */

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 
 #define MARKDOWN_MAX_ROWS 20
@@ -15,7 +16,7 @@ static void put_escaped(FILE *out, const char *text)
   size_t length = strlen(text);
   for (size_t i = 0; i < length;) {
     uint32_t cp;
-    i += report_utf8_decode(text + i, length - i, &cp);
+    i += utf8_decode(text + i, length - i, &cp);
     if (cp == '<')
       fputs("&lt;", out);
     else if (cp == '>')
@@ -27,7 +28,7 @@ static void put_escaped(FILE *out, const char *text)
     else if (cp < 0x80 && strchr("\\`*_[]|~", (int)cp))
       fprintf(out, "\\%c", (char)cp);
     else
-      report_utf8_put(out, cp);
+      utf8_put(out, cp);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 
 #define SPARK_CELLS 16      /* sparkline width in the tables */
@@ -39,13 +40,13 @@ static void put_name(FILE *out, const char *name)
   size_t length = strlen(name);
   for (size_t i = 0; i < length;) {
     uint32_t cp;
-    i += report_utf8_decode(name + i, length - i, &cp);
+    i += utf8_decode(name + i, length - i, &cp);
     if (cp < 0x20 || cp == 0x7f)
       fprintf(out, "\\x%02" PRIx32, cp);
     else if (cp >= 0x80 && cp < 0xa0)
       fprintf(out, "\\u%04" PRIx32, cp);
     else
-      report_utf8_put(out, cp);
+      utf8_put(out, cp);
   }
 }
 

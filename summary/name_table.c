@@ -22,35 +22,41 @@ void name_table_release(struct name_table *table)
   index_table_release(&table->index);
 }
 
+/* A text being interned: what the probe compares. */
+struct name_key {
+  const struct name_table *table;
+  const char *text;
+  size_t length;
+};
+
+static int name_equal(const void *context, uint32_t index)
+{
+  const struct name_key *key = context;
+  size_t length;
+  const char *text = name_table_text(key->table, index, &length);
+  return length == key->length && !memcmp(text, key->text, length);
+}
+
 uint32_t name_table_intern(struct name_table *table, const char *text, size_t length)
 {
   struct index_table *index = &table->index;
-  if (index_table_make_room(index))
-    return ID_NONE;
   uint64_t hash = XXH3_64bits(text, length);
-  size_t i = hash & index->mask;
-  for (;; i = (i + 1) & index->mask) {
-    struct index_slot *slot = &index->slots[i];
-    if (slot->index == ID_NONE)
-      break;
-    if (slot->tag != (uint32_t)(hash >> 32))
-      continue;
-    size_t known_length;
-    const char *known = name_table_text(table, slot->index, &known_length);
-    if (known_length == length && !memcmp(known, text, length))
-      return slot->index;
-  }
+  struct name_key key = {table, text, length};
+  uint32_t found = index_table_probe(index, hash, name_equal, &key)->index;
+  if (found != INDEX_TABLE_NONE)
+    return found;
   size_t id = index->count;
   if (id_array_reserve((void **)&table->names, &table->names_capacity, id + 1,
                        sizeof *table->names) ||
       id_array_reserve((void **)&table->bytes, &table->bytes_capacity,
                        table->bytes_used + length + 1, 1))
     return ID_NONE;
+  if (index_table_add(index, hash) == INDEX_TABLE_NONE)
+    return ID_NONE;
   memcpy(table->bytes + table->bytes_used, text, length);
   table->names[id].offset = table->bytes_used;
   table->names[id].length = length;
   table->bytes_used += length;
-  index_table_insert(index, &index->slots[i], hash);
   return (uint32_t)id;
 }
 

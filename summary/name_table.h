@@ -5,7 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "summary/index_table.h"
+#include "format/index_table.h"
+#include "summary/id.h"
 
 /* A name's bytes, in the table's arena. */
 struct name {

@@ -7,6 +7,19 @@
 #include "summary/hash.h"
 #include "summary/summary_internal.h"
 
+/* A location id being looked up: what the site table's probe compares. */
+struct site_key {
+  const struct site *sites;
+  uint64_t address, line, trace;
+};
+
+static int site_equal(const void *context, uint32_t index)
+{
+  const struct site_key *key = context;
+  const struct site *site = &key->sites[index];
+  return site->address == key->address && site->line == key->line && site->trace == key->trace;
+}
+
 uint32_t site_lookup(struct summary *summary, enum memprof_source source, uint64_t location,
                      uint64_t event_line)
 {
@@ -18,44 +31,32 @@ uint32_t site_lookup(struct summary *summary, enum memprof_source source, uint64
   uint64_t is_lua = (uint64_t)0 - (source == MEMPROF_SOURCE_LUA);
   uint64_t is_c = (uint64_t)0 - (source == MEMPROF_SOURCE_C);
   uint64_t is_trace = (uint64_t)0 - (source == MEMPROF_SOURCE_TRACE);
-  uint64_t address = location & (is_lua | is_c), line = event_line & is_lua,
-           trace = location & is_trace;
+  struct site_key key = {summary->sites, location & (is_lua | is_c), event_line & is_lua,
+                         location & is_trace};
   struct index_table *table = &summary->site_index;
   /* Eight bytes and a seed, in registers: a key built in memory and hashed
    * from there would wait on the stores that made it. Equality still
    * compares all three. */
-  uint64_t folded = address ^ trace;
-  uint64_t hash = XXH3_64bits_withSeed(&folded, sizeof folded, line);
-  size_t i = hash & table->mask;
-  for (;; i = (i + 1) & table->mask) {
-    struct index_slot *slot = &table->slots[i];
-    if (slot->index == ID_NONE)
-      break;
-    const struct site *site = &summary->sites[slot->index];
-    if (slot->tag == (uint32_t)(hash >> 32) && site->address == address && site->line == line &&
-        site->trace == trace)
-      return slot->index;
-  }
-  /* New site: make room first, then probe again (the table may have moved). */
-  if (index_table_make_room(table) ||
-      id_array_reserve((void **)&summary->sites, &summary->site_capacity, table->count + 1,
+  uint64_t folded = key.address ^ key.trace;
+  uint64_t hash = XXH3_64bits_withSeed(&folded, sizeof folded, key.line);
+  uint32_t found = index_table_probe(table, hash, site_equal, &key)->index;
+  if (found != INDEX_TABLE_NONE)
+    return found;
+  /* A new site: its room first, then its slot. */
+  if (id_array_reserve((void **)&summary->sites, &summary->site_capacity, table->count + 1,
                        sizeof *summary->sites))
     return ID_NONE;
-  i = hash & table->mask;
-  while (table->slots[i].index != ID_NONE)
-    i = (i + 1) & table->mask;
   uint32_t id = (uint32_t)table->count;
   struct site *site = &summary->sites[id];
-  site->address = address;
-  site->line = line;
-  site->trace = trace;
+  site->address = key.address;
+  site->line = key.line;
+  site->trace = key.trace;
   site->source = source;
   site->version = ID_NONE;
   site->name_epoch = 0;
   for (int k = 0; k < KIND_COUNT; k++)
     site->entry[k] = ID_NONE;
-  index_table_insert(table, &table->slots[i], hash);
-  return id;
+  return index_table_add(table, hash);
 }
 
 /* The version (site and name) a site has under the current symbols: its name
