@@ -5,19 +5,19 @@
 #include <string.h>
 #include <xxhash.h>
 
-uint64_t site_table_hash(const char *name, size_t length)
+uint64_t diff_site_table_hash(const char *name, size_t length)
 {
   return XXH3_64bits(name, length);
 }
 
-int site_table_init(struct site_table *table)
+int diff_site_table_init(struct diff_site_table *table)
 {
   memset(table, 0, sizeof *table);
   table->hash_mask = UINT64_MAX;
   return index_table_init(&table->index);
 }
 
-void site_table_release(struct site_table *table)
+void diff_site_table_release(struct diff_site_table *table)
 {
   for (size_t i = 0; i < table->count; i++)
     free(table->names[i]);
@@ -29,7 +29,7 @@ void site_table_release(struct site_table *table)
   memset(table, 0, sizeof *table);
 }
 
-int site_table_set_hash_mask(struct site_table *table, uint64_t mask)
+int diff_site_table_set_hash_mask(struct diff_site_table *table, uint64_t mask)
 {
   struct index_table index;
   if (index_table_init(&index) < 0)
@@ -47,7 +47,7 @@ int site_table_set_hash_mask(struct site_table *table, uint64_t mask)
 
 /* A name being looked up: what the probe compares. */
 struct site_table_key {
-  const struct site_table *table;
+  const struct diff_site_table *table;
   const char *name;
   size_t length;
 };
@@ -59,14 +59,14 @@ static int site_table_equal(const void *context, uint32_t index)
          !memcmp(key->table->names[index], key->name, key->length);
 }
 
-uint32_t site_table_find(const struct site_table *table, const char *name, size_t length)
+uint32_t diff_site_table_find(const struct diff_site_table *table, const char *name, size_t length)
 {
   struct site_table_key key = {table, name, length};
-  uint64_t hash = site_table_hash(name, length) & table->hash_mask;
+  uint64_t hash = diff_site_table_hash(name, length) & table->hash_mask;
   return index_table_probe(&table->index, hash, site_table_equal, &key)->index;
 }
 
-static int site_table_reserve(struct site_table *table)
+static int site_table_reserve(struct diff_site_table *table)
 {
   if (table->count < table->capacity)
     return 0;
@@ -91,11 +91,11 @@ static int site_table_reserve(struct site_table *table)
   return 0;
 }
 
-int site_table_intern(struct site_table *table, const char *name, size_t length,
+int diff_site_table_intern(struct diff_site_table *table, const char *name, size_t length,
                       enum diff_site_kind kind, uint32_t *index)
 {
-  uint32_t found = site_table_find(table, name, length);
-  if (found != SITE_TABLE_NONE) {
+  uint32_t found = diff_site_table_find(table, name, length);
+  if (found != DIFF_SITE_TABLE_NONE) {
     *index = found;
     return 0;
   }
@@ -106,7 +106,7 @@ int site_table_intern(struct site_table *table, const char *name, size_t length,
     return -1;
   memcpy(copy, name, length);
   copy[length] = '\0';
-  uint64_t id = site_table_hash(name, length);
+  uint64_t id = diff_site_table_hash(name, length);
   if (index_table_add(&table->index, id & table->hash_mask) == INDEX_TABLE_NONE) {
     free(copy);
     return -1;

@@ -6,19 +6,19 @@
 
 #define STACK_TABLE_INITIAL 64
 
-static void stack_entry_release(struct stack_entry *entry)
+static void stack_entry_release(struct diff_stack_entry *entry)
 {
   for (uint32_t i = 0; i < entry->frame_count && entry->frames; i++)
     free(entry->frames[i].name);
   free(entry->frames);
 }
 
-int stack_table_init(struct stack_table *table)
+int diff_stack_table_init(struct diff_stack_table *table)
 {
   memset(table, 0, sizeof *table);
   table->entries = calloc(STACK_TABLE_INITIAL, sizeof *table->entries);
   if (!table->entries || index_table_init(&table->index) < 0) {
-    stack_table_release(table);
+    diff_stack_table_release(table);
     return -1;
   }
   table->capacity = STACK_TABLE_INITIAL;
@@ -26,7 +26,7 @@ int stack_table_init(struct stack_table *table)
   return 0;
 }
 
-void stack_table_release(struct stack_table *table)
+void diff_stack_table_release(struct diff_stack_table *table)
 {
   for (size_t i = 0; i < table->count && table->entries; i++)
     stack_entry_release(&table->entries[i]);
@@ -35,7 +35,7 @@ void stack_table_release(struct stack_table *table)
   memset(table, 0, sizeof *table);
 }
 
-void stack_table_clear(struct stack_table *table)
+void diff_stack_table_clear(struct diff_stack_table *table)
 {
   for (size_t i = 1; i < table->count; i++)
     stack_entry_release(&table->entries[i]);
@@ -45,7 +45,7 @@ void stack_table_clear(struct stack_table *table)
 
 /* A stack being looked up: what the probe compares. */
 struct stack_key {
-  const struct stack_table *table;
+  const struct diff_stack_table *table;
   uint64_t hash;
   const struct diff_frame *frames;
   uint32_t frame_count;
@@ -54,7 +54,7 @@ struct stack_key {
 static int stack_equal(const void *context, uint32_t index)
 {
   const struct stack_key *key = context;
-  const struct stack_entry *entry = &key->table->entries[index + 1];
+  const struct diff_stack_entry *entry = &key->table->entries[index + 1];
   if (entry->hash != key->hash || entry->frame_count != key->frame_count)
     return 0;
   for (uint32_t i = 0; i < key->frame_count; i++) {
@@ -66,7 +66,7 @@ static int stack_equal(const void *context, uint32_t index)
   return 1;
 }
 
-int stack_table_intern(struct stack_table *table, uint64_t hash, const struct diff_frame *frames,
+int diff_stack_table_intern(struct diff_stack_table *table, uint64_t hash, const struct diff_frame *frames,
                        uint32_t frame_count, uint32_t *index)
 {
   if (!frame_count) {
@@ -82,13 +82,13 @@ int stack_table_intern(struct stack_table *table, uint64_t hash, const struct di
   if (table->count >= UINT32_MAX / 2)
     return -1;
   if (table->count == table->capacity) {
-    struct stack_entry *bigger = realloc(table->entries, table->capacity * 2 * sizeof *bigger);
+    struct diff_stack_entry *bigger = realloc(table->entries, table->capacity * 2 * sizeof *bigger);
     if (!bigger)
       return -1;
     table->entries = bigger;
     table->capacity *= 2;
   }
-  struct stack_entry *entry = &table->entries[table->count];
+  struct diff_stack_entry *entry = &table->entries[table->count];
   entry->hash = hash;
   entry->frame_count = 0;
   entry->frames = calloc(frame_count, sizeof *entry->frames);
@@ -113,13 +113,13 @@ int stack_table_intern(struct stack_table *table, uint64_t hash, const struct di
 
 /* ---- Pairs ------------------------------------------------------------------ */
 
-int pair_table_init(struct pair_table *table)
+int diff_pair_table_init(struct diff_pair_table *table)
 {
   memset(table, 0, sizeof *table);
   return index_table_init(&table->index);
 }
 
-void pair_table_release(struct pair_table *table)
+void diff_pair_table_release(struct diff_pair_table *table)
 {
   free(table->sites);
   free(table->stacks);
@@ -127,7 +127,7 @@ void pair_table_release(struct pair_table *table)
   memset(table, 0, sizeof *table);
 }
 
-void pair_table_clear(struct pair_table *table)
+void diff_pair_table_clear(struct diff_pair_table *table)
 {
   index_table_clear(&table->index);
   table->count = 0;
@@ -145,7 +145,7 @@ static uint64_t pair_hash(uint64_t key)
 
 /* A pair being looked up: what the probe compares. */
 struct pair_key {
-  const struct pair_table *table;
+  const struct diff_pair_table *table;
   uint32_t site, stack;
 };
 
@@ -155,7 +155,7 @@ static int pair_equal(const void *context, uint32_t index)
   return key->table->sites[index] == key->site && key->table->stacks[index] == key->stack;
 }
 
-int pair_table_intern(struct pair_table *table, uint32_t site, uint32_t stack, uint32_t *index)
+int diff_pair_table_intern(struct diff_pair_table *table, uint32_t site, uint32_t stack, uint32_t *index)
 {
   uint64_t key = (uint64_t)site << 32 | stack;
   if (table->has_last && table->last_key == key) {

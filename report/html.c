@@ -452,13 +452,13 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
     put_site_cell(out, options, s, with_source && !flagged);
     cell_verdict(out, s->verdict, s->allowed);
     fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">", finite_or_zero(s->growth_bytes_per_segment));
-    html_chart_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged,
+    report_html_chart_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged,
                          r->options.warmup);
     fputs("</td>", out);
     if (base) {
       fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">",
               finite_or_zero(s->base_growth_bytes_per_segment));
-      html_chart_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0,
+      report_html_chart_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0,
                            r->options.warmup);
       fputs("</td>", out);
     }
@@ -525,7 +525,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
     put_capture(out, "Capture", &r->capture, r->options.warmup);
   }
   fputs("</div>\n", out);
-  if (html_chart_memory(out, r) < 0) {
+  if (report_html_chart_memory(out, r) < 0) {
     snprintf(error, error_size, "out of memory");
     return -1;
   }

@@ -6,7 +6,7 @@
 
 #include "summary/hash.h"
 
-int name_table_init(struct name_table *table)
+int summary_name_table_init(struct summary_name_table *table)
 {
   table->bytes = NULL;
   table->bytes_used = table->bytes_capacity = 0;
@@ -15,7 +15,7 @@ int name_table_init(struct name_table *table)
   return index_table_init(&table->index);
 }
 
-void name_table_release(struct name_table *table)
+void summary_name_table_release(struct summary_name_table *table)
 {
   free(table->bytes);
   free(table->names);
@@ -24,7 +24,7 @@ void name_table_release(struct name_table *table)
 
 /* A text being interned: what the probe compares. */
 struct name_key {
-  const struct name_table *table;
+  const struct summary_name_table *table;
   const char *text;
   size_t length;
 };
@@ -37,7 +37,7 @@ static int name_equal(const void *context, uint32_t index)
   return length == key->length && !memcmp(text, key->text, length);
 }
 
-uint32_t name_table_intern(struct name_table *table, const char *text, size_t length)
+uint32_t summary_name_table_intern(struct summary_name_table *table, const char *text, size_t length)
 {
   struct index_table *index = &table->index;
   uint64_t hash = XXH3_64bits(text, length);
@@ -50,9 +50,9 @@ uint32_t name_table_intern(struct name_table *table, const char *text, size_t le
                        sizeof *table->names) ||
       id_array_reserve((void **)&table->bytes, &table->bytes_capacity,
                        table->bytes_used + length + 1, 1))
-    return ID_NONE;
+    return SUMMARY_ID_NONE;
   if (index_table_add(index, hash) == INDEX_TABLE_NONE)
-    return ID_NONE;
+    return SUMMARY_ID_NONE;
   memcpy(table->bytes + table->bytes_used, text, length);
   table->names[id].offset = table->bytes_used;
   table->names[id].length = length;
@@ -60,7 +60,7 @@ uint32_t name_table_intern(struct name_table *table, const char *text, size_t le
   return (uint32_t)id;
 }
 
-int name_table_compare(const struct name_table *table, uint32_t a, uint32_t b)
+int summary_name_table_compare(const struct summary_name_table *table, uint32_t a, uint32_t b)
 {
   size_t length_a, length_b;
   const char *text_a = name_table_text(table, a, &length_a);

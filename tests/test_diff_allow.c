@@ -14,7 +14,7 @@ static struct diff_allow *parse(const char *text)
 {
   struct diff_allow *allow;
   struct diff_error err;
-  ck_assert_msg(allow_parse("ci/allow.txt", text, strlen(text), &allow, &err) == DIFF_OK, "%s",
+  ck_assert_msg(diff_allow_parse("ci/allow.txt", text, strlen(text), &allow, &err) == DIFF_OK, "%s",
                 err.message);
   return allow;
 }
@@ -26,7 +26,7 @@ static void expect_error(const char *text, size_t length, const char *message)
   if (!length)
     length = strlen(text);
   struct diff_error err;
-  ck_assert_int_eq(allow_parse("ci/allow.txt", text, length, &allow, &err), DIFF_ERROR_USAGE);
+  ck_assert_int_eq(diff_allow_parse("ci/allow.txt", text, length, &allow, &err), DIFF_ERROR_USAGE);
   ck_assert_str_eq(err.message, message);
   ck_assert_ptr_null(allow);
 }
@@ -43,7 +43,7 @@ START_TEST(test_rules_are_read_with_their_patterns_budgets_and_reasons)
       "   # an indented comment line\n"
       "string.rep 0/boundary # never may it grow");
   ck_assert_uint_eq(allow->count, 5);
-  const struct allow_rule *r = allow->rules;
+  const struct diff_allow_rule *r = allow->rules;
   ck_assert_str_eq(r[0].pattern, "@vendor/*.lua:*");
   ck_assert_str_eq(r[0].budget, "4k/boundary");
   ck_assert(r[0].budget_bytes == 4096);
@@ -124,11 +124,11 @@ START_TEST(test_the_first_matching_rule_wins_and_star_crosses_slashes)
   struct diff_allow *allow = parse("@vendor/*.lua:* 4k/boundary # vendored\n"
                                    "@vendor/json.lua:12 1k/boundary # never reached\n"
                                    "\\#weird 1k/boundary # an escaped hash\n");
-  ck_assert_uint_eq(allow_match(allow, "@vendor/json.lua:12")->line, 1);
-  ck_assert_uint_eq(allow_match(allow, "@vendor/deep/dir/x.lua:3")->line, 1);
-  ck_assert_ptr_null(allow_match(allow, "@app.lua:12"));
-  ck_assert_ptr_null(allow_match(allow, "@vendor/x.luac:1"));
-  ck_assert_uint_eq(allow_match(allow, "#weird")->line, 3);
+  ck_assert_uint_eq(diff_allow_match(allow, "@vendor/json.lua:12")->line, 1);
+  ck_assert_uint_eq(diff_allow_match(allow, "@vendor/deep/dir/x.lua:3")->line, 1);
+  ck_assert_ptr_null(diff_allow_match(allow, "@app.lua:12"));
+  ck_assert_ptr_null(diff_allow_match(allow, "@vendor/x.luac:1"));
+  ck_assert_uint_eq(diff_allow_match(allow, "#weird")->line, 3);
   diff_allow_free(allow);
 }
 END_TEST
