@@ -14,21 +14,23 @@ SANITIZE ?=
 DEPS_BUILD = $(LUAJIT_DEPS) libxxhash-dev zlib1g-dev pkg-config dpkg-dev
 DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium golang-go
 
-# Evaluated on first use, not at parse time: on a fresh machine pkg-config and
-# the libraries arrive only when deps-build has run.
-lazy = $(eval $(1) := $$(shell $(2)))$($(1))
-PKG_CFLAGS = $(call lazy,PKG_CFLAGS,pkg-config --cflags libxxhash zlib 2>/dev/null)
-PKG_LIBS = $(call lazy,PKG_LIBS,pkg-config --libs libxxhash zlib 2>/dev/null)
-CHECK_CFLAGS = $(call lazy,CHECK_CFLAGS,pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS = $(call lazy,CHECK_LIBS,pkg-config --libs check 2>/dev/null)
+# PKG_CFLAGS, PKG_LIBS (xxhash, zlib), CHECK_CFLAGS, CHECK_LIBS and
+# LUAJIT_PKG_LIBS: what pkg-config says, written once per make by the config
+# step (below) into CONFIG_MK, after the packages are installed.
+CONFIG_MK = $(BUILD)/config.mk
 
 WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(LUAJIT_CFLAGS) $(PKG_CFLAGS)
+# LuaJIT's headers (LUAJIT_CFLAGS, mk/luajit.mk) only for the sources of
+# LUAJIT_SRCS: in a recipe, $< is the source being compiled.
+CPPFLAGS_ALL = -D_GNU_SOURCE -I. $(if $(filter $<,$(LUAJIT_SRCS)),$(LUAJIT_CFLAGS)) $(PKG_CFLAGS)
 # Hidden by default: collector.so is loaded into other people's processes and
 # exports only what collector/ljleak_collector.h marks LJLEAK_API.
 CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) $(SANITIZE) -fPIC -fvisibility=hidden -MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(SANITIZE) $(LDFLAGS)
-LIBS_ALL = $(LUAJIT_LIBS) $(PKG_LIBS) -lm -lpthread -ldl
+# What every program and the collector module link; programs add LuaJIT's
+# library (the module takes LuaJIT's symbols from the process it loads into).
+SYSTEM_LIBS = $(PKG_LIBS) -lm -lpthread -ldl
+LIBS_ALL = $(LUAJIT_LIBS) $(SYSTEM_LIBS)
 
 # The stages, each a folder and a library $(BUILD)/libNAME.a, in link order:
 # a stage comes before the stages it uses. This is the only place the order is
@@ -42,6 +44,7 @@ STAGES := collector report diff summary format
 BUILD_DIRS := format diff summary report collector cli bench ci
 
 CLI_SRCS :=        # the ljleak front end (cli/)
+LUAJIT_SRCS :=     # the sources that include LuaJIT's headers: the collector's, and those that run LuaJIT
 TEST_SUITES :=     # Check suites: tests/NAME.c becomes $(BUILD)/tests/NAME
 E2E_TESTS :=       # end-to-end scripts run by make check, after the suites
 BENCHES :=         # phony targets run by make bench
@@ -50,27 +53,65 @@ ALL_TARGETS :=     # everything make builds beyond ljleak
 INSTALL_TARGETS := # phony targets run by make install
 
 .PHONY: all demo check check-suites check-sanitize check-valgrind check-e2e bench fuzz install clean \
-        deps-build deps-check
-all: deps-build $(BUILD)/ljleak
+        deps-build deps-check FORCE
+all: $(BUILD)/ljleak
 
+# The config step: every goal but those of CONFIG_FREE_GOALS runs it first,
+# to its end, before anything compiles (even under -j): make reads CONFIG_MK,
+# so it remakes it before any goal and then reads it again. It checks the
+# Debian packages the goals need (mk/deps.sh: installs them as root, else
+# prints the apt-get line and stops; the check packages for check*, fuzz*,
+# a suite or a fuzzer), fetches the LuaJIT source (LUAJIT_SOURCE_STEP,
+# mk/luajit.mk) and writes pkg-config's answers. It runs on every make, not
+# on make's restart, and rewrites CONFIG_MK only when it changes (so make
+# restarts only then: a fresh tree, a package installed).
+CONFIG_FREE_GOALS := clean deps-build deps-check
+CHECK_GOALS := check check-% fuzz fuzz-% $(BUILD)/tests/% $(BUILD)/fuzz/%
+CONFIG_DEPS = $(if $(filter $(CHECK_GOALS),$(MAKECMDGOALS)),$(DEPS_CHECK),$(DEPS_BUILD))
+$(CONFIG_MK): $(if $(MAKE_RESTARTS),,FORCE)
+	@sh mk/deps.sh $(CONFIG_DEPS)
+	@$(LUAJIT_SOURCE_STEP)
+	@mkdir -p $(dir $(LUAJIT_IDENTITY_H))
+	@sh mk/luajit.sh identity $(LUAJIT_SRC_DIR) > $(LUAJIT_IDENTITY_H).tmp && \
+	  if cmp -s $(LUAJIT_IDENTITY_H).tmp $(LUAJIT_IDENTITY_H); then rm -f $(LUAJIT_IDENTITY_H).tmp; \
+	  else mv $(LUAJIT_IDENTITY_H).tmp $(LUAJIT_IDENTITY_H); fi
+	@sh mk/config.sh $(if $(LUAJIT_ROOT),,luajit) > $@.tmp && \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
+ifneq ($(filter-out $(CONFIG_FREE_GOALS),$(or $(MAKECMDGOALS),all)),)
+include $(CONFIG_MK)
+endif
+
+# Only the packages, nothing built (the config step checks them anyway).
 deps-build:
 	@sh mk/deps.sh $(DEPS_BUILD)
 deps-check:
 	@sh mk/deps.sh $(DEPS_CHECK)
 
 # make fuzz: each libFuzzer target of FUZZERS runs for FUZZ_SECONDS on a fresh
-# copy of its seeds, and fails on a crash. A stage's build.mk builds
-# $(BUILD)/fuzz/NAME with FUZZ_CC and FUZZ_FLAGS and adds its run with
-# $(eval $(call fuzz_run,NAME,SEED FILES)).
+# copy of its seeds, and fails on a crash. A stage's build.mk adds NAME
+# (tests/fuzz/NAME.c) to FUZZERS and names, as a suite does, the stages it
+# is built from in NAME_STAGES (any order), its seed files in NAME_SEEDS and
+# any compile flags of its own in NAME_FLAGS. The fuzzer's objects, the
+# harness's and those stages' sources (their NAME_SRCS), are compiled with
+# FUZZ_CC and FUZZ_FLAGS into $(BUILD)/fuzz/NAME.objs/.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -O1 -g
-define fuzz_run
+define fuzz_build
+$(1)_OBJS = $$(patsubst %.c,$(BUILD)/fuzz/$(1).objs/%.o,tests/fuzz/$(1).c \
+  $$(foreach s,$$(filter $$($(1)_STAGES),$(STAGES)),$$($$(s)_SRCS)))
+$(BUILD)/fuzz/$(1).objs/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(FUZZ_CC) $$(CPPFLAGS_ALL) -std=c11 $$(WARNINGS) $$(FUZZ_FLAGS) $$($(1)_FLAGS) -MMD -MP -c $$< -o $$@
+-include $$(wildcard $$($(1)_OBJS:.o=.d))
+$(BUILD)/fuzz/$(1): $$($(1)_OBJS)
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$($(1)_OBJS) $$(SYSTEM_LIBS)
 .PHONY: fuzz-$(1)
 fuzz-$(1): $(BUILD)/fuzz/$(1)
 	@rm -rf $(BUILD)/fuzz/$(1)-corpus && mkdir -p $(BUILD)/fuzz/$(1)-corpus
-	cp $(2) $(BUILD)/fuzz/$(1)-corpus/
-	$(BUILD)/fuzz/$(1) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	cp $$($(1)_SEEDS) $(BUILD)/fuzz/$(1)-corpus/
+	$(BUILD)/fuzz/$(1) -max_total_time=$$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
 	  $(BUILD)/fuzz/$(1)-corpus
 endef
@@ -80,6 +121,12 @@ endef
 # it under $(BUILD)/other-luajit (paths and env.sh described in mk/luajit.mk).
 include mk/luajit.mk
 include $(BUILD_DIRS:%=%/build.mk)
+# After every build.mk: a fuzzer's stages may list their sources in several.
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_build,$(f))))
+# What compiles against LuaJIT's tree is rebuilt when the tree changes
+# (LUAJIT_IDENTITY_H): -MMD does not follow -isystem headers.
+$(LUAJIT_SRCS:%.c=$(BUILD)/%.o) $(patsubst %.c,$(BUILD)/%,$(filter tests/% bench/%,$(LUAJIT_SRCS))): \
+  $(LUAJIT_IDENTITY_H)
 
 all: $(ALL_TARGETS)
 
@@ -88,7 +135,7 @@ STAGE_ARCHIVES = $(STAGES:%=$(BUILD)/lib%.a)
 # The archives of a list of stages, in link order.
 stage_archives = $(patsubst %,$(BUILD)/lib%.a,$(filter $(1),$(STAGES)))
 
-$(BUILD)/%.o: %.c $(LUAJIT_IDENTITY_H)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -c $< -o $@
 
@@ -103,7 +150,7 @@ $(BUILD)/ljleak: $(CLI_OBJS) $(STAGE_ARCHIVES)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STAGE_ARCHIVES) $(LIBS_ALL)
 
 .SECONDEXPANSION:
-$(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS)) $(LUAJIT_IDENTITY_H)
+$(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CHECK_CFLAGS) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
 	  $(call stage_archives,$($*_LIBS)) $(CHECK_LIBS) $(LIBS_ALL)
@@ -112,7 +159,7 @@ $(BUILD)/tests/%: tests/%.c $$(call stage_archives,$$($$*_LIBS)) $(LUAJIT_IDENTI
 # the end-to-end scripts, then the collector's suites and a capture on the
 # other LuaJIT (mk/luajit.mk); the last line totals every step.
 CHECK_LOG = $(BUILD)/check.log
-check: deps-check all
+check: all
 	@mkdir -p $(BUILD) && rm -f $(CHECK_LOG)
 	@for step in check-suites check-sanitize check-valgrind check-e2e check-other-luajit; do \
 	  $(MAKE) --no-print-directory $$step 2>&1 | tee -a $(CHECK_LOG); \
@@ -142,9 +189,9 @@ $(BUILD)/valgrind/%.log: $(BUILD)/tests/%
 check-e2e: all
 	@set -e; for t in $(E2E_TESTS); do echo "== $$t"; BUILD=$(BUILD) sh $$t; done
 
-bench: deps-build all $(BENCHES)
+bench: all $(BENCHES)
 
-fuzz: deps-check $(FUZZERS:%=fuzz-%)
+fuzz: $(FUZZERS:%=fuzz-%)
 
 install: all $(INSTALL_TARGETS)
 	install -d $(DESTDIR)$(PREFIX)/bin
@@ -156,5 +203,5 @@ clean:
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 
 # make demo: the main job end to end (mk/demo.sh says what it runs).
-demo: deps-build all
+demo: all
 	BUILD=$(BUILD) sh mk/demo.sh

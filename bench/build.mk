@@ -10,6 +10,7 @@ BENCH_COLLECTOR_AB_ROUNDS ?= 20
 BENCH_COLLECTOR_AB_PAIRS ?= 101
 
 # In one process, runs without and with a sampled capture in turns (see the file).
+LUAJIT_SRCS += bench/sampled_ab.c
 $(BUILD)/bench/sampled_ab: bench/sampled_ab.c $(call stage_archives,collector format)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \

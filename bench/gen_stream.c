@@ -38,13 +38,13 @@ struct options {
   const char *output;
 };
 
-struct live_block {
+struct diff_live_block {
   uint64_t address, size;
   const struct memprof_event *site;  /* where it was allocated */
 };
 
 struct pool {
-  struct live_block *blocks;
+  struct diff_live_block *blocks;
   size_t count, capacity;
 };
 
@@ -282,7 +282,7 @@ static void emit(struct generator *g, struct memprof_event *event)
 }
 
 /* Frees block (by GC most of the time, as in LuaJIT). */
-static void free_block(struct generator *g, struct live_block block)
+static void free_block(struct generator *g, struct diff_live_block block)
 {
   struct memprof_event event = random_below(g, 100) < 95
                                    ? (struct memprof_event){.source = MEMPROF_SOURCE_INTERNAL}
@@ -294,10 +294,10 @@ static void free_block(struct generator *g, struct live_block block)
   give_address(g, block.address, block.size);
 }
 
-static struct live_block pool_remove_random(struct generator *g, struct pool *pool)
+static struct diff_live_block pool_remove_random(struct generator *g, struct pool *pool)
 {
   size_t i = (size_t)random_below(g, pool->count);
-  struct live_block block = pool->blocks[i];
+  struct diff_live_block block = pool->blocks[i];
   pool->blocks[i] = pool->blocks[--pool->count];
   return block;
 }
@@ -313,13 +313,13 @@ static void alloc_block(struct generator *g, const struct memprof_event *site)
   event.new_size = pick_size(g);
   event.new_address = take_address(g, event.new_size);
   emit(g, &event);
-  pool->blocks[pool->count++] = (struct live_block){event.new_address, event.new_size, site};
+  pool->blocks[pool->count++] = (struct diff_live_block){event.new_address, event.new_size, site};
 }
 
 static void realloc_block(struct generator *g)
 {
   size_t i = (size_t)random_below(g, g->young.count);
-  struct live_block *block = &g->young.blocks[i];
+  struct diff_live_block *block = &g->young.blocks[i];
   /* Mostly the site that made the block grows it (a table filling up). */
   const struct memprof_event *site =
       random_below(g, 100) < 85 ? block->site : partner_site(g, block->site);
@@ -399,9 +399,9 @@ int main(int argc, char **argv)
   g.random_state = options.seed * 0x9E3779B97F4A7C15ULL | 1;
   g.next_address = 0x100000000ull;
   g.next_proto = 0x50000000u;
-  g.young = (struct pool){checked_realloc(NULL, options.young * sizeof(struct live_block)), 0,
+  g.young = (struct pool){checked_realloc(NULL, options.young * sizeof(struct diff_live_block)), 0,
                           options.young};
-  g.old = (struct pool){checked_realloc(NULL, options.old * sizeof(struct live_block)), 0,
+  g.old = (struct pool){checked_realloc(NULL, options.old * sizeof(struct diff_live_block)), 0,
                         options.old};
   g.file = fopen(options.output, "wb");
   if (!g.file) {

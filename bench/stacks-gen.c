@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/capture_layout.h"
 #include "format/memprof.h"
 #include "format/stacks.h"
 
@@ -19,7 +20,7 @@ static int file_sink(void *context, const uint8_t *data, size_t size)
 static int make_sidecar(const char *segment)
 {
   char path[4096];
-  if (!stacks_sidecar_path(segment, path, sizeof path)) {
+  if (!capture_layout_sidecar_name(segment, path, sizeof path)) {
     fprintf(stderr, "stacks-gen: %s: not a .memprof segment\n", segment);
     return -1;
   }

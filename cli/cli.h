@@ -20,7 +20,7 @@ enum cli_exit {
                                trend that the boundaries can show, or no boundary at all */
 };
 
-/* The exit code of a diff result, from the model's outcome (diff_result_outcome):
+/* The exit code of a diff result, from the model's outcome (result->facts.outcome):
  * pass 0, flagged 1, inconclusive 5. diff and report both exit by it. */
 int cli_result_exit(const struct diff_result *result);
 

@@ -13,7 +13,7 @@
 
 #include "cli/cli.h"
 #include "format/control_file.h"
-#include "report/json.h"
+#include "format/json_write.h"
 
 static const char control_usage_line[] =
     "usage: ljleak control [--run-dir DIR] [--format text|json] [--get KEY]... PID\n"
@@ -308,19 +308,20 @@ static int control_print(const struct control_file_registration *r, const char *
       fprintf(out.file, "%s\n", value ? value : "");
     }
   } else if (!strcmp(format, "json")) {
-    const char *separator = "{\n";
+    struct json_writer writer = {out.file, 0, 0};
+    json_write_open(&writer, '{');
     for (size_t i = 0; i < CONTROL_KEY_COUNT; i++) {
       const char *value = control_value(r, i, number, sizeof number);
       if (!value)
         continue;
-      fprintf(out.file, "%s  \"%s\": ", separator, control_keys[i].key);
-      separator = ",\n";
+      json_write_key(&writer, control_keys[i].key);
       if (control_keys[i].type == CONTROL_NUMBER)
         fputs(value, out.file);
       else
         json_write_string(out.file, value);
     }
-    fputs(*separator == '{' ? "{}\n" : "\n}\n", out.file);
+    json_write_close(&writer, '}');
+    fputc('\n', out.file);
   } else {
     for (size_t i = 0; i < CONTROL_KEY_COUNT; i++) {
       const char *value = control_value(r, i, number, sizeof number);

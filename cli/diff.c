@@ -94,7 +94,7 @@ struct diff_command {
 
 int cli_result_exit(const struct diff_result *result)
 {
-  switch (diff_result_outcome(result)) {
+  switch (result->facts.outcome) {
   case DIFF_OUTCOME_FLAGGED:
     return CLI_EXIT_FLAGGED;
   case DIFF_OUTCOME_INCONCLUSIVE:

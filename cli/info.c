@@ -7,7 +7,8 @@
 
 #include "cli/cli.h"
 #include "format/capture_index.h"
-#include "report/json.h"
+#include "format/capture_layout.h"
+#include "format/json_write.h"
 
 static const char info_usage_line[] =
     "usage: ljleak info [--format text|json] [--get KEY]... CAPTURE_DIR\n";
@@ -191,13 +192,13 @@ static void info_put_value(FILE *out, const struct info_entry *e)
 
 static void info_put_json(FILE *out, const struct info_entry *entries)
 {
-  const char *separator = "{\n";
+  struct json_writer writer = {out, 0, 0};
+  json_write_open(&writer, '{');
   for (size_t i = 0; i < INFO_KEY_COUNT; i++) {
     const struct info_entry *e = &entries[i];
     if (!e->present)
       continue;
-    fprintf(out, "%s  \"%s\": ", separator, e->key);
-    separator = ",\n";
+    json_write_key(&writer, e->key);
     if (e->type == INFO_TEXT) {
       json_write_string(out, e->text);
     } else if (e->type == INFO_FILES) {
@@ -212,20 +213,20 @@ static void info_put_json(FILE *out, const struct info_entry *entries)
       fputs(e->not_finite ? "null" : e->number, out);
     }
   }
-  fputs(*separator == '{' ? "{}\n" : "\n}\n", out);
+  json_write_close(&writer, '}');
+  fputc('\n', out);
 }
 
 /* Reads DIRECTORY/index; returns CLI_EXIT_OK, or prints why it is no capture. */
 static int info_read(const char *directory, struct capture_index *index)
 {
-  size_t length = strlen(directory);
-  char *path = malloc(length + sizeof "/index");
+  size_t size = strlen(directory) + sizeof "/" CAPTURE_LAYOUT_INDEX;
+  char *path = malloc(size);
   if (!path) {
     fputs("ljleak info: error: out of memory\n", stderr);
     return CLI_EXIT_RUNTIME;
   }
-  snprintf(path, length + sizeof "/index", "%s%sindex", directory,
-           length && directory[length - 1] == '/' ? "" : "/");
+  capture_layout_join(directory, CAPTURE_LAYOUT_INDEX, path, size);
   struct capture_index_error error;
   enum capture_index_status status = capture_index_read_file(index, path, &error);
   int code = CLI_EXIT_OK;

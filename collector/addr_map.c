@@ -1,16 +1,14 @@
-/* collector/addr_map.c: open-addressing 64-bit map on mmap storage (see addr_map.h). */
+/* collector/addr_map.c: a 64-bit map of keyed slots (format/keyed_slots.h) on mmap storage. */
 #include "collector/addr_map.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/keyed_slots.h"
 
-static size_t slot_of(const struct addr_map *map, uint64_t key)
-{
-  return (size_t)XXH3_64bits(&key, sizeof key) & map->mask;
-}
+_Static_assert(sizeof(struct addr_map_slot) == KEYED_SLOTS_SIZE && offsetof(struct addr_map_slot, key) == 0,
+               "a map's slot is a keyed slot (format/keyed_slots.h)");
 
 static struct addr_map_slot *map_alloc(size_t slots)
 {
@@ -64,27 +62,20 @@ int addr_map_clear(struct addr_map *map)
   return 0;
 }
 
+/* The slot of key (*found 1), or the empty slot where it would go (key 0:
+ * found in an empty one). */
+static struct addr_map_slot *slot_of(const struct addr_map *map, uint64_t key, int *found)
+{
+  return &map->slots[keyed_slots_probe(map->slots, map->mask, key, keyed_slots_hash(key), found)];
+}
+
 uint64_t *addr_map_find(const struct addr_map *map, uint64_t key)
 {
   if (!map->slots)
     return NULL;
-  for (size_t i = slot_of(map, key);; i = (i + 1) & map->mask) {
-    struct addr_map_slot *s = &map->slots[i];
-    if (s->key == key)
-      return &s->value;
-    if (s->key == 0)
-      return NULL;
-  }
-}
-
-static void insert_fresh(struct addr_map *map, uint64_t key, uint64_t value)
-{
-  size_t i = slot_of(map, key);
-  while (map->slots[i].key != 0)
-    i = (i + 1) & map->mask;
-  map->slots[i].key = key;
-  map->slots[i].value = value;
-  map->count++;
+  int found;
+  struct addr_map_slot *s = slot_of(map, key, &found);
+  return found ? &s->value : NULL;
 }
 
 static int grow(struct addr_map *map)
@@ -96,26 +87,27 @@ static int grow(struct addr_map *map)
     return -1;
   map->slots = fresh;
   map->mask = old_n * 2 - 1;
-  map->count = 0;
-  for (size_t i = 0; i < old_n; i++)
-    if (old[i].key != 0)
-      insert_fresh(map, old[i].key, old[i].value);
+  keyed_slots_move(fresh, map->mask, old, old_n - 1);
   map_release(old, old_n);
   return 0;
 }
 
 int addr_map_put(struct addr_map *map, uint64_t key, uint64_t value)
 {
-  uint64_t *v = addr_map_find(map, key);
-  if (v) {
-    *v = value;
-    return 0;
-  }
   if (!map->slots || key == 0)
     return -1;
-  if ((map->count + 1) * 2 > map->mask + 1 && grow(map) != 0)
-    return -1;
-  insert_fresh(map, key, value);
+  int found;
+  struct addr_map_slot *s = slot_of(map, key, &found);
+  if (!found) {
+    if ((map->count + 1) * 2 > map->mask + 1) {
+      if (grow(map) != 0)
+        return -1;
+      s = slot_of(map, key, &found);
+    }
+    s->key = key;
+    map->count++;
+  }
+  s->value = value;
   return 0;
 }
 
@@ -123,25 +115,11 @@ int addr_map_remove(struct addr_map *map, uint64_t key)
 {
   if (!map->slots || key == 0)
     return 0;
-  size_t i = slot_of(map, key);
-  while (map->slots[i].key != key) {
-    if (map->slots[i].key == 0)
-      return 0;
-    i = (i + 1) & map->mask;
-  }
-  /* Backward-shift deletion: move later members of the probe run into the hole. */
-  size_t hole = i;
-  for (size_t j = (i + 1) & map->mask; map->slots[j].key != 0; j = (j + 1) & map->mask) {
-    size_t home = slot_of(map, map->slots[j].key);
-    /* j may move to the hole unless its home lies cyclically in (hole, j]. */
-    int stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-    if (!stays) {
-      map->slots[hole] = map->slots[j];
-      hole = j;
-    }
-  }
-  map->slots[hole].key = 0;
-  map->slots[hole].value = 0;
+  int found;
+  struct addr_map_slot *s = slot_of(map, key, &found);
+  if (!found)
+    return 0;
+  keyed_slots_remove(map->slots, map->mask, (size_t)(s - map->slots));
   map->count--;
   return 1;
 }

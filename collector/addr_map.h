@@ -5,7 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Linear probing on XXH3 of the key, backward-shift deletion, load <= 1/2.
+/* Keyed slots (format/keyed_slots.h): linear probing on XXH3 of the key,
+ * backward-shift deletion, load <= 1/2.
  * Storage comes from mmap, never from a Lua allocator, so the allocator hook
  * can use it. Key 0 marks an empty slot and cannot be stored. */
 struct addr_map_slot {
@@ -27,7 +28,9 @@ void addr_map_free(struct addr_map *map);
 /* Empties the map (keeps at most the initial storage). */
 int addr_map_clear(struct addr_map *map);
 
-/* The value stored for key, or NULL. */
+/* The value stored for key, or NULL. Key 0 is found in an empty slot, with
+ * the value 0: a caller's key 0 (a NULL C function) counts as known, naming
+ * nothing. */
 uint64_t *addr_map_find(const struct addr_map *map, uint64_t key);
 
 /* Stores value for key (replacing); returns 0, or -1 when growing failed. */

@@ -73,8 +73,8 @@ void boundary_timers(struct capture *c)
 {
   uint64_t now = capture_mono_ns();
   if (c->opt.duration > 0 && (double)(now - c->start_ns) >= c->opt.duration * 1e9 &&
-      c->pending_stop == REASON_NONE && c->deferred_stop == REASON_NONE)
-    c->pending_stop = REASON_DURATION;
+      c->pending_stop == CAPTURE_INDEX_REASON_NONE && c->deferred_stop == CAPTURE_INDEX_REASON_NONE)
+    c->pending_stop = CAPTURE_INDEX_REASON_DURATION;
   boundary_check(c, now);
   trace_line_watch(&c->lines);
   if (c->opt.every && c->allocated >= c->every_next) {
@@ -93,7 +93,7 @@ void boundary_timers(struct capture *c)
     c->last_flush_ns = now;
     if (c->writer.used && memprof_writer_flush(&c->writer) != 0) {
       segments_write_error(c, "cannot write", c->out.error);
-      c->pending_stop = REASON_WRITE_ERROR;
+      c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
     }
   }
 }
@@ -144,7 +144,7 @@ void boundary_gc_transition(struct capture *c, int phase)
     segments_rotate(c, 1);
   if (forced) {
     boundary_force_disarm(c);
-    if (c->deferred_stop != REASON_NONE && c->pending_stop == REASON_NONE)
+    if (c->deferred_stop != CAPTURE_INDEX_REASON_NONE && c->pending_stop == CAPTURE_INDEX_REASON_NONE)
       c->pending_stop = (uint8_t)c->deferred_stop;  /* the last cycle has run */
   }
 }
@@ -153,7 +153,7 @@ void boundary_record(struct capture *c, enum capture_index_boundary_cause cause)
 {
   c->boundaries++;
   if (segments_index_boundary(c, cause) != 0)
-    c->pending_stop = REASON_WRITE_ERROR;
+    c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
 }
 
 void boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
@@ -184,7 +184,7 @@ void boundary_collect(struct capture *c, lua_State *L, enum capture_index_bounda
   /* Every block born before the collection was marked by a whole cycle. */
   c->cycle_start_events = c->seq == seq ? events : 0;
   boundary_record(c, cause);
-  if (c->pending_stop != REASON_NONE)
+  if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
     capture_stop_due(c);
   c->busy = 0;
 }

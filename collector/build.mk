@@ -8,6 +8,7 @@ collector_SRCS := collector/addr_map.c collector/attrib.c collector/boundary.c c
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
   collector/segments.c collector/stub.c collector/symbols.c collector/trace_line.c \
   collector/trace_map.c collector/trace_record.c
+LUAJIT_SRCS += $(collector_SRCS)
 
 # The private headers come from the same tree as the public ones
 # (mk/luajit.mk). The build flags of Debian's packages (debian/rules adds no
@@ -21,7 +22,7 @@ COLLECTOR_SO = $(BUILD)/lua/ljleak/collector.so
 ALL_TARGETS += $(COLLECTOR_SO)
 $(COLLECTOR_SO): $(collector_SRCS:%.c=$(BUILD)/%.o) $(format_SRCS:%.c=$(BUILD)/%.o)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -shared -Wl,-z,nodelete -o $@ $^ -lxxhash -lz -lm -ldl
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,-z,nodelete -o $@ $^ $(SYSTEM_LIBS)
 
 # Debian's luajit searches /usr/local/lib/lua/5.1 and, for /usr,
 # /usr/lib/x86_64-linux-gnu/lua/5.1.
@@ -36,6 +37,7 @@ install-collector: $(COLLECTOR_SO)
 # The collector's checks.
 # ljleak run and the Lua module (they run $(BUILD)/ljleak and the module)
 TEST_SUITES += test_collector
+LUAJIT_SRCS += tests/test_collector.c
 test_collector_LIBS = format
 $(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)
 E2E_TESTS += tests/e2e/collector.sh
@@ -45,6 +47,7 @@ E2E_TESTS += tests/e2e/jit-corpus.sh
 E2E_TESTS += tests/e2e/symbols.sh
 # allocations of compiled code charged to their lines (ljleak run and the module)
 TEST_SUITES += test_collector_jit
+LUAJIT_SRCS += tests/test_collector_jit.c
 test_collector_jit_LIBS = collector format
 $(BUILD)/tests/test_collector_jit: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # call stacks (collector/callstack.c): a helper's two callers with exact lines,
@@ -54,6 +57,7 @@ test_collector_stacks_LIBS = format
 $(BUILD)/tests/test_collector_stacks: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # the C API, in this test program as in an embedding host
 TEST_SUITES += test_collector_api
+LUAJIT_SRCS += tests/test_collector_api.c
 test_collector_api_LIBS = collector format
 # an LD_PRELOAD shim that fails write() or fsync() on one file with EIO
 $(BUILD)/tests/fault_io.so: tests/fault_io.c
@@ -69,7 +73,11 @@ $(NOGC64)/luajit/src/luajit: $(LUAJIT_SRC_STAMP)
 	cp -a $(LUAJIT_SRC_DIR) $(NOGC64)/luajit
 	$(MAKE) -C $(NOGC64)/luajit XCFLAGS=-DLUAJIT_DISABLE_GC64 > $(NOGC64)/luajit.log 2>&1 || \
 	  { tail -n 20 $(NOGC64)/luajit.log; exit 1; }
-$(NOGC64)/lua/ljleak/collector.so: $(NOGC64)/luajit/src/luajit $(collector_SRCS) $(format_SRCS)
+# Its sources and the headers they include: the make below rebuilds what
+# they changed (its own -MMD files know which objects), but only runs when
+# one did.
+$(NOGC64)/lua/ljleak/collector.so: $(NOGC64)/luajit/src/luajit $(collector_SRCS) $(format_SRCS) \
+  $(wildcard collector/*.h format/*.h)
 	$(MAKE) --no-print-directory BUILD=$(NOGC64) LUAJIT_SRC=$(NOGC64)/luajit SANITIZE= \
 	  OPT="-O2 -g" CFLAGS=-DLUAJIT_DISABLE_GC64 $@
 # It holds for Debian's LuaJIT; on OpenResty's the test is left out
@@ -79,10 +87,12 @@ $(BUILD)/tests/test_collector: | $(NOGC64)/lua/ljleak/collector.so
 endif
 # the sampling stub made at run time, against fake state
 TEST_SUITES += test_collector_stub
+LUAJIT_SRCS += tests/test_collector_stub.c
 test_collector_stub_LIBS = collector
 # the limits of the options (collector/options.c), their parsers, the
 # start/stop signal, and starts past a limit (C API and start{}) refused
 TEST_SUITES += test_collector_options
+LUAJIT_SRCS += tests/test_collector_options.c
 test_collector_options_LIBS = collector format
 $(BUILD)/tests/test_collector_options: | $(COLLECTOR_SO)
 # the LuaJIT built for: mk/deps.sh and mk/luajit.sh choose packages and never

@@ -20,10 +20,6 @@
 #define CALLSTACK_TABLE_SIZE (1u << 16)      /* interned stacks' slots (a power of two) */
 #define CALLSTACK_FRAME_STORE (1u << 20)     /* their frames */
 
-/* The frames' kinds as the collector keys them; FAST is a builtin (a
- * fast function), written as a C frame named builtin#N. */
-enum callstack_kind { KIND_LUA, KIND_C, KIND_FAST, KIND_INTERNAL, KIND_COROUTINE };
-
 static void *pages(size_t size)
 {
   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -95,8 +91,8 @@ int callstack_open(struct capture *c, const char *segment_part, int gzip)
   s->depth = c->opt.stack_depth;
   if (s->depth <= 0)
     return 0;
-  char name[96];
-  if (callstack_map(s) != 0 || !stacks_sidecar_path(segment_part, name, sizeof name)) {
+  char name[CAPTURE_LAYOUT_NAME_MAX];
+  if (callstack_map(s) != 0 || !capture_layout_sidecar_name(segment_part, name, sizeof name)) {
     s->out.error = ENOMEM;
     return -1;
   }
@@ -125,15 +121,15 @@ int callstack_close(struct capture *c, const char *segment_part, const char *seg
   if (!s->open)
     return 0;
   s->open = 0;
-  char part[96], final[96];
+  char part[CAPTURE_LAYOUT_NAME_MAX], final[CAPTURE_LAYOUT_NAME_MAX];
   if (stacks_writer_end(&s->writer) != 0 || stacks_writer_flush(&s->writer) != 0 ||
       seg_out_finish(&s->out) != 0) {
     seg_out_abandon(&s->out);
     return -1;
   }
   s->disk_done += s->out.disk_bytes;
-  if (!stacks_sidecar_path(segment_part, part, sizeof part) ||
-      !stacks_sidecar_path(segment, final, sizeof final) ||
+  if (!capture_layout_sidecar_name(segment_part, part, sizeof part) ||
+      !capture_layout_sidecar_name(segment, final, sizeof final) ||
       capture_dir_rename(c, part, final) != 0) {
     s->out.error = errno ? errno : EIO;
     return -1;
@@ -155,14 +151,14 @@ void callstack_abandon(struct capture *c)
 static struct callstack_frame lua_frame(const GCproto *pt, uint32_t line)
 {
   return (struct callstack_frame){pt, symbols_proto_fingerprint(pt), line | CALLSTACK_LINE_KNOWN,
-                                  KIND_LUA};
+                                  STACKS_FRAME_LUA};
 }
 
 /* A Lua frame whose saved PC is pc: its line when the stack is new. */
 static struct callstack_frame lua_frame_at(const GCproto *pt, const BCIns *pc)
 {
   return (struct callstack_frame){pt, symbols_proto_fingerprint(pt), (uint64_t)(uintptr_t)pc,
-                                  KIND_LUA};
+                                  STACKS_FRAME_LUA};
 }
 
 /* The line of a Lua frame as keyed. */
@@ -180,11 +176,11 @@ static struct callstack_frame function_frame(GCfunc *fn, const BCIns *pc)
     const GCproto *pt = funcproto(fn);
     if (pt && pt->gct == ~LJ_TPROTO)
       return lua_frame_at(pt, pc);
-    return (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
+    return (struct callstack_frame){NULL, 0, 0, STACKS_FRAME_INTERNAL};
   }
   if (isffunc(fn))
-    return (struct callstack_frame){NULL, fn->c.ffid, 0, KIND_FAST};
-  return (struct callstack_frame){(const void *)(uintptr_t)fn->c.f, 0, 0, KIND_C};
+    return (struct callstack_frame){NULL, fn->c.ffid, 0, STACKS_FRAME_C};
+  return (struct callstack_frame){(const void *)(uintptr_t)fn->c.f, 0, 0, STACKS_FRAME_C};
 }
 
 /* Appends the callers of the function in frame (already in out) down to
@@ -211,7 +207,7 @@ static uint32_t walk_callers(global_State *g, lua_State *L, TValue *frame,
       break;
     if (!attrib_frame_has_function(prev)) {
       if (n < max)
-        out[n++] = (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
+        out[n++] = (struct callstack_frame){NULL, 0, 0, STACKS_FRAME_INTERNAL};
       return n;
     }
     if (frame_isvarg(frame) || frame_gc(prev) == obj2gco(L)) {
@@ -229,7 +225,7 @@ static uint32_t walk_callers(global_State *g, lua_State *L, TValue *frame,
     if (n == max)
       *truncated = 1;
     else
-      out[n++] = (struct callstack_frame){NULL, 0, 0, KIND_COROUTINE};
+      out[n++] = (struct callstack_frame){NULL, 0, 0, STACKS_FRAME_COROUTINE};
   }
   return n;
 }
@@ -248,7 +244,7 @@ static uint32_t walk_trace(global_State *g, lua_State *L, const struct attrib_si
   out[n++] = lua_frame(site->proto, (uint32_t)site->line);
   if (!chain || !attrib_base_has_function(L, base)) {
     if (n < max)
-      out[n++] = (struct callstack_frame){NULL, 0, 0, KIND_INTERNAL};
+      out[n++] = (struct callstack_frame){NULL, 0, 0, STACKS_FRAME_INTERNAL};
     return n;
   }
   for (uint32_t k = 0; k < chain->count; k++) {
@@ -290,7 +286,7 @@ static uint32_t callstack_walk(struct capture *c, const struct attrib_site *site
   GCfunc *fn = frame_func(frame);
   uint32_t n = 0;
   if (site->source == MEMPROF_SOURCE_C) {
-    out[n++] = (struct callstack_frame){(const void *)(uintptr_t)site->location, 0, 0, KIND_C};
+    out[n++] = (struct callstack_frame){(const void *)(uintptr_t)site->location, 0, 0, STACKS_FRAME_C};
   } else {
     if (isffunc(fn)) {
       /* A fast function is charged to its caller's line (attrib.c). */
@@ -362,7 +358,7 @@ static uint32_t define(struct callstack_state *s, const struct callstack_frame *
     struct stacks_wire_frame *w = &wire[i];
     memset(w, 0, sizeof *w);
     switch (f->kind) {
-    case KIND_LUA: {
+    case STACKS_FRAME_LUA: {
       const GCproto *pt = f->object;
       w->kind = STACKS_FRAME_LUA;
       w->name = chunk_id(s, pt);
@@ -370,15 +366,12 @@ static uint32_t define(struct callstack_state *s, const struct callstack_frame *
       w->line = frame_line(f);
       break;
     }
-    case KIND_C:
+    case STACKS_FRAME_C:
       w->kind = STACKS_FRAME_C;
-      w->name = c_function_id(s, f->object);
+      w->name = !f->object && f->fingerprint ? fast_id(s, f->fingerprint)
+                                             : c_function_id(s, f->object);
       break;
-    case KIND_FAST:
-      w->kind = STACKS_FRAME_C;
-      w->name = fast_id(s, f->fingerprint);
-      break;
-    case KIND_COROUTINE:
+    case STACKS_FRAME_COROUTINE:
       w->kind = STACKS_FRAME_COROUTINE;
       if (!s->coroutine_name)
         s->coroutine_name = string_id(s, "coroutine", 9);

@@ -23,9 +23,10 @@ struct attrib_site;
  * sidecar allows), or the line itself where it is known already. */
 struct callstack_frame {
   const void *object;        /* LUA: the prototype; C: the function's address; else NULL */
-  uint64_t fingerprint;      /* LUA: symbols_proto_fingerprint; FAST: the builtin's id; else 0 */
+  uint64_t fingerprint;      /* LUA: symbols_proto_fingerprint; a builtin (a fast function, a
+                                C frame without object, written as builtin#N): its id; else 0 */
   uint64_t position;         /* LUA: the saved PC, or the line | CALLSTACK_LINE_KNOWN */
-  uint64_t kind;             /* enum callstack_kind */
+  uint64_t kind;             /* enum stacks_frame_kind (format/stacks.h) */
 };
 
 #define CALLSTACK_LINE_KNOWN (1ull << 63)

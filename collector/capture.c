@@ -123,41 +123,41 @@ static void free_buffers(struct capture *c)
   callstack_free(c);
 }
 
-void capture_stop(struct capture *c, enum capture_stop_reason reason)
+void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
 {
   if (!c->active)
     return;
   c->active = 0;
   hook_sampled_set(c, 0);
-  if (reason == REASON_WRITE_ERROR || c->writer.failed) {
-    reason = REASON_WRITE_ERROR;
+  if (reason == CAPTURE_INDEX_REASON_WRITE_ERROR || c->writer.failed) {
+    reason = CAPTURE_INDEX_REASON_WRITE_ERROR;
     segments_write_error(c, "cannot write", c->out.error);
     seg_out_abandon(&c->out);
     c->segment_open = 0;
   } else if (segments_end(c, 0) != 0) {
-    reason = REASON_WRITE_ERROR;
+    reason = CAPTURE_INDEX_REASON_WRITE_ERROR;
   }
-  if (reason == REASON_MAX_TOTAL)
+  if (reason == CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES)
     fprintf(stderr, "ljleak: capture in %s stopped: it reached --max-total-bytes %llu\n", c->dir,
             (unsigned long long)c->opt.max_total_bytes);
   segments_index_close(c, reason);
-  c->pending_stop = REASON_NONE;
+  c->pending_stop = CAPTURE_INDEX_REASON_NONE;
   boundary_force_disarm(c);
   free_buffers(c);
   capture_copy_text(c->last_dir, sizeof c->last_dir, c->dir);
-  if (reason != REASON_EXIT)
+  if (reason != CAPTURE_INDEX_REASON_EXIT)
     hook_release(c);
   control_note(c);
 }
 
 void capture_stop_due(struct capture *c)
 {
-  enum capture_stop_reason reason = (enum capture_stop_reason)c->pending_stop;
-  int deferrable = reason == REASON_DURATION || reason == REASON_SIGNAL || reason == REASON_STOP;
-  if (c->opt.edge_gc && deferrable && c->deferred_stop == REASON_NONE &&
+  enum capture_index_stop_reason reason = (enum capture_index_stop_reason)c->pending_stop;
+  int deferrable = reason == CAPTURE_INDEX_REASON_DURATION || reason == CAPTURE_INDEX_REASON_SIGNAL || reason == CAPTURE_INDEX_REASON_STOP;
+  if (c->opt.edge_gc && deferrable && c->deferred_stop == CAPTURE_INDEX_REASON_NONE &&
       boundary_force(c, CAPTURE_INDEX_CAUSE_STOP) == 0) {
     c->deferred_stop = reason;
-    c->pending_stop = REASON_NONE;
+    c->pending_stop = CAPTURE_INDEX_REASON_NONE;
     return;
   }
   capture_stop(c, reason);
@@ -168,7 +168,7 @@ static void at_exit(void)
   struct capture *c = &capture_state;
   if (c->active && !c->busy) {
     c->busy = 1;
-    capture_stop(c, REASON_EXIT);
+    capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
     c->busy = 0;
   }
 }
@@ -185,7 +185,7 @@ static void at_fork_child(void)
   c->active = 0;
   hook_sampled_set(c, 0);
   c->segment_open = 0;
-  c->pending_stop = REASON_NONE;
+  c->pending_stop = CAPTURE_INDEX_REASON_NONE;
   seg_out_abandon(&c->out);
   if (c->index_fd >= 0)
     close(c->index_fd);
@@ -251,7 +251,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->disk_done = 0;
   c->gc_cycles = 0;
   c->error[0] = '\0';
-  c->pending_stop = REASON_NONE;
+  c->pending_stop = CAPTURE_INDEX_REASON_NONE;
   c->start_ns = capture_mono_ns();
   c->pdep = memprof_cpu_fast_pext();
   c->rng = (c->start_ns ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c) | 1;
@@ -261,7 +261,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->gc_flips = c->g->gc.state >= GCSsweepstring;
   c->force_armed = 0;
   c->collecting = 0;
-  c->deferred_stop = REASON_NONE;
+  c->deferred_stop = CAPTURE_INDEX_REASON_NONE;
   c->boundaries = 0;
   c->every_next = c->opt.every;
   c->last_heap = (uint64_t)c->g->gc.total;
@@ -269,7 +269,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
     capture_copy_text(err, err_size, c->error);
     seg_out_abandon(&c->out);
     c->segment_open = 0;
-    segments_index_close(c, REASON_WRITE_ERROR);
+    segments_index_close(c, CAPTURE_INDEX_REASON_WRITE_ERROR);
     free_buffers(c);
     return -1;
   }
@@ -379,7 +379,7 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
   if (c->opt.edge_gc && boundary_gc_running(G(L)))
     boundary_collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
   c->busy = 1;
-  capture_stop(c, REASON_STOP);
+  capture_stop(c, CAPTURE_INDEX_REASON_STOP);
   c->busy = 0;
   if (c->error[0]) {
     capture_copy_text(err, err_size, c->error);
@@ -398,7 +398,7 @@ int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
   if (c->opt.edge_gc && boundary_gc_running(G(L)))
     boundary_collect(c, L, CAPTURE_INDEX_CAUSE_EXIT);
   c->busy = 1;
-  capture_stop(c, REASON_EXIT);
+  capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
   c->busy = 0;
   hook_release(c);
   if (c->error[0]) {

@@ -16,6 +16,7 @@
 #include "collector/seg_out.h"
 #include "collector/trace_line.h"
 #include "format/capture_index.h"
+#include "format/capture_layout.h"
 #include "format/encode.h"
 #include "format/memprof.h"
 
@@ -35,15 +36,6 @@
 #define HOLD_NONE 0x00000100u
 #endif
 
-enum capture_stop_reason {
-  REASON_NONE,
-  REASON_STOP,
-  REASON_DURATION,
-  REASON_SIGNAL,
-  REASON_MAX_TOTAL,
-  REASON_WRITE_ERROR,
-  REASON_EXIT
-};
 
 /* Everything about the one capture a process can run; one VM is hooked.
  * What the hook tiers may read and write of it, and the invariants of
@@ -61,7 +53,7 @@ struct capture {
     struct {
       uint8_t busy;             /* re-entrancy guard */
       uint8_t segment_open;
-      uint8_t pending_stop;     /* an enum capture_stop_reason: a stop is due */
+      uint8_t pending_stop;     /* an enum capture_index_stop_reason: a stop is due */
       uint8_t hold_zero;
     };
     uint32_t hold;
@@ -89,7 +81,7 @@ struct capture {
   uint8_t *buffer;              /* CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, mmap'd */
   struct memprof_writer writer;
   struct seg_out out;
-  char segment_name[64];
+  char segment_name[CAPTURE_LAYOUT_NAME_MAX];
   uint64_t seq;
   double segment_start_wall;
   uint64_t segment_start_ns;
@@ -104,7 +96,7 @@ struct capture {
   enum capture_index_boundary_cause force_cause;  /* why the armed cycle was asked for */
   int collecting;               /* the collector runs a full collection itself (lua_gc):
                                  * its cycles end in one boundary, written after it */
-  enum capture_stop_reason deferred_stop;   /* edge_gc: a stop waiting for its last cycle */
+  enum capture_index_stop_reason deferred_stop;   /* edge_gc: a stop waiting for its last cycle */
   uint64_t boundaries;          /* boundary lines written */
   uint64_t every_next;          /* --every: allocated at which the next cycle is forced */
   uint64_t start_ns, last_flush_ns;
@@ -207,7 +199,7 @@ void capture_set_error(char *err, size_t size, const char *fmt, const char *a, c
 
 /* Ends the running capture: the last segment and the stop line, then the
  * hook is released unless the VM is closing. */
-void capture_stop(struct capture *c, enum capture_stop_reason reason);
+void capture_stop(struct capture *c, enum capture_index_stop_reason reason);
 
 /* A stop came due inside the hook (pending_stop): with edge_gc, a stop by
  * duration or signal waits for one more full cycle, forced now, so that the

@@ -128,7 +128,8 @@ static int open_given(struct capture *c, const char *dir, char *err, size_t err_
               "directory", dir, user);
   } else if (!empty) {
     struct stat index;
-    if (fstatat(fd, "index", &index, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(index.st_mode))
+    if (fstatat(fd, CAPTURE_LAYOUT_INDEX, &index, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(index.st_mode))
       dir_error(err, err_size, "%s already holds a capture (it has an index)", dir);
     else
       dir_error(err, err_size, "capture directory %s is not empty: give a new or empty one", dir);

@@ -449,6 +449,6 @@ void control_poll_from_hook(struct capture *c)
     return;
   }
   answer(rq.id, NULL);   /* the stop line follows, at once or after the last cycle */
-  c->pending_stop = REASON_STOP;
+  c->pending_stop = CAPTURE_INDEX_REASON_STOP;
   capture_stop_due(c);
 }

@@ -69,7 +69,7 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
     if (w->failed || memprof_writer_flush(w) != 0) {
       c->busy = 1;
       segments_write_error(c, "cannot write", c->out.error);
-      capture_stop(c, REASON_WRITE_ERROR);
+      capture_stop(c, CAPTURE_INDEX_REASON_WRITE_ERROR);
       c->busy = 0;
       return nptr;
     }
@@ -78,7 +78,7 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
   if (__builtin_expect(hook_tick_due(c), 0)) {
     c->busy = 1;
     boundary_timers(c);
-    if (c->pending_stop != REASON_NONE)
+    if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
       capture_stop_due(c);
     c->busy = 0;
   }

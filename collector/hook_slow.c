@@ -35,7 +35,7 @@ encode:
   c->segment_events++;
   if (c->writer.failed) {
     segments_write_error(c, "cannot write", c->out.error);
-    c->pending_stop = REASON_WRITE_ERROR;
+    c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
   }
 }
 
@@ -101,11 +101,11 @@ static void handle_signal(struct capture *c)
     return;
   if (c->active) {
     /* A second signal while the last cycle is awaited stops at once. */
-    if (c->deferred_stop != REASON_NONE) {
-      capture_stop(c, REASON_SIGNAL);
+    if (c->deferred_stop != CAPTURE_INDEX_REASON_NONE) {
+      capture_stop(c, CAPTURE_INDEX_REASON_SIGNAL);
       return;
     }
-    c->pending_stop = REASON_SIGNAL;
+    c->pending_stop = CAPTURE_INDEX_REASON_SIGNAL;
     capture_stop_due(c);
     return;
   }
@@ -116,7 +116,7 @@ static void handle_signal(struct capture *c)
   if (opt.dir) {
     /* LJLEAK_DIR serves the first capture; later ones get new directories. */
     char index[PATH_MAX + 8];
-    snprintf(index, sizeof index, "%s/index", opt.dir);
+    capture_layout_join(opt.dir, CAPTURE_LAYOUT_INDEX, index, sizeof index);
     if (access(index, F_OK) == 0)
       opt.dir = NULL;
   }
@@ -136,7 +136,7 @@ static __attribute__((noinline)) void *hook_close(struct capture *c, void *ud, v
     return f(ud, ptr, osize, nsize);
   if (c->active && !c->busy) {
     c->busy = 1;
-    capture_stop(c, REASON_EXIT);
+    capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
     c->busy = 0;
   }
   c->hooked = 0;
@@ -172,7 +172,7 @@ __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, size_t os
   }
   if (hook_tick_due(c) || c->sampling)
     boundary_timers(c);
-  if (c->pending_stop != REASON_NONE)
+  if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
     capture_stop_due(c);
   c->busy = 0;
 }

@@ -2,7 +2,7 @@
 #ifndef LJLEAK_COLLECTOR_LJ_PRIVATE_H
 #define LJLEAK_COLLECTOR_LJ_PRIVATE_H
 
-/* These come from the source tree of the installed LuaJIT (see collector.mk),
+/* These come from the source tree of the installed LuaJIT (see collector/build.mk and mk/luajit.mk),
  * included with -isystem so their style does not trip our warnings. Only
  * headers that need no generated files are used. */
 #include "lj_obj.h"

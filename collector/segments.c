@@ -10,6 +10,7 @@
 #include "collector/segments.h"
 #include "collector/symbols.h"
 #include "format/capture_index.h"
+#include "format/capture_layout.h"
 
 static int segment_sink(void *context, const uint8_t *data, size_t size)
 {
@@ -19,14 +20,17 @@ static int segment_sink(void *context, const uint8_t *data, size_t size)
     return -1;
   uint64_t disk = c->disk_done + c->out.disk_bytes + c->stacks.disk_done + c->stacks.out.disk_bytes;
   if (c->opt.max_total_bytes && disk >= c->opt.max_total_bytes &&
-      c->pending_stop == REASON_NONE)
-    c->pending_stop = REASON_MAX_TOTAL;
+      c->pending_stop == CAPTURE_INDEX_REASON_NONE)
+    c->pending_stop = CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES;
   return 0;
 }
 
-static void segment_path(const struct capture *c, char *out, size_t size, int part)
+/* The open segment's .part path, for messages. */
+static void segment_path(const struct capture *c, char *out, size_t size)
 {
-  snprintf(out, size, "%s/%s%s", c->dir, c->segment_name, part ? ".part" : "");
+  char part[CAPTURE_LAYOUT_NAME_MAX];
+  capture_layout_part_name(c->segment_name, part, sizeof part);
+  capture_layout_join(c->dir, part, out, size);
 }
 
 void segments_write_error(struct capture *c, const char *what, int err)
@@ -34,7 +38,7 @@ void segments_write_error(struct capture *c, const char *what, int err)
   if (c->error[0])
     return;
   char path[PATH_MAX + 80];
-  segment_path(c, path, sizeof path, 1);
+  segment_path(c, path, sizeof path);
   char msg[sizeof path + 256];
   snprintf(msg, sizeof msg, "%s %s: %s", what, path, strerror(err ? err : EIO));
   capture_copy_text(c->error, sizeof c->error, msg);
@@ -62,8 +66,8 @@ static int index_append(struct capture *c, const char *line)
 int segments_index_open(struct capture *c, char *err, size_t err_size)
 {
   char path[PATH_MAX + 8];
-  snprintf(path, sizeof path, "%s/index", c->dir);
-  c->index_fd = capture_dir_create(c, "index", 1);
+  capture_layout_join(c->dir, CAPTURE_LAYOUT_INDEX, path, sizeof path);
+  c->index_fd = capture_dir_create(c, CAPTURE_LAYOUT_INDEX, 1);
   if (c->index_fd < 0) {
     capture_set_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
     return -1;
@@ -128,11 +132,11 @@ int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause
   return 0;
 }
 
-void segments_index_close(struct capture *c, enum capture_stop_reason reason)
+void segments_index_close(struct capture *c, enum capture_index_stop_reason reason)
 {
   struct capture_index_stop line = {
     .time = capture_wall_time(),
-    .reason = capture_index_stop_reason_name((int)reason),
+    .reason = capture_index_stop_reason_name(reason),
   };
   char text[128];
   if (capture_index_write_stop(text, sizeof text, &line))
@@ -144,11 +148,10 @@ void segments_index_close(struct capture *c, enum capture_stop_reason reason)
 
 int segments_begin(struct capture *c)
 {
-  char part[sizeof c->segment_name + 8];
+  char part[CAPTURE_LAYOUT_NAME_MAX];
   c->seq++;
-  snprintf(c->segment_name, sizeof c->segment_name, "seg-%04llu.memprof%s",
-           (unsigned long long)c->seq, c->opt.gzip ? ".gz" : "");
-  snprintf(part, sizeof part, "%s.part", c->segment_name);
+  capture_layout_segment_name(c->seq, c->opt.gzip, c->segment_name, sizeof c->segment_name);
+  capture_layout_part_name(c->segment_name, part, sizeof part);
   if (seg_out_open(&c->out, capture_dir_create(c, part, 0), c->opt.gzip,
                    c->buffer + CAPTURE_BUFFER_SIZE, CAPTURE_ZBUFFER_SIZE) != 0) {
     segments_write_error(c, "cannot create", c->out.error);
@@ -181,7 +184,7 @@ int segments_begin(struct capture *c)
 
 int segments_end(struct capture *c, int complete)
 {
-  char part[sizeof c->segment_name + 8];
+  char part[CAPTURE_LAYOUT_NAME_MAX];
   if (!c->segment_open)
     return 0;
   c->segment_open = 0;
@@ -196,7 +199,7 @@ int segments_end(struct capture *c, int complete)
     callstack_abandon(c);
     return -1;
   }
-  snprintf(part, sizeof part, "%s.part", c->segment_name);
+  capture_layout_part_name(c->segment_name, part, sizeof part);
   /* The sidecar is renamed first: a finished segment has a finished sidecar. */
   if (callstack_close(c, part, c->segment_name) != 0) {
     segments_write_error(c, "cannot write the stack sidecar of", c->stacks.out.error);
@@ -239,5 +242,5 @@ int segments_end(struct capture *c, int complete)
 void segments_rotate(struct capture *c, int complete)
 {
   if (segments_end(c, complete) != 0 || segments_begin(c) != 0)
-    c->pending_stop = REASON_WRITE_ERROR;
+    c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
 }

@@ -30,6 +30,6 @@ int segments_index_open(struct capture *c, char *err, size_t err_size);
 int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause cause);
 
 /* Appends the stop line and closes the index. */
-void segments_index_close(struct capture *c, enum capture_stop_reason reason);
+void segments_index_close(struct capture *c, enum capture_index_stop_reason reason);
 
 #endif

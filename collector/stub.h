@@ -5,7 +5,7 @@
  * A hook written in C reaches the allocator it wraps through a pointer: one
  * more indirect jump on every allocator call, which alone costs about as
  * much as the rest of the sampling fast path. The stub does what that fast
- * path does (see capture_hook_sampled) and jumps on to the allocator
+ * path does (see hook_sampled, collector/hook_sampled.c) and jumps on to the allocator
  * directly; every call it cannot dismiss goes to the C hook, which decides
  * again. A stub is made once per allocator and never unmapped, since a host
  * that wrapped the allocator may call it at any later time. Where one

@@ -10,21 +10,21 @@
 
 #define AGGREGATE_AHEAD 8  /* touched addresses prefetched ahead in a merge (a power of two) */
 
-int aggregate_init(struct aggregate *aggregate, uint64_t sample)
+int diff_aggregate_init(struct diff_aggregate *aggregate, uint64_t sample)
 {
   memset(aggregate, 0, sizeof *aggregate);
   aggregate->sample = sample;
-  if (site_table_init(&aggregate->sites) < 0)
+  if (diff_site_table_init(&aggregate->sites) < 0)
     return -1;
-  if (live_map_init(&aggregate->live) < 0 || stack_table_init(&aggregate->stacks) < 0 ||
-      pair_table_init(&aggregate->owners) < 0) {
-    aggregate_release(aggregate);
+  if (diff_live_map_init(&aggregate->live) < 0 || diff_stack_table_init(&aggregate->stacks) < 0 ||
+      diff_pair_table_init(&aggregate->owners) < 0) {
+    diff_aggregate_release(aggregate);
     return -1;
   }
   return 0;
 }
 
-static void aggregate_site_release(struct aggregate_site *site)
+static void aggregate_site_release(struct diff_aggregate_site *site)
 {
   free(site->series_live_bytes);
   free(site->series_live_blocks);
@@ -32,15 +32,15 @@ static void aggregate_site_release(struct aggregate_site *site)
   free(site->series_free_bytes);
 }
 
-void aggregate_release(struct aggregate *aggregate)
+void diff_aggregate_release(struct diff_aggregate *aggregate)
 {
   for (size_t i = 0; i < aggregate->owners.count && aggregate->data; i++)
     aggregate_site_release(&aggregate->data[i]);
   free(aggregate->data);
-  site_table_release(&aggregate->sites);
-  stack_table_release(&aggregate->stacks);
-  pair_table_release(&aggregate->owners);
-  live_map_release(&aggregate->live);
+  diff_site_table_release(&aggregate->sites);
+  diff_stack_table_release(&aggregate->stacks);
+  diff_pair_table_release(&aggregate->owners);
+  diff_live_map_release(&aggregate->live);
   memset(aggregate, 0, sizeof *aggregate);
 }
 
@@ -53,7 +53,7 @@ static int aggregate_series_resize(uint64_t **series, size_t capacity)
   return 0;
 }
 
-static int aggregate_site_reserve(struct aggregate_site *site, size_t capacity)
+static int aggregate_site_reserve(struct diff_aggregate_site *site, size_t capacity)
 {
   if (aggregate_series_resize(&site->series_live_bytes, capacity) < 0 ||
       aggregate_series_resize(&site->series_live_blocks, capacity) < 0 ||
@@ -65,42 +65,42 @@ static int aggregate_site_reserve(struct aggregate_site *site, size_t capacity)
 
 /* The global owner of a segment's local owner: its site by name, its stack
  * by content; a new owner gets zeros for the boundaries before it. */
-static int aggregate_owner(struct aggregate *aggregate, const struct segment_aggregate *segment,
+static int aggregate_owner(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment,
                            uint32_t local, uint32_t *index)
 {
   uint32_t local_site = segment_owner_site(segment, local);
   uint32_t local_stack = segment_owner_stack(segment, local);
   uint32_t site, stack = 0;
-  if (site_table_intern(&aggregate->sites, segment->sites.names[local_site],
+  if (diff_site_table_intern(&aggregate->sites, segment->sites.names[local_site],
                         segment->sites.lengths[local_site], segment->sites.kinds[local_site],
                         &site) < 0)
     return -1;
   if (local_stack) {
-    const struct stack_entry *entry = &segment->stacks.entries[local_stack];
-    if (stack_table_intern(&aggregate->stacks, entry->hash, entry->frames, entry->frame_count,
+    const struct diff_stack_entry *entry = &segment->stacks.entries[local_stack];
+    if (diff_stack_table_intern(&aggregate->stacks, entry->hash, entry->frames, entry->frame_count,
                            &stack) < 0)
       return -1;
   }
   size_t before = aggregate->owners.count;
   if (aggregate->owners.count == aggregate->data_capacity) {
     size_t capacity = aggregate->data_capacity ? aggregate->data_capacity * 2 : 64;
-    struct aggregate_site *bigger = realloc(aggregate->data, capacity * sizeof *bigger);
+    struct diff_aggregate_site *bigger = realloc(aggregate->data, capacity * sizeof *bigger);
     if (!bigger)
       return -1;
     aggregate->data = bigger;
     aggregate->data_capacity = capacity;
   }
-  if (pair_table_intern(&aggregate->owners, site, stack, index) < 0)
+  if (diff_pair_table_intern(&aggregate->owners, site, stack, index) < 0)
     return -1;
   if (aggregate->owners.count == before)
     return 0;
-  struct aggregate_site *owner = &aggregate->data[*index];
+  struct diff_aggregate_site *owner = &aggregate->data[*index];
   memset(owner, 0, sizeof *owner);
   if (aggregate->series_capacity) {
     if (aggregate_site_reserve(owner, aggregate->series_capacity) < 0) {
       aggregate_site_release(owner);
       memset(owner, 0, sizeof *owner);
-      return -1;   /* the owner stays, with NULL series; aggregate_release copes */
+      return -1;   /* the owner stays, with NULL series; diff_aggregate_release copes */
     }
     size_t bytes = aggregate->boundaries * sizeof(uint64_t);
     memset(owner->series_live_bytes, 0, bytes);
@@ -113,10 +113,10 @@ static int aggregate_owner(struct aggregate *aggregate, const struct segment_agg
 
 /* Ends the capture's block in slot: it was freed, or closed by an alloc over
  * it, during the segment being merged. The caller removes or reuses the slot. */
-static void aggregate_end_block(struct aggregate *aggregate, const struct live_block *slot)
+static void aggregate_end_block(struct diff_aggregate *aggregate, const struct diff_live_block *slot)
 {
   uint64_t size = live_map_size(&aggregate->live, slot);
-  struct aggregate_site *owner = &aggregate->data[slot->site];
+  struct diff_aggregate_site *owner = &aggregate->data[slot->site];
   uint64_t bytes = sampling_bytes(aggregate->sample, size);
   uint64_t blocks = sampling_blocks(aggregate->sample, size);
   owner->live_bytes -= bytes;
@@ -125,7 +125,7 @@ static void aggregate_end_block(struct aggregate *aggregate, const struct live_b
   owner->frees += blocks;
 }
 
-static int aggregate_boundary(struct aggregate *aggregate)
+static int aggregate_boundary(struct diff_aggregate *aggregate)
 {
   size_t at = aggregate->boundaries;
   if (at == aggregate->series_capacity) {
@@ -136,7 +136,7 @@ static int aggregate_boundary(struct aggregate *aggregate)
     aggregate->series_capacity = capacity;
   }
   for (size_t i = 0; i < aggregate->owners.count; i++) {
-    struct aggregate_site *site = &aggregate->data[i];
+    struct diff_aggregate_site *site = &aggregate->data[i];
     /* young blocks wait for the next boundary: they may be garbage the
      * segment's final GC cycle could not yet collect */
     site->series_live_bytes[at] = site->live_bytes - site->young_bytes;
@@ -152,13 +152,13 @@ static int aggregate_boundary(struct aggregate *aggregate)
 
 /* Adds what a piece's sites did: the blocks born in the segment moved live
  * bytes by what they allocated less what they freed. */
-static void aggregate_piece_sites(struct aggregate *aggregate, const struct segment_aggregate *segment,
+static void aggregate_piece_sites(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment,
                                   size_t from, size_t to, const uint32_t *global)
 {
   for (size_t i = from; i < to; i++) {
-    const struct segment_piece_site *entry = &segment->piece_sites[i];
-    struct aggregate_site *site = &aggregate->data[global[entry->site]];
-    const struct segment_site *stats = &entry->stats;
+    const struct diff_segment_piece_site *entry = &segment->piece_sites[i];
+    struct diff_aggregate_site *site = &aggregate->data[global[entry->site]];
+    const struct diff_segment_site *stats = &entry->stats;
     site->live_bytes += stats->alloc_bytes - stats->free_bytes;
     site->live_blocks += stats->allocs - stats->frees;
     site->young_bytes += stats->young_bytes;
@@ -170,7 +170,7 @@ static void aggregate_piece_sites(struct aggregate *aggregate, const struct segm
   }
 }
 
-int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate *segment)
+int diff_aggregate_merge(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment)
 {
   size_t local_count = segment_owner_count(segment);
   uint32_t *global = malloc((local_count ? local_count : 1) * sizeof *global);
@@ -186,24 +186,24 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
    * holds what it holds at the segment's end, since no later step of this
    * segment looks at it again), then its sites, then its boundary. The
    * capture's slots are prefetched AGGREGATE_AHEAD addresses ahead. */
-  const struct segment_touch *touches = segment->touches;
+  const struct diff_segment_touch *touches = segment->touches;
   size_t touch_count = segment->touch_count;
-  struct live_map *live = &aggregate->live;
+  struct diff_live_map *live = &aggregate->live;
   for (size_t i = 0; i < AGGREGATE_AHEAD && i < touch_count; i++)
     live_map_prefetch(live, touches[i].hash);
   size_t t = 0, s = 0;
   for (size_t p = 0; p < segment->piece_count; p++) {
-    const struct segment_piece *piece = &segment->pieces[p];
+    const struct diff_segment_piece *piece = &segment->pieces[p];
     for (; t < piece->touches_end; t++) {
-      const struct segment_touch *touch = &touches[t];
+      const struct diff_segment_touch *touch = &touches[t];
       if (t + AGGREGATE_AHEAD < touch_count)
         live_map_prefetch(live, touches[t + AGGREGATE_AHEAD].hash);
-      struct live_block *slot = live_map_find_hashed(live, touch->address, touch->hash);
+      struct diff_live_block *slot = live_map_find_hashed(live, touch->address, touch->hash);
       if (slot)
         aggregate_end_block(aggregate, slot);
-      if (touch->site == LIVE_MAP_DEAD) {
+      if (touch->site == DIFF_LIVE_MAP_DEAD) {
         if (slot)
-          live_map_remove_slot(live, slot);
+          diff_live_map_remove_slot(live, slot);
         continue;
       }
       if (!slot) {
@@ -216,7 +216,7 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
       }
       slot->site = global[touch->site];
       if (live_map_set_size(live, slot, touch->size) < 0) {
-        live_map_remove_slot(live, slot);
+        diff_live_map_remove_slot(live, slot);
         free(global);
         return -1;
       }
@@ -246,26 +246,26 @@ static void aggregate_fail_memory(struct diff_error *err)
  * stream that ends first is an error at that line, but for a .part (a
  * killed process), whose boundaries from there on are dropped, with the
  * warning in dropped (else left empty). */
-static enum diff_status aggregate_read_segment(const struct capture *capture, size_t index,
-                                               struct segment_aggregate *segment, uint64_t sample,
+static enum diff_status aggregate_read_segment(const struct diff_source *capture, size_t index,
+                                               struct diff_segment_aggregate *segment, uint64_t sample,
                                                char *dropped, size_t dropped_size,
                                                struct diff_error *err)
 {
-  const struct capture_segment *owner = &capture->segments[index];
+  const struct diff_source_segment *owner = &capture->segments[index];
   dropped[0] = '\0';
-  struct segment_stream stream;
-  enum diff_status status = segment_stream_open(&stream, owner->path, err);
+  struct diff_segment_stream stream;
+  enum diff_status status = diff_segment_stream_open(&stream, owner->path, err);
   for (size_t p = owner->first_piece; status == DIFF_OK && p < owner->first_piece + owner->piece_count;
        p++) {
-    const struct capture_piece *piece = &capture->pieces[p];
+    const struct diff_source_piece *piece = &capture->pieces[p];
     uint64_t before = segment->events;
     segment->young_from = piece->young_from == UINT64_MAX ? UINT64_MAX : before + piece->young_from;
-    status = segment_aggregate_read_piece(segment, &stream, piece->limit, sample, err);
+    status = diff_segment_aggregate_read_piece(segment, &stream, piece->limit, sample, err);
     if (status != DIFF_OK)
       break;
-    int reached = piece->boundary == CAPTURE_NO_BOUNDARY || segment->events - before == piece->limit;
+    int reached = piece->boundary == DIFF_SOURCE_NO_BOUNDARY || segment->events - before == piece->limit;
     if (!reached && !owner->partial) {
-      const struct capture_boundary *boundary = &capture->boundaries[piece->boundary];
+      const struct diff_source_boundary *boundary = &capture->boundaries[piece->boundary];
       err->status = status = DIFF_ERROR_INPUT;
       snprintf(err->message, sizeof err->message,
                "%s: byte %zu: boundary line: event %llu is past the end of %s (%llu events)",
@@ -273,7 +273,7 @@ static enum diff_status aggregate_read_segment(const struct capture *capture, si
                owner->path, (unsigned long long)segment->events);
       break;
     }
-    if (segment_aggregate_end_piece(segment, piece->boundary_end && reached, sample) < 0) {
+    if (diff_segment_aggregate_end_piece(segment, piece->boundary_end && reached, sample) < 0) {
       aggregate_fail_memory(err);
       status = err->status;
       break;
@@ -291,14 +291,14 @@ static enum diff_status aggregate_read_segment(const struct capture *capture, si
       break;
     }
   }
-  segment_stream_close(&stream);
+  diff_segment_stream_close(&stream);
   if (status == DIFF_OK)
-    segment_aggregate_finish(segment);
+    diff_segment_aggregate_finish(segment);
   return status;
 }
 
 /* A warning about a cut: to options->warn, or an error under options->strict. */
-static enum diff_status aggregate_warn(struct capture *capture, const char *warning,
+static enum diff_status aggregate_warn(struct diff_source *capture, const char *warning,
                                        const struct diff_options *options, struct diff_error *err)
 {
   capture->info.truncated = 1;
@@ -313,8 +313,8 @@ static enum diff_status aggregate_warn(struct capture *capture, const char *warn
 }
 
 /* A read segment: warn about a cut, then merge. */
-static enum diff_status aggregate_take(struct aggregate *aggregate, struct capture *capture,
-                                       struct segment_aggregate *segment, const char *dropped,
+static enum diff_status aggregate_take(struct diff_aggregate *aggregate, struct diff_source *capture,
+                                       struct diff_segment_aggregate *segment, const char *dropped,
                                        const struct diff_options *options,
                                        struct diff_error *err)
 {
@@ -324,27 +324,27 @@ static enum diff_status aggregate_take(struct aggregate *aggregate, struct captu
     return err->status;
   if (segment->stack_warning[0] && options->warn)  /* the sites stand; some stacks are unknown */
     options->warn(options->warn_context, segment->stack_warning);
-  if (aggregate_merge(aggregate, segment) < 0) {
+  if (diff_aggregate_merge(aggregate, segment) < 0) {
     aggregate_fail_memory(err);
     return err->status;
   }
   return DIFF_OK;
 }
 
-static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct capture *capture,
+static enum diff_status aggregate_sequential(struct diff_aggregate *aggregate, struct diff_source *capture,
                                              const struct diff_options *options,
                                              struct diff_error *err)
 {
   uint64_t done = 0;
-  struct segment_aggregate segment;  /* one, emptied between segments: its memory is reused */
-  if (segment_aggregate_init(&segment) < 0) {
+  struct diff_segment_aggregate segment;  /* one, emptied between segments: its memory is reused */
+  if (diff_segment_aggregate_init(&segment) < 0) {
     aggregate_fail_memory(err);
     return err->status;
   }
   char dropped[512];
   for (size_t i = 0; i < capture->count; i++) {
     enum diff_status status = DIFF_OK;
-    if (i && segment_aggregate_reset(&segment) < 0) {
+    if (i && diff_segment_aggregate_reset(&segment) < 0) {
       aggregate_fail_memory(err);
       status = err->status;
     }
@@ -354,14 +354,14 @@ static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct
     if (status == DIFF_OK)
       status = aggregate_take(aggregate, capture, &segment, dropped, options, err);
     if (status != DIFF_OK) {
-      segment_aggregate_release(&segment);
+      diff_segment_aggregate_release(&segment);
       return status;
     }
     done += capture->segments[i].file_bytes;
     if (options->progress)
       options->progress(options->progress_context, done, capture->total_bytes);
   }
-  segment_aggregate_release(&segment);
+  diff_segment_aggregate_release(&segment);
   return DIFF_OK;
 }
 
@@ -373,7 +373,7 @@ static enum diff_status aggregate_sequential(struct aggregate *aggregate, struct
  * by the worker that takes one, so their tables keep their size from
  * segment to segment and the main thread only merges. */
 struct pipeline_slot {
-  struct segment_aggregate *segment;  /* owned while ready is 1 */
+  struct diff_segment_aggregate *segment;  /* owned while ready is 1 */
   enum diff_status status;
   struct diff_error error;
   char dropped[512];                  /* boundaries of a .part dropped: the warning, or "" */
@@ -383,10 +383,10 @@ struct pipeline_slot {
 struct pipeline {
   pthread_mutex_t lock;
   pthread_cond_t changed;
-  struct capture *capture;
+  struct diff_source *capture;
   uint64_t sample;
   struct pipeline_slot *slots;   /* [capture->count] */
-  struct segment_aggregate **spare;  /* [window] merged, ready to be emptied and reused */
+  struct diff_segment_aggregate **spare;  /* [window] merged, ready to be emptied and reused */
   size_t spare_count;
   size_t next, merged, window;
   int stop;
@@ -399,27 +399,27 @@ static void pipeline_fail_memory(struct pipeline_slot *slot)
 }
 
 /* A pooled aggregate emptied, or a new one; NULL when out of memory. */
-static struct segment_aggregate *pipeline_take_aggregate(struct segment_aggregate *spare)
+static struct diff_segment_aggregate *pipeline_take_aggregate(struct diff_segment_aggregate *spare)
 {
   if (spare) {
-    if (segment_aggregate_reset(spare) == 0)
+    if (diff_segment_aggregate_reset(spare) == 0)
       return spare;
-    segment_aggregate_release(spare);
+    diff_segment_aggregate_release(spare);
     free(spare);
     return NULL;
   }
-  struct segment_aggregate *segment = malloc(sizeof *segment);
-  if (segment && segment_aggregate_init(segment) < 0) {
+  struct diff_segment_aggregate *segment = malloc(sizeof *segment);
+  if (segment && diff_segment_aggregate_init(segment) < 0) {
     free(segment);
     segment = NULL;
   }
   return segment;
 }
 
-static void pipeline_drop_aggregate(struct segment_aggregate *segment)
+static void pipeline_drop_aggregate(struct diff_segment_aggregate *segment)
 {
   if (segment) {
-    segment_aggregate_release(segment);
+    diff_segment_aggregate_release(segment);
     free(segment);
   }
 }
@@ -437,7 +437,7 @@ static void *pipeline_worker(void *argument)
       return NULL;
     }
     size_t index = pipeline->next++;
-    struct segment_aggregate *spare =
+    struct diff_segment_aggregate *spare =
         pipeline->spare_count ? pipeline->spare[--pipeline->spare_count] : NULL;
     pthread_mutex_unlock(&pipeline->lock);
 
@@ -455,7 +455,7 @@ static void *pipeline_worker(void *argument)
   }
 }
 
-static enum diff_status aggregate_parallel(struct aggregate *aggregate, struct capture *capture,
+static enum diff_status aggregate_parallel(struct diff_aggregate *aggregate, struct diff_source *capture,
                                            const struct diff_options *options,
                                            struct diff_error *err)
 {
@@ -534,7 +534,7 @@ static enum diff_status aggregate_parallel(struct aggregate *aggregate, struct c
   return status;
 }
 
-enum diff_status aggregate_capture(struct aggregate *aggregate, struct capture *capture,
+enum diff_status diff_aggregate_capture(struct diff_aggregate *aggregate, struct diff_source *capture,
                                    const struct diff_options *options, struct diff_error *err)
 {
   err->status = DIFF_OK;

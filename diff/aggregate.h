@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diff/capture.h"
+#include "diff/source.h"
 #include "diff/diff.h"
 #include "diff/live_map.h"
 #include "diff/segment.h"
@@ -13,7 +13,7 @@
 #include "diff/stack_table.h"
 
 /* An owner across the capture: a site, or with stacks a (site, stack) pair. The series arrays hold one entry per boundary. */
-struct aggregate_site {
+struct diff_aggregate_site {
   uint64_t live_bytes, live_blocks;     /* now, young blocks included */
   uint64_t young_bytes, young_blocks;   /* live blocks born young in the piece being merged */
   uint64_t segment_alloc_bytes, segment_free_bytes;  /* since the last boundary */
@@ -21,26 +21,26 @@ struct aggregate_site {
   uint64_t *series_live_bytes, *series_live_blocks, *series_alloc_bytes, *series_free_bytes;
 };
 
-struct aggregate {
-  struct site_table sites;      /* global indices, by stable name */
-  struct stack_table stacks;    /* global stacks, by content; 0: none */
-  struct pair_table owners;     /* (global site, global stack): without stacks, owner i is site i */
-  struct aggregate_site *data;  /* [owners.count] */
+struct diff_aggregate {
+  struct diff_site_table sites;      /* global indices, by stable name */
+  struct diff_stack_table stacks;    /* global stacks, by content; 0: none */
+  struct diff_pair_table owners;     /* (global site, global stack): without stacks, owner i is site i */
+  struct diff_aggregate_site *data;  /* [owners.count] */
   size_t data_capacity;
-  struct live_map live;         /* site = global owner index */
+  struct diff_live_map live;         /* site = global owner index */
   size_t boundaries;
   size_t series_capacity;
   uint64_t events;
   uint64_t sample;              /* sampling interval used to scale (0: none) */
 };
 
-int aggregate_init(struct aggregate *aggregate, uint64_t sample);
-void aggregate_release(struct aggregate *aggregate);
+int diff_aggregate_init(struct diff_aggregate *aggregate, uint64_t sample);
+void diff_aggregate_release(struct diff_aggregate *aggregate);
 
-/* Merges the next segment, read and finished (segment_aggregate_finish): its
+/* Merges the next segment, read and finished (diff_segment_aggregate_finish): its
  * pieces in order, each ending at the next boundary when it says so.
  * Returns -1 when out of memory. */
-int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate *segment);
+int diff_aggregate_merge(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment);
 
 /* Reads every segment of capture in order into aggregate, each one's stream
  * once, piece by piece (capture->pieces), options->jobs segments at a time,
@@ -49,7 +49,7 @@ int aggregate_merge(struct aggregate *aggregate, const struct segment_aggregate 
  * not there, call options->warn (or fail with DIFF_ERROR_TRUNCATED under
  * options->strict) and set capture->info.truncated. A boundary line past
  * the end of a listed segment's stream is an input error at its line. */
-enum diff_status aggregate_capture(struct aggregate *aggregate, struct capture *capture,
+enum diff_status diff_aggregate_capture(struct diff_aggregate *aggregate, struct diff_source *capture,
                                    const struct diff_options *options, struct diff_error *err);
 
 #endif

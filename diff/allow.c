@@ -76,7 +76,7 @@ static int allow_blank(char c)
  * starts at the first '#' that begins a word, so a pattern may hold '#'
  * inside a word, or "\#" (fnmatch reads it as '#'). */
 static enum diff_status allow_parse_line(const char *name, size_t number, const char *line,
-                                         size_t length, struct allow_rule *rule,
+                                         size_t length, struct diff_allow_rule *rule,
                                          struct diff_error *err)
 {
   size_t hash = length;
@@ -125,7 +125,7 @@ static enum diff_status allow_parse_line(const char *name, size_t number, const 
   return DIFF_OK;
 }
 
-enum diff_status allow_parse(const char *name, const char *text, size_t length,
+enum diff_status diff_allow_parse(const char *name, const char *text, size_t length,
                              struct diff_allow **out, struct diff_error *err)
 {
   *out = NULL;
@@ -158,7 +158,7 @@ enum diff_status allow_parse(const char *name, const char *text, size_t length,
       continue;  /* a blank line or a comment line */
     if (allow->count == capacity) {
       size_t bigger = capacity ? capacity * 2 : 8;
-      struct allow_rule *rules = realloc(allow->rules, bigger * sizeof *rules);
+      struct diff_allow_rule *rules = realloc(allow->rules, bigger * sizeof *rules);
       if (!rules) {
         status = allow_fail(err, DIFF_ERROR_MEMORY, "out of memory");
         break;
@@ -166,7 +166,7 @@ enum diff_status allow_parse(const char *name, const char *text, size_t length,
       allow->rules = rules;
       capacity = bigger;
     }
-    struct allow_rule *rule = &allow->rules[allow->count++];
+    struct diff_allow_rule *rule = &allow->rules[allow->count++];
     memset(rule, 0, sizeof *rule);
     status = allow_parse_line(name, number, line, line_length, rule, err);
   }
@@ -213,12 +213,12 @@ enum diff_status diff_allow_load(const char *path, struct diff_allow **allow,
   else if (failed)
     status = allow_fail(err, DIFF_ERROR_USAGE, "%s: %s", path, strerror(failed));
   else
-    status = allow_parse(path, text ? text : "", length, allow, err);
+    status = diff_allow_parse(path, text ? text : "", length, allow, err);
   free(text);
   return status;
 }
 
-const struct allow_rule *allow_match(const struct diff_allow *allow, const char *name)
+const struct diff_allow_rule *diff_allow_match(const struct diff_allow *allow, const char *name)
 {
   for (size_t i = 0; allow && name && i < allow->count; i++)
     if (fnmatch(allow->rules[i].pattern, name, 0) == 0)
@@ -227,7 +227,7 @@ const struct allow_rule *allow_match(const struct diff_allow *allow, const char 
 }
 
 static struct diff_allowance *allow_allowance(const struct diff_allow *allow,
-                                              const struct allow_rule *rule)
+                                              const struct diff_allow_rule *rule)
 {
   struct diff_allowance *a = calloc(1, sizeof *a);
   if (!a)
@@ -289,12 +289,12 @@ static int allow_may_grow(enum diff_verdict verdict)
 
 /* The rule a row matches: by its name, or for a stack by its site's name
  * too, the last part of its name (the leaf). */
-static const struct allow_rule *allow_match_row(const struct diff_allow *allow,
+static const struct diff_allow_rule *allow_match_row(const struct diff_allow *allow,
                                                 const struct diff_site *site)
 {
-  const struct allow_rule *rule = allow_match(allow, site->name);
+  const struct diff_allow_rule *rule = diff_allow_match(allow, site->name);
   const char *leaf = site->is_stack ? strrchr(site->name, ';') : NULL;
-  return rule || !leaf ? rule : allow_match(allow, leaf + 1);
+  return rule || !leaf ? rule : diff_allow_match(allow, leaf + 1);
 }
 
 static enum diff_status allow_apply_rows(struct diff_result *result, struct diff_site *rows,
@@ -304,7 +304,7 @@ static enum diff_status allow_apply_rows(struct diff_result *result, struct diff
   for (size_t i = 0; i < count; i++) {
     struct diff_site *site = &rows[i];
     if (allow) {
-      const struct allow_rule *rule = allow_match_row(allow, site);
+      const struct diff_allow_rule *rule = allow_match_row(allow, site);
       diff_allowance_free(site->allowance);
       site->allowance = NULL;
       if (rule && !(site->allowance = allow_allowance(allow, rule)))
@@ -326,7 +326,7 @@ static enum diff_status allow_apply_rows(struct diff_result *result, struct diff
   return DIFF_OK;
 }
 
-enum diff_status allow_apply(struct diff_result *result, const struct diff_allow *allow,
+enum diff_status diff_allow_apply(struct diff_result *result, const struct diff_allow *allow,
                              struct diff_error *err)
 {
   for (size_t i = 0; allow && i < allow->count; i++)

@@ -7,7 +7,7 @@
 #include "diff/diff.h"
 
 /* One line of an allow file: PATTERN BUDGET # WHY. */
-struct allow_rule {
+struct diff_allow_rule {
   char *pattern;              /* shell glob on the whole site name; '*' crosses '/' */
   char *budget;               /* as written */
   double budget_bytes;        /* bytes per boundary, or per MB of work */
@@ -18,23 +18,23 @@ struct allow_rule {
 
 struct diff_allow {
   char *path;                 /* the file, as given (messages, and each site's allowance) */
-  struct allow_rule *rules;
+  struct diff_allow_rule *rules;
   size_t count;
 };
 
 /* Parses an allow file's text; name is the file in messages. A malformed
  * line is DIFF_ERROR_USAGE: "NAME: line N: what is wrong". */
-enum diff_status allow_parse(const char *name, const char *text, size_t length,
+enum diff_status diff_allow_parse(const char *name, const char *text, size_t length,
                              struct diff_allow **allow, struct diff_error *err);
 
 /* The first rule (in file order) whose pattern matches name, or NULL. */
-const struct allow_rule *allow_match(const struct diff_allow *allow, const char *name);
+const struct diff_allow_rule *diff_allow_match(const struct diff_allow *allow, const char *name);
 
 /* Gives each site of result the rule its name matches (allow NULL: the rule
  * it already carries) and decides whether it is allowed: it grew (growing,
  * new, worse, undecided) by no more than the budget. A per-MB budget on a
  * capture without per-boundary allocated bytes is DIFF_ERROR_USAGE. */
-enum diff_status allow_apply(struct diff_result *result, const struct diff_allow *allow,
+enum diff_status diff_allow_apply(struct diff_result *result, const struct diff_allow *allow,
                              struct diff_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 # diff/build.mk: the differential engine (aggregation, trends, comparisons); needs format.
-diff_SRCS := diff/live_map.c diff/site_table.c diff/capture.c diff/segment.c diff/aggregate.c \
+diff_SRCS := diff/live_map.c diff/site_table.c diff/source.c diff/segment.c diff/aggregate.c \
   diff/trend.c diff/model.c diff/result.c diff/compare.c diff/allow.c diff/stack_table.c \
   diff/segment_stacks.c diff/result_stacks.c
 

@@ -5,7 +5,7 @@
 
 #include "diff/aggregate.h"
 #include "diff/allow.h"
-#include "diff/capture.h"
+#include "diff/source.h"
 #include "diff/diff.h"
 #include "diff/result.h"
 #include "diff/trend.h"
@@ -35,24 +35,24 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
                                      struct diff_result *result, struct diff_capture *info,
                                      struct diff_error *err)
 {
-  struct capture capture;
-  enum diff_status status = capture_open(&capture, paths, count, err);
+  struct diff_source capture;
+  enum diff_status status = diff_source_open(&capture, paths, count, err);
   if (status != DIFF_OK)
     return status;
-  if (options->forced_only && capture_keep_forced(&capture) < 0) {
-    capture_release(&capture);
+  if (options->forced_only && diff_source_keep_forced(&capture) < 0) {
+    diff_source_release(&capture);
     return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   }
-  struct aggregate aggregate;
-  if (aggregate_init(&aggregate, capture.info.sample_bytes) < 0) {
-    capture_release(&capture);
+  struct diff_aggregate aggregate;
+  if (diff_aggregate_init(&aggregate, capture.info.sample_bytes) < 0) {
+    diff_source_release(&capture);
     return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   }
-  status = aggregate_capture(&aggregate, &capture, options, err);
-  if (status == DIFF_OK && result_build_sites(result, &aggregate, &capture, info, options) < 0)
+  status = diff_aggregate_capture(&aggregate, &capture, options, err);
+  if (status == DIFF_OK && diff_result_build_sites(result, &aggregate, &capture, info, options) < 0)
     status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-  aggregate_release(&aggregate);
-  capture_release(&capture);
+  diff_aggregate_release(&aggregate);
+  diff_source_release(&capture);
   return status;
 }
 
@@ -75,12 +75,12 @@ static enum diff_status compare_finish(struct diff_result *result,
                                        enum diff_status status, struct diff_error *err)
 {
   if (status == DIFF_OK && options->allow)
-    status = allow_apply(result, options->allow, err);
+    status = diff_allow_apply(result, options->allow, err);
   if (status != DIFF_OK) {
     diff_result_free(result);
     return status;
   }
-  result_sort(result);
+  diff_result_finish(result);
   return DIFF_OK;
 }
 
@@ -227,8 +227,8 @@ static int compare_base_aligned(struct diff_site *site, const struct diff_option
     series[k] = (uint64_t)(difference[k] - low);
   free(difference);
   enum diff_verdict verdict;
-  struct trend trend;
-  int status = trend_verdict(series, n, options, &verdict, &trend);
+  struct diff_trend trend;
+  int status = diff_trend_verdict(series, n, options, &verdict, &trend);
   free(series);
   if (status < 0)
     return -1;
@@ -338,7 +338,7 @@ static int compare_judge_base(struct diff_site *site, const struct diff_options 
     return 0;
   }
   struct diff_site base = {.live_bytes = site->base_live_bytes, .count = site->base_count};
-  if (result_judge_site(&base, options, 0) < 0)
+  if (diff_result_judge_site(&base, options, 0) < 0)
     return -1;
   site->base_verdict = base.verdict;
   site->base_growth_bytes_per_segment = base.growth_bytes_per_segment;
@@ -361,21 +361,21 @@ enum diff_status diff_decide(struct diff_result *result, const struct diff_optio
   decided.warn = NULL;
   result->options = decided;
   if (result->mode != DIFF_MODE_RANGE) {
-    double interval = result_seconds_per_boundary(&result->capture);
+    double interval = diff_result_seconds_per_boundary(&result->capture);
     struct diff_site *lists[2] = {result->sites, result->stacks};
     size_t counts[2] = {result->site_count, result->stack_count};
     for (int l = 0; l < 2; l++)  /* the sites (or rows), then by site their stacks */
       for (size_t i = 0; i < counts[l]; i++) {
         struct diff_site *site = &lists[l][i];
-        if (result_judge_site(site, &decided, interval) < 0 ||
+        if (diff_result_judge_site(site, &decided, interval) < 0 ||
             (result->mode == DIFF_MODE_BASE && (compare_judge_base(site, &decided) < 0 ||
                                                 compare_base_verdict(result, site, &decided) < 0)))
           return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
       }
   }
-  enum diff_status status = allow_apply(result, options->allow, err);
+  enum diff_status status = diff_allow_apply(result, options->allow, err);
   if (status != DIFF_OK)
     return status;
-  result_sort(result);
+  diff_result_finish(result);
   return DIFF_OK;
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/stacks.h"
+
 /* ---- The result model -----------------------------------------------------
  * A diff result is plain data: the engine fills it from captures, the report
  * stage renders it, and report_read_json rebuilds the same struct from a saved
@@ -31,22 +33,16 @@ enum diff_by {
   DIFF_BY_STACK
 };
 
-/* A frame of a call stack, as the stack sidecar records it (format/stacks.h). */
-enum diff_frame_kind {
-  DIFF_FRAME_LUA,             /* a Lua function: chunk, its first line, the current line */
-  DIFF_FRAME_C,               /* a C function by its symbol */
-  DIFF_FRAME_INTERNAL,        /* a frame the collector could not read ("?") */
-  DIFF_FRAME_COROUTINE        /* the bottom of a coroutine's stack */
-};
-
+/* A frame of a call stack, as the stack sidecar records it: its kind is
+ * the sidecar's (enum stacks_frame_kind, format/stacks.h). */
 struct diff_frame {
-  enum diff_frame_kind kind;
+  enum stacks_frame_kind kind;
   char *name;                 /* LUA: chunk name ("@app.lua"); C: symbol; else "?" or "coroutine" */
   uint64_t defined;           /* LUA: the function's first line (0: a main chunk) */
   uint64_t line;              /* LUA: the current line in it (0: unknown) */
 };
 
-/* What a run concludes (diff_result_outcome): a flagged site wins; else a
+/* What a run concludes (diff_facts.outcome): a flagged site wins; else a
  * site without a verdict, or a capture without a boundary, is inconclusive. */
 enum diff_outcome {
   DIFF_OUTCOME_PASS,
@@ -100,6 +96,31 @@ struct diff_allowance {
   double growth;              /* the site's growth in the budget's unit (+inf: no work done) */
 };
 
+/* Why a site has no verdict, or why a result's rising sites have none:
+ * decided by the model (diff_result_fill_facts), put in words by the reports. */
+enum diff_undecided_cause {
+  DIFF_UNDECIDED_NONE,            /* it has a verdict */
+  DIFF_UNDECIDED_UNMEASURED,      /* insufficient: under 2 boundaries, no change measured */
+  DIFF_UNDECIDED_NO_P_VALUE,      /* a saved result without its p-value: no count of
+                                     boundaries can show a trend */
+  DIFF_UNDECIDED_SHORT_CAPTURE,   /* fewer boundaries after the warm-up than a trend needs */
+  DIFF_UNDECIDED_SHORT_BASE,      /* base mode: the base has fewer than a trend needs */
+  DIFF_UNDECIDED_BASE_NO_TREND,   /* base mode: the base cannot show whether it grew there */
+  DIFF_UNDECIDED_NO_TREND         /* enough boundaries, but no significant trend (ties) */
+};
+
+/* What a site (or stack) is to its result, found by diff_result_fill_facts;
+ * zero until then. */
+struct diff_site_facts {
+  int flagged;                /* diff_site_flagged under the result's mode */
+  int undecided;              /* diff_site_undecided */
+  int rose_undecided;         /* undecided and rose (not insufficient): the tables of
+                                 undecided sites show these, with their rise */
+  enum diff_undecided_cause cause;  /* why it has no verdict (NONE when it has one); the
+                                       base is to blame when it is too short, or has no
+                                       verdict of its own for the site */
+};
+
 /* One site: its name and its series, one entry per boundary. */
 struct diff_site {
   char *name;                 /* stable name: no trace numbers, no addresses */
@@ -141,6 +162,7 @@ struct diff_site {
   size_t frame_count;
   struct diff_frame *frames;  /* [frame_count], frames[0] the leaf (the site's function) */
   int is_stack;               /* 1 for a stack */
+  struct diff_site_facts facts;  /* diff_result_fill_facts */
 };
 
 struct diff_allow;            /* an allow-list read by diff_allow_load */
@@ -170,6 +192,61 @@ struct diff_options {
   enum diff_by by;            /* rows by site (default) or by stack */
 };
 
+/* What a result's sites add up to, for the reports' headlines. */
+struct diff_tally {
+  size_t flagged;                   /* diff_site_flagged */
+  size_t new_count, worse_count;    /* the flagged ones new and worse */
+  double growth_bytes_per_segment;  /* the flagged ones' growth, summed in the sites' order */
+  double growth_bytes_per_second;
+  int64_t range_delta_bytes;        /* the flagged ones' range deltas, summed */
+  size_t undecided;                 /* diff_site_undecided */
+};
+
+/* Why a result is inconclusive. */
+enum diff_inconclusive_cause {
+  DIFF_INCONCLUSIVE_NOT,            /* the outcome is pass or flagged */
+  DIFF_INCONCLUSIVE_NO_BOUNDARY,    /* the capture has no boundary: nothing was measured */
+  DIFF_INCONCLUSIVE_TOO_FEW_BOUNDARIES,  /* under 2 after the warm-up: no change measured */
+  DIFF_INCONCLUSIVE_NO_VERDICT      /* sites without a verdict: rose_undecided (why:
+                                       rose_cause) and insufficient */
+};
+
+/* What would decide an inconclusive result. */
+enum diff_remedy {
+  DIFF_REMEDY_NONE,                 /* the outcome is pass or flagged */
+  DIFF_REMEDY_RUN_LONGER,           /* more boundaries in the capture */
+  DIFF_REMEDY_LONGER_BASE           /* a base as long as the candidate: the candidate has the
+                                       boundaries a trend needs, and the base is too short,
+                                       or the base alone keeps every rising site undecided */
+};
+
+/* What a result says, found once by diff_result_fill_facts from its sites,
+ * captures and options: every report and exit code reads these, none
+ * derives them again. */
+struct diff_facts {
+  int filled;                       /* diff_result_fill_facts ran */
+  /* The run's outcome, the one definition behind every exit code and every
+   * report's headline: flagged when a site is flagged; else inconclusive
+   * when a site has no verdict or the capture has no boundary; else pass. */
+  enum diff_outcome outcome;
+  enum diff_inconclusive_cause inconclusive;
+  enum diff_remedy remedy;
+  struct diff_tally tally;
+  size_t rose_undecided;            /* sites undecided that rose (diff_site_facts) */
+  size_t insufficient;              /* sites without a verdict measured on under 2 boundaries */
+  /* Why the rising undecided sites have none (NONE when none rose): the
+   * causes of diff_site_facts.cause, in their order, except that a base long
+   * enough is to blame only when every one of them grows significantly in
+   * the candidate (a site's cause looks at its base verdict instead). */
+  enum diff_undecided_cause rose_cause;
+  size_t boundaries;                /* the capture's boundary_count, or the longest series
+                                       when a saved result does not say */
+  size_t judged;                    /* boundaries after the warm-up */
+  size_t base_judged;               /* the base's boundaries after the warm-up */
+  size_t needed;                    /* diff_boundaries_needed: judged boundaries a trend
+                                       needs; SIZE_MAX when none can show one */
+};
+
 struct diff_result {
   enum diff_mode mode;
   struct diff_options options;
@@ -184,45 +261,26 @@ struct diff_result {
    * the stacks). A site's stacks are those whose site_id is its id. */
   size_t stack_count;
   struct diff_site *stacks;
+  struct diff_facts facts;       /* diff_result_fill_facts */
 };
 
 /* Whether a site fails the run, in any mode: new and worse always (the
  * engine gives them only in base mode; a saved result may carry them in
  * any); growing outside base mode, where a site growing in both builds at a
  * like rate is no regression. Every exit code and every count of flagged
- * sites that a report prints comes from this. */
+ * sites that a report prints comes from this, through the facts. */
 int diff_site_flagged(enum diff_mode mode, const struct diff_site *site);
-/* The number of result's sites that diff_site_flagged fails. */
-size_t diff_result_flagged_count(const struct diff_result *result);
 /* Whether a site has no verdict: undecided or insufficient, and not allowed.
- * Every count of sites without a verdict that a report prints comes from this. */
+ * Every count of sites without a verdict that a report prints comes from
+ * this, through the facts. */
 int diff_site_undecided(const struct diff_site *site);
-size_t diff_result_undecided_count(const struct diff_result *result);
-/* Whether a site without a verdict rose (undecided, not insufficient): the
- * tables of undecided sites show these, with their rise. An insufficient
- * site was measured on under 2 boundaries and has no rise to show: it is
- * counted (diff_site_undecided) and listed apart, and when every site of a
- * short capture is insufficient a table of them all would say nothing. */
-int diff_site_rose_undecided(const struct diff_site *site);
 
-/* What a result's sites add up to, for the reports' headlines. */
-struct diff_tally {
-  size_t flagged;                   /* diff_site_flagged */
-  size_t new_count, worse_count;    /* the flagged ones new and worse */
-  double growth_bytes_per_segment;  /* the flagged ones' growth, summed in the sites' order */
-  double growth_bytes_per_second;
-  int64_t range_delta_bytes;        /* the flagged ones' range deltas, summed */
-  size_t undecided;                 /* diff_site_undecided */
-};
-/* Fills tally from result's sites in one pass. */
-void diff_result_tally(const struct diff_result *result, struct diff_tally *tally);
-/* The run's outcome, the one definition behind every exit code and every
- * report's headline: flagged when a site is flagged; else inconclusive when
- * a site has no verdict or the capture has no boundary; else pass. */
-enum diff_outcome diff_result_outcome(const struct diff_result *result);
-/* The capture's boundaries: its boundary_count, or the longest series when
- * a saved result does not say. */
-size_t diff_result_boundaries(const struct diff_result *result);
+/* Finds result->facts, and the facts of each site and stack, from the
+ * sites, the captures and the options. The engine calls it when it makes a
+ * result, and diff_decide and diff_result_by_stack when they change one;
+ * report_read_json when it reads one. A result built by hand needs it after
+ * its last change, before it is rendered. Nothing to free. */
+void diff_result_fill_facts(struct diff_result *result);
 /* The fewest boundaries (after the warm-up) a trend is judged on: the
  * fewest at which a strictly rising series reaches max_p_value (5 at 0.01,
  * 4 at 0.05), or min_boundaries when that is larger. SIZE_MAX when no
@@ -243,8 +301,8 @@ const char *diff_site_kind_name(enum diff_site_kind kind);
 int diff_site_kind_parse(const char *name, enum diff_site_kind *kind);
 const char *diff_by_name(enum diff_by by);
 int diff_by_parse(const char *name, enum diff_by *by);
-const char *diff_frame_kind_name(enum diff_frame_kind kind);
-int diff_frame_kind_parse(const char *name, enum diff_frame_kind *kind);
+const char *diff_frame_kind_name(enum stacks_frame_kind kind);
+int diff_frame_kind_parse(const char *name, enum stacks_frame_kind *kind);
 
 /* A frame's label in a stack's name and in folded stacks: "@app.lua:42"
  * (chunk and current line) for Lua, else its name; ';' and control

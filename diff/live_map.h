@@ -1,66 +1,66 @@
-/* diff/live_map.h: address -> block (size, site), 16-byte slots, open addressing, no tombstones. */
+/* diff/live_map.h: address -> block (size, site), 16-byte slots, open addressing (format/keyed_slots.h), no tombstones. */
 #ifndef LJLEAK_DIFF_LIVE_MAP_H
 #define LJLEAK_DIFF_LIVE_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL  /* the address hash is on the hot path of every event */
-#endif
-#include <xxhash.h>
+#include "format/keyed_slots.h"
 
 /* One block in 16 bytes, so more of a big map stays in the caches. Address
  * 0 marks an empty slot (no allocator returns it). site is the owner's to
  * use: the capture-wide map keeps the site index there; a segment's own map
- * keeps LIVE_MAP_DEAD for an address whose block died, else the site index
- * plus LIVE_MAP_YOUNG for a block born during the segment's final GC cycle.
- * A size too big for 32 bits is LIVE_MAP_BIG_SIZE, the real one kept aside
+ * keeps DIFF_LIVE_MAP_DEAD for an address whose block died, else the site index
+ * plus DIFF_LIVE_MAP_YOUNG for a block born during the segment's final GC cycle.
+ * A size too big for 32 bits is DIFF_LIVE_MAP_BIG_SIZE, the real one kept aside
  * (read and write sizes with live_map_size and live_map_set_size). */
-struct live_block {
+struct diff_live_block {
   uint64_t address;
   uint32_t site;
   uint32_t size;
 };
 
-#define LIVE_MAP_DEAD UINT32_MAX
-#define LIVE_MAP_YOUNG 0x80000000u
-#define LIVE_MAP_SITE_MASK 0x7fffffffu
-#define LIVE_MAP_MAX_SITES 0x7fffffffu  /* site indices stay below this */
-#define LIVE_MAP_BIG_SIZE UINT32_MAX
+_Static_assert(sizeof(struct diff_live_block) == KEYED_SLOTS_SIZE && offsetof(struct diff_live_block, address) == 0,
+               "a live block is a keyed slot (format/keyed_slots.h)");
 
-/* The sizes of LIVE_MAP_BIG_SIZE blocks (4 GiB or more: a handful at most). */
-struct live_map_big {
+#define DIFF_LIVE_MAP_DEAD UINT32_MAX
+#define DIFF_LIVE_MAP_YOUNG 0x80000000u
+#define DIFF_LIVE_MAP_SITE_MASK 0x7fffffffu
+#define DIFF_LIVE_MAP_MAX_SITES 0x7fffffffu  /* site indices stay below this */
+#define DIFF_LIVE_MAP_BIG_SIZE UINT32_MAX
+
+/* The sizes of DIFF_LIVE_MAP_BIG_SIZE blocks (4 GiB or more: a handful at most). */
+struct diff_live_map_big {
   uint64_t address, size;
 };
 
-struct live_map {
-  struct live_block *slots;
+struct diff_live_map {
+  struct diff_live_block *slots;
   size_t mask;                /* slot count - 1 (a power of two) */
   size_t count;
-  struct live_map_big *big;
+  struct diff_live_map_big *big;
   size_t big_count, big_capacity;
 };
 
-int live_map_init(struct live_map *map);
-void live_map_release(struct live_map *map);
+int diff_live_map_init(struct diff_live_map *map);
+void diff_live_map_release(struct diff_live_map *map);
 
 /* Forgets every block, keeping the slots. */
-void live_map_clear(struct live_map *map);
+void diff_live_map_clear(struct diff_live_map *map);
 
 /* The block at address, or NULL. The pointer is valid until the next insert or remove. */
-struct live_block *live_map_find(const struct live_map *map, uint64_t address);
+struct diff_live_block *diff_live_map_find(const struct diff_live_map *map, uint64_t address);
 
 /* The slot for address, made (zeroed but for the address; *created = 1) when
  * absent. NULL when out of memory or address is 0. */
-struct live_block *live_map_insert(struct live_map *map, uint64_t address, int *created);
+struct diff_live_block *diff_live_map_insert(struct diff_live_map *map, uint64_t address, int *created);
 
-/* Doubles the slots (live_map_insert does it when the map is half full). Returns -1 when out of memory. */
-int live_map_grow(struct live_map *map);
+/* Doubles the slots (diff_live_map_insert does it when the map is half full). Returns -1 when out of memory. */
+int diff_live_map_grow(struct diff_live_map *map);
 
 /* Asks the cache for the slot where address would start its probe, ahead of
  * a find, insert or remove: lookups in a big map are memory-bound. */
-static inline void live_map_prefetch(const struct live_map *map, size_t hash)
+static inline void live_map_prefetch(const struct diff_live_map *map, size_t hash)
 {
   __builtin_prefetch(&map->slots[hash & map->mask], 1);
 }
@@ -68,28 +68,23 @@ static inline void live_map_prefetch(const struct live_map *map, size_t hash)
 /* The hash of an address, as the map places it. */
 static inline size_t live_map_hash(uint64_t address)
 {
-  return (size_t)XXH3_64bits(&address, sizeof address);
+  return keyed_slots_hash(address);
 }
 
-/* live_map_insert with hash = live_map_hash(address) computed by the caller
+/* diff_live_map_insert with hash = live_map_hash(address) computed by the caller
  * once; inline, as it runs for every event. */
-static inline struct live_block *live_map_insert_hashed(struct live_map *map, uint64_t address,
+static inline struct diff_live_block *live_map_insert_hashed(struct diff_live_map *map, uint64_t address,
                                                         size_t hash, int *created)
 {
   *created = 0;
   if (!address)
     return NULL;
-  if ((map->count + 1) * 2 > map->mask + 1 && live_map_grow(map) < 0)
+  if ((map->count + 1) * 2 > map->mask + 1 && diff_live_map_grow(map) < 0)
     return NULL;
-  size_t i = hash & map->mask;
-  for (;; i = (i + 1) & map->mask) {
-    struct live_block *slot = &map->slots[i];
-    if (slot->address == address)
-      return slot;
-    if (!slot->address)
-      break;
-  }
-  struct live_block *slot = &map->slots[i];
+  int found;
+  struct diff_live_block *slot = &map->slots[keyed_slots_probe(map->slots, map->mask, address, hash, &found)];
+  if (found)
+    return slot;
   slot->address = address;
   slot->size = 0;
   slot->site = 0;
@@ -98,46 +93,42 @@ static inline struct live_block *live_map_insert_hashed(struct live_map *map, ui
   return slot;
 }
 
-/* live_map_find with hash = live_map_hash(address) computed by the caller. */
-static inline struct live_block *live_map_find_hashed(const struct live_map *map, uint64_t address,
+/* diff_live_map_find with hash = live_map_hash(address) computed by the caller. */
+static inline struct diff_live_block *live_map_find_hashed(const struct diff_live_map *map, uint64_t address,
                                                       size_t hash)
 {
   if (!address)
     return NULL;
-  for (size_t i = hash & map->mask;; i = (i + 1) & map->mask) {
-    struct live_block *slot = &map->slots[i];
-    if (slot->address == address)
-      return slot;
-    if (!slot->address)
-      return NULL;
-  }
+  int found;
+  struct diff_live_block *slot = &map->slots[keyed_slots_probe(map->slots, map->mask, address, hash, &found)];
+  return found ? slot : NULL;
 }
 
-/* Removes the block in slot (from live_map_find or live_map_find_hashed). */
-void live_map_remove_slot(struct live_map *map, struct live_block *slot);
+/* Removes the block in slot (from diff_live_map_find or live_map_find_hashed). */
+void diff_live_map_remove_slot(struct diff_live_map *map, struct diff_live_block *slot);
 
 /* Removes the block at address into *removed and its size into *removed_size
  * (either may be NULL); returns 1, or 0 if absent. */
-int live_map_remove(struct live_map *map, uint64_t address, struct live_block *removed,
+int diff_live_map_remove(struct diff_live_map *map, uint64_t address, struct diff_live_block *removed,
                     uint64_t *removed_size);
 
-uint64_t live_map_big_size(const struct live_map *map, uint64_t address);
-int live_map_set_big_size(struct live_map *map, struct live_block *block, uint64_t size);
+uint64_t diff_live_map_big_size(const struct diff_live_map *map, uint64_t address);
+int diff_live_map_set_big_size(struct diff_live_map *map, struct diff_live_block *block, uint64_t size);
 
 /* The size of a block of map. */
-static inline uint64_t live_map_size(const struct live_map *map, const struct live_block *block)
+static inline uint64_t live_map_size(const struct diff_live_map *map, const struct diff_live_block *block)
 {
-  return block->size != LIVE_MAP_BIG_SIZE ? block->size : live_map_big_size(map, block->address);
+  return block->size != DIFF_LIVE_MAP_BIG_SIZE ? block->size : diff_live_map_big_size(map, block->address);
 }
 
 /* Sets the size of a block of map. Returns -1 when out of memory. */
-static inline int live_map_set_size(struct live_map *map, struct live_block *block, uint64_t size)
+static inline int live_map_set_size(struct diff_live_map *map, struct diff_live_block *block, uint64_t size)
 {
-  if (block->size != LIVE_MAP_BIG_SIZE && size < LIVE_MAP_BIG_SIZE) {
+  if (block->size != DIFF_LIVE_MAP_BIG_SIZE && size < DIFF_LIVE_MAP_BIG_SIZE) {
     block->size = (uint32_t)size;
     return 0;
   }
-  return live_map_set_big_size(map, block, size);
+  return diff_live_map_set_big_size(map, block, size);
 }
 
 #endif

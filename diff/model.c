@@ -1,4 +1,4 @@
-/* diff/model.c: the result model's one home: its names, which sites fail a run, the outcome, freeing a result. */
+/* diff/model.c: the result model's one home: its names, which sites fail a run, the facts of a result (its outcome and why), freeing a result. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -23,8 +23,8 @@ static const char *const site_kind_names[] = {
     [DIFF_SITE_C] = "c"};
 static const char *const by_names[] = {[DIFF_BY_SITE] = "site", [DIFF_BY_STACK] = "stack"};
 static const char *const frame_kind_names[] = {
-    [DIFF_FRAME_LUA] = "lua", [DIFF_FRAME_C] = "c", [DIFF_FRAME_INTERNAL] = "internal",
-    [DIFF_FRAME_COROUTINE] = "coroutine"};
+    [STACKS_FRAME_LUA] = "lua", [STACKS_FRAME_C] = "c", [STACKS_FRAME_INTERNAL] = "internal",
+    [STACKS_FRAME_COROUTINE] = "coroutine"};
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -111,24 +111,24 @@ int diff_by_parse(const char *name, enum diff_by *by)
   return 0;
 }
 
-const char *diff_frame_kind_name(enum diff_frame_kind kind)
+const char *diff_frame_kind_name(enum stacks_frame_kind kind)
 {
   return model_name(frame_kind_names, COUNT_OF(frame_kind_names), (unsigned)kind);
 }
 
-int diff_frame_kind_parse(const char *name, enum diff_frame_kind *kind)
+int diff_frame_kind_parse(const char *name, enum stacks_frame_kind *kind)
 {
   int i = model_lookup(frame_kind_names, COUNT_OF(frame_kind_names), name);
   if (i < 0)
     return -1;
-  *kind = (enum diff_frame_kind)i;
+  *kind = (enum stacks_frame_kind)i;
   return 0;
 }
 
 size_t diff_frame_label(const struct diff_frame *frame, char *buffer, size_t size)
 {
   char line[32] = "";
-  if (frame->kind == DIFF_FRAME_LUA)
+  if (frame->kind == STACKS_FRAME_LUA)
     snprintf(line, sizeof line, ":%llu", (unsigned long long)frame->line);
   const char *name = frame->name ? frame->name : "?";
   size_t length = strlen(name), total = length + strlen(line);
@@ -151,67 +151,10 @@ int diff_site_flagged(enum diff_mode mode, const struct diff_site *site)
   return mode != DIFF_MODE_BASE && site->verdict == DIFF_VERDICT_GROWING;
 }
 
-size_t diff_result_flagged_count(const struct diff_result *result)
-{
-  size_t flagged = 0;
-  for (size_t i = 0; i < result->site_count; i++)
-    flagged += (size_t)diff_site_flagged(result->mode, &result->sites[i]);
-  return flagged;
-}
-
 int diff_site_undecided(const struct diff_site *site)
 {
   return !site->allowed && (site->verdict == DIFF_VERDICT_UNDECIDED ||
                             site->verdict == DIFF_VERDICT_INSUFFICIENT);
-}
-
-size_t diff_result_undecided_count(const struct diff_result *result)
-{
-  size_t undecided = 0;
-  for (size_t i = 0; i < result->site_count; i++)
-    undecided += (size_t)diff_site_undecided(&result->sites[i]);
-  return undecided;
-}
-
-int diff_site_rose_undecided(const struct diff_site *site)
-{
-  return site->verdict == DIFF_VERDICT_UNDECIDED && diff_site_undecided(site);
-}
-
-void diff_result_tally(const struct diff_result *result, struct diff_tally *tally)
-{
-  memset(tally, 0, sizeof *tally);
-  for (size_t i = 0; i < result->site_count; i++) {
-    const struct diff_site *site = &result->sites[i];
-    tally->undecided += (size_t)diff_site_undecided(site);
-    if (!diff_site_flagged(result->mode, site))
-      continue;
-    tally->flagged++;
-    tally->new_count += site->verdict == DIFF_VERDICT_NEW;
-    tally->worse_count += site->verdict == DIFF_VERDICT_WORSE;
-    tally->growth_bytes_per_segment += site->growth_bytes_per_segment;
-    tally->growth_bytes_per_second += site->growth_bytes_per_second;
-    tally->range_delta_bytes += site->range_delta_bytes;
-  }
-}
-
-size_t diff_result_boundaries(const struct diff_result *result)
-{
-  size_t boundaries = result->capture.boundary_count;
-  for (size_t i = 0; i < result->site_count; i++)
-    if (result->sites[i].count > boundaries)
-      boundaries = result->sites[i].count;
-  return boundaries;
-}
-
-enum diff_outcome diff_result_outcome(const struct diff_result *result)
-{
-  if (diff_result_flagged_count(result))
-    return DIFF_OUTCOME_FLAGGED;
-  /* No boundary, no measurement: "nothing grows" would be a guess. */
-  if (!diff_result_boundaries(result) || diff_result_undecided_count(result))
-    return DIFF_OUTCOME_INCONCLUSIVE;
-  return DIFF_OUTCOME_PASS;
 }
 
 /* The one-sided Mann-Kendall p-value of a strictly rising series of n
@@ -247,6 +190,134 @@ size_t diff_boundaries_needed(const struct diff_options *options)
 {
   size_t needed = diff_trend_boundaries_needed(options->max_p_value);
   return options->min_boundaries > needed ? options->min_boundaries : needed;
+}
+
+/* ---- The facts of a result ---------------------------------------------- */
+
+/* The boundaries a result counts: its capture's, or its longest series when
+ * a saved result does not say. */
+static size_t model_boundaries(const struct diff_result *result)
+{
+  size_t boundaries = result->capture.boundary_count;
+  for (size_t i = 0; i < result->site_count; i++)
+    if (result->sites[i].count > boundaries)
+      boundaries = result->sites[i].count;
+  return boundaries;
+}
+
+/* Why a site without a verdict has none; the base is to blame when it is
+ * too short or has no verdict of its own for the site. */
+static enum diff_undecided_cause model_site_cause(const struct diff_result *result,
+                                                  const struct diff_site *site)
+{
+  const struct diff_facts *facts = &result->facts;
+  int base = result->mode == DIFF_MODE_BASE;
+  if (!site->facts.undecided)
+    return DIFF_UNDECIDED_NONE;
+  if (site->verdict == DIFF_VERDICT_INSUFFICIENT)
+    return DIFF_UNDECIDED_UNMEASURED;
+  if (facts->needed == SIZE_MAX)
+    return DIFF_UNDECIDED_NO_P_VALUE;
+  if (facts->judged < facts->needed)
+    return DIFF_UNDECIDED_SHORT_CAPTURE;
+  if (base && facts->base_judged < facts->needed)
+    return DIFF_UNDECIDED_SHORT_BASE;
+  if (base && (site->base_verdict == DIFF_VERDICT_UNDECIDED ||
+               site->base_verdict == DIFF_VERDICT_INSUFFICIENT))
+    return DIFF_UNDECIDED_BASE_NO_TREND;
+  return DIFF_UNDECIDED_NO_TREND;
+}
+
+static void model_fill_site(const struct diff_result *result, struct diff_site *site)
+{
+  struct diff_site_facts *facts = &site->facts;
+  facts->flagged = diff_site_flagged(result->mode, site);
+  facts->undecided = diff_site_undecided(site);
+  /* An insufficient site was measured on under 2 boundaries and has no rise
+   * to show: it is counted and listed apart, and when every site of a short
+   * capture is insufficient a table of them all would say nothing. */
+  facts->rose_undecided = facts->undecided && site->verdict == DIFF_VERDICT_UNDECIDED;
+  facts->cause = model_site_cause(result, site);
+}
+
+/* Why the rising undecided sites have none. The base is to blame as a whole
+ * when it is too short, or when every one of them grows significantly in
+ * the candidate: then only the base stands between it and a verdict. */
+static enum diff_undecided_cause model_rose_cause(const struct diff_result *result,
+                                                  int all_for_the_base)
+{
+  const struct diff_facts *facts = &result->facts;
+  if (!facts->rose_undecided)
+    return DIFF_UNDECIDED_NONE;
+  if (facts->needed == SIZE_MAX)
+    return DIFF_UNDECIDED_NO_P_VALUE;
+  if (facts->judged < facts->needed)
+    return DIFF_UNDECIDED_SHORT_CAPTURE;
+  if (result->mode == DIFF_MODE_BASE && facts->base_judged < facts->needed)
+    return DIFF_UNDECIDED_SHORT_BASE;
+  if (all_for_the_base)
+    return DIFF_UNDECIDED_BASE_NO_TREND;
+  return DIFF_UNDECIDED_NO_TREND;
+}
+
+/* The outcome, why it is inconclusive, and what would decide it. */
+static void model_fill_outcome(struct diff_facts *facts, int base, int all_for_the_base)
+{
+  if (facts->tally.flagged)
+    facts->outcome = DIFF_OUTCOME_FLAGGED;
+  else if (!facts->boundaries || facts->tally.undecided)
+    facts->outcome = DIFF_OUTCOME_INCONCLUSIVE;  /* no boundary: "nothing grows" would be a guess */
+  else
+    facts->outcome = DIFF_OUTCOME_PASS;
+  if (facts->outcome != DIFF_OUTCOME_INCONCLUSIVE)
+    return;
+  facts->inconclusive = !facts->boundaries  ? DIFF_INCONCLUSIVE_NO_BOUNDARY
+                        : facts->judged < 2 ? DIFF_INCONCLUSIVE_TOO_FEW_BOUNDARIES
+                                            : DIFF_INCONCLUSIVE_NO_VERDICT;
+  int base_short = facts->base_judged < facts->needed;
+  facts->remedy = base && facts->judged >= facts->needed && (base_short || all_for_the_base)
+                      ? DIFF_REMEDY_LONGER_BASE
+                      : DIFF_REMEDY_RUN_LONGER;
+}
+
+void diff_result_fill_facts(struct diff_result *result)
+{
+  struct diff_facts *facts = &result->facts;
+  size_t warmup = result->options.warmup;
+  int base = result->mode == DIFF_MODE_BASE;
+  memset(facts, 0, sizeof *facts);
+  facts->boundaries = model_boundaries(result);
+  facts->judged = facts->boundaries > warmup ? facts->boundaries - warmup : 0;
+  facts->base_judged = result->base.boundary_count > warmup ? result->base.boundary_count - warmup
+                                                            : 0;
+  facts->needed = diff_boundaries_needed(&result->options);
+
+  struct diff_tally *tally = &facts->tally;
+  size_t for_the_base = 0;  /* rising undecided sites significant in the candidate */
+  for (size_t i = 0; i < result->site_count; i++) {
+    struct diff_site *site = &result->sites[i];
+    model_fill_site(result, site);
+    tally->undecided += (size_t)site->facts.undecided;
+    facts->insufficient +=
+        (size_t)(site->facts.undecided && site->verdict == DIFF_VERDICT_INSUFFICIENT);
+    facts->rose_undecided += (size_t)site->facts.rose_undecided;
+    for_the_base += (size_t)(base && site->facts.rose_undecided &&
+                             site->trend_p_value <= result->options.max_p_value);
+    if (!site->facts.flagged)
+      continue;
+    tally->flagged++;
+    tally->new_count += site->verdict == DIFF_VERDICT_NEW;
+    tally->worse_count += site->verdict == DIFF_VERDICT_WORSE;
+    tally->growth_bytes_per_segment += site->growth_bytes_per_segment;
+    tally->growth_bytes_per_second += site->growth_bytes_per_second;
+    tally->range_delta_bytes += site->range_delta_bytes;
+  }
+  for (size_t i = 0; i < result->stack_count; i++)
+    model_fill_site(result, &result->stacks[i]);
+  int all_for_the_base = facts->rose_undecided && for_the_base == facts->rose_undecided;
+  facts->rose_cause = model_rose_cause(result, all_for_the_base);
+  model_fill_outcome(facts, base, all_for_the_base);
+  facts->filled = 1;
 }
 
 void diff_allowance_free(struct diff_allowance *allowance)
@@ -308,7 +379,8 @@ void diff_result_by_stack(struct diff_result *result)
       result->sites[i].site_id = result->sites[i].id;
     }
   }
-  result->flagged = diff_result_flagged_count(result);
+  diff_result_fill_facts(result);
+  result->flagged = result->facts.tally.flagged;
 }
 
 void diff_result_free(struct diff_result *result)

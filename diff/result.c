@@ -30,7 +30,7 @@ static int result_site_source(struct diff_site *site)
 /* From the index's boundary lines (the first `boundaries`: the ones past the
  * end of a .part are dropped): times, GC cycles, heap sizes and work done
  * when every line gives them, and which cycles were forced. */
-static int result_boundary_lines(const struct capture *capture, struct diff_capture *info,
+static int result_boundary_lines(const struct diff_source *capture, struct diff_capture *info,
                                  size_t boundaries)
 {
   info->boundary_count = boundaries;
@@ -54,7 +54,7 @@ static int result_boundary_lines(const struct capture *capture, struct diff_capt
       !(info->forced = malloc(boundaries * sizeof *info->forced)))
     return -1;
   for (size_t i = 0; i < boundaries; i++) {
-    const struct capture_boundary *line = &capture->boundaries[i];
+    const struct diff_source_boundary *line = &capture->boundaries[i];
     if (info->boundary_times)
       info->boundary_times[i] = line->time;
     if (info->gc_cycles)
@@ -69,7 +69,7 @@ static int result_boundary_lines(const struct capture *capture, struct diff_capt
 }
 
 /* Boundary times, GC cycles and heap sizes when the index gives them for every segment. */
-static int result_boundaries(const struct capture *capture, struct diff_capture *info,
+static int result_boundaries(const struct diff_source *capture, struct diff_capture *info,
                              size_t boundaries)
 {
   if (capture->boundary_count)
@@ -99,8 +99,8 @@ static int result_boundaries(const struct capture *capture, struct diff_capture 
   return 0;
 }
 
-int result_build_sites(struct diff_result *result, const struct aggregate *aggregate,
-                       struct capture *capture, struct diff_capture *info,
+int diff_result_build_sites(struct diff_result *result, const struct diff_aggregate *aggregate,
+                       struct diff_source *capture, struct diff_capture *info,
                        const struct diff_options *options)
 {
   *info = capture->info;
@@ -108,7 +108,7 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
   size_t n = aggregate->boundaries;
   if (result_boundaries(capture, info, n) < 0)
     return -1;
-  double interval = result_seconds_per_boundary(info);
+  double interval = diff_result_seconds_per_boundary(info);
   size_t count = aggregate->sites.count;
   result->sites = calloc(count ? count : 1, sizeof *result->sites);
   if (!result->sites)
@@ -133,7 +133,7 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
   }
   /* A site's series is the sum of its owners' (one owner a site without stacks). */
   for (size_t o = 0; o < aggregate->owners.count; o++) {
-    const struct aggregate_site *data = &aggregate->data[o];
+    const struct diff_aggregate_site *data = &aggregate->data[o];
     struct diff_site *site = &result->sites[aggregate->owners.sites[o]];
     site->allocs += data->allocs;
     site->frees += data->frees;
@@ -145,12 +145,12 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
     }
   }
   for (size_t i = 0; i < count; i++)
-    if (result_judge_site(&result->sites[i], options, interval) < 0)
+    if (diff_result_judge_site(&result->sites[i], options, interval) < 0)
       return -1;
-  return result_stacks_build(result, aggregate, options, interval);
+  return diff_result_stacks_build(result, aggregate, options, interval);
 }
 
-double result_seconds_per_boundary(const struct diff_capture *info)
+double diff_result_seconds_per_boundary(const struct diff_capture *info)
 {
   size_t n = info->boundary_count;
   if (!info->boundary_times || n < 2)
@@ -158,10 +158,10 @@ double result_seconds_per_boundary(const struct diff_capture *info)
   return (info->boundary_times[n - 1] - info->boundary_times[0]) / (double)(n - 1);
 }
 
-int result_judge_site(struct diff_site *site, const struct diff_options *options, double interval)
+int diff_result_judge_site(struct diff_site *site, const struct diff_options *options, double interval)
 {
-  struct trend trend;
-  if (trend_verdict(site->live_bytes, site->live_bytes ? site->count : 0, options,
+  struct diff_trend trend;
+  if (diff_trend_verdict(site->live_bytes, site->live_bytes ? site->count : 0, options,
                     &site->verdict, &trend) < 0)
     return -1;
   site->growth_bytes_per_segment = trend.slope;
@@ -202,7 +202,7 @@ static int result_compare_sites(const void *a, const void *b, void *context)
   return strcmp(x->name, y->name);
 }
 
-void result_sort(struct diff_result *result)
+void diff_result_finish(struct diff_result *result)
 {
   if (result->site_count)
     qsort_r(result->sites, result->site_count, sizeof *result->sites, result_compare_sites,
@@ -210,5 +210,6 @@ void result_sort(struct diff_result *result)
   if (result->stack_count)
     qsort_r(result->stacks, result->stack_count, sizeof *result->stacks, result_compare_sites,
             &result->mode);
-  result->flagged = diff_result_flagged_count(result);
+  diff_result_fill_facts(result);  /* after the sort: the tally sums in the sites' order */
+  result->flagged = result->facts.tally.flagged;
 }

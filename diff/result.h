@@ -3,14 +3,14 @@
 #define LJLEAK_DIFF_RESULT_H
 
 #include "diff/aggregate.h"
-#include "diff/capture.h"
+#include "diff/source.h"
 #include "diff/diff.h"
 
 /* Fills result->sites from aggregate, one per site, with trend verdicts
  * under options and series copied. capture->info moves into *info with the
  * boundary metadata added. Returns -1 when out of memory. */
-int result_build_sites(struct diff_result *result, const struct aggregate *aggregate,
-                       struct capture *capture, struct diff_capture *info,
+int diff_result_build_sites(struct diff_result *result, const struct diff_aggregate *aggregate,
+                       struct diff_source *capture, struct diff_capture *info,
                        const struct diff_options *options);
 
 /* ---- Stacks (diff/result_stacks.c) ----------------------------------------- */
@@ -19,22 +19,22 @@ int result_build_sites(struct diff_result *result, const struct aggregate *aggre
  * capture had stacks (none otherwise), judged as sites are; by stack
  * (options->by), the owners become the rows instead: result->sites is
  * replaced by them, stacks or not. Returns -1 when out of memory. */
-int result_stacks_build(struct diff_result *result, const struct aggregate *aggregate,
+int diff_result_stacks_build(struct diff_result *result, const struct diff_aggregate *aggregate,
                         const struct diff_options *options, double interval);
 
 /* Seconds per boundary over the capture (first boundary to last); 0 when
  * the index gave no times. */
-double result_seconds_per_boundary(const struct diff_capture *info);
+double diff_result_seconds_per_boundary(const struct diff_capture *info);
 
 /* Gives site its trend verdict and growth from its series under options
- * (the warm-up left out); interval: result_seconds_per_boundary. Returns -1
+ * (the warm-up left out); interval: diff_result_seconds_per_boundary. Returns -1
  * when out of memory. */
-int result_judge_site(struct diff_site *site, const struct diff_options *options, double interval);
+int diff_result_judge_site(struct diff_site *site, const struct diff_options *options, double interval);
 
-/* Sorts the sites, and likewise the stacks (flagged first by growth, then
- * undecided by growth, then by live bytes at the last boundary; range mode
- * by delta), and sets result->flagged
- * (diff_result_flagged_count). */
-void result_sort(struct diff_result *result);
+/* The last step of making a result: sorts the sites, and likewise the
+ * stacks (flagged first by growth, then undecided by growth, then by live
+ * bytes at the last boundary; range mode by delta), then fills the facts
+ * (diff_result_fill_facts) and sets result->flagged from them. */
+void diff_result_finish(struct diff_result *result);
 
 #endif

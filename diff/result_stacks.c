@@ -7,7 +7,7 @@
 
 /* name: the frames' labels root first, then the site's name unless the
  * leaf's label is it; a stack without frames is named as its site. */
-static char *result_stack_name(const struct stack_entry *entry, const char *site_name)
+static char *result_stack_name(const struct diff_stack_entry *entry, const char *site_name)
 {
   size_t length = 0;
   char label[512];
@@ -53,11 +53,11 @@ static uint64_t *result_stack_series(const uint64_t *series, size_t count)
 }
 
 /* Fills stack from owner o of aggregate, whose site is result->sites[site]. */
-static int result_stack_fill(struct diff_site *stack, const struct aggregate *aggregate, size_t o,
+static int result_stack_fill(struct diff_site *stack, const struct diff_aggregate *aggregate, size_t o,
                              const struct diff_site *site, size_t n)
 {
-  const struct aggregate_site *data = &aggregate->data[o];
-  const struct stack_entry *entry = &aggregate->stacks.entries[aggregate->owners.stacks[o]];
+  const struct diff_aggregate_site *data = &aggregate->data[o];
+  const struct diff_stack_entry *entry = &aggregate->stacks.entries[aggregate->owners.stacks[o]];
   stack->is_stack = 1;
   stack->site_id = site->id;
   stack->kind = site->kind;
@@ -73,7 +73,7 @@ static int result_stack_fill(struct diff_site *stack, const struct aggregate *ag
   if (!stack->name || !stack->live_bytes || !stack->live_blocks || !stack->alloc_bytes ||
       !stack->free_bytes || (site->source_file && !(stack->source_file = strdup(site->source_file))))
     return -1;
-  stack->id = site_table_hash(stack->name, strlen(stack->name));
+  stack->id = diff_site_table_hash(stack->name, strlen(stack->name));
   if (entry->frame_count) {
     stack->frames = calloc(entry->frame_count, sizeof *stack->frames);
     if (!stack->frames)
@@ -89,7 +89,7 @@ static int result_stack_fill(struct diff_site *stack, const struct aggregate *ag
   return 0;
 }
 
-int result_stacks_build(struct diff_result *result, const struct aggregate *aggregate,
+int diff_result_stacks_build(struct diff_result *result, const struct diff_aggregate *aggregate,
                         const struct diff_options *options, double interval)
 {
   int by_stack = options->by == DIFF_BY_STACK;
@@ -106,7 +106,7 @@ int result_stacks_build(struct diff_result *result, const struct aggregate *aggr
     status = result_stack_fill(&stacks[o], aggregate, o, &result->sites[aggregate->owners.sites[o]],
                                aggregate->boundaries);
     if (status == 0)
-      status = result_judge_site(&stacks[o], options, interval);
+      status = diff_result_judge_site(&stacks[o], options, interval);
   }
   if (status < 0) {
     for (size_t i = 0; i < made; i++)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "diff/sampling.h"
+#include "format/capture_layout.h"
 #include "format/decode.h"
 #include "format/stacks.h"
 
@@ -22,33 +23,33 @@ struct segment_location {
 /* The per-event steps, inlined into the read loop: a call per event costs more than the step. */
 #define SEGMENT_HOT static inline __attribute__((always_inline))
 
-int segment_aggregate_init(struct segment_aggregate *segment)
+int diff_segment_aggregate_init(struct diff_segment_aggregate *segment)
 {
   memset(segment, 0, sizeof *segment);
   segment->young_from = UINT64_MAX;
-  if (site_table_init(&segment->sites) < 0)
+  if (diff_site_table_init(&segment->sites) < 0)
     return -1;
-  if (live_map_init(&segment->touched) < 0) {
-    site_table_release(&segment->sites);
+  if (diff_live_map_init(&segment->touched) < 0) {
+    diff_site_table_release(&segment->sites);
     return -1;
   }
   segment->locations = calloc(SEGMENT_LOCATIONS_INITIAL, sizeof *segment->locations);
   segment->location_mask = SEGMENT_LOCATIONS_INITIAL - 1;
   segment->name_capacity = 256;
   segment->name = malloc(segment->name_capacity);
-  int tables = pair_table_init(&segment->pairs);
-  tables |= stack_table_init(&segment->stacks);
+  int tables = diff_pair_table_init(&segment->pairs);
+  tables |= diff_stack_table_init(&segment->stacks);
   if (!segment->locations || !segment->name || tables < 0) {
-    segment_aggregate_release(segment);
+    diff_segment_aggregate_release(segment);
     return -1;
   }
   return 0;
 }
 
-void segment_aggregate_release(struct segment_aggregate *segment)
+void diff_segment_aggregate_release(struct diff_segment_aggregate *segment)
 {
-  site_table_release(&segment->sites);
-  live_map_release(&segment->touched);
+  diff_site_table_release(&segment->sites);
+  diff_live_map_release(&segment->touched);
   free(segment->stats);
   free(segment->touches);
   free(segment->pieces);
@@ -56,20 +57,20 @@ void segment_aggregate_release(struct segment_aggregate *segment)
   free(segment->young);
   free(segment->locations);
   free(segment->name);
-  pair_table_release(&segment->pairs);
-  stack_table_release(&segment->stacks);
+  diff_pair_table_release(&segment->pairs);
+  diff_stack_table_release(&segment->stacks);
   free(segment->stack_of_id);
   memset(segment, 0, sizeof *segment);
 }
 
-int segment_aggregate_reset(struct segment_aggregate *segment)
+int diff_segment_aggregate_reset(struct diff_segment_aggregate *segment)
 {
-  site_table_release(&segment->sites);
-  if (site_table_init(&segment->sites) < 0)
+  diff_site_table_release(&segment->sites);
+  if (diff_site_table_init(&segment->sites) < 0)
     return -1;
   if (segment->stats)
     memset(segment->stats, 0, segment->stats_capacity * sizeof *segment->stats);
-  live_map_clear(&segment->touched);
+  diff_live_map_clear(&segment->touched);
   if (segment->location_count)
     memset(segment->locations, 0, (segment->location_mask + 1) * sizeof *segment->locations);
   segment->location_count = 0;
@@ -81,8 +82,8 @@ int segment_aggregate_reset(struct segment_aggregate *segment)
   segment->touch_count = segment->piece_count = segment->piece_site_count = 0;
   segment->young_count = 0;
   segment->paired = 0;
-  pair_table_clear(&segment->pairs);
-  stack_table_clear(&segment->stacks);
+  diff_pair_table_clear(&segment->pairs);
+  diff_stack_table_clear(&segment->stacks);
   if (segment->stack_of_id)
     memset(segment->stack_of_id, 0, segment->stack_id_capacity * sizeof *segment->stack_of_id);
   segment->stack_reader = NULL;
@@ -92,10 +93,10 @@ int segment_aggregate_reset(struct segment_aggregate *segment)
 }
 
 /* Doubles a list of touches; out of line: it runs rarely. */
-static __attribute__((noinline)) int segment_list_grow(struct segment_touch **list, size_t *capacity)
+static __attribute__((noinline)) int segment_list_grow(struct diff_segment_touch **list, size_t *capacity)
 {
   size_t grown = *capacity ? *capacity * 2 : 1024;
-  struct segment_touch *bigger = realloc(*list, grown * sizeof *bigger);
+  struct diff_segment_touch *bigger = realloc(*list, grown * sizeof *bigger);
   if (!bigger)
     return -1;
   *list = bigger;
@@ -104,35 +105,35 @@ static __attribute__((noinline)) int segment_list_grow(struct segment_touch **li
 }
 
 /* Appends (address, hash) to a list of touches. */
-static inline int segment_list_add(struct segment_touch **list, size_t *count, size_t *capacity,
+static inline int segment_list_add(struct diff_segment_touch **list, size_t *count, size_t *capacity,
                                    uint64_t address, size_t hash)
 {
   if (*count == *capacity && segment_list_grow(list, capacity) < 0)
     return -1;
-  struct segment_touch *touch = &(*list)[(*count)++];
+  struct diff_segment_touch *touch = &(*list)[(*count)++];
   touch->address = address;
   touch->hash = hash;
   return 0;
 }
 
-int segment_aggregate_site(struct segment_aggregate *segment, const char *name, size_t length,
+int diff_segment_aggregate_site(struct diff_segment_aggregate *segment, const char *name, size_t length,
                            enum diff_site_kind kind, uint32_t *site)
 {
-  if (segment->sites.count >= LIVE_MAP_MAX_SITES)  /* the live map keeps 31 bits of site */
+  if (segment->sites.count >= DIFF_LIVE_MAP_MAX_SITES)  /* the live map keeps 31 bits of site */
     return -1;
-  if (site_table_intern(&segment->sites, name, length, kind, site) < 0)
+  if (diff_site_table_intern(&segment->sites, name, length, kind, site) < 0)
     return -1;
-  return segment_aggregate_reserve(segment, segment->sites.count);
+  return diff_segment_aggregate_reserve(segment, segment->sites.count);
 }
 
-int segment_aggregate_reserve(struct segment_aggregate *segment, size_t count)
+int diff_segment_aggregate_reserve(struct diff_segment_aggregate *segment, size_t count)
 {
   if (count <= segment->stats_capacity)
     return 0;
   size_t capacity = segment->stats_capacity ? segment->stats_capacity * 2 : 64;
   while (capacity < count)
     capacity *= 2;
-  struct segment_site *stats = realloc(segment->stats, capacity * sizeof *stats);
+  struct diff_segment_site *stats = realloc(segment->stats, capacity * sizeof *stats);
   if (!stats)
     return -1;
   memset(stats + segment->stats_capacity, 0, (capacity - segment->stats_capacity) * sizeof *stats);
@@ -142,22 +143,22 @@ int segment_aggregate_reserve(struct segment_aggregate *segment, size_t count)
 }
 
 
-SEGMENT_HOT int segment_alloc(struct segment_aggregate *segment, uint32_t site,
+SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t site,
                                 uint64_t address, size_t hash, uint64_t size, uint64_t sample,
                                 uint32_t young)
 {
   if (!address)
     return 0;
   int created;
-  struct live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
+  struct diff_live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
   if (!block)
     return -1;
   if (created) {
     if (segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity,
                          address, hash) < 0)
       return -1;
-  } else if (block->site != LIVE_MAP_DEAD) {  /* an alloc over a live block closes it */
-    struct segment_site *owner = &segment->stats[block->site & LIVE_MAP_SITE_MASK];
+  } else if (block->site != DIFF_LIVE_MAP_DEAD) {  /* an alloc over a live block closes it */
+    struct diff_segment_site *owner = &segment->stats[block->site & DIFF_LIVE_MAP_SITE_MASK];
     uint64_t old_size = live_map_size(&segment->touched, block);
     owner->free_bytes += sampling_bytes(sample, old_size);
     owner->frees += sampling_blocks(sample, old_size);
@@ -165,7 +166,7 @@ SEGMENT_HOT int segment_alloc(struct segment_aggregate *segment, uint32_t site,
   if (live_map_set_size(&segment->touched, block, size) < 0)
     return -1;
   block->site = site | young;
-  struct segment_site *stats = &segment->stats[site];
+  struct diff_segment_site *stats = &segment->stats[site];
   stats->alloc_bytes += sampling_bytes(sample, size);
   stats->allocs += sampling_blocks(sample, size);
   if (young && segment_list_add(&segment->young, &segment->young_count, &segment->young_capacity,
@@ -176,38 +177,38 @@ SEGMENT_HOT int segment_alloc(struct segment_aggregate *segment, uint32_t site,
 
 /* A free of an address first touched here marks it touched (dead): the merge
  * then ends whatever block the capture held there before this segment. */
-SEGMENT_HOT int segment_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
+SEGMENT_HOT int segment_free(struct diff_segment_aggregate *segment, uint64_t address, size_t hash,
                                uint64_t sample)
 {
   if (!address)
     return 0;
   int created;
-  struct live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
+  struct diff_live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
   if (!block)
     return -1;
   if (created) {
-    block->site = LIVE_MAP_DEAD;
+    block->site = DIFF_LIVE_MAP_DEAD;
     return segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity,
                             address, hash);
   }
-  if (block->site != LIVE_MAP_DEAD) {
-    struct segment_site *owner = &segment->stats[block->site & LIVE_MAP_SITE_MASK];
+  if (block->site != DIFF_LIVE_MAP_DEAD) {
+    struct diff_segment_site *owner = &segment->stats[block->site & DIFF_LIVE_MAP_SITE_MASK];
     uint64_t old_size = live_map_size(&segment->touched, block);
     owner->free_bytes += sampling_bytes(sample, old_size);
     owner->frees += sampling_blocks(sample, old_size);
-    block->site = LIVE_MAP_DEAD;
+    block->site = DIFF_LIVE_MAP_DEAD;
     (void)live_map_set_size(&segment->touched, block, 0);  /* never fails: the size shrinks */
   }
   return 0;
 }
 
-int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, uint64_t address,
+int diff_segment_aggregate_alloc(struct diff_segment_aggregate *segment, uint32_t site, uint64_t address,
                             size_t hash, uint64_t size, uint64_t sample)
 {
   return segment_alloc(segment, site, address, hash, size, sample, 0);
 }
 
-int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
+int diff_segment_aggregate_free(struct diff_segment_aggregate *segment, uint64_t address, size_t hash,
                            uint64_t sample)
 {
   return segment_free(segment, address, hash, sample);
@@ -227,7 +228,7 @@ static enum diff_site_kind segment_kind(enum memprof_source source)
   }
 }
 
-SEGMENT_HOT size_t segment_location_home(const struct segment_aggregate *segment, uint64_t location,
+SEGMENT_HOT size_t segment_location_home(const struct diff_segment_aggregate *segment, uint64_t location,
                                     uint64_t line, uint32_t source)
 {
   /* The line and source as the seed: no 16-byte key built in memory, whose
@@ -236,7 +237,7 @@ SEGMENT_HOT size_t segment_location_home(const struct segment_aggregate *segment
          segment->location_mask;
 }
 
-static int segment_locations_grow(struct segment_aggregate *segment)
+static int segment_locations_grow(struct diff_segment_aggregate *segment)
 {
   size_t old_size = segment->location_mask + 1;
   struct segment_location *old = segment->locations;
@@ -257,7 +258,7 @@ static int segment_locations_grow(struct segment_aggregate *segment)
   return 0;
 }
 
-static void segment_remember_location(struct segment_aggregate *segment,
+static void segment_remember_location(struct diff_segment_aggregate *segment,
                                       const struct segment_location *slot)
 {
   segment->last_source = slot->source;
@@ -269,7 +270,7 @@ static void segment_remember_location(struct segment_aggregate *segment,
 /* Names the site of a location not in the cache and caches it at slot i
  * (where its probe ended). Out of line: it runs once per location. */
 static __attribute__((noinline)) int
-segment_name_site(struct segment_aggregate *segment, const struct memprof_symtab *symtab,
+segment_name_site(struct diff_segment_aggregate *segment, const struct memprof_symtab *symtab,
                   const struct memprof_event *event, uint64_t location, uint64_t line,
                   uint32_t source, size_t i, uint32_t *site)
 {
@@ -287,7 +288,7 @@ segment_name_site(struct segment_aggregate *segment, const struct memprof_symtab
   enum diff_site_kind kind = segment_kind(event->source);
   if (!strcmp(segment->name, "INTERNAL"))
     kind = DIFF_SITE_INTERNAL;
-  if (segment_aggregate_site(segment, segment->name, length, kind, site) < 0)
+  if (diff_segment_aggregate_site(segment, segment->name, length, kind, site) < 0)
     return -1;
   if ((segment->location_count + 1) * 2 > segment->location_mask + 1) {
     if (segment_locations_grow(segment) < 0)
@@ -309,7 +310,7 @@ segment_name_site(struct segment_aggregate *segment, const struct memprof_symtab
 /* The local site of an event's location: cached, named on a miss. The key
  * is passed as numbers: built from the event here, gcc pairs it in a vector
  * stored to memory and read back, and every event waits on that. */
-SEGMENT_HOT int segment_location_site(struct segment_aggregate *segment,
+SEGMENT_HOT int segment_location_site(struct diff_segment_aggregate *segment,
                                       const struct memprof_symtab *symtab,
                                       const struct memprof_event *event, uint64_t location,
                                       uint64_t line, uint32_t source, uint32_t *site)
@@ -333,7 +334,7 @@ SEGMENT_HOT int segment_location_site(struct segment_aggregate *segment,
   return segment_name_site(segment, symtab, event, location, line, source, i, site);
 }
 
-SEGMENT_HOT int segment_event_site(struct segment_aggregate *segment,
+SEGMENT_HOT int segment_event_site(struct diff_segment_aggregate *segment,
                                    const struct memprof_symtab *symtab,
                                    const struct memprof_event *event, uint32_t *site)
 {
@@ -345,7 +346,7 @@ SEGMENT_HOT int segment_event_site(struct segment_aggregate *segment,
 }
 
 /* New symbols can rename a location (addresses and trace numbers are reused). */
-static void segment_forget_locations(struct segment_aggregate *segment)
+static void segment_forget_locations(struct diff_segment_aggregate *segment)
 {
   segment->last_source = 0;
   if (segment->location_count)
@@ -357,7 +358,7 @@ static void segment_forget_locations(struct segment_aggregate *segment)
  * allocate new_address for site (if new_size is not 0). */
 struct segment_pending {
   uint32_t site;
-  uint32_t young;             /* LIVE_MAP_YOUNG when born after young_from */
+  uint32_t young;             /* DIFF_LIVE_MAP_YOUNG when born after young_from */
   uint64_t old_address;
   uint64_t new_address, new_size;
   size_t old_hash, new_hash;
@@ -365,7 +366,7 @@ struct segment_pending {
 
 #define SEGMENT_PENDING 16  /* a power of two */
 
-SEGMENT_HOT int segment_apply(struct segment_aggregate *segment, const struct segment_pending *op,
+SEGMENT_HOT int segment_apply(struct diff_segment_aggregate *segment, const struct segment_pending *op,
                          uint64_t sample)
 {
   if (op->old_address && segment_free(segment, op->old_address, op->old_hash, sample) < 0)
@@ -390,7 +391,7 @@ static enum diff_status segment_out_of_memory(struct diff_error *err, const char
  * the slot holds event n - SEGMENT_PENDING once the ring is full, which is
  * applied first. The ring and n stay in the caller (in registers, not in a
  * structure). Returns -1 when out of memory. */
-SEGMENT_HOT int segment_queue(struct segment_aggregate *segment, struct segment_pending *ring,
+SEGMENT_HOT int segment_queue(struct diff_segment_aggregate *segment, struct segment_pending *ring,
                               uint64_t n, uint64_t young_n, uint64_t sample,
                               const struct memprof_symtab *symtab,
                               const struct memprof_event *event)
@@ -398,13 +399,13 @@ SEGMENT_HOT int segment_queue(struct segment_aggregate *segment, struct segment_
   struct segment_pending *op = &ring[n & (SEGMENT_PENDING - 1)];
   if (n >= SEGMENT_PENDING && segment_apply(segment, op, sample) < 0)
     return -1;
-  op->young = n >= young_n ? LIVE_MAP_YOUNG : 0;
+  op->young = n >= young_n ? DIFF_LIVE_MAP_YOUNG : 0;
   op->old_address = 0;
   op->new_size = 0;
   if (event->kind != MEMPROF_EVENT_FREE) {
     if (segment_event_site(segment, symtab, event, &op->site) < 0)
       return -1;
-    if (segment->stack_reader && segment_aggregate_pair(segment, segment->events + n, &op->site) < 0)
+    if (segment->stack_reader && diff_segment_aggregate_pair(segment, segment->events + n, &op->site) < 0)
       return -1;
     if (event->new_size) {
       op->new_address = event->new_address;
@@ -426,7 +427,7 @@ SEGMENT_HOT int segment_queue(struct segment_aggregate *segment, struct segment_
  * into the read loop, so that the loop that cannot reach stop in this span
  * (each event is a byte at least) tests nothing more per event than it did
  * before pieces. Sets *failed when out of memory. */
-SEGMENT_HOT size_t segment_queue_span(struct segment_aggregate *segment, struct segment_pending *ring,
+SEGMENT_HOT size_t segment_queue_span(struct diff_segment_aggregate *segment, struct segment_pending *ring,
                                       const uint8_t *at, size_t span, int version, uint64_t *n,
                                       uint64_t stop, int bounded, uint64_t young_n, uint64_t sample,
                                       const struct memprof_symtab *symtab, int pext, int *failed)
@@ -456,7 +457,7 @@ SEGMENT_HOT size_t segment_queue_span(struct segment_aggregate *segment, struct 
  * next piece goes on from there). Sets *status to the reader's last status
  * (MEMPROF_OK when it stopped at limit); returns -1 when out of memory. */
 static inline __attribute__((always_inline)) int
-segment_read_records(struct segment_aggregate *segment, struct memprof_reader *reader,
+segment_read_records(struct diff_segment_aggregate *segment, struct memprof_reader *reader,
                      struct memprof_symtab *symtab, uint64_t limit, uint64_t sample,
                      enum memprof_status *status, int pext)
 {
@@ -507,7 +508,7 @@ segment_read_records(struct segment_aggregate *segment, struct memprof_reader *r
 /* The read loop where the reader decodes with pext: compiled for BMI1 and
  * BMI2, whose instructions (andn, blsmsk, tzcnt, shrx) shorten the decoding
  * of every number; called only where the CPU has them. */
-MEMPROF_DECODE_BMI2 static int segment_read_bmi2(struct segment_aggregate *segment,
+MEMPROF_DECODE_BMI2 static int segment_read_bmi2(struct diff_segment_aggregate *segment,
                                                  struct memprof_reader *reader,
                                                  struct memprof_symtab *symtab, uint64_t limit,
                                                  uint64_t sample, enum memprof_status *status)
@@ -516,17 +517,17 @@ MEMPROF_DECODE_BMI2 static int segment_read_bmi2(struct segment_aggregate *segme
 }
 
 /* The stream or its sidecar could not be opened: the reader's error, the stream closed. */
-static enum diff_status segment_open_failed(struct segment_stream *stream,
+static enum diff_status segment_open_failed(struct diff_segment_stream *stream,
                                             const struct memprof_error *open_error,
                                             struct diff_error *err)
 {
   err->status = open_error->status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
   snprintf(err->message, sizeof err->message, "%s", open_error->message);
-  segment_stream_close(stream);
+  diff_segment_stream_close(stream);
   return err->status;
 }
 
-enum diff_status segment_stream_open(struct segment_stream *stream, const char *path,
+enum diff_status diff_segment_stream_open(struct diff_segment_stream *stream, const char *path,
                                      struct diff_error *err)
 {
   memset(stream, 0, sizeof *stream);
@@ -537,12 +538,12 @@ enum diff_status segment_stream_open(struct segment_stream *stream, const char *
     return segment_open_failed(stream, &open_error, err);
   stream->symtab = memprof_symtab_new();
   if (!stream->symtab) {
-    segment_stream_close(stream);
+    diff_segment_stream_close(stream);
     return segment_out_of_memory(err, path);
   }
   char sidecar[4096];
   struct stat st;
-  size_t length = stacks_sidecar_path(path, sidecar, sizeof sidecar);
+  size_t length = capture_layout_sidecar_name(path, sidecar, sizeof sidecar);
   if (length && stat(sidecar, &st) == 0) {  /* no sidecar: no stacks, as before them */
     stream->stacks = stacks_reader_open(sidecar, &open_error);
     if (!stream->stacks)
@@ -551,7 +552,7 @@ enum diff_status segment_stream_open(struct segment_stream *stream, const char *
   return DIFF_OK;
 }
 
-void segment_stream_close(struct segment_stream *stream)
+void diff_segment_stream_close(struct diff_segment_stream *stream)
 {
   if (stream->symtab)
     memprof_symtab_free(stream->symtab);
@@ -573,65 +574,65 @@ static void *segment_grow(void *list, size_t *capacity, size_t size)
   return bigger;
 }
 
-int segment_aggregate_end_piece(struct segment_aggregate *segment, int boundary_end,
+int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int boundary_end,
                                 uint64_t sample)
 {
   /* The piece's young blocks still live: young at its end, old from now on. */
   for (size_t i = 0; i < segment->young_count; i++) {
-    const struct segment_touch *born = &segment->young[i];
-    struct live_block *block = live_map_find_hashed(&segment->touched, born->address, born->hash);
-    if (!block || block->site == LIVE_MAP_DEAD || !(block->site & LIVE_MAP_YOUNG))
+    const struct diff_segment_touch *born = &segment->young[i];
+    struct diff_live_block *block = live_map_find_hashed(&segment->touched, born->address, born->hash);
+    if (!block || block->site == DIFF_LIVE_MAP_DEAD || !(block->site & DIFF_LIVE_MAP_YOUNG))
       continue;  /* died, or counted already (born twice at one address) */
-    block->site &= LIVE_MAP_SITE_MASK;
+    block->site &= DIFF_LIVE_MAP_SITE_MASK;
     uint64_t size = live_map_size(&segment->touched, block);
-    struct segment_site *stats = &segment->stats[block->site];
+    struct diff_segment_site *stats = &segment->stats[block->site];
     stats->young_bytes += sampling_bytes(sample, size);
     stats->young_blocks += sampling_blocks(sample, size);
   }
   segment->young_count = 0;
   size_t owners = segment_owner_count(segment);
   for (uint32_t site = 0; site < owners; site++) {
-    struct segment_site *stats = &segment->stats[site];
+    struct diff_segment_site *stats = &segment->stats[site];
     if (!stats->alloc_bytes && !stats->allocs && !stats->free_bytes && !stats->frees &&
         !stats->young_bytes && !stats->young_blocks)
       continue;
     if (segment->piece_site_count == segment->piece_site_capacity) {
-      struct segment_piece_site *bigger =
+      struct diff_segment_piece_site *bigger =
           segment_grow(segment->piece_sites, &segment->piece_site_capacity, sizeof *bigger);
       if (!bigger)
         return -1;
       segment->piece_sites = bigger;
     }
-    struct segment_piece_site *entry = &segment->piece_sites[segment->piece_site_count++];
+    struct diff_segment_piece_site *entry = &segment->piece_sites[segment->piece_site_count++];
     entry->site = site;
     entry->stats = *stats;
     memset(stats, 0, sizeof *stats);
   }
   if (segment->piece_count == segment->piece_capacity) {
-    struct segment_piece *bigger = segment_grow(segment->pieces, &segment->piece_capacity, sizeof *bigger);
+    struct diff_segment_piece *bigger = segment_grow(segment->pieces, &segment->piece_capacity, sizeof *bigger);
     if (!bigger)
       return -1;
     segment->pieces = bigger;
   }
-  struct segment_piece *piece = &segment->pieces[segment->piece_count++];
+  struct diff_segment_piece *piece = &segment->pieces[segment->piece_count++];
   piece->touches_end = segment->touch_count;
   piece->sites_end = segment->piece_site_count;
   piece->boundary_end = boundary_end;
   return 0;
 }
 
-void segment_aggregate_finish(struct segment_aggregate *segment)
+void diff_segment_aggregate_finish(struct diff_segment_aggregate *segment)
 {
   for (size_t i = 0; i < segment->touch_count; i++) {
-    struct segment_touch *touch = &segment->touches[i];
-    const struct live_block *block = live_map_find_hashed(&segment->touched, touch->address, touch->hash);
-    touch->site = block->site == LIVE_MAP_DEAD ? LIVE_MAP_DEAD : block->site & LIVE_MAP_SITE_MASK;
-    touch->size = touch->site == LIVE_MAP_DEAD ? 0 : live_map_size(&segment->touched, block);
+    struct diff_segment_touch *touch = &segment->touches[i];
+    const struct diff_live_block *block = live_map_find_hashed(&segment->touched, touch->address, touch->hash);
+    touch->site = block->site == DIFF_LIVE_MAP_DEAD ? DIFF_LIVE_MAP_DEAD : block->site & DIFF_LIVE_MAP_SITE_MASK;
+    touch->size = touch->site == DIFF_LIVE_MAP_DEAD ? 0 : live_map_size(&segment->touched, block);
   }
 }
 
-enum diff_status segment_aggregate_read_piece(struct segment_aggregate *segment,
-                                              struct segment_stream *stream, uint64_t limit,
+enum diff_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate *segment,
+                                              struct diff_segment_stream *stream, uint64_t limit,
                                               uint64_t sample, struct diff_error *err)
 {
   if (stream->ended || limit == 0)

@@ -15,7 +15,7 @@ struct stacks_reader;
 
 /* What a site did within the piece being read, counting only blocks born in
  * the segment (what blocks born before it were is for the merge to know). */
-struct segment_site {
+struct diff_segment_site {
   uint64_t alloc_bytes, allocs;  /* every allocation (and the new half of every realloc) */
   uint64_t free_bytes, frees;    /* frees of blocks born in this segment */
   uint64_t young_bytes, young_blocks;  /* counted when the piece ends: its young blocks */
@@ -23,23 +23,23 @@ struct segment_site {
 
 /* A site's part in one piece, kept when the piece ends (sites that did
  * nothing in it have none). */
-struct segment_piece_site {
+struct diff_segment_piece_site {
   uint32_t site;                 /* local */
-  struct segment_site stats;
+  struct diff_segment_site stats;
 };
 
 /* An address the segment touched, in the order of its first touch, and what
- * it holds when the segment ends (segment_aggregate_finish fills that). */
-struct segment_touch {
+ * it holds when the segment ends (diff_segment_aggregate_finish fills that). */
+struct diff_segment_touch {
   uint64_t address;
   size_t hash;                   /* live_map_hash(address) */
   uint64_t size;                 /* of the live block, 0 when dead */
-  uint32_t site;                 /* local site of the live block, or LIVE_MAP_DEAD */
+  uint32_t site;                 /* local site of the live block, or DIFF_LIVE_MAP_DEAD */
 };
 
 /* A piece of the segment: the events from one boundary (or the segment's
  * start) to the next (or the stream's end). */
-struct segment_piece {
+struct diff_segment_piece {
   size_t touches_end;            /* touches first touched in it: from the last piece's end to this */
   size_t sites_end;              /* its piece sites: likewise */
   int boundary_end;              /* its end is a boundary */
@@ -56,28 +56,28 @@ struct segment_piece {
  * by what was allocated less what was freed. Merging costs one step per
  * touched address and one per site of each piece, whatever the event count
  * and however many pieces cut the segment. Live blocks born after the GC
- * cycle of the boundary that ends their piece started carry LIVE_MAP_YOUNG
+ * cycle of the boundary that ends their piece started carry DIFF_LIVE_MAP_YOUNG
  * until the piece ends, when they are counted as that piece's young ones. */
-struct segment_aggregate {
-  struct site_table sites;       /* local site indices, by stable name */
-  struct segment_site *stats;    /* [sites.count]: the piece being read */
+struct diff_segment_aggregate {
+  struct diff_site_table sites;       /* local site indices, by stable name */
+  struct diff_segment_site *stats;    /* [sites.count]: the piece being read */
   size_t stats_capacity;
-  struct live_map touched;
+  struct diff_live_map touched;
   uint64_t events;               /* alloc, free and realloc events read */
   /* Blocks born at event index young_from or later (0-based in the segment,
-   * counted as events is) are young: LIVE_MAP_YOUNG. UINT64_MAX: none. The
+   * counted as events is) are young: DIFF_LIVE_MAP_YOUNG. UINT64_MAX: none. The
    * reader sets it for each piece; init and reset make it UINT64_MAX. */
   uint64_t young_from;
   int truncated;                 /* the stream was cut; warning says where */
   char warning[512];
 
-  struct segment_touch *touches;
+  struct diff_segment_touch *touches;
   size_t touch_count, touch_capacity;
-  struct segment_piece *pieces;  /* ended pieces, in stream order */
+  struct diff_segment_piece *pieces;  /* ended pieces, in stream order */
   size_t piece_count, piece_capacity;
-  struct segment_piece_site *piece_sites;
+  struct diff_segment_piece_site *piece_sites;
   size_t piece_site_count, piece_site_capacity;
-  struct segment_touch *young;   /* births into LIVE_MAP_YOUNG in the piece being read (address, hash) */
+  struct diff_segment_touch *young;   /* births into DIFF_LIVE_MAP_YOUNG in the piece being read (address, hash) */
   size_t young_count, young_capacity;
 
   /* (source, location, line) -> local site, valid until the symbols change */
@@ -91,10 +91,10 @@ struct segment_aggregate {
   /* A segment with a stack sidecar: the map, the stats and the piece sites
    * follow (site, stack) pairs, numbered by `pairs`, instead of sites
    * (segment_owner_count). stack_reader is the open sidecar while pieces
-   * are read (set by segment_aggregate_read_piece), NULL without one. */
+   * are read (set by diff_segment_aggregate_read_piece), NULL without one. */
   int paired;
-  struct pair_table pairs;       /* (local site, local stack) */
-  struct stack_table stacks;     /* local stacks, by content */
+  struct diff_pair_table pairs;       /* (local site, local stack) */
+  struct diff_stack_table stacks;     /* local stacks, by content */
   uint32_t *stack_of_id;         /* [stack_id_capacity] sidecar id -> local stack; 0 unseen */
   size_t stack_id_capacity;
   struct stacks_reader *stack_reader;
@@ -104,31 +104,31 @@ struct segment_aggregate {
 
 /* The number of owners (what local indices in touches and piece sites
  * count): pairs when paired, else sites. */
-static inline size_t segment_owner_count(const struct segment_aggregate *segment)
+static inline size_t segment_owner_count(const struct diff_segment_aggregate *segment)
 {
   return segment->paired ? segment->pairs.count : segment->sites.count;
 }
 
 /* An owner's local site and local stack (0: none). */
-static inline uint32_t segment_owner_site(const struct segment_aggregate *segment, uint32_t owner)
+static inline uint32_t segment_owner_site(const struct diff_segment_aggregate *segment, uint32_t owner)
 {
   return segment->paired ? segment->pairs.sites[owner] : owner;
 }
-static inline uint32_t segment_owner_stack(const struct segment_aggregate *segment, uint32_t owner)
+static inline uint32_t segment_owner_stack(const struct diff_segment_aggregate *segment, uint32_t owner)
 {
   return segment->paired ? segment->pairs.stacks[owner] : 0;
 }
 
-int segment_aggregate_init(struct segment_aggregate *segment);
-void segment_aggregate_release(struct segment_aggregate *segment);
+int diff_segment_aggregate_init(struct diff_segment_aggregate *segment);
+void diff_segment_aggregate_release(struct diff_segment_aggregate *segment);
 
 /* Empties segment for the next stream, keeping its memory. Returns -1 when out of memory. */
-int segment_aggregate_reset(struct segment_aggregate *segment);
+int diff_segment_aggregate_reset(struct diff_segment_aggregate *segment);
 
 /* A segment's stream, open while its pieces are read: the reader, where it
  * is, and the symbols seen so far, so that each piece goes on where the last
  * one stopped and no piece reads the stream again from its start. */
-struct segment_stream {
+struct diff_segment_stream {
   struct memprof_reader *reader;
   struct stacks_reader *stacks;  /* its stack sidecar, or NULL when it has none */
   struct memprof_symtab *symtab;
@@ -137,11 +137,11 @@ struct segment_stream {
 };
 
 /* Opens the stream at path, and its stack sidecar when there is one
- * (stacks_sidecar_path). Returns DIFF_OK, or DIFF_ERROR_INPUT /
+ * (capture_layout_sidecar_name). Returns DIFF_OK, or DIFF_ERROR_INPUT /
  * DIFF_ERROR_MEMORY with err filled (stream is then closed). */
-enum diff_status segment_stream_open(struct segment_stream *stream, const char *path,
+enum diff_status diff_segment_stream_open(struct diff_segment_stream *stream, const char *path,
                                      struct diff_error *err);
-void segment_stream_close(struct segment_stream *stream);
+void diff_segment_stream_close(struct diff_segment_stream *stream);
 
 /* Reads the stream's next limit events (UINT64_MAX: up to its end) into
  * segment, as part of the piece being read (segment->young_from set for
@@ -149,38 +149,38 @@ void segment_stream_close(struct segment_stream *stream);
  * how many were read, stream->ended is set, and segment->truncated for a
  * cut stream. sample is the capture's sampling interval (0: none). Returns
  * DIFF_OK or DIFF_ERROR_INPUT / DIFF_ERROR_MEMORY. */
-enum diff_status segment_aggregate_read_piece(struct segment_aggregate *segment,
-                                              struct segment_stream *stream, uint64_t limit,
+enum diff_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate *segment,
+                                              struct diff_segment_stream *stream, uint64_t limit,
                                               uint64_t sample, struct diff_error *err);
 
 /* Ends the piece being read: its young blocks are counted (and old from
  * now on), its sites kept; the next events start a new piece. boundary_end:
  * the piece's end is a boundary. Returns -1 when out of memory. */
-int segment_aggregate_end_piece(struct segment_aggregate *segment, int boundary_end,
+int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int boundary_end,
                                 uint64_t sample);
 
 /* After the last piece: what every touched address holds at the segment's
  * end, for the merge. */
-void segment_aggregate_finish(struct segment_aggregate *segment);
+void diff_segment_aggregate_finish(struct diff_segment_aggregate *segment);
 
 /* Applies one event (exposed for tests); site is a local site index, hash is
  * live_map_hash(address). Return -1 when out of memory. */
-int segment_aggregate_alloc(struct segment_aggregate *segment, uint32_t site, uint64_t address,
+int diff_segment_aggregate_alloc(struct diff_segment_aggregate *segment, uint32_t site, uint64_t address,
                             size_t hash, uint64_t size, uint64_t sample);
-int segment_aggregate_free(struct segment_aggregate *segment, uint64_t address, size_t hash,
+int diff_segment_aggregate_free(struct diff_segment_aggregate *segment, uint64_t address, size_t hash,
                            uint64_t sample);
 
 /* Room for count owners' stats. Returns -1 when out of memory. */
-int segment_aggregate_reserve(struct segment_aggregate *segment, size_t count);
+int diff_segment_aggregate_reserve(struct diff_segment_aggregate *segment, size_t count);
 
 /* An allocation's local site turned into its (site, stack) pair, the stack
  * being event's in the sidecar (segment->stack_reader, read in lockstep;
  * diff/segment_stacks.c). Out of line: the common path has no sidecar.
  * Returns -1 when out of memory. */
-int segment_aggregate_pair(struct segment_aggregate *segment, uint64_t event, uint32_t *site);
+int diff_segment_aggregate_pair(struct diff_segment_aggregate *segment, uint64_t event, uint32_t *site);
 
 /* The local index of a site named name (added if new). Returns -1 when out of memory. */
-int segment_aggregate_site(struct segment_aggregate *segment, const char *name, size_t length,
+int diff_segment_aggregate_site(struct diff_segment_aggregate *segment, const char *name, size_t length,
                            enum diff_site_kind kind, uint32_t *site);
 
 #endif

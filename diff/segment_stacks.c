@@ -6,22 +6,14 @@
 #include "diff/segment.h"
 #include "format/stacks.h"
 
-static enum diff_frame_kind segment_frame_kind(enum stacks_frame_kind kind)
+/* A kind a later writer may add is shown as a frame the collector could not read. */
+static enum stacks_frame_kind segment_frame_kind(enum stacks_frame_kind kind)
 {
-  switch (kind) {
-  case STACKS_FRAME_LUA:
-    return DIFF_FRAME_LUA;
-  case STACKS_FRAME_C:
-    return DIFF_FRAME_C;
-  case STACKS_FRAME_COROUTINE:
-    return DIFF_FRAME_COROUTINE;
-  default:
-    return DIFF_FRAME_INTERNAL;
-  }
+  return kind <= STACKS_FRAME_COROUTINE ? kind : STACKS_FRAME_INTERNAL;
 }
 
 /* The local stack of sidecar stack id (interned by content on first sight). */
-static int segment_local_stack(struct segment_aggregate *segment, uint32_t id, uint32_t *stack)
+static int segment_local_stack(struct diff_segment_aggregate *segment, uint32_t id, uint32_t *stack)
 {
   if (id < segment->stack_id_capacity && segment->stack_of_id[id]) {
     *stack = segment->stack_of_id[id];
@@ -41,7 +33,7 @@ static int segment_local_stack(struct segment_aggregate *segment, uint32_t id, u
     frames[i].defined = frame->defined;
     frames[i].line = frame->line;
   }
-  int status = stack_table_intern(&segment->stacks, found->hash, frames, found->frame_count, stack);
+  int status = diff_stack_table_intern(&segment->stacks, found->hash, frames, found->frame_count, stack);
   free(frames);
   if (status < 0)
     return -1;
@@ -65,7 +57,7 @@ static int segment_local_stack(struct segment_aggregate *segment, uint32_t id, u
  * sidecar is read in lockstep with the events. A sidecar that fails (cut,
  * or unreadable) leaves the stacks of the events from there unknown, with
  * a warning; out of memory is -1. */
-int segment_aggregate_pair(struct segment_aggregate *segment, uint64_t event, uint32_t *site)
+int diff_segment_aggregate_pair(struct diff_segment_aggregate *segment, uint64_t event, uint32_t *site)
 {
   uint32_t stack = 0;
   if (!segment->stack_failed) {
@@ -82,7 +74,7 @@ int segment_aggregate_pair(struct segment_aggregate *segment, uint64_t event, ui
                stacks_reader_error(segment->stack_reader)->message, (unsigned long long)event);
     }
   }
-  if (pair_table_intern(&segment->pairs, *site, stack, site) < 0)
+  if (diff_pair_table_intern(&segment->pairs, *site, stack, site) < 0)
     return -1;
-  return segment_aggregate_reserve(segment, segment->pairs.count);
+  return diff_segment_aggregate_reserve(segment, segment->pairs.count);
 }

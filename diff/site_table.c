@@ -5,32 +5,19 @@
 #include <string.h>
 #include <xxhash.h>
 
-#define SITE_TABLE_INITIAL_SLOTS 64
-
-uint64_t site_table_hash(const char *name, size_t length)
+uint64_t diff_site_table_hash(const char *name, size_t length)
 {
   return XXH3_64bits(name, length);
 }
 
-static struct site_table_slot *site_table_new_slots(size_t count)
-{
-  struct site_table_slot *slots = malloc(count * sizeof *slots);
-  if (slots)
-    for (size_t i = 0; i < count; i++)
-      slots[i].index = SITE_TABLE_NONE;
-  return slots;
-}
-
-int site_table_init(struct site_table *table)
+int diff_site_table_init(struct diff_site_table *table)
 {
   memset(table, 0, sizeof *table);
   table->hash_mask = UINT64_MAX;
-  table->slots = site_table_new_slots(SITE_TABLE_INITIAL_SLOTS);
-  table->mask = SITE_TABLE_INITIAL_SLOTS - 1;
-  return table->slots ? 0 : -1;
+  return index_table_init(&table->index);
 }
 
-void site_table_release(struct site_table *table)
+void diff_site_table_release(struct diff_site_table *table)
 {
   for (size_t i = 0; i < table->count; i++)
     free(table->names[i]);
@@ -38,63 +25,48 @@ void site_table_release(struct site_table *table)
   free(table->lengths);
   free(table->ids);
   free(table->kinds);
-  free(table->slots);
+  index_table_release(&table->index);
   memset(table, 0, sizeof *table);
 }
 
-/* Spreads a bucket hash over the slots (a masked hash may have few bits). */
-static size_t site_table_home(const struct site_table *table, uint64_t bucket_hash)
+int diff_site_table_set_hash_mask(struct diff_site_table *table, uint64_t mask)
 {
-  return (size_t)((bucket_hash * 0x9E3779B97F4A7C15ull) >> 32) & table->mask;
-}
-
-static void site_table_place(struct site_table *table, uint64_t bucket_hash, uint32_t index)
-{
-  size_t i = site_table_home(table, bucket_hash);
-  while (table->slots[i].index != SITE_TABLE_NONE)
-    i = (i + 1) & table->mask;
-  table->slots[i].bucket_hash = bucket_hash;
-  table->slots[i].index = index;
-}
-
-static int site_table_rehash(struct site_table *table, size_t slot_count)
-{
-  struct site_table_slot *slots = site_table_new_slots(slot_count);
-  if (!slots)
+  struct index_table index;
+  if (index_table_init(&index) < 0)
     return -1;
-  free(table->slots);
-  table->slots = slots;
-  table->mask = slot_count - 1;
   for (size_t i = 0; i < table->count; i++)
-    site_table_place(table, table->ids[i] & table->hash_mask, (uint32_t)i);
-  return 0;
-}
-
-int site_table_set_hash_mask(struct site_table *table, uint64_t mask)
-{
-  uint64_t old_mask = table->hash_mask;
+    if (index_table_add(&index, table->ids[i] & mask) == INDEX_TABLE_NONE) {
+      index_table_release(&index);
+      return -1;
+    }
+  index_table_release(&table->index);
+  table->index = index;
   table->hash_mask = mask;
-  if (site_table_rehash(table, table->mask + 1) < 0) {
-    table->hash_mask = old_mask;
-    return -1;
-  }
   return 0;
 }
 
-uint32_t site_table_find(const struct site_table *table, const char *name, size_t length)
+/* A name being looked up: what the probe compares. */
+struct site_table_key {
+  const struct diff_site_table *table;
+  const char *name;
+  size_t length;
+};
+
+static int site_table_equal(const void *context, uint32_t index)
 {
-  uint64_t bucket_hash = site_table_hash(name, length) & table->hash_mask;
-  for (size_t i = site_table_home(table, bucket_hash);; i = (i + 1) & table->mask) {
-    const struct site_table_slot *slot = &table->slots[i];
-    if (slot->index == SITE_TABLE_NONE)
-      return SITE_TABLE_NONE;
-    if (slot->bucket_hash == bucket_hash && table->lengths[slot->index] == length &&
-        !memcmp(table->names[slot->index], name, length))
-      return slot->index;
-  }
+  const struct site_table_key *key = context;
+  return key->table->lengths[index] == key->length &&
+         !memcmp(key->table->names[index], key->name, key->length);
 }
 
-static int site_table_reserve(struct site_table *table)
+uint32_t diff_site_table_find(const struct diff_site_table *table, const char *name, size_t length)
+{
+  struct site_table_key key = {table, name, length};
+  uint64_t hash = diff_site_table_hash(name, length) & table->hash_mask;
+  return index_table_probe(&table->index, hash, site_table_equal, &key)->index;
+}
+
+static int site_table_reserve(struct diff_site_table *table)
 {
   if (table->count < table->capacity)
     return 0;
@@ -119,29 +91,31 @@ static int site_table_reserve(struct site_table *table)
   return 0;
 }
 
-int site_table_intern(struct site_table *table, const char *name, size_t length,
+int diff_site_table_intern(struct diff_site_table *table, const char *name, size_t length,
                       enum diff_site_kind kind, uint32_t *index)
 {
-  uint32_t found = site_table_find(table, name, length);
-  if (found != SITE_TABLE_NONE) {
+  uint32_t found = diff_site_table_find(table, name, length);
+  if (found != DIFF_SITE_TABLE_NONE) {
     *index = found;
     return 0;
   }
   if (site_table_reserve(table) < 0)
-    return -1;
-  if ((table->count + 1) * 2 > table->mask + 1 && site_table_rehash(table, (table->mask + 1) * 2) < 0)
     return -1;
   char *copy = malloc(length + 1);
   if (!copy)
     return -1;
   memcpy(copy, name, length);
   copy[length] = '\0';
+  uint64_t id = diff_site_table_hash(name, length);
+  if (index_table_add(&table->index, id & table->hash_mask) == INDEX_TABLE_NONE) {
+    free(copy);
+    return -1;
+  }
   uint32_t added = (uint32_t)table->count++;
   table->names[added] = copy;
   table->lengths[added] = length;
-  table->ids[added] = site_table_hash(name, length);
+  table->ids[added] = id;
   table->kinds[added] = kind;
-  site_table_place(table, table->ids[added] & table->hash_mask, added);
   *index = added;
   return 0;
 }

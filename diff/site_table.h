@@ -1,4 +1,4 @@
-/* diff/site_table.h: site names -> dense indices, bucketed by XXH3-64, names compared on a hash hit. */
+/* diff/site_table.h: site names -> dense indices, by XXH3-64, names compared on a hash hit. */
 #ifndef LJLEAK_DIFF_SITE_TABLE_H
 #define LJLEAK_DIFF_SITE_TABLE_H
 
@@ -6,17 +6,12 @@
 #include <stdint.h>
 
 #include "diff/diff.h"
+#include "format/index_table.h"
 
-#define SITE_TABLE_NONE UINT32_MAX
+#define DIFF_SITE_TABLE_NONE INDEX_TABLE_NONE
 
-struct site_table_slot {
-  uint64_t bucket_hash;       /* id & hash_mask */
-  uint32_t index;             /* SITE_TABLE_NONE when empty */
-};
-
-struct site_table {
-  struct site_table_slot *slots;
-  size_t mask;
+struct diff_site_table {
+  struct index_table index;   /* the names by id & hash_mask */
   char **names;               /* [count] NUL-terminated, owned */
   size_t *lengths;
   uint64_t *ids;              /* XXH3-64 of each name (never masked) */
@@ -25,20 +20,20 @@ struct site_table {
   uint64_t hash_mask;         /* all ones; tests narrow it to force collisions */
 };
 
-int site_table_init(struct site_table *table);
-void site_table_release(struct site_table *table);
+int diff_site_table_init(struct diff_site_table *table);
+void diff_site_table_release(struct diff_site_table *table);
 
-/* The index of name, or SITE_TABLE_NONE. */
-uint32_t site_table_find(const struct site_table *table, const char *name, size_t length);
+/* The index of name, or DIFF_SITE_TABLE_NONE. */
+uint32_t diff_site_table_find(const struct diff_site_table *table, const char *name, size_t length);
 
 /* The index of name, added with kind when new. Returns 0, or -1 when out of memory. */
-int site_table_intern(struct site_table *table, const char *name, size_t length,
+int diff_site_table_intern(struct diff_site_table *table, const char *name, size_t length,
                       enum diff_site_kind kind, uint32_t *index);
 
-/* Test hook: buckets by (id & mask), so mask 0 sends every name to one bucket.
+/* Test hook: places names by (id & mask), so mask 0 gives every name one hash.
  * Returns 0, or -1 when out of memory (the table is then unchanged). */
-int site_table_set_hash_mask(struct site_table *table, uint64_t mask);
+int diff_site_table_set_hash_mask(struct diff_site_table *table, uint64_t mask);
 
-uint64_t site_table_hash(const char *name, size_t length);
+uint64_t diff_site_table_hash(const char *name, size_t length);
 
 #endif

@@ -6,9 +6,10 @@
 #include <stdint.h>
 
 #include "diff/diff.h"
+#include "format/index_table.h"
 
 /* One stack: the sidecar's hash of its frames and the frames (owned copies). */
-struct stack_entry {
+struct diff_stack_entry {
   uint64_t hash;
   uint32_t frame_count;
   struct diff_frame *frames;  /* frames[0] the leaf */
@@ -17,38 +18,36 @@ struct stack_entry {
 /* Stacks by content: a stack of another segment (another sidecar, other
  * ids) with the same frames gets the same index. Index 0 is "no stack"
  * (an event the sidecar gave none, or a capture without sidecars). */
-struct stack_table {
-  struct stack_entry *entries;  /* [count] */
+struct diff_stack_table {
+  struct diff_stack_entry *entries;  /* [count] */
   size_t count, capacity;
-  uint32_t *slots;              /* entry indices by hash; 0 marks an empty slot */
-  size_t mask;
+  struct index_table index;     /* entries 1.. by hash: entry i is the index's item i - 1 */
 };
 
-int stack_table_init(struct stack_table *table);
-void stack_table_release(struct stack_table *table);
+int diff_stack_table_init(struct diff_stack_table *table);
+void diff_stack_table_release(struct diff_stack_table *table);
 /* Forgets every stack but "no stack", keeping the slots. */
-void stack_table_clear(struct stack_table *table);
+void diff_stack_table_clear(struct diff_stack_table *table);
 /* The index of the stack (hash, frames), added with its frames copied when
  * new. frame_count 0 is index 0. Returns 0, or -1 when out of memory. */
-int stack_table_intern(struct stack_table *table, uint64_t hash, const struct diff_frame *frames,
+int diff_stack_table_intern(struct diff_stack_table *table, uint64_t hash, const struct diff_frame *frames,
                        uint32_t frame_count, uint32_t *index);
 
 /* (site, stack) pairs, numbered densely in the order they are first seen:
  * without stacks, pair i is (site i, 0), so the numbering is the sites'. */
-struct pair_table {
+struct diff_pair_table {
   uint32_t *sites, *stacks;     /* [count] */
   size_t count, capacity;
-  uint32_t *slots;              /* pair index + 1; 0 marks an empty slot */
-  size_t mask;
+  struct index_table index;     /* the pairs by hash */
   uint64_t last_key;            /* the last pair looked up (runs of one place are common) */
   uint32_t last_index;
   int has_last;
 };
 
-int pair_table_init(struct pair_table *table);
-void pair_table_release(struct pair_table *table);
-void pair_table_clear(struct pair_table *table);
+int diff_pair_table_init(struct diff_pair_table *table);
+void diff_pair_table_release(struct diff_pair_table *table);
+void diff_pair_table_clear(struct diff_pair_table *table);
 /* The index of (site, stack), added when new. 0, or -1 when out of memory. */
-int pair_table_intern(struct pair_table *table, uint32_t site, uint32_t stack, uint32_t *index);
+int diff_pair_table_intern(struct diff_pair_table *table, uint32_t site, uint32_t stack, uint32_t *index);
 
 #endif

@@ -10,7 +10,7 @@ static int trend_sign(double d)
   return (d > 0) - (d < 0);
 }
 
-void trend_mann_kendall(const double *x, size_t n, double *s, double *variance)
+void diff_trend_mann_kendall(const double *x, size_t n, double *s, double *variance)
 {
   double sum = 0;
   for (size_t i = 0; i + 1 < n; i++)
@@ -89,7 +89,7 @@ static void trend_p_values_of(size_t n, int ties, double s, double variance, dou
   *p_up = *p_down = 1;
   if (n < 2 || variance <= 0)
     return;
-  if (n <= TREND_EXACT_MAX && !ties) {
+  if (n <= DIFF_TREND_EXACT_MAX && !ties) {
     double up = trend_exact_upper(n, s);
     double down = trend_exact_upper(n, -s);  /* symmetric: P(S <= s) = P(S >= -s) */
     if (up >= 0 && down >= 0) {
@@ -107,10 +107,10 @@ static void trend_p_values_of(size_t n, int ties, double s, double variance, dou
     *p_down = 1;
 }
 
-void trend_p_values(const double *x, size_t n, double s, double variance,
+void diff_trend_p_values(const double *x, size_t n, double s, double variance,
                     double *p_up, double *p_down)
 {
-  trend_p_values_of(n, n <= TREND_EXACT_MAX && trend_has_ties(x, n), s, variance, p_up, p_down);
+  trend_p_values_of(n, n <= DIFF_TREND_EXACT_MAX && trend_has_ties(x, n), s, variance, p_up, p_down);
 }
 
 static int trend_compare_doubles(const void *a, const void *b)
@@ -121,7 +121,7 @@ static int trend_compare_doubles(const void *a, const void *b)
 
 /* In rising order every pair that is not a tie counts +1, so S is the
  * number of pairs minus the tied ones; Var(S) does not depend on the order. */
-int trend_best_p_value(const double *x, size_t n, double *p_best)
+int diff_trend_best_p_value(const double *x, size_t n, double *p_best)
 {
   *p_best = 1;
   if (n < 2)
@@ -180,15 +180,15 @@ static double trend_select(double *values, size_t count, size_t k)
   return values[k];
 }
 
-int trend_theil_sen(const double *x, size_t n, double *slope)
+int diff_trend_theil_sen(const double *x, size_t n, double *slope)
 {
   *slope = 0;
   if (n < 2)
     return 0;
-  /* A long series is thinned to TREND_THEIL_SEN_POINTS evenly spaced
+  /* A long series is thinned to DIFF_TREND_THEIL_SEN_POINTS evenly spaced
    * boundaries (keeping their true distances), so time and memory stay
    * bounded: the pairs grow with the square of the points. */
-  size_t points = n > TREND_THEIL_SEN_POINTS ? TREND_THEIL_SEN_POINTS : n;
+  size_t points = n > DIFF_TREND_THEIL_SEN_POINTS ? DIFF_TREND_THEIL_SEN_POINTS : n;
   size_t count = points * (points - 1) / 2, k = 0;
   double *slopes = malloc(count * sizeof *slopes);
   if (!slopes)
@@ -224,8 +224,8 @@ int trend_theil_sen(const double *x, size_t n, double *slope)
  *   - a site that rose without significance is undecided when even its
  *     values in rising order could not be significant (ties: a site at 0 for
  *     the first boundaries), else steady: the test could have seen a trend. */
-int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
-                  enum diff_verdict *verdict, struct trend *out)
+int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
+                  enum diff_verdict *verdict, struct diff_trend *out)
 {
   memset(out, 0, sizeof *out);
   *verdict = DIFF_VERDICT_INSUFFICIENT;
@@ -243,11 +243,11 @@ int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *o
     if (x[i] > out->peak)
       out->peak = x[i];
   }
-  trend_mann_kendall(x, n, &out->s, &out->variance);
-  trend_p_values(x, n, out->s, out->variance, &out->p_up, &out->p_down);
+  diff_trend_mann_kendall(x, n, &out->s, &out->variance);
+  diff_trend_p_values(x, n, out->s, out->variance, &out->p_up, &out->p_down);
   size_t late_count = (n + 1) / 2 < 3 ? (n < 3 ? n : 3) : (n + 1) / 2;
-  if (trend_theil_sen(x, n, &out->slope) < 0 ||
-      trend_theil_sen(x + (n - late_count), late_count, &out->late_slope) < 0) {
+  if (diff_trend_theil_sen(x, n, &out->slope) < 0 ||
+      diff_trend_theil_sen(x + (n - late_count), late_count, &out->late_slope) < 0) {
     free(x);
     return -1;
   }
@@ -265,8 +265,8 @@ int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *o
       *verdict = DIFF_VERDICT_GROWING;
     else if (out->p_down <= p && -out->slope * span >= out->threshold)
       *verdict = DIFF_VERDICT_SHRINKING;
-    else if (out->rose && out->p_up > p && (status = trend_best_p_value(x, n, &out->p_best)) == 0)
-      *verdict = out->p_best > p || out->p_up <= TREND_SUGGESTIVE * p ? DIFF_VERDICT_UNDECIDED
+    else if (out->rose && out->p_up > p && (status = diff_trend_best_p_value(x, n, &out->p_best)) == 0)
+      *verdict = out->p_best > p || out->p_up <= DIFF_TREND_SUGGESTIVE * p ? DIFF_VERDICT_UNDECIDED
                                                                       : DIFF_VERDICT_STEADY;
     else
       *verdict = DIFF_VERDICT_STEADY;

@@ -11,9 +11,9 @@
  * --p-value but at most this many times it is undecided, not steady: the
  * data lean towards a trend that they cannot show (a registry that grew for
  * the whole of a short run and was released at its last boundary). */
-#define TREND_SUGGESTIVE 5.0
+#define DIFF_TREND_SUGGESTIVE 5.0
 
-struct trend {
+struct diff_trend {
   double s;                   /* Mann-Kendall S */
   double variance;            /* Var(S), tie-corrected */
   double p_up;                /* one-sided p-value of an upward trend */
@@ -30,30 +30,30 @@ struct trend {
 };
 
 /* Mann-Kendall S and its tie-corrected variance. */
-void trend_mann_kendall(const double *x, size_t n, double *s, double *variance);
+void diff_trend_mann_kendall(const double *x, size_t n, double *s, double *variance);
 
 /* One-sided p-values of S: exact (permutation distribution) when there are
- * no ties and n <= TREND_EXACT_MAX, else the normal approximation with a
+ * no ties and n <= DIFF_TREND_EXACT_MAX, else the normal approximation with a
  * continuity correction. */
-#define TREND_EXACT_MAX 50
-void trend_p_values(const double *x, size_t n, double s, double variance,
+#define DIFF_TREND_EXACT_MAX 50
+void diff_trend_p_values(const double *x, size_t n, double s, double variance,
                     double *p_up, double *p_down);
 
 /* Median of the pairwise slopes (x[j] - x[i]) / (j - i); 0 for n < 2. Over
- * TREND_THEIL_SEN_POINTS boundaries, the pairs of that many evenly spaced
+ * DIFF_TREND_THEIL_SEN_POINTS boundaries, the pairs of that many evenly spaced
  * boundaries. Returns -1 when out of memory. */
-#define TREND_THEIL_SEN_POINTS 400
-int trend_theil_sen(const double *x, size_t n, double *slope);
+#define DIFF_TREND_THEIL_SEN_POINTS 400
+int diff_trend_theil_sen(const double *x, size_t n, double *slope);
 
 /* The p_up that the values of x would have in rising order: ties stay
  * ties, so this is the most significant result the test can give them.
  * Returns -1 when out of memory. */
-int trend_best_p_value(const double *x, size_t n, double *p_best);
+int diff_trend_best_p_value(const double *x, size_t n, double *p_best);
 
 /* The verdict for a series of live bytes under options, with the first
  * options->warmup boundaries left out; fills *out (statistics of the judged
  * part). Returns -1 when out of memory. */
-int trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
-                  enum diff_verdict *verdict, struct trend *out);
+int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
+                  enum diff_verdict *verdict, struct diff_trend *out);
 
 #endif

@@ -1,7 +1,11 @@
 # format/build.mk: the memprof codec, its Check suites and its fuzz target.
 format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/writer.c format/symtab.c format/units.c \
-  format/whole_file.c format/message.c
+  format/whole_file.c format/message.c format/capture_layout.c format/key_value.c format/utf8.c \
+  format/json_write.c format/index_table.c
 
+# format/capture_layout.c: the capture directory's file names
+TEST_SUITES += test_format_layout
+test_format_layout_LIBS = format
 # format/uleb128.c
 TEST_SUITES += test_uleb128
 test_uleb128_LIBS = format
@@ -28,16 +32,13 @@ TEST_SUITES += test_format_batch
 test_format_batch_LIBS = format
 
 # The reader's libFuzzer target (tests/fuzz/fuzz_reader.c), built with clang's
-# fuzzer and sanitizers straight from the format sources, with a 1 KiB reader
-# window so that refills and names longer than the window happen on small
-# inputs. `make fuzz` runs it on a copy of the seed corpus.
+# fuzzer and sanitizers from the format sources, with a 1 KiB reader window
+# so that refills and names longer than the window happen on small inputs.
+# `make fuzz` runs it on a copy of the seed corpus.
 FUZZERS += fuzz_reader
-FUZZ_READER_FLAGS = $(FUZZ_FLAGS) -DMEMPROF_READER_WINDOW=1024
-$(BUILD)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(format_SRCS) format/memprof.h format/decode.h
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_READER_FLAGS) -o $@ \
-	  tests/fuzz/fuzz_reader.c $(format_SRCS) $(PKG_LIBS)
-$(eval $(call fuzz_run,fuzz_reader,tests/fuzz/corpus/reader/*))
+fuzz_reader_STAGES = format
+fuzz_reader_FLAGS = -DMEMPROF_READER_WINDOW=1024
+fuzz_reader_SEEDS = tests/fuzz/corpus/reader/*
 # format/capture_index.c (parser) and capture_index_write.c (writer): the capture index, the collector's exact bytes
 format_SRCS += format/capture_index.c format/capture_index_write.c
 TEST_SUITES += test_format_index
@@ -47,12 +48,8 @@ test_format_index_LIBS = format
 # parsed; what parses is written back and read again, and prefixes of it (a
 # process killed mid-write) read too. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_index
-$(BUILD)/fuzz/fuzz_index: tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index_write.c format/capture_index.h format/whole_file.c format/message.c
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
-	  tests/fuzz/fuzz_index.c format/capture_index.c format/capture_index_write.c format/whole_file.c \
-	  format/message.c
-$(eval $(call fuzz_run,fuzz_index,tests/fuzz/corpus/index/*))
+fuzz_index_STAGES = format
+fuzz_index_SEEDS = tests/fuzz/corpus/index/*
 # format/stacks_write.c (encoder) and stacks_read.c (decoder): the stack sidecar (docs/stacks-format.md)
 format_SRCS += format/stacks_write.c format/stacks_read.c
 TEST_SUITES += test_format_stacks
@@ -62,13 +59,9 @@ test_format_stacks_LIBS = format
 # 64-byte read chunk so that refills and records longer than the buffer
 # happen on small inputs. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_stacks
-$(BUILD)/fuzz/fuzz_stacks: tests/fuzz/fuzz_stacks.c format/stacks_read.c format/stacks_write.c format/uleb128.c format/stacks.h \
-  format/message.c
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -DSTACKS_READER_CHUNK=64 -o $@ \
-	  tests/fuzz/fuzz_stacks.c format/stacks_read.c format/stacks_write.c format/uleb128.c format/message.c \
-	  $(PKG_LIBS)
-$(eval $(call fuzz_run,fuzz_stacks,tests/fuzz/corpus/stacks/*))
+fuzz_stacks_STAGES = format
+fuzz_stacks_FLAGS = -DSTACKS_READER_CHUNK=64
+fuzz_stacks_SEEDS = tests/fuzz/corpus/stacks/*
 # format/control_file.c (parsers) and control_file_write.c (writers): the control
 # channel's registration and request files (docs/control-format.md)
 format_SRCS += format/control_file.c format/control_file_write.c
@@ -80,9 +73,5 @@ test_format_control_LIBS = format
 # and reads back the same, and prefixes of it read too. `make fuzz` runs it on
 # a copy of the seeds.
 FUZZERS += fuzz_control
-$(BUILD)/fuzz/fuzz_control: tests/fuzz/fuzz_control.c format/control_file.c format/control_file_write.c format/control_file.h format/whole_file.c format/message.c
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
-	  tests/fuzz/fuzz_control.c format/control_file.c format/control_file_write.c format/whole_file.c \
-	  format/message.c
-$(eval $(call fuzz_run,fuzz_control,tests/fuzz/corpus/control/*))
+fuzz_control_STAGES = format
+fuzz_control_SEEDS = tests/fuzz/corpus/control/*

@@ -1,12 +1,8 @@
 /* format/capture_index.c: the capture index's parser (docs/index-format.md): a whole index into its lines, with errors at their byte offset; the writer is capture_index_write.c. */
 #include "format/capture_index.h"
-#include "format/message.h"
-#include "format/whole_file.h"
+#include "format/key_value.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,143 +11,79 @@
 
 struct parser {
   struct capture_index *index;
-  const char *name;
-  struct capture_index_error *error;
+  struct key_value_reader reader;
   const char *kind;           /* the line kind being read, for messages */
+  char context[24];           /* "KIND line: ", before a field's messages */
   unsigned header_keys;       /* 1 once version was read */
   size_t segment_capacity;
   size_t boundary_capacity;
 };
 
-/* One key=value field of a line, NUL-terminated in the index's copy. */
-struct field {
-  const char *key;
-  size_t key_length;
-  char *value;
-  size_t value_length;
-  size_t offset;              /* of the field's first byte in the index */
+#define KEY(record, member, bit, kind) {#member, bit, KEY_VALUE_##kind, offsetof(struct record, member)}
+#define COUNT_OF(keys) (sizeof keys / sizeof keys[0])
+
+static const struct key_value_key header_keys[] = {
+  KEY(capture_index, version, 1, U64),
 };
 
-static enum capture_index_status parse_fail(struct parser *p, size_t offset, const char *format, ...)
-  __attribute__((format(printf, 3, 4)));
-static enum capture_index_status parse_fail(struct parser *p, size_t offset, const char *format, ...)
-{
-  struct capture_index_error *e = p->error;
-  e->status = CAPTURE_INDEX_MALFORMED;
-  e->offset = offset;
-  va_list args;
-  va_start(args, format);
-  format_message_at(e->message, sizeof e->message, p->name, offset, format, args);
-  va_end(args);
-  return e->status;
-}
+static const struct key_value_key capture_keys[] = {
+  KEY(capture_index_capture, pid, CAPTURE_INDEX_CAPTURE_HAS_PID, LONG),
+  KEY(capture_index_capture, host, CAPTURE_INDEX_CAPTURE_HAS_HOST, TEXT),
+  KEY(capture_index_capture, command, CAPTURE_INDEX_CAPTURE_HAS_COMMAND, TEXT),
+  KEY(capture_index_capture, luajit, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT, TEXT),
+  KEY(capture_index_capture, start, CAPTURE_INDEX_CAPTURE_HAS_START, DECIMAL),
+  KEY(capture_index_capture, sample, CAPTURE_INDEX_CAPTURE_HAS_SAMPLE, U64),
+  KEY(capture_index_capture, period, CAPTURE_INDEX_CAPTURE_HAS_PERIOD, DECIMAL),
+  KEY(capture_index_capture, max_bytes, CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES, U64),
+  KEY(capture_index_capture, gzip, CAPTURE_INDEX_CAPTURE_HAS_GZIP, FLAG),
+  KEY(capture_index_capture, stacks, CAPTURE_INDEX_CAPTURE_HAS_STACKS, U64),
+  KEY(capture_index_capture, exe, CAPTURE_INDEX_CAPTURE_HAS_EXE, TEXT),
+  KEY(capture_index_capture, ppid, CAPTURE_INDEX_CAPTURE_HAS_PPID, LONG),
+  KEY(capture_index_capture, luajit_flavour, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_FLAVOUR, TEXT),
+  KEY(capture_index_capture, luajit_package, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE, TEXT),
+  KEY(capture_index_capture, luajit_package_version, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE_VERSION,
+      TEXT),
+};
 
-static enum capture_index_status parse_no_memory(struct parser *p)
-{
-  p->error->status = CAPTURE_INDEX_NO_MEMORY;
-  snprintf(p->error->message, sizeof p->error->message, "%s: out of memory", p->name);
-  return p->error->status;
-}
+static const struct key_value_key segment_keys[] = {
+  KEY(capture_index_segment, seq, CAPTURE_INDEX_SEGMENT_HAS_SEQ, U64),
+  KEY(capture_index_segment, file, CAPTURE_INDEX_SEGMENT_HAS_FILE, TEXT),
+  KEY(capture_index_segment, start, CAPTURE_INDEX_SEGMENT_HAS_START, DECIMAL),
+  KEY(capture_index_segment, end, CAPTURE_INDEX_SEGMENT_HAS_END, DECIMAL),
+  KEY(capture_index_segment, gc_cycles, CAPTURE_INDEX_SEGMENT_HAS_GC_CYCLES, U64),
+  KEY(capture_index_segment, heap_bytes, CAPTURE_INDEX_SEGMENT_HAS_HEAP_BYTES, U64),
+  KEY(capture_index_segment, events, CAPTURE_INDEX_SEGMENT_HAS_EVENTS, U64),
+  KEY(capture_index_segment, bytes, CAPTURE_INDEX_SEGMENT_HAS_BYTES, U64),
+  KEY(capture_index_segment, sample, CAPTURE_INDEX_SEGMENT_HAS_SAMPLE, U64),
+  KEY(capture_index_segment, complete, CAPTURE_INDEX_SEGMENT_HAS_COMPLETE, FLAG),
+  KEY(capture_index_segment, young_from, CAPTURE_INDEX_SEGMENT_HAS_YOUNG_FROM, U64),
+  KEY(capture_index_segment, trace_events, CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS, U64),
+  KEY(capture_index_segment, trace_lines, CAPTURE_INDEX_SEGMENT_HAS_TRACE_LINES, U64),
+};
 
-static int field_is(const struct field *f, const char *key)
-{
-  return f->key_length == strlen(key) && !memcmp(f->key, key, f->key_length);
-}
+static const struct key_value_key boundary_keys[] = {
+  KEY(capture_index_boundary, seq, CAPTURE_INDEX_BOUNDARY_HAS_SEQ, U64),
+  KEY(capture_index_boundary, segment, CAPTURE_INDEX_BOUNDARY_HAS_SEGMENT, U64),
+  KEY(capture_index_boundary, events, CAPTURE_INDEX_BOUNDARY_HAS_EVENTS, U64),
+  KEY(capture_index_boundary, time, CAPTURE_INDEX_BOUNDARY_HAS_TIME, DECIMAL),
+  KEY(capture_index_boundary, gc_cycles, CAPTURE_INDEX_BOUNDARY_HAS_GC_CYCLES, U64),
+  KEY(capture_index_boundary, heap_bytes, CAPTURE_INDEX_BOUNDARY_HAS_HEAP_BYTES, U64),
+  KEY(capture_index_boundary, allocated, CAPTURE_INDEX_BOUNDARY_HAS_ALLOCATED, U64),
+  KEY(capture_index_boundary, young_from, CAPTURE_INDEX_BOUNDARY_HAS_YOUNG_FROM, U64),
+  KEY(capture_index_boundary, cause, CAPTURE_INDEX_BOUNDARY_HAS_CAUSE, TEXT),
+};
 
-/* Marks key bit as read; a key read twice is an error. */
-static enum capture_index_status take_key(struct parser *p, const struct field *f, unsigned *keys,
-                                          unsigned bit)
-{
-  if (*keys & bit)
-    return parse_fail(p, f->offset, "%s line: %s given twice", p->kind, f->key);
-  *keys |= bit;
-  if (memchr(f->value, '\0', f->value_length))
-    return parse_fail(p, f->offset, "%s line: %s has a NUL byte", p->kind, f->key);
-  return CAPTURE_INDEX_OK;
-}
+static const struct key_value_key stop_keys[] = {
+  KEY(capture_index_stop, time, CAPTURE_INDEX_STOP_HAS_TIME, DECIMAL),
+  KEY(capture_index_stop, reason, CAPTURE_INDEX_STOP_HAS_REASON, TEXT),
+};
 
-static enum capture_index_status take_u64(struct parser *p, const struct field *f, uint64_t *out,
-                                          unsigned *keys, unsigned bit)
-{
-  enum capture_index_status status = take_key(p, f, keys, bit);
-  if (status != CAPTURE_INDEX_OK)
-    return status;
-  uint64_t value = 0;
-  for (size_t i = 0; i < f->value_length; i++) {
-    unsigned digit = (unsigned)(f->value[i] - '0');
-    if (digit > 9 || value > (UINT64_MAX - digit) / 10)
-      return parse_fail(p, f->offset, "%s line: %s is not a whole number", p->kind, f->key);
-    value = value * 10 + digit;
-  }
-  if (f->value_length == 0)
-    return parse_fail(p, f->offset, "%s line: %s is not a whole number", p->kind, f->key);
-  *out = value;
-  return CAPTURE_INDEX_OK;
-}
+#undef KEY
 
-static enum capture_index_status take_long(struct parser *p, const struct field *f, long *out,
-                                           unsigned *keys, unsigned bit)
+/* Undoes a text value's escapes in place (\\, \t, \n; anything else after a
+ * backslash is an error at its byte). */
+static int unescape(struct parser *p, struct key_value_field *f)
 {
-  enum capture_index_status status = take_key(p, f, keys, bit);
-  if (status != CAPTURE_INDEX_OK)
-    return status;
-  int negative = f->value[0] == '-';
-  unsigned long limit = negative ? (unsigned long)LONG_MAX + 1 : (unsigned long)LONG_MAX;
-  unsigned long magnitude = 0;
-  size_t count = f->value_length - (size_t)negative;
-  for (size_t i = 0; i < count; i++) {
-    unsigned digit = (unsigned)(f->value[negative + i] - '0');
-    if (digit > 9 || magnitude > (limit - digit) / 10)
-      return parse_fail(p, f->offset, "%s line: %s is not a whole number", p->kind, f->key);
-    magnitude = magnitude * 10 + digit;
-  }
-  if (count == 0)
-    return parse_fail(p, f->offset, "%s line: %s is not a whole number", p->kind, f->key);
-  *out = negative ? -(long)(magnitude - 1) - 1 : (long)magnitude;
-  return CAPTURE_INDEX_OK;
-}
-
-/* A time or a number of seconds: what strtod reads (in the C locale) from the
- * whole value, but no leading space; a decimal comma is read as a point, since
- * the collector formats with the process's LC_NUMERIC. */
-static enum capture_index_status take_double(struct parser *p, const struct field *f, double *out,
-                                             unsigned *keys, unsigned bit)
-{
-  enum capture_index_status status = take_key(p, f, keys, bit);
-  if (status != CAPTURE_INDEX_OK)
-    return status;
-  for (size_t i = 0; i < f->value_length; i++)
-    if (f->value[i] == ',')
-      f->value[i] = '.';
-  char *end = f->value;
-  double value = 0;
-  if (f->value_length && !isspace((unsigned char)f->value[0]))
-    value = strtod(f->value, &end);
-  if (!f->value_length || end != f->value + f->value_length)
-    return parse_fail(p, f->offset, "%s line: %s is not a number", p->kind, f->key);
-  *out = value;
-  return CAPTURE_INDEX_OK;
-}
-
-static enum capture_index_status take_flag(struct parser *p, const struct field *f, int *out,
-                                           unsigned *keys, unsigned bit)
-{
-  enum capture_index_status status = take_key(p, f, keys, bit);
-  if (status != CAPTURE_INDEX_OK)
-    return status;
-  if (f->value_length != 1 || (f->value[0] != '0' && f->value[0] != '1'))
-    return parse_fail(p, f->offset, "%s line: %s is not 0 or 1", p->kind, f->key);
-  *out = f->value[0] - '0';
-  return CAPTURE_INDEX_OK;
-}
-
-/* A text value: its escapes undone in place. */
-static enum capture_index_status take_text(struct parser *p, const struct field *f, const char **out,
-                                           unsigned *keys, unsigned bit)
-{
-  enum capture_index_status status = take_key(p, f, keys, bit);
-  if (status != CAPTURE_INDEX_OK)
-    return status;
   char *to = f->value;
   for (size_t i = 0; i < f->value_length; i++) {
     char c = f->value[i];
@@ -159,128 +91,24 @@ static enum capture_index_status take_text(struct parser *p, const struct field 
       char next = i + 1 < f->value_length ? f->value[i + 1] : '\0';
       c = next == '\\' ? '\\' : next == 't' ? '\t' : next == 'n' ? '\n' : '\0';
       if (!c)
-        return parse_fail(p, f->offset + f->key_length + 1 + i,
-                          "%s line: %s has an unknown escape", p->kind, f->key);
+        return key_value_fail(&p->reader, f->offset + f->key_length + 1 + i,
+                              "%s%s has an unknown escape", p->context, f->key);
       i++;
     }
     *to++ = c;
   }
   *to = '\0';
-  *out = f->value;
-  return CAPTURE_INDEX_OK;
+  return 0;
 }
 
-static enum capture_index_status header_field(struct parser *p, const struct field *f)
+/* Reads one field of a line into record, with the line kind's keys. */
+static int take_field(struct parser *p, const struct key_value_key *keys, size_t count, void *record,
+                      unsigned *seen, struct key_value_field *f)
 {
-  if (field_is(f, "version"))
-    return take_u64(p, f, &p->index->version, &p->header_keys, 1);
-  return CAPTURE_INDEX_OK;
-}
-
-static enum capture_index_status capture_field(struct parser *p, const struct field *f)
-{
-  struct capture_index_capture *c = &p->index->capture;
-  unsigned *k = &c->keys;
-  if (field_is(f, "pid"))
-    return take_long(p, f, &c->pid, k, CAPTURE_INDEX_CAPTURE_HAS_PID);
-  if (field_is(f, "host"))
-    return take_text(p, f, &c->host, k, CAPTURE_INDEX_CAPTURE_HAS_HOST);
-  if (field_is(f, "command"))
-    return take_text(p, f, &c->command, k, CAPTURE_INDEX_CAPTURE_HAS_COMMAND);
-  if (field_is(f, "luajit"))
-    return take_text(p, f, &c->luajit, k, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT);
-  if (field_is(f, "start"))
-    return take_double(p, f, &c->start, k, CAPTURE_INDEX_CAPTURE_HAS_START);
-  if (field_is(f, "sample"))
-    return take_u64(p, f, &c->sample, k, CAPTURE_INDEX_CAPTURE_HAS_SAMPLE);
-  if (field_is(f, "period"))
-    return take_double(p, f, &c->period, k, CAPTURE_INDEX_CAPTURE_HAS_PERIOD);
-  if (field_is(f, "max_bytes"))
-    return take_u64(p, f, &c->max_bytes, k, CAPTURE_INDEX_CAPTURE_HAS_MAX_BYTES);
-  if (field_is(f, "gzip"))
-    return take_flag(p, f, &c->gzip, k, CAPTURE_INDEX_CAPTURE_HAS_GZIP);
-  if (field_is(f, "stacks"))
-    return take_u64(p, f, &c->stacks, k, CAPTURE_INDEX_CAPTURE_HAS_STACKS);
-  if (field_is(f, "exe"))
-    return take_text(p, f, &c->exe, k, CAPTURE_INDEX_CAPTURE_HAS_EXE);
-  if (field_is(f, "ppid"))
-    return take_long(p, f, &c->ppid, k, CAPTURE_INDEX_CAPTURE_HAS_PPID);
-  if (field_is(f, "luajit_flavour"))
-    return take_text(p, f, &c->luajit_flavour, k, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_FLAVOUR);
-  if (field_is(f, "luajit_package"))
-    return take_text(p, f, &c->luajit_package, k, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE);
-  if (field_is(f, "luajit_package_version"))
-    return take_text(p, f, &c->luajit_package_version, k,
-                     CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE_VERSION);
-  return CAPTURE_INDEX_OK;
-}
-
-static enum capture_index_status segment_field(struct parser *p, const struct field *f,
-                                               struct capture_index_segment *s)
-{
-  unsigned *k = &s->keys;
-  if (field_is(f, "seq"))
-    return take_u64(p, f, &s->seq, k, CAPTURE_INDEX_SEGMENT_HAS_SEQ);
-  if (field_is(f, "file"))
-    return take_text(p, f, &s->file, k, CAPTURE_INDEX_SEGMENT_HAS_FILE);
-  if (field_is(f, "start"))
-    return take_double(p, f, &s->start, k, CAPTURE_INDEX_SEGMENT_HAS_START);
-  if (field_is(f, "end"))
-    return take_double(p, f, &s->end, k, CAPTURE_INDEX_SEGMENT_HAS_END);
-  if (field_is(f, "gc_cycles"))
-    return take_u64(p, f, &s->gc_cycles, k, CAPTURE_INDEX_SEGMENT_HAS_GC_CYCLES);
-  if (field_is(f, "heap_bytes"))
-    return take_u64(p, f, &s->heap_bytes, k, CAPTURE_INDEX_SEGMENT_HAS_HEAP_BYTES);
-  if (field_is(f, "events"))
-    return take_u64(p, f, &s->events, k, CAPTURE_INDEX_SEGMENT_HAS_EVENTS);
-  if (field_is(f, "bytes"))
-    return take_u64(p, f, &s->bytes, k, CAPTURE_INDEX_SEGMENT_HAS_BYTES);
-  if (field_is(f, "sample"))
-    return take_u64(p, f, &s->sample, k, CAPTURE_INDEX_SEGMENT_HAS_SAMPLE);
-  if (field_is(f, "complete"))
-    return take_flag(p, f, &s->complete, k, CAPTURE_INDEX_SEGMENT_HAS_COMPLETE);
-  if (field_is(f, "young_from"))
-    return take_u64(p, f, &s->young_from, k, CAPTURE_INDEX_SEGMENT_HAS_YOUNG_FROM);
-  if (field_is(f, "trace_events"))
-    return take_u64(p, f, &s->trace_events, k, CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS);
-  if (field_is(f, "trace_lines"))
-    return take_u64(p, f, &s->trace_lines, k, CAPTURE_INDEX_SEGMENT_HAS_TRACE_LINES);
-  return CAPTURE_INDEX_OK;
-}
-
-static enum capture_index_status boundary_field(struct parser *p, const struct field *f,
-                                                struct capture_index_boundary *b)
-{
-  unsigned *k = &b->keys;
-  if (field_is(f, "seq"))
-    return take_u64(p, f, &b->seq, k, CAPTURE_INDEX_BOUNDARY_HAS_SEQ);
-  if (field_is(f, "segment"))
-    return take_u64(p, f, &b->segment, k, CAPTURE_INDEX_BOUNDARY_HAS_SEGMENT);
-  if (field_is(f, "events"))
-    return take_u64(p, f, &b->events, k, CAPTURE_INDEX_BOUNDARY_HAS_EVENTS);
-  if (field_is(f, "time"))
-    return take_double(p, f, &b->time, k, CAPTURE_INDEX_BOUNDARY_HAS_TIME);
-  if (field_is(f, "gc_cycles"))
-    return take_u64(p, f, &b->gc_cycles, k, CAPTURE_INDEX_BOUNDARY_HAS_GC_CYCLES);
-  if (field_is(f, "heap_bytes"))
-    return take_u64(p, f, &b->heap_bytes, k, CAPTURE_INDEX_BOUNDARY_HAS_HEAP_BYTES);
-  if (field_is(f, "allocated"))
-    return take_u64(p, f, &b->allocated, k, CAPTURE_INDEX_BOUNDARY_HAS_ALLOCATED);
-  if (field_is(f, "young_from"))
-    return take_u64(p, f, &b->young_from, k, CAPTURE_INDEX_BOUNDARY_HAS_YOUNG_FROM);
-  if (field_is(f, "cause"))
-    return take_text(p, f, &b->cause, k, CAPTURE_INDEX_BOUNDARY_HAS_CAUSE);
-  return CAPTURE_INDEX_OK;
-}
-
-static enum capture_index_status stop_field(struct parser *p, const struct field *f)
-{
-  struct capture_index_stop *s = &p->index->stop;
-  if (field_is(f, "time"))
-    return take_double(p, f, &s->time, &s->keys, CAPTURE_INDEX_STOP_HAS_TIME);
-  if (field_is(f, "reason"))
-    return take_text(p, f, &s->reason, &s->keys, CAPTURE_INDEX_STOP_HAS_REASON);
-  return CAPTURE_INDEX_OK;
+  const struct key_value_key *taken;
+  if (key_value_take(&p->reader, p->context, keys, count, record, seen, f, &taken) != 0)
+    return -1;
+  return taken && taken->kind == KEY_VALUE_TEXT ? unescape(p, f) : 0;
 }
 
 enum line_kind { LINE_UNKNOWN, LINE_HEADER, LINE_CAPTURE, LINE_SEGMENT, LINE_BOUNDARY, LINE_STOP };
@@ -300,73 +128,108 @@ static enum line_kind line_kind_of(const char *kind, size_t length)
   return LINE_UNKNOWN;
 }
 
+/* Grows an array of records of size bytes by doubling. 0, or -1 with the error recorded. */
+static int reserve(struct parser *p, void **array, size_t *capacity, size_t count, size_t size)
+{
+  if (count < *capacity)
+    return 0;
+  size_t grown_capacity = *capacity ? *capacity * 2 : 16;
+  void *grown = realloc(*array, grown_capacity * size);
+  if (!grown)
+    return key_value_no_memory(&p->reader);
+  *array = grown;
+  *capacity = grown_capacity;
+  return 0;
+}
+
 /* Lists a boundary line read whole; a cut one is dropped. */
-static enum capture_index_status boundary_add(struct parser *p, const struct capture_index_boundary *boundary,
-                                              size_t offset, int cut)
+static int boundary_add(struct parser *p, const struct capture_index_boundary *boundary, size_t offset,
+                        int cut)
 {
   struct capture_index *index = p->index;
   if (cut)
-    return CAPTURE_INDEX_OK;
+    return 0;
   if (!(boundary->keys & CAPTURE_INDEX_BOUNDARY_HAS_SEGMENT))
-    return parse_fail(p, offset, "boundary line: no segment");
+    return key_value_fail(&p->reader, offset, "boundary line: no segment");
   if (!(boundary->keys & CAPTURE_INDEX_BOUNDARY_HAS_EVENTS))
-    return parse_fail(p, offset, "boundary line: no events");
+    return key_value_fail(&p->reader, offset, "boundary line: no events");
   if (boundary->young_from != CAPTURE_INDEX_YOUNG_FROM_NONE && boundary->young_from > boundary->events)
-    return parse_fail(p, offset, "boundary line: young_from is greater than events");
-  if (index->boundary_count == p->boundary_capacity) {
-    size_t capacity = p->boundary_capacity ? p->boundary_capacity * 2 : 16;
-    struct capture_index_boundary *grown = realloc(index->boundaries, capacity * sizeof *grown);
-    if (!grown)
-      return parse_no_memory(p);
-    index->boundaries = grown;
-    p->boundary_capacity = capacity;
-  }
+    return key_value_fail(&p->reader, offset, "boundary line: young_from is greater than events");
+  if (reserve(p, (void **)&index->boundaries, &p->boundary_capacity, index->boundary_count,
+              sizeof *index->boundaries) != 0)
+    return -1;
   index->boundaries[index->boundary_count++] = *boundary;
-  return CAPTURE_INDEX_OK;
+  return 0;
+}
+
+/* Lists a segment line; one cut before its file is dropped. */
+static int segment_add(struct parser *p, const struct capture_index_segment *segment, size_t offset,
+                       int cut)
+{
+  struct capture_index *index = p->index;
+  if (!(segment->keys & CAPTURE_INDEX_SEGMENT_HAS_FILE))
+    return cut ? 0 : key_value_fail(&p->reader, offset, "segment line: no file");
+  if (!*segment->file)
+    return key_value_fail(&p->reader, offset, "segment line: the file is empty");
+  if (reserve(p, (void **)&index->segments, &p->segment_capacity, index->segment_count,
+              sizeof *index->segments) != 0)
+    return -1;
+  index->segments[index->segment_count++] = *segment;
+  return 0;
 }
 
 /* Reads one line of length bytes at offset (its newline, or what follows a
- * cut line's last tab, not included). */
-static enum capture_index_status parse_line(struct parser *p, char *text, size_t offset, size_t length,
-                                            int cut)
+ * cut line's last tab, not included; a NUL after them). */
+static int parse_line(struct parser *p, char *line, size_t offset, size_t length, int cut)
 {
   struct capture_index *index = p->index;
-  char *line = text + offset, *end = line + length;
+  char *end = line + length;
   char *tab = memchr(line, '\t', length);
   size_t kind_length = tab ? (size_t)(tab - line) : length;
   enum line_kind kind = line_kind_of(line, kind_length);
   if (offset == 0 && kind != LINE_HEADER)
-    return parse_fail(p, 0, "the first line is not the ljleak-index header");
+    return key_value_fail(&p->reader, 0, "the first line is not the ljleak-index header");
   static const char *const kind_names[] = {"", "ljleak-index", "capture", "segment", "boundary", "stop"};
   p->kind = kind_names[kind];
+  snprintf(p->context, sizeof p->context, "%s line: ", p->kind);
   struct capture_index_segment segment;
   memset(&segment, 0, sizeof segment);
   struct capture_index_boundary boundary;
   memset(&boundary, 0, sizeof boundary);
+  const struct key_value_key *keys = NULL;
+  size_t count = 0;
+  void *record = NULL;
+  unsigned *seen = NULL;
   switch (kind) {
   case LINE_UNKNOWN:
-    return CAPTURE_INDEX_OK;
+    return 0;
   case LINE_HEADER:
     if (index->has_header)
-      return parse_fail(p, offset, "a second ljleak-index line");
+      return key_value_fail(&p->reader, offset, "a second ljleak-index line");
     index->has_header = 1;
+    keys = header_keys, count = COUNT_OF(header_keys), record = index, seen = &p->header_keys;
     break;
   case LINE_CAPTURE:
     if (index->has_capture)
-      return parse_fail(p, offset, "a second capture line");
+      return key_value_fail(&p->reader, offset, "a second capture line");
     index->has_capture = 1;
+    keys = capture_keys, count = COUNT_OF(capture_keys);
+    record = &index->capture, seen = &index->capture.keys;
     break;
   case LINE_SEGMENT:
     segment.young_from = CAPTURE_INDEX_YOUNG_FROM_NONE;
+    keys = segment_keys, count = COUNT_OF(segment_keys), record = &segment, seen = &segment.keys;
     break;
   case LINE_BOUNDARY:
     boundary.young_from = CAPTURE_INDEX_YOUNG_FROM_NONE;
     boundary.offset = offset;
+    keys = boundary_keys, count = COUNT_OF(boundary_keys), record = &boundary, seen = &boundary.keys;
     break;
   case LINE_STOP:
     if (index->has_stop)
-      return parse_fail(p, offset, "a second stop line");
+      return key_value_fail(&p->reader, offset, "a second stop line");
     index->has_stop = 1;
+    keys = stop_keys, count = COUNT_OF(stop_keys), record = &index->stop, seen = &index->stop.keys;
     break;
   }
 
@@ -374,124 +237,92 @@ static enum capture_index_status parse_line(struct parser *p, char *text, size_t
     char *field_end = memchr(at, '\t', (size_t)(end - at));
     if (!field_end)
       field_end = end;
-    struct field f = {at, 0, NULL, 0, (size_t)(at - text)};
     char *next = field_end < end ? field_end + 1 : end;
     *field_end = '\0';
+    size_t field_offset = offset + (size_t)(at - line);
+    struct key_value_field f;
     if (field_end == at) {  /* an empty field */
       at = next;
       continue;
     }
-    char *equals = memchr(at, '=', (size_t)(field_end - at));
-    if (!equals)
-      return parse_fail(p, f.offset, "%s line: a field without '='", p->kind);
-    *equals = '\0';
-    f.key_length = (size_t)(equals - at);
-    f.value = equals + 1;
-    f.value_length = (size_t)(field_end - f.value);
-    enum capture_index_status status = CAPTURE_INDEX_OK;
-    switch (kind) {
-    case LINE_HEADER:
-      status = header_field(p, &f);
-      break;
-    case LINE_CAPTURE:
-      status = capture_field(p, &f);
-      break;
-    case LINE_SEGMENT:
-      status = segment_field(p, &f, &segment);
-      break;
-    case LINE_BOUNDARY:
-      status = boundary_field(p, &f, &boundary);
-      break;
-    case LINE_STOP:
-      status = stop_field(p, &f);
-      break;
-    case LINE_UNKNOWN:
-      break;
-    }
-    if (status != CAPTURE_INDEX_OK)
-      return status;
+    if (key_value_split(at, (size_t)(field_end - at), field_offset, &f) != 0)
+      return key_value_fail(&p->reader, field_offset, "%sa field without '='", p->context);
+    if (take_field(p, keys, count, record, seen, &f) != 0)
+      return -1;
     at = next;
   }
 
   if (kind == LINE_BOUNDARY)
     return boundary_add(p, &boundary, offset, cut);
-  if (kind != LINE_SEGMENT)
-    return CAPTURE_INDEX_OK;
-  if (!(segment.keys & CAPTURE_INDEX_SEGMENT_HAS_FILE))
-    return cut ? CAPTURE_INDEX_OK : parse_fail(p, offset, "segment line: no file");
-  if (!*segment.file)
-    return parse_fail(p, offset, "segment line: the file is empty");
-  if (index->segment_count == p->segment_capacity) {
-    size_t capacity = p->segment_capacity ? p->segment_capacity * 2 : 16;
-    struct capture_index_segment *grown = realloc(index->segments, capacity * sizeof *grown);
-    if (!grown)
-      return parse_no_memory(p);
-    index->segments = grown;
-    p->segment_capacity = capacity;
+  if (kind == LINE_SEGMENT)
+    return segment_add(p, &segment, offset, cut);
+  return 0;
+}
+
+/* Reads the lines of the reader's text into index, which takes the text. */
+static enum capture_index_status parse_text(struct parser *p, struct capture_index_error *error)
+{
+  struct capture_index *index = p->index;
+  index->text = p->reader.text;
+  int rc = 0;
+  struct key_value_line line;
+  while (rc == 0 && key_value_next_line(&p->reader, &line)) {
+    if (!line.cut) {
+      rc = parse_line(p, line.start, line.offset, line.length, 0);
+      continue;
+    }
+    /* The last line, cut while it was written: only what precedes its last
+     * tab is known to be whole. Without a tab even its kind may be cut. */
+    index->last_line_cut = 1;
+    index->last_line_offset = line.offset;
+    char *last_tab = memrchr(line.start, '\t', line.length);
+    if (last_tab) {
+      *last_tab = '\0';
+      rc = parse_line(p, line.start, line.offset, (size_t)(last_tab - line.start), 1);
+    }
   }
-  index->segments[index->segment_count++] = segment;
+  if (rc != 0) {
+    error->status = p->reader.no_memory ? CAPTURE_INDEX_NO_MEMORY : CAPTURE_INDEX_MALFORMED;
+    error->offset = p->reader.no_memory ? 0 : p->reader.error_offset;
+    capture_index_free(index);
+    return error->status;
+  }
   return CAPTURE_INDEX_OK;
+}
+
+static void parser_start(struct parser *p, struct capture_index *index,
+                         struct capture_index_error *error)
+{
+  memset(index, 0, sizeof *index);
+  memset(error, 0, sizeof *error);
+  memset(p, 0, sizeof *p);
+  p->index = index;
+  p->kind = "";
 }
 
 enum capture_index_status capture_index_parse(struct capture_index *index, const char *data,
                                               size_t size, const char *name,
                                               struct capture_index_error *error)
 {
-  memset(index, 0, sizeof *index);
-  memset(error, 0, sizeof *error);
-  struct parser p = {index, name ? name : "index", error, "", 0, 0, 0};
-  index->text = size < SIZE_MAX ? malloc(size + 1) : NULL;
-  if (!index->text)
-    return parse_no_memory(&p);
-  if (size)
-    memcpy(index->text, data, size);
-  index->text[size] = '\0';
-
-  enum capture_index_status status = CAPTURE_INDEX_OK;
-  for (size_t offset = 0; offset < size && status == CAPTURE_INDEX_OK;) {
-    char *line = index->text + offset;
-    char *newline = memchr(line, '\n', size - offset);
-    if (newline) {
-      size_t length = (size_t)(newline - line);
-      *newline = '\0';
-      status = parse_line(&p, index->text, offset, length, 0);
-      offset += length + 1;
-      continue;
-    }
-    /* The last line, cut while it was written: only what precedes its last
-     * tab is known to be whole. Without a tab even its kind may be cut. */
-    index->last_line_cut = 1;
-    index->last_line_offset = offset;
-    char *last_tab = memrchr(line, '\t', size - offset);
-    if (last_tab) {
-      *last_tab = '\0';
-      status = parse_line(&p, index->text, offset, (size_t)(last_tab - line), 1);
-    }
-    break;
-  }
-  if (status != CAPTURE_INDEX_OK) {
-    capture_index_free(index);
-    return status;
-  }
-  return CAPTURE_INDEX_OK;
+  struct parser p;
+  parser_start(&p, index, error);
+  if (key_value_reader_copy(&p.reader, data, size, name ? name : "index", error->message,
+                            sizeof error->message) != 0)
+    return error->status = CAPTURE_INDEX_NO_MEMORY;
+  return parse_text(&p, error);
 }
 
 enum capture_index_status capture_index_read_file(struct capture_index *index, const char *path,
                                                   struct capture_index_error *error)
 {
-  memset(index, 0, sizeof *index);
-  memset(error, 0, sizeof *error);
-  char *data;
-  size_t size;
-  enum whole_file_status read = whole_file_read(path, &data, &size, &error->system_error,
-                                                error->message, sizeof error->message);
-  if (read != WHOLE_FILE_OK) {
-    error->status = read == WHOLE_FILE_NO_MEMORY ? CAPTURE_INDEX_NO_MEMORY : CAPTURE_INDEX_UNREADABLE;
-    return error->status;
-  }
-  enum capture_index_status status = capture_index_parse(index, data, size, path, error);
-  free(data);
-  return status;
+  struct parser p;
+  parser_start(&p, index, error);
+  enum whole_file_status read = key_value_reader_read_file(&p.reader, path, &error->system_error,
+                                                           error->message, sizeof error->message);
+  if (read != WHOLE_FILE_OK)
+    return error->status = read == WHOLE_FILE_NO_MEMORY ? CAPTURE_INDEX_NO_MEMORY
+                                                        : CAPTURE_INDEX_UNREADABLE;
+  return parse_text(&p, error);
 }
 
 void capture_index_free(struct capture_index *index)

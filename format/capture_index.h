@@ -158,8 +158,9 @@ enum capture_index_stop_key {
   CAPTURE_INDEX_STOP_HAS_REASON = 1u << 1
 };
 
-/* Why a capture stopped; the numbers match the collector's own list. */
+/* Why a capture stopped: the collector's reasons, and their names in the index. */
 enum capture_index_stop_reason {
+  CAPTURE_INDEX_REASON_NONE = 0,            /* not stopped (no name) */
   CAPTURE_INDEX_REASON_STOP = 1,            /* "stop": asked to */
   CAPTURE_INDEX_REASON_DURATION = 2,        /* "duration" */
   CAPTURE_INDEX_REASON_SIGNAL = 3,          /* "signal" */
@@ -169,7 +170,7 @@ enum capture_index_stop_reason {
 };
 
 /* The reason's name in the index, or NULL for a number that is no reason. */
-const char *capture_index_stop_reason_name(int reason);
+const char *capture_index_stop_reason_name(enum capture_index_stop_reason reason);
 
 /* The `stop` line: the capture's last. */
 struct capture_index_stop {

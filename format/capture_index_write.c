@@ -9,9 +9,10 @@ static const char *const capture_index_reason_names[] = {
   NULL, "stop", "duration", "signal", "max-total-bytes", "write-error", "exit"
 };
 
-const char *capture_index_stop_reason_name(int reason)
+const char *capture_index_stop_reason_name(enum capture_index_stop_reason reason)
 {
-  if (reason < 1 || reason >= (int)(sizeof capture_index_reason_names / sizeof capture_index_reason_names[0]))
+  if ((int)reason < 1 ||
+      (int)reason >= (int)(sizeof capture_index_reason_names / sizeof capture_index_reason_names[0]))
     return NULL;
   return capture_index_reason_names[reason];
 }

@@ -1,12 +1,9 @@
 /* format/control_file.c: the control files' parsers (docs/control-format.md): a registration with errors at their byte offset, and a request in place without the heap (the allocator hook takes requests); the writers are control_file_write.c. */
 #include "format/control_file.h"
-#include "format/message.h"
-#include "format/whole_file.h"
+#include "format/key_value.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,131 +38,76 @@ int control_file_process_started(long pid, unsigned long long *started)
   return end == p ? -1 : 0;
 }
 
-struct parser {
-  struct control_file_registration *r;
-  const char *name;
-  struct control_file_error *error;
+#define KEY(member, bit, kind) {#member, bit, KEY_VALUE_##kind, offsetof(struct control_file_registration, member)}
+static const struct key_value_key registration_keys[] = {
+  KEY(pid, CONTROL_FILE_HAS_PID, LONG),
+  KEY(ppid, CONTROL_FILE_HAS_PPID, LONG),
+  KEY(uid, CONTROL_FILE_HAS_UID, U64),
+  KEY(started, CONTROL_FILE_HAS_STARTED, U64),
+  KEY(exe, CONTROL_FILE_HAS_EXE, TEXT),
+  KEY(luajit, CONTROL_FILE_HAS_LUAJIT, TEXT),
+  KEY(poll, CONTROL_FILE_HAS_POLL, TEXT),
+  KEY(request_file, CONTROL_FILE_HAS_REQUEST_FILE, TEXT),
+  KEY(root, CONTROL_FILE_HAS_ROOT, TEXT),
+  KEY(state, CONTROL_FILE_HAS_STATE, TEXT),
+  KEY(dir, CONTROL_FILE_HAS_DIR, TEXT),
+  KEY(request, CONTROL_FILE_HAS_REQUEST, TEXT),
+  KEY(result, CONTROL_FILE_HAS_RESULT, TEXT),
+  KEY(error, CONTROL_FILE_HAS_ERROR, TEXT),
 };
+#undef KEY
 
-static enum control_file_status parse_fail(struct parser *p, size_t offset, const char *format, ...)
-  __attribute__((format(printf, 3, 4)));
-static enum control_file_status parse_fail(struct parser *p, size_t offset, const char *format, ...)
+/* One complete line (NUL-terminated in the copy). */
+static int parse_line(struct key_value_reader *reader, struct control_file_registration *r,
+                      const struct key_value_line *line)
 {
-  struct control_file_error *e = p->error;
-  e->status = CONTROL_FILE_MALFORMED;
-  e->offset = offset;
-  va_list args;
-  va_start(args, format);
-  format_message_at(e->message, sizeof e->message, p->name, offset, format, args);
-  va_end(args);
-  return e->status;
-}
-
-static enum control_file_status parse_no_memory(struct parser *p)
-{
-  p->error->status = CONTROL_FILE_NO_MEMORY;
-  snprintf(p->error->message, sizeof p->error->message, "%s: out of memory", p->name);
-  return p->error->status;
-}
-
-/* Decimal digits only, at least one, no overflow. */
-static int parse_u64(const char *text, uint64_t limit, uint64_t *out)
-{
-  uint64_t value = 0;
-  if (!*text)
-    return -1;
-  for (; *text; text++) {
-    unsigned digit = (unsigned)(*text - '0');
-    if (digit > 9 || value > (limit - digit) / 10)
-      return -1;
-    value = value * 10 + digit;
-  }
-  *out = value;
-  return 0;
-}
-
-static int parse_long(const char *text, long *out)
-{
-  int negative = *text == '-';
-  uint64_t magnitude;
-  uint64_t limit = negative ? (uint64_t)LONG_MAX + 1 : (uint64_t)LONG_MAX;
-  if (parse_u64(text + negative, limit, &magnitude) != 0)
-    return -1;
-  *out = negative ? -(long)(magnitude - 1) - 1 : (long)magnitude;
-  return 0;
-}
-
-enum field_kind { FIELD_LONG, FIELD_U64, FIELD_TEXT };
-
-static const struct {
-  const char *key;
-  unsigned bit;
-  enum field_kind kind;
-  size_t offset;
-} registration_fields[] = {
-#define FIELD(key, bit, kind) {#key, bit, kind, offsetof(struct control_file_registration, key)}
-  FIELD(pid, CONTROL_FILE_HAS_PID, FIELD_LONG),
-  FIELD(ppid, CONTROL_FILE_HAS_PPID, FIELD_LONG),
-  FIELD(uid, CONTROL_FILE_HAS_UID, FIELD_U64),
-  FIELD(started, CONTROL_FILE_HAS_STARTED, FIELD_U64),
-  FIELD(exe, CONTROL_FILE_HAS_EXE, FIELD_TEXT),
-  FIELD(luajit, CONTROL_FILE_HAS_LUAJIT, FIELD_TEXT),
-  FIELD(poll, CONTROL_FILE_HAS_POLL, FIELD_TEXT),
-  FIELD(request_file, CONTROL_FILE_HAS_REQUEST_FILE, FIELD_TEXT),
-  FIELD(root, CONTROL_FILE_HAS_ROOT, FIELD_TEXT),
-  FIELD(state, CONTROL_FILE_HAS_STATE, FIELD_TEXT),
-  FIELD(dir, CONTROL_FILE_HAS_DIR, FIELD_TEXT),
-  FIELD(request, CONTROL_FILE_HAS_REQUEST, FIELD_TEXT),
-  FIELD(result, CONTROL_FILE_HAS_RESULT, FIELD_TEXT),
-  FIELD(error, CONTROL_FILE_HAS_ERROR, FIELD_TEXT),
-#undef FIELD
-};
-
-/* One complete line (NUL-terminated in the copy) at offset. */
-static enum control_file_status parse_line(struct parser *p, char *line, size_t length, size_t offset)
-{
-  struct control_file_registration *r = p->r;
-  if (memchr(line, '\0', length))
-    return parse_fail(p, offset + strlen(line), "a NUL byte");
+  size_t offset = line->offset;
+  if (memchr(line->start, '\0', line->length))
+    return key_value_fail(reader, offset + strlen(line->start), "a NUL byte");
   if (offset == 0) {
     static const char header[] = "ljleak-registration\t";
-    if (strncmp(line, header, sizeof header - 1))
-      return parse_fail(p, 0, "the first line is not the ljleak-registration header");
-    if (parse_u64(line + sizeof header - 1, UINT64_MAX, &r->version) != 0)
-      return parse_fail(p, sizeof header - 1, "the header's version is not a whole number");
+    size_t prefix = sizeof header - 1;
+    if (strncmp(line->start, header, prefix))
+      return key_value_fail(reader, 0, "the first line is not the ljleak-registration header");
+    if (key_value_parse_u64(line->start + prefix, line->length - prefix, UINT64_MAX, &r->version) != 0)
+      return key_value_fail(reader, prefix, "the header's version is not a whole number");
     r->has_header = 1;
-    return CONTROL_FILE_OK;
+    return 0;
   }
-  if (length == 0)
-    return CONTROL_FILE_OK;
-  char *equals = strchr(line, '=');
-  if (!equals)
-    return parse_fail(p, offset, "a line without '='");
-  *equals = '\0';
-  char *value = equals + 1;
-  for (size_t i = 0; i < sizeof registration_fields / sizeof registration_fields[0]; i++) {
-    if (strcmp(line, registration_fields[i].key))
-      continue;
-    if (r->keys & registration_fields[i].bit)
-      return parse_fail(p, offset, "%s given twice", line);
-    r->keys |= registration_fields[i].bit;
-    char *field = (char *)r + registration_fields[i].offset;
-    switch (registration_fields[i].kind) {
-    case FIELD_LONG:
-      if (parse_long(value, (long *)(void *)field) != 0)
-        return parse_fail(p, offset, "%s is not a whole number", line);
-      break;
-    case FIELD_U64:
-      if (parse_u64(value, UINT64_MAX, (uint64_t *)(void *)field) != 0)
-        return parse_fail(p, offset, "%s is not a whole number", line);
-      break;
-    case FIELD_TEXT:
-      *(const char **)(void *)field = value;
+  if (line->length == 0)
+    return 0;
+  struct key_value_field field;
+  if (key_value_split(line->start, line->length, offset, &field) != 0)
+    return key_value_fail(reader, offset, "a line without '='");
+  const struct key_value_key *taken;
+  return key_value_take(reader, "", registration_keys,
+                        sizeof registration_keys / sizeof registration_keys[0], r, &r->keys, &field,
+                        &taken);
+}
+
+/* Reads the lines of the reader's text into r, which takes the text. */
+static enum control_file_status parse_text(struct key_value_reader *reader,
+                                           struct control_file_registration *r,
+                                           struct control_file_error *error)
+{
+  r->text = reader->text;
+  int rc = 0;
+  struct key_value_line line;
+  while (rc == 0 && key_value_next_line(reader, &line)) {
+    if (line.cut) {   /* cut while it was written: even its key may be cut */
+      r->last_line_cut = 1;
+      r->last_line_offset = line.offset;
       break;
     }
-    return CONTROL_FILE_OK;
+    rc = parse_line(reader, r, &line);
   }
-  return CONTROL_FILE_OK;   /* a key of a later version */
+  if (rc != 0) {
+    error->status = reader->no_memory ? CONTROL_FILE_NO_MEMORY : CONTROL_FILE_MALFORMED;
+    error->offset = reader->no_memory ? 0 : reader->error_offset;
+    control_file_registration_free(r);
+    return error->status;
+  }
+  return CONTROL_FILE_OK;
 }
 
 enum control_file_status control_file_parse_registration(struct control_file_registration *r,
@@ -175,32 +117,11 @@ enum control_file_status control_file_parse_registration(struct control_file_reg
 {
   memset(r, 0, sizeof *r);
   memset(error, 0, sizeof *error);
-  struct parser p = {r, name ? name : "registration", error};
-  r->text = size < SIZE_MAX ? malloc(size + 1) : NULL;
-  if (!r->text)
-    return parse_no_memory(&p);
-  if (size)
-    memcpy(r->text, data, size);
-  r->text[size] = '\0';
-  enum control_file_status status = CONTROL_FILE_OK;
-  for (size_t offset = 0; offset < size && status == CONTROL_FILE_OK;) {
-    char *line = r->text + offset;
-    char *newline = memchr(line, '\n', size - offset);
-    if (!newline) {   /* cut while it was written: even its key may be cut */
-      r->last_line_cut = 1;
-      r->last_line_offset = offset;
-      break;
-    }
-    size_t length = (size_t)(newline - line);
-    *newline = '\0';
-    status = parse_line(&p, line, length, offset);
-    offset += length + 1;
-  }
-  if (status != CONTROL_FILE_OK) {
-    control_file_registration_free(r);
-    return status;
-  }
-  return CONTROL_FILE_OK;
+  struct key_value_reader reader;
+  if (key_value_reader_copy(&reader, data, size, name ? name : "registration", error->message,
+                            sizeof error->message) != 0)
+    return error->status = CONTROL_FILE_NO_MEMORY;
+  return parse_text(&reader, r, error);
 }
 
 enum control_file_status control_file_read_registration(struct control_file_registration *r,
@@ -209,17 +130,13 @@ enum control_file_status control_file_read_registration(struct control_file_regi
 {
   memset(r, 0, sizeof *r);
   memset(error, 0, sizeof *error);
-  char *data;
-  size_t size;
-  enum whole_file_status read = whole_file_read(path, &data, &size, &error->system_error,
-                                                error->message, sizeof error->message);
-  if (read != WHOLE_FILE_OK) {
-    error->status = read == WHOLE_FILE_NO_MEMORY ? CONTROL_FILE_NO_MEMORY : CONTROL_FILE_UNREADABLE;
-    return error->status;
-  }
-  enum control_file_status status = control_file_parse_registration(r, data, size, path, error);
-  free(data);
-  return status;
+  struct key_value_reader reader;
+  enum whole_file_status read = key_value_reader_read_file(&reader, path, &error->system_error,
+                                                           error->message, sizeof error->message);
+  if (read != WHOLE_FILE_OK)
+    return error->status = read == WHOLE_FILE_NO_MEMORY ? CONTROL_FILE_NO_MEMORY
+                                                        : CONTROL_FILE_UNREADABLE;
+  return parse_text(&reader, r, error);
 }
 
 void control_file_registration_free(struct control_file_registration *r)
@@ -248,32 +165,28 @@ enum control_file_status control_file_parse_request(char *text, struct control_f
   error->offset = 0;
   error->system_error = 0;
   error->message[0] = '\0';
-  char *at = text;
-  while (*at) {
-    char *line = at, *newline = strchr(at, '\n');
-    at = newline ? newline + 1 : line + strlen(line);
-    if (newline)
-      *newline = '\0';
-    if (line == newline)
+  struct key_value_reader reader;
+  key_value_reader_in_place(&reader, text, strlen(text), "request", error->message,
+                            sizeof error->message);
+  struct key_value_line line;
+  while (key_value_next_line(&reader, &line)) {
+    if (line.length == 0)
       continue;   /* an empty line */
-    size_t offset = (size_t)(line - text);
-    char *eq = strchr(line, '=');
-    if (!eq) {
-      snprintf(error->message, sizeof error->message, "bad request line '%s'", line);
-      return request_fail(error, offset);
+    struct key_value_field field;
+    if (key_value_split(line.start, line.length, line.offset, &field) != 0) {
+      snprintf(error->message, sizeof error->message, "bad request line '%s'", line.start);
+      return request_fail(error, line.offset);
     }
-    *eq = '\0';
-    char *value = eq + 1;
-    if (!strcmp(line, "id"))
-      request->id = value;
-    else if (!strcmp(line, "action"))
-      request->action = value;
-    else if (option(context, line, value, error->message, sizeof error->message) != 0)
-      return request_fail(error, offset);
+    if (!strcmp(field.key, "id"))
+      request->id = field.value;
+    else if (!strcmp(field.key, "action"))
+      request->action = field.value;
+    else if (option(context, field.key, field.value, error->message, sizeof error->message) != 0)
+      return request_fail(error, line.offset);
   }
   if (!request->action || (strcmp(request->action, "start") && strcmp(request->action, "stop"))) {
     snprintf(error->message, sizeof error->message, "the request has no action start or stop");
-    return request_fail(error, (size_t)(at - text));
+    return request_fail(error, reader.size);
   }
   return CONTROL_FILE_OK;
 }

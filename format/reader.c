@@ -16,13 +16,13 @@
 /* ---- Decoding ------------------------------------------------------------- */
 
 /* A bounds-checked cursor over the window. */
-struct cursor {
+struct reader_cursor {
   const uint8_t *at;
   const uint8_t *end;
 };
 
 /* 1 read, 0 short, -1 over-long or overflowing. */
-static int cursor_uleb(struct cursor *c, uint64_t *value)
+static int cursor_uleb(struct reader_cursor *c, uint64_t *value)
 {
   int n = memprof_uleb128_decode(c->at, (size_t)(c->end - c->at), value);
   if (n > 0) {
@@ -68,7 +68,7 @@ decode_event_fast(struct memprof_reader *r, struct memprof_event *e, int pext)
 static enum decode_result decode_event_checked(struct memprof_reader *r, uint8_t header,
                                                struct memprof_record *record)
 {
-  struct cursor c = {r->window + r->pos + 1, r->window + r->end};
+  struct reader_cursor c = {r->window + r->pos + 1, r->window + r->end};
   uint64_t v[6] = {0, 0, 0, 0, 0, 0};
   unsigned source = header >> 2, kind = header & 3;
   int fields = source == MEMPROF_SOURCE_LUA ? 2 : source == MEMPROF_SOURCE_INTERNAL ? 0 : 1;
@@ -113,7 +113,7 @@ struct pending_string {
 
 /* Decodes a symbol body (after its header) from [c->at, c->end). */
 static enum decode_result decode_symbol_body(struct memprof_reader *r, uint64_t record_offset,
-                                             struct cursor *c, struct memprof_symbol *s,
+                                             struct reader_cursor *c, struct memprof_symbol *s,
                                              int with_trace_mcode, struct pending_string *pending)
 {
   uint64_t ignored;
@@ -196,7 +196,7 @@ static enum memprof_status read_long_symbol(struct memprof_reader *r, uint64_t r
   if (s->kind == MEMPROF_SYMBOL_LUA) {
     if (r->end - r->pos < MEMPROF_ULEB128_MAX)
       reader_window_refill(r);
-    struct cursor c = {r->window + r->pos, r->window + r->end};
+    struct reader_cursor c = {r->window + r->pos, r->window + r->end};
     int rc = cursor_uleb(&c, &s->line);
     if (rc == 0)
       return reader_cut(r, record_offset, "cut mid-record");
@@ -217,7 +217,7 @@ static enum memprof_status read_symbol(struct memprof_reader *r, enum memprof_sy
   record->in_stream = in_stream;
   record->symbol.kind = kind;
   for (int attempt = 0;; attempt++) {
-    struct cursor c = {r->window + r->pos + 1, r->window + r->end};
+    struct reader_cursor c = {r->window + r->pos + 1, r->window + r->end};
     struct pending_string pending = {0, NULL};
     enum decode_result result = decode_symbol_body(r, record_offset, &c, &record->symbol, mcode,
                                                    &pending);

@@ -1,6 +1,6 @@
 /* format/stacks.h: the stack sidecar of a segment: the Lua call stacks of its events, interned (docs/stacks-format.md).
  *
- * API for diff/: stable. The reader part (stacks_reader_*, stacks_sidecar_path)
+ * API for diff/: stable. The reader part (stacks_reader_*; the sidecar's name is capture_layout_sidecar_name)
  * is what diff/ codes against; the writer part is the collector's.
  *
  * A segment seg-0001.memprof[.gz] has the sidecar seg-0001.stacks[.gz]: a
@@ -132,12 +132,6 @@ const struct memprof_error *stacks_reader_error(const struct stacks_reader *read
 uint64_t stacks_reader_offset(const struct stacks_reader *reader);
 
 void stacks_reader_close(struct stacks_reader *reader);
-
-/* The sidecar's file name for a segment's: "DIR/seg-0001.memprof" gives
- * "DIR/seg-0001.stacks", ".memprof.gz" ".stacks.gz", and a trailing ".part"
- * is kept. Returns the length written, or 0 if segment_path does not end in
- * ".memprof" or ".memprof.gz" (with an optional ".part"), or out is too small. */
-size_t stacks_sidecar_path(const char *segment_path, char *out, size_t size);
 
 /* The hash of a stack's frames (what stacks_stack.hash holds). */
 uint64_t stacks_hash(const struct stacks_frame *frames, uint32_t frame_count);

@@ -290,13 +290,13 @@ void stacks_reader_close(struct stacks_reader *r)
 }
 
 /* A cursor over buf[pos, end) for one record. */
-struct cursor {
+struct stacks_cursor {
   const uint8_t *at, *end;
   int bad;                 /* an over-long ULEB128 */
 };
 
 /* 1 with *value, 0 if the bytes end first (or bad is set). */
-static int take_uleb(struct cursor *c, uint64_t *value)
+static int take_uleb(struct stacks_cursor *c, uint64_t *value)
 {
   int n = memprof_uleb128_decode(c->at, (size_t)(c->end - c->at), value);
   if (n < 0)
@@ -309,7 +309,7 @@ static int take_uleb(struct cursor *c, uint64_t *value)
 
 enum parse { PARSE_OK, PARSE_SHORT, PARSE_BAD };
 
-static enum parse parse_string(struct stacks_reader *r, struct cursor *c, uint64_t offset,
+static enum parse parse_string(struct stacks_reader *r, struct stacks_cursor *c, uint64_t offset,
                                struct stacks_record *rec)
 {
   uint64_t length;
@@ -348,7 +348,7 @@ static enum parse parse_string(struct stacks_reader *r, struct cursor *c, uint64
   return PARSE_OK;
 }
 
-static enum parse parse_stack(struct stacks_reader *r, struct cursor *c, uint64_t offset,
+static enum parse parse_stack(struct stacks_reader *r, struct stacks_cursor *c, uint64_t offset,
                               struct stacks_record *rec)
 {
   uint64_t flags, count;
@@ -409,7 +409,7 @@ static enum parse parse_stack(struct stacks_reader *r, struct cursor *c, uint64_
   return PARSE_OK;
 }
 
-static enum parse parse_event(struct stacks_reader *r, struct cursor *c, uint64_t offset,
+static enum parse parse_event(struct stacks_reader *r, struct stacks_cursor *c, uint64_t offset,
                               struct stacks_record *rec)
 {
   uint64_t skip, stack;
@@ -448,7 +448,7 @@ enum memprof_status stacks_reader_next(struct stacks_reader *r, struct stacks_re
     uint64_t offset = r->base + r->pos;
     if (r->pos == r->end)
       return fail(r, MEMPROF_TRUNCATED, offset, "the sidecar ends without its end record");
-    struct cursor c = {r->buf + r->pos + 1, r->buf + r->end, 0};
+    struct stacks_cursor c = {r->buf + r->pos + 1, r->buf + r->end, 0};
     enum parse p;
     switch (r->buf[r->pos]) {
     case STACKS_TAG_END:
@@ -535,19 +535,3 @@ uint64_t stacks_hash(const struct stacks_frame *frames, uint32_t frame_count)
   return h;
 }
 
-size_t stacks_sidecar_path(const char *segment_path, char *out, size_t size)
-{
-  size_t n = strlen(segment_path);
-  size_t part = n >= 5 && strcmp(segment_path + n - 5, ".part") == 0 ? 5 : 0;
-  size_t stem = n - part;
-  size_t gz = stem >= 3 && strncmp(segment_path + stem - 3, ".gz", 3) == 0 ? 3 : 0;
-  stem -= gz;
-  if (stem < 8 || strncmp(segment_path + stem - 8, ".memprof", 8) != 0)
-    return 0;
-  stem -= 8;
-  int len = snprintf(out, size, "%.*s.stacks%s%s", (int)stem, segment_path, gz ? ".gz" : "",
-                     part ? ".part" : "");
-  if (len < 0 || (size_t)len >= size)
-    return 0;
-  return (size_t)len;
-}

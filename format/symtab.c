@@ -6,6 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "format/index_table.h"
 #include "format/memprof.h"
 
 #define ARENA_BLOCK (64u * 1024u)
@@ -17,14 +18,6 @@ struct arena_block {
   char data[];
 };
 
-/* An open-addressing map from a 64-bit key to an index (stored as index + 1; 0 is empty). */
-struct index_map {
-  uint64_t *keys;
-  uint32_t *slots;
-  size_t capacity;  /* a power of two, or 0 */
-  size_t count;
-};
-
 /* A distinct chunk name; alias is its function_alias_N number, or 0. */
 struct chunk {
   const char *text;
@@ -34,11 +27,13 @@ struct chunk {
 };
 
 struct lua_symbol {
+  uint64_t address;  /* the prototype's: the key */
   uint32_t chunk;
   uint64_t first_line;
 };
 
 struct trace_symbol {
+  uint64_t number;   /* the key */
   uint64_t address;
   uint64_t line;
 };
@@ -55,17 +50,17 @@ struct memprof_symtab {
 
   struct chunk *chunks;
   size_t chunk_count, chunk_capacity;
-  struct index_map chunk_by_hash;   /* key: XXH3 of the text; collisions probe onwards */
+  struct index_table chunk_index;   /* the chunks by XXH3 of their text; made on first use */
   uint32_t *aliases;                /* chunk index of function_alias_1, _2, ... */
   size_t alias_count, alias_capacity;
 
   struct lua_symbol *lua;
   size_t lua_count, lua_capacity;
-  struct index_map lua_by_address;
+  struct index_table lua_index;     /* by address; made on first use */
 
   struct trace_symbol *traces;
   size_t trace_count, trace_capacity;
-  struct index_map trace_by_number;
+  struct index_table trace_index;   /* by number; made on first use */
 
   /* C symbols: [0, c_sorted) sorted by address without duplicates; the rest
    * appended since. Lookups sort lazily, so adding n symbols costs n log n. */
@@ -121,99 +116,80 @@ static uint64_t hash_key(uint64_t key)
   return XXH3_64bits(&key, sizeof key);
 }
 
-static int index_map_grow(struct index_map *m)
+/* A Lua or trace symbol's key being looked up: what the probes compare. */
+struct symbol_key {
+  const struct memprof_symtab *table;
+  uint64_t key;
+};
+
+static int lua_equal(const void *context, uint32_t index)
 {
-  size_t capacity = m->capacity ? m->capacity * 2 : 64;
-  uint64_t *keys = calloc(capacity, sizeof *keys);
-  uint32_t *slots = calloc(capacity, sizeof *slots);
-  if (keys == NULL || slots == NULL) {
-    free(keys);
-    free(slots);
-    return -1;
-  }
-  for (size_t i = 0; i < m->capacity; i++) {
-    if (m->slots[i] == 0)
-      continue;
-    size_t j = (size_t)hash_key(m->keys[i]) & (capacity - 1);
-    while (slots[j] != 0)
-      j = (j + 1) & (capacity - 1);
-    keys[j] = m->keys[i];
-    slots[j] = m->slots[i];
-  }
-  free(m->keys);
-  free(m->slots);
-  m->keys = keys;
-  m->slots = slots;
-  m->capacity = capacity;
-  return 0;
+  const struct symbol_key *key = context;
+  return key->table->lua[index].address == key->key;
 }
 
-/* Index of key, or -1. */
-static int64_t index_map_find(const struct index_map *m, uint64_t key)
+static int trace_equal(const void *context, uint32_t index)
 {
-  if (m->capacity == 0)
-    return -1;
-  size_t j = (size_t)hash_key(key) & (m->capacity - 1);
-  while (m->slots[j] != 0) {
-    if (m->keys[j] == key)
-      return (int64_t)m->slots[j] - 1;
-    j = (j + 1) & (m->capacity - 1);
-  }
-  return -1;
+  const struct symbol_key *key = context;
+  return key->table->traces[index].number == key->key;
 }
 
-/* Sets key to index (replacing any earlier one); returns 0 or -1. */
-static int index_map_set(struct index_map *m, uint64_t key, uint32_t index)
+/* The index of the symbol with key in index (equal compares), or -1. */
+static int64_t symbol_find(const struct memprof_symtab *t, const struct index_table *index,
+                           int (*equal)(const void *context, uint32_t index), uint64_t key)
 {
-  if ((m->count + 1) * 4 > m->capacity * 3 && index_map_grow(m) != 0)
+  if (index->slots == NULL)
     return -1;
-  size_t j = (size_t)hash_key(key) & (m->capacity - 1);
-  while (m->slots[j] != 0 && m->keys[j] != key)
-    j = (j + 1) & (m->capacity - 1);
-  if (m->slots[j] == 0)
-    m->count++;
-  m->keys[j] = key;
-  m->slots[j] = index + 1;
-  return 0;
+  struct symbol_key probe = {t, key};
+  uint32_t found = index_table_probe(index, hash_key(key), equal, &probe)->index;
+  return found == INDEX_TABLE_NONE ? -1 : (int64_t)found;
 }
 
-static void index_map_free(struct index_map *m)
+/* Indexes a new symbol (the next of its array) by key; 0, or -1 when out of memory. */
+static int symbol_index(struct index_table *index, uint64_t key)
 {
-  free(m->keys);
-  free(m->slots);
+  if (index->slots == NULL && index_table_init(index) != 0)
+    return -1;
+  return index_table_add(index, hash_key(key)) == INDEX_TABLE_NONE ? -1 : 0;
 }
 
 /* ---- Chunks and aliases ------------------------------------------------------- */
 
+/* A chunk name being looked up: what the probe compares. */
+struct chunk_key {
+  const struct memprof_symtab *table;
+  uint64_t hash;
+  const char *text;
+  size_t length;
+};
+
+static int chunk_equal(const void *context, uint32_t index)
+{
+  const struct chunk_key *key = context;
+  const struct chunk *c = &key->table->chunks[index];
+  return c->hash == key->hash && c->length == key->length &&
+         memcmp(c->text, key->text, key->length) == 0;
+}
+
 /* The chunk index of text, added if new; -1 when out of memory. */
 static int64_t chunk_intern(struct memprof_symtab *t, const char *text, size_t length)
 {
+  struct index_table *index_table = &t->chunk_index;
+  if (index_table->slots == NULL && index_table_init(index_table) != 0)
+    return -1;
   uint64_t hash = XXH3_64bits(text, length);
-  struct index_map *m = &t->chunk_by_hash;
-  /* Several chunks may share a hash: the map holds each under its own probe slot. */
-  if (m->capacity > 0) {
-    size_t j = (size_t)hash_key(hash) & (m->capacity - 1);
-    while (m->slots[j] != 0) {
-      const struct chunk *c = &t->chunks[m->slots[j] - 1];
-      if (m->keys[j] == hash && c->length == length && memcmp(c->text, text, length) == 0)
-        return (int64_t)m->slots[j] - 1;
-      j = (j + 1) & (m->capacity - 1);
-    }
-  }
+  struct chunk_key key = {t, hash, text, length};
+  uint32_t found = index_table_probe(index_table, hash, chunk_equal, &key)->index;
+  if (found != INDEX_TABLE_NONE)
+    return found;
   if (grow((void **)&t->chunks, &t->chunk_capacity, t->chunk_count, sizeof *t->chunks) != 0)
     return -1;
   const char *copy = arena_copy(t, text, length);
   if (copy == NULL)
     return -1;
-  if ((m->count + 1) * 4 > m->capacity * 3 && index_map_grow(m) != 0)
+  if (index_table_add(index_table, hash) == INDEX_TABLE_NONE)
     return -1;
-  size_t j = (size_t)hash_key(hash) & (m->capacity - 1);
-  while (m->slots[j] != 0)
-    j = (j + 1) & (m->capacity - 1);
   uint32_t index = (uint32_t)t->chunk_count;
-  m->keys[j] = hash;
-  m->slots[j] = index + 1;
-  m->count++;
   struct chunk *c = &t->chunks[t->chunk_count++];
   c->text = copy;
   c->length = length;
@@ -246,12 +222,12 @@ void memprof_symtab_free(struct memprof_symtab *t)
     t->arena = next;
   }
   free(t->chunks);
-  index_map_free(&t->chunk_by_hash);
+  index_table_release(&t->chunk_index);
   free(t->aliases);
   free(t->lua);
-  index_map_free(&t->lua_by_address);
+  index_table_release(&t->lua_index);
   free(t->traces);
-  index_map_free(&t->trace_by_number);
+  index_table_release(&t->trace_index);
   free(t->c);
   free(t);
 }
@@ -261,7 +237,7 @@ static int add_lua(struct memprof_symtab *t, const struct memprof_symbol *s)
   int64_t chunk = chunk_intern(t, s->name ? s->name : "", s->name_length);
   if (chunk < 0)
     return -1;
-  int64_t existing = index_map_find(&t->lua_by_address, s->address);
+  int64_t existing = symbol_find(t, &t->lua_index, lua_equal, s->address);
   if (existing >= 0) {
     t->lua[existing].chunk = (uint32_t)chunk;
     t->lua[existing].first_line = s->line;
@@ -269,8 +245,9 @@ static int add_lua(struct memprof_symtab *t, const struct memprof_symbol *s)
   }
   if (grow((void **)&t->lua, &t->lua_capacity, t->lua_count, sizeof *t->lua) != 0)
     return -1;
-  if (index_map_set(&t->lua_by_address, s->address, (uint32_t)t->lua_count) != 0)
+  if (symbol_index(&t->lua_index, s->address) != 0)
     return -1;
+  t->lua[t->lua_count].address = s->address;
   t->lua[t->lua_count].chunk = (uint32_t)chunk;
   t->lua[t->lua_count].first_line = s->line;
   t->lua_count++;
@@ -279,7 +256,7 @@ static int add_lua(struct memprof_symtab *t, const struct memprof_symbol *s)
 
 static int add_trace(struct memprof_symtab *t, const struct memprof_symbol *s)
 {
-  int64_t existing = index_map_find(&t->trace_by_number, s->trace);
+  int64_t existing = symbol_find(t, &t->trace_index, trace_equal, s->trace);
   if (existing >= 0) {
     t->traces[existing].address = s->address;
     t->traces[existing].line = s->line;
@@ -287,8 +264,9 @@ static int add_trace(struct memprof_symtab *t, const struct memprof_symbol *s)
   }
   if (grow((void **)&t->traces, &t->trace_capacity, t->trace_count, sizeof *t->traces) != 0)
     return -1;
-  if (index_map_set(&t->trace_by_number, s->trace, (uint32_t)t->trace_count) != 0)
+  if (symbol_index(&t->trace_index, s->trace) != 0)
     return -1;
+  t->traces[t->trace_count].number = s->trace;
   t->traces[t->trace_count].address = s->address;
   t->traces[t->trace_count].line = s->line;
   t->trace_count++;
@@ -426,7 +404,7 @@ static void name_lua_or_c(const struct memprof_symtab *t, uint64_t address, uint
     put_text(b, "INTERNAL", 8);
     return;
   }
-  int64_t lua = index_map_find(&t->lua_by_address, address);
+  int64_t lua = symbol_find(t, &t->lua_index, lua_equal, address);
   if (lua >= 0) {
     const struct chunk *c = &t->chunks[t->lua[lua].chunk];
     if (c->alias && naming == MEMPROF_NAMING_TARANTOOL)
@@ -472,7 +450,7 @@ size_t memprof_symtab_name(const struct memprof_symtab *t, const struct memprof_
       put_text(&b, "INTERNAL", 8);  /* trace number 0 is no trace: Tarantool falls to address 0 */
       break;
     }
-    int64_t trace = index_map_find(&t->trace_by_number, e->location);
+    int64_t trace = symbol_find(t, &t->trace_index, trace_equal, e->location);
     if (naming == MEMPROF_NAMING_TARANTOOL)
       put_format(&b, "TRACE [%" PRIu64 "]", e->location);
     else

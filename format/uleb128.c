@@ -1,15 +1,10 @@
-/* format/uleb128.c: unsigned LEB128, the integer encoding of memprof streams. */
+/* format/uleb128.c: unsigned LEB128, the integer encoding of memprof streams, stack sidecars and protobuf (pprof's varints). */
+#include "format/encode.h"
 #include "format/memprof.h"
 
 size_t memprof_uleb128_encode(uint8_t *out, uint64_t value)
 {
-  size_t n = 0;
-  while (value >= 0x80) {
-    out[n++] = (uint8_t)(value | 0x80);
-    value >>= 7;
-  }
-  out[n++] = (uint8_t)value;
-  return n;
+  return (size_t)(memprof_encode_uleb(out, value) - out);  /* the encoder the allocator hook inlines */
 }
 
 int memprof_uleb128_decode(const uint8_t *in, size_t available, uint64_t *value)

@@ -53,6 +53,7 @@ enum whole_file_status whole_file_read(const char *path, char **data, size_t *si
     return fail(WHOLE_FILE_CANNOT_READ, path, *system_error, message, message_size);
   }
   fclose(file);
+  buffer[used] = '\0';  /* the loop ended on a read of 0 bytes into room left */
   *data = buffer;
   *size = used;
   return WHOLE_FILE_OK;

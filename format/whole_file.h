@@ -11,8 +11,8 @@ enum whole_file_status {
   WHOLE_FILE_NO_MEMORY,
 };
 
-/* Reads path whole into *data (malloc'd, the caller frees it; NULL when
- * empty and on failure) and *size. On failure, message says why, naming
+/* Reads path whole into *data (malloc'd, the caller frees it; NULL on
+ * failure) and *size, with a NUL after the data. On failure, message says why, naming
  * path ("PATH: cannot open: ...", "PATH: cannot read: ...", "PATH: out of
  * memory"), and *system_error holds errno (0 for no memory). */
 enum whole_file_status whole_file_read(const char *path, char **data, size_t *size,

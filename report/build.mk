@@ -1,21 +1,21 @@
 # report/build.mk: the report stage (text, HTML, JSON, JUnit, Markdown, progress bar) and its
-# checks; it needs diff for the result model.
+# checks; it needs diff for the result model, format for the JSON and UTF-8 writers.
 report_SRCS := report/render.c report/common.c report/json.c report/json_write.c \
   report/json_read.c report/text.c report/html.c report/html_chart.c report/junit.c report/markdown.c \
   report/progress.c report/folded.c report/pprof.c report/flame.c
 
 # The renderers against golden files, JSON round trips, the strict parser.
 TEST_SUITES += test_report
-test_report_LIBS = report diff
+test_report_LIBS = report diff format
 # INCONCLUSIVE, undecided and allowed sites, the warm-up, in every format.
 TEST_SUITES += test_report_outcome
-test_report_outcome_LIBS = report diff
+test_report_outcome_LIBS = report diff format
 # Stacks: verdicts and base mode by stack, pprof (decoded), folded, JSON, text, the flame graph's data.
 TEST_SUITES += test_report_stacks
 test_report_stacks_LIBS = report diff format
 # The progress bar and colour choice, on pipes, memory streams and a pty.
 TEST_SUITES += test_report_progress
-test_report_progress_LIBS = report diff
+test_report_progress_LIBS = report diff format
 # ljleak report end to end, and the HTML page in headless Chromium.
 E2E_TESTS += tests/e2e/report.sh tests/e2e/report-browser.sh
 # Stacks through ljleak report: --by stack, folded, pprof read by go tool pprof; the
@@ -26,12 +26,8 @@ E2E_TESTS += tests/e2e/stacks.sh tests/e2e/stacks-browser.sh
 E2E_TESTS += tests/e2e/stacks-capture.sh
 
 # The JSON result reader's libFuzzer target (tests/fuzz/fuzz_report_json.c),
-# seeded with the saved results of testdata/report/; it needs of diff only
-# the result model (diff/model.c).
+# seeded with the saved results of testdata/report/; of diff it uses the
+# result model (diff/model.c).
 FUZZERS += fuzz_report_json
-$(BUILD)/fuzz/fuzz_report_json: tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c \
-  report/report.h diff/diff.h
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(WARNINGS) $(FUZZ_FLAGS) -o $@ \
-	  tests/fuzz/fuzz_report_json.c $(report_SRCS) diff/model.c -lm -lz
-$(eval $(call fuzz_run,fuzz_report_json,testdata/report/*.json))
+fuzz_report_json_STAGES = report diff format
+fuzz_report_json_SEEDS = testdata/report/*.json

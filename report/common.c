@@ -1,10 +1,11 @@
-/* report/common.c: number formats, sparklines and UTF-8 helpers shared by the renderers. */
+/* report/common.c: number formats, sparklines and what several renderers say about a result. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -122,60 +123,30 @@ size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_
   return cells;
 }
 
-size_t report_utf8_decode(const char *s, size_t length, uint32_t *codepoint)
+void report_put_markup(FILE *out, const char *text, enum report_markup markup)
 {
-  const unsigned char *u = (const unsigned char *)s;
-  size_t need;
-  uint32_t cp, min;
-  if (u[0] < 0x80) {
-    *codepoint = u[0];
-    return 1;
-  }
-  if ((u[0] & 0xe0) == 0xc0) {
-    need = 2, cp = u[0] & 0x1f, min = 0x80;
-  } else if ((u[0] & 0xf0) == 0xe0) {
-    need = 3, cp = u[0] & 0x0f, min = 0x800;
-  } else if ((u[0] & 0xf8) == 0xf0) {
-    need = 4, cp = u[0] & 0x07, min = 0x10000;
-  } else {
-    *codepoint = 0xfffd;
-    return 1;
-  }
-  if (length < need) {
-    *codepoint = 0xfffd;
-    return 1;
-  }
-  for (size_t i = 1; i < need; i++) {
-    if ((u[i] & 0xc0) != 0x80) {
-      *codepoint = 0xfffd;
-      return 1;
+  if (!text)
+    return;
+  int xml = markup == REPORT_MARKUP_XML;
+  size_t length = strlen(text);
+  for (size_t i = 0; i < length;) {
+    uint32_t cp;
+    i += utf8_decode(text + i, length - i, &cp);
+    switch (cp) {
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '&': fputs("&amp;", out); break;
+    case '"': fputs("&quot;", out); break;
+    case '\'': fputs(xml ? "&apos;" : "&#39;", out); break;
+    default:
+      if (xml && (cp == '\t' || cp == '\n' || cp == '\r'))
+        fprintf(out, "&#%" PRIu32 ";", cp);
+      else if (xml ? cp < 0x20 || cp == 0xfffe || cp == 0xffff
+                   : (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+        utf8_put(out, 0xfffd);
+      else
+        utf8_put(out, cp);
     }
-    cp = (cp << 6) | (u[i] & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-    *codepoint = 0xfffd;
-    return 1;
-  }
-  *codepoint = cp;
-  return need;
-}
-
-void report_utf8_put(FILE *out, uint32_t cp)
-{
-  if (cp < 0x80) {
-    putc((int)cp, out);
-  } else if (cp < 0x800) {
-    putc((int)(0xc0 | (cp >> 6)), out);
-    putc((int)(0x80 | (cp & 0x3f)), out);
-  } else if (cp < 0x10000) {
-    putc((int)(0xe0 | (cp >> 12)), out);
-    putc((int)(0x80 | ((cp >> 6) & 0x3f)), out);
-    putc((int)(0x80 | (cp & 0x3f)), out);
-  } else {
-    putc((int)(0xf0 | (cp >> 18)), out);
-    putc((int)(0x80 | ((cp >> 12) & 0x3f)), out);
-    putc((int)(0x80 | ((cp >> 6) & 0x3f)), out);
-    putc((int)(0x80 | (cp & 0x3f)), out);
   }
 }
 
@@ -223,12 +194,6 @@ void report_row_boundaries(const struct diff_result *result, const struct diff_s
   }
 }
 
-size_t report_judged_boundaries(const struct diff_result *result)
-{
-  size_t boundaries = diff_result_boundaries(result), warmup = result->options.warmup;
-  return boundaries > warmup ? boundaries - warmup : 0;
-}
-
 /* " after a warm-up of 2" when there is one. */
 static void report_warmup_words(const struct diff_result *r, char *buffer, size_t size)
 {
@@ -243,128 +208,108 @@ static const char *report_plural(size_t n, const char *one, const char *many)
   return n == 1 ? one : many;
 }
 
-/* Whether an undecided site of a base result is undecided because of its
- * base: it grows significantly in the candidate. */
-static int report_base_cannot_tell(const struct diff_result *r, const struct diff_site *site)
+/* Why the rising undecided sites have no verdict (facts->rose_cause), in words. */
+static void report_undecided_reason(const struct diff_result *r, char *buffer, size_t size)
 {
-  return r->mode == DIFF_MODE_BASE && site->verdict == DIFF_VERDICT_UNDECIDED &&
-         site->trend_p_value <= r->options.max_p_value;
-}
-
-/* Whether every undecided site is undecided because of its base. */
-static int report_all_for_the_base(const struct diff_result *r)
-{
-  size_t base = 0, all = 0;
-  for (size_t i = 0; i < r->site_count; i++)
-    if (diff_site_rose_undecided(&r->sites[i])) {
-      all++;
-      base += (size_t)report_base_cannot_tell(r, &r->sites[i]);
-    }
-  return all && base == all;
-}
-
-/* The reason's cases of undecided sites: the capture too short, the base
- * too short, the base showing no trend, or a rise that is no significant
- * trend. */
-static void report_undecided_reason(const struct diff_result *r, size_t undecided, char *buffer,
-                                    size_t size)
-{
-  size_t judged = report_judged_boundaries(r), needed = diff_boundaries_needed(&r->options);
-  size_t warmup = r->options.warmup;
-  size_t base_judged = r->base.boundary_count > warmup ? r->base.boundary_count - warmup : 0;
+  const struct diff_facts *facts = &r->facts;
+  size_t undecided = facts->rose_undecided, judged = facts->judged, needed = facts->needed;
+  size_t base_judged = facts->base_judged;
   char floor[48], p[32], after[64];
   report_format_bytes(floor, sizeof floor, r->options.min_growth_bytes, 0);
   snprintf(p, sizeof p, "%g", r->options.max_p_value);
   report_warmup_words(r, after, sizeof after);
   const char *sites = report_plural(undecided, "site", "sites");
-  if (needed == SIZE_MAX)  /* a saved result without its p-value */
+  switch (facts->rose_cause) {
+  case DIFF_UNDECIDED_NO_P_VALUE:  /* a saved result without its p-value */
     snprintf(buffer, size, "%zu %s rose by \u2265 %s but %zu %s%s cannot show a trend",
              undecided, sites, floor, judged, report_plural(judged, "boundary", "boundaries"),
              after);
-  else if (judged < needed)
+    break;
+  case DIFF_UNDECIDED_SHORT_CAPTURE:
     snprintf(buffer, size,
              "%zu %s rose by \u2265 %s but %zu %s%s cannot show a trend at p \u2264 %s; %zu "
              "are needed",
              undecided, sites, floor, judged, report_plural(judged, "boundary", "boundaries"),
              after, p, needed);
-  else if (r->mode == DIFF_MODE_BASE && base_judged < needed)
+    break;
+  case DIFF_UNDECIDED_SHORT_BASE:
     snprintf(buffer, size,
              "%zu %s %s in the candidate, but the base's %zu %s%s cannot show whether %s there "
              "too; %zu are needed",
              undecided, sites, report_plural(undecided, "grows", "grow"), base_judged,
              report_plural(base_judged, "boundary", "boundaries"), after,
              report_plural(undecided, "it grew", "they grew"), needed);
-  else if (report_all_for_the_base(r))
+    break;
+  case DIFF_UNDECIDED_BASE_NO_TREND:
     snprintf(buffer, size,
              "%zu %s %s in the candidate, but over its %zu boundaries%s the base shows no "
              "significant trend at p \u2264 %s for %s, so whether %s new cannot be told",
              undecided, sites, report_plural(undecided, "grows", "grow"), base_judged, after, p,
              report_plural(undecided, "it", "them"),
              report_plural(undecided, "it is", "they are"));
-  else
+    break;
+  default:
     snprintf(buffer, size,
              "%zu %s rose by \u2265 %s, but over %zu boundaries%s %s no significant trend at "
              "p \u2264 %s%s",
              undecided, sites, floor, judged, after,
              report_plural(undecided, "it shows", "they show"), p,
              r->mode == DIFF_MODE_BASE ? " (in the candidate, or in the base)" : "");
+  }
 }
 
 void report_outcome_reason(const struct diff_result *r, char *buffer, size_t size)
 {
+  const struct diff_facts *facts = &r->facts;
   if (!size)
     return;
   buffer[0] = '\0';
-  if (diff_result_outcome(r) != DIFF_OUTCOME_INCONCLUSIVE)
+  size_t boundaries = facts->boundaries, judged = facts->judged;
+  switch (facts->inconclusive) {
+  case DIFF_INCONCLUSIVE_NOT:
     return;
-  size_t boundaries = diff_result_boundaries(r), judged = report_judged_boundaries(r);
-  if (!boundaries) {
+  case DIFF_INCONCLUSIVE_NO_BOUNDARY:
     snprintf(buffer, size, "the capture has no boundary (no full GC cycle ended while it ran), "
                            "so nothing was measured");
     return;
-  }
-  if (judged < 2) {
+  case DIFF_INCONCLUSIVE_TOO_FEW_BOUNDARIES: {
     int written = snprintf(buffer, size, "the capture has %zu %s%s%s; a change needs 2 to be "
                                          "measured",
                            boundaries, report_plural(boundaries, "boundary", "boundaries"),
                            r->options.warmup ? ", all of them warm-up" : "",
                            judged && r->options.warmup ? " but one" : "");
-    size_t needed = diff_boundaries_needed(&r->options);
-    if (needed != SIZE_MAX && written > 0 && (size_t)written < size)
+    if (facts->needed != SIZE_MAX && written > 0 && (size_t)written < size)
       snprintf(buffer + written, size - (size_t)written, ", and a trend %zu to reach p \u2264 %g",
-               needed, r->options.max_p_value);
+               facts->needed, r->options.max_p_value);
     return;
   }
-  size_t undecided = 0, insufficient = 0;
-  for (size_t i = 0; i < r->site_count; i++)
-    if (diff_site_undecided(&r->sites[i])) {
-      undecided += r->sites[i].verdict == DIFF_VERDICT_UNDECIDED;
-      insufficient += r->sites[i].verdict == DIFF_VERDICT_INSUFFICIENT;
-    }
+  case DIFF_INCONCLUSIVE_NO_VERDICT:
+    break;
+  }
   size_t used = 0;
-  if (undecided) {
-    report_undecided_reason(r, undecided, buffer, size);
+  if (facts->rose_undecided) {
+    report_undecided_reason(r, buffer, size);
     used = strlen(buffer);
   }
-  if (insufficient && used < size)
+  if (facts->insufficient && used < size)
     snprintf(buffer + used, size - used, "%s%zu %s too few boundaries to be measured",
-             used ? "; " : "", insufficient,
-             report_plural(insufficient, "site has", "sites have"));
+             used ? "; " : "", facts->insufficient,
+             report_plural(facts->insufficient, "site has", "sites have"));
 }
 
 const char *report_outcome_advice(const struct diff_result *r)
 {
-  if (diff_result_outcome(r) != DIFF_OUTCOME_INCONCLUSIVE)
-    return "";
-  size_t needed = diff_boundaries_needed(&r->options), warmup = r->options.warmup;
-  size_t base_judged = r->base.boundary_count > warmup ? r->base.boundary_count - warmup : 0;
-  if (r->mode == DIFF_MODE_BASE && report_judged_boundaries(r) >= needed &&
-      (base_judged < needed || report_all_for_the_base(r)))
+  switch (r->facts.remedy) {
+  case DIFF_REMEDY_LONGER_BASE:
     return "capture the base as long as the candidate: more boundaries with `ljleak run --every "
            "BYTES` (a boundary every BYTES allocated), or collector.boundary() after each batch "
            "in a test harness";
-  return "run longer for more boundaries: `ljleak run --every BYTES` makes a boundary every BYTES "
-         "allocated, and a test harness can call collector.boundary() after each batch";
+  case DIFF_REMEDY_RUN_LONGER:
+    return "run longer for more boundaries: `ljleak run --every BYTES` makes a boundary every "
+           "BYTES allocated, and a test harness can call collector.boundary() after each batch";
+  default:
+    return "";
+  }
 }
 
 void report_allowance_rule(const struct diff_allowance *a, char *buffer, size_t size)

@@ -24,11 +24,19 @@ void report_format_p_value(char *buffer, size_t size, double p_value);
 size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_t count,
                         size_t width);
 
-/* Decodes one UTF-8 character of s (at most length bytes). An invalid or cut
- * sequence decodes as U+FFFD over one byte. Returns the bytes used (>= 1). */
-size_t report_utf8_decode(const char *s, size_t length, uint32_t *codepoint);
-/* Writes codepoint as UTF-8 to out. */
-void report_utf8_put(FILE *out, uint32_t codepoint);
+/* The markup report_put_markup writes. */
+enum report_markup {
+  REPORT_MARKUP_HTML,
+  REPORT_MARKUP_XML
+};
+/* Writes text (NULL: nothing) as character data or a quoted attribute
+ * value: <, >, &, " and ' as entities, invalid UTF-8 as U+FFFD, and what
+ * the markup forbids or would change as U+FFFD or a character reference.
+ * HTML: control characters but tab and newline, DEL and the C1 controls as
+ * U+FFFD. XML 1.0: tab, newline and carriage return as character references
+ * (attribute values keep them), the other control characters, U+FFFE and
+ * U+FFFF as U+FFFD. */
+void report_put_markup(FILE *out, const char *text, enum report_markup markup);
 
 /* The capture's span in seconds (first start to last boundary); 0 when unknown. */
 double report_capture_span(const struct diff_capture *capture);
@@ -43,13 +51,13 @@ void report_row_boundaries(const struct diff_result *result, const struct diff_s
 /* Live bytes of a site at its last boundary in the base (0 when it has none). */
 uint64_t report_base_last_live(const struct diff_site *site);
 
-/* The boundaries the verdicts were judged on: the capture's after the warm-up. */
-size_t report_judged_boundaries(const struct diff_result *result);
 /* Why a result is inconclusive, one line (empty when its outcome is not
- * inconclusive): what was missing, how many boundaries there were and how
- * many a trend needs. The text, Markdown, HTML and JSON reports all use it. */
+ * inconclusive): its facts' reasons in words: what was missing, how many
+ * boundaries there were and how many a trend needs. The text, Markdown,
+ * HTML and JSON reports all use it. */
 void report_outcome_reason(const struct diff_result *result, char *buffer, size_t size);
-/* What to do about an inconclusive result, one line ("" when it is not). */
+/* What to do about an inconclusive result (its facts' remedy), one line
+ * ("" when it is not inconclusive). */
 const char *report_outcome_advice(const struct diff_result *result);
 /* Where an allowance's rule is: its file, line and pattern ("ci/allow.txt line 3: INTERNAL"). */
 void report_allowance_rule(const struct diff_allowance *allowance, char *buffer, size_t size);

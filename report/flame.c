@@ -2,8 +2,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "format/json_write.h"
 #include "report/common.h"
-#include "report/json.h"
 
 #define FLAME_SITE_STACKS 8  /* stacks listed under a flagged site */
 
@@ -158,7 +158,7 @@ static void flame_put_site_stacks(FILE *out, const struct diff_result *r)
   size_t shown = 0;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
-    if (!diff_site_flagged(r->mode, site) && !diff_site_undecided(site))
+    if (!site->facts.flagged && !site->facts.undecided)
       continue;
     size_t total = report_site_stacks(r, site, stacks, FLAME_SITE_STACKS);
     if (!total)
@@ -194,7 +194,7 @@ void report_html_flame(FILE *out, const struct diff_result *r)
   if (!r->stack_count && !(count && rows[0].is_stack))
     return;  /* no stacks: the page is as it was before them */
   flame_put_site_stacks(out, r);
-  size_t from = report_stack_from(r), to = diff_result_boundaries(r);
+  size_t from = report_stack_from(r), to = r->facts.boundaries;
   if (r->mode == DIFF_MODE_RANGE && r->options.range_to)
     to = r->options.range_to;
   fprintf(out, "<h2>Leak flame graph <span class=\"kind\">growth of live bytes by stack, "

@@ -16,7 +16,7 @@ const struct diff_site *report_stack_rows(const struct diff_result *result, size
 
 size_t report_stack_from(const struct diff_result *result)
 {
-  size_t boundaries = diff_result_boundaries(result);
+  size_t boundaries = result->facts.boundaries;
   if (!boundaries)
     return 0;
   if (result->mode == DIFF_MODE_RANGE && result->options.range_from)
@@ -27,7 +27,7 @@ size_t report_stack_from(const struct diff_result *result)
 int report_stack_boundaries(const struct diff_result *result, const struct report_options *options,
                             size_t *from, size_t *to, char *error, size_t error_size)
 {
-  size_t boundaries = diff_result_boundaries(result);
+  size_t boundaries = result->facts.boundaries;
   *from = *to = 0;
   if (options->boundary > boundaries) {
     snprintf(error, error_size, "--boundary %zu: the result has boundaries 1 to %zu",

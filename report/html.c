@@ -13,29 +13,10 @@
 #define SOURCE_MAX_SITES 200    /* sites that get a source excerpt (flagged come first) */
 #define SOURCE_MAX_LINE 240     /* bytes of a source line shown */
 
-/* Writes text as HTML character data or a quoted attribute value: markup
- * characters as entities, control characters and invalid UTF-8 as U+FFFD. */
+/* Text as HTML character data or a quoted attribute value. */
 static void html_put(FILE *out, const char *text)
 {
-  if (!text)
-    return;
-  size_t length = strlen(text);
-  for (size_t i = 0; i < length;) {
-    uint32_t cp;
-    i += report_utf8_decode(text + i, length - i, &cp);
-    switch (cp) {
-    case '<': fputs("&lt;", out); break;
-    case '>': fputs("&gt;", out); break;
-    case '&': fputs("&amp;", out); break;
-    case '"': fputs("&quot;", out); break;
-    case '\'': fputs("&#39;", out); break;
-    default:
-      if ((cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-        report_utf8_put(out, 0xfffd);
-      else
-        report_utf8_put(out, cp);
-    }
-  }
+  report_put_markup(out, text, REPORT_MARKUP_HTML);
 }
 
 static const char page_style[] =
@@ -170,18 +151,17 @@ static void put_inconclusive(FILE *out, const struct diff_result *r)
 
 static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
 {
-  if (!flagged && diff_result_outcome(r) == DIFF_OUTCOME_INCONCLUSIVE) {
+  if (!flagged && r->facts.outcome == DIFF_OUTCOME_INCONCLUSIVE) {
     put_inconclusive(out, r);
     return;
   }
-  struct diff_tally tally;
-  diff_result_tally(r, &tally);
-  double per_second = tally.growth_bytes_per_second;
+  const struct diff_tally *tally = &r->facts.tally;
+  double per_second = tally->growth_bytes_per_second;
   fprintf(out, "<header class=\"verdict %s\">\n<h1>", flagged ? "bad" : "good");
   if (r->mode == DIFF_MODE_BASE) {
     if (flagged)
-      fprintf(out, "%zu new and %zu worse in the candidate", tally.new_count,
-              tally.worse_count);
+      fprintf(out, "%zu new and %zu worse in the candidate", tally->new_count,
+              tally->worse_count);
     else
       fputs("Nothing new or worse in the candidate", out);
   } else if (r->mode == DIFF_MODE_RANGE) {
@@ -202,11 +182,11 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
     fprintf(out, "%zu sites examined over %zu boundaries.", r->site_count,
             r->capture.boundary_count);
   } else if (r->mode == DIFF_MODE_RANGE) {
-    report_put_bytes(out, (double)tally.range_delta_bytes, 1);
+    report_put_bytes(out, (double)tally->range_delta_bytes, 1);
     fputs(" held by the flagged sites between the two boundaries.", out);
   } else {
     fputs("Together the flagged sites grow by <strong>", out);
-    report_put_bytes(out, tally.growth_bytes_per_segment, 1);
+    report_put_bytes(out, tally->growth_bytes_per_segment, 1);
     fputs(" per boundary</strong>", out);
     if (per_second != 0) {
       fputs(" (", out);
@@ -387,10 +367,9 @@ static void cell_verdict(FILE *out, enum diff_verdict v, int allowed)
 }
 
 /* Under a site's name: the allow-list rule it matched, and why. */
-static void put_allowance(FILE *out, const struct diff_result *r, const struct diff_site *s)
+static void put_allowance(FILE *out, const struct diff_site *s)
 {
-  if (!s->allowance ||
-      (!s->allowed && !diff_site_flagged(r->mode, s) && !diff_site_undecided(s)))
+  if (!s->allowance || (!s->allowed && !s->facts.flagged && !s->facts.undecided))
     return;  /* no rule, or a rule for a site that did not grow */
   char growth[160], rule[300];
   report_allowance_growth(s, growth, sizeof growth);
@@ -406,9 +385,8 @@ static void put_allowance(FILE *out, const struct diff_result *r, const struct d
 }
 
 /* A site's name; with folded_source, its source excerpt folded under it. */
-static void put_site_cell(FILE *out, const struct diff_result *r,
-                          const struct report_options *options, const struct diff_site *s,
-                          int folded_source)
+static void put_site_cell(FILE *out, const struct report_options *options,
+                          const struct diff_site *s, int folded_source)
 {
   fputs("<td class=\"site\">", out);
   if (folded_source) {
@@ -423,7 +401,7 @@ static void put_site_cell(FILE *out, const struct diff_result *r,
     html_put(out, s->name);
     fprintf(out, "</code><span class=\"kind\">%s</span>", diff_site_kind_name(s->kind));
   }
-  put_allowance(out, r, s);
+  put_allowance(out, s);
   fputs("</td>", out);
 }
 
@@ -464,23 +442,23 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
   size_t with_sources = 0;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *s = &r->sites[i];
-    int flagged = diff_site_flagged(r->mode, s);
+    int flagged = s->facts.flagged;
     int with_source = with_sources < SOURCE_MAX_SITES && source_readable(options, s);
     with_sources += with_source != 0;
     /* One tbody per site: its row and, for a flagged one, its source below
      * across the table; sorting moves the tbody as a whole. */
     fprintf(out, "<tbody>\n<tr class=\"%s\"><td data-v=\"%zu\">%zu</td>",
             flagged ? "row flagged" : "row", i + 1, i + 1);
-    put_site_cell(out, r, options, s, with_source && !flagged);
+    put_site_cell(out, options, s, with_source && !flagged);
     cell_verdict(out, s->verdict, s->allowed);
     fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">", finite_or_zero(s->growth_bytes_per_segment));
-    html_chart_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged,
+    report_html_chart_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged,
                          r->options.warmup);
     fputs("</td>", out);
     if (base) {
       fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">",
               finite_or_zero(s->base_growth_bytes_per_segment));
-      html_chart_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0,
+      report_html_chart_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0,
                            r->options.warmup);
       fputs("</td>", out);
     }
@@ -524,14 +502,14 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
 int report_render_html(const struct diff_result *r, const struct report_options *options,
                        FILE *out, char *error, size_t error_size)
 {
-  size_t flagged = diff_result_flagged_count(r);
+  size_t flagged = r->facts.tally.flagged;
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", out);
   /* Nothing may be fetched: the page is read offline, from a mail attachment. */
   fputs("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
         out);
   fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", out);
-  if (!flagged && diff_result_outcome(r) == DIFF_OUTCOME_INCONCLUSIVE)
+  if (!flagged && r->facts.outcome == DIFF_OUTCOME_INCONCLUSIVE)
     fputs("<title>ljleak report: INCONCLUSIVE</title>\n", out);
   else
     fprintf(out, "<title>ljleak report: %zu %s</title>\n", flagged,
@@ -547,7 +525,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
     put_capture(out, "Capture", &r->capture, r->options.warmup);
   }
   fputs("</div>\n", out);
-  if (html_chart_memory(out, r) < 0) {
+  if (report_html_chart_memory(out, r) < 0) {
     snprintf(error, error_size, "out of memory");
     return -1;
   }

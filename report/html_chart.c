@@ -183,7 +183,7 @@ static double *total_live(const struct diff_result *r, int base, size_t *count)
   return totals;
 }
 
-int html_chart_memory(FILE *out, const struct diff_result *r)
+int report_html_chart_memory(FILE *out, const struct diff_result *r)
 {
   struct chart_line lines[2];
   size_t line_count = 0, count = 0, base_count = 0;
@@ -237,7 +237,7 @@ int html_chart_memory(FILE *out, const struct diff_result *r)
 }
 
 /* A small chart of one series for a table row. */
-void html_chart_sparkline(FILE *out, const uint64_t *values, size_t count, int flagged,
+void report_html_chart_sparkline(FILE *out, const uint64_t *values, size_t count, int flagged,
                           size_t warmup)
 {
   const double w = 84, h = 26, pad = 2;

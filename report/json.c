@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 #include "report/json.h"
 
@@ -55,7 +56,7 @@ static const char *describe_here(struct json_parser *p, char *buffer, size_t siz
   return buffer;
 }
 
-static int parse_value(struct json_parser *p, struct json_value *v, int depth);
+static int parse_value(struct json_parser *p, struct report_json_value *v, int depth);
 
 static int hex_value(char c)
 {
@@ -84,30 +85,6 @@ static int parse_hex4(struct json_parser *p, uint32_t *out)
   return 0;
 }
 
-static void put_utf8(char *out, size_t *used, uint32_t cp)
-{
-  unsigned char *u = (unsigned char *)out + *used;
-  if (cp < 0x80) {
-    u[0] = (unsigned char)cp;
-    *used += 1;
-  } else if (cp < 0x800) {
-    u[0] = (unsigned char)(0xc0 | cp >> 6);
-    u[1] = (unsigned char)(0x80 | (cp & 0x3f));
-    *used += 2;
-  } else if (cp < 0x10000) {
-    u[0] = (unsigned char)(0xe0 | cp >> 12);
-    u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-    u[2] = (unsigned char)(0x80 | (cp & 0x3f));
-    *used += 3;
-  } else {
-    u[0] = (unsigned char)(0xf0 | cp >> 18);
-    u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-    u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-    u[3] = (unsigned char)(0x80 | (cp & 0x3f));
-    *used += 4;
-  }
-}
-
 /* Parses a string at pos (the opening quote) into a new NUL-terminated buffer. */
 static int parse_string(struct json_parser *p, char **out)
 {
@@ -134,7 +111,7 @@ static int parse_string(struct json_parser *p, char **out)
     }
     if (c >= 0x80) {
       uint32_t cp;
-      size_t n = report_utf8_decode(p->text + p->pos, p->length - p->pos, &cp);
+      size_t n = utf8_decode(p->text + p->pos, p->length - p->pos, &cp);
       if (n == 1) {
         free(buffer);
         return parser_fail(p, p->pos, "invalid UTF-8 in string");
@@ -192,7 +169,7 @@ static int parse_string(struct json_parser *p, char **out)
         free(buffer);
         return parser_fail(p, escape_at, "\\u0000 in a string is not supported");
       }
-      put_utf8(buffer, &used, cp);
+      used += utf8_encode(buffer + used, cp);
       continue;
     default:
       free(buffer);
@@ -209,7 +186,7 @@ static int is_digit(char c)
   return c >= '0' && c <= '9';
 }
 
-static int parse_number(struct json_parser *p, struct json_value *v)
+static int parse_number(struct json_parser *p, struct report_json_value *v)
 {
   size_t start = p->pos;
   const char *t = p->text;
@@ -251,8 +228,8 @@ static int parse_number(struct json_parser *p, struct json_value *v)
   return 0;
 }
 
-static int parse_literal(struct json_parser *p, const char *word, enum json_type type,
-                         struct json_value *v)
+static int parse_literal(struct json_parser *p, const char *word, enum report_json_type type,
+                         struct report_json_value *v)
 {
   size_t n = strlen(word);
   if (p->length - p->pos < n || memcmp(p->text + p->pos, word, n) != 0) {
@@ -279,7 +256,7 @@ static int grow(void **array, size_t *capacity, size_t n, size_t size)
   return 0;
 }
 
-static int parse_array(struct json_parser *p, struct json_value *v, int depth)
+static int parse_array(struct json_parser *p, struct report_json_value *v, int depth)
 {
   size_t capacity = 0;
   v->type = JSON_ARRAY;
@@ -292,7 +269,7 @@ static int parse_array(struct json_parser *p, struct json_value *v, int depth)
   for (;;) {
     if (grow((void **)&v->items, &capacity, v->count, sizeof *v->items) < 0)
       return parser_fail(p, p->pos, "out of memory");
-    struct json_value *item = &v->items[v->count];
+    struct report_json_value *item = &v->items[v->count];
     memset(item, 0, sizeof *item);
     v->count++;
     if (parse_value(p, item, depth + 1) < 0)
@@ -312,7 +289,7 @@ static int parse_array(struct json_parser *p, struct json_value *v, int depth)
   }
 }
 
-static int parse_object(struct json_parser *p, struct json_value *v, int depth)
+static int parse_object(struct json_parser *p, struct report_json_value *v, int depth)
 {
   size_t capacity = 0, key_capacity = 0;
   char here[16];
@@ -335,11 +312,11 @@ static int parse_object(struct json_parser *p, struct json_value *v, int depth)
     char *key;
     if (parse_string(p, &key) < 0)
       return -1;
-    if (json_object_get(v, key)) {
+    if (report_json_object_get(v, key)) {
       free(key);
       return parser_fail(p, key_at, "duplicate member name");
     }
-    struct json_value *item = &v->items[v->count];
+    struct report_json_value *item = &v->items[v->count];
     memset(item, 0, sizeof *item);
     v->keys[v->count] = key;
     v->count++;
@@ -364,7 +341,7 @@ static int parse_object(struct json_parser *p, struct json_value *v, int depth)
   }
 }
 
-static int parse_value(struct json_parser *p, struct json_value *v, int depth)
+static int parse_value(struct json_parser *p, struct report_json_value *v, int depth)
 {
   char here[16];
   skip_space(p);
@@ -390,7 +367,7 @@ static int parse_value(struct json_parser *p, struct json_value *v, int depth)
   }
 }
 
-int json_parse(const char *text, size_t length, struct json_value *root, size_t *error_offset,
+int report_json_parse(const char *text, size_t length, struct report_json_value *root, size_t *error_offset,
                char *message, size_t message_size)
 {
   struct json_parser p = {text, length, 0, 0, message, message_size, 0};
@@ -401,18 +378,18 @@ int json_parse(const char *text, size_t length, struct json_value *root, size_t 
       return 0;
     parser_fail(&p, p.pos, "unexpected text after the JSON value");
   }
-  json_free(root);
+  report_json_free(root);
   *error_offset = p.error_offset;
   return -1;
 }
 
-void json_free(struct json_value *v)
+void report_json_free(struct report_json_value *v)
 {
   if (!v)
     return;
   for (size_t i = 0; i < v->count; i++) {
     if (v->items)
-      json_free(&v->items[i]);
+      report_json_free(&v->items[i]);
     if (v->keys)
       free(v->keys[i]);
   }
@@ -422,7 +399,7 @@ void json_free(struct json_value *v)
   memset(v, 0, sizeof *v);
 }
 
-const struct json_value *json_object_get(const struct json_value *object, const char *key)
+const struct report_json_value *report_json_object_get(const struct report_json_value *object, const char *key)
 {
   if (!object || object->type != JSON_OBJECT)
     return NULL;

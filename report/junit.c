@@ -5,31 +5,10 @@
 
 #include "report/common.h"
 
-/* Writes text as XML character data or attribute value: the five specials as
- * entities, characters XML 1.0 forbids (and tab, newline, carriage return, so
- * attribute values keep them) as U+FFFD or character references. */
+/* Text as XML character data or an attribute value. */
 static void put_xml(FILE *out, const char *text)
 {
-  if (!text)
-    return;
-  size_t length = strlen(text);
-  for (size_t i = 0; i < length;) {
-    uint32_t cp;
-    i += report_utf8_decode(text + i, length - i, &cp);
-    switch (cp) {
-    case '<': fputs("&lt;", out); break;
-    case '>': fputs("&gt;", out); break;
-    case '&': fputs("&amp;", out); break;
-    case '"': fputs("&quot;", out); break;
-    case '\'': fputs("&apos;", out); break;
-    case '\t': case '\n': case '\r': fprintf(out, "&#%" PRIu32 ";", cp); break;
-    default:
-      if (cp < 0x20 || cp == 0xfffe || cp == 0xffff)
-        report_utf8_put(out, 0xfffd);
-      else
-        report_utf8_put(out, cp);
-    }
-  }
+  report_put_markup(out, text, REPORT_MARKUP_XML);
 }
 
 /* Why a site failed, in one line: rate, significance and what it holds. */
@@ -61,27 +40,31 @@ static void put_reason(FILE *out, const struct diff_result *r, const struct diff
   }
 }
 
-/* Why a site has no verdict, after put_reason: what the boundaries lacked. */
+/* Why a site has no verdict (its facts' cause), after put_reason: what the
+ * boundaries lacked. */
 static void put_undecided_reason(FILE *out, const struct diff_result *r,
                                  const struct diff_site *site)
 {
-  size_t judged = report_judged_boundaries(r), needed = diff_boundaries_needed(&r->options);
-  size_t warmup = r->options.warmup;
-  size_t base_judged = r->base.boundary_count > warmup ? r->base.boundary_count - warmup : 0;
-  if (site->verdict == DIFF_VERDICT_INSUFFICIENT)
+  size_t judged = r->facts.judged;
+  switch (site->facts.cause) {
+  case DIFF_UNDECIDED_UNMEASURED:
     fputs("; too few boundaries to measure a change", out);
-  else if (needed == SIZE_MAX)  /* a saved result without its p-value */
+    break;
+  case DIFF_UNDECIDED_NO_P_VALUE:  /* a saved result without its p-value */
     fprintf(out, "; %zu boundaries cannot show a trend", judged);
-  else if (judged < needed)
+    break;
+  case DIFF_UNDECIDED_SHORT_CAPTURE:
     fprintf(out, "; %zu boundaries cannot show a trend at p \u2264 %g (%zu are needed)", judged,
-            r->options.max_p_value, needed);
-  else if (r->mode == DIFF_MODE_BASE &&
-           (base_judged < needed || site->base_verdict == DIFF_VERDICT_UNDECIDED ||
-            site->base_verdict == DIFF_VERDICT_INSUFFICIENT))
+            r->options.max_p_value, r->facts.needed);
+    break;
+  case DIFF_UNDECIDED_SHORT_BASE:
+  case DIFF_UNDECIDED_BASE_NO_TREND:
     fputs("; the base cannot show whether it grew there too", out);
-  else
+    break;
+  default:
     fprintf(out, "; ties in its live bytes keep a trend at p \u2264 %g from showing",
             r->options.max_p_value);
+  }
 }
 
 /* The series, as the body of a failure or an error. */
@@ -136,7 +119,7 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
   (void)error;
   (void)error_size;
   const char *mode = diff_mode_name(r->mode);
-  size_t flagged = diff_result_flagged_count(r), undecided = diff_result_undecided_count(r);
+  size_t flagged = r->facts.tally.flagged, undecided = r->facts.tally.undecided;
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
   fprintf(out, "<testsuites name=\"ljleak\" tests=\"%zu\" failures=\"%zu\">\n", r->site_count,
           flagged);
@@ -172,7 +155,7 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
       fputs(">\n      <system-out>allowed: ", out);
       put_allowance(out, site);
       fputs("</system-out>\n    </testcase>\n", out);
-    } else if (diff_site_flagged(r->mode, site)) {
+    } else if (site->facts.flagged) {
       fprintf(out, ">\n      <failure type=\"%s\" message=\"", diff_verdict_name(site->verdict));
       put_reason(out, r, site);
       if (site->allowance) {
@@ -183,7 +166,7 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
       put_series(out, site);
       put_stacks(out, r, site);
       fputs("</failure>\n    </testcase>\n", out);
-    } else if (diff_site_undecided(site)) {
+    } else if (site->facts.undecided) {
       /* Neither a pass nor a failure: no verdict could be reached. */
       fprintf(out, ">\n      <error type=\"%s\" message=\"", diff_verdict_name(site->verdict));
       put_reason(out, r, site);

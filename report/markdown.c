@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 
 #define MARKDOWN_MAX_ROWS 20
@@ -15,7 +16,7 @@ static void put_escaped(FILE *out, const char *text)
   size_t length = strlen(text);
   for (size_t i = 0; i < length;) {
     uint32_t cp;
-    i += report_utf8_decode(text + i, length - i, &cp);
+    i += utf8_decode(text + i, length - i, &cp);
     if (cp == '<')
       fputs("&lt;", out);
     else if (cp == '>')
@@ -27,17 +28,17 @@ static void put_escaped(FILE *out, const char *text)
     else if (cp < 0x80 && strchr("\\`*_[]|~", (int)cp))
       fprintf(out, "\\%c", (char)cp);
     else
-      report_utf8_put(out, cp);
+      utf8_put(out, cp);
   }
 }
 
 /* A table of the sites pick() holds for, at most MARKDOWN_MAX_ROWS of them. */
 static void put_sites(FILE *out, const struct diff_result *r, const char *more,
-                      int (*pick)(const struct diff_result *, const struct diff_site *))
+                      int (*pick)(const struct diff_site *))
 {
   size_t total = 0, rows = 0;
   for (size_t i = 0; i < r->site_count; i++)
-    total += (size_t)pick(r, &r->sites[i]);
+    total += (size_t)pick(&r->sites[i]);
   fputs("\n| site | verdict | growth/boundary | live bytes (first → last) |", out);
   if (r->mode == DIFF_MODE_BASE)
     fputs(" base growth/boundary |", out);
@@ -47,7 +48,7 @@ static void put_sites(FILE *out, const struct diff_result *r, const char *more,
   fputc('\n', out);
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
-    if (!pick(r, site))
+    if (!pick(site))
       continue;
     if (rows++ == MARKDOWN_MAX_ROWS) {
       fprintf(out, "\n… and %zu more %s.\n", total - MARKDOWN_MAX_ROWS, more);
@@ -74,25 +75,23 @@ static void put_sites(FILE *out, const struct diff_result *r, const char *more,
   }
 }
 
-static int pick_flagged(const struct diff_result *r, const struct diff_site *site)
+static int pick_flagged(const struct diff_site *site)
 {
-  return diff_site_flagged(r->mode, site);
+  return site->facts.flagged;
 }
 
 /* The undecided sites that rose: the reason already counts the
  * insufficient ones (in a capture too short for any change, every site). */
-static int pick_undecided(const struct diff_result *r, const struct diff_site *site)
+static int pick_undecided(const struct diff_site *site)
 {
-  (void)r;
-  return diff_site_rose_undecided(site);
+  return site->facts.rose_undecided;
 }
 
 /* Every site without a verdict, beside flagged ones: the count that JUnit's
  * errors give, each site with its verdict. */
-static int pick_no_verdict(const struct diff_result *r, const struct diff_site *site)
+static int pick_no_verdict(const struct diff_site *site)
 {
-  (void)r;
-  return diff_site_undecided(site);
+  return site->facts.undecided;
 }
 
 /* The sites their allow-list rule let grow, each with the rule's reason. */
@@ -133,7 +132,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r)
   size_t sites = 0;
   for (size_t i = 0; i < r->site_count && sites < MARKDOWN_MAX_ROWS; i++) {
     const struct diff_site *site = &r->sites[i];
-    if (!diff_site_flagged(r->mode, site))
+    if (!site->facts.flagged)
       continue;
     size_t total = report_site_stacks(r, site, stacks, MARKDOWN_SITE_STACKS);
     if (!total)
@@ -165,10 +164,7 @@ static void put_inconclusive(FILE *out, const struct diff_result *r)
   fputs(".\n\nWhat to do: ", out);
   fputs(report_outcome_advice(r), out);  /* our own words, with their `code` */
   fputs(".\n", out);
-  size_t undecided = 0;
-  for (size_t i = 0; i < r->site_count; i++)
-    undecided += (size_t)pick_undecided(r, &r->sites[i]);
-  if (undecided)
+  if (r->facts.rose_undecided)
     put_sites(out, r, "undecided sites", pick_undecided);
   put_allowed(out, r);
 }
@@ -178,13 +174,12 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
 {
   (void)error;
   (void)error_size;
-  if (diff_result_outcome(r) == DIFF_OUTCOME_INCONCLUSIVE) {
+  if (r->facts.outcome == DIFF_OUTCOME_INCONCLUSIVE) {
     put_inconclusive(out, r);
     return 0;
   }
-  struct diff_tally tally;
-  diff_result_tally(r, &tally);
-  size_t flagged = tally.flagged, undecided = tally.undecided;
+  const struct diff_tally *tally = &r->facts.tally;
+  size_t flagged = tally->flagged, undecided = tally->undecided;
 
   fputs("### ljleak: ", out);
   if (!flagged)
@@ -210,7 +205,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
             r->options.range_from);
   if (flagged) {
     fputs("; flagged sites grow by ", out);
-    report_put_bytes(out, tally.growth_bytes_per_segment, 1);
+    report_put_bytes(out, tally->growth_bytes_per_segment, 1);
     fputs(" per boundary in all", out);
   }
   fputs(".\n", out);

@@ -1,10 +1,12 @@
-/* report/pprof.c: a gzipped profile.proto (pprof's format) of live and growing bytes by stack, encoded by hand: varints and length-delimited fields. */
+/* report/pprof.c: a gzipped profile.proto (pprof's format) of live and growing bytes by stack, encoded by hand: varints (format's ULEB128) and length-delimited fields. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <zlib.h>
 
+#include "format/index_table.h"
+#include "format/memprof.h"
 #include "report/common.h"
 
 /* The profile.proto field numbers used here. */
@@ -51,15 +53,11 @@ static void buffer_put(struct pprof_buffer *b, const void *bytes, size_t n)
   b->size += n;
 }
 
+/* A protobuf varint: ULEB128, as in memprof streams. */
 static void put_varint(struct pprof_buffer *b, uint64_t value)
 {
-  uint8_t bytes[10];
-  size_t n = 0;
-  do {
-    bytes[n++] = (uint8_t)((value & 0x7f) | (value >= 0x80 ? 0x80 : 0));
-    value >>= 7;
-  } while (value);
-  buffer_put(b, bytes, n);
+  uint8_t bytes[MEMPROF_ULEB128_MAX];
+  buffer_put(b, bytes, memprof_uleb128_encode(bytes, value));
 }
 
 static void put_tag(struct pprof_buffer *b, unsigned field, unsigned wire)
@@ -101,8 +99,7 @@ struct pprof_entry {
 struct pprof_table {
   struct pprof_entry *entries;
   size_t count, capacity;
-  size_t *slots;              /* entry index + 1; 0 empty */
-  size_t mask;
+  struct index_table index;   /* the entries by pprof_hash; made on first use */
 };
 
 static uint64_t pprof_hash(const char *key)
@@ -118,26 +115,20 @@ static void table_release(struct pprof_table *t)
   for (size_t i = 0; i < t->count; i++)
     free(t->entries[i].key);
   free(t->entries);
-  free(t->slots);
+  index_table_release(&t->index);
   memset(t, 0, sizeof *t);
 }
 
-static int table_grow(struct pprof_table *t)
+/* A key being looked up: what the probe compares. */
+struct table_key {
+  const struct pprof_table *table;
+  const char *key;
+};
+
+static int table_equal(const void *context, uint32_t index)
 {
-  size_t size = t->mask ? (t->mask + 1) * 2 : 64;
-  size_t *slots = calloc(size, sizeof *slots);
-  if (!slots)
-    return -1;
-  for (size_t i = 0; i < t->count; i++) {
-    size_t j = (size_t)pprof_hash(t->entries[i].key) & (size - 1);
-    while (slots[j])
-      j = (j + 1) & (size - 1);
-    slots[j] = i + 1;
-  }
-  free(t->slots);
-  t->slots = slots;
-  t->mask = size - 1;
-  return 0;
+  const struct table_key *key = context;
+  return !strcmp(key->table->entries[index].key, key->key);
 }
 
 /* The entry of key, added with id count + first when new (*added set);
@@ -146,12 +137,13 @@ static struct pprof_entry *table_intern(struct pprof_table *t, const char *key, 
                                         int *added)
 {
   *added = 0;
-  if ((!t->slots || (t->count + 1) * 2 > t->mask + 1) && table_grow(t) < 0)
+  if (!t->index.slots && index_table_init(&t->index) < 0)
     return NULL;
-  size_t j = (size_t)pprof_hash(key) & t->mask;
-  for (; t->slots[j]; j = (j + 1) & t->mask)
-    if (!strcmp(t->entries[t->slots[j] - 1].key, key))
-      return &t->entries[t->slots[j] - 1];
+  uint64_t hash = pprof_hash(key);
+  struct table_key probe = {t, key};
+  uint32_t found = index_table_probe(&t->index, hash, table_equal, &probe)->index;
+  if (found != INDEX_TABLE_NONE)
+    return &t->entries[found];
   if (t->count == t->capacity) {
     size_t capacity = t->capacity ? t->capacity * 2 : 64;
     struct pprof_entry *bigger = realloc(t->entries, capacity * sizeof *bigger);
@@ -163,8 +155,12 @@ static struct pprof_entry *table_intern(struct pprof_table *t, const char *key, 
   struct pprof_entry *entry = &t->entries[t->count];
   if (!(entry->key = strdup(key)))
     return NULL;
+  if (index_table_add(&t->index, hash) == INDEX_TABLE_NONE) {
+    free(entry->key);
+    return NULL;
+  }
   entry->id = t->count + first;
-  t->slots[j] = ++t->count;
+  t->count++;
   *added = 1;
   return entry;
 }
@@ -240,7 +236,7 @@ static uint64_t pprof_location(struct pprof_state *p, uint64_t function, uint64_
 /* The location of a frame. */
 static uint64_t pprof_frame(struct pprof_state *p, const struct diff_frame *frame)
 {
-  if (frame->kind != DIFF_FRAME_LUA)
+  if (frame->kind != STACKS_FRAME_LUA)
     return pprof_location(p, pprof_function(p, frame->name, "", 0), 0);
   char name[512];
   snprintf(name, sizeof name, "%s:%" PRIu64, frame->name, frame->defined);

@@ -38,6 +38,10 @@ int report_render(const struct diff_result *result, enum report_format format,
   static const struct report_options defaults = {0, NULL, 0, 0};
   if (!options)
     options = &defaults;
+  if (!result->facts.filled) {  /* zeroed facts would read as a pass */
+    snprintf(error, error_size, "the result's facts are not filled (diff_result_fill_facts)");
+    return -1;
+  }
   int status;
   switch (format) {
   case REPORT_FORMAT_TEXT:

@@ -1,4 +1,5 @@
-/* report/report.h: renders a diff result as text, HTML, JSON, JUnit or Markdown. */
+/* report/report.h: renders a diff result in seven formats (text, HTML, JSON, JUnit, Markdown,
+ * pprof, folded stacks), reads a saved JSON result back, and draws the progress bar. */
 #ifndef LJLEAK_REPORT_REPORT_H
 #define LJLEAK_REPORT_REPORT_H
 
@@ -28,36 +29,41 @@ struct report_options {
   int growth;
 };
 
+/* ---- Rendering ----------------------------------------------------------- */
+
 /* Parses "text", "html", "json", "junit", "markdown", "pprof" or "folded"; returns 0 or -1. */
 int report_format_parse(const char *name, enum report_format *format);
 
-/* Renders result to out. Returns 0, or -1 with a message in error. */
+/* Renders result to out from its sites and its facts, which must be filled
+ * (diff_result_fill_facts). Returns 0, or -1 with a message in error. */
 int report_render(const struct diff_result *result, enum report_format format,
                   const struct report_options *options, FILE *out,
                   char *error, size_t error_size);
 
+/* Whether text output to out should be coloured: out is a terminal and the
+ * NO_COLOR environment variable is unset or empty. */
+int report_color_wanted(FILE *out);
+
+/* ---- Reading a saved result ---------------------------------------------- */
+
 /* Rebuilds a result from JSON written by report_render (REPORT_FORMAT_JSON);
- * diff_result_free frees it. result->flagged is the JSON's "flagged" when
- * it has one, else diff_result_flagged_count. Returns 0, or -1 with
- * "FILE: byte N: what is wrong" in error. */
+ * diff_result_free frees it. Its facts are filled; result->flagged is the
+ * JSON's "flagged" when it has one, else the facts' count. Returns 0, or -1
+ * with "FILE: byte N: what is wrong" in error. */
 int report_read_json(const char *path, struct diff_result *result,
                      char *error, size_t error_size);
+
+/* As report_read_json, from text in memory; name is used in error messages. */
+int report_read_json_text(const char *name, const char *text, size_t length,
+                          struct diff_result *result, char *error, size_t error_size);
+
+/* ---- Progress ------------------------------------------------------------ */
 
 /* A progress bar on a terminal (stderr); draws nothing when out is not one. */
 struct report_progress;
 struct report_progress *report_progress_new(FILE *out);
 void report_progress_update(void *progress, uint64_t done, uint64_t total); /* a diff_options.progress */
 void report_progress_free(struct report_progress *progress);
-
-/* ---- Additions (report stage) ------------------------------------------ */
-
-/* Whether text output to out should be coloured: out is a terminal and the
- * NO_COLOR environment variable is unset or empty. */
-int report_color_wanted(FILE *out);
-
-/* As report_read_json, from text in memory; name is used in error messages. */
-int report_read_json_text(const char *name, const char *text, size_t length,
-                          struct diff_result *result, char *error, size_t error_size);
 
 /* The bar's text for done of total, width cells wide, into buffer (always
  * terminated); the bar's drawing uses it. Returns the length written. */

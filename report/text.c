@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 
 #define SPARK_CELLS 16      /* sparkline width in the tables */
@@ -39,13 +40,13 @@ static void put_name(FILE *out, const char *name)
   size_t length = strlen(name);
   for (size_t i = 0; i < length;) {
     uint32_t cp;
-    i += report_utf8_decode(name + i, length - i, &cp);
+    i += utf8_decode(name + i, length - i, &cp);
     if (cp < 0x20 || cp == 0x7f)
       fprintf(out, "\\x%02" PRIx32, cp);
     else if (cp >= 0x80 && cp < 0xa0)
       fprintf(out, "\\u%04" PRIx32, cp);
     else
-      report_utf8_put(out, cp);
+      utf8_put(out, cp);
   }
 }
 
@@ -149,14 +150,13 @@ static void put_capture(FILE *out, const char *label, const struct diff_capture 
 /* The headline: how many sites fail the run and how fast they grow together. */
 static void put_verdict(FILE *out, const struct diff_result *r, const struct text_style *s)
 {
-  struct diff_tally tally;
-  diff_result_tally(r, &tally);
-  size_t flagged = tally.flagged;
-  double per_second = tally.growth_bytes_per_second;
+  const struct diff_tally *tally = &r->facts.tally;
+  size_t flagged = tally->flagged;
+  double per_second = tally->growth_bytes_per_second;
   char rate[48], rate_s[48];
-  report_format_bytes(rate, sizeof rate, tally.growth_bytes_per_segment, 1);
+  report_format_bytes(rate, sizeof rate, tally->growth_bytes_per_segment, 1);
   report_format_bytes(rate_s, sizeof rate_s, per_second, 1);
-  if (diff_result_outcome(r) == DIFF_OUTCOME_INCONCLUSIVE) {
+  if (r->facts.outcome == DIFF_OUTCOME_INCONCLUSIVE) {
     char reason[512];
     report_outcome_reason(r, reason, sizeof reason);
     fprintf(out, "%sljleak: INCONCLUSIVE: %s%s\n", style_on(s, YELLOW), reason, style_off(s));
@@ -177,9 +177,9 @@ static void put_verdict(FILE *out, const struct diff_result *r, const struct tex
   }
   if (r->mode == DIFF_MODE_BASE) {
     fprintf(out, "%zu new and %zu worse in the candidate (%zu of %zu sites), %s per boundary",
-            tally.new_count, tally.worse_count, flagged, r->site_count, rate);
+            tally->new_count, tally->worse_count, flagged, r->site_count, rate);
   } else if (r->mode == DIFF_MODE_RANGE) {
-    report_format_bytes(rate, sizeof rate, (double)tally.range_delta_bytes, 1);
+    report_format_bytes(rate, sizeof rate, (double)tally->range_delta_bytes, 1);
     fprintf(out, "%zu of %zu sites grew from boundary %zu to boundary %zu, %s in all", flagged,
             r->site_count, r->options.range_from, r->options.range_to, rate);
   } else {
@@ -196,18 +196,18 @@ static void put_verdict(FILE *out, const struct diff_result *r, const struct tex
 /* A table of the sites for which pick() holds, in the engine's order. */
 static size_t put_table(FILE *out, const struct diff_result *r, const struct text_style *s,
                         const char *title,
-                        int (*pick)(const struct diff_result *, const struct diff_site *))
+                        int (*pick)(const struct diff_site *))
 {
   size_t shown = 0;
   int base = r->mode == DIFF_MODE_BASE, range = r->mode == DIFF_MODE_RANGE;
   int verdict_width = 8;  /* "verdict" and a space; wider for "undecided" */
   for (size_t i = 0; i < r->site_count; i++)
-    if (pick(r, &r->sites[i]) &&
+    if (pick(&r->sites[i]) &&
         (int)strlen(diff_verdict_name(r->sites[i].verdict)) + 1 > verdict_width)
       verdict_width = (int)strlen(diff_verdict_name(r->sites[i].verdict)) + 1;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
-    if (!pick(r, site))
+    if (!pick(site))
       continue;
     if (!shown++) {
       fprintf(out, "\n%s%s%s\n", style_on(s, BOLD), title, style_off(s));
@@ -235,7 +235,7 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
       fprintf(out, "  site%s\n", style_off(s));
     }
     if (base)
-      fprintf(out, "%s%-*s%s", style_on(s, diff_site_undecided(site) ? YELLOW : RED),
+      fprintf(out, "%s%-*s%s", style_on(s, site->facts.undecided ? YELLOW : RED),
               verdict_width, diff_verdict_name(site->verdict), style_off(s));
     if (range)
       put_bytes(out, 12, (double)site->range_delta_bytes, 1, "");
@@ -274,13 +274,13 @@ static void put_list(FILE *out, const struct diff_result *r, const struct text_s
 {
   size_t total = 0, shown = 0;
   for (size_t i = 0; i < r->site_count; i++)
-    total += r->sites[i].verdict == verdict && !diff_site_flagged(r->mode, &r->sites[i]);
+    total += r->sites[i].verdict == verdict && !r->sites[i].facts.flagged;
   if (!total)
     return;
   fprintf(out, "%s%s (%zu): ", style_on(s, DIM), title, total);
   for (size_t i = 0; i < r->site_count && shown < LIST_NAMES; i++) {
     const struct diff_site *site = &r->sites[i];
-    if (site->verdict != verdict || diff_site_flagged(r->mode, site))
+    if (site->verdict != verdict || site->facts.flagged)
       continue;
     fputs(shown++ ? ", " : "", out);
     put_name(out, site->name);
@@ -290,22 +290,20 @@ static void put_list(FILE *out, const struct diff_result *r, const struct text_s
   fprintf(out, "%s\n", style_off(s));
 }
 
-static int pick_flagged(const struct diff_result *r, const struct diff_site *site)
+static int pick_flagged(const struct diff_site *site)
 {
-  return diff_site_flagged(r->mode, site);
+  return site->facts.flagged;
 }
 
-static int pick_growing_in_both(const struct diff_result *r, const struct diff_site *site)
+static int pick_growing_in_both(const struct diff_site *site)
 {
-  return site->verdict == DIFF_VERDICT_GROWING && !diff_site_flagged(r->mode, site) &&
-         !site->allowed;
+  return site->verdict == DIFF_VERDICT_GROWING && !site->facts.flagged && !site->allowed;
 }
 
 /* Insufficient sites are listed apart, under "too few boundaries". */
-static int pick_undecided(const struct diff_result *r, const struct diff_site *site)
+static int pick_undecided(const struct diff_site *site)
 {
-  (void)r;
-  return diff_site_rose_undecided(site);
+  return site->facts.rose_undecided;
 }
 
 /* The sites an allow-list rule let grow (allowed), then those that grew past
@@ -319,7 +317,7 @@ static void put_allowances(FILE *out, const struct diff_result *r, const struct 
     const struct diff_allowance *a = site->allowance;
     if (!a || site->allowed != allowed)
       continue;
-    if (!allowed && !diff_site_flagged(r->mode, site) && !diff_site_undecided(site))
+    if (!allowed && !site->facts.flagged && !site->facts.undecided)
       continue;  /* matched, but did not grow: nothing to allow */
     if (!shown++)
       fprintf(out, "%s%s%s\n", style_on(s, BOLD),
@@ -352,7 +350,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r, const struct
   const struct diff_site *stacks[STACKS_SHOWN];
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
-    if (!diff_site_flagged(r->mode, site) && !diff_site_undecided(site))
+    if (!site->facts.flagged && !site->facts.undecided)
       continue;
     size_t total = report_site_stacks(r, site, stacks, STACKS_SHOWN);
     if (!total)
@@ -366,7 +364,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r, const struct
     putc('\n', out);
     for (size_t k = 0; k < total && k < STACKS_SHOWN; k++) {
       const struct diff_site *stack = stacks[k];
-      int bad = diff_site_flagged(r->mode, stack);
+      int bad = stack->facts.flagged;
       fprintf(out, "    %s%-10s%s", style_on(s, bad ? RED : DIM), diff_verdict_name(stack->verdict),
               style_off(s));
       put_bytes(out, 12, stack->growth_bytes_per_segment, 1, "");

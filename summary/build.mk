@@ -1,7 +1,7 @@
 # summary/build.mk: the Tarantool-compatible summary (ljleak summary); needs only format.
 # summary.h is its interface; summary_internal.h and the parts' headers are its own.
 summary_SRCS := summary/summary.c summary/summary_read.c summary/summary_print.c \
-  summary/site.c summary/name_table.c summary/index_table.c summary/primary_table.c \
+  summary/site.c summary/name_table.c summary/primary_table.c \
   summary/heap_map.c
 
 # against Tarantool's saved outputs

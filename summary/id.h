@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define ID_NONE UINT32_MAX  /* no item: an empty slot, an id not made yet, or a failure */
+#define SUMMARY_ID_NONE UINT32_MAX  /* no item: an empty slot, an id not made yet, or a failure */
 
 /* Grows *array so that it holds at least needed items. Returns 0, or -1 when
  * out of memory (the array is kept as it was). */

@@ -6,7 +6,7 @@
 
 #include "summary/hash.h"
 
-int name_table_init(struct name_table *table)
+int summary_name_table_init(struct summary_name_table *table)
 {
   table->bytes = NULL;
   table->bytes_used = table->bytes_capacity = 0;
@@ -15,46 +15,52 @@ int name_table_init(struct name_table *table)
   return index_table_init(&table->index);
 }
 
-void name_table_release(struct name_table *table)
+void summary_name_table_release(struct summary_name_table *table)
 {
   free(table->bytes);
   free(table->names);
   index_table_release(&table->index);
 }
 
-uint32_t name_table_intern(struct name_table *table, const char *text, size_t length)
+/* A text being interned: what the probe compares. */
+struct name_key {
+  const struct summary_name_table *table;
+  const char *text;
+  size_t length;
+};
+
+static int name_equal(const void *context, uint32_t index)
+{
+  const struct name_key *key = context;
+  size_t length;
+  const char *text = name_table_text(key->table, index, &length);
+  return length == key->length && !memcmp(text, key->text, length);
+}
+
+uint32_t summary_name_table_intern(struct summary_name_table *table, const char *text, size_t length)
 {
   struct index_table *index = &table->index;
-  if (index_table_make_room(index))
-    return ID_NONE;
   uint64_t hash = XXH3_64bits(text, length);
-  size_t i = hash & index->mask;
-  for (;; i = (i + 1) & index->mask) {
-    struct index_slot *slot = &index->slots[i];
-    if (slot->index == ID_NONE)
-      break;
-    if (slot->tag != (uint32_t)(hash >> 32))
-      continue;
-    size_t known_length;
-    const char *known = name_table_text(table, slot->index, &known_length);
-    if (known_length == length && !memcmp(known, text, length))
-      return slot->index;
-  }
+  struct name_key key = {table, text, length};
+  uint32_t found = index_table_probe(index, hash, name_equal, &key)->index;
+  if (found != INDEX_TABLE_NONE)
+    return found;
   size_t id = index->count;
   if (id_array_reserve((void **)&table->names, &table->names_capacity, id + 1,
                        sizeof *table->names) ||
       id_array_reserve((void **)&table->bytes, &table->bytes_capacity,
                        table->bytes_used + length + 1, 1))
-    return ID_NONE;
+    return SUMMARY_ID_NONE;
+  if (index_table_add(index, hash) == INDEX_TABLE_NONE)
+    return SUMMARY_ID_NONE;
   memcpy(table->bytes + table->bytes_used, text, length);
   table->names[id].offset = table->bytes_used;
   table->names[id].length = length;
   table->bytes_used += length;
-  index_table_insert(index, &index->slots[i], hash);
   return (uint32_t)id;
 }
 
-int name_table_compare(const struct name_table *table, uint32_t a, uint32_t b)
+int summary_name_table_compare(const struct summary_name_table *table, uint32_t a, uint32_t b)
 {
   size_t length_a, length_b;
   const char *text_a = name_table_text(table, a, &length_a);

@@ -11,7 +11,7 @@
 
 /* One event as the feeding loop keeps it: its site resolved, its kind as
  * the report orders kinds, the sizes a kind does not carry zero. */
-struct pending_event {
+struct summary_pending_event {
   uint32_t kind;                /* KIND_ALLOC, KIND_REALLOC or KIND_FREE */
   uint32_t site;
   uint64_t old_address, old_size, new_address, new_size;
@@ -21,17 +21,17 @@ struct pending_event {
 
 /* The site of an event: the previous event's site when the location is the
  * same (events come in runs from one site: a loop allocating, the GC
- * sweeping), else the site table's. ID_NONE when out of memory. */
+ * sweeping), else the site table's. SUMMARY_ID_NONE when out of memory. */
 static inline uint32_t pending_site(struct summary *summary, const struct memprof_event *event)
 {
-  if (__builtin_expect(summary->last_site != ID_NONE && event->source == summary->last_source &&
+  if (__builtin_expect(summary->last_site != SUMMARY_ID_NONE && event->source == summary->last_source &&
                            event->location == summary->last_location &&
                            event->line == summary->last_line,
                        1))
     return summary->last_site;
-  uint32_t site_id = site_lookup(summary, event->source, event->location, event->line);
-  if (site_id == ID_NONE)
-    return ID_NONE;
+  uint32_t site_id = summary_site_lookup(summary, event->source, event->location, event->line);
+  if (site_id == SUMMARY_ID_NONE)
+    return SUMMARY_ID_NONE;
   summary->last_site = site_id;
   summary->last_source = event->source;
   summary->last_location = event->location;
@@ -41,7 +41,7 @@ static inline uint32_t pending_site(struct summary *summary, const struct mempro
 
 /* Fills pending from event; returns 0, 1 for a record that is no allocation
  * event, or -1 when out of memory. */
-static inline int pending_fill(struct summary *summary, struct pending_event *pending,
+static inline int pending_fill(struct summary *summary, struct summary_pending_event *pending,
                                const struct memprof_event *event)
 {
   /* Report kinds by event kind; KIND_COUNT for symtab events (their
@@ -59,7 +59,7 @@ static inline int pending_fill(struct summary *summary, struct pending_event *pe
   pending->new_address = event->new_address;
   pending->new_size = event->new_size;
   uint32_t site_id = pending_site(summary, event);
-  if (site_id == ID_NONE)
+  if (site_id == SUMMARY_ID_NONE)
     return -1;
   pending->site = site_id;
   return 0;
@@ -71,11 +71,11 @@ static inline __attribute__((always_inline)) int
 pending_link(struct summary *summary, uint32_t entry_id, int kind, uint32_t version,
              uint64_t old_size, uint64_t new_size)
 {
-  struct version *made_by = &summary->versions[version];
+  struct summary_version *made_by = &summary->versions[version];
   /* Most of a site's blocks are freed by one location (the GC) and
    * reallocated by one (often the site itself): per kind, the record the
    * site's last block went to is tried first. */
-  struct primary *record;
+  struct summary_primary *record;
   int made = primary_table_record(&summary->primaries, (uint64_t)entry_id << 32 | made_by->site,
                                   made_by->name, &made_by->primary_slot[kind], &record);
   if (__builtin_expect(made != 0, 0)) {
@@ -91,18 +91,18 @@ pending_link(struct summary *summary, uint32_t entry_id, int kind, uint32_t vers
 
 /* Applies one event. Returns 0, or -1 when out of memory. */
 static inline __attribute__((always_inline)) int
-pending_apply(struct summary *summary, const struct pending_event *event)
+pending_apply(struct summary *summary, const struct summary_pending_event *event)
 {
-  const struct site *site = &summary->sites[event->site];
+  const struct summary_site *site = &summary->sites[event->site];
   uint32_t entry_id = site->entry[event->kind];
-  if (__builtin_expect(site->name_epoch != summary->symbol_epoch || entry_id == ID_NONE, 0)) {
-    entry_id = site_entry(summary, event->site, (int)event->kind);
-    if (entry_id == ID_NONE)
+  if (__builtin_expect(site->name_epoch != summary->symbol_epoch || entry_id == SUMMARY_ID_NONE, 0)) {
+    entry_id = summary_site_entry(summary, event->site, (int)event->kind);
+    if (entry_id == SUMMARY_ID_NONE)
       return -1;
     site = &summary->sites[event->site];
   }
   uint32_t version = site->version;
-  struct entry *entry = &summary->entries[entry_id];
+  struct summary_entry *entry = &summary->entries[entry_id];
   entry->events++;
   entry->alloc_bytes += event->new_size;
   entry->free_bytes += event->old_size;

@@ -9,31 +9,31 @@
 
 /* The blocks an entry's reallocs or frees overrode, per allocating site. The
  * records sit in the slots of an open-addressing table (key
- * PRIMARY_EMPTY_KEY marks a free slot), so an update touches one cache line. */
-struct primary {
+ * SUMMARY_PRIMARY_EMPTY_KEY marks a free slot), so an update touches one cache line. */
+struct summary_primary {
   uint64_t key;                 /* entry << 32 | allocating site */
   uint32_t name;                /* the allocating site's name when its first block was made */
   uint64_t allocated, freed, count;
 };
-#define PRIMARY_EMPTY_KEY UINT64_MAX
+#define SUMMARY_PRIMARY_EMPTY_KEY UINT64_MAX
 
-struct primary_table {
-  struct primary *slots;
+struct summary_primary_table {
+  struct summary_primary *slots;
   size_t mask, count;
 };
 
 /* capacity: a power of two. Returns 0, or -1 when out of memory. */
-int primary_table_init(struct primary_table *table, size_t capacity);
-void primary_table_release(struct primary_table *table);
+int summary_primary_table_init(struct summary_primary_table *table, size_t capacity);
+void summary_primary_table_release(struct summary_primary_table *table);
 
 /* Doubles the slots; records move. Returns 0, or -1 when out of memory. */
-int primary_table_grow(struct primary_table *table);
+int summary_primary_table_grow(struct summary_primary_table *table);
 
 /* The record for key, or the empty slot where it would go. */
-static inline struct primary *primary_table_probe(const struct primary_table *table, uint64_t key)
+static inline struct summary_primary *primary_table_probe(const struct summary_primary_table *table, uint64_t key)
 {
   size_t i = hash_u64(key) & table->mask;
-  while (table->slots[i].key != PRIMARY_EMPTY_KEY && table->slots[i].key != key)
+  while (table->slots[i].key != SUMMARY_PRIMARY_EMPTY_KEY && table->slots[i].key != key)
     i = (i + 1) & table->mask;
   return &table->slots[i];
 }
@@ -45,17 +45,17 @@ static inline struct primary *primary_table_probe(const struct primary_table *ta
  * known block. Returns 0 for a record found, 1 for one made, or -1 when out
  * of memory. */
 static inline __attribute__((always_inline)) int
-primary_table_record(struct primary_table *table, uint64_t key, uint32_t name, uint32_t *slot,
-                     struct primary **record)
+primary_table_record(struct summary_primary_table *table, uint64_t key, uint32_t name, uint32_t *slot,
+                     struct summary_primary **record)
 {
-  struct primary *found = &table->slots[*slot & table->mask];
+  struct summary_primary *found = &table->slots[*slot & table->mask];
   int made = 0;
   if (__builtin_expect(found->key != key, 0)) {
-    if ((table->count + 1) * 2 > table->mask + 1 && primary_table_grow(table))
+    if ((table->count + 1) * 2 > table->mask + 1 && summary_primary_table_grow(table))
       return -1;
     found = primary_table_probe(table, key);
-    if (found->key == PRIMARY_EMPTY_KEY) {
-      *found = (struct primary){key, name, 0, 0, 0};
+    if (found->key == SUMMARY_PRIMARY_EMPTY_KEY) {
+      *found = (struct summary_primary){key, name, 0, 0, 0};
       table->count++;
       made = 1;
     }

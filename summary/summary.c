@@ -17,15 +17,15 @@ struct summary *summary_new(void)
   summary->name_buffer = malloc(summary->name_buffer_size);
   int failed = !summary->symtab || !summary->name_buffer;
   failed |= index_table_init(&summary->site_index);
-  failed |= name_table_init(&summary->names);
-  failed |= primary_table_init(&summary->primaries, 64);
-  failed |= heap_map_init(&summary->heap, 512);
+  failed |= summary_name_table_init(&summary->names);
+  failed |= summary_primary_table_init(&summary->primaries, 64);
+  failed |= summary_heap_map_init(&summary->heap, 512);
   if (failed) {
     summary_free(summary);
     return NULL;
   }
   summary->symbol_epoch = 1;
-  summary->last_site = ID_NONE;
+  summary->last_site = SUMMARY_ID_NONE;
   summary->read_status = SUMMARY_OK;
   return summary;
 }
@@ -38,10 +38,10 @@ void summary_free(struct summary *summary)
     memprof_symtab_free(summary->symtab);
   free(summary->sites);
   index_table_release(&summary->site_index);
-  name_table_release(&summary->names);
+  summary_name_table_release(&summary->names);
   free(summary->entries);
-  primary_table_release(&summary->primaries);
-  heap_map_release(&summary->heap);
+  summary_primary_table_release(&summary->primaries);
+  summary_heap_map_release(&summary->heap);
   free(summary->versions);
   free(summary->name_buffer);
   free(summary);
@@ -62,7 +62,7 @@ int summary_add_event(struct summary *summary, const struct memprof_event *event
     normal.old_address = normal.old_size = 0;
   if (normal.kind == MEMPROF_EVENT_FREE)
     normal.new_address = normal.new_size = 0;
-  struct pending_event pending;
+  struct summary_pending_event pending;
   int filled = pending_fill(summary, &pending, &normal);
   if (filled)
     return filled < 0 ? -1 : 0;

@@ -8,7 +8,7 @@
 #include "format/memprof.h"
 #include "summary/heap_map.h"
 #include "summary/id.h"
-#include "summary/index_table.h"
+#include "format/index_table.h"
 #include "summary/name_table.h"
 #include "summary/primary_table.h"
 #include "summary/site.h"
@@ -19,23 +19,23 @@ struct summary {
   uint64_t symbol_epoch;        /* bumped by every symbol: names may have changed */
   uint64_t events;
 
-  struct site *sites;
+  struct summary_site *sites;
   size_t site_capacity;
   struct index_table site_index;
 
-  struct name_table names;
+  struct summary_name_table names;
 
-  struct entry *entries;
+  struct summary_entry *entries;
   size_t entry_count, entry_capacity;
 
-  struct primary_table primaries;
+  struct summary_primary_table primaries;
 
-  uint32_t last_site;           /* the previous event's site, or ID_NONE */
+  uint32_t last_site;           /* the previous event's site, or SUMMARY_ID_NONE */
   enum memprof_source last_source;
   uint64_t last_location, last_line;
 
-  struct heap_map heap;
-  struct version *versions;
+  struct summary_heap_map heap;
+  struct summary_version *versions;
   size_t version_count, version_capacity;
 
   char *name_buffer;            /* scratch for memprof_symtab_name */

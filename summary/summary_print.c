@@ -39,8 +39,8 @@ static _Thread_local struct sort_context sort_context;
 static int compare_entries(const void *a, const void *b)
 {
   uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
-  const struct entry *ea = &sort_context.summary->entries[ia];
-  const struct entry *eb = &sort_context.summary->entries[ib];
+  const struct summary_entry *ea = &sort_context.summary->entries[ia];
+  const struct summary_entry *eb = &sort_context.summary->entries[ib];
   if (ea->events != eb->events)
     return ea->events > eb->events ? -1 : 1;
   return (ia > ib) - (ia < ib);  /* ties: first seen first */
@@ -48,7 +48,7 @@ static int compare_entries(const void *a, const void *b)
 
 static int compare_names(const void *a, const void *b)
 {
-  return name_table_compare(&sort_context.summary->names, *(const uint32_t *)a,
+  return summary_name_table_compare(&sort_context.summary->names, *(const uint32_t *)a,
                             *(const uint32_t *)b);
 }
 
@@ -90,8 +90,8 @@ static int overrides_gather(const struct summary *summary, struct overrides *ove
   for (size_t i = 0; i < summary->entry_count; i++)
     overrides->start[i + 1] = overrides->start[i] + summary->entries[i].primary_count;
   for (size_t i = 0; i <= summary->primaries.mask; i++) {
-    const struct primary *record = &summary->primaries.slots[i];
-    if (record->key == PRIMARY_EMPTY_KEY)
+    const struct summary_primary *record = &summary->primaries.slots[i];
+    if (record->key == SUMMARY_PRIMARY_EMPTY_KEY)
       continue;
     size_t entry = (size_t)(record->key >> 32);
     overrides->names[overrides->start[entry] + filled[entry]++] = record->name;
@@ -117,7 +117,7 @@ static int print_entries(const struct summary *summary, const struct overrides *
   sort_context.summary = summary;
   qsort(order, count, sizeof *order, compare_entries);
   for (size_t i = 0; i < count; i++) {
-    const struct entry *entry = &summary->entries[order[i]];
+    const struct summary_entry *entry = &summary->entries[order[i]];
     char alloc_text[64], free_text[64];
     summary_format_bytes(entry->alloc_bytes, human_readable, alloc_text, sizeof alloc_text);
     summary_format_bytes(entry->free_bytes, human_readable, free_text, sizeof free_text);
@@ -156,7 +156,7 @@ static int print_heap_summary(const struct summary *summary, int human_readable,
     return -1;
   }
   for (size_t i = 0; i < summary->entry_count; i++) {
-    const struct entry *entry = &summary->entries[i];
+    const struct summary_entry *entry = &summary->entries[i];
     if (entry->kind == KIND_ALLOC && entry->alloc_bytes > 0) {
       bytes[entry->name] += (int64_t)entry->alloc_bytes;
       allocs[entry->name] += entry->events;
@@ -164,8 +164,8 @@ static int print_heap_summary(const struct summary *summary, int human_readable,
   }
   /* Primary records belong to realloc and free entries only. */
   for (size_t i = 0; i <= summary->primaries.mask; i++) {
-    const struct primary *record = &summary->primaries.slots[i];
-    if (record->key == PRIMARY_EMPTY_KEY)
+    const struct summary_primary *record = &summary->primaries.slots[i];
+    if (record->key == SUMMARY_PRIMARY_EMPTY_KEY)
       continue;
     if (record->allocated > 0) {
       bytes[record->name] += (int64_t)record->allocated;

@@ -34,7 +34,7 @@ static enum summary_status summary_read_failure(enum memprof_status status)
 }
 
 /* Applies batch[0 .. count), in order; on failure fills err. */
-static int summary_read_apply(struct summary *summary, const struct pending_event *batch,
+static int summary_read_apply(struct summary *summary, const struct summary_pending_event *batch,
                               size_t count, const char *name, struct memprof_error *err)
 {
   summary->events += count;
@@ -49,11 +49,11 @@ static int summary_read_apply(struct summary *summary, const struct pending_even
 /* Queues one event for summary_read_apply, hashed and its slots prefetched;
  * applies the queue when it is full. Returns -1 when out of memory. */
 static inline __attribute__((always_inline)) int
-summary_read_push(struct summary *summary, struct pending_event *batch, size_t *count,
+summary_read_push(struct summary *summary, struct summary_pending_event *batch, size_t *count,
                   const struct memprof_event *event, uint64_t offset, const char *name,
                   struct memprof_error *err)
 {
-  struct pending_event *next = &batch[*count];
+  struct summary_pending_event *next = &batch[*count];
   int filled = pending_fill(summary, next, event);
   if (__builtin_expect(filled != 0, 0)) {
     if (filled > 0)
@@ -88,7 +88,7 @@ static inline __attribute__((always_inline)) enum memprof_status
 summary_read_loop(struct summary *summary, struct memprof_reader *reader, const char *name,
                   struct memprof_error *err, int pext)
 {
-  struct pending_event batch[SUMMARY_BATCH];
+  struct summary_pending_event batch[SUMMARY_BATCH];
   size_t count = 0;
   struct memprof_record record;
   enum memprof_status status;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "format/capture_index.h"
+#include "format/capture_layout.h"
 #include "format/memprof.h"
 #include "format/stacks.h"
 #include "tests/check_run.h"
@@ -140,7 +141,7 @@ static struct capture_index run_and_tally(const char *name, const char *options,
   ck_assert_uint_ge(index.segment_count, 1);
   for (size_t i = 0; i < index.segment_count; i++) {
     snprintf(path, sizeof path, "%s/cap/%s", dir, index.segments[i].file);
-    ck_assert_uint_gt(stacks_sidecar_path(path, sidecar, sizeof sidecar), 0);
+    ck_assert_uint_gt(capture_layout_sidecar_name(path, sidecar, sizeof sidecar), 0);
     ck_assert_ptr_nonnull(strstr(sidecar, ext));
     tally_segment(path, sidecar, PUT_LINE, t);
   }
@@ -210,7 +211,7 @@ static void tally_script(const char *name, const char *script, const char *site,
   ck_assert_int_eq(sh("'%s/ljleak' run -j off -o '%s/cap' testdata/stacks/%s > /dev/null",
                       build_dir(), dir, script), 0);
   snprintf(path, sizeof path, "%s/cap/seg-0001.memprof", dir);
-  ck_assert_uint_gt(stacks_sidecar_path(path, sidecar, sizeof sidecar), 0);
+  ck_assert_uint_gt(capture_layout_sidecar_name(path, sidecar, sizeof sidecar), 0);
   memset(t, 0, sizeof *t);
   tally_segment(path, sidecar, site, t);
 }
@@ -355,7 +356,7 @@ START_TEST(test_sigkill_keeps_the_stack_of_every_complete_event)
     snprintf(path, sizeof path, "%s/seg-%04d.memprof.part", out, seq);
     if (access(path, F_OK) != 0)
       continue;
-    ck_assert_uint_gt(stacks_sidecar_path(path, sidecar, sizeof sidecar), 0);
+    ck_assert_uint_gt(capture_layout_sidecar_name(path, sidecar, sizeof sidecar), 0);
     struct stack_tally t;
     memset(&t, 0, sizeof t);
     tally_segment(path, sidecar, "@tests/lua/collector_forever.lua:7", &t);

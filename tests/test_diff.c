@@ -6,7 +6,7 @@
 
 #include "tests/check_run.h"
 #include "diff/aggregate.h"
-#include "diff/capture.h"
+#include "diff/source.h"
 #include "diff/diff.h"
 #include "diff/live_map.h"
 #include "diff/sampling.h"
@@ -184,63 +184,63 @@ END_TEST
 
 START_TEST(test_site_hash_collisions_never_merge_sites)
 {
-  struct site_table table;
-  ck_assert_int_eq(site_table_init(&table), 0);
-  ck_assert_int_eq(site_table_set_hash_mask(&table, 0), 0);  /* every name in one bucket */
+  struct diff_site_table table;
+  ck_assert_int_eq(diff_site_table_init(&table), 0);
+  ck_assert_int_eq(diff_site_table_set_hash_mask(&table, 0), 0);  /* every name in one bucket */
   char name[32];
   for (int i = 0; i < 200; i++) {
     uint32_t index;
     int length = snprintf(name, sizeof name, "@app.lua:%d", i);
-    ck_assert_int_eq(site_table_intern(&table, name, (size_t)length, DIFF_SITE_LUA, &index), 0);
+    ck_assert_int_eq(diff_site_table_intern(&table, name, (size_t)length, DIFF_SITE_LUA, &index), 0);
     ck_assert_uint_eq(index, (uint32_t)i);
   }
   ck_assert_uint_eq(table.count, 200);
   for (int i = 0; i < 200; i++) {
     int length = snprintf(name, sizeof name, "@app.lua:%d", i);
-    ck_assert_uint_eq(site_table_find(&table, name, (size_t)length), (uint32_t)i);
-    ck_assert_uint_eq(table.ids[i], site_table_hash(name, (size_t)length));
+    ck_assert_uint_eq(diff_site_table_find(&table, name, (size_t)length), (uint32_t)i);
+    ck_assert_uint_eq(table.ids[i], diff_site_table_hash(name, (size_t)length));
   }
-  ck_assert_uint_eq(site_table_find(&table, "@app.lua:200", 12), SITE_TABLE_NONE);
-  site_table_release(&table);
+  ck_assert_uint_eq(diff_site_table_find(&table, "@app.lua:200", 12), DIFF_SITE_TABLE_NONE);
+  diff_site_table_release(&table);
 }
 END_TEST
 
 START_TEST(test_colliding_sites_keep_their_own_series_across_segments)
 {
-  struct aggregate aggregate;
-  ck_assert_int_eq(aggregate_init(&aggregate, 0), 0);
-  ck_assert_int_eq(site_table_set_hash_mask(&aggregate.sites, 0), 0);
+  struct diff_aggregate aggregate;
+  ck_assert_int_eq(diff_aggregate_init(&aggregate, 0), 0);
+  ck_assert_int_eq(diff_site_table_set_hash_mask(&aggregate.sites, 0), 0);
   for (int segment_number = 0; segment_number < 2; segment_number++) {
-    struct segment_aggregate segment;
-    ck_assert_int_eq(segment_aggregate_init(&segment), 0);
-    ck_assert_int_eq(site_table_set_hash_mask(&segment.sites, 0), 0);
+    struct diff_segment_aggregate segment;
+    ck_assert_int_eq(diff_segment_aggregate_init(&segment), 0);
+    ck_assert_int_eq(diff_site_table_set_hash_mask(&segment.sites, 0), 0);
     uint32_t first_index, second_index;
     /* the second segment meets the names in the other order */
     const char *first = segment_number ? "@b.lua:2" : "@a.lua:1";
     const char *second = segment_number ? "@a.lua:1" : "@b.lua:2";
-    ck_assert_int_eq(segment_aggregate_site(&segment, first, 8, DIFF_SITE_LUA, &first_index), 0);
-    ck_assert_int_eq(segment_aggregate_site(&segment, second, 8, DIFF_SITE_LUA, &second_index), 0);
+    ck_assert_int_eq(diff_segment_aggregate_site(&segment, first, 8, DIFF_SITE_LUA, &first_index), 0);
+    ck_assert_int_eq(diff_segment_aggregate_site(&segment, second, 8, DIFF_SITE_LUA, &second_index), 0);
     ck_assert_uint_ne(first_index, second_index);
-    uint32_t a = site_table_find(&segment.sites, "@a.lua:1", 8);
-    uint32_t b = site_table_find(&segment.sites, "@b.lua:2", 8);
+    uint32_t a = diff_site_table_find(&segment.sites, "@a.lua:1", 8);
+    uint32_t b = diff_site_table_find(&segment.sites, "@b.lua:2", 8);
     ck_assert_uint_eq(a, segment_number ? second_index : first_index);
     uint64_t address_a = 0x1000 + 0x100 * (uint64_t)segment_number;
     uint64_t address_b = 0x9000 + 0x100 * (uint64_t)segment_number;
-    ck_assert_int_eq(segment_aggregate_alloc(&segment, a, address_a, live_map_hash(address_a), 10, 0), 0);
-    ck_assert_int_eq(segment_aggregate_alloc(&segment, b, address_b, live_map_hash(address_b), 1000, 0), 0);
-    ck_assert_int_eq(segment_aggregate_end_piece(&segment, 1, 0), 0);  /* the segment is one piece */
-    segment_aggregate_finish(&segment);
-    ck_assert_int_eq(aggregate_merge(&aggregate, &segment), 0);
-    segment_aggregate_release(&segment);
+    ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, a, address_a, live_map_hash(address_a), 10, 0), 0);
+    ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, b, address_b, live_map_hash(address_b), 1000, 0), 0);
+    ck_assert_int_eq(diff_segment_aggregate_end_piece(&segment, 1, 0), 0);  /* the segment is one piece */
+    diff_segment_aggregate_finish(&segment);
+    ck_assert_int_eq(diff_aggregate_merge(&aggregate, &segment), 0);
+    diff_segment_aggregate_release(&segment);
   }
   ck_assert_uint_eq(aggregate.sites.count, 2);
-  uint32_t a = site_table_find(&aggregate.sites, "@a.lua:1", 8);
-  uint32_t b = site_table_find(&aggregate.sites, "@b.lua:2", 8);
+  uint32_t a = diff_site_table_find(&aggregate.sites, "@a.lua:1", 8);
+  uint32_t b = diff_site_table_find(&aggregate.sites, "@b.lua:2", 8);
   ck_assert_uint_eq(aggregate.data[a].series_live_bytes[0], 10);
   ck_assert_uint_eq(aggregate.data[a].series_live_bytes[1], 20);
   ck_assert_uint_eq(aggregate.data[b].series_live_bytes[0], 1000);
   ck_assert_uint_eq(aggregate.data[b].series_live_bytes[1], 2000);
-  aggregate_release(&aggregate);
+  diff_aggregate_release(&aggregate);
 }
 END_TEST
 
@@ -812,11 +812,17 @@ START_TEST(test_flagged_count_counts_the_sites_flagged_in_the_results_mode)
   struct diff_site sites[4] = {{.verdict = DIFF_VERDICT_GROWING}, {.verdict = DIFF_VERDICT_NEW},
                                {.verdict = DIFF_VERDICT_STEADY}, {.verdict = DIFF_VERDICT_WORSE}};
   struct diff_result result = {.mode = DIFF_MODE_TREND, .site_count = 4, .sites = sites};
-  ck_assert_uint_eq(diff_result_flagged_count(&result), 3);
+  diff_result_fill_facts(&result);
+  ck_assert_uint_eq(result.facts.tally.flagged, 3);
+  ck_assert_int_eq(sites[1].facts.flagged, 1);
+  ck_assert_int_eq(sites[2].facts.flagged, 0);
   result.mode = DIFF_MODE_BASE;
-  ck_assert_uint_eq(diff_result_flagged_count(&result), 2);
+  diff_result_fill_facts(&result);
+  ck_assert_uint_eq(result.facts.tally.flagged, 2);
+  ck_assert_int_eq(sites[0].facts.flagged, 0);
   result.site_count = 0;
-  ck_assert_uint_eq(diff_result_flagged_count(&result), 0);
+  diff_result_fill_facts(&result);
+  ck_assert_uint_eq(result.facts.tally.flagged, 0);
 }
 END_TEST
 

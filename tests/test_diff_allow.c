@@ -14,7 +14,7 @@ static struct diff_allow *parse(const char *text)
 {
   struct diff_allow *allow;
   struct diff_error err;
-  ck_assert_msg(allow_parse("ci/allow.txt", text, strlen(text), &allow, &err) == DIFF_OK, "%s",
+  ck_assert_msg(diff_allow_parse("ci/allow.txt", text, strlen(text), &allow, &err) == DIFF_OK, "%s",
                 err.message);
   return allow;
 }
@@ -26,7 +26,7 @@ static void expect_error(const char *text, size_t length, const char *message)
   if (!length)
     length = strlen(text);
   struct diff_error err;
-  ck_assert_int_eq(allow_parse("ci/allow.txt", text, length, &allow, &err), DIFF_ERROR_USAGE);
+  ck_assert_int_eq(diff_allow_parse("ci/allow.txt", text, length, &allow, &err), DIFF_ERROR_USAGE);
   ck_assert_str_eq(err.message, message);
   ck_assert_ptr_null(allow);
 }
@@ -43,7 +43,7 @@ START_TEST(test_rules_are_read_with_their_patterns_budgets_and_reasons)
       "   # an indented comment line\n"
       "string.rep 0/boundary # never may it grow");
   ck_assert_uint_eq(allow->count, 5);
-  const struct allow_rule *r = allow->rules;
+  const struct diff_allow_rule *r = allow->rules;
   ck_assert_str_eq(r[0].pattern, "@vendor/*.lua:*");
   ck_assert_str_eq(r[0].budget, "4k/boundary");
   ck_assert(r[0].budget_bytes == 4096);
@@ -124,11 +124,11 @@ START_TEST(test_the_first_matching_rule_wins_and_star_crosses_slashes)
   struct diff_allow *allow = parse("@vendor/*.lua:* 4k/boundary # vendored\n"
                                    "@vendor/json.lua:12 1k/boundary # never reached\n"
                                    "\\#weird 1k/boundary # an escaped hash\n");
-  ck_assert_uint_eq(allow_match(allow, "@vendor/json.lua:12")->line, 1);
-  ck_assert_uint_eq(allow_match(allow, "@vendor/deep/dir/x.lua:3")->line, 1);
-  ck_assert_ptr_null(allow_match(allow, "@app.lua:12"));
-  ck_assert_ptr_null(allow_match(allow, "@vendor/x.luac:1"));
-  ck_assert_uint_eq(allow_match(allow, "#weird")->line, 3);
+  ck_assert_uint_eq(diff_allow_match(allow, "@vendor/json.lua:12")->line, 1);
+  ck_assert_uint_eq(diff_allow_match(allow, "@vendor/deep/dir/x.lua:3")->line, 1);
+  ck_assert_ptr_null(diff_allow_match(allow, "@app.lua:12"));
+  ck_assert_ptr_null(diff_allow_match(allow, "@vendor/x.luac:1"));
+  ck_assert_uint_eq(diff_allow_match(allow, "#weird")->line, 3);
   diff_allow_free(allow);
 }
 END_TEST
@@ -174,7 +174,7 @@ START_TEST(test_growth_within_a_per_boundary_budget_is_allowed)
   ck_assert_ptr_nonnull(fixture_site(&r, "@app.lua:2")->allowance);
   ck_assert_int_eq(fixture_site(&r, "@app.lua:2")->allowed, 0);
   ck_assert_uint_eq(r.flagged, 0);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_PASS);
   diff_result_free(&r);
 }
 END_TEST
@@ -189,7 +189,7 @@ START_TEST(test_growth_past_its_budget_still_fails)
   ck_assert_int_eq(site->allowed, 0);
   ck_assert_ptr_nonnull(site->allowance);
   ck_assert_uint_eq(r.flagged, 1);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_FLAGGED);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_FLAGGED);
   diff_result_free(&r);
 }
 END_TEST
@@ -209,10 +209,10 @@ START_TEST(test_per_megabyte_budgets_divide_the_growth_by_the_work_done)
   ck_assert(site->allowance->growth == 500);
   ck_assert_int_eq(site->allowance->per_megabyte, 1);
   ck_assert_int_eq(site->allowed, 1);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_PASS);
   ck_assert_int_eq(decide_with(&r, "@app.lua:1 499/MB # grows with traffic\n", &err), DIFF_OK);
   ck_assert_int_eq(fixture_site(&r, "@app.lua:1")->allowed, 0);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_FLAGGED);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_FLAGGED);
 
   /* With a warm-up of 4, the work is counted from boundary 5 on. */
   r.capture.allocated[7] = 8388608 + 1048576;  /* 1 MiB in the last 3 boundaries */
@@ -265,12 +265,12 @@ START_TEST(test_an_undecided_site_within_its_budget_lets_the_run_pass)
   fixture_add_site(&r, "INTERNAL", DIFF_VERDICT_STEADY, rising, 4);
   ck_assert_int_eq(decide_with(&r, NULL, &err), DIFF_OK);
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_UNDECIDED);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   ck_assert_int_eq(decide_with(&r, "INTERNAL 1k/boundary # interned strings\n", &err), DIFF_OK);
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(r.sites[0].allowed, 1);
-  ck_assert_uint_eq(diff_result_undecided_count(&r), 0);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  ck_assert_uint_eq(r.facts.tally.undecided, 0);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_PASS);
   diff_result_free(&r);
 }
 END_TEST

@@ -383,7 +383,7 @@ START_TEST(test_boundary_forced_after_the_program_ended_is_left_out)
 }
 END_TEST
 
-/* A capture with more boundary lines than CAPTURE_MAX_BOUNDARIES (one per
+/* A capture with more boundary lines than DIFF_SOURCE_MAX_BOUNDARIES (one per
  * GC cycle of a long run) is judged on that many: every forced one, the
  * first and the last, the others evenly spaced; each point is exact (the
  * live bytes at its line), and the events of the lines left out still

@@ -1,5 +1,6 @@
 /* tests/test_diff_decide.c: undecided sites, the outcome, the warm-up, base mode, deciding a saved result again. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +73,8 @@ START_TEST(test_capture_of_4_boundaries_with_a_leak_is_inconclusive)
   struct diff_result result;
   run_trend(path, &options, &result);
   ck_assert_uint_eq(result.flagged, 0);
-  ck_assert_uint_eq(diff_result_undecided_count(&result), 1);
-  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_uint_eq(result.facts.tally.undecided, 1);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   ck_assert_str_eq(result.sites[0].name, "@t.lua:30");  /* the undecided site first */
   ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert(result.sites[0].growth_bytes_per_segment == 100000);
@@ -93,7 +94,7 @@ START_TEST(test_capture_of_5_boundaries_with_a_leak_is_flagged)
   run_trend(path, &options, &result);
   ck_assert_uint_eq(result.flagged, 1);
   ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_GROWING);
-  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_FLAGGED);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_FLAGGED);
   diff_result_free(&result);
 }
 END_TEST
@@ -109,7 +110,7 @@ START_TEST(test_capture_of_one_boundary_or_none_is_inconclusive)
   ck_assert_uint_eq(result.capture.boundary_count, 1);
   ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_INSUFFICIENT);
   ck_assert_int_eq(result.sites[1].verdict, DIFF_VERDICT_INSUFFICIENT);
-  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   diff_result_free(&result);
 
   /* Only the segment being written when the process died: no boundary. */
@@ -124,8 +125,8 @@ START_TEST(test_capture_of_one_boundary_or_none_is_inconclusive)
   fixture_end(&s, 1);
   run_trend(none, &options, &result);
   ck_assert_uint_eq(result.capture.boundary_count, 0);
-  ck_assert_uint_eq(diff_result_boundaries(&result), 0);
-  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_uint_eq(result.facts.boundaries, 0);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   diff_result_free(&result);
 }
 END_TEST
@@ -139,7 +140,7 @@ START_TEST(test_warmup_leaves_the_fill_out_and_keeps_the_series_whole)
   struct diff_result result;
   run_trend(path, &options, &result);
   ck_assert_int_eq(fixture_site(&result, "@t.lua:30")->verdict, DIFF_VERDICT_UNDECIDED);
-  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   diff_result_free(&result);
 
   options.warmup = 2;
@@ -150,7 +151,7 @@ START_TEST(test_warmup_leaves_the_fill_out_and_keeps_the_series_whole)
   ck_assert_uint_eq(site->live_bytes[0], 100000);
   ck_assert(site->growth_bytes_per_segment == 0);
   ck_assert_uint_eq(result.options.warmup, 2);
-  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_PASS);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_PASS);
   diff_result_free(&result);
 }
 END_TEST
@@ -188,7 +189,7 @@ START_TEST(test_base_that_cannot_tell_makes_a_growing_candidate_undecided)
   const struct diff_site *site = fixture_site(&result, "@t.lua:30");
   ck_assert_int_eq(site->base_verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(site->verdict, DIFF_VERDICT_UNDECIDED);
-  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   diff_result_free(&result);
 
   /* A base of one boundary tells nothing about any site. */
@@ -199,7 +200,7 @@ START_TEST(test_base_that_cannot_tell_makes_a_growing_candidate_undecided)
   /* A flat base: the candidate's growth is new. */
   run_base(base, candidate, &result);
   ck_assert_int_eq(fixture_site(&result, "@t.lua:30")->verdict, DIFF_VERDICT_NEW);
-  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_FLAGGED);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_FLAGGED);
   diff_result_free(&result);
 
   /* An undecided candidate stays undecided: never new on 4 boundaries. */
@@ -207,44 +208,130 @@ START_TEST(test_base_that_cannot_tell_makes_a_growing_candidate_undecided)
   site = fixture_site(&result, "@t.lua:30");
   ck_assert_int_eq(site->verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(site->base_verdict, DIFF_VERDICT_STEADY);
-  ck_assert_int_eq(diff_result_outcome(&result), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   diff_result_free(&result);
 }
 END_TEST
 
 /* ---- The outcome ---------------------------------------------------------------- */
 
+/* The outcome of a result built by hand: its facts, found after its last change. */
+static enum diff_outcome outcome_of(struct diff_result *r)
+{
+  diff_result_fill_facts(r);
+  return r->facts.outcome;
+}
+
 START_TEST(test_flagged_wins_over_undecided_and_no_boundary_is_inconclusive)
 {
   static const uint64_t rising[8] = {0, 1, 2, 3, 4, 5, 6, 7}, flat[8] = {5, 5, 5, 5, 5, 5, 5, 5};
   struct diff_result r;
   fixture_result(&r, DIFF_MODE_TREND, 8);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);  /* 8 boundaries, no site */
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_PASS);  /* 8 boundaries, no site */
   fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_STEADY, flat, 8);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_PASS);
   struct diff_site *undecided = fixture_add_site(&r, "@a.lua:2", DIFF_VERDICT_UNDECIDED, rising, 8);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
   undecided->allowed = 1;  /* within its allow-list budget: it decides nothing */
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_PASS);
   undecided->allowed = 0;
   fixture_add_site(&r, "@a.lua:3", DIFF_VERDICT_GROWING, rising, 8);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_FLAGGED);
-  ck_assert_uint_eq(diff_result_undecided_count(&r), 1);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_FLAGGED);
+  ck_assert_uint_eq(r.facts.tally.undecided, 1);
   r.mode = DIFF_MODE_BASE;  /* growing in both builds: no regression, and one undecided */
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
   diff_result_free(&r);
 
   fixture_result(&r, DIFF_MODE_TREND, 0);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
   fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_INSUFFICIENT, flat, 0);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
   diff_result_free(&r);
 
   /* A saved result without capture metadata counts its series' boundaries. */
   fixture_result(&r, DIFF_MODE_TREND, 0);
   fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_STEADY, flat, 8);
-  ck_assert_uint_eq(diff_result_boundaries(&r), 8);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_PASS);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_PASS);
+  ck_assert_uint_eq(r.facts.boundaries, 8);
+  diff_result_free(&r);
+}
+END_TEST
+
+/* Why sites have no verdict, once for the result and once for each site:
+ * the capture too short, the base too short, the base without a verdict,
+ * no significant trend, too few boundaries to measure; and what to do. */
+START_TEST(test_facts_say_why_sites_have_no_verdict_and_what_would_decide_them)
+{
+  static const uint64_t rising[8] = {0, 1000, 2000, 3000, 4000, 5000, 6000, 7000};
+  struct diff_result r;
+  fixture_result(&r, DIFF_MODE_TREND, 4);  /* 4 boundaries, a trend needs 5 at p 0.01 */
+  struct diff_site *site = fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_UNDECIDED, rising, 4);
+  site->trend_p_value = 1.0 / 24;
+  fixture_add_site(&r, "@a.lua:2", DIFF_VERDICT_INSUFFICIENT, rising, 1);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_NO_VERDICT);
+  ck_assert_uint_eq(r.facts.judged, 4);
+  ck_assert_uint_eq(r.facts.needed, 5);
+  ck_assert_uint_eq(r.facts.rose_undecided, 1);
+  ck_assert_uint_eq(r.facts.insufficient, 1);
+  ck_assert_uint_eq(r.facts.tally.undecided, 2);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_SHORT_CAPTURE);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_RUN_LONGER);
+  ck_assert_int_eq(r.sites[0].facts.rose_undecided, 1);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_SHORT_CAPTURE);
+  ck_assert_int_eq(r.sites[1].facts.rose_undecided, 0);
+  ck_assert_int_eq(r.sites[1].facts.cause, DIFF_UNDECIDED_UNMEASURED);
+  r.options.max_p_value = 0;  /* a saved result without its p-value */
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_uint_eq(r.facts.needed, SIZE_MAX);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_NO_P_VALUE);
+  r.options.max_p_value = 0.01;
+  r.options.warmup = 3;  /* one boundary left: no change can be measured */
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_TOO_FEW_BOUNDARIES);
+  diff_result_free(&r);
+
+  /* Base mode: 8 boundaries in the candidate, 3 in the base. */
+  fixture_result(&r, DIFF_MODE_BASE, 8);
+  r.base.boundary_count = 3;
+  site = fixture_add_site(&r, "@a.lua:1", DIFF_VERDICT_UNDECIDED, rising, 8);
+  site->trend_p_value = 1.0 / 40320;
+  site->base_verdict = DIFF_VERDICT_STEADY;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_SHORT_BASE);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_SHORT_BASE);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_LONGER_BASE);
+  /* A base as long, without a verdict of its own: the base is to blame for
+   * the site; for the result too, as the candidate's trend is significant. */
+  r.base.boundary_count = 8;
+  r.sites[0].base_verdict = DIFF_VERDICT_UNDECIDED;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_BASE_NO_TREND);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_BASE_NO_TREND);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_LONGER_BASE);
+  /* Not significant in the candidate: no trend, wherever it is missing. */
+  r.sites[0].trend_p_value = 0.5;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_NO_TREND);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_RUN_LONGER);
+  r.sites[0].base_verdict = DIFF_VERDICT_STEADY;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_NO_TREND);
+  /* Decided: no cause, no remedy. */
+  r.sites[0].verdict = DIFF_VERDICT_NEW;
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_FLAGGED);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_NOT);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_NONE);
+  ck_assert_int_eq(r.facts.rose_cause, DIFF_UNDECIDED_NONE);
+  ck_assert_int_eq(r.sites[0].facts.cause, DIFF_UNDECIDED_NONE);
+  ck_assert_int_eq(r.sites[0].facts.flagged, 1);
+  ck_assert_uint_eq(r.facts.tally.new_count, 1);
+  diff_result_free(&r);
+
+  fixture_result(&r, DIFF_MODE_TREND, 0);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_NO_BOUNDARY);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_RUN_LONGER);
   diff_result_free(&r);
 }
 END_TEST
@@ -289,7 +376,7 @@ START_TEST(test_decide_again_with_a_warmup_changes_a_fill_then_flat_verdict)
   ck_assert_int_eq(fixture_site(&r, "@leak.lua:1")->verdict, DIFF_VERDICT_UNDECIDED);  /* 4 left */
   ck_assert_uint_eq(r.options.warmup, 2);
   ck_assert_uint_eq(r.flagged, 0);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   ck_assert_uint_eq(fixture_site(&r, "@cache.lua:1")->count, 6);  /* the series stays whole */
   diff_result_free(&r);
 }
@@ -330,7 +417,7 @@ START_TEST(test_decide_again_in_base_mode_follows_the_base_series)
   ck_assert_int_eq(fixture_site(&r, "@short.lua:1")->base_verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(fixture_site(&r, "@short.lua:1")->verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_uint_eq(r.flagged, 3);
-  ck_assert_int_eq(diff_result_outcome(&r), DIFF_OUTCOME_FLAGGED);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_FLAGGED);
 
   r.base.boundary_count = 1;  /* a base of one boundary: nothing is new for sure */
   options.warmup = 0;
@@ -424,6 +511,7 @@ int main(void)
   suite_add_tcase(s, engine);
   TCase *outcome = tcase_create("outcome");
   tcase_add_test(outcome, test_flagged_wins_over_undecided_and_no_boundary_is_inconclusive);
+  tcase_add_test(outcome, test_facts_say_why_sites_have_no_verdict_and_what_would_decide_them);
   tcase_add_test(outcome, test_outcome_names_parse_back);
   suite_add_tcase(s, outcome);
   TCase *decide = tcase_create("decide");

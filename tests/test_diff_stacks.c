@@ -147,7 +147,7 @@ START_TEST(test_one_site_two_stacks_names_the_leaking_caller)
   ck_assert_uint_eq(r.stacks[0].frames[0].line, 10);
   ck_assert_uint_eq(r.stacks[0].frames[1].defined, 20);
   ck_assert_uint_eq(r.stacks[0].frames[1].line, 21);
-  ck_assert_int_eq(r.stacks[0].frames[2].kind, DIFF_FRAME_LUA);
+  ck_assert_int_eq(r.stacks[0].frames[2].kind, STACKS_FRAME_LUA);
   ck_assert_uint_eq(r.stacks[0].allocs, 6);
   ck_assert_uint_eq(r.stacks[1].allocs, 6);
   ck_assert_uint_eq(r.stacks[1].frees, 5);

@@ -12,11 +12,11 @@ START_TEST(test_mann_kendall_s_and_variance_without_ties)
 {
   double x[] = {1, 2, 3, 4, 5};
   double s, variance;
-  trend_mann_kendall(x, 5, &s, &variance);
+  diff_trend_mann_kendall(x, 5, &s, &variance);
   ck_assert(s == 10);
   ck_assert_double_eq_tol(variance, 300.0 / 18, 1e-12);  /* 5*4*15/18 */
   double y[] = {5, 3, 4, 1, 2};  /* pairs: 2 up, 8 down */
-  trend_mann_kendall(y, 5, &s, &variance);
+  diff_trend_mann_kendall(y, 5, &s, &variance);
   ck_assert(s == -6);
 }
 END_TEST
@@ -25,11 +25,11 @@ START_TEST(test_mann_kendall_tie_correction)
 {
   double x[] = {1, 1, 2};  /* S = 0 + 1 + 1; one tie group of 2: (66 - 18) / 18 */
   double s, variance;
-  trend_mann_kendall(x, 3, &s, &variance);
+  diff_trend_mann_kendall(x, 3, &s, &variance);
   ck_assert(s == 2);
   ck_assert_double_eq_tol(variance, 48.0 / 18, 1e-12);
   double flat[] = {7, 7, 7, 7};
-  trend_mann_kendall(flat, 4, &s, &variance);
+  diff_trend_mann_kendall(flat, 4, &s, &variance);
   ck_assert(s == 0);
   ck_assert_double_eq_tol(variance, 0, 1e-12);
 }
@@ -39,18 +39,18 @@ START_TEST(test_exact_p_values_for_small_monotone_series)
 {
   double x5[] = {1, 2, 3, 4, 5}, x6[] = {10, 20, 30, 40, 50, 60};
   double s, variance, up, down;
-  trend_mann_kendall(x5, 5, &s, &variance);
-  trend_p_values(x5, 5, s, variance, &up, &down);
+  diff_trend_mann_kendall(x5, 5, &s, &variance);
+  diff_trend_p_values(x5, 5, s, variance, &up, &down);
   ck_assert_double_eq_tol(up, 1.0 / 120, 1e-12);  /* one permutation in 5! */
   ck_assert_double_eq_tol(down, 1.0, 1e-12);
-  trend_mann_kendall(x6, 6, &s, &variance);
-  trend_p_values(x6, 6, s, variance, &up, &down);
+  diff_trend_mann_kendall(x6, 6, &s, &variance);
+  diff_trend_p_values(x6, 6, s, variance, &up, &down);
   ck_assert_double_eq_tol(up, 1.0 / 720, 1e-12);
   /* one swap: S = 13, 1 + 5 permutations (0 or 1 inversions) of 720 */
   double swapped[] = {10, 30, 20, 40, 50, 60};
-  trend_mann_kendall(swapped, 6, &s, &variance);
+  diff_trend_mann_kendall(swapped, 6, &s, &variance);
   ck_assert(s == 13);
-  trend_p_values(swapped, 6, s, variance, &up, &down);
+  diff_trend_p_values(swapped, 6, s, variance, &up, &down);
   ck_assert_double_eq_tol(up, 6.0 / 720, 1e-12);
 }
 END_TEST
@@ -59,10 +59,10 @@ START_TEST(test_normal_approximation_with_ties)
 {
   double x[] = {0, 0, 1, 2, 3, 4, 5, 6, 7, 8};  /* S = 44, one tie of 2 */
   double s, variance, up, down;
-  trend_mann_kendall(x, 10, &s, &variance);
+  diff_trend_mann_kendall(x, 10, &s, &variance);
   ck_assert(s == 44);
   ck_assert_double_eq_tol(variance, (10 * 9 * 25 - 2 * 1 * 9) / 18.0, 1e-9);
-  trend_p_values(x, 10, s, variance, &up, &down);
+  diff_trend_p_values(x, 10, s, variance, &up, &down);
   ck_assert_double_eq_tol(up, 0.5 * erfc((43 / sqrt(variance)) / sqrt(2.0)), 1e-15);
 }
 END_TEST
@@ -73,13 +73,13 @@ START_TEST(test_theil_sen_slopes)
   double outlier[] = {1, 2, 100, 4, 5};  /* slopes: -96 -47.5 1 1 1 1 1 1 49.5 98 */
   double even[] = {0, 1, 4};             /* slopes 1, 2, 3: median 2 */
   double slope;
-  ck_assert_int_eq(trend_theil_sen(line, 4, &slope), 0);
+  ck_assert_int_eq(diff_trend_theil_sen(line, 4, &slope), 0);
   ck_assert(slope == 2);
-  ck_assert_int_eq(trend_theil_sen(outlier, 5, &slope), 0);
+  ck_assert_int_eq(diff_trend_theil_sen(outlier, 5, &slope), 0);
   ck_assert(slope == 1);
-  ck_assert_int_eq(trend_theil_sen(even, 3, &slope), 0);
+  ck_assert_int_eq(diff_trend_theil_sen(even, 3, &slope), 0);
   ck_assert(slope == 2);
-  ck_assert_int_eq(trend_theil_sen(line, 1, &slope), 0);
+  ck_assert_int_eq(diff_trend_theil_sen(line, 1, &slope), 0);
   ck_assert(slope == 0);
 }
 END_TEST
@@ -92,22 +92,22 @@ START_TEST(test_theil_sen_on_long_series_uses_evenly_spaced_boundaries)
   for (size_t i = 0; i < N; i++)
     x[i] = 3.0 * (double)i + (i % 2 ? 1000 : 0);  /* slope 3 under a zigzag of 1000 */
   double slope;
-  ck_assert_int_eq(trend_theil_sen(x, N, &slope), 0);
+  ck_assert_int_eq(diff_trend_theil_sen(x, N, &slope), 0);
   ck_assert_double_eq_tol(slope, 3, 0.6);
   for (size_t i = 0; i < N; i++)
     x[i] = 7.0 * (double)i;
-  ck_assert_int_eq(trend_theil_sen(x, N, &slope), 0);
+  ck_assert_int_eq(diff_trend_theil_sen(x, N, &slope), 0);
   ck_assert(slope == 7);
   free(x);
 }
 END_TEST
 
-static enum diff_verdict verdict_of(const uint64_t *series, size_t n, struct trend *trend)
+static enum diff_verdict verdict_of(const uint64_t *series, size_t n, struct diff_trend *trend)
 {
   struct diff_options options;
   diff_options_default(&options);
   enum diff_verdict verdict;
-  ck_assert_int_eq(trend_verdict(series, n, &options, &verdict, trend), 0);
+  ck_assert_int_eq(diff_trend_verdict(series, n, &options, &verdict, trend), 0);
   return verdict;
 }
 
@@ -123,7 +123,7 @@ START_TEST(test_steady_leak_is_growing)
   uint64_t series[12];
   for (size_t i = 0; i < 12; i++)
     series[i] = 100000 + 20000 * i + wobble(i, 0, 0);
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 12, &trend), DIFF_VERDICT_GROWING);
   ck_assert(trend.slope == 20000);
   ck_assert(trend.s == 66);
@@ -138,7 +138,7 @@ START_TEST(test_slow_leak_amid_churn_is_growing_with_8_boundaries)
   uint64_t series[8];
   for (size_t i = 0; i < 8; i++)
     series[i] = wobble(i, 50000, 3000) + 7000 * i;
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 8, &trend), DIFF_VERDICT_GROWING);
 }
 END_TEST
@@ -148,7 +148,7 @@ START_TEST(test_cache_that_fills_then_stays_flat_is_steady)
   uint64_t series[13] = {100000, 200000, 300000};
   for (size_t i = 3; i < 13; i++)
     series[i] = wobble(i, 300000, 500);
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 13, &trend), DIFF_VERDICT_STEADY);
   uint64_t exact[13] = {100000, 200000, 300000, 300000, 300000, 300000, 300000,
                         300000, 300000, 300000, 300000, 300000, 300000};
@@ -171,7 +171,7 @@ START_TEST(test_sawtooth_buffer_is_steady)
   uint64_t series[16];
   for (size_t i = 0; i < 16; i++)
     series[i] = 10000 + 30000 * (i % 4);  /* filled over 4 segments, then flushed */
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 16, &trend), DIFF_VERDICT_STEADY);
 }
 END_TEST
@@ -181,7 +181,7 @@ START_TEST(test_churn_is_steady)
   uint64_t series[20];
   for (size_t i = 0; i < 20; i++)
     series[i] = wobble(i * 3, 2000000, 200000);
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 20, &trend), DIFF_VERDICT_STEADY);
 }
 END_TEST
@@ -191,7 +191,7 @@ START_TEST(test_small_growth_is_steady_however_regular)
   uint64_t series[10];
   for (size_t i = 0; i < 10; i++)
     series[i] = 1000000 + 1000 * i;  /* 9000 bytes on a 1 MB site: under 10% of the peak */
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 10, &trend), DIFF_VERDICT_STEADY);
   ck_assert(trend.threshold == 100900);
 }
@@ -201,7 +201,7 @@ START_TEST(test_shrinking_and_insufficient_below_2_boundaries)
 {
   uint64_t down[8] = {80000, 70000, 60000, 50000, 40000, 30000, 20000, 10000};
   uint64_t short_series[3] = {1000, 100000, 1000000};
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(down, 8, &trend), DIFF_VERDICT_SHRINKING);
   ck_assert_int_eq(verdict_of(short_series, 1, &trend), DIFF_VERDICT_INSUFFICIENT);
   ck_assert_int_eq(verdict_of(short_series, 0, &trend), DIFF_VERDICT_INSUFFICIENT);
@@ -215,7 +215,7 @@ START_TEST(test_issue_series_of_4_boundaries_is_undecided_never_steady)
   /* A leak with no frees: 5.2, 10.9, 22.8, 47.6 MB. With 4 points the
    * smallest one-sided p is 1/24 > 0.01: no trend can be shown. */
   uint64_t series[4] = {5200000, 10900000, 22800000, 47600000};
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 4, &trend), DIFF_VERDICT_UNDECIDED);
   ck_assert_double_eq_tol(trend.p_up, 1.0 / 24, 1e-15);
   ck_assert_uint_eq(trend.judged, 4);
@@ -230,7 +230,7 @@ END_TEST
 START_TEST(test_strictly_rising_5_boundaries_is_growing)
 {
   uint64_t series[5] = {5200000, 10900000, 22800000, 47600000, 99000000};
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 5, &trend), DIFF_VERDICT_GROWING);
   ck_assert_double_eq_tol(trend.p_up, 1.0 / 120, 1e-15);
 }
@@ -240,7 +240,7 @@ START_TEST(test_flat_site_with_few_boundaries_is_steady)
 {
   uint64_t flat[3] = {65536, 65536, 65536}, wobbling[4] = {65536, 66000, 65000, 65600};
   uint64_t falling[4] = {900000, 700000, 500000, 300000};
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(flat, 3, &trend), DIFF_VERDICT_STEADY);
   ck_assert_int_eq(trend.rose, 0);
   ck_assert_int_eq(verdict_of(wobbling, 4, &trend), DIFF_VERDICT_STEADY);
@@ -254,7 +254,7 @@ START_TEST(test_ties_that_leave_the_test_no_power_are_undecided)
   /* Born at the third boundary: the two zeros are a tie, and even in this
    * (rising) order the normal approximation gives p = 0.048 > 0.01. */
   uint64_t late[5] = {0, 0, 0, 100000, 200000};
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(late, 5, &trend), DIFF_VERDICT_UNDECIDED);
   ck_assert(trend.p_best > 0.01);
   ck_assert_double_eq_tol(trend.p_best, trend.p_up, 1e-15);
@@ -270,7 +270,7 @@ START_TEST(test_rise_the_test_could_have_shown_but_did_not_is_steady)
    * order the same values give 1/720: the test had the power, and found no
    * trend. */
   uint64_t series[6] = {300000, 100000, 200000, 500000, 600000, 400000};
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 6, &trend), DIFF_VERDICT_STEADY);
   ck_assert_double_eq_tol(trend.p_up, 98.0 / 720, 1e-15);
   ck_assert_double_eq_tol(trend.p_best, 1.0 / 720, 1e-15);
@@ -283,7 +283,7 @@ START_TEST(test_rise_that_leans_towards_a_trend_is_undecided)
    * it, while in rising order the values give 1/120: the data lean towards
    * a trend they cannot show, so undecided, not steady. */
   uint64_t series[5] = {100000, 300000, 200000, 400000, 500000};
-  struct trend trend;
+  struct diff_trend trend;
   ck_assert_int_eq(verdict_of(series, 5, &trend), DIFF_VERDICT_UNDECIDED);
   ck_assert_double_eq_tol(trend.p_up, 5.0 / 120, 1e-15);
   ck_assert_double_eq_tol(trend.p_best, 1.0 / 120, 1e-15);
@@ -316,11 +316,11 @@ START_TEST(test_boundaries_needed_follow_the_p_value)
     double s, variance, up, down, up_fewer = 1;
     if (n < 2 || n >= 2000)
       ck_abort_msg("p %g: %zu boundaries needed", ps[k], n);
-    trend_mann_kendall(x, n, &s, &variance);
-    trend_p_values(x, n, s, variance, &up, &down);
+    diff_trend_mann_kendall(x, n, &s, &variance);
+    diff_trend_p_values(x, n, s, variance, &up, &down);
     if (n > 2) {
-      trend_mann_kendall(x, n - 1, &s, &variance);
-      trend_p_values(x, n - 1, s, variance, &up_fewer, &down);
+      diff_trend_mann_kendall(x, n - 1, &s, &variance);
+      diff_trend_p_values(x, n - 1, s, variance, &up_fewer, &down);
     }
     if (!(up <= ps[k]) || !(up_fewer > ps[k]))
       ck_abort_msg("p %g: %zu points give %g, %zu give %g", ps[k], n, up, n - 1, up_fewer);
@@ -340,11 +340,11 @@ START_TEST(test_min_boundaries_only_raises_what_the_p_value_needs)
   ck_assert_uint_eq(diff_boundaries_needed(&options), 8);
   uint64_t rising[6] = {100000, 200000, 300000, 400000, 500000, 600000};
   enum diff_verdict verdict;
-  struct trend trend;
-  ck_assert_int_eq(trend_verdict(rising, 6, &options, &verdict, &trend), 0);
+  struct diff_trend trend;
+  ck_assert_int_eq(diff_trend_verdict(rising, 6, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_UNDECIDED);  /* significant, but 6 < 8 */
   options.min_boundaries = 6;
-  ck_assert_int_eq(trend_verdict(rising, 6, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict(rising, 6, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
 }
 END_TEST
@@ -358,13 +358,13 @@ START_TEST(test_warmup_leaves_a_filling_cache_out_of_the_verdict)
   struct diff_options options;
   diff_options_default(&options);
   enum diff_verdict verdict;
-  struct trend trend;
-  ck_assert_int_eq(trend_verdict(series, 6, &options, &verdict, &trend), 0);
+  struct diff_trend trend;
+  ck_assert_int_eq(diff_trend_verdict(series, 6, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_uint_eq(trend.judged, 6);
   ck_assert(trend.p_best > 0.01);
   options.warmup = 2;  /* the fill left out: what is judged is flat */
-  ck_assert_int_eq(trend_verdict(series, 6, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict(series, 6, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
   ck_assert_uint_eq(trend.judged, 4);
   ck_assert(trend.slope == 0);
@@ -372,18 +372,18 @@ START_TEST(test_warmup_leaves_a_filling_cache_out_of_the_verdict)
   /* Over 8 boundaries without a warm-up, the flat part outweighs the fill:
    * 15 of the 28 pairwise slopes are 0, so the median slope is 0: steady. */
   options.warmup = 0;
-  ck_assert_int_eq(trend_verdict(series, 8, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict(series, 8, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
   ck_assert_int_eq(trend.rose, 0);
   options.warmup = 3;
   /* A leak after its warm-up is still a leak. */
   uint64_t leak[8] = {0, 500000, 500000, 600000, 700000, 800000, 900000, 1000000};
-  ck_assert_int_eq(trend_verdict(leak, 8, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict(leak, 8, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
   ck_assert(trend.slope == 100000);
   /* A warm-up as long as the series leaves nothing to judge. */
   options.warmup = 8;
-  ck_assert_int_eq(trend_verdict(series, 8, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict(series, 8, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_INSUFFICIENT);
   ck_assert_uint_eq(trend.judged, 0);
 }

@@ -385,22 +385,6 @@ START_TEST(test_bad_input_names_file_and_offset)
 }
 END_TEST
 
-START_TEST(test_sidecar_path_of_a_segment)
-{
-  char out[64];
-  ck_assert_uint_eq(stacks_sidecar_path("d/seg-0001.memprof", out, sizeof out), 17);
-  ck_assert_str_eq(out, "d/seg-0001.stacks");
-  ck_assert_uint_gt(stacks_sidecar_path("seg-0002.memprof.gz", out, sizeof out), 0);
-  ck_assert_str_eq(out, "seg-0002.stacks.gz");
-  ck_assert_uint_gt(stacks_sidecar_path("seg-0003.memprof.gz.part", out, sizeof out), 0);
-  ck_assert_str_eq(out, "seg-0003.stacks.gz.part");
-  ck_assert_uint_gt(stacks_sidecar_path("seg-0004.memprof.part", out, sizeof out), 0);
-  ck_assert_str_eq(out, "seg-0004.stacks.part");
-  ck_assert_uint_eq(stacks_sidecar_path("seg-0001.txt", out, sizeof out), 0);
-  ck_assert_uint_eq(stacks_sidecar_path("d/seg-0001.memprof", out, 17), 0);
-}
-END_TEST
-
 START_TEST(test_same_frames_same_hash_across_sidecars)
 {
   struct stacks_frame a[] = {{STACKS_FRAME_LUA, "@x.lua", 6, 1, 2}, {STACKS_FRAME_C, "f", 1, 0, 0}};
@@ -423,7 +407,6 @@ static Suite *stacks_suite(void)
   tcase_add_test(tc, test_gzip_round_trip_and_cut_gzip);
   tcase_add_test(tc, test_long_string_longer_than_the_read_chunk);
   tcase_add_test(tc, test_bad_input_names_file_and_offset);
-  tcase_add_test(tc, test_sidecar_path_of_a_segment);
   tcase_add_test(tc, test_same_frames_same_hash_across_sidecars);
   suite_add_tcase(s, tc);
   return s;

@@ -182,7 +182,8 @@ static struct diff_result hostile_result(void)
 
 /* ---- Helpers -------------------------------------------------------------------- */
 
-static char *render(const struct diff_result *r, enum report_format format, int color,
+/* Renders a hand-built result, its facts found after its last change. */
+static char *render(struct diff_result *r, enum report_format format, int color,
                     const char *source_root)
 {
   char *text = NULL, error[256] = "";
@@ -190,6 +191,7 @@ static char *render(const struct diff_result *r, enum report_format format, int 
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
   struct report_options options = {color, source_root, 0, 0};
+  diff_result_fill_facts(r);
   ck_assert_msg(report_render(r, format, &options, out, error, sizeof error) == 0, "%s", error);
   fclose(out);
   return text;
@@ -327,12 +329,13 @@ START_TEST(test_junit_escapes_hostile_names)
 END_TEST
 
 /* A flagged result with an insufficient site: Markdown's count of sites
- * without a verdict is JUnit's errors (diff_result_undecided_count), and
+ * without a verdict is JUnit's errors (the facts' undecided count), and
  * each format names the site; Markdown once left it out. */
 START_TEST(test_markdown_text_and_junit_agree_on_sites_without_a_verdict)
 {
   struct diff_result r = trend_result();
-  ck_assert_uint_eq(diff_result_undecided_count(&r), 1);
+  diff_result_fill_facts(&r);
+  ck_assert_uint_eq(r.facts.tally.undecided, 1);
   char *junit = render(&r, REPORT_FORMAT_JUNIT, 0, NULL);
   char *md = render(&r, REPORT_FORMAT_MARKDOWN, 0, NULL);
   char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
@@ -566,7 +569,7 @@ START_TEST(test_json_reader_keeps_a_saved_flagged_count_and_counts_a_missing_one
            saved_sites);
   read_json_text(text, &back);
   ck_assert_uint_eq(back.flagged, 0);
-  ck_assert_uint_eq(diff_result_flagged_count(&back), 2);
+  ck_assert_uint_eq(back.facts.tally.flagged, 2);  /* the facts count them all the same */
   diff_result_free(&back);
   snprintf(text, sizeof text, "{\"ljleak_result\":1,\"mode\":\"base\",%s", saved_sites);
   read_json_text(text, &back);
@@ -811,9 +814,11 @@ END_TEST
 START_TEST(test_flagged_count_follows_the_mode)
 {
   struct diff_result r = trend_result();
-  ck_assert_uint_eq(diff_result_flagged_count(&r), 2);
+  diff_result_fill_facts(&r);
+  ck_assert_uint_eq(r.facts.tally.flagged, 2);
   r = base_result();
-  ck_assert_uint_eq(diff_result_flagged_count(&r), 1);
+  diff_result_fill_facts(&r);
+  ck_assert_uint_eq(r.facts.tally.flagged, 1);
 }
 END_TEST
 
@@ -825,9 +830,28 @@ START_TEST(test_render_reports_write_errors)
     return;  /* no /dev/full here: nothing to prove */
   char error[256] = "";
   struct report_options options = {0, NULL, 0, 0};
+  diff_result_fill_facts(&r);
   ck_assert_int_eq(report_render(&r, REPORT_FORMAT_TEXT, &options, full, error, sizeof error), -1);
   ck_assert_str_eq(error, "cannot write the report: No space left on device");
   fclose(full);
+}
+END_TEST
+
+/* A result's facts are found when it is made or read; a renderer given one
+ * without them would print a pass. */
+START_TEST(test_render_refuses_a_result_without_its_facts)
+{
+  struct diff_result r = trend_result();
+  char *text = NULL, error[256] = "";
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(out);
+  struct report_options options = {0, NULL, 0, 0};
+  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_TEXT, &options, out, error, sizeof error), -1);
+  fclose(out);
+  ck_assert_uint_eq(size, 0);
+  ck_assert_str_eq(error, "the result's facts are not filled (diff_result_fill_facts)");
+  free(text);
 }
 END_TEST
 
@@ -871,6 +895,7 @@ int main(void)
   tcase_add_test(small, test_format_names_parse);
   tcase_add_test(small, test_flagged_count_follows_the_mode);
   tcase_add_test(small, test_render_reports_write_errors);
+  tcase_add_test(small, test_render_refuses_a_result_without_its_facts);
   suite_add_tcase(s, small);
   return check_run(s);
 }

@@ -53,7 +53,7 @@ static void add_stack(struct diff_result *r, const char *name, enum diff_verdict
   s->frames = calloc(3, sizeof *s->frames);
   const uint64_t defined[] = {9, caller_defined, 0}, lines[] = {10, caller_defined + 1, main_line};
   for (int i = 0; i < 3; i++)
-    s->frames[i] = (struct diff_frame){DIFF_FRAME_LUA, strdup("@t.lua"), defined[i], lines[i]};
+    s->frames[i] = (struct diff_frame){STACKS_FRAME_LUA, strdup("@t.lua"), defined[i], lines[i]};
 }
 
 /* One growing site, @t.lua:10, held by a leaking and a steady caller. */
@@ -71,12 +71,14 @@ static void two_callers(struct diff_result *r)
   r->flagged = 1;
 }
 
-static char *render(const struct diff_result *r, enum report_format format,
+/* Renders a result, its facts found after its last change (built by hand). */
+static char *render(struct diff_result *r, enum report_format format,
                     const struct report_options *options, size_t *size)
 {
   char *text = NULL, error[256];
   size_t length = 0;
   FILE *out = open_memstream(&text, &length);
+  diff_result_fill_facts(r);
   ck_assert_int_eq(report_render(r, format, options, out, error, sizeof error), 0);
   fclose(out);
   if (size)
@@ -406,7 +408,7 @@ START_TEST(test_json_round_trip_keeps_stacks)
   ck_assert_int_eq(leak->is_stack, 1);
   ck_assert_uint_eq(leak->site_id, SITE_ID);
   ck_assert_uint_eq(leak->frame_count, 3);
-  ck_assert_int_eq(leak->frames[1].kind, DIFF_FRAME_LUA);
+  ck_assert_int_eq(leak->frames[1].kind, STACKS_FRAME_LUA);
   ck_assert_str_eq(leak->frames[1].name, "@t.lua");
   ck_assert_uint_eq(leak->frames[1].defined, 20);
   ck_assert_uint_eq(leak->frames[1].line, 21);
@@ -498,14 +500,14 @@ START_TEST(test_html_flame_data_matches_the_json)
   open = strchr(open, '>') + 1;
   const char *close = strstr(open, "</script>");
   ck_assert_ptr_nonnull(close);
-  struct json_value data;
+  struct report_json_value data;
   size_t offset;
   char message[200];
-  ck_assert_int_eq(json_parse(open, (size_t)(close - open), &data, &offset, message, sizeof message), 0);
-  const struct json_value *stacks = json_object_get(&data, "stacks");
+  ck_assert_int_eq(report_json_parse(open, (size_t)(close - open), &data, &offset, message, sizeof message), 0);
+  const struct report_json_value *stacks = report_json_object_get(&data, "stacks");
   ck_assert_ptr_nonnull(stacks);
   ck_assert_uint_eq(stacks->count, 2);  /* the steady caller's last step is drawn too */
-  const struct json_value *frames = json_object_get(&stacks->items[0], "frames");
+  const struct report_json_value *frames = report_json_object_get(&stacks->items[0], "frames");
   ck_assert_uint_eq(frames->count, 3);
   ck_assert_str_eq(frames->items[0].text, "@t.lua:40");
   ck_assert_str_eq(frames->items[1].text, "@t.lua:21");
@@ -514,11 +516,11 @@ START_TEST(test_html_flame_data_matches_the_json)
   uint64_t growth = r.stacks[0].live_bytes[5] - r.stacks[0].live_bytes[0];
   char expected[32];
   snprintf(expected, sizeof expected, "%llu", (unsigned long long)growth);
-  ck_assert_str_eq(json_object_get(&stacks->items[0], "bytes")->text, expected);
-  ck_assert_str_eq(json_object_get(&stacks->items[0], "verdict")->text, "growing");
-  ck_assert_str_eq(json_object_get(&stacks->items[1], "bytes")->text, "4096");
-  ck_assert_str_eq(json_object_get(&stacks->items[1], "verdict")->text, "steady");
-  json_free(&data);
+  ck_assert_str_eq(report_json_object_get(&stacks->items[0], "bytes")->text, expected);
+  ck_assert_str_eq(report_json_object_get(&stacks->items[0], "verdict")->text, "growing");
+  ck_assert_str_eq(report_json_object_get(&stacks->items[1], "bytes")->text, "4096");
+  ck_assert_str_eq(report_json_object_get(&stacks->items[1], "verdict")->text, "steady");
+  report_json_free(&data);
   ck_assert_ptr_nonnull(strstr(html, "<svg id=\"flame\""));
   ck_assert_ptr_nonnull(strstr(html, "<li class=\"stack\" data-verdict=\"growing\">"));
   free(html);

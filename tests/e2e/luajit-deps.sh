@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/e2e/luajit-deps.sh: which LuaJIT the build picks and which packages
-# make asks for, with a fake dpkg-query saying what is installed; mk/deps.sh
+# make asks for, with a fake dpkg-query saying what is installed (and that
+# make all, missing them, stops at its config step before compiling); mk/deps.sh
 # never lets apt-get remove a package (apt-get -s on this machine, and the
 # flags of the real install through a fake apt-get). Needs no root.
 E2E_NAME=luajit-deps
@@ -38,6 +39,20 @@ fake ""
 check "nothing_installed_picks_debians" test "$(sh mk/luajit.sh installed)" = luajit
 check "make_luajit_luajit2_asks_for_the_forks_packages" \
   sh -c "make -n -s BUILD='$tmp/b' LUAJIT=luajit2 deps-build | grep -q ' luajit2 libluajit2-5.1-dev '"
+
+# A fresh machine, as a user: the config step runs first, to its end, even
+# under -j, so make all stops with the install line before compiling anything.
+printf '#!/bin/sh\necho 1000\n' > "$tmp/bin/id"
+chmod +x "$tmp/bin/id"
+make -j2 BUILD="$tmp/fresh" all > "$tmp/fresh.out" 2>&1
+check "make_all_on_a_fresh_machine_fails" test $? -ne 0
+check "make_all_on_a_fresh_machine_gives_the_install_line" \
+  grep -qx '  sudo apt-get install luajit libluajit-5.1-dev libxxhash-dev zlib1g-dev pkg-config dpkg-dev' "$tmp/fresh.out"
+check "make_all_on_a_fresh_machine_compiles_nothing" test -z "$(find "$tmp/fresh" -name '*.o' 2>/dev/null)"
+rm -f "$tmp/bin/id"
+line=$(make -n -s BUILD="$tmp/b" LUAJIT=luajit2 LUAJIT_ROOT="$tmp/root" deps-build | grep 'mk/deps.sh')
+check "a_privately_unpacked_luajit_asks_for_no_luajit_package" sh -c \
+  "echo '$line' | grep -q ' libxxhash-dev ' && ! echo '$line' | grep -q luajit"
 
 make -n -s BUILD="$tmp/b" LUAJIT=/usr/bin/luajit deps-build > /dev/null 2> "$tmp/bad.err"
 check "make_refuses_a_luajit_that_is_no_package" sh -c \

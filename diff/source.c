@@ -1,5 +1,5 @@
-/* diff/capture.c: lists a capture's segments (from its index, format/capture_index.h, or its segment files), places its boundary lines, cuts the segments into pieces. */
-#include "diff/capture.h"
+/* diff/source.c: lists a capture's segments (from its index, format/capture_index.h, or its segment files), places its boundary lines, cuts the segments into pieces. */
+#include "diff/source.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,15 +10,16 @@
 #include <sys/stat.h>
 
 #include "format/capture_index.h"
+#include "format/capture_layout.h"
 
-static void capture_fail(struct diff_error *err, enum diff_status status, const char *format,
+static void source_fail(struct diff_error *err, enum diff_status status, const char *format,
                          const char *a, const char *b)
 {
   err->status = status;
   snprintf(err->message, sizeof err->message, format, a, b);
 }
 
-static char *capture_strdup(const char *text)
+static char *source_strdup(const char *text)
 {
   size_t length = strlen(text);
   char *copy = malloc(length + 1);
@@ -30,10 +31,10 @@ static char *capture_strdup(const char *text)
 /* The LuaJIT as reports name it: the running VM's version and, from newer
  * indexes, the package the collector was built for, e.g.
  * "LuaJIT 2.1.0-beta3 (openresty: libluajit2-5.1-2 2.1-20230119-1)". */
-static char *capture_luajit_name(const struct capture_index_capture *line)
+static char *source_luajit_name(const struct capture_index_capture *line)
 {
   if (!line->luajit_flavour || !line->luajit_package || !*line->luajit_package)
-    return capture_strdup(line->luajit);
+    return source_strdup(line->luajit);
   const char *version = line->luajit_package_version ? line->luajit_package_version : "";
   size_t size = strlen(line->luajit) + strlen(line->luajit_flavour) + strlen(line->luajit_package) +
                 strlen(version) + 8;
@@ -48,11 +49,11 @@ static char *capture_luajit_name(const struct capture_index_capture *line)
  * command line does not start with it (a rewritten process title, as
  * nginx's "nginx: worker process"), with the parent's pid, e.g.
  * "/usr/sbin/nginx [nginx: worker process] (parent 4200)". */
-static char *capture_command_name(const struct capture_index_capture *line)
+static char *source_command_name(const struct capture_index_capture *line)
 {
   const char *command = line->command ? line->command : "";
   if (!line->exe || !*line->exe)
-    return capture_strdup(command);
+    return source_strdup(command);
   size_t exe_length = strlen(line->exe);
   int same = !strncmp(command, line->exe, exe_length) &&
              (command[exe_length] == ' ' || command[exe_length] == '\0');
@@ -67,7 +68,7 @@ static char *capture_command_name(const struct capture_index_capture *line)
   return name;
 }
 
-static char *capture_join(const char *directory, const char *name)
+static char *source_join(const char *directory, const char *name)
 {
   size_t a = strlen(directory), b = strlen(name);
   char *path = malloc(a + b + 2);
@@ -81,13 +82,13 @@ static char *capture_join(const char *directory, const char *name)
   return path;
 }
 
-static int capture_add(struct capture *capture, size_t *capacity, char *path)
+static int source_add(struct diff_source *capture, size_t *capacity, char *path)
 {
   if (!path)
     return -1;
   if (capture->count == *capacity) {
     size_t grown = *capacity ? *capacity * 2 : 16;
-    struct capture_segment *bigger = realloc(capture->segments, grown * sizeof *bigger);
+    struct diff_source_segment *bigger = realloc(capture->segments, grown * sizeof *bigger);
     if (!bigger) {
       free(path);
       return -1;
@@ -95,17 +96,17 @@ static int capture_add(struct capture *capture, size_t *capacity, char *path)
     capture->segments = bigger;
     *capacity = grown;
   }
-  struct capture_segment *segment = &capture->segments[capture->count++];
+  struct diff_source_segment *segment = &capture->segments[capture->count++];
   memset(segment, 0, sizeof *segment);
   segment->path = path;
   segment->young_from = UINT64_MAX;  /* no young_from key: every live block counts */
-  segment->events = CAPTURE_UNKNOWN;
+  segment->events = DIFF_SOURCE_UNKNOWN;
   return 0;
 }
 
 /* Lists the segments the index describes, in its order, and takes the
  * capture's metadata from it. 0, or -1 when out of memory. */
-static int capture_list_index(struct capture *capture, size_t *capacity, const char *directory,
+static int source_list_index(struct diff_source *capture, size_t *capacity, const char *directory,
                               const struct capture_index *index)
 {
   struct diff_capture *info = &capture->info;
@@ -113,17 +114,17 @@ static int capture_list_index(struct capture *capture, size_t *capacity, const c
   info->pid = line->pid;
   info->start_time = line->start;
   info->sample_bytes = line->sample;
-  if ((line->host && !(info->host = capture_strdup(line->host))) ||
-      ((line->command || line->exe) && !(info->command = capture_command_name(line))) ||
-      (line->luajit && !(info->luajit_version = capture_luajit_name(line))))
+  if ((line->host && !(info->host = source_strdup(line->host))) ||
+      ((line->command || line->exe) && !(info->command = source_command_name(line))) ||
+      (line->luajit && !(info->luajit_version = source_luajit_name(line))))
     return -1;
   for (size_t i = 0; i < index->segment_count; i++) {
     const struct capture_index_segment *listed = &index->segments[i];
     if (strchr(listed->file, '/'))
       continue;  /* a segment is a file in the directory, nowhere else */
-    if (capture_add(capture, capacity, capture_join(directory, listed->file)) < 0)
+    if (source_add(capture, capacity, source_join(directory, listed->file)) < 0)
       return -1;
-    struct capture_segment *segment = &capture->segments[capture->count - 1];
+    struct diff_source_segment *segment = &capture->segments[capture->count - 1];
     segment->listed = 1;
     segment->seq = listed->seq;
     if (listed->keys & CAPTURE_INDEX_SEGMENT_HAS_EVENTS)
@@ -145,10 +146,10 @@ static int capture_list_index(struct capture *capture, size_t *capacity, const c
 }
 
 /* An input error at a boundary line of the index. */
-static enum diff_status capture_line_fail(struct diff_error *err, const struct capture *capture,
+static enum diff_status source_line_fail(struct diff_error *err, const struct diff_source *capture,
                                           size_t offset, const char *format, ...)
   __attribute__((format(printf, 4, 5)));
-static enum diff_status capture_line_fail(struct diff_error *err, const struct capture *capture,
+static enum diff_status source_line_fail(struct diff_error *err, const struct diff_source *capture,
                                           size_t offset, const char *format, ...)
 {
   err->status = DIFF_ERROR_INPUT;
@@ -164,7 +165,7 @@ static enum diff_status capture_line_fail(struct diff_error *err, const struct c
 }
 
 /* The segment (from `from` on) whose stream a boundary line points into, or capture->count. */
-static size_t capture_find_segment(const struct capture *capture, size_t from, uint64_t seq)
+static size_t source_find_segment(const struct diff_source *capture, size_t from, uint64_t seq)
 {
   while (from < capture->count && (seq == 0 || capture->segments[from].seq != seq))
     from++;
@@ -179,7 +180,7 @@ static size_t capture_find_segment(const struct capture *capture, size_t from, u
  * line out of place is an error at its offset. A cycle forced after the
  * program ended (cause exit) is checked but is no boundary: the main
  * chunk's locals were gone, so what they held would show as freed. */
-static enum diff_status capture_place_boundaries(struct capture *capture,
+static enum diff_status source_place_boundaries(struct diff_source *capture,
                                                  const struct capture_index *index,
                                                  struct diff_error *err)
 {
@@ -187,7 +188,7 @@ static enum diff_status capture_place_boundaries(struct capture *capture,
     return DIFF_OK;
   capture->boundaries = calloc(index->boundary_count, sizeof *capture->boundaries);
   if (!capture->boundaries) {
-    capture_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", capture->index_path, "");
+    source_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", capture->index_path, "");
     return err->status;
   }
   uint64_t last_listed = 0, last_seq = 0;
@@ -202,14 +203,14 @@ static enum diff_status capture_place_boundaries(struct capture *capture,
     const struct capture_index_boundary *line = &index->boundaries[i];
     if (line->keys & CAPTURE_INDEX_BOUNDARY_HAS_SEQ) {
       if (has_seq && line->seq <= last_seq)
-        return capture_line_fail(err, capture, line->offset, "seq %llu does not follow seq %llu",
+        return source_line_fail(err, capture, line->offset, "seq %llu does not follow seq %llu",
                                  (unsigned long long)line->seq, (unsigned long long)last_seq);
       has_seq = 1;
       last_seq = line->seq;
     }
-    size_t s = capture_find_segment(capture, at, line->segment);
-    if (s == capture->count && capture_find_segment(capture, 0, line->segment) < at)
-      return capture_line_fail(err, capture, line->offset,
+    size_t s = source_find_segment(capture, at, line->segment);
+    if (s == capture->count && source_find_segment(capture, 0, line->segment) < at)
+      return source_line_fail(err, capture, line->offset,
                                "segment %llu comes before the segment of the boundary before it",
                                (unsigned long long)line->segment);
     if (s == capture->count && !index->has_stop && line->segment > last_listed) {
@@ -217,16 +218,16 @@ static enum diff_status capture_place_boundaries(struct capture *capture,
       break;
     }
     if (s == capture->count)
-      return capture_line_fail(err, capture, line->offset, "segment %llu is not in the capture",
+      return source_line_fail(err, capture, line->offset, "segment %llu is not in the capture",
                                (unsigned long long)line->segment);
-    const struct capture_segment *segment = &capture->segments[s];
+    const struct diff_source_segment *segment = &capture->segments[s];
     if (has_place && at == s && line->events < at_events)
-      return capture_line_fail(err, capture, line->offset,
+      return source_line_fail(err, capture, line->offset,
                                "event %llu of segment %llu is before the boundary before it (event %llu)",
                                (unsigned long long)line->events, (unsigned long long)line->segment,
                                (unsigned long long)at_events);
-    if (segment->events != CAPTURE_UNKNOWN && line->events > segment->events)
-      return capture_line_fail(err, capture, line->offset,
+    if (segment->events != DIFF_SOURCE_UNKNOWN && line->events > segment->events)
+      return source_line_fail(err, capture, line->offset,
                                "event %llu is past the end of segment %llu (%llu events)",
                                (unsigned long long)line->events, (unsigned long long)line->segment,
                                (unsigned long long)segment->events);
@@ -236,7 +237,7 @@ static enum diff_status capture_place_boundaries(struct capture *capture,
     dropped_from = i + 1;
     if (line->cause && !strcmp(line->cause, exit_cause))
       continue;
-    struct capture_boundary *boundary = &capture->boundaries[capture->boundary_count++];
+    struct diff_source_boundary *boundary = &capture->boundaries[capture->boundary_count++];
     boundary->segment = s;
     boundary->events = line->events;
     boundary->young_from = line->young_from;
@@ -256,8 +257,8 @@ static enum diff_status capture_place_boundaries(struct capture *capture,
              "while it finished it): boundaries %zu to %zu are dropped",
              capture->index_path, line->offset, (unsigned long long)line->segment,
              capture->boundary_count + 1, capture->boundary_count + index->boundary_count - dropped_from);
-    if (!(capture->dropped_warning = capture_strdup(message))) {
-      capture_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", capture->index_path, "");
+    if (!(capture->dropped_warning = source_strdup(message))) {
+      source_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", capture->index_path, "");
       return err->status;
     }
   }
@@ -266,7 +267,7 @@ static enum diff_status capture_place_boundaries(struct capture *capture,
 
 /* Marks in keep, among the boundaries whose forced flag is forced, want of
  * them evenly spaced by their order (the first and the last included). */
-static size_t capture_pick(const struct capture *capture, unsigned char *keep, int forced,
+static size_t source_pick(const struct diff_source *capture, unsigned char *keep, int forced,
                            size_t want)
 {
   size_t total = 0;
@@ -289,7 +290,7 @@ static size_t capture_pick(const struct capture *capture, unsigned char *keep, i
   return picked;
 }
 
-/* At most CAPTURE_MAX_BOUNDARIES boundaries become points of the series:
+/* At most DIFF_SOURCE_MAX_BOUNDARIES boundaries become points of the series:
  * with one at every GC cycle, a long capture has tens of thousands, and
  * the trend tests (quadratic in the points) and the series (sites x
  * points) would grow with its length, for no more power. The forced ones
@@ -297,16 +298,16 @@ static size_t capture_pick(const struct capture *capture, unsigned char *keep, i
  * spaced if they alone are too many; the program's own fill the rest,
  * evenly spaced. A boundary left out merges the pieces on its two sides:
  * its events count, it adds no point. 0, or -1 when out of memory. */
-static int capture_thin_boundaries(struct capture *capture)
+static int source_thin_boundaries(struct diff_source *capture)
 {
   size_t count = capture->boundary_count;
-  if (count <= CAPTURE_MAX_BOUNDARIES)
+  if (count <= DIFF_SOURCE_MAX_BOUNDARIES)
     return 0;
   unsigned char *keep = calloc(count, 1);
   if (!keep)
     return -1;
-  size_t kept = capture_pick(capture, keep, 1, CAPTURE_MAX_BOUNDARIES);
-  capture_pick(capture, keep, 0, CAPTURE_MAX_BOUNDARIES - kept);
+  size_t kept = source_pick(capture, keep, 1, DIFF_SOURCE_MAX_BOUNDARIES);
+  source_pick(capture, keep, 0, DIFF_SOURCE_MAX_BOUNDARIES - kept);
   size_t out = 0;
   for (size_t i = 0; i < count; i++)
     if (keep[i])
@@ -321,19 +322,19 @@ static int capture_thin_boundaries(struct capture *capture)
  * one to its end; a segment without boundary lines is one piece, whose end
  * is a boundary (when the index has none at all, and it ended on a GC
  * cycle) or not. 0, or -1 when out of memory. */
-static int capture_cut_pieces(struct capture *capture)
+static int source_cut_pieces(struct diff_source *capture)
 {
   capture->pieces = calloc(capture->count + capture->boundary_count, sizeof *capture->pieces);
   if (!capture->pieces)
     return -1;
   size_t b = 0;
   for (size_t i = 0; i < capture->count; i++) {
-    struct capture_segment *segment = &capture->segments[i];
+    struct diff_source_segment *segment = &capture->segments[i];
     segment->first_piece = capture->piece_count;
     uint64_t start = 0;
     for (; b < capture->boundary_count && capture->boundaries[b].segment == i; b++) {
-      const struct capture_boundary *boundary = &capture->boundaries[b];
-      struct capture_piece *piece = &capture->pieces[capture->piece_count++];
+      const struct diff_source_boundary *boundary = &capture->boundaries[b];
+      struct diff_source_piece *piece = &capture->pieces[capture->piece_count++];
       piece->segment = i;
       piece->start = start;
       piece->limit = boundary->events - start;
@@ -346,11 +347,11 @@ static int capture_cut_pieces(struct capture *capture)
       piece->boundary = b;
       start = boundary->events;
     }
-    struct capture_piece *rest = &capture->pieces[capture->piece_count++];
+    struct diff_source_piece *rest = &capture->pieces[capture->piece_count++];
     rest->segment = i;
     rest->start = start;
     rest->limit = UINT64_MAX;
-    rest->boundary = CAPTURE_NO_BOUNDARY;
+    rest->boundary = DIFF_SOURCE_NO_BOUNDARY;
     if (capture->boundary_count) {
       rest->young_from = UINT64_MAX;  /* no boundary at its end: nothing is young */
       rest->boundary_end = 0;
@@ -363,31 +364,13 @@ static int capture_cut_pieces(struct capture *capture)
   return 0;
 }
 
-static int capture_has_suffix(const char *name, const char *suffix)
-{
-  size_t a = strlen(name), b = strlen(suffix);
-  return a > b && !strcmp(name + a - b, suffix);
-}
-
-/* A stack sidecar (seg-0001.stacks, .stacks.gz, either with .part) sits
- * beside its segment and is read with it, never as a segment. */
-static int capture_is_sidecar(const char *name)
-{
-  size_t length = strlen(name);
-  if (capture_has_suffix(name, ".part"))
-    length -= 5;
-  if (length > 3 && !strncmp(name + length - 3, ".gz", 3))
-    length -= 3;
-  return length > 7 && !strncmp(name + length - 7, ".stacks", 7);
-}
-
-static int capture_compare_names(const void *a, const void *b)
+static int source_compare_names(const void *a, const void *b)
 {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Names in directory, sorted: segment files when want_segments, else .part files. */
-static int capture_list_directory(const char *directory, int want_segments, char ***names,
+static int source_list_directory(const char *directory, int want_segments, char ***names,
                                   size_t *count)
 {
   *names = NULL;
@@ -400,10 +383,8 @@ static int capture_list_directory(const char *directory, int want_segments, char
   int status = 0;
   while ((entry = readdir(dir))) {
     const char *name = entry->d_name;
-    int segment = capture_has_suffix(name, ".bin") || capture_has_suffix(name, ".memprof") ||
-                  capture_has_suffix(name, ".gz");
-    int part = capture_has_suffix(name, ".part");
-    if ((want_segments ? !segment : !part) || capture_is_sidecar(name))
+    enum capture_layout_kind kind = capture_layout_classify(name);
+    if (kind != (want_segments ? CAPTURE_LAYOUT_SEGMENT : CAPTURE_LAYOUT_SEGMENT_PART))
       continue;
     if (*count == capacity) {
       capacity = capacity ? capacity * 2 : 32;
@@ -414,7 +395,7 @@ static int capture_list_directory(const char *directory, int want_segments, char
       }
       *names = bigger;
     }
-    if (!((*names)[*count] = capture_strdup(name))) {
+    if (!((*names)[*count] = source_strdup(name))) {
       status = -1;
       break;
     }
@@ -422,21 +403,21 @@ static int capture_list_directory(const char *directory, int want_segments, char
   }
   closedir(dir);
   if (*count)
-    qsort(*names, *count, sizeof **names, capture_compare_names);
+    qsort(*names, *count, sizeof **names, source_compare_names);
   return status;
 }
 
-static void capture_free_names(char **names, size_t count)
+static void source_free_names(char **names, size_t count)
 {
   for (size_t i = 0; i < count; i++)
     free(names[i]);
   free(names);
 }
 
-static enum diff_status capture_open_directory(struct capture *capture, size_t *capacity,
+static enum diff_status source_open_directory(struct diff_source *capture, size_t *capacity,
                                                const char *directory, struct diff_error *err)
 {
-  char *index_path = capture_join(directory, "index");
+  char *index_path = source_join(directory, CAPTURE_LAYOUT_INDEX);
   if (!index_path)
     goto out_of_memory;
   struct capture_index index;
@@ -449,64 +430,64 @@ static enum diff_status capture_open_directory(struct capture *capture, size_t *
   char **names;
   size_t count;
   if (index_status == CAPTURE_INDEX_OK) {
-    if (capture_list_index(capture, capacity, directory, &index) < 0) {
+    if (source_list_index(capture, capacity, directory, &index) < 0) {
       capture_index_free(&index);
       goto out_of_memory;
     }
   } else if (index_status == CAPTURE_INDEX_MALFORMED) {
-    capture_fail(err, DIFF_ERROR_INPUT, "%s%s", index_error.message, "");
+    source_fail(err, DIFF_ERROR_INPUT, "%s%s", index_error.message, "");
     return err->status;
   } else if (index_status == CAPTURE_INDEX_NO_MEMORY) {
     goto out_of_memory;
   } else {  /* no index to read: the segment files, in name order */
-    if (capture_list_directory(directory, 1, &names, &count) < 0) {
-      capture_free_names(names, count);
-      capture_fail(err, DIFF_ERROR_INPUT, "%s: cannot list the directory: %s", directory,
+    if (source_list_directory(directory, 1, &names, &count) < 0) {
+      source_free_names(names, count);
+      source_fail(err, DIFF_ERROR_INPUT, "%s: cannot list the directory: %s", directory,
                    strerror(errno));
       return err->status;
     }
     for (size_t i = 0; i < count; i++)
-      if (capture_add(capture, capacity, capture_join(directory, names[i])) < 0) {
-        capture_free_names(names, count);
+      if (source_add(capture, capacity, source_join(directory, names[i])) < 0) {
+        source_free_names(names, count);
         goto out_of_memory;
       }
-    capture_free_names(names, count);
+    source_free_names(names, count);
   }
   /* A .part is the segment the process was writing when it stopped: the last
    * one, whose seq follows the last listed one. */
   uint64_t part_seq = 1;
   for (size_t i = 0; i < capture->count; i++)
     part_seq = capture->segments[i].seq + 1;
-  if (capture_list_directory(directory, 0, &names, &count) < 0) {
-    capture_free_names(names, count);
+  if (source_list_directory(directory, 0, &names, &count) < 0) {
+    source_free_names(names, count);
     goto out_of_memory_index;
   }
   for (size_t i = 0; i < count; i++) {
-    if (capture_add(capture, capacity, capture_join(directory, names[i])) < 0) {
-      capture_free_names(names, count);
+    if (source_add(capture, capacity, source_join(directory, names[i])) < 0) {
+      source_free_names(names, count);
       goto out_of_memory_index;
     }
-    struct capture_segment *part = &capture->segments[capture->count - 1];
+    struct diff_source_segment *part = &capture->segments[capture->count - 1];
     part->partial = 1;
     part->young_from = 0;  /* it ended on no GC cycle */
     part->cut_short = 1;
     part->seq = i == 0 ? part_seq : 0;
   }
-  capture_free_names(names, count);
+  source_free_names(names, count);
   if (index_status != CAPTURE_INDEX_OK)
     return DIFF_OK;
-  enum diff_status placed = capture_place_boundaries(capture, &index, err);
+  enum diff_status placed = source_place_boundaries(capture, &index, err);
   capture_index_free(&index);
   return placed;
 out_of_memory_index:
   if (index_status == CAPTURE_INDEX_OK)
     capture_index_free(&index);
 out_of_memory:
-  capture_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", directory, "");
+  source_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", directory, "");
   return err->status;
 }
 
-int capture_keep_forced(struct capture *capture)
+int diff_source_keep_forced(struct diff_source *capture)
 {
   if (!capture->boundary_count)
     return 0;
@@ -518,10 +499,10 @@ int capture_keep_forced(struct capture *capture)
   free(capture->pieces);
   capture->pieces = NULL;
   capture->piece_count = 0;
-  return capture_cut_pieces(capture);
+  return source_cut_pieces(capture);
 }
 
-enum diff_status capture_open(struct capture *capture, const char *const *paths, size_t count,
+enum diff_status diff_source_open(struct diff_source *capture, const char *const *paths, size_t count,
                               struct diff_error *err)
 {
   memset(capture, 0, sizeof *capture);
@@ -529,53 +510,53 @@ enum diff_status capture_open(struct capture *capture, const char *const *paths,
   err->message[0] = '\0';
   size_t capacity = 0;
   if (!count) {
-    capture_fail(err, DIFF_ERROR_USAGE, "no capture given%s%s", "", "");
+    source_fail(err, DIFF_ERROR_USAGE, "no capture given%s%s", "", "");
     return err->status;
   }
-  capture->info.path = capture_strdup(paths[0]);
+  capture->info.path = source_strdup(paths[0]);
   if (!capture->info.path) {
-    capture_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
+    source_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
     return err->status;
   }
   struct stat st;
   if (count == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)) {
-    if (capture_open_directory(capture, &capacity, paths[0], err) != DIFF_OK) {
-      capture_release(capture);
+    if (source_open_directory(capture, &capacity, paths[0], err) != DIFF_OK) {
+      diff_source_release(capture);
       return err->status;
     }
   } else {
     for (size_t i = 0; i < count; i++)
-      if (capture_add(capture, &capacity, capture_strdup(paths[i])) < 0) {
-        capture_release(capture);
-        capture_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
+      if (source_add(capture, &capacity, source_strdup(paths[i])) < 0) {
+        diff_source_release(capture);
+        source_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
         return err->status;
       }
   }
   if (!capture->count) {
-    capture_fail(err, DIFF_ERROR_INPUT, "%s: no segments (no index, no *.bin, *.memprof or *.gz files)%s",
+    source_fail(err, DIFF_ERROR_INPUT, "%s: no segments (no index, no *.bin, *.memprof or *.gz files)%s",
                  paths[0], "");
-    capture_release(capture);
+    diff_source_release(capture);
     return err->status;
   }
   for (size_t i = 0; i < capture->count; i++) {
-    struct capture_segment *segment = &capture->segments[i];
+    struct diff_source_segment *segment = &capture->segments[i];
     if (stat(segment->path, &st) != 0) {
-      capture_fail(err, DIFF_ERROR_INPUT, "%s: %s", segment->path, strerror(errno));
-      capture_release(capture);
+      source_fail(err, DIFF_ERROR_INPUT, "%s: %s", segment->path, strerror(errno));
+      diff_source_release(capture);
       return err->status;
     }
     segment->file_bytes = (uint64_t)st.st_size;
     capture->total_bytes += segment->file_bytes;
   }
-  if (capture_thin_boundaries(capture) < 0 || capture_cut_pieces(capture) < 0) {
-    capture_release(capture);
-    capture_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
+  if (source_thin_boundaries(capture) < 0 || source_cut_pieces(capture) < 0) {
+    diff_source_release(capture);
+    source_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
     return err->status;
   }
   return DIFF_OK;
 }
 
-void capture_release(struct capture *capture)
+void diff_source_release(struct diff_source *capture)
 {
   for (size_t i = 0; i < capture->count; i++)
     free(capture->segments[i].path);

@@ -1,6 +1,6 @@
-/* diff/capture.h: what a capture is made of: its segments in order (from an index, a directory or a file list), its boundaries, and the pieces they cut the segments into. */
-#ifndef LJLEAK_DIFF_CAPTURE_H
-#define LJLEAK_DIFF_CAPTURE_H
+/* diff/source.h: a capture as diff reads it (struct diff_source): its segments in order (from an index, a directory or a file list), its boundaries, and the pieces they cut the segments into. */
+#ifndef LJLEAK_DIFF_SOURCE_H
+#define LJLEAK_DIFF_SOURCE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -8,12 +8,12 @@
 #include "diff/diff.h"
 #include "format/capture_index.h"
 
-#define CAPTURE_NO_BOUNDARY SIZE_MAX
-#define CAPTURE_UNKNOWN UINT64_MAX  /* an event count the index does not give */
-/* Boundary lines beyond this many are thinned before reading (capture.c). */
-#define CAPTURE_MAX_BOUNDARIES 512
+#define DIFF_SOURCE_NO_BOUNDARY SIZE_MAX
+#define DIFF_SOURCE_UNKNOWN UINT64_MAX  /* an event count the index does not give */
+/* Boundary lines beyond this many are thinned before reading (source.c). */
+#define DIFF_SOURCE_MAX_BOUNDARIES 512
 
-struct capture_segment {
+struct diff_source_segment {
   char *path;
   uint64_t file_bytes;        /* size on disk, for progress */
   double end_time;            /* from the index; 0 if unknown */
@@ -23,12 +23,12 @@ struct capture_segment {
   int partial;                /* a .part file: the segment being written when the process stopped */
   int cut_short;              /* ended on no GC cycle (complete=0, or a .part): its end is no boundary */
   uint64_t seq;               /* its segment line's seq; a .part takes the one after the last listed */
-  uint64_t events;            /* events by its segment line, or CAPTURE_UNKNOWN */
+  uint64_t events;            /* events by its segment line, or DIFF_SOURCE_UNKNOWN */
   size_t first_piece, piece_count;  /* its pieces in capture->pieces, in stream order */
 };
 
 /* A boundary line of the index, placed in a segment's stream. */
-struct capture_boundary {
+struct diff_source_boundary {
   size_t segment;             /* in capture->segments */
   uint64_t events;            /* events of that segment before it */
   uint64_t young_from;        /* events of that segment before its GC cycle started, or UINT64_MAX */
@@ -43,28 +43,28 @@ struct capture_boundary {
  * open stream and merged in order: the whole stream when the index has no
  * boundary lines, else the events from one boundary line to the next (or to
  * the stream's end). */
-struct capture_piece {
+struct diff_source_piece {
   size_t segment;             /* in capture->segments */
   uint64_t start;             /* its first event's index in the segment's stream */
   uint64_t limit;             /* events to read; UINT64_MAX: up to the stream's end */
   uint64_t young_from;        /* blocks born at or after this event of the piece (0-based) and
                                  live at its end are young; UINT64_MAX: none */
   int boundary_end;           /* its end is a boundary */
-  size_t boundary;            /* the boundary line it ends at (capture->boundaries), or CAPTURE_NO_BOUNDARY */
+  size_t boundary;            /* the boundary line it ends at (capture->boundaries), or DIFF_SOURCE_NO_BOUNDARY */
 };
 
-struct capture {
-  struct capture_segment *segments;
+struct diff_source {
+  struct diff_source_segment *segments;
   size_t count;
   uint64_t total_bytes;
   struct diff_capture info;   /* the metadata, without boundaries or events yet */
   char *index_path;           /* the index read, for messages about its lines; NULL if none */
   /* The index's boundary lines, in order. When there are any, they are the
    * capture's boundaries and no segment's end is one. */
-  struct capture_boundary *boundaries;
+  struct diff_source_boundary *boundaries;
   size_t boundary_count;
   size_t boundaries_thinned;     /* boundary lines before thinning, or 0 if none were left out */
-  struct capture_piece *pieces;  /* every segment's pieces, in merge order */
+  struct diff_source_piece *pieces;  /* every segment's pieces, in merge order */
   size_t piece_count;
   /* Boundary lines that point at a segment the capture does not have (the
    * one a killed process was finishing): dropped, with this warning; or NULL. */
@@ -76,14 +76,14 @@ struct capture {
  * Returns DIFF_OK, or an error with a message (a boundary line that points
  * at no segment, past its segment's events or before the boundary before
  * it: "DIR/index: byte N: boundary line: ..."). */
-enum diff_status capture_open(struct capture *capture, const char *const *paths, size_t count,
+enum diff_status diff_source_open(struct diff_source *capture, const char *const *paths, size_t count,
                               struct diff_error *err);
 
 /* Keeps only the boundary lines of cycles the collector forced and cuts the
  * pieces again; a capture without boundary lines is left as it is. 0, or -1
  * when out of memory. */
-int capture_keep_forced(struct capture *capture);
+int diff_source_keep_forced(struct diff_source *capture);
 
-void capture_release(struct capture *capture);
+void diff_source_release(struct diff_source *capture);
 
 #endif

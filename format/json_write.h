@@ -1,0 +1,32 @@
+/* format/json_write.h: writing JSON text: strings, exact numbers, and objects and arrays one member a line (the JSON result, ljleak info, ljleak control). */
+#ifndef LJLEAK_FORMAT_JSON_WRITE_H
+#define LJLEAK_FORMAT_JSON_WRITE_H
+
+#include <stdio.h>
+
+/* Writes s as a JSON string (null for NULL; <, >, &, U+2028, U+2029 escaped
+ * so the text is safe inside an HTML script block; invalid UTF-8 as U+FFFD). */
+void json_write_string(FILE *out, const char *s);
+/* Writes the shortest text that reads back as exactly value (null for NaN,
+ * 1e999 and -1e999 for the infinities). */
+void json_write_double(FILE *out, double value);
+
+/* Objects and arrays written one member a line, indented two spaces a
+ * level; an empty one is {} or []. The values are the caller's to write,
+ * after json_write_key or json_write_item. */
+struct json_writer {
+  FILE *out;
+  int depth;
+  int first;                  /* no member written yet at this depth */
+};
+
+/* Opens an object ('{') or an array ('['). */
+void json_write_open(struct json_writer *writer, char bracket);
+/* Closes it ('}' or ']'). */
+void json_write_close(struct json_writer *writer, char bracket);
+/* Starts an array's next element on its own line. */
+void json_write_item(struct json_writer *writer);
+/* Starts an object's next member: its line and "key": (key is written as it is). */
+void json_write_key(struct json_writer *writer, const char *key);
+
+#endif

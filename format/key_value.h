@@ -1,0 +1,113 @@
+/* format/key_value.h: reading the text files of KEY=VALUE lines (the capture index, the control files): lines, fields, numbers and errors at a byte offset. */
+#ifndef LJLEAK_FORMAT_KEY_VALUE_H
+#define LJLEAK_FORMAT_KEY_VALUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/whole_file.h"
+
+/* ---- Reader ----------------------------------------------------------------
+ * An input held whole and NUL-terminated, read a line at a time. Each
+ * format keeps its own rules (what a cut last line means, which lines and
+ * keys it knows); this is what they share. An error is recorded here: its
+ * message goes to the caller's buffer, "NAME: byte OFFSET: what is wrong". */
+
+struct key_value_reader {
+  char *text;                 /* the input and a NUL after it; a copy is the caller's to free */
+  size_t size;
+  size_t next;                /* the offset of the next line */
+  const char *name;           /* what messages call the input */
+  char *message;              /* the caller's buffer for an error's message */
+  size_t message_size;
+  size_t error_offset;        /* where the input is wrong */
+  int no_memory;              /* the error was a failed allocation, not the input */
+};
+
+/* Reads a copy of size bytes of data. Returns 0, or -1 when out of memory
+ * (message "NAME: out of memory", no_memory set, text NULL). */
+int key_value_reader_copy(struct key_value_reader *reader, const char *data, size_t size,
+                          const char *name, char *message, size_t message_size);
+
+/* Reads the file at path whole (format/whole_file.h), named by its path. */
+enum whole_file_status key_value_reader_read_file(struct key_value_reader *reader, const char *path,
+                                                  int *system_error, char *message,
+                                                  size_t message_size);
+
+/* Reads text in place: size bytes and a NUL after them. No allocation. */
+void key_value_reader_in_place(struct key_value_reader *reader, char *text, size_t size,
+                               const char *name, char *message, size_t message_size);
+
+/* One line: length bytes at start (offset in the input), without its
+ * newline, which is replaced by a NUL. cut: the input ends before a
+ * newline (a file cut while it was written, or a last line without one). */
+struct key_value_line {
+  char *start;
+  size_t offset;
+  size_t length;
+  int cut;
+};
+
+/* The next line into *line: 1, or 0 at the end of the input. */
+int key_value_next_line(struct key_value_reader *reader, struct key_value_line *line);
+
+/* Records an error at offset in the input; returns -1. */
+int key_value_fail(struct key_value_reader *reader, size_t offset, const char *format, ...)
+  __attribute__((format(printf, 3, 4)));
+/* Records a failed allocation; returns -1. */
+int key_value_no_memory(struct key_value_reader *reader);
+
+/* ---- Fields ---------------------------------------------------------------- */
+
+/* A KEY=VALUE field: the key and the value NUL-terminated in place. */
+struct key_value_field {
+  const char *key;
+  size_t key_length;
+  char *value;
+  size_t value_length;
+  size_t offset;              /* of the field's first byte in the input */
+};
+
+/* Splits length bytes of text, a NUL after them (offset in the input), at
+ * their first '=', which becomes a NUL. Returns 0, or -1 when there is none. */
+int key_value_split(char *text, size_t length, size_t offset, struct key_value_field *field);
+
+/* Decimal digits only, at least one, no more than limit: 0 with *out set, or -1. */
+int key_value_parse_u64(const char *text, size_t length, uint64_t limit, uint64_t *out);
+/* The same with a '-' allowed first, within a long. */
+int key_value_parse_long(const char *text, size_t length, long *out);
+/* What strtod reads (in the C locale) from the whole text, but no leading
+ * space; a decimal comma is read as a point (a writer that formats with its
+ * LC_NUMERIC writes one): the comma is changed in place. 0 or -1. */
+int key_value_parse_decimal(char *text, size_t length, double *out);
+
+/* ---- Known keys -------------------------------------------------------------
+ * A format lists its keys for a record (a struct): each key's name, a bit
+ * for the record's set of keys read, how its value is read and where it
+ * goes. */
+
+enum key_value_kind {
+  KEY_VALUE_LONG,             /* long: a whole number, maybe negative */
+  KEY_VALUE_U64,              /* uint64_t: a whole number */
+  KEY_VALUE_DECIMAL,          /* double: key_value_parse_decimal */
+  KEY_VALUE_FLAG,             /* int: 0 or 1 */
+  KEY_VALUE_TEXT              /* const char *: the value as it stands */
+};
+
+struct key_value_key {
+  const char *key;
+  unsigned bit;
+  enum key_value_kind kind;
+  size_t offset;              /* of the member in the record */
+};
+
+/* Stores field into record when its key is one of the count keys, setting
+ * its bit in *seen, and sets *taken to that key (NULL for a key not listed,
+ * which is skipped). Errors at the field's offset, each message after
+ * context (the line, "segment line: ", or ""): a key given twice, a NUL
+ * byte in the value, a bad number or flag. Returns 0 or -1. */
+int key_value_take(struct key_value_reader *reader, const char *context,
+                   const struct key_value_key *keys, size_t count, void *record, unsigned *seen,
+                   const struct key_value_field *field, const struct key_value_key **taken);
+
+#endif
