@@ -75,7 +75,8 @@ swap_attack() {  # swap_attack NAME WAIT_FOR
   : > "$tmp/$attack.err"
   as_nobody sh -c '
     root=$1 victims=$2 ljleak=$3 log=$4 wait_for=$5
-    until [ -w "$root" ]; do sleep 0.05; done
+    n=0
+    until [ -w "$root" ] || [ $n -ge 600 ]; do sleep 0.05; n=$((n + 1)); done
     # A finished capture of its own, to stand in for the real one.
     printf "local t = {} for i = 1, 2000 do t[i] = {} end\n" > "$root/fill.lua"
     "$ljleak" run -o "$root/finished" "$root/fill.lua" >/dev/null 2>&1
@@ -83,14 +84,18 @@ swap_attack() {  # swap_attack NAME WAIT_FOR
     ln -s "$victims/result" "$root/result.json"
     ln -s "$victims/report-txt" "$root/report.txt"
     ln -s "$victims/report-html" "$root/report.html"
-    [ -z "$wait_for" ] || until grep -q "$wait_for" "$log"; do sleep 0.02; done
-    while :; do
+    # Bounded (30 s): a capture that never starts leaves no directory to swap.
+    n=0
+    [ -z "$wait_for" ] || until grep -q "$wait_for" "$log" || [ $n -ge 1500 ]; do sleep 0.02; n=$((n + 1)); done
+    while [ $n -lt 3000 ]; do
       for d in "$root"/ljleak-*; do
         [ -d "$d" ] && [ ! -L "$d" ] || continue
         mv "$d" "$root/moved-${d##*/}" && ln -s . "$d" && echo "swapped $d" && exit 0
       done
       sleep 0.02
-    done' attacker "$root" "$tmp/victims" "$LJLEAK_ABS" "$tmp/$attack.err" "$wait_for" \
+      n=$((n + 1))
+    done
+    exit 1' attacker "$root" "$tmp/victims" "$LJLEAK_ABS" "$tmp/$attack.err" "$wait_for" \
     >"$tmp/$attack-attack.log" 2>&1 &
   attacker=$!
   ci/capture --pid "$worker" --root "$root" --run-dir "$run" --duration 3 --wait-stop 10 \
