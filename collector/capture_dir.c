@@ -86,6 +86,18 @@ static int open_dir_at(int at, const char *path, const char *what, const char *s
   return -1;
 }
 
+/* Makes path (0700) if it is missing and opens it, never through a link; -1 with why
+ * ("FAILED PATH: reason" when it cannot be made). */
+static int make_and_open(const char *path, const char *failed, const char *what, char *err,
+                         size_t err_size)
+{
+  if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+    dir_error(err, err_size, "%s %s: %s", failed, path, strerror(errno));
+    return -1;
+  }
+  return open_dir_at(AT_FDCWD, path, what, path, err, err_size);
+}
+
 /* Whether a directory has no entries but . and .. (fd stays open). 1, 0, or -1. */
 static int dir_is_empty(int fd)
 {
@@ -109,11 +121,8 @@ static int dir_is_empty(int fd)
 /* A given directory: made if missing, else taken only when empty and this user's. */
 static int open_given(struct capture *c, const char *dir, char *err, size_t err_size)
 {
-  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-    dir_error(err, err_size, "cannot create capture directory %s: %s", dir, strerror(errno));
-    return -1;
-  }
-  int fd = open_dir_at(AT_FDCWD, dir, "capture directory", dir, err, err_size);
+  int fd = make_and_open(dir, "cannot create capture directory", "capture directory", err,
+                         err_size);
   if (fd < 0)
     return -1;
   struct stat st;
@@ -147,11 +156,7 @@ static int open_given(struct capture *c, const char *dir, char *err, size_t err_
 /* A new ljleak-<pid>-<time>[-n] in the checked root. */
 static int open_new(struct capture *c, const char *root, char *err, size_t err_size)
 {
-  if (mkdir(root, 0700) != 0 && errno != EEXIST) {
-    dir_error(err, err_size, "cannot create %s: %s", root, strerror(errno));
-    return -1;
-  }
-  int root_fd = open_dir_at(AT_FDCWD, root, "capture root", root, err, err_size);
+  int root_fd = make_and_open(root, "cannot create", "capture root", err, err_size);
   if (root_fd < 0)
     return -1;
   if (check_root(root_fd, root, err, err_size) != 0) {
