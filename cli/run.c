@@ -440,6 +440,7 @@ int cmd_run(int argc, char **argv)
     free(job.actions);
     return EXIT_FAILURE;
   }
+  ljleak_collector_name_function(pmain, "ljleak run");   /* the root of every stack */
   int status = lua_cpcall(L, pmain, &job);
   report(L, status);
   if (!job.capture_failed) {

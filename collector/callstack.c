@@ -323,15 +323,17 @@ static uint32_t chunk_id(struct callstack_state *s, const GCproto *pt)
   return id;
 }
 
-static uint32_t c_function_id(struct callstack_state *s, const void *f)
+static uint32_t c_function_id(struct capture *c, const void *f)
 {
+  struct callstack_state *s = &c->stacks;
   uint64_t key = (uint64_t)(uintptr_t)f;
   uint64_t *known = addr_map_find(&s->cfuncs, key);
   if (known)
     return (uint32_t)*known;
-  char name[512];
-  size_t length = symbols_c_name(key, name, sizeof name);
-  uint32_t id = string_id(s, name, length);
+  char scratch[512];
+  struct cname_entry entry;
+  symbols_c_name(c, key, &entry, scratch, sizeof scratch);
+  uint32_t id = string_id(s, entry.name, entry.name_length);
   if (id)
     addr_map_put(&s->cfuncs, key, id);
   return id;
@@ -349,9 +351,10 @@ static uint32_t fast_id(struct callstack_state *s, uint64_t ffid)
 }
 
 /* Writes a new stack's strings and its STACK record; its id, or 0. */
-static uint32_t define(struct callstack_state *s, const struct callstack_frame *frames,
+static uint32_t define(struct capture *c, const struct callstack_frame *frames,
                        uint32_t count, int truncated)
 {
+  struct callstack_state *s = &c->stacks;
   struct stacks_wire_frame wire[CALLSTACK_MAX_DEPTH + 1];
   for (uint32_t i = 0; i < count; i++) {
     const struct callstack_frame *f = &frames[i];
@@ -369,7 +372,7 @@ static uint32_t define(struct callstack_state *s, const struct callstack_frame *
     case STACKS_FRAME_C:
       w->kind = STACKS_FRAME_C;
       w->name = !f->object && f->fingerprint ? fast_id(s, f->fingerprint)
-                                             : c_function_id(s, f->object);
+                                             : c_function_id(c, f->object);
       break;
     case STACKS_FRAME_COROUTINE:
       w->kind = STACKS_FRAME_COROUTINE;
@@ -432,7 +435,7 @@ void callstack_record(struct capture *c, const struct attrib_site *site)
     forget_stacks(s);
     e = &s->table[(uint32_t)hash & mask];
   }
-  uint32_t id = define(s, frames, count, truncated);
+  uint32_t id = define(c, frames, count, truncated);
   if (!id)
     return;
   memcpy(&s->frames[s->frames_used], frames, bytes);

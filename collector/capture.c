@@ -120,6 +120,7 @@ static void free_buffers(struct capture *c)
   addr_map_free(&c->sym_lua);
   addr_map_free(&c->sym_trace);
   addr_map_free(&c->sym_c);
+  cname_free(&c->cnames);
   callstack_free(c);
 }
 
@@ -234,7 +235,8 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   }
   c->buffer = mem;
   if (addr_map_init(&c->sym_lua, 1024) || addr_map_init(&c->sym_trace, 256) ||
-      addr_map_init(&c->sym_c, 256) || (opt->sample && addr_map_init(&c->sampled, 4096))) {
+      addr_map_init(&c->sym_c, 256) || (opt->sample && addr_map_init(&c->sampled, 4096)) ||
+      cname_begin(&c->cnames) != 0) {
     free_buffers(c);
     capture_set_error(err, err_size, "cannot map the symbol tables: %s%s", strerror(errno), "");
     return -1;
@@ -273,6 +275,11 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
     free_buffers(c);
     return -1;
   }
+  /* The Lua names of C functions, now, unless the hook started the capture
+   * (a signal, a request): a table may be halfway through a resize there,
+   * so the first C function that allocates walks, knowing which. */
+  if (!c->busy)
+    cname_walk(&c->cnames, c->g);
   c->active = 1;
   hook_sampled_set(c, opt->sample != 0);
   capture_at_fork_and_exit();
@@ -356,6 +363,11 @@ static struct capture *running_capture(lua_State *L, char *err, size_t err_size)
     return NULL;
   }
   return c;
+}
+
+int ljleak_collector_name_function(int (*f)(lua_State *L), const char *name)
+{
+  return cname_register((uint64_t)(uintptr_t)f, name);
 }
 
 int ljleak_collector_boundary(lua_State *L, char *err, size_t err_size)

@@ -11,6 +11,7 @@
 
 #include "collector/addr_map.h"
 #include "collector/callstack.h"
+#include "collector/cname.h"
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
 #include "collector/seg_out.h"
@@ -113,6 +114,9 @@ struct capture {
   const GCproto *last_proto;
   uint64_t last_proto_fp;
   uint64_t last_trace, last_trace_fp;
+
+  /* The names of C functions (cname.h): kept for the whole capture. */
+  struct cname_state cnames;
 
   /* Lines of allocations made by compiled code (trace_line.h). */
   struct trace_line_state lines;

@@ -103,6 +103,14 @@ LJLEAK_API int ljleak_collector_start(struct lua_State *L,
  * lua_gc. Returns 0, or -1 with a message (no capture of L running). */
 LJLEAK_API int ljleak_collector_boundary(struct lua_State *L, char *err, size_t err_size);
 
+/* Names a C function of the host as sites and stacks show it: the entry
+ * through which it runs its Lua code, say ("ljleak run", "myhost main").
+ * A host function it does not name shows as "[C] SYMBOL" from the
+ * program's symbol table, or "[C] PROGRAM". At most 16 names of 1 to 63
+ * bytes without ';'; naming f again replaces its name. Call it before a
+ * capture starts. Returns 0, or -1 (a bad name, or 16 named already). */
+LJLEAK_API int ljleak_collector_name_function(int (*f)(struct lua_State *L), const char *name);
+
 /* Stops the capture (index reason "stop"); returns 0, or -1 with a message. */
 LJLEAK_API int ljleak_collector_stop(struct lua_State *L, char *err, size_t err_size);
 

@@ -132,6 +132,18 @@ int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause
   return 0;
 }
 
+int segments_index_c_function(struct capture *c, const struct cname_entry *entry)
+{
+  char name[256], library[256];
+  snprintf(name, sizeof name, "%.*s", (int)entry->name_length, entry->name);
+  snprintf(library, sizeof library, "%.*s", (int)entry->library_length, entry->library);
+  struct capture_index_c_function line = {name, library, cname_origin_name(entry->origin), 0};
+  char text[1024];
+  if (!capture_index_write_c_function(text, sizeof text, &line))
+    return -1;
+  return index_append(c, text);
+}
+
 void segments_index_close(struct capture *c, enum capture_index_stop_reason reason)
 {
   struct capture_index_stop line = {

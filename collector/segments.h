@@ -29,6 +29,10 @@ int segments_index_open(struct capture *c, char *err, size_t err_size);
  * open segment's current event, for cause. 0 or -1 (the error recorded). */
 int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause cause);
 
+/* Appends the c_function line of a C function named for the first time
+ * in the capture: its library and what gave its name. 0 or -1. */
+int segments_index_c_function(struct capture *c, const struct cname_entry *entry);
+
 /* Appends the stop line and closes the index. */
 void segments_index_close(struct capture *c, enum capture_index_stop_reason reason);
 

@@ -1,8 +1,7 @@
 /* collector/symbols.c: the symbols of a segment, emitted into its stream the first time an event names them. */
-#include <dlfcn.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "collector/segments.h"
 #include "collector/symbols.h"
 
 void symbols_reset(struct capture *c)
@@ -73,34 +72,27 @@ __attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64
 #endif
 }
 
-size_t symbols_c_name(uint64_t address, char *name, size_t size)
+void symbols_c_name(struct capture *c, uint64_t address, struct cname_entry *entry,
+                    char *scratch, size_t size)
 {
-  Dl_info info;
-  memset(&info, 0, sizeof info);
-  if (dladdr((void *)(uintptr_t)address, &info) && info.dli_sname && *info.dli_sname) {
-    snprintf(name, size, "%s", info.dli_sname);
-  } else if (info.dli_fname && info.dli_fbase) {
-    const char *base = strrchr(info.dli_fname, '/');
-    snprintf(name, size, "%s+0x%llx", base ? base + 1 : info.dli_fname,
-             (unsigned long long)(address - (uint64_t)(uintptr_t)info.dli_fbase));
-  } else {
-    snprintf(name, size, "0x%llx", (unsigned long long)address);
-  }
-  return strlen(name);
+  cname_lookup(&c->cnames, c->g, address, entry, scratch, size);
 }
 
 void symbols_emit_c(struct capture *c, uint64_t address)
 {
   if (addr_map_find(&c->sym_c, address))
     return;
-  char name[512];
-  size_t length = symbols_c_name(address, name, sizeof name);
+  char scratch[512];
+  struct cname_entry entry;
+  symbols_c_name(c, address, &entry, scratch, sizeof scratch);
   struct memprof_symbol sym = {
     .kind = MEMPROF_SYMBOL_C,
     .address = address,
-    .name = name,
-    .name_length = length,
+    .name = entry.name,
+    .name_length = entry.name_length,
   };
   memprof_writer_symbol_event(&c->writer, &sym);
   addr_map_put(&c->sym_c, address, 1);
+  if (!entry.indexed && segments_index_c_function(c, &entry) == 0)
+    cname_set_indexed(&c->cnames, address);
 }

@@ -22,13 +22,16 @@ static inline uint64_t symbols_proto_fingerprint(const GCproto *pt)
 void symbols_emit_lua_slow(struct capture *c, const GCproto *pt, uint64_t fp);
 void symbols_emit_trace_slow(struct capture *c, uint64_t traceno, GCtrace *T);
 
-/* C functions are named by dladdr: the dynamic symbol if there is one, else
- * "object+0xOFFSET", else the bare address. */
+/* Emits the symbol of the C function at address unless this segment has
+ * it, named as cname.h says; the first time in the capture, its library
+ * goes to the index (a c_function line). */
 void symbols_emit_c(struct capture *c, uint64_t address);
 
-/* The name symbols_emit_c gives the C function at address (the stack
- * sidecar's C frames have it too): into name (size bytes); its length. */
-size_t symbols_c_name(uint64_t address, char *name, size_t size);
+/* The name of the C function at address (symbols_emit_c's; the stack
+ * sidecar's C frames have it too), into entry (scratch: size bytes the name
+ * may need when memory is short). */
+void symbols_c_name(struct capture *c, uint64_t address, struct cname_entry *entry,
+                    char *scratch, size_t size);
 
 /* Emits pt's symbol unless this segment has it; the prototype of the last
  * event is checked inline. */
@@ -69,6 +72,7 @@ static inline __attribute__((always_inline)) void symbols_current_site(struct ca
                                                                        size_t nsize)
 {
   attrib_current_site(c->g, &c->lines, old_ptr, nsize, site);
+  c->cnames.skip = old_ptr;   /* a walk for a C name must not read a table that held it */
   if (site->trace)
     symbols_emit_trace(c, site->traceno, site->trace);
   if (site->source == MEMPROF_SOURCE_LUA)

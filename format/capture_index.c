@@ -17,6 +17,7 @@ struct parser {
   unsigned header_keys;       /* 1 once version was read */
   size_t segment_capacity;
   size_t boundary_capacity;
+  size_t c_function_capacity;
 };
 
 #define KEY(record, member, bit, kind) {#member, bit, KEY_VALUE_##kind, offsetof(struct record, member)}
@@ -78,6 +79,12 @@ static const struct key_value_key stop_keys[] = {
   KEY(capture_index_stop, reason, CAPTURE_INDEX_STOP_HAS_REASON, TEXT),
 };
 
+static const struct key_value_key c_function_keys[] = {
+  KEY(capture_index_c_function, name, CAPTURE_INDEX_C_FUNCTION_HAS_NAME, TEXT),
+  KEY(capture_index_c_function, library, CAPTURE_INDEX_C_FUNCTION_HAS_LIBRARY, TEXT),
+  KEY(capture_index_c_function, origin, CAPTURE_INDEX_C_FUNCTION_HAS_ORIGIN, TEXT),
+};
+
 #undef KEY
 
 /* Undoes a text value's escapes in place (\\, \t, \n; anything else after a
@@ -111,7 +118,9 @@ static int take_field(struct parser *p, const struct key_value_key *keys, size_t
   return taken && taken->kind == KEY_VALUE_TEXT ? unescape(p, f) : 0;
 }
 
-enum line_kind { LINE_UNKNOWN, LINE_HEADER, LINE_CAPTURE, LINE_SEGMENT, LINE_BOUNDARY, LINE_STOP };
+enum line_kind {
+  LINE_UNKNOWN, LINE_HEADER, LINE_CAPTURE, LINE_SEGMENT, LINE_BOUNDARY, LINE_STOP, LINE_C_FUNCTION
+};
 
 static enum line_kind line_kind_of(const char *kind, size_t length)
 {
@@ -120,7 +129,7 @@ static enum line_kind line_kind_of(const char *kind, size_t length)
     enum line_kind kind;
   } kinds[] = {
     {"ljleak-index", LINE_HEADER}, {"capture", LINE_CAPTURE}, {"segment", LINE_SEGMENT},
-    {"boundary", LINE_BOUNDARY}, {"stop", LINE_STOP}
+    {"boundary", LINE_BOUNDARY}, {"stop", LINE_STOP}, {"c_function", LINE_C_FUNCTION}
   };
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     if (strlen(kinds[i].name) == length && !memcmp(kinds[i].name, kind, length))
@@ -178,6 +187,27 @@ static int segment_add(struct parser *p, const struct capture_index_segment *seg
   return 0;
 }
 
+/* Lists a c_function line read whole; a cut one is dropped. Absent keys
+ * read as "". */
+static int c_function_add(struct parser *p, struct capture_index_c_function *function,
+                          size_t offset, int cut)
+{
+  struct capture_index *index = p->index;
+  if (cut)
+    return 0;
+  if (!(function->keys & CAPTURE_INDEX_C_FUNCTION_HAS_NAME))
+    return key_value_fail(&p->reader, offset, "c_function line: no name");
+  if (!function->library)
+    function->library = "";
+  if (!function->origin)
+    function->origin = "";
+  if (reserve(p, (void **)&index->c_functions, &p->c_function_capacity, index->c_function_count,
+              sizeof *index->c_functions) != 0)
+    return -1;
+  index->c_functions[index->c_function_count++] = *function;
+  return 0;
+}
+
 /* Reads one line of length bytes at offset (its newline, or what follows a
  * cut line's last tab, not included; a NUL after them). */
 static int parse_line(struct parser *p, char *line, size_t offset, size_t length, int cut)
@@ -189,13 +219,16 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
   enum line_kind kind = line_kind_of(line, kind_length);
   if (offset == 0 && kind != LINE_HEADER)
     return key_value_fail(&p->reader, 0, "the first line is not the ljleak-index header");
-  static const char *const kind_names[] = {"", "ljleak-index", "capture", "segment", "boundary", "stop"};
+  static const char *const kind_names[] = {"",         "ljleak-index", "capture",   "segment",
+                                           "boundary", "stop",         "c_function"};
   p->kind = kind_names[kind];
   snprintf(p->context, sizeof p->context, "%s line: ", p->kind);
   struct capture_index_segment segment;
   memset(&segment, 0, sizeof segment);
   struct capture_index_boundary boundary;
   memset(&boundary, 0, sizeof boundary);
+  struct capture_index_c_function function;
+  memset(&function, 0, sizeof function);
   const struct key_value_key *keys = NULL;
   size_t count = 0;
   void *record = NULL;
@@ -231,6 +264,10 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
     index->has_stop = 1;
     keys = stop_keys, count = COUNT_OF(stop_keys), record = &index->stop, seen = &index->stop.keys;
     break;
+  case LINE_C_FUNCTION:
+    keys = c_function_keys, count = COUNT_OF(c_function_keys), record = &function;
+    seen = &function.keys;
+    break;
   }
 
   for (char *at = tab ? tab + 1 : end; at < end;) {
@@ -256,6 +293,8 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
     return boundary_add(p, &boundary, offset, cut);
   if (kind == LINE_SEGMENT)
     return segment_add(p, &segment, offset, cut);
+  if (kind == LINE_C_FUNCTION)
+    return c_function_add(p, &function, offset, cut);
   return 0;
 }
 
@@ -330,5 +369,6 @@ void capture_index_free(struct capture_index *index)
   free(index->text);
   free(index->segments);
   free(index->boundaries);
+  free(index->c_functions);
   memset(index, 0, sizeof *index);
 }

@@ -179,6 +179,22 @@ struct capture_index_stop {
   unsigned keys;            /* parser: CAPTURE_INDEX_STOP_HAS_* */
 };
 
+/* A `c_function` line: the library of a C function that a site or a
+ * stack frame names (the memprof stream carries only the name), and what
+ * gave the name. */
+enum {
+  CAPTURE_INDEX_C_FUNCTION_HAS_NAME = 1u << 0,
+  CAPTURE_INDEX_C_FUNCTION_HAS_LIBRARY = 1u << 1,
+  CAPTURE_INDEX_C_FUNCTION_HAS_ORIGIN = 1u << 2
+};
+
+struct capture_index_c_function {
+  const char *name;         /* as the streams name it: "cjson.decode" */
+  const char *library;      /* its object's file name: "cjson.so"; "" if none */
+  const char *origin;       /* lua, host, symtab, dynsym, debug-file, program, offset, address */
+  unsigned keys;            /* parser: CAPTURE_INDEX_C_FUNCTION_HAS_* */
+};
+
 /* ---- Writer ----------------------------------------------------------------
  * Each call formats one whole line, newline included, into buffer (size bytes,
  * NUL-terminated like snprintf) and returns its length without the NUL, or 0
@@ -202,6 +218,9 @@ size_t capture_index_write_segment(char *buffer, size_t size, const struct captu
 /* "boundary\tseq=..\tsegment=..\tevents=..\ttime=..\tgc_cycles=..\theap_bytes=..\tallocated=..[\tyoung_from=..][\tcause=..]\n":
  * young_from is left out when it is CAPTURE_INDEX_YOUNG_FROM_NONE, cause when NULL. */
 size_t capture_index_write_boundary(char *buffer, size_t size, const struct capture_index_boundary *boundary);
+/* "c_function\tname=..\tlibrary=..\torigin=..\n" */
+size_t capture_index_write_c_function(char *buffer, size_t size,
+                                      const struct capture_index_c_function *function);
 /* "stop\ttime=..\treason=..\n" */
 size_t capture_index_write_stop(char *buffer, size_t size, const struct capture_index_stop *stop);
 /* A text value with the escapes of the index (backslash, tab and newline as
@@ -225,7 +244,8 @@ size_t capture_index_escape(char *buffer, size_t size, const char *value, size_t
  * are whole numbers, times and periods as strtod reads them, a decimal comma
  * allowed), a flag other than 0 or 1, an unknown escape, a NUL byte, a segment
  * line without file or with an empty one, a boundary line without segment or
- * events, or with a young_from greater than its events. A cut boundary line is
+ * events, or with a young_from greater than its events, a c_function line
+ * without name. A cut boundary or c_function line is
  * dropped whole: its cycle's young_from or cause may be missing. Whether
  * boundaries lie in order and inside their segments is for the reader of the
  * capture to check (the segment lines come after them). */
@@ -239,6 +259,8 @@ struct capture_index {
   size_t segment_count;
   struct capture_index_boundary *boundaries; /* in the order of their lines */
   size_t boundary_count;
+  struct capture_index_c_function *c_functions; /* in the order of their lines (a name once) */
+  size_t c_function_count;
   int has_stop;                           /* a stop line was read into stop */
   struct capture_index_stop stop;
   int last_line_cut;                      /* the index ends in a line without its newline */

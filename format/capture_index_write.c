@@ -223,6 +223,16 @@ size_t capture_index_write_boundary(char *buffer, size_t size, const struct capt
   return line_end(&line);
 }
 
+size_t capture_index_write_c_function(char *buffer, size_t size,
+                                      const struct capture_index_c_function *function)
+{
+  struct line line = line_begin(buffer, size, "c_function");
+  line_text(&line, "name", function->name);
+  line_text(&line, "library", function->library);
+  line_text(&line, "origin", function->origin);
+  return line_end(&line);
+}
+
 size_t capture_index_write_stop(char *buffer, size_t size, const struct capture_index_stop *stop)
 {
   struct line line = line_begin(buffer, size, "stop");
