@@ -128,6 +128,8 @@ struct diff_site {
   enum diff_site_kind kind;
   char *source_file;          /* LUA, TRACE: chunk name without its '@', or NULL */
   uint64_t source_line;       /* LUA, TRACE: the line */
+  char *library;              /* C: the object that holds the function ("cjson.so", from the
+                                 index's c_function lines), or NULL */
   enum diff_verdict verdict;
   size_t count;               /* boundaries in the series */
   uint64_t *live_bytes;       /* [count] bytes still live at each boundary */

@@ -349,6 +349,7 @@ void diff_site_release(struct diff_site *site)
 {
   free(site->name);
   free(site->source_file);
+  free(site->library);
   free(site->live_bytes);
   free(site->live_blocks);
   free(site->alloc_bytes);

@@ -27,6 +27,22 @@ static int result_site_source(struct diff_site *site)
   return 0;
 }
 
+/* A C site's library, from the index's c_function line of its name (the
+ * last one: every line of a name gives the same). */
+static int result_site_library(struct diff_site *site, const struct diff_source *capture)
+{
+  if (site->kind != DIFF_SITE_C)
+    return 0;
+  for (size_t i = capture->c_function_count; i-- > 0;) {
+    const struct diff_source_c_function *function = &capture->c_functions[i];
+    if (strcmp(function->name, site->name) != 0 || !*function->library)
+      continue;
+    site->library = strdup(function->library);
+    return site->library ? 0 : -1;
+  }
+  return 0;
+}
+
 /* From the index's boundary lines (the first `boundaries`: the ones past the
  * end of a .part are dropped): times, GC cycles, heap sizes and work done
  * when every line gives them, and which cycles were forced. */
@@ -128,7 +144,7 @@ int diff_result_build_sites(struct diff_result *result, const struct diff_aggreg
         !site->free_bytes)
       return -1;
     memcpy(site->name, aggregate->sites.names[i], aggregate->sites.lengths[i] + 1);
-    if (result_site_source(site) < 0)
+    if (result_site_source(site) < 0 || result_site_library(site, capture) < 0)
       return -1;
   }
   /* A site's series is the sum of its owners' (one owner a site without stacks). */

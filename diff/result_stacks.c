@@ -71,7 +71,8 @@ static int result_stack_fill(struct diff_site *stack, const struct diff_aggregat
   stack->alloc_bytes = result_stack_series(data->series_alloc_bytes, n);
   stack->free_bytes = result_stack_series(data->series_free_bytes, n);
   if (!stack->name || !stack->live_bytes || !stack->live_blocks || !stack->alloc_bytes ||
-      !stack->free_bytes || (site->source_file && !(stack->source_file = strdup(site->source_file))))
+      !stack->free_bytes || (site->source_file && !(stack->source_file = strdup(site->source_file))) ||
+      (site->library && !(stack->library = strdup(site->library))))
     return -1;
   stack->id = diff_site_table_hash(stack->name, strlen(stack->name));
   if (entry->frame_count) {

@@ -118,6 +118,16 @@ static int source_list_index(struct diff_source *capture, size_t *capacity, cons
       ((line->command || line->exe) && !(info->command = source_command_name(line))) ||
       (line->luajit && !(info->luajit_version = source_luajit_name(line))))
     return -1;
+  if (index->c_function_count &&
+      !(capture->c_functions = calloc(index->c_function_count, sizeof *capture->c_functions)))
+    return -1;
+  for (size_t i = 0; i < index->c_function_count; i++) {
+    const struct capture_index_c_function *function = &index->c_functions[i];
+    struct diff_source_c_function *kept = &capture->c_functions[capture->c_function_count++];
+    if (!(kept->name = source_strdup(function->name)) ||
+        !(kept->library = source_strdup(function->library)))
+      return -1;
+  }
   for (size_t i = 0; i < index->segment_count; i++) {
     const struct capture_index_segment *listed = &index->segments[i];
     if (strchr(listed->file, '/'))
@@ -565,6 +575,11 @@ void diff_source_release(struct diff_source *capture)
   free(capture->pieces);
   free(capture->index_path);
   free(capture->dropped_warning);
+  for (size_t i = 0; i < capture->c_function_count; i++) {
+    free(capture->c_functions[i].name);
+    free(capture->c_functions[i].library);
+  }
+  free(capture->c_functions);
   diff_capture_free(&capture->info);
   memset(capture, 0, sizeof *capture);
 }

@@ -53,6 +53,12 @@ struct diff_source_piece {
   size_t boundary;            /* the boundary line it ends at (capture->boundaries), or DIFF_SOURCE_NO_BOUNDARY */
 };
 
+/* A C function the streams name, and the object that holds it. */
+struct diff_source_c_function {
+  char *name;
+  char *library;
+};
+
 struct diff_source {
   struct diff_source_segment *segments;
   size_t count;
@@ -66,6 +72,9 @@ struct diff_source {
   size_t boundaries_thinned;     /* boundary lines before thinning, or 0 if none were left out */
   struct diff_source_piece *pieces;  /* every segment's pieces, in merge order */
   size_t piece_count;
+  /* The index's c_function lines: each C function's library, by name. */
+  struct diff_source_c_function *c_functions;
+  size_t c_function_count;
   /* Boundary lines that point at a segment the capture does not have (the
    * one a killed process was finishing): dropped, with this warning; or NULL. */
   char *dropped_warning;

@@ -399,7 +399,12 @@ static void put_site_cell(FILE *out, const struct report_options *options,
   } else {
     fputs("<code>", out);
     html_put(out, s->name);
-    fprintf(out, "</code><span class=\"kind\">%s</span>", diff_site_kind_name(s->kind));
+    fprintf(out, "</code><span class=\"kind\">%s", diff_site_kind_name(s->kind));
+    if (s->library) {
+      fputs(" in ", out);
+      html_put(out, s->library);
+    }
+    fputs("</span>", out);
   }
   put_allowance(out, s);
   fputs("</td>", out);

@@ -420,6 +420,7 @@ static int read_site(struct json_reader *r, const struct report_json_value *v, s
   s->base_verdict = (enum diff_verdict)base_verdict;
   OPTIONAL(v, "source_file", read_string, "source_file", &s->source_file);
   OPTIONAL(v, "source_line", read_uint, "source_line", &s->source_line);
+  OPTIONAL(v, "library", read_string, "library", &s->library);
   if (member(r, v, "series", 1, &m) < 0 || read_uint_array(r, m, "series", &s->live_bytes,
                                                            &s->count) < 0)
     return -1;

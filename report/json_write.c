@@ -168,6 +168,7 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   put_string(w, "kind", diff_site_kind_name(s->kind));
   put_string(w, "source_file", s->source_file);
   put_uint(w, "source_line", s->source_line);
+  put_string(w, "library", s->library);
   put_string(w, "verdict", diff_verdict_name(s->verdict));
   put_uint_array(w, "series", s->live_bytes, s->count);
   put_uint_array(w, "live_blocks", s->live_blocks, s->count);

@@ -59,6 +59,11 @@ static void put_sites(FILE *out, const struct diff_result *r, const char *more,
       report_row_boundaries(r, site, &from, &to);  /* from the warm-up's end */
     fputs("| ", out);
     put_escaped(out, site->name);
+    if (site->library) {
+      fputs(" (", out);
+      put_escaped(out, site->library);
+      fputc(')', out);
+    }
     fprintf(out, " | %s | ", diff_verdict_name(site->verdict));
     report_put_bytes(out, site->growth_bytes_per_segment, 1);
     fputs(" | ", out);

@@ -50,6 +50,17 @@ static void put_name(FILE *out, const char *name)
   }
 }
 
+/* A site's name, and a C function's library beside it, dim: "cjson.decode (cjson.so)". */
+static void put_site_name(FILE *out, const struct diff_site *site, const struct text_style *s)
+{
+  put_name(out, site->name);
+  if (!site->library)
+    return;
+  fprintf(out, " %s(", style_on(s, DIM));
+  put_name(out, site->library);
+  fprintf(out, ")%s", style_off(s));
+}
+
 static size_t series_length(const struct diff_site *site)
 {
   return site->live_bytes ? site->count : 0;
@@ -261,7 +272,7 @@ static size_t put_table(FILE *out, const struct diff_result *r, const struct tex
     if (base)
       put_spark(out, site->base_live_bytes, site->base_live_bytes ? site->base_count : 0);
     fputs("  ", out);
-    put_name(out, site->name);
+    put_site_name(out, site, s);
     putc('\n', out);
   }
   return shown;
@@ -360,7 +371,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r, const struct
                    "last boundary, stack root first):%s\n",
               style_on(s, BOLD), style_off(s));
     fputs("  ", out);
-    put_name(out, site->name);
+    put_site_name(out, site, s);
     putc('\n', out);
     for (size_t k = 0; k < total && k < STACKS_SHOWN; k++) {
       const struct diff_site *stack = stacks[k];
