@@ -45,6 +45,9 @@ E2E_TESTS += tests/e2e/collector.sh
 E2E_TESTS += tests/e2e/jit-corpus.sh
 # what collector.so and ljleak export (nm -D)
 E2E_TESTS += tests/e2e/symbols.sh
+# C functions by their Lua names (lua-cjson, lua-lpeg), ELF symbols, the
+# runner's frame, in every output format (also on the other LuaJIT)
+E2E_TESTS += tests/e2e/c-names.sh
 # allocations of compiled code charged to their lines (ljleak run and the module)
 TEST_SUITES += test_collector_jit
 LUAJIT_SRCS += tests/test_collector_jit.c

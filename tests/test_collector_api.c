@@ -348,6 +348,76 @@ START_TEST(test_api_edge_gc_and_boundary_calls)
 }
 END_TEST
 
+/* A host's entry, run by lua_cpcall: a chunk that keeps tables (compiling
+ * it allocates in this C function). Named by the test program's .symtab. */
+static int host_entry(lua_State *L)
+{
+  if (luaL_dostring(L, "kept = {} for i = 1, 2000 do kept[i] = {i} end") != 0)
+    return lua_error(L);
+  return 0;
+}
+
+/* The same, with the name the host gives it. */
+static int host_entry_named(lua_State *L)
+{
+  return host_entry(L);
+}
+
+/* Whether the segment's stream has a C symbol named name. */
+static int stream_has_c_symbol(const char *path, const char *name)
+{
+  struct memprof_error err;
+  struct memprof_reader *r = memprof_reader_open(path, &err);
+  ck_assert_msg(r != NULL, "%s", err.message);
+  struct memprof_record rec;
+  int found = 0;
+  while (memprof_reader_next(r, &rec) == MEMPROF_OK)
+    if (rec.type == MEMPROF_RECORD_SYMBOL && rec.symbol.kind == MEMPROF_SYMBOL_C &&
+        rec.symbol.name_length == strlen(name) &&
+        !memcmp(rec.symbol.name, name, rec.symbol.name_length))
+      found = 1;
+  memprof_reader_close(r);
+  return found;
+}
+
+START_TEST(test_api_host_functions_are_named_never_raw_addresses)
+{
+  char dir[1024], err[512], path[1100];
+  lua_State *L = new_state("host-names", "cap", dir, sizeof dir);
+  ck_assert_int_eq(ljleak_collector_name_function(host_entry_named, ""), -1);
+  ck_assert_int_eq(ljleak_collector_name_function(host_entry_named, "a;b"), -1);
+  ck_assert_int_eq(ljleak_collector_name_function(host_entry_named, "test host main"), 0);
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  ck_assert_int_eq(ljleak_collector_start(L, &o, err, sizeof err), 0);
+  ck_assert_int_eq(lua_cpcall(L, host_entry, NULL), 0);
+  ck_assert_int_eq(lua_cpcall(L, host_entry_named, NULL), 0);
+  ck_assert_int_eq(ljleak_collector_stop(L, err, sizeof err), 0);
+
+  snprintf(path, sizeof path, "%s/seg-0001.memprof", dir);
+  ck_assert(stream_has_c_symbol(path, "[C] host_entry"));
+  ck_assert(stream_has_c_symbol(path, "test host main"));
+  snprintf(path, sizeof path, "%s/index", dir);
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  int entry_line = 0;
+  for (size_t i = 0; i < index.c_function_count; i++) {
+    const struct capture_index_c_function *f = &index.c_functions[i];
+    ck_assert_msg(strncmp(f->name, "test_collector_api+0x", 21) != 0, "%s", f->name);
+    if (!strcmp(f->name, "[C] host_entry")) {
+      ck_assert_str_eq(f->library, "test_collector_api");
+      ck_assert_str_eq(f->origin, "symtab");
+      entry_line++;
+    }
+  }
+  ck_assert_int_eq(entry_line, 1);
+  capture_index_free(&index);
+  lua_close(L);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_api");
@@ -357,6 +427,7 @@ int main(void)
   tcase_add_test(tc, test_api_lua_close_finishes_the_capture);
   tcase_add_test(tc, test_api_options_from_environment);
   tcase_add_test(tc, test_api_edge_gc_and_boundary_calls);
+  tcase_add_test(tc, test_api_host_functions_are_named_never_raw_addresses);
   tcase_add_loop_test(tc, test_api_sampled_capture_counts_and_restores, 0, 2);
   tcase_add_loop_test(tc, test_api_sampled_hook_wrapped_by_the_host, 0, 2);
   suite_add_tcase(s, tc);

@@ -989,6 +989,38 @@ START_TEST(test_read_file_reads_an_index_and_names_the_file_in_errors)
 }
 END_TEST
 
+START_TEST(test_c_function_lines_are_written_and_read_back_a_cut_one_dropped)
+{
+  char text[1024];
+  size_t n = capture_index_write_header(text, sizeof text);
+  struct capture_index_c_function decode = {"cjson.decode", "cjson.so", "lua", 0};
+  struct capture_index_c_function odd = {"a\tb", "", "offset", 0};
+  n += capture_index_write_c_function(text + n, sizeof text - n, &decode);
+  ck_assert_str_eq(text + strlen("ljleak-index\tversion=1\n"),
+                   "c_function\tname=cjson.decode\tlibrary=cjson.so\torigin=lua\n");
+  n += capture_index_write_c_function(text + n, sizeof text - n, &odd);
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.c_function_count, 2);
+  ck_assert_str_eq(index.c_functions[0].name, "cjson.decode");
+  ck_assert_str_eq(index.c_functions[0].library, "cjson.so");
+  ck_assert_str_eq(index.c_functions[0].origin, "lua");
+  ck_assert_str_eq(index.c_functions[1].name, "a\tb");
+  ck_assert_str_eq(index.c_functions[1].library, "");
+  capture_index_free(&index);
+  /* Cut after its library: dropped whole, as a cut boundary line is. */
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nc_function\tname=x\tlibrary=y\tori",
+                              &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.c_function_count, 0);
+  capture_index_free(&index);
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nc_function\tlibrary=y\n", &error),
+                   CAPTURE_INDEX_MALFORMED);
+  ck_assert_str_eq(error.message, "t/index: byte 23: c_function line: no name");
+  ck_assert_uint_eq(capture_index_write_c_function(text, 20, &decode), 0);
+}
+END_TEST
+
 START_TEST(test_capture_line_gives_the_stack_depth_and_reads_it_back)
 {
   struct capture_index_capture c = {5, "h", "c", "LuaJIT 2.1", 1.0, 0, 0, 0, 1, NULL, NULL, NULL,
@@ -1019,6 +1051,7 @@ int main(void)
   tcase_add_test(tc, test_capture_line_escapes_match_the_collector_byte_for_byte);
   tcase_add_test(tc, test_long_command_is_cut_like_the_collector_never_inside_an_escape);
   tcase_add_test(tc, test_capture_line_gives_the_stack_depth_and_reads_it_back);
+  tcase_add_test(tc, test_c_function_lines_are_written_and_read_back_a_cut_one_dropped);
   tcase_add_test(tc, test_capture_line_names_the_luajit_package_and_reads_it_back);
   tcase_add_test(tc, test_capture_line_names_the_program_and_its_parent_and_reads_them_back);
   tcase_add_test(tc, test_segment_lines_match_the_collector_byte_for_byte);
