@@ -26,6 +26,20 @@ bench-collector: $(BUILD)/ljleak $(BUILD)/bench/sampled_ab
 	$(BUILD)/bench/sampled_ab bench/overhead.lua $(BENCH_COLLECTOR_AB_ROUNDS) \
 	  $(BENCH_COLLECTOR_AB_PAIRS) $(BUILD)/bench/sampled-ab
 
+# The walk that learns C functions' Lua names when a capture starts, over
+# 1,000 C functions in 50 modules (target 5 ms).
+BENCHES += bench-cname-walk
+LUAJIT_SRCS += bench/cname_walk.c
+$(BUILD)/bench/cname_walk: bench/cname_walk.c $(call stage_archives,collector format)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
+	  $(call stage_archives,collector format) $(LIBS_ALL)
+
+.PHONY: bench-cname-walk
+bench-cname-walk: $(BUILD)/bench/cname_walk
+	@echo "== naming walk of C functions (bench/cname_walk.c)"
+	$(BUILD)/bench/cname_walk
+
 # ljleak diff: aggregation speed with -j 1 and -j 2 on a generated capture of
 # BENCH_DIFF_SEGMENTS segments (kept in $(BUILD)/bench and reused).
 BENCHES += bench-diff
