@@ -8,7 +8,8 @@
 # serves only 200s and logs no alert before, during and after; no signal
 # reaches nginx; a root the workers cannot write is reported with its
 # reason, and one ci/capture creates is theirs; a reload ends the old
-# workers' captures cleanly. Skips only if the packages cannot be downloaded.
+# workers' captures cleanly; stacks start at the content handler's chunk.
+# Skips only if the packages cannot be downloaded.
 E2E_NAME=nginx
 . tests/e2e/lib.sh
 . tests/e2e/nginx_setup.sh
@@ -83,6 +84,11 @@ for d in $(sed -n 's/^capture: capturing into \(.*\) for .*/\1/p' "$tmp/cap.err"
   check "capture_${w}_flags_only_the_leaking_line" sh -c \
     "grep '<failure' '$d/report.xml' | grep -v 'app.lua:12' | grep -q . && exit 1; exit 0"
   [ "$leak" -gt 0 ] && leaking=$((leaking + 1))
+  # Stacks start at the handler's chunk (content_by_lua's coroutine), never
+  # at a raw address of nginx.
+  "$LJLEAK" diff --format folded -o "$d/stacks.folded" "$d" >/dev/null 2>&1
+  check "capture_${w}_stacks_start_at_the_handler" grep -q '^coroutine;=content_by_lua(nginx.conf:[0-9]*):[0-9]*;' "$d/stacks.folded"
+  check "capture_${w}_no_stack_has_a_raw_nginx_address" sh -c "! grep -q 'nginx+0x' '$d/stacks.folded' '$d/report.txt'"
 done
 check "a_capture_names_the_leaking_line" test "$leaking" -ge 1
 "$client" "$port" 4 300 $PATHS > "$tmp/after.out"
