@@ -32,7 +32,7 @@ struct stack_tally {
 };
 
 /* "chunk@defined:line" for Lua frames ("helper_two_callers.lua@7:8"), "C" for
- * C functions (their names are addresses in the host), "builtin" for
+ * C functions (the runner's "ljleak run", say), "builtin" for
  * LuaJIT's (builtin#N), "coroutine", "?";
  * leaf first, joined by " < ", "..." when cut. */
 static void render(const struct stacks_stack *s, char *out, size_t size)
