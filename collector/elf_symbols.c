@@ -40,6 +40,7 @@ static int elf_open(const char *path, struct elf_file *f)
   static const uint8_t ours = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
   if (memcmp(h->e_ident, ELFMAG, SELFMAG) != 0 || h->e_ident[EI_CLASS] != ELFCLASS64 ||
       h->e_ident[EI_DATA] != ours || h->e_shentsize != sizeof(Elf64_Shdr) ||
+      h->e_shoff % _Alignof(Elf64_Shdr) != 0 ||
       h->e_shoff > f->size || (uint64_t)h->e_shnum * sizeof(Elf64_Shdr) > f->size - h->e_shoff ||
       h->e_shstrndx >= h->e_shnum) {
     munmap((void *)f->data, f->size);
@@ -89,7 +90,8 @@ static int find_in_table(const struct elf_file *f, uint32_t type, uint64_t vaddr
   const Elf64_Ehdr *h = (const Elf64_Ehdr *)f->data;
   for (size_t i = 0; i < h->e_shnum; i++) {
     const Elf64_Shdr *s = section(f, i);
-    if (s->sh_type != type || !section_in_file(f, s) || s->sh_entsize != sizeof(Elf64_Sym))
+    if (s->sh_type != type || !section_in_file(f, s) || s->sh_entsize != sizeof(Elf64_Sym) ||
+        s->sh_offset % _Alignof(Elf64_Sym) != 0)
       continue;
     const Elf64_Shdr *strtab = section(f, s->sh_link);
     const Elf64_Sym *syms = (const Elf64_Sym *)(f->data + s->sh_offset);
@@ -127,7 +129,7 @@ static int debug_file_path(const struct elf_file *f, const char *debug_dir, char
   const Elf64_Ehdr *h = (const Elf64_Ehdr *)f->data;
   for (size_t i = 0; i < h->e_shnum; i++) {
     const Elf64_Shdr *s = section(f, i);
-    if (s->sh_type != SHT_NOTE || !section_in_file(f, s))
+    if (s->sh_type != SHT_NOTE || !section_in_file(f, s) || s->sh_offset % _Alignof(Elf64_Nhdr))
       continue;
     const uint8_t *p = f->data + s->sh_offset, *end = p + s->sh_size;
     while ((size_t)(end - p) >= sizeof(Elf64_Nhdr)) {
