@@ -17,7 +17,10 @@
 #define CNAME_ARENA_SIZE (16u << 20)       /* their text */
 #define CNAME_NAME_MAX 240                 /* a longer Lua name is not used */
 #define CNAME_KEY_MAX 64                   /* a longer key is no name */
-#define CNAME_MAX_HMASK (1u << 22)         /* a table whose hash part is larger is not walked */
+/* A table with a larger hash part is data, not a library: not walked (the
+ * walk stays short however much a program keeps in its globals). */
+#define CNAME_MAX_HMASK ((1u << 16) - 1)
+#define CNAME_MAX_ARRAY 64                 /* array slots looked at: package.loaders[1..4] */
 #define CNAME_NO_LIBRARY UINT32_MAX
 #define CNAME_HOST_NAMES 16
 
@@ -167,12 +170,12 @@ struct walker {
   uint32_t named;
 };
 
-/* t if it may be read now: a table whose parts are not the block the
- * running allocator call just freed or moved (lj_tab_resize calls the
- * allocator before it stores the new part), of a sane size. */
-static GCtab *readable(const struct walker *w, GCtab *t)
+/* Root t if it may be read now: a table whose parts are not the block
+ * the running allocator call just freed or moved (lj_tab_resize calls the
+ * allocator before it stores the new part). */
+static GCtab *readable_root(const struct walker *w, GCtab *t)
 {
-  if (!t || t->gct != ~LJ_TTAB || t->hmask > CNAME_MAX_HMASK)
+  if (!t || t->gct != ~LJ_TTAB)
     return NULL;
   const void *skip = w->s->skip;
   if (skip && (mref(t->node, void) == skip || mref(t->array, void) == skip))
@@ -180,7 +183,14 @@ static GCtab *readable(const struct walker *w, GCtab *t)
   return t;
 }
 
-/* v's table if it may be read now. */
+/* t if it may be read now and is no larger than a library's table. */
+static GCtab *readable(const struct walker *w, GCtab *t)
+{
+  t = readable_root(w, t);
+  return t && t->hmask <= CNAME_MAX_HMASK ? t : NULL;
+}
+
+/* v's table if it may be read now, no larger than a library's. */
 static GCtab *readable_value(const struct walker *w, cTValue *v)
 {
   return tvistab(v) ? readable(w, tabV(v)) : NULL;
@@ -257,7 +267,7 @@ static void walk_fields(struct walker *w, GCtab *t, uint8_t rank, char *name, si
                         int below)
 {
   TValue *array = tvref(t->array);
-  for (uint32_t i = 1; length && array && i < t->asize && i < CNAME_MAX_HMASK; i++) {
+  for (uint32_t i = 1; length && array && i < t->asize && i <= CNAME_MAX_ARRAY; i++) {
     if (!tvisfunc(&array[i]))
       continue;
     int n = snprintf(name + length, CNAME_NAME_MAX + 1 - length, "[%u]", (unsigned)i);
@@ -305,10 +315,10 @@ uint32_t cname_walk(struct cname_state *s, global_State *g)
   char name[CNAME_NAME_MAX + 1];
   lua_State *main = mainthread(g);
   if (main && main->gct == ~LJ_TTHREAD)
-    w.globals = readable(&w, tabref(main->env));
-  GCtab *registry = readable_value(&w, &g->registrytv);
+    w.globals = readable_root(&w, tabref(main->env));
+  GCtab *registry = tvistab(&g->registrytv) ? readable_root(&w, tabV(&g->registrytv)) : NULL;
   cTValue *loaded_value = registry ? field(registry, "_LOADED") : NULL;
-  GCtab *loaded = loaded_value ? readable_value(&w, loaded_value) : NULL;
+  GCtab *loaded = loaded_value && tvistab(loaded_value) ? readable_root(&w, tabV(loaded_value)) : NULL;
   if (loaded) {
     Node *node = noderef(loaded->node);
     for (uint32_t i = 0; i <= loaded->hmask; i++) {
