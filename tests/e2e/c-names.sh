@@ -104,6 +104,24 @@ check "folded: stacks start at the runner, named" grep -q '^ljleak run;' "$tmp/o
 check "HTML: the library beside a C site" grep -q 'c in cjson.so' "$tmp/out.html.raw"
 check "Markdown: the library beside a C site" grep -q 'cjson.decode (cjson.so)' "$tmp/out.markdown.raw"
 
+# One function under several names: the lowest rank (a module's field
+# before a global), then the shortest, then the first in byte order; the
+# same whatever order the tables were filled in.
+for order in "aa zz" "zz aa"; do
+  cat > "$tmp/alias.lua" <<LUA
+local cjson = require "cjson"
+for name in ("$order"):gmatch("%S+") do package.loaded[name] = { decode = cjson.decode } end
+decode = cjson.decode
+package.loaded.long_module_name = { d = cjson.decode }
+local kept = {}
+for i = 1, 200 do kept[i] = cjson.decode('[' .. i .. ']') end
+LUA
+  rm -rf "$tmp/alias"
+  "$LJLEAK" run -o "$tmp/alias" "$tmp/alias.lua" 2>/dev/null
+  check "filled as $order: cjson.decode is aa.decode (module field, shortest, first)" \
+    index_has "$tmp/alias" aa.decode cjson.so lua
+done
+
 # The fallbacks: a stripped library is named by module+offset, and by its
 # debug file when the build-id directory has one.
 run "$tmp/stripped-cap" "$tmp/stripped" 2>/dev/null
