@@ -1,12 +1,11 @@
-/* report/json.c: a strict JSON parser into a small tree, with byte offsets for error messages. */
+/* format/json_read.c: a strict JSON parser into a small tree, with byte offsets for error messages (saved results and merges; the writer is json_write.c). */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/utf8.h"
-#include "report/common.h"
-#include "report/json.h"
+#include "format/json_read.h"
 
 #define JSON_MAX_DEPTH 64
 
@@ -56,7 +55,7 @@ static const char *describe_here(struct json_parser *p, char *buffer, size_t siz
   return buffer;
 }
 
-static int parse_value(struct json_parser *p, struct report_json_value *v, int depth);
+static int parse_value(struct json_parser *p, struct json_read_value *v, int depth);
 
 static int hex_value(char c)
 {
@@ -186,7 +185,7 @@ static int is_digit(char c)
   return c >= '0' && c <= '9';
 }
 
-static int parse_number(struct json_parser *p, struct report_json_value *v)
+static int parse_number(struct json_parser *p, struct json_read_value *v)
 {
   size_t start = p->pos;
   const char *t = p->text;
@@ -228,8 +227,8 @@ static int parse_number(struct json_parser *p, struct report_json_value *v)
   return 0;
 }
 
-static int parse_literal(struct json_parser *p, const char *word, enum report_json_type type,
-                         struct report_json_value *v)
+static int parse_literal(struct json_parser *p, const char *word, enum json_read_type type,
+                         struct json_read_value *v)
 {
   size_t n = strlen(word);
   if (p->length - p->pos < n || memcmp(p->text + p->pos, word, n) != 0) {
@@ -256,7 +255,7 @@ static int grow(void **array, size_t *capacity, size_t n, size_t size)
   return 0;
 }
 
-static int parse_array(struct json_parser *p, struct report_json_value *v, int depth)
+static int parse_array(struct json_parser *p, struct json_read_value *v, int depth)
 {
   size_t capacity = 0;
   v->type = JSON_ARRAY;
@@ -269,7 +268,7 @@ static int parse_array(struct json_parser *p, struct report_json_value *v, int d
   for (;;) {
     if (grow((void **)&v->items, &capacity, v->count, sizeof *v->items) < 0)
       return parser_fail(p, p->pos, "out of memory");
-    struct report_json_value *item = &v->items[v->count];
+    struct json_read_value *item = &v->items[v->count];
     memset(item, 0, sizeof *item);
     v->count++;
     if (parse_value(p, item, depth + 1) < 0)
@@ -289,7 +288,7 @@ static int parse_array(struct json_parser *p, struct report_json_value *v, int d
   }
 }
 
-static int parse_object(struct json_parser *p, struct report_json_value *v, int depth)
+static int parse_object(struct json_parser *p, struct json_read_value *v, int depth)
 {
   size_t capacity = 0, key_capacity = 0;
   char here[16];
@@ -312,11 +311,11 @@ static int parse_object(struct json_parser *p, struct report_json_value *v, int 
     char *key;
     if (parse_string(p, &key) < 0)
       return -1;
-    if (report_json_object_get(v, key)) {
+    if (json_read_object_get(v, key)) {
       free(key);
       return parser_fail(p, key_at, "duplicate member name");
     }
-    struct report_json_value *item = &v->items[v->count];
+    struct json_read_value *item = &v->items[v->count];
     memset(item, 0, sizeof *item);
     v->keys[v->count] = key;
     v->count++;
@@ -341,7 +340,7 @@ static int parse_object(struct json_parser *p, struct report_json_value *v, int 
   }
 }
 
-static int parse_value(struct json_parser *p, struct report_json_value *v, int depth)
+static int parse_value(struct json_parser *p, struct json_read_value *v, int depth)
 {
   char here[16];
   skip_space(p);
@@ -367,7 +366,7 @@ static int parse_value(struct json_parser *p, struct report_json_value *v, int d
   }
 }
 
-int report_json_parse(const char *text, size_t length, struct report_json_value *root, size_t *error_offset,
+int json_read_parse(const char *text, size_t length, struct json_read_value *root, size_t *error_offset,
                char *message, size_t message_size)
 {
   struct json_parser p = {text, length, 0, 0, message, message_size, 0};
@@ -378,18 +377,18 @@ int report_json_parse(const char *text, size_t length, struct report_json_value 
       return 0;
     parser_fail(&p, p.pos, "unexpected text after the JSON value");
   }
-  report_json_free(root);
+  json_read_free(root);
   *error_offset = p.error_offset;
   return -1;
 }
 
-void report_json_free(struct report_json_value *v)
+void json_read_free(struct json_read_value *v)
 {
   if (!v)
     return;
   for (size_t i = 0; i < v->count; i++) {
     if (v->items)
-      report_json_free(&v->items[i]);
+      json_read_free(&v->items[i]);
     if (v->keys)
       free(v->keys[i]);
   }
@@ -399,7 +398,7 @@ void report_json_free(struct report_json_value *v)
   memset(v, 0, sizeof *v);
 }
 
-const struct report_json_value *report_json_object_get(const struct report_json_value *object, const char *key)
+const struct json_read_value *json_read_object_get(const struct json_read_value *object, const char *key)
 {
   if (!object || object->type != JSON_OBJECT)
     return NULL;
