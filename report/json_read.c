@@ -559,7 +559,6 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
 int report_read_json_text(const char *name, const char *text, size_t length,
                           struct diff_result *result, char *error, size_t error_size)
 {
-  struct json_reader r = {name, error, error_size};
   struct json_read_value root;
   size_t offset = 0;
   char message[200];
@@ -568,8 +567,17 @@ int report_read_json_text(const char *name, const char *text, size_t length,
     snprintf(error, error_size, "%s: byte %zu: %s", name, offset, message);
     return -1;
   }
-  int status = read_result(&r, &root, result);
+  int status = report_read_json_value(name, &root, result, error, error_size);
   json_read_free(&root);
+  return status;
+}
+
+int report_read_json_value(const char *name, const struct json_read_value *root,
+                           struct diff_result *result, char *error, size_t error_size)
+{
+  struct json_reader r = {name, error, error_size};
+  memset(result, 0, sizeof *result);
+  int status = read_result(&r, root, result);
   if (status < 0)
     diff_result_free(result);
   return status;
