@@ -125,7 +125,11 @@ static void field_labels(lua_State *L, const struct options_field *f, const char
   while (lua_next(L, table)) {
     if (lua_type(L, -2) != LUA_TSTRING || (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER))
       luaL_error(L, "ljleak.collector: %s must be a table of KEY = VALUE strings", f->key);
+    if (lua_type(L, -1) == LUA_TSTRING && strchr(lua_tostring(L, -1), ','))
+      luaL_error(L, "ljleak.collector: %s: the value of '%s' has a ','", f->key, lua_tostring(L, -2));
     lua_pop(L, 1);
+    if (strpbrk(lua_tostring(L, -1), ",="))
+      luaL_error(L, "ljleak.collector: %s: the key '%s' has a ',' or a '='", f->key, lua_tostring(L, -1));
     if (count == CAPTURE_INDEX_LABEL_COUNT_MAX)
       luaL_error(L, "ljleak.collector: %s: more than %d labels", f->key, CAPTURE_INDEX_LABEL_COUNT_MAX);
     const char *key = lua_tostring(L, -1);  /* a string key: lua_next may go on with it */
