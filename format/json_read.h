@@ -15,6 +15,7 @@ struct json_read_value {
   size_t count;               /* ARRAY, OBJECT: elements or members */
   struct json_read_value *items;   /* ARRAY: elements; OBJECT: member values */
   char **keys;                /* OBJECT: member names, unique */
+  struct json_read_arena *arena;  /* the root: where every value of the tree lives */
 };
 
 /* Parses exactly one JSON value (RFC 8259, nothing more: no comments, no
@@ -22,7 +23,9 @@ struct json_read_value {
  * or -1 with *error_offset and a message. */
 int json_read_parse(const char *text, size_t length, struct json_read_value *root, size_t *error_offset,
                char *message, size_t message_size);
-void json_read_free(struct json_read_value *value);
+/* Frees a tree: root must be what json_read_parse filled (its values are
+ * freed with it, never one by one). */
+void json_read_free(struct json_read_value *root);
 
 /* The member named key of an object, or NULL. */
 const struct json_read_value *json_read_object_get(const struct json_read_value *object, const char *key);

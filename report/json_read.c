@@ -32,12 +32,19 @@ static int reader_fail(struct json_reader *r, const struct json_read_value *at, 
 static int read_uint(struct json_reader *r, const struct json_read_value *v, const char *what,
                      uint64_t *out)
 {
-  if (v->type != JSON_NUMBER || v->text[0] == '-' || strpbrk(v->text, ".eE"))
+  if (v->type != JSON_NUMBER)
     return reader_fail(r, v, "%s must be a whole number >= 0", what);
-  errno = 0;
-  unsigned long long value = strtoull(v->text, NULL, 10);
-  if (errno == ERANGE)
-    return reader_fail(r, v, "%s is larger than 2^64-1", what);
+  /* Digits only (the parser checked the number's syntax), at most 2^64-1:
+   * by hand, since results hold thousands of them. */
+  uint64_t value = 0;
+  for (const char *at = v->text; *at; at++) {
+    if (*at < '0' || *at > '9')
+      return reader_fail(r, v, "%s must be a whole number >= 0", what);
+    unsigned digit = (unsigned)(*at - '0');
+    if (value > (UINT64_MAX - digit) / 10)
+      return reader_fail(r, v, "%s is larger than 2^64-1", what);
+    value = value * 10 + digit;
+  }
   *out = value;
   return 0;
 }
