@@ -64,12 +64,12 @@ struct capture_index_capture {
   long ppid;
   uint64_t stacks;          /* frames per stack in the segments' sidecars (docs/stacks-format.md);
                              * 0: no sidecars, and the key is not written */
+  unsigned keys;            /* parser: CAPTURE_INDEX_CAPTURE_HAS_* */
   /* The labels given at capture time (release, region, role): "KEY=VALUE"
    * pairs joined by ',', as capture_index_labels_check takes them. Written,
    * before the command, when not NULL and not empty; the parser refuses a
    * value that capture_index_labels_check refuses. */
   const char *labels;
-  unsigned keys;            /* parser: CAPTURE_INDEX_CAPTURE_HAS_* */
 };
 
 /* ---- Labels ----------------------------------------------------------------
