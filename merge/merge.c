@@ -219,7 +219,14 @@ enum merge_status merge_add_result(struct merge *merge, const struct diff_result
       .growth_bytes_per_second = capture->has_times ? s->growth_bytes_per_second : 0,
       .live_bytes = s->count && s->live_bytes ? s->live_bytes[s->count - 1] : 0,
     };
-    if (!site || merge_site_add_value(site, &value) != 0)
+    if (!site)
+      return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    /* One value per site and capture: a result that lists a name twice is
+     * not one the engine wrote. */
+    if (site->value_count && site->values[site->value_count - 1].capture == index)
+      return merge_fail(err, MERGE_ERROR_INPUT, "%s: the site \"%s\" is listed twice", source,
+                        s->name);
+    if (merge_site_add_value(site, &value) != 0)
       return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
   }
   return MERGE_OK;
@@ -376,7 +383,9 @@ static int merge_site_figures(struct merge *merge, struct merge_site *site, doub
       site->undecided++;
     else
       site->steady++;
-    site->live_sum += v->live_bytes;
+    /* Saturating: a sum past 2^64-1 bytes is no heap, only a hostile file. */
+    site->live_sum = v->live_bytes > UINT64_MAX - site->live_sum ? UINT64_MAX
+                                                                 : site->live_sum + v->live_bytes;
     if (v->live_bytes > site->live_max)
       site->live_max = v->live_bytes;
     scratch[i] = v->growth_bytes_per_boundary;

@@ -398,6 +398,18 @@ START_TEST(test_the_same_capture_twice_is_an_error_naming_both_files)
 }
 END_TEST
 
+START_TEST(test_a_result_listing_a_site_twice_is_an_error_naming_the_file)
+{
+  const char *input_names[] = {"twice.json"};
+  const char *texts[] = {"{\"ljleak_result\": 1, \"mode\": \"trend\", \"sites\": ["
+                         "{\"name\": \"@a.lua:1\", \"verdict\": \"steady\", \"series\": [1], "
+                         "\"growth_bytes_per_segment\": 0}, "
+                         "{\"name\": \"@a.lua:1\", \"verdict\": \"growing\", \"series\": [2], "
+                         "\"growth_bytes_per_segment\": 1}]}"};
+  expect_error(input_names, texts, 1, "twice.json: the site \"@a.lua:1\" is listed twice");
+}
+END_TEST
+
 START_TEST(test_a_merge_with_a_bad_value_is_an_error_at_its_byte)
 {
   const char *input_names[] = {"m.json"};
@@ -431,6 +443,7 @@ int main(void)
   tcase_add_test(tc, test_a_trend_result_mixed_with_base_results_is_an_error_naming_both);
   tcase_add_test(tc, test_the_same_capture_twice_is_an_error_naming_both_files);
   tcase_add_test(tc, test_a_merge_with_a_bad_value_is_an_error_at_its_byte);
+  tcase_add_test(tc, test_a_result_listing_a_site_twice_is_an_error_naming_the_file);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
