@@ -142,6 +142,26 @@ static int parse_hex4(struct json_parser *p, uint32_t *out)
 /* Parses a string at pos (the opening quote) into a new NUL-terminated buffer. */
 static int parse_string(struct json_parser *p, char **out)
 {
+  /* Most strings (every member name) are printable ASCII without escapes:
+   * one scan, one copy. Anything else takes the full path below. */
+  size_t plain = p->pos + 1;
+  while (plain < p->length) {
+    unsigned char c = (unsigned char)p->text[plain];
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+      break;
+    plain++;
+  }
+  if (plain < p->length && p->text[plain] == '"') {
+    size_t n = plain - p->pos - 1;
+    char *copy = arena_alloc(p, n + 1);
+    if (!copy)
+      return parser_fail(p, p->pos, "out of memory");
+    memcpy(copy, p->text + p->pos + 1, n);
+    copy[n] = '\0';
+    p->pos = plain + 1;
+    *out = copy;
+    return 0;
+  }
   size_t start = p->pos++;
   /* The decoded text is never longer than the source text. */
   size_t end = p->pos;
