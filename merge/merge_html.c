@@ -66,6 +66,7 @@ int merge_render_html(const struct merge *merge, FILE *out)
         ".bar{display:inline-block;width:100px;height:.7em;background:#eee;vertical-align:middle}\n"
         ".bar span{display:block;height:100%;background:#c0392b}\n"
         ".flagged{color:#c0392b;font-weight:bold}.inconclusive{color:#b9770e}.pass{color:#1e8449}\n"
+        "tr.hot td:first-child,tr.hot .site{color:#c0392b;font-weight:bold}\n"
         "</style></head><body>\n", out);
   fprintf(out, "<h1>ljleak merge: <span class=%s>%zu of %zu sites growing</span> on at least %zu of %zu captures</h1>\n",
           diff_outcome_name(merge->outcome), merge->flagged, merge->site_count, merge->min_captures,
@@ -88,7 +89,7 @@ int merge_render_html(const struct merge *merge, FILE *out)
     const struct merge_site *s = &merge->sites[listed];
     if (!s->growing && !s->undecided)
       break;
-    fprintf(out, "<tr%s>", s->growing >= merge->min_captures ? " class=flagged" : "");
+    fprintf(out, "<tr%s>", s->growing >= merge->min_captures ? " class=hot" : "");
     put_share(out, s->growing, s->seen);
     fprintf(out, "<td class=n>%zu</td><td class=n>%zu</td>", s->undecided, s->steady);
     put_bytes_cell(out, s->growth_median, 1, "");
