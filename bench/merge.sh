@@ -20,6 +20,8 @@ for format in json text html; do
   "$BUILD/bench/run_timed" --runs "$RUNS" --label "merge to $format" -- \
     /bin/sh -c '"$0" merge --format "$1" -o /dev/null "$2"; [ $? -le 1 ]' "$BUILD/ljleak" "$format" "$dir"
 done
+"$BUILD/bench/run_timed" --runs "$RUNS" --label "merge -j 2 to json" -- \
+  /bin/sh -c '"$0" merge -j 2 --format json -o /dev/null "$1"; [ $? -le 1 ]' "$BUILD/ljleak" "$dir"
 "$BUILD/ljleak" merge --format json -o "$dir.merge.json" "$dir" || [ $? -le 1 ]
 echo "== the merge of those results, $(du -m "$dir.merge.json" | cut -f1) MB, merged again"
 "$BUILD/bench/run_timed" --runs "$RUNS" --label "merge of the merge" -- \

@@ -7,7 +7,7 @@
 
 static const char merge_usage_line[] =
     "usage: ljleak merge [-o FILE] [--format text|json|html|markdown|junit]\n"
-    "                    [--min-captures K] INPUT...\n";
+    "                    [--min-captures K] [-j N] INPUT...\n";
 
 static void merge_usage(FILE *out)
 {
@@ -23,6 +23,8 @@ static void merge_usage(FILE *out)
         "    --format FORMAT     text (default), json (merges again), html, markdown, junit\n"
         "    --min-captures K    a site is flagged when it grows in at least K captures\n"
         "                        (default 1)\n"
+        "    -j, --jobs N        read N inputs at once, on threads (default 1; the\n"
+        "                        output is the same for any N)\n"
         "    -o, --output FILE   write to FILE instead of stdout\n"
         "    -h, --help          show this help\n"
         "\n"
@@ -39,7 +41,7 @@ int cmd_merge(int argc, char **argv)
   struct cli_args args;
   enum merge_format format = MERGE_FORMAT_TEXT;
   const char *output = NULL, *format_name = NULL;
-  size_t min_captures = 1;
+  size_t min_captures = 1, jobs = 1;
   int options_done = 0, input_count = 0;
   cli_args_init(&args, "merge", merge_usage_line, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
@@ -55,6 +57,9 @@ int cmd_merge(int argc, char **argv)
         cli_bad_value(&args, "--format", format_name, "text, json, html, markdown or junit");
     } else if (!options_done && cli_option_count(&args, "--min-captures", 1, SIZE_MAX,
                                                  &min_captures)) {
+      /* the value is in place, or the error reported */
+    } else if (!options_done && (cli_option_count(&args, "--jobs", 1, MERGE_MAX_JOBS, &jobs) ||
+                                 cli_option_count(&args, "-j", 1, MERGE_MAX_JOBS, &jobs))) {
       /* the value is in place, or the error reported */
     } else if (!options_done && (cli_option_text(&args, "--output", &output) ||
                                  cli_option_text(&args, "-o", &output))) {
@@ -73,9 +78,8 @@ int cmd_merge(int argc, char **argv)
   struct merge merge;
   struct merge_error err;
   merge_init(&merge);
-  enum merge_status status = MERGE_OK;
-  for (int i = 0; i < input_count && status == MERGE_OK; i++)
-    status = merge_add_path(&merge, argv[i], &err);
+  enum merge_status status =
+      merge_add_paths(&merge, (const char *const *)argv, (size_t)input_count, jobs, &err);
   if (status == MERGE_OK)
     status = merge_finish(&merge, min_captures, &err);
   if (status != MERGE_OK) {

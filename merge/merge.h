@@ -119,6 +119,15 @@ enum merge_status merge_add_result(struct merge *merge, const struct diff_result
  * directory without any is an error: no capture is dropped silently. */
 enum merge_status merge_add_path(struct merge *merge, const char *path, struct merge_error *err);
 
+/* The most inputs merge_add_paths loads at once. */
+#define MERGE_MAX_JOBS 64
+
+/* merge_add_path for each of paths, in order, loading (reading and parsing)
+ * up to jobs inputs at once on threads; each is added in its order, so the
+ * merge, and the first error, are the same for any jobs. */
+enum merge_status merge_add_paths(struct merge *merge, const char *const *paths, size_t count,
+                                  size_t jobs, struct merge_error *err);
+
 /* Adds a diff result or a merge from text in memory; name names it. */
 enum merge_status merge_add_text(struct merge *merge, const char *name, const char *text,
                                  size_t length, struct merge_error *err);

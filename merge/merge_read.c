@@ -1,5 +1,6 @@
 /* merge/merge_read.c: the merge's inputs: diff results (read by report_read_json_value), earlier merges (docs/merge.md), directories of them. */
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -246,46 +247,102 @@ static enum merge_status merge_read_merge(struct merge_reader *r, struct merge *
   return MERGE_OK;
 }
 
-enum merge_status merge_add_text(struct merge *merge, const char *name, const char *text,
-                                 size_t length, struct merge_error *err)
-{
+/* ---- Loading and adding --------------------------------------------------------
+ * An input is loaded (read, parsed; a diff result rebuilt by report's reader)
+ * without touching the merge, so several load at once on threads; then it is
+ * added to the merge, in the order the inputs were given. */
+
+struct merge_loaded {
+  const char *name;
+  enum merge_status status;   /* of the load; err says why */
+  struct merge_error err;
+  int is_merge;               /* root holds a merge; else result holds a diff result */
   struct json_read_value root;
+  struct diff_result result;
+};
+
+static void merge_load_text(struct merge_loaded *l, const char *text, size_t length)
+{
   size_t offset = 0;
   char message[200];
-  if (json_read_parse(text, length, &root, &offset, message, sizeof message) < 0)
-    return merge_fail(err, MERGE_ERROR_INPUT, "%s: byte %zu: %s", name, offset, message);
-  struct merge_reader r = {name, err};
-  enum merge_status status;
-  if (root.type == JSON_OBJECT && json_read_object_get(&root, "ljleak_merge")) {
-    status = merge_read_merge(&r, merge, &root);
-  } else if (root.type == JSON_OBJECT && json_read_object_get(&root, "ljleak_result")) {
-    struct diff_result result;
-    char error[512];
-    if (report_read_json_value(name, &root, &result, error, sizeof error) < 0) {
-      status = merge_fail(err, MERGE_ERROR_INPUT, "%s", error);
-    } else {
-      status = merge_add_result(merge, &result, name, err);
-      diff_result_free(&result);
-    }
-  } else {
-    status = merge_read_fail(&r, &root, "neither a diff result (\"ljleak_result\") nor a merge "
-                                        "(\"ljleak_merge\")");
+  l->status = MERGE_OK;
+  if (json_read_parse(text, length, &l->root, &offset, message, sizeof message) < 0) {
+    l->status = merge_fail(&l->err, MERGE_ERROR_INPUT, "%s: byte %zu: %s", l->name, offset, message);
+    return;
   }
-  json_read_free(&root);
-  return status;
+  if (l->root.type == JSON_OBJECT && json_read_object_get(&l->root, "ljleak_merge")) {
+    l->is_merge = 1;
+    return;
+  }
+  if (l->root.type == JSON_OBJECT && json_read_object_get(&l->root, "ljleak_result")) {
+    char error[512];
+    if (report_read_json_value(l->name, &l->root, &l->result, error, sizeof error) < 0)
+      l->status = merge_fail(&l->err, MERGE_ERROR_INPUT, "%s", error);
+  } else {
+    struct merge_reader r = {l->name, &l->err};
+    l->status = merge_read_fail(&r, &l->root, "neither a diff result (\"ljleak_result\") nor a "
+                                              "merge (\"ljleak_merge\")");
+  }
+  json_read_free(&l->root);
 }
 
-static enum merge_status merge_add_file(struct merge *merge, const char *path, struct merge_error *err)
+static void merge_load_file(struct merge_loaded *l)
 {
   char *text = NULL;
   size_t size = 0;
   int system_error = 0;
   char message[600];
-  if (whole_file_read(path, &text, &size, &system_error, message, sizeof message) != WHOLE_FILE_OK)
-    return merge_fail(err, system_error ? MERGE_ERROR_INPUT : MERGE_ERROR_MEMORY, "%s", message);
-  enum merge_status status = merge_add_text(merge, path, text, size, err);
+  if (whole_file_read(l->name, &text, &size, &system_error, message, sizeof message) != WHOLE_FILE_OK) {
+    l->status = merge_fail(&l->err, system_error ? MERGE_ERROR_INPUT : MERGE_ERROR_MEMORY, "%s",
+                           message);
+    return;
+  }
+  merge_load_text(l, text, size);
   free(text);
+}
+
+/* Adds a loaded input to the merge, and frees what the load kept. */
+static enum merge_status merge_apply(struct merge *merge, struct merge_loaded *l,
+                                     struct merge_error *err)
+{
+  enum merge_status status = l->status;
+  if (status != MERGE_OK) {
+    *err = l->err;
+  } else if (l->is_merge) {
+    struct merge_reader r = {l->name, err};
+    status = merge_read_merge(&r, merge, &l->root);
+    json_read_free(&l->root);
+  } else {
+    status = merge_add_result(merge, &l->result, l->name, err);
+  }
+  diff_result_free(&l->result);
   return status;
+}
+
+enum merge_status merge_add_text(struct merge *merge, const char *name, const char *text,
+                                 size_t length, struct merge_error *err)
+{
+  struct merge_loaded l;
+  memset(&l, 0, sizeof l);
+  l.name = name;
+  merge_load_text(&l, text, length);
+  return merge_apply(merge, &l, err);
+}
+
+/* The input files of the paths given: files as they are, directories as
+ * their *.json files. */
+struct merge_files {
+  char **paths;
+  size_t count, capacity;
+};
+
+static int merge_files_add(struct merge_files *files, const char *path)
+{
+  if (merge_reserve((void **)&files->paths, &files->capacity, files->count, sizeof *files->paths) != 0 ||
+      !(files->paths[files->count] = strdup(path)))
+    return -1;
+  files->count++;
+  return 0;
 }
 
 static int merge_name_compare(const void *a, const void *b)
@@ -293,68 +350,138 @@ static int merge_name_compare(const void *a, const void *b)
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every *.json under directory, any depth, in name order: 0, or -1 with err. */
-static enum merge_status merge_add_directory(struct merge *merge, const char *directory,
-                                             size_t *found, struct merge_error *err)
+/* Every *.json under directory, any depth, in name order, onto files. */
+static enum merge_status merge_list_directory(struct merge_files *files, const char *directory,
+                                              struct merge_error *err)
 {
   DIR *dir = opendir(directory);
   if (!dir)
     return merge_fail(err, MERGE_ERROR_INPUT, "%s: cannot open: %s", directory, strerror(errno));
-  char **names = NULL;
-  size_t count = 0, capacity = 0;
+  struct merge_files names = {NULL, 0, 0};
   enum merge_status status = MERGE_OK;
   struct dirent *entry;
   while ((entry = readdir(dir))) {
     if (entry->d_name[0] == '.')
       continue;
-    if (merge_reserve((void **)&names, &capacity, count, sizeof *names) != 0 ||
-        !(names[count] = strdup(entry->d_name))) {
+    if (merge_files_add(&names, entry->d_name) != 0) {
       status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
       break;
     }
-    count++;
   }
   closedir(dir);
-  if (count)
-    qsort(names, count, sizeof *names, merge_name_compare);
-  for (size_t i = 0; i < count && status == MERGE_OK; i++) {
-    size_t length = strlen(directory) + strlen(names[i]) + 2;
+  if (names.count)
+    qsort(names.paths, names.count, sizeof *names.paths, merge_name_compare);
+  size_t directory_length = strlen(directory);
+  for (size_t i = 0; i < names.count && status == MERGE_OK; i++) {
+    size_t length = directory_length + strlen(names.paths[i]) + 2;
     char *path = malloc(length);
     if (!path) {
       status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
       break;
     }
     snprintf(path, length, "%s%s%s", directory,
-             directory[strlen(directory) - 1] == '/' ? "" : "/", names[i]);
+             directory_length && directory[directory_length - 1] == '/' ? "" : "/", names.paths[i]);
     struct stat st;
+    size_t name_length = strlen(names.paths[i]);
     /* A link to a directory is not followed: no loops; one to a file is read. */
-    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-      status = merge_add_directory(merge, path, found, err);
-    } else {
-      size_t name_length = strlen(names[i]);
-      if (name_length > 5 && !strcmp(names[i] + name_length - 5, ".json")) {
-        status = merge_add_file(merge, path, err);
-        (*found)++;
-      }
-    }
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+      status = merge_list_directory(files, path, err);
+    else if (name_length > 5 && !strcmp(names.paths[i] + name_length - 5, ".json") &&
+             merge_files_add(files, path) != 0)
+      status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
     free(path);
   }
-  for (size_t i = 0; i < count; i++)
-    free(names[i]);
-  free(names);
+  for (size_t i = 0; i < names.count; i++)
+    free(names.paths[i]);
+  free(names.paths);
+  return status;
+}
+
+/* A loader thread: every jobs-th input of a batch, from its first. */
+struct merge_worker {
+  struct merge_loaded *batch;
+  size_t count, first, step;
+};
+
+static void *merge_worker_run(void *context)
+{
+  struct merge_worker *w = context;
+  for (size_t i = w->first; i < w->count; i += w->step)
+    merge_load_file(&w->batch[i]);
+  return NULL;
+}
+
+/* Loads batch[0..count) on up to jobs threads (the caller's among them). */
+static void merge_load_batch(struct merge_loaded *batch, size_t count, size_t jobs)
+{
+  pthread_t threads[MERGE_MAX_JOBS];
+  struct merge_worker workers[MERGE_MAX_JOBS];
+  size_t started = 0;
+  for (size_t t = 1; t < jobs && t < count; t++) {
+    workers[t] = (struct merge_worker){batch, count, t, jobs};
+    if (pthread_create(&threads[started], NULL, merge_worker_run, &workers[t]) != 0)
+      break;   /* fewer threads: this one does the rest below */
+    started++;
+  }
+  /* This thread takes its own share, and the share of any thread that did not start. */
+  for (size_t t = 0; t < jobs && t < count; t++)
+    if (t == 0 || t > started) {
+      workers[t] = (struct merge_worker){batch, count, t, jobs};
+      merge_worker_run(&workers[t]);
+    }
+  for (size_t t = 0; t < started; t++)
+    pthread_join(threads[t], NULL);
+}
+
+enum merge_status merge_add_paths(struct merge *merge, const char *const *paths, size_t count,
+                                  size_t jobs, struct merge_error *err)
+{
+  struct merge_files files = {NULL, 0, 0};
+  enum merge_status status = MERGE_OK;
+  for (size_t i = 0; i < count && status == MERGE_OK; i++) {
+    struct stat st;
+    if (stat(paths[i], &st) != 0) {
+      status = merge_fail(err, MERGE_ERROR_INPUT, "%s: cannot open: %s", paths[i], strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+      if (merge_files_add(&files, paths[i]) != 0)
+        status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    } else {
+      size_t before = files.count;
+      status = merge_list_directory(&files, paths[i], err);
+      if (status == MERGE_OK && files.count == before)
+        status = merge_fail(err, MERGE_ERROR_INPUT, "%s: no results (*.json) in this directory",
+                            paths[i]);
+    }
+  }
+  if (jobs < 1)
+    jobs = 1;
+  if (jobs > MERGE_MAX_JOBS)
+    jobs = MERGE_MAX_JOBS;
+  /* A batch of one input per job: a merge's tree can be large, so no more
+   * than jobs of them are held at once. */
+  struct merge_loaded batch[MERGE_MAX_JOBS];
+  for (size_t at = 0; at < files.count && status == MERGE_OK; at += jobs) {
+    size_t n = files.count - at < jobs ? files.count - at : jobs;
+    memset(batch, 0, n * sizeof *batch);
+    for (size_t i = 0; i < n; i++)
+      batch[i].name = files.paths[at + i];
+    merge_load_batch(batch, n, jobs);
+    for (size_t i = 0; i < n; i++) {
+      if (status == MERGE_OK)
+        status = merge_apply(merge, &batch[i], err);
+      else {   /* after an error: only freed */
+        json_read_free(&batch[i].root);
+        diff_result_free(&batch[i].result);
+      }
+    }
+  }
+  for (size_t i = 0; i < files.count; i++)
+    free(files.paths[i]);
+  free(files.paths);
   return status;
 }
 
 enum merge_status merge_add_path(struct merge *merge, const char *path, struct merge_error *err)
 {
-  struct stat st;
-  if (stat(path, &st) != 0)
-    return merge_fail(err, MERGE_ERROR_INPUT, "%s: cannot open: %s", path, strerror(errno));
-  if (!S_ISDIR(st.st_mode))
-    return merge_add_file(merge, path, err);
-  size_t found = 0;
-  enum merge_status status = merge_add_directory(merge, path, &found, err);
-  if (status == MERGE_OK && !found)
-    return merge_fail(err, MERGE_ERROR_INPUT, "%s: no results (*.json) in this directory", path);
-  return status;
+  return merge_add_paths(merge, &path, 1, 1, err);
 }

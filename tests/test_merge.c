@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "merge/merge.h"
@@ -25,7 +26,7 @@ static uint64_t rng(void)
   return rng_state;
 }
 
-static char *dup(const char *text)
+static char *copy_text(const char *text)
 {
   char *copy = strdup(text);
   ck_assert_ptr_nonnull(copy);
@@ -44,12 +45,12 @@ static char *generated_result(size_t c, enum diff_mode mode)
   diff_options_default(&r.options);
   char text[128];
   snprintf(text, sizeof text, "host-%zu", c % 7);
-  r.capture.host = dup(text);
+  r.capture.host = copy_text(text);
   snprintf(text, sizeof text, "captures/ljleak-%zu", c);
-  r.capture.path = dup(text);
-  r.capture.command = dup("luajit app.lua");
-  r.capture.exe = dup("/usr/bin/luajit");
-  r.capture.luajit_version = dup("LuaJIT 2.1.0-beta3");
+  r.capture.path = copy_text(text);
+  r.capture.command = copy_text("luajit app.lua");
+  r.capture.exe = copy_text("/usr/bin/luajit");
+  r.capture.luajit_version = copy_text("LuaJIT 2.1.0-beta3");
   r.capture.pid = (long)(1000 + c);
   r.capture.start_time = 1763745600.0 + 100.0 * (double)c;
   r.capture.stop_time = r.capture.start_time + 90;
@@ -67,10 +68,10 @@ static char *generated_result(size_t c, enum diff_mode mode)
       continue;   /* not seen in this capture */
     struct diff_site *site = &r.sites[r.site_count++];
     snprintf(text, sizeof text, "@app.lua:%zu", 10 + s);
-    site->name = dup(text);
+    site->name = copy_text(text);
     site->id = XXH3_64bits(site->name, strlen(site->name));
     site->kind = DIFF_SITE_LUA;
-    site->source_file = dup("app.lua");
+    site->source_file = copy_text("app.lua");
     site->source_line = 10 + s;
     /* Site 0 grows wherever release is 1.4.2 (c % 3 == 2): a label tells. */
     site->verdict = s == 0 ? (c % 3 == 2 ? DIFF_VERDICT_GROWING : DIFF_VERDICT_STEADY)
@@ -178,7 +179,7 @@ START_TEST(test_any_grouping_of_results_gives_the_same_merge)
         group_names[i] = names[order[at + i]];
       }
       if (round == 5 && take == 1) {
-        merges[merge_count] = dup(texts[0]);   /* a result beside merges */
+        merges[merge_count] = copy_text(texts[0]);   /* a result beside merges */
         merge_names[merge_count++] = group_names[0];
       } else {
         merges[merge_count] = merge_of(take, group_names, texts, 1 + (size_t)(rng() % 3));
@@ -243,6 +244,61 @@ START_TEST(test_merging_in_any_order_gives_the_same_text_and_html)
 }
 END_TEST
 
+START_TEST(test_reading_on_threads_gives_the_same_merge_and_the_same_first_error)
+{
+  make_results();
+  char dir[] = "/tmp/ljleak-test-merge-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[1024];
+  for (size_t c = 0; c < CAPTURES; c++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[c]);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(results[c], f);
+    fclose(f);
+  }
+  const char *inputs[] = {dir};
+  char *json[2];
+  size_t jobs[2] = {1, 5};
+  for (int i = 0; i < 2; i++) {
+    struct merge m;
+    struct merge_error err;
+    merge_init(&m);
+    ck_assert_msg(merge_add_paths(&m, inputs, 1, jobs[i], &err) == MERGE_OK, "%s", err.message);
+    ck_assert_int_eq(merge_finish(&m, 1, &err), MERGE_OK);
+    ck_assert_uint_eq(m.capture_count, CAPTURES);
+    json[i] = render(&m, MERGE_FORMAT_JSON);
+    merge_free(&m);
+  }
+  ck_assert_str_eq(json[0], json[1]);
+  free(json[0]);
+  free(json[1]);
+  /* Two bad files: the first in name order is the one named, for any jobs. */
+  snprintf(path, sizeof path, "%s/result-05.json", dir);
+  FILE *f = fopen(path, "w");
+  fputs("{\"ljleak_result\": 1, \"mode\": \"trend\"", f);
+  fclose(f);
+  snprintf(path, sizeof path, "%s/result-07.json", dir);
+  f = fopen(path, "w");
+  fputs("[]", f);
+  fclose(f);
+  for (int i = 0; i < 2; i++) {
+    struct merge m;
+    struct merge_error err;
+    merge_init(&m);
+    ck_assert_int_eq(merge_add_paths(&m, inputs, 1, jobs[i], &err), MERGE_ERROR_INPUT);
+    ck_assert_msg(strstr(err.message, "/result-05.json: byte 36: expected"), "%s", err.message);
+    merge_free(&m);
+  }
+  for (size_t c = 0; c < CAPTURES; c++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[c]);
+    unlink(path);
+  }
+  rmdir(dir);
+  free_results();
+}
+END_TEST
+
 /* ---- The figures ---------------------------------------------------------------- */
 
 /* A result of one site with the given verdict, growth and last live bytes. */
@@ -258,7 +314,7 @@ static char *one_site_result(size_t c, enum diff_verdict verdict, double growth,
            "\"growth_bytes_per_segment\": %.17g, \"growth_bytes_per_second\": %.17g}]}",
            c, c, 1000 * c + 1, 1000 * c + 5, 1000 * c + 10, release, diff_verdict_name(verdict),
            (unsigned long long)live, growth, growth / 10);
-  return dup(text);
+  return copy_text(text);
 }
 
 START_TEST(test_figures_are_counts_medians_largest_and_sums)
@@ -436,6 +492,7 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_any_grouping_of_results_gives_the_same_merge);
   tcase_add_test(tc, test_merging_in_any_order_gives_the_same_text_and_html);
+  tcase_add_test(tc, test_reading_on_threads_gives_the_same_merge_and_the_same_first_error);
   tcase_add_test(tc, test_figures_are_counts_medians_largest_and_sums);
   tcase_add_test(tc, test_an_even_count_has_the_mean_of_the_middle_two_as_median);
   tcase_add_test(tc, test_an_unknown_version_is_an_error_naming_the_file);

@@ -113,6 +113,8 @@ check "markdown_has_the_table" grep -q "^| growing | undecided |" "$tmp/out"
 "$LJLEAK" merge --format json -o "$tmp/part2.json" "$tmp/results/start-leak.json" >/dev/null
 "$LJLEAK" merge --format json -o "$tmp/tree.json" "$tmp/part1.json" "$tmp/part2.json" "$tmp/results/run-steady.json" >/dev/null
 check "a_tree_of_merges_is_the_merge_at_once" cmp -s "$tmp/tree.json" "$tmp/all.json"
+"$LJLEAK" merge -j 3 --format json -o "$tmp/threads.json" "$tmp/results" >/dev/null
+check "reading_on_three_threads_gives_the_same_merge" cmp -s "$tmp/threads.json" "$tmp/all.json"
 # --min-captures: no site grows in 5 captures; the steady capture passes.
 merged --min-captures 5 "$tmp/results"
 check "min_captures_above_every_count_is_not_flagged" test "$(rc)" = 0 -o "$(rc)" = 5
