@@ -12,7 +12,7 @@ SANITIZE ?=
 # Debian packages, by what needs them. LUAJIT_DEPS are those of the LuaJIT
 # the build is for (mk/luajit.mk): Debian's, or OpenResty's when installed.
 DEPS_BUILD = $(LUAJIT_DEPS) libxxhash-dev zlib1g-dev pkg-config dpkg-dev
-DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium golang-go lua-cjson lua-lpeg
+DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium golang-go lua-cjson lua-lpeg parallel
 
 # PKG_CFLAGS, PKG_LIBS (xxhash, zlib), CHECK_CFLAGS, CHECK_LIBS and
 # LUAJIT_PKG_LIBS: what pkg-config says, written once per make by the config
@@ -35,13 +35,13 @@ LIBS_ALL = $(LUAJIT_LIBS) $(SYSTEM_LIBS)
 # The stages, each a folder and a library $(BUILD)/libNAME.a, in link order:
 # a stage comes before the stages it uses. This is the only place the order is
 # stated; every link line takes its archives in this order.
-STAGES := collector report diff summary format
+STAGES := collector merge report diff summary format
 
 # Every folder with a build.mk. Each one's build.mk lists, for a stage NAME,
 # its library sources in NAME_SRCS, and beside them the stage's own Check
 # suites, end-to-end scripts, fuzzers and benchmarks. A suite tests/T.c names
 # the stages it links in T_LIBS, in any order.
-BUILD_DIRS := format diff summary report collector cli bench ci
+BUILD_DIRS := format diff summary report merge collector cli bench ci
 
 CLI_SRCS :=        # the ljleak front end (cli/)
 LUAJIT_SRCS :=     # the sources that include LuaJIT's headers: the collector's, and those that run LuaJIT

@@ -2,6 +2,7 @@
 CLI_SRCS += cli/main.c cli/options.c cli/output.c cli/summary.c cli/run.c cli/diff.c cli/report.c
 CLI_SRCS += cli/info.c
 CLI_SRCS += cli/control.c
+CLI_SRCS += cli/merge.c
 # ljleak run runs LuaJIT in its own process
 LUAJIT_SRCS += cli/run.c
 # ljleak control against a running process that loaded the collector

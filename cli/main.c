@@ -15,6 +15,7 @@ static const struct subcommand subcommands[] = {
   {"summary", cmd_summary, "print what Tarantool's luajit-parse-memprof prints for streams"},
   {"diff", cmd_diff, "find growing sites in a capture, between boundaries, or against a base build"},
   {"report", cmd_report, "render a saved JSON diff result as text, HTML, JUnit or Markdown"},
+  {"merge", cmd_merge, "merge diff results of many captures: per site, in how many it grows, by label"},
   {"info", cmd_info, "print what a capture's index says: metadata, segments, how it stopped"},
   {"control", cmd_control, "read a running process's registration, or ask it to start or stop a capture"},
 };

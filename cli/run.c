@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "collector/ljleak_collector.h"
+#include "format/capture_index.h"
 #include "lauxlib.h"
 #include "lua.h"
 #include "luajit.h"
@@ -20,7 +21,8 @@ static const char run_usage[] =
   "usage: ljleak run [-o DIR] [--period SECONDS] [--max-bytes N] [--max-total-bytes N]\n"
   "                  [--sample BYTES] [--gzip] [--duration SECONDS] [--force-gc]\n"
   "                  [--every BYTES] [--no-edge-gc] [--stack-depth N]\n"
-  "                  [-e CHUNK] [-l LIB] [-j CMD] [-O[OPT]] [-E] [-v] SCRIPT [ARGS...]\n";
+  "                  [--label KEY=VALUE]... [-e CHUNK] [-l LIB] [-j CMD] [-O[OPT]]\n"
+  "                  [-E] [-v] SCRIPT [ARGS...]\n";
 
 static const char run_help[] =
   "\n"
@@ -44,6 +46,8 @@ static const char run_help[] =
   "  --stack-depth N       Lua frames recorded per allocation, in a .stacks file\n"
   "                        beside each segment (default 16, at most "
   RUN_STRING(LJLEAK_COLLECTOR_MAX_STACK_DEPTH) "; 0: none)\n"
+  "  --label KEY=VALUE     a label recorded in the index (release, region, role),\n"
+  "                        for reports and ljleak merge; repeatable, at most 16\n"
   "  -e CHUNK              run the Lua string CHUNK first (as luajit -e)\n"
   "  -l LIB                require LIB first (as luajit -l)\n"
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
@@ -57,7 +61,7 @@ static const char run_help[] =
   "(interactive) run no script to capture and are refused.\n"
   "Options also come from LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,\n"
   "LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION, LJLEAK_FORCE_GC,\n"
-  "LJLEAK_EVERY, LJLEAK_EDGE_GC, LJLEAK_STACK_DEPTH.\n"
+  "LJLEAK_EVERY, LJLEAK_EDGE_GC, LJLEAK_STACK_DEPTH, LJLEAK_LABELS (--label replaces it).\n"
   "Exit status: the script's; 4 if the capture could not start; 2 on bad usage.\n";
 
 /* One -e, -l, -j or -O, run in command-line order. */
@@ -78,6 +82,8 @@ struct run_job {
   int no_env;               /* -E */
   int version;              /* -v */
   int capture_failed;
+  char labels[CAPTURE_INDEX_LABELS_MAX + 1];  /* the --label options, joined by ',' */
+  int labels_given;
 };
 
 static void message(const char *msg)
@@ -338,11 +344,32 @@ static int run_option_size(struct cli_args *args, const char *name, uint64_t max
   return 1;
 }
 
+/* --label KEY=VALUE: appended to job's list, which must stay one the index
+ * takes (format/capture_index.h); else a usage error. */
+static void run_add_label(struct cli_args *args, struct run_job *job, const char *label)
+{
+  char message[160];
+  size_t used = job->labels_given ? strlen(job->labels) : 0;
+  if (strchr(label, ',') || used + 1 + strlen(label) >= sizeof job->labels) {
+    cli_bad_value(args, "--label", label, "KEY=VALUE without ','");
+    return;
+  }
+  snprintf(job->labels + used, sizeof job->labels - used, "%s%s", used ? "," : "", label);
+  if (capture_index_labels_check(job->labels, message, sizeof message) != 0) {
+    job->labels[used] = '\0';
+    cli_usage_error(args, "--label %s: %s", label, message);
+    return;
+  }
+  job->labels_given = 1;
+  job->opt.labels = job->labels;
+}
+
 /* Parses argv into job; returns 0 to run, -1 after --help, else an exit code. */
 static int parse(struct run_job *job, int argc, char **argv)
 {
   struct cli_args args;
   uint64_t depth = 0;   /* --stack-depth's value */
+  const char *label = NULL;
   cli_args_init(&args, "run", run_usage, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
     char *a = argv[args.index];
@@ -375,6 +402,9 @@ static int parse(struct run_job *job, int argc, char **argv)
         cli_usage_error(&args, "--stack-depth must be 0 to %d", LJLEAK_COLLECTOR_MAX_STACK_DEPTH);
       else if (!args.failed)
         job->opt.stack_depth = (int)depth;
+    } else if (cli_option_text(&args, "--label", &label)) {
+      if (label)
+        run_add_label(&args, job, label);
     } else if (!strcmp(a, "--gzip")) {
       job->opt.gzip = 1;
     } else if (!strcmp(a, "--force-gc")) {

@@ -225,6 +225,8 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   else
     read_command(c->command, sizeof c->command);
   c->opt.command = c->command;
+  capture_copy_text(c->labels, sizeof c->labels, opt->labels ? opt->labels : "");
+  c->opt.labels = c->labels;
 
   void *mem = mmap(NULL, CAPTURE_MAP_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -78,6 +78,7 @@ struct capture {
   char dir[PATH_MAX];
   int dir_fd;                   /* dir, held open: its files are made relative to it (capture_dir.h) */
   char command[4096];
+  char labels[CAPTURE_INDEX_LABELS_MAX + 1];  /* the checked labels, for the index line */
   int index_fd;
   uint8_t *buffer;              /* CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, mmap'd */
   struct memprof_writer writer;

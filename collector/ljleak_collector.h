@@ -39,6 +39,12 @@ struct ljleak_collector_options {
   int stack_depth;            /* Lua frames recorded per allocation, in a sidecar beside each
                                  segment (docs/stacks-format.md); 0: no stacks; default 16,
                                  at most LJLEAK_COLLECTOR_MAX_STACK_DEPTH */
+  const char *labels;         /* labels recorded in the index for reports and merges:
+                                 "KEY=VALUE" pairs joined by ',' ("release=1.4.2,role=api");
+                                 NULL or "": none. Keys of letters, digits, '_', '-', '.'
+                                 (at most 64 bytes), values of UTF-8 without control
+                                 characters, ',' or backslash (at most 128 bytes), at most
+                                 16 labels (docs/index-format.md) */
 };
 
 /* The limits of the options (docs/collector.md, "Options and environment
@@ -86,7 +92,7 @@ struct ljleak_collector_status {
 /* Defaults, then LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,
  * LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION,
  * LJLEAK_FORCE_GC, LJLEAK_C_HOOK, LJLEAK_EVERY, LJLEAK_EDGE_GC,
- * LJLEAK_STACK_DEPTH. The strings point into the environment. */
+ * LJLEAK_STACK_DEPTH, LJLEAK_LABELS. The strings point into the environment. */
 LJLEAK_API void ljleak_collector_options_init(struct ljleak_collector_options *options);
 
 /* Starts a capture of L's VM. Must be called while no Lua code of that VM

@@ -102,6 +102,59 @@ static void field_string(lua_State *L, const char *name, const char **value)
   /* Left on the stack so the string stays alive until start returns. */
 }
 
+/* labels: a string ("release=1.4.2,role=api"), or a table of KEY = VALUE
+ * strings (numbers too), joined in the order of their keys so that the
+ * index is the same from run to run. The list is left on the stack, so it
+ * stays alive until start returns; ljleak_collector_start checks it. */
+static void field_labels(lua_State *L, const struct options_field *f, const char **value)
+{
+  lua_getfield(L, 1, f->key);
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    *value = lua_tostring(L, -1);
+    return;
+  }
+  if (lua_isnil(L, -1))
+    return;
+  if (!lua_istable(L, -1))
+    luaL_error(L, "ljleak.collector: %s must be a table of KEY = VALUE strings, or a string", f->key);
+  int table = lua_gettop(L);
+  /* The keys, sorted with table.sort's order for strings: strcmp. */
+  const char *keys[CAPTURE_INDEX_LABEL_COUNT_MAX + 1];
+  size_t count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, table)) {
+    if (lua_type(L, -2) != LUA_TSTRING || (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER))
+      luaL_error(L, "ljleak.collector: %s must be a table of KEY = VALUE strings", f->key);
+    if (lua_type(L, -1) == LUA_TSTRING && strchr(lua_tostring(L, -1), ','))
+      luaL_error(L, "ljleak.collector: %s: the value of '%s' has a ','", f->key, lua_tostring(L, -2));
+    lua_pop(L, 1);
+    if (strpbrk(lua_tostring(L, -1), ",="))
+      luaL_error(L, "ljleak.collector: %s: the key '%s' has a ',' or a '='", f->key, lua_tostring(L, -1));
+    if (count == CAPTURE_INDEX_LABEL_COUNT_MAX)
+      luaL_error(L, "ljleak.collector: %s: more than %d labels", f->key, CAPTURE_INDEX_LABEL_COUNT_MAX);
+    const char *key = lua_tostring(L, -1);  /* a string key: lua_next may go on with it */
+    size_t at = count++;
+    while (at > 0 && strcmp(keys[at - 1], key) > 0) {
+      keys[at] = keys[at - 1];
+      at--;
+    }
+    keys[at] = key;
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (size_t i = 0; i < count; i++) {
+    if (i)
+      luaL_addchar(&b, ',');
+    luaL_addstring(&b, keys[i]);
+    luaL_addchar(&b, '=');
+    lua_getfield(L, table, keys[i]);
+    lua_tostring(L, -1);  /* a number becomes its string, on the stack */
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  *value = lua_tostring(L, -1);
+}
+
 /* The environment as the Lua code sees it: os.getenv, which nginx's Lua
  * module replaces in init_by_lua with one that knows nginx's env
  * directives; getenv() where there is no os.getenv. The value stays on the
@@ -146,6 +199,7 @@ static struct {
   int set;
   struct ljleak_collector_options opt;
   char root[PATH_MAX];
+  char labels[CAPTURE_INDEX_LABELS_MAX + 1];
 } deferred;
 
 static int defer_start(lua_State *L, const struct ljleak_collector_options *opt)
@@ -153,9 +207,15 @@ static int defer_start(lua_State *L, const struct ljleak_collector_options *opt)
   if (opt->dir)
     return push_failure(L, "under nginx each worker captures into a directory of its own: "
                            "give root, not dir");
+  /* Checked now, so that a bad value fails here rather than in each worker. */
+  char err[256];
+  if (options_check(opt, err, sizeof err) != 0)
+    return push_failure(L, err);
   deferred.opt = *opt;
   capture_copy_text(deferred.root, sizeof deferred.root, opt->root ? opt->root : "");
   deferred.opt.root = deferred.root[0] ? deferred.root : NULL;
+  capture_copy_text(deferred.labels, sizeof deferred.labels, opt->labels ? opt->labels : "");
+  deferred.opt.labels = deferred.labels;
   deferred.set = 1;
   lua_pushboolean(L, 1);
   return 1;
@@ -187,6 +247,9 @@ static int l_start(lua_State *L)
       switch (f->kind) {
       case OPTIONS_KIND_STRING:
         field_string(L, f->key, field);
+        break;
+      case OPTIONS_KIND_LABELS:
+        field_labels(L, f, field);
         break;
       case OPTIONS_KIND_SECONDS:
       case OPTIONS_KIND_SIZE:

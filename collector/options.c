@@ -14,6 +14,7 @@
 
 #include "collector/callstack.h"
 #include "collector/ljleak_collector.h"
+#include "format/capture_index.h"
 #include "format/units.h"
 
 int ljleak_collector_parse_size(const char *text, uint64_t *value)
@@ -129,6 +130,7 @@ const struct options_field options_fields[] = {
   FIELD("edge_gc", "LJLEAK_EDGE_GC", BOOL, edge_gc, 0, NULL),
   FIELD("stack_depth", "LJLEAK_STACK_DEPTH", STACK_DEPTH, stack_depth,
         LJLEAK_COLLECTOR_MAX_STACK_DEPTH, NULL),
+  FIELD("labels", "LJLEAK_LABELS", LABELS, labels, 0, NULL),
   {NULL, NULL, OPTIONS_KIND_STRING, 0, 0, NULL},
 };
 #undef FIELD
@@ -147,6 +149,11 @@ int options_parse_field(const struct options_field *f, const char *text,
   void *field = options_field_at(o, f);
   switch (f->kind) {
   case OPTIONS_KIND_STRING:
+    *(const char **)field = text;
+    return 0;
+  case OPTIONS_KIND_LABELS:
+    if (capture_index_labels_check(text, NULL, 0) != 0)
+      return -1;
     *(const char **)field = text;
     return 0;
   case OPTIONS_KIND_SECONDS: {
@@ -177,6 +184,7 @@ int options_number_ok(const struct options_field *f, double n)
     return 0;
   switch (f->kind) {
   case OPTIONS_KIND_STRING:
+  case OPTIONS_KIND_LABELS:
     return 0;
   case OPTIONS_KIND_BOOL:
     return 1;
@@ -196,6 +204,9 @@ void options_range_error(const struct options_field *f, char *err, size_t err_si
   const char *what = "a string";
   switch (f->kind) {
   case OPTIONS_KIND_STRING:
+    break;
+  case OPTIONS_KIND_LABELS:
+    what = "a list of KEY=VALUE labels joined by ','";
     break;
   case OPTIONS_KIND_BOOL:
     what = "a boolean, or a number other than NaN";
@@ -228,6 +239,18 @@ int options_check(const struct ljleak_collector_options *o, char *err, size_t er
     case OPTIONS_KIND_STRING:
     case OPTIONS_KIND_BOOL:
       break;   /* any pointer, any int */
+    case OPTIONS_KIND_LABELS: {
+      /* The labels go into the index and every report made from it: the
+       * one check, whichever way they came (a request may be hostile). */
+      const char *labels = *(const char *const *)field;
+      char why[160];
+      if (labels && capture_index_labels_check(labels, why, sizeof why) != 0) {
+        if (err && err_size)
+          snprintf(err, err_size, "%s: %s", f->key, why);
+        return -1;
+      }
+      break;
+    }
     case OPTIONS_KIND_SECONDS:
       ok = options_number_ok(f, *(const double *)field);
       break;

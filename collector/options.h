@@ -29,6 +29,7 @@ enum options_kind {
   OPTIONS_KIND_SIZE,          /* uint64_t: ljleak_collector_parse_size */
   OPTIONS_KIND_BOOL,          /* int: options_parse_bool */
   OPTIONS_KIND_STACK_DEPTH,   /* int: options_parse_stack_depth */
+  OPTIONS_KIND_LABELS,        /* const char *: a label list, capture_index_labels_check */
 };
 struct options_field {
   const char *key;
@@ -69,7 +70,8 @@ int options_number_ok(const struct options_field *f, double n);
 void options_range_error(const struct options_field *f, char *err, size_t err_size);
 
 /* Whether every option of o is within its limit, however o was filled:
- * 0, or -1 with options_range_error's message for the first that is not.
+ * 0, or -1 with options_range_error's message for the first that is not
+ * (for the labels: "labels: " and what capture_index_labels_check says).
  * capture_begin calls it, the one check every way to start passes. */
 int options_check(const struct ljleak_collector_options *o, char *err, size_t err_size);
 

@@ -82,6 +82,7 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     .exe = exe,
     .ppid = (long)getppid(),
     .command = c->command,
+    .labels = c->labels,
     .luajit = c->luajit_version,
     .start = capture_wall_time(),
     .sample = c->opt.sample,

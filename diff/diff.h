@@ -63,6 +63,12 @@ enum diff_site_kind {
   DIFF_SITE_C                 /* a C function's symbol name, or "CFUNC" */
 };
 
+/* A label given at capture time (docs/index-format.md): release=1.4.2. */
+struct diff_label {
+  char *key;
+  char *value;
+};
+
 /* What the index says about a capture (zero or NULL where unknown). */
 struct diff_capture {
   char *path;                 /* directory or first segment, as given */
@@ -82,6 +88,10 @@ struct diff_capture {
   double start_time;          /* Unix time the capture started; 0 if unknown */
   uint64_t events;            /* events read */
   int truncated;              /* a segment was cut; it was used up to its last complete event */
+  char *exe;                  /* the program (the index's exe), or NULL */
+  double stop_time;           /* Unix time the capture stopped (the index's stop line); 0 if unknown */
+  size_t label_count;
+  struct diff_label *labels;  /* [label_count] in the index's order, or NULL */
 };
 
 /* The allow-list rule a site's name matched (docs/diff.md, "Allow-list"). */
@@ -322,6 +332,12 @@ void diff_result_by_stack(struct diff_result *result);
 
 /* Frees an allowance and what it owns; NULL is fine. */
 void diff_allowance_free(struct diff_allowance *allowance);
+/* Appends a label (copies of key and value) to capture: 0, or -1 when out
+ * of memory. */
+int diff_capture_add_label(struct diff_capture *capture, const char *key, size_t key_length,
+                           const char *value, size_t value_length);
+/* The value of capture's label key, or NULL. */
+const char *diff_capture_label(const struct diff_capture *capture, const char *key);
 /* Frees what a capture's metadata owns and zeroes it. */
 void diff_capture_free(struct diff_capture *capture);
 /* Frees what result owns (every string and array, both captures) and zeroes

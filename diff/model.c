@@ -331,8 +331,41 @@ void diff_allowance_free(struct diff_allowance *allowance)
   free(allowance);
 }
 
+int diff_capture_add_label(struct diff_capture *capture, const char *key, size_t key_length,
+                           const char *value, size_t value_length)
+{
+  struct diff_label *bigger = realloc(capture->labels, (capture->label_count + 1) * sizeof *bigger);
+  if (!bigger)
+    return -1;
+  capture->labels = bigger;
+  struct diff_label *label = &bigger[capture->label_count];
+  label->key = strndup(key, key_length);
+  label->value = strndup(value, value_length);
+  if (!label->key || !label->value) {
+    free(label->key);
+    free(label->value);
+    return -1;
+  }
+  capture->label_count++;
+  return 0;
+}
+
+const char *diff_capture_label(const struct diff_capture *capture, const char *key)
+{
+  for (size_t i = 0; i < capture->label_count; i++)
+    if (!strcmp(capture->labels[i].key, key))
+      return capture->labels[i].value;
+  return NULL;
+}
+
 void diff_capture_free(struct diff_capture *capture)
 {
+  for (size_t i = 0; i < capture->label_count; i++) {
+    free(capture->labels[i].key);
+    free(capture->labels[i].value);
+  }
+  free(capture->labels);
+  free(capture->exe);
   free(capture->path);
   free(capture->command);
   free(capture->host);

@@ -116,7 +116,8 @@ static int source_list_index(struct diff_source *capture, size_t *capacity, cons
   info->sample_bytes = line->sample;
   if ((line->host && !(info->host = source_strdup(line->host))) ||
       ((line->command || line->exe) && !(info->command = source_command_name(line))) ||
-      (line->luajit && !(info->luajit_version = source_luajit_name(line))))
+      (line->luajit && !(info->luajit_version = source_luajit_name(line))) ||
+      (line->exe && *line->exe && !(info->exe = source_strdup(line->exe))))
     return -1;
   if (index->c_function_count &&
       !(capture->c_functions = calloc(index->c_function_count, sizeof *capture->c_functions)))
@@ -128,6 +129,12 @@ static int source_list_index(struct diff_source *capture, size_t *capacity, cons
         !(kept->library = source_strdup(function->library)))
       return -1;
   }
+  if (index->has_stop)
+    info->stop_time = index->stop.time;
+  struct capture_index_label label;
+  for (const char *at = line->labels; capture_index_labels_next(&at, &label);)
+    if (diff_capture_add_label(info, label.key, label.key_length, label.value, label.value_length) != 0)
+      return -1;
   for (size_t i = 0; i < index->segment_count; i++) {
     const struct capture_index_segment *listed = &index->segments[i];
     if (strchr(listed->file, '/'))

@@ -1,7 +1,7 @@
 # format/build.mk: the memprof codec, its Check suites and its fuzz target.
 format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/writer.c format/symtab.c format/units.c \
   format/whole_file.c format/message.c format/capture_layout.c format/key_value.c format/utf8.c \
-  format/json_write.c format/index_table.c
+  format/json_write.c format/json_read.c format/index_table.c
 
 # format/capture_layout.c: the capture directory's file names
 TEST_SUITES += test_format_layout

@@ -1,11 +1,104 @@
 /* format/capture_index.c: the capture index's parser (docs/index-format.md): a whole index into its lines, with errors at their byte offset; the writer is capture_index_write.c. */
 #include "format/capture_index.h"
 #include "format/key_value.h"
+#include "format/utf8.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- Labels ------------------------------------------------------------- */
+
+static int label_key_char(unsigned char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
+
+static int label_fail(char *message, size_t size, const char *format, size_t number,
+                      const char *text, size_t length)
+{
+  if (message && size)
+    snprintf(message, size, format, number, (int)length, text);
+  return -1;
+}
+
+int capture_index_labels_check(const char *labels, char *message, size_t message_size)
+{
+  size_t count = 0;
+  const char *at = labels;
+  while (*at) {
+    const char *end = strchr(at, ',');
+    size_t length = end ? (size_t)(end - at) : strlen(at);
+    const char *equals = memchr(at, '=', length);
+    count++;
+    if (count > CAPTURE_INDEX_LABEL_COUNT_MAX)
+      return label_fail(message, message_size, "more than %zu labels%.*s",
+                        CAPTURE_INDEX_LABEL_COUNT_MAX, "", 0);
+    if (!equals)
+      return label_fail(message, message_size, "label %zu: '%.*s' is not KEY=VALUE", count, at,
+                        length > 64 ? 64 : length);
+    size_t key_length = (size_t)(equals - at), value_length = length - key_length - 1;
+    if (key_length == 0 || key_length > CAPTURE_INDEX_LABEL_KEY_MAX)
+      return label_fail(message, message_size, "label %zu: the key must be 1 to 64 bytes%.*s",
+                        count, "", 0);
+    for (size_t i = 0; i < key_length; i++)
+      if (!label_key_char((unsigned char)at[i]))
+        return label_fail(message, message_size,
+                          "label %zu: the key has a character other than letters, digits, "
+                          "'_', '-' and '.'%.*s", count, "", 0);
+    if (value_length == 0 || value_length > CAPTURE_INDEX_LABEL_VALUE_MAX)
+      return label_fail(message, message_size, "label %zu: the value must be 1 to 128 bytes%.*s",
+                        count, "", 0);
+    const char *value = equals + 1;
+    for (size_t i = 0; i < value_length;) {
+      uint32_t c;
+      size_t used = utf8_decode(value + i, value_length - i, &c);
+      if ((c == 0xFFFD && used == 1 && (unsigned char)value[i] >= 0x80) || c < 0x20 || c == 0x7F ||
+          (c >= 0x80 && c < 0xA0) || c == '\\' || c == 0x2028 || c == 0x2029)
+        return label_fail(message, message_size,
+                          "label %zu: the value has a control character, a backslash or "
+                          "bytes that are not UTF-8%.*s", count, "", 0);
+      i += used;
+    }
+    /* Each key once: a reader keeps one value per key. */
+    for (const char *other = labels; other < at;) {
+      const char *other_end = strchr(other, ',');
+      const char *other_equals = memchr(other, '=', (size_t)(other_end - other));
+      if ((size_t)(other_equals - other) == key_length && !memcmp(other, at, key_length))
+        return label_fail(message, message_size, "label %zu: the key '%.*s' is given twice",
+                          count, at, key_length);
+      other = other_end + 1;
+    }
+    if (!end)
+      break;
+    at = end + 1;
+    if (!*at)
+      return label_fail(message, message_size, "label %zu: the list ends in ','%.*s", count, "",
+                        0);
+  }
+  return 0;
+}
+
+int capture_index_labels_next(const char **cursor, struct capture_index_label *label)
+{
+  const char *at = *cursor;
+  if (!at || !*at)
+    return 0;
+  const char *end = strchr(at, ',');
+  size_t length = end ? (size_t)(end - at) : strlen(at);
+  const char *equals = memchr(at, '=', length);
+  if (!equals)
+    return 0;
+  label->key = at;
+  label->key_length = (size_t)(equals - at);
+  label->value = equals + 1;
+  label->value_length = length - label->key_length - 1;
+  *cursor = end ? end + 1 : at + length;
+  return 1;
+}
 
 /* ---- Parser ------------------------------------------------------------- */
 
@@ -40,6 +133,7 @@ static const struct key_value_key capture_keys[] = {
   KEY(capture_index_capture, stacks, CAPTURE_INDEX_CAPTURE_HAS_STACKS, U64),
   KEY(capture_index_capture, exe, CAPTURE_INDEX_CAPTURE_HAS_EXE, TEXT),
   KEY(capture_index_capture, ppid, CAPTURE_INDEX_CAPTURE_HAS_PPID, LONG),
+  KEY(capture_index_capture, labels, CAPTURE_INDEX_CAPTURE_HAS_LABELS, TEXT),
   KEY(capture_index_capture, luajit_flavour, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_FLAVOUR, TEXT),
   KEY(capture_index_capture, luajit_package, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE, TEXT),
   KEY(capture_index_capture, luajit_package_version, CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE_VERSION,
@@ -289,6 +383,10 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
     at = next;
   }
 
+  char message[160];
+  if (kind == LINE_CAPTURE && (index->capture.keys & CAPTURE_INDEX_CAPTURE_HAS_LABELS) &&
+      capture_index_labels_check(index->capture.labels, message, sizeof message) != 0)
+    return key_value_fail(&p->reader, offset, "capture line: labels: %s", message);
   if (kind == LINE_BOUNDARY)
     return boundary_add(p, &boundary, offset, cut);
   if (kind == LINE_SEGMENT)

@@ -34,7 +34,8 @@ enum capture_index_capture_key {
   CAPTURE_INDEX_CAPTURE_HAS_LUAJIT_PACKAGE_VERSION = 1u << 11,
   CAPTURE_INDEX_CAPTURE_HAS_EXE = 1u << 12,
   CAPTURE_INDEX_CAPTURE_HAS_PPID = 1u << 13,
-  CAPTURE_INDEX_CAPTURE_HAS_STACKS = 1u << 14
+  CAPTURE_INDEX_CAPTURE_HAS_STACKS = 1u << 14,
+  CAPTURE_INDEX_CAPTURE_HAS_LABELS = 1u << 15
 };
 
 /* The `capture` line: who was captured, and how. */
@@ -64,7 +65,44 @@ struct capture_index_capture {
   uint64_t stacks;          /* frames per stack in the segments' sidecars (docs/stacks-format.md);
                              * 0: no sidecars, and the key is not written */
   unsigned keys;            /* parser: CAPTURE_INDEX_CAPTURE_HAS_* */
+  /* The labels given at capture time (release, region, role): "KEY=VALUE"
+   * pairs joined by ',', as capture_index_labels_check takes them. Written,
+   * before the command, when not NULL and not empty; the parser refuses a
+   * value that capture_index_labels_check refuses. */
+  const char *labels;
 };
+
+/* ---- Labels ----------------------------------------------------------------
+ * A capture's labels, as the collector's options, the index and the results
+ * carry them: "release=1.4.2,region=eu-west". A key is 1 to
+ * CAPTURE_INDEX_LABEL_KEY_MAX letters, digits, '_', '-' and '.'; a value 1 to
+ * CAPTURE_INDEX_LABEL_VALUE_MAX bytes of UTF-8 without control characters,
+ * ',' or a backslash (so the list splits back, and prints as it is on a terminal);
+ * at most CAPTURE_INDEX_LABEL_COUNT_MAX labels, each key once. The labels
+ * come from the captured process, which may be hostile (docs/security.md):
+ * every reader checks them again. */
+#define CAPTURE_INDEX_LABEL_KEY_MAX 64
+#define CAPTURE_INDEX_LABEL_VALUE_MAX 128
+#define CAPTURE_INDEX_LABEL_COUNT_MAX 16
+/* The longest label list: every label at its longest, with its '=' and ','. */
+#define CAPTURE_INDEX_LABELS_MAX \
+  (CAPTURE_INDEX_LABEL_COUNT_MAX * (CAPTURE_INDEX_LABEL_KEY_MAX + CAPTURE_INDEX_LABEL_VALUE_MAX + 2))
+
+/* One label of a list: its key and value, as spans of the list's text. */
+struct capture_index_label {
+  const char *key;
+  size_t key_length;
+  const char *value;
+  size_t value_length;
+};
+
+/* Whether labels (a list; "" is none) is one the index takes: 0, or -1 with
+ * what is wrong in message ("label 2: the key 're lease' has a character
+ * other than letters, digits, '_', '-' and '.'"). */
+int capture_index_labels_check(const char *labels, char *message, size_t message_size);
+/* The next label of a checked list from *cursor (the list at first), and
+ * *cursor past it: 1, or 0 at the end. */
+int capture_index_labels_next(const char **cursor, struct capture_index_label *label);
 
 enum capture_index_segment_key {
   CAPTURE_INDEX_SEGMENT_HAS_SEQ = 1u << 0,

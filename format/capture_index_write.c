@@ -167,6 +167,8 @@ size_t capture_index_write_capture(char *buffer, size_t size, const struct captu
     line_text(&line, "exe", capture->exe);
     line_long(&line, "ppid", capture->ppid);
   }
+  if (capture->labels && *capture->labels)
+    line_text(&line, "labels", capture->labels);
   line_text_cut(&line, "command", capture->command, CAPTURE_INDEX_CAPTURE_TAIL_ROOM);
   line_text(&line, "luajit", capture->luajit);
   line_time(&line, "start", capture->start);

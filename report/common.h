@@ -8,14 +8,10 @@
 #include "diff/diff.h"
 #include "report/report.h"
 
-/* "13.4 KiB", "512 B"; with sign, "+1.2 KiB" / "-3 B" / "0 B". */
-void report_format_bytes(char *buffer, size_t size, double bytes, int sign);
-/* The same, written to out. */
+/* report_format_bytes, report_format_duration, report_format_count and
+ * report_put_markup are in report.h: the merge's renderers use them too. */
+/* report_format_bytes, written to out. */
 void report_put_bytes(FILE *out, double bytes, int sign);
-/* "1h 02m", "1m 50s", "12.5s", "0.250s". */
-void report_format_duration(char *buffer, size_t size, double seconds);
-/* "1,234,567". */
-void report_format_count(char *buffer, size_t size, uint64_t count);
 /* "0.042", "1.2e-04": a p-value in few characters. */
 void report_format_p_value(char *buffer, size_t size, double p_value);
 
@@ -24,19 +20,6 @@ void report_format_p_value(char *buffer, size_t size, double p_value);
 size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_t count,
                         size_t width);
 
-/* The markup report_put_markup writes. */
-enum report_markup {
-  REPORT_MARKUP_HTML,
-  REPORT_MARKUP_XML
-};
-/* Writes text (NULL: nothing) as character data or a quoted attribute
- * value: <, >, &, " and ' as entities, invalid UTF-8 as U+FFFD, and what
- * the markup forbids or would change as U+FFFD or a character reference.
- * HTML: control characters but tab and newline, DEL and the C1 controls as
- * U+FFFD. XML 1.0: tab, newline and carriage return as character references
- * (attribute values keep them), the other control characters, U+FFFE and
- * U+FFFF as U+FFFD. */
-void report_put_markup(FILE *out, const char *text, enum report_markup markup);
 
 /* The capture's span in seconds (first start to last boundary); 0 when unknown. */
 double report_capture_span(const struct diff_capture *capture);

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/capture_index.h"
 #include "report/common.h"
-#include "report/json.h"
+#include "format/json_read.h"
 
 /* Where the reader is, for "FILE: byte N: what is wrong" messages. */
 struct json_reader {
@@ -16,7 +17,7 @@ struct json_reader {
   size_t error_size;
 };
 
-static int reader_fail(struct json_reader *r, const struct report_json_value *at, const char *format,
+static int reader_fail(struct json_reader *r, const struct json_read_value *at, const char *format,
                        ...)
 {
   char what[256];
@@ -28,20 +29,27 @@ static int reader_fail(struct json_reader *r, const struct report_json_value *at
   return -1;
 }
 
-static int read_uint(struct json_reader *r, const struct report_json_value *v, const char *what,
+static int read_uint(struct json_reader *r, const struct json_read_value *v, const char *what,
                      uint64_t *out)
 {
-  if (v->type != JSON_NUMBER || v->text[0] == '-' || strpbrk(v->text, ".eE"))
+  if (v->type != JSON_NUMBER)
     return reader_fail(r, v, "%s must be a whole number >= 0", what);
-  errno = 0;
-  unsigned long long value = strtoull(v->text, NULL, 10);
-  if (errno == ERANGE)
-    return reader_fail(r, v, "%s is larger than 2^64-1", what);
+  /* Digits only (the parser checked the number's syntax), at most 2^64-1:
+   * by hand, since results hold thousands of them. */
+  uint64_t value = 0;
+  for (const char *at = v->text; *at; at++) {
+    if (*at < '0' || *at > '9')
+      return reader_fail(r, v, "%s must be a whole number >= 0", what);
+    unsigned digit = (unsigned)(*at - '0');
+    if (value > (UINT64_MAX - digit) / 10)
+      return reader_fail(r, v, "%s is larger than 2^64-1", what);
+    value = value * 10 + digit;
+  }
   *out = value;
   return 0;
 }
 
-static int read_int(struct json_reader *r, const struct report_json_value *v, const char *what,
+static int read_int(struct json_reader *r, const struct json_read_value *v, const char *what,
                     int64_t *out)
 {
   if (v->type != JSON_NUMBER || strpbrk(v->text, ".eE"))
@@ -54,7 +62,7 @@ static int read_int(struct json_reader *r, const struct report_json_value *v, co
   return 0;
 }
 
-static int read_double(struct json_reader *r, const struct report_json_value *v, const char *what,
+static int read_double(struct json_reader *r, const struct json_read_value *v, const char *what,
                        double *out)
 {
   if (v->type == JSON_NULL) {
@@ -67,7 +75,7 @@ static int read_double(struct json_reader *r, const struct report_json_value *v,
   return 0;
 }
 
-static int read_bool(struct json_reader *r, const struct report_json_value *v, const char *what,
+static int read_bool(struct json_reader *r, const struct json_read_value *v, const char *what,
                      int *out)
 {
   if (v->type != JSON_TRUE && v->type != JSON_FALSE)
@@ -76,7 +84,7 @@ static int read_bool(struct json_reader *r, const struct report_json_value *v, c
   return 0;
 }
 
-static int read_string(struct json_reader *r, const struct report_json_value *v, const char *what,
+static int read_string(struct json_reader *r, const struct json_read_value *v, const char *what,
                        char **out)
 {
   if (v->type == JSON_NULL) {
@@ -92,16 +100,16 @@ static int read_string(struct json_reader *r, const struct report_json_value *v,
 }
 
 /* The member key of object; a missing required member is an error. */
-static int member(struct json_reader *r, const struct report_json_value *object, const char *key,
-                  int required, const struct report_json_value **out)
+static int member(struct json_reader *r, const struct json_read_value *object, const char *key,
+                  int required, const struct json_read_value **out)
 {
-  *out = report_json_object_get(object, key);
+  *out = json_read_object_get(object, key);
   if (!*out && required)
     return reader_fail(r, object, "missing member \"%s\"", key);
   return 0;
 }
 
-static int need_object(struct json_reader *r, const struct report_json_value *v, const char *what)
+static int need_object(struct json_reader *r, const struct json_read_value *v, const char *what)
 {
   if (v->type != JSON_OBJECT)
     return reader_fail(r, v, "%s must be an object", what);
@@ -110,7 +118,7 @@ static int need_object(struct json_reader *r, const struct report_json_value *v,
 
 /* Arrays keep at least one element of room so an empty array is not NULL:
  * [] and null must read back as they were written. */
-static int read_uint_array(struct json_reader *r, const struct report_json_value *v, const char *what,
+static int read_uint_array(struct json_reader *r, const struct json_read_value *v, const char *what,
                            uint64_t **out, size_t *count)
 {
   *out = NULL;
@@ -133,7 +141,7 @@ static int read_uint_array(struct json_reader *r, const struct report_json_value
   return 0;
 }
 
-static int read_double_array(struct json_reader *r, const struct report_json_value *v, const char *what,
+static int read_double_array(struct json_reader *r, const struct json_read_value *v, const char *what,
                              double **out, size_t *count)
 {
   *out = NULL;
@@ -157,10 +165,10 @@ static int read_double_array(struct json_reader *r, const struct report_json_val
 }
 
 /* An optional per-boundary array that must have expected elements when present. */
-static int read_uint_series(struct json_reader *r, const struct report_json_value *object,
+static int read_uint_series(struct json_reader *r, const struct json_read_value *object,
                             const char *key, size_t expected, uint64_t **out)
 {
-  const struct report_json_value *v = report_json_object_get(object, key);
+  const struct json_read_value *v = json_read_object_get(object, key);
   size_t count = 0;
   *out = NULL;
   if (!v)
@@ -176,10 +184,10 @@ static int read_uint_series(struct json_reader *r, const struct report_json_valu
 }
 
 /* An optional per-boundary array of booleans, as 0 and 1. */
-static int read_bool_series(struct json_reader *r, const struct report_json_value *object,
+static int read_bool_series(struct json_reader *r, const struct json_read_value *object,
                             const char *key, size_t expected, unsigned char **out)
 {
-  const struct report_json_value *v = report_json_object_get(object, key);
+  const struct json_read_value *v = json_read_object_get(object, key);
   *out = NULL;
   if (!v || v->type == JSON_NULL)
     return 0;
@@ -205,12 +213,40 @@ static int read_bool_series(struct json_reader *r, const struct report_json_valu
 /* Optional members: absent means zero or NULL. */
 #define OPTIONAL(object, key, reader, what, out)                                         \
   do {                                                                                    \
-    const struct report_json_value *member_value = report_json_object_get((object), (key));            \
+    const struct json_read_value *member_value = json_read_object_get((object), (key));            \
     if (member_value && reader(r, member_value, (what), (out)) < 0)                       \
       return -1;                                                                          \
   } while (0)
 
-static int read_capture(struct json_reader *r, const struct report_json_value *v,
+/* "labels": an object of strings, each a label the index takes (a result
+ * may come from anywhere: its labels are checked as the index's are). */
+static int read_labels(struct json_reader *r, const struct json_read_value *v,
+                       struct diff_capture *c)
+{
+  if (v->type != JSON_OBJECT)
+    return reader_fail(r, v, "labels must be an object of strings");
+  if (v->count > CAPTURE_INDEX_LABEL_COUNT_MAX)
+    return reader_fail(r, v, "labels has more than %d members", CAPTURE_INDEX_LABEL_COUNT_MAX);
+  for (size_t i = 0; i < v->count; i++) {
+    const struct json_read_value *value = &v->items[i];
+    char one[CAPTURE_INDEX_LABEL_KEY_MAX + CAPTURE_INDEX_LABEL_VALUE_MAX + 2], why[160];
+    if (value->type != JSON_STRING)
+      return reader_fail(r, value, "labels: \"%s\" must be a string", v->keys[i]);
+    int n = snprintf(one, sizeof one, "%s=%s", v->keys[i], value->text);
+    if (n < 0 || (size_t)n >= sizeof one || strchr(v->keys[i], '=') ||
+        capture_index_labels_check(one, why, sizeof why) != 0)
+      return reader_fail(r, value, "labels: a key of letters, digits, '_', '-' and '.' (at most %d "
+                         "bytes) and a value without control characters, ',' or backslash (at "
+                         "most %d bytes) expected", CAPTURE_INDEX_LABEL_KEY_MAX,
+                         CAPTURE_INDEX_LABEL_VALUE_MAX);
+    if (diff_capture_add_label(c, v->keys[i], strlen(v->keys[i]), value->text,
+                               strlen(value->text)) != 0)
+      return reader_fail(r, value, "out of memory");
+  }
+  return 0;
+}
+
+static int read_capture(struct json_reader *r, const struct json_read_value *v,
                         struct diff_capture *c)
 {
   if (need_object(r, v, "capture") < 0)
@@ -229,7 +265,14 @@ static int read_capture(struct json_reader *r, const struct report_json_value *v
   OPTIONAL(v, "start_time", read_double, "start_time", &c->start_time);
   OPTIONAL(v, "events", read_uint, "events", &c->events);
   OPTIONAL(v, "truncated", read_bool, "truncated", &c->truncated);
-  const struct report_json_value *times = report_json_object_get(v, "boundary_times");
+  OPTIONAL(v, "exe", read_string, "exe", &c->exe);
+  OPTIONAL(v, "stop_time", read_double, "stop_time", &c->stop_time);
+  if (isnan(c->stop_time))
+    c->stop_time = 0;
+  const struct json_read_value *labels = json_read_object_get(v, "labels");
+  if (labels && read_labels(r, labels, c) < 0)
+    return -1;
+  const struct json_read_value *times = json_read_object_get(v, "boundary_times");
   if (times) {
     size_t count = 0;
     if (read_double_array(r, times, "boundary_times", &c->boundary_times, &count) < 0)
@@ -246,7 +289,7 @@ static int read_capture(struct json_reader *r, const struct report_json_value *v
   return 0;
 }
 
-static int read_options(struct json_reader *r, const struct report_json_value *v,
+static int read_options(struct json_reader *r, const struct json_read_value *v,
                         struct diff_options *o)
 {
   if (need_object(r, v, "options") < 0)
@@ -270,17 +313,17 @@ static int read_options(struct json_reader *r, const struct report_json_value *v
   o->range_from = (size_t)range_from;
   o->range_to = (size_t)range_to;
   o->jobs = (int)jobs;
-  const struct report_json_value *by = report_json_object_get(v, "by");
+  const struct json_read_value *by = json_read_object_get(v, "by");
   if (by && (by->type != JSON_STRING || diff_by_parse(by->text, &o->by) < 0))
     return reader_fail(r, by, "by must be \"site\" or \"stack\"");
   return 0;
 }
 
-static int read_enum_member(struct json_reader *r, const struct report_json_value *object,
+static int read_enum_member(struct json_reader *r, const struct json_read_value *object,
                             const char *key, int required,
                             int (*parse)(const char *, int *), int *out, const char *choices)
 {
-  const struct report_json_value *v;
+  const struct json_read_value *v;
   if (member(r, object, key, required, &v) < 0)
     return -1;
   if (!v)
@@ -312,7 +355,7 @@ static const char verdict_choices[] = "\"growing\", \"steady\", \"shrinking\", \
                                      "\"new\", \"worse\", \"undecided\"";
 
 /* A site's "allow": the rule it matched (an object), or null. */
-static int read_allowance(struct json_reader *r, const struct report_json_value *v, const char *what,
+static int read_allowance(struct json_reader *r, const struct json_read_value *v, const char *what,
                           struct diff_allowance **out)
 {
   *out = NULL;
@@ -333,7 +376,7 @@ static int read_allowance(struct json_reader *r, const struct report_json_value 
   OPTIONAL(v, "line", read_uint, "line", &line);
   OPTIONAL(v, "growth", read_double, "growth", &a->growth);
   a->line = (size_t)line;
-  const struct report_json_value *per = report_json_object_get(v, "per");
+  const struct json_read_value *per = json_read_object_get(v, "per");
   if (per) {
     if (per->type != JSON_STRING || (strcmp(per->text, "boundary") && strcmp(per->text, "MB")))
       return reader_fail(r, per, "per must be \"boundary\" or \"MB\"");
@@ -343,7 +386,7 @@ static int read_allowance(struct json_reader *r, const struct report_json_value 
 }
 
 /* A hex id of 1 to 16 digits, as "id" and "site_id" are written. */
-static int read_hex_id(struct json_reader *r, const struct report_json_value *m, const char *what,
+static int read_hex_id(struct json_reader *r, const struct json_read_value *m, const char *what,
                        uint64_t *out)
 {
   char *end;
@@ -357,16 +400,16 @@ static int read_hex_id(struct json_reader *r, const struct report_json_value *m,
 }
 
 /* A stack's members: "stack": true, its "site_id" and its "frames". */
-static int read_stack(struct json_reader *r, const struct report_json_value *v, struct diff_site *s)
+static int read_stack(struct json_reader *r, const struct json_read_value *v, struct diff_site *s)
 {
-  const struct report_json_value *m = report_json_object_get(v, "stack");
+  const struct json_read_value *m = json_read_object_get(v, "stack");
   if (!m)
     return 0;
   if (read_bool(r, m, "stack", &s->is_stack) < 0)
     return -1;
-  if ((m = report_json_object_get(v, "site_id")) && read_hex_id(r, m, "site_id", &s->site_id) < 0)
+  if ((m = json_read_object_get(v, "site_id")) && read_hex_id(r, m, "site_id", &s->site_id) < 0)
     return -1;
-  if (!(m = report_json_object_get(v, "frames")))
+  if (!(m = json_read_object_get(v, "frames")))
     return 0;
   if (m->type != JSON_ARRAY)
     return reader_fail(r, m, "frames must be an array");
@@ -376,7 +419,7 @@ static int read_stack(struct json_reader *r, const struct report_json_value *v, 
       return reader_fail(r, m, "out of memory");
   }
   for (size_t i = 0; i < m->count; i++) {
-    const struct report_json_value *f = &m->items[i], *n;
+    const struct json_read_value *f = &m->items[i], *n;
     struct diff_frame *frame = &s->frames[i];
     s->frame_count = i + 1;
     if (need_object(r, f, "a frame") < 0 || member(r, f, "name", 1, &n) < 0)
@@ -385,7 +428,7 @@ static int read_stack(struct json_reader *r, const struct report_json_value *v, 
       return reader_fail(r, n, "a frame's name must be a string");
     if (read_string(r, n, "name", &frame->name) < 0)
       return -1;
-    const struct report_json_value *kind = report_json_object_get(f, "kind");
+    const struct json_read_value *kind = json_read_object_get(f, "kind");
     if (kind && (kind->type != JSON_STRING || diff_frame_kind_parse(kind->text, &frame->kind) < 0))
       return reader_fail(r, kind, "a frame's kind must be one of \"lua\", \"c\", \"internal\", "
                                   "\"coroutine\"");
@@ -395,9 +438,9 @@ static int read_stack(struct json_reader *r, const struct report_json_value *v, 
   return 0;
 }
 
-static int read_site(struct json_reader *r, const struct report_json_value *v, struct diff_site *s)
+static int read_site(struct json_reader *r, const struct json_read_value *v, struct diff_site *s)
 {
-  const struct report_json_value *m;
+  const struct json_read_value *m;
   if (need_object(r, v, "a site") < 0)
     return -1;
   if (member(r, v, "name", 1, &m) < 0)
@@ -406,7 +449,7 @@ static int read_site(struct json_reader *r, const struct report_json_value *v, s
     return reader_fail(r, m, "name must be a string");
   if (read_string(r, m, "name", &s->name) < 0)
     return -1;
-  if ((m = report_json_object_get(v, "id")) && read_hex_id(r, m, "id", &s->id) < 0)
+  if ((m = json_read_object_get(v, "id")) && read_hex_id(r, m, "id", &s->id) < 0)
     return -1;
   int kind = 0, verdict = 0, base_verdict = 0;
   if (read_enum_member(r, v, "kind", 0, parse_kind, &kind,
@@ -437,7 +480,7 @@ static int read_site(struct json_reader *r, const struct report_json_value *v, s
            &s->growth_bytes_per_second);
   OPTIONAL(v, "trend_statistic", read_double, "trend_statistic", &s->trend_statistic);
   OPTIONAL(v, "trend_p_value", read_double, "trend_p_value", &s->trend_p_value);
-  if ((m = report_json_object_get(v, "base_series")) &&
+  if ((m = json_read_object_get(v, "base_series")) &&
       read_uint_array(r, m, "base_series", &s->base_live_bytes, &s->base_count) < 0)
     return -1;
   OPTIONAL(v, "base_growth_bytes_per_segment", read_double, "base_growth_bytes_per_segment",
@@ -448,10 +491,10 @@ static int read_site(struct json_reader *r, const struct report_json_value *v, s
   return read_stack(r, v, s);
 }
 
-static int read_result(struct json_reader *r, const struct report_json_value *root,
+static int read_result(struct json_reader *r, const struct json_read_value *root,
                        struct diff_result *result)
 {
-  const struct report_json_value *m;
+  const struct json_read_value *m;
   uint64_t version = 0, flagged = 0;
   if (need_object(r, root, "the result") < 0)
     return -1;
@@ -465,28 +508,28 @@ static int read_result(struct json_reader *r, const struct report_json_value *ro
     return -1;
   if (m->type != JSON_STRING || diff_mode_parse(m->text, &result->mode) < 0)
     return reader_fail(r, m, "mode must be one of \"trend\", \"range\", \"base\"");
-  if ((m = report_json_object_get(root, "options")) && read_options(r, m, &result->options) < 0)
+  if ((m = json_read_object_get(root, "options")) && read_options(r, m, &result->options) < 0)
     return -1;
-  if ((m = report_json_object_get(root, "capture")) && read_capture(r, m, &result->capture) < 0)
+  if ((m = json_read_object_get(root, "capture")) && read_capture(r, m, &result->capture) < 0)
     return -1;
-  if ((m = report_json_object_get(root, "base")) && read_capture(r, m, &result->base) < 0)
+  if ((m = json_read_object_get(root, "base")) && read_capture(r, m, &result->base) < 0)
     return -1;
-  if ((m = report_json_object_get(root, "flagged"))) {
+  if ((m = json_read_object_get(root, "flagged"))) {
     if (read_uint(r, m, "flagged", &flagged) < 0)
       return -1;
     result->flagged = (size_t)flagged;
   }
   /* The outcome is the model's to decide from the verdicts; a saved one
    * must still be a name it knows. */
-  if ((m = report_json_object_get(root, "outcome"))) {
+  if ((m = json_read_object_get(root, "outcome"))) {
     enum diff_outcome outcome;
     if (m->type != JSON_STRING || diff_outcome_parse(m->text, &outcome) < 0)
       return reader_fail(r, m, "outcome must be one of \"pass\", \"flagged\", \"inconclusive\"");
   }
   uint64_t undecided = 0;
-  if ((m = report_json_object_get(root, "undecided")) && read_uint(r, m, "undecided", &undecided) < 0)
+  if ((m = json_read_object_get(root, "undecided")) && read_uint(r, m, "undecided", &undecided) < 0)
     return -1;
-  if ((m = report_json_object_get(root, "outcome_reason")) && m->type != JSON_STRING &&
+  if ((m = json_read_object_get(root, "outcome_reason")) && m->type != JSON_STRING &&
       m->type != JSON_NULL)
     return reader_fail(r, m, "outcome_reason must be a string or null");
   if (member(r, root, "sites", 1, &m) < 0)
@@ -503,7 +546,7 @@ static int read_result(struct json_reader *r, const struct report_json_value *ro
     if (read_site(r, &m->items[i], &result->sites[i]) < 0)
       return -1;
   }
-  if ((m = report_json_object_get(root, "stacks"))) {
+  if ((m = json_read_object_get(root, "stacks"))) {
     if (m->type != JSON_ARRAY)
       return reader_fail(r, m, "stacks must be an array");
     if (m->count && !(result->stacks = calloc(m->count, sizeof *result->stacks)))
@@ -516,7 +559,7 @@ static int read_result(struct json_reader *r, const struct report_json_value *ro
   }
   /* A saved count stays as written; else it is counted. */
   diff_result_fill_facts(result);
-  if (!report_json_object_get(root, "flagged"))
+  if (!json_read_object_get(root, "flagged"))
     result->flagged = result->facts.tally.flagged;
   return 0;
 }
@@ -524,17 +567,25 @@ static int read_result(struct json_reader *r, const struct report_json_value *ro
 int report_read_json_text(const char *name, const char *text, size_t length,
                           struct diff_result *result, char *error, size_t error_size)
 {
-  struct json_reader r = {name, error, error_size};
-  struct report_json_value root;
+  struct json_read_value root;
   size_t offset = 0;
   char message[200];
   memset(result, 0, sizeof *result);
-  if (report_json_parse(text, length, &root, &offset, message, sizeof message) < 0) {
+  if (json_read_parse(text, length, &root, &offset, message, sizeof message) < 0) {
     snprintf(error, error_size, "%s: byte %zu: %s", name, offset, message);
     return -1;
   }
-  int status = read_result(&r, &root, result);
-  report_json_free(&root);
+  int status = report_read_json_value(name, &root, result, error, error_size);
+  json_read_free(&root);
+  return status;
+}
+
+int report_read_json_value(const char *name, const struct json_read_value *root,
+                           struct diff_result *result, char *error, size_t error_size)
+{
+  struct json_reader r = {name, error, error_size};
+  memset(result, 0, sizeof *result);
+  int status = read_result(&r, root, result);
   if (status < 0)
     diff_result_free(result);
   return status;

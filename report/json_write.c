@@ -95,6 +95,18 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
   put_double(w, "start_time", c->start_time);
   put_uint(w, "events", c->events);
   put_bool(w, "truncated", c->truncated);
+  /* Only when the index gave them, so results of earlier captures keep their bytes. */
+  if (c->exe)
+    put_string(w, "exe", c->exe);
+  if (c->stop_time)
+    put_double(w, "stop_time", c->stop_time);
+  if (c->label_count) {
+    json_write_key(w, "labels");
+    json_write_open(w, '{');
+    for (size_t i = 0; i < c->label_count; i++)
+      put_string(w, c->labels[i].key, c->labels[i].value);
+    json_write_close(w, '}');
+  }
   json_write_close(w, '}');
 }
 

@@ -3,6 +3,7 @@
 #ifndef LJLEAK_REPORT_REPORT_H
 #define LJLEAK_REPORT_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "diff/diff.h"
@@ -44,6 +45,28 @@ int report_render(const struct diff_result *result, enum report_format format,
  * NO_COLOR environment variable is unset or empty. */
 int report_color_wanted(FILE *out);
 
+/* ---- Pieces of text, for renderers of other stages (the merge's) ---------- */
+
+/* "13.4 KiB", "512 B"; with sign, "+1.2 KiB" / "-3 B" / "0 B". */
+void report_format_bytes(char *buffer, size_t size, double bytes, int sign);
+/* "1h 02m", "1m 50s", "12.5s", "0.250s". */
+void report_format_duration(char *buffer, size_t size, double seconds);
+/* "1,234,567". */
+void report_format_count(char *buffer, size_t size, uint64_t count);
+/* The markup report_put_markup writes. */
+enum report_markup {
+  REPORT_MARKUP_HTML,
+  REPORT_MARKUP_XML
+};
+/* Writes text (NULL: nothing) as character data or a quoted attribute
+ * value: <, >, &, " and ' as entities, invalid UTF-8 as U+FFFD, and what
+ * the markup forbids or would change as U+FFFD or a character reference.
+ * HTML: control characters but tab and newline, DEL and the C1 controls as
+ * U+FFFD. XML 1.0: tab, newline and carriage return as character references
+ * (attribute values keep them), the other control characters, U+FFFE and
+ * U+FFFF as U+FFFD. */
+void report_put_markup(FILE *out, const char *text, enum report_markup markup);
+
 /* ---- Reading a saved result ---------------------------------------------- */
 
 /* Rebuilds a result from JSON written by report_render (REPORT_FORMAT_JSON);
@@ -56,6 +79,12 @@ int report_read_json(const char *path, struct diff_result *result,
 /* As report_read_json, from text in memory; name is used in error messages. */
 int report_read_json_text(const char *name, const char *text, size_t length,
                           struct diff_result *result, char *error, size_t error_size);
+
+/* As report_read_json, from text already parsed (format/json_read.h), for a
+ * reader that looked at it first (ljleak merge). */
+struct json_read_value;
+int report_read_json_value(const char *name, const struct json_read_value *root,
+                           struct diff_result *result, char *error, size_t error_size);
 
 /* ---- Progress ------------------------------------------------------------ */
 

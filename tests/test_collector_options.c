@@ -148,6 +148,29 @@ START_TEST(test_check_names_the_first_bad_option_in_table_order)
 END_TEST
 
 /* What a Lua number may be for each kind before it is converted. */
+START_TEST(test_check_refuses_labels_the_index_would_not_take)
+{
+  struct ljleak_collector_options o;
+  defaults(&o);
+  o.labels = "release=1.4.2,role=api";
+  assert_check(&o, NULL);
+  o.labels = "release=1.4.2\n,role=api";
+  assert_check(&o, "labels: label 1: the value has a control character, a backslash or bytes "
+                   "that are not UTF-8");
+  o.labels = "release=1,release=2";
+  assert_check(&o, "labels: label 2: the key 'release' is given twice");
+  /* A request's or a variable's value is parsed by the same check. */
+  const struct options_field *f = options_field("labels");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_str_eq(f->env, "LJLEAK_LABELS");
+  defaults(&o);
+  ck_assert_int_eq(options_parse_field(f, "a=1,b=2", &o), 0);
+  ck_assert_str_eq(o.labels, "a=1,b=2");
+  ck_assert_int_eq(options_parse_field(f, "a=1,b", &o), -1);
+  ck_assert_str_eq(o.labels, "a=1,b=2");
+}
+END_TEST
+
 START_TEST(test_number_ok_refuses_what_cannot_be_converted)
 {
   const struct options_field *sample = options_field("sample");
@@ -465,6 +488,7 @@ int main(void)
   tcase_add_test(tc, test_signal_refuses_every_other_signal);
   tcase_add_test(tc, test_api_start_refuses_options_past_their_limits);
   tcase_add_test(tc, test_module_start_refuses_numbers_past_their_limits);
+  tcase_add_test(tc, test_check_refuses_labels_the_index_would_not_take);
   suite_add_tcase(s, tc);
   return check_run(s);
 }

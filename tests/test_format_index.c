@@ -101,7 +101,7 @@ static void assert_begin_lines_identical(const struct capture_index_capture *c)
 START_TEST(test_header_and_capture_lines_match_the_collector_byte_for_byte)
 {
   struct capture_index_capture c = {4242, "web-1", "luajit app.lua 8080", "LuaJIT 2.1.0-beta3",
-                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
+                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
   char line[16384];
   size_t length = codec_begin_lines(line, &c);
   const char *expected = "ljleak-index\tversion=1\n"
@@ -116,7 +116,7 @@ START_TEST(test_header_and_capture_lines_match_the_collector_byte_for_byte)
   const double periods[] = {0, 0.5, 1, 2.25, 1e-05, 123456789, 1.0 / 3};
   for (size_t i = 0; i < sizeof periods / sizeof periods[0]; i++) {
     struct capture_index_capture v = {2147483647L, "h", "c", "v", 1763745600.0005 + (double)i,
-                                      UINT64_MAX, periods[i], 65536, (int)(i & 1), NULL, NULL, NULL, NULL, 0, 0, 0};
+                                      UINT64_MAX, periods[i], 65536, (int)(i & 1), NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
     assert_begin_lines_identical(&v);
   }
 }
@@ -125,7 +125,7 @@ END_TEST
 START_TEST(test_capture_line_escapes_match_the_collector_byte_for_byte)
 {
   struct capture_index_capture c = {7, "host\twith\\tabs\n", "luajit -e \"print('a\\tb')\"\targ\nline",
-                                    "LuaJIT\\2.1", 1.0, 4096, 1.5, 1048576, 1, NULL, NULL, NULL, NULL, 0, 0, 0};
+                                    "LuaJIT\\2.1", 1.0, 4096, 1.5, 1048576, 1, NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
   char line[16384];
   codec_begin_lines(line, &c);
   ck_assert_ptr_nonnull(strstr(line, "\thost=host\\twith\\\\tabs\\n\t"));
@@ -139,7 +139,7 @@ START_TEST(test_capture_line_escapes_match_the_collector_byte_for_byte)
   memset(host, '\\', 255);
   memset(command, '\t', 4095);
   struct capture_index_capture longest = {1, host, command, "LuaJIT 2.1", 2.0, 0, 0, 0, 0,
-                                          NULL, NULL, NULL, NULL, 0, 0, 0};
+                                          NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
   codec_begin_lines(line, &longest);
   ck_assert_uint_eq(strlen(line), 23 + strlen("capture\tpid=1\thost=") + 510 + strlen("\tcommand=") +
                                       8190 + strlen("\tluajit=LuaJIT 2.1\tstart=2.000\tsample=0\tperiod=0"
@@ -154,7 +154,7 @@ START_TEST(test_long_command_is_cut_like_the_collector_never_inside_an_escape)
   for (size_t i = 0; i < 20000; i++)
     command[i] = i % 7 == 3 ? '\t' : 'a' + (char)(i % 26);
   command[20000] = '\0';
-  struct capture_index_capture c = {99, "h", command, "LuaJIT 2.1", 3.0, 0, 1, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
+  struct capture_index_capture c = {99, "h", command, "LuaJIT 2.1", 3.0, 0, 1, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
   assert_begin_lines_identical(&c);
   char line[16384];
   size_t length = codec_begin_lines(line, &c);
@@ -351,7 +351,7 @@ START_TEST(test_writer_returns_0_when_the_line_does_not_fit)
   ck_assert_uint_eq(capture_index_write_header(buffer, 0), 0);
   /* A host that does not fit is no cut: the line fails. */
   struct capture_index_capture c = {1, "a-long-host-name-that-fills-the-buffer", "c", "v", 0, 0, 0, 0, 0,
-                                    NULL, NULL, NULL, NULL, 0, 0, 0};
+                                    NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
   ck_assert_uint_eq(capture_index_write_capture(buffer, sizeof buffer, &c), 0);
   /* With less than the tail room left, the command is empty and the rest may still fit. */
   char small[280];
@@ -442,7 +442,7 @@ START_TEST(test_capture_line_names_the_luajit_package_and_reads_it_back)
 {
   struct capture_index_capture c = {4242, "web-1", "nginx: worker process", "LuaJIT 2.1.0-beta3",
                                     1763745600.125, 0, 10, 0, 0,
-                                    "openresty", "libluajit2-5.1-2", "2.1-20230119-1", NULL, 0, 0, 0};
+                                    "openresty", "libluajit2-5.1-2", "2.1-20230119-1", NULL, 0, 0, 0, NULL};
   char line[16384];
   codec_begin_lines(line, &c);
   ck_assert_str_eq(line, "ljleak-index\tversion=1\n"
@@ -476,7 +476,7 @@ END_TEST
 START_TEST(test_capture_line_names_the_program_and_its_parent_and_reads_them_back)
 {
   struct capture_index_capture c = {4243, "web-1", "nginx: worker process", "LuaJIT 2.1.0-beta3",
-                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
+                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
   c.exe = "/usr/sbin/nginx";
   c.ppid = 4200;
   char line[16384];
@@ -497,12 +497,96 @@ START_TEST(test_capture_line_names_the_program_and_its_parent_and_reads_them_bac
 }
 END_TEST
 
+START_TEST(test_labels_are_written_before_the_command_and_read_back)
+{
+  struct capture_index_capture c = {4243, "web-1", "luajit app.lua", "LuaJIT 2.1.0-beta3",
+                                    1763745600.125, 0, 10, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
+  c.labels = "release=1.4.2,region=eu-west";
+  char line[16384];
+  codec_begin_lines(line, &c);
+  ck_assert_str_eq(line, "ljleak-index\tversion=1\n"
+                         "capture\tpid=4243\thost=web-1\tlabels=release=1.4.2,region=eu-west\t"
+                         "command=luajit app.lua\t"
+                         "luajit=LuaJIT 2.1.0-beta3\tstart=1763745600.125\tsample=0\tperiod=10\t"
+                         "max_bytes=0\tgzip=0\n");
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(parse_text(&index, line, &error), CAPTURE_INDEX_OK);
+  const char *at = index.capture.labels;
+  struct capture_index_label label;
+  ck_assert_int_eq(capture_index_labels_next(&at, &label), 1);
+  ck_assert_int_eq((int)label.key_length, 7);
+  ck_assert_int_eq(strncmp(label.key, "release", 7), 0);
+  ck_assert_int_eq(strncmp(label.value, "1.4.2", label.value_length), 0);
+  ck_assert_int_eq(capture_index_labels_next(&at, &label), 1);
+  ck_assert_int_eq(strncmp(label.value, "eu-west", label.value_length), 0);
+  ck_assert_int_eq(capture_index_labels_next(&at, &label), 0);
+  capture_index_free(&index);
+  /* No labels: no key, as before them. */
+  c.labels = "";
+  codec_begin_lines(line, &c);
+  ck_assert_ptr_null(strstr(line, "labels="));
+}
+END_TEST
+
+START_TEST(test_labels_check_refuses_what_would_not_split_or_print)
+{
+  char why[160];
+  ck_assert_int_eq(capture_index_labels_check("", why, sizeof why), 0);
+  ck_assert_int_eq(capture_index_labels_check("release=1.4.2,role=api", why, sizeof why), 0);
+  ck_assert_int_eq(capture_index_labels_check("r\u00e9gion=\u00e9t\u00e9", why, sizeof why), -1);
+  ck_assert_str_eq(why, "label 1: the key has a character other than letters, digits, '_', '-' and '.'");
+  ck_assert_int_eq(capture_index_labels_check("region=\u00e9t\u00e9 \u65e5", why, sizeof why), 0);
+  static const struct {
+    const char *labels, *why;
+  } bad[] = {
+      {"release", "label 1: 'release' is not KEY=VALUE"},
+      {"=1", "label 1: the key must be 1 to 64 bytes"},
+      {"a=", "label 1: the value must be 1 to 128 bytes"},
+      {"a=1,", "label 1: the list ends in ','"},
+      {"a=1,,b=2", "label 2: '' is not KEY=VALUE"},
+      {"a=x\033[2J", "label 1: the value has a control character, a backslash or bytes that are not UTF-8"},
+      {"a=x\\y", "label 1: the value has a control character, a backslash or bytes that are not UTF-8"},
+      {"a=\xff", "label 1: the value has a control character, a backslash or bytes that are not UTF-8"},
+      {"a=\xc2\x85", "label 1: the value has a control character, a backslash or bytes that are not UTF-8"},
+      {"a=1,b=2,a=3", "label 3: the key 'a' is given twice"},
+      {"a b=1", "label 1: the key has a character other than letters, digits, '_', '-' and '.'"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_msg(capture_index_labels_check(bad[i].labels, why, sizeof why) == -1, "%s", bad[i].labels);
+    ck_assert_str_eq(why, bad[i].why);
+  }
+  char many[1024] = "", key[16];
+  for (int i = 0; i < 17; i++) {
+    snprintf(key, sizeof key, "%sk%d=v", i ? "," : "", i);
+    strcat(many, key);
+  }
+  ck_assert_int_eq(capture_index_labels_check(many, why, sizeof why), -1);
+  ck_assert_str_eq(why, "more than 16 labels");
+  char long_value[200];
+  memset(long_value, 'v', sizeof long_value);
+  memcpy(long_value, "k=", 2);
+  long_value[2 + 128] = '\0';
+  ck_assert_int_eq(capture_index_labels_check(long_value, why, sizeof why), 0);
+  long_value[2 + 128] = 'v';
+  long_value[2 + 129] = '\0';
+  ck_assert_int_eq(capture_index_labels_check(long_value, why, sizeof why), -1);
+  /* The parser refuses them too, at the capture line: a hostile process wrote the index. */
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\ncapture\tpid=1\tlabels=a=\\t\n", &error),
+                   CAPTURE_INDEX_MALFORMED);
+  ck_assert_str_eq(error.message, "t/index: byte 23: capture line: labels: label 1: the value has a "
+                                  "control character, a backslash or bytes that are not UTF-8");
+}
+END_TEST
+
 START_TEST(test_written_lines_read_back_the_same)
 {
   static char text[65536];
   size_t used = capture_index_write_header(text, sizeof text);
   struct capture_index_capture c = {-12, "h\\o\ts\nt", "a\tb\\c\nd e", "", 1763745600.125, 123, 0.25,
-                                    UINT64_MAX, 1, NULL, NULL, NULL, NULL, 0, 0, 0};
+                                    UINT64_MAX, 1, NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
   used += capture_index_write_capture(text + used, sizeof text - used, &c);
   struct capture_index_segment segments[3] = {
     {1, "seg-0001.memprof", 1.5, 2.5, 1, 2, 3, 4, 5, 1, 0, 0, 0, 0},
@@ -1024,7 +1108,7 @@ END_TEST
 START_TEST(test_capture_line_gives_the_stack_depth_and_reads_it_back)
 {
   struct capture_index_capture c = {5, "h", "c", "LuaJIT 2.1", 1.0, 0, 0, 0, 1, NULL, NULL, NULL,
-                                    NULL, 0, 16, 0};
+                                    NULL, 0, 16, 0, NULL};
   char text[16384];
   size_t header = capture_index_write_header(text, sizeof text);
   size_t length = capture_index_write_capture(text + header, sizeof text - header, &c);
@@ -1075,6 +1159,8 @@ int main(void)
   tcase_add_test(tc, test_every_prefix_of_a_real_index_reads);
   tcase_add_test(tc, test_malformed_input_is_an_error_at_its_byte_offset);
   tcase_add_test(tc, test_read_file_reads_an_index_and_names_the_file_in_errors);
+  tcase_add_test(tc, test_labels_are_written_before_the_command_and_read_back);
+  tcase_add_test(tc, test_labels_check_refuses_what_would_not_split_or_print);
   suite_add_tcase(s, tc);
   return check_run(s);
 }

@@ -8,7 +8,7 @@
 #include <zlib.h>
 
 #include "diff/diff.h"
-#include "report/json.h"
+#include "format/json_read.h"
 #include "report/report.h"
 #include "tests/check_run.h"
 #include "tests/diff_result_fixture.h"
@@ -500,14 +500,14 @@ START_TEST(test_html_flame_data_matches_the_json)
   open = strchr(open, '>') + 1;
   const char *close = strstr(open, "</script>");
   ck_assert_ptr_nonnull(close);
-  struct report_json_value data;
+  struct json_read_value data;
   size_t offset;
   char message[200];
-  ck_assert_int_eq(report_json_parse(open, (size_t)(close - open), &data, &offset, message, sizeof message), 0);
-  const struct report_json_value *stacks = report_json_object_get(&data, "stacks");
+  ck_assert_int_eq(json_read_parse(open, (size_t)(close - open), &data, &offset, message, sizeof message), 0);
+  const struct json_read_value *stacks = json_read_object_get(&data, "stacks");
   ck_assert_ptr_nonnull(stacks);
   ck_assert_uint_eq(stacks->count, 2);  /* the steady caller's last step is drawn too */
-  const struct report_json_value *frames = report_json_object_get(&stacks->items[0], "frames");
+  const struct json_read_value *frames = json_read_object_get(&stacks->items[0], "frames");
   ck_assert_uint_eq(frames->count, 3);
   ck_assert_str_eq(frames->items[0].text, "@t.lua:40");
   ck_assert_str_eq(frames->items[1].text, "@t.lua:21");
@@ -516,11 +516,11 @@ START_TEST(test_html_flame_data_matches_the_json)
   uint64_t growth = r.stacks[0].live_bytes[5] - r.stacks[0].live_bytes[0];
   char expected[32];
   snprintf(expected, sizeof expected, "%llu", (unsigned long long)growth);
-  ck_assert_str_eq(report_json_object_get(&stacks->items[0], "bytes")->text, expected);
-  ck_assert_str_eq(report_json_object_get(&stacks->items[0], "verdict")->text, "growing");
-  ck_assert_str_eq(report_json_object_get(&stacks->items[1], "bytes")->text, "4096");
-  ck_assert_str_eq(report_json_object_get(&stacks->items[1], "verdict")->text, "steady");
-  report_json_free(&data);
+  ck_assert_str_eq(json_read_object_get(&stacks->items[0], "bytes")->text, expected);
+  ck_assert_str_eq(json_read_object_get(&stacks->items[0], "verdict")->text, "growing");
+  ck_assert_str_eq(json_read_object_get(&stacks->items[1], "bytes")->text, "4096");
+  ck_assert_str_eq(json_read_object_get(&stacks->items[1], "verdict")->text, "steady");
+  json_read_free(&data);
   ck_assert_ptr_nonnull(strstr(html, "<svg id=\"flame\""));
   ck_assert_ptr_nonnull(strstr(html, "<li class=\"stack\" data-verdict=\"growing\">"));
   free(html);

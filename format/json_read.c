@@ -1,14 +1,26 @@
-/* report/json.c: a strict JSON parser into a small tree, with byte offsets for error messages. */
+/* format/json_read.c: a strict JSON parser into a small tree, with byte offsets for error messages (saved results and merges; the writer is json_write.c). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/utf8.h"
-#include "report/common.h"
-#include "report/json.h"
+#include "format/json_read.h"
 
 #define JSON_MAX_DEPTH 64
+
+/* Every node, string and key of a tree lives in its arena: a list of
+ * blocks, each filled from the front and freed all at once with the root
+ * (a result has thousands of numbers: one malloc each was most of the
+ * reading time). */
+struct json_read_arena {
+  struct json_read_arena *next;
+  size_t used, size;
+  _Alignas(max_align_t) char data[];
+};
+
+#define JSON_ARENA_BLOCK 65536
 
 struct json_parser {
   const char *text;
@@ -18,7 +30,49 @@ struct json_parser {
   char *message;
   size_t message_size;
   int failed;
+  struct json_read_arena *arena;
+  /* The elements (and member names) of the arrays and objects being read,
+   * innermost last: each is copied into the arena at its exact size when
+   * it ends, and its elements popped. */
+  struct json_read_value *stack;
+  char **stack_keys;
+  size_t stack_count, stack_capacity;
 };
+
+static void *arena_alloc(struct json_parser *p, size_t size)
+{
+  size = (size + 15) & ~(size_t)15;
+  struct json_read_arena *a = p->arena;
+  if (!a || a->size - a->used < size) {
+    size_t block = size > JSON_ARENA_BLOCK / 4 ? size : JSON_ARENA_BLOCK;
+    struct json_read_arena *fresh = malloc(sizeof *fresh + block);
+    if (!fresh)
+      return NULL;
+    fresh->used = 0;
+    fresh->size = block;
+    if (a && size > JSON_ARENA_BLOCK / 4) {
+      /* A large piece gets a block of its own, behind the one being filled. */
+      fresh->next = a->next;
+      a->next = fresh;
+    } else {
+      fresh->next = a;
+      p->arena = fresh;
+    }
+    a = fresh;
+  }
+  void *at = a->data + a->used;
+  a->used += size;
+  return at;
+}
+
+static void arena_free(struct json_read_arena *a)
+{
+  while (a) {
+    struct json_read_arena *next = a->next;
+    free(a);
+    a = next;
+  }
+}
 
 static int parser_fail(struct json_parser *p, size_t offset, const char *format, ...)
 {
@@ -56,7 +110,7 @@ static const char *describe_here(struct json_parser *p, char *buffer, size_t siz
   return buffer;
 }
 
-static int parse_value(struct json_parser *p, struct report_json_value *v, int depth);
+static int parse_value(struct json_parser *p, struct json_read_value *v, int depth);
 
 static int hex_value(char c)
 {
@@ -88,6 +142,26 @@ static int parse_hex4(struct json_parser *p, uint32_t *out)
 /* Parses a string at pos (the opening quote) into a new NUL-terminated buffer. */
 static int parse_string(struct json_parser *p, char **out)
 {
+  /* Most strings (every member name) are printable ASCII without escapes:
+   * one scan, one copy. Anything else takes the full path below. */
+  size_t plain = p->pos + 1;
+  while (plain < p->length) {
+    unsigned char c = (unsigned char)p->text[plain];
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+      break;
+    plain++;
+  }
+  if (plain < p->length && p->text[plain] == '"') {
+    size_t n = plain - p->pos - 1;
+    char *copy = arena_alloc(p, n + 1);
+    if (!copy)
+      return parser_fail(p, p->pos, "out of memory");
+    memcpy(copy, p->text + p->pos + 1, n);
+    copy[n] = '\0';
+    p->pos = plain + 1;
+    *out = copy;
+    return 0;
+  }
   size_t start = p->pos++;
   /* The decoded text is never longer than the source text. */
   size_t end = p->pos;
@@ -95,7 +169,7 @@ static int parse_string(struct json_parser *p, char **out)
     end += p->text[end] == '\\' ? 2 : 1;
   if (end >= p->length)
     return parser_fail(p, start, "unterminated string");
-  char *buffer = malloc(end - p->pos + 1);
+  char *buffer = arena_alloc(p, end - p->pos + 1);
   if (!buffer)
     return parser_fail(p, start, "out of memory");
   size_t used = 0;
@@ -106,15 +180,13 @@ static int parse_string(struct json_parser *p, char **out)
       break;
     }
     if (c < 0x20) {
-      free(buffer);
       return parser_fail(p, p->pos, "control character 0x%02x in string (must be escaped)", c);
     }
     if (c >= 0x80) {
       uint32_t cp;
       size_t n = utf8_decode(p->text + p->pos, p->length - p->pos, &cp);
       if (n == 1) {
-        free(buffer);
-        return parser_fail(p, p->pos, "invalid UTF-8 in string");
+          return parser_fail(p, p->pos, "invalid UTF-8 in string");
       }
       memcpy(buffer + used, p->text + p->pos, n);
       used += n;
@@ -141,38 +213,31 @@ static int parse_string(struct json_parser *p, char **out)
     case 't': buffer[used++] = '\t'; continue;
     case 'u':
       if (parse_hex4(p, &cp) < 0) {
-        free(buffer);
-        return -1;
+          return -1;
       }
       if (cp >= 0xdc00 && cp <= 0xdfff) {
-        free(buffer);
-        return parser_fail(p, escape_at, "lone low surrogate in \\u escape");
+          return parser_fail(p, escape_at, "lone low surrogate in \\u escape");
       }
       if (cp >= 0xd800 && cp <= 0xdbff) {
         uint32_t low;
         if (p->length - p->pos < 2 || p->text[p->pos] != '\\' || p->text[p->pos + 1] != 'u') {
-          free(buffer);
-          return parser_fail(p, escape_at, "high surrogate without a low one in \\u escape");
+              return parser_fail(p, escape_at, "high surrogate without a low one in \\u escape");
         }
         p->pos += 2;
         if (parse_hex4(p, &low) < 0) {
-          free(buffer);
-          return -1;
+              return -1;
         }
         if (low < 0xdc00 || low > 0xdfff) {
-          free(buffer);
-          return parser_fail(p, escape_at, "high surrogate without a low one in \\u escape");
+              return parser_fail(p, escape_at, "high surrogate without a low one in \\u escape");
         }
         cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
       }
       if (cp == 0) {
-        free(buffer);
-        return parser_fail(p, escape_at, "\\u0000 in a string is not supported");
+          return parser_fail(p, escape_at, "\\u0000 in a string is not supported");
       }
       used += utf8_encode(buffer + used, cp);
       continue;
     default:
-      free(buffer);
       return parser_fail(p, escape_at, "unknown escape in string");
     }
   }
@@ -186,7 +251,7 @@ static int is_digit(char c)
   return c >= '0' && c <= '9';
 }
 
-static int parse_number(struct json_parser *p, struct report_json_value *v)
+static int parse_number(struct json_parser *p, struct json_read_value *v)
 {
   size_t start = p->pos;
   const char *t = p->text;
@@ -219,7 +284,7 @@ static int parse_number(struct json_parser *p, struct report_json_value *v)
       p->pos++;
   }
   size_t n = p->pos - start;
-  v->text = malloc(n + 1);
+  v->text = arena_alloc(p, n + 1);
   if (!v->text)
     return parser_fail(p, start, "out of memory");
   memcpy(v->text, t + start, n);
@@ -228,8 +293,8 @@ static int parse_number(struct json_parser *p, struct report_json_value *v)
   return 0;
 }
 
-static int parse_literal(struct json_parser *p, const char *word, enum report_json_type type,
-                         struct report_json_value *v)
+static int parse_literal(struct json_parser *p, const char *word, enum json_read_type type,
+                         struct json_read_value *v)
 {
   size_t n = strlen(word);
   if (p->length - p->pos < n || memcmp(p->text + p->pos, word, n) != 0) {
@@ -242,23 +307,45 @@ static int parse_literal(struct json_parser *p, const char *word, enum report_js
   return 0;
 }
 
-/* Grows an array of n elements of size bytes to hold one more; returns 0 or -1. */
-static int grow(void **array, size_t *capacity, size_t n, size_t size)
+/* Pushes an element (and its member name, for an object) on the stack. */
+static int stack_push(struct json_parser *p, const struct json_read_value *item, char *key)
 {
-  if (n < *capacity)
-    return 0;
-  size_t wanted = *capacity ? *capacity * 2 : 8;
-  void *bigger = realloc(*array, wanted * size);
-  if (!bigger)
-    return -1;
-  *array = bigger;
-  *capacity = wanted;
+  if (p->stack_count == p->stack_capacity) {
+    size_t wanted = p->stack_capacity ? p->stack_capacity * 2 : 256;
+    struct json_read_value *items = realloc(p->stack, wanted * sizeof *items);
+    if (!items)
+      return parser_fail(p, p->pos, "out of memory");
+    p->stack = items;
+    char **keys = realloc(p->stack_keys, wanted * sizeof *keys);
+    if (!keys)
+      return parser_fail(p, p->pos, "out of memory");
+    p->stack_keys = keys;
+    p->stack_capacity = wanted;
+  }
+  p->stack[p->stack_count] = *item;
+  p->stack_keys[p->stack_count++] = key;
   return 0;
 }
 
-static int parse_array(struct json_parser *p, struct report_json_value *v, int depth)
+/* Moves the elements pushed since base into v (and their names, for an object). */
+static int stack_pop_into(struct json_parser *p, struct json_read_value *v, size_t base, int object)
 {
-  size_t capacity = 0;
+  v->count = p->stack_count - base;
+  if (v->count) {
+    v->items = arena_alloc(p, v->count * sizeof *v->items);
+    if (!v->items || (object && !(v->keys = arena_alloc(p, v->count * sizeof *v->keys))))
+      return parser_fail(p, p->pos, "out of memory");
+    memcpy(v->items, p->stack + base, v->count * sizeof *v->items);
+    if (object)
+      memcpy(v->keys, p->stack_keys + base, v->count * sizeof *v->keys);
+  }
+  p->stack_count = base;
+  return 0;
+}
+
+static int parse_array(struct json_parser *p, struct json_read_value *v, int depth)
+{
+  size_t base = p->stack_count;
   v->type = JSON_ARRAY;
   p->pos++;
   skip_space(p);
@@ -267,12 +354,9 @@ static int parse_array(struct json_parser *p, struct report_json_value *v, int d
     return 0;
   }
   for (;;) {
-    if (grow((void **)&v->items, &capacity, v->count, sizeof *v->items) < 0)
-      return parser_fail(p, p->pos, "out of memory");
-    struct report_json_value *item = &v->items[v->count];
-    memset(item, 0, sizeof *item);
-    v->count++;
-    if (parse_value(p, item, depth + 1) < 0)
+    struct json_read_value item;
+    memset(&item, 0, sizeof item);
+    if (parse_value(p, &item, depth + 1) < 0 || stack_push(p, &item, NULL) < 0)
       return -1;
     skip_space(p);
     if (p->pos < p->length && p->text[p->pos] == ',') {
@@ -281,7 +365,7 @@ static int parse_array(struct json_parser *p, struct report_json_value *v, int d
     }
     if (p->pos < p->length && p->text[p->pos] == ']') {
       p->pos++;
-      return 0;
+      return stack_pop_into(p, v, base, 0);
     }
     char here[16];
     return parser_fail(p, p->pos, "expected ',' or ']' in array, found %s",
@@ -289,9 +373,9 @@ static int parse_array(struct json_parser *p, struct report_json_value *v, int d
   }
 }
 
-static int parse_object(struct json_parser *p, struct report_json_value *v, int depth)
+static int parse_object(struct json_parser *p, struct json_read_value *v, int depth)
 {
-  size_t capacity = 0, key_capacity = 0;
+  size_t base = p->stack_count;
   char here[16];
   v->type = JSON_OBJECT;
   p->pos++;
@@ -305,27 +389,21 @@ static int parse_object(struct json_parser *p, struct report_json_value *v, int 
     if (p->pos >= p->length || p->text[p->pos] != '"')
       return parser_fail(p, p->pos, "expected a member name in quotes, found %s",
                          describe_here(p, here, sizeof here));
-    if (grow((void **)&v->items, &capacity, v->count, sizeof *v->items) < 0 ||
-        grow((void **)&v->keys, &key_capacity, v->count, sizeof *v->keys) < 0)
-      return parser_fail(p, p->pos, "out of memory");
     size_t key_at = p->pos;
     char *key;
     if (parse_string(p, &key) < 0)
       return -1;
-    if (report_json_object_get(v, key)) {
-      free(key);
-      return parser_fail(p, key_at, "duplicate member name");
-    }
-    struct report_json_value *item = &v->items[v->count];
-    memset(item, 0, sizeof *item);
-    v->keys[v->count] = key;
-    v->count++;
+    for (size_t i = base; i < p->stack_count; i++)
+      if (p->stack_keys[i][0] == key[0] && !strcmp(p->stack_keys[i], key))
+        return parser_fail(p, key_at, "duplicate member name");
     skip_space(p);
     if (p->pos >= p->length || p->text[p->pos] != ':')
       return parser_fail(p, p->pos, "expected ':' after a member name, found %s",
                          describe_here(p, here, sizeof here));
     p->pos++;
-    if (parse_value(p, item, depth + 1) < 0)
+    struct json_read_value item;
+    memset(&item, 0, sizeof item);
+    if (parse_value(p, &item, depth + 1) < 0 || stack_push(p, &item, key) < 0)
       return -1;
     skip_space(p);
     if (p->pos < p->length && p->text[p->pos] == ',') {
@@ -334,14 +412,14 @@ static int parse_object(struct json_parser *p, struct report_json_value *v, int 
     }
     if (p->pos < p->length && p->text[p->pos] == '}') {
       p->pos++;
-      return 0;
+      return stack_pop_into(p, v, base, 1);
     }
     return parser_fail(p, p->pos, "expected ',' or '}' in object, found %s",
                        describe_here(p, here, sizeof here));
   }
 }
 
-static int parse_value(struct json_parser *p, struct report_json_value *v, int depth)
+static int parse_value(struct json_parser *p, struct json_read_value *v, int depth)
 {
   char here[16];
   skip_space(p);
@@ -367,44 +445,48 @@ static int parse_value(struct json_parser *p, struct report_json_value *v, int d
   }
 }
 
-int report_json_parse(const char *text, size_t length, struct report_json_value *root, size_t *error_offset,
+int json_read_parse(const char *text, size_t length, struct json_read_value *root, size_t *error_offset,
                char *message, size_t message_size)
 {
-  struct json_parser p = {text, length, 0, 0, message, message_size, 0};
+  struct json_parser p;
+  memset(&p, 0, sizeof p);
+  p.text = text;
+  p.length = length;
+  p.message = message;
+  p.message_size = message_size;
   memset(root, 0, sizeof *root);
-  if (parse_value(&p, root, 0) == 0) {
+  int rc = parse_value(&p, root, 0);
+  if (rc == 0) {
     skip_space(&p);
-    if (p.pos == p.length)
-      return 0;
-    parser_fail(&p, p.pos, "unexpected text after the JSON value");
+    if (p.pos != p.length)
+      rc = parser_fail(&p, p.pos, "unexpected text after the JSON value");
   }
-  report_json_free(root);
+  free(p.stack);
+  free(p.stack_keys);
+  if (rc == 0) {
+    root->arena = p.arena;
+    return 0;
+  }
+  arena_free(p.arena);
+  memset(root, 0, sizeof *root);
   *error_offset = p.error_offset;
   return -1;
 }
 
-void report_json_free(struct report_json_value *v)
+void json_read_free(struct json_read_value *root)
 {
-  if (!v)
+  if (!root)
     return;
-  for (size_t i = 0; i < v->count; i++) {
-    if (v->items)
-      report_json_free(&v->items[i]);
-    if (v->keys)
-      free(v->keys[i]);
-  }
-  free(v->items);
-  free(v->keys);
-  free(v->text);
-  memset(v, 0, sizeof *v);
+  arena_free(root->arena);
+  memset(root, 0, sizeof *root);
 }
 
-const struct report_json_value *report_json_object_get(const struct report_json_value *object, const char *key)
+const struct json_read_value *json_read_object_get(const struct json_read_value *object, const char *key)
 {
   if (!object || object->type != JSON_OBJECT)
     return NULL;
-  for (size_t i = 0; i < object->count; i++)
-    if (!strcmp(object->keys[i], key))
+  for (size_t i = 0; i < object->count; i++)   /* the first byte first: most names differ there */
+    if (object->keys[i][0] == key[0] && !strcmp(object->keys[i], key))
       return &object->items[i];
   return NULL;
 }

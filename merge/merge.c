@@ -1,0 +1,553 @@
+/* merge/merge.c: the merge model: captures and per-site values in, exact figures out (merge_finish). */
+#include "merge/merge.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge/merge_internal.h"
+
+void merge_init(struct merge *merge)
+{
+  memset(merge, 0, sizeof *merge);
+  merge->min_captures = 1;
+}
+
+static void merge_site_release(struct merge_site *site)
+{
+  free(site->name);
+  free(site->values);
+  free(site->label_growing);
+  free(site->label_seen);
+}
+
+static void merge_groups_free(struct merge *merge)
+{
+  for (size_t i = 0; i < merge->group_count; i++) {
+    free(merge->groups[i].key);
+    free(merge->groups[i].value);
+  }
+  free(merge->groups);
+  merge->groups = NULL;
+  merge->group_count = 0;
+}
+
+void merge_free(struct merge *merge)
+{
+  for (size_t i = 0; i < merge->capture_count; i++) {
+    diff_capture_free(&merge->captures[i].info);
+    free(merge->captures[i].source);
+  }
+  free(merge->captures);
+  for (size_t i = 0; i < merge->site_count; i++)
+    merge_site_release(&merge->sites[i]);
+  free(merge->sites);
+  free(merge->slots);
+  free(merge->kind_source);
+  merge_groups_free(merge);
+  merge_init(merge);
+}
+
+enum merge_status merge_fail(struct merge_error *err, enum merge_status status, const char *format,
+                             ...)
+{
+  va_list args;
+  va_start(args, format);
+  err->status = status;
+  vsnprintf(err->message, sizeof err->message, format, args);
+  va_end(args);
+  return status;
+}
+
+/* Room for one more element in *array (count used of *capacity). 0 or -1. */
+int merge_reserve(void **array, size_t *capacity, size_t count, size_t size)
+{
+  if (count < *capacity)
+    return 0;
+  size_t grown = *capacity ? *capacity * 2 : 16;
+  if (grown > SIZE_MAX / size)
+    return -1;
+  void *bigger = realloc(*array, grown * size);
+  if (!bigger)
+    return -1;
+  *array = bigger;
+  *capacity = grown;
+  return 0;
+}
+
+/* ---- Sites by id ------------------------------------------------------------ */
+
+static int merge_slots_grow(struct merge *merge)
+{
+  size_t count = merge->slot_count ? merge->slot_count * 2 : 1024;
+  size_t *slots = calloc(count, sizeof *slots);
+  if (!slots)
+    return -1;
+  for (size_t i = 0; i < merge->site_count; i++) {
+    size_t at = (size_t)merge->sites[i].id & (count - 1);
+    while (slots[at])
+      at = (at + 1) & (count - 1);
+    slots[at] = i + 1;
+  }
+  free(merge->slots);
+  merge->slots = slots;
+  merge->slot_count = count;
+  return 0;
+}
+
+/* The site named name (id its hash), made when new; NULL when out of memory.
+ * Two names with one id (a collision of XXH3-64) stay two sites. */
+struct merge_site *merge_site_get(struct merge *merge, const char *name, uint64_t id,
+                                  enum diff_site_kind kind)
+{
+  if ((merge->site_count + 1) * 2 > merge->slot_count && merge_slots_grow(merge) != 0)
+    return NULL;
+  size_t at = (size_t)id & (merge->slot_count - 1);
+  for (; merge->slots[at]; at = (at + 1) & (merge->slot_count - 1)) {
+    struct merge_site *site = &merge->sites[merge->slots[at] - 1];
+    if (site->id == id && !strcmp(site->name, name))
+      return site;
+  }
+  if (merge_reserve((void **)&merge->sites, &merge->site_capacity, merge->site_count,
+                    sizeof *merge->sites) != 0)
+    return NULL;
+  struct merge_site *site = &merge->sites[merge->site_count];
+  memset(site, 0, sizeof *site);
+  if (!(site->name = strdup(name)))
+    return NULL;
+  site->id = id;
+  site->kind = kind;
+  merge->slots[at] = ++merge->site_count;
+  return site;
+}
+
+int merge_site_add_value(struct merge_site *site, const struct merge_value *value)
+{
+  if (merge_reserve((void **)&site->values, &site->value_capacity, site->value_count,
+                    sizeof *site->values) != 0)
+    return -1;
+  site->values[site->value_count++] = *value;
+  return 0;
+}
+
+/* ---- Adding ------------------------------------------------------------------ */
+
+enum merge_status merge_check_kind(struct merge *merge, enum diff_mode mode, enum diff_by by,
+                                   const char *source, struct merge_error *err)
+{
+  if (!merge->has_kind) {
+    if (!(merge->kind_source = strdup(source)))
+      return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    merge->has_kind = 1;
+    merge->mode = mode;
+    merge->by = by;
+    return MERGE_OK;
+  }
+  if (mode != merge->mode)
+    return merge_fail(err, MERGE_ERROR_INPUT,
+                      "%s: a %s result, but %s is a %s result: one merge holds results of one mode",
+                      source, diff_mode_name(mode), merge->kind_source, diff_mode_name(merge->mode));
+  if (by != merge->by)
+    return merge_fail(err, MERGE_ERROR_INPUT,
+                      "%s: rows by %s, but %s has rows by %s: one merge holds rows of one kind",
+                      source, diff_by_name(by), merge->kind_source, diff_by_name(merge->by));
+  return MERGE_OK;
+}
+
+/* Copies what a merge keeps of a capture's metadata: no per-boundary arrays. */
+int merge_copy_capture(struct diff_capture *to, const struct diff_capture *from)
+{
+  memset(to, 0, sizeof *to);
+#define COPY(field) (from->field && !(to->field = strdup(from->field)))
+  if (COPY(path) || COPY(command) || COPY(host) || COPY(luajit_version) || COPY(exe))
+    return -1;
+#undef COPY
+  to->pid = from->pid;
+  to->sample_bytes = from->sample_bytes;
+  to->boundary_count = from->boundary_count;
+  to->start_time = from->start_time;
+  to->stop_time = from->stop_time;
+  to->events = from->events;
+  to->truncated = from->truncated;
+  for (size_t i = 0; i < from->label_count; i++)
+    if (diff_capture_add_label(to, from->labels[i].key, strlen(from->labels[i].key),
+                               from->labels[i].value, strlen(from->labels[i].value)) != 0)
+      return -1;
+  return 0;
+}
+
+struct merge_capture *merge_capture_new(struct merge *merge)
+{
+  if (merge_reserve((void **)&merge->captures, &merge->capture_capacity, merge->capture_count,
+                    sizeof *merge->captures) != 0)
+    return NULL;
+  struct merge_capture *capture = &merge->captures[merge->capture_count++];
+  memset(capture, 0, sizeof *capture);
+  return capture;
+}
+
+enum merge_status merge_add_result(struct merge *merge, const struct diff_result *result,
+                                   const char *source, struct merge_error *err)
+{
+  enum merge_status status = merge_check_kind(merge, result->mode, result->options.by, source, err);
+  if (status != MERGE_OK)
+    return status;
+  size_t index = merge->capture_count;
+  struct merge_capture *capture = merge_capture_new(merge);
+  if (!capture)
+    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+  const struct diff_capture *info = &result->capture;
+  if (merge_copy_capture(&capture->info, info) != 0 || !(capture->source = strdup(source)))
+    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+  capture->has_times = info->boundary_times != NULL && info->boundary_count > 0;
+  capture->end_time = info->stop_time;
+  if (!capture->end_time && capture->has_times)
+    capture->end_time = info->boundary_times[info->boundary_count - 1];
+  capture->outcome = result->facts.outcome;
+  capture->site_count = result->site_count;
+  capture->flagged = result->facts.tally.flagged;
+  for (size_t i = 0; i < result->site_count; i++) {
+    const struct diff_site *s = &result->sites[i];
+    struct merge_site *site = merge_site_get(merge, s->name, s->id, s->kind);
+    struct merge_value value = {
+      .capture = index,
+      .verdict = s->verdict,
+      .flagged = s->facts.flagged,
+      .undecided = s->facts.undecided,
+      .growth_bytes_per_boundary = s->growth_bytes_per_segment,
+      .growth_bytes_per_second = capture->has_times ? s->growth_bytes_per_second : 0,
+      .live_bytes = s->count && s->live_bytes ? s->live_bytes[s->count - 1] : 0,
+    };
+    if (!site)
+      return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    /* One value per site and capture: a result that lists a name twice is
+     * not one the engine wrote. */
+    if (site->value_count && site->values[site->value_count - 1].capture == index)
+      return merge_fail(err, MERGE_ERROR_INPUT, "%s: the site \"%s\" is listed twice", source,
+                        s->name);
+    if (merge_site_add_value(site, &value) != 0)
+      return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+  }
+  return MERGE_OK;
+}
+
+/* ---- Finishing ---------------------------------------------------------------- */
+
+static int merge_text_order(const char *a, const char *b)
+{
+  return strcmp(a ? a : "", b ? b : "");
+}
+
+/* The order of captures: what they are, not where they were read from, so
+ * that every grouping of inputs gives the same merge. */
+static int merge_capture_order(const struct merge_capture *a, const struct merge_capture *b)
+{
+  int c;
+  if (a->info.start_time != b->info.start_time)
+    return a->info.start_time < b->info.start_time ? -1 : 1;
+  if ((c = merge_text_order(a->info.host, b->info.host)))
+    return c;
+  if (a->info.pid != b->info.pid)
+    return a->info.pid < b->info.pid ? -1 : 1;
+  if ((c = merge_text_order(a->info.path, b->info.path)))
+    return c;
+  return merge_text_order(a->source, b->source);
+}
+
+static int merge_capture_compare(const void *a, const void *b)
+{
+  return merge_capture_order(a, b);
+}
+
+static int merge_same_capture(const struct merge_capture *a, const struct merge_capture *b)
+{
+  return a->info.start_time == b->info.start_time && a->info.pid == b->info.pid &&
+         !merge_text_order(a->info.host, b->info.host) &&
+         !merge_text_order(a->info.path, b->info.path);
+}
+
+static int merge_double_compare(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int merge_value_compare(const void *a, const void *b)
+{
+  size_t x = ((const struct merge_value *)a)->capture, y = ((const struct merge_value *)b)->capture;
+  return (x > y) - (x < y);
+}
+
+/* The median of count values (sorted in place): the middle one, or the
+ * mean of the middle two. */
+static double merge_median(double *values, size_t count)
+{
+  if (!count)
+    return 0;
+  qsort(values, count, sizeof *values, merge_double_compare);
+  return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
+}
+
+/* Most captures growing first, then most undecided, then fastest (median),
+ * then most held, then by name: a total order, so any grouping sorts alike. */
+static int merge_site_compare(const void *a, const void *b)
+{
+  const struct merge_site *x = a, *y = b;
+  if (x->growing != y->growing)
+    return x->growing > y->growing ? -1 : 1;
+  if (x->undecided != y->undecided)
+    return x->undecided > y->undecided ? -1 : 1;
+  if (x->growth_median != y->growth_median)
+    return x->growth_median > y->growth_median ? -1 : 1;
+  if (x->live_sum != y->live_sum)
+    return x->live_sum > y->live_sum ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static int merge_group_compare(const void *a, const void *b)
+{
+  const struct merge_label_group *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c ? c : strcmp(x->value, y->value);
+}
+
+/* The label groups of the captures, sorted, each with its count. 0 or -1. */
+static int merge_make_groups(struct merge *merge)
+{
+  merge_groups_free(merge);
+  size_t capacity = 0;
+  for (size_t i = 0; i < merge->capture_count; i++) {
+    const struct diff_capture *info = &merge->captures[i].info;
+    for (size_t l = 0; l < info->label_count; l++) {
+      struct merge_label_group key = {info->labels[l].key, info->labels[l].value, 0};
+      struct merge_label_group *found = NULL;
+      /* Sorted as it is built: a binary search, then an insertion. */
+      size_t low = 0, high = merge->group_count;
+      while (low < high) {
+        size_t mid = (low + high) / 2;
+        int c = merge_group_compare(&key, &merge->groups[mid]);
+        if (!c) {
+          found = &merge->groups[mid];
+          break;
+        }
+        if (c < 0)
+          high = mid;
+        else
+          low = mid + 1;
+      }
+      if (found) {
+        found->captures++;
+        continue;
+      }
+      if (merge_reserve((void **)&merge->groups, &capacity, merge->group_count,
+                        sizeof *merge->groups) != 0)
+        return -1;
+      memmove(&merge->groups[low + 1], &merge->groups[low],
+              (merge->group_count - low) * sizeof *merge->groups);
+      struct merge_label_group *group = &merge->groups[low];
+      group->key = strdup(key.key);
+      group->value = strdup(key.value);
+      group->captures = 1;
+      merge->group_count++;
+      if (!group->key || !group->value)
+        return -1;
+    }
+  }
+  return 0;
+}
+
+size_t merge_group_find(const struct merge *merge, const char *key, const char *value)
+{
+  struct merge_label_group probe = {(char *)key, (char *)value, 0};
+  const struct merge_label_group *found = bsearch(&probe, merge->groups, merge->group_count,
+                                                  sizeof *merge->groups, merge_group_compare);
+  return found ? (size_t)(found - merge->groups) : SIZE_MAX;
+}
+
+/* A site's figures from its values. scratch has room for value_count doubles. */
+static int merge_site_figures(struct merge *merge, struct merge_site *site, double *scratch)
+{
+  qsort(site->values, site->value_count, sizeof *site->values, merge_value_compare);
+  site->seen = site->value_count;
+  site->growing = site->undecided = site->steady = 0;
+  site->live_sum = site->live_max = 0;
+  site->growth_max = -INFINITY;
+  site->growth_per_second_max = -INFINITY;
+  size_t per_second = 0;
+  for (size_t i = 0; i < site->value_count; i++) {
+    const struct merge_value *v = &site->values[i];
+    if (v->flagged)
+      site->growing++;
+    else if (v->undecided)
+      site->undecided++;
+    else
+      site->steady++;
+    /* Saturating: a sum past 2^64-1 bytes is no heap, only a hostile file. */
+    site->live_sum = v->live_bytes > UINT64_MAX - site->live_sum ? UINT64_MAX
+                                                                 : site->live_sum + v->live_bytes;
+    if (v->live_bytes > site->live_max)
+      site->live_max = v->live_bytes;
+    scratch[i] = v->growth_bytes_per_boundary;
+    if (v->growth_bytes_per_boundary > site->growth_max)
+      site->growth_max = v->growth_bytes_per_boundary;
+  }
+  site->growth_median = merge_median(scratch, site->value_count);
+  for (size_t i = 0; i < site->value_count; i++) {
+    const struct merge_value *v = &site->values[i];
+    if (!merge->captures[v->capture].has_times)
+      continue;
+    scratch[per_second++] = v->growth_bytes_per_second;
+    if (v->growth_bytes_per_second > site->growth_per_second_max)
+      site->growth_per_second_max = v->growth_bytes_per_second;
+  }
+  site->per_second_count = per_second;
+  site->growth_per_second_median = merge_median(scratch, per_second);
+  if (!site->value_count)
+    site->growth_max = 0;
+  if (!per_second)
+    site->growth_per_second_max = 0;
+  free(site->label_growing);
+  free(site->label_seen);
+  site->label_growing = site->label_seen = NULL;
+  if (merge->group_count) {
+    site->label_growing = calloc(merge->group_count, sizeof *site->label_growing);
+    site->label_seen = calloc(merge->group_count, sizeof *site->label_seen);
+    if (!site->label_growing || !site->label_seen)
+      return -1;
+    for (size_t i = 0; i < site->value_count; i++) {
+      const struct merge_value *v = &site->values[i];
+      const struct diff_capture *info = &merge->captures[v->capture].info;
+      for (size_t l = 0; l < info->label_count; l++) {
+        size_t g = merge_group_find(merge, info->labels[l].key, info->labels[l].value);
+        site->label_seen[g]++;
+        site->label_growing[g] += v->flagged != 0;
+      }
+    }
+  }
+  return 0;
+}
+
+enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct merge_error *err)
+{
+  merge->min_captures = min_captures ? min_captures : 1;
+  /* Captures in their own order; the values follow them through rank
+   * (old index to new). */
+  size_t count = merge->capture_count;
+  size_t *rank = malloc((count ? count : 1) * sizeof *rank);
+  struct merge_capture_tag {
+    struct merge_capture capture;   /* first: merge_capture_compare sees a merge_capture */
+    size_t old;
+  } *tagged = malloc((count ? count : 1) * sizeof *tagged);
+  if (!rank || !tagged) {
+    free(rank);
+    free(tagged);
+    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+  }
+  for (size_t i = 0; i < count; i++) {
+    tagged[i].capture = merge->captures[i];
+    tagged[i].old = i;
+  }
+  qsort(tagged, count, sizeof *tagged, merge_capture_compare);
+  for (size_t i = 0; i < count; i++) {
+    merge->captures[i] = tagged[i].capture;
+    rank[tagged[i].old] = i;
+  }
+  free(tagged);
+  for (size_t s = 0; s < merge->site_count; s++)
+    for (size_t i = 0; i < merge->sites[s].value_count; i++)
+      merge->sites[s].values[i].capture = rank[merge->sites[s].values[i].capture];
+  free(rank);
+  for (size_t i = 1; i < count; i++)
+    if (merge_same_capture(&merge->captures[i - 1], &merge->captures[i]) &&
+        merge->captures[i].info.start_time != 0)
+      return merge_fail(err, MERGE_ERROR_INPUT,
+                        "%s and %s are results of the same capture (%s, pid %ld, started at %.3f): "
+                        "merge each capture once",
+                        merge->captures[i - 1].source, merge->captures[i].source,
+                        merge->captures[i].info.host ? merge->captures[i].info.host : "no host",
+                        merge->captures[i].info.pid, merge->captures[i].info.start_time);
+
+  if (merge_make_groups(merge) != 0)
+    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+  double *scratch = malloc((count ? count : 1) * sizeof *scratch);
+  if (!scratch)
+    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+  merge->flagged = merge->growing_sites = 0;
+  for (size_t s = 0; s < merge->site_count; s++) {
+    struct merge_site *site = &merge->sites[s];
+    if (merge_site_figures(merge, site, scratch) != 0) {
+      free(scratch);
+      return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    }
+    merge->flagged += site->growing >= merge->min_captures;
+    merge->growing_sites += site->growing > 0;
+  }
+  free(scratch);
+  qsort(merge->sites, merge->site_count, sizeof *merge->sites, merge_site_compare);
+  /* The slots point at sites by index: rebuilt for the new order. */
+  free(merge->slots);
+  merge->slots = NULL;
+  merge->slot_count = 0;
+  if (merge->site_count && merge_slots_grow(merge) != 0)
+    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+
+  merge->captures_flagged = merge->captures_inconclusive = 0;
+  for (size_t i = 0; i < count; i++) {
+    merge->captures_flagged += merge->captures[i].outcome == DIFF_OUTCOME_FLAGGED;
+    merge->captures_inconclusive += merge->captures[i].outcome == DIFF_OUTCOME_INCONCLUSIVE;
+  }
+  merge->outcome = merge->flagged ? DIFF_OUTCOME_FLAGGED
+                   : merge->captures_inconclusive ? DIFF_OUTCOME_INCONCLUSIVE
+                                                  : DIFF_OUTCOME_PASS;
+  return MERGE_OK;
+}
+
+/* Whether group a reads before group b under a site: the larger share of
+ * growing captures first, then the groups' own order. */
+static int merge_group_before(const struct merge *merge, const struct merge_site *site, size_t a,
+                              size_t b)
+{
+  double x = (double)site->label_growing[a] / (double)merge->groups[a].captures;
+  double y = (double)site->label_growing[b] / (double)merge->groups[b].captures;
+  return x != y ? x > y : a < b;
+}
+
+size_t merge_site_by_label(const struct merge *merge, const struct merge_site *site,
+                           const char *key, char *buffer, size_t size)
+{
+  size_t used = 0, shown = 0;
+  if (size)
+    buffer[0] = '\0';
+  if (!site->label_growing)
+    return 0;
+  /* The groups of key, in the order they read best (an insertion sort: a key
+   * has few values, and the output is cut at size anyway). */
+  size_t *order = malloc(merge->group_count * sizeof *order);
+  if (!order)
+    return 0;
+  for (size_t g = 0; g < merge->group_count; g++) {
+    if (strcmp(merge->groups[g].key, key))
+      continue;
+    size_t at = shown++;
+    while (at > 0 && merge_group_before(merge, site, g, order[at - 1])) {
+      order[at] = order[at - 1];
+      at--;
+    }
+    order[at] = g;
+  }
+  for (size_t i = 0; i < shown; i++) {
+    const struct merge_label_group *group = &merge->groups[order[i]];
+    size_t growing = site->label_growing[order[i]];
+    char *at = buffer + (used < size ? used : size);
+    size_t room = used < size ? size - used : 0;
+    int n = i == 0 ? snprintf(at, room, "growing on %zu of %zu captures labelled %s=%s", growing,
+                              group->captures, group->key, group->value)
+                   : snprintf(at, room, ", on %zu of %zu of %s=%s", growing, group->captures,
+                              group->key, group->value);
+    if (n > 0)
+      used += (size_t)n;
+  }
+  free(order);
+  return used;
+}

@@ -1,0 +1,214 @@
+/* merge/merge_html.c: a merge as one self-contained HTML page (fleet.html: top sites first, captures per site, per label) and as JUnit XML. */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "merge/merge_internal.h"
+#include "report/report.h"
+
+/* Rows of the sites table: at 1,000 captures and thousands of sites the
+ * page stays readable; the JSON has them all. */
+#define MERGE_HTML_SITES 200
+#define MERGE_HTML_KEYS 16
+
+static void put_html(FILE *out, const char *text)
+{
+  report_put_markup(out, text ? text : "-", REPORT_MARKUP_HTML);
+}
+
+static void put_bytes_cell(FILE *out, double bytes, int sign, const char *unit)
+{
+  char text[40];
+  report_format_bytes(text, sizeof text, bytes, sign);
+  fprintf(out, "<td class=n>%s%s</td>", text, unit);
+}
+
+static void put_time(FILE *out, double when)
+{
+  time_t t = (time_t)when;
+  struct tm tm;
+  char text[32];
+  if (when > 0 && gmtime_r(&t, &tm) && strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm))
+    fputs(text, out);
+  else
+    fputs("-", out);
+}
+
+/* A bar of the captures a site grew in, of those that saw it. */
+static void put_share(FILE *out, size_t part, size_t whole)
+{
+  unsigned percent = whole ? (unsigned)(100.0 * (double)part / (double)whole + 0.5) : 0;
+  fprintf(out, "<td class=n><span class=bar><span style=\"width:%upx\"></span></span> %zu of %zu</td>",
+          percent, part, whole);
+}
+
+static size_t html_label_keys(const struct merge *merge, const char **keys)
+{
+  size_t count = 0;
+  for (size_t g = 0; g < merge->group_count && count < MERGE_HTML_KEYS; g++)
+    if (!count || strcmp(keys[count - 1], merge->groups[g].key))
+      keys[count++] = merge->groups[g].key;
+  return count;
+}
+
+int merge_render_html(const struct merge *merge, FILE *out)
+{
+  fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n"
+        "<meta name=viewport content=\"width=device-width, initial-scale=1\">\n"
+        "<title>ljleak merge</title>\n<style>\n"
+        "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}\n"
+        "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+        "td,th{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}\n"
+        "th{background:#f4f4f4;position:sticky;top:0}\n"
+        ".n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+        ".site{font-family:monospace;word-break:break-all}\n"
+        ".by{color:#555;font-size:90%}\n"
+        ".bar{display:inline-block;width:100px;height:.7em;background:#eee;vertical-align:middle}\n"
+        ".bar span{display:block;height:100%;background:#c0392b}\n"
+        ".flagged{color:#c0392b;font-weight:bold}.inconclusive{color:#b9770e}.pass{color:#1e8449}\n"
+        "tr.hot td:first-child,tr.hot .site{color:#c0392b;font-weight:bold}\n"
+        "</style></head><body>\n", out);
+  fprintf(out, "<h1>ljleak merge: <span class=%s>%zu of %zu sites growing</span> on at least %zu of %zu captures</h1>\n",
+          diff_outcome_name(merge->outcome), merge->flagged, merge->site_count, merge->min_captures,
+          merge->capture_count);
+  fprintf(out, "<p>%zu captures (%s results): %zu flagged, %zu inconclusive, %zu pass. "
+               "Growth is per boundary, over the captures that saw the site; live bytes at each "
+               "capture's last boundary.</p>\n",
+          merge->capture_count, diff_mode_name(merge->mode), merge->captures_flagged,
+          merge->captures_inconclusive,
+          merge->capture_count - merge->captures_flagged - merge->captures_inconclusive);
+
+  const char *keys[MERGE_HTML_KEYS];
+  size_t key_count = html_label_keys(merge, keys);
+  fputs("<h2>Sites, most captures growing first</h2>\n<table><thead><tr><th>growing in</th>"
+        "<th class=n>undecided</th><th class=n>steady</th><th class=n>median/boundary</th>"
+        "<th class=n>largest/boundary</th><th class=n>median/second</th><th class=n>live sum</th>"
+        "<th class=n>live max</th><th>site</th></tr></thead><tbody>\n", out);
+  size_t listed = 0;
+  for (; listed < merge->site_count && listed < MERGE_HTML_SITES; listed++) {
+    const struct merge_site *s = &merge->sites[listed];
+    if (!s->growing && !s->undecided)
+      break;
+    fprintf(out, "<tr%s>", s->growing >= merge->min_captures ? " class=hot" : "");
+    put_share(out, s->growing, s->seen);
+    fprintf(out, "<td class=n>%zu</td><td class=n>%zu</td>", s->undecided, s->steady);
+    put_bytes_cell(out, s->growth_median, 1, "");
+    put_bytes_cell(out, s->growth_max, 1, "");
+    if (s->per_second_count)
+      put_bytes_cell(out, s->growth_per_second_median, 1, "/s");
+    else
+      fputs("<td class=n>-</td>", out);
+    put_bytes_cell(out, (double)s->live_sum, 0, "");
+    put_bytes_cell(out, (double)s->live_max, 0, "");
+    fputs("<td><span class=site>", out);
+    put_html(out, s->name);
+    fputs("</span>", out);
+    for (size_t k = 0; k < key_count && s->growing; k++) {
+      char line[1024];
+      merge_site_by_label(merge, s, keys[k], line, sizeof line);
+      fputs("<div class=by>", out);
+      put_html(out, line);
+      fputs("</div>", out);
+    }
+    fputs("</td></tr>\n", out);
+  }
+  fputs("</tbody></table>\n", out);
+  if (listed < merge->site_count)
+    fprintf(out, "<p>%zu more sites, %s (every site is in the JSON).</p>\n",
+            merge->site_count - listed,
+            merge->sites[listed].growing || merge->sites[listed].undecided
+                ? "growing or undecided in fewer captures"
+                : "steady in every capture that saw them");
+
+  if (merge->group_count) {
+    fputs("<h2>Labels</h2>\n<table><thead><tr><th>label</th><th class=n>captures</th>"
+          "<th class=n>flagged captures</th></tr></thead><tbody>\n", out);
+    for (size_t g = 0; g < merge->group_count; g++) {
+      size_t flagged = 0;
+      for (size_t i = 0; i < merge->capture_count; i++) {
+        const char *value = diff_capture_label(&merge->captures[i].info, merge->groups[g].key);
+        flagged += value && !strcmp(value, merge->groups[g].value) &&
+                   merge->captures[i].outcome == DIFF_OUTCOME_FLAGGED;
+      }
+      fputs("<tr><td class=site>", out);
+      put_html(out, merge->groups[g].key);
+      fputs("=", out);
+      put_html(out, merge->groups[g].value);
+      fprintf(out, "</td><td class=n>%zu</td>", merge->groups[g].captures);
+      put_share(out, flagged, merge->groups[g].captures);
+      fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+  }
+
+  fprintf(out, "<details%s><summary><h2 style=\"display:inline\">Captures (%zu)</h2></summary>\n"
+               "<table><thead><tr><th>outcome</th><th class=n>flagged sites</th><th>host</th>"
+               "<th class=n>pid</th><th>started (UTC)</th><th>ended</th><th>labels</th>"
+               "<th>program</th><th>LuaJIT</th><th>result</th></tr></thead><tbody>\n",
+          merge->capture_count <= 50 ? " open" : "", merge->capture_count);
+  for (size_t i = 0; i < merge->capture_count; i++) {
+    const struct merge_capture *c = &merge->captures[i];
+    fprintf(out, "<tr><td class=%s>%s</td><td class=n>%zu</td><td>", diff_outcome_name(c->outcome),
+            diff_outcome_name(c->outcome), c->flagged);
+    put_html(out, c->info.host);
+    fprintf(out, "</td><td class=n>%ld</td><td>", c->info.pid);
+    put_time(out, c->info.start_time);
+    fputs("</td><td>", out);
+    put_time(out, c->end_time);
+    fputs("</td><td class=site>", out);
+    for (size_t l = 0; l < c->info.label_count; l++) {
+      fputs(l ? "<br>" : "", out);
+      put_html(out, c->info.labels[l].key);
+      fputs("=", out);
+      put_html(out, c->info.labels[l].value);
+    }
+    fputs("</td><td class=site>", out);
+    put_html(out, c->info.exe);
+    fputs("<div class=by>", out);
+    put_html(out, c->info.command);
+    fputs("</div></td><td>", out);
+    put_html(out, c->info.luajit_version);
+    fputs("</td><td class=site>", out);
+    put_html(out, c->source);
+    fputs("</td></tr>\n", out);
+  }
+  fputs("</tbody></table></details>\n</body></html>\n", out);
+  return ferror(out) ? -1 : 0;
+}
+
+static void put_xml(FILE *out, const char *text)
+{
+  report_put_markup(out, text ? text : "", REPORT_MARKUP_XML);
+}
+
+int merge_render_junit(const struct merge *merge, FILE *out)
+{
+  fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<testsuites name=\"ljleak merge\" tests=\"%zu\" failures=\"%zu\">\n"
+               "  <testsuite name=\"ljleak merge of %zu captures\" tests=\"%zu\" failures=\"%zu\">\n",
+          merge->site_count, merge->flagged, merge->capture_count, merge->site_count, merge->flagged);
+  const char *keys[MERGE_HTML_KEYS];
+  size_t key_count = html_label_keys(merge, keys);
+  for (size_t i = 0; i < merge->site_count; i++) {
+    const struct merge_site *s = &merge->sites[i];
+    fputs("    <testcase classname=\"ljleak.merge\" name=\"", out);
+    put_xml(out, s->name);
+    if (s->growing < merge->min_captures) {
+      fputs("\"/>\n", out);
+      continue;
+    }
+    char median[32];
+    report_format_bytes(median, sizeof median, s->growth_median, 1);
+    fprintf(out, "\">\n      <failure message=\"growing in %zu of %zu captures, median %s per boundary\">",
+            s->growing, s->seen, median);
+    for (size_t k = 0; k < key_count; k++) {
+      char line[1024];
+      merge_site_by_label(merge, s, keys[k], line, sizeof line);
+      put_xml(out, line);
+      fputs("\n", out);
+    }
+    fputs("</failure>\n    </testcase>\n", out);
+  }
+  fputs("  </testsuite>\n</testsuites>\n", out);
+  return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,190 @@
+/* merge/merge_json.c: a merge as JSON (docs/merge.md): every capture and every site's values, so that it merges again exactly; and the format names. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "format/json_write.h"
+#include "merge/merge_internal.h"
+
+int merge_format_parse(const char *name, enum merge_format *format)
+{
+  static const char *const names[] = {"text", "json", "html", "markdown", "junit"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(name, names[i])) {
+      *format = (enum merge_format)i;
+      return 0;
+    }
+  return -1;
+}
+
+int merge_render(const struct merge *merge, enum merge_format format, FILE *out, char *error,
+                 size_t error_size)
+{
+  int rc = -1;
+  switch (format) {
+  case MERGE_FORMAT_TEXT: rc = merge_render_text(merge, out); break;
+  case MERGE_FORMAT_JSON: rc = merge_render_json(merge, out); break;
+  case MERGE_FORMAT_HTML: rc = merge_render_html(merge, out); break;
+  case MERGE_FORMAT_MARKDOWN: rc = merge_render_markdown(merge, out); break;
+  case MERGE_FORMAT_JUNIT: rc = merge_render_junit(merge, out); break;
+  }
+  if (rc < 0 && error_size)
+    snprintf(error, error_size, "cannot render the merge");
+  return rc;
+}
+
+static void put_text(struct json_writer *w, const char *key, const char *value)
+{
+  json_write_key(w, key);
+  json_write_string(w->out, value);
+}
+
+static void put_uint(struct json_writer *w, const char *key, uint64_t value)
+{
+  json_write_key(w, key);
+  fprintf(w->out, "%" PRIu64, value);
+}
+
+static void put_double(struct json_writer *w, const char *key, double value)
+{
+  json_write_key(w, key);
+  json_write_double(w->out, value);
+}
+
+static void put_bool(struct json_writer *w, const char *key, int value)
+{
+  json_write_key(w, key);
+  fputs(value ? "true" : "false", w->out);
+}
+
+static void put_capture(struct json_writer *w, const struct merge_capture *c)
+{
+  const struct diff_capture *info = &c->info;
+  json_write_item(w);
+  json_write_open(w, '{');
+  put_text(w, "source", c->source);
+  put_text(w, "path", info->path);
+  put_text(w, "host", info->host);
+  json_write_key(w, "pid");
+  fprintf(w->out, "%ld", info->pid);
+  put_text(w, "exe", info->exe);
+  put_text(w, "command", info->command);
+  put_text(w, "luajit_version", info->luajit_version);
+  put_double(w, "start_time", info->start_time);
+  put_double(w, "stop_time", info->stop_time);
+  put_double(w, "end_time", c->end_time);
+  put_bool(w, "has_times", c->has_times);
+  put_uint(w, "boundary_count", info->boundary_count);
+  put_text(w, "outcome", diff_outcome_name(c->outcome));
+  put_uint(w, "sites", c->site_count);
+  put_uint(w, "flagged", c->flagged);
+  json_write_key(w, "labels");
+  json_write_open(w, '{');
+  for (size_t i = 0; i < info->label_count; i++)
+    put_text(w, info->labels[i].key, info->labels[i].value);
+  json_write_close(w, '}');
+  json_write_close(w, '}');
+}
+
+/* A site's values as columns, each array on one line. */
+static void put_column(struct json_writer *w, const char *key, const struct merge_site *site,
+                       int column)
+{
+  json_write_key(w, key);
+  putc('[', w->out);
+  for (size_t i = 0; i < site->value_count; i++) {
+    const struct merge_value *v = &site->values[i];
+    if (i)
+      fputs(", ", w->out);
+    switch (column) {
+    case 0: fprintf(w->out, "%zu", v->capture); break;
+    case 1: json_write_string(w->out, diff_verdict_name(v->verdict)); break;
+    case 2: fputs(v->flagged ? "true" : "false", w->out); break;
+    case 3: fputs(v->undecided ? "true" : "false", w->out); break;
+    case 4: json_write_double(w->out, v->growth_bytes_per_boundary); break;
+    case 5: json_write_double(w->out, v->growth_bytes_per_second); break;
+    case 6: fprintf(w->out, "%" PRIu64, v->live_bytes); break;
+    }
+  }
+  putc(']', w->out);
+}
+
+static void put_counts(struct json_writer *w, const char *key, const size_t *counts, size_t count)
+{
+  json_write_key(w, key);
+  putc('[', w->out);
+  for (size_t i = 0; i < count; i++)
+    fprintf(w->out, i ? ", %zu" : "%zu", counts ? counts[i] : 0);
+  putc(']', w->out);
+}
+
+static void put_site(struct json_writer *w, const struct merge *merge, const struct merge_site *s)
+{
+  char id[17];
+  snprintf(id, sizeof id, "%016" PRIx64, s->id);
+  json_write_item(w);
+  json_write_open(w, '{');
+  put_text(w, "name", s->name);
+  put_text(w, "id", id);
+  put_text(w, "kind", diff_site_kind_name(s->kind));
+  put_uint(w, "captures", s->seen);
+  put_uint(w, "growing", s->growing);
+  put_uint(w, "undecided", s->undecided);
+  put_uint(w, "steady", s->steady);
+  put_bool(w, "flagged", s->growing >= merge->min_captures);
+  put_double(w, "growth_bytes_per_boundary_median", s->growth_median);
+  put_double(w, "growth_bytes_per_boundary_max", s->growth_max);
+  put_uint(w, "captures_with_times", s->per_second_count);
+  put_double(w, "growth_bytes_per_second_median", s->growth_per_second_median);
+  put_double(w, "growth_bytes_per_second_max", s->growth_per_second_max);
+  put_uint(w, "live_bytes_sum", s->live_sum);
+  put_uint(w, "live_bytes_max", s->live_max);
+  put_counts(w, "label_growing", s->label_growing, merge->group_count);
+  put_counts(w, "label_seen", s->label_seen, merge->group_count);
+  put_column(w, "in", s, 0);
+  put_column(w, "verdicts", s, 1);
+  put_column(w, "flagged_in", s, 2);
+  put_column(w, "undecided_in", s, 3);
+  put_column(w, "growth_bytes_per_boundary", s, 4);
+  put_column(w, "growth_bytes_per_second", s, 5);
+  put_column(w, "live_bytes", s, 6);
+  json_write_close(w, '}');
+}
+
+int merge_render_json(const struct merge *merge, FILE *out)
+{
+  struct json_writer w = {out, 0, 1};
+  json_write_open(&w, '{');
+  put_uint(&w, "ljleak_merge", MERGE_VERSION);
+  put_text(&w, "mode", diff_mode_name(merge->mode));
+  put_text(&w, "by", diff_by_name(merge->by));
+  put_uint(&w, "min_captures", merge->min_captures);
+  put_text(&w, "outcome", diff_outcome_name(merge->outcome));
+  put_uint(&w, "flagged", merge->flagged);
+  put_uint(&w, "growing_sites", merge->growing_sites);
+  put_uint(&w, "captures_flagged", merge->captures_flagged);
+  put_uint(&w, "captures_inconclusive", merge->captures_inconclusive);
+  json_write_key(&w, "labels");
+  json_write_open(&w, '[');
+  for (size_t i = 0; i < merge->group_count; i++) {
+    json_write_item(&w);
+    json_write_open(&w, '{');
+    put_text(&w, "key", merge->groups[i].key);
+    put_text(&w, "value", merge->groups[i].value);
+    put_uint(&w, "captures", merge->groups[i].captures);
+    json_write_close(&w, '}');
+  }
+  json_write_close(&w, ']');
+  json_write_key(&w, "captures");
+  json_write_open(&w, '[');
+  for (size_t i = 0; i < merge->capture_count; i++)
+    put_capture(&w, &merge->captures[i]);
+  json_write_close(&w, ']');
+  json_write_key(&w, "sites");
+  json_write_open(&w, '[');
+  for (size_t i = 0; i < merge->site_count; i++)
+    put_site(&w, merge, &merge->sites[i]);
+  json_write_close(&w, ']');
+  json_write_close(&w, '}');
+  putc('\n', out);
+  return ferror(out) ? -1 : 0;
+}

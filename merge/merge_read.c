@@ -1,0 +1,487 @@
+/* merge/merge_read.c: the merge's inputs: diff results (read by report_read_json_value), earlier merges (docs/merge.md), directories of them. */
+#include <dirent.h>
+#include <pthread.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "format/capture_index.h"
+#include "format/json_read.h"
+#include "format/whole_file.h"
+#include "merge/merge_internal.h"
+#include "report/report.h"
+
+/* Where the merge reader is, for "FILE: byte N: what is wrong". */
+struct merge_reader {
+  const char *name;
+  struct merge_error *err;
+};
+
+static enum merge_status merge_read_fail(struct merge_reader *r, const struct json_read_value *at,
+                                         const char *what)
+{
+  return merge_fail(r->err, MERGE_ERROR_INPUT, "%s: byte %zu: %s", r->name, at->offset, what);
+}
+
+static const struct json_read_value *merge_member(const struct json_read_value *object,
+                                                  const char *key, enum json_read_type type)
+{
+  const struct json_read_value *v = json_read_object_get(object, key);
+  return v && v->type == type ? v : NULL;
+}
+
+/* A member that must be a whole number >= 0 (absent: 0). -1 when it is not one. */
+static int merge_read_count(const struct json_read_value *object, const char *key, uint64_t *out)
+{
+  const struct json_read_value *v = json_read_object_get(object, key);
+  *out = 0;
+  if (!v)
+    return 0;
+  if (v->type != JSON_NUMBER || v->text[0] == '-' || strpbrk(v->text, ".eE"))
+    return -1;
+  errno = 0;
+  *out = strtoull(v->text, NULL, 10);
+  return errno ? -1 : 0;
+}
+
+static int merge_read_number(const struct json_read_value *v, double *out)
+{
+  if (v->type == JSON_NULL) {
+    *out = 0;
+    return 0;
+  }
+  if (v->type != JSON_NUMBER)
+    return -1;
+  *out = strtod(v->text, NULL);
+  return isfinite(*out) ? 0 : -1;
+}
+
+/* A string member (absent or null: NULL); -1 when it is neither a string nor null. */
+static int merge_read_string(const struct json_read_value *object, const char *key, char **out)
+{
+  const struct json_read_value *v = json_read_object_get(object, key);
+  *out = NULL;
+  if (!v || v->type == JSON_NULL)
+    return 0;
+  if (v->type != JSON_STRING)
+    return -1;
+  return (*out = strdup(v->text)) ? 0 : -2;
+}
+
+/* One capture of a merge's "captures". */
+static enum merge_status merge_read_capture(struct merge_reader *r, struct merge *merge,
+                                            const struct json_read_value *v)
+{
+  if (v->type != JSON_OBJECT)
+    return merge_read_fail(r, v, "a capture must be an object");
+  struct merge_capture *capture = merge_capture_new(merge);
+  if (!capture)
+    return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+  struct diff_capture *info = &capture->info;
+  static const char *const strings[] = {"source", "path", "command", "exe", "host", "luajit_version"};
+  char **fields[] = {&capture->source, &info->path, &info->command, &info->exe, &info->host,
+                     &info->luajit_version};
+  for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
+    int rc = merge_read_string(v, strings[i], fields[i]);
+    if (rc == -2)
+      return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+    if (rc < 0)
+      return merge_read_fail(r, json_read_object_get(v, strings[i]),
+                             "a capture's text member must be a string or null");
+  }
+  if (!capture->source)
+    return merge_read_fail(r, v, "a capture without its \"source\"");
+  uint64_t boundaries, sites, flagged;
+  const struct json_read_value *m;
+  if (merge_read_count(v, "boundary_count", &boundaries) < 0 ||
+      merge_read_count(v, "sites", &sites) < 0 || merge_read_count(v, "flagged", &flagged) < 0)
+    return merge_read_fail(r, v, "a capture's boundary_count, sites and flagged must be whole numbers >= 0");
+  info->boundary_count = (size_t)boundaries;
+  capture->site_count = (size_t)sites;
+  capture->flagged = (size_t)flagged;
+  if ((m = json_read_object_get(v, "pid"))) {
+    if (m->type != JSON_NUMBER || strpbrk(m->text, ".eE"))
+      return merge_read_fail(r, m, "pid must be a whole number");
+    info->pid = strtol(m->text, NULL, 10);
+  }
+  static const char *const times[] = {"start_time", "stop_time", "end_time"};
+  double *time_fields[] = {&info->start_time, &info->stop_time, &capture->end_time};
+  for (size_t i = 0; i < 3; i++)
+    if ((m = json_read_object_get(v, times[i])) && merge_read_number(m, time_fields[i]) < 0)
+      return merge_read_fail(r, m, "a capture's times must be numbers");
+  if ((m = json_read_object_get(v, "has_times"))) {
+    if (m->type != JSON_TRUE && m->type != JSON_FALSE)
+      return merge_read_fail(r, m, "has_times must be true or false");
+    capture->has_times = m->type == JSON_TRUE;
+  }
+  if (!(m = merge_member(v, "outcome", JSON_STRING)) || diff_outcome_parse(m->text, &capture->outcome) < 0)
+    return merge_read_fail(r, m ? m : v,
+                           "a capture's outcome must be \"pass\", \"flagged\" or \"inconclusive\"");
+  if ((m = json_read_object_get(v, "labels"))) {
+    if (m->type != JSON_OBJECT || m->count > CAPTURE_INDEX_LABEL_COUNT_MAX)
+      return merge_read_fail(r, m, "labels must be an object of at most 16 strings");
+    for (size_t i = 0; i < m->count; i++) {
+      char one[CAPTURE_INDEX_LABEL_KEY_MAX + CAPTURE_INDEX_LABEL_VALUE_MAX + 2];
+      const struct json_read_value *value = &m->items[i];
+      int n = value->type == JSON_STRING ? snprintf(one, sizeof one, "%s=%s", m->keys[i], value->text) : -1;
+      if (n < 0 || (size_t)n >= sizeof one || strchr(m->keys[i], '=') ||
+          capture_index_labels_check(one, NULL, 0) != 0)
+        return merge_read_fail(r, value, "a label must be KEY: VALUE as the capture index takes it "
+                                         "(docs/index-format.md)");
+      if (diff_capture_add_label(info, m->keys[i], strlen(m->keys[i]), value->text,
+                                 strlen(value->text)) != 0)
+        return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+    }
+  }
+  return MERGE_OK;
+}
+
+/* The columns of a site's values, each an array of value_count elements. */
+struct merge_columns {
+  const struct json_read_value *in, *verdicts, *flagged, *undecided, *growth, *per_second, *live;
+};
+
+static enum merge_status merge_read_site(struct merge_reader *r, struct merge *merge,
+                                         const struct json_read_value *v, size_t first_capture)
+{
+  if (v->type != JSON_OBJECT)
+    return merge_read_fail(r, v, "a site must be an object");
+  const struct json_read_value *name = merge_member(v, "name", JSON_STRING);
+  const struct json_read_value *id = merge_member(v, "id", JSON_STRING);
+  const struct json_read_value *kind = merge_member(v, "kind", JSON_STRING);
+  enum diff_site_kind site_kind;
+  char *end = NULL;
+  uint64_t site_id = id ? strtoull(id->text, &end, 16) : 0;
+  if (!name || !id || strlen(id->text) != 16 || !end || *end || !kind ||
+      diff_site_kind_parse(kind->text, &site_kind) < 0)
+    return merge_read_fail(r, v, "a site needs its name, its id (16 hex digits) and its kind");
+  struct merge_columns c = {
+    merge_member(v, "in", JSON_ARRAY), merge_member(v, "verdicts", JSON_ARRAY),
+    merge_member(v, "flagged_in", JSON_ARRAY), merge_member(v, "undecided_in", JSON_ARRAY),
+    merge_member(v, "growth_bytes_per_boundary", JSON_ARRAY),
+    merge_member(v, "growth_bytes_per_second", JSON_ARRAY), merge_member(v, "live_bytes", JSON_ARRAY),
+  };
+  if (!c.in || !c.verdicts || !c.flagged || !c.undecided || !c.growth || !c.per_second || !c.live)
+    return merge_read_fail(r, v, "a site needs the arrays in, verdicts, flagged_in, undecided_in, "
+                                 "growth_bytes_per_boundary, growth_bytes_per_second and live_bytes");
+  size_t count = c.in->count;
+  if (c.verdicts->count != count || c.flagged->count != count || c.undecided->count != count ||
+      c.growth->count != count || c.per_second->count != count || c.live->count != count)
+    return merge_read_fail(r, v, "a site's value arrays differ in length");
+  struct merge_site *site = merge_site_get(merge, name->text, site_id, site_kind);
+  if (!site)
+    return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+  size_t own = merge->capture_count - first_capture;  /* the captures this input added */
+  if (!count)
+    return merge_read_fail(r, v, "a site seen in no capture");
+  /* A site listed twice in one merge would be seen twice in a capture. */
+  if (site->value_count && site->values[site->value_count - 1].capture >= first_capture)
+    return merge_read_fail(r, v, "a site listed twice");
+  for (size_t i = 0; i < count; i++) {
+    struct merge_value value;
+    memset(&value, 0, sizeof value);
+    const struct json_read_value *in = &c.in->items[i], *verdict = &c.verdicts->items[i];
+    if (in->type != JSON_NUMBER || in->text[0] == '-' || strpbrk(in->text, ".eE") ||
+        (value.capture = (size_t)strtoull(in->text, NULL, 10)) >= own)
+      return merge_read_fail(r, in, "in: a capture index past the captures");
+    if (i && value.capture <= strtoull(c.in->items[i - 1].text, NULL, 10))
+      return merge_read_fail(r, in, "in: capture indexes must rise");
+    value.capture += first_capture;
+    if (verdict->type != JSON_STRING || diff_verdict_parse(verdict->text, &value.verdict) < 0)
+      return merge_read_fail(r, verdict, "verdicts: not a verdict");
+    const struct json_read_value *flagged = &c.flagged->items[i], *undecided = &c.undecided->items[i];
+    if ((flagged->type != JSON_TRUE && flagged->type != JSON_FALSE) ||
+        (undecided->type != JSON_TRUE && undecided->type != JSON_FALSE))
+      return merge_read_fail(r, flagged, "flagged_in and undecided_in must hold true or false");
+    value.flagged = flagged->type == JSON_TRUE;
+    value.undecided = undecided->type == JSON_TRUE;
+    if (value.flagged && value.undecided)
+      return merge_read_fail(r, flagged, "a value both flagged and undecided");
+    const struct json_read_value *live = &c.live->items[i];
+    if (merge_read_number(&c.growth->items[i], &value.growth_bytes_per_boundary) < 0 ||
+        merge_read_number(&c.per_second->items[i], &value.growth_bytes_per_second) < 0)
+      return merge_read_fail(r, &c.growth->items[i], "growth must be finite numbers");
+    if (live->type != JSON_NUMBER || live->text[0] == '-' || strpbrk(live->text, ".eE"))
+      return merge_read_fail(r, live, "live_bytes must hold whole numbers >= 0");
+    errno = 0;
+    value.live_bytes = strtoull(live->text, NULL, 10);
+    if (errno)
+      return merge_read_fail(r, live, "live_bytes is larger than 2^64-1");
+    if (merge_site_add_value(site, &value) != 0)
+      return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+  }
+  return MERGE_OK;
+}
+
+/* A merge's JSON: its captures are appended, its sites' values follow them. */
+static enum merge_status merge_read_merge(struct merge_reader *r, struct merge *merge,
+                                          const struct json_read_value *root)
+{
+  const struct json_read_value *version = json_read_object_get(root, "ljleak_merge");
+  if (version->type != JSON_NUMBER || strcmp(version->text, "1"))
+    return merge_read_fail(r, version, "ljleak_merge is not a version this reader knows (1)");
+  const struct json_read_value *mode = merge_member(root, "mode", JSON_STRING);
+  const struct json_read_value *by = merge_member(root, "by", JSON_STRING);
+  enum diff_mode merge_mode;
+  enum diff_by merge_by;
+  if (!mode || diff_mode_parse(mode->text, &merge_mode) < 0 || !by ||
+      diff_by_parse(by->text, &merge_by) < 0)
+    return merge_read_fail(r, root, "a merge needs its mode (trend, range, base) and by (site, stack)");
+  const struct json_read_value *captures = merge_member(root, "captures", JSON_ARRAY);
+  const struct json_read_value *sites = merge_member(root, "sites", JSON_ARRAY);
+  if (!captures || !sites)
+    return merge_read_fail(r, root, "a merge needs its captures and sites arrays");
+  enum merge_status status = merge_check_kind(merge, merge_mode, merge_by, r->name, r->err);
+  if (status != MERGE_OK)
+    return status;
+  size_t first = merge->capture_count;
+  for (size_t i = 0; i < captures->count; i++)
+    if ((status = merge_read_capture(r, merge, &captures->items[i])) != MERGE_OK)
+      return status;
+  for (size_t i = 0; i < sites->count; i++)
+    if ((status = merge_read_site(r, merge, &sites->items[i], first)) != MERGE_OK)
+      return status;
+  return MERGE_OK;
+}
+
+/* ---- Loading and adding --------------------------------------------------------
+ * An input is loaded (read, parsed; a diff result rebuilt by report's reader)
+ * without touching the merge, so several load at once on threads; then it is
+ * added to the merge, in the order the inputs were given. */
+
+struct merge_loaded {
+  const char *name;
+  enum merge_status status;   /* of the load; err says why */
+  struct merge_error err;
+  int is_merge;               /* root holds a merge; else result holds a diff result */
+  struct json_read_value root;
+  struct diff_result result;
+};
+
+static void merge_load_text(struct merge_loaded *l, const char *text, size_t length)
+{
+  size_t offset = 0;
+  char message[200];
+  l->status = MERGE_OK;
+  if (json_read_parse(text, length, &l->root, &offset, message, sizeof message) < 0) {
+    l->status = merge_fail(&l->err, MERGE_ERROR_INPUT, "%s: byte %zu: %s", l->name, offset, message);
+    return;
+  }
+  if (l->root.type == JSON_OBJECT && json_read_object_get(&l->root, "ljleak_merge")) {
+    l->is_merge = 1;
+    return;
+  }
+  if (l->root.type == JSON_OBJECT && json_read_object_get(&l->root, "ljleak_result")) {
+    char error[512];
+    if (report_read_json_value(l->name, &l->root, &l->result, error, sizeof error) < 0)
+      l->status = merge_fail(&l->err, MERGE_ERROR_INPUT, "%s", error);
+  } else {
+    struct merge_reader r = {l->name, &l->err};
+    l->status = merge_read_fail(&r, &l->root, "neither a diff result (\"ljleak_result\") nor a "
+                                              "merge (\"ljleak_merge\")");
+  }
+  json_read_free(&l->root);
+}
+
+static void merge_load_file(struct merge_loaded *l)
+{
+  char *text = NULL;
+  size_t size = 0;
+  int system_error = 0;
+  char message[600];
+  if (whole_file_read(l->name, &text, &size, &system_error, message, sizeof message) != WHOLE_FILE_OK) {
+    l->status = merge_fail(&l->err, system_error ? MERGE_ERROR_INPUT : MERGE_ERROR_MEMORY, "%s",
+                           message);
+    return;
+  }
+  merge_load_text(l, text, size);
+  free(text);
+}
+
+/* Adds a loaded input to the merge, and frees what the load kept. */
+static enum merge_status merge_apply(struct merge *merge, struct merge_loaded *l,
+                                     struct merge_error *err)
+{
+  enum merge_status status = l->status;
+  if (status != MERGE_OK) {
+    *err = l->err;
+  } else if (l->is_merge) {
+    struct merge_reader r = {l->name, err};
+    status = merge_read_merge(&r, merge, &l->root);
+    json_read_free(&l->root);
+  } else {
+    status = merge_add_result(merge, &l->result, l->name, err);
+  }
+  diff_result_free(&l->result);
+  return status;
+}
+
+enum merge_status merge_add_text(struct merge *merge, const char *name, const char *text,
+                                 size_t length, struct merge_error *err)
+{
+  struct merge_loaded l;
+  memset(&l, 0, sizeof l);
+  l.name = name;
+  merge_load_text(&l, text, length);
+  return merge_apply(merge, &l, err);
+}
+
+/* The input files of the paths given: files as they are, directories as
+ * their *.json files. */
+struct merge_files {
+  char **paths;
+  size_t count, capacity;
+};
+
+static int merge_files_add(struct merge_files *files, const char *path)
+{
+  if (merge_reserve((void **)&files->paths, &files->capacity, files->count, sizeof *files->paths) != 0 ||
+      !(files->paths[files->count] = strdup(path)))
+    return -1;
+  files->count++;
+  return 0;
+}
+
+static int merge_name_compare(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every *.json under directory, any depth, in name order, onto files. */
+static enum merge_status merge_list_directory(struct merge_files *files, const char *directory,
+                                              struct merge_error *err)
+{
+  DIR *dir = opendir(directory);
+  if (!dir)
+    return merge_fail(err, MERGE_ERROR_INPUT, "%s: cannot open: %s", directory, strerror(errno));
+  struct merge_files names = {NULL, 0, 0};
+  enum merge_status status = MERGE_OK;
+  struct dirent *entry;
+  while ((entry = readdir(dir))) {
+    if (entry->d_name[0] == '.')
+      continue;
+    if (merge_files_add(&names, entry->d_name) != 0) {
+      status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+      break;
+    }
+  }
+  closedir(dir);
+  if (names.count)
+    qsort(names.paths, names.count, sizeof *names.paths, merge_name_compare);
+  size_t directory_length = strlen(directory);
+  for (size_t i = 0; i < names.count && status == MERGE_OK; i++) {
+    size_t length = directory_length + strlen(names.paths[i]) + 2;
+    char *path = malloc(length);
+    if (!path) {
+      status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+      break;
+    }
+    snprintf(path, length, "%s%s%s", directory,
+             directory_length && directory[directory_length - 1] == '/' ? "" : "/", names.paths[i]);
+    struct stat st;
+    size_t name_length = strlen(names.paths[i]);
+    /* A link to a directory is not followed: no loops; one to a file is read. */
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+      status = merge_list_directory(files, path, err);
+    else if (name_length > 5 && !strcmp(names.paths[i] + name_length - 5, ".json") &&
+             merge_files_add(files, path) != 0)
+      status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    free(path);
+  }
+  for (size_t i = 0; i < names.count; i++)
+    free(names.paths[i]);
+  free(names.paths);
+  return status;
+}
+
+/* A loader thread: every jobs-th input of a batch, from its first. */
+struct merge_worker {
+  struct merge_loaded *batch;
+  size_t count, first, step;
+};
+
+static void *merge_worker_run(void *context)
+{
+  struct merge_worker *w = context;
+  for (size_t i = w->first; i < w->count; i += w->step)
+    merge_load_file(&w->batch[i]);
+  return NULL;
+}
+
+/* Loads batch[0..count) on up to jobs threads (the caller's among them). */
+static void merge_load_batch(struct merge_loaded *batch, size_t count, size_t jobs)
+{
+  pthread_t threads[MERGE_MAX_JOBS];
+  struct merge_worker workers[MERGE_MAX_JOBS];
+  size_t started = 0;
+  for (size_t t = 1; t < jobs && t < count; t++) {
+    workers[t] = (struct merge_worker){batch, count, t, jobs};
+    if (pthread_create(&threads[started], NULL, merge_worker_run, &workers[t]) != 0)
+      break;   /* fewer threads: this one does the rest below */
+    started++;
+  }
+  /* This thread takes its own share, and the share of any thread that did not start. */
+  for (size_t t = 0; t < jobs && t < count; t++)
+    if (t == 0 || t > started) {
+      workers[t] = (struct merge_worker){batch, count, t, jobs};
+      merge_worker_run(&workers[t]);
+    }
+  for (size_t t = 0; t < started; t++)
+    pthread_join(threads[t], NULL);
+}
+
+enum merge_status merge_add_paths(struct merge *merge, const char *const *paths, size_t count,
+                                  size_t jobs, struct merge_error *err)
+{
+  struct merge_files files = {NULL, 0, 0};
+  enum merge_status status = MERGE_OK;
+  for (size_t i = 0; i < count && status == MERGE_OK; i++) {
+    struct stat st;
+    if (stat(paths[i], &st) != 0) {
+      status = merge_fail(err, MERGE_ERROR_INPUT, "%s: cannot open: %s", paths[i], strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+      if (merge_files_add(&files, paths[i]) != 0)
+        status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    } else {
+      size_t before = files.count;
+      status = merge_list_directory(&files, paths[i], err);
+      if (status == MERGE_OK && files.count == before)
+        status = merge_fail(err, MERGE_ERROR_INPUT, "%s: no results (*.json) in this directory",
+                            paths[i]);
+    }
+  }
+  if (jobs < 1)
+    jobs = 1;
+  if (jobs > MERGE_MAX_JOBS)
+    jobs = MERGE_MAX_JOBS;
+  /* A batch of one input per job: a merge's tree can be large, so no more
+   * than jobs of them are held at once. */
+  struct merge_loaded batch[MERGE_MAX_JOBS];
+  for (size_t at = 0; at < files.count && status == MERGE_OK; at += jobs) {
+    size_t n = files.count - at < jobs ? files.count - at : jobs;
+    memset(batch, 0, n * sizeof *batch);
+    for (size_t i = 0; i < n; i++)
+      batch[i].name = files.paths[at + i];
+    merge_load_batch(batch, n, jobs);
+    for (size_t i = 0; i < n; i++) {
+      if (status == MERGE_OK)
+        status = merge_apply(merge, &batch[i], err);
+      else {   /* after an error: only freed */
+        json_read_free(&batch[i].root);
+        diff_result_free(&batch[i].result);
+      }
+    }
+  }
+  for (size_t i = 0; i < files.count; i++)
+    free(files.paths[i]);
+  free(files.paths);
+  return status;
+}
+
+enum merge_status merge_add_path(struct merge *merge, const char *path, struct merge_error *err)
+{
+  return merge_add_paths(merge, &path, 1, 1, err);
+}

@@ -1,0 +1,221 @@
+/* merge/merge_text.c: a merge as text (the terminal, fleet.txt) and as Markdown (a pull request or a ticket). */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "format/utf8.h"
+#include "merge/merge_internal.h"
+#include "report/report.h"
+
+/* Sites listed in full; the rest are counted. */
+#define MERGE_TEXT_SITES 40
+/* Label keys a site's line breaks its growth down by. */
+#define MERGE_TEXT_KEYS 16
+
+/* Text from a capture or a site name: control characters as \xNN, so a
+ * hostile name cannot move the cursor or clear the screen. */
+static void put_clean(FILE *out, const char *text)
+{
+  if (!text) {
+    fputc('-', out);
+    return;
+  }
+  size_t length = strlen(text);
+  for (size_t i = 0; i < length;) {
+    uint32_t cp;
+    size_t used = utf8_decode(text + i, length - i, &cp);
+    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+      fprintf(out, "\\x%02" PRIx32, cp);
+    else
+      utf8_put(out, cp);
+    i += used;
+  }
+}
+
+/* "2026-11-28 05:33" in UTC, or "-". */
+static void format_time(char *buffer, size_t size, double when)
+{
+  time_t t = (time_t)when;
+  struct tm tm;
+  if (when <= 0 || !gmtime_r(&t, &tm) || !strftime(buffer, size, "%Y-%m-%d %H:%M", &tm))
+    snprintf(buffer, size, "-");
+}
+
+/* The keys of the label groups, each once, in order. */
+static size_t label_keys(const struct merge *merge, const char **keys, size_t room)
+{
+  size_t count = 0;
+  for (size_t g = 0; g < merge->group_count && count < room; g++)
+    if (!count || strcmp(keys[count - 1], merge->groups[g].key))
+      keys[count++] = merge->groups[g].key;
+  return count;
+}
+
+static void put_headline(FILE *out, const struct merge *merge)
+{
+  char when_first[32], when_last[32];
+  double first = 0, last = 0;
+  for (size_t i = 0; i < merge->capture_count; i++) {
+    const struct merge_capture *c = &merge->captures[i];
+    if (c->info.start_time > 0 && (first == 0 || c->info.start_time < first))
+      first = c->info.start_time;
+    if (c->end_time > last)
+      last = c->end_time;
+  }
+  format_time(when_first, sizeof when_first, first);
+  format_time(when_last, sizeof when_last, last);
+  fprintf(out, "ljleak merge: %zu of %zu sites growing on at least %zu of %zu captures",
+          merge->flagged, merge->site_count, merge->min_captures, merge->capture_count);
+  if (merge->outcome == DIFF_OUTCOME_INCONCLUSIVE)
+    fprintf(out, "; inconclusive: %zu captures cannot tell", merge->captures_inconclusive);
+  fprintf(out, "\n\ncaptures  %zu (%zu flagged, %zu inconclusive, %zu pass), %s to %s UTC, %s results\n",
+          merge->capture_count, merge->captures_flagged, merge->captures_inconclusive,
+          merge->capture_count - merge->captures_flagged - merge->captures_inconclusive, when_first,
+          when_last, diff_mode_name(merge->mode));
+  if (merge->group_count) {
+    fputs("labels   ", out);
+    for (size_t g = 0; g < merge->group_count; g++) {
+      fputs(g ? ", " : " ", out);
+      put_clean(out, merge->groups[g].key);
+      fputc('=', out);
+      put_clean(out, merge->groups[g].value);
+      fprintf(out, " (%zu)", merge->groups[g].captures);
+    }
+    fputc('\n', out);
+  }
+}
+
+static void put_site_row(FILE *out, const struct merge *merge, const struct merge_site *s)
+{
+  char median[32], largest[32], per_second[40], sum[32], most[32];
+  report_format_bytes(median, sizeof median, s->growth_median, 1);
+  report_format_bytes(largest, sizeof largest, s->growth_max, 1);
+  if (s->per_second_count) {
+    report_format_bytes(per_second, sizeof per_second - 2, s->growth_per_second_median, 1);
+    strcat(per_second, "/s");
+  } else {
+    snprintf(per_second, sizeof per_second, "-");
+  }
+  report_format_bytes(sum, sizeof sum, (double)s->live_sum, 0);
+  report_format_bytes(most, sizeof most, (double)s->live_max, 0);
+  fprintf(out, "  %7zu %9zu %6zu %6zu  %12s %12s %14s %11s %11s  ", s->growing, s->undecided,
+          s->steady, s->seen, median, largest, per_second, sum, most);
+  put_clean(out, s->name);
+  fputc('\n', out);
+  const char *keys[MERGE_TEXT_KEYS];
+  size_t key_count = label_keys(merge, keys, MERGE_TEXT_KEYS);
+  for (size_t k = 0; k < key_count && s->growing; k++) {
+    char line[1024];
+    merge_site_by_label(merge, s, keys[k], line, sizeof line);
+    fputs("           ", out);
+    put_clean(out, line);
+    fputc('\n', out);
+  }
+}
+
+int merge_render_text(const struct merge *merge, FILE *out)
+{
+  put_headline(out, merge);
+  size_t listed = 0;
+  fputs("\nsites, most captures growing first (growth per boundary over the captures that saw "
+        "the site; live bytes at their last boundary):\n"
+        "  growing undecided steady   seen        median      largest     median/sec    live sum"
+        "    live max  site\n", out);
+  for (size_t i = 0; i < merge->site_count && listed < MERGE_TEXT_SITES; i++) {
+    const struct merge_site *s = &merge->sites[i];
+    if (!s->growing && !s->undecided)
+      break;
+    put_site_row(out, merge, s);
+    listed++;
+  }
+  size_t rest = merge->site_count - listed;
+  if (rest) {
+    int quiet = !merge->sites[listed].growing && !merge->sites[listed].undecided;
+    fprintf(out, "  and %zu more sites%s: ", rest,
+            quiet ? ", steady in every capture that saw them" : " (all of them in the JSON and HTML)");
+    size_t shown = 0;
+    for (size_t i = listed; i < merge->site_count && shown < 5; i++, shown++) {
+      fputs(shown ? ", " : "", out);
+      put_clean(out, merge->sites[i].name);
+    }
+    fputs(rest > shown ? ", ...\n" : "\n", out);
+  }
+  fputs("\ncaptures:\n", out);
+  for (size_t i = 0; i < merge->capture_count; i++) {
+    const struct merge_capture *c = &merge->captures[i];
+    char start[32], span[32] = "-";
+    format_time(start, sizeof start, c->info.start_time);
+    if (c->end_time > c->info.start_time && c->info.start_time > 0)
+      report_format_duration(span, sizeof span, c->end_time - c->info.start_time);
+    fprintf(out, "  %-12s %s  %8s  ", diff_outcome_name(c->outcome), start, span);
+    put_clean(out, c->info.host);
+    fprintf(out, " pid %ld  ", c->info.pid);
+    for (size_t l = 0; l < c->info.label_count; l++) {
+      put_clean(out, c->info.labels[l].key);
+      fputc('=', out);
+      put_clean(out, c->info.labels[l].value);
+      fputc(' ', out);
+    }
+    fputs(" ", out);
+    put_clean(out, c->info.exe ? c->info.exe : c->info.command);
+    fputs("  ", out);
+    put_clean(out, c->source);
+    fputc('\n', out);
+  }
+  return ferror(out) ? -1 : 0;
+}
+
+/* Markdown table cells: '|', '\\', '`', '*', '_', '<', '>', '[' and ']'
+ * escaped, control characters dropped, so a name cannot end the cell or
+ * make a link. */
+static void put_cell(FILE *out, const char *text)
+{
+  size_t length = text ? strlen(text) : 0;
+  for (size_t i = 0; i < length;) {
+    uint32_t cp;
+    i += utf8_decode(text + i, length - i, &cp);
+    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+      continue;
+    if (strchr("|\\`*_<>[]#&", (int)cp) && cp < 0x80)
+      fprintf(out, "&#%" PRIu32 ";", cp);
+    else
+      utf8_put(out, cp);
+  }
+}
+
+int merge_render_markdown(const struct merge *merge, FILE *out)
+{
+  fprintf(out, "### ljleak merge: %zu of %zu sites growing on at least %zu of %zu captures\n\n",
+          merge->flagged, merge->site_count, merge->min_captures, merge->capture_count);
+  fprintf(out, "%zu captures: %zu flagged, %zu inconclusive.\n\n", merge->capture_count,
+          merge->captures_flagged, merge->captures_inconclusive);
+  fputs("| growing | undecided | seen | median/boundary | largest/boundary | live sum | site | by label |\n"
+        "| ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n", out);
+  const char *keys[MERGE_TEXT_KEYS];
+  size_t key_count = label_keys(merge, keys, MERGE_TEXT_KEYS);
+  size_t listed = 0;
+  for (size_t i = 0; i < merge->site_count && listed < MERGE_TEXT_SITES; i++, listed++) {
+    const struct merge_site *s = &merge->sites[i];
+    if (!s->growing && !s->undecided)
+      break;
+    char median[32], largest[32], sum[32];
+    report_format_bytes(median, sizeof median, s->growth_median, 1);
+    report_format_bytes(largest, sizeof largest, s->growth_max, 1);
+    report_format_bytes(sum, sizeof sum, (double)s->live_sum, 0);
+    fprintf(out, "| %zu | %zu | %zu | %s | %s | %s | ", s->growing, s->undecided, s->seen, median,
+            largest, sum);
+    put_cell(out, s->name);
+    fputs(" | ", out);
+    for (size_t k = 0; k < key_count && s->growing; k++) {
+      char line[1024];
+      merge_site_by_label(merge, s, keys[k], line, sizeof line);
+      if (k)
+        fputs("; ", out);
+      put_cell(out, line);
+    }
+    fputs(" |\n", out);
+  }
+  if (!listed)
+    fputs("| 0 | 0 | | | | | no site grew or stayed undecided in any capture | |\n", out);
+  return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# tests/e2e/fleet.sh: ci/fleet over local captures under GNU parallel: a
+# capture that fails is named and the rest merged; the same command again
+# resumes (only the failed capture is diffed again); the reports and labels.
+E2E_NAME=fleet
+. tests/e2e/lib.sh
+export LJLEAK
+cd "$tmp" || exit 1
+repo=$OLDPWD
+LJLEAK=$repo/$LJLEAK
+cat >app.lua <<'EOS'
+local leak = arg[1] == "leak"
+local kept = {}
+for i = 1, 60000 do local s = { i, tostring(i) }; if leak then kept[#kept + 1] = { i } end end
+EOS
+mkdir -p caps
+capture() { "$LJLEAK" run -o "$1" --every 256k --label "release=$2" app.lua "$3" >/dev/null 2>&1; }
+capture caps/web-1 1.4.2 leak
+capture caps/web-2 1.4.2 leak
+capture caps/web-3 1.4.1 steady
+mkdir -p caps/broken
+printf 'not an index\n' >caps/broken/index
+
+"$repo/ci/fleet" -j 2 --quiet -o out caps/web-1 caps/web-2 caps/broken caps/web-3 >stdout 2>stderr
+code=$?
+check "a_leak_on_the_fleet_exits_1" test "$code" = 1
+check "the_failed_capture_is_named" grep -q "^fleet: caps/broken: not merged: ljleak diff: error: caps/broken/index: byte 0" stderr
+check "the_failed_capture_is_listed" grep -q "^caps/broken	ljleak diff: error" out/failed.txt
+check "the_rest_are_merged" grep -q "^fleet: 3 captures merged, 1 failed" stderr
+check "fleet_json_has_three_captures" test "$(grep -c '"source": ' out/fleet.json)" = 3
+check "fleet_txt_says_growing_by_release" grep -q "growing on 2 of 2 captures labelled release=1.4.2, on 0 of 1 of release=1.4.1" out/fleet.txt
+check "fleet_html_says_growing_by_release" grep -q "growing on 2 of 2 captures labelled release=1.4.2" out/fleet.html
+check "one_result_per_good_capture" test "$(ls out/results | tr '\n' ' ')" = "00001-web-1.json 00002-web-2.json 00004-web-3.json "
+check "each_capture_diffed_once" test "$(tail -n +2 out/map.joblog | wc -l)" = 4
+cp out/results/00001-web-1.json first-web-1.json
+
+# The broken capture is made again; the same command resumes: only it is
+# diffed again, the three results are kept as they were.
+rm -rf caps/broken
+capture caps/broken 1.4.1 steady
+"$repo/ci/fleet" -j 2 --quiet -o out caps/web-1 caps/web-2 caps/broken caps/web-3 >stdout 2>stderr
+code=$?
+check "the_resumed_run_exits_1" test "$code" = 1
+check "the_resumed_run_merges_four" grep -q "^fleet: 4 captures merged, 0 failed" stderr
+check "only_the_failed_capture_ran_again" test "$(tail -n +2 out/map.joblog | cut -f1 | sort | uniq -c | awk '$1 > 1 { print $2 }')" = 3
+check "a_capture_already_diffed_keeps_its_result" cmp -s first-web-1.json out/results/00001-web-1.json
+check "no_failure_is_listed" test ! -s out/failed.txt
+check "fleet_json_has_four_captures" test "$(grep -c '"source": ' out/fleet.json)" = 4
+check "fleet_txt_counts_the_new_capture" grep -q "on 0 of 2 of release=1.4.1" out/fleet.txt
+
+# Another list of captures into the same directory is refused, not mixed.
+"$repo/ci/fleet" -o out caps/web-1 >/dev/null 2>stderr
+check "another_list_into_the_same_output_is_a_usage_error" test $? = 2
+# Nothing that can be diffed: exit 3, named.
+"$repo/ci/fleet" -o out2 caps/missing >/dev/null 2>stderr
+check "no_capture_diffed_exits_3" test $? = 3
+check "the_missing_capture_is_named" grep -q "caps/missing: not merged" stderr
+"$repo/ci/fleet" -o out3 >/dev/null 2>&1
+check "no_capture_is_a_usage_error" test $? = 2
+finish

@@ -1,0 +1,506 @@
+/* tests/test_merge.c: ljleak merge's model: any grouping of generated results gives the same figures and bytes; the figures; labels; bad input named. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "merge/merge.h"
+#include "report/report.h"
+#include "tests/check_run.h"
+
+/* ---- Generated results --------------------------------------------------------- */
+
+#define SITE_POOL 30
+#define BOUNDARIES 8
+
+/* A small deterministic generator (xorshift), so that every run tests the same results. */
+static uint64_t rng_state;
+static uint64_t rng(void)
+{
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+static char *copy_text(const char *text)
+{
+  char *copy = strdup(text);
+  ck_assert_ptr_nonnull(copy);
+  return copy;
+}
+
+/* Capture number c's result, as JSON text (ljleak diff --format json). */
+static char *generated_result(size_t c, enum diff_mode mode)
+{
+  static const enum diff_verdict verdicts[] = {DIFF_VERDICT_GROWING, DIFF_VERDICT_STEADY,
+                                               DIFF_VERDICT_UNDECIDED, DIFF_VERDICT_SHRINKING,
+                                               DIFF_VERDICT_INSUFFICIENT, DIFF_VERDICT_STEADY};
+  struct diff_result r;
+  memset(&r, 0, sizeof r);
+  r.mode = mode;
+  diff_options_default(&r.options);
+  char text[128];
+  snprintf(text, sizeof text, "host-%zu", c % 7);
+  r.capture.host = copy_text(text);
+  snprintf(text, sizeof text, "captures/ljleak-%zu", c);
+  r.capture.path = copy_text(text);
+  r.capture.command = copy_text("luajit app.lua");
+  r.capture.exe = copy_text("/usr/bin/luajit");
+  r.capture.luajit_version = copy_text("LuaJIT 2.1.0-beta3");
+  r.capture.pid = (long)(1000 + c);
+  r.capture.start_time = 1763745600.0 + 100.0 * (double)c;
+  r.capture.stop_time = r.capture.start_time + 90;
+  r.capture.boundary_count = BOUNDARIES;
+  r.capture.boundary_times = calloc(BOUNDARIES, sizeof *r.capture.boundary_times);
+  for (size_t b = 0; b < BOUNDARIES; b++)
+    r.capture.boundary_times[b] = r.capture.start_time + 10.0 * (double)(b + 1);
+  snprintf(text, sizeof text, "1.4.%zu", c % 3);
+  ck_assert_int_eq(diff_capture_add_label(&r.capture, "release", 7, text, strlen(text)), 0);
+  if (c % 2)
+    ck_assert_int_eq(diff_capture_add_label(&r.capture, "role", 4, "api", 3), 0);
+  r.sites = calloc(SITE_POOL, sizeof *r.sites);
+  for (size_t s = 0; s < SITE_POOL; s++) {
+    if (rng() % 3 == 0)
+      continue;   /* not seen in this capture */
+    struct diff_site *site = &r.sites[r.site_count++];
+    snprintf(text, sizeof text, "@app.lua:%zu", 10 + s);
+    site->name = copy_text(text);
+    site->id = XXH3_64bits(site->name, strlen(site->name));
+    site->kind = DIFF_SITE_LUA;
+    site->source_file = copy_text("app.lua");
+    site->source_line = 10 + s;
+    /* Site 0 grows wherever release is 1.4.2 (c % 3 == 2): a label tells. */
+    site->verdict = s == 0 ? (c % 3 == 2 ? DIFF_VERDICT_GROWING : DIFF_VERDICT_STEADY)
+                           : verdicts[rng() % (sizeof verdicts / sizeof verdicts[0])];
+    if (mode == DIFF_MODE_BASE && site->verdict == DIFF_VERDICT_GROWING)
+      site->verdict = DIFF_VERDICT_NEW;
+    site->count = BOUNDARIES;
+    site->live_bytes = calloc(BOUNDARIES, sizeof *site->live_bytes);
+    for (size_t b = 0; b < BOUNDARIES; b++)
+      site->live_bytes[b] = rng() % 100000;
+    site->growth_bytes_per_segment = (double)(rng() % 20000) - 5000.0 + 0.25;
+    site->growth_bytes_per_second = site->growth_bytes_per_segment / 10;
+    site->trend_p_value = NAN;
+  }
+  diff_result_fill_facts(&r);
+  char *json = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&json, &size);
+  struct report_options options = {0, NULL, 0, 0};
+  char error[256];
+  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_JSON, &options, out, error, sizeof error), 0);
+  fclose(out);
+  diff_result_free(&r);
+  return json;
+}
+
+#define CAPTURES 24
+static char *results[CAPTURES];
+static char names[CAPTURES][32];
+
+static void make_results(void)
+{
+  rng_state = 0x9e3779b97f4a7c15u;
+  for (size_t c = 0; c < CAPTURES; c++) {
+    results[c] = generated_result(c, DIFF_MODE_TREND);
+    snprintf(names[c], sizeof names[c], "result-%02zu.json", c);
+  }
+}
+
+static void free_results(void)
+{
+  for (size_t c = 0; c < CAPTURES; c++)
+    free(results[c]);
+}
+
+static char *render(const struct merge *m, enum merge_format format)
+{
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  char error[256];
+  ck_assert_int_eq(merge_render(m, format, out, error, sizeof error), 0);
+  fclose(out);
+  return text;
+}
+
+/* The merge of inputs (names and texts), finished, as JSON. */
+static char *merge_of(size_t count, const char *const *input_names, char *const *texts,
+                      size_t min_captures)
+{
+  struct merge m;
+  struct merge_error err;
+  merge_init(&m);
+  for (size_t i = 0; i < count; i++)
+    ck_assert_msg(merge_add_text(&m, input_names[i], texts[i], strlen(texts[i]), &err) == MERGE_OK,
+                  "%s", err.message);
+  ck_assert_msg(merge_finish(&m, min_captures, &err) == MERGE_OK, "%s", err.message);
+  char *json = render(&m, MERGE_FORMAT_JSON);
+  merge_free(&m);
+  return json;
+}
+
+/* ---- Associativity ---------------------------------------------------------------- */
+
+START_TEST(test_any_grouping_of_results_gives_the_same_merge)
+{
+  make_results();
+  const char *all_names[CAPTURES];
+  for (size_t c = 0; c < CAPTURES; c++)
+    all_names[c] = names[c];
+  char *at_once = merge_of(CAPTURES, all_names, results, 2);
+  /* Random groupings: results split into groups, each merged, then the
+   * merges (and in one round a raw result beside them) merged. */
+  for (int round = 0; round < 6; round++) {
+    size_t order[CAPTURES];
+    for (size_t c = 0; c < CAPTURES; c++)
+      order[c] = c;
+    for (size_t c = CAPTURES - 1; c > 0; c--) {
+      size_t other = (size_t)(rng() % (c + 1));
+      size_t t = order[c];
+      order[c] = order[other];
+      order[other] = t;
+    }
+    char *merges[CAPTURES];
+    const char *merge_names[CAPTURES];
+    size_t merge_count = 0;
+    for (size_t at = 0; at < CAPTURES;) {
+      size_t take = 1 + (size_t)(rng() % 7);
+      if (at + take > CAPTURES)
+        take = CAPTURES - at;
+      char *texts[CAPTURES];
+      const char *group_names[CAPTURES];
+      for (size_t i = 0; i < take; i++) {
+        texts[i] = results[order[at + i]];
+        group_names[i] = names[order[at + i]];
+      }
+      if (round == 5 && take == 1) {
+        merges[merge_count] = copy_text(texts[0]);   /* a result beside merges */
+        merge_names[merge_count++] = group_names[0];
+      } else {
+        merges[merge_count] = merge_of(take, group_names, texts, 1 + (size_t)(rng() % 3));
+        merge_names[merge_count++] = "group.json";
+      }
+      at += take;
+    }
+    /* Merge the merges in pairs, then all: a tree of depth three. */
+    char *pairs[CAPTURES];
+    const char *pair_names[CAPTURES];
+    size_t pair_count = 0;
+    for (size_t i = 0; i < merge_count; i += 2) {
+      size_t take = i + 1 < merge_count ? 2 : 1;
+      pairs[pair_count] = merge_of(take, merge_names + i, merges + i, 1);
+      pair_names[pair_count++] = "pair.json";
+    }
+    char *grouped = merge_of(pair_count, pair_names, pairs, 2);
+    ck_assert_msg(!strcmp(at_once, grouped), "round %d: the grouped merge differs", round);
+    for (size_t i = 0; i < merge_count; i++)
+      free(merges[i]);
+    for (size_t i = 0; i < pair_count; i++)
+      free(pairs[i]);
+    free(grouped);
+  }
+  free(at_once);
+  free_results();
+}
+END_TEST
+
+START_TEST(test_merging_in_any_order_gives_the_same_text_and_html)
+{
+  make_results();
+  const char *forward[CAPTURES], *backward_names[CAPTURES];
+  char *backward[CAPTURES];
+  for (size_t c = 0; c < CAPTURES; c++) {
+    forward[c] = names[c];
+    backward[c] = results[CAPTURES - 1 - c];
+    backward_names[c] = names[CAPTURES - 1 - c];
+  }
+  static const enum merge_format formats[] = {MERGE_FORMAT_TEXT, MERGE_FORMAT_HTML,
+                                              MERGE_FORMAT_MARKDOWN, MERGE_FORMAT_JUNIT};
+  for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+    char *texts[2];
+    for (int direction = 0; direction < 2; direction++) {
+      struct merge m;
+      struct merge_error err;
+      merge_init(&m);
+      for (size_t c = 0; c < CAPTURES; c++) {
+        const char *name = direction ? backward_names[c] : forward[c];
+        const char *text = direction ? backward[c] : results[c];
+        ck_assert_int_eq(merge_add_text(&m, name, text, strlen(text), &err), MERGE_OK);
+      }
+      ck_assert_int_eq(merge_finish(&m, 1, &err), MERGE_OK);
+      texts[direction] = render(&m, formats[f]);
+      merge_free(&m);
+    }
+    ck_assert_str_eq(texts[0], texts[1]);
+    free(texts[0]);
+    free(texts[1]);
+  }
+  free_results();
+}
+END_TEST
+
+START_TEST(test_reading_on_threads_gives_the_same_merge_and_the_same_first_error)
+{
+  make_results();
+  char dir[] = "/tmp/ljleak-test-merge-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[1024];
+  for (size_t c = 0; c < CAPTURES; c++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[c]);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(results[c], f);
+    fclose(f);
+  }
+  const char *inputs[] = {dir};
+  char *json[2];
+  size_t jobs[2] = {1, 5};
+  for (int i = 0; i < 2; i++) {
+    struct merge m;
+    struct merge_error err;
+    merge_init(&m);
+    ck_assert_msg(merge_add_paths(&m, inputs, 1, jobs[i], &err) == MERGE_OK, "%s", err.message);
+    ck_assert_int_eq(merge_finish(&m, 1, &err), MERGE_OK);
+    ck_assert_uint_eq(m.capture_count, CAPTURES);
+    json[i] = render(&m, MERGE_FORMAT_JSON);
+    merge_free(&m);
+  }
+  ck_assert_str_eq(json[0], json[1]);
+  free(json[0]);
+  free(json[1]);
+  /* Two bad files: the first in name order is the one named, for any jobs. */
+  snprintf(path, sizeof path, "%s/result-05.json", dir);
+  FILE *f = fopen(path, "w");
+  fputs("{\"ljleak_result\": 1, \"mode\": \"trend\"", f);
+  fclose(f);
+  snprintf(path, sizeof path, "%s/result-07.json", dir);
+  f = fopen(path, "w");
+  fputs("[]", f);
+  fclose(f);
+  for (int i = 0; i < 2; i++) {
+    struct merge m;
+    struct merge_error err;
+    merge_init(&m);
+    ck_assert_int_eq(merge_add_paths(&m, inputs, 1, jobs[i], &err), MERGE_ERROR_INPUT);
+    ck_assert_msg(strstr(err.message, "/result-05.json: byte 36: expected"), "%s", err.message);
+    merge_free(&m);
+  }
+  for (size_t c = 0; c < CAPTURES; c++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[c]);
+    unlink(path);
+  }
+  rmdir(dir);
+  free_results();
+}
+END_TEST
+
+/* ---- The figures ---------------------------------------------------------------- */
+
+/* A result of one site with the given verdict, growth and last live bytes. */
+static char *one_site_result(size_t c, enum diff_verdict verdict, double growth, uint64_t live,
+                             const char *release)
+{
+  char text[4096];
+  snprintf(text, sizeof text,
+           "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h%zu\", \"pid\": %zu, "
+           "\"start_time\": %zu, \"boundary_count\": 2, \"boundary_times\": [%zu, %zu], "
+           "\"labels\": {\"release\": \"%s\"}}, "
+           "\"sites\": [{\"name\": \"@leak.lua:1\", \"verdict\": \"%s\", \"series\": [0, %llu], "
+           "\"growth_bytes_per_segment\": %.17g, \"growth_bytes_per_second\": %.17g}]}",
+           c, c, 1000 * c + 1, 1000 * c + 5, 1000 * c + 10, release, diff_verdict_name(verdict),
+           (unsigned long long)live, growth, growth / 10);
+  return copy_text(text);
+}
+
+START_TEST(test_figures_are_counts_medians_largest_and_sums)
+{
+  char *texts[5] = {
+      one_site_result(1, DIFF_VERDICT_GROWING, 100, 1000, "1.4.2"),
+      one_site_result(2, DIFF_VERDICT_GROWING, 300, 5000, "1.4.2"),
+      one_site_result(3, DIFF_VERDICT_UNDECIDED, 40, 200, "1.4.2"),
+      one_site_result(4, DIFF_VERDICT_STEADY, 0, 700, "1.4.1"),
+      one_site_result(5, DIFF_VERDICT_SHRINKING, -20, 100, "1.4.1"),
+  };
+  struct merge m;
+  struct merge_error err;
+  merge_init(&m);
+  for (size_t i = 0; i < 5; i++)
+    ck_assert_int_eq(merge_add_text(&m, "r.json", texts[i], strlen(texts[i]), &err), MERGE_OK);
+  ck_assert_int_eq(merge_finish(&m, 2, &err), MERGE_OK);
+  ck_assert_uint_eq(m.capture_count, 5);
+  ck_assert_uint_eq(m.site_count, 1);
+  const struct merge_site *s = &m.sites[0];
+  ck_assert_uint_eq(s->seen, 5);
+  ck_assert_uint_eq(s->growing, 2);
+  ck_assert_uint_eq(s->undecided, 1);
+  ck_assert_uint_eq(s->steady, 2);
+  ck_assert(s->growth_median == 40);           /* -20, 0, 40, 100, 300 */
+  ck_assert(s->growth_max == 300);
+  ck_assert_uint_eq(s->per_second_count, 5);
+  ck_assert(s->growth_per_second_median == 4);
+  ck_assert(s->growth_per_second_max == 30);
+  ck_assert_uint_eq(s->live_sum, 7000);
+  ck_assert_uint_eq(s->live_max, 5000);
+  ck_assert_uint_eq(m.flagged, 1);
+  ck_assert_int_eq(m.outcome, DIFF_OUTCOME_FLAGGED);
+  char line[256];
+  merge_site_by_label(&m, s, "release", line, sizeof line);
+  ck_assert_str_eq(line, "growing on 2 of 3 captures labelled release=1.4.2, on 0 of 2 of release=1.4.1");
+  char *text = render(&m, MERGE_FORMAT_TEXT);
+  ck_assert_ptr_nonnull(strstr(text, "growing on 2 of 3 captures labelled release=1.4.2, on 0 of 2 of release=1.4.1"));
+  free(text);
+  /* Three captures needed: nothing flagged, one capture inconclusive. */
+  ck_assert_int_eq(merge_finish(&m, 3, &err), MERGE_OK);
+  ck_assert_uint_eq(m.flagged, 0);
+  ck_assert_int_eq(m.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  merge_free(&m);
+  for (size_t i = 0; i < 5; i++)
+    free(texts[i]);
+}
+END_TEST
+
+START_TEST(test_an_even_count_has_the_mean_of_the_middle_two_as_median)
+{
+  char *a = one_site_result(1, DIFF_VERDICT_STEADY, 10, 1, "a");
+  char *b = one_site_result(2, DIFF_VERDICT_STEADY, 30, 1, "b");
+  struct merge m;
+  struct merge_error err;
+  merge_init(&m);
+  ck_assert_int_eq(merge_add_text(&m, "a.json", a, strlen(a), &err), MERGE_OK);
+  ck_assert_int_eq(merge_add_text(&m, "b.json", b, strlen(b), &err), MERGE_OK);
+  ck_assert_int_eq(merge_finish(&m, 1, &err), MERGE_OK);
+  ck_assert(m.sites[0].growth_median == 20);
+  ck_assert_int_eq(m.outcome, DIFF_OUTCOME_PASS);
+  merge_free(&m);
+  free(a);
+  free(b);
+}
+END_TEST
+
+/* ---- Bad input ------------------------------------------------------------------ */
+
+static void expect_error(const char *const *input_names, const char *const *texts, size_t count,
+                         const char *message)
+{
+  struct merge m;
+  struct merge_error err;
+  merge_init(&m);
+  enum merge_status status = MERGE_OK;
+  for (size_t i = 0; i < count && status == MERGE_OK; i++)
+    status = merge_add_text(&m, input_names[i], texts[i], strlen(texts[i]), &err);
+  if (status == MERGE_OK)
+    status = merge_finish(&m, 1, &err);
+  ck_assert_int_eq(status, MERGE_ERROR_INPUT);
+  ck_assert_msg(strstr(err.message, message), "'%s' lacks '%s'", err.message, message);
+  merge_free(&m);
+}
+
+START_TEST(test_an_unknown_version_is_an_error_naming_the_file)
+{
+  const char *names2[] = {"future.json"};
+  const char *result[] = {"{\"ljleak_result\": 2, \"mode\": \"trend\", \"sites\": []}"};
+  expect_error(names2, result, 1, "future.json: byte 18: ljleak_result 2 is not a version");
+  const char *merge_text[] = {"{\"ljleak_merge\": 2, \"mode\": \"trend\", \"by\": \"site\", "
+                              "\"captures\": [], \"sites\": []}"};
+  expect_error(names2, merge_text, 1, "future.json: byte 17: ljleak_merge is not a version");
+}
+END_TEST
+
+START_TEST(test_a_truncated_json_is_an_error_naming_the_file)
+{
+  rng_state = 1;
+  char *whole = generated_result(0, DIFF_MODE_TREND);
+  whole[strlen(whole) / 2] = '\0';
+  const char *input_names[] = {"cut.json"};
+  const char *texts[] = {whole};
+  expect_error(input_names, texts, 1, "cut.json: byte ");
+  free(whole);
+}
+END_TEST
+
+START_TEST(test_a_trend_result_mixed_with_base_results_is_an_error_naming_both)
+{
+  rng_state = 2;
+  char *base = generated_result(0, DIFF_MODE_BASE);
+  char *trend = generated_result(1, DIFF_MODE_TREND);
+  const char *input_names[] = {"base-0.json", "trend-1.json"};
+  const char *texts[] = {base, trend};
+  expect_error(input_names, texts, 2,
+               "trend-1.json: a trend result, but base-0.json is a base result");
+  /* Inside a merge too: the merge's file is named. */
+  char *merged = merge_of(1, input_names, (char *const *)texts, 1);
+  const char *nested_names[] = {"trend-1.json", "fleet.json"};
+  const char *nested[] = {trend, merged};
+  expect_error(nested_names, nested, 2, "fleet.json: a base result, but trend-1.json is a trend result");
+  free(merged);
+  free(base);
+  free(trend);
+}
+END_TEST
+
+START_TEST(test_the_same_capture_twice_is_an_error_naming_both_files)
+{
+  rng_state = 3;
+  char *one = generated_result(4, DIFF_MODE_TREND);
+  const char *input_names[] = {"a/result.json", "b/result.json"};
+  const char *texts[] = {one, one};
+  expect_error(input_names, texts, 2, "a/result.json and b/result.json are results of the same capture");
+  free(one);
+}
+END_TEST
+
+START_TEST(test_a_result_listing_a_site_twice_is_an_error_naming_the_file)
+{
+  const char *input_names[] = {"twice.json"};
+  const char *texts[] = {"{\"ljleak_result\": 1, \"mode\": \"trend\", \"sites\": ["
+                         "{\"name\": \"@a.lua:1\", \"verdict\": \"steady\", \"series\": [1], "
+                         "\"growth_bytes_per_segment\": 0}, "
+                         "{\"name\": \"@a.lua:1\", \"verdict\": \"growing\", \"series\": [2], "
+                         "\"growth_bytes_per_segment\": 1}]}"};
+  expect_error(input_names, texts, 1, "twice.json: the site \"@a.lua:1\" is listed twice");
+}
+END_TEST
+
+START_TEST(test_a_merge_with_a_bad_value_is_an_error_at_its_byte)
+{
+  const char *input_names[] = {"m.json"};
+  const char *past[] = {"{\"ljleak_merge\": 1, \"mode\": \"trend\", \"by\": \"site\", \"captures\": "
+                        "[{\"source\": \"r.json\", \"outcome\": \"pass\"}], \"sites\": [{\"name\": "
+                        "\"x\", \"id\": \"0000000000000001\", \"kind\": \"c\", \"in\": [1], "
+                        "\"verdicts\": [\"steady\"], \"flagged_in\": [false], \"undecided_in\": "
+                        "[false], \"growth_bytes_per_boundary\": [0], \"growth_bytes_per_second\": "
+                        "[0], \"live_bytes\": [0]}]}"};
+  expect_error(input_names, past, 1, "m.json: byte 176: in: a capture index past the captures");
+  const char *label[] = {"{\"ljleak_merge\": 1, \"mode\": \"trend\", \"by\": \"site\", \"captures\": "
+                         "[{\"source\": \"r.json\", \"outcome\": \"pass\", \"labels\": {\"a\": "
+                         "\"x\\u001b[2J\"}}], \"sites\": []}"};
+  expect_error(input_names, label, 1, "m.json: byte 120: a label must be KEY: VALUE");
+  const char *neither[] = {"[1, 2]"};
+  expect_error(input_names, neither, 1, "m.json: byte 0: neither a diff result");
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("merge");
+  TCase *tc = tcase_create("merge");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_any_grouping_of_results_gives_the_same_merge);
+  tcase_add_test(tc, test_merging_in_any_order_gives_the_same_text_and_html);
+  tcase_add_test(tc, test_reading_on_threads_gives_the_same_merge_and_the_same_first_error);
+  tcase_add_test(tc, test_figures_are_counts_medians_largest_and_sums);
+  tcase_add_test(tc, test_an_even_count_has_the_mean_of_the_middle_two_as_median);
+  tcase_add_test(tc, test_an_unknown_version_is_an_error_naming_the_file);
+  tcase_add_test(tc, test_a_truncated_json_is_an_error_naming_the_file);
+  tcase_add_test(tc, test_a_trend_result_mixed_with_base_results_is_an_error_naming_both);
+  tcase_add_test(tc, test_the_same_capture_twice_is_an_error_naming_both_files);
+  tcase_add_test(tc, test_a_merge_with_a_bad_value_is_an_error_at_its_byte);
+  tcase_add_test(tc, test_a_result_listing_a_site_twice_is_an_error_naming_the_file);
+  suite_add_tcase(s, tc);
+  return check_run(s);
+}
