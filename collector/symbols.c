@@ -75,6 +75,11 @@ __attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64
 
 size_t symbols_c_name(uint64_t address, char *name, size_t size)
 {
+  const char *vm = attrib_vm_name(address);
+  if (vm) {
+    snprintf(name, size, "%s", vm);
+    return strlen(name);
+  }
   Dl_info info;
   memset(&info, 0, sizeof info);
   if (dladdr((void *)(uintptr_t)address, &info) && info.dli_sname && *info.dli_sname) {

@@ -23,7 +23,8 @@ void symbols_emit_lua_slow(struct capture *c, const GCproto *pt, uint64_t fp);
 void symbols_emit_trace_slow(struct capture *c, uint64_t traceno, GCtrace *T);
 
 /* C functions are named by dladdr: the dynamic symbol if there is one, else
- * "object+0xOFFSET", else the bare address. */
+ * "object+0xOFFSET", else the bare address; a VM site's pseudo address by
+ * its name (attrib.h). */
 void symbols_emit_c(struct capture *c, uint64_t address);
 
 /* The name symbols_emit_c gives the C function at address (the stack
@@ -71,7 +72,9 @@ static inline __attribute__((always_inline)) void symbols_current_site(struct ca
   attrib_current_site(c->g, &c->lines, old_ptr, nsize, site);
   if (site->trace)
     symbols_emit_trace(c, site->traceno, site->trace);
-  if (site->source == MEMPROF_SOURCE_LUA)
+  if (site->vm)
+    symbols_emit_c(c, attrib_event_location(site));   /* the code under it is in the stack */
+  else if (site->source == MEMPROF_SOURCE_LUA)
     symbols_emit_lua(c, site->proto);
   else if (site->source == MEMPROF_SOURCE_C)
     symbols_emit_c(c, site->location);
