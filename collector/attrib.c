@@ -225,18 +225,18 @@ void attrib_current_site(global_State *g, struct trace_line_state *tl, const voi
       return;
     }
     site->vm = ATTRIB_VM_TRACE_EXIT;   /* the stack being restored: no frames read */
+  } else if (vmstate == ~LJ_VMST_OPT || vmstate == ~LJ_VMST_ASM) {
+    site->vm = ATTRIB_VM_COMPILER;   /* at the end of a recording, in its protected call */
+    recorded_site(g, site);
+  } else if (vmstate == ~LJ_VMST_GC) {
+    site->vm = ATTRIB_VM_GC;
+    if (!mref(g->jit_base, void))   /* not a step called by compiled code: the frames are whole */
+      frame_site(g, site);
   } else if (in_recorder(g)) {
     site->vm = ATTRIB_VM_RECORDER;
     recorded_site(g, site);
   } else if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C || vmstate == ~LJ_VMST_RECORD) {
     frame_site(g, site);
-  } else if (vmstate == ~LJ_VMST_GC) {
-    site->vm = ATTRIB_VM_GC;
-    if (!mref(g->jit_base, void))   /* not a step called by compiled code: the frames are whole */
-      frame_site(g, site);
-  } else if (vmstate == ~LJ_VMST_OPT || vmstate == ~LJ_VMST_ASM) {
-    site->vm = ATTRIB_VM_COMPILER;   /* at the end of a recording, in the interpreter */
-    recorded_site(g, site);
   }
   if (attrib_string_table_grows(g, old_ptr, nsize) || attrib_string_table_shrinks(g, old_ptr, nsize))
     site->vm = ATTRIB_VM_STRING_TABLE;

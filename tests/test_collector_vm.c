@@ -123,7 +123,7 @@ END_TEST
 /* A VM site is an ordinary C symbol of the stream, emitted once per
  * segment before its first event, so every segment (cut small here) reads
  * to its end and names it as Tarantool's parser does; the trace recorder
- * works for the loop and has its site too. */
+ * and the compiler work for the loop and have their sites too. */
 START_TEST(test_vm_sites_are_c_symbols_in_every_segment)
 {
   char json[1200];
@@ -134,6 +134,7 @@ START_TEST(test_vm_sites_are_c_symbols_in_every_segment)
     ck_assert_int_eq(r->status[s], MEMPROF_END);
   ck_assert_uint_ge(must_site(r, STRING_TABLE_SITE)->allocs, 5);
   ck_assert_uint_ge(must_site(r, "VM: trace recorder:0x30")->allocs, 1);
+  ck_assert_uint_ge(must_site(r, "VM: trace compiler:0x40")->allocs, 1);   /* the trace saved */
   free(r);
 }
 END_TEST
