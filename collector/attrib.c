@@ -90,57 +90,113 @@ static int lua_frame_site(global_State *g, lua_State *L, GCfunc *fn, cTValue *ne
   return 0;
 }
 
-/* Whether the trace recorder runs (in its own protected C frame, which
- * lj_vm_cpcall marks with a negative result count): its allocations are
- * the VM's, whatever function is on top of the stack. Its vmstate is
- * RECORD, or C once a "record" event handler returned. */
-static int in_recorder(global_State *g, lua_State *L)
+static const char *const vm_names[ATTRIB_VM_COUNT] = {
+  [ATTRIB_VM_STRING_TABLE] = "VM: string table",
+  [ATTRIB_VM_GC] = "VM: GC",
+  [ATTRIB_VM_RECORDER] = "VM: trace recorder",
+  [ATTRIB_VM_COMPILER] = "VM: trace compiler",
+  [ATTRIB_VM_TRACE_EXIT] = "VM: trace exit",
+};
+
+const char *attrib_vm_name(uint64_t address)
 {
-#if LJ_HASJIT
-  void *cf = cframe_raw(L->cframe);
-  return G2J(g)->state != LJ_TRACE_IDLE && (cf == NULL || cframe_nres(cf) < 0);
-#else
-  (void)g;
-  (void)L;
-  return 0;
-#endif
+  uint64_t work = address / 16;
+  if (address % 16 != 0 || work == ATTRIB_VM_NONE || work >= ATTRIB_VM_COUNT)
+    return NULL;
+  return vm_names[work];
 }
 
 /* Attribution through cur_L's frames: the interpreter and C functions,
- * and the interpreter running a bytecode it has just recorded. */
+ * and the interpreter running a bytecode it records or a trace compiled. */
 static void frame_site(global_State *g, struct attrib_site *site)
 {
   GCobj *o = gcref(g->cur_L);
   if (!o || o->gch.gct != ~LJ_TTHREAD)
     return;
   lua_State *L = &o->th;
-  if (mref(L->glref, global_State) != g || in_recorder(g, L))
+  if (mref(L->glref, global_State) != g)
     return;
   if (!attrib_base_has_function(L, L->base))
     return;
-  TValue *stack = tvref(L->stack);
   TValue *frame = L->base - 1;
   GCfunc *fn = frame_func(frame);
   if (isluafunc(fn)) {
     lua_frame_site(g, L, fn, NULL, site);
     return;
   }
-  if (isffunc(fn)) {
-    /* A fast function called from Lua: the calling line. */
-    if (!frame_islua(frame))
-      return;
-    TValue *prev = frame_prevl(frame);
-    if (prev <= stack + LJ_FR2 || !attrib_frame_has_function(prev))
-      return;
-    GCfunc *pfn = frame_func(prev);
-    if (isluafunc(pfn)) {
-      lua_frame_site(g, L, pfn, frame, site);
-      return;
-    }
-  }
+  /* A fast function called from Lua, or a C function whose call into the
+   * VM compiles a chunk (require, a C module's own loader): the calling
+   * line. */
+  TValue *called;
+  TValue *prev = attrib_charged_caller(g, L, frame, &called);
+  if (prev && lua_frame_site(g, L, frame_func(prev), called, site) == 0)
+    return;
   /* A C function (or a fast function not called from Lua). */
   site->source = MEMPROF_SOURCE_C;
   site->location = (uint64_t)(uintptr_t)fn->c.f;
+}
+
+/* Compiled code running trace T: the line its call came from, or the trace
+ * itself. */
+static void trace_site(global_State *g, struct trace_line_state *tl, GCtrace *T,
+                       struct attrib_site *site)
+{
+  struct trace_line_cached *e = trace_line_cached(tl, g, T);
+  if (!e)
+    e = trace_line_resolve(tl, g, T);
+  site->trace = T;
+  site->traceno = T->traceno;
+  site->cached = e;
+  if (e->line) {
+    site->source = MEMPROF_SOURCE_LUA;
+    site->proto = (GCproto *)e->pt;
+    site->location = (uint64_t)(uintptr_t)e->pt;
+    site->line = e->line;
+  } else {
+    site->source = MEMPROF_SOURCE_TRACE;
+    site->location = T->traceno;
+  }
+}
+
+/* Whether the trace recorder runs (in its own protected C frame, which
+ * lj_vm_cpcall marks with a negative result count): its allocations are
+ * the VM's, whatever function is on top of the stack. Its vmstate is
+ * RECORD, or C once a "record" event handler returned. */
+static int in_recorder(global_State *g)
+{
+#if LJ_HASJIT
+  GCobj *o = gcref(g->cur_L);
+  if (!o || o->gch.gct != ~LJ_TTHREAD)
+    return 0;
+  void *cf = cframe_raw(o->th.cframe);
+  return G2J(g)->state != LJ_TRACE_IDLE && (cf == NULL || cframe_nres(cf) < 0);
+#else
+  (void)g;
+  return 0;
+#endif
+}
+
+/* The recorder and the compiler run in a protected call of their own,
+ * whose C frame holds no PC: the Lua function on top is the one recorded
+ * (J->fn), at the bytecode last recorded (J->pc). */
+static void recorded_site(global_State *g, struct attrib_site *site)
+{
+  frame_site(g, site);
+#if LJ_HASJIT
+  jit_State *J = G2J(g);
+  GCobj *o = gcref(g->cur_L);
+  if (site->source != MEMPROF_SOURCE_INTERNAL || !J->fn || !J->pt || !o ||
+      o->gch.gct != ~LJ_TTHREAD || !attrib_base_has_function(&o->th, o->th.base) ||
+      frame_func(o->th.base - 1) != J->fn || funcproto(J->fn) != J->pt)
+    return;
+  BCPos pos = proto_bcpos(J->pt, J->pc);
+  if (pos >= J->pt->sizebc)
+    return;
+  site->source = MEMPROF_SOURCE_LUA;
+  site->proto = J->pt;
+  site->location = (uint64_t)(uintptr_t)J->pt;
+  site->line = attrib_proto_line(J->pt, pos);
+#endif
 }
 
 void attrib_current_site(global_State *g, struct trace_line_state *tl, const void *old_ptr,
@@ -153,41 +209,45 @@ void attrib_current_site(global_State *g, struct trace_line_state *tl, const voi
   site->trace = NULL;
   site->traceno = 0;
   site->cached = NULL;
-  if (attrib_string_table_grows(g, old_ptr, nsize))
-    return;
+  site->vm = ATTRIB_VM_NONE;
   int32_t vmstate = g->vmstate;
   if (vmstate > 0) {
     GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
-    if (T) {
-      /* The line the trace's call came from, or the trace itself. */
-      struct trace_line_cached *e = trace_line_cached(tl, g, T);
-      if (!e)
-        e = trace_line_resolve(tl, g, T);
-      site->trace = T;
-      site->traceno = (uint64_t)vmstate;
-      site->cached = e;
-      if (e->line) {
-        site->source = MEMPROF_SOURCE_LUA;
-        site->proto = (GCproto *)e->pt;
-        site->location = (uint64_t)(uintptr_t)e->pt;
-        site->line = e->line;
-      } else {
-        site->source = MEMPROF_SOURCE_TRACE;
-        site->location = (uint64_t)vmstate;
-      }
-    }
-    return;
-  }
-  if (vmstate == ~LJ_VMST_EXIT) {
+    if (T)
+      trace_site(g, tl, T, site);
+  } else if (vmstate == ~LJ_VMST_EXIT) {
     /* A trace exit materialising sunk allocations (docs/collector.md). */
     const GCproto *pt;
     if (nsize != 0 && trace_line_exit_site(tl, g, old_ptr, &pt, &site->line)) {
       site->source = MEMPROF_SOURCE_LUA;
       site->proto = (GCproto *)pt;
       site->location = (uint64_t)(uintptr_t)pt;
+      return;
     }
-    return;
-  }
-  if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C || vmstate == ~LJ_VMST_RECORD)
+    site->vm = ATTRIB_VM_TRACE_EXIT;   /* the stack being restored: no frames read */
+  } else if (vmstate == ~LJ_VMST_OPT || vmstate == ~LJ_VMST_ASM) {
+    site->vm = ATTRIB_VM_COMPILER;   /* at the end of a recording, in its protected call */
+    recorded_site(g, site);
+  } else if (vmstate == ~LJ_VMST_GC) {
+    site->vm = ATTRIB_VM_GC;
+    if (!mref(g->jit_base, void))   /* not a step called by compiled code: the frames are whole */
+      frame_site(g, site);
+  } else if (in_recorder(g)) {
+    site->vm = ATTRIB_VM_RECORDER;
+    recorded_site(g, site);
+  } else if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C || vmstate == ~LJ_VMST_RECORD) {
     frame_site(g, site);
+  }
+  if (attrib_string_table_grows(g, old_ptr, nsize) || attrib_string_table_shrinks(g, old_ptr, nsize))
+    site->vm = ATTRIB_VM_STRING_TABLE;
+  if (nsize == 0 && site->vm != ATTRIB_VM_NONE) {
+    /* A free is charged to whoever frees: the VM's are INTERNAL. */
+    site->source = MEMPROF_SOURCE_INTERNAL;
+    site->location = 0;
+    site->line = 0;
+    site->proto = NULL;
+    site->trace = NULL;
+    site->cached = NULL;
+    site->vm = ATTRIB_VM_NONE;
+  }
 }

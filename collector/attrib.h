@@ -8,11 +8,37 @@
 #include "collector/trace_line.h"
 #include "format/memprof.h"
 
+/* The VM's own work, named as a site of its own: what the VM was doing
+ * when it allocated for itself. Such a site is a C function in the stream
+ * (so that Tarantool's parser reads it) at a pseudo address below any
+ * code's, ATTRIB_VM_ADDRESS(work), whose C symbol is its name. Chunks
+ * being compiled are not among them: their allocations go to the line that
+ * called load, loadstring, loadfile, dofile or require. */
+enum attrib_vm {
+  ATTRIB_VM_NONE,
+  ATTRIB_VM_STRING_TABLE,    /* the string table grows: "VM: string table" */
+  ATTRIB_VM_GC,              /* the garbage collector: "VM: GC" */
+  ATTRIB_VM_RECORDER,        /* recording a trace: "VM: trace recorder" */
+  ATTRIB_VM_COMPILER,        /* optimizing and assembling a trace: "VM: trace compiler" */
+  ATTRIB_VM_TRACE_EXIT,      /* restoring a snapshot on a trace exit: "VM: trace exit" */
+  ATTRIB_VM_COUNT
+};
+
+#define ATTRIB_VM_ADDRESS(work) ((uint64_t)(work) * 16)
+
+/* The name of the VM site at address, or NULL if address is none. */
+const char *attrib_vm_name(uint64_t address);
+
 /* Where an allocation comes from. For LUA, proto is the prototype and line
  * the current line; for TRACE, location is the trace's number; for C,
  * location is the function's address. INTERNAL carries nothing. When
  * compiled code allocated, trace and traceno name the trace, whether the
- * site is its line (LUA) or, unresolved, the trace itself (TRACE). */
+ * site is its line (LUA) or, unresolved, the trace itself (TRACE).
+ *
+ * When vm is not ATTRIB_VM_NONE, the event's site is that VM site
+ * (attrib_event_source, attrib_event_location), and the other fields say
+ * what code ran under it (the Lua line, C function or trace the VM worked
+ * for; INTERNAL when that is not known): its call stack is the VM's. */
 struct attrib_site {
   enum memprof_source source;
   uint64_t location;
@@ -21,13 +47,30 @@ struct attrib_site {
   GCtrace *trace;
   uint64_t traceno;
   struct trace_line_cached *cached;  /* compiled code: its resolution (trace_line_count) */
+  enum attrib_vm vm;
 };
 
+/* The source and location an event of site is written with. */
+static inline enum memprof_source attrib_event_source(const struct attrib_site *site)
+{
+  return site->vm ? MEMPROF_SOURCE_C : site->source;
+}
+
+static inline uint64_t attrib_event_location(const struct attrib_site *site)
+{
+  return site->vm ? ATTRIB_VM_ADDRESS(site->vm) : site->location;
+}
+
+static inline uint64_t attrib_event_line(const struct attrib_site *site)
+{
+  return site->vm ? 0 : site->line;
+}
+
 /* Fills site for an allocator call happening now in the VM of g (old_ptr
- * and nsize are the call's: a free gets no line from a trace exit). Reads
- * only private state, never calls the Lua API, never allocates through the
- * VM (a trace's first allocation builds its map from mmap'd memory);
- * anything inconsistent gives INTERNAL. */
+ * and nsize are the call's: a free gets no line from a trace exit, nor a
+ * VM site). Reads only private state, never calls the Lua API, never
+ * allocates through the VM (a trace's first allocation builds its map from
+ * mmap'd memory); anything inconsistent gives INTERNAL. */
 void attrib_current_site(global_State *g, struct trace_line_state *tl, const void *old_ptr,
                          size_t nsize, struct attrib_site *site);
 
@@ -60,19 +103,90 @@ static inline int attrib_base_has_function(const lua_State *L, const TValue *bas
          attrib_frame_has_function(base - 1);
 }
 
+/* The frame of the Lua function that called the function in frame, from a
+ * Lua call or a continuation (a call the JIT stitched to a trace, a
+ * metamethod); NULL if none (a C or protected frame, an FFI callback, the
+ * bottom). Where a fast function, or a C function's call into the VM, is
+ * charged to the calling line. */
+static inline TValue *attrib_lua_caller(const lua_State *L, TValue *frame)
+{
+  TValue *prev;
+  if (frame_islua(frame))
+    prev = frame_prevl(frame);
+  else if (frame_iscont(frame) && !frame_iscont_fficb(frame))
+    prev = frame_prevd(frame);
+  else
+    return NULL;
+  if (prev <= tvref(L->stack) + LJ_FR2 || !attrib_frame_has_function(prev) ||
+      !isluafunc(frame_func(prev)))
+    return NULL;
+  return prev;
+}
+
+/* Whether the C function running in L called into the VM through a
+ * protected call that has no frame of its own (lj_vm_cpcall: lua_load and
+ * so the parser, string.dump's writer, ffi.cdef's C parser), while no trace
+ * is being recorded (the recorder runs in one too): the VM works for that
+ * function's caller. */
+static inline int attrib_in_frameless_call(global_State *g, const lua_State *L)
+{
+  void *cf = cframe_raw(L->cframe);
+#if LJ_HASJIT
+  if (G2J(g)->state != LJ_TRACE_IDLE)
+    return 0;
+#else
+  (void)g;
+#endif
+  return cf != NULL && cframe_nres(cf) < 0;
+}
+
+/* The Lua function an allocation by the C function in frame is charged to
+ * (attrib.c): a fast function's caller; for any C function compiling a
+ * chunk (attrib_in_frameless_call), the Lua function below the C frames
+ * that called one another (require calls its loader). Its frame, and in
+ * *called the frame it called; NULL if none. */
+static inline TValue *attrib_charged_caller(global_State *g, const lua_State *L, TValue *frame,
+                                            TValue **called)
+{
+  TValue *prev = isffunc(frame_func(frame)) ? attrib_lua_caller(L, frame) : NULL;
+  if (!prev && attrib_in_frameless_call(g, L)) {
+    for (int n = 0; n < 8 && frame_isc(frame); n++) {   /* called by C, not by Lua */
+      TValue *below = frame_prevd(frame);
+      if (below <= tvref(L->stack) + LJ_FR2 || !attrib_frame_has_function(below) ||
+          isluafunc(frame_func(below)))
+        return NULL;
+      frame = below;
+    }
+    prev = attrib_lua_caller(L, frame);
+  }
+  *called = frame;
+  return prev;
+}
+
 /* Whether this allocation is the string table growing (lj_str_resize,
- * right after a string was interned): the VM's, charged INTERNAL. The
- * table grows with the strings that live (those a leak keeps, say), not
- * with the line that happened to make the one string over its load
- * factor, which would otherwise look like it grows. The count is past the
- * mask by two only inside that call (a string is counted, then the table
- * grows); a table's array of the same size allocated while a resize is
- * refused (during the string sweep) would be charged INTERNAL too. */
+ * right after a string was interned): the VM's, charged to its own site
+ * (ATTRIB_VM_STRING_TABLE) under the stack of the line that interned the
+ * string. The table grows with the strings that live (those a leak keeps,
+ * say), not with the line that happened to make the one string over its
+ * load factor, which would otherwise look like it grows. The count is past
+ * the mask by two only inside that call (a string is counted, then the
+ * table grows); a table's array of the same size allocated while a resize
+ * is refused (during the string sweep) would be charged there too. */
 static inline int attrib_string_table_grows(const global_State *g, const void *old_ptr,
                                             size_t nsize)
 {
   return nsize == ((size_t)g->str.mask + 1) * 2 * sizeof(GCRef) && !old_ptr &&
          g->str.num > g->str.mask + 1;
+}
+
+/* Whether this allocation is the GC shrinking the string table (at the end
+ * of its sweep, when a quarter of it or less is used): its site too. */
+static inline int attrib_string_table_shrinks(const global_State *g, const void *old_ptr,
+                                              size_t nsize)
+{
+  return g->vmstate == ~LJ_VMST_GC && !old_ptr &&
+         nsize == ((size_t)(g->str.mask >> 1) + 1) * sizeof(GCRef) &&
+         g->str.num <= (g->str.mask >> 2);
 }
 
 /* The trace numbered traceno, or NULL if there is none. (Inline: the

@@ -53,6 +53,11 @@ TEST_SUITES += test_collector_jit
 LUAJIT_SRCS += tests/test_collector_jit.c
 test_collector_jit_LIBS = collector format
 $(BUILD)/tests/test_collector_jit: | $(BUILD)/ljleak $(COLLECTOR_SO)
+# the VM's own allocations named (attrib.c): chunks compiled at their loading
+# lines, the string table's site, VM sites in every segment
+TEST_SUITES += test_collector_vm
+test_collector_vm_LIBS = format
+$(BUILD)/tests/test_collector_vm: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # call stacks (collector/callstack.c): a helper's two callers with exact lines,
 # JIT on and off, sampled, cut, gzip, a capture killed mid-run
 TEST_SUITES += test_collector_stacks

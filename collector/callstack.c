@@ -258,13 +258,12 @@ static uint32_t walk_trace(global_State *g, lua_State *L, const struct attrib_si
 }
 #endif
 
-/* Fills out with the stack of the running code for site, as recorded
+/* Fills out with the stack of the code running for site, as recorded
  * (leaf first, at most max frames); returns the count, and *truncated. */
-static uint32_t callstack_walk(struct capture *c, const struct attrib_site *site,
-                               struct callstack_frame *out, uint32_t max, int *truncated)
+static uint32_t walk_code(struct capture *c, const struct attrib_site *site,
+                          struct callstack_frame *out, uint32_t max, int *truncated)
 {
   global_State *g = c->g;
-  *truncated = 0;
   if (max == 0 || (site->source != MEMPROF_SOURCE_LUA && site->source != MEMPROF_SOURCE_C))
     return 0;
   GCobj *o = gcref(g->cur_L);
@@ -276,6 +275,8 @@ static uint32_t callstack_walk(struct capture *c, const struct attrib_site *site
     return walk_trace(g, L, site, out, max, truncated);
 #endif
   if (g->vmstate == ~LJ_VMST_EXIT) {
+    if (site->source != MEMPROF_SOURCE_LUA)
+      return 0;
     out[0] = lua_frame(site->proto, (uint32_t)site->line);   /* sunk: the line only */
     return 1;
   }
@@ -288,15 +289,28 @@ static uint32_t callstack_walk(struct capture *c, const struct attrib_site *site
   if (site->source == MEMPROF_SOURCE_C) {
     out[n++] = (struct callstack_frame){(const void *)(uintptr_t)site->location, 0, 0, STACKS_FRAME_C};
   } else {
-    if (isffunc(fn)) {
-      /* A fast function is charged to its caller's line (attrib.c). */
-      if (!frame_islua(frame))
+    if (!isluafunc(fn)) {
+      /* A fast function, or a C function compiling a chunk, is charged to
+       * its caller's line (attrib.c). */
+      TValue *called;
+      if (!(frame = attrib_charged_caller(g, L, frame, &called)))
         return 0;
-      frame = frame_prevl(frame);
     }
     out[n++] = lua_frame(site->proto, (uint32_t)site->line);
   }
   return walk_callers(g, L, frame, out, n, max, truncated);
+}
+
+/* The stack of site: a VM site's own frame, then the code it ran for. */
+static uint32_t callstack_walk(struct capture *c, const struct attrib_site *site,
+                               struct callstack_frame *out, uint32_t max, int *truncated)
+{
+  *truncated = 0;
+  if (!site->vm || max == 0)
+    return walk_code(c, site, out, max, truncated);
+  out[0] = (struct callstack_frame){(const void *)(uintptr_t)attrib_event_location(site), 0, 0,
+                                    STACKS_FRAME_C};
+  return 1 + walk_code(c, site, out + 1, max - 1, truncated);
 }
 
 /* ---- Interning and writing --------------------------------------------------- */
@@ -395,7 +409,7 @@ static void remember(struct capture *c, const struct attrib_site *site, uint32_t
   struct trace_line_cached *e = site->cached;
   TValue *base = mref(c->g->jit_base, TValue);
   GCobj *o = gcref(c->g->cur_L);
-  if (!e || !site->trace || !base || !o || o->gch.gct != ~LJ_TTHREAD)
+  if (!e || !site->trace || site->vm || !base || !o || o->gch.gct != ~LJ_TTHREAD)
     return;
   uint64_t key = callstack_below_key(&o->th, base, (uint32_t)c->stacks.depth);
   e->stack_generation = key ? c->stacks.generation : 0;

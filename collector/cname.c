@@ -63,7 +63,8 @@ int cname_register(uint64_t address, const char *name)
 const char *cname_origin_name(enum cname_origin origin)
 {
   static const char *const names[] = {"lua",     "host",       "symtab", "dynsym",
-                                      "debug-file", "program", "offset", "address"};
+                                      "debug-file", "program", "offset", "address",
+                                      "vm"};
   return (unsigned)origin < sizeof names / sizeof names[0] ? names[origin] : "";
 }
 

@@ -17,7 +17,8 @@ enum cname_origin {
   CNAME_DEBUG_FILE,          /* the .symtab of its library's debug file (build-id) */
   CNAME_PROGRAM,             /* the host program, no symbol: "[C] nginx" */
   CNAME_OFFSET,              /* "cjson.so+0x3cc0" */
-  CNAME_ADDRESS              /* "0x7f0012345678": in no object dladdr knows */
+  CNAME_ADDRESS,             /* "0x7f0012345678": in no object dladdr knows */
+  CNAME_VM                   /* one of the VM's own sites: "VM: string table" (attrib.h) */
 };
 
 /* The origin's word in the index: lua, host, symtab, dynsym, debug-file,

@@ -14,9 +14,10 @@
  *  quick    hook_full_free and hook_full_record (hook_full.c). A full
  *           capture's common events, while hold is HOLD_NONE, the GC phase
  *           word equals fast_phase and the stream has not passed
- *           quick_until. Appends one event whose site needs no call: a VM
- *           internal (not a trace exit, nor the recorder's state), or, for
- *           an allocation, compiled code whose return address the line
+ *           quick_until. Appends one event whose site needs no call: a
+ *           free by a VM internal (the GC, the compiler; not a trace exit,
+ *           nor the recorder's state), or an allocation by compiled code
+ *           whose return address the line
  *           cache (trace_line.h) resolved in this segment (a few loads: the
  *           running trace, the word below the interpreter's C frame, one
  *           cache entry). Counts allocated and the trace allocations.

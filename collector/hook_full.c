@@ -21,6 +21,21 @@ static inline __attribute__((always_inline)) void append_event(struct capture *c
   c->segment_events++;
 }
 
+/* The VM states whose frees are the VM's own (INTERNAL): the GC, the
+ * optimizer and the assembler. Not a trace exit, nor the recorder's state
+ * (the interpreter runs the bytecode just recorded in it), nor the
+ * interpreter or a C function, whose frees are charged to the running
+ * code. Their allocations are charged to VM sites (attrib.h). */
+#define QUICK_INTERNAL_STATES \
+  ((1u << LJ_VMST_GC) | (1u << LJ_VMST_OPT) | (1u << LJ_VMST_ASM))
+
+/* Whether the VM's own code runs (a free there is INTERNAL). */
+static inline __attribute__((always_inline)) int quick_internal(const global_State *g)
+{
+  uint32_t state = ~(uint32_t)g->vmstate;
+  return state < 32 && ((QUICK_INTERNAL_STATES >> state) & 1);
+}
+
 /* The full tier: one event, made by the allocator call that returned nptr,
  * attributed and encoded straight into the buffer; returns nptr. Nothing
  * here calls the Lua allocator, so the re-entrancy guard is only raised
@@ -48,18 +63,16 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
   }
   unsigned source = MEMPROF_SOURCE_INTERNAL;
   uint64_t location = 0, line = 0;
-  int32_t vmstate = g->vmstate;
-  if (vmstate > 0 || vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C ||
-      vmstate == ~LJ_VMST_EXIT || vmstate == ~LJ_VMST_RECORD) {
+  if (kind != MEMPROF_EVENT_FREE || !quick_internal(g)) {
     /* Compiled code: its line (or the trace); a trace exit: the line of
-     * the sunk allocations it materialises; else the running function
-     * (also while a trace is recorded, unless the recorder allocates). */
+     * the sunk allocations it materialises; the VM's own work: its site;
+     * else the running function. Not the GC's frees (the usual free). */
     struct attrib_site site;
     symbols_current_site(c, &site, ptr, nsize);
-    source = (unsigned)site.source;
-    location = site.location;
-    line = site.line;
-    if (site.cached && kind != MEMPROF_EVENT_FREE)
+    source = (unsigned)attrib_event_source(&site);
+    location = attrib_event_location(&site);
+    line = attrib_event_line(&site);
+    if (site.cached && !site.vm && kind != MEMPROF_EVENT_FREE)
       trace_line_count(site.cached);
     if (c->stacks_on && kind != MEMPROF_EVENT_FREE)
       callstack_record(c, &site);   /* before the event: its number is segment_events */
@@ -108,33 +121,17 @@ static inline __attribute__((always_inline)) int quick_ok(const struct capture *
          __builtin_expect(c->writer.bytes_written <= c->quick_until, 1);
 }
 
-/* The VM states whose allocator calls are the VM's own (INTERNAL): the GC,
- * the optimizer and the assembler. Not a trace exit (it may materialise
- * sunk allocations), nor the recorder's state (the interpreter runs the
- * bytecode just recorded in it), nor the interpreter or a C function. */
-#define QUICK_INTERNAL_STATES \
-  ((1u << LJ_VMST_GC) | (1u << LJ_VMST_OPT) | (1u << LJ_VMST_ASM))
-
-/* Whether the VM's own code runs (quick_site's INTERNAL). */
-static inline __attribute__((always_inline)) int quick_internal(const global_State *g)
-{
-  uint32_t state = ~(uint32_t)g->vmstate;
-  return state < 32 && ((QUICK_INTERNAL_STATES >> state) & 1);
-}
-
 /* What quick_site found. */
 enum quick_kind {
   QUICK_NONE,       /* the full tier decides */
-  QUICK_INTERNAL,   /* the GC or another VM internal */
   QUICK_TRACE       /* compiled code, resolved before (its line, or the trace) */
 };
 
-/* The site of an event a quick path can write, without a call: the GC or
- * another VM internal (not a trace exit, which may materialise sunk
- * allocations, nor the recorder's state, in which the interpreter runs
- * the bytecode just recorded), or compiled code whose return address the cache holds,
- * resolved in this segment (so its symbols are in it). QUICK_NONE for the
- * others: Lua and C functions, new call sites. */
+/* The site of an allocation a quick path can write, without a call:
+ * compiled code whose return address the cache holds, resolved in this
+ * segment (so its symbols are in it). QUICK_NONE for the others: Lua and C
+ * functions, new call sites, the VM's own work (its site's symbol may be
+ * new in the segment; such allocations are rare). */
 static inline __attribute__((always_inline)) enum quick_kind quick_site(struct capture *c,
                                                                         global_State *g,
                                                                         unsigned *source,
@@ -144,11 +141,8 @@ static inline __attribute__((always_inline)) enum quick_kind quick_site(struct c
 {
   int32_t vmstate = g->vmstate;
   *line = 0;
-  if (vmstate < 0) {
-    *source = MEMPROF_SOURCE_INTERNAL;
-    *location = 0;
-    return quick_internal(g) ? QUICK_INTERNAL : QUICK_NONE;
-  }
+  if (vmstate < 0)
+    return QUICK_NONE;
 #if LJ_HASJIT
   GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
   if (!T)
@@ -199,15 +193,13 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
   struct trace_line_cached *cached;
   enum quick_kind quick;
   /* With stacks, an allocation by compiled code needs its stack known to
-   * its line cache entry (callstack.h); the VM's own have none. */
+   * its line cache entry (callstack.h). */
   if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
       !attrib_string_table_grows(g, ptr, nsize) &&
       (quick = quick_site(c, g, &source, &location, &line, &cached)) != QUICK_NONE &&
-      (!c->stacks_on || quick == QUICK_INTERNAL ||
-       callstack_quick_event(&c->stacks, g, cached, c->segment_events))) {
+      (!c->stacks_on || callstack_quick_event(&c->stacks, g, cached, c->segment_events))) {
     c->allocated += nsize;
-    if (quick == QUICK_TRACE)
-      trace_line_count(cached);
+    trace_line_count(cached);
     append_event(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,
                  source, location, line, ptr, osize, nptr, nsize);
     return nptr;

@@ -14,19 +14,19 @@ static void write_event(struct capture *c, struct memprof_event *ev, const void 
 {
   struct attrib_site site;
   int32_t vmstate = c->g->vmstate;
-  if (vmstate < 0 && vmstate != ~LJ_VMST_INTERP && vmstate != ~LJ_VMST_C &&
-      vmstate != ~LJ_VMST_EXIT && vmstate != ~LJ_VMST_RECORD) {
-    /* GC, the compiler: no frames to read (the usual free). */
+  if (ev->kind == MEMPROF_EVENT_FREE && vmstate < 0 && vmstate != ~LJ_VMST_INTERP &&
+      vmstate != ~LJ_VMST_C && vmstate != ~LJ_VMST_EXIT && vmstate != ~LJ_VMST_RECORD) {
+    /* GC, the compiler freeing: no frames to read (the usual free). */
     ev->source = MEMPROF_SOURCE_INTERNAL;
     ev->location = 0;
     ev->line = 0;
     goto encode;
   }
   symbols_current_site(c, &site, ptr, ev->new_size);
-  ev->source = site.source;
-  ev->location = site.location;
-  ev->line = site.line;
-  if (site.cached && ev->kind != MEMPROF_EVENT_FREE)
+  ev->source = attrib_event_source(&site);
+  ev->location = attrib_event_location(&site);
+  ev->line = attrib_event_line(&site);
+  if (site.cached && !site.vm && ev->kind != MEMPROF_EVENT_FREE)
     trace_line_count(site.cached);
   if (c->stacks_on && ev->kind != MEMPROF_EVENT_FREE)
     callstack_record(c, &site);   /* before the event: its number is segment_events */

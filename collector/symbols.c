@@ -75,6 +75,11 @@ __attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64
 void symbols_c_name(struct capture *c, uint64_t address, struct cname_entry *entry,
                     char *scratch, size_t size)
 {
+  const char *vm = attrib_vm_name(address);
+  if (vm) {   /* one of the VM's own sites: a pseudo address, named by attrib.c, never indexed */
+    *entry = (struct cname_entry){vm, strlen(vm), "", 0, CNAME_VM, 1};
+    return;
+  }
   cname_lookup(&c->cnames, c->g, address, entry, scratch, size);
 }
 

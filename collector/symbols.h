@@ -23,8 +23,9 @@ void symbols_emit_lua_slow(struct capture *c, const GCproto *pt, uint64_t fp);
 void symbols_emit_trace_slow(struct capture *c, uint64_t traceno, GCtrace *T);
 
 /* Emits the symbol of the C function at address unless this segment has
- * it, named as cname.h says; the first time in the capture, its library
- * goes to the index (a c_function line). */
+ * it, named as cname.h says (a VM site's pseudo address by its name,
+ * attrib.h); the first time in the capture, its library goes to the index
+ * (a c_function line). */
 void symbols_emit_c(struct capture *c, uint64_t address);
 
 /* The name of the C function at address (symbols_emit_c's; the stack
@@ -75,7 +76,9 @@ static inline __attribute__((always_inline)) void symbols_current_site(struct ca
   c->cnames.skip = old_ptr;   /* a walk for a C name must not read a table that held it */
   if (site->trace)
     symbols_emit_trace(c, site->traceno, site->trace);
-  if (site->source == MEMPROF_SOURCE_LUA)
+  if (site->vm)
+    symbols_emit_c(c, attrib_event_location(site));   /* the code under it is in the stack */
+  else if (site->source == MEMPROF_SOURCE_LUA)
     symbols_emit_lua(c, site->proto);
   else if (site->source == MEMPROF_SOURCE_C)
     symbols_emit_c(c, site->location);

@@ -276,7 +276,11 @@ static int recorded_lines(struct builder *b)
         line_of(b, log->attr_pt, log->attr_pc, &b->lines[ref - REF_BIAS]))
       b->lines[ref - REF_BIAS].chain = log->attr_chain;
   /* A side trace first makes what its parent's exit had sunk: each such
-   * allocation has the line of the one it replays (the same key). */
+   * allocation has the line of the one it replays (the same key). That
+   * line's prototype may be one the side trace's constants do not hold (a
+   * constructor inlined in the parent): it was alive in the parent's map,
+   * and a side trace lives no longer than its parent (a trace is flushed
+   * with its root and every trace grown from it). */
   const struct trace_map *p = b->parent;
   if (p && log->exitno < p->nsnap) {
     const struct trace_map_exit *x = &p->exits[log->exitno];
@@ -294,7 +298,7 @@ static int recorded_lines(struct builder *b)
           one = 0;
         found = (struct ir_line){k->pt, k->line, 0};
       }
-      if (one && found.pt && proto_live(b, found.pt))
+      if (one && found.pt)
         b->lines[ref - REF_BIAS] = found;
     }
   }

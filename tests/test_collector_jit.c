@@ -249,6 +249,26 @@ START_TEST(test_sunk_table_escaping_at_exits_is_charged_to_its_line)
 }
 END_TEST
 
+/* The same table made by a constructor the loop's trace inlines: the side
+ * trace that makes it at the hot exit charges it to the constructor's line
+ * (4), which the side trace's own constants do not name (only its parent's
+ * do), not to the side trace. */
+START_TEST(test_sunk_table_of_an_inlined_constructor_made_by_a_side_trace_is_charged_to_its_line)
+{
+  struct capture_read *r =
+    run_and_read("sunk-inlined", "tests/lua/collector_trace_sunk_inlined.lua");
+  const struct site_total *made = must_site(r, "/collector_trace_sunk_inlined.lua:4");
+  ck_assert_uint_eq(made->allocs % 2, 0);
+  ck_assert_uint_ge(made->allocs, 2 * 200);
+  ck_assert_uint_le(made->allocs, 2 * 200 + 2 * 120);
+  ck_assert_uint_eq(must_site(r, "/collector_trace_sunk_inlined.lua:10")->allocs, 1);
+  ck_assert_uint_ge(r->trace_events, 100);
+  ck_assert_uint_eq(trace_site_allocs(r), 0);
+  ck_assert_uint_eq(r->trace_lines, r->trace_events);
+  free(r);
+}
+END_TEST
+
 /* The module's status() counts the allocations of compiled code and those
  * charged to their line. */
 START_TEST(test_module_status_counts_trace_allocations_and_lines)
@@ -332,6 +352,7 @@ int main(void)
   tcase_add_test(tc, test_sampled_capture_charges_trace_samples_to_lines);
   tcase_add_test(tc, test_sunk_table_escaping_at_exits_is_charged_to_its_line);
   tcase_add_test(tc, test_sunk_tables_of_two_lines_made_by_one_exit_are_charged_to_the_exit_line);
+  tcase_add_test(tc, test_sunk_table_of_an_inlined_constructor_made_by_a_side_trace_is_charged_to_its_line);
   tcase_add_test(tc, test_module_status_counts_trace_allocations_and_lines);
   tcase_add_test(tc, test_capture_started_after_a_trace_checks_it_and_charges_new_loops_to_lines);
   suite_add_tcase(s, tc);
