@@ -209,6 +209,71 @@ int diff_trend_theil_sen(const double *x, size_t n, double *slope)
   return 0;
 }
 
+/* Fill and flush (docs/diff.md, "Fill and flush"): whether x falls back
+ * after its peak, as a buffer that is filled and flushed does, with a floor
+ * that does not rise. A drop is a fall of at least `drop` (the larger of the
+ * threshold and half the series' range) from the highest value since the
+ * last low; its low is the least value before the series climbs `drop`
+ * above it again. It takes a drop followed by such a climb (a refill: a
+ * registry released at the end of a run, which stays low, is no flush),
+ * and a floor that does not rise: the
+ * lows after the drops, with the least value before the first as the
+ * level they start from, rise by less than the threshold (their Theil-Sen
+ * slope times the steps). */
+static int trend_fill_and_flush(const double *x, size_t n, double threshold)
+{
+  if (n < 4)
+    return 0;
+  size_t peak = 0;
+  double least = x[0];
+  for (size_t i = 1; i < n; i++) {
+    if (x[i] > x[peak])
+      peak = i;
+    if (x[i] < least)
+      least = x[i];
+  }
+  double drop = (x[peak] - least) / 2 > threshold ? (x[peak] - least) / 2 : threshold;
+  double *levels = malloc((n + 1) * sizeof *levels);
+  if (!levels)
+    return 0;
+  size_t count = 0;
+  int falling = 0, refilled = 0;
+  double high = x[0], low = 0, start = x[0];
+  for (size_t i = 1; i < n; i++) {
+    if (!falling && !count && x[i] < start)
+      start = x[i];  /* the least value before the first drop */
+    if (!falling) {
+      if (x[i] > high)
+        high = x[i];
+      else if (high - x[i] >= drop) {
+        falling = 1;
+        low = x[i];
+      }
+      continue;
+    }
+    if (x[i] < low) {
+      low = x[i];
+    } else if (x[i] - low >= drop) {
+      if (!count)
+        levels[count++] = start;
+      levels[count++] = low;
+      refilled = 1;
+      falling = 0;
+      high = x[i];
+    }
+  }
+  if (falling) {
+    if (!count)
+      levels[count++] = start;
+    levels[count++] = low;
+  }
+  double slope = 0;
+  int flat = count >= 2 && diff_trend_theil_sen(levels, count, &slope) == 0 &&
+             slope * (double)(count - 1) < threshold;
+  free(levels);
+  return refilled && flat;
+}
+
 /* The verdict (docs/diff.md, "Verdicts"), on the series after the warm-up:
  *   - under 2 boundaries nothing is measured: insufficient;
  *   - "rose": the Theil-Sen slope times the steps reaches the threshold, the
@@ -221,6 +286,8 @@ int diff_trend_theil_sen(const double *x, size_t n, double *slope)
  *     persistence: the slope over the later half, times the steps, reaches
  *     half the threshold, so a cache that fills early and then stays flat
  *     (which Mann-Kendall alone can call significant) is not a leak;
+ *   - a site that rose and fell back with a floor that does not rise (a
+ *     buffer filled and flushed) is steady, whatever its trend;
  *   - a site that rose without significance is undecided when even its
  *     values in rising order could not be significant (ties: a site at 0 for
  *     the first boundaries), else steady: the test could have seen a trend. */
@@ -259,7 +326,10 @@ int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_optio
     double span = (double)(n - 1);
     double p = options->max_p_value;
     out->rose = out->slope > 0 && out->slope * span >= out->threshold;
-    if (n < out->needed)
+    out->flushed = out->rose && trend_fill_and_flush(x, n, out->threshold);
+    if (out->flushed)
+      *verdict = DIFF_VERDICT_STEADY;
+    else if (n < out->needed)
       *verdict = out->rose ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
     else if (out->p_up <= p && out->rose && out->late_slope * span >= out->threshold / 2)
       *verdict = DIFF_VERDICT_GROWING;

@@ -229,6 +229,7 @@ static int read_capture(struct json_reader *r, const struct report_json_value *v
   OPTIONAL(v, "start_time", read_double, "start_time", &c->start_time);
   OPTIONAL(v, "events", read_uint, "events", &c->events);
   OPTIONAL(v, "truncated", read_bool, "truncated", &c->truncated);
+  OPTIONAL(v, "run_allocated", read_uint, "run_allocated", &c->run_allocated);
   const struct report_json_value *times = report_json_object_get(v, "boundary_times");
   if (times) {
     size_t count = 0;
