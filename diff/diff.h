@@ -270,7 +270,8 @@ struct diff_facts {
 /* The smallest growth over n judged boundaries that a capture sampled at a
  * mean interval of sample bytes could call growing under options: m
  * sampled blocks (each stands for about sample bytes) recorded at evenly
- * spaced boundaries, for the fewest m the verdict rule calls growing (its
+ * spaced boundaries (the first half a step in), for the fewest m the
+ * verdict rule calls growing (its
  * p-value, its size and its persistence). UINT64_MAX when none can be. */
 uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options);
 

@@ -274,12 +274,13 @@ uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_option
     return UINT64_MAX;
   /* More blocks only make the staircase steeper and finer, so the fewest
    * that is called growing is found by bisection; n - 1 blocks (one a
-   * boundary: a strictly rising series) always is, from n_min on. */
+   * boundary: a strictly rising series) always is, from n_min on. One
+   * block in the middle of a long series can be: a floor of one interval. */
   size_t low = 0, high = n - 1;
   while (high - low > 1) {
     size_t blocks = low + (high - low) / 2;
-    for (size_t k = 0; k < n; k++)
-      series[k] = sample * (uint64_t)(k * blocks / (n - 1));
+    for (size_t k = 0; k < n; k++)  /* block j recorded at boundary (j - 1/2)(n - 1)/blocks */
+      series[k] = sample * (uint64_t)(((double)k * (double)blocks) / (double)(n - 1) + 0.5);
     enum diff_verdict verdict;
     struct diff_trend trend;
     if (diff_trend_verdict(series, n, &judged, &verdict, &trend) != 0) {

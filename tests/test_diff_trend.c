@@ -324,6 +324,11 @@ START_TEST(test_fill_and_flush_is_steady_unless_its_floor_rises)
   uint64_t released[8] = {0, 6444, 29196, 62460, 122788, 152164, 231636, 0};
   ck_assert_int_eq(verdict_of(released, 8, &trend), DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(trend.flushed, 0);
+  /* The same with the main chunk's return boundary after it: p = 0.197 on
+   * the whole series, but it rose significantly until it was let go. */
+  uint64_t returned[9] = {0, 6444, 29196, 62460, 122788, 152164, 231636, 0, 0};
+  ck_assert_int_eq(verdict_of(returned, 9, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(trend.released, 1);
 }
 END_TEST
 
