@@ -26,6 +26,14 @@ bench-collector: $(BUILD)/ljleak $(BUILD)/bench/sampled_ab
 	$(BUILD)/bench/sampled_ab bench/overhead.lua $(BENCH_COLLECTOR_AB_ROUNDS) \
 	  $(BENCH_COLLECTOR_AB_PAIRS) $(BUILD)/bench/sampled-ab
 
+# The collector: what the boundaries forced to cover the run cost.
+BENCHES += bench-boundaries
+BENCH_BOUNDARIES_RUNS ?= 9
+
+.PHONY: bench-boundaries
+bench-boundaries: $(BUILD)/ljleak
+	BUILD=$(BUILD) RUNS=$(BENCH_BOUNDARIES_RUNS) bash bench/boundaries.sh
+
 # ljleak diff: aggregation speed with -j 1 and -j 2 on a generated capture of
 # BENCH_DIFF_SEGMENTS segments (kept in $(BUILD)/bench and reused).
 BENCHES += bench-diff

@@ -86,7 +86,7 @@ void boundary_force_disarm(struct capture *c)
 static int boundary_volume_due(const struct capture *c)
 {
   uint64_t since = c->allocated - c->boundary_allocated;
-  return !c->opt.every && !c->force_armed && since >= BOUNDARY_VOLUME_MIN &&
+  return !c->opt.every && !c->volume_off && !c->force_armed && since >= BOUNDARY_VOLUME_MIN &&
          since >= c->boundary_allocated / BOUNDARY_VOLUME_SHARE;
 }
 

@@ -219,6 +219,10 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->opt = *opt;
   c->opt.dir = c->dir;
   c->opt.root = NULL;
+  const char *volume = getenv("LJLEAK_VOLUME_BOUNDARIES");
+  c->volume_off = volume && (!strcmp(volume, "0") || !strcmp(volume, "no") ||
+                             !strcmp(volume, "off") || !strcmp(volume, "false"));
+  c->boundary_allocated = 0;
   if (opt->command)
     capture_copy_text(c->command, sizeof c->command, opt->command);
   else
