@@ -10,7 +10,7 @@
 set -e
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-9}
-ROUNDS=${ROUNDS:-500}
+ROUNDS=${ROUNDS:-200}
 REQUESTS=${REQUESTS:-640000}
 LJLEAK="$PWD/$BUILD/ljleak"
 dir="$PWD/$BUILD/bench/boundaries"

@@ -28,7 +28,7 @@ bench-collector: $(BUILD)/ljleak $(BUILD)/bench/sampled_ab
 
 # The collector: what the boundaries forced to cover the run cost.
 BENCHES += bench-boundaries
-BENCH_BOUNDARIES_RUNS ?= 9
+BENCH_BOUNDARIES_RUNS ?= 5
 
 .PHONY: bench-boundaries
 bench-boundaries: $(BUILD)/ljleak
