@@ -3,7 +3,7 @@
 -- and fills again to four tenths by the end. No collectgarbage() of its own:
 -- boundaries are the program's GC cycles, which stretch as the log grows.
 -- truth: steady (a buffer filled and flushed is not a leak).
-local n = tonumber(arg and arg[1]) or 50000
+local n = tonumber(arg and arg[1]) or 160000
 local capacity = math.floor(n * 0.6)
 local log, written = {}, 0
 local function request(i)
