@@ -272,7 +272,8 @@ struct diff_facts {
  * sampled blocks (each stands for about sample bytes) recorded at evenly
  * spaced boundaries (the first half a step in), for the fewest m the
  * verdict rule calls growing (its
- * p-value, its size and its persistence). UINT64_MAX when none can be. */
+ * p-value, its size and its persistence), with no --min-growth of its own
+ * (a --min-growth at the floor accepts it). UINT64_MAX when none can be. */
 uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options);
 
 struct diff_result {

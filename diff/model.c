@@ -269,6 +269,7 @@ uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_option
     return UINT64_MAX;
   struct diff_options judged = *options;
   judged.warmup = 0;
+  judged.min_growth_bytes = 1;  /* what the sampling resolves, whatever --min-growth accepts */
   uint64_t *series = malloc(n * sizeof *series);
   if (!series)
     return UINT64_MAX;
@@ -293,8 +294,7 @@ uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_option
       low = blocks;
   }
   free(series);
-  uint64_t floor = sample * (uint64_t)high;
-  return floor > options->min_growth_bytes ? floor : options->min_growth_bytes;
+  return sample * (uint64_t)high;
 }
 
 /* How much of the run the counted boundaries cover, by work. */
