@@ -40,6 +40,14 @@ bench-cname-walk: $(BUILD)/bench/cname_walk
 	@echo "== naming walk of C functions (bench/cname_walk.c)"
 	$(BUILD)/bench/cname_walk
 
+# The collector: what the boundaries forced to cover the run cost.
+BENCHES += bench-boundaries
+BENCH_BOUNDARIES_RUNS ?= 5
+
+.PHONY: bench-boundaries
+bench-boundaries: $(BUILD)/ljleak
+	BUILD=$(BUILD) RUNS=$(BENCH_BOUNDARIES_RUNS) bash bench/boundaries.sh
+
 # ljleak diff: aggregation speed with -j 1 and -j 2 on a generated capture of
 # BENCH_DIFF_SEGMENTS segments (kept in $(BUILD)/bench and reused).
 BENCHES += bench-diff

@@ -231,6 +231,20 @@ static void create_arg_table(lua_State *L, const struct run_job *job)
   lua_setglobal(L, "arg");
 }
 
+/* The main chunk has just returned (nothing has allocated since): the one
+ * place where the program's whole state is still there to be seen, its
+ * main chunk's locals included. The run's last counted boundary is taken
+ * here; whatever else must see the state at the end of the run belongs
+ * here too, between hold and release. */
+static void run_main_returned(lua_State *L, struct ljleak_collector_frame *frame)
+{
+  char err[512];
+  ljleak_collector_frame_hold(L, frame);
+  if (ljleak_collector_return_boundary(L, err, sizeof err) != 0)
+    fprintf(stderr, "ljleak: %s\n", err);
+  ljleak_collector_frame_release(L, frame);
+}
+
 static int handle_script(lua_State *L, const char *fname)
 {
   if (!strcmp(fname, "-"))
@@ -250,7 +264,11 @@ static int handle_script(lua_State *L, const char *fname)
     } else {
       lua_pop(L, 1);
     }
+    struct ljleak_collector_frame frame;
+    ljleak_collector_frame_of(L, -(narg + 1), narg, &frame);
     status = docall(L, narg, 0);
+    if (status == 0)
+      run_main_returned(L, &frame);
   }
   return report(L, status);
 }

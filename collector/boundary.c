@@ -69,6 +69,27 @@ void boundary_force_disarm(struct capture *c)
     c->g->gc.stepmul = c->saved_stepmul;
 }
 
+/* Boundaries cover the run (docs/collector.md, "Boundaries cover the run"):
+ * a GC cycle comes when the heap has grown by its pause since the last one,
+ * so on a heap that grows (a buffer filling) the program's own cycles
+ * stretch, and most of a run could pass without a boundary. A cycle is
+ * forced when the bytes allocated since the last boundary reach a quarter
+ * of those allocated before it (and at least BOUNDARY_VOLUME_MIN): no
+ * stretch without a boundary is then more than a fifth of the work done by
+ * its end, and the forced cycles number at most the logarithm of the run's
+ * volume in base 1.25, however long it runs (about 40 from 1 MiB to 10
+ * GiB). --every bounds the stretches itself, with boundaries at the same
+ * work in two builds: this rule then stays out of its way. */
+#define BOUNDARY_VOLUME_SHARE 4               /* since the last >= before it / 4 */
+#define BOUNDARY_VOLUME_MIN (UINT64_C(1) << 20)
+
+static int boundary_volume_due(const struct capture *c)
+{
+  uint64_t since = c->allocated - c->boundary_allocated;
+  return !c->opt.every && !c->volume_off && !c->force_armed && since >= BOUNDARY_VOLUME_MIN &&
+         since >= c->boundary_allocated / BOUNDARY_VOLUME_SHARE;
+}
+
 void boundary_timers(struct capture *c)
 {
   uint64_t now = capture_mono_ns();
@@ -83,6 +104,8 @@ void boundary_timers(struct capture *c)
     c->every_next = (c->allocated / c->opt.every + 1) * c->opt.every;
     boundary_force(c, CAPTURE_INDEX_CAUSE_EVERY);
   }
+  if (boundary_volume_due(c))
+    boundary_force(c, CAPTURE_INDEX_CAUSE_VOLUME);
   if (c->boundary_due && c->opt.force_gc)
     boundary_force(c, CAPTURE_INDEX_CAUSE_PERIOD);
   else if (c->force_armed)
@@ -139,8 +162,11 @@ void boundary_gc_transition(struct capture *c, int phase)
   boundary_check(c, capture_mono_ns());  /* the timers look only now and then */
   /* Not inside a collection of the collector's own: its boundary, written
    * after it, then sits at the end of the segment. A forced cycle still to
-   * come keeps the segment open; this one is disarmed below. */
-  if (c->boundary_due && !c->collecting && (!c->force_armed || forced))
+   * come keeps the segment open (but one forced for the volume: segments
+   * are storage, and that cycle is no due segment's); this one is disarmed
+   * below. */
+  if (c->boundary_due && !c->collecting &&
+      (!c->force_armed || forced || c->force_cause == CAPTURE_INDEX_CAUSE_VOLUME))
     segments_rotate(c, 1);
   if (forced) {
     boundary_force_disarm(c);
@@ -152,6 +178,7 @@ void boundary_gc_transition(struct capture *c, int phase)
 void boundary_record(struct capture *c, enum capture_index_boundary_cause cause)
 {
   c->boundaries++;
+  c->boundary_allocated = c->allocated;
   if (segments_index_boundary(c, cause) != 0)
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
 }

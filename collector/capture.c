@@ -220,6 +220,10 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->opt = *opt;
   c->opt.dir = c->dir;
   c->opt.root = NULL;
+  const char *volume = getenv("LJLEAK_VOLUME_BOUNDARIES");
+  c->volume_off = volume && (!strcmp(volume, "0") || !strcmp(volume, "no") ||
+                             !strcmp(volume, "off") || !strcmp(volume, "false"));
+  c->boundary_allocated = 0;
   if (opt->command)
     capture_copy_text(c->command, sizeof c->command, opt->command);
   else
@@ -378,6 +382,58 @@ int ljleak_collector_boundary(lua_State *L, char *err, size_t err_size)
   if (!c)
     return -1;
   boundary_collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
+  if (!c->active) {
+    capture_copy_text(err, err_size, c->error[0] ? c->error : "the capture stopped");
+    return -1;
+  }
+  return 0;
+}
+
+/* The frame of a main chunk about to be called at idx with narg
+ * arguments: a vararg function's frame lies above a copy of its function
+ * slot and arguments (and the frame link), and its own slots reach
+ * framesize past its base. The bound errs high: a slot above the frame
+ * holds only what the chunk or its callees left there, which were live
+ * while it ran. */
+void ljleak_collector_frame_of(lua_State *L, int idx, int narg, struct ljleak_collector_frame *frame)
+{
+  memset(frame, 0, sizeof *frame);
+  TValue *fn = idx > 0 ? L->base + (idx - 1) : L->top + idx;
+  if (idx == 0 || fn < L->base || fn >= L->top || !tvisfunc(fn) || !isluafunc(funcV(fn)) || narg < 0)
+    return;
+  frame->from = fn - tvref(L->stack);
+  frame->slots = 2 * ((long)narg + 2 + LJ_FR2) + (long)funcproto(funcV(fn))->framesize + 1;
+}
+
+/* The chunk has returned: its slots are above the top now, untouched until
+ * the next atomic phase clears them (nothing has allocated since, so no GC
+ * step has run). Raising the top over them makes them roots again. */
+void ljleak_collector_frame_hold(lua_State *L, struct ljleak_collector_frame *frame)
+{
+  frame->saved_top = -1;
+  if (frame->slots <= 0)
+    return;
+  long top = L->top - tvref(L->stack), end = frame->from + frame->slots;
+  if (end <= top || !lua_checkstack(L, (int)(end - top) + LUA_MINSTACK))
+    return;  /* (a stack grown by lua_checkstack keeps every slot, above the top too) */
+  frame->saved_top = top;
+  L->top = tvref(L->stack) + end;
+}
+
+void ljleak_collector_frame_release(lua_State *L, struct ljleak_collector_frame *frame)
+{
+  if (frame->saved_top < 0)
+    return;
+  L->top = tvref(L->stack) + frame->saved_top;
+  frame->saved_top = -1;
+}
+
+int ljleak_collector_return_boundary(lua_State *L, char *err, size_t err_size)
+{
+  struct capture *c = &capture_state;
+  if (!c->active || c->g != G(L) || !c->opt.edge_gc || !boundary_gc_running(G(L)))
+    return 0;  /* no capture of L, or one that forces no cycle at its edges */
+  boundary_collect(c, L, CAPTURE_INDEX_CAUSE_RETURN);
   if (!c->active) {
     capture_copy_text(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;

@@ -101,6 +101,9 @@ struct capture {
   enum capture_index_stop_reason deferred_stop;   /* edge_gc: a stop waiting for its last cycle */
   uint64_t boundaries;          /* boundary lines written */
   uint64_t every_next;          /* --every: allocated at which the next cycle is forced */
+  uint64_t boundary_allocated;  /* allocated at the last boundary line */
+  int volume_off;               /* LJLEAK_VOLUME_BOUNDARIES=0: no volume boundaries (for
+                                 * measurements: bench/boundaries.sh) */
   uint64_t start_ns, last_flush_ns;
   uint64_t tick_at;             /* writer.bytes_written at which the timers run next */
   uint64_t disk_done;           /* file bytes of finished segments */

@@ -117,6 +117,28 @@ LJLEAK_API int ljleak_collector_boundary(struct lua_State *L, char *err, size_t 
  * capture starts. Returns 0, or -1 (a bad name, or 16 named already). */
 LJLEAK_API int ljleak_collector_name_function(int (*f)(struct lua_State *L), const char *name);
 
+/* The main chunk's return (docs/collector.md, "The last boundary"). A host
+ * that runs a main chunk takes its frame before the call
+ * (ljleak_collector_frame_of, with the chunk at stack index idx and narg
+ * arguments above it), and right after the call returned, before anything
+ * allocates, holds it (its slots, with what the chunk's locals held, count
+ * as live again), calls ljleak_collector_return_boundary and whatever else
+ * must see the program's state at its end, and releases it. */
+struct ljleak_collector_frame {
+  long from, slots;           /* the stack slots the frame may span */
+  long saved_top;             /* while held: the top to give back; else -1 */
+};
+LJLEAK_API void ljleak_collector_frame_of(struct lua_State *L, int idx, int narg,
+                                          struct ljleak_collector_frame *frame);
+LJLEAK_API void ljleak_collector_frame_hold(struct lua_State *L,
+                                            struct ljleak_collector_frame *frame);
+LJLEAK_API void ljleak_collector_frame_release(struct lua_State *L,
+                                               struct ljleak_collector_frame *frame);
+/* Runs a full GC cycle and records its boundary (cause "return"), when a
+ * capture of L runs with edge_gc; else does nothing. Returns 0, or -1 with a
+ * message when the capture stopped meanwhile. */
+LJLEAK_API int ljleak_collector_return_boundary(struct lua_State *L, char *err, size_t err_size);
+
 /* Stops the capture (index reason "stop"); returns 0, or -1 with a message. */
 LJLEAK_API int ljleak_collector_stop(struct lua_State *L, char *err, size_t err_size);
 

@@ -83,6 +83,8 @@ struct diff_capture {
   uint64_t *heap_bytes;       /* [boundary_count] Lua heap at each boundary, or NULL */
   uint64_t *allocated;        /* [boundary_count] bytes allocated since the capture started, at
                                  each boundary (the work done), or NULL */
+  uint64_t run_allocated;     /* bytes allocated over the whole capture: the most any boundary
+                                 line gives, the uncounted ones (exit) too; 0 if unknown */
   unsigned char *forced;      /* [boundary_count] 1 where the boundary ended a full cycle the
                                  collector forced (start, stop, --every, boundary()), or NULL */
   double start_time;          /* Unix time the capture started; 0 if unknown */
@@ -219,17 +221,20 @@ enum diff_inconclusive_cause {
   DIFF_INCONCLUSIVE_NOT,            /* the outcome is pass or flagged */
   DIFF_INCONCLUSIVE_NO_BOUNDARY,    /* the capture has no boundary: nothing was measured */
   DIFF_INCONCLUSIVE_TOO_FEW_BOUNDARIES,  /* under 2 after the warm-up: no change measured */
-  DIFF_INCONCLUSIVE_NO_VERDICT      /* sites without a verdict: rose_undecided (why:
+  DIFF_INCONCLUSIVE_NO_VERDICT,     /* sites without a verdict: rose_undecided (why:
                                        rose_cause) and insufficient */
+  DIFF_INCONCLUSIVE_SAMPLING_FLOOR  /* nothing flagged, but the sampling could not have seen
+                                       a growth of --min-growth: sample_floor is above it */
 };
 
 /* What would decide an inconclusive result. */
 enum diff_remedy {
   DIFF_REMEDY_NONE,                 /* the outcome is pass or flagged */
   DIFF_REMEDY_RUN_LONGER,           /* more boundaries in the capture */
-  DIFF_REMEDY_LONGER_BASE           /* a base as long as the candidate: the candidate has the
+  DIFF_REMEDY_LONGER_BASE,          /* a base as long as the candidate: the candidate has the
                                        boundaries a trend needs, and the base is too short,
                                        or the base alone keeps every rising site undecided */
+  DIFF_REMEDY_FINER_SAMPLING        /* a smaller --sample (or none), or a longer run */
 };
 
 /* What a result says, found once by diff_result_fill_facts from its sites,
@@ -257,7 +262,31 @@ struct diff_facts {
   size_t base_judged;               /* the base's boundaries after the warm-up */
   size_t needed;                    /* diff_boundaries_needed: judged boundaries a trend
                                        needs; SIZE_MAX when none can show one */
+  /* How much of the run the boundaries cover, by work (bytes allocated):
+   * the last counted boundary's share of the run's, and the largest share
+   * between two counted boundaries (or after the last); -1 when the capture
+   * does not record its work. */
+  double coverage;
+  double longest_stretch;
+  int ends_early;                   /* coverage below DIFF_COVERAGE_EARLY */
+  /* A sampled capture: the smallest growth over the judged boundaries that
+   * it could have called growing (diff_sampling_floor); 0 for a full
+   * capture, UINT64_MAX when no growth could be (too few boundaries). */
+  uint64_t sample_floor;
 };
+
+/* The last counted boundary's share of the run's work below which a
+ * verdict's evidence ends early: the reports say so. */
+#define DIFF_COVERAGE_EARLY 0.9
+
+/* The smallest growth over n judged boundaries that a capture sampled at a
+ * mean interval of sample bytes could call growing under options: m
+ * sampled blocks (each stands for about sample bytes) recorded at evenly
+ * spaced boundaries (the first half a step in), for the fewest m the
+ * verdict rule calls growing (its
+ * p-value, its size and its persistence), with no --min-growth of its own
+ * (a --min-growth at the floor accepts it). UINT64_MAX when none can be. */
+uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options);
 
 struct diff_result {
   enum diff_mode mode;

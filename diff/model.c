@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "diff/diff.h"
+#include "diff/trend.h"
 
 /* The names of every format and of the JSON schema; the enums index them. */
 static const char *const verdict_names[] = {
@@ -260,20 +261,85 @@ static enum diff_undecided_cause model_rose_cause(const struct diff_result *resu
   return DIFF_UNDECIDED_NO_TREND;
 }
 
-/* The outcome, why it is inconclusive, and what would decide it. */
-static void model_fill_outcome(struct diff_facts *facts, int base, int all_for_the_base)
+uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options)
 {
+  if (!sample)
+    return 0;
+  if (n < 2 || n < diff_boundaries_needed(options))
+    return UINT64_MAX;
+  struct diff_options judged = *options;
+  judged.warmup = 0;
+  judged.min_growth_bytes = 1;  /* what the sampling resolves, whatever --min-growth accepts */
+  uint64_t *series = malloc(n * sizeof *series);
+  if (!series)
+    return UINT64_MAX;
+  /* More blocks only make the staircase steeper and finer, so the fewest
+   * that is called growing is found by bisection; n - 1 blocks (one a
+   * boundary: a strictly rising series) always is, from n_min on. One
+   * block in the middle of a long series can be: a floor of one interval. */
+  size_t low = 0, high = n - 1;
+  while (high - low > 1) {
+    size_t blocks = low + (high - low) / 2;
+    for (size_t k = 0; k < n; k++)  /* block j recorded at boundary (j - 1/2)(n - 1)/blocks */
+      series[k] = sample * (uint64_t)(((double)k * (double)blocks) / (double)(n - 1) + 0.5);
+    enum diff_verdict verdict;
+    struct diff_trend trend;
+    if (diff_trend_verdict(series, n, &judged, &verdict, &trend) != 0) {
+      free(series);
+      return UINT64_MAX;
+    }
+    if (verdict == DIFF_VERDICT_GROWING)
+      high = blocks;
+    else
+      low = blocks;
+  }
+  free(series);
+  return sample * (uint64_t)high;
+}
+
+/* How much of the run the counted boundaries cover, by work. */
+static void model_fill_coverage(const struct diff_result *result, struct diff_facts *facts)
+{
+  const struct diff_capture *capture = &result->capture;
+  facts->coverage = facts->longest_stretch = -1;
+  size_t n = capture->boundary_count;
+  if (!capture->allocated || !n || !capture->run_allocated)
+    return;
+  double run = (double)capture->run_allocated, last = 0, longest = 0;
+  for (size_t i = 0; i < n; i++) {
+    double at = (double)capture->allocated[i];
+    if (at - last > longest)
+      longest = at - last;
+    last = at;
+  }
+  if (run - last > longest)
+    longest = run - last;
+  facts->coverage = last >= run ? 1 : last / run;
+  facts->longest_stretch = longest >= run ? 1 : longest / run;
+  facts->ends_early = facts->coverage < DIFF_COVERAGE_EARLY;
+}
+
+/* The outcome, why it is inconclusive, and what would decide it. */
+static void model_fill_outcome(struct diff_facts *facts, const struct diff_options *options,
+                               int base, int all_for_the_base)
+{
+  int blind = facts->sample_floor > options->min_growth_bytes;
   if (facts->tally.flagged)
     facts->outcome = DIFF_OUTCOME_FLAGGED;
-  else if (!facts->boundaries || facts->tally.undecided)
+  else if (!facts->boundaries || facts->tally.undecided || blind)
     facts->outcome = DIFF_OUTCOME_INCONCLUSIVE;  /* no boundary: "nothing grows" would be a guess */
   else
     facts->outcome = DIFF_OUTCOME_PASS;
   if (facts->outcome != DIFF_OUTCOME_INCONCLUSIVE)
     return;
-  facts->inconclusive = !facts->boundaries  ? DIFF_INCONCLUSIVE_NO_BOUNDARY
-                        : facts->judged < 2 ? DIFF_INCONCLUSIVE_TOO_FEW_BOUNDARIES
-                                            : DIFF_INCONCLUSIVE_NO_VERDICT;
+  facts->inconclusive = !facts->boundaries       ? DIFF_INCONCLUSIVE_NO_BOUNDARY
+                        : facts->judged < 2      ? DIFF_INCONCLUSIVE_TOO_FEW_BOUNDARIES
+                        : facts->tally.undecided ? DIFF_INCONCLUSIVE_NO_VERDICT
+                                                 : DIFF_INCONCLUSIVE_SAMPLING_FLOOR;
+  if (facts->inconclusive == DIFF_INCONCLUSIVE_SAMPLING_FLOOR) {
+    facts->remedy = DIFF_REMEDY_FINER_SAMPLING;
+    return;
+  }
   int base_short = facts->base_judged < facts->needed;
   facts->remedy = base && facts->judged >= facts->needed && (base_short || all_for_the_base)
                       ? DIFF_REMEDY_LONGER_BASE
@@ -316,7 +382,11 @@ void diff_result_fill_facts(struct diff_result *result)
     model_fill_site(result, &result->stacks[i]);
   int all_for_the_base = facts->rose_undecided && for_the_base == facts->rose_undecided;
   facts->rose_cause = model_rose_cause(result, all_for_the_base);
-  model_fill_outcome(facts, base, all_for_the_base);
+  model_fill_coverage(result, facts);
+  if (result->mode != DIFF_MODE_RANGE)
+    facts->sample_floor =
+        diff_sampling_floor(result->capture.sample_bytes, facts->judged, &result->options);
+  model_fill_outcome(facts, &result->options, base, all_for_the_base);
   facts->filled = 1;
 }
 

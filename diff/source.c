@@ -252,6 +252,9 @@ static enum diff_status source_place_boundaries(struct diff_source *capture,
     at_events = line->events;
     has_place = 1;
     dropped_from = i + 1;
+    if ((line->keys & CAPTURE_INDEX_BOUNDARY_HAS_ALLOCATED) &&
+        line->allocated > capture->info.run_allocated)
+      capture->info.run_allocated = line->allocated;  /* the run's work, the exit's line too */
     if (line->cause && !strcmp(line->cause, exit_cause))
       continue;
     struct diff_source_boundary *boundary = &capture->boundaries[capture->boundary_count++];

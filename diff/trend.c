@@ -209,6 +209,98 @@ int diff_trend_theil_sen(const double *x, size_t n, double *slope)
   return 0;
 }
 
+/* Fill and flush (docs/diff.md, "Fill and flush"): whether x falls back
+ * and refills, as a buffer that is filled and flushed does, with a floor
+ * that does not rise. A drop is a fall of more than half the rise since the
+ * last low (since the least value before it, for the first), and of at
+ * least the threshold: it falls back past halfway to the level it rose
+ * from. Its low is the least value before the series climbs again by half
+ * the drop's height and the threshold (a refill). It takes a drop followed
+ * by a refill (a registry released at the end of a run stays low: no
+ * flush) and lows that rise by less than the threshold (their Theil-Sen
+ * slope times their steps), which a leak under the teeth does by what it
+ * keeps each cycle. A boundary falls at some point of a refill, not at the
+ * flush, so one low is the floor plus what refilled by then, and one drop
+ * alone cannot show a floor that rises. */
+static int trend_fill_and_flush(const double *x, size_t n, double threshold)
+{
+  if (n < 4)
+    return 0;
+  double *lows = malloc(n * sizeof *lows);
+  if (!lows)
+    return 0;
+  size_t count = 0;
+  int falling = 0, refilled = 0;
+  double base = x[0], high = x[0], low = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (!falling) {
+      if (x[i] > high)
+        high = x[i];
+      if (x[i] < base && !count)
+        base = high = x[i];  /* still the level the first rise starts from */
+      else if (high - x[i] >= threshold && high - x[i] > (high - base) / 2) {
+        falling = 1;
+        low = x[i];
+      }
+      continue;
+    }
+    if (x[i] < low) {
+      low = x[i];
+    } else if (x[i] - low >= threshold && x[i] - low >= (high - low) / 2) {
+      lows[count++] = low;
+      refilled = 1;
+      falling = 0;
+      base = low;
+      high = x[i];
+    }
+  }
+  if (falling)
+    lows[count++] = low;
+  double slope = 0;
+  int flat = count == 1 || (count >= 2 && diff_trend_theil_sen(lows, count, &slope) == 0 &&
+                            slope * (double)(count - 1) < threshold);
+  free(lows);
+  return refilled && flat;
+}
+
+/* Released at the end (docs/diff.md, "Fill and flush"): whether x rose
+ * to its peak with a significant trend of at least the threshold and then,
+ * in the last quarter of its boundaries, fell, more than halfway back and
+ * by the threshold, without refilling: a
+ * registry the program let go before it ended. What it would have done
+ * had it run on cannot be told, so such a site is undecided, not steady.
+ * Returns -1 when out of memory. */
+static int trend_released_at_end(const double *x, size_t n, double threshold, double max_p_value)
+{
+  size_t peak = 0;
+  for (size_t i = 1; i < n; i++)
+    if (x[i] >= x[peak])
+      peak = i;
+  if (peak < 2 || peak + 1 >= n || 4 * (n - 1 - peak) > n)
+    return 0;  /* a fall early in the run, flat since: the test had the time to see a trend */
+  double base = x[0], low = x[peak + 1], last_high = low;
+  for (size_t i = 0; i < peak; i++)
+    if (x[i] < base)
+      base = x[i];
+  for (size_t i = peak + 1; i < n; i++)
+    if (x[i] < low)
+      low = x[i];
+  for (size_t i = peak + 1; i < n; i++)
+    if (x[i] > last_high)
+      last_high = x[i];
+  double fall = x[peak] - low;
+  if (fall < threshold || fall <= (x[peak] - base) / 2 ||
+      last_high - low >= (threshold > fall / 2 ? threshold : fall / 2))
+    return 0;
+  size_t m = peak + 1;
+  double s, variance, p_up, p_down, slope;
+  diff_trend_mann_kendall(x, m, &s, &variance);
+  diff_trend_p_values(x, m, s, variance, &p_up, &p_down);
+  if (diff_trend_theil_sen(x, m, &slope) < 0)
+    return -1;
+  return p_up <= max_p_value && slope * (double)(m - 1) >= threshold;
+}
+
 /* The verdict (docs/diff.md, "Verdicts"), on the series after the warm-up:
  *   - under 2 boundaries nothing is measured: insufficient;
  *   - "rose": the Theil-Sen slope times the steps reaches the threshold, the
@@ -221,6 +313,10 @@ int diff_trend_theil_sen(const double *x, size_t n, double *slope)
  *     persistence: the slope over the later half, times the steps, reaches
  *     half the threshold, so a cache that fills early and then stays flat
  *     (which Mann-Kendall alone can call significant) is not a leak;
+ *   - a site that rose and fell back with a floor that does not rise (a
+ *     buffer filled and flushed) is steady, whatever its trend;
+ *   - a steady site that rose significantly to its peak and then fell
+ *     back for good (released before the end) is undecided;
  *   - a site that rose without significance is undecided when even its
  *     values in rising order could not be significant (ties: a site at 0 for
  *     the first boundaries), else steady: the test could have seen a trend. */
@@ -259,7 +355,10 @@ int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_optio
     double span = (double)(n - 1);
     double p = options->max_p_value;
     out->rose = out->slope > 0 && out->slope * span >= out->threshold;
-    if (n < out->needed)
+    out->flushed = out->rose && trend_fill_and_flush(x, n, out->threshold);
+    if (out->flushed)
+      *verdict = DIFF_VERDICT_STEADY;
+    else if (n < out->needed)
       *verdict = out->rose ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
     else if (out->p_up <= p && out->rose && out->late_slope * span >= out->threshold / 2)
       *verdict = DIFF_VERDICT_GROWING;
@@ -270,6 +369,14 @@ int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_optio
                                                                       : DIFF_VERDICT_STEADY;
     else
       *verdict = DIFF_VERDICT_STEADY;
+    if (*verdict == DIFF_VERDICT_STEADY && !out->flushed && status == 0) {
+      int released = trend_released_at_end(x, n, out->threshold, p);
+      if (released < 0)
+        status = -1;
+      else if (released)
+        *verdict = DIFF_VERDICT_UNDECIDED;
+      out->released = released > 0;
+    }
   }
   free(x);
   return status;

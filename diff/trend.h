@@ -25,6 +25,10 @@ struct diff_trend {
   size_t judged;              /* boundaries judged: the series after the warm-up */
   size_t needed;              /* boundaries a trend is judged on (diff_boundaries_needed) */
   int rose;                   /* slope times the judged steps reaches the threshold */
+  int flushed;                /* it rose, fell back after its peak and refilled, and its
+                                 floor (the lows after its drops) does not rise: steady */
+  int released;               /* it rose significantly to its peak and then fell back for
+                                 good before the end: undecided, not steady */
   double p_best;              /* p_up of the same values in rising order: the best the
                                  test could give them (computed only when it matters) */
 };

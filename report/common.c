@@ -283,6 +283,21 @@ void report_outcome_reason(const struct diff_result *r, char *buffer, size_t siz
                facts->needed, r->options.max_p_value);
     return;
   }
+  case DIFF_INCONCLUSIVE_SAMPLING_FLOOR: {
+    char interval[48], floor[64], min[48];
+    report_format_bytes(interval, sizeof interval, (double)r->capture.sample_bytes, 0);
+    report_sampling_floor(r, floor, sizeof floor);
+    report_format_bytes(min, sizeof min, (double)r->options.min_growth_bytes, 0);
+    if (r->facts.sample_floor == UINT64_MAX)
+      snprintf(buffer, size, "nothing grows, but a capture sampled every %s could not have "
+                             "shown any growth over its %zu boundaries",
+               interval, judged);
+    else
+      snprintf(buffer, size, "nothing grows, but a capture sampled every %s could not have seen "
+                             "a growth below %s over its %zu boundaries (--min-growth is %s)",
+               interval, floor, judged, min);
+    return;
+  }
   case DIFF_INCONCLUSIVE_NO_VERDICT:
     break;
   }
@@ -297,6 +312,36 @@ void report_outcome_reason(const struct diff_result *r, char *buffer, size_t siz
              report_plural(facts->insufficient, "site has", "sites have"));
 }
 
+void report_sampling_floor(const struct diff_result *r, char *buffer, size_t size)
+{
+  if (r->facts.sample_floor == UINT64_MAX)
+    snprintf(buffer, size, "none (too few boundaries for a trend)");
+  else
+    report_format_bytes(buffer, size, (double)r->facts.sample_floor, 0);
+}
+
+void report_evidence(const struct diff_result *r, char *buffer, size_t size)
+{
+  const struct diff_facts *facts = &r->facts;
+  char coverage[160] = "", early[120] = "", sampled[256] = "";
+  if (facts->coverage >= 0)
+    snprintf(coverage, sizeof coverage,
+             "boundaries cover %.0f%% of the run's work (the longest stretch without one: %.0f%%)",
+             100 * facts->coverage, 100 * facts->longest_stretch);
+  if (facts->ends_early)
+    snprintf(early, sizeof early,
+             "; the evidence ends early: what the last %.0f%% of the run did is not judged",
+             100 * (1 - facts->coverage));
+  if (facts->sample_floor) {
+    char interval[48], floor[64];
+    report_format_bytes(interval, sizeof interval, (double)r->capture.sample_bytes, 0);
+    report_sampling_floor(r, floor, sizeof floor);
+    snprintf(sampled, sizeof sampled, "%ssampled every %s: the smallest growth it could see: %s",
+             coverage[0] ? "; " : "", interval, floor);
+  }
+  snprintf(buffer, size, "%s%s%s", coverage, early, sampled);
+}
+
 const char *report_outcome_advice(const struct diff_result *r)
 {
   switch (r->facts.remedy) {
@@ -304,6 +349,9 @@ const char *report_outcome_advice(const struct diff_result *r)
     return "capture the base as long as the candidate: more boundaries with `ljleak run --every "
            "BYTES` (a boundary every BYTES allocated), or collector.boundary() after each batch "
            "in a test harness";
+  case DIFF_REMEDY_FINER_SAMPLING:
+    return "a smaller `ljleak run --sample` interval (or none) or a longer run lowers what the "
+           "sampling cannot see; a larger --min-growth accepts it";
   case DIFF_REMEDY_RUN_LONGER:
     return "run longer for more boundaries: `ljleak run --every BYTES` makes a boundary every "
            "BYTES allocated, and a test harness can call collector.boundary() after each batch";

@@ -41,6 +41,12 @@ uint64_t report_base_last_live(const struct diff_site *site);
 void report_outcome_reason(const struct diff_result *result, char *buffer, size_t size);
 /* What to do about an inconclusive result (its facts' remedy), one line
  * ("" when it is not inconclusive). */
+/* The sampling floor (diff_facts.sample_floor), formatted. */
+void report_sampling_floor(const struct diff_result *r, char *buffer, size_t size);
+/* What the evidence covers: how much of the run's work its boundaries
+ * cover (and that it ends early), and a sampled capture's floor; empty
+ * when the capture says neither. */
+void report_evidence(const struct diff_result *r, char *buffer, size_t size);
 const char *report_outcome_advice(const struct diff_result *result);
 /* Where an allowance's rule is: its file, line and pattern ("ci/allow.txt line 3: INTERNAL"). */
 void report_allowance_rule(const struct diff_allowance *allowance, char *buffer, size_t size);

@@ -138,6 +138,18 @@ static void html_put_words(FILE *out, const char *text)
     fputs("</code>", out);
 }
 
+/* How much of the run the boundaries cover, and a sampled capture's floor. */
+static void put_evidence(FILE *out, const struct diff_result *r)
+{
+  char evidence[512];
+  report_evidence(r, evidence, sizeof evidence);
+  if (!evidence[0])
+    return;
+  fputs("<p class=\"evidence\">Evidence: ", out);
+  html_put(out, evidence);
+  fputs(".</p>\n", out);
+}
+
 static void put_inconclusive(FILE *out, const struct diff_result *r)
 {
   char reason[512];
@@ -146,7 +158,9 @@ static void put_inconclusive(FILE *out, const struct diff_result *r)
   html_put(out, reason);
   fputs(".</p>\n<p>What to do: ", out);
   html_put_words(out, report_outcome_advice(r));
-  fputs(".</p>\n</header>\n", out);
+  fputs(".</p>\n", out);
+  put_evidence(out, r);
+  fputs("</header>\n", out);
 }
 
 static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
@@ -195,7 +209,9 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
     }
     fputs(".", out);
   }
-  fputs("</p>\n</header>\n", out);
+  fputs("</p>\n", out);
+  put_evidence(out, r);
+  fputs("</header>\n", out);
 }
 
 static void put_capture(FILE *out, const char *title, const struct diff_capture *c,

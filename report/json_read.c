@@ -272,6 +272,7 @@ static int read_capture(struct json_reader *r, const struct json_read_value *v,
   const struct json_read_value *labels = json_read_object_get(v, "labels");
   if (labels && read_labels(r, labels, c) < 0)
     return -1;
+  OPTIONAL(v, "run_allocated", read_uint, "run_allocated", &c->run_allocated);
   const struct json_read_value *times = json_read_object_get(v, "boundary_times");
   if (times) {
     size_t count = 0;

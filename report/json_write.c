@@ -92,6 +92,8 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
     put_uint_array(w, "boundary_allocated", c->allocated, c->boundary_count);
   if (c->forced)
     put_bool_array(w, "boundary_forced", c->forced, c->boundary_count);
+  if (c->run_allocated)
+    put_uint(w, "run_allocated", c->run_allocated);
   put_double(w, "start_time", c->start_time);
   put_uint(w, "events", c->events);
   put_bool(w, "truncated", c->truncated);
@@ -225,6 +227,15 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   put_string(&w, "outcome", diff_outcome_name(outcome));
   put_uint(&w, "undecided", result->facts.tally.undecided);
   put_string(&w, "outcome_reason", outcome == DIFF_OUTCOME_INCONCLUSIVE ? reason : NULL);
+  /* What the evidence covers (facts, so not read back: the reader finds them again). */
+  if (result->facts.coverage >= 0) {
+    put_double(&w, "coverage", result->facts.coverage);
+    put_double(&w, "longest_stretch", result->facts.longest_stretch);
+  }
+  if (result->facts.sample_floor == UINT64_MAX)
+    put_string(&w, "sample_floor", "none");
+  else if (result->facts.sample_floor)
+    put_uint(&w, "sample_floor", result->facts.sample_floor);
   json_write_key(&w, "sites");
   json_write_open(&w, '[');
   for (size_t i = 0; i < result->site_count; i++)

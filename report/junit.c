@@ -144,6 +144,13 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
   fprintf(out, "      <property name=\"boundaries\" value=\"%zu\"/>\n", r->capture.boundary_count);
   if (r->options.warmup)
     fprintf(out, "      <property name=\"warmup\" value=\"%zu\"/>\n", r->options.warmup);
+  char evidence[512];
+  report_evidence(r, evidence, sizeof evidence);
+  if (evidence[0]) {
+    fputs("      <property name=\"evidence\" value=\"", out);
+    put_xml(out, evidence);
+    fputs("\"/>\n", out);
+  }
   fputs("    </properties>\n", out);
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];

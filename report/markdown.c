@@ -169,6 +169,13 @@ static void put_inconclusive(FILE *out, const struct diff_result *r)
   fputs(".\n\nWhat to do: ", out);
   fputs(report_outcome_advice(r), out);  /* our own words, with their `code` */
   fputs(".\n", out);
+  char evidence[512];
+  report_evidence(r, evidence, sizeof evidence);
+  if (evidence[0]) {
+    fputs("\nEvidence: ", out);
+    put_escaped(out, evidence);
+    fputs(".\n", out);
+  }
   if (r->facts.rose_undecided)
     put_sites(out, r, "undecided sites", pick_undecided);
   put_allowed(out, r);
@@ -214,6 +221,13 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     fputs(" per boundary in all", out);
   }
   fputs(".\n", out);
+  char evidence[512];
+  report_evidence(r, evidence, sizeof evidence);
+  if (evidence[0]) {
+    fputs("\nEvidence: ", out);
+    put_escaped(out, evidence);
+    fputs(".\n", out);
+  }
   if (flagged) {
     put_sites(out, r, "flagged sites", pick_flagged);
     put_site_stacks(out, r);

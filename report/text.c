@@ -405,6 +405,10 @@ int report_render_text(const struct diff_result *r, const struct report_options 
   } else {
     put_capture(out, "capture", &r->capture, r->options.warmup);
   }
+  char evidence[512];
+  report_evidence(r, evidence, sizeof evidence);
+  if (evidence[0])
+    fprintf(out, "          %s\n", evidence);
   const char *title = r->mode == DIFF_MODE_BASE    ? "new and worse in the candidate, fastest first:"
                       : r->mode == DIFF_MODE_RANGE ? "grew between the boundaries, most first:"
                                                    : "growing, fastest first:";

@@ -294,6 +294,61 @@ START_TEST(test_rise_that_leans_towards_a_trend_is_undecided)
 }
 END_TEST
 
+/* Whether the verdict calls series a fill and flush. */
+static int trend_flushes(const uint64_t *series, size_t n)
+{
+  struct diff_trend trend;
+  verdict_of(series, n, &trend);
+  return trend.flushed;
+}
+
+START_TEST(test_fill_and_flush_is_steady_unless_its_floor_rises)
+{
+  struct diff_trend trend;
+  /* The string table following a log that fills and is flushed
+   * (▁▁▁▂▃▅█▁██▁): it falls back after its peak and refills, its lows
+   * stay at the start's level. */
+  uint64_t flushed[11] = {100, 120, 130, 20000, 40000, 70000, 100000, 200, 98000, 99000, 300};
+  ck_assert_int_eq(verdict_of(flushed, 11, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.flushed, 1);
+  /* One flush, refilled to a new high by the last boundary. */
+  uint64_t once[9] = {0, 1000, 60000, 200000, 400000, 700000, 1000, 600000, 1200000};
+  ck_assert_int_eq(verdict_of(once, 9, &trend), DIFF_VERDICT_STEADY);
+  /* The same teeth on a floor that rises by 60 KB a flush: a leak under the
+   * sawtooth. */
+  uint64_t leaking[12] = {0,      50000,  100000, 60000,  110000, 160000,
+                          120000, 170000, 220000, 180000, 230000, 280000};
+  ck_assert_int_eq(trend_flushes(leaking, 12), 0);
+  ck_assert_int_eq(verdict_of(leaking, 12, &trend), DIFF_VERDICT_GROWING);
+  /* A registry released at the end stays low: no refill, no flush. */
+  uint64_t released[8] = {0, 6444, 29196, 62460, 122788, 152164, 231636, 0};
+  ck_assert_int_eq(verdict_of(released, 8, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(trend.flushed, 0);
+  /* The same with the main chunk's return boundary after it: p = 0.197 on
+   * the whole series, but it rose significantly until it was let go. */
+  uint64_t returned[9] = {0, 6444, 29196, 62460, 122788, 152164, 231636, 0, 0};
+  ck_assert_int_eq(verdict_of(returned, 9, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(trend.released, 1);
+}
+END_TEST
+
+START_TEST(test_sampling_floor_follows_interval_boundaries_and_p_value)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  ck_assert_uint_eq(diff_sampling_floor(0, 40, &options), 0);
+  ck_assert_uint_eq(diff_sampling_floor(524288, 4, &options), UINT64_MAX);  /* under n_min */
+  uint64_t coarse = diff_sampling_floor(524288, 40, &options);
+  uint64_t fine = diff_sampling_floor(65536, 40, &options);
+  ck_assert_uint_eq(coarse % 524288, 0);
+  ck_assert_uint_eq(coarse / 524288, fine / 65536);  /* the same count of blocks */
+  ck_assert_uint_gt(coarse, options.min_growth_bytes);
+  /* A stricter p-value needs more blocks (or as many). */
+  options.max_p_value = 0.0001;
+  ck_assert_uint_ge(diff_sampling_floor(524288, 40, &options), coarse);
+}
+END_TEST
+
 START_TEST(test_boundaries_needed_follow_the_p_value)
 {
   ck_assert_uint_eq(diff_trend_boundaries_needed(0.01), 5);
@@ -423,6 +478,8 @@ int main(void)
   tcase_add_test(tc, test_ties_that_leave_the_test_no_power_are_undecided);
   tcase_add_test(tc, test_rise_the_test_could_have_shown_but_did_not_is_steady);
   tcase_add_test(tc, test_rise_that_leans_towards_a_trend_is_undecided);
+  tcase_add_test(tc, test_fill_and_flush_is_steady_unless_its_floor_rises);
+  tcase_add_test(tc, test_sampling_floor_follows_interval_boundaries_and_p_value);
   tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
   tcase_add_test(tc, test_min_boundaries_only_raises_what_the_p_value_needs);
   tcase_add_test(tc, test_warmup_leaves_a_filling_cache_out_of_the_verdict);

@@ -320,14 +320,15 @@ END_TEST
 
 START_TEST(test_boundary_cause_names_and_which_are_forced)
 {
-  static const char *const names[] = {"gc", "start", "stop", "every", "call", "period", "exit"};
+  static const char *const names[] = {"gc",   "start",  "stop",  "every", "call",
+                                      "period", "exit", "volume", "return"};
   ck_assert_ptr_null(capture_index_boundary_cause_name(0));
-  for (int cause = CAPTURE_INDEX_CAUSE_GC; cause <= CAPTURE_INDEX_CAUSE_EXIT; cause++) {
+  for (int cause = CAPTURE_INDEX_CAUSE_GC; cause <= CAPTURE_INDEX_CAUSE_RETURN; cause++) {
     ck_assert_str_eq(capture_index_boundary_cause_name(cause), names[cause - 1]);
     ck_assert_int_eq(capture_index_boundary_cause_forced(capture_index_boundary_cause_name(cause)),
                      cause != CAPTURE_INDEX_CAUSE_GC);
   }
-  ck_assert_ptr_null(capture_index_boundary_cause_name(8));
+  ck_assert_ptr_null(capture_index_boundary_cause_name(10));
   ck_assert_ptr_null(capture_index_boundary_cause_name(-1));
   /* A word a later version adds is a forced cycle too; no cause is the program's own. */
   ck_assert_int_eq(capture_index_boundary_cause_forced("harness-sync"), 1);

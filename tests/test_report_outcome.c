@@ -304,6 +304,66 @@ START_TEST(test_warmup_is_recorded_and_marked_in_every_format)
 }
 END_TEST
 
+/* A sampled capture of 8 boundaries where nothing grows: its floor (one
+ * 512 KiB interval or more) is above --min-growth, so it is inconclusive,
+ * never a pass; every format says so, with what its boundaries cover. */
+static uint64_t steady_live[8] = {4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096};
+static uint64_t sampled_allocated[8] = {0, 1000000, 2000000, 3000000,
+                                        4000000, 5000000, 6000000, 6500000};
+
+START_TEST(test_a_sampling_floor_above_min_growth_is_inconclusive_in_every_format)
+{
+  struct diff_result r = undecided_result();
+  r.site_count = 1;
+  sites[0] = sites[2];
+  sites[0].count = 8;
+  sites[0].live_bytes = steady_live;
+  r.capture.boundary_count = 8;
+  r.capture.boundary_times = NULL;
+  r.capture.sample_bytes = 524288;
+  r.capture.allocated = sampled_allocated;
+  r.capture.run_allocated = 10000000;
+  char *text = render(&r, REPORT_FORMAT_TEXT);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_SAMPLING_FLOOR);
+  ck_assert_uint_eq(r.facts.sample_floor % 524288, 0);
+  ck_assert_uint_ge(r.facts.sample_floor, 524288);
+  ck_assert_double_eq_tol(r.facts.coverage, 0.65, 1e-12);
+  ck_assert_double_eq_tol(r.facts.longest_stretch, 0.35, 1e-12);
+  ck_assert_int_eq(r.facts.ends_early, 1);
+  ck_assert_msg(strstr(text, "ljleak: INCONCLUSIVE: nothing grows, but a capture sampled every "
+                             "512.0 KiB could not have seen a growth below ") == text,
+                "%s", text);
+  ck_assert_ptr_nonnull(strstr(text, "a smaller `ljleak run --sample` interval"));
+  ck_assert_ptr_nonnull(strstr(text, "boundaries cover 65% of the run's work (the longest "
+                                     "stretch without one: 35%); the evidence ends early"));
+  free(text);
+  static const enum report_format others[] = {REPORT_FORMAT_MARKDOWN, REPORT_FORMAT_HTML,
+                                              REPORT_FORMAT_JUNIT};
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+    text = render(&r, others[i]);
+    ck_assert_msg(strstr(text, "the smallest growth it could see: ") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "boundaries cover 65% of the run") != NULL, "%s", text);
+    free(text);
+  }
+  text = render(&r, REPORT_FORMAT_JSON);
+  ck_assert_ptr_nonnull(strstr(text, "\"coverage\": 0.65"));
+  ck_assert_ptr_nonnull(strstr(text, "\"run_allocated\": 10000000"));
+  struct diff_result back;
+  read_json_text(text, &back);
+  ck_assert_int_eq(back.facts.inconclusive, DIFF_INCONCLUSIVE_SAMPLING_FLOOR);
+  ck_assert_uint_eq(back.facts.sample_floor, r.facts.sample_floor);
+  ck_assert_double_eq_tol(back.facts.coverage, 0.65, 1e-12);
+  diff_result_free(&back);
+  free(text);
+  /* A --min-growth at the floor accepts what the sampling cannot see: a pass. */
+  r.options.min_growth_bytes = r.facts.sample_floor;
+  text = render(&r, REPORT_FORMAT_TEXT);
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_PASS);
+  free(text);
+}
+END_TEST
+
 START_TEST(test_base_mode_reason_says_which_capture_cannot_tell)
 {
   static uint64_t rising[8] = {0, 10000, 20000, 30000, 40000, 50000, 60000, 70000};
@@ -360,6 +420,7 @@ int main(void)
   tcase_add_test(tc, test_json_reader_checks_the_new_members);
   tcase_add_test(tc, test_warmup_is_recorded_and_marked_in_every_format);
   tcase_add_test(tc, test_base_mode_reason_says_which_capture_cannot_tell);
+  tcase_add_test(tc, test_a_sampling_floor_above_min_growth_is_inconclusive_in_every_format);
   suite_add_tcase(s, tc);
   return check_run(s);
 }

@@ -70,6 +70,29 @@ mkdir -p "$tmp/ro" && echo x > "$tmp/ro/index"
 "$LJLEAK" run -o "$tmp/ro" tests/lua/collector_jit.lua > "$tmp/out" 2> "$tmp/err"
 check "run_into_an_existing_capture_exits_4" test $? = 4 -a ! -s "$tmp/out"
 
+# The run's last counted boundary is the main chunk's return, with what its
+# locals held still live: the records of line 8 and the string table of
+# line 9, made last of all, are there at the series' last point.
+"$LJLEAK" run -o "$tmp/locals" tests/lua/collector_main_locals.lua > /dev/null 2>&1
+check "run_records_a_return_boundary_before_the_exit_one" \
+  sh -c "grep '^boundary' '$tmp/locals/index' | tail -n 2 | sed 's/.*cause=//' | paste -sd ' ' - | grep -qx 'return exit'"
+"$LJLEAK" diff -q --format json -o "$tmp/locals.json" "$tmp/locals" > /dev/null 2>&1
+last_live() {
+  luajit - "$1" "$2" <<'LUA'
+local text = io.open(arg[1]):read("*a")
+local site = text:find('"name": "' .. arg[2] .. '"', 1, true)
+local series = site and text:match('"series": %[([%d, ]*)%]', site) or ""
+local last = 0
+for v in series:gmatch("%d+") do last = tonumber(v) end
+print(last)
+LUA
+}
+check "return_boundary_holds_the_main_chunks_records" \
+  test "$(last_live "$tmp/locals.json" "@tests/lua/collector_main_locals.lua:8")" -ge 200000
+check "return_boundary_holds_the_main_chunks_last_table" \
+  test "$(last_live "$tmp/locals.json" "@tests/lua/collector_main_locals.lua:9")" -ge 100000
+check "its_boundaries_cover_the_whole_run" grep -Eq '"coverage": (1|0\.99)' "$tmp/locals.json"
+
 cat > "$tmp/module.lua" <<'LUA'
 local c = require "ljleak.collector"
 assert(c.start{dir = arg[1], max_bytes = 65536, gzip = true})
