@@ -110,5 +110,6 @@ int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_control(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct subcommand subcommands[] = {
   {"diff", cmd_diff, "find growing sites in a capture, between boundaries, or against a base build"},
   {"report", cmd_report, "render a saved JSON diff result as text, HTML, JUnit or Markdown"},
   {"info", cmd_info, "print what a capture's index says: metadata, segments, how it stopped"},
+  {"snapshot", cmd_snapshot, "print a heap snapshot as text: its objects, references and roots"},
   {"control", cmd_control, "read a running process's registration, or ask it to start or stop a capture"},
 };
 

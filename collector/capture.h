@@ -100,6 +100,9 @@ struct capture {
   uint64_t boundaries;          /* boundary lines written */
   uint64_t every_next;          /* --every: allocated at which the next cycle is forced */
   uint64_t start_ns, last_flush_ns;
+  int snapshot_next;            /* the next boundary taken outside the hook writes a heap snapshot */
+  uint64_t snapshots;           /* heap snapshots written */
+  double start_wall;            /* the index's start: a snapshot names its capture by it and the pid */
   uint64_t tick_at;             /* writer.bytes_written at which the timers run next */
   uint64_t disk_done;           /* file bytes of finished segments */
   uint64_t last_heap;

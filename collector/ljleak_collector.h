@@ -80,6 +80,7 @@ struct ljleak_collector_status {
   uint64_t trace_allocations; /* allocation events made by compiled code (JIT traces) */
   uint64_t trace_lines;       /* of those, charged to their Lua line (the others to
                                  their trace: docs/collector.md) */
+  uint64_t snapshots;         /* heap snapshots written (docs/snapshot-format.md) */
   char error[512];            /* why the last capture stopped on an error ("" if none) */
 };
 
@@ -102,6 +103,19 @@ LJLEAK_API int ljleak_collector_start(struct lua_State *L,
  * called from a C function of L's VM or outside any Lua call, like
  * lua_gc. Returns 0, or -1 with a message (no capture of L running). */
 LJLEAK_API int ljleak_collector_boundary(struct lua_State *L, char *err, size_t err_size);
+
+/* Runs a full GC cycle now, records its boundary (cause "call") and writes a heap snapshot at
+ * it, snap-NNNN.heap beside the segments (docs/snapshot-format.md): the program stands still for
+ * about as long as a full GC takes. Called as ljleak_collector_boundary is. Returns 0, or -1 with
+ * a message (no capture of L running, or the snapshot could not be written: the capture then
+ * stops, as after any write error). */
+LJLEAK_API int ljleak_collector_snapshot(struct lua_State *L, char *err, size_t err_size);
+
+/* Marks the next boundary the collector takes from outside the allocator (ljleak_collector_boundary,
+ * the stop's or the exit's with edge_gc) to write a heap snapshot: a runner calls it before the
+ * boundary it takes where the script's state is still alive. Returns 0, or -1 with a message (no
+ * capture of L running). */
+LJLEAK_API int ljleak_collector_snapshot_next(struct lua_State *L, char *err, size_t err_size);
 
 /* Stops the capture (index reason "stop"); returns 0, or -1 with a message. */
 LJLEAK_API int ljleak_collector_stop(struct lua_State *L, char *err, size_t err_size);

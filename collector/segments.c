@@ -8,6 +8,7 @@
 #include "collector/capture_dir.h"
 #include "collector/layout.h"
 #include "collector/segments.h"
+#include "collector/snapshot.h"
 #include "collector/symbols.h"
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
@@ -83,7 +84,7 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     .ppid = (long)getppid(),
     .command = c->command,
     .luajit = c->luajit_version,
-    .start = capture_wall_time(),
+    .start = c->start_wall = capture_wall_time(),
     .sample = c->opt.sample,
     .period = c->opt.period,
     .max_bytes = c->opt.max_bytes,
@@ -126,6 +127,25 @@ int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause
   };
   char text[512];
   if (!capture_index_write_boundary(text, sizeof text, &line) || index_append(c, text) != 0) {
+    segments_write_error(c, "cannot append to the index in", errno);
+    return -1;
+  }
+  return 0;
+}
+
+int segments_index_snapshot(struct capture *c, const char *file, const struct snapshot_result *result)
+{
+  struct capture_index_snapshot line = {
+    .boundary = c->boundaries,
+    .file = file,
+    .objects = result->objects,
+    .references = result->references,
+    .object_bytes = result->object_bytes,
+    .bytes = result->file_bytes,
+    .pause_us = result->pause_ns / 1000,
+  };
+  char text[512];
+  if (!capture_index_write_snapshot(text, sizeof text, &line) || index_append(c, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }

@@ -153,6 +153,34 @@ struct capture_index_boundary {
   size_t offset;            /* parser: the byte offset of the line in the index */
 };
 
+enum capture_index_snapshot_key {
+  CAPTURE_INDEX_SNAPSHOT_HAS_BOUNDARY = 1u << 0,
+  CAPTURE_INDEX_SNAPSHOT_HAS_FILE = 1u << 1,
+  CAPTURE_INDEX_SNAPSHOT_HAS_OBJECTS = 1u << 2,
+  CAPTURE_INDEX_SNAPSHOT_HAS_REFERENCES = 1u << 3,
+  CAPTURE_INDEX_SNAPSHOT_HAS_OBJECT_BYTES = 1u << 4,
+  CAPTURE_INDEX_SNAPSHOT_HAS_BYTES = 1u << 5,
+  CAPTURE_INDEX_SNAPSHOT_HAS_PAUSE_US = 1u << 6,
+  CAPTURE_INDEX_SNAPSHOT_HAS_DROPPED = 1u << 7
+};
+
+/* A `snapshot` line: a heap snapshot (docs/snapshot-format.md) taken at a boundary, written when
+ * its file is finished. A later line with the same file and dropped=1 says the file was removed
+ * again (a candidate for the middle of a run that a later one replaced): the parser then drops
+ * both. */
+struct capture_index_snapshot {
+  uint64_t boundary;        /* the seq of the boundary it was taken at */
+  const char *file;         /* its name in the capture directory */
+  uint64_t objects;         /* objects and references written, and the objects' bytes */
+  uint64_t references;
+  uint64_t object_bytes;
+  uint64_t bytes;           /* bytes of the file */
+  uint64_t pause_us;        /* how long the program stood still for it */
+  int dropped;              /* 1: the file was removed; written only when 1 */
+  unsigned keys;            /* parser: CAPTURE_INDEX_SNAPSHOT_HAS_* */
+  size_t offset;            /* parser: the byte offset of the line in the index */
+};
+
 enum capture_index_stop_key {
   CAPTURE_INDEX_STOP_HAS_TIME = 1u << 0,
   CAPTURE_INDEX_STOP_HAS_REASON = 1u << 1
@@ -202,6 +230,9 @@ size_t capture_index_write_segment(char *buffer, size_t size, const struct captu
 /* "boundary\tseq=..\tsegment=..\tevents=..\ttime=..\tgc_cycles=..\theap_bytes=..\tallocated=..[\tyoung_from=..][\tcause=..]\n":
  * young_from is left out when it is CAPTURE_INDEX_YOUNG_FROM_NONE, cause when NULL. */
 size_t capture_index_write_boundary(char *buffer, size_t size, const struct capture_index_boundary *boundary);
+/* "snapshot\tboundary=..\tfile=..\tobjects=..\treferences=..\tobject_bytes=..\tbytes=..\tpause_us=..\n",
+ * or, with dropped, "snapshot\tboundary=..\tfile=..\tdropped=1\n". */
+size_t capture_index_write_snapshot(char *buffer, size_t size, const struct capture_index_snapshot *snapshot);
 /* "stop\ttime=..\treason=..\n" */
 size_t capture_index_write_stop(char *buffer, size_t size, const struct capture_index_stop *stop);
 /* A text value with the escapes of the index (backslash, tab and newline as
@@ -239,6 +270,8 @@ struct capture_index {
   size_t segment_count;
   struct capture_index_boundary *boundaries; /* in the order of their lines */
   size_t boundary_count;
+  struct capture_index_snapshot *snapshots; /* in the order of their lines, the dropped ones left out */
+  size_t snapshot_count;
   int has_stop;                           /* a stop line was read into stop */
   struct capture_index_stop stop;
   int last_line_cut;                      /* the index ends in a line without its newline */
