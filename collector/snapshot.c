@@ -282,8 +282,7 @@ static void walk_proto(struct snapshot_walk *w, GCproto *pt)
   for (ptrdiff_t i = -(ptrdiff_t)pt->sizekgc; i < 0; i++)
     reference(w, SNAPSHOT_REF_OTHER, 0, constant, 0, proto_kgc(pt, i));
 #if LJ_HASJIT
-  if (pt->trace)
-    if (pt->trace < G2J(w->g)->sizetrace)
+  if (pt->trace && pt->trace < G2J(w->g)->sizetrace)
     reference_object(w, text_id(w, "trace", 5), held(G2J(w->g)->trace[pt->trace]));
 #endif
 }
