@@ -1,6 +1,7 @@
 # cli/build.mk: the ljleak front end; one file per subcommand.
 CLI_SRCS += cli/main.c cli/options.c cli/output.c cli/summary.c cli/run.c cli/diff.c cli/report.c
 CLI_SRCS += cli/info.c
+CLI_SRCS += cli/snapshot.c
 CLI_SRCS += cli/control.c
 CLI_SRCS += cli/merge.c
 # ljleak run runs LuaJIT in its own process

@@ -111,5 +111,6 @@ int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_control(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 #endif

@@ -31,6 +31,7 @@ static void info_usage(FILE *out)
         "      stacks\n"
         "      luajit_flavour luajit_package luajit_package_version\n"
         "      segments boundaries events bytes trace_events trace_lines heap_bytes files\n"
+        "      snapshots snapshot_files (heap snapshots; `ljleak snapshot FILE` prints one)\n"
         "      stopped stop_time stop_reason last_line_cut\n"
         "\n"
         "exit status: 0 success, 2 usage error, 3 no capture there (no index, or one\n"
@@ -39,7 +40,7 @@ static void info_usage(FILE *out)
         out);
 }
 
-enum info_type { INFO_NUMBER, INFO_TEXT, INFO_FLAG, INFO_FILES };
+enum info_type { INFO_NUMBER, INFO_TEXT, INFO_FLAG, INFO_FILES, INFO_SNAPSHOT_FILES };
 
 /* One key of the output: its value as text, and what JSON makes of it. */
 struct info_entry {
@@ -58,7 +59,7 @@ static const char *const info_keys[] = {
   "max_bytes", "gzip", "stacks",
   "luajit_flavour", "luajit_package", "luajit_package_version",
   "segments", "boundaries", "events", "bytes", "trace_events", "trace_lines", "heap_bytes", "files",
-  "stopped", "stop_time", "stop_reason", "last_line_cut"
+  "snapshots", "snapshot_files", "stopped", "stop_time", "stop_reason", "last_line_cut"
 };
 #define INFO_KEY_COUNT (sizeof info_keys / sizeof info_keys[0])
 
@@ -155,6 +156,11 @@ static void info_fill(struct info_entry *entries, const struct capture_index *in
   files->type = INFO_FILES;
   files->present = index->segment_count != 0;
   files->index = index;
+  info_u64(entries, "snapshots", 1, index->snapshot_count);
+  struct info_entry *snapshot_files = info_entry(entries, "snapshot_files");
+  snapshot_files->type = INFO_SNAPSHOT_FILES;
+  snapshot_files->present = index->snapshot_count != 0;
+  snapshot_files->index = index;
   info_flag(entries, "stopped", 1, index->has_stop);
   info_double(entries, "stop_time", (index->stop.keys & CAPTURE_INDEX_STOP_HAS_TIME) != 0, "%.3f",
               index->stop.time);
@@ -177,11 +183,13 @@ static void info_put_value(FILE *out, const struct info_entry *e)
     return;
   if (e->type == INFO_TEXT) {
     info_put_escaped(out, e->text);
-  } else if (e->type == INFO_FILES) {
-    for (size_t i = 0; i < e->index->segment_count; i++) {
+  } else if (e->type == INFO_FILES || e->type == INFO_SNAPSHOT_FILES) {
+    int segments = e->type == INFO_FILES;
+    size_t count = segments ? e->index->segment_count : e->index->snapshot_count;
+    for (size_t i = 0; i < count; i++) {
       if (i)
         fputc('\t', out);
-      info_put_escaped(out, e->index->segments[i].file);
+      info_put_escaped(out, segments ? e->index->segments[i].file : e->index->snapshots[i].file);
     }
   } else if (e->type == INFO_FLAG) {
     fputc(e->flag ? '1' : '0', out);
@@ -201,10 +209,12 @@ static void info_put_json(FILE *out, const struct info_entry *entries)
     json_write_key(&writer, e->key);
     if (e->type == INFO_TEXT) {
       json_write_string(out, e->text);
-    } else if (e->type == INFO_FILES) {
-      for (size_t j = 0; j < e->index->segment_count; j++) {
+    } else if (e->type == INFO_FILES || e->type == INFO_SNAPSHOT_FILES) {
+      int segments = e->type == INFO_FILES;
+      size_t count = segments ? e->index->segment_count : e->index->snapshot_count;
+      for (size_t j = 0; j < count; j++) {
         fputs(j ? ", " : "[", out);
-        json_write_string(out, e->index->segments[j].file);
+        json_write_string(out, segments ? e->index->segments[j].file : e->index->snapshots[j].file);
       }
       fputc(']', out);
     } else if (e->type == INFO_FLAG) {

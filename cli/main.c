@@ -17,6 +17,7 @@ static const struct subcommand subcommands[] = {
   {"report", cmd_report, "render a saved JSON diff result as text, HTML, JUnit or Markdown"},
   {"merge", cmd_merge, "merge diff results of many captures: per site, in how many it grows, by label"},
   {"info", cmd_info, "print what a capture's index says: metadata, segments, how it stopped"},
+  {"snapshot", cmd_snapshot, "print a heap snapshot as text: its objects, references and roots"},
   {"control", cmd_control, "read a running process's registration, or ask it to start or stop a capture"},
 };
 

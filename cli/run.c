@@ -20,7 +20,7 @@
 static const char run_usage[] =
   "usage: ljleak run [-o DIR] [--period SECONDS] [--max-bytes N] [--max-total-bytes N]\n"
   "                  [--sample BYTES] [--gzip] [--duration SECONDS] [--force-gc]\n"
-  "                  [--every BYTES] [--no-edge-gc] [--stack-depth N]\n"
+  "                  [--every BYTES] [--no-edge-gc] [--stack-depth N] [--snapshots N|none]\n"
   "                  [--label KEY=VALUE]... [-e CHUNK] [-l LIB] [-j CMD] [-O[OPT]]\n"
   "                  [-E] [-v] SCRIPT [ARGS...]\n";
 
@@ -48,6 +48,9 @@ static const char run_help[] =
   RUN_STRING(LJLEAK_COLLECTOR_MAX_STACK_DEPTH) "; 0: none)\n"
   "  --label KEY=VALUE     a label recorded in the index (release, region, role),\n"
   "                        for reports and ljleak merge; repeatable, at most 16\n"
+  "  --snapshots N|none    heap snapshots (snap-NNNN.heap, see ljleak snapshot): one\n"
+  "                        at the main chunk's return, with what its locals hold, N-1\n"
+  "                        in the middle of the run (default 2; none: no snapshot)\n"
   "  -e CHUNK              run the Lua string CHUNK first (as luajit -e)\n"
   "  -l LIB                require LIB first (as luajit -l)\n"
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
@@ -84,6 +87,8 @@ struct run_job {
   int capture_failed;
   char labels[CAPTURE_INDEX_LABELS_MAX + 1];  /* the --label options, joined by ',' */
   int labels_given;
+  uint64_t snapshots;       /* --snapshots: 0 for none */
+  int last_snapshot_due;    /* the return boundary was asked for the last snapshot */
 };
 
 static void message(const char *msg)
@@ -236,16 +241,20 @@ static void create_arg_table(lua_State *L, const struct run_job *job)
  * main chunk's locals included. The run's last counted boundary is taken
  * here; whatever else must see the state at the end of the run belongs
  * here too, between hold and release. */
-static void run_main_returned(lua_State *L, struct ljleak_collector_frame *frame)
+static void run_main_returned(lua_State *L, struct run_job *job, struct ljleak_collector_frame *frame)
 {
   char err[512];
   ljleak_collector_frame_hold(L, frame);
+  /* The last heap snapshot goes with this boundary: the holders of what
+   * the main chunk's locals keep are named too. */
+  if (job->snapshots && ljleak_collector_snapshot_next(L, err, sizeof err) == 0)
+    job->last_snapshot_due = 1;
   if (ljleak_collector_return_boundary(L, err, sizeof err) != 0)
     fprintf(stderr, "ljleak: %s\n", err);
   ljleak_collector_frame_release(L, frame);
 }
 
-static int handle_script(lua_State *L, const char *fname)
+static int handle_script(lua_State *L, struct run_job *job, const char *fname)
 {
   if (!strcmp(fname, "-"))
     fname = NULL;
@@ -268,7 +277,7 @@ static int handle_script(lua_State *L, const char *fname)
     ljleak_collector_frame_of(L, -(narg + 1), narg, &frame);
     status = docall(L, narg, 0);
     if (status == 0)
-      run_main_returned(L, &frame);
+      run_main_returned(L, job, &frame);
   }
   return report(L, status);
 }
@@ -343,7 +352,7 @@ static int pmain(lua_State *L)
       return 0;
     }
   }
-  if (handle_script(L, job->argv[job->script]))
+  if (handle_script(L, job, job->argv[job->script]))
     job->status = 1;
   return 0;
 }
@@ -423,6 +432,16 @@ static int parse(struct run_job *job, int argc, char **argv)
     } else if (cli_option_text(&args, "--label", &label)) {
       if (label)
         run_add_label(&args, job, label);
+    } else if (!strcmp(a, "--snapshots")) {
+      const char *n = args.index + 1 < argc ? argv[++args.index] : NULL;
+      char *end = NULL;
+      unsigned long long v = n && strcmp(n, "none") ? strtoull(n, &end, 10) : 0;
+      if (!n)
+        cli_missing_value(&args, a);
+      else if (strcmp(n, "none") && (!*n || *end || n[0] == '-' || v > LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1))
+        cli_bad_value(&args, "--snapshots", n, "none, or a count from 0 to " RUN_STRING(LJLEAK_COLLECTOR_MAX_SNAPSHOTS) " + 1");
+      else
+        job->snapshots = v;
     } else if (!strcmp(a, "--gzip")) {
       job->opt.gzip = 1;
     } else if (!strcmp(a, "--force-gc")) {
@@ -476,7 +495,10 @@ int cmd_run(int argc, char **argv)
    * unless LJLEAK_EDGE_GC says otherwise. */
   if (!getenv("LJLEAK_EDGE_GC"))
     job.opt.edge_gc = 1;
+  job.snapshots = 2;
   int rc = parse(&job, argc, argv);
+  /* The last one is the runner's; the collector takes those in the middle. */
+  job.opt.snapshots = job.snapshots ? job.snapshots - 1 : 0;
   if (rc != 0) {
     free(job.actions);
     return rc < 0 ? CLI_EXIT_OK : rc;
@@ -497,6 +519,11 @@ int cmd_run(int argc, char **argv)
      * program's own work, not the teardown; an error was already reported. */
     struct ljleak_collector_status st;
     ljleak_collector_status(&st);
+    /* The last snapshot was asked of the return boundary; a script that
+     * failed has none, and the exit boundary takes it (its globals, modules
+     * and coroutines are there, its main chunk's locals are not). */
+    if (st.active && job.snapshots && !job.last_snapshot_due)
+      ljleak_collector_snapshot_next(L, err, sizeof err);
     if (st.active)
       ljleak_collector_exit(L, err, sizeof err);
     if (job.version)

@@ -5,6 +5,7 @@
 
 #include "collector/boundary.h"
 #include "collector/segments.h"
+#include "collector/snapshot.h"
 
 /* Whether the open segment has run its period or reached its size. */
 static void boundary_check(struct capture *c, uint64_t now)
@@ -181,6 +182,7 @@ void boundary_record(struct capture *c, enum capture_index_boundary_cause cause)
   c->boundary_allocated = c->allocated;
   if (segments_index_boundary(c, cause) != 0)
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
+  snapshot_schedule_boundary(c);
 }
 
 void boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
@@ -211,6 +213,14 @@ void boundary_collect(struct capture *c, lua_State *L, enum capture_index_bounda
   /* Every block born before the collection was marked by a whole cycle. */
   c->cycle_start_events = c->seq == seq ? events : 0;
   boundary_record(c, cause);
+  if (c->snapshot_next && c->pending_stop == CAPTURE_INDEX_REASON_NONE) {
+    /* Right after the full cycle, between two instructions: the heap holds what is live. */
+    c->snapshot_next = 0;
+    if (snapshot_take(c, L, NULL, c->error, sizeof c->error) == 0)
+      c->snapshots++;
+    else
+      c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
+  }
   if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
     capture_stop_due(c);
   c->busy = 0;

@@ -6,7 +6,7 @@
 collector_SRCS := collector/addr_map.c collector/attrib.c collector/boundary.c collector/callstack.c \
   collector/capture.c collector/capture_dir.c collector/control.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
-  collector/segments.c collector/stub.c collector/symbols.c collector/cname.c collector/elf_symbols.c collector/trace_line.c \
+  collector/segments.c collector/snapshot.c collector/stub.c collector/symbols.c collector/cname.c collector/elf_symbols.c collector/trace_line.c \
   collector/trace_map.c collector/trace_record.c
 LUAJIT_SRCS += $(collector_SRCS)
 
@@ -43,6 +43,8 @@ $(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)
 E2E_TESTS += tests/e2e/collector.sh
 # testdata/jit: the same allocating lines with the JIT on as with -j off (a table)
 E2E_TESTS += tests/e2e/jit-corpus.sh
+# heap snapshots of a program whose holders are known, JIT on and off (also on the other LuaJIT)
+E2E_TESTS += tests/e2e/snapshot.sh
 # what collector.so and ljleak export (nm -D)
 E2E_TESTS += tests/e2e/symbols.sh
 # C functions by their Lua names (lua-cjson, lua-lpeg), ELF symbols, the

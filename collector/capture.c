@@ -19,6 +19,7 @@
 #include "collector/layout.h"
 #include "collector/options.h"
 #include "collector/segments.h"
+#include "collector/snapshot.h"
 #include "collector/stub.h"
 #include "lauxlib.h"
 
@@ -141,6 +142,7 @@ void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
   if (reason == CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES)
     fprintf(stderr, "ljleak: capture in %s stopped: it reached --max-total-bytes %llu\n", c->dir,
             (unsigned long long)c->opt.max_total_bytes);
+  snapshot_schedule_stop(c);
   segments_index_close(c, reason);
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
   boundary_force_disarm(c);
@@ -271,6 +273,8 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->collecting = 0;
   c->deferred_stop = CAPTURE_INDEX_REASON_NONE;
   c->boundaries = 0;
+  c->snapshots = 0;
+  c->snapshot_next = 0;
   c->every_next = c->opt.every;
   c->last_heap = (uint64_t)c->g->gc.total;
   if (segments_begin(c) != 0) {
@@ -441,6 +445,29 @@ int ljleak_collector_return_boundary(lua_State *L, char *err, size_t err_size)
   return 0;
 }
 
+int ljleak_collector_snapshot(lua_State *L, char *err, size_t err_size)
+{
+  struct capture *c = running_capture(L, err, err_size);
+  if (!c)
+    return -1;
+  c->snapshot_next = 1;
+  boundary_collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
+  if (!c->active) {
+    capture_copy_text(err, err_size, c->error[0] ? c->error : "the capture stopped");
+    return -1;
+  }
+  return 0;
+}
+
+int ljleak_collector_snapshot_next(lua_State *L, char *err, size_t err_size)
+{
+  struct capture *c = running_capture(L, err, err_size);
+  if (!c)
+    return -1;
+  c->snapshot_next = 1;
+  return 0;
+}
+
 int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
 {
   struct capture *c = running_capture(L, err, err_size);
@@ -490,6 +517,7 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
   st->allocated = c->allocated;
   st->direct_hook = c->active && c->direct_hook;
   st->boundaries = c->boundaries;
+  st->snapshots = c->snapshots;
   uint64_t seg_events = 0, seg_lines = 0;
   if (c->active && c->segment_open)
     trace_line_segment_counts(&c->lines, &seg_events, &seg_lines);

@@ -45,6 +45,8 @@ struct ljleak_collector_options {
                                  (at most 64 bytes), values of UTF-8 without control
                                  characters, ',' or backslash (at most 128 bytes), at most
                                  16 labels (docs/index-format.md) */
+  uint64_t snapshots;         /* heap snapshots in the middle of the capture (docs/snapshot-format.md,
+                                 "When"); 0: none; at most LJLEAK_COLLECTOR_MAX_SNAPSHOTS */
 };
 
 /* The limits of the options (docs/collector.md, "Options and environment
@@ -54,6 +56,8 @@ struct ljleak_collector_options {
  * request, ljleak run): the capture does not start. */
 /* The most stack_depth may be, in frames. */
 #define LJLEAK_COLLECTOR_MAX_STACK_DEPTH 256
+/* The most the snapshots option may be. */
+#define LJLEAK_COLLECTOR_MAX_SNAPSHOTS 64
 /* The most period and duration may be, in seconds: 365 days. */
 #define LJLEAK_COLLECTOR_MAX_SECONDS 31536000
 /* The most max_bytes, max_total_bytes and every may be: 2^50 bytes (1 PiB),
@@ -86,6 +90,7 @@ struct ljleak_collector_status {
   uint64_t trace_allocations; /* allocation events made by compiled code (JIT traces) */
   uint64_t trace_lines;       /* of those, charged to their Lua line (the others to
                                  their trace: docs/collector.md) */
+  uint64_t snapshots;         /* heap snapshots written (docs/snapshot-format.md) */
   char error[512];            /* why the last capture stopped on an error ("" if none) */
 };
 
@@ -138,6 +143,19 @@ LJLEAK_API void ljleak_collector_frame_release(struct lua_State *L,
  * capture of L runs with edge_gc; else does nothing. Returns 0, or -1 with a
  * message when the capture stopped meanwhile. */
 LJLEAK_API int ljleak_collector_return_boundary(struct lua_State *L, char *err, size_t err_size);
+
+/* Runs a full GC cycle now, records its boundary (cause "call") and writes a heap snapshot at
+ * it, snap-NNNN.heap beside the segments (docs/snapshot-format.md): the program stands still for
+ * about as long as a full GC takes. Called as ljleak_collector_boundary is. Returns 0, or -1 with
+ * a message (no capture of L running, or the snapshot could not be written: the capture then
+ * stops, as after any write error). */
+LJLEAK_API int ljleak_collector_snapshot(struct lua_State *L, char *err, size_t err_size);
+
+/* Marks the next boundary the collector takes from outside the allocator (ljleak_collector_boundary,
+ * the stop's or the exit's with edge_gc) to write a heap snapshot: a runner calls it before the
+ * boundary it takes where the script's state is still alive. Returns 0, or -1 with a message (no
+ * capture of L running). */
+LJLEAK_API int ljleak_collector_snapshot_next(struct lua_State *L, char *err, size_t err_size);
 
 /* Stops the capture (index reason "stop"); returns 0, or -1 with a message. */
 LJLEAK_API int ljleak_collector_stop(struct lua_State *L, char *err, size_t err_size);

@@ -296,6 +296,19 @@ static int l_boundary(lua_State *L)
   return 1;
 }
 
+/* collector.snapshot(): a full GC cycle now, its boundary, and a heap snapshot at it; returns
+ * the number of snapshots so far. */
+static int l_snapshot(lua_State *L)
+{
+  char err[512];
+  if (ljleak_collector_snapshot(L, err, sizeof err) != 0)
+    return push_failure(L, err);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  lua_pushnumber(L, (lua_Number)st.snapshots);
+  return 1;
+}
+
 static int l_status(lua_State *L)
 {
   struct ljleak_collector_status st;
@@ -319,6 +332,8 @@ static int l_status(lua_State *L)
   lua_setfield(L, -2, "direct_hook");
   lua_pushnumber(L, (lua_Number)st.boundaries);
   lua_setfield(L, -2, "boundaries");
+  lua_pushnumber(L, (lua_Number)st.snapshots);
+  lua_setfield(L, -2, "snapshots");
   lua_pushnumber(L, (lua_Number)st.trace_allocations);
   lua_setfield(L, -2, "trace_allocations");
   lua_pushnumber(L, (lua_Number)st.trace_lines);
@@ -440,6 +455,7 @@ static const luaL_Reg functions[] = {
   {"stop", l_stop},
   {"status", l_status},
   {"boundary", l_boundary},
+  {"snapshot", l_snapshot},
   {"poll", l_poll},
   {"nginx", l_nginx},
   {NULL, NULL},

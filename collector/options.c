@@ -131,6 +131,7 @@ const struct options_field options_fields[] = {
   FIELD("stack_depth", "LJLEAK_STACK_DEPTH", STACK_DEPTH, stack_depth,
         LJLEAK_COLLECTOR_MAX_STACK_DEPTH, NULL),
   FIELD("labels", "LJLEAK_LABELS", LABELS, labels, 0, NULL),
+  FIELD("snapshots", "LJLEAK_SNAPSHOTS", SIZE, snapshots, LJLEAK_COLLECTOR_MAX_SNAPSHOTS, NULL),
   {NULL, NULL, OPTIONS_KIND_STRING, 0, 0, NULL},
 };
 #undef FIELD

@@ -8,6 +8,7 @@
 #include "collector/capture_dir.h"
 #include "collector/layout.h"
 #include "collector/segments.h"
+#include "collector/snapshot.h"
 #include "collector/symbols.h"
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
@@ -45,8 +46,7 @@ void segments_write_error(struct capture *c, const char *what, int err)
   fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
 }
 
-/* Appends one line to the index. 0 or -1. */
-static int index_append(struct capture *c, const char *line)
+int segments_index_append(struct capture *c, const char *line)
 {
   if (c->index_fd < 0)
     return -1;
@@ -84,7 +84,7 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     .command = c->command,
     .labels = c->labels,
     .luajit = c->luajit_version,
-    .start = capture_wall_time(),
+    .start = c->start_wall = capture_wall_time(),
     .sample = c->opt.sample,
     .period = c->opt.period,
     .max_bytes = c->opt.max_bytes,
@@ -103,7 +103,7 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     c->index_fd = -1;
     return -1;
   }
-  if (index_append(c, text) != 0) {
+  if (segments_index_append(c, text) != 0) {
     capture_set_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
     close(c->index_fd);
     c->index_fd = -1;
@@ -126,7 +126,26 @@ int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause
     .cause = capture_index_boundary_cause_name((int)cause),
   };
   char text[512];
-  if (!capture_index_write_boundary(text, sizeof text, &line) || index_append(c, text) != 0) {
+  if (!capture_index_write_boundary(text, sizeof text, &line) || segments_index_append(c, text) != 0) {
+    segments_write_error(c, "cannot append to the index in", errno);
+    return -1;
+  }
+  return 0;
+}
+
+int segments_index_snapshot(struct capture *c, const char *file, const struct snapshot_result *result)
+{
+  struct capture_index_snapshot line = {
+    .boundary = c->boundaries,
+    .file = file,
+    .objects = result->objects,
+    .references = result->references,
+    .object_bytes = result->object_bytes,
+    .bytes = result->file_bytes,
+    .pause_us = result->pause_ns / 1000,
+  };
+  char text[512];
+  if (!capture_index_write_snapshot(text, sizeof text, &line) || segments_index_append(c, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }
@@ -142,7 +161,7 @@ int segments_index_c_function(struct capture *c, const struct cname_entry *entry
   char text[1024];
   if (!capture_index_write_c_function(text, sizeof text, &line))
     return -1;
-  return index_append(c, text);
+  return segments_index_append(c, text);
 }
 
 void segments_index_close(struct capture *c, enum capture_index_stop_reason reason)
@@ -153,7 +172,7 @@ void segments_index_close(struct capture *c, enum capture_index_stop_reason reas
   };
   char text[128];
   if (capture_index_write_stop(text, sizeof text, &line))
-    index_append(c, text);
+    segments_index_append(c, text);
   if (c->index_fd >= 0)
     close(c->index_fd);
   c->index_fd = -1;
@@ -245,7 +264,7 @@ int segments_end(struct capture *c, int complete)
   c->lines.lines += c->lines.segment_lines;
   c->lines.segment_events = c->lines.segment_lines = 0;
   char text[512];
-  if (!capture_index_write_segment(text, sizeof text, &line) || index_append(c, text) != 0) {
+  if (!capture_index_write_segment(text, sizeof text, &line) || segments_index_append(c, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }

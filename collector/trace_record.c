@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "collector/attrib.h"
+#include "collector/cname.h"
 #include "collector/trace_map.h"
 #include "lauxlib.h"
 #include "lj_ircall.h"
@@ -308,6 +309,9 @@ void trace_line_attach(struct trace_line_state *tl, lua_State *L)
   lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
   lua_getfield(L, -1, "jit");
   if (lua_istable(L, -1)) {
+    /* What the VM allocates while it calls the handler (its stack growing)
+     * is the recorder's work, not a function of the program. */
+    cname_register((uint64_t)(uintptr_t)record_event, "VM: trace recorder");
     lua_pushlightuserdata(L, tl);
     lua_pushcclosure(L, record_event, 1);
     lua_getfield(L, -2, "attach");

@@ -75,3 +75,14 @@ test_format_control_LIBS = format
 FUZZERS += fuzz_control
 fuzz_control_STAGES = format
 fuzz_control_SEEDS = tests/fuzz/corpus/control/*
+# format/snapshot_write.c (encoder) and snapshot_read.c (decoder): heap snapshots (docs/snapshot-format.md)
+format_SRCS += format/snapshot_write.c format/snapshot_read.c
+TEST_SUITES += test_format_snapshot
+test_format_snapshot_LIBS = format
+
+# The snapshot reader's libFuzzer target (tests/fuzz/fuzz_snapshot.c): any bytes are read; an
+# error names a byte inside the input; what reads is written again and reads back the same, and
+# its prefixes (a cut file) read as cut. `make fuzz` runs it on a copy of the seeds.
+FUZZERS += fuzz_snapshot
+fuzz_snapshot_STAGES = format
+fuzz_snapshot_SEEDS = tests/fuzz/corpus/snapshot/*

@@ -111,6 +111,7 @@ struct parser {
   size_t segment_capacity;
   size_t boundary_capacity;
   size_t c_function_capacity;
+  size_t snapshot_capacity;
 };
 
 #define KEY(record, member, bit, kind) {#member, bit, KEY_VALUE_##kind, offsetof(struct record, member)}
@@ -154,6 +155,17 @@ static const struct key_value_key segment_keys[] = {
   KEY(capture_index_segment, young_from, CAPTURE_INDEX_SEGMENT_HAS_YOUNG_FROM, U64),
   KEY(capture_index_segment, trace_events, CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS, U64),
   KEY(capture_index_segment, trace_lines, CAPTURE_INDEX_SEGMENT_HAS_TRACE_LINES, U64),
+};
+
+static const struct key_value_key snapshot_keys[] = {
+  KEY(capture_index_snapshot, boundary, CAPTURE_INDEX_SNAPSHOT_HAS_BOUNDARY, U64),
+  KEY(capture_index_snapshot, file, CAPTURE_INDEX_SNAPSHOT_HAS_FILE, TEXT),
+  KEY(capture_index_snapshot, objects, CAPTURE_INDEX_SNAPSHOT_HAS_OBJECTS, U64),
+  KEY(capture_index_snapshot, references, CAPTURE_INDEX_SNAPSHOT_HAS_REFERENCES, U64),
+  KEY(capture_index_snapshot, object_bytes, CAPTURE_INDEX_SNAPSHOT_HAS_OBJECT_BYTES, U64),
+  KEY(capture_index_snapshot, bytes, CAPTURE_INDEX_SNAPSHOT_HAS_BYTES, U64),
+  KEY(capture_index_snapshot, pause_us, CAPTURE_INDEX_SNAPSHOT_HAS_PAUSE_US, U64),
+  KEY(capture_index_snapshot, dropped, CAPTURE_INDEX_SNAPSHOT_HAS_DROPPED, FLAG),
 };
 
 static const struct key_value_key boundary_keys[] = {
@@ -213,7 +225,8 @@ static int take_field(struct parser *p, const struct key_value_key *keys, size_t
 }
 
 enum line_kind {
-  LINE_UNKNOWN, LINE_HEADER, LINE_CAPTURE, LINE_SEGMENT, LINE_BOUNDARY, LINE_STOP, LINE_C_FUNCTION
+  LINE_UNKNOWN, LINE_HEADER, LINE_CAPTURE, LINE_SEGMENT, LINE_BOUNDARY, LINE_STOP, LINE_C_FUNCTION,
+  LINE_SNAPSHOT
 };
 
 static enum line_kind line_kind_of(const char *kind, size_t length)
@@ -223,7 +236,8 @@ static enum line_kind line_kind_of(const char *kind, size_t length)
     enum line_kind kind;
   } kinds[] = {
     {"ljleak-index", LINE_HEADER}, {"capture", LINE_CAPTURE}, {"segment", LINE_SEGMENT},
-    {"boundary", LINE_BOUNDARY}, {"stop", LINE_STOP}, {"c_function", LINE_C_FUNCTION}
+    {"boundary", LINE_BOUNDARY}, {"stop", LINE_STOP}, {"c_function", LINE_C_FUNCTION},
+    {"snapshot", LINE_SNAPSHOT}
   };
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     if (strlen(kinds[i].name) == length && !memcmp(kinds[i].name, kind, length))
@@ -262,6 +276,33 @@ static int boundary_add(struct parser *p, const struct capture_index_boundary *b
               sizeof *index->boundaries) != 0)
     return -1;
   index->boundaries[index->boundary_count++] = *boundary;
+  return 0;
+}
+
+/* Lists a snapshot line read whole (a cut one is dropped: the file may not be finished), or
+ * drops the one it says was removed. */
+static int snapshot_add(struct parser *p, const struct capture_index_snapshot *snapshot, size_t offset,
+                        int cut)
+{
+  struct capture_index *index = p->index;
+  if (cut)
+    return 0;
+  if (!(snapshot->keys & CAPTURE_INDEX_SNAPSHOT_HAS_FILE) || !*snapshot->file)
+    return key_value_fail(&p->reader, offset, "snapshot line: no file");
+  if (snapshot->dropped) {
+    for (size_t i = 0; i < index->snapshot_count; i++)
+      if (!strcmp(index->snapshots[i].file, snapshot->file)) {
+        memmove(&index->snapshots[i], &index->snapshots[i + 1],
+                (index->snapshot_count - i - 1) * sizeof *index->snapshots);
+        index->snapshot_count--;
+        break;
+      }
+    return 0;
+  }
+  if (reserve(p, (void **)&index->snapshots, &p->snapshot_capacity, index->snapshot_count,
+              sizeof *index->snapshots) != 0)
+    return -1;
+  index->snapshots[index->snapshot_count++] = *snapshot;
   return 0;
 }
 
@@ -314,7 +355,7 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
   if (offset == 0 && kind != LINE_HEADER)
     return key_value_fail(&p->reader, 0, "the first line is not the ljleak-index header");
   static const char *const kind_names[] = {"",         "ljleak-index", "capture",   "segment",
-                                           "boundary", "stop",         "c_function"};
+                                           "boundary", "stop",         "c_function", "snapshot"};
   p->kind = kind_names[kind];
   snprintf(p->context, sizeof p->context, "%s line: ", p->kind);
   struct capture_index_segment segment;
@@ -323,6 +364,8 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
   memset(&boundary, 0, sizeof boundary);
   struct capture_index_c_function function;
   memset(&function, 0, sizeof function);
+  struct capture_index_snapshot snapshot;
+  memset(&snapshot, 0, sizeof snapshot);
   const struct key_value_key *keys = NULL;
   size_t count = 0;
   void *record = NULL;
@@ -351,6 +394,10 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
     boundary.young_from = CAPTURE_INDEX_YOUNG_FROM_NONE;
     boundary.offset = offset;
     keys = boundary_keys, count = COUNT_OF(boundary_keys), record = &boundary, seen = &boundary.keys;
+    break;
+  case LINE_SNAPSHOT:
+    snapshot.offset = offset;
+    keys = snapshot_keys, count = COUNT_OF(snapshot_keys), record = &snapshot, seen = &snapshot.keys;
     break;
   case LINE_STOP:
     if (index->has_stop)
@@ -393,6 +440,8 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
     return segment_add(p, &segment, offset, cut);
   if (kind == LINE_C_FUNCTION)
     return c_function_add(p, &function, offset, cut);
+  if (kind == LINE_SNAPSHOT)
+    return snapshot_add(p, &snapshot, offset, cut);
   return 0;
 }
 
@@ -468,5 +517,6 @@ void capture_index_free(struct capture_index *index)
   free(index->segments);
   free(index->boundaries);
   free(index->c_functions);
+  free(index->snapshots);
   memset(index, 0, sizeof *index);
 }

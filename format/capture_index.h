@@ -165,8 +165,10 @@ enum capture_index_boundary_cause {
                                      * readers leave this boundary out of the series */
   CAPTURE_INDEX_CAUSE_VOLUME = 8,   /* "volume": forced because the bytes allocated since the
                                      * last boundary reached a share of those before it */
-  CAPTURE_INDEX_CAUSE_RETURN = 9    /* "return": forced as the main chunk returned, with
+  CAPTURE_INDEX_CAUSE_RETURN = 9,   /* "return": forced as the main chunk returned, with
                                      * its locals still held: the run's last counted one */
+  CAPTURE_INDEX_CAUSE_SNAPSHOT = 10 /* "snapshot": forced to take a heap snapshot in the middle
+                                     * of a capture (the snapshots option) */
 };
 
 /* The cause's name in the index, or NULL for a number that is no cause. */
@@ -192,6 +194,34 @@ struct capture_index_boundary {
   const char *cause;        /* a capture_index_boundary_cause_name, or one a later version adds;
                              * NULL: not written */
   unsigned keys;            /* parser: CAPTURE_INDEX_BOUNDARY_HAS_* */
+  size_t offset;            /* parser: the byte offset of the line in the index */
+};
+
+enum capture_index_snapshot_key {
+  CAPTURE_INDEX_SNAPSHOT_HAS_BOUNDARY = 1u << 0,
+  CAPTURE_INDEX_SNAPSHOT_HAS_FILE = 1u << 1,
+  CAPTURE_INDEX_SNAPSHOT_HAS_OBJECTS = 1u << 2,
+  CAPTURE_INDEX_SNAPSHOT_HAS_REFERENCES = 1u << 3,
+  CAPTURE_INDEX_SNAPSHOT_HAS_OBJECT_BYTES = 1u << 4,
+  CAPTURE_INDEX_SNAPSHOT_HAS_BYTES = 1u << 5,
+  CAPTURE_INDEX_SNAPSHOT_HAS_PAUSE_US = 1u << 6,
+  CAPTURE_INDEX_SNAPSHOT_HAS_DROPPED = 1u << 7
+};
+
+/* A `snapshot` line: a heap snapshot (docs/snapshot-format.md) taken at a boundary, written when
+ * its file is finished. A later line with the same file and dropped=1 says the file was removed
+ * again (a candidate for the middle of a run that a later one replaced): the parser then drops
+ * both. */
+struct capture_index_snapshot {
+  uint64_t boundary;        /* the seq of the boundary it was taken at */
+  const char *file;         /* its name in the capture directory */
+  uint64_t objects;         /* objects and references written, and the objects' bytes */
+  uint64_t references;
+  uint64_t object_bytes;
+  uint64_t bytes;           /* bytes of the file */
+  uint64_t pause_us;        /* how long the program stood still for it */
+  int dropped;              /* 1: the file was removed; written only when 1 */
+  unsigned keys;            /* parser: CAPTURE_INDEX_SNAPSHOT_HAS_* */
   size_t offset;            /* parser: the byte offset of the line in the index */
 };
 
@@ -263,6 +293,9 @@ size_t capture_index_write_boundary(char *buffer, size_t size, const struct capt
 /* "c_function\tname=..\tlibrary=..\torigin=..\n" */
 size_t capture_index_write_c_function(char *buffer, size_t size,
                                       const struct capture_index_c_function *function);
+/* "snapshot\tboundary=..\tfile=..\tobjects=..\treferences=..\tobject_bytes=..\tbytes=..\tpause_us=..\n",
+ * or, with dropped, "snapshot\tboundary=..\tfile=..\tdropped=1\n". */
+size_t capture_index_write_snapshot(char *buffer, size_t size, const struct capture_index_snapshot *snapshot);
 /* "stop\ttime=..\treason=..\n" */
 size_t capture_index_write_stop(char *buffer, size_t size, const struct capture_index_stop *stop);
 /* A text value with the escapes of the index (backslash, tab and newline as
@@ -303,6 +336,8 @@ struct capture_index {
   size_t boundary_count;
   struct capture_index_c_function *c_functions; /* in the order of their lines (a name once) */
   size_t c_function_count;
+  struct capture_index_snapshot *snapshots; /* in the order of their lines, the dropped ones left out */
+  size_t snapshot_count;
   int has_stop;                           /* a stop line was read into stop */
   struct capture_index_stop stop;
   int last_line_cut;                      /* the index ends in a line without its newline */

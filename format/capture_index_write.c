@@ -18,7 +18,7 @@ const char *capture_index_stop_reason_name(enum capture_index_stop_reason reason
 }
 
 static const char *const capture_index_cause_names[] = {
-  NULL, "gc", "start", "stop", "every", "call", "period", "exit", "volume", "return"
+  NULL, "gc", "start", "stop", "every", "call", "period", "exit", "volume", "return", "snapshot"
 };
 
 const char *capture_index_boundary_cause_name(int cause)
@@ -205,6 +205,23 @@ size_t capture_index_write_segment(char *buffer, size_t size, const struct captu
     line_u64(&line, "trace_events", segment->trace_events);
     line_u64(&line, "trace_lines", segment->trace_lines);
   }
+  return line_end(&line);
+}
+
+size_t capture_index_write_snapshot(char *buffer, size_t size, const struct capture_index_snapshot *snapshot)
+{
+  struct line line = line_begin(buffer, size, "snapshot");
+  line_u64(&line, "boundary", snapshot->boundary);
+  line_text(&line, "file", snapshot->file);
+  if (snapshot->dropped) {
+    line_u64(&line, "dropped", 1);
+    return line_end(&line);
+  }
+  line_u64(&line, "objects", snapshot->objects);
+  line_u64(&line, "references", snapshot->references);
+  line_u64(&line, "object_bytes", snapshot->object_bytes);
+  line_u64(&line, "bytes", snapshot->bytes);
+  line_u64(&line, "pause_us", snapshot->pause_us);
   return line_end(&line);
 }
 

@@ -42,6 +42,11 @@ size_t capture_layout_sidecar_name(const char *segment, char *out, size_t size)
                              part ? CAPTURE_LAYOUT_PART : ""), size);
 }
 
+size_t capture_layout_snapshot_name(uint64_t seq, char *out, size_t size)
+{
+  return layout_fit(snprintf(out, size, "snap-%04llu.heap", (unsigned long long)seq), size);
+}
+
 enum capture_layout_kind capture_layout_classify(const char *name)
 {
   size_t length = strlen(name);
@@ -51,6 +56,8 @@ enum capture_layout_kind capture_layout_classify(const char *name)
     stem -= 3;
   if (stem > 7 && !memcmp(name + stem - 7, ".stacks", 7))
     return CAPTURE_LAYOUT_SIDECAR;
+  if (stem > 5 && !memcmp(name + stem - 5, ".heap", 5))
+    return CAPTURE_LAYOUT_SNAPSHOT;
   if (part)
     return CAPTURE_LAYOUT_SEGMENT_PART;
   if (layout_has_suffix(name, length, ".memprof") || layout_has_suffix(name, length, ".bin") ||

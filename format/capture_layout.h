@@ -1,5 +1,5 @@
 /* format/capture_layout.h: the names of a capture directory's files (docs/index-format.md): the
- * index, the segments, the one being written, and each segment's stack sidecar. The one home of
+ * index, the segments, the one being written, each segment's stack sidecar, and heap snapshots. The one home of
  * these names, for the collector that writes them and every reader that finds them. */
 #ifndef LJLEAK_FORMAT_CAPTURE_LAYOUT_H
 #define LJLEAK_FORMAT_CAPTURE_LAYOUT_H
@@ -20,7 +20,8 @@ enum capture_layout_kind {
   CAPTURE_LAYOUT_SEGMENT,     /* seg-NNNN.memprof[.gz]; from other tools, any *.memprof, *.bin
                                  (Tarantool's default) or *.gz */
   CAPTURE_LAYOUT_SEGMENT_PART, /* a segment being written: *.part that is not a sidecar */
-  CAPTURE_LAYOUT_SIDECAR      /* a stack sidecar: *.stacks[.gz][.part], read with its segment */
+  CAPTURE_LAYOUT_SIDECAR,     /* a stack sidecar: *.stacks[.gz][.part], read with its segment */
+  CAPTURE_LAYOUT_SNAPSHOT     /* a heap snapshot: *.heap[.part] (docs/snapshot-format.md) */
 };
 
 /* The collector's name of segment seq: seg-NNNN.memprof, or .memprof.gz with gzip. Its length,
@@ -34,6 +35,9 @@ size_t capture_layout_part_name(const char *name, char *out, size_t size);
  * (a path works as a name: only the end changes). Its length, or 0 if the name is no
  * *.memprof[.gz][.part] or the result does not fit. */
 size_t capture_layout_sidecar_name(const char *segment, char *out, size_t size);
+
+/* The heap snapshot taken at boundary seq: snap-NNNN.heap. Its length, or 0 if it does not fit. */
+size_t capture_layout_snapshot_name(uint64_t seq, char *out, size_t size);
 
 /* What the file name is (no directory part), by its ending. */
 enum capture_layout_kind capture_layout_classify(const char *name);

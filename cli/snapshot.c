@@ -1,0 +1,186 @@
+/* cli/snapshot.c: ljleak snapshot: prints a heap snapshot as text, one line per object, reference and root, for debugging and tests. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "format/capture_index.h"
+#include "format/capture_layout.h"
+#include "format/snapshot.h"
+
+static const char snapshot_usage_line[] = "usage: ljleak snapshot [--capture DIR] FILE\n";
+
+static void snapshot_usage(FILE *out)
+{
+  fputs(snapshot_usage_line, out);
+  fputs("\n"
+        "Prints a heap snapshot (snap-NNNN.heap in a capture directory, see\n"
+        "docs/snapshot-format.md) as text: a `snapshot` line with whose boundary it is\n"
+        "and its totals, then one `object` line per object (address, type, bytes,\n"
+        "entries, owned blocks, weak modes, name), each followed by its references\n"
+        "(tab, `->`, target address, label), then one `root` line per GC root.\n"
+        "Objects come in address order. Labels and names escape backslash, tab,\n"
+        "newline and other control bytes (\\\\, \\t, \\n, \\xHH).\n"
+        "\n"
+        "    --capture DIR   the capture the snapshot must belong to (default: the\n"
+        "                    directory FILE is in, when it has an index)\n"
+        "    -h, --help      show this help\n"
+        "\n"
+        "A cut snapshot prints every complete record and says on stderr that it was\n"
+        "cut. exit status: 0 success (a cut file too), 2 usage error, 3 not a\n"
+        "snapshot, a corrupt one, a version this ljleak does not read, or one of\n"
+        "another capture (the message names the file and byte), 4 the output could\n"
+        "not be written.\n",
+        out);
+}
+
+/* The index of dir, or of FILE's directory when dir is NULL: 1 read, 0 none there, -1 error. */
+static int snapshot_capture_index(const char *dir, const char *file, struct capture_index *index)
+{
+  char path[4096];
+  if (dir) {
+    capture_layout_join(dir, CAPTURE_LAYOUT_INDEX, path, sizeof path);
+  } else {
+    const char *slash = strrchr(file, '/');
+    int n = slash ? (int)(slash - file) : 1;
+    snprintf(path, sizeof path, "%.*s/%s", n ? n : 1, slash ? (n ? file : "/") : ".", CAPTURE_LAYOUT_INDEX);
+  }
+  struct capture_index_error error;
+  enum capture_index_status st = capture_index_read_file(index, path, &error);
+  if (st == CAPTURE_INDEX_UNREADABLE && !dir)
+    return 0;
+  if (st != CAPTURE_INDEX_OK) {
+    fprintf(stderr, "ljleak snapshot: error: %s\n", error.message);
+    return -1;
+  }
+  if (!index->has_capture) {
+    capture_index_free(index);
+    if (!dir)
+      return 0;
+    fprintf(stderr, "ljleak snapshot: error: %s: no capture line\n", path);
+    return -1;
+  }
+  return 1;
+}
+
+/* A label or a name, one field of a line: backslash, tab, newline and other control bytes
+ * escaped (\\, \t, \n, \xHH), since keys and chunk names may hold any byte. */
+static void snapshot_put_text(FILE *out, const char *text)
+{
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '\\')
+      fputs("\\\\", out);
+    else if (*p == '\t')
+      fputs("\\t", out);
+    else if (*p == '\n')
+      fputs("\\n", out);
+    else if (*p < 0x20 || *p == 0x7f)
+      fprintf(out, "\\x%02x", *p);
+    else
+      fputc(*p, out);
+  }
+}
+
+static void snapshot_print(FILE *out, const struct snapshot *s)
+{
+  const struct snapshot_capture *k = &s->capture;
+  fprintf(out,
+          "snapshot\tpid=%" PRIu64 "\tstart=%.3f\tboundary=%" PRIu64 "\tsegment=%" PRIu64 "\tevents=%" PRIu64
+          "\ttime=%.3f\theap_bytes=%" PRIu64 "\tjit=%d\tobjects=%zu\treferences=%zu\troots=%zu\tobject_bytes=%" PRIu64
+          "\tcomplete=%d\n",
+          k->pid, (double)k->start_ms / 1000.0, k->boundary, k->segment, k->events, (double)k->time_ms / 1000.0,
+          k->heap_bytes, (int)(k->flags & SNAPSHOT_CAPTURE_JIT), s->object_count, s->reference_count,
+          s->root_count, s->object_bytes, s->complete);
+  char label[512];
+  for (size_t i = 0; i < s->object_count; i++) {
+    const struct snapshot_object *o = &s->objects[i];
+    fprintf(out, "object\t0x%" PRIx64 "\t%s\tsize=%" PRIu64 "\tcount=%" PRIu64, o->address,
+            snapshot_type_name(o->type), o->size, o->count);
+    for (uint32_t b = 0; b < o->block_count; b++)
+      fprintf(out, "%s0x%" PRIx64 ":%" PRIu64, b ? "," : "\tblocks=", s->blocks[o->first_block + b].address,
+              s->blocks[o->first_block + b].size);
+    if (o->flags & (SNAPSHOT_FLAG_WEAK_KEYS | SNAPSHOT_FLAG_WEAK_VALUES))
+      fprintf(out, "\tweak=%s%s", o->flags & SNAPSHOT_FLAG_WEAK_KEYS ? "k" : "",
+              o->flags & SNAPSHOT_FLAG_WEAK_VALUES ? "v" : "");
+    if (o->name) {
+      fputs("\tname=", out);
+      snapshot_put_text(out, snapshot_string(s, o->name));
+    }
+    fputc('\n', out);
+    for (size_t r = 0; r < o->reference_count; r++) {
+      const struct snapshot_reference *ref = &s->references[o->first_reference + r];
+      fprintf(out, "\t->\t0x%" PRIx64 "\t", ref->target);
+      snapshot_put_text(out, snapshot_label(s, ref, label, sizeof label));
+      fputs(ref->weak ? "\t(weak)\n" : "\n", out);
+    }
+  }
+  for (size_t i = 0; i < s->root_count; i++) {
+    fputs("root\t", out);
+    snapshot_put_text(out, snapshot_string(s, s->roots[i].text));
+    fprintf(out, "\t0x%" PRIx64 "%s\n", s->roots[i].target, s->roots[i].weak ? "\t(weak)" : "");
+  }
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+  struct cli_args args;
+  const char *capture = NULL, *file = NULL;
+  cli_args_init(&args, "snapshot", snapshot_usage_line, argc, argv);
+  for (; args.index < argc && !args.failed; args.index++) {
+    const char *arg = argv[args.index];
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+      snapshot_usage(stdout);
+      return CLI_EXIT_OK;
+    }
+    if (cli_option_text(&args, "--capture", &capture)) {
+      /* taken */
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      cli_unknown_option(&args);
+    } else if (file) {
+      cli_usage_error(&args, "more than one snapshot file: %s", arg);
+    } else {
+      file = arg;
+    }
+  }
+  if (!args.failed && !file)
+    cli_usage_error(&args, "no snapshot file given");
+  if (args.failed)
+    return CLI_EXIT_USAGE;
+
+  struct snapshot s;
+  struct snapshot_error error;
+  enum snapshot_status st = snapshot_read_file(&s, file, &error);
+  if (st != SNAPSHOT_OK && st != SNAPSHOT_CUT) {
+    fprintf(stderr, "ljleak snapshot: error: %s\n", error.message);
+    snapshot_free(&s);
+    return st == SNAPSHOT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+  }
+  if (st == SNAPSHOT_CUT)
+    fprintf(stderr, "ljleak snapshot: warning: %s\n", error.message);
+  struct capture_index index;
+  int has_index = snapshot_capture_index(capture, file, &index);
+  if (has_index < 0) {
+    snapshot_free(&s);
+    return CLI_EXIT_INPUT;
+  }
+  if (has_index) {
+    struct snapshot_error foreign;
+    enum snapshot_status owned =
+        snapshot_check_capture(&s, file, (uint64_t)index.capture.pid, index.capture.start, &foreign);
+    capture_index_free(&index);
+    if (owned != SNAPSHOT_OK) {
+      fprintf(stderr, "ljleak snapshot: error: %s\n", foreign.message);
+      snapshot_free(&s);
+      return CLI_EXIT_INPUT;
+    }
+  }
+  struct cli_output out;
+  int code = cli_output_open(&out, "snapshot", NULL);
+  if (code == CLI_EXIT_OK) {
+    snapshot_print(out.file, &s);
+    code = cli_output_close(&out, NULL);
+  }
+  snapshot_free(&s);
+  return code;
+}

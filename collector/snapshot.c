@@ -1,0 +1,770 @@
+/* collector/snapshot.c: heap snapshots: walks every live GC object of the VM and its references, and writes them beside the segment (docs/snapshot-format.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "collector/boundary.h"
+#include "collector/capture.h"
+#include "collector/capture_dir.h"
+#include "collector/segments.h"
+#include "collector/snapshot.h"
+#include "format/capture_layout.h"
+#include "lj_tab.h"
+#if LJ_HASFFI
+#include "lj_ctype.h"
+#endif
+
+/* The walk reads the GC's lists (the root list, the string table, the finalizer queue, the ring
+ * of open upvalues) and never
+ * its mark bits: every object on them is live at a boundary, right after a full cycle, but for
+ * the ones a finalizer ran on (they go at the next cycle). */
+
+#define TEXT_MAX SNAPSHOT_LABEL_MAX
+
+/* The six names LuaJIT gives a for loop's hidden variables in a prototype's debug info, by their
+ * code (1 ...) in the variable list. */
+static const char *const hidden_variable_names[] = {
+  NULL, "(for index)", "(for limit)", "(for step)", "(for generator)", "(for state)", "(for control)"};
+_Static_assert(sizeof hidden_variable_names / sizeof hidden_variable_names[0] == 7,
+               "the names of LuaJIT's hidden variables, codes 1 to 6");
+
+static int walk_sink(void *context, const uint8_t *data, size_t size)
+{
+  struct snapshot_walk *w = context;
+  return seg_out_write(&w->out, data, size);
+}
+
+/* The string id of a label text, written the first time it is seen. */
+static uint32_t text_id(struct snapshot_walk *w, const char *text, size_t length)
+{
+  uint64_t key = XXH3_64bits(text, length) | 1;
+  uint64_t *known = addr_map_find(&w->text_ids, key);
+  if (known && *known)
+    return (uint32_t)*known;
+  uint32_t id = snapshot_writer_string(&w->writer, text, length);
+  if (!id || addr_map_put(&w->text_ids, key, id) != 0)
+    w->failed = 1;
+  return id;
+}
+
+static uint32_t text_idf(struct snapshot_walk *w, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static uint32_t text_idf(struct snapshot_walk *w, const char *format, ...)
+{
+  char text[TEXT_MAX + 64];
+  va_list args;
+  va_start(args, format);
+  int n = vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  if (n < 0)
+    n = 0;
+  return text_id(w, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+}
+
+/* A string key's label: its text, interned by the string's address. */
+static uint32_t key_id(struct snapshot_walk *w, GCstr *s)
+{
+  uint64_t *known = addr_map_find(&w->key_ids, (uint64_t)(uintptr_t)s);
+  if (known && *known)
+    return (uint32_t)*known;
+  uint32_t id = text_id(w, strdata(s), s->len);
+  if (!id || addr_map_put(&w->key_ids, (uint64_t)(uintptr_t)s, id) != 0)
+    w->failed = 1;
+  return id;
+}
+
+static void reference(struct snapshot_walk *w, enum snapshot_ref_kind kind, int weak, uint32_t text,
+                      int64_t index, const void *target)
+{
+  if (snapshot_writer_reference(&w->writer, kind, weak, text, index, (uint64_t)(uintptr_t)target) != 0)
+    w->failed = 1;
+}
+
+static void reference_tv(struct snapshot_walk *w, enum snapshot_ref_kind kind, int weak,
+                         uint32_t text, int64_t index, cTValue *tv)
+{
+  if (tvisgcv(tv))
+    reference(w, kind, weak, text, index, gcV(tv));
+}
+
+static void object(struct snapshot_walk *w, enum snapshot_type type, unsigned flags, const void *address,
+                   uint64_t size, uint64_t count, uint32_t name, const struct snapshot_block *blocks,
+                   uint32_t block_count)
+{
+  struct snapshot_wire_object o = {type, flags, (uint64_t)(uintptr_t)address, size, count, name,
+                                   blocks, block_count};
+  if (snapshot_writer_object(&w->writer, &o) != 0)
+    w->failed = 1;
+}
+
+/* "function@app.lua:12" for a prototype ("main chunk@app.lua" for a file's main chunk). */
+static void proto_text(const GCproto *pt, char *out, size_t size)
+{
+  const char *chunk = strdata(proto_chunkname(pt));
+  if (*chunk == '@' || *chunk == '=')
+    chunk++;
+  if (pt->firstline == 0)
+    snprintf(out, size, "main chunk@%.*s", TEXT_MAX / 2, chunk);
+  else
+    snprintf(out, size, "function@%.*s:%u", TEXT_MAX / 2, chunk, (unsigned)pt->firstline);
+}
+
+static uint32_t proto_name(struct snapshot_walk *w, const GCproto *pt)
+{
+  char text[TEXT_MAX];
+  proto_text(pt, text, sizeof text);
+  return text_id(w, text, strlen(text));
+}
+
+/* The object a reference field holds, or NULL: LuaJIT's tabref() and traceref() take a member
+ * of what the field points to, which for an empty field is undefined behaviour. */
+static GCobj *held(GCRef ref)
+{
+  return gcref(ref);
+}
+
+static GCtab *table_held(GCRef ref)
+{
+  GCobj *o = gcref(ref);
+  return o ? gco2tab(o) : NULL;
+}
+
+/* A reference to o, when there is one. */
+static void reference_object(struct snapshot_walk *w, uint32_t text, const GCobj *o)
+{
+  if (o)
+    reference(w, SNAPSHOT_REF_OTHER, 0, text, 0, o);
+}
+
+/* ---- Tables ------------------------------------------------------------------ */
+
+/* The table's weak modes, from its metatable's __mode (looked up by hand: the VM's lookup
+ * caches into the metatable). */
+static unsigned table_weakness(global_State *g, GCtab *t)
+{
+  GCtab *mt = table_held(t->metatable);
+  if (!mt || mt->hmask == 0)
+    return 0;
+  GCstr *mode_name = mmname_str(g, MM_mode);
+  Node *node = noderef(mt->node);
+  for (uint32_t i = 0; i <= mt->hmask; i++) {
+    Node *n = &node[i];
+    if (tvisstr(&n->key) && strV(&n->key) == mode_name && tvisstr(&n->val)) {
+      unsigned weak = 0;
+      for (const char *m = strVdata(&n->val); *m; m++)
+        weak |= *m == 'k' ? SNAPSHOT_FLAG_WEAK_KEYS : *m == 'v' ? SNAPSHOT_FLAG_WEAK_VALUES : 0;
+      return weak;
+    }
+  }
+  return 0;
+}
+
+/* How a key that is neither a string nor an integer reads: "[table]", "[true]", "[1.5]". */
+static uint32_t key_text(struct snapshot_walk *w, cTValue *key)
+{
+  if (tvisnum(key))
+    return text_idf(w, "[%.14g]", numV(key));
+  if (tvisbool(key))
+    return text_id(w, tvistrue(key) ? "[true]" : "[false]", tvistrue(key) ? 6 : 7);
+  const char *type = tvistab(key) ? "table" : tvisfunc(key) ? "function" : tvisthread(key) ? "thread"
+                   : tvisudata(key) ? "userdata" : tviscdata(key) ? "cdata" : tvislightud(key) ? "lightuserdata" : "value";
+  return text_idf(w, "[%s]", type);
+}
+
+/* Whether a number key is an integer: its label is [n]. */
+static int integer_key(cTValue *key, int64_t *n)
+{
+  if (tvisint(key)) {
+    *n = intV(key);
+    return 1;
+  }
+  if (!tvisnum(key))
+    return 0;
+  double d = numV(key);
+  if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0) || (double)(int64_t)d != d)
+    return 0;
+  *n = (int64_t)d;
+  return 1;
+}
+
+static void walk_table(struct snapshot_walk *w, GCtab *t)
+{
+  global_State *g = w->g;
+  unsigned weak = table_weakness(g, t);
+#if LJ_HASFFI
+  CTState *cts = ctype_ctsG(g);
+  if (cts && cts->finalizer == t)
+    weak = SNAPSHOT_FLAG_WEAK_KEYS;  /* the GC's own rule for this table */
+#endif
+  int weak_keys = !!(weak & SNAPSHOT_FLAG_WEAK_KEYS), weak_values = !!(weak & SNAPSHOT_FLAG_WEAK_VALUES);
+  struct snapshot_block blocks[2];
+  uint32_t block_count = 0;
+  uint64_t entries = 0;
+  uint64_t own = t->colo ? sizetabcolo((uint32_t)t->colo & 0x7f) : sizeof(GCtab);
+  if (t->asize > 0 && t->colo <= 0)
+    blocks[block_count++] = (struct snapshot_block){(uint64_t)(uintptr_t)tvref(t->array), (uint64_t)t->asize * sizeof(TValue)};
+  if (t->hmask > 0)
+    blocks[block_count++] = (struct snapshot_block){(uint64_t)(uintptr_t)noderef(t->node), ((uint64_t)t->hmask + 1) * sizeof(Node)};
+  for (uint32_t i = 0; i < t->asize; i++)
+    entries += !tvisnil(arrayslot(t, i));
+  Node *node = noderef(t->node);
+  for (uint32_t i = 0; t->hmask && i <= t->hmask; i++)
+    entries += !tvisnil(&node[i].val);
+  object(w, SNAPSHOT_TABLE, weak, t, own, entries, 0, blocks, block_count);
+  GCtab *mt = table_held(t->metatable);
+  if (mt)
+    reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "metatable", 9), 0, mt);
+  for (uint32_t i = 0; i < t->asize; i++)
+    reference_tv(w, SNAPSHOT_REF_INDEX, weak_values, 0, (int64_t)i, arrayslot(t, i));
+  for (uint32_t i = 0; t->hmask && i <= t->hmask; i++) {
+    Node *n = &node[i];
+    int64_t index;
+    if (tvisnil(&n->val))
+      continue;
+    if (tvisstr(&n->key)) {
+      uint32_t label = key_id(w, strV(&n->key));
+      reference_tv(w, SNAPSHOT_REF_FIELD, weak_values, label, 0, &n->val);
+      reference(w, SNAPSHOT_REF_KEY, weak_keys, label, 0, strV(&n->key));
+    } else if (integer_key(&n->key, &index)) {
+      reference_tv(w, SNAPSHOT_REF_INDEX, weak_values, 0, index, &n->val);
+    } else {
+      uint32_t label = key_text(w, &n->key);
+      reference_tv(w, SNAPSHOT_REF_KEYED, weak_values, label, 0, &n->val);
+      reference_tv(w, SNAPSHOT_REF_KEY, weak_keys, label, 0, &n->key);
+    }
+  }
+}
+
+/* ---- Functions, prototypes, upvalues -------------------------------------------- */
+
+/* The name of upvalue i in the prototype's debug info, or NULL (a stripped chunk). */
+static const char *upvalue_name(const GCproto *pt, uint32_t i)
+{
+  const uint8_t *p = proto_uvinfo(pt);
+  if (!p || i >= pt->sizeuv)
+    return NULL;
+  while (i-- > 0)
+    while (*p++)
+      ;
+  return (const char *)p;
+}
+
+static void walk_function(struct snapshot_walk *w, GCfunc *fn)
+{
+  int lua = isluafunc(fn);
+  uint32_t n = lua ? fn->l.nupvalues : fn->c.nupvalues;
+  object(w, lua ? SNAPSHOT_LUA_FUNCTION : SNAPSHOT_C_FUNCTION, 0, fn,
+         lua ? sizeLfunc(n) : sizeCfunc(n), n, 0, NULL, 0);
+  reference_object(w, text_id(w, "env", 3), held(fn->c.env));
+  if (lua) {
+    GCproto *pt = funcproto(fn);
+    reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "prototype", 9), 0, pt);
+    for (uint32_t i = 0; i < n; i++) {
+      const char *name = upvalue_name(pt, i);
+      uint32_t label = name ? text_idf(w, "upvalue %.*s", TEXT_MAX - 16, name) : text_idf(w, "upvalue %u", i + 1);
+      reference(w, SNAPSHOT_REF_OTHER, 0, label, 0, gcref(fn->l.uvptr[i]));
+    }
+  } else {
+    for (uint32_t i = 0; i < n; i++)
+      reference_tv(w, SNAPSHOT_REF_OTHER, 0, text_idf(w, "upvalue %u", i + 1), 0, &fn->c.upvalue[i]);
+  }
+}
+
+static void walk_proto(struct snapshot_walk *w, GCproto *pt)
+{
+  object(w, SNAPSHOT_PROTOTYPE, 0, pt, pt->sizept, pt->sizebc, proto_name(w, pt), NULL, 0);
+  reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "chunk name", 10), 0, proto_chunkname(pt));
+  uint32_t constant = text_id(w, "constant", 8);
+  for (ptrdiff_t i = -(ptrdiff_t)pt->sizekgc; i < 0; i++)
+    reference(w, SNAPSHOT_REF_OTHER, 0, constant, 0, proto_kgc(pt, i));
+#if LJ_HASJIT
+  if (pt->trace && pt->trace < G2J(w->g)->sizetrace)
+    reference_object(w, text_id(w, "trace", 5), held(G2J(w->g)->trace[pt->trace]));
+#endif
+}
+
+static void walk_upvalue(struct snapshot_walk *w, GCupval *uv)
+{
+  object(w, SNAPSHOT_UPVALUE, 0, uv, sizeof(GCupval), uv->closed ? 0 : 1, 0, NULL, 0);
+  reference_tv(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "value", 5), 0, uvval(uv));
+}
+
+/* ---- Threads -------------------------------------------------------------------- */
+
+/* The bytecode position a Lua frame is at, or -1 where it cannot be told: from the frame above
+ * it (next), or, for the running thread's top frame, from its C frame. */
+static int64_t frame_position(lua_State *th, int running, TValue *frame, TValue *next)
+{
+  GCproto *pt = funcproto(frame_func(frame));
+  const BCIns *ins;
+  if (next) {
+    if (frame_islua(next))
+      ins = frame_pc(next);
+    else if (frame_iscont(next))
+      ins = frame_contpc(next);
+    else
+      return -1;
+  } else {
+    void *cf = cframe_raw(th->cframe);
+    if (!running || !cf || (const void *)cframe_pc(cf) == (const void *)cframe_L(cf))
+      return -1;
+    ins = cframe_pc(cf);
+  }
+  if (!ins || ins <= proto_bc(pt) || ins > proto_bc(pt) + pt->sizebc)
+    return -1;
+  return (int64_t)proto_bcpos(pt, ins) - 1;
+}
+
+/* The name of the local in slot at bytecode position pc, from the prototype's variable list:
+ * the variables live at pc, in order, are slots 0, 1, ... NULL if none is, or the chunk was
+ * stripped. */
+static const char *local_name(const GCproto *pt, int64_t pc, uint32_t slot)
+{
+  const uint8_t *p = proto_varinfo(pt);
+  if (!p || pc < 0)
+    return NULL;
+  uint64_t last = 0;
+  for (;;) {
+    const char *name = (const char *)p;
+    uint8_t code = *p;
+    if (code == 0)
+      return NULL;
+    if (code < 7)
+      name = hidden_variable_names[code];
+    else
+      while (*p)
+        p++;
+    p++;
+    uint64_t start, length;
+    int n = memprof_uleb128_decode(p, 10, &start);
+    if (n <= 0)
+      return NULL;
+    p += n;
+    start += last;
+    last = start;
+    if ((int64_t)start > pc)
+      return NULL;
+    n = memprof_uleb128_decode(p, 10, &length);
+    if (n <= 0)
+      return NULL;
+    p += n;
+    if (pc < (int64_t)(start + length) && slot-- == 0)
+      return name;
+  }
+}
+
+static void walk_thread(struct snapshot_walk *w, lua_State *th)
+{
+  global_State *g = w->g;
+  int main = th == mainthread(g);
+  TValue *stack = tvref(th->stack), *top = th->top;
+  struct snapshot_block block = {(uint64_t)(uintptr_t)stack, (uint64_t)th->stacksize * sizeof(TValue)};
+  /* The main thread lies at the start of the VM's global block, which it stands for. */
+  object(w, SNAPSHOT_THREAD, 0, main ? w->capture->gg : (void *)th, main ? sizeof(GG_State) : sizeof(lua_State),
+         (uint64_t)(top - stack), 0, &block, 1);
+  reference_object(w, text_id(w, "env", 3), held(th->env));
+  int running = gcref(g->cur_L) == obj2gco(th);
+  uint32_t frame_label = text_id(w, "frame", 5);
+  TValue *bottom = stack + 1 + LJ_FR2;
+  TValue *slot_top = top;
+  TValue *next = NULL;
+  /* Frames from the top down; each one's slots are from its base up to the frame above it. */
+  for (TValue *frame = th->base - 1; frame > stack + LJ_FR2 && frame < stack + th->stacksize;
+       next = frame, frame = frame_prev(frame)) {
+    GCfunc *fn = frame_func(frame);
+    TValue *base = frame + 1;
+    int lua = isluafunc(fn);
+    int64_t pc = lua ? frame_position(th, running, frame, next) : -1;
+    char where[TEXT_MAX];
+    if (lua)
+      proto_text(funcproto(fn), where, sizeof where);
+    else
+      snprintf(where, sizeof where, "C function");
+    for (TValue *o = base; o < slot_top; o++) {
+      if (!tvisgcv(o))
+        continue;
+      uint32_t k = (uint32_t)(o - base);
+      const char *name = lua ? local_name(funcproto(fn), pc, k) : NULL;
+      uint32_t label = name ? text_idf(w, "local %.*s in %s", TEXT_MAX / 2, name, where)
+                            : text_idf(w, "slot %u in %s", k, where);
+      reference(w, SNAPSHOT_REF_OTHER, 0, label, 0, gcV(o));
+    }
+    reference(w, SNAPSHOT_REF_OTHER, 0, frame_label, 0, fn);
+    slot_top = frame - LJ_FR2;
+    if (slot_top < bottom)
+      break;
+  }
+  for (TValue *o = bottom; o < slot_top; o++)
+    reference_tv(w, SNAPSHOT_REF_OTHER, 0, text_idf(w, "slot %u", (uint32_t)(o - stack)), 0, o);
+}
+
+/* ---- Userdata, cdata, traces ------------------------------------------------------- */
+
+static void walk_userdata(struct snapshot_walk *w, GCudata *ud)
+{
+  object(w, SNAPSHOT_USERDATA, 0, ud, sizeudata(ud), ud->len, 0, NULL, 0);
+  GCtab *mt = table_held(ud->metatable);
+  if (mt)
+    reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "metatable", 9), 0, mt);
+  reference_object(w, text_id(w, "env", 3), held(ud->env));
+}
+
+#if LJ_HASFFI
+static void walk_cdata(struct snapshot_walk *w, GCcdata *cd)
+{
+  if (cdataisv(cd)) {
+    /* A variable-length cdata's block starts before it (its alignment). */
+    struct snapshot_block block = {(uint64_t)(uintptr_t)memcdatav(cd), sizecdatav(cd)};
+    object(w, SNAPSHOT_CDATA, 0, cd, 0, cdatavlen(cd), 0, &block, 1);
+    return;
+  }
+  CTState *cts = ctype_ctsG(w->g);
+  CType *ct = ctype_raw(cts, cd->ctypeid);
+  CTSize size = ctype_hassize(ct->info) ? ct->size : CTSIZE_PTR;
+  object(w, SNAPSHOT_CDATA, 0, cd, sizeof(GCcdata) + size, size, 0, NULL, 0);
+}
+#endif
+
+#if LJ_HASJIT
+static void walk_trace(struct snapshot_walk *w, GCtrace *T)
+{
+  size_t size = ((sizeof(GCtrace) + 7) & ~(size_t)7) + (size_t)(T->nins - T->nk) * sizeof(IRIns) +
+                T->nsnap * sizeof(SnapShot) + T->nsnapmap * sizeof(SnapEntry);
+  object(w, SNAPSHOT_TRACE, 0, T, size, T->nins - T->nk, text_idf(w, "trace %u", (unsigned)T->traceno), NULL, 0);
+  if (T->traceno == 0)
+    return;
+  jit_State *J = G2J(w->g);
+  uint32_t constant = text_id(w, "constant", 8);
+  for (IRRef ref = T->nk; ref < REF_TRUE; ref++) {
+    IRIns *ir = &T->ir[ref];
+    if (ir->o == IR_KGC)
+      reference(w, SNAPSHOT_REF_OTHER, 0, constant, 0, ir_kgc(ir));
+    if (irt_is64(ir->t) && ir->o != IR_KNULL)
+      ref++;
+  }
+  const TraceNo1 links[3] = {T->link, T->nextroot, T->nextside};
+  const char *names[3] = {"link", "next root trace", "side trace"};
+  for (int i = 0; i < 3; i++)
+    if (links[i] && links[i] != T->traceno && links[i] < J->sizetrace)
+      reference_object(w, text_id(w, names[i], strlen(names[i])), held(J->trace[links[i]]));
+  reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "start prototype", 15), 0, gcref(T->startpt));
+}
+#endif
+
+static void walk_object(struct snapshot_walk *w, GCobj *o)
+{
+  switch (o->gch.gct) {
+  case ~LJ_TTAB: walk_table(w, gco2tab(o)); break;
+  case ~LJ_TFUNC: walk_function(w, gco2func(o)); break;
+  case ~LJ_TPROTO: walk_proto(w, gco2pt(o)); break;
+  case ~LJ_TUPVAL: walk_upvalue(w, gco2uv(o)); break;
+  case ~LJ_TTHREAD: walk_thread(w, gco2th(o)); break;
+  case ~LJ_TUDATA: walk_userdata(w, gco2ud(o)); break;
+#if LJ_HASFFI
+  case ~LJ_TCDATA: walk_cdata(w, gco2cd(o)); break;
+#endif
+#if LJ_HASJIT
+  case ~LJ_TTRACE: walk_trace(w, gco2trace(o)); break;
+#endif
+  case ~LJ_TSTR: {
+    GCstr *s = gco2str(o);
+    object(w, SNAPSHOT_STRING, 0, s, sizeof(GCstr) + s->len + 1, s->len, 0, NULL, 0);
+    break;
+  }
+  default: break;  /* nothing else lives on the lists */
+  }
+}
+
+/* ---- The walk ----------------------------------------------------------------------- */
+
+static void walk_roots(struct snapshot_walk *w)
+{
+  global_State *g = w->g;
+  static const char *const type_names[] = {"nil", "false", "true", "lightuserdata", "string", "upvalue",
+                                           "thread", "prototype", "function", "trace", "cdata", "table",
+                                           "userdata", "number"};
+  struct { const char *name; const void *target; int weak; } fixed[] = {
+    {"registry", gcV(&g->registrytv), 0},
+    {"main thread", w->capture->gg, 0},
+    {"globals", held(mainthread(g)->env), 0},
+  };
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    if (snapshot_writer_root(&w->writer, text_id(w, fixed[i].name, strlen(fixed[i].name)), 0,
+                             (uint64_t)(uintptr_t)fixed[i].target) != 0)
+      w->failed = 1;
+  for (int i = 0; i < GCROOT_MAX; i++) {
+    GCobj *o = gcref(g->gcroot[i]);
+    if (!o)
+      continue;
+    uint32_t label;
+    if (i >= GCROOT_BASEMT && i <= GCROOT_BASEMT_NUM)
+      label = text_idf(w, "base metatable of %s", i - GCROOT_BASEMT < 14 ? type_names[i - GCROOT_BASEMT] : "?");
+    else if (i == GCROOT_IO_INPUT || i == GCROOT_IO_OUTPUT)
+      label = text_id(w, i == GCROOT_IO_INPUT ? "io input" : "io output", i == GCROOT_IO_INPUT ? 8 : 9);
+    else
+      label = text_id(w, "metamethod name", 15);
+    if (snapshot_writer_root(&w->writer, label, 0, (uint64_t)(uintptr_t)o) != 0)
+      w->failed = 1;
+  }
+  GCobj *queue = gcref(g->gc.mmudata);
+  if (queue) {
+    uint32_t label = text_id(w, "finalizer queue", 15);
+    GCobj *u = queue;
+    do {
+      u = gcnext(u);
+      if (snapshot_writer_root(&w->writer, label, 0, (uint64_t)(uintptr_t)u) != 0)
+        w->failed = 1;
+    } while (u != queue);
+  }
+#if LJ_HASFFI
+  CTState *cts = ctype_ctsG(g);
+  if (cts && cts->finalizer &&
+      snapshot_writer_root(&w->writer, text_id(w, "ffi finalizers", 14), 0, (uint64_t)(uintptr_t)cts->finalizer) != 0)
+    w->failed = 1;
+#endif
+#if LJ_HASJIT
+  /* Compiled traces keep their constants; a trace lives as long as its prototype, so the trace
+   * list is a weak root: listed, holding nothing. */
+  jit_State *J = G2J(g);
+  for (TraceNo i = 1; i < J->sizetrace; i++) {
+    GCobj *T = held(J->trace[i]);
+    if (T && snapshot_writer_root(&w->writer, text_idf(w, "trace %u", (unsigned)i), 1, (uint64_t)(uintptr_t)T) != 0)
+      w->failed = 1;
+  }
+#endif
+}
+
+/* One of the VM's own blocks, when it has one. */
+static void vm_block(struct snapshot_walk *w, const void *address, uint64_t size, uint64_t count, const char *name)
+{
+  if (address && size)
+    object(w, SNAPSHOT_VM, 0, address, size, count, text_id(w, name, strlen(name)), NULL, 0);
+}
+
+/* The VM's own blocks that collectgarbage("count") counts beside the objects: the string
+ * table, the temporary buffer, the JIT compiler's buffers and trace list, the FFI's type
+ * table. (The main thread's object stands for the global state's block.) */
+static void walk_vm(struct snapshot_walk *w)
+{
+  global_State *g = w->g;
+  vm_block(w, g->str.tab, ((uint64_t)g->str.mask + 1) * sizeof(GCRef), g->str.num, "string table");
+  vm_block(w, g->tmpbuf.b, (uint64_t)(g->tmpbuf.e - g->tmpbuf.b), 0, "temporary buffer");
+#if LJ_HASJIT
+  jit_State *J = G2J(g);
+  if (J->irbuf)
+    vm_block(w, J->irbuf + J->irbotlim, (uint64_t)(J->irtoplim - J->irbotlim) * sizeof(IRIns), 0, "JIT IR buffer");
+  vm_block(w, J->snapbuf, (uint64_t)J->sizesnap * sizeof(SnapShot), 0, "JIT snapshot buffer");
+  vm_block(w, J->snapmapbuf, (uint64_t)J->sizesnapmap * sizeof(SnapEntry), 0, "JIT snapshot map buffer");
+  vm_block(w, J->trace, (uint64_t)J->sizetrace * sizeof(GCRef), 0,
+           "trace list");
+#endif
+#if LJ_HASFFI
+  CTState *cts = ctype_ctsG(g);
+  if (cts) {
+    vm_block(w, cts, sizeof(CTState), 0, "ffi state");
+    vm_block(w, cts->tab, (uint64_t)cts->sizetab * sizeof(CType), cts->top, "ffi type table");
+  }
+#endif
+}
+
+static void walk_heap(struct snapshot_walk *w)
+{
+  global_State *g = w->g;
+  lua_State *main = mainthread(g);
+  walk_thread(w, main);
+  walk_vm(w);
+  for (GCobj *o = gcref(g->gc.root); o && !w->failed; o = gcnext(o))
+    if (o != obj2gco(main))
+      walk_object(w, o);
+  GCobj *queue = gcref(g->gc.mmudata);
+  if (queue) {
+    GCobj *u = queue;
+    do {
+      u = gcnext(u);
+      walk_object(w, u);
+    } while (u != queue && !w->failed);
+  }
+  /* Open upvalues are on no list of the GC's but this ring of every thread's. */
+  for (GCupval *uv = uvnext(&g->uvhead); uv != &g->uvhead && !w->failed; uv = uvnext(uv))
+    walk_upvalue(w, uv);
+  /* Strings chain from the table's anchors; an anchor's low bit is a flag of the table's. */
+  for (MSize i = 0; i <= g->str.mask && !w->failed; i++)
+    for (GCobj *o = (GCobj *)(gcrefu(g->str.tab[i]) & ~(uintptr_t)1); o; o = gcnext(o))
+      walk_object(w, o);
+  walk_roots(w);
+}
+
+static int walk_map(struct snapshot_walk *w)
+{
+  w->buffer = mmap(NULL, 2 * SNAPSHOT_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (w->buffer == MAP_FAILED) {
+    w->buffer = NULL;
+    return -1;
+  }
+  if (addr_map_init(&w->key_ids, 4096) != 0 || addr_map_init(&w->text_ids, 4096) != 0)
+    return -1;
+  return 0;
+}
+
+static void walk_unmap(struct snapshot_walk *w)
+{
+  if (w->buffer)
+    munmap(w->buffer, 2 * SNAPSHOT_BUFFER_SIZE);
+  addr_map_free(&w->key_ids);
+  addr_map_free(&w->text_ids);
+}
+
+/* ---- The middle of the run ---------------------------------------------------------- */
+
+static void schedule_disarm(struct capture *c)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!s->armed)
+    return;
+  s->armed = 0;
+  lua_sethook(mainthread(c->g), s->saved_hook, s->saved_mask, s->saved_count);
+}
+
+/* A stop is due or waits for its last cycle: that cycle's boundary is the capture's last. */
+static int stop_coming(const struct capture *c)
+{
+  return c->pending_stop != CAPTURE_INDEX_REASON_NONE || c->deferred_stop != CAPTURE_INDEX_REASON_NONE;
+}
+
+/* The count hook: the interpreter is between two instructions, its state whole. */
+static void schedule_safe_point(lua_State *L, lua_Debug *ar)
+{
+  struct capture *c = &capture_state;
+  (void)ar;
+  if (!c->g || G(L) != c->g)
+    return;
+  schedule_disarm(c);
+  if (!c->active || c->busy || !boundary_gc_running(c->g) || stop_coming(c))
+    return;
+  c->snapshot_next = 1;
+  c->schedule.middle = 1;
+  boundary_collect(c, L, CAPTURE_INDEX_CAUSE_SNAPSHOT);
+  c->schedule.middle = 0;
+  while (c->schedule.next_at && c->schedule.next_at <= c->allocated)
+    c->schedule.next_at *= 2;  /* the work since it was due does not make another due */
+}
+
+void snapshot_schedule_boundary(struct capture *c)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!c->opt.snapshots || s->armed || s->middle || !c->g || stop_coming(c))
+    return;
+  if (!s->next_at)
+    s->next_at = SNAPSHOT_SCHEDULE_FIRST;
+  if (c->allocated < s->next_at)
+    return;
+  while (s->next_at <= c->allocated)
+    s->next_at *= 2;
+  /* lua_sethook only sets fields and the dispatch table, as a signal handler may. */
+  lua_State *main = mainthread(c->g);
+  s->saved_hook = lua_gethook(main);
+  s->saved_mask = lua_gethookmask(main);
+  s->saved_count = lua_gethookcount(main);
+  s->armed = 1;
+  lua_sethook(main, schedule_safe_point, LUA_MASKCOUNT, 1);
+}
+
+/* Removes a candidate's file and says so in the index. */
+static void schedule_drop(struct capture *c, uint32_t i)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  struct snapshot_candidate *k = &s->kept[i];
+  struct capture_index_snapshot line = {.boundary = k->boundary, .file = k->file, .dropped = 1};
+  char text[256];
+  if (capture_dir_remove(c, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
+    segments_index_append(c, text);
+  memmove(&s->kept[i], &s->kept[i + 1], (s->kept_count - i - 1) * sizeof *s->kept);
+  s->kept_count--;
+}
+
+void snapshot_schedule_written(struct capture *c, const char *file)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!s->middle)
+    return;
+  struct snapshot_candidate *k = &s->kept[s->kept_count++];
+  capture_copy_text(k->file, sizeof k->file, file);
+  k->boundary = c->boundaries;
+  k->allocated = c->allocated;
+  if (s->kept_count > c->opt.snapshots + 1)
+    schedule_drop(c, 0);
+}
+
+void snapshot_schedule_stop(struct capture *c)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (c->g)
+    schedule_disarm(c);
+  if (s->kept_count > c->opt.snapshots) {
+    const struct snapshot_candidate *newest = &s->kept[s->kept_count - 1];
+    schedule_drop(c, (double)newest->allocated > 0.75 * (double)c->allocated ? s->kept_count - 1 : 0);
+  }
+  memset(s, 0, sizeof *s);
+}
+
+int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *result, char *err,
+                  size_t err_size)
+{
+  struct snapshot_walk w;
+  memset(&w, 0, sizeof w);
+  w.capture = c;
+  w.g = G(L);
+  w.out.fd = -1;
+  uint64_t started = capture_mono_ns();
+  char name[CAPTURE_LAYOUT_NAME_MAX], part[CAPTURE_LAYOUT_NAME_MAX];
+  capture_layout_snapshot_name(c->boundaries, name, sizeof name);
+  capture_layout_part_name(name, part, sizeof part);
+  if (walk_map(&w) != 0) {
+    walk_unmap(&w);
+    capture_set_error(err, err_size, "cannot take a heap snapshot: %s%s", strerror(ENOMEM), "");
+    return -1;
+  }
+  if (seg_out_open(&w.out, capture_dir_create(c, part, 0), 0, NULL, 0) != 0) {
+    walk_unmap(&w);
+    capture_set_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
+    return -1;
+  }
+  snapshot_writer_init(&w.writer, w.buffer, w.buffer + SNAPSHOT_BUFFER_SIZE, SNAPSHOT_BUFFER_SIZE, walk_sink, &w);
+  struct snapshot_capture who = {
+    .pid = (uint64_t)getpid(),
+    .start_ms = (uint64_t)(c->start_wall * 1000.0 + 0.5),
+    .boundary = c->boundaries,
+    .segment = c->seq,
+    .events = c->segment_events,
+    .time_ms = (uint64_t)(capture_wall_time() * 1000.0 + 0.5),
+    .heap_bytes = (uint64_t)w.g->gc.total,
+    .flags = LJ_HASJIT ? SNAPSHOT_CAPTURE_JIT : 0,
+  };
+  if (snapshot_writer_begin(&w.writer, &who) != 0)
+    w.failed = 1;
+  if (!w.failed)
+    walk_heap(&w);
+  if (w.failed || snapshot_writer_end(&w.writer) != 0 || seg_out_finish(&w.out) != 0 ||
+      capture_dir_rename(c, part, name) != 0) {
+    int why = w.out.error ? w.out.error : errno ? errno : EIO;
+    seg_out_abandon(&w.out);
+    walk_unmap(&w);
+    capture_set_error(err, err_size, "cannot write the heap snapshot %s: %s", part, strerror(why));
+    return -1;
+  }
+  struct snapshot_result r = {w.writer.object_records, w.writer.references, w.writer.object_bytes,
+                              w.writer.offset, capture_mono_ns() - started};
+  walk_unmap(&w);
+  if (result)
+    *result = r;
+  if (segments_index_snapshot(c, name, &r) != 0) {
+    capture_set_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
+    return -1;
+  }
+  snapshot_schedule_written(c, name);
+  return 0;
+}

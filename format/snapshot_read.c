@@ -1,0 +1,578 @@
+/* format/snapshot_read.c: the heap snapshot's one decoder (docs/snapshot-format.md): reads a file whole, sorts its objects by address. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/memprof.h"
+#include "format/message.h"
+#include "format/snapshot.h"
+#include "format/whole_file.h"
+
+/* A chunk's body being decoded: where it is in the file, for messages. */
+struct cursor {
+  const uint8_t *data;
+  size_t size, pos;
+  uint64_t base;                /* the file offset of data[0] */
+};
+
+struct reading {
+  struct snapshot *snapshot;
+  const char *name;
+  struct snapshot_error *error;
+  size_t object_capacity, block_capacity, reference_capacity, root_capacity, string_capacity;
+  uint64_t end_totals[5];
+};
+
+static enum snapshot_status fail(struct reading *r, enum snapshot_status status, uint64_t offset,
+                                 const char *format, ...) __attribute__((format(printf, 4, 5)));
+static enum snapshot_status fail(struct reading *r, enum snapshot_status status, uint64_t offset,
+                                 const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  format_message_at(r->error->message, sizeof r->error->message, r->name, offset, format, args);
+  va_end(args);
+  r->error->status = status;
+  r->error->offset = offset;
+  return status;
+}
+
+static int64_t unzigzag(uint64_t value)
+{
+  return (int64_t)(value >> 1) ^ -(int64_t)(value & 1);
+}
+
+static uint32_t get32(const uint8_t *in)
+{
+  return (uint32_t)in[0] | (uint32_t)in[1] << 8 | (uint32_t)in[2] << 16 | (uint32_t)in[3] << 24;
+}
+
+/* The next ULEB128 of the chunk; -1 at its end or on a bad one (the message says which). */
+static int next_uleb(struct reading *r, struct cursor *c, uint64_t *value, const char *what)
+{
+  int n = memprof_uleb128_decode(c->data + c->pos, c->size - c->pos, value);
+  if (n <= 0) {
+    fail(r, SNAPSHOT_CORRUPT, c->base + c->pos, "%s: %s", what,
+         n == 0 ? "the chunk ends inside it" : "bad number");
+    return -1;
+  }
+  c->pos += (size_t)n;
+  return 0;
+}
+
+/* Makes room for one more item of size bytes in *array (count used, *capacity allocated). */
+static int grow(void **array, size_t count, size_t *capacity, size_t size)
+{
+  if (count < *capacity)
+    return 0;
+  size_t want = *capacity ? *capacity * 2 : 64;
+  if (want > SIZE_MAX / size)
+    return -1;
+  void *p = realloc(*array, want * size);
+  if (!p)
+    return -1;
+  *array = p;
+  *capacity = want;
+  return 0;
+}
+
+static enum snapshot_status no_memory(struct reading *r, uint64_t offset)
+{
+  return fail(r, SNAPSHOT_NO_MEMORY, offset, "out of memory");
+}
+
+static enum snapshot_status read_capture(struct reading *r, struct cursor *c)
+{
+  struct snapshot_capture *k = &r->snapshot->capture;
+  uint64_t *fields[] = {&k->pid,     &k->start_ms, &k->boundary,   &k->segment,
+                        &k->events,  &k->time_ms,  &k->heap_bytes, &k->flags};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+    if (next_uleb(r, c, fields[i], "capture chunk") != 0)
+      return r->error->status;
+  return SNAPSHOT_OK;  /* fields a later version appends are skipped */
+}
+
+/* One string record. */
+static enum snapshot_status read_string(struct reading *r, struct cursor *c)
+{
+  struct snapshot *s = r->snapshot;
+  uint64_t length, at = c->base + c->pos;
+  if (next_uleb(r, c, &length, "string") != 0)
+    return r->error->status;
+  if (length > c->size - c->pos)
+    return fail(r, SNAPSHOT_CORRUPT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
+  if (s->string_count == UINT32_MAX - 1)
+    return fail(r, SNAPSHOT_CORRUPT, at, "too many strings");
+  if (grow((void **)&s->strings, (size_t)s->string_count + 1, &r->string_capacity, sizeof *s->strings) != 0)
+    return no_memory(r, at);
+  char *text = malloc((size_t)length + 1);
+  if (!text)
+    return no_memory(r, at);
+  memcpy(text, c->data + c->pos, (size_t)length);
+  text[length] = '\0';
+  c->pos += (size_t)length;
+  s->strings[++s->string_count] = text;
+  return SNAPSHOT_OK;
+}
+
+/* A label word: kind, weak bit, and a string id that must be defined already. */
+static enum snapshot_status read_label(struct reading *r, struct cursor *c, uint64_t word,
+                                       uint64_t at, struct snapshot_reference *ref)
+{
+  ref->weak = (int)(word & 1);
+  unsigned kind = (unsigned)(word >> 1) & 7;
+  uint64_t payload = word >> 4;
+  if (kind >= SNAPSHOT_REF_KIND_COUNT)
+    return fail(r, SNAPSHOT_CORRUPT, at, "reference of unknown kind %u", kind);
+  ref->kind = (enum snapshot_ref_kind)kind;
+  ref->text = 0;
+  ref->index = 0;
+  if (ref->kind == SNAPSHOT_REF_INDEX) {
+    ref->index = unzigzag(payload);
+  } else {
+    if (payload == 0 || payload > r->snapshot->string_count)
+      return fail(r, SNAPSHOT_CORRUPT, at, "label names string %" PRIu64 ", not defined before", payload);
+    ref->text = (uint32_t)payload;
+  }
+  (void)c;
+  return SNAPSHOT_OK;
+}
+
+/* References up to the list's end (a 0), appended to the snapshot's. */
+static enum snapshot_status read_references(struct reading *r, struct cursor *c, uint64_t address,
+                                            struct snapshot_object *owner)
+{
+  struct snapshot *s = r->snapshot;
+  for (;;) {
+    uint64_t word, delta, at = c->base + c->pos;
+    if (next_uleb(r, c, &word, "reference") != 0)
+      return r->error->status;
+    if (word == 0)
+      return SNAPSHOT_OK;
+    if (grow((void **)&s->references, s->reference_count, &r->reference_capacity, sizeof *s->references) != 0)
+      return no_memory(r, at);
+    struct snapshot_reference *ref = &s->references[s->reference_count];
+    if (read_label(r, c, word, at, ref) != SNAPSHOT_OK || next_uleb(r, c, &delta, "reference") != 0)
+      return r->error->status;
+    ref->target = address + (uint64_t)unzigzag(delta);
+    s->reference_count++;
+    owner->reference_count++;
+  }
+}
+
+static enum snapshot_status read_object(struct reading *r, struct cursor *c, uint64_t *address)
+{
+  struct snapshot *s = r->snapshot;
+  uint64_t at = c->base + c->pos;
+  uint8_t head = c->data[c->pos++];
+  unsigned type = head & 0xf, flags = head >> 4;
+  uint64_t delta;
+  if (next_uleb(r, c, &delta, "object") != 0)
+    return r->error->status;
+  *address += (uint64_t)unzigzag(delta);
+  if (type == SNAPSHOT_CONTINUED) {
+    struct snapshot_object *last = s->object_count ? &s->objects[s->object_count - 1] : NULL;
+    if (!last || last->address != *address || last->first_reference + last->reference_count != s->reference_count)
+      return fail(r, SNAPSHOT_CORRUPT, at, "continued references of no object before them");
+    return read_references(r, c, *address, last);
+  }
+  if (type >= SNAPSHOT_TYPE_COUNT)
+    return fail(r, SNAPSHOT_CORRUPT, at, "object of unknown type %u", type);
+  if (grow((void **)&s->objects, s->object_count, &r->object_capacity, sizeof *s->objects) != 0)
+    return no_memory(r, at);
+  struct snapshot_object *o = &s->objects[s->object_count];
+  memset(o, 0, sizeof *o);
+  o->address = *address;
+  o->type = (enum snapshot_type)type;
+  o->flags = flags & (SNAPSHOT_FLAG_WEAK_KEYS | SNAPSHOT_FLAG_WEAK_VALUES);
+  o->offset = at;
+  o->first_block = s->block_count;
+  o->first_reference = s->reference_count;
+  if (next_uleb(r, c, &o->size, "object size") != 0 || next_uleb(r, c, &o->count, "object count") != 0)
+    return r->error->status;
+  uint64_t bytes = o->size;
+  if (flags & SNAPSHOT_FLAG_BLOCKS) {
+    uint64_t n;
+    if (next_uleb(r, c, &n, "block count") != 0)
+      return r->error->status;
+    if (n == 0 || n > SNAPSHOT_MAX_BLOCKS)
+      return fail(r, SNAPSHOT_CORRUPT, at, "object with %" PRIu64 " blocks", n);
+    for (uint64_t i = 0; i < n; i++) {
+      uint64_t offset;
+      if (grow((void **)&s->blocks, s->block_count, &r->block_capacity, sizeof *s->blocks) != 0)
+        return no_memory(r, at);
+      struct snapshot_block *b = &s->blocks[s->block_count];
+      if (next_uleb(r, c, &offset, "block") != 0 || next_uleb(r, c, &b->size, "block") != 0)
+        return r->error->status;
+      b->address = o->address + (uint64_t)unzigzag(offset);
+      bytes += b->size;
+      s->block_count++;
+    }
+    o->block_count = (uint32_t)n;
+  }
+  if (flags & SNAPSHOT_FLAG_NAME) {
+    uint64_t name;
+    if (next_uleb(r, c, &name, "object name") != 0)
+      return r->error->status;
+    if (name == 0 || name > s->string_count)
+      return fail(r, SNAPSHOT_CORRUPT, at, "object named by string %" PRIu64 ", not defined before", name);
+    o->name = (uint32_t)name;
+  }
+  s->object_count++;
+  s->object_bytes += bytes;
+  return read_references(r, c, o->address, o);
+}
+
+/* One root record. */
+static enum snapshot_status read_root(struct reading *r, struct cursor *c)
+{
+  struct snapshot *s = r->snapshot;
+  uint64_t word, target, at = c->base + c->pos;
+  struct snapshot_reference label;
+  if (next_uleb(r, c, &word, "root") != 0 || read_label(r, c, word, at, &label) != SNAPSHOT_OK ||
+      next_uleb(r, c, &target, "root") != 0)
+    return r->error->status;
+  if (label.kind != SNAPSHOT_REF_OTHER)
+    return fail(r, SNAPSHOT_CORRUPT, at, "root without a text label");
+  if (grow((void **)&s->roots, s->root_count, &r->root_capacity, sizeof *s->roots) != 0)
+    return no_memory(r, at);
+  s->roots[s->root_count++] = (struct snapshot_root){target, label.text, label.weak};
+  return SNAPSHOT_OK;
+}
+
+static enum snapshot_status read_end(struct reading *r, struct cursor *c)
+{
+  struct snapshot *s = r->snapshot;
+  static const char *const names[] = {"objects", "references", "roots", "strings", "object bytes"};
+  const uint64_t have[] = {s->object_count, s->reference_count, s->root_count, s->string_count,
+                           s->object_bytes};
+  for (size_t i = 0; i < 5; i++) {
+    uint64_t at = c->base + c->pos;
+    if (next_uleb(r, c, &r->end_totals[i], "end chunk") != 0)
+      return r->error->status;
+    if (r->end_totals[i] != have[i])
+      return fail(r, SNAPSHOT_CORRUPT, at, "the end says %" PRIu64 " %s, the chunks hold %" PRIu64,
+                  r->end_totals[i], names[i], have[i]);
+  }
+  /* The chunk table is for readers that seek; this one has read them all, and checks it. */
+  uint64_t chunks, listed;
+  if (next_uleb(r, c, &chunks, "end chunk") != 0 || next_uleb(r, c, &listed, "end chunk") != 0)
+    return r->error->status;
+  if (listed > chunks)
+    return fail(r, SNAPSHOT_CORRUPT, c->base, "the end lists %" PRIu64 " chunks of %" PRIu64, listed, chunks);
+  for (uint64_t i = 0; i < listed; i++) {
+    uint64_t offset, at = c->base + c->pos;
+    if (c->pos >= c->size)
+      return fail(r, SNAPSHOT_CORRUPT, at, "end chunk: the chunk table ends early");
+    c->pos++;  /* the chunk's tag */
+    if (next_uleb(r, c, &offset, "end chunk") != 0)
+      return r->error->status;
+    if (offset + SNAPSHOT_CHUNK_HEAD_BYTES > c->base)
+      return fail(r, SNAPSHOT_CORRUPT, at, "end chunk: a chunk at byte %" PRIu64 ", past the end", offset);
+  }
+  return SNAPSHOT_OK;
+}
+
+/* What a snapshot held before a record: a record of a cut chunk that does not decode is taken
+ * back to it. */
+struct mark {
+  size_t objects, blocks, references, roots, last_references, position;
+  uint32_t strings;
+  uint64_t bytes;
+};
+
+static struct mark mark_take(const struct snapshot *s, const struct cursor *c)
+{
+  return (struct mark){s->object_count, s->block_count, s->reference_count, s->root_count,
+                       s->object_count ? s->objects[s->object_count - 1].reference_count : 0, c->pos,
+                       s->string_count, s->object_bytes};
+}
+
+static void mark_restore(struct snapshot *s, struct cursor *c, const struct mark *m)
+{
+  while (s->string_count > m->strings)
+    free(s->strings[s->string_count--]);
+  s->object_count = m->objects;
+  s->block_count = m->blocks;
+  s->reference_count = m->references;
+  s->root_count = m->roots;
+  if (s->object_count)
+    s->objects[s->object_count - 1].reference_count = m->last_references;
+  s->object_bytes = m->bytes;
+  c->pos = m->position;
+}
+
+/* A chunk's records. cut: the file ends inside this chunk (c holds what is there): the records
+ * that decode are kept, up to the first that does not (it may be the one the cut went through);
+ * c->pos is left after the last one kept. */
+static enum snapshot_status read_chunk(struct reading *r, enum snapshot_chunk_tag tag,
+                                       struct cursor *c, uint32_t count, int cut)
+{
+  struct snapshot *s = r->snapshot;
+  if (tag == SNAPSHOT_CHUNK_END && !cut)
+    return read_end(r, c);
+  if (tag != SNAPSHOT_CHUNK_STRINGS && tag != SNAPSHOT_CHUNK_OBJECTS && tag != SNAPSHOT_CHUNK_ROOTS) {
+    c->pos = cut ? 0 : c->size;
+    return SNAPSHOT_OK;  /* a chunk a later version adds: skipped (or a cut end: nothing of it kept) */
+  }
+  uint64_t address = 0;
+  uint32_t n = 0;
+  while (c->pos < c->size) {
+    struct mark m = mark_take(s, c);
+    enum snapshot_status st = tag == SNAPSHOT_CHUNK_STRINGS  ? read_string(r, c)
+                            : tag == SNAPSHOT_CHUNK_OBJECTS ? read_object(r, c, &address)
+                                                            : read_root(r, c);
+    if (st != SNAPSHOT_OK) {
+      if (!cut || st == SNAPSHOT_NO_MEMORY)
+        return st;
+      mark_restore(s, c, &m);
+      memset(r->error, 0, sizeof *r->error);
+      return SNAPSHOT_OK;
+    }
+    n++;
+  }
+  if (!cut && n != count)
+    return fail(r, SNAPSHOT_CORRUPT, c->base - SNAPSHOT_CHUNK_HEAD_BYTES,
+                "%s chunk says %" PRIu32 " records and holds %" PRIu32,
+                tag == SNAPSHOT_CHUNK_STRINGS ? "strings" : tag == SNAPSHOT_CHUNK_OBJECTS ? "objects" : "roots",
+                count, n);
+  return SNAPSHOT_OK;
+}
+
+static int compare_objects(const void *a, const void *b)
+{
+  uint64_t x = ((const struct snapshot_object *)a)->address, y = ((const struct snapshot_object *)b)->address;
+  return x < y ? -1 : x > y;
+}
+
+static int compare_owners(const void *a, const void *b)
+{
+  uint64_t x = ((const struct snapshot_block_owner *)a)->address;
+  uint64_t y = ((const struct snapshot_block_owner *)b)->address;
+  return x < y ? -1 : x > y;
+}
+
+/* Objects by address, and every owned block's owner. Two objects at one address are an error. */
+static enum snapshot_status index_objects(struct reading *r)
+{
+  struct snapshot *s = r->snapshot;
+  if (s->object_count > 1)
+    qsort(s->objects, s->object_count, sizeof *s->objects, compare_objects);
+  for (size_t i = 1; i < s->object_count; i++)
+    if (s->objects[i].address == s->objects[i - 1].address)
+      return fail(r, SNAPSHOT_CORRUPT, s->objects[i].offset > s->objects[i - 1].offset ? s->objects[i].offset : s->objects[i - 1].offset,
+                  "a second object at address 0x%" PRIx64, s->objects[i].address);
+  size_t n = s->object_count + s->block_count;
+  s->block_index = malloc((n ? n : 1) * sizeof *s->block_index);
+  if (!s->block_index)
+    return no_memory(r, 0);
+  size_t k = 0;
+  for (size_t i = 0; i < s->object_count; i++) {
+    const struct snapshot_object *o = &s->objects[i];
+    s->block_index[k++] = (struct snapshot_block_owner){o->address, o->size, i};
+    for (uint32_t b = 0; b < o->block_count; b++)
+      s->block_index[k++] = (struct snapshot_block_owner){s->blocks[o->first_block + b].address,
+                                                          s->blocks[o->first_block + b].size, i};
+  }
+  qsort(s->block_index, n, sizeof *s->block_index, compare_owners);
+  return SNAPSHOT_OK;
+}
+
+enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
+                                          const char *name, struct snapshot_error *error)
+{
+  struct reading r = {.snapshot = snapshot, .name = name, .error = error};
+  const uint8_t *in = data;
+  memset(snapshot, 0, sizeof *snapshot);
+  memset(error, 0, sizeof *error);
+  snapshot->strings = calloc(1, sizeof *snapshot->strings);
+  if (!snapshot->strings)
+    return no_memory(&r, 0);
+  r.string_capacity = 1;
+  snapshot->strings[0] = NULL;
+  if (size < SNAPSHOT_HEADER_BYTES || memcmp(in, SNAPSHOT_MAGIC, 4) != 0) {
+    if (size < SNAPSHOT_HEADER_BYTES && !memcmp(in, SNAPSHOT_MAGIC, size < 4 ? size : 4))
+      fail(&r, SNAPSHOT_CORRUPT, size, "cut inside the header: no snapshot to read");
+    else
+      fail(&r, SNAPSHOT_CORRUPT, 0, "not a heap snapshot (no \"%s\" magic)", SNAPSHOT_MAGIC);
+    snapshot_free(snapshot);
+    return error->status;
+  }
+  if (in[4] != SNAPSHOT_VERSION) {
+    fail(&r, SNAPSHOT_UNSUPPORTED, 4, "heap snapshot version %u; this ljleak reads version %d",
+         in[4], SNAPSHOT_VERSION);
+    snapshot_free(snapshot);
+    return error->status;
+  }
+  size_t pos = SNAPSHOT_HEADER_BYTES;
+  int have_capture = 0, ended = 0;
+  enum snapshot_status st = SNAPSHOT_OK;
+  while (st == SNAPSHOT_OK && !ended && pos < size) {
+    if (size - pos < SNAPSHOT_CHUNK_HEAD_BYTES)
+      break;  /* cut inside a chunk's head */
+    enum snapshot_chunk_tag tag = (enum snapshot_chunk_tag)in[pos];
+    uint32_t length = get32(in + pos + 1), count = get32(in + pos + 5);
+    if (length > size - pos - SNAPSHOT_CHUNK_HEAD_BYTES) {
+      /* Cut inside its body: the records that are whole are kept. */
+      struct cursor c = {in + pos + SNAPSHOT_CHUNK_HEAD_BYTES, size - pos - SNAPSHOT_CHUNK_HEAD_BYTES, 0,
+                         pos + SNAPSHOT_CHUNK_HEAD_BYTES};
+      if (have_capture)
+        st = read_chunk(&r, tag, &c, count, 1);
+      if (c.pos)
+        pos += SNAPSHOT_CHUNK_HEAD_BYTES + c.pos;
+      break;
+    }
+    struct cursor c = {in + pos + SNAPSHOT_CHUNK_HEAD_BYTES, length, 0, pos + SNAPSHOT_CHUNK_HEAD_BYTES};
+    if ((tag == SNAPSHOT_CHUNK_CAPTURE) == have_capture)
+      st = fail(&r, SNAPSHOT_CORRUPT, pos, have_capture ? "a second capture chunk" : "the first chunk is not the capture chunk");
+    else if (tag == SNAPSHOT_CHUNK_CAPTURE)
+      st = read_capture(&r, &c);
+    else
+      st = read_chunk(&r, tag, &c, count, 0);
+    if (st == SNAPSHOT_OK && tag != SNAPSHOT_CHUNK_CAPTURE && c.pos != c.size)
+      st = fail(&r, SNAPSHOT_CORRUPT, c.base + c.pos, "%zu bytes left over at the end of a chunk", c.size - c.pos);
+    have_capture = 1;
+    ended = tag == SNAPSHOT_CHUNK_END;
+    pos += SNAPSHOT_CHUNK_HEAD_BYTES + (size_t)length;
+  }
+  int trailer_cut = ended && size - pos < SNAPSHOT_TRAILER_BYTES;
+  if (st == SNAPSHOT_OK && ended && trailer_cut) {
+    ended = 0;  /* every record is there; the file was still cut */
+  } else if (st == SNAPSHOT_OK && ended) {
+    uint64_t end_offset = 0;
+    if (size - pos != SNAPSHOT_TRAILER_BYTES || memcmp(in + pos + 8, SNAPSHOT_TRAILER_MAGIC, 4) != 0)
+      st = fail(&r, SNAPSHOT_CORRUPT, pos, "the end chunk is not followed by the trailer alone");
+    for (int i = 7; st == SNAPSHOT_OK && i >= 0; i--)
+      end_offset = end_offset << 8 | in[pos + (size_t)i];
+    if (st == SNAPSHOT_OK && end_offset + SNAPSHOT_CHUNK_HEAD_BYTES > pos)
+      st = fail(&r, SNAPSHOT_CORRUPT, pos, "the trailer points past the end chunk");
+  }
+  if (st == SNAPSHOT_OK && !have_capture)
+    st = fail(&r, SNAPSHOT_CORRUPT, pos, "cut before the capture chunk: no snapshot to read");
+  if (st == SNAPSHOT_OK)
+    st = index_objects(&r);
+  if (st != SNAPSHOT_OK) {
+    snapshot_free(snapshot);
+    return st;
+  }
+  snapshot->complete = ended || trailer_cut;
+  if (!ended)
+    return fail(&r, SNAPSHOT_CUT, pos,
+                "the snapshot is cut here (%s): %zu objects and %zu references read",
+                trailer_cut ? "in its trailer, after every record" : "its end is missing",
+                snapshot->object_count, snapshot->reference_count);
+  return SNAPSHOT_OK;
+}
+
+enum snapshot_status snapshot_read_file(struct snapshot *snapshot, const char *path,
+                                        struct snapshot_error *error)
+{
+  char *data;
+  size_t size;
+  int system_error;
+  memset(snapshot, 0, sizeof *snapshot);
+  memset(error, 0, sizeof *error);
+  if (whole_file_read(path, &data, &size, &system_error, error->message, sizeof error->message) !=
+      WHOLE_FILE_OK) {
+    error->status = SNAPSHOT_IO;
+    return SNAPSHOT_IO;
+  }
+  enum snapshot_status st = snapshot_read_memory(snapshot, data, size, path, error);
+  free(data);
+  return st;
+}
+
+enum snapshot_status snapshot_check_capture(const struct snapshot *snapshot, const char *name,
+                                            uint64_t pid, double start, struct snapshot_error *error)
+{
+  /* The index writes start with %.3f: milliseconds, to within rounding. */
+  double start_ms = start * 1000.0;
+  double diff = (double)snapshot->capture.start_ms - start_ms;
+  if (snapshot->capture.pid == pid && diff > -1.5 && diff < 1.5)
+    return SNAPSHOT_OK;
+  snprintf(error->message, sizeof error->message,
+           "%s: byte %d: belongs to another capture (pid %" PRIu64 ", started %.3f), not this one "
+           "(pid %" PRIu64 ", started %.3f)",
+           name, SNAPSHOT_HEADER_BYTES + SNAPSHOT_CHUNK_HEAD_BYTES, snapshot->capture.pid,
+           (double)snapshot->capture.start_ms / 1000.0, pid, start);
+  error->status = SNAPSHOT_FOREIGN;
+  error->offset = SNAPSHOT_HEADER_BYTES + SNAPSHOT_CHUNK_HEAD_BYTES;
+  return SNAPSHOT_FOREIGN;
+}
+
+const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uint64_t address)
+{
+  size_t lo = 0, hi = snapshot->object_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (snapshot->objects[mid].address < address)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < snapshot->object_count && snapshot->objects[lo].address == address ? &snapshot->objects[lo] : NULL;
+}
+
+const struct snapshot_object *snapshot_find_block(const struct snapshot *snapshot, uint64_t address)
+{
+  size_t n = snapshot->object_count + snapshot->block_count, lo = 0, hi = n;
+  if (!snapshot->block_index)
+    return NULL;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (snapshot->block_index[mid].address < address)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && snapshot->block_index[lo].address == address
+           ? &snapshot->objects[snapshot->block_index[lo].object]
+           : NULL;
+}
+
+const char *snapshot_string(const struct snapshot *snapshot, uint32_t id)
+{
+  return id >= 1 && id <= snapshot->string_count ? snapshot->strings[id] : "";
+}
+
+const char *snapshot_label(const struct snapshot *snapshot, const struct snapshot_reference *ref,
+                           char *out, size_t size)
+{
+  const char *text = snapshot_string(snapshot, ref->text);
+  switch (ref->kind) {
+  case SNAPSHOT_REF_INDEX:
+    snprintf(out, size, "[%" PRId64 "]", ref->index);
+    break;
+  case SNAPSHOT_REF_KEY:
+    snprintf(out, size, "key %s", text);
+    break;
+  default:
+    snprintf(out, size, "%s", text);
+    break;
+  }
+  return out;
+}
+
+const char *snapshot_type_name(enum snapshot_type type)
+{
+  static const char *const names[SNAPSHOT_TYPE_COUNT] = {
+    "continued", "string", "table", "function", "C function", "prototype",
+    "upvalue", "thread", "userdata", "cdata", "trace", "vm"};
+  return (unsigned)type < SNAPSHOT_TYPE_COUNT ? names[type] : "?";
+}
+
+void snapshot_free(struct snapshot *snapshot)
+{
+  if (snapshot->strings)
+    for (uint32_t i = 1; i <= snapshot->string_count; i++)
+      free(snapshot->strings[i]);
+  free(snapshot->strings);
+  free(snapshot->objects);
+  free(snapshot->blocks);
+  free(snapshot->references);
+  free(snapshot->roots);
+  free(snapshot->block_index);
+  memset(snapshot, 0, sizeof *snapshot);
+}
