@@ -205,6 +205,93 @@ START_TEST(test_site_hash_collisions_never_merge_sites)
 }
 END_TEST
 
+START_TEST(test_live_map_remove_dead_keeps_every_live_block)
+{
+  struct diff_live_map map;
+  ck_assert_int_eq(diff_live_map_init(&map), 0);
+  /* clustered addresses, as an allocator gives, so that probe runs are long */
+  for (uint64_t i = 1; i <= 5000; i++) {
+    int created;
+    struct diff_live_block *block = diff_live_map_insert(&map, i * 16, &created);
+    ck_assert_ptr_nonnull(block);
+    block->site = i % 3 ? (uint32_t)i : DIFF_LIVE_MAP_DEAD;
+    ck_assert_int_eq(live_map_set_size(&map, block, i % 7 ? i : UINT64_C(1) << 33), 0);
+  }
+  diff_live_map_remove_dead(&map);
+  ck_assert_uint_eq(map.count, 5000 - 5000 / 3);
+  for (uint64_t i = 1; i <= 5000; i++) {
+    const struct diff_live_block *block = diff_live_map_find(&map, i * 16);
+    if (i % 3 == 0) {
+      ck_assert_ptr_null(block);
+      continue;
+    }
+    ck_assert_ptr_nonnull(block);
+    ck_assert_uint_eq(block->site, (uint32_t)i);
+    ck_assert_uint_eq(live_map_size(&map, block), i % 7 ? i : UINT64_C(1) << 33);
+  }
+  diff_live_map_release(&map);
+}
+END_TEST
+
+/* Segment 1 makes 1000 blocks at @a.lua:1; segment 2 (few addresses: the
+ * capture's map takes them one by one) frees 10 and reallocates 5 of them to
+ * @b.lua:2; segment 3 (as many addresses as the capture holds: its map becomes
+ * the capture's) frees 300 more, makes 600 new ones at @b.lua:2 and 1 over a
+ * live block. */
+START_TEST(test_merge_by_address_and_by_taking_the_segment_map_agree)
+{
+  struct diff_aggregate aggregate;
+  ck_assert_int_eq(diff_aggregate_init(&aggregate, 0), 0);
+  for (int number = 0; number < 3; number++) {
+    struct diff_segment_aggregate segment;
+    ck_assert_int_eq(diff_segment_aggregate_init(&segment), 0);
+    uint32_t a, b;
+    ck_assert_int_eq(diff_segment_aggregate_site(&segment, "@a.lua:1", 8, DIFF_SITE_LUA, &a), 0);
+    ck_assert_int_eq(diff_segment_aggregate_site(&segment, "@b.lua:2", 8, DIFF_SITE_LUA, &b), 0);
+    if (number == 0)
+      for (uint64_t i = 0; i < 1000; i++)
+        ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, a, 0x10000 + i * 32, live_map_hash(0x10000 + i * 32), 100, 0), 0);
+    if (number == 1) {
+      for (uint64_t i = 0; i < 10; i++)
+        ck_assert_int_eq(diff_segment_aggregate_free(&segment, 0x10000 + i * 32, live_map_hash(0x10000 + i * 32), 0), 0);
+      for (uint64_t i = 10; i < 15; i++) {
+        uint64_t address = 0x10000 + i * 32;
+        ck_assert_int_eq(diff_segment_aggregate_free(&segment, address, live_map_hash(address), 0), 0);
+        ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, b, address, live_map_hash(address), 40, 0), 0);
+      }
+    }
+    if (number == 2) {
+      for (uint64_t i = 100; i < 400; i++)
+        ck_assert_int_eq(diff_segment_aggregate_free(&segment, 0x10000 + i * 32, live_map_hash(0x10000 + i * 32), 0), 0);
+      for (uint64_t i = 0; i < 600; i++)
+        ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, b, 0x90000 + i * 32, live_map_hash(0x90000 + i * 32), 8, 0), 0);
+      ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, b, 0x10000 + 999 * 32, live_map_hash(0x10000 + 999 * 32), 8, 0), 0);
+    }
+    ck_assert_int_eq(diff_segment_aggregate_end_piece(&segment, 1, 0), 0);
+    ck_assert_int_eq(diff_aggregate_merge(&aggregate, &segment), 0);
+    diff_segment_aggregate_release(&segment);
+  }
+  uint32_t a = diff_site_table_find(&aggregate.sites, "@a.lua:1", 8);
+  uint32_t b = diff_site_table_find(&aggregate.sites, "@b.lua:2", 8);
+  ck_assert_uint_eq(aggregate.data[a].series_live_bytes[0], 100000);
+  ck_assert_uint_eq(aggregate.data[a].series_live_bytes[1], 98500);
+  ck_assert_uint_eq(aggregate.data[b].series_live_bytes[1], 200);
+  ck_assert_uint_eq(aggregate.data[a].series_live_bytes[2], 68400);
+  ck_assert_uint_eq(aggregate.data[b].series_live_bytes[2], 200 + 4808);
+  ck_assert_uint_eq(aggregate.live.count, 990 - 300 + 600);
+  const struct diff_live_block *block = diff_live_map_find(&aggregate.live, 0x10000 + 999 * 32);
+  ck_assert_ptr_nonnull(block);
+  ck_assert_uint_eq(block->site, b);
+  ck_assert_uint_eq(live_map_size(&aggregate.live, block), 8);
+  ck_assert_ptr_null(diff_live_map_find(&aggregate.live, 0x10000));
+  ck_assert_ptr_null(diff_live_map_find(&aggregate.live, 0x10000 + 100 * 32));
+  block = diff_live_map_find(&aggregate.live, 0x10000 + 12 * 32);
+  ck_assert_ptr_nonnull(block);
+  ck_assert_uint_eq(block->site, b);
+  diff_aggregate_release(&aggregate);
+}
+END_TEST
+
 START_TEST(test_colliding_sites_keep_their_own_series_across_segments)
 {
   struct diff_aggregate aggregate;
@@ -229,7 +316,6 @@ START_TEST(test_colliding_sites_keep_their_own_series_across_segments)
     ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, a, address_a, live_map_hash(address_a), 10, 0), 0);
     ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, b, address_b, live_map_hash(address_b), 1000, 0), 0);
     ck_assert_int_eq(diff_segment_aggregate_end_piece(&segment, 1, 0), 0);  /* the segment is one piece */
-    diff_segment_aggregate_finish(&segment);
     ck_assert_int_eq(diff_aggregate_merge(&aggregate, &segment), 0);
     diff_segment_aggregate_release(&segment);
   }
@@ -894,6 +980,8 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_block_born_in_segment_1_and_freed_in_3_is_charged_until_3);
   tcase_add_test(tc, test_free_of_unknown_address_is_ignored);
+  tcase_add_test(tc, test_live_map_remove_dead_keeps_every_live_block);
+  tcase_add_test(tc, test_merge_by_address_and_by_taking_the_segment_map_agree);
   tcase_add_test(tc, test_alloc_over_live_address_closes_old_block);
   tcase_add_test(tc, test_realloc_frees_old_block_and_charges_new_one_to_realloc_site);
   tcase_add_test(tc, test_site_hash_collisions_never_merge_sites);
