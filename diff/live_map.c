@@ -10,6 +10,7 @@ int diff_live_map_init(struct diff_live_map *map)
 {
   map->slots = calloc(LIVE_MAP_INITIAL_SLOTS, sizeof *map->slots);
   map->mask = LIVE_MAP_INITIAL_SLOTS - 1;
+  map->limit = LIVE_MAP_INITIAL_SLOTS / 4 * 3;
   map->count = 0;
   map->big = NULL;
   map->big_count = map->big_capacity = 0;
@@ -22,6 +23,7 @@ void diff_live_map_release(struct diff_live_map *map)
   free(map->big);
   map->slots = NULL;
   map->mask = 0;
+  map->limit = 0;
   map->count = 0;
   map->big = NULL;
   map->big_count = map->big_capacity = 0;
@@ -98,6 +100,7 @@ int diff_live_map_grow(struct diff_live_map *map)
     return -1;
   map->slots = slots;
   map->mask = old_size * 2 - 1;
+  map->limit = old_size / 2 * 3;
   keyed_slots_move(slots, map->mask, old, old_size - 1);
   free(old);
   return 0;

@@ -38,6 +38,7 @@ struct diff_live_map {
   struct diff_live_block *slots;
   size_t mask;                /* slot count - 1 (a power of two) */
   size_t count;
+  size_t limit;               /* the count that makes it grow: 3/4 of the slots */
   struct diff_live_map_big *big;
   size_t big_count, big_capacity;
 };
@@ -79,7 +80,7 @@ static inline struct diff_live_block *live_map_insert_hashed(struct diff_live_ma
   *created = 0;
   if (!address)
     return NULL;
-  if ((map->count + 1) * 4 > (map->mask + 1) * 3 && diff_live_map_grow(map) < 0)
+  if (map->count >= map->limit && diff_live_map_grow(map) < 0)
     return NULL;
   int found;
   struct diff_live_block *slot = &map->slots[keyed_slots_probe(map->slots, map->mask, address, hash, &found)];
