@@ -56,7 +56,9 @@ struct diff_live_block *diff_live_map_find(const struct diff_live_map *map, uint
  * absent. NULL when out of memory or address is 0. */
 struct diff_live_block *diff_live_map_insert(struct diff_live_map *map, uint64_t address, int *created);
 
-/* Doubles the slots (diff_live_map_insert does it when the map is 3/4 full). Returns -1 when out of memory. */
+/* Doubles the slots (diff_live_map_insert does it when the map is 3/4 full),
+ * in place. Returns -1 when out of memory: the map is then only fit to be
+ * released. */
 int diff_live_map_grow(struct diff_live_map *map);
 
 /* Asks the cache for the slot where address would start its probe, ahead of

@@ -292,6 +292,99 @@ START_TEST(test_merge_by_address_and_by_taking_the_segment_map_agree)
 }
 END_TEST
 
+/* An address whose hash (keyed_slots_hash, a bijection) is hash. */
+static uint64_t address_with_hash(uint64_t hash)
+{
+  const uint64_t multiplier = UINT64_C(0xd6e8feb86659fd93);
+  uint64_t inverse = multiplier;  /* Newton's iteration: exact mod 2^64 after five steps */
+  for (int i = 0; i < 5; i++)
+    inverse *= 2 - multiplier * inverse;
+  uint64_t x = hash ^ hash >> 32;
+  x *= inverse;
+  x ^= x >> 32;
+  ck_assert_uint_eq(keyed_slots_hash(x), hash);
+  return x;
+}
+
+/* Grows a map of 1024 slots (768 blocks make it grow) holding crowded
+ * blocks, whose new homes are the last four slots of 2048 (so that they
+ * wrap around the end), and blocks at clustered addresses; every block is
+ * found with its site afterwards. crowded 40 fits the stash; 600 overflows
+ * it, and the growth falls back to a copy. */
+static void grow_with_crowded_end(int crowded)
+{
+  struct diff_live_map map;
+  ck_assert_int_eq(diff_live_map_init(&map), 0);
+  ck_assert_uint_eq(map.mask, 1023);
+  uint64_t addresses[800];
+  for (int i = 0; i < 800; i++) {
+    addresses[i] = i < crowded ? address_with_hash((uint64_t)(2047 - i % 4) | (uint64_t)i << 11)
+                               : UINT64_C(0x7f0000000000) + (uint64_t)i * 48;
+    int created;
+    struct diff_live_block *block = diff_live_map_insert(&map, addresses[i], &created);
+    ck_assert_ptr_nonnull(block);
+    ck_assert_int_eq(created, 1);
+    block->site = (uint32_t)i;
+    block->size = (uint32_t)i + 1;
+  }
+  ck_assert_uint_eq(map.mask, 2047);
+  ck_assert_uint_eq(map.count, 800);
+  for (int i = 0; i < 800; i++) {
+    const struct diff_live_block *block = diff_live_map_find(&map, addresses[i]);
+    ck_assert_ptr_nonnull(block);
+    ck_assert_uint_eq(block->site, (uint32_t)i);
+    ck_assert_uint_eq(block->size, (uint32_t)i + 1);
+  }
+  for (int i = 0; i < 800; i += 2)
+    ck_assert_int_eq(diff_live_map_remove(&map, addresses[i], NULL, NULL), 1);
+  for (int i = 0; i < 800; i++)
+    ck_assert((diff_live_map_find(&map, addresses[i]) != NULL) == (i % 2 == 1));
+  diff_live_map_release(&map);
+}
+
+START_TEST(test_live_map_grows_in_place_with_a_crowded_end)
+{
+  grow_with_crowded_end(40);
+}
+END_TEST
+
+START_TEST(test_live_map_grows_by_copy_when_too_crowded_at_the_end)
+{
+  grow_with_crowded_end(600);
+}
+END_TEST
+
+START_TEST(test_live_map_keeps_every_block_through_growths)
+{
+  struct diff_live_map map;
+  ck_assert_int_eq(diff_live_map_init(&map), 0);
+  uint64_t random = 88172645463325252u;
+  for (uint64_t i = 0; i < 200000; i++) {
+    random ^= random << 13;  /* xorshift64: scattered addresses among clustered ones */
+    random ^= random >> 7;
+    random ^= random << 17;
+    uint64_t address = i % 3 ? UINT64_C(0x55aa00000000) + i * 32 : random | 1;
+    int created;
+    struct diff_live_block *block = diff_live_map_insert(&map, address, &created);
+    ck_assert_ptr_nonnull(block);
+    block->site = (uint32_t)(address >> 4);
+  }
+  ck_assert_uint_eq(map.count, 200000);
+  ck_assert_uint_le(map.count * 4, (map.mask + 1) * 3);
+  size_t found = 0;
+  for (size_t i = 0; i <= map.mask; i++) {
+    const struct diff_live_block *slot = &map.slots[i];
+    if (!slot->address)
+      continue;
+    ck_assert_ptr_eq(diff_live_map_find(&map, slot->address), slot);
+    ck_assert_uint_eq(slot->site, (uint32_t)(slot->address >> 4));
+    found++;
+  }
+  ck_assert_uint_eq(found, 200000);
+  diff_live_map_release(&map);
+}
+END_TEST
+
 START_TEST(test_colliding_sites_keep_their_own_series_across_segments)
 {
   struct diff_aggregate aggregate;
@@ -981,6 +1074,9 @@ int main(void)
   tcase_add_test(tc, test_block_born_in_segment_1_and_freed_in_3_is_charged_until_3);
   tcase_add_test(tc, test_free_of_unknown_address_is_ignored);
   tcase_add_test(tc, test_live_map_remove_dead_keeps_every_live_block);
+  tcase_add_test(tc, test_live_map_grows_in_place_with_a_crowded_end);
+  tcase_add_test(tc, test_live_map_grows_by_copy_when_too_crowded_at_the_end);
+  tcase_add_test(tc, test_live_map_keeps_every_block_through_growths);
   tcase_add_test(tc, test_merge_by_address_and_by_taking_the_segment_map_agree);
   tcase_add_test(tc, test_alloc_over_live_address_closes_old_block);
   tcase_add_test(tc, test_realloc_frees_old_block_and_charges_new_one_to_realloc_site);
