@@ -8,8 +8,12 @@
 # usage: sh bench/same-output.sh OLD NEW INPUT...
 # An INPUT is a capture directory or a stream file; a directory that holds
 # capture directories (no index nor segment of its own) stands for each of them.
+# FORMATS and JOBS (words) narrow what diff and report run on big inputs:
+# every format and -j 1 and 2 by default.
 # Exit status: 0 every output the same, 1 some differ (each one named).
 set -u
+FORMATS=${FORMATS:-text html json junit markdown pprof folded}
+JOBS=${JOBS:-1 2}
 if [ $# -lt 3 ]; then
   echo "usage: sh bench/same-output.sh OLD NEW INPUT..." >&2
   exit 2
@@ -55,8 +59,8 @@ same() {
 compare() {
   input=$1
   for by in site stack; do
-    for format in text html json junit markdown pprof folded; do
-      for jobs in 1 2; do
+    for format in $FORMATS; do
+      for jobs in $JOBS; do
         same "diff --by $by --format $format -j $jobs $input" \
           diff -q --by "$by" --format "$format" -j "$jobs" -o "$work/out" "$input"
       done
@@ -64,7 +68,7 @@ compare() {
   done
   "$new" diff -q --format json -o "$work/result.json" "$input" 2>/dev/null
   if [ -s "$work/result.json" ]; then
-    for format in text html json junit markdown pprof folded; do
+    for format in $FORMATS; do
       same "report --format $format of $input" report --format "$format" -o "$work/out" "$work/result.json"
     done
   fi
