@@ -60,7 +60,7 @@ $(BUILD)/bench/diff-gen: bench/diff-gen.c $(call stage_archives,format)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
 
 .PHONY: bench-diff
-bench-diff: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/run_timed
+bench-diff: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/run_timed $(BUILD)/bench/read_limit
 	BUILD=$(BUILD) SEGMENTS=$(BENCH_DIFF_SEGMENTS) PER=$(BENCH_DIFF_EVENTS_PER_SEGMENT) \
 	  RUNS=$(BENCH_DIFF_RUNS) sh bench/diff.sh
 
@@ -71,7 +71,8 @@ $(BUILD)/bench/stacks-gen: bench/stacks-gen.c $(call stage_archives,format)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
 
 .PHONY: bench-diff-stacks
-bench-diff-stacks: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/stacks-gen $(BUILD)/bench/run_timed
+bench-diff-stacks: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/stacks-gen $(BUILD)/bench/run_timed \
+  $(BUILD)/bench/read_limit
 	BUILD=$(BUILD) SEGMENTS=$(BENCH_DIFF_SEGMENTS) PER=$(BENCH_DIFF_EVENTS_PER_SEGMENT) \
 	  RUNS=$(BENCH_DIFF_RUNS) STACKS=1 sh bench/diff.sh
 
@@ -89,7 +90,7 @@ $(BUILD)/bench/run_timed: bench/run_timed.c
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $<
 
 .PHONY: bench-summary
-bench-summary: $(BUILD)/ljleak $(BUILD)/bench/gen_stream $(BUILD)/bench/run_timed
+bench-summary: $(BUILD)/ljleak $(BUILD)/bench/gen_stream $(BUILD)/bench/run_timed $(BUILD)/bench/read_limit
 	BUILD=$(BUILD) EVENTS=$(BENCH_SUMMARY_EVENTS) RUNS=$(BENCH_SUMMARY_RUNS) sh bench/summary.sh
 
 # The pause of a full GC cycle that the collector forces (edge_gc, --every,
@@ -156,3 +157,21 @@ $(BUILD)/bench/merge-gen: bench/merge-gen.c $(call stage_archives,report diff fo
 .PHONY: bench-merge
 bench-merge: $(BUILD)/ljleak $(BUILD)/bench/merge-gen $(BUILD)/bench/run_timed
 	BUILD=$(BUILD) RESULTS=$(BENCH_MERGE_RESULTS) RUNS=$(BENCH_MERGE_RUNS) sh bench/merge.sh
+
+# The physical limit of reading a stream on this machine (decoding and one
+# table update per event), printed beside the diff and summary figures.
+$(BUILD)/bench/read_limit: bench/read_limit.c $(call stage_archives,format)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
+
+# One stream read by ljleak diff and ljleak summary beside the physical
+# limit (bench/read_limit), and their bytes per live block on a stream that
+# ends with millions of live blocks.
+BENCHES += bench-read
+BENCH_READ_EVENTS ?= 10000000
+BENCH_READ_LIVE ?= 3000000
+BENCH_READ_RUNS ?= 5
+
+.PHONY: bench-read
+bench-read: $(BUILD)/ljleak $(BUILD)/bench/gen_stream $(BUILD)/bench/run_timed $(BUILD)/bench/read_limit
+	BUILD=$(BUILD) EVENTS=$(BENCH_READ_EVENTS) LIVE=$(BENCH_READ_LIVE) RUNS=$(BENCH_READ_RUNS) sh bench/read.sh

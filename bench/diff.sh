@@ -1,5 +1,6 @@
 #!/bin/sh
-# bench/diff.sh: events per second and peak memory of `ljleak diff` with -j 1 and -j 2.
+# bench/diff.sh: events per second and peak memory of `ljleak diff` with -j 1 and -j 2,
+# beside the physical limit (bench/read_limit).
 # BOUNDARY_EVERY=N: the capture's index has a boundary line every N events (a full
 # GC cycle each), so the diff reads every segment in pieces.
 # STACKS=1: every segment gets a stack sidecar (bench/stacks-gen: each allocation one
@@ -24,6 +25,8 @@ if [ ! -s "$dir/events" ]; then
 fi
 events=$(cat "$dir/events")
 echo "== ljleak diff$([ "$STACKS" = 1 ] && echo ' with stack sidecars'): $SEGMENTS segments, $events events, $("$BUILD/ljleak" info --get boundaries "$dir") boundary lines, $(du -sm "$dir" | cut -f1) MB"
+# the physical limit of this machine: decoding and one table update per event
+"$BUILD/bench/read_limit" "$RUNS" "$dir"/*.memprof
 for jobs in 1 2; do
   # exit 1 (a site is flagged: the generated leak) counts as success
   "$BUILD/bench/run_timed" --runs "$RUNS" --events "$events" --label "diff -j $jobs" -- \

@@ -1,5 +1,6 @@
 #!/bin/sh
-# bench/summary.sh: speed and peak memory of `ljleak summary --leak-only` on synthetic streams.
+# bench/summary.sh: speed and peak memory of `ljleak summary --leak-only` on synthetic streams,
+# beside the physical limit (bench/read_limit).
 # Streams are generated once into $BUILD/bench. Three cases: the base stream
 # (EVENTS events), one twice as long with the same live set (memory must not
 # grow), and one as long as the base with a ten times larger live set (memory
@@ -25,6 +26,7 @@ stream() {
 measure() {
   events=$(cut -d' ' -f1 < "$3.info")
   echo "== $1: $(cat "$3.info"), $(du -m "$3" | cut -f1) MB"
+  "$dir/read_limit" "$2" "$3"
   "$dir/run_timed" --runs "$2" --events "$events" --label "$1" -- \
     "$BUILD/ljleak" summary --leak-only "$3"
 }

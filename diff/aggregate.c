@@ -170,7 +170,111 @@ static void aggregate_piece_sites(struct diff_aggregate *aggregate, const struct
   }
 }
 
-int diff_aggregate_merge(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment)
+/* The hash of address, its slots in both maps asked for. */
+static inline size_t aggregate_prefetch(const struct diff_aggregate *aggregate,
+                                        const struct diff_segment_aggregate *segment, uint64_t address)
+{
+  size_t hash = live_map_hash(address);
+  live_map_prefetch(&aggregate->live, hash);
+  live_map_prefetch(&segment->touched, hash);
+  return hash;
+}
+
+/* The capture's block at address (if any) ended: freed, or closed by an alloc over it. */
+static inline void aggregate_end_at(struct diff_aggregate *aggregate, uint64_t address, size_t hash)
+{
+  const struct diff_live_block *slot = live_map_find_hashed(&aggregate->live, address, hash);
+  if (slot)
+    aggregate_end_block(aggregate, slot);
+}
+
+/* The capture's map takes what address holds at the segment's end. */
+static inline int aggregate_take_address(struct diff_aggregate *aggregate,
+                                         const struct diff_segment_aggregate *segment,
+                                         const uint32_t *global, uint64_t address, size_t hash)
+{
+  struct diff_live_map *live = &aggregate->live;
+  const struct diff_live_block *held = live_map_find_hashed(&segment->touched, address, hash);
+  if (held->site == DIFF_LIVE_MAP_DEAD) {
+    struct diff_live_block *slot = live_map_find_hashed(live, address, hash);
+    if (slot)
+      diff_live_map_remove_slot(live, slot);
+    return 0;
+  }
+  int created;
+  struct diff_live_block *slot = live_map_insert_hashed(live, address, hash, &created);
+  if (!slot)
+    return -1;
+  slot->site = global[held->site & DIFF_LIVE_MAP_SITE_MASK];
+  if (live_map_set_size(live, slot, live_map_size(&segment->touched, held)) < 0) {
+    diff_live_map_remove_slot(live, slot);
+    return -1;
+  }
+  return 0;
+}
+
+/* For every address of touches[from, to): ends the capture's block there
+ * (take 0), or gives the capture's map what it holds at the segment's end
+ * (take 1). The slots of both maps are prefetched AGGREGATE_AHEAD addresses
+ * ahead, their hashes kept in a ring so that each is computed once. */
+static inline int aggregate_touches(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment,
+                                    const uint32_t *global, size_t from, size_t to, int take)
+{
+  const uint64_t *touches = segment->touches;
+  size_t ring[AGGREGATE_AHEAD];
+  for (size_t i = from; i < to && i < from + AGGREGATE_AHEAD; i++)
+    ring[i & (AGGREGATE_AHEAD - 1)] = aggregate_prefetch(aggregate, segment, touches[i]);
+  for (size_t t = from; t < to; t++) {
+    size_t hash = ring[t & (AGGREGATE_AHEAD - 1)];
+    if (t + AGGREGATE_AHEAD < to)
+      ring[t & (AGGREGATE_AHEAD - 1)] = aggregate_prefetch(aggregate, segment, touches[t + AGGREGATE_AHEAD]);
+    if (!take)
+      aggregate_end_at(aggregate, touches[t], hash);
+    else if (aggregate_take_address(aggregate, segment, global, touches[t], hash) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* The capture's map takes the segment's map: its sites made global, the
+ * capture's blocks at addresses the segment did not touch added, its dead
+ * addresses dropped; the segment gets an empty map. Chosen when the segment
+ * touched as many addresses as the capture holds (its first segment, or a
+ * program that rebuilt its heap): the capture's map is then the smaller
+ * one, and no third map is made beside the two. */
+static int aggregate_adopt(struct diff_aggregate *aggregate, struct diff_segment_aggregate *segment,
+                           const uint32_t *global)
+{
+  struct diff_live_map *touched = &segment->touched, *live = &aggregate->live;
+  for (size_t i = 0; i <= touched->mask; i++) {
+    struct diff_live_block *block = &touched->slots[i];
+    if (block->address && block->site != DIFF_LIVE_MAP_DEAD)
+      block->site = global[block->site & DIFF_LIVE_MAP_SITE_MASK];
+  }
+  for (size_t i = 0; i <= live->mask; i++) {
+    const struct diff_live_block *old = &live->slots[i];
+    if (!old->address)
+      continue;
+    int created;
+    struct diff_live_block *block = diff_live_map_insert(touched, old->address, &created);
+    if (!block)
+      return -1;
+    if (!created)
+      continue;  /* the segment's block (or its death) replaces the capture's */
+    block->site = old->site;
+    if (live_map_set_size(touched, block, live_map_size(live, old)) < 0) {
+      diff_live_map_remove_slot(touched, block);
+      return -1;
+    }
+  }
+  diff_live_map_remove_dead(touched);
+  struct diff_live_map taken = *touched;
+  diff_live_map_release(live);
+  *live = taken;
+  return diff_live_map_init(touched);
+}
+
+int diff_aggregate_merge(struct diff_aggregate *aggregate, struct diff_segment_aggregate *segment)
 {
   size_t local_count = segment_owner_count(segment);
   uint32_t *global = malloc((local_count ? local_count : 1) * sizeof *global);
@@ -182,45 +286,17 @@ int diff_aggregate_merge(struct diff_aggregate *aggregate, const struct diff_seg
       return -1;
     }
   /* Piece by piece: one step per address first touched in it (the block
-   * the capture held there, if any, ended in this piece; the address then
-   * holds what it holds at the segment's end, since no later step of this
-   * segment looks at it again), then its sites, then its boundary. The
-   * capture's slots are prefetched AGGREGATE_AHEAD addresses ahead. */
-  const struct diff_segment_touch *touches = segment->touches;
-  size_t touch_count = segment->touch_count;
-  struct diff_live_map *live = &aggregate->live;
-  for (size_t i = 0; i < AGGREGATE_AHEAD && i < touch_count; i++)
-    live_map_prefetch(live, touches[i].hash);
+   * the capture held there, if any, ended in this piece), then its sites,
+   * then its boundary. Only the sites' figures are read at a boundary, so
+   * the capture's map takes what the touched addresses hold at the
+   * segment's end afterwards, in one go (no later step of this segment
+   * looks at them again). */
   size_t t = 0, s = 0;
   for (size_t p = 0; p < segment->piece_count; p++) {
     const struct diff_segment_piece *piece = &segment->pieces[p];
-    for (; t < piece->touches_end; t++) {
-      const struct diff_segment_touch *touch = &touches[t];
-      if (t + AGGREGATE_AHEAD < touch_count)
-        live_map_prefetch(live, touches[t + AGGREGATE_AHEAD].hash);
-      struct diff_live_block *slot = live_map_find_hashed(live, touch->address, touch->hash);
-      if (slot)
-        aggregate_end_block(aggregate, slot);
-      if (touch->site == DIFF_LIVE_MAP_DEAD) {
-        if (slot)
-          diff_live_map_remove_slot(live, slot);
-        continue;
-      }
-      if (!slot) {
-        int created;
-        slot = live_map_insert_hashed(live, touch->address, touch->hash, &created);
-        if (!slot) {
-          free(global);
-          return -1;
-        }
-      }
-      slot->site = global[touch->site];
-      if (live_map_set_size(live, slot, touch->size) < 0) {
-        diff_live_map_remove_slot(live, slot);
-        free(global);
-        return -1;
-      }
-    }
+    if (aggregate->live.count && segment->lists_touches)
+      (void)aggregate_touches(aggregate, segment, global, t, piece->touches_end, 0);  /* cannot fail */
+    t = piece->touches_end;
     aggregate_piece_sites(aggregate, segment, s, piece->sites_end, global);
     s = piece->sites_end;
     if (piece->boundary_end && aggregate_boundary(aggregate) < 0) {
@@ -228,7 +304,12 @@ int diff_aggregate_merge(struct diff_aggregate *aggregate, const struct diff_seg
       return -1;
     }
   }
+  int failed = !segment->lists_touches || segment->touched.count >= aggregate->live.count
+                   ? aggregate_adopt(aggregate, segment, global)
+                   : aggregate_touches(aggregate, segment, global, 0, segment->touch_count, 1);
   free(global);
+  if (failed)
+    return -1;
   aggregate->events += segment->events;
   return 0;
 }
@@ -253,6 +334,7 @@ static enum diff_status aggregate_read_segment(const struct diff_source *capture
 {
   const struct diff_source_segment *owner = &capture->segments[index];
   dropped[0] = '\0';
+  segment->lists_touches = index > 0;  /* merged first: the capture holds nothing before it */
   struct diff_segment_stream stream;
   enum diff_status status = diff_segment_stream_open(&stream, owner->path, err);
   for (size_t p = owner->first_piece; status == DIFF_OK && p < owner->first_piece + owner->piece_count;
@@ -292,8 +374,6 @@ static enum diff_status aggregate_read_segment(const struct diff_source *capture
     }
   }
   diff_segment_stream_close(&stream);
-  if (status == DIFF_OK)
-    diff_segment_aggregate_finish(segment);
   return status;
 }
 

@@ -37,10 +37,13 @@ struct diff_aggregate {
 int diff_aggregate_init(struct diff_aggregate *aggregate, uint64_t sample);
 void diff_aggregate_release(struct diff_aggregate *aggregate);
 
-/* Merges the next segment, read and finished (diff_segment_aggregate_finish): its
- * pieces in order, each ending at the next boundary when it says so.
- * Returns -1 when out of memory. */
-int diff_aggregate_merge(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment);
+/* Merges the next segment, read to its end: its pieces in order, each
+ * ending at the next boundary when it says so. The capture's map may take
+ * the segment's map (segment->touched is then empty), so segment can be
+ * reset and read again but not merged again. A segment that does not list
+ * its touches (lists_touches 0) is merged only into an aggregate that holds
+ * no block. Returns -1 when out of memory. */
+int diff_aggregate_merge(struct diff_aggregate *aggregate, struct diff_segment_aggregate *segment);
 
 /* Reads every segment of capture in order into aggregate, each one's stream
  * once, piece by piece (capture->pieces), options->jobs segments at a time,

@@ -38,6 +38,7 @@ struct diff_live_map {
   struct diff_live_block *slots;
   size_t mask;                /* slot count - 1 (a power of two) */
   size_t count;
+  size_t limit;               /* the count that makes it grow: 3/4 of the slots */
   struct diff_live_map_big *big;
   size_t big_count, big_capacity;
 };
@@ -55,7 +56,9 @@ struct diff_live_block *diff_live_map_find(const struct diff_live_map *map, uint
  * absent. NULL when out of memory or address is 0. */
 struct diff_live_block *diff_live_map_insert(struct diff_live_map *map, uint64_t address, int *created);
 
-/* Doubles the slots (diff_live_map_insert does it when the map is half full). Returns -1 when out of memory. */
+/* Doubles the slots (diff_live_map_insert does it when the map is 3/4 full),
+ * in place. Returns -1 when out of memory: the map is then only fit to be
+ * released. */
 int diff_live_map_grow(struct diff_live_map *map);
 
 /* Asks the cache for the slot where address would start its probe, ahead of
@@ -79,7 +82,7 @@ static inline struct diff_live_block *live_map_insert_hashed(struct diff_live_ma
   *created = 0;
   if (!address)
     return NULL;
-  if ((map->count + 1) * 2 > map->mask + 1 && diff_live_map_grow(map) < 0)
+  if (map->count >= map->limit && diff_live_map_grow(map) < 0)
     return NULL;
   int found;
   struct diff_live_block *slot = &map->slots[keyed_slots_probe(map->slots, map->mask, address, hash, &found)];
@@ -111,6 +114,9 @@ void diff_live_map_remove_slot(struct diff_live_map *map, struct diff_live_block
  * (either may be NULL); returns 1, or 0 if absent. */
 int diff_live_map_remove(struct diff_live_map *map, uint64_t address, struct diff_live_block *removed,
                     uint64_t *removed_size);
+
+/* Removes every block whose site is DIFF_LIVE_MAP_DEAD. */
+void diff_live_map_remove_dead(struct diff_live_map *map);
 
 uint64_t diff_live_map_big_size(const struct diff_live_map *map, uint64_t address);
 int diff_live_map_set_big_size(struct diff_live_map *map, struct diff_live_block *block, uint64_t size);

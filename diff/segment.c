@@ -6,6 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL  /* a location's hash runs for every event whose location is not the last one */
+#endif
+#include <xxhash.h>
+
 #include "diff/sampling.h"
 #include "format/capture_layout.h"
 #include "format/decode.h"
@@ -27,6 +32,7 @@ int diff_segment_aggregate_init(struct diff_segment_aggregate *segment)
 {
   memset(segment, 0, sizeof *segment);
   segment->young_from = UINT64_MAX;
+  segment->lists_touches = 1;
   if (diff_site_table_init(&segment->sites) < 0)
     return -1;
   if (diff_live_map_init(&segment->touched) < 0) {
@@ -77,6 +83,7 @@ int diff_segment_aggregate_reset(struct diff_segment_aggregate *segment)
   segment->last_source = 0;
   segment->events = 0;
   segment->young_from = UINT64_MAX;
+  segment->lists_touches = 1;
   segment->truncated = 0;
   segment->warning[0] = '\0';
   segment->touch_count = segment->piece_count = segment->piece_site_count = 0;
@@ -92,11 +99,11 @@ int diff_segment_aggregate_reset(struct diff_segment_aggregate *segment)
   return 0;
 }
 
-/* Doubles a list of touches; out of line: it runs rarely. */
-static __attribute__((noinline)) int segment_list_grow(struct diff_segment_touch **list, size_t *capacity)
+/* Doubles a list of addresses; out of line: it runs rarely. */
+static __attribute__((noinline)) int segment_list_grow(uint64_t **list, size_t *capacity)
 {
   size_t grown = *capacity ? *capacity * 2 : 1024;
-  struct diff_segment_touch *bigger = realloc(*list, grown * sizeof *bigger);
+  uint64_t *bigger = realloc(*list, grown * sizeof *bigger);
   if (!bigger)
     return -1;
   *list = bigger;
@@ -104,15 +111,13 @@ static __attribute__((noinline)) int segment_list_grow(struct diff_segment_touch
   return 0;
 }
 
-/* Appends (address, hash) to a list of touches. */
-static inline int segment_list_add(struct diff_segment_touch **list, size_t *count, size_t *capacity,
-                                   uint64_t address, size_t hash)
+/* Appends address to a list of addresses (8 bytes each: the touches of a
+ * segment are as many as the addresses it touched). */
+static inline int segment_list_add(uint64_t **list, size_t *count, size_t *capacity, uint64_t address)
 {
   if (*count == *capacity && segment_list_grow(list, capacity) < 0)
     return -1;
-  struct diff_segment_touch *touch = &(*list)[(*count)++];
-  touch->address = address;
-  touch->hash = hash;
+  (*list)[(*count)++] = address;
   return 0;
 }
 
@@ -154,8 +159,9 @@ SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t s
   if (!block)
     return -1;
   if (created) {
-    if (segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity,
-                         address, hash) < 0)
+    if (segment->lists_touches &&
+        segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity,
+                         address) < 0)
       return -1;
   } else if (block->site != DIFF_LIVE_MAP_DEAD) {  /* an alloc over a live block closes it */
     struct diff_segment_site *owner = &segment->stats[block->site & DIFF_LIVE_MAP_SITE_MASK];
@@ -170,7 +176,7 @@ SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t s
   stats->alloc_bytes += sampling_bytes(sample, size);
   stats->allocs += sampling_blocks(sample, size);
   if (young && segment_list_add(&segment->young, &segment->young_count, &segment->young_capacity,
-                                address, hash) < 0)
+                                address) < 0)
     return -1;
   return 0;
 }
@@ -188,8 +194,9 @@ SEGMENT_HOT int segment_free(struct diff_segment_aggregate *segment, uint64_t ad
     return -1;
   if (created) {
     block->site = DIFF_LIVE_MAP_DEAD;
-    return segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity,
-                            address, hash);
+    return segment->lists_touches ? segment_list_add(&segment->touches, &segment->touch_count,
+                                                     &segment->touch_capacity, address)
+                                  : 0;
   }
   if (block->site != DIFF_LIVE_MAP_DEAD) {
     struct diff_segment_site *owner = &segment->stats[block->site & DIFF_LIVE_MAP_SITE_MASK];
@@ -579,8 +586,7 @@ int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int
 {
   /* The piece's young blocks still live: young at its end, old from now on. */
   for (size_t i = 0; i < segment->young_count; i++) {
-    const struct diff_segment_touch *born = &segment->young[i];
-    struct diff_live_block *block = live_map_find_hashed(&segment->touched, born->address, born->hash);
+    struct diff_live_block *block = diff_live_map_find(&segment->touched, segment->young[i]);
     if (!block || block->site == DIFF_LIVE_MAP_DEAD || !(block->site & DIFF_LIVE_MAP_YOUNG))
       continue;  /* died, or counted already (born twice at one address) */
     block->site &= DIFF_LIVE_MAP_SITE_MASK;
@@ -619,16 +625,6 @@ int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int
   piece->sites_end = segment->piece_site_count;
   piece->boundary_end = boundary_end;
   return 0;
-}
-
-void diff_segment_aggregate_finish(struct diff_segment_aggregate *segment)
-{
-  for (size_t i = 0; i < segment->touch_count; i++) {
-    struct diff_segment_touch *touch = &segment->touches[i];
-    const struct diff_live_block *block = live_map_find_hashed(&segment->touched, touch->address, touch->hash);
-    touch->site = block->site == DIFF_LIVE_MAP_DEAD ? DIFF_LIVE_MAP_DEAD : block->site & DIFF_LIVE_MAP_SITE_MASK;
-    touch->size = touch->site == DIFF_LIVE_MAP_DEAD ? 0 : live_map_size(&segment->touched, block);
-  }
 }
 
 enum diff_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate *segment,

@@ -28,19 +28,10 @@ struct diff_segment_piece_site {
   struct diff_segment_site stats;
 };
 
-/* An address the segment touched, in the order of its first touch, and what
- * it holds when the segment ends (diff_segment_aggregate_finish fills that). */
-struct diff_segment_touch {
-  uint64_t address;
-  size_t hash;                   /* live_map_hash(address) */
-  uint64_t size;                 /* of the live block, 0 when dead */
-  uint32_t site;                 /* local site of the live block, or DIFF_LIVE_MAP_DEAD */
-};
-
 /* A piece of the segment: the events from one boundary (or the segment's
  * start) to the next (or the stream's end). */
 struct diff_segment_piece {
-  size_t touches_end;            /* touches first touched in it: from the last piece's end to this */
+  size_t touches_end;            /* addresses first touched in it: from the last piece's end to this */
   size_t sites_end;              /* its piece sites: likewise */
   int boundary_end;              /* its end is a boundary */
 };
@@ -71,13 +62,18 @@ struct diff_segment_aggregate {
   int truncated;                 /* the stream was cut; warning says where */
   char warning[512];
 
-  struct diff_segment_touch *touches;
+  uint64_t *touches;                  /* addresses, in the order of their first touch */
   size_t touch_count, touch_capacity;
+  /* 0 for the capture's first segment, where no block lived before: there
+   * is nothing for its touches to end, and the capture's map takes its map
+   * whole, so they are not listed (8 bytes an address saved). init and
+   * reset make it 1. */
+  int lists_touches;
   struct diff_segment_piece *pieces;  /* ended pieces, in stream order */
   size_t piece_count, piece_capacity;
   struct diff_segment_piece_site *piece_sites;
   size_t piece_site_count, piece_site_capacity;
-  struct diff_segment_touch *young;   /* births into DIFF_LIVE_MAP_YOUNG in the piece being read (address, hash) */
+  uint64_t *young;                    /* addresses of births into DIFF_LIVE_MAP_YOUNG in the piece being read */
   size_t young_count, young_capacity;
 
   /* (source, location, line) -> local site, valid until the symbols change */
@@ -158,10 +154,6 @@ enum diff_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate
  * the piece's end is a boundary. Returns -1 when out of memory. */
 int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int boundary_end,
                                 uint64_t sample);
-
-/* After the last piece: what every touched address holds at the segment's
- * end, for the merge. */
-void diff_segment_aggregate_finish(struct diff_segment_aggregate *segment);
 
 /* Applies one event (exposed for tests); site is a local site index, hash is
  * live_map_hash(address). Return -1 when out of memory. */

@@ -113,7 +113,12 @@ static inline __attribute__((always_inline)) size_t
 memprof_decode_event(const uint8_t *start, int version, struct memprof_event *e, int pext)
 {
   uint8_t header = start[0];
-  if (!memprof_event_header_is_valid(header, version) || (header & 3) == MEMPROF_EVENT_SYMTAB)
+  /* Bit h set for the header h of an alloc, free or realloc from an
+   * internal, Lua, C or trace source: what memprof_event_header_is_valid
+   * accepts less symtab events, in one test (the first format had no trace
+   * source). */
+  uint32_t decoded = version == 1 ? UINT32_C(0x0000eee0) : UINT32_C(0x000eeee0);
+  if (header > 31 || !(decoded >> header & 1))
     return 0;
   const uint8_t *p = start + 1;
   int bad = 0;

@@ -1,4 +1,4 @@
-/* format/keyed_slots.h: open addressing over 16-byte slots that begin with a nonzero 64-bit key: linear probing from the key's XXH3, backward-shift deletion, no tombstones. */
+/* format/keyed_slots.h: open addressing over 16-byte slots that begin with a nonzero 64-bit key: linear probing from the key's hash, backward-shift deletion, no tombstones. */
 #ifndef LJLEAK_FORMAT_KEYED_SLOTS_H
 #define LJLEAK_FORMAT_KEYED_SLOTS_H
 
@@ -6,24 +6,26 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL  /* the key's hash is on the hot paths of its owners */
-#endif
-#include <xxhash.h>
-
 /* The owner keeps the slots: its own 16-byte struct whose first member is
  * the key (0 marks an empty slot), in its own storage (the collector's maps
  * use mmap, which the allocator hook may call; diff's live map the heap),
- * with their count and its growth: at most half full, so that every probe
- * ends at an empty slot. Everything here is inline: the collector's hook
+ * with their count and its growth: never full (the collector's maps at
+ * most half, diff's live map three quarters), so that every probe ends at
+ * an empty slot. Everything here is inline: the collector's hook
  * and diff's per-event loop probe through it. Slots are read and written
  * as bytes, so any such struct will do. */
 #define KEYED_SLOTS_SIZE 16
 
-/* The hash that places key. */
+/* The hash that places key: a multiply between two xor-shifts, so that
+ * every bit of the key moves the low bits that a map's mask keeps (the high
+ * bits of clustered addresses as much as the low ones). Five instructions:
+ * it runs for every address of every event. */
 static inline size_t keyed_slots_hash(uint64_t key)
 {
-  return (size_t)XXH3_64bits(&key, sizeof key);
+  key ^= key >> 32;
+  key *= UINT64_C(0xd6e8feb86659fd93);
+  key ^= key >> 32;
+  return (size_t)key;
 }
 
 /* The key of slot i. */

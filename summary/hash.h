@@ -1,17 +1,15 @@
-/* summary/hash.h: the hash of the summary's tables, inlined: their keys are a few bytes. */
+/* summary/hash.h: the hash of the summary's tables, inlined: their keys are 8 bytes. */
 #ifndef LJLEAK_SUMMARY_HASH_H
 #define LJLEAK_SUMMARY_HASH_H
 
 #include <stdint.h>
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL  /* the 8- and 24-byte keys hash in a few inlined instructions */
-#endif
-#include <xxhash.h>
+#include "format/keyed_slots.h"
 
-/* The hash of an address or of a primary record's key. */
+/* The hash of an address or of a primary record's key: the one diff's and
+ * the collector's address maps use (a multiply between two xor-shifts). */
 static inline uint64_t hash_u64(uint64_t value)
 {
-  return XXH3_64bits(&value, sizeof value);
+  return keyed_slots_hash(value);
 }
 
 #endif

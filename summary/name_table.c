@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL  /* names and location keys hash in a few inlined instructions */
+#endif
+#include <xxhash.h>
+
 #include "summary/hash.h"
 
 int summary_name_table_init(struct summary_name_table *table)

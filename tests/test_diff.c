@@ -205,6 +205,186 @@ START_TEST(test_site_hash_collisions_never_merge_sites)
 }
 END_TEST
 
+START_TEST(test_live_map_remove_dead_keeps_every_live_block)
+{
+  struct diff_live_map map;
+  ck_assert_int_eq(diff_live_map_init(&map), 0);
+  /* clustered addresses, as an allocator gives, so that probe runs are long */
+  for (uint64_t i = 1; i <= 5000; i++) {
+    int created;
+    struct diff_live_block *block = diff_live_map_insert(&map, i * 16, &created);
+    ck_assert_ptr_nonnull(block);
+    block->site = i % 3 ? (uint32_t)i : DIFF_LIVE_MAP_DEAD;
+    ck_assert_int_eq(live_map_set_size(&map, block, i % 7 ? i : UINT64_C(1) << 33), 0);
+  }
+  diff_live_map_remove_dead(&map);
+  ck_assert_uint_eq(map.count, 5000 - 5000 / 3);
+  for (uint64_t i = 1; i <= 5000; i++) {
+    const struct diff_live_block *block = diff_live_map_find(&map, i * 16);
+    if (i % 3 == 0) {
+      ck_assert_ptr_null(block);
+      continue;
+    }
+    ck_assert_ptr_nonnull(block);
+    ck_assert_uint_eq(block->site, (uint32_t)i);
+    ck_assert_uint_eq(live_map_size(&map, block), i % 7 ? i : UINT64_C(1) << 33);
+  }
+  diff_live_map_release(&map);
+}
+END_TEST
+
+/* Segment 1 makes 1000 blocks at @a.lua:1; segment 2 (few addresses: the
+ * capture's map takes them one by one) frees 10 and reallocates 5 of them to
+ * @b.lua:2; segment 3 (as many addresses as the capture holds: its map becomes
+ * the capture's) frees 300 more, makes 600 new ones at @b.lua:2 and 1 over a
+ * live block. */
+START_TEST(test_merge_by_address_and_by_taking_the_segment_map_agree)
+{
+  struct diff_aggregate aggregate;
+  ck_assert_int_eq(diff_aggregate_init(&aggregate, 0), 0);
+  for (int number = 0; number < 3; number++) {
+    struct diff_segment_aggregate segment;
+    ck_assert_int_eq(diff_segment_aggregate_init(&segment), 0);
+    uint32_t a, b;
+    ck_assert_int_eq(diff_segment_aggregate_site(&segment, "@a.lua:1", 8, DIFF_SITE_LUA, &a), 0);
+    ck_assert_int_eq(diff_segment_aggregate_site(&segment, "@b.lua:2", 8, DIFF_SITE_LUA, &b), 0);
+    if (number == 0)
+      for (uint64_t i = 0; i < 1000; i++)
+        ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, a, 0x10000 + i * 32, live_map_hash(0x10000 + i * 32), 100, 0), 0);
+    if (number == 1) {
+      for (uint64_t i = 0; i < 10; i++)
+        ck_assert_int_eq(diff_segment_aggregate_free(&segment, 0x10000 + i * 32, live_map_hash(0x10000 + i * 32), 0), 0);
+      for (uint64_t i = 10; i < 15; i++) {
+        uint64_t address = 0x10000 + i * 32;
+        ck_assert_int_eq(diff_segment_aggregate_free(&segment, address, live_map_hash(address), 0), 0);
+        ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, b, address, live_map_hash(address), 40, 0), 0);
+      }
+    }
+    if (number == 2) {
+      for (uint64_t i = 100; i < 400; i++)
+        ck_assert_int_eq(diff_segment_aggregate_free(&segment, 0x10000 + i * 32, live_map_hash(0x10000 + i * 32), 0), 0);
+      for (uint64_t i = 0; i < 600; i++)
+        ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, b, 0x90000 + i * 32, live_map_hash(0x90000 + i * 32), 8, 0), 0);
+      ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, b, 0x10000 + 999 * 32, live_map_hash(0x10000 + 999 * 32), 8, 0), 0);
+    }
+    ck_assert_int_eq(diff_segment_aggregate_end_piece(&segment, 1, 0), 0);
+    ck_assert_int_eq(diff_aggregate_merge(&aggregate, &segment), 0);
+    diff_segment_aggregate_release(&segment);
+  }
+  uint32_t a = diff_site_table_find(&aggregate.sites, "@a.lua:1", 8);
+  uint32_t b = diff_site_table_find(&aggregate.sites, "@b.lua:2", 8);
+  ck_assert_uint_eq(aggregate.data[a].series_live_bytes[0], 100000);
+  ck_assert_uint_eq(aggregate.data[a].series_live_bytes[1], 98500);
+  ck_assert_uint_eq(aggregate.data[b].series_live_bytes[1], 200);
+  ck_assert_uint_eq(aggregate.data[a].series_live_bytes[2], 68400);
+  ck_assert_uint_eq(aggregate.data[b].series_live_bytes[2], 200 + 4808);
+  ck_assert_uint_eq(aggregate.live.count, 990 - 300 + 600);
+  const struct diff_live_block *block = diff_live_map_find(&aggregate.live, 0x10000 + 999 * 32);
+  ck_assert_ptr_nonnull(block);
+  ck_assert_uint_eq(block->site, b);
+  ck_assert_uint_eq(live_map_size(&aggregate.live, block), 8);
+  ck_assert_ptr_null(diff_live_map_find(&aggregate.live, 0x10000));
+  ck_assert_ptr_null(diff_live_map_find(&aggregate.live, 0x10000 + 100 * 32));
+  block = diff_live_map_find(&aggregate.live, 0x10000 + 12 * 32);
+  ck_assert_ptr_nonnull(block);
+  ck_assert_uint_eq(block->site, b);
+  diff_aggregate_release(&aggregate);
+}
+END_TEST
+
+/* An address whose hash (keyed_slots_hash, a bijection) is hash. */
+static uint64_t address_with_hash(uint64_t hash)
+{
+  const uint64_t multiplier = UINT64_C(0xd6e8feb86659fd93);
+  uint64_t inverse = multiplier;  /* Newton's iteration: exact mod 2^64 after five steps */
+  for (int i = 0; i < 5; i++)
+    inverse *= 2 - multiplier * inverse;
+  uint64_t x = hash ^ hash >> 32;
+  x *= inverse;
+  x ^= x >> 32;
+  ck_assert_uint_eq(keyed_slots_hash(x), hash);
+  return x;
+}
+
+/* Grows a map of 1024 slots (768 blocks make it grow) holding crowded
+ * blocks, whose new homes are the last four slots of 2048 (so that they
+ * wrap around the end), and blocks at clustered addresses; every block is
+ * found with its site afterwards. crowded 40 fits the stash; 600 overflows
+ * it, and the growth falls back to a copy. */
+static void grow_with_crowded_end(int crowded)
+{
+  struct diff_live_map map;
+  ck_assert_int_eq(diff_live_map_init(&map), 0);
+  ck_assert_uint_eq(map.mask, 1023);
+  uint64_t addresses[800];
+  for (int i = 0; i < 800; i++) {
+    addresses[i] = i < crowded ? address_with_hash((uint64_t)(2047 - i % 4) | (uint64_t)i << 11)
+                               : UINT64_C(0x7f0000000000) + (uint64_t)i * 48;
+    int created;
+    struct diff_live_block *block = diff_live_map_insert(&map, addresses[i], &created);
+    ck_assert_ptr_nonnull(block);
+    ck_assert_int_eq(created, 1);
+    block->site = (uint32_t)i;
+    block->size = (uint32_t)i + 1;
+  }
+  ck_assert_uint_eq(map.mask, 2047);
+  ck_assert_uint_eq(map.count, 800);
+  for (int i = 0; i < 800; i++) {
+    const struct diff_live_block *block = diff_live_map_find(&map, addresses[i]);
+    ck_assert_ptr_nonnull(block);
+    ck_assert_uint_eq(block->site, (uint32_t)i);
+    ck_assert_uint_eq(block->size, (uint32_t)i + 1);
+  }
+  for (int i = 0; i < 800; i += 2)
+    ck_assert_int_eq(diff_live_map_remove(&map, addresses[i], NULL, NULL), 1);
+  for (int i = 0; i < 800; i++)
+    ck_assert((diff_live_map_find(&map, addresses[i]) != NULL) == (i % 2 == 1));
+  diff_live_map_release(&map);
+}
+
+START_TEST(test_live_map_grows_in_place_with_a_crowded_end)
+{
+  grow_with_crowded_end(40);
+}
+END_TEST
+
+START_TEST(test_live_map_grows_by_copy_when_too_crowded_at_the_end)
+{
+  grow_with_crowded_end(600);
+}
+END_TEST
+
+START_TEST(test_live_map_keeps_every_block_through_growths)
+{
+  struct diff_live_map map;
+  ck_assert_int_eq(diff_live_map_init(&map), 0);
+  uint64_t random = 88172645463325252u;
+  for (uint64_t i = 0; i < 200000; i++) {
+    random ^= random << 13;  /* xorshift64: scattered addresses among clustered ones */
+    random ^= random >> 7;
+    random ^= random << 17;
+    uint64_t address = i % 3 ? UINT64_C(0x55aa00000000) + i * 32 : random | 1;
+    int created;
+    struct diff_live_block *block = diff_live_map_insert(&map, address, &created);
+    ck_assert_ptr_nonnull(block);
+    block->site = (uint32_t)(address >> 4);
+  }
+  ck_assert_uint_eq(map.count, 200000);
+  ck_assert_uint_le(map.count * 4, (map.mask + 1) * 3);
+  size_t found = 0;
+  for (size_t i = 0; i <= map.mask; i++) {
+    const struct diff_live_block *slot = &map.slots[i];
+    if (!slot->address)
+      continue;
+    ck_assert_ptr_eq(diff_live_map_find(&map, slot->address), slot);
+    ck_assert_uint_eq(slot->site, (uint32_t)(slot->address >> 4));
+    found++;
+  }
+  ck_assert_uint_eq(found, 200000);
+  diff_live_map_release(&map);
+}
+END_TEST
+
 START_TEST(test_colliding_sites_keep_their_own_series_across_segments)
 {
   struct diff_aggregate aggregate;
@@ -229,7 +409,6 @@ START_TEST(test_colliding_sites_keep_their_own_series_across_segments)
     ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, a, address_a, live_map_hash(address_a), 10, 0), 0);
     ck_assert_int_eq(diff_segment_aggregate_alloc(&segment, b, address_b, live_map_hash(address_b), 1000, 0), 0);
     ck_assert_int_eq(diff_segment_aggregate_end_piece(&segment, 1, 0), 0);  /* the segment is one piece */
-    diff_segment_aggregate_finish(&segment);
     ck_assert_int_eq(diff_aggregate_merge(&aggregate, &segment), 0);
     diff_segment_aggregate_release(&segment);
   }
@@ -894,6 +1073,11 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_block_born_in_segment_1_and_freed_in_3_is_charged_until_3);
   tcase_add_test(tc, test_free_of_unknown_address_is_ignored);
+  tcase_add_test(tc, test_live_map_remove_dead_keeps_every_live_block);
+  tcase_add_test(tc, test_live_map_grows_in_place_with_a_crowded_end);
+  tcase_add_test(tc, test_live_map_grows_by_copy_when_too_crowded_at_the_end);
+  tcase_add_test(tc, test_live_map_keeps_every_block_through_growths);
+  tcase_add_test(tc, test_merge_by_address_and_by_taking_the_segment_map_agree);
   tcase_add_test(tc, test_alloc_over_live_address_closes_old_block);
   tcase_add_test(tc, test_realloc_frees_old_block_and_charges_new_one_to_realloc_site);
   tcase_add_test(tc, test_site_hash_collisions_never_merge_sites);

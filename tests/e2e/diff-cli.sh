@@ -51,6 +51,20 @@ if cmp -s "$OUT/trend.nojobs" "$OUT/trend-j2.nojobs"; then
 else
   failed=$((failed + 1)); echo "FAIL -j 2 result differs from -j 1"
 fi
+# What each site holds at each boundary, blocks followed from segment to
+# segment: the same as saved, with -j 1 and -j 2.
+for jobs in 1 2; do
+  for k in 1 2 3 4 5 6; do
+    echo "# boundary $k"
+    "$LJLEAK" diff -q -j "$jobs" --format folded --boundary "$k" "$SEGMENTS"
+  done >"$OUT/segments-j$jobs.folded"
+  if cmp -s "$OUT/segments-j$jobs.folded" testdata/tarantool-memprof/segments.folded; then
+    passed=$((passed + 1)); echo "ok   live bytes per site at each boundary as saved (-j $jobs)"
+  else
+    failed=$((failed + 1)); echo "FAIL live bytes per site at each boundary differ from the saved ones (-j $jobs)"
+    diff testdata/tarantool-memprof/segments.folded "$OUT/segments-j$jobs.folded" | head -5
+  fi
+done
 if luajit - "$OUT/trend.json" <<'LUA'
   local text = io.open(arg[1]):read("*a")
   local flagged = {}
