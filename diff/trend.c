@@ -271,12 +271,14 @@ static int trend_fill_and_flush(const double *x, size_t n, double threshold)
 }
 
 /* One step (docs/diff.md, "One step, then flat"): whether the rise of
- * the later part x[0..n) is a single step: with its largest rise between two
- * neighbouring boundaries taken out (the values after it lowered by it), the
- * Theil-Sen slope times span no longer reaches half the threshold. A table
- * part or the string table that doubles once and then holds its size rises
- * in one step; a leak keeps rising around its largest step, by many small
- * steps or one a boundary. Returns -1 when out of memory. */
+ * the later part x[0..n) is a single step that the run then watched hold:
+ * at least two boundaries follow its largest rise between two neighbouring
+ * boundaries, and with that rise taken out (the values after it lowered by
+ * it) the Theil-Sen slope times span no longer reaches half the threshold.
+ * A table part or the string table that doubles once and then holds its
+ * size rises in one step; a leak keeps rising around its largest step, by
+ * many small steps or one a boundary. A step at the last boundaries shows
+ * nothing of what follows it. Returns -1 when out of memory. */
 static int trend_one_step(const double *x, size_t n, double span, double threshold)
 {
   if (n < 2)
@@ -286,7 +288,7 @@ static int trend_one_step(const double *x, size_t n, double span, double thresho
     if (x[i] - x[i - 1] > x[at] - x[at - 1])
       at = i;
   double step = x[at] - x[at - 1];
-  if (step <= 0)
+  if (step <= 0 || at + 2 >= n)
     return 0;
   double *rest = malloc(n * sizeof *rest), slope;
   if (!rest)

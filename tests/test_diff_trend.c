@@ -374,6 +374,11 @@ START_TEST(test_one_step_then_flat_is_steady_a_staircase_is_growing)
   for (size_t i = 0; i < 12; i++)
     jump[i] = 100000 + 20000 * i + (i >= 9 ? 200000 : 0);
   ck_assert_int_eq(verdict_of(jump, 12, &trend), DIFF_VERDICT_GROWING);
+  /* A leaking table that doubles again at the last boundary
+   * (testdata/tarantool-memprof): the run saw nothing after the step. */
+  uint64_t doubling[6] = {9643, 18255, 34849, 35269, 35584, 68670};
+  ck_assert_int_eq(verdict_of(doubling, 6, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.stepped, 0);
 }
 END_TEST
 
