@@ -256,11 +256,50 @@ static int trend_fill_and_flush(const double *x, size_t n, double threshold)
   }
   if (falling)
     lows[count++] = low;
+  /* The floor at a low is the least low from there on: a boundary that
+   * fell mid-refill (a table half refilled, its part doubled) is no floor
+   * when the series later falls below it again; a leak, which keeps what it
+   * held, raises every later low and so every floor. */
+  for (size_t i = count - (count > 0); i-- > 0;)
+    if (lows[i + 1] < lows[i])
+      lows[i] = lows[i + 1];
   double slope = 0;
   int flat = count == 1 || (count >= 2 && diff_trend_theil_sen(lows, count, &slope) == 0 &&
                             slope * (double)(count - 1) < threshold);
   free(lows);
   return refilled && flat;
+}
+
+/* One step (docs/diff.md, "One step, then flat"): whether the rise of
+ * the later part x[0..n) is a single step that the run then watched hold:
+ * at least two boundaries follow its largest rise between two neighbouring
+ * boundaries, and with that rise taken out (the values after it lowered by
+ * it) the Theil-Sen slope times span no longer reaches half the threshold.
+ * A table part or the string table that doubles once and then holds its
+ * size rises in one step; a leak keeps rising around its largest step, by
+ * many small steps or one a boundary. A step at the last boundaries shows
+ * nothing of what follows it. Returns -1 when out of memory. */
+static int trend_one_step(const double *x, size_t n, double span, double threshold)
+{
+  if (n < 2)
+    return 0;
+  size_t at = 1;
+  for (size_t i = 2; i < n; i++)
+    if (x[i] - x[i - 1] > x[at] - x[at - 1])
+      at = i;
+  double step = x[at] - x[at - 1];
+  if (step <= 0 || at + 2 >= n)
+    return 0;
+  double *rest = malloc(n * sizeof *rest), slope;
+  if (!rest)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    rest[i] = i < at ? x[i] : x[i] - step;
+  int status = diff_trend_theil_sen(rest, n, &slope);
+  free(rest);
+  if (status < 0)
+    return -1;
+  return slope * span < threshold / 2;
 }
 
 /* Released at the end (docs/diff.md, "Fill and flush"): whether x rose
@@ -312,7 +351,9 @@ static int trend_released_at_end(const double *x, size_t n, double threshold, do
  *   - else growing needs Mann-Kendall significance, the rise, and
  *     persistence: the slope over the later half, times the steps, reaches
  *     half the threshold, so a cache that fills early and then stays flat
- *     (which Mann-Kendall alone can call significant) is not a leak;
+ *     (which Mann-Kendall alone can call significant) is not a leak, and
+ *     does so without its largest single step, so a table that doubles
+ *     once in the later half and holds its size is not one either;
  *   - a site that rose and fell back with a floor that does not rise (a
  *     buffer filled and flushed) is steady, whatever its trend;
  *   - a steady site that rose significantly to its peak and then fell
@@ -356,11 +397,20 @@ int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_optio
     double p = options->max_p_value;
     out->rose = out->slope > 0 && out->slope * span >= out->threshold;
     out->flushed = out->rose && trend_fill_and_flush(x, n, out->threshold);
+    if (out->rose && out->p_up <= p && out->late_slope * span >= out->threshold / 2) {
+      int stepped = trend_one_step(x + (n - late_count), late_count, span, out->threshold);
+      if (stepped < 0) {
+        free(x);
+        return -1;
+      }
+      out->stepped = stepped;
+    }
     if (out->flushed)
       *verdict = DIFF_VERDICT_STEADY;
     else if (n < out->needed)
       *verdict = out->rose ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
-    else if (out->p_up <= p && out->rose && out->late_slope * span >= out->threshold / 2)
+    else if (out->p_up <= p && out->rose && out->late_slope * span >= out->threshold / 2 &&
+             !out->stepped)
       *verdict = DIFF_VERDICT_GROWING;
     else if (out->p_down <= p && -out->slope * span >= out->threshold)
       *verdict = DIFF_VERDICT_SHRINKING;

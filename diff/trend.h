@@ -27,6 +27,8 @@ struct diff_trend {
   int rose;                   /* slope times the judged steps reaches the threshold */
   int flushed;                /* it rose, fell back after its peak and refilled, and its
                                  floor (the lows after its drops) does not rise: steady */
+  int stepped;                /* significant, but its later half rose in one step and was
+                                 flat around it: steady */
   int released;               /* it rose significantly to its peak and then fell back for
                                  good before the end: undecided, not steady */
   double p_best;              /* p_up of the same values in rising order: the best the

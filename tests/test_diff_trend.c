@@ -332,6 +332,56 @@ START_TEST(test_fill_and_flush_is_steady_unless_its_floor_rises)
 }
 END_TEST
 
+START_TEST(test_floor_is_the_least_low_from_there_on)
+{
+  /* A cache's hash part (string_cache_steady.lua, 600000 requests), replaced
+   * by a new table when full: a boundary falls somewhere in each refill, so
+   * its lows are 0, 384 KiB, 1.5 MiB (half refilled) and 0 at the end. The
+   * lows alone rise (Theil-Sen: 576 KiB over three steps); the floor, the
+   * least low from each on, stays at 0. */
+  uint64_t cache[20] = {0,       0,      0,       196608,  393216,  786432,  786432,
+                        1572864, 1572864, 3145728, 98304,   0,       1572864, 3145728,
+                        393216,  3145728, 1572864, 1572864, 3145728, 0};
+  struct diff_trend trend;
+  ck_assert_int_eq(verdict_of(cache, 20, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.flushed, 1);
+  ck_assert(trend.p_up <= 0.01);  /* the trend test alone would flag it */
+}
+END_TEST
+
+START_TEST(test_one_step_then_flat_is_steady_a_staircase_is_growing)
+{
+  struct diff_trend trend;
+  /* The string table doubling with a filling cache, then once more, at
+   * the 17th of 20 boundaries, to 1 MiB, where it stays: significant, and
+   * its later half rises, but in one step. */
+  uint64_t table[20] = {0,      11132,  36180,  68948,  134484, 265556, 527700,
+                        527700, 527700, 527700, 527700, 527700, 527700, 527700,
+                        527700, 527700, 1051988, 1051988, 1051988, 1051988};
+  ck_assert_int_eq(verdict_of(table, 20, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.stepped, 1);
+  ck_assert(trend.p_up <= 0.01);
+  ck_assert(trend.late_slope * 19 >= trend.threshold / 2);  /* persistence alone: growing */
+  /* A slow leak that shows as a staircase: 8 KiB every third boundary. */
+  uint64_t stairs[30];
+  for (size_t i = 0; i < 30; i++)
+    stairs[i] = 100000 + 8192 * (i / 3);
+  ck_assert_int_eq(verdict_of(stairs, 30, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.stepped, 0);
+  /* A steady leak with one large jump in its later half keeps growing
+   * around it. */
+  uint64_t jump[12];
+  for (size_t i = 0; i < 12; i++)
+    jump[i] = 100000 + 20000 * i + (i >= 9 ? 200000 : 0);
+  ck_assert_int_eq(verdict_of(jump, 12, &trend), DIFF_VERDICT_GROWING);
+  /* A leaking table that doubles again at the last boundary
+   * (testdata/tarantool-memprof): the run saw nothing after the step. */
+  uint64_t doubling[6] = {9643, 18255, 34849, 35269, 35584, 68670};
+  ck_assert_int_eq(verdict_of(doubling, 6, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.stepped, 0);
+}
+END_TEST
+
 START_TEST(test_sampling_floor_follows_interval_boundaries_and_p_value)
 {
   struct diff_options options;
@@ -479,6 +529,8 @@ int main(void)
   tcase_add_test(tc, test_rise_the_test_could_have_shown_but_did_not_is_steady);
   tcase_add_test(tc, test_rise_that_leans_towards_a_trend_is_undecided);
   tcase_add_test(tc, test_fill_and_flush_is_steady_unless_its_floor_rises);
+  tcase_add_test(tc, test_floor_is_the_least_low_from_there_on);
+  tcase_add_test(tc, test_one_step_then_flat_is_steady_a_staircase_is_growing);
   tcase_add_test(tc, test_sampling_floor_follows_interval_boundaries_and_p_value);
   tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
   tcase_add_test(tc, test_min_boundaries_only_raises_what_the_p_value_needs);
