@@ -310,6 +310,17 @@ void report_outcome_reason(const struct diff_result *r, char *buffer, size_t siz
     snprintf(buffer + used, size - used, "%s%zu %s too few boundaries to be measured",
              used ? "; " : "", facts->insufficient,
              report_plural(facts->insufficient, "site has", "sites have"));
+  /* A sampled capture whose floor is above --min-growth could not have
+   * passed either: say so beside the sites it could not decide. */
+  used = strlen(buffer);
+  if (r->capture.sample_bytes && facts->sample_floor != UINT64_MAX &&
+      facts->sample_floor > r->options.min_growth_bytes && used < size) {
+    char interval[48], floor[64];
+    report_format_bytes(interval, sizeof interval, (double)r->capture.sample_bytes, 0);
+    report_sampling_floor(r, floor, sizeof floor);
+    snprintf(buffer + used, size - used, "%sa capture sampled every %s could not have seen a "
+             "growth below %s", used ? "; and " : "", interval, floor);
+  }
 }
 
 void report_sampling_floor(const struct diff_result *r, char *buffer, size_t size)
