@@ -394,7 +394,10 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
     ended = tag == SNAPSHOT_CHUNK_END;
     pos += SNAPSHOT_CHUNK_HEAD_BYTES + (size_t)length;
   }
-  if (st == SNAPSHOT_OK && ended) {
+  int trailer_cut = ended && size - pos < SNAPSHOT_TRAILER_BYTES;
+  if (st == SNAPSHOT_OK && ended && trailer_cut) {
+    ended = 0;  /* every record is there; the file was still cut */
+  } else if (st == SNAPSHOT_OK && ended) {
     uint64_t end_offset = 0;
     if (size - pos != SNAPSHOT_TRAILER_BYTES || memcmp(in + pos + 8, SNAPSHOT_TRAILER_MAGIC, 4) != 0)
       st = fail(&r, SNAPSHOT_CORRUPT, pos, "the end chunk is not followed by the trailer alone");
@@ -411,10 +414,11 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
     snapshot_free(snapshot);
     return st;
   }
-  snapshot->complete = ended;
+  snapshot->complete = ended || trailer_cut;
   if (!ended)
     return fail(&r, SNAPSHOT_CUT, pos,
-                "the snapshot is cut here (its end is missing): %zu objects and %zu references read",
+                "the snapshot is cut here (%s): %zu objects and %zu references read",
+                trailer_cut ? "in its trailer, after every record" : "its end is missing",
                 snapshot->object_count, snapshot->reference_count);
   return SNAPSHOT_OK;
 }

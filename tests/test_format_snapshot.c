@@ -1,0 +1,282 @@
+/* tests/test_format_snapshot.c: the heap snapshot's encoder and decoder: round trips, lookups by address and by owned block, labels, references continued across chunks, every cut, versions, another capture's snapshot, bad input with file and offset. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/snapshot.h"
+#include "tests/bytes.h"
+#include "tests/check_run.h"
+
+static const struct snapshot_capture sample_capture = {4242, 1763745600125, 3, 1, 61020, 1763745605310, 1720320,
+                                                       SNAPSHOT_CAPTURE_JIT};
+
+/* The sample: a weak-valued table at 0x10000 with an array part and a hash part, holding a
+ * string under "tokens", a table at [3], a function under a table key and that key; the string;
+ * the inner table with a metatable; the function, named; a table with `many` references (more
+ * than a small chunk holds). Roots: the registry (the first table) and a weak trace root. */
+static struct bytes write_sample(size_t capacity, uint32_t many, int end)
+{
+  struct bytes out = {NULL, 0, 0};
+  uint8_t *buffer = malloc(2 * capacity);
+  struct snapshot_writer w;
+  snapshot_writer_init(&w, buffer, buffer + capacity, capacity, bytes_sink, &out);
+  ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+  uint32_t tokens = snapshot_writer_string(&w, "tokens", 6);
+  uint32_t table_key = snapshot_writer_string(&w, "[table]", 7);
+  uint32_t metatable = snapshot_writer_string(&w, "metatable", 9);
+  uint32_t name = snapshot_writer_string(&w, "function@app.lua:3", 18);
+  uint32_t registry = snapshot_writer_string(&w, "registry", 8);
+  uint32_t trace = snapshot_writer_string(&w, "trace 1", 7);
+  ck_assert_uint_eq(tokens, 1);
+  ck_assert_uint_eq(trace, 6);
+  struct snapshot_block blocks[] = {{0x20000, 64}, {0x30000, 128}};
+  struct snapshot_wire_object outer = {SNAPSHOT_TABLE, SNAPSHOT_FLAG_WEAK_VALUES, 0x10000, 56, 4, 0, blocks, 2};
+  ck_assert_int_eq(snapshot_writer_object(&w, &outer), 0);
+  ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_FIELD, 1, tokens, 0, 0x50000), 0);
+  ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 1, 0, 3, 0x60000), 0);
+  ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_KEYED, 1, table_key, 0, 0x70000), 0);
+  ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_KEY, 0, table_key, 0, 0x8000), 0);
+  struct snapshot_wire_object text = {SNAPSHOT_STRING, 0, 0x50000, 30, 5, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(&w, &text), 0);
+  struct snapshot_wire_object inner = {SNAPSHOT_TABLE, 0, 0x60000, 56, 0, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(&w, &inner), 0);
+  ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_OTHER, 0, metatable, 0, 0x8000), 0);
+  struct snapshot_wire_object fn = {SNAPSHOT_LUA_FUNCTION, 0, 0x70000, 40, 1, name, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(&w, &fn), 0);
+  struct snapshot_wire_object key = {SNAPSHOT_TABLE, 0, 0x8000, 56, many, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(&w, &key), 0);
+  for (uint32_t i = 0; i < many; i++)
+    ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 0, 0, (int64_t)i - 1, 0x50000), 0);
+  ck_assert_int_eq(snapshot_writer_root(&w, registry, 0, 0x10000), 0);
+  ck_assert_int_eq(snapshot_writer_root(&w, trace, 1, 0x90000), 0);
+  if (end)
+    ck_assert_int_eq(snapshot_writer_end(&w), 0);
+  free(buffer);
+  return out;
+}
+
+static const struct snapshot_object *must_find(const struct snapshot *s, uint64_t address)
+{
+  const struct snapshot_object *o = snapshot_find(s, address);
+  ck_assert_ptr_nonnull(o);
+  return o;
+}
+
+START_TEST(test_round_trip_objects_references_roots)
+{
+  struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3, 1);
+  struct snapshot s;
+  struct snapshot_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "sample.heap", &e), SNAPSHOT_OK);
+  ck_assert_int_eq(s.complete, 1);
+  ck_assert_uint_eq(s.capture.pid, 4242);
+  ck_assert_uint_eq(s.capture.start_ms, 1763745600125);
+  ck_assert_uint_eq(s.capture.boundary, 3);
+  ck_assert_uint_eq(s.capture.events, 61020);
+  ck_assert_uint_eq(s.object_count, 5);
+  ck_assert_uint_eq(s.reference_count, 8);
+  ck_assert_uint_eq(s.root_count, 2);
+  ck_assert_uint_eq(s.object_bytes, 56 + 64 + 128 + 30 + 56 + 40 + 56);
+  /* By address, in address order. */
+  ck_assert_uint_eq(s.objects[0].address, 0x8000);
+  ck_assert_uint_eq(s.objects[4].address, 0x70000);
+  const struct snapshot_object *outer = must_find(&s, 0x10000);
+  ck_assert_int_eq(outer->type, SNAPSHOT_TABLE);
+  ck_assert_uint_eq(outer->flags, SNAPSHOT_FLAG_WEAK_VALUES);
+  ck_assert_uint_eq(outer->count, 4);
+  ck_assert_uint_eq(outer->block_count, 2);
+  ck_assert_uint_eq(s.blocks[outer->first_block + 1].address, 0x30000);
+  ck_assert_uint_eq(s.blocks[outer->first_block + 1].size, 128);
+  ck_assert_ptr_null(snapshot_find(&s, 0x10001));
+  /* A block of the event stream finds its owner. */
+  ck_assert_ptr_eq(snapshot_find_block(&s, 0x30000), outer);
+  ck_assert_ptr_eq(snapshot_find_block(&s, 0x10000), outer);
+  ck_assert_ptr_eq(snapshot_find_block(&s, 0x50000), must_find(&s, 0x50000));
+  ck_assert_ptr_null(snapshot_find_block(&s, 0x30008));
+  char label[64];
+  const char *expected[] = {"tokens", "[3]", "[table]", "key [table]"};
+  const uint64_t targets[] = {0x50000, 0x60000, 0x70000, 0x8000};
+  const int weak[] = {1, 1, 1, 0};
+  ck_assert_uint_eq(outer->reference_count, 4);
+  for (int i = 0; i < 4; i++) {
+    const struct snapshot_reference *r = &s.references[outer->first_reference + (size_t)i];
+    ck_assert_str_eq(snapshot_label(&s, r, label, sizeof label), expected[i]);
+    ck_assert_uint_eq(r->target, targets[i]);
+    ck_assert_int_eq(r->weak, weak[i]);
+  }
+  const struct snapshot_object *key = must_find(&s, 0x8000);
+  ck_assert_str_eq(snapshot_label(&s, &s.references[key->first_reference], label, sizeof label), "[-1]");
+  ck_assert_str_eq(snapshot_string(&s, must_find(&s, 0x70000)->name), "function@app.lua:3");
+  ck_assert_str_eq(snapshot_type_name(must_find(&s, 0x70000)->type), "function");
+  ck_assert_str_eq(snapshot_string(&s, s.roots[0].text), "registry");
+  ck_assert_uint_eq(s.roots[0].target, 0x10000);
+  ck_assert_int_eq(s.roots[1].weak, 1);
+  snapshot_free(&s);
+  free(b.data);
+}
+END_TEST
+
+START_TEST(test_references_continue_across_chunks)
+{
+  /* 3000 references of one object: about 4 bytes each, three 4 KiB chunks. */
+  struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3000, 1);
+  struct snapshot s;
+  struct snapshot_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "many.heap", &e), SNAPSHOT_OK);
+  const struct snapshot_object *key = must_find(&s, 0x8000);
+  ck_assert_uint_eq(key->reference_count, 3000);
+  ck_assert_uint_eq(s.object_count, 5);
+  for (size_t i = 0; i < 3000; i++) {
+    ck_assert_int_eq(s.references[key->first_reference + i].index, (int64_t)i - 1);
+    ck_assert_uint_eq(s.references[key->first_reference + i].target, 0x50000);
+  }
+  snapshot_free(&s);
+  free(b.data);
+}
+END_TEST
+
+START_TEST(test_every_cut_keeps_every_complete_chunk)
+{
+  struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3000, 1);
+  struct snapshot full;
+  struct snapshot_error e;
+  ck_assert_int_eq(snapshot_read_memory(&full, b.data, b.size, "full.heap", &e), SNAPSHOT_OK);
+  size_t last_objects = 0, last_references = 0;
+  size_t capture_end = SNAPSHOT_HEADER_BYTES + SNAPSHOT_CHUNK_HEAD_BYTES + b.data[SNAPSHOT_HEADER_BYTES + 1];
+  for (size_t size = 0; size < b.size; size++) {
+    struct snapshot s;
+    enum snapshot_status st = snapshot_read_memory(&s, b.data, size, "cut.heap", &e);
+    if (size < capture_end) {
+      ck_assert_int_eq(st, SNAPSHOT_CORRUPT);  /* nothing to read: not even whose it is */
+      ck_assert_ptr_nonnull(strstr(e.message, "cut.heap: byte "));
+      snapshot_free(&s);
+      continue;
+    }
+    ck_assert_int_eq(st, SNAPSHOT_CUT);
+    /* Only a cut in the trailer keeps every record. */
+    ck_assert_int_eq(s.complete, size >= b.size - SNAPSHOT_TRAILER_BYTES);
+    ck_assert_ptr_nonnull(strstr(e.message, "is cut here"));
+    ck_assert_uint_le(e.offset, size);
+    /* What was read only grows as the file does, and every object read is whole or a prefix. */
+    ck_assert_uint_ge(s.object_count, last_objects);
+    ck_assert_uint_ge(s.reference_count, last_references);
+    last_objects = s.object_count;
+    last_references = s.reference_count;
+    for (size_t i = 0; i < s.object_count; i++) {
+      const struct snapshot_object *o = &s.objects[i];
+      const struct snapshot_object *f = must_find(&full, o->address);
+      ck_assert_uint_eq(o->size, f->size);
+      ck_assert_uint_eq(o->block_count, f->block_count);
+      ck_assert_uint_le(o->reference_count, f->reference_count);
+      for (size_t r = 0; r < o->reference_count; r++)
+        ck_assert_uint_eq(s.references[o->first_reference + r].target,
+                          full.references[f->first_reference + r].target);
+    }
+    snapshot_free(&s);
+  }
+  ck_assert_uint_eq(last_objects, 5);
+  snapshot_free(&full);
+  free(b.data);
+}
+END_TEST
+
+START_TEST(test_unknown_version_is_named)
+{
+  struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3, 1);
+  b.data[4] = 7;
+  struct snapshot s;
+  struct snapshot_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "new.heap", &e), SNAPSHOT_UNSUPPORTED);
+  ck_assert_str_eq(e.message, "new.heap: byte 4: heap snapshot version 7; this ljleak reads version 1");
+  ck_assert_uint_eq(s.object_count, 0);
+  snapshot_free(&s);
+  free(b.data);
+}
+END_TEST
+
+START_TEST(test_another_capture_is_refused)
+{
+  struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3, 1);
+  struct snapshot s;
+  struct snapshot_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "x.heap", &e), SNAPSHOT_OK);
+  ck_assert_int_eq(snapshot_check_capture(&s, "x.heap", 4242, 1763745600.125, &e), SNAPSHOT_OK);
+  ck_assert_int_eq(snapshot_check_capture(&s, "x.heap", 4243, 1763745600.125, &e), SNAPSHOT_FOREIGN);
+  ck_assert_str_eq(e.message, "x.heap: byte 17: belongs to another capture (pid 4242, started 1763745600.125), "
+                              "not this one (pid 4243, started 1763745600.125)");
+  /* The same pid, another run. */
+  ck_assert_int_eq(snapshot_check_capture(&s, "x.heap", 4242, 1763745700.5, &e), SNAPSHOT_FOREIGN);
+  snapshot_free(&s);
+  free(b.data);
+}
+END_TEST
+
+START_TEST(test_bad_input_names_file_and_offset)
+{
+  struct snapshot s;
+  struct snapshot_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, "ljst\1\0\0\0", 8, "other.bin", &e), SNAPSHOT_CORRUPT);
+  ck_assert_str_eq(e.message, "other.bin: byte 0: not a heap snapshot (no \"ljhs\" magic)");
+  snapshot_free(&s);
+
+  struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3, 1);
+  /* The first object record follows the CAPTURE and STRINGS chunks: make its type unknown. */
+  size_t at = SNAPSHOT_HEADER_BYTES;
+  while (b.data[at] != SNAPSHOT_CHUNK_OBJECTS)
+    at += SNAPSHOT_CHUNK_HEAD_BYTES + (b.data[at + 1] | (size_t)b.data[at + 2] << 8);
+  size_t record = at + SNAPSHOT_CHUNK_HEAD_BYTES;
+  b.data[record] = (uint8_t)((b.data[record] & 0xf0) | 0xe);
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "bad.heap", &e), SNAPSHOT_CORRUPT);
+  char want[128];
+  snprintf(want, sizeof want, "bad.heap: byte %zu: object of unknown type 14", record);
+  ck_assert_str_eq(e.message, want);
+  ck_assert_uint_eq(e.offset, record);
+  ck_assert_uint_eq(s.object_count, 0);
+  snapshot_free(&s);
+  free(b.data);
+}
+END_TEST
+
+START_TEST(test_long_labels_are_cut)
+{
+  struct bytes out = {NULL, 0, 0};
+  uint8_t buffer[2 * SNAPSHOT_WRITER_MIN_CAPACITY];
+  struct snapshot_writer w;
+  snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY, bytes_sink, &out);
+  char text[1000];
+  memset(text, 'x', sizeof text);
+  ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+  ck_assert_uint_eq(snapshot_writer_string(&w, text, sizeof text), 1);
+  ck_assert_int_eq(snapshot_writer_end(&w), 0);
+  struct snapshot s;
+  struct snapshot_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "long.heap", &e), SNAPSHOT_OK);
+  ck_assert_uint_eq(strlen(snapshot_string(&s, 1)), SNAPSHOT_LABEL_MAX);
+  ck_assert_str_eq(snapshot_string(&s, 1) + SNAPSHOT_LABEL_MAX - 3, "...");
+  ck_assert_str_eq(snapshot_string(&s, 2), "");
+  snapshot_free(&s);
+  free(out.data);
+}
+END_TEST
+
+static Suite *snapshot_suite(void)
+{
+  Suite *s = suite_create("format_snapshot");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_round_trip_objects_references_roots);
+  tcase_add_test(tc, test_references_continue_across_chunks);
+  tcase_add_test(tc, test_every_cut_keeps_every_complete_chunk);
+  tcase_add_test(tc, test_unknown_version_is_named);
+  tcase_add_test(tc, test_another_capture_is_refused);
+  tcase_add_test(tc, test_bad_input_names_file_and_offset);
+  tcase_add_test(tc, test_long_labels_are_cut);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  return check_run(snapshot_suite());
+}
