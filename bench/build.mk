@@ -84,6 +84,32 @@ bench-gc-pause: $(BUILD)/ljleak $(COLLECTOR_SO)
 	  $(BUILD)/ljleak run --sample 512k -o $(BUILD)/bench/gc-pause/$$mb-sampled bench/gc_pause.lua $$mb || exit 1; \
 	done
 
+# Heap snapshots: the walk's pause per 100 MB of live heap beside a full GC cycle's on the same
+# heap (bench/snapshot_pause.lua, CPU time), and the bytes written per object with its
+# references on the demo's service (testdata/demo/service.lua, the snapshots of ljleak run's
+# default: one in the middle, one at the end). Targets: the walk no slower than the full cycle;
+# 32 bytes or fewer per object.
+BENCHES += bench-snapshot
+BENCH_SNAPSHOT_MB ?= 100
+BENCH_SNAPSHOT_DEMO_SECONDS ?= 10
+.PHONY: bench-snapshot
+bench-snapshot: $(BUILD)/ljleak $(COLLECTOR_SO)
+	@rm -rf $(BUILD)/bench/snapshot && mkdir -p $(BUILD)/bench/snapshot
+	@echo "== heap snapshot pause per 100 MB of live heap (bench/snapshot_pause.lua)"
+	@for mb in $(BENCH_SNAPSHOT_MB); do \
+	  $(BUILD)/ljleak run --snapshots none -o $(BUILD)/bench/snapshot/$$mb bench/snapshot_pause.lua $$mb || exit 1; \
+	done
+	@echo "== heap snapshot bytes per object with its references, on the demo's service"
+	@$(BUILD)/ljleak run -o $(BUILD)/bench/snapshot/demo --every 1M testdata/demo/service.lua \
+	  $(BENCH_SNAPSHOT_DEMO_SECONDS) >/dev/null || exit 1
+	@for f in $$($(BUILD)/ljleak info --get snapshot_files $(BUILD)/bench/snapshot/demo); do \
+	  $(BUILD)/ljleak snapshot $(BUILD)/bench/snapshot/demo/$$f | head -1 | tr '\t' '\n' | \
+	  awk -v file=$$f -v bytes=$$(wc -c < $(BUILD)/bench/snapshot/demo/$$f) -F= \
+	    '$$1 == "objects" { n = $$2 } $$1 == "references" { r = $$2 } \
+	     END { printf "%s: %d objects, %d references, %d bytes: %.1f bytes per object with its references\n", \
+	       file, n, r, bytes, bytes / n }' || exit 1; \
+	done
+
 # nginx: the request rate of a Lua location of the test nginx without a
 # capture, with a sampled and with a full one, and the forced cycles' cost
 # on a growing heap (bench/nginx.sh; the packages as tests/e2e/nginx.sh).

@@ -19,7 +19,7 @@
 static const char run_usage[] =
   "usage: ljleak run [-o DIR] [--period SECONDS] [--max-bytes N] [--max-total-bytes N]\n"
   "                  [--sample BYTES] [--gzip] [--duration SECONDS] [--force-gc]\n"
-  "                  [--every BYTES] [--no-edge-gc] [--stack-depth N]\n"
+  "                  [--every BYTES] [--no-edge-gc] [--stack-depth N] [--snapshots N|none]\n"
   "                  [-e CHUNK] [-l LIB] [-j CMD] [-O[OPT]] [-E] [-v] SCRIPT [ARGS...]\n";
 
 static const char run_help[] =
@@ -44,6 +44,9 @@ static const char run_help[] =
   "  --stack-depth N       Lua frames recorded per allocation, in a .stacks file\n"
   "                        beside each segment (default 16, at most "
   RUN_STRING(LJLEAK_COLLECTOR_MAX_STACK_DEPTH) "; 0: none)\n"
+  "  --snapshots N|none    heap snapshots (snap-NNNN.heap, see ljleak snapshot): one\n"
+  "                        at the last boundary, after the script returned, and N-1\n"
+  "                        in the middle of the run (default 2; none: no snapshot)\n"
   "  -e CHUNK              run the Lua string CHUNK first (as luajit -e)\n"
   "  -l LIB                require LIB first (as luajit -l)\n"
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
@@ -78,6 +81,7 @@ struct run_job {
   int no_env;               /* -E */
   int version;              /* -v */
   int capture_failed;
+  uint64_t snapshots;       /* --snapshots: 0 for none */
 };
 
 static void message(const char *msg)
@@ -375,6 +379,16 @@ static int parse(struct run_job *job, int argc, char **argv)
         cli_usage_error(&args, "--stack-depth must be 0 to %d", LJLEAK_COLLECTOR_MAX_STACK_DEPTH);
       else if (!args.failed)
         job->opt.stack_depth = (int)depth;
+    } else if (!strcmp(a, "--snapshots")) {
+      const char *n = args.index + 1 < argc ? argv[++args.index] : NULL;
+      char *end = NULL;
+      unsigned long long v = n && strcmp(n, "none") ? strtoull(n, &end, 10) : 0;
+      if (!n)
+        cli_missing_value(&args, a);
+      else if (strcmp(n, "none") && (!*n || *end || n[0] == '-' || v > LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1))
+        cli_bad_value(&args, "--snapshots", n, "none, or a count from 0 to " RUN_STRING(LJLEAK_COLLECTOR_MAX_SNAPSHOTS) " + 1");
+      else
+        job->snapshots = v;
     } else if (!strcmp(a, "--gzip")) {
       job->opt.gzip = 1;
     } else if (!strcmp(a, "--force-gc")) {
@@ -428,7 +442,10 @@ int cmd_run(int argc, char **argv)
    * unless LJLEAK_EDGE_GC says otherwise. */
   if (!getenv("LJLEAK_EDGE_GC"))
     job.opt.edge_gc = 1;
+  job.snapshots = 2;
   int rc = parse(&job, argc, argv);
+  /* The last one is the runner's; the collector takes those in the middle. */
+  job.opt.snapshots = job.snapshots ? job.snapshots - 1 : 0;
   if (rc != 0) {
     free(job.actions);
     return rc < 0 ? CLI_EXIT_OK : rc;
@@ -448,6 +465,10 @@ int cmd_run(int argc, char **argv)
      * program's own work, not the teardown; an error was already reported. */
     struct ljleak_collector_status st;
     ljleak_collector_status(&st);
+    /* The exit boundary (edge GC) takes the last snapshot: the script's globals, modules and
+     * coroutines are there; its main chunk's locals are gone. */
+    if (st.active && job.snapshots)
+      ljleak_collector_snapshot_next(L, err, sizeof err);
     if (st.active)
       ljleak_collector_exit(L, err, sizeof err);
     if (job.version)

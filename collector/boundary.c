@@ -155,6 +155,7 @@ void boundary_record(struct capture *c, enum capture_index_boundary_cause cause)
   c->boundaries++;
   if (segments_index_boundary(c, cause) != 0)
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
+  snapshot_schedule_boundary(c);
 }
 
 void boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)

@@ -19,6 +19,7 @@
 #include "collector/layout.h"
 #include "collector/options.h"
 #include "collector/segments.h"
+#include "collector/snapshot.h"
 #include "collector/stub.h"
 #include "lauxlib.h"
 
@@ -140,6 +141,7 @@ void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
   if (reason == CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES)
     fprintf(stderr, "ljleak: capture in %s stopped: it reached --max-total-bytes %llu\n", c->dir,
             (unsigned long long)c->opt.max_total_bytes);
+  snapshot_schedule_stop(c);
   segments_index_close(c, reason);
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
   boundary_force_disarm(c);

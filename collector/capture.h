@@ -14,6 +14,7 @@
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
 #include "collector/seg_out.h"
+#include "collector/snapshot.h"
 #include "collector/trace_line.h"
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
@@ -102,6 +103,7 @@ struct capture {
   uint64_t start_ns, last_flush_ns;
   int snapshot_next;            /* the next boundary taken outside the hook writes a heap snapshot */
   uint64_t snapshots;           /* heap snapshots written */
+  struct snapshot_schedule schedule; /* opt.snapshots: the ones in the middle of the run */
   double start_wall;            /* the index's start: a snapshot names its capture by it and the pid */
   uint64_t tick_at;             /* writer.bytes_written at which the timers run next */
   uint64_t disk_done;           /* file bytes of finished segments */

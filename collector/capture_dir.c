@@ -238,3 +238,8 @@ int capture_dir_rename(const struct capture *c, const char *from, const char *to
 {
   return renameat(c->dir_fd, from, c->dir_fd, to);
 }
+
+int capture_dir_remove(const struct capture *c, const char *name)
+{
+  return unlinkat(c->dir_fd, name, 0);
+}

@@ -30,6 +30,10 @@ int capture_dir_create(const struct capture *c, const char *name, int append);
  * followed). 0, or -1 with errno. */
 int capture_dir_rename(const struct capture *c, const char *from, const char *to);
 
+/* Removes name from the capture directory (a link is removed, not followed). 0, or -1 with
+ * errno. */
+int capture_dir_remove(const struct capture *c, const char *name);
+
 /* "name (uid N)", or "uid N" when the user has no name, into out. */
 void capture_dir_user(uid_t uid, char *out, size_t size);
 

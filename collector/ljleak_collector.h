@@ -39,6 +39,8 @@ struct ljleak_collector_options {
   int stack_depth;            /* Lua frames recorded per allocation, in a sidecar beside each
                                  segment (docs/stacks-format.md); 0: no stacks; default 16,
                                  at most LJLEAK_COLLECTOR_MAX_STACK_DEPTH */
+  uint64_t snapshots;         /* heap snapshots in the middle of the capture (docs/snapshot-format.md,
+                                 "When"); 0: none; at most LJLEAK_COLLECTOR_MAX_SNAPSHOTS */
 };
 
 /* The limits of the options (docs/collector.md, "Options and environment
@@ -48,6 +50,8 @@ struct ljleak_collector_options {
  * request, ljleak run): the capture does not start. */
 /* The most stack_depth may be, in frames. */
 #define LJLEAK_COLLECTOR_MAX_STACK_DEPTH 256
+/* The most the snapshots option may be. */
+#define LJLEAK_COLLECTOR_MAX_SNAPSHOTS 64
 /* The most period and duration may be, in seconds: 365 days. */
 #define LJLEAK_COLLECTOR_MAX_SECONDS 31536000
 /* The most max_bytes, max_total_bytes and every may be: 2^50 bytes (1 PiB),

@@ -129,6 +129,7 @@ const struct options_field options_fields[] = {
   FIELD("edge_gc", "LJLEAK_EDGE_GC", BOOL, edge_gc, 0, NULL),
   FIELD("stack_depth", "LJLEAK_STACK_DEPTH", STACK_DEPTH, stack_depth,
         LJLEAK_COLLECTOR_MAX_STACK_DEPTH, NULL),
+  FIELD("snapshots", "LJLEAK_SNAPSHOTS", SIZE, snapshots, LJLEAK_COLLECTOR_MAX_SNAPSHOTS, NULL),
   {NULL, NULL, OPTIONS_KIND_STRING, 0, 0, NULL},
 };
 #undef FIELD

@@ -46,8 +46,7 @@ void segments_write_error(struct capture *c, const char *what, int err)
   fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
 }
 
-/* Appends one line to the index. 0 or -1. */
-static int index_append(struct capture *c, const char *line)
+int segments_index_append(struct capture *c, const char *line)
 {
   if (c->index_fd < 0)
     return -1;
@@ -103,7 +102,7 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     c->index_fd = -1;
     return -1;
   }
-  if (index_append(c, text) != 0) {
+  if (segments_index_append(c, text) != 0) {
     capture_set_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
     close(c->index_fd);
     c->index_fd = -1;
@@ -126,7 +125,7 @@ int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause
     .cause = capture_index_boundary_cause_name((int)cause),
   };
   char text[512];
-  if (!capture_index_write_boundary(text, sizeof text, &line) || index_append(c, text) != 0) {
+  if (!capture_index_write_boundary(text, sizeof text, &line) || segments_index_append(c, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }
@@ -145,7 +144,7 @@ int segments_index_snapshot(struct capture *c, const char *file, const struct sn
     .pause_us = result->pause_ns / 1000,
   };
   char text[512];
-  if (!capture_index_write_snapshot(text, sizeof text, &line) || index_append(c, text) != 0) {
+  if (!capture_index_write_snapshot(text, sizeof text, &line) || segments_index_append(c, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }
@@ -160,7 +159,7 @@ void segments_index_close(struct capture *c, enum capture_index_stop_reason reas
   };
   char text[128];
   if (capture_index_write_stop(text, sizeof text, &line))
-    index_append(c, text);
+    segments_index_append(c, text);
   if (c->index_fd >= 0)
     close(c->index_fd);
   c->index_fd = -1;
@@ -252,7 +251,7 @@ int segments_end(struct capture *c, int complete)
   c->lines.lines += c->lines.segment_lines;
   c->lines.segment_events = c->lines.segment_lines = 0;
   char text[512];
-  if (!capture_index_write_segment(text, sizeof text, &line) || index_append(c, text) != 0) {
+  if (!capture_index_write_segment(text, sizeof text, &line) || segments_index_append(c, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }

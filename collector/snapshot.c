@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "collector/boundary.h"
 #include "collector/capture.h"
 #include "collector/capture_dir.h"
 #include "collector/segments.h"
@@ -562,6 +563,93 @@ static void walk_unmap(struct snapshot_walk *w)
   addr_map_free(&w->text_ids);
 }
 
+/* ---- The middle of the run ---------------------------------------------------------- */
+
+static void schedule_disarm(struct capture *c)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!s->armed)
+    return;
+  s->armed = 0;
+  lua_sethook(mainthread(c->g), s->saved_hook, s->saved_mask, s->saved_count);
+}
+
+/* The count hook: the interpreter is between two instructions, its state whole. */
+static void schedule_safe_point(lua_State *L, lua_Debug *ar)
+{
+  struct capture *c = &capture_state;
+  (void)ar;
+  if (!c->g || G(L) != c->g)
+    return;
+  schedule_disarm(c);
+  if (!c->active || c->busy || !boundary_gc_running(c->g))
+    return;
+  c->snapshot_next = 1;
+  c->schedule.middle = 1;
+  boundary_collect(c, L, CAPTURE_INDEX_CAUSE_SNAPSHOT);
+  c->schedule.middle = 0;
+  while (c->schedule.next_at && c->schedule.next_at <= c->allocated)
+    c->schedule.next_at *= 2;  /* the work since it was due does not make another due */
+}
+
+void snapshot_schedule_boundary(struct capture *c)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!c->opt.snapshots || s->armed || s->middle || !c->g)
+    return;
+  if (!s->next_at)
+    s->next_at = SNAPSHOT_SCHEDULE_FIRST;
+  if (c->allocated < s->next_at)
+    return;
+  while (s->next_at <= c->allocated)
+    s->next_at *= 2;
+  /* lua_sethook only sets fields and the dispatch table, as a signal handler may. */
+  lua_State *main = mainthread(c->g);
+  s->saved_hook = lua_gethook(main);
+  s->saved_mask = lua_gethookmask(main);
+  s->saved_count = lua_gethookcount(main);
+  s->armed = 1;
+  lua_sethook(main, schedule_safe_point, LUA_MASKCOUNT, 1);
+}
+
+/* Removes a candidate's file and says so in the index. */
+static void schedule_drop(struct capture *c, uint32_t i)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  struct snapshot_candidate *k = &s->kept[i];
+  struct capture_index_snapshot line = {.boundary = k->boundary, .file = k->file, .dropped = 1};
+  char text[256];
+  if (capture_dir_remove(c, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
+    segments_index_append(c, text);
+  memmove(&s->kept[i], &s->kept[i + 1], (s->kept_count - i - 1) * sizeof *s->kept);
+  s->kept_count--;
+}
+
+void snapshot_schedule_written(struct capture *c, const char *file)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!s->middle)
+    return;
+  struct snapshot_candidate *k = &s->kept[s->kept_count++];
+  capture_copy_text(k->file, sizeof k->file, file);
+  k->boundary = c->boundaries;
+  k->allocated = c->allocated;
+  if (s->kept_count > c->opt.snapshots + 1)
+    schedule_drop(c, 0);
+}
+
+void snapshot_schedule_stop(struct capture *c)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (c->g)
+    schedule_disarm(c);
+  if (s->kept_count > c->opt.snapshots) {
+    const struct snapshot_candidate *newest = &s->kept[s->kept_count - 1];
+    schedule_drop(c, (double)newest->allocated > 0.75 * (double)c->allocated ? s->kept_count - 1 : 0);
+  }
+  memset(s, 0, sizeof *s);
+}
+
 int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *result, char *err,
                   size_t err_size)
 {
@@ -616,5 +704,6 @@ int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *resul
     capture_set_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
     return -1;
   }
+  snapshot_schedule_written(c, name);
   return 0;
 }

@@ -122,9 +122,11 @@ enum capture_index_boundary_cause {
   CAPTURE_INDEX_CAUSE_EVERY = 4,    /* "every": forced after --every BYTES of allocation */
   CAPTURE_INDEX_CAUSE_CALL = 5,     /* "call": a harness called collector.boundary() */
   CAPTURE_INDEX_CAUSE_PERIOD = 6,   /* "period": a due segment boundary with --force-gc */
-  CAPTURE_INDEX_CAUSE_EXIT = 7      /* "exit": forced when the program had ended (its main
+  CAPTURE_INDEX_CAUSE_EXIT = 7,     /* "exit": forced when the program had ended (its main
                                      * chunk returned): its locals are gone by then, so
                                      * readers leave this boundary out of the series */
+  CAPTURE_INDEX_CAUSE_SNAPSHOT = 8  /* "snapshot": forced to take a heap snapshot in the middle
+                                     * of a capture (the snapshots option) */
 };
 
 /* The cause's name in the index, or NULL for a number that is no cause. */

@@ -18,7 +18,7 @@ const char *capture_index_stop_reason_name(enum capture_index_stop_reason reason
 }
 
 static const char *const capture_index_cause_names[] = {
-  NULL, "gc", "start", "stop", "every", "call", "period", "exit"
+  NULL, "gc", "start", "stop", "every", "call", "period", "exit", "snapshot"
 };
 
 const char *capture_index_boundary_cause_name(int cause)
