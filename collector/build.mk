@@ -43,6 +43,8 @@ $(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)
 E2E_TESTS += tests/e2e/collector.sh
 # testdata/jit: the same allocating lines with the JIT on as with -j off (a table)
 E2E_TESTS += tests/e2e/jit-corpus.sh
+# heap snapshots of a program whose holders are known, JIT on and off (also on the other LuaJIT)
+E2E_TESTS += tests/e2e/snapshot.sh
 # what collector.so and ljleak export (nm -D)
 E2E_TESTS += tests/e2e/symbols.sh
 # allocations of compiled code charged to their lines (ljleak run and the module)

@@ -19,7 +19,8 @@
 #include "lj_ctype.h"
 #endif
 
-/* The walk reads the GC's lists (the root list, the string table, the finalizer queue) and never
+/* The walk reads the GC's lists (the root list, the string table, the finalizer queue, the ring
+ * of open upvalues) and never
  * its mark bits: every object on them is live at a boundary, right after a full cycle, but for
  * the ones a finalizer ran on (they go at the next cycle). */
 
@@ -517,14 +518,45 @@ static void walk_roots(struct snapshot_walk *w)
 #endif
 }
 
+/* One of the VM's own blocks, when it has one. */
+static void vm_block(struct snapshot_walk *w, const void *address, uint64_t size, uint64_t count, const char *name)
+{
+  if (address && size)
+    object(w, SNAPSHOT_VM, 0, address, size, count, text_id(w, name, strlen(name)), NULL, 0);
+}
+
+/* The VM's own blocks that collectgarbage("count") counts beside the objects: the string
+ * table, the temporary buffer, the JIT compiler's buffers and trace list, the FFI's type
+ * table. (The main thread's object stands for the global state's block.) */
+static void walk_vm(struct snapshot_walk *w)
+{
+  global_State *g = w->g;
+  vm_block(w, g->str.tab, ((uint64_t)g->str.mask + 1) * sizeof(GCRef), g->str.num, "string table");
+  vm_block(w, g->tmpbuf.b, (uint64_t)(g->tmpbuf.e - g->tmpbuf.b), 0, "temporary buffer");
+#if LJ_HASJIT
+  jit_State *J = G2J(g);
+  if (J->irbuf)
+    vm_block(w, J->irbuf + J->irbotlim, (uint64_t)(J->irtoplim - J->irbotlim) * sizeof(IRIns), 0, "JIT IR buffer");
+  vm_block(w, J->snapbuf, (uint64_t)J->sizesnap * sizeof(SnapShot), 0, "JIT snapshot buffer");
+  vm_block(w, J->snapmapbuf, (uint64_t)J->sizesnapmap * sizeof(SnapEntry), 0, "JIT snapshot map buffer");
+  vm_block(w, J->trace, (uint64_t)J->sizetrace * sizeof(GCRef), 0,
+           "trace list");
+#endif
+#if LJ_HASFFI
+  CTState *cts = ctype_ctsG(g);
+  if (cts) {
+    vm_block(w, cts, sizeof(CTState), 0, "ffi state");
+    vm_block(w, cts->tab, (uint64_t)cts->sizetab * sizeof(CType), cts->top, "ffi type table");
+  }
+#endif
+}
+
 static void walk_heap(struct snapshot_walk *w)
 {
   global_State *g = w->g;
   lua_State *main = mainthread(g);
   walk_thread(w, main);
-  /* The VM's own blocks that collectgarbage("count") holds: the string table. */
-  object(w, SNAPSHOT_VM, 0, g->str.tab, ((uint64_t)g->str.mask + 1) * sizeof(GCRef), g->str.num,
-         text_id(w, "string table", 12), NULL, 0);
+  walk_vm(w);
   for (GCobj *o = gcref(g->gc.root); o && !w->failed; o = gcnext(o))
     if (o != obj2gco(main))
       walk_object(w, o);
@@ -536,6 +568,9 @@ static void walk_heap(struct snapshot_walk *w)
       walk_object(w, u);
     } while (u != queue && !w->failed);
   }
+  /* Open upvalues are on no list of the GC's but this ring of every thread's. */
+  for (GCupval *uv = uvnext(&g->uvhead); uv != &g->uvhead && !w->failed; uv = uvnext(uv))
+    walk_upvalue(w, uv);
   /* Strings chain from the table's anchors; an anchor's low bit is a flag of the table's. */
   for (MSize i = 0; i <= g->str.mask && !w->failed; i++)
     for (GCobj *o = (GCobj *)(gcrefu(g->str.tab[i]) & ~(uintptr_t)1); o; o = gcnext(o))

@@ -94,27 +94,26 @@ static enum snapshot_status read_capture(struct reading *r, struct cursor *c)
   return SNAPSHOT_OK;  /* fields a later version appends are skipped */
 }
 
-static enum snapshot_status read_strings(struct reading *r, struct cursor *c, uint32_t count)
+/* One string record. */
+static enum snapshot_status read_string(struct reading *r, struct cursor *c)
 {
   struct snapshot *s = r->snapshot;
-  for (uint32_t i = 0; i < count; i++) {
-    uint64_t length, at = c->base + c->pos;
-    if (next_uleb(r, c, &length, "string") != 0)
-      return r->error->status;
-    if (length > c->size - c->pos)
-      return fail(r, SNAPSHOT_CORRUPT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
-    if (s->string_count == UINT32_MAX - 1)
-      return fail(r, SNAPSHOT_CORRUPT, at, "too many strings");
-    if (grow((void **)&s->strings, (size_t)s->string_count + 1, &r->string_capacity, sizeof *s->strings) != 0)
-      return no_memory(r, at);
-    char *text = malloc((size_t)length + 1);
-    if (!text)
-      return no_memory(r, at);
-    memcpy(text, c->data + c->pos, (size_t)length);
-    text[length] = '\0';
-    c->pos += (size_t)length;
-    s->strings[++s->string_count] = text;
-  }
+  uint64_t length, at = c->base + c->pos;
+  if (next_uleb(r, c, &length, "string") != 0)
+    return r->error->status;
+  if (length > c->size - c->pos)
+    return fail(r, SNAPSHOT_CORRUPT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
+  if (s->string_count == UINT32_MAX - 1)
+    return fail(r, SNAPSHOT_CORRUPT, at, "too many strings");
+  if (grow((void **)&s->strings, (size_t)s->string_count + 1, &r->string_capacity, sizeof *s->strings) != 0)
+    return no_memory(r, at);
+  char *text = malloc((size_t)length + 1);
+  if (!text)
+    return no_memory(r, at);
+  memcpy(text, c->data + c->pos, (size_t)length);
+  text[length] = '\0';
+  c->pos += (size_t)length;
+  s->strings[++s->string_count] = text;
   return SNAPSHOT_OK;
 }
 
@@ -226,21 +225,20 @@ static enum snapshot_status read_object(struct reading *r, struct cursor *c, uin
   return read_references(r, c, o->address, o);
 }
 
-static enum snapshot_status read_roots(struct reading *r, struct cursor *c, uint32_t count)
+/* One root record. */
+static enum snapshot_status read_root(struct reading *r, struct cursor *c)
 {
   struct snapshot *s = r->snapshot;
-  for (uint32_t i = 0; i < count; i++) {
-    uint64_t word, target, at = c->base + c->pos;
-    struct snapshot_reference label;
-    if (next_uleb(r, c, &word, "root") != 0 || read_label(r, c, word, at, &label) != SNAPSHOT_OK ||
-        next_uleb(r, c, &target, "root") != 0)
-      return r->error->status;
-    if (label.kind != SNAPSHOT_REF_OTHER)
-      return fail(r, SNAPSHOT_CORRUPT, at, "root without a text label");
-    if (grow((void **)&s->roots, s->root_count, &r->root_capacity, sizeof *s->roots) != 0)
-      return no_memory(r, at);
-    s->roots[s->root_count++] = (struct snapshot_root){target, label.text, label.weak};
-  }
+  uint64_t word, target, at = c->base + c->pos;
+  struct snapshot_reference label;
+  if (next_uleb(r, c, &word, "root") != 0 || read_label(r, c, word, at, &label) != SNAPSHOT_OK ||
+      next_uleb(r, c, &target, "root") != 0)
+    return r->error->status;
+  if (label.kind != SNAPSHOT_REF_OTHER)
+    return fail(r, SNAPSHOT_CORRUPT, at, "root without a text label");
+  if (grow((void **)&s->roots, s->root_count, &r->root_capacity, sizeof *s->roots) != 0)
+    return no_memory(r, at);
+  s->roots[s->root_count++] = (struct snapshot_root){target, label.text, label.weak};
   return SNAPSHOT_OK;
 }
 
@@ -277,35 +275,70 @@ static enum snapshot_status read_end(struct reading *r, struct cursor *c)
   return SNAPSHOT_OK;
 }
 
+/* What a snapshot held before a record: a record of a cut chunk that does not decode is taken
+ * back to it. */
+struct mark {
+  size_t objects, blocks, references, roots, last_references, position;
+  uint32_t strings;
+  uint64_t bytes;
+};
+
+static struct mark mark_take(const struct snapshot *s, const struct cursor *c)
+{
+  return (struct mark){s->object_count, s->block_count, s->reference_count, s->root_count,
+                       s->object_count ? s->objects[s->object_count - 1].reference_count : 0, c->pos,
+                       s->string_count, s->object_bytes};
+}
+
+static void mark_restore(struct snapshot *s, struct cursor *c, const struct mark *m)
+{
+  while (s->string_count > m->strings)
+    free(s->strings[s->string_count--]);
+  s->object_count = m->objects;
+  s->block_count = m->blocks;
+  s->reference_count = m->references;
+  s->root_count = m->roots;
+  if (s->object_count)
+    s->objects[s->object_count - 1].reference_count = m->last_references;
+  s->object_bytes = m->bytes;
+  c->pos = m->position;
+}
+
+/* A chunk's records. cut: the file ends inside this chunk (c holds what is there): the records
+ * that decode are kept, up to the first that does not (it may be the one the cut went through);
+ * c->pos is left after the last one kept. */
 static enum snapshot_status read_chunk(struct reading *r, enum snapshot_chunk_tag tag,
-                                       struct cursor *c, uint32_t count)
+                                       struct cursor *c, uint32_t count, int cut)
 {
   struct snapshot *s = r->snapshot;
-  enum snapshot_status st = SNAPSHOT_OK;
-  if (tag == SNAPSHOT_CHUNK_STRINGS) {
-    st = read_strings(r, c, count);
-  } else if (tag == SNAPSHOT_CHUNK_OBJECTS) {
-    uint64_t address = 0;
-    uint32_t n = 0;
-    while (st == SNAPSHOT_OK && c->pos < c->size) {
-      st = read_object(r, c, &address);
-      n++;
-    }
-    if (st == SNAPSHOT_OK && n != count)
-      st = fail(r, SNAPSHOT_CORRUPT, c->base - SNAPSHOT_CHUNK_HEAD_BYTES,
-                "objects chunk says %" PRIu32 " records and holds %" PRIu32, count, n);
-  } else if (tag == SNAPSHOT_CHUNK_ROOTS) {
-    st = read_roots(r, c, count);
-  } else if (tag == SNAPSHOT_CHUNK_END) {
-    st = read_end(r, c);
-  } else {
-    return SNAPSHOT_OK;  /* a chunk a later version adds: skipped */
+  if (tag == SNAPSHOT_CHUNK_END && !cut)
+    return read_end(r, c);
+  if (tag != SNAPSHOT_CHUNK_STRINGS && tag != SNAPSHOT_CHUNK_OBJECTS && tag != SNAPSHOT_CHUNK_ROOTS) {
+    c->pos = cut ? 0 : c->size;
+    return SNAPSHOT_OK;  /* a chunk a later version adds: skipped (or a cut end: nothing of it kept) */
   }
-  if (st == SNAPSHOT_OK && c->pos != c->size)
-    st = fail(r, SNAPSHOT_CORRUPT, c->base + c->pos, "%zu bytes left over at the end of a chunk",
-              c->size - c->pos);
-  (void)s;
-  return st;
+  uint64_t address = 0;
+  uint32_t n = 0;
+  while (c->pos < c->size) {
+    struct mark m = mark_take(s, c);
+    enum snapshot_status st = tag == SNAPSHOT_CHUNK_STRINGS  ? read_string(r, c)
+                            : tag == SNAPSHOT_CHUNK_OBJECTS ? read_object(r, c, &address)
+                                                            : read_root(r, c);
+    if (st != SNAPSHOT_OK) {
+      if (!cut || st == SNAPSHOT_NO_MEMORY)
+        return st;
+      mark_restore(s, c, &m);
+      memset(r->error, 0, sizeof *r->error);
+      return SNAPSHOT_OK;
+    }
+    n++;
+  }
+  if (!cut && n != count)
+    return fail(r, SNAPSHOT_CORRUPT, c->base - SNAPSHOT_CHUNK_HEAD_BYTES,
+                "%s chunk says %" PRIu32 " records and holds %" PRIu32,
+                tag == SNAPSHOT_CHUNK_STRINGS ? "strings" : tag == SNAPSHOT_CHUNK_OBJECTS ? "objects" : "roots",
+                count, n);
+  return SNAPSHOT_OK;
 }
 
 static int compare_objects(const void *a, const void *b)
@@ -381,15 +414,25 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
       break;  /* cut inside a chunk's head */
     enum snapshot_chunk_tag tag = (enum snapshot_chunk_tag)in[pos];
     uint32_t length = get32(in + pos + 1), count = get32(in + pos + 5);
-    if (length > size - pos - SNAPSHOT_CHUNK_HEAD_BYTES)
-      break;  /* cut inside its body */
+    if (length > size - pos - SNAPSHOT_CHUNK_HEAD_BYTES) {
+      /* Cut inside its body: the records that are whole are kept. */
+      struct cursor c = {in + pos + SNAPSHOT_CHUNK_HEAD_BYTES, size - pos - SNAPSHOT_CHUNK_HEAD_BYTES, 0,
+                         pos + SNAPSHOT_CHUNK_HEAD_BYTES};
+      if (have_capture)
+        st = read_chunk(&r, tag, &c, count, 1);
+      if (c.pos)
+        pos += SNAPSHOT_CHUNK_HEAD_BYTES + c.pos;
+      break;
+    }
     struct cursor c = {in + pos + SNAPSHOT_CHUNK_HEAD_BYTES, length, 0, pos + SNAPSHOT_CHUNK_HEAD_BYTES};
     if ((tag == SNAPSHOT_CHUNK_CAPTURE) == have_capture)
       st = fail(&r, SNAPSHOT_CORRUPT, pos, have_capture ? "a second capture chunk" : "the first chunk is not the capture chunk");
     else if (tag == SNAPSHOT_CHUNK_CAPTURE)
       st = read_capture(&r, &c);
     else
-      st = read_chunk(&r, tag, &c, count);
+      st = read_chunk(&r, tag, &c, count, 0);
+    if (st == SNAPSHOT_OK && tag != SNAPSHOT_CHUNK_CAPTURE && c.pos != c.size)
+      st = fail(&r, SNAPSHOT_CORRUPT, c.base + c.pos, "%zu bytes left over at the end of a chunk", c.size - c.pos);
     have_capture = 1;
     ended = tag == SNAPSHOT_CHUNK_END;
     pos += SNAPSHOT_CHUNK_HEAD_BYTES + (size_t)length;
