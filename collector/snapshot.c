@@ -609,6 +609,12 @@ static void schedule_disarm(struct capture *c)
   lua_sethook(mainthread(c->g), s->saved_hook, s->saved_mask, s->saved_count);
 }
 
+/* A stop is due or waits for its last cycle: that cycle's boundary is the capture's last. */
+static int stop_coming(const struct capture *c)
+{
+  return c->pending_stop != CAPTURE_INDEX_REASON_NONE || c->deferred_stop != CAPTURE_INDEX_REASON_NONE;
+}
+
 /* The count hook: the interpreter is between two instructions, its state whole. */
 static void schedule_safe_point(lua_State *L, lua_Debug *ar)
 {
@@ -617,7 +623,7 @@ static void schedule_safe_point(lua_State *L, lua_Debug *ar)
   if (!c->g || G(L) != c->g)
     return;
   schedule_disarm(c);
-  if (!c->active || c->busy || !boundary_gc_running(c->g))
+  if (!c->active || c->busy || !boundary_gc_running(c->g) || stop_coming(c))
     return;
   c->snapshot_next = 1;
   c->schedule.middle = 1;
@@ -630,7 +636,7 @@ static void schedule_safe_point(lua_State *L, lua_Debug *ar)
 void snapshot_schedule_boundary(struct capture *c)
 {
   struct snapshot_schedule *s = &c->schedule;
-  if (!c->opt.snapshots || s->armed || s->middle || !c->g)
+  if (!c->opt.snapshots || s->armed || s->middle || !c->g || stop_coming(c))
     return;
   if (!s->next_at)
     s->next_at = SNAPSHOT_SCHEDULE_FIRST;

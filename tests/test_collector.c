@@ -477,7 +477,7 @@ static int count_cause(const struct capture_read *r, const char *cause)
  * cycle, and the last has every cycle the capture saw. */
 START_TEST(test_boundary_at_every_gc_cycle_between_start_and_stop)
 {
-  struct capture_read *r = run_and_read("boundaries", "--max-bytes 256k tests/lua/collector_jit.lua");
+  struct capture_read *r = run_and_read("boundaries", "--snapshots none --max-bytes 256k tests/lua/collector_jit.lua");
   ck_assert_int_ge(r->segments, 2);
   ck_assert_int_ge(r->nboundaries, 10);
   assert_boundaries_consistent(r);
@@ -500,7 +500,7 @@ END_TEST
 /* --no-edge-gc: only the program's own cycles. */
 START_TEST(test_no_edge_gc_records_only_the_programs_cycles)
 {
-  struct capture_read *r = run_and_read("no-edge", "--no-edge-gc tests/lua/collector_jit.lua");
+  struct capture_read *r = run_and_read("no-edge", "--snapshots none --no-edge-gc tests/lua/collector_jit.lua");
   assert_boundaries_consistent(r);
   ck_assert_int_ge(r->nboundaries, 5);
   ck_assert_int_eq(count_cause(r, "gc"), r->nboundaries);
