@@ -318,16 +318,55 @@ START_TEST(test_boundary_line_is_written_as_documented)
 }
 END_TEST
 
+/* Snapshot lines: written and read back; a dropped line takes back the one it names; a cut one
+ * is not listed (its file may not be finished). */
+START_TEST(test_snapshot_lines_round_trip_and_drop)
+{
+  char text[2048];
+  size_t n = capture_index_write_header(text, sizeof text);
+  struct capture_index_snapshot a = {.boundary = 3, .file = "snap-0003.heap", .objects = 10, .references = 20,
+                                     .object_bytes = 300, .bytes = 400, .pause_us = 50};
+  struct capture_index_snapshot b = {.boundary = 7, .file = "snap-0007.heap", .objects = 1, .references = 2,
+                                     .object_bytes = 3, .bytes = 4, .pause_us = 5};
+  struct capture_index_snapshot drop = {.boundary = 3, .file = "snap-0003.heap", .dropped = 1};
+  size_t line = capture_index_write_snapshot(text + n, sizeof text - n, &a);
+  ck_assert_str_eq(text + n, "snapshot\tboundary=3\tfile=snap-0003.heap\tobjects=10\treferences=20"
+                             "\tobject_bytes=300\tbytes=400\tpause_us=50\n");
+  n += line;
+  n += capture_index_write_snapshot(text + n, sizeof text - n, &b);
+  line = capture_index_write_snapshot(text + n, sizeof text - n, &drop);
+  ck_assert_str_eq(text + n, "snapshot\tboundary=3\tfile=snap-0003.heap\tdropped=1\n");
+  n += line;
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_parse(&index, text, n, "index", &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.snapshot_count, 1);
+  ck_assert_str_eq(index.snapshots[0].file, "snap-0007.heap");
+  ck_assert_uint_eq(index.snapshots[0].boundary, 7);
+  ck_assert_uint_eq(index.snapshots[0].objects, 1);
+  ck_assert_uint_eq(index.snapshots[0].pause_us, 5);
+  capture_index_free(&index);
+  /* Cut inside the last line: dropped, whatever it kept. */
+  const char *cut = "ljleak-index\tversion=1\nsnapshot\tboundary=3\tfile=snap-0003.heap\tobjects=1";
+  ck_assert_int_eq(capture_index_parse(&index, cut, strlen(cut), "index", &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.snapshot_count, 0);
+  capture_index_free(&index);
+  const char *bad = "ljleak-index\tversion=1\nsnapshot\tboundary=3\n";
+  ck_assert_int_eq(capture_index_parse(&index, bad, strlen(bad), "index", &error), CAPTURE_INDEX_MALFORMED);
+  ck_assert_str_eq(error.message, "index: byte 23: snapshot line: no file");
+}
+END_TEST
+
 START_TEST(test_boundary_cause_names_and_which_are_forced)
 {
-  static const char *const names[] = {"gc", "start", "stop", "every", "call", "period", "exit"};
+  static const char *const names[] = {"gc", "start", "stop", "every", "call", "period", "exit", "snapshot"};
   ck_assert_ptr_null(capture_index_boundary_cause_name(0));
-  for (int cause = CAPTURE_INDEX_CAUSE_GC; cause <= CAPTURE_INDEX_CAUSE_EXIT; cause++) {
+  for (int cause = CAPTURE_INDEX_CAUSE_GC; cause <= CAPTURE_INDEX_CAUSE_SNAPSHOT; cause++) {
     ck_assert_str_eq(capture_index_boundary_cause_name(cause), names[cause - 1]);
     ck_assert_int_eq(capture_index_boundary_cause_forced(capture_index_boundary_cause_name(cause)),
                      cause != CAPTURE_INDEX_CAUSE_GC);
   }
-  ck_assert_ptr_null(capture_index_boundary_cause_name(8));
+  ck_assert_ptr_null(capture_index_boundary_cause_name(9));
   ck_assert_ptr_null(capture_index_boundary_cause_name(-1));
   /* A word a later version adds is a forced cycle too; no cause is the program's own. */
   ck_assert_int_eq(capture_index_boundary_cause_forced("harness-sync"), 1);
@@ -1027,6 +1066,7 @@ int main(void)
   tcase_add_test(tc, test_stop_reason_names_are_the_formats_list);
   tcase_add_test(tc, test_boundary_line_is_written_as_documented);
   tcase_add_test(tc, test_boundary_cause_names_and_which_are_forced);
+  tcase_add_test(tc, test_snapshot_lines_round_trip_and_drop);
   tcase_add_test(tc, test_writer_returns_0_when_the_line_does_not_fit);
   tcase_add_test(tc, test_parser_reads_every_field_of_a_real_index);
   tcase_add_test(tc, test_written_lines_read_back_the_same);

@@ -20,6 +20,17 @@ START_TEST(test_segment_and_part_names)
 }
 END_TEST
 
+START_TEST(test_snapshot_name_of_a_boundary)
+{
+  char out[64];
+  ck_assert_uint_eq(capture_layout_snapshot_name(3, out, sizeof out), 14);
+  ck_assert_str_eq(out, "snap-0003.heap");
+  ck_assert_uint_eq(capture_layout_snapshot_name(123456, out, sizeof out), 16);
+  ck_assert_str_eq(out, "snap-123456.heap");
+  ck_assert_uint_eq(capture_layout_snapshot_name(3, out, 14), 0);  /* no room for the NUL */
+}
+END_TEST
+
 START_TEST(test_sidecar_name_of_a_segment)
 {
   char out[64];
@@ -56,6 +67,8 @@ START_TEST(test_names_are_classified)
     {"seg-0001.stacks.gz", CAPTURE_LAYOUT_SIDECAR},
     {"seg-0002.stacks.part", CAPTURE_LAYOUT_SIDECAR},
     {"seg-0002.stacks.gz.part", CAPTURE_LAYOUT_SIDECAR},
+    {"snap-0003.heap", CAPTURE_LAYOUT_SNAPSHOT},
+    {"snap-0003.heap.part", CAPTURE_LAYOUT_SNAPSHOT},
     {"index", CAPTURE_LAYOUT_OTHER},
     {"report.html", CAPTURE_LAYOUT_OTHER},
     {".memprof", CAPTURE_LAYOUT_OTHER},
@@ -85,6 +98,7 @@ int main(void)
   TCase *tc = tcase_create("names");
   tcase_add_test(tc, test_segment_and_part_names);
   tcase_add_test(tc, test_sidecar_name_of_a_segment);
+  tcase_add_test(tc, test_snapshot_name_of_a_boundary);
   tcase_add_test(tc, test_names_are_classified);
   tcase_add_test(tc, test_join_puts_one_slash);
   suite_add_tcase(s, tc);
