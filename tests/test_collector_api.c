@@ -7,6 +7,7 @@
 
 #include "tests/check_run.h"
 #include "collector/ljleak_collector.h"
+#include "collector/lj_private.h"
 #include "format/capture_index.h"
 #include "format/memprof.h"
 #include "lauxlib.h"
@@ -348,6 +349,75 @@ START_TEST(test_api_edge_gc_and_boundary_calls)
 }
 END_TEST
 
+/* The GC's state as a full cycle leaves it. */
+struct gc_seen {
+  uint64_t total, threshold, estimate, debt;
+  unsigned state, white, stepmul, pause;
+};
+
+static struct gc_seen gc_seen(lua_State *L)
+{
+  const GCState *gc = &G(L)->gc;
+  return (struct gc_seen){gc->total, gc->threshold, gc->estimate, gc->debt,
+                          gc->state, gc->currentwhite, gc->stepmul, gc->pause};
+}
+
+/* A snapshot's walk leaves the GC as it found it: ljleak_collector_snapshot is a full cycle,
+ * its boundary and the walk; after it the GC is where ljleak_collector_boundary, the same
+ * cycle without the walk, leaves it on the same heap: the same bytes, threshold, estimate,
+ * debt and state, and one white flip (the cycle's), none more. */
+START_TEST(test_api_snapshot_leaves_the_gc_state)
+{
+  char dir[1024], err[512], path[1100];
+  lua_State *L = new_state("snapshot", "cap", dir, sizeof dir);
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  ck_assert_int_eq(ljleak_collector_snapshot(L, err, sizeof err), -1);
+  ck_assert_str_eq(err, "no capture is running");
+  ck_assert_int_eq(ljleak_collector_start(L, &o, err, sizeof err), 0);
+  ck_assert_int_eq(luaL_dostring(L, "keep = {} for i = 1, 3000 do keep[i] = {i, tostring(i)} end "
+                                    "weak = setmetatable({}, {__mode = 'k'}) weak[keep] = keep[1]"), 0);
+  ck_assert_int_eq(ljleak_collector_boundary(L, err, sizeof err), 0);
+  struct gc_seen first = gc_seen(L);
+  ck_assert_int_eq(ljleak_collector_boundary(L, err, sizeof err), 0);
+  struct gc_seen second = gc_seen(L);
+  ck_assert_int_eq(ljleak_collector_snapshot(L, err, sizeof err), 0);
+  struct gc_seen walked = gc_seen(L);
+  ck_assert_uint_eq(first.total, second.total);
+  ck_assert_uint_eq(walked.total, second.total);
+  ck_assert_uint_eq(walked.threshold, second.threshold);
+  ck_assert_uint_eq(walked.estimate, second.estimate);
+  ck_assert_uint_eq(walked.debt, second.debt);
+  ck_assert_uint_eq(walked.state, GCSpause);
+  ck_assert_uint_eq(walked.stepmul, second.stepmul);
+  ck_assert_uint_eq(walked.pause, second.pause);
+  ck_assert_uint_ne(second.white, first.white);
+  ck_assert_uint_ne(walked.white, second.white);
+  ck_assert_uint_eq(walked.white, first.white);
+  /* The program runs on, its objects and weak table intact. */
+  ck_assert_int_eq(luaL_dostring(L, "assert(#keep == 3000 and keep[3000][2] == '3000' and weak[keep] == keep[1])"), 0);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  ck_assert_uint_eq(st.snapshots, 1);
+  uint64_t at = st.boundaries;  /* the snapshot's boundary is the last one so far */
+  ck_assert_int_eq(ljleak_collector_stop(L, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/index", dir);
+  struct capture_index index;
+  struct capture_index_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  ck_assert_uint_eq(index.snapshot_count, 1);
+  ck_assert_uint_eq(index.snapshots[0].boundary, at);
+  char file[64];
+  snprintf(file, sizeof file, "snap-%04llu.heap", (unsigned long long)at);
+  ck_assert_str_eq(index.snapshots[0].file, file);
+  ck_assert_uint_ge(index.snapshots[0].objects, 6000);
+  ck_assert_str_eq(index.boundaries[at - 1].cause, "call");
+  capture_index_free(&index);
+  lua_close(L);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_api");
@@ -357,6 +427,7 @@ int main(void)
   tcase_add_test(tc, test_api_lua_close_finishes_the_capture);
   tcase_add_test(tc, test_api_options_from_environment);
   tcase_add_test(tc, test_api_edge_gc_and_boundary_calls);
+  tcase_add_test(tc, test_api_snapshot_leaves_the_gc_state);
   tcase_add_loop_test(tc, test_api_sampled_capture_counts_and_restores, 0, 2);
   tcase_add_loop_test(tc, test_api_sampled_hook_wrapped_by_the_host, 0, 2);
   suite_add_tcase(s, tc);
