@@ -12,7 +12,7 @@ has() { grep -qxF -- "$2" "$1"; }
 
 # A capture stopped by --duration, with a tab in an argument (escaped in the index).
 tab=$(printf '\t')
-"$LJLEAK" run -o "$tmp/duration" --period 0.2 --duration 1 testdata/demo/service.lua 1.5 "x${tab}y" \
+"$LJLEAK" run -o "$tmp/duration" --snapshots none --period 0.2 --duration 1 testdata/demo/service.lua 1.5 "x${tab}y" \
   >/dev/null 2>&1
 check "run_made_a_capture" test -f "$tmp/duration/index"
 "$LJLEAK" info "$tmp/duration" >"$tmp/duration.out" 2>"$tmp/duration.err"
@@ -35,7 +35,7 @@ check "gives_the_stop_time_of_the_index" has "$tmp/duration.out" \
 check "says_the_index_is_whole" has "$tmp/duration.out" "last_line_cut=0"
 check "gives_the_stack_depth_of_the_sidecars" has "$tmp/duration.out" "stacks=16"
 check "prints_the_keys_in_order" test "$(cut -d= -f1 "$tmp/duration.out" | tr '\n' ' ')" = \
-  "version pid host exe ppid command luajit start sample period max_bytes gzip stacks luajit_flavour luajit_package luajit_package_version segments boundaries events bytes trace_events trace_lines heap_bytes files stopped stop_time stop_reason last_line_cut "
+  "version pid host exe ppid command luajit start sample period max_bytes gzip stacks luajit_flavour luajit_package luajit_package_version segments boundaries events bytes trace_events trace_lines heap_bytes files snapshots stopped stop_time stop_reason last_line_cut "
 # The segment lines summed, as scripts added them up from the index.
 sum() { awk -F'\t' -v key="$2=" '$1 == "segment" { for (i = 2; i <= NF; i++) if (index($i, key) == 1) n += substr($i, length(key) + 1) } END { printf "%d\n", n }' "$1"; }
 check "sums_the_segments_events" has "$tmp/duration.out" "events=$(sum "$tmp/duration/index" events)"
