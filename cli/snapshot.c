@@ -20,7 +20,8 @@ static void snapshot_usage(FILE *out)
         "and its totals, then one `object` line per object (address, type, bytes,\n"
         "entries, owned blocks, weak modes, name), each followed by its references\n"
         "(tab, `->`, target address, label), then one `root` line per GC root.\n"
-        "Objects come in address order.\n"
+        "Objects come in address order. Labels and names escape backslash, tab,\n"
+        "newline and other control bytes (\\\\, \\t, \\n, \\xHH).\n"
         "\n"
         "    --capture DIR   the capture the snapshot must belong to (default: the\n"
         "                    directory FILE is in, when it has an index)\n"
@@ -63,6 +64,24 @@ static int snapshot_capture_index(const char *dir, const char *file, struct capt
   return 1;
 }
 
+/* A label or a name, one field of a line: backslash, tab, newline and other control bytes
+ * escaped (\\, \t, \n, \xHH), since keys and chunk names may hold any byte. */
+static void snapshot_put_text(FILE *out, const char *text)
+{
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '\\')
+      fputs("\\\\", out);
+    else if (*p == '\t')
+      fputs("\\t", out);
+    else if (*p == '\n')
+      fputs("\\n", out);
+    else if (*p < 0x20 || *p == 0x7f)
+      fprintf(out, "\\x%02x", *p);
+    else
+      fputc(*p, out);
+  }
+}
+
 static void snapshot_print(FILE *out, const struct snapshot *s)
 {
   const struct snapshot_capture *k = &s->capture;
@@ -84,18 +103,23 @@ static void snapshot_print(FILE *out, const struct snapshot *s)
     if (o->flags & (SNAPSHOT_FLAG_WEAK_KEYS | SNAPSHOT_FLAG_WEAK_VALUES))
       fprintf(out, "\tweak=%s%s", o->flags & SNAPSHOT_FLAG_WEAK_KEYS ? "k" : "",
               o->flags & SNAPSHOT_FLAG_WEAK_VALUES ? "v" : "");
-    if (o->name)
-      fprintf(out, "\tname=%s", snapshot_string(s, o->name));
+    if (o->name) {
+      fputs("\tname=", out);
+      snapshot_put_text(out, snapshot_string(s, o->name));
+    }
     fputc('\n', out);
     for (size_t r = 0; r < o->reference_count; r++) {
       const struct snapshot_reference *ref = &s->references[o->first_reference + r];
-      fprintf(out, "\t->\t0x%" PRIx64 "\t%s%s\n", ref->target, snapshot_label(s, ref, label, sizeof label),
-              ref->weak ? "\t(weak)" : "");
+      fprintf(out, "\t->\t0x%" PRIx64 "\t", ref->target);
+      snapshot_put_text(out, snapshot_label(s, ref, label, sizeof label));
+      fputs(ref->weak ? "\t(weak)\n" : "\n", out);
     }
   }
-  for (size_t i = 0; i < s->root_count; i++)
-    fprintf(out, "root\t%s\t0x%" PRIx64 "%s\n", snapshot_string(s, s->roots[i].text), s->roots[i].target,
-            s->roots[i].weak ? "\t(weak)" : "");
+  for (size_t i = 0; i < s->root_count; i++) {
+    fputs("root\t", out);
+    snapshot_put_text(out, snapshot_string(s, s->roots[i].text));
+    fprintf(out, "\t0x%" PRIx64 "%s\n", s->roots[i].target, s->roots[i].weak ? "\t(weak)" : "");
+  }
 }
 
 int cmd_snapshot(int argc, char **argv)
