@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "diff/aggregate.h"
+#include "diff/holders.h"
 #include "diff/allow.h"
 #include "diff/source.h"
 #include "diff/diff.h"
@@ -50,6 +51,9 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
   }
   status = diff_aggregate_capture(&aggregate, &capture, options, err);
   if (status == DIFF_OK && diff_result_build_sites(result, &aggregate, &capture, info, options) < 0)
+    status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  if (status == DIFF_OK &&
+      diff_holders_find(&capture, &aggregate, result->sites, result->site_count, info, options) < 0)
     status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   diff_aggregate_release(&aggregate);
   diff_source_release(&capture);

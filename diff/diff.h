@@ -82,6 +82,19 @@ struct diff_capture {
   double start_time;          /* Unix time the capture started; 0 if unknown */
   uint64_t events;            /* events read */
   int truncated;              /* a segment was cut; it was used up to its last complete event */
+  size_t snapshots;           /* heap snapshots the index lists (0: none, so no holders) */
+  uint64_t holders_boundary;  /* the seq of the boundary whose snapshot gave the holders; 0: none */
+};
+
+/* How a site's blocks are held at a heap snapshot (diff/holders.h): one path
+ * from a GC root, array indices and unique keys collapsed to [*], and what
+ * it holds of the site. */
+struct diff_holder {
+  char *path;                 /* "_LOADED.auth.tokens[*]", "upvalue handlers of function@bus.lua:3[*]" */
+  uint64_t objects;           /* the site's objects held through it */
+  uint64_t bytes;             /* the site's live bytes in them */
+  char *holder_type;          /* the object the path ends in before its objects: "table", ... */
+  uint64_t retained_bytes;    /* what that object keeps alive: its subtree in the dominator tree */
 };
 
 /* The allow-list rule a site's name matched (docs/diff.md, "Allow-list"). */
@@ -162,6 +175,10 @@ struct diff_site {
   size_t frame_count;
   struct diff_frame *frames;  /* [frame_count], frames[0] the leaf (the site's function) */
   int is_stack;               /* 1 for a stack */
+  /* A growing site of a capture with heap snapshots: the paths that hold its
+   * blocks, most bytes first (diff/holders.h); none otherwise. */
+  size_t holder_count;
+  struct diff_holder *holders;
   struct diff_site_facts facts;  /* diff_result_fill_facts */
 };
 

@@ -358,6 +358,11 @@ void diff_site_release(struct diff_site *site)
   for (size_t i = 0; i < site->frame_count && site->frames; i++)
     free(site->frames[i].name);
   free(site->frames);
+  for (size_t i = 0; i < site->holder_count && site->holders; i++) {
+    free(site->holders[i].path);
+    free(site->holders[i].holder_type);
+  }
+  free(site->holders);
 }
 
 void diff_result_by_stack(struct diff_result *result)

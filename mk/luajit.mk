@@ -77,7 +77,7 @@ other-luajit:
 # LuaJIT) and tests/e2e/luajit.sh (a leaking workload's capture and diff, and
 # each build's collector refusing the other's VM). Run from env.sh.
 OTHER_LUAJIT_SUITES = test_collector test_collector_jit test_collector_api
-OTHER_LUAJIT_E2E = tests/e2e/luajit.sh tests/e2e/collector.sh tests/e2e/snapshot.sh
+OTHER_LUAJIT_E2E = tests/e2e/luajit.sh tests/e2e/collector.sh tests/e2e/snapshot.sh tests/e2e/holders.sh
 .PHONY: check-other-luajit
 check-other-luajit: other-luajit $(BUILD)/lua/ljleak/collector.so
 	@$(OTHER_LUAJIT_MAKE) -j2 $(OTHER_LUAJIT_SUITES:%=$(OTHER_LUAJIT_DIR)/tests/%) >/dev/null

@@ -336,3 +336,17 @@ void report_allowance_growth(const struct diff_site *site, char *buffer, size_t 
            a->growth <= a->budget_bytes ? "within" : "past",
            a->budget ? a->budget : "?");
 }
+
+void report_holder_summary(const struct diff_holder *holder, char *buffer, size_t size)
+{
+  char bytes[48], retained[48];
+  report_format_bytes(bytes, sizeof bytes, (double)holder->bytes, 0);
+  report_format_bytes(retained, sizeof retained, (double)holder->retained_bytes, 0);
+  snprintf(buffer, size, "%" PRIu64 " object%s, %s; the %s keeps %s alive", holder->objects,
+           holder->objects == 1 ? "" : "s", bytes, holder->holder_type ? holder->holder_type : "object",
+           retained);
+}
+
+const char report_no_snapshot_hint[] =
+    "no heap snapshot in the capture (take them with `ljleak run --snapshots N` or "
+    "collector.snapshot())";

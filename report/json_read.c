@@ -229,6 +229,10 @@ static int read_capture(struct json_reader *r, const struct report_json_value *v
   OPTIONAL(v, "start_time", read_double, "start_time", &c->start_time);
   OPTIONAL(v, "events", read_uint, "events", &c->events);
   OPTIONAL(v, "truncated", read_bool, "truncated", &c->truncated);
+  uint64_t snapshots = 0;
+  OPTIONAL(v, "snapshots", read_uint, "snapshots", &snapshots);
+  c->snapshots = (size_t)snapshots;
+  OPTIONAL(v, "holders_boundary", read_uint, "holders_boundary", &c->holders_boundary);
   const struct report_json_value *times = report_json_object_get(v, "boundary_times");
   if (times) {
     size_t count = 0;
@@ -395,6 +399,34 @@ static int read_stack(struct json_reader *r, const struct report_json_value *v, 
   return 0;
 }
 
+/* A site's "holders": [{"path", "objects", "bytes", "holder_type", "retained_bytes"}, ...]. */
+static int read_holders(struct json_reader *r, const struct report_json_value *m, struct diff_site *s)
+{
+  if (m->type != JSON_ARRAY)
+    return reader_fail(r, m, "holders must be an array");
+  if (!m->count)
+    return 0;
+  s->holders = calloc(m->count, sizeof *s->holders);
+  if (!s->holders)
+    return reader_fail(r, m, "out of memory");
+  for (size_t i = 0; i < m->count; i++) {
+    const struct report_json_value *h = &m->items[i], *p;
+    struct diff_holder *holder = &s->holders[i];
+    s->holder_count = i + 1;
+    if (need_object(r, h, "a holder") < 0 || member(r, h, "path", 1, &p) < 0)
+      return -1;
+    if (p->type != JSON_STRING)
+      return reader_fail(r, p, "a holder's path must be a string");
+    if (read_string(r, p, "path", &holder->path) < 0)
+      return -1;
+    OPTIONAL(h, "objects", read_uint, "objects", &holder->objects);
+    OPTIONAL(h, "bytes", read_uint, "bytes", &holder->bytes);
+    OPTIONAL(h, "holder_type", read_string, "holder_type", &holder->holder_type);
+    OPTIONAL(h, "retained_bytes", read_uint, "retained_bytes", &holder->retained_bytes);
+  }
+  return 0;
+}
+
 static int read_site(struct json_reader *r, const struct report_json_value *v, struct diff_site *s)
 {
   const struct report_json_value *m;
@@ -444,6 +476,8 @@ static int read_site(struct json_reader *r, const struct report_json_value *v, s
   OPTIONAL(v, "range_delta_bytes", read_int, "range_delta_bytes", &s->range_delta_bytes);
   OPTIONAL(v, "allowed", read_bool, "allowed", &s->allowed);
   OPTIONAL(v, "allow", read_allowance, "allow", &s->allowance);
+  if ((m = report_json_object_get(v, "holders")) && read_holders(r, m, s) < 0)
+    return -1;
   return read_stack(r, v, s);
 }
 

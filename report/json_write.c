@@ -95,6 +95,10 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
   put_double(w, "start_time", c->start_time);
   put_uint(w, "events", c->events);
   put_bool(w, "truncated", c->truncated);
+  if (c->snapshots) {  /* absent: no heap snapshot, as before holders */
+    put_uint(w, "snapshots", c->snapshots);
+    put_uint(w, "holders_boundary", c->holders_boundary);
+  }
   json_write_close(w, '}');
 }
 
@@ -158,6 +162,24 @@ static void put_stack_frames(struct json_writer *w, const struct diff_site *s)
   json_write_close(w, ']');
 }
 
+/* The paths that hold a growing site's blocks at a heap snapshot. */
+static void put_holders(struct json_writer *w, const struct diff_site *s)
+{
+  json_write_key(w, "holders");
+  json_write_open(w, '[');
+  for (size_t i = 0; i < s->holder_count; i++) {
+    const struct diff_holder *h = &s->holders[i];
+    json_write_item(w);
+    fputs("{\"path\": ", w->out);
+    json_write_string(w->out, h->path);
+    fprintf(w->out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"holder_type\": ",
+            h->objects, h->bytes);
+    json_write_string(w->out, h->holder_type);
+    fprintf(w->out, ", \"retained_bytes\": %" PRIu64 "}", h->retained_bytes);
+  }
+  json_write_close(w, ']');
+}
+
 static void put_site(struct json_writer *w, const struct diff_site *s)
 {
   json_write_item(w);
@@ -186,6 +208,8 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   fprintf(w->out, "%" PRId64, s->range_delta_bytes);
   put_bool(w, "allowed", s->allowed);
   put_allowance(w, s->allowance);
+  if (s->holder_count)
+    put_holders(w, s);
   if (s->is_stack)
     put_stack_frames(w, s);
   json_write_close(w, '}');

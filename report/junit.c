@@ -99,6 +99,20 @@ static void put_stacks(FILE *out, const struct diff_result *r, const struct diff
 }
 
 /* The allow-list rule of a site, in words: its growth, the budget, the reason. */
+/* The path that holds most of a site's bytes, in the failure's message. */
+static void put_top_holder(FILE *out, const struct diff_site *site)
+{
+  if (!site->holder_count)
+    return;
+  char summary[200];
+  report_holder_summary(&site->holders[0], summary, sizeof summary);
+  fputs("; held by ", out);
+  put_xml(out, site->holders[0].path);
+  fputs(" (", out);
+  put_xml(out, summary);
+  fputs(")", out);
+}
+
 static void put_allowance(FILE *out, const struct diff_site *site)
 {
   char growth[160], rule[300];
@@ -158,6 +172,7 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
     } else if (site->facts.flagged) {
       fprintf(out, ">\n      <failure type=\"%s\" message=\"", diff_verdict_name(site->verdict));
       put_reason(out, r, site);
+      put_top_holder(out, site);
       if (site->allowance) {
         fputs("; past its allowance: ", out);
         put_allowance(out, site);
