@@ -49,12 +49,17 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
     diff_source_release(&capture);
     return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   }
-  status = diff_aggregate_capture(&aggregate, &capture, options, err);
+  struct diff_holders holders;
+  if (diff_holders_prepare(&holders, &capture) < 0)
+    status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  else
+    status = diff_aggregate_capture(&aggregate, &capture, options, err);
   if (status == DIFF_OK && diff_result_build_sites(result, &aggregate, &capture, info, options) < 0)
     status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-  if (status == DIFF_OK &&
-      diff_holders_find(&capture, &aggregate, result->sites, result->site_count, info, options) < 0)
-    status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  if (status == DIFF_OK && diff_holders_find(&holders, &capture, &aggregate, result->sites,
+                                             result->site_count, info, options, err) < 0)
+    status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  diff_holders_release(&holders);
   diff_aggregate_release(&aggregate);
   diff_source_release(&capture);
   return status;

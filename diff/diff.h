@@ -83,7 +83,6 @@ struct diff_capture {
   uint64_t events;            /* events read */
   int truncated;              /* a segment was cut; it was used up to its last complete event */
   size_t snapshots;           /* heap snapshots the index lists (0: none, so no holders) */
-  uint64_t holders_boundary;  /* the seq of the boundary whose snapshot gave the holders; 0: none */
 };
 
 /* How a site's blocks are held at a heap snapshot (diff/holders.h): one path
@@ -179,6 +178,7 @@ struct diff_site {
    * blocks, most bytes first (diff/holders.h); none otherwise. */
   size_t holder_count;
   struct diff_holder *holders;
+  uint64_t holders_boundary;  /* the seq of the boundary whose snapshot they come from */
   struct diff_site_facts facts;  /* diff_result_fill_facts */
 };
 

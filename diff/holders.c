@@ -309,7 +309,7 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
   int cut;
   size_t depth = holders_steps(g, v, from, refs, &cut);
   const char *root = "";
-  int first = 1, skip_value = 0;
+  int first = 1, skip_value = 0, after_anchor = 0;
   t->len = 0;
   t->buf[0] = '\0';
   *holder = DIFF_HOLDERS_NONE;
@@ -333,7 +333,17 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
       continue;
     }
     skip_value = 0;
-    if (holders_collapsed(g, labels, from[i], refs[i])) {
+    int collapsed = holders_collapsed(g, labels, from[i], refs[i]);
+    if (after_anchor && !collapsed && !(r->kind == SNAPSHOT_REF_FIELD && !holders_identifier(text)) &&
+        !(r->kind == SNAPSHOT_REF_OTHER && (!strncmp(text, "upvalue ", 8) || o->type == SNAPSHOT_THREAD))) {
+      /* "(local pool in main chunk@app.lua).listeners": a field after an anchor's file name */
+      memmove(t->buf + 1, t->buf, t->len + 1 < sizeof t->buf - 1 ? t->len + 1 : sizeof t->buf - 2);
+      t->buf[0] = '(';
+      t->len = strlen(t->buf);
+      text_put(t, ")");
+    }
+    after_anchor = 0;
+    if (collapsed) {
       if (*holder == DIFF_HOLDERS_NONE)
         *holder = from[i];
       text_put(t, r->kind == SNAPSHOT_REF_KEY ? "[key *]" : "[*]");
@@ -353,6 +363,7 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
       snprintf(label, sizeof label, "%s of %s", text, holders_function_name(s, o));
       text_put(t, label);
       skip_value = 1;
+      after_anchor = 1;
     } else if (r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD &&
                (!strncmp(text, "local ", 6) || !strncmp(text, "slot ", 5))) {
       t->len = 0;  /* a new anchor: a local of a frame of a thread */
@@ -363,6 +374,7 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
       else
         snprintf(label, sizeof label, "%s", text);
       text_put(t, label);
+      after_anchor = 1;
     } else {
       text_put(t, "<");
       text_put(t, snapshot_label(s, r, label, sizeof label));
@@ -627,106 +639,244 @@ static int holders_wanted(const struct diff_site *site)
          site->verdict == DIFF_VERDICT_WORSE || site->verdict == DIFF_VERDICT_UNDECIDED;
 }
 
-int diff_holders_find(const struct diff_source *capture, const struct diff_aggregate *aggregate,
-                      struct diff_site *result_sites, size_t site_count, struct diff_capture *info,
-                      const struct diff_options *options)
+int diff_holders_prepare(struct diff_holders *holders, const struct diff_source *capture)
 {
+  memset(holders, 0, sizeof *holders);
   if (!capture->index_path)
     return 0;
   struct capture_index index;
   struct capture_index_error index_error;
   if (capture_index_read_file(&index, capture->index_path, &index_error) != CAPTURE_INDEX_OK)
     return 0;  /* the source read it already: it said what was wrong */
-  info->snapshots = index.snapshot_count;
-  int status = 0;
-  if (!index.snapshot_count) {
+  holders->listed = index.snapshot_count;
+  holders->pid = (uint64_t)index.capture.pid;
+  holders->start = index.capture.start;
+  holders->snapshots = calloc(index.snapshot_count ? index.snapshot_count : 1, sizeof *holders->snapshots);
+  if (!holders->snapshots) {
     capture_index_free(&index);
-    return 0;
+    return -1;
   }
-  const struct capture_index_snapshot *last = &index.snapshots[index.snapshot_count - 1];
   size_t directory = strlen(capture->index_path) - strlen(CAPTURE_LAYOUT_INDEX);
-  size_t length = directory + strlen(last->file) + 1;
-  char *path = malloc(length);
-  struct diff_site **wanted = calloc(site_count ? site_count : 1, sizeof *wanted);
-  uint32_t *result_of = NULL;
-  struct diff_holders_block *blocks = NULL;
-  struct snapshot snapshot;
-  memset(&snapshot, 0, sizeof snapshot);
-  if (!path || !wanted) {
-    status = -1;
-    goto done;
+  const char *exit_cause = capture_index_boundary_cause_name(CAPTURE_INDEX_CAUSE_EXIT);
+  for (size_t i = index.snapshot_count; i-- > 0 && holders->count < DIFF_HOLDERS_MAX_SNAPSHOTS;) {
+    const struct capture_index_snapshot *line = &index.snapshots[i];
+    struct diff_holders_snapshot *snapshot = &holders->snapshots[holders->count];
+    /* Its boundary among the capture's: by the boundary line's place in the index. */
+    size_t at = SIZE_MAX - 1;  /* none */
+    for (size_t k = 0; k < index.boundary_count; k++) {
+      const struct capture_index_boundary *b = &index.boundaries[k];
+      if (b->seq != line->boundary)
+        continue;
+      if (b->cause && !strcmp(b->cause, exit_cause))
+        at = DIFF_HOLDERS_AT_END;
+      for (size_t c = 0; c < capture->boundary_count && at != DIFF_HOLDERS_AT_END; c++)
+        if (capture->boundaries[c].offset == b->offset)
+          at = c;
+      break;
+    }
+    if (at == SIZE_MAX - 1)
+      continue;
+    size_t length = directory + strlen(line->file) + 1;
+    if (!(snapshot->path = malloc(length))) {
+      capture_index_free(&index);
+      return -1;
+    }
+    snprintf(snapshot->path, length, "%.*s%s", (int)directory, capture->index_path, line->file);
+    snapshot->boundary = line->boundary;
+    snapshot->at = at;
+    holders->count++;
   }
-  snprintf(path, length, "%.*s%s", (int)directory, capture->index_path, last->file);
-  struct snapshot_error error;
-  enum snapshot_status read = snapshot_read_file(&snapshot, path, &error);
-  if (read == SNAPSHOT_NO_MEMORY) {
-    status = -1;
-    goto done;
-  }
-  struct snapshot_error foreign;
-  if ((read == SNAPSHOT_OK || read == SNAPSHOT_CUT) &&
-      snapshot_check_capture(&snapshot, path, (uint64_t)index.capture.pid, index.capture.start,
-                             &foreign) != SNAPSHOT_OK) {
-    error = foreign;
-    read = SNAPSHOT_FOREIGN;
-  }
-  if (read != SNAPSHOT_OK && read != SNAPSHOT_CUT) {
-    char message[700];
-    snprintf(message, sizeof message, "%s; no holders", error.message);
-    holders_warn(options, message);
-    goto done;
-  }
-  if (read == SNAPSHOT_CUT)
-    holders_warn(options, error.message);
-  /* Result sites by the aggregate's global site index. */
-  size_t global_count = aggregate->sites.count, wanted_count = 0;
-  result_of = malloc((global_count ? global_count : 1) * sizeof *result_of);
-  if (!result_of) {
-    status = -1;
-    goto done;
+  capture_index_free(&index);
+  return 0;
+}
+
+void diff_holders_release(struct diff_holders *holders)
+{
+  for (size_t i = 0; i < holders->count; i++)
+    free(holders->snapshots[i].path);
+  free(holders->snapshots);
+  memset(holders, 0, sizeof *holders);
+}
+
+/* The blocks of aggregate's live map whose site is one of the wanted sites
+ * (by name), each with its index among them. -1 when out of memory. */
+static int holders_blocks(const struct diff_aggregate *aggregate, struct diff_site *const *wanted,
+                          size_t wanted_count, struct diff_holders_block **out, size_t *count)
+{
+  size_t global_count = aggregate->sites.count;
+  uint32_t *result_of = malloc((global_count ? global_count : 1) * sizeof *result_of);
+  const struct diff_live_map *live = &aggregate->live;
+  *count = 0;
+  *out = malloc((live->count ? live->count : 1) * sizeof **out);
+  if (!result_of || !*out) {
+    free(result_of);
+    free(*out);
+    *out = NULL;
+    return -1;
   }
   for (size_t i = 0; i < global_count; i++)
     result_of[i] = DIFF_HOLDERS_NONE;
-  for (size_t i = 0; i < site_count; i++) {
-    struct diff_site *site = &result_sites[i];
-    if (site->is_stack || !holders_wanted(site))
-      continue;
-    uint32_t global = diff_site_table_find(&aggregate->sites, site->name, strlen(site->name));
-    if (global == DIFF_SITE_TABLE_NONE)
-      continue;
-    result_of[global] = (uint32_t)wanted_count;
-    wanted[wanted_count++] = site;
+  for (size_t i = 0; i < wanted_count; i++) {
+    uint32_t global = diff_site_table_find(&aggregate->sites, wanted[i]->name, strlen(wanted[i]->name));
+    if (global != DIFF_SITE_TABLE_NONE)
+      result_of[global] = (uint32_t)i;
   }
-  info->holders_boundary = snapshot.capture.boundary;
-  if (!wanted_count)
-    goto done;
-  /* The blocks of those sites live at the capture's end: the snapshot is
-   * taken at the exit boundary or before, and an address used again since
-   * holds a block whose size the snapshot's does not match. */
-  const struct diff_live_map *live = &aggregate->live;
-  size_t block_count = 0;
-  blocks = malloc((live->count ? live->count : 1) * sizeof *blocks);
-  if (!blocks) {
-    status = -1;
-    goto done;
-  }
-  for (size_t i = 0; i <= live->mask && live->slots; i++) {
+  for (size_t i = 0; live->slots && i <= live->mask; i++) {
     const struct diff_live_block *slot = &live->slots[i];
     if (!slot->address || slot->site >= aggregate->owners.count)
       continue;
     uint32_t global = aggregate->owners.sites[slot->site];
-    if (global >= global_count || result_of[global] == DIFF_HOLDERS_NONE)
-      continue;
-    blocks[block_count++] = (struct diff_holders_block){slot->address, live_map_size(live, slot),
-                                                        result_of[global]};
+    if (global < global_count && result_of[global] != DIFF_HOLDERS_NONE)
+      (*out)[(*count)++] = (struct diff_holders_block){slot->address, live_map_size(live, slot),
+                                                       result_of[global]};
   }
-  status = diff_holders_analyse(&snapshot, blocks, block_count, wanted, wanted_count);
-done:
-  snapshot_free(&snapshot);
-  free(blocks);
   free(result_of);
+  return 0;
+}
+
+/* The capture read again up to its boundary at (exactly: every block live
+ * there, none after), into aggregate. */
+static enum diff_status holders_replay(struct diff_source *capture, size_t at,
+                                       struct diff_aggregate *aggregate,
+                                       const struct diff_options *options, struct diff_error *err)
+{
+  size_t last = SIZE_MAX;
+  for (size_t p = 0; p < capture->piece_count; p++)
+    if (capture->pieces[p].boundary_end && capture->pieces[p].boundary == at) {
+      last = p;
+      break;
+    }
+  if (last == SIZE_MAX)
+    return DIFF_OK;  /* never reached: nothing is live there that the capture shows */
+  size_t segment = capture->pieces[last].segment;
+  struct diff_source cut = *capture;
+  cut.segments = malloc((segment + 1) * sizeof *cut.segments);
+  if (!cut.segments)
+    return DIFF_ERROR_MEMORY;
+  memcpy(cut.segments, capture->segments, (segment + 1) * sizeof *cut.segments);
+  cut.count = segment + 1;
+  cut.segments[segment].piece_count = last - cut.segments[segment].first_piece + 1;
+  cut.piece_count = last + 1;
+  cut.boundary_count = at + 1;
+  cut.dropped_warning = NULL;
+  struct diff_options quiet = *options;
+  quiet.warn = NULL;        /* the first reading warned already */
+  quiet.progress = NULL;
+  enum diff_status status = diff_aggregate_capture(aggregate, &cut, &quiet, err);
+  free(cut.segments);
+  return status;
+}
+
+static uint64_t holders_bytes(const struct diff_site *site)
+{
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < site->holder_count; i++)
+    bytes += site->holders[i].bytes;
+  return bytes;
+}
+
+static void holders_drop(struct diff_site *site)
+{
+  for (size_t i = 0; i < site->holder_count && site->holders; i++) {
+    free(site->holders[i].path);
+    free(site->holders[i].holder_type);
+  }
+  free(site->holders);
+  site->holders = NULL;
+  site->holder_count = 0;
+}
+
+/* One snapshot: read, checked against the capture, joined with the wanted
+ * sites' blocks live at its boundary into scratch. */
+static int holders_one(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
+                       const struct diff_holders_block *blocks, size_t count,
+                       struct diff_site **scratch, size_t wanted_count,
+                       const struct diff_options *options)
+{
+  struct snapshot snapshot;
+  struct snapshot_error error, foreign;
+  char message[700];
+  enum snapshot_status read = snapshot_read_file(&snapshot, entry->path, &error);
+  if (read == SNAPSHOT_NO_MEMORY) {
+    snapshot_free(&snapshot);
+    return -1;
+  }
+  if ((read == SNAPSHOT_OK || read == SNAPSHOT_CUT) &&
+      snapshot_check_capture(&snapshot, entry->path, holders->pid, holders->start, &foreign) !=
+          SNAPSHOT_OK) {
+    error = foreign;
+    read = SNAPSHOT_FOREIGN;
+  }
+  if (read != SNAPSHOT_OK && read != SNAPSHOT_CUT) {
+    snprintf(message, sizeof message, "%s; no holders from it", error.message);
+    holders_warn(options, message);
+    snapshot_free(&snapshot);
+    return 0;
+  }
+  if (read == SNAPSHOT_CUT)
+    holders_warn(options, error.message);
+  int status = count ? diff_holders_analyse(&snapshot, blocks, count, scratch, wanted_count) : 0;
+  snapshot_free(&snapshot);
+  return status;
+}
+
+int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
+                      const struct diff_aggregate *aggregate, struct diff_site *result_sites,
+                      size_t site_count, struct diff_capture *info,
+                      const struct diff_options *options, struct diff_error *err)
+{
+  info->snapshots = holders->listed;
+  if (!holders->count)
+    return 0;
+  size_t wanted_count = 0;
+  struct diff_site **wanted = calloc(site_count ? site_count : 1, sizeof *wanted);
+  struct diff_site *scratch = calloc(site_count ? site_count : 1, sizeof *scratch);
+  struct diff_site **scratch_of = calloc(site_count ? site_count : 1, sizeof *scratch_of);
+  int status = -1;
+  if (!wanted || !scratch || !scratch_of)
+    goto done;
+  for (size_t i = 0; i < site_count; i++) {
+    struct diff_site *site = &result_sites[i];
+    if (site->is_stack || !holders_wanted(site))
+      continue;
+    scratch_of[wanted_count] = &scratch[wanted_count];
+    wanted[wanted_count++] = site;
+  }
+  status = 0;
+  for (size_t s = 0; s < holders->count && wanted_count && status == 0; s++) {
+    const struct diff_holders_snapshot *entry = &holders->snapshots[s];
+    struct diff_holders_block *blocks = NULL;
+    size_t count = 0;
+    if (entry->at == DIFF_HOLDERS_AT_END) {
+      status = holders_blocks(aggregate, wanted, wanted_count, &blocks, &count);
+    } else {
+      struct diff_aggregate prefix;
+      if (diff_aggregate_init(&prefix, capture->info.sample_bytes) < 0) {
+        status = -1;
+        break;
+      }
+      enum diff_status read = holders_replay(capture, entry->at, &prefix, options, err);
+      status = read == DIFF_OK ? holders_blocks(&prefix, wanted, wanted_count, &blocks, &count) : -1;
+      diff_aggregate_release(&prefix);
+    }
+    if (status == 0)
+      status = holders_one(holders, entry, blocks, count, scratch_of, wanted_count, options);
+    free(blocks);
+    for (size_t i = 0; i < wanted_count; i++) {  /* newest first: an older one must hold more */
+      if (status == 0 && scratch[i].holder_count && holders_bytes(&scratch[i]) > holders_bytes(wanted[i])) {
+        holders_drop(wanted[i]);
+        wanted[i]->holders = scratch[i].holders;
+        wanted[i]->holder_count = scratch[i].holder_count;
+        wanted[i]->holders_boundary = entry->boundary;
+        scratch[i].holders = NULL;
+        scratch[i].holder_count = 0;
+      }
+      holders_drop(&scratch[i]);
+    }
+  }
+done:
   free(wanted);
-  free(path);
-  capture_index_free(&index);
+  free(scratch);
+  free(scratch_of);
   return status;
 }

@@ -40,14 +40,43 @@ struct diff_holders_block {
 int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                          size_t block_count, struct diff_site **sites, size_t site_count);
 
-/* The engine's step: when the capture's index lists heap snapshots, reads
- * the last one (refused with a warning when it belongs to another capture),
- * joins the blocks live at the capture's end of every growing site of
- * result_sites with it, and fills their holders; info->snapshots and
- * info->holders_boundary say what was used. Warnings go to options->warn.
- * 0, or -1 when out of memory. */
-int diff_holders_find(const struct diff_source *capture, const struct diff_aggregate *aggregate,
-                      struct diff_site *result_sites, size_t site_count, struct diff_capture *info,
-                      const struct diff_options *options);
+/* The engine's step, after a capture was read and its sites judged: the
+ * snapshots its index lists, the newest DIFF_HOLDERS_MAX_SNAPSHOTS. */
+struct diff_holders_snapshot {
+  uint64_t boundary;          /* its boundary's seq */
+  char *path;
+  size_t at;                  /* the boundary's index among the capture's (diff_source), or
+                               * DIFF_HOLDERS_AT_END: the exit boundary, after the last one */
+};
+#define DIFF_HOLDERS_AT_END SIZE_MAX
+#define DIFF_HOLDERS_MAX_SNAPSHOTS 3
+
+struct diff_holders {
+  struct diff_holders_snapshot *snapshots;  /* newest first */
+  size_t count;
+  size_t listed;              /* snapshots the index lists */
+  uint64_t pid;               /* whose capture: the index's capture line */
+  double start;
+};
+
+/* Reads the capture's index for its snapshots and places their boundaries
+ * among the capture's (a boundary thinned out, or left out by
+ * --forced-only, leaves its snapshot out). 0, or -1 when out of memory. */
+int diff_holders_prepare(struct diff_holders *holders, const struct diff_source *capture);
+
+/* For every growing (or undecided) site of result_sites, the holders found
+ * in the snapshot that holds most of its bytes (the newest on a tie). The
+ * blocks live at a snapshot's boundary are those of aggregate (the whole
+ * capture read) for the exit boundary, else of the capture read again up to
+ * that boundary. A snapshot of another capture is refused with a warning
+ * (options->warn), a cut one is used with one. info->snapshots says how many
+ * the index lists. 0, or -1 when out of memory or when reading the capture
+ * again fails (err says why). */
+int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
+                      const struct diff_aggregate *aggregate, struct diff_site *result_sites,
+                      size_t site_count, struct diff_capture *info,
+                      const struct diff_options *options, struct diff_error *err);
+
+void diff_holders_release(struct diff_holders *holders);
 
 #endif

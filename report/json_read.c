@@ -232,7 +232,6 @@ static int read_capture(struct json_reader *r, const struct report_json_value *v
   uint64_t snapshots = 0;
   OPTIONAL(v, "snapshots", read_uint, "snapshots", &snapshots);
   c->snapshots = (size_t)snapshots;
-  OPTIONAL(v, "holders_boundary", read_uint, "holders_boundary", &c->holders_boundary);
   const struct report_json_value *times = report_json_object_get(v, "boundary_times");
   if (times) {
     size_t count = 0;
@@ -478,6 +477,7 @@ static int read_site(struct json_reader *r, const struct report_json_value *v, s
   OPTIONAL(v, "allow", read_allowance, "allow", &s->allowance);
   if ((m = report_json_object_get(v, "holders")) && read_holders(r, m, s) < 0)
     return -1;
+  OPTIONAL(v, "holders_boundary", read_uint, "holders_boundary", &s->holders_boundary);
   return read_stack(r, v, s);
 }
 

@@ -95,10 +95,8 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
   put_double(w, "start_time", c->start_time);
   put_uint(w, "events", c->events);
   put_bool(w, "truncated", c->truncated);
-  if (c->snapshots) {  /* absent: no heap snapshot, as before holders */
+  if (c->snapshots)  /* absent: no heap snapshot, as before holders */
     put_uint(w, "snapshots", c->snapshots);
-    put_uint(w, "holders_boundary", c->holders_boundary);
-  }
   json_write_close(w, '}');
 }
 
@@ -208,8 +206,10 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   fprintf(w->out, "%" PRId64, s->range_delta_bytes);
   put_bool(w, "allowed", s->allowed);
   put_allowance(w, s->allowance);
-  if (s->holder_count)
+  if (s->holder_count) {
     put_holders(w, s);
+    put_uint(w, "holders_boundary", s->holders_boundary);
+  }
   if (s->is_stack)
     put_stack_frames(w, s);
   json_write_close(w, '}');

@@ -394,12 +394,12 @@ static void put_holders(FILE *out, const struct diff_result *r, const struct tex
     if (!site->holder_count)
       continue;
     if (!shown_sites++)
-      fprintf(out, "%sheld by (paths from the GC roots at the heap snapshot of boundary %" PRIu64
-                   ": what each holds of the site, what its holder keeps alive):%s\n",
-              style_on(s, BOLD), r->capture.holders_boundary, style_off(s));
+      fprintf(out, "%sheld by (paths from the GC roots at a heap snapshot: what each holds of the "
+                   "site, what its holder keeps alive):%s\n",
+              style_on(s, BOLD), style_off(s));
     fputs("  ", out);
     put_name(out, site->name);
-    putc('\n', out);
+    fprintf(out, "  (snapshot at boundary %" PRIu64 ")\n", site->holders_boundary);
     for (size_t k = 0; k < site->holder_count; k++) {
       const struct diff_holder *h = &site->holders[k];
       char summary[200];

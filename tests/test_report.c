@@ -113,7 +113,7 @@ static struct diff_result trend_result(void)
                                     .min_growth_bytes = 4096, .worse_ratio = 2, .jobs = 1};
   fill_capture(&r.capture, "captures/run-1");
   r.capture.snapshots = 2;
-  r.capture.holders_boundary = 8;
+  sites[0].holders_boundary = 8;
   sites[0].holder_count = 2;
   sites[0].holders = leak_holders;
   r.site_count = 6;
@@ -147,7 +147,6 @@ static struct diff_result range_result(void)
   struct diff_result r = trend_result();
   r.mode = DIFF_MODE_RANGE;
   r.capture.snapshots = 0;  /* a capture without heap snapshots: no holders */
-  r.capture.holders_boundary = 0;
   sites[0].holder_count = 0;
   sites[0].holders = NULL;
   r.options.range_from = 2;
@@ -178,6 +177,7 @@ static struct diff_result hostile_result(void)
        .holder_type = (char *)"table", .retained_bytes = 400}};
   hostile[0].holder_count = 1;
   hostile[0].holders = hostile_holders;
+  hostile[0].holders_boundary = 3;
   hostile[1] = (struct diff_site){
       .name = (char *)"@x.lua:2 <img src=x onerror=alert(1)> | `tick` & \"q\" 'a' \x1b[2J",
       .id = 8, .kind = DIFF_SITE_LUA, .source_file = (char *)"hostile.lua", .source_line = 2,

@@ -3,7 +3,8 @@
 # off, on the LuaJIT this build is for (make check-other-luajit runs it again on the other
 # one): testdata/holders/known.lua leaks at lines marked "-- leak: PATH", and each such site's
 # top holder in the JSON result is PATH (a list held by an upvalue, a module in _LOADED, a
-# coroutine's local, a global list beside a weak cache that is never named, a metatable's
+# coroutine's local, a main chunk's local seen by the snapshot in the middle of the run, a
+# global list beside a weak cache that is never named, a metatable's
 # __index, tables used as their own key, cdata in a table, objects kept only by a finalizer);
 # the text report prints each under "held by", and so does `ljleak report` of the saved JSON;
 # a capture without snapshots says how to get holders; another capture's snapshot is refused.
@@ -61,10 +62,22 @@ for jit in off on; do
   check "jit_${jit}_weak_cache_never_holds" sh -c "! grep -q cache '$tmp/text-$jit'"
   check "jit_${jit}_holders_have_their_fields" has_fields "$tmp/result-$jit.json"
   check "jit_${jit}_json_says_the_boundary" python3 -c 'import json, sys
-c = json.load(open(sys.argv[1]))["capture"]
-sys.exit(0 if c["snapshots"] >= 1 and c["holders_boundary"] >= 1 else 1)' "$tmp/result-$jit.json"
+r = json.load(open(sys.argv[1]))
+hs = [s for s in r["sites"] if s.get("holders")]
+sys.exit(0 if r["capture"]["snapshots"] >= 1 and hs and all(s["holders_boundary"] >= 1 for s in hs) else 1)' "$tmp/result-$jit.json"
   check "jit_${jit}_report_json_round_trips" sh -c "'$LJLEAK' report --format json '$tmp/result-$jit.json' | cmp -s - '$tmp/result-$jit.json'"
 done
+
+# A list held by a local of the main chunk is gone at the exit boundary: the snapshot in the
+# middle of the run names it, with the blocks live at that boundary (the capture read up to it).
+"$LJLEAK" run -o "$tmp/local" testdata/holders/main_local.lua > /dev/null 2>&1
+"$LJLEAK" diff --format json -o "$tmp/local.json" "$tmp/local" 2> /dev/null
+check "main_local_held_in_the_middle" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+s = [s for s in r["sites"] if s["name"] == "@testdata/holders/main_local.lua:6"][0]
+h = s["holders"][0]
+sys.exit(0 if " in main chunk@testdata/holders/main_local.lua" in h["path"] and h["objects"] >= 500
+         and s["holders_boundary"] < r["capture"]["boundary_count"] else 1)' "$tmp/local.json"
 
 # Without snapshots: the report says how to get holders, and names none.
 "$LJLEAK" run --snapshots none -o "$tmp/bare" "$program" > /dev/null 2>&1
