@@ -117,3 +117,17 @@ BENCHES += bench-nginx
 .PHONY: bench-nginx
 bench-nginx: $(BUILD)/ljleak $(BUILD)/bench/nginx_client
 	BUILD=$(BUILD) sh bench/nginx.sh
+
+# The holder analysis (diff/holders.c) on a generated heap snapshot of a million objects: the
+# time to read it and to find the paths and retained sizes, and the peak memory.
+BENCHES += bench-holders
+BENCH_HOLDERS_OBJECTS ?= 1000000
+$(BUILD)/bench/holders: bench/holders.c $(call stage_archives,diff format)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,diff format) $(LIBS_ALL)
+
+.PHONY: bench-holders
+bench-holders: $(BUILD)/bench/holders
+	@echo "== holder analysis: a heap snapshot of $(BENCH_HOLDERS_OBJECTS) objects"
+	$(BUILD)/bench/holders $(BUILD)/bench/holders.heap $(BENCH_HOLDERS_OBJECTS)
+	@rm -f $(BUILD)/bench/holders.heap

@@ -110,6 +110,8 @@ struct holders_graph {
   size_t *parent_ref;         /* ... and the edge's reference (or root index) */
   uint64_t *retained;         /* [n + 1] bytes each node keeps alive */
   uint32_t main_thread;       /* the object of the "main thread" root, or NONE */
+  uint32_t *label_source;     /* [string ids] while a site's paths are marked: the one object
+                               * whose FIELD steps use the string, + 1, or MULTI; 0 unseen */
 };
 
 static uint32_t holders_object_index(const struct snapshot *snapshot, uint64_t address)
@@ -130,6 +132,7 @@ static void holders_graph_free(struct holders_graph *g)
 {
   free(g->first), free(g->succ), free(g->succ_ref), free(g->parent), free(g->parent_ref);
   free(g->retained);
+  free(g->label_source);
 }
 
 static int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot)
@@ -146,7 +149,9 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
   g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
   g->parent_ref = malloc(((size_t)n + 1) * sizeof *g->parent_ref);
   g->retained = calloc((size_t)n + 1, sizeof *g->retained);
-  if (!g->first || !g->succ || !g->succ_ref || !g->parent || !g->parent_ref || !g->retained)
+  g->label_source = calloc((size_t)snapshot->string_count + 1, sizeof *g->label_source);
+  if (!g->first || !g->succ || !g->succ_ref || !g->parent || !g->parent_ref || !g->retained ||
+      !g->label_source)
     return -1;
   size_t e = 0;
   for (uint32_t v = 0; v < n; v++) {
@@ -291,7 +296,9 @@ static int holders_collapsed(const struct holders_graph *g, const uint32_t *labe
   const struct snapshot_reference *r = &g->snapshot->references[ref];
   if (r->kind == SNAPSHOT_REF_INDEX || r->kind == SNAPSHOT_REF_KEYED || r->kind == SNAPSHOT_REF_KEY)
     return 1;
-  return r->kind == SNAPSHOT_REF_FIELD && labels[from] == HOLDERS_MULTI;
+  /* a key of its own (one table uses it): "token-17"; not a field every record has ("name") */
+  return r->kind == SNAPSHOT_REF_FIELD && labels[from] == HOLDERS_MULTI &&
+         g->label_source[r->text] != HOLDERS_MULTI;
 }
 
 /* The path of v as a person reads it, from its last anchor (a root, an
@@ -510,7 +517,8 @@ static uint64_t holders_block_size(const struct snapshot *s, const struct snapsh
 }
 
 /* Marks, for the objects of one site, the steps of their paths: labels[v]
- * becomes the one FIELD text under which v leads to the site, or MULTI. */
+ * becomes the one FIELD text under which v leads to the site, or MULTI; and
+ * g->label_source[text] the one object that uses text so, or MULTI. */
 static void holders_mark(const struct holders_graph *g, uint32_t *labels, const struct holders_member *m,
                          size_t count, int clear)
 {
@@ -522,15 +530,25 @@ static void holders_mark(const struct holders_graph *g, uint32_t *labels, const 
     for (size_t k = 0; k < depth; k++) {
       if (from[k] == g->n)
         continue;
+      const struct snapshot_reference *r = &g->snapshot->references[refs[k]];
+      uint32_t *source = r->text <= g->snapshot->string_count ? &g->label_source[r->text] : NULL;
       if (clear) {
         labels[from[k]] = 0;
+        if (source)
+          *source = 0;
         continue;
       }
-      uint32_t text = g->snapshot->references[refs[k]].text + 1;
+      uint32_t text = r->text + 1;
       if (!labels[from[k]])
         labels[from[k]] = text;
       else if (labels[from[k]] != text)
         labels[from[k]] = HOLDERS_MULTI;
+      if (source && r->kind == SNAPSHOT_REF_FIELD) {
+        if (!*source)
+          *source = from[k] + 1;
+        else if (*source != from[k] + 1)
+          *source = HOLDERS_MULTI;
+      }
     }
   }
 }
