@@ -59,6 +59,9 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
   if (status == DIFF_OK && diff_holders_find(&holders, &capture, &aggregate, result->sites,
                                              result->site_count, info, options, err) < 0)
     status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  if (status == DIFF_OK && info == &result->capture && result->mode == DIFF_MODE_TREND &&
+      diff_holders_containers(&holders, &capture, &aggregate, result, options, err) < 0)
+    status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   diff_holders_release(&holders);
   diff_aggregate_release(&aggregate);
   diff_source_release(&capture);

@@ -133,6 +133,18 @@ struct diff_site_facts {
                                        verdict of its own for the site */
 };
 
+/* A container that grew between two heap snapshots (diff/holders.h): the
+ * same object (same address, and no event freed or made a block there in
+ * between) with more entries or more bytes at the later one. */
+struct diff_container {
+  char *type;                 /* "table", "userdata", "thread" */
+  char *site;                 /* the site that made it ("@app.lua:31"), or NULL when unknown */
+  char *path;                 /* how it is held at the later snapshot: "_G.pool.listeners" */
+  uint64_t boundaries[2];     /* the seqs of the two snapshots' boundaries */
+  uint64_t entries[2];        /* its entries at each (a thread: stack slots in use) */
+  uint64_t bytes[2];          /* its bytes at each: its own block and the blocks it owns */
+};
+
 /* One site: its name and its series, one entry per boundary. */
 struct diff_site {
   char *name;                 /* stable name: no trace numbers, no addresses */
@@ -279,6 +291,10 @@ struct diff_result {
   size_t stack_count;
   struct diff_site *stacks;
   struct diff_facts facts;       /* diff_result_fill_facts */
+  /* Containers that grew between the capture's two newest heap snapshots,
+   * most bytes of growth first (trend mode; none without two snapshots). */
+  size_t container_count;
+  struct diff_container *containers;
 };
 
 /* Whether a site fails the run, in any mode: new and worse always (the

@@ -77,6 +77,20 @@ int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
                       size_t site_count, struct diff_capture *info,
                       const struct diff_options *options, struct diff_error *err);
 
+/* Growing containers: the objects (tables, userdata, threads) at one address
+ * in the two newest snapshots whose entries grew by DIFF_CONTAINERS_MIN_ENTRIES
+ * or whose bytes grew by DIFF_CONTAINERS_MIN_BYTES, confirmed by the event
+ * stream between the two boundaries (no block freed or made at that address),
+ * with the site that made each (the live map at the later boundary) and its
+ * path there; the DIFF_CONTAINERS_SHOWN that grew most in bytes go into
+ * result->containers. 0, or -1 when out of memory or reading fails (err). */
+int diff_holders_containers(struct diff_holders *holders, struct diff_source *capture,
+                            const struct diff_aggregate *aggregate, struct diff_result *result,
+                            const struct diff_options *options, struct diff_error *err);
+#define DIFF_CONTAINERS_MIN_ENTRIES 16
+#define DIFF_CONTAINERS_MIN_BYTES 1024
+#define DIFF_CONTAINERS_SHOWN 10
+
 void diff_holders_release(struct diff_holders *holders);
 
 #endif

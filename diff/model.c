@@ -398,6 +398,12 @@ void diff_result_free(struct diff_result *result)
   for (size_t i = 0; i < result->stack_count && result->stacks; i++)
     diff_site_release(&result->stacks[i]);
   free(result->stacks);
+  for (size_t i = 0; i < result->container_count && result->containers; i++) {
+    free(result->containers[i].type);
+    free(result->containers[i].site);
+    free(result->containers[i].path);
+  }
+  free(result->containers);
   diff_capture_free(&result->capture);
   diff_capture_free(&result->base);
   memset(result, 0, sizeof *result);

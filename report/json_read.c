@@ -481,6 +481,51 @@ static int read_site(struct json_reader *r, const struct report_json_value *v, s
   return read_stack(r, v, s);
 }
 
+/* A pair of integers, as a container's "boundaries", "entries" and "bytes" are written. */
+static int read_pair(struct json_reader *r, const struct report_json_value *c, const char *key,
+                     uint64_t out[2])
+{
+  const struct report_json_value *m = report_json_object_get(c, key);
+  if (!m)
+    return 0;
+  uint64_t *values;
+  size_t count;
+  if (read_uint_array(r, m, key, &values, &count) < 0)
+    return -1;
+  if (count != 2) {
+    free(values);
+    return reader_fail(r, m, "%s must hold 2 integers", key);
+  }
+  out[0] = values[0];
+  out[1] = values[1];
+  free(values);
+  return 0;
+}
+
+/* "containers": [{"type", "site", "path", "boundaries", "entries", "bytes"}, ...]. */
+static int read_containers(struct json_reader *r, const struct report_json_value *m,
+                           struct diff_result *result)
+{
+  if (m->type != JSON_ARRAY)
+    return reader_fail(r, m, "containers must be an array");
+  if (m->count && !(result->containers = calloc(m->count, sizeof *result->containers)))
+    return reader_fail(r, m, "out of memory");
+  for (size_t i = 0; i < m->count; i++) {
+    const struct report_json_value *c = &m->items[i];
+    struct diff_container *out = &result->containers[i];
+    result->container_count = i + 1;
+    if (need_object(r, c, "a container") < 0)
+      return -1;
+    OPTIONAL(c, "type", read_string, "type", &out->type);
+    OPTIONAL(c, "site", read_string, "site", &out->site);
+    OPTIONAL(c, "path", read_string, "path", &out->path);
+    if (read_pair(r, c, "boundaries", out->boundaries) < 0 || read_pair(r, c, "entries", out->entries) < 0 ||
+        read_pair(r, c, "bytes", out->bytes) < 0)
+      return -1;
+  }
+  return 0;
+}
+
 static int read_result(struct json_reader *r, const struct report_json_value *root,
                        struct diff_result *result)
 {
@@ -547,6 +592,8 @@ static int read_result(struct json_reader *r, const struct report_json_value *ro
         return -1;
     }
   }
+  if ((m = report_json_object_get(root, "containers")) && read_containers(r, m, result) < 0)
+    return -1;
   /* A saved count stays as written; else it is counted. */
   diff_result_fill_facts(result);
   if (!report_json_object_get(root, "flagged"))

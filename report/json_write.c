@@ -241,6 +241,27 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   for (size_t i = 0; i < result->site_count; i++)
     put_site(&w, &result->sites[i]);
   json_write_close(&w, ']');
+  if (result->container_count) {  /* growing containers between two heap snapshots */
+    json_write_key(&w, "containers");
+    json_write_open(&w, '[');
+    for (size_t i = 0; i < result->container_count; i++) {
+      const struct diff_container *c = &result->containers[i];
+      json_write_item(&w);
+      fputs("{\"type\": ", out);
+      json_write_string(out, c->type);
+      fputs(", \"site\": ", out);
+      if (c->site)
+        json_write_string(out, c->site);
+      else
+        fputs("null", out);
+      fputs(", \"path\": ", out);
+      json_write_string(out, c->path);
+      fprintf(out, ", \"boundaries\": [%" PRIu64 ", %" PRIu64 "], \"entries\": [%" PRIu64 ", %" PRIu64
+                   "], \"bytes\": [%" PRIu64 ", %" PRIu64 "]}",
+              c->boundaries[0], c->boundaries[1], c->entries[0], c->entries[1], c->bytes[0], c->bytes[1]);
+    }
+    json_write_close(&w, ']');
+  }
   if (result->stack_count) {  /* by site, with stacks: each (site, stack) in the sites' order */
     json_write_key(&w, "stacks");
     json_write_open(&w, '[');

@@ -415,6 +415,31 @@ static void put_holders(FILE *out, const struct diff_result *r, const struct tex
     fprintf(out, "held by: %s\n\n", report_no_snapshot_hint);
 }
 
+/* Containers that grew between two heap snapshots: where each was made, how
+ * it is held, and its entries at each. */
+static void put_containers(FILE *out, const struct diff_result *r, const struct text_style *s)
+{
+  for (size_t i = 0; i < r->container_count; i++) {
+    const struct diff_container *c = &r->containers[i];
+    if (!i)
+      fprintf(out, "%sgrowing containers (the same object at the heap snapshots of boundaries %" PRIu64
+                   " and %" PRIu64 "):%s\n",
+              style_on(s, BOLD), c->boundaries[0], c->boundaries[1], style_off(s));
+    char from[32], to[32], bytes_from[48], bytes_to[48];
+    report_format_count(from, sizeof from, c->entries[0]);
+    report_format_count(to, sizeof to, c->entries[1]);
+    report_format_bytes(bytes_from, sizeof bytes_from, (double)c->bytes[0], 0);
+    report_format_bytes(bytes_to, sizeof bytes_to, (double)c->bytes[1], 0);
+    fprintf(out, "  %s made at ", c->type ? c->type : "object");
+    put_name(out, c->site ? c->site : "an unknown site");
+    fputs(", held by ", out);
+    put_name(out, c->path);
+    fprintf(out, ": %s -> %s entries (%s -> %s)\n", from, to, bytes_from, bytes_to);
+  }
+  if (r->container_count)
+    putc('\n', out);
+}
+
 int report_render_text(const struct diff_result *r, const struct report_options *options,
                        FILE *out, char *error, size_t error_size)
 {
@@ -444,6 +469,7 @@ int report_render_text(const struct diff_result *r, const struct report_options 
   putc('\n', out);
   put_site_stacks(out, r, &s);
   put_holders(out, r, &s);
+  put_containers(out, r, &s);
   put_allowances(out, r, &s, 1);
   put_allowances(out, r, &s, 0);
   put_list(out, r, &s, "shrinking", DIFF_VERDICT_SHRINKING);

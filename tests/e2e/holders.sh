@@ -6,6 +6,7 @@
 # coroutine's local, a main chunk's local seen by the snapshot in the middle of the run, a
 # global list beside a weak cache that is never named, a metatable's
 # __index, tables used as their own key, cdata in a table, objects kept only by a finalizer);
+# a container that grows between two snapshots is reported with its site, path and entries;
 # the text report prints each under "held by", and so does `ljleak report` of the saved JSON;
 # a capture without snapshots says how to get holders; another capture's snapshot is refused.
 E2E_NAME=holders
@@ -78,6 +79,21 @@ s = [s for s in r["sites"] if s["name"] == "@testdata/holders/main_local.lua:6"]
 h = s["holders"][0]
 sys.exit(0 if " in main chunk@testdata/holders/main_local.lua" in h["path"] and h["objects"] >= 500
          and s["holders_boundary"] < r["capture"]["boundary_count"] else 1)' "$tmp/local.json"
+
+# A container that grows between the two newest snapshots: where it was made, how it is held,
+# its entries at each; in the text and the JSON, and read back by ljleak report.
+"$LJLEAK" run -o "$tmp/container" testdata/holders/container.lua > /dev/null 2>&1
+"$LJLEAK" diff --format json -o "$tmp/container.json" "$tmp/container" 2> /dev/null
+NO_COLOR=1 "$LJLEAK" diff "$tmp/container" > "$tmp/container.txt" 2>&1
+check "container_in_the_json" python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["containers"][0]
+sys.exit(0 if c["type"] == "table" and c["site"] == "@testdata/holders/container.lua:3"
+         and c["path"] == "_G.pool.listeners" and c["entries"][0] < c["entries"][1] == 3000
+         and c["bytes"][0] < c["bytes"][1] and c["boundaries"][0] < c["boundaries"][1] else 1)' "$tmp/container.json"
+check "container_in_the_text" grep -qE '^  table made at @testdata/holders/container.lua:3, held by _G.pool.listeners: [0-9,]+ -> 3,000 entries' "$tmp/container.txt"
+check "container_read_back" sh -c "'$LJLEAK' report --format json '$tmp/container.json' | cmp -s - '$tmp/container.json'"
+check "no_container_with_one_snapshot" python3 -c 'import json, sys
+sys.exit(0 if "containers" not in json.load(open(sys.argv[1])) else 1)' "$tmp/result-off.json"
 
 # Without snapshots: the report says how to get holders, and names none.
 "$LJLEAK" run --snapshots none -o "$tmp/bare" "$program" > /dev/null 2>&1
