@@ -805,6 +805,33 @@ static void holders_drop(struct diff_site *site)
   site->holder_count = 0;
 }
 
+/* Reads entry's snapshot, refused (with a warning: no WHAT from it) when it is unreadable or
+ * another capture's; a cut one is read, with a warning when warn_cut. 0 read, 1 refused,
+ * -1 out of memory. */
+static int holders_read(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
+                        struct snapshot *snapshot, const char *what, int warn_cut,
+                        const struct diff_options *options)
+{
+  struct snapshot_error error, foreign;
+  char message[700];
+  enum snapshot_status read = snapshot_read_file(snapshot, entry->path, &error);
+  if (read == SNAPSHOT_NO_MEMORY)
+    return -1;
+  if ((read == SNAPSHOT_OK || read == SNAPSHOT_CUT) &&
+      snapshot_check_capture(snapshot, entry->path, holders->pid, holders->start, &foreign) != SNAPSHOT_OK) {
+    error = foreign;
+    read = SNAPSHOT_FOREIGN;
+  }
+  if (read != SNAPSHOT_OK && read != SNAPSHOT_CUT) {
+    snprintf(message, sizeof message, "%s; no %s from it", error.message, what);
+    holders_warn(options, message);
+    return 1;
+  }
+  if (read == SNAPSHOT_CUT && warn_cut)
+    holders_warn(options, error.message);
+  return 0;
+}
+
 /* One snapshot: read, checked against the capture, joined with the wanted
  * sites' blocks live at its boundary into scratch. */
 static int holders_one(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
@@ -813,28 +840,11 @@ static int holders_one(const struct diff_holders *holders, const struct diff_hol
                        const struct diff_options *options)
 {
   struct snapshot snapshot;
-  struct snapshot_error error, foreign;
-  char message[700];
-  enum snapshot_status read = snapshot_read_file(&snapshot, entry->path, &error);
-  if (read == SNAPSHOT_NO_MEMORY) {
-    snapshot_free(&snapshot);
-    return -1;
-  }
-  if ((read == SNAPSHOT_OK || read == SNAPSHOT_CUT) &&
-      snapshot_check_capture(&snapshot, entry->path, holders->pid, holders->start, &foreign) !=
-          SNAPSHOT_OK) {
-    error = foreign;
-    read = SNAPSHOT_FOREIGN;
-  }
-  if (read != SNAPSHOT_OK && read != SNAPSHOT_CUT) {
-    snprintf(message, sizeof message, "%s; no holders from it", error.message);
-    holders_warn(options, message);
-    snapshot_free(&snapshot);
-    return 0;
-  }
-  if (read == SNAPSHOT_CUT)
-    holders_warn(options, error.message);
-  int status = count ? diff_holders_analyse(&snapshot, blocks, count, scratch, wanted_count) : 0;
+  memset(&snapshot, 0, sizeof snapshot);
+  int read = holders_read(holders, entry, &snapshot, "holders", 1, options);
+  int status = read < 0 ? -1 : 0;
+  if (read == 0 && count)
+    status = diff_holders_analyse(&snapshot, blocks, count, scratch, wanted_count);
   snapshot_free(&snapshot);
   return status;
 }
@@ -982,29 +992,6 @@ static int candidates_by_growth(const void *a, const void *b, void *context)
   return x->address < y->address ? -1 : x->address > y->address;
 }
 
-/* Reads entry's snapshot, refused (with a warning) when it is another capture's. 0 read,
- * 1 refused or unreadable, -1 out of memory. */
-static int holders_read(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
-                        struct snapshot *snapshot, const struct diff_options *options)
-{
-  struct snapshot_error error, foreign;
-  char message[700];
-  enum snapshot_status read = snapshot_read_file(snapshot, entry->path, &error);
-  if (read == SNAPSHOT_NO_MEMORY)
-    return -1;
-  if ((read == SNAPSHOT_OK || read == SNAPSHOT_CUT) &&
-      snapshot_check_capture(snapshot, entry->path, holders->pid, holders->start, &foreign) != SNAPSHOT_OK) {
-    error = foreign;
-    read = SNAPSHOT_FOREIGN;
-  }
-  if (read != SNAPSHOT_OK && read != SNAPSHOT_CUT) {
-    snprintf(message, sizeof message, "%s; no growing containers from it", error.message);
-    holders_warn(options, message);
-    return 1;
-  }
-  return 0;
-}
-
 int diff_holders_containers(struct diff_holders *holders, struct diff_source *capture,
                             const struct diff_aggregate *aggregate, struct diff_result *result,
                             const struct diff_options *options, struct diff_error *err)
@@ -1022,12 +1009,12 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
   memset(&g, 0, sizeof g);
   struct diff_aggregate prefix;
   int have_prefix = 0, status = -1;
-  int read = holders_read(holders, earlier, &a, options);
+  int read = holders_read(holders, earlier, &a, "growing containers", 0, options);
   if (read != 0) {
     status = read > 0 ? 0 : -1;
     goto done;
   }
-  read = holders_read(holders, later, &b, options);
+  read = holders_read(holders, later, &b, "growing containers", 0, options);
   if (read != 0) {
     status = read > 0 ? 0 : -1;
     goto done;
