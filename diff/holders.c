@@ -498,14 +498,6 @@ struct holders_member {
   uint64_t bytes;
 };
 
-static int members_by_site(const void *a, const void *b)
-{
-  const struct holders_member *x = a, *y = b;
-  if (x->site != y->site)
-    return x->site < y->site ? -1 : 1;
-  return x->object < y->object ? -1 : x->object > y->object;
-}
-
 /* The size the snapshot gives the block at address of object o (its own or an owned one). */
 static uint64_t holders_block_size(const struct snapshot *s, const struct snapshot_object *o, uint64_t address)
 {
@@ -606,14 +598,37 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
     members[count++] = (struct holders_member){blocks[i].site, (uint32_t)(o - snapshot->objects),
                                                blocks[i].size};
   }
-  qsort(members, count, sizeof *members, members_by_site);
-  size_t out = 0;  /* one member per (site, object) */
-  for (size_t i = 0; i < count; i++) {
-    if (out && members[out - 1].site == members[i].site && members[out - 1].object == members[i].object)
-      members[out - 1].bytes += members[i].bytes;
-    else
-      members[out++] = members[i];
+  /* By site (a counting sort: sites are few, members many), then one member per (site,
+   * object): an object whose blocks the site made twice (a table and its array part) once. */
+  size_t *start = calloc(site_count + 1, sizeof *start);
+  struct holders_member *sorted = malloc((count ? count : 1) * sizeof *sorted);
+  uint32_t *last = malloc((snapshot->object_count ? snapshot->object_count : 1) * sizeof *last);
+  if (!start || !sorted || !last) {
+    free(start), free(sorted), free(last), free(members);
+    return -1;
   }
+  for (size_t i = 0; i < count; i++)
+    start[members[i].site + 1]++;
+  for (size_t k = 0; k < site_count; k++)
+    start[k + 1] += start[k];
+  for (size_t i = 0; i < count; i++)
+    sorted[start[members[i].site]++] = members[i];
+  free(start);
+  free(members);
+  members = sorted;
+  memset(last, 0xff, (snapshot->object_count ? snapshot->object_count : 1) * sizeof *last);
+  size_t out = 0;  /* last[object]: its member of the current site, while the site lasts */
+  for (size_t i = 0; i < count; i++) {
+    uint32_t o = members[i].object;
+    if (last[o] != DIFF_HOLDERS_NONE && last[o] < out && members[last[o]].site == members[i].site &&
+        members[last[o]].object == o) {
+      members[last[o]].bytes += members[i].bytes;
+      continue;
+    }
+    last[o] = (uint32_t)out;
+    members[out++] = members[i];
+  }
+  free(last);
   struct holders_graph g;
   struct holders_groups gs = {0};
   uint32_t *labels = NULL;
