@@ -120,13 +120,33 @@ static uint32_t proto_name(struct snapshot_walk *w, const GCproto *pt)
   return text_id(w, text, strlen(text));
 }
 
+/* The object a reference field holds, or NULL: LuaJIT's tabref() and traceref() take a member
+ * of what the field points to, which for an empty field is undefined behaviour. */
+static GCobj *held(GCRef ref)
+{
+  return gcref(ref);
+}
+
+static GCtab *table_held(GCRef ref)
+{
+  GCobj *o = gcref(ref);
+  return o ? gco2tab(o) : NULL;
+}
+
+/* A reference to o, when there is one. */
+static void reference_object(struct snapshot_walk *w, uint32_t text, const GCobj *o)
+{
+  if (o)
+    reference(w, SNAPSHOT_REF_OTHER, 0, text, 0, o);
+}
+
 /* ---- Tables ------------------------------------------------------------------ */
 
 /* The table's weak modes, from its metatable's __mode (looked up by hand: the VM's lookup
  * caches into the metatable). */
 static unsigned table_weakness(global_State *g, GCtab *t)
 {
-  GCtab *mt = tabref(t->metatable);
+  GCtab *mt = table_held(t->metatable);
   if (!mt || mt->hmask == 0)
     return 0;
   GCstr *mode_name = mmname_str(g, MM_mode);
@@ -195,7 +215,7 @@ static void walk_table(struct snapshot_walk *w, GCtab *t)
   for (uint32_t i = 0; t->hmask && i <= t->hmask; i++)
     entries += !tvisnil(&node[i].val);
   object(w, SNAPSHOT_TABLE, weak, t, own, entries, 0, blocks, block_count);
-  GCtab *mt = tabref(t->metatable);
+  GCtab *mt = table_held(t->metatable);
   if (mt)
     reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "metatable", 9), 0, mt);
   for (uint32_t i = 0; i < t->asize; i++)
@@ -239,7 +259,7 @@ static void walk_function(struct snapshot_walk *w, GCfunc *fn)
   uint32_t n = lua ? fn->l.nupvalues : fn->c.nupvalues;
   object(w, lua ? SNAPSHOT_LUA_FUNCTION : SNAPSHOT_C_FUNCTION, 0, fn,
          lua ? sizeLfunc(n) : sizeCfunc(n), n, 0, NULL, 0);
-  reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "env", 3), 0, tabref(fn->c.env));
+  reference_object(w, text_id(w, "env", 3), held(fn->c.env));
   if (lua) {
     GCproto *pt = funcproto(fn);
     reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "prototype", 9), 0, pt);
@@ -262,8 +282,8 @@ static void walk_proto(struct snapshot_walk *w, GCproto *pt)
   for (ptrdiff_t i = -(ptrdiff_t)pt->sizekgc; i < 0; i++)
     reference(w, SNAPSHOT_REF_OTHER, 0, constant, 0, proto_kgc(pt, i));
 #if LJ_HASJIT
-  if (pt->trace)
-    reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "trace", 5), 0, traceref(G2J(w->g), pt->trace));
+  if (pt->trace && pt->trace < G2J(w->g)->sizetrace)
+    reference_object(w, text_id(w, "trace", 5), held(G2J(w->g)->trace[pt->trace]));
 #endif
 }
 
@@ -346,7 +366,7 @@ static void walk_thread(struct snapshot_walk *w, lua_State *th)
   /* The main thread lies at the start of the VM's global block, which it stands for. */
   object(w, SNAPSHOT_THREAD, 0, main ? w->capture->gg : (void *)th, main ? sizeof(GG_State) : sizeof(lua_State),
          (uint64_t)(top - stack), 0, &block, 1);
-  reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "env", 3), 0, tabref(th->env));
+  reference_object(w, text_id(w, "env", 3), held(th->env));
   int running = gcref(g->cur_L) == obj2gco(th);
   uint32_t frame_label = text_id(w, "frame", 5);
   TValue *bottom = stack + 1 + LJ_FR2;
@@ -387,10 +407,10 @@ static void walk_thread(struct snapshot_walk *w, lua_State *th)
 static void walk_userdata(struct snapshot_walk *w, GCudata *ud)
 {
   object(w, SNAPSHOT_USERDATA, 0, ud, sizeudata(ud), ud->len, 0, NULL, 0);
-  GCtab *mt = tabref(ud->metatable);
+  GCtab *mt = table_held(ud->metatable);
   if (mt)
     reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "metatable", 9), 0, mt);
-  reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "env", 3), 0, tabref(ud->env));
+  reference_object(w, text_id(w, "env", 3), held(ud->env));
 }
 
 #if LJ_HASFFI
@@ -429,8 +449,8 @@ static void walk_trace(struct snapshot_walk *w, GCtrace *T)
   const TraceNo1 links[3] = {T->link, T->nextroot, T->nextside};
   const char *names[3] = {"link", "next root trace", "side trace"};
   for (int i = 0; i < 3; i++)
-    if (links[i] && links[i] != T->traceno && traceref(J, links[i]))
-      reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, names[i], strlen(names[i])), 0, traceref(J, links[i]));
+    if (links[i] && links[i] != T->traceno && links[i] < J->sizetrace)
+      reference_object(w, text_id(w, names[i], strlen(names[i])), held(J->trace[links[i]]));
   reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "start prototype", 15), 0, gcref(T->startpt));
 }
 #endif
@@ -470,7 +490,7 @@ static void walk_roots(struct snapshot_walk *w)
   struct { const char *name; const void *target; int weak; } fixed[] = {
     {"registry", gcV(&g->registrytv), 0},
     {"main thread", w->capture->gg, 0},
-    {"globals", tabref(mainthread(g)->env), 0},
+    {"globals", held(mainthread(g)->env), 0},
   };
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
     if (snapshot_writer_root(&w->writer, text_id(w, fixed[i].name, strlen(fixed[i].name)), 0,
@@ -511,7 +531,7 @@ static void walk_roots(struct snapshot_walk *w)
    * list is a weak root: listed, holding nothing. */
   jit_State *J = G2J(g);
   for (TraceNo i = 1; i < J->sizetrace; i++) {
-    GCtrace *T = traceref(J, i);
+    GCobj *T = held(J->trace[i]);
     if (T && snapshot_writer_root(&w->writer, text_idf(w, "trace %u", (unsigned)i), 1, (uint64_t)(uintptr_t)T) != 0)
       w->failed = 1;
   }
