@@ -119,9 +119,11 @@ bench-nginx: $(BUILD)/ljleak $(BUILD)/bench/nginx_client
 	BUILD=$(BUILD) sh bench/nginx.sh
 
 # The holder analysis (diff/holders.c) on a generated heap snapshot of a million objects: the
-# time to read it and to find the paths and retained sizes, and the peak memory.
+# time to read it and to find the paths and retained sizes (medians of BENCH_HOLDERS_ROUNDS runs, wall
+# and CPU time), and the peak memory.
 BENCHES += bench-holders
 BENCH_HOLDERS_OBJECTS ?= 1000000
+BENCH_HOLDERS_ROUNDS ?= 5
 $(BUILD)/bench/holders: bench/holders.c $(call stage_archives,diff format)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,diff format) $(LIBS_ALL)
@@ -129,5 +131,5 @@ $(BUILD)/bench/holders: bench/holders.c $(call stage_archives,diff format)
 .PHONY: bench-holders
 bench-holders: $(BUILD)/bench/holders
 	@echo "== holder analysis: a heap snapshot of $(BENCH_HOLDERS_OBJECTS) objects"
-	$(BUILD)/bench/holders $(BUILD)/bench/holders.heap $(BENCH_HOLDERS_OBJECTS)
+	$(BUILD)/bench/holders $(BUILD)/bench/holders.heap $(BENCH_HOLDERS_OBJECTS) $(BENCH_HOLDERS_ROUNDS)
 	@rm -f $(BUILD)/bench/holders.heap

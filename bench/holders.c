@@ -1,8 +1,9 @@
 /* bench/holders.c: the holder analysis on a generated heap snapshot of N objects (default one
  * million): a module in _LOADED whose cache holds N/4 records under unique keys, each record a
  * table with a string and a closure with an upvalue; the records' site asks who holds them.
- * Prints the time to read the snapshot, the analysis (paths, grouping, dominator tree) and the
- * process's peak memory. usage: holders FILE [OBJECTS] */
+ * Prints the time to read the snapshot and of the analysis (paths, grouping, dominator tree),
+ * each the median of ROUNDS runs in wall and in CPU time (the CPU time is what a busy machine
+ * disturbs least), and the process's peak memory. usage: holders FILE [OBJECTS [ROUNDS]] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,13 @@
 #include "bench/bench_time.h"
 #include "diff/holders.h"
 #include "format/snapshot.h"
+
+static double cpu_seconds(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 static int file_sink(void *context, const uint8_t *data, size_t size)
 {
@@ -87,22 +95,18 @@ static size_t generate(const char *path, size_t objects)
   return records;
 }
 
-int main(int argc, char **argv)
+/* One round: the snapshot read, the site's blocks, the analysis. Fills wall and cpu times of
+ * the read ([0]) and the analysis ([1]); prints the holders when print. */
+static void round_once(const char *path, size_t records, int print, double wall[2], double cpu[2])
 {
-  if (argc < 2) {
-    fputs("usage: holders FILE [OBJECTS]\n", stderr);
-    return 2;
-  }
-  size_t objects = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
-  size_t records = generate(argv[1], objects);
-  double t0 = bench_now_seconds();
+  double w0 = bench_now_seconds(), c0 = cpu_seconds();
   struct snapshot snapshot;
   struct snapshot_error error;
-  if (snapshot_read_file(&snapshot, argv[1], &error) != SNAPSHOT_OK) {
+  if (snapshot_read_file(&snapshot, path, &error) != SNAPSHOT_OK) {
     fprintf(stderr, "%s\n", error.message);
-    return 2;
+    exit(2);
   }
-  double t1 = bench_now_seconds();
+  double w1 = bench_now_seconds(), c1 = cpu_seconds();
   /* The site: every record, its string and its closure (three quarters of the objects). */
   struct diff_holders_block *blocks = malloc(3 * records * sizeof *blocks);
   size_t count = 0;
@@ -113,24 +117,52 @@ int main(int argc, char **argv)
   struct diff_site site;
   memset(&site, 0, sizeof site);
   struct diff_site *sites[1] = {&site};
-  double t2 = bench_now_seconds();
+  double w2 = bench_now_seconds(), c2 = cpu_seconds();
   if (diff_holders_analyse(&snapshot, blocks, count, sites, 1) < 0) {
     fputs("out of memory\n", stderr);
-    return 2;
+    exit(2);
   }
-  double t3 = bench_now_seconds();
-  struct rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  printf("snapshot: %zu objects, %zu references; the site: %zu blocks\n", snapshot.object_count,
-         snapshot.reference_count, count);
-  for (size_t i = 0; i < site.holder_count; i++)
-    printf("  %s: %llu objects, %llu bytes; retained %llu\n", site.holders[i].path,
-           (unsigned long long)site.holders[i].objects, (unsigned long long)site.holders[i].bytes,
-           (unsigned long long)site.holders[i].retained_bytes);
-  printf("read %.3f s, analysis %.3f s, read and analysis %.3f s (target 1 s), peak memory %.0f MB "
-         "(target 200 MB)\n", t1 - t0, t3 - t2, (t1 - t0) + (t3 - t2), usage.ru_maxrss / 1024.0);
+  double w3 = bench_now_seconds(), c3 = cpu_seconds();
+  wall[0] = w1 - w0, wall[1] = w3 - w2;
+  cpu[0] = c1 - c0, cpu[1] = c3 - c2;
+  if (print) {
+    printf("snapshot: %zu objects, %zu references; the site: %zu blocks\n", snapshot.object_count,
+           snapshot.reference_count, count);
+    for (size_t i = 0; i < site.holder_count; i++)
+      printf("  %s: %llu objects, %llu bytes; retained %llu\n", site.holders[i].path,
+             (unsigned long long)site.holders[i].objects, (unsigned long long)site.holders[i].bytes,
+             (unsigned long long)site.holders[i].retained_bytes);
+  }
   diff_site_release(&site);
   free(blocks);
   snapshot_free(&snapshot);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    fputs("usage: holders FILE [OBJECTS [ROUNDS]]\n", stderr);
+    return 2;
+  }
+  size_t objects = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
+  int rounds = argc > 3 ? atoi(argv[3]) : 5;
+  if (rounds < 1 || rounds > 100)
+    rounds = 5;
+  size_t records = generate(argv[1], objects);
+  double wall[2][100], cpu[2][100], total_wall[100], total_cpu[100];
+  for (int i = 0; i < rounds; i++) {
+    double w[2], c[2];
+    round_once(argv[1], records, i == 0, w, c);
+    wall[0][i] = w[0], wall[1][i] = w[1], cpu[0][i] = c[0], cpu[1][i] = c[1];
+    total_wall[i] = w[0] + w[1], total_cpu[i] = c[0] + c[1];
+  }
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  printf("medians of %d rounds: read %.3f s (CPU %.3f s), analysis %.3f s (CPU %.3f s), "
+         "read and analysis %.3f s (CPU %.3f s; target 1 s)\n", rounds,
+         bench_median(wall[0], rounds), bench_median(cpu[0], rounds), bench_median(wall[1], rounds),
+         bench_median(cpu[1], rounds), bench_median(total_wall, rounds),
+         bench_median(total_cpu, rounds));
+  printf("peak memory %.0f MB (target 200 MB)\n", usage.ru_maxrss / 1024.0);
   return 0;
 }
