@@ -22,13 +22,13 @@ static uint32_t holders_intersect(const uint32_t *idom, const uint32_t *post, ui
   return a;
 }
 
-int diff_holders_dominators(uint32_t node_count, const size_t *first, const uint32_t *succ,
+int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
                             uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached)
 {
   uint32_t *post = malloc((size_t)node_count * sizeof *post);
-  size_t *next = malloc((size_t)node_count * sizeof *next);   /* DFS: the next edge to follow */
+  uint32_t *next = malloc((size_t)node_count * sizeof *next);   /* DFS: the next edge to follow */
   uint32_t *stack = malloc((size_t)node_count * sizeof *stack);
-  size_t *pred_first = calloc((size_t)node_count + 1, sizeof *pred_first);
+  uint32_t *pred_first = calloc((size_t)node_count + 1, sizeof *pred_first);
   size_t edges = first[node_count];
   uint32_t *pred = malloc((edges ? edges : 1) * sizeof *pred);
   if (!post || !next || !stack || !pred_first || !pred) {
@@ -61,14 +61,14 @@ int diff_holders_dominators(uint32_t node_count, const size_t *first, const uint
   /* Predecessors among reached nodes. */
   for (uint32_t v = 0; v < node_count; v++)
     if (post[v] != DIFF_HOLDERS_NONE)
-      for (size_t e = first[v]; e < first[v + 1]; e++)
+      for (uint32_t e = first[v]; e < first[v + 1]; e++)
         pred_first[succ[e] + 1]++;
   for (uint32_t v = 0; v < node_count; v++)
     pred_first[v + 1] += pred_first[v];
   memcpy(next, pred_first, (size_t)node_count * sizeof *next);
   for (uint32_t v = 0; v < node_count; v++)
     if (post[v] != DIFF_HOLDERS_NONE)
-      for (size_t e = first[v]; e < first[v + 1]; e++)
+      for (uint32_t e = first[v]; e < first[v + 1]; e++)
         pred[next[succ[e]]++] = v;
   for (uint32_t i = 0; i < count / 2; i++) {  /* reverse postorder */
     uint32_t t = order[i];
@@ -80,7 +80,7 @@ int diff_holders_dominators(uint32_t node_count, const size_t *first, const uint
     changed = 0;
     for (uint32_t i = 1; i < count; i++) {
       uint32_t v = order[i], best = DIFF_HOLDERS_NONE;
-      for (size_t e = pred_first[v]; e < pred_first[v + 1]; e++) {
+      for (uint32_t e = pred_first[v]; e < pred_first[v + 1]; e++) {
         uint32_t p = pred[e];
         if (idom[p] == DIFF_HOLDERS_NONE)
           continue;
@@ -104,11 +104,11 @@ int diff_holders_dominators(uint32_t node_count, const size_t *first, const uint
 struct holders_graph {
   const struct snapshot *snapshot;
   uint32_t n;
-  size_t *first;              /* [n + 2] */
+  uint32_t *first;            /* [n + 2] */
   uint32_t *succ;
-  size_t *succ_ref;           /* the reference of each edge; the root's: its root index */
+  uint32_t *succ_ref;         /* the reference of each edge; the root's: its root index */
   uint32_t *parent;           /* BFS tree: the node a node was reached from; NONE: unreached */
-  size_t *parent_ref;         /* ... and the edge's reference (or root index) */
+  uint32_t *parent_ref;       /* ... and the edge's reference (or root index) */
   uint64_t *retained;         /* [n + 1] bytes each node keeps alive */
   uint32_t main_thread;       /* the object of the "main thread" root, or NONE */
   uint32_t *label_source;     /* [string ids] while a site's paths are marked: the one object
@@ -144,6 +144,8 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
   g->main_thread = DIFF_HOLDERS_NONE;
   uint32_t n = g->n;
   size_t edges = snapshot->reference_count + snapshot->root_count;
+  if (edges >= UINT32_MAX)
+    return -1;  /* more than 32-bit edge indices: the reader takes fewer references */
   g->first = calloc((size_t)n + 2, sizeof *g->first);
   g->succ = malloc((edges ? edges : 1) * sizeof *g->succ);
   g->succ_ref = malloc((edges ? edges : 1) * sizeof *g->succ_ref);
@@ -154,11 +156,11 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
   if (!g->first || !g->succ || !g->succ_ref || !g->parent || !g->parent_ref || !g->retained ||
       !g->label_source)
     return -1;
-  size_t e = 0;
+  uint32_t e = 0;
   for (uint32_t v = 0; v < n; v++) {
     const struct snapshot_object *o = &snapshot->objects[v];
     g->first[v] = e;
-    for (size_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
+    for (uint32_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
       const struct snapshot_reference *ref = &snapshot->references[r];
       uint32_t w = ref->weak ? DIFF_HOLDERS_NONE : holders_object_index(snapshot, ref->target);
       if (w == DIFF_HOLDERS_NONE || w == v)
@@ -176,7 +178,7 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
     if (!strcmp(snapshot_string(snapshot, root->text), "main thread"))
       g->main_thread = w;
     g->succ[e] = w;
-    g->succ_ref[e++] = r;
+    g->succ_ref[e++] = (uint32_t)r;
   }
   g->first[n + 1] = e;
   /* Shortest paths: breadth first from the roots, in their order. */
@@ -190,7 +192,7 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
   g->parent[n] = n;
   while (head < tail) {
     uint32_t v = queue[head++];
-    for (size_t k = g->first[v]; k < g->first[v + 1]; k++) {
+    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++) {
       uint32_t w = g->succ[k];
       if (g->parent[w] != DIFF_HOLDERS_NONE)
         continue;

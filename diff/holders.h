@@ -20,7 +20,7 @@
  * reached nodes in reverse postorder (node_count entries; *reached of them
  * used), so that a node's dominator comes before it. 0, or -1 when out of
  * memory. */
-int diff_holders_dominators(uint32_t node_count, const size_t *first, const uint32_t *succ,
+int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
                             uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached);
 
 /* What a site holds in one snapshot, for diff_holders_analyse: blocks of

@@ -142,6 +142,11 @@ struct snapshot {
    * sorted, for snapshot_find_block. */
   char *string_pool;
   struct snapshot_block_owner *block_index;
+  /* Private: where snapshot_find starts: bucket k of the addresses from the first object's
+   * (each 2^find_shift bytes) begins at objects[find_start[k]]. */
+  uint32_t *find_start;
+  uint32_t find_buckets;
+  unsigned find_shift;
 };
 
 struct snapshot_block_owner {

@@ -392,6 +392,34 @@ static void permute_objects(struct snapshot_object *objects, uint32_t *order, si
   }
 }
 
+/* snapshot_find's buckets: about two objects a bucket, so that a lookup (one a reference when
+ * the holders are found) searches a few objects instead of all of them. */
+static enum snapshot_status index_buckets(struct reading *r)
+{
+  struct snapshot *s = r->snapshot;
+  if (!s->object_count)
+    return SNAPSHOT_OK;
+  uint64_t base = s->objects[0].address, span = s->objects[s->object_count - 1].address - base;
+  uint32_t buckets = 1;
+  while (buckets < s->object_count / 2 && buckets < (UINT32_C(1) << 30))
+    buckets <<= 1;
+  unsigned shift = 0;
+  while (shift < 63 && (span >> shift) >= buckets)
+    shift++;
+  s->find_start = malloc(((size_t)buckets + 1) * sizeof *s->find_start);
+  if (!s->find_start)
+    return no_memory(r, 0);
+  size_t i = 0;
+  for (uint32_t k = 0; k <= buckets; k++) {
+    while (i < s->object_count && ((s->objects[i].address - base) >> shift) < k)
+      i++;
+    s->find_start[k] = (uint32_t)i;
+  }
+  s->find_buckets = buckets;
+  s->find_shift = shift;
+  return SNAPSHOT_OK;
+}
+
 /* Objects by address, and every owned block's owner. Two objects at one address are an error. */
 static enum snapshot_status index_objects(struct reading *r)
 {
@@ -438,7 +466,7 @@ static enum snapshot_status index_objects(struct reading *r)
       s->block_index[i] = (struct snapshot_block_owner){keys[order[i]], owner[order[i]]};
   }
   free(owner), free(keys), free(order), free(scratch), free(counts);
-  return st;
+  return st == SNAPSHOT_OK ? index_buckets(r) : st;
 }
 
 /* Sizes the arrays from the chunks' heads, before a record is decoded: each record is at least
@@ -625,6 +653,13 @@ enum snapshot_status snapshot_check_capture(const struct snapshot *snapshot, con
 const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uint64_t address)
 {
   size_t lo = 0, hi = snapshot->object_count;
+  if (snapshot->find_start) {
+    uint64_t base = snapshot->objects[0].address, k;
+    if (address < base || (k = (address - base) >> snapshot->find_shift) >= snapshot->find_buckets)
+      return NULL;
+    lo = snapshot->find_start[k];
+    hi = snapshot->find_start[k + 1];
+  }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (snapshot->objects[mid].address < address)
@@ -693,5 +728,6 @@ void snapshot_free(struct snapshot *snapshot)
   free(snapshot->references);
   free(snapshot->roots);
   free(snapshot->block_index);
+  free(snapshot->find_start);
   memset(snapshot, 0, sizeof *snapshot);
 }

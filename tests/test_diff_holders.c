@@ -10,7 +10,7 @@
 
 /* A graph from an edge list: first[] and succ[] as diff_holders_dominators takes them. */
 struct graph {
-  size_t first[32];
+  uint32_t first[32];
   uint32_t succ[64];
 };
 
