@@ -348,26 +348,32 @@ static enum snapshot_status read_chunk(struct reading *r, enum snapshot_chunk_ta
   return SNAPSHOT_OK;
 }
 
-/* Sorts order[0 .. n) (indices into keys) by key: least significant digit first, 16 bits a
- * pass, a pass skipped when every key has one digit there (the high bits of addresses); stable.
- * scratch holds n. */
+/* Digits of the radix sort: 16 bits for many keys, 8 for few (the counts are cleared each
+ * pass: a snapshot of a few objects should not pay for 65536 of them). */
+#define RADIX_BITS(n) ((n) >= 65536 ? 16u : 8u)
+
+/* Sorts order[0 .. n) (indices into keys) by key: least significant digit first, RADIX_BITS(n)
+ * a pass, a pass skipped when every key has one digit there (the high bits of addresses);
+ * stable. scratch holds n, counts 2^RADIX_BITS(n). */
 static void radix_sort(uint32_t *order, uint32_t *scratch, const uint64_t *keys, size_t n,
-                       size_t *counts /* [65536] */)
+                       size_t *counts)
 {
-  for (unsigned shift = 0; shift < 64; shift += 16) {
-    memset(counts, 0, 65536 * sizeof *counts);
+  unsigned bits = RADIX_BITS(n);
+  size_t digits = (size_t)1 << bits, mask = digits - 1;
+  for (unsigned shift = 0; shift < 64; shift += bits) {
+    memset(counts, 0, digits * sizeof *counts);
     for (size_t i = 0; i < n; i++)
-      counts[(keys[i] >> shift) & 0xffff]++;
-    if (counts[(keys[0] >> shift) & 0xffff] == n)
+      counts[(keys[i] >> shift) & mask]++;
+    if (counts[(keys[0] >> shift) & mask] == n)
       continue;
     size_t sum = 0;
-    for (size_t d = 0; d < 65536; d++) {
+    for (size_t d = 0; d < digits; d++) {
       size_t c = counts[d];
       counts[d] = sum;
       sum += c;
     }
     for (size_t i = 0; i < n; i++)
-      scratch[counts[(keys[order[i]] >> shift) & 0xffff]++] = order[i];
+      scratch[counts[(keys[order[i]] >> shift) & mask]++] = order[i];
     memcpy(order, scratch, n * sizeof *order);
   }
 }
@@ -428,7 +434,7 @@ static enum snapshot_status index_objects(struct reading *r)
   uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
   uint32_t *order = malloc((n ? n : 1) * sizeof *order);
   uint32_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
-  size_t *counts = malloc(65536 * sizeof *counts);
+  size_t *counts = malloc(((size_t)1 << RADIX_BITS(n)) * sizeof *counts);
   s->block_index = malloc((s->block_count ? s->block_count : 1) * sizeof *s->block_index);
   if (!keys || !order || !scratch || !counts || !s->block_index) {
     free(keys), free(order), free(scratch), free(counts);
