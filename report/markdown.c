@@ -182,6 +182,24 @@ static void put_holders(FILE *out, const struct diff_result *r)
     fprintf(out, "\nHeld by: %s.\n", report_no_snapshot_hint);
 }
 
+/* Containers that grew between two heap snapshots, as the text says them. */
+static void put_containers(FILE *out, const struct diff_result *r)
+{
+  for (size_t i = 0; i < r->container_count; i++) {
+    const struct diff_container *c = &r->containers[i];
+    char growth[160];
+    if (!i)
+      fprintf(out, "\nGrowing containers (the same object at the heap snapshots of boundaries %" PRIu64
+                   " and %" PRIu64 "):\n\n", c->boundaries[0], c->boundaries[1]);
+    report_container_growth(c, growth, sizeof growth);
+    fprintf(out, "* %s made at ", c->type ? c->type : "object");
+    put_escaped(out, c->site ? c->site : "an unknown site");
+    fputs(", held by ", out);
+    put_escaped(out, c->path);
+    fprintf(out, ": %s\n", growth);  /* digits and units: nothing to escape */
+  }
+}
+
 /* The headline and the table of an inconclusive result. */
 static void put_inconclusive(FILE *out, const struct diff_result *r)
 {
@@ -242,6 +260,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     put_site_stacks(out, r);
     put_holders(out, r);
   }
+  put_containers(out, r);
   if (undecided) {
     fprintf(out, "\n:warning: %zu %s no verdict yet (undecided, or too few boundaries):\n",
             undecided, undecided == 1 ? "site has" : "sites have");

@@ -425,16 +425,13 @@ static void put_containers(FILE *out, const struct diff_result *r, const struct 
       fprintf(out, "%sgrowing containers (the same object at the heap snapshots of boundaries %" PRIu64
                    " and %" PRIu64 "):%s\n",
               style_on(s, BOLD), c->boundaries[0], c->boundaries[1], style_off(s));
-    char from[32], to[32], bytes_from[48], bytes_to[48];
-    report_format_count(from, sizeof from, c->entries[0]);
-    report_format_count(to, sizeof to, c->entries[1]);
-    report_format_bytes(bytes_from, sizeof bytes_from, (double)c->bytes[0], 0);
-    report_format_bytes(bytes_to, sizeof bytes_to, (double)c->bytes[1], 0);
+    char growth[160];
+    report_container_growth(c, growth, sizeof growth);
     fprintf(out, "  %s made at ", c->type ? c->type : "object");
     put_name(out, c->site ? c->site : "an unknown site");
     fputs(", held by ", out);
     put_name(out, c->path);
-    fprintf(out, ": %s -> %s entries (%s -> %s)\n", from, to, bytes_from, bytes_to);
+    fprintf(out, ": %s\n", growth);
   }
   if (r->container_count)
     putc('\n', out);

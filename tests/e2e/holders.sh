@@ -7,7 +7,8 @@
 # global list beside a weak cache that is never named, a metatable's
 # __index, tables used as their own key, cdata in a table, objects kept only by a finalizer);
 # a container that grows between two snapshots is reported with its site, path and entries;
-# the text report prints each under "held by", and so does `ljleak report` of the saved JSON;
+# the text report prints each under "held by", and so does `ljleak report` of the saved JSON
+# (the container also in Markdown and in the JUnit failure of the site it holds);
 # a capture without snapshots says how to get holders; another capture's snapshot is refused.
 E2E_NAME=holders
 . tests/e2e/lib.sh
@@ -91,6 +92,12 @@ sys.exit(0 if c["type"] == "table" and c["site"] == "@testdata/holders/container
          and c["path"] == "_G.pool.listeners" and c["entries"][0] < c["entries"][1] == 3000
          and c["bytes"][0] < c["bytes"][1] and c["boundaries"][0] < c["boundaries"][1] else 1)' "$tmp/container.json"
 check "container_in_the_text" grep -qE '^  table made at @testdata/holders/container.lua:3, held by _G.pool.listeners: [0-9,]+ -> 3,000 entries' "$tmp/container.txt"
+"$LJLEAK" report --format markdown "$tmp/container.json" > "$tmp/container.md" 2> /dev/null
+"$LJLEAK" report --format junit "$tmp/container.json" > "$tmp/container.xml" 2> /dev/null
+check "container_in_the_markdown" grep -qE '^\* table made at @testdata/holders/container.lua:3, held by \\_G.pool.listeners: [0-9,]+ -> 3,000 entries' "$tmp/container.md"
+check "container_in_the_junit_failure" python3 -c 'import sys, xml.etree.ElementTree as ET
+fs = [f.get("message") for f in ET.parse(sys.argv[1]).iter("failure")]
+sys.exit(0 if any("a growing table held by _G.pool.listeners: " in m and "-> 3,000 entries" in m for m in fs) else 1)' "$tmp/container.xml"
 check "container_read_back" sh -c "'$LJLEAK' report --format json '$tmp/container.json' | cmp -s - '$tmp/container.json'"
 check "no_container_with_one_snapshot" python3 -c 'import json, sys
 sys.exit(0 if "containers" not in json.load(open(sys.argv[1])) else 1)' "$tmp/result-off.json"
