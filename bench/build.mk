@@ -175,3 +175,19 @@ BENCH_READ_RUNS ?= 5
 .PHONY: bench-read
 bench-read: $(BUILD)/ljleak $(BUILD)/bench/gen_stream $(BUILD)/bench/run_timed $(BUILD)/bench/read_limit
 	BUILD=$(BUILD) EVENTS=$(BENCH_READ_EVENTS) LIVE=$(BENCH_READ_LIVE) RUNS=$(BENCH_READ_RUNS) sh bench/read.sh
+
+# The holder analysis (diff/holders.c) on a generated heap snapshot of a million objects: the
+# time to read it and to find the paths and retained sizes (medians of BENCH_HOLDERS_ROUNDS runs, wall
+# and CPU time), and the peak memory.
+BENCHES += bench-holders
+BENCH_HOLDERS_OBJECTS ?= 1000000
+BENCH_HOLDERS_ROUNDS ?= 5
+$(BUILD)/bench/holders: bench/holders.c $(call stage_archives,diff format)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,diff format) $(LIBS_ALL)
+
+.PHONY: bench-holders
+bench-holders: $(BUILD)/bench/holders
+	@echo "== holder analysis: a heap snapshot of $(BENCH_HOLDERS_OBJECTS) objects"
+	$(BUILD)/bench/holders $(BUILD)/bench/holders.heap $(BENCH_HOLDERS_OBJECTS) $(BENCH_HOLDERS_ROUNDS)
+	@rm -f $(BUILD)/bench/holders.heap

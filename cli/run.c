@@ -118,11 +118,15 @@ static int traceback(lua_State *L)
   return 1;
 }
 
-static int docall(lua_State *L, int narg, int clear)
+/* Calls the function below narg arguments under a traceback handler; a
+ * main chunk's frame (non-NULL frame) is noted once the handler is below it. */
+static int docall(lua_State *L, int narg, int clear, struct ljleak_collector_frame *frame)
 {
   int base = lua_gettop(L) - narg;
   lua_pushcfunction(L, traceback);
   lua_insert(L, base);
+  if (frame)
+    ljleak_collector_frame_of(L, base + 1, narg, frame);
   int status = lua_pcall(L, narg, clear ? 0 : LUA_MULTRET, base);
   lua_remove(L, base);
   if (status != 0)
@@ -132,14 +136,14 @@ static int docall(lua_State *L, int narg, int clear)
 
 static int dostring(lua_State *L, const char *s)
 {
-  return report(L, luaL_loadbuffer(L, s, strlen(s), "=(command line)") || docall(L, 0, 1));
+  return report(L, luaL_loadbuffer(L, s, strlen(s), "=(command line)") || docall(L, 0, 1, NULL));
 }
 
 static int dolibrary(lua_State *L, const char *name)
 {
   lua_getglobal(L, "require");
   lua_pushstring(L, name);
-  return report(L, docall(L, 1, 1));
+  return report(L, docall(L, 1, 1, NULL));
 }
 
 static int runcmdopt(lua_State *L, const char *opt);
@@ -274,8 +278,7 @@ static int handle_script(lua_State *L, struct run_job *job, const char *fname)
       lua_pop(L, 1);
     }
     struct ljleak_collector_frame frame;
-    ljleak_collector_frame_of(L, -(narg + 1), narg, &frame);
-    status = docall(L, narg, 0);
+    status = docall(L, narg, 0, &frame);
     if (status == 0)
       run_main_returned(L, job, &frame);
   }
@@ -334,8 +337,8 @@ static int pmain(lua_State *L)
   const char *init = job->no_env ? NULL : getenv("LUA_INIT");
   if (init && *init) {
     int rc = init[0] == '@'
-               ? report(L, luaL_loadfile(L, init + 1) || docall(L, 0, 1))
-               : report(L, luaL_loadbuffer(L, init, strlen(init), "=LUA_INIT") || docall(L, 0, 1));
+               ? report(L, luaL_loadfile(L, init + 1) || docall(L, 0, 1, NULL))
+               : report(L, luaL_loadbuffer(L, init, strlen(init), "=LUA_INIT") || docall(L, 0, 1, NULL));
     if (rc) {
       job->status = 1;
       return 0;

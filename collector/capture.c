@@ -407,6 +407,10 @@ void ljleak_collector_frame_of(lua_State *L, int idx, int narg, struct ljleak_co
     return;
   frame->from = fn - tvref(L->stack);
   frame->slots = 2 * ((long)narg + 2 + LJ_FR2) + (long)funcproto(funcV(fn))->framesize + 1;
+  /* A vararg frame (a main chunk's) lies above its function slot, the frame
+   * link and its arguments, then its own copy of the function and link. */
+  frame->base = frame->from + (long)narg + 2 * (1 + LJ_FR2);
+  frame->proto = funcproto(funcV(fn));
 }
 
 /* The chunk has returned: its slots are above the top now, untouched until
@@ -422,6 +426,12 @@ void ljleak_collector_frame_hold(lua_State *L, struct ljleak_collector_frame *fr
     return;  /* (a stack grown by lua_checkstack keeps every slot, above the top too) */
   frame->saved_top = top;
   L->top = tvref(L->stack) + end;
+  struct capture *c = &capture_state;
+  if (c->active && c->g == G(L) && frame->proto && frame->base < end) {
+    c->held_proto = frame->proto;
+    c->held_base = frame->base;
+    c->held_end = end;
+  }
 }
 
 void ljleak_collector_frame_release(lua_State *L, struct ljleak_collector_frame *frame)
@@ -430,6 +440,7 @@ void ljleak_collector_frame_release(lua_State *L, struct ljleak_collector_frame 
     return;
   L->top = tvref(L->stack) + frame->saved_top;
   frame->saved_top = -1;
+  capture_state.held_proto = NULL;
 }
 
 int ljleak_collector_return_boundary(lua_State *L, char *err, size_t err_size)

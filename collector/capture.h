@@ -107,6 +107,10 @@ struct capture {
                                  * measurements: bench/boundaries.sh) */
   uint64_t start_ns, last_flush_ns;
   int snapshot_next;            /* the next boundary taken outside the hook writes a heap snapshot */
+  /* A main chunk's frame held after its return (ljleak_collector_frame_hold):
+   * a snapshot names its slots as the chunk's locals. held_proto NULL: none. */
+  const GCproto *held_proto;
+  long held_base, held_end;     /* the chunk's base and the end of its slots, from the stack */
   uint64_t snapshots;           /* heap snapshots written */
   struct snapshot_schedule schedule; /* opt.snapshots: the ones in the middle of the run */
   double start_wall;            /* the index's start: a snapshot names its capture by it and the pid */

@@ -132,6 +132,8 @@ LJLEAK_API int ljleak_collector_name_function(int (*f)(struct lua_State *L), con
 struct ljleak_collector_frame {
   long from, slots;           /* the stack slots the frame may span */
   long saved_top;             /* while held: the top to give back; else -1 */
+  long base;                  /* the chunk's own first slot (its locals from there) */
+  const void *proto;          /* the chunk's prototype, whose local names a snapshot gives */
 };
 LJLEAK_API void ljleak_collector_frame_of(struct lua_State *L, int idx, int narg,
                                           struct ljleak_collector_frame *frame);

@@ -319,42 +319,76 @@ static int64_t frame_position(lua_State *th, int running, TValue *frame, TValue 
   return (int64_t)proto_bcpos(pt, ins) - 1;
 }
 
+/* One variable of a prototype's variable list: its name and the bytecode
+ * range [start, end) where it is live. 0, or -1 at the list's end. */
+struct varinfo_cursor {
+  const uint8_t *p;
+  uint64_t last;
+};
+
+static int varinfo_next(struct varinfo_cursor *v, const char **name, uint64_t *start, uint64_t *end)
+{
+  const uint8_t *p = v->p;
+  if (!p || *p == 0)
+    return -1;
+  *name = (const char *)p;
+  if (*p < 7) {
+    *name = hidden_variable_names[*p];
+  } else {
+    while (*p)
+      p++;
+  }
+  p++;
+  uint64_t length;
+  int n = memprof_uleb128_decode(p, 10, start);
+  if (n <= 0)
+    return -1;
+  p += n;
+  *start += v->last;
+  v->last = *start;
+  n = memprof_uleb128_decode(p, 10, &length);
+  if (n <= 0)
+    return -1;
+  p += n;
+  *end = *start + length;
+  v->p = p;
+  return 0;
+}
+
 /* The name of the local in slot at bytecode position pc, from the prototype's variable list:
  * the variables live at pc, in order, are slots 0, 1, ... NULL if none is, or the chunk was
  * stripped. */
 static const char *local_name(const GCproto *pt, int64_t pc, uint32_t slot)
 {
-  const uint8_t *p = proto_varinfo(pt);
-  if (!p || pc < 0)
+  if (pc < 0)
     return NULL;
-  uint64_t last = 0;
-  for (;;) {
-    const char *name = (const char *)p;
-    uint8_t code = *p;
-    if (code == 0)
-      return NULL;
-    if (code < 7)
-      name = hidden_variable_names[code];
-    else
-      while (*p)
-        p++;
-    p++;
-    uint64_t start, length;
-    int n = memprof_uleb128_decode(p, 10, &start);
-    if (n <= 0)
-      return NULL;
-    p += n;
-    start += last;
-    last = start;
+  struct varinfo_cursor v = {proto_varinfo(pt), 0};
+  const char *name;
+  uint64_t start, end;
+  while (varinfo_next(&v, &name, &start, &end) == 0) {
     if ((int64_t)start > pc)
       return NULL;
-    n = memprof_uleb128_decode(p, 10, &length);
-    if (n <= 0)
-      return NULL;
-    p += n;
-    if (pc < (int64_t)(start + length) && slot-- == 0)
+    if (pc < (int64_t)end && slot-- == 0)
       return name;
   }
+  return NULL;
+}
+
+/* The name of a returned main chunk's local in slot: its top-level locals,
+ * those live to the chunk's end, are slots 0, 1, ... in their order. */
+static const char *returned_local_name(const GCproto *pt, uint32_t slot)
+{
+  struct varinfo_cursor v = {proto_varinfo(pt), 0};
+  const char *name;
+  uint64_t start, end, last_end = 0;
+  while (varinfo_next(&v, &name, &start, &end) == 0)
+    if (end > last_end)
+      last_end = end;
+  v = (struct varinfo_cursor){proto_varinfo(pt), 0};
+  while (varinfo_next(&v, &name, &start, &end) == 0)
+    if (end == last_end && slot-- == 0)
+      return name;
+  return NULL;
 }
 
 static void walk_thread(struct snapshot_walk *w, lua_State *th)
@@ -384,10 +418,25 @@ static void walk_thread(struct snapshot_walk *w, lua_State *th)
       proto_text(funcproto(fn), where, sizeof where);
     else
       snprintf(where, sizeof where, "C function");
+    /* Above the runner's C frame: a main chunk's slots, held after its
+     * return (capture.h), named as its locals at its last instruction. */
+    const GCproto *held = main && !lua ? w->capture->held_proto : NULL;
+    char held_where[TEXT_MAX];
+    if (held)
+      proto_text(held, held_where, sizeof held_where);
     for (TValue *o = base; o < slot_top; o++) {
       if (!tvisgcv(o))
         continue;
       uint32_t k = (uint32_t)(o - base);
+      long at = (long)(o - stack);
+      if (held && at >= w->capture->held_base && at < w->capture->held_end) {
+        uint32_t slot = (uint32_t)(at - w->capture->held_base);
+        const char *local = returned_local_name(held, slot);
+        uint32_t label = local ? text_idf(w, "local %.*s in %s", TEXT_MAX / 2, local, held_where)
+                               : text_idf(w, "slot %u in %s", slot, held_where);
+        reference(w, SNAPSHOT_REF_OTHER, 0, label, 0, gcV(o));
+        continue;
+      }
       const char *name = lua ? local_name(funcproto(fn), pc, k) : NULL;
       uint32_t label = name ? text_idf(w, "local %.*s in %s", TEXT_MAX / 2, name, where)
                             : text_idf(w, "slot %u in %s", k, where);

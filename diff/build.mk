@@ -1,7 +1,7 @@
 # diff/build.mk: the differential engine (aggregation, trends, comparisons); needs format.
 diff_SRCS := diff/live_map.c diff/site_table.c diff/source.c diff/segment.c diff/aggregate.c \
   diff/trend.c diff/model.c diff/result.c diff/compare.c diff/allow.c diff/stack_table.c \
-  diff/segment_stacks.c diff/result_stacks.c
+  diff/segment_stacks.c diff/result_stacks.c diff/holders.c
 
 # the engine: aggregation and modes (tests/test_diff.c), trends (tests/test_diff_trend.c)
 TEST_SUITES += test_diff test_diff_trend
@@ -18,8 +18,13 @@ test_diff_allow_LIBS = diff format
 # growth by call stack: stack sidecars, --by stack, base mode by stack (tests/test_diff_stacks.c)
 TEST_SUITES += test_diff_stacks
 test_diff_stacks_LIBS = diff format
+# the dominator tree on hand-built graphs, holder paths on a hand-built snapshot (tests/test_diff_holders.c)
+TEST_SUITES += test_diff_holders
+test_diff_holders_LIBS = diff format
 # the corpus of workloads with known answers, captured by ljleak run and diffed
 E2E_TESTS += tests/e2e/diff-cli.sh tests/e2e/diff-corpus.sh
+# holder paths and retained sizes of growing sites, from the capture's heap snapshot
+E2E_TESTS += tests/e2e/holders.sh
 # every workload with no option at all, short and long: a leak never passes
 E2E_TESTS += tests/e2e/diff-defaults.sh
 # two workloads for a minute each with no option: thousands of cycles, 512 boundaries judged

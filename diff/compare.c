@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "diff/aggregate.h"
+#include "diff/holders.h"
 #include "diff/allow.h"
 #include "diff/source.h"
 #include "diff/diff.h"
@@ -48,9 +49,20 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
     diff_source_release(&capture);
     return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   }
-  status = diff_aggregate_capture(&aggregate, &capture, options, err);
+  struct diff_holders holders;
+  if (diff_holders_prepare(&holders, &capture) < 0)
+    status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  else
+    status = diff_aggregate_capture(&aggregate, &capture, options, err);
   if (status == DIFF_OK && diff_result_build_sites(result, &aggregate, &capture, info, options) < 0)
     status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  if (status == DIFF_OK && diff_holders_find(&holders, &capture, &aggregate, result->sites,
+                                             result->site_count, info, options, err) < 0)
+    status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  if (status == DIFF_OK && info == &result->capture && result->mode == DIFF_MODE_TREND &&
+      diff_holders_containers(&holders, &capture, &aggregate, result, options, err) < 0)
+    status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  diff_holders_release(&holders);
   diff_aggregate_release(&aggregate);
   diff_source_release(&capture);
   return status;

@@ -94,6 +94,18 @@ struct diff_capture {
   double stop_time;           /* Unix time the capture stopped (the index's stop line); 0 if unknown */
   size_t label_count;
   struct diff_label *labels;  /* [label_count] in the index's order, or NULL */
+  size_t snapshots;           /* heap snapshots the index lists (0: none, so no holders) */
+};
+
+/* How a site's blocks are held at a heap snapshot (diff/holders.h): one path
+ * from a GC root, array indices and unique keys collapsed to [*], and what
+ * it holds of the site. */
+struct diff_holder {
+  char *path;                 /* "_LOADED.auth.tokens[*]", "upvalue handlers of function@bus.lua:3[*]" */
+  uint64_t objects;           /* the site's objects held through it */
+  uint64_t bytes;             /* the site's live bytes in them */
+  char *holder_type;          /* the object the path ends in before its objects: "table", ... */
+  uint64_t retained_bytes;    /* what that object keeps alive: its subtree in the dominator tree */
 };
 
 /* The allow-list rule a site's name matched (docs/diff.md, "Allow-list"). */
@@ -131,6 +143,18 @@ struct diff_site_facts {
   enum diff_undecided_cause cause;  /* why it has no verdict (NONE when it has one); the
                                        base is to blame when it is too short, or has no
                                        verdict of its own for the site */
+};
+
+/* A container that grew between two heap snapshots (diff/holders.h): the
+ * same object (same address, and no event freed or made a block there in
+ * between) with more entries or more bytes at the later one. */
+struct diff_container {
+  char *type;                 /* "table", "userdata", "thread" */
+  char *site;                 /* the site that made it ("@app.lua:31"), or NULL when unknown */
+  char *path;                 /* how it is held at the later snapshot: "_G.pool.listeners" */
+  uint64_t boundaries[2];     /* the seqs of the two snapshots' boundaries */
+  uint64_t entries[2];        /* its entries at each (a thread: stack slots in use) */
+  uint64_t bytes[2];          /* its bytes at each: its own block and the blocks it owns */
 };
 
 /* One site: its name and its series, one entry per boundary. */
@@ -176,6 +200,11 @@ struct diff_site {
   size_t frame_count;
   struct diff_frame *frames;  /* [frame_count], frames[0] the leaf (the site's function) */
   int is_stack;               /* 1 for a stack */
+  /* A growing site of a capture with heap snapshots: the paths that hold its
+   * blocks, most bytes first (diff/holders.h); none otherwise. */
+  size_t holder_count;
+  struct diff_holder *holders;
+  uint64_t holders_boundary;  /* the seq of the boundary whose snapshot they come from */
   struct diff_site_facts facts;  /* diff_result_fill_facts */
 };
 
@@ -303,6 +332,10 @@ struct diff_result {
   size_t stack_count;
   struct diff_site *stacks;
   struct diff_facts facts;       /* diff_result_fill_facts */
+  /* Containers that grew between the capture's two newest heap snapshots,
+   * most bytes of growth first (trend mode; none without two snapshots). */
+  size_t container_count;
+  struct diff_container *containers;
 };
 
 /* Whether a site fails the run, in any mode: new and worse always (the

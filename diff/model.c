@@ -462,6 +462,11 @@ void diff_site_release(struct diff_site *site)
   for (size_t i = 0; i < site->frame_count && site->frames; i++)
     free(site->frames[i].name);
   free(site->frames);
+  for (size_t i = 0; i < site->holder_count && site->holders; i++) {
+    free(site->holders[i].path);
+    free(site->holders[i].holder_type);
+  }
+  free(site->holders);
 }
 
 void diff_result_by_stack(struct diff_result *result)
@@ -497,6 +502,12 @@ void diff_result_free(struct diff_result *result)
   for (size_t i = 0; i < result->stack_count && result->stacks; i++)
     diff_site_release(&result->stacks[i]);
   free(result->stacks);
+  for (size_t i = 0; i < result->container_count && result->containers; i++) {
+    free(result->containers[i].type);
+    free(result->containers[i].site);
+    free(result->containers[i].path);
+  }
+  free(result->containers);
   diff_capture_free(&result->capture);
   diff_capture_free(&result->base);
   memset(result, 0, sizeof *result);

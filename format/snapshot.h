@@ -89,29 +89,32 @@ struct snapshot_block {
   uint64_t size;
 };
 
+/* Compact: a snapshot of a million objects holds as many references. */
 struct snapshot_reference {
   uint64_t target;              /* the address of the object referred to */
-  enum snapshot_ref_kind kind;
-  int weak;                     /* 1: a weak table's key or value: it does not keep target alive */
-  uint32_t text;                /* FIELD, KEYED, KEY, OTHER: the label's string id */
   int64_t index;                /* INDEX: n */
+  uint32_t text;                /* FIELD, KEYED, KEY, OTHER: the label's string id */
+  uint8_t kind;                 /* enum snapshot_ref_kind */
+  uint8_t weak;                 /* 1: a weak table's key or value: it does not keep target alive */
 };
 
+/* Indices are 32-bit: the reader refuses a snapshot of more objects, blocks or references. */
 struct snapshot_object {
   uint64_t address;             /* its own block: LuaJIT never moves an object */
   uint64_t size;                /* bytes of that block */
   uint64_t count;               /* tables: entries (non-nil values); strings: length; functions:
                                  * upvalues; threads: stack slots in use; userdata: payload bytes */
-  enum snapshot_type type;
-  unsigned flags;               /* SNAPSHOT_FLAG_WEAK_* */
+  uint64_t offset;              /* of its record in the file, for messages */
   uint32_t name;                /* a string id (prototypes: "function@FILE:LINE"; traces:
                                  * "trace N"); 0 for none */
-  uint32_t block_count;
-  size_t first_block;           /* in snapshot.blocks */
-  size_t reference_count;
-  size_t first_reference;       /* in snapshot.references */
-  uint64_t offset;              /* of its record in the file, for messages */
+  uint32_t first_block;         /* in snapshot.blocks */
+  uint32_t first_reference;     /* in snapshot.references */
+  uint32_t reference_count;
+  uint8_t type;                 /* enum snapshot_type */
+  uint8_t flags;                /* SNAPSHOT_FLAG_WEAK_* */
+  uint8_t block_count;          /* at most SNAPSHOT_MAX_BLOCKS */
 };
+#define SNAPSHOT_MAX_RECORDS (UINT32_MAX - 1)  /* objects, blocks or references a reader takes */
 
 struct snapshot_root {
   uint64_t target;
@@ -131,18 +134,24 @@ struct snapshot {
   size_t reference_count;
   struct snapshot_root *roots;
   size_t root_count;
-  char **strings;               /* [1 .. string_count], NUL-terminated ([0] is "") */
+  char **strings;               /* [1 .. string_count], NUL-terminated ([0] is NULL) */
   uint32_t string_count;
   uint64_t object_bytes;        /* the objects' sizes and their blocks' */
   int complete;                 /* the END chunk was read: nothing is missing */
-  /* Private: owned block addresses sorted, for snapshot_find_block. */
+  /* Private: the texts strings points into (one allocation), and the owned blocks' addresses
+   * sorted, for snapshot_find_block. */
+  char *string_pool;
   struct snapshot_block_owner *block_index;
+  /* Private: where snapshot_find starts: bucket k of the addresses from the first object's
+   * (each 2^find_shift bytes) begins at objects[find_start[k]]. */
+  uint32_t *find_start;
+  uint32_t find_buckets;
+  unsigned find_shift;
 };
 
 struct snapshot_block_owner {
   uint64_t address;
-  uint64_t size;
-  size_t object;
+  uint32_t object;
 };
 
 enum snapshot_status {

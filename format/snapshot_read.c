@@ -1,4 +1,4 @@
-/* format/snapshot_read.c: the heap snapshot's one decoder (docs/snapshot-format.md): reads a file whole, sorts its objects by address. */
+/* format/snapshot_read.c: the heap snapshot's one decoder (docs/snapshot-format.md): reads a file whole, sorts its objects by address. Its arrays are sized once from the chunks' heads (and the end chunk's totals), so that a snapshot of a million objects is decoded without copies. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +22,7 @@ struct reading {
   const char *name;
   struct snapshot_error *error;
   size_t object_capacity, block_capacity, reference_capacity, root_capacity, string_capacity;
+  size_t pool_used, pool_capacity;  /* of snapshot->string_pool: never grown (pointers into it) */
   uint64_t end_totals[5];
 };
 
@@ -107,11 +108,12 @@ static enum snapshot_status read_string(struct reading *r, struct cursor *c)
     return fail(r, SNAPSHOT_CORRUPT, at, "too many strings");
   if (grow((void **)&s->strings, (size_t)s->string_count + 1, &r->string_capacity, sizeof *s->strings) != 0)
     return no_memory(r, at);
-  char *text = malloc((size_t)length + 1);
-  if (!text)
-    return no_memory(r, at);
+  if (length + 1 > r->pool_capacity - r->pool_used)  /* the pool holds every STRINGS body */
+    return fail(r, SNAPSHOT_CORRUPT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
+  char *text = s->string_pool + r->pool_used;
   memcpy(text, c->data + c->pos, (size_t)length);
   text[length] = '\0';
+  r->pool_used += (size_t)length + 1;
   c->pos += (size_t)length;
   s->strings[++s->string_count] = text;
   return SNAPSHOT_OK;
@@ -121,12 +123,12 @@ static enum snapshot_status read_string(struct reading *r, struct cursor *c)
 static enum snapshot_status read_label(struct reading *r, struct cursor *c, uint64_t word,
                                        uint64_t at, struct snapshot_reference *ref)
 {
-  ref->weak = (int)(word & 1);
+  ref->weak = (uint8_t)(word & 1);
   unsigned kind = (unsigned)(word >> 1) & 7;
   uint64_t payload = word >> 4;
   if (kind >= SNAPSHOT_REF_KIND_COUNT)
     return fail(r, SNAPSHOT_CORRUPT, at, "reference of unknown kind %u", kind);
-  ref->kind = (enum snapshot_ref_kind)kind;
+  ref->kind = (uint8_t)kind;
   ref->text = 0;
   ref->index = 0;
   if (ref->kind == SNAPSHOT_REF_INDEX) {
@@ -151,6 +153,8 @@ static enum snapshot_status read_references(struct reading *r, struct cursor *c,
       return r->error->status;
     if (word == 0)
       return SNAPSHOT_OK;
+    if (s->reference_count >= SNAPSHOT_MAX_RECORDS)
+      return fail(r, SNAPSHOT_CORRUPT, at, "more references than this reader takes");
     if (grow((void **)&s->references, s->reference_count, &r->reference_capacity, sizeof *s->references) != 0)
       return no_memory(r, at);
     struct snapshot_reference *ref = &s->references[s->reference_count];
@@ -180,16 +184,18 @@ static enum snapshot_status read_object(struct reading *r, struct cursor *c, uin
   }
   if (type >= SNAPSHOT_TYPE_COUNT)
     return fail(r, SNAPSHOT_CORRUPT, at, "object of unknown type %u", type);
+  if (s->object_count >= SNAPSHOT_MAX_RECORDS || s->block_count >= SNAPSHOT_MAX_RECORDS - SNAPSHOT_MAX_BLOCKS)
+    return fail(r, SNAPSHOT_CORRUPT, at, "more objects than this reader takes");
   if (grow((void **)&s->objects, s->object_count, &r->object_capacity, sizeof *s->objects) != 0)
     return no_memory(r, at);
   struct snapshot_object *o = &s->objects[s->object_count];
   memset(o, 0, sizeof *o);
   o->address = *address;
-  o->type = (enum snapshot_type)type;
-  o->flags = flags & (SNAPSHOT_FLAG_WEAK_KEYS | SNAPSHOT_FLAG_WEAK_VALUES);
+  o->type = (uint8_t)type;
+  o->flags = (uint8_t)(flags & (SNAPSHOT_FLAG_WEAK_KEYS | SNAPSHOT_FLAG_WEAK_VALUES));
   o->offset = at;
-  o->first_block = s->block_count;
-  o->first_reference = s->reference_count;
+  o->first_block = (uint32_t)s->block_count;
+  o->first_reference = (uint32_t)s->reference_count;
   if (next_uleb(r, c, &o->size, "object size") != 0 || next_uleb(r, c, &o->count, "object count") != 0)
     return r->error->status;
   uint64_t bytes = o->size;
@@ -210,7 +216,7 @@ static enum snapshot_status read_object(struct reading *r, struct cursor *c, uin
       bytes += b->size;
       s->block_count++;
     }
-    o->block_count = (uint32_t)n;
+    o->block_count = (uint8_t)n;
   }
   if (flags & SNAPSHOT_FLAG_NAME) {
     uint64_t name;
@@ -278,28 +284,30 @@ static enum snapshot_status read_end(struct reading *r, struct cursor *c)
 /* What a snapshot held before a record: a record of a cut chunk that does not decode is taken
  * back to it. */
 struct mark {
-  size_t objects, blocks, references, roots, last_references, position;
+  size_t objects, blocks, references, roots, last_references, position, pool;
   uint32_t strings;
   uint64_t bytes;
 };
 
-static struct mark mark_take(const struct snapshot *s, const struct cursor *c)
+static struct mark mark_take(const struct reading *r, const struct cursor *c)
 {
+  const struct snapshot *s = r->snapshot;
   return (struct mark){s->object_count, s->block_count, s->reference_count, s->root_count,
                        s->object_count ? s->objects[s->object_count - 1].reference_count : 0, c->pos,
-                       s->string_count, s->object_bytes};
+                       r->pool_used, s->string_count, s->object_bytes};
 }
 
-static void mark_restore(struct snapshot *s, struct cursor *c, const struct mark *m)
+static void mark_restore(struct reading *r, struct cursor *c, const struct mark *m)
 {
-  while (s->string_count > m->strings)
-    free(s->strings[s->string_count--]);
+  struct snapshot *s = r->snapshot;
+  s->string_count = m->strings;
+  r->pool_used = m->pool;
   s->object_count = m->objects;
   s->block_count = m->blocks;
   s->reference_count = m->references;
   s->root_count = m->roots;
   if (s->object_count)
-    s->objects[s->object_count - 1].reference_count = m->last_references;
+    s->objects[s->object_count - 1].reference_count = (uint32_t)m->last_references;
   s->object_bytes = m->bytes;
   c->pos = m->position;
 }
@@ -310,7 +318,6 @@ static void mark_restore(struct snapshot *s, struct cursor *c, const struct mark
 static enum snapshot_status read_chunk(struct reading *r, enum snapshot_chunk_tag tag,
                                        struct cursor *c, uint32_t count, int cut)
 {
-  struct snapshot *s = r->snapshot;
   if (tag == SNAPSHOT_CHUNK_END && !cut)
     return read_end(r, c);
   if (tag != SNAPSHOT_CHUNK_STRINGS && tag != SNAPSHOT_CHUNK_OBJECTS && tag != SNAPSHOT_CHUNK_ROOTS) {
@@ -320,14 +327,14 @@ static enum snapshot_status read_chunk(struct reading *r, enum snapshot_chunk_ta
   uint64_t address = 0;
   uint32_t n = 0;
   while (c->pos < c->size) {
-    struct mark m = mark_take(s, c);
+    struct mark m = mark_take(r, c);
     enum snapshot_status st = tag == SNAPSHOT_CHUNK_STRINGS  ? read_string(r, c)
                             : tag == SNAPSHOT_CHUNK_OBJECTS ? read_object(r, c, &address)
                                                             : read_root(r, c);
     if (st != SNAPSHOT_OK) {
       if (!cut || st == SNAPSHOT_NO_MEMORY)
         return st;
-      mark_restore(s, c, &m);
+      mark_restore(r, c, &m);
       memset(r->error, 0, sizeof *r->error);
       return SNAPSHOT_OK;
     }
@@ -341,42 +348,190 @@ static enum snapshot_status read_chunk(struct reading *r, enum snapshot_chunk_ta
   return SNAPSHOT_OK;
 }
 
-static int compare_objects(const void *a, const void *b)
+/* Digits of the radix sort: 16 bits for many keys, 8 for few (the counts are cleared each
+ * pass: a snapshot of a few objects should not pay for 65536 of them). */
+#define RADIX_BITS(n) ((n) >= 65536 ? 16u : 8u)
+
+/* Sorts order[0 .. n) (indices into keys) by key: least significant digit first, RADIX_BITS(n)
+ * a pass, a pass skipped when every key has one digit there (the high bits of addresses);
+ * stable. scratch holds n, counts 2^RADIX_BITS(n). */
+static void radix_sort(uint32_t *order, uint32_t *scratch, const uint64_t *keys, size_t n,
+                       size_t *counts)
 {
-  uint64_t x = ((const struct snapshot_object *)a)->address, y = ((const struct snapshot_object *)b)->address;
-  return x < y ? -1 : x > y;
+  unsigned bits = RADIX_BITS(n);
+  size_t digits = (size_t)1 << bits, mask = digits - 1;
+  for (unsigned shift = 0; shift < 64; shift += bits) {
+    memset(counts, 0, digits * sizeof *counts);
+    for (size_t i = 0; i < n; i++)
+      counts[(keys[i] >> shift) & mask]++;
+    if (counts[(keys[0] >> shift) & mask] == n)
+      continue;
+    size_t sum = 0;
+    for (size_t d = 0; d < digits; d++) {
+      size_t c = counts[d];
+      counts[d] = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < n; i++)
+      scratch[counts[(keys[order[i]] >> shift) & mask]++] = order[i];
+    memcpy(order, scratch, n * sizeof *order);
+  }
 }
 
-static int compare_owners(const void *a, const void *b)
+/* Puts objects in order (order[i]: the object that goes to i), in place by its cycles; order
+ * is spent. */
+static void permute_objects(struct snapshot_object *objects, uint32_t *order, size_t n)
 {
-  uint64_t x = ((const struct snapshot_block_owner *)a)->address;
-  uint64_t y = ((const struct snapshot_block_owner *)b)->address;
-  return x < y ? -1 : x > y;
+  for (size_t i = 0; i < n; i++) {
+    if (order[i] == i)
+      continue;
+    struct snapshot_object first = objects[i];
+    size_t j = i;
+    while (order[j] != i) {
+      size_t from = order[j];
+      objects[j] = objects[from];
+      order[j] = (uint32_t)j;
+      j = from;
+    }
+    objects[j] = first;
+    order[j] = (uint32_t)j;
+  }
+}
+
+/* snapshot_find's buckets: about two objects a bucket, so that a lookup (one a reference when
+ * the holders are found) searches a few objects instead of all of them. */
+static enum snapshot_status index_buckets(struct reading *r)
+{
+  struct snapshot *s = r->snapshot;
+  if (!s->object_count)
+    return SNAPSHOT_OK;
+  uint64_t base = s->objects[0].address, span = s->objects[s->object_count - 1].address - base;
+  uint32_t buckets = 1;
+  while (buckets < s->object_count / 2 && buckets < (UINT32_C(1) << 30))
+    buckets <<= 1;
+  unsigned shift = 0;
+  while (shift < 63 && (span >> shift) >= buckets)
+    shift++;
+  s->find_start = malloc(((size_t)buckets + 1) * sizeof *s->find_start);
+  if (!s->find_start)
+    return no_memory(r, 0);
+  size_t i = 0;
+  for (uint32_t k = 0; k <= buckets; k++) {
+    while (i < s->object_count && ((s->objects[i].address - base) >> shift) < k)
+      i++;
+    s->find_start[k] = (uint32_t)i;
+  }
+  s->find_buckets = buckets;
+  s->find_shift = shift;
+  return SNAPSHOT_OK;
 }
 
 /* Objects by address, and every owned block's owner. Two objects at one address are an error. */
 static enum snapshot_status index_objects(struct reading *r)
 {
   struct snapshot *s = r->snapshot;
-  if (s->object_count > 1)
-    qsort(s->objects, s->object_count, sizeof *s->objects, compare_objects);
-  for (size_t i = 1; i < s->object_count; i++)
-    if (s->objects[i].address == s->objects[i - 1].address)
-      return fail(r, SNAPSHOT_CORRUPT, s->objects[i].offset > s->objects[i - 1].offset ? s->objects[i].offset : s->objects[i - 1].offset,
-                  "a second object at address 0x%" PRIx64, s->objects[i].address);
-  size_t n = s->object_count + s->block_count;
-  s->block_index = malloc((n ? n : 1) * sizeof *s->block_index);
-  if (!s->block_index)
+  size_t n = s->object_count > s->block_count ? s->object_count : s->block_count;
+  uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+  uint32_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
+  size_t *counts = malloc(((size_t)1 << RADIX_BITS(n)) * sizeof *counts);
+  s->block_index = malloc((s->block_count ? s->block_count : 1) * sizeof *s->block_index);
+  if (!keys || !order || !scratch || !counts || !s->block_index) {
+    free(keys), free(order), free(scratch), free(counts);
     return no_memory(r, 0);
-  size_t k = 0;
+  }
+  for (size_t i = 0; i < s->object_count; i++)
+    keys[i] = s->objects[i].address, order[i] = (uint32_t)i;
+  if (s->object_count > 1) {
+    radix_sort(order, scratch, keys, s->object_count, counts);
+    permute_objects(s->objects, order, s->object_count);
+  }
+  enum snapshot_status st = SNAPSHOT_OK;
+  for (size_t i = 1; i < s->object_count && st == SNAPSHOT_OK; i++)
+    if (s->objects[i].address == s->objects[i - 1].address)
+      st = fail(r, SNAPSHOT_CORRUPT, s->objects[i].offset > s->objects[i - 1].offset ? s->objects[i].offset : s->objects[i - 1].offset,
+                "a second object at address 0x%" PRIx64, s->objects[i].address);
+  /* Owned blocks (objects are found by snapshot_find) sorted by address. */
   for (size_t i = 0; i < s->object_count; i++) {
     const struct snapshot_object *o = &s->objects[i];
-    s->block_index[k++] = (struct snapshot_block_owner){o->address, o->size, i};
-    for (uint32_t b = 0; b < o->block_count; b++)
-      s->block_index[k++] = (struct snapshot_block_owner){s->blocks[o->first_block + b].address,
-                                                          s->blocks[o->first_block + b].size, i};
+    for (uint32_t b = 0; b < o->block_count; b++) {
+      keys[o->first_block + b] = s->blocks[o->first_block + b].address;
+      scratch[o->first_block + b] = (uint32_t)i;
+    }
   }
-  qsort(s->block_index, n, sizeof *s->block_index, compare_owners);
+  for (size_t i = 0; i < s->block_count; i++)
+    order[i] = (uint32_t)i;
+  uint32_t *owner = malloc((s->block_count ? s->block_count : 1) * sizeof *owner);
+  if (!owner) {
+    st = no_memory(r, 0);
+  } else if (st == SNAPSHOT_OK) {
+    memcpy(owner, scratch, s->block_count * sizeof *owner);
+    if (s->block_count > 1)
+      radix_sort(order, scratch, keys, s->block_count, counts);
+    for (size_t i = 0; i < s->block_count; i++)
+      s->block_index[i] = (struct snapshot_block_owner){keys[order[i]], owner[order[i]]};
+  }
+  free(owner), free(keys), free(order), free(scratch), free(counts);
+  return st == SNAPSHOT_OK ? index_buckets(r) : st;
+}
+
+/* Sizes the arrays from the chunks' heads, before a record is decoded: each record is at least
+ * a byte or a few, so a head that says more records than its body can hold says too many, and
+ * is believed only that far; the end chunk's totals, when it is there, say how many references
+ * (else they grow as read). The string pool holds every STRINGS body and a NUL a record. */
+static enum snapshot_status size_arrays(struct reading *r, const uint8_t *in, size_t size)
+{
+  struct snapshot *s = r->snapshot;
+  uint64_t strings = 0, string_bytes = 0, objects = 0, roots = 0, references = 0, object_bytes = 0;
+  for (size_t pos = SNAPSHOT_HEADER_BYTES; pos < size && size - pos >= SNAPSHOT_CHUNK_HEAD_BYTES;) {
+    uint8_t tag = in[pos];
+    uint64_t length = get32(in + pos + 1), count = get32(in + pos + 5);
+    size_t body = pos + SNAPSHOT_CHUNK_HEAD_BYTES;
+    if (length > size - body)
+      length = size - body;  /* cut here */
+    if (count > length)
+      count = length;
+    if (tag == SNAPSHOT_CHUNK_STRINGS)
+      strings += count, string_bytes += length;
+    else if (tag == SNAPSHOT_CHUNK_OBJECTS)
+      objects += count, object_bytes += length;
+    else if (tag == SNAPSHOT_CHUNK_ROOTS)
+      roots += count;
+    else if (tag == SNAPSHOT_CHUNK_END) {
+      uint64_t totals[2];
+      size_t at = body;
+      for (int i = 0; i < 2; i++) {
+        int k = memprof_uleb128_decode(in + at, (size_t)(body + length - at), &totals[i]);
+        if (k <= 0)
+          totals[i] = 0;
+        at += k > 0 ? (size_t)k : 0;
+      }
+      references = totals[1];
+    }
+    pos = body + (size_t)length;
+  }
+  if (references > object_bytes / 2)  /* a reference is two numbers */
+    references = object_bytes / 2;
+  if (objects > SNAPSHOT_MAX_RECORDS)
+    objects = SNAPSHOT_MAX_RECORDS;
+  if (references > SNAPSHOT_MAX_RECORDS)
+    references = SNAPSHOT_MAX_RECORDS;
+  if (strings > UINT32_MAX - 2)
+    strings = UINT32_MAX - 2;
+  r->object_capacity = objects ? (size_t)objects : 1;
+  r->reference_capacity = references ? (size_t)references : 64;
+  r->root_capacity = roots ? (size_t)roots : 1;
+  r->string_capacity = (size_t)strings + 1;
+  r->pool_capacity = (size_t)(string_bytes + strings) + 1;
+  r->block_capacity = 64;
+  s->objects = malloc(r->object_capacity * sizeof *s->objects);
+  s->references = malloc(r->reference_capacity * sizeof *s->references);
+  s->roots = malloc(r->root_capacity * sizeof *s->roots);
+  s->strings = calloc(r->string_capacity, sizeof *s->strings);
+  s->string_pool = malloc(r->pool_capacity);
+  s->blocks = malloc(r->block_capacity * sizeof *s->blocks);
+  if (!s->objects || !s->references || !s->roots || !s->strings || !s->string_pool || !s->blocks)
+    return no_memory(r, 0);
   return SNAPSHOT_OK;
 }
 
@@ -387,11 +542,6 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
   const uint8_t *in = data;
   memset(snapshot, 0, sizeof *snapshot);
   memset(error, 0, sizeof *error);
-  snapshot->strings = calloc(1, sizeof *snapshot->strings);
-  if (!snapshot->strings)
-    return no_memory(&r, 0);
-  r.string_capacity = 1;
-  snapshot->strings[0] = NULL;
   if (size < SNAPSHOT_HEADER_BYTES || memcmp(in, SNAPSHOT_MAGIC, 4) != 0) {
     if (size < SNAPSHOT_HEADER_BYTES && !memcmp(in, SNAPSHOT_MAGIC, size < 4 ? size : 4))
       fail(&r, SNAPSHOT_CORRUPT, size, "cut inside the header: no snapshot to read");
@@ -408,7 +558,11 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
   }
   size_t pos = SNAPSHOT_HEADER_BYTES;
   int have_capture = 0, ended = 0;
-  enum snapshot_status st = SNAPSHOT_OK;
+  enum snapshot_status st = size_arrays(&r, in, size);
+  if (st != SNAPSHOT_OK) {
+    snapshot_free(snapshot);
+    return st;
+  }
   while (st == SNAPSHOT_OK && !ended && pos < size) {
     if (size - pos < SNAPSHOT_CHUNK_HEAD_BYTES)
       break;  /* cut inside a chunk's head */
@@ -505,6 +659,13 @@ enum snapshot_status snapshot_check_capture(const struct snapshot *snapshot, con
 const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uint64_t address)
 {
   size_t lo = 0, hi = snapshot->object_count;
+  if (snapshot->find_start) {
+    uint64_t base = snapshot->objects[0].address, k;
+    if (address < base || (k = (address - base) >> snapshot->find_shift) >= snapshot->find_buckets)
+      return NULL;
+    lo = snapshot->find_start[k];
+    hi = snapshot->find_start[k + 1];
+  }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (snapshot->objects[mid].address < address)
@@ -517,9 +678,10 @@ const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uin
 
 const struct snapshot_object *snapshot_find_block(const struct snapshot *snapshot, uint64_t address)
 {
-  size_t n = snapshot->object_count + snapshot->block_count, lo = 0, hi = n;
-  if (!snapshot->block_index)
-    return NULL;
+  const struct snapshot_object *object = snapshot_find(snapshot, address);
+  size_t n = snapshot->block_count, lo = 0, hi = n;
+  if (object || !snapshot->block_index)
+    return object;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (snapshot->block_index[mid].address < address)
@@ -565,14 +727,13 @@ const char *snapshot_type_name(enum snapshot_type type)
 
 void snapshot_free(struct snapshot *snapshot)
 {
-  if (snapshot->strings)
-    for (uint32_t i = 1; i <= snapshot->string_count; i++)
-      free(snapshot->strings[i]);
   free(snapshot->strings);
+  free(snapshot->string_pool);
   free(snapshot->objects);
   free(snapshot->blocks);
   free(snapshot->references);
   free(snapshot->roots);
   free(snapshot->block_index);
+  free(snapshot->find_start);
   memset(snapshot, 0, sizeof *snapshot);
 }

@@ -395,3 +395,27 @@ void report_allowance_growth(const struct diff_site *site, char *buffer, size_t 
            a->growth <= a->budget_bytes ? "within" : "past",
            a->budget ? a->budget : "?");
 }
+
+void report_holder_summary(const struct diff_holder *holder, char *buffer, size_t size)
+{
+  char bytes[48], retained[48];
+  report_format_bytes(bytes, sizeof bytes, (double)holder->bytes, 0);
+  report_format_bytes(retained, sizeof retained, (double)holder->retained_bytes, 0);
+  snprintf(buffer, size, "%" PRIu64 " object%s, %s; the %s keeps %s alive", holder->objects,
+           holder->objects == 1 ? "" : "s", bytes, holder->holder_type ? holder->holder_type : "object",
+           retained);
+}
+
+void report_container_growth(const struct diff_container *container, char *buffer, size_t size)
+{
+  char from[32], to[32], bytes_from[48], bytes_to[48];
+  report_format_count(from, sizeof from, container->entries[0]);
+  report_format_count(to, sizeof to, container->entries[1]);
+  report_format_bytes(bytes_from, sizeof bytes_from, (double)container->bytes[0], 0);
+  report_format_bytes(bytes_to, sizeof bytes_to, (double)container->bytes[1], 0);
+  snprintf(buffer, size, "%s -> %s entries (%s -> %s)", from, to, bytes_from, bytes_to);
+}
+
+const char report_no_snapshot_hint[] =
+    "no heap snapshot in the capture (take them with `ljleak run --snapshots N` or "
+    "collector.snapshot())";

@@ -12,6 +12,14 @@
  * report_put_markup are in report.h: the merge's renderers use them too. */
 /* report_format_bytes, written to out. */
 void report_put_bytes(FILE *out, double bytes, int sign);
+/* What a holder path holds, after its path: "240 objects, 20.6 KiB; the table keeps 22.7 KiB
+ * alive" (every format but JSON says it so). */
+void report_holder_summary(const struct diff_holder *holder, char *buffer, size_t size);
+/* What a growing container did, after where it was made and its path: "2,048 -> 3,000 entries
+ * (16.1 KiB -> 32.1 KiB)". */
+void report_container_growth(const struct diff_container *container, char *buffer, size_t size);
+/* The line a report prints for a capture without heap snapshots, so no holders. */
+extern const char report_no_snapshot_hint[];
 /* "0.042", "1.2e-04": a p-value in few characters. */
 void report_format_p_value(char *buffer, size_t size, double p_value);
 

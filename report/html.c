@@ -400,6 +400,27 @@ static void put_allowance(FILE *out, const struct diff_site *s)
   fputs("</p>", out);
 }
 
+/* Under a growing site's name: the paths that hold its blocks at the heap
+ * snapshot, the top one shown and the rest folded under it. */
+static void put_holders(FILE *out, const struct diff_site *s)
+{
+  if (!s->holder_count)
+    return;
+  fputs("<details class=\"held\"><summary>held by <code>", out);
+  html_put(out, s->holders[0].path);
+  fputs("</code></summary><ul>", out);
+  for (size_t k = 0; k < s->holder_count; k++) {
+    char summary[200];
+    report_holder_summary(&s->holders[k], summary, sizeof summary);
+    fputs("<li><code>", out);
+    html_put(out, s->holders[k].path);
+    fputs("</code>: ", out);
+    html_put(out, summary);
+    fputs("</li>", out);
+  }
+  fputs("</ul></details>", out);
+}
+
 /* A site's name; with folded_source, its source excerpt folded under it. */
 static void put_site_cell(FILE *out, const struct report_options *options,
                           const struct diff_site *s, int folded_source)
@@ -423,6 +444,7 @@ static void put_site_cell(FILE *out, const struct report_options *options,
     fputs("</span>", out);
   }
   put_allowance(out, s);
+  put_holders(out, s);
   fputs("</td>", out);
 }
 
@@ -443,6 +465,11 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
   int base = r->mode == DIFF_MODE_BASE, range = r->mode == DIFF_MODE_RANGE;
   fprintf(out, "<h2>Sites <span class=\"kind\">%zu, click a column to sort</span></h2>\n",
           r->site_count);
+  if (r->facts.tally.flagged && !r->capture.snapshots && !base) {
+    fputs("<p class=\"kind\">Held by: ", out);
+    html_put(out, report_no_snapshot_hint);
+    fputs("</p>\n", out);
+  }
   fputs("<table class=\"sortable\" id=\"sites\">\n<thead><tr><th>#</th>"
         "<th class=\"site\">site</th><th class=\"vd\">verdict</th><th class=\"spark\">series</th>",
         out);

@@ -273,6 +273,9 @@ static int read_capture(struct json_reader *r, const struct json_read_value *v,
   if (labels && read_labels(r, labels, c) < 0)
     return -1;
   OPTIONAL(v, "run_allocated", read_uint, "run_allocated", &c->run_allocated);
+  uint64_t snapshots = 0;
+  OPTIONAL(v, "snapshots", read_uint, "snapshots", &snapshots);
+  c->snapshots = (size_t)snapshots;
   const struct json_read_value *times = json_read_object_get(v, "boundary_times");
   if (times) {
     size_t count = 0;
@@ -439,6 +442,34 @@ static int read_stack(struct json_reader *r, const struct json_read_value *v, st
   return 0;
 }
 
+/* A site's "holders": [{"path", "objects", "bytes", "holder_type", "retained_bytes"}, ...]. */
+static int read_holders(struct json_reader *r, const struct json_read_value *m, struct diff_site *s)
+{
+  if (m->type != JSON_ARRAY)
+    return reader_fail(r, m, "holders must be an array");
+  if (!m->count)
+    return 0;
+  s->holders = calloc(m->count, sizeof *s->holders);
+  if (!s->holders)
+    return reader_fail(r, m, "out of memory");
+  for (size_t i = 0; i < m->count; i++) {
+    const struct json_read_value *h = &m->items[i], *p;
+    struct diff_holder *holder = &s->holders[i];
+    s->holder_count = i + 1;
+    if (need_object(r, h, "a holder") < 0 || member(r, h, "path", 1, &p) < 0)
+      return -1;
+    if (p->type != JSON_STRING)
+      return reader_fail(r, p, "a holder's path must be a string");
+    if (read_string(r, p, "path", &holder->path) < 0)
+      return -1;
+    OPTIONAL(h, "objects", read_uint, "objects", &holder->objects);
+    OPTIONAL(h, "bytes", read_uint, "bytes", &holder->bytes);
+    OPTIONAL(h, "holder_type", read_string, "holder_type", &holder->holder_type);
+    OPTIONAL(h, "retained_bytes", read_uint, "retained_bytes", &holder->retained_bytes);
+  }
+  return 0;
+}
+
 static int read_site(struct json_reader *r, const struct json_read_value *v, struct diff_site *s)
 {
   const struct json_read_value *m;
@@ -489,7 +520,55 @@ static int read_site(struct json_reader *r, const struct json_read_value *v, str
   OPTIONAL(v, "range_delta_bytes", read_int, "range_delta_bytes", &s->range_delta_bytes);
   OPTIONAL(v, "allowed", read_bool, "allowed", &s->allowed);
   OPTIONAL(v, "allow", read_allowance, "allow", &s->allowance);
+  if ((m = json_read_object_get(v, "holders")) && read_holders(r, m, s) < 0)
+    return -1;
+  OPTIONAL(v, "holders_boundary", read_uint, "holders_boundary", &s->holders_boundary);
   return read_stack(r, v, s);
+}
+
+/* A pair of integers, as a container's "boundaries", "entries" and "bytes" are written. */
+static int read_pair(struct json_reader *r, const struct json_read_value *c, const char *key,
+                     uint64_t out[2])
+{
+  const struct json_read_value *m = json_read_object_get(c, key);
+  if (!m)
+    return 0;
+  uint64_t *values;
+  size_t count;
+  if (read_uint_array(r, m, key, &values, &count) < 0)
+    return -1;
+  if (count != 2) {
+    free(values);
+    return reader_fail(r, m, "%s must hold 2 integers", key);
+  }
+  out[0] = values[0];
+  out[1] = values[1];
+  free(values);
+  return 0;
+}
+
+/* "containers": [{"type", "site", "path", "boundaries", "entries", "bytes"}, ...]. */
+static int read_containers(struct json_reader *r, const struct json_read_value *m,
+                           struct diff_result *result)
+{
+  if (m->type != JSON_ARRAY)
+    return reader_fail(r, m, "containers must be an array");
+  if (m->count && !(result->containers = calloc(m->count, sizeof *result->containers)))
+    return reader_fail(r, m, "out of memory");
+  for (size_t i = 0; i < m->count; i++) {
+    const struct json_read_value *c = &m->items[i];
+    struct diff_container *out = &result->containers[i];
+    result->container_count = i + 1;
+    if (need_object(r, c, "a container") < 0)
+      return -1;
+    OPTIONAL(c, "type", read_string, "type", &out->type);
+    OPTIONAL(c, "site", read_string, "site", &out->site);
+    OPTIONAL(c, "path", read_string, "path", &out->path);
+    if (read_pair(r, c, "boundaries", out->boundaries) < 0 || read_pair(r, c, "entries", out->entries) < 0 ||
+        read_pair(r, c, "bytes", out->bytes) < 0)
+      return -1;
+  }
+  return 0;
 }
 
 static int read_result(struct json_reader *r, const struct json_read_value *root,
@@ -558,6 +637,8 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
         return -1;
     }
   }
+  if ((m = json_read_object_get(root, "containers")) && read_containers(r, m, result) < 0)
+    return -1;
   /* A saved count stays as written; else it is counted. */
   diff_result_fill_facts(result);
   if (!json_read_object_get(root, "flagged"))

@@ -109,6 +109,8 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
       put_string(w, c->labels[i].key, c->labels[i].value);
     json_write_close(w, '}');
   }
+  if (c->snapshots)  /* absent: no heap snapshot, as before holders */
+    put_uint(w, "snapshots", c->snapshots);
   json_write_close(w, '}');
 }
 
@@ -172,6 +174,24 @@ static void put_stack_frames(struct json_writer *w, const struct diff_site *s)
   json_write_close(w, ']');
 }
 
+/* The paths that hold a growing site's blocks at a heap snapshot. */
+static void put_holders(struct json_writer *w, const struct diff_site *s)
+{
+  json_write_key(w, "holders");
+  json_write_open(w, '[');
+  for (size_t i = 0; i < s->holder_count; i++) {
+    const struct diff_holder *h = &s->holders[i];
+    json_write_item(w);
+    fputs("{\"path\": ", w->out);
+    json_write_string(w->out, h->path);
+    fprintf(w->out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"holder_type\": ",
+            h->objects, h->bytes);
+    json_write_string(w->out, h->holder_type);
+    fprintf(w->out, ", \"retained_bytes\": %" PRIu64 "}", h->retained_bytes);
+  }
+  json_write_close(w, ']');
+}
+
 static void put_site(struct json_writer *w, const struct diff_site *s)
 {
   json_write_item(w);
@@ -201,6 +221,10 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   fprintf(w->out, "%" PRId64, s->range_delta_bytes);
   put_bool(w, "allowed", s->allowed);
   put_allowance(w, s->allowance);
+  if (s->holder_count) {
+    put_holders(w, s);
+    put_uint(w, "holders_boundary", s->holders_boundary);
+  }
   if (s->is_stack)
     put_stack_frames(w, s);
   json_write_close(w, '}');
@@ -241,6 +265,27 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   for (size_t i = 0; i < result->site_count; i++)
     put_site(&w, &result->sites[i]);
   json_write_close(&w, ']');
+  if (result->container_count) {  /* growing containers between two heap snapshots */
+    json_write_key(&w, "containers");
+    json_write_open(&w, '[');
+    for (size_t i = 0; i < result->container_count; i++) {
+      const struct diff_container *c = &result->containers[i];
+      json_write_item(&w);
+      fputs("{\"type\": ", out);
+      json_write_string(out, c->type);
+      fputs(", \"site\": ", out);
+      if (c->site)
+        json_write_string(out, c->site);
+      else
+        fputs("null", out);
+      fputs(", \"path\": ", out);
+      json_write_string(out, c->path);
+      fprintf(out, ", \"boundaries\": [%" PRIu64 ", %" PRIu64 "], \"entries\": [%" PRIu64 ", %" PRIu64
+                   "], \"bytes\": [%" PRIu64 ", %" PRIu64 "]}",
+              c->boundaries[0], c->boundaries[1], c->entries[0], c->entries[1], c->bytes[0], c->bytes[1]);
+    }
+    json_write_close(&w, ']');
+  }
   if (result->stack_count) {  /* by site, with stacks: each (site, stack) in the sites' order */
     json_write_key(&w, "stacks");
     json_write_open(&w, '[');

@@ -98,7 +98,50 @@ static void put_stacks(FILE *out, const struct diff_result *r, const struct diff
     fprintf(out, "; and %zu more", total - JUNIT_SITE_STACKS);
 }
 
+/* Whether container c concerns site: the site made it, or it holds the site's objects (the
+ * site's top holder path goes through it: "_G.pool.listeners" of "_G.pool.listeners[*]"). */
+static int container_of_site(const struct diff_container *c, const struct diff_site *site)
+{
+  if (c->site && !strcmp(c->site, site->name))
+    return 1;
+  if (!c->path || !site->holder_count || !site->holders[0].path)
+    return 0;
+  size_t n = strlen(c->path);
+  const char *path = site->holders[0].path;
+  return !strncmp(path, c->path, n) && (path[n] == '\0' || path[n] == '[' || path[n] == '.');
+}
+
+/* The growing containers the site made or that hold its objects, in its failure's message. */
+static void put_containers(FILE *out, const struct diff_result *r, const struct diff_site *site)
+{
+  for (size_t i = 0; i < r->container_count; i++) {
+    const struct diff_container *c = &r->containers[i];
+    if (!container_of_site(c, site))
+      continue;
+    char growth[160];
+    report_container_growth(c, growth, sizeof growth);
+    fprintf(out, "; a growing %s held by ", c->type ? c->type : "object");
+    put_xml(out, c->path);
+    fputs(": ", out);
+    put_xml(out, growth);
+  }
+}
+
 /* The allow-list rule of a site, in words: its growth, the budget, the reason. */
+/* The path that holds most of a site's bytes, in the failure's message. */
+static void put_top_holder(FILE *out, const struct diff_site *site)
+{
+  if (!site->holder_count)
+    return;
+  char summary[200];
+  report_holder_summary(&site->holders[0], summary, sizeof summary);
+  fputs("; held by ", out);
+  put_xml(out, site->holders[0].path);
+  fputs(" (", out);
+  put_xml(out, summary);
+  fputs(")", out);
+}
+
 static void put_allowance(FILE *out, const struct diff_site *site)
 {
   char growth[160], rule[300];
@@ -165,6 +208,8 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
     } else if (site->facts.flagged) {
       fprintf(out, ">\n      <failure type=\"%s\" message=\"", diff_verdict_name(site->verdict));
       put_reason(out, r, site);
+      put_top_holder(out, site);
+      put_containers(out, r, site);
       if (site->allowance) {
         fputs("; past its allowance: ", out);
         put_allowance(out, site);

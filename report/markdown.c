@@ -159,6 +159,52 @@ static void put_site_stacks(FILE *out, const struct diff_result *r)
   }
 }
 
+/* Under each flagged site (the first MARKDOWN_MAX_ROWS), its top holder
+ * path; or, when the capture has no heap snapshot, how to take one. */
+static void put_holders(FILE *out, const struct diff_result *r)
+{
+  size_t sites = 0;
+  for (size_t i = 0; i < r->site_count && sites < MARKDOWN_MAX_ROWS; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!site->facts.flagged || !site->holder_count)
+      continue;
+    if (!sites++)
+      fputs("\nHeld by (paths from the GC roots at the heap snapshot):\n\n", out);
+    fputs("* ", out);
+    put_escaped(out, site->name);
+    fputc('\n', out);
+    for (size_t k = 0; k < site->holder_count && k < MARKDOWN_SITE_STACKS; k++) {
+      char summary[200];
+      report_holder_summary(&site->holders[k], summary, sizeof summary);
+      fputs("  * ", out);
+      put_escaped(out, site->holders[k].path);
+      fputs(": ", out);
+      put_escaped(out, summary);
+      fputc('\n', out);
+    }
+  }
+  if (!sites && !r->capture.snapshots && r->mode != DIFF_MODE_BASE)
+    fprintf(out, "\nHeld by: %s.\n", report_no_snapshot_hint);
+}
+
+/* Containers that grew between two heap snapshots, as the text says them. */
+static void put_containers(FILE *out, const struct diff_result *r)
+{
+  for (size_t i = 0; i < r->container_count; i++) {
+    const struct diff_container *c = &r->containers[i];
+    char growth[160];
+    if (!i)
+      fprintf(out, "\nGrowing containers (the same object at the heap snapshots of boundaries %" PRIu64
+                   " and %" PRIu64 "):\n\n", c->boundaries[0], c->boundaries[1]);
+    report_container_growth(c, growth, sizeof growth);
+    fprintf(out, "* %s made at ", c->type ? c->type : "object");
+    put_escaped(out, c->site ? c->site : "an unknown site");
+    fputs(", held by ", out);
+    put_escaped(out, c->path);
+    fprintf(out, ": %s\n", growth);  /* digits and units: nothing to escape */
+  }
+}
+
 /* The headline and the table of an inconclusive result. */
 static void put_inconclusive(FILE *out, const struct diff_result *r)
 {
@@ -231,7 +277,9 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
   if (flagged) {
     put_sites(out, r, "flagged sites", pick_flagged);
     put_site_stacks(out, r);
+    put_holders(out, r);
   }
+  put_containers(out, r);
   if (undecided) {
     fprintf(out, "\n:warning: %zu %s no verdict yet (undecided, or too few boundaries):\n",
             undecided, undecided == 1 ? "site has" : "sites have");

@@ -391,6 +391,63 @@ static void put_site_stacks(FILE *out, const struct diff_result *r, const struct
     putc('\n', out);
 }
 
+/* Under each flagged (or undecided) site, the paths that hold its blocks at
+ * the heap snapshot, most bytes first; without a snapshot, one line that
+ * says how to take one. */
+static void put_holders(FILE *out, const struct diff_result *r, const struct text_style *s)
+{
+  size_t shown_sites = 0, growing = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!site->facts.flagged && !site->facts.undecided)
+      continue;
+    growing++;
+    if (!site->holder_count)
+      continue;
+    if (!shown_sites++)
+      fprintf(out, "%sheld by (paths from the GC roots at a heap snapshot: what each holds of the "
+                   "site, what its holder keeps alive):%s\n",
+              style_on(s, BOLD), style_off(s));
+    fputs("  ", out);
+    put_name(out, site->name);
+    fprintf(out, "  (snapshot at boundary %" PRIu64 ")\n", site->holders_boundary);
+    for (size_t k = 0; k < site->holder_count; k++) {
+      const struct diff_holder *h = &site->holders[k];
+      char summary[200];
+      report_holder_summary(h, summary, sizeof summary);
+      fputs("    ", out);
+      put_name(out, h->path);
+      fprintf(out, "  (%s)\n", summary);
+    }
+  }
+  if (shown_sites)
+    putc('\n', out);
+  else if (growing && !r->capture.snapshots && r->mode != DIFF_MODE_BASE)
+    fprintf(out, "held by: %s\n\n", report_no_snapshot_hint);
+}
+
+/* Containers that grew between two heap snapshots: where each was made, how
+ * it is held, and its entries at each. */
+static void put_containers(FILE *out, const struct diff_result *r, const struct text_style *s)
+{
+  for (size_t i = 0; i < r->container_count; i++) {
+    const struct diff_container *c = &r->containers[i];
+    if (!i)
+      fprintf(out, "%sgrowing containers (the same object at the heap snapshots of boundaries %" PRIu64
+                   " and %" PRIu64 "):%s\n",
+              style_on(s, BOLD), c->boundaries[0], c->boundaries[1], style_off(s));
+    char growth[160];
+    report_container_growth(c, growth, sizeof growth);
+    fprintf(out, "  %s made at ", c->type ? c->type : "object");
+    put_name(out, c->site ? c->site : "an unknown site");
+    fputs(", held by ", out);
+    put_name(out, c->path);
+    fprintf(out, ": %s\n", growth);
+  }
+  if (r->container_count)
+    putc('\n', out);
+}
+
 int report_render_text(const struct diff_result *r, const struct report_options *options,
                        FILE *out, char *error, size_t error_size)
 {
@@ -423,6 +480,8 @@ int report_render_text(const struct diff_result *r, const struct report_options 
               pick_growing_in_both);
   putc('\n', out);
   put_site_stacks(out, r, &s);
+  put_holders(out, r, &s);
+  put_containers(out, r, &s);
   put_allowances(out, r, &s, 1);
   put_allowances(out, r, &s, 0);
   put_list(out, r, &s, "shrinking", DIFF_VERDICT_SHRINKING);

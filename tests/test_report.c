@@ -96,6 +96,13 @@ static void fill_sites(void)
       .growth_bytes_per_segment = 100, .trend_p_value = NAN};
 }
 
+/* The leak's holders, as a capture with heap snapshots gives them. */
+static struct diff_holder leak_holders[2] = {
+    {.path = (char *)"upvalue sessions of function@testdata/report/app.lua:15[*]", .objects = 700,
+     .bytes = 67200, .holder_type = (char *)"table", .retained_bytes = 75776},
+    {.path = (char *)"_LOADED.app.cache<metatable>.__index[*]", .objects = 3, .bytes = 288,
+     .holder_type = (char *)"table", .retained_bytes = 1024}};
+
 static struct diff_result trend_result(void)
 {
   struct diff_result r;
@@ -105,6 +112,10 @@ static struct diff_result trend_result(void)
   r.options = (struct diff_options){.min_boundaries = 8, .max_p_value = 0.01,
                                     .min_growth_bytes = 4096, .worse_ratio = 2, .jobs = 1};
   fill_capture(&r.capture, "captures/run-1");
+  r.capture.snapshots = 2;
+  sites[0].holders_boundary = 8;
+  sites[0].holder_count = 2;
+  sites[0].holders = leak_holders;
   r.site_count = 6;
   r.sites = sites;
   r.flagged = 2;
@@ -135,6 +146,9 @@ static struct diff_result range_result(void)
 {
   struct diff_result r = trend_result();
   r.mode = DIFF_MODE_RANGE;
+  r.capture.snapshots = 0;  /* a capture without heap snapshots: no holders */
+  sites[0].holder_count = 0;
+  sites[0].holders = NULL;
   r.options.range_from = 2;
   r.options.range_to = 7;
   sites[0].range_delta_bytes = 48000;
@@ -158,6 +172,12 @@ static struct diff_result hostile_result(void)
       .source_file = (char *)"hostile.lua", .source_line = 1, .verdict = DIFF_VERDICT_GROWING,
       .count = 4, .live_bytes = hostile_live, .allocs = 3, .growth_bytes_per_segment = 100,
       .growth_bytes_per_second = 10, .trend_p_value = 0.0417};
+  static struct diff_holder hostile_holders[1] = {
+      {.path = (char *)"_G[\"<img src=x onerror=alert(1)>`\"][*]", .objects = 3, .bytes = 300,
+       .holder_type = (char *)"table", .retained_bytes = 400}};
+  hostile[0].holder_count = 1;
+  hostile[0].holders = hostile_holders;
+  hostile[0].holders_boundary = 3;
   hostile[1] = (struct diff_site){
       .name = (char *)"@x.lua:2 <img src=x onerror=alert(1)> | `tick` & \"q\" 'a' \x1b[2J",
       .id = 8, .kind = DIFF_SITE_LUA, .source_file = (char *)"hostile.lua", .source_line = 2,

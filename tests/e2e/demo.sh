@@ -23,6 +23,9 @@ check "demo_exits_0" test "$status" = 0
 [ "$status" = 0 ] || { cat "$tmp/stdout" "$tmp/stderr"; }
 check "demo_prints_the_leak_site" grep -q '@testdata/demo/service.lua:91' "$tmp/stdout"
 check "demo_prints_where_everything_is" grep -q 'Where everything is' "$tmp/stdout"
+# who holds the leak: the pool's list of close listeners, a local of the main chunk
+check "demo_names_the_holder_of_its_leak" grep -qF '(local pool in main chunk@testdata/demo/service.lua).listeners.close[*]' "$tmp/stdout"
+check "demo_html_names_the_holder" grep -qF 'listeners.close[*]' "$out/report.html"
 for f in capture/index result.json report.txt report.html; do
   check "demo_writes_$f" test -s "$out/$f"
 done

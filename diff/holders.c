@@ -1,0 +1,1125 @@
+/* diff/holders.c: holder paths and retained sizes of growing sites, from a heap snapshot (docs/diff.md, "Holders"). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/holders.h"
+#include "format/capture_index.h"
+#include "format/capture_layout.h"
+#include "format/memprof.h"
+
+/* ---- Dominators ------------------------------------------------------------- */
+
+static uint32_t holders_intersect(const uint32_t *idom, const uint32_t *post, uint32_t a, uint32_t b)
+{
+  while (a != b) {
+    while (post[a] < post[b])
+      a = idom[a];
+    while (post[b] < post[a])
+      b = idom[b];
+  }
+  return a;
+}
+
+int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
+                            uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached)
+{
+  uint32_t *post = malloc((size_t)node_count * sizeof *post);
+  uint32_t *next = malloc((size_t)node_count * sizeof *next);   /* DFS: the next edge to follow */
+  uint32_t *stack = malloc((size_t)node_count * sizeof *stack);
+  uint32_t *pred_first = calloc((size_t)node_count + 1, sizeof *pred_first);
+  size_t edges = first[node_count];
+  uint32_t *pred = malloc((edges ? edges : 1) * sizeof *pred);
+  if (!post || !next || !stack || !pred_first || !pred) {
+    free(post), free(next), free(stack), free(pred_first), free(pred);
+    return -1;
+  }
+  for (uint32_t v = 0; v < node_count; v++)
+    idom[v] = DIFF_HOLDERS_NONE, post[v] = DIFF_HOLDERS_NONE;
+  /* Postorder by an iterative depth-first walk; post[v] is v's number. */
+  uint32_t count = 0, depth = 0;
+  stack[depth++] = root;
+  next[root] = first[root];
+  post[root] = 0;  /* seen */
+  uint32_t *postorder = order;  /* filled in postorder, reversed below */
+  while (depth) {
+    uint32_t v = stack[depth - 1];
+    if (next[v] < first[v + 1]) {
+      uint32_t w = succ[next[v]++];
+      if (post[w] == DIFF_HOLDERS_NONE) {
+        post[w] = 0;
+        next[w] = first[w];
+        stack[depth++] = w;
+      }
+      continue;
+    }
+    depth--;
+    postorder[count] = v;
+    post[v] = count++;
+  }
+  /* Predecessors among reached nodes. */
+  for (uint32_t v = 0; v < node_count; v++)
+    if (post[v] != DIFF_HOLDERS_NONE)
+      for (uint32_t e = first[v]; e < first[v + 1]; e++)
+        pred_first[succ[e] + 1]++;
+  for (uint32_t v = 0; v < node_count; v++)
+    pred_first[v + 1] += pred_first[v];
+  memcpy(next, pred_first, (size_t)node_count * sizeof *next);
+  for (uint32_t v = 0; v < node_count; v++)
+    if (post[v] != DIFF_HOLDERS_NONE)
+      for (uint32_t e = first[v]; e < first[v + 1]; e++)
+        pred[next[succ[e]]++] = v;
+  for (uint32_t i = 0; i < count / 2; i++) {  /* reverse postorder */
+    uint32_t t = order[i];
+    order[i] = order[count - 1 - i];
+    order[count - 1 - i] = t;
+  }
+  idom[root] = root;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (uint32_t i = 1; i < count; i++) {
+      uint32_t v = order[i], best = DIFF_HOLDERS_NONE;
+      for (uint32_t e = pred_first[v]; e < pred_first[v + 1]; e++) {
+        uint32_t p = pred[e];
+        if (idom[p] == DIFF_HOLDERS_NONE)
+          continue;
+        best = best == DIFF_HOLDERS_NONE ? p : holders_intersect(idom, post, p, best);
+      }
+      if (best != idom[v]) {
+        idom[v] = best;
+        changed = 1;
+      }
+    }
+  }
+  *reached = count;
+  free(post), free(next), free(stack), free(pred_first), free(pred);
+  return 0;
+}
+
+/* ---- The graph of a snapshot ------------------------------------------------ */
+
+/* A snapshot as a graph: objects 0 .. n-1, the roots' node n; edges over
+ * references that hold (not weak, to an object of the snapshot). */
+struct holders_graph {
+  const struct snapshot *snapshot;
+  uint32_t n;
+  uint32_t *first;            /* [n + 2] */
+  uint32_t *succ;
+  uint32_t *succ_ref;         /* the reference of each edge; the root's: its root index */
+  uint32_t *parent;           /* BFS tree: the node a node was reached from; NONE: unreached */
+  uint32_t *parent_ref;       /* ... and the edge's reference (or root index) */
+  uint64_t *retained;         /* [n + 1] bytes each node keeps alive */
+  uint32_t main_thread;       /* the object of the "main thread" root, or NONE */
+  uint32_t *label_source;     /* [string ids] while a site's paths are marked: the one object
+                               * whose FIELD steps use the string, + 1, or MULTI; 0 unseen */
+};
+
+static uint32_t holders_object_index(const struct snapshot *snapshot, uint64_t address)
+{
+  const struct snapshot_object *o = snapshot_find(snapshot, address);
+  return o ? (uint32_t)(o - snapshot->objects) : DIFF_HOLDERS_NONE;
+}
+
+static uint64_t holders_object_bytes(const struct snapshot *snapshot, const struct snapshot_object *o)
+{
+  uint64_t bytes = o->size;
+  for (uint32_t b = 0; b < o->block_count; b++)
+    bytes += snapshot->blocks[o->first_block + b].size;
+  return bytes;
+}
+
+static void holders_graph_free(struct holders_graph *g)
+{
+  free(g->first), free(g->succ), free(g->succ_ref), free(g->parent), free(g->parent_ref);
+  free(g->retained);
+  free(g->label_source);
+}
+
+static int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot)
+{
+  memset(g, 0, sizeof *g);
+  g->snapshot = snapshot;
+  g->n = (uint32_t)snapshot->object_count;
+  g->main_thread = DIFF_HOLDERS_NONE;
+  uint32_t n = g->n;
+  size_t edges = snapshot->reference_count + snapshot->root_count;
+  if (edges >= UINT32_MAX)
+    return -1;  /* more than 32-bit edge indices: the reader takes fewer references */
+  g->first = calloc((size_t)n + 2, sizeof *g->first);
+  g->succ = malloc((edges ? edges : 1) * sizeof *g->succ);
+  g->succ_ref = malloc((edges ? edges : 1) * sizeof *g->succ_ref);
+  g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
+  g->parent_ref = malloc(((size_t)n + 1) * sizeof *g->parent_ref);
+  g->retained = calloc((size_t)n + 1, sizeof *g->retained);
+  g->label_source = calloc((size_t)snapshot->string_count + 1, sizeof *g->label_source);
+  if (!g->first || !g->succ || !g->succ_ref || !g->parent || !g->parent_ref || !g->retained ||
+      !g->label_source)
+    return -1;
+  uint32_t e = 0;
+  for (uint32_t v = 0; v < n; v++) {
+    const struct snapshot_object *o = &snapshot->objects[v];
+    g->first[v] = e;
+    for (uint32_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
+      const struct snapshot_reference *ref = &snapshot->references[r];
+      uint32_t w = ref->weak ? DIFF_HOLDERS_NONE : holders_object_index(snapshot, ref->target);
+      if (w == DIFF_HOLDERS_NONE || w == v)
+        continue;
+      g->succ[e] = w;
+      g->succ_ref[e++] = r;
+    }
+  }
+  g->first[n] = e;
+  for (size_t r = 0; r < snapshot->root_count; r++) {
+    const struct snapshot_root *root = &snapshot->roots[r];
+    uint32_t w = root->weak ? DIFF_HOLDERS_NONE : holders_object_index(snapshot, root->target);
+    if (w == DIFF_HOLDERS_NONE)
+      continue;
+    if (!strcmp(snapshot_string(snapshot, root->text), "main thread"))
+      g->main_thread = w;
+    g->succ[e] = w;
+    g->succ_ref[e++] = (uint32_t)r;
+  }
+  g->first[n + 1] = e;
+  /* Shortest paths: breadth first from the roots, in their order. */
+  uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
+  if (!queue)
+    return -1;
+  for (uint32_t v = 0; v <= n; v++)
+    g->parent[v] = DIFF_HOLDERS_NONE;
+  size_t head = 0, tail = 0;
+  queue[tail++] = n;
+  g->parent[n] = n;
+  while (head < tail) {
+    uint32_t v = queue[head++];
+    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++) {
+      uint32_t w = g->succ[k];
+      if (g->parent[w] != DIFF_HOLDERS_NONE)
+        continue;
+      g->parent[w] = v;
+      g->parent_ref[w] = g->succ_ref[k];
+      queue[tail++] = w;
+    }
+  }
+  /* Retained sizes: each node's bytes summed up the dominator tree. */
+  uint32_t *idom = malloc(((size_t)n + 1) * sizeof *idom), reached = 0;
+  if (!idom || diff_holders_dominators(n + 1, g->first, g->succ, n, idom, queue, &reached) < 0) {
+    free(idom);
+    free(queue);
+    return -1;
+  }
+  for (uint32_t v = 0; v < n; v++)
+    g->retained[v] = holders_object_bytes(snapshot, &snapshot->objects[v]);
+  for (uint32_t i = reached; i-- > 1;) {
+    uint32_t v = queue[i];
+    g->retained[idom[v]] += g->retained[v];
+  }
+  free(idom);
+  free(queue);
+  return 0;
+}
+
+/* ---- Paths ------------------------------------------------------------------ */
+
+#define HOLDERS_DEPTH 64            /* steps of a path kept (its root end); deeper ones are cut */
+#define HOLDERS_MULTI UINT32_MAX    /* collapse: several labels lead from one object to the site */
+
+/* A text being built, cut (never overrun) at its size. */
+struct holders_text {
+  char buf[1024];
+  size_t len;
+};
+
+static void text_put(struct holders_text *t, const char *s)
+{
+  size_t room = sizeof t->buf - 1 - t->len, n = strlen(s);
+  if (n > room)
+    n = room;
+  memcpy(t->buf + t->len, s, n);
+  t->len += n;
+  t->buf[t->len] = '\0';
+}
+
+static int holders_identifier(const char *s)
+{
+  if (!*s || (*s >= '0' && *s <= '9'))
+    return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+      return 0;
+  return 1;
+}
+
+/* The name of a function object: its prototype's ("function@app.lua:3"). */
+static const char *holders_function_name(const struct snapshot *snapshot, const struct snapshot_object *f)
+{
+  if (f->type == SNAPSHOT_C_FUNCTION)
+    return "C function";
+  for (size_t r = f->first_reference; r < f->first_reference + f->reference_count; r++) {
+    const struct snapshot_reference *ref = &snapshot->references[r];
+    if (ref->kind == SNAPSHOT_REF_OTHER && !strcmp(snapshot_string(snapshot, ref->text), "prototype")) {
+      const struct snapshot_object *p = snapshot_find(snapshot, ref->target);
+      if (p && p->name)
+        return snapshot_string(snapshot, p->name);
+    }
+  }
+  return "function";
+}
+
+/* The steps from the root to v: edges' (source node, reference), root end first. */
+static size_t holders_steps(const struct holders_graph *g, uint32_t v, uint32_t *from, size_t *refs,
+                            int *cut)
+{
+  uint32_t path[HOLDERS_DEPTH];
+  size_t depth = 0;
+  *cut = 0;
+  for (uint32_t w = v; w != g->n; w = g->parent[w]) {
+    if (depth == HOLDERS_DEPTH) {
+      *cut = 1;
+      memmove(path, path + 1, (HOLDERS_DEPTH - 1) * sizeof *path);  /* keep the root end */
+      depth--;
+    }
+    path[depth++] = w;
+  }
+  for (size_t i = 0; i < depth; i++) {
+    uint32_t w = path[depth - 1 - i];
+    from[i] = g->parent[w];
+    refs[i] = g->parent_ref[w];
+  }
+  return depth;
+}
+
+/* Whether a step is shown as [*]: array slots and other keys always, string
+ * keys when one object leads to the site's objects under several. */
+static int holders_collapsed(const struct holders_graph *g, const uint32_t *labels, uint32_t from,
+                             size_t ref)
+{
+  if (from == g->n)
+    return 0;
+  const struct snapshot_reference *r = &g->snapshot->references[ref];
+  if (r->kind == SNAPSHOT_REF_INDEX || r->kind == SNAPSHOT_REF_KEYED || r->kind == SNAPSHOT_REF_KEY)
+    return 1;
+  /* a key of its own (one table uses it): "token-17"; not a field every record has ("name") */
+  return r->kind == SNAPSHOT_REF_FIELD && labels[from] == HOLDERS_MULTI &&
+         g->label_source[r->text] != HOLDERS_MULTI;
+}
+
+/* The path of v as a person reads it, from its last anchor (a root, an
+ * upvalue, a thread's local): "_LOADED.auth.tokens[*]", "_G.records[*]",
+ * "upvalue handlers of function@bus.lua:3[*]", "local pending in coroutine
+ * function@jobs.lua:2[*]"; a root other than the registry, the globals and
+ * the main thread is named after it in parentheses. *holder is the object
+ * the first [*] comes from (else v's parent). */
+static void holders_render(const struct holders_graph *g, const uint32_t *labels, uint32_t v,
+                           struct holders_text *t, uint32_t *holder)
+{
+  const struct snapshot *s = g->snapshot;
+  uint32_t from[HOLDERS_DEPTH];
+  size_t refs[HOLDERS_DEPTH];
+  int cut;
+  size_t depth = holders_steps(g, v, from, refs, &cut);
+  const char *root = "";
+  int first = 1, skip_value = 0, after_anchor = 0;
+  t->len = 0;
+  t->buf[0] = '\0';
+  *holder = DIFF_HOLDERS_NONE;
+  char label[SNAPSHOT_LABEL_MAX + 64];
+  for (size_t i = 0; i < depth; i++) {
+    if (from[i] == g->n) {  /* the root */
+      root = snapshot_string(s, s->roots[refs[i]].text);
+      if (!strcmp(root, "globals"))
+        text_put(t, "_G"), first = 0;
+      else if (strcmp(root, "registry") && strcmp(root, "main thread"))
+        text_put(t, root), first = 0;
+      continue;
+    }
+    if (cut && i == depth - 1)
+      text_put(t, " ... ");
+    const struct snapshot_object *o = &s->objects[from[i]];
+    const struct snapshot_reference *r = &s->references[refs[i]];
+    const char *text = snapshot_string(s, r->text);
+    if (skip_value && o->type == SNAPSHOT_UPVALUE) {
+      skip_value = 0;
+      continue;
+    }
+    skip_value = 0;
+    int collapsed = holders_collapsed(g, labels, from[i], refs[i]);
+    if (after_anchor && !collapsed && !(r->kind == SNAPSHOT_REF_FIELD && !holders_identifier(text)) &&
+        !(r->kind == SNAPSHOT_REF_OTHER && (!strncmp(text, "upvalue ", 8) || o->type == SNAPSHOT_THREAD))) {
+      /* "(local pool in main chunk@app.lua).listeners": a field after an anchor's file name */
+      memmove(t->buf + 1, t->buf, t->len + 1 < sizeof t->buf - 1 ? t->len + 1 : sizeof t->buf - 2);
+      t->buf[0] = '(';
+      t->len = strlen(t->buf);
+      text_put(t, ")");
+    }
+    after_anchor = 0;
+    if (collapsed) {
+      if (*holder == DIFF_HOLDERS_NONE)
+        *holder = from[i];
+      text_put(t, r->kind == SNAPSHOT_REF_KEY ? "[key *]" : "[*]");
+    } else if (r->kind == SNAPSHOT_REF_FIELD) {
+      if (holders_identifier(text)) {
+        if (!first)
+          text_put(t, ".");
+        text_put(t, text);
+      } else {
+        text_put(t, "[\"");
+        text_put(t, text);
+        text_put(t, "\"]");
+      }
+    } else if (r->kind == SNAPSHOT_REF_OTHER && !strncmp(text, "upvalue ", 8)) {
+      t->len = 0;  /* a new anchor: the function's upvalue */
+      *holder = DIFF_HOLDERS_NONE;
+      snprintf(label, sizeof label, "%s of %s", text, holders_function_name(s, o));
+      text_put(t, label);
+      skip_value = 1;
+      after_anchor = 1;
+    } else if (r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD &&
+               (!strncmp(text, "local ", 6) || !strncmp(text, "slot ", 5))) {
+      t->len = 0;  /* a new anchor: a local of a frame of a thread */
+      *holder = DIFF_HOLDERS_NONE;
+      const char *in = strstr(text, " in ");
+      if (in && from[i] != g->main_thread)
+        snprintf(label, sizeof label, "%.*s in coroutine %s", (int)(in - text), text, in + 4);
+      else
+        snprintf(label, sizeof label, "%s", text);
+      text_put(t, label);
+      after_anchor = 1;
+    } else {
+      text_put(t, "<");
+      text_put(t, snapshot_label(s, r, label, sizeof label));
+      text_put(t, ">");
+    }
+    first = 0;
+  }
+  if (strcmp(root, "registry") && strcmp(root, "globals") && strcmp(root, "main thread") &&
+      strncmp(t->buf, root, strlen(root))) {
+    text_put(t, " (");
+    text_put(t, root);
+    text_put(t, ")");
+  }
+  if (*holder == DIFF_HOLDERS_NONE && depth)  /* held by a root itself: the object is its own holder */
+    *holder = from[depth - 1] == g->n ? v : from[depth - 1];
+}
+
+/* ---- Grouping by path -------------------------------------------------------- */
+
+struct holders_group {
+  char *path;
+  uint64_t objects, bytes;
+  uint32_t holder;
+};
+
+struct holders_groups {
+  struct holders_group *items;
+  size_t count, capacity;
+  uint32_t *slots;            /* open addressing over items; NONE empty */
+  size_t mask;
+};
+
+static uint64_t holders_hash(const char *s)
+{
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static void groups_clear(struct holders_groups *gs)
+{
+  for (size_t i = 0; i < gs->count; i++)
+    free(gs->items[i].path);
+  gs->count = 0;
+  if (gs->slots)
+    memset(gs->slots, 0xff, (gs->mask + 1) * sizeof *gs->slots);
+}
+
+static int groups_rehash(struct holders_groups *gs, size_t slots)
+{
+  uint32_t *fresh = malloc(slots * sizeof *fresh);
+  if (!fresh)
+    return -1;
+  memset(fresh, 0xff, slots * sizeof *fresh);
+  for (size_t i = 0; i < gs->count; i++) {
+    size_t at = holders_hash(gs->items[i].path) & (slots - 1);
+    while (fresh[at] != DIFF_HOLDERS_NONE)
+      at = (at + 1) & (slots - 1);
+    fresh[at] = (uint32_t)i;
+  }
+  free(gs->slots);
+  gs->slots = fresh;
+  gs->mask = slots - 1;
+  return 0;
+}
+
+static int groups_add(struct holders_groups *gs, const char *path, uint64_t bytes, uint32_t holder)
+{
+  if ((gs->count + 1) * 2 > (gs->slots ? gs->mask + 1 : 0) &&
+      groups_rehash(gs, gs->slots ? (gs->mask + 1) * 2 : 64) < 0)
+    return -1;
+  size_t at = holders_hash(path) & gs->mask;
+  for (; gs->slots[at] != DIFF_HOLDERS_NONE; at = (at + 1) & gs->mask) {
+    struct holders_group *g = &gs->items[gs->slots[at]];
+    if (!strcmp(g->path, path)) {
+      g->objects++;
+      g->bytes += bytes;
+      return 0;
+    }
+  }
+  if (gs->count == gs->capacity) {
+    size_t capacity = gs->capacity ? gs->capacity * 2 : 16;
+    struct holders_group *bigger = realloc(gs->items, capacity * sizeof *bigger);
+    if (!bigger)
+      return -1;
+    gs->items = bigger;
+    gs->capacity = capacity;
+  }
+  char *copy = strdup(path);
+  if (!copy)
+    return -1;
+  gs->items[gs->count] = (struct holders_group){copy, 1, bytes, holder};
+  gs->slots[at] = (uint32_t)gs->count++;
+  return 0;
+}
+
+static int groups_by_bytes(const void *a, const void *b)
+{
+  const struct holders_group *x = a, *y = b;
+  if (x->bytes != y->bytes)
+    return x->bytes < y->bytes ? 1 : -1;
+  if (x->objects != y->objects)
+    return x->objects < y->objects ? 1 : -1;
+  return strcmp(x->path, y->path);
+}
+
+/* ---- Analysis ---------------------------------------------------------------- */
+
+/* An object of a site: the object's index and the bytes of the site's blocks in it. */
+struct holders_member {
+  uint32_t site, object;
+  uint64_t bytes;
+};
+
+/* The size the snapshot gives the block at address of object o (its own or an owned one). */
+static uint64_t holders_block_size(const struct snapshot *s, const struct snapshot_object *o, uint64_t address)
+{
+  if (o->address == address)
+    return o->size;
+  for (uint32_t b = 0; b < o->block_count; b++)
+    if (s->blocks[o->first_block + b].address == address)
+      return s->blocks[o->first_block + b].size;
+  return 0;
+}
+
+/* Marks, for the objects of one site, the steps of their paths: labels[v]
+ * becomes the one FIELD text under which v leads to the site, or MULTI; and
+ * g->label_source[text] the one object that uses text so, or MULTI. */
+static void holders_mark(const struct holders_graph *g, uint32_t *labels, const struct holders_member *m,
+                         size_t count, int clear)
+{
+  uint32_t from[HOLDERS_DEPTH];
+  size_t refs[HOLDERS_DEPTH];
+  int cut;
+  for (size_t i = 0; i < count; i++) {
+    size_t depth = holders_steps(g, m[i].object, from, refs, &cut);
+    for (size_t k = 0; k < depth; k++) {
+      if (from[k] == g->n)
+        continue;
+      const struct snapshot_reference *r = &g->snapshot->references[refs[k]];
+      uint32_t *source = r->text <= g->snapshot->string_count ? &g->label_source[r->text] : NULL;
+      if (clear) {
+        labels[from[k]] = 0;
+        if (source)
+          *source = 0;
+        continue;
+      }
+      uint32_t text = r->text + 1;
+      if (!labels[from[k]])
+        labels[from[k]] = text;
+      else if (labels[from[k]] != text)
+        labels[from[k]] = HOLDERS_MULTI;
+      if (source && r->kind == SNAPSHOT_REF_FIELD) {
+        if (!*source)
+          *source = from[k] + 1;
+        else if (*source != from[k] + 1)
+          *source = HOLDERS_MULTI;
+      }
+    }
+  }
+}
+
+static int holders_site(const struct holders_graph *g, uint32_t *labels, struct holders_groups *gs,
+                        const struct holders_member *m, size_t count, struct diff_site *site)
+{
+  holders_mark(g, labels, m, count, 0);
+  struct holders_text t;
+  int status = 0;
+  for (size_t i = 0; i < count && status == 0; i++) {
+    uint32_t holder;
+    holders_render(g, labels, m[i].object, &t, &holder);
+    status = groups_add(gs, t.buf, m[i].bytes, holder);
+  }
+  holders_mark(g, labels, m, count, 1);
+  if (status < 0)
+    return -1;
+  qsort(gs->items, gs->count, sizeof *gs->items, groups_by_bytes);
+  size_t shown = gs->count < DIFF_HOLDERS_SHOWN ? gs->count : DIFF_HOLDERS_SHOWN;
+  site->holders = calloc(shown ? shown : 1, sizeof *site->holders);
+  if (!site->holders)
+    return -1;
+  for (size_t i = 0; i < shown; i++) {
+    struct holders_group *group = &gs->items[i];
+    struct diff_holder *h = &site->holders[i];
+    const struct snapshot_object *o = group->holder < g->n ? &g->snapshot->objects[group->holder] : NULL;
+    h->path = group->path;
+    group->path = NULL;
+    h->objects = group->objects;
+    h->bytes = group->bytes;
+    h->retained_bytes = o ? g->retained[group->holder] : 0;
+    h->holder_type = strdup(o ? snapshot_type_name(o->type) : "root");
+    site->holder_count = i + 1;
+    if (!h->holder_type)
+      return -1;
+  }
+  groups_clear(gs);
+  return 0;
+}
+
+int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                         size_t block_count, struct diff_site **sites, size_t site_count)
+{
+  struct holders_member *members = malloc((block_count ? block_count : 1) * sizeof *members);
+  if (!members)
+    return -1;
+  size_t count = 0;
+  for (size_t i = 0; i < block_count; i++) {
+    const struct snapshot_object *o = snapshot_find_block(snapshot, blocks[i].address);
+    if (!o || blocks[i].site >= site_count ||
+        holders_block_size(snapshot, o, blocks[i].address) != blocks[i].size)
+      continue;  /* not in the snapshot, or another block at a reused address */
+    members[count++] = (struct holders_member){blocks[i].site, (uint32_t)(o - snapshot->objects),
+                                               blocks[i].size};
+  }
+  /* By site (a counting sort: sites are few, members many), then one member per (site,
+   * object): an object whose blocks the site made twice (a table and its array part) once. */
+  size_t *start = calloc(site_count + 1, sizeof *start);
+  struct holders_member *sorted = malloc((count ? count : 1) * sizeof *sorted);
+  uint32_t *last = malloc((snapshot->object_count ? snapshot->object_count : 1) * sizeof *last);
+  if (!start || !sorted || !last) {
+    free(start), free(sorted), free(last), free(members);
+    return -1;
+  }
+  for (size_t i = 0; i < count; i++)
+    start[members[i].site + 1]++;
+  for (size_t k = 0; k < site_count; k++)
+    start[k + 1] += start[k];
+  for (size_t i = 0; i < count; i++)
+    sorted[start[members[i].site]++] = members[i];
+  free(start);
+  free(members);
+  members = sorted;
+  memset(last, 0xff, (snapshot->object_count ? snapshot->object_count : 1) * sizeof *last);
+  size_t out = 0;  /* last[object]: its member of the current site, while the site lasts */
+  for (size_t i = 0; i < count; i++) {
+    uint32_t o = members[i].object;
+    if (last[o] != DIFF_HOLDERS_NONE && last[o] < out && members[last[o]].site == members[i].site &&
+        members[last[o]].object == o) {
+      members[last[o]].bytes += members[i].bytes;
+      continue;
+    }
+    last[o] = (uint32_t)out;
+    members[out++] = members[i];
+  }
+  free(last);
+  struct holders_graph g;
+  struct holders_groups gs = {0};
+  uint32_t *labels = NULL;
+  int status = -1;
+  if (holders_graph_build(&g, snapshot) < 0 || !(labels = calloc((size_t)g.n + 1, sizeof *labels)))
+    goto done;
+  size_t reached = 0;  /* members the roots reach */
+  for (size_t i = 0; i < out; i++)
+    if (g.parent[members[i].object] != DIFF_HOLDERS_NONE)
+      members[reached++] = members[i];
+  for (size_t i = 0; i < reached;) {
+    size_t j = i;
+    while (j < reached && members[j].site == members[i].site)
+      j++;
+    if (holders_site(&g, labels, &gs, members + i, j - i, sites[members[i].site]) < 0)
+      goto done;
+    i = j;
+  }
+  status = 0;
+done:
+  groups_clear(&gs);
+  free(gs.items);
+  free(gs.slots);
+  free(labels);
+  holders_graph_free(&g);
+  free(members);
+  return status;
+}
+
+/* ---- The engine's step -------------------------------------------------------- */
+
+static void holders_warn(const struct diff_options *options, const char *message)
+{
+  if (options->warn)
+    options->warn(options->warn_context, message);
+}
+
+/* Whether a site's holders are looked for: it grew. */
+static int holders_wanted(const struct diff_site *site)
+{
+  return site->verdict == DIFF_VERDICT_GROWING || site->verdict == DIFF_VERDICT_NEW ||
+         site->verdict == DIFF_VERDICT_WORSE || site->verdict == DIFF_VERDICT_UNDECIDED;
+}
+
+int diff_holders_prepare(struct diff_holders *holders, const struct diff_source *capture)
+{
+  memset(holders, 0, sizeof *holders);
+  if (!capture->index_path)
+    return 0;
+  struct capture_index index;
+  struct capture_index_error index_error;
+  if (capture_index_read_file(&index, capture->index_path, &index_error) != CAPTURE_INDEX_OK)
+    return 0;  /* the source read it already: it said what was wrong */
+  holders->listed = index.snapshot_count;
+  holders->pid = (uint64_t)index.capture.pid;
+  holders->start = index.capture.start;
+  holders->snapshots = calloc(index.snapshot_count ? index.snapshot_count : 1, sizeof *holders->snapshots);
+  if (!holders->snapshots) {
+    capture_index_free(&index);
+    return -1;
+  }
+  size_t directory = strlen(capture->index_path) - strlen(CAPTURE_LAYOUT_INDEX);
+  const char *exit_cause = capture_index_boundary_cause_name(CAPTURE_INDEX_CAUSE_EXIT);
+  for (size_t i = index.snapshot_count; i-- > 0 && holders->count < DIFF_HOLDERS_MAX_SNAPSHOTS;) {
+    const struct capture_index_snapshot *line = &index.snapshots[i];
+    struct diff_holders_snapshot *snapshot = &holders->snapshots[holders->count];
+    /* Its boundary among the capture's: by the boundary line's place in the index. */
+    size_t at = SIZE_MAX - 1;  /* none */
+    for (size_t k = 0; k < index.boundary_count; k++) {
+      const struct capture_index_boundary *b = &index.boundaries[k];
+      if (b->seq != line->boundary)
+        continue;
+      if (b->cause && !strcmp(b->cause, exit_cause))
+        at = DIFF_HOLDERS_AT_END;
+      for (size_t c = 0; c < capture->boundary_count && at != DIFF_HOLDERS_AT_END; c++)
+        if (capture->boundaries[c].offset == b->offset)
+          at = c;
+      break;
+    }
+    if (at == SIZE_MAX - 1)
+      continue;
+    size_t length = directory + strlen(line->file) + 1;
+    if (!(snapshot->path = malloc(length))) {
+      capture_index_free(&index);
+      return -1;
+    }
+    snprintf(snapshot->path, length, "%.*s%s", (int)directory, capture->index_path, line->file);
+    snapshot->boundary = line->boundary;
+    snapshot->at = at;
+    holders->count++;
+  }
+  capture_index_free(&index);
+  return 0;
+}
+
+void diff_holders_release(struct diff_holders *holders)
+{
+  for (size_t i = 0; i < holders->count; i++)
+    free(holders->snapshots[i].path);
+  free(holders->snapshots);
+  memset(holders, 0, sizeof *holders);
+}
+
+/* The blocks of aggregate's live map whose site is one of the wanted sites
+ * (by name), each with its index among them. -1 when out of memory. */
+static int holders_blocks(const struct diff_aggregate *aggregate, struct diff_site *const *wanted,
+                          size_t wanted_count, struct diff_holders_block **out, size_t *count)
+{
+  size_t global_count = aggregate->sites.count;
+  uint32_t *result_of = malloc((global_count ? global_count : 1) * sizeof *result_of);
+  const struct diff_live_map *live = &aggregate->live;
+  *count = 0;
+  *out = malloc((live->count ? live->count : 1) * sizeof **out);
+  if (!result_of || !*out) {
+    free(result_of);
+    free(*out);
+    *out = NULL;
+    return -1;
+  }
+  for (size_t i = 0; i < global_count; i++)
+    result_of[i] = DIFF_HOLDERS_NONE;
+  for (size_t i = 0; i < wanted_count; i++) {
+    uint32_t global = diff_site_table_find(&aggregate->sites, wanted[i]->name, strlen(wanted[i]->name));
+    if (global != DIFF_SITE_TABLE_NONE)
+      result_of[global] = (uint32_t)i;
+  }
+  for (size_t i = 0; live->slots && i <= live->mask; i++) {
+    const struct diff_live_block *slot = &live->slots[i];
+    if (!slot->address || slot->site >= aggregate->owners.count)
+      continue;
+    uint32_t global = aggregate->owners.sites[slot->site];
+    if (global < global_count && result_of[global] != DIFF_HOLDERS_NONE)
+      (*out)[(*count)++] = (struct diff_holders_block){slot->address, live_map_size(live, slot),
+                                                       result_of[global]};
+  }
+  free(result_of);
+  return 0;
+}
+
+/* The capture read again up to its boundary at (exactly: every block live
+ * there, none after), into aggregate. */
+static enum diff_status holders_replay(struct diff_source *capture, size_t at,
+                                       struct diff_aggregate *aggregate,
+                                       const struct diff_options *options, struct diff_error *err)
+{
+  size_t last = SIZE_MAX;
+  for (size_t p = 0; p < capture->piece_count; p++)
+    if (capture->pieces[p].boundary_end && capture->pieces[p].boundary == at) {
+      last = p;
+      break;
+    }
+  if (last == SIZE_MAX)
+    return DIFF_OK;  /* never reached: nothing is live there that the capture shows */
+  size_t segment = capture->pieces[last].segment;
+  struct diff_source cut = *capture;
+  cut.segments = malloc((segment + 1) * sizeof *cut.segments);
+  if (!cut.segments)
+    return DIFF_ERROR_MEMORY;
+  memcpy(cut.segments, capture->segments, (segment + 1) * sizeof *cut.segments);
+  cut.count = segment + 1;
+  cut.segments[segment].piece_count = last - cut.segments[segment].first_piece + 1;
+  cut.piece_count = last + 1;
+  cut.boundary_count = at + 1;
+  cut.dropped_warning = NULL;
+  struct diff_options quiet = *options;
+  quiet.warn = NULL;        /* the first reading warned already */
+  quiet.progress = NULL;
+  enum diff_status status = diff_aggregate_capture(aggregate, &cut, &quiet, err);
+  free(cut.segments);
+  return status;
+}
+
+static uint64_t holders_bytes(const struct diff_site *site)
+{
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < site->holder_count; i++)
+    bytes += site->holders[i].bytes;
+  return bytes;
+}
+
+static void holders_drop(struct diff_site *site)
+{
+  for (size_t i = 0; i < site->holder_count && site->holders; i++) {
+    free(site->holders[i].path);
+    free(site->holders[i].holder_type);
+  }
+  free(site->holders);
+  site->holders = NULL;
+  site->holder_count = 0;
+}
+
+/* Reads entry's snapshot, refused (with a warning: no WHAT from it) when it is unreadable or
+ * another capture's; a cut one is read, with a warning when warn_cut. 0 read, 1 refused,
+ * -1 out of memory. */
+static int holders_read(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
+                        struct snapshot *snapshot, const char *what, int warn_cut,
+                        const struct diff_options *options)
+{
+  struct snapshot_error error, foreign;
+  char message[700];
+  enum snapshot_status read = snapshot_read_file(snapshot, entry->path, &error);
+  if (read == SNAPSHOT_NO_MEMORY)
+    return -1;
+  if ((read == SNAPSHOT_OK || read == SNAPSHOT_CUT) &&
+      snapshot_check_capture(snapshot, entry->path, holders->pid, holders->start, &foreign) != SNAPSHOT_OK) {
+    error = foreign;
+    read = SNAPSHOT_FOREIGN;
+  }
+  if (read != SNAPSHOT_OK && read != SNAPSHOT_CUT) {
+    snprintf(message, sizeof message, "%s; no %s from it", error.message, what);
+    holders_warn(options, message);
+    return 1;
+  }
+  if (read == SNAPSHOT_CUT && warn_cut)
+    holders_warn(options, error.message);
+  return 0;
+}
+
+/* One snapshot: read, checked against the capture, joined with the wanted
+ * sites' blocks live at its boundary into scratch. */
+static int holders_one(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
+                       const struct diff_holders_block *blocks, size_t count,
+                       struct diff_site **scratch, size_t wanted_count,
+                       const struct diff_options *options)
+{
+  struct snapshot snapshot;
+  memset(&snapshot, 0, sizeof snapshot);
+  int read = holders_read(holders, entry, &snapshot, "holders", 1, options);
+  int status = read < 0 ? -1 : 0;
+  if (read == 0 && count)
+    status = diff_holders_analyse(&snapshot, blocks, count, scratch, wanted_count);
+  snapshot_free(&snapshot);
+  return status;
+}
+
+int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
+                      const struct diff_aggregate *aggregate, struct diff_site *result_sites,
+                      size_t site_count, struct diff_capture *info,
+                      const struct diff_options *options, struct diff_error *err)
+{
+  info->snapshots = holders->listed;
+  if (!holders->count)
+    return 0;
+  size_t wanted_count = 0;
+  struct diff_site **wanted = calloc(site_count ? site_count : 1, sizeof *wanted);
+  struct diff_site *scratch = calloc(site_count ? site_count : 1, sizeof *scratch);
+  struct diff_site **scratch_of = calloc(site_count ? site_count : 1, sizeof *scratch_of);
+  int status = -1;
+  if (!wanted || !scratch || !scratch_of)
+    goto done;
+  for (size_t i = 0; i < site_count; i++) {
+    struct diff_site *site = &result_sites[i];
+    if (site->is_stack || !holders_wanted(site))
+      continue;
+    scratch_of[wanted_count] = &scratch[wanted_count];
+    wanted[wanted_count++] = site;
+  }
+  status = 0;
+  for (size_t s = 0; s < holders->count && wanted_count && status == 0; s++) {
+    const struct diff_holders_snapshot *entry = &holders->snapshots[s];
+    struct diff_holders_block *blocks = NULL;
+    size_t count = 0;
+    if (entry->at == DIFF_HOLDERS_AT_END) {
+      status = holders_blocks(aggregate, wanted, wanted_count, &blocks, &count);
+    } else {
+      struct diff_aggregate prefix;
+      if (diff_aggregate_init(&prefix, capture->info.sample_bytes) < 0) {
+        status = -1;
+        break;
+      }
+      enum diff_status read = holders_replay(capture, entry->at, &prefix, options, err);
+      status = read == DIFF_OK ? holders_blocks(&prefix, wanted, wanted_count, &blocks, &count) : -1;
+      diff_aggregate_release(&prefix);
+    }
+    if (status == 0)
+      status = holders_one(holders, entry, blocks, count, scratch_of, wanted_count, options);
+    free(blocks);
+    for (size_t i = 0; i < wanted_count; i++) {  /* newest first: an older one must hold more */
+      if (status == 0 && scratch[i].holder_count && holders_bytes(&scratch[i]) > holders_bytes(wanted[i])) {
+        holders_drop(wanted[i]);
+        wanted[i]->holders = scratch[i].holders;
+        wanted[i]->holder_count = scratch[i].holder_count;
+        wanted[i]->holders_boundary = entry->boundary;
+        scratch[i].holders = NULL;
+        scratch[i].holder_count = 0;
+      }
+      holders_drop(&scratch[i]);
+    }
+  }
+done:
+  free(wanted);
+  free(scratch);
+  free(scratch_of);
+  return status;
+}
+
+/* ---- Growing containers --------------------------------------------------------- */
+
+struct holders_candidate {
+  uint64_t address;
+  uint32_t object;            /* in the later snapshot */
+  uint64_t entries, bytes;    /* at the earlier one */
+  int reused;                 /* an event freed or made a block at its address in between */
+};
+
+static int candidates_by_address(const void *a, const void *b)
+{
+  const struct holders_candidate *x = a, *y = b;
+  return x->address < y->address ? -1 : x->address > y->address;
+}
+
+static int holders_container_type(enum snapshot_type type)
+{
+  return type == SNAPSHOT_TABLE || type == SNAPSHOT_USERDATA || type == SNAPSHOT_THREAD;
+}
+
+static struct holders_candidate *candidate_find(struct holders_candidate *c, size_t count, uint64_t address)
+{
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c[mid].address < address)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < count && c[lo].address == address ? &c[lo] : NULL;
+}
+
+/* Marks the candidates whose address an event touched between the boundary
+ * at from and the one at to (DIFF_HOLDERS_AT_END: the capture's end). */
+static enum diff_status holders_confirm(const struct diff_source *capture, size_t from, size_t to,
+                                        struct holders_candidate *c, size_t count,
+                                        struct diff_error *err)
+{
+  const struct diff_source_boundary *a = &capture->boundaries[from];
+  size_t last = to == DIFF_HOLDERS_AT_END ? capture->count - 1 : capture->boundaries[to].segment;
+  uint64_t last_events = to == DIFF_HOLDERS_AT_END ? UINT64_MAX : capture->boundaries[to].events;
+  for (size_t s = a->segment; s <= last && s < capture->count; s++) {
+    struct memprof_error merr;
+    struct memprof_reader *reader = memprof_reader_open(capture->segments[s].path, &merr);
+    if (!reader) {
+      err->status = DIFF_ERROR_INPUT;
+      snprintf(err->message, sizeof err->message, "%s", merr.message);
+      return err->status;
+    }
+    uint64_t n = 0, first = s == a->segment ? a->events : 0, end = s == last ? last_events : UINT64_MAX;
+    struct memprof_record record;
+    while (n < end && memprof_reader_next(reader, &record) == MEMPROF_OK) {
+      if (record.type != MEMPROF_RECORD_EVENT)
+        continue;
+      if (n++ < first)
+        continue;
+      const struct memprof_event *e = &record.event;
+      struct holders_candidate *hit;
+      if ((e->kind == MEMPROF_EVENT_FREE || e->kind == MEMPROF_EVENT_REALLOC) &&
+          (hit = candidate_find(c, count, e->old_address)))
+        hit->reused = 1;
+      if ((e->kind == MEMPROF_EVENT_ALLOC || e->kind == MEMPROF_EVENT_REALLOC) &&
+          (hit = candidate_find(c, count, e->new_address)))
+        hit->reused = 1;
+    }
+    memprof_reader_close(reader);
+  }
+  return DIFF_OK;
+}
+
+static int candidates_by_growth(const void *a, const void *b, void *context)
+{
+  const struct snapshot *s = context;
+  const struct holders_candidate *x = a, *y = b;
+  uint64_t gx = holders_object_bytes(s, &s->objects[x->object]) - x->bytes;
+  uint64_t gy = holders_object_bytes(s, &s->objects[y->object]) - y->bytes;
+  if (gx != gy)
+    return gx < gy ? 1 : -1;
+  return x->address < y->address ? -1 : x->address > y->address;
+}
+
+int diff_holders_containers(struct diff_holders *holders, struct diff_source *capture,
+                            const struct diff_aggregate *aggregate, struct diff_result *result,
+                            const struct diff_options *options, struct diff_error *err)
+{
+  if (holders->count < 2 || holders->snapshots[1].at == DIFF_HOLDERS_AT_END)
+    return 0;
+  const struct diff_holders_snapshot *later = &holders->snapshots[0], *earlier = &holders->snapshots[1];
+  struct snapshot a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  struct holders_candidate *c = NULL;
+  size_t count = 0;
+  uint32_t *labels = NULL;
+  struct holders_graph g;
+  memset(&g, 0, sizeof g);
+  struct diff_aggregate prefix;
+  int have_prefix = 0, status = -1;
+  int read = holders_read(holders, earlier, &a, "growing containers", 0, options);
+  if (read != 0) {
+    status = read > 0 ? 0 : -1;
+    goto done;
+  }
+  read = holders_read(holders, later, &b, "growing containers", 0, options);
+  if (read != 0) {
+    status = read > 0 ? 0 : -1;
+    goto done;
+  }
+  if (!(c = malloc((b.object_count ? b.object_count : 1) * sizeof *c)))
+    goto done;
+  for (size_t i = 0; i < b.object_count; i++) {
+    const struct snapshot_object *o = &b.objects[i];
+    const struct snapshot_object *was = holders_container_type(o->type) ? snapshot_find(&a, o->address) : NULL;
+    if (!was || was->type != o->type)
+      continue;
+    uint64_t bytes = holders_object_bytes(&b, o), before = holders_object_bytes(&a, was);
+    if (o->count >= was->count + DIFF_CONTAINERS_MIN_ENTRIES || (bytes >= before + DIFF_CONTAINERS_MIN_BYTES && o->count > was->count))
+      c[count++] = (struct holders_candidate){o->address, (uint32_t)i, was->count, before, 0};
+  }
+  snapshot_free(&a);
+  memset(&a, 0, sizeof a);
+  status = 0;
+  if (!count)
+    goto done;
+  qsort(c, count, sizeof *c, candidates_by_address);
+  if (holders_confirm(capture, earlier->at, later->at, c, count, err) != DIFF_OK) {
+    status = -1;
+    goto done;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < count; i++)
+    if (!c[i].reused)
+      c[kept++] = c[i];
+  count = kept;
+  qsort_r(c, count, sizeof *c, candidates_by_growth, &b);
+  if (count > DIFF_CONTAINERS_SHOWN)
+    count = DIFF_CONTAINERS_SHOWN;
+  if (!count)
+    goto done;
+  status = -1;
+  /* Where each was made: the live map at the later boundary. */
+  const struct diff_aggregate *at_later = aggregate;
+  if (later->at != DIFF_HOLDERS_AT_END) {
+    if (diff_aggregate_init(&prefix, capture->info.sample_bytes) < 0)
+      goto done;
+    have_prefix = 1;
+    if (holders_replay(capture, later->at, &prefix, options, err) != DIFF_OK)
+      goto done;
+    at_later = &prefix;
+  }
+  if (holders_graph_build(&g, &b) < 0 || !(labels = calloc((size_t)g.n + 1, sizeof *labels)))
+    goto done;
+  result->containers = calloc(count, sizeof *result->containers);
+  if (!result->containers)
+    goto done;
+  for (size_t i = 0; i < count; i++) {
+    const struct snapshot_object *o = &b.objects[c[i].object];
+    struct diff_container *out = &result->containers[i];
+    result->container_count = i + 1;
+    struct holders_text t;
+    uint32_t holder;
+    if (g.parent[c[i].object] != DIFF_HOLDERS_NONE)
+      holders_render(&g, labels, c[i].object, &t, &holder);
+    else
+      snprintf(t.buf, sizeof t.buf, "%s", "(no path from a root)");
+    const struct diff_live_block *block = diff_live_map_find(&at_later->live, o->address);
+    const char *site = NULL;
+    if (block && block->site < at_later->owners.count) {
+      uint32_t global = at_later->owners.sites[block->site];
+      if (global < at_later->sites.count)
+        site = at_later->sites.names[global];
+    }
+    out->type = strdup(snapshot_type_name(o->type));
+    out->path = strdup(t.buf);
+    out->site = site ? strdup(site) : NULL;
+    out->boundaries[0] = earlier->boundary;
+    out->boundaries[1] = later->boundary;
+    out->entries[0] = c[i].entries;
+    out->entries[1] = o->count;
+    out->bytes[0] = c[i].bytes;
+    out->bytes[1] = holders_object_bytes(&b, o);
+    if (!out->type || !out->path || (site && !out->site))
+      goto done;
+  }
+  status = 0;
+done:
+  if (have_prefix)
+    diff_aggregate_release(&prefix);
+  holders_graph_free(&g);
+  free(labels);
+  free(c);
+  snapshot_free(&a);
+  snapshot_free(&b);
+  return status;
+}

@@ -1,0 +1,96 @@
+/* diff/holders.h: who holds a growing site's blocks: its live blocks joined with a heap snapshot's objects, the shortest path from a GC root to each, and the retained size of each holder (the dominator tree). */
+#ifndef LJLEAK_DIFF_HOLDERS_H
+#define LJLEAK_DIFF_HOLDERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diff/aggregate.h"
+#include "diff/diff.h"
+#include "diff/source.h"
+#include "format/snapshot.h"
+
+#define DIFF_HOLDERS_SHOWN 5        /* paths kept per site, most bytes first */
+#define DIFF_HOLDERS_NONE UINT32_MAX
+
+/* The immediate dominator of every node of a graph of node_count nodes
+ * whose edges are succ[first[v] .. first[v + 1]), from root (Cooper, Harvey
+ * and Kennedy's iterative algorithm over a reverse postorder): idom[root] is
+ * root, a node root does not reach gets DIFF_HOLDERS_NONE. order gets the
+ * reached nodes in reverse postorder (node_count entries; *reached of them
+ * used), so that a node's dominator comes before it. 0, or -1 when out of
+ * memory. */
+int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
+                            uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached);
+
+/* What a site holds in one snapshot, for diff_holders_analyse: blocks of
+ * the site live at the snapshot's boundary (address and size). */
+struct diff_holders_block {
+  uint64_t address, size;
+  uint32_t site;              /* the caller's site index */
+};
+
+/* Finds, for each of site_count sites, the paths that hold its blocks in
+ * snapshot: the objects that own them (by address), the shortest path from
+ * a root to each over references that are not weak, grouped by path with
+ * array indices and keys that differ between the site's objects collapsed
+ * to [*]; the DIFF_HOLDERS_SHOWN with most bytes go to sites[i].holders, each
+ * with the retained size of the object it ends in. 0, or -1 when out of
+ * memory. */
+int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                         size_t block_count, struct diff_site **sites, size_t site_count);
+
+/* The engine's step, after a capture was read and its sites judged: the
+ * snapshots its index lists, the newest DIFF_HOLDERS_MAX_SNAPSHOTS. */
+struct diff_holders_snapshot {
+  uint64_t boundary;          /* its boundary's seq */
+  char *path;
+  size_t at;                  /* the boundary's index among the capture's (diff_source), or
+                               * DIFF_HOLDERS_AT_END: the exit boundary, after the last one */
+};
+#define DIFF_HOLDERS_AT_END SIZE_MAX
+#define DIFF_HOLDERS_MAX_SNAPSHOTS 3
+
+struct diff_holders {
+  struct diff_holders_snapshot *snapshots;  /* newest first */
+  size_t count;
+  size_t listed;              /* snapshots the index lists */
+  uint64_t pid;               /* whose capture: the index's capture line */
+  double start;
+};
+
+/* Reads the capture's index for its snapshots and places their boundaries
+ * among the capture's (a boundary thinned out, or left out by
+ * --forced-only, leaves its snapshot out). 0, or -1 when out of memory. */
+int diff_holders_prepare(struct diff_holders *holders, const struct diff_source *capture);
+
+/* For every growing (or undecided) site of result_sites, the holders found
+ * in the snapshot that holds most of its bytes (the newest on a tie). The
+ * blocks live at a snapshot's boundary are those of aggregate (the whole
+ * capture read) for the exit boundary, else of the capture read again up to
+ * that boundary. A snapshot of another capture is refused with a warning
+ * (options->warn), a cut one is used with one. info->snapshots says how many
+ * the index lists. 0, or -1 when out of memory or when reading the capture
+ * again fails (err says why). */
+int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
+                      const struct diff_aggregate *aggregate, struct diff_site *result_sites,
+                      size_t site_count, struct diff_capture *info,
+                      const struct diff_options *options, struct diff_error *err);
+
+/* Growing containers: the objects (tables, userdata, threads) at one address
+ * in the two newest snapshots whose entries grew by DIFF_CONTAINERS_MIN_ENTRIES
+ * or whose bytes grew by DIFF_CONTAINERS_MIN_BYTES, confirmed by the event
+ * stream between the two boundaries (no block freed or made at that address),
+ * with the site that made each (the live map at the later boundary) and its
+ * path there; the DIFF_CONTAINERS_SHOWN that grew most in bytes go into
+ * result->containers. 0, or -1 when out of memory or reading fails (err). */
+int diff_holders_containers(struct diff_holders *holders, struct diff_source *capture,
+                            const struct diff_aggregate *aggregate, struct diff_result *result,
+                            const struct diff_options *options, struct diff_error *err);
+#define DIFF_CONTAINERS_MIN_ENTRIES 16
+#define DIFF_CONTAINERS_MIN_BYTES 1024
+#define DIFF_CONTAINERS_SHOWN 10
+
+void diff_holders_release(struct diff_holders *holders);
+
+#endif

@@ -1,0 +1,61 @@
+-- testdata/holders/known.lua: leaks whose holders are known (tests/e2e/holders.sh). Each case
+-- leaks at its own line, marked "-- leak: PATH" with the path `ljleak diff` must name as its
+-- holder at the heap snapshot of the exit boundary (FILE stands for this chunk's name).
+-- usage: ljleak run known.lua [ROUNDS]
+local ffi = require "ffi"
+local rounds = tonumber(arg and arg[1]) or 60
+
+-- A list held by an upvalue of a global function (in a block: no local of the main chunk holds it).
+do local handlers = {}
+function on(f) handlers[#handlers + 1] = f end end
+
+-- A module table in package.loaded, with a cache keyed by unique tokens.
+package.loaded.auth = { tokens = {} }
+
+-- A parked coroutine's local.
+parked = coroutine.create(function()
+  local pending = {}
+  while true do
+    pending[#pending + 1] = { "job" } -- leak: local pending in coroutine function@FILE:16[*]
+    coroutine.yield()
+  end
+end)
+
+-- A global list, and a weak cache beside it holding the same records.
+records = {}
+cache = setmetatable({}, { __mode = "v" })
+
+-- A metatable's __index table.
+instance = setmetatable({}, { __index = {} })
+
+-- Tables used as their own key, kept as keys of a global table.
+owners = {}
+
+-- cdata kept by a Lua table.
+buffers = {}
+
+-- Objects kept only by a finalizer's upvalue: the cdata is kept, its finalizer holds them.
+handles = {}
+local function keep(i)
+  local only_for_finalizer = { i } -- leak: upvalue only_for_finalizer of function@FILE:41 (ffi finalizers)
+  handles[#handles + 1] = ffi.gc(ffi.new("int[1]"), function() return only_for_finalizer end)
+end
+
+for round = 1, rounds do
+  for k = 1, 4 do
+    local n = (round - 1) * 4 + k
+    on({ n }) -- leak: upvalue handlers of function@FILE:10[*]
+    package.loaded.auth.tokens["token-" .. n] = { n } -- leak: _LOADED.auth.tokens[*]
+    coroutine.resume(parked)
+    local record = { n, n } -- leak: _G.records[*]
+    records[#records + 1] = record
+    cache[n] = record
+    getmetatable(instance).__index["method" .. n] = { n, n, n } -- leak: _G.instance<metatable>.__index[*]
+    local key = { n, n, n, n } -- leak: _G.owners[key *]
+    key[key] = true
+    owners[key] = true
+    buffers[#buffers + 1] = ffi.new("char[100]") -- leak: _G.buffers[*]
+    keep(n)
+  end
+  collectgarbage()
+end

@@ -1,0 +1,128 @@
+#!/bin/sh
+# tests/e2e/holders.sh: holder paths of growing sites (docs/diff.md, "Holders"), JIT on and
+# off, on the LuaJIT this build is for (make check-other-luajit runs it again on the other
+# one): testdata/holders/known.lua leaks at lines marked "-- leak: PATH", and each such site's
+# top holder in the JSON result is PATH (a list held by an upvalue, a module in _LOADED, a
+# coroutine's local, a main chunk's local seen by the snapshot in the middle of the run, a
+# global list beside a weak cache that is never named, a metatable's
+# __index, tables used as their own key, cdata in a table, objects kept only by a finalizer);
+# a container that grows between two snapshots is reported with its site, path and entries;
+# the text report prints each under "held by", and so does `ljleak report` of the saved JSON
+# (the container also in Markdown and in the JUnit failure of the site it holds);
+# a capture without snapshots says how to get holders; another capture's snapshot is refused.
+E2E_NAME=holders
+. tests/e2e/lib.sh
+
+program=testdata/holders/known.lua
+
+# expected_paths: "LINE<TAB>PATH" for each marked line.
+expected_paths() {
+  awk -v file="$program" '/^[ ]*[^- ].*-- leak: / { p = $0; sub(/.*-- leak: /, "", p); gsub(/FILE/, file, p); print NR "\t" p }' "$program"
+}
+
+# top_path JSON LINE: the first holder path of the site made at LINE of the program.
+top_path() {
+  python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+for s in r["sites"]:
+    if s["name"] == "@" + sys.argv[2] + ":" + sys.argv[3] and s.get("holders"):
+        print(s["holders"][0]["path"])' "$1" "$program" "$2"
+}
+
+# holder_paths JSON: every holder path of every site, one a line.
+holder_paths() {
+  python3 -c 'import json, sys
+for s in json.load(open(sys.argv[1]))["sites"]:
+    for h in s.get("holders", []):
+        print(h["path"])' "$1"
+}
+
+# has_fields JSON: every holder has objects, bytes, a holder type and its retained bytes.
+has_fields() {
+  python3 -c 'import json, sys
+hs = [h for s in json.load(open(sys.argv[1]))["sites"] for h in s.get("holders", [])]
+ok = hs and all(h["objects"] > 0 and h["bytes"] > 0 and h["holder_type"] and h["retained_bytes"] >= 0 for h in hs)
+sys.exit(0 if ok else 1)' "$1"
+}
+
+expected_paths > "$tmp/expected"
+check "program_marks_eight_leaks" test "$(wc -l < "$tmp/expected")" = 8
+
+for jit in off on; do
+  cap=$tmp/cap-$jit
+  "$LJLEAK" run -j "$jit" -o "$cap" "$program" > "$tmp/run-$jit.out" 2>&1
+  check "jit_${jit}_runs" test $? = 0
+  "$LJLEAK" diff --format json -o "$tmp/result-$jit.json" "$cap" 2> "$tmp/diff-$jit.err"
+  check "jit_${jit}_diff_flags" test $? = 1
+  NO_COLOR=1 "$LJLEAK" diff "$cap" > "$tmp/text-$jit" 2>&1
+  NO_COLOR=1 "$LJLEAK" report "$tmp/result-$jit.json" > "$tmp/report-$jit" 2>&1
+  while IFS='	' read -r line path; do
+    check "jit_${jit}_line_${line}_held_by_${path}" test "$(top_path "$tmp/result-$jit.json" "$line")" = "$path"
+    check "jit_${jit}_text_line_${line}_names_it" grep -qF "  $path  (" "$tmp/text-$jit"
+    check "jit_${jit}_report_line_${line}_names_it" grep -qF "  $path  (" "$tmp/report-$jit"
+  done < "$tmp/expected"
+  check "jit_${jit}_weak_cache_never_holds" sh -c "! grep -q cache '$tmp/text-$jit'"
+  check "jit_${jit}_holders_have_their_fields" has_fields "$tmp/result-$jit.json"
+  check "jit_${jit}_json_says_the_boundary" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+hs = [s for s in r["sites"] if s.get("holders")]
+sys.exit(0 if r["capture"]["snapshots"] >= 1 and hs and all(s["holders_boundary"] >= 1 for s in hs) else 1)' "$tmp/result-$jit.json"
+  check "jit_${jit}_report_json_round_trips" sh -c "'$LJLEAK' report --format json '$tmp/result-$jit.json' | cmp -s - '$tmp/result-$jit.json'"
+done
+
+# A list held by a local of the main chunk: ljleak run's last snapshot goes
+# with the main chunk's return boundary, where the chunk's locals still hold
+# what they held, so the holder is the local by its name.
+"$LJLEAK" run -o "$tmp/local" testdata/holders/main_local.lua > /dev/null 2>&1
+"$LJLEAK" diff --format json -o "$tmp/local.json" "$tmp/local" 2> /dev/null
+check "main_local_held_by_its_name" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+s = [s for s in r["sites"] if s["name"] == "@testdata/holders/main_local.lua:6"][0]
+h = s["holders"][0]
+sys.exit(0 if h["path"].startswith("(local pool in main chunk@testdata/holders/main_local.lua)")
+         and h["objects"] >= 500 else 1)' "$tmp/local.json"
+# A snapshot in the middle of the run names it too, with the blocks live at
+# its boundary (the capture read up to it): a harness that takes snapshots
+# itself, not at the return.
+"$LJLEAK" run --snapshots 3 -o "$tmp/local3" testdata/holders/main_local.lua > /dev/null 2>&1
+check "main_local_middle_snapshots_listed" test "$("$LJLEAK" info --get snapshots "$tmp/local3")" -ge 2
+
+# A container that grows between the two newest snapshots: where it was made, how it is held,
+# its entries at each; in the text and the JSON, and read back by ljleak report.
+"$LJLEAK" run -o "$tmp/container" testdata/holders/container.lua > /dev/null 2>&1
+"$LJLEAK" diff --format json -o "$tmp/container.json" "$tmp/container" 2> /dev/null
+NO_COLOR=1 "$LJLEAK" diff "$tmp/container" > "$tmp/container.txt" 2>&1
+check "container_in_the_json" python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["containers"][0]
+sys.exit(0 if c["type"] == "table" and c["site"] == "@testdata/holders/container.lua:3"
+         and c["path"] == "_G.pool.listeners" and c["entries"][0] < c["entries"][1] == 3000
+         and c["bytes"][0] < c["bytes"][1] and c["boundaries"][0] < c["boundaries"][1] else 1)' "$tmp/container.json"
+check "container_in_the_text" grep -qE '^  table made at @testdata/holders/container.lua:3, held by _G.pool.listeners: [0-9,]+ -> 3,000 entries' "$tmp/container.txt"
+"$LJLEAK" report --format markdown "$tmp/container.json" > "$tmp/container.md" 2> /dev/null
+"$LJLEAK" report --format junit "$tmp/container.json" > "$tmp/container.xml" 2> /dev/null
+check "container_in_the_markdown" grep -qE '^\* table made at @testdata/holders/container.lua:3, held by \\_G.pool.listeners: [0-9,]+ -> 3,000 entries' "$tmp/container.md"
+check "container_in_the_junit_failure" python3 -c 'import sys, xml.etree.ElementTree as ET
+fs = [f.get("message") for f in ET.parse(sys.argv[1]).iter("failure")]
+sys.exit(0 if any("a growing table held by _G.pool.listeners: " in m and "-> 3,000 entries" in m for m in fs) else 1)' "$tmp/container.xml"
+check "container_read_back" sh -c "'$LJLEAK' report --format json '$tmp/container.json' | cmp -s - '$tmp/container.json'"
+check "no_container_with_one_snapshot" python3 -c 'import json, sys
+sys.exit(0 if "containers" not in json.load(open(sys.argv[1])) else 1)' "$tmp/result-off.json"
+
+# Without snapshots: the report says how to get holders, and names none.
+"$LJLEAK" run --snapshots none -o "$tmp/bare" "$program" > /dev/null 2>&1
+NO_COLOR=1 "$LJLEAK" diff "$tmp/bare" > "$tmp/bare.txt" 2>&1
+check "no_snapshot_flags_the_leaks" grep -q "^growing" "$tmp/bare.txt"
+check "no_snapshot_says_how" grep -qF "held by: no heap snapshot in the capture (take them with \`ljleak run --snapshots N\` or collector.snapshot())" "$tmp/bare.txt"
+check "no_snapshot_no_paths" sh -c "! grep -q '_G.records' '$tmp/bare.txt'"
+
+# Another capture's snapshot in its place is refused with a message naming it.
+cp -r "$tmp/cap-off" "$tmp/foreign"
+file=$("$LJLEAK" info --get snapshot_files "$tmp/foreign" | tr '\t' '\n' | tail -n 1)
+other=$("$LJLEAK" info --get snapshot_files "$tmp/cap-on" | tr '\t' '\n' | tail -n 1)
+cp "$tmp/cap-on/$other" "$tmp/foreign/$file"
+NO_COLOR=1 "$LJLEAK" diff "$tmp/foreign" > "$tmp/foreign.txt" 2> "$tmp/foreign.err"
+check "foreign_snapshot_still_diffs" test $? = 1
+check "foreign_snapshot_is_refused" grep -qF "$file: byte 17: belongs to another capture" "$tmp/foreign.err"
+check "foreign_snapshot_names_no_holder" sh -c "! grep -q '_G.records' '$tmp/foreign.txt'"
+
+finish
