@@ -421,6 +421,32 @@ static void put_holders(FILE *out, const struct diff_site *s)
   fputs("</ul></details>", out);
 }
 
+/* Containers that grew between two heap snapshots: where each was made,
+ * how it is held, its entries and bytes at both (the text's words). */
+static void put_containers(FILE *out, const struct diff_result *r)
+{
+  if (!r->container_count)
+    return;
+  fprintf(out, "<section class=\"containers\"><h2>Growing containers</h2>\n<p>The same object "
+               "at the heap snapshots of boundaries %" PRIu64 " and %" PRIu64 ":</p>\n<ul>\n",
+          r->containers[0].boundaries[0], r->containers[0].boundaries[1]);
+  for (size_t i = 0; i < r->container_count; i++) {
+    const struct diff_container *c = &r->containers[i];
+    char growth[160];
+    report_container_growth(c, growth, sizeof growth);
+    fputs("<li>", out);
+    html_put(out, c->type ? c->type : "object");
+    fputs(" made at <code>", out);
+    html_put(out, c->site ? c->site : "an unknown site");
+    fputs("</code>, held by <code>", out);
+    html_put(out, c->path ? c->path : "");
+    fputs("</code>: ", out);
+    html_put(out, growth);
+    fputs("</li>\n", out);
+  }
+  fputs("</ul></section>\n", out);
+}
+
 /* A site's name; with folded_source, its source excerpt folded under it. */
 static void put_site_cell(FILE *out, const struct report_options *options,
                           const struct diff_site *s, int folded_source)
@@ -579,6 +605,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
   }
   report_html_flame(out, r);
   put_table(out, r, options);
+  put_containers(out, r);
   fprintf(out, "<footer>ljleak %s report. Growth is the Theil-Sen slope of live bytes over "
                "the boundaries; p is the one-sided Mann-Kendall p-value of an upward "
                "trend.</footer>\n",

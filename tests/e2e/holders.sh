@@ -104,6 +104,8 @@ check "container_in_the_markdown" grep -qE '^\* table made at @testdata/holders/
 check "container_in_the_junit_failure" python3 -c 'import sys, xml.etree.ElementTree as ET
 fs = [f.get("message") for f in ET.parse(sys.argv[1]).iter("failure")]
 sys.exit(0 if any("a growing table held by _G.pool.listeners: " in m and "-> 3,000 entries" in m for m in fs) else 1)' "$tmp/container.xml"
+"$LJLEAK" report --format html "$tmp/container.json" > "$tmp/container.html" 2> /dev/null
+check "container_in_the_html" grep -qE '<li>table made at <code>@testdata/holders/container.lua:3</code>, held by <code>_G.pool.listeners</code>: [0-9,]+ -&gt; 3,000 entries' "$tmp/container.html"
 check "container_read_back" sh -c "'$LJLEAK' report --format json '$tmp/container.json' | cmp -s - '$tmp/container.json'"
 check "no_container_with_one_snapshot" python3 -c 'import json, sys
 sys.exit(0 if "containers" not in json.load(open(sys.argv[1])) else 1)' "$tmp/result-off.json"
