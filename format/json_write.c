@@ -101,3 +101,27 @@ void json_write_key(struct json_writer *writer, const char *key)
   json_write_item(writer);
   fprintf(writer->out, "\"%s\": ", key);
 }
+
+void json_write_member_string(struct json_writer *writer, const char *key, const char *value)
+{
+  json_write_key(writer, key);
+  json_write_string(writer->out, value);
+}
+
+void json_write_member_uint(struct json_writer *writer, const char *key, uint64_t value)
+{
+  json_write_key(writer, key);
+  fprintf(writer->out, "%" PRIu64, value);
+}
+
+void json_write_member_double(struct json_writer *writer, const char *key, double value)
+{
+  json_write_key(writer, key);
+  json_write_double(writer->out, value);
+}
+
+void json_write_member_bool(struct json_writer *writer, const char *key, int value)
+{
+  json_write_key(writer, key);
+  fputs(value ? "true" : "false", writer->out);
+}

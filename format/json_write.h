@@ -2,6 +2,7 @@
 #ifndef LJLEAK_FORMAT_JSON_WRITE_H
 #define LJLEAK_FORMAT_JSON_WRITE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* Writes s as a JSON string (null for NULL; <, >, &, U+2028, U+2029 escaped
@@ -28,5 +29,10 @@ void json_write_close(struct json_writer *writer, char bracket);
 void json_write_item(struct json_writer *writer);
 /* Starts an object's next member: its line and "key": (key is written as it is). */
 void json_write_key(struct json_writer *writer, const char *key);
+/* A member: its key, then its value (a string NULL is null). */
+void json_write_member_string(struct json_writer *writer, const char *key, const char *value);
+void json_write_member_uint(struct json_writer *writer, const char *key, uint64_t value);
+void json_write_member_double(struct json_writer *writer, const char *key, double value);
+void json_write_member_bool(struct json_writer *writer, const char *key, int value);
 
 #endif

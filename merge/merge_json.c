@@ -32,55 +32,31 @@ int merge_render(const struct merge *merge, enum merge_format format, FILE *out,
   return rc;
 }
 
-static void put_text(struct json_writer *w, const char *key, const char *value)
-{
-  json_write_key(w, key);
-  json_write_string(w->out, value);
-}
-
-static void put_uint(struct json_writer *w, const char *key, uint64_t value)
-{
-  json_write_key(w, key);
-  fprintf(w->out, "%" PRIu64, value);
-}
-
-static void put_double(struct json_writer *w, const char *key, double value)
-{
-  json_write_key(w, key);
-  json_write_double(w->out, value);
-}
-
-static void put_bool(struct json_writer *w, const char *key, int value)
-{
-  json_write_key(w, key);
-  fputs(value ? "true" : "false", w->out);
-}
-
 static void put_capture(struct json_writer *w, const struct merge_capture *c)
 {
   const struct diff_capture *info = &c->info;
   json_write_item(w);
   json_write_open(w, '{');
-  put_text(w, "source", c->source);
-  put_text(w, "path", info->path);
-  put_text(w, "host", info->host);
+  json_write_member_string(w, "source", c->source);
+  json_write_member_string(w, "path", info->path);
+  json_write_member_string(w, "host", info->host);
   json_write_key(w, "pid");
   fprintf(w->out, "%ld", info->pid);
-  put_text(w, "exe", info->exe);
-  put_text(w, "command", info->command);
-  put_text(w, "luajit_version", info->luajit_version);
-  put_double(w, "start_time", info->start_time);
-  put_double(w, "stop_time", info->stop_time);
-  put_double(w, "end_time", c->end_time);
-  put_bool(w, "has_times", c->has_times);
-  put_uint(w, "boundary_count", info->boundary_count);
-  put_text(w, "outcome", diff_outcome_name(c->outcome));
-  put_uint(w, "sites", c->site_count);
-  put_uint(w, "flagged", c->flagged);
+  json_write_member_string(w, "exe", info->exe);
+  json_write_member_string(w, "command", info->command);
+  json_write_member_string(w, "luajit_version", info->luajit_version);
+  json_write_member_double(w, "start_time", info->start_time);
+  json_write_member_double(w, "stop_time", info->stop_time);
+  json_write_member_double(w, "end_time", c->end_time);
+  json_write_member_bool(w, "has_times", c->has_times);
+  json_write_member_uint(w, "boundary_count", info->boundary_count);
+  json_write_member_string(w, "outcome", diff_outcome_name(c->outcome));
+  json_write_member_uint(w, "sites", c->site_count);
+  json_write_member_uint(w, "flagged", c->flagged);
   json_write_key(w, "labels");
   json_write_open(w, '{');
   for (size_t i = 0; i < info->label_count; i++)
-    put_text(w, info->labels[i].key, info->labels[i].value);
+    json_write_member_string(w, info->labels[i].key, info->labels[i].value);
   json_write_close(w, '}');
   json_write_close(w, '}');
 }
@@ -123,21 +99,21 @@ static void put_site(struct json_writer *w, const struct merge *merge, const str
   snprintf(id, sizeof id, "%016" PRIx64, s->id);
   json_write_item(w);
   json_write_open(w, '{');
-  put_text(w, "name", s->name);
-  put_text(w, "id", id);
-  put_text(w, "kind", diff_site_kind_name(s->kind));
-  put_uint(w, "captures", s->seen);
-  put_uint(w, "growing", s->growing);
-  put_uint(w, "undecided", s->undecided);
-  put_uint(w, "steady", s->steady);
-  put_bool(w, "flagged", s->growing >= merge->min_captures);
-  put_double(w, "growth_bytes_per_boundary_median", s->growth_median);
-  put_double(w, "growth_bytes_per_boundary_max", s->growth_max);
-  put_uint(w, "captures_with_times", s->per_second_count);
-  put_double(w, "growth_bytes_per_second_median", s->growth_per_second_median);
-  put_double(w, "growth_bytes_per_second_max", s->growth_per_second_max);
-  put_uint(w, "live_bytes_sum", s->live_sum);
-  put_uint(w, "live_bytes_max", s->live_max);
+  json_write_member_string(w, "name", s->name);
+  json_write_member_string(w, "id", id);
+  json_write_member_string(w, "kind", diff_site_kind_name(s->kind));
+  json_write_member_uint(w, "captures", s->seen);
+  json_write_member_uint(w, "growing", s->growing);
+  json_write_member_uint(w, "undecided", s->undecided);
+  json_write_member_uint(w, "steady", s->steady);
+  json_write_member_bool(w, "flagged", s->growing >= merge->min_captures);
+  json_write_member_double(w, "growth_bytes_per_boundary_median", s->growth_median);
+  json_write_member_double(w, "growth_bytes_per_boundary_max", s->growth_max);
+  json_write_member_uint(w, "captures_with_times", s->per_second_count);
+  json_write_member_double(w, "growth_bytes_per_second_median", s->growth_per_second_median);
+  json_write_member_double(w, "growth_bytes_per_second_max", s->growth_per_second_max);
+  json_write_member_uint(w, "live_bytes_sum", s->live_sum);
+  json_write_member_uint(w, "live_bytes_max", s->live_max);
   put_counts(w, "label_growing", s->label_growing, merge->group_count);
   put_counts(w, "label_seen", s->label_seen, merge->group_count);
   put_column(w, "in", s, 0);
@@ -154,23 +130,23 @@ int merge_render_json(const struct merge *merge, FILE *out)
 {
   struct json_writer w = {out, 0, 1};
   json_write_open(&w, '{');
-  put_uint(&w, "ljleak_merge", MERGE_VERSION);
-  put_text(&w, "mode", diff_mode_name(merge->mode));
-  put_text(&w, "by", diff_by_name(merge->by));
-  put_uint(&w, "min_captures", merge->min_captures);
-  put_text(&w, "outcome", diff_outcome_name(merge->outcome));
-  put_uint(&w, "flagged", merge->flagged);
-  put_uint(&w, "growing_sites", merge->growing_sites);
-  put_uint(&w, "captures_flagged", merge->captures_flagged);
-  put_uint(&w, "captures_inconclusive", merge->captures_inconclusive);
+  json_write_member_uint(&w, "ljleak_merge", MERGE_VERSION);
+  json_write_member_string(&w, "mode", diff_mode_name(merge->mode));
+  json_write_member_string(&w, "by", diff_by_name(merge->by));
+  json_write_member_uint(&w, "min_captures", merge->min_captures);
+  json_write_member_string(&w, "outcome", diff_outcome_name(merge->outcome));
+  json_write_member_uint(&w, "flagged", merge->flagged);
+  json_write_member_uint(&w, "growing_sites", merge->growing_sites);
+  json_write_member_uint(&w, "captures_flagged", merge->captures_flagged);
+  json_write_member_uint(&w, "captures_inconclusive", merge->captures_inconclusive);
   json_write_key(&w, "labels");
   json_write_open(&w, '[');
   for (size_t i = 0; i < merge->group_count; i++) {
     json_write_item(&w);
     json_write_open(&w, '{');
-    put_text(&w, "key", merge->groups[i].key);
-    put_text(&w, "value", merge->groups[i].value);
-    put_uint(&w, "captures", merge->groups[i].captures);
+    json_write_member_string(&w, "key", merge->groups[i].key);
+    json_write_member_string(&w, "value", merge->groups[i].value);
+    json_write_member_uint(&w, "captures", merge->groups[i].captures);
     json_write_close(&w, '}');
   }
   json_write_close(&w, ']');

@@ -7,30 +7,6 @@
 #include "format/json_write.h"
 #include "report/common.h"
 
-static void put_uint(struct json_writer *w, const char *key, uint64_t value)
-{
-  json_write_key(w, key);
-  fprintf(w->out, "%" PRIu64, value);
-}
-
-static void put_double(struct json_writer *w, const char *key, double value)
-{
-  json_write_key(w, key);
-  json_write_double(w->out, value);
-}
-
-static void put_string(struct json_writer *w, const char *key, const char *value)
-{
-  json_write_key(w, key);
-  json_write_string(w->out, value);
-}
-
-static void put_bool(struct json_writer *w, const char *key, int value)
-{
-  json_write_key(w, key);
-  fputs(value ? "true" : "false", w->out);
-}
-
 static void put_uint_array(struct json_writer *w, const char *key, const uint64_t *values,
                            size_t count)
 {
@@ -76,14 +52,14 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
 {
   json_write_key(w, key);
   json_write_open(w, '{');
-  put_string(w, "path", c->path);
-  put_string(w, "command", c->command);
-  put_string(w, "host", c->host);
+  json_write_member_string(w, "path", c->path);
+  json_write_member_string(w, "command", c->command);
+  json_write_member_string(w, "host", c->host);
   json_write_key(w, "pid");
   fprintf(w->out, "%ld", c->pid);
-  put_string(w, "luajit_version", c->luajit_version);
-  put_uint(w, "sample_bytes", c->sample_bytes);
-  put_uint(w, "boundary_count", c->boundary_count);
+  json_write_member_string(w, "luajit_version", c->luajit_version);
+  json_write_member_uint(w, "sample_bytes", c->sample_bytes);
+  json_write_member_uint(w, "boundary_count", c->boundary_count);
   put_double_array(w, "boundary_times", c->boundary_times, c->boundary_count);
   put_uint_array(w, "gc_cycles", c->gc_cycles, c->boundary_count);
   put_uint_array(w, "heap_bytes", c->heap_bytes, c->boundary_count);
@@ -93,24 +69,24 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
   if (c->forced)
     put_bool_array(w, "boundary_forced", c->forced, c->boundary_count);
   if (c->run_allocated)
-    put_uint(w, "run_allocated", c->run_allocated);
-  put_double(w, "start_time", c->start_time);
-  put_uint(w, "events", c->events);
-  put_bool(w, "truncated", c->truncated);
+    json_write_member_uint(w, "run_allocated", c->run_allocated);
+  json_write_member_double(w, "start_time", c->start_time);
+  json_write_member_uint(w, "events", c->events);
+  json_write_member_bool(w, "truncated", c->truncated);
   /* Only when the index gave them, so results of earlier captures keep their bytes. */
   if (c->exe)
-    put_string(w, "exe", c->exe);
+    json_write_member_string(w, "exe", c->exe);
   if (c->stop_time)
-    put_double(w, "stop_time", c->stop_time);
+    json_write_member_double(w, "stop_time", c->stop_time);
   if (c->label_count) {
     json_write_key(w, "labels");
     json_write_open(w, '{');
     for (size_t i = 0; i < c->label_count; i++)
-      put_string(w, c->labels[i].key, c->labels[i].value);
+      json_write_member_string(w, c->labels[i].key, c->labels[i].value);
     json_write_close(w, '}');
   }
   if (c->snapshots)  /* absent: no heap snapshot, as before holders */
-    put_uint(w, "snapshots", c->snapshots);
+    json_write_member_uint(w, "snapshots", c->snapshots);
   json_write_close(w, '}');
 }
 
@@ -118,19 +94,19 @@ static void put_options(struct json_writer *w, const struct diff_options *o)
 {
   json_write_key(w, "options");
   json_write_open(w, '{');
-  put_uint(w, "min_boundaries", o->min_boundaries);
-  put_double(w, "max_p_value", o->max_p_value);
-  put_double(w, "min_growth_bytes", o->min_growth_bytes);
-  put_double(w, "worse_ratio", o->worse_ratio);
-  put_uint(w, "range_from", o->range_from);
-  put_uint(w, "range_to", o->range_to);
-  put_bool(w, "strict", o->strict);
+  json_write_member_uint(w, "min_boundaries", o->min_boundaries);
+  json_write_member_double(w, "max_p_value", o->max_p_value);
+  json_write_member_double(w, "min_growth_bytes", o->min_growth_bytes);
+  json_write_member_double(w, "worse_ratio", o->worse_ratio);
+  json_write_member_uint(w, "range_from", o->range_from);
+  json_write_member_uint(w, "range_to", o->range_to);
+  json_write_member_bool(w, "strict", o->strict);
   json_write_key(w, "jobs");
   fprintf(w->out, "%d", o->jobs);
-  put_double(w, "min_growth_fraction", o->min_growth_fraction);
-  put_uint(w, "warmup", o->warmup);
+  json_write_member_double(w, "min_growth_fraction", o->min_growth_fraction);
+  json_write_member_uint(w, "warmup", o->warmup);
   if (o->by != DIFF_BY_SITE)  /* absent: by site, as before stacks */
-    put_string(w, "by", diff_by_name(o->by));
+    json_write_member_string(w, "by", diff_by_name(o->by));
   json_write_close(w, '}');
 }
 
@@ -143,21 +119,21 @@ static void put_allowance(struct json_writer *w, const struct diff_allowance *a)
     return;
   }
   json_write_open(w, '{');
-  put_string(w, "pattern", a->pattern);
-  put_string(w, "budget", a->budget);
-  put_double(w, "budget_bytes", a->budget_bytes);
-  put_string(w, "per", a->per_megabyte ? "MB" : "boundary");
-  put_string(w, "comment", a->comment);
-  put_string(w, "file", a->file);
-  put_uint(w, "line", a->line);
-  put_double(w, "growth", a->growth);
+  json_write_member_string(w, "pattern", a->pattern);
+  json_write_member_string(w, "budget", a->budget);
+  json_write_member_double(w, "budget_bytes", a->budget_bytes);
+  json_write_member_string(w, "per", a->per_megabyte ? "MB" : "boundary");
+  json_write_member_string(w, "comment", a->comment);
+  json_write_member_string(w, "file", a->file);
+  json_write_member_uint(w, "line", a->line);
+  json_write_member_double(w, "growth", a->growth);
   json_write_close(w, '}');
 }
 
 /* A stack's site and frames (leaf first), after its site-like members. */
 static void put_stack_frames(struct json_writer *w, const struct diff_site *s)
 {
-  put_bool(w, "stack", 1);
+  json_write_member_bool(w, "stack", 1);
   json_write_key(w, "site_id");
   fprintf(w->out, "\"%016" PRIx64 "\"", s->site_id);
   json_write_key(w, "frames");
@@ -196,34 +172,34 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
 {
   json_write_item(w);
   json_write_open(w, '{');
-  put_string(w, "name", s->name);
+  json_write_member_string(w, "name", s->name);
   json_write_key(w, "id");
   fprintf(w->out, "\"%016" PRIx64 "\"", s->id);
-  put_string(w, "kind", diff_site_kind_name(s->kind));
-  put_string(w, "source_file", s->source_file);
-  put_uint(w, "source_line", s->source_line);
-  put_string(w, "library", s->library);
-  put_string(w, "verdict", diff_verdict_name(s->verdict));
+  json_write_member_string(w, "kind", diff_site_kind_name(s->kind));
+  json_write_member_string(w, "source_file", s->source_file);
+  json_write_member_uint(w, "source_line", s->source_line);
+  json_write_member_string(w, "library", s->library);
+  json_write_member_string(w, "verdict", diff_verdict_name(s->verdict));
   put_uint_array(w, "series", s->live_bytes, s->count);
   put_uint_array(w, "live_blocks", s->live_blocks, s->count);
   put_uint_array(w, "alloc_bytes", s->alloc_bytes, s->count);
   put_uint_array(w, "free_bytes", s->free_bytes, s->count);
-  put_uint(w, "allocs", s->allocs);
-  put_uint(w, "frees", s->frees);
-  put_double(w, "growth_bytes_per_segment", s->growth_bytes_per_segment);
-  put_double(w, "growth_bytes_per_second", s->growth_bytes_per_second);
-  put_double(w, "trend_statistic", s->trend_statistic);
-  put_double(w, "trend_p_value", s->trend_p_value);
-  put_string(w, "base_verdict", diff_verdict_name(s->base_verdict));
+  json_write_member_uint(w, "allocs", s->allocs);
+  json_write_member_uint(w, "frees", s->frees);
+  json_write_member_double(w, "growth_bytes_per_segment", s->growth_bytes_per_segment);
+  json_write_member_double(w, "growth_bytes_per_second", s->growth_bytes_per_second);
+  json_write_member_double(w, "trend_statistic", s->trend_statistic);
+  json_write_member_double(w, "trend_p_value", s->trend_p_value);
+  json_write_member_string(w, "base_verdict", diff_verdict_name(s->base_verdict));
   put_uint_array(w, "base_series", s->base_live_bytes, s->base_count);
-  put_double(w, "base_growth_bytes_per_segment", s->base_growth_bytes_per_segment);
+  json_write_member_double(w, "base_growth_bytes_per_segment", s->base_growth_bytes_per_segment);
   json_write_key(w, "range_delta_bytes");
   fprintf(w->out, "%" PRId64, s->range_delta_bytes);
-  put_bool(w, "allowed", s->allowed);
+  json_write_member_bool(w, "allowed", s->allowed);
   put_allowance(w, s->allowance);
   if (s->holder_count) {
     put_holders(w, s);
-    put_uint(w, "holders_boundary", s->holders_boundary);
+    json_write_member_uint(w, "holders_boundary", s->holders_boundary);
   }
   if (s->is_stack)
     put_stack_frames(w, s);
@@ -237,29 +213,29 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   (void)error_size;
   struct json_writer w = {out, 0, 1};
   json_write_open(&w, '{');
-  put_uint(&w, "ljleak_result", 1);
-  put_string(&w, "mode", diff_mode_name(result->mode));
+  json_write_member_uint(&w, "ljleak_result", 1);
+  json_write_member_string(&w, "mode", diff_mode_name(result->mode));
   put_options(&w, &result->options);
   put_capture(&w, "capture", &result->capture);
   if (result->mode == DIFF_MODE_BASE)
     put_capture(&w, "base", &result->base);
-  put_uint(&w, "flagged", result->flagged);
+  json_write_member_uint(&w, "flagged", result->flagged);
   /* The outcome and its reason: the model's facts, in the renderers' words. */
   enum diff_outcome outcome = result->facts.outcome;
   char reason[512];
   report_outcome_reason(result, reason, sizeof reason);
-  put_string(&w, "outcome", diff_outcome_name(outcome));
-  put_uint(&w, "undecided", result->facts.tally.undecided);
-  put_string(&w, "outcome_reason", outcome == DIFF_OUTCOME_INCONCLUSIVE ? reason : NULL);
+  json_write_member_string(&w, "outcome", diff_outcome_name(outcome));
+  json_write_member_uint(&w, "undecided", result->facts.tally.undecided);
+  json_write_member_string(&w, "outcome_reason", outcome == DIFF_OUTCOME_INCONCLUSIVE ? reason : NULL);
   /* What the evidence covers (facts, so not read back: the reader finds them again). */
   if (result->facts.coverage >= 0) {
-    put_double(&w, "coverage", result->facts.coverage);
-    put_double(&w, "longest_stretch", result->facts.longest_stretch);
+    json_write_member_double(&w, "coverage", result->facts.coverage);
+    json_write_member_double(&w, "longest_stretch", result->facts.longest_stretch);
   }
   if (result->facts.sample_floor == UINT64_MAX)
-    put_string(&w, "sample_floor", "none");
+    json_write_member_string(&w, "sample_floor", "none");
   else if (result->facts.sample_floor)
-    put_uint(&w, "sample_floor", result->facts.sample_floor);
+    json_write_member_uint(&w, "sample_floor", result->facts.sample_floor);
   json_write_key(&w, "sites");
   json_write_open(&w, '[');
   for (size_t i = 0; i < result->site_count; i++)
