@@ -24,6 +24,7 @@ class DomCounter(html.parser.HTMLParser):
         self.body_ready = ""
         self.text = []
         self.in_pre = False
+        self.in_held = False
         self.in_name = False
         self.names = []
 
@@ -38,7 +39,9 @@ class DomCounter(html.parser.HTMLParser):
             self.counts["site-rows"] = self.counts.get("site-rows", 0) + 1
         if tag == "pre":
             self.in_pre = True
-        if tag == "code" and self.in_tbody and not self.in_pre:
+        if tag == "details" and "held" in attributes.get("class", "").split():
+            self.in_held = True  # holder paths under a site's name are not names
+        if tag == "code" and self.in_tbody and not self.in_pre and not self.in_held:
             self.in_name = True
             self.names.append("")
         if tag == "body":
@@ -52,6 +55,8 @@ class DomCounter(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "pre":
             self.in_pre = False
+        if tag == "details":
+            self.in_held = False
         if tag == "code":
             self.in_name = False
         if tag == "title":
