@@ -11,16 +11,7 @@ LIVE=${LIVE:-3000000}
 RUNS=${RUNS:-5}
 dir=$BUILD/bench
 
-# stream NAME EVENTS YOUNG OLD: generates the stream if absent; prints its path.
-stream() {
-  file=$dir/$1-$2-$3-$4.bin
-  if [ ! -s "$file" ] || [ ! -s "$file.info" ]; then
-    echo "generating $file" >&2
-    "$dir/gen_stream" --events "$2" --young "$3" --old "$4" "$file" > "$file.info.tmp"
-    mv "$file.info.tmp" "$file.info"
-  fi
-  echo "$file"
-}
+. "$(dirname "$0")/stream.sh"
 
 # The diff of one stream: exit 1 (flagged) and 5 (inconclusive: a stream
 # alone has no boundaries) count as success.

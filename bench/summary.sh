@@ -11,16 +11,7 @@ EVENTS=${EVENTS:-10000000}
 RUNS=${RUNS:-9}
 dir=$BUILD/bench
 
-# stream NAME EVENTS YOUNG OLD: generates the stream if absent; prints its path.
-stream() {
-  file=$dir/$1-$2-$3-$4.bin
-  if [ ! -s "$file" ] || [ ! -s "$file.info" ]; then
-    echo "generating $file" >&2
-    "$dir/gen_stream" --events "$2" --young "$3" --old "$4" "$file" > "$file.info.tmp"
-    mv "$file.info.tmp" "$file.info"
-  fi
-  echo "$file"
-}
+. "$(dirname "$0")/stream.sh"
 
 # measure LABEL RUNS FILE
 measure() {
