@@ -562,7 +562,8 @@ static int holders_site(const struct holders_graph *g, uint32_t *labels, struct 
   holders_mark(g, labels, m, count, 1);
   if (status < 0)
     return -1;
-  qsort(gs->items, gs->count, sizeof *gs->items, groups_by_bytes);
+  if (gs->count > 1)
+    qsort(gs->items, gs->count, sizeof *gs->items, groups_by_bytes);
   size_t shown = gs->count < DIFF_HOLDERS_SHOWN ? gs->count : DIFF_HOLDERS_SHOWN;
   site->holders = calloc(shown ? shown : 1, sizeof *site->holders);
   if (!site->holders)

@@ -368,7 +368,8 @@ size_t merge_group_find(const struct merge *merge, const char *key, const char *
 /* A site's figures from its values. scratch has room for value_count doubles. */
 static int merge_site_figures(struct merge *merge, struct merge_site *site, double *scratch)
 {
-  qsort(site->values, site->value_count, sizeof *site->values, merge_value_compare);
+  if (site->value_count > 1)
+    qsort(site->values, site->value_count, sizeof *site->values, merge_value_compare);
   site->seen = site->value_count;
   site->growing = site->undecided = site->steady = 0;
   site->live_sum = site->live_max = 0;
@@ -448,7 +449,8 @@ enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct 
     tagged[i].capture = merge->captures[i];
     tagged[i].old = i;
   }
-  qsort(tagged, count, sizeof *tagged, merge_capture_compare);
+  if (count > 1)
+    qsort(tagged, count, sizeof *tagged, merge_capture_compare);
   for (size_t i = 0; i < count; i++) {
     merge->captures[i] = tagged[i].capture;
     rank[tagged[i].old] = i;
@@ -484,7 +486,9 @@ enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct 
     merge->growing_sites += site->growing > 0;
   }
   free(scratch);
-  qsort(merge->sites, merge->site_count, sizeof *merge->sites, merge_site_compare);
+  /* qsort's pointer must not be null, even for no sites. */
+  if (merge->site_count > 1)
+    qsort(merge->sites, merge->site_count, sizeof *merge->sites, merge_site_compare);
   /* The slots point at sites by index: rebuilt for the new order. */
   free(merge->slots);
   merge->slots = NULL;

@@ -317,6 +317,27 @@ static char *one_site_result(size_t c, enum diff_verdict verdict, double growth,
   return copy_text(text);
 }
 
+/* A capture that saw no site (an empty result) still merges and renders in every format:
+ * the fuzzer found the sort of no sites passing a null pointer. */
+START_TEST(test_a_result_without_sites_merges_and_renders)
+{
+  const char *text =
+      "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h\", \"pid\": 1, "
+      "\"start_time\": 1, \"boundary_count\": 0, \"boundary_times\": []}, \"sites\": []}";
+  struct merge m;
+  struct merge_error err;
+  merge_init(&m);
+  ck_assert_int_eq(merge_add_text(&m, "empty.json", text, strlen(text), &err), MERGE_OK);
+  ck_assert_msg(merge_finish(&m, 1, &err) == MERGE_OK, "%s", err.message);
+  ck_assert_uint_eq(m.capture_count, 1);
+  ck_assert_uint_eq(m.site_count, 0);
+  ck_assert_int_ne(m.outcome, DIFF_OUTCOME_FLAGGED);
+  for (int format = MERGE_FORMAT_TEXT; format <= MERGE_FORMAT_JUNIT; format++)
+    free(render(&m, (enum merge_format)format));
+  merge_free(&m);
+}
+END_TEST
+
 START_TEST(test_figures_are_counts_medians_largest_and_sums)
 {
   char *texts[5] = {
@@ -494,6 +515,7 @@ int main(void)
   tcase_add_test(tc, test_merging_in_any_order_gives_the_same_text_and_html);
   tcase_add_test(tc, test_reading_on_threads_gives_the_same_merge_and_the_same_first_error);
   tcase_add_test(tc, test_figures_are_counts_medians_largest_and_sums);
+  tcase_add_test(tc, test_a_result_without_sites_merges_and_renders);
   tcase_add_test(tc, test_an_even_count_has_the_mean_of_the_middle_two_as_median);
   tcase_add_test(tc, test_an_unknown_version_is_an_error_naming_the_file);
   tcase_add_test(tc, test_a_truncated_json_is_an_error_naming_the_file);
