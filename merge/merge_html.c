@@ -25,10 +25,8 @@ static void put_bytes_cell(FILE *out, double bytes, int sign, const char *unit)
 
 static void put_time(FILE *out, double when)
 {
-  time_t t = (time_t)when;
-  struct tm tm;
   char text[32];
-  if (when > 0 && gmtime_r(&t, &tm) && strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm))
+  if (report_format_time(text, sizeof text, when, "%Y-%m-%d %H:%M:%S") == 0)
     fputs(text, out);
   else
     fputs("-", out);

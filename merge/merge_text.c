@@ -35,9 +35,7 @@ static void put_clean(FILE *out, const char *text)
 /* "2026-11-28 05:33" in UTC, or "-". */
 static void format_time(char *buffer, size_t size, double when)
 {
-  time_t t = (time_t)when;
-  struct tm tm;
-  if (when <= 0 || !gmtime_r(&t, &tm) || !strftime(buffer, size, "%Y-%m-%d %H:%M", &tm))
+  if (report_format_time(buffer, size, when, "%Y-%m-%d %H:%M") < 0)
     snprintf(buffer, size, "-");
 }
 

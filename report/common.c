@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "format/utf8.h"
 #include "report/common.h"
@@ -45,6 +46,19 @@ void report_put_bytes(FILE *out, double bytes, int sign)
   char text[48];
   report_format_bytes(text, sizeof text, bytes, sign);
   fputs(text, out);
+}
+
+int report_format_time(char *buffer, size_t size, double when, const char *pattern)
+{
+  if (!(when > 0 && when < 253402300800.0))  /* 10000-01-01: NaN fails too */
+    return -1;
+  time_t t = (time_t)when;
+  struct tm tm;
+  char text[64];
+  if (!gmtime_r(&t, &tm) || !strftime(text, sizeof text, pattern, &tm))
+    return -1;
+  snprintf(buffer, size, "%s", text);
+  return 0;
 }
 
 void report_format_duration(char *buffer, size_t size, double seconds)

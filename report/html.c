@@ -246,9 +246,7 @@ static void put_capture(FILE *out, const char *title, const struct diff_capture 
     report_format_duration(text, sizeof text, span);
     fprintf(out, "<dt>time span</dt><dd>%s", text);
     double start = c->start_time > 0 ? c->start_time : c->boundary_times[0];
-    time_t seconds = (time_t)start;
-    struct tm tm;
-    if (gmtime_r(&seconds, &tm) && strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm))
+    if (report_format_time(text, sizeof text, start, "%Y-%m-%d %H:%M:%S UTC") == 0)
       fprintf(out, " from %s", text);
     fputs("</dd>\n", out);
   }

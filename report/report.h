@@ -53,6 +53,10 @@ void report_format_bytes(char *buffer, size_t size, double bytes, int sign);
 void report_format_duration(char *buffer, size_t size, double seconds);
 /* "1,234,567". */
 void report_format_count(char *buffer, size_t size, uint64_t count);
+/* when (seconds since the epoch) in UTC by strftime's pattern; 0, or -1
+ * (buffer untouched) for a time before 1970 or after 9999, which a read
+ * result can hold and time_t not. */
+int report_format_time(char *buffer, size_t size, double when, const char *pattern);
 /* The markup report_put_markup writes. */
 enum report_markup {
   REPORT_MARKUP_HTML,

@@ -338,6 +338,26 @@ START_TEST(test_a_result_without_sites_merges_and_renders)
 }
 END_TEST
 
+/* A time no time_t holds (the fuzzer's 1.8e48 seconds) is shown as unknown, not converted. */
+START_TEST(test_a_time_beyond_the_calendar_renders_as_unknown)
+{
+  const char *text =
+      "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h\", \"pid\": 1, "
+      "\"start_time\": 1.8e48, \"stop_time\": 1.9e48, \"boundary_count\": 2, "
+      "\"boundary_times\": [1.8e48, 1.9e48]}, \"sites\": []}";
+  struct merge m;
+  struct merge_error err;
+  merge_init(&m);
+  ck_assert_int_eq(merge_add_text(&m, "far.json", text, strlen(text), &err), MERGE_OK);
+  ck_assert_msg(merge_finish(&m, 1, &err) == MERGE_OK, "%s", err.message);
+  char *rendered = render(&m, MERGE_FORMAT_TEXT);
+  ck_assert_ptr_null(strstr(rendered, "1970"));
+  free(rendered);
+  free(render(&m, MERGE_FORMAT_HTML));
+  merge_free(&m);
+}
+END_TEST
+
 START_TEST(test_figures_are_counts_medians_largest_and_sums)
 {
   char *texts[5] = {
@@ -516,6 +536,7 @@ int main(void)
   tcase_add_test(tc, test_reading_on_threads_gives_the_same_merge_and_the_same_first_error);
   tcase_add_test(tc, test_figures_are_counts_medians_largest_and_sums);
   tcase_add_test(tc, test_a_result_without_sites_merges_and_renders);
+  tcase_add_test(tc, test_a_time_beyond_the_calendar_renders_as_unknown);
   tcase_add_test(tc, test_an_even_count_has_the_mean_of_the_middle_two_as_median);
   tcase_add_test(tc, test_an_unknown_version_is_an_error_naming_the_file);
   tcase_add_test(tc, test_a_truncated_json_is_an_error_naming_the_file);
