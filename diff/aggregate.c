@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diff/sampling.h"
+#include "format/stacks.h"
 
 #define AGGREGATE_AHEAD 8  /* touched addresses prefetched ahead in a merge (a power of two) */
 
@@ -63,24 +64,10 @@ static int aggregate_site_reserve(struct diff_aggregate_site *site, size_t capac
   return 0;
 }
 
-/* The global owner of a segment's local owner: its site by name, its stack
- * by content; a new owner gets zeros for the boundaries before it. */
-static int aggregate_owner(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment,
-                           uint32_t local, uint32_t *index)
+/* The owner (site, stack), made when new with zeros for the boundaries before it. */
+static int aggregate_owner_add(struct diff_aggregate *aggregate, uint32_t site, uint32_t stack,
+                               uint32_t *index)
 {
-  uint32_t local_site = segment_owner_site(segment, local);
-  uint32_t local_stack = segment_owner_stack(segment, local);
-  uint32_t site, stack = 0;
-  if (diff_site_table_intern(&aggregate->sites, segment->sites.names[local_site],
-                        segment->sites.lengths[local_site], segment->sites.kinds[local_site],
-                        &site) < 0)
-    return -1;
-  if (local_stack) {
-    const struct diff_stack_entry *entry = &segment->stacks.entries[local_stack];
-    if (diff_stack_table_intern(&aggregate->stacks, entry->hash, entry->frames, entry->frame_count,
-                           &stack) < 0)
-      return -1;
-  }
   size_t before = aggregate->owners.count;
   if (aggregate->owners.count == aggregate->data_capacity) {
     size_t capacity = aggregate->data_capacity ? aggregate->data_capacity * 2 : 64;
@@ -110,6 +97,56 @@ static int aggregate_owner(struct diff_aggregate *aggregate, const struct diff_s
   }
   return 0;
 }
+
+/* The global owner of a segment's local owner: its site by name, its stack
+ * by content; a new owner gets zeros for the boundaries before it. */
+static int aggregate_owner(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment,
+                           uint32_t local, uint32_t *index)
+{
+  uint32_t local_site = segment_owner_site(segment, local);
+  uint32_t local_stack = segment_owner_stack(segment, local);
+  uint32_t site, stack = 0;
+  if (diff_site_table_intern(&aggregate->sites, segment->sites.names[local_site],
+                        segment->sites.lengths[local_site], segment->sites.kinds[local_site],
+                        &site) < 0)
+    return -1;
+  if (local_stack) {
+    const struct diff_stack_entry *entry = &segment->stacks.entries[local_stack];
+    if (diff_stack_table_intern(&aggregate->stacks, entry->hash, entry->frames, entry->frame_count,
+                           &stack) < 0)
+      return -1;
+  }
+  return aggregate_owner_add(aggregate, site, stack, index);
+}
+
+int diff_aggregate_owner_named(struct diff_aggregate *aggregate, const char *name, size_t length,
+                               enum diff_site_kind kind, uint32_t *index)
+{
+  uint32_t site;
+  if (diff_site_table_intern(&aggregate->sites, name, length, kind, &site) < 0)
+    return -1;
+  return aggregate_owner_add(aggregate, site, 0, index);
+}
+
+void diff_aggregate_move_blocks(struct diff_aggregate *aggregate, const uint32_t *to)
+{
+  struct diff_live_map *live = &aggregate->live;
+  for (size_t i = 0; live->slots && i <= live->mask; i++) {
+    struct diff_live_block *slot = &live->slots[i];
+    if (!slot->address || to[slot->site] == DIFF_AGGREGATE_STAY)
+      continue;
+    uint64_t size = live_map_size(live, slot);
+    uint64_t bytes = sampling_bytes(aggregate->sample, size);
+    uint64_t blocks = sampling_blocks(aggregate->sample, size);
+    struct diff_aggregate_site *from = &aggregate->data[slot->site], *into = &aggregate->data[to[slot->site]];
+    from->live_bytes -= bytes;
+    from->live_blocks -= blocks;
+    into->live_bytes += bytes;
+    into->live_blocks += blocks;
+    slot->site = to[slot->site];
+  }
+}
+
 
 /* Ends the capture's block in slot: it was freed, or closed by an alloc over
  * it, during the segment being merged. The caller removes or reuses the slot. */
@@ -443,6 +480,69 @@ static enum diff_status aggregate_sequential(struct diff_aggregate *aggregate, s
   }
   diff_segment_aggregate_release(&segment);
   return DIFF_OK;
+}
+
+/* One segment for diff_aggregate_capture_stepwise: each piece merged as a
+ * segment of its own (the stream read on where the last piece stopped), so
+ * that the capture's map holds every live block at each boundary. */
+static enum diff_status aggregate_stepwise_segment(struct diff_aggregate *aggregate,
+                                                   struct diff_source *capture, size_t index,
+                                                   struct diff_segment_aggregate *segment, int stacks,
+                                                   diff_aggregate_hook hook, void *context,
+                                                   struct diff_error *err)
+{
+  const struct diff_source_segment *owner = &capture->segments[index];
+  struct diff_segment_stream stream;
+  enum diff_status status = diff_segment_stream_open(&stream, owner->path, err);
+  if (status != DIFF_OK)
+    return status;
+  if (stream.stacks && !stacks) {  /* by site: the stacks are not read */
+    stacks_reader_close(stream.stacks);
+    stream.stacks = NULL;
+  }
+  for (size_t p = owner->first_piece; p < owner->first_piece + owner->piece_count; p++) {
+    const struct diff_source_piece *piece = &capture->pieces[p];
+    if (diff_segment_aggregate_reset(segment) < 0)
+      goto memory;
+    segment->lists_touches = index > 0 || p > owner->first_piece;
+    segment->young_from = piece->young_from;
+    status = diff_segment_aggregate_read_piece(segment, &stream, piece->limit, aggregate->sample, err);
+    if (status != DIFF_OK)
+      break;
+    int reached = piece->boundary == DIFF_SOURCE_NO_BOUNDARY || segment->events == piece->limit;
+    if (diff_segment_aggregate_end_piece(segment, piece->boundary_end && reached, aggregate->sample) < 0 ||
+        diff_aggregate_merge(aggregate, segment) < 0)
+      goto memory;
+    if (!reached)
+      break;  /* a .part cut here: the first reading warned */
+    if (piece->boundary_end && hook(aggregate, aggregate->boundaries - 1, context) < 0)
+      goto memory;
+  }
+  diff_segment_stream_close(&stream);
+  return status;
+memory:
+  diff_segment_stream_close(&stream);
+  aggregate_fail_memory(err);
+  return err->status;
+}
+
+enum diff_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregate,
+                                                 struct diff_source *capture, int stacks,
+                                                 diff_aggregate_hook hook, void *context,
+                                                 struct diff_error *err)
+{
+  err->status = DIFF_OK;
+  err->message[0] = '\0';
+  struct diff_segment_aggregate segment;
+  if (diff_segment_aggregate_init(&segment) < 0) {
+    aggregate_fail_memory(err);
+    return err->status;
+  }
+  enum diff_status status = DIFF_OK;
+  for (size_t i = 0; i < capture->count && status == DIFF_OK; i++)
+    status = aggregate_stepwise_segment(aggregate, capture, i, &segment, stacks, hook, context, err);
+  diff_segment_aggregate_release(&segment);
+  return status;
 }
 
 /* Workers claim segments in order and read each one whole, piece by piece

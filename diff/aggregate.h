@@ -55,4 +55,27 @@ int diff_aggregate_merge(struct diff_aggregate *aggregate, struct diff_segment_a
 enum diff_status diff_aggregate_capture(struct diff_aggregate *aggregate, struct diff_source *capture,
                                    const struct diff_options *options, struct diff_error *err);
 
+/* The owner of the site name (made with kind when new), with no stack: for
+ * owners of the caller's own (diff/survivors.c). Returns -1 when out of memory. */
+int diff_aggregate_owner_named(struct diff_aggregate *aggregate, const char *name, size_t length,
+                               enum diff_site_kind kind, uint32_t *index);
+
+/* Gives every live block of owner o to owner to[o] (DIFF_AGGREGATE_STAY:
+ * it stays), its live bytes and blocks with it. to has owners.count entries. */
+#define DIFF_AGGREGATE_STAY UINT32_MAX
+void diff_aggregate_move_blocks(struct diff_aggregate *aggregate, const uint32_t *to);
+
+/* Called at each boundary of a stepwise reading, the capture's map then
+ * holding every block live there; returns -1 when out of memory. */
+typedef int (*diff_aggregate_hook)(struct diff_aggregate *aggregate, size_t boundary, void *context);
+
+/* Reads capture into aggregate as diff_aggregate_capture does (by site
+ * alone unless stacks), on one thread, merging piece by piece, and calls
+ * hook at every boundary. Slower: a second reading for what needs the
+ * blocks themselves at boundaries. Cuts are not warned about again. */
+enum diff_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregate,
+                                                 struct diff_source *capture, int stacks,
+                                                 diff_aggregate_hook hook, void *context,
+                                                 struct diff_error *err);
+
 #endif

@@ -5,6 +5,7 @@
 
 #include "diff/aggregate.h"
 #include "diff/holders.h"
+#include "diff/survivors.h"
 #include "diff/allow.h"
 #include "diff/source.h"
 #include "diff/diff.h"
@@ -56,6 +57,8 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
     status = diff_aggregate_capture(&aggregate, &capture, options, err);
   if (status == DIFF_OK && diff_result_build_sites(result, &aggregate, &capture, info, options) < 0)
     status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  if (status == DIFF_OK)
+    status = diff_survivors_judge(result, &capture, info, options, err);
   if (status == DIFF_OK && diff_holders_find(&holders, &capture, &aggregate, result->sites,
                                              result->site_count, info, options, err) < 0)
     status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");

@@ -172,6 +172,9 @@ struct diff_site {
   uint64_t *live_blocks;      /* [count] blocks still live at each boundary */
   uint64_t *alloc_bytes;      /* [count] bytes allocated within each segment */
   uint64_t *free_bytes;       /* [count] bytes freed within each segment */
+  uint64_t *floors;           /* [count] or NULL: at a drop's low, the bytes of the blocks live
+                                 at its high that survived it (diff/survivors.h), else
+                                 DIFF_TREND_UNMEASURED; what the fill-and-flush rule judges */
   uint64_t allocs;            /* allocation events over the whole capture (scaled if sampled) */
   uint64_t frees;             /* free events over the whole capture (scaled if sampled) */
   double growth_bytes_per_segment;  /* Theil-Sen slope of live_bytes */
@@ -233,6 +236,8 @@ struct diff_options {
                                  two builds): the program's own cycles are no points */
   const struct diff_allow *allow;  /* may be NULL; never kept in a result's options */
   enum diff_by by;            /* rows by site (default) or by stack */
+  int floors_from_lows;       /* fill and flush judged on the lows alone: no second reading
+                                 to measure the floors (docs/diff.md, "Fill and flush") */
 };
 
 /* What a result's sites add up to, for the reports' headlines. */

@@ -455,6 +455,7 @@ void diff_site_release(struct diff_site *site)
   free(site->library);
   free(site->live_bytes);
   free(site->live_blocks);
+  free(site->floors);
   free(site->alloc_bytes);
   free(site->free_bytes);
   free(site->base_live_bytes);

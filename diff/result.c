@@ -177,8 +177,8 @@ double diff_result_seconds_per_boundary(const struct diff_capture *info)
 int diff_result_judge_site(struct diff_site *site, const struct diff_options *options, double interval)
 {
   struct diff_trend trend;
-  if (diff_trend_verdict(site->live_bytes, site->live_bytes ? site->count : 0, options,
-                    &site->verdict, &trend) < 0)
+  if (diff_trend_verdict_floors(site->live_bytes, site->floors, site->live_bytes ? site->count : 0,
+                                options, &site->verdict, &trend) < 0)
     return -1;
   site->growth_bytes_per_segment = trend.slope;
   site->growth_bytes_per_second = interval > 0 ? trend.slope / interval : 0;

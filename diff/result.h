@@ -15,6 +15,11 @@ int diff_result_build_sites(struct diff_result *result, const struct diff_aggreg
 
 /* ---- Stacks (diff/result_stacks.c) ----------------------------------------- */
 
+/* A stack row's name (malloc'd; NULL when out of memory): the frames'
+ * labels root first, then the site's name unless the leaf's label is it; a
+ * stack without frames is named as its site. */
+char *diff_result_stack_name(const struct diff_stack_entry *entry, const char *site_name);
+
 /* Fills result->stacks from the aggregate's (site, stack) owners when the
  * capture had stacks (none otherwise), judged as sites are; by stack
  * (options->by), the owners become the rows instead: result->sites is

@@ -5,9 +5,7 @@
 #include "diff/result.h"
 #include "diff/site_table.h"
 
-/* name: the frames' labels root first, then the site's name unless the
- * leaf's label is it; a stack without frames is named as its site. */
-static char *result_stack_name(const struct diff_stack_entry *entry, const char *site_name)
+char *diff_result_stack_name(const struct diff_stack_entry *entry, const char *site_name)
 {
   size_t length = 0;
   char label[512];
@@ -65,7 +63,7 @@ static int result_stack_fill(struct diff_site *stack, const struct diff_aggregat
   stack->count = n;
   stack->allocs = data->allocs;
   stack->frees = data->frees;
-  stack->name = result_stack_name(entry, site->name);
+  stack->name = diff_result_stack_name(entry, site->name);
   stack->live_bytes = result_stack_series(data->series_live_bytes, n);
   stack->live_blocks = result_stack_series(data->series_live_blocks, n);
   stack->alloc_bytes = result_stack_series(data->series_alloc_bytes, n);

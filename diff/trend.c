@@ -209,65 +209,146 @@ int diff_trend_theil_sen(const double *x, size_t n, double *slope)
   return 0;
 }
 
-/* Fill and flush (docs/diff.md, "Fill and flush"): whether x falls back
- * and refills, as a buffer that is filled and flushed does, with a floor
- * that does not rise. A drop is a fall of more than half the rise since the
- * last low (since the least value before it, for the first), and of at
- * least the threshold: it falls back past halfway to the level it rose
- * from. Its low is the least value before the series climbs again by half
- * the drop's height and the threshold (a refill). It takes a drop followed
- * by a refill (a registry released at the end of a run stays low: no
- * flush) and lows that rise by less than the threshold (their Theil-Sen
- * slope times their steps), which a leak under the teeth does by what it
- * keeps each cycle. A boundary falls at some point of a refill, not at the
- * flush, so one low is the floor plus what refilled by then, and one drop
- * alone cannot show a floor that rises. */
-static int trend_fill_and_flush(const double *x, size_t n, double threshold)
+/* The drops of x (docs/diff.md, "Fill and flush"): a drop is a fall of
+ * more than half the rise since the last low (since the least value before
+ * it, for the first), and of at least the threshold: it falls back past
+ * halfway to the level it rose from. Its high is the largest value before
+ * the fall; its low the least value before the series climbs again by half
+ * the drop's height and the threshold (a refill). Fills drops (room for n)
+ * and returns their count; *refilled says whether some drop refilled (a
+ * registry released at the end of a run stays low: no flush). */
+static size_t trend_drops(const double *x, size_t n, double threshold, struct diff_trend_drop *drops,
+                          int *refilled, double *first_base)
 {
-  if (n < 4)
+  size_t count = 0, high_at = 0, low_at = 0;
+  int falling = 0;
+  *refilled = 0;
+  *first_base = n ? x[0] : 0;
+  if (n == 0)
     return 0;
-  double *lows = malloc(n * sizeof *lows);
-  if (!lows)
-    return 0;
-  size_t count = 0;
-  int falling = 0, refilled = 0;
   double base = x[0], high = x[0], low = 0;
   for (size_t i = 1; i < n; i++) {
     if (!falling) {
-      if (x[i] > high)
+      if (x[i] > high) {
         high = x[i];
-      if (x[i] < base && !count)
+        high_at = i;
+      }
+      if (x[i] < base && !count) {
         base = high = x[i];  /* still the level the first rise starts from */
-      else if (high - x[i] >= threshold && high - x[i] > (high - base) / 2) {
+        high_at = i;
+      } else if (high - x[i] >= threshold && high - x[i] > (high - base) / 2) {
         falling = 1;
         low = x[i];
+        low_at = i;
       }
       continue;
     }
     if (x[i] < low) {
       low = x[i];
+      low_at = i;
     } else if (x[i] - low >= threshold && x[i] - low >= (high - low) / 2) {
-      lows[count++] = low;
-      refilled = 1;
+      if (!count)
+        *first_base = base;
+      drops[count++] = (struct diff_trend_drop){high_at, low_at};
+      *refilled = 1;
       falling = 0;
       base = low;
       high = x[i];
+      high_at = i;
     }
   }
-  if (falling)
-    lows[count++] = low;
-  /* The floor at a low is the least low from there on: a boundary that
-   * fell mid-refill (a table half refilled, its part doubled) is no floor
-   * when the series later falls below it again; a leak, which keeps what it
-   * held, raises every later low and so every floor. */
-  for (size_t i = count - (count > 0); i-- > 0;)
-    if (lows[i + 1] < lows[i])
-      lows[i] = lows[i + 1];
+  if (falling) {
+    if (!count)
+      *first_base = base;
+    drops[count++] = (struct diff_trend_drop){high_at, low_at};
+  }
+  return count;
+}
+
+/* Fill and flush (docs/diff.md, "Fill and flush"): whether x falls back
+ * and refills, as a buffer that is filled and flushed does, with a floor
+ * that does not rise. It takes a drop followed by a refill and floors that
+ * rise by less than the threshold (their Theil-Sen slope times their
+ * steps), which a leak under the teeth does by what it keeps each cycle.
+ * A drop's floor is what survived it: floors[low], the bytes at its low of
+ * the blocks live at its high, when measured (a second reading, diff/
+ * survivors.h); the floors then start from the level the first rise
+ * started from, so that one drop shows whether what it left rose. Without
+ * a measure a drop's low stands for its floor, which it is plus what
+ * refilled by the time the boundary came: one low alone cannot show a
+ * floor that rises, and a low taken mid-refill is no floor when the series
+ * later falls below it again (the least low from there on stands for it).
+ * floors is NULL or indexed as x, DIFF_TREND_UNMEASURED where not measured.
+ * *drop_count gets the drops seen. */
+static int trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n, double threshold,
+                                size_t *drop_count)
+{
+  *drop_count = 0;
+  if (n < 4)
+    return 0;
+  struct diff_trend_drop *drops = malloc(n * sizeof *drops);
+  double *lows = malloc((n + 1) * sizeof *lows);
+  if (!drops || !lows) {
+    free(drops);
+    free(lows);
+    return 0;
+  }
+  int refilled;
+  double base;
+  size_t count = trend_drops(x, n, threshold, drops, &refilled, &base);
+  *drop_count = count;
+  int measured = count > 0;
+  for (size_t i = 0; i < count; i++)
+    measured &= floors && floors[drops[i].low] != DIFF_TREND_UNMEASURED;
+  size_t points = count;
+  if (measured && count && !refilled) {
+    /* The floor measured, the drop needs no refill past halfway to stand
+     * for a flush: a rise again by the threshold after its low will do (a
+     * registry released at the end stays low). */
+    size_t at = drops[count - 1].low;
+    for (size_t i = at + 1; i < n; i++)
+      refilled |= x[i] - x[at] >= threshold;
+  }
+  if (measured) {
+    lows[0] = base;
+    for (size_t i = 0; i < count; i++)
+      lows[i + 1] = (double)floors[drops[i].low];
+    points = count + 1;
+  } else {
+    for (size_t i = 0; i < count; i++)
+      lows[i] = x[drops[i].low];
+    /* A leak keeps what it held, which raises every later low, and so the
+     * least low from there on too. */
+    for (size_t i = count - (count > 0); i-- > 0;)
+      if (lows[i + 1] < lows[i])
+        lows[i] = lows[i + 1];
+  }
   double slope = 0;
-  int flat = count == 1 || (count >= 2 && diff_trend_theil_sen(lows, count, &slope) == 0 &&
-                            slope * (double)(count - 1) < threshold);
+  int flat = points == 1 || (points >= 2 && diff_trend_theil_sen(lows, points, &slope) == 0 &&
+                             slope * (double)(points - 1) < threshold);
+  free(drops);
   free(lows);
   return refilled && flat;
+}
+
+size_t diff_trend_find_drops(const uint64_t *series, size_t n, const struct diff_trend *trend,
+                             struct diff_trend_drop *drops)
+{
+  size_t skip = trend->skipped, judged = n - skip;
+  double *x = malloc((judged ? judged : 1) * sizeof *x);
+  if (!x)
+    return SIZE_MAX;
+  for (size_t i = 0; i < judged; i++)
+    x[i] = (double)series[skip + i];
+  int refilled;
+  double base;
+  size_t count = trend_drops(x, judged, trend->threshold, drops, &refilled, &base);
+  free(x);
+  for (size_t i = 0; i < count; i++) {
+    drops[i].high += skip;
+    drops[i].low += skip;
+  }
+  return count;
 }
 
 /* One step (docs/diff.md, "One step, then flat"): whether the rise of
@@ -278,7 +359,8 @@ static int trend_fill_and_flush(const double *x, size_t n, double threshold)
  * A table part or the string table that doubles once and then holds its
  * size rises in one step; a leak keeps rising around its largest step, by
  * many small steps or one a boundary. A step at the last boundaries shows
- * nothing of what follows it. Returns -1 when out of memory. */
+ * nothing of what follows it, and a series that falls back below the step
+ * by the threshold did not hold it. Returns -1 when out of memory. */
 static int trend_one_step(const double *x, size_t n, double span, double threshold)
 {
   if (n < 2)
@@ -290,6 +372,9 @@ static int trend_one_step(const double *x, size_t n, double span, double thresho
   double step = x[at] - x[at - 1];
   if (step <= 0 || at + 2 >= n)
     return 0;
+  for (size_t i = at + 1; i < n; i++)
+    if (x[i] < x[at] - threshold)
+      return 0;  /* it fell back after the step: a tooth, not a step that held */
   double *rest = malloc(n * sizeof *rest), slope;
   if (!rest)
     return -1;
@@ -364,11 +449,21 @@ static int trend_released_at_end(const double *x, size_t n, double threshold, do
 int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
                   enum diff_verdict *verdict, struct diff_trend *out)
 {
+  return diff_trend_verdict_floors(series, NULL, n, options, verdict, out);
+}
+
+int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, size_t n,
+                              const struct diff_options *options, enum diff_verdict *verdict,
+                              struct diff_trend *out)
+{
   memset(out, 0, sizeof *out);
   *verdict = DIFF_VERDICT_INSUFFICIENT;
   size_t skip = options->warmup < n ? options->warmup : n;
   series += skip;
+  if (floors)
+    floors += skip;
   n -= skip;
+  out->skipped = skip;
   out->judged = n;
   out->needed = diff_boundaries_needed(options);
   out->p_best = 1;
@@ -396,7 +491,7 @@ int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_optio
     double span = (double)(n - 1);
     double p = options->max_p_value;
     out->rose = out->slope > 0 && out->slope * span >= out->threshold;
-    out->flushed = out->rose && trend_fill_and_flush(x, n, out->threshold);
+    out->flushed = out->rose && trend_fill_and_flush(x, floors, n, out->threshold, &out->drops);
     if (out->rose && out->p_up <= p && out->late_slope * span >= out->threshold / 2) {
       int stepped = trend_one_step(x + (n - late_count), late_count, span, out->threshold);
       if (stepped < 0) {

@@ -27,6 +27,8 @@ struct diff_trend {
   int rose;                   /* slope times the judged steps reaches the threshold */
   int flushed;                /* it rose, fell back after its peak and refilled, and its
                                  floor (the lows after its drops) does not rise: steady */
+  size_t drops;               /* the drops the fill-and-flush rule saw (counted when it rose) */
+  size_t skipped;             /* the warm-up boundaries left out */
   int stepped;                /* significant, but its later half rose in one step and was
                                  flat around it: steady */
   int released;               /* it rose significantly to its peak and then fell back for
@@ -61,5 +63,28 @@ int diff_trend_best_p_value(const double *x, size_t n, double *p_best);
  * part). Returns -1 when out of memory. */
 int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_options *options,
                   enum diff_verdict *verdict, struct diff_trend *out);
+
+/* A floor not measured (see diff_trend_verdict_floors). */
+#define DIFF_TREND_UNMEASURED UINT64_MAX
+
+/* diff_trend_verdict with the floors of the fill-and-flush rule measured:
+ * floors (NULL, or indexed as series) holds at a drop's low the bytes live
+ * there of the blocks live at its high (diff/survivors.h), or
+ * DIFF_TREND_UNMEASURED. Without a measure the low stands for the floor. */
+int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, size_t n,
+                              const struct diff_options *options, enum diff_verdict *verdict,
+                              struct diff_trend *out);
+
+/* A drop of the fill-and-flush rule: the boundary of its high and of its low. */
+struct diff_trend_drop {
+  size_t high, low;
+};
+
+/* The drops the fill-and-flush rule sees in series (n values), judged as
+ * trend says (the trend diff_trend_verdict filled for it), into drops
+ * (room for n), as indices into series. Returns their count, SIZE_MAX when
+ * out of memory. */
+size_t diff_trend_find_drops(const uint64_t *series, size_t n, const struct diff_trend *trend,
+                             struct diff_trend_drop *drops);
 
 #endif

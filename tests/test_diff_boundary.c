@@ -7,6 +7,9 @@
 #include "tests/check_run.h"
 #include "diff/diff.h"
 #include "tests/diff_fixture.h"
+#include "diff/source.h"
+#include "diff/survivors.h"
+#include "diff/trend.h"
 
 static char dir[512];
 
@@ -300,6 +303,51 @@ START_TEST(test_block_born_in_piece_1_and_freed_in_piece_3_of_one_segment)
   for (size_t i = 0; i < 4; i++)
     ck_assert_uint_eq(result.capture.forced[i], 0);
   diff_result_free(&result);
+}
+END_TEST
+
+/* Survivors (diff/survivors.h): the blocks a site held at a mark, followed
+ * to later boundaries across segments; an address freed and taken again is
+ * a new block, not a survivor. */
+START_TEST(test_survivors_of_a_mark_are_the_blocks_held_there_still_live)
+{
+  struct fixture_segment s;
+  begin_segment(&s, "seg-0001.memprof");
+  fixture_alloc(&s, 30, 0x1000, 100);
+  fixture_alloc(&s, 30, 0x2000, 200);   /* boundary 1 after it: marked, 300 bytes */
+  fixture_free(&s, 39, 0x1000, 100);
+  fixture_alloc(&s, 30, 0x1000, 50);    /* the address again: a new block */
+  fixture_end(&s, 0);                   /* boundary 2 at the segment's end: 200 survive */
+  begin_segment(&s, "seg-0002.memprof");
+  fixture_free(&s, 39, 0x2000, 200);
+  fixture_alloc(&s, 30, 0x3000, 10);    /* boundary 3: none survive; marked again, 60 bytes */
+  fixture_free(&s, 39, 0x3000, 10);     /* boundary 4: 50 survive */
+  fixture_end(&s, 0);
+  write_index("ljleak-index\tversion=1\ncapture\tpid=7\tsample=0\n"
+              "boundary\tseq=1\tsegment=1\tevents=2\n"
+              "boundary\tseq=2\tsegment=1\tevents=4\n"
+              "segment\tseq=1\tfile=seg-0001.memprof\tevents=4\tcomplete=1\n"
+              "boundary\tseq=3\tsegment=2\tevents=2\n"
+              "boundary\tseq=4\tsegment=2\tevents=3\n"
+              "segment\tseq=2\tfile=seg-0002.memprof\tevents=3\tcomplete=1\n");
+  struct diff_source capture;
+  struct diff_error err;
+  const char *paths[1] = {dir};
+  ck_assert_msg(diff_source_open(&capture, paths, 1, &err) == DIFF_OK, "%s", err.message);
+  size_t marks[2] = {0, 2};
+  uint64_t bytes[4];
+  struct diff_survivors_site site = {"@t.lua:30", marks, 2, bytes};
+  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &site, 1, 4, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_uint_eq(bytes[0], DIFF_TREND_UNMEASURED);
+  ck_assert_uint_eq(bytes[1], 200);
+  ck_assert_uint_eq(bytes[2], 0);
+  ck_assert_uint_eq(bytes[3], 50);
+  /* A site the capture never saw is measured as nothing held. */
+  struct diff_survivors_site none = {"@t.lua:99", marks, 2, bytes};
+  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &none, 1, 4, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_uint_eq(bytes[1], 0);
+  ck_assert_uint_eq(bytes[3], 0);
+  diff_source_release(&capture);
 }
 END_TEST
 
@@ -769,6 +817,7 @@ int main(void)
   tcase_add_test(tc, test_boundary_lines_are_the_boundaries_at_event_0_mid_segment_and_at_its_end);
   tcase_add_test(tc, test_young_blocks_at_a_mid_segment_boundary_count_at_the_next_one);
   tcase_add_test(tc, test_block_born_in_piece_1_and_freed_in_piece_3_of_one_segment);
+  tcase_add_test(tc, test_survivors_of_a_mark_are_the_blocks_held_there_still_live);
   tcase_add_test(tc, test_block_crossing_segments_is_followed_across_a_boundary_at_event_0);
   tcase_add_test(tc, test_boundary_forced_after_the_program_ended_is_left_out);
   tcase_add_test(tc, test_capture_without_boundary_lines_keeps_segment_ends_as_boundaries);

@@ -349,6 +349,73 @@ START_TEST(test_floor_is_the_least_low_from_there_on)
 }
 END_TEST
 
+/* The verdict with floors measured (U: not measured). */
+#define U DIFF_TREND_UNMEASURED
+static enum diff_verdict verdict_with_floors(const uint64_t *series, const uint64_t *floors, size_t n,
+                                             struct diff_trend *trend)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  enum diff_verdict verdict;
+  ck_assert_int_eq(diff_trend_verdict_floors(series, floors, n, &options, &verdict, trend), 0);
+  return verdict;
+}
+
+START_TEST(test_measured_floors_decide_fill_and_flush)
+{
+  struct diff_trend trend;
+  /* flush_few_steady.lua, 40000 requests, a heap snapshot in the middle:
+   * three teeth whose lows (274, 614, 673 KB) are caught mid-refill and
+   * rise by more than the threshold: growing on its lows alone. */
+  uint64_t few[15] = {0,       18436,   92356,  270236,  822980,  1375988, 273624, 273672,
+                      538672,  1587512, 1683240, 614168, 1645432, 2031352, 672776};
+  ck_assert_int_eq(verdict_of(few, 15, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(trend.drops, 3);
+  /* What survived each flush, measured at its low, is nothing: steady. */
+  uint64_t nothing[15] = {U, U, U, U, U, U, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  ck_assert_int_eq(verdict_with_floors(few, nothing, 15, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.flushed, 1);
+  /* The same teeth with a quarter of every entry kept (flush_leak.lua):
+   * the floors rise with what was kept, and the trend decides. */
+  uint64_t kept[15] = {U, U, U, U, U, U, 300000, U, U, U, U, 700000, U, U, 1000000};
+  ck_assert_int_eq(verdict_with_floors(few, kept, 15, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.flushed, 0);
+  /* One flush: on its low alone it is steady, whatever survived it... */
+  uint64_t once[9] = {0, 1000, 60000, 200000, 400000, 700000, 1000, 600000, 1200000};
+  ck_assert_int_eq(verdict_of(once, 9, &trend), DIFF_VERDICT_STEADY);
+  /* ...measured, what survived it is compared with where the rise began. */
+  uint64_t once_kept[9] = {U, U, U, U, U, U, 500000, U, U};
+  ck_assert_int_eq(trend_flushes(once, 9), 1);
+  verdict_with_floors(once, once_kept, 9, &trend);
+  ck_assert_int_eq(trend.flushed, 0);
+  uint64_t once_none[9] = {U, U, U, U, U, U, 0, U, U};
+  ck_assert_int_eq(verdict_with_floors(once, once_none, 9, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.flushed, 1);
+  /* flush_once_steady.lua, 40000 requests: refilled by less than half its
+   * drop by the end; with nothing surviving the flush that is a refill. */
+  uint64_t short_refill[9] = {0, 10884, 48764, 169428, 393476, 721628, 1413716, 449688, 899080};
+  uint64_t short_none[9] = {U, U, U, U, U, U, U, 0, U};
+  ck_assert_int_eq(verdict_with_floors(short_refill, short_none, 9, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.flushed, 1);
+  /* A registry released at the end is no flush, measured or not. */
+  uint64_t released[8] = {0, 6444, 29196, 62460, 122788, 152164, 231636, 0};
+  uint64_t released_none[8] = {U, U, U, U, U, U, U, 0};
+  ck_assert_int_eq(verdict_with_floors(released, released_none, 8, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(trend.flushed, 0);
+  /* Drops are found where the rule sees them, as indices of the series. */
+  struct diff_trend_drop drops[15];
+  verdict_of(few, 15, &trend);
+  ck_assert_uint_eq(diff_trend_find_drops(few, 15, &trend, drops), 3);
+  ck_assert_uint_eq(drops[0].high, 5);
+  ck_assert_uint_eq(drops[0].low, 6);
+  ck_assert_uint_eq(drops[1].high, 10);
+  ck_assert_uint_eq(drops[1].low, 11);
+  ck_assert_uint_eq(drops[2].high, 13);
+  ck_assert_uint_eq(drops[2].low, 14);
+}
+END_TEST
+#undef U
+
 START_TEST(test_one_step_then_flat_is_steady_a_staircase_is_growing)
 {
   struct diff_trend trend;
@@ -378,6 +445,11 @@ START_TEST(test_one_step_then_flat_is_steady_a_staircase_is_growing)
    * (testdata/tarantool-memprof): the run saw nothing after the step. */
   uint64_t doubling[6] = {9643, 18255, 34849, 35269, 35584, 68670};
   ck_assert_int_eq(verdict_of(doubling, 6, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.stepped, 0);
+  /* A step that the series then falls back from is a tooth, not a step
+   * that held (flush_leak.lua at 20000 requests: its leak under the teeth). */
+  uint64_t tooth[11] = {0, 15876, 81644, 263196, 749916, 591252, 611044, 645172, 1414244, 785124, 1039892};
+  ck_assert_int_eq(verdict_of(tooth, 11, &trend), DIFF_VERDICT_GROWING);
   ck_assert_int_eq(trend.stepped, 0);
 }
 END_TEST
@@ -530,6 +602,7 @@ int main(void)
   tcase_add_test(tc, test_rise_that_leans_towards_a_trend_is_undecided);
   tcase_add_test(tc, test_fill_and_flush_is_steady_unless_its_floor_rises);
   tcase_add_test(tc, test_floor_is_the_least_low_from_there_on);
+  tcase_add_test(tc, test_measured_floors_decide_fill_and_flush);
   tcase_add_test(tc, test_one_step_then_flat_is_steady_a_staircase_is_growing);
   tcase_add_test(tc, test_sampling_floor_follows_interval_boundaries_and_p_value);
   tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
