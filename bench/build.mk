@@ -48,6 +48,14 @@ BENCH_BOUNDARIES_RUNS ?= 5
 bench-boundaries: $(BUILD)/ljleak
 	BUILD=$(BUILD) RUNS=$(BENCH_BOUNDARIES_RUNS) bash bench/boundaries.sh
 
+# ljleak diff: what the second reading that measures fill-and-flush floors costs.
+BENCHES += bench-floors
+BENCH_FLOORS_RUNS ?= 5
+
+.PHONY: bench-floors
+bench-floors: $(BUILD)/ljleak
+	BUILD=$(BUILD) RUNS=$(BENCH_FLOORS_RUNS) bash bench/floors.sh
+
 # ljleak diff: aggregation speed with -j 1 and -j 2 on a generated capture of
 # BENCH_DIFF_SEGMENTS segments (kept in $(BUILD)/bench and reused).
 BENCHES += bench-diff

@@ -38,6 +38,9 @@ static void diff_usage(FILE *out)
         "    --strict              a cut segment is an error (exit 3)\n"
         "    --forced-only         only the boundaries of cycles the collector forced\n"
         "                          (exact; by work alike in two builds with --every)\n"
+        "    --floors-from-lows    judge a buffer filled and flushed on its lows alone,\n"
+        "                          without the second reading that measures what\n"
+        "                          survived each flush (faster; more false alarms)\n"
         "    --warmup N            leave the first N boundaries (caches filling) out of\n"
         "                          the verdicts; the reports still show them\n"
         "    --allow FILE          sites that may grow within a budget, one rule a line:\n"
@@ -143,6 +146,8 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
       o->strict = 1;
     } else if (!strcmp(arg, "--forced-only")) {
       o->forced_only = 1;
+    } else if (!strcmp(arg, "--floors-from-lows")) {
+      o->floors_from_lows = 1;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       command->quiet = 1;
     } else if (!strcmp(arg, "--pprof-growth")) {
