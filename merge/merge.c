@@ -215,8 +215,11 @@ enum merge_status merge_add_result(struct merge *merge, const struct diff_result
       .verdict = s->verdict,
       .flagged = s->facts.flagged,
       .undecided = s->facts.undecided,
-      .growth_bytes_per_boundary = s->growth_bytes_per_segment,
-      .growth_bytes_per_second = capture->has_times ? s->growth_bytes_per_second : 0,
+      /* A growth a result leaves null (not a number) counts as none, as
+       * the merge's own reader reads it: merging merges must agree. */
+      .growth_bytes_per_boundary = isfinite(s->growth_bytes_per_segment) ? s->growth_bytes_per_segment : 0,
+      .growth_bytes_per_second =
+          capture->has_times && isfinite(s->growth_bytes_per_second) ? s->growth_bytes_per_second : 0,
       .live_bytes = s->count && s->live_bytes ? s->live_bytes[s->count - 1] : 0,
     };
     if (!site)

@@ -358,6 +358,24 @@ START_TEST(test_a_time_beyond_the_calendar_renders_as_unknown)
 }
 END_TEST
 
+/* A growth a result leaves null is none, as the merge's reader reads it:
+ * a merge of it reads back to the same figures (the fuzzer's find). */
+START_TEST(test_a_null_growth_counts_as_none_and_reads_back_alike)
+{
+  const char *text =
+      "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h\", \"pid\": 1, "
+      "\"start_time\": 1, \"boundary_count\": 2, \"boundary_times\": [5, 10]}, "
+      "\"sites\": [{\"name\": \"@a.lua:1\", \"verdict\": \"growing\", \"series\": [0, 10], "
+      "\"growth_bytes_per_segment\": null, \"growth_bytes_per_second\": null}]}";
+  char *first = merge_of(1, (const char *const[]){"null.json"}, (char *const[]){(char *)text}, 1);
+  ck_assert_ptr_null(strstr(first, "e999"));
+  char *again = merge_of(1, (const char *const[]){"merged.json"}, (char *const[]){first}, 1);
+  ck_assert_str_eq(first, again);
+  free(first);
+  free(again);
+}
+END_TEST
+
 START_TEST(test_figures_are_counts_medians_largest_and_sums)
 {
   char *texts[5] = {
@@ -537,6 +555,7 @@ int main(void)
   tcase_add_test(tc, test_figures_are_counts_medians_largest_and_sums);
   tcase_add_test(tc, test_a_result_without_sites_merges_and_renders);
   tcase_add_test(tc, test_a_time_beyond_the_calendar_renders_as_unknown);
+  tcase_add_test(tc, test_a_null_growth_counts_as_none_and_reads_back_alike);
   tcase_add_test(tc, test_an_even_count_has_the_mean_of_the_middle_two_as_median);
   tcase_add_test(tc, test_an_unknown_version_is_an_error_naming_the_file);
   tcase_add_test(tc, test_a_truncated_json_is_an_error_naming_the_file);
