@@ -482,13 +482,23 @@ static enum diff_status aggregate_sequential(struct diff_aggregate *aggregate, s
   return DIFF_OK;
 }
 
-/* One segment for diff_aggregate_capture_stepwise: each piece merged as a
- * segment of its own (the stream read on where the last piece stopped), so
- * that the capture's map holds every live block at each boundary. */
+/* A stepwise reading: where it stops to call its hook, how far it reads. */
+struct aggregate_stepwise {
+  const struct diff_aggregate_stops *stops;
+  size_t next_stop;              /* the first of stops->at not passed yet */
+  size_t boundaries;             /* boundaries read so far (merged or not) */
+  int done;                      /* stops->until read: nothing more is wanted */
+  diff_aggregate_hook hook;
+  void *context;
+};
+
+/* One segment for diff_aggregate_capture_stepwise: its pieces read in order
+ * from one stream, merged where a stop falls (the segment's blocks so far
+ * then in the capture's map), and at its end. */
 static enum diff_status aggregate_stepwise_segment(struct diff_aggregate *aggregate,
                                                    struct diff_source *capture, size_t index,
                                                    struct diff_segment_aggregate *segment, int stacks,
-                                                   diff_aggregate_hook hook, void *context,
+                                                   struct aggregate_stepwise *walk,
                                                    struct diff_error *err)
 {
   const struct diff_source_segment *owner = &capture->segments[index];
@@ -500,23 +510,34 @@ static enum diff_status aggregate_stepwise_segment(struct diff_aggregate *aggreg
     stacks_reader_close(stream.stacks);
     stream.stacks = NULL;
   }
-  for (size_t p = owner->first_piece; p < owner->first_piece + owner->piece_count; p++) {
+  if (diff_segment_aggregate_reset(segment) < 0)
+    goto memory;
+  segment->lists_touches = index > 0;
+  size_t end = owner->first_piece + owner->piece_count;
+  for (size_t p = owner->first_piece; p < end && !walk->done; p++) {
     const struct diff_source_piece *piece = &capture->pieces[p];
-    if (diff_segment_aggregate_reset(segment) < 0)
-      goto memory;
-    segment->lists_touches = index > 0 || p > owner->first_piece;
-    segment->young_from = piece->young_from;
+    uint64_t before = segment->events;
+    segment->young_from = piece->young_from == UINT64_MAX ? UINT64_MAX : before + piece->young_from;
     status = diff_segment_aggregate_read_piece(segment, &stream, piece->limit, aggregate->sample, err);
     if (status != DIFF_OK)
       break;
-    int reached = piece->boundary == DIFF_SOURCE_NO_BOUNDARY || segment->events == piece->limit;
-    if (diff_segment_aggregate_end_piece(segment, piece->boundary_end && reached, aggregate->sample) < 0 ||
-        diff_aggregate_merge(aggregate, segment) < 0)
+    int reached = piece->boundary == DIFF_SOURCE_NO_BOUNDARY || segment->events - before == piece->limit;
+    int boundary = piece->boundary_end && reached;
+    if (diff_segment_aggregate_end_piece(segment, boundary, aggregate->sample) < 0)
       goto memory;
-    if (!reached)
-      break;  /* a .part cut here: the first reading warned */
-    if (piece->boundary_end && hook(aggregate, aggregate->boundaries - 1, context) < 0)
-      goto memory;
+    const struct diff_aggregate_stops *stops = walk->stops;
+    size_t at = walk->boundaries;
+    walk->boundaries += boundary;
+    while (walk->next_stop < stops->count && stops->at[walk->next_stop] < at)
+      walk->next_stop++;
+    int stop = boundary && walk->next_stop < stops->count && stops->at[walk->next_stop] == at;
+    walk->done = !reached || (boundary && at >= stops->until);
+    if (stop || walk->done || p + 1 == end) {
+      if (diff_aggregate_merge(aggregate, segment) < 0 || diff_segment_aggregate_reset(segment) < 0)
+        goto memory;
+      if (stop && walk->hook(aggregate, at, walk->context) < 0)
+        goto memory;
+    }
   }
   diff_segment_stream_close(&stream);
   return status;
@@ -528,6 +549,7 @@ memory:
 
 enum diff_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregate,
                                                  struct diff_source *capture, int stacks,
+                                                 const struct diff_aggregate_stops *stops,
                                                  diff_aggregate_hook hook, void *context,
                                                  struct diff_error *err)
 {
@@ -538,9 +560,10 @@ enum diff_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregat
     aggregate_fail_memory(err);
     return err->status;
   }
+  struct aggregate_stepwise walk = {stops, 0, 0, 0, hook, context};
   enum diff_status status = DIFF_OK;
-  for (size_t i = 0; i < capture->count && status == DIFF_OK; i++)
-    status = aggregate_stepwise_segment(aggregate, capture, i, &segment, stacks, hook, context, err);
+  for (size_t i = 0; i < capture->count && status == DIFF_OK && !walk.done; i++)
+    status = aggregate_stepwise_segment(aggregate, capture, i, &segment, stacks, &walk, err);
   diff_segment_aggregate_release(&segment);
   return status;
 }

@@ -65,16 +65,26 @@ int diff_aggregate_owner_named(struct diff_aggregate *aggregate, const char *nam
 #define DIFF_AGGREGATE_STAY UINT32_MAX
 void diff_aggregate_move_blocks(struct diff_aggregate *aggregate, const uint32_t *to);
 
-/* Called at each boundary of a stepwise reading, the capture's map then
- * holding every block live there; returns -1 when out of memory. */
+/* Called at a stop of a stepwise reading, the capture's map then holding
+ * every block live at that boundary; returns -1 when out of memory. */
 typedef int (*diff_aggregate_hook)(struct diff_aggregate *aggregate, size_t boundary, void *context);
 
+/* Where a stepwise reading stops: at the boundaries at[0..count) (rising
+ * indices), and after boundary until it reads no further. */
+struct diff_aggregate_stops {
+  const size_t *at;
+  size_t count;
+  size_t until;
+};
+
 /* Reads capture into aggregate as diff_aggregate_capture does (by site
- * alone unless stacks), on one thread, merging piece by piece, and calls
- * hook at every boundary. Slower: a second reading for what needs the
- * blocks themselves at boundaries. Cuts are not warned about again. */
+ * alone unless stacks), on one thread, and calls hook at each stop, where
+ * the segment being read is merged so far; the series are complete up to
+ * stops->until. Slower than a first reading: for what needs the blocks
+ * themselves at boundaries. Cuts are not warned about again. */
 enum diff_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregate,
                                                  struct diff_source *capture, int stacks,
+                                                 const struct diff_aggregate_stops *stops,
                                                  diff_aggregate_hook hook, void *context,
                                                  struct diff_error *err);
 

@@ -56,6 +56,12 @@ static int survivors_owners(struct survivors_reading *r, const struct diff_aggre
   return 0;
 }
 
+static int survivors_compare(const void *a, const void *b)
+{
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* A twin's name: no site's name starts with a control character. */
 static int survivors_twin(struct diff_aggregate *aggregate, const char *name, uint32_t *index)
 {
@@ -116,6 +122,7 @@ enum diff_status diff_survivors_read(struct diff_source *capture, uint64_t sampl
   r.count = count;
   r.by_stack = by_stack;
   struct diff_aggregate aggregate;
+  size_t *stops = NULL;
   enum diff_status status = DIFF_ERROR_MEMORY;
   int made = diff_aggregate_init(&aggregate, sample) == 0;
   r.twin = malloc((count ? count : 1) * sizeof *r.twin);
@@ -129,7 +136,27 @@ enum diff_status diff_survivors_read(struct diff_source *capture, uint64_t sampl
                                &index) < 0)
       goto done;
   }
-  status = diff_aggregate_capture_stepwise(&aggregate, capture, by_stack, survivors_hook, &r, err);
+  /* The reading stops at every mark, and reads no further than wanted. */
+  size_t mark_total = 0, until = 0;
+  for (size_t i = 0; i < count; i++) {
+    mark_total += sites[i].mark_count;
+    if (sites[i].until > until)
+      until = sites[i].until;
+  }
+  stops = malloc((mark_total ? mark_total : 1) * sizeof *stops);
+  if (!stops)
+    goto done;
+  size_t stop_count = 0;
+  for (size_t i = 0; i < count; i++)
+    for (size_t m = 0; m < sites[i].mark_count; m++)
+      stops[stop_count++] = sites[i].marks[m];
+  qsort(stops, stop_count, sizeof *stops, survivors_compare);
+  size_t unique = 0;
+  for (size_t i = 0; i < stop_count; i++)
+    if (!unique || stops[unique - 1] != stops[i])
+      stops[unique++] = stops[i];
+  struct diff_aggregate_stops plan = {stops, unique, until};
+  status = diff_aggregate_capture_stepwise(&aggregate, capture, by_stack, &plan, survivors_hook, &r, err);
   if (status != DIFF_OK)
     goto done;
   for (size_t i = 0; i < count; i++) {
@@ -137,7 +164,7 @@ enum diff_status diff_survivors_read(struct diff_source *capture, uint64_t sampl
         r.twin[i] == SURVIVORS_NONE ? NULL : &aggregate.data[r.twin[i]];
     size_t first = sites[i].mark_count ? sites[i].marks[0] : boundaries;
     for (size_t k = 0; k < boundaries; k++)
-      sites[i].bytes[k] = !twin || k <= first || k >= aggregate.boundaries
+      sites[i].bytes[k] = !twin || k <= first || k > sites[i].until || k >= aggregate.boundaries
                               ? DIFF_TREND_UNMEASURED
                               : twin->series_live_bytes[k];
   }
@@ -151,6 +178,7 @@ done:
   free(r.next);
   free(r.site_of);
   free(r.to);
+  free(stops);
   if (made)
     diff_aggregate_release(&aggregate);
   return status;
@@ -158,10 +186,11 @@ done:
 
 /* A site whose verdict the floors could change: one that rose and fell
  * back, steady by the fill-and-flush rule on one low, or not steady. Its
- * marks (its drops' highs) go to marks; returns their count, 0 for no
+ * marks (its drops' highs) go to marks, its last drop's low to until;
+ * returns their count, 0 for no
  * candidate, SIZE_MAX when out of memory. */
 static size_t survivors_candidate(const struct diff_site *site, const struct diff_options *options,
-                                  size_t *marks)
+                                  size_t *marks, size_t *until)
 {
   if (site->verdict == DIFF_VERDICT_SHRINKING || !site->live_bytes || site->count < 4)
     return 0;
@@ -181,6 +210,8 @@ static size_t survivors_candidate(const struct diff_site *site, const struct dif
   size_t count = diff_trend_find_drops(site->live_bytes, site->count, &trend, drops);
   for (size_t i = 0; count != SIZE_MAX && i < count; i++)
     marks[i] = drops[i].high;
+  if (count != SIZE_MAX && count)
+    *until = drops[count - 1].low;
   free(drops);
   return count;
 }
@@ -212,14 +243,15 @@ static enum diff_status survivors_rows(struct diff_site *rows, size_t row_count,
     size_t *marks = malloc((n ? n : 1) * sizeof *marks);
     if (!marks)
       goto done;
-    size_t marked = survivors_candidate(row, options, marks);
+    size_t until = 0;
+    size_t marked = survivors_candidate(row, options, marks, &until);
     if (marked == SIZE_MAX || marked == 0) {
       free(marks);
       if (marked == SIZE_MAX)
         goto done;
       continue;
     }
-    wanted[count] = (struct diff_survivors_site){row->name, marks, marked, NULL};
+    wanted[count] = (struct diff_survivors_site){row->name, marks, marked, until, NULL};
     which[count++] = i;
     if (!(wanted[count - 1].bytes = malloc(n * sizeof(uint64_t))))
       goto done;

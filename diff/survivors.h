@@ -17,7 +17,8 @@ struct diff_survivors_site {
   const char *name;           /* the site, by its stable name */
   const size_t *marks;        /* boundary indices, rising */
   size_t mark_count;
-  uint64_t *bytes;            /* [boundaries]: filled */
+  size_t until;               /* the last boundary whose bytes are wanted */
+  uint64_t *bytes;            /* [boundaries]: filled (DIFF_TREND_UNMEASURED after until) */
 };
 
 /* Reads capture again (on one thread; diff_aggregate_capture_stepwise),

@@ -336,14 +336,21 @@ START_TEST(test_survivors_of_a_mark_are_the_blocks_held_there_still_live)
   ck_assert_msg(diff_source_open(&capture, paths, 1, &err) == DIFF_OK, "%s", err.message);
   size_t marks[2] = {0, 2};
   uint64_t bytes[4];
-  struct diff_survivors_site site = {"@t.lua:30", marks, 2, bytes};
+  struct diff_survivors_site site = {"@t.lua:30", marks, 2, 3, bytes};
   ck_assert_msg(diff_survivors_read(&capture, 0, 0, &site, 1, 4, &err) == DIFF_OK, "%s", err.message);
   ck_assert_uint_eq(bytes[0], DIFF_TREND_UNMEASURED);
   ck_assert_uint_eq(bytes[1], 200);
   ck_assert_uint_eq(bytes[2], 0);
   ck_assert_uint_eq(bytes[3], 50);
+  /* Read no further than wanted: past until nothing is measured. */
+  size_t first_mark[1] = {0};
+  struct diff_survivors_site early = {"@t.lua:30", first_mark, 1, 1, bytes};
+  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &early, 1, 4, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_uint_eq(bytes[1], 200);
+  ck_assert_uint_eq(bytes[2], DIFF_TREND_UNMEASURED);
+  ck_assert_uint_eq(bytes[3], DIFF_TREND_UNMEASURED);
   /* A site the capture never saw is measured as nothing held. */
-  struct diff_survivors_site none = {"@t.lua:99", marks, 2, bytes};
+  struct diff_survivors_site none = {"@t.lua:99", marks, 2, 3, bytes};
   ck_assert_msg(diff_survivors_read(&capture, 0, 0, &none, 1, 4, &err) == DIFF_OK, "%s", err.message);
   ck_assert_uint_eq(bytes[1], 0);
   ck_assert_uint_eq(bytes[3], 0);

@@ -28,8 +28,11 @@ for w in slow_leak sawtooth_steady; do
     continue
   fi
   cycles=$("$LJLEAK" info --get boundaries "$cap")
+  # the verdict's time is printed, never checked (the machine may be busy)
+  started=$(date +%s.%N)
   "$LJLEAK" diff -q --format json -o "$cap.json" "$cap" 2> "$cap.diff.log"
   status=$?
+  echo "  $w: ljleak diff took $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s on $(du -sm "$cap" | cut -f1) MB, $("$LJLEAK" info --get events "$cap") events"
   judged=$(grep -o '"boundary_count": *[0-9]*' "$cap.json" | grep -o '[0-9]*$' | head -n 1)
   what="$w, ${seconds} s, $cycles boundaries in the index, $judged judged: exit $status"
   expected=0
