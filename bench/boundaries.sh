@@ -26,7 +26,7 @@ run() {
   awk '{ printf "%.4f\n", $1 }' "$dir/time.tmp" >> "$dir/$label.times"
   awk '{ printf "%.4f\n", $2 + $3 }' "$dir/time.tmp" >> "$dir/$label.cpu"
 }
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/median.sh"
 
 # measure NAME FROM SCRIPT ARGS...: RUNS pairs of the script under ljleak run.
 measure() {

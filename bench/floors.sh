@@ -17,7 +17,7 @@ rm -rf "$dir"
 mkdir -p "$dir"
 
 TIMEFORMAT='%3R'
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/median.sh"
 # judge LABEL CAPTURE OPTION...: appends the wall seconds of one ljleak diff, keeps its exit.
 judge() {
   label=$1 cap=$2

@@ -61,7 +61,7 @@ run() {
   awk -v n="$ok" -v t=$((after - before)) -v hz="$hz" -v w="$wall" \
     'BEGIN { printf "%.1f %.1f\n", (t > 0 ? n * hz / t : 0), w }'
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/median.sh"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f\n", a / b }'; }
 percent() { awk -v r="$1" 'BEGIN { printf "%+.1f%%", (r - 1) * 100 }'; }
 

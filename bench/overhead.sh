@@ -50,7 +50,7 @@ run() {
   awk '{ printf "%.4f\n", $2 + $3 }' "$dir/time.tmp" >> "$dir/$label.cpu"
 }
 
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/median.sh"
 ratio() { echo "$1 $2" | awk '{ printf "%.3f", $1 / $2 }'; }
 same_output() {
   cmp -s "$dir/$1.out" "$dir/$2.out" || { echo "bench: $2 output differs from $1" >&2; exit 1; }
