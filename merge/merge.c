@@ -38,6 +38,7 @@ void merge_free(struct merge *merge)
   for (size_t i = 0; i < merge->capture_count; i++) {
     diff_capture_free(&merge->captures[i].info);
     free(merge->captures[i].source);
+    free(merge->captures[i].input);
   }
   free(merge->captures);
   for (size_t i = 0; i < merge->site_count; i++)
@@ -198,7 +199,8 @@ enum merge_status merge_add_result(struct merge *merge, const struct diff_result
   if (!capture)
     return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
   const struct diff_capture *info = &result->capture;
-  if (merge_copy_capture(&capture->info, info) != 0 || !(capture->source = strdup(source)))
+  if (merge_copy_capture(&capture->info, info) != 0 || !(capture->source = strdup(source)) ||
+      !(capture->input = strdup(source)))
     return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
   capture->has_times = info->boundary_times != NULL && info->boundary_count > 0;
   capture->end_time = info->stop_time;
@@ -463,15 +465,21 @@ enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct 
     for (size_t i = 0; i < merge->sites[s].value_count; i++)
       merge->sites[s].values[i].capture = rank[merge->sites[s].values[i].capture];
   free(rank);
-  for (size_t i = 1; i < count; i++)
-    if (merge_same_capture(&merge->captures[i - 1], &merge->captures[i]) &&
-        merge->captures[i].info.start_time != 0)
-      return merge_fail(err, MERGE_ERROR_INPUT,
-                        "%s and %s are results of the same capture (%s, pid %ld, started at %.3f): "
-                        "merge each capture once",
-                        merge->captures[i - 1].source, merge->captures[i].source,
-                        merge->captures[i].info.host ? merge->captures[i].info.host : "no host",
-                        merge->captures[i].info.pid, merge->captures[i].info.start_time);
+  for (size_t i = 1; i < count; i++) {
+    const struct merge_capture *a = &merge->captures[i - 1], *b = &merge->captures[i];
+    if (!merge_same_capture(a, b) || b->info.start_time == 0)
+      continue;
+    /* Named by the inputs read, and by the results they list when those
+     * are other files (a merge lists its captures' results). */
+    char where[1024] = "";
+    if (strcmp(a->input, a->source) || strcmp(b->input, b->source))
+      snprintf(where, sizeof where, " (listed in %s and %s)", a->input, b->input);
+    return merge_fail(err, MERGE_ERROR_INPUT,
+                      "%s and %s%s are results of the same capture (%s, pid %ld, started at %.3f): "
+                      "merge each capture once",
+                      a->source, b->source, where, b->info.host ? b->info.host : "no host",
+                      b->info.pid, b->info.start_time);
+  }
 
   if (merge_make_groups(merge) != 0)
     return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");

@@ -25,6 +25,7 @@ struct merge_capture {
   struct diff_capture info;   /* path, command, exe, host, pid, LuaJIT, times, labels,
                                  boundary_count; boundary_times and the other arrays NULL */
   char *source;               /* the diff result's file, as it was first named */
+  char *input;                /* the file this merge read it from: source, or a merge listing it */
   double end_time;            /* stop_time, else the last boundary's time; 0 if unknown */
   int has_times;              /* the result had boundary times: per-second figures are known */
   enum diff_outcome outcome;  /* the result's own outcome */

@@ -94,6 +94,8 @@ static enum merge_status merge_read_capture(struct merge_reader *r, struct merge
   }
   if (!capture->source)
     return merge_read_fail(r, v, "a capture without its \"source\"");
+  if (!(capture->input = strdup(r->name)))
+    return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
   uint64_t boundaries, sites, flagged;
   const struct json_read_value *m;
   if (merge_read_count(v, "boundary_count", &boundaries) < 0 ||

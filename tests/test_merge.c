@@ -509,6 +509,14 @@ START_TEST(test_the_same_capture_twice_is_an_error_naming_both_files)
   const char *input_names[] = {"a/result.json", "b/result.json"};
   const char *texts[] = {one, one};
   expect_error(input_names, texts, 2, "a/result.json and b/result.json are results of the same capture");
+  /* The same capture listed by two merges: the merges are named too. */
+  char *merged = merge_of(1, (const char *const[]){"a/result.json"}, (char *const[]){one}, 1);
+  const char *merge_names[] = {"night-1.json", "night-2.json"};
+  const char *merges[] = {merged, merged};
+  expect_error(merge_names, merges, 2,
+               "a/result.json and a/result.json (listed in night-1.json and night-2.json) are results "
+               "of the same capture");
+  free(merged);
   free(one);
 }
 END_TEST
