@@ -7,24 +7,9 @@ local mb = tonumber(arg[1]) or 100
 local collector = require "ljleak.collector"
 assert(collector.status().active, "run it under ljleak run")
 
-local keep, i = {}, 0
-while collectgarbage("count") < mb * 1024 do
-  i = i + 1
-  keep[i] = { i, tostring(i), { x = i } }
-end
-collectgarbage("collect")
-local live = collectgarbage("count") / 1024
-
-local function median(f)
-  local times = {}
-  for r = 1, 5 do
-    local t = os.clock()
-    f()
-    times[r] = os.clock() - t
-  end
-  table.sort(times)
-  return times[3]
-end
+local live_heap = dofile((arg[0]:match("^(.*)/") or ".") .. "/live_heap.lua")
+local keep, i, live = live_heap.build(mb)
+local median = live_heap.median
 local gc = median(function() collectgarbage("collect") end)
 local boundary = median(function() assert(collector.boundary()) end)
 local snapshot = median(function() assert(collector.snapshot()) end)
@@ -32,3 +17,5 @@ local walk = snapshot - boundary
 print(string.format("live %.0f MB, %d objects kept: full GC %.0f ms per 100 MB; snapshot walk %.0f ms "
   .. "per 100 MB (collector.snapshot() %.0f ms, collector.boundary() %.0f ms, medians of 5)",
   live, i * 4, gc * 1000 * 100 / live, walk * 1000 * 100 / live, snapshot * 1000, boundary * 1000))
+-- The heap stays referenced to here, so every measurement above ran on it live.
+assert(#keep == i)
