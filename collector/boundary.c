@@ -221,6 +221,13 @@ void boundary_collect(struct capture *c, lua_State *L, enum capture_index_bounda
     else
       c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
   }
+  /* A segment that fell due while its cycle was awaited ends at this
+   * boundary, complete, as after a cycle of the program's; left to the
+   * next tick, it ended a few events later, cut, past --max-bytes. (The
+   * capture's last collections end it anyway.) */
+  if (c->boundary_due && c->pending_stop == CAPTURE_INDEX_REASON_NONE &&
+      cause != CAPTURE_INDEX_CAUSE_STOP && cause != CAPTURE_INDEX_CAUSE_EXIT)
+    segments_rotate(c, 1);
   if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
     capture_stop_due(c);
   c->busy = 0;
