@@ -7,4 +7,7 @@ summary_SRCS := summary/summary.c summary/summary_read.c summary/summary_print.c
 # against Tarantool's saved outputs
 TEST_SUITES += test_summary
 test_summary_LIBS = summary format
+# the heap map against a plain reference
+TEST_SUITES += test_summary_heap_map
+test_summary_heap_map_LIBS = summary format
 E2E_TESTS += tests/e2e/summary.sh

@@ -19,7 +19,7 @@ struct summary *summary_new(void)
   failed |= index_table_init(&summary->site_index);
   failed |= summary_name_table_init(&summary->names);
   failed |= summary_primary_table_init(&summary->primaries, 64);
-  failed |= summary_heap_map_init(&summary->heap, 512);
+  failed |= summary_heap_map_init(&summary->heap);
   if (failed) {
     summary_free(summary);
     return NULL;
