@@ -131,7 +131,7 @@ int diff_aggregate_owner_named(struct diff_aggregate *aggregate, const char *nam
 void diff_aggregate_move_blocks(struct diff_aggregate *aggregate, const uint32_t *to)
 {
   struct diff_live_map *live = &aggregate->live;
-  for (size_t i = 0; live->slots && i <= live->mask; i++) {
+  for (size_t i = 0; live->slots && i < live->slot_count; i++) {
     struct diff_live_block *slot = &live->slots[i];
     if (!slot->address || to[slot->site] == DIFF_AGGREGATE_STAY)
       continue;
@@ -283,12 +283,12 @@ static int aggregate_adopt(struct diff_aggregate *aggregate, struct diff_segment
                            const uint32_t *global)
 {
   struct diff_live_map *touched = &segment->touched, *live = &aggregate->live;
-  for (size_t i = 0; i <= touched->mask; i++) {
+  for (size_t i = 0; i < touched->slot_count; i++) {
     struct diff_live_block *block = &touched->slots[i];
     if (block->address && block->site != DIFF_LIVE_MAP_DEAD)
       block->site = global[block->site & DIFF_LIVE_MAP_SITE_MASK];
   }
-  for (size_t i = 0; i <= live->mask; i++) {
+  for (size_t i = 0; i < live->slot_count; i++) {
     const struct diff_live_block *old = &live->slots[i];
     if (!old->address)
       continue;

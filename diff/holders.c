@@ -758,7 +758,7 @@ static int holders_blocks(const struct diff_aggregate *aggregate, struct diff_si
     if (global != DIFF_SITE_TABLE_NONE)
       result_of[global] = (uint32_t)i;
   }
-  for (size_t i = 0; live->slots && i <= live->mask; i++) {
+  for (size_t i = 0; live->slots && i < live->slot_count; i++) {
     const struct diff_live_block *slot = &live->slots[i];
     if (!slot->address || slot->site >= aggregate->owners.count)
       continue;

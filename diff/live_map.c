@@ -1,15 +1,17 @@
-/* diff/live_map.c: the live map: keyed slots (linear probing, backward-shift deletion) on the heap, and the sizes too big for a slot. */
+/* diff/live_map.c: the live map: slots on the heap (linear probing, backward-shift deletion, growth in place), and the sizes too big for a slot. */
 #include "diff/live_map.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define LIVE_MAP_INITIAL_SLOTS 1024
+/* The size from which the map grows by a quarter, not by doubling. */
+#define LIVE_MAP_DENSE_FROM ((size_t)16 << 20)
 
 int diff_live_map_init(struct diff_live_map *map)
 {
   map->slots = calloc(LIVE_MAP_INITIAL_SLOTS, sizeof *map->slots);
-  map->mask = LIVE_MAP_INITIAL_SLOTS - 1;
+  map->slot_count = LIVE_MAP_INITIAL_SLOTS;
   map->limit = LIVE_MAP_INITIAL_SLOTS / 4 * 3;
   map->count = 0;
   map->big = NULL;
@@ -22,7 +24,7 @@ void diff_live_map_release(struct diff_live_map *map)
   free(map->slots);
   free(map->big);
   map->slots = NULL;
-  map->mask = 0;
+  map->slot_count = 0;
   map->limit = 0;
   map->count = 0;
   map->big = NULL;
@@ -32,7 +34,7 @@ void diff_live_map_release(struct diff_live_map *map)
 void diff_live_map_clear(struct diff_live_map *map)
 {
   if (map->count)
-    memset(map->slots, 0, (map->mask + 1) * sizeof *map->slots);
+    memset(map->slots, 0, map->slot_count * sizeof *map->slots);
   map->count = 0;
   map->big_count = 0;
 }
@@ -89,88 +91,121 @@ struct diff_live_block *diff_live_map_find(const struct diff_live_map *map, uint
   return live_map_find_hashed(map, address, live_map_hash(address));
 }
 
-#define LIVE_MAP_STASH 64
+/* Blocks lifted out of the slots while they grow. */
+struct live_map_lifted {
+  struct diff_live_block *blocks;
+  size_t count, capacity;
+};
 
-/* Moves every block of map's slots and of a full stash into a second array
- * of the same size (the old way to grow: two arrays at once). The way out
- * of live_map_rehash_doubled when its stash overflows. */
-static int live_map_rehash_copy(struct diff_live_map *map, const struct diff_live_block *stash)
+/* Moves n blocks from slots (emptied) to the end of lifted. */
+static int live_map_lift(struct live_map_lifted *lifted, struct diff_live_block *slots, size_t n)
 {
-  struct diff_live_block *slots = calloc(map->mask + 1, sizeof *slots);
-  if (!slots)
-    return -1;
-  keyed_slots_move(slots, map->mask, map->slots, map->mask);
-  keyed_slots_move(slots, map->mask, stash, LIVE_MAP_STASH - 1);
-  free(map->slots);
-  map->slots = slots;
+  if (!n)
+    return 0;  /* and no copy to a list not made yet */
+  if (lifted->count + n > lifted->capacity) {
+    size_t capacity = lifted->capacity ? lifted->capacity : 64;
+    while (capacity < lifted->count + n)
+      capacity *= 2;
+    struct diff_live_block *blocks = realloc(lifted->blocks, capacity * sizeof *blocks);
+    if (!blocks)
+      return -1;
+    lifted->blocks = blocks;
+    lifted->capacity = capacity;
+  }
+  memcpy(lifted->blocks + lifted->count, slots, n * sizeof *slots);
+  memset(slots, 0, n * sizeof *slots);
+  lifted->count += n;
   return 0;
 }
 
-/* Puts every block in its place under the new mask after the slots doubled
- * in place (the old blocks in the lower half, the upper half empty), with no
- * second array: so that growing a map costs no more memory than the map.
- * The old slots are taken in turn from one after an empty slot around, each
- * block lifted out and placed at the first empty slot from its new home.
- * A block whose home is in the lower half lands on a slot already taken in
- * turn (its old run from its home to its old slot had no empty slot, was
- * taken in turn before it, and now ends at its old slot, just emptied) or in
- * the upper half, which holds only placed blocks: no slot on its probe run
- * is emptied later. A block whose home is in the upper half stays there
- * unless the upper half is full to its end, when it would wrap onto lower
- * slots not yet taken in turn: those few wait in a stash and are placed
- * last. Returns -1 only when the stash overflows and the copy it falls back
- * to cannot be made. */
-static int live_map_rehash_doubled(struct diff_live_map *map, size_t old_size)
+/* Puts every block in its place after the slots grew in place from
+ * old_count (the old blocks below it, the new slots empty), with no second
+ * array: so that growing a map costs no more memory than the map. A home
+ * only moves up as the count grows. The run of blocks at slot 0 (it may
+ * hold blocks that wrapped around the old end) is lifted out first; then
+ * the other runs, from the top down, each lifted out whole and its blocks
+ * placed from their new homes: a block's new home is at or above its old
+ * one, which is in its run, so it lands in its run's emptied slots or among
+ * blocks already placed, and no slot on its probe is emptied later (only
+ * runs below it are). A block that would wrap around the new end onto slots
+ * not yet taken in turn waits with the run of slot 0, and they are placed
+ * last. Returns -1 when out of memory (a lifted list). */
+#define LIVE_MAP_REHASH_AHEAD 256  /* slots */
+#define LIVE_MAP_LINE_SLOTS 4      /* 16-byte slots in a 64-byte cache line */
+
+static int live_map_rehash_grown(struct diff_live_map *map, size_t old_count)
 {
   struct diff_live_block *slots = map->slots;
-  struct diff_live_block stash[LIVE_MAP_STASH];
-  size_t stashed = 0;
-  size_t start = 0;
-  while (slots[start].address)
-    start++;  /* there is one: the old slots were at most 3/4 full */
-  for (size_t n = 1; n < old_size; n++) {
-    size_t p = (start + n) & (old_size - 1);
-    if (!slots[p].address)
-      continue;
-    struct diff_live_block block = slots[p];
-    memset(&slots[p], 0, sizeof slots[p]);
-    size_t j = keyed_slots_hash(block.address) & map->mask;
-    while (j <= map->mask && slots[j].address)
-      j++;
-    if (j <= map->mask) {
-      slots[j] = block;
+  struct live_map_lifted last = {NULL, 0, 0}, run = {NULL, 0, 0};
+  size_t low = 0;
+  while (slots[low].address)  /* ends: the old slots were at most 3/4 full */
+    low++;
+  int failed = live_map_lift(&last, slots, low);
+  /* The old slots are read downwards and the new ones written downwards,
+   * each block at about count / old_count times its old place: every cache
+   * line of both is fetched some way ahead, as a big map is not in cache
+   * and the caches' own prefetch does not follow a stream downwards. */
+  size_t count = map->slot_count, fetched = count;  /* the lowest slot fetched ahead */
+  for (size_t end = old_count; !failed && end > low;) {
+    size_t ahead = end > LIVE_MAP_REHASH_AHEAD ? end - LIVE_MAP_REHASH_AHEAD : 0;
+    size_t ahead_new = (size_t)((uint64_t)ahead * count / old_count);
+    while (fetched > ahead_new + LIVE_MAP_LINE_SLOTS) {
+      fetched -= LIVE_MAP_LINE_SLOTS;
+      __builtin_prefetch(&slots[fetched], 1);
+      if (fetched < old_count)
+        __builtin_prefetch(&slots[fetched * old_count / count]);
+    }
+    if (!slots[end - 1].address) {
+      end--;
       continue;
     }
-    if (stashed == LIVE_MAP_STASH) {  /* a long run at the very end: an unlucky or made-up stream */
-      slots[p] = block;
-      return live_map_rehash_copy(map, stash);
+    size_t start = end - 1;
+    while (slots[start - 1].address)  /* ends: slot low is empty */
+      start--;
+    run.count = 0;
+    failed = live_map_lift(&run, &slots[start], end - start);
+    for (size_t i = 0; !failed && i < run.count; i++) {
+      size_t j = live_map_home(map, keyed_slots_hash(run.blocks[i].address));
+      while (j < count && slots[j].address)
+        j++;
+      if (j < count)
+        slots[j] = run.blocks[i];
+      else
+        failed = live_map_lift(&last, &run.blocks[i], 1);
     }
-    stash[stashed++] = block;
+    end = start;
   }
-  for (size_t i = 0; i < stashed; i++) {  /* every lower slot is placed: wrapping is safe now */
-    size_t j = keyed_slots_hash(stash[i].address) & map->mask;
+  for (size_t i = 0; !failed && i < last.count; i++) {  /* every run is placed: wrapping is safe now */
+    size_t j = live_map_home(map, keyed_slots_hash(last.blocks[i].address));
     while (slots[j].address)
-      j = (j + 1) & map->mask;
-    slots[j] = stash[i];
+      j = live_map_next(map, j);
+    slots[j] = last.blocks[i];
   }
-  return 0;
+  free(last.blocks);
+  free(run.blocks);
+  return failed ? -1 : 0;
 }
 
-/* Doubles the slots once the load passes 3/4: probe runs stay short (16-byte
- * slots, four to a cache line), and a block costs 21 to 43 bytes. In place
- * (realloc extends a large array by remapping it), so that a map of N
- * blocks never needs its old and its new array at once. */
+/* Grows the slots once the load passes 3/4, so that probe runs stay short
+ * (16-byte slots, four to a cache line): doubled up to 16 MiB, where memory
+ * matters little, then by a quarter, so that a big map holds 21 to 27 bytes
+ * a block whatever its count (doubled: 21 to 43). In place (realloc extends
+ * a large array by remapping it), so that a map of N blocks never needs its
+ * old and its new array at once. */
 int diff_live_map_grow(struct diff_live_map *map)
 {
-  size_t old_size = map->mask + 1;
-  struct diff_live_block *slots = realloc(map->slots, old_size * 2 * sizeof *slots);
+  size_t old_count = map->slot_count;
+  size_t count = old_count * sizeof *map->slots < LIVE_MAP_DENSE_FROM ? 2 * old_count : old_count + old_count / 4;
+  if (count > UINT32_MAX)
+    return -1;
+  struct diff_live_block *slots = realloc(map->slots, count * sizeof *slots);
   if (!slots)
     return -1;
-  memset(slots + old_size, 0, old_size * sizeof *slots);
+  memset(slots + old_count, 0, (count - old_count) * sizeof *slots);
   map->slots = slots;
-  map->mask = old_size * 2 - 1;
-  map->limit = old_size / 2 * 3;
-  return live_map_rehash_doubled(map, old_size);
+  map->slot_count = count;
+  map->limit = count / 4 * 3;
+  return live_map_rehash_grown(map, old_count);
 }
 
 struct diff_live_block *diff_live_map_insert(struct diff_live_map *map, uint64_t address, int *created)
@@ -193,11 +228,26 @@ int diff_live_map_remove(struct diff_live_map *map, uint64_t address, struct dif
   return 1;
 }
 
+/* Backward shift: later members of the slot's probe run move into the hole
+ * when their home lies at or before it (cyclically), so that a lookup never
+ * stops early at a hole and churn never degrades the map. */
 void diff_live_map_remove_slot(struct diff_live_map *map, struct diff_live_block *slot)
 {
   if (slot->size == DIFF_LIVE_MAP_BIG_SIZE)
     live_map_big_forget(map, slot->address);
-  keyed_slots_remove(map->slots, map->mask, (size_t)(slot - map->slots));
+  size_t n = map->slot_count, hole = (size_t)(slot - map->slots);
+  for (size_t i = live_map_next(map, hole);; i = live_map_next(map, i)) {
+    uint64_t key = map->slots[i].address;
+    if (!key)
+      break;
+    size_t home = live_map_home(map, keyed_slots_hash(key));
+    size_t from_home = i >= home ? i - home : i + n - home, from_hole = i >= hole ? i - hole : i + n - hole;
+    if (from_home >= from_hole) {
+      map->slots[hole] = map->slots[i];
+      hole = i;
+    }
+  }
+  memset(&map->slots[hole], 0, sizeof map->slots[hole]);
   map->count--;
 }
 
@@ -211,8 +261,9 @@ void diff_live_map_remove_dead(struct diff_live_map *map)
   size_t start = 0;
   while (map->slots[start].address)
     start++;  /* there is one: the map is at most 3/4 full */
-  for (size_t n = 1; n <= map->mask;) {
-    struct diff_live_block *slot = &map->slots[(start + n) & map->mask];
+  for (size_t n = 1; n < map->slot_count;) {
+    size_t at = start + n;
+    struct diff_live_block *slot = &map->slots[at < map->slot_count ? at : at - map->slot_count];
     if (slot->address && slot->site == DIFF_LIVE_MAP_DEAD)
       diff_live_map_remove_slot(map, slot);
     else

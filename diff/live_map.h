@@ -1,4 +1,4 @@
-/* diff/live_map.h: address -> block (size, site), 16-byte slots, open addressing (format/keyed_slots.h), no tombstones. */
+/* diff/live_map.h: address -> block (size, site), 16-byte slots, linear probing from a home scaled to any slot count, no tombstones. */
 #ifndef LJLEAK_DIFF_LIVE_MAP_H
 #define LJLEAK_DIFF_LIVE_MAP_H
 
@@ -34,9 +34,14 @@ struct diff_live_map_big {
   uint64_t address, size;
 };
 
+/* Open addressing over slot_count slots, any count: an address's home is
+ * the low 32 bits of its hash (format/keyed_slots.h's) scaled to the count,
+ * a multiply, so that a home only moves up as the map grows, which lets it
+ * grow in place by any step (diff_live_map_grow). Linear probing from the
+ * home, backward-shift deletion. */
 struct diff_live_map {
   struct diff_live_block *slots;
-  size_t mask;                /* slot count - 1 (a power of two) */
+  size_t slot_count;          /* from 1024; below 2^32 */
   size_t count;
   size_t limit;               /* the count that makes it grow: 3/4 of the slots */
   struct diff_live_map_big *big;
@@ -56,22 +61,50 @@ struct diff_live_block *diff_live_map_find(const struct diff_live_map *map, uint
  * absent. NULL when out of memory or address is 0. */
 struct diff_live_block *diff_live_map_insert(struct diff_live_map *map, uint64_t address, int *created);
 
-/* Doubles the slots (diff_live_map_insert does it when the map is 3/4 full),
- * in place. Returns -1 when out of memory: the map is then only fit to be
- * released. */
+/* Grows the slots (diff_live_map_insert does it when the map is 3/4 full),
+ * in place: doubles them up to 16 MiB, then adds a quarter. Returns -1 when
+ * out of memory: the map is then only fit to be released. */
 int diff_live_map_grow(struct diff_live_map *map);
+
+/* The slot where a probe for hash starts. */
+static inline size_t live_map_home(const struct diff_live_map *map, size_t hash)
+{
+  return (size_t)(((uint64_t)(uint32_t)hash * map->slot_count) >> 32);
+}
+
+static inline size_t live_map_next(const struct diff_live_map *map, size_t i)
+{
+  return i + 1 == map->slot_count ? 0 : i + 1;
+}
 
 /* Asks the cache for the slot where address would start its probe, ahead of
  * a find, insert or remove: lookups in a big map are memory-bound. */
 static inline void live_map_prefetch(const struct diff_live_map *map, size_t hash)
 {
-  __builtin_prefetch(&map->slots[hash & map->mask], 1);
+  __builtin_prefetch(&map->slots[live_map_home(map, hash)], 1);
 }
 
 /* The hash of an address, as the map places it. */
 static inline size_t live_map_hash(uint64_t address)
 {
   return keyed_slots_hash(address);
+}
+
+/* The slot holding address (*found 1), or the empty slot where its probe
+ * from hash ended (*found 0). */
+static inline size_t live_map_probe(const struct diff_live_map *map, uint64_t address, size_t hash, int *found)
+{
+  for (size_t i = live_map_home(map, hash);; i = live_map_next(map, i)) {
+    uint64_t key = map->slots[i].address;
+    if (key == address) {
+      *found = 1;
+      return i;
+    }
+    if (!key) {
+      *found = 0;
+      return i;
+    }
+  }
 }
 
 /* diff_live_map_insert with hash = live_map_hash(address) computed by the caller
@@ -85,7 +118,7 @@ static inline struct diff_live_block *live_map_insert_hashed(struct diff_live_ma
   if (map->count >= map->limit && diff_live_map_grow(map) < 0)
     return NULL;
   int found;
-  struct diff_live_block *slot = &map->slots[keyed_slots_probe(map->slots, map->mask, address, hash, &found)];
+  struct diff_live_block *slot = &map->slots[live_map_probe(map, address, hash, &found)];
   if (found)
     return slot;
   slot->address = address;
@@ -103,7 +136,7 @@ static inline struct diff_live_block *live_map_find_hashed(const struct diff_liv
   if (!address)
     return NULL;
   int found;
-  struct diff_live_block *slot = &map->slots[keyed_slots_probe(map->slots, map->mask, address, hash, &found)];
+  struct diff_live_block *slot = &map->slots[live_map_probe(map, address, hash, &found)];
   return found ? slot : NULL;
 }
 

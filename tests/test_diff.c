@@ -307,18 +307,21 @@ static uint64_t address_with_hash(uint64_t hash)
 }
 
 /* Grows a map of 1024 slots (768 blocks make it grow) holding crowded
- * blocks, whose new homes are the last four slots of 2048 (so that they
- * wrap around the end), and blocks at clustered addresses; every block is
- * found with its site afterwards. crowded 40 fits the stash; 600 overflows
- * it, and the growth falls back to a copy. */
+ * blocks, whose homes are among the last slots before and after the growth
+ * to 2048 (so that they wrap around the end), and blocks at clustered
+ * addresses; every block is found with its site afterwards, and after half
+ * of them are removed. */
 static void grow_with_crowded_end(int crowded)
 {
   struct diff_live_map map;
   ck_assert_int_eq(diff_live_map_init(&map), 0);
-  ck_assert_uint_eq(map.mask, 1023);
+  ck_assert_uint_eq(map.slot_count, 1024);
   uint64_t addresses[800];
   for (int i = 0; i < 800; i++) {
-    addresses[i] = i < crowded ? address_with_hash((uint64_t)(2047 - i % 4) | (uint64_t)i << 11)
+    /* A home is the hash's low 32 bits scaled to the slot count: bits 21 to
+     * 31 all set but the lowest two put it in the last four of 2048 slots
+     * and the last two of 1024. */
+    addresses[i] = i < crowded ? address_with_hash((uint64_t)(2047 - i % 4) << 21 | (uint64_t)i)
                                : UINT64_C(0x7f0000000000) + (uint64_t)i * 48;
     int created;
     struct diff_live_block *block = diff_live_map_insert(&map, addresses[i], &created);
@@ -327,7 +330,7 @@ static void grow_with_crowded_end(int crowded)
     block->site = (uint32_t)i;
     block->size = (uint32_t)i + 1;
   }
-  ck_assert_uint_eq(map.mask, 2047);
+  ck_assert_uint_eq(map.slot_count, 2048);
   ck_assert_uint_eq(map.count, 800);
   for (int i = 0; i < 800; i++) {
     const struct diff_live_block *block = diff_live_map_find(&map, addresses[i]);
@@ -348,39 +351,57 @@ START_TEST(test_live_map_grows_in_place_with_a_crowded_end)
 }
 END_TEST
 
-START_TEST(test_live_map_grows_by_copy_when_too_crowded_at_the_end)
+/* 600 blocks homed at the end: most of them wrap onto slot 0 and after,
+ * and wait to be placed last. */
+START_TEST(test_live_map_grows_in_place_with_a_very_crowded_end)
 {
   grow_with_crowded_end(600);
 }
 END_TEST
 
+/* Blocks put, some taken out again, through many growths (doubling, then
+ * by a quarter past 16 MiB of slots: a million slots); every block is found
+ * in its slot, and the map holds at most 4/3 of its blocks' slots and, once
+ * it grows by quarters, at least 3/5 of them. */
 START_TEST(test_live_map_keeps_every_block_through_growths)
 {
+  enum { BLOCKS = 2000000 };
   struct diff_live_map map;
   ck_assert_int_eq(diff_live_map_init(&map), 0);
   uint64_t random = 88172645463325252u;
-  for (uint64_t i = 0; i < 200000; i++) {
+  size_t live = 0;
+  for (uint64_t i = 0; i < BLOCKS; i++) {
     random ^= random << 13;  /* xorshift64: scattered addresses among clustered ones */
     random ^= random >> 7;
     random ^= random << 17;
     uint64_t address = i % 3 ? UINT64_C(0x55aa00000000) + i * 32 : random | 1;
     int created;
     struct diff_live_block *block = diff_live_map_insert(&map, address, &created);
-    ck_assert_ptr_nonnull(block);
+    if (!block)
+      ck_abort_msg("insert %llu failed", (unsigned long long)i);
     block->site = (uint32_t)(address >> 4);
+    live += (size_t)created;
+    if (i % 7 == 6 && (i - 1) % 3) {  /* a block freed again: the slots churn as they grow */
+      uint64_t gone = UINT64_C(0x55aa00000000) + (i - 1) * 32;
+      if (diff_live_map_remove(&map, gone, NULL, NULL) != 1)
+        ck_abort_msg("block %llu not found", (unsigned long long)(i - 1));
+      live--;
+    }
   }
-  ck_assert_uint_eq(map.count, 200000);
-  ck_assert_uint_le(map.count * 4, (map.mask + 1) * 3);
+  ck_assert_uint_eq(map.count, live);
+  ck_assert_uint_le(map.count * 4, map.slot_count * 3);
+  ck_assert_uint_ge(map.slot_count * sizeof *map.slots, (size_t)16 << 20);
+  ck_assert_uint_ge(map.count * 5, map.slot_count * 3);
   size_t found = 0;
-  for (size_t i = 0; i <= map.mask; i++) {
+  for (size_t i = 0; i < map.slot_count; i++) {
     const struct diff_live_block *slot = &map.slots[i];
     if (!slot->address)
       continue;
-    ck_assert_ptr_eq(diff_live_map_find(&map, slot->address), slot);
-    ck_assert_uint_eq(slot->site, (uint32_t)(slot->address >> 4));
+    if (diff_live_map_find(&map, slot->address) != slot || slot->site != (uint32_t)(slot->address >> 4))
+      ck_abort_msg("slot %zu: not found where it is, or with another site", i);
     found++;
   }
-  ck_assert_uint_eq(found, 200000);
+  ck_assert_uint_eq(found, live);
   diff_live_map_release(&map);
 }
 END_TEST
@@ -1075,7 +1096,7 @@ int main(void)
   tcase_add_test(tc, test_free_of_unknown_address_is_ignored);
   tcase_add_test(tc, test_live_map_remove_dead_keeps_every_live_block);
   tcase_add_test(tc, test_live_map_grows_in_place_with_a_crowded_end);
-  tcase_add_test(tc, test_live_map_grows_by_copy_when_too_crowded_at_the_end);
+  tcase_add_test(tc, test_live_map_grows_in_place_with_a_very_crowded_end);
   tcase_add_test(tc, test_live_map_keeps_every_block_through_growths);
   tcase_add_test(tc, test_merge_by_address_and_by_taking_the_segment_map_agree);
   tcase_add_test(tc, test_alloc_over_live_address_closes_old_block);
