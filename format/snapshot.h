@@ -143,7 +143,7 @@ struct snapshot {
   char *string_pool;
   struct snapshot_block_owner *block_index;
   /* Private: where snapshot_find starts: bucket k of the addresses from the first object's
-   * (each 2^find_shift bytes) begins at objects[find_start[k]]. */
+   * (each 2^find_shift bytes; all of them when find_shift is 64) begins at objects[find_start[k]]. */
   uint32_t *find_start;
   uint32_t find_buckets;
   unsigned find_shift;

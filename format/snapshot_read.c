@@ -398,6 +398,13 @@ static void permute_objects(struct snapshot_object *objects, uint32_t *order, si
   }
 }
 
+/* The bucket of an address delta bytes past the first object's: shift is 64 when the objects
+ * span 2^63 bytes or more and there is one bucket (a shift by 64 is undefined). */
+static uint64_t find_bucket(uint64_t delta, unsigned shift)
+{
+  return shift < 64 ? delta >> shift : 0;
+}
+
 /* snapshot_find's buckets: about two objects a bucket, so that a lookup (one a reference when
  * the holders are found) searches a few objects instead of all of them. */
 static enum snapshot_status index_buckets(struct reading *r)
@@ -410,14 +417,14 @@ static enum snapshot_status index_buckets(struct reading *r)
   while (buckets < s->object_count / 2 && buckets < (UINT32_C(1) << 30))
     buckets <<= 1;
   unsigned shift = 0;
-  while (shift < 63 && (span >> shift) >= buckets)
+  while (shift < 64 && (span >> shift) >= buckets)
     shift++;
   s->find_start = malloc(((size_t)buckets + 1) * sizeof *s->find_start);
   if (!s->find_start)
     return no_memory(r, 0);
   size_t i = 0;
   for (uint32_t k = 0; k <= buckets; k++) {
-    while (i < s->object_count && ((s->objects[i].address - base) >> shift) < k)
+    while (i < s->object_count && find_bucket(s->objects[i].address - base, shift) < k)
       i++;
     s->find_start[k] = (uint32_t)i;
   }
@@ -661,7 +668,7 @@ const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uin
   size_t lo = 0, hi = snapshot->object_count;
   if (snapshot->find_start) {
     uint64_t base = snapshot->objects[0].address, k;
-    if (address < base || (k = (address - base) >> snapshot->find_shift) >= snapshot->find_buckets)
+    if (address < base || (k = find_bucket(address - base, snapshot->find_shift)) >= snapshot->find_buckets)
       return NULL;
     lo = snapshot->find_start[k];
     hi = snapshot->find_start[k + 1];

@@ -117,6 +117,41 @@ START_TEST(test_round_trip_objects_references_roots)
 }
 END_TEST
 
+/* Objects whose addresses span 2^63 bytes or more (a made-up file: no heap does): each is
+ * still found by its address, with one lookup bucket or with several. */
+START_TEST(test_objects_spanning_half_the_address_space_are_found)
+{
+  static const uint64_t spans[][4] = {
+    {0x10, UINT64_C(0x8000000000000010), 0, 0},
+    {1, UINT64_C(0x4000000000000000), UINT64_C(0xc000000000000000), UINT64_MAX},
+  };
+  static const size_t counts[] = {2, 4};
+  for (int t = 0; t < 2; t++) {
+    struct bytes out = {NULL, 0, 0};
+    uint8_t *buffer = malloc(2 * SNAPSHOT_WRITER_MIN_CAPACITY);
+    struct snapshot_writer w;
+    snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
+                         bytes_sink, &out);
+    ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+    for (size_t i = 0; i < counts[t]; i++) {
+      struct snapshot_wire_object o = {SNAPSHOT_TABLE, 0, spans[t][i], 56, 0, 0, NULL, 0};
+      ck_assert_int_eq(snapshot_writer_object(&w, &o), 0);
+    }
+    ck_assert_int_eq(snapshot_writer_end(&w), 0);
+    free(buffer);
+    struct snapshot s;
+    struct snapshot_error e;
+    ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "span.heap", &e), SNAPSHOT_OK);
+    ck_assert_uint_eq(s.object_count, counts[t]);
+    for (size_t i = 0; i < counts[t]; i++)
+      ck_assert_uint_eq(must_find(&s, spans[t][i])->address, spans[t][i]);
+    ck_assert_ptr_null(snapshot_find(&s, spans[t][0] + 8));
+    snapshot_free(&s);
+    free(out.data);
+  }
+}
+END_TEST
+
 START_TEST(test_references_continue_across_chunks)
 {
   /* 3000 references of one object: about 4 bytes each, three 4 KiB chunks. */
@@ -267,6 +302,7 @@ static Suite *snapshot_suite(void)
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_round_trip_objects_references_roots);
+  tcase_add_test(tc, test_objects_spanning_half_the_address_space_are_found);
   tcase_add_test(tc, test_references_continue_across_chunks);
   tcase_add_test(tc, test_every_cut_keeps_every_complete_chunk);
   tcase_add_test(tc, test_unknown_version_is_named);
