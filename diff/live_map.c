@@ -130,9 +130,6 @@ static int live_map_lift(struct live_map_lifted *lifted, struct diff_live_block 
  * runs below it are). A block that would wrap around the new end onto slots
  * not yet taken in turn waits with the run of slot 0, and they are placed
  * last. Returns -1 when out of memory (a lifted list). */
-#define LIVE_MAP_REHASH_AHEAD 256  /* slots */
-#define LIVE_MAP_LINE_SLOTS 4      /* 16-byte slots in a 64-byte cache line */
-
 static int live_map_rehash_grown(struct diff_live_map *map, size_t old_count)
 {
   struct diff_live_block *slots = map->slots;
@@ -141,20 +138,8 @@ static int live_map_rehash_grown(struct diff_live_map *map, size_t old_count)
   while (slots[low].address)  /* ends: the old slots were at most 3/4 full */
     low++;
   int failed = live_map_lift(&last, slots, low);
-  /* The old slots are read downwards and the new ones written downwards,
-   * each block at about count / old_count times its old place: every cache
-   * line of both is fetched some way ahead, as a big map is not in cache
-   * and the caches' own prefetch does not follow a stream downwards. */
-  size_t count = map->slot_count, fetched = count;  /* the lowest slot fetched ahead */
+  size_t count = map->slot_count;
   for (size_t end = old_count; !failed && end > low;) {
-    size_t ahead = end > LIVE_MAP_REHASH_AHEAD ? end - LIVE_MAP_REHASH_AHEAD : 0;
-    size_t ahead_new = (size_t)((uint64_t)ahead * count / old_count);
-    while (fetched > ahead_new + LIVE_MAP_LINE_SLOTS) {
-      fetched -= LIVE_MAP_LINE_SLOTS;
-      __builtin_prefetch(&slots[fetched], 1);
-      if (fetched < old_count)
-        __builtin_prefetch(&slots[fetched * old_count / count]);
-    }
     if (!slots[end - 1].address) {
       end--;
       continue;

@@ -207,9 +207,7 @@ int summary_heap_map_take_slow(struct summary_heap_map *heap, uint64_t address, 
  * few events later finds it in cache. */
 static inline void heap_map_prefetch(const struct summary_heap_map *heap, uint64_t hash)
 {
-  const struct summary_heap_bucket *home = &heap->buckets[heap_map_home(heap, hash)];
-  __builtin_prefetch(home);
-  __builtin_prefetch(home + 1);  /* within the range: one bucket past the table is reserved too */
+  __builtin_prefetch(&heap->buckets[heap_map_home(heap, hash)]);
 }
 
 /* Bit k set when block k of bucket holds address; for address 0, when it

@@ -194,12 +194,8 @@ START_TEST(test_address_zero_is_a_block_like_any)
   ck_assert_int_eq(take(&heap, 0, &size, &version), 0);
   /* A huge block at address 0 keeps its size too. */
   ck_assert_int_eq(put(&heap, 0, UINT64_MAX, 1), 0);
-  ck_assert_int_eq(take(&heap, 0, &size, &version), 1);
-  ck_assert_uint_eq(size, UINT64_MAX);
-  ck_assert_uint_eq(version, 1);
-  ck_assert_int_eq(take(&heap, 16, &size, &version), 1);
-  ck_assert_uint_eq(size, 8);
-  ck_assert_uint_eq(version, 6);
+  take_expecting(&heap, &(struct ref_block){0, UINT64_MAX, 1});
+  take_expecting(&heap, &(struct ref_block){16, 8, 6});
   ck_assert_uint_eq(summary_heap_map_count(&heap), 0);
   summary_heap_map_release(&heap);
 }
@@ -210,8 +206,6 @@ START_TEST(test_oversize_blocks_keep_their_size)
   struct summary_heap_map heap;
   ck_assert_int_eq(summary_heap_map_init(&heap), 0);
   const uint64_t escape = SUMMARY_HEAP_MAP_SIZE_ESCAPE;
-  uint64_t size;
-  uint32_t version;
   ck_assert_int_eq(put(&heap, 0x1000, escape - 1, 1), 0);  /* the largest kept in a slot */
   ck_assert_int_eq(put(&heap, 0x2000, escape, 2), 0);
   ck_assert_int_eq(put(&heap, 0x3000, UINT64_C(1) << 50, 3), 0);
@@ -224,15 +218,9 @@ START_TEST(test_oversize_blocks_keep_their_size)
   ck_assert_int_eq(put(&heap, 0x1000, escape + 1, 6), 0);
   ck_assert_uint_eq(heap.oversize_count, 2);
   ck_assert_uint_eq(summary_heap_map_count(&heap), 3);
-  ck_assert_int_eq(take(&heap, 0x1000, &size, &version), 1);
-  ck_assert_uint_eq(size, escape + 1);
-  ck_assert_uint_eq(version, 6);
-  ck_assert_int_eq(take(&heap, 0x2000, &size, &version), 1);
-  ck_assert_uint_eq(size, UINT64_MAX);
-  ck_assert_uint_eq(version, 4);
-  ck_assert_int_eq(take(&heap, 0x3000, &size, &version), 1);
-  ck_assert_uint_eq(size, 48);
-  ck_assert_uint_eq(version, 5);
+  take_expecting(&heap, &(struct ref_block){0x1000, escape + 1, 6});
+  take_expecting(&heap, &(struct ref_block){0x2000, UINT64_MAX, 4});
+  take_expecting(&heap, &(struct ref_block){0x3000, 48, 5});
   ck_assert_uint_eq(heap.oversize_count, 0);
   ck_assert_uint_eq(summary_heap_map_count(&heap), 0);
   summary_heap_map_release(&heap);
