@@ -216,7 +216,9 @@ void options_range_error(const struct options_field *f, char *err, size_t err_si
     what = "a number of seconds";
     break;
   case OPTIONS_KIND_SIZE:
-    what = "a whole number of bytes";
+    /* snapshots is a count, parsed as the sizes are */
+    what = strcmp(f->key, "snapshots") ? "a whole number of bytes"
+                                       : "a whole number of heap snapshots";
     break;
   case OPTIONS_KIND_STACK_DEPTH:
     what = "a whole number of frames";

@@ -50,6 +50,8 @@ static void assert_check(const struct ljleak_collector_options *o, const char *e
   "max_total_bytes must be a whole number of bytes from 0 to 1125899906842624 (1 PiB)"
 #define EVERY_ERROR "every must be a whole number of bytes from 0 to 1125899906842624 (1 PiB)"
 #define STACK_DEPTH_RANGE_ERROR "stack_depth must be a whole number of frames from 0 to 256"
+/* A count of heap snapshots, not of bytes (`ljleak run --snapshots N|none` has its own check). */
+#define SNAPSHOTS_ERROR "snapshots must be a whole number of heap snapshots from 0 to 64"
 
 START_TEST(test_limits_are_the_documented_numbers)
 {
@@ -116,6 +118,18 @@ START_TEST(test_check_refuses_sizes_one_past_the_limit)
   assert_check(&o, SAMPLE_ERROR);
   o.sample = UINT64_MAX;
   assert_check(&o, SAMPLE_ERROR);
+  defaults(&o);
+  o.snapshots = LJLEAK_COLLECTOR_MAX_SNAPSHOTS;
+  assert_check(&o, NULL);
+  o.snapshots = LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1;
+  assert_check(&o, SNAPSHOTS_ERROR);
+  o.snapshots = UINT64_MAX;
+  assert_check(&o, SNAPSHOTS_ERROR);
+  const struct options_field *f = options_field("snapshots");
+  ck_assert_ptr_nonnull(f);
+  char err[256];
+  options_range_error(f, err, sizeof err);
+  ck_assert_str_eq(err, SNAPSHOTS_ERROR);
 }
 END_TEST
 
@@ -422,6 +436,8 @@ static const char start_script[] =
   "try('sample_text', {dir = 'cap-sample-text', sample = '2g'})\n"
   "try('period_text', {dir = 'cap-period-text', period = '1e400'})\n"
   "try('depth_text', {dir = 'cap-depth-text', stack_depth = '257'})\n"
+  "try('snapshots', {dir = 'cap-snapshots', snapshots = 65})\n"
+  "try('snapshots_text', {dir = 'cap-snapshots-text', snapshots = 'none'})\n"
   "try('root', {root = '.', sample = -math.huge})\n"
   "io.write('active ', tostring(c.status().active), '\\n')\n"
   "try('limits', {dir = 'cap-limits', sample = 2^30, every = 2^50, max_bytes = 2^50,\n"
@@ -441,6 +457,8 @@ static const char start_expected[] =
   "sample_text: error ljleak.collector: " SAMPLE_ERROR "\n"
   "period_text: error ljleak.collector: bad period '1e400': " PERIOD_ERROR "\n"
   "depth_text: nil " STACK_DEPTH_RANGE_ERROR "\n"
+  "snapshots: error ljleak.collector: " SNAPSHOTS_ERROR "\n"
+  "snapshots_text: error ljleak.collector: bad snapshots 'none': " SNAPSHOTS_ERROR "\n"
   "root: error ljleak.collector: " SAMPLE_ERROR "\n"
   "active false\n"
   "limits: started cap-limits\n";
