@@ -6,6 +6,9 @@ format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/wri
 # format/capture_layout.c: the capture directory's file names
 TEST_SUITES += test_format_layout
 test_format_layout_LIBS = format
+# format/utf8.c: text for a terminal, escaped
+TEST_SUITES += test_format_utf8
+test_format_utf8_LIBS = format
 # format/uleb128.c
 TEST_SUITES += test_uleb128
 test_uleb128_LIBS = format
