@@ -8,27 +8,93 @@
 #define MARKDOWN_MAX_ROWS 20
 
 /* Writes text so Markdown shows it literally: its punctuation backslashed,
- * HTML's specials as entities, control characters and newlines as spaces. */
+ * HTML's specials as entities, tab, newline and carriage return as spaces,
+ * and what a terminal is not shown raw (other controls, bidi controls, line
+ * separators, bytes that are not UTF-8) escaped as the terminal shows it
+ * (\x1b, \u202e; format/utf8.h): a backslash before a letter is literal. */
 static void put_escaped(FILE *out, const char *text)
 {
   if (!text)
     return;
   size_t length = strlen(text);
+  char piece[UTF8_TERMINAL_CHAR_MAX];
   for (size_t i = 0; i < length;) {
     uint32_t cp;
-    i += utf8_decode(text + i, length - i, &cp);
+    size_t used = utf8_decode(text + i, length - i, &cp);
     if (cp == '<')
       fputs("&lt;", out);
     else if (cp == '>')
       fputs("&gt;", out);
     else if (cp == '&')
       fputs("&amp;", out);
-    else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+    else if (cp == '\t' || cp == '\n' || cp == '\r')
       putc(' ', out);
+    else if (utf8_terminal_unsafe(cp) || (cp == 0xfffd && used == 1))
+      fwrite(piece, 1, utf8_terminal_char(piece, text + i, length - i, UTF8_TERMINAL_TEXT, &used),
+             out);
     else if (cp < 0x80 && strchr("\\`*_[]|~", (int)cp))
       fprintf(out, "\\%c", (char)cp);
     else
-      utf8_put(out, cp);
+      fwrite(text + i, 1, used, out);
+    i += used;
+  }
+}
+
+/* Writes a name from a capture or a result (a site, a chunk, a library, a
+ * holder path, an allow-list pattern) as a code span, so that nothing in it
+ * is markup and a hosting site neither links `@name` as a mention nor
+ * `#123` as an issue. The fence is one backtick more than the longest run in
+ * the name, padded with a space when the name starts or ends with a backtick
+ * (or starts and ends with a space, which a code span would strip); what a
+ * terminal is not shown raw is escaped as the terminal shows it (\x1b,
+ * \u202e: a code span shows a backslash as it is). In a table cell (in_table)
+ * each '|' is written \|, which the table reads as a '|' of the cell, even in
+ * a code span. NULL or "" writes nothing. */
+static void put_code(FILE *out, const char *name, int in_table)
+{
+  size_t length = name ? strlen(name) : 0;
+  if (!length)
+    return;
+  /* Escaping adds no backtick and no space, and keeps '`' and ' ' at either
+   * end as they are: the fence and the padding can be read off the name. */
+  size_t run = 0, longest = 0, spaces = 0;
+  for (size_t i = 0; i < length; i++) {
+    run = name[i] == '`' ? run + 1 : 0;
+    if (run > longest)
+      longest = run;
+    spaces += name[i] == ' ';
+  }
+  char first = name[0], last = name[length - 1];
+  int pad = spaces < length && (first == '`' || last == '`' || (first == ' ' && last == ' '));
+  for (size_t k = 0; k <= longest; k++)
+    putc('`', out);
+  if (pad)
+    putc(' ', out);
+  char piece[UTF8_TERMINAL_CHAR_MAX];
+  size_t used;
+  for (size_t i = 0; i < length; i += used) {
+    if (in_table && name[i] == '|') {
+      fputs("\\|", out);
+      used = 1;
+      continue;
+    }
+    fwrite(piece, 1, utf8_terminal_char(piece, name + i, length - i, UTF8_TERMINAL_TEXT, &used),
+           out);
+  }
+  if (pad)
+    putc(' ', out);
+  for (size_t k = 0; k <= longest; k++)
+    putc('`', out);
+}
+
+/* A site's name, and a C function's library after it: `cjson.decode` (`cjson.so`). */
+static void put_site_name(FILE *out, const struct diff_site *site, int in_table)
+{
+  put_code(out, site->name, in_table);
+  if (site->library) {
+    fputs(" (", out);
+    put_code(out, site->library, in_table);
+    fputc(')', out);
   }
 }
 
@@ -58,12 +124,7 @@ static void put_sites(FILE *out, const struct diff_result *r, const char *more,
     if (r->mode != DIFF_MODE_RANGE)
       report_row_boundaries(r, site, &from, &to);  /* from the warm-up's end */
     fputs("| ", out);
-    put_escaped(out, site->name);
-    if (site->library) {
-      fputs(" (", out);
-      put_escaped(out, site->library);
-      fputc(')', out);
-    }
+    put_site_name(out, site, 1);
     fprintf(out, " | %s | ", diff_verdict_name(site->verdict));
     report_put_bytes(out, site->growth_bytes_per_segment, 1);
     fputs(" | ", out);
@@ -109,19 +170,27 @@ static void put_allowed(FILE *out, const struct diff_result *r)
       continue;
     if (!shown++)
       fputs("\nAllowed by the allow-list (they grew within their budget):\n\n", out);
-    char growth[160], rule[300];
+    const struct diff_allowance *a = site->allowance;
+    char growth[160];
     report_allowance_growth(site, growth, sizeof growth);
-    report_allowance_rule(site->allowance, rule, sizeof rule);
     fputs("* ", out);
-    put_escaped(out, site->name);
+    put_site_name(out, site, 0);
     fputs(": ", out);
     put_escaped(out, growth);
     fputs(" (", out);
-    put_escaped(out, rule);
+    if (a) {  /* report_allowance_rule's words, with the pattern a name */
+      char line[32];
+      snprintf(line, sizeof line, " line %zu: ", a->line);
+      put_escaped(out, a->file ? a->file : "allow file");
+      fputs(line, out);
+      put_code(out, a->pattern ? a->pattern : "?", 0);
+    } else {
+      fputs("an allow-list rule", out);
+    }
     fputs(")", out);
-    if (site->allowance) {
+    if (a) {
       fputs(": ", out);
-      put_escaped(out, site->allowance->comment);
+      put_escaped(out, a->comment);
     }
     fputc('\n', out);
   }
@@ -145,13 +214,16 @@ static void put_site_stacks(FILE *out, const struct diff_result *r)
     if (!sites++)
       fputs("\nStacks that hold the growth (root first):\n\n", out);
     fputs("* ", out);
-    put_escaped(out, site->name);
+    put_site_name(out, site, 0);
     fputc('\n', out);
     for (size_t k = 0; k < total && k < MARKDOWN_SITE_STACKS; k++) {
       fprintf(out, "  * %s, ", diff_verdict_name(stacks[k]->verdict));
       report_put_bytes(out, stacks[k]->growth_bytes_per_segment, 1);
       fputs("/boundary: ", out);
-      put_escaped(out, report_stack_name(stacks[k]));
+      if (stacks[k]->frame_count)
+        put_code(out, stacks[k]->name, 0);
+      else
+        put_escaped(out, report_stack_name(stacks[k]));  /* our words: no stack recorded */
       fputc('\n', out);
     }
     if (total > MARKDOWN_SITE_STACKS)
@@ -171,13 +243,13 @@ static void put_holders(FILE *out, const struct diff_result *r)
     if (!sites++)
       fputs("\nHeld by (paths from the GC roots at the heap snapshot):\n\n", out);
     fputs("* ", out);
-    put_escaped(out, site->name);
+    put_site_name(out, site, 0);
     fputc('\n', out);
     for (size_t k = 0; k < site->holder_count && k < MARKDOWN_SITE_STACKS; k++) {
       char summary[200];
       report_holder_summary(&site->holders[k], summary, sizeof summary);
       fputs("  * ", out);
-      put_escaped(out, site->holders[k].path);
+      put_code(out, site->holders[k].path, 0);
       fputs(": ", out);
       put_escaped(out, summary);
       fputc('\n', out);
@@ -197,10 +269,15 @@ static void put_containers(FILE *out, const struct diff_result *r)
       fprintf(out, "\nGrowing containers (the same object at the heap snapshots of boundaries %" PRIu64
                    " and %" PRIu64 "):\n\n", c->boundaries[0], c->boundaries[1]);
     report_container_growth(c, growth, sizeof growth);
-    fprintf(out, "* %s made at ", c->type ? c->type : "object");
-    put_escaped(out, c->site ? c->site : "an unknown site");
+    fputs("* ", out);
+    put_escaped(out, c->type ? c->type : "object");
+    fputs(" made at ", out);
+    if (c->site)
+      put_code(out, c->site, 0);
+    else
+      fputs("an unknown site", out);
     fputs(", held by ", out);
-    put_escaped(out, c->path);
+    put_code(out, c->path, 0);
     fprintf(out, ": %s\n", growth);  /* digits and units: nothing to escape */
   }
 }

@@ -29,25 +29,17 @@ static const char *style_off(const struct text_style *s)
 #define BOLD "\033[1m"
 #define DIM "\033[2m"
 
-/* Writes a name from a capture: control characters as \xNN (a hostile name
- * must not drive the terminal), invalid UTF-8 as U+FFFD. */
+/* Writes text from a capture, a result or an allow-list (names, paths,
+ * labels, rules): controls, bidi controls, line separators and bytes that are
+ * not UTF-8 escaped (\x1b, \u202e, \x9b; format/utf8.h), so a hostile name
+ * can neither drive the terminal nor disguise itself. */
 static void put_name(FILE *out, const char *name)
 {
   if (!name) {
     fputs("?", out);
     return;
   }
-  size_t length = strlen(name);
-  for (size_t i = 0; i < length;) {
-    uint32_t cp;
-    i += utf8_decode(name + i, length - i, &cp);
-    if (cp < 0x20 || cp == 0x7f)
-      fprintf(out, "\\x%02" PRIx32, cp);
-    else if (cp >= 0x80 && cp < 0xa0)
-      fprintf(out, "\\u%04" PRIx32, cp);
-    else
-      utf8_put(out, cp);
-  }
+  utf8_put_terminal(out, name, strlen(name), UTF8_TERMINAL_TEXT);
 }
 
 /* A site's name, and a C function's library beside it, dim: "cjson.decode (cjson.so)". */
@@ -340,7 +332,9 @@ static void put_allowances(FILE *out, const struct diff_result *r, const struct 
     report_allowance_rule(a, rule, sizeof rule);
     fputs("  ", out);
     put_name(out, site->name);
-    fprintf(out, ": %s, %s (", diff_verdict_name(site->verdict), growth);
+    fprintf(out, ": %s, ", diff_verdict_name(site->verdict));
+    put_name(out, growth);  /* the rule's budget, as written */
+    fputs(" (", out);
     put_name(out, rule);
     fputs("): ", out);
     put_name(out, a->comment);
@@ -417,7 +411,9 @@ static void put_holders(FILE *out, const struct diff_result *r, const struct tex
       report_holder_summary(h, summary, sizeof summary);
       fputs("    ", out);
       put_name(out, h->path);
-      fprintf(out, "  (%s)\n", summary);
+      fputs("  (", out);
+      put_name(out, summary);  /* the holder's type, as the result names it */
+      fputs(")\n", out);
     }
   }
   if (shown_sites)
@@ -438,7 +434,9 @@ static void put_containers(FILE *out, const struct diff_result *r, const struct 
               style_on(s, BOLD), c->boundaries[0], c->boundaries[1], style_off(s));
     char growth[160];
     report_container_growth(c, growth, sizeof growth);
-    fprintf(out, "  %s made at ", c->type ? c->type : "object");
+    fputs("  ", out);
+    put_name(out, c->type ? c->type : "object");
+    fputs(" made at ", out);
     put_name(out, c->site ? c->site : "an unknown site");
     fputs(", held by ", out);
     put_name(out, c->path);

@@ -8,6 +8,7 @@
 
 #include "tests/check_run.h"
 #include "tests/report_golden.h"
+#include "format/utf8.h"
 #include "report/report.h"
 
 /* Run with LJLEAK_UPDATE_GOLDEN=1 to rewrite testdata/report/ after a deliberate change. */
@@ -289,8 +290,175 @@ START_TEST(test_text_escapes_control_characters_in_names)
   char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
   ck_assert_ptr_null(strchr(text, '\033'));
   ck_assert_ptr_nonnull(strstr(text, "'a' \\x1b[2J\n"));
-  ck_assert_ptr_nonnull(strstr(text, "</script>\xef\xbf\xbd\xef\xbf\xbd"));
+  ck_assert_ptr_nonnull(strstr(text, "</script>\\xff\\xfe"));  /* bytes that are not UTF-8 */
   free(text);
+}
+END_TEST
+
+/* ---- Names that would drive or disguise a terminal, or mention someone ------------ */
+
+/* Every control but newline, every bidi control, U+2028 and U+2029, and
+ * every byte that is not part of well-formed UTF-8, in a rendering: none may
+ * be there raw (what utf8_terminal_unsafe lists). */
+static void assert_nothing_raw(const char *text, const char *what)
+{
+  size_t length = strlen(text);
+  for (size_t i = 0; i < length;) {
+    uint32_t cp;
+    size_t used = utf8_decode(text + i, length - i, &cp);
+    ck_assert_msg(!(cp == 0xfffd && used == 1), "%s: byte 0x%02x at %zu is not UTF-8", what,
+                  (unsigned char)text[i], i);
+    ck_assert_msg(cp == '\n' || !utf8_terminal_unsafe(cp), "%s: U+%04x raw at byte %zu", what,
+                  (unsigned)cp, i);
+    i += used;
+  }
+}
+
+/* Every '@' of Markdown text inside a code span: a run of N backticks opens
+ * one and the next run of exactly N on the same line closes it; outside
+ * one, a backslash escapes the character after it. */
+static void assert_mentions_in_code_spans(const char *md)
+{
+  const char *p = md;
+  while (*p) {
+    if (*p == '\\' && p[1] && p[1] != '\n') {
+      p += 2;
+      continue;
+    }
+    if (*p == '`') {
+      size_t n = strspn(p, "`");
+      const char *q = p + n, *close = NULL;
+      while (*q && *q != '\n' && !close) {
+        size_t m = strspn(q, "`");
+        if (m == n)
+          close = q;
+        q += m ? m : 1;
+      }
+      p = close ? close + n : p + n;
+      continue;
+    }
+    ck_assert_msg(*p != '@', "an @ outside a code span at byte %zu: %.40s", (size_t)(p - md),
+                  p > md + 20 ? p - 20 : md);
+    p++;
+  }
+}
+
+static uint64_t spoof_live[8] = {0, 9600, 19200, 28800, 38400, 48000, 57600, 67200};
+
+static struct diff_allowance spoof_rule = {
+    .pattern = (char *)"@vendor/\xe2\x80\xae*.lua:*", .budget = (char *)"32k/boundary",
+    .budget_bytes = 32768, .comment = (char *)"cached per tenant\xe2\x80\xae\x1b[2J",
+    .file = (char *)"ci/allow\xe2\x81\xa6.txt", .line = 2, .growth = 9600};
+
+/* Site names as a hostile capture could carry them, each growing: a right-
+ * to-left override, a line separator, a C1 CSI, ESC and a raw CSI byte,
+ * every other bidi control with a cut and an overlong sequence, backticks
+ * and '|', and a name that starts and ends with a backtick. */
+static struct diff_result spoof_result(void)
+{
+  static struct diff_site spoof[8];
+  static struct diff_holder spoof_holders[1] = {
+      {.path = (char *)"_G[\"@holder\xe2\x80\xa8x`y\"][*]", .objects = 3, .bytes = 300,
+       .holder_type = (char *)"table\x1b[31m", .retained_bytes = 400}};
+  static struct diff_container spoof_containers[1] = {
+      {.type = (char *)"table\xe2\x80\x8f", .site = (char *)"@pool.lua:31\xe2\x80\xae",
+       .path = (char *)"_G.pool[\"@x\xc2\x9b\"]", .boundaries = {4, 8}, .entries = {10, 20},
+       .bytes = {100, 200}}};
+  static const char *const names[] = {
+      "@evil\xe2\x80\xae" "aul.lua:1",
+      "@app.lua:2\xe2\x80\xa8@fake.lua:9",
+      "@c1.lua:3 \xc2\x9b" "31m",
+      "@esc.lua:4 \x1b]0;pwned\x07 \x9b" "2J",
+      "@all.lua:5 \xd8\x9c\xe2\x80\x8e\xe2\x80\x8f\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad"
+      "\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9\xe2\x80\xa9\xc0\xaf\xe2\x80",
+      "@tick`s.lua:6 | ``x``",
+      "`@edge.lua:7`",
+      "@vendor/\xe2\x80\xae" "json.lua:8",
+  };
+  struct diff_result r;
+  memset(&r, 0, sizeof r);
+  memset(spoof, 0, sizeof spoof);
+  for (size_t i = 0; i < 8; i++)
+    spoof[i] = (struct diff_site){
+        .name = (char *)names[i], .id = 100 + i, .kind = DIFF_SITE_LUA,
+        .verdict = DIFF_VERDICT_GROWING, .count = 8, .live_bytes = spoof_live, .allocs = 700,
+        .growth_bytes_per_segment = 9600 - (double)i, .trend_statistic = 28,
+        .trend_p_value = 0.000124};
+  spoof[2].kind = DIFF_SITE_C;
+  spoof[2].library = (char *)"lib\xe2\x81\xa6" "evil.so";
+  spoof[0].holders_boundary = 8;
+  spoof[0].holder_count = 1;
+  spoof[0].holders = spoof_holders;
+  spoof[7].allowance = &spoof_rule;
+  spoof[7].allowed = 1;
+  r.mode = DIFF_MODE_TREND;
+  r.options = (struct diff_options){.min_boundaries = 8, .max_p_value = 0.01,
+                                    .min_growth_bytes = 4096, .worse_ratio = 2, .jobs = 1};
+  fill_capture(&r.capture, "captures/\xe2\x80\xae" "run");
+  r.capture.command = (char *)"luajit \xe2\x80\xae" "evil.lua\x1b[2J";
+  r.capture.host = (char *)"web\xc2\x9b" "1";
+  r.capture.snapshots = 2;
+  r.site_count = 8;
+  r.sites = spoof;
+  r.containers = spoof_containers;
+  r.container_count = 1;
+  r.flagged = 7;
+  return r;
+}
+
+START_TEST(test_text_escapes_bidi_controls_line_separators_and_bytes_not_utf8)
+{
+  struct diff_result r = spoof_result();
+  char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  assert_nothing_raw(text, "text");
+  ck_assert_ptr_nonnull(strstr(text, "  @evil\\u202eaul.lua:1\n"));
+  ck_assert_ptr_nonnull(strstr(text, "  @app.lua:2\\u2028@fake.lua:9\n"));
+  ck_assert_ptr_nonnull(strstr(text, "  @c1.lua:3 \\u009b31m (lib\\u2066evil.so)\n"));
+  ck_assert_ptr_nonnull(strstr(text, "  @esc.lua:4 \\x1b]0;pwned\\x07 \\x9b2J\n"));
+  ck_assert_ptr_nonnull(strstr(text, "  @all.lua:5 \\u061c\\u200e\\u200f\\u202a\\u202b\\u202c\\u202d"
+                                     "\\u2066\\u2067\\u2068\\u2069\\u2029\\xc0\\xaf\\xe2\\x80\n"));
+  /* The capture, the holder, the container and the allow-list rule as well. */
+  ck_assert_ptr_nonnull(strstr(text, "capture   luajit \\u202eevil.lua\\x1b[2J\n"));
+  ck_assert_ptr_nonnull(strstr(text, " on web\\u009b1, "));
+  ck_assert_ptr_nonnull(strstr(text, "    _G[\"@holder\\u2028x`y\"][*]  (3 objects, 300 B; the "
+                                     "table\\x1b[31m keeps 400 B alive)\n"));
+  ck_assert_ptr_nonnull(strstr(text, "  table\\u200f made at @pool.lua:31\\u202e, held by "
+                                     "_G.pool[\"@x\\u009b\"]: "));
+  ck_assert_ptr_nonnull(strstr(text, "(ci/allow\\u2066.txt line 2: @vendor/\\u202e*.lua:*): "
+                                     "cached per tenant\\u202e\\x1b[2J\n"));
+  free(text);
+  /* Colour is the only escape sequence, and it is ours. */
+  text = render(&r, REPORT_FORMAT_TEXT, 1, NULL);
+  ck_assert_ptr_null(strstr(text, "\x1b]"));
+  ck_assert_ptr_null(strstr(text, "\xe2\x80\xae"));
+  free(text);
+}
+END_TEST
+
+START_TEST(test_markdown_puts_every_name_in_a_code_span_and_escapes_bidi_controls)
+{
+  struct diff_result r = spoof_result();
+  char *md = render(&r, REPORT_FORMAT_MARKDOWN, 0, NULL);
+  assert_nothing_raw(md, "markdown");
+  assert_mentions_in_code_spans(md);
+  ck_assert_ptr_nonnull(strstr(md, "| `@evil\\u202eaul.lua:1` | growing |"));
+  ck_assert_ptr_nonnull(strstr(md, "| `@app.lua:2\\u2028@fake.lua:9` | growing |"));
+  ck_assert_ptr_nonnull(strstr(md, "| `@c1.lua:3 \\u009b31m` (`lib\\u2066evil.so`) | growing |"));
+  ck_assert_ptr_nonnull(strstr(md, "| `@esc.lua:4 \\x1b]0;pwned\\x07 \\x9b2J` | growing |"));
+  /* Backticks: a fence longer than any run in the name, padded where the
+   * name starts or ends with one; '|' in a table cell as \|. */
+  ck_assert_ptr_nonnull(strstr(md, "| ``` @tick`s.lua:6 \\| ``x`` ``` | growing |"));
+  ck_assert_ptr_nonnull(strstr(md, "| `` `@edge.lua:7` `` | growing |"));
+  /* Holders, containers and the allow-list, each name a code span. */
+  ck_assert_ptr_nonnull(strstr(md, "\n* `@evil\\u202eaul.lua:1`\n"
+                                   "  * ``_G[\"@holder\\u2028x`y\"][*]``: 3 objects, 300 B; the "
+                                   "table\\x1b\\[31m keeps 400 B alive\n"));
+  ck_assert_ptr_nonnull(strstr(md, "* table\\u200f made at `@pool.lua:31\\u202e`, held by "
+                                   "`_G.pool[\"@x\\u009b\"]`: "));
+  ck_assert_ptr_nonnull(strstr(md, "* `@vendor/\\u202ejson.lua:8`: +9.4 KiB per boundary, within "
+                                   "32k/boundary (ci/allow\\u2066.txt line 2: "
+                                   "`@vendor/\\u202e*.lua:*`): cached per tenant\\u202e\\x1b\\[2J\n"));
+  free(md);
 }
 END_TEST
 
@@ -311,11 +479,13 @@ START_TEST(test_markdown_escapes_pipes_backticks_and_html)
 {
   struct diff_result r = hostile_result();
   char *text = render(&r, REPORT_FORMAT_MARKDOWN, 0, NULL);
-  ck_assert_ptr_nonnull(strstr(text, "| @&lt;script&gt;alert(1)&lt;/script&gt;.lua:1 | growing |"));
+  /* Names are code spans: inside one, '<' and '&' are text, never markup. */
+  ck_assert_ptr_nonnull(strstr(text, "| `@<script>alert(1)</script>.lua:1` | growing |"));
   ck_assert_ptr_nonnull(strstr(
-      text, "| @x.lua:2 &lt;img src=x onerror=alert(1)&gt; \\| \\`tick\\` &amp; \"q\" 'a'  \\[2J |"));
-  ck_assert_ptr_null(strstr(text, "<script"));
-  ck_assert_ptr_null(strstr(text, "<img"));
+      text, "| ``@x.lua:2 <img src=x onerror=alert(1)> \\| `tick` & \"q\" 'a' \\x1b[2J`` |"));
+  /* Outside a code span there is no '<' but those of the names. */
+  ck_assert_ptr_null(strstr(text, "<script>document"));
+  assert_mentions_in_code_spans(text);
   free(text);
 }
 END_TEST
@@ -362,7 +532,7 @@ START_TEST(test_markdown_text_and_junit_agree_on_sites_without_a_verdict)
   ck_assert_ptr_nonnull(strstr(junit, "failures=\"2\" errors=\"1\""));
   ck_assert_ptr_nonnull(strstr(junit, "<error type=\"insufficient\""));
   ck_assert_ptr_nonnull(strstr(md, ":warning: 1 site has no verdict yet"));
-  ck_assert_ptr_nonnull(strstr(md, "| @testdata/report/app.lua:3 | insufficient |"));
+  ck_assert_ptr_nonnull(strstr(md, "| `@testdata/report/app.lua:3` | insufficient |"));
   ck_assert_ptr_nonnull(strstr(text, "too few boundaries (1): @testdata/report/app.lua:3\n"));
   free(junit);
   free(md);
@@ -421,7 +591,32 @@ START_TEST(test_json_round_trip_renders_identically_in_every_format)
   check_round_trip(trend_result(), NULL);
   check_round_trip(base_result(), NULL);
   check_round_trip(range_result(), NULL);
-  check_round_trip(hostile_result(), "testdata/report");
+  /* JSON saves a byte that is not UTF-8 as U+FFFD (text and Markdown show
+   * the byte escaped, \\xff): the names as JSON gives them back. */
+  struct diff_result hostile = hostile_result();
+  hostile.sites[2].name =
+      (char *)"]]></failure><script>document.title='pwned'</script>\xef\xbf\xbd\xef\xbf\xbd";
+  check_round_trip(hostile, "testdata/report");
+}
+END_TEST
+
+/* What the round trip above leaves out: a name that is not UTF-8. The saved
+ * JSON holds U+FFFD for each bad byte, so ljleak report shows U+FFFD where
+ * ljleak diff showed \\xHH; either is safe on a terminal. */
+START_TEST(test_json_saves_bytes_that_are_not_utf8_as_u_fffd)
+{
+  struct diff_result r = hostile_result();
+  char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  struct diff_result back;
+  read_json_text(json, &back);
+  char *direct = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  char *again = render(&back, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(direct, "</script>\\xff\\xfe"));
+  ck_assert_ptr_nonnull(strstr(again, "</script>\xef\xbf\xbd\xef\xbf\xbd"));
+  free(direct);
+  free(again);
+  diff_result_free(&back);
+  free(json);
 }
 END_TEST
 
@@ -886,6 +1081,8 @@ int main(void)
   tcase_add_test(golden, test_text_escapes_control_characters_in_names);
   tcase_add_test(golden, test_markdown_summary_matches_golden);
   tcase_add_test(golden, test_markdown_escapes_pipes_backticks_and_html);
+  tcase_add_test(golden, test_text_escapes_bidi_controls_line_separators_and_bytes_not_utf8);
+  tcase_add_test(golden, test_markdown_puts_every_name_in_a_code_span_and_escapes_bidi_controls);
   tcase_add_test(golden, test_junit_matches_golden);
   tcase_add_test(golden, test_junit_escapes_hostile_names);
   tcase_add_test(golden, test_markdown_text_and_junit_agree_on_sites_without_a_verdict);
@@ -893,6 +1090,7 @@ int main(void)
   suite_add_tcase(s, golden);
   TCase *json = tcase_create("json");
   tcase_add_test(json, test_json_round_trip_renders_identically_in_every_format);
+  tcase_add_test(json, test_json_saves_bytes_that_are_not_utf8_as_u_fffd);
   tcase_add_test(json, test_json_round_trip_keeps_every_field);
   tcase_add_test(json, test_json_boundary_allocated_and_forced_round_trip_and_are_optional);
   tcase_add_test(json, test_json_doubles_and_64_bit_integers_round_trip_exactly);

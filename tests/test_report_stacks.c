@@ -468,9 +468,9 @@ START_TEST(test_markdown_names_the_leaking_caller_under_its_site)
   two_callers(&r);
   char *text = render(&r, REPORT_FORMAT_MARKDOWN, NULL, NULL);
   ck_assert_ptr_nonnull(strstr(text, "\nStacks that hold the growth (root first):\n\n"
-                                     "* @t.lua:10\n"
-                                     "  * growing, +8.0 KiB/boundary: @t.lua:40;@t.lua:21;@t.lua:10\n"
-                                     "  * steady, 0 B/boundary: @t.lua:41;@t.lua:31;@t.lua:10\n"));
+                                     "* `@t.lua:10`\n"
+                                     "  * growing, +8.0 KiB/boundary: `@t.lua:40;@t.lua:21;@t.lua:10`\n"
+                                     "  * steady, 0 B/boundary: `@t.lua:41;@t.lua:31;@t.lua:10`\n"));
   free(text);
   diff_result_free(&r);
 }
