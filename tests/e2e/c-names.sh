@@ -102,7 +102,7 @@ for format in text html json junit markdown pprof folded; do
 done
 check "folded: stacks start at the runner, named" grep -q '^ljleak run;' "$tmp/out.folded.raw"
 check "HTML: the library beside a C site" grep -q 'c in cjson.so' "$tmp/out.html.raw"
-check "Markdown: the library beside a C site" grep -q 'cjson.decode (cjson.so)' "$tmp/out.markdown.raw"
+check "Markdown: the library beside a C site" grep -qF '`cjson.decode` (`cjson.so`)' "$tmp/out.markdown.raw"
 
 # One function under several names: the lowest rank (a module's field
 # before a global), then the shortest, then the first in byte order; the

@@ -100,7 +100,7 @@ sys.exit(0 if c["type"] == "table" and c["site"] == "@testdata/holders/container
 check "container_in_the_text" grep -qE '^  table made at @testdata/holders/container.lua:3, held by _G.pool.listeners: [0-9,]+ -> 3,000 entries' "$tmp/container.txt"
 "$LJLEAK" report --format markdown "$tmp/container.json" > "$tmp/container.md" 2> /dev/null
 "$LJLEAK" report --format junit "$tmp/container.json" > "$tmp/container.xml" 2> /dev/null
-check "container_in_the_markdown" grep -qE '^\* table made at @testdata/holders/container.lua:3, held by \\_G.pool.listeners: [0-9,]+ -> 3,000 entries' "$tmp/container.md"
+check "container_in_the_markdown" grep -qE '^\* table made at `@testdata/holders/container.lua:3`, held by `_G.pool.listeners`: [0-9,]+ -> 3,000 entries' "$tmp/container.md"
 check "container_in_the_junit_failure" python3 -c 'import sys, xml.etree.ElementTree as ET
 fs = [f.get("message") for f in ET.parse(sys.argv[1]).iter("failure")]
 sys.exit(0 if any("a growing table held by _G.pool.listeners: " in m and "-> 3,000 entries" in m for m in fs) else 1)' "$tmp/container.xml"
