@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "format/control_file.h"
+#include "format/utf8.h"
 #include "format/json_write.h"
 
 static const char control_usage_line[] =
@@ -273,7 +274,8 @@ static int control_read(const struct control_target *t, struct control_file_regi
   struct control_file_error error;
   enum control_file_status status = control_file_parse_registration(r, data, size, t->path, &error);
   if (status != CONTROL_FILE_OK) {
-    fprintf(stderr, "ljleak control: error: %s\n", error.message);
+    char shown[UTF8_TERMINAL_SIZE(sizeof error.message)];  /* may quote the registration */
+    fprintf(stderr, "ljleak control: error: %s\n", utf8_terminal_text(shown, sizeof shown, error.message));
     return status == CONTROL_FILE_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }
   if (!r->has_header) {
@@ -459,7 +461,8 @@ static int control_request(const struct control_target *t, const char *action, c
   struct control_file_error error;
   size_t length = control_file_write_request(text, sizeof text, &rq, &error);
   if (!length) {
-    fprintf(stderr, "ljleak control: error: %s\n", error.message);
+    char shown[UTF8_TERMINAL_SIZE(sizeof error.message)];  /* quotes the values */
+    fprintf(stderr, "ljleak control: error: %s\n", utf8_terminal_text(shown, sizeof shown, error.message));
     code = CLI_EXIT_USAGE;
   }
   if (code == CLI_EXIT_OK)

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "diff/diff.h"
+#include "format/utf8.h"
 #include "report/report.h"
 
 static const char diff_usage_line[] =
@@ -66,7 +67,8 @@ static void diff_usage(FILE *out)
 static void diff_warn(void *context, const char *message)
 {
   (void)context;
-  fprintf(stderr, "ljleak diff: warning: %s\n", message);
+  char shown[UTF8_TERMINAL_SIZE(1024)];  /* names from the capture, escaped */
+  fprintf(stderr, "ljleak diff: warning: %s\n", utf8_terminal_text(shown, sizeof shown, message));
 }
 
 static int diff_exit_for(enum diff_status status)
@@ -267,7 +269,8 @@ int cmd_diff(int argc, char **argv)
   free(command.paths);
   diff_allow_free(command.allow);
   if (status != DIFF_OK) {
-    fprintf(stderr, "ljleak diff: error: %s\n", err.message);
+    char shown[UTF8_TERMINAL_SIZE(sizeof err.message)];
+    fprintf(stderr, "ljleak diff: error: %s\n", utf8_terminal_text(shown, sizeof shown, err.message));
     if (status == DIFF_ERROR_USAGE)
       fputs(diff_usage_line, stderr);
     return diff_exit_for(status);

@@ -9,6 +9,7 @@
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
 #include "format/json_write.h"
+#include "format/utf8.h"
 
 static const char info_usage_line[] =
     "usage: ljleak info [--format text|json] [--get KEY]... CAPTURE_DIR\n";
@@ -20,7 +21,9 @@ static void info_usage(FILE *out)
         "Prints what a capture's index says: the capture's metadata, how many\n"
         "segments and boundaries it lists, their events and bytes summed, whether\n"
         "and why it stopped. Text is one KEY=VALUE line per key the index has,\n"
-        "values escaped as in the index (\\\\, \\t, \\n); files are tab-separated.\n"
+        "values escaped as in the index (\\\\, \\t, \\n), and control characters,\n"
+        "bidi controls and bytes that are not UTF-8 as \\xHH or \\uHHHH; files are\n"
+        "tab-separated.\n"
         "\n"
         "    --format FORMAT   text (default) or json\n"
         "    --get KEY         print only the value of KEY, or an empty line when the\n"
@@ -168,13 +171,12 @@ static void info_fill(struct info_entry *entries, const struct capture_index *in
   info_flag(entries, "last_line_cut", 1, index->last_line_cut);
 }
 
-/* A text value with the index's escapes: one value, one line. */
+/* A text value with the index's escapes (\\, \t, \n), and what a terminal
+ * must not be shown raw escaped as well (\x1b, \u202e, \x9b; format/utf8.h):
+ * one value, one line, whatever the process wrote. */
 static void info_put_escaped(FILE *out, const char *text)
 {
-  char piece[256];
-  size_t used;
-  for (const char *p = text; *p; p += used)
-    fwrite(piece, 1, capture_index_escape(piece, sizeof piece, p, &used), out);
+  utf8_put_terminal(out, text, strlen(text), UTF8_TERMINAL_FIELD);
 }
 
 static void info_put_value(FILE *out, const struct info_entry *e)
@@ -241,7 +243,8 @@ static int info_read(const char *directory, struct capture_index *index)
   enum capture_index_status status = capture_index_read_file(index, path, &error);
   int code = CLI_EXIT_OK;
   if (status != CAPTURE_INDEX_OK) {
-    fprintf(stderr, "ljleak info: error: %s\n", error.message);
+    char shown[UTF8_TERMINAL_SIZE(sizeof error.message)];
+    fprintf(stderr, "ljleak info: error: %s\n", utf8_terminal_text(shown, sizeof shown, error.message));
     code = status == CAPTURE_INDEX_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   } else if (!index->has_header) {
     fprintf(stderr, "ljleak info: error: %s: byte 0: no ljleak-index header (the index is empty, "

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "format/utf8.h"
 #include "merge/merge.h"
 
 static const char merge_usage_line[] =
@@ -89,8 +90,10 @@ int cmd_merge(int argc, char **argv)
   if (status == MERGE_OK)
     status = merge_finish(&merge, min_captures, &err);
   if (status != MERGE_OK) {
+    char shown[UTF8_TERMINAL_SIZE(sizeof err.message)];
     fprintf(stderr, "ljleak merge: error: %s\n",
-            status == MERGE_ERROR_MEMORY ? "out of memory" : err.message);
+            status == MERGE_ERROR_MEMORY ? "out of memory"
+                                         : utf8_terminal_text(shown, sizeof shown, err.message));
     merge_free(&merge);
     return status == MERGE_ERROR_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "collector/ljleak_collector.h"
+#include "format/utf8.h"
 
 void cli_args_init(struct cli_args *args, const char *command, const char *usage, int argc,
                    char **argv)
@@ -21,12 +22,14 @@ void cli_args_init(struct cli_args *args, const char *command, const char *usage
 
 int cli_usage_error(struct cli_args *args, const char *format, ...)
 {
+  /* The message may quote an argument that came from a capture (a path a
+   * script took from an index): escaped for the terminal (format/utf8.h). */
+  char message[PATH_MAX + 512], shown[UTF8_TERMINAL_SIZE(sizeof message)];
   va_list ap;
-  fprintf(stderr, "ljleak %s: ", args->command);
   va_start(ap, format);
-  vfprintf(stderr, format, ap);
+  vsnprintf(message, sizeof message, format, ap);
   va_end(ap);
-  fputc('\n', stderr);
+  fprintf(stderr, "ljleak %s: %s\n", args->command, utf8_terminal_text(shown, sizeof shown, message));
   fputs(args->usage, stderr);
   args->failed = 1;
   return CLI_EXIT_USAGE;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "format/utf8.h"
 
 static int output_fail(struct cli_output *output, const char *path, int why)
 {
@@ -91,10 +92,14 @@ int cli_output_close(struct cli_output *output, const char *error)
       unlink(output->tmp);
     output->tmp[0] = '\0';
   }
+  /* A renderer's message may quote the result's text: escaped (format/utf8.h). */
+  char shown[UTF8_TERMINAL_SIZE(1024)];
+  if (error)
+    utf8_terminal_text(shown, sizeof shown, error);
   if (error && failed)
-    fprintf(stderr, "ljleak %s: error: %s: %s\n", output->command, output->name, error);
+    fprintf(stderr, "ljleak %s: error: %s: %s\n", output->command, output->name, shown);
   else if (error)
-    fprintf(stderr, "ljleak %s: error: %s\n", output->command, error);
+    fprintf(stderr, "ljleak %s: error: %s\n", output->command, shown);
   else if (failed)
     fprintf(stderr, "ljleak %s: error: %s: %s\n", output->command, output->name,
             reason ? strerror(reason) : "write error");

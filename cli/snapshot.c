@@ -8,6 +8,15 @@
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
 #include "format/snapshot.h"
+#include "format/utf8.h"
+
+/* A message that may quote the snapshot's or the index's text, escaped for
+ * the terminal (format/utf8.h); one at a time. */
+static const char *snapshot_shown(const char *message)
+{
+  static char shown[UTF8_TERMINAL_SIZE(1024)];
+  return utf8_terminal_text(shown, sizeof shown, message);
+}
 
 static const char snapshot_usage_line[] = "usage: ljleak snapshot [--capture DIR] FILE\n";
 
@@ -21,7 +30,8 @@ static void snapshot_usage(FILE *out)
         "entries, owned blocks, weak modes, name), each followed by its references\n"
         "(tab, `->`, target address, label), then one `root` line per GC root.\n"
         "Objects come in address order. Labels and names escape backslash, tab,\n"
-        "newline and other control bytes (\\\\, \\t, \\n, \\xHH).\n"
+        "newline (\\\\, \\t, \\n), other control characters, bidi controls and\n"
+        "bytes that are not UTF-8 (\\xHH, \\uHHHH).\n"
         "\n"
         "    --capture DIR   the capture the snapshot must belong to (default: the\n"
         "                    directory FILE is in, when it has an index)\n"
@@ -51,7 +61,7 @@ static int snapshot_capture_index(const char *dir, const char *file, struct capt
   if (st == CAPTURE_INDEX_UNREADABLE && !dir)
     return 0;
   if (st != CAPTURE_INDEX_OK) {
-    fprintf(stderr, "ljleak snapshot: error: %s\n", error.message);
+    fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(error.message));
     return -1;
   }
   if (!index->has_capture) {
@@ -64,22 +74,13 @@ static int snapshot_capture_index(const char *dir, const char *file, struct capt
   return 1;
 }
 
-/* A label or a name, one field of a line: backslash, tab, newline and other control bytes
- * escaped (\\, \t, \n, \xHH), since keys and chunk names may hold any byte. */
+/* A label or a name, one field of a line: backslash, tab and newline escaped
+ * (\\, \t, \n), other controls, bidi controls, line separators and bytes
+ * that are not UTF-8 too (\xHH, \uHHHH; format/utf8.h), since keys and chunk
+ * names may hold any byte. */
 static void snapshot_put_text(FILE *out, const char *text)
 {
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    if (*p == '\\')
-      fputs("\\\\", out);
-    else if (*p == '\t')
-      fputs("\\t", out);
-    else if (*p == '\n')
-      fputs("\\n", out);
-    else if (*p < 0x20 || *p == 0x7f)
-      fprintf(out, "\\x%02x", *p);
-    else
-      fputc(*p, out);
-  }
+  utf8_put_terminal(out, text, strlen(text), UTF8_TERMINAL_FIELD);
 }
 
 static void snapshot_print(FILE *out, const struct snapshot *s)
@@ -152,12 +153,12 @@ int cmd_snapshot(int argc, char **argv)
   struct snapshot_error error;
   enum snapshot_status st = snapshot_read_file(&s, file, &error);
   if (st != SNAPSHOT_OK && st != SNAPSHOT_CUT) {
-    fprintf(stderr, "ljleak snapshot: error: %s\n", error.message);
+    fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(error.message));
     snapshot_free(&s);
     return st == SNAPSHOT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }
   if (st == SNAPSHOT_CUT)
-    fprintf(stderr, "ljleak snapshot: warning: %s\n", error.message);
+    fprintf(stderr, "ljleak snapshot: warning: %s\n", snapshot_shown(error.message));
   struct capture_index index;
   int has_index = snapshot_capture_index(capture, file, &index);
   if (has_index < 0) {
@@ -170,7 +171,7 @@ int cmd_snapshot(int argc, char **argv)
         snapshot_check_capture(&s, file, (uint64_t)index.capture.pid, index.capture.start, &foreign);
     capture_index_free(&index);
     if (owned != SNAPSHOT_OK) {
-      fprintf(stderr, "ljleak snapshot: error: %s\n", foreign.message);
+      fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(foreign.message));
       snapshot_free(&s);
       return CLI_EXIT_INPUT;
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "format/utf8.h"
 #include "summary/summary.h"
 
 static const char summary_usage_line[] =
@@ -33,15 +34,18 @@ static int summary_read_all(struct summary *summary, char **files, int count, in
 {
   for (int i = 0; i < count; i++) {
     struct memprof_error err;
+    char shown[UTF8_TERMINAL_SIZE(sizeof err.message)];
     enum memprof_status status = summary_read_file(summary, files[i], &err);
     if (status == MEMPROF_END)
       continue;
     if (status == MEMPROF_TRUNCATED) {
-      fprintf(stderr, "ljleak summary: warning: %s\n", err.message);
+      fprintf(stderr, "ljleak summary: warning: %s\n",
+              utf8_terminal_text(shown, sizeof shown, err.message));
       *cut = 1;
       continue;
     }
-    fprintf(stderr, "ljleak summary: error: %s\n", err.message);
+    fprintf(stderr, "ljleak summary: error: %s\n",
+            utf8_terminal_text(shown, sizeof shown, err.message));
     return summary_read_status(summary) == SUMMARY_ERROR_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }
   return CLI_EXIT_OK;

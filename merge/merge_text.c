@@ -12,24 +12,17 @@
 /* Label keys a site's line breaks its growth down by. */
 #define MERGE_TEXT_KEYS 16
 
-/* Text from a capture or a site name: control characters as \xNN, so a
- * hostile name cannot move the cursor or clear the screen. */
+/* Text from a capture or a site name: controls, bidi controls, line
+ * separators and bytes that are not UTF-8 escaped (\x1b, \u202e, \x9b;
+ * format/utf8.h), so a hostile name can neither move the cursor or clear the
+ * screen nor disguise itself. */
 static void put_clean(FILE *out, const char *text)
 {
   if (!text) {
     fputc('-', out);
     return;
   }
-  size_t length = strlen(text);
-  for (size_t i = 0; i < length;) {
-    uint32_t cp;
-    size_t used = utf8_decode(text + i, length - i, &cp);
-    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-      fprintf(out, "\\x%02" PRIx32, cp);
-    else
-      utf8_put(out, cp);
-    i += used;
-  }
+  utf8_put_terminal(out, text, strlen(text), UTF8_TERMINAL_TEXT);
 }
 
 /* "2026-11-28 05:33" in UTC, or "-". */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "summary/summary_internal.h"
 
 size_t summary_format_bytes(uint64_t bytes, int human_readable, char *out, size_t size)
@@ -61,11 +62,14 @@ static int compare_heap_bytes(const void *a, const void *b)
   return (ia > ib) - (ia < ib);
 }
 
+/* A name from the stream, which the process wrote: controls, bidi controls,
+ * line separators and bytes that are not UTF-8 escaped for the terminal
+ * (\x1b, \u202e, \x9b; format/utf8.h), the rest as it is. */
 static void print_name(const struct summary *summary, uint32_t name, FILE *out)
 {
   size_t length;
   const char *text = name_table_text(&summary->names, name, &length);
-  fwrite(text, 1, length, out);
+  utf8_put_terminal(out, text, length, UTF8_TERMINAL_TEXT);
 }
 
 /* The names in each entry's Overrides list: entry i's are

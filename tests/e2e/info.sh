@@ -88,7 +88,8 @@ check "json_has_the_sums" sh -c "grep -q '^  \"events\": $(sum "$tmp/duration/in
 
 # A hand-made index whose text values hold bytes that are no UTF-8 (0xff), a
 # control character, a quote and the index's escapes: the JSON is still JSON,
-# the text keeps the escapes as the index has them.
+# the text keeps the escapes as the index has them and escapes the byte and
+# the control character for the terminal (\xff, \x01).
 mkdir -p "$tmp/bytes"
 printf 'ljleak-index\tversion=1\ncapture\tpid=5\thost=h\001\tcommand=a\377b\001c"d\\\\e\\tf\nsegment\tseq=1\tfile=s\377\\t.memprof\tevents=3\tbytes=10\ttrace_events=2\ttrace_lines=1\theap_bytes=7\nsegment\tseq=2\tfile=t.memprof\tevents=4\tbytes=20\n' \
   > "$tmp/bytes/index"
@@ -105,9 +106,10 @@ assert (v["events"], v["bytes"], v["trace_events"], v["trace_lines"]) == (7, 30,
 assert "heap_bytes" not in v, v' "$tmp/bytes.json"
 fi
 "$LJLEAK" info "$tmp/bytes" >"$tmp/bytes.out"
-check "text_of_bytes_keeps_the_index_bytes" \
-  has "$tmp/bytes.out" "$(printf 'command=a\377b\001c"d\\\\e\\tf')"
-check "text_of_bytes_keeps_the_file_bytes" has "$tmp/bytes.out" "$(printf 'files=s\377\\t.memprof\tt.memprof')"
+check "text_of_bytes_escapes_the_index_bytes" \
+  has "$tmp/bytes.out" 'command=a\xffb\x01c"d\\e\tf'
+check "text_of_bytes_escapes_the_file_bytes" has "$tmp/bytes.out" "$(printf 'files=s\\xff\\t.memprof\tt.memprof')"
+check "text_of_bytes_has_no_raw_byte" sh -c "! LC_ALL=C grep -q '[^ -~	]' '$tmp/bytes.out'"
 check "sums_and_no_heap_bytes_of_a_last_segment_without_it" \
   test "$("$LJLEAK" info --get events --get bytes --get trace_events --get heap_bytes "$tmp/bytes" | tr '\n' ' ')" = "7 30 2  "
 
