@@ -1,16 +1,19 @@
 /* report/html.c: one self-contained HTML page: metadata, memory chart, sortable site table, sources. */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "report/common.h"
 #include "report/html_chart.h"
 
 #define SOURCE_CONTEXT 3        /* lines shown before and after a site's line */
-#define SOURCE_MAX_SITES 200    /* sites that get a source excerpt (flagged come first) */
+#define SOURCE_MAX_SITES 200    /* sites that get a source excerpt or note (flagged come first) */
 #define SOURCE_MAX_LINE 240     /* bytes of a source line shown */
 
 /* Text as HTML character data or a quoted attribute value. */
@@ -280,63 +283,118 @@ static void put_capture(FILE *out, const char *title, const struct diff_capture 
 
 /* ---- Sources -------------------------------------------------------------- */
 
-/* Opens a site's Lua source (a name ending in .lua): as named (relative to
- * the current directory), or under source_root when one is given and the
- * name is relative. */
-static FILE *open_source(const struct report_options *options, const char *file)
+/* Where excerpts come from: the operator's --source-root, opened once. */
+struct html_sources {
+  const char *root;   /* NULL: no source file is opened */
+  int fd;             /* root, or -1 */
+  int error;          /* errno of opening root */
+};
+
+/* Without --source-root, where the excerpts would be (our words; no `code`
+ * spans inside the table: a row's <code> is its name). */
+static const char source_hint_row[] =
+    "source excerpt: give --source-root DIR (the directory the chunk names are relative to)";
+static const char source_hint[] =
+    "give `--source-root DIR`, the directory the chunk names are relative to "
+    "(`ljleak report --format html --source-root DIR RESULT.json`); without it no source "
+    "file is read";
+
+/* A Lua or trace site with a file and a line: one that could have an excerpt. */
+static int source_site(const struct diff_site *s)
 {
-  /* Only Lua sources: a result from elsewhere must not pull lines of any
-   * other file (a key, a password file) into a page that will be shared. */
-  size_t length = file ? strlen(file) : 0;
-  if (length < 5 || strcmp(file + length - 4, ".lua") != 0)
-    return NULL;
-  if (!options->source_root || file[0] == '/')
-    return fopen(file, "r");
-  size_t n = strlen(options->source_root) + strlen(file) + 2;
-  char *path = malloc(n);
-  if (!path)
-    return NULL;
-  snprintf(path, n, "%s/%s", options->source_root, file);
-  FILE *in = fopen(path, "r");
-  free(path);
-  return in;
+  return (s->kind == DIFF_SITE_LUA || s->kind == DIFF_SITE_TRACE) && s->source_file &&
+         s->source_line;
 }
 
-/* Writes the lines around a site's line as <pre>; returns 1 if any was found. */
-static int put_source(FILE *out, const struct report_options *options, const struct diff_site *s)
+/* Writes the lines of text around line as <pre>; returns 1 if any was there. */
+static int put_lines(FILE *out, const char *text, size_t length, uint64_t line)
 {
-  if ((s->kind != DIFF_SITE_LUA && s->kind != DIFF_SITE_TRACE) || !s->source_line)
-    return 0;
-  FILE *in = open_source(options, s->source_file);
-  if (!in)
-    return 0;
-  uint64_t first = s->source_line > SOURCE_CONTEXT ? s->source_line - SOURCE_CONTEXT : 1;
-  uint64_t last = s->source_line + SOURCE_CONTEXT, number = 0;
-  char *line = NULL;
-  size_t capacity = 0;
+  uint64_t first = line > SOURCE_CONTEXT ? line - SOURCE_CONTEXT : 1;
+  uint64_t last = line + SOURCE_CONTEXT, number = 0;
+  const char *p = text, *end = text + length;
+  char shown[SOURCE_MAX_LINE + 1];
   int found = 0;
-  ssize_t length;
-  while (number < last && (length = getline(&line, &capacity, in)) >= 0) {
+  while (p < end && number < last) {
+    const char *newline = memchr(p, '\n', (size_t)(end - p));
+    const char *stop = newline ? newline : end;
     number++;
-    if (number < first)
-      continue;
-    while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r'))
-      line[--length] = '\0';
-    if (length > SOURCE_MAX_LINE)
-      line[SOURCE_MAX_LINE] = '\0';  /* may cut a UTF-8 sequence: it shows as U+FFFD */
-    if (!found)
-      fputs("<pre class=\"src\">", out);
-    found = 1;
-    fprintf(out, "<span%s><b>%" PRIu64 "</b>", number == s->source_line ? " class=\"hit\"" : "",
-            number);
-    html_put(out, line);
-    fputs("</span>", out);
+    if (number >= first) {
+      size_t n = (size_t)(stop - p);
+      while (n > 0 && p[n - 1] == '\r')
+        n--;
+      if (n > SOURCE_MAX_LINE)
+        n = SOURCE_MAX_LINE;  /* may cut a UTF-8 sequence: it shows as U+FFFD */
+      memcpy(shown, p, n);
+      shown[n] = '\0';
+      if (!found)
+        fputs("<pre class=\"src\">", out);
+      found = 1;
+      fprintf(out, "<span%s><b>%" PRIu64 "</b>", number == line ? " class=\"hit\"" : "", number);
+      html_put(out, shown);
+      fputs("</span>", out);
+    }
+    p = newline ? newline + 1 : end;
   }
-  free(line);
-  fclose(in);
   if (found)
     fputs("</pre>", out);
   return found;
+}
+
+/* A site's source excerpt as HTML in *excerpt (free()), or NULL with why
+ * (empty when there is nothing to say). Returns -1 when out of memory. */
+static int source_excerpt(const struct html_sources *sources, const struct diff_site *s,
+                          char **excerpt, char *why, size_t why_size)
+{
+  *excerpt = NULL;
+  why[0] = '\0';
+  if (!source_site(s))
+    return 0;
+  if (!sources->root) {
+    snprintf(why, why_size, "%s", source_hint_row);
+    return 0;
+  }
+  if (sources->fd < 0) {
+    snprintf(why, why_size, "source not shown: the source root cannot be opened");
+    return 0;
+  }
+  /* Only Lua sources: a name under the root that is not Lua (a key, a
+   * config file) stays out of a page that will be shared. */
+  size_t length = strlen(s->source_file);
+  if (length < 5 || strcmp(s->source_file + length - 4, ".lua") != 0) {
+    snprintf(why, why_size, "source not shown: not a .lua file");
+    return 0;
+  }
+  struct report_source source;
+  enum report_source_status status =
+      report_source_read(sources->fd, s->source_file, REPORT_SOURCE_OPENAT2, &source);
+  if (status == REPORT_SOURCE_MEMORY)
+    return -1;
+  if (status != REPORT_SOURCE_OK) {
+    char reason[128];
+    report_source_why(status, &source, reason, sizeof reason);
+    snprintf(why, why_size, "source not shown: %s", reason);
+    return 0;
+  }
+  size_t size = 0;
+  FILE *out = open_memstream(excerpt, &size);
+  if (!out) {
+    free(source.text);
+    return -1;
+  }
+  int found = put_lines(out, source.text, source.length, s->source_line);
+  free(source.text);
+  if (fclose(out) != 0) {
+    free(*excerpt);
+    *excerpt = NULL;
+    return -1;
+  }
+  if (!found) {
+    free(*excerpt);
+    *excerpt = NULL;
+    snprintf(why, why_size, "source not shown: line %" PRIu64 " is past the end of the file",
+             s->source_line);
+  }
+  return 0;
 }
 
 /* ---- The site table ------------------------------------------------------- */
@@ -446,16 +504,14 @@ static void put_containers(FILE *out, const struct diff_result *r)
 }
 
 /* A site's name; with folded_source, its source excerpt folded under it. */
-static void put_site_cell(FILE *out, const struct report_options *options,
-                          const struct diff_site *s, int folded_source)
+static void put_site_cell(FILE *out, const struct diff_site *s, const char *folded_source)
 {
   fputs("<td class=\"site\">", out);
   if (folded_source) {
     fputs("<details><summary><code>", out);
     html_put(out, s->name);
     fprintf(out, "</code><span class=\"kind\">%s</span></summary>", diff_site_kind_name(s->kind));
-    if (!put_source(out, options, s))
-      fputs("<p class=\"kind\">source not readable</p>", out);
+    fputs(folded_source, out);
     fputs("</details>", out);
   } else {
     fputs("<code>", out);
@@ -472,19 +528,31 @@ static void put_site_cell(FILE *out, const struct report_options *options,
   fputs("</td>", out);
 }
 
-/* Whether a site's source can be opened (so the cell gets an excerpt). */
-static int source_readable(const struct report_options *options, const struct diff_site *s)
+/* Above the table: how to get excerpts, or why there are none. */
+static void put_sources_note(FILE *out, const struct diff_result *r,
+                             const struct html_sources *sources)
 {
-  if ((s->kind != DIFF_SITE_LUA && s->kind != DIFF_SITE_TRACE) || !s->source_line)
-    return 0;
-  FILE *in = open_source(options, s->source_file);
-  if (!in)
-    return 0;
-  fclose(in);
-  return 1;
+  if (sources->root && sources->fd >= 0)
+    return;
+  size_t i = 0;
+  while (i < r->site_count && !source_site(&r->sites[i]))
+    i++;
+  if (i == r->site_count)
+    return;  /* no site a source could be shown for */
+  fputs("<p class=\"kind\" id=\"sources\">Source excerpts: ", out);
+  if (!sources->root) {
+    html_put_words(out, source_hint);
+  } else {
+    fputs("none, the source root <code>", out);
+    html_put(out, sources->root);
+    fputs("</code> cannot be opened: ", out);
+    html_put(out, strerror(sources->error));
+  }
+  fputs(".</p>\n", out);
 }
 
-static void put_table(FILE *out, const struct diff_result *r, const struct report_options *options)
+/* Returns 0, or -1 when out of memory. */
+static int put_table(FILE *out, const struct diff_result *r, const struct html_sources *sources)
 {
   int base = r->mode == DIFF_MODE_BASE, range = r->mode == DIFF_MODE_RANGE;
   fprintf(out, "<h2>Sites <span class=\"kind\">%zu, click a column to sort</span></h2>\n",
@@ -494,6 +562,7 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
     html_put(out, report_no_snapshot_hint);
     fputs("</p>\n", out);
   }
+  put_sources_note(out, r, sources);
   fputs("<table class=\"sortable\" id=\"sites\">\n<thead><tr><th>#</th>"
         "<th class=\"site\">site</th><th class=\"vd\">verdict</th><th class=\"spark\">series</th>",
         out);
@@ -515,13 +584,17 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *s = &r->sites[i];
     int flagged = s->facts.flagged;
-    int with_source = with_sources < SOURCE_MAX_SITES && source_readable(options, s);
-    with_sources += with_source != 0;
+    char *excerpt = NULL, why[256] = "";
+    if (with_sources < SOURCE_MAX_SITES &&
+        source_excerpt(sources, s, &excerpt, why, sizeof why) < 0)
+      return -1;
+    /* A flagged site's note says why it has no excerpt; others just have none. */
+    with_sources += excerpt || (flagged && why[0]);
     /* One tbody per site: its row and, for a flagged one, its source below
      * across the table; sorting moves the tbody as a whole. */
     fprintf(out, "<tbody>\n<tr class=\"%s\"><td data-v=\"%zu\">%zu</td>",
             flagged ? "row flagged" : "row", i + 1, i + 1);
-    put_site_cell(out, options, s, with_source && !flagged);
+    put_site_cell(out, s, flagged ? NULL : excerpt);
     cell_verdict(out, s->verdict, s->allowed);
     fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">", finite_or_zero(s->growth_bytes_per_segment));
     report_html_chart_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged,
@@ -560,15 +633,22 @@ static void put_table(FILE *out, const struct diff_result *r, const struct repor
     cell_count(out, s->allocs);
     cell_count(out, s->frees);
     fputs("</tr>\n", out);
-    if (with_source && flagged) {
+    if (flagged && (excerpt || why[0])) {
       fprintf(out, "<tr class=\"source\"><td></td><td colspan=\"%d\">", columns - 1);
-      if (!put_source(out, options, s))
-        fputs("<p class=\"kind\">source not readable</p>", out);
+      if (excerpt) {
+        fputs(excerpt, out);
+      } else {
+        fputs("<p class=\"kind\">", out);
+        html_put(out, why);
+        fputs("</p>", out);
+      }
       fputs("</td></tr>\n", out);
     }
+    free(excerpt);
     fputs("</tbody>\n", out);
   }
   fputs("</table>\n", out);
+  return 0;
 }
 
 int report_render_html(const struct diff_result *r, const struct report_options *options,
@@ -602,7 +682,18 @@ int report_render_html(const struct diff_result *r, const struct report_options 
     return -1;
   }
   report_html_flame(out, r);
-  put_table(out, r, options);
+  /* The root is the operator's choice, followed if a link; the names
+   * beneath it are the capture's and are not (report_source_read). */
+  struct html_sources sources = {options->source_root, -1, 0};
+  if (sources.root && (sources.fd = open(sources.root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+    sources.error = errno;
+  int table = put_table(out, r, &sources);
+  if (sources.fd >= 0)
+    close(sources.fd);
+  if (table < 0) {
+    snprintf(error, error_size, "out of memory");
+    return -1;
+  }
   put_containers(out, r);
   fprintf(out, "<footer>ljleak %s report. Growth is the Theil-Sen slope of live bytes over "
                "the boundaries; p is the one-sided Mann-Kendall p-value of an upward "

@@ -20,7 +20,8 @@ enum report_format {
 
 struct report_options {
   int color;                  /* text: ANSI colour (the front end decides: a terminal and no NO_COLOR) */
-  const char *source_root;    /* html: where to look for Lua sources (NULL: as named, relative to cwd) */
+  const char *source_root;    /* html: the directory Lua sources are read beneath (report_source_read);
+                               * NULL: no source file is opened, the page says how to get excerpts */
   /* pprof and folded: the values of each stack. Live bytes and blocks at
    * boundary `boundary` (1-based; 0: the last), and their growth from the
    * first judged boundary (after the warm-up; range mode: --from) to it;
@@ -70,6 +71,49 @@ enum report_markup {
  * (attribute values keep them), the other control characters, U+FFFE and
  * U+FFFF as U+FFFD. */
 void report_put_markup(FILE *out, const char *text, enum report_markup markup);
+
+/* ---- Lua sources beneath a root ------------------------------------------- */
+
+/* The largest source file read for an excerpt: a Lua file past it is
+ * generated, not read by people, and the cap bounds what a hostile name
+ * can make the report read. */
+#define REPORT_SOURCE_MAX_BYTES ((size_t)4 << 20)
+
+enum report_source_status {
+  REPORT_SOURCE_OK,
+  REPORT_SOURCE_BAD_NAME,     /* empty, absolute, a ".." component, or ending in '/' */
+  REPORT_SOURCE_MISSING,      /* no such file beneath the root (or a non-directory on the way) */
+  REPORT_SOURCE_LINK,         /* a symbolic link on the way or at the end */
+  REPORT_SOURCE_NOT_REGULAR,  /* a directory, FIFO, device or socket */
+  REPORT_SOURCE_TOO_LARGE,    /* over REPORT_SOURCE_MAX_BYTES */
+  REPORT_SOURCE_UNREADABLE,   /* any other error; its errno in source->error */
+  REPORT_SOURCE_MEMORY
+};
+
+/* How a name's directories are resolved. */
+enum report_source_resolve {
+  REPORT_SOURCE_OPENAT2,      /* openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), or the
+                               * walk where the kernel (or a seccomp filter) refuses it */
+  REPORT_SOURCE_WALK          /* component by component, openat(O_NOFOLLOW) (tests) */
+};
+
+struct report_source {
+  char *text;                 /* the file's bytes and a '\0' (free()); NULL unless OK */
+  size_t length;
+  int error;                  /* UNREADABLE: its errno */
+};
+
+/* Reads the file `name` (a chunk name without its '@') beneath the directory
+ * root (a descriptor): never an absolute name or a ".." component, no
+ * symbolic link in any component, only a regular file (a FIFO or device is
+ * refused without blocking or reading), at most REPORT_SOURCE_MAX_BYTES.
+ * Returns the status; with REPORT_SOURCE_OK, source->text holds the file. */
+enum report_source_status report_source_read(int root, const char *name,
+                                             enum report_source_resolve resolve,
+                                             struct report_source *source);
+/* Why a source was not read, a few words for the page ("a symbolic link"). */
+void report_source_why(enum report_source_status status, const struct report_source *source,
+                       char *buffer, size_t size);
 
 /* ---- Reading a saved result ---------------------------------------------- */
 

@@ -1,10 +1,14 @@
 /* tests/test_report.c: the report stage: golden outputs, JSON round trips, strict parsing, escaping. */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/check_run.h"
 #include "tests/report_golden.h"
@@ -946,7 +950,7 @@ END_TEST
 START_TEST(test_html_shows_metadata_chart_table_and_sources)
 {
   struct diff_result r = trend_result();
-  char *html = render(&r, REPORT_FORMAT_HTML, 0, NULL);
+  char *html = render(&r, REPORT_FORMAT_HTML, 0, ".");
   ck_assert_ptr_nonnull(strstr(html, "<h1>2 of 6 sites growing</h1>"));
   ck_assert_ptr_nonnull(strstr(html, "<dt>command</dt><dd><code>luajit app.lua 8080</code></dd>"));
   ck_assert_ptr_nonnull(strstr(html, "<dt>host</dt><dd>web-1</dd>"));
@@ -995,8 +999,9 @@ START_TEST(test_html_reads_only_lua_sources)
 {
   struct diff_result r = trend_result();
   sites[0].source_file = (char *)"testdata/report/trend.txt";  /* exists, not Lua */
-  char *html = render(&r, REPORT_FORMAT_HTML, 0, NULL);
+  char *html = render(&r, REPORT_FORMAT_HTML, 0, ".");
   ck_assert_ptr_null(strstr(html, "ljleak: 2 of 6 sites growing"));
+  ck_assert_ptr_nonnull(strstr(html, "<p class=\"kind\">source not shown: not a .lua file</p>"));
   ck_assert_ptr_nonnull(strstr(html, "<b>16</b>  sessions[#sessions + 1]"));  /* site 2 still */
   free(html);
 }
@@ -1008,6 +1013,227 @@ START_TEST(test_html_source_missing_is_said_not_fatal)
   char *html = render(&r, REPORT_FORMAT_HTML, 0, "no/such/root");
   ck_assert_ptr_null(strstr(html, "<pre class=\"src\">"));
   ck_assert_ptr_nonnull(strstr(html, "<code>@testdata/report/app.lua:16</code>"));
+  ck_assert_ptr_nonnull(strstr(html, "Source excerpts: none, the source root <code>no/such/root</code> "
+                                     "cannot be opened: No such file or directory."));
+  free(html);
+}
+END_TEST
+
+/* ---- Sources beneath --source-root ------------------------------------------------- */
+
+/* A tree made once for the tcase (an unchecked fixture: made and removed
+ * outside the forked tests):
+ *   DIR/outside.lua                a file beside the root
+ *   DIR/root/ok.lua                nine lines, "local v1 = 1" to "local v9 = 9"
+ *   DIR/root/sub/inner.lua
+ *   DIR/root/link.lua -> ok.lua    a link in the last component (to a file beneath)
+ *   DIR/root/linkdir -> sub        a link in a middle directory
+ *   DIR/root/fifo.lua              a FIFO: opening it to read would block
+ *   DIR/root/dir.lua/              a directory
+ *   DIR/root/big.lua               one byte over the cap (sparse)
+ *   DIR/root/edge.lua              exactly the cap (sparse) */
+static char source_dir[256], source_root[300];
+
+static void source_path(char *path, size_t size, const char *name)
+{
+  ck_assert_int_lt(snprintf(path, size, "%s/%s", source_dir, name), (int)size);
+}
+
+static void source_write(const char *name, const char *text, off_t size)
+{
+  char path[400];
+  source_path(path, sizeof path, name);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  if (size)
+    ck_assert_int_eq(ftruncate(fd, size), 0);
+  ck_assert_int_eq(close(fd), 0);
+}
+
+static const char *const source_tree[] = {
+    "root/ok.lua", "root/sub/inner.lua", "root/link.lua", "root/linkdir", "root/fifo.lua",
+    "root/big.lua", "root/edge.lua", "outside.lua"};
+
+static void source_tree_make(void)
+{
+  const char *tmp = getenv("TMPDIR");
+  snprintf(source_dir, sizeof source_dir, "%s/ljleak-source.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(source_dir));
+  char path[400];
+  source_path(source_root, sizeof source_root, "root");
+  ck_assert_int_eq(mkdir(source_root, 0755), 0);
+  source_path(path, sizeof path, "root/sub");
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  source_path(path, sizeof path, "root/dir.lua");
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  source_write("root/ok.lua", "local v1 = 1\nlocal v2 = 2\nlocal v3 = 3\nlocal v4 = 4\nlocal v5 = 5\n"
+                              "local v6 = 6\nlocal v7 = 7\nlocal v8 = 8\nlocal v9 = 9\n", 0);
+  source_write("root/sub/inner.lua", "return 'inner'\n", 0);
+  source_write("outside.lua", "return 'outside'\n", 0);
+  source_write("root/big.lua", "-- big\n", (off_t)REPORT_SOURCE_MAX_BYTES + 1);
+  source_write("root/edge.lua", "-- edge\n", (off_t)REPORT_SOURCE_MAX_BYTES);
+  source_path(path, sizeof path, "root/link.lua");
+  ck_assert_int_eq(symlink("ok.lua", path), 0);
+  source_path(path, sizeof path, "root/linkdir");
+  ck_assert_int_eq(symlink("sub", path), 0);
+  source_path(path, sizeof path, "root/fifo.lua");
+  ck_assert_int_eq(mkfifo(path, 0644), 0);
+}
+
+static void source_tree_remove(void)
+{
+  char path[400];
+  for (size_t i = 0; i < sizeof source_tree / sizeof source_tree[0]; i++) {
+    source_path(path, sizeof path, source_tree[i]);
+    unlink(path);
+  }
+  static const char *const dirs[] = {"root/sub", "root/dir.lua", "root", ""};
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    source_path(path, sizeof path, dirs[i]);
+    rmdir(path);
+  }
+}
+
+static enum report_source_status read_beneath(const char *name, enum report_source_resolve resolve,
+                                              struct report_source *source)
+{
+  int root = open(source_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ck_assert_int_ge(root, 0);
+  enum report_source_status status = report_source_read(root, name, resolve, source);
+  ck_assert_int_eq(close(root), 0);
+  if (status != REPORT_SOURCE_OK)
+    ck_assert_ptr_null(source->text);
+  return status;
+}
+
+/* Each refusal, by openat2 and by the component walk alike. */
+START_TEST(test_source_read_only_regular_files_beneath_the_root)
+{
+  enum report_source_resolve resolve = _i ? REPORT_SOURCE_WALK : REPORT_SOURCE_OPENAT2;
+  struct report_source source;
+  ck_assert_int_eq(read_beneath("ok.lua", resolve, &source), REPORT_SOURCE_OK);
+  ck_assert_uint_eq(source.length, 9 * 13);
+  ck_assert(!strncmp(source.text, "local v1 = 1\nlocal v2 = 2\n", 26));
+  free(source.text);
+  ck_assert_int_eq(read_beneath("sub/inner.lua", resolve, &source), REPORT_SOURCE_OK);
+  ck_assert_str_eq(source.text, "return 'inner'\n");
+  free(source.text);
+  ck_assert_int_eq(read_beneath("./sub//inner.lua", resolve, &source), REPORT_SOURCE_OK);
+  free(source.text);
+  ck_assert_int_eq(read_beneath("edge.lua", resolve, &source), REPORT_SOURCE_OK);
+  ck_assert_uint_eq(source.length, REPORT_SOURCE_MAX_BYTES);
+  free(source.text);
+
+  char absolute[400];
+  source_path(absolute, sizeof absolute, "root/ok.lua");
+  ck_assert_int_eq(read_beneath(absolute, resolve, &source), REPORT_SOURCE_BAD_NAME);
+  ck_assert_int_eq(read_beneath("../outside.lua", resolve, &source), REPORT_SOURCE_BAD_NAME);
+  ck_assert_int_eq(read_beneath("sub/../ok.lua", resolve, &source), REPORT_SOURCE_BAD_NAME);
+  ck_assert_int_eq(read_beneath("sub/..", resolve, &source), REPORT_SOURCE_BAD_NAME);
+  ck_assert_int_eq(read_beneath("", resolve, &source), REPORT_SOURCE_BAD_NAME);
+  ck_assert_int_eq(read_beneath("sub/", resolve, &source), REPORT_SOURCE_BAD_NAME);
+  ck_assert_int_eq(read_beneath("link.lua", resolve, &source), REPORT_SOURCE_LINK);
+  ck_assert_int_eq(read_beneath("linkdir/inner.lua", resolve, &source), REPORT_SOURCE_LINK);
+  ck_assert_int_eq(read_beneath("fifo.lua", resolve, &source), REPORT_SOURCE_NOT_REGULAR);
+  ck_assert_int_eq(read_beneath("dir.lua", resolve, &source), REPORT_SOURCE_NOT_REGULAR);
+  ck_assert_int_eq(read_beneath("big.lua", resolve, &source), REPORT_SOURCE_TOO_LARGE);
+  ck_assert_int_eq(read_beneath("missing.lua", resolve, &source), REPORT_SOURCE_MISSING);
+  ck_assert_int_eq(read_beneath("ok.lua/x.lua", resolve, &source), REPORT_SOURCE_MISSING);
+  ck_assert_int_eq(read_beneath("no/such/x.lua", resolve, &source), REPORT_SOURCE_MISSING);
+}
+END_TEST
+
+START_TEST(test_source_refusals_say_why)
+{
+  struct report_source source = {NULL, 0, EACCES};
+  char why[128];
+  report_source_why(REPORT_SOURCE_LINK, &source, why, sizeof why);
+  ck_assert_str_eq(why, "a symbolic link on the way");
+  report_source_why(REPORT_SOURCE_TOO_LARGE, &source, why, sizeof why);
+  ck_assert_str_eq(why, "larger than 4.0 MiB");
+  report_source_why(REPORT_SOURCE_UNREADABLE, &source, why, sizeof why);
+  ck_assert_str_eq(why, "Permission denied");
+}
+END_TEST
+
+/* The page under a root: the excerpt of a plain file; for every refused
+ * name no excerpt, a note saying why, and the page is whole. */
+START_TEST(test_html_reads_sources_only_beneath_the_root)
+{
+  struct diff_result r = trend_result();
+  sites[0].source_file = (char *)"ok.lua";
+  sites[0].source_line = 5;
+  char *html = render(&r, REPORT_FORMAT_HTML, 0, source_root);
+  ck_assert_ptr_nonnull(strstr(html, "<pre class=\"src\"><span><b>2</b>local v2 = 2</span>"));
+  ck_assert_ptr_nonnull(strstr(html, "<span class=\"hit\"><b>5</b>local v5 = 5</span>"));
+  ck_assert_ptr_nonnull(strstr(html, "<span><b>8</b>local v8 = 8</span></pre>"));
+  ck_assert_ptr_null(strstr(html, "id=\"sources\""));  /* no note above the table */
+  free(html);
+
+  char absolute[400];
+  source_path(absolute, sizeof absolute, "root/ok.lua");
+  const struct {
+    const char *name, *why;
+  } refused[] = {
+      {absolute, "not a name beneath the source root (absolute, or with ..)"},
+      {"../outside.lua", "not a name beneath the source root (absolute, or with ..)"},
+      {"sub/../ok.lua", "not a name beneath the source root (absolute, or with ..)"},
+      {"link.lua", "a symbolic link on the way"},
+      {"linkdir/inner.lua", "a symbolic link on the way"},
+      {"fifo.lua", "not a regular file"},
+      {"dir.lua", "not a regular file"},
+      {"big.lua", "larger than 4.0 MiB"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    r = trend_result();
+    sites[0].source_file = (char *)refused[i].name;
+    sites[0].source_line = 1;
+    html = render(&r, REPORT_FORMAT_HTML, 0, source_root);
+    ck_assert_msg(!strstr(html, "<pre class=\"src\">"), "%s has an excerpt", refused[i].name);
+    ck_assert_ptr_null(strstr(html, "local v1"));
+    ck_assert_ptr_null(strstr(html, "outside"));
+    char note[200];
+    snprintf(note, sizeof note, "<p class=\"kind\">source not shown: %s</p>", refused[i].why);
+    ck_assert_msg(strstr(html, note) != NULL, "%s: no note '%s'", refused[i].name, note);
+    ck_assert_ptr_nonnull(strstr(html, "</table>"));
+    ck_assert_ptr_nonnull(strstr(html, "</html>\n"));
+    free(html);
+  }
+}
+END_TEST
+
+/* No root: no file is opened, not even a readable one under the current
+ * directory (the FIFO would block an open to read), and the page says how
+ * to get excerpts, above the table and where a flagged site's would be. */
+START_TEST(test_html_without_a_source_root_reads_nothing)
+{
+  struct diff_result r = trend_result();
+  char fifo[400];
+  source_path(fifo, sizeof fifo, "root/fifo.lua");
+  sites[1].source_file = fifo;  /* sites[0] and [2]: testdata/report/app.lua, readable */
+  char *html = render(&r, REPORT_FORMAT_HTML, 0, NULL);
+  ck_assert_ptr_null(strstr(html, "<pre class=\"src\">"));
+  ck_assert_ptr_null(strstr(html, "sessions[#sessions + 1]"));
+  ck_assert_ptr_nonnull(strstr(html, "<p class=\"kind\" id=\"sources\">Source excerpts: give "
+                                     "<code>--source-root DIR</code>, the directory the chunk "
+                                     "names are relative to"));
+  size_t notes = 0;
+  for (const char *p = html; (p = strstr(p, "<p class=\"kind\">source excerpt: give --source-root "
+                                            "DIR (the directory the chunk names are relative to)</p>"));
+       p++)
+    notes++;
+  ck_assert_uint_eq(notes, 2);  /* the two flagged sites */
+  ck_assert_ptr_null(strstr(html, "<details><summary>"));  /* nothing folded for the others */
+  free(html);
+
+  /* A result without a Lua site has nothing to say about sources. */
+  r = trend_result();
+  for (size_t i = 0; i < r.site_count; i++)
+    sites[i].source_line = 0;
+  html = render(&r, REPORT_FORMAT_HTML, 0, NULL);
+  ck_assert_ptr_null(strstr(html, "Source excerpts"));
+  ck_assert_ptr_null(strstr(html, "source excerpt:"));
   free(html);
 }
 END_TEST
@@ -1109,6 +1335,13 @@ int main(void)
   tcase_add_test(html, test_html_source_missing_is_said_not_fatal);
   tcase_add_test(html, test_html_reads_only_lua_sources);
   suite_add_tcase(s, html);
+  TCase *sources = tcase_create("sources");
+  tcase_add_unchecked_fixture(sources, source_tree_make, source_tree_remove);
+  tcase_add_loop_test(sources, test_source_read_only_regular_files_beneath_the_root, 0, 2);
+  tcase_add_test(sources, test_source_refusals_say_why);
+  tcase_add_test(sources, test_html_reads_sources_only_beneath_the_root);
+  tcase_add_test(sources, test_html_without_a_source_root_reads_nothing);
+  suite_add_tcase(s, sources);
   TCase *small = tcase_create("small");
   tcase_add_test(small, test_format_names_parse);
   tcase_add_test(small, test_flagged_count_follows_the_mode);
