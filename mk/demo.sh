@@ -37,7 +37,9 @@ case "$verdict" in 0|1|5) ;; *) die "ljleak diff failed (status $verdict)" ;; es
 echo "\$ $ljleak report $out/result.json"
 "$ljleak" report "$out/result.json"
 NO_COLOR=1 "$ljleak" report -o "$out/report.txt" "$out/result.json"
-"$ljleak" report --format html -o "$out/report.html" "$out/result.json"
+# The chunk names (@testdata/demo/service.lua) are relative to this directory:
+# the page's source excerpts are read beneath it, and without it none is read.
+"$ljleak" report --format html --source-root . -o "$out/report.html" "$out/result.json"
 case $? in 0|1|5) ;; *) die "the HTML report failed" ;; esac
 echo
 
@@ -46,7 +48,8 @@ echo "== Where everything is ($took s in all):"
 echo "   capture       $out/capture/ (index and $segments memprof segments)"
 echo "   text report   $out/report.txt"
 echo "   HTML report   $out/report.html (open it in a browser; it is self-contained)"
-echo "   JSON result   $out/result.json (ljleak report --format junit|markdown|html re-renders it)"
+echo "   JSON result   $out/result.json (ljleak report --format junit|markdown|html re-renders it;"
+echo "                 html with --source-root . for the source lines around each site)"
 echo "   the leak      $service:91 makes a listener closure per keep-alive request;"
 echo "                 pool_on (line 31) appends it to a list that is never emptied: the"
 echo "                 report's \"held by\" block names it, pool.listeners.close, from a heap snapshot"

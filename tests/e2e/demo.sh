@@ -33,6 +33,8 @@ check "demo_capture_is_stopped" test "$("$LJLEAK" info --get stopped "$out/captu
 segments=$("$LJLEAK" info --get segments "$out/capture" 2>/dev/null)
 check "demo_capture_has_at_least_12_segments" test "${segments:-0}" -ge 12
 check "demo_html_report_names_the_leak" grep -q 'service.lua:91' "$out/report.html"
+# mk/demo.sh gives --source-root .: the page shows the leaking line in its excerpt.
+check "demo_html_shows_the_leaking_source_line" grep -q '<span class="hit"><b>91</b>.*the leak: never removed' "$out/report.html"
 
 "$LJLEAK" report --format junit -o "$tmp/junit.xml" "$out/result.json"
 junit_failures "$tmp/junit.xml" > "$tmp/flagged"
