@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/e2e/report.sh: ljleak report end to end: every format from a saved JSON
 # result, the same output as the golden files, well-formed JUnit XML, exit codes,
-# -o, usage and unreadable input.
+# -o, usage and unreadable input; HTML source excerpts only beneath --source-root
+# (a chunk named after a link to a secret, or after a FIFO, reads nothing).
 E2E_NAME=report
 . tests/e2e/lib.sh
 data=testdata/report
@@ -218,5 +219,52 @@ run "$tmp/real.json" >/dev/null
 check "report_of_the_fixture_exits_1_like_diff" test "$status" = 1
 run "$tmp/real-base.json" >/dev/null
 check "report_of_a_capture_against_itself_exits_0" test "$status" = 0
+
+# Source excerpts, from a real capture whose chunks are named after files a
+# hostile process could plant where the report looks: steal.lua, a link to a
+# secret; lnk/y.lua, through a link to a directory holding another; x.lua, a
+# FIFO (opening it to read would block the report forever); ok.lua, a plain
+# file beside them (the control). Under timeout, so a regression fails.
+src=$tmp/src
+mkdir -p "$src" "$tmp/elsewhere"
+secret="LJLEAK-SECRET-$$-NOT-FOR-THE-PAGE"
+echo "-- $secret" >"$tmp/secret.lua"
+cp "$tmp/secret.lua" "$tmp/elsewhere/y.lua"
+chmod 600 "$tmp/secret.lua" "$tmp/elsewhere/y.lua"
+ln -s "$tmp/secret.lua" "$src/steal.lua"
+ln -s "$tmp/elsewhere" "$src/lnk"
+mkfifo "$src/x.lua"
+printf -- '-- control 1\n-- control 2\n-- control 3\n-- control 4\n-- control 5\n-- control 6\n' >"$src/ok.lua"
+cat >"$tmp/chunks.lua" <<'EOF'
+local keep = {}
+local code = "local keep = ...\nreturn function(n)\n  for i = 1, n do\n    keep[#keep + 1] = { i }\n  end\nend\n"
+local function chunk(name) return assert(load(code, "@" .. name))(keep) end
+local fills = { chunk("steal.lua"), chunk("lnk/y.lua"), chunk("x.lua"), chunk("ok.lua") }
+for _ = 1, 12 do
+  for _, fill in ipairs(fills) do fill(200) end
+  collectgarbage()
+end
+EOF
+"$LJLEAK" run -o "$tmp/chunks" --snapshots none "$tmp/chunks.lua" >"$tmp/chunks.out" 2>&1
+check "chunks_capture_runs" test $? = 0
+"$LJLEAK" diff --format json -o "$tmp/chunks.json" "$tmp/chunks" 2>/dev/null
+for name in steal.lua lnk/y.lua x.lua ok.lua; do
+  check "chunks_capture_has_a_site_in_$name" grep -q "\"name\": \"@$name:4\"" "$tmp/chunks.json"
+done
+ljleak_abs=$(cd "$(dirname "$LJLEAK")" && pwd)/$(basename "$LJLEAK")
+timeout 60 "$ljleak_abs" report --format html --source-root "$src" -o "$tmp/chunks.html" "$tmp/chunks.json"
+status=$?
+check "source_root_report_finishes_despite_the_fifo" sh -c "test $status = 0 || test $status = 1 || test $status = 5"
+check "source_root_report_shows_the_plain_file" grep -q '<span class="hit"><b>4</b>-- control 4</span>' "$tmp/chunks.html"
+check "source_root_report_has_not_the_secret" sh -c "test -s '$tmp/chunks.html' && ! grep -q '$secret' '$tmp/chunks.html'"
+check "source_root_report_refuses_the_links" test "$(grep -c 'source not shown: a symbolic link on the way' "$tmp/chunks.html")" -ge 2
+check "source_root_report_refuses_the_fifo" grep -q 'source not shown: not a regular file' "$tmp/chunks.html"
+# No --source-root: nothing is opened, not even beside the current directory.
+(cd "$src" && timeout 60 "$ljleak_abs" report --format html -o "$tmp/chunks-cwd.html" "$tmp/chunks.json")
+status=$?
+check "report_without_source_root_finishes_beside_the_fifo" sh -c "test $status = 0 || test $status = 1 || test $status = 5"
+check "report_without_source_root_has_not_the_secret" sh -c "test -s '$tmp/chunks-cwd.html' && ! grep -q '$secret' '$tmp/chunks-cwd.html'"
+check "report_without_source_root_shows_no_source" sh -c "test -s '$tmp/chunks-cwd.html' && ! grep -q '<pre class=\"src\">' '$tmp/chunks-cwd.html'"
+check "report_without_source_root_says_how" grep -q 'Source excerpts: give <code>--source-root DIR</code>' "$tmp/chunks-cwd.html"
 
 finish
