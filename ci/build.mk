@@ -4,8 +4,8 @@ E2E_TESTS += tests/e2e/demo.sh tests/e2e/ci-compare-builds.sh tests/e2e/ci-captu
 E2E_TESTS += tests/e2e/info.sh
 # ci/fleet under GNU parallel: a failed capture named, the rest merged, a run resumed
 E2E_TESTS += tests/e2e/fleet.sh
-# a root ci/capture and ljleak beside a hostile user (docs/security.md)
-E2E_TESTS += tests/e2e/security.sh
+# a root ci/capture and ljleak beside a hostile user, and its steps attacked from a terminal (docs/security.md)
+E2E_TESTS += tests/e2e/security.sh tests/e2e/security-steps.sh
 INSTALL_TARGETS += install-ci-docs
 
 # The man page, and the CI scripts as ljleak-compare-builds, ljleak-capture and ljleak-fleet
