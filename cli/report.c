@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "format/utf8.h"
 #include "report/report.h"
 
 static const char report_usage_line[] =
@@ -127,10 +128,11 @@ int cmd_report(int argc, char **argv)
   if (failed >= 0)
     return failed;
 
-  char error[512];
+  char error[512], shown[UTF8_TERMINAL_SIZE(sizeof error)];
   struct diff_result result;
   if (report_read_json(input, &result, error, sizeof error) < 0) {
-    fprintf(stderr, "ljleak report: error: %s\n", error);
+    /* It may quote the result (a name, a path): escaped for the terminal. */
+    fprintf(stderr, "ljleak report: error: %s\n", utf8_terminal_text(shown, sizeof shown, error));
     diff_allow_free(allow);
     return CLI_EXIT_INPUT;
   }

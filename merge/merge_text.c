@@ -156,18 +156,20 @@ int merge_render_text(const struct merge *merge, FILE *out)
   return ferror(out) ? -1 : 0;
 }
 
-/* Markdown table cells: '|', '\\', '`', '*', '_', '<', '>', '[' and ']'
- * escaped, control characters dropped, so a name cannot end the cell or
- * make a link. */
+/* Markdown table cells of the merge's own text (the counts by label):
+ * '|', '\\', '`', '*', '_', '<', '>', '[', ']', '#', '&' and '@' as entities,
+ * controls, bidi controls and line separators dropped, so a label cannot end
+ * the cell, make a link or a mention, or reorder what a reader sees. Names
+ * from the captures go in code spans (report_put_code). */
 static void put_cell(FILE *out, const char *text)
 {
   size_t length = text ? strlen(text) : 0;
   for (size_t i = 0; i < length;) {
     uint32_t cp;
     i += utf8_decode(text + i, length - i, &cp);
-    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+    if (utf8_terminal_unsafe(cp))
       continue;
-    if (strchr("|\\`*_<>[]#&", (int)cp) && cp < 0x80)
+    if (strchr("|\\`*_<>[]#&@", (int)cp) && cp < 0x80)
       fprintf(out, "&#%" PRIu32 ";", cp);
     else
       utf8_put(out, cp);
@@ -195,7 +197,7 @@ int merge_render_markdown(const struct merge *merge, FILE *out)
     report_format_bytes(sum, sizeof sum, (double)s->live_sum, 0);
     fprintf(out, "| %zu | %zu | %zu | %s | %s | %s | ", s->growing, s->undecided, s->seen, median,
             largest, sum);
-    put_cell(out, s->name);
+    report_put_code(out, s->name, 1);
     fputs(" | ", out);
     for (size_t k = 0; k < key_count && s->growing; k++) {
       char line[1024];

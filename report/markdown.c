@@ -40,17 +40,8 @@ static void put_escaped(FILE *out, const char *text)
   }
 }
 
-/* Writes a name from a capture or a result (a site, a chunk, a library, a
- * holder path, an allow-list pattern) as a code span, so that nothing in it
- * is markup and a hosting site neither links `@name` as a mention nor
- * `#123` as an issue. The fence is one backtick more than the longest run in
- * the name, padded with a space when the name starts or ends with a backtick
- * (or starts and ends with a space, which a code span would strip); what a
- * terminal is not shown raw is escaped as the terminal shows it (\x1b,
- * \u202e: a code span shows a backslash as it is). In a table cell (in_table)
- * each '|' is written \|, which the table reads as a '|' of the cell, even in
- * a code span. NULL or "" writes nothing. */
-static void put_code(FILE *out, const char *name, int in_table)
+/* Documented in report.h. */
+void report_put_code(FILE *out, const char *name, int in_table)
 {
   size_t length = name ? strlen(name) : 0;
   if (!length)
@@ -90,10 +81,10 @@ static void put_code(FILE *out, const char *name, int in_table)
 /* A site's name, and a C function's library after it: `cjson.decode` (`cjson.so`). */
 static void put_site_name(FILE *out, const struct diff_site *site, int in_table)
 {
-  put_code(out, site->name, in_table);
+  report_put_code(out, site->name, in_table);
   if (site->library) {
     fputs(" (", out);
-    put_code(out, site->library, in_table);
+    report_put_code(out, site->library, in_table);
     fputc(')', out);
   }
 }
@@ -183,7 +174,7 @@ static void put_allowed(FILE *out, const struct diff_result *r)
       snprintf(line, sizeof line, " line %zu: ", a->line);
       put_escaped(out, a->file ? a->file : "allow file");
       fputs(line, out);
-      put_code(out, a->pattern ? a->pattern : "?", 0);
+      report_put_code(out, a->pattern ? a->pattern : "?", 0);
     } else {
       fputs("an allow-list rule", out);
     }
@@ -221,7 +212,7 @@ static void put_site_stacks(FILE *out, const struct diff_result *r)
       report_put_bytes(out, stacks[k]->growth_bytes_per_segment, 1);
       fputs("/boundary: ", out);
       if (stacks[k]->frame_count)
-        put_code(out, stacks[k]->name, 0);
+        report_put_code(out, stacks[k]->name, 0);
       else
         put_escaped(out, report_stack_name(stacks[k]));  /* our words: no stack recorded */
       fputc('\n', out);
@@ -249,7 +240,7 @@ static void put_holders(FILE *out, const struct diff_result *r)
       char summary[200];
       report_holder_summary(&site->holders[k], summary, sizeof summary);
       fputs("  * ", out);
-      put_code(out, site->holders[k].path, 0);
+      report_put_code(out, site->holders[k].path, 0);
       fputs(": ", out);
       put_escaped(out, summary);
       fputc('\n', out);
@@ -273,11 +264,11 @@ static void put_containers(FILE *out, const struct diff_result *r)
     put_escaped(out, c->type ? c->type : "object");
     fputs(" made at ", out);
     if (c->site)
-      put_code(out, c->site, 0);
+      report_put_code(out, c->site, 0);
     else
       fputs("an unknown site", out);
     fputs(", held by ", out);
-    put_code(out, c->path, 0);
+    report_put_code(out, c->path, 0);
     fprintf(out, ": %s\n", growth);  /* digits and units: nothing to escape */
   }
 }

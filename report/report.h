@@ -71,6 +71,17 @@ enum report_markup {
  * (attribute values keep them), the other control characters, U+FFFE and
  * U+FFFF as U+FFFD. */
 void report_put_markup(FILE *out, const char *text, enum report_markup markup);
+/* Writes a name from a capture or a result (a site, a chunk, a library, a
+ * holder path, an allow-list pattern) as a Markdown code span, so that
+ * nothing in it is markup and a hosting site neither links `@name` as a
+ * mention nor `#123` as an issue. The fence is one backtick more than the
+ * longest run in the name, padded with a space when the name starts or ends
+ * with a backtick (or starts and ends with a space, which a code span would
+ * strip); what a terminal is not shown raw is escaped as the terminal shows
+ * it (\x1b, \u202e: a code span shows a backslash as it is). In a table
+ * cell (in_table) each '|' is written \|, which the table reads as a '|' of
+ * the cell, even in a code span. NULL or "" writes nothing. */
+void report_put_code(FILE *out, const char *name, int in_table);
 
 /* ---- Lua sources beneath a root ------------------------------------------- */
 

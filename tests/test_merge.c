@@ -317,6 +317,32 @@ static char *one_site_result(size_t c, enum diff_verdict verdict, double growth,
   return copy_text(text);
 }
 
+/* Markdown: a site's name is a code span (no `@name` mention, no '|' ending the cell, a bidi
+ * control escaped), and the label text beside it carries no mention or bidi control either. */
+START_TEST(test_markdown_names_are_code_spans_and_labels_carry_no_mention)
+{
+  const char *text =
+      "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h\", \"pid\": 1, "
+      "\"start_time\": 1, \"boundary_count\": 2, \"boundary_times\": [5, 10], "
+      "\"labels\": {\"release\": \"1@owner\\u2066\"}}, "
+      "\"sites\": [{\"name\": \"@evil\\u202e|x.lua:1\", \"verdict\": \"growing\", \"series\": [0, 100], "
+      "\"growth_bytes_per_segment\": 50, \"growth_bytes_per_second\": 5}]}";
+  struct merge m;
+  struct merge_error err;
+  merge_init(&m);
+  ck_assert_msg(merge_add_text(&m, "r.json", text, strlen(text), &err) == MERGE_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == MERGE_OK, "%s", err.message);
+  char *md = render(&m, MERGE_FORMAT_MARKDOWN);
+  ck_assert_msg(strstr(md, "| `@evil\\u202e\\|x.lua:1` |") != NULL, "%s", md);
+  ck_assert_msg(strstr(md, "release=1&#64;owner") != NULL, "%s", md);
+  ck_assert_ptr_null(strstr(md, "\xe2\x80\xae"));
+  ck_assert_ptr_null(strstr(md, "\xe2\x81\xa6"));
+  ck_assert_ptr_null(strstr(md, " @"));
+  free(md);
+  merge_free(&m);
+}
+END_TEST
+
 /* A capture that saw no site (an empty result) still merges and renders in every format:
  * the fuzzer found the sort of no sites passing a null pointer. */
 START_TEST(test_a_result_without_sites_merges_and_renders)
@@ -571,6 +597,7 @@ int main(void)
   tcase_add_test(tc, test_the_same_capture_twice_is_an_error_naming_both_files);
   tcase_add_test(tc, test_a_merge_with_a_bad_value_is_an_error_at_its_byte);
   tcase_add_test(tc, test_a_result_listing_a_site_twice_is_an_error_naming_the_file);
+  tcase_add_test(tc, test_markdown_names_are_code_spans_and_labels_carry_no_mention);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
