@@ -234,6 +234,15 @@ done
 ci/capture --pid "$worker" --run-dir "$run" --set "period=$(printf '\033[2J\033]0;owned\007')" --duration 1 >/dev/null 2>"$tmp/escape.err"
 check "control_characters_of_the_process_are_escaped" grep -qF 'bad value '"'"'\x1b[2J\x1b]0;owned\x07'"'"' for period' "$tmp/escape.err"
 check "no_escape_reaches_the_terminal" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/escape.err'"
+# C1 controls (as UTF-8 and as a raw byte), bidi controls and the line
+# separator, from the process's answer: escaped byte by byte, none raw.
+ci/capture --pid "$worker" --run-dir "$run" --set "period=$(printf 'a\302\233b\233c\342\200\256d\342\200\250e\342\201\246f\330\234g')" \
+  --duration 1 >/dev/null 2>"$tmp/escape-c1.err"
+cat "$tmp/escape-c1.err"
+check "c1_bidi_and_line_separators_of_the_process_are_escaped" \
+  grep -qF "bad value 'a\xc2\x9bb\x9bc\xe2\x80\xaed\xe2\x80\xa8e\xe2\x81\xa6f\xd8\x9cg' for period" "$tmp/escape-c1.err"
+check "none_of_them_reaches_the_terminal_raw" sh -c \
+  "! LC_ALL=C grep -q \"\$(printf '\\233')\|\$(printf '\\342\\200\\256')\|\$(printf '\\342\\200\\250')\|\$(printf '\\342\\201\\246')\|\$(printf '\\330\\234')\" '$tmp/escape-c1.err'"
 stop_worker
 for spec in sample=math.huge stack_depth=1e300 every=0/0 period=-1 period=1/0 max_bytes=1.5; do
   LUA_CPATH="$COLLECTOR_PATH" LJLEAK_RUN_DIR=$tmp/luarun luajit -e "
