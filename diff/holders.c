@@ -11,90 +11,125 @@
 
 /* ---- Dominators ------------------------------------------------------------- */
 
-static uint32_t holders_intersect(const uint32_t *idom, const uint32_t *post, uint32_t a, uint32_t b)
+/* Lengauer and Tarjan's algorithm, its simple version (path compression without balancing):
+ * O(E log N) on any graph. Cooper, Harvey and Kennedy's iterative one, here before, walks up the
+ * dominator tree from each predecessor of a node to the others' meeting point: every node of a
+ * Lua list of N nodes refers to its key string ("next"), and the globals table too, so the
+ * string's predecessors cost N steps each, N^2 in all. Arrays are indexed by preorder number,
+ * the root 0. */
+
+/* The forest's ancestor of v with the least semidominator on the way up, the way compressed;
+ * iterative (a chain of a million nodes is a path of a million), path a scratch stack. */
+static uint32_t holders_eval(uint32_t *ancestor, uint32_t *label, const uint32_t *semi, uint32_t *path,
+                             uint32_t v)
 {
-  while (a != b) {
-    while (post[a] < post[b])
-      a = idom[a];
-    while (post[b] < post[a])
-      b = idom[b];
+  if (ancestor[v] == DIFF_HOLDERS_NONE)
+    return v;
+  size_t depth = 0;
+  for (uint32_t x = v; ancestor[ancestor[x]] != DIFF_HOLDERS_NONE; x = ancestor[x])
+    path[depth++] = x;
+  while (depth--) {  /* from the top down: each node's ancestor is compressed already */
+    uint32_t x = path[depth], a = ancestor[x];
+    if (semi[label[a]] < semi[label[x]])
+      label[x] = label[a];
+    ancestor[x] = ancestor[a];
   }
-  return a;
+  return label[v];
 }
 
 int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
                             uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached)
 {
-  uint32_t *post = malloc((size_t)node_count * sizeof *post);
-  uint32_t *next = malloc((size_t)node_count * sizeof *next);   /* DFS: the next edge to follow */
-  uint32_t *stack = malloc((size_t)node_count * sizeof *stack);
-  uint32_t *pred_first = calloc((size_t)node_count + 1, sizeof *pred_first);
-  size_t edges = first[node_count];
+  size_t n = node_count ? node_count : 1, edges = first[node_count];
+  uint32_t *semi = malloc(n * sizeof *semi);          /* the walk: each node's number */
+  uint32_t *link = malloc(n * sizeof *link);          /* the walk: the next edge; then buckets' */
+  uint32_t *stack = malloc(n * sizeof *stack);        /* the walk's stack; then holders_eval's */
+  uint32_t *ancestor = malloc(n * sizeof *ancestor);
+  uint32_t *label = malloc(n * sizeof *label);
+  uint32_t *bucket = malloc(n * sizeof *bucket);
+  uint32_t *pred_first = calloc(n + 1, sizeof *pred_first);
   uint32_t *pred = malloc((edges ? edges : 1) * sizeof *pred);
-  if (!post || !next || !stack || !pred_first || !pred) {
-    free(post), free(next), free(stack), free(pred_first), free(pred);
-    return -1;
-  }
+  int status = -1;
+  if (!semi || !link || !stack || !ancestor || !label || !bucket || !pred_first || !pred)
+    goto done;
+  /* A number's parent in the walk's tree and its immediate dominator share idom: the dominator
+   * of v is set while the loop below takes a number at or below v, whose parent is read first,
+   * and no parent above is read again. */
+  uint32_t *number = semi, *parent = idom;
   for (uint32_t v = 0; v < node_count; v++)
-    idom[v] = DIFF_HOLDERS_NONE, post[v] = DIFF_HOLDERS_NONE;
-  /* Postorder by an iterative depth-first walk; post[v] is v's number. */
+    number[v] = DIFF_HOLDERS_NONE;
+  /* Preorder numbers by an iterative depth-first walk; order[i] is node number i. */
   uint32_t count = 0, depth = 0;
+  number[root] = count;
+  order[count] = root;
+  parent[count++] = 0;
+  link[root] = first[root];
   stack[depth++] = root;
-  next[root] = first[root];
-  post[root] = 0;  /* seen */
-  uint32_t *postorder = order;  /* filled in postorder, reversed below */
   while (depth) {
     uint32_t v = stack[depth - 1];
-    if (next[v] < first[v + 1]) {
-      uint32_t w = succ[next[v]++];
-      if (post[w] == DIFF_HOLDERS_NONE) {
-        post[w] = 0;
-        next[w] = first[w];
-        stack[depth++] = w;
-      }
+    if (link[v] == first[v + 1]) {
+      depth--;
       continue;
     }
-    depth--;
-    postorder[count] = v;
-    post[v] = count++;
+    uint32_t w = succ[link[v]++];
+    if (number[w] != DIFF_HOLDERS_NONE)
+      continue;
+    number[w] = count;
+    order[count] = w;
+    parent[count++] = number[v];
+    link[w] = first[w];
+    stack[depth++] = w;
   }
-  /* Predecessors among reached nodes. */
+  /* Predecessors by number, among reached nodes. */
   for (uint32_t v = 0; v < node_count; v++)
-    if (post[v] != DIFF_HOLDERS_NONE)
+    if (number[v] != DIFF_HOLDERS_NONE)
       for (uint32_t e = first[v]; e < first[v + 1]; e++)
-        pred_first[succ[e] + 1]++;
+        pred_first[number[succ[e]] + 1]++;
+  for (uint32_t i = 0; i < count; i++)
+    pred_first[i + 1] += pred_first[i];
+  memcpy(link, pred_first, (size_t)count * sizeof *link);
   for (uint32_t v = 0; v < node_count; v++)
-    pred_first[v + 1] += pred_first[v];
-  memcpy(next, pred_first, (size_t)node_count * sizeof *next);
-  for (uint32_t v = 0; v < node_count; v++)
-    if (post[v] != DIFF_HOLDERS_NONE)
+    if (number[v] != DIFF_HOLDERS_NONE)
       for (uint32_t e = first[v]; e < first[v + 1]; e++)
-        pred[next[succ[e]]++] = v;
-  for (uint32_t i = 0; i < count / 2; i++) {  /* reverse postorder */
-    uint32_t t = order[i];
-    order[i] = order[count - 1 - i];
-    order[count - 1 - i] = t;
+        pred[link[number[succ[e]]]++] = number[v];
+  for (uint32_t i = 0; i < count; i++) {
+    semi[i] = label[i] = i;
+    ancestor[i] = bucket[i] = DIFF_HOLDERS_NONE;
   }
-  idom[root] = root;
-  for (int changed = 1; changed;) {
-    changed = 0;
-    for (uint32_t i = 1; i < count; i++) {
-      uint32_t v = order[i], best = DIFF_HOLDERS_NONE;
-      for (uint32_t e = pred_first[v]; e < pred_first[v + 1]; e++) {
-        uint32_t p = pred[e];
-        if (idom[p] == DIFF_HOLDERS_NONE)
-          continue;
-        best = best == DIFF_HOLDERS_NONE ? p : holders_intersect(idom, post, p, best);
-      }
-      if (best != idom[v]) {
-        idom[v] = best;
-        changed = 1;
-      }
+  /* Semidominators from the last number up; a node's immediate dominator as soon as its
+   * semidominator's subtree is linked (idom holds numbers until the end). */
+  for (uint32_t i = count; i-- > 1;) {
+    uint32_t p = parent[i];
+    for (uint32_t e = pred_first[i]; e < pred_first[i + 1]; e++) {
+      uint32_t u = holders_eval(ancestor, label, semi, stack, pred[e]);
+      if (semi[u] < semi[i])
+        semi[i] = semi[u];
     }
+    link[i] = bucket[semi[i]];
+    bucket[semi[i]] = i;
+    ancestor[i] = p;
+    for (uint32_t v = bucket[p]; v != DIFF_HOLDERS_NONE; v = link[v]) {
+      uint32_t u = holders_eval(ancestor, label, semi, stack, v);
+      idom[v] = semi[u] < semi[v] ? u : p;
+    }
+    bucket[p] = DIFF_HOLDERS_NONE;
   }
+  for (uint32_t i = 1; i < count; i++)
+    if (idom[i] != semi[i])
+      idom[i] = idom[idom[i]];
+  idom[0] = 0;
+  /* From numbers to nodes. */
+  memcpy(label, idom, (size_t)count * sizeof *label);
+  for (uint32_t v = 0; v < node_count; v++)
+    idom[v] = DIFF_HOLDERS_NONE;
+  for (uint32_t i = 0; i < count; i++)
+    idom[order[i]] = order[label[i]];
   *reached = count;
-  free(post), free(next), free(stack), free(pred_first), free(pred);
-  return 0;
+  status = 0;
+done:
+  free(semi), free(link), free(stack), free(ancestor), free(label), free(bucket);
+  free(pred_first), free(pred);
+  return status;
 }
 
 /* ---- The graph of a snapshot ------------------------------------------------ */
@@ -201,7 +236,8 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
       queue[tail++] = w;
     }
   }
-  /* Retained sizes: each node's bytes summed up the dominator tree. */
+  /* Retained sizes: each node's bytes summed up the dominator tree, from the last node of a
+   * depth-first preorder back (a node's dominator comes before it). */
   uint32_t *idom = malloc(((size_t)n + 1) * sizeof *idom), reached = 0;
   if (!idom || diff_holders_dominators(n + 1, g->first, g->succ, n, idom, queue, &reached) < 0) {
     free(idom);

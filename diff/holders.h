@@ -14,12 +14,12 @@
 #define DIFF_HOLDERS_NONE UINT32_MAX
 
 /* The immediate dominator of every node of a graph of node_count nodes
- * whose edges are succ[first[v] .. first[v + 1]), from root (Cooper, Harvey
- * and Kennedy's iterative algorithm over a reverse postorder): idom[root] is
- * root, a node root does not reach gets DIFF_HOLDERS_NONE. order gets the
- * reached nodes in reverse postorder (node_count entries; *reached of them
- * used), so that a node's dominator comes before it. 0, or -1 when out of
- * memory. */
+ * whose edges are succ[first[v] .. first[v + 1]), from root (Lengauer and
+ * Tarjan's algorithm with path compression: O(E log N) on any graph, a chain
+ * of a million nodes too): idom[root] is root, a node root does not reach
+ * gets DIFF_HOLDERS_NONE. order gets the reached nodes in depth-first
+ * preorder (node_count entries; *reached of them used), so that a node's
+ * dominator comes before it. 0, or -1 when out of memory. */
 int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
                             uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached);
 

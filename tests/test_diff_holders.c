@@ -1,4 +1,4 @@
-/* tests/test_diff_holders.c: the dominator tree on small hand-built graphs (Lengauer and Tarjan's example, a loop, a diamond, unreached nodes), and holder paths and retained sizes on a hand-built snapshot (collapsed keys, a weak cache never holding, an upvalue's path). */
+/* tests/test_diff_holders.c: the dominator tree on small hand-built graphs (Lengauer and Tarjan's example, a loop, a diamond, unreached nodes), and holder paths and retained sizes on a hand-built snapshot (collapsed keys, a weak cache never holding, an upvalue's path); the dominators of a chain of a million nodes that all refer to one node, which Cooper, Harvey and Kennedy's algorithm takes hours over (no timing: the case's timeout fails it). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +222,49 @@ START_TEST(test_one_key_is_named_not_collapsed)
 }
 END_TEST
 
+#define BIG 1000000
+
+START_TEST(test_dominators_of_a_long_chain_sharing_one_node)
+{
+  /* 0 -> 1 -> ... -> BIG - 1, and 0 and every node of the chain -> BIG: the shared node's
+   * predecessors, the root first, then the chain from the top. Its dominator is the root, a
+   * chain node's the one before it. */
+  uint32_t n = BIG + 1, shared = BIG;
+  uint32_t *first = malloc(((size_t)n + 1) * sizeof *first);
+  uint32_t *succ = malloc(2 * (size_t)n * sizeof *succ);
+  uint32_t *idom = malloc((size_t)n * sizeof *idom);
+  uint32_t *order = malloc((size_t)n * sizeof *order);
+  ck_assert(first && succ && idom && order);
+  uint32_t e = 0;
+  for (uint32_t v = 0; v < n; v++) {
+    first[v] = e;
+    if (v == shared)
+      continue;
+    succ[e++] = shared;
+    if (v + 1 < shared)
+      succ[e++] = v + 1;
+  }
+  first[n] = e;
+  uint32_t reached;
+  ck_assert_int_eq(diff_holders_dominators(n, first, succ, 0, idom, order, &reached), 0);
+  ck_assert_uint_eq(reached, n);
+  ck_assert_uint_eq(idom[0], 0);
+  ck_assert_uint_eq(idom[shared], 0);
+  uint32_t *at = malloc((size_t)n * sizeof *at);  /* a node's dominator comes before it */
+  ck_assert_ptr_nonnull(at);
+  for (uint32_t i = 0; i < reached; i++)
+    at[order[i]] = i;
+  size_t wrong = 0, late = 0;  /* counted: a Check assertion records where it is at each call */
+  for (uint32_t v = 1; v < shared; v++)
+    wrong += idom[v] != v - 1;
+  for (uint32_t v = 1; v < n; v++)
+    late += at[idom[v]] >= at[v];
+  ck_assert_uint_eq(wrong, 0);
+  ck_assert_uint_eq(late, 0);
+  free(at), free(first), free(succ), free(idom), free(order);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("diff_holders");
@@ -232,5 +275,11 @@ int main(void)
   tcase_add_test(tc, test_paths_collapse_unique_keys_and_weak_caches_never_hold);
   tcase_add_test(tc, test_one_key_is_named_not_collapsed);
   suite_add_tcase(s, tc);
+  /* A few tenths of a second (a few seconds under the sanitizers); Cooper, Harvey and Kennedy's
+   * algorithm takes hours, and the timeout fails it. */
+  TCase *big = tcase_create("a million objects");
+  tcase_set_timeout(big, 60);
+  tcase_add_test(big, test_dominators_of_a_long_chain_sharing_one_node);
+  suite_add_tcase(s, big);
   return check_run(s);
 }
