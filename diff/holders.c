@@ -134,6 +134,8 @@ done:
 
 /* ---- The graph of a snapshot ------------------------------------------------ */
 
+#define HOLDERS_DEPTH 64            /* steps of a path shown (its root end); deeper ones are cut */
+
 /* A snapshot as a graph: objects 0 .. n-1, the roots' node n; edges over
  * references that hold (not weak, to an object of the snapshot). */
 struct holders_graph {
@@ -144,6 +146,8 @@ struct holders_graph {
   uint32_t *succ_ref;         /* the reference of each edge; the root's: its root index */
   uint32_t *parent;           /* BFS tree: the node a node was reached from; NONE: unreached */
   uint32_t *parent_ref;       /* ... and the edge's reference (or root index) */
+  uint32_t *top;              /* the node where a node's path is cut: itself within HOLDERS_DEPTH
+                               * steps of the roots, else its ancestor HOLDERS_DEPTH steps down */
   uint64_t *retained;         /* [n + 1] bytes each node keeps alive */
   uint32_t main_thread;       /* the object of the "main thread" root, or NONE */
   uint32_t *label_source;     /* [string ids] while a site's paths are marked: the one object
@@ -167,7 +171,7 @@ static uint64_t holders_object_bytes(const struct snapshot *snapshot, const stru
 static void holders_graph_free(struct holders_graph *g)
 {
   free(g->first), free(g->succ), free(g->succ_ref), free(g->parent), free(g->parent_ref);
-  free(g->retained);
+  free(g->top), free(g->retained);
   free(g->label_source);
 }
 
@@ -184,12 +188,7 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
   g->first = calloc((size_t)n + 2, sizeof *g->first);
   g->succ = malloc((edges ? edges : 1) * sizeof *g->succ);
   g->succ_ref = malloc((edges ? edges : 1) * sizeof *g->succ_ref);
-  g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
-  g->parent_ref = malloc(((size_t)n + 1) * sizeof *g->parent_ref);
-  g->retained = calloc((size_t)n + 1, sizeof *g->retained);
-  g->label_source = calloc((size_t)snapshot->string_count + 1, sizeof *g->label_source);
-  if (!g->first || !g->succ || !g->succ_ref || !g->parent || !g->parent_ref || !g->retained ||
-      !g->label_source)
+  if (!g->first || !g->succ || !g->succ_ref)
     return -1;
   uint32_t e = 0;
   for (uint32_t v = 0; v < n; v++) {
@@ -216,30 +215,13 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
     g->succ_ref[e++] = (uint32_t)r;
   }
   g->first[n + 1] = e;
-  /* Shortest paths: breadth first from the roots, in their order. */
-  uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
-  if (!queue)
-    return -1;
-  for (uint32_t v = 0; v <= n; v++)
-    g->parent[v] = DIFF_HOLDERS_NONE;
-  size_t head = 0, tail = 0;
-  queue[tail++] = n;
-  g->parent[n] = n;
-  while (head < tail) {
-    uint32_t v = queue[head++];
-    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++) {
-      uint32_t w = g->succ[k];
-      if (g->parent[w] != DIFF_HOLDERS_NONE)
-        continue;
-      g->parent[w] = v;
-      g->parent_ref[w] = g->succ_ref[k];
-      queue[tail++] = w;
-    }
-  }
   /* Retained sizes: each node's bytes summed up the dominator tree, from the last node of a
-   * depth-first preorder back (a node's dominator comes before it). */
+   * depth-first preorder back (a node's dominator comes before it). First, so that the
+   * dominators' arrays (the analysis's peak of memory) and the paths' never coexist. */
+  uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
   uint32_t *idom = malloc(((size_t)n + 1) * sizeof *idom), reached = 0;
-  if (!idom || diff_holders_dominators(n + 1, g->first, g->succ, n, idom, queue, &reached) < 0) {
+  if (!queue || !idom || diff_holders_dominators(n + 1, g->first, g->succ, n, idom, queue, &reached) < 0 ||
+      !(g->retained = calloc((size_t)n + 1, sizeof *g->retained))) {
     free(idom);
     free(queue);
     return -1;
@@ -251,29 +233,104 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
     g->retained[idom[v]] += g->retained[v];
   }
   free(idom);
+  /* Shortest paths: breadth first from the roots, in their order, a level at a time (level:
+   * the steps from the roots of the nodes taken from the queue). */
+  g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
+  g->parent_ref = malloc(((size_t)n + 1) * sizeof *g->parent_ref);
+  g->top = malloc(((size_t)n + 1) * sizeof *g->top);
+  g->label_source = calloc((size_t)snapshot->string_count + 1, sizeof *g->label_source);
+  if (!g->parent || !g->parent_ref || !g->top || !g->label_source) {
+    free(queue);
+    return -1;
+  }
+  for (uint32_t v = 0; v <= n; v++)
+    g->parent[v] = DIFF_HOLDERS_NONE;
+  size_t head = 0, tail = 0, level_end = 1;
+  uint32_t level = 0;
+  queue[tail++] = n;
+  g->parent[n] = n;
+  g->top[n] = n;
+  while (head < tail) {
+    if (head == level_end) {
+      level++;
+      level_end = tail;
+    }
+    uint32_t v = queue[head++];
+    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++) {
+      uint32_t w = g->succ[k];
+      if (g->parent[w] != DIFF_HOLDERS_NONE)
+        continue;
+      g->parent[w] = v;
+      g->parent_ref[w] = g->succ_ref[k];
+      g->top[w] = level < HOLDERS_DEPTH ? w : g->top[v];
+      queue[tail++] = w;
+    }
+  }
   free(queue);
   return 0;
 }
 
 /* ---- Paths ------------------------------------------------------------------ */
 
-#define HOLDERS_DEPTH 64            /* steps of a path kept (its root end); deeper ones are cut */
 #define HOLDERS_MULTI UINT32_MAX    /* collapse: several labels lead from one object to the site */
 
 /* A text being built, cut (never overrun) at its size. */
 struct holders_text {
   char buf[1024];
   size_t len;
+  int full;                   /* something did not fit */
 };
+
+static void text_clear(struct holders_text *t)
+{
+  t->len = 0;
+  t->buf[0] = '\0';
+  t->full = 0;
+}
 
 static void text_put(struct holders_text *t, const char *s)
 {
   size_t room = sizeof t->buf - 1 - t->len, n = strlen(s);
-  if (n > room)
+  if (n > room) {
     n = room;
+    t->full = 1;
+  }
   memcpy(t->buf + t->len, s, n);
   t->len += n;
   t->buf[t->len] = '\0';
+}
+
+/* The text in parentheses: "(local pool in main chunk@app.lua)". */
+static void text_parenthesize(struct holders_text *t)
+{
+  size_t keep = t->len < sizeof t->buf - 2 ? t->len : sizeof t->buf - 2;  /* room for "(" */
+  t->full |= keep < t->len;
+  memmove(t->buf + 1, t->buf, keep);
+  t->buf[0] = '(';
+  t->len = keep + 1;
+  t->buf[t->len] = '\0';
+  text_put(t, ")");
+}
+
+/* Ends the text with suffix, and with " ..." before it when the path was cut (or the text
+ * would not fit): room made for both, the text cut at a character's start, so that a cut
+ * text always says so. */
+static void text_end(struct holders_text *t, int cut, const char *suffix)
+{
+  static const char elision[] = " ...";
+  size_t tail = strlen(suffix);
+  int elide = cut || t->full || t->len + tail > sizeof t->buf - 1;
+  if (elide)
+    tail += sizeof elision - 1;
+  if (t->len + tail > sizeof t->buf - 1) {
+    t->len = tail < sizeof t->buf - 1 ? sizeof t->buf - 1 - tail : 0;
+    while (t->len && ((unsigned char)t->buf[t->len] & 0xc0) == 0x80)
+      t->len--;
+    t->buf[t->len] = '\0';
+  }
+  if (elide)
+    text_put(t, elision);
+  text_put(t, suffix);
 }
 
 static int holders_identifier(const char *s)
@@ -302,21 +359,17 @@ static const char *holders_function_name(const struct snapshot *snapshot, const 
   return "function";
 }
 
-/* The steps from the root to v: edges' (source node, reference), root end first. */
+/* The steps from the root to v, at most HOLDERS_DEPTH (*cut: v lies deeper; the steps end at
+ * g->top[v], so a path costs that many steps however deep v is): edges' (source node,
+ * reference), root end first. */
 static size_t holders_steps(const struct holders_graph *g, uint32_t v, uint32_t *from, size_t *refs,
                             int *cut)
 {
   uint32_t path[HOLDERS_DEPTH];
   size_t depth = 0;
-  *cut = 0;
-  for (uint32_t w = v; w != g->n; w = g->parent[w]) {
-    if (depth == HOLDERS_DEPTH) {
-      *cut = 1;
-      memmove(path, path + 1, (HOLDERS_DEPTH - 1) * sizeof *path);  /* keep the root end */
-      depth--;
-    }
+  *cut = g->top[v] != v;
+  for (uint32_t w = g->top[v]; w != g->n && depth < HOLDERS_DEPTH; w = g->parent[w])
     path[depth++] = w;
-  }
   for (size_t i = 0; i < depth; i++) {
     uint32_t w = path[depth - 1 - i];
     from[i] = g->parent[w];
@@ -344,8 +397,11 @@ static int holders_collapsed(const struct holders_graph *g, const uint32_t *labe
  * upvalue, a thread's local): "_LOADED.auth.tokens[*]", "_G.records[*]",
  * "upvalue handlers of function@bus.lua:3[*]", "local pending in coroutine
  * function@jobs.lua:2[*]"; a root other than the registry, the globals and
- * the main thread is named after it in parentheses. *holder is the object
- * the first [*] comes from (else v's parent). */
+ * the main thread is named after it in parentheses. A path of more than
+ * HOLDERS_DEPTH steps shows its first HOLDERS_DEPTH and " ..." (a linked list:
+ * "_G.chain.next.next.next ..."), so that every object deeper along it
+ * has one text. *holder is the object the first [*] comes from (else v's
+ * parent, or where the last step shown leaves from). */
 static void holders_render(const struct holders_graph *g, const uint32_t *labels, uint32_t v,
                            struct holders_text *t, uint32_t *holder)
 {
@@ -356,8 +412,7 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
   size_t depth = holders_steps(g, v, from, refs, &cut);
   const char *root = "";
   int first = 1, skip_value = 0, after_anchor = 0;
-  t->len = 0;
-  t->buf[0] = '\0';
+  text_clear(t);
   *holder = DIFF_HOLDERS_NONE;
   char label[SNAPSHOT_LABEL_MAX + 64];
   for (size_t i = 0; i < depth; i++) {
@@ -369,8 +424,6 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
         text_put(t, root), first = 0;
       continue;
     }
-    if (cut && i == depth - 1)
-      text_put(t, " ... ");
     const struct snapshot_object *o = &s->objects[from[i]];
     const struct snapshot_reference *r = &s->references[refs[i]];
     const char *text = snapshot_string(s, r->text);
@@ -383,10 +436,7 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
     if (after_anchor && !collapsed && !(r->kind == SNAPSHOT_REF_FIELD && !holders_identifier(text)) &&
         !(r->kind == SNAPSHOT_REF_OTHER && (!strncmp(text, "upvalue ", 8) || o->type == SNAPSHOT_THREAD))) {
       /* "(local pool in main chunk@app.lua).listeners": a field after an anchor's file name */
-      memmove(t->buf + 1, t->buf, t->len + 1 < sizeof t->buf - 1 ? t->len + 1 : sizeof t->buf - 2);
-      t->buf[0] = '(';
-      t->len = strlen(t->buf);
-      text_put(t, ")");
+      text_parenthesize(t);
     }
     after_anchor = 0;
     if (collapsed) {
@@ -404,7 +454,7 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
         text_put(t, "\"]");
       }
     } else if (r->kind == SNAPSHOT_REF_OTHER && !strncmp(text, "upvalue ", 8)) {
-      t->len = 0;  /* a new anchor: the function's upvalue */
+      text_clear(t);  /* a new anchor: the function's upvalue */
       *holder = DIFF_HOLDERS_NONE;
       snprintf(label, sizeof label, "%s of %s", text, holders_function_name(s, o));
       text_put(t, label);
@@ -412,7 +462,7 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
       after_anchor = 1;
     } else if (r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD &&
                (!strncmp(text, "local ", 6) || !strncmp(text, "slot ", 5))) {
-      t->len = 0;  /* a new anchor: a local of a frame of a thread */
+      text_clear(t);  /* a new anchor: a local of a frame of a thread */
       *holder = DIFF_HOLDERS_NONE;
       const char *in = strstr(text, " in ");
       if (in && from[i] != g->main_thread)
@@ -429,11 +479,11 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
     first = 0;
   }
   if (strcmp(root, "registry") && strcmp(root, "globals") && strcmp(root, "main thread") &&
-      strncmp(t->buf, root, strlen(root))) {
-    text_put(t, " (");
-    text_put(t, root);
-    text_put(t, ")");
-  }
+      strncmp(t->buf, root, strlen(root)))
+    snprintf(label, sizeof label, " (%s)", root);
+  else
+    label[0] = '\0';
+  text_end(t, cut, label);
   if (*holder == DIFF_HOLDERS_NONE && depth)  /* held by a root itself: the object is its own holder */
     *holder = from[depth - 1] == g->n ? v : from[depth - 1];
 }
@@ -488,7 +538,9 @@ static int groups_rehash(struct holders_groups *gs, size_t slots)
   return 0;
 }
 
-static int groups_add(struct holders_groups *gs, const char *path, uint64_t bytes, uint32_t holder)
+/* Adds an object of bytes under path; *index: its group's (stable until the groups are sorted). */
+static int groups_add(struct holders_groups *gs, const char *path, uint64_t bytes, uint32_t holder,
+                      uint32_t *index)
 {
   if ((gs->count + 1) * 2 > (gs->slots ? gs->mask + 1 : 0) &&
       groups_rehash(gs, gs->slots ? (gs->mask + 1) * 2 : 64) < 0)
@@ -499,6 +551,7 @@ static int groups_add(struct holders_groups *gs, const char *path, uint64_t byte
     if (!strcmp(g->path, path)) {
       g->objects++;
       g->bytes += bytes;
+      *index = gs->slots[at];
       return 0;
     }
   }
@@ -514,6 +567,7 @@ static int groups_add(struct holders_groups *gs, const char *path, uint64_t byte
   if (!copy)
     return -1;
   gs->items[gs->count] = (struct holders_group){copy, 1, bytes, holder};
+  *index = (uint32_t)gs->count;
   gs->slots[at] = (uint32_t)gs->count++;
   return 0;
 }
@@ -547,55 +601,99 @@ static uint64_t holders_block_size(const struct snapshot *s, const struct snapsh
   return 0;
 }
 
-/* Marks, for the objects of one site, the steps of their paths: labels[v]
- * becomes the one FIELD text under which v leads to the site, or MULTI; and
- * g->label_source[text] the one object that uses text so, or MULTI. */
-static void holders_mark(const struct holders_graph *g, uint32_t *labels, const struct holders_member *m,
-                         size_t count, int clear)
+/* What the analysis of one snapshot's sites works in, each of its arrays a node's. */
+struct holders_work {
+  uint32_t *labels;           /* the one text under which a node leads to the site's objects, + 1,
+                               * or MULTI; 0 off the site's paths */
+  uint8_t *on_path;           /* 1: a node of the site's paths (shown steps) */
+  uint32_t *seen;             /* those nodes, to clear what was marked */
+  size_t seen_count;
+  uint32_t *memo[2];          /* the group of the site's objects whose path is cut at a node, or
+                               * whose last step is a [*] from it; [1]: a [key *] from it */
+};
+
+/* Marks the steps of the site's paths, each once (a path is the BFS tree's, so every node
+ * above a marked one is marked: a walk up stops at the first), up to where they are cut:
+ * labels[u] becomes the one text under which u leads to the site's objects, or MULTI; and
+ * g->label_source[text] the one object that uses text so in a FIELD step, or MULTI. */
+static void holders_mark(const struct holders_graph *g, struct holders_work *w,
+                         const struct holders_member *m, size_t count)
 {
-  uint32_t from[HOLDERS_DEPTH];
-  size_t refs[HOLDERS_DEPTH];
-  int cut;
-  for (size_t i = 0; i < count; i++) {
-    size_t depth = holders_steps(g, m[i].object, from, refs, &cut);
-    for (size_t k = 0; k < depth; k++) {
-      if (from[k] == g->n)
+  for (size_t i = 0; i < count; i++)
+    for (uint32_t c = g->top[m[i].object]; c != g->n && !w->on_path[c]; c = g->parent[c]) {
+      w->on_path[c] = 1;
+      w->seen[w->seen_count++] = c;
+      uint32_t u = g->parent[c];
+      if (u == g->n)
         continue;
-      const struct snapshot_reference *r = &g->snapshot->references[refs[k]];
+      const struct snapshot_reference *r = &g->snapshot->references[g->parent_ref[c]];
       uint32_t *source = r->text <= g->snapshot->string_count ? &g->label_source[r->text] : NULL;
-      if (clear) {
-        labels[from[k]] = 0;
-        if (source)
-          *source = 0;
-        continue;
-      }
       uint32_t text = r->text + 1;
-      if (!labels[from[k]])
-        labels[from[k]] = text;
-      else if (labels[from[k]] != text)
-        labels[from[k]] = HOLDERS_MULTI;
+      if (!w->labels[u])
+        w->labels[u] = text;
+      else if (w->labels[u] != text)
+        w->labels[u] = HOLDERS_MULTI;
       if (source && r->kind == SNAPSHOT_REF_FIELD) {
         if (!*source)
-          *source = from[k] + 1;
-        else if (*source != from[k] + 1)
+          *source = u + 1;
+        else if (*source != u + 1)
           *source = HOLDERS_MULTI;
       }
     }
-  }
 }
 
-static int holders_site(const struct holders_graph *g, uint32_t *labels, struct holders_groups *gs,
+/* Clears what holders_mark and the site's memo set, on the nodes marked only. */
+static void holders_unmark(const struct holders_graph *g, struct holders_work *w)
+{
+  for (size_t i = 0; i < w->seen_count; i++) {
+    uint32_t c = w->seen[i], u = g->parent[c];
+    w->on_path[c] = 0;
+    w->memo[0][c] = w->memo[1][c] = DIFF_HOLDERS_NONE;
+    if (u == g->n)
+      continue;
+    w->labels[u] = 0;
+    uint32_t text = g->snapshot->references[g->parent_ref[c]].text;
+    if (text <= g->snapshot->string_count)
+      g->label_source[text] = 0;
+  }
+  w->seen_count = 0;
+}
+
+/* Where the group of v is remembered, when every object there has v's text and holder: one
+ * cut at the same node (its steps end there), or one whose last step is a [*] or [key *] from
+ * the same node. NULL: v's text is its own (a step under a name). A node where paths are cut is
+ * HOLDERS_DEPTH steps down, and one a shown [*] leaves from fewer: [0] serves both. */
+static uint32_t *holders_memo(const struct holders_graph *g, struct holders_work *w, uint32_t v)
+{
+  uint32_t top = g->top[v], p = g->parent[v];
+  if (top != v)
+    return &w->memo[0][top];
+  if (p == g->n || !holders_collapsed(g, w->labels, p, g->parent_ref[v]))
+    return NULL;
+  return &w->memo[g->snapshot->references[g->parent_ref[v]].kind == SNAPSHOT_REF_KEY][p];
+}
+
+/* The site's holders from its objects m: each text rendered once per group remembered (a list
+ * of a million nodes renders as many texts as it has steps shown, plus one). */
+static int holders_site(const struct holders_graph *g, struct holders_work *w, struct holders_groups *gs,
                         const struct holders_member *m, size_t count, struct diff_site *site)
 {
-  holders_mark(g, labels, m, count, 0);
+  holders_mark(g, w, m, count);
   struct holders_text t;
   int status = 0;
   for (size_t i = 0; i < count && status == 0; i++) {
-    uint32_t holder;
-    holders_render(g, labels, m[i].object, &t, &holder);
-    status = groups_add(gs, t.buf, m[i].bytes, holder);
+    uint32_t *memo = holders_memo(g, w, m[i].object), holder, index;
+    if (memo && *memo != DIFF_HOLDERS_NONE) {
+      gs->items[*memo].objects++;
+      gs->items[*memo].bytes += m[i].bytes;
+      continue;
+    }
+    holders_render(g, w->labels, m[i].object, &t, &holder);
+    status = groups_add(gs, t.buf, m[i].bytes, holder, &index);
+    if (status == 0 && memo)
+      *memo = index;
   }
-  holders_mark(g, labels, m, count, 1);
+  holders_unmark(g, w);
   if (status < 0)
     return -1;
   if (gs->count > 1)
@@ -622,14 +720,60 @@ static int holders_site(const struct holders_graph *g, uint32_t *labels, struct 
   return 0;
 }
 
+#define HOLDERS_AHEAD 16            /* blocks prefetched ahead of their look-up */
+
+/* *order: the blocks' indices in about address order, by a counting sort of address ranges
+ * of about two blocks each (NULL: a few blocks, taken as they come). The snapshot's objects are
+ * in address order, so that its look-ups then read it in order: in the live map's order (a
+ * hash's), each missed the cache, most of the analysis of a million-node list. -1 when out of
+ * memory. */
+static int holders_block_order(const struct diff_holders_block *blocks, size_t count, uint32_t **order)
+{
+  *order = NULL;
+  if (count < 64 || count > UINT32_MAX)
+    return 0;
+  uint64_t low = UINT64_MAX, high = 0;
+  for (size_t i = 0; i < count; i++) {
+    low = blocks[i].address < low ? blocks[i].address : low;
+    high = blocks[i].address > high ? blocks[i].address : high;
+  }
+  size_t ranges = 32;
+  while (ranges < count / 2)
+    ranges <<= 1;
+  unsigned shift = 0;  /* stops by 63: the span >> 63 is 0 or 1 */
+  while (((high - low) >> shift) >= ranges)
+    shift++;
+  uint32_t *start = calloc(ranges + 1, sizeof *start);
+  *order = malloc(count * sizeof **order);
+  if (!start || !*order) {
+    free(start), free(*order);
+    *order = NULL;
+    return -1;
+  }
+  for (size_t i = 0; i < count; i++)
+    start[((blocks[i].address - low) >> shift) + 1]++;
+  for (size_t k = 0; k < ranges; k++)
+    start[k + 1] += start[k];
+  for (size_t i = 0; i < count; i++)
+    (*order)[start[(blocks[i].address - low) >> shift]++] = (uint32_t)i;
+  free(start);
+  return 0;
+}
+
 int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                          size_t block_count, struct diff_site **sites, size_t site_count)
 {
   struct holders_member *members = malloc((block_count ? block_count : 1) * sizeof *members);
-  if (!members)
+  uint32_t *order = NULL;
+  if (!members || holders_block_order(blocks, block_count, &order) < 0) {
+    free(members);
     return -1;
+  }
   size_t count = 0;
-  for (size_t i = 0; i < block_count; i++) {
+  for (size_t k = 0; k < block_count; k++) {
+    size_t i = order ? order[k] : k;
+    if (order && k + HOLDERS_AHEAD < block_count)  /* the blocks themselves are in the map's order */
+      __builtin_prefetch(&blocks[order[k + HOLDERS_AHEAD]]);
     const struct snapshot_object *o = snapshot_find_block(snapshot, blocks[i].address);
     if (!o || blocks[i].site >= site_count ||
         holders_block_size(snapshot, o, blocks[i].address) != blocks[i].size)
@@ -637,6 +781,7 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
     members[count++] = (struct holders_member){blocks[i].site, (uint32_t)(o - snapshot->objects),
                                                blocks[i].size};
   }
+  free(order);
   /* By site (a counting sort: sites are few, members many), then one member per (site,
    * object): an object whose blocks the site made twice (a table and its array part) once. */
   size_t *start = calloc(site_count + 1, sizeof *start);
@@ -670,10 +815,20 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
   free(last);
   struct holders_graph g;
   struct holders_groups gs = {0};
-  uint32_t *labels = NULL;
+  struct holders_work w = {0};
   int status = -1;
-  if (holders_graph_build(&g, snapshot) < 0 || !(labels = calloc((size_t)g.n + 1, sizeof *labels)))
+  size_t nodes = (size_t)snapshot->object_count + 1;
+  if (holders_graph_build(&g, snapshot) < 0)
     goto done;
+  w.labels = calloc(nodes, sizeof *w.labels);
+  w.on_path = calloc(nodes, sizeof *w.on_path);
+  w.seen = malloc(nodes * sizeof *w.seen);
+  w.memo[0] = malloc(nodes * sizeof *w.memo[0]);
+  w.memo[1] = malloc(nodes * sizeof *w.memo[1]);
+  if (!w.labels || !w.on_path || !w.seen || !w.memo[0] || !w.memo[1])
+    goto done;
+  memset(w.memo[0], 0xff, nodes * sizeof *w.memo[0]);
+  memset(w.memo[1], 0xff, nodes * sizeof *w.memo[1]);
   size_t reached = 0;  /* members the roots reach */
   for (size_t i = 0; i < out; i++)
     if (g.parent[members[i].object] != DIFF_HOLDERS_NONE)
@@ -682,7 +837,7 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
     size_t j = i;
     while (j < reached && members[j].site == members[i].site)
       j++;
-    if (holders_site(&g, labels, &gs, members + i, j - i, sites[members[i].site]) < 0)
+    if (holders_site(&g, &w, &gs, members + i, j - i, sites[members[i].site]) < 0)
       goto done;
     i = j;
   }
@@ -691,7 +846,7 @@ done:
   groups_clear(&gs);
   free(gs.items);
   free(gs.slots);
-  free(labels);
+  free(w.labels), free(w.on_path), free(w.seen), free(w.memo[0]), free(w.memo[1]);
   holders_graph_free(&g);
   free(members);
   return status;

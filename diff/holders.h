@@ -34,9 +34,11 @@ struct diff_holders_block {
  * snapshot: the objects that own them (by address), the shortest path from
  * a root to each over references that are not weak, grouped by path with
  * array indices and keys that differ between the site's objects collapsed
- * to [*]; the DIFF_HOLDERS_SHOWN with most bytes go to sites[i].holders, each
- * with the retained size of the object it ends in. 0, or -1 when out of
- * memory. */
+ * to [*], a path of more than 64 steps cut after its 64th (" ..."); the
+ * DIFF_HOLDERS_SHOWN with most bytes go to sites[i].holders, each with the
+ * retained size of the object it ends in. Linear in the snapshot's objects and
+ * references and the blocks (but for log factors: the dominator tree, look-ups): no
+ * path is walked per object. 0, or -1 when out of memory. */
 int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                          size_t block_count, struct diff_site **sites, size_t site_count);
 
