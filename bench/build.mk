@@ -200,3 +200,16 @@ bench-holders: $(BUILD)/bench/holders
 	@echo "== holder analysis: a heap snapshot of $(BENCH_HOLDERS_OBJECTS) objects"
 	$(BUILD)/bench/holders $(BUILD)/bench/holders.heap $(BENCH_HOLDERS_OBJECTS) $(BENCH_HOLDERS_ROUNDS)
 	@rm -f $(BUILD)/bench/holders.heap
+
+# ljleak diff with holders on a growing linked list of 100,000 and of 1,000,000 nodes
+# (testdata/holders/chain.lua), against the same diff without the heap snapshot: the holder
+# analysis is linear in objects and references (medians of BENCH_HOLDERS_CHAIN_RUNS pairs,
+# wall and CPU time, and the ratios).
+BENCHES += bench-holders-chain
+BENCH_HOLDERS_CHAIN_NODES ?= 100000 1000000
+BENCH_HOLDERS_CHAIN_RUNS ?= 5
+
+.PHONY: bench-holders-chain
+bench-holders-chain: $(BUILD)/ljleak $(COLLECTOR_SO)
+	@echo "== holder analysis of a growing linked list (testdata/holders/chain.lua)"
+	BUILD=$(BUILD) NODES="$(BENCH_HOLDERS_CHAIN_NODES)" RUNS=$(BENCH_HOLDERS_CHAIN_RUNS) bash bench/holders-chain.sh
