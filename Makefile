@@ -116,6 +116,11 @@ fuzz-$(1): $(BUILD)/fuzz/$(1)
 	  $(BUILD)/fuzz/$(1)-corpus
 endef
 
+# The archives of a list of stages, in link order. Defined before the
+# build.mk files, whose prerequisites ($(call stage_archives,...)) expand as
+# they are read.
+stage_archives = $(patsubst %,$(BUILD)/lib%.a,$(filter $(1),$(STAGES)))
+
 # The LuaJIT built for (LUAJIT, LUAJIT_SRC, LUAJIT_ROOT) and make other-luajit:
 # the other one, unpacked privately, with ljleak and the collector built for
 # it under $(BUILD)/other-luajit (paths and env.sh described in mk/luajit.mk).
@@ -132,8 +137,6 @@ all: $(ALL_TARGETS)
 
 CLI_OBJS = $(CLI_SRCS:%.c=$(BUILD)/%.o)
 STAGE_ARCHIVES = $(STAGES:%=$(BUILD)/lib%.a)
-# The archives of a list of stages, in link order.
-stage_archives = $(patsubst %,$(BUILD)/lib%.a,$(filter $(1),$(STAGES)))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
