@@ -14,7 +14,11 @@
 #include "collector/segments.h"
 #include "collector/snapshot.h"
 #include "format/capture_layout.h"
+#include "lj_str.h"
 #include "lj_tab.h"
+#if LJ_HASBUFFER
+#include "lj_buf.h"
+#endif
 #if LJ_HASFFI
 #include "lj_ctype.h"
 #endif
@@ -22,7 +26,11 @@
 /* The walk reads the GC's lists (the root list, the string table, the finalizer queue, the ring
  * of open upvalues) and never
  * its mark bits: every object on them is live at a boundary, right after a full cycle, but for
- * the ones a finalizer ran on (they go at the next cycle). */
+ * the ones a finalizer ran on (they go at the next cycle).
+ *
+ * Sizes are the allocator's: each object's own block and each part has the size the VM passed
+ * to the allocator for it (and passes again to free it), so that a live block of the event
+ * stream finds its object by address and size, and the objects' bytes are gc.total. */
 
 #define TEXT_MAX SNAPSHOT_LABEL_MAX
 
@@ -455,11 +463,31 @@ static void walk_thread(struct snapshot_walk *w, lua_State *th)
 
 static void walk_userdata(struct snapshot_walk *w, GCudata *ud)
 {
-  object(w, SNAPSHOT_USERDATA, 0, ud, sizeudata(ud), ud->len, 0, NULL, 0);
+  struct snapshot_block block = {0, 0};
+  uint32_t block_count = 0;
+#if LJ_HASBUFFER
+  /* A string buffer's contents are a block of its own, unless it shares them (copy-on-write
+   * or borrowed), as lj_bufx_free frees them. */
+  SBufExt *sbx = ud->udtype == UDTYPE_BUFFER ? (SBufExt *)uddata(ud) : NULL;
+  if (sbx && !sbufiscoworborrow(sbx) && sbufsz(sbx) > 0) {
+    block = (struct snapshot_block){(uint64_t)(uintptr_t)sbx->b, sbufsz(sbx)};
+    block_count = 1;
+  }
+#endif
+  object(w, SNAPSHOT_USERDATA, 0, ud, sizeudata(ud), ud->len, 0, &block, block_count);
   GCtab *mt = table_held(ud->metatable);
   if (mt)
     reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "metatable", 9), 0, mt);
   reference_object(w, text_id(w, "env", 3), held(ud->env));
+#if LJ_HASBUFFER
+  /* What the GC marks from a string buffer (gc_mark). */
+  if (sbx) {
+    if (sbufiscow(sbx))
+      reference_object(w, text_id(w, "copy-on-write contents", 22), held(sbx->cowref));
+    reference_object(w, text_id(w, "string dictionary", 17), held(sbx->dict_str));
+    reference_object(w, text_id(w, "metatable dictionary", 20), held(sbx->dict_mt));
+  }
+#endif
 }
 
 #if LJ_HASFFI
@@ -521,7 +549,7 @@ static void walk_object(struct snapshot_walk *w, GCobj *o)
 #endif
   case ~LJ_TSTR: {
     GCstr *s = gco2str(o);
-    object(w, SNAPSHOT_STRING, 0, s, sizeof(GCstr) + s->len + 1, s->len, 0, NULL, 0);
+    object(w, SNAPSHOT_STRING, 0, s, lj_str_size(s->len), s->len, 0, NULL, 0);
     break;
   }
   default: break;  /* nothing else lives on the lists */
@@ -595,13 +623,20 @@ static void vm_block(struct snapshot_walk *w, const void *address, uint64_t size
 }
 
 /* The VM's own blocks that collectgarbage("count") counts beside the objects: the string
- * table, the temporary buffer, the JIT compiler's buffers and trace list, the FFI's type
- * table. (The main thread's object stands for the global state's block.) */
+ * table, the temporary buffer, the light userdata segments, the JIT compiler's buffers and
+ * trace list, the FFI's state, type table and callback ids. (The main thread's object stands
+ * for the global state's block.) Each with the size the VM frees it with. */
 static void walk_vm(struct snapshot_walk *w)
 {
   global_State *g = w->g;
   vm_block(w, g->str.tab, ((uint64_t)g->str.mask + 1) * sizeof(GCRef), g->str.num, "string table");
   vm_block(w, g->tmpbuf.b, (uint64_t)(g->tmpbuf.e - g->tmpbuf.b), 0, "temporary buffer");
+#if LJ_64
+  /* Grown by doubling from 2 as segments are added (lj_lightud_intern); lua_close's size. */
+  MSize segments = g->gc.lightudnum ? 2u << lj_fls(g->gc.lightudnum) : 2u;
+  vm_block(w, mref(g->gc.lightudseg, uint32_t), (uint64_t)segments * sizeof(uint32_t),
+           (uint64_t)g->gc.lightudnum + 1, "lightuserdata segments");
+#endif
 #if LJ_HASJIT
   jit_State *J = G2J(g);
   if (J->irbuf)
@@ -616,6 +651,7 @@ static void walk_vm(struct snapshot_walk *w)
   if (cts) {
     vm_block(w, cts, sizeof(CTState), 0, "ffi state");
     vm_block(w, cts->tab, (uint64_t)cts->sizetab * sizeof(CType), cts->top, "ffi type table");
+    vm_block(w, cts->cb.cbid, (uint64_t)cts->cb.sizeid * sizeof(CTypeID1), cts->cb.topid, "ffi callback ids");
   }
 #endif
 }
