@@ -69,6 +69,11 @@ $(BUILD)/tests/test_collector_stacks: | $(BUILD)/ljleak $(COLLECTOR_SO)
 TEST_SUITES += test_collector_api
 LUAJIT_SRCS += tests/test_collector_api.c
 test_collector_api_LIBS = collector format
+# heap snapshots: every allocator block is one object or part with its exact size (the stream,
+# the snapshot and a tracking allocator agree), JIT on and off
+TEST_SUITES += test_collector_snapshot
+LUAJIT_SRCS += tests/test_collector_snapshot.c
+test_collector_snapshot_LIBS = collector format
 # an LD_PRELOAD shim that fails write() or fsync() on one file with EIO
 $(BUILD)/tests/fault_io.so: tests/fault_io.c
 	@mkdir -p $(dir $@)

@@ -5,7 +5,9 @@
 # in the snapshot with the labelled references that hold it (an upvalue, a
 # module in _LOADED, a coroutine's local, a global, a weak cache marked weak, a
 # metatable's __index, a table as its own key, cdata in a table, a finalizer's
-# upvalue); the objects' bytes agree with collectgarbage("count"); a snapshot
+# upvalue); the objects' bytes are collectgarbage("count") to the byte, of
+# that program and of one that holds objects of every kind and size
+# (testdata/snapshot/sizes.lua); a snapshot
 # leaves the heap as it was; ljleak info lists the snapshots; ljleak run takes
 # one at the end and one in the middle by default, none with --snapshots none;
 # a cut snapshot prints its complete records and says so; another capture's
@@ -27,6 +29,11 @@ target_of() {
 object_line() { awk -F'\t' -v a="$2" '$1 == "object" && $2 == a' "$1"; }
 address_of() { awk -v n="$2" '$1 == n { print $2 }' "$1"; }
 has_ref() { refs_to "$1" "$2" | grep -qxF "$3"; }
+# same_bytes DUMP: its objects' bytes are the heap's, to the byte.
+same_bytes() {
+  head -n 1 "$1" | tr '\t' '\n' | awk -F= '$1 == "heap_bytes" { h = $2 } $1 == "object_bytes" { o = $2 }
+    END { exit !(o > 0 && o == h) }'
+}
 
 program=testdata/snapshot/holders.lua
 chunk=function@$program
@@ -72,14 +79,25 @@ for jit in on off; do
   check "jit_${jit}_ffi_finalizers_root_holds_the_finalizer" sh -c "
     awk -F'\t' -v f='$fin' -v fn='$fn' '\$1 == \"object\" { i = \$2 == f } i && \$3 == fn && \$4 == \"[cdata]\" { found = 1 } END { exit !found }' '$d'"
 
-  # The objects' bytes against collectgarbage("count"): the VM's allocations but
-  # the few it keeps out of sight (lightuserdata segments, ...): 2 KiB and 1 %.
-  heap=$(head -n 1 "$d" | tr '\t' '\n' | sed -n 's/^heap_bytes=//p')
-  objects=$(head -n 1 "$d" | tr '\t' '\n' | sed -n 's/^object_bytes=//p')
-  check "jit_${jit}_object_bytes_agree_with_the_heap" awk -v h="$heap" -v o="$objects" \
-    'BEGIN { d = h - o; if (d < 0) d = -d; exit !(o > 0 && d <= 2048 + h / 100) }'
+  # The objects' bytes are collectgarbage("count"): every block of the VM's is
+  # one object or part, with the size it was allocated with.
+  check "jit_${jit}_object_bytes_are_the_heap" same_bytes "$d"
   check "jit_${jit}_snapshot_left_the_heap_as_it_was" test \
     "$(sed -n 's/^count_before //p' "$a")" = "$(sed -n 's/^count_after //p' "$a")"
+done
+
+# Objects of every kind and size (testdata/snapshot/sizes.lua): at every
+# snapshot of ljleak run's (the middle's, the return boundary's), their bytes
+# are the heap's. tests/test_collector_snapshot.c matches them block by block.
+for jit in on off; do
+  "$LJLEAK" run -j "$jit" -o "$tmp/sizes-$jit" testdata/snapshot/sizes.lua > /dev/null 2>&1
+  check "sizes_jit_${jit}_runs" test $? = 0
+  files=$("$LJLEAK" info --get snapshot_files "$tmp/sizes-$jit")
+  check "sizes_jit_${jit}_has_snapshots" test -n "$files"
+  for f in $files; do
+    "$LJLEAK" snapshot "$tmp/sizes-$jit/$f" > "$tmp/sizes-$jit.dump" 2> /dev/null
+    check "sizes_jit_${jit}_${f}_object_bytes_are_the_heap" same_bytes "$tmp/sizes-$jit.dump"
+  done
 done
 
 # ljleak run's default: one at the end, one in the middle of a run that allocates.
