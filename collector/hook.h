@@ -95,6 +95,23 @@ void *hook_main(void *ud, void *ptr, size_t osize, size_t nsize);
 /* The hook while sampling where there is no stub, and the stub's slow path. */
 void *hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize);
 
+/* Whether ptr is the running thread's stack. The VM frees its old stack
+ * inside the realloc that grows or shrinks it and points L->stack at the
+ * new one only afterwards, while the site of the event is read from the
+ * frames in the old one: such a realloc is made as an allocation, a copy
+ * and a free (hook_move_stack), so that the old stack is still there while
+ * the site is read. */
+static inline int hook_running_stack(const struct capture *c, const void *ptr)
+{
+  const global_State *g = c->g;
+  GCobj *o = g ? gcref(g->cur_L) : NULL;
+  return o && mref(gco2th(o)->stack, void) == ptr;
+}
+/* The new stack for hook_running_stack's realloc, with the old one's
+ * contents (NULL, the old one untouched, when the allocator fails); the
+ * caller records the event, then frees ptr with c->orig_allocf. */
+void *hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize, size_t nsize);
+
 /* The general and slow tiers. hook_general takes the allocator's
  * arguments, so that the faster tiers reach it with a plain jump. */
 void *hook_general(void *ud, void *ptr, size_t osize, size_t nsize);

@@ -210,6 +210,13 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
 static __attribute__((noinline)) void *hook_full_alloc(struct capture *c, void *ud, void *ptr,
                                                        size_t osize, size_t nsize)
 {
+  if (__builtin_expect(ptr != NULL, 0) && hook_running_stack(c, ptr)) {
+    void *nptr = hook_move_stack(c, ud, ptr, osize, nsize);
+    hook_full_record(c, ptr, osize, nptr, nsize);
+    if (nptr)
+      c->orig_allocf(ud, ptr, osize, 0);
+    return nptr;
+  }
   void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
   return hook_full_record(c, ptr, osize, nptr, nsize);
 }

@@ -1,5 +1,6 @@
 /* collector/hook_slow.c: the hook's general and slow tiers (hook.h): recording an event with its site, the signal, lua_close. */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "collector/boundary.h"
@@ -177,12 +178,36 @@ __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, size_t os
   c->busy = 0;
 }
 
+void *hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize, size_t nsize)
+{
+  void *nptr = c->orig_allocf(ud, NULL, 0, nsize);
+  if (nptr)
+    memcpy(nptr, ptr, osize < nsize ? osize : nsize);
+  return nptr;
+}
+
+/* hook_general once the allocator made the call: records it (or not). */
+static void *hook_general_record(struct capture *c, void *ptr, size_t osize, void *nptr,
+                                 size_t nsize);
+
 __attribute__((noinline)) void *hook_general(void *ud, void *ptr, size_t osize, size_t nsize)
 {
   struct capture *c = &capture_state;
   if (__builtin_expect(nsize == 0 && ptr == c->gg, 0))
     return hook_close(c, ud, ptr, osize, nsize);
-  void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
+  if (__builtin_expect(ptr != NULL && nsize != 0, 0) && hook_running_stack(c, ptr)) {
+    void *nptr = hook_move_stack(c, ud, ptr, osize, nsize);
+    hook_general_record(c, ptr, osize, nptr, nsize);
+    if (nptr)
+      c->orig_allocf(ud, ptr, osize, 0);
+    return nptr;
+  }
+  return hook_general_record(c, ptr, osize, c->orig_allocf(ud, ptr, osize, nsize), nsize);
+}
+
+static void *hook_general_record(struct capture *c, void *ptr, size_t osize, void *nptr,
+                                 size_t nsize)
+{
   if (c->sampling) {
     if (nsize != 0 && ptr == NULL) {
       if (__builtin_expect(nptr == NULL, 0))
