@@ -1,7 +1,7 @@
 # diff/build.mk: the differential engine (aggregation, trends, comparisons); needs format.
 diff_SRCS := diff/live_map.c diff/site_table.c diff/source.c diff/segment.c diff/aggregate.c \
   diff/trend.c diff/model.c diff/result.c diff/compare.c diff/allow.c diff/stack_table.c \
-  diff/segment_stacks.c diff/result_stacks.c diff/holders.c diff/survivors.c
+  diff/segment_stacks.c diff/result_stacks.c diff/holders.c diff/survivors.c diff/suspects.c
 
 # the engine: aggregation and modes (tests/test_diff.c), trends (tests/test_diff_trend.c)
 TEST_SUITES += test_diff test_diff_trend
@@ -21,10 +21,16 @@ test_diff_stacks_LIBS = diff format
 # the dominator tree on hand-built graphs, holder paths on a hand-built snapshot (tests/test_diff_holders.c)
 TEST_SUITES += test_diff_holders
 test_diff_holders_LIBS = diff format
+# leak suspects: growing sites grouped by the container that holds them, the VM's work by its
+# stacks, kinds (tests/test_diff_suspects.c)
+TEST_SUITES += test_diff_suspects
+test_diff_suspects_LIBS = diff format
 # the corpus of workloads with known answers, captured by ljleak run and diffed
 E2E_TESTS += tests/e2e/diff-cli.sh tests/e2e/diff-corpus.sh
 # holder paths and retained sizes of growing sites, from the capture's heap snapshot
 E2E_TESTS += tests/e2e/holders.sh
+# one leak, one finding: a real event bus's growing sites grouped into one leak suspect
+E2E_TESTS += tests/e2e/suspects.sh
 # every workload with no option at all, short and long: a leak never passes
 E2E_TESTS += tests/e2e/diff-defaults.sh
 # two workloads for a minute each with no option: thousands of cycles, 512 boundaries judged

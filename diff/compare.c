@@ -5,6 +5,7 @@
 
 #include "diff/aggregate.h"
 #include "diff/holders.h"
+#include "diff/suspects.h"
 #include "diff/survivors.h"
 #include "diff/allow.h"
 #include "diff/source.h"
@@ -62,6 +63,10 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
   if (status == DIFF_OK && diff_holders_find(&holders, &capture, &aggregate, result->sites,
                                              result->site_count, info, options, err) < 0)
     status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  /* Each growing site's kinds and container, for the leak suspects (diff/suspects.h). */
+  if (status == DIFF_OK && diff_suspects_analyse(&holders, &capture, &aggregate, result->sites,
+                                                 result->site_count, options, err) < 0)
+    status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   if (status == DIFF_OK && info == &result->capture && result->mode == DIFF_MODE_TREND &&
       diff_holders_containers(&holders, &capture, &aggregate, result, options, err) < 0)
     status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
@@ -95,7 +100,10 @@ static enum diff_status compare_finish(struct diff_result *result,
     diff_result_free(result);
     return status;
   }
-  diff_result_finish(result);
+  if (diff_result_finish(result) < 0) {
+    diff_result_free(result);
+    return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  }
   return DIFF_OK;
 }
 
@@ -391,6 +399,7 @@ enum diff_status diff_decide(struct diff_result *result, const struct diff_optio
   enum diff_status status = diff_allow_apply(result, options->allow, err);
   if (status != DIFF_OK)
     return status;
-  diff_result_finish(result);
+  if (diff_result_finish(result) < 0)
+    return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   return DIFF_OK;
 }

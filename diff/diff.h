@@ -157,6 +157,28 @@ struct diff_container {
   uint64_t bytes[2];          /* its bytes at each: its own block and the blocks it owns */
 };
 
+/* Object kinds, by a heap snapshot's types (format/snapshot.h's, but for its wire-only
+ * CONTINUED): what a site's blocks are part of (diff/suspects.h names them). */
+#define DIFF_KIND_COUNT 11
+struct diff_kind_count {
+  uint64_t objects;           /* the site's objects of that kind at its holders' snapshot */
+  uint64_t bytes;             /* the site's live bytes in them */
+};
+
+/* The container of a growing site's objects at its holders' snapshot (diff/suspects.h,
+ * docs/diff.md "Leak suspects"): where the dominator tree from the roots stops holding
+ * most of the site's bytes under one object. */
+struct diff_site_container {
+  uint64_t address;           /* the object's address: sites with the same one are one suspect */
+  char *type;                 /* "table", "function", "thread", ... */
+  char *path;                 /* its path, from the site's holder paths when one names it */
+  int named;                  /* path is a holder path's (else the top holder path's start) */
+  char *site;                 /* the site that made it, or NULL when unknown */
+  uint64_t retained_bytes;    /* what would be freed if it were let go (its dominator subtree) */
+  uint64_t objects, bytes;    /* of those, the site's objects and live bytes */
+  uint64_t boundary;          /* the seq of the snapshot's boundary */
+};
+
 /* One site: its name and its series, one entry per boundary. */
 struct diff_site {
   char *name;                 /* stable name: no trace numbers, no addresses */
@@ -209,9 +231,14 @@ struct diff_site {
   struct diff_holder *holders;
   uint64_t holders_boundary;  /* the seq of the boundary whose snapshot they come from */
   struct diff_site_facts facts;  /* diff_result_fill_facts */
+  /* A site with holders: its objects by kind at the holders' snapshot (all zero when
+   * unknown), and their container (owned; NULL when none holds most of them). */
+  struct diff_kind_count kinds[DIFF_KIND_COUNT];
+  struct diff_site_container *container;
 };
 
 struct diff_allow;            /* an allow-list read by diff_allow_load */
+struct diff_suspect;          /* diff/suspects.h */
 
 /* The knobs that decide verdicts (diff_options_default gives the defaults). */
 struct diff_options {
@@ -341,6 +368,14 @@ struct diff_result {
    * most bytes of growth first (trend mode; none without two snapshots). */
   size_t container_count;
   struct diff_container *containers;
+  /* Leak suspects (diff/suspects.h): the flagged sites grouped by the container that holds
+   * their growth, most growth first; found by diff_suspects_find from the sites, so never
+   * stale: diff_result_finish and report_read_json find them again. suspects_grouped: some
+   * site has a container (a heap snapshot was analysed), so the flagged sites outside every
+   * suspect are findings on their own; 0: not grouped (no snapshot, or an older result). */
+  size_t suspect_count;
+  struct diff_suspect *suspects;
+  int suspects_grouped;
 };
 
 /* Whether a site fails the run, in any mode: new and worse always (the

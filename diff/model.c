@@ -7,6 +7,7 @@
 
 #include "diff/diff.h"
 #include "diff/trend.h"
+#include "diff/suspects.h"
 
 /* The names of every format and of the JSON schema; the enums index them. */
 static const char *const verdict_names[] = {
@@ -468,6 +469,12 @@ void diff_site_release(struct diff_site *site)
     free(site->holders[i].holder_type);
   }
   free(site->holders);
+  if (site->container) {
+    free(site->container->type);
+    free(site->container->path);
+    free(site->container->site);
+    free(site->container);
+  }
 }
 
 void diff_result_by_stack(struct diff_result *result)
@@ -491,6 +498,7 @@ void diff_result_by_stack(struct diff_result *result)
   }
   diff_result_fill_facts(result);
   result->flagged = result->facts.tally.flagged;
+  diff_suspects_free(result);  /* stacks have no holders: not grouped */
 }
 
 void diff_result_free(struct diff_result *result)
@@ -509,6 +517,7 @@ void diff_result_free(struct diff_result *result)
     free(result->containers[i].path);
   }
   free(result->containers);
+  diff_suspects_free(result);
   diff_capture_free(&result->capture);
   diff_capture_free(&result->base);
   memset(result, 0, sizeof *result);

@@ -1,5 +1,6 @@
 /* diff/result.c: result sites from an aggregate, and their order. */
 #include "diff/result.h"
+#include "diff/suspects.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -218,7 +219,7 @@ static int result_compare_sites(const void *a, const void *b, void *context)
   return strcmp(x->name, y->name);
 }
 
-void diff_result_finish(struct diff_result *result)
+int diff_result_finish(struct diff_result *result)
 {
   if (result->site_count)
     qsort_r(result->sites, result->site_count, sizeof *result->sites, result_compare_sites,
@@ -228,4 +229,5 @@ void diff_result_finish(struct diff_result *result)
             &result->mode);
   diff_result_fill_facts(result);  /* after the sort: the tally sums in the sites' order */
   result->flagged = result->facts.tally.flagged;
+  return diff_suspects_find(result);  /* after the facts: the flagged sites are grouped */
 }

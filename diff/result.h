@@ -39,7 +39,9 @@ int diff_result_judge_site(struct diff_site *site, const struct diff_options *op
 /* The last step of making a result: sorts the sites, and likewise the
  * stacks (flagged first by growth, then undecided by growth, then by live
  * bytes at the last boundary; range mode by delta), then fills the facts
- * (diff_result_fill_facts) and sets result->flagged from them. */
-void diff_result_finish(struct diff_result *result);
+ * (diff_result_fill_facts), sets result->flagged from them and groups the
+ * flagged sites into leak suspects (diff_suspects_find). 0, or -1 when out
+ * of memory. */
+int diff_result_finish(struct diff_result *result);
 
 #endif

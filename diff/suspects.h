@@ -1,0 +1,79 @@
+/* diff/suspects.h: leak suspects: the growing sites whose growth one container holds, grouped
+ * (docs/diff.md, "Leak suspects"); and each site's objects by kind at its heap snapshot. */
+#ifndef LJLEAK_DIFF_SUSPECTS_H
+#define LJLEAK_DIFF_SUSPECTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diff/aggregate.h"
+#include "diff/diff.h"
+#include "diff/holders.h"
+#include "diff/source.h"
+
+/* One suspect: a container and the flagged sites it holds. It owns its arrays only: its
+ * container is described by result->sites[named_site].container, valid while the result's
+ * sites are (diff_suspects_find runs again whenever they change). */
+struct diff_suspect {
+  size_t site_count;
+  size_t *sites;              /* [site_count] indices into result->sites: those it holds, in
+                                 the result's order (fastest growth first), then the VM's
+                                 work joined by its stacks */
+  size_t *cause;              /* [site_count] SIZE_MAX for a site it holds; for the VM's
+                                 work, the index of the site of this suspect its stacks end at */
+  size_t named_site;          /* the site whose container names it (a holder path's, if any) */
+  size_t container;           /* the matching growing container's index in result->containers
+                                 + 1, or 0 when none matches */
+  double growth_bytes_per_segment;  /* its sites' growth, summed */
+  double growth_bytes_per_second;
+  uint64_t retained_bytes;    /* what would be freed if the container were let go, at the
+                                 newest snapshot its sites' containers come from */
+  uint64_t boundary;          /* the seq of that snapshot's boundary */
+  uint64_t objects, bytes;    /* of that, its sites' objects and live bytes */
+  struct diff_kind_count kinds[DIFF_KIND_COUNT];  /* its sites' objects by kind, summed */
+};
+
+/* A kind's name in the JSON ("table", "string", "function", "C function", "prototype",
+ * "upvalue", "thread", "userdata", "cdata", "trace", "vm"), its plural in words
+ * ("tables", "closures", "coroutines", ...); "?" outside. A parse is 0, or -1. */
+const char *diff_kind_name(size_t kind);
+const char *diff_kind_words(size_t kind);
+int diff_kind_parse(const char *name, size_t *kind);
+
+/* The engine's step after diff_holders_find: for every wanted site (growing, new, worse,
+ * undecided) with holders, reads the snapshot its holders come from again and fills
+ * site->kinds and site->container (the blocks live there: aggregate's for the exit
+ * boundary, else the capture read again up to it). A snapshot that cannot be read is
+ * skipped (the holders' step warned). 0, or -1 when out of memory or reading fails (err). */
+int diff_suspects_analyse(const struct diff_holders *holders, struct diff_source *capture,
+                          const struct diff_aggregate *aggregate, struct diff_site *sites,
+                          size_t site_count, const struct diff_options *options,
+                          struct diff_error *err);
+
+/* The container rule on a graph of node_count nodes (edges succ[first[v] .. first[v + 1])),
+ * for a site whose objects are the nodes with own[v] set, bytes[v] its bytes in each: from
+ * root down the dominator tree, the child that keeps more than half of the site's bytes alive,
+ * until an object of the site or a node where no child does; *container gets it (root when no
+ * object holds most). The engine applies it to each growing site at its heap snapshot (the
+ * roots' node the root). 0, or -1 when out of memory. */
+int diff_suspects_container_node(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
+                                 uint32_t root, const uint64_t *bytes, const unsigned char *own,
+                                 uint32_t *container);
+
+/* Groups result's flagged sites into suspects (result->suspects, freed first): a site with a
+ * container joins the suspect of that container (by address); a flagged site of the VM's
+ * work ("VM: ..." or INTERNAL) without one joins the suspect whose site its stacks end at
+ * (most live bytes at the last boundary, then most growth). Needs the facts filled. 0, or
+ * -1 when out of memory (no suspects then). */
+int diff_suspects_find(struct diff_result *result);
+
+/* Frees result's suspects; their count is 0 after. */
+void diff_suspects_free(struct diff_result *result);
+
+/* The suspect that holds result->sites[site], or NULL. */
+const struct diff_suspect *diff_suspects_of(const struct diff_result *result, size_t site);
+
+/* Flagged sites outside every suspect (findings on their own). */
+size_t diff_suspects_alone(const struct diff_result *result);
+
+#endif

@@ -1,0 +1,318 @@
+/* tests/test_diff_suspects.c: leak suspects from hand-built results with holders and containers: sites grouped by their container, the VM's work by its stacks, a C site alone, a site under two containers, no snapshot (docs/diff.md, "Leak suspects"). */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/suspects.h"
+#include "tests/check_run.h"
+
+static char *dup_text(const char *text)
+{
+  char *copy = strdup(text);
+  ck_assert_ptr_nonnull(copy);
+  return copy;
+}
+
+/* A flagged site (growing, 5 boundaries rising by growth a boundary). */
+static void make_site(struct diff_site *site, const char *name, enum diff_site_kind kind, double growth)
+{
+  memset(site, 0, sizeof *site);
+  site->name = dup_text(name);
+  site->id = (uint64_t)(uintptr_t)site->name;  /* unique within the test */
+  site->kind = kind;
+  site->verdict = DIFF_VERDICT_GROWING;
+  site->count = 5;
+  site->live_bytes = calloc(5, sizeof *site->live_bytes);
+  ck_assert_ptr_nonnull(site->live_bytes);
+  for (size_t i = 0; i < 5; i++)
+    site->live_bytes[i] = (uint64_t)(growth * (double)i);
+  site->growth_bytes_per_segment = growth;
+  site->growth_bytes_per_second = growth * 10;
+  site->trend_p_value = 0.001;
+}
+
+/* A holder path and the container the snapshot pass found for the site. */
+static void hold(struct diff_site *site, const char *path, uint64_t address, uint64_t retained,
+                 uint64_t bytes, enum snapshot_type type, uint64_t objects)
+{
+  site->holder_count = 1;
+  site->holders = calloc(1, sizeof *site->holders);
+  ck_assert_ptr_nonnull(site->holders);
+  site->holders[0].path = dup_text(path);
+  site->holders[0].holder_type = dup_text("table");
+  site->holders[0].objects = objects;
+  site->holders[0].bytes = bytes;
+  site->holders[0].retained_bytes = retained;
+  site->holders_boundary = 5;
+  site->kinds[type - 1].objects = objects;
+  site->kinds[type - 1].bytes = bytes;
+  site->container = calloc(1, sizeof *site->container);
+  ck_assert_ptr_nonnull(site->container);
+  site->container->address = address;
+  site->container->type = dup_text("table");
+  site->container->path = dup_text("_G.events.handlers");
+  site->container->named = 1;
+  site->container->retained_bytes = retained;
+  site->container->objects = objects;
+  site->container->bytes = bytes;
+  site->container->boundary = 5;
+}
+
+static void make_result(struct diff_result *r, size_t count)
+{
+  memset(r, 0, sizeof *r);
+  diff_options_default(&r->options);
+  r->mode = DIFF_MODE_TREND;
+  r->capture.boundary_count = 5;
+  r->capture.snapshots = 1;
+  r->site_count = count;
+  r->sites = calloc(count, sizeof *r->sites);
+  ck_assert_ptr_nonnull(r->sites);
+}
+
+static void finish(struct diff_result *r)
+{
+  diff_result_fill_facts(r);
+  ck_assert_int_eq(diff_suspects_find(r), 0);
+}
+
+START_TEST(test_five_sites_under_one_container_make_one_suspect)
+{
+  struct diff_result r;
+  make_result(&r, 6);
+  /* In the engine's order (fastest first); the list's own growth too (its array part). */
+  const char *names[5] = {"@bus.lua:24", "@bus.lua:27", "@bus.lua:23", "@bus.lua:22", "@bus.lua:10"};
+  double growth[5] = {9600, 4500, 3000, 2800, 1000};
+  enum snapshot_type types[5] = {SNAPSHOT_TABLE, SNAPSHOT_LUA_FUNCTION, SNAPSHOT_TABLE,
+                                 SNAPSHOT_STRING, SNAPSHOT_TABLE};
+  for (size_t i = 0; i < 5; i++) {
+    make_site(&r.sites[i], names[i], DIFF_SITE_LUA, growth[i]);
+    hold(&r.sites[i], i == 4 ? "_G.events.handlers" : "_G.events.handlers[*]", 0x1000, 1 << 20,
+         (uint64_t)growth[i] * 60, types[i], 3000);
+  }
+  make_site(&r.sites[5], "@bus.lua:40", DIFF_SITE_LUA, 0);
+  r.sites[5].verdict = DIFF_VERDICT_STEADY;
+  finish(&r);
+  ck_assert_uint_eq(r.facts.tally.flagged, 5);
+  ck_assert(r.suspects_grouped);
+  ck_assert_uint_eq(r.suspect_count, 1);
+  const struct diff_suspect *s = &r.suspects[0];
+  ck_assert_uint_eq(s->site_count, 5);
+  for (size_t i = 0; i < 5; i++) {
+    ck_assert_uint_eq(s->sites[i], i);  /* by growth */
+    ck_assert_uint_eq(s->cause[i], SIZE_MAX);
+  }
+  ck_assert_double_eq(s->growth_bytes_per_segment, 9600 + 4500 + 3000 + 2800 + 1000);
+  ck_assert_uint_eq(s->retained_bytes, 1 << 20);
+  ck_assert_uint_eq(s->kinds[SNAPSHOT_TABLE - 1].objects, 9000);
+  ck_assert_uint_eq(s->kinds[SNAPSHOT_STRING - 1].objects, 3000);
+  ck_assert_uint_eq(s->kinds[SNAPSHOT_LUA_FUNCTION - 1].objects, 3000);
+  ck_assert_str_eq(r.sites[s->named_site].container->path, "_G.events.handlers");
+  ck_assert_uint_eq(diff_suspects_alone(&r), 0);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 5), NULL);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 3), s);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_suspects_are_ordered_by_the_growth_they_hold)
+{
+  struct diff_result r;
+  make_result(&r, 3);
+  make_site(&r.sites[0], "@a.lua:1", DIFF_SITE_LUA, 5000);
+  hold(&r.sites[0], "_G.small[*]", 0x1000, 10000, 5000, SNAPSHOT_TABLE, 10);
+  make_site(&r.sites[1], "@b.lua:1", DIFF_SITE_LUA, 4000);
+  hold(&r.sites[1], "_G.big[*]", 0x2000, 90000, 4000, SNAPSHOT_TABLE, 10);
+  make_site(&r.sites[2], "@b.lua:2", DIFF_SITE_LUA, 3000);
+  hold(&r.sites[2], "_G.big[*]", 0x2000, 90000, 3000, SNAPSHOT_STRING, 10);
+  finish(&r);
+  ck_assert_uint_eq(r.suspect_count, 2);
+  ck_assert_double_eq(r.suspects[0].growth_bytes_per_segment, 7000);  /* b's two sites */
+  ck_assert_uint_eq(r.suspects[0].site_count, 2);
+  ck_assert_uint_eq(r.suspects[0].retained_bytes, 90000);
+  ck_assert_double_eq(r.suspects[1].growth_bytes_per_segment, 5000);
+  diff_result_free(&r);
+}
+END_TEST
+
+/* A stack of site with its leaf Lua frame at chunk:line, live bytes at the last boundary. */
+static void add_stack(struct diff_result *r, const struct diff_site *site, const char *chunk,
+                      uint64_t line, uint64_t live)
+{
+  struct diff_site *bigger = realloc(r->stacks, (r->stack_count + 1) * sizeof *bigger);
+  ck_assert_ptr_nonnull(bigger);
+  r->stacks = bigger;
+  struct diff_site *stack = &r->stacks[r->stack_count++];
+  make_site(stack, "a stack", site->kind, 100);
+  stack->is_stack = 1;
+  stack->site_id = site->id;
+  stack->live_bytes[4] = live;
+  stack->frame_count = 2;
+  stack->frames = calloc(2, sizeof *stack->frames);
+  ck_assert_ptr_nonnull(stack->frames);
+  stack->frames[0] = (struct diff_frame){STACKS_FRAME_C, dup_text("lj_str_new"), 0, 0};
+  stack->frames[1] = (struct diff_frame){STACKS_FRAME_LUA, dup_text(chunk), 20, line};
+}
+
+START_TEST(test_the_vm_string_table_goes_under_the_suspect_its_stack_ends_at)
+{
+  struct diff_result r;
+  make_result(&r, 4);
+  make_site(&r.sites[0], "@bus.lua:22", DIFF_SITE_LUA, 5000);
+  hold(&r.sites[0], "_G.events.handlers[*].id", 0x1000, 50000, 20000, SNAPSHOT_STRING, 3000);
+  make_site(&r.sites[1], "@other.lua:5", DIFF_SITE_LUA, 4000);
+  hold(&r.sites[1], "_G.other[*]", 0x2000, 40000, 16000, SNAPSHOT_TABLE, 100);
+  make_site(&r.sites[2], "VM: string table", DIFF_SITE_C, 3000);
+  make_site(&r.sites[3], "cjson.decode", DIFF_SITE_C, 2000);  /* a C library's memory */
+  /* Most of the string table's live bytes come from the leaking line, some from the other. */
+  add_stack(&r, &r.sites[2], "@bus.lua", 22, 60000);
+  add_stack(&r, &r.sites[2], "@other.lua", 5, 1000);
+  add_stack(&r, &r.sites[3], "@bus.lua", 22, 9000);  /* C memory: no stack makes it the VM's work */
+  finish(&r);
+  ck_assert_uint_eq(r.suspect_count, 2);
+  const struct diff_suspect *bus = diff_suspects_of(&r, 0);
+  ck_assert_ptr_nonnull(bus);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 2), bus);
+  ck_assert_uint_eq(bus->site_count, 2);
+  ck_assert_uint_eq(bus->sites[1], 2);
+  ck_assert_uint_eq(bus->cause[1], 0);  /* the VM's work for @bus.lua:22 */
+  ck_assert_double_eq(bus->growth_bytes_per_segment, 8000);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 3), NULL);  /* cjson.decode stays alone */
+  ck_assert_uint_eq(diff_suspects_alone(&r), 1);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_a_c_site_without_a_container_stays_alone)
+{
+  struct diff_result r;
+  make_result(&r, 2);
+  make_site(&r.sites[0], "@app.lua:3", DIFF_SITE_LUA, 5000);
+  hold(&r.sites[0], "_G.list[*]", 0x1000, 50000, 20000, SNAPSHOT_TABLE, 300);
+  make_site(&r.sites[1], "ffi_alloc", DIFF_SITE_C, 9000);
+  finish(&r);
+  ck_assert_uint_eq(r.suspect_count, 1);
+  ck_assert_uint_eq(r.suspects[0].site_count, 1);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 1), NULL);
+  ck_assert_uint_eq(diff_suspects_alone(&r), 1);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_a_site_under_two_containers_goes_to_the_one_holding_most)
+{
+  /* The snapshot pass gives each site the container that keeps more than half of its bytes
+   * (test_diff_suspects' snapshot case below); here a site whose container is the bigger
+   * share's joins the suspect of that container, not the other's. */
+  struct diff_result r;
+  make_result(&r, 3);
+  make_site(&r.sites[0], "@a.lua:1", DIFF_SITE_LUA, 5000);
+  hold(&r.sites[0], "_G.a[*]", 0xa000, 30000, 20000, SNAPSHOT_TABLE, 100);
+  make_site(&r.sites[1], "@b.lua:1", DIFF_SITE_LUA, 4000);
+  hold(&r.sites[1], "_G.b[*]", 0xb000, 30000, 20000, SNAPSHOT_TABLE, 100);
+  make_site(&r.sites[2], "@both.lua:1", DIFF_SITE_LUA, 3000);
+  hold(&r.sites[2], "_G.b[*]", 0xb000, 30000, 6000, SNAPSHOT_TABLE, 60);
+  finish(&r);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 2), diff_suspects_of(&r, 1));
+  ck_assert_ptr_ne(diff_suspects_of(&r, 2), diff_suspects_of(&r, 0));
+  diff_result_free(&r);
+}
+END_TEST
+
+/* The graph: node 0 the roots, 1 a global table, 2 and 3 two tables under it, a objects under
+ * 2 and b under 3 (10 bytes each, the site's); *container gets the rule's answer. */
+static void container_of_split(uint32_t a, uint32_t b, uint32_t *container)
+{
+  uint32_t n = 4 + a + b, first[64], succ[64], e = 0;
+  uint64_t bytes[64] = {0};
+  unsigned char own[64] = {0};
+  ck_assert_uint_lt(n, 60);
+  first[0] = e, succ[e++] = 1;
+  first[1] = e, succ[e++] = 2, succ[e++] = 3;
+  first[2] = e;
+  for (uint32_t i = 0; i < a; i++)
+    succ[e++] = 4 + i;
+  first[3] = e;
+  for (uint32_t i = 0; i < b; i++)
+    succ[e++] = 4 + a + i;
+  for (uint32_t v = 4; v < n; v++) {
+    first[v] = e;
+    own[v] = 1;
+    bytes[v] = 10;
+  }
+  first[n] = e;
+  ck_assert_int_eq(diff_suspects_container_node(n, first, succ, 0, bytes, own, container), 0);
+}
+
+START_TEST(test_the_container_is_the_one_holding_most_of_the_sites_bytes)
+{
+  uint32_t container;
+  container_of_split(6, 4, &container);
+  ck_assert_uint_eq(container, 2);  /* 60% under 2 */
+  container_of_split(3, 7, &container);
+  ck_assert_uint_eq(container, 3);
+  container_of_split(5, 5, &container);
+  ck_assert_uint_eq(container, 1);  /* neither holds most: the table that holds both */
+  container_of_split(10, 0, &container);
+  ck_assert_uint_eq(container, 2);
+}
+END_TEST
+
+START_TEST(test_a_chain_of_the_sites_objects_is_held_by_its_head)
+{
+  /* 0 -> 1 (a global table) -> 2 -> 3 -> 4 -> 5: the site made 2..5 (a linked list). */
+  uint32_t first[7] = {0, 1, 2, 3, 4, 5, 5}, succ[5] = {1, 2, 3, 4, 5}, container;
+  uint64_t bytes[6] = {0, 0, 8, 8, 8, 8};
+  unsigned char own[6] = {0, 0, 1, 1, 1, 1};
+  ck_assert_int_eq(diff_suspects_container_node(6, first, succ, 0, bytes, own, &container), 0);
+  ck_assert_uint_eq(container, 2);
+}
+END_TEST
+
+START_TEST(test_no_snapshot_no_suspects)
+{
+  struct diff_result r;
+  make_result(&r, 2);
+  r.capture.snapshots = 0;
+  make_site(&r.sites[0], "@app.lua:3", DIFF_SITE_LUA, 5000);
+  make_site(&r.sites[1], "VM: string table", DIFF_SITE_C, 9000);
+  finish(&r);
+  ck_assert_uint_eq(r.suspect_count, 0);
+  ck_assert(!r.suspects_grouped);
+  ck_assert_uint_eq(diff_suspects_alone(&r), 2);
+  diff_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_kind_names_parse_back)
+{
+  for (size_t k = 0; k < DIFF_KIND_COUNT; k++) {
+    size_t back = SIZE_MAX;
+    ck_assert_int_eq(diff_kind_parse(diff_kind_name(k), &back), 0);
+    ck_assert_uint_eq(back, k);
+  }
+  size_t kind;
+  ck_assert_int_eq(diff_kind_parse("continued", &kind), -1);
+  ck_assert_str_eq(diff_kind_words(SNAPSHOT_THREAD - 1), "coroutines");
+  ck_assert_str_eq(diff_kind_words(SNAPSHOT_LUA_FUNCTION - 1), "closures");
+  ck_assert_str_eq(diff_kind_name(SNAPSHOT_TABLE - 1), "table");
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("diff_suspects");
+  TCase *group = tcase_create("group");
+  tcase_add_test(group, test_five_sites_under_one_container_make_one_suspect);
+  tcase_add_test(group, test_suspects_are_ordered_by_the_growth_they_hold);
+  tcase_add_test(group, test_the_vm_string_table_goes_under_the_suspect_its_stack_ends_at);
+  tcase_add_test(group, test_a_c_site_without_a_container_stays_alone);
+  tcase_add_test(group, test_a_site_under_two_containers_goes_to_the_one_holding_most);
+  tcase_add_test(group, test_no_snapshot_no_suspects);
+  tcase_add_test(group, test_the_container_is_the_one_holding_most_of_the_sites_bytes);
+  tcase_add_test(group, test_a_chain_of_the_sites_objects_is_held_by_its_head);
+  tcase_add_test(group, test_kind_names_parse_back);
+  suite_add_tcase(s, group);
+  return check_run(s);
+}
