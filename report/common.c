@@ -428,7 +428,9 @@ void report_holder_summary(const struct diff_holder *holder, char *buffer, size_
   char bytes[48], retained[48];
   report_format_bytes(bytes, sizeof bytes, (double)holder->bytes, 0);
   report_format_bytes(retained, sizeof retained, (double)holder->retained_bytes, 0);
-  snprintf(buffer, size, "%" PRIu64 " object%s, %s; the %s keeps %s alive", holder->objects,
+  char objects[32];
+  report_format_count(objects, sizeof objects, holder->objects);
+  snprintf(buffer, size, "%s object%s, %s; the %s keeps %s alive", objects,
            holder->objects == 1 ? "" : "s", bytes, holder->holder_type ? holder->holder_type : "object",
            retained);
 }
@@ -441,6 +443,103 @@ void report_container_growth(const struct diff_container *container, char *buffe
   report_format_bytes(bytes_from, sizeof bytes_from, (double)container->bytes[0], 0);
   report_format_bytes(bytes_to, sizeof bytes_to, (double)container->bytes[1], 0);
   snprintf(buffer, size, "%s -> %s entries (%s -> %s)", from, to, bytes_from, bytes_to);
+}
+
+size_t report_kinds_order(const struct diff_kind_count *kinds, size_t *order)
+{
+  size_t n = 0, local[DIFF_KIND_COUNT];
+  size_t *out = order ? order : local;
+  for (size_t k = 0; k < DIFF_KIND_COUNT; k++)
+    if (kinds[k].objects)
+      out[n++] = k;
+  for (size_t i = 1; i < n; i++)  /* most bytes first, then the kinds' order: stable insertion */
+    for (size_t j = i; j > 0 && kinds[out[j]].bytes > kinds[out[j - 1]].bytes; j--) {
+      size_t t = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = t;
+    }
+  return n;
+}
+
+/* "3,000 tables (281.2 KiB)"; one object in the singular ("1 table"). */
+static void kind_words(char *buffer, size_t size, size_t kind, const struct diff_kind_count *count)
+{
+  char objects[32], bytes[48];
+  const char *words = diff_kind_words(kind);
+  report_format_count(objects, sizeof objects, count->objects);
+  report_format_bytes(bytes, sizeof bytes, (double)count->bytes, 0);
+  if (count->objects == 1 && strcmp(words, "userdata") && strcmp(words, "cdata"))
+    snprintf(buffer, size, "1 %.*s (%s)", (int)strlen(words) - 1, words, bytes);
+  else
+    snprintf(buffer, size, "%s %s (%s)", objects, words, bytes);
+}
+
+void report_kinds_words(const struct diff_kind_count *kinds, char *buffer, size_t size)
+{
+  size_t order[DIFF_KIND_COUNT];
+  size_t n = report_kinds_order(kinds, order), used = 0;
+  buffer[0] = '\0';
+  for (size_t i = 0; i < n && used < size; i++) {
+    char one[96];
+    kind_words(one, sizeof one, order[i], &kinds[order[i]]);
+    int w = snprintf(buffer + used, size - used, "%s%s", i ? ", " : "", one);
+    used += w > 0 ? (size_t)w : 0;
+  }
+}
+
+void report_suspect_site_words(const struct diff_suspect *suspect, const struct diff_site *site,
+                               char *buffer, size_t size)
+{
+  char kinds[400], retained[48], share[48];
+  report_kinds_words(site->kinds, kinds, sizeof kinds);
+  report_format_bytes(retained, sizeof retained, (double)suspect->retained_bytes, 0);
+  report_format_bytes(share, sizeof share, site->container ? (double)site->container->bytes : 0, 0);
+  snprintf(buffer, size, "holds %s; the suspect retains %s, of which this site %s",
+           kinds[0] ? kinds : "objects of unknown kinds", retained, share);
+}
+
+void report_suspect_summary(const struct diff_result *result, const struct diff_suspect *suspect,
+                            char *buffer, size_t size)
+{
+  char rate[48], rate_s[48], retained[48], kinds[400], entries[200] = "";
+  report_format_bytes(rate, sizeof rate, suspect->growth_bytes_per_segment, 1);
+  report_format_bytes(rate_s, sizeof rate_s, suspect->growth_bytes_per_second, 1);
+  report_format_bytes(retained, sizeof retained, (double)suspect->retained_bytes, 0);
+  report_kinds_words(suspect->kinds, kinds, sizeof kinds);
+  if (suspect->container) {
+    const struct diff_container *c = &result->containers[suspect->container - 1];
+    char growth[160];
+    report_container_growth(c, growth, sizeof growth);
+    snprintf(entries, sizeof entries, "; grew %s between boundaries %" PRIu64 " and %" PRIu64, growth,
+             c->boundaries[0], c->boundaries[1]);
+  }
+  char per_second[64] = "";
+  if (suspect->growth_bytes_per_second != 0)
+    snprintf(per_second, sizeof per_second, " (%s/s)", rate_s);
+  snprintf(buffer, size, "%s per boundary%s; retains %s (snapshot at boundary %" PRIu64 "); holds %s%s",
+           rate, per_second, retained, suspect->boundary, kinds[0] ? kinds : "objects of unknown kinds",
+           entries);
+}
+
+void report_findings_words(const struct diff_result *result, char *buffer, size_t size)
+{
+  size_t suspects = result->suspect_count, alone = diff_suspects_alone(result);
+  char others[64] = "";
+  if (alone)
+    snprintf(others, sizeof others, " and %zu other finding%s", alone, alone == 1 ? "" : "s");
+  snprintf(buffer, size, "%zu leak suspect%s%s", suspects, suspects == 1 ? "" : "s", others);
+}
+
+const char report_retained_meaning[] =
+    "retained: what would be freed if the container were let go (it and every object only it "
+    "keeps alive)";
+
+const char *report_not_grouped(const struct diff_result *result)
+{
+  return result->capture.snapshots
+             ? "sites not grouped into leak suspects: the result names no container (the heap "
+               "snapshot held none of their objects, or the result predates suspects)"
+             : "no heap snapshot: sites not grouped into leak suspects";
 }
 
 const char report_no_snapshot_hint[] =

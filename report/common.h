@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "diff/diff.h"
+#include "diff/suspects.h"
 #include "report/report.h"
 
 /* report_format_bytes, report_format_duration, report_format_count and
@@ -18,6 +19,24 @@ void report_holder_summary(const struct diff_holder *holder, char *buffer, size_
 /* What a growing container did, after where it was made and its path: "2,048 -> 3,000 entries
  * (16.1 KiB -> 32.1 KiB)". */
 void report_container_growth(const struct diff_container *container, char *buffer, size_t size);
+/* The kinds with objects (at most DIFF_KIND_COUNT into order, which may be NULL), most
+ * bytes first; returns how many. */
+size_t report_kinds_order(const struct diff_kind_count *kinds, size_t *order);
+/* "3,000 tables (281.2 KiB), 3,000 closures (140.6 KiB)"; "" when no kind is known. */
+void report_kinds_words(const struct diff_kind_count *kinds, char *buffer, size_t size);
+/* A site under a suspect, in words: "holds 3,000 tables (281.2 KiB); the suspect retains
+ * 1.3 MiB, of which this site 281.2 KiB". */
+void report_suspect_site_words(const struct diff_suspect *suspect, const struct diff_site *site,
+                               char *buffer, size_t size);
+/* A suspect's growth, retained size, kinds and a growing container's entries, in words. */
+void report_suspect_summary(const struct diff_result *result, const struct diff_suspect *suspect,
+                            char *buffer, size_t size);
+/* The headline's findings: "1 leak suspect", "2 leak suspects and 1 other finding". */
+void report_findings_words(const struct diff_result *result, char *buffer, size_t size);
+/* What a retained size means, said once in each report that shows suspects. */
+extern const char report_retained_meaning[];
+/* What a report says of flagged sites not grouped (no snapshot, or an older result). */
+const char *report_not_grouped(const struct diff_result *result);
 /* The line a report prints for a capture without heap snapshots, so no holders. */
 extern const char report_no_snapshot_hint[];
 /* "0.042", "1.2e-04": a p-value in few characters. */

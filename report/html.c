@@ -175,7 +175,15 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
   const struct diff_tally *tally = &r->facts.tally;
   double per_second = tally->growth_bytes_per_second;
   fprintf(out, "<header class=\"verdict %s\">\n<h1>", flagged ? "bad" : "good");
-  if (r->mode == DIFF_MODE_BASE) {
+  if (flagged && r->suspects_grouped) {
+    char findings[128];
+    report_findings_words(r, findings, sizeof findings);
+    html_put(out, findings);
+    fputs(r->mode == DIFF_MODE_TREND ? ", " : "; ", out);
+  }
+  if (flagged && r->suspects_grouped && r->mode == DIFF_MODE_TREND) {
+    fprintf(out, "%zu growing site%s (of %zu)", flagged, flagged == 1 ? "" : "s", r->site_count);
+  } else if (r->mode == DIFF_MODE_BASE) {
     if (flagged)
       fprintf(out, "%zu new and %zu worse in the candidate", tally->new_count,
               tally->worse_count);
@@ -210,6 +218,12 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
       report_put_bytes(out, per_second, 1);
       fputs("/s)", out);
     }
+    fputs(".", out);
+  }
+  if (flagged && !r->suspects_grouped) {
+    const char *why = report_not_grouped(r);
+    fprintf(out, " %c", why[0] == 'n' ? 'N' : 'S');
+    html_put(out, why + 1);
     fputs(".", out);
   }
   fputs("</p>\n", out);
@@ -477,6 +491,88 @@ static void put_holders(FILE *out, const struct diff_site *s)
   fputs("</ul></details>", out);
 }
 
+/* The leak suspects, before the table: each container with its growth, what it retains and
+ * holds, the sites under it; then the flagged sites that no container explains. */
+static void put_suspects(FILE *out, const struct diff_result *r)
+{
+  if (!r->suspects_grouped || !r->facts.tally.flagged)
+    return;
+  fputs("<section class=\"suspects\"><h2>Leak suspects</h2>\n<p>Growing sites one container holds, "
+        "most growth first; ", out);
+  html_put(out, report_retained_meaning);
+  fputs(".</p>\n<ol>\n", out);
+  for (size_t k = 0; k < r->suspect_count; k++) {
+    const struct diff_suspect *suspect = &r->suspects[k];
+    const struct diff_site_container *c = r->sites[suspect->named_site].container;
+    char summary[800];
+    report_suspect_summary(r, suspect, summary, sizeof summary);
+    fputs("<li><strong>", out);
+    html_put(out, c->type);
+    fputs(" <code>", out);
+    html_put(out, c->path);
+    fputs("</code></strong>", out);
+    if (c->site) {
+      fputs(", made at <code>", out);
+      html_put(out, c->site);
+      fputs("</code>", out);
+    }
+    fputs(": ", out);
+    html_put(out, summary);
+    fputs("\n<ul>\n", out);
+    for (size_t j = 0; j < suspect->site_count; j++) {
+      const struct diff_site *site = &r->sites[suspect->sites[j]];
+      fputs("<li>", out);
+      report_put_bytes(out, site->growth_bytes_per_segment, 1);
+      fputs("/boundary <code>", out);
+      html_put(out, site->name);
+      fputs("</code>", out);
+      if (suspect->cause[j] != SIZE_MAX) {
+        fputs(": the VM's work for <code>", out);
+        html_put(out, r->sites[suspect->cause[j]].name);
+        fputs("</code></li>\n", out);
+        continue;
+      }
+      char words[600];
+      report_suspect_site_words(suspect, site, words, sizeof words);
+      fputs(": ", out);
+      html_put(out, words);
+      const struct diff_site *stack;
+      if (report_site_stacks(r, site, &stack, 1) && stack->frame_count) {
+        fputs("; stack <code>", out);
+        html_put(out, stack->name);
+        fputs("</code>", out);
+      }
+      fputs("</li>\n", out);
+    }
+    fputs("</ul></li>\n", out);
+  }
+  fputs("</ol>\n", out);
+  size_t shown = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!site->facts.flagged || diff_suspects_of(r, i))
+      continue;
+    if (!shown++)
+      fputs("<h3>On their own</h3>\n<p>Flagged sites no container holds (a C library's memory, the "
+            "VM's work, a site without holders):</p>\n<ul>\n", out);
+    fputs("<li>", out);
+    report_put_bytes(out, site->growth_bytes_per_segment, 1);
+    fputs("/boundary <code>", out);
+    html_put(out, site->name);
+    fputs("</code>", out);
+    char kinds[400];
+    report_kinds_words(site->kinds, kinds, sizeof kinds);
+    if (kinds[0]) {
+      fputs(": holds ", out);
+      html_put(out, kinds);
+    }
+    fputs("</li>\n", out);
+  }
+  if (shown)
+    fputs("</ul>\n", out);
+  fputs("</section>\n", out);
+}
+
 /* Containers that grew between two heap snapshots: where each was made,
  * how it is held, its entries and bytes at both (the text's words). */
 static void put_containers(FILE *out, const struct diff_result *r)
@@ -677,6 +773,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
     put_capture(out, "Capture", &r->capture, r->options.warmup);
   }
   fputs("</div>\n", out);
+  put_suspects(out, r);
   if (report_html_chart_memory(out, r) < 0) {
     snprintf(error, error_size, "out of memory");
     return -1;

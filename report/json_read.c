@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format/capture_index.h"
+#include "diff/suspects.h"
 #include "report/common.h"
 #include "format/json_read.h"
 
@@ -470,6 +471,58 @@ static int read_holders(struct json_reader *r, const struct json_read_value *m, 
   return 0;
 }
 
+/* A site's "kinds": [{"kind", "objects", "bytes"}, ...]; a kind this reader does not know is
+ * skipped (a later snapshot format may add one). */
+static int read_kinds(struct json_reader *r, const struct json_read_value *m, struct diff_kind_count *kinds)
+{
+  if (m->type != JSON_ARRAY)
+    return reader_fail(r, m, "kinds must be an array");
+  for (size_t i = 0; i < m->count; i++) {
+    const struct json_read_value *k = &m->items[i], *name;
+    size_t kind;
+    if (need_object(r, k, "a kind") < 0 || member(r, k, "kind", 1, &name) < 0)
+      return -1;
+    if (name->type != JSON_STRING)
+      return reader_fail(r, name, "a kind's kind must be a string");
+    if (diff_kind_parse(name->text, &kind) < 0)
+      continue;
+    OPTIONAL(k, "objects", read_uint, "objects", &kinds[kind].objects);
+    OPTIONAL(k, "bytes", read_uint, "bytes", &kinds[kind].bytes);
+  }
+  return 0;
+}
+
+/* A site's "container": {"address", "type", "path", "named", "site", "retained_bytes",
+ * "objects", "bytes", "boundary"}; address, type and path required. */
+static int read_site_container(struct json_reader *r, const struct json_read_value *m,
+                               struct diff_site *s)
+{
+  const struct json_read_value *a, *t, *p;
+  if (need_object(r, m, "container") < 0 || member(r, m, "address", 1, &a) < 0 ||
+      member(r, m, "type", 1, &t) < 0 || member(r, m, "path", 1, &p) < 0)
+    return -1;
+  if (a->type != JSON_STRING || strncmp(a->text, "0x", 2) || !a->text[2] || strlen(a->text) > 18 ||
+      strspn(a->text + 2, "0123456789abcdef") != strlen(a->text + 2))
+    return reader_fail(r, a, "a container's address must be a string of 0x and up to 16 lowercase hex digits");
+  uint64_t address = strtoull(a->text + 2, NULL, 16);
+  if (t->type != JSON_STRING || p->type != JSON_STRING)
+    return reader_fail(r, t->type != JSON_STRING ? t : p, "a container's type and path must be strings");
+  struct diff_site_container *c = calloc(1, sizeof *c);
+  if (!c)
+    return reader_fail(r, m, "out of memory");
+  s->container = c;  /* the site owns it from here */
+  c->address = address;
+  if (read_string(r, t, "type", &c->type) < 0 || read_string(r, p, "path", &c->path) < 0)
+    return -1;
+  OPTIONAL(m, "named", read_bool, "named", &c->named);
+  OPTIONAL(m, "site", read_string, "site", &c->site);
+  OPTIONAL(m, "retained_bytes", read_uint, "retained_bytes", &c->retained_bytes);
+  OPTIONAL(m, "objects", read_uint, "objects", &c->objects);
+  OPTIONAL(m, "bytes", read_uint, "bytes", &c->bytes);
+  OPTIONAL(m, "boundary", read_uint, "boundary", &c->boundary);
+  return 0;
+}
+
 static int read_site(struct json_reader *r, const struct json_read_value *v, struct diff_site *s)
 {
   const struct json_read_value *m;
@@ -523,6 +576,11 @@ static int read_site(struct json_reader *r, const struct json_read_value *v, str
   if ((m = json_read_object_get(v, "holders")) && read_holders(r, m, s) < 0)
     return -1;
   OPTIONAL(v, "holders_boundary", read_uint, "holders_boundary", &s->holders_boundary);
+  if ((m = json_read_object_get(v, "kinds")) && read_kinds(r, m, s->kinds) < 0)
+    return -1;
+  if ((m = json_read_object_get(v, "container")) && m->type != JSON_NULL &&
+      read_site_container(r, m, s) < 0)
+    return -1;
   return read_stack(r, v, s);
 }
 
@@ -639,10 +697,16 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
   }
   if ((m = json_read_object_get(root, "containers")) && read_containers(r, m, result) < 0)
     return -1;
+  /* The suspects are the sites' (their containers), found again as the outcome is; a saved
+   * array must still be one. */
+  if ((m = json_read_object_get(root, "suspects")) && m->type != JSON_ARRAY)
+    return reader_fail(r, m, "suspects must be an array");
   /* A saved count stays as written; else it is counted. */
   diff_result_fill_facts(result);
   if (!json_read_object_get(root, "flagged"))
     result->flagged = result->facts.tally.flagged;
+  if (diff_suspects_find(result) < 0)
+    return reader_fail(r, root, "out of memory");
   return 0;
 }
 

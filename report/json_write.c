@@ -168,6 +168,88 @@ static void put_holders(struct json_writer *w, const struct diff_site *s)
   json_write_close(w, ']');
 }
 
+/* Objects by kind, most bytes first: [{"kind", "objects", "bytes"}, ...]. */
+static void put_kinds(struct json_writer *w, const struct diff_kind_count *kinds)
+{
+  size_t order[DIFF_KIND_COUNT];
+  size_t n = report_kinds_order(kinds, order);
+  json_write_key(w, "kinds");
+  json_write_open(w, '[');
+  for (size_t i = 0; i < n; i++) {
+    json_write_item(w);
+    fputs("{\"kind\": ", w->out);
+    json_write_string(w->out, diff_kind_name(order[i]));
+    fprintf(w->out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", kinds[order[i]].objects,
+            kinds[order[i]].bytes);
+  }
+  json_write_close(w, ']');
+}
+
+/* The container of a site's objects at its holders' snapshot. */
+static void put_site_container(struct json_writer *w, const struct diff_site_container *c)
+{
+  json_write_key(w, "container");
+  json_write_open(w, '{');
+  json_write_key(w, "address");
+  fprintf(w->out, "\"0x%" PRIx64 "\"", c->address);
+  json_write_member_string(w, "type", c->type);
+  json_write_member_string(w, "path", c->path);
+  json_write_member_bool(w, "named", c->named);
+  json_write_member_string(w, "site", c->site);
+  json_write_member_uint(w, "retained_bytes", c->retained_bytes);
+  json_write_member_uint(w, "objects", c->objects);
+  json_write_member_uint(w, "bytes", c->bytes);
+  json_write_member_uint(w, "boundary", c->boundary);
+  json_write_close(w, '}');
+}
+
+/* The leak suspects (derived from the sites: a reader finds them again). */
+static void put_suspects(struct json_writer *w, const struct diff_result *r)
+{
+  json_write_key(w, "suspects");
+  json_write_open(w, '[');
+  for (size_t k = 0; k < r->suspect_count; k++) {
+    const struct diff_suspect *s = &r->suspects[k];
+    const struct diff_site_container *c = r->sites[s->named_site].container;
+    json_write_item(w);
+    json_write_open(w, '{');
+    json_write_member_string(w, "path", c->path);
+    json_write_member_string(w, "type", c->type);
+    json_write_member_string(w, "site", c->site);
+    json_write_member_double(w, "growth_bytes_per_segment", s->growth_bytes_per_segment);
+    json_write_member_double(w, "growth_bytes_per_second", s->growth_bytes_per_second);
+    json_write_member_uint(w, "retained_bytes", s->retained_bytes);
+    json_write_member_uint(w, "boundary", s->boundary);
+    json_write_member_uint(w, "objects", s->objects);
+    json_write_member_uint(w, "bytes", s->bytes);
+    put_kinds(w, s->kinds);
+    if (s->container) {
+      const struct diff_container *g = &r->containers[s->container - 1];
+      put_uint_array(w, "entries", g->entries, 2);
+      put_uint_array(w, "entries_boundaries", g->boundaries, 2);
+    }
+    json_write_key(w, "sites");
+    json_write_open(w, '[');
+    for (size_t j = 0; j < s->site_count; j++) {
+      const struct diff_site *site = &r->sites[s->sites[j]];
+      json_write_item(w);
+      fputs("{\"name\": ", w->out);
+      json_write_string(w->out, site->name);
+      if (s->cause[j] == SIZE_MAX) {
+        fprintf(w->out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", site->container->objects,
+                site->container->bytes);
+      } else {
+        fputs(", \"vm_work_for\": ", w->out);
+        json_write_string(w->out, r->sites[s->cause[j]].name);
+        putc('}', w->out);
+      }
+    }
+    json_write_close(w, ']');
+    json_write_close(w, '}');
+  }
+  json_write_close(w, ']');
+}
+
 static void put_site(struct json_writer *w, const struct diff_site *s)
 {
   json_write_item(w);
@@ -201,6 +283,10 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
     put_holders(w, s);
     json_write_member_uint(w, "holders_boundary", s->holders_boundary);
   }
+  if (report_kinds_order(s->kinds, NULL))
+    put_kinds(w, s->kinds);
+  if (s->container)
+    put_site_container(w, s->container);
   if (s->is_stack)
     put_stack_frames(w, s);
   json_write_close(w, '}');
@@ -236,6 +322,8 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
     json_write_member_string(&w, "sample_floor", "none");
   else if (result->facts.sample_floor)
     json_write_member_uint(&w, "sample_floor", result->facts.sample_floor);
+  if (result->suspects_grouped)  /* first, as every report leads with them */
+    put_suspects(&w, result);
   json_write_key(&w, "sites");
   json_write_open(&w, '[');
   for (size_t i = 0; i < result->site_count; i++)

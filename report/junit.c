@@ -157,19 +157,92 @@ static void put_allowance(FILE *out, const struct diff_site *site)
   }
 }
 
+/* A leak suspect as a test case that fails: its container, growth and what it retains in the
+ * message, with its sites; each site's words and series in the body. */
+static void put_suspect(FILE *out, const struct diff_result *r, size_t k, const char *mode)
+{
+  const struct diff_suspect *suspect = &r->suspects[k];
+  const struct diff_site_container *c = r->sites[suspect->named_site].container;
+  char summary[800];
+  report_suspect_summary(r, suspect, summary, sizeof summary);
+  fprintf(out, "    <testcase name=\"leak suspect %zu: ", k + 1);
+  put_xml(out, c->type);
+  fputs(" ", out);
+  put_xml(out, c->path);
+  fprintf(out, "\" classname=\"ljleak.%s\">\n      <failure type=\"leak suspect\" message=\"", mode);
+  put_xml(out, c->type);
+  fputs(" ", out);
+  put_xml(out, c->path);
+  if (c->site) {
+    fputs(", made at ", out);
+    put_xml(out, c->site);
+  }
+  fputs(": ", out);
+  put_xml(out, summary);
+  /* The growing containers its sites made or that hold them, as a site's failure says them. */
+  for (size_t i = 0; i < r->container_count; i++) {
+    const struct diff_container *g = &r->containers[i];
+    size_t j = 0;
+    while (j < suspect->site_count && !container_of_site(g, &r->sites[suspect->sites[j]]))
+      j++;
+    if (j == suspect->site_count)
+      continue;
+    char growth[160];
+    report_container_growth(g, growth, sizeof growth);
+    fprintf(out, "; a growing %s held by ", g->type ? g->type : "object");
+    put_xml(out, g->path);
+    fputs(": ", out);
+    put_xml(out, growth);
+  }
+  fprintf(out, "; %zu site%s under it:", suspect->site_count, suspect->site_count == 1 ? "" : "s");
+  for (size_t j = 0; j < suspect->site_count; j++) {
+    const struct diff_site *site = &r->sites[suspect->sites[j]];
+    char growth[48];
+    report_format_bytes(growth, sizeof growth, site->growth_bytes_per_segment, 1);
+    fputs(j ? ", " : " ", out);
+    put_xml(out, site->name);
+    fprintf(out, " (%s/boundary)", growth);
+  }
+  fputs("\">", out);
+  for (size_t j = 0; j < suspect->site_count; j++) {
+    const struct diff_site *site = &r->sites[suspect->sites[j]];
+    if (j)
+      fputs("\n", out);
+    if (suspect->cause[j] != SIZE_MAX) {
+      put_xml(out, site->name);
+      fputs(": the VM's work for ", out);
+      put_xml(out, r->sites[suspect->cause[j]].name);
+      continue;
+    }
+    char words[600];
+    report_suspect_site_words(suspect, site, words, sizeof words);
+    put_xml(out, site->name);
+    fputs(": ", out);
+    put_xml(out, words);
+    fputs("; ", out);
+    put_series(out, site);
+    put_stacks(out, r, site);
+  }
+  fputs("</failure>\n    </testcase>\n", out);
+}
+
 int report_render_junit(const struct diff_result *r, FILE *out, char *error, size_t error_size)
 {
   (void)error;
   (void)error_size;
   const char *mode = diff_mode_name(r->mode);
   size_t flagged = r->facts.tally.flagged, undecided = r->facts.tally.undecided;
+  /* One failure per leak suspect, whose sites pass beside it, and one per site on its own. */
+  size_t tests = r->site_count + r->suspect_count;
+  if (r->suspects_grouped)
+    flagged = r->suspect_count + diff_suspects_alone(r);
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-  fprintf(out, "<testsuites name=\"ljleak\" tests=\"%zu\" failures=\"%zu\">\n", r->site_count,
+  fprintf(out, "<testsuites name=\"ljleak\" tests=\"%zu\" failures=\"%zu\">\n", tests,
           flagged);
   fprintf(out,
           "  <testsuite name=\"ljleak.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
           "skipped=\"0\">\n",
-          mode, r->site_count, flagged, undecided);
+          mode, tests, flagged, undecided);
   fputs("    <properties>\n", out);
   fputs("      <property name=\"mode\" value=\"", out);
   fputs(mode, out);
@@ -195,12 +268,25 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
     fputs("\"/>\n", out);
   }
   fputs("    </properties>\n", out);
+  for (size_t k = 0; k < r->suspect_count; k++)
+    put_suspect(out, r, k, mode);
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
+    const struct diff_suspect *suspect = diff_suspects_of(r, i);
     fputs("    <testcase name=\"", out);
     put_xml(out, site->name);
     fprintf(out, "\" classname=\"ljleak.%s\"", mode);
-    if (site->allowed) {
+    if (suspect) {
+      /* Its failure is its suspect's. */
+      const struct diff_site_container *c = r->sites[suspect->named_site].container;
+      fprintf(out, ">\n      <system-out>under leak suspect %zu, ", (size_t)(suspect - r->suspects) + 1);
+      put_xml(out, c->type);
+      fputs(" ", out);
+      put_xml(out, c->path);
+      fputs(": ", out);
+      put_reason(out, r, site);
+      fputs("</system-out>\n    </testcase>\n", out);
+    } else if (site->allowed) {
       /* A pass, with the rule that allowed it and why. */
       fputs(">\n      <system-out>allowed: ", out);
       put_allowance(out, site);

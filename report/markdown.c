@@ -273,6 +273,82 @@ static void put_containers(FILE *out, const struct diff_result *r)
   }
 }
 
+/* The leak suspects first: each container, its growth and what it retains, and the sites
+ * under it with what each holds; then the flagged sites no container explains. */
+static void put_suspects(FILE *out, const struct diff_result *r)
+{
+  if (!r->suspects_grouped) {
+    const char *why = report_not_grouped(r);
+    fprintf(out, "\n%c%s.\n", why[0] == 'n' ? 'N' : 'S', why + 1);
+    return;
+  }
+  for (size_t k = 0; k < r->suspect_count; k++) {
+    const struct diff_suspect *suspect = &r->suspects[k];
+    const struct diff_site_container *c = r->sites[suspect->named_site].container;
+    if (!k) {
+      fputs("\n#### Leak suspects\n\nGrowing sites one container holds, most growth first; ", out);
+      put_escaped(out, report_retained_meaning);
+      fputs(".\n", out);
+    }
+    char summary[800];
+    report_suspect_summary(r, suspect, summary, sizeof summary);
+    fprintf(out, "\n%zu. ", k + 1);
+    put_escaped(out, c->type);
+    fputc(' ', out);
+    report_put_code(out, c->path, 0);
+    if (c->site) {
+      fputs(", made at ", out);
+      report_put_code(out, c->site, 0);
+    }
+    fputs(": ", out);
+    put_escaped(out, summary);
+    fputc('\n', out);
+    for (size_t j = 0; j < suspect->site_count; j++) {
+      const struct diff_site *site = &r->sites[suspect->sites[j]];
+      fputs("   * ", out);
+      report_put_bytes(out, site->growth_bytes_per_segment, 1);
+      fputs("/boundary ", out);
+      put_site_name(out, site, 0);
+      if (suspect->cause[j] != SIZE_MAX) {
+        fputs(": the VM's work for ", out);
+        report_put_code(out, r->sites[suspect->cause[j]].name, 0);
+        fputc('\n', out);
+        continue;
+      }
+      char words[600];
+      report_suspect_site_words(suspect, site, words, sizeof words);
+      fputs(": ", out);
+      put_escaped(out, words);
+      const struct diff_site *stack;
+      if (report_site_stacks(r, site, &stack, 1) && stack->frame_count) {
+        fputs("; stack ", out);
+        report_put_code(out, stack->name, 0);
+      }
+      fputc('\n', out);
+    }
+  }
+  size_t shown = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!site->facts.flagged || diff_suspects_of(r, i))
+      continue;
+    if (!shown++)
+      fputs("\n#### On their own\n\nFlagged sites no container holds (a C library's memory, the VM's "
+            "work, a site without holders):\n\n", out);
+    fputs("* ", out);
+    report_put_bytes(out, site->growth_bytes_per_segment, 1);
+    fputs("/boundary ", out);
+    put_site_name(out, site, 0);
+    char kinds[400];
+    report_kinds_words(site->kinds, kinds, sizeof kinds);
+    if (kinds[0]) {
+      fputs(": holds ", out);
+      put_escaped(out, kinds);
+    }
+    fputc('\n', out);
+  }
+}
+
 /* The headline and the table of an inconclusive result. */
 static void put_inconclusive(FILE *out, const struct diff_result *r)
 {
@@ -308,6 +384,11 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
   size_t flagged = tally->flagged, undecided = tally->undecided;
 
   fputs("### ljleak: ", out);
+  if (flagged && r->suspects_grouped) {
+    char findings[128];
+    report_findings_words(r, findings, sizeof findings);
+    fprintf(out, "%s, ", findings);
+  }
   if (!flagged)
     fputs(r->mode == DIFF_MODE_BASE ? "no new or worse leak" : "no growing site", out);
   else if (r->mode == DIFF_MODE_BASE)
@@ -343,6 +424,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     fputs(".\n", out);
   }
   if (flagged) {
+    put_suspects(out, r);
     put_sites(out, r, "flagged sites", pick_flagged);
     put_site_stacks(out, r);
     put_holders(out, r);

@@ -178,10 +178,19 @@ static void put_verdict(FILE *out, const struct diff_result *r, const struct tex
     fprintf(out, "%s\n", style_off(s));
     return;
   }
-  if (r->mode == DIFF_MODE_BASE) {
+  char findings[128];
+  report_findings_words(r, findings, sizeof findings);
+  if (r->suspects_grouped && r->mode == DIFF_MODE_TREND) {
+    fprintf(out, "%s, %zu growing site%s (of %zu), %s per boundary", findings, flagged,
+            flagged == 1 ? "" : "s", r->site_count, rate);
+  } else if (r->mode == DIFF_MODE_BASE) {
+    if (r->suspects_grouped)
+      fprintf(out, "%s; ", findings);
     fprintf(out, "%zu new and %zu worse in the candidate (%zu of %zu sites), %s per boundary",
             tally->new_count, tally->worse_count, flagged, r->site_count, rate);
   } else if (r->mode == DIFF_MODE_RANGE) {
+    if (r->suspects_grouped)
+      fprintf(out, "%s; ", findings);
     report_format_bytes(rate, sizeof rate, (double)tally->range_delta_bytes, 1);
     fprintf(out, "%zu of %zu sites grew from boundary %zu to boundary %zu, %s in all", flagged,
             r->site_count, r->options.range_from, r->options.range_to, rate);
@@ -194,6 +203,88 @@ static void put_verdict(FILE *out, const struct diff_result *r, const struct tex
     fputs(" in all", out);
   }
   fprintf(out, "%s\n", style_off(s));
+  if (!r->suspects_grouped)
+    fprintf(out, "        %s\n", report_not_grouped(r));
+}
+
+/* A site's growth and name, as the suspects list them. */
+static void put_suspect_site(FILE *out, const struct diff_site *site, const struct text_style *s)
+{
+  put_bytes(out, 12, site->growth_bytes_per_segment, 1, "");
+  fputs("  ", out);
+  put_site_name(out, site, s);
+}
+
+/* The leak suspects first: each container with its growth, what it retains and holds, then the
+ * sites under it (what each holds, its share, its top stack); then the flagged sites that no
+ * container explains, each a finding on its own. */
+static void put_suspects(FILE *out, const struct diff_result *r, const struct text_style *s)
+{
+  if (!r->suspects_grouped || !r->facts.tally.flagged)
+    return;
+  for (size_t k = 0; k < r->suspect_count; k++) {
+    const struct diff_suspect *suspect = &r->suspects[k];
+    const struct diff_site_container *c = r->sites[suspect->named_site].container;
+    if (!k)
+      fprintf(out, "\n%sleak suspects (growing sites one container holds, most growth first; %s):%s\n",
+              style_on(s, BOLD), report_retained_meaning, style_off(s));
+    fprintf(out, "  %s%zu. ", style_on(s, RED), k + 1);
+    put_name(out, c->type);
+    fputs(" ", out);
+    put_name(out, c->path);
+    fprintf(out, "%s", style_off(s));
+    if (c->site) {
+      fputs(", made at ", out);
+      put_name(out, c->site);
+    }
+    char summary[800];
+    report_suspect_summary(r, suspect, summary, sizeof summary);
+    fputs("\n     ", out);
+    put_name(out, summary);
+    fprintf(out, "\n     %zu site%s under it (growth/boundary, site: what it holds):\n", suspect->site_count,
+            suspect->site_count == 1 ? "" : "s");
+    for (size_t j = 0; j < suspect->site_count; j++) {
+      const struct diff_site *site = &r->sites[suspect->sites[j]];
+      fputs("   ", out);
+      put_suspect_site(out, site, s);
+      if (suspect->cause[j] != SIZE_MAX) {
+        fputs(": the VM's work for ", out);
+        put_name(out, r->sites[suspect->cause[j]].name);
+        putc('\n', out);
+        continue;
+      }
+      char words[600];
+      report_suspect_site_words(suspect, site, words, sizeof words);
+      fputs(": ", out);
+      put_name(out, words);
+      putc('\n', out);
+      const struct diff_site *stack;
+      if (report_site_stacks(r, site, &stack, 1)) {
+        fprintf(out, "%17s%sstack: ", "", style_on(s, DIM));
+        put_name(out, report_stack_name(stack));
+        fprintf(out, "%s\n", style_off(s));
+      }
+    }
+  }
+  size_t alone = diff_suspects_alone(r), shown = 0;
+  for (size_t i = 0; i < r->site_count && alone; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!site->facts.flagged || diff_suspects_of(r, i))
+      continue;
+    if (!shown++)
+      fprintf(out, "\n%son their own (no container holds their growth: a C library's memory, the VM's "
+                   "work, a site without a heap snapshot's holders):%s\n",
+              style_on(s, BOLD), style_off(s));
+    fputs("   ", out);
+    put_suspect_site(out, site, s);
+    char kinds[400];
+    report_kinds_words(site->kinds, kinds, sizeof kinds);
+    if (kinds[0]) {
+      fputs(": holds ", out);
+      put_name(out, kinds);
+    }
+    putc('\n', out);
+  }
 }
 
 /* A table of the sites for which pick() holds, in the engine's order. */
@@ -464,6 +555,7 @@ int report_render_text(const struct diff_result *r, const struct report_options 
   report_evidence(r, evidence, sizeof evidence);
   if (evidence[0])
     fprintf(out, "          %s\n", evidence);
+  put_suspects(out, r, &s);
   const char *title = r->mode == DIFF_MODE_BASE    ? "new and worse in the candidate, fastest first:"
                       : r->mode == DIFF_MODE_RANGE ? "grew between the boundaries, most first:"
                                                    : "growing, fastest first:";

@@ -364,6 +364,59 @@ START_TEST(test_a_result_without_sites_merges_and_renders)
 }
 END_TEST
 
+/* A result written before leak suspects (no suspects, kinds or containers) and one written
+ * with them merge alike: the same site, counted in both captures. */
+START_TEST(test_old_and_new_results_with_suspects_merge)
+{
+  const char *old =
+      "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h\", \"pid\": 1, "
+      "\"start_time\": 1, \"boundary_count\": 2, \"boundary_times\": [5, 10], \"snapshots\": 1}, "
+      "\"sites\": [{\"name\": \"@bus.lua:24\", \"verdict\": \"growing\", \"series\": [0, 100], "
+      "\"growth_bytes_per_segment\": 50, \"growth_bytes_per_second\": 5, \"holders\": [{\"path\": "
+      "\"_G.events.handlers[*]\", \"objects\": 2, \"bytes\": 100, \"holder_type\": \"table\", "
+      "\"retained_bytes\": 300}], \"holders_boundary\": 2}]}";
+  const char *fresh =
+      "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h\", \"pid\": 2, "
+      "\"start_time\": 2, \"boundary_count\": 2, \"boundary_times\": [5, 10], \"snapshots\": 1}, "
+      "\"suspects\": [{\"path\": \"_G.events.handlers\", \"type\": \"table\", \"sites\": "
+      "[{\"name\": \"@bus.lua:24\", \"objects\": 2, \"bytes\": 100}]}], "
+      "\"sites\": [{\"name\": \"@bus.lua:24\", \"verdict\": \"growing\", \"series\": [0, 120], "
+      "\"growth_bytes_per_segment\": 60, \"growth_bytes_per_second\": 6, \"holders\": [{\"path\": "
+      "\"_G.events.handlers[*]\", \"objects\": 2, \"bytes\": 120, \"holder_type\": \"table\", "
+      "\"retained_bytes\": 300}], \"holders_boundary\": 2, \"kinds\": [{\"kind\": \"table\", "
+      "\"objects\": 2, \"bytes\": 120}, {\"kind\": \"a kind of later\", \"objects\": 1}], "
+      "\"container\": {\"address\": \"0x7f001000\", \"type\": \"table\", \"path\": "
+      "\"_G.events.handlers\", \"named\": true, \"site\": \"@bus.lua:8\", \"retained_bytes\": 300, "
+      "\"objects\": 2, \"bytes\": 120, \"boundary\": 2}}]}";
+  const char *names_in[2] = {"old.json", "new.json"};
+  char *texts[2] = {copy_text(old), copy_text(fresh)};
+  struct merge m;
+  struct merge_error err;
+  merge_init(&m);
+  for (size_t i = 0; i < 2; i++)
+    ck_assert_msg(merge_add_text(&m, names_in[i], texts[i], strlen(texts[i]), &err) == MERGE_OK, "%s",
+                  err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == MERGE_OK, "%s", err.message);
+  ck_assert_uint_eq(m.capture_count, 2);
+  ck_assert_uint_eq(m.site_count, 1);
+  ck_assert_int_eq(m.outcome, DIFF_OUTCOME_FLAGGED);
+  for (int format = MERGE_FORMAT_TEXT; format <= MERGE_FORMAT_JUNIT; format++)
+    free(render(&m, (enum merge_format)format));
+  merge_free(&m);
+  /* A malformed suspects member is an error naming the file. */
+  char *bad = copy_text(fresh);
+  memcpy(strstr(bad, "\"suspects\": [") + 12, "3", 1);
+  const char *bad_name[1] = {"bad.json"};
+  merge_init(&m);
+  ck_assert_int_ne(merge_add_text(&m, bad_name[0], bad, strlen(bad), &err), MERGE_OK);
+  ck_assert_msg(strstr(err.message, "bad.json: byte ") == err.message, "%s", err.message);
+  merge_free(&m);
+  free(bad);
+  free(texts[0]);
+  free(texts[1]);
+}
+END_TEST
+
 /* A time no time_t holds (the fuzzer's 1.8e48 seconds) is shown as unknown, not converted. */
 START_TEST(test_a_time_beyond_the_calendar_renders_as_unknown)
 {
@@ -584,6 +637,7 @@ int main(void)
   TCase *tc = tcase_create("merge");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_any_grouping_of_results_gives_the_same_merge);
+  tcase_add_test(tc, test_old_and_new_results_with_suspects_merge);
   tcase_add_test(tc, test_merging_in_any_order_gives_the_same_text_and_html);
   tcase_add_test(tc, test_reading_on_threads_gives_the_same_merge_and_the_same_first_error);
   tcase_add_test(tc, test_figures_are_counts_medians_largest_and_sums);

@@ -13,6 +13,7 @@
 #include "tests/check_run.h"
 #include "tests/report_golden.h"
 #include "format/utf8.h"
+#include "diff/suspects.h"
 #include "report/report.h"
 
 /* Run with LJLEAK_UPDATE_GOLDEN=1 to rewrite testdata/report/ after a deliberate change. */
@@ -1296,6 +1297,195 @@ START_TEST(test_render_refuses_a_result_without_its_facts)
 }
 END_TEST
 
+/* ---- Leak suspects ---------------------------------------------------------------- */
+
+static struct diff_site_container bus_container = {
+    .address = 0x1000, .type = (char *)"table", .path = (char *)"_G.events.handlers", .named = 1,
+    .site = (char *)"@bus.lua:8", .retained_bytes = 1 << 20, .objects = 700, .bytes = 67200,
+    .boundary = 8};
+static struct diff_site_container bus_container_b = {
+    .address = 0x1000, .type = (char *)"table", .path = (char *)"_G.events.handlers", .named = 1,
+    .site = (char *)"@bus.lua:8", .retained_bytes = 1 << 20, .objects = 700, .bytes = 14336,
+    .boundary = 8};
+
+/* The trend result's two growing Lua sites held by one list, and its C site growing on its own. */
+static struct diff_result suspect_result(void)
+{
+  struct diff_result r = trend_result();
+  sites[0].container = &bus_container;
+  sites[0].kinds[SNAPSHOT_TABLE - 1] = (struct diff_kind_count){700, 67200};
+  sites[1].container = &bus_container_b;
+  sites[1].kinds[SNAPSHOT_LUA_FUNCTION - 1] = (struct diff_kind_count){700, 14336};
+  sites[3].verdict = DIFF_VERDICT_GROWING;  /* string.rep: a C function's memory */
+  sites[3].growth_bytes_per_segment = 512;
+  sites[3].trend_p_value = 0.001;
+  diff_result_fill_facts(&r);
+  r.flagged = r.facts.tally.flagged;
+  ck_assert_int_eq(diff_suspects_find(&r), 0);
+  return r;
+}
+
+static void suspect_result_done(struct diff_result *r)
+{
+  diff_suspects_free(r);
+  sites[0].container = sites[1].container = NULL;
+  memset(sites[0].kinds, 0, sizeof sites[0].kinds);
+  memset(sites[1].kinds, 0, sizeof sites[1].kinds);
+}
+
+static char *render_grouped(const struct diff_result *r, enum report_format format)
+{
+  char *text = NULL, error[256] = "";
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(out);
+  struct report_options options = {0, NULL, 0, 0};
+  ck_assert_msg(report_render(r, format, &options, out, error, sizeof error) == 0, "%s", error);
+  fclose(out);
+  return text;
+}
+
+static void assert_before(const char *text, const char *first, const char *then)
+{
+  const char *a = strstr(text, first), *b = strstr(text, then);
+  ck_assert_msg(a && b && a < b, "'%s' is not before '%s' in:\n%s", first, then, text);
+}
+
+START_TEST(test_every_format_leads_with_the_suspects)
+{
+  struct diff_result r = suspect_result();
+  ck_assert_uint_eq(r.suspect_count, 1);
+  ck_assert_uint_eq(r.suspects[0].site_count, 2);
+  char *text = render_grouped(&r, REPORT_FORMAT_TEXT);
+  ck_assert_msg(strstr(text, "ljleak: 1 leak suspect and 1 other finding, 3 growing sites (of 6), ") == text,
+                "%s", text);
+  assert_before(text, "leak suspects (", "growing, fastest first:");
+  assert_before(text, "1. table _G.events.handlers, made at @bus.lua:8", "on their own");
+  ck_assert_ptr_nonnull(strstr(text, "holds 700 tables (65.6 KiB); the suspect retains 1.0 MiB, of which this site 65.6 KiB"));
+  ck_assert_ptr_nonnull(strstr(text, "what would be freed if the container were let go"));
+  assert_before(text, "on their own", "string.rep");  /* a C function alone */
+  free(text);
+  char *md = render_grouped(&r, REPORT_FORMAT_MARKDOWN);
+  ck_assert_msg(strstr(md, "### ljleak: 1 leak suspect and 1 other finding, 3 growing sites") == md, "%s", md);
+  assert_before(md, "#### Leak suspects", "| site |");
+  assert_before(md, "1. table `_G.events.handlers`", "#### On their own");
+  free(md);
+  char *html = render_grouped(&r, REPORT_FORMAT_HTML);
+  assert_before(html, "<h1>1 leak suspect and 1 other finding, 3 growing sites (of 6)</h1>", "<h2>Leak suspects</h2>");
+  assert_before(html, "<h2>Leak suspects</h2>", "<h2>Sites");
+  free(html);
+  char *json = render_grouped(&r, REPORT_FORMAT_JSON);
+  assert_before(json, "\"suspects\": [", "\"sites\": [");
+  ck_assert_ptr_nonnull(strstr(json, "{\"kind\": \"table\", \"objects\": 700, \"bytes\": 67200}"));
+  ck_assert_ptr_nonnull(strstr(json, "\"container\": {"));
+  free(json);
+  suspect_result_done(&r);
+}
+END_TEST
+
+static size_t count_of(const char *text, const char *what)
+{
+  size_t n = 0;
+  for (const char *at = strstr(text, what); at; at = strstr(at + 1, what))
+    n++;
+  return n;
+}
+
+START_TEST(test_junit_fails_once_per_suspect_with_its_sites_in_the_message)
+{
+  struct diff_result r = suspect_result();
+  char *xml = render_grouped(&r, REPORT_FORMAT_JUNIT);
+  ck_assert_uint_eq(count_of(xml, "<failure "), 2);  /* the suspect, and string.rep alone */
+  ck_assert_ptr_nonnull(strstr(xml, "failures=\"2\""));
+  ck_assert_ptr_nonnull(strstr(xml, "<testcase name=\"leak suspect 1: table _G.events.handlers\""));
+  const char *failure = strstr(xml, "<failure type=\"leak suspect\" message=\"");
+  ck_assert_ptr_nonnull(failure);
+  const char *end = strchr(failure + 40, '"');
+  ck_assert_ptr_nonnull(strstr(failure, sites[0].name));
+  ck_assert(strstr(failure, sites[0].name) < end && strstr(failure, sites[1].name) < end);
+  ck_assert_uint_eq(count_of(xml, "<system-out>under leak suspect 1, table _G.events.handlers"), 2);
+  free(xml);
+  suspect_result_done(&r);
+}
+END_TEST
+
+START_TEST(test_json_round_trip_keeps_the_suspects)
+{
+  static const enum report_format formats[] = {REPORT_FORMAT_TEXT, REPORT_FORMAT_HTML,
+                                               REPORT_FORMAT_JSON, REPORT_FORMAT_JUNIT,
+                                               REPORT_FORMAT_MARKDOWN};
+  struct diff_result r = suspect_result();
+  char *json = render_grouped(&r, REPORT_FORMAT_JSON);
+  struct diff_result back;
+  read_json_text(json, &back);
+  ck_assert_uint_eq(back.suspect_count, 1);
+  ck_assert_uint_eq(back.suspects[0].site_count, 2);
+  ck_assert_str_eq(back.sites[0].container->path, "_G.events.handlers");
+  ck_assert_uint_eq(back.sites[0].container->address, 0x1000);
+  ck_assert_uint_eq(back.sites[0].kinds[SNAPSHOT_TABLE - 1].objects, 700);
+  for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+    char *direct = render_grouped(&r, formats[f]), *again = render_grouped(&back, formats[f]);
+    ck_assert_msg(strcmp(direct, again) == 0, "format %zu differs", f);
+    free(direct);
+    free(again);
+  }
+  diff_result_free(&back);
+  free(json);
+  suspect_result_done(&r);
+  /* A bad container is refused with its place. */
+  expect_json_error("{\"ljleak_result\": 1, \"mode\": \"trend\", \"sites\": [{\"name\": \"a\", "
+                    "\"verdict\": \"growing\", \"series\": [1], \"growth_bytes_per_segment\": 1, "
+                    "\"container\": {\"address\": \"0xZZ\", \"type\": \"table\", \"path\": \"p\"}}]}",
+                    "t.json: byte 155: a container's address must be a string of 0x and up to 16 "
+                    "lowercase hex digits");
+  expect_json_error("{\"ljleak_result\": 1, \"mode\": \"trend\", \"suspects\": 3, \"sites\": []}",
+                    "t.json: byte 50: suspects must be an array");
+}
+END_TEST
+
+START_TEST(test_an_old_result_without_suspects_reads_and_renders_ungrouped)
+{
+  /* Holders, but no container and no suspects: written before them. */
+  const char *old = "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"snapshots\": 1, "
+                    "\"boundary_count\": 5}, \"sites\": [{\"name\": \"@a.lua:1\", \"verdict\": \"growing\", "
+                    "\"series\": [0, 1, 2, 3, 9000], \"growth_bytes_per_segment\": 1000, "
+                    "\"trend_p_value\": 0.001, \"holders\": [{\"path\": \"_G.list[*]\", \"objects\": 3, "
+                    "\"bytes\": 9000, \"holder_type\": \"table\", \"retained_bytes\": 9100}]}]}";
+  struct diff_result back;
+  read_json_text(old, &back);
+  ck_assert_uint_eq(back.suspect_count, 0);
+  ck_assert(!back.suspects_grouped);
+  char *text = render_grouped(&back, REPORT_FORMAT_TEXT);
+  ck_assert_msg(strstr(text, "ljleak: 1 of 1 sites growing") == text, "%s", text);
+  ck_assert_ptr_nonnull(strstr(text, "sites not grouped into leak suspects"));
+  free(text);
+  char *xml = render_grouped(&back, REPORT_FORMAT_JUNIT);
+  ck_assert_uint_eq(count_of(xml, "<failure "), 1);
+  free(xml);
+  diff_result_free(&back);
+  /* The saved results of earlier versions read too. */
+  char error[256];
+  const char *files[] = {"testdata/report/trend.json", "testdata/report/base.json",
+                         "testdata/report/range.json", "testdata/report/undecided.json"};
+  for (size_t i = 0; i < 4; i++) {
+    ck_assert_msg(report_read_json(files[i], &back, error, sizeof error) == 0, "%s", error);
+    ck_assert_uint_eq(back.suspect_count, 0);
+    char *again = render_grouped(&back, REPORT_FORMAT_TEXT);
+    free(again);
+    diff_result_free(&back);
+  }
+  /* No heap snapshot: the report says the sites are not grouped. */
+  struct diff_result bare = range_result();
+  bare.mode = DIFF_MODE_TREND;
+  bare.capture.snapshots = 0;
+  diff_result_fill_facts(&bare);
+  ck_assert_int_eq(diff_suspects_find(&bare), 0);
+  char *plain = render_grouped(&bare, REPORT_FORMAT_TEXT);
+  ck_assert_ptr_nonnull(strstr(plain, "no heap snapshot: sites not grouped"));
+  free(plain);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("report");
@@ -1342,6 +1532,12 @@ int main(void)
   tcase_add_test(sources, test_html_reads_sources_only_beneath_the_root);
   tcase_add_test(sources, test_html_without_a_source_root_reads_nothing);
   suite_add_tcase(s, sources);
+  TCase *suspects = tcase_create("suspects");
+  tcase_add_test(suspects, test_every_format_leads_with_the_suspects);
+  tcase_add_test(suspects, test_junit_fails_once_per_suspect_with_its_sites_in_the_message);
+  tcase_add_test(suspects, test_json_round_trip_keeps_the_suspects);
+  tcase_add_test(suspects, test_an_old_result_without_suspects_reads_and_renders_ungrouped);
+  suite_add_tcase(s, suspects);
   TCase *small = tcase_create("small");
   tcase_add_test(small, test_format_names_parse);
   tcase_add_test(small, test_flagged_count_follows_the_mode);
