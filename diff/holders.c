@@ -136,6 +136,17 @@ done:
 
 #define HOLDERS_DEPTH 64            /* steps of a path shown (its root end); deeper ones are cut */
 
+/* What an edge is, for the order in which paths are looked for (docs/diff.md, "Holders"): a
+ * path over named edges first, then one through a temporary (a stack slot no local names),
+ * then one through a value of a weak-keyed table, which holds it only while its key lives. */
+enum holders_edge {
+  HOLDERS_NAMED,
+  HOLDERS_TEMPORARY,
+  HOLDERS_WHILE_KEY           /* a weak-keyed table's value under a collectable key */
+};
+#define HOLDERS_VIA_TEMPORARY 1u    /* how[]: a temporary on the node's path */
+#define HOLDERS_VIA_KEY 2u          /* ... a weak-keyed table's value on it */
+
 /* A snapshot as a graph: objects 0 .. n-1, the roots' node n; edges over
  * references that hold (not weak, to an object of the snapshot). */
 struct holders_graph {
@@ -144,14 +155,28 @@ struct holders_graph {
   uint32_t *first;            /* [n + 2] */
   uint32_t *succ;
   uint32_t *succ_ref;         /* the reference of each edge; the root's: its root index */
+  uint8_t *edge;              /* enum holders_edge of each edge */
   uint32_t *parent;           /* BFS tree: the node a node was reached from; NONE: unreached */
   uint32_t *parent_ref;       /* ... and the edge's reference (or root index) */
   uint32_t *top;              /* the node where a node's path is cut: itself within HOLDERS_DEPTH
                                * steps of the roots, else its ancestor HOLDERS_DEPTH steps down */
+  uint8_t *depth;             /* a node's steps from the roots, at most HOLDERS_DEPTH */
+  uint8_t *how;               /* HOLDERS_VIA_*: what its path goes through */
+  uint32_t *key_step;         /* NULL when no edge is HOLDERS_WHILE_KEY; else the reference of the
+                               * first such step of a node's path (its key's is the next), or NONE */
   uint64_t *retained;         /* [n + 1] bytes each node keeps alive */
   uint32_t main_thread;       /* the object of the "main thread" root, or NONE */
-  uint32_t *label_source;     /* [string ids] while a site's paths are marked: the one object
-                               * whose FIELD steps use the string, + 1, or MULTI; 0 unseen */
+  uint32_t registry;          /* the object of the "registry" root, or NONE */
+  uint32_t loaded;            /* registry._LOADED (package.loaded), or NONE */
+};
+
+/* What the paths of a site's objects (or of the keys their notes name) are marked with, for
+ * holders_collapsed: labels[node] the one text under which a node leads to them, + 1, or
+ * MULTI, 0 off their paths; source[string id] the one object whose FIELD steps use the string,
+ * + 1, or MULTI, 0 unseen. */
+struct holders_marks {
+  uint32_t *labels;
+  uint32_t *source;
 };
 
 static uint32_t holders_object_index(const struct snapshot *snapshot, uint64_t address)
@@ -170,9 +195,141 @@ static uint64_t holders_object_bytes(const struct snapshot *snapshot, const stru
 
 static void holders_graph_free(struct holders_graph *g)
 {
-  free(g->first), free(g->succ), free(g->succ_ref), free(g->parent), free(g->parent_ref);
-  free(g->top), free(g->retained);
-  free(g->label_source);
+  free(g->first), free(g->succ), free(g->succ_ref), free(g->edge), free(g->parent), free(g->parent_ref);
+  free(g->top), free(g->depth), free(g->how), free(g->key_step), free(g->retained);
+}
+
+/* The node of the key of the weak-keyed table's entry whose value reference is ref: the KEY
+ * reference that follows it (the walk writes an entry's value, then its key), or NONE. */
+static uint32_t holders_key_of(const struct snapshot *s, uint32_t ref)
+{
+  const struct snapshot_reference *r = &s->references[ref];
+  if (ref + 1 >= s->reference_count || r[1].kind != SNAPSHOT_REF_KEY || r[1].text != r->text)
+    return DIFF_HOLDERS_NONE;
+  return holders_object_index(s, r[1].target);
+}
+
+/* What an edge from object o by reference ref (index r) to object w is. Thread slots no
+ * local names are temporaries ("slot N in ...", "slot N"). A weak-keyed table's value under
+ * a key that is an object but not a string lives while that key lives (LuaJIT marks the
+ * value, and clears the entry once the key is dead); under a string, a number or a boolean
+ * it is held (a string is never a weak reference: lj_gc.c, gc_mayclear). */
+static enum holders_edge holders_edge_kind(const struct snapshot *s, const struct snapshot_object *o,
+                                           uint32_t r)
+{
+  const struct snapshot_reference *ref = &s->references[r];
+  if (o->type == SNAPSHOT_THREAD && ref->kind == SNAPSHOT_REF_OTHER &&
+      !strncmp(snapshot_string(s, ref->text), "slot ", 5))
+    return HOLDERS_TEMPORARY;
+  if (o->type == SNAPSHOT_TABLE && (o->flags & SNAPSHOT_FLAG_WEAK_KEYS) && ref->kind == SNAPSHOT_REF_KEYED &&
+      r + 1 < o->first_reference + o->reference_count) {
+    uint32_t key = holders_key_of(s, r);
+    if (key != DIFF_HOLDERS_NONE && s->objects[key].type != SNAPSHOT_STRING)
+      return HOLDERS_WHILE_KEY;
+  }
+  return HOLDERS_NAMED;
+}
+
+/* Reaches w from v by edge ref, at the queue's tail. */
+static void holders_reach(struct holders_graph *g, uint32_t *queue, size_t *tail, uint32_t v, uint32_t w,
+                          uint32_t ref, enum holders_edge kind)
+{
+  uint8_t d = g->depth[v];
+  g->parent[w] = v;
+  g->parent_ref[w] = ref;
+  g->depth[w] = d < HOLDERS_DEPTH ? (uint8_t)(d + 1) : HOLDERS_DEPTH;
+  g->top[w] = d < HOLDERS_DEPTH ? w : g->top[v];
+  g->how[w] = (uint8_t)(g->how[v] | (kind == HOLDERS_TEMPORARY ? HOLDERS_VIA_TEMPORARY : 0) |
+                        (kind == HOLDERS_WHILE_KEY ? HOLDERS_VIA_KEY : 0));
+  if (g->key_step)
+    g->key_step[w] = g->key_step[v] != DIFF_HOLDERS_NONE ? g->key_step[v]
+                   : kind == HOLDERS_WHILE_KEY ? ref : DIFF_HOLDERS_NONE;
+  queue[(*tail)++] = w;
+}
+
+/* Breadth first from queue[head] on, over the edges of the kinds in allow (a bit each). */
+static void holders_walk(struct holders_graph *g, uint32_t *queue, size_t head, size_t *tail, unsigned allow)
+{
+  while (head < *tail) {
+    uint32_t v = queue[head++];
+    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++)
+      if ((allow >> g->edge[k] & 1) && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE)
+        holders_reach(g, queue, tail, v, g->succ[k], g->succ_ref[k], g->edge[k]);
+  }
+}
+
+/* The nodes that edges of kind lead to from queue[0 .. end), not reached yet, at the tail. */
+static void holders_seed(struct holders_graph *g, uint32_t *queue, size_t end, size_t *tail,
+                         enum holders_edge kind)
+{
+  for (size_t i = 0; i < end; i++) {
+    uint32_t v = queue[i];
+    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++)
+      if (g->edge[k] == kind && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE)
+        holders_reach(g, queue, tail, v, g->succ[k], g->succ_ref[k], kind);
+  }
+}
+
+/* Whether root index r is the one named name. */
+static int holders_root_is(const struct snapshot *s, uint32_t r, const char *name)
+{
+  return !strcmp(snapshot_string(s, s->roots[r].text), name);
+}
+
+/* Shortest paths, named ones first (docs/diff.md, "Holders"): breadth first from the roots over
+ * named edges; then from the temporaries those nodes hold, for the nodes not reached; then from
+ * the values of weak-keyed tables. The roots in the order a programmer names things:
+ * package.loaded (a module by its require name: as long as a global), the globals, the
+ * registry, the main thread, the others. */
+static void holders_paths(struct holders_graph *g, uint32_t *queue)
+{
+  const struct snapshot *s = g->snapshot;
+  uint32_t n = g->n;
+  for (uint32_t v = 0; v <= n; v++)
+    g->parent[v] = DIFF_HOLDERS_NONE;
+  if (g->key_step)
+    for (uint32_t v = 0; v <= n; v++)
+      g->key_step[v] = DIFF_HOLDERS_NONE;
+  g->parent[n] = n;
+  g->top[n] = n;
+  g->depth[n] = 0;
+  g->how[n] = 0;
+  size_t tail = 1;  /* queue[0]: package.loaded, taken first */
+  static const char *const order[] = {"globals", "registry", "main thread", NULL};
+  for (int pass = 0; pass < 4; pass++)
+    for (uint32_t k = g->first[n]; k < g->first[n + 1]; k++) {
+      uint32_t r = g->succ_ref[k];
+      int named = 0;
+      for (int o = 0; o < 3; o++)
+        named |= holders_root_is(s, r, order[o]);
+      if ((pass < 3 ? holders_root_is(s, r, order[pass]) : !named) && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE)
+        holders_reach(g, queue, &tail, n, g->succ[k], r, HOLDERS_NAMED);
+    }
+  size_t head = 1;
+  if (g->registry != DIFF_HOLDERS_NONE && g->parent[g->registry] == n) {
+    for (uint32_t k = g->first[g->registry]; k < g->first[g->registry + 1]; k++) {
+      const struct snapshot_reference *r = &s->references[g->succ_ref[k]];
+      if (r->kind == SNAPSHOT_REF_FIELD && !strcmp(snapshot_string(s, r->text), "_LOADED") &&
+          s->objects[g->succ[k]].type == SNAPSHOT_TABLE && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE) {
+        size_t at = 0;
+        g->loaded = g->succ[k];
+        holders_reach(g, queue, &at, g->registry, g->loaded, g->succ_ref[k], HOLDERS_NAMED);
+        head = 0;
+        break;
+      }
+    }
+  }
+  if (head)
+    memmove(queue, queue + 1, (tail - 1) * sizeof *queue), tail--;
+  holders_walk(g, queue, 0, &tail, 1u << HOLDERS_NAMED);
+  size_t named = tail;
+  holders_seed(g, queue, named, &tail, HOLDERS_TEMPORARY);
+  holders_walk(g, queue, named, &tail, 1u << HOLDERS_NAMED | 1u << HOLDERS_TEMPORARY);
+  if (g->key_step) {
+    size_t strong = tail;
+    holders_seed(g, queue, strong, &tail, HOLDERS_WHILE_KEY);
+    holders_walk(g, queue, strong, &tail, 1u << HOLDERS_NAMED | 1u << HOLDERS_TEMPORARY | 1u << HOLDERS_WHILE_KEY);
+  }
 }
 
 static int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot)
@@ -180,7 +337,7 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
   memset(g, 0, sizeof *g);
   g->snapshot = snapshot;
   g->n = (uint32_t)snapshot->object_count;
-  g->main_thread = DIFF_HOLDERS_NONE;
+  g->main_thread = g->registry = g->loaded = DIFF_HOLDERS_NONE;
   uint32_t n = g->n;
   size_t edges = snapshot->reference_count + snapshot->root_count;
   if (edges >= UINT32_MAX)
@@ -188,18 +345,23 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
   g->first = calloc((size_t)n + 2, sizeof *g->first);
   g->succ = malloc((edges ? edges : 1) * sizeof *g->succ);
   g->succ_ref = malloc((edges ? edges : 1) * sizeof *g->succ_ref);
-  if (!g->first || !g->succ || !g->succ_ref)
+  g->edge = malloc(edges ? edges : 1);
+  if (!g->first || !g->succ || !g->succ_ref || !g->edge)
     return -1;
   uint32_t e = 0;
+  int while_key = 0;
   for (uint32_t v = 0; v < n; v++) {
     const struct snapshot_object *o = &snapshot->objects[v];
     g->first[v] = e;
     for (uint32_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
       const struct snapshot_reference *ref = &snapshot->references[r];
-      uint32_t w = ref->weak ? DIFF_HOLDERS_NONE : holders_object_index(snapshot, ref->target);
-      if (w == DIFF_HOLDERS_NONE || w == v)
+      uint32_t w = holders_object_index(snapshot, ref->target);
+      /* a weak reference holds nothing, but to a string: strings are never weak references */
+      if (w == DIFF_HOLDERS_NONE || w == v || (ref->weak && snapshot->objects[w].type != SNAPSHOT_STRING))
         continue;
       g->succ[e] = w;
+      g->edge[e] = (uint8_t)holders_edge_kind(snapshot, o, r);
+      while_key |= g->edge[e] == HOLDERS_WHILE_KEY;
       g->succ_ref[e++] = r;
     }
   }
@@ -209,15 +371,19 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
     uint32_t w = root->weak ? DIFF_HOLDERS_NONE : holders_object_index(snapshot, root->target);
     if (w == DIFF_HOLDERS_NONE)
       continue;
-    if (!strcmp(snapshot_string(snapshot, root->text), "main thread"))
+    if (holders_root_is(snapshot, (uint32_t)r, "main thread"))
       g->main_thread = w;
+    if (holders_root_is(snapshot, (uint32_t)r, "registry") && g->registry == DIFF_HOLDERS_NONE)
+      g->registry = w;
     g->succ[e] = w;
+    g->edge[e] = HOLDERS_NAMED;
     g->succ_ref[e++] = (uint32_t)r;
   }
   g->first[n + 1] = e;
   /* Retained sizes: each node's bytes summed up the dominator tree, from the last node of a
    * depth-first preorder back (a node's dominator comes before it). First, so that the
-   * dominators' arrays (the analysis's peak of memory) and the paths' never coexist. */
+   * dominators' arrays (the analysis's peak of memory) and the paths' never coexist. A
+   * weak-keyed table's value is an edge like any other: without the table it is gone. */
   uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
   uint32_t *idom = malloc(((size_t)n + 1) * sizeof *idom), reached = 0;
   if (!queue || !idom || diff_holders_dominators(n + 1, g->first, g->succ, n, idom, queue, &reached) < 0 ||
@@ -233,39 +399,19 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
     g->retained[idom[v]] += g->retained[v];
   }
   free(idom);
-  /* Shortest paths: breadth first from the roots, in their order, a level at a time (level:
-   * the steps from the roots of the nodes taken from the queue). */
   g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
   g->parent_ref = malloc(((size_t)n + 1) * sizeof *g->parent_ref);
   g->top = malloc(((size_t)n + 1) * sizeof *g->top);
-  g->label_source = calloc((size_t)snapshot->string_count + 1, sizeof *g->label_source);
-  if (!g->parent || !g->parent_ref || !g->top || !g->label_source) {
+  g->depth = malloc((size_t)n + 1);
+  g->how = malloc((size_t)n + 1);
+  if (while_key)
+    g->key_step = malloc(((size_t)n + 1) * sizeof *g->key_step);
+  if (!g->parent || !g->parent_ref || !g->top || !g->depth || !g->how ||
+      (while_key && !g->key_step)) {
     free(queue);
     return -1;
   }
-  for (uint32_t v = 0; v <= n; v++)
-    g->parent[v] = DIFF_HOLDERS_NONE;
-  size_t head = 0, tail = 0, level_end = 1;
-  uint32_t level = 0;
-  queue[tail++] = n;
-  g->parent[n] = n;
-  g->top[n] = n;
-  while (head < tail) {
-    if (head == level_end) {
-      level++;
-      level_end = tail;
-    }
-    uint32_t v = queue[head++];
-    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++) {
-      uint32_t w = g->succ[k];
-      if (g->parent[w] != DIFF_HOLDERS_NONE)
-        continue;
-      g->parent[w] = v;
-      g->parent_ref[w] = g->succ_ref[k];
-      g->top[w] = level < HOLDERS_DEPTH ? w : g->top[v];
-      queue[tail++] = w;
-    }
-  }
+  holders_paths(g, queue);
   free(queue);
   return 0;
 }
@@ -331,6 +477,7 @@ static void text_end(struct holders_text *t, int cut, const char *suffix)
   if (elide)
     text_put(t, elision);
   text_put(t, suffix);
+  t->full = 0;  /* said so: a suffix added later cuts nothing more */
 }
 
 static int holders_identifier(const char *s)
@@ -380,7 +527,7 @@ static size_t holders_steps(const struct holders_graph *g, uint32_t v, uint32_t 
 
 /* Whether a step is shown as [*]: array slots and other keys always, string
  * keys when one object leads to the site's objects under several. */
-static int holders_collapsed(const struct holders_graph *g, const uint32_t *labels, uint32_t from,
+static int holders_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t from,
                              size_t ref)
 {
   if (from == g->n)
@@ -389,39 +536,77 @@ static int holders_collapsed(const struct holders_graph *g, const uint32_t *labe
   if (r->kind == SNAPSHOT_REF_INDEX || r->kind == SNAPSHOT_REF_KEYED || r->kind == SNAPSHOT_REF_KEY)
     return 1;
   /* a key of its own (one table uses it): "token-17"; not a field every record has ("name") */
-  return r->kind == SNAPSHOT_REF_FIELD && labels[from] == HOLDERS_MULTI &&
-         g->label_source[r->text] != HOLDERS_MULTI;
+  return r->kind == SNAPSHOT_REF_FIELD && marks->labels[from] == HOLDERS_MULTI &&
+         marks->source[r->text] != HOLDERS_MULTI;
 }
 
-/* The path of v as a person reads it, from its last anchor (a root, an
- * upvalue, a thread's local): "_LOADED.auth.tokens[*]", "_G.records[*]",
- * "upvalue handlers of function@bus.lua:3[*]", "local pending in coroutine
- * function@jobs.lua:2[*]"; a root other than the registry, the globals and
- * the main thread is named after it in parentheses. A path of more than
- * HOLDERS_DEPTH steps shows its first HOLDERS_DEPTH and " ..." (a linked list:
- * "_G.chain.next.next.next ..."), so that every object deeper along it
- * has one text. *holder is the object the first [*] comes from (else v's
- * parent, or where the last step shown leaves from). */
-static void holders_render(const struct holders_graph *g, const uint32_t *labels, uint32_t v,
-                           struct holders_text *t, uint32_t *holder)
+/* The text wrapped: "getmetatable(_G.instance)". */
+static void text_wrap(struct holders_text *t, const char *before, const char *after)
+{
+  size_t add = strlen(before);
+  size_t keep = t->len < sizeof t->buf - 1 - add ? t->len : sizeof t->buf - 1 - add;
+  t->full |= keep < t->len;
+  memmove(t->buf + add, t->buf, keep);
+  memcpy(t->buf, before, add);
+  t->len = keep + add;
+  t->buf[t->len] = '\0';
+  text_put(t, after);
+}
+
+/* A module's require name as written: dotted identifiers ("events", "pl.utils"). */
+static int holders_module_name(const char *s)
+{
+  char part[SNAPSHOT_LABEL_MAX + 1];
+  for (;;) {
+    size_t len = strcspn(s, ".");
+    if (len > SNAPSHOT_LABEL_MAX)
+      return 0;
+    memcpy(part, s, len);
+    part[len] = '\0';
+    if (!holders_identifier(part))
+      return 0;
+    if (!s[len])
+      return 1;
+    s += len + 1;
+  }
+}
+
+/* The path of v as a person reads it, from the roots (docs/diff.md, "Holders"): a module by its
+ * require name ("auth.tokens[*]"), a global ("_G.records[*]"), the registry's other entries
+ * ("registry.KEY"), a thread's local, from where it is named ("local pending in coroutine
+ * function@jobs.lua:2[*]"), an upvalue after the path of its function ("router.resolve ▸
+ * upvalue cache[*]"), a metatable as getmetatable(...), another root in parentheses ("(ffi
+ * finalizers)"). A path of more than HOLDERS_DEPTH steps shows its first HOLDERS_DEPTH and " ..."
+ * (a linked list: "_G.chain.next.next.next ..."), so that every object deeper along it has one
+ * text; one through a temporary says so. The note of a weak-keyed table's value is
+ * holders_note's. *holder is the object the first [*] after the last upvalue or local comes from
+ * (else v's parent, or where the last step shown leaves from). */
+static void holders_render_path(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v,
+                                struct holders_text *t, uint32_t *holder)
 {
   const struct snapshot *s = g->snapshot;
   uint32_t from[HOLDERS_DEPTH];
   size_t refs[HOLDERS_DEPTH];
   int cut;
   size_t depth = holders_steps(g, v, from, refs, &cut);
-  const char *root = "";
-  int first = 1, skip_value = 0, after_anchor = 0;
+  int skip_value = 0, after_anchor = 0, anchor_temporary = 0;
+  const char *temporary_in = NULL;  /* the function of the first temporary shown */
+  size_t temporary_len = 0;
   text_clear(t);
   *holder = DIFF_HOLDERS_NONE;
   char label[SNAPSHOT_LABEL_MAX + 64];
   for (size_t i = 0; i < depth; i++) {
+    uint32_t to = i + 1 < depth ? from[i + 1] : g->top[v];
     if (from[i] == g->n) {  /* the root */
-      root = snapshot_string(s, s->roots[refs[i]].text);
+      const char *root = snapshot_string(s, s->roots[refs[i]].text);
       if (!strcmp(root, "globals"))
-        text_put(t, "_G"), first = 0;
-      else if (strcmp(root, "registry") && strcmp(root, "main thread"))
-        text_put(t, root), first = 0;
+        text_put(t, "_G");
+      else if (!strcmp(root, "registry"))
+        text_put(t, "registry");
+      else {
+        snprintf(label, sizeof label, "(%s)", root);
+        text_put(t, label);
+      }
       continue;
     }
     const struct snapshot_object *o = &s->objects[from[i]];
@@ -432,9 +617,30 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
       continue;
     }
     skip_value = 0;
-    int collapsed = holders_collapsed(g, labels, from[i], refs[i]);
+    int collapsed = holders_collapsed(g, marks, from[i], refs[i]);
+    if (to == g->loaded && from[i] == g->registry) {
+      text_clear(t);
+      text_put(t, "package.loaded");
+      continue;
+    }
+    if (from[i] == g->loaded && r->kind == SNAPSHOT_REF_FIELD && !collapsed) {
+      text_clear(t);  /* a module: its require name */
+      *holder = DIFF_HOLDERS_NONE;
+      if (holders_module_name(text)) {
+        text_put(t, text);
+      } else {
+        text_put(t, "package.loaded[\"");
+        text_put(t, text);
+        text_put(t, "\"]");
+      }
+      continue;
+    }
+    int thread_local = r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD &&
+                       (!strncmp(text, "local ", 6) || !strncmp(text, "slot ", 5));
+    int upvalue = r->kind == SNAPSHOT_REF_OTHER && !strncmp(text, "upvalue ", 8);
+    int metatable = r->kind == SNAPSHOT_REF_OTHER && !strcmp(text, "metatable");
     if (after_anchor && !collapsed && !(r->kind == SNAPSHOT_REF_FIELD && !holders_identifier(text)) &&
-        !(r->kind == SNAPSHOT_REF_OTHER && (!strncmp(text, "upvalue ", 8) || o->type == SNAPSHOT_THREAD))) {
+        !upvalue && !metatable && !thread_local) {
       /* "(local pool in main chunk@app.lua).listeners": a field after an anchor's file name */
       text_parenthesize(t);
     }
@@ -445,7 +651,7 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
       text_put(t, r->kind == SNAPSHOT_REF_KEY ? "[key *]" : "[*]");
     } else if (r->kind == SNAPSHOT_REF_FIELD) {
       if (holders_identifier(text)) {
-        if (!first)
+        if (t->len)
           text_put(t, ".");
         text_put(t, text);
       } else {
@@ -453,15 +659,18 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
         text_put(t, text);
         text_put(t, "\"]");
       }
-    } else if (r->kind == SNAPSHOT_REF_OTHER && !strncmp(text, "upvalue ", 8)) {
-      text_clear(t);  /* a new anchor: the function's upvalue */
+    } else if (upvalue) {
+      /* after the path of its function: "router.resolve ▸ upvalue cache" */
       *holder = DIFF_HOLDERS_NONE;
-      snprintf(label, sizeof label, "%s of %s", text, holders_function_name(s, o));
-      text_put(t, label);
+      if (t->len) {
+        text_put(t, " \xe2\x96\xb8 ");
+        text_put(t, text);
+      } else {
+        snprintf(label, sizeof label, "%s of %s", text, holders_function_name(s, o));
+        text_put(t, label);
+      }
       skip_value = 1;
-      after_anchor = 1;
-    } else if (r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD &&
-               (!strncmp(text, "local ", 6) || !strncmp(text, "slot ", 5))) {
+    } else if (thread_local) {
       text_clear(t);  /* a new anchor: a local of a frame of a thread */
       *holder = DIFF_HOLDERS_NONE;
       const char *in = strstr(text, " in ");
@@ -471,21 +680,82 @@ static void holders_render(const struct holders_graph *g, const uint32_t *labels
         snprintf(label, sizeof label, "%s", text);
       text_put(t, label);
       after_anchor = 1;
+      anchor_temporary = text[0] == 's';
+      if (anchor_temporary && !temporary_in && in) {
+        temporary_in = in + 4;
+        temporary_len = strlen(temporary_in);
+      }
+    } else if (r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD && !strcmp(text, "frame")) {
+      text_clear(t);  /* a new anchor: the function a frame runs */
+      *holder = DIFF_HOLDERS_NONE;
+      snprintf(label, sizeof label, "running %s", holders_function_name(s, &s->objects[to]));
+      text_put(t, label);
+    } else if (metatable) {
+      text_wrap(t, "getmetatable(", ")");
     } else {
       text_put(t, "<");
       text_put(t, snapshot_label(s, r, label, sizeof label));
       text_put(t, ">");
     }
-    first = 0;
   }
-  if (strcmp(root, "registry") && strcmp(root, "globals") && strcmp(root, "main thread") &&
-      strncmp(t->buf, root, strlen(root)))
-    snprintf(label, sizeof label, " (%s)", root);
-  else
+  if (g->how[v] & HOLDERS_VIA_TEMPORARY) {
+    if (anchor_temporary || !temporary_len)
+      snprintf(label, sizeof label, " (only through a temporary)");
+    else
+      snprintf(label, sizeof label, " (only through a temporary of %.*s)", (int)temporary_len, temporary_in);
+  } else {
     label[0] = '\0';
+  }
   text_end(t, cut, label);
   if (*holder == DIFF_HOLDERS_NONE && depth)  /* held by a root itself: the object is its own holder */
     *holder = from[depth - 1] == g->n ? v : from[depth - 1];
+}
+
+#define HOLDERS_KEY_TEXT 400        /* bytes of a key's path in a note */
+
+/* The note of v when its path goes through a weak-keyed table's value: it lives while its key
+ * lives, and who holds the key (its own path), or that the key is held only through that
+ * value: a cycle LuaJIT's weak keys never collect (no ephemerons). "" when v's path does not. */
+static void holders_note(const struct holders_graph *g, const struct holders_marks *keys, uint32_t v,
+                         struct holders_text *note)
+{
+  text_clear(note);
+  uint32_t step = g->key_step ? g->key_step[v] : DIFF_HOLDERS_NONE;
+  if (step == DIFF_HOLDERS_NONE)
+    return;
+  uint32_t key = holders_key_of(g->snapshot, step), holder;
+  if (key == DIFF_HOLDERS_NONE || g->parent[key] == DIFF_HOLDERS_NONE) {
+    text_put(note, " (lives while its key lives; the key has no path from a root)");
+  } else if (g->key_step[key] == step) {
+    text_put(note, " (lives while its key lives, and the key is held only through this value: "
+                   "a cycle that weak keys never collect in LuaJIT)");
+  } else {
+    struct holders_text k;
+    holders_render_path(g, keys, key, &k, &holder);
+    if (k.len > HOLDERS_KEY_TEXT) {
+      k.len = HOLDERS_KEY_TEXT;
+      while (k.len && ((unsigned char)k.buf[k.len] & 0xc0) == 0x80)
+        k.len--;
+      k.buf[k.len] = '\0';
+      text_put(&k, " ...");
+    }
+    text_put(note, " (lives while its key lives; the key is held by ");
+    text_put(note, k.buf);
+    if (g->key_step[key] != DIFF_HOLDERS_NONE)
+      text_put(note, ", itself while its own key lives");
+    text_put(note, ")");
+  }
+}
+
+/* The whole text of v: its path and its note. */
+static void holders_render(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v,
+                           struct holders_text *t, uint32_t *holder)
+{
+  struct holders_text note;
+  holders_render_path(g, marks, v, t, holder);
+  holders_note(g, marks, v, &note);
+  if (note.len)
+    text_end(t, 0, note.buf);
 }
 
 /* ---- Grouping by path -------------------------------------------------------- */
@@ -494,6 +764,7 @@ struct holders_group {
   char *path;
   uint64_t objects, bytes;
   uint32_t holder;
+  uint32_t note;              /* the id of its text's note (holders_note), or NONE */
 };
 
 struct holders_groups {
@@ -566,7 +837,7 @@ static int groups_add(struct holders_groups *gs, const char *path, uint64_t byte
   char *copy = strdup(path);
   if (!copy)
     return -1;
-  gs->items[gs->count] = (struct holders_group){copy, 1, bytes, holder};
+  gs->items[gs->count] = (struct holders_group){copy, 1, bytes, holder, DIFF_HOLDERS_NONE};
   *index = (uint32_t)gs->count;
   gs->slots[at] = (uint32_t)gs->count++;
   return 0;
@@ -603,43 +874,66 @@ static uint64_t holders_block_size(const struct snapshot *s, const struct snapsh
 
 /* What the analysis of one snapshot's sites works in, each of its arrays a node's. */
 struct holders_work {
-  uint32_t *labels;           /* the one text under which a node leads to the site's objects, + 1,
-                               * or MULTI; 0 off the site's paths */
-  uint8_t *on_path;           /* 1: a node of the site's paths (shown steps) */
+  struct holders_marks marks[2];  /* [0] the site's objects' paths, [1] their notes' keys' */
+  uint8_t *on_path;           /* 1 << k: a node of the paths marks[k] marks (shown steps) */
   uint32_t *seen;             /* those nodes, to clear what was marked */
   size_t seen_count;
   uint32_t *memo[2];          /* the group of the site's objects whose path is cut at a node, or
                                * whose last step is a [*] from it; [1]: a [key *] from it */
+  uint32_t *key_memo[2];      /* so for the keys of weak-keyed tables' entries the site's paths go
+                               * through: the id of their note (NULL: the snapshot has none) */
+  struct holders_groups notes;  /* the site's notes, each text once: its id is its index */
 };
 
-/* Marks the steps of the site's paths, each once (a path is the BFS tree's, so every node
- * above a marked one is marked: a walk up stops at the first), up to where they are cut:
- * labels[u] becomes the one text under which u leads to the site's objects, or MULTI; and
- * g->label_source[text] the one object that uses text so in a FIELD step, or MULTI. */
+/* The key of the weak-keyed table's entry on v's path, when v's path goes through one; else
+ * NONE. */
+static uint32_t holders_key(const struct holders_graph *g, uint32_t v)
+{
+  uint32_t step = g->key_step ? g->key_step[v] : DIFF_HOLDERS_NONE;
+  return step == DIFF_HOLDERS_NONE ? DIFF_HOLDERS_NONE : holders_key_of(g->snapshot, step);
+}
+
+/* Marks the steps of v's path in marks[k], each once (a path is the BFS tree's, so every node
+ * above a marked one is marked: a walk up stops at the first), up to where it is cut: labels[u]
+ * becomes the one text under which u leads to the marked objects, or MULTI; and source[text]
+ * the one object that uses text so in a FIELD step, or MULTI. */
+static void holders_mark_one(const struct holders_graph *g, struct holders_work *w, int k, uint32_t v)
+{
+  struct holders_marks *marks = &w->marks[k];
+  for (uint32_t c = g->top[v]; c != g->n && !(w->on_path[c] >> k & 1); c = g->parent[c]) {
+    if (!w->on_path[c])
+      w->seen[w->seen_count++] = c;
+    w->on_path[c] |= (uint8_t)(1u << k);
+    uint32_t u = g->parent[c];
+    if (u == g->n)
+      continue;
+    const struct snapshot_reference *r = &g->snapshot->references[g->parent_ref[c]];
+    uint32_t *source = r->text <= g->snapshot->string_count ? &marks->source[r->text] : NULL;
+    uint32_t text = r->text + 1;
+    if (!marks->labels[u])
+      marks->labels[u] = text;
+    else if (marks->labels[u] != text)
+      marks->labels[u] = HOLDERS_MULTI;
+    if (source && r->kind == SNAPSHOT_REF_FIELD) {
+      if (!*source)
+        *source = u + 1;
+      else if (*source != u + 1)
+        *source = HOLDERS_MULTI;
+    }
+  }
+}
+
+/* ... for the site's objects, and apart for the keys of the weak-keyed tables' entries on their
+ * paths (a note names a key's path, collapsed among the keys': "_G.sessions[*]"). */
 static void holders_mark(const struct holders_graph *g, struct holders_work *w,
                          const struct holders_member *m, size_t count)
 {
-  for (size_t i = 0; i < count; i++)
-    for (uint32_t c = g->top[m[i].object]; c != g->n && !w->on_path[c]; c = g->parent[c]) {
-      w->on_path[c] = 1;
-      w->seen[w->seen_count++] = c;
-      uint32_t u = g->parent[c];
-      if (u == g->n)
-        continue;
-      const struct snapshot_reference *r = &g->snapshot->references[g->parent_ref[c]];
-      uint32_t *source = r->text <= g->snapshot->string_count ? &g->label_source[r->text] : NULL;
-      uint32_t text = r->text + 1;
-      if (!w->labels[u])
-        w->labels[u] = text;
-      else if (w->labels[u] != text)
-        w->labels[u] = HOLDERS_MULTI;
-      if (source && r->kind == SNAPSHOT_REF_FIELD) {
-        if (!*source)
-          *source = u + 1;
-        else if (*source != u + 1)
-          *source = HOLDERS_MULTI;
-      }
-    }
+  for (size_t i = 0; i < count; i++) {
+    holders_mark_one(g, w, 0, m[i].object);
+    uint32_t key = holders_key(g, m[i].object);
+    if (key != DIFF_HOLDERS_NONE && g->parent[key] != DIFF_HOLDERS_NONE)
+      holders_mark_one(g, w, 1, key);
+  }
 }
 
 /* Clears what holders_mark and the site's memo set, on the nodes marked only. */
@@ -649,12 +943,16 @@ static void holders_unmark(const struct holders_graph *g, struct holders_work *w
     uint32_t c = w->seen[i], u = g->parent[c];
     w->on_path[c] = 0;
     w->memo[0][c] = w->memo[1][c] = DIFF_HOLDERS_NONE;
+    if (w->key_memo[0])
+      w->key_memo[0][c] = w->key_memo[1][c] = DIFF_HOLDERS_NONE;
     if (u == g->n)
       continue;
-    w->labels[u] = 0;
     uint32_t text = g->snapshot->references[g->parent_ref[c]].text;
-    if (text <= g->snapshot->string_count)
-      g->label_source[text] = 0;
+    for (int k = 0; k < 2; k++) {
+      w->marks[k].labels[u] = 0;
+      if (text <= g->snapshot->string_count)
+        w->marks[k].source[text] = 0;
+    }
   }
   w->seen_count = 0;
 }
@@ -663,14 +961,40 @@ static void holders_unmark(const struct holders_graph *g, struct holders_work *w
  * cut at the same node (its steps end there), or one whose last step is a [*] or [key *] from
  * the same node. NULL: v's text is its own (a step under a name). A node where paths are cut is
  * HOLDERS_DEPTH steps down, and one a shown [*] leaves from fewer: [0] serves both. */
-static uint32_t *holders_memo(const struct holders_graph *g, struct holders_work *w, uint32_t v)
+static uint32_t *holders_memo(const struct holders_graph *g, const struct holders_marks *marks,
+                              uint32_t *const memo[2], uint32_t v)
 {
   uint32_t top = g->top[v], p = g->parent[v];
   if (top != v)
-    return &w->memo[0][top];
-  if (p == g->n || !holders_collapsed(g, w->labels, p, g->parent_ref[v]))
+    return &memo[0][top];
+  if (p == g->n || !holders_collapsed(g, marks, p, g->parent_ref[v]))
     return NULL;
-  return &w->memo[g->snapshot->references[g->parent_ref[v]].kind == SNAPSHOT_REF_KEY][p];
+  return &memo[g->snapshot->references[g->parent_ref[v]].kind == SNAPSHOT_REF_KEY][p];
+}
+
+/* The id of v's note (holders_note), NONE when it has none: rendered once per group of keys (a
+ * key held without a weak-keyed table of its own has one text wherever the path to it is cut
+ * or collapsed). -1 when out of memory. */
+static int holders_note_id(const struct holders_graph *g, struct holders_work *w, uint32_t v, uint32_t *id)
+{
+  uint32_t key = holders_key(g, v);
+  *id = DIFF_HOLDERS_NONE;
+  if (!g->key_step || g->key_step[v] == DIFF_HOLDERS_NONE)
+    return 0;
+  uint32_t *memo = NULL;  /* the note of a key under a weak-keyed table says more: its own */
+  if (key != DIFF_HOLDERS_NONE && g->parent[key] != DIFF_HOLDERS_NONE && g->key_step[key] == DIFF_HOLDERS_NONE)
+    memo = holders_memo(g, &w->marks[1], w->key_memo, key);
+  if (memo && *memo != DIFF_HOLDERS_NONE) {
+    *id = *memo;
+    return 0;
+  }
+  struct holders_text note;
+  holders_note(g, &w->marks[1], v, &note);
+  if (groups_add(&w->notes, note.buf, 0, DIFF_HOLDERS_NONE, id) < 0)
+    return -1;
+  if (memo)
+    *memo = *id;
+  return 0;
 }
 
 /* The site's holders from its objects m: each text rendered once per group remembered (a list
@@ -682,18 +1006,26 @@ static int holders_site(const struct holders_graph *g, struct holders_work *w, s
   struct holders_text t;
   int status = 0;
   for (size_t i = 0; i < count && status == 0; i++) {
-    uint32_t *memo = holders_memo(g, w, m[i].object), holder, index;
-    if (memo && *memo != DIFF_HOLDERS_NONE) {
+    uint32_t *memo = holders_memo(g, &w->marks[0], w->memo, m[i].object), holder, index, note;
+    if ((status = holders_note_id(g, w, m[i].object, &note)) < 0)
+      break;
+    if (memo && *memo != DIFF_HOLDERS_NONE && gs->items[*memo].note == note) {
       gs->items[*memo].objects++;
       gs->items[*memo].bytes += m[i].bytes;
       continue;
     }
-    holders_render(g, w->labels, m[i].object, &t, &holder);
+    holders_render_path(g, &w->marks[0], m[i].object, &t, &holder);
+    if (note != DIFF_HOLDERS_NONE)
+      text_end(&t, 0, w->notes.items[note].path);
     status = groups_add(gs, t.buf, m[i].bytes, holder, &index);
-    if (status == 0 && memo)
-      *memo = index;
+    if (status == 0) {
+      gs->items[index].note = note;
+      if (memo)
+        *memo = index;
+    }
   }
   holders_unmark(g, w);
+  groups_clear(&w->notes);
   if (status < 0)
     return -1;
   if (gs->count > 1)
@@ -820,15 +1152,25 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
   size_t nodes = (size_t)snapshot->object_count + 1;
   if (holders_graph_build(&g, snapshot) < 0)
     goto done;
-  w.labels = calloc(nodes, sizeof *w.labels);
+  for (int k = 0; k < 2; k++) {
+    w.marks[k].labels = calloc(nodes, sizeof *w.marks[k].labels);
+    w.marks[k].source = calloc(snapshot->string_count + 1, sizeof *w.marks[k].source);
+    if (!w.marks[k].labels || !w.marks[k].source)
+      goto done;
+  }
   w.on_path = calloc(nodes, sizeof *w.on_path);
   w.seen = malloc(nodes * sizeof *w.seen);
   w.memo[0] = malloc(nodes * sizeof *w.memo[0]);
   w.memo[1] = malloc(nodes * sizeof *w.memo[1]);
-  if (!w.labels || !w.on_path || !w.seen || !w.memo[0] || !w.memo[1])
+  if (!w.on_path || !w.seen || !w.memo[0] || !w.memo[1])
     goto done;
   memset(w.memo[0], 0xff, nodes * sizeof *w.memo[0]);
   memset(w.memo[1], 0xff, nodes * sizeof *w.memo[1]);
+  for (int k = 0; k < 2 && g.key_step; k++) {
+    if (!(w.key_memo[k] = malloc(nodes * sizeof *w.key_memo[k])))
+      goto done;
+    memset(w.key_memo[k], 0xff, nodes * sizeof *w.key_memo[k]);
+  }
   size_t reached = 0;  /* members the roots reach */
   for (size_t i = 0; i < out; i++)
     if (g.parent[members[i].object] != DIFF_HOLDERS_NONE)
@@ -846,7 +1188,12 @@ done:
   groups_clear(&gs);
   free(gs.items);
   free(gs.slots);
-  free(w.labels), free(w.on_path), free(w.seen), free(w.memo[0]), free(w.memo[1]);
+  for (int k = 0; k < 2; k++)
+    free(w.marks[k].labels), free(w.marks[k].source);
+  free(w.on_path), free(w.seen), free(w.memo[0]), free(w.memo[1]);
+  free(w.key_memo[0]), free(w.key_memo[1]);
+  groups_clear(&w.notes);
+  free(w.notes.items), free(w.notes.slots);
   holders_graph_free(&g);
   free(members);
   return status;
@@ -1213,7 +1560,7 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
   memset(&b, 0, sizeof b);
   struct holders_candidate *c = NULL;
   size_t count = 0;
-  uint32_t *labels = NULL;
+  struct holders_marks marks = {NULL, NULL};  /* nothing marked: string keys named */
   struct holders_graph g;
   memset(&g, 0, sizeof g);
   struct diff_aggregate prefix;
@@ -1270,7 +1617,8 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
       goto done;
     at_later = &prefix;
   }
-  if (holders_graph_build(&g, &b) < 0 || !(labels = calloc((size_t)g.n + 1, sizeof *labels)))
+  if (holders_graph_build(&g, &b) < 0 || !(marks.labels = calloc((size_t)g.n + 1, sizeof *marks.labels)) ||
+      !(marks.source = calloc(b.string_count + 1, sizeof *marks.source)))
     goto done;
   result->containers = calloc(count, sizeof *result->containers);
   if (!result->containers)
@@ -1282,7 +1630,7 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
     struct holders_text t;
     uint32_t holder;
     if (g.parent[c[i].object] != DIFF_HOLDERS_NONE)
-      holders_render(&g, labels, c[i].object, &t, &holder);
+      holders_render(&g, &marks, c[i].object, &t, &holder);
     else
       snprintf(t.buf, sizeof t.buf, "%s", "(no path from a root)");
     const struct diff_live_block *block = diff_live_map_find(&at_later->live, o->address);
@@ -1309,7 +1657,7 @@ done:
   if (have_prefix)
     diff_aggregate_release(&prefix);
   holders_graph_free(&g);
-  free(labels);
+  free(marks.labels), free(marks.source);
   free(c);
   snapshot_free(&a);
   snapshot_free(&b);

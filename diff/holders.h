@@ -32,7 +32,9 @@ struct diff_holders_block {
 
 /* Finds, for each of site_count sites, the paths that hold its blocks in
  * snapshot: the objects that own them (by address), the shortest path from
- * a root to each over references that are not weak, grouped by path with
+ * a root to each over references that are not weak, a named one first (one
+ * through a temporary, then one through a weak-keyed table's value, only
+ * when there is none, and saying so: docs/diff.md, "Holders"), grouped by path with
  * array indices and keys that differ between the site's objects collapsed
  * to [*], a path of more than 64 steps cut after its 64th (" ..."); the
  * DIFF_HOLDERS_SHOWN with most bytes go to sites[i].holders, each with the

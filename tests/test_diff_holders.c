@@ -1,4 +1,4 @@
-/* tests/test_diff_holders.c: the dominator tree on small hand-built graphs (Lengauer and Tarjan's example, a loop, a diamond, unreached nodes), and holder paths and retained sizes on a hand-built snapshot (collapsed keys, a weak cache never holding, an upvalue's path); the analysis of a million-node list, of a table of a million entries and of a list with side branches, which only an analysis linear in objects and references finishes (no timing: the case's timeout is what fails a quadratic one). */
+/* tests/test_diff_holders.c: the dominator tree on small hand-built graphs (Lengauer and Tarjan's example, a loop, a diamond, unreached nodes), and holder paths and retained sizes on a hand-built snapshot (collapsed keys, a weak cache never holding, an upvalue's path); named paths first (a module, a global over a shorter dead stack slot; a path only a temporary holds says so; an upvalue after the path of its closure, two closures of one function told apart) and weak tables (a weak-keyed table's value lives while its key lives and names the key's holder, a key only its value holds, a weak-valued table never holding but strings); the analysis of a million-node list, of a table of a million entries and of a list with side branches, which only an analysis linear in objects and references finishes (no timing: the case's timeout is what fails a quadratic one). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,16 +185,16 @@ START_TEST(test_paths_collapse_unique_keys_and_weak_caches_never_hold)
   ck_assert_int_eq(diff_holders_analyse(&s, blocks, 6, wanted, 2), 0);
   ck_assert_uint_eq(sites[0].holder_count, 2);
   /* most bytes first: the hash part (256 B) is held by the path to its table */
-  ck_assert_str_eq(sites[0].holders[0].path, "_LOADED.auth.tokens");
+  ck_assert_str_eq(sites[0].holders[0].path, "auth.tokens");
   ck_assert_uint_eq(sites[0].holders[0].bytes, 256);
-  ck_assert_str_eq(sites[0].holders[1].path, "_LOADED.auth.tokens[*]");
+  ck_assert_str_eq(sites[0].holders[1].path, "auth.tokens[*]");
   ck_assert_uint_eq(sites[0].holders[1].objects, 3);
   ck_assert_uint_eq(sites[0].holders[1].bytes, 120);
   ck_assert_str_eq(sites[0].holders[1].holder_type, "table");
   /* tokens keeps its own 64 bytes, its hash part and the three records alive */
   ck_assert_uint_eq(sites[0].holders[1].retained_bytes, 64 + 256 + 120);
   ck_assert_uint_eq(sites[1].holder_count, 1);
-  ck_assert_str_eq(sites[1].holders[0].path, "upvalue handlers of function@bus.lua:3[*]");
+  ck_assert_str_eq(sites[1].holders[0].path, "_G.on \xe2\x96\xb8 upvalue handlers[*]");
   ck_assert_uint_eq(sites[1].holders[0].objects, 1);
   ck_assert_uint_eq(sites[1].holders[0].retained_bytes, 64 + 40);
   for (int i = 0; i < 2; i++)
@@ -216,7 +216,7 @@ START_TEST(test_one_key_is_named_not_collapsed)
   struct diff_site *wanted[1] = {&site};
   ck_assert_int_eq(diff_holders_analyse(&s, blocks, 1, wanted, 1), 0);
   ck_assert_uint_eq(site.holder_count, 1);
-  ck_assert_str_eq(site.holders[0].path, "_LOADED.auth.tokens[\"token-2\"]");
+  ck_assert_str_eq(site.holders[0].path, "auth.tokens[\"token-2\"]");
   diff_site_release(&site);
   snapshot_free(&s);
   free(file.data);
@@ -266,6 +266,323 @@ START_TEST(test_a_text_too_long_is_cut_and_says_so)
   diff_site_release(&site);
   snapshot_free(&s);
   free(out.data);
+}
+END_TEST
+
+
+/* ---- Named paths first; weak-keyed tables ------------------------------------------------- */
+
+/* A small heap written by hand: its strings interned (as the collector's are), objects and
+ * references in the order given. */
+struct heap {
+  struct bytes out;
+  uint8_t *buffer;
+  struct snapshot_writer w;
+  const char *texts[64];
+  uint32_t ids[64];
+  size_t count;
+};
+
+static void heap_begin(struct heap *h)
+{
+  size_t capacity = 8192;
+  memset(h, 0, sizeof *h);
+  h->buffer = malloc(2 * capacity);
+  ck_assert_ptr_nonnull(h->buffer);
+  struct snapshot_capture capture = {4242, 1763745600125, 3, 1, 100, 1763745605310, 4096, 0};
+  snapshot_writer_init(&h->w, h->buffer, h->buffer + capacity, capacity, bytes_sink, &h->out);
+  ck_assert_int_eq(snapshot_writer_begin(&h->w, &capture), 0);
+}
+
+static uint32_t heap_text(struct heap *h, const char *text)
+{
+  for (size_t i = 0; i < h->count; i++)
+    if (!strcmp(h->texts[i], text))
+      return h->ids[i];
+  ck_assert_uint_lt(h->count, 64);
+  h->texts[h->count] = text;
+  h->ids[h->count] = snapshot_writer_string(&h->w, text, strlen(text));
+  ck_assert_uint_ne(h->ids[h->count], 0);
+  return h->ids[h->count++];
+}
+
+static void heap_object(struct heap *h, enum snapshot_type type, unsigned flags, uint64_t address,
+                        const char *name)
+{
+  struct snapshot_wire_object o = {type, flags, address, 40, 0, name ? heap_text(h, name) : 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(&h->w, &o), 0);
+}
+
+/* A reference of the open object: FIELD, KEYED, KEY, OTHER with text; INDEX with index. */
+static void heap_ref(struct heap *h, enum snapshot_ref_kind kind, int weak, const char *text, int64_t index,
+                     uint64_t target)
+{
+  uint32_t id = kind == SNAPSHOT_REF_INDEX ? 0 : heap_text(h, text);
+  ck_assert_int_eq(snapshot_writer_reference(&h->w, kind, weak, id, index, target), 0);
+}
+
+static void heap_root(struct heap *h, const char *name, uint64_t target)
+{
+  ck_assert_int_eq(snapshot_writer_root(&h->w, heap_text(h, name), 0, target), 0);
+}
+
+static void heap_read(struct heap *h, struct snapshot *s)
+{
+  ck_assert_int_eq(snapshot_writer_end(&h->w), 0);
+  free(h->buffer);
+  struct snapshot_error error;
+  ck_assert_int_eq(snapshot_read_memory(s, h->out.data, h->out.size, "heap", &error), SNAPSHOT_OK);
+  free(h->out.data);
+}
+
+/* The holders of sites[0 .. count), each site's blocks [address, 40]. */
+static void heap_analyse(const struct snapshot *s, const struct diff_holders_block *blocks, size_t block_count,
+                         struct diff_site *sites, size_t count)
+{
+  struct diff_site *wanted[8];
+  memset(sites, 0, count * sizeof *sites);
+  for (size_t i = 0; i < count; i++)
+    wanted[i] = &sites[i];
+  ck_assert_int_eq(diff_holders_analyse(s, blocks, block_count, wanted, count), 0);
+}
+
+#define TRI "\xe2\x96\xb8"          /* the step from a function to its upvalue: " ▸ " */
+
+enum {
+  REGISTRY = 0x1000, LOADED = 0x1100, STORE = 0x1200, BY_TOKEN = 0x1300, MAIN = 0x1400, GLOBALS_T = 0x1500,
+  AUDIT = 0x1600, CO = 0x1700, PENDING = 0x1800, LONE = 0x1900, EVENTS = 0x1a00, BUS = 0x1b00,
+  SHUTDOWN = 0x1c00, ROUTER = 0x1d00, F1 = 0x1e00, F2 = 0x1f00, U1 = 0x2000, U2 = 0x2100, C1 = 0x2200,
+  C2 = 0x2300, PROTO = 0x2400, SESSIONS = 0x2500, META = 0x2600, WVALUES = 0x2700, DEEP = 0x2800,
+  RECORD = 0x10000,           /* records: RECORD + 0x100 * i */
+};
+#define REC(i) (RECORD + 0x100 * (uint64_t)(i))
+
+/* The issue's heap: the main chunk's dead stack slots hold what a module, a local and a global
+ * hold too, under longer paths; a coroutine only a temporary holds; a memoizing function's
+ * closures at two names of a module. */
+static void write_named(struct snapshot *s)
+{
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, REGISTRY, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "_LOADED", 0, LOADED);
+  heap_object(&h, SNAPSHOT_TABLE, 0, LOADED, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "store", 0, STORE);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "events", 0, EVENTS);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "router", 0, ROUTER);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "my-mod", 0, LONE);
+  heap_object(&h, SNAPSHOT_TABLE, 0, STORE, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "by_token", 0, BY_TOKEN);
+  heap_object(&h, SNAPSHOT_TABLE, 0, BY_TOKEN, NULL);  /* records 1-3 */
+  for (int i = 1; i <= 3; i++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(i));
+  heap_object(&h, SNAPSHOT_TABLE, 0, EVENTS, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "bus", 0, BUS);
+  heap_object(&h, SNAPSHOT_TABLE, 0, BUS, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "handlers", 0, SHUTDOWN - 0x80);
+  heap_object(&h, SNAPSHOT_TABLE, 0, SHUTDOWN - 0x80, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "shutdown", 0, SHUTDOWN);
+  heap_object(&h, SNAPSHOT_TABLE, 0, SHUTDOWN, NULL);  /* records 4-5 */
+  for (int i = 4; i <= 5; i++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i - 3, REC(i));
+  heap_object(&h, SNAPSHOT_TABLE, 0, LONE, NULL);  /* records 13-14, a module of another name */
+  for (int i = 13; i <= 14; i++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(i));
+  /* router.resolve and router.lookup: two closures of one memoizing function */
+  heap_object(&h, SNAPSHOT_TABLE, 0, ROUTER, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "resolve", 0, F1);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "lookup", 0, F2);
+  heap_object(&h, SNAPSHOT_LUA_FUNCTION, 0, F1, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "prototype", 0, PROTO);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "upvalue cache", 0, U1);
+  heap_object(&h, SNAPSHOT_LUA_FUNCTION, 0, F2, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "prototype", 0, PROTO);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "upvalue cache", 0, U2);
+  heap_object(&h, SNAPSHOT_PROTOTYPE, 0, PROTO, "function@pl/utils.lua:752");
+  heap_object(&h, SNAPSHOT_UPVALUE, 0, U1, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "value", 0, C1);
+  heap_object(&h, SNAPSHOT_UPVALUE, 0, U2, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "value", 0, C2);
+  heap_object(&h, SNAPSHOT_TABLE, 0, C1, NULL);  /* records 6-7 */
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "/a", 0, REC(6));
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "/b", 0, REC(7));
+  heap_object(&h, SNAPSHOT_TABLE, 0, C2, NULL);  /* record 8 */
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "/c", 0, REC(8));
+  /* the main thread: dead slots of its main chunk, a local, a coroutine in a slot */
+  heap_object(&h, SNAPSHOT_THREAD, 0, MAIN, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "slot 10 in main chunk@app.lua", 0, BY_TOKEN);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "slot 6 in main chunk@app.lua", 0, AUDIT);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "slot 16 in main chunk@app.lua", 0, EVENTS);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "local store in main chunk@app.lua", 0, STORE);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "slot 3 in main chunk@app.lua", 0, CO);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "slot 4 in main chunk@app.lua", 0, DEEP);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "slot 5 in main chunk@app.lua", 0, F1);
+  heap_object(&h, SNAPSHOT_TABLE, 0, DEEP, NULL);  /* records 11-12: only through a temporary */
+  for (int i = 11; i <= 12; i++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(i));
+  heap_object(&h, SNAPSHOT_THREAD, 0, CO, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "local pending in function@jobs.lua:2", 0, PENDING);
+  heap_object(&h, SNAPSHOT_TABLE, 0, PENDING, NULL);  /* records 9-10 */
+  for (int i = 9; i <= 10; i++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(i));
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "AUDIT_TRAIL", 0, AUDIT);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "store", 0, STORE);  /* a global too: the module wins */
+  heap_object(&h, SNAPSHOT_TABLE, 0, AUDIT, NULL);  /* records 15-16 */
+  for (int i = 15; i <= 16; i++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(i));
+  for (int i = 1; i <= 16; i++)
+    heap_object(&h, SNAPSHOT_TABLE, 0, REC(i), NULL);
+  heap_root(&h, "registry", REGISTRY);
+  heap_root(&h, "main thread", MAIN);
+  heap_root(&h, "globals", GLOBALS_T);
+  heap_read(&h, s);
+}
+
+START_TEST(test_a_named_path_beats_a_shorter_temporary)
+{
+  struct snapshot s;
+  write_named(&s);
+  /* sites: the store's records, the events' handlers, the global's, a module not named as
+   * an identifier */
+  struct diff_holders_block blocks[] = {{REC(1), 40, 0}, {REC(2), 40, 0}, {REC(3), 40, 0}, {REC(4), 40, 1},
+                                        {REC(5), 40, 1}, {REC(15), 40, 2}, {REC(16), 40, 2},
+                                        {REC(13), 40, 3}, {REC(14), 40, 3}};
+  struct diff_site sites[4];
+  heap_analyse(&s, blocks, sizeof blocks / sizeof blocks[0], sites, 4);
+  /* not "slot 10 in main chunk@app.lua[*]", 2 steps from the roots, nor the local store's
+   * "(local store in main chunk@app.lua).by_token[*]": a module by its require name */
+  ck_assert_uint_eq(sites[0].holder_count, 1);
+  ck_assert_str_eq(sites[0].holders[0].path, "store.by_token[*]");
+  ck_assert_uint_eq(sites[0].holders[0].objects, 3);
+  ck_assert_str_eq(sites[1].holders[0].path, "events.bus.handlers.shutdown[*]");
+  ck_assert_str_eq(sites[2].holders[0].path, "_G.AUDIT_TRAIL[*]");
+  ck_assert_str_eq(sites[3].holders[0].path, "package.loaded[\"my-mod\"][*]");
+  for (int i = 0; i < 4; i++)
+    diff_site_release(&sites[i]);
+  snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_only_a_temporary_says_so)
+{
+  struct snapshot s;
+  write_named(&s);
+  /* a table only a dead slot holds; a coroutine's local, the coroutine only in a slot */
+  struct diff_holders_block blocks[] = {{REC(11), 40, 0}, {REC(12), 40, 0}, {REC(9), 40, 1}, {REC(10), 40, 1}};
+  struct diff_site sites[2];
+  heap_analyse(&s, blocks, 4, sites, 2);
+  ck_assert_uint_eq(sites[0].holder_count, 1);
+  ck_assert_str_eq(sites[0].holders[0].path, "slot 4 in main chunk@app.lua[*] (only through a temporary)");
+  ck_assert_str_eq(sites[1].holders[0].path,
+                   "local pending in coroutine function@jobs.lua:2[*] (only through a temporary of main chunk@app.lua)");
+  for (int i = 0; i < 2; i++)
+    diff_site_release(&sites[i]);
+  snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_an_upvalue_after_the_path_of_its_function)
+{
+  struct snapshot s;
+  write_named(&s);
+  /* two closures of one prototype, each its own cache; one of them in a dead slot too */
+  struct diff_holders_block blocks[] = {{REC(6), 40, 0}, {REC(7), 40, 0}, {REC(8), 40, 1}};
+  struct diff_site sites[2];
+  heap_analyse(&s, blocks, 3, sites, 2);
+  ck_assert_uint_eq(sites[0].holder_count, 1);
+  ck_assert_str_eq(sites[0].holders[0].path, "router.resolve " TRI " upvalue cache[*]");
+  ck_assert_uint_eq(sites[0].holders[0].objects, 2);
+  ck_assert_str_eq(sites[0].holders[0].holder_type, "table");  /* the cache, not the closure */
+  ck_assert_uint_eq(sites[1].holder_count, 1);
+  ck_assert_str_eq(sites[1].holders[0].path, "router.lookup " TRI " upvalue cache[\"/c\"]");
+  ck_assert_ptr_null(strstr(sites[0].holders[0].path, "function@"));
+  for (int i = 0; i < 2; i++)
+    diff_site_release(&sites[i]);
+  snapshot_free(&s);
+}
+END_TEST
+
+/* Sessions (REC 1-3) held by the global sessions; a weak-keyed table meta whose values (REC
+ * 4-6) are the sessions' data, keyed by the sessions; REC 7, a value whose key (REC 8) only it
+ * holds; a weak-valued table wvalues: REC 9 held by it alone, REC 10 held by _G.keep too, and
+ * a string it holds (a string is never a weak reference). */
+static void write_weak(struct snapshot *s)
+{
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "sessions", 0, SESSIONS);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "meta", 0, META);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "wvalues", 0, WVALUES);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "keep", 0, REC(10));
+  heap_object(&h, SNAPSHOT_TABLE, 0, SESSIONS, NULL);
+  for (int i = 1; i <= 3; i++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(i));
+  heap_object(&h, SNAPSHOT_TABLE, SNAPSHOT_FLAG_WEAK_KEYS, META, NULL);
+  for (int i = 1; i <= 3; i++) {
+    heap_ref(&h, SNAPSHOT_REF_KEYED, 0, "[table]", 0, REC(i + 3));
+    heap_ref(&h, SNAPSHOT_REF_KEY, 1, "[table]", 0, REC(i));
+  }
+  heap_ref(&h, SNAPSHOT_REF_KEYED, 0, "[table]", 0, REC(7));
+  heap_ref(&h, SNAPSHOT_REF_KEY, 1, "[table]", 0, REC(8));
+  heap_object(&h, SNAPSHOT_TABLE, SNAPSHOT_FLAG_WEAK_VALUES, WVALUES, NULL);
+  heap_ref(&h, SNAPSHOT_REF_INDEX, 1, NULL, 1, REC(9));
+  heap_ref(&h, SNAPSHOT_REF_INDEX, 1, NULL, 2, REC(10));
+  heap_ref(&h, SNAPSHOT_REF_INDEX, 1, NULL, 3, REC(11));
+  for (int i = 1; i <= 10; i++) {
+    heap_object(&h, SNAPSHOT_TABLE, 0, REC(i), NULL);
+    if (i == 7)
+      heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "owner", 0, REC(8));
+  }
+  heap_object(&h, SNAPSHOT_STRING, 0, REC(11), NULL);
+  heap_root(&h, "globals", GLOBALS_T);
+  heap_read(&h, s);
+}
+
+START_TEST(test_a_weak_keyed_value_lives_while_its_key_lives)
+{
+  struct snapshot s;
+  write_weak(&s);
+  struct diff_holders_block blocks[] = {{REC(4), 40, 0}, {REC(5), 40, 0}, {REC(6), 40, 0}, {REC(7), 40, 1},
+                                        {REC(8), 40, 2}};
+  struct diff_site sites[3];
+  heap_analyse(&s, blocks, 5, sites, 3);
+  ck_assert_uint_eq(sites[0].holder_count, 1);
+  ck_assert_str_eq(sites[0].holders[0].path,
+                   "_G.meta[*] (lives while its key lives; the key is held by _G.sessions[*])");
+  ck_assert_uint_eq(sites[0].holders[0].objects, 3);
+  /* a key only its value holds: LuaJIT marks the value, which marks the key */
+  ck_assert_uint_eq(sites[1].holder_count, 1);
+  ck_assert_str_eq(sites[1].holders[0].path,
+                   "_G.meta[*] (lives while its key lives, and the key is held only through this "
+                   "value: a cycle that weak keys never collect in LuaJIT)");
+  ck_assert_str_eq(sites[2].holders[0].path,
+                   "_G.meta[*].owner (lives while its key lives, and the key is held only through "
+                   "this value: a cycle that weak keys never collect in LuaJIT)");
+  for (int i = 0; i < 3; i++)
+    diff_site_release(&sites[i]);
+  snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_a_weak_valued_table_never_holds)
+{
+  struct snapshot s;
+  write_weak(&s);
+  /* REC 9: only the weak-valued table refers to it (no path); REC 10: the global's; the
+   * string: the weak table's, as LuaJIT keeps it */
+  struct diff_holders_block blocks[] = {{REC(9), 40, 0}, {REC(10), 40, 1}, {REC(11), 40, 2}};
+  struct diff_site sites[3];
+  heap_analyse(&s, blocks, 3, sites, 3);
+  ck_assert_uint_eq(sites[0].holder_count, 0);
+  ck_assert_uint_eq(sites[1].holder_count, 1);
+  ck_assert_str_eq(sites[1].holders[0].path, "_G.keep");
+  ck_assert_uint_eq(sites[2].holder_count, 1);
+  ck_assert_str_eq(sites[2].holders[0].path, "_G.wvalues[*]");
+  for (int i = 0; i < 3; i++)
+    diff_site_release(&sites[i]);
+  snapshot_free(&s);
 }
 END_TEST
 
@@ -574,6 +891,11 @@ int main(void)
   tcase_add_test(tc, test_paths_collapse_unique_keys_and_weak_caches_never_hold);
   tcase_add_test(tc, test_one_key_is_named_not_collapsed);
   tcase_add_test(tc, test_a_text_too_long_is_cut_and_says_so);
+  tcase_add_test(tc, test_a_named_path_beats_a_shorter_temporary);
+  tcase_add_test(tc, test_only_a_temporary_says_so);
+  tcase_add_test(tc, test_an_upvalue_after_the_path_of_its_function);
+  tcase_add_test(tc, test_a_weak_keyed_value_lives_while_its_key_lives);
+  tcase_add_test(tc, test_a_weak_valued_table_never_holds);
   suite_add_tcase(s, tc);
   /* Each a few tenths of a second (a few seconds under the sanitizers); a quadratic analysis
    * takes hours, and the timeout fails it. */
