@@ -101,7 +101,7 @@ struct diff_capture {
  * from a GC root, array indices and unique keys collapsed to [*], and what
  * it holds of the site. */
 struct diff_holder {
-  char *path;                 /* "_LOADED.auth.tokens[*]", "upvalue handlers of function@bus.lua:3[*]" */
+  char *path;                 /* "auth.tokens[*]", "router.resolve ▸ upvalue cache[*]" */
   uint64_t objects;           /* the site's objects held through it */
   uint64_t bytes;             /* the site's live bytes in them */
   char *holder_type;          /* the object the path ends in before its objects: "table", ... */

@@ -37,20 +37,20 @@ buffers = {}
 -- Objects kept only by a finalizer's upvalue: the cdata is kept, its finalizer holds them.
 handles = {}
 local function keep(i)
-  local only_for_finalizer = { i } -- leak: upvalue only_for_finalizer of function@FILE:41 (ffi finalizers)
+  local only_for_finalizer = { i } -- leak: (ffi finalizers)[*] ▸ upvalue only_for_finalizer (lives while its key lives; the key is held by _G.handles[*])
   handles[#handles + 1] = ffi.gc(ffi.new("int[1]"), function() return only_for_finalizer end)
 end
 
 for round = 1, rounds do
   for k = 1, 4 do
     local n = (round - 1) * 4 + k
-    on({ n }) -- leak: upvalue handlers of function@FILE:10[*]
-    package.loaded.auth.tokens["token-" .. n] = { n } -- leak: _LOADED.auth.tokens[*]
+    on({ n }) -- leak: _G.on ▸ upvalue handlers[*]
+    package.loaded.auth.tokens["token-" .. n] = { n } -- leak: auth.tokens[*]
     coroutine.resume(parked)
     local record = { n, n } -- leak: _G.records[*]
     records[#records + 1] = record
     cache[n] = record
-    getmetatable(instance).__index["method" .. n] = { n, n, n } -- leak: _G.instance<metatable>.__index[*]
+    getmetatable(instance).__index["method" .. n] = { n, n, n } -- leak: getmetatable(_G.instance).__index[*]
     local key = { n, n, n, n } -- leak: _G.owners[key *]
     key[key] = true
     owners[key] = true

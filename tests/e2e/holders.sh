@@ -23,15 +23,9 @@ E2E_NAME=holders
 
 program=testdata/holders/known.lua
 
-# expected_paths [PROGRAM]: "LINE<TAB>PATH" for each marked line. known.lua's marks predate
-# named paths (a module by its require name, an upvalue after its function's path,
-# getmetatable(...), the note of a weak-keyed table's value): those four are read as now written.
+# expected_paths [PROGRAM]: "LINE<TAB>PATH" for each marked line.
 expected_paths() {
-  awk -v file="${1:-$program}" '/^[ ]*[^- ].*-- leak: / { p = $0; sub(/.*-- leak: /, "", p); gsub(/FILE/, file, p); print NR "\t" p }' "${1:-$program}" |
-    sed -e 's/\tupvalue only_for_finalizer of function@.*:41 (ffi finalizers)$/\t(ffi finalizers)[*] ▸ upvalue only_for_finalizer (lives while its key lives; the key is held by _G.handles[*])/' \
-        -e 's/\tupvalue handlers of function@.*:10\[\*\]$/\t_G.on ▸ upvalue handlers[*]/' \
-        -e 's/\t_LOADED\.auth\.tokens\[\*\]$/\tauth.tokens[*]/' \
-        -e 's/\t_G\.instance<metatable>\.__index\[\*\]$/\tgetmetatable(_G.instance).__index[*]/'
+  awk -v file="${1:-$program}" '/^[ ]*[^- ].*-- leak: / { p = $0; sub(/.*-- leak: /, "", p); gsub(/FILE/, file, p); print NR "\t" p }' "${1:-$program}"
 }
 
 # top_path JSON LINE [PROGRAM]: the first holder path of the site made at LINE of the program.
