@@ -60,12 +60,10 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
     status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   if (status == DIFF_OK)
     status = diff_survivors_judge(result, &capture, info, options, err);
+  /* The holders of each growing site, and on the same reading of each snapshot its kinds and
+   * container, for the leak suspects (diff/suspects.h). */
   if (status == DIFF_OK && diff_holders_find(&holders, &capture, &aggregate, result->sites,
                                              result->site_count, info, options, err) < 0)
-    status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-  /* Each growing site's kinds and container, for the leak suspects (diff/suspects.h). */
-  if (status == DIFF_OK && diff_suspects_analyse(&holders, &capture, &aggregate, result->sites,
-                                                 result->site_count, options, err) < 0)
     status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   if (status == DIFF_OK && info == &result->capture && result->mode == DIFF_MODE_TREND &&
       diff_holders_containers(&holders, &capture, &aggregate, result, options, err) < 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diff/holders.h"
+#include "diff/suspects.h"
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
 #include "format/memprof.h"
@@ -165,6 +166,9 @@ struct holders_graph {
   uint32_t *key_step;         /* NULL when no edge is HOLDERS_WHILE_KEY; else the reference of the
                                * first such step of a node's path (its key's is the next), or NONE */
   uint64_t *retained;         /* [n + 1] bytes each node keeps alive */
+  uint32_t *idom;             /* [n + 1] the dominator tree (NONE: unreached) */
+  uint32_t *order;            /* [n + 1] its nodes in depth-first preorder, reached of them */
+  uint32_t reached;
   uint32_t main_thread;       /* the object of the "main thread" root, or NONE */
   uint32_t registry;          /* the object of the "registry" root, or NONE */
   uint32_t loaded;            /* registry._LOADED (package.loaded), or NONE */
@@ -193,10 +197,19 @@ static uint64_t holders_object_bytes(const struct snapshot *snapshot, const stru
   return bytes;
 }
 
+/* Frees the paths' arrays (the BFS tree and what it marks), keeping the dominator tree. */
+static void holders_paths_free(struct holders_graph *g)
+{
+  free(g->parent), free(g->parent_ref), free(g->top), free(g->depth), free(g->how), free(g->key_step);
+  g->parent = g->parent_ref = g->top = g->key_step = NULL;
+  g->depth = g->how = NULL;
+}
+
 static void holders_graph_free(struct holders_graph *g)
 {
-  free(g->first), free(g->succ), free(g->succ_ref), free(g->edge), free(g->parent), free(g->parent_ref);
-  free(g->top), free(g->depth), free(g->how), free(g->key_step), free(g->retained);
+  free(g->first), free(g->succ), free(g->succ_ref), free(g->edge);
+  holders_paths_free(g);
+  free(g->retained), free(g->idom), free(g->order);
 }
 
 /* The node of the key of the weak-keyed table's entry whose value reference is ref: the KEY
@@ -384,21 +397,19 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
    * depth-first preorder back (a node's dominator comes before it). First, so that the
    * dominators' arrays (the analysis's peak of memory) and the paths' never coexist. A
    * weak-keyed table's value is an edge like any other: without the table it is gone. */
-  uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
-  uint32_t *idom = malloc(((size_t)n + 1) * sizeof *idom), reached = 0;
-  if (!queue || !idom || diff_holders_dominators(n + 1, g->first, g->succ, n, idom, queue, &reached) < 0 ||
-      !(g->retained = calloc((size_t)n + 1, sizeof *g->retained))) {
-    free(idom);
-    free(queue);
+  g->order = malloc(((size_t)n + 1) * sizeof *g->order);
+  g->idom = malloc(((size_t)n + 1) * sizeof *g->idom);
+  if (!g->order || !g->idom ||
+      diff_holders_dominators(n + 1, g->first, g->succ, n, g->idom, g->order, &g->reached) < 0 ||
+      !(g->retained = calloc((size_t)n + 1, sizeof *g->retained)))
     return -1;
-  }
   for (uint32_t v = 0; v < n; v++)
     g->retained[v] = holders_object_bytes(snapshot, &snapshot->objects[v]);
-  for (uint32_t i = reached; i-- > 1;) {
-    uint32_t v = queue[i];
-    g->retained[idom[v]] += g->retained[v];
+  for (uint32_t i = g->reached; i-- > 1;) {
+    uint32_t v = g->order[i];
+    g->retained[g->idom[v]] += g->retained[v];
   }
-  free(idom);
+  uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
   g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
   g->parent_ref = malloc(((size_t)n + 1) * sizeof *g->parent_ref);
   g->top = malloc(((size_t)n + 1) * sizeof *g->top);
@@ -406,7 +417,7 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
   g->how = malloc((size_t)n + 1);
   if (while_key)
     g->key_step = malloc(((size_t)n + 1) * sizeof *g->key_step);
-  if (!g->parent || !g->parent_ref || !g->top || !g->depth || !g->how ||
+  if (!queue || !g->parent || !g->parent_ref || !g->top || !g->depth || !g->how ||
       (while_key && !g->key_step)) {
     free(queue);
     return -1;
@@ -856,10 +867,7 @@ static int groups_by_bytes(const void *a, const void *b)
 /* ---- Analysis ---------------------------------------------------------------- */
 
 /* An object of a site: the object's index and the bytes of the site's blocks in it. */
-struct holders_member {
-  uint32_t site, object;
-  uint64_t bytes;
-};
+#define holders_member diff_holders_member
 
 /* The size the snapshot gives the block at address of object o (its own or an owned one). */
 static uint64_t holders_block_size(const struct snapshot *s, const struct snapshot_object *o, uint64_t address)
@@ -1092,8 +1100,10 @@ static int holders_block_order(const struct diff_holders_block *blocks, size_t c
   return 0;
 }
 
-int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
-                         size_t block_count, struct diff_site **sites, size_t site_count)
+/* The holders of the sites, and with suspects the suspects' step on the same graph. */
+static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                           size_t block_count, struct diff_site **sites, size_t site_count, int suspects,
+                           const struct diff_aggregate *aggregate, uint64_t boundary)
 {
   struct holders_member *members = malloc((block_count ? block_count : 1) * sizeof *members);
   uint32_t *order = NULL;
@@ -1149,6 +1159,7 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
   struct holders_groups gs = {0};
   struct holders_work w = {0};
   int status = -1;
+  size_t reached = 0;
   size_t nodes = (size_t)snapshot->object_count + 1;
   if (holders_graph_build(&g, snapshot) < 0)
     goto done;
@@ -1171,7 +1182,7 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
       goto done;
     memset(w.key_memo[k], 0xff, nodes * sizeof *w.key_memo[k]);
   }
-  size_t reached = 0;  /* members the roots reach */
+  reached = 0;  /* members the roots reach */
   for (size_t i = 0; i < out; i++)
     if (g.parent[members[i].object] != DIFF_HOLDERS_NONE)
       members[reached++] = members[i];
@@ -1194,9 +1205,27 @@ done:
   free(w.key_memo[0]), free(w.key_memo[1]);
   groups_clear(&w.notes);
   free(w.notes.items), free(w.notes.slots);
+  if (status == 0 && suspects) {  /* the paths' arrays freed first: the suspects' step needs the tree */
+    holders_paths_free(&g);
+    struct diff_holders_tree tree = {snapshot, g.n, g.reached, g.idom, g.order, g.retained, members, reached};
+    status = diff_suspects_snapshot(&tree, aggregate, sites, site_count, boundary);
+  }
   holders_graph_free(&g);
   free(members);
   return status;
+}
+
+int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                         size_t block_count, struct diff_site **sites, size_t site_count)
+{
+  return holders_analyse(snapshot, blocks, block_count, sites, site_count, 0, NULL, 0);
+}
+
+int diff_holders_analyse_suspects(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                                  size_t block_count, struct diff_site **sites, size_t site_count,
+                                  const struct diff_aggregate *aggregate, uint64_t boundary)
+{
+  return holders_analyse(snapshot, blocks, block_count, sites, site_count, 1, aggregate, boundary);
 }
 
 /* ---- The engine's step -------------------------------------------------------- */
@@ -1359,6 +1388,11 @@ static void holders_drop(struct diff_site *site)
   free(site->holders);
   site->holders = NULL;
   site->holder_count = 0;
+  if (site->container)
+    free(site->container->type), free(site->container->path), free(site->container->site);
+  free(site->container);
+  site->container = NULL;
+  memset(site->kinds, 0, sizeof site->kinds);
 }
 
 /* Reads entry's snapshot, refused (with a warning: no WHAT from it) when it is unreadable or
@@ -1393,14 +1427,15 @@ static int holders_read(const struct diff_holders *holders, const struct diff_ho
 static int holders_one(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
                        const struct diff_holders_block *blocks, size_t count,
                        struct diff_site **scratch, size_t wanted_count,
-                       const struct diff_options *options)
+                       const struct diff_aggregate *aggregate, const struct diff_options *options)
 {
   struct snapshot snapshot;
   memset(&snapshot, 0, sizeof snapshot);
   int read = holders_read(holders, entry, &snapshot, "holders", 1, options);
   int status = read < 0 ? -1 : 0;
-  if (read == 0 && count)
-    status = diff_holders_analyse(&snapshot, blocks, count, scratch, wanted_count);
+  if (read == 0 && count)  /* and the suspects' step on the same reading (diff/suspects.h) */
+    status = diff_holders_analyse_suspects(&snapshot, blocks, count, scratch, wanted_count, aggregate,
+                                           entry->boundary);
   snapshot_free(&snapshot);
   return status;
 }
@@ -1432,29 +1467,39 @@ int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
     const struct diff_holders_snapshot *entry = &holders->snapshots[s];
     struct diff_holders_block *blocks = NULL;
     size_t count = 0;
+    /* The blocks live at its boundary: the whole capture's at the exit, else the capture read
+     * again up to it, kept for the suspects' step (who made each container). */
+    struct diff_aggregate prefix;
+    const struct diff_aggregate *at = aggregate;
+    int have_prefix = 0;
     if (entry->at == DIFF_HOLDERS_AT_END) {
       status = holders_blocks(aggregate, wanted, wanted_count, &blocks, &count);
     } else {
-      struct diff_aggregate prefix;
       if (diff_aggregate_init(&prefix, capture->info.sample_bytes) < 0) {
         status = -1;
         break;
       }
+      have_prefix = 1;
+      at = &prefix;
       enum diff_status read = holders_replay(capture, entry->at, &prefix, options, err);
       status = read == DIFF_OK ? holders_blocks(&prefix, wanted, wanted_count, &blocks, &count) : -1;
-      diff_aggregate_release(&prefix);
     }
     if (status == 0)
-      status = holders_one(holders, entry, blocks, count, scratch_of, wanted_count, options);
+      status = holders_one(holders, entry, blocks, count, scratch_of, wanted_count, at, options);
     free(blocks);
+    if (have_prefix)
+      diff_aggregate_release(&prefix);
     for (size_t i = 0; i < wanted_count; i++) {  /* newest first: an older one must hold more */
       if (status == 0 && scratch[i].holder_count && holders_bytes(&scratch[i]) > holders_bytes(wanted[i])) {
-        holders_drop(wanted[i]);
+        holders_drop(wanted[i]);  /* the holders, kinds and container of one snapshot */
         wanted[i]->holders = scratch[i].holders;
         wanted[i]->holder_count = scratch[i].holder_count;
         wanted[i]->holders_boundary = entry->boundary;
+        wanted[i]->container = scratch[i].container;
+        memcpy(wanted[i]->kinds, scratch[i].kinds, sizeof wanted[i]->kinds);
         scratch[i].holders = NULL;
         scratch[i].holder_count = 0;
+        scratch[i].container = NULL;
       }
       holders_drop(&scratch[i]);
     }

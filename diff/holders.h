@@ -44,6 +44,31 @@ struct diff_holders_block {
 int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                          size_t block_count, struct diff_site **sites, size_t site_count);
 
+/* diff_holders_analyse, then the leak suspects' step on the same reading (diff/suspects.h,
+ * diff_suspects_snapshot): each site with holders gets its kinds and its container, made at
+ * the site of aggregate's live map (NULL: unknown), at the snapshot of boundary's seq. The
+ * snapshot's graph and dominator tree are built once for both. 0, or -1 when out of memory. */
+int diff_holders_analyse_suspects(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                                  size_t block_count, struct diff_site **sites, size_t site_count,
+                                  const struct diff_aggregate *aggregate, uint64_t boundary);
+
+/* What the holders' step hands the suspects' step of one snapshot: its dominator tree and the
+ * join of the sites' blocks with its objects. */
+struct diff_holders_member {  /* an object of a site, and the bytes of the site's blocks in it */
+  uint32_t site, object;
+  uint64_t bytes;
+};
+struct diff_holders_tree {
+  const struct snapshot *snapshot;
+  uint32_t n;                 /* objects; the roots' node is n */
+  uint32_t reached;           /* nodes the roots reach, root included */
+  const uint32_t *idom;       /* [n + 1] immediate dominators (NONE: unreached) */
+  const uint32_t *order;      /* [reached] depth-first preorder: a node's dominator before it */
+  const uint64_t *retained;   /* [n + 1] what each node keeps alive */
+  const struct diff_holders_member *members;  /* by site, one per (site, object), reached ones */
+  size_t member_count;
+};
+
 /* The engine's step, after a capture was read and its sites judged: the
  * snapshots its index lists, the newest DIFF_HOLDERS_MAX_SNAPSHOTS. */
 struct diff_holders_snapshot {

@@ -42,116 +42,132 @@ int diff_kind_parse(const char *name, size_t *kind)
 
 #define SUSPECTS_NONE UINT32_MAX
 
-/* A snapshot as the dominator tree of its holding references (as the holders' step builds
- * its graph: references that are not weak, to objects of the snapshot; the roots' node n). */
+/* The dominator tree as the descent reads it: each node's children, and a preorder of the tree
+ * itself (tin), so that a node's subtree is the range of numbers [tin, tin + size), and its
+ * children, in the order of their numbers, split it. An unreached node has size 0. */
 struct suspects_tree {
-  uint32_t n, reached;
-  uint32_t *idom, *order;     /* [n + 1] */
-  uint32_t *kid_first, *kids; /* the dominator tree's children of each node */
-  uint64_t *retained;         /* [n + 1] what each node keeps alive */
+  uint32_t nodes, root;
+  uint32_t *kid_first, *kids;  /* [nodes + 1], [nodes] */
+  uint32_t *tin, *size;        /* [nodes] */
 };
-
-static uint64_t suspects_object_bytes(const struct snapshot *s, const struct snapshot_object *o)
-{
-  uint64_t bytes = o->size;
-  for (uint32_t b = 0; b < o->block_count; b++)
-    bytes += s->blocks[o->first_block + b].size;
-  return bytes;
-}
 
 static void suspects_tree_free(struct suspects_tree *t)
 {
-  free(t->idom), free(t->order), free(t->kid_first), free(t->kids), free(t->retained);
+  free(t->kid_first), free(t->kids), free(t->tin), free(t->size);
 }
 
-/* The dominator tree of a graph of nodes (root among them; node_bytes[v] each node's own
- * bytes): idom, preorder, retained sizes and children. */
-static int suspects_tree_from_graph(struct suspects_tree *t, uint32_t nodes, const uint32_t *first,
-                                    const uint32_t *succ, uint32_t root, const uint64_t *node_bytes)
-{
-  t->idom = malloc((size_t)nodes * sizeof *t->idom);
-  t->order = malloc((size_t)nodes * sizeof *t->order);
-  t->kid_first = calloc((size_t)nodes + 1, sizeof *t->kid_first);
-  t->kids = malloc((size_t)nodes * sizeof *t->kids);
-  t->retained = calloc(nodes, sizeof *t->retained);
-  uint32_t *at = malloc((size_t)nodes * sizeof *at);
-  int status = -1;
-  if (!t->idom || !t->order || !t->kid_first || !t->kids || !t->retained || !at ||
-      diff_holders_dominators(nodes, first, succ, root, t->idom, t->order, &t->reached) < 0)
-    goto done;
-  /* Retained sizes from the last of the preorder back: a node's dominator comes before it. */
-  for (uint32_t i = 0; i < t->reached; i++)
-    t->retained[t->order[i]] = node_bytes[t->order[i]];
-  for (uint32_t i = t->reached; i-- > 1;)
-    t->retained[t->idom[t->order[i]]] += t->retained[t->order[i]];
-  /* The tree's children, by a counting sort on their dominators. */
-  for (uint32_t i = 1; i < t->reached; i++)
-    t->kid_first[t->idom[t->order[i]] + 1]++;
-  for (uint32_t v = 0; v < nodes; v++)
-    t->kid_first[v + 1] += t->kid_first[v];
-  memcpy(at, t->kid_first, (size_t)nodes * sizeof *at);
-  for (uint32_t i = 1; i < t->reached; i++)
-    t->kids[at[t->idom[t->order[i]]]++] = t->order[i];
-  status = 0;
-done:
-  free(at);
-  return status;
-}
-
-static int suspects_tree_build(struct suspects_tree *t, const struct snapshot *s)
+/* From immediate dominators and a preorder of the graph's walk (a node's dominator before it):
+ * three passes over the reached nodes. */
+static int suspects_tree_build(struct suspects_tree *t, uint32_t nodes, uint32_t root, const uint32_t *idom,
+                               const uint32_t *order, uint32_t reached)
 {
   memset(t, 0, sizeof *t);
-  if (s->object_count >= UINT32_MAX - 1 || s->reference_count + s->root_count >= UINT32_MAX)
+  t->nodes = nodes;
+  t->root = root;
+  t->kid_first = calloc((size_t)nodes + 1, sizeof *t->kid_first);
+  t->kids = malloc((reached ? reached : 1) * sizeof *t->kids);
+  t->tin = malloc((nodes ? nodes : 1) * sizeof *t->tin);
+  t->size = calloc(nodes ? nodes : 1, sizeof *t->size);
+  if (!t->kid_first || !t->kids || !t->tin || !t->size)
     return -1;
-  uint32_t n = (uint32_t)s->object_count, nodes = n + 1;
-  size_t edges = s->reference_count + s->root_count;
-  uint32_t *first = calloc((size_t)nodes + 1, sizeof *first);
-  uint32_t *succ = malloc((edges ? edges : 1) * sizeof *succ);
-  uint64_t *bytes = calloc(nodes, sizeof *bytes);
-  t->n = n;
-  int status = -1;
-  if (!first || !succ || !bytes)
-    goto done;
-  uint32_t e = 0;
-  for (uint32_t v = 0; v < n; v++) {
-    const struct snapshot_object *o = &s->objects[v];
-    first[v] = e;
-    bytes[v] = suspects_object_bytes(s, o);
-    for (uint32_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
-      const struct snapshot_reference *ref = &s->references[r];
-      const struct snapshot_object *to = ref->weak ? NULL : snapshot_find(s, ref->target);
-      if (to && to != o)
-        succ[e++] = (uint32_t)(to - s->objects);
+  /* The children, by a counting sort on their dominators (tin the cursor meanwhile). */
+  for (uint32_t i = 1; i < reached; i++)
+    t->kid_first[idom[order[i]] + 1]++;
+  for (uint32_t v = 0; v < nodes; v++)
+    t->kid_first[v + 1] += t->kid_first[v];
+  memcpy(t->tin, t->kid_first, (size_t)nodes * sizeof *t->tin);
+  for (uint32_t i = 1; i < reached; i++)
+    t->kids[t->tin[idom[order[i]]]++] = order[i];
+  /* Subtree sizes from the last of the preorder back; then each child's number after its
+   * elder siblings' subtrees. */
+  for (uint32_t i = reached; i-- > 0;) {
+    uint32_t v = order[i];
+    t->size[v]++;
+    if (i)
+      t->size[idom[v]] += t->size[v];
+  }
+  if (reached)
+    t->tin[root] = 0;
+  for (uint32_t i = 0; i < reached; i++) {
+    uint32_t u = order[i], next = t->tin[u] + 1;
+    for (uint32_t e = t->kid_first[u]; e < t->kid_first[u + 1]; e++) {
+      t->tin[t->kids[e]] = next;
+      next += t->size[t->kids[e]];
     }
   }
-  first[n] = e;
-  for (size_t r = 0; r < s->root_count; r++) {
-    const struct snapshot_object *to = s->roots[r].weak ? NULL : snapshot_find(s, s->roots[r].target);
-    if (to)
-      succ[e++] = (uint32_t)(to - s->objects);
-  }
-  first[nodes] = e;
-  status = suspects_tree_from_graph(t, nodes, first, succ, n, bytes);
-done:
-  free(first), free(succ), free(bytes);
-  return status;
+  return 0;
 }
 
-/* The site's container in the tree from root: sub[v] the site's bytes v keeps alive, own[v]
- * whether v is an object of the site. From root down, the child that keeps more than half of
- * its node's share, until an object of the site or a node where no child does. */
-static uint32_t suspects_descend(const struct suspects_tree *t, const uint64_t *sub,
-                                 const unsigned char *own, uint32_t root)
+/* A site's members by their nodes' numbers: number[a .. b) ascending, sum[k] the bytes of
+ * those before k (from a). */
+struct suspects_span {
+  const uint32_t *number;
+  const uint64_t *sum;
+  size_t a, b;
+};
+
+/* The first of [lo, hi) whose number is at least key. */
+static size_t span_lower(const struct suspects_span *m, size_t lo, size_t hi, uint32_t key)
 {
-  uint32_t u = root;
-  while (!own[u]) {
-    uint32_t next = SUSPECTS_NONE;
-    for (uint32_t e = t->kid_first[u]; e < t->kid_first[u + 1] && next == SUSPECTS_NONE; e++)
-      if (sub[t->kids[e]] > sub[u] / 2)
-        next = t->kids[e];
-    if (next == SUSPECTS_NONE)
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->number[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The members in u's subtree: [*lo, *hi) within [from, to). */
+static void span_of(const struct suspects_tree *t, const struct suspects_span *m, uint32_t u, size_t from,
+                    size_t to, size_t *lo, size_t *hi)
+{
+  *lo = span_lower(m, from, to, t->tin[u]);
+  *hi = span_lower(m, *lo, to, t->tin[u] + t->size[u]);
+}
+
+/* The site's container: from the root down the dominator tree, the child that keeps more than
+ * half of its node's share of the site's bytes, until an object of the site or a node where no
+ * child does. At most one child can: it holds the member where the bytes pass half (the first
+ * whose running sum exceeds half), found among the children by number. [*lo, *hi): the members
+ * in its subtree. */
+static uint32_t suspects_descend(const struct suspects_tree *t, const struct suspects_span *m, size_t *lo,
+                                 size_t *hi)
+{
+  uint32_t u = t->root;
+  span_of(t, m, u, m->a, m->b, lo, hi);
+  for (;;) {
+    if (*lo < *hi && m->number[*lo] == t->tin[u])
+      break;  /* an object of the site */
+    uint64_t base = m->sum[*lo], half = (m->sum[*hi] - base) / 2;
+    uint32_t k0 = t->kid_first[u], k1 = t->kid_first[u + 1];
+    if (*lo == *hi || k0 == k1)
       break;
-    u = next;
+    size_t x = *lo, y = *hi - 1;  /* the first member whose running sum exceeds half */
+    while (x < y) {
+      size_t mid = x + (y - x) / 2;
+      if (m->sum[mid + 1] - base > half)
+        y = mid;
+      else
+        x = mid + 1;
+    }
+    uint32_t key = m->number[x];
+    while (k0 + 1 < k1) {  /* the last child numbered at most key */
+      uint32_t mid = k0 + (k1 - k0) / 2;
+      if (t->tin[t->kids[mid]] <= key)
+        k0 = mid;
+      else
+        k1 = mid;
+    }
+    uint32_t c = t->kids[k0];
+    size_t clo, chi;
+    span_of(t, m, c, *lo, *hi, &clo, &chi);
+    if (m->sum[chi] - m->sum[clo] <= half)
+      break;
+    u = c;
+    *lo = clo;
+    *hi = chi;
   }
   return u;
 }
@@ -162,102 +178,33 @@ int diff_suspects_container_node(uint32_t node_count, const uint32_t *first, con
 {
   struct suspects_tree t;
   memset(&t, 0, sizeof t);
-  uint64_t *none = calloc(node_count ? node_count : 1, sizeof *none);
-  uint64_t *sub = calloc(node_count ? node_count : 1, sizeof *sub);
+  size_t n = node_count ? node_count : 1;
+  uint32_t *idom = malloc(n * sizeof *idom), *order = malloc(n * sizeof *order), reached = 0;
+  uint32_t *number = malloc(n * sizeof *number);
+  uint64_t *sum = calloc(n + 1, sizeof *sum);
   int status = -1;
-  if (none && sub && suspects_tree_from_graph(&t, node_count, first, succ, root, none) == 0) {
-    for (uint32_t i = 0; i < t.reached; i++)
-      sub[t.order[i]] = own[t.order[i]] ? bytes[t.order[i]] : 0;
-    for (uint32_t i = t.reached; i-- > 1;)
-      sub[t.idom[t.order[i]]] += sub[t.order[i]];
-    *container = suspects_descend(&t, sub, own, root);
-    status = 0;
-  }
-  suspects_tree_free(&t);
-  free(none), free(sub);
-  return status;
-}
-
-/* An object of a wanted site: its object and the bytes of the site's blocks in it. */
-struct suspects_member {
-  uint32_t site, object;
-  uint64_t bytes;
-};
-
-static int members_by_site(const void *a, const void *b)
-{
-  const struct suspects_member *x = a, *y = b;
-  if (x->site != y->site)
-    return x->site < y->site ? -1 : 1;
-  return x->object < y->object ? -1 : x->object > y->object;
-}
-
-/* The size the snapshot gives the block at address of object o (its own or an owned one). */
-static uint64_t suspects_block_size(const struct snapshot *s, const struct snapshot_object *o,
-                                    uint64_t address)
-{
-  if (o->address == address)
-    return o->size;
-  for (uint32_t b = 0; b < o->block_count; b++)
-    if (s->blocks[o->first_block + b].address == address)
-      return s->blocks[o->first_block + b].size;
-  return 0;
-}
-
-/* The wanted sites' objects in snapshot (from aggregate's live blocks), one member per (site,
- * object), by site; only objects the roots reach. -1 when out of memory. */
-static int suspects_members(const struct diff_aggregate *aggregate, const struct snapshot *s,
-                            const struct suspects_tree *t, struct diff_site *const *wanted,
-                            size_t wanted_count, struct suspects_member **out, size_t *count)
-{
-  size_t global_count = aggregate->sites.count;
-  const struct diff_live_map *live = &aggregate->live;
-  uint32_t *result_of = malloc((global_count ? global_count : 1) * sizeof *result_of);
-  struct suspects_member *m = malloc((live->count ? live->count : 1) * sizeof *m);
-  *out = NULL;
-  *count = 0;
-  if (!result_of || !m) {
-    free(result_of), free(m);
-    return -1;
-  }
-  for (size_t i = 0; i < global_count; i++)
-    result_of[i] = SUSPECTS_NONE;
-  for (size_t i = 0; i < wanted_count; i++) {
-    uint32_t global = diff_site_table_find(&aggregate->sites, wanted[i]->name, strlen(wanted[i]->name));
-    if (global != DIFF_SITE_TABLE_NONE && global < global_count)
-      result_of[global] = (uint32_t)i;
-  }
-  size_t used = 0;
-  for (size_t i = 0; live->slots && i < live->slot_count; i++) {
-    const struct diff_live_block *slot = &live->slots[i];
-    if (!slot->address || slot->site >= aggregate->owners.count)
-      continue;
-    uint32_t global = aggregate->owners.sites[slot->site];
-    if (global >= global_count || result_of[global] == SUSPECTS_NONE)
-      continue;
-    uint64_t size = live_map_size(live, slot);
-    const struct snapshot_object *o = snapshot_find_block(s, slot->address);
-    if (!o || suspects_block_size(s, o, slot->address) != size)
-      continue;  /* not in the snapshot, or another block at a reused address */
-    uint32_t object = (uint32_t)(o - s->objects);
-    if (t->idom[object] == SUSPECTS_NONE)
-      continue;  /* the roots do not reach it: garbage the snapshot still saw */
-    m[used++] = (struct suspects_member){result_of[global], object, size};
-  }
-  free(result_of);
-  if (used > 1)
-    qsort(m, used, sizeof *m, members_by_site);
-  size_t kept = 0;  /* an object whose blocks the site made twice (a table, its array) once */
-  for (size_t i = 0; i < used; i++) {
-    if (kept && m[kept - 1].site == m[i].site && m[kept - 1].object == m[i].object) {
-      m[kept - 1].bytes += m[i].bytes;
-      continue;
+  if (!idom || !order || !number || !sum ||
+      diff_holders_dominators(node_count, first, succ, root, idom, order, &reached) < 0 ||
+      suspects_tree_build(&t, node_count, root, idom, order, reached) < 0)
+    goto done;
+  /* The site's members by number: the reached nodes in the tree's preorder (into idom, done). */
+  for (uint32_t i = 0; i < reached; i++)
+    idom[t.tin[order[i]]] = order[i];
+  size_t count = 0;
+  for (uint32_t i = 0; i < reached; i++)
+    if (own[idom[i]]) {
+      number[count] = i;
+      sum[count + 1] = sum[count] + bytes[idom[i]];
+      count++;
     }
-    m[kept++] = m[i];
-  }
-  *out = m;
-  *count = kept;
-  return 0;
+  struct suspects_span m = {number, sum, 0, count};
+  size_t lo, hi;
+  *container = suspects_descend(&t, &m, &lo, &hi);
+  status = 0;
+done:
+  suspects_tree_free(&t);
+  free(idom), free(order), free(number), free(sum);
+  return status;
 }
 
 /* The name of the container: the part before the first collapsed step of one of the site's
@@ -313,174 +260,131 @@ static void suspects_container_free(struct diff_site_container *c)
   free(c);
 }
 
-/* For each wanted site: kinds of its members, and its container: from the roots' node down
- * the dominator tree, the child that keeps more than half of the site's bytes alive, until
- * an object of the site or a node where no child does. sub and objects are scratch arrays
- * of n + 1 (zero on entry and on return). */
-static int suspects_sites(const struct snapshot *s, const struct suspects_tree *t,
-                          const struct diff_aggregate *aggregate, struct diff_site *const *wanted,
-                          const struct suspects_member *m, size_t count, uint64_t boundary)
+/* Fills the container of a site whose descent stopped at u, members [lo, hi) under it. */
+static int suspects_container(const struct diff_holders_tree *tree, const struct diff_aggregate *aggregate,
+                              struct diff_site *site, uint32_t u, uint64_t objects, uint64_t bytes,
+                              uint64_t boundary)
 {
-  uint32_t nodes = t->n + 1;
-  uint64_t *sub = calloc(nodes, sizeof *sub), *objects = calloc(nodes, sizeof *objects);
-  unsigned char *own = calloc(nodes, 1);
+  const struct snapshot_object *o = &tree->snapshot->objects[u];
+  struct diff_site_container *c = calloc(1, sizeof *c);
+  if (!c)
+    return -1;
+  site->container = c;
+  const char *made = aggregate ? suspects_made_at(aggregate, o->address) : NULL;
+  c->address = o->address;
+  c->type = strdup(snapshot_type_name(o->type));
+  c->site = made ? strdup(made) : NULL;
+  c->retained_bytes = tree->retained[u];
+  c->objects = objects;
+  c->bytes = bytes;
+  c->boundary = boundary;
+  if (!c->type || (made && !c->site) ||
+      !(c->path = suspects_container_path(site, c->type, c->retained_bytes, &c->named)))
+    return -1;
+  return 0;
+}
+
+int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate *aggregate,
+                           struct diff_site *const *sites, size_t site_count, uint64_t boundary)
+{
+  const struct snapshot *s = tree->snapshot;
+  const struct diff_holders_member *members = tree->members;
+  size_t count = tree->member_count;
+  uint32_t nodes = tree->n + 1;
+  struct suspects_tree t;
+  uint32_t *by = malloc((count ? count : 1) * sizeof *by);         /* members, sorted */
+  uint32_t *number = malloc((count ? count : 1) * sizeof *number);
+  uint64_t *sum = malloc((count + 1) * sizeof *sum);
+  size_t *start = calloc(site_count + 1, sizeof *start);
+  uint32_t *container = malloc((site_count ? site_count : 1) * sizeof *container);
+  uint32_t *cursor = NULL, *next = NULL, *head = NULL;
   int status = -1;
-  if (!sub || !objects || !own)
+  if (suspects_tree_build(&t, nodes, tree->n, tree->idom, tree->order, tree->reached) < 0 || !by ||
+      !number || !sum || !start || !container)
     goto done;
-  for (size_t i = 0; i < count;) {
-    size_t j = i;
-    struct diff_site *site = wanted[m[i].site];
+  /* One sort of the members: by their nodes' numbers (a counting sort), then stably by site. */
+  if (!(cursor = calloc((size_t)nodes + 1, sizeof *cursor)))
+    goto done;
+  for (size_t i = 0; i < count; i++)
+    cursor[t.tin[members[i].object] + 1]++;
+  for (uint32_t k = 0; k < nodes; k++)
+    cursor[k + 1] += cursor[k];
+  for (size_t i = 0; i < count; i++)
+    number[cursor[t.tin[members[i].object]]++] = (uint32_t)i;
+  free(cursor);
+  cursor = NULL;
+  for (size_t i = 0; i < count; i++)
+    start[members[i].site + 1]++;
+  for (size_t k = 0; k < site_count; k++)
+    start[k + 1] += start[k];
+  for (size_t k = 0; k < count; k++)
+    by[start[members[number[k]].site]++] = number[k];
+  for (size_t k = site_count; k > 0; k--)  /* back to each site's start */
+    start[k] = start[k - 1];
+  start[0] = 0;
+  sum[0] = 0;
+  for (size_t k = 0; k < count; k++) {
+    number[k] = t.tin[members[by[k]].object];
+    sum[k + 1] = sum[k] + members[by[k]].bytes;
+  }
+  /* Each site: its kinds (an object once: one member per (site, object)) and its container. */
+  for (size_t i = 0; i < site_count; i++) {
+    container[i] = SUSPECTS_NONE;
+    struct diff_site *site = sites[i];
+    size_t a = start[i], b = start[i + 1];
+    if (a == b)
+      continue;
     memset(site->kinds, 0, sizeof site->kinds);
-    for (; j < count && m[j].site == m[i].site; j++) {
-      const struct snapshot_object *o = &s->objects[m[j].object];
+    for (size_t k = a; k < b; k++) {
+      const struct snapshot_object *o = &s->objects[members[by[k]].object];
       if (o->type >= 1 && o->type <= DIFF_KIND_COUNT) {
         site->kinds[o->type - 1].objects++;
-        site->kinds[o->type - 1].bytes += m[j].bytes;
+        site->kinds[o->type - 1].bytes += members[by[k]].bytes;
       }
-      sub[m[j].object] += m[j].bytes;
-      objects[m[j].object]++;
-      own[m[j].object] = 1;
     }
-    for (uint32_t k = t->reached; k-- > 1;) {
-      uint32_t v = t->order[k], d = t->idom[v];
-      sub[d] += sub[v];
-      objects[d] += objects[v];
-    }
-    uint32_t u = suspects_descend(t, sub, own, t->n);
+    struct suspects_span m = {number, sum, a, b};
+    size_t lo, hi;
+    uint32_t u = suspects_descend(&t, &m, &lo, &hi);
     suspects_container_free(site->container);
     site->container = NULL;
-    if (u != t->n && sub[u]) {
-      const struct snapshot_object *o = &s->objects[u];
-      struct diff_site_container *c = calloc(1, sizeof *c);
-      if (!c)
-        goto done;
-      site->container = c;
-      const char *made = suspects_made_at(aggregate, o->address);
-      c->address = o->address;
-      c->type = strdup(snapshot_type_name(o->type));
-      c->site = made ? strdup(made) : NULL;
-      c->retained_bytes = t->retained[u];
-      c->objects = objects[u];
-      c->bytes = sub[u];
-      c->boundary = boundary;
-      if (!c->type || (made && !c->site) ||
-          !(c->path = suspects_container_path(site, c->type, c->retained_bytes, &c->named)))
+    if (u != tree->n && sum[hi] - sum[lo]) {
+      container[i] = u;
+      if (suspects_container(tree, aggregate, site, u, hi - lo, sum[hi] - sum[lo], boundary) < 0)
         goto done;
     }
-    for (uint32_t k = 0; k < t->reached; k++)  /* clear on the reached nodes only */
-      sub[t->order[k]] = objects[t->order[k]] = 0;
-    for (size_t k = i; k < j; k++)
-      own[m[k].object] = 0;
-    i = j;
+  }
+  /* What an earlier site with the same container has too: each object's members, newest first. */
+  head = malloc((size_t)nodes * sizeof *head);
+  next = malloc((count ? count : 1) * sizeof *next);
+  if (!head || !next)
+    goto done;
+  memset(head, 0xff, (size_t)nodes * sizeof *head);
+  for (size_t i = 0; i < site_count; i++) {
+    size_t a = start[i], b = start[i + 1];
+    uint32_t u = container[i];
+    for (size_t k = a; k < b && u != SUSPECTS_NONE; k++) {
+      uint32_t v = members[by[k]].object;
+      uint32_t e = head[v];
+      while (e != SUSPECTS_NONE && container[members[by[e]].site] != u)
+        e = next[e];
+      if (e == SUSPECTS_NONE)
+        continue;
+      const struct snapshot_object *o = &s->objects[v];
+      struct diff_site_container *c = sites[i]->container;
+      if (o->type >= 1 && o->type <= DIFF_KIND_COUNT)
+        c->shared_kinds[o->type - 1]++;
+      c->shared_objects += number[k] >= t.tin[u] && number[k] - t.tin[u] < t.size[u];
+    }
+    for (size_t k = a; k < b; k++) {
+      uint32_t v = members[by[k]].object;
+      next[k] = head[v];
+      head[v] = (uint32_t)k;
+    }
   }
   status = 0;
 done:
-  free(sub), free(objects), free(own);
-  return status;
-}
-
-/* The capture read again up to its boundary at (every block live there, none after), into
- * aggregate: as the holders' step reads it for a snapshot in the middle of the run. */
-static enum diff_status suspects_replay(struct diff_source *capture, size_t at,
-                                        struct diff_aggregate *aggregate,
-                                        const struct diff_options *options, struct diff_error *err)
-{
-  size_t last = SIZE_MAX;
-  for (size_t p = 0; p < capture->piece_count; p++)
-    if (capture->pieces[p].boundary_end && capture->pieces[p].boundary == at) {
-      last = p;
-      break;
-    }
-  if (last == SIZE_MAX)
-    return DIFF_OK;
-  size_t segment = capture->pieces[last].segment;
-  struct diff_source cut = *capture;
-  cut.segments = malloc((segment + 1) * sizeof *cut.segments);
-  if (!cut.segments)
-    return DIFF_ERROR_MEMORY;
-  memcpy(cut.segments, capture->segments, (segment + 1) * sizeof *cut.segments);
-  cut.count = segment + 1;
-  cut.segments[segment].piece_count = last - cut.segments[segment].first_piece + 1;
-  cut.piece_count = last + 1;
-  cut.boundary_count = at + 1;
-  cut.dropped_warning = NULL;
-  struct diff_options quiet = *options;
-  quiet.warn = NULL;
-  quiet.progress = NULL;
-  enum diff_status status = diff_aggregate_capture(aggregate, &cut, &quiet, err);
-  free(cut.segments);
-  return status;
-}
-
-static int suspects_wanted(const struct diff_site *site)
-{
-  return !site->is_stack && site->holder_count &&
-         (site->verdict == DIFF_VERDICT_GROWING || site->verdict == DIFF_VERDICT_NEW ||
-          site->verdict == DIFF_VERDICT_WORSE || site->verdict == DIFF_VERDICT_UNDECIDED);
-}
-
-/* One snapshot and the wanted sites whose holders come from it. */
-static int suspects_one(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
-                        const struct diff_aggregate *aggregate, struct diff_site *const *wanted,
-                        size_t wanted_count)
-{
-  struct snapshot snapshot;
-  struct snapshot_error error;
-  memset(&snapshot, 0, sizeof snapshot);
-  enum snapshot_status read = snapshot_read_file(&snapshot, entry->path, &error);
-  if (read == SNAPSHOT_NO_MEMORY)
-    return -1;
-  if ((read != SNAPSHOT_OK && read != SNAPSHOT_CUT) ||
-      snapshot_check_capture(&snapshot, entry->path, holders->pid, holders->start, &error) != SNAPSHOT_OK) {
-    snapshot_free(&snapshot);
-    return 0;  /* the holders' step said why, and has no holders from it */
-  }
-  struct suspects_tree tree;
-  struct suspects_member *members = NULL;
-  size_t count = 0;
-  int status = -1;
-  if (suspects_tree_build(&tree, &snapshot) == 0 &&
-      suspects_members(aggregate, &snapshot, &tree, wanted, wanted_count, &members, &count) == 0)
-    status = suspects_sites(&snapshot, &tree, aggregate, wanted, members, count, entry->boundary);
-  free(members);
-  suspects_tree_free(&tree);
-  snapshot_free(&snapshot);
-  return status;
-}
-
-int diff_suspects_analyse(const struct diff_holders *holders, struct diff_source *capture,
-                          const struct diff_aggregate *aggregate, struct diff_site *sites,
-                          size_t site_count, const struct diff_options *options,
-                          struct diff_error *err)
-{
-  struct diff_site **wanted = malloc((site_count ? site_count : 1) * sizeof *wanted);
-  if (!wanted)
-    return -1;
-  int status = 0;
-  for (size_t k = 0; k < holders->count && status == 0; k++) {
-    const struct diff_holders_snapshot *entry = &holders->snapshots[k];
-    size_t wanted_count = 0;
-    for (size_t i = 0; i < site_count; i++)
-      if (suspects_wanted(&sites[i]) && sites[i].holders_boundary == entry->boundary)
-        wanted[wanted_count++] = &sites[i];
-    if (!wanted_count)
-      continue;
-    if (entry->at == DIFF_HOLDERS_AT_END) {
-      status = suspects_one(holders, entry, aggregate, wanted, wanted_count);
-      continue;
-    }
-    struct diff_aggregate prefix;
-    if (diff_aggregate_init(&prefix, capture->info.sample_bytes) < 0) {
-      status = -1;
-      break;
-    }
-    if (suspects_replay(capture, entry->at, &prefix, options, err) != DIFF_OK)
-      status = -1;
-    else
-      status = suspects_one(holders, entry, &prefix, wanted, wanted_count);
-    diff_aggregate_release(&prefix);
-  }
-  free(wanted);
+  suspects_tree_free(&t);
+  free(by), free(number), free(sum), free(start), free(container), free(cursor), free(next), free(head);
   return status;
 }
 
@@ -622,10 +526,12 @@ int diff_suspects_find(struct diff_result *result)
       s->boundary = c->boundary;
       s->retained_bytes = c->retained_bytes;
     }
-    s->objects += c->objects;
+    /* Each object once: an earlier site of the same container has the shared ones. */
+    s->objects += c->objects - (c->shared_objects <= c->objects ? c->shared_objects : c->objects);
     s->bytes += c->bytes;
     for (size_t j = 0; j < DIFF_KIND_COUNT; j++) {
-      s->kinds[j].objects += site->kinds[j].objects;
+      uint64_t shared = c->shared_kinds[j];
+      s->kinds[j].objects += site->kinds[j].objects - (shared <= site->kinds[j].objects ? shared : site->kinds[j].objects);
       s->kinds[j].bytes += site->kinds[j].bytes;
     }
     s->growth_bytes_per_segment += site->growth_bytes_per_segment;

@@ -40,15 +40,16 @@ const char *diff_kind_name(size_t kind);
 const char *diff_kind_words(size_t kind);
 int diff_kind_parse(const char *name, size_t *kind);
 
-/* The engine's step after diff_holders_find: for every wanted site (growing, new, worse,
- * undecided) with holders, reads the snapshot its holders come from again and fills
- * site->kinds and site->container (the blocks live there: aggregate's for the exit
- * boundary, else the capture read again up to it). A snapshot that cannot be read is
- * skipped (the holders' step warned). 0, or -1 when out of memory or reading fails (err). */
-int diff_suspects_analyse(const struct diff_holders *holders, struct diff_source *capture,
-                          const struct diff_aggregate *aggregate, struct diff_site *sites,
-                          size_t site_count, const struct diff_options *options,
-                          struct diff_error *err);
+/* The suspects' step of one heap snapshot, on what the holders' step built from it (called by
+ * diff_holders_analyse_suspects): for each of sites[0 .. site_count) with members in tree,
+ * fills site->kinds (its objects by kind, each once) and site->container (the made-at site from
+ * aggregate's live map when not NULL; boundary: the snapshot's boundary's seq), and the
+ * container's shared counts: of the site's objects, those an earlier site of sites with the
+ * same container has too (a suspect counts each object once). A pass over the dominator tree,
+ * one sort of the members, and per site its members and a descent of O(log) steps per level:
+ * no pass over the tree per site. 0, or -1 when out of memory. */
+int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate *aggregate,
+                           struct diff_site *const *sites, size_t site_count, uint64_t boundary);
 
 /* The container rule on a graph of node_count nodes (edges succ[first[v] .. first[v + 1])),
  * for a site whose objects are the nodes with own[v] set, bytes[v] its bytes in each: from

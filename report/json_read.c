@@ -493,7 +493,8 @@ static int read_kinds(struct json_reader *r, const struct json_read_value *m, st
 }
 
 /* A site's "container": {"address", "type", "path", "named", "site", "retained_bytes",
- * "objects", "bytes", "boundary"}; address, type and path required. */
+ * "objects", "bytes", "boundary", "shared_objects", "shared_kinds"}; address, type and path
+ * required. */
 static int read_site_container(struct json_reader *r, const struct json_read_value *m,
                                struct diff_site *s)
 {
@@ -520,6 +521,16 @@ static int read_site_container(struct json_reader *r, const struct json_read_val
   OPTIONAL(m, "objects", read_uint, "objects", &c->objects);
   OPTIONAL(m, "bytes", read_uint, "bytes", &c->bytes);
   OPTIONAL(m, "boundary", read_uint, "boundary", &c->boundary);
+  OPTIONAL(m, "shared_objects", read_uint, "shared_objects", &c->shared_objects);
+  const struct json_read_value *shared = json_read_object_get(m, "shared_kinds");
+  if (shared) {
+    struct diff_kind_count kinds[DIFF_KIND_COUNT];
+    memset(kinds, 0, sizeof kinds);
+    if (read_kinds(r, shared, kinds) < 0)
+      return -1;
+    for (size_t k = 0; k < DIFF_KIND_COUNT; k++)
+      c->shared_kinds[k] = kinds[k].objects;
+  }
   return 0;
 }
 

@@ -200,6 +200,25 @@ static void put_site_container(struct json_writer *w, const struct diff_site_con
   json_write_member_uint(w, "objects", c->objects);
   json_write_member_uint(w, "bytes", c->bytes);
   json_write_member_uint(w, "boundary", c->boundary);
+  /* Objects an earlier site of the same container has too (a suspect counts them once): only
+   * when there are some. */
+  int shared = c->shared_objects != 0;
+  for (size_t k = 0; k < DIFF_KIND_COUNT; k++)
+    shared |= c->shared_kinds[k] != 0;
+  if (shared) {
+    json_write_member_uint(w, "shared_objects", c->shared_objects);
+    json_write_key(w, "shared_kinds");
+    json_write_open(w, '[');
+    for (size_t k = 0; k < DIFF_KIND_COUNT; k++) {
+      if (!c->shared_kinds[k])
+        continue;
+      json_write_item(w);
+      fputs("{\"kind\": ", w->out);
+      json_write_string(w->out, diff_kind_name(k));
+      fprintf(w->out, ", \"objects\": %" PRIu64 "}", c->shared_kinds[k]);
+    }
+    json_write_close(w, ']');
+  }
   json_write_close(w, '}');
 }
 

@@ -1,10 +1,13 @@
-/* tests/test_diff_suspects.c: leak suspects from hand-built results with holders and containers: sites grouped by their container, the VM's work by its stacks, a C site alone, a site under two containers, no snapshot (docs/diff.md, "Leak suspects"). */
+/* tests/test_diff_suspects.c: leak suspects from hand-built results with holders and containers: sites grouped by their container, the VM's work by its stacks, a C site alone, a site under two containers, no snapshot; and from a hand-built heap snapshot, two sites whose blocks are parts of the same tables counting each table once (docs/diff.md, "Leak suspects"). */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff/holders.h"
 #include "diff/suspects.h"
+#include "format/snapshot.h"
+#include "tests/bytes.h"
 #include "tests/check_run.h"
 
 static char *dup_text(const char *text)
@@ -285,6 +288,75 @@ START_TEST(test_no_snapshot_no_suspects)
 }
 END_TEST
 
+/* A heap snapshot: _G.list holds three tables, each with a hash part of its own block. */
+static void write_tables(struct snapshot *s)
+{
+  struct bytes out = {0};
+  size_t capacity = 8192;
+  uint8_t *buffer = malloc(2 * capacity);
+  ck_assert_ptr_nonnull(buffer);
+  struct snapshot_writer w;
+  struct snapshot_capture capture = {4242, 1763745600125, 3, 1, 100, 1763745605310, 4096, 0};
+  snapshot_writer_init(&w, buffer, buffer + capacity, capacity, bytes_sink, &out);
+  ck_assert_int_eq(snapshot_writer_begin(&w, &capture), 0);
+  uint32_t list = snapshot_writer_string(&w, "list", 4), globals = snapshot_writer_string(&w, "globals", 7);
+  struct snapshot_wire_object g = {SNAPSHOT_TABLE, 0, 0x1000, 40, 1, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(&w, &g), 0);
+  ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_FIELD, 0, list, 0, 0x2000), 0);
+  struct snapshot_wire_object l = {SNAPSHOT_TABLE, 0, 0x2000, 40, 3, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(&w, &l), 0);
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 0, 0, i + 1, 0x3000 + 0x100 * (uint64_t)i), 0);
+  for (int i = 0; i < 3; i++) {
+    struct snapshot_block hash = {0x3080 + 0x100 * (uint64_t)i, 64};
+    struct snapshot_wire_object t = {SNAPSHOT_TABLE, 0, 0x3000 + 0x100 * (uint64_t)i, 40, 1, 0, &hash, 1};
+    ck_assert_int_eq(snapshot_writer_object(&w, &t), 0);
+  }
+  ck_assert_int_eq(snapshot_writer_root(&w, globals, 0, 0x1000), 0);
+  ck_assert_int_eq(snapshot_writer_end(&w), 0);
+  free(buffer);
+  struct snapshot_error error;
+  ck_assert_int_eq(snapshot_read_memory(s, out.data, out.size, "heap", &error), SNAPSHOT_OK);
+  free(out.data);
+}
+
+START_TEST(test_two_sites_making_blocks_of_the_same_tables_count_each_table_once)
+{
+  /* One line makes three tables, the next grows their hash parts: six blocks, three tables. */
+  struct snapshot s;
+  write_tables(&s);
+  struct diff_result r;
+  make_result(&r, 2);
+  make_site(&r.sites[0], "@a.lua:1", DIFF_SITE_LUA, 5000);
+  make_site(&r.sites[1], "@a.lua:2", DIFF_SITE_LUA, 3000);
+  struct diff_holders_block blocks[6];
+  for (uint32_t i = 0; i < 3; i++) {
+    blocks[i] = (struct diff_holders_block){0x3000 + 0x100 * (uint64_t)i, 40, 0};
+    blocks[3 + i] = (struct diff_holders_block){0x3080 + 0x100 * (uint64_t)i, 64, 1};
+  }
+  struct diff_site *wanted[2] = {&r.sites[0], &r.sites[1]};
+  ck_assert_int_eq(diff_holders_analyse_suspects(&s, blocks, 6, wanted, 2, NULL, 5), 0);
+  snapshot_free(&s);
+  for (size_t i = 0; i < 2; i++) {  /* each site: its three tables, once */
+    ck_assert_uint_eq(r.sites[i].kinds[SNAPSHOT_TABLE - 1].objects, 3);
+    ck_assert_ptr_nonnull(r.sites[i].container);
+    ck_assert_uint_eq(r.sites[i].container->address, 0x2000);
+    ck_assert_uint_eq(r.sites[i].container->objects, 3);
+  }
+  ck_assert_uint_eq(r.sites[0].kinds[SNAPSHOT_TABLE - 1].bytes, 3 * 40);
+  ck_assert_uint_eq(r.sites[1].kinds[SNAPSHOT_TABLE - 1].bytes, 3 * 64);
+  finish(&r);
+  ck_assert_uint_eq(r.suspect_count, 1);
+  const struct diff_suspect *suspect = &r.suspects[0];
+  ck_assert_uint_eq(suspect->site_count, 2);
+  ck_assert_uint_eq(suspect->kinds[SNAPSHOT_TABLE - 1].objects, 3);  /* not 6 */
+  ck_assert_uint_eq(suspect->kinds[SNAPSHOT_TABLE - 1].bytes, 3 * 40 + 3 * 64);
+  ck_assert_uint_eq(suspect->objects, 3);
+  ck_assert_uint_eq(suspect->bytes, 3 * 40 + 3 * 64);
+  diff_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_kind_names_parse_back)
 {
   for (size_t k = 0; k < DIFF_KIND_COUNT; k++) {
@@ -312,6 +384,7 @@ int main(void)
   tcase_add_test(group, test_no_snapshot_no_suspects);
   tcase_add_test(group, test_the_container_is_the_one_holding_most_of_the_sites_bytes);
   tcase_add_test(group, test_a_chain_of_the_sites_objects_is_held_by_its_head);
+  tcase_add_test(group, test_two_sites_making_blocks_of_the_same_tables_count_each_table_once);
   tcase_add_test(group, test_kind_names_parse_back);
   suite_add_tcase(s, group);
   return check_run(s);
