@@ -213,3 +213,16 @@ BENCH_HOLDERS_CHAIN_RUNS ?= 5
 bench-holders-chain: $(BUILD)/ljleak $(COLLECTOR_SO)
 	@echo "== holder analysis of a growing linked list (testdata/holders/chain.lua)"
 	BUILD=$(BUILD) NODES="$(BENCH_HOLDERS_CHAIN_NODES)" RUNS=$(BENCH_HOLDERS_CHAIN_RUNS) bash bench/holders-chain.sh
+
+# ljleak diff with holders and leak suspects on a capture of a heap of about 150 MB that grows
+# (bench/holders_heap.lua), against the same diff without the heap snapshot: medians of
+# BENCH_HOLDERS_HEAP_RUNS alternating pairs of wall, CPU and peak RSS, and their ratios (the
+# target: 1.5x the time, 2x the memory).
+BENCHES += bench-holders-heap
+BENCH_HOLDERS_HEAP_RECORDS ?= 250000
+BENCH_HOLDERS_HEAP_RUNS ?= 5
+
+.PHONY: bench-holders-heap
+bench-holders-heap: $(BUILD)/ljleak $(COLLECTOR_SO)
+	@echo "== holder analysis of a growing heap of about 150 MB (bench/holders_heap.lua)"
+	BUILD=$(BUILD) RECORDS=$(BENCH_HOLDERS_HEAP_RECORDS) RUNS=$(BENCH_HOLDERS_HEAP_RUNS) bash bench/holders-heap.sh

@@ -1,0 +1,61 @@
+#!/bin/bash
+# bench/holders-heap.sh: what the holder analysis (docs/diff.md, "Holders" and "Leak suspects")
+# costs ljleak diff on a heap of about 150 MB that grows across the run (bench/holders_heap.lua:
+# records with hash and array parts, strings, closures and upvalues, RECORDS of them), captured
+# with one snapshot at the return. The diff without holders is the same capture without its
+# snapshot file (the diff warns and finds none). The two run in pairs, their order alternating
+# (a shared machine drifts); prints the medians of RUNS pairs of wall and CPU (user + system)
+# seconds and peak RSS (/usr/bin/time), and the medians of the pairs' ratios against the
+# target: 1.5x the time and 2x the peak memory.
+set -e
+BUILD=${BUILD:-build}
+RUNS=${RUNS:-5}
+RECORDS=${RECORDS:-250000}
+LJLEAK="$PWD/$BUILD/ljleak"
+dir="$PWD/$BUILD/bench/holders-heap"
+rm -rf "$dir"
+mkdir -p "$dir"
+. "$(dirname "$0")/median.sh"
+
+# judge LABEL CAPTURE: appends wall, CPU seconds and peak RSS (KB) of one ljleak diff; a diff
+# that flags nothing (exit 1 expected) stops the bench.
+judge() {
+  status=0
+  /usr/bin/time -f '%e %U %S %M' -o "$dir/time.tmp" "$LJLEAK" diff -q "$2" > /dev/null 2>&1 || status=$?
+  if [ "$status" != 1 ]; then
+    echo "bench-holders-heap: ljleak diff $2 exited $status, not 1 (the records flagged)" >&2
+    exit 1
+  fi
+  read -r wall user sys rss < <(tail -1 "$dir/time.tmp")
+  echo "$wall" >> "$dir/$1.wall"
+  awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f\n", u + s }' >> "$dir/$1.cpu"
+  echo "$rss" >> "$dir/$1.rss"
+}
+
+cap="$dir/heap"
+"$LJLEAK" run --snapshots 1 -o "$cap" "$(dirname "$0")/holders_heap.lua" "$RECORDS" > /dev/null 2>&1
+cp -r "$cap" "$cap-bare"
+rm -f "$cap-bare"/*.heap
+for i in $(seq 1 "$RUNS"); do
+  if [ $((i % 2)) = 1 ]; then
+    judge holders "$cap"; judge bare "$cap-bare"
+  else
+    judge bare "$cap-bare"; judge holders "$cap"
+  fi
+done
+for t in wall cpu rss; do
+  paste "$dir/holders.$t" "$dir/bare.$t" | awk '{ printf "%.4f\n", ($2 > 0 ? $1 / $2 : 0) }' > "$dir/ratios.$t"
+done
+info=$("$LJLEAK" snapshot "$cap"/*.heap | head -1 | tr '\t' '\n')
+printf 'a heap of %s MB, %s objects, %s references (%s records, %s events), medians of %d pairs:\n' \
+  "$(echo "$info" | sed -n 's/^heap_bytes=//p' | awk '{ printf "%.0f", $1 / 1e6 }')" \
+  "$(echo "$info" | sed -n 's/^objects=//p')" "$(echo "$info" | sed -n 's/^references=//p')" \
+  "$RECORDS" "$("$LJLEAK" info --get events "$cap")" "$RUNS"
+printf '  with holders %ss wall %ss CPU %s MB peak; without %ss wall %ss CPU %s MB peak\n' \
+  "$(median "$dir/holders.wall")" "$(median "$dir/holders.cpu")" \
+  "$(median "$dir/holders.rss" | awk '{ printf "%.0f", $1 / 1024 }')" \
+  "$(median "$dir/bare.wall")" "$(median "$dir/bare.cpu")" \
+  "$(median "$dir/bare.rss" | awk '{ printf "%.0f", $1 / 1024 }')"
+printf '  with/without (the pairs'"'"' ratios): %s wall, %s CPU (target 1.5), %s peak memory (target 2)\n' \
+  "$(median "$dir/ratios.wall")" "$(median "$dir/ratios.cpu")" "$(median "$dir/ratios.rss")"
+rm -rf "$dir"
