@@ -2,9 +2,8 @@
 # bench/holders-chain.sh: what the holder analysis (docs/diff.md, "Holders") costs ljleak diff
 # on a linked list that grows to N nodes (testdata/holders/chain.lua, N of NODES: 100,000 and
 # 1,000,000 by default), held by a global to the end, so that its one site grows and each
-# node's path is one step deeper. ljleak diff has no option to leave holders out, so the same
-# capture without its heap snapshot (a copy without the file: the diff warns and finds none)
-# is the diff without them. The two run in pairs, one right after the other, their order
+# node's path is one step deeper. The diff without them is the same capture with
+# --no-holders (no snapshot read). The two run in pairs, one right after the other, their order
 # alternating (a shared machine drifts over minutes). Prints per N the medians of RUNS pairs
 # of both, wall and CPU (user + system) seconds, their difference (the holders: reading the
 # snapshot, the graph, its paths and dominator tree) and the median of the pairs' own ratios
@@ -20,11 +19,11 @@ mkdir -p "$dir"
 
 TIMEFORMAT='%3R %3U %3S'
 . "$(dirname "$0")/median.sh"
-# judge LABEL CAPTURE: appends the wall and CPU seconds of one ljleak diff; a diff that does
+# judge LABEL CAPTURE [OPTION]: appends the wall and CPU seconds of one ljleak diff; a diff that does
 # not flag the list (exit 1) stops the bench.
 judge() {
   status=0
-  { time "$LJLEAK" diff -q "$2" > /dev/null 2>&1; } 2> "$dir/time.tmp" || status=$?
+  { time "$LJLEAK" diff -q ${3:+"$3"} "$2" > /dev/null 2>&1; } 2> "$dir/time.tmp" || status=$?
   if [ "$status" != 1 ]; then
     echo "bench-holders-chain: ljleak diff $2 exited $status, not 1 (the list flagged)" >&2
     exit 1
@@ -37,14 +36,12 @@ judge() {
 for n in $NODES; do
   cap="$dir/chain-$n"
   "$LJLEAK" run --snapshots 1 -o "$cap" testdata/holders/chain.lua "$n" > /dev/null 2>&1
-  cp -r "$cap" "$cap-bare"
-  rm -f "$cap-bare"/*.heap
   rm -f "$dir"/*.wall "$dir"/*.cpu
   for i in $(seq 1 "$RUNS"); do
     if [ $((i % 2)) = 1 ]; then
-      judge holders "$cap"; judge bare "$cap-bare"
+      judge holders "$cap"; judge bare "$cap" --no-holders
     else
-      judge bare "$cap-bare"; judge holders "$cap"
+      judge bare "$cap" --no-holders; judge holders "$cap"
     fi
   done
   for t in wall cpu; do
@@ -60,6 +57,6 @@ for n in $NODES; do
     "$(median "$dir/extra.wall")" "$(median "$dir/extra.cpu")"
   printf '  with/without (the pairs'"'"' ratios): %s wall, %s CPU\n' \
     "$(median "$dir/ratios.wall")" "$(median "$dir/ratios.cpu")"
-  rm -rf "$cap" "$cap-bare"
+  rm -rf "$cap"
 done
 rm -rf "$dir"

@@ -2,8 +2,8 @@
 # bench/holders-heap.sh: what the holder analysis (docs/diff.md, "Holders" and "Leak suspects")
 # costs ljleak diff on a heap of about 150 MB that grows across the run (bench/holders_heap.lua:
 # records with hash and array parts, strings, closures and upvalues, RECORDS of them), captured
-# with one snapshot at the return. The diff without holders is the same capture without its
-# snapshot file (the diff warns and finds none). The two run in pairs, their order alternating
+# with one snapshot at the return. The diff without holders is the same capture with
+# --no-holders (no snapshot read). The two run in pairs, their order alternating
 # (a shared machine drifts); prints the medians of RUNS pairs of wall and CPU (user + system)
 # seconds and peak RSS (/usr/bin/time), and the medians of the pairs' ratios against the
 # target: 1.5x the time and 2x the peak memory.
@@ -17,11 +17,11 @@ rm -rf "$dir"
 mkdir -p "$dir"
 . "$(dirname "$0")/median.sh"
 
-# judge LABEL CAPTURE: appends wall, CPU seconds and peak RSS (KB) of one ljleak diff; a diff
+# judge LABEL CAPTURE [OPTION]: appends wall, CPU seconds and peak RSS (KB) of one ljleak diff; a diff
 # that flags nothing (exit 1 expected) stops the bench.
 judge() {
   status=0
-  /usr/bin/time -f '%e %U %S %M' -o "$dir/time.tmp" "$LJLEAK" diff -q "$2" > /dev/null 2>&1 || status=$?
+  /usr/bin/time -f '%e %U %S %M' -o "$dir/time.tmp" "$LJLEAK" diff -q ${3:+"$3"} "$2" > /dev/null 2>&1 || status=$?
   if [ "$status" != 1 ]; then
     echo "bench-holders-heap: ljleak diff $2 exited $status, not 1 (the records flagged)" >&2
     exit 1
@@ -34,13 +34,11 @@ judge() {
 
 cap="$dir/heap"
 "$LJLEAK" run --snapshots 1 -o "$cap" "$(dirname "$0")/holders_heap.lua" "$RECORDS" > /dev/null 2>&1
-cp -r "$cap" "$cap-bare"
-rm -f "$cap-bare"/*.heap
 for i in $(seq 1 "$RUNS"); do
   if [ $((i % 2)) = 1 ]; then
-    judge holders "$cap"; judge bare "$cap-bare"
+    judge holders "$cap"; judge bare "$cap" --no-holders
   else
-    judge bare "$cap-bare"; judge holders "$cap"
+    judge bare "$cap" --no-holders; judge holders "$cap"
   fi
 done
 for t in wall cpu rss; do

@@ -42,6 +42,8 @@ static void diff_usage(FILE *out)
         "    --floors-from-lows    judge a buffer filled and flushed on its lows alone,\n"
         "                          without the second reading that measures what\n"
         "                          survived each flush (faster; more false alarms)\n"
+        "    --no-holders          read no heap snapshot: no holder paths, growing\n"
+        "                          containers or leak suspects (faster, less memory)\n"
         "    --warmup N            leave the first N boundaries (caches filling) out of\n"
         "                          the verdicts; the reports still show them\n"
         "    --allow FILE          sites that may grow within a budget, one rule a line:\n"
@@ -150,6 +152,8 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
       o->forced_only = 1;
     } else if (!strcmp(arg, "--floors-from-lows")) {
       o->floors_from_lows = 1;
+    } else if (!strcmp(arg, "--no-holders")) {
+      o->no_holders = 1;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       command->quiet = 1;
     } else if (!strcmp(arg, "--pprof-growth")) {

@@ -52,7 +52,8 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
     return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   }
   struct diff_holders holders;
-  if (diff_holders_prepare(&holders, &capture) < 0)
+  memset(&holders, 0, sizeof holders);
+  if (!options->no_holders && diff_holders_prepare(&holders, &capture) < 0)
     status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   else
     status = diff_aggregate_capture(&aggregate, &capture, options, err);
@@ -62,11 +63,11 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
     status = diff_survivors_judge(result, &capture, info, options, err);
   /* The holders of each growing site, and on the same reading of each snapshot its kinds and
    * container, for the leak suspects (diff/suspects.h). */
-  if (status == DIFF_OK && diff_holders_find(&holders, &capture, &aggregate, result->sites,
+  if (status == DIFF_OK && !options->no_holders && diff_holders_find(&holders, &capture, &aggregate, result->sites,
                                              result->site_count, info, options, err) < 0)
     status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-  if (status == DIFF_OK && info == &result->capture && result->mode == DIFF_MODE_TREND &&
-      diff_holders_containers(&holders, &capture, &aggregate, result, options, err) < 0)
+  if (status == DIFF_OK && !options->no_holders && info == &result->capture &&
+      result->mode == DIFF_MODE_TREND && diff_holders_containers(&holders, &capture, &aggregate, result, options, err) < 0)
     status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   diff_holders_release(&holders);
   diff_aggregate_release(&aggregate);

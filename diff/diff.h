@@ -270,6 +270,7 @@ struct diff_options {
   enum diff_by by;            /* rows by site (default) or by stack */
   int floors_from_lows;       /* fill and flush judged on the lows alone: no second reading
                                  to measure the floors (docs/diff.md, "Fill and flush") */
+  int no_holders;             /* no heap snapshot is read: no holders, containers or suspects */
 };
 
 /* What a result's sites add up to, for the reports' headlines. */
