@@ -111,7 +111,7 @@ static void snapshot_print(FILE *out, const struct snapshot *s)
     fputc('\n', out);
     for (size_t r = 0; r < o->reference_count; r++) {
       const struct snapshot_reference *ref = &s->references[o->first_reference + r];
-      fprintf(out, "\t->\t0x%" PRIx64 "\t", ref->target);
+      fprintf(out, "\t->\t0x%" PRIx64 "\t", snapshot_reference_target(s, ref));
       snapshot_put_text(out, snapshot_label(s, ref, label, sizeof label));
       fputs(ref->weak ? "\t(weak)\n" : "\n", out);
     }

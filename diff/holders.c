@@ -189,6 +189,14 @@ static uint32_t holders_object_index(const struct snapshot *snapshot, uint64_t a
   return o ? (uint32_t)(o - snapshot->objects) : DIFF_HOLDERS_NONE;
 }
 
+_Static_assert(SNAPSHOT_NO_OBJECT == DIFF_HOLDERS_NONE, "a reference to no object is no node");
+
+/* The string id of a reference's label; 0 for an INDEX (whose text holds its n). */
+static uint32_t holders_text_id(const struct snapshot_reference *r)
+{
+  return r->kind == SNAPSHOT_REF_INDEX ? 0 : r->text;
+}
+
 static uint64_t holders_object_bytes(const struct snapshot *snapshot, const struct snapshot_object *o)
 {
   uint64_t bytes = o->size;
@@ -217,9 +225,9 @@ static void holders_graph_free(struct holders_graph *g)
 static uint32_t holders_key_of(const struct snapshot *s, uint32_t ref)
 {
   const struct snapshot_reference *r = &s->references[ref];
-  if (ref + 1 >= s->reference_count || r[1].kind != SNAPSHOT_REF_KEY || r[1].text != r->text)
+  if (ref + 1 >= s->reference_count || r[1].kind != SNAPSHOT_REF_KEY || r[1].text != holders_text_id(r))
     return DIFF_HOLDERS_NONE;
-  return holders_object_index(s, r[1].target);
+  return r[1].object;  /* SNAPSHOT_NO_OBJECT is DIFF_HOLDERS_NONE */
 }
 
 /* What an edge from object o by reference ref (index r) to object w is. Thread slots no
@@ -368,7 +376,7 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
     g->first[v] = e;
     for (uint32_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
       const struct snapshot_reference *ref = &snapshot->references[r];
-      uint32_t w = holders_object_index(snapshot, ref->target);
+      uint32_t w = ref->object;  /* SNAPSHOT_NO_OBJECT is DIFF_HOLDERS_NONE */
       /* a weak reference holds nothing, but to a string: strings are never weak references */
       if (w == DIFF_HOLDERS_NONE || w == v || (ref->weak && snapshot->objects[w].type != SNAPSHOT_STRING))
         continue;
@@ -424,6 +432,10 @@ static int holders_graph_build(struct holders_graph *g, const struct snapshot *s
   }
   holders_paths(g, queue);
   free(queue);
+  /* The edges are walked: the paths need the tree (parent, parent_ref) from here on. */
+  free(g->first), free(g->succ), free(g->succ_ref), free(g->edge);
+  g->first = g->succ = g->succ_ref = NULL;
+  g->edge = NULL;
   return 0;
 }
 
@@ -509,7 +521,7 @@ static const char *holders_function_name(const struct snapshot *snapshot, const 
   for (size_t r = f->first_reference; r < f->first_reference + f->reference_count; r++) {
     const struct snapshot_reference *ref = &snapshot->references[r];
     if (ref->kind == SNAPSHOT_REF_OTHER && !strcmp(snapshot_string(snapshot, ref->text), "prototype")) {
-      const struct snapshot_object *p = snapshot_find(snapshot, ref->target);
+      const struct snapshot_object *p = ref->object != SNAPSHOT_NO_OBJECT ? &snapshot->objects[ref->object] : NULL;
       if (p && p->name)
         return snapshot_string(snapshot, p->name);
     }
@@ -622,7 +634,7 @@ static void holders_render_path(const struct holders_graph *g, const struct hold
     }
     const struct snapshot_object *o = &s->objects[from[i]];
     const struct snapshot_reference *r = &s->references[refs[i]];
-    const char *text = snapshot_string(s, r->text);
+    const char *text = snapshot_string(s, holders_text_id(r));
     if (skip_value && o->type == SNAPSHOT_UPVALUE) {
       skip_value = 0;
       continue;
@@ -916,8 +928,9 @@ static void holders_mark_one(const struct holders_graph *g, struct holders_work 
     if (u == g->n)
       continue;
     const struct snapshot_reference *r = &g->snapshot->references[g->parent_ref[c]];
-    uint32_t *source = r->text <= g->snapshot->string_count ? &marks->source[r->text] : NULL;
-    uint32_t text = r->text + 1;
+    uint32_t id = holders_text_id(r);
+    uint32_t *source = id <= g->snapshot->string_count ? &marks->source[id] : NULL;
+    uint32_t text = id + 1;
     if (!marks->labels[u])
       marks->labels[u] = text;
     else if (marks->labels[u] != text)
@@ -955,7 +968,7 @@ static void holders_unmark(const struct holders_graph *g, struct holders_work *w
       w->key_memo[0][c] = w->key_memo[1][c] = DIFF_HOLDERS_NONE;
     if (u == g->n)
       continue;
-    uint32_t text = g->snapshot->references[g->parent_ref[c]].text;
+    uint32_t text = holders_text_id(&g->snapshot->references[g->parent_ref[c]]);
     for (int k = 0; k < 2; k++) {
       w->marks[k].labels[u] = 0;
       if (text <= g->snapshot->string_count)

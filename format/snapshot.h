@@ -89,13 +89,28 @@ struct snapshot_block {
   uint64_t size;
 };
 
-/* Compact: a snapshot of a million objects holds as many references. */
+/* Compact (12 bytes): a snapshot of a million objects holds several million references. The
+ * target is resolved to its object when the snapshot is read; a target that is no object of
+ * the snapshot, and an INDEX n that does not fit 32 bits, are kept aside (wide). Read them with
+ * snapshot_reference_target and snapshot_reference_index. */
 struct snapshot_reference {
-  uint64_t target;              /* the address of the object referred to */
-  int64_t index;                /* INDEX: n */
-  uint32_t text;                /* FIELD, KEYED, KEY, OTHER: the label's string id */
+  uint32_t object;              /* the object referred to (in snapshot.objects), or
+                                 * SNAPSHOT_NO_OBJECT: its address is no object's */
+  uint32_t text;                /* FIELD, KEYED, KEY, OTHER: the label's string id; INDEX: n as a
+                                 * 32-bit two's complement, unless wide says it is kept aside */
   uint8_t kind;                 /* enum snapshot_ref_kind */
   uint8_t weak;                 /* 1: a weak table's key or value: it does not keep target alive */
+  uint8_t wide;                 /* SNAPSHOT_WIDE_*: what snapshot.wide keeps of it */
+};
+#define SNAPSHOT_NO_OBJECT UINT32_MAX
+#define SNAPSHOT_WIDE_TARGET 0x1u     /* the target's address (no object's) */
+#define SNAPSHOT_WIDE_INDEX 0x2u      /* INDEX's n (outside 32 bits) */
+
+/* What a wide reference keeps aside: sorted by reference. */
+struct snapshot_wide {
+  uint32_t reference;           /* in snapshot.references */
+  uint64_t target;
+  int64_t index;
 };
 
 /* Indices are 32-bit: the reader refuses a snapshot of more objects, blocks or references. */
@@ -134,6 +149,8 @@ struct snapshot {
   size_t reference_count;
   struct snapshot_root *roots;
   size_t root_count;
+  struct snapshot_wide *wide;   /* the wide references' targets and indices, by reference */
+  size_t wide_count;
   char **strings;               /* [1 .. string_count], NUL-terminated ([0] is NULL) */
   uint32_t string_count;
   uint64_t object_bytes;        /* the objects' sizes and their blocks' */
@@ -201,6 +218,10 @@ const struct snapshot_object *snapshot_find_block(const struct snapshot *snapsho
  * NUL-terminated; returns out. */
 const char *snapshot_label(const struct snapshot *snapshot, const struct snapshot_reference *ref,
                            char *out, size_t size);
+
+/* A reference's target address, and INDEX's n (0 for other kinds). */
+uint64_t snapshot_reference_target(const struct snapshot *snapshot, const struct snapshot_reference *ref);
+int64_t snapshot_reference_index(const struct snapshot *snapshot, const struct snapshot_reference *ref);
 
 /* The string with id, or "" for 0 or an id the snapshot does not have. */
 const char *snapshot_string(const struct snapshot *snapshot, uint32_t id);

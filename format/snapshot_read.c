@@ -24,6 +24,9 @@ struct reading {
   size_t object_capacity, block_capacity, reference_capacity, root_capacity, string_capacity;
   size_t pool_used, pool_capacity;  /* of snapshot->string_pool: never grown (pointers into it) */
   uint64_t end_totals[5];
+  uint64_t *targets;            /* each reference's target address, until they are resolved */
+  struct snapshot_wide *big;    /* INDEX references whose n needs more than 32 bits, in order */
+  size_t big_count, big_capacity;
 };
 
 static enum snapshot_status fail(struct reading *r, enum snapshot_status status, uint64_t offset,
@@ -50,9 +53,14 @@ static uint32_t get32(const uint8_t *in)
   return (uint32_t)in[0] | (uint32_t)in[1] << 8 | (uint32_t)in[2] << 16 | (uint32_t)in[3] << 24;
 }
 
-/* The next ULEB128 of the chunk; -1 at its end or on a bad one (the message says which). */
-static int next_uleb(struct reading *r, struct cursor *c, uint64_t *value, const char *what)
+/* The next ULEB128 of the chunk; -1 at its end or on a bad one (the message says which). A
+ * number of one byte (most of a snapshot's) is taken here. */
+static inline int next_uleb(struct reading *r, struct cursor *c, uint64_t *value, const char *what)
 {
+  if (c->pos < c->size && c->data[c->pos] < 0x80) {
+    *value = c->data[c->pos++];
+    return 0;
+  }
   int n = memprof_uleb128_decode(c->data + c->pos, c->size - c->pos, value);
   if (n <= 0) {
     fail(r, SNAPSHOT_CORRUPT, c->base + c->pos, "%s: %s", what,
@@ -119,9 +127,10 @@ static enum snapshot_status read_string(struct reading *r, struct cursor *c)
   return SNAPSHOT_OK;
 }
 
-/* A label word: kind, weak bit, and a string id that must be defined already. */
-static enum snapshot_status read_label(struct reading *r, struct cursor *c, uint64_t word,
-                                       uint64_t at, struct snapshot_reference *ref)
+/* A label word: kind, weak bit, and a string id that must be defined already; INDEX's n in
+ * *index (and in text when it fits 32 bits: else wide says so). */
+static inline enum snapshot_status read_label(struct reading *r, uint64_t word, uint64_t at,
+                                              struct snapshot_reference *ref, int64_t *index)
 {
   ref->weak = (uint8_t)(word & 1);
   unsigned kind = (unsigned)(word >> 1) & 7;
@@ -130,15 +139,20 @@ static enum snapshot_status read_label(struct reading *r, struct cursor *c, uint
     return fail(r, SNAPSHOT_CORRUPT, at, "reference of unknown kind %u", kind);
   ref->kind = (uint8_t)kind;
   ref->text = 0;
-  ref->index = 0;
-  if (ref->kind == SNAPSHOT_REF_INDEX) {
-    ref->index = unzigzag(payload);
+  ref->wide = 0;
+  ref->object = SNAPSHOT_NO_OBJECT;
+  *index = 0;
+  if (kind == SNAPSHOT_REF_INDEX) {
+    *index = unzigzag(payload);
+    if (*index >= INT32_MIN && *index <= INT32_MAX)
+      ref->text = (uint32_t)(int32_t)*index;
+    else
+      ref->wide = SNAPSHOT_WIDE_INDEX;
   } else {
     if (payload == 0 || payload > r->snapshot->string_count)
       return fail(r, SNAPSHOT_CORRUPT, at, "label names string %" PRIu64 ", not defined before", payload);
     ref->text = (uint32_t)payload;
   }
-  (void)c;
   return SNAPSHOT_OK;
 }
 
@@ -155,12 +169,26 @@ static enum snapshot_status read_references(struct reading *r, struct cursor *c,
       return SNAPSHOT_OK;
     if (s->reference_count >= SNAPSHOT_MAX_RECORDS)
       return fail(r, SNAPSHOT_CORRUPT, at, "more references than this reader takes");
-    if (grow((void **)&s->references, s->reference_count, &r->reference_capacity, sizeof *s->references) != 0)
-      return no_memory(r, at);
+    if (s->reference_count == r->reference_capacity) {  /* the end's total was short */
+      size_t capacity = r->reference_capacity;
+      if (grow((void **)&s->references, s->reference_count, &capacity, sizeof *s->references) != 0)
+        return no_memory(r, at);
+      uint64_t *targets = realloc(r->targets, capacity * sizeof *targets);
+      if (!targets)
+        return no_memory(r, at);
+      r->targets = targets;
+      r->reference_capacity = capacity;
+    }
     struct snapshot_reference *ref = &s->references[s->reference_count];
-    if (read_label(r, c, word, at, ref) != SNAPSHOT_OK || next_uleb(r, c, &delta, "reference") != 0)
+    int64_t index;
+    if (read_label(r, word, at, ref, &index) != SNAPSHOT_OK || next_uleb(r, c, &delta, "reference") != 0)
       return r->error->status;
-    ref->target = address + (uint64_t)unzigzag(delta);
+    if (ref->wide) {
+      if (grow((void **)&r->big, r->big_count, &r->big_capacity, sizeof *r->big) != 0)
+        return no_memory(r, at);
+      r->big[r->big_count++] = (struct snapshot_wide){(uint32_t)s->reference_count, 0, index};
+    }
+    r->targets[s->reference_count] = address + (uint64_t)unzigzag(delta);
     s->reference_count++;
     owner->reference_count++;
   }
@@ -236,8 +264,9 @@ static enum snapshot_status read_root(struct reading *r, struct cursor *c)
 {
   struct snapshot *s = r->snapshot;
   uint64_t word, target, at = c->base + c->pos;
-  struct snapshot_reference label;
-  if (next_uleb(r, c, &word, "root") != 0 || read_label(r, c, word, at, &label) != SNAPSHOT_OK ||
+  struct snapshot_reference label = {0};
+  int64_t index;
+  if (next_uleb(r, c, &word, "root") != 0 || read_label(r, word, at, &label, &index) != SNAPSHOT_OK ||
       next_uleb(r, c, &target, "root") != 0)
     return r->error->status;
   if (label.kind != SNAPSHOT_REF_OTHER)
@@ -533,13 +562,55 @@ static enum snapshot_status size_arrays(struct reading *r, const uint8_t *in, si
   r->block_capacity = 64;
   s->objects = malloc(r->object_capacity * sizeof *s->objects);
   s->references = malloc(r->reference_capacity * sizeof *s->references);
+  r->targets = malloc(r->reference_capacity * sizeof *r->targets);
   s->roots = malloc(r->root_capacity * sizeof *s->roots);
   s->strings = calloc(r->string_capacity, sizeof *s->strings);
   s->string_pool = malloc(r->pool_capacity);
   s->blocks = malloc(r->block_capacity * sizeof *s->blocks);
-  if (!s->objects || !s->references || !s->roots || !s->strings || !s->string_pool || !s->blocks)
+  if (!s->objects || !s->references || !r->targets || !s->roots || !s->strings || !s->string_pool || !s->blocks)
     return no_memory(r, 0);
   return SNAPSHOT_OK;
+}
+
+/* Each reference's target to its object; the targets that are no object's, and the INDEX n
+ * that need 64 bits, into the snapshot's wide list (in the order of the references). */
+static enum snapshot_status resolve_references(struct reading *r)
+{
+  struct snapshot *s = r->snapshot;
+  size_t wide = 0, big = 0;
+  for (size_t i = 0; i < s->reference_count; i++) {
+    const struct snapshot_object *o = snapshot_find(s, r->targets[i]);
+    if (o)
+      s->references[i].object = (uint32_t)(o - s->objects);
+    else
+      s->references[i].wide |= SNAPSHOT_WIDE_TARGET;
+    wide += s->references[i].wide != 0;
+  }
+  if (!wide)
+    return SNAPSHOT_OK;
+  s->wide = malloc(wide * sizeof *s->wide);
+  if (!s->wide)
+    return no_memory(r, 0);
+  for (size_t i = 0; i < s->reference_count; i++) {
+    if (!s->references[i].wide)
+      continue;
+    int64_t index = 0;
+    if (s->references[i].wide & SNAPSHOT_WIDE_INDEX) {
+      while (big < r->big_count && r->big[big].reference < i)
+        big++;
+      index = r->big[big].index;  /* every such reference has its entry */
+    }
+    s->wide[s->wide_count++] = (struct snapshot_wide){(uint32_t)i, r->targets[i], index};
+  }
+  return SNAPSHOT_OK;
+}
+
+static void reading_free(struct reading *r)
+{
+  free(r->targets);
+  free(r->big);
+  r->targets = NULL;
+  r->big = NULL;
 }
 
 enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
@@ -567,6 +638,7 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
   int have_capture = 0, ended = 0;
   enum snapshot_status st = size_arrays(&r, in, size);
   if (st != SNAPSHOT_OK) {
+    reading_free(&r);
     snapshot_free(snapshot);
     return st;
   }
@@ -614,6 +686,9 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
     st = fail(&r, SNAPSHOT_CORRUPT, pos, "cut before the capture chunk: no snapshot to read");
   if (st == SNAPSHOT_OK)
     st = index_objects(&r);
+  if (st == SNAPSHOT_OK)
+    st = resolve_references(&r);
+  reading_free(&r);
   if (st != SNAPSHOT_OK) {
     snapshot_free(snapshot);
     return st;
@@ -701,6 +776,39 @@ const struct snapshot_object *snapshot_find_block(const struct snapshot *snapsho
            : NULL;
 }
 
+static const struct snapshot_wide *wide_of(const struct snapshot *snapshot,
+                                           const struct snapshot_reference *ref)
+{
+  uint32_t at = (uint32_t)(ref - snapshot->references);
+  size_t lo = 0, hi = snapshot->wide_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (snapshot->wide[mid].reference < at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < snapshot->wide_count && snapshot->wide[lo].reference == at ? &snapshot->wide[lo] : NULL;
+}
+
+uint64_t snapshot_reference_target(const struct snapshot *snapshot, const struct snapshot_reference *ref)
+{
+  if (ref->object != SNAPSHOT_NO_OBJECT)
+    return snapshot->objects[ref->object].address;
+  const struct snapshot_wide *w = wide_of(snapshot, ref);
+  return w ? w->target : 0;
+}
+
+int64_t snapshot_reference_index(const struct snapshot *snapshot, const struct snapshot_reference *ref)
+{
+  if (ref->kind != SNAPSHOT_REF_INDEX)
+    return 0;
+  if (!(ref->wide & SNAPSHOT_WIDE_INDEX))
+    return (int32_t)ref->text;
+  const struct snapshot_wide *w = wide_of(snapshot, ref);
+  return w ? w->index : 0;
+}
+
 const char *snapshot_string(const struct snapshot *snapshot, uint32_t id)
 {
   return id >= 1 && id <= snapshot->string_count ? snapshot->strings[id] : "";
@@ -709,10 +817,10 @@ const char *snapshot_string(const struct snapshot *snapshot, uint32_t id)
 const char *snapshot_label(const struct snapshot *snapshot, const struct snapshot_reference *ref,
                            char *out, size_t size)
 {
-  const char *text = snapshot_string(snapshot, ref->text);
+  const char *text = ref->kind == SNAPSHOT_REF_INDEX ? "" : snapshot_string(snapshot, ref->text);
   switch (ref->kind) {
   case SNAPSHOT_REF_INDEX:
-    snprintf(out, size, "[%" PRId64 "]", ref->index);
+    snprintf(out, size, "[%" PRId64 "]", snapshot_reference_index(snapshot, ref));
     break;
   case SNAPSHOT_REF_KEY:
     snprintf(out, size, "key %s", text);
@@ -740,6 +848,7 @@ void snapshot_free(struct snapshot *snapshot)
   free(snapshot->blocks);
   free(snapshot->references);
   free(snapshot->roots);
+  free(snapshot->wide);
   free(snapshot->block_index);
   free(snapshot->find_start);
   memset(snapshot, 0, sizeof *snapshot);

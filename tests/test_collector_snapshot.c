@@ -468,7 +468,7 @@ START_TEST(test_snapshot_objects_have_their_allocations_sizes)
   for (size_t i = 0; i < snap.object_count; i++)
     for (uint32_t r = 0; r < snap.objects[i].reference_count; r++) {
       const struct snapshot_reference *ref = &snap.references[snap.objects[i].first_reference + r];
-      const struct snapshot_object *target = snapshot_find(&snap, ref->target);
+      const struct snapshot_object *target = snapshot_find(&snap, snapshot_reference_target(&snap, ref));
       shared |= snap.objects[i].type == SNAPSHOT_USERDATA && !snap.objects[i].block_count &&
                 !strcmp(snapshot_string(&snap, ref->text), "copy-on-write contents") && target &&
                 target->type == SNAPSHOT_STRING && target->count == strlen("a borrowed string");

@@ -102,7 +102,7 @@ START_TEST(test_round_trip_objects_references_roots)
   for (int i = 0; i < 4; i++) {
     const struct snapshot_reference *r = &s.references[outer->first_reference + (size_t)i];
     ck_assert_str_eq(snapshot_label(&s, r, label, sizeof label), expected[i]);
-    ck_assert_uint_eq(r->target, targets[i]);
+    ck_assert_uint_eq(snapshot_reference_target(&s, r), targets[i]);
     ck_assert_int_eq(r->weak, weak[i]);
   }
   const struct snapshot_object *key = must_find(&s, 0x8000);
@@ -163,8 +163,8 @@ START_TEST(test_references_continue_across_chunks)
   ck_assert_uint_eq(key->reference_count, 3000);
   ck_assert_uint_eq(s.object_count, 5);
   for (size_t i = 0; i < 3000; i++) {
-    ck_assert_int_eq(s.references[key->first_reference + i].index, (int64_t)i - 1);
-    ck_assert_uint_eq(s.references[key->first_reference + i].target, 0x50000);
+    ck_assert_int_eq(snapshot_reference_index(&s, &s.references[key->first_reference + i]), (int64_t)i - 1);
+    ck_assert_uint_eq(snapshot_reference_target(&s, &s.references[key->first_reference + i]), 0x50000);
   }
   snapshot_free(&s);
   free(b.data);
@@ -206,8 +206,8 @@ START_TEST(test_every_cut_keeps_every_complete_chunk)
       ck_assert_uint_eq(o->block_count, f->block_count);
       ck_assert_uint_le(o->reference_count, f->reference_count);
       for (size_t r = 0; r < o->reference_count; r++)
-        ck_assert_uint_eq(s.references[o->first_reference + r].target,
-                          full.references[f->first_reference + r].target);
+        ck_assert_uint_eq(snapshot_reference_target(&s, &s.references[o->first_reference + r]),
+                          snapshot_reference_target(&full, &full.references[f->first_reference + r]));
     }
     snapshot_free(&s);
   }

@@ -36,7 +36,8 @@ static struct bytes rewrite(const struct snapshot *s)
     MUST(snapshot_writer_object(&w, &wire) == 0);
     for (size_t r = 0; r < o->reference_count; r++) {
       const struct snapshot_reference *ref = &s->references[o->first_reference + r];
-      MUST(snapshot_writer_reference(&w, ref->kind, ref->weak, ref->text, ref->index, ref->target) == 0);
+      MUST(snapshot_writer_reference(&w, ref->kind, ref->weak, ref->kind == SNAPSHOT_REF_INDEX ? 0 : ref->text,
+                                   snapshot_reference_index(s, ref), snapshot_reference_target(s, ref)) == 0);
     }
   }
   for (size_t i = 0; i < s->root_count; i++)
@@ -65,8 +66,9 @@ static void must_equal(const struct snapshot *a, const struct snapshot *b)
     for (size_t r = 0; r < x->reference_count; r++) {
       const struct snapshot_reference *p = &a->references[x->first_reference + r];
       const struct snapshot_reference *q = &b->references[y->first_reference + r];
-      MUST(p->target == q->target && p->kind == q->kind && p->weak == q->weak);
-      MUST(p->text == q->text && p->index == q->index);
+      MUST(snapshot_reference_target(a, p) == snapshot_reference_target(b, q) && p->kind == q->kind &&
+           p->weak == q->weak);
+      MUST(p->text == q->text && snapshot_reference_index(a, p) == snapshot_reference_index(b, q));
       char one[256], two[256];
       MUST(!strcmp(snapshot_label(a, p, one, sizeof one), snapshot_label(b, q, two, sizeof two)));
     }
