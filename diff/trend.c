@@ -387,6 +387,56 @@ static int trend_one_step(const double *x, size_t n, double span, double thresho
   return slope * span < threshold / 2;
 }
 
+/* Held (docs/diff.md, "Rose, then held"): whether x rose to a level and
+ * then held it: a table resized once, a cache warmed, the string table
+ * doubled while the program warmed up. The level is the median of the last
+ * `needed` boundaries; the hold is the boundaries after the last one below
+ * the level by half the threshold (an outlier above it, a young block
+ * caught at one boundary, does not end it). It takes:
+ *   - a hold of at least `needed` boundaries (what the test needs to show a
+ *     trend: had the site kept growing, the hold could have shown it), and
+ *     at least as long as the climb (the boundaries from the first that
+ *     left the start level by half the threshold to the hold): steps that
+ *     repeat, or a ramp, have not held as long as they climbed;
+ *   - no trend in the hold: its Theil-Sen slope times its steps below half
+ *     the threshold, and its one-sided Mann-Kendall p-value above
+ *     max_p_value;
+ *   - nothing before the hold above the level by half the threshold: it
+ *     rose to the level, it did not fall to it.
+ * Returns -1 when out of memory. */
+static int trend_held(const double *x, size_t n, size_t needed, double threshold,
+                      double max_p_value)
+{
+  if (needed < 2 || n < needed + 1)
+    return 0;
+  double *last = malloc(needed * sizeof *last);
+  if (!last)
+    return -1;
+  memcpy(last, x + (n - needed), needed * sizeof *last);
+  qsort(last, needed, sizeof *last, trend_compare_doubles);
+  double level = needed % 2 ? last[needed / 2] : (last[needed / 2 - 1] + last[needed / 2]) / 2;
+  free(last);
+  size_t hold = n;  /* the first boundary of the hold */
+  while (hold > 0 && x[hold - 1] >= level - threshold / 2)
+    hold--;
+  size_t held = n - hold, climb_from = 0;
+  if (hold == 0 || held < needed)
+    return 0;  /* never below the level: no rise; or too few boundaries after the step */
+  while (climb_from < hold && x[climb_from] < x[0] + threshold / 2)
+    climb_from++;
+  if (held < hold - climb_from)
+    return 0;  /* it held for less time than it took to climb: a ramp, or steps that repeat */
+  for (size_t i = 0; i < hold; i++)
+    if (x[i] > level + threshold / 2)
+      return 0;  /* it fell to the level */
+  double s, variance, p_up, p_down, slope;
+  diff_trend_mann_kendall(x + hold, held, &s, &variance);
+  diff_trend_p_values(x + hold, held, s, variance, &p_up, &p_down);
+  if (diff_trend_theil_sen(x + hold, held, &slope) < 0)
+    return -1;
+  return p_up > max_p_value && slope * (double)(held - 1) < threshold / 2;
+}
+
 /* Released at the end (docs/diff.md, "Fill and flush"): whether x rose
  * to its peak with a significant trend of at least the threshold and then,
  * in the last quarter of its boundaries, fell, more than halfway back and
@@ -500,7 +550,15 @@ int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, si
       }
       out->stepped = stepped;
     }
-    if (out->flushed)
+    int held = n >= out->needed && !out->flushed
+                   ? trend_held(x, n, out->needed, out->threshold, p)
+                   : 0;
+    if (held < 0) {
+      free(x);
+      return -1;
+    }
+    out->held = held;
+    if (out->flushed || out->held)
       *verdict = DIFF_VERDICT_STEADY;
     else if (n < out->needed)
       *verdict = out->rose ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
@@ -514,7 +572,7 @@ int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, si
                                                                       : DIFF_VERDICT_STEADY;
     else
       *verdict = DIFF_VERDICT_STEADY;
-    if (*verdict == DIFF_VERDICT_STEADY && !out->flushed && status == 0) {
+    if (*verdict == DIFF_VERDICT_STEADY && !out->flushed && !out->held && status == 0) {
       int released = trend_released_at_end(x, n, out->threshold, p);
       if (released < 0)
         status = -1;

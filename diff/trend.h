@@ -31,6 +31,10 @@ struct diff_trend {
   size_t skipped;             /* the warm-up boundaries left out */
   int stepped;                /* significant, but its later half rose in one step and was
                                  flat around it: steady */
+  int held;                   /* it rose to a level and held it (no trend after its last
+                                 step) for at least as many boundaries as a trend needs and
+                                 as its climb took: steady (a table resized once, a cache
+                                 warmed) */
   int released;               /* it rose significantly to its peak and then fell back for
                                  good before the end: undecided, not steady */
   double p_best;              /* p_up of the same values in rising order: the best the

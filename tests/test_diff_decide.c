@@ -382,6 +382,37 @@ START_TEST(test_decide_again_with_a_warmup_changes_a_fill_then_flat_verdict)
 }
 END_TEST
 
+/* A site that rose in one step while the program warmed up and then held
+ * for n_min boundaries (the string table doubled once) is steady, and the
+ * run passes; with a boundary fewer after the step, or a --min-boundaries
+ * above its hold, the run cannot tell, and it is inconclusive (docs/diff.md,
+ * "Rose, then held"). */
+START_TEST(test_one_step_that_held_passes_a_late_one_is_inconclusive)
+{
+  static const uint64_t doubled[8] = {0, 8192, 8192, 16384, 16384, 16384, 16384, 16384};
+  static const uint64_t flat[8] = {5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000};
+  struct diff_error err;
+  for (size_t n = 8; n >= 7; n--) {
+    struct diff_result r;
+    fixture_result(&r, DIFF_MODE_TREND, n);
+    fixture_add_site(&r, "VM: string table", DIFF_VERDICT_UNDECIDED, doubled, n);
+    fixture_add_site(&r, "@app.lua:1", DIFF_VERDICT_STEADY, flat, n);
+    struct diff_options options = r.options;
+    ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+    const struct diff_site *table = fixture_site(&r, "VM: string table");
+    ck_assert_int_eq(table->verdict, n == 8 ? DIFF_VERDICT_STEADY : DIFF_VERDICT_UNDECIDED);
+    ck_assert_int_eq(r.facts.outcome, n == 8 ? DIFF_OUTCOME_PASS : DIFF_OUTCOME_INCONCLUSIVE);
+    if (n == 8) {
+      options.min_boundaries = 6;  /* the hold must be as long as what a trend needs */
+      ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+      ck_assert_int_eq(fixture_site(&r, "VM: string table")->verdict, DIFF_VERDICT_UNDECIDED);
+      ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+    }
+    diff_result_free(&r);
+  }
+}
+END_TEST
+
 START_TEST(test_decide_again_in_base_mode_follows_the_base_series)
 {
   static const uint64_t rising[8] = {0, 1000, 2000, 3000, 4000, 5000, 6000, 7000};
@@ -516,6 +547,7 @@ int main(void)
   suite_add_tcase(s, outcome);
   TCase *decide = tcase_create("decide");
   tcase_add_test(decide, test_decide_again_with_a_warmup_changes_a_fill_then_flat_verdict);
+  tcase_add_test(decide, test_one_step_that_held_passes_a_late_one_is_inconclusive);
   tcase_add_test(decide, test_decide_again_in_base_mode_follows_the_base_series);
   tcase_add_test(decide, test_decide_again_refuses_a_warmup_on_a_range_result);
   tcase_add_test(decide, test_aligned_by_work_flags_only_what_the_candidate_grows);

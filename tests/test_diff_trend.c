@@ -454,6 +454,79 @@ START_TEST(test_one_step_then_flat_is_steady_a_staircase_is_growing)
 }
 END_TEST
 
+/* Rose, then held (docs/diff.md): a level reached in one step, or a few
+ * early on, and held without a trend for at least n_min boundaries and as
+ * long as the climb took, is steady; steps that repeat, a ramp, or a step
+ * with too few boundaries after it are not. */
+START_TEST(test_rose_then_held_is_steady_steps_that_repeat_are_not)
+{
+  struct diff_trend trend;
+  /* The issue's series: the string table doubled once while the program
+   * warmed up (8, then 16 KiB), then held for 5 boundaries. Before the
+   * rule: p = 0.0102, within five times 0.01, undecided. */
+  uint64_t doubled[8] = {0, 8192, 8192, 16384, 16384, 16384, 16384, 16384};
+  ck_assert_int_eq(verdict_of(doubled, 8, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.held, 1);
+  ck_assert(trend.rose);
+  ck_assert(trend.p_up > 0.01 && trend.p_up <= 0.05);
+  /* The same step with 4 boundaries after it: too few to see it hold. */
+  ck_assert_int_eq(verdict_of(doubled, 7, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(trend.held, 0);
+  /* service_steady.lua at 50000 requests: its access-log ring full at the
+   * 9th boundary, then flat but for young blocks caught at two boundaries
+   * near the end (which the released-at-end rule read as a registry let
+   * go: undecided). */
+  uint64_t ring[26] = {0,     0,     0,     0,     0,     0,     0,     614,   15360,
+                       15360, 15360, 15360, 15360, 15360, 15360, 15360, 15360, 15360,
+                       14131, 15360, 15360, 14131, 44646, 50688, 15360, 15360};
+  ck_assert_int_eq(verdict_of(ring, 26, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.held, 1);
+  /* A cache that fills over 8 boundaries after a start of 10 and holds for
+   * 8 (cjson.encode in service_steady.lua with a 12000-key cache): growing
+   * before the rule (p = 1.4e-8, its later half rises). */
+  uint64_t fill[26] = {0,       0,       0,       0,       0,       0,       0,
+                       0,       0,       0,       60928,   150323,  312934,  312934,
+                       510771,  779981,  1083187, 1242931, 1242931, 1242931, 1242931,
+                       1242931, 1242931, 1242931, 1242931, 1242931};
+  ck_assert_int_eq(verdict_of(fill, 26, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.held, 1);
+  /* ... held for less time than it climbed: not held, growing as before. */
+  ck_assert_int_eq(verdict_of(fill, 22, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.held, 0);
+  /* Steps that repeat (a burst leak: 50 KB every fourth boundary), the run
+   * ending 3 boundaries after the last: growing. */
+  uint64_t bursts[24];
+  for (size_t i = 0; i < 24; i++)
+    bursts[i] = 50000 * ((i + 1) / 4);
+  ck_assert_int_eq(verdict_of(bursts, 24, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.held, 0);
+  /* ... and ending 5 boundaries after its last burst, n_min and longer
+   * than the 4 between bursts, but not as long as the climb: growing. */
+  for (size_t i = 22; i < 24; i++)
+    bursts[i] = bursts[21];
+  ck_assert_int_eq(verdict_of(bursts, 24, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.held, 0);
+  /* A leaking table that doubles every third boundary: each step held for
+   * as long as the ones before, growing. */
+  uint64_t doubling[24];
+  for (size_t i = 0; i < 24; i++)
+    doubling[i] = (uint64_t)32768 << (i / 3);
+  ck_assert_int_eq(verdict_of(doubling, 24, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.held, 0);
+  /* A slow ramp amid churn whose last 6 boundaries wobble within half the
+   * threshold: it climbed for the whole run, growing. */
+  uint64_t ramp[40];
+  for (size_t i = 0; i < 40; i++)
+    ramp[i] = wobble(i, 200000 + 1500 * i, 3000);
+  ck_assert_int_eq(verdict_of(ramp, 40, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.held, 0);
+  /* A registry released at the end falls to its last level: not held. */
+  uint64_t released[9] = {0, 6000, 29000, 62000, 123000, 152000, 232000, 0, 0};
+  ck_assert_int_eq(verdict_of(released, 9, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(trend.held, 0);
+}
+END_TEST
+
 START_TEST(test_sampling_floor_follows_interval_boundaries_and_p_value)
 {
   struct diff_options options;
@@ -604,6 +677,7 @@ int main(void)
   tcase_add_test(tc, test_floor_is_the_least_low_from_there_on);
   tcase_add_test(tc, test_measured_floors_decide_fill_and_flush);
   tcase_add_test(tc, test_one_step_then_flat_is_steady_a_staircase_is_growing);
+  tcase_add_test(tc, test_rose_then_held_is_steady_steps_that_repeat_are_not);
   tcase_add_test(tc, test_sampling_floor_follows_interval_boundaries_and_p_value);
   tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
   tcase_add_test(tc, test_min_boundaries_only_raises_what_the_p_value_needs);
