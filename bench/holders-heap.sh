@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/holders-heap.sh: what the holder analysis (docs/diff.md, "Holders" and "Leak suspects")
-# costs ljleak diff on a heap of about 150 MB that grows across the run (bench/holders_heap.lua:
+# costs ljleak diff on a heap of about 200 MB (about 2 million objects) that grows across the run (bench/holders_heap.lua:
 # records with hash and array parts, strings, closures and upvalues, RECORDS of them), captured
 # with one snapshot at the return. The diff without holders is the same capture with
 # --no-holders (no snapshot read). The two run in pairs, their order alternating
@@ -10,7 +10,7 @@
 set -e
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-5}
-RECORDS=${RECORDS:-250000}
+RECORDS=${RECORDS:-330000}
 LJLEAK="$PWD/$BUILD/ljleak"
 dir="$PWD/$BUILD/bench/holders-heap"
 rm -rf "$dir"

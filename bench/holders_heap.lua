@@ -1,11 +1,11 @@
--- bench/holders_heap.lua: a heap of about 150 MB and 2 million objects that grows across the
+-- bench/holders_heap.lua: a heap of about 200 MB and 1.9 million objects that grows across the
 -- run (bench/holders-heap.sh): records (tables with a hash part) in a global index by id, each
 -- with a unique name string, an array of tags, a closure over the record and its upvalue, and
 -- a session list (an array part) and a cache by name (a hash part) that hold some of them too;
 -- each round adds RECORDS / ROUNDS of them and collects, so that every line that makes them
 -- grows, and the snapshot at the return holds them all for the holder analysis.
 -- usage: ljleak run holders_heap.lua [RECORDS [ROUNDS]]
-local records = tonumber(arg and arg[1]) or 250000
+local records = tonumber(arg and arg[1]) or 330000
 local rounds = tonumber(arg and arg[2]) or 20
 local per = math.ceil(records / rounds)
 users = {}

@@ -119,7 +119,6 @@ struct snapshot_object {
   uint64_t size;                /* bytes of that block */
   uint64_t count;               /* tables: entries (non-nil values); strings: length; functions:
                                  * upvalues; threads: stack slots in use; userdata: payload bytes */
-  uint64_t offset;              /* of its record in the file, for messages */
   uint32_t name;                /* a string id (prototypes: "function@FILE:LINE"; traces:
                                  * "trace N"); 0 for none */
   uint32_t first_block;         /* in snapshot.blocks */

@@ -25,6 +25,8 @@ struct reading {
   size_t pool_used, pool_capacity;  /* of snapshot->string_pool: never grown (pointers into it) */
   uint64_t end_totals[5];
   uint64_t *targets;            /* each reference's target address, until they are resolved */
+  uint64_t *offsets;            /* each object's record in the file (by the order read), for the
+                                 * message on two objects at one address */
   struct snapshot_wide *big;    /* INDEX references whose n needs more than 32 bits, in order */
   size_t big_count, big_capacity;
 };
@@ -214,14 +216,22 @@ static enum snapshot_status read_object(struct reading *r, struct cursor *c, uin
     return fail(r, SNAPSHOT_CORRUPT, at, "object of unknown type %u", type);
   if (s->object_count >= SNAPSHOT_MAX_RECORDS || s->block_count >= SNAPSHOT_MAX_RECORDS - SNAPSHOT_MAX_BLOCKS)
     return fail(r, SNAPSHOT_CORRUPT, at, "more objects than this reader takes");
-  if (grow((void **)&s->objects, s->object_count, &r->object_capacity, sizeof *s->objects) != 0)
-    return no_memory(r, at);
+  if (s->object_count == r->object_capacity) {  /* the heads said fewer */
+    size_t capacity = r->object_capacity;
+    if (grow((void **)&s->objects, s->object_count, &capacity, sizeof *s->objects) != 0)
+      return no_memory(r, at);
+    uint64_t *offsets = realloc(r->offsets, capacity * sizeof *offsets);
+    if (!offsets)
+      return no_memory(r, at);
+    r->offsets = offsets;
+    r->object_capacity = capacity;
+  }
   struct snapshot_object *o = &s->objects[s->object_count];
   memset(o, 0, sizeof *o);
   o->address = *address;
   o->type = (uint8_t)type;
   o->flags = (uint8_t)(flags & (SNAPSHOT_FLAG_WEAK_KEYS | SNAPSHOT_FLAG_WEAK_VALUES));
-  o->offset = at;
+  r->offsets[s->object_count] = at;
   o->first_block = (uint32_t)s->block_count;
   o->first_reference = (uint32_t)s->reference_count;
   if (next_uleb(r, c, &o->size, "object size") != 0 || next_uleb(r, c, &o->count, "object count") != 0)
@@ -478,15 +488,16 @@ static enum snapshot_status index_objects(struct reading *r)
   }
   for (size_t i = 0; i < s->object_count; i++)
     keys[i] = s->objects[i].address, order[i] = (uint32_t)i;
+  enum snapshot_status st = SNAPSHOT_OK;
   if (s->object_count > 1) {
     radix_sort(order, scratch, keys, s->object_count, counts);
+    for (size_t i = 1; i < s->object_count && st == SNAPSHOT_OK; i++) {
+      uint64_t a = r->offsets[order[i]], b = r->offsets[order[i - 1]];
+      if (keys[order[i]] == keys[order[i - 1]])
+        st = fail(r, SNAPSHOT_CORRUPT, a > b ? a : b, "a second object at address 0x%" PRIx64, keys[order[i]]);
+    }
     permute_objects(s->objects, order, s->object_count);
   }
-  enum snapshot_status st = SNAPSHOT_OK;
-  for (size_t i = 1; i < s->object_count && st == SNAPSHOT_OK; i++)
-    if (s->objects[i].address == s->objects[i - 1].address)
-      st = fail(r, SNAPSHOT_CORRUPT, s->objects[i].offset > s->objects[i - 1].offset ? s->objects[i].offset : s->objects[i - 1].offset,
-                "a second object at address 0x%" PRIx64, s->objects[i].address);
   /* Owned blocks (objects are found by snapshot_find) sorted by address. */
   for (size_t i = 0; i < s->object_count; i++) {
     const struct snapshot_object *o = &s->objects[i];
@@ -563,11 +574,12 @@ static enum snapshot_status size_arrays(struct reading *r, const uint8_t *in, si
   s->objects = malloc(r->object_capacity * sizeof *s->objects);
   s->references = malloc(r->reference_capacity * sizeof *s->references);
   r->targets = malloc(r->reference_capacity * sizeof *r->targets);
+  r->offsets = malloc(r->object_capacity * sizeof *r->offsets);
   s->roots = malloc(r->root_capacity * sizeof *s->roots);
   s->strings = calloc(r->string_capacity, sizeof *s->strings);
   s->string_pool = malloc(r->pool_capacity);
   s->blocks = malloc(r->block_capacity * sizeof *s->blocks);
-  if (!s->objects || !s->references || !r->targets || !s->roots || !s->strings || !s->string_pool || !s->blocks)
+  if (!s->objects || !s->references || !r->targets || !r->offsets || !s->roots || !s->strings || !s->string_pool || !s->blocks)
     return no_memory(r, 0);
   return SNAPSHOT_OK;
 }
@@ -609,6 +621,8 @@ static void reading_free(struct reading *r)
 {
   free(r->targets);
   free(r->big);
+  free(r->offsets);
+  r->offsets = NULL;
   r->targets = NULL;
   r->big = NULL;
 }
