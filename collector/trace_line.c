@@ -147,7 +147,7 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
       tl->pending_used = 1;   /* its recording has ended: T is live */
     else
       s->log = NULL;
-    map = trace_map_build(log, T, tl->targets, parent_map(tl, g, log), root_start);
+    map = trace_map_build(g, log, T, tl->targets, parent_map(tl, g, log), root_start);
     if (log != pending)
       trace_log_free(log);
     /* The parent's map may have grown the table of slots. */

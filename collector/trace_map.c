@@ -187,7 +187,7 @@ struct builder {
   const void *const *targets;
   IRRef loopref;             /* IR_LOOP, or 0 */
   struct ir_line *lines;     /* [nins - REF_BIAS] */
-  const GCproto **protos;    /* the prototypes the trace keeps alive */
+  const GCproto **protos;    /* the prototypes the trace and its ancestors keep alive */
   uint32_t nprotos;
   IRRef *allocs;             /* the logged ops of the trace, in order */
   uint32_t nallocs;
@@ -200,37 +200,54 @@ struct builder {
   struct trace_map_exit *exits;  /* [nsnap] */
 };
 
-/* The prototypes the trace's constants hold (and its start): only these
- * are known to be alive while it is. */
-static uint32_t live_protos(const GCtrace *T, const GCproto **out, uint32_t cap)
-{
-  uint32_t n = 0;
-  const GCproto *start = &gcref(T->startpt)->pt;
-  out[n++] = start;
-  for (IRRef ref = T->nk; ref < REF_TRUE && n < cap; ref++) {
-    const IRIns *ir = &T->ir[ref];
-    if (ir->o == IR_KGC) {
-      GCobj *o = ir_kgc(ir);
-      const GCproto *pt = NULL;
-      if (o->gch.gct == ~LJ_TPROTO)
-        pt = &o->pt;
-      else if (o->gch.gct == ~LJ_TFUNC && isluafunc(&o->fn))
-        pt = funcproto(&o->fn);
-      if (pt && pt != start)
-        out[n++] = pt;
-    }
-    if (irt_is64(ir->t) && ir->o != IR_KNULL)
-      ref++;
-  }
-  return n;
-}
-
 static int proto_live(const struct builder *b, const GCproto *pt)
 {
   for (uint32_t i = 0; i < b->nprotos; i++)
     if (b->protos[i] == pt)
       return 1;
   return 0;
+}
+
+static void add_proto(struct builder *b, const GCproto *pt, uint32_t cap)
+{
+  if (pt && b->nprotos < cap && !proto_live(b, pt))
+    b->protos[b->nprotos++] = pt;
+}
+
+/* Adds the prototypes trace X keeps alive (what the GC marks through it,
+ * lj_gc.c gc_traverse_trace): its start and those its constants hold, a
+ * prototype or a Lua function's. */
+static void add_live_protos(struct builder *b, const GCtrace *X, uint32_t cap)
+{
+  add_proto(b, &gcref(X->startpt)->pt, cap);
+  for (IRRef ref = X->nk; ref < REF_TRUE; ref++) {
+    const IRIns *ir = &X->ir[ref];
+    if (ir->o == IR_KGC) {
+      GCobj *o = ir_kgc(ir);
+      if (o->gch.gct == ~LJ_TPROTO)
+        add_proto(b, &o->pt, cap);
+      else if (o->gch.gct == ~LJ_TFUNC && isluafunc(&o->fn))
+        add_proto(b, funcproto(&o->fn), cap);
+    }
+    if (irt_is64(ir->t) && ir->o != IR_KNULL)
+      ref++;
+  }
+}
+
+/* The trace that side trace X grew from: its parent, whose number the
+ * recorder put into X's IR_BASE (lj_record_setup), if that is a live
+ * trace of X's tree; NULL for a root trace. A side trace lives no longer
+ * than its parent, and runs only after it (it is entered from the
+ * parent's exit): the root's chain of side traces keeps every trace of a
+ * tree, which is flushed and collected as one. */
+static const GCtrace *trace_parent(global_State *g, const GCtrace *X)
+{
+  if (!X->root || X->nins <= REF_BASE || X->ir[REF_BASE].o != IR_BASE)
+    return NULL;
+  const GCtrace *P = attrib_trace(g, X->ir[REF_BASE].op1);
+  if (!P || P == X || P == &G2J(g)->cur || (P->root ? P->root : P->traceno) != X->root)
+    return NULL;
+  return P;
 }
 
 /* The line of pc in pt, if pt is alive and pc is one of its instructions. */
@@ -567,22 +584,36 @@ static struct trace_map *finish(struct builder *b)
   return map;
 }
 
-struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
-                                  const void *const *targets, const struct trace_map *parent,
-                                  const GCproto *root_start)
+struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
+                                  const GCtrace *T, const void *const *targets,
+                                  const struct trace_map *parent, const GCproto *root_start)
 {
   if (!trace_map_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
     return NULL;
+  jit_State *J = G2J(g);
   struct builder b = {.T = T, .log = log, .targets = targets, .parent = parent,
                       .root_start = root_start};
   size_t nins = T->nins - REF_BIAS;
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
     if (T->ir[ref].o == IR_LOOP)
       b.loopref = ref;
+  /* A side trace's ancestors: its parent (the one the log names), its
+   * parent's parent, up to the root. The code it recorded may belong to a
+   * function only they name: a side trace starts with the frames of its
+   * parent's exit, and returns into them without a guard of its own (a
+   * side trace that starts in a library function inlined into the
+   * program's loop runs on into the loop's next turn: the program's
+   * function is a constant of the parent that entered it, or of its
+   * ancestor). */
+  uint32_t nancestors = 0;
+  uint32_t nk = REF_BIAS - T->nk + 2, nsunk = 0;   /* the constants, the start, the root's */
+  if (log->parent && T->ir[REF_BASE].o == IR_BASE && T->ir[REF_BASE].op1 == log->parent)
+    for (const GCtrace *A = trace_parent(g, T); A && nancestors < J->sizetrace;
+         A = trace_parent(g, A), nancestors++)
+      nk += REF_BIAS - A->nk + 1;
   /* Scratch: lines by IR, the calls, what the exits make (an exit makes
    * at most every allocation once), the exits, protos, the logged ops and
    * room after them for one exit's allocations. */
-  uint32_t nk = REF_BIAS - T->nk + 2, nsunk = 0;   /* the constants, the start, the root's */
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
     nsunk += sunk_allocation(T, ref);
   size_t scratch = nins * sizeof(struct ir_line) + nins * sizeof(struct trace_map_site) +
@@ -599,9 +630,11 @@ struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
   b.exits = (struct trace_map_exit *)(b.sunk + (size_t)T->nsnap * nsunk);
   b.protos = (const GCproto **)(b.exits + T->nsnap);
   b.allocs = (IRRef *)(b.protos + nk);
-  b.nprotos = live_protos(T, b.protos, nk);
-  if (root_start && !proto_live(&b, root_start))
-    b.protos[b.nprotos++] = root_start;
+  add_live_protos(&b, T, nk);
+  add_proto(&b, root_start, nk);
+  const GCtrace *A = nancestors ? trace_parent(g, T) : NULL;
+  for (uint32_t i = 0; A && i < nancestors; A = trace_parent(g, A), i++)
+    add_live_protos(&b, A, nk);
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
     if (trace_map_op_logged(T->ir[ref].o))
       b.allocs[b.nallocs++] = ref;

@@ -114,16 +114,18 @@ uint64_t trace_map_fingerprint(const GCtrace *T, const GCproto *root_start);
 /* Whether log is the recording of the live trace T. */
 int trace_map_log_matches(const struct trace_log *log, const GCtrace *T);
 
-/* Builds T's map from its log; NULL if the log does not fit the trace (or
- * no memory). targets[IRCALL_x] is the address of call x. For a side
- * trace, parent (or NULL) is its parent's map: the allocations sunk at the
- * exit it starts at, which the side trace makes before it records its
- * first bytecode, have their lines; root_start is its root trace's
- * starting prototype (the side trace may return to it; the root trace,
- * flushed only with its side traces, keeps it alive). */
-struct trace_map *trace_map_build(const struct trace_log *log, const GCtrace *T,
-                                  const void *const *targets, const struct trace_map *parent,
-                                  const GCproto *root_start);
+/* Builds the map of T, a live trace of g, from its log; NULL if the log
+ * does not fit the trace (or no memory). targets[IRCALL_x] is the address
+ * of call x. For a side trace, parent (or NULL) is its parent's map: the
+ * allocations sunk at the exit it starts at, which the side trace makes
+ * before it records its first bytecode, have their lines; root_start is
+ * its root trace's starting prototype (the side trace may return to it;
+ * the root trace, flushed only with its side traces, keeps it alive). A
+ * line's prototype must be one that T, or a trace T grew from (its
+ * parent, up to the root), keeps alive. */
+struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
+                                  const GCtrace *T, const void *const *targets,
+                                  const struct trace_map *parent, const GCproto *root_start);
 
 void trace_map_free(struct trace_map *map);
 

@@ -27,6 +27,18 @@ static const struct site_total *must_site(const struct capture_read *r, const ch
   return s;
 }
 
+/* The allocation events of sites whose name starts with prefix and holds
+ * needle. */
+static uint64_t allocs_of_sites(const struct capture_read *r, const char *prefix,
+                                const char *needle)
+{
+  uint64_t n = 0;
+  for (int i = 0; i < r->nsites; i++)
+    if (!strncmp(r->sites[i].name, prefix, strlen(prefix)) && strstr(r->sites[i].name, needle))
+      n += r->sites[i].allocs;
+  return n;
+}
+
 /* The allocations of a loop compiled into one trace, with a call inlined
  * from another file, are charged to the same lines, in the same numbers,
  * with the JIT on as with -j off; none is left to a trace site, and the
@@ -269,6 +281,59 @@ START_TEST(test_sunk_table_of_an_inlined_constructor_made_by_a_side_trace_is_cha
 }
 END_TEST
 
+/* The program's loop builds a new string each turn and hands it to a
+ * cache from another file, which only reads it
+ * (testdata/jit/library_loop.lua, lru_helpers.lua). The traces start in
+ * the library: the first is the cache's own loop, and the side traces that
+ * grow from its exits run on into the program's loop, where they build
+ * the next turn's string; the one that grows from the other, at the
+ * cache's branch, names the program's function nowhere among its own
+ * constants (only its parent does, which returned into the loop). Every
+ * string is charged to the program's line (14), as with -j off, none to a
+ * trace started in the library ("TRACE started at
+ * @.../lru_helpers.lua:31" had three in four of them); the cache's own
+ * tables stay on its lines (28, 32), in the same numbers. Without lines
+ * (LJLEAK_TRACE_LINES=0) the traces started in the library are seen to
+ * make more than the library's lines allocate in all: the program's
+ * strings. */
+START_TEST(test_strings_a_trace_started_in_a_library_builds_are_charged_to_the_program_line)
+{
+  struct capture_read *on = run_and_read("library-on", "testdata/jit/library_loop.lua");
+  struct capture_read *off = run_and_read("library-off", "-j off testdata/jit/library_loop.lua");
+  static const char *const lines[] = {"/library_loop.lua:14", "/lru_helpers.lua:28",
+                                      "/lru_helpers.lua:32"};
+  uint64_t total = 0;
+  for (int i = 0; i < 3; i++) {
+    const struct site_total *a = must_site(on, lines[i]), *b = must_site(off, lines[i]);
+    ck_assert_msg(a->allocs == b->allocs && a->alloc_bytes == b->alloc_bytes && a->allocs > 0,
+                  "%s: JIT on %llu +%llu, off %llu +%llu", lines[i],
+                  (unsigned long long)a->allocs, (unsigned long long)a->alloc_bytes,
+                  (unsigned long long)b->allocs, (unsigned long long)b->alloc_bytes);
+    total += a->allocs;
+  }
+  ck_assert_uint_eq(must_site(on, lines[0])->allocs, 20000);   /* every "k" .. i */
+  ck_assert_uint_eq(trace_site_allocs(on), 0);
+  ck_assert_uint_eq(on->trace_lines, on->trace_events);
+  ck_assert_uint_ge(on->trace_events * 10, total * 9);   /* compiled code made them */
+  ck_assert_uint_eq(off->trace_events, 0);
+
+  char dir[1024], out[1100];
+  scratch(dir, sizeof dir, "library-traces");
+  snprintf(out, sizeof out, "%s/cap", dir);
+  ck_assert_int_eq(sh("LJLEAK_TRACE_LINES=0 '%s/ljleak' run -o '%s' "
+                      "testdata/jit/library_loop.lua >/dev/null", build_dir(), out), 0);
+  struct capture_read *traces = read_capture(out, NULL);
+  uint64_t by_library_traces = allocs_of_sites(traces, "TRACE ", "/lru_helpers.lua:");
+  uint64_t library_lines = allocs_of_sites(on, "@", "/lru_helpers.lua:");
+  ck_assert_msg(by_library_traces >= library_lines + 20000 / 2,
+                "traces started in the library made %llu allocations, its lines %llu",
+                (unsigned long long)by_library_traces, (unsigned long long)library_lines);
+  free(traces);
+  free(on);
+  free(off);
+}
+END_TEST
+
 /* The module's status() counts the allocations of compiled code and those
  * charged to their line. */
 START_TEST(test_module_status_counts_trace_allocations_and_lines)
@@ -355,6 +420,7 @@ int main(void)
   tcase_add_test(tc, test_sunk_table_of_an_inlined_constructor_made_by_a_side_trace_is_charged_to_its_line);
   tcase_add_test(tc, test_module_status_counts_trace_allocations_and_lines);
   tcase_add_test(tc, test_capture_started_after_a_trace_checks_it_and_charges_new_loops_to_lines);
+  tcase_add_test(tc, test_strings_a_trace_started_in_a_library_builds_are_charged_to_the_program_line);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
