@@ -116,14 +116,36 @@ static int ir_used(const IRIns *ir)
   return ra_hasreg(ir->r) || ra_hasspill(ir->s);
 }
 
+/* LuaJIT's lj_ir_mode (lj_ir.c; the library does not export it): each
+ * op's mode, with IRM_W inverted (set for ops whose guard is not weak). */
+static const uint8_t ir_modes[] = {IRDEF(IRMODE) 0};
+_Static_assert(sizeof ir_modes == IR__MAX + 1, "a mode for every IR op");
+
+/* Whether the assembler emitted code for ir: it skips an instruction that
+ * is not used and has no side effect (lj_asm.c, "Dead-code elimination can
+ * be soooo easy", with LuaJIT's ir_sideeff): an allocation whose result
+ * the trace never uses, such as a string built for a call the trace
+ * inlined and whose result it dropped, or one whose only use was
+ * eliminated (a lookup in a table the trace knows to be empty). A guard
+ * on such an op (BUFSTR, TNEW, CALLA, ...) is weak: it does not keep it.
+ * dce: the JIT's dead-code elimination is on (jit.opt's "dce", as it is
+ * unless the program turned it off). */
+static int ir_assembled(const IRIns *ir, int dce)
+{
+  if (!dce || ir->o >= IR__MAX)
+    return 1;
+  return ir_used(ir) || ((ir->t.irt | ~IRT_GUARD) & ir_modes[ir->o]) >= IRM_S;
+}
+
 /* The function the machine code of ir calls, as the assembler chose it
  * (lj_asm.c, lj_asm_x86.h); NULL if it calls none of the VM's allocating
  * functions: dead, sunk or fused into another instruction. A wrong guess
  * here only makes the count of calls in the code differ, which
  * trace_line.c checks before it trusts an order. */
-static const void *exact_target(const GCtrace *T, const IRIns *ir, const void *const *targets)
+static const void *exact_target(const GCtrace *T, const IRIns *ir, const void *const *targets,
+                                int dce)
 {
-  if (ir->o == IR_NOP || ir->r == RID_SUNK || ir->r == RID_SINK)
+  if (ir->o == IR_NOP || ir->r == RID_SUNK || ir->r == RID_SINK || !ir_assembled(ir, dce))
     return NULL;
   switch (ir->o) {
   case IR_TNEW: return targets[IRCALL_lj_tab_new1];
@@ -195,6 +217,7 @@ struct builder {
   uint32_t ncalls;
   const struct trace_map *parent;
   const GCproto *root_start;
+  int dce;                   /* the JIT's dead-code elimination is on */
   struct trace_map_sunk *sunk;   /* what each exit makes, exit after exit */
   uint32_t nsunk;
   struct trace_map_exit *exits;  /* [nsnap] */
@@ -376,7 +399,7 @@ static void collect_calls(struct builder *b)
 {
   for (uint32_t i = 0; i < b->nallocs; i++) {
     IRRef ref = b->allocs[i];
-    const void *target = exact_target(b->T, &b->T->ir[ref], b->targets);
+    const void *target = exact_target(b->T, &b->T->ir[ref], b->targets, b->dce);
     if (!target)
       continue;
     const struct ir_line *l = &b->lines[ref - REF_BIAS];
@@ -592,7 +615,7 @@ struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
     return NULL;
   jit_State *J = G2J(g);
   struct builder b = {.T = T, .log = log, .targets = targets, .parent = parent,
-                      .root_start = root_start};
+                      .root_start = root_start, .dce = (J->flags & JIT_F_OPT_DCE) != 0};
   size_t nins = T->nins - REF_BIAS;
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
     if (T->ir[ref].o == IR_LOOP)

@@ -334,6 +334,55 @@ START_TEST(test_strings_a_trace_started_in_a_library_builds_are_charged_to_the_p
 }
 END_TEST
 
+/* Captures PROGRAM with the JIT on and with -j off: the lines `same` have
+ * the same allocations (count and bytes) in both, those in `dropped` fewer
+ * with the JIT on (it made no code for them), compiled code made at least
+ * min_trace_events, and every one is charged to a line. */
+static void check_lines_against_jit_off(const char *name, const char *program,
+                                        const char *const *same, int nsame,
+                                        const char *const *dropped, int ndropped,
+                                        uint64_t min_trace_events)
+{
+  char on_name[64], off_name[64], off_args[256];
+  snprintf(on_name, sizeof on_name, "%s-on", name);
+  snprintf(off_name, sizeof off_name, "%s-off", name);
+  snprintf(off_args, sizeof off_args, "-j off %s", program);
+  struct capture_read *on = run_and_read(on_name, program);
+  struct capture_read *off = run_and_read(off_name, off_args);
+  for (int i = 0; i < nsame; i++) {
+    const struct site_total *a = must_site(on, same[i]), *b = must_site(off, same[i]);
+    ck_assert_msg(a->allocs == b->allocs && a->alloc_bytes == b->alloc_bytes,
+                  "%s: JIT on %llu +%llu, off %llu +%llu", same[i],
+                  (unsigned long long)a->allocs, (unsigned long long)a->alloc_bytes,
+                  (unsigned long long)b->allocs, (unsigned long long)b->alloc_bytes);
+  }
+  for (int i = 0; i < ndropped; i++) {
+    const struct site_total *a = site_ending(on, dropped[i]), *b = must_site(off, dropped[i]);
+    ck_assert_msg(!a || a->allocs * 10 < b->allocs, "%s: JIT on %llu, off %llu", dropped[i],
+                  (unsigned long long)(a ? a->allocs : 0), (unsigned long long)b->allocs);
+  }
+  ck_assert_uint_eq(trace_site_allocs(on), 0);
+  ck_assert_uint_ge(on->trace_events, min_trace_events);
+  ck_assert_uint_eq(on->trace_lines, on->trace_events);
+  free(on);
+  free(off);
+}
+
+/* The trace builds strings it then drops (a key only looked up in an
+ * empty table, an inlined call's result never used): the assembler makes
+ * no code for them (testdata/jit/dropped_strings.lua), so the calls of
+ * the trace's code are fewer than the ones it recorded. The string built
+ * beside them, which the loop keeps, is charged to its line, every one of
+ * them (it was left to the trace, but for the interpreter's). */
+START_TEST(test_strings_the_trace_drops_leave_the_kept_one_its_line)
+{
+  static const char *const same[] = {"/dropped_strings.lua:22"};
+  static const char *const dropped[] = {"/dropped_strings.lua:14", "/dropped_strings.lua:20"};
+  check_lines_against_jit_off("dropped", "testdata/jit/dropped_strings.lua", same, 1, dropped, 2,
+                              19000);
+}
+END_TEST
+
 /* The module's status() counts the allocations of compiled code and those
  * charged to their line. */
 START_TEST(test_module_status_counts_trace_allocations_and_lines)
@@ -421,6 +470,7 @@ int main(void)
   tcase_add_test(tc, test_module_status_counts_trace_allocations_and_lines);
   tcase_add_test(tc, test_capture_started_after_a_trace_checks_it_and_charges_new_loops_to_lines);
   tcase_add_test(tc, test_strings_a_trace_started_in_a_library_builds_are_charged_to_the_program_line);
+  tcase_add_test(tc, test_strings_the_trace_drops_leave_the_kept_one_its_line);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
