@@ -95,13 +95,20 @@ static int same_instruction(const struct trace_log_entry *e, const IRIns *ir)
 }
 
 /* Pairs a copy in the loop body with the recorded instructions it may copy:
- * the same op and constant operands (their copies keep them). */
+ * the same op and constant operands (their copies keep them). Folding may
+ * turn a buffer's puts into calls and back, and drop a put (a string put
+ * into a new buffer appends to the buffer that made it), so those share
+ * one key; but no fold makes a BUFSTR or a TOSTR of anything else (lj_opt_fold.c:
+ * a copy of one is one, a constant, or an instruction made before), so
+ * those keep theirs. */
 static uint32_t loop_key(const IRIns *ir)
 {
   switch (ir->o) {
   case IR_TNEW: return ((uint32_t)IR_TNEW << 16) ^ ir->op1 ^ ((uint32_t)ir->op2 << 8);
   case IR_TDUP: case IR_CNEW: case IR_CNEWI: return ((uint32_t)ir->o << 16) ^ ir->op1;
   case IR_NEWREF: return (uint32_t)IR_NEWREF << 16;
+  case IR_BUFSTR: return (uint32_t)IR_BUFSTR << 16;
+  case IR_TOSTR: return ((uint32_t)IR_TOSTR << 16) | ir->op2;
   case IR_CALLN: case IR_CALLA: case IR_CALLL: case IR_CALLS:
     return call_builds_string(ir->op2) ? KEY_STRING << 16 : (KEY_CALL << 16) | ir->op2;
   default: return KEY_STRING << 16;

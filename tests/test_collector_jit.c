@@ -383,6 +383,21 @@ START_TEST(test_strings_the_trace_drops_leave_the_kept_one_its_line)
 }
 END_TEST
 
+/* In the loop's copy the JIT appends a string's pieces to the buffer that
+ * built the key it starts with, one put fewer than it recorded
+ * (testdata/jit/appended_strings.lua): the strings the copy makes are
+ * still matched to the recorded ones, and each of the three lines gets
+ * its own (a third of them were left to the trace). */
+START_TEST(test_strings_of_a_loop_copy_with_a_put_folded_away_keep_their_lines)
+{
+  static const char *const same[] = {"/appended_strings.lua:16", "/appended_strings.lua:18",
+                                     "/appended_strings.lua:19"};
+  static const char *const dropped[] = {"/appended_strings.lua:11"};
+  check_lines_against_jit_off("appended", "testdata/jit/appended_strings.lua", same, 3, dropped,
+                              1, 44000);
+}
+END_TEST
+
 /* The module's status() counts the allocations of compiled code and those
  * charged to their line. */
 START_TEST(test_module_status_counts_trace_allocations_and_lines)
@@ -471,6 +486,7 @@ int main(void)
   tcase_add_test(tc, test_capture_started_after_a_trace_checks_it_and_charges_new_loops_to_lines);
   tcase_add_test(tc, test_strings_a_trace_started_in_a_library_builds_are_charged_to_the_program_line);
   tcase_add_test(tc, test_strings_the_trace_drops_leave_the_kept_one_its_line);
+  tcase_add_test(tc, test_strings_of_a_loop_copy_with_a_put_folded_away_keep_their_lines);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
