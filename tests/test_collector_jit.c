@@ -398,6 +398,36 @@ START_TEST(test_strings_of_a_loop_copy_with_a_put_folded_away_keep_their_lines)
 }
 END_TEST
 
+/* A closure, and the upvalue it makes, are charged to the line where its
+ * function expression ends: LuaJIT's parser gives the bytecode that makes
+ * it (FNEW) the line of the closing "end" (lj_parse.c, parse_body), and
+ * the interpreter makes it (LuaJIT 2.1 compiles no FNEW), as Tarantool's
+ * memprof charges it. testdata/jit/closure_lines.lua makes 20000 of
+ * lines 12 to 14, called from a compiled loop: they are on line 14 with
+ * the JIT on as off, and nothing is on line 12, the line a heap snapshot
+ * names their function by (function@closure_lines.lua:12). */
+START_TEST(test_a_closure_is_charged_to_the_line_its_function_expression_ends_on)
+{
+  struct capture_read *on = run_and_read("closure-on", "testdata/jit/closure_lines.lua");
+  struct capture_read *off = run_and_read("closure-off", "-j off testdata/jit/closure_lines.lua");
+  const struct site_total *a = must_site(on, "/closure_lines.lua:14");
+  const struct site_total *b = must_site(off, "/closure_lines.lua:14");
+  /* A closure and an upvalue each, and handlers' array part. */
+  ck_assert_msg(a->allocs == b->allocs && a->alloc_bytes == b->alloc_bytes &&
+                  a->allocs >= 2 * 20000 && a->allocs <= 2 * 20000 + 2,
+                "line 14: JIT on %llu, off %llu", (unsigned long long)a->allocs,
+                (unsigned long long)b->allocs);
+  ck_assert_ptr_null(site_ending(on, "/closure_lines.lua:12"));
+  ck_assert_ptr_null(site_ending(off, "/closure_lines.lua:12"));
+  /* The calls' tables, made by compiled code, on their line. */
+  ck_assert_uint_eq(must_site(on, "/closure_lines.lua:13")->allocs, 40000);
+  ck_assert_uint_ge(on->trace_events, 39000);
+  ck_assert_uint_eq(on->trace_lines, on->trace_events);
+  free(on);
+  free(off);
+}
+END_TEST
+
 /* The module's status() counts the allocations of compiled code and those
  * charged to their line. */
 START_TEST(test_module_status_counts_trace_allocations_and_lines)
@@ -487,6 +517,7 @@ int main(void)
   tcase_add_test(tc, test_strings_a_trace_started_in_a_library_builds_are_charged_to_the_program_line);
   tcase_add_test(tc, test_strings_the_trace_drops_leave_the_kept_one_its_line);
   tcase_add_test(tc, test_strings_of_a_loop_copy_with_a_put_folded_away_keep_their_lines);
+  tcase_add_test(tc, test_a_closure_is_charged_to_the_line_its_function_expression_ends_on);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
