@@ -109,7 +109,10 @@ static void object(struct snapshot_walk *w, enum snapshot_type type, unsigned fl
     w->failed = 1;
 }
 
-/* "function@app.lua:12" for a prototype ("main chunk@app.lua" for a file's main chunk). */
+/* "function@app.lua:12" for a prototype on one line, "function@app.lua:12-14" for one over
+ * several ("main chunk@app.lua" for a file's main chunk): the line the programmer wrote
+ * `function` on, and the line of its `end`, where LuaJIT puts the bytecode that makes a
+ * closure (FNEW), so the site a closure is charged to (`@app.lua:14`) is in its name. */
 static void proto_text(const GCproto *pt, char *out, size_t size)
 {
   const char *chunk = strdata(proto_chunkname(pt));
@@ -117,8 +120,11 @@ static void proto_text(const GCproto *pt, char *out, size_t size)
     chunk++;
   if (pt->firstline == 0)
     snprintf(out, size, "main chunk@%.*s", TEXT_MAX / 2, chunk);
-  else
+  else if (pt->numline == 0)
     snprintf(out, size, "function@%.*s:%u", TEXT_MAX / 2, chunk, (unsigned)pt->firstline);
+  else
+    snprintf(out, size, "function@%.*s:%u-%u", TEXT_MAX / 2, chunk, (unsigned)pt->firstline,
+             (unsigned)(pt->firstline + pt->numline));
 }
 
 static uint32_t proto_name(struct snapshot_walk *w, const GCproto *pt)

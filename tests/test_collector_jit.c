@@ -404,8 +404,8 @@ END_TEST
  * the interpreter makes it (LuaJIT 2.1 compiles no FNEW), as Tarantool's
  * memprof charges it. testdata/jit/closure_lines.lua makes 20000 of
  * lines 12 to 14, called from a compiled loop: they are on line 14 with
- * the JIT on as off, and nothing is on line 12, the line a heap snapshot
- * names their function by (function@closure_lines.lua:12). */
+ * the JIT on as off, and nothing is on line 12; a heap snapshot names
+ * their function by both lines (function@closure_lines.lua:12-14). */
 START_TEST(test_a_closure_is_charged_to_the_line_its_function_expression_ends_on)
 {
   struct capture_read *on = run_and_read("closure-on", "testdata/jit/closure_lines.lua");

@@ -59,9 +59,10 @@ for jit in on off; do
   check "jit_${jit}_module_holds_its_cache" has_ref "$d" "$(address_of "$a" tokens)" "table	tokens"
   check "jit_${jit}_root_is_the_registry" grep -qxF "root	registry	$(address_of "$a" registry)" "$d"
   check "jit_${jit}_root_is_the_globals" grep -qxF "root	globals	$(address_of "$a" globals)" "$d"
+  # A function over several lines is named by its first and its last ("end") line.
   line=$(grep -n "^local parked = coroutine.create" "$program" | cut -d: -f1)
   check "jit_${jit}_coroutine_local_names_its_frame" has_ref "$d" "$(address_of "$a" pending)" \
-    "thread	local pending in $chunk:$line"
+    "thread	local pending in $chunk:$line-$((line + 4))"
   check "jit_${jit}_global_holds_the_list" has_ref "$d" "$(address_of "$a" records)" "table	records"
   check "jit_${jit}_list_holds_the_record" has_ref "$d" "$(address_of "$a" record)" "table	[1]"
   check "jit_${jit}_weak_cache_is_marked_weak" has_ref "$d" "$(address_of "$a" record)" "table	last	(weak)"
