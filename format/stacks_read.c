@@ -418,7 +418,9 @@ static enum parse parse_event(struct stacks_reader *r, struct stacks_cursor *c, 
   if (stack == 0 || stack > r->stack_count)
     return fail(r, MEMPROF_CORRUPT, offset, "event names stack %llu, not defined before",
                 (unsigned long long)stack), PARSE_BAD;
-  if (skip > UINT64_MAX - 1 - r->next_event)
+  /* next_event is UINT64_MAX after an event numbered UINT64_MAX - 1: no event can follow
+   * (the bound below would wrap). */
+  if (r->next_event == UINT64_MAX || skip > UINT64_MAX - 1 - r->next_event)
     return fail(r, MEMPROF_CORRUPT, offset, "event number overflows"), PARSE_BAD;
   rec->type = STACKS_RECORD_EVENT;
   rec->event = r->next_event + skip;

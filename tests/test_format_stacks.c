@@ -385,6 +385,40 @@ START_TEST(test_bad_input_names_file_and_offset)
 }
 END_TEST
 
+/* An event after one numbered UINT64_MAX - 1 would be numbered past the largest: the reader
+ * refuses it at its byte (its bound wrapped once, and the event read back numbered below the
+ * last; the stack fuzzer's find). */
+START_TEST(test_no_event_follows_the_largest_number)
+{
+  struct bytes b = {NULL, 0, 0};
+  uint8_t buffer[STACKS_WRITER_MIN_CAPACITY];
+  struct stacks_writer w;
+  stacks_writer_init(&w, buffer, sizeof buffer, bytes_sink, &b);
+  ck_assert_int_eq(stacks_writer_header(&w), 0);
+  ck_assert_uint_eq(stacks_writer_string(&w, "@a.lua", 6), 1);
+  struct stacks_wire_frame one[] = {{STACKS_FRAME_LUA, 1, 0, 1}};
+  ck_assert_uint_eq(stacks_writer_stack(&w, one, 1, 0), 1);
+  ck_assert_int_eq(stacks_writer_event(&w, UINT64_MAX - 1, 1), 0);
+  ck_assert_int_eq(stacks_writer_flush(&w), 0);
+  size_t at = b.size;
+  uint8_t next[] = {STACKS_TAG_EVENT, 0, 1};  /* the next event: skip 0, stack 1 */
+  uint8_t *data = malloc(b.size + sizeof next);
+  memcpy(data, b.data, b.size);
+  memcpy(data + b.size, next, sizeof next);
+  struct stacks_record recs[16];
+  size_t count;
+  struct memprof_error err;
+  ck_assert_int_eq(read_all(data, b.size + sizeof next, recs, 16, &count, &err), MEMPROF_CORRUPT);
+  char expected[64];
+  snprintf(expected, sizeof expected, "cut: byte %zu: event number overflows", at);
+  ck_assert_str_eq(err.message, expected);
+  ck_assert_uint_eq(count, 3);
+  ck_assert_uint_eq(recs[2].event, UINT64_MAX - 1);
+  free(data);
+  free(b.data);
+}
+END_TEST
+
 START_TEST(test_same_frames_same_hash_across_sidecars)
 {
   struct stacks_frame a[] = {{STACKS_FRAME_LUA, "@x.lua", 6, 1, 2}, {STACKS_FRAME_C, "f", 1, 0, 0}};
@@ -407,6 +441,7 @@ static Suite *stacks_suite(void)
   tcase_add_test(tc, test_gzip_round_trip_and_cut_gzip);
   tcase_add_test(tc, test_long_string_longer_than_the_read_chunk);
   tcase_add_test(tc, test_bad_input_names_file_and_offset);
+  tcase_add_test(tc, test_no_event_follows_the_largest_number);
   tcase_add_test(tc, test_same_frames_same_hash_across_sidecars);
   suite_add_tcase(s, tc);
   return s;
