@@ -9,10 +9,10 @@ out=$tmp/out
 
 # The flagged sites of a JUnit report, one per line: the test cases with a
 # <failure> (an undecided site is an <error>, an allowed one has output only),
-# and the sites under a leak suspect (whose failure is the suspect's test case).
+# and the sites under a leak suspect (whose failure is in its lead site's test case).
 junit_failures() {
   awk '/<testcase name="/ { name = $0; sub(/.*<testcase name="/, "", name); sub(/".*/, "", name) }
-       /<failure / && name !~ /^leak suspect / { print name }
+       /<failure / { print name }
        /<system-out>under leak suspect / { print name }' "$1"
 }
 

@@ -48,7 +48,8 @@ check "report_json_round_trips" sh -c "'$LJLEAK' report --format json '$tmp/resu
 "$LJLEAK" report --format junit "$tmp/result.json" > "$tmp/junit.xml" 2> /dev/null
 check "junit_one_failure_for_the_suspect" python3 -c 'import sys, xml.etree.ElementTree as ET
 fs = [f for f in ET.parse(sys.argv[1]).iter("failure")]
-sys.exit(0 if len(fs) == 1 and fs[0].get("type") == "leak suspect" and "handlers" in fs[0].get("message")
+sys.exit(0 if len(fs) == 1 and fs[0].get("type") == "growing" and fs[0].get("message").startswith("leak suspect 1: ")
+         and "handlers" in fs[0].get("message")
          and "@testdata/suspects/bus.lua:2" in fs[0].get("message") else 1)' "$tmp/junit.xml"
 "$LJLEAK" report --format markdown "$tmp/result.json" > "$tmp/report.md" 2> /dev/null
 check "markdown_leads_with_the_suspect" sh -c "grep -q '^### ljleak: 1 leak suspect, $growing growing sites' '$tmp/report.md' && awk '/^#### Leak suspects/ { s = NR } /^\\| site \\|/ { t = NR } END { exit !(s && t && s < t) }' '$tmp/report.md'"
