@@ -22,11 +22,8 @@ fi
 for tool in gdb perl script; do
   command -v "$tool" >/dev/null || { bad "needs_$tool"; finish; exit; }
 done
-export LJLEAK
-LJLEAK_ABS=$(realpath "$LJLEAK")
-COLLECTOR_PATH="$(realpath "$BUILD")/lua/?.so;;"
-chmod 711 "$tmp"
-worker="" feeder=""
+. tests/e2e/nobody_worker.sh
+feeder=""
 cleanup() {
   [ -z "$feeder" ] || kill "$feeder" 2>/dev/null
   [ -z "$worker" ] || kill "$worker" 2>/dev/null
@@ -35,20 +32,6 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
-wait_for() { n=0; until eval "$1" || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done; eval "$1"; }
-
-run=$tmp/run
-mkdir -p "$run" && chown nobody:nogroup "$run" && chmod 700 "$run"
-start_worker() {  # start_worker ROOT
-  setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-    env LUA_CPATH="$COLLECTOR_PATH" LJLEAK_RUN_DIR="$run" LJLEAK_ROOT="$1" \
-    LJLEAK_PERIOD=0.25 LJLEAK_FORCE_GC=1 \
-    luajit -l ljleak.collector testdata/apps/worker.lua 120 >"$tmp/worker.log" 2>&1 &
-  worker=$!
-  wait_for "[ -f '$run/$worker' ]"
-}
-stop_worker() { kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null; worker=""; }
 
 # The attack on one process P of nobody's, as nobody: what it holds, its
 # descriptors taken with pidfd_getfd (a terminal among them gets an escape

@@ -18,11 +18,8 @@ if [ "$(id -u)" != 0 ]; then
   finish
   exit
 fi
-export LJLEAK
-LJLEAK_ABS=$(realpath "$LJLEAK")
-COLLECTOR_PATH="$(realpath "$BUILD")/lua/?.so;;"
-chmod 711 "$tmp"
-worker="" attacker=""
+. tests/e2e/nobody_worker.sh
+attacker=""
 cleanup() {
   [ -z "$attacker" ] || kill "$attacker" 2>/dev/null
   [ -z "$worker" ] || kill "$worker" 2>/dev/null
@@ -30,9 +27,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
 as_daemon() { setpriv --reuid=daemon --regid=daemon --clear-groups -- "$@"; }
-wait_for() { local n=0; until eval "$1" || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done; eval "$1"; }
 # Root's victims: a file of root's only, whose content, owner and mode must
 # not change.
 victim() { printf 'root only: %s\n' "$1" > "$tmp/victims/$1"; chmod 600 "$tmp/victims/$1"; }
@@ -48,20 +43,6 @@ victims_intact() {
 }
 no_root_files_in() { [ -z "$(find "$1" -user root 2>/dev/null | grep -vx "$1")" ]; }
 
-# The worker: as nobody, registered in a run directory of its own.
-run=$tmp/run
-mkdir -p "$run" && chown nobody:nogroup "$run" && chmod 700 "$run"
-start_worker() {  # start_worker ROOT [VAR=VALUE...]
-  local root=$1
-  shift
-  setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-    env LUA_CPATH="$COLLECTOR_PATH" LJLEAK_RUN_DIR="$run" LJLEAK_ROOT="$root" \
-    LJLEAK_PERIOD=0.25 LJLEAK_FORCE_GC=1 "$@" \
-    luajit -l ljleak.collector testdata/apps/worker.lua 120 >"$tmp/worker.log" 2>&1 &
-  worker=$!
-  wait_for "[ -f '$run/$worker' ]"
-}
-stop_worker() { kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null; worker=""; }
 
 # 1. The capture directory swapped for a link to the root during the
 # capture, a finished capture copied there, and the reports planted as links
