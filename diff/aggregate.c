@@ -42,7 +42,18 @@ void diff_aggregate_release(struct diff_aggregate *aggregate)
   diff_stack_table_release(&aggregate->stacks);
   diff_pair_table_release(&aggregate->owners);
   diff_live_map_release(&aggregate->live);
+  for (size_t i = 0; i < aggregate->kept_count; i++)
+    free(aggregate->kept[i].blocks);
+  free(aggregate->kept);
   memset(aggregate, 0, sizeof *aggregate);
+}
+
+const struct diff_aggregate_kept *diff_aggregate_kept_at(const struct diff_aggregate *aggregate, size_t boundary)
+{
+  for (size_t i = 0; i < aggregate->kept_count; i++)
+    if (aggregate->kept[i].boundary == boundary)
+      return &aggregate->kept[i];
+  return NULL;
 }
 
 static int aggregate_series_resize(uint64_t **series, size_t capacity)
@@ -117,6 +128,23 @@ static int aggregate_owner(struct diff_aggregate *aggregate, const struct diff_s
       return -1;
   }
   return aggregate_owner_add(aggregate, site, stack, index);
+}
+
+const char *diff_aggregate_made_at(const struct diff_aggregate_at *at, uint64_t address)
+{
+  const struct diff_aggregate *aggregate = at->aggregate;
+  uint32_t owner = UINT32_MAX;
+  if (!at->kept) {
+    const struct diff_live_block *block = diff_live_map_find(&aggregate->live, address);
+    owner = block ? block->site : owner;
+  }
+  for (size_t i = 0; at->kept && i < at->kept->count && owner == UINT32_MAX; i++)
+    if (at->kept->blocks[i].address == address)
+      owner = at->kept->blocks[i].owner;
+  if (owner >= aggregate->owners.count)
+    return NULL;
+  uint32_t global = aggregate->owners.sites[owner];
+  return global < aggregate->sites.count ? aggregate->sites.names[global] : NULL;
 }
 
 int diff_aggregate_owner_named(struct diff_aggregate *aggregate, const char *name, size_t length,
@@ -311,6 +339,51 @@ static int aggregate_adopt(struct diff_aggregate *aggregate, struct diff_segment
   return diff_live_map_init(touched);
 }
 
+/* The segment's kept boundaries become the capture's: their blocks made the capture's owners,
+ * with the capture's blocks at addresses the segment had not touched by then (those it had are
+ * marked in the capture's map, then unmarked: owners stay below 2^31). Before the segment's
+ * touches change the capture's map. */
+#define AGGREGATE_MARK DIFF_LIVE_MAP_YOUNG
+static int aggregate_keep(struct diff_aggregate *aggregate, struct diff_segment_aggregate *segment,
+                          const uint32_t *global)
+{
+  struct diff_live_map *live = &aggregate->live;
+  for (size_t k = 0; k < segment->kept_count; k++) {
+    struct diff_segment_kept *kept = &segment->kept[k];
+    struct diff_aggregate_kept *list = realloc(aggregate->kept, (aggregate->kept_count + 1) * sizeof *list);
+    if (!list)
+      return -1;
+    aggregate->kept = list;
+    struct diff_segment_block *blocks = realloc(kept->blocks, (kept->count + live->count + 1) * sizeof *blocks);
+    if (!blocks)
+      return -1;
+    kept->blocks = blocks;
+    for (size_t i = 0; i < kept->count; i++)
+      blocks[i].owner = global[blocks[i].owner];
+    size_t count = kept->count;
+    for (size_t t = 0; live->count && t < kept->touches_end; t++) {
+      struct diff_live_block *slot = diff_live_map_find(live, segment->touches[t]);
+      if (slot)
+        slot->site |= AGGREGATE_MARK;
+    }
+    for (size_t i = 0; live->count && i < live->slot_count; i++) {
+      struct diff_live_block *slot = &live->slots[i];
+      if (!slot->address)
+        continue;
+      if (slot->site & AGGREGATE_MARK)
+        slot->site &= ~AGGREGATE_MARK;
+      else
+        blocks[count++] = (struct diff_segment_block){slot->address, live_map_size(live, slot), slot->site};
+    }
+    struct diff_segment_block *fit = realloc(blocks, (count ? count : 1) * sizeof *fit);
+    blocks = fit ? fit : blocks;  /* kept to the end of the diff: no room left over */
+    list[aggregate->kept_count++] = (struct diff_aggregate_kept){kept->boundary, blocks, count};
+    kept->blocks = NULL;
+  }
+  diff_segment_aggregate_drop_kept(segment);
+  return 0;
+}
+
 int diff_aggregate_merge(struct diff_aggregate *aggregate, struct diff_segment_aggregate *segment)
 {
   size_t local_count = segment_owner_count(segment);
@@ -322,6 +395,10 @@ int diff_aggregate_merge(struct diff_aggregate *aggregate, struct diff_segment_a
       free(global);
       return -1;
     }
+  if (segment->kept_count && aggregate_keep(aggregate, segment, global) < 0) {
+    free(global);
+    return -1;
+  }
   /* Piece by piece: one step per address first touched in it (the block
    * the capture held there, if any, ended in this piece), then its sites,
    * then its boundary. Only the sites' figures are read at a boundary, so
@@ -392,7 +469,10 @@ static enum diff_status aggregate_read_segment(const struct diff_source *capture
                owner->path, (unsigned long long)segment->events);
       break;
     }
-    if (diff_segment_aggregate_end_piece(segment, piece->boundary_end && reached, sample) < 0) {
+    int kept = piece->boundary_end && reached && capture->keep_blocks &&
+               piece->boundary < capture->boundary_count && capture->boundaries[piece->boundary].keep;
+    if (diff_segment_aggregate_end_piece(segment, piece->boundary_end && reached, sample) < 0 ||
+        (kept && diff_segment_aggregate_keep(segment, piece->boundary) < 0)) {
       aggregate_fail_memory(err);
       status = err->status;
       break;

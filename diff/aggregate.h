@@ -21,6 +21,14 @@ struct diff_aggregate_site {
   uint64_t *series_live_bytes, *series_live_blocks, *series_alloc_bytes, *series_free_bytes;
 };
 
+/* The capture's blocks at a kept boundary (diff_source_boundary.keep: a heap snapshot's), in
+ * no order; owners are the capture's. */
+struct diff_aggregate_kept {
+  size_t boundary;            /* its index in the capture */
+  struct diff_segment_block *blocks;
+  size_t count;
+};
+
 struct diff_aggregate {
   struct diff_site_table sites;      /* global indices, by stable name */
   struct diff_stack_table stacks;    /* global stacks, by content; 0: none */
@@ -32,6 +40,8 @@ struct diff_aggregate {
   size_t series_capacity;
   uint64_t events;
   uint64_t sample;              /* sampling interval used to scale (0: none) */
+  struct diff_aggregate_kept *kept;  /* the kept boundaries read, in order */
+  size_t kept_count;
 };
 
 int diff_aggregate_init(struct diff_aggregate *aggregate, uint64_t sample);
@@ -54,6 +64,21 @@ int diff_aggregate_merge(struct diff_aggregate *aggregate, struct diff_segment_a
  * the end of a listed segment's stream is an input error at its line. */
 enum diff_status diff_aggregate_capture(struct diff_aggregate *aggregate, struct diff_source *capture,
                                    const struct diff_options *options, struct diff_error *err);
+
+/* The blocks live at the kept boundary of index boundary, or NULL when it was not kept (not
+ * marked, or not reached). */
+const struct diff_aggregate_kept *diff_aggregate_kept_at(const struct diff_aggregate *aggregate, size_t boundary);
+
+/* Where a block is looked up: aggregate's map (kept NULL), or its blocks at a kept boundary. */
+struct diff_aggregate_at {
+  const struct diff_aggregate *aggregate;
+  const struct diff_aggregate_kept *kept;
+};
+
+/* The name of the site that made the block at address there, or NULL when no block is there.
+ * A kept boundary's blocks are in no order: a look-up there is a scan (for the few containers
+ * of a diff). */
+const char *diff_aggregate_made_at(const struct diff_aggregate_at *at, uint64_t address);
 
 /* The owner of the site name (made with kind when new), with no stack: for
  * owners of the caller's own (diff/survivors.c). Returns -1 when out of memory. */

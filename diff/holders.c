@@ -1116,7 +1116,7 @@ static int holders_block_order(const struct diff_holders_block *blocks, size_t c
 /* The holders of the sites, and with suspects the suspects' step on the same graph. */
 static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                            size_t block_count, struct diff_site **sites, size_t site_count, int suspects,
-                           const struct diff_aggregate *aggregate, uint64_t boundary)
+                           const struct diff_aggregate_at *at, uint64_t boundary)
 {
   struct holders_member *members = malloc((block_count ? block_count : 1) * sizeof *members);
   uint32_t *order = NULL;
@@ -1221,7 +1221,7 @@ done:
   if (status == 0 && suspects) {  /* the paths' arrays freed first: the suspects' step needs the tree */
     holders_paths_free(&g);
     struct diff_holders_tree tree = {snapshot, g.n, g.reached, g.idom, g.order, g.retained, members, reached};
-    status = diff_suspects_snapshot(&tree, aggregate, sites, site_count, boundary);
+    status = diff_suspects_snapshot(&tree, at, sites, site_count, boundary);
   }
   holders_graph_free(&g);
   free(members);
@@ -1236,9 +1236,9 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
 
 int diff_holders_analyse_suspects(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                                   size_t block_count, struct diff_site **sites, size_t site_count,
-                                  const struct diff_aggregate *aggregate, uint64_t boundary)
+                                  const struct diff_aggregate_at *at, uint64_t boundary)
 {
-  return holders_analyse(snapshot, blocks, block_count, sites, site_count, 1, aggregate, boundary);
+  return holders_analyse(snapshot, blocks, block_count, sites, site_count, 1, at, boundary);
 }
 
 /* ---- The engine's step -------------------------------------------------------- */
@@ -1256,11 +1256,12 @@ static int holders_wanted(const struct diff_site *site)
          site->verdict == DIFF_VERDICT_WORSE || site->verdict == DIFF_VERDICT_UNDECIDED;
 }
 
-int diff_holders_prepare(struct diff_holders *holders, const struct diff_source *capture)
+int diff_holders_prepare(struct diff_holders *holders, struct diff_source *capture)
 {
   memset(holders, 0, sizeof *holders);
   if (!capture->index_path)
     return 0;
+  capture->keep_blocks = 1;
   struct capture_index index;
   struct capture_index_error index_error;
   if (capture_index_read_file(&index, capture->index_path, &index_error) != CAPTURE_INDEX_OK)
@@ -1301,6 +1302,8 @@ int diff_holders_prepare(struct diff_holders *holders, const struct diff_source 
     snprintf(snapshot->path, length, "%.*s%s", (int)directory, capture->index_path, line->file);
     snapshot->boundary = line->boundary;
     snapshot->at = at;
+    if (at != DIFF_HOLDERS_AT_END)
+      capture->boundaries[at].keep = 1;
     holders->count++;
   }
   capture_index_free(&index);
@@ -1315,16 +1318,18 @@ void diff_holders_release(struct diff_holders *holders)
   memset(holders, 0, sizeof *holders);
 }
 
-/* The blocks of aggregate's live map whose site is one of the wanted sites
- * (by name), each with its index among them. -1 when out of memory. */
-static int holders_blocks(const struct diff_aggregate *aggregate, struct diff_site *const *wanted,
+/* The blocks at (aggregate's live map, or its blocks at a kept boundary) whose site is one of
+ * the wanted sites (by name), each with its index among them. -1 when out of memory. */
+static int holders_blocks(const struct diff_aggregate_at *at, struct diff_site *const *wanted,
                           size_t wanted_count, struct diff_holders_block **out, size_t *count)
 {
+  const struct diff_aggregate *aggregate = at->aggregate;
   size_t global_count = aggregate->sites.count;
   uint32_t *result_of = malloc((global_count ? global_count : 1) * sizeof *result_of);
   const struct diff_live_map *live = &aggregate->live;
+  size_t most = at->kept ? at->kept->count : live->count;
   *count = 0;
-  *out = malloc((live->count ? live->count : 1) * sizeof **out);
+  *out = malloc((most ? most : 1) * sizeof **out);
   if (!result_of || !*out) {
     free(result_of);
     free(*out);
@@ -1338,14 +1343,17 @@ static int holders_blocks(const struct diff_aggregate *aggregate, struct diff_si
     if (global != DIFF_SITE_TABLE_NONE)
       result_of[global] = (uint32_t)i;
   }
-  for (size_t i = 0; live->slots && i < live->slot_count; i++) {
-    const struct diff_live_block *slot = &live->slots[i];
-    if (!slot->address || slot->site >= aggregate->owners.count)
+  size_t end = at->kept ? at->kept->count : live->slots ? live->slot_count : 0;
+  for (size_t i = 0; i < end; i++) {
+    const struct diff_live_block *slot = at->kept ? NULL : &live->slots[i];
+    uint64_t address = slot ? slot->address : at->kept->blocks[i].address;
+    uint32_t owner = slot ? slot->site : at->kept->blocks[i].owner;
+    if (!address || owner >= aggregate->owners.count)
       continue;
-    uint32_t global = aggregate->owners.sites[slot->site];
+    uint32_t global = aggregate->owners.sites[owner];
     if (global < global_count && result_of[global] != DIFF_HOLDERS_NONE)
-      (*out)[(*count)++] = (struct diff_holders_block){slot->address, live_map_size(live, slot),
-                                                       result_of[global]};
+      (*out)[(*count)++] = (struct diff_holders_block){
+          address, slot ? live_map_size(live, slot) : at->kept->blocks[i].size, result_of[global]};
   }
   free(result_of);
   return 0;
@@ -1376,6 +1384,7 @@ static enum diff_status holders_replay(struct diff_source *capture, size_t at,
   cut.piece_count = last + 1;
   cut.boundary_count = at + 1;
   cut.dropped_warning = NULL;
+  cut.keep_blocks = 0;
   struct diff_options quiet = *options;
   quiet.warn = NULL;        /* the first reading warned already */
   quiet.progress = NULL;
@@ -1440,14 +1449,14 @@ static int holders_read(const struct diff_holders *holders, const struct diff_ho
 static int holders_one(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
                        const struct diff_holders_block *blocks, size_t count,
                        struct diff_site **scratch, size_t wanted_count,
-                       const struct diff_aggregate *aggregate, const struct diff_options *options)
+                       const struct diff_aggregate_at *at, const struct diff_options *options)
 {
   struct snapshot snapshot;
   memset(&snapshot, 0, sizeof snapshot);
   int read = holders_read(holders, entry, &snapshot, "holders", 1, options);
   int status = read < 0 ? -1 : 0;
   if (read == 0 && count)  /* and the suspects' step on the same reading (diff/suspects.h) */
-    status = diff_holders_analyse_suspects(&snapshot, blocks, count, scratch, wanted_count, aggregate,
+    status = diff_holders_analyse_suspects(&snapshot, blocks, count, scratch, wanted_count, at,
                                            entry->boundary);
   snapshot_free(&snapshot);
   return status;
@@ -1480,25 +1489,26 @@ int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
     const struct diff_holders_snapshot *entry = &holders->snapshots[s];
     struct diff_holders_block *blocks = NULL;
     size_t count = 0;
-    /* The blocks live at its boundary: the whole capture's at the exit, else the capture read
-     * again up to it, kept for the suspects' step (who made each container). */
+    /* The blocks live at its boundary: the whole capture's at the exit, else those the reading
+     * kept there, else the capture read again up to it, kept for the suspects' step (who made
+     * each container). */
     struct diff_aggregate prefix;
-    const struct diff_aggregate *at = aggregate;
+    struct diff_aggregate_at at = {aggregate, NULL};
     int have_prefix = 0;
-    if (entry->at == DIFF_HOLDERS_AT_END) {
-      status = holders_blocks(aggregate, wanted, wanted_count, &blocks, &count);
-    } else {
+    if (entry->at != DIFF_HOLDERS_AT_END && !(at.kept = diff_aggregate_kept_at(aggregate, entry->at))) {
       if (diff_aggregate_init(&prefix, capture->info.sample_bytes) < 0) {
         status = -1;
         break;
       }
       have_prefix = 1;
-      at = &prefix;
-      enum diff_status read = holders_replay(capture, entry->at, &prefix, options, err);
-      status = read == DIFF_OK ? holders_blocks(&prefix, wanted, wanted_count, &blocks, &count) : -1;
+      at.aggregate = &prefix;
+      if (holders_replay(capture, entry->at, &prefix, options, err) != DIFF_OK)
+        status = -1;
     }
     if (status == 0)
-      status = holders_one(holders, entry, blocks, count, scratch_of, wanted_count, at, options);
+      status = holders_blocks(&at, wanted, wanted_count, &blocks, &count);
+    if (status == 0)
+      status = holders_one(holders, entry, blocks, count, scratch_of, wanted_count, &at, options);
     free(blocks);
     if (have_prefix)
       diff_aggregate_release(&prefix);
@@ -1665,15 +1675,15 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
   if (!count)
     goto done;
   status = -1;
-  /* Where each was made: the live map at the later boundary. */
-  const struct diff_aggregate *at_later = aggregate;
-  if (later->at != DIFF_HOLDERS_AT_END) {
+  /* Where each was made: the blocks at the later boundary (kept there, or read again). */
+  struct diff_aggregate_at at_later = {aggregate, NULL};
+  if (later->at != DIFF_HOLDERS_AT_END && !(at_later.kept = diff_aggregate_kept_at(aggregate, later->at))) {
     if (diff_aggregate_init(&prefix, capture->info.sample_bytes) < 0)
       goto done;
     have_prefix = 1;
     if (holders_replay(capture, later->at, &prefix, options, err) != DIFF_OK)
       goto done;
-    at_later = &prefix;
+    at_later.aggregate = &prefix;
   }
   if (holders_graph_build(&g, &b) < 0 || !(marks.labels = calloc((size_t)g.n + 1, sizeof *marks.labels)) ||
       !(marks.source = calloc(b.string_count + 1, sizeof *marks.source)))
@@ -1691,13 +1701,7 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
       holders_render(&g, &marks, c[i].object, &t, &holder);
     else
       snprintf(t.buf, sizeof t.buf, "%s", "(no path from a root)");
-    const struct diff_live_block *block = diff_live_map_find(&at_later->live, o->address);
-    const char *site = NULL;
-    if (block && block->site < at_later->owners.count) {
-      uint32_t global = at_later->owners.sites[block->site];
-      if (global < at_later->sites.count)
-        site = at_later->sites.names[global];
-    }
+    const char *site = diff_aggregate_made_at(&at_later, o->address);
     out->type = strdup(snapshot_type_name(o->type));
     out->path = strdup(t.buf);
     out->site = site ? strdup(site) : NULL;

@@ -46,11 +46,11 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
 
 /* diff_holders_analyse, then the leak suspects' step on the same reading (diff/suspects.h,
  * diff_suspects_snapshot): each site with holders gets its kinds and its container, made at
- * the site of aggregate's live map (NULL: unknown), at the snapshot of boundary's seq. The
+ * the site of the blocks at (NULL: unknown), at the snapshot of boundary's seq. The
  * snapshot's graph and dominator tree are built once for both. 0, or -1 when out of memory. */
 int diff_holders_analyse_suspects(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                                   size_t block_count, struct diff_site **sites, size_t site_count,
-                                  const struct diff_aggregate *aggregate, uint64_t boundary);
+                                  const struct diff_aggregate_at *at, uint64_t boundary);
 
 /* What the holders' step hands the suspects' step of one snapshot: its dominator tree and the
  * join of the sites' blocks with its objects. */
@@ -90,14 +90,16 @@ struct diff_holders {
 
 /* Reads the capture's index for its snapshots and places their boundaries
  * among the capture's (a boundary thinned out, or left out by
- * --forced-only, leaves its snapshot out). 0, or -1 when out of memory. */
-int diff_holders_prepare(struct diff_holders *holders, const struct diff_source *capture);
+ * --forced-only, leaves its snapshot out), marking them kept, so that the
+ * capture's reading keeps the blocks live there (diff/aggregate.h). 0, or -1
+ * when out of memory. */
+int diff_holders_prepare(struct diff_holders *holders, struct diff_source *capture);
 
 /* For every growing (or undecided) site of result_sites, the holders found
  * in the snapshot that holds most of its bytes (the newest on a tie). The
  * blocks live at a snapshot's boundary are those of aggregate (the whole
- * capture read) for the exit boundary, else of the capture read again up to
- * that boundary. A snapshot of another capture is refused with a warning
+ * capture read) for the exit boundary, else those its reading kept there,
+ * else (a boundary not kept) of the capture read again up to it. A snapshot of another capture is refused with a warning
  * (options->warn), a cut one is used with one. info->snapshots says how many
  * the index lists. 0, or -1 when out of memory or when reading the capture
  * again fails (err says why). */

@@ -66,7 +66,41 @@ void diff_segment_aggregate_release(struct diff_segment_aggregate *segment)
   diff_pair_table_release(&segment->pairs);
   diff_stack_table_release(&segment->stacks);
   free(segment->stack_of_id);
+  diff_segment_aggregate_drop_kept(segment);
   memset(segment, 0, sizeof *segment);
+}
+
+void diff_segment_aggregate_drop_kept(struct diff_segment_aggregate *segment)
+{
+  for (size_t i = 0; i < segment->kept_count; i++)
+    free(segment->kept[i].blocks);
+  free(segment->kept);
+  segment->kept = NULL;
+  segment->kept_count = 0;
+}
+
+int diff_segment_aggregate_keep(struct diff_segment_aggregate *segment, size_t boundary)
+{
+  const struct diff_live_map *map = &segment->touched;
+  struct diff_segment_kept *bigger = realloc(segment->kept, (segment->kept_count + 1) * sizeof *bigger);
+  if (!bigger)
+    return -1;
+  segment->kept = bigger;
+  struct diff_segment_kept *kept = &segment->kept[segment->kept_count];
+  kept->boundary = boundary;
+  kept->touches_end = segment->touch_count;
+  kept->count = 0;
+  kept->blocks = malloc((map->count ? map->count : 1) * sizeof *kept->blocks);
+  if (!kept->blocks)
+    return -1;
+  for (size_t i = 0; i < map->slot_count; i++) {
+    const struct diff_live_block *slot = &map->slots[i];
+    if (slot->address && slot->site != DIFF_LIVE_MAP_DEAD)
+      kept->blocks[kept->count++] = (struct diff_segment_block){
+          slot->address, live_map_size(map, slot), slot->site & DIFF_LIVE_MAP_SITE_MASK};
+  }
+  segment->kept_count++;
+  return 0;
 }
 
 int diff_segment_aggregate_reset(struct diff_segment_aggregate *segment)
@@ -95,6 +129,7 @@ int diff_segment_aggregate_reset(struct diff_segment_aggregate *segment)
     memset(segment->stack_of_id, 0, segment->stack_id_capacity * sizeof *segment->stack_of_id);
   segment->stack_reader = NULL;
   segment->stack_failed = 0;
+  diff_segment_aggregate_drop_kept(segment);
   segment->stack_warning[0] = '\0';
   return 0;
 }

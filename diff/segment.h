@@ -30,6 +30,22 @@ struct diff_segment_piece_site {
 
 /* A piece of the segment: the events from one boundary (or the segment's
  * start) to the next (or the stream's end). */
+/* A block as it was at a kept boundary (diff_source_boundary.keep). */
+struct diff_segment_block {
+  uint64_t address, size;
+  uint32_t owner;             /* the segment's local owner; the capture's once merged (diff/aggregate.h) */
+};
+
+/* The blocks of the segment's map at the end of a piece whose boundary is kept: what the
+ * capture's map is there, with the blocks the segment did not touch before it added at the
+ * merge (diff_aggregate_merge), so that a heap snapshot's boundary needs no second reading. */
+struct diff_segment_kept {
+  size_t boundary;            /* the boundary's index in the capture */
+  size_t touches_end;         /* the segment's touches before it */
+  struct diff_segment_block *blocks;
+  size_t count;
+};
+
 struct diff_segment_piece {
   size_t touches_end;            /* addresses first touched in it: from the last piece's end to this */
   size_t sites_end;              /* its piece sites: likewise */
@@ -96,6 +112,9 @@ struct diff_segment_aggregate {
   struct stacks_reader *stack_reader;
   int stack_failed;              /* the sidecar failed (stack_warning); stacks unknown from there */
   char stack_warning[512];       /* a cut or unreadable sidecar, for the merge to warn about */
+
+  struct diff_segment_kept *kept;     /* the kept boundaries it ended pieces at, in order */
+  size_t kept_count;
 };
 
 /* The number of owners (what local indices in touches and piece sites
@@ -152,6 +171,13 @@ enum diff_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate
 /* Ends the piece being read: its young blocks are counted (and old from
  * now on), its sites kept; the next events start a new piece. boundary_end:
  * the piece's end is a boundary. Returns -1 when out of memory. */
+/* Keeps the map's live blocks as they are at the end of the piece just ended, whose boundary
+ * (the capture's index) is kept. Returns -1 when out of memory. */
+int diff_segment_aggregate_keep(struct diff_segment_aggregate *segment, size_t boundary);
+
+/* Frees the kept boundaries' blocks that no merge took. */
+void diff_segment_aggregate_drop_kept(struct diff_segment_aggregate *segment);
+
 int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int boundary_end,
                                 uint64_t sample);
 

@@ -37,6 +37,7 @@ struct diff_source_boundary {
   unsigned keys;              /* CAPTURE_INDEX_BOUNDARY_HAS_* (format/capture_index.h): what the line gave */
   int forced;                 /* its cause was a cycle the collector forced */
   size_t offset;              /* of its line in the index */
+  int keep;                   /* a heap snapshot's: the reading keeps its blocks (diff/aggregate.h) */
 };
 
 /* A piece of a segment's stream, read after the one before it from the same
@@ -78,6 +79,7 @@ struct diff_source {
   /* Boundary lines that point at a segment the capture does not have (the
    * one a killed process was finishing): dropped, with this warning; or NULL. */
   char *dropped_warning;
+  int keep_blocks;               /* a reading keeps the blocks of the boundaries marked keep */
 };
 
 /* Lists the segments of paths: one directory, or segment files in order;

@@ -242,16 +242,6 @@ static char *suspects_container_path(const struct diff_site *site, const char *t
   return path;
 }
 
-/* The site that made the object at address: the live map's. */
-static const char *suspects_made_at(const struct diff_aggregate *aggregate, uint64_t address)
-{
-  const struct diff_live_block *block = diff_live_map_find(&aggregate->live, address);
-  if (!block || block->site >= aggregate->owners.count)
-    return NULL;
-  uint32_t global = aggregate->owners.sites[block->site];
-  return global < aggregate->sites.count ? aggregate->sites.names[global] : NULL;
-}
-
 static void suspects_container_free(struct diff_site_container *c)
 {
   if (!c)
@@ -261,7 +251,7 @@ static void suspects_container_free(struct diff_site_container *c)
 }
 
 /* Fills the container of a site whose descent stopped at u, members [lo, hi) under it. */
-static int suspects_container(const struct diff_holders_tree *tree, const struct diff_aggregate *aggregate,
+static int suspects_container(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
                               struct diff_site *site, uint32_t u, uint64_t objects, uint64_t bytes,
                               uint64_t boundary)
 {
@@ -270,7 +260,7 @@ static int suspects_container(const struct diff_holders_tree *tree, const struct
   if (!c)
     return -1;
   site->container = c;
-  const char *made = aggregate ? suspects_made_at(aggregate, o->address) : NULL;
+  const char *made = at ? diff_aggregate_made_at(at, o->address) : NULL;
   c->address = o->address;
   c->type = strdup(snapshot_type_name(o->type));
   c->site = made ? strdup(made) : NULL;
@@ -284,7 +274,7 @@ static int suspects_container(const struct diff_holders_tree *tree, const struct
   return 0;
 }
 
-int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate *aggregate,
+int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
                            struct diff_site *const *sites, size_t site_count, uint64_t boundary)
 {
   const struct snapshot *s = tree->snapshot;
@@ -349,7 +339,7 @@ int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct di
     site->container = NULL;
     if (u != tree->n && sum[hi] - sum[lo]) {
       container[i] = u;
-      if (suspects_container(tree, aggregate, site, u, hi - lo, sum[hi] - sum[lo], boundary) < 0)
+      if (suspects_container(tree, at, site, u, hi - lo, sum[hi] - sum[lo], boundary) < 0)
         goto done;
     }
   }

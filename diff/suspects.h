@@ -43,12 +43,12 @@ int diff_kind_parse(const char *name, size_t *kind);
 /* The suspects' step of one heap snapshot, on what the holders' step built from it (called by
  * diff_holders_analyse_suspects): for each of sites[0 .. site_count) with members in tree,
  * fills site->kinds (its objects by kind, each once) and site->container (the made-at site from
- * aggregate's live map when not NULL; boundary: the snapshot's boundary's seq), and the
+ * the blocks at the snapshot's boundary, at, when not NULL; boundary: its seq), and the
  * container's shared counts: of the site's objects, those an earlier site of sites with the
  * same container has too (a suspect counts each object once). A pass over the dominator tree,
  * one sort of the members, and per site its members and a descent of O(log) steps per level:
  * no pass over the tree per site. 0, or -1 when out of memory. */
-int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate *aggregate,
+int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
                            struct diff_site *const *sites, size_t site_count, uint64_t boundary);
 
 /* The container rule on a graph of node_count nodes (edges succ[first[v] .. first[v + 1])),

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tests/check_run.h"
+#include "diff/aggregate.h"
 #include "diff/diff.h"
 #include "tests/diff_fixture.h"
 #include "diff/source.h"
@@ -709,6 +710,111 @@ START_TEST(test_sequential_and_parallel_reading_of_many_pieces_agree)
 }
 END_TEST
 
+/* ---- Kept boundaries ------------------------------------------------------------ */
+
+/* A block at a boundary, by its site's name: owners differ between readings. */
+struct kept_block {
+  uint64_t address, size;
+  const char *site;
+};
+
+static int kept_by_address(const void *a, const void *b)
+{
+  const struct kept_block *x = a, *y = b;
+  return x->address < y->address ? -1 : x->address > y->address;
+}
+
+struct kept_list {
+  struct kept_block *blocks;
+  size_t count;
+};
+
+static const char *kept_site(const struct diff_aggregate *aggregate, uint32_t owner)
+{
+  ck_assert_uint_lt(owner, aggregate->owners.count);
+  return aggregate->sites.names[aggregate->owners.sites[owner]];
+}
+
+/* The stepwise reading's hook: the capture's map at the stop, sorted. */
+static int kept_copy_map(struct diff_aggregate *aggregate, size_t boundary, void *context)
+{
+  struct kept_list *lists = context;
+  struct kept_list *list = &lists[boundary];
+  const struct diff_live_map *live = &aggregate->live;
+  list->blocks = malloc((live->count + 1) * sizeof *list->blocks);
+  ck_assert_ptr_nonnull(list->blocks);
+  for (size_t i = 0; i < live->slot_count; i++)
+    if (live->slots[i].address)
+      list->blocks[list->count++] = (struct kept_block){live->slots[i].address, live_map_size(live, &live->slots[i]),
+                                                        kept_site(aggregate, live->slots[i].site)};
+  qsort(list->blocks, list->count, sizeof *list->blocks, kept_by_address);
+  return 0;
+}
+
+/* What a reading keeps at a heap snapshot's boundary is what a reading that stops there holds:
+ * every third boundary kept, read on one thread and on two, against the stepwise reading. */
+START_TEST(test_kept_boundaries_hold_the_blocks_live_there)
+{
+  write_random_capture(6, 3000, 50);
+  const char *paths[1] = {dir};
+  struct diff_source capture;
+  struct diff_error err;
+  ck_assert_msg(diff_source_open(&capture, paths, 1, &err) == DIFF_OK, "%s", err.message);
+  size_t n = capture.boundary_count, stop_count = 0;
+  ck_assert_uint_gt(n, 30);
+  size_t *stops = calloc(n, sizeof *stops);
+  struct kept_list *expected = calloc(n, sizeof *expected);
+  ck_assert_ptr_nonnull(stops);
+  ck_assert_ptr_nonnull(expected);
+  for (size_t b = 1; b < n; b += 3)
+    stops[stop_count++] = b;
+  struct diff_aggregate stepwise;
+  ck_assert_int_eq(diff_aggregate_init(&stepwise, 0), 0);
+  struct diff_aggregate_stops at = {stops, stop_count, n};
+  ck_assert_msg(diff_aggregate_capture_stepwise(&stepwise, &capture, 0, &at, kept_copy_map, expected, &err) ==
+                    DIFF_OK, "%s", err.message);
+  capture.keep_blocks = 1;
+  for (size_t i = 0; i < stop_count; i++)
+    capture.boundaries[stops[i]].keep = 1;
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    struct diff_options options;
+    diff_options_default(&options);
+    options.jobs = jobs;
+    struct diff_aggregate aggregate;
+    ck_assert_int_eq(diff_aggregate_init(&aggregate, 0), 0);
+    ck_assert_msg(diff_aggregate_capture(&aggregate, &capture, &options, &err) == DIFF_OK, "%s", err.message);
+    ck_assert_uint_eq(aggregate.kept_count, stop_count);
+    ck_assert_ptr_null(diff_aggregate_kept_at(&aggregate, 0));
+    for (size_t i = 0; i < stop_count; i++) {
+      const struct diff_aggregate_kept *kept = diff_aggregate_kept_at(&aggregate, stops[i]);
+      const struct kept_list *want = &expected[stops[i]];
+      ck_assert_ptr_nonnull(kept);
+      ck_assert_msg(kept->count == want->count, "-j %d: boundary %zu: %zu blocks kept, %zu live", jobs, stops[i],
+                    kept->count, want->count);
+      struct kept_block *got = malloc((kept->count + 1) * sizeof *got);
+      ck_assert_ptr_nonnull(got);
+      for (size_t k = 0; k < kept->count; k++)
+        got[k] = (struct kept_block){kept->blocks[k].address, kept->blocks[k].size,
+                                     kept_site(&aggregate, kept->blocks[k].owner)};
+      qsort(got, kept->count, sizeof *got, kept_by_address);
+      for (size_t k = 0; k < kept->count; k++) {
+        ck_assert_uint_eq(got[k].address, want->blocks[k].address);
+        ck_assert_uint_eq(got[k].size, want->blocks[k].size);
+        ck_assert_str_eq(got[k].site, want->blocks[k].site);
+      }
+      free(got);
+    }
+    diff_aggregate_release(&aggregate);
+  }
+  diff_aggregate_release(&stepwise);  /* after the comparison: the names are its */
+  for (size_t b = 0; b < n; b++)
+    free(expected[b].blocks);
+  free(expected);
+  free(stops);
+  diff_source_release(&capture);
+}
+END_TEST
+
 /* ---- A killed capture ------------------------------------------------------ */
 
 /* Segment 1 listed; the .part was cut after 3 events; boundaries 4 and 5 lie
@@ -831,6 +937,7 @@ int main(void)
   tcase_add_test(tc, test_boundaries_beyond_the_limit_are_thinned_keeping_the_forced_ones);
   tcase_add_test(tc, test_boundary_lines_at_segment_ends_give_the_series_of_segment_ends);
   tcase_add_test(tc, test_sequential_and_parallel_reading_of_many_pieces_agree);
+  tcase_add_test(tc, test_kept_boundaries_hold_the_blocks_live_there);
   tcase_add_test(tc, test_part_keeps_its_whole_boundaries_and_drops_those_past_its_cut);
   tcase_add_test(tc, test_boundary_lines_out_of_place_are_errors_at_their_offset);
   suite_add_tcase(s, tc);
