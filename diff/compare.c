@@ -6,6 +6,7 @@
 #include "diff/aggregate.h"
 #include "diff/holders.h"
 #include "diff/suspects.h"
+#include "diff/values.h"
 #include "diff/survivors.h"
 #include "diff/allow.h"
 #include "diff/source.h"
@@ -61,6 +62,10 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
     status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   if (status == DIFF_OK)
     status = diff_survivors_judge(result, &capture, info, options, err);
+  /* The capture's map is not needed beside the blocks kept at every snapshot's boundary: its
+   * memory goes before the snapshots are read. */
+  if (status == DIFF_OK && !options->no_holders && diff_holders_all_kept(&holders, &aggregate))
+    diff_live_map_release(&aggregate.live);
   /* The holders of each growing site, and on the same reading of each snapshot its kinds and
    * container, for the leak suspects (diff/suspects.h). */
   if (status == DIFF_OK && !options->no_holders && diff_holders_find(&holders, &capture, &aggregate, result->sites,
@@ -69,6 +74,9 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
   if (status == DIFF_OK && !options->no_holders && info == &result->capture &&
       result->mode == DIFF_MODE_TREND && diff_holders_containers(&holders, &capture, &aggregate, result, options, err) < 0)
     status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  /* --values: previews of what the growing sites keep, from the snapshots' values sidecars. */
+  if (status == DIFF_OK && options->values && info == &result->capture && diff_values_find(&capture, &aggregate, result, options) < 0)
+    status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
   diff_holders_release(&holders);
   diff_aggregate_release(&aggregate);
   diff_source_release(&capture);

@@ -1327,15 +1327,10 @@ static int holders_blocks(const struct diff_aggregate_at *at, struct diff_site *
   size_t global_count = aggregate->sites.count;
   uint32_t *result_of = malloc((global_count ? global_count : 1) * sizeof *result_of);
   const struct diff_live_map *live = &aggregate->live;
-  size_t most = at->kept ? at->kept->count : live->count;
   *count = 0;
-  *out = malloc((most ? most : 1) * sizeof **out);
-  if (!result_of || !*out) {
-    free(result_of);
-    free(*out);
-    *out = NULL;
+  *out = NULL;
+  if (!result_of)
     return -1;
-  }
   for (size_t i = 0; i < global_count; i++)
     result_of[i] = DIFF_HOLDERS_NONE;
   for (size_t i = 0; i < wanted_count; i++) {
@@ -1343,17 +1338,28 @@ static int holders_blocks(const struct diff_aggregate_at *at, struct diff_site *
     if (global != DIFF_SITE_TABLE_NONE)
       result_of[global] = (uint32_t)i;
   }
-  size_t end = at->kept ? at->kept->count : live->slots ? live->slot_count : 0;
-  for (size_t i = 0; i < end; i++) {
-    const struct diff_live_block *slot = at->kept ? NULL : &live->slots[i];
-    uint64_t address = slot ? slot->address : at->kept->blocks[i].address;
-    uint32_t owner = slot ? slot->site : at->kept->blocks[i].owner;
-    if (!address || owner >= aggregate->owners.count)
-      continue;
-    uint32_t global = aggregate->owners.sites[owner];
-    if (global < global_count && result_of[global] != DIFF_HOLDERS_NONE)
-      (*out)[(*count)++] = (struct diff_holders_block){
-          address, slot ? live_map_size(live, slot) : at->kept->blocks[i].size, result_of[global]};
+  /* Counted first, then copied: the wanted sites' blocks may be a few of a big heap's. */
+  size_t end = at->kept ? at->kept->count : live->slots ? live->slot_count : 0, wanted_blocks = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass && !(*out = malloc((wanted_blocks ? wanted_blocks : 1) * sizeof **out))) {
+      free(result_of);
+      return -1;
+    }
+    for (size_t i = 0; i < end; i++) {
+      const struct diff_live_block *slot = at->kept ? NULL : &live->slots[i];
+      uint64_t address = slot ? slot->address : at->kept->blocks[i].address;
+      uint32_t owner = slot ? slot->site : at->kept->blocks[i].owner;
+      if (!address || owner >= aggregate->owners.count)
+        continue;
+      uint32_t global = aggregate->owners.sites[owner];
+      if (global >= global_count || result_of[global] == DIFF_HOLDERS_NONE)
+        continue;
+      if (!pass)
+        wanted_blocks++;
+      else
+        (*out)[(*count)++] = (struct diff_holders_block){
+            address, slot ? live_map_size(live, slot) : at->kept->blocks[i].size, result_of[global]};
+    }
   }
   free(result_of);
   return 0;
@@ -1460,6 +1466,14 @@ static int holders_one(const struct diff_holders *holders, const struct diff_hol
                                            entry->boundary);
   snapshot_free(&snapshot);
   return status;
+}
+
+int diff_holders_all_kept(const struct diff_holders *holders, const struct diff_aggregate *aggregate)
+{
+  for (size_t s = 0; s < holders->count; s++)
+    if (holders->snapshots[s].at == DIFF_HOLDERS_AT_END || !diff_aggregate_kept_at(aggregate, holders->snapshots[s].at))
+      return 0;
+  return holders->count > 0;
 }
 
 int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,

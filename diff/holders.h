@@ -95,6 +95,11 @@ struct diff_holders {
  * when out of memory. */
 int diff_holders_prepare(struct diff_holders *holders, struct diff_source *capture);
 
+/* Whether the capture's reading kept the blocks of every snapshot to be read (none is at the
+ * exit boundary, where the capture's map is used): the caller may then release that map
+ * before diff_holders_find and diff_holders_containers. */
+int diff_holders_all_kept(const struct diff_holders *holders, const struct diff_aggregate *aggregate);
+
 /* For every growing (or undecided) site of result_sites, the holders found
  * in the snapshot that holds most of its bytes (the newest on a tie). The
  * blocks live at a snapshot's boundary are those of aggregate (the whole
