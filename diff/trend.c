@@ -437,6 +437,33 @@ static int trend_held(const double *x, size_t n, size_t needed, double threshold
   return p_up > max_p_value && slope * (double)(held - 1) < threshold / 2;
 }
 
+/* Held, then released (docs/diff.md, "Rose, then held"): whether x held
+ * by trend_held on the boundaries before a fall at its end: a cache or the
+ * string table that the program emptied at its last request, or let go
+ * before the main chunk returned. The release is the last boundaries, at
+ * most a quarter of them (the window of trend_released_at_end), each below
+ * the boundary before it began by more than half the threshold, and never
+ * rising again by half the threshold (a refill is fill and flush's to
+ * judge). The hold before it already showed the site stopped growing; what
+ * it let go afterwards shows nothing more. Returns -1 when out of memory. */
+static int trend_held_then_released(const double *x, size_t n, size_t needed, double threshold,
+                                    double max_p_value)
+{
+  double tail_max = -INFINITY;
+  for (size_t end = n - 1; end > needed && 4 * (n - end) <= n; end--) {
+    if (tail_max - x[end] >= threshold / 2)
+      return 0;  /* it rose again after falling: not a release */
+    if (x[end] > tail_max)
+      tail_max = x[end];
+    if (x[end - 1] - tail_max <= threshold / 2)
+      continue;  /* x[end - 1] is no level it fell from */
+    int held = trend_held(x, end, needed, threshold, max_p_value);
+    if (held != 0)
+      return held;
+  }
+  return 0;
+}
+
 /* Released at the end (docs/diff.md, "Fill and flush"): whether x rose
  * to its peak with a significant trend of at least the threshold and then,
  * in the last quarter of its boundaries, fell, more than halfway back and
@@ -553,6 +580,8 @@ int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, si
     int held = n >= out->needed && !out->flushed
                    ? trend_held(x, n, out->needed, out->threshold, p)
                    : 0;
+    if (held == 0 && n >= out->needed && !out->flushed)
+      held = trend_held_then_released(x, n, out->needed, out->threshold, p);
     if (held < 0) {
       free(x);
       return -1;

@@ -527,6 +527,52 @@ START_TEST(test_rose_then_held_is_steady_steps_that_repeat_are_not)
 }
 END_TEST
 
+/* Held, then released: a site that rose, held as the rule above asks on
+ * the boundaries before a fall at the end, and then fell for good, is
+ * steady; a fall with too short a hold before it, a rise again after the
+ * fall, or a fall before the last quarter are judged as before. */
+START_TEST(test_held_then_released_at_the_end_is_steady)
+{
+  struct diff_trend trend;
+  /* string_cache_steady.lua at 50000 requests: the string table doubled
+   * to 256 KiB while the cache filled, held for 5 boundaries, and was
+   * halved when the last request cleared the cache (undecided in 20 runs
+   * of 20 before: p = 0.020, released at the end). */
+  uint64_t strings[11] = {0, 8192, 32768, 65536, 131072, 262144,
+                          262144, 262144, 262144, 262144, 0};
+  ck_assert_int_eq(verdict_of(strings, 11, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.held, 1);
+  ck_assert_int_eq(trend.released, 0);
+  /* ... its cache line, two falls at the end (one halfway). */
+  uint64_t cache[12] = {0, 0, 0, 196608, 393216, 393216, 393216,
+                        393216, 393216, 393216, 200000, 0};
+  ck_assert_int_eq(verdict_of(cache, 12, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.held, 1);
+  /* Held for 4 boundaries only before the fall: undecided, as before. */
+  uint64_t short_hold[10] = {0, 8192, 32768, 65536, 131072, 262144, 262144, 262144, 262144, 0};
+  ck_assert_int_eq(verdict_of(short_hold, 10, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(trend.held, 0);
+  /* A registry that grew to the end and was released: still undecided. */
+  uint64_t registry[9] = {0, 6000, 29000, 62000, 123000, 152000, 232000, 232000, 0};
+  ck_assert_int_eq(verdict_of(registry, 9, &trend), DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(trend.held, 0);
+  /* A fall at the end followed by a rise again: no release (a refill is
+   * fill and flush's to judge). */
+  uint64_t refill[12] = {0, 8192, 32768, 65536, 131072, 262144,
+                         262144, 262144, 262144, 262144, 0, 300000};
+  verdict_of(refill, 12, &trend);
+  ck_assert_int_eq(trend.held, 0);
+  /* A burst leak whose run ends with a fall: its hold before the fall is
+   * shorter than its climb, growing or undecided, never steady. */
+  uint64_t bursts[25];
+  for (size_t i = 0; i < 24; i++)
+    bursts[i] = 50000 * ((i + 1) / 4);
+  bursts[24] = 0;
+  ck_assert_int_ne(verdict_of(bursts, 25, &trend), DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.held, 0);
+}
+END_TEST
+
 START_TEST(test_sampling_floor_follows_interval_boundaries_and_p_value)
 {
   struct diff_options options;
@@ -678,6 +724,7 @@ int main(void)
   tcase_add_test(tc, test_measured_floors_decide_fill_and_flush);
   tcase_add_test(tc, test_one_step_then_flat_is_steady_a_staircase_is_growing);
   tcase_add_test(tc, test_rose_then_held_is_steady_steps_that_repeat_are_not);
+  tcase_add_test(tc, test_held_then_released_at_the_end_is_steady);
   tcase_add_test(tc, test_sampling_floor_follows_interval_boundaries_and_p_value);
   tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
   tcase_add_test(tc, test_min_boundaries_only_raises_what_the_p_value_needs);
