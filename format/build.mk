@@ -89,3 +89,14 @@ test_format_snapshot_LIBS = format
 FUZZERS += fuzz_snapshot
 fuzz_snapshot_STAGES = format
 fuzz_snapshot_SEEDS = tests/fuzz/corpus/snapshot/*
+# format/snapshot_values.c: a heap snapshot's values sidecar, written only on request (docs/snapshot-format.md, "Values")
+format_SRCS += format/snapshot_values.c
+TEST_SUITES += test_format_snapshot_values
+test_format_snapshot_values_LIBS = format
+
+# The values sidecar reader's libFuzzer target (tests/fuzz/fuzz_values.c): any bytes are read; an
+# error names a byte inside the input; what reads is written again and reads back the same, and
+# its prefixes read as cut. `make fuzz` runs it on a copy of the seeds.
+FUZZERS += fuzz_values
+fuzz_values_STAGES = format
+fuzz_values_SEEDS = tests/fuzz/corpus/values/*

@@ -47,6 +47,19 @@ size_t capture_layout_snapshot_name(uint64_t seq, char *out, size_t size)
   return layout_fit(snprintf(out, size, "snap-%04llu.heap", (unsigned long long)seq), size);
 }
 
+size_t capture_layout_values_name(const char *snapshot, char *out, size_t size)
+{
+  size_t stem = strlen(snapshot);
+  int part = layout_has_suffix(snapshot, stem, CAPTURE_LAYOUT_PART);
+  if (part)
+    stem -= strlen(CAPTURE_LAYOUT_PART);
+  if (!layout_has_suffix(snapshot, stem, ".heap"))
+    return 0;
+  stem -= 5;
+  return layout_fit(snprintf(out, size, "%.*s.values%s", (int)stem, snapshot, part ? CAPTURE_LAYOUT_PART : ""),
+                    size);
+}
+
 enum capture_layout_kind capture_layout_classify(const char *name)
 {
   size_t length = strlen(name);
@@ -58,6 +71,8 @@ enum capture_layout_kind capture_layout_classify(const char *name)
     return CAPTURE_LAYOUT_SIDECAR;
   if (stem > 5 && !memcmp(name + stem - 5, ".heap", 5))
     return CAPTURE_LAYOUT_SNAPSHOT;
+  if (stem > 7 && !memcmp(name + stem - 7, ".values", 7))
+    return CAPTURE_LAYOUT_VALUES;
   if (part)
     return CAPTURE_LAYOUT_SEGMENT_PART;
   if (layout_has_suffix(name, length, ".memprof") || layout_has_suffix(name, length, ".bin") ||

@@ -21,7 +21,9 @@ enum capture_layout_kind {
                                  (Tarantool's default) or *.gz */
   CAPTURE_LAYOUT_SEGMENT_PART, /* a segment being written: *.part that is not a sidecar */
   CAPTURE_LAYOUT_SIDECAR,     /* a stack sidecar: *.stacks[.gz][.part], read with its segment */
-  CAPTURE_LAYOUT_SNAPSHOT     /* a heap snapshot: *.heap[.part] (docs/snapshot-format.md) */
+  CAPTURE_LAYOUT_SNAPSHOT,    /* a heap snapshot: *.heap[.part] (docs/snapshot-format.md) */
+  CAPTURE_LAYOUT_VALUES       /* a heap snapshot's values sidecar: *.values[.part], written only
+                                 with the values option (docs/snapshot-format.md, "Values") */
 };
 
 /* The collector's name of segment seq: seg-NNNN.memprof, or .memprof.gz with gzip. Its length,
@@ -38,6 +40,11 @@ size_t capture_layout_sidecar_name(const char *segment, char *out, size_t size);
 
 /* The heap snapshot taken at boundary seq: snap-NNNN.heap. Its length, or 0 if it does not fit. */
 size_t capture_layout_snapshot_name(uint64_t seq, char *out, size_t size);
+
+/* The values sidecar beside a heap snapshot: snap-0001.heap[.part] gives snap-0001.values[.part]
+ * (a path works as a name: only the end changes). Its length, or 0 if the name is no
+ * *.heap[.part] or the result does not fit. */
+size_t capture_layout_values_name(const char *snapshot, char *out, size_t size);
 
 /* What the file name is (no directory part), by its ending. */
 enum capture_layout_kind capture_layout_classify(const char *name);

@@ -51,6 +51,19 @@ END_TEST
 /* What a reader takes for a segment: the collector's names, Tarantool's
  * *.bin, any *.memprof or *.gz; a .part that is no sidecar is the segment
  * being written; sidecars, the index and anything else are not segments. */
+START_TEST(test_values_name_of_a_snapshot)
+{
+  char out[64];
+  ck_assert_uint_eq(capture_layout_values_name("snap-0003.heap", out, sizeof out), 16);
+  ck_assert_str_eq(out, "snap-0003.values");
+  ck_assert_uint_gt(capture_layout_values_name("cap/snap-0003.heap.part", out, sizeof out), 0);
+  ck_assert_str_eq(out, "cap/snap-0003.values.part");
+  ck_assert_uint_eq(capture_layout_values_name("seg-0001.memprof", out, sizeof out), 0);
+  ck_assert_uint_eq(capture_layout_values_name(".heap", out, sizeof out), 0);
+  ck_assert_uint_eq(capture_layout_values_name("snap-0003.heap", out, 16), 0);  /* no room for the NUL */
+}
+END_TEST
+
 START_TEST(test_names_are_classified)
 {
   static const struct {
@@ -69,6 +82,8 @@ START_TEST(test_names_are_classified)
     {"seg-0002.stacks.gz.part", CAPTURE_LAYOUT_SIDECAR},
     {"snap-0003.heap", CAPTURE_LAYOUT_SNAPSHOT},
     {"snap-0003.heap.part", CAPTURE_LAYOUT_SNAPSHOT},
+    {"snap-0003.values", CAPTURE_LAYOUT_VALUES},
+    {"snap-0003.values.part", CAPTURE_LAYOUT_VALUES},
     {"index", CAPTURE_LAYOUT_OTHER},
     {"report.html", CAPTURE_LAYOUT_OTHER},
     {".memprof", CAPTURE_LAYOUT_OTHER},
@@ -99,6 +114,7 @@ int main(void)
   tcase_add_test(tc, test_segment_and_part_names);
   tcase_add_test(tc, test_sidecar_name_of_a_segment);
   tcase_add_test(tc, test_snapshot_name_of_a_boundary);
+  tcase_add_test(tc, test_values_name_of_a_snapshot);
   tcase_add_test(tc, test_names_are_classified);
   tcase_add_test(tc, test_join_puts_one_slash);
   suite_add_tcase(s, tc);

@@ -1,0 +1,534 @@
+/* format/snapshot_values.c: the values sidecar of a heap snapshot: its one writer and its one reader (docs/snapshot-format.md, "Values"). */
+#include "format/snapshot_values.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/memprof.h"
+#include "format/whole_file.h"
+
+/* ---- Writer ------------------------------------------------------------------- */
+
+void snapshot_values_writer_init(struct snapshot_values_writer *writer, uint8_t *buffer, size_t size,
+                                 snapshot_values_sink sink, void *context)
+{
+  memset(writer, 0, sizeof *writer);
+  writer->buffer = buffer;
+  writer->size = size;
+  writer->sink = sink;
+  writer->context = context;
+  if (size < SNAPSHOT_VALUES_RECORD_MAX)
+    writer->failed = 1;  /* a record might not fit */
+}
+
+static int writer_flush(struct snapshot_values_writer *w)
+{
+  if (w->failed)
+    return -1;
+  if (w->used && w->sink(w->context, w->buffer, w->used) != 0) {
+    w->failed = 1;
+    return -1;
+  }
+  w->offset += w->used;
+  w->used = 0;
+  return 0;
+}
+
+/* Room for one more record: the buffer is flushed when it might not fit. */
+static uint8_t *writer_room(struct snapshot_values_writer *w)
+{
+  if (w->failed)
+    return NULL;
+  if (w->size - w->used < SNAPSHOT_VALUES_RECORD_MAX && writer_flush(w) != 0)
+    return NULL;
+  return w->buffer + w->used;
+}
+
+static uint8_t *put_uleb(uint8_t *p, uint64_t value)
+{
+  return p + memprof_uleb128_encode(p, value);
+}
+
+static uint8_t *put_text(uint8_t *p, const void *text, uint64_t length, uint32_t cap)
+{
+  uint32_t shown = length < cap ? (uint32_t)length : cap;
+  p = put_uleb(p, length);
+  p = put_uleb(p, shown);
+  if (shown)
+    memcpy(p, text, shown);
+  return p + shown;
+}
+
+int snapshot_values_writer_begin(struct snapshot_values_writer *w, const struct snapshot_values_capture *who)
+{
+  uint8_t *p = writer_room(w);
+  if (!p)
+    return -1;
+  w->shown = who->shown < SNAPSHOT_VALUES_SHOWN_MAX ? who->shown : SNAPSHOT_VALUES_SHOWN_MAX;
+  w->keys = who->keys < SNAPSHOT_VALUES_KEYS_MAX ? who->keys : SNAPSHOT_VALUES_KEYS_MAX;
+  memcpy(p, SNAPSHOT_VALUES_MAGIC, 4);
+  p[4] = SNAPSHOT_VALUES_VERSION;
+  p[5] = p[6] = p[7] = 0;
+  p += SNAPSHOT_VALUES_HEADER_BYTES;
+  *p++ = SNAPSHOT_VALUES_TAG_CAPTURE;
+  p = put_uleb(p, who->pid);
+  p = put_uleb(p, who->start_ms);
+  p = put_uleb(p, who->boundary);
+  p = put_uleb(p, w->shown);
+  p = put_uleb(p, w->keys);
+  w->used = (size_t)(p - w->buffer);
+  return 0;
+}
+
+int snapshot_values_writer_string(struct snapshot_values_writer *w, uint64_t address, const void *text,
+                                  uint64_t length)
+{
+  uint8_t *p = writer_room(w);
+  if (!p)
+    return -1;
+  *p++ = SNAPSHOT_VALUES_TAG_STRING;
+  p = put_uleb(p, address);
+  p = put_text(p, text, length, w->shown);
+  w->used = (size_t)(p - w->buffer);
+  w->strings++;
+  return 0;
+}
+
+int snapshot_values_writer_table(struct snapshot_values_writer *w, uint64_t address, uint64_t entries,
+                                 const struct snapshot_values_key *keys, uint32_t key_count)
+{
+  uint8_t *p = writer_room(w);
+  if (!p)
+    return -1;
+  if (key_count > w->keys)
+    key_count = w->keys;
+  *p++ = SNAPSHOT_VALUES_TAG_TABLE;
+  p = put_uleb(p, address);
+  p = put_uleb(p, entries);
+  p = put_uleb(p, key_count);
+  for (uint32_t i = 0; i < key_count; i++) {
+    const struct snapshot_values_key *k = &keys[i];
+    *p++ = (uint8_t)k->kind;
+    switch (k->kind) {
+    case SNAPSHOT_VALUES_KEY_STRING:
+      p = put_text(p, k->text, k->length, w->shown);
+      break;
+    case SNAPSHOT_VALUES_KEY_NUMBER: {
+      uint64_t bits;
+      memcpy(&bits, &k->number, 8);
+      for (int b = 0; b < 8; b++)
+        *p++ = (uint8_t)(bits >> (8 * b));
+      break;
+    }
+    case SNAPSHOT_VALUES_KEY_OBJECT:
+      *p++ = (uint8_t)k->type;
+      break;
+    case SNAPSHOT_VALUES_KEY_FALSE:
+    case SNAPSHOT_VALUES_KEY_TRUE:
+      break;
+    }
+  }
+  w->used = (size_t)(p - w->buffer);
+  w->tables++;
+  return 0;
+}
+
+int snapshot_values_writer_end(struct snapshot_values_writer *w)
+{
+  uint8_t *p = writer_room(w);
+  if (!p)
+    return -1;
+  *p++ = SNAPSHOT_VALUES_TAG_END;
+  p = put_uleb(p, w->strings);
+  p = put_uleb(p, w->tables);
+  w->used = (size_t)(p - w->buffer);
+  return writer_flush(w);
+}
+
+/* ---- Reader ------------------------------------------------------------------- */
+
+struct reader {
+  const uint8_t *data;
+  size_t size, at;
+  const char *name;
+  struct snapshot_values_error *error;
+  int cut;                    /* the input ended inside the record being read */
+};
+
+static enum snapshot_values_status reader_fail(struct reader *r, enum snapshot_values_status status,
+                                               uint64_t offset, const char *format, ...)
+  __attribute__((format(printf, 4, 5)));
+static enum snapshot_values_status reader_fail(struct reader *r, enum snapshot_values_status status,
+                                               uint64_t offset, const char *format, ...)
+{
+  struct snapshot_values_error *e = r->error;
+  e->status = status;
+  e->offset = offset;
+  int n = snprintf(e->message, sizeof e->message, "%s: byte %" PRIu64 ": ", r->name, offset);
+  if (n < 0 || (size_t)n >= sizeof e->message)
+    return status;
+  va_list args;
+  va_start(args, format);
+  vsnprintf(e->message + n, sizeof e->message - (size_t)n, format, args);
+  va_end(args);
+  return status;
+}
+
+/* A ULEB at r->at: 0, or -1 (r->cut when the input ends inside it). */
+static int get_uleb(struct reader *r, uint64_t *value)
+{
+  int n = memprof_uleb128_decode(r->data + r->at, r->size - r->at, value);
+  if (n == 0)
+    r->cut = 1;
+  if (n <= 0)
+    return -1;
+  r->at += (size_t)n;
+  return 0;
+}
+
+static int get_bytes(struct reader *r, size_t count, const uint8_t **bytes)
+{
+  if (r->size - r->at < count) {
+    r->cut = 1;
+    return -1;
+  }
+  *bytes = r->data + r->at;
+  r->at += count;
+  return 0;
+}
+
+/* length, shown and shown bytes; what is wrong in why. */
+static int get_text(struct reader *r, uint64_t *length, uint32_t *shown, const char **text, const char **why)
+{
+  uint64_t n;
+  const uint8_t *bytes;
+  if (get_uleb(r, length) != 0 || get_uleb(r, &n) != 0) {
+    *why = "a malformed number";
+    return -1;
+  }
+  if (n > *length || n > SNAPSHOT_VALUES_SHOWN_MAX) {
+    *why = n > *length ? "more bytes shown than the value has" : "more bytes shown than a record may hold";
+    return -1;
+  }
+  if (get_bytes(r, (size_t)n, &bytes) != 0) {
+    *why = "cut";
+    return -1;
+  }
+  *shown = (uint32_t)n;
+  *text = (const char *)bytes;
+  return 0;
+}
+
+/* Arrays grown by doubling, with their overflow check. */
+static int grow(void **array, size_t *capacity, size_t count, size_t item)
+{
+  if (count < *capacity)
+    return 0;
+  size_t next = *capacity ? 2 * *capacity : 64;
+  if (next > SIZE_MAX / item)
+    return -1;
+  void *p = realloc(*array, next * item);
+  if (!p)
+    return -1;
+  *array = p;
+  *capacity = next;
+  return 0;
+}
+
+static int by_string_address(const void *a, const void *b)
+{
+  const struct snapshot_values_string *x = a, *y = b;
+  return x->address < y->address ? -1 : x->address > y->address;
+}
+
+static int by_table_address(const void *a, const void *b)
+{
+  const struct snapshot_values_table *x = a, *y = b;
+  return x->address < y->address ? -1 : x->address > y->address;
+}
+
+void snapshot_values_free(struct snapshot_values *values)
+{
+  free(values->strings);
+  free(values->tables);
+  free(values->keys);
+  free(values->data);
+  memset(values, 0, sizeof *values);
+}
+
+/* One TABLE record's body into values. 0, or -1 with why. */
+static int read_table(struct reader *r, struct snapshot_values *v, size_t *key_capacity,
+                      struct snapshot_values_table *t, const char **why)
+{
+  uint64_t count;
+  if (get_uleb(r, &t->address) != 0 || get_uleb(r, &t->entries) != 0 || get_uleb(r, &count) != 0) {
+    *why = "a malformed number";
+    return -1;
+  }
+  if (count > SNAPSHOT_VALUES_KEYS_MAX) {
+    *why = "more keys than a record may hold";
+    return -1;
+  }
+  t->first_key = v->key_count;
+  t->key_count = (uint32_t)count;
+  for (uint64_t i = 0; i < count; i++) {
+    if (grow((void **)&v->keys, key_capacity, v->key_count, sizeof *v->keys) != 0) {
+      *why = NULL;  /* out of memory */
+      return -1;
+    }
+    struct snapshot_values_key *k = &v->keys[v->key_count];
+    memset(k, 0, sizeof *k);
+    const uint8_t *bytes;
+    if (get_bytes(r, 1, &bytes) != 0) {
+      *why = "cut";
+      return -1;
+    }
+    k->kind = (enum snapshot_values_key_kind)bytes[0];
+    switch (bytes[0]) {
+    case SNAPSHOT_VALUES_KEY_STRING:
+      if (get_text(r, &k->length, &k->shown, &k->text, why) != 0)
+        return -1;
+      break;
+    case SNAPSHOT_VALUES_KEY_NUMBER: {
+      if (get_bytes(r, 8, &bytes) != 0) {
+        *why = "cut";
+        return -1;
+      }
+      uint64_t bits = 0;
+      for (int b = 0; b < 8; b++)
+        bits |= (uint64_t)bytes[b] << (8 * b);
+      memcpy(&k->number, &bits, 8);
+      break;
+    }
+    case SNAPSHOT_VALUES_KEY_OBJECT:
+      if (get_bytes(r, 1, &bytes) != 0) {
+        *why = "cut";
+        return -1;
+      }
+      k->type = bytes[0];
+      break;
+    case SNAPSHOT_VALUES_KEY_FALSE:
+    case SNAPSHOT_VALUES_KEY_TRUE:
+      break;
+    default:
+      *why = "an unknown key kind";
+      r->at--;
+      return -1;
+    }
+    v->key_count++;
+  }
+  return 0;
+}
+
+enum snapshot_values_status snapshot_values_read_memory(struct snapshot_values *values, const void *data,
+                                                        size_t size, const char *name,
+                                                        struct snapshot_values_error *error)
+{
+  memset(values, 0, sizeof *values);
+  memset(error, 0, sizeof *error);
+  struct reader r = {NULL, size, 0, name, error, 0};
+  if (size < SNAPSHOT_VALUES_HEADER_BYTES) {
+    if (size >= 4 && memcmp(data, SNAPSHOT_VALUES_MAGIC, 4))
+      return reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
+    return reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, size, "cut in its header: no values");
+  }
+  if (memcmp(data, SNAPSHOT_VALUES_MAGIC, 4))
+    return reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
+  const uint8_t *head = data;
+  if (head[4] != SNAPSHOT_VALUES_VERSION)
+    return reader_fail(&r, SNAPSHOT_VALUES_UNSUPPORTED, 4, "values sidecar version %u; this ljleak reads version %d",
+                       head[4], SNAPSHOT_VALUES_VERSION);
+  if (head[5] || head[6] || head[7])
+    return reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, 5, "reserved header bytes are not zero");
+  values->data = malloc(size);
+  if (!values->data)
+    return reader_fail(&r, SNAPSHOT_VALUES_NO_MEMORY, 0, "out of memory");
+  memcpy(values->data, data, size);
+  r.data = values->data;
+  r.at = SNAPSHOT_VALUES_HEADER_BYTES;
+  size_t string_capacity = 0, table_capacity = 0, key_capacity = 0;
+  int have_capture = 0;
+  enum snapshot_values_status status = SNAPSHOT_VALUES_OK;
+  while (!values->complete) {
+    size_t start = r.at;
+    const char *why = "a malformed number";
+    if (r.at == size) {
+      r.cut = 1;
+      why = "cut";
+    } else {
+      uint8_t tag = r.data[r.at++];
+      int bad = 0;
+      if (!have_capture && tag != SNAPSHOT_VALUES_TAG_CAPTURE) {
+        why = "the first record is not CAPTURE";
+        r.at = start;
+        bad = 1;
+      } else if (tag == SNAPSHOT_VALUES_TAG_CAPTURE) {
+        uint64_t shown, keys;
+        struct snapshot_values_capture *c = &values->capture;
+        if (have_capture) {
+          why = "a second CAPTURE record";
+          r.at = start;
+          bad = 1;
+        } else if (get_uleb(&r, &c->pid) || get_uleb(&r, &c->start_ms) || get_uleb(&r, &c->boundary) ||
+                   get_uleb(&r, &shown) || get_uleb(&r, &keys)) {
+          bad = 1;
+        } else if (shown > SNAPSHOT_VALUES_SHOWN_MAX || keys > SNAPSHOT_VALUES_KEYS_MAX) {
+          why = "its caps are past the format's";
+          bad = 1;
+        } else {
+          c->shown = (uint32_t)shown;
+          c->keys = (uint32_t)keys;
+          have_capture = 1;
+        }
+      } else if (tag == SNAPSHOT_VALUES_TAG_STRING) {
+        struct snapshot_values_string s = {0};
+        s.offset = start;
+        if (grow((void **)&values->strings, &string_capacity, values->string_count, sizeof s) != 0) {
+          status = SNAPSHOT_VALUES_NO_MEMORY;
+          break;
+        }
+        if (get_uleb(&r, &s.address) != 0 || get_text(&r, &s.length, &s.shown, &s.text, &why) != 0)
+          bad = 1;
+        else
+          values->strings[values->string_count++] = s;
+      } else if (tag == SNAPSHOT_VALUES_TAG_TABLE) {
+        struct snapshot_values_table t = {0};
+        t.offset = start;
+        size_t keys_before = values->key_count;
+        if (grow((void **)&values->tables, &table_capacity, values->table_count, sizeof t) != 0) {
+          status = SNAPSHOT_VALUES_NO_MEMORY;
+          break;
+        }
+        if (read_table(&r, values, &key_capacity, &t, &why) != 0) {
+          values->key_count = keys_before;  /* a record is all or nothing */
+          if (!why) {
+            status = SNAPSHOT_VALUES_NO_MEMORY;
+            break;
+          }
+          bad = 1;
+        } else {
+          values->tables[values->table_count++] = t;
+        }
+      } else if (tag == SNAPSHOT_VALUES_TAG_END) {
+        uint64_t strings, tables;
+        if (get_uleb(&r, &strings) != 0 || get_uleb(&r, &tables) != 0) {
+          bad = 1;
+        } else if (strings != values->string_count || tables != values->table_count) {
+          why = "the END record's totals disagree with the records";
+          r.at = start;
+          bad = 1;
+        } else if (r.at != size) {
+          why = "bytes after the END record";
+          bad = 1;
+        } else {
+          values->complete = 1;
+        }
+      } else {
+        why = "an unknown record tag";
+        r.at = start;
+        bad = 1;
+      }
+      if (!bad)
+        continue;
+    }
+    if (r.cut) {
+      /* Cut inside a record: every complete one before it stands. */
+      if (!have_capture) {
+        status = reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, size, "cut before its CAPTURE record: no values");
+        break;
+      }
+      status = reader_fail(&r, SNAPSHOT_VALUES_CUT, start, "cut: the values up to here are read, the rest is missing");
+      break;
+    }
+    status = reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, r.at, "%s", why);
+    break;
+  }
+  if (status == SNAPSHOT_VALUES_NO_MEMORY)
+    reader_fail(&r, SNAPSHOT_VALUES_NO_MEMORY, r.at, "out of memory");
+  if (status == SNAPSHOT_VALUES_OK || status == SNAPSHOT_VALUES_CUT) {
+    if (values->string_count)
+      qsort(values->strings, values->string_count, sizeof *values->strings, by_string_address);
+    if (values->table_count)
+      qsort(values->tables, values->table_count, sizeof *values->tables, by_table_address);
+    /* One object at one address: two records there are the same object twice. */
+    for (size_t i = 1; i < values->string_count; i++)
+      if (values->strings[i].address == values->strings[i - 1].address) {
+        uint64_t at = values->strings[i].offset > values->strings[i - 1].offset ? values->strings[i].offset
+                                                                                  : values->strings[i - 1].offset;
+        status = reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, at, "two strings at address 0x%" PRIx64,
+                             values->strings[i].address);
+        break;
+      }
+    for (size_t i = 1; status != SNAPSHOT_VALUES_CORRUPT && i < values->table_count; i++)
+      if (values->tables[i].address == values->tables[i - 1].address) {
+        uint64_t at = values->tables[i].offset > values->tables[i - 1].offset ? values->tables[i].offset
+                                                                                : values->tables[i - 1].offset;
+        status = reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, at, "two tables at address 0x%" PRIx64,
+                             values->tables[i].address);
+        break;
+      }
+  }
+  if (status != SNAPSHOT_VALUES_OK && status != SNAPSHOT_VALUES_CUT)
+    snapshot_values_free(values);
+  return status;
+}
+
+enum snapshot_values_status snapshot_values_read_file(struct snapshot_values *values, const char *path,
+                                                      struct snapshot_values_error *error)
+{
+  char *data;
+  size_t size;
+  int system_error;
+  memset(values, 0, sizeof *values);
+  memset(error, 0, sizeof *error);
+  if (whole_file_read(path, &data, &size, &system_error, error->message, sizeof error->message) !=
+      WHOLE_FILE_OK) {
+    error->status = system_error ? SNAPSHOT_VALUES_IO : SNAPSHOT_VALUES_NO_MEMORY;
+    return error->status;
+  }
+  enum snapshot_values_status status = snapshot_values_read_memory(values, data, size, path, error);
+  free(data);
+  return status;
+}
+
+/* The index of address in records sorted by address (each starting with its uint64_t address),
+ * or count. */
+static size_t values_search(const void *records, size_t count, size_t stride, uint64_t address)
+{
+  size_t low = 0, high = count;
+  uint64_t at;
+  while (low < high) {
+    size_t mid = low + (high - low) / 2;
+    memcpy(&at, (const char *)records + mid * stride, sizeof at);
+    if (at < address)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  if (low < count)
+    memcpy(&at, (const char *)records + low * stride, sizeof at);
+  return low < count && at == address ? low : count;
+}
+
+_Static_assert(offsetof(struct snapshot_values_string, address) == 0 &&
+                 offsetof(struct snapshot_values_table, address) == 0,
+               "records start with their address (values_search)");
+
+const struct snapshot_values_string *snapshot_values_find_string(const struct snapshot_values *values,
+                                                                 uint64_t address)
+{
+  size_t i = values_search(values->strings, values->string_count, sizeof *values->strings, address);
+  return i < values->string_count ? &values->strings[i] : NULL;
+}
+
+const struct snapshot_values_table *snapshot_values_find_table(const struct snapshot_values *values,
+                                                               uint64_t address)
+{
+  size_t i = values_search(values->tables, values->table_count, sizeof *values->tables, address);
+  return i < values->table_count ? &values->tables[i] : NULL;
+}
