@@ -21,7 +21,7 @@ static const char run_usage[] =
   "usage: ljleak run [-o DIR] [--period SECONDS] [--max-bytes N] [--max-total-bytes N]\n"
   "                  [--sample BYTES] [--gzip] [--duration SECONDS] [--force-gc]\n"
   "                  [--every BYTES] [--no-edge-gc] [--stack-depth N] [--snapshots N|none]\n"
-  "                  [--label KEY=VALUE]... [-e CHUNK] [-l LIB] [-j CMD] [-O[OPT]]\n"
+  "                  [--values] [--label KEY=VALUE]... [-e CHUNK] [-l LIB] [-j CMD] [-O[OPT]]\n"
   "                  [-E] [-v] SCRIPT [ARGS...]\n";
 
 static const char run_help[] =
@@ -51,6 +51,10 @@ static const char run_help[] =
   "  --snapshots N|none    heap snapshots (snap-NNNN.heap, see ljleak snapshot): one\n"
   "                        at the main chunk's return, with what its locals hold, N-1\n"
   "                        in the middle of the run (default 2; none: no snapshot)\n"
+  "  --values              beside each heap snapshot, the first bytes of every live\n"
+  "                        string and the first keys of every table (snap-NNNN.values,\n"
+  "                        for ljleak diff --values). Values can be secrets: off by\n"
+  "                        default; the files are the capture's, mode 0600\n"
   "  -e CHUNK              run the Lua string CHUNK first (as luajit -e)\n"
   "  -l LIB                require LIB first (as luajit -l)\n"
   "  -j CMD                LuaJIT control command first (as luajit -j, e.g. -j off)\n"
@@ -64,7 +68,8 @@ static const char run_help[] =
   "(interactive) run no script to capture and are refused.\n"
   "Options also come from LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,\n"
   "LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION, LJLEAK_FORCE_GC,\n"
-  "LJLEAK_EVERY, LJLEAK_EDGE_GC, LJLEAK_STACK_DEPTH, LJLEAK_LABELS (--label replaces it).\n"
+  "LJLEAK_EVERY, LJLEAK_EDGE_GC, LJLEAK_STACK_DEPTH, LJLEAK_LABELS (--label replaces it),\n"
+  "LJLEAK_VALUES.\n"
   "Exit status: the script's; 4 if the capture could not start; 2 on bad usage.\n";
 
 /* One -e, -l, -j or -O, run in command-line order. */
@@ -447,6 +452,8 @@ static int parse(struct run_job *job, int argc, char **argv)
         job->snapshots = v;
     } else if (!strcmp(a, "--gzip")) {
       job->opt.gzip = 1;
+    } else if (!strcmp(a, "--values")) {
+      job->opt.values = 1;
     } else if (!strcmp(a, "--force-gc")) {
       job->opt.force_gc = 1;
     } else if (!strcmp(a, "--no-edge-gc")) {

@@ -143,6 +143,7 @@ void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
     fprintf(stderr, "ljleak: capture in %s stopped: it reached --max-total-bytes %llu\n", c->dir,
             (unsigned long long)c->opt.max_total_bytes);
   snapshot_schedule_stop(c);
+  snapshot_values_prune(c);  /* no values stay on disk without their snapshot */
   segments_index_close(c, reason);
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
   boundary_force_disarm(c);

@@ -47,6 +47,10 @@ struct ljleak_collector_options {
                                  16 labels (docs/index-format.md) */
   uint64_t snapshots;         /* heap snapshots in the middle of the capture (docs/snapshot-format.md,
                                  "When"); 0: none; at most LJLEAK_COLLECTOR_MAX_SNAPSHOTS */
+  int values;                 /* 1: beside each heap snapshot, the first bytes of every live string
+                                 and the first keys of every table (snap-NNNN.values,
+                                 docs/snapshot-format.md, "Values"): they can be secrets, so
+                                 off by default */
 };
 
 /* The limits of the options (docs/collector.md, "Options and environment
@@ -97,7 +101,8 @@ struct ljleak_collector_status {
 /* Defaults, then LJLEAK_DIR, LJLEAK_ROOT, LJLEAK_PERIOD, LJLEAK_MAX_BYTES,
  * LJLEAK_MAX_TOTAL_BYTES, LJLEAK_SAMPLE, LJLEAK_GZIP, LJLEAK_DURATION,
  * LJLEAK_FORCE_GC, LJLEAK_C_HOOK, LJLEAK_EVERY, LJLEAK_EDGE_GC,
- * LJLEAK_STACK_DEPTH, LJLEAK_LABELS. The strings point into the environment. */
+ * LJLEAK_STACK_DEPTH, LJLEAK_LABELS, LJLEAK_SNAPSHOTS, LJLEAK_VALUES. The strings point into the
+ * environment. */
 LJLEAK_API void ljleak_collector_options_init(struct ljleak_collector_options *options);
 
 /* Starts a capture of L's VM. Must be called while no Lua code of that VM

@@ -132,6 +132,7 @@ const struct options_field options_fields[] = {
         LJLEAK_COLLECTOR_MAX_STACK_DEPTH, NULL),
   FIELD("labels", "LJLEAK_LABELS", LABELS, labels, 0, NULL),
   FIELD("snapshots", "LJLEAK_SNAPSHOTS", SIZE, snapshots, LJLEAK_COLLECTOR_MAX_SNAPSHOTS, NULL),
+  FIELD("values", "LJLEAK_VALUES", BOOL, values, 0, NULL),
   {NULL, NULL, OPTIONS_KIND_STRING, 0, 0, NULL},
 };
 #undef FIELD

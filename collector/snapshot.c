@@ -852,6 +852,7 @@ int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *resul
   walk_unmap(&w);
   if (result)
     *result = r;
+  if (snapshot_values_take(c, L, name, err, err_size) != 0) return -1;  /* the values option's sidecar */
   if (segments_index_snapshot(c, name, &r) != 0) {
     capture_set_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
     return -1;

@@ -8,6 +8,7 @@
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
 #include "collector/seg_out.h"
+#include "collector/snapshot_values.h"
 #include "format/snapshot.h"
 
 struct capture;

@@ -320,6 +320,27 @@ START_TEST(test_env_values_past_the_limit_are_bad_values)
 }
 END_TEST
 
+/* Values can be secrets: off unless LJLEAK_VALUES (or the values field) turns them on. */
+START_TEST(test_values_are_off_by_default_and_on_by_ljleak_values)
+{
+  struct ljleak_collector_options o;
+  defaults(&o);
+  ck_assert_int_eq(o.values, 0);
+  const struct env_pair on = {"LJLEAK_VALUES", "1"}, bad = {"LJLEAK_VALUES", "maybe"};
+  ck_assert_int_eq(options_from_env(&o, pair_env, (void *)&on, NULL, 0), 0);
+  ck_assert_int_eq(o.values, 1);
+  char err[256];
+  ck_assert_int_eq(options_from_env(&o, pair_env, (void *)&bad, err, sizeof err), -1);
+  ck_assert_str_eq(err, "bad value 'maybe' in LJLEAK_VALUES");
+  ck_assert_int_eq(o.values, 0);
+  const struct options_field *f = options_field("values");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(f->kind, OPTIONS_KIND_BOOL);
+  ck_assert_int_eq(options_parse_field(f, "on", &o), 0);
+  ck_assert_int_eq(o.values, 1);
+}
+END_TEST
+
 /* ---- The start/stop signal ---------------------------------------------------- */
 
 START_TEST(test_signal_takes_usr1_usr2_and_realtime_signals)
@@ -507,6 +528,7 @@ int main(void)
   tcase_add_test(tc, test_api_start_refuses_options_past_their_limits);
   tcase_add_test(tc, test_module_start_refuses_numbers_past_their_limits);
   tcase_add_test(tc, test_check_refuses_labels_the_index_would_not_take);
+  tcase_add_test(tc, test_values_are_off_by_default_and_on_by_ljleak_values);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
