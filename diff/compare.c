@@ -368,7 +368,7 @@ static int compare_judge_base(struct diff_site *site, const struct diff_options 
     return 0;
   }
   struct diff_site base = {.live_bytes = site->base_live_bytes, .count = site->base_count};
-  if (diff_result_judge_site(&base, options, 0) < 0)
+  if (diff_result_judge_site(&base, options, NULL) < 0)
     return -1;
   site->base_verdict = base.verdict;
   site->base_growth_bytes_per_segment = base.growth_bytes_per_segment;
@@ -391,13 +391,12 @@ enum diff_status diff_decide(struct diff_result *result, const struct diff_optio
   decided.warn = NULL;
   result->options = decided;
   if (result->mode != DIFF_MODE_RANGE) {
-    double interval = diff_result_seconds_per_boundary(&result->capture);
     struct diff_site *lists[2] = {result->sites, result->stacks};
     size_t counts[2] = {result->site_count, result->stack_count};
     for (int l = 0; l < 2; l++)  /* the sites (or rows), then by site their stacks */
       for (size_t i = 0; i < counts[l]; i++) {
         struct diff_site *site = &lists[l][i];
-        if (diff_result_judge_site(site, &decided, interval) < 0 ||
+        if (diff_result_judge_site(site, &decided, &result->capture) < 0 ||
             (result->mode == DIFF_MODE_BASE && (compare_judge_base(site, &decided) < 0 ||
                                                 compare_base_verdict(result, site, &decided) < 0)))
           return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");

@@ -125,7 +125,6 @@ int diff_result_build_sites(struct diff_result *result, const struct diff_aggreg
   size_t n = aggregate->boundaries;
   if (result_boundaries(capture, info, n) < 0)
     return -1;
-  double interval = diff_result_seconds_per_boundary(info);
   size_t count = aggregate->sites.count;
   result->sites = calloc(count ? count : 1, sizeof *result->sites);
   if (!result->sites)
@@ -162,9 +161,9 @@ int diff_result_build_sites(struct diff_result *result, const struct diff_aggreg
     }
   }
   for (size_t i = 0; i < count; i++)
-    if (diff_result_judge_site(&result->sites[i], options, interval) < 0)
+    if (diff_result_judge_site(&result->sites[i], options, info) < 0)
       return -1;
-  return diff_result_stacks_build(result, aggregate, options, interval);
+  return diff_result_stacks_build(result, aggregate, options, info);
 }
 
 double diff_result_seconds_per_boundary(const struct diff_capture *info)
@@ -175,11 +174,16 @@ double diff_result_seconds_per_boundary(const struct diff_capture *info)
   return (info->boundary_times[n - 1] - info->boundary_times[0]) / (double)(n - 1);
 }
 
-int diff_result_judge_site(struct diff_site *site, const struct diff_options *options, double interval)
+int diff_result_judge_site(struct diff_site *site, const struct diff_options *options,
+                           const struct diff_capture *info)
 {
   struct diff_trend trend;
-  if (diff_trend_verdict_floors(site->live_bytes, site->floors, site->live_bytes ? site->count : 0,
-                                options, &site->verdict, &trend) < 0)
+  double interval = info ? diff_result_seconds_per_boundary(info) : 0;
+  /* The work at each boundary, when it is the site's own boundaries' */
+  const uint64_t *work = info && info->boundary_count == site->count ? info->allocated : NULL;
+  if (diff_trend_verdict_work(site->live_bytes, site->floors, work,
+                              site->live_bytes ? site->count : 0, options, &site->verdict,
+                              &trend) < 0)
     return -1;
   site->growth_bytes_per_segment = trend.slope;
   site->growth_bytes_per_second = interval > 0 ? trend.slope / interval : 0;

@@ -25,16 +25,17 @@ char *diff_result_stack_name(const struct diff_stack_entry *entry, const char *s
  * (options->by), the owners become the rows instead: result->sites is
  * replaced by them, stacks or not. Returns -1 when out of memory. */
 int diff_result_stacks_build(struct diff_result *result, const struct diff_aggregate *aggregate,
-                        const struct diff_options *options, double interval);
+                        const struct diff_options *options, const struct diff_capture *info);
 
 /* Seconds per boundary over the capture (first boundary to last); 0 when
  * the index gave no times. */
 double diff_result_seconds_per_boundary(const struct diff_capture *info);
 
 /* Gives site its trend verdict and growth from its series under options
- * (the warm-up left out); interval: diff_result_seconds_per_boundary. Returns -1
- * when out of memory. */
-int diff_result_judge_site(struct diff_site *site, const struct diff_options *options, double interval);
+ * (the warm-up left out), on the boundaries of info (its times and work;
+ * NULL: none known). Returns -1 when out of memory. */
+int diff_result_judge_site(struct diff_site *site, const struct diff_options *options,
+                           const struct diff_capture *info);
 
 /* The last step of making a result: sorts the sites, and likewise the
  * stacks (flagged first by growth, then undecided by growth, then by live

@@ -89,7 +89,7 @@ static int result_stack_fill(struct diff_site *stack, const struct diff_aggregat
 }
 
 int diff_result_stacks_build(struct diff_result *result, const struct diff_aggregate *aggregate,
-                        const struct diff_options *options, double interval)
+                        const struct diff_options *options, const struct diff_capture *info)
 {
   int by_stack = options->by == DIFF_BY_STACK;
   if (!by_stack && aggregate->stacks.count <= 1)
@@ -105,7 +105,7 @@ int diff_result_stacks_build(struct diff_result *result, const struct diff_aggre
     status = result_stack_fill(&stacks[o], aggregate, o, &result->sites[aggregate->owners.sites[o]],
                                aggregate->boundaries);
     if (status == 0)
-      status = diff_result_judge_site(&stacks[o], options, interval);
+      status = diff_result_judge_site(&stacks[o], options, info);
   }
   if (status < 0) {
     for (size_t i = 0; i < made; i++)

@@ -190,13 +190,15 @@ done:
  * returns their count, 0 for no
  * candidate, SIZE_MAX when out of memory. */
 static size_t survivors_candidate(const struct diff_site *site, const struct diff_options *options,
-                                  size_t *marks, size_t *until)
+                                  const struct diff_capture *info, size_t *marks, size_t *until)
 {
   if (site->verdict == DIFF_VERDICT_SHRINKING || !site->live_bytes || site->count < 4)
     return 0;
   struct diff_trend trend;
   enum diff_verdict verdict;
-  if (diff_trend_verdict(site->live_bytes, site->count, options, &verdict, &trend) < 0)
+  const uint64_t *work = info->boundary_count == site->count ? info->allocated : NULL;
+  if (diff_trend_verdict_work(site->live_bytes, NULL, work, site->count, options, &verdict,
+                              &trend) < 0)
     return SIZE_MAX;
   /* Steady by the rule on its lows, only a single drop is taken again: its
    * low alone cannot show a floor that rises; lows of two drops or more
@@ -244,7 +246,7 @@ static enum diff_status survivors_rows(struct diff_site *rows, size_t row_count,
     if (!marks)
       goto done;
     size_t until = 0;
-    size_t marked = survivors_candidate(row, options, marks, &until);
+    size_t marked = survivors_candidate(row, options, info, marks, &until);
     if (marked == SIZE_MAX || marked == 0) {
       free(marks);
       if (marked == SIZE_MAX)
@@ -259,13 +261,12 @@ static enum diff_status survivors_rows(struct diff_site *rows, size_t row_count,
   status = DIFF_OK;
   if (count)
     status = diff_survivors_read(capture, info->sample_bytes, by_stack, wanted, count, n, err);
-  double interval = diff_result_seconds_per_boundary(info);
   for (size_t j = 0; j < count && status == DIFF_OK; j++) {
     struct diff_site *row = &rows[which[j]];
     free(row->floors);
     row->floors = wanted[j].bytes;
     wanted[j].bytes = NULL;
-    if (diff_result_judge_site(row, options, interval) < 0)
+    if (diff_result_judge_site(row, options, info) < 0)
       status = DIFF_ERROR_MEMORY;
   }
 done:

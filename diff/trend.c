@@ -533,12 +533,39 @@ int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, si
                               const struct diff_options *options, enum diff_verdict *verdict,
                               struct diff_trend *out)
 {
+  return diff_trend_verdict_work(series, floors, NULL, n, options, verdict, out);
+}
+
+/* The boundaries of the later half of x[0..n): those at or after half the
+ * work from the first to the last (work indexed as x, NULL: half the
+ * boundaries), at least 3. The program's own cycles come close together
+ * while its heap is small and apart once it is large: half the boundaries
+ * can lie in the first fifth of the run, and the later half of them then
+ * says little about how the run ended. */
+static size_t trend_late_count(const uint64_t *work, size_t n)
+{
+  size_t count = (n + 1) / 2 < 3 ? (n < 3 ? n : 3) : (n + 1) / 2;
+  if (!work || n < 3 || work[n - 1] <= work[0])
+    return count;
+  uint64_t half = work[0] + (work[n - 1] - work[0]) / 2;
+  count = 0;
+  while (count < n && work[n - 1 - count] >= half)
+    count++;
+  return count < 3 ? 3 : count;
+}
+
+int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, const uint64_t *work,
+                            size_t n, const struct diff_options *options,
+                            enum diff_verdict *verdict, struct diff_trend *out)
+{
   memset(out, 0, sizeof *out);
   *verdict = DIFF_VERDICT_INSUFFICIENT;
   size_t skip = options->warmup < n ? options->warmup : n;
   series += skip;
   if (floors)
     floors += skip;
+  if (work)
+    work += skip;
   n -= skip;
   out->skipped = skip;
   out->judged = n;
@@ -554,7 +581,8 @@ int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, si
   }
   diff_trend_mann_kendall(x, n, &out->s, &out->variance);
   diff_trend_p_values(x, n, out->s, out->variance, &out->p_up, &out->p_down);
-  size_t late_count = (n + 1) / 2 < 3 ? (n < 3 ? n : 3) : (n + 1) / 2;
+  size_t late_count = trend_late_count(work, n);
+  out->late = late_count;
   if (diff_trend_theil_sen(x, n, &out->slope) < 0 ||
       diff_trend_theil_sen(x + (n - late_count), late_count, &out->late_slope) < 0) {
     free(x);

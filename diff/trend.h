@@ -19,7 +19,8 @@ struct diff_trend {
   double p_up;                /* one-sided p-value of an upward trend */
   double p_down;              /* one-sided p-value of a downward trend */
   double slope;               /* Theil-Sen slope over the whole series, per boundary */
-  double late_slope;          /* Theil-Sen slope over the later half */
+  double late_slope;          /* Theil-Sen slope over the later half (of the work, when known) */
+  size_t late;                /* the boundaries of the later half */
   double threshold;           /* growth that matters for this series */
   double peak;                /* largest value */
   size_t judged;              /* boundaries judged: the series after the warm-up */
@@ -78,6 +79,15 @@ int diff_trend_verdict(const uint64_t *series, size_t n, const struct diff_optio
 int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, size_t n,
                               const struct diff_options *options, enum diff_verdict *verdict,
                               struct diff_trend *out);
+
+/* diff_trend_verdict_floors on boundaries whose work is known: work (NULL,
+ * or indexed as series) holds the bytes allocated since the capture started
+ * at each boundary. The persistence rule then takes the later half of the
+ * judged work, not of the judged boundaries (docs/diff.md, "The decision
+ * procedure"). */
+int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, const uint64_t *work,
+                            size_t n, const struct diff_options *options,
+                            enum diff_verdict *verdict, struct diff_trend *out);
 
 /* A drop of the fill-and-flush rule: the boundary of its high and of its low. */
 struct diff_trend_drop {

@@ -573,6 +573,54 @@ START_TEST(test_held_then_released_at_the_end_is_steady)
 }
 END_TEST
 
+/* The later half by work: the program's own cycles come close together
+ * while its heap is small, so the later half of the boundaries can start a
+ * fifth of the way into the run. The persistence rule takes the later half
+ * of the work when the boundaries' work is known. */
+START_TEST(test_later_half_is_that_of_the_work_when_known)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  enum diff_verdict verdict;
+  struct diff_trend trend;
+  /* service_steady.lua at 50000 requests, VM: trace compiler (flagged in 4
+   * runs of 20): side traces compiled ever more rarely, the last at 37.9 of
+   * 64.8 MB of work, then held for 7 boundaries. */
+  uint64_t traces[28] = {0,     0,     2458,  2458,  2458,  2458,  2458,  3584,  13107, 13107,
+                         16486, 16486, 16486, 16486, 16486, 16486, 20480, 20480, 24064, 24064,
+                         24064, 27648, 27648, 27648, 27648, 27648, 27648, 27648};
+  uint64_t work[28] = {0,        96885,    246409,   656265,   1667101,  2716217,  2716217,
+                       3765081,  4817537,  4818621,  6025089,  7534601,  9400000,  11800000,
+                       11800000, 14700000, 18400000, 18400000, 23000000, 29800000, 30300000,
+                       37900000, 37900000, 44200000, 51100000, 57400000, 63700000, 64800000};
+  ck_assert_int_eq(diff_trend_verdict(traces, 28, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);  /* by boundaries: the last 14 from 11.8 MB */
+  ck_assert_uint_eq(trend.late, 14);
+  ck_assert_int_eq(diff_trend_verdict_work(traces, NULL, work, 28, &options, &verdict, &trend), 0);
+  ck_assert_uint_eq(trend.late, 7);  /* from 37.9 MB on, past half of 64.8 */
+  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
+  /* A leak as steady in work grows in the later half of the work however
+   * the boundaries lie: growing. */
+  uint64_t leak[28];
+  for (size_t i = 0; i < 28; i++)
+    leak[i] = work[i] / 2000;
+  ck_assert_int_eq(diff_trend_verdict_work(leak, NULL, work, 28, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  /* Bursts every 8 MB of work: growing. */
+  uint64_t bursts[28];
+  for (size_t i = 0; i < 28; i++)
+    bursts[i] = 50000 * (work[i] / 8000000);
+  ck_assert_int_eq(diff_trend_verdict_work(bursts, NULL, work, 28, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  /* The later half is at least 3 boundaries. */
+  uint64_t late_work[6] = {0, 1, 2, 3, 4, 1000};
+  uint64_t rising[6] = {0, 10000, 20000, 30000, 40000, 50000};
+  ck_assert_int_eq(diff_trend_verdict_work(rising, NULL, late_work, 6, &options, &verdict, &trend), 0);
+  ck_assert_uint_eq(trend.late, 3);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+}
+END_TEST
+
 START_TEST(test_sampling_floor_follows_interval_boundaries_and_p_value)
 {
   struct diff_options options;
@@ -725,6 +773,7 @@ int main(void)
   tcase_add_test(tc, test_one_step_then_flat_is_steady_a_staircase_is_growing);
   tcase_add_test(tc, test_rose_then_held_is_steady_steps_that_repeat_are_not);
   tcase_add_test(tc, test_held_then_released_at_the_end_is_steady);
+  tcase_add_test(tc, test_later_half_is_that_of_the_work_when_known);
   tcase_add_test(tc, test_sampling_floor_follows_interval_boundaries_and_p_value);
   tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
   tcase_add_test(tc, test_min_boundaries_only_raises_what_the_p_value_needs);
