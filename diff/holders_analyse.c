@@ -1,0 +1,470 @@
+/* diff/holders_analyse.c: the holders of each site's blocks in one heap snapshot, grouped by path, with retained sizes (docs/diff.md, "Holders"). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/holders.h"
+#include "diff/holders_graph.h"
+#include "diff/holders_path.h"
+#include "diff/suspects.h"
+
+/* ---- Grouping by path -------------------------------------------------------- */
+
+struct holders_group {
+  char *path;
+  uint64_t objects, bytes;
+  uint32_t holder;
+  uint32_t note;              /* the id of its text's note (holders_note), or NONE */
+};
+
+struct holders_groups {
+  struct holders_group *items;
+  size_t count, capacity;
+  uint32_t *slots;            /* open addressing over items; NONE empty */
+  size_t mask;
+};
+
+static uint64_t holders_hash(const char *s)
+{
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static void groups_clear(struct holders_groups *gs)
+{
+  for (size_t i = 0; i < gs->count; i++)
+    free(gs->items[i].path);
+  gs->count = 0;
+  if (gs->slots)
+    memset(gs->slots, 0xff, (gs->mask + 1) * sizeof *gs->slots);
+}
+
+static int groups_rehash(struct holders_groups *gs, size_t slots)
+{
+  uint32_t *fresh = malloc(slots * sizeof *fresh);
+  if (!fresh)
+    return -1;
+  memset(fresh, 0xff, slots * sizeof *fresh);
+  for (size_t i = 0; i < gs->count; i++) {
+    size_t at = holders_hash(gs->items[i].path) & (slots - 1);
+    while (fresh[at] != DIFF_HOLDERS_NONE)
+      at = (at + 1) & (slots - 1);
+    fresh[at] = (uint32_t)i;
+  }
+  free(gs->slots);
+  gs->slots = fresh;
+  gs->mask = slots - 1;
+  return 0;
+}
+
+/* Adds an object of bytes under path; *index: its group's (stable until the groups are sorted). */
+static int groups_add(struct holders_groups *gs, const char *path, uint64_t bytes, uint32_t holder,
+                      uint32_t *index)
+{
+  if ((gs->count + 1) * 2 > (gs->slots ? gs->mask + 1 : 0) &&
+      groups_rehash(gs, gs->slots ? (gs->mask + 1) * 2 : 64) < 0)
+    return -1;
+  size_t at = holders_hash(path) & gs->mask;
+  for (; gs->slots[at] != DIFF_HOLDERS_NONE; at = (at + 1) & gs->mask) {
+    struct holders_group *g = &gs->items[gs->slots[at]];
+    if (!strcmp(g->path, path)) {
+      g->objects++;
+      g->bytes += bytes;
+      *index = gs->slots[at];
+      return 0;
+    }
+  }
+  if (gs->count == gs->capacity) {
+    size_t capacity = gs->capacity ? gs->capacity * 2 : 16;
+    struct holders_group *bigger = realloc(gs->items, capacity * sizeof *bigger);
+    if (!bigger)
+      return -1;
+    gs->items = bigger;
+    gs->capacity = capacity;
+  }
+  char *copy = strdup(path);
+  if (!copy)
+    return -1;
+  gs->items[gs->count] = (struct holders_group){copy, 1, bytes, holder, DIFF_HOLDERS_NONE};
+  *index = (uint32_t)gs->count;
+  gs->slots[at] = (uint32_t)gs->count++;
+  return 0;
+}
+
+static int groups_by_bytes(const void *a, const void *b)
+{
+  const struct holders_group *x = a, *y = b;
+  if (x->bytes != y->bytes)
+    return x->bytes < y->bytes ? 1 : -1;
+  if (x->objects != y->objects)
+    return x->objects < y->objects ? 1 : -1;
+  return strcmp(x->path, y->path);
+}
+
+/* ---- Analysis ---------------------------------------------------------------- */
+
+/* An object of a site: the object's index and the bytes of the site's blocks in it. */
+#define holders_member diff_holders_member
+
+/* The size the snapshot gives the block at address of object o (its own or an owned one). */
+static uint64_t holders_block_size(const struct snapshot *s, const struct snapshot_object *o, uint64_t address)
+{
+  if (o->address == address)
+    return o->size;
+  for (uint32_t b = 0; b < o->block_count; b++)
+    if (s->blocks[o->first_block + b].address == address)
+      return s->blocks[o->first_block + b].size;
+  return 0;
+}
+
+/* What the analysis of one snapshot's sites works in, each of its arrays a node's. */
+struct holders_work {
+  struct holders_marks marks[2];  /* [0] the site's objects' paths, [1] their notes' keys' */
+  uint8_t *on_path;           /* 1 << k: a node of the paths marks[k] marks (shown steps) */
+  uint32_t *seen;             /* those nodes, to clear what was marked */
+  size_t seen_count;
+  uint32_t *memo[2];          /* the group of the site's objects whose path is cut at a node, or
+                               * whose last step is a [*] from it; [1]: a [key *] from it */
+  uint32_t *key_memo[2];      /* so for the keys of weak-keyed tables' entries the site's paths go
+                               * through: the id of their note (NULL: the snapshot has none) */
+  struct holders_groups notes;  /* the site's notes, each text once: its id is its index */
+};
+
+/* The key of the weak-keyed table's entry on v's path, when v's path goes through one; else
+ * NONE. */
+static uint32_t holders_key(const struct holders_graph *g, uint32_t v)
+{
+  uint32_t step = g->key_step ? g->key_step[v] : DIFF_HOLDERS_NONE;
+  return step == DIFF_HOLDERS_NONE ? DIFF_HOLDERS_NONE : holders_key_of(g->snapshot, step);
+}
+
+/* Marks the steps of v's path in marks[k], each once (a path is the BFS tree's, so every node
+ * above a marked one is marked: a walk up stops at the first), up to where it is cut: labels[u]
+ * becomes the one text under which u leads to the marked objects, or MULTI; and source[text]
+ * the one object that uses text so in a FIELD step, or MULTI. */
+static void holders_mark_one(const struct holders_graph *g, struct holders_work *w, int k, uint32_t v)
+{
+  struct holders_marks *marks = &w->marks[k];
+  for (uint32_t c = g->top[v]; c != g->n && !(w->on_path[c] >> k & 1); c = g->parent[c]) {
+    if (!w->on_path[c])
+      w->seen[w->seen_count++] = c;
+    w->on_path[c] |= (uint8_t)(1u << k);
+    uint32_t u = g->parent[c];
+    if (u == g->n)
+      continue;
+    const struct snapshot_reference *r = &g->snapshot->references[g->parent_ref[c]];
+    uint32_t id = holders_text_id(r);
+    uint32_t *source = id <= g->snapshot->string_count ? &marks->source[id] : NULL;
+    uint32_t text = id + 1;
+    if (!marks->labels[u])
+      marks->labels[u] = text;
+    else if (marks->labels[u] != text)
+      marks->labels[u] = HOLDERS_MULTI;
+    if (source && r->kind == SNAPSHOT_REF_FIELD) {
+      if (!*source)
+        *source = u + 1;
+      else if (*source != u + 1)
+        *source = HOLDERS_MULTI;
+    }
+  }
+}
+
+/* ... for the site's objects, and apart for the keys of the weak-keyed tables' entries on their
+ * paths (a note names a key's path, collapsed among the keys': "_G.sessions[*]"). */
+static void holders_mark(const struct holders_graph *g, struct holders_work *w,
+                         const struct holders_member *m, size_t count)
+{
+  for (size_t i = 0; i < count; i++) {
+    holders_mark_one(g, w, 0, m[i].object);
+    uint32_t key = holders_key(g, m[i].object);
+    if (key != DIFF_HOLDERS_NONE && g->parent[key] != DIFF_HOLDERS_NONE)
+      holders_mark_one(g, w, 1, key);
+  }
+}
+
+/* Clears what holders_mark and the site's memo set, on the nodes marked only. */
+static void holders_unmark(const struct holders_graph *g, struct holders_work *w)
+{
+  for (size_t i = 0; i < w->seen_count; i++) {
+    uint32_t c = w->seen[i], u = g->parent[c];
+    w->on_path[c] = 0;
+    w->memo[0][c] = w->memo[1][c] = DIFF_HOLDERS_NONE;
+    if (w->key_memo[0])
+      w->key_memo[0][c] = w->key_memo[1][c] = DIFF_HOLDERS_NONE;
+    if (u == g->n)
+      continue;
+    uint32_t text = holders_text_id(&g->snapshot->references[g->parent_ref[c]]);
+    for (int k = 0; k < 2; k++) {
+      w->marks[k].labels[u] = 0;
+      if (text <= g->snapshot->string_count)
+        w->marks[k].source[text] = 0;
+    }
+  }
+  w->seen_count = 0;
+}
+
+/* Where the group of v is remembered, when every object there has v's text and holder: one
+ * cut at the same node (its steps end there), or one whose last step is a [*] or [key *] from
+ * the same node. NULL: v's text is its own (a step under a name). A node where paths are cut is
+ * HOLDERS_DEPTH steps down, and one a shown [*] leaves from fewer: [0] serves both. */
+static uint32_t *holders_memo(const struct holders_graph *g, const struct holders_marks *marks,
+                              uint32_t *const memo[2], uint32_t v)
+{
+  uint32_t top = g->top[v], p = g->parent[v];
+  if (top != v)
+    return &memo[0][top];
+  if (p == g->n || !holders_collapsed(g, marks, p, g->parent_ref[v]))
+    return NULL;
+  return &memo[g->snapshot->references[g->parent_ref[v]].kind == SNAPSHOT_REF_KEY][p];
+}
+
+/* The id of v's note (holders_note), NONE when it has none: rendered once per group of keys (a
+ * key held without a weak-keyed table of its own has one text wherever the path to it is cut
+ * or collapsed). -1 when out of memory. */
+static int holders_note_id(const struct holders_graph *g, struct holders_work *w, uint32_t v, uint32_t *id)
+{
+  uint32_t key = holders_key(g, v);
+  *id = DIFF_HOLDERS_NONE;
+  if (!g->key_step || g->key_step[v] == DIFF_HOLDERS_NONE)
+    return 0;
+  uint32_t *memo = NULL;  /* the note of a key under a weak-keyed table says more: its own */
+  if (key != DIFF_HOLDERS_NONE && g->parent[key] != DIFF_HOLDERS_NONE && g->key_step[key] == DIFF_HOLDERS_NONE)
+    memo = holders_memo(g, &w->marks[1], w->key_memo, key);
+  if (memo && *memo != DIFF_HOLDERS_NONE) {
+    *id = *memo;
+    return 0;
+  }
+  struct holders_text note;
+  holders_note(g, &w->marks[1], v, &note);
+  if (groups_add(&w->notes, note.buf, 0, DIFF_HOLDERS_NONE, id) < 0)
+    return -1;
+  if (memo)
+    *memo = *id;
+  return 0;
+}
+
+/* The site's holders from its objects m: each text rendered once per group remembered (a list
+ * of a million nodes renders as many texts as it has steps shown, plus one). */
+static int holders_site(const struct holders_graph *g, struct holders_work *w, struct holders_groups *gs,
+                        const struct holders_member *m, size_t count, struct diff_site *site)
+{
+  holders_mark(g, w, m, count);
+  struct holders_text t;
+  int status = 0;
+  for (size_t i = 0; i < count && status == 0; i++) {
+    uint32_t *memo = holders_memo(g, &w->marks[0], w->memo, m[i].object), holder, index, note;
+    if ((status = holders_note_id(g, w, m[i].object, &note)) < 0)
+      break;
+    if (memo && *memo != DIFF_HOLDERS_NONE && gs->items[*memo].note == note) {
+      gs->items[*memo].objects++;
+      gs->items[*memo].bytes += m[i].bytes;
+      continue;
+    }
+    holders_render_path(g, &w->marks[0], m[i].object, &t, &holder);
+    if (note != DIFF_HOLDERS_NONE)
+      holders_text_end(&t, 0, w->notes.items[note].path);
+    status = groups_add(gs, t.buf, m[i].bytes, holder, &index);
+    if (status == 0) {
+      gs->items[index].note = note;
+      if (memo)
+        *memo = index;
+    }
+  }
+  holders_unmark(g, w);
+  groups_clear(&w->notes);
+  if (status < 0)
+    return -1;
+  if (gs->count > 1)
+    qsort(gs->items, gs->count, sizeof *gs->items, groups_by_bytes);
+  size_t shown = gs->count < DIFF_HOLDERS_SHOWN ? gs->count : DIFF_HOLDERS_SHOWN;
+  site->holders = calloc(shown ? shown : 1, sizeof *site->holders);
+  if (!site->holders)
+    return -1;
+  for (size_t i = 0; i < shown; i++) {
+    struct holders_group *group = &gs->items[i];
+    struct diff_holder *h = &site->holders[i];
+    const struct snapshot_object *o = group->holder < g->n ? &g->snapshot->objects[group->holder] : NULL;
+    h->path = group->path;
+    group->path = NULL;
+    h->objects = group->objects;
+    h->bytes = group->bytes;
+    h->retained_bytes = o ? g->retained[group->holder] : 0;
+    h->holder_type = strdup(o ? snapshot_type_name(o->type) : "root");
+    site->holder_count = i + 1;
+    if (!h->holder_type)
+      return -1;
+  }
+  groups_clear(gs);
+  return 0;
+}
+
+#define HOLDERS_AHEAD 16            /* blocks prefetched ahead of their look-up */
+
+/* *order: the blocks' indices in about address order, by a counting sort of address ranges
+ * of about two blocks each (NULL: a few blocks, taken as they come). The snapshot's objects are
+ * in address order, so that its look-ups then read it in order: in the live map's order (a
+ * hash's), each missed the cache, most of the analysis of a million-node list. -1 when out of
+ * memory. */
+static int holders_block_order(const struct diff_holders_block *blocks, size_t count, uint32_t **order)
+{
+  *order = NULL;
+  if (count < 64 || count > UINT32_MAX)
+    return 0;
+  uint64_t low = UINT64_MAX, high = 0;
+  for (size_t i = 0; i < count; i++) {
+    low = blocks[i].address < low ? blocks[i].address : low;
+    high = blocks[i].address > high ? blocks[i].address : high;
+  }
+  size_t ranges = 32;
+  while (ranges < count / 2)
+    ranges <<= 1;
+  unsigned shift = 0;  /* stops by 63: the span >> 63 is 0 or 1 */
+  while (((high - low) >> shift) >= ranges)
+    shift++;
+  uint32_t *start = calloc(ranges + 1, sizeof *start);
+  *order = malloc(count * sizeof **order);
+  if (!start || !*order) {
+    free(start), free(*order);
+    *order = NULL;
+    return -1;
+  }
+  for (size_t i = 0; i < count; i++)
+    start[((blocks[i].address - low) >> shift) + 1]++;
+  for (size_t k = 0; k < ranges; k++)
+    start[k + 1] += start[k];
+  for (size_t i = 0; i < count; i++)
+    (*order)[start[(blocks[i].address - low) >> shift]++] = (uint32_t)i;
+  free(start);
+  return 0;
+}
+
+/* The holders of the sites, and with suspects the suspects' step on the same graph. */
+static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                           size_t block_count, struct diff_site **sites, size_t site_count, int suspects,
+                           const struct diff_aggregate_at *at, uint64_t boundary)
+{
+  struct holders_member *members = malloc((block_count ? block_count : 1) * sizeof *members);
+  uint32_t *order = NULL;
+  if (!members || holders_block_order(blocks, block_count, &order) < 0) {
+    free(members);
+    return -1;
+  }
+  size_t count = 0;
+  for (size_t k = 0; k < block_count; k++) {
+    size_t i = order ? order[k] : k;
+    if (order && k + HOLDERS_AHEAD < block_count)  /* the blocks themselves are in the map's order */
+      __builtin_prefetch(&blocks[order[k + HOLDERS_AHEAD]]);
+    const struct snapshot_object *o = snapshot_find_block(snapshot, blocks[i].address);
+    if (!o || blocks[i].site >= site_count ||
+        holders_block_size(snapshot, o, blocks[i].address) != blocks[i].size)
+      continue;  /* not in the snapshot, or another block at a reused address */
+    members[count++] = (struct holders_member){blocks[i].site, (uint32_t)(o - snapshot->objects),
+                                               blocks[i].size};
+  }
+  free(order);
+  /* By site (a counting sort: sites are few, members many), then one member per (site,
+   * object): an object whose blocks the site made twice (a table and its array part) once. */
+  size_t *start = calloc(site_count + 1, sizeof *start);
+  struct holders_member *sorted = malloc((count ? count : 1) * sizeof *sorted);
+  uint32_t *last = malloc((snapshot->object_count ? snapshot->object_count : 1) * sizeof *last);
+  if (!start || !sorted || !last) {
+    free(start), free(sorted), free(last), free(members);
+    return -1;
+  }
+  for (size_t i = 0; i < count; i++)
+    start[members[i].site + 1]++;
+  for (size_t k = 0; k < site_count; k++)
+    start[k + 1] += start[k];
+  for (size_t i = 0; i < count; i++)
+    sorted[start[members[i].site]++] = members[i];
+  free(start);
+  free(members);
+  members = sorted;
+  memset(last, 0xff, (snapshot->object_count ? snapshot->object_count : 1) * sizeof *last);
+  size_t out = 0;  /* last[object]: its member of the current site, while the site lasts */
+  for (size_t i = 0; i < count; i++) {
+    uint32_t o = members[i].object;
+    if (last[o] != DIFF_HOLDERS_NONE && last[o] < out && members[last[o]].site == members[i].site &&
+        members[last[o]].object == o) {
+      members[last[o]].bytes += members[i].bytes;
+      continue;
+    }
+    last[o] = (uint32_t)out;
+    members[out++] = members[i];
+  }
+  free(last);
+  struct holders_graph g;
+  struct holders_groups gs = {0};
+  struct holders_work w = {0};
+  int status = -1;
+  size_t reached = 0;
+  size_t nodes = (size_t)snapshot->object_count + 1;
+  if (holders_graph_build(&g, snapshot) < 0)
+    goto done;
+  for (int k = 0; k < 2; k++) {
+    w.marks[k].labels = calloc(nodes, sizeof *w.marks[k].labels);
+    w.marks[k].source = calloc(snapshot->string_count + 1, sizeof *w.marks[k].source);
+    if (!w.marks[k].labels || !w.marks[k].source)
+      goto done;
+  }
+  w.on_path = calloc(nodes, sizeof *w.on_path);
+  w.seen = malloc(nodes * sizeof *w.seen);
+  w.memo[0] = malloc(nodes * sizeof *w.memo[0]);
+  w.memo[1] = malloc(nodes * sizeof *w.memo[1]);
+  if (!w.on_path || !w.seen || !w.memo[0] || !w.memo[1])
+    goto done;
+  memset(w.memo[0], 0xff, nodes * sizeof *w.memo[0]);
+  memset(w.memo[1], 0xff, nodes * sizeof *w.memo[1]);
+  for (int k = 0; k < 2 && g.key_step; k++) {
+    if (!(w.key_memo[k] = malloc(nodes * sizeof *w.key_memo[k])))
+      goto done;
+    memset(w.key_memo[k], 0xff, nodes * sizeof *w.key_memo[k]);
+  }
+  reached = 0;  /* members the roots reach */
+  for (size_t i = 0; i < out; i++)
+    if (g.parent[members[i].object] != DIFF_HOLDERS_NONE)
+      members[reached++] = members[i];
+  for (size_t i = 0; i < reached;) {
+    size_t j = i;
+    while (j < reached && members[j].site == members[i].site)
+      j++;
+    if (holders_site(&g, &w, &gs, members + i, j - i, sites[members[i].site]) < 0)
+      goto done;
+    i = j;
+  }
+  status = 0;
+done:
+  groups_clear(&gs);
+  free(gs.items);
+  free(gs.slots);
+  for (int k = 0; k < 2; k++)
+    free(w.marks[k].labels), free(w.marks[k].source);
+  free(w.on_path), free(w.seen), free(w.memo[0]), free(w.memo[1]);
+  free(w.key_memo[0]), free(w.key_memo[1]);
+  groups_clear(&w.notes);
+  free(w.notes.items), free(w.notes.slots);
+  if (status == 0 && suspects) {  /* the paths' arrays freed first: the suspects' step needs the tree */
+    holders_paths_free(&g);
+    struct diff_holders_tree tree = {snapshot, g.n, g.reached, g.idom, g.order, g.retained, members, reached};
+    status = diff_suspects_snapshot(&tree, at, sites, site_count, boundary);
+  }
+  holders_graph_free(&g);
+  free(members);
+  return status;
+}
+
+int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                         size_t block_count, struct diff_site **sites, size_t site_count)
+{
+  return holders_analyse(snapshot, blocks, block_count, sites, site_count, 0, NULL, 0);
+}
+
+int diff_holders_analyse_suspects(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                                  size_t block_count, struct diff_site **sites, size_t site_count,
+                                  const struct diff_aggregate_at *at, uint64_t boundary)
+{
+  return holders_analyse(snapshot, blocks, block_count, sites, site_count, 1, at, boundary);
+}

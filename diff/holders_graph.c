@@ -1,0 +1,389 @@
+/* diff/holders_graph.c: a heap snapshot as a graph: its dominator tree, retained sizes and shortest named paths from the roots (docs/diff.md, "Holders"). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/holders.h"
+#include "diff/holders_graph.h"
+
+/* ---- Dominators ------------------------------------------------------------- */
+
+/* Lengauer and Tarjan's algorithm, its simple version (path compression without balancing):
+ * O(E log N) on any graph. Cooper, Harvey and Kennedy's iterative one, here before, walks up the
+ * dominator tree from each predecessor of a node to the others' meeting point: every node of a
+ * Lua list of N nodes refers to its key string ("next"), and the globals table too, so the
+ * string's predecessors cost N steps each, N^2 in all. Arrays are indexed by preorder number,
+ * the root 0. */
+
+/* The forest's ancestor of v with the least semidominator on the way up, the way compressed;
+ * iterative (a chain of a million nodes is a path of a million), path a scratch stack. */
+static uint32_t holders_eval(uint32_t *ancestor, uint32_t *label, const uint32_t *semi, uint32_t *path,
+                             uint32_t v)
+{
+  if (ancestor[v] == DIFF_HOLDERS_NONE)
+    return v;
+  size_t depth = 0;
+  for (uint32_t x = v; ancestor[ancestor[x]] != DIFF_HOLDERS_NONE; x = ancestor[x])
+    path[depth++] = x;
+  while (depth--) {  /* from the top down: each node's ancestor is compressed already */
+    uint32_t x = path[depth], a = ancestor[x];
+    if (semi[label[a]] < semi[label[x]])
+      label[x] = label[a];
+    ancestor[x] = ancestor[a];
+  }
+  return label[v];
+}
+
+int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
+                            uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached)
+{
+  size_t n = node_count ? node_count : 1, edges = first[node_count];
+  uint32_t *semi = malloc(n * sizeof *semi);          /* the walk: each node's number */
+  uint32_t *link = malloc(n * sizeof *link);          /* the walk: the next edge; then buckets' */
+  uint32_t *stack = malloc(n * sizeof *stack);        /* the walk's stack; then holders_eval's */
+  uint32_t *ancestor = malloc(n * sizeof *ancestor);
+  uint32_t *label = malloc(n * sizeof *label);
+  uint32_t *bucket = malloc(n * sizeof *bucket);
+  uint32_t *pred_first = calloc(n + 1, sizeof *pred_first);
+  uint32_t *pred = malloc((edges ? edges : 1) * sizeof *pred);
+  int status = -1;
+  if (!semi || !link || !stack || !ancestor || !label || !bucket || !pred_first || !pred)
+    goto done;
+  /* A number's parent in the walk's tree and its immediate dominator share idom: the dominator
+   * of v is set while the loop below takes a number at or below v, whose parent is read first,
+   * and no parent above is read again. */
+  uint32_t *number = semi, *parent = idom;
+  for (uint32_t v = 0; v < node_count; v++)
+    number[v] = DIFF_HOLDERS_NONE;
+  /* Preorder numbers by an iterative depth-first walk; order[i] is node number i. */
+  uint32_t count = 0, depth = 0;
+  number[root] = count;
+  order[count] = root;
+  parent[count++] = 0;
+  link[root] = first[root];
+  stack[depth++] = root;
+  while (depth) {
+    uint32_t v = stack[depth - 1];
+    if (link[v] == first[v + 1]) {
+      depth--;
+      continue;
+    }
+    uint32_t w = succ[link[v]++];
+    if (number[w] != DIFF_HOLDERS_NONE)
+      continue;
+    number[w] = count;
+    order[count] = w;
+    parent[count++] = number[v];
+    link[w] = first[w];
+    stack[depth++] = w;
+  }
+  /* Predecessors by number, among reached nodes. */
+  for (uint32_t v = 0; v < node_count; v++)
+    if (number[v] != DIFF_HOLDERS_NONE)
+      for (uint32_t e = first[v]; e < first[v + 1]; e++)
+        pred_first[number[succ[e]] + 1]++;
+  for (uint32_t i = 0; i < count; i++)
+    pred_first[i + 1] += pred_first[i];
+  memcpy(link, pred_first, (size_t)count * sizeof *link);
+  for (uint32_t v = 0; v < node_count; v++)
+    if (number[v] != DIFF_HOLDERS_NONE)
+      for (uint32_t e = first[v]; e < first[v + 1]; e++)
+        pred[link[number[succ[e]]]++] = number[v];
+  for (uint32_t i = 0; i < count; i++) {
+    semi[i] = label[i] = i;
+    ancestor[i] = bucket[i] = DIFF_HOLDERS_NONE;
+  }
+  /* Semidominators from the last number up; a node's immediate dominator as soon as its
+   * semidominator's subtree is linked (idom holds numbers until the end). */
+  for (uint32_t i = count; i-- > 1;) {
+    uint32_t p = parent[i];
+    for (uint32_t e = pred_first[i]; e < pred_first[i + 1]; e++) {
+      uint32_t u = holders_eval(ancestor, label, semi, stack, pred[e]);
+      if (semi[u] < semi[i])
+        semi[i] = semi[u];
+    }
+    link[i] = bucket[semi[i]];
+    bucket[semi[i]] = i;
+    ancestor[i] = p;
+    for (uint32_t v = bucket[p]; v != DIFF_HOLDERS_NONE; v = link[v]) {
+      uint32_t u = holders_eval(ancestor, label, semi, stack, v);
+      idom[v] = semi[u] < semi[v] ? u : p;
+    }
+    bucket[p] = DIFF_HOLDERS_NONE;
+  }
+  for (uint32_t i = 1; i < count; i++)
+    if (idom[i] != semi[i])
+      idom[i] = idom[idom[i]];
+  idom[0] = 0;
+  /* From numbers to nodes. */
+  memcpy(label, idom, (size_t)count * sizeof *label);
+  for (uint32_t v = 0; v < node_count; v++)
+    idom[v] = DIFF_HOLDERS_NONE;
+  for (uint32_t i = 0; i < count; i++)
+    idom[order[i]] = order[label[i]];
+  *reached = count;
+  status = 0;
+done:
+  free(semi), free(link), free(stack), free(ancestor), free(label), free(bucket);
+  free(pred_first), free(pred);
+  return status;
+}
+
+/* ---- The graph of a snapshot ------------------------------------------------ */
+
+static uint32_t holders_object_index(const struct snapshot *snapshot, uint64_t address)
+{
+  const struct snapshot_object *o = snapshot_find(snapshot, address);
+  return o ? (uint32_t)(o - snapshot->objects) : DIFF_HOLDERS_NONE;
+}
+
+_Static_assert(SNAPSHOT_NO_OBJECT == DIFF_HOLDERS_NONE, "a reference to no object is no node");
+
+/* The string id of a reference's label; 0 for an INDEX (whose text holds its n). */
+uint32_t holders_text_id(const struct snapshot_reference *r)
+{
+  return r->kind == SNAPSHOT_REF_INDEX ? 0 : r->text;
+}
+
+uint64_t holders_object_bytes(const struct snapshot *snapshot, const struct snapshot_object *o)
+{
+  uint64_t bytes = o->size;
+  for (uint32_t b = 0; b < o->block_count; b++)
+    bytes += snapshot->blocks[o->first_block + b].size;
+  return bytes;
+}
+
+/* Frees the paths' arrays (the BFS tree and what it marks), keeping the dominator tree. */
+void holders_paths_free(struct holders_graph *g)
+{
+  free(g->parent), free(g->parent_ref), free(g->top), free(g->depth), free(g->how), free(g->key_step);
+  g->parent = g->parent_ref = g->top = g->key_step = NULL;
+  g->depth = g->how = NULL;
+}
+
+void holders_graph_free(struct holders_graph *g)
+{
+  free(g->first), free(g->succ), free(g->succ_ref), free(g->edge);
+  holders_paths_free(g);
+  free(g->retained), free(g->idom), free(g->order);
+}
+
+/* The node of the key of the weak-keyed table's entry whose value reference is ref: the KEY
+ * reference that follows it (the walk writes an entry's value, then its key), or NONE. */
+uint32_t holders_key_of(const struct snapshot *s, uint32_t ref)
+{
+  const struct snapshot_reference *r = &s->references[ref];
+  if (ref + 1 >= s->reference_count || r[1].kind != SNAPSHOT_REF_KEY || r[1].text != holders_text_id(r))
+    return DIFF_HOLDERS_NONE;
+  return r[1].object;  /* SNAPSHOT_NO_OBJECT is DIFF_HOLDERS_NONE */
+}
+
+/* What an edge from object o by reference ref (index r) to object w is. Thread slots no
+ * local names are temporaries ("slot N in ...", "slot N"). A weak-keyed table's value under
+ * a key that is an object but not a string lives while that key lives (LuaJIT marks the
+ * value, and clears the entry once the key is dead); under a string, a number or a boolean
+ * it is held (a string is never a weak reference: lj_gc.c, gc_mayclear). */
+static enum holders_edge holders_edge_kind(const struct snapshot *s, const struct snapshot_object *o,
+                                           uint32_t r)
+{
+  const struct snapshot_reference *ref = &s->references[r];
+  if (o->type == SNAPSHOT_THREAD && ref->kind == SNAPSHOT_REF_OTHER &&
+      !strncmp(snapshot_string(s, ref->text), "slot ", 5))
+    return HOLDERS_TEMPORARY;
+  if (o->type == SNAPSHOT_TABLE && (o->flags & SNAPSHOT_FLAG_WEAK_KEYS) && ref->kind == SNAPSHOT_REF_KEYED &&
+      r + 1 < o->first_reference + o->reference_count) {
+    uint32_t key = holders_key_of(s, r);
+    if (key != DIFF_HOLDERS_NONE && s->objects[key].type != SNAPSHOT_STRING)
+      return HOLDERS_WHILE_KEY;
+  }
+  return HOLDERS_NAMED;
+}
+
+/* Reaches w from v by edge ref, at the queue's tail. */
+static void holders_reach(struct holders_graph *g, uint32_t *queue, size_t *tail, uint32_t v, uint32_t w,
+                          uint32_t ref, enum holders_edge kind)
+{
+  uint8_t d = g->depth[v];
+  g->parent[w] = v;
+  g->parent_ref[w] = ref;
+  g->depth[w] = d < HOLDERS_DEPTH ? (uint8_t)(d + 1) : HOLDERS_DEPTH;
+  g->top[w] = d < HOLDERS_DEPTH ? w : g->top[v];
+  g->how[w] = (uint8_t)(g->how[v] | (kind == HOLDERS_TEMPORARY ? HOLDERS_VIA_TEMPORARY : 0) |
+                        (kind == HOLDERS_WHILE_KEY ? HOLDERS_VIA_KEY : 0));
+  if (g->key_step)
+    g->key_step[w] = g->key_step[v] != DIFF_HOLDERS_NONE ? g->key_step[v]
+                   : kind == HOLDERS_WHILE_KEY ? ref : DIFF_HOLDERS_NONE;
+  queue[(*tail)++] = w;
+}
+
+/* Breadth first from queue[head] on, over the edges of the kinds in allow (a bit each). */
+static void holders_walk(struct holders_graph *g, uint32_t *queue, size_t head, size_t *tail, unsigned allow)
+{
+  while (head < *tail) {
+    uint32_t v = queue[head++];
+    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++)
+      if ((allow >> g->edge[k] & 1) && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE)
+        holders_reach(g, queue, tail, v, g->succ[k], g->succ_ref[k], g->edge[k]);
+  }
+}
+
+/* The nodes that edges of kind lead to from queue[0 .. end), not reached yet, at the tail. */
+static void holders_seed(struct holders_graph *g, uint32_t *queue, size_t end, size_t *tail,
+                         enum holders_edge kind)
+{
+  for (size_t i = 0; i < end; i++) {
+    uint32_t v = queue[i];
+    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++)
+      if (g->edge[k] == kind && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE)
+        holders_reach(g, queue, tail, v, g->succ[k], g->succ_ref[k], kind);
+  }
+}
+
+/* Whether root index r is the one named name. */
+static int holders_root_is(const struct snapshot *s, uint32_t r, const char *name)
+{
+  return !strcmp(snapshot_string(s, s->roots[r].text), name);
+}
+
+/* Shortest paths, named ones first (docs/diff.md, "Holders"): breadth first from the roots over
+ * named edges; then from the temporaries those nodes hold, for the nodes not reached; then from
+ * the values of weak-keyed tables. The roots in the order a programmer names things:
+ * package.loaded (a module by its require name: as long as a global), the globals, the
+ * registry, the main thread, the others. */
+static void holders_paths(struct holders_graph *g, uint32_t *queue)
+{
+  const struct snapshot *s = g->snapshot;
+  uint32_t n = g->n;
+  for (uint32_t v = 0; v <= n; v++)
+    g->parent[v] = DIFF_HOLDERS_NONE;
+  if (g->key_step)
+    for (uint32_t v = 0; v <= n; v++)
+      g->key_step[v] = DIFF_HOLDERS_NONE;
+  g->parent[n] = n;
+  g->top[n] = n;
+  g->depth[n] = 0;
+  g->how[n] = 0;
+  size_t tail = 1;  /* queue[0]: package.loaded, taken first */
+  static const char *const order[] = {"globals", "registry", "main thread", NULL};
+  for (int pass = 0; pass < 4; pass++)
+    for (uint32_t k = g->first[n]; k < g->first[n + 1]; k++) {
+      uint32_t r = g->succ_ref[k];
+      int named = 0;
+      for (int o = 0; o < 3; o++)
+        named |= holders_root_is(s, r, order[o]);
+      if ((pass < 3 ? holders_root_is(s, r, order[pass]) : !named) && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE)
+        holders_reach(g, queue, &tail, n, g->succ[k], r, HOLDERS_NAMED);
+    }
+  size_t head = 1;
+  if (g->registry != DIFF_HOLDERS_NONE && g->parent[g->registry] == n) {
+    for (uint32_t k = g->first[g->registry]; k < g->first[g->registry + 1]; k++) {
+      const struct snapshot_reference *r = &s->references[g->succ_ref[k]];
+      if (r->kind == SNAPSHOT_REF_FIELD && !strcmp(snapshot_string(s, r->text), "_LOADED") &&
+          s->objects[g->succ[k]].type == SNAPSHOT_TABLE && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE) {
+        size_t at = 0;
+        g->loaded = g->succ[k];
+        holders_reach(g, queue, &at, g->registry, g->loaded, g->succ_ref[k], HOLDERS_NAMED);
+        head = 0;
+        break;
+      }
+    }
+  }
+  if (head)
+    memmove(queue, queue + 1, (tail - 1) * sizeof *queue), tail--;
+  holders_walk(g, queue, 0, &tail, 1u << HOLDERS_NAMED);
+  size_t named = tail;
+  holders_seed(g, queue, named, &tail, HOLDERS_TEMPORARY);
+  holders_walk(g, queue, named, &tail, 1u << HOLDERS_NAMED | 1u << HOLDERS_TEMPORARY);
+  if (g->key_step) {
+    size_t strong = tail;
+    holders_seed(g, queue, strong, &tail, HOLDERS_WHILE_KEY);
+    holders_walk(g, queue, strong, &tail, 1u << HOLDERS_NAMED | 1u << HOLDERS_TEMPORARY | 1u << HOLDERS_WHILE_KEY);
+  }
+}
+
+int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot)
+{
+  memset(g, 0, sizeof *g);
+  g->snapshot = snapshot;
+  g->n = (uint32_t)snapshot->object_count;
+  g->main_thread = g->registry = g->loaded = DIFF_HOLDERS_NONE;
+  uint32_t n = g->n;
+  size_t edges = snapshot->reference_count + snapshot->root_count;
+  if (edges >= UINT32_MAX)
+    return -1;  /* more than 32-bit edge indices: the reader takes fewer references */
+  g->first = calloc((size_t)n + 2, sizeof *g->first);
+  g->succ = malloc((edges ? edges : 1) * sizeof *g->succ);
+  g->succ_ref = malloc((edges ? edges : 1) * sizeof *g->succ_ref);
+  g->edge = malloc(edges ? edges : 1);
+  if (!g->first || !g->succ || !g->succ_ref || !g->edge)
+    return -1;
+  uint32_t e = 0;
+  int while_key = 0;
+  for (uint32_t v = 0; v < n; v++) {
+    const struct snapshot_object *o = &snapshot->objects[v];
+    g->first[v] = e;
+    for (uint32_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
+      const struct snapshot_reference *ref = &snapshot->references[r];
+      uint32_t w = ref->object;  /* SNAPSHOT_NO_OBJECT is DIFF_HOLDERS_NONE */
+      /* a weak reference holds nothing, but to a string: strings are never weak references */
+      if (w == DIFF_HOLDERS_NONE || w == v || (ref->weak && snapshot->objects[w].type != SNAPSHOT_STRING))
+        continue;
+      g->succ[e] = w;
+      g->edge[e] = (uint8_t)holders_edge_kind(snapshot, o, r);
+      while_key |= g->edge[e] == HOLDERS_WHILE_KEY;
+      g->succ_ref[e++] = r;
+    }
+  }
+  g->first[n] = e;
+  for (size_t r = 0; r < snapshot->root_count; r++) {
+    const struct snapshot_root *root = &snapshot->roots[r];
+    uint32_t w = root->weak ? DIFF_HOLDERS_NONE : holders_object_index(snapshot, root->target);
+    if (w == DIFF_HOLDERS_NONE)
+      continue;
+    if (holders_root_is(snapshot, (uint32_t)r, "main thread"))
+      g->main_thread = w;
+    if (holders_root_is(snapshot, (uint32_t)r, "registry") && g->registry == DIFF_HOLDERS_NONE)
+      g->registry = w;
+    g->succ[e] = w;
+    g->edge[e] = HOLDERS_NAMED;
+    g->succ_ref[e++] = (uint32_t)r;
+  }
+  g->first[n + 1] = e;
+  /* Retained sizes: each node's bytes summed up the dominator tree, from the last node of a
+   * depth-first preorder back (a node's dominator comes before it). First, so that the
+   * dominators' arrays (the analysis's peak of memory) and the paths' never coexist. A
+   * weak-keyed table's value is an edge like any other: without the table it is gone. */
+  g->order = malloc(((size_t)n + 1) * sizeof *g->order);
+  g->idom = malloc(((size_t)n + 1) * sizeof *g->idom);
+  if (!g->order || !g->idom ||
+      diff_holders_dominators(n + 1, g->first, g->succ, n, g->idom, g->order, &g->reached) < 0 ||
+      !(g->retained = calloc((size_t)n + 1, sizeof *g->retained)))
+    return -1;
+  for (uint32_t v = 0; v < n; v++)
+    g->retained[v] = holders_object_bytes(snapshot, &snapshot->objects[v]);
+  for (uint32_t i = g->reached; i-- > 1;) {
+    uint32_t v = g->order[i];
+    g->retained[g->idom[v]] += g->retained[v];
+  }
+  uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
+  g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
+  g->parent_ref = malloc(((size_t)n + 1) * sizeof *g->parent_ref);
+  g->top = malloc(((size_t)n + 1) * sizeof *g->top);
+  g->depth = malloc((size_t)n + 1);
+  g->how = malloc((size_t)n + 1);
+  if (while_key)
+    g->key_step = malloc(((size_t)n + 1) * sizeof *g->key_step);
+  if (!queue || !g->parent || !g->parent_ref || !g->top || !g->depth || !g->how ||
+      (while_key && !g->key_step)) {
+    free(queue);
+    return -1;
+  }
+  holders_paths(g, queue);
+  free(queue);
+  /* The edges are walked: the paths need the tree (parent, parent_ref) from here on. */
+  free(g->first), free(g->succ), free(g->succ_ref), free(g->edge);
+  g->first = g->succ = g->succ_ref = NULL;
+  g->edge = NULL;
+  return 0;
+}

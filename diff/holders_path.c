@@ -1,0 +1,342 @@
+/* diff/holders_path.c: a holder's path as the programmer names it: globals, modules, locals, upvalues, keys collapsed to [*] (docs/diff.md, "Holders"). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/holders.h"
+#include "diff/holders_graph.h"
+#include "diff/holders_path.h"
+
+/* ---- Paths ------------------------------------------------------------------ */
+
+static void text_clear(struct holders_text *t)
+{
+  t->len = 0;
+  t->buf[0] = '\0';
+  t->full = 0;
+}
+
+static void text_put(struct holders_text *t, const char *s)
+{
+  size_t room = sizeof t->buf - 1 - t->len, n = strlen(s);
+  if (n > room) {
+    n = room;
+    t->full = 1;
+  }
+  memcpy(t->buf + t->len, s, n);
+  t->len += n;
+  t->buf[t->len] = '\0';
+}
+
+/* The text in parentheses: "(local pool in main chunk@app.lua)". */
+static void text_parenthesize(struct holders_text *t)
+{
+  size_t keep = t->len < sizeof t->buf - 2 ? t->len : sizeof t->buf - 2;  /* room for "(" */
+  t->full |= keep < t->len;
+  memmove(t->buf + 1, t->buf, keep);
+  t->buf[0] = '(';
+  t->len = keep + 1;
+  t->buf[t->len] = '\0';
+  text_put(t, ")");
+}
+
+/* Ends the text with suffix, and with " ..." before it when the path was cut (or the text
+ * would not fit): room made for both, the text cut at a character's start, so that a cut
+ * text always says so. */
+void holders_text_end(struct holders_text *t, int cut, const char *suffix)
+{
+  static const char elision[] = " ...";
+  size_t tail = strlen(suffix);
+  int elide = cut || t->full || t->len + tail > sizeof t->buf - 1;
+  if (elide)
+    tail += sizeof elision - 1;
+  if (t->len + tail > sizeof t->buf - 1) {
+    t->len = tail < sizeof t->buf - 1 ? sizeof t->buf - 1 - tail : 0;
+    while (t->len && ((unsigned char)t->buf[t->len] & 0xc0) == 0x80)
+      t->len--;
+    t->buf[t->len] = '\0';
+  }
+  if (elide)
+    text_put(t, elision);
+  text_put(t, suffix);
+  t->full = 0;  /* said so: a suffix added later cuts nothing more */
+}
+
+static int holders_identifier(const char *s)
+{
+  if (!*s || (*s >= '0' && *s <= '9'))
+    return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+      return 0;
+  return 1;
+}
+
+/* The name of a function object: its prototype's ("function@app.lua:3"). */
+static const char *holders_function_name(const struct snapshot *snapshot, const struct snapshot_object *f)
+{
+  if (f->type == SNAPSHOT_C_FUNCTION)
+    return "C function";
+  for (size_t r = f->first_reference; r < f->first_reference + f->reference_count; r++) {
+    const struct snapshot_reference *ref = &snapshot->references[r];
+    if (ref->kind == SNAPSHOT_REF_OTHER && !strcmp(snapshot_string(snapshot, ref->text), "prototype")) {
+      const struct snapshot_object *p = ref->object != SNAPSHOT_NO_OBJECT ? &snapshot->objects[ref->object] : NULL;
+      if (p && p->name)
+        return snapshot_string(snapshot, p->name);
+    }
+  }
+  return "function";
+}
+
+/* The steps from the root to v, at most HOLDERS_DEPTH (*cut: v lies deeper; the steps end at
+ * g->top[v], so a path costs that many steps however deep v is): edges' (source node,
+ * reference), root end first. */
+static size_t holders_steps(const struct holders_graph *g, uint32_t v, uint32_t *from, size_t *refs,
+                            int *cut)
+{
+  uint32_t path[HOLDERS_DEPTH];
+  size_t depth = 0;
+  *cut = g->top[v] != v;
+  for (uint32_t w = g->top[v]; w != g->n && depth < HOLDERS_DEPTH; w = g->parent[w])
+    path[depth++] = w;
+  for (size_t i = 0; i < depth; i++) {
+    uint32_t w = path[depth - 1 - i];
+    from[i] = g->parent[w];
+    refs[i] = g->parent_ref[w];
+  }
+  return depth;
+}
+
+/* Whether a step is shown as [*]: array slots and other keys always, string
+ * keys when one object leads to the site's objects under several. */
+int holders_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t from,
+                      size_t ref)
+{
+  if (from == g->n)
+    return 0;
+  const struct snapshot_reference *r = &g->snapshot->references[ref];
+  if (r->kind == SNAPSHOT_REF_INDEX || r->kind == SNAPSHOT_REF_KEYED || r->kind == SNAPSHOT_REF_KEY)
+    return 1;
+  /* a key of its own (one table uses it): "token-17"; not a field every record has ("name") */
+  return r->kind == SNAPSHOT_REF_FIELD && marks->labels[from] == HOLDERS_MULTI &&
+         marks->source[r->text] != HOLDERS_MULTI;
+}
+
+/* The text wrapped: "getmetatable(_G.instance)". */
+static void text_wrap(struct holders_text *t, const char *before, const char *after)
+{
+  size_t add = strlen(before);
+  size_t keep = t->len < sizeof t->buf - 1 - add ? t->len : sizeof t->buf - 1 - add;
+  t->full |= keep < t->len;
+  memmove(t->buf + add, t->buf, keep);
+  memcpy(t->buf, before, add);
+  t->len = keep + add;
+  t->buf[t->len] = '\0';
+  text_put(t, after);
+}
+
+/* A module's require name as written: dotted identifiers ("events", "pl.utils"). */
+static int holders_module_name(const char *s)
+{
+  char part[SNAPSHOT_LABEL_MAX + 1];
+  for (;;) {
+    size_t len = strcspn(s, ".");
+    if (len > SNAPSHOT_LABEL_MAX)
+      return 0;
+    memcpy(part, s, len);
+    part[len] = '\0';
+    if (!holders_identifier(part))
+      return 0;
+    if (!s[len])
+      return 1;
+    s += len + 1;
+  }
+}
+
+/* The path of v as a person reads it, from the roots (docs/diff.md, "Holders"): a module by its
+ * require name ("auth.tokens[*]"), a global ("_G.records[*]"), the registry's other entries
+ * ("registry.KEY"), a thread's local, from where it is named ("local pending in coroutine
+ * function@jobs.lua:2[*]"), an upvalue after the path of its function ("router.resolve ▸
+ * upvalue cache[*]"), a metatable as getmetatable(...), another root in parentheses ("(ffi
+ * finalizers)"). A path of more than HOLDERS_DEPTH steps shows its first HOLDERS_DEPTH and " ..."
+ * (a linked list: "_G.chain.next.next.next ..."), so that every object deeper along it has one
+ * text; one through a temporary says so. The note of a weak-keyed table's value is
+ * holders_note's. *holder is the object the first [*] after the last upvalue or local comes from
+ * (else v's parent, or where the last step shown leaves from). */
+void holders_render_path(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v,
+                         struct holders_text *t, uint32_t *holder)
+{
+  const struct snapshot *s = g->snapshot;
+  uint32_t from[HOLDERS_DEPTH];
+  size_t refs[HOLDERS_DEPTH];
+  int cut;
+  size_t depth = holders_steps(g, v, from, refs, &cut);
+  int skip_value = 0, after_anchor = 0, anchor_temporary = 0;
+  const char *temporary_in = NULL;  /* the function of the first temporary shown */
+  size_t temporary_len = 0;
+  text_clear(t);
+  *holder = DIFF_HOLDERS_NONE;
+  char label[SNAPSHOT_LABEL_MAX + 64];
+  for (size_t i = 0; i < depth; i++) {
+    uint32_t to = i + 1 < depth ? from[i + 1] : g->top[v];
+    if (from[i] == g->n) {  /* the root */
+      const char *root = snapshot_string(s, s->roots[refs[i]].text);
+      if (!strcmp(root, "globals"))
+        text_put(t, "_G");
+      else if (!strcmp(root, "registry"))
+        text_put(t, "registry");
+      else {
+        snprintf(label, sizeof label, "(%s)", root);
+        text_put(t, label);
+      }
+      continue;
+    }
+    const struct snapshot_object *o = &s->objects[from[i]];
+    const struct snapshot_reference *r = &s->references[refs[i]];
+    const char *text = snapshot_string(s, holders_text_id(r));
+    if (skip_value && o->type == SNAPSHOT_UPVALUE) {
+      skip_value = 0;
+      continue;
+    }
+    skip_value = 0;
+    int collapsed = holders_collapsed(g, marks, from[i], refs[i]);
+    if (to == g->loaded && from[i] == g->registry) {
+      text_clear(t);
+      text_put(t, "package.loaded");
+      continue;
+    }
+    if (from[i] == g->loaded && r->kind == SNAPSHOT_REF_FIELD && !collapsed) {
+      text_clear(t);  /* a module: its require name */
+      *holder = DIFF_HOLDERS_NONE;
+      if (holders_module_name(text)) {
+        text_put(t, text);
+      } else {
+        text_put(t, "package.loaded[\"");
+        text_put(t, text);
+        text_put(t, "\"]");
+      }
+      continue;
+    }
+    int thread_local = r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD &&
+                       (!strncmp(text, "local ", 6) || !strncmp(text, "slot ", 5));
+    int upvalue = r->kind == SNAPSHOT_REF_OTHER && !strncmp(text, "upvalue ", 8);
+    int metatable = r->kind == SNAPSHOT_REF_OTHER && !strcmp(text, "metatable");
+    if (after_anchor && !collapsed && !(r->kind == SNAPSHOT_REF_FIELD && !holders_identifier(text)) &&
+        !upvalue && !metatable && !thread_local) {
+      /* "(local pool in main chunk@app.lua).listeners": a field after an anchor's file name */
+      text_parenthesize(t);
+    }
+    after_anchor = 0;
+    if (collapsed) {
+      if (*holder == DIFF_HOLDERS_NONE)
+        *holder = from[i];
+      text_put(t, r->kind == SNAPSHOT_REF_KEY ? "[key *]" : "[*]");
+    } else if (r->kind == SNAPSHOT_REF_FIELD) {
+      if (holders_identifier(text)) {
+        if (t->len)
+          text_put(t, ".");
+        text_put(t, text);
+      } else {
+        text_put(t, "[\"");
+        text_put(t, text);
+        text_put(t, "\"]");
+      }
+    } else if (upvalue) {
+      /* after the path of its function: "router.resolve ▸ upvalue cache" */
+      *holder = DIFF_HOLDERS_NONE;
+      if (t->len) {
+        text_put(t, " \xe2\x96\xb8 ");
+        text_put(t, text);
+      } else {
+        snprintf(label, sizeof label, "%s of %s", text, holders_function_name(s, o));
+        text_put(t, label);
+      }
+      skip_value = 1;
+    } else if (thread_local) {
+      text_clear(t);  /* a new anchor: a local of a frame of a thread */
+      *holder = DIFF_HOLDERS_NONE;
+      const char *in = strstr(text, " in ");
+      if (in && from[i] != g->main_thread)
+        snprintf(label, sizeof label, "%.*s in coroutine %s", (int)(in - text), text, in + 4);
+      else
+        snprintf(label, sizeof label, "%s", text);
+      text_put(t, label);
+      after_anchor = 1;
+      anchor_temporary = text[0] == 's';
+      if (anchor_temporary && !temporary_in && in) {
+        temporary_in = in + 4;
+        temporary_len = strlen(temporary_in);
+      }
+    } else if (r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD && !strcmp(text, "frame")) {
+      text_clear(t);  /* a new anchor: the function a frame runs */
+      *holder = DIFF_HOLDERS_NONE;
+      snprintf(label, sizeof label, "running %s", holders_function_name(s, &s->objects[to]));
+      text_put(t, label);
+    } else if (metatable) {
+      text_wrap(t, "getmetatable(", ")");
+    } else {
+      text_put(t, "<");
+      text_put(t, snapshot_label(s, r, label, sizeof label));
+      text_put(t, ">");
+    }
+  }
+  if (g->how[v] & HOLDERS_VIA_TEMPORARY) {
+    if (anchor_temporary || !temporary_len)
+      snprintf(label, sizeof label, " (only through a temporary)");
+    else
+      snprintf(label, sizeof label, " (only through a temporary of %.*s)", (int)temporary_len, temporary_in);
+  } else {
+    label[0] = '\0';
+  }
+  holders_text_end(t, cut, label);
+  if (*holder == DIFF_HOLDERS_NONE && depth)  /* held by a root itself: the object is its own holder */
+    *holder = from[depth - 1] == g->n ? v : from[depth - 1];
+}
+
+#define HOLDERS_KEY_TEXT 400        /* bytes of a key's path in a note */
+
+/* The note of v when its path goes through a weak-keyed table's value: it lives while its key
+ * lives, and who holds the key (its own path), or that the key is held only through that
+ * value: a cycle LuaJIT's weak keys never collect (no ephemerons). "" when v's path does not. */
+void holders_note(const struct holders_graph *g, const struct holders_marks *keys, uint32_t v,
+                  struct holders_text *note)
+{
+  text_clear(note);
+  uint32_t step = g->key_step ? g->key_step[v] : DIFF_HOLDERS_NONE;
+  if (step == DIFF_HOLDERS_NONE)
+    return;
+  uint32_t key = holders_key_of(g->snapshot, step), holder;
+  if (key == DIFF_HOLDERS_NONE || g->parent[key] == DIFF_HOLDERS_NONE) {
+    text_put(note, " (lives while its key lives; the key has no path from a root)");
+  } else if (g->key_step[key] == step) {
+    text_put(note, " (lives while its key lives, and the key is held only through this value: "
+                   "a cycle that weak keys never collect in LuaJIT)");
+  } else {
+    struct holders_text k;
+    holders_render_path(g, keys, key, &k, &holder);
+    if (k.len > HOLDERS_KEY_TEXT) {
+      k.len = HOLDERS_KEY_TEXT;
+      while (k.len && ((unsigned char)k.buf[k.len] & 0xc0) == 0x80)
+        k.len--;
+      k.buf[k.len] = '\0';
+      text_put(&k, " ...");
+    }
+    text_put(note, " (lives while its key lives; the key is held by ");
+    text_put(note, k.buf);
+    if (g->key_step[key] != DIFF_HOLDERS_NONE)
+      text_put(note, ", itself while its own key lives");
+    text_put(note, ")");
+  }
+}
+
+/* The whole text of v: its path and its note. */
+void holders_render(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v,
+                    struct holders_text *t, uint32_t *holder)
+{
+  struct holders_text note;
+  holders_render_path(g, marks, v, t, holder);
+  holders_note(g, marks, v, &note);
+  if (note.len)
+    holders_text_end(t, 0, note.buf);
+}
