@@ -44,6 +44,10 @@ static void diff_usage(FILE *out)
         "                          survived each flush (faster; more false alarms)\n"
         "    --no-holders          read no heap snapshot: no holder paths, growing\n"
         "                          containers or leak suspects (faster, less memory)\n"
+        "    --values              show a few values under each leak suspect: the first\n"
+        "                          bytes of its strings, its container's first keys\n"
+        "                          (captured with ljleak run --values). Values can be\n"
+        "                          secrets: never shown without this option\n"
         "    --warmup N            leave the first N boundaries (caches filling) out of\n"
         "                          the verdicts; the reports still show them\n"
         "    --allow FILE          sites that may grow within a budget, one rule a line:\n"
@@ -154,6 +158,8 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
       o->floors_from_lows = 1;
     } else if (!strcmp(arg, "--no-holders")) {
       o->no_holders = 1;
+    } else if (!strcmp(arg, "--values")) {
+      o->values = 1;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       command->quiet = 1;
     } else if (!strcmp(arg, "--pprof-growth")) {

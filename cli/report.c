@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "diff/values.h"
 #include "format/utf8.h"
 #include "report/report.h"
 
 static const char report_usage_line[] =
     "usage: ljleak report [--format text|html|json|junit|markdown|pprof|folded] [-o FILE]\n"
     "                     [--source-root DIR] [--warmup N] [--allow FILE] [--by site|stack]\n"
-    "                     [--boundary K] [--pprof-growth] RESULT.json\n";
+    "                     [--boundary K] [--pprof-growth] [--values] RESULT.json\n";
 
 static void report_usage(FILE *out)
 {
@@ -35,6 +36,9 @@ static void report_usage(FILE *out)
         "                        the first N boundaries left out\n"
         "    --allow FILE        decide again with this allow-list (PATTERN BUDGET # WHY\n"
         "                        per line)\n"
+        "    --values            show the values a result saved by 'ljleak diff --values'\n"
+        "                        holds (they can be secrets: without this option none is\n"
+        "                        shown, and the JSON written has none)\n"
         "    -h, --help          show this help\n"
         "\n"
         "Text is coloured on a terminal unless NO_COLOR is set. Without --warmup or\n"
@@ -80,7 +84,7 @@ int cmd_report(int argc, char **argv)
   const char *by_name = NULL;
   enum diff_by by = DIFF_BY_SITE;
   struct report_options options = {0, NULL, 0, 0};
-  int options_done = 0, warmup_given = 0;
+  int options_done = 0, warmup_given = 0, values = 0;
   size_t warmup = 0;
   cli_args_init(&args, "report", report_usage_line, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
@@ -97,6 +101,8 @@ int cmd_report(int argc, char **argv)
                       "text, html, json, junit, markdown, pprof or folded");
     } else if (!options_done && !strcmp(arg, "--pprof-growth")) {
       options.growth = 1;
+    } else if (!options_done && !strcmp(arg, "--values")) {
+      values = 1;
     } else if (!options_done && cli_option_text(&args, "--by", &by_name)) {
       if (by_name && diff_by_parse(by_name, &by) < 0)
         cli_bad_value(&args, "--by", by_name, "site or stack");
@@ -136,6 +142,8 @@ int cmd_report(int argc, char **argv)
     diff_allow_free(allow);
     return CLI_EXIT_INPUT;
   }
+  if (!values)  /* they can be secrets: shown only when asked for again */
+    diff_values_drop(&result);
   if (by == DIFF_BY_STACK)
     diff_result_by_stack(&result);
   if (warmup_given || allow) {

@@ -3,6 +3,8 @@ diff_SRCS := diff/live_map.c diff/site_table.c diff/source.c diff/segment.c diff
   diff/trend.c diff/model.c diff/result.c diff/compare.c diff/allow.c diff/stack_table.c \
   diff/segment_stacks.c diff/result_stacks.c diff/holders.c diff/holders_graph.c diff/holders_path.c \
   diff/holders_analyse.c diff/containers.c diff/survivors.c diff/suspects.c
+# --values: the suspects' strings and keys from the snapshots' values sidecars
+diff_SRCS += diff/values.c
 
 # the engine: aggregation and modes (tests/test_diff.c), trends (tests/test_diff_trend.c)
 TEST_SUITES += test_diff test_diff_trend
@@ -32,6 +34,8 @@ E2E_TESTS += tests/e2e/diff-cli.sh tests/e2e/diff-corpus.sh
 E2E_TESTS += tests/e2e/holders.sh
 # one leak, one finding: a real event bus's growing sites grouped into one leak suspect
 E2E_TESTS += tests/e2e/suspects.sh
+# --values: a capture's leaked strings and keys shown on request only, and never otherwise
+E2E_TESTS += tests/e2e/values.sh
 # every workload with no option at all, short and long: a leak never passes
 E2E_TESTS += tests/e2e/diff-defaults.sh
 # two workloads for a minute each with no option: thousands of cycles, 512 boundaries judged

@@ -184,6 +184,31 @@ struct diff_site_container {
   uint64_t shared_kinds[DIFF_KIND_COUNT];
 };
 
+/* A value shown with --values (diff/values.h, docs/diff.md "Values"): the first bytes of a
+ * leaked string of the site, or a key of its container, from the values sidecar of its
+ * holders' snapshot. Values can be secrets: only a result made with --values has any. */
+enum diff_value_kind {
+  DIFF_VALUE_STRING,          /* a string object of the site's live blocks */
+  DIFF_VALUE_KEY              /* one of the first keys of the site's container (a table) */
+};
+struct diff_value {
+  enum diff_value_kind kind;
+  char *text;                 /* what it shows, as UTF8_TERMINAL_TEXT escapes it (printable UTF-8:
+                                 a control or a byte that is no UTF-8 as \xHH): a string's first
+                                 bytes (quoted: 1), or a key that is no string as it reads
+                                 (quoted: 0): 42, 1.5, true, [table] */
+  int quoted;
+  uint64_t length;            /* quoted: the string's whole length in bytes */
+  uint64_t shown;             /* quoted: of those, the bytes text shows (the rest cut) */
+};
+
+/* Whether a result shows values (diff_options.values), and whether it could. */
+enum diff_values_state {
+  DIFF_VALUES_OFF,            /* not asked for: none shown, nothing said (the default) */
+  DIFF_VALUES_SHOWN,          /* asked for, and the capture has values sidecars */
+  DIFF_VALUES_NOT_CAPTURED    /* asked for, and the capture has none: the reports say so */
+};
+
 /* One site: its name and its series, one entry per boundary. */
 struct diff_site {
   char *name;                 /* stable name: no trace numbers, no addresses */
@@ -240,6 +265,10 @@ struct diff_site {
    * unknown), and their container (owned; NULL when none holds most of them). */
   struct diff_kind_count kinds[DIFF_KIND_COUNT];
   struct diff_site_container *container;
+  /* With --values, a flagged site with a container: up to DIFF_VALUES_STRINGS of its strings,
+   * then up to DIFF_VALUES_KEYS keys of its container (diff/values.h); none otherwise. */
+  size_t value_count;
+  struct diff_value *values;
 };
 
 struct diff_allow;            /* an allow-list read by diff_allow_load */
@@ -271,6 +300,8 @@ struct diff_options {
   int floors_from_lows;       /* fill and flush judged on the lows alone: no second reading
                                  to measure the floors (docs/diff.md, "Fill and flush") */
   int no_holders;             /* no heap snapshot is read: no holders, containers or suspects */
+  int values;                 /* --values: previews of the suspects' strings and keys from the
+                                 capture's values sidecars (they can be secrets: off by default) */
 };
 
 /* What a result's sites add up to, for the reports' headlines. */
@@ -382,6 +413,7 @@ struct diff_result {
   size_t suspect_count;
   struct diff_suspect *suspects;
   int suspects_grouped;
+  enum diff_values_state values;  /* --values: whether the sites' values could be read */
 };
 
 /* Whether a site fails the run, in any mode: new and worse always (the

@@ -469,6 +469,9 @@ void diff_site_release(struct diff_site *site)
     free(site->holders[i].holder_type);
   }
   free(site->holders);
+  for (size_t i = 0; i < site->value_count && site->values; i++)
+    free(site->values[i].text);
+  free(site->values);
   if (site->container) {
     free(site->container->type);
     free(site->container->path);

@@ -498,6 +498,79 @@ void report_suspect_site_words(const struct diff_suspect *suspect, const struct 
            kinds[0] ? kinds : "objects of unknown kinds", retained, share);
 }
 
+const struct report_values_line report_values_lines[REPORT_VALUES_LINES] = {
+  {DIFF_VALUE_STRING, "values (--values): "}, {DIFF_VALUE_KEY, "keys (--values): "}};
+
+const char report_values_not_captured[] =
+  "values: not captured; run with --values (ljleak run --values, or the values option) to see them";
+
+size_t report_suspect_values(const struct diff_result *result, const struct diff_suspect *suspect,
+                             enum diff_value_kind kind, struct report_value *out, size_t max)
+{
+  size_t count = 0;
+  if (kind == DIFF_VALUE_STRING && max > REPORT_VALUES_STRINGS)
+    max = REPORT_VALUES_STRINGS;
+  for (size_t j = 0; j < suspect->site_count && count < max; j++) {
+    const struct diff_site *site = &result->sites[suspect->sites[j]];
+    size_t before = count;
+    for (size_t k = 0; k < site->value_count && count < max; k++)
+      if (site->values[k].kind == kind)
+        out[count++] = (struct report_value){&site->values[k], site};
+    if (kind == DIFF_VALUE_KEY && count > before)
+      break;  /* one site's keys: the container's */
+  }
+  return count;
+}
+
+void report_value_words(const struct diff_value *value, char *buffer, size_t size)
+{
+  if (!value->quoted) {
+    snprintf(buffer, size, "%s", value->text);
+    return;
+  }
+  if (value->shown >= value->length) {
+    snprintf(buffer, size, "\"%s\"", value->text);
+    return;
+  }
+  char more[48];
+  report_format_count(more, sizeof more, value->length - value->shown);
+  snprintf(buffer, size, "\"%s...\" (+%s byte%s)", value->text, more,
+           value->length - value->shown == 1 ? "" : "s");
+}
+
+void report_suspect_values_words(const struct diff_result *result, const struct diff_suspect *suspect,
+                                 enum diff_value_kind kind, char *buffer, size_t size)
+{
+  struct report_value values[16];
+  size_t count = report_suspect_values(result, suspect, kind, values, 16);
+  size_t used = 0;
+  buffer[0] = '\0';
+  for (size_t i = 0; i < count && used + 1 < size; i++) {
+    char words[1024];
+    report_value_words(values[i].value, words, sizeof words);
+    int n = snprintf(buffer + used, size - used, "%s%s", i ? ", " : "", words);
+    if (n < 0)
+      break;
+    used += (size_t)n < size - used ? (size_t)n : size - used - 1;
+  }
+}
+
+void report_suspect_values_each(const struct diff_result *result, const struct diff_suspect *suspect, FILE *out,
+                                void (*put)(FILE *out, const char *title, size_t k, const char *words))
+{
+  for (size_t i = 0; result->values == DIFF_VALUES_SHOWN && i < REPORT_VALUES_LINES; i++) {
+    struct report_value values[16];
+    size_t count = report_suspect_values(result, suspect, report_values_lines[i].kind, values, 16);
+    for (size_t k = 0; k < count; k++) {
+      char words[1024];
+      report_value_words(values[k].value, words, sizeof words);
+      put(out, report_values_lines[i].title, k, words);
+    }
+    if (count)
+      put(out, report_values_lines[i].title, count, NULL);
+  }
+}
+
 void report_suspect_summary(const struct diff_result *result, const struct diff_suspect *suspect,
                             char *buffer, size_t size)
 {

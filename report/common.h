@@ -31,6 +31,37 @@ void report_suspect_site_words(const struct diff_suspect *suspect, const struct 
 /* A suspect's growth, retained size, kinds and a growing container's entries, in words. */
 void report_suspect_summary(const struct diff_result *result, const struct diff_suspect *suspect,
                             char *buffer, size_t size);
+/* --values: a suspect's values of one kind, each with the site it came from. Strings: the first
+ * REPORT_VALUES_STRINGS of its sites' (in the suspect's order); keys: those of the first of its
+ * sites that has any (they share the container). Their count (at most max). */
+#define REPORT_VALUES_STRINGS 3
+struct report_value {
+  const struct diff_value *value;
+  const struct diff_site *site;
+};
+size_t report_suspect_values(const struct diff_result *result, const struct diff_suspect *suspect,
+                             enum diff_value_kind kind, struct report_value *out, size_t max);
+/* A value as every report words it, before the report's own escaping: "\"user:1234:tok...\"
+ * (+52 bytes)" for a string cut, "\"user:1\"" for a whole one, 42 for a key that is no string. */
+void report_value_words(const struct diff_value *value, char *buffer, size_t size);
+/* A suspect's values of kind, joined by ", " ("" when none). */
+void report_suspect_values_words(const struct diff_result *result, const struct diff_suspect *suspect,
+                                 enum diff_value_kind kind, char *buffer, size_t size);
+/* The lines of values under a suspect, in every report's order, each marked as values: its
+ * strings ("values (--values): "), then its container's keys ("keys (--values): "). */
+struct report_values_line {
+  enum diff_value_kind kind;
+  const char *title;
+};
+#define REPORT_VALUES_LINES 2
+extern const struct report_values_line report_values_lines[REPORT_VALUES_LINES];
+/* For each line of values a suspect shows (a result with values shown), put(out, title, k,
+ * words) for its k-th value (from 0) in report_value_words's words, then put(out, title, count,
+ * NULL) once after its last: the renderers' one walk over them. */
+void report_suspect_values_each(const struct diff_result *result, const struct diff_suspect *suspect, FILE *out,
+                                void (*put)(FILE *out, const char *title, size_t k, const char *words));
+/* What a report says when --values was asked of a capture without values sidecars. */
+extern const char report_values_not_captured[];
 /* The headline's findings: "1 leak suspect", "2 leak suspects and 1 other finding". */
 void report_findings_words(const struct diff_result *result, char *buffer, size_t size);
 /* What a retained size means, said once in each report that shows suspects. */

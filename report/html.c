@@ -491,6 +491,22 @@ static void put_holders(FILE *out, const struct diff_site *s)
   fputs("</ul></details>", out);
 }
 
+/* --values: one value of a suspect's (report_suspect_values_each), marked as values, escaped. */
+static void put_suspect_value(FILE *out, const char *title, size_t k, const char *words)
+{
+  if (!words) {
+    fputs("</li>\n", out);
+    return;
+  }
+  if (!k) {
+    fputs("<li class=\"values\">", out);
+    html_put(out, title);
+  }
+  fputs(k ? ", <code>" : "<code>", out);
+  html_put(out, words);
+  fputs("</code>", out);
+}
+
 /* The leak suspects, before the table: each container with its growth, what it retains and
  * holds, the sites under it; then the flagged sites that no container explains. */
 static void put_suspects(FILE *out, const struct diff_result *r)
@@ -544,9 +560,15 @@ static void put_suspects(FILE *out, const struct diff_result *r)
       }
       fputs("</li>\n", out);
     }
+    report_suspect_values_each(r, suspect, out, put_suspect_value);
     fputs("</ul></li>\n", out);
   }
   fputs("</ol>\n", out);
+  if (r->values == DIFF_VALUES_NOT_CAPTURED) {  /* asked for: saying nothing would read as "none" */
+    fputs("<p>", out);
+    html_put(out, report_values_not_captured);
+    fputs(".</p>\n", out);
+  }
   size_t shown = 0;
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];

@@ -10,6 +10,7 @@
 #include "diff/suspects.h"
 #include "report/common.h"
 #include "format/json_read.h"
+#include "format/utf8.h"
 
 /* Where the reader is, for "FILE: byte N: what is wrong" messages. */
 struct json_reader {
@@ -595,6 +596,53 @@ static int read_site(struct json_reader *r, const struct json_read_value *v, str
   return read_stack(r, v, s);
 }
 
+/* --values: a suspect's "values", each put back on the site it names (the suspects are found
+ * again from the sites). Its text is escaped again as the engine escapes it (a result may come
+ * from anywhere; escaping escaped text changes nothing). */
+static int read_values(struct json_reader *r, const struct json_read_value *m, struct diff_result *result)
+{
+  if (m->type != JSON_ARRAY)
+    return reader_fail(r, m, "a suspect's values must be an array");
+  for (size_t i = 0; i < m->count; i++) {
+    const struct json_read_value *v = &m->items[i], *kind, *site, *text, *length, *shown;
+    if (need_object(r, v, "a value") < 0 || member(r, v, "kind", 1, &kind) < 0 ||
+        member(r, v, "site", 1, &site) < 0 || member(r, v, "text", 1, &text) < 0 ||
+        member(r, v, "length", 0, &length) < 0 || member(r, v, "shown", 0, &shown) < 0)
+      return -1;
+    if (kind->type != JSON_STRING || (strcmp(kind->text, "string") && strcmp(kind->text, "key")))
+      return reader_fail(r, kind, "a value's kind must be \"string\" or \"key\"");
+    if (site->type != JSON_STRING || text->type != JSON_STRING)
+      return reader_fail(r, site->type != JSON_STRING ? site : text, "a value's site and text must be strings");
+    struct diff_value value = {!strcmp(kind->text, "string") ? DIFF_VALUE_STRING : DIFF_VALUE_KEY, NULL,
+                               length != NULL, 0, 0};
+    if (!length != !shown)
+      return reader_fail(r, v, "a value has both length and shown, or neither");
+    if (length && (read_uint(r, length, "length", &value.length) < 0 || read_uint(r, shown, "shown", &value.shown) < 0))
+      return -1;
+    if (value.shown > value.length)
+      return reader_fail(r, shown, "a value's shown is more than its length");
+    if (value.kind == DIFF_VALUE_STRING && !value.quoted)
+      return reader_fail(r, v, "a string value needs its length and shown");
+    struct diff_site *owner = NULL;
+    for (size_t k = 0; k < result->site_count && !owner; k++)
+      if (!strcmp(result->sites[k].name, site->text))
+        owner = &result->sites[k];
+    if (!owner)
+      return reader_fail(r, site, "a value's site is none of the result's sites");
+    size_t size = UTF8_TERMINAL_SIZE(strlen(text->text));
+    struct diff_value *grown = realloc(owner->values, (owner->value_count + 1) * sizeof *grown);
+    if (!grown || !(value.text = malloc(size))) {
+      if (grown)
+        owner->values = grown;
+      return reader_fail(r, v, "out of memory");
+    }
+    owner->values = grown;
+    utf8_terminal_text(value.text, size, text->text);
+    owner->values[owner->value_count++] = value;
+  }
+  return 0;
+}
+
 /* A pair of integers, as a container's "boundaries", "entries" and "bytes" are written. */
 static int read_pair(struct json_reader *r, const struct json_read_value *c, const char *key,
                      uint64_t out[2])
@@ -712,6 +760,20 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
    * array must still be one. */
   if ((m = json_read_object_get(root, "suspects")) && m->type != JSON_ARRAY)
     return reader_fail(r, m, "suspects must be an array");
+  /* --values: whether the result was asked for them, and the suspects' values on their sites. */
+  const struct json_read_value *values = json_read_object_get(root, "values");
+  if (values) {
+    if (values->type != JSON_STRING || (strcmp(values->text, "shown") && strcmp(values->text, "not captured")))
+      return reader_fail(r, values, "values must be \"shown\" or \"not captured\"");
+    result->values = !strcmp(values->text, "shown") ? DIFF_VALUES_SHOWN : DIFF_VALUES_NOT_CAPTURED;
+  }
+  for (size_t i = 0; m && i < m->count; i++) {
+    const struct json_read_value *suspect = &m->items[i], *list;
+    if (need_object(r, suspect, "a suspect") < 0)
+      return -1;
+    if ((list = json_read_object_get(suspect, "values")) && read_values(r, list, result) < 0)
+      return -1;
+  }
   /* A saved count stays as written; else it is counted. */
   diff_result_fill_facts(result);
   if (!json_read_object_get(root, "flagged"))

@@ -222,6 +222,31 @@ static void put_site_container(struct json_writer *w, const struct diff_site_con
   json_write_close(w, '}');
 }
 
+/* --values: a suspect's strings, then its container's keys, each with its site (so a reader puts
+ * it back there). Written only when the result was asked for values: they can be secrets. */
+static void put_suspect_values(struct json_writer *w, const struct diff_result *r, const struct diff_suspect *s)
+{
+  struct report_value values[REPORT_VALUES_STRINGS + 64];
+  size_t count = report_suspect_values(r, s, DIFF_VALUE_STRING, values, REPORT_VALUES_STRINGS);
+  count += report_suspect_values(r, s, DIFF_VALUE_KEY, values + count, 64);
+  json_write_key(w, "values");
+  json_write_open(w, '[');
+  for (size_t i = 0; i < count; i++) {
+    const struct diff_value *v = values[i].value;
+    json_write_item(w);
+    fputs("{\"kind\": ", w->out);
+    json_write_string(w->out, v->kind == DIFF_VALUE_STRING ? "string" : "key");
+    fputs(", \"site\": ", w->out);
+    json_write_string(w->out, values[i].site->name);
+    fputs(", \"text\": ", w->out);
+    json_write_string(w->out, v->text);
+    if (v->quoted)
+      fprintf(w->out, ", \"length\": %" PRIu64 ", \"shown\": %" PRIu64, v->length, v->shown);
+    putc('}', w->out);
+  }
+  json_write_close(w, ']');
+}
+
 /* The leak suspects (derived from the sites: a reader finds them again). */
 static void put_suspects(struct json_writer *w, const struct diff_result *r)
 {
@@ -247,6 +272,8 @@ static void put_suspects(struct json_writer *w, const struct diff_result *r)
       put_uint_array(w, "entries", g->entries, 2);
       put_uint_array(w, "entries_boundaries", g->boundaries, 2);
     }
+    if (r->values == DIFF_VALUES_SHOWN)
+      put_suspect_values(w, r, s);
     json_write_key(w, "sites");
     json_write_open(w, '[');
     for (size_t j = 0; j < s->site_count; j++) {
@@ -341,6 +368,8 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
     json_write_member_string(&w, "sample_floor", "none");
   else if (result->facts.sample_floor)
     json_write_member_uint(&w, "sample_floor", result->facts.sample_floor);
+  if (result->values != DIFF_VALUES_OFF)  /* only when asked for (--values) */
+    json_write_member_string(&w, "values", result->values == DIFF_VALUES_SHOWN ? "shown" : "not captured");
   if (result->suspects_grouped)  /* first, as every report leads with them */
     put_suspects(&w, result);
   json_write_key(&w, "sites");

@@ -273,6 +273,19 @@ static void put_containers(FILE *out, const struct diff_result *r)
   }
 }
 
+/* --values: one value of a suspect's (report_suspect_values_each), a code span, marked as values. */
+static void put_suspect_value(FILE *out, const char *title, size_t k, const char *words)
+{
+  if (!words) {
+    fputc('\n', out);
+    return;
+  }
+  fputs(k ? ", " : "   * ", out);
+  if (!k)
+    put_escaped(out, title);
+  report_put_code(out, words, 0);
+}
+
 /* The leak suspects first: each container, its growth and what it retains, and the sites
  * under it with what each holds; then the flagged sites no container explains. */
 static void put_suspects(FILE *out, const struct diff_result *r)
@@ -326,6 +339,12 @@ static void put_suspects(FILE *out, const struct diff_result *r)
       }
       fputc('\n', out);
     }
+    report_suspect_values_each(r, suspect, out, put_suspect_value);
+  }
+  if (r->values == DIFF_VALUES_NOT_CAPTURED) {  /* asked for: saying nothing would read as "none" */
+    fputc('\n', out);
+    put_escaped(out, report_values_not_captured);
+    fputs(".\n", out);
   }
   size_t shown = 0;
   for (size_t i = 0; i < r->site_count; i++) {

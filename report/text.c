@@ -215,6 +215,25 @@ static void put_suspect_site(FILE *out, const struct diff_site *site, const stru
   put_site_name(out, site, s);
 }
 
+/* --values: a suspect's strings and its container's keys, marked as values (they can be secrets:
+ * a result has them only when asked for), escaped as every name. */
+static void put_suspect_values(FILE *out, const struct diff_result *r, const struct diff_suspect *suspect,
+                               const struct text_style *s)
+{
+  const struct report_values_line *kinds = report_values_lines;
+  if (r->values != DIFF_VALUES_SHOWN)
+    return;
+  for (size_t i = 0; i < REPORT_VALUES_LINES; i++) {
+    char words[4096];
+    report_suspect_values_words(r, suspect, kinds[i].kind, words, sizeof words);
+    if (!words[0])
+      continue;
+    fprintf(out, "     %s%s", style_on(s, DIM), kinds[i].title);
+    put_name(out, words);
+    fprintf(out, "%s\n", style_off(s));
+  }
+}
+
 /* The leak suspects first: each container with its growth, what it retains and holds, then the
  * sites under it (what each holds, its share, its top stack); then the flagged sites that no
  * container explains, each a finding on its own. */
@@ -265,6 +284,7 @@ static void put_suspects(FILE *out, const struct diff_result *r, const struct te
         fprintf(out, "%s\n", style_off(s));
       }
     }
+    put_suspect_values(out, r, suspect, s);
   }
   size_t alone = diff_suspects_alone(r), shown = 0;
   for (size_t i = 0; i < r->site_count && alone; i++) {
@@ -555,6 +575,8 @@ int report_render_text(const struct diff_result *r, const struct report_options 
   report_evidence(r, evidence, sizeof evidence);
   if (evidence[0])
     fprintf(out, "          %s\n", evidence);
+  if (r->values == DIFF_VALUES_NOT_CAPTURED)  /* asked for: saying nothing would read as "none" */
+    fprintf(out, "          %s\n", report_values_not_captured);
   put_suspects(out, r, &s);
   const char *title = r->mode == DIFF_MODE_BASE    ? "new and worse in the candidate, fastest first:"
                       : r->mode == DIFF_MODE_RANGE ? "grew between the boundaries, most first:"
