@@ -16,6 +16,9 @@ test_report_stacks_LIBS = report diff format
 # The progress bar and colour choice, on pipes, memory streams and a pty.
 TEST_SUITES += test_report_progress
 test_report_progress_LIBS = report diff format
+# --values: shown only when asked for, cut and escaped in words, the JSON's values read back.
+TEST_SUITES += test_report_values
+test_report_values_LIBS = report diff format
 # ljleak report end to end, and the HTML page in headless Chromium.
 E2E_TESTS += tests/e2e/report.sh tests/e2e/report-browser.sh
 # Stacks through ljleak report: --by stack, folded, pprof read by go tool pprof; the
