@@ -96,7 +96,7 @@ int callstack_open(struct capture *c, const char *segment_part, int gzip)
     s->out.error = ENOMEM;
     return -1;
   }
-  if (seg_out_open(&s->out, capture_dir_create(c, name, 0), gzip,
+  if (seg_out_open(&s->out, capture_dir_create(&c->dir, name, 0), gzip,
                    s->buffer + CALLSTACK_BUFFER_SIZE, CALLSTACK_ZBUFFER_SIZE) != 0)
     return -1;
   s->open = 1;
@@ -130,7 +130,7 @@ int callstack_close(struct capture *c, const char *segment_part, const char *seg
   s->disk_done += s->out.disk_bytes;
   if (!capture_layout_sidecar_name(segment_part, part, sizeof part) ||
       !capture_layout_sidecar_name(segment, final, sizeof final) ||
-      capture_dir_rename(c, part, final) != 0) {
+      capture_dir_rename(&c->dir, part, final) != 0) {
     s->out.error = errno ? errno : EIO;
     return -1;
   }

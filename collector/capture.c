@@ -21,26 +21,11 @@
 #include "collector/segments.h"
 #include "collector/snapshot.h"
 #include "collector/stub.h"
+#include "collector/text.h"
 #include "lauxlib.h"
 
-struct capture capture_state __attribute__((aligned(64))) = {.index_fd = -1, .dir_fd = -1, .out = {.fd = -1}};
+struct capture capture_state __attribute__((aligned(64))) = {.index_fd = -1, .dir = {.fd = -1}, .out = {.fd = -1}};
 volatile sig_atomic_t capture_signal_pending;
-
-/* Copies src into dst (size bytes), cutting it if needed. */
-void capture_copy_text(char *dst, size_t size, const char *src)
-{
-  size_t n = strlen(src);
-  if (n >= size)
-    n = size - 1;
-  memcpy(dst, src, n);
-  dst[n] = '\0';
-}
-
-void capture_set_error(char *err, size_t size, const char *fmt, const char *a, const char *b)
-{
-  if (err && size)
-    snprintf(err, size, fmt, a, b);
-}
 
 static void read_command(char *out, size_t size)
 {
@@ -77,7 +62,7 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
     /* Another VM is hooked and idle: give it back its allocator. */
     void *ud;
     if (!capture_hook_ours(lua_getallocf(mainthread(c->g), &ud))) {
-      capture_set_error(err, err_size, "%s%s", "the collector is attached to another Lua state",
+      text_error(err, err_size, "%s%s", "the collector is attached to another Lua state",
                         "");
       return -1;
     }
@@ -86,7 +71,7 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
   }
   c->orig_allocf = lua_getallocf(L, &c->orig_ud);
   if (capture_hook_ours(c->orig_allocf)) {
-    capture_set_error(err, err_size, "%s%s", "the allocator is already hooked", "");
+    text_error(err, err_size, "%s%s", "the allocator is already hooked", "");
     return -1;
   }
   c->g = g;
@@ -113,7 +98,7 @@ static void hook_release(struct capture *c)
 /* What a capture holds: its buffers, tables and its directory's handle. */
 static void free_buffers(struct capture *c)
 {
-  capture_dir_close(c);
+  capture_dir_close(&c->dir);
   if (c->buffer)
     munmap(c->buffer, CAPTURE_MAP_SIZE);
   c->buffer = NULL;
@@ -140,7 +125,7 @@ void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
     reason = CAPTURE_INDEX_REASON_WRITE_ERROR;
   }
   if (reason == CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES)
-    fprintf(stderr, "ljleak: capture in %s stopped: it reached --max-total-bytes %llu\n", c->dir,
+    fprintf(stderr, "ljleak: capture in %s stopped: it reached --max-total-bytes %llu\n", c->dir.path,
             (unsigned long long)c->opt.max_total_bytes);
   snapshot_schedule_stop(c);
   snapshot_values_prune(c);  /* no values stay on disk without their snapshot */
@@ -148,7 +133,7 @@ void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
   boundary_force_disarm(c);
   free_buffers(c);
-  capture_copy_text(c->last_dir, sizeof c->last_dir, c->dir);
+  text_copy(c->last_dir, sizeof c->last_dir, c->dir.path);
   if (reason != CAPTURE_INDEX_REASON_EXIT)
     hook_release(c);
   control_note(c);
@@ -213,33 +198,33 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
                   size_t err_size)
 {
   if (c->active) {
-    capture_set_error(err, err_size, "a capture is already running in %s%s", c->dir, "");
+    text_error(err, err_size, "a capture is already running in %s%s", c->dir.path, "");
     return -1;
   }
   if (options_check(opt, err, err_size) != 0)
     return -1;
-  if (capture_dir_open(c, opt, err, err_size) != 0)
+  if (capture_dir_open(&c->dir, opt, err, err_size) != 0)
     return -1;
   c->opt = *opt;
-  c->opt.dir = c->dir;
+  c->opt.dir = c->dir.path;
   c->opt.root = NULL;
   const char *volume = getenv("LJLEAK_VOLUME_BOUNDARIES");
   c->volume_off = volume && (!strcmp(volume, "0") || !strcmp(volume, "no") ||
                              !strcmp(volume, "off") || !strcmp(volume, "false"));
   c->boundary_allocated = 0;
   if (opt->command)
-    capture_copy_text(c->command, sizeof c->command, opt->command);
+    text_copy(c->command, sizeof c->command, opt->command);
   else
     read_command(c->command, sizeof c->command);
   c->opt.command = c->command;
-  capture_copy_text(c->labels, sizeof c->labels, opt->labels ? opt->labels : "");
+  text_copy(c->labels, sizeof c->labels, opt->labels ? opt->labels : "");
   c->opt.labels = c->labels;
 
   void *mem = mmap(NULL, CAPTURE_MAP_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
-    capture_set_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
-    capture_dir_close(c);
+    text_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
+    capture_dir_close(&c->dir);
     return -1;
   }
   c->buffer = mem;
@@ -247,7 +232,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
       addr_map_init(&c->sym_c, 256) || (opt->sample && addr_map_init(&c->sampled, 4096)) ||
       cname_begin(&c->cnames) != 0) {
     free_buffers(c);
-    capture_set_error(err, err_size, "cannot map the symbol tables: %s%s", strerror(errno), "");
+    text_error(err, err_size, "cannot map the symbol tables: %s%s", strerror(errno), "");
     return -1;
   }
 
@@ -279,7 +264,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->every_next = c->opt.every;
   c->last_heap = (uint64_t)c->g->gc.total;
   if (segments_begin(c) != 0) {
-    capture_copy_text(err, err_size, c->error);
+    text_copy(err, err_size, c->error);
     seg_out_abandon(&c->out);
     c->segment_open = 0;
     segments_index_close(c, CAPTURE_INDEX_REASON_WRITE_ERROR);
@@ -308,7 +293,7 @@ int capture_attach(lua_State *L, char *err, size_t err_size)
     return 0;
   }
   if (c->active) {
-    capture_set_error(err, err_size, "a capture of another Lua state is running in %s%s", c->dir,
+    text_error(err, err_size, "a capture of another Lua state is running in %s%s", c->dir.path,
                       "");
     return -1;
   }
@@ -317,7 +302,7 @@ int capture_attach(lua_State *L, char *err, size_t err_size)
     return -1;
   if (hook_install(c, L, err, err_size) != 0)
     return -1;
-  capture_copy_text(c->luajit_version, sizeof c->luajit_version, version);
+  text_copy(c->luajit_version, sizeof c->luajit_version, version);
   c->layout_ok = 1;
   trace_line_attach(&c->lines, L);   /* follow the recorder from now on */
   return 0;
@@ -340,7 +325,7 @@ int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *
     options = &defaults;
   }
   if (c->active) {
-    capture_set_error(err, err_size, "a capture is already running in %s%s", c->dir, "");
+    text_error(err, err_size, "a capture is already running in %s%s", c->dir.path, "");
     return -1;
   }
   if (capture_attach(L, err, err_size) != 0)
@@ -365,11 +350,11 @@ static struct capture *running_capture(lua_State *L, char *err, size_t err_size)
 {
   struct capture *c = &capture_state;
   if (!c->active) {
-    capture_set_error(err, err_size, "%s%s", "no capture is running", "");
+    text_error(err, err_size, "%s%s", "no capture is running", "");
     return NULL;
   }
   if (c->g != G(L)) {
-    capture_set_error(err, err_size, "%s%s", "the running capture belongs to another Lua state",
+    text_error(err, err_size, "%s%s", "the running capture belongs to another Lua state",
                       "");
     return NULL;
   }
@@ -388,7 +373,7 @@ int ljleak_collector_boundary(lua_State *L, char *err, size_t err_size)
     return -1;
   boundary_collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
   if (!c->active) {
-    capture_copy_text(err, err_size, c->error[0] ? c->error : "the capture stopped");
+    text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
   }
   return 0;
@@ -451,7 +436,7 @@ int ljleak_collector_return_boundary(lua_State *L, char *err, size_t err_size)
     return 0;  /* no capture of L, or one that forces no cycle at its edges */
   boundary_collect(c, L, CAPTURE_INDEX_CAUSE_RETURN);
   if (!c->active) {
-    capture_copy_text(err, err_size, c->error[0] ? c->error : "the capture stopped");
+    text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
   }
   return 0;
@@ -465,7 +450,7 @@ int ljleak_collector_snapshot(lua_State *L, char *err, size_t err_size)
   c->snapshot_next = 1;
   boundary_collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
   if (!c->active) {
-    capture_copy_text(err, err_size, c->error[0] ? c->error : "the capture stopped");
+    text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
   }
   return 0;
@@ -491,7 +476,7 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
   capture_stop(c, CAPTURE_INDEX_REASON_STOP);
   c->busy = 0;
   if (c->error[0]) {
-    capture_copy_text(err, err_size, c->error);
+    text_copy(err, err_size, c->error);
     return -1;
   }
   return 0;
@@ -501,7 +486,7 @@ int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
 {
   struct capture *c = &capture_state;
   if (!c->active || c->g != G(L)) {
-    capture_copy_text(err, err_size, c->error[0] ? c->error : "no capture is running");
+    text_copy(err, err_size, c->error[0] ? c->error : "no capture is running");
     return -1;
   }
   if (c->opt.edge_gc && boundary_gc_running(G(L)))
@@ -511,7 +496,7 @@ int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
   c->busy = 0;
   hook_release(c);
   if (c->error[0]) {
-    capture_copy_text(err, err_size, c->error);
+    text_copy(err, err_size, c->error);
     return -1;
   }
   return 0;
@@ -522,7 +507,7 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
   const struct capture *c = &capture_state;
   memset(st, 0, sizeof *st);
   st->active = c->active;
-  capture_copy_text(st->dir, sizeof st->dir, c->active ? c->dir : c->last_dir);
+  text_copy(st->dir, sizeof st->dir, c->active ? c->dir.path : c->last_dir);
   st->segments = c->segments;
   st->events = c->events + (c->active && c->segment_open ? c->segment_events : 0);
   st->bytes = c->stream_done + (c->active && c->segment_open ? c->writer.bytes_written : 0);
@@ -535,7 +520,7 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
     trace_line_segment_counts(&c->lines, &seg_events, &seg_lines);
   st->trace_allocations = c->lines.events + seg_events;
   st->trace_lines = c->lines.lines + seg_lines;
-  capture_copy_text(st->error, sizeof st->error, c->error);
+  text_copy(st->error, sizeof st->error, c->error);
 }
 
 /* Sets the flag and marks fast_phase, so that the hook's fast paths, which
@@ -552,7 +537,7 @@ int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, s
   struct capture *c = &capture_state;
   int signo;
   if (options_parse_signal(spec, &signo) != 0) {
-    capture_set_error(err, err_size,
+    text_error(err, err_size,
                       "bad signal '%s': use USR1, USR2, a real-time signal (RTMIN+n, RTMAX-n, or "
                       "its number) or none%s", spec ? spec : "", "");
     return -1;
@@ -567,7 +552,7 @@ int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, s
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   if (sigaction(signo, &sa, NULL) != 0) {
-    capture_set_error(err, err_size, "cannot install the handler for signal %s: %s", spec,
+    text_error(err, err_size, "cannot install the handler for signal %s: %s", spec,
               strerror(errno));
     return -1;
   }

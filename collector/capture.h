@@ -11,6 +11,7 @@
 
 #include "collector/addr_map.h"
 #include "collector/callstack.h"
+#include "collector/capture_dir.h"
 #include "collector/cname.h"
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
@@ -76,8 +77,7 @@ struct capture {
   /* The running capture. */
   int active;
   struct ljleak_collector_options opt;
-  char dir[PATH_MAX];
-  int dir_fd;                   /* dir, held open: its files are made relative to it (capture_dir.h) */
+  struct capture_dir dir;       /* held open: its files are made relative to it (capture_dir.h) */
   char command[4096];
   char labels[CAPTURE_INDEX_LABELS_MAX + 1];  /* the checked labels, for the index line */
   int index_fd;
@@ -209,10 +209,10 @@ static inline double capture_wall_time(void)
 }
 
 /* Copies src into dst (size bytes), cutting it if needed. */
-void capture_copy_text(char *dst, size_t size, const char *src);
+void text_copy(char *dst, size_t size, const char *src);
 
 /* Formats an error message into err (which may be NULL). */
-void capture_set_error(char *err, size_t size, const char *fmt, const char *a, const char *b);
+void text_error(char *err, size_t size, const char *fmt, const char *a, const char *b);
 
 /* Ends the running capture: the last segment and the stop line, then the
  * hook is released unless the VM is closing. */

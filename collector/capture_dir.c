@@ -12,7 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/capture.h"
+#include "collector/text.h"
+#include "format/capture_layout.h"
 
 #define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
@@ -119,7 +120,7 @@ static int dir_is_empty(int fd)
 }
 
 /* A given directory: made if missing, else taken only when empty and this user's. */
-static int open_given(struct capture *c, const char *dir, char *err, size_t err_size)
+static int open_given(struct capture_dir *d, const char *dir, char *err, size_t err_size)
 {
   int fd = make_and_open(dir, "cannot create capture directory", "capture directory", err,
                          err_size);
@@ -146,7 +147,7 @@ static int open_given(struct capture *c, const char *dir, char *err, size_t err_
     dir_error(err, err_size, "cannot make capture directory %s private: %s", dir,
               strerror(errno));
   } else {
-    c->dir_fd = fd;
+    d->fd = fd;
     return 0;
   }
   close(fd);
@@ -154,7 +155,7 @@ static int open_given(struct capture *c, const char *dir, char *err, size_t err_
 }
 
 /* A new ljleak-<pid>-<time>[-n] in the checked root. */
-static int open_new(struct capture *c, const char *root, char *err, size_t err_size)
+static int open_new(struct capture_dir *d, const char *root, char *err, size_t err_size)
 {
   int root_fd = make_and_open(root, "cannot create", "capture root", err, err_size);
   if (root_fd < 0)
@@ -174,7 +175,7 @@ static int open_new(struct capture *c, const char *root, char *err, size_t err_s
       snprintf(name, sizeof name, "ljleak-%ld-%s", (long)getpid(), stamp);
     else
       snprintf(name, sizeof name, "ljleak-%ld-%s-%d", (long)getpid(), stamp, n);
-    snprintf(c->dir, sizeof c->dir, "%s/%s", root, name);   /* fits: checked by the caller */
+    snprintf(d->path, sizeof d->path, "%s/%s", root, name);   /* fits: checked by the caller */
     if (mkdirat(root_fd, name, 0700) == 0)
       made = 1;
     else if (errno != EEXIST)
@@ -187,59 +188,59 @@ static int open_new(struct capture *c, const char *root, char *err, size_t err_s
     return -1;
   }
   /* Made by this process: a link or another user's directory in its place was put there since. */
-  int fd = open_dir_at(root_fd, name, "capture directory", c->dir, err, err_size);
+  int fd = open_dir_at(root_fd, name, "capture directory", d->path, err, err_size);
   close(root_fd);
   struct stat st;
   if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_uid != geteuid())) {
-    dir_error(err, err_size, "capture directory %s was replaced after it was made", c->dir);
+    dir_error(err, err_size, "capture directory %s was replaced after it was made", d->path);
     close(fd);
     fd = -1;
   }
-  c->dir_fd = fd;
+  d->fd = fd;
   return fd >= 0 ? 0 : -1;
 }
 
-int capture_dir_open(struct capture *c, const struct ljleak_collector_options *opt, char *err,
+int capture_dir_open(struct capture_dir *d, const struct ljleak_collector_options *opt, char *err,
                      size_t err_size)
 {
-  c->dir_fd = -1;
+  d->fd = -1;
   if (opt->dir && *opt->dir) {
-    if (strlen(opt->dir) >= sizeof c->dir) {
+    if (strlen(opt->dir) >= sizeof d->path) {
       dir_error(err, err_size, "the capture directory's name is too long (%zu bytes): %.64s...",
                 strlen(opt->dir), opt->dir);
       return -1;
     }
-    capture_copy_text(c->dir, sizeof c->dir, opt->dir);
-    return open_given(c, opt->dir, err, err_size);
+    text_copy(d->path, sizeof d->path, opt->dir);
+    return open_given(d, opt->dir, err, err_size);
   }
   const char *root = opt->root && *opt->root ? opt->root : ".";
-  if (strlen(root) + 64 >= sizeof c->dir) {
+  if (strlen(root) + 64 >= sizeof d->path) {
     dir_error(err, err_size, "the capture root's name is too long (%zu bytes, at most %zu): %.64s...",
-              strlen(root), sizeof c->dir - 64, root);
+              strlen(root), sizeof d->path - 64, root);
     return -1;
   }
-  return open_new(c, root, err, err_size);
+  return open_new(d, root, err, err_size);
 }
 
-void capture_dir_close(struct capture *c)
+void capture_dir_close(struct capture_dir *d)
 {
-  if (c->dir_fd >= 0)
-    close(c->dir_fd);
-  c->dir_fd = -1;
+  if (d->fd >= 0)
+    close(d->fd);
+  d->fd = -1;
 }
 
-int capture_dir_create(const struct capture *c, const char *name, int append)
+int capture_dir_create(const struct capture_dir *d, const char *name, int append)
 {
   int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : 0);
-  return openat(c->dir_fd, name, flags, 0600);
+  return openat(d->fd, name, flags, 0600);
 }
 
-int capture_dir_rename(const struct capture *c, const char *from, const char *to)
+int capture_dir_rename(const struct capture_dir *d, const char *from, const char *to)
 {
-  return renameat(c->dir_fd, from, c->dir_fd, to);
+  return renameat(d->fd, from, d->fd, to);
 }
 
-int capture_dir_remove(const struct capture *c, const char *name)
+int capture_dir_remove(const struct capture_dir *d, const char *name)
 {
-  return unlinkat(c->dir_fd, name, 0);
+  return unlinkat(d->fd, name, 0);
 }

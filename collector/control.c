@@ -17,6 +17,7 @@
 #include "collector/boundary.h"
 #include "collector/capture_dir.h"
 #include "collector/options.h"
+#include "collector/text.h"
 #include "format/control_file.h"
 
 #define CONTROL_POLL_NS 500000000L /* the poll thread's period: a request waits at most this */
@@ -63,7 +64,7 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
   else
     n = snprintf(out, out_size, "/tmp/ljleak-%u", (unsigned)geteuid());
   if (n < 0 || (size_t)n >= out_size || (size_t)n + 32 >= sizeof control.request_path) {
-    capture_set_error(err, err_size, "%s%s", "the registration directory's name is too long", "");
+    text_error(err, err_size, "%s%s", "the registration directory's name is too long", "");
     return -1;
   }
   return 0;
@@ -74,7 +75,7 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
 static int open_run_dir(const char *run_dir, char *err, size_t err_size)
 {
   if (mkdir(run_dir, 0700) != 0 && errno != EEXIST) {
-    capture_set_error(err, err_size, "cannot create the registration directory %s: %s", run_dir,
+    text_error(err, err_size, "cannot create the registration directory %s: %s", run_dir,
                       strerror(errno));
     return -1;
   }
@@ -104,7 +105,7 @@ static int open_run_dir(const char *run_dir, char *err, size_t err_size)
              run_dir, (unsigned)(st.st_mode & 07777));
   }
   if (message[0]) {
-    capture_copy_text(err, err_size, message);
+    text_copy(err, err_size, message);
     if (fd >= 0)
       close(fd);
     return -1;
@@ -136,7 +137,7 @@ static void write_registration(const struct capture *c)
   r.request_file = control.request_path;
   r.root = control.root;
   r.state = control.exiting ? "exiting" : c->active ? "capturing" : "idle";
-  r.dir = c->active ? c->dir : c->last_dir;
+  r.dir = c->active ? c->dir.path : c->last_dir;
   r.request = control.request_id;
   r.result = control.result;
   r.error = control.error;
@@ -196,7 +197,7 @@ static int start_thread(char *err, size_t err_size)
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0) {
-    capture_set_error(err, err_size, "cannot start the control thread: %s%s", strerror(rc), "");
+    text_error(err, err_size, "cannot start the control thread: %s%s", strerror(rc), "");
     return -1;
   }
   control.thread_started = 1;
@@ -243,9 +244,9 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
   if (root[0] != '/' && getcwd(cwd, sizeof cwd)) {
     char full[2 * PATH_MAX + 2];
     snprintf(full, sizeof full, "%s/%s", cwd, root);
-    capture_copy_text(control.root, sizeof control.root, strcmp(root, ".") ? full : cwd);
+    text_copy(control.root, sizeof control.root, strcmp(root, ".") ? full : cwd);
   } else {
-    capture_copy_text(control.root, sizeof control.root, root);
+    text_copy(control.root, sizeof control.root, root);
   }
   ssize_t n = readlink("/proc/self/exe", control.exe, sizeof control.exe - 1);
   control.exe[n > 0 ? n : 0] = '\0';
@@ -277,7 +278,7 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
   write_registration(&capture_state);
   struct stat st;
   if (fstatat(control.run_fd, control.name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    capture_set_error(err, err_size, "cannot write the registration %s: %s", control.path,
+    text_error(err, err_size, "cannot write the registration %s: %s", control.path,
                       strerror(errno));
     control.registered = 0;
     return -1;
@@ -301,7 +302,7 @@ int control_needs_hook(void)
 
 void control_set_error(const char *message)
 {
-  capture_copy_text(control.error, sizeof control.error, message);
+  text_copy(control.error, sizeof control.error, message);
   write_registration(&capture_state);
 }
 
@@ -347,9 +348,9 @@ static int request_option_line(void *context, const char *key, char *value, char
 {
   int rc = request_option(context, key, value);
   if (rc == -2)
-    capture_set_error(message, message_size, "unknown option '%s' in the request%s", key, "");
+    text_error(message, message_size, "unknown option '%s' in the request%s", key, "");
   else if (rc != 0)
-    capture_set_error(message, message_size, "bad value '%s' for %s in the request", value, key);
+    text_error(message, message_size, "bad value '%s' for %s in the request", value, key);
   return rc == 0 ? 0 : -1;
 }
 
@@ -369,7 +370,7 @@ static int take_request(struct control_request *rq, char *err, size_t err_size)
   close(fd);
   unlinkat(control.run_fd, control.request_name, 0);
   if (n < 0) {
-    capture_set_error(err, err_size, "cannot read the request: %s%s", strerror(errno), "");
+    text_error(err, err_size, "cannot read the request: %s%s", strerror(errno), "");
     return -1;
   }
   rq->text[n] = '\0';
@@ -382,7 +383,7 @@ static int take_request(struct control_request *rq, char *err, size_t err_size)
   rq->id = request.id;
   rq->action = request.action;
   if (status != CONTROL_FILE_OK) {
-    capture_copy_text(err, err_size, error.message);
+    text_copy(err, err_size, error.message);
     return -1;
   }
   return 1;
@@ -390,9 +391,9 @@ static int take_request(struct control_request *rq, char *err, size_t err_size)
 
 static void answer(const char *id, const char *err)
 {
-  capture_copy_text(control.request_id, sizeof control.request_id, id ? id : "");
-  capture_copy_text(control.result, sizeof control.result, err ? "error" : "ok");
-  capture_copy_text(control.error, sizeof control.error, err ? err : "");
+  text_copy(control.request_id, sizeof control.request_id, id ? id : "");
+  text_copy(control.result, sizeof control.result, err ? "error" : "ok");
+  text_copy(control.error, sizeof control.error, err ? err : "");
   write_registration(&capture_state);
 }
 

@@ -9,6 +9,7 @@
 #include "collector/control.h"
 #include "collector/ljleak_collector.h"
 #include "collector/options.h"
+#include "collector/text.h"
 #include "lauxlib.h"
 #include "lua.h"
 
@@ -212,9 +213,9 @@ static int defer_start(lua_State *L, const struct ljleak_collector_options *opt)
   if (options_check(opt, err, sizeof err) != 0)
     return push_failure(L, err);
   deferred.opt = *opt;
-  capture_copy_text(deferred.root, sizeof deferred.root, opt->root ? opt->root : "");
+  text_copy(deferred.root, sizeof deferred.root, opt->root ? opt->root : "");
   deferred.opt.root = deferred.root[0] ? deferred.root : NULL;
-  capture_copy_text(deferred.labels, sizeof deferred.labels, opt->labels ? opt->labels : "");
+  text_copy(deferred.labels, sizeof deferred.labels, opt->labels ? opt->labels : "");
   deferred.opt.labels = deferred.labels;
   deferred.set = 1;
   lua_pushboolean(L, 1);

@@ -10,6 +10,7 @@
 #include "collector/segments.h"
 #include "collector/snapshot.h"
 #include "collector/symbols.h"
+#include "collector/text.h"
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
 
@@ -31,7 +32,7 @@ static void segment_path(const struct capture *c, char *out, size_t size)
 {
   char part[CAPTURE_LAYOUT_NAME_MAX];
   capture_layout_part_name(c->segment_name, part, sizeof part);
-  capture_layout_join(c->dir, part, out, size);
+  capture_layout_join(c->dir.path, part, out, size);
 }
 
 void segments_write_error(struct capture *c, const char *what, int err)
@@ -42,7 +43,7 @@ void segments_write_error(struct capture *c, const char *what, int err)
   segment_path(c, path, sizeof path);
   char msg[sizeof path + 256];
   snprintf(msg, sizeof msg, "%s %s: %s", what, path, strerror(err ? err : EIO));
-  capture_copy_text(c->error, sizeof c->error, msg);
+  text_copy(c->error, sizeof c->error, msg);
   fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
 }
 
@@ -66,10 +67,10 @@ int segments_index_append(struct capture *c, const char *line)
 int segments_index_open(struct capture *c, char *err, size_t err_size)
 {
   char path[PATH_MAX + 8];
-  capture_layout_join(c->dir, CAPTURE_LAYOUT_INDEX, path, sizeof path);
-  c->index_fd = capture_dir_create(c, CAPTURE_LAYOUT_INDEX, 1);
+  capture_layout_join(c->dir.path, CAPTURE_LAYOUT_INDEX, path, sizeof path);
+  c->index_fd = capture_dir_create(&c->dir, CAPTURE_LAYOUT_INDEX, 1);
   if (c->index_fd < 0) {
-    capture_set_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
+    text_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
     return -1;
   }
   char host[256] = "", exe[PATH_MAX] = "";
@@ -98,13 +99,13 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
   size_t header = capture_index_write_header(text, sizeof text);
   size_t written = capture_index_write_capture(text + header, sizeof text - header, &line);
   if (!header || !written) {
-    capture_set_error(err, err_size, "cannot write %s: %s", path, "the capture line does not fit");
+    text_error(err, err_size, "cannot write %s: %s", path, "the capture line does not fit");
     close(c->index_fd);
     c->index_fd = -1;
     return -1;
   }
   if (segments_index_append(c, text) != 0) {
-    capture_set_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
+    text_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
     close(c->index_fd);
     c->index_fd = -1;
     return -1;
@@ -184,7 +185,7 @@ int segments_begin(struct capture *c)
   c->seq++;
   capture_layout_segment_name(c->seq, c->opt.gzip, c->segment_name, sizeof c->segment_name);
   capture_layout_part_name(c->segment_name, part, sizeof part);
-  if (seg_out_open(&c->out, capture_dir_create(c, part, 0), c->opt.gzip,
+  if (seg_out_open(&c->out, capture_dir_create(&c->dir, part, 0), c->opt.gzip,
                    c->buffer + CAPTURE_BUFFER_SIZE, CAPTURE_ZBUFFER_SIZE) != 0) {
     segments_write_error(c, "cannot create", c->out.error);
     return -1;
@@ -237,7 +238,7 @@ int segments_end(struct capture *c, int complete)
     segments_write_error(c, "cannot write the stack sidecar of", c->stacks.out.error);
     return -1;
   }
-  if (capture_dir_rename(c, part, c->segment_name) != 0) {
+  if (capture_dir_rename(&c->dir, part, c->segment_name) != 0) {
     segments_write_error(c, "cannot rename", errno);
     return -1;
   }

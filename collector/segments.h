@@ -21,7 +21,7 @@ void segments_rotate(struct capture *c, int complete);
  * so on stderr. */
 void segments_write_error(struct capture *c, const char *what, int err);
 
-/* Creates the index in c->dir and writes its header and capture lines. 0,
+/* Creates the index in c->dir.path and writes its header and capture lines. 0,
  * or -1 with err (no index is left open). */
 int segments_index_open(struct capture *c, char *err, size_t err_size);
 

@@ -13,6 +13,7 @@
 #include "collector/capture_dir.h"
 #include "collector/segments.h"
 #include "collector/snapshot.h"
+#include "collector/text.h"
 #include "format/capture_layout.h"
 #include "lj_str.h"
 #include "lj_tab.h"
@@ -771,7 +772,7 @@ static void schedule_drop(struct capture *c, uint32_t i)
   struct snapshot_candidate *k = &s->kept[i];
   struct capture_index_snapshot line = {.boundary = k->boundary, .file = k->file, .dropped = 1};
   char text[256];
-  if (capture_dir_remove(c, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
+  if (capture_dir_remove(&c->dir, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
     segments_index_append(c, text);
   memmove(&s->kept[i], &s->kept[i + 1], (s->kept_count - i - 1) * sizeof *s->kept);
   s->kept_count--;
@@ -783,7 +784,7 @@ void snapshot_schedule_written(struct capture *c, const char *file)
   if (!s->middle)
     return;
   struct snapshot_candidate *k = &s->kept[s->kept_count++];
-  capture_copy_text(k->file, sizeof k->file, file);
+  text_copy(k->file, sizeof k->file, file);
   k->boundary = c->boundaries;
   k->allocated = c->allocated;
   if (s->kept_count > c->opt.snapshots + 1)
@@ -816,12 +817,12 @@ int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *resul
   capture_layout_part_name(name, part, sizeof part);
   if (walk_map(&w) != 0) {
     walk_unmap(&w);
-    capture_set_error(err, err_size, "cannot take a heap snapshot: %s%s", strerror(ENOMEM), "");
+    text_error(err, err_size, "cannot take a heap snapshot: %s%s", strerror(ENOMEM), "");
     return -1;
   }
-  if (seg_out_open(&w.out, capture_dir_create(c, part, 0), 0, NULL, 0) != 0) {
+  if (seg_out_open(&w.out, capture_dir_create(&c->dir, part, 0), 0, NULL, 0) != 0) {
     walk_unmap(&w);
-    capture_set_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
+    text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
     return -1;
   }
   snapshot_writer_init(&w.writer, w.buffer, w.buffer + SNAPSHOT_BUFFER_SIZE, SNAPSHOT_BUFFER_SIZE, walk_sink, &w);
@@ -840,11 +841,11 @@ int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *resul
   if (!w.failed)
     walk_heap(&w);
   if (w.failed || snapshot_writer_end(&w.writer) != 0 || seg_out_finish(&w.out) != 0 ||
-      capture_dir_rename(c, part, name) != 0) {
+      capture_dir_rename(&c->dir, part, name) != 0) {
     int why = w.out.error ? w.out.error : errno ? errno : EIO;
     seg_out_abandon(&w.out);
     walk_unmap(&w);
-    capture_set_error(err, err_size, "cannot write the heap snapshot %s: %s", part, strerror(why));
+    text_error(err, err_size, "cannot write the heap snapshot %s: %s", part, strerror(why));
     return -1;
   }
   struct snapshot_result r = {w.writer.object_records, w.writer.references, w.writer.object_bytes,
@@ -854,7 +855,7 @@ int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *resul
     *result = r;
   if (snapshot_values_take(c, L, name, err, err_size) != 0) return -1;  /* the values option's sidecar */
   if (segments_index_snapshot(c, name, &r) != 0) {
-    capture_set_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
+    text_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
     return -1;
   }
   snapshot_schedule_written(c, name);

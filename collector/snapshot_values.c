@@ -12,6 +12,7 @@
 #include "collector/capture.h"
 #include "collector/capture_dir.h"
 #include "collector/seg_out.h"
+#include "collector/text.h"
 #include "format/capture_layout.h"
 #include "format/snapshot.h"
 #include "format/snapshot_values.h"
@@ -117,7 +118,7 @@ int snapshot_values_take(struct capture *c, lua_State *L, const char *name, char
   char values[CAPTURE_LAYOUT_NAME_MAX], part[CAPTURE_LAYOUT_NAME_MAX];
   if (!capture_layout_values_name(name, values, sizeof values) ||
       !capture_layout_part_name(values, part, sizeof part)) {
-    capture_set_error(err, err_size, "cannot name the values of %s%s", name, "");
+    text_error(err, err_size, "cannot name the values of %s%s", name, "");
     return -1;
   }
   struct values_walk w;
@@ -125,12 +126,12 @@ int snapshot_values_take(struct capture *c, lua_State *L, const char *name, char
   w.out.fd = -1;
   w.buffer = mmap(NULL, VALUES_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (w.buffer == MAP_FAILED) {
-    capture_set_error(err, err_size, "cannot write the values of a heap snapshot: %s%s", strerror(ENOMEM), "");
+    text_error(err, err_size, "cannot write the values of a heap snapshot: %s%s", strerror(ENOMEM), "");
     return -1;
   }
-  if (seg_out_open(&w.out, capture_dir_create(c, part, 0), 0, NULL, 0) != 0) {
+  if (seg_out_open(&w.out, capture_dir_create(&c->dir, part, 0), 0, NULL, 0) != 0) {
     munmap(w.buffer, VALUES_BUFFER_SIZE);
-    capture_set_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
+    text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
     return -1;
   }
   snapshot_values_writer_init(&w.writer, w.buffer, VALUES_BUFFER_SIZE, values_sink, &w);
@@ -144,11 +145,11 @@ int snapshot_values_take(struct capture *c, lua_State *L, const char *name, char
   int failed = snapshot_values_writer_begin(&w.writer, &who) != 0 || values_walk_heap(&w, G(L)) != 0 ||
                snapshot_values_writer_end(&w.writer) != 0;
   munmap(w.buffer, VALUES_BUFFER_SIZE);
-  if (failed || seg_out_finish(&w.out) != 0 || capture_dir_rename(c, part, values) != 0) {
+  if (failed || seg_out_finish(&w.out) != 0 || capture_dir_rename(&c->dir, part, values) != 0) {
     int why = w.out.error ? w.out.error : errno ? errno : EIO;
     seg_out_abandon(&w.out);
-    capture_dir_remove(c, part);
-    capture_set_error(err, err_size, "cannot write the values %s: %s", part, strerror(why));
+    capture_dir_remove(&c->dir, part);
+    text_error(err, err_size, "cannot write the values %s: %s", part, strerror(why));
     return -1;
   }
   return 0;
@@ -156,9 +157,9 @@ int snapshot_values_take(struct capture *c, lua_State *L, const char *name, char
 
 void snapshot_values_prune(struct capture *c)
 {
-  if (!c->opt.values || c->dir_fd < 0)
+  if (!c->opt.values || c->dir.fd < 0)
     return;
-  int fd = openat(c->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = openat(c->dir.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
   if (!dir) {
     if (fd >= 0)
@@ -177,8 +178,8 @@ void snapshot_values_prune(struct capture *c)
     memcpy(heap, values, length - 7);
     memcpy(heap + length - 7, ".heap", 6);
     struct stat st;
-    if (fstatat(c->dir_fd, heap, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
-      capture_dir_remove(c, values);
+    if (fstatat(c->dir.fd, heap, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+      capture_dir_remove(&c->dir, values);
   }
   closedir(dir);
 }
