@@ -92,6 +92,70 @@ static int candidates_by_growth(const void *a, const void *b, void *context)
   return x->address < y->address ? -1 : x->address > y->address;
 }
 
+/* The candidates: the containers of b whose entries (or bytes) grew since a, at one address, of
+ * one type; *c gets them (*count). -1 when out of memory. */
+static int containers_candidates(const struct snapshot *a, const struct snapshot *b,
+                                 struct holders_candidate **c, size_t *count)
+{
+  *count = 0;
+  if (!(*c = malloc((b->object_count ? b->object_count : 1) * sizeof **c)))
+    return -1;
+  for (size_t i = 0; i < b->object_count; i++) {
+    const struct snapshot_object *o = &b->objects[i];
+    const struct snapshot_object *was = holders_container_type(o->type) ? snapshot_find(a, o->address) : NULL;
+    if (!was || was->type != o->type)
+      continue;
+    uint64_t bytes = holders_object_bytes(b, o), before = holders_object_bytes(a, was);
+    if (o->count >= was->count + DIFF_CONTAINERS_MIN_ENTRIES ||
+        (bytes >= before + DIFF_CONTAINERS_MIN_BYTES && o->count > was->count))
+      (*c)[(*count)++] = (struct holders_candidate){o->address, (uint32_t)i, was->count, before, 0};
+  }
+  return 0;
+}
+
+/* result->containers from the count confirmed candidates c, b the later snapshot and g its
+ * graph, each with its path, its growth between the two boundaries and where it was made (at
+ * the later boundary, at). -1 when out of memory. */
+static int containers_describe(const struct holders_graph *g, const struct snapshot *b,
+                               const struct holders_candidate *c, size_t count,
+                               const struct diff_aggregate_at *at, const uint64_t boundaries[2],
+                               struct diff_result *result)
+{
+  struct holders_marks marks = {NULL, NULL};  /* nothing marked: string keys named */
+  int status = -1;
+  if (!(marks.labels = calloc((size_t)g->n + 1, sizeof *marks.labels)) ||
+      !(marks.source = calloc(b->string_count + 1, sizeof *marks.source)) ||
+      !(result->containers = calloc(count, sizeof *result->containers)))
+    goto done;
+  for (size_t i = 0; i < count; i++) {
+    const struct snapshot_object *o = &b->objects[c[i].object];
+    struct diff_container *out = &result->containers[i];
+    result->container_count = i + 1;
+    struct holders_text t;
+    uint32_t holder;
+    if (g->parent[c[i].object] != DIFF_HOLDERS_NONE)
+      holders_render(g, &marks, c[i].object, &t, &holder);
+    else
+      snprintf(t.buf, sizeof t.buf, "%s", "(no path from a root)");
+    const char *site = diff_aggregate_made_at(at, o->address);
+    out->type = strdup(snapshot_type_name(o->type));
+    out->path = strdup(t.buf);
+    out->site = site ? strdup(site) : NULL;
+    out->boundaries[0] = boundaries[0];
+    out->boundaries[1] = boundaries[1];
+    out->entries[0] = c[i].entries;
+    out->entries[1] = o->count;
+    out->bytes[0] = c[i].bytes;
+    out->bytes[1] = holders_object_bytes(b, o);
+    if (!out->type || !out->path || (site && !out->site))
+      goto done;
+  }
+  status = 0;
+done:
+  free(marks.labels), free(marks.source);
+  return status;
+}
+
 int diff_holders_containers(struct diff_holders *holders, struct diff_source *capture,
                             const struct diff_aggregate *aggregate, struct diff_result *result,
                             const struct diff_options *options, struct diff_error *err)
@@ -104,32 +168,19 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
   memset(&b, 0, sizeof b);
   struct holders_candidate *c = NULL;
   size_t count = 0;
-  struct holders_marks marks = {NULL, NULL};  /* nothing marked: string keys named */
   struct holders_graph g;
   memset(&g, 0, sizeof g);
   struct diff_aggregate prefix;
   int have_prefix = 0, status = -1;
   int read = holders_read(holders, earlier, &a, "growing containers", 0, options);
+  if (read == 0)
+    read = holders_read(holders, later, &b, "growing containers", 0, options);
   if (read != 0) {
     status = read > 0 ? 0 : -1;
     goto done;
   }
-  read = holders_read(holders, later, &b, "growing containers", 0, options);
-  if (read != 0) {
-    status = read > 0 ? 0 : -1;
+  if (containers_candidates(&a, &b, &c, &count) < 0)
     goto done;
-  }
-  if (!(c = malloc((b.object_count ? b.object_count : 1) * sizeof *c)))
-    goto done;
-  for (size_t i = 0; i < b.object_count; i++) {
-    const struct snapshot_object *o = &b.objects[i];
-    const struct snapshot_object *was = holders_container_type(o->type) ? snapshot_find(&a, o->address) : NULL;
-    if (!was || was->type != o->type)
-      continue;
-    uint64_t bytes = holders_object_bytes(&b, o), before = holders_object_bytes(&a, was);
-    if (o->count >= was->count + DIFF_CONTAINERS_MIN_ENTRIES || (bytes >= before + DIFF_CONTAINERS_MIN_BYTES && o->count > was->count))
-      c[count++] = (struct holders_candidate){o->address, (uint32_t)i, was->count, before, 0};
-  }
   snapshot_free(&a);
   memset(&a, 0, sizeof a);
   status = 0;
@@ -161,41 +212,13 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
       goto done;
     at_later.aggregate = &prefix;
   }
-  if (holders_graph_build(&g, &b) < 0 || !(marks.labels = calloc((size_t)g.n + 1, sizeof *marks.labels)) ||
-      !(marks.source = calloc(b.string_count + 1, sizeof *marks.source)))
-    goto done;
-  result->containers = calloc(count, sizeof *result->containers);
-  if (!result->containers)
-    goto done;
-  for (size_t i = 0; i < count; i++) {
-    const struct snapshot_object *o = &b.objects[c[i].object];
-    struct diff_container *out = &result->containers[i];
-    result->container_count = i + 1;
-    struct holders_text t;
-    uint32_t holder;
-    if (g.parent[c[i].object] != DIFF_HOLDERS_NONE)
-      holders_render(&g, &marks, c[i].object, &t, &holder);
-    else
-      snprintf(t.buf, sizeof t.buf, "%s", "(no path from a root)");
-    const char *site = diff_aggregate_made_at(&at_later, o->address);
-    out->type = strdup(snapshot_type_name(o->type));
-    out->path = strdup(t.buf);
-    out->site = site ? strdup(site) : NULL;
-    out->boundaries[0] = earlier->boundary;
-    out->boundaries[1] = later->boundary;
-    out->entries[0] = c[i].entries;
-    out->entries[1] = o->count;
-    out->bytes[0] = c[i].bytes;
-    out->bytes[1] = holders_object_bytes(&b, o);
-    if (!out->type || !out->path || (site && !out->site))
-      goto done;
-  }
-  status = 0;
+  const uint64_t boundaries[2] = {earlier->boundary, later->boundary};
+  if (holders_graph_build(&g, &b) == 0)
+    status = containers_describe(&g, &b, c, count, &at_later, boundaries, result);
 done:
   if (have_prefix)
     diff_aggregate_release(&prefix);
   holders_graph_free(&g);
-  free(marks.labels), free(marks.source);
   free(c);
   snapshot_free(&a);
   snapshot_free(&b);

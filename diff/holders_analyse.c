@@ -341,18 +341,19 @@ static int holders_block_order(const struct diff_holders_block *blocks, size_t c
   return 0;
 }
 
-/* The holders of the sites, and with suspects the suspects' step on the same graph. */
-static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
-                           size_t block_count, struct diff_site **sites, size_t site_count, int suspects,
-                           const struct diff_aggregate_at *at, uint64_t boundary)
+/* The join of the blocks with the snapshot's objects: the members, by site, one per (site,
+ * object) (an object whose blocks the site made twice, a table and its array part, once), in
+ * *members (*count of them). -1 when out of memory. */
+static int holders_join(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                        size_t block_count, size_t site_count, struct holders_member **members, size_t *count)
 {
-  struct holders_member *members = malloc((block_count ? block_count : 1) * sizeof *members);
+  struct holders_member *found = malloc((block_count ? block_count : 1) * sizeof *found);
   uint32_t *order = NULL;
-  if (!members || holders_block_order(blocks, block_count, &order) < 0) {
-    free(members);
+  if (!found || holders_block_order(blocks, block_count, &order) < 0) {
+    free(found);
     return -1;
   }
-  size_t count = 0;
+  size_t n = 0;
   for (size_t k = 0; k < block_count; k++) {
     size_t i = order ? order[k] : k;
     if (order && k + HOLDERS_AHEAD < block_count)  /* the blocks themselves are in the map's order */
@@ -361,70 +362,98 @@ static int holders_analyse(const struct snapshot *snapshot, const struct diff_ho
     if (!o || blocks[i].site >= site_count ||
         holders_block_size(snapshot, o, blocks[i].address) != blocks[i].size)
       continue;  /* not in the snapshot, or another block at a reused address */
-    members[count++] = (struct holders_member){blocks[i].site, (uint32_t)(o - snapshot->objects),
-                                               blocks[i].size};
+    found[n++] = (struct holders_member){blocks[i].site, (uint32_t)(o - snapshot->objects), blocks[i].size};
   }
   free(order);
-  /* By site (a counting sort: sites are few, members many), then one member per (site,
-   * object): an object whose blocks the site made twice (a table and its array part) once. */
+  /* By site: a counting sort (sites are few, members many). */
   size_t *start = calloc(site_count + 1, sizeof *start);
-  struct holders_member *sorted = malloc((count ? count : 1) * sizeof *sorted);
+  struct holders_member *sorted = malloc((n ? n : 1) * sizeof *sorted);
   uint32_t *last = malloc((snapshot->object_count ? snapshot->object_count : 1) * sizeof *last);
   if (!start || !sorted || !last) {
-    free(start), free(sorted), free(last), free(members);
+    free(start), free(sorted), free(last), free(found);
     return -1;
   }
-  for (size_t i = 0; i < count; i++)
-    start[members[i].site + 1]++;
+  for (size_t i = 0; i < n; i++)
+    start[found[i].site + 1]++;
   for (size_t k = 0; k < site_count; k++)
     start[k + 1] += start[k];
-  for (size_t i = 0; i < count; i++)
-    sorted[start[members[i].site]++] = members[i];
+  for (size_t i = 0; i < n; i++)
+    sorted[start[found[i].site]++] = found[i];
   free(start);
-  free(members);
-  members = sorted;
+  free(found);
   memset(last, 0xff, (snapshot->object_count ? snapshot->object_count : 1) * sizeof *last);
   size_t out = 0;  /* last[object]: its member of the current site, while the site lasts */
-  for (size_t i = 0; i < count; i++) {
-    uint32_t o = members[i].object;
-    if (last[o] != DIFF_HOLDERS_NONE && last[o] < out && members[last[o]].site == members[i].site &&
-        members[last[o]].object == o) {
-      members[last[o]].bytes += members[i].bytes;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t o = sorted[i].object;
+    if (last[o] != DIFF_HOLDERS_NONE && last[o] < out && sorted[last[o]].site == sorted[i].site &&
+        sorted[last[o]].object == o) {
+      sorted[last[o]].bytes += sorted[i].bytes;
       continue;
     }
     last[o] = (uint32_t)out;
-    members[out++] = members[i];
+    sorted[out++] = sorted[i];
   }
   free(last);
+  *members = sorted;
+  *count = out;
+  return 0;
+}
+
+/* The analysis's scratch for a graph of nodes nodes (with_keys: it has weak-keyed values'
+ * steps). -1 when out of memory (holders_work_free either way). */
+static int holders_work_init(struct holders_work *w, size_t nodes, uint32_t strings, int with_keys)
+{
+  memset(w, 0, sizeof *w);
+  for (int k = 0; k < 2; k++) {
+    w->marks[k].labels = calloc(nodes, sizeof *w->marks[k].labels);
+    w->marks[k].source = calloc((size_t)strings + 1, sizeof *w->marks[k].source);
+    if (!w->marks[k].labels || !w->marks[k].source)
+      return -1;
+  }
+  w->on_path = calloc(nodes, sizeof *w->on_path);
+  w->seen = malloc(nodes * sizeof *w->seen);
+  w->memo[0] = malloc(nodes * sizeof *w->memo[0]);
+  w->memo[1] = malloc(nodes * sizeof *w->memo[1]);
+  if (!w->on_path || !w->seen || !w->memo[0] || !w->memo[1])
+    return -1;
+  memset(w->memo[0], 0xff, nodes * sizeof *w->memo[0]);
+  memset(w->memo[1], 0xff, nodes * sizeof *w->memo[1]);
+  for (int k = 0; k < 2 && with_keys; k++) {
+    if (!(w->key_memo[k] = malloc(nodes * sizeof *w->key_memo[k])))
+      return -1;
+    memset(w->key_memo[k], 0xff, nodes * sizeof *w->key_memo[k]);
+  }
+  return 0;
+}
+
+static void holders_work_free(struct holders_work *w)
+{
+  for (int k = 0; k < 2; k++)
+    free(w->marks[k].labels), free(w->marks[k].source);
+  free(w->on_path), free(w->seen), free(w->memo[0]), free(w->memo[1]);
+  free(w->key_memo[0]), free(w->key_memo[1]);
+  groups_clear(&w->notes);
+  free(w->notes.items), free(w->notes.slots);
+}
+
+/* The holders of the sites, and with suspects the suspects' step on the same graph. */
+static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+                           size_t block_count, struct diff_site **sites, size_t site_count, int suspects,
+                           const struct diff_aggregate_at *at, uint64_t boundary)
+{
+  struct holders_member *members;
+  size_t count;
+  if (holders_join(snapshot, blocks, block_count, site_count, &members, &count) < 0)
+    return -1;
   struct holders_graph g;
   struct holders_groups gs = {0};
   struct holders_work w = {0};
   int status = -1;
   size_t reached = 0;
-  size_t nodes = (size_t)snapshot->object_count + 1;
-  if (holders_graph_build(&g, snapshot) < 0)
+  if (holders_graph_build(&g, snapshot) < 0 ||
+      holders_work_init(&w, (size_t)snapshot->object_count + 1, snapshot->string_count, g.key_step != NULL) < 0)
     goto done;
-  for (int k = 0; k < 2; k++) {
-    w.marks[k].labels = calloc(nodes, sizeof *w.marks[k].labels);
-    w.marks[k].source = calloc(snapshot->string_count + 1, sizeof *w.marks[k].source);
-    if (!w.marks[k].labels || !w.marks[k].source)
-      goto done;
-  }
-  w.on_path = calloc(nodes, sizeof *w.on_path);
-  w.seen = malloc(nodes * sizeof *w.seen);
-  w.memo[0] = malloc(nodes * sizeof *w.memo[0]);
-  w.memo[1] = malloc(nodes * sizeof *w.memo[1]);
-  if (!w.on_path || !w.seen || !w.memo[0] || !w.memo[1])
-    goto done;
-  memset(w.memo[0], 0xff, nodes * sizeof *w.memo[0]);
-  memset(w.memo[1], 0xff, nodes * sizeof *w.memo[1]);
-  for (int k = 0; k < 2 && g.key_step; k++) {
-    if (!(w.key_memo[k] = malloc(nodes * sizeof *w.key_memo[k])))
-      goto done;
-    memset(w.key_memo[k], 0xff, nodes * sizeof *w.key_memo[k]);
-  }
-  reached = 0;  /* members the roots reach */
-  for (size_t i = 0; i < out; i++)
+  for (size_t i = 0; i < count; i++)  /* the members the roots reach */
     if (g.parent[members[i].object] != DIFF_HOLDERS_NONE)
       members[reached++] = members[i];
   for (size_t i = 0; i < reached;) {
@@ -440,12 +469,7 @@ done:
   groups_clear(&gs);
   free(gs.items);
   free(gs.slots);
-  for (int k = 0; k < 2; k++)
-    free(w.marks[k].labels), free(w.marks[k].source);
-  free(w.on_path), free(w.seen), free(w.memo[0]), free(w.memo[1]);
-  free(w.key_memo[0]), free(w.key_memo[1]);
-  groups_clear(&w.notes);
-  free(w.notes.items), free(w.notes.slots);
+  holders_work_free(&w);
   if (status == 0 && suspects) {  /* the paths' arrays freed first: the suspects' step needs the tree */
     holders_paths_free(&g);
     struct diff_holders_tree tree = {snapshot, g.n, g.reached, g.idom, g.order, g.retained, members, reached};

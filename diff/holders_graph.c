@@ -35,28 +35,15 @@ static uint32_t holders_eval(uint32_t *ancestor, uint32_t *label, const uint32_t
   return label[v];
 }
 
-int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
-                            uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached)
+/* Preorder numbers by an iterative depth-first walk from root: number[v] (NONE: unreached),
+ * order[i] node number i, parent[i] the number of its parent in the walk. link and stack are
+ * scratch. The count of reached nodes. */
+static uint32_t holders_preorder(uint32_t node_count, const uint32_t *first, const uint32_t *succ, uint32_t root,
+                                 uint32_t *number, uint32_t *order, uint32_t *parent, uint32_t *link,
+                                 uint32_t *stack)
 {
-  size_t n = node_count ? node_count : 1, edges = first[node_count];
-  uint32_t *semi = malloc(n * sizeof *semi);          /* the walk: each node's number */
-  uint32_t *link = malloc(n * sizeof *link);          /* the walk: the next edge; then buckets' */
-  uint32_t *stack = malloc(n * sizeof *stack);        /* the walk's stack; then holders_eval's */
-  uint32_t *ancestor = malloc(n * sizeof *ancestor);
-  uint32_t *label = malloc(n * sizeof *label);
-  uint32_t *bucket = malloc(n * sizeof *bucket);
-  uint32_t *pred_first = calloc(n + 1, sizeof *pred_first);
-  uint32_t *pred = malloc((edges ? edges : 1) * sizeof *pred);
-  int status = -1;
-  if (!semi || !link || !stack || !ancestor || !label || !bucket || !pred_first || !pred)
-    goto done;
-  /* A number's parent in the walk's tree and its immediate dominator share idom: the dominator
-   * of v is set while the loop below takes a number at or below v, whose parent is read first,
-   * and no parent above is read again. */
-  uint32_t *number = semi, *parent = idom;
   for (uint32_t v = 0; v < node_count; v++)
     number[v] = DIFF_HOLDERS_NONE;
-  /* Preorder numbers by an iterative depth-first walk; order[i] is node number i. */
   uint32_t count = 0, depth = 0;
   number[root] = count;
   order[count] = root;
@@ -78,7 +65,15 @@ int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const ui
     link[w] = first[w];
     stack[depth++] = w;
   }
-  /* Predecessors by number, among reached nodes. */
+  return count;
+}
+
+/* The predecessors of each of the count reached nodes, by number: pred[pred_first[i] ..
+ * pred_first[i + 1]) (pred_first zeroed, count + 1 entries). link is scratch. */
+static void holders_predecessors(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
+                                 const uint32_t *number, uint32_t count, uint32_t *pred_first, uint32_t *pred,
+                                 uint32_t *link)
+{
   for (uint32_t v = 0; v < node_count; v++)
     if (number[v] != DIFF_HOLDERS_NONE)
       for (uint32_t e = first[v]; e < first[v + 1]; e++)
@@ -90,6 +85,29 @@ int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const ui
     if (number[v] != DIFF_HOLDERS_NONE)
       for (uint32_t e = first[v]; e < first[v + 1]; e++)
         pred[link[number[succ[e]]]++] = number[v];
+}
+
+int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
+                            uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached)
+{
+  size_t n = node_count ? node_count : 1, edges = first[node_count];
+  uint32_t *semi = malloc(n * sizeof *semi);          /* the walk: each node's number */
+  uint32_t *link = malloc(n * sizeof *link);          /* the walk: the next edge; then buckets' */
+  uint32_t *stack = malloc(n * sizeof *stack);        /* the walk's stack; then holders_eval's */
+  uint32_t *ancestor = malloc(n * sizeof *ancestor);
+  uint32_t *label = malloc(n * sizeof *label);
+  uint32_t *bucket = malloc(n * sizeof *bucket);
+  uint32_t *pred_first = calloc(n + 1, sizeof *pred_first);
+  uint32_t *pred = malloc((edges ? edges : 1) * sizeof *pred);
+  int status = -1;
+  if (!semi || !link || !stack || !ancestor || !label || !bucket || !pred_first || !pred)
+    goto done;
+  /* A number's parent in the walk's tree and its immediate dominator share idom: the dominator
+   * of v is set while the loop below takes a number at or below v, whose parent is read first,
+   * and no parent above is read again. */
+  uint32_t *number = semi, *parent = idom;
+  uint32_t count = holders_preorder(node_count, first, succ, root, number, order, parent, link, stack);
+  holders_predecessors(node_count, first, succ, number, count, pred_first, pred, link);
   for (uint32_t i = 0; i < count; i++) {
     semi[i] = label[i] = i;
     ancestor[i] = bucket[i] = DIFF_HOLDERS_NONE;
@@ -302,12 +320,10 @@ static void holders_paths(struct holders_graph *g, uint32_t *queue)
   }
 }
 
-int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot)
+/* g's edges: each object's references that hold (*while_key: one is a weak-keyed table's value
+ * under a collectable key), then the roots'. -1 when out of memory. */
+static int holders_edges(struct holders_graph *g, const struct snapshot *snapshot, int *while_key)
 {
-  memset(g, 0, sizeof *g);
-  g->snapshot = snapshot;
-  g->n = (uint32_t)snapshot->object_count;
-  g->main_thread = g->registry = g->loaded = DIFF_HOLDERS_NONE;
   uint32_t n = g->n;
   size_t edges = snapshot->reference_count + snapshot->root_count;
   if (edges >= UINT32_MAX)
@@ -319,7 +335,7 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
   if (!g->first || !g->succ || !g->succ_ref || !g->edge)
     return -1;
   uint32_t e = 0;
-  int while_key = 0;
+  *while_key = 0;
   for (uint32_t v = 0; v < n; v++) {
     const struct snapshot_object *o = &snapshot->objects[v];
     g->first[v] = e;
@@ -331,7 +347,7 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
         continue;
       g->succ[e] = w;
       g->edge[e] = (uint8_t)holders_edge_kind(snapshot, o, r);
-      while_key |= g->edge[e] == HOLDERS_WHILE_KEY;
+      *while_key |= g->edge[e] == HOLDERS_WHILE_KEY;
       g->succ_ref[e++] = r;
     }
   }
@@ -350,10 +366,15 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
     g->succ_ref[e++] = (uint32_t)r;
   }
   g->first[n + 1] = e;
-  /* Retained sizes: each node's bytes summed up the dominator tree, from the last node of a
-   * depth-first preorder back (a node's dominator comes before it). First, so that the
-   * dominators' arrays (the analysis's peak of memory) and the paths' never coexist. A
-   * weak-keyed table's value is an edge like any other: without the table it is gone. */
+  return 0;
+}
+
+/* Retained sizes: each node's bytes summed up the dominator tree, from the last node of a
+ * depth-first preorder back (a node's dominator comes before it). A weak-keyed table's value
+ * is an edge like any other: without the table it is gone. -1 when out of memory. */
+static int holders_retained(struct holders_graph *g, const struct snapshot *snapshot)
+{
+  uint32_t n = g->n;
   g->order = malloc(((size_t)n + 1) * sizeof *g->order);
   g->idom = malloc(((size_t)n + 1) * sizeof *g->idom);
   if (!g->order || !g->idom ||
@@ -366,6 +387,21 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
     uint32_t v = g->order[i];
     g->retained[g->idom[v]] += g->retained[v];
   }
+  return 0;
+}
+
+int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot)
+{
+  memset(g, 0, sizeof *g);
+  g->snapshot = snapshot;
+  g->n = (uint32_t)snapshot->object_count;
+  g->main_thread = g->registry = g->loaded = DIFF_HOLDERS_NONE;
+  uint32_t n = g->n;
+  int while_key;
+  /* The retained sizes first, so that the dominators' arrays (the analysis's peak of memory)
+   * and the paths' never coexist. */
+  if (holders_edges(g, snapshot, &while_key) < 0 || holders_retained(g, snapshot) < 0)
+    return -1;
   uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
   g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
   g->parent_ref = malloc(((size_t)n + 1) * sizeof *g->parent_ref);

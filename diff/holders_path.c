@@ -164,6 +164,113 @@ static int holders_module_name(const char *s)
  * text; one through a temporary says so. The note of a weak-keyed table's value is
  * holders_note's. *holder is the object the first [*] after the last upvalue or local comes from
  * (else v's parent, or where the last step shown leaves from). */
+/* Where holders_render_path is along a path. */
+struct holders_render {
+  struct holders_text *t;
+  uint32_t *holder;
+  int skip_value;             /* the step before was an upvalue: its value object is not a step */
+  int after_anchor;           /* the step before named a local or slot of a frame */
+  int anchor_temporary;       /* that anchor is a temporary (a slot no local names) */
+  const char *temporary_in;   /* the function of the first temporary shown */
+  size_t temporary_len;
+  char label[SNAPSHOT_LABEL_MAX + 64];
+};
+
+/* A root's step: "_G", "registry", or "(main thread)". */
+static void holders_put_root(const struct snapshot *s, struct holders_render *w, size_t root)
+{
+  const char *name = snapshot_string(s, s->roots[root].text);
+  if (!strcmp(name, "globals"))
+    text_put(w->t, "_G");
+  else if (!strcmp(name, "registry"))
+    text_put(w->t, "registry");
+  else {
+    snprintf(w->label, sizeof w->label, "(%s)", name);
+    text_put(w->t, w->label);
+  }
+}
+
+/* A local or a slot of a frame: a new anchor, "local pool in main chunk@app.lua" (of a
+ * coroutine: "... in coroutine ..."). */
+static void holders_put_local(const struct holders_graph *g, struct holders_render *w, uint32_t from,
+                              const char *text)
+{
+  text_clear(w->t);
+  *w->holder = DIFF_HOLDERS_NONE;
+  const char *in = strstr(text, " in ");
+  if (in && from != g->main_thread)
+    snprintf(w->label, sizeof w->label, "%.*s in coroutine %s", (int)(in - text), text, in + 4);
+  else
+    snprintf(w->label, sizeof w->label, "%s", text);
+  text_put(w->t, w->label);
+  w->after_anchor = 1;
+  w->anchor_temporary = text[0] == 's';
+  if (w->anchor_temporary && !w->temporary_in && in) {
+    w->temporary_in = in + 4;
+    w->temporary_len = strlen(w->temporary_in);
+  }
+}
+
+/* A step that is not a root's, a module's nor package.loaded: from object from by reference r,
+ * to object to. */
+static void holders_put_step(const struct holders_graph *g, struct holders_render *w, uint32_t from,
+                             const struct snapshot_reference *r, uint32_t to, int collapsed)
+{
+  const struct snapshot *s = g->snapshot;
+  const struct snapshot_object *o = &s->objects[from];
+  const char *text = snapshot_string(s, holders_text_id(r));
+  struct holders_text *t = w->t;
+  int thread_local = r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD &&
+                     (!strncmp(text, "local ", 6) || !strncmp(text, "slot ", 5));
+  int upvalue = r->kind == SNAPSHOT_REF_OTHER && !strncmp(text, "upvalue ", 8);
+  int metatable = r->kind == SNAPSHOT_REF_OTHER && !strcmp(text, "metatable");
+  if (w->after_anchor && !collapsed && !(r->kind == SNAPSHOT_REF_FIELD && !holders_identifier(text)) &&
+      !upvalue && !metatable && !thread_local) {
+    /* "(local pool in main chunk@app.lua).listeners": a field after an anchor's file name */
+    text_parenthesize(t);
+  }
+  w->after_anchor = 0;
+  if (collapsed) {
+    if (*w->holder == DIFF_HOLDERS_NONE)
+      *w->holder = from;
+    text_put(t, r->kind == SNAPSHOT_REF_KEY ? "[key *]" : "[*]");
+  } else if (r->kind == SNAPSHOT_REF_FIELD) {
+    if (holders_identifier(text)) {
+      if (t->len)
+        text_put(t, ".");
+      text_put(t, text);
+    } else {
+      text_put(t, "[\"");
+      text_put(t, text);
+      text_put(t, "\"]");
+    }
+  } else if (upvalue) {
+    /* after the path of its function: "router.resolve ▸ upvalue cache" */
+    *w->holder = DIFF_HOLDERS_NONE;
+    if (t->len) {
+      text_put(t, " \xe2\x96\xb8 ");
+      text_put(t, text);
+    } else {
+      snprintf(w->label, sizeof w->label, "%s of %s", text, holders_function_name(s, o));
+      text_put(t, w->label);
+    }
+    w->skip_value = 1;
+  } else if (thread_local) {
+    holders_put_local(g, w, from, text);
+  } else if (r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD && !strcmp(text, "frame")) {
+    text_clear(t);  /* a new anchor: the function a frame runs */
+    *w->holder = DIFF_HOLDERS_NONE;
+    snprintf(w->label, sizeof w->label, "running %s", holders_function_name(s, &s->objects[to]));
+    text_put(t, w->label);
+  } else if (metatable) {
+    text_wrap(t, "getmetatable(", ")");
+  } else {
+    text_put(t, "<");
+    text_put(t, snapshot_label(s, r, w->label, sizeof w->label));
+    text_put(t, ">");
+  }
+}
+
 void holders_render_path(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v,
                          struct holders_text *t, uint32_t *holder)
 {
@@ -172,41 +279,28 @@ void holders_render_path(const struct holders_graph *g, const struct holders_mar
   size_t refs[HOLDERS_DEPTH];
   int cut;
   size_t depth = holders_steps(g, v, from, refs, &cut);
-  int skip_value = 0, after_anchor = 0, anchor_temporary = 0;
-  const char *temporary_in = NULL;  /* the function of the first temporary shown */
-  size_t temporary_len = 0;
+  struct holders_render w = {.t = t, .holder = holder};
   text_clear(t);
   *holder = DIFF_HOLDERS_NONE;
-  char label[SNAPSHOT_LABEL_MAX + 64];
   for (size_t i = 0; i < depth; i++) {
     uint32_t to = i + 1 < depth ? from[i + 1] : g->top[v];
-    if (from[i] == g->n) {  /* the root */
-      const char *root = snapshot_string(s, s->roots[refs[i]].text);
-      if (!strcmp(root, "globals"))
-        text_put(t, "_G");
-      else if (!strcmp(root, "registry"))
-        text_put(t, "registry");
-      else {
-        snprintf(label, sizeof label, "(%s)", root);
-        text_put(t, label);
-      }
+    if (from[i] == g->n) {
+      holders_put_root(s, &w, refs[i]);
       continue;
     }
     const struct snapshot_object *o = &s->objects[from[i]];
     const struct snapshot_reference *r = &s->references[refs[i]];
-    const char *text = snapshot_string(s, holders_text_id(r));
-    if (skip_value && o->type == SNAPSHOT_UPVALUE) {
-      skip_value = 0;
+    if (w.skip_value && o->type == SNAPSHOT_UPVALUE) {
+      w.skip_value = 0;
       continue;
     }
-    skip_value = 0;
+    w.skip_value = 0;
     int collapsed = holders_collapsed(g, marks, from[i], refs[i]);
     if (to == g->loaded && from[i] == g->registry) {
       text_clear(t);
       text_put(t, "package.loaded");
-      continue;
-    }
-    if (from[i] == g->loaded && r->kind == SNAPSHOT_REF_FIELD && !collapsed) {
+    } else if (from[i] == g->loaded && r->kind == SNAPSHOT_REF_FIELD && !collapsed) {
+      const char *text = snapshot_string(s, holders_text_id(r));
       text_clear(t);  /* a module: its require name */
       *holder = DIFF_HOLDERS_NONE;
       if (holders_module_name(text)) {
@@ -216,80 +310,20 @@ void holders_render_path(const struct holders_graph *g, const struct holders_mar
         text_put(t, text);
         text_put(t, "\"]");
       }
-      continue;
-    }
-    int thread_local = r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD &&
-                       (!strncmp(text, "local ", 6) || !strncmp(text, "slot ", 5));
-    int upvalue = r->kind == SNAPSHOT_REF_OTHER && !strncmp(text, "upvalue ", 8);
-    int metatable = r->kind == SNAPSHOT_REF_OTHER && !strcmp(text, "metatable");
-    if (after_anchor && !collapsed && !(r->kind == SNAPSHOT_REF_FIELD && !holders_identifier(text)) &&
-        !upvalue && !metatable && !thread_local) {
-      /* "(local pool in main chunk@app.lua).listeners": a field after an anchor's file name */
-      text_parenthesize(t);
-    }
-    after_anchor = 0;
-    if (collapsed) {
-      if (*holder == DIFF_HOLDERS_NONE)
-        *holder = from[i];
-      text_put(t, r->kind == SNAPSHOT_REF_KEY ? "[key *]" : "[*]");
-    } else if (r->kind == SNAPSHOT_REF_FIELD) {
-      if (holders_identifier(text)) {
-        if (t->len)
-          text_put(t, ".");
-        text_put(t, text);
-      } else {
-        text_put(t, "[\"");
-        text_put(t, text);
-        text_put(t, "\"]");
-      }
-    } else if (upvalue) {
-      /* after the path of its function: "router.resolve ▸ upvalue cache" */
-      *holder = DIFF_HOLDERS_NONE;
-      if (t->len) {
-        text_put(t, " \xe2\x96\xb8 ");
-        text_put(t, text);
-      } else {
-        snprintf(label, sizeof label, "%s of %s", text, holders_function_name(s, o));
-        text_put(t, label);
-      }
-      skip_value = 1;
-    } else if (thread_local) {
-      text_clear(t);  /* a new anchor: a local of a frame of a thread */
-      *holder = DIFF_HOLDERS_NONE;
-      const char *in = strstr(text, " in ");
-      if (in && from[i] != g->main_thread)
-        snprintf(label, sizeof label, "%.*s in coroutine %s", (int)(in - text), text, in + 4);
-      else
-        snprintf(label, sizeof label, "%s", text);
-      text_put(t, label);
-      after_anchor = 1;
-      anchor_temporary = text[0] == 's';
-      if (anchor_temporary && !temporary_in && in) {
-        temporary_in = in + 4;
-        temporary_len = strlen(temporary_in);
-      }
-    } else if (r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD && !strcmp(text, "frame")) {
-      text_clear(t);  /* a new anchor: the function a frame runs */
-      *holder = DIFF_HOLDERS_NONE;
-      snprintf(label, sizeof label, "running %s", holders_function_name(s, &s->objects[to]));
-      text_put(t, label);
-    } else if (metatable) {
-      text_wrap(t, "getmetatable(", ")");
     } else {
-      text_put(t, "<");
-      text_put(t, snapshot_label(s, r, label, sizeof label));
-      text_put(t, ">");
+      holders_put_step(g, &w, from[i], r, to, collapsed);
     }
   }
   if (g->how[v] & HOLDERS_VIA_TEMPORARY) {
-    if (anchor_temporary || !temporary_len)
-      snprintf(label, sizeof label, " (only through a temporary)");
+    if (w.anchor_temporary || !w.temporary_len)
+      snprintf(w.label, sizeof w.label, " (only through a temporary)");
     else
-      snprintf(label, sizeof label, " (only through a temporary of %.*s)", (int)temporary_len, temporary_in);
+      snprintf(w.label, sizeof w.label, " (only through a temporary of %.*s)", (int)w.temporary_len,
+               w.temporary_in);
   } else {
-    label[0] = '\0';
+    w.label[0] = '\0';
   }
-  holders_text_end(t, cut, label);
+  holders_text_end(t, cut, w.label);
   if (*holder == DIFF_HOLDERS_NONE && depth)  /* held by a root itself: the object is its own holder */
     *holder = from[depth - 1] == g->n ? v : from[depth - 1];
 }

@@ -274,107 +274,144 @@ static int suspects_container(const struct diff_holders_tree *tree, const struct
   return 0;
 }
 
-int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
-                           struct diff_site *const *sites, size_t site_count, uint64_t boundary)
+/* The members sorted for the descents: by site, within a site by their nodes' numbers. */
+struct suspects_sorted {
+  uint32_t *by;               /* [count] member indices, sorted */
+  uint32_t *number;           /* [count] the number (tin) of by[k]'s node */
+  uint64_t *sum;              /* [count + 1] bytes of by[0 .. k) */
+  size_t *start;              /* [site_count + 1] each site's first in by */
+};
+
+static void suspects_sorted_free(struct suspects_sorted *o)
 {
-  const struct snapshot *s = tree->snapshot;
-  const struct diff_holders_member *members = tree->members;
-  size_t count = tree->member_count;
-  uint32_t nodes = tree->n + 1;
-  struct suspects_tree t;
-  uint32_t *by = malloc((count ? count : 1) * sizeof *by);         /* members, sorted */
-  uint32_t *number = malloc((count ? count : 1) * sizeof *number);
-  uint64_t *sum = malloc((count + 1) * sizeof *sum);
-  size_t *start = calloc(site_count + 1, sizeof *start);
-  uint32_t *container = malloc((site_count ? site_count : 1) * sizeof *container);
-  uint32_t *cursor = NULL, *next = NULL, *head = NULL;
-  int status = -1;
-  if (suspects_tree_build(&t, nodes, tree->n, tree->idom, tree->order, tree->reached) < 0 || !by ||
-      !number || !sum || !start || !container)
-    goto done;
-  /* One sort of the members: by their nodes' numbers (a counting sort), then stably by site. */
-  if (!(cursor = calloc((size_t)nodes + 1, sizeof *cursor)))
-    goto done;
+  free(o->by), free(o->number), free(o->sum), free(o->start);
+}
+
+/* One sort of the members: by their nodes' numbers (a counting sort), then stably by site. -1
+ * when out of memory (suspects_sorted_free either way). */
+static int suspects_sort(const struct suspects_tree *t, const struct diff_holders_member *members, size_t count,
+                         uint32_t nodes, size_t site_count, struct suspects_sorted *o)
+{
+  o->by = malloc((count ? count : 1) * sizeof *o->by);
+  o->number = malloc((count ? count : 1) * sizeof *o->number);
+  o->sum = malloc((count + 1) * sizeof *o->sum);
+  o->start = calloc(site_count + 1, sizeof *o->start);
+  uint32_t *cursor = calloc((size_t)nodes + 1, sizeof *cursor);
+  if (!o->by || !o->number || !o->sum || !o->start || !cursor) {
+    free(cursor);
+    return -1;
+  }
+  uint32_t *number = o->number;
+  size_t *start = o->start;
   for (size_t i = 0; i < count; i++)
-    cursor[t.tin[members[i].object] + 1]++;
+    cursor[t->tin[members[i].object] + 1]++;
   for (uint32_t k = 0; k < nodes; k++)
     cursor[k + 1] += cursor[k];
   for (size_t i = 0; i < count; i++)
-    number[cursor[t.tin[members[i].object]]++] = (uint32_t)i;
+    number[cursor[t->tin[members[i].object]]++] = (uint32_t)i;
   free(cursor);
-  cursor = NULL;
   for (size_t i = 0; i < count; i++)
     start[members[i].site + 1]++;
   for (size_t k = 0; k < site_count; k++)
     start[k + 1] += start[k];
   for (size_t k = 0; k < count; k++)
-    by[start[members[number[k]].site]++] = number[k];
+    o->by[start[members[number[k]].site]++] = number[k];
   for (size_t k = site_count; k > 0; k--)  /* back to each site's start */
     start[k] = start[k - 1];
   start[0] = 0;
-  sum[0] = 0;
+  o->sum[0] = 0;
   for (size_t k = 0; k < count; k++) {
-    number[k] = t.tin[members[by[k]].object];
-    sum[k + 1] = sum[k] + members[by[k]].bytes;
+    number[k] = t->tin[members[o->by[k]].object];
+    o->sum[k + 1] = o->sum[k] + members[o->by[k]].bytes;
   }
-  /* Each site: its kinds (an object once: one member per (site, object)) and its container. */
-  for (size_t i = 0; i < site_count; i++) {
-    container[i] = SUSPECTS_NONE;
-    struct diff_site *site = sites[i];
-    size_t a = start[i], b = start[i + 1];
-    if (a == b)
-      continue;
-    memset(site->kinds, 0, sizeof site->kinds);
-    for (size_t k = a; k < b; k++) {
-      const struct snapshot_object *o = &s->objects[members[by[k]].object];
-      if (o->type >= 1 && o->type <= DIFF_KIND_COUNT) {
-        site->kinds[o->type - 1].objects++;
-        site->kinds[o->type - 1].bytes += members[by[k]].bytes;
-      }
-    }
-    struct suspects_span m = {number, sum, a, b};
-    size_t lo, hi;
-    uint32_t u = suspects_descend(&t, &m, &lo, &hi);
-    suspects_container_free(site->container);
-    site->container = NULL;
-    if (u != tree->n && sum[hi] - sum[lo]) {
-      container[i] = u;
-      if (suspects_container(tree, at, site, u, hi - lo, sum[hi] - sum[lo], boundary) < 0)
-        goto done;
-    }
+  return 0;
+}
+
+/* Of each site's objects, those an earlier site with the same container has too (each object's
+ * members kept in a list, newest first): the container's shared counts. -1 when out of memory. */
+static int suspects_shared(const struct diff_holders_tree *tree, const struct suspects_tree *t,
+                           const struct suspects_sorted *o, const uint32_t *container,
+                           struct diff_site *const *sites, size_t site_count)
+{
+  const struct snapshot *s = tree->snapshot;
+  const struct diff_holders_member *members = tree->members;
+  size_t count = tree->member_count, nodes = (size_t)tree->n + 1;
+  uint32_t *head = malloc(nodes * sizeof *head);
+  uint32_t *next = malloc((count ? count : 1) * sizeof *next);
+  if (!head || !next) {
+    free(head), free(next);
+    return -1;
   }
-  /* What an earlier site with the same container has too: each object's members, newest first. */
-  head = malloc((size_t)nodes * sizeof *head);
-  next = malloc((count ? count : 1) * sizeof *next);
-  if (!head || !next)
-    goto done;
-  memset(head, 0xff, (size_t)nodes * sizeof *head);
+  memset(head, 0xff, nodes * sizeof *head);
   for (size_t i = 0; i < site_count; i++) {
-    size_t a = start[i], b = start[i + 1];
+    size_t a = o->start[i], b = o->start[i + 1];
     uint32_t u = container[i];
     for (size_t k = a; k < b && u != SUSPECTS_NONE; k++) {
-      uint32_t v = members[by[k]].object;
+      uint32_t v = members[o->by[k]].object;
       uint32_t e = head[v];
-      while (e != SUSPECTS_NONE && container[members[by[e]].site] != u)
+      while (e != SUSPECTS_NONE && container[members[o->by[e]].site] != u)
         e = next[e];
       if (e == SUSPECTS_NONE)
         continue;
-      const struct snapshot_object *o = &s->objects[v];
+      const struct snapshot_object *object = &s->objects[v];
       struct diff_site_container *c = sites[i]->container;
-      if (o->type >= 1 && o->type <= DIFF_KIND_COUNT)
-        c->shared_kinds[o->type - 1]++;
-      c->shared_objects += number[k] >= t.tin[u] && number[k] - t.tin[u] < t.size[u];
+      if (object->type >= 1 && object->type <= DIFF_KIND_COUNT)
+        c->shared_kinds[object->type - 1]++;
+      c->shared_objects += o->number[k] >= t->tin[u] && o->number[k] - t->tin[u] < t->size[u];
     }
     for (size_t k = a; k < b; k++) {
-      uint32_t v = members[by[k]].object;
+      uint32_t v = members[o->by[k]].object;
       next[k] = head[v];
       head[v] = (uint32_t)k;
     }
   }
-  status = 0;
+  free(head), free(next);
+  return 0;
+}
+
+int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
+                           struct diff_site *const *sites, size_t site_count, uint64_t boundary)
+{
+  const struct snapshot *s = tree->snapshot;
+  const struct diff_holders_member *members = tree->members;
+  struct suspects_tree t;
+  struct suspects_sorted o = {0};
+  uint32_t *container = malloc((site_count ? site_count : 1) * sizeof *container);
+  int status = -1;
+  if (suspects_tree_build(&t, tree->n + 1, tree->n, tree->idom, tree->order, tree->reached) < 0 || !container ||
+      suspects_sort(&t, members, tree->member_count, tree->n + 1, site_count, &o) < 0)
+    goto done;
+  /* Each site: its kinds (an object once: one member per (site, object)) and its container. */
+  for (size_t i = 0; i < site_count; i++) {
+    container[i] = SUSPECTS_NONE;
+    struct diff_site *site = sites[i];
+    size_t a = o.start[i], b = o.start[i + 1];
+    if (a == b)
+      continue;
+    memset(site->kinds, 0, sizeof site->kinds);
+    for (size_t k = a; k < b; k++) {
+      const struct snapshot_object *object = &s->objects[members[o.by[k]].object];
+      if (object->type >= 1 && object->type <= DIFF_KIND_COUNT) {
+        site->kinds[object->type - 1].objects++;
+        site->kinds[object->type - 1].bytes += members[o.by[k]].bytes;
+      }
+    }
+    struct suspects_span m = {o.number, o.sum, a, b};
+    size_t lo, hi;
+    uint32_t u = suspects_descend(&t, &m, &lo, &hi);
+    suspects_container_free(site->container);
+    site->container = NULL;
+    if (u != tree->n && o.sum[hi] - o.sum[lo]) {
+      container[i] = u;
+      if (suspects_container(tree, at, site, u, hi - lo, o.sum[hi] - o.sum[lo], boundary) < 0)
+        goto done;
+    }
+  }
+  status = suspects_shared(tree, &t, &o, container, sites, site_count);
 done:
   suspects_tree_free(&t);
-  free(by), free(number), free(sum), free(start), free(container), free(cursor), free(next), free(head);
+  suspects_sorted_free(&o);
+  free(container);
   return status;
 }
 
