@@ -1,11 +1,10 @@
-/* collector/attrib.h: which site made an allocation, from the VM's private state. */
+/* collector/attrib.h: what a site is, and what reading the VM's private state gives it: the lines of a prototype, the frames of a stack, a trace by number, the VM's own work by name. */
 #ifndef LJLEAK_COLLECTOR_ATTRIB_H
 #define LJLEAK_COLLECTOR_ATTRIB_H
 
 #include <stdint.h>
 
 #include "collector/lj_private.h"
-#include "collector/trace_line.h"
 #include "format/memprof.h"
 
 /* The VM's own work, named as a site of its own: what the VM was doing
@@ -39,6 +38,8 @@ const char *attrib_vm_name(uint64_t address);
  * (attrib_event_source, attrib_event_location), and the other fields say
  * what code ran under it (the Lua line, C function or trace the VM worked
  * for; INTERNAL when that is not known): its call stack is the VM's. */
+struct trace_line_cached;
+
 struct attrib_site {
   enum memprof_source source;
   uint64_t location;
@@ -65,14 +66,6 @@ static inline uint64_t attrib_event_line(const struct attrib_site *site)
 {
   return site->vm ? 0 : site->line;
 }
-
-/* Fills site for an allocator call happening now in the VM of g (old_ptr
- * and nsize are the call's: a free gets no line from a trace exit, nor a
- * VM site). Reads only private state, never calls the Lua API, never
- * allocates through the VM (a trace's first allocation builds its map from
- * mmap'd memory); anything inconsistent gives INTERNAL. */
-void attrib_current_site(global_State *g, struct trace_line_state *tl, const void *old_ptr,
-                         size_t nsize, struct attrib_site *site);
 
 /* The line of bytecode position pos in pt (as lj_debug_line), 0 if unknown. */
 uint64_t attrib_proto_line(const GCproto *pt, BCPos pos);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collector/boundary.h"
+#include "collector/trace_record.h"
 #include "collector/capture.h"
 #include "collector/capture_dir.h"
 #include "collector/control.h"
@@ -289,7 +290,7 @@ int capture_attach(lua_State *L, char *err, size_t err_size)
 {
   struct capture *c = &capture_state;
   if (c->hooked && c->g == G(L) && c->layout_ok) {
-    trace_line_attach(&c->lines, L);   /* again, if another handler took its place */
+    trace_record_attach(&c->lines, L);   /* again, if another handler took its place */
     return 0;
   }
   if (c->active) {
@@ -304,7 +305,7 @@ int capture_attach(lua_State *L, char *err, size_t err_size)
     return -1;
   text_copy(c->luajit_version, sizeof c->luajit_version, version);
   c->layout_ok = 1;
-  trace_line_attach(&c->lines, L);   /* follow the recorder from now on */
+  trace_record_attach(&c->lines, L);   /* follow the recorder from now on */
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "collector/capture.h"
+#include "collector/trace_record.h"
 #include "collector/control.h"
 #include "collector/ljleak_collector.h"
 #include "collector/options.h"
@@ -489,7 +490,7 @@ int luaopen_ljleak_collector(lua_State *L)
   /* Loading the module is the intent to capture: the traces compiled from
    * now on get maps of their lines, even before a capture starts. */
   if (!capture_state.active)
-    trace_line_attach(&capture_state.lines, L);
+    trace_record_attach(&capture_state.lines, L);
   const char *control = lua_env(L, "LJLEAK_CONTROL");
   int control_on = 1;
   if (control && options_parse_bool(control, &control_on) != 0) {

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/attrib.h"
+#include "collector/site.h"
 #include "collector/capture.h"
 
 /* Forgets what the segment has: a new segment starts with no symbols. */
@@ -72,7 +72,7 @@ static inline __attribute__((always_inline)) void symbols_current_site(struct ca
                                                                        const void *old_ptr,
                                                                        size_t nsize)
 {
-  attrib_current_site(c->g, &c->lines, old_ptr, nsize, site);
+  site_current(c->g, &c->lines, old_ptr, nsize, site);
   c->cnames.skip = old_ptr;   /* a walk for a C name must not read a table that held it */
   if (site->trace)
     symbols_emit_trace(c, site->traceno, site->trace);

@@ -5,6 +5,9 @@
 
 #include "collector/attrib.h"
 #include "collector/trace_map.h"
+#include "lj_ircall.h"
+
+_Static_assert(IRCALL__MAX <= TRACE_LINE_MAX_CALLS, "TRACE_LINE_MAX_CALLS holds every IR call");
 
 struct trace_line_slot *trace_line_slot(struct trace_line_state *tl, uint32_t n)
 {
@@ -14,12 +17,12 @@ struct trace_line_slot *trace_line_slot(struct trace_line_state *tl, uint32_t n)
     uint32_t count = tl->nslots ? tl->nslots : 64;
     while (count <= n)
       count *= 2;
-    struct trace_line_slot *fresh = trace_map_pages(count * sizeof *fresh);
+    struct trace_line_slot *fresh = trace_log_pages(count * sizeof *fresh);
     if (!fresh)
       return NULL;
     if (tl->slots) {
       memcpy(fresh, tl->slots, tl->nslots * sizeof *fresh);
-      trace_map_unpages(tl->slots, tl->nslots * sizeof *fresh);
+      trace_log_unpages(tl->slots, tl->nslots * sizeof *fresh);
     }
     tl->slots = fresh;
     tl->nslots = count;
@@ -54,10 +57,30 @@ void trace_line_forget(struct trace_line_state *tl)
 {
   trace_line_unfollow(tl);
   if (tl->slots)
-    trace_map_unpages(tl->slots, tl->nslots * sizeof *tl->slots);
+    trace_log_unpages(tl->slots, tl->nslots * sizeof *tl->slots);
   tl->slots = NULL;
   tl->nslots = 0;
   tl->g = NULL;
+}
+
+int trace_line_following(const struct trace_line_state *tl)
+{
+  if (!tl->attached || tl->broken || !tl->handler_table)
+    return 0;
+  const GCtab *t = tl->handler_table;
+  const TValue *tv = NULL;
+  double key = tl->handler_key;
+  if (key >= 0 && key < t->asize && key == (double)(uint32_t)key) {
+    tv = tvref(t->array) + (uint32_t)key;
+  } else {
+    const Node *node = noderef(t->node);
+    for (uint32_t i = 0; i <= t->hmask && !tv; i++) {
+      const TValue *k = &node[i].key;
+      if ((tvisint(k) && (double)intV(k) == key) || (tvisnum(k) && numV(k) == key))
+        tv = &node[i].val;
+    }
+  }
+  return tv && tvisfunc(tv) && (const void *)funcV(tv) == tl->handler;
 }
 
 void trace_line_watch(struct trace_line_state *tl)
@@ -138,9 +161,9 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
   struct trace_map *map = NULL;
   struct trace_log *pending = tl->pending;
   struct trace_log *log = NULL;
-  if (pending && !tl->pending_used && trace_map_log_matches(pending, T))
+  if (pending && !tl->pending_used && trace_log_matches(pending, T))
     log = pending;
-  else if (s->log && trace_map_log_matches(s->log, T))
+  else if (s->log && trace_log_matches(s->log, T))
     log = s->log;
   if (log) {
     if (log == pending)

@@ -84,11 +84,11 @@ struct trace_line_state {
   uint64_t events, lines;        /* the same for the capture (ended segments) */
 };
 
-/* Follows L's recorder from now on: looks up the IR call targets and
- * attaches the "record" handler (jit.attach). Called where the Lua API may
- * be used (starting a capture, installing the signal). Without the jit
- * library nothing is attached and every trace keeps its trace site. */
-void trace_line_attach(struct trace_line_state *tl, lua_State *L);
+/* The slot of trace number n (the table grows); NULL if it cannot. */
+struct trace_line_slot *trace_line_slot(struct trace_line_state *tl, uint32_t n);
+
+/* Forgets the slot's log and map (its number is free again). */
+void trace_line_slot_clear(struct trace_line_state *tl, struct trace_line_slot *s);
 
 /* Frees every log and map (the VM is closing, or another one is followed). */
 void trace_line_forget(struct trace_line_state *tl);
@@ -104,7 +104,7 @@ int trace_line_following(const struct trace_line_state *tl);
  * cache. Once another handler took the event, a trace may be flushed and
  * recorded again unseen, with the number, start and instructions of one
  * logged, even at the addresses of one mapped; attached again (and followed
- * from then on) by the next trace_line_attach. */
+ * from then on) by the next trace_record_attach. */
 void trace_line_unfollow(struct trace_line_state *tl);
 
 /* Unfollows if the handler was replaced (trace_line_following): before a

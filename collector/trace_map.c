@@ -2,14 +2,11 @@
 #include "collector/trace_map.h"
 
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "collector/attrib.h"
 #include "lj_ircall.h"
 #include "lj_target.h"
-
-_Static_assert(IRCALL__MAX <= TRACE_LINE_MAX_CALLS, "TRACE_LINE_MAX_CALLS holds every IR call");
 
 /* Pseudo-ops of the keys that pair a loop's copied instructions with the
  * recorded ones (loop_key). */
@@ -31,30 +28,6 @@ static int call_builds_string(unsigned id)
          strncmp(n, "lj_buf_", 7) == 0 || strncmp(n, "lj_bufx_", 8) == 0;
 }
 
-void *trace_map_pages(size_t size)
-{
-  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-}
-
-void trace_map_unpages(void *p, size_t size)
-{
-  if (p)
-    munmap(p, size);
-}
-
-int trace_map_op_logged(unsigned op)
-{
-  switch (op) {
-  case IR_TNEW: case IR_TDUP: case IR_CNEW: case IR_CNEWI: case IR_SNEW: case IR_XSNEW:
-  case IR_BUFPUT: case IR_BUFSTR: case IR_TOSTR: case IR_NEWREF:
-  case IR_CALLN: case IR_CALLA: case IR_CALLL: case IR_CALLS:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
 uint64_t trace_map_fingerprint(const GCtrace *T, const GCproto *root_start)
 {
   uint64_t h = (uint64_t)(uintptr_t)T;
@@ -72,13 +45,6 @@ uint64_t trace_map_fingerprint(const GCtrace *T, const GCproto *root_start)
     h = (h ^ word) * 0x100000001b3ull + (h >> 29);
   }
   return h | 1;
-}
-
-int trace_map_log_matches(const struct trace_log *log, const GCtrace *T)
-{
-  return log->traceno == T->traceno && log->startpt == &gcref(T->startpt)->pt &&
-         log->startpc == mref(T->startpc, const BCIns) && log->first_nins <= log->last_nins &&
-         log->last_nins <= T->nins && (log->parent == 0) == (T->root == 0);
 }
 
 /* The operands that a recorded instruction and the trace's must share. */
@@ -319,7 +285,7 @@ static int recorded_lines(struct builder *b)
       b->lines[e->ref - REF_BIAS].chain = e->chain;
   }
   for (IRRef ref = log->last_nins; ref < end; ref++)
-    if (trace_map_op_logged(T->ir[ref].o) &&
+    if (trace_log_op_logged(T->ir[ref].o) &&
         line_of(b, log->attr_pt, log->attr_pc, &b->lines[ref - REF_BIAS]))
       b->lines[ref - REF_BIAS].chain = log->attr_chain;
   /* A side trace first makes what its parent's exit had sunk: each such
@@ -571,7 +537,7 @@ static struct trace_map *finish(struct builder *b)
   uint32_t nchains = b->log->nchains;
   size += nchains * sizeof(struct trace_chain);
   size = round_pages(size);
-  struct trace_map *map = trace_map_pages(size);
+  struct trace_map *map = trace_log_pages(size);
   if (!map)
     return NULL;
   map->size = size;
@@ -618,7 +584,7 @@ struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
                                   const GCtrace *T, const void *const *targets,
                                   const struct trace_map *parent, const GCproto *root_start)
 {
-  if (!trace_map_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
+  if (!trace_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
     return NULL;
   jit_State *J = G2J(g);
   struct builder b = {.T = T, .log = log, .targets = targets, .parent = parent,
@@ -651,7 +617,7 @@ struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
                    T->nsnap * sizeof(struct trace_map_exit) + nk * sizeof(GCproto *) +
                    2 * nins * sizeof(IRRef) + 64;
   scratch = round_pages(scratch);
-  char *mem = trace_map_pages(scratch);
+  char *mem = trace_log_pages(scratch);
   if (!mem)
     return NULL;
   b.lines = (struct ir_line *)mem;
@@ -666,7 +632,7 @@ struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
   for (uint32_t i = 0; A && i < nancestors; A = trace_parent(g, A), i++)
     add_live_protos(&b, A, nk);
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
-    if (trace_map_op_logged(T->ir[ref].o))
+    if (trace_log_op_logged(T->ir[ref].o))
       b.allocs[b.nallocs++] = ref;
   struct trace_map *map = NULL;
   if (recorded_lines(&b) == 0) {
@@ -675,14 +641,14 @@ struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
     collect_calls(&b);
     map = finish(&b);
   }
-  trace_map_unpages(mem, scratch);
+  trace_log_unpages(mem, scratch);
   return map;
 }
 
 void trace_map_free(struct trace_map *map)
 {
   if (map)
-    trace_map_unpages(map, map->size);
+    trace_log_unpages(map, map->size);
 }
 
 uint32_t trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint32_t *end)

@@ -6,30 +6,11 @@
 
 #include "collector/attrib.h"
 #include "collector/cname.h"
+#include "collector/trace_line.h"
 #include "collector/trace_map.h"
+#include "collector/trace_record.h"
 #include "lauxlib.h"
 #include "lj_ircall.h"
-
-#define LOG_FIRST_SIZE 4096
-
-static struct trace_log *log_new(void)
-{
-  struct trace_log *log = trace_map_pages(LOG_FIRST_SIZE);
-  if (!log)
-    return NULL;
-  memset(log, 0, sizeof *log);
-  log->size = LOG_FIRST_SIZE;
-  log->cap = (uint32_t)((LOG_FIRST_SIZE - sizeof *log) / sizeof log->entries[0]);
-  return log;
-}
-
-void trace_log_free(struct trace_log *log)
-{
-  if (log) {
-    trace_map_unpages(log->chains, log->chains_size);
-    trace_map_unpages(log, log->size);
-  }
-}
 
 /* The callers of the bytecode about to be recorded, inside the trace: the
  * J->framedepth frames below its frame on the Lua stack, which the
@@ -73,7 +54,7 @@ static uint32_t record_chain(struct trace_log *log, jit_State *J, lua_State *L)
   if ((log->nchains + 1) * sizeof chain > log->chains_size) {
     size_t size = log->chains_size ? log->chains_size * 2 : 4096;
     void *p = log->chains ? mremap(log->chains, log->chains_size, size, MREMAP_MAYMOVE)
-                          : trace_map_pages(size);
+                          : trace_log_pages(size);
     if (p == MAP_FAILED || !p)
       return 0;
     log->chains = p;
@@ -81,21 +62,6 @@ static uint32_t record_chain(struct trace_log *log, jit_State *J, lua_State *L)
   }
   log->chains[log->nchains++] = chain;
   return log->nchains;
-}
-
-/* Room for one more entry; the log may move. NULL if it cannot grow. */
-static struct trace_log *log_room(struct trace_log *log)
-{
-  if (log->n < log->cap)
-    return log;
-  size_t size = log->size * 2;
-  void *p = mremap(log, log->size, size, MREMAP_MAYMOVE);
-  if (p == MAP_FAILED)
-    return NULL;
-  log = p;
-  log->size = size;
-  log->cap = (uint32_t)((size - sizeof *log) / sizeof log->entries[0]);
-  return log;
 }
 
 /* A new recording began: the last one's log goes to its trace number, and
@@ -117,7 +83,7 @@ static void recording_begins(struct trace_line_state *tl, jit_State *J)
   struct trace_line_slot *s = trace_line_slot(tl, J->cur.traceno);
   if (s)
     trace_line_slot_clear(tl, s);
-  struct trace_log *log = log_new();
+  struct trace_log *log = trace_log_new();
   if (!log)
     return;
   GCobj *start = gcref(J->cur.startpt);
@@ -160,9 +126,9 @@ static void record_step(struct trace_line_state *tl, jit_State *J, lua_State *L)
     }
     for (IRRef ref = log->last_nins; ref < nins; ref++) {
       const IRIns *ir = &J->cur.ir[ref];
-      if (!trace_map_op_logged(ir->o))
+      if (!trace_log_op_logged(ir->o))
         continue;
-      if (!(log = log_room(log))) {
+      if (!(log = trace_log_room(log))) {
         trace_log_free(tl->pending);
         tl->pending = NULL;
         return;
@@ -243,26 +209,6 @@ static void load_targets(struct trace_line_state *tl, lua_State *L)
     tl->ntargets = IRCALL__MAX;
 }
 
-int trace_line_following(const struct trace_line_state *tl)
-{
-  if (!tl->attached || tl->broken || !tl->handler_table)
-    return 0;
-  const GCtab *t = tl->handler_table;
-  const TValue *tv = NULL;
-  double key = tl->handler_key;
-  if (key >= 0 && key < t->asize && key == (double)(uint32_t)key) {
-    tv = tvref(t->array) + (uint32_t)key;
-  } else {
-    const Node *node = noderef(t->node);
-    for (uint32_t i = 0; i <= t->hmask && !tv; i++) {
-      const TValue *k = &node[i].key;
-      if ((tvisint(k) && (double)intV(k) == key) || (tvisnum(k) && numV(k) == key))
-        tv = &node[i].val;
-    }
-  }
-  return tv && tvisfunc(tv) && (const void *)funcV(tv) == tl->handler;
-}
-
 /* Where jit.attach put the handler on top: its table and key, found by the
  * Lua API (jit.attach hashes the event's name) for trace_line_following. */
 static void find_handler(struct trace_line_state *tl, lua_State *L)
@@ -283,7 +229,7 @@ static void find_handler(struct trace_line_state *tl, lua_State *L)
   }
 }
 
-void trace_line_attach(struct trace_line_state *tl, lua_State *L)
+void trace_record_attach(struct trace_line_state *tl, lua_State *L)
 {
   global_State *g = G(L);
   if (tl->g == g && tl->attached) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collector/trace_line.h"
+#include "collector/trace_record.h"
 #include "lauxlib.h"
 #include "lualib.h"
 #include "tests/check_run.h"
@@ -158,7 +159,7 @@ START_TEST(test_trace_lines_verify_the_return_address_at_every_offset)
   luaL_openlibs(L);
   struct trace_line_state tl;
   memset(&tl, 0, sizeof tl);
-  trace_line_attach(&tl, L);
+  trace_record_attach(&tl, L);
   ck_assert(tl.attached);
   ck_assert(trace_line_following(&tl));
   ck_assert_int_eq(luaL_dostring(L, "keep = {}\n"
