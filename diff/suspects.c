@@ -515,6 +515,32 @@ static int suspects_compare(const void *a, const void *b, void *context)
   return strcmp(r->sites[x->named_site].container->path, r->sites[y->named_site].container->path);
 }
 
+/* Counts result->sites[i], a site s holds (added to it), into s: its container's name when that
+ * is named and s's is not, the newest snapshot's retained size, its objects (each once: an
+ * earlier site of the same container has the shared ones), bytes, kinds and growth. */
+static void suspect_count_site(const struct diff_result *result, struct diff_suspect *s, size_t i)
+{
+  const struct diff_site *site = &result->sites[i];
+  const struct diff_site_container *c = site->container;
+  const struct diff_site_container *named = result->sites[s->named_site].container;
+  if (c->named && !named->named)
+    s->named_site = i;
+  /* Sites may take their holders from different snapshots: the newest one's size. */
+  if (c->boundary > s->boundary || (c->boundary == s->boundary && c->retained_bytes > s->retained_bytes)) {
+    s->boundary = c->boundary;
+    s->retained_bytes = c->retained_bytes;
+  }
+  s->objects += c->objects - (c->shared_objects <= c->objects ? c->shared_objects : c->objects);
+  s->bytes += c->bytes;
+  for (size_t j = 0; j < DIFF_KIND_COUNT; j++) {
+    uint64_t shared = c->shared_kinds[j];
+    s->kinds[j].objects += site->kinds[j].objects - (shared <= site->kinds[j].objects ? shared : site->kinds[j].objects);
+    s->kinds[j].bytes += site->kinds[j].bytes;
+  }
+  s->growth_bytes_per_segment += site->growth_bytes_per_segment;
+  s->growth_bytes_per_second += site->growth_bytes_per_second;
+}
+
 int diff_suspects_find(struct diff_result *result)
 {
   diff_suspects_free(result);
@@ -544,25 +570,7 @@ int diff_suspects_find(struct diff_result *result)
     }
     if (suspect_add(s, i, SIZE_MAX) < 0)
       goto fail;
-    const struct diff_site_container *c = site->container;
-    const struct diff_site_container *named = result->sites[s->named_site].container;
-    if (c->named && !named->named)
-      s->named_site = i;
-    /* Sites may take their holders from different snapshots: the newest one's size. */
-    if (c->boundary > s->boundary || (c->boundary == s->boundary && c->retained_bytes > s->retained_bytes)) {
-      s->boundary = c->boundary;
-      s->retained_bytes = c->retained_bytes;
-    }
-    /* Each object once: an earlier site of the same container has the shared ones. */
-    s->objects += c->objects - (c->shared_objects <= c->objects ? c->shared_objects : c->objects);
-    s->bytes += c->bytes;
-    for (size_t j = 0; j < DIFF_KIND_COUNT; j++) {
-      uint64_t shared = c->shared_kinds[j];
-      s->kinds[j].objects += site->kinds[j].objects - (shared <= site->kinds[j].objects ? shared : site->kinds[j].objects);
-      s->kinds[j].bytes += site->kinds[j].bytes;
-    }
-    s->growth_bytes_per_segment += site->growth_bytes_per_segment;
-    s->growth_bytes_per_second += site->growth_bytes_per_second;
+    suspect_count_site(result, s, i);
   }
   /* The VM's work for a leaking line goes with the suspect of that line. */
   size_t suspects = result->suspect_count;
