@@ -201,4 +201,12 @@ static inline GCtrace *attrib_trace(global_State *g, uint64_t traceno)
 #endif
 }
 
+/* What tells a prototype from a later one at the same address. */
+static inline uint64_t attrib_proto_fingerprint(const GCproto *pt)
+{
+  uint64_t fp = (uint64_t)(uintptr_t)gcref(pt->chunkname);
+  fp ^= ((uint64_t)(uint32_t)pt->firstline << 32) ^ ((uint64_t)pt->sizebc * 0x9e3779b97f4a7c15ull);
+  return fp | 1;
+}
+
 #endif

@@ -7,10 +7,11 @@
 #include <sys/mman.h>
 
 #include "collector/attrib.h"
-#include "collector/capture.h"
 #include "collector/capture_dir.h"
-#include "collector/symbols.h"
+#include "collector/cname.h"
+#include "collector/trace_line.h"
 #include "collector/trace_map.h"
+#include "format/capture_layout.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -49,10 +50,9 @@ static int callstack_map(struct callstack_state *s)
   return 0;
 }
 
-void callstack_free(struct capture *c)
+void callstack_free(struct callstack_state *s)
 {
-  struct callstack_state *s = &c->stacks;
-  callstack_abandon(c);
+  callstack_abandon(s);
   if (s->buffer)
     munmap(s->buffer, CALLSTACK_BUFFER_SIZE + CALLSTACK_ZBUFFER_SIZE);
   if (s->table)
@@ -64,7 +64,6 @@ void callstack_free(struct capture *c)
   int depth = s->depth;
   memset(s, 0, sizeof *s);
   s->depth = depth;
-  c->stacks_on = 0;
 }
 
 /* Forgets every stack interned (a new generation voids the table's entries). */
@@ -85,10 +84,10 @@ static void forget(struct callstack_state *s)
   s->coroutine_name = 0;
 }
 
-int callstack_open(struct capture *c, const char *segment_part, int gzip)
+int callstack_open(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+                   int gzip, int depth)
 {
-  struct callstack_state *s = &c->stacks;
-  s->depth = c->opt.stack_depth;
+  s->depth = depth;
   if (s->depth <= 0)
     return 0;
   char name[CAPTURE_LAYOUT_NAME_MAX];
@@ -96,7 +95,7 @@ int callstack_open(struct capture *c, const char *segment_part, int gzip)
     s->out.error = ENOMEM;
     return -1;
   }
-  if (seg_out_open(&s->out, capture_dir_create(&c->dir, name, 0), gzip,
+  if (seg_out_open(&s->out, capture_dir_create(dir, name, 0), gzip,
                    s->buffer + CALLSTACK_BUFFER_SIZE, CALLSTACK_ZBUFFER_SIZE) != 0)
     return -1;
   s->open = 1;
@@ -107,17 +106,16 @@ int callstack_open(struct capture *c, const char *segment_part, int gzip)
   return 0;
 }
 
-int callstack_flush(struct capture *c)
+int callstack_flush(struct callstack_state *s)
 {
-  struct callstack_state *s = &c->stacks;
   if (!s->open)
     return 0;
   return stacks_writer_flush(&s->writer);
 }
 
-int callstack_close(struct capture *c, const char *segment_part, const char *segment)
+int callstack_close(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+                    const char *segment)
 {
-  struct callstack_state *s = &c->stacks;
   if (!s->open)
     return 0;
   s->open = 0;
@@ -130,34 +128,42 @@ int callstack_close(struct capture *c, const char *segment_part, const char *seg
   s->disk_done += s->out.disk_bytes;
   if (!capture_layout_sidecar_name(segment_part, part, sizeof part) ||
       !capture_layout_sidecar_name(segment, final, sizeof final) ||
-      capture_dir_rename(&c->dir, part, final) != 0) {
+      capture_dir_rename(dir, part, final) != 0) {
     s->out.error = errno ? errno : EIO;
     return -1;
   }
   return 0;
 }
 
-void callstack_abandon(struct capture *c)
+void callstack_abandon(struct callstack_state *s)
 {
-  struct callstack_state *s = &c->stacks;
   if (!s->open)
     return;
   s->open = 0;
   seg_out_abandon(&s->out);
 }
 
+/* What recording one stack reads: the sidecar's state, the VM, the names of C functions, and
+ * the number of the event it is for. */
+struct recording {
+  struct callstack_state *stacks;
+  global_State *g;
+  struct cname_state *cnames;
+  uint64_t segment_events;
+};
+
 /* ---- Walking the frames ---------------------------------------------------- */
 
 static struct callstack_frame lua_frame(const GCproto *pt, uint32_t line)
 {
-  return (struct callstack_frame){pt, symbols_proto_fingerprint(pt), line | CALLSTACK_LINE_KNOWN,
+  return (struct callstack_frame){pt, attrib_proto_fingerprint(pt), line | CALLSTACK_LINE_KNOWN,
                                   STACKS_FRAME_LUA};
 }
 
 /* A Lua frame whose saved PC is pc: its line when the stack is new. */
 static struct callstack_frame lua_frame_at(const GCproto *pt, const BCIns *pc)
 {
-  return (struct callstack_frame){pt, symbols_proto_fingerprint(pt), (uint64_t)(uintptr_t)pc,
+  return (struct callstack_frame){pt, attrib_proto_fingerprint(pt), (uint64_t)(uintptr_t)pc,
                                   STACKS_FRAME_LUA};
 }
 
@@ -260,7 +266,7 @@ static uint32_t walk_trace(global_State *g, lua_State *L, const struct attrib_si
 
 /* Fills out with the stack of the code running for site, as recorded
  * (leaf first, at most max frames); returns the count, and *truncated. */
-static uint32_t walk_code(struct capture *c, const struct attrib_site *site,
+static uint32_t walk_code(struct recording *c, const struct attrib_site *site,
                           struct callstack_frame *out, uint32_t max, int *truncated)
 {
   global_State *g = c->g;
@@ -302,7 +308,7 @@ static uint32_t walk_code(struct capture *c, const struct attrib_site *site,
 }
 
 /* The stack of site: a VM site's own frame, then the code it ran for. */
-static uint32_t callstack_walk(struct capture *c, const struct attrib_site *site,
+static uint32_t callstack_walk(struct recording *c, const struct attrib_site *site,
                                struct callstack_frame *out, uint32_t max, int *truncated)
 {
   *truncated = 0;
@@ -337,16 +343,16 @@ static uint32_t chunk_id(struct callstack_state *s, const GCproto *pt)
   return id;
 }
 
-static uint32_t c_function_id(struct capture *c, const void *f)
+static uint32_t c_function_id(struct recording *c, const void *f)
 {
-  struct callstack_state *s = &c->stacks;
+  struct callstack_state *s = c->stacks;
   uint64_t key = (uint64_t)(uintptr_t)f;
   uint64_t *known = addr_map_find(&s->cfuncs, key);
   if (known)
     return (uint32_t)*known;
   char scratch[512];
   struct cname_entry entry;
-  symbols_c_name(c, key, &entry, scratch, sizeof scratch);
+  cname_name(c->cnames, c->g, key, &entry, scratch, sizeof scratch);
   uint32_t id = string_id(s, entry.name, entry.name_length);
   if (id)
     addr_map_put(&s->cfuncs, key, id);
@@ -365,10 +371,10 @@ static uint32_t fast_id(struct callstack_state *s, uint64_t ffid)
 }
 
 /* Writes a new stack's strings and its STACK record; its id, or 0. */
-static uint32_t define(struct capture *c, const struct callstack_frame *frames,
+static uint32_t define(struct recording *c, const struct callstack_frame *frames,
                        uint32_t count, int truncated)
 {
-  struct callstack_state *s = &c->stacks;
+  struct callstack_state *s = c->stacks;
   struct stacks_wire_frame wire[CALLSTACK_MAX_DEPTH + 1];
   for (uint32_t i = 0; i < count; i++) {
     const struct callstack_frame *f = &frames[i];
@@ -404,22 +410,24 @@ static uint32_t define(struct capture *c, const struct callstack_frame *frames,
 
 /* Lets the quick tier reuse this stack for later allocations through the
  * same line cache entry while the frames below the trace's base stay. */
-static void remember(struct capture *c, const struct attrib_site *site, uint32_t id)
+static void remember(struct recording *c, const struct attrib_site *site, uint32_t id)
 {
   struct trace_line_cached *e = site->cached;
   TValue *base = mref(c->g->jit_base, TValue);
   GCobj *o = gcref(c->g->cur_L);
   if (!e || !site->trace || site->vm || !base || !o || o->gch.gct != ~LJ_TTHREAD)
     return;
-  uint64_t key = callstack_below_key(&o->th, base, (uint32_t)c->stacks.depth);
-  e->stack_generation = key ? c->stacks.generation : 0;
+  uint64_t key = callstack_below_key(&o->th, base, (uint32_t)c->stacks->depth);
+  e->stack_generation = key ? c->stacks->generation : 0;
   e->stack_key = key;
   e->stack_id = id;
 }
 
-void callstack_record(struct capture *c, const struct attrib_site *site)
+void callstack_record(struct callstack_state *stacks, global_State *g, struct cname_state *cnames,
+                      uint64_t event, const struct attrib_site *site)
 {
-  struct callstack_state *s = &c->stacks;
+  struct recording at = {stacks, g, cnames, event}, *c = &at;
+  struct callstack_state *s = c->stacks;
   if (!s->open || s->writer.failed)
     return;
   struct callstack_frame frames[CALLSTACK_MAX_DEPTH + 1];

@@ -11,7 +11,8 @@
 #include "collector/trace_line.h"
 #include "format/stacks.h"
 
-struct capture;
+struct capture_dir;
+struct cname_state;
 struct attrib_site;
 
 #define CALLSTACK_DEFAULT_DEPTH 16     /* stack_depth's default */
@@ -23,7 +24,7 @@ struct attrib_site;
  * sidecar allows), or the line itself where it is known already. */
 struct callstack_frame {
   const void *object;        /* LUA: the prototype; C: the function's address; else NULL */
-  uint64_t fingerprint;      /* LUA: symbols_proto_fingerprint; a builtin (a fast function, a
+  uint64_t fingerprint;      /* LUA: attrib_proto_fingerprint; a builtin (a fast function, a
                                 C frame without object, written as builtin#N): its id; else 0 */
   uint64_t position;         /* LUA: the saved PC, or the line | CALLSTACK_LINE_KNOWN */
   uint64_t kind;             /* enum stacks_frame_kind (format/stacks.h) */
@@ -62,28 +63,31 @@ struct callstack_state {
 /* Opens the sidecar of the segment that segments.c just opened (segment_part
  * is the segment's .part name in the capture directory) and writes its header. 0 or -1 (out.error). A
  * capture without stacks opens nothing. */
-int callstack_open(struct capture *c, const char *segment_part, int gzip);
+int callstack_open(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+                   int gzip, int depth);
 
 /* Hands buffered records to the file: before each write of the segment's
  * stream, so that every event on disk has its stack on disk. 0 or -1. */
-int callstack_flush(struct capture *c);
+int callstack_flush(struct callstack_state *s);
 
 /* Ends the sidecar (END record, flush, close) and renames it from its
  * .part name. 0 or -1. */
-int callstack_close(struct capture *c, const char *segment_part, const char *segment);
+int callstack_close(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+                    const char *segment);
 
 /* Closes without finishing (after an error). */
-void callstack_abandon(struct capture *c);
+void callstack_abandon(struct callstack_state *s);
 
 /* Frees the buffers and tables (the capture ends). */
-void callstack_free(struct capture *c);
+void callstack_free(struct callstack_state *s);
 
 /* Records the stack of the allocation or reallocation about to be written
- * as the segment's next event (number c->segment_events), whose site is
+ * as the segment's next event (number event), whose site is
  * site: walks the frames, defines the stack if it is new in this sidecar,
  * writes the EVENT record. Reads private state only; never calls the Lua
  * API. Nothing for sites without Lua frames (INTERNAL, TRACE). */
-void callstack_record(struct capture *c, const struct attrib_site *site);
+void callstack_record(struct callstack_state *s, global_State *g, struct cname_state *cnames,
+                      uint64_t event, const struct attrib_site *site);
 
 /* A key of what callstack_walk reads below a trace's base: the thread,
  * the base, and down to the bottom of the stack each frame's link word and

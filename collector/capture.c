@@ -108,7 +108,8 @@ static void free_buffers(struct capture *c)
   addr_map_free(&c->sym_trace);
   addr_map_free(&c->sym_c);
   cname_free(&c->cnames);
-  callstack_free(c);
+  callstack_free(&c->stacks);
+  c->stacks_on = 0;
 }
 
 void capture_stop(struct capture *c, enum capture_index_stop_reason reason)

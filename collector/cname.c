@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "collector/attrib.h"
 #include "collector/elf_symbols.h"
 
 #define CNAME_RECORDS (1u << 18)           /* C functions named per capture, at most */
@@ -495,4 +496,15 @@ void cname_set_indexed(struct cname_state *s, uint64_t address)
   struct cname_record *r = s->records ? record_find(s, address) : NULL;
   if (r)
     r->indexed = 1;
+}
+
+void cname_name(struct cname_state *s, global_State *g, uint64_t address, struct cname_entry *entry,
+                char *scratch, size_t size)
+{
+  const char *vm = attrib_vm_name(address);
+  if (vm) {   /* one of the VM's own sites: a pseudo address, named by attrib.c, never indexed */
+    *entry = (struct cname_entry){vm, strlen(vm), "", 0, CNAME_VM, 1};
+    return;
+  }
+  cname_lookup(s, g, address, entry, scratch, size);
 }

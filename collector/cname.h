@@ -79,4 +79,9 @@ void cname_set_indexed(struct cname_state *s, uint64_t address);
 /* A name the host gives one of its C functions (ljleak_collector_name_function). */
 int cname_register(uint64_t address, const char *name);
 
+/* The name of the C function at address as sites and stacks show it: one of the VM's own sites
+ * (attrib.h) by its name, else what cname_lookup finds. */
+void cname_name(struct cname_state *s, global_State *g, uint64_t address, struct cname_entry *entry,
+                char *scratch, size_t size);
+
 #endif

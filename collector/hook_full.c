@@ -75,7 +75,7 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
     if (site.cached && !site.vm && kind != MEMPROF_EVENT_FREE)
       trace_line_count(site.cached);
     if (c->stacks_on && kind != MEMPROF_EVENT_FREE)
-      callstack_record(c, &site);   /* before the event: its number is segment_events */
+      callstack_record(&c->stacks, c->g, &c->cnames, c->segment_events, &site);   /* before the event: its number is segment_events */
   }
   /* After the symbols, which may have filled the buffer or failed to write. */
   if (__builtin_expect(w->used > CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {

@@ -30,7 +30,7 @@ static void write_event(struct capture *c, struct memprof_event *ev, const void 
   if (site.cached && !site.vm && ev->kind != MEMPROF_EVENT_FREE)
     trace_line_count(site.cached);
   if (c->stacks_on && ev->kind != MEMPROF_EVENT_FREE)
-    callstack_record(c, &site);   /* before the event: its number is segment_events */
+    callstack_record(&c->stacks, c->g, &c->cnames, c->segment_events, &site);   /* before the event: its number is segment_events */
 encode:
   memprof_encode_event(&c->writer, ev, c->pdep);
   c->segment_events++;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "collector/capture_dir.h"
+#include "collector/index.h"
 #include "collector/layout.h"
 #include "collector/segments.h"
 #include "collector/snapshot.h"
@@ -18,7 +19,7 @@ static int segment_sink(void *context, const uint8_t *data, size_t size)
 {
   struct capture *c = context;
   /* The stacks of these events go to disk first (docs/stacks-format.md). */
-  if (callstack_flush(c) != 0 || seg_out_write(&c->out, data, size) != 0)
+  if (callstack_flush(&c->stacks) != 0 || seg_out_write(&c->out, data, size) != 0)
     return -1;
   uint64_t disk = c->disk_done + c->out.disk_bytes + c->stacks.disk_done + c->stacks.out.disk_bytes;
   if (c->opt.max_total_bytes && disk >= c->opt.max_total_bytes &&
@@ -45,23 +46,6 @@ void segments_write_error(struct capture *c, const char *what, int err)
   snprintf(msg, sizeof msg, "%s %s: %s", what, path, strerror(err ? err : EIO));
   text_copy(c->error, sizeof c->error, msg);
   fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
-}
-
-int segments_index_append(struct capture *c, const char *line)
-{
-  if (c->index_fd < 0)
-    return -1;
-  size_t len = strlen(line);
-  while (len > 0) {
-    ssize_t n = write(c->index_fd, line, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return -1;
-    line += n;
-    len -= (size_t)n;
-  }
-  return 0;
 }
 
 int segments_index_open(struct capture *c, char *err, size_t err_size)
@@ -104,7 +88,7 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     c->index_fd = -1;
     return -1;
   }
-  if (segments_index_append(c, text) != 0) {
+  if (index_append(c->index_fd, text) != 0) {
     text_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
     close(c->index_fd);
     c->index_fd = -1;
@@ -127,7 +111,7 @@ int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause
     .cause = capture_index_boundary_cause_name((int)cause),
   };
   char text[512];
-  if (!capture_index_write_boundary(text, sizeof text, &line) || segments_index_append(c, text) != 0) {
+  if (!capture_index_write_boundary(text, sizeof text, &line) || index_append(c->index_fd, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }
@@ -146,23 +130,11 @@ int segments_index_snapshot(struct capture *c, const char *file, const struct sn
     .pause_us = result->pause_ns / 1000,
   };
   char text[512];
-  if (!capture_index_write_snapshot(text, sizeof text, &line) || segments_index_append(c, text) != 0) {
+  if (!capture_index_write_snapshot(text, sizeof text, &line) || index_append(c->index_fd, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }
   return 0;
-}
-
-int segments_index_c_function(struct capture *c, const struct cname_entry *entry)
-{
-  char name[256], library[256];
-  snprintf(name, sizeof name, "%.*s", (int)entry->name_length, entry->name);
-  snprintf(library, sizeof library, "%.*s", (int)entry->library_length, entry->library);
-  struct capture_index_c_function line = {name, library, cname_origin_name(entry->origin), 0};
-  char text[1024];
-  if (!capture_index_write_c_function(text, sizeof text, &line))
-    return -1;
-  return segments_index_append(c, text);
 }
 
 void segments_index_close(struct capture *c, enum capture_index_stop_reason reason)
@@ -173,7 +145,7 @@ void segments_index_close(struct capture *c, enum capture_index_stop_reason reas
   };
   char text[128];
   if (capture_index_write_stop(text, sizeof text, &line))
-    segments_index_append(c, text);
+    index_append(c->index_fd, text);
   if (c->index_fd >= 0)
     close(c->index_fd);
   c->index_fd = -1;
@@ -190,7 +162,7 @@ int segments_begin(struct capture *c)
     segments_write_error(c, "cannot create", c->out.error);
     return -1;
   }
-  if (callstack_open(c, part, c->opt.gzip) != 0) {
+  if (callstack_open(&c->stacks, &c->dir, part, c->opt.gzip, c->opt.stack_depth) != 0) {
     seg_out_abandon(&c->out);
     segments_write_error(c, "cannot create the stack sidecar of", c->stacks.out.error);
     return -1;
@@ -229,12 +201,12 @@ int segments_end(struct capture *c, int complete)
       seg_out_finish(&c->out) != 0) {
     segments_write_error(c, "cannot write", c->out.error);
     seg_out_abandon(&c->out);
-    callstack_abandon(c);
+    callstack_abandon(&c->stacks);
     return -1;
   }
   capture_layout_part_name(c->segment_name, part, sizeof part);
   /* The sidecar is renamed first: a finished segment has a finished sidecar. */
-  if (callstack_close(c, part, c->segment_name) != 0) {
+  if (callstack_close(&c->stacks, &c->dir, part, c->segment_name) != 0) {
     segments_write_error(c, "cannot write the stack sidecar of", c->stacks.out.error);
     return -1;
   }
@@ -265,7 +237,7 @@ int segments_end(struct capture *c, int complete)
   c->lines.lines += c->lines.segment_lines;
   c->lines.segment_events = c->lines.segment_lines = 0;
   char text[512];
-  if (!capture_index_write_segment(text, sizeof text, &line) || segments_index_append(c, text) != 0) {
+  if (!capture_index_write_segment(text, sizeof text, &line) || index_append(c->index_fd, text) != 0) {
     segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }

@@ -29,13 +29,6 @@ int segments_index_open(struct capture *c, char *err, size_t err_size);
  * open segment's current event, for cause. 0 or -1 (the error recorded). */
 int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause cause);
 
-/* Appends the c_function line of a C function named for the first time
- * in the capture: its library and what gave its name. 0 or -1. */
-int segments_index_c_function(struct capture *c, const struct cname_entry *entry);
-
-/* Appends one whole line (with its newline) to the index. 0 or -1. */
-int segments_index_append(struct capture *c, const char *line);
-
 struct snapshot_result;
 /* Appends a snapshot line for file, taken at the last boundary. 0 or -1 (the error recorded). */
 int segments_index_snapshot(struct capture *c, const char *file, const struct snapshot_result *result);

@@ -11,6 +11,7 @@
 #include "collector/boundary.h"
 #include "collector/capture.h"
 #include "collector/capture_dir.h"
+#include "collector/index.h"
 #include "collector/segments.h"
 #include "collector/snapshot.h"
 #include "collector/text.h"
@@ -773,7 +774,7 @@ static void schedule_drop(struct capture *c, uint32_t i)
   struct capture_index_snapshot line = {.boundary = k->boundary, .file = k->file, .dropped = 1};
   char text[256];
   if (capture_dir_remove(&c->dir, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
-    segments_index_append(c, text);
+    index_append(c->index_fd, text);
   memmove(&s->kept[i], &s->kept[i + 1], (s->kept_count - i - 1) * sizeof *s->kept);
   s->kept_count--;
 }

@@ -1,7 +1,7 @@
 /* collector/symbols.c: the symbols of a segment, emitted into its stream the first time an event names them. */
 #include <string.h>
 
-#include "collector/segments.h"
+#include "collector/index.h"
 #include "collector/symbols.h"
 
 void symbols_reset(struct capture *c)
@@ -72,24 +72,13 @@ __attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64
 #endif
 }
 
-void symbols_c_name(struct capture *c, uint64_t address, struct cname_entry *entry,
-                    char *scratch, size_t size)
-{
-  const char *vm = attrib_vm_name(address);
-  if (vm) {   /* one of the VM's own sites: a pseudo address, named by attrib.c, never indexed */
-    *entry = (struct cname_entry){vm, strlen(vm), "", 0, CNAME_VM, 1};
-    return;
-  }
-  cname_lookup(&c->cnames, c->g, address, entry, scratch, size);
-}
-
 void symbols_emit_c(struct capture *c, uint64_t address)
 {
   if (addr_map_find(&c->sym_c, address))
     return;
   char scratch[512];
   struct cname_entry entry;
-  symbols_c_name(c, address, &entry, scratch, sizeof scratch);
+  cname_name(&c->cnames, c->g, address, &entry, scratch, sizeof scratch);
   struct memprof_symbol sym = {
     .kind = MEMPROF_SYMBOL_C,
     .address = address,
@@ -98,6 +87,6 @@ void symbols_emit_c(struct capture *c, uint64_t address)
   };
   memprof_writer_symbol_event(&c->writer, &sym);
   addr_map_put(&c->sym_c, address, 1);
-  if (!entry.indexed && segments_index_c_function(c, &entry) == 0)
+  if (!entry.indexed && index_c_function(c->index_fd, &entry) == 0)
     cname_set_indexed(&c->cnames, address);
 }

@@ -11,14 +11,6 @@
 /* Forgets what the segment has: a new segment starts with no symbols. */
 void symbols_reset(struct capture *c);
 
-/* What tells a prototype from a later one at the same address. */
-static inline uint64_t symbols_proto_fingerprint(const GCproto *pt)
-{
-  uint64_t fp = (uint64_t)(uintptr_t)gcref(pt->chunkname);
-  fp ^= ((uint64_t)(uint32_t)pt->firstline << 32) ^ ((uint64_t)pt->sizebc * 0x9e3779b97f4a7c15ull);
-  return fp | 1;
-}
-
 void symbols_emit_lua_slow(struct capture *c, const GCproto *pt, uint64_t fp);
 void symbols_emit_trace_slow(struct capture *c, uint64_t traceno, GCtrace *T);
 
@@ -28,17 +20,11 @@ void symbols_emit_trace_slow(struct capture *c, uint64_t traceno, GCtrace *T);
  * (a c_function line). */
 void symbols_emit_c(struct capture *c, uint64_t address);
 
-/* The name of the C function at address (symbols_emit_c's; the stack
- * sidecar's C frames have it too), into entry (scratch: size bytes the name
- * may need when memory is short). */
-void symbols_c_name(struct capture *c, uint64_t address, struct cname_entry *entry,
-                    char *scratch, size_t size);
-
 /* Emits pt's symbol unless this segment has it; the prototype of the last
  * event is checked inline. */
 static inline void symbols_emit_lua(struct capture *c, const GCproto *pt)
 {
-  uint64_t fp = symbols_proto_fingerprint(pt);
+  uint64_t fp = attrib_proto_fingerprint(pt);
   if (pt != c->last_proto || fp != c->last_proto_fp)
     symbols_emit_lua_slow(c, pt, fp);
 }
