@@ -387,13 +387,38 @@ SEGMENT_HOT int segment_event_site(struct diff_segment_aggregate *segment,
                                source ? source : 8 /* 0 marks empty slots */, site);
 }
 
-/* New symbols can rename a location (addresses and trace numbers are reused). */
-static void segment_forget_locations(struct diff_segment_aggregate *segment)
+/* A new symbol can rename a location (addresses and trace numbers are
+ * reused): the locations it may rename are forgotten, to be named again on
+ * their next event. The others stay: naming a location costs far more than
+ * looking it up, and a JIT-heavy stream brings a trace symbol every few
+ * thousand events. The slots are rebuilt without them (no tombstones). */
+static void segment_forget_locations(struct diff_segment_aggregate *segment, const struct memprof_symtab *symtab,
+                                     const struct memprof_symbol *symbol)
 {
   segment->last_source = 0;
-  if (segment->location_count)
-    memset(segment->locations, 0, (segment->location_mask + 1) * sizeof *segment->locations);
+  if (!segment->location_count)
+    return;
+  size_t size = segment->location_mask + 1;
+  struct segment_location *old = segment->locations;
+  struct segment_location *slots = calloc(size, sizeof *slots);
+  if (!slots) {  /* forget them all, as a rebuild would need room */
+    memset(old, 0, size * sizeof *old);
+    segment->location_count = 0;
+    return;
+  }
+  segment->locations = slots;
   segment->location_count = 0;
+  for (size_t i = 0; i < size; i++) {
+    if (!old[i].source ||
+        memprof_symtab_renames(symtab, symbol, (enum memprof_source)old[i].source, old[i].location))
+      continue;
+    size_t j = segment_location_home(segment, old[i].location, old[i].line, old[i].source);
+    while (slots[j].source)
+      j = (j + 1) & segment->location_mask;
+    slots[j] = old[i];
+    segment->location_count++;
+  }
+  free(old);
 }
 
 /* An event reduced to what the map needs: free old_address (if not 0), then
@@ -529,7 +554,7 @@ segment_read_records(struct diff_segment_aggregate *segment, struct memprof_read
         failed = 1;
         break;
       }
-      segment_forget_locations(segment);
+      segment_forget_locations(segment, symtab, &record.symbol);
     } else if (segment_queue(segment, ring, n, young_n, sample, symtab, &record.event) < 0) {
       failed = 1;
       break;

@@ -216,6 +216,12 @@ int memprof_symtab_add(struct memprof_symtab *symtab, const struct memprof_symbo
 size_t memprof_symtab_name(const struct memprof_symtab *symtab, const struct memprof_event *event,
                            enum memprof_naming naming, char *out, size_t size);
 
+/* Whether adding symbol (just added to symtab) can change the name of a
+ * location: source and location as an event carries them (a trace's
+ * number). What caches names per location forgets only those. */
+int memprof_symtab_renames(const struct memprof_symtab *symtab, const struct memprof_symbol *symbol,
+                           enum memprof_source source, uint64_t location);
+
 /* Aliases in order of appearance: index 0 is function_alias_1. */
 size_t memprof_symtab_alias_count(const struct memprof_symtab *symtab);
 const char *memprof_symtab_alias_source(const struct memprof_symtab *symtab, size_t index,

@@ -470,6 +470,32 @@ size_t memprof_symtab_name(const struct memprof_symtab *t, const struct memprof_
   return b.length;
 }
 
+/* By what memprof_symtab_name looks up: a Lua or C location the prototype
+ * at its address, else the C symbol at or below it; a trace its own symbol,
+ * then the location where it starts as a Lua or C one. */
+int memprof_symtab_renames(const struct memprof_symtab *t, const struct memprof_symbol *s,
+                           enum memprof_source source, uint64_t location)
+{
+  if (source == MEMPROF_SOURCE_TRACE) {
+    if (s->kind == MEMPROF_SYMBOL_TRACE)
+      return location == s->trace;
+    int64_t trace = location ? symbol_find(t, &t->trace_index, trace_equal, location) : -1;
+    if (trace < 0)
+      return 0;  /* "TRACE" alone, or INTERNAL */
+    location = t->traces[trace].address;
+  } else if (source != MEMPROF_SOURCE_LUA && source != MEMPROF_SOURCE_C) {
+    return 0;  /* INTERNAL */
+  }
+  switch (s->kind) {
+  case MEMPROF_SYMBOL_LUA:
+    return location == s->address;
+  case MEMPROF_SYMBOL_C:  /* the floor of every address from its own up (a prototype's too: conservative) */
+    return location >= s->address;
+  default:
+    return 0;
+  }
+}
+
 size_t memprof_symtab_alias_count(const struct memprof_symtab *t)
 {
   return t->alias_count;

@@ -51,7 +51,16 @@ int summary_add_symbol(struct summary *summary, const struct memprof_symbol *sym
 {
   if (memprof_symtab_add(summary->symtab, symbol))
     return -1;
-  summary->symbol_epoch++;  /* any site's name may differ now */
+  /* Only the sites whose names it may change are named again (site.c):
+   * naming one costs far more than this test, and a JIT-heavy stream
+   * brings a trace symbol every few thousand events. */
+  for (size_t i = 0; i < summary->site_index.count; i++) {
+    struct summary_site *site = &summary->sites[i];
+    uint64_t location = site->source == MEMPROF_SOURCE_TRACE ? site->trace : site->address;
+    if (site->name_epoch == summary->symbol_epoch &&
+        memprof_symtab_renames(summary->symtab, symbol, site->source, location))
+      site->name_epoch = 0;
+  }
   return 0;
 }
 

@@ -16,7 +16,7 @@
 
 struct summary {
   struct memprof_symtab *symtab;
-  uint64_t symbol_epoch;        /* bumped by every symbol: names may have changed */
+  uint64_t symbol_epoch;        /* a site's name_epoch when its name is current; 0: it may have changed */
   uint64_t events;
 
   struct summary_site *sites;

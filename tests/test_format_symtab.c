@@ -328,6 +328,70 @@ START_TEST(test_basic_jiton_names_match_tarantool_output)
 }
 END_TEST
 
+/* Locations over protos, C symbols and traces, named before and after each
+ * symbol of a sequence: every one whose name changes (either naming) is
+ * reported renamed, and the ones named below are not. */
+struct renames_location {
+  enum memprof_source source;
+  uint64_t location, line;
+};
+
+static const struct renames_location renames_locations[] = {
+    {MEMPROF_SOURCE_INTERNAL, 0, 0},  {MEMPROF_SOURCE_LUA, 0x1000, 3}, {MEMPROF_SOURCE_LUA, 0x2000, 7},
+    {MEMPROF_SOURCE_LUA, 0x5800, 2},  {MEMPROF_SOURCE_C, 0x1000, 0},   {MEMPROF_SOURCE_C, 0x5010, 0},
+    {MEMPROF_SOURCE_C, 0x4010, 0},    {MEMPROF_SOURCE_C, 0x9000, 0},   {MEMPROF_SOURCE_TRACE, 1, 0},
+    {MEMPROF_SOURCE_TRACE, 2, 0},     {MEMPROF_SOURCE_TRACE, 3, 0},    {MEMPROF_SOURCE_TRACE, 0, 0},
+};
+#define RENAMES_LOCATIONS (sizeof renames_locations / sizeof *renames_locations)
+
+static void renames_names(char names[][2][128])
+{
+  for (size_t i = 0; i < RENAMES_LOCATIONS; i++) {
+    const struct renames_location *l = &renames_locations[i];
+    snprintf(names[i][0], sizeof names[i][0], "%s", name_of(l->source, l->location, l->line, TARANTOOL));
+    snprintf(names[i][1], sizeof names[i][1], "%s", name_of(l->source, l->location, l->line, STABLE));
+  }
+}
+
+/* Adds symbol; returns a bit per location that renames reports. */
+static unsigned renames_after(const struct memprof_symbol *symbol)
+{
+  char before[RENAMES_LOCATIONS][2][128], after[RENAMES_LOCATIONS][2][128];
+  renames_names(before);
+  ck_assert_int_eq(memprof_symtab_add(table, symbol), 0);
+  renames_names(after);
+  unsigned reported = 0;
+  for (size_t i = 0; i < RENAMES_LOCATIONS; i++) {
+    const struct renames_location *l = &renames_locations[i];
+    int renamed = memprof_symtab_renames(table, symbol, l->source, l->location);
+    if (strcmp(before[i][0], after[i][0]) || strcmp(before[i][1], after[i][1]))
+      ck_assert_msg(renamed, "location %zu changed name (%s to %s) unreported", i, before[i][0], after[i][0]);
+    reported |= (unsigned)renamed << i;
+  }
+  return reported;
+}
+
+START_TEST(test_renames_reports_every_location_a_symbol_renames)
+{
+  struct memprof_symbol lua = {MEMPROF_SYMBOL_LUA, 0x1000, 1, 0, "@a.lua", 6};
+  ck_assert_uint_eq(renames_after(&lua), 1u << 1 | 1u << 4);  /* the proto's Lua and C locations */
+  struct memprof_symbol trace = {MEMPROF_SYMBOL_TRACE, 0x1000, 3, 1, NULL, 0};
+  ck_assert_uint_eq(renames_after(&trace), 1u << 8);  /* that trace alone */
+  struct memprof_symbol trace2 = {MEMPROF_SYMBOL_TRACE, 0x2000, 7, 2, NULL, 0};
+  ck_assert_uint_eq(renames_after(&trace2), 1u << 9);
+  struct memprof_symbol lua2 = {MEMPROF_SYMBOL_LUA, 0x2000, 1, 0, "@b.lua", 6};
+  ck_assert_uint_eq(renames_after(&lua2), 1u << 2 | 1u << 9);  /* and the trace starting there */
+  struct memprof_symbol c = {MEMPROF_SYMBOL_C, 0x5000, 0, 0, "f", 1};
+  ck_assert_uint_eq(renames_after(&c), 1u << 3 | 1u << 5 | 1u << 7);  /* every address from it up */
+  struct memprof_symbol c2 = {MEMPROF_SYMBOL_C, 0x4000, 0, 0, "g", 1};
+  ck_assert_uint_eq(renames_after(&c2), 1u << 3 | 1u << 5 | 1u << 6 | 1u << 7);
+  struct memprof_symbol lua3 = {MEMPROF_SYMBOL_LUA, 0x5800, 1, 0, "@c.lua", 6};  /* over a C floor */
+  ck_assert_uint_eq(renames_after(&lua3), 1u << 3);
+  struct memprof_symbol again = {MEMPROF_SYMBOL_TRACE, 0x5800, 2, 1, NULL, 0};  /* a reused number */
+  ck_assert_uint_eq(renames_after(&again), 1u << 8);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("format_symtab");
@@ -335,6 +399,7 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_internal_source_and_address_zero_are_internal);
+  tcase_add_test(tc, test_renames_reports_every_location_a_symbol_renames);
   tcase_add_test(tc, test_lua_location_is_chunk_and_current_line);
   tcase_add_test(tc, test_later_lua_symbol_at_same_address_replaces_earlier);
   tcase_add_test(tc, test_chunks_with_newline_get_aliases_in_order_of_first_appearance);
