@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/read.sh: how fast `ljleak diff` and `ljleak summary` read one stream,
-# beside the physical limit of this machine (bench/read_limit: decoding and
-# one table update per event, nothing else), and the memory they hold per
-# live block on a stream that ends with millions of blocks live.
+# as a ratio against the physical limit of this machine (bench/read_limit:
+# decoding and one table update per event, nothing else), all three run in
+# turns (bench/yardstick.sh), and the memory they hold per live block on a
+# stream that ends with millions of blocks live.
 # Streams are generated once into $BUILD/bench (bench/gen_stream).
 set -e
 BUILD=${BUILD:-build}
@@ -10,8 +11,11 @@ EVENTS=${EVENTS:-10000000}
 LIVE=${LIVE:-3000000 2200000}  # live counts, one stream each
 RUNS=${RUNS:-5}
 dir=$BUILD/bench
+# shellcheck disable=SC2034 # read by bench/yardstick.sh
+times=$dir
 
 . "$(dirname "$0")/stream.sh"
+. "$(dirname "$0")/yardstick.sh"
 
 # The diff of one stream: exit 1 (flagged) and 5 (inconclusive: a stream
 # alone has no boundaries) count as success.
@@ -21,11 +25,13 @@ diff_script='"$0" diff -q --format json -o /dev/null "$1"; s=$?; [ $s -le 1 ] ||
 base=$(stream base "$EVENTS" 50000 20000)
 events=$(cut -d' ' -f1 < "$base.info")
 echo "== one stream: $(cat "$base.info"), $(du -m "$base" | cut -f1) MB"
-"$dir/read_limit" "$RUNS" "$base"
-"$dir/run_timed" --runs "$RUNS" --events "$events" --label "diff" -- \
-  /bin/sh -c "$diff_script" "$BUILD/ljleak" "$base"
-"$dir/run_timed" --runs "$RUNS" --events "$events" --label "summary --leak-only" -- \
-  "$BUILD/ljleak" summary --leak-only "$base"
+run_limit() { "$dir/read_limit" 1 "$base"; }
+run_diff() { "$dir/run_timed" --runs 1 --label diff -- /bin/sh -c "$diff_script" "$BUILD/ljleak" "$base"; }
+run_summary() { "$dir/run_timed" --runs 1 --label summary -- "$BUILD/ljleak" summary --leak-only "$base"; }
+in_turns "$RUNS" limit diff summary
+figure "physical limit (decoding, one table update per event)" limit "$events"
+figure "diff" diff "$events" limit cpu "the read limit's speed"
+figure "summary --leak-only" summary "$events" limit cpu "the read limit's speed"
 
 # Bytes per live block: peak RSS over the blocks live at the stream's end
 # (gen_stream's young set fills to the live count and stays there), for
