@@ -4,8 +4,11 @@
 #include "lua.h"
 
 #include "collector/boundary.h"
+#include "collector/index.h"
 #include "collector/segments.h"
 #include "collector/snapshot.h"
+#include "collector/snapshot_values.h"
+#include "collector/text.h"
 
 /* Whether the open segment has run its period or reached its size. */
 static void boundary_check(struct capture *c, uint64_t now)
@@ -93,7 +96,7 @@ static int boundary_volume_due(const struct capture *c)
 
 void boundary_timers(struct capture *c)
 {
-  uint64_t now = capture_mono_ns();
+  uint64_t now = now_mono_ns();
   if (c->opt.duration > 0 && (double)(now - c->start_ns) >= c->opt.duration * 1e9 &&
       c->pending_stop == CAPTURE_INDEX_REASON_NONE && c->deferred_stop == CAPTURE_INDEX_REASON_NONE)
     c->pending_stop = CAPTURE_INDEX_REASON_DURATION;
@@ -160,7 +163,7 @@ void boundary_gc_transition(struct capture *c, int phase)
   int forced = c->force_armed && c->gc_cycles >= c->force_until;
   if (!c->collecting)
     boundary_record(c, forced ? c->force_cause : CAPTURE_INDEX_CAUSE_GC);
-  boundary_check(c, capture_mono_ns());  /* the timers look only now and then */
+  boundary_check(c, now_mono_ns());  /* the timers look only now and then */
   /* Not inside a collection of the collector's own: its boundary, written
    * after it, then sits at the end of the segment. A forced cycle still to
    * come keeps the segment open (but one forced for the volume: segments
@@ -176,16 +179,134 @@ void boundary_gc_transition(struct capture *c, int phase)
   }
 }
 
+/* ---- When snapshots are taken -------------------------------------------------------- */
+
+/* A stop is due or waits for its last cycle: that cycle's boundary is the capture's last. */
+int boundary_stop_coming(const struct capture *c)
+{
+  return c->pending_stop != CAPTURE_INDEX_REASON_NONE || c->deferred_stop != CAPTURE_INDEX_REASON_NONE;
+}
+
+void boundary_schedule_disarm(struct capture *c)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!s->armed)
+    return;
+  s->armed = 0;
+  lua_sethook(mainthread(c->g), s->saved_hook, s->saved_mask, s->saved_count);
+}
+
+/* At each boundary (in the hook too): a candidate is due once the bytes allocated pass the next
+ * power of two; the layer above arms its safe point (boundary_schedule_arm). */
+static void schedule_boundary(struct capture *c)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!c->opt.snapshots || s->due || s->armed || s->middle || !c->g || boundary_stop_coming(c))
+    return;
+  if (!s->next_at)
+    s->next_at = SNAPSHOT_SCHEDULE_FIRST;
+  if (c->allocated < s->next_at)
+    return;
+  while (s->next_at <= c->allocated)
+    s->next_at *= 2;
+  s->due = 1;
+}
+
+void boundary_schedule_arm(struct capture *c, lua_Hook safe_point)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!s->due)
+    return;
+  s->due = 0;
+  /* lua_sethook only sets fields and the dispatch table, as a signal handler may. */
+  lua_State *main = mainthread(c->g);
+  s->saved_hook = lua_gethook(main);
+  s->saved_mask = lua_gethookmask(main);
+  s->saved_count = lua_gethookcount(main);
+  s->armed = 1;
+  lua_sethook(main, safe_point, LUA_MASKCOUNT, 1);
+}
+
+/* Removes a candidate's file and says so in the index. */
+static void schedule_drop(struct capture *c, uint32_t i)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  struct snapshot_candidate *k = &s->kept[i];
+  struct capture_index_snapshot line = {.boundary = k->boundary, .file = k->file, .dropped = 1};
+  char text[256];
+  if (capture_dir_remove(&c->dir, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
+    index_append(c->index_fd, text);
+  memmove(&s->kept[i], &s->kept[i + 1], (s->kept_count - i - 1) * sizeof *s->kept);
+  s->kept_count--;
+}
+
+/* After a snapshot was written (file, at the last boundary): a candidate is listed, and the
+ * oldest dropped past N + 1. */
+static void schedule_written(struct capture *c, const char *file)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (!s->middle)
+    return;
+  struct snapshot_candidate *k = &s->kept[s->kept_count++];
+  text_copy(k->file, sizeof k->file, file);
+  k->boundary = c->boundaries;
+  k->allocated = c->allocated;
+  if (s->kept_count > c->opt.snapshots + 1)
+    schedule_drop(c, 0);
+}
+
+void boundary_schedule_stop(struct capture *c)
+{
+  struct snapshot_schedule *s = &c->schedule;
+  if (c->g)
+    boundary_schedule_disarm(c);
+  if (s->kept_count > c->opt.snapshots) {
+    const struct snapshot_candidate *newest = &s->kept[s->kept_count - 1];
+    schedule_drop(c, (double)newest->allocated > 0.75 * (double)c->allocated ? s->kept_count - 1 : 0);
+  }
+  memset(s, 0, sizeof *s);
+  if (c->opt.values)
+    snapshot_values_prune(&c->dir);  /* no values stay on disk without their snapshot */
+}
+
+/* A heap snapshot at the boundary just recorded, its index line and its place in the schedule.
+ * 0, or -1 with c->error's kind of message in err. */
+static int boundary_snapshot(struct capture *c, lua_State *L, char *err, size_t err_size)
+{
+  struct snapshot_request rq = {
+    .dir = &c->dir,
+    .gg = c->gg,
+    .start_wall = c->start_wall,
+    .boundary = c->boundaries,
+    .segment = c->seq,
+    .events = c->segment_events,
+    .held_proto = c->held_proto,
+    .held_base = c->held_base,
+    .held_end = c->held_end,
+    .values = c->opt.values,
+  };
+  char name[CAPTURE_LAYOUT_NAME_MAX];
+  struct snapshot_result r;
+  if (snapshot_take(&rq, L, name, sizeof name, &r, err, err_size) != 0)
+    return -1;
+  if (segments_index_snapshot(c, name, &r) != 0) {
+    text_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
+    return -1;
+  }
+  schedule_written(c, name);
+  return 0;
+}
+
 void boundary_record(struct capture *c, enum capture_index_boundary_cause cause)
 {
   c->boundaries++;
   c->boundary_allocated = c->allocated;
   if (segments_index_boundary(c, cause) != 0)
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
-  snapshot_schedule_boundary(c);
+  schedule_boundary(c);
 }
 
-void boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
+int boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
 {
   /* A cycle of the program's that ended since the last allocator call is
    * counted first: the collection's own white flip would cancel its flip. */
@@ -195,13 +316,13 @@ void boundary_collect(struct capture *c, lua_State *L, enum capture_index_bounda
     boundary_gc_transition(c, phase);
   c->busy = 0;
   if (!c->active)
-    return;
+    return 0;
   uint64_t seq = c->seq, events = c->segment_events;
   c->collecting = 1;
   lua_gc(L, LUA_GCCOLLECT, 0);
   if (!c->active) {
     c->collecting = 0;
-    return;  /* the hook stopped the capture meanwhile (a write error, a stop due) */
+    return 0;  /* the hook stopped the capture meanwhile (a write error, a stop due) */
   }
   /* The last steps may have freed nothing after the state went back to
    * pause: the hook has not seen that yet. */
@@ -216,7 +337,7 @@ void boundary_collect(struct capture *c, lua_State *L, enum capture_index_bounda
   if (c->snapshot_next && c->pending_stop == CAPTURE_INDEX_REASON_NONE) {
     /* Right after the full cycle, between two instructions: the heap holds what is live. */
     c->snapshot_next = 0;
-    if (snapshot_take(c, L, NULL, c->error, sizeof c->error) == 0)
+    if (boundary_snapshot(c, L, c->error, sizeof c->error) == 0)
       c->snapshots++;
     else
       c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
@@ -228,7 +349,6 @@ void boundary_collect(struct capture *c, lua_State *L, enum capture_index_bounda
   if (c->boundary_due && c->pending_stop == CAPTURE_INDEX_REASON_NONE &&
       cause != CAPTURE_INDEX_CAUSE_STOP && cause != CAPTURE_INDEX_CAUSE_EXIT)
     segments_rotate(c, 1);
-  if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
-    capture_stop_due(c);
   c->busy = 0;
+  return 1;
 }

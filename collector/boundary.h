@@ -2,7 +2,7 @@
 #ifndef LJLEAK_COLLECTOR_BOUNDARY_H
 #define LJLEAK_COLLECTOR_BOUNDARY_H
 
-#include "collector/capture.h"
+#include "collector/state.h"
 
 /* Whether the program lets its GC run: after collectgarbage("stop") the
  * collector forces no cycle (--force-gc, --every, edge_gc alike). */
@@ -28,11 +28,29 @@ void boundary_force_disarm(struct capture *c);
 int boundary_force(struct capture *c, enum capture_index_boundary_cause cause);
 
 /* Runs a full collection now (lua_gc: only outside the hook, from a C
- * function of the VM or from C) and writes the boundary it ends, for cause. */
-void boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause);
+ * function of the VM or from C) and writes the boundary it ends, for cause,
+ * with the heap snapshot asked for (snapshot_next). 1 when it ran to its end:
+ * a stop may be due then (pending_stop), which the caller takes
+ * (capture_requests); 0 when the capture stopped or was not running. */
+int boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause);
 
 /* Writes a boundary line for the state of now: the capture is right after
  * a full cycle (its start, or the end of boundary_collect). */
 void boundary_record(struct capture *c, enum capture_index_boundary_cause cause);
+
+/* The snapshots of the middle of a run (state.h, struct snapshot_schedule): the sequencer
+ * decides at each boundary that a candidate is due; the layer above arms its safe point, a count
+ * hook (safe_point) that runs at the next instruction, where it collects with cause "snapshot". */
+void boundary_schedule_arm(struct capture *c, lua_Hook safe_point);
+
+/* The safe point ran or the capture stops: the program gets its own hook back. */
+void boundary_schedule_disarm(struct capture *c);
+
+/* The capture stops: the hook is given back, the candidates come down to N, and no values
+ * sidecar stays without its snapshot. */
+void boundary_schedule_stop(struct capture *c);
+
+/* A stop is due or waits for its last cycle. */
+int boundary_stop_coming(const struct capture *c);
 
 #endif

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "collector/boundary.h"
-#include "collector/trace_record.h"
 #include "collector/capture.h"
 #include "collector/capture_dir.h"
 #include "collector/control.h"
@@ -20,9 +19,9 @@
 #include "collector/layout.h"
 #include "collector/options.h"
 #include "collector/segments.h"
-#include "collector/snapshot.h"
 #include "collector/stub.h"
 #include "collector/text.h"
+#include "collector/trace_record.h"
 #include "lauxlib.h"
 
 struct capture capture_state __attribute__((aligned(64))) = {.index_fd = -1, .dir = {.fd = -1}, .out = {.fd = -1}};
@@ -96,6 +95,8 @@ static void hook_release(struct capture *c)
   }
 }
 
+static void collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause);
+
 /* What a capture holds: its buffers, tables and its directory's handle. */
 static void free_buffers(struct capture *c)
 {
@@ -110,6 +111,47 @@ static void free_buffers(struct capture *c)
   cname_free(&c->cnames);
   callstack_free(&c->stacks);
   c->stacks_on = 0;
+}
+
+void capture_note(const struct capture *c)
+{
+  control_note(c->luajit_version, c->active, c->active ? c->dir.path : c->last_dir);
+}
+
+/* The count hook of a snapshot candidate (boundary_schedule_arm): the interpreter is between two
+ * instructions, its state whole. */
+static void safe_point(lua_State *L, lua_Debug *ar)
+{
+  struct capture *c = &capture_state;
+  (void)ar;
+  if (!c->g || G(L) != c->g)
+    return;
+  boundary_schedule_disarm(c);
+  if (!c->active || c->busy || !boundary_gc_running(c->g) || boundary_stop_coming(c))
+    return;
+  c->snapshot_next = 1;
+  c->schedule.middle = 1;
+  collect(c, L, CAPTURE_INDEX_CAUSE_SNAPSHOT);
+  c->schedule.middle = 0;
+  while (c->schedule.next_at && c->schedule.next_at <= c->allocated)
+    c->schedule.next_at *= 2;  /* the work since it was due does not make another due */
+}
+
+void capture_requests(struct capture *c)
+{
+  boundary_schedule_arm(c, safe_point);
+  if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
+    capture_stop_due(c);
+}
+
+/* A full collection now and its boundary (boundary_collect), then what it asked for. */
+static void collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
+{
+  if (!boundary_collect(c, L, cause))
+    return;
+  c->busy = 1;
+  capture_requests(c);
+  c->busy = 0;
 }
 
 void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
@@ -129,8 +171,7 @@ void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
   if (reason == CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES)
     fprintf(stderr, "ljleak: capture in %s stopped: it reached --max-total-bytes %llu\n", c->dir.path,
             (unsigned long long)c->opt.max_total_bytes);
-  snapshot_schedule_stop(c);
-  snapshot_values_prune(c);  /* no values stay on disk without their snapshot */
+  boundary_schedule_stop(c);
   segments_index_close(c, reason);
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
   boundary_force_disarm(c);
@@ -138,7 +179,7 @@ void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
   text_copy(c->last_dir, sizeof c->last_dir, c->dir.path);
   if (reason != CAPTURE_INDEX_REASON_EXIT)
     hook_release(c);
-  control_note(c);
+  capture_note(c);
 }
 
 void capture_stop_due(struct capture *c)
@@ -250,7 +291,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->gc_cycles = 0;
   c->error[0] = '\0';
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
-  c->start_ns = capture_mono_ns();
+  c->start_ns = now_mono_ns();
   c->pdep = memprof_cpu_fast_pext();
   c->rng = (c->start_ns ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c) | 1;
   c->last_gc_phase = capture_gc_phase(c->g);
@@ -281,7 +322,7 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->active = 1;
   hook_sampled_set(c, opt->sample != 0);
   capture_at_fork_and_exit();
-  control_note(c);
+  capture_note(c);
   return 0;
 }
 
@@ -307,6 +348,7 @@ int capture_attach(lua_State *L, char *err, size_t err_size)
   text_copy(c->luajit_version, sizeof c->luajit_version, version);
   c->layout_ok = 1;
   trace_record_attach(&c->lines, L);   /* follow the recorder from now on */
+  capture_note(c);
   return 0;
 }
 
@@ -339,8 +381,10 @@ int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *
     lua_gc(L, LUA_GCCOLLECT, 0);
   c->busy = 1;
   int rc = capture_begin(c, options, err, err_size);
-  if (rc == 0 && edge)
+  if (rc == 0 && edge) {
     boundary_record(c, CAPTURE_INDEX_CAUSE_START);
+    boundary_schedule_arm(c, safe_point);
+  }
   c->busy = 0;
   if (rc != 0)
     hook_release(c);
@@ -373,7 +417,7 @@ int ljleak_collector_boundary(lua_State *L, char *err, size_t err_size)
   struct capture *c = running_capture(L, err, err_size);
   if (!c)
     return -1;
-  boundary_collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
+  collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
   if (!c->active) {
     text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
@@ -436,7 +480,7 @@ int ljleak_collector_return_boundary(lua_State *L, char *err, size_t err_size)
   struct capture *c = &capture_state;
   if (!c->active || c->g != G(L) || !c->opt.edge_gc || !boundary_gc_running(G(L)))
     return 0;  /* no capture of L, or one that forces no cycle at its edges */
-  boundary_collect(c, L, CAPTURE_INDEX_CAUSE_RETURN);
+  collect(c, L, CAPTURE_INDEX_CAUSE_RETURN);
   if (!c->active) {
     text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
@@ -450,7 +494,7 @@ int ljleak_collector_snapshot(lua_State *L, char *err, size_t err_size)
   if (!c)
     return -1;
   c->snapshot_next = 1;
-  boundary_collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
+  collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
   if (!c->active) {
     text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
@@ -473,7 +517,7 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
   if (!c)
     return -1;
   if (c->opt.edge_gc && boundary_gc_running(G(L)))
-    boundary_collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
+    collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
   c->busy = 1;
   capture_stop(c, CAPTURE_INDEX_REASON_STOP);
   c->busy = 0;
@@ -492,7 +536,7 @@ int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
     return -1;
   }
   if (c->opt.edge_gc && boundary_gc_running(G(L)))
-    boundary_collect(c, L, CAPTURE_INDEX_CAUSE_EXIT);
+    collect(c, L, CAPTURE_INDEX_CAUSE_EXIT);
   c->busy = 1;
   capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
   c->busy = 0;
@@ -560,4 +604,61 @@ int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, s
   }
   c->signo = signo;
   return 0;
+}
+
+int capture_control_poll(lua_State *L, const struct ljleak_collector_options *base,
+                         const char *base_error)
+{
+  static struct control_request rq;   /* 4 KiB: not on a coroutine's C stack */
+  char err[512];
+  rq.opt = *base;
+  int taken = control_take(&rq, err, sizeof err);
+  if (taken == 0)
+    return 0;
+  if (taken < 0 || base_error) {
+    control_answer(rq.id, taken < 0 ? err : base_error);
+    return 1;
+  }
+  int rc;
+  if (!strcmp(rq.action, "start"))
+    rc = ljleak_collector_start(L, &rq.opt, err, sizeof err);
+  else
+    rc = ljleak_collector_stop(L, err, sizeof err);
+  control_answer(rq.id, rc == 0 ? NULL : err);
+  return 1;
+}
+
+void capture_control_from_hook(struct capture *c)
+{
+  static struct control_request rq;
+  char err[512], env_err[512];
+  int env_bad = options_from_env(&rq.opt, options_process_env, NULL, env_err, sizeof env_err) != 0;
+  int taken = control_take(&rq, err, sizeof err);
+  if (taken == 0)
+    return;
+  if (taken < 0 || env_bad) {
+    control_answer(rq.id, taken < 0 ? err : env_err);
+    return;
+  }
+  if (!c->layout_ok) {
+    control_answer(rq.id, "the collector is not attached to a Lua state that passed the layout check");
+    return;
+  }
+  if (!strcmp(rq.action, "start")) {
+    if (capture_begin(c, &rq.opt, err, sizeof err) != 0) {
+      control_answer(rq.id, err);
+      return;
+    }
+    if (rq.opt.edge_gc)
+      boundary_force(c, CAPTURE_INDEX_CAUSE_START);  /* at the next GC check, not from the hook */
+    control_answer(rq.id, NULL);
+    return;
+  }
+  if (!c->active) {
+    control_answer(rq.id, "no capture is running");
+    return;
+  }
+  control_answer(rq.id, NULL);   /* the stop line follows, at once or after the last cycle */
+  c->pending_stop = CAPTURE_INDEX_REASON_STOP;
+  capture_stop_due(c);
 }

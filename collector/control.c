@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/boundary.h"
 #include "collector/capture_dir.h"
 #include "collector/options.h"
 #include "collector/text.h"
@@ -45,15 +44,13 @@ static struct control {
   char request_id[128];           /* the last request taken */
   char result[16];                /* "ok" or "error" for it */
   char error[512];                /* why it failed, or why the collector cannot capture */
+  volatile sig_atomic_t *wake;    /* the poll thread sets CAPTURE_PENDING_CONTROL here ... */
+  volatile sig_atomic_t *mark;    /* ... and -1 here, for the hook (control_register) */
+  char luajit[64];                /* what control_note said last */
+  int active;
+  char dir[PATH_MAX];
 } control = {.run_fd = -1};
 
-/* A request: an action and the options it sets (dir and root point into text). */
-struct control_request {
-  char text[CONTROL_FILE_REQUEST_MAX + 1];
-  const char *id;
-  const char *action;
-  struct ljleak_collector_options opt;
-};
 
 int control_run_dir(const char *configured, char *out, size_t out_size, char *err,
                     size_t err_size)
@@ -116,7 +113,7 @@ static int open_run_dir(const char *run_dir, char *err, size_t err_size)
 /* Rewrites the registration file whole (a temporary file, then rename), so
  * that a reader never sees half of it. Its text is built on the stack: it is
  * written from the hook too, which takes no memory but its own mmap'd buffers. */
-static void write_registration(const struct capture *c)
+static void write_registration(void)
 {
   if (!control.registered || control.pid != getpid())
     return;
@@ -132,12 +129,12 @@ static void write_registration(const struct capture *c)
   r.uid = (unsigned)geteuid();
   r.started = control.started;
   r.exe = control.exe;
-  r.luajit = c->luajit_version;
+  r.luajit = control.luajit;
   r.poll = control.poller == CONTROL_POLL_TIMER ? "timer" : "thread";
   r.request_file = control.request_path;
   r.root = control.root;
-  r.state = control.exiting ? "exiting" : c->active ? "capturing" : "idle";
-  r.dir = c->active ? c->dir.path : c->last_dir;
+  r.state = control.exiting ? "exiting" : control.active ? "capturing" : "idle";
+  r.dir = control.dir;
   r.request = control.request_id;
   r.result = control.result;
   r.error = control.error;
@@ -175,8 +172,8 @@ static void *poll_thread(void *unused)
     struct timespec ts = {0, CONTROL_POLL_NS};
     nanosleep(&ts, NULL);
     if (request_present()) {
-      __atomic_fetch_or(&capture_signal_pending, CAPTURE_PENDING_CONTROL, __ATOMIC_SEQ_CST);
-      __atomic_store_n(&capture_state.fast_phase, -1, __ATOMIC_RELAXED);
+      __atomic_fetch_or(control.wake, CAPTURE_PENDING_CONTROL, __ATOMIC_SEQ_CST);
+      __atomic_store_n(control.mark, -1, __ATOMIC_RELAXED);
     }
   }
   return NULL;
@@ -231,11 +228,14 @@ static void prune_stale(void)
   closedir(d);
 }
 
-int control_register(const char *run_dir, const char *root, enum control_poller poller, char *err,
+int control_register(const char *run_dir, const char *root, enum control_poller poller,
+                     volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
                      size_t err_size)
 {
+  control.wake = wake;
+  control.mark = mark;
   if (control.registered && control.pid == getpid()) {
-    write_registration(&capture_state);
+    write_registration();
     return 0;
   }
   char cwd[PATH_MAX];
@@ -275,7 +275,7 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
     atexit(at_exit_unregister);
     control.atexit_registered = 1;
   }
-  write_registration(&capture_state);
+  write_registration();
   struct stat st;
   if (fstatat(control.run_fd, control.name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
     text_error(err, err_size, "cannot write the registration %s: %s", control.path,
@@ -303,7 +303,7 @@ int control_needs_hook(void)
 void control_set_error(const char *message)
 {
   text_copy(control.error, sizeof control.error, message);
-  write_registration(&capture_state);
+  write_registration();
 }
 
 int control_request_waiting(void)
@@ -311,15 +311,18 @@ int control_request_waiting(void)
   return control_registered() && request_present();
 }
 
-void control_note(const struct capture *c)
+void control_note(const char *luajit, int active, const char *dir)
 {
-  write_registration(c);
+  text_copy(control.luajit, sizeof control.luajit, luajit);
+  control.active = active;
+  text_copy(control.dir, sizeof control.dir, dir);
+  write_registration();
 }
 
 void control_note_exiting(void)
 {
   control.exiting = 1;
-  write_registration(&capture_state);
+  write_registration();
 }
 
 void control_forget(void)
@@ -354,10 +357,7 @@ static int request_option_line(void *context, const char *key, char *value, char
   return rc == 0 ? 0 : -1;
 }
 
-/* Reads and removes the request file, and parses it over rq->opt (which
- * holds the base options). 1 taken, 0 none; -1 with err: a bad request
- * (its id, if it had one, is in rq->id). */
-static int take_request(struct control_request *rq, char *err, size_t err_size)
+int control_take(struct control_request *rq, char *err, size_t err_size)
 {
   rq->id = rq->action = NULL;
   int fd = openat(control.run_fd, control.request_name,
@@ -389,67 +389,10 @@ static int take_request(struct control_request *rq, char *err, size_t err_size)
   return 1;
 }
 
-static void answer(const char *id, const char *err)
+void control_answer(const char *id, const char *err)
 {
   text_copy(control.request_id, sizeof control.request_id, id ? id : "");
   text_copy(control.result, sizeof control.result, err ? "error" : "ok");
   text_copy(control.error, sizeof control.error, err ? err : "");
-  write_registration(&capture_state);
-}
-
-int control_poll(lua_State *L, const struct ljleak_collector_options *base,
-                 const char *base_error)
-{
-  static struct control_request rq;   /* 4 KiB: not on a coroutine's C stack */
-  char err[512];
-  rq.opt = *base;
-  int taken = take_request(&rq, err, sizeof err);
-  if (taken == 0)
-    return 0;
-  if (taken < 0 || base_error) {
-    answer(rq.id, taken < 0 ? err : base_error);
-    return 1;
-  }
-  int rc;
-  if (!strcmp(rq.action, "start"))
-    rc = ljleak_collector_start(L, &rq.opt, err, sizeof err);
-  else
-    rc = ljleak_collector_stop(L, err, sizeof err);
-  answer(rq.id, rc == 0 ? NULL : err);
-  return 1;
-}
-
-void control_poll_from_hook(struct capture *c)
-{
-  static struct control_request rq;
-  char err[512], env_err[512];
-  int env_bad = options_from_env(&rq.opt, options_process_env, NULL, env_err, sizeof env_err) != 0;
-  int taken = take_request(&rq, err, sizeof err);
-  if (taken == 0)
-    return;
-  if (taken < 0 || env_bad) {
-    answer(rq.id, taken < 0 ? err : env_err);
-    return;
-  }
-  if (!c->layout_ok) {
-    answer(rq.id, "the collector is not attached to a Lua state that passed the layout check");
-    return;
-  }
-  if (!strcmp(rq.action, "start")) {
-    if (capture_begin(c, &rq.opt, err, sizeof err) != 0) {
-      answer(rq.id, err);
-      return;
-    }
-    if (rq.opt.edge_gc)
-      boundary_force(c, CAPTURE_INDEX_CAUSE_START);  /* at the next GC check, not from the hook */
-    answer(rq.id, NULL);
-    return;
-  }
-  if (!c->active) {
-    answer(rq.id, "no capture is running");
-    return;
-  }
-  answer(rq.id, NULL);   /* the stop line follows, at once or after the last cycle */
-  c->pending_stop = CAPTURE_INDEX_REASON_STOP;
-  capture_stop_due(c);
+  write_registration();
 }

@@ -2,15 +2,18 @@
 #ifndef LJLEAK_COLLECTOR_CONTROL_H
 #define LJLEAK_COLLECTOR_CONTROL_H
 
-#include "collector/capture.h"
+#include <signal.h>
 
-/* The bits of capture_signal_pending: why the hook's slow path is wanted. */
+#include "collector/ljleak_collector.h"
+#include "format/control_file.h"
+
+/* The bits of capture_signal_pending (state.h): why the hook's slow path is wanted. */
 #define CAPTURE_PENDING_SIGNAL 1   /* the start/stop signal came */
 #define CAPTURE_PENDING_CONTROL 2  /* a request file is waiting (the poll thread saw it) */
 
 /* Who takes requests: a thread that only sets CAPTURE_PENDING_CONTROL for
  * the allocator hook (a plain program), or a timer of the host that calls
- * control_poll (nginx: ngx.timer.every). */
+ * capture_control_poll (nginx: ngx.timer.every). */
 enum control_poller { CONTROL_POLL_THREAD, CONTROL_POLL_TIMER };
 
 /* The registration directory's name: LJLEAK_RUN_DIR, else /tmp/ljleak-<euid>
@@ -23,9 +26,12 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
  * poller named. The directory is created 0700 if missing and held open:
  * refused if it is a link, or another user's, or others may write it (the
  * message names its owner and the remedy). Removed at exit. 0, or -1 with
- * err. Registering again (a second call) rewrites the file. */
+ * err. Registering again (a second call) rewrites the file. The poll thread asks the hook for
+ * a request's turn through wake and mark (the capture's): CAPTURE_PENDING_CONTROL in the one,
+ * -1 in the other; it touches nothing else. */
 int control_register(const char *run_dir, const char *root, enum control_poller poller,
-                     char *err, size_t err_size);
+                     volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
+                     size_t err_size);
 
 /* Whether the allocator hook must stay between captures to take requests
  * (registered with the poll thread; a timer polls without it). */
@@ -38,20 +44,26 @@ void control_set_error(const char *message);
 /* Whether a request file is waiting (one access()). */
 int control_request_waiting(void);
 
-/* Takes the waiting request and acts on it from a C function of L's VM
- * (the host's timer): base holds the options of a start request before the
- * request's own; base_error, if not NULL, why they cannot be honoured (the
- * request is refused with it). Answers in the registration. 1 if a
- * request was taken. */
-int control_poll(struct lua_State *L, const struct ljleak_collector_options *base,
-                 const char *base_error);
+/* A request: an action and the options it sets (dir and root point into text). */
+struct control_request {
+  char text[CONTROL_FILE_REQUEST_MAX + 1];
+  const char *id;
+  const char *action;
+  struct ljleak_collector_options opt;
+};
 
-/* The same from the allocator hook (CAPTURE_PENDING_CONTROL), where no Lua
- * may run: the base options are ljleak_collector_options_init's. */
-void control_poll_from_hook(struct capture *c);
+/* Reads and removes the request file, and parses it over rq->opt (which holds the base options).
+ * 1 taken, 0 none; -1 with err: a bad request (its id, if it had one, is in rq->id). Who acts on
+ * it is the capture's business (capture.h): the channel only carries it. */
+int control_take(struct control_request *rq, char *err, size_t err_size);
 
-/* The capture started or stopped: the registration says so. Safe in the hook. */
-void control_note(const struct capture *c);
+/* Answers the request id in the registration: ok, or the error err. */
+void control_answer(const char *id, const char *err);
+
+/* The capture started or stopped, or the collector attached to a VM: the registration says so
+ * (the LuaJIT, whether a capture runs, the running or the last capture's directory). Safe in the
+ * hook. */
+void control_note(const char *luajit, int active, const char *dir);
 
 /* The worker is exiting (nginx's premature timer): the registration says
  * so. */

@@ -74,7 +74,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/capture.h"
+#include "collector/state.h"
 #include "collector/stub.h"
 
 /* The sampling filter's size: the stub's (a power of two). */

@@ -1,5 +1,6 @@
 /* collector/hook_full.c: the full capture's hot path: the quick and full tiers (hook.h), and the hook the VM calls while not sampling. */
 #include "collector/boundary.h"
+#include "collector/capture.h"
 #include "collector/hook.h"
 #include "collector/segments.h"
 #include "collector/symbols.h"

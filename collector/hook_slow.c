@@ -5,6 +5,7 @@
 
 #include "collector/boundary.h"
 #include "collector/control.h"
+#include "collector/capture.h"
 #include "collector/hook.h"
 #include "collector/segments.h"
 #include "collector/symbols.h"
@@ -97,7 +98,7 @@ static void handle_signal(struct capture *c)
 {
   int pending = __atomic_exchange_n(&capture_signal_pending, 0, __ATOMIC_SEQ_CST);
   if (pending & CAPTURE_PENDING_CONTROL)
-    control_poll_from_hook(c);
+    capture_control_from_hook(c);
   if (!(pending & CAPTURE_PENDING_SIGNAL))
     return;
   if (c->active) {
@@ -173,8 +174,7 @@ __attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, size_t os
   }
   if (hook_tick_due(c) || c->sampling)
     boundary_timers(c);
-  if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
-    capture_stop_due(c);
+  capture_requests(c);
   c->busy = 0;
 }
 

@@ -356,7 +356,7 @@ static int poll_now(lua_State *L)
   char err[512];
   luaL_checkstack(L, 24, "ljleak.collector: poll");
   int bad = options_from_env(&base, lua_env, L, err, sizeof err) != 0;
-  return control_poll(L, &base, bad ? err : NULL);
+  return capture_control_poll(L, &base, bad ? err : NULL);
 }
 
 /* collector.poll(): takes a control request now, if one waits (a host with
@@ -414,7 +414,8 @@ static int l_nginx(lua_State *L)
   if (options_from_env(&env, lua_env, L, err, sizeof err) != 0)
     return nginx_fail(L, err);
   if (control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err, sizeof err) != 0 ||
-      control_register(run_dir, env.root, CONTROL_POLL_TIMER, err, sizeof err) != 0)
+      control_register(run_dir, env.root, CONTROL_POLL_TIMER, &capture_signal_pending,
+                       &capture_state.fast_phase, err, sizeof err) != 0)
     return nginx_fail(L, err);
   capture_at_fork_and_exit();
   if (capture_attach(L, err, sizeof err) != 0) {
@@ -506,7 +507,8 @@ int luaopen_ljleak_collector(lua_State *L)
     if (control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err,
                         sizeof err) != 0 ||
         capture_attach(L, err, sizeof err) != 0 ||
-        control_register(run_dir, env.root, CONTROL_POLL_THREAD, err, sizeof err) != 0)
+        control_register(run_dir, env.root, CONTROL_POLL_THREAD, &capture_signal_pending,
+                         &capture_state.fast_phase, err, sizeof err) != 0)
       fprintf(stderr, "ljleak: collector: no control channel: %s\n", err);
     else
       capture_at_fork_and_exit();

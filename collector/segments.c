@@ -69,7 +69,7 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     .command = c->command,
     .labels = c->labels,
     .luajit = c->luajit_version,
-    .start = c->start_wall = capture_wall_time(),
+    .start = c->start_wall = now_wall_time(),
     .sample = c->opt.sample,
     .period = c->opt.period,
     .max_bytes = c->opt.max_bytes,
@@ -103,7 +103,7 @@ int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause
     .seq = c->boundaries,
     .segment = c->seq,
     .events = c->segment_events,
-    .time = capture_wall_time(),
+    .time = now_wall_time(),
     .gc_cycles = c->gc_cycles,
     .heap_bytes = (uint64_t)c->g->gc.total,
     .allocated = c->allocated,
@@ -140,7 +140,7 @@ int segments_index_snapshot(struct capture *c, const char *file, const struct sn
 void segments_index_close(struct capture *c, enum capture_index_stop_reason reason)
 {
   struct capture_index_stop line = {
-    .time = capture_wall_time(),
+    .time = now_wall_time(),
     .reason = capture_index_stop_reason_name(reason),
   };
   char text[128];
@@ -173,8 +173,8 @@ int segments_begin(struct capture *c)
   c->quick_until = 0;  /* the writer counts from 0 again: hook_full sets these anew */
   c->tick_at = 0;
   symbols_reset(c);
-  c->segment_start_wall = capture_wall_time();
-  c->segment_start_ns = capture_mono_ns();
+  c->segment_start_wall = now_wall_time();
+  c->segment_start_ns = now_mono_ns();
   c->last_flush_ns = c->segment_start_ns;
   c->segment_events = 0;
   c->cycle_start_events = 0;
@@ -221,7 +221,7 @@ int segments_end(struct capture *c, int complete)
     .seq = c->seq,
     .file = c->segment_name,
     .start = c->segment_start_wall,
-    .end = capture_wall_time(),
+    .end = now_wall_time(),
     .gc_cycles = c->gc_cycles,
     .heap_bytes = c->last_heap,
     .events = c->segment_events,

@@ -2,7 +2,7 @@
 #ifndef LJLEAK_COLLECTOR_SEGMENTS_H
 #define LJLEAK_COLLECTOR_SEGMENTS_H
 
-#include "collector/capture.h"
+#include "collector/state.h"
 
 /* Opens the next segment (NAME.part) and writes its stream's header. 0 or
  * -1 (the error recorded in c->error). */

@@ -8,14 +8,13 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "collector/boundary.h"
-#include "collector/capture.h"
 #include "collector/capture_dir.h"
-#include "collector/index.h"
-#include "collector/segments.h"
+#include "collector/now.h"
 #include "collector/snapshot.h"
+#include "collector/snapshot_values.h"
 #include "collector/text.h"
 #include "format/capture_layout.h"
+#include "format/memprof.h"
 #include "lj_str.h"
 #include "lj_tab.h"
 #if LJ_HASBUFFER
@@ -414,7 +413,7 @@ static void walk_thread(struct snapshot_walk *w, lua_State *th)
   TValue *stack = tvref(th->stack), *top = th->top;
   struct snapshot_block block = {(uint64_t)(uintptr_t)stack, (uint64_t)th->stacksize * sizeof(TValue)};
   /* The main thread lies at the start of the VM's global block, which it stands for. */
-  object(w, SNAPSHOT_THREAD, 0, main ? w->capture->gg : (void *)th, main ? sizeof(GG_State) : sizeof(lua_State),
+  object(w, SNAPSHOT_THREAD, 0, main ? w->rq->gg : (void *)th, main ? sizeof(GG_State) : sizeof(lua_State),
          (uint64_t)(top - stack), 0, &block, 1);
   reference_object(w, text_id(w, "env", 3), held(th->env));
   int running = gcref(g->cur_L) == obj2gco(th);
@@ -436,7 +435,7 @@ static void walk_thread(struct snapshot_walk *w, lua_State *th)
       snprintf(where, sizeof where, "C function");
     /* Above the runner's C frame: a main chunk's slots, held after its
      * return (capture.h), named as its locals at its last instruction. */
-    const GCproto *held = main && !lua ? w->capture->held_proto : NULL;
+    const GCproto *held = main && !lua ? w->rq->held_proto : NULL;
     char held_where[TEXT_MAX];
     if (held)
       proto_text(held, held_where, sizeof held_where);
@@ -445,8 +444,8 @@ static void walk_thread(struct snapshot_walk *w, lua_State *th)
         continue;
       uint32_t k = (uint32_t)(o - base);
       long at = (long)(o - stack);
-      if (held && at >= w->capture->held_base && at < w->capture->held_end) {
-        uint32_t slot = (uint32_t)(at - w->capture->held_base);
+      if (held && at >= w->rq->held_base && at < w->rq->held_end) {
+        uint32_t slot = (uint32_t)(at - w->rq->held_base);
         const char *local = returned_local_name(held, slot);
         uint32_t label = local ? text_idf(w, "local %.*s in %s", TEXT_MAX / 2, local, held_where)
                                : text_idf(w, "slot %u in %s", slot, held_where);
@@ -574,7 +573,7 @@ static void walk_roots(struct snapshot_walk *w)
                                            "userdata", "number"};
   struct { const char *name; const void *target; int weak; } fixed[] = {
     {"registry", gcV(&g->registrytv), 0},
-    {"main thread", w->capture->gg, 0},
+    {"main thread", w->rq->gg, 0},
     {"globals", held(mainthread(g)->env), 0},
   };
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
@@ -711,117 +710,24 @@ static void walk_unmap(struct snapshot_walk *w)
   addr_map_free(&w->text_ids);
 }
 
-/* ---- The middle of the run ---------------------------------------------------------- */
-
-static void schedule_disarm(struct capture *c)
-{
-  struct snapshot_schedule *s = &c->schedule;
-  if (!s->armed)
-    return;
-  s->armed = 0;
-  lua_sethook(mainthread(c->g), s->saved_hook, s->saved_mask, s->saved_count);
-}
-
-/* A stop is due or waits for its last cycle: that cycle's boundary is the capture's last. */
-static int stop_coming(const struct capture *c)
-{
-  return c->pending_stop != CAPTURE_INDEX_REASON_NONE || c->deferred_stop != CAPTURE_INDEX_REASON_NONE;
-}
-
-/* The count hook: the interpreter is between two instructions, its state whole. */
-static void schedule_safe_point(lua_State *L, lua_Debug *ar)
-{
-  struct capture *c = &capture_state;
-  (void)ar;
-  if (!c->g || G(L) != c->g)
-    return;
-  schedule_disarm(c);
-  if (!c->active || c->busy || !boundary_gc_running(c->g) || stop_coming(c))
-    return;
-  c->snapshot_next = 1;
-  c->schedule.middle = 1;
-  boundary_collect(c, L, CAPTURE_INDEX_CAUSE_SNAPSHOT);
-  c->schedule.middle = 0;
-  while (c->schedule.next_at && c->schedule.next_at <= c->allocated)
-    c->schedule.next_at *= 2;  /* the work since it was due does not make another due */
-}
-
-void snapshot_schedule_boundary(struct capture *c)
-{
-  struct snapshot_schedule *s = &c->schedule;
-  if (!c->opt.snapshots || s->armed || s->middle || !c->g || stop_coming(c))
-    return;
-  if (!s->next_at)
-    s->next_at = SNAPSHOT_SCHEDULE_FIRST;
-  if (c->allocated < s->next_at)
-    return;
-  while (s->next_at <= c->allocated)
-    s->next_at *= 2;
-  /* lua_sethook only sets fields and the dispatch table, as a signal handler may. */
-  lua_State *main = mainthread(c->g);
-  s->saved_hook = lua_gethook(main);
-  s->saved_mask = lua_gethookmask(main);
-  s->saved_count = lua_gethookcount(main);
-  s->armed = 1;
-  lua_sethook(main, schedule_safe_point, LUA_MASKCOUNT, 1);
-}
-
-/* Removes a candidate's file and says so in the index. */
-static void schedule_drop(struct capture *c, uint32_t i)
-{
-  struct snapshot_schedule *s = &c->schedule;
-  struct snapshot_candidate *k = &s->kept[i];
-  struct capture_index_snapshot line = {.boundary = k->boundary, .file = k->file, .dropped = 1};
-  char text[256];
-  if (capture_dir_remove(&c->dir, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
-    index_append(c->index_fd, text);
-  memmove(&s->kept[i], &s->kept[i + 1], (s->kept_count - i - 1) * sizeof *s->kept);
-  s->kept_count--;
-}
-
-void snapshot_schedule_written(struct capture *c, const char *file)
-{
-  struct snapshot_schedule *s = &c->schedule;
-  if (!s->middle)
-    return;
-  struct snapshot_candidate *k = &s->kept[s->kept_count++];
-  text_copy(k->file, sizeof k->file, file);
-  k->boundary = c->boundaries;
-  k->allocated = c->allocated;
-  if (s->kept_count > c->opt.snapshots + 1)
-    schedule_drop(c, 0);
-}
-
-void snapshot_schedule_stop(struct capture *c)
-{
-  struct snapshot_schedule *s = &c->schedule;
-  if (c->g)
-    schedule_disarm(c);
-  if (s->kept_count > c->opt.snapshots) {
-    const struct snapshot_candidate *newest = &s->kept[s->kept_count - 1];
-    schedule_drop(c, (double)newest->allocated > 0.75 * (double)c->allocated ? s->kept_count - 1 : 0);
-  }
-  memset(s, 0, sizeof *s);
-}
-
-int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *result, char *err,
-                  size_t err_size)
+int snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, size_t name_size,
+                  struct snapshot_result *result, char *err, size_t err_size)
 {
   struct snapshot_walk w;
   memset(&w, 0, sizeof w);
-  w.capture = c;
+  w.rq = rq;
   w.g = G(L);
   w.out.fd = -1;
-  uint64_t started = capture_mono_ns();
-  char name[CAPTURE_LAYOUT_NAME_MAX], part[CAPTURE_LAYOUT_NAME_MAX];
-  capture_layout_snapshot_name(c->boundaries, name, sizeof name);
+  uint64_t started = now_mono_ns();
+  char part[CAPTURE_LAYOUT_NAME_MAX];
+  capture_layout_snapshot_name(rq->boundary, name, name_size);
   capture_layout_part_name(name, part, sizeof part);
   if (walk_map(&w) != 0) {
     walk_unmap(&w);
     text_error(err, err_size, "cannot take a heap snapshot: %s%s", strerror(ENOMEM), "");
     return -1;
   }
-  if (seg_out_open(&w.out, capture_dir_create(&c->dir, part, 0), 0, NULL, 0) != 0) {
+  if (seg_out_open(&w.out, capture_dir_create(rq->dir, part, 0), 0, NULL, 0) != 0) {
     walk_unmap(&w);
     text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
     return -1;
@@ -829,11 +735,11 @@ int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *resul
   snapshot_writer_init(&w.writer, w.buffer, w.buffer + SNAPSHOT_BUFFER_SIZE, SNAPSHOT_BUFFER_SIZE, walk_sink, &w);
   struct snapshot_capture who = {
     .pid = (uint64_t)getpid(),
-    .start_ms = (uint64_t)(c->start_wall * 1000.0 + 0.5),
-    .boundary = c->boundaries,
-    .segment = c->seq,
-    .events = c->segment_events,
-    .time_ms = (uint64_t)(capture_wall_time() * 1000.0 + 0.5),
+    .start_ms = (uint64_t)(rq->start_wall * 1000.0 + 0.5),
+    .boundary = rq->boundary,
+    .segment = rq->segment,
+    .events = rq->events,
+    .time_ms = (uint64_t)(now_wall_time() * 1000.0 + 0.5),
     .heap_bytes = (uint64_t)w.g->gc.total,
     .flags = LJ_HASJIT ? SNAPSHOT_CAPTURE_JIT : 0,
   };
@@ -842,7 +748,7 @@ int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *resul
   if (!w.failed)
     walk_heap(&w);
   if (w.failed || snapshot_writer_end(&w.writer) != 0 || seg_out_finish(&w.out) != 0 ||
-      capture_dir_rename(&c->dir, part, name) != 0) {
+      capture_dir_rename(rq->dir, part, name) != 0) {
     int why = w.out.error ? w.out.error : errno ? errno : EIO;
     seg_out_abandon(&w.out);
     walk_unmap(&w);
@@ -850,15 +756,11 @@ int snapshot_take(struct capture *c, lua_State *L, struct snapshot_result *resul
     return -1;
   }
   struct snapshot_result r = {w.writer.object_records, w.writer.references, w.writer.object_bytes,
-                              w.writer.offset, capture_mono_ns() - started};
+                              w.writer.offset, now_mono_ns() - started};
   walk_unmap(&w);
   if (result)
     *result = r;
-  if (snapshot_values_take(c, L, name, err, err_size) != 0) return -1;  /* the values option's sidecar */
-  if (segments_index_snapshot(c, name, &r) != 0) {
-    text_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
-    return -1;
-  }
-  snapshot_schedule_written(c, name);
+  if (rq->values && snapshot_values_take(rq->dir, rq->start_wall, rq->boundary, L, name, err, err_size) != 0)
+    return -1;  /* the values option's sidecar */
   return 0;
 }

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector/capture.h"
 #include "collector/capture_dir.h"
 #include "collector/seg_out.h"
 #include "collector/text.h"
@@ -110,11 +109,10 @@ static int values_walk_heap(struct values_walk *w, global_State *g)
   return 0;
 }
 
-int snapshot_values_take(struct capture *c, lua_State *L, const char *name, char *err, size_t err_size)
+int snapshot_values_take(const struct capture_dir *dir, double start_wall, uint64_t boundary,
+                         lua_State *L, const char *name, char *err, size_t err_size)
 {
-  if (!c->opt.values)
-    return 0;
-  snapshot_values_prune(c);
+  snapshot_values_prune(dir);
   char values[CAPTURE_LAYOUT_NAME_MAX], part[CAPTURE_LAYOUT_NAME_MAX];
   if (!capture_layout_values_name(name, values, sizeof values) ||
       !capture_layout_part_name(values, part, sizeof part)) {
@@ -129,7 +127,7 @@ int snapshot_values_take(struct capture *c, lua_State *L, const char *name, char
     text_error(err, err_size, "cannot write the values of a heap snapshot: %s%s", strerror(ENOMEM), "");
     return -1;
   }
-  if (seg_out_open(&w.out, capture_dir_create(&c->dir, part, 0), 0, NULL, 0) != 0) {
+  if (seg_out_open(&w.out, capture_dir_create(dir, part, 0), 0, NULL, 0) != 0) {
     munmap(w.buffer, VALUES_BUFFER_SIZE);
     text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
     return -1;
@@ -137,29 +135,29 @@ int snapshot_values_take(struct capture *c, lua_State *L, const char *name, char
   snapshot_values_writer_init(&w.writer, w.buffer, VALUES_BUFFER_SIZE, values_sink, &w);
   struct snapshot_values_capture who = {
     .pid = (uint64_t)getpid(),
-    .start_ms = (uint64_t)(c->start_wall * 1000.0 + 0.5),  /* as the snapshot's CAPTURE chunk */
-    .boundary = c->boundaries,
+    .start_ms = (uint64_t)(start_wall * 1000.0 + 0.5),  /* as the snapshot's CAPTURE chunk */
+    .boundary = boundary,
     .shown = SNAPSHOT_VALUES_DEFAULT_SHOWN,
     .keys = SNAPSHOT_VALUES_DEFAULT_KEYS,
   };
   int failed = snapshot_values_writer_begin(&w.writer, &who) != 0 || values_walk_heap(&w, G(L)) != 0 ||
                snapshot_values_writer_end(&w.writer) != 0;
   munmap(w.buffer, VALUES_BUFFER_SIZE);
-  if (failed || seg_out_finish(&w.out) != 0 || capture_dir_rename(&c->dir, part, values) != 0) {
+  if (failed || seg_out_finish(&w.out) != 0 || capture_dir_rename(dir, part, values) != 0) {
     int why = w.out.error ? w.out.error : errno ? errno : EIO;
     seg_out_abandon(&w.out);
-    capture_dir_remove(&c->dir, part);
+    capture_dir_remove(dir, part);
     text_error(err, err_size, "cannot write the values %s: %s", part, strerror(why));
     return -1;
   }
   return 0;
 }
 
-void snapshot_values_prune(struct capture *c)
+void snapshot_values_prune(const struct capture_dir *capture_dir)
 {
-  if (!c->opt.values || c->dir.fd < 0)
+  if (capture_dir->fd < 0)
     return;
-  int fd = openat(c->dir.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = openat(capture_dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
   if (!dir) {
     if (fd >= 0)
@@ -178,8 +176,8 @@ void snapshot_values_prune(struct capture *c)
     memcpy(heap, values, length - 7);
     memcpy(heap + length - 7, ".heap", 6);
     struct stat st;
-    if (fstatat(c->dir.fd, heap, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
-      capture_dir_remove(&c->dir, values);
+    if (fstatat(capture_dir->fd, heap, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+      capture_dir_remove(capture_dir, values);
   }
   closedir(dir);
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "collector/site.h"
-#include "collector/capture.h"
+#include "collector/state.h"
 
 /* Forgets what the segment has: a new segment starts with no symbols. */
 void symbols_reset(struct capture *c);
