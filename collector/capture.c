@@ -24,8 +24,6 @@
 #include "collector/trace_record.h"
 #include "lauxlib.h"
 
-struct capture capture_state __attribute__((aligned(64))) = {.index_fd = -1, .dir = {.fd = -1}, .out = {.fd = -1}};
-volatile sig_atomic_t capture_signal_pending;
 
 static void read_command(char *out, size_t size)
 {
