@@ -396,17 +396,16 @@ static int trend_one_step(const double *x, size_t n, double span, double thresho
  *   - a hold of at least `needed` boundaries (what the test needs to show a
  *     trend: had the site kept growing, the hold could have shown it), and
  *     at least as long as the climb (the boundaries from the first that
- *     left the start level by half the threshold to the hold; in work, when
- *     work (indexed as x) is known): steps that repeat, or a ramp, have not
- *     held as long as they climbed;
+ *     left the start level by half the threshold to the hold): steps that
+ *     repeat, or a ramp, have not held as long as they climbed;
  *   - no trend in the hold: its Theil-Sen slope times its steps below half
  *     the threshold, and its one-sided Mann-Kendall p-value above
  *     max_p_value;
  *   - nothing before the hold above the level by half the threshold: it
  *     rose to the level, it did not fall to it.
  * Returns -1 when out of memory. */
-static int trend_held(const double *x, const uint64_t *work, size_t n, size_t needed,
-                      double threshold, double max_p_value)
+static int trend_held(const double *x, size_t n, size_t needed, double threshold,
+                      double max_p_value)
 {
   if (needed < 2 || n < needed + 1)
     return 0;
@@ -425,7 +424,7 @@ static int trend_held(const double *x, const uint64_t *work, size_t n, size_t ne
     return 0;  /* never below the level: no rise; or too few boundaries after the step */
   while (climb_from < hold && x[climb_from] < x[0] + threshold / 2)
     climb_from++;
-  if (work ? work[n - 1] - work[hold] < work[hold] - work[climb_from] : held < hold - climb_from)
+  if (held < hold - climb_from)
     return 0;  /* it held for less time than it took to climb: a ramp, or steps that repeat */
   for (size_t i = 0; i < hold; i++)
     if (x[i] > level + threshold / 2)
@@ -447,8 +446,8 @@ static int trend_held(const double *x, const uint64_t *work, size_t n, size_t ne
  * rising again by half the threshold (a refill is fill and flush's to
  * judge). The hold before it already showed the site stopped growing; what
  * it let go afterwards shows nothing more. Returns -1 when out of memory. */
-static int trend_held_then_released(const double *x, const uint64_t *work, size_t n,
-                                    size_t needed, double threshold, double max_p_value)
+static int trend_held_then_released(const double *x, size_t n, size_t needed, double threshold,
+                                    double max_p_value)
 {
   double tail_max = -INFINITY;
   for (size_t end = n - 1; end > needed && 4 * (n - end) <= n; end--) {
@@ -458,7 +457,7 @@ static int trend_held_then_released(const double *x, const uint64_t *work, size_
       tail_max = x[end];
     if (x[end - 1] - tail_max <= threshold / 2)
       continue;  /* x[end - 1] is no level it fell from */
-    int held = trend_held(x, work, end, needed, threshold, max_p_value);
+    int held = trend_held(x, end, needed, threshold, max_p_value);
     if (held != 0)
       return held;
   }
@@ -607,10 +606,10 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
       out->stepped = stepped;
     }
     int held = n >= out->needed && !out->flushed
-                   ? trend_held(x, work, n, out->needed, out->threshold, p)
+                   ? trend_held(x, n, out->needed, out->threshold, p)
                    : 0;
     if (held == 0 && n >= out->needed && !out->flushed)
-      held = trend_held_then_released(x, work, n, out->needed, out->threshold, p);
+      held = trend_held_then_released(x, n, out->needed, out->threshold, p);
     if (held < 0) {
       free(x);
       return -1;

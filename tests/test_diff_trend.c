@@ -612,23 +612,6 @@ START_TEST(test_later_half_is_that_of_the_work_when_known)
     bursts[i] = 50000 * (work[i] / 8000000);
   ck_assert_int_eq(diff_trend_verdict_work(bursts, NULL, work, 28, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
-  /* The hold against the climb in work: service_steady.lua's string table
-   * (KiB) doubled to 512 by 12.0 MB, held to 36.6 MB, then moved to another
-   * stack: held 7 boundaries after 11 of climb, but 24.6 MB after 11.3. */
-  uint64_t table[26] = {0,   8,   0,   32,  64,  128, 128, 256, 256, 256, 256, 256, 256,
-                        256, 512, 512, 512, 512, 512, 512, 512, 0,   0,   0,   0,   0};
-  uint64_t table_work[26] = {0,  96,  246, 656,  1667, 2716, 2716, 3765, 4817,
-                             6025, 6025, 7531, 9600, 9600, 12000, 15000, 18700, 18700,
-                             23400, 29300, 29300, 36600, 37100, 45600, 54600, 62100};
-  for (size_t i = 0; i < 26; i++) {
-    table[i] *= 1024;
-    table_work[i] *= 1000;
-  }
-  ck_assert_int_eq(diff_trend_verdict(table, 26, &options, &verdict, &trend), 0);
-  ck_assert_int_eq(verdict, DIFF_VERDICT_UNDECIDED);
-  ck_assert_int_eq(diff_trend_verdict_work(table, NULL, table_work, 26, &options, &verdict, &trend), 0);
-  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
-  ck_assert_int_eq(trend.held, 1);
   /* The later half is at least 3 boundaries. */
   uint64_t late_work[6] = {0, 1, 2, 3, 4, 1000};
   uint64_t rising[6] = {0, 10000, 20000, 30000, 40000, 50000};
