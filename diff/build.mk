@@ -5,6 +5,8 @@ diff_SRCS := diff/live_map.c diff/site_table.c diff/source.c diff/segment.c diff
   diff/holders_analyse.c diff/containers.c diff/survivors.c diff/suspects.c
 # --values: the suspects' strings and keys from the snapshots' values sidecars
 diff_SRCS += diff/values.c
+# ljleak busted: a verdict per test, each from its own capture
+diff_SRCS += diff/tests.c
 
 # the engine: aggregation and modes (tests/test_diff.c), trends (tests/test_diff_trend.c)
 TEST_SUITES += test_diff test_diff_trend

@@ -44,6 +44,8 @@ fuzz_reader_FLAGS = -DMEMPROF_READER_WINDOW=1024
 fuzz_reader_SEEDS = tests/fuzz/corpus/reader/*
 # format/capture_index.c (parser) and capture_index_write.c (writer): the capture index, the collector's exact bytes
 format_SRCS += format/capture_index.c format/capture_index_write.c
+# format/test_list.c: the test list of ljleak busted (DIR/tests)
+format_SRCS += format/test_list.c
 TEST_SUITES += test_format_index
 test_format_index_LIBS = format
 

@@ -3,6 +3,8 @@
 report_SRCS := report/render.c report/common.c report/json_write.c \
   report/json_read.c report/text.c report/html.c report/html_chart.c report/junit.c report/markdown.c \
   report/progress.c report/folded.c report/pprof.c report/flame.c
+# ljleak busted's per-test result
+report_SRCS += report/tests.c
 
 # The renderers against golden files, JSON round trips, the strict parser.
 TEST_SUITES += test_report

@@ -42,6 +42,13 @@ int report_render(const struct diff_result *result, enum report_format format,
                   const struct report_options *options, FILE *out,
                   char *error, size_t error_size);
 
+/* Renders the per-test result of ljleak busted (diff/tests.h) as text, JSON,
+ * JUnit (one testcase per busted test) or HTML; each leaking test's own
+ * result as report_render renders a run's. 0, or -1 with a message. */
+struct diff_tests;
+int report_tests_render(const struct diff_tests *tests, enum report_format format,
+                        const struct report_options *options, FILE *out, char *error, size_t error_size);
+
 /* Whether text output to out should be coloured: out is a terminal and the
  * NO_COLOR environment variable is unset or empty. */
 int report_color_wanted(FILE *out);

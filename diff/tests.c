@@ -1,0 +1,286 @@
+/* diff/tests.c: a verdict per test of a suite run under ljleak busted (diff/tests.h, docs/busted.md). */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/tests.h"
+#include "format/test_list.h"
+
+/* The JIT's own work: traces that a test's runs make hot. Their memory is
+ * bounded by the JIT's limits (maxtrace, maxmcode; a full trace cache is
+ * flushed), so it is no leak of the test's, however it rose. */
+static int tests_jit_site(const char *name)
+{
+  return !strcmp(name, "VM: trace compiler") || !strcmp(name, "VM: trace recorder");
+}
+
+static char *tests_strdup(const char *text)
+{
+  return text ? strdup(text) : NULL;
+}
+
+static char *tests_printf(const char *format, const char *a, const char *b)
+{
+  int n = snprintf(NULL, 0, format, a, b);
+  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (text)
+    snprintf(text, (size_t)n + 1, format, a, b);
+  return text;
+}
+
+static const char *tests_holder_of(const struct diff_site *site)
+{
+  if (site->container && site->container->path)
+    return site->container->path;
+  return site->holder_count ? site->holders[0].path : NULL;
+}
+
+int diff_test_decide(struct diff_test *test, const struct diff_result *result, uint64_t failed_run)
+{
+  const struct diff_site *lead = NULL, *rose = NULL;
+  int jit = 0;
+  test->growth_per_run = 0;
+  for (size_t i = 0; i < result->site_count; i++) {
+    const struct diff_site *s = &result->sites[i];
+    if (!s->facts.flagged && !s->facts.rose_undecided)
+      continue;
+    if (tests_jit_site(s->name)) {
+      jit = 1;
+      continue;
+    }
+    if (s->facts.flagged) {
+      if (!lead)
+        lead = s;
+      test->growth_per_run += s->growth_bytes_per_segment;
+    } else if (!rose) {
+      rose = s;
+    }
+  }
+  const char *why;
+  char count[64];
+  if (lead) {
+    test->verdict = DIFF_TEST_LEAKING;
+    test->site = tests_strdup(lead->name);
+    test->holder = tests_strdup(tests_holder_of(lead));
+    why = test->holder ? "keeps more at %s with every run, held by %s" : "keeps more at %s with every run%s";
+    test->reason = tests_printf(why, lead->name, test->holder ? test->holder : "");
+  } else if (failed_run) {
+    test->verdict = DIFF_TEST_UNDECIDED;
+    snprintf(count, sizeof count, "%llu", (unsigned long long)failed_run);
+    test->reason = tests_printf("run %s failed where the first passed: its runs are not alike%s", count, "");
+  } else if (rose) {
+    test->verdict = DIFF_TEST_UNDECIDED;
+    test->growth_per_run = rose->growth_bytes_per_segment;
+    test->site = tests_strdup(rose->name);
+    test->reason = tests_printf("%s rose, but its runs cannot show a trend%s; more runs decide it (--repeat)",
+                                rose->name, result->facts.needed > result->facts.judged ? " (too few runs)" : "");
+  } else if (result->facts.outcome == DIFF_OUTCOME_INCONCLUSIVE && !jit) {
+    test->verdict = DIFF_TEST_UNDECIDED;
+    snprintf(count, sizeof count, "%zu", result->facts.judged);
+    test->reason = tests_printf("only %s boundaries measured: nothing could be judged%s", count, "");
+  } else {
+    test->verdict = DIFF_TEST_STEADY;
+    test->jit_only = jit;
+    test->reason = tests_printf("%s%s", "nothing it keeps grows with its runs",
+                                jit ? " (the JIT compiled traces in its runs: bounded, not charged)" : "");
+  }
+  return test->reason ? 0 : -1;
+}
+
+void diff_test_apply_budget(struct diff_test *test, const struct diff_test_budget *budgets, size_t count)
+{
+  for (size_t i = 0; i < count; i++)
+    if (fnmatch(budgets[i].pattern, test->full_name, 0) == 0) {
+      test->budget = &budgets[i];
+      break;
+    }
+  test->allowed = test->budget && (test->verdict == DIFF_TEST_LEAKING || test->verdict == DIFF_TEST_UNDECIDED) &&
+                  test->growth_per_run <= test->budget->bytes_per_run;
+}
+
+void diff_tests_tally(struct diff_tests *tests)
+{
+  tests->leaking = tests->undecided = tests->steady = tests->skipped = tests->allowed = tests->failed = 0;
+  size_t measured = 0;
+  int flagged = 0, inconclusive = 0;
+  for (size_t i = 0; i < tests->count; i++) {
+    const struct diff_test *t = &tests->tests[i];
+    if (t->status && (!strcmp(t->status, "failure") || !strcmp(t->status, "error")))
+      tests->failed++;
+    if (t->allowed)
+      tests->allowed++;
+    switch (t->verdict) {
+    case DIFF_TEST_LEAKING:
+      tests->leaking++;
+      flagged |= !t->allowed;
+      measured++;
+      break;
+    case DIFF_TEST_UNDECIDED:
+      tests->undecided++;
+      inconclusive |= !t->allowed;
+      break;
+    case DIFF_TEST_STEADY:
+      tests->steady++;
+      measured++;
+      break;
+    case DIFF_TEST_SKIPPED:
+      tests->skipped++;
+      break;
+    }
+  }
+  tests->outcome = flagged ? DIFF_OUTCOME_FLAGGED
+                 : (inconclusive || measured == 0) ? DIFF_OUTCOME_INCONCLUSIVE : DIFF_OUTCOME_PASS;
+}
+
+const char *diff_test_verdict_name(enum diff_test_verdict verdict)
+{
+  switch (verdict) {
+  case DIFF_TEST_STEADY: return "steady";
+  case DIFF_TEST_LEAKING: return "leaking";
+  case DIFF_TEST_UNDECIDED: return "undecided";
+  case DIFF_TEST_SKIPPED: return "skipped";
+  }
+  return "unknown";
+}
+
+static char *tests_join(const char *directory, const char *name)
+{
+  size_t n = strlen(directory) + strlen(name) + 2;
+  char *path = malloc(n);
+  if (path)
+    snprintf(path, n, "%s/%s", directory, name);
+  return path;
+}
+
+static int tests_copy_entry(struct diff_test *t, const struct test_list_test *e)
+{
+  t->name = tests_strdup(e->name);
+  t->describe = tests_strdup(e->describe ? e->describe : "");
+  t->file = tests_strdup(e->file ? e->file : "");
+  t->status = tests_strdup(e->status);
+  t->message = tests_strdup(e->message);
+  t->line = e->line;
+  t->warmup = e->warmup;
+  t->runs = e->runs;
+  if (!t->name || !t->describe || !t->file || !t->status || (e->message && !t->message))
+    return -1;
+  t->full_name = *t->describe ? tests_printf("%s %s", t->describe, t->name) : tests_strdup(t->name);
+  return t->full_name ? 0 : -1;
+}
+
+/* One test's capture, judged as a run on its runs' boundaries. */
+static enum diff_status tests_judge_one(const char *directory, const struct test_list_test *e,
+                                        const struct diff_options *options, struct diff_test *t,
+                                        struct diff_error *err)
+{
+  if (!strcmp(e->status, "pending") || (!e->capture && !e->capture_error)) {
+    t->verdict = DIFF_TEST_SKIPPED;
+    t->reason = tests_printf("%s%s", !strcmp(e->status, "pending") ? "pending: never run" : "not run", "");
+    return t->reason ? DIFF_OK : DIFF_ERROR_MEMORY;
+  }
+  if (!e->capture) {
+    t->verdict = DIFF_TEST_UNDECIDED;
+    t->reason = tests_printf("no capture: %s%s", e->capture_error, "");
+    return t->reason ? DIFF_OK : DIFF_ERROR_MEMORY;
+  }
+  char *path = tests_join(directory, e->capture);
+  if (!path)
+    return DIFF_ERROR_MEMORY;
+  struct diff_options o = *options;
+  o.forced_only = 1;            /* the runs' boundaries, not the program's own cycles */
+  o.warmup = e->warmup > 0 ? (size_t)e->warmup - 1 : 0;  /* the last warm-up run's is the first judged */
+  o.progress = NULL;
+  const char *paths[1] = {path};
+  enum diff_status status = diff_trend(paths, 1, &o, &t->result, err);
+  free(path);
+  if (status == DIFF_ERROR_INPUT || status == DIFF_ERROR_TRUNCATED) {
+    /* One test's capture that does not read leaves that test undecided, not the run unread. */
+    t->verdict = DIFF_TEST_UNDECIDED;
+    t->reason = tests_printf("its capture does not read: %s%s", err->message, "");
+    err->status = DIFF_OK;
+    err->message[0] = '\0';
+    return t->reason ? DIFF_OK : DIFF_ERROR_MEMORY;
+  }
+  if (status != DIFF_OK)
+    return status;
+  if (diff_test_decide(t, &t->result, e->failed_run) < 0) {
+    diff_result_free(&t->result);
+    return DIFF_ERROR_MEMORY;
+  }
+  if (t->verdict == DIFF_TEST_LEAKING || t->verdict == DIFF_TEST_UNDECIDED)
+    t->has_result = 1;  /* its sites, stacks and holders, for the reports */
+  else
+    diff_result_free(&t->result);
+  return DIFF_OK;
+}
+
+enum diff_status diff_tests_judge(const char *directory, const struct diff_options *options,
+                                  const struct diff_test_budget *budgets, size_t budget_count,
+                                  struct diff_tests *tests, struct diff_error *err)
+{
+  memset(tests, 0, sizeof *tests);
+  err->status = DIFF_OK;
+  err->message[0] = '\0';
+  struct test_list list;
+  char *list_path = tests_join(directory, TEST_LIST_FILE);
+  tests->directory = tests_strdup(directory);
+  if (!list_path || !tests->directory) {
+    free(list_path);
+    diff_tests_free(tests);
+    snprintf(err->message, sizeof err->message, "out of memory");
+    return err->status = DIFF_ERROR_MEMORY;
+  }
+  if (test_list_read(list_path, &list, err->message, sizeof err->message) != 0) {
+    free(list_path);
+    diff_tests_free(tests);
+    return err->status = DIFF_ERROR_INPUT;
+  }
+  free(list_path);
+  enum diff_status status = DIFF_OK;
+  tests->tests = calloc(list.count ? list.count : 1, sizeof *tests->tests);
+  if (!tests->tests)
+    status = DIFF_ERROR_MEMORY;
+  for (size_t i = 0; status == DIFF_OK && i < list.count; i++) {
+    struct diff_test *t = &tests->tests[i];
+    tests->count++;
+    if (tests_copy_entry(t, &list.tests[i]) < 0)
+      status = DIFF_ERROR_MEMORY;
+    else
+      status = tests_judge_one(directory, &list.tests[i], options, t, err);
+    if (status == DIFF_OK)
+      diff_test_apply_budget(t, budgets, budget_count);
+  }
+  test_list_free(&list);
+  if (status != DIFF_OK) {
+    if (err->status == DIFF_OK) {
+      err->status = status;
+      snprintf(err->message, sizeof err->message, "out of memory");
+    }
+    diff_tests_free(tests);
+    return status;
+  }
+  diff_tests_tally(tests);
+  return DIFF_OK;
+}
+
+void diff_tests_free(struct diff_tests *tests)
+{
+  for (size_t i = 0; i < tests->count; i++) {
+    struct diff_test *t = &tests->tests[i];
+    free(t->name);
+    free(t->describe);
+    free(t->file);
+    free(t->full_name);
+    free(t->status);
+    free(t->message);
+    free(t->reason);
+    free(t->site);
+    free(t->holder);
+    if (t->has_result)
+      diff_result_free(&t->result);
+  }
+  free(tests->tests);
+  free(tests->directory);
+  memset(tests, 0, sizeof *tests);
+}
