@@ -12,7 +12,7 @@ SANITIZE ?=
 # Debian packages, by what needs them. LUAJIT_DEPS are those of the LuaJIT
 # the build is for (mk/luajit.mk): Debian's, or OpenResty's when installed.
 DEPS_BUILD = $(LUAJIT_DEPS) libxxhash-dev zlib1g-dev pkg-config dpkg-dev
-DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium golang-go lua-cjson lua-lpeg parallel gdb
+DEPS_CHECK = $(DEPS_BUILD) check valgrind clang libclang-rt-14-dev chromium golang-go lua-cjson lua-lpeg parallel gdb lua-busted
 
 # PKG_CFLAGS, PKG_LIBS (xxhash, zlib), CHECK_CFLAGS, CHECK_LIBS and
 # LUAJIT_PKG_LIBS: what pkg-config says, written once per make by the config

@@ -6,5 +6,18 @@ CLI_SRCS += cli/control.c
 CLI_SRCS += cli/merge.c
 # ljleak run runs LuaJIT in its own process
 LUAJIT_SRCS += cli/run.c
+# ljleak busted: busted's suite in ljleak run's process, with lua/ljleak/busted.lua built in
+CLI_SRCS += cli/busted.c
+LUAJIT_SRCS += cli/busted.c
+BUSTED_LUA_H = $(BUILD)/gen/busted_lua.h
+$(BUILD)/cli/busted.o: $(BUSTED_LUA_H)
+$(BUSTED_LUA_H): lua/ljleak/busted.lua
+	@mkdir -p $(dir $@)
+	{ echo '/* generated from lua/ljleak/busted.lua by cli/build.mk */'; \
+	  echo 'static const char busted_lua[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/  "/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+# ljleak busted on testdata/busted (also on the other LuaJIT)
+E2E_TESTS += tests/e2e/busted.sh
 # ljleak control against a running process that loaded the collector
 E2E_TESTS += tests/e2e/control.sh

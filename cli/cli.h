@@ -112,5 +112,19 @@ int cmd_info(int argc, char **argv);
 int cmd_control(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_busted(int argc, char **argv);
+
+/* ---- ljleak run's machinery for another subcommand (cli/run.c) -------------
+ * cli_run runs argv as ljleak run would (argv[0] "run"); with a host,
+ * prepare(L, context) runs once the libraries are open, before LUA_INIT,
+ * -e, -l and the script; with capture 0 no capture starts with the script
+ * (the host starts its own). */
+struct lua_State;
+struct cli_run_host {
+  int capture;
+  void (*prepare)(struct lua_State *L, void *context);
+  void *context;
+};
+int cli_run(int argc, char **argv, const struct cli_run_host *host);
 
 #endif

@@ -93,6 +93,7 @@ struct run_job {
   char labels[CAPTURE_INDEX_LABELS_MAX + 1];  /* the --label options, joined by ',' */
   int labels_given;
   uint64_t snapshots;       /* --snapshots: 0 for none */
+  const struct cli_run_host *host;  /* another subcommand's (ljleak busted), or NULL */
   int last_snapshot_due;    /* the return boundary was asked for the last snapshot */
 };
 
@@ -253,6 +254,10 @@ static void create_arg_table(lua_State *L, const struct run_job *job)
 static void run_main_returned(lua_State *L, struct run_job *job, struct ljleak_collector_frame *frame)
 {
   char err[512];
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  if (!st.active)
+    return;  /* a host's run whose captures ended with their tests */
   ljleak_collector_frame_hold(L, frame);
   /* The last heap snapshot goes with this boundary: the holders of what
    * the main chunk's locals keep are named too. */
@@ -324,14 +329,18 @@ static int pmain(lua_State *L)
   lua_setfield(L, -2, "ljleak.collector");
   lua_settop(L, 0);
   create_arg_table(L, job);
+  if (job->host && job->host->prepare)
+    job->host->prepare(L, job->host->context);
 
   char err[512];
-  if (ljleak_collector_start(L, &job->opt, err, sizeof err) != 0) {
+  if (job->host && !job->host->capture) {
+    /* the host starts its own captures */
+  } else if (ljleak_collector_start(L, &job->opt, err, sizeof err) != 0) {
     fprintf(stderr, "ljleak run: cannot start the capture: %s\n", err);
     job->capture_failed = 1;
     return 0;
   }
-  if (!job->explicit_dir) {
+  if (!job->explicit_dir && (!job->host || job->host->capture)) {
     struct ljleak_collector_status st;
     ljleak_collector_status(&st);
     fprintf(stderr, "ljleak: capturing into %s\n", st.dir);
@@ -491,8 +500,14 @@ static int parse(struct run_job *job, int argc, char **argv)
 
 int cmd_run(int argc, char **argv)
 {
+  return cli_run(argc, argv, NULL);
+}
+
+int cli_run(int argc, char **argv, const struct cli_run_host *host)
+{
   struct run_job job;
   memset(&job, 0, sizeof job);
+  job.host = host;
   job.argc = argc;
   job.argv = argv;
   job.actions = calloc((size_t)argc + 1, sizeof *job.actions);

@@ -79,10 +79,10 @@ other-luajit:
 # capture and diff, and each build's collector refusing the other's VM),
 # collector.sh, c-names.sh (C functions named through that VM's tables)
 # snapshot.sh (heap snapshots of that VM), holders.sh (their holders) and
-# values.sh (their values sidecars).
+# values.sh (their values sidecars) and busted.sh (ljleak busted on a busted suite).
 # Run from env.sh.
 OTHER_LUAJIT_SUITES = test_collector test_collector_jit test_collector_vm test_collector_api test_collector_snapshot
-OTHER_LUAJIT_E2E = tests/e2e/luajit.sh tests/e2e/collector.sh tests/e2e/c-names.sh tests/e2e/snapshot.sh tests/e2e/holders.sh tests/e2e/values.sh
+OTHER_LUAJIT_E2E = tests/e2e/luajit.sh tests/e2e/collector.sh tests/e2e/c-names.sh tests/e2e/snapshot.sh tests/e2e/holders.sh tests/e2e/values.sh tests/e2e/busted.sh
 .PHONY: check-other-luajit
 check-other-luajit: other-luajit $(BUILD)/lua/ljleak/collector.so
 	@$(OTHER_LUAJIT_MAKE) -j2 $(OTHER_LUAJIT_SUITES:%=$(OTHER_LUAJIT_DIR)/tests/%) >/dev/null

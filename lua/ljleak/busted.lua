@@ -1,0 +1,170 @@
+-- lua/ljleak/busted.lua: ljleak busted's side inside the busted run: each test repeated, each in a capture of its own.
+--
+-- `ljleak busted` loads this module (as luajit -l would) before busted's own
+-- main script, with the host table "ljleak.busted.host" preloaded by the
+-- front end (cli/busted.c): where the captures go, how many runs, and the
+-- function that lists each test in the suite's test list. It wraps busted's
+-- core as it is made, so that the `it` executor runs each test (its
+-- before_each and after_each too) warmup + runs times, in a capture that
+-- starts before the test's first run and stops after its last: what a test
+-- keeps is charged to it alone, never to the test before or after it.
+--
+-- Only the first run is the one busted sees (its start, its end, its
+-- failures: the output handlers and the result lists count it once). The
+-- later runs are silent (busted.publish muted), so busted's own bookkeeping
+-- grows in the first run only, a warm-up run: never in a measured one.
+local collector = require "ljleak.collector"
+local host = require "ljleak.busted.host"
+
+local M = {}
+
+local function context_path(busted, element)
+  local path = {}
+  local file
+  local parent = busted.context.parent(element)
+  while parent do
+    if parent.descriptor == "file" then
+      file = parent.name
+    elseif parent.name and parent.descriptor ~= "suite" then
+      table.insert(path, 1, parent.name)
+    end
+    parent = busted.context.parent(parent)
+  end
+  return table.concat(path, " "), file
+end
+
+-- One test: warm-up runs, then measured runs, each followed by a full GC
+-- cycle and its boundary; the last one also takes a heap snapshot, so a
+-- leaking test's sites get their holders.
+local function repeat_test(busted, executor, element, state)
+  local describe, file = context_path(busted, element)
+  local total = host.warmup + host.runs
+  state.count = state.count + 1
+  local dir = string.format("%s/%04d", host.root, state.count)
+  local started, start_error = collector.start{
+    dir = dir, edge_gc = false, snapshots = 0, stack_depth = host.stack_depth,
+  }
+  state.current = { status = nil, message = nil }
+  local publish = busted.publish
+  local done = 0
+  local failed_at
+  local first_failed
+  for run = 1, total do
+    local failed
+    if run > 1 then
+      -- silent: nothing reaches busted's handlers and lists; a failure is noted
+      busted.publish = function(channel)
+        if type(channel) == "table" and (channel[1] == "failure" or channel[1] == "error") then
+          failed = true
+        end
+      end
+    end
+    local ok = pcall(executor, element)
+    busted.publish = publish
+    if run == 1 then
+      local status = state.current.status
+      first_failed = not ok or (status ~= nil and status ~= "success")
+    elseif (failed or not ok) and not first_failed and not failed_at then
+      failed_at = run
+    end
+    if started then
+      if run == total and host.snapshot then
+        collector.snapshot()
+      else
+        collector.boundary()
+      end
+    end
+    done = run
+  end
+  if started then
+    collector.stop()
+  end
+  local trace = element.trace or {}
+  host.record{
+    name = element.name or "",
+    describe = describe,
+    file = file or trace.short_src or "",
+    line = trace.currentline or 0,
+    status = state.current.status or "error",
+    message = state.current.message,
+    capture = started and string.format("%04d", state.count) or nil,
+    capture_error = not started and tostring(start_error) or nil,
+    warmup = host.warmup,
+    runs = done - host.warmup,
+    failed_run = failed_at,
+  }
+end
+
+local function record_pending(busted, element, status, state)
+  local describe, file = context_path(busted, element)
+  local trace = element.trace or {}
+  host.record{
+    name = element.name or "",
+    describe = describe,
+    file = file or trace.short_src or "",
+    line = trace.currentline or 0,
+    status = status or "pending",
+    warmup = 0,
+    runs = 0,
+  }
+end
+
+-- Wraps a busted core as busted.runner makes it: the `it` executor, and
+-- subscribers that keep the first run's status and message.
+local function install(busted)
+  local state = { count = 0 }
+  local register = busted.register
+  busted.register = function(descriptor, executor, attributes)
+    if descriptor == "it" and type(executor) == "function" then
+      local run_it = executor
+      executor = function(element)
+        return repeat_test(busted, run_it, element, state)
+      end
+    elseif descriptor == "pending" and type(executor) == "function" then
+      local run_pending = executor
+      executor = function(element)
+        state.current = {}
+        run_pending(element)
+        record_pending(busted, element, state.current.status, state)
+      end
+    end
+    return register(descriptor, executor, attributes)
+  end
+  busted.subscribe({ "test", "end" }, function(element, parent, status)
+    if state.current then
+      state.current.status = status
+    end
+    return nil, true
+  end)
+  local function keep_message(element, parent, message)
+    if state.current and not state.current.message then
+      state.current.message = type(message) == "string" and message or tostring(message)
+    end
+    return nil, true
+  end
+  busted.subscribe({ "failure", "it" }, keep_message)
+  busted.subscribe({ "error", "it" }, keep_message)
+  busted.subscribe({ "failure" }, function(element, parent, message)
+    if state.current and element and element.descriptor ~= "it" then
+      keep_message(element, parent, message)
+    end
+    return nil, true
+  end)
+  busted.subscribe({ "error" }, function(element, parent, message)
+    if state.current and element and element.descriptor ~= "it" then
+      keep_message(element, parent, message)
+    end
+    return nil, true
+  end)
+end
+
+-- busted.runner makes its core with require "busted.core"(); the core is
+-- wrapped as it is made, before busted registers its executors on it.
+local make_core = require "busted.core"
+package.loaded["busted.core"] = function(...)
+  local busted = make_core(...)
+  install(busted)
+  return busted
+end
+
+return M

@@ -1,0 +1,78 @@
+#!/bin/sh
+# tests/e2e/busted.sh: ljleak busted on testdata/busted (docs/busted.md): of its ten tests (nested
+# describe blocks, before_each and after_each, a pending one, one that fails on its own), the
+# two that leak (a module's cache of logins, a global audit trail) and only they are leaking,
+# by their busted names, in text, JUnit, JSON and HTML; the test that warms a cache once is
+# steady; busted's own failure and pending test are reported as such; a budget per test lets a
+# leak pass; --judge reads the captures again; exit 1 for a leak.
+E2E_NAME=busted
+. tests/e2e/lib.sh
+
+ljleak=$(cd "$(dirname "$LJLEAK")" && pwd)/$(basename "$LJLEAK")
+out=$tmp/out
+mkdir "$out"
+(cd testdata/busted && "$ljleak" busted --dir "$tmp/suite" --junit "$out/junit.xml" --json "$out/result.json" \
+   --html "$out/report.html" --text "$out/report.txt" spec > "$out/busted.out" 2> "$out/busted.err")
+check "busted_exits_1_for_a_leak" test $? = 1
+check "busted_reports_each_test_once" grep -q '8 successes / 1 failure / 0 errors / 1 pending' "$out/busted.out"
+check "test_list_lists_every_test" sh -c "grep -c '^test	' '$tmp/suite/tests' | grep -qx 10"
+check "one_capture_per_test_run" sh -c "ls -d '$tmp/suite'/0* | wc -l | grep -qx 9"
+
+leaking='accounts login remembers every login
+accounts audit keeps an audit trail'
+check "text_flags_the_two_leaks" sh -c "grep -A4 '^leaking (2):' '$out/report.txt' | grep -q 'remembers every login' &&
+  grep -A4 '^leaking (2):' '$out/report.txt' | grep -q 'keeps an audit trail'"
+check "text_names_site_and_holder" sh -c "grep -q 'at @src/accounts.lua:10 with every run, held by accounts.login ▸ upvalue logins' '$out/report.txt' &&
+  grep -q 'at @spec/accounts_spec.lua:64 with every run, held by .*AUDIT_TRAIL' '$out/report.txt'"
+check "text_the_rest_steady_or_skipped" sh -c "grep -q '^steady (7):' '$out/report.txt' && grep -q '^skipped (1):' '$out/report.txt'"
+check "text_says_busted_failed" grep -q 'busted: 1 test failed on its own' "$out/report.txt"
+
+check "json_verdicts_by_name" python3 - "$out/result.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = {t["full_name"]: t["verdict"] for t in d["tests"]}
+assert d["outcome"] == "flagged", d["outcome"]
+assert sorted(n for n, x in v.items() if x == "leaking") == ["accounts audit keeps an audit trail", "accounts login remembers every login"], v
+assert v["accounts login countries builds the country table"] == "steady", v
+assert v["accounts audit fails on its own"] == "steady", v
+assert v["accounts audit rotates the audit trail"] == "skipped", v
+s = {t["full_name"]: t["status"] for t in d["tests"]}
+assert s["accounts audit fails on its own"] == "failure" and s["accounts audit rotates the audit trail"] == "pending", s
+lead = [t for t in d["tests"] if t["verdict"] == "leaking"]
+assert all(t["result"]["outcome"] == "flagged" for t in lead)
+assert {t["site"] for t in lead} == {"@src/accounts.lua:10", "@spec/accounts_spec.lua:64"}, lead
+PY
+
+check "junit_one_testcase_per_test" python3 - "$out/junit.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
+assert len(cases) == 10, len(cases)
+by = {(c.get("classname"), c.get("name")): c for c in cases}
+for key in [("accounts login", "remembers every login"), ("accounts audit", "keeps an audit trail")]:
+    f = by[key].find("failure")
+    assert f is not None and f.get("type") == "leaking" and "held by" in f.get("message"), key
+f = by[("accounts audit", "fails on its own")].find("failure")
+assert f is not None and f.get("type") == "failure" and "Expected objects to be equal" in f.get("message")
+assert by[("accounts audit", "rotates the audit trail")].find("skipped") is not None
+assert by[("accounts login countries", "builds the country table")].find("failure") is None
+bad = [k for k, c in by.items() if c.find("failure") is not None and c.find("failure").get("type") == "leaking"]
+assert len(bad) == 2, bad
+PY
+check "html_lists_the_leaks" sh -c "grep -c 'class=\"leaking\"' '$out/report.html' | grep -qx 2"
+
+# A budget per test: the audit trail may keep 32 KiB a run, so only the logins fail.
+"$ljleak" busted --judge "$tmp/suite" --budget 'accounts audit *=32k' --json "$out/budget.json" > "$out/budget.txt" 2>&1
+check "judge_again_exits_1" test $? = 1
+check "budget_allows_the_audit_trail" python3 -c "
+import json; d = json.load(open('$out/budget.json'))
+a = {t['full_name']: t['allowed'] for t in d['tests']}
+assert a['accounts audit keeps an audit trail'] and not a['accounts login remembers every login'], a"
+check "bad_budget_is_a_usage_error" sh -c "'$ljleak' busted --judge '$tmp/suite' --budget 'x' > /dev/null 2>&1; test \$? = 2"
+
+# A suite without leaks passes: the steady tests alone.
+(cd testdata/busted && "$ljleak" busted --dir "$tmp/steady" --text "$out/steady.txt" spec \
+   --filter-out 'remembers' --filter-out 'audit trail' --filter-out 'fails' > /dev/null 2>&1)
+check "steady_tests_alone_exit_0" test $? = 0
+check "steady_tests_alone_none_leaking" grep -q ': 0 of 6 tests leaking, 0 undecided, 6 steady' "$out/steady.txt"
+
+finish
