@@ -46,6 +46,10 @@ fuzz_reader_SEEDS = tests/fuzz/corpus/reader/*
 format_SRCS += format/capture_index.c format/capture_index_write.c
 # format/test_list.c: the test list of ljleak busted (DIR/tests)
 format_SRCS += format/test_list.c
+# format/capture_files.c: a capture directory read once (its index, segments and snapshots)
+format_SRCS += format/capture_files.c
+TEST_SUITES += test_format_capture_files
+test_format_capture_files_LIBS = format
 TEST_SUITES += test_format_index
 test_format_index_LIBS = format
 

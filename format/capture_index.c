@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,10 +502,16 @@ enum capture_index_status capture_index_parse(struct capture_index *index, const
 enum capture_index_status capture_index_read_file(struct capture_index *index, const char *path,
                                                   struct capture_index_error *error)
 {
+  return capture_index_read_at(index, AT_FDCWD, path, path, error);
+}
+
+enum capture_index_status capture_index_read_at(struct capture_index *index, int dir_fd, const char *name,
+                                                const char *shown, struct capture_index_error *error)
+{
   struct parser p;
   parser_start(&p, index, error);
-  enum whole_file_status read = key_value_reader_read_file(&p.reader, path, &error->system_error,
-                                                           error->message, sizeof error->message);
+  enum whole_file_status read = key_value_reader_read_at(&p.reader, dir_fd, name, shown, &error->system_error,
+                                                         error->message, sizeof error->message);
   if (read != WHOLE_FILE_OK)
     return error->status = read == WHOLE_FILE_NO_MEMORY ? CAPTURE_INDEX_NO_MEMORY
                                                         : CAPTURE_INDEX_UNREADABLE;

@@ -371,6 +371,11 @@ enum capture_index_status capture_index_parse(struct capture_index *index, const
 enum capture_index_status capture_index_read_file(struct capture_index *index, const char *path,
                                                   struct capture_index_error *error);
 
+/* Reads name in the directory of the handle dir_fd (a link at its last step refused), as
+ * capture_index_read_file; shown is what messages call it (its path). */
+enum capture_index_status capture_index_read_at(struct capture_index *index, int dir_fd, const char *name,
+                                                const char *shown, struct capture_index_error *error);
+
 void capture_index_free(struct capture_index *index);
 
 #endif

@@ -87,3 +87,14 @@ size_t capture_layout_join(const char *dir, const char *name, char *out, size_t 
   return layout_fit(snprintf(out, size, "%s%s%s", dir, length && dir[length - 1] == '/' ? "" : "/",
                              name), size);
 }
+
+size_t capture_layout_directory_of(const char *path, char *out, size_t size)
+{
+  const char *slash = strrchr(path, '/');
+  size_t length = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+  if (length + 1 > size)
+    return 0;
+  memcpy(out, !slash ? "." : slash == path ? "/" : path, length);
+  out[length] = '\0';
+  return length;
+}

@@ -49,6 +49,10 @@ size_t capture_layout_values_name(const char *snapshot, char *out, size_t size);
 /* What the file name is (no directory part), by its ending. */
 enum capture_layout_kind capture_layout_classify(const char *name);
 
+/* The directory of path ("." for a name alone, "/" for a file at the root) into out. Its
+ * length, or 0 if it does not fit. */
+size_t capture_layout_directory_of(const char *path, char *out, size_t size);
+
 /* DIR/NAME into out (one '/' between them, none added after a DIR ending in '/'). Its length, or
  * 0 if it does not fit. */
 size_t capture_layout_join(const char *dir, const char *name, char *out, size_t size);

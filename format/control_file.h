@@ -9,6 +9,22 @@
 #define CONTROL_FILE_REGISTRATION_SIZE 8192  /* the collector's buffer: a longer registration is cut */
 #define CONTROL_FILE_REQUEST_MAX 4096        /* bytes of a request the collector reads */
 
+/* ---- The run directory's names (docs/control-format.md): the one home of them ---- */
+
+/* The run directory when none is set (LJLEAK_RUN_DIR, --run-dir): /tmp/ljleak-<uid>. Its
+ * length, or 0 if it does not fit in size. */
+size_t control_file_default_run_dir(unsigned long uid, char *out, size_t size);
+
+/* A process's files in the run directory. */
+enum control_file_name {
+  CONTROL_FILE_NAME_REGISTRATION,   /* <pid>: what the collector says of its capture */
+  CONTROL_FILE_NAME_REQUEST,        /* <pid>.request: what ljleak control asks of it */
+  CONTROL_FILE_NAME_NEXT            /* <pid>.tmp: the next registration, renamed over <pid> */
+};
+
+/* The name of pid's file which. Its length, or 0 if it does not fit in size. */
+size_t control_file_name(long pid, enum control_file_name which, char *out, size_t size);
+
 enum control_file_status {
   CONTROL_FILE_OK = 0,
   CONTROL_FILE_MALFORMED,    /* error.offset and error.message say where and what */

@@ -161,3 +161,20 @@ size_t control_file_write_request(char *buffer, size_t size, const struct contro
   memset(error, 0, sizeof *error);
   return o.used;
 }
+
+/* snprintf's length, or 0 when it failed or did not fit. */
+static size_t control_fit(int n, size_t size)
+{
+  return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
+}
+
+size_t control_file_default_run_dir(unsigned long uid, char *out, size_t size)
+{
+  return control_fit(snprintf(out, size, "/tmp/ljleak-%lu", uid), size);
+}
+
+size_t control_file_name(long pid, enum control_file_name which, char *out, size_t size)
+{
+  static const char *const suffix[] = {"", ".request", ".tmp"};
+  return control_fit(snprintf(out, size, "%ld%s", pid, suffix[which]), size);
+}

@@ -1,8 +1,10 @@
 /* format/key_value.c: the reading shared by the text files of KEY=VALUE lines: lines, fields, numbers, errors at a byte offset. */
 #include "format/key_value.h"
+
 #include "format/message.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,11 +43,18 @@ enum whole_file_status key_value_reader_read_file(struct key_value_reader *reade
                                                   int *system_error, char *message,
                                                   size_t message_size)
 {
+  return key_value_reader_read_at(reader, AT_FDCWD, path, path, system_error, message, message_size);
+}
+
+enum whole_file_status key_value_reader_read_at(struct key_value_reader *reader, int dir_fd, const char *name,
+                                                const char *shown, int *system_error, char *message,
+                                                size_t message_size)
+{
   char *text;
   size_t size;
-  enum whole_file_status status = whole_file_read(path, &text, &size, system_error, message,
-                                                  message_size);
-  reader_start(reader, text, size, path, message, message_size);
+  enum whole_file_status status = whole_file_read_at(dir_fd, name, shown, &text, &size, system_error, message,
+                                                     message_size);
+  reader_start(reader, text, size, shown, message, message_size);
   reader->no_memory = status == WHOLE_FILE_NO_MEMORY;
   return status;
 }

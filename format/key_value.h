@@ -34,6 +34,11 @@ enum whole_file_status key_value_reader_read_file(struct key_value_reader *reade
                                                   int *system_error, char *message,
                                                   size_t message_size);
 
+/* Reads name in the directory of the handle dir_fd whole (whole_file_read_at), named shown. */
+enum whole_file_status key_value_reader_read_at(struct key_value_reader *reader, int dir_fd, const char *name,
+                                                const char *shown, int *system_error, char *message,
+                                                size_t message_size);
+
 /* Reads text in place: size bytes and a NUL after them. No allocation. */
 void key_value_reader_in_place(struct key_value_reader *reader, char *text, size_t size,
                                const char *name, char *message, size_t message_size);

@@ -2,9 +2,11 @@
 #include "format/whole_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static enum whole_file_status fail(enum whole_file_status status, const char *path,
                                    int system_error, char *message, size_t message_size)
@@ -20,12 +22,22 @@ static enum whole_file_status fail(enum whole_file_status status, const char *pa
 enum whole_file_status whole_file_read(const char *path, char **data, size_t *size,
                                        int *system_error, char *message, size_t message_size)
 {
+  return whole_file_read_at(AT_FDCWD, path, path, data, size, system_error, message, message_size);
+}
+
+enum whole_file_status whole_file_read_at(int dir_fd, const char *name, const char *shown, char **data,
+                                          size_t *size, int *system_error, char *message, size_t message_size)
+{
+  const char *path = shown;
   *data = NULL;
   *size = 0;
   *system_error = 0;
-  FILE *file = fopen(path, "rb");
+  int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | (dir_fd == AT_FDCWD ? 0 : O_NOFOLLOW));
+  FILE *file = fd < 0 ? NULL : fdopen(fd, "rb");
   if (!file) {
     *system_error = errno ? errno : EIO;
+    if (fd >= 0)
+      close(fd);
     return fail(WHOLE_FILE_CANNOT_OPEN, path, *system_error, message, message_size);
   }
   char *buffer = NULL;

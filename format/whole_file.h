@@ -18,4 +18,10 @@ enum whole_file_status {
 enum whole_file_status whole_file_read(const char *path, char **data, size_t *size,
                                        int *system_error, char *message, size_t message_size);
 
+/* whole_file_read of name in the directory of the handle dir_fd (AT_FDCWD: the working
+ * directory), not following a link at its last step when dir_fd is a handle; shown is what
+ * messages call it (its path). */
+enum whole_file_status whole_file_read_at(int dir_fd, const char *name, const char *shown, char **data,
+                                          size_t *size, int *system_error, char *message, size_t message_size);
+
 #endif

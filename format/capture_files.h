@@ -1,0 +1,55 @@
+/* format/capture_files.h: a capture directory read once (docs/index-format.md): from one handle on the directory, its index, its segments in order, the segment being written, and its heap snapshots with their values sidecars and the boundary lines they belong to. Every reader of a capture (diff, its holders and values, info, snapshot) takes them from here, so no two of them read a capture differently. */
+#ifndef LJLEAK_FORMAT_CAPTURE_FILES_H
+#define LJLEAK_FORMAT_CAPTURE_FILES_H
+
+#include <stddef.h>
+
+#include "format/capture_index.h"
+
+#define CAPTURE_FILES_NONE ((size_t)-1)
+
+/* A heap snapshot the index lists whose file is a name in the directory. */
+struct capture_files_snapshot {
+  const struct capture_index_snapshot *line;  /* its line in the index */
+  char *path;                 /* DIR/snap-NNNN.heap */
+  char *values_path;          /* DIR/snap-NNNN.values when the directory has it, else NULL */
+  size_t boundary;            /* the index's boundary line of its boundary (index.boundaries),
+                                 or CAPTURE_FILES_NONE when no line has its seq */
+};
+
+struct capture_files {
+  char *directory;            /* as given */
+  int has_index;              /* 0: the directory has no readable index (segments by name) */
+  char index_message[512];    /* !has_index: why ("DIR/index: cannot open: ..."); else "" */
+  char *index_path;           /* DIR/index, for messages about its lines */
+  struct capture_index index; /* when has_index */
+  char **segments;            /* paths: the index's segments in its order (files in the
+                                 directory, no others), else the directory's segment files by name */
+  size_t segment_count;
+  char **parts;               /* paths of the segments being written (*.part), by name */
+  size_t part_count;
+  struct capture_files_snapshot *snapshots;  /* in the index's order (oldest first) */
+  size_t snapshot_count;
+};
+
+enum capture_files_status {
+  CAPTURE_FILES_OK = 0,
+  CAPTURE_FILES_MALFORMED,    /* the index is not one: error.message names its byte */
+  CAPTURE_FILES_UNREADABLE,   /* the directory cannot be opened or listed */
+  CAPTURE_FILES_NO_MEMORY
+};
+
+struct capture_files_error {
+  enum capture_files_status status;
+  char message[512];          /* "DIR/index: byte N: ...", "DIR: cannot list the directory: ..." */
+};
+
+/* Reads the capture directory at directory into *files (release it with capture_files_free,
+ * whatever the status). An index that cannot be read is no index; one that is not an index
+ * is an error. */
+enum capture_files_status capture_files_open(struct capture_files *files, const char *directory,
+                                             struct capture_files_error *error);
+
+void capture_files_free(struct capture_files *files);
+
+#endif

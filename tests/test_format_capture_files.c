@@ -1,0 +1,168 @@
+/* tests/test_format_capture_files.c: a capture directory read once (format/capture_files.h): the index's segments in its order, the directory's by name without one, the segments being written, the snapshots with their values sidecars and boundary lines (a name outside the directory left out), a malformed index an error at its byte; and the run directory's names (format/control_file.h). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/check_run.h"
+#include "format/capture_files.h"
+#include "format/capture_layout.h"
+#include "format/control_file.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+  snprintf(dir, sizeof dir, "/tmp/ljleak-files-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+  char command[128];
+  snprintf(command, sizeof command, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(command), 0);
+}
+
+static void put(const char *name, const char *text)
+{
+  char path[256];
+  capture_layout_join(dir, name, path, sizeof path);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static const char *base(const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+START_TEST(test_an_index_lists_segments_snapshots_and_their_boundary_lines)
+{
+  put("index", "ljleak-index\tversion=1\ncapture\tpid=7\tsample=0\n"
+               "segment\tseq=2\tfile=seg-0002.memprof\tevents=1\tcomplete=1\n"
+               "segment\tseq=1\tfile=../seg-0001.memprof\tevents=1\tcomplete=1\n"
+               "boundary\tseq=4\tsegment=2\tevents=0\tcause=gc\n"
+               "snapshot\tboundary=4\tfile=snap-0004.heap\n"
+               "boundary\tseq=5\tsegment=2\tevents=1\tcause=exit\n"
+               "snapshot\tboundary=5\tfile=snap-0005.heap\n"
+               "snapshot\tboundary=9\tfile=../snap-0009.heap\n"
+               "snapshot\tboundary=8\tfile=snap-0008.heap\n");
+  put("seg-0002.memprof", "");
+  put("seg-0001.memprof", "");  /* in the directory, but the index lists no such name here */
+  put("seg-0003.memprof.part", "");
+  put("snap-0004.heap", "");
+  put("snap-0004.values", "");
+  put("snap-0005.heap", "");
+  struct capture_files files;
+  struct capture_files_error error;
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), CAPTURE_FILES_OK);
+  ck_assert_int_eq(files.has_index, 1);
+  ck_assert_str_eq(files.index_message, "");
+  ck_assert_uint_eq(files.segment_count, 1);
+  ck_assert_str_eq(base(files.segments[0]), "seg-0002.memprof");
+  ck_assert_uint_eq(files.part_count, 1);
+  ck_assert_str_eq(base(files.parts[0]), "seg-0003.memprof.part");
+  ck_assert_uint_eq(files.snapshot_count, 3);  /* ../snap-0009.heap is no file of the directory */
+  ck_assert_str_eq(base(files.snapshots[0].path), "snap-0004.heap");
+  ck_assert_str_eq(base(files.snapshots[0].values_path), "snap-0004.values");
+  ck_assert_uint_eq(files.snapshots[0].boundary, 0);
+  ck_assert_ptr_null(files.snapshots[1].values_path);
+  ck_assert_uint_eq(files.snapshots[1].boundary, 1);
+  ck_assert_uint_eq(files.snapshots[2].line->boundary, 8);
+  ck_assert_uint_eq(files.snapshots[2].boundary, CAPTURE_FILES_NONE);  /* no boundary line has seq 8 */
+  capture_files_free(&files);
+}
+END_TEST
+
+START_TEST(test_without_an_index_the_segments_go_by_name)
+{
+  put("b.memprof", "");
+  put("a.bin", "");
+  put("notes.txt", "");
+  struct capture_files files;
+  struct capture_files_error error;
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), CAPTURE_FILES_OK);
+  ck_assert_int_eq(files.has_index, 0);
+  ck_assert_ptr_nonnull(strstr(files.index_message, "/index: cannot open"));
+  ck_assert_uint_eq(files.segment_count, 2);
+  ck_assert_str_eq(base(files.segments[0]), "a.bin");
+  ck_assert_str_eq(base(files.segments[1]), "b.memprof");
+  ck_assert_uint_eq(files.snapshot_count, 0);
+  capture_files_free(&files);
+}
+END_TEST
+
+START_TEST(test_a_malformed_index_is_an_error_at_its_byte)
+{
+  put("index", "ljleak-index\tversion=1\nsegment\tseq=x\n");
+  struct capture_files files;
+  struct capture_files_error error;
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), CAPTURE_FILES_MALFORMED);
+  char expected[128];
+  snprintf(expected, sizeof expected, "%s/index: byte 31: segment line", dir);
+  ck_assert_msg(!strncmp(error.message, expected, strlen(expected)), "%s", error.message);
+  capture_files_free(&files);
+  char missing[96];
+  snprintf(missing, sizeof missing, "%s/none", dir);
+  ck_assert_int_eq(capture_files_open(&files, missing, &error), CAPTURE_FILES_UNREADABLE);
+  ck_assert_ptr_nonnull(strstr(error.message, "/none: cannot open the directory"));
+  capture_files_free(&files);
+}
+END_TEST
+
+/* An index that is a link is not followed: it reads as no index. */
+START_TEST(test_an_index_that_is_a_link_is_not_read)
+{
+  put("real", "ljleak-index\tversion=1\ncapture\tpid=7\n");
+  char link_path[128];
+  capture_layout_join(dir, "index", link_path, sizeof link_path);
+  ck_assert_int_eq(symlink("real", link_path), 0);
+  struct capture_files files;
+  struct capture_files_error error;
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), CAPTURE_FILES_OK);
+  ck_assert_int_eq(files.has_index, 0);
+  capture_files_free(&files);
+}
+END_TEST
+
+START_TEST(test_the_run_directory_names)
+{
+  char out[64];
+  ck_assert_uint_eq(control_file_default_run_dir(1000, out, sizeof out), 16);
+  ck_assert_str_eq(out, "/tmp/ljleak-1000");
+  ck_assert_uint_eq(control_file_default_run_dir(1000, out, 16), 0);
+  ck_assert_uint_eq(control_file_name(42, CONTROL_FILE_NAME_REGISTRATION, out, sizeof out), 2);
+  ck_assert_str_eq(out, "42");
+  ck_assert_uint_eq(control_file_name(42, CONTROL_FILE_NAME_REQUEST, out, sizeof out), 10);
+  ck_assert_str_eq(out, "42.request");
+  ck_assert_uint_eq(control_file_name(42, CONTROL_FILE_NAME_NEXT, out, sizeof out), 6);
+  ck_assert_str_eq(out, "42.tmp");
+  ck_assert_uint_eq(control_file_name(42, CONTROL_FILE_NAME_NEXT, out, 6), 0);
+  ck_assert_uint_eq(capture_layout_directory_of("a/b/c.heap", out, sizeof out), 3);
+  ck_assert_str_eq(out, "a/b");
+  ck_assert_uint_eq(capture_layout_directory_of("c.heap", out, sizeof out), 1);
+  ck_assert_str_eq(out, ".");
+  ck_assert_uint_eq(capture_layout_directory_of("/c.heap", out, sizeof out), 1);
+  ck_assert_str_eq(out, "/");
+}
+END_TEST
+
+int main(void)
+{
+  Suite *suite = suite_create("format_capture_files");
+  TCase *tc = tcase_create("core");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, test_an_index_lists_segments_snapshots_and_their_boundary_lines);
+  tcase_add_test(tc, test_without_an_index_the_segments_go_by_name);
+  tcase_add_test(tc, test_a_malformed_index_is_an_error_at_its_byte);
+  tcase_add_test(tc, test_an_index_that_is_a_link_is_not_read);
+  tcase_add_test(tc, test_the_run_directory_names);
+  suite_add_tcase(suite, tc);
+  return check_run(suite);
+}
