@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "format/capture_layout.h"
 #include "format/control_file.h"
 #include "format/utf8.h"
 #include "format/json_write.h"
@@ -175,19 +176,19 @@ static int control_target(struct control_target *t, const char *run_dir)
     return CLI_EXIT_FLAGGED;
   }
   const char *env = getenv("LJLEAK_RUN_DIR");
-  int n;
+  int n = 0;
   if (run_dir)
     n = snprintf(t->run_dir, sizeof t->run_dir, "%s", run_dir);
   else if (env && *env)
     n = snprintf(t->run_dir, sizeof t->run_dir, "%s", env);
-  else
-    n = snprintf(t->run_dir, sizeof t->run_dir, "/tmp/ljleak-%lu", t->uid);
+  else if (!control_file_default_run_dir(t->uid, t->run_dir, sizeof t->run_dir))
+    n = -1;
   if (n < 0 || (size_t)n >= sizeof t->run_dir) {
     fprintf(stderr, "ljleak control: error: the run directory's name is too long\n");
     return CLI_EXIT_INPUT;
   }
-  snprintf(t->path, sizeof t->path, "%s/%ld", t->run_dir, t->pid);
-  snprintf(t->name, sizeof t->name, "%ld", t->pid);
+  control_file_name(t->pid, CONTROL_FILE_NAME_REGISTRATION, t->name, sizeof t->name);
+  capture_layout_join(t->run_dir, t->name, t->path, sizeof t->path);
   /* As the collector requires: a directory (not a link) of the process's user
    * that no one else may write, so that no one else put its files there. */
   t->run_fd = open(t->run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -366,8 +367,8 @@ static int control_create_request(const struct control_target *t, char *tmp, siz
 static int control_write_request(const struct control_target *t, const char *text, size_t length)
 {
   char path[PATH_MAX + 48], name[64], tmp[96];
-  snprintf(path, sizeof path, "%s.request", t->path);
-  snprintf(name, sizeof name, "%s.request", t->name);
+  control_file_name(t->pid, CONTROL_FILE_NAME_REQUEST, name, sizeof name);
+  capture_layout_join(t->run_dir, name, path, sizeof path);
   int fd = control_create_request(t, tmp, sizeof tmp);
   if (fd < 0) {
     fprintf(stderr, "ljleak control: error: cannot create a request beside %s: %s\n", path,

@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "format/capture_index.h"
-#include "format/capture_layout.h"
+#include "format/capture_files.h"
 #include "format/json_write.h"
 #include "format/utf8.h"
 
@@ -229,30 +228,25 @@ static void info_put_json(FILE *out, const struct info_entry *entries)
   fputc('\n', out);
 }
 
-/* Reads DIRECTORY/index; returns CLI_EXIT_OK, or prints why it is no capture. */
-static int info_read(const char *directory, struct capture_index *index)
+/* Reads the capture DIRECTORY (format/capture_files.h) for its index; returns CLI_EXIT_OK, or
+ * prints why it is no capture (files released then). */
+static int info_read(const char *directory, struct capture_files *files)
 {
-  size_t size = strlen(directory) + sizeof "/" CAPTURE_LAYOUT_INDEX;
-  char *path = malloc(size);
-  if (!path) {
-    fputs("ljleak info: error: out of memory\n", stderr);
-    return CLI_EXIT_RUNTIME;
-  }
-  capture_layout_join(directory, CAPTURE_LAYOUT_INDEX, path, size);
-  struct capture_index_error error;
-  enum capture_index_status status = capture_index_read_file(index, path, &error);
-  int code = CLI_EXIT_OK;
-  if (status != CAPTURE_INDEX_OK) {
+  struct capture_files_error error;
+  enum capture_files_status status = capture_files_open(files, directory, &error);
+  const char *why = status != CAPTURE_FILES_OK ? error.message : !files->has_index ? files->index_message : NULL;
+  int code = status == CAPTURE_FILES_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+  if (why) {
     char shown[UTF8_TERMINAL_SIZE(sizeof error.message)];
-    fprintf(stderr, "ljleak info: error: %s\n", utf8_terminal_text(shown, sizeof shown, error.message));
-    code = status == CAPTURE_INDEX_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
-  } else if (!index->has_header) {
+    fprintf(stderr, "ljleak info: error: %s\n", utf8_terminal_text(shown, sizeof shown, why));
+  } else if (!files->index.has_header) {
+    char shown[UTF8_TERMINAL_SIZE(4096)];
     fprintf(stderr, "ljleak info: error: %s: byte 0: no ljleak-index header (the index is empty, "
-                    "or its first line was cut)\n", path);
-    capture_index_free(index);
-    code = CLI_EXIT_INPUT;
+                    "or its first line was cut)\n", utf8_terminal_text(shown, sizeof shown, files->index_path));
+  } else {
+    return CLI_EXIT_OK;
   }
-  free(path);
+  capture_files_free(files);
   return code;
 }
 
@@ -305,14 +299,14 @@ int cmd_info(int argc, char **argv)
     return CLI_EXIT_USAGE;
   }
 
-  struct capture_index index;
-  int code = info_read(directory, &index);
+  struct capture_files files;
+  int code = info_read(directory, &files);
   if (code != CLI_EXIT_OK) {
     free(gets);
     return code;
   }
   struct info_entry entries[INFO_KEY_COUNT];
-  info_fill(entries, &index);
+  info_fill(entries, &files.index);
   struct cli_output out;
   code = cli_output_open(&out, "info", NULL);
   if (code == CLI_EXIT_OK) {
@@ -334,7 +328,7 @@ int cmd_info(int argc, char **argv)
     }
     code = cli_output_close(&out, NULL);
   }
-  capture_index_free(&index);
+  capture_files_free(&files);
   free(gets);
   return code;
 }

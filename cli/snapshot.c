@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "format/capture_index.h"
+#include "format/capture_files.h"
 #include "format/capture_layout.h"
 #include "format/snapshot.h"
 #include "format/utf8.h"
@@ -45,33 +45,32 @@ static void snapshot_usage(FILE *out)
         out);
 }
 
-/* The index of dir, or of FILE's directory when dir is NULL: 1 read, 0 none there, -1 error. */
-static int snapshot_capture_index(const char *dir, const char *file, struct capture_index *index)
+/* The capture of dir, or of FILE's directory when dir is NULL (format/capture_files.h): 1 read,
+ * with an index that names its capture; 0 none there; -1 error (said). */
+static int snapshot_capture_files(const char *dir, const char *file, struct capture_files *files)
 {
-  char path[4096];
-  if (dir) {
-    capture_layout_join(dir, CAPTURE_LAYOUT_INDEX, path, sizeof path);
-  } else {
-    const char *slash = strrchr(file, '/');
-    int n = slash ? (int)(slash - file) : 1;
-    snprintf(path, sizeof path, "%.*s/%s", n ? n : 1, slash ? (n ? file : "/") : ".", CAPTURE_LAYOUT_INDEX);
+  char parent[4096];
+  if (!dir && !capture_layout_directory_of(file, parent, sizeof parent)) {
+    fprintf(stderr, "ljleak snapshot: error: %s: the path is too long\n", snapshot_shown(file));
+    return -1;
   }
-  struct capture_index_error error;
-  enum capture_index_status st = capture_index_read_file(index, path, &error);
-  if (st == CAPTURE_INDEX_UNREADABLE && !dir)
+  struct capture_files_error error;
+  enum capture_files_status st = capture_files_open(files, dir ? dir : parent, &error);
+  if (st == CAPTURE_FILES_UNREADABLE && !dir)
     return 0;
-  if (st != CAPTURE_INDEX_OK) {
+  if (st != CAPTURE_FILES_OK) {
     fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(error.message));
     return -1;
   }
-  if (!index->has_capture) {
-    capture_index_free(index);
-    if (!dir)
-      return 0;
-    fprintf(stderr, "ljleak snapshot: error: %s: no capture line\n", path);
-    return -1;
-  }
-  return 1;
+  if (files->has_index && files->index.has_capture)
+    return 1;
+  if (!dir)
+    return 0;
+  if (!files->has_index)
+    fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(files->index_message));
+  else
+    fprintf(stderr, "ljleak snapshot: error: %s: no capture line\n", snapshot_shown(files->index_path));
+  return -1;
 }
 
 /* A label or a name, one field of a line: backslash, tab and newline escaped
@@ -159,23 +158,25 @@ int cmd_snapshot(int argc, char **argv)
   }
   if (st == SNAPSHOT_CUT)
     fprintf(stderr, "ljleak snapshot: warning: %s\n", snapshot_shown(error.message));
-  struct capture_index index;
-  int has_index = snapshot_capture_index(capture, file, &index);
+  struct capture_files files;
+  int has_index = snapshot_capture_files(capture, file, &files);
   if (has_index < 0) {
+    capture_files_free(&files);
     snapshot_free(&s);
     return CLI_EXIT_INPUT;
   }
   if (has_index) {
     struct snapshot_error foreign;
-    enum snapshot_status owned =
-        snapshot_check_capture(&s, file, (uint64_t)index.capture.pid, index.capture.start, &foreign);
-    capture_index_free(&index);
+    enum snapshot_status owned = snapshot_check_capture(&s, file, (uint64_t)files.index.capture.pid,
+                                                        files.index.capture.start, &foreign);
+    capture_files_free(&files);
     if (owned != SNAPSHOT_OK) {
       fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(foreign.message));
       snapshot_free(&s);
       return CLI_EXIT_INPUT;
     }
   }
+  capture_files_free(&files);  /* a directory with no capture (freed above when it has one) */
   struct cli_output out;
   int code = cli_output_open(&out, "snapshot", NULL);
   if (code == CLI_EXIT_OK) {

@@ -6,8 +6,6 @@
 
 #include "diff/holders.h"
 #include "diff/holders_snapshots.h"
-#include "format/capture_index.h"
-#include "format/capture_layout.h"
 
 /* ---- The engine's step -------------------------------------------------------- */
 
@@ -27,54 +25,29 @@ static int holders_wanted(const struct diff_site *site)
 int diff_holders_prepare(struct diff_holders *holders, struct diff_source *capture)
 {
   memset(holders, 0, sizeof *holders);
-  if (!capture->index_path)
+  const struct capture_files *files = &capture->files;
+  if (!files->has_index)
     return 0;
   capture->keep_blocks = 1;
-  struct capture_index index;
-  struct capture_index_error index_error;
-  if (capture_index_read_file(&index, capture->index_path, &index_error) != CAPTURE_INDEX_OK)
-    return 0;  /* the source read it already: it said what was wrong */
-  holders->listed = index.snapshot_count;
-  holders->pid = (uint64_t)index.capture.pid;
-  holders->start = index.capture.start;
-  holders->snapshots = calloc(index.snapshot_count ? index.snapshot_count : 1, sizeof *holders->snapshots);
-  if (!holders->snapshots) {
-    capture_index_free(&index);
+  holders->listed = files->index.snapshot_count;
+  holders->pid = (uint64_t)files->index.capture.pid;
+  holders->start = files->index.capture.start;
+  holders->snapshots = calloc(files->snapshot_count ? files->snapshot_count : 1, sizeof *holders->snapshots);
+  if (!holders->snapshots)
     return -1;
-  }
-  size_t directory = strlen(capture->index_path) - strlen(CAPTURE_LAYOUT_INDEX);
-  const char *exit_cause = capture_index_boundary_cause_name(CAPTURE_INDEX_CAUSE_EXIT);
-  for (size_t i = index.snapshot_count; i-- > 0 && holders->count < DIFF_HOLDERS_MAX_SNAPSHOTS;) {
-    const struct capture_index_snapshot *line = &index.snapshots[i];
-    struct diff_holders_snapshot *snapshot = &holders->snapshots[holders->count];
-    /* Its boundary among the capture's: by the boundary line's place in the index. */
-    size_t at = SIZE_MAX - 1;  /* none */
-    for (size_t k = 0; k < index.boundary_count; k++) {
-      const struct capture_index_boundary *b = &index.boundaries[k];
-      if (b->seq != line->boundary)
-        continue;
-      if (b->cause && !strcmp(b->cause, exit_cause))
-        at = DIFF_HOLDERS_AT_END;
-      for (size_t c = 0; c < capture->boundary_count && at != DIFF_HOLDERS_AT_END; c++)
-        if (capture->boundaries[c].offset == b->offset)
-          at = c;
-      break;
-    }
-    if (at == SIZE_MAX - 1)
+  for (size_t i = files->snapshot_count; i-- > 0 && holders->count < DIFF_HOLDERS_MAX_SNAPSHOTS;) {
+    size_t at = diff_source_snapshot_at(capture, i);
+    if (at == DIFF_SOURCE_NOWHERE)
       continue;
-    size_t length = directory + strlen(line->file) + 1;
-    if (!(snapshot->path = malloc(length))) {
-      capture_index_free(&index);
+    struct diff_holders_snapshot *snapshot = &holders->snapshots[holders->count];
+    if (!(snapshot->path = strdup(files->snapshots[i].path)))
       return -1;
-    }
-    snprintf(snapshot->path, length, "%.*s%s", (int)directory, capture->index_path, line->file);
-    snapshot->boundary = line->boundary;
+    snapshot->boundary = files->snapshots[i].line->boundary;
     snapshot->at = at;
     if (at != DIFF_HOLDERS_AT_END)
       capture->boundaries[at].keep = 1;
     holders->count++;
   }
-  capture_index_free(&index);
   return 0;
 }
 

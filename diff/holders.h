@@ -77,7 +77,7 @@ struct diff_holders_snapshot {
   size_t at;                  /* the boundary's index among the capture's (diff_source), or
                                * DIFF_HOLDERS_AT_END: the exit boundary, after the last one */
 };
-#define DIFF_HOLDERS_AT_END SIZE_MAX
+#define DIFF_HOLDERS_AT_END DIFF_SOURCE_AT_END
 #define DIFF_HOLDERS_MAX_SNAPSHOTS 3
 
 struct diff_holders {

@@ -1,7 +1,6 @@
 /* diff/source.c: lists a capture's segments (from its index, format/capture_index.h, or its segment files), places its boundary lines, cuts the segments into pieces. */
 #include "diff/source.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,20 +67,6 @@ static char *source_command_name(const struct capture_index_capture *line)
   return name;
 }
 
-static char *source_join(const char *directory, const char *name)
-{
-  size_t a = strlen(directory), b = strlen(name);
-  char *path = malloc(a + b + 2);
-  if (!path)
-    return NULL;
-  memcpy(path, directory, a);
-  size_t at = a;
-  if (a && directory[a - 1] != '/')
-    path[at++] = '/';
-  memcpy(path + at, name, b + 1);
-  return path;
-}
-
 static int source_add(struct diff_source *capture, size_t *capacity, char *path)
 {
   if (!path)
@@ -106,9 +91,10 @@ static int source_add(struct diff_source *capture, size_t *capacity, char *path)
 
 /* Lists the segments the index describes, in its order, and takes the
  * capture's metadata from it. 0, or -1 when out of memory. */
-static int source_list_index(struct diff_source *capture, size_t *capacity, const char *directory,
-                              const struct capture_index *index)
+static int source_list_index(struct diff_source *capture, size_t *capacity, const struct capture_files *files)
 {
+  const struct capture_index *index = &files->index;
+  size_t path = 0;  /* files->segments: the index's segments that are files in the directory */
   struct diff_capture *info = &capture->info;
   const struct capture_index_capture *line = &index->capture;
   info->pid = line->pid;
@@ -138,8 +124,8 @@ static int source_list_index(struct diff_source *capture, size_t *capacity, cons
   for (size_t i = 0; i < index->segment_count; i++) {
     const struct capture_index_segment *listed = &index->segments[i];
     if (strchr(listed->file, '/'))
-      continue;  /* a segment is a file in the directory, nowhere else */
-    if (source_add(capture, capacity, source_join(directory, listed->file)) < 0)
+      continue;  /* a segment is a file in the directory, nowhere else (as files lists them) */
+    if (path >= files->segment_count || source_add(capture, capacity, source_strdup(files->segments[path++])) < 0)
       return -1;
     struct diff_source_segment *segment = &capture->segments[capture->count - 1];
     segment->listed = 1;
@@ -268,6 +254,7 @@ static enum diff_status source_place_boundaries(struct diff_source *capture,
     boundary->keys = line->keys;
     boundary->forced = capture_index_boundary_cause_forced(line->cause);
     boundary->offset = line->offset;
+    boundary->line = i;
   }
   if (dropped_from < index->boundary_count) {
     const struct capture_index_boundary *line = &index->boundaries[dropped_from];
@@ -384,127 +371,60 @@ static int source_cut_pieces(struct diff_source *capture)
   return 0;
 }
 
-static int source_compare_names(const void *a, const void *b)
-{
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Names in directory, sorted: segment files when want_segments, else .part files. */
-static int source_list_directory(const char *directory, int want_segments, char ***names,
-                                  size_t *count)
-{
-  *names = NULL;
-  *count = 0;
-  DIR *dir = opendir(directory);
-  if (!dir)
-    return -1;
-  size_t capacity = 0;
-  struct dirent *entry;
-  int status = 0;
-  while ((entry = readdir(dir))) {
-    const char *name = entry->d_name;
-    enum capture_layout_kind kind = capture_layout_classify(name);
-    if (kind != (want_segments ? CAPTURE_LAYOUT_SEGMENT : CAPTURE_LAYOUT_SEGMENT_PART))
-      continue;
-    if (*count == capacity) {
-      capacity = capacity ? capacity * 2 : 32;
-      char **bigger = realloc(*names, capacity * sizeof *bigger);
-      if (!bigger) {
-        status = -1;
-        break;
-      }
-      *names = bigger;
-    }
-    if (!((*names)[*count] = source_strdup(name))) {
-      status = -1;
-      break;
-    }
-    (*count)++;
-  }
-  closedir(dir);
-  if (*count)
-    qsort(*names, *count, sizeof **names, source_compare_names);
-  return status;
-}
-
-static void source_free_names(char **names, size_t count)
-{
-  for (size_t i = 0; i < count; i++)
-    free(names[i]);
-  free(names);
-}
-
 static enum diff_status source_open_directory(struct diff_source *capture, size_t *capacity,
                                                const char *directory, struct diff_error *err)
 {
-  char *index_path = source_join(directory, CAPTURE_LAYOUT_INDEX);
-  if (!index_path)
+  struct capture_files *files = &capture->files;
+  struct capture_files_error files_error;
+  enum capture_files_status opened = capture_files_open(files, directory, &files_error);
+  if (opened == CAPTURE_FILES_NO_MEMORY)
     goto out_of_memory;
-  struct capture_index index;
-  struct capture_index_error index_error;
-  enum capture_index_status index_status = capture_index_read_file(&index, index_path, &index_error);
-  if (index_status == CAPTURE_INDEX_OK)
-    capture->index_path = index_path;  /* for messages about its boundary lines */
-  else
-    free(index_path);
-  char **names;
-  size_t count;
-  if (index_status == CAPTURE_INDEX_OK) {
-    if (source_list_index(capture, capacity, directory, &index) < 0) {
-      capture_index_free(&index);
-      goto out_of_memory;
-    }
-  } else if (index_status == CAPTURE_INDEX_MALFORMED) {
-    source_fail(err, DIFF_ERROR_INPUT, "%s%s", index_error.message, "");
+  if (opened != CAPTURE_FILES_OK) {
+    source_fail(err, DIFF_ERROR_INPUT, "%.500s%s", files_error.message, "");
     return err->status;
-  } else if (index_status == CAPTURE_INDEX_NO_MEMORY) {
-    goto out_of_memory;
+  }
+  if (files->has_index) {
+    if (!(capture->index_path = source_strdup(files->index_path)) ||  /* for messages about its lines */
+        source_list_index(capture, capacity, files) < 0)
+      goto out_of_memory;
   } else {  /* no index to read: the segment files, in name order */
-    if (source_list_directory(directory, 1, &names, &count) < 0) {
-      source_free_names(names, count);
-      source_fail(err, DIFF_ERROR_INPUT, "%s: cannot list the directory: %s", directory,
-                   strerror(errno));
-      return err->status;
-    }
-    for (size_t i = 0; i < count; i++)
-      if (source_add(capture, capacity, source_join(directory, names[i])) < 0) {
-        source_free_names(names, count);
+    for (size_t i = 0; i < files->segment_count; i++)
+      if (source_add(capture, capacity, source_strdup(files->segments[i])) < 0)
         goto out_of_memory;
-      }
-    source_free_names(names, count);
   }
   /* A .part is the segment the process was writing when it stopped: the last
    * one, whose seq follows the last listed one. */
   uint64_t part_seq = 1;
   for (size_t i = 0; i < capture->count; i++)
     part_seq = capture->segments[i].seq + 1;
-  if (source_list_directory(directory, 0, &names, &count) < 0) {
-    source_free_names(names, count);
-    goto out_of_memory_index;
-  }
-  for (size_t i = 0; i < count; i++) {
-    if (source_add(capture, capacity, source_join(directory, names[i])) < 0) {
-      source_free_names(names, count);
-      goto out_of_memory_index;
-    }
+  for (size_t i = 0; i < files->part_count; i++) {
+    if (source_add(capture, capacity, source_strdup(files->parts[i])) < 0)
+      goto out_of_memory;
     struct diff_source_segment *part = &capture->segments[capture->count - 1];
     part->partial = 1;
     part->young_from = 0;  /* it ended on no GC cycle */
     part->cut_short = 1;
     part->seq = i == 0 ? part_seq : 0;
   }
-  source_free_names(names, count);
-  if (index_status != CAPTURE_INDEX_OK)
-    return DIFF_OK;
-  enum diff_status placed = source_place_boundaries(capture, &index, err);
-  capture_index_free(&index);
-  return placed;
-out_of_memory_index:
-  if (index_status == CAPTURE_INDEX_OK)
-    capture_index_free(&index);
+  return files->has_index ? source_place_boundaries(capture, &files->index, err) : DIFF_OK;
 out_of_memory:
   source_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", directory, "");
   return err->status;
+}
+
+size_t diff_source_snapshot_at(const struct diff_source *capture, size_t i)
+{
+  const struct capture_files *files = &capture->files;
+  if (i >= files->snapshot_count || files->snapshots[i].boundary == CAPTURE_FILES_NONE)
+    return DIFF_SOURCE_NOWHERE;
+  size_t k = files->snapshots[i].boundary;
+  const char *cause = files->index.boundaries[k].cause;
+  if (cause && !strcmp(cause, capture_index_boundary_cause_name(CAPTURE_INDEX_CAUSE_EXIT)))
+    return DIFF_SOURCE_AT_END;
+  for (size_t c = 0; c < capture->boundary_count; c++)
+    if (capture->boundaries[c].line == k)
+      return c;
+  return DIFF_SOURCE_NOWHERE;
 }
 
 int diff_source_keep_forced(struct diff_source *capture)
@@ -591,5 +511,6 @@ void diff_source_release(struct diff_source *capture)
   }
   free(capture->c_functions);
   diff_capture_free(&capture->info);
+  capture_files_free(&capture->files);
   memset(capture, 0, sizeof *capture);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "diff/diff.h"
+#include "format/capture_files.h"
 #include "format/capture_index.h"
 
 #define DIFF_SOURCE_NO_BOUNDARY SIZE_MAX
@@ -37,6 +38,7 @@ struct diff_source_boundary {
   unsigned keys;              /* CAPTURE_INDEX_BOUNDARY_HAS_* (format/capture_index.h): what the line gave */
   int forced;                 /* its cause was a cycle the collector forced */
   size_t offset;              /* of its line in the index */
+  size_t line;                /* its line's place among the index's boundary lines */
   int keep;                   /* a heap snapshot's: the reading keeps its blocks (diff/aggregate.h) */
 };
 
@@ -80,6 +82,9 @@ struct diff_source {
    * one a killed process was finishing): dropped, with this warning; or NULL. */
   char *dropped_warning;
   int keep_blocks;               /* a reading keeps the blocks of the boundaries marked keep */
+  /* A directory's files, its index and its heap snapshots, read once (format/capture_files.h);
+   * zeroed for segment files given one by one. */
+  struct capture_files files;
 };
 
 /* Lists the segments of paths: one directory, or segment files in order;
@@ -94,6 +99,13 @@ enum diff_status diff_source_open(struct diff_source *capture, const char *const
  * pieces again; a capture without boundary lines is left as it is. 0, or -1
  * when out of memory. */
 int diff_source_keep_forced(struct diff_source *capture);
+
+/* Where the heap snapshot files.snapshots[i] lies among the capture's boundaries: its index,
+ * DIFF_SOURCE_AT_END for the exit boundary (after the last one), or DIFF_SOURCE_NOWHERE (its
+ * boundary line is missing, was thinned out or left out by --forced-only). */
+#define DIFF_SOURCE_AT_END SIZE_MAX
+#define DIFF_SOURCE_NOWHERE (SIZE_MAX - 1)
+size_t diff_source_snapshot_at(const struct diff_source *capture, size_t i);
 
 void diff_source_release(struct diff_source *capture);
 

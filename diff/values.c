@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/capture_index.h"
-#include "format/capture_layout.h"
 #include "format/snapshot.h"
 #include "format/snapshot_values.h"
 #include "format/utf8.h"
@@ -16,33 +14,13 @@
 struct values_file {
   uint64_t boundary;
   size_t at;                  /* its boundary's index in the capture, VALUES_AT_END for the exit
-                                 boundary (after the last), VALUES_NOWHERE when not found */
+                                 boundary (after the last), DIFF_SOURCE_NOWHERE when not found */
   char *path;
   int state;                  /* 0 not read yet, 1 read, -1 unreadable or another capture's */
   struct snapshot_values values;
 };
 
-#define VALUES_AT_END SIZE_MAX
-#define VALUES_NOWHERE (SIZE_MAX - 1)
-
-/* Where the snapshot of the index's boundary line seq lies among the capture's boundaries, as
- * the holders place it (diff/holders.c): by the boundary line's offset in the index. */
-static size_t values_place(const struct capture_index *index, const struct diff_source *capture, uint64_t seq)
-{
-  const char *exit_cause = capture_index_boundary_cause_name(CAPTURE_INDEX_CAUSE_EXIT);
-  for (size_t k = 0; k < index->boundary_count; k++) {
-    const struct capture_index_boundary *b = &index->boundaries[k];
-    if (b->seq != seq)
-      continue;
-    if (b->cause && !strcmp(b->cause, exit_cause))
-      return VALUES_AT_END;
-    for (size_t c = 0; c < capture->boundary_count; c++)
-      if (capture->boundaries[c].offset == b->offset)
-        return c;
-    return VALUES_NOWHERE;
-  }
-  return VALUES_NOWHERE;
-}
+#define VALUES_AT_END DIFF_SOURCE_AT_END
 
 static void values_warn(const struct diff_options *options, const char *message)
 {
@@ -50,50 +28,27 @@ static void values_warn(const struct diff_options *options, const char *message)
     options->warn(options->warn_context, message);
 }
 
-/* The sidecars beside the snapshots the capture's index lists, those that exist. 0, or -1 when
- * out of memory. */
+/* The sidecars beside the capture's heap snapshots (as its one reading found them: format/
+ * capture_files.h), each with its boundary's place among the capture's. 0, or -1 when out of
+ * memory. */
 static int values_list(const struct diff_source *capture, struct values_file **files, size_t *count)
 {
+  const struct capture_files *listed = &capture->files;
   *files = NULL;
   *count = 0;
-  if (!capture->index_path)
-    return 0;
-  struct capture_index index;
-  struct capture_index_error error;
-  if (capture_index_read_file(&index, capture->index_path, &error) != CAPTURE_INDEX_OK) {
-    capture_index_free(&index);
-    return error.status == CAPTURE_INDEX_NO_MEMORY ? -1 : 0;  /* the source read it already */
-  }
-  const char *slash = strrchr(capture->index_path, '/');
-  size_t dir_length = slash ? (size_t)(slash - capture->index_path) + 1 : 0;  /* with its '/' */
-  int status = 0;
-  if (index.snapshot_count && !(*files = calloc(index.snapshot_count, sizeof **files)))
-    status = -1;
-  for (size_t i = 0; status == 0 && i < index.snapshot_count; i++) {
-    char name[CAPTURE_LAYOUT_NAME_MAX + 256];
-    const char *file = index.snapshots[i].file;
-    if (!file || strchr(file, '/') || !capture_layout_values_name(file, name, sizeof name))
-      continue;  /* a name no collector writes */
-    size_t size = dir_length + strlen(name) + 1;
-    char *path = malloc(size);
-    if (!path) {
-      status = -1;
-      break;
-    }
-    snprintf(path, size, "%.*s%s", (int)dir_length, capture->index_path, name);
-    FILE *probe = fopen(path, "rb");
-    if (!probe) {
-      free(path);
+  if (listed->snapshot_count && !(*files = calloc(listed->snapshot_count, sizeof **files)))
+    return -1;
+  for (size_t i = 0; i < listed->snapshot_count; i++) {
+    const struct capture_files_snapshot *snapshot = &listed->snapshots[i];
+    if (!snapshot->values_path)
       continue;
-    }
-    fclose(probe);
-    (*files)[*count] = (struct values_file){.boundary = index.snapshots[i].boundary,
-                                            .at = values_place(&index, capture, index.snapshots[i].boundary),
-                                            .path = path};
-    (*count)++;
+    char *path = strdup(snapshot->values_path);
+    if (!path)
+      return -1;
+    (*files)[(*count)++] = (struct values_file){.boundary = snapshot->line->boundary,
+                                                .at = diff_source_snapshot_at(capture, i), .path = path};
   }
-  capture_index_free(&index);
-  return status;
+  return 0;
 }
 
 /* The sidecar of boundary's snapshot, read on first use, or NULL. */
