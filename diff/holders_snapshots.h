@@ -5,7 +5,12 @@
 #include <stddef.h>
 
 #include "diff/aggregate.h"
-#include "diff/holders.h"
+#include "diff/diff.h"
+#include "diff/source.h"
+#include "format/snapshot.h"
+
+struct diff_holders;            /* diff/holders.h: the holders' step, which implements these */
+struct diff_holders_snapshot;
 
 /* options->warn's message, if it has one. */
 void holders_warn(const struct diff_options *options, const char *message);

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "summary/site.h"
 #include "summary/summary_internal.h"
 
 /* Everything here is inlined into the feeding loop (summary_read.c), which

@@ -11,7 +11,7 @@
 #include "format/index_table.h"
 #include "summary/name_table.h"
 #include "summary/primary_table.h"
-#include "summary/site.h"
+#include "summary/entry.h"
 #include "summary/summary.h"
 
 struct summary {
