@@ -61,15 +61,15 @@ static double median_walk_ms(lua_State *L, uint32_t *named)
   struct cname_state s = {0};
   double ms[RUNS];
   for (int r = 0; r < RUNS; r++) {
-    if (cname_begin(&s) != 0) {
+    if (coll_cname_begin(&s) != 0) {
       fprintf(stderr, "cname_walk: cannot map the name tables\n");
       exit(1);
     }
     double t0 = bench_now_seconds();
-    *named = cname_walk(&s, G(L));
+    *named = coll_cname_walk(&s, G(L));
     ms[r] = (bench_now_seconds() - t0) * 1e3;
   }
-  cname_free(&s);
+  coll_cname_free(&s);
   return bench_median(ms, RUNS);
 }
 

@@ -23,7 +23,7 @@ static void map_release(struct addr_map_slot *slots, size_t count)
     munmap(slots, count * sizeof(struct addr_map_slot));
 }
 
-int addr_map_init(struct addr_map *map, size_t initial_slots)
+int coll_addr_map_init(struct addr_map *map, size_t initial_slots)
 {
   size_t n = 16;
   while (n < initial_slots)
@@ -37,13 +37,13 @@ int addr_map_init(struct addr_map *map, size_t initial_slots)
   return 0;
 }
 
-void addr_map_free(struct addr_map *map)
+void coll_addr_map_free(struct addr_map *map)
 {
   map_release(map->slots, map->mask + 1);
   memset(map, 0, sizeof *map);
 }
 
-int addr_map_clear(struct addr_map *map)
+int coll_addr_map_clear(struct addr_map *map)
 {
   if (!map->slots)
     return -1;
@@ -69,7 +69,7 @@ static struct addr_map_slot *slot_of(const struct addr_map *map, uint64_t key, i
   return &map->slots[keyed_slots_probe(map->slots, map->mask, key, keyed_slots_hash(key), found)];
 }
 
-uint64_t *addr_map_find(const struct addr_map *map, uint64_t key)
+uint64_t *coll_addr_map_find(const struct addr_map *map, uint64_t key)
 {
   if (!map->slots)
     return NULL;
@@ -92,7 +92,7 @@ static int grow(struct addr_map *map)
   return 0;
 }
 
-int addr_map_put(struct addr_map *map, uint64_t key, uint64_t value)
+int coll_addr_map_put(struct addr_map *map, uint64_t key, uint64_t value)
 {
   if (!map->slots || key == 0)
     return -1;
@@ -111,7 +111,7 @@ int addr_map_put(struct addr_map *map, uint64_t key, uint64_t value)
   return 0;
 }
 
-int addr_map_remove(struct addr_map *map, uint64_t key)
+int coll_addr_map_remove(struct addr_map *map, uint64_t key)
 {
   if (!map->slots || key == 0)
     return 0;

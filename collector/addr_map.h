@@ -22,21 +22,21 @@ struct addr_map {
 };
 
 /* Returns 0, or -1 when mmap fails. */
-int addr_map_init(struct addr_map *map, size_t initial_slots);
-void addr_map_free(struct addr_map *map);
+int coll_addr_map_init(struct addr_map *map, size_t initial_slots);
+void coll_addr_map_free(struct addr_map *map);
 
 /* Empties the map (keeps at most the initial storage). */
-int addr_map_clear(struct addr_map *map);
+int coll_addr_map_clear(struct addr_map *map);
 
 /* The value stored for key, or NULL. Key 0 is found in an empty slot, with
  * the value 0: a caller's key 0 (a NULL C function) counts as known, naming
  * nothing. */
-uint64_t *addr_map_find(const struct addr_map *map, uint64_t key);
+uint64_t *coll_addr_map_find(const struct addr_map *map, uint64_t key);
 
 /* Stores value for key (replacing); returns 0, or -1 when growing failed. */
-int addr_map_put(struct addr_map *map, uint64_t key, uint64_t value);
+int coll_addr_map_put(struct addr_map *map, uint64_t key, uint64_t value);
 
 /* Removes key; returns 1 if it was there, 0 if not. */
-int addr_map_remove(struct addr_map *map, uint64_t key);
+int coll_addr_map_remove(struct addr_map *map, uint64_t key);
 
 #endif

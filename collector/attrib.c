@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-uint64_t attrib_proto_line(const GCproto *pt, BCPos pos)
+uint64_t coll_attrib_proto_line(const GCproto *pt, BCPos pos)
 {
   const void *lineinfo = proto_lineinfo(pt);
   if (pos > pt->sizebc || !lineinfo)
@@ -21,11 +21,11 @@ uint64_t attrib_proto_line(const GCproto *pt, BCPos pos)
   return (uint64_t)(first + (BCLine)((const uint32_t *)lineinfo)[pos]);
 }
 
-uint32_t attrib_line_before(const GCproto *pt, const BCIns *pc)
+uint32_t coll_attrib_line_before(const GCproto *pt, const BCIns *pc)
 {
   if (!pc || pc <= proto_bc(pt) || pc > proto_bc(pt) + pt->sizebc)
     return 0;
-  return (uint32_t)attrib_proto_line(pt, proto_bcpos(pt, pc) - 1);
+  return (uint32_t)coll_attrib_proto_line(pt, proto_bcpos(pt, pc) - 1);
 }
 
 static const char *const vm_names[ATTRIB_VM_COUNT] = {
@@ -36,7 +36,7 @@ static const char *const vm_names[ATTRIB_VM_COUNT] = {
   [ATTRIB_VM_TRACE_EXIT] = "VM: trace exit",
 };
 
-const char *attrib_vm_name(uint64_t address)
+const char *coll_attrib_vm_name(uint64_t address)
 {
   uint64_t work = address / 16;
   if (address % 16 != 0 || work == ATTRIB_VM_NONE || work >= ATTRIB_VM_COUNT)

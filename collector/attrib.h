@@ -26,7 +26,7 @@ enum attrib_vm {
 #define ATTRIB_VM_ADDRESS(work) ((uint64_t)(work) * 16)
 
 /* The name of the VM site at address, or NULL if address is none. */
-const char *attrib_vm_name(uint64_t address);
+const char *coll_attrib_vm_name(uint64_t address);
 
 /* Where an allocation comes from. For LUA, proto is the prototype and line
  * the current line; for TRACE, location is the trace's number; for C,
@@ -35,10 +35,10 @@ const char *attrib_vm_name(uint64_t address);
  * site is its line (LUA) or, unresolved, the trace itself (TRACE).
  *
  * When vm is not ATTRIB_VM_NONE, the event's site is that VM site
- * (attrib_event_source, attrib_event_location), and the other fields say
+ * (coll_attrib_event_source, coll_attrib_event_location), and the other fields say
  * what code ran under it (the Lua line, C function or trace the VM worked
  * for; INTERNAL when that is not known): its call stack is the VM's. */
-struct trace_line_cached;
+struct coll_trace_line_cached;
 
 struct attrib_site {
   enum memprof_source source;
@@ -47,36 +47,36 @@ struct attrib_site {
   GCproto *proto;
   GCtrace *trace;
   uint64_t traceno;
-  struct trace_line_cached *cached;  /* compiled code: its resolution (trace_line_count) */
+  struct coll_trace_line_cached *cached;  /* compiled code: its resolution (coll_trace_line_count) */
   enum attrib_vm vm;
 };
 
 /* The source and location an event of site is written with. */
-static inline enum memprof_source attrib_event_source(const struct attrib_site *site)
+static inline enum memprof_source coll_attrib_event_source(const struct attrib_site *site)
 {
   return site->vm ? MEMPROF_SOURCE_C : site->source;
 }
 
-static inline uint64_t attrib_event_location(const struct attrib_site *site)
+static inline uint64_t coll_attrib_event_location(const struct attrib_site *site)
 {
   return site->vm ? ATTRIB_VM_ADDRESS(site->vm) : site->location;
 }
 
-static inline uint64_t attrib_event_line(const struct attrib_site *site)
+static inline uint64_t coll_attrib_event_line(const struct attrib_site *site)
 {
   return site->vm ? 0 : site->line;
 }
 
 /* The line of bytecode position pos in pt (as lj_debug_line), 0 if unknown. */
-uint64_t attrib_proto_line(const GCproto *pt, BCPos pos);
+uint64_t coll_attrib_proto_line(const GCproto *pt, BCPos pos);
 
 /* The line of the instruction before pc in pt (a saved PC points after the
  * instruction that runs, a call's after the call); 0 if pc is not in pt. */
-uint32_t attrib_line_before(const GCproto *pt, const BCIns *pc);
+uint32_t coll_attrib_line_before(const GCproto *pt, const BCIns *pc);
 
 /* Whether frame f holds a function object (with two-slot frames, in f-1):
  * the attribution and the stack walk both stop at one that does not. */
-static inline int attrib_frame_has_function(cTValue *f)
+static inline int coll_attrib_frame_has_function(cTValue *f)
 {
 #if LJ_FR2
   if (!tvisfunc(f - 1))
@@ -89,11 +89,11 @@ static inline int attrib_frame_has_function(cTValue *f)
 /* Whether base lies inside L's stack above its bottom frame and the frame
  * below it holds a function: where the attribution and the stack walk
  * start (L->base, or a trace's g->jit_base). */
-static inline int attrib_base_has_function(const lua_State *L, const TValue *base)
+static inline int coll_attrib_base_has_function(const lua_State *L, const TValue *base)
 {
   const TValue *stack = tvref(L->stack);
   return stack && base > stack + 1 + LJ_FR2 && base <= stack + L->stacksize &&
-         attrib_frame_has_function(base - 1);
+         coll_attrib_frame_has_function(base - 1);
 }
 
 /* The frame of the Lua function that called the function in frame, from a
@@ -101,7 +101,7 @@ static inline int attrib_base_has_function(const lua_State *L, const TValue *bas
  * metamethod); NULL if none (a C or protected frame, an FFI callback, the
  * bottom). Where a fast function, or a C function's call into the VM, is
  * charged to the calling line. */
-static inline TValue *attrib_lua_caller(const lua_State *L, TValue *frame)
+static inline TValue *coll_attrib_lua_caller(const lua_State *L, TValue *frame)
 {
   TValue *prev;
   if (frame_islua(frame))
@@ -110,7 +110,7 @@ static inline TValue *attrib_lua_caller(const lua_State *L, TValue *frame)
     prev = frame_prevd(frame);
   else
     return NULL;
-  if (prev <= tvref(L->stack) + LJ_FR2 || !attrib_frame_has_function(prev) ||
+  if (prev <= tvref(L->stack) + LJ_FR2 || !coll_attrib_frame_has_function(prev) ||
       !isluafunc(frame_func(prev)))
     return NULL;
   return prev;
@@ -121,7 +121,7 @@ static inline TValue *attrib_lua_caller(const lua_State *L, TValue *frame)
  * so the parser, string.dump's writer, ffi.cdef's C parser), while no trace
  * is being recorded (the recorder runs in one too): the VM works for that
  * function's caller. */
-static inline int attrib_in_frameless_call(global_State *g, const lua_State *L)
+static inline int coll_attrib_in_frameless_call(global_State *g, const lua_State *L)
 {
   void *cf = cframe_raw(L->cframe);
 #if LJ_HASJIT
@@ -135,22 +135,22 @@ static inline int attrib_in_frameless_call(global_State *g, const lua_State *L)
 
 /* The Lua function an allocation by the C function in frame is charged to
  * (attrib.c): a fast function's caller; for any C function compiling a
- * chunk (attrib_in_frameless_call), the Lua function below the C frames
+ * chunk (coll_attrib_in_frameless_call), the Lua function below the C frames
  * that called one another (require calls its loader). Its frame, and in
  * *called the frame it called; NULL if none. */
-static inline TValue *attrib_charged_caller(global_State *g, const lua_State *L, TValue *frame,
+static inline TValue *coll_attrib_charged_caller(global_State *g, const lua_State *L, TValue *frame,
                                             TValue **called)
 {
-  TValue *prev = isffunc(frame_func(frame)) ? attrib_lua_caller(L, frame) : NULL;
-  if (!prev && attrib_in_frameless_call(g, L)) {
+  TValue *prev = isffunc(frame_func(frame)) ? coll_attrib_lua_caller(L, frame) : NULL;
+  if (!prev && coll_attrib_in_frameless_call(g, L)) {
     for (int n = 0; n < 8 && frame_isc(frame); n++) {   /* called by C, not by Lua */
       TValue *below = frame_prevd(frame);
-      if (below <= tvref(L->stack) + LJ_FR2 || !attrib_frame_has_function(below) ||
+      if (below <= tvref(L->stack) + LJ_FR2 || !coll_attrib_frame_has_function(below) ||
           isluafunc(frame_func(below)))
         return NULL;
       frame = below;
     }
-    prev = attrib_lua_caller(L, frame);
+    prev = coll_attrib_lua_caller(L, frame);
   }
   *called = frame;
   return prev;
@@ -165,7 +165,7 @@ static inline TValue *attrib_charged_caller(global_State *g, const lua_State *L,
  * the mask by two only inside that call (a string is counted, then the
  * table grows); a table's array of the same size allocated while a resize
  * is refused (during the string sweep) would be charged there too. */
-static inline int attrib_string_table_grows(const global_State *g, const void *old_ptr,
+static inline int coll_attrib_string_table_grows(const global_State *g, const void *old_ptr,
                                             size_t nsize)
 {
   return nsize == ((size_t)g->str.mask + 1) * 2 * sizeof(GCRef) && !old_ptr &&
@@ -174,7 +174,7 @@ static inline int attrib_string_table_grows(const global_State *g, const void *o
 
 /* Whether this allocation is the GC shrinking the string table (at the end
  * of its sweep, when a quarter of it or less is used): its site too. */
-static inline int attrib_string_table_shrinks(const global_State *g, const void *old_ptr,
+static inline int coll_attrib_string_table_shrinks(const global_State *g, const void *old_ptr,
                                               size_t nsize)
 {
   return g->vmstate == ~LJ_VMST_GC && !old_ptr &&
@@ -184,7 +184,7 @@ static inline int attrib_string_table_shrinks(const global_State *g, const void 
 
 /* The trace numbered traceno, or NULL if there is none. (Inline: the
  * full-capture hook asks it for every allocation made by a trace.) */
-static inline GCtrace *attrib_trace(global_State *g, uint64_t traceno)
+static inline GCtrace *coll_attrib_trace(global_State *g, uint64_t traceno)
 {
 #if LJ_HASJIT
   jit_State *J = G2J(g);
@@ -202,7 +202,7 @@ static inline GCtrace *attrib_trace(global_State *g, uint64_t traceno)
 }
 
 /* What tells a prototype from a later one at the same address. */
-static inline uint64_t attrib_proto_fingerprint(const GCproto *pt)
+static inline uint64_t coll_attrib_proto_fingerprint(const GCproto *pt)
 {
   uint64_t fp = (uint64_t)(uintptr_t)gcref(pt->chunkname);
   fp ^= ((uint64_t)(uint32_t)pt->firstline << 32) ^ ((uint64_t)pt->sizebc * 0x9e3779b97f4a7c15ull);

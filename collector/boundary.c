@@ -23,14 +23,14 @@ static void boundary_check(struct capture *c, uint64_t now)
  * cycle when none is under way (the GC paused between cycles, or stopped
  * by the program), and the next cycle's young blocks then all lie in the
  * next segment. During a cycle it ends at the cycle's end
- * (boundary_gc_transition): the blocks born since the cycle started stay in
+ * (coll_boundary_gc_transition): the blocks born since the cycle started stay in
  * the segment of its boundary, where readers can tell them young. Cutting
  * there instead would count them old at that boundary, and on a heap that
  * grows, whose cycles stretch, that garbage grows with them: a churning
  * site looked like a leak. */
 static int boundary_cut_now(const struct capture *c)
 {
-  return !c->g || c->g->gc.state == GCSpause || !boundary_gc_running(c->g);
+  return !c->g || c->g->gc.state == GCSpause || !coll_boundary_gc_running(c->g);
 }
 
 /* A forced cycle: one that starts after it is asked for, which the VM runs
@@ -43,7 +43,7 @@ static int boundary_cut_now(const struct capture *c)
 static int force_cycle(struct capture *c)
 {
   global_State *g = c->g;
-  if (!boundary_gc_running(g))
+  if (!coll_boundary_gc_running(g))
     return -1;  /* the program wants no cycles now */
   if (!c->force_armed) {
     c->force_armed = 1;
@@ -57,14 +57,14 @@ static int force_cycle(struct capture *c)
   return 0;
 }
 
-int boundary_force(struct capture *c, enum capture_index_boundary_cause cause)
+int coll_boundary_force(struct capture *c, enum capture_index_boundary_cause cause)
 {
   if (!c->force_armed)
     c->force_cause = cause;
   return force_cycle(c);
 }
 
-void boundary_force_disarm(struct capture *c)
+void coll_boundary_force_disarm(struct capture *c)
 {
   if (!c->force_armed)
     return;
@@ -94,38 +94,38 @@ static int boundary_volume_due(const struct capture *c)
          since >= c->boundary_allocated / BOUNDARY_VOLUME_SHARE;
 }
 
-void boundary_timers(struct capture *c)
+void coll_boundary_timers(struct capture *c)
 {
-  uint64_t now = now_mono_ns();
+  uint64_t now = coll_now_mono_ns();
   if (c->opt.duration > 0 && (double)(now - c->start_ns) >= c->opt.duration * 1e9 &&
       c->pending_stop == CAPTURE_INDEX_REASON_NONE && c->deferred_stop == CAPTURE_INDEX_REASON_NONE)
     c->pending_stop = CAPTURE_INDEX_REASON_DURATION;
   boundary_check(c, now);
-  trace_line_watch(&c->lines);
+  coll_trace_line_watch(&c->lines);
   if (c->opt.every && c->allocated >= c->every_next) {
     /* At multiples of every: two builds on one workload get their
      * boundaries after the same work. */
     c->every_next = (c->allocated / c->opt.every + 1) * c->opt.every;
-    boundary_force(c, CAPTURE_INDEX_CAUSE_EVERY);
+    coll_boundary_force(c, CAPTURE_INDEX_CAUSE_EVERY);
   }
   if (boundary_volume_due(c))
-    boundary_force(c, CAPTURE_INDEX_CAUSE_VOLUME);
+    coll_boundary_force(c, CAPTURE_INDEX_CAUSE_VOLUME);
   if (c->boundary_due && c->opt.force_gc)
-    boundary_force(c, CAPTURE_INDEX_CAUSE_PERIOD);
+    coll_boundary_force(c, CAPTURE_INDEX_CAUSE_PERIOD);
   else if (c->force_armed)
     force_cycle(c);
   if (c->boundary_due && !c->opt.force_gc && !c->collecting && boundary_cut_now(c))
-    segments_rotate(c, 0);
+    coll_segments_rotate(c, 0);
   if (now - c->last_flush_ns >= CAPTURE_FLUSH_NS) {
     c->last_flush_ns = now;
     if (c->writer.used && memprof_writer_flush(&c->writer) != 0) {
-      segments_write_error(c, "cannot write", c->out.error);
+      coll_segments_write_error(c, "cannot write", c->out.error);
       c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
     }
   }
 }
 
-/* The GC state and the current white of a capture_gc_phase() value. */
+/* The GC state and the current white of a coll_capture_gc_phase() value. */
 static void phase_split(int phase, int *state, int *white)
 {
   uint16_t word = (uint16_t)phase;
@@ -140,14 +140,14 @@ static void phase_split(int phase, int *state, int *white)
  * boundary is cut. A flip since the last event is one atomic phase or
  * more: two cycles run back to back with no event between them (two
  * collectgarbage() calls with nothing to free) count as none. */
-void boundary_gc_transition(struct capture *c, int phase)
+void coll_boundary_gc_transition(struct capture *c, int phase)
 {
   int st, last, white, last_white;
   phase_split(phase, &st, &white);
   phase_split(c->last_gc_phase, &last, &last_white);
   int flipped = white != last_white;
   c->last_gc_phase = phase;
-  capture_set_fast_phase(c, capture_pending() ? -1 : phase);
+  coll_capture_set_fast_phase(c, coll_capture_pending() ? -1 : phase);
   if (last == GCSpause && st != GCSpause) {
     /* A cycle starts; seen at the first event after it, so one event early
      * to be safe (a block wrongly called young only waits a boundary). */
@@ -162,8 +162,8 @@ void boundary_gc_transition(struct capture *c, int phase)
   c->gc_flips = 0;
   int forced = c->force_armed && c->gc_cycles >= c->force_until;
   if (!c->collecting)
-    boundary_record(c, forced ? c->force_cause : CAPTURE_INDEX_CAUSE_GC);
-  boundary_check(c, now_mono_ns());  /* the timers look only now and then */
+    coll_boundary_record(c, forced ? c->force_cause : CAPTURE_INDEX_CAUSE_GC);
+  boundary_check(c, coll_now_mono_ns());  /* the timers look only now and then */
   /* Not inside a collection of the collector's own: its boundary, written
    * after it, then sits at the end of the segment. A forced cycle still to
    * come keeps the segment open (but one forced for the volume: segments
@@ -171,9 +171,9 @@ void boundary_gc_transition(struct capture *c, int phase)
    * below. */
   if (c->boundary_due && !c->collecting &&
       (!c->force_armed || forced || c->force_cause == CAPTURE_INDEX_CAUSE_VOLUME))
-    segments_rotate(c, 1);
+    coll_segments_rotate(c, 1);
   if (forced) {
-    boundary_force_disarm(c);
+    coll_boundary_force_disarm(c);
     if (c->deferred_stop != CAPTURE_INDEX_REASON_NONE && c->pending_stop == CAPTURE_INDEX_REASON_NONE)
       c->pending_stop = (uint8_t)c->deferred_stop;  /* the last cycle has run */
   }
@@ -182,12 +182,12 @@ void boundary_gc_transition(struct capture *c, int phase)
 /* ---- When snapshots are taken -------------------------------------------------------- */
 
 /* A stop is due or waits for its last cycle: that cycle's boundary is the capture's last. */
-int boundary_stop_coming(const struct capture *c)
+int coll_boundary_stop_coming(const struct capture *c)
 {
   return c->pending_stop != CAPTURE_INDEX_REASON_NONE || c->deferred_stop != CAPTURE_INDEX_REASON_NONE;
 }
 
-void boundary_schedule_disarm(struct capture *c)
+void coll_boundary_schedule_disarm(struct capture *c)
 {
   struct snapshot_schedule *s = &c->schedule;
   if (!s->armed)
@@ -197,11 +197,11 @@ void boundary_schedule_disarm(struct capture *c)
 }
 
 /* At each boundary (in the hook too): a candidate is due once the bytes allocated pass the next
- * power of two; the layer above arms its safe point (boundary_schedule_arm). */
+ * power of two; the layer above arms its safe point (coll_boundary_schedule_arm). */
 static void schedule_boundary(struct capture *c)
 {
   struct snapshot_schedule *s = &c->schedule;
-  if (!c->opt.snapshots || s->due || s->armed || s->middle || !c->g || boundary_stop_coming(c))
+  if (!c->opt.snapshots || s->due || s->armed || s->middle || !c->g || coll_boundary_stop_coming(c))
     return;
   if (!s->next_at)
     s->next_at = SNAPSHOT_SCHEDULE_FIRST;
@@ -212,7 +212,7 @@ static void schedule_boundary(struct capture *c)
   s->due = 1;
 }
 
-void boundary_schedule_arm(struct capture *c, lua_Hook safe_point)
+void coll_boundary_schedule_arm(struct capture *c, lua_Hook safe_point)
 {
   struct snapshot_schedule *s = &c->schedule;
   if (!s->due)
@@ -234,8 +234,8 @@ static void schedule_drop(struct capture *c, uint32_t i)
   struct snapshot_candidate *k = &s->kept[i];
   struct capture_index_snapshot line = {.boundary = k->boundary, .file = k->file, .dropped = 1};
   char text[256];
-  if (capture_dir_remove(&c->dir, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
-    index_append(c->index_fd, text);
+  if (coll_capture_dir_remove(&c->dir, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
+    coll_index_append(c->index_fd, text);
   memmove(&s->kept[i], &s->kept[i + 1], (s->kept_count - i - 1) * sizeof *s->kept);
   s->kept_count--;
 }
@@ -248,25 +248,25 @@ static void schedule_written(struct capture *c, const char *file)
   if (!s->middle)
     return;
   struct snapshot_candidate *k = &s->kept[s->kept_count++];
-  text_copy(k->file, sizeof k->file, file);
+  coll_text_copy(k->file, sizeof k->file, file);
   k->boundary = c->boundaries;
   k->allocated = c->allocated;
   if (s->kept_count > c->opt.snapshots + 1)
     schedule_drop(c, 0);
 }
 
-void boundary_schedule_stop(struct capture *c)
+void coll_boundary_schedule_stop(struct capture *c)
 {
   struct snapshot_schedule *s = &c->schedule;
   if (c->g)
-    boundary_schedule_disarm(c);
+    coll_boundary_schedule_disarm(c);
   if (s->kept_count > c->opt.snapshots) {
     const struct snapshot_candidate *newest = &s->kept[s->kept_count - 1];
     schedule_drop(c, (double)newest->allocated > 0.75 * (double)c->allocated ? s->kept_count - 1 : 0);
   }
   memset(s, 0, sizeof *s);
   if (c->opt.values)
-    snapshot_values_prune(&c->dir);  /* no values stay on disk without their snapshot */
+    coll_snapshot_values_prune(&c->dir);  /* no values stay on disk without their snapshot */
 }
 
 /* A heap snapshot at the boundary just recorded, its index line and its place in the schedule.
@@ -287,33 +287,33 @@ static int boundary_snapshot(struct capture *c, lua_State *L, char *err, size_t 
   };
   char name[CAPTURE_LAYOUT_NAME_MAX];
   struct snapshot_result r;
-  if (snapshot_take(&rq, L, name, sizeof name, &r, err, err_size) != 0)
+  if (coll_snapshot_take(&rq, L, name, sizeof name, &r, err, err_size) != 0)
     return -1;
-  if (segments_index_snapshot(c, name, &r) != 0) {
-    text_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
+  if (coll_segments_index_snapshot(c, name, &r) != 0) {
+    coll_text_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
     return -1;
   }
   schedule_written(c, name);
   return 0;
 }
 
-void boundary_record(struct capture *c, enum capture_index_boundary_cause cause)
+void coll_boundary_record(struct capture *c, enum capture_index_boundary_cause cause)
 {
   c->boundaries++;
   c->boundary_allocated = c->allocated;
-  if (segments_index_boundary(c, cause) != 0)
+  if (coll_segments_index_boundary(c, cause) != 0)
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
   schedule_boundary(c);
 }
 
-int boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
+int coll_boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
 {
   /* A cycle of the program's that ended since the last allocator call is
    * counted first: the collection's own white flip would cancel its flip. */
   c->busy = 1;
-  int phase = capture_gc_phase(c->g);
+  int phase = coll_capture_gc_phase(c->g);
   if (phase != c->last_gc_phase)
-    boundary_gc_transition(c, phase);
+    coll_boundary_gc_transition(c, phase);
   c->busy = 0;
   if (!c->active)
     return 0;
@@ -327,13 +327,13 @@ int boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundar
   /* The last steps may have freed nothing after the state went back to
    * pause: the hook has not seen that yet. */
   c->busy = 1;
-  phase = capture_gc_phase(c->g);
+  phase = coll_capture_gc_phase(c->g);
   if (phase != c->last_gc_phase)
-    boundary_gc_transition(c, phase);
+    coll_boundary_gc_transition(c, phase);
   c->collecting = 0;
   /* Every block born before the collection was marked by a whole cycle. */
   c->cycle_start_events = c->seq == seq ? events : 0;
-  boundary_record(c, cause);
+  coll_boundary_record(c, cause);
   if (c->snapshot_next && c->pending_stop == CAPTURE_INDEX_REASON_NONE) {
     /* Right after the full cycle, between two instructions: the heap holds what is live. */
     c->snapshot_next = 0;
@@ -348,7 +348,7 @@ int boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundar
    * capture's last collections end it anyway.) */
   if (c->boundary_due && c->pending_stop == CAPTURE_INDEX_REASON_NONE &&
       cause != CAPTURE_INDEX_CAUSE_STOP && cause != CAPTURE_INDEX_CAUSE_EXIT)
-    segments_rotate(c, 1);
+    coll_segments_rotate(c, 1);
   c->busy = 0;
   return 1;
 }

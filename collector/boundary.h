@@ -6,51 +6,51 @@
 
 /* Whether the program lets its GC run: after collectgarbage("stop") the
  * collector forces no cycle (--force-gc, --every, edge_gc alike). */
-static inline int boundary_gc_running(const global_State *g)
+static inline int coll_boundary_gc_running(const global_State *g)
 {
   return g->gc.threshold != LJ_MAX_MEM;
 }
 
-/* A GC phase change seen by the slow path (phase: capture_gc_phase). Counts
+/* A GC phase change seen by the slow path (phase: coll_capture_gc_phase). Counts
  * the full cycles that ended and cuts a due boundary after one. */
-void boundary_gc_transition(struct capture *c, int phase);
+void coll_boundary_gc_transition(struct capture *c, int phase);
 
 /* The timers: the duration, a due boundary (and, with force_gc, the cycle
  * it waits for), the periodic flush. */
-void boundary_timers(struct capture *c);
+void coll_boundary_timers(struct capture *c);
 
 /* Gives the VM its stepmul back after a forced cycle. */
-void boundary_force_disarm(struct capture *c);
+void coll_boundary_force_disarm(struct capture *c);
 
 /* Asks the VM for a full cycle that starts from now, for cause; its end is a
  * boundary. The VM runs it at its next GC check: nothing runs from here, so
  * the hook may call it. 0, or -1 when the program stopped the GC. */
-int boundary_force(struct capture *c, enum capture_index_boundary_cause cause);
+int coll_boundary_force(struct capture *c, enum capture_index_boundary_cause cause);
 
 /* Runs a full collection now (lua_gc: only outside the hook, from a C
  * function of the VM or from C) and writes the boundary it ends, for cause,
  * with the heap snapshot asked for (snapshot_next). 1 when it ran to its end:
  * a stop may be due then (pending_stop), which the caller takes
- * (capture_requests); 0 when the capture stopped or was not running. */
-int boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause);
+ * (coll_capture_requests); 0 when the capture stopped or was not running. */
+int coll_boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause);
 
 /* Writes a boundary line for the state of now: the capture is right after
- * a full cycle (its start, or the end of boundary_collect). */
-void boundary_record(struct capture *c, enum capture_index_boundary_cause cause);
+ * a full cycle (its start, or the end of coll_boundary_collect). */
+void coll_boundary_record(struct capture *c, enum capture_index_boundary_cause cause);
 
 /* The snapshots of the middle of a run (state.h, struct snapshot_schedule): the sequencer
  * decides at each boundary that a candidate is due; the layer above arms its safe point, a count
  * hook (safe_point) that runs at the next instruction, where it collects with cause "snapshot". */
-void boundary_schedule_arm(struct capture *c, lua_Hook safe_point);
+void coll_boundary_schedule_arm(struct capture *c, lua_Hook safe_point);
 
 /* The safe point ran or the capture stops: the program gets its own hook back. */
-void boundary_schedule_disarm(struct capture *c);
+void coll_boundary_schedule_disarm(struct capture *c);
 
 /* The capture stops: the hook is given back, the candidates come down to N, and no values
  * sidecar stays without its snapshot. */
-void boundary_schedule_stop(struct capture *c);
+void coll_boundary_schedule_stop(struct capture *c);
 
 /* A stop is due or waits for its last cycle. */
-int boundary_stop_coming(const struct capture *c);
+int coll_boundary_stop_coming(const struct capture *c);
 
 #endif

@@ -32,7 +32,7 @@ static void *pages(size_t size)
 static int sidecar_sink(void *context, const uint8_t *data, size_t size)
 {
   struct callstack_state *s = context;
-  return seg_out_write(&s->out, data, size) != 0 ? -1 : 0;
+  return coll_seg_out_write(&s->out, data, size) != 0 ? -1 : 0;
 }
 
 /* Maps the buffers and tables the first time a capture with stacks opens a segment. */
@@ -43,24 +43,24 @@ static int callstack_map(struct callstack_state *s)
   s->buffer = pages(CALLSTACK_BUFFER_SIZE + CALLSTACK_ZBUFFER_SIZE);
   s->table = pages(CALLSTACK_TABLE_SIZE * sizeof *s->table);
   s->frames = pages(CALLSTACK_FRAME_STORE * sizeof *s->frames);
-  if (!s->buffer || !s->table || !s->frames || addr_map_init(&s->chunks, 256) != 0 ||
-      addr_map_init(&s->cfuncs, 64) != 0)
+  if (!s->buffer || !s->table || !s->frames || coll_addr_map_init(&s->chunks, 256) != 0 ||
+      coll_addr_map_init(&s->cfuncs, 64) != 0)
     return -1;
   s->generation = 1;
   return 0;
 }
 
-void callstack_free(struct callstack_state *s)
+void coll_callstack_free(struct callstack_state *s)
 {
-  callstack_abandon(s);
+  coll_callstack_abandon(s);
   if (s->buffer)
     munmap(s->buffer, CALLSTACK_BUFFER_SIZE + CALLSTACK_ZBUFFER_SIZE);
   if (s->table)
     munmap(s->table, CALLSTACK_TABLE_SIZE * sizeof *s->table);
   if (s->frames)
     munmap(s->frames, CALLSTACK_FRAME_STORE * sizeof *s->frames);
-  addr_map_free(&s->chunks);
-  addr_map_free(&s->cfuncs);
+  coll_addr_map_free(&s->chunks);
+  coll_addr_map_free(&s->cfuncs);
   int depth = s->depth;
   memset(s, 0, sizeof *s);
   s->depth = depth;
@@ -78,13 +78,13 @@ static void forget_stacks(struct callstack_state *s)
 static void forget(struct callstack_state *s)
 {
   forget_stacks(s);
-  addr_map_clear(&s->chunks);
-  addr_map_clear(&s->cfuncs);
+  coll_addr_map_clear(&s->chunks);
+  coll_addr_map_clear(&s->cfuncs);
   memset(s->fast_names, 0, sizeof s->fast_names);
   s->coroutine_name = 0;
 }
 
-int callstack_open(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+int coll_callstack_open(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
                    int gzip, int depth)
 {
   s->depth = depth;
@@ -95,7 +95,7 @@ int callstack_open(struct callstack_state *s, const struct capture_dir *dir, con
     s->out.error = ENOMEM;
     return -1;
   }
-  if (seg_out_open(&s->out, capture_dir_create(dir, name, 0), gzip,
+  if (coll_seg_out_open(&s->out, coll_capture_dir_create(dir, name, 0), gzip,
                    s->buffer + CALLSTACK_BUFFER_SIZE, CALLSTACK_ZBUFFER_SIZE) != 0)
     return -1;
   s->open = 1;
@@ -106,14 +106,14 @@ int callstack_open(struct callstack_state *s, const struct capture_dir *dir, con
   return 0;
 }
 
-int callstack_flush(struct callstack_state *s)
+int coll_callstack_flush(struct callstack_state *s)
 {
   if (!s->open)
     return 0;
   return stacks_writer_flush(&s->writer);
 }
 
-int callstack_close(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+int coll_callstack_close(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
                     const char *segment)
 {
   if (!s->open)
@@ -121,26 +121,26 @@ int callstack_close(struct callstack_state *s, const struct capture_dir *dir, co
   s->open = 0;
   char part[CAPTURE_LAYOUT_NAME_MAX], final[CAPTURE_LAYOUT_NAME_MAX];
   if (stacks_writer_end(&s->writer) != 0 || stacks_writer_flush(&s->writer) != 0 ||
-      seg_out_finish(&s->out) != 0) {
-    seg_out_abandon(&s->out);
+      coll_seg_out_finish(&s->out) != 0) {
+    coll_seg_out_abandon(&s->out);
     return -1;
   }
   s->disk_done += s->out.disk_bytes;
   if (!capture_layout_sidecar_name(segment_part, part, sizeof part) ||
       !capture_layout_sidecar_name(segment, final, sizeof final) ||
-      capture_dir_rename(dir, part, final) != 0) {
+      coll_capture_dir_rename(dir, part, final) != 0) {
     s->out.error = errno ? errno : EIO;
     return -1;
   }
   return 0;
 }
 
-void callstack_abandon(struct callstack_state *s)
+void coll_callstack_abandon(struct callstack_state *s)
 {
   if (!s->open)
     return;
   s->open = 0;
-  seg_out_abandon(&s->out);
+  coll_seg_out_abandon(&s->out);
 }
 
 /* What recording one stack reads: the sidecar's state, the VM, the names of C functions, and
@@ -156,14 +156,14 @@ struct recording {
 
 static struct callstack_frame lua_frame(const GCproto *pt, uint32_t line)
 {
-  return (struct callstack_frame){pt, attrib_proto_fingerprint(pt), line | CALLSTACK_LINE_KNOWN,
+  return (struct callstack_frame){pt, coll_attrib_proto_fingerprint(pt), line | CALLSTACK_LINE_KNOWN,
                                   STACKS_FRAME_LUA};
 }
 
 /* A Lua frame whose saved PC is pc: its line when the stack is new. */
 static struct callstack_frame lua_frame_at(const GCproto *pt, const BCIns *pc)
 {
-  return (struct callstack_frame){pt, attrib_proto_fingerprint(pt), (uint64_t)(uintptr_t)pc,
+  return (struct callstack_frame){pt, coll_attrib_proto_fingerprint(pt), (uint64_t)(uintptr_t)pc,
                                   STACKS_FRAME_LUA};
 }
 
@@ -172,7 +172,7 @@ static uint32_t frame_line(const struct callstack_frame *f)
 {
   if (f->position & CALLSTACK_LINE_KNOWN)
     return (uint32_t)f->position;
-  return attrib_line_before(f->object, (const BCIns *)(uintptr_t)f->position);
+  return coll_attrib_line_before(f->object, (const BCIns *)(uintptr_t)f->position);
 }
 
 /* The frame of function fn, called at pc when it is a Lua function. */
@@ -211,7 +211,7 @@ static uint32_t walk_callers(global_State *g, lua_State *L, TValue *frame,
     }
     if (prev <= bottom)
       break;
-    if (!attrib_frame_has_function(prev)) {
+    if (!coll_attrib_frame_has_function(prev)) {
       if (n < max)
         out[n++] = (struct callstack_frame){NULL, 0, 0, STACKS_FRAME_INTERNAL};
       return n;
@@ -248,7 +248,7 @@ static uint32_t walk_trace(global_State *g, lua_State *L, const struct attrib_si
   const struct trace_chain *chain = site->cached ? site->cached->chain : NULL;
   uint32_t n = 0;
   out[n++] = lua_frame(site->proto, (uint32_t)site->line);
-  if (!chain || !attrib_base_has_function(L, base)) {
+  if (!chain || !coll_attrib_base_has_function(L, base)) {
     if (n < max)
       out[n++] = (struct callstack_frame){NULL, 0, 0, STACKS_FRAME_INTERNAL};
     return n;
@@ -287,7 +287,7 @@ static uint32_t walk_code(struct recording *c, const struct attrib_site *site,
     return 1;
   }
   /* The interpreter or a C function: the frames of cur_L from its top. */
-  if (!attrib_base_has_function(L, L->base))
+  if (!coll_attrib_base_has_function(L, L->base))
     return 0;
   TValue *frame = L->base - 1;
   GCfunc *fn = frame_func(frame);
@@ -299,7 +299,7 @@ static uint32_t walk_code(struct recording *c, const struct attrib_site *site,
       /* A fast function, or a C function compiling a chunk, is charged to
        * its caller's line (attrib.c). */
       TValue *called;
-      if (!(frame = attrib_charged_caller(g, L, frame, &called)))
+      if (!(frame = coll_attrib_charged_caller(g, L, frame, &called)))
         return 0;
     }
     out[n++] = lua_frame(site->proto, (uint32_t)site->line);
@@ -314,7 +314,7 @@ static uint32_t callstack_walk(struct recording *c, const struct attrib_site *si
   *truncated = 0;
   if (!site->vm || max == 0)
     return walk_code(c, site, out, max, truncated);
-  out[0] = (struct callstack_frame){(const void *)(uintptr_t)attrib_event_location(site), 0, 0,
+  out[0] = (struct callstack_frame){(const void *)(uintptr_t)coll_attrib_event_location(site), 0, 0,
                                     STACKS_FRAME_C};
   return 1 + walk_code(c, site, out + 1, max - 1, truncated);
 }
@@ -333,13 +333,13 @@ static uint32_t chunk_id(struct callstack_state *s, const GCproto *pt)
   if (!name)
     return 0;
   uint64_t key = (uint64_t)(uintptr_t)name;
-  uint64_t *known = addr_map_find(&s->chunks, key);
+  uint64_t *known = coll_addr_map_find(&s->chunks, key);
   /* A string freed and another made at its address has another hash. */
   if (known && (*known >> 32) == name->hash)
     return (uint32_t)*known;
   uint32_t id = string_id(s, strdata(name), name->len);
   if (id)
-    addr_map_put(&s->chunks, key, id | ((uint64_t)name->hash << 32));
+    coll_addr_map_put(&s->chunks, key, id | ((uint64_t)name->hash << 32));
   return id;
 }
 
@@ -347,15 +347,15 @@ static uint32_t c_function_id(struct recording *c, const void *f)
 {
   struct callstack_state *s = c->stacks;
   uint64_t key = (uint64_t)(uintptr_t)f;
-  uint64_t *known = addr_map_find(&s->cfuncs, key);
+  uint64_t *known = coll_addr_map_find(&s->cfuncs, key);
   if (known)
     return (uint32_t)*known;
   char scratch[512];
   struct cname_entry entry;
-  cname_name(c->cnames, c->g, key, &entry, scratch, sizeof scratch);
+  coll_cname_name(c->cnames, c->g, key, &entry, scratch, sizeof scratch);
   uint32_t id = string_id(s, entry.name, entry.name_length);
   if (id)
-    addr_map_put(&s->cfuncs, key, id);
+    coll_addr_map_put(&s->cfuncs, key, id);
   return id;
 }
 
@@ -412,18 +412,18 @@ static uint32_t define(struct recording *c, const struct callstack_frame *frames
  * same line cache entry while the frames below the trace's base stay. */
 static void remember(struct recording *c, const struct attrib_site *site, uint32_t id)
 {
-  struct trace_line_cached *e = site->cached;
+  struct coll_trace_line_cached *e = site->cached;
   TValue *base = mref(c->g->jit_base, TValue);
   GCobj *o = gcref(c->g->cur_L);
   if (!e || !site->trace || site->vm || !base || !o || o->gch.gct != ~LJ_TTHREAD)
     return;
-  uint64_t key = callstack_below_key(&o->th, base, (uint32_t)c->stacks->depth);
+  uint64_t key = coll_callstack_below_key(&o->th, base, (uint32_t)c->stacks->depth);
   e->stack_generation = key ? c->stacks->generation : 0;
   e->stack_key = key;
   e->stack_id = id;
 }
 
-void callstack_record(struct callstack_state *stacks, global_State *g, struct cname_state *cnames,
+void coll_callstack_record(struct callstack_state *stacks, global_State *g, struct cname_state *cnames,
                       uint64_t event, const struct attrib_site *site)
 {
   struct recording at = {stacks, g, cnames, event}, *c = &at;

@@ -24,7 +24,7 @@ struct attrib_site;
  * sidecar allows), or the line itself where it is known already. */
 struct callstack_frame {
   const void *object;        /* LUA: the prototype; C: the function's address; else NULL */
-  uint64_t fingerprint;      /* LUA: attrib_proto_fingerprint; a builtin (a fast function, a
+  uint64_t fingerprint;      /* LUA: coll_attrib_proto_fingerprint; a builtin (a fast function, a
                                 C frame without object, written as builtin#N): its id; else 0 */
   uint64_t position;         /* LUA: the saved PC, or the line | CALLSTACK_LINE_KNOWN */
   uint64_t kind;             /* enum stacks_frame_kind (format/stacks.h) */
@@ -63,30 +63,30 @@ struct callstack_state {
 /* Opens the sidecar of the segment that segments.c just opened (segment_part
  * is the segment's .part name in the capture directory) and writes its header. 0 or -1 (out.error). A
  * capture without stacks opens nothing. */
-int callstack_open(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+int coll_callstack_open(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
                    int gzip, int depth);
 
 /* Hands buffered records to the file: before each write of the segment's
  * stream, so that every event on disk has its stack on disk. 0 or -1. */
-int callstack_flush(struct callstack_state *s);
+int coll_callstack_flush(struct callstack_state *s);
 
 /* Ends the sidecar (END record, flush, close) and renames it from its
  * .part name. 0 or -1. */
-int callstack_close(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+int coll_callstack_close(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
                     const char *segment);
 
 /* Closes without finishing (after an error). */
-void callstack_abandon(struct callstack_state *s);
+void coll_callstack_abandon(struct callstack_state *s);
 
 /* Frees the buffers and tables (the capture ends). */
-void callstack_free(struct callstack_state *s);
+void coll_callstack_free(struct callstack_state *s);
 
 /* Records the stack of the allocation or reallocation about to be written
  * as the segment's next event (number event), whose site is
  * site: walks the frames, defines the stack if it is new in this sidecar,
  * writes the EVENT record. Reads private state only; never calls the Lua
  * API. Nothing for sites without Lua frames (INTERNAL, TRACE). */
-void callstack_record(struct callstack_state *s, global_State *g, struct cname_state *cnames,
+void coll_callstack_record(struct callstack_state *s, global_State *g, struct cname_state *cnames,
                       uint64_t event, const struct attrib_site *site);
 
 /* A key of what callstack_walk reads below a trace's base: the thread,
@@ -95,7 +95,7 @@ void callstack_record(struct callstack_state *s, global_State *g, struct cname_s
  * and vararg frames it skips). 0 if the chain is longer than the walk
  * would go for depth frames, or leaves the stack. Cheap: two or three
  * loads a frame, no line lookups. */
-static inline __attribute__((always_inline)) uint64_t callstack_below_key(lua_State *L,
+static inline __attribute__((always_inline)) uint64_t coll_callstack_below_key(lua_State *L,
                                                                           TValue *base,
                                                                           uint32_t depth)
 {
@@ -122,15 +122,15 @@ static inline __attribute__((always_inline)) uint64_t callstack_below_key(lua_St
  * are the same and the sidecar's buffer has room, writes the EVENT record
  * of the segment's next event (number `event`) and returns 1; else 0 (the
  * full tier walks). Never flushes. */
-static inline __attribute__((always_inline)) int callstack_quick_event(
-  struct callstack_state *s, global_State *g, const struct trace_line_cached *e, uint64_t event)
+static inline __attribute__((always_inline)) int coll_callstack_quick_event(
+  struct callstack_state *s, global_State *g, const struct coll_trace_line_cached *e, uint64_t event)
 {
   TValue *base = mref(g->jit_base, TValue);
   if (e->stack_generation != s->generation || !base ||
       s->writer.capacity - s->writer.used < 3 * MEMPROF_ULEB128_MAX)
     return 0;
   GCobj *o = gcref(g->cur_L);
-  if (callstack_below_key(&o->th, base, (uint32_t)s->depth) != e->stack_key)
+  if (coll_callstack_below_key(&o->th, base, (uint32_t)s->depth) != e->stack_key)
     return 0;
   return stacks_writer_event(&s->writer, event, e->stack_id) == 0;
 }

@@ -46,9 +46,9 @@ static void read_command(char *out, size_t size)
 }
 
 /* Whether f is one of the collector's hooks. */
-int capture_hook_ours(lua_Alloc f)
+int coll_capture_hook_ours(lua_Alloc f)
 {
-  return f == hook_main || f == hook_sampled || stub_owns(f);
+  return f == coll_hook_main || f == coll_hook_sampled || coll_stub_owns(f);
 }
 
 static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_size)
@@ -59,8 +59,8 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
   if (c->hooked) {
     /* Another VM is hooked and idle: give it back its allocator. */
     void *ud;
-    if (!capture_hook_ours(lua_getallocf(mainthread(c->g), &ud))) {
-      text_error(err, err_size, "%s%s", "the collector is attached to another Lua state",
+    if (!coll_capture_hook_ours(lua_getallocf(mainthread(c->g), &ud))) {
+      coll_text_error(err, err_size, "%s%s", "the collector is attached to another Lua state",
                         "");
       return -1;
     }
@@ -68,13 +68,13 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
     c->hooked = 0;
   }
   c->orig_allocf = lua_getallocf(L, &c->orig_ud);
-  if (capture_hook_ours(c->orig_allocf)) {
-    text_error(err, err_size, "%s%s", "the allocator is already hooked", "");
+  if (coll_capture_hook_ours(c->orig_allocf)) {
+    coll_text_error(err, err_size, "%s%s", "the allocator is already hooked", "");
     return -1;
   }
   c->g = g;
   c->gg = G2GG(g);
-  lua_setallocf(L, hook_main, c->orig_ud);
+  lua_setallocf(L, coll_hook_main, c->orig_ud);
   c->hooked = 1;
   return 0;
 }
@@ -84,10 +84,10 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
  * hook stays as a pass-through). */
 static void hook_release(struct capture *c)
 {
-  if (!c->hooked || !c->g || c->signo || control_needs_hook())
+  if (!c->hooked || !c->g || c->signo || coll_control_needs_hook())
     return;
   void *ud;
-  if (capture_hook_ours(lua_getallocf(mainthread(c->g), &ud))) {
+  if (coll_capture_hook_ours(lua_getallocf(mainthread(c->g), &ud))) {
     lua_setallocf(mainthread(c->g), c->orig_allocf, c->orig_ud);
     c->hooked = 0;
   }
@@ -98,34 +98,34 @@ static void collect(struct capture *c, lua_State *L, enum capture_index_boundary
 /* What a capture holds: its buffers, tables and its directory's handle. */
 static void free_buffers(struct capture *c)
 {
-  capture_dir_close(&c->dir);
+  coll_capture_dir_close(&c->dir);
   if (c->buffer)
     munmap(c->buffer, CAPTURE_MAP_SIZE);
   c->buffer = NULL;
-  addr_map_free(&c->sampled);
-  addr_map_free(&c->sym_lua);
-  addr_map_free(&c->sym_trace);
-  addr_map_free(&c->sym_c);
-  cname_free(&c->cnames);
-  callstack_free(&c->stacks);
+  coll_addr_map_free(&c->sampled);
+  coll_addr_map_free(&c->sym_lua);
+  coll_addr_map_free(&c->sym_trace);
+  coll_addr_map_free(&c->sym_c);
+  coll_cname_free(&c->cnames);
+  coll_callstack_free(&c->stacks);
   c->stacks_on = 0;
 }
 
-void capture_note(const struct capture *c)
+void coll_capture_note(const struct capture *c)
 {
-  control_note(c->luajit_version, c->active, c->active ? c->dir.path : c->last_dir);
+  coll_control_note(c->luajit_version, c->active, c->active ? c->dir.path : c->last_dir);
 }
 
-/* The count hook of a snapshot candidate (boundary_schedule_arm): the interpreter is between two
+/* The count hook of a snapshot candidate (coll_boundary_schedule_arm): the interpreter is between two
  * instructions, its state whole. */
 static void safe_point(lua_State *L, lua_Debug *ar)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   (void)ar;
   if (!c->g || G(L) != c->g)
     return;
-  boundary_schedule_disarm(c);
-  if (!c->active || c->busy || !boundary_gc_running(c->g) || boundary_stop_coming(c))
+  coll_boundary_schedule_disarm(c);
+  if (!c->active || c->busy || !coll_boundary_gc_running(c->g) || coll_boundary_stop_coming(c))
     return;
   c->snapshot_next = 1;
   c->schedule.middle = 1;
@@ -135,70 +135,70 @@ static void safe_point(lua_State *L, lua_Debug *ar)
     c->schedule.next_at *= 2;  /* the work since it was due does not make another due */
 }
 
-void capture_requests(struct capture *c)
+void coll_capture_requests(struct capture *c)
 {
-  boundary_schedule_arm(c, safe_point);
+  coll_boundary_schedule_arm(c, safe_point);
   if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
-    capture_stop_due(c);
+    coll_capture_stop_due(c);
 }
 
-/* A full collection now and its boundary (boundary_collect), then what it asked for. */
+/* A full collection now and its boundary (coll_boundary_collect), then what it asked for. */
 static void collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
 {
-  if (!boundary_collect(c, L, cause))
+  if (!coll_boundary_collect(c, L, cause))
     return;
   c->busy = 1;
-  capture_requests(c);
+  coll_capture_requests(c);
   c->busy = 0;
 }
 
-void capture_stop(struct capture *c, enum capture_index_stop_reason reason)
+void coll_capture_stop(struct capture *c, enum capture_index_stop_reason reason)
 {
   if (!c->active)
     return;
   c->active = 0;
-  hook_sampled_set(c, 0);
+  coll_hook_sampled_set(c, 0);
   if (reason == CAPTURE_INDEX_REASON_WRITE_ERROR || c->writer.failed) {
     reason = CAPTURE_INDEX_REASON_WRITE_ERROR;
-    segments_write_error(c, "cannot write", c->out.error);
-    seg_out_abandon(&c->out);
+    coll_segments_write_error(c, "cannot write", c->out.error);
+    coll_seg_out_abandon(&c->out);
     c->segment_open = 0;
-  } else if (segments_end(c, 0) != 0) {
+  } else if (coll_segments_end(c, 0) != 0) {
     reason = CAPTURE_INDEX_REASON_WRITE_ERROR;
   }
   if (reason == CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES)
     fprintf(stderr, "ljleak: capture in %s stopped: it reached --max-total-bytes %llu\n", c->dir.path,
             (unsigned long long)c->opt.max_total_bytes);
-  boundary_schedule_stop(c);
-  segments_index_close(c, reason);
+  coll_boundary_schedule_stop(c);
+  coll_segments_index_close(c, reason);
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
-  boundary_force_disarm(c);
+  coll_boundary_force_disarm(c);
   free_buffers(c);
-  text_copy(c->last_dir, sizeof c->last_dir, c->dir.path);
+  coll_text_copy(c->last_dir, sizeof c->last_dir, c->dir.path);
   if (reason != CAPTURE_INDEX_REASON_EXIT)
     hook_release(c);
-  capture_note(c);
+  coll_capture_note(c);
 }
 
-void capture_stop_due(struct capture *c)
+void coll_capture_stop_due(struct capture *c)
 {
   enum capture_index_stop_reason reason = (enum capture_index_stop_reason)c->pending_stop;
   int deferrable = reason == CAPTURE_INDEX_REASON_DURATION || reason == CAPTURE_INDEX_REASON_SIGNAL || reason == CAPTURE_INDEX_REASON_STOP;
   if (c->opt.edge_gc && deferrable && c->deferred_stop == CAPTURE_INDEX_REASON_NONE &&
-      boundary_force(c, CAPTURE_INDEX_CAUSE_STOP) == 0) {
+      coll_boundary_force(c, CAPTURE_INDEX_CAUSE_STOP) == 0) {
     c->deferred_stop = reason;
     c->pending_stop = CAPTURE_INDEX_REASON_NONE;
     return;
   }
-  capture_stop(c, reason);
+  coll_capture_stop(c, reason);
 }
 
 static void at_exit(void)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   if (c->active && !c->busy) {
     c->busy = 1;
-    capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
+    coll_capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
     c->busy = 0;
   }
 }
@@ -208,26 +208,26 @@ static void at_exit(void)
  * through. It may start a capture of its own. */
 static void at_fork_child(void)
 {
-  struct capture *c = &capture_state;
-  control_forget();
+  struct capture *c = &coll_capture_state;
+  coll_control_forget();
   if (!c->active)
     return;
   c->active = 0;
-  hook_sampled_set(c, 0);
+  coll_hook_sampled_set(c, 0);
   c->segment_open = 0;
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
-  seg_out_abandon(&c->out);
+  coll_seg_out_abandon(&c->out);
   if (c->index_fd >= 0)
     close(c->index_fd);
   c->index_fd = -1;
-  boundary_force_disarm(c);
+  coll_boundary_force_disarm(c);
   free_buffers(c);
   c->busy = 0;
 }
 
-void capture_at_fork_and_exit(void)
+void coll_capture_at_fork_and_exit(void)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   if (!c->atexit_registered) {
     atexit(at_exit);
     pthread_atfork(NULL, NULL, at_fork_child);
@@ -235,16 +235,16 @@ void capture_at_fork_and_exit(void)
   }
 }
 
-int capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,
+int coll_capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,
                   size_t err_size)
 {
   if (c->active) {
-    text_error(err, err_size, "a capture is already running in %s%s", c->dir.path, "");
+    coll_text_error(err, err_size, "a capture is already running in %s%s", c->dir.path, "");
     return -1;
   }
-  if (options_check(opt, err, err_size) != 0)
+  if (coll_options_check(opt, err, err_size) != 0)
     return -1;
-  if (capture_dir_open(&c->dir, opt, err, err_size) != 0)
+  if (coll_capture_dir_open(&c->dir, opt, err, err_size) != 0)
     return -1;
   c->opt = *opt;
   c->opt.dir = c->dir.path;
@@ -254,46 +254,46 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
                              !strcmp(volume, "off") || !strcmp(volume, "false"));
   c->boundary_allocated = 0;
   if (opt->command)
-    text_copy(c->command, sizeof c->command, opt->command);
+    coll_text_copy(c->command, sizeof c->command, opt->command);
   else
     read_command(c->command, sizeof c->command);
   c->opt.command = c->command;
-  text_copy(c->labels, sizeof c->labels, opt->labels ? opt->labels : "");
+  coll_text_copy(c->labels, sizeof c->labels, opt->labels ? opt->labels : "");
   c->opt.labels = c->labels;
 
   void *mem = mmap(NULL, CAPTURE_MAP_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
-    text_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
-    capture_dir_close(&c->dir);
+    coll_text_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
+    coll_capture_dir_close(&c->dir);
     return -1;
   }
   c->buffer = mem;
-  if (addr_map_init(&c->sym_lua, 1024) || addr_map_init(&c->sym_trace, 256) ||
-      addr_map_init(&c->sym_c, 256) || (opt->sample && addr_map_init(&c->sampled, 4096)) ||
-      cname_begin(&c->cnames) != 0) {
+  if (coll_addr_map_init(&c->sym_lua, 1024) || coll_addr_map_init(&c->sym_trace, 256) ||
+      coll_addr_map_init(&c->sym_c, 256) || (opt->sample && coll_addr_map_init(&c->sampled, 4096)) ||
+      coll_cname_begin(&c->cnames) != 0) {
     free_buffers(c);
-    text_error(err, err_size, "cannot map the symbol tables: %s%s", strerror(errno), "");
+    coll_text_error(err, err_size, "cannot map the symbol tables: %s%s", strerror(errno), "");
     return -1;
   }
 
-  if (segments_index_open(c, err, err_size) != 0) {
+  if (coll_segments_index_open(c, err, err_size) != 0) {
     free_buffers(c);
     return -1;
   }
 
   c->seq = 0;
   c->segments = c->events = c->stream_done = c->allocated = 0;
-  trace_line_begin(&c->lines);
+  coll_trace_line_begin(&c->lines);
   c->disk_done = 0;
   c->gc_cycles = 0;
   c->error[0] = '\0';
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
-  c->start_ns = now_mono_ns();
+  c->start_ns = coll_now_mono_ns();
   c->pdep = memprof_cpu_fast_pext();
   c->rng = (c->start_ns ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c) | 1;
-  c->last_gc_phase = capture_gc_phase(c->g);
-  capture_set_fast_phase(c, c->last_gc_phase);
+  c->last_gc_phase = coll_capture_gc_phase(c->g);
+  coll_capture_set_fast_phase(c, c->last_gc_phase);
   /* A cycle past its atomic phase has flipped the white already. */
   c->gc_flips = c->g->gc.state >= GCSsweepstring;
   c->force_armed = 0;
@@ -304,11 +304,11 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
   c->snapshot_next = 0;
   c->every_next = c->opt.every;
   c->last_heap = (uint64_t)c->g->gc.total;
-  if (segments_begin(c) != 0) {
-    text_copy(err, err_size, c->error);
-    seg_out_abandon(&c->out);
+  if (coll_segments_begin(c) != 0) {
+    coll_text_copy(err, err_size, c->error);
+    coll_seg_out_abandon(&c->out);
     c->segment_open = 0;
-    segments_index_close(c, CAPTURE_INDEX_REASON_WRITE_ERROR);
+    coll_segments_index_close(c, CAPTURE_INDEX_REASON_WRITE_ERROR);
     free_buffers(c);
     return -1;
   }
@@ -316,43 +316,43 @@ int capture_begin(struct capture *c, const struct ljleak_collector_options *opt,
    * (a signal, a request): a table may be halfway through a resize there,
    * so the first C function that allocates walks, knowing which. */
   if (!c->busy)
-    cname_walk(&c->cnames, c->g);
+    coll_cname_walk(&c->cnames, c->g);
   c->active = 1;
-  hook_sampled_set(c, opt->sample != 0);
-  capture_at_fork_and_exit();
-  capture_note(c);
+  coll_hook_sampled_set(c, opt->sample != 0);
+  coll_capture_at_fork_and_exit();
+  coll_capture_note(c);
   return 0;
 }
 
 
 /* Checks the layout of L's VM and installs the pass-through hook. */
-int capture_attach(lua_State *L, char *err, size_t err_size)
+int coll_capture_attach(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   if (c->hooked && c->g == G(L) && c->layout_ok) {
-    trace_record_attach(&c->lines, L);   /* again, if another handler took its place */
+    coll_trace_record_attach(&c->lines, L);   /* again, if another handler took its place */
     return 0;
   }
   if (c->active) {
-    text_error(err, err_size, "a capture of another Lua state is running in %s%s", c->dir.path,
+    coll_text_error(err, err_size, "a capture of another Lua state is running in %s%s", c->dir.path,
                       "");
     return -1;
   }
   char version[64];
-  if (layout_verify(L, version, sizeof version, err, err_size) != 0)
+  if (coll_layout_verify(L, version, sizeof version, err, err_size) != 0)
     return -1;
   if (hook_install(c, L, err, err_size) != 0)
     return -1;
-  text_copy(c->luajit_version, sizeof c->luajit_version, version);
+  coll_text_copy(c->luajit_version, sizeof c->luajit_version, version);
   c->layout_ok = 1;
-  trace_record_attach(&c->lines, L);   /* follow the recorder from now on */
-  capture_note(c);
+  coll_trace_record_attach(&c->lines, L);   /* follow the recorder from now on */
+  coll_capture_note(c);
   return 0;
 }
 
-void capture_release_idle(void)
+void coll_capture_release_idle(void)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   if (!c->active)
     hook_release(c);
 }
@@ -360,28 +360,28 @@ void capture_release_idle(void)
 int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *options,
                            char *err, size_t err_size)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   struct ljleak_collector_options defaults;
   if (!options) {
     ljleak_collector_options_init(&defaults);
     options = &defaults;
   }
   if (c->active) {
-    text_error(err, err_size, "a capture is already running in %s%s", c->dir.path, "");
+    coll_text_error(err, err_size, "a capture is already running in %s%s", c->dir.path, "");
     return -1;
   }
-  if (capture_attach(L, err, err_size) != 0)
+  if (coll_capture_attach(L, err, err_size) != 0)
     return -1;
   /* edge_gc: a full cycle before the first event, so that the capture
    * starts on an exact boundary (its frees are of blocks it never saw). */
-  int edge = options->edge_gc && boundary_gc_running(G(L));
+  int edge = options->edge_gc && coll_boundary_gc_running(G(L));
   if (edge)
     lua_gc(L, LUA_GCCOLLECT, 0);
   c->busy = 1;
-  int rc = capture_begin(c, options, err, err_size);
+  int rc = coll_capture_begin(c, options, err, err_size);
   if (rc == 0 && edge) {
-    boundary_record(c, CAPTURE_INDEX_CAUSE_START);
-    boundary_schedule_arm(c, safe_point);
+    coll_boundary_record(c, CAPTURE_INDEX_CAUSE_START);
+    coll_boundary_schedule_arm(c, safe_point);
   }
   c->busy = 0;
   if (rc != 0)
@@ -392,13 +392,13 @@ int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *
 /* The running capture if it is L's; NULL with err otherwise. */
 static struct capture *running_capture(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   if (!c->active) {
-    text_error(err, err_size, "%s%s", "no capture is running", "");
+    coll_text_error(err, err_size, "%s%s", "no capture is running", "");
     return NULL;
   }
   if (c->g != G(L)) {
-    text_error(err, err_size, "%s%s", "the running capture belongs to another Lua state",
+    coll_text_error(err, err_size, "%s%s", "the running capture belongs to another Lua state",
                       "");
     return NULL;
   }
@@ -407,7 +407,7 @@ static struct capture *running_capture(lua_State *L, char *err, size_t err_size)
 
 int ljleak_collector_name_function(int (*f)(lua_State *L), const char *name)
 {
-  return cname_register((uint64_t)(uintptr_t)f, name);
+  return coll_cname_register((uint64_t)(uintptr_t)f, name);
 }
 
 int ljleak_collector_boundary(lua_State *L, char *err, size_t err_size)
@@ -417,7 +417,7 @@ int ljleak_collector_boundary(lua_State *L, char *err, size_t err_size)
     return -1;
   collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
   if (!c->active) {
-    text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
+    coll_text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
   }
   return 0;
@@ -456,7 +456,7 @@ void ljleak_collector_frame_hold(lua_State *L, struct ljleak_collector_frame *fr
     return;  /* (a stack grown by lua_checkstack keeps every slot, above the top too) */
   frame->saved_top = top;
   L->top = tvref(L->stack) + end;
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   if (c->active && c->g == G(L) && frame->proto && frame->base < end) {
     c->held_proto = frame->proto;
     c->held_base = frame->base;
@@ -470,17 +470,17 @@ void ljleak_collector_frame_release(lua_State *L, struct ljleak_collector_frame 
     return;
   L->top = tvref(L->stack) + frame->saved_top;
   frame->saved_top = -1;
-  capture_state.held_proto = NULL;
+  coll_capture_state.held_proto = NULL;
 }
 
 int ljleak_collector_return_boundary(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = &capture_state;
-  if (!c->active || c->g != G(L) || !c->opt.edge_gc || !boundary_gc_running(G(L)))
+  struct capture *c = &coll_capture_state;
+  if (!c->active || c->g != G(L) || !c->opt.edge_gc || !coll_boundary_gc_running(G(L)))
     return 0;  /* no capture of L, or one that forces no cycle at its edges */
   collect(c, L, CAPTURE_INDEX_CAUSE_RETURN);
   if (!c->active) {
-    text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
+    coll_text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
   }
   return 0;
@@ -494,7 +494,7 @@ int ljleak_collector_snapshot(lua_State *L, char *err, size_t err_size)
   c->snapshot_next = 1;
   collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
   if (!c->active) {
-    text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
+    coll_text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;
   }
   return 0;
@@ -514,13 +514,13 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
   struct capture *c = running_capture(L, err, err_size);
   if (!c)
     return -1;
-  if (c->opt.edge_gc && boundary_gc_running(G(L)))
+  if (c->opt.edge_gc && coll_boundary_gc_running(G(L)))
     collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
   c->busy = 1;
-  capture_stop(c, CAPTURE_INDEX_REASON_STOP);
+  coll_capture_stop(c, CAPTURE_INDEX_REASON_STOP);
   c->busy = 0;
   if (c->error[0]) {
-    text_copy(err, err_size, c->error);
+    coll_text_copy(err, err_size, c->error);
     return -1;
   }
   return 0;
@@ -528,19 +528,19 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
 
 int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   if (!c->active || c->g != G(L)) {
-    text_copy(err, err_size, c->error[0] ? c->error : "no capture is running");
+    coll_text_copy(err, err_size, c->error[0] ? c->error : "no capture is running");
     return -1;
   }
-  if (c->opt.edge_gc && boundary_gc_running(G(L)))
+  if (c->opt.edge_gc && coll_boundary_gc_running(G(L)))
     collect(c, L, CAPTURE_INDEX_CAUSE_EXIT);
   c->busy = 1;
-  capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
+  coll_capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
   c->busy = 0;
   hook_release(c);
   if (c->error[0]) {
-    text_copy(err, err_size, c->error);
+    coll_text_copy(err, err_size, c->error);
     return -1;
   }
   return 0;
@@ -548,10 +548,10 @@ int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
 
 void ljleak_collector_status(struct ljleak_collector_status *st)
 {
-  const struct capture *c = &capture_state;
+  const struct capture *c = &coll_capture_state;
   memset(st, 0, sizeof *st);
   st->active = c->active;
-  text_copy(st->dir, sizeof st->dir, c->active ? c->dir.path : c->last_dir);
+  coll_text_copy(st->dir, sizeof st->dir, c->active ? c->dir.path : c->last_dir);
   st->segments = c->segments;
   st->events = c->events + (c->active && c->segment_open ? c->segment_events : 0);
   st->bytes = c->stream_done + (c->active && c->segment_open ? c->writer.bytes_written : 0);
@@ -561,10 +561,10 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
   st->snapshots = c->snapshots;
   uint64_t seg_events = 0, seg_lines = 0;
   if (c->active && c->segment_open)
-    trace_line_segment_counts(&c->lines, &seg_events, &seg_lines);
+    coll_trace_line_segment_counts(&c->lines, &seg_events, &seg_lines);
   st->trace_allocations = c->lines.events + seg_events;
   st->trace_lines = c->lines.lines + seg_lines;
-  text_copy(st->error, sizeof st->error, c->error);
+  coll_text_copy(st->error, sizeof st->error, c->error);
 }
 
 /* Sets the flag and marks fast_phase, so that the hook's fast paths, which
@@ -572,23 +572,23 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
 static void on_signal(int signo)
 {
   (void)signo;
-  __atomic_fetch_or(&capture_signal_pending, CAPTURE_PENDING_SIGNAL, __ATOMIC_SEQ_CST);
-  __atomic_store_n(&capture_state.fast_phase, -1, __ATOMIC_RELAXED);
+  __atomic_fetch_or(&coll_capture_signal_pending, CAPTURE_PENDING_SIGNAL, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&coll_capture_state.fast_phase, -1, __ATOMIC_RELAXED);
 }
 
 int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, size_t err_size)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   int signo;
-  if (options_parse_signal(spec, &signo) != 0) {
-    text_error(err, err_size,
+  if (coll_options_parse_signal(spec, &signo) != 0) {
+    coll_text_error(err, err_size,
                       "bad signal '%s': use USR1, USR2, a real-time signal (RTMIN+n, RTMAX-n, or "
                       "its number) or none%s", spec ? spec : "", "");
     return -1;
   }
   if (signo == 0)
     return 0;
-  if (capture_attach(L, err, err_size) != 0)
+  if (coll_capture_attach(L, err, err_size) != 0)
     return -1;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -596,7 +596,7 @@ int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, s
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   if (sigaction(signo, &sa, NULL) != 0) {
-    text_error(err, err_size, "cannot install the handler for signal %s: %s", spec,
+    coll_text_error(err, err_size, "cannot install the handler for signal %s: %s", spec,
               strerror(errno));
     return -1;
   }
@@ -604,17 +604,17 @@ int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, s
   return 0;
 }
 
-int capture_control_poll(lua_State *L, const struct ljleak_collector_options *base,
+int coll_capture_control_poll(lua_State *L, const struct ljleak_collector_options *base,
                          const char *base_error)
 {
   static struct control_request rq;   /* 4 KiB: not on a coroutine's C stack */
   char err[512];
   rq.opt = *base;
-  int taken = control_take(&rq, err, sizeof err);
+  int taken = coll_control_take(&rq, err, sizeof err);
   if (taken == 0)
     return 0;
   if (taken < 0 || base_error) {
-    control_answer(rq.id, taken < 0 ? err : base_error);
+    coll_control_answer(rq.id, taken < 0 ? err : base_error);
     return 1;
   }
   int rc;
@@ -622,41 +622,41 @@ int capture_control_poll(lua_State *L, const struct ljleak_collector_options *ba
     rc = ljleak_collector_start(L, &rq.opt, err, sizeof err);
   else
     rc = ljleak_collector_stop(L, err, sizeof err);
-  control_answer(rq.id, rc == 0 ? NULL : err);
+  coll_control_answer(rq.id, rc == 0 ? NULL : err);
   return 1;
 }
 
-void capture_control_from_hook(struct capture *c)
+void coll_capture_control_from_hook(struct capture *c)
 {
   static struct control_request rq;
   char err[512], env_err[512];
-  int env_bad = options_from_env(&rq.opt, options_process_env, NULL, env_err, sizeof env_err) != 0;
-  int taken = control_take(&rq, err, sizeof err);
+  int env_bad = coll_options_from_env(&rq.opt, coll_options_process_env, NULL, env_err, sizeof env_err) != 0;
+  int taken = coll_control_take(&rq, err, sizeof err);
   if (taken == 0)
     return;
   if (taken < 0 || env_bad) {
-    control_answer(rq.id, taken < 0 ? err : env_err);
+    coll_control_answer(rq.id, taken < 0 ? err : env_err);
     return;
   }
   if (!c->layout_ok) {
-    control_answer(rq.id, "the collector is not attached to a Lua state that passed the layout check");
+    coll_control_answer(rq.id, "the collector is not attached to a Lua state that passed the layout check");
     return;
   }
   if (!strcmp(rq.action, "start")) {
-    if (capture_begin(c, &rq.opt, err, sizeof err) != 0) {
-      control_answer(rq.id, err);
+    if (coll_capture_begin(c, &rq.opt, err, sizeof err) != 0) {
+      coll_control_answer(rq.id, err);
       return;
     }
     if (rq.opt.edge_gc)
-      boundary_force(c, CAPTURE_INDEX_CAUSE_START);  /* at the next GC check, not from the hook */
-    control_answer(rq.id, NULL);
+      coll_boundary_force(c, CAPTURE_INDEX_CAUSE_START);  /* at the next GC check, not from the hook */
+    coll_control_answer(rq.id, NULL);
     return;
   }
   if (!c->active) {
-    control_answer(rq.id, "no capture is running");
+    coll_control_answer(rq.id, "no capture is running");
     return;
   }
-  control_answer(rq.id, NULL);   /* the stop line follows, at once or after the last cycle */
+  coll_control_answer(rq.id, NULL);   /* the stop line follows, at once or after the last cycle */
   c->pending_stop = CAPTURE_INDEX_REASON_STOP;
-  capture_stop_due(c);
+  coll_capture_stop_due(c);
 }

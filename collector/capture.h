@@ -6,49 +6,49 @@
 
 /* Ends the running capture: the last segment and the stop line, then the
  * hook is released unless the VM is closing. */
-void capture_stop(struct capture *c, enum capture_index_stop_reason reason);
+void coll_capture_stop(struct capture *c, enum capture_index_stop_reason reason);
 
 /* A stop came due inside the hook (pending_stop): with edge_gc, a stop by
  * duration or signal waits for one more full cycle, forced now, so that the
  * capture ends on a boundary; anything else stops at once. */
-void capture_stop_due(struct capture *c);
+void coll_capture_stop_due(struct capture *c);
 
 /* Starts a capture of the hooked VM with opt. 0, or -1 with err. */
-int capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,
+int coll_capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,
                   size_t err_size);
 
 /* Checks the layout of L's VM and installs the pass-through hook (once per
  * VM). 0, or -1 with err. */
-int capture_attach(lua_State *L, char *err, size_t err_size);
+int coll_capture_attach(lua_State *L, char *err, size_t err_size);
 
 /* Gives the VM its allocator back while no capture runs, unless the signal
  * or the poll thread needs the hook (collector.nginx(): its timer does not). */
-void capture_release_idle(void);
+void coll_capture_release_idle(void);
 
 /* Registers, once, the atexit handler that finishes a capture and the fork
  * handler that drops it in the child (and the control registration). */
-void capture_at_fork_and_exit(void);
+void coll_capture_at_fork_and_exit(void);
 
-/* The hook the VM calls while no sampled capture runs (hook_main), or while
- * sampling (the stub or hook_sampled): whether f is one of them. */
-int capture_hook_ours(lua_Alloc f);
+/* The hook the VM calls while no sampled capture runs (coll_hook_main), or while
+ * sampling (the stub or coll_hook_sampled): whether f is one of them. */
+int coll_capture_hook_ours(lua_Alloc f);
 
 /* What the sequencer asked for (boundary.h): the safe point of a snapshot candidate armed, a
- * stop that came due taken (capture_stop_due). After a boundary, from the hook or a collection. */
-void capture_requests(struct capture *c);
+ * stop that came due taken (coll_capture_stop_due). After a boundary, from the hook or a collection. */
+void coll_capture_requests(struct capture *c);
 
 /* Takes the waiting control request and acts on it from a C function of L's VM (the host's
  * timer): base holds the options of a start request before the request's own; base_error, if
  * not NULL, why they cannot be honoured (the request is refused with it). Answers in the
  * registration. 1 if a request was taken. */
-int capture_control_poll(lua_State *L, const struct ljleak_collector_options *base,
+int coll_capture_control_poll(lua_State *L, const struct ljleak_collector_options *base,
                          const char *base_error);
 
 /* The same from the allocator hook (CAPTURE_PENDING_CONTROL), where no Lua may run: the base
  * options are ljleak_collector_options_init's. */
-void capture_control_from_hook(struct capture *c);
+void coll_capture_control_from_hook(struct capture *c);
 
 /* The registration (control.h) told the capture's state. */
-void capture_note(const struct capture *c);
+void coll_capture_note(const struct capture *c);
 
 #endif

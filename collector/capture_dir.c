@@ -28,7 +28,7 @@ __attribute__((format(printf, 3, 4))) static void dir_error(char *err, size_t si
   va_end(ap);
 }
 
-void capture_dir_user(uid_t uid, char *out, size_t size)
+void coll_capture_dir_user(uid_t uid, char *out, size_t size)
 {
   struct passwd pw, *found = NULL;
   char buffer[2048];
@@ -50,7 +50,7 @@ static int check_root(int fd, const char *root, char *err, size_t err_size)
   }
   if (st.st_uid != geteuid() && st.st_uid != 0) {
     char user[300];
-    capture_dir_user(st.st_uid, user, sizeof user);
+    coll_capture_dir_user(st.st_uid, user, sizeof user);
     dir_error(err, err_size,
               "the capture root %s belongs to %s, not to this process's user: that user could "
               "change its captures; give a root of this user's (or one made by root)",
@@ -132,7 +132,7 @@ static int open_given(struct capture_dir *d, const char *dir, char *err, size_t 
     dir_error(err, err_size, "cannot read capture directory %s: %s", dir, strerror(errno));
   } else if (st.st_uid != geteuid()) {
     char user[300];
-    capture_dir_user(st.st_uid, user, sizeof user);
+    coll_capture_dir_user(st.st_uid, user, sizeof user);
     dir_error(err, err_size,
               "capture directory %s belongs to %s, not to this process's user: give a new "
               "directory", dir, user);
@@ -200,7 +200,7 @@ static int open_new(struct capture_dir *d, const char *root, char *err, size_t e
   return fd >= 0 ? 0 : -1;
 }
 
-int capture_dir_open(struct capture_dir *d, const struct ljleak_collector_options *opt, char *err,
+int coll_capture_dir_open(struct capture_dir *d, const struct ljleak_collector_options *opt, char *err,
                      size_t err_size)
 {
   d->fd = -1;
@@ -210,7 +210,7 @@ int capture_dir_open(struct capture_dir *d, const struct ljleak_collector_option
                 strlen(opt->dir), opt->dir);
       return -1;
     }
-    text_copy(d->path, sizeof d->path, opt->dir);
+    coll_text_copy(d->path, sizeof d->path, opt->dir);
     return open_given(d, opt->dir, err, err_size);
   }
   const char *root = opt->root && *opt->root ? opt->root : ".";
@@ -222,25 +222,25 @@ int capture_dir_open(struct capture_dir *d, const struct ljleak_collector_option
   return open_new(d, root, err, err_size);
 }
 
-void capture_dir_close(struct capture_dir *d)
+void coll_capture_dir_close(struct capture_dir *d)
 {
   if (d->fd >= 0)
     close(d->fd);
   d->fd = -1;
 }
 
-int capture_dir_create(const struct capture_dir *d, const char *name, int append)
+int coll_capture_dir_create(const struct capture_dir *d, const char *name, int append)
 {
   int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : 0);
   return openat(d->fd, name, flags, 0600);
 }
 
-int capture_dir_rename(const struct capture_dir *d, const char *from, const char *to)
+int coll_capture_dir_rename(const struct capture_dir *d, const char *from, const char *to)
 {
   return renameat(d->fd, from, d->fd, to);
 }
 
-int capture_dir_remove(const struct capture_dir *d, const char *name)
+int coll_capture_dir_remove(const struct capture_dir *d, const char *name)
 {
   return unlinkat(d->fd, name, 0);
 }

@@ -46,7 +46,7 @@ static struct {
   char name[64];
 } cname_host[CNAME_HOST_NAMES];
 
-int cname_register(uint64_t address, const char *name)
+int coll_cname_register(uint64_t address, const char *name)
 {
   if (!address || !name || !*name || strlen(name) >= sizeof cname_host[0].name ||
       strchr(name, ';'))
@@ -61,7 +61,7 @@ int cname_register(uint64_t address, const char *name)
   return -1;
 }
 
-const char *cname_origin_name(enum cname_origin origin)
+const char *coll_cname_origin_name(enum cname_origin origin)
 {
   static const char *const names[] = {"lua",     "host",       "symtab", "dynsym",
                                       "debug-file", "program", "offset", "address",
@@ -76,18 +76,18 @@ static void *pages(size_t size)
   return p == MAP_FAILED ? NULL : p;
 }
 
-int cname_begin(struct cname_state *s)
+int coll_cname_begin(struct cname_state *s)
 {
   if (!s->records) {
     s->records = pages(CNAME_RECORDS * sizeof *s->records);
     s->arena = pages(CNAME_ARENA_SIZE);
-    if (!s->records || !s->arena || addr_map_init(&s->names, 1024) != 0) {
-      cname_free(s);
+    if (!s->records || !s->arena || coll_addr_map_init(&s->names, 1024) != 0) {
+      coll_cname_free(s);
       errno = ENOMEM;
       return -1;
     }
   } else {
-    addr_map_clear(&s->names);
+    coll_addr_map_clear(&s->names);
   }
   s->record_count = 0;
   s->arena_used = 0;
@@ -99,13 +99,13 @@ int cname_begin(struct cname_state *s)
   return 0;
 }
 
-void cname_free(struct cname_state *s)
+void coll_cname_free(struct cname_state *s)
 {
   if (s->records)
     munmap(s->records, CNAME_RECORDS * sizeof *s->records);
   if (s->arena)
     munmap(s->arena, CNAME_ARENA_SIZE);
-  addr_map_free(&s->names);
+  coll_addr_map_free(&s->names);
   memset(s, 0, sizeof *s);
 }
 
@@ -128,7 +128,7 @@ static struct cname_record *record_add(struct cname_state *s, uint64_t address, 
   if (s->record_count >= CNAME_RECORDS)
     return NULL;
   int64_t at = arena_put(s, name, length);
-  if (at < 0 || addr_map_put(&s->names, address, (uint64_t)s->record_count + 1) != 0)
+  if (at < 0 || coll_addr_map_put(&s->names, address, (uint64_t)s->record_count + 1) != 0)
     return NULL;
   struct cname_record *r = &s->records[s->record_count++];
   *r = (struct cname_record){(uint32_t)at, CNAME_NO_LIBRARY, (uint16_t)length, 0,
@@ -138,7 +138,7 @@ static struct cname_record *record_add(struct cname_state *s, uint64_t address, 
 
 static struct cname_record *record_find(const struct cname_state *s, uint64_t address)
 {
-  uint64_t *v = address ? addr_map_find(&s->names, address) : NULL;
+  uint64_t *v = address ? coll_addr_map_find(&s->names, address) : NULL;
   return v ? &s->records[*v - 1] : NULL;
 }
 
@@ -308,7 +308,7 @@ static cTValue *field(GCtab *t, const char *text)
   return NULL;
 }
 
-uint32_t cname_walk(struct cname_state *s, global_State *g)
+uint32_t coll_cname_walk(struct cname_state *s, global_State *g)
 {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -404,7 +404,7 @@ static enum cname_origin fallback(const struct cname_state *s, uint64_t address,
   const char *path = program ? "/proc/self/exe" : info.dli_fname;
   char symbol[CNAME_NAME_MAX + 1];
   enum elf_symbols_table table =
-    elf_symbols_find(path, base, address, s->debug_dir, symbol, sizeof symbol);
+    coll_elf_symbols_find(path, base, address, s->debug_dir, symbol, sizeof symbol);
   if (table == ELF_SYMBOLS_NONE && info.dli_sname && *info.dli_sname &&
       (uint64_t)(uintptr_t)info.dli_saddr == address) {
     snprintf(symbol, sizeof symbol, "%s", info.dli_sname);   /* a file that cannot be read */
@@ -460,7 +460,7 @@ static void fill(const struct cname_state *s, const struct cname_record *r,
   entry->indexed = r->indexed;
 }
 
-void cname_lookup(struct cname_state *s, global_State *g, uint64_t address,
+void coll_cname_lookup(struct cname_state *s, global_State *g, uint64_t address,
                   struct cname_entry *entry, char *scratch, size_t size)
 {
   for (size_t i = 0; i < CNAME_HOST_NAMES && cname_host[i].address; i++) {
@@ -474,7 +474,7 @@ void cname_lookup(struct cname_state *s, global_State *g, uint64_t address,
   if (!r && s->records && g) {
     /* A function not seen yet: a module loaded since the last walk may
      * hold it. Each address costs one walk at most (it is named below). */
-    cname_walk(s, g);
+    coll_cname_walk(s, g);
     r = record_find(s, address);
   }
   if (!r && s->records) {
@@ -491,20 +491,20 @@ void cname_lookup(struct cname_state *s, global_State *g, uint64_t address,
   *entry = (struct cname_entry){scratch, strlen(scratch), "", 0, origin, 1};
 }
 
-void cname_set_indexed(struct cname_state *s, uint64_t address)
+void coll_cname_set_indexed(struct cname_state *s, uint64_t address)
 {
   struct cname_record *r = s->records ? record_find(s, address) : NULL;
   if (r)
     r->indexed = 1;
 }
 
-void cname_name(struct cname_state *s, global_State *g, uint64_t address, struct cname_entry *entry,
+void coll_cname_name(struct cname_state *s, global_State *g, uint64_t address, struct cname_entry *entry,
                 char *scratch, size_t size)
 {
-  const char *vm = attrib_vm_name(address);
+  const char *vm = coll_attrib_vm_name(address);
   if (vm) {   /* one of the VM's own sites: a pseudo address, named by attrib.c, never indexed */
     *entry = (struct cname_entry){vm, strlen(vm), "", 0, CNAME_VM, 1};
     return;
   }
-  cname_lookup(s, g, address, entry, scratch, size);
+  coll_cname_lookup(s, g, address, entry, scratch, size);
 }

@@ -23,9 +23,9 @@ enum cname_origin {
 
 /* The origin's word in the index: lua, host, symtab, dynsym, debug-file,
  * program, offset, address. */
-const char *cname_origin_name(enum cname_origin origin);
+const char *coll_cname_origin_name(enum cname_origin origin);
 
-/* A C function's name, in the state's memory (valid until cname_free). */
+/* A C function's name, in the state's memory (valid until coll_cname_free). */
 struct cname_entry {
   const char *name;
   size_t name_length;
@@ -50,10 +50,10 @@ struct cname_state {
 };
 
 /* Maps the state's memory and forgets every name. 0, or -1 (errno). */
-int cname_begin(struct cname_state *s);
+int coll_cname_begin(struct cname_state *s);
 
 /* Unmaps it. */
-void cname_free(struct cname_state *s);
+void coll_cname_free(struct cname_state *s);
 
 /* Walks the VM of g for the Lua names of its C functions: the fields of the
  * package.loaded modules and of the tables in them, the globals and the
@@ -64,24 +64,24 @@ void cname_free(struct cname_state *s);
  * the best (cname.c says the rule); a name given by an earlier walk is
  * kept. Reads only private state, skips any table whose parts are s->skip,
  * never allocates through the VM. Returns the C functions it named. */
-uint32_t cname_walk(struct cname_state *s, global_State *g);
+uint32_t coll_cname_walk(struct cname_state *s, global_State *g);
 
 /* The name of the C function at address, learnt the first time it is
  * asked: a walk (if no walk has named it since it was last asked), then the
  * fallbacks. Never fails: out of memory, it names the address into the
  * caller's scratch (size bytes) and leaves it unknown. */
-void cname_lookup(struct cname_state *s, global_State *g, uint64_t address,
+void coll_cname_lookup(struct cname_state *s, global_State *g, uint64_t address,
                   struct cname_entry *entry, char *scratch, size_t size);
 
 /* Marks the entry of address as written to the index. */
-void cname_set_indexed(struct cname_state *s, uint64_t address);
+void coll_cname_set_indexed(struct cname_state *s, uint64_t address);
 
 /* A name the host gives one of its C functions (ljleak_collector_name_function). */
-int cname_register(uint64_t address, const char *name);
+int coll_cname_register(uint64_t address, const char *name);
 
 /* The name of the C function at address as sites and stacks show it: one of the VM's own sites
- * (attrib.h) by its name, else what cname_lookup finds. */
-void cname_name(struct cname_state *s, global_State *g, uint64_t address, struct cname_entry *entry,
+ * (attrib.h) by its name, else what coll_cname_lookup finds. */
+void coll_cname_name(struct cname_state *s, global_State *g, uint64_t address, struct cname_entry *entry,
                 char *scratch, size_t size);
 
 #endif

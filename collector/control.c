@@ -21,7 +21,7 @@
 
 #define CONTROL_POLL_NS 500000000L /* the poll thread's period: a request waits at most this */
 
-/* The registration of this process. One per process, like capture_state;
+/* The registration of this process. One per process, like coll_capture_state;
  * the poll thread reads only run_fd and request_name, set before it starts.
  * Every file of the run directory is reached through run_fd, the directory
  * opened and checked once: never through a path another user could change. */
@@ -45,14 +45,14 @@ static struct control {
   char result[16];                /* "ok" or "error" for it */
   char error[512];                /* why it failed, or why the collector cannot capture */
   volatile sig_atomic_t *wake;    /* the poll thread sets CAPTURE_PENDING_CONTROL here ... */
-  volatile sig_atomic_t *mark;    /* ... and -1 here, for the hook (control_register) */
-  char luajit[64];                /* what control_note said last */
+  volatile sig_atomic_t *mark;    /* ... and -1 here, for the hook (coll_control_register) */
+  char luajit[64];                /* what coll_control_note said last */
   int active;
   char dir[PATH_MAX];
 } control = {.run_fd = -1};
 
 
-int control_run_dir(const char *configured, char *out, size_t out_size, char *err,
+int coll_control_run_dir(const char *configured, char *out, size_t out_size, char *err,
                     size_t err_size)
 {
   int n;
@@ -61,7 +61,7 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
   else
     n = snprintf(out, out_size, "/tmp/ljleak-%u", (unsigned)geteuid());
   if (n < 0 || (size_t)n >= out_size || (size_t)n + 32 >= sizeof control.request_path) {
-    text_error(err, err_size, "%s%s", "the registration directory's name is too long", "");
+    coll_text_error(err, err_size, "%s%s", "the registration directory's name is too long", "");
     return -1;
   }
   return 0;
@@ -72,7 +72,7 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
 static int open_run_dir(const char *run_dir, char *err, size_t err_size)
 {
   if (mkdir(run_dir, 0700) != 0 && errno != EEXIST) {
-    text_error(err, err_size, "cannot create the registration directory %s: %s", run_dir,
+    coll_text_error(err, err_size, "cannot create the registration directory %s: %s", run_dir,
                       strerror(errno));
     return -1;
   }
@@ -86,8 +86,8 @@ static int open_run_dir(const char *run_dir, char *err, size_t err_size)
   if (fd < 0 && known && S_ISLNK(st.st_mode)) {
     snprintf(message, sizeof message, "the registration directory %s is a link", run_dir);
   } else if (known && st.st_uid != geteuid()) {
-    capture_dir_user(st.st_uid, owner, sizeof owner);
-    capture_dir_user(geteuid(), self, sizeof self);
+    coll_capture_dir_user(st.st_uid, owner, sizeof owner);
+    coll_capture_dir_user(geteuid(), self, sizeof self);
     snprintf(message, sizeof message,
              "the registration directory %s belongs to %s, not to this process's user %s "
              "(another user made it first); have root make one for this user where no one else "
@@ -102,7 +102,7 @@ static int open_run_dir(const char *run_dir, char *err, size_t err_size)
              run_dir, (unsigned)(st.st_mode & 07777));
   }
   if (message[0]) {
-    text_copy(err, err_size, message);
+    coll_text_copy(err, err_size, message);
     if (fd >= 0)
       close(fd);
     return -1;
@@ -194,7 +194,7 @@ static int start_thread(char *err, size_t err_size)
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0) {
-    text_error(err, err_size, "cannot start the control thread: %s%s", strerror(rc), "");
+    coll_text_error(err, err_size, "cannot start the control thread: %s%s", strerror(rc), "");
     return -1;
   }
   control.thread_started = 1;
@@ -228,7 +228,7 @@ static void prune_stale(void)
   closedir(d);
 }
 
-int control_register(const char *run_dir, const char *root, enum control_poller poller,
+int coll_control_register(const char *run_dir, const char *root, enum control_poller poller,
                      volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
                      size_t err_size)
 {
@@ -244,9 +244,9 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
   if (root[0] != '/' && getcwd(cwd, sizeof cwd)) {
     char full[2 * PATH_MAX + 2];
     snprintf(full, sizeof full, "%s/%s", cwd, root);
-    text_copy(control.root, sizeof control.root, strcmp(root, ".") ? full : cwd);
+    coll_text_copy(control.root, sizeof control.root, strcmp(root, ".") ? full : cwd);
   } else {
-    text_copy(control.root, sizeof control.root, root);
+    coll_text_copy(control.root, sizeof control.root, root);
   }
   ssize_t n = readlink("/proc/self/exe", control.exe, sizeof control.exe - 1);
   control.exe[n > 0 ? n : 0] = '\0';
@@ -278,7 +278,7 @@ int control_register(const char *run_dir, const char *root, enum control_poller 
   write_registration();
   struct stat st;
   if (fstatat(control.run_fd, control.name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    text_error(err, err_size, "cannot write the registration %s: %s", control.path,
+    coll_text_error(err, err_size, "cannot write the registration %s: %s", control.path,
                       strerror(errno));
     control.registered = 0;
     return -1;
@@ -295,37 +295,37 @@ static int control_registered(void)
   return control.registered && control.pid == getpid();
 }
 
-int control_needs_hook(void)
+int coll_control_needs_hook(void)
 {
   return control_registered() && control.poller == CONTROL_POLL_THREAD;
 }
 
-void control_set_error(const char *message)
+void coll_control_set_error(const char *message)
 {
-  text_copy(control.error, sizeof control.error, message);
+  coll_text_copy(control.error, sizeof control.error, message);
   write_registration();
 }
 
-int control_request_waiting(void)
+int coll_control_request_waiting(void)
 {
   return control_registered() && request_present();
 }
 
-void control_note(const char *luajit, int active, const char *dir)
+void coll_control_note(const char *luajit, int active, const char *dir)
 {
-  text_copy(control.luajit, sizeof control.luajit, luajit);
+  coll_text_copy(control.luajit, sizeof control.luajit, luajit);
   control.active = active;
-  text_copy(control.dir, sizeof control.dir, dir);
+  coll_text_copy(control.dir, sizeof control.dir, dir);
   write_registration();
 }
 
-void control_note_exiting(void)
+void coll_control_note_exiting(void)
 {
   control.exiting = 1;
   write_registration();
 }
 
-void control_forget(void)
+void coll_control_forget(void)
 {
   control.registered = 0;
   control.thread_started = 0;
@@ -339,10 +339,10 @@ static int request_option(struct ljleak_collector_options *o, const char *key, c
 {
   if (!strcmp(key, "root"))
     return o->root = value, o->dir = NULL, *value == '/' ? 0 : -1;
-  const struct options_field *f = options_field(key);
+  const struct coll_options_field *f = coll_options_field(key);
   if (!f || f->kind == OPTIONS_KIND_STRING)
     return -2;                  /* dir: a request's capture gets a new directory */
-  return options_parse_field(f, value, o);
+  return coll_options_parse_field(f, value, o);
 }
 
 /* The option lines of a request, over the base options (control_file_parse_request's callback). */
@@ -351,13 +351,13 @@ static int request_option_line(void *context, const char *key, char *value, char
 {
   int rc = request_option(context, key, value);
   if (rc == -2)
-    text_error(message, message_size, "unknown option '%s' in the request%s", key, "");
+    coll_text_error(message, message_size, "unknown option '%s' in the request%s", key, "");
   else if (rc != 0)
-    text_error(message, message_size, "bad value '%s' for %s in the request", value, key);
+    coll_text_error(message, message_size, "bad value '%s' for %s in the request", value, key);
   return rc == 0 ? 0 : -1;
 }
 
-int control_take(struct control_request *rq, char *err, size_t err_size)
+int coll_control_take(struct control_request *rq, char *err, size_t err_size)
 {
   rq->id = rq->action = NULL;
   int fd = openat(control.run_fd, control.request_name,
@@ -370,7 +370,7 @@ int control_take(struct control_request *rq, char *err, size_t err_size)
   close(fd);
   unlinkat(control.run_fd, control.request_name, 0);
   if (n < 0) {
-    text_error(err, err_size, "cannot read the request: %s%s", strerror(errno), "");
+    coll_text_error(err, err_size, "cannot read the request: %s%s", strerror(errno), "");
     return -1;
   }
   rq->text[n] = '\0';
@@ -383,16 +383,16 @@ int control_take(struct control_request *rq, char *err, size_t err_size)
   rq->id = request.id;
   rq->action = request.action;
   if (status != CONTROL_FILE_OK) {
-    text_copy(err, err_size, error.message);
+    coll_text_copy(err, err_size, error.message);
     return -1;
   }
   return 1;
 }
 
-void control_answer(const char *id, const char *err)
+void coll_control_answer(const char *id, const char *err)
 {
-  text_copy(control.request_id, sizeof control.request_id, id ? id : "");
-  text_copy(control.result, sizeof control.result, err ? "error" : "ok");
-  text_copy(control.error, sizeof control.error, err ? err : "");
+  coll_text_copy(control.request_id, sizeof control.request_id, id ? id : "");
+  coll_text_copy(control.result, sizeof control.result, err ? "error" : "ok");
+  coll_text_copy(control.error, sizeof control.error, err ? err : "");
   write_registration();
 }

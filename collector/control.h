@@ -7,18 +7,18 @@
 #include "collector/ljleak_collector.h"
 #include "format/control_file.h"
 
-/* The bits of capture_signal_pending (state.h): why the hook's slow path is wanted. */
+/* The bits of coll_capture_signal_pending (state.h): why the hook's slow path is wanted. */
 #define CAPTURE_PENDING_SIGNAL 1   /* the start/stop signal came */
 #define CAPTURE_PENDING_CONTROL 2  /* a request file is waiting (the poll thread saw it) */
 
 /* Who takes requests: a thread that only sets CAPTURE_PENDING_CONTROL for
  * the allocator hook (a plain program), or a timer of the host that calls
- * capture_control_poll (nginx: ngx.timer.every). */
+ * coll_capture_control_poll (nginx: ngx.timer.every). */
 enum control_poller { CONTROL_POLL_THREAD, CONTROL_POLL_TIMER };
 
 /* The registration directory's name: LJLEAK_RUN_DIR, else /tmp/ljleak-<euid>
  * (-1 if too long). */
-int control_run_dir(const char *configured, char *out, size_t out_size, char *err,
+int coll_control_run_dir(const char *configured, char *out, size_t out_size, char *err,
                     size_t err_size);
 
 /* Registers this process in run_dir (the file <run_dir>/<pid>), with root
@@ -29,20 +29,20 @@ int control_run_dir(const char *configured, char *out, size_t out_size, char *er
  * err. Registering again (a second call) rewrites the file. The poll thread asks the hook for
  * a request's turn through wake and mark (the capture's): CAPTURE_PENDING_CONTROL in the one,
  * -1 in the other; it touches nothing else. */
-int control_register(const char *run_dir, const char *root, enum control_poller poller,
+int coll_control_register(const char *run_dir, const char *root, enum control_poller poller,
                      volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
                      size_t err_size);
 
 /* Whether the allocator hook must stay between captures to take requests
  * (registered with the poll thread; a timer polls without it). */
-int control_needs_hook(void);
+int coll_control_needs_hook(void);
 
 /* Records an error in the registration (a layout check that failed, an
  * option that could not be honoured), so that ci/capture prints it. */
-void control_set_error(const char *message);
+void coll_control_set_error(const char *message);
 
 /* Whether a request file is waiting (one access()). */
-int control_request_waiting(void);
+int coll_control_request_waiting(void);
 
 /* A request: an action and the options it sets (dir and root point into text). */
 struct control_request {
@@ -55,21 +55,21 @@ struct control_request {
 /* Reads and removes the request file, and parses it over rq->opt (which holds the base options).
  * 1 taken, 0 none; -1 with err: a bad request (its id, if it had one, is in rq->id). Who acts on
  * it is the capture's business (capture.h): the channel only carries it. */
-int control_take(struct control_request *rq, char *err, size_t err_size);
+int coll_control_take(struct control_request *rq, char *err, size_t err_size);
 
 /* Answers the request id in the registration: ok, or the error err. */
-void control_answer(const char *id, const char *err);
+void coll_control_answer(const char *id, const char *err);
 
 /* The capture started or stopped, or the collector attached to a VM: the registration says so
  * (the LuaJIT, whether a capture runs, the running or the last capture's directory). Safe in the
  * hook. */
-void control_note(const char *luajit, int active, const char *dir);
+void coll_control_note(const char *luajit, int active, const char *dir);
 
 /* The worker is exiting (nginx's premature timer): the registration says
  * so. */
-void control_note_exiting(void);
+void coll_control_note_exiting(void);
 
 /* In a child of fork(): not registered (the file names the parent). */
-void control_forget(void);
+void coll_control_forget(void);
 
 #endif

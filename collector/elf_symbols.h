@@ -26,7 +26,7 @@ enum elf_symbols_table {
  * symbol, or a file that cannot be read or is no ELF64 object of this
  * byte order). Reads the files through mmap; never allocates with malloc,
  * so the allocator hook may call it. */
-enum elf_symbols_table elf_symbols_find(const char *path, uint64_t base, uint64_t address,
+enum elf_symbols_table coll_elf_symbols_find(const char *path, uint64_t base, uint64_t address,
                                         const char *debug_dir, char *name, size_t size);
 
 #endif

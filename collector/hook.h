@@ -4,7 +4,7 @@
  * cheapest first. A tier that meets anything it may not handle passes the
  * call down to the next.
  *
- *  fast     hook_sampled's first lines (hook_sampled.c), and the stub made
+ *  fast     coll_hook_sampled's first lines (hook_sampled.c), and the stub made
  *           at run time that does the same in machine code (stub.h). Every
  *           call while sampling. Reads the sampling filter, countdown, the
  *           GC phase word and fast_phase; writes countdown and allocated;
@@ -35,12 +35,12 @@
  *           memory), flushes when the buffer is full, runs the timers when
  *           a tick is due, and sets quick_until. Takes busy only around the
  *           timers and a stop. Else: slow.
- *  general  hook_general (hook_slow.c). Calls no faster tier takes:
+ *  general  coll_hook_general (hook_slow.c). Calls no faster tier takes:
  *           lua_close's last free, sampled calls the fast tier did not
  *           dismiss, and the pass-through hook while no capture runs (it
  *           waits for a signal). Calls the allocator, counts and samples
  *           allocations, then slow.
- *  slow     hook_slow (hook_slow.c). Under busy (a call made while busy
+ *  slow     coll_hook_slow (hook_slow.c). Under busy (a call made while busy
  *           records nothing): the signal, GC phase changes (cycle ends,
  *           boundaries, rotation), recording the event (attributed as the
  *           full tier does, so sampled events get their lines too), the
@@ -53,15 +53,15 @@
  *               one word. HOLD_NONE (only segment_open set) means: not
  *               re-entered, a segment open, no stop due. Setting any of
  *               those bytes is all it takes to keep the quick paths out.
- *  phase word   capture_gc_phase(g): the GC state and current white.
+ *  phase word   coll_capture_gc_phase(g): the GC state and current white.
  *               fast_phase is last_gc_phase, or -1 once a signal came (the
  *               handler writes it), so comparing one word sends a GC phase
  *               change and a signal alike to the slow path. Only the slow
- *               path (boundary_gc_transition) moves last_gc_phase and
- *               fast_phase; hook_slow re-arms fast_phase before it reads
+ *               path (coll_boundary_gc_transition) moves last_gc_phase and
+ *               fast_phase; coll_hook_slow re-arms fast_phase before it reads
  *               the signal flag.
  *  tick_at      writer.bytes_written at which the timers run next
- *               (hook_tick_due); 0 in a new segment, so its first event
+ *               (coll_hook_tick_due); 0 in a new segment, so its first event
  *               runs them.
  *  quick_until  writer.bytes_written up to which the quick paths may
  *               append: the lesser of tick_at and the end of the buffer's
@@ -89,46 +89,46 @@ enum hook_slow_work {
 
 /* The hook while no sampled capture runs: a full capture's tiers, sampling
  * where someone wrapped the allocator after the hook went in (see
- * hook_sampled_set), and the pass-through waiting for a signal. */
-void *hook_main(void *ud, void *ptr, size_t osize, size_t nsize);
+ * coll_hook_sampled_set), and the pass-through waiting for a signal. */
+void *coll_hook_main(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* The hook while sampling where there is no stub, and the stub's slow path. */
-void *hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize);
+void *coll_hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* Whether ptr is the running thread's stack. The VM frees its old stack
  * inside the realloc that grows or shrinks it and points L->stack at the
  * new one only afterwards, while the site of the event is read from the
  * frames in the old one: such a realloc is made as an allocation, a copy
- * and a free (hook_move_stack), so that the old stack is still there while
+ * and a free (coll_hook_move_stack), so that the old stack is still there while
  * the site is read. */
-static inline int hook_running_stack(const struct capture *c, const void *ptr)
+static inline int coll_hook_running_stack(const struct capture *c, const void *ptr)
 {
   const global_State *g = c->g;
   GCobj *o = g ? gcref(g->cur_L) : NULL;
   return o && mref(gco2th(o)->stack, void) == ptr;
 }
-/* The new stack for hook_running_stack's realloc, with the old one's
+/* The new stack for coll_hook_running_stack's realloc, with the old one's
  * contents (NULL, the old one untouched, when the allocator fails); the
  * caller records the event, then frees ptr with c->orig_allocf. */
-void *hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize, size_t nsize);
+void *coll_hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize, size_t nsize);
 
-/* The general and slow tiers. hook_general takes the allocator's
+/* The general and slow tiers. coll_hook_general takes the allocator's
  * arguments, so that the faster tiers reach it with a plain jump. */
-void *hook_general(void *ud, void *ptr, size_t osize, size_t nsize);
-void hook_slow(struct capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
+void *coll_hook_general(void *ud, void *ptr, size_t osize, size_t nsize);
+void coll_hook_slow(struct capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
                enum hook_slow_work work);
 
 /* Sampling (hook_sampled.c): on or off, with the hook the VM calls; the
  * next gap; the decision for one allocation; the blocks sampled. */
-void hook_sampled_set(struct capture *c, int on);
-int64_t hook_sampled_gap(struct capture *c);
-int hook_sampled_take(struct capture *c, size_t size);
-void hook_sampled_add(struct capture *c, const void *p, size_t size);
-int hook_sampled_remove(struct capture *c, const void *p);
+void coll_hook_sampled_set(struct capture *c, int on);
+int64_t coll_hook_sampled_gap(struct capture *c);
+int coll_hook_sampled_take(struct capture *c, size_t size);
+void coll_hook_sampled_add(struct capture *c, const void *p, size_t size);
+int coll_hook_sampled_remove(struct capture *c, const void *p);
 
 /* Whether the timers are due: every CAPTURE_TICK_BYTES of stream (or at
  * once in a new segment). Takes the tick when they are. */
-static inline int hook_tick_due(struct capture *c)
+static inline int coll_hook_tick_due(struct capture *c)
 {
   if (c->writer.bytes_written < c->tick_at)
     return 0;

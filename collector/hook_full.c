@@ -47,8 +47,8 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
   struct memprof_writer *w = &c->writer;
   global_State *g = c->g;
   if (__builtin_expect(c->hold != HOLD_NONE, 0) ||
-      __builtin_expect(capture_gc_phase(g) != capture_fast_phase(c), 0)) {
-    hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD);
+      __builtin_expect(coll_capture_gc_phase(g) != coll_capture_fast_phase(c), 0)) {
+    coll_hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD);
     return nptr;
   }
   unsigned kind;
@@ -69,31 +69,31 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
      * the sunk allocations it materialises; the VM's own work: its site;
      * else the running function. Not the GC's frees (the usual free). */
     struct attrib_site site;
-    symbols_current_site(c, &site, ptr, nsize);
-    source = (unsigned)attrib_event_source(&site);
-    location = attrib_event_location(&site);
-    line = attrib_event_line(&site);
+    coll_symbols_current_site(c, &site, ptr, nsize);
+    source = (unsigned)coll_attrib_event_source(&site);
+    location = coll_attrib_event_location(&site);
+    line = coll_attrib_event_line(&site);
     if (site.cached && !site.vm && kind != MEMPROF_EVENT_FREE)
-      trace_line_count(site.cached);
+      coll_trace_line_count(site.cached);
     if (c->stacks_on && kind != MEMPROF_EVENT_FREE)
-      callstack_record(&c->stacks, c->g, &c->cnames, c->segment_events, &site);   /* before the event: its number is segment_events */
+      coll_callstack_record(&c->stacks, c->g, &c->cnames, c->segment_events, &site);   /* before the event: its number is segment_events */
   }
   /* After the symbols, which may have filled the buffer or failed to write. */
   if (__builtin_expect(w->used > CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {
     if (w->failed || memprof_writer_flush(w) != 0) {
       c->busy = 1;
-      segments_write_error(c, "cannot write", c->out.error);
-      capture_stop(c, CAPTURE_INDEX_REASON_WRITE_ERROR);
+      coll_segments_write_error(c, "cannot write", c->out.error);
+      coll_capture_stop(c, CAPTURE_INDEX_REASON_WRITE_ERROR);
       c->busy = 0;
       return nptr;
     }
   }
   append_event(c, kind, source, location, line, ptr, osize, nptr, nsize);
-  if (__builtin_expect(hook_tick_due(c), 0)) {
+  if (__builtin_expect(coll_hook_tick_due(c), 0)) {
     c->busy = 1;
-    boundary_timers(c);
+    coll_boundary_timers(c);
     if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
-      capture_stop_due(c);
+      coll_capture_stop_due(c);
     c->busy = 0;
   }
   /* Until the next tick, or the buffer's end (flushes only move it on). */
@@ -118,7 +118,7 @@ static inline __attribute__((always_inline)) int quick_ok(const struct capture *
                                                           const global_State *g)
 {
   return __builtin_expect(c->hold == HOLD_NONE, 1) &&
-         __builtin_expect(capture_gc_phase(g) == capture_fast_phase(c), 1) &&
+         __builtin_expect(coll_capture_gc_phase(g) == coll_capture_fast_phase(c), 1) &&
          __builtin_expect(c->writer.bytes_written <= c->quick_until, 1);
 }
 
@@ -138,17 +138,17 @@ static inline __attribute__((always_inline)) enum quick_kind quick_site(struct c
                                                                         unsigned *source,
                                                                         uint64_t *location,
                                                                         uint64_t *line,
-                                                                        struct trace_line_cached **cached)
+                                                                        struct coll_trace_line_cached **cached)
 {
   int32_t vmstate = g->vmstate;
   *line = 0;
   if (vmstate < 0)
     return QUICK_NONE;
 #if LJ_HASJIT
-  GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
+  GCtrace *T = coll_attrib_trace(g, (uint64_t)vmstate);
   if (!T)
     return QUICK_NONE;
-  struct trace_line_cached *e = trace_line_cached(&c->lines, g, T);
+  struct coll_trace_line_cached *e = coll_trace_line_cached(&c->lines, g, T);
   if (!e)
     return QUICK_NONE;
   *cached = e;
@@ -191,16 +191,16 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
   global_State *g = c->g;
   unsigned source;
   uint64_t location, line;
-  struct trace_line_cached *cached;
+  struct coll_trace_line_cached *cached;
   enum quick_kind quick;
   /* With stacks, an allocation by compiled code needs its stack known to
    * its line cache entry (callstack.h). */
   if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
-      !attrib_string_table_grows(g, ptr, nsize) &&
+      !coll_attrib_string_table_grows(g, ptr, nsize) &&
       (quick = quick_site(c, g, &source, &location, &line, &cached)) != QUICK_NONE &&
-      (!c->stacks_on || callstack_quick_event(&c->stacks, g, cached, c->segment_events))) {
+      (!c->stacks_on || coll_callstack_quick_event(&c->stacks, g, cached, c->segment_events))) {
     c->allocated += nsize;
-    trace_line_count(cached);
+    coll_trace_line_count(cached);
     append_event(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,
                  source, location, line, ptr, osize, nptr, nsize);
     return nptr;
@@ -211,8 +211,8 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
 static __attribute__((noinline)) void *hook_full_alloc(struct capture *c, void *ud, void *ptr,
                                                        size_t osize, size_t nsize)
 {
-  if (__builtin_expect(ptr != NULL, 0) && hook_running_stack(c, ptr)) {
-    void *nptr = hook_move_stack(c, ud, ptr, osize, nsize);
+  if (__builtin_expect(ptr != NULL, 0) && coll_hook_running_stack(c, ptr)) {
+    void *nptr = coll_hook_move_stack(c, ud, ptr, osize, nsize);
     hook_full_record(c, ptr, osize, nptr, nsize);
     if (nptr)
       c->orig_allocf(ud, ptr, osize, 0);
@@ -222,16 +222,16 @@ static __attribute__((noinline)) void *hook_full_alloc(struct capture *c, void *
   return hook_full_record(c, ptr, osize, nptr, nsize);
 }
 
-void *hook_main(void *ud, void *ptr, size_t osize, size_t nsize)
+void *coll_hook_main(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   if (__builtin_expect(c->sampling, 0))
-    return hook_sampled(ud, ptr, osize, nsize);
+    return coll_hook_sampled(ud, ptr, osize, nsize);
   if (__builtin_expect(c->active, 1)) {
     if (nsize != 0)
       return hook_full_alloc(c, ud, ptr, osize, nsize);
     if (__builtin_expect(ptr != c->gg, 1))
       return hook_full_free(c, ud, ptr, osize);
   }
-  return hook_general(ud, ptr, osize, nsize);
+  return coll_hook_general(ud, ptr, osize, nsize);
 }

@@ -9,8 +9,8 @@
 /* Sampling filter: a counter per address bucket, so the free of a block
  * that was not sampled (nearly all of them) costs one byte load. Blocks 1
  * MiB apart share a bucket; a shared bucket only sends a free to the slow
- * path, which looks the block up. Static, so that hook_sampled can always
- * read it; saturated whenever sampling is off (hook_sampled_set). */
+ * path, which looks the block up. Static, so that coll_hook_sampled can always
+ * read it; saturated whenever sampling is off (coll_hook_sampled_set). */
 static uint8_t hook_filter[HOOK_FILTER_SIZE] __attribute__((aligned(64)));
 
 static uint64_t next_random(struct capture *c)
@@ -23,7 +23,7 @@ static uint64_t next_random(struct capture *c)
 }
 
 /* Bytes until the next sample: exponential with mean opt.sample. */
-int64_t hook_sampled_gap(struct capture *c)
+int64_t coll_hook_sampled_gap(struct capture *c)
 {
   double u = ((double)(next_random(c) >> 11) + 1.0) / 9007199254740992.0;
   double gap = -log(u) * (double)c->opt.sample;
@@ -34,39 +34,39 @@ int64_t hook_sampled_gap(struct capture *c)
   return (int64_t)gap;
 }
 
-int hook_sampled_take(struct capture *c, size_t size)
+int coll_hook_sampled_take(struct capture *c, size_t size)
 {
   c->countdown -= (int64_t)size;
   if (c->countdown > 0)
     return 0;
-  c->countdown = hook_sampled_gap(c);
+  c->countdown = coll_hook_sampled_gap(c);
   return 1;
 }
 
 static void filter_add(const void *p)
 {
-  uint8_t *f = &hook_filter[stub_filter_slot(p)];
+  uint8_t *f = &hook_filter[coll_stub_filter_slot(p)];
   if (*f < 255)
     (*f)++;
 }
 
 static void filter_remove(const void *p)
 {
-  uint8_t *f = &hook_filter[stub_filter_slot(p)];
+  uint8_t *f = &hook_filter[coll_stub_filter_slot(p)];
   if (*f != 0 && *f != 255)
     (*f)--;
 }
 
-void hook_sampled_add(struct capture *c, const void *p, size_t size)
+void coll_hook_sampled_add(struct capture *c, const void *p, size_t size)
 {
-  if (addr_map_put(&c->sampled, (uint64_t)(uintptr_t)p, size) == 0)
+  if (coll_addr_map_put(&c->sampled, (uint64_t)(uintptr_t)p, size) == 0)
     filter_add(p);
 }
 
-int hook_sampled_remove(struct capture *c, const void *p)
+int coll_hook_sampled_remove(struct capture *c, const void *p)
 {
-  if (!hook_filter[stub_filter_slot(p)] ||
-      !addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)p))
+  if (!hook_filter[coll_stub_filter_slot(p)] ||
+      !coll_addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)p))
     return 0;
   filter_remove(p);
   return 1;
@@ -79,7 +79,7 @@ static lua_Alloc sampled_entry(struct capture *c)
   if (!c->opt.c_hook) {
     struct stub_spec spec = {
       .target = c->orig_allocf,
-      .slow = hook_sampled,
+      .slow = coll_hook_sampled,
       .filter = hook_filter,
       .base = c,
       .countdown_off = offsetof(struct capture, countdown),
@@ -88,28 +88,28 @@ static lua_Alloc sampled_entry(struct capture *c)
       .g_off = offsetof(struct capture, g),
       .phase_off = offsetof(global_State, gc.currentwhite),
     };
-    lua_Alloc f = stub_get(&spec);
+    lua_Alloc f = coll_stub_get(&spec);
     if (f)
       return f;
   }
-  return hook_sampled;
+  return coll_hook_sampled;
 }
 
 /* Turns sampling on or off. While sampling, the VM calls the stub or
- * hook_sampled directly, so that the fast tier does not test the mode; if
- * someone wrapped the allocator since the hook went in, hook_main stays
- * and passes the calls on to hook_sampled. Such a wrapper may go on
- * calling the stub or hook_sampled after sampling is off: then the filter
+ * coll_hook_sampled directly, so that the fast tier does not test the mode; if
+ * someone wrapped the allocator since the hook went in, coll_hook_main stays
+ * and passes the calls on to coll_hook_sampled. Such a wrapper may go on
+ * calling the stub or coll_hook_sampled after sampling is off: then the filter
  * is saturated and the countdown at zero, so that every call reaches
- * hook_general. */
-void hook_sampled_set(struct capture *c, int on)
+ * coll_hook_general. */
+void coll_hook_sampled_set(struct capture *c, int on)
 {
   if (on) {
     memset(hook_filter, 0, sizeof hook_filter);
     /* Saturated, never counted down: lua_close's free of the GG_State always
-     * reaches hook_general, so the fast tier need not look for it. */
-    hook_filter[stub_filter_slot(c->gg)] = 255;
-    c->countdown = hook_sampled_gap(c);
+     * reaches coll_hook_general, so the fast tier need not look for it. */
+    hook_filter[coll_stub_filter_slot(c->gg)] = 255;
+    c->countdown = coll_hook_sampled_gap(c);
   } else if (c->sampling) {
     memset(hook_filter, 255, sizeof hook_filter);
     c->countdown = 0;
@@ -117,15 +117,15 @@ void hook_sampled_set(struct capture *c, int on)
   c->sampling = on;
   c->direct_hook = 0;
   void *ud;
-  if (c->hooked && capture_hook_ours(lua_getallocf(mainthread(c->g), &ud))) {
-    lua_Alloc f = on ? sampled_entry(c) : hook_main;
-    c->direct_hook = stub_owns(f);
+  if (c->hooked && coll_capture_hook_ours(lua_getallocf(mainthread(c->g), &ud))) {
+    lua_Alloc f = on ? sampled_entry(c) : coll_hook_main;
+    c->direct_hook = coll_stub_owns(f);
     lua_setallocf(mainthread(c->g), f, c->orig_ud);
   }
 }
 
 /* The fast tier (hook.h) in C, where there is no stub, and the stub's slow
- * path: the stub does what stub_free_passes and stub_alloc_passes do, so
+ * path: the stub does what coll_stub_free_passes and coll_stub_alloc_passes do, so
  * its calls come here only
  * when the answer was no, and are decided again. The common calls leave
  * with a few loads and no frame of their own, tail-calling the allocator:
@@ -134,12 +134,12 @@ void hook_sampled_set(struct capture *c, int on)
  * first, so that a failed allocation, which raises a memory error in the
  * VM, counts too). Only allocations compare the GC phase: the GC steps at
  * allocations, so a new phase, or a signal's mark, is seen at the next
- * one. Everything else, with the timers, goes to hook_general. */
-void *hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize)
+ * one. Everything else, with the timers, goes to coll_hook_general. */
+void *coll_hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-  struct capture *c = &capture_state;
-  if (STUB_PASSES(hook_filter, &c->countdown, &c->allocated, capture_gc_phase(c->g),
-                  capture_fast_phase(c), ptr, nsize))
+  struct capture *c = &coll_capture_state;
+  if (STUB_PASSES(hook_filter, &c->countdown, &c->allocated, coll_capture_gc_phase(c->g),
+                  coll_capture_fast_phase(c), ptr, nsize))
     return c->orig_allocf(ud, ptr, osize, nsize);
-  return hook_general(ud, ptr, osize, nsize);
+  return coll_hook_general(ud, ptr, osize, nsize);
 }

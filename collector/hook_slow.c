@@ -24,19 +24,19 @@ static void write_event(struct capture *c, struct memprof_event *ev, const void 
     ev->line = 0;
     goto encode;
   }
-  symbols_current_site(c, &site, ptr, ev->new_size);
-  ev->source = attrib_event_source(&site);
-  ev->location = attrib_event_location(&site);
-  ev->line = attrib_event_line(&site);
+  coll_symbols_current_site(c, &site, ptr, ev->new_size);
+  ev->source = coll_attrib_event_source(&site);
+  ev->location = coll_attrib_event_location(&site);
+  ev->line = coll_attrib_event_line(&site);
   if (site.cached && !site.vm && ev->kind != MEMPROF_EVENT_FREE)
-    trace_line_count(site.cached);
+    coll_trace_line_count(site.cached);
   if (c->stacks_on && ev->kind != MEMPROF_EVENT_FREE)
-    callstack_record(&c->stacks, c->g, &c->cnames, c->segment_events, &site);   /* before the event: its number is segment_events */
+    coll_callstack_record(&c->stacks, c->g, &c->cnames, c->segment_events, &site);   /* before the event: its number is segment_events */
 encode:
   memprof_encode_event(&c->writer, ev, c->pdep);
   c->segment_events++;
   if (c->writer.failed) {
-    segments_write_error(c, "cannot write", c->out.error);
+    coll_segments_write_error(c, "cannot write", c->out.error);
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
   }
 }
@@ -50,7 +50,7 @@ static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_
   if (nsize == 0) {
     if (!ptr)
       return;
-    if (c->opt.sample && !hook_sampled_remove(c, ptr))
+    if (c->opt.sample && !coll_hook_sampled_remove(c, ptr))
       return;
     ev.kind = MEMPROF_EVENT_FREE;
     ev.old_address = (uint64_t)(uintptr_t)ptr;
@@ -66,24 +66,24 @@ static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_
     ev.new_size = nsize;
     if (ptr == NULL || osize == 0) {
       if (c->opt.sample) {
-        if (!counted && !hook_sampled_take(c, nsize))
+        if (!counted && !coll_hook_sampled_take(c, nsize))
           return;
-        hook_sampled_add(c, nptr, nsize);
+        coll_hook_sampled_add(c, nptr, nsize);
       }
       ev.kind = MEMPROF_EVENT_ALLOC;
       ev.old_address = 0;
       ev.old_size = 0;
-    } else if (c->opt.sample && !hook_sampled_remove(c, ptr)) {
+    } else if (c->opt.sample && !coll_hook_sampled_remove(c, ptr)) {
       /* A block we did not sample grew or shrank: sample the new size as an allocation. */
-      if (!hook_sampled_take(c, nsize))
+      if (!coll_hook_sampled_take(c, nsize))
         return;
-      hook_sampled_add(c, nptr, nsize);
+      coll_hook_sampled_add(c, nptr, nsize);
       ev.kind = MEMPROF_EVENT_ALLOC;
       ev.old_address = 0;
       ev.old_size = 0;
     } else {
       if (c->opt.sample)
-        hook_sampled_add(c, nptr, nsize);
+        coll_hook_sampled_add(c, nptr, nsize);
       ev.kind = MEMPROF_EVENT_REALLOC;
       ev.old_address = (uint64_t)(uintptr_t)ptr;
       ev.old_size = osize;
@@ -96,19 +96,19 @@ static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_
  * control request (collector/control.c) is taken first. */
 static void handle_signal(struct capture *c)
 {
-  int pending = __atomic_exchange_n(&capture_signal_pending, 0, __ATOMIC_SEQ_CST);
+  int pending = __atomic_exchange_n(&coll_capture_signal_pending, 0, __ATOMIC_SEQ_CST);
   if (pending & CAPTURE_PENDING_CONTROL)
-    capture_control_from_hook(c);
+    coll_capture_control_from_hook(c);
   if (!(pending & CAPTURE_PENDING_SIGNAL))
     return;
   if (c->active) {
     /* A second signal while the last cycle is awaited stops at once. */
     if (c->deferred_stop != CAPTURE_INDEX_REASON_NONE) {
-      capture_stop(c, CAPTURE_INDEX_REASON_SIGNAL);
+      coll_capture_stop(c, CAPTURE_INDEX_REASON_SIGNAL);
       return;
     }
     c->pending_stop = CAPTURE_INDEX_REASON_SIGNAL;
-    capture_stop_due(c);
+    coll_capture_stop_due(c);
     return;
   }
   if (!c->layout_ok)
@@ -123,10 +123,10 @@ static void handle_signal(struct capture *c)
       opt.dir = NULL;
   }
   char err[512];
-  if (capture_begin(c, &opt, err, sizeof err) != 0)
+  if (coll_capture_begin(c, &opt, err, sizeof err) != 0)
     fprintf(stderr, "ljleak: cannot start a capture on signal: %s\n", err);
   else if (opt.edge_gc)
-    boundary_force(c, CAPTURE_INDEX_CAUSE_START);  /* not from inside the hook: at the next check */
+    coll_boundary_force(c, CAPTURE_INDEX_CAUSE_START);  /* not from inside the hook: at the next check */
 }
 
 /* lua_close frees the GG_State last: finish while g is still readable. */
@@ -138,47 +138,47 @@ static __attribute__((noinline)) void *hook_close(struct capture *c, void *ud, v
     return f(ud, ptr, osize, nsize);
   if (c->active && !c->busy) {
     c->busy = 1;
-    capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
+    coll_capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
     c->busy = 0;
   }
   c->hooked = 0;
   c->g = NULL;
   c->gg = NULL;
-  trace_line_forget(&c->lines);
+  coll_trace_line_forget(&c->lines);
   c->layout_ok = 0;
   return f(ud, ptr, osize, nsize);
 }
 
-__attribute__((noinline)) void hook_slow(struct capture *c, void *ptr, size_t osize, void *nptr,
+__attribute__((noinline)) void coll_hook_slow(struct capture *c, void *ptr, size_t osize, void *nptr,
                                          size_t nsize, enum hook_slow_work work)
 {
   if (c->busy)
     return;
   c->busy = 1;
   /* Re-armed before the flag is read: a signal that comes after it marks
-   * fast_phase again. (One that comes between boundary_gc_transition's read
+   * fast_phase again. (One that comes between coll_boundary_gc_transition's read
    * of the flag and its store waits for the next slow call.) */
-  capture_set_fast_phase(c, c->last_gc_phase);
-  if (capture_pending())
+  coll_capture_set_fast_phase(c, c->last_gc_phase);
+  if (coll_capture_pending())
     handle_signal(c);
   if (!c->active) {
     c->busy = 0;
     return;
   }
-  int phase = capture_gc_phase(c->g);
+  int phase = coll_capture_gc_phase(c->g);
   if (phase != c->last_gc_phase)
-    boundary_gc_transition(c, phase);
+    coll_boundary_gc_transition(c, phase);
   if (work != HOOK_SLOW_TAIL) {
     if (c->segment_open)
       record(c, ptr, osize, nptr, nsize, work == HOOK_SLOW_RECORD_COUNTED);
   }
-  if (hook_tick_due(c) || c->sampling)
-    boundary_timers(c);
-  capture_requests(c);
+  if (coll_hook_tick_due(c) || c->sampling)
+    coll_boundary_timers(c);
+  coll_capture_requests(c);
   c->busy = 0;
 }
 
-void *hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize, size_t nsize)
+void *coll_hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize, size_t nsize)
 {
   void *nptr = c->orig_allocf(ud, NULL, 0, nsize);
   if (nptr)
@@ -186,17 +186,17 @@ void *hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize, size
   return nptr;
 }
 
-/* hook_general once the allocator made the call: records it (or not). */
+/* coll_hook_general once the allocator made the call: records it (or not). */
 static void *hook_general_record(struct capture *c, void *ptr, size_t osize, void *nptr,
                                  size_t nsize);
 
-__attribute__((noinline)) void *hook_general(void *ud, void *ptr, size_t osize, size_t nsize)
+__attribute__((noinline)) void *coll_hook_general(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-  struct capture *c = &capture_state;
+  struct capture *c = &coll_capture_state;
   if (__builtin_expect(nsize == 0 && ptr == c->gg, 0))
     return hook_close(c, ud, ptr, osize, nsize);
-  if (__builtin_expect(ptr != NULL && nsize != 0, 0) && hook_running_stack(c, ptr)) {
-    void *nptr = hook_move_stack(c, ud, ptr, osize, nsize);
+  if (__builtin_expect(ptr != NULL && nsize != 0, 0) && coll_hook_running_stack(c, ptr)) {
+    void *nptr = coll_hook_move_stack(c, ud, ptr, osize, nsize);
     hook_general_record(c, ptr, osize, nptr, nsize);
     if (nptr)
       c->orig_allocf(ud, ptr, osize, 0);
@@ -215,20 +215,20 @@ static void *hook_general_record(struct capture *c, void *ptr, size_t osize, voi
       c->allocated += nsize;
       c->countdown -= (int64_t)nsize;
       if (c->countdown <= 0) {
-        c->countdown = hook_sampled_gap(c);
-        hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD_COUNTED);
+        c->countdown = coll_hook_sampled_gap(c);
+        coll_hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD_COUNTED);
         return nptr;
       }
-      hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_TAIL);
+      coll_hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_TAIL);
       return nptr;
     }
     goto slow;
   }
   /* A full capture's events come here only for lua_close (above): its own
    * path is hook_full's. */
-  if (!c->active && !capture_pending())
+  if (!c->active && !coll_capture_pending())
     return nptr;
 slow:
-  hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD);
+  coll_hook_slow(c, ptr, osize, nptr, nsize, HOOK_SLOW_RECORD);
   return nptr;
 }

@@ -8,7 +8,7 @@
 
 #include "format/capture_index.h"
 
-int index_append(int fd, const char *line)
+int coll_index_append(int fd, const char *line)
 {
   if (fd < 0)
     return -1;
@@ -25,14 +25,14 @@ int index_append(int fd, const char *line)
   return 0;
 }
 
-int index_c_function(int fd, const struct cname_entry *entry)
+int coll_index_c_function(int fd, const struct cname_entry *entry)
 {
   char name[256], library[256];
   snprintf(name, sizeof name, "%.*s", (int)entry->name_length, entry->name);
   snprintf(library, sizeof library, "%.*s", (int)entry->library_length, entry->library);
-  struct capture_index_c_function line = {name, library, cname_origin_name(entry->origin), 0};
+  struct capture_index_c_function line = {name, library, coll_cname_origin_name(entry->origin), 0};
   char text[1024];
   if (!capture_index_write_c_function(text, sizeof text, &line))
     return -1;
-  return index_append(fd, text);
+  return coll_index_append(fd, text);
 }

@@ -18,7 +18,7 @@
 #endif
 #define LAYOUT_FORK_SYMBOL "lua_setexdata"
 
-const struct layout_luajit *layout_built_for(void)
+const struct layout_luajit *coll_layout_built_for(void)
 {
   static const struct layout_luajit built = {
     LAYOUT_BUILT_FOR_FORK ? "openresty" : sizeof LJLEAK_LUAJIT_SOURCE > 1 ? "debian" : "unknown",
@@ -29,7 +29,7 @@ const struct layout_luajit *layout_built_for(void)
 /* "Debian's LuaJIT (libluajit-5.1-2 VERSION, LuaJIT 2.1.0-beta3)" */
 static void describe_built_for(char *out, size_t size)
 {
-  const struct layout_luajit *b = layout_built_for();
+  const struct layout_luajit *b = coll_layout_built_for();
   const char *who = LAYOUT_BUILT_FOR_FORK ? "OpenResty's LuaJIT"
                     : strcmp(b->flavour, "debian") == 0 ? "Debian's LuaJIT" : "a LuaJIT source tree";
   if (*b->package)
@@ -262,7 +262,7 @@ static int verify_cf(lua_State *L)
   return 0;
 }
 
-int layout_verify(lua_State *L, char *version, size_t version_size, char *err, size_t err_size)
+int coll_layout_verify(lua_State *L, char *version, size_t version_size, char *err, size_t err_size)
 {
   struct layout_job job = {version, version_size, err, err_size, 0, LAYOUT_BUILT_FOR_FORK};
   int top = lua_gettop(L);

@@ -16,7 +16,7 @@ struct layout_luajit {
   const char *package_version;
   const char *version;
 };
-const struct layout_luajit *layout_built_for(void);
+const struct layout_luajit *coll_layout_built_for(void);
 
 /* Runs every layout check on L's VM from inside a C function called through
  * lua_pcall (so vmstate must read "C"). Fills version (jit.version) and
@@ -24,7 +24,7 @@ const struct layout_luajit *layout_built_for(void);
  * LuaJIT built for, the running one and the make command that builds for it. Not for use inside
  * the allocator hook. Setting LJLEAK_TEST_BREAK_LAYOUT=1 in the environment
  * makes the version check expect a wrong version (to test the refusal). */
-int layout_verify(struct lua_State *L, char *version, size_t version_size,
+int coll_layout_verify(struct lua_State *L, char *version, size_t version_size,
                   char *err, size_t err_size);
 
 #endif

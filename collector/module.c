@@ -26,31 +26,31 @@ static int push_failure(lua_State *L, const char *msg)
  * variables. A value of another type or a malformed string raises an
  * error; a value out of f's range gives -1 (o unchanged), since converting
  * an infinite, NaN or too large lua_Number to an integer is undefined. */
-static int field_number(lua_State *L, const struct options_field *f,
+static int field_number(lua_State *L, const struct coll_options_field *f,
                         struct ljleak_collector_options *o)
 {
   int rc = 0;
   lua_getfield(L, 1, f->key);
   if (lua_type(L, -1) == LUA_TNUMBER) {
     lua_Number n = lua_tonumber(L, -1);
-    if (!options_number_ok(f, n))
+    if (!coll_options_number_ok(f, n))
       rc = -1;
     else if (f->kind == OPTIONS_KIND_SECONDS)
-      *(double *)options_field_at(o, f) = n;
+      *(double *)coll_options_field_at(o, f) = n;
     else if (f->kind == OPTIONS_KIND_SIZE)
-      *(uint64_t *)options_field_at(o, f) = (uint64_t)n;
+      *(uint64_t *)coll_options_field_at(o, f) = (uint64_t)n;
     else
-      *(int *)options_field_at(o, f) = (int)n;
+      *(int *)coll_options_field_at(o, f) = (int)n;
   } else if (lua_type(L, -1) == LUA_TSTRING) {
     const char *text = lua_tostring(L, -1);
     uint64_t size;
-    if (options_parse_field(f, text, o) == 0) {
+    if (coll_options_parse_field(f, text, o) == 0) {
       rc = 0;
     } else if (f->kind != OPTIONS_KIND_SECONDS && ljleak_collector_parse_size(text, &size) == 0) {
       rc = -1;   /* a well-formed size, past f's limit */
     } else {
       char limit[256];
-      options_range_error(f, limit, sizeof limit);
+      coll_options_range_error(f, limit, sizeof limit);
       luaL_error(L, "ljleak.collector: bad %s '%s': %s", f->key, text, limit);
     }
   } else if (!lua_isnil(L, -1)) {
@@ -64,26 +64,26 @@ static int field_number(lua_State *L, const struct options_field *f,
 /* A start{} value out of its option's range: for stack_depth the start
  * fails (nil and the message), as it always did; for the others it raises
  * an error, as a negative number always did. */
-static int field_out_of_range(lua_State *L, const struct options_field *f)
+static int field_out_of_range(lua_State *L, const struct coll_options_field *f)
 {
   char err[256];
-  options_range_error(f, err, sizeof err);
+  coll_options_range_error(f, err, sizeof err);
   if (f->kind == OPTIONS_KIND_STACK_DEPTH)
     return push_failure(L, err);
   return luaL_error(L, "ljleak.collector: %s", err);
 }
 
 /* A boolean, or a number (0 is false); NaN is neither. */
-static void field_bool(lua_State *L, const struct options_field *f, int *value)
+static void field_bool(lua_State *L, const struct coll_options_field *f, int *value)
 {
   lua_getfield(L, 1, f->key);
   if (lua_type(L, -1) == LUA_TBOOLEAN) {
     *value = lua_toboolean(L, -1);
   } else if (lua_type(L, -1) == LUA_TNUMBER) {
     lua_Number n = lua_tonumber(L, -1);
-    if (!options_number_ok(f, n)) {
+    if (!coll_options_number_ok(f, n)) {
       char err[256];
-      options_range_error(f, err, sizeof err);
+      coll_options_range_error(f, err, sizeof err);
       luaL_error(L, "ljleak.collector: %s", err);
     }
     *value = n != 0;
@@ -108,7 +108,7 @@ static void field_string(lua_State *L, const char *name, const char **value)
  * strings (numbers too), joined in the order of their keys so that the
  * index is the same from run to run. The list is left on the stack, so it
  * stays alive until start returns; ljleak_collector_start checks it. */
-static void field_labels(lua_State *L, const struct options_field *f, const char **value)
+static void field_labels(lua_State *L, const struct coll_options_field *f, const char **value)
 {
   lua_getfield(L, 1, f->key);
   if (lua_type(L, -1) == LUA_TSTRING) {
@@ -211,12 +211,12 @@ static int defer_start(lua_State *L, const struct ljleak_collector_options *opt)
                            "give root, not dir");
   /* Checked now, so that a bad value fails here rather than in each worker. */
   char err[256];
-  if (options_check(opt, err, sizeof err) != 0)
+  if (coll_options_check(opt, err, sizeof err) != 0)
     return push_failure(L, err);
   deferred.opt = *opt;
-  text_copy(deferred.root, sizeof deferred.root, opt->root ? opt->root : "");
+  coll_text_copy(deferred.root, sizeof deferred.root, opt->root ? opt->root : "");
   deferred.opt.root = deferred.root[0] ? deferred.root : NULL;
-  text_copy(deferred.labels, sizeof deferred.labels, opt->labels ? opt->labels : "");
+  coll_text_copy(deferred.labels, sizeof deferred.labels, opt->labels ? opt->labels : "");
   deferred.opt.labels = deferred.labels;
   deferred.set = 1;
   lua_pushboolean(L, 1);
@@ -234,18 +234,18 @@ static int l_start(lua_State *L)
     lua_pushnil(L);
     while (lua_next(L, 1)) {
       lua_pop(L, 1);
-      if (lua_type(L, -1) != LUA_TSTRING || !options_field(lua_tostring(L, -1))) {
+      if (lua_type(L, -1) != LUA_TSTRING || !coll_options_field(lua_tostring(L, -1))) {
         lua_pushvalue(L, -1);
         snprintf(err, sizeof err, "unknown option '%s'", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
         return push_failure(L, err);
       }
     }
   }
-  if (options_from_env(&opt, lua_env, L, err, sizeof err) != 0)
+  if (coll_options_from_env(&opt, lua_env, L, err, sizeof err) != 0)
     return push_failure(L, err);
   if (!lua_isnoneornil(L, 1)) {
-    for (const struct options_field *f = options_fields; f->key; f++) {
-      void *field = options_field_at(&opt, f);
+    for (const struct coll_options_field *f = coll_options_fields; f->key; f++) {
+      void *field = coll_options_field_at(&opt, f);
       switch (f->kind) {
       case OPTIONS_KIND_STRING:
         field_string(L, f->key, field);
@@ -350,13 +350,13 @@ static int l_status(lua_State *L)
 /* The options of a control request before its own: the environment's. */
 static int poll_now(lua_State *L)
 {
-  if (!control_request_waiting())
+  if (!coll_control_request_waiting())
     return 0;
   struct ljleak_collector_options base;
   char err[512];
   luaL_checkstack(L, 24, "ljleak.collector: poll");
-  int bad = options_from_env(&base, lua_env, L, err, sizeof err) != 0;
-  return capture_control_poll(L, &base, bad ? err : NULL);
+  int bad = coll_options_from_env(&base, lua_env, L, err, sizeof err) != 0;
+  return coll_capture_control_poll(L, &base, bad ? err : NULL);
 }
 
 /* collector.poll(): takes a control request now, if one waits (a host with
@@ -375,9 +375,9 @@ static int nginx_tick(lua_State *L)
 {
   if (lua_toboolean(L, 1)) {
     char err[512];
-    if (capture_state.active && ljleak_collector_exit(L, err, sizeof err) != 0)
+    if (coll_capture_state.active && ljleak_collector_exit(L, err, sizeof err) != 0)
       fprintf(stderr, "ljleak: collector: the capture ended on an error: %s\n", err);
-    control_note_exiting();
+    coll_control_note_exiting();
     return 0;
   }
   poll_now(L);
@@ -411,15 +411,15 @@ static int l_nginx(lua_State *L)
   }
   struct ljleak_collector_options env;
   luaL_checkstack(L, 24, "ljleak.collector: nginx");
-  if (options_from_env(&env, lua_env, L, err, sizeof err) != 0)
+  if (coll_options_from_env(&env, lua_env, L, err, sizeof err) != 0)
     return nginx_fail(L, err);
-  if (control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err, sizeof err) != 0 ||
-      control_register(run_dir, env.root, CONTROL_POLL_TIMER, &capture_signal_pending,
-                       &capture_state.fast_phase, err, sizeof err) != 0)
+  if (coll_control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err, sizeof err) != 0 ||
+      coll_control_register(run_dir, env.root, CONTROL_POLL_TIMER, &coll_capture_signal_pending,
+                       &coll_capture_state.fast_phase, err, sizeof err) != 0)
     return nginx_fail(L, err);
-  capture_at_fork_and_exit();
-  if (capture_attach(L, err, sizeof err) != 0) {
-    control_set_error(err);
+  coll_capture_at_fork_and_exit();
+  if (coll_capture_attach(L, err, sizeof err) != 0) {
+    coll_control_set_error(err);
     return nginx_fail(L, err);
   }
   lua_getglobal(L, "ngx");
@@ -436,17 +436,17 @@ static int l_nginx(lua_State *L)
   if (lua_pcall(L, 2, 2, 0) != 0 || !lua_toboolean(L, -2)) {
     snprintf(err, sizeof err, "cannot set up the control timer: %s",
              lua_isstring(L, -1) ? lua_tostring(L, -1) : "ngx.timer.every failed");
-    control_set_error(err);
+    coll_control_set_error(err);
     return nginx_fail(L, err);
   }
   nginx_ready = (int)getpid();
   /* The timer takes requests: no pass-through hook between captures. */
-  capture_release_idle();
-  if (deferred.set && !capture_state.active &&
+  coll_capture_release_idle();
+  if (deferred.set && !coll_capture_state.active &&
       ljleak_collector_start(L, &deferred.opt, err, sizeof err) != 0) {
     char message[600];
     snprintf(message, sizeof message, "cannot start the capture asked for in init_by_lua: %s", err);
-    control_set_error(message);
+    coll_control_set_error(message);
     return nginx_fail(L, message);
   }
   lua_pushboolean(L, 1);
@@ -483,39 +483,39 @@ int luaopen_ljleak_collector(lua_State *L)
   int signo = 0;
   if (!sig)
     sig = phase ? "none" : "USR2";
-  if (phase && options_parse_signal(sig, &signo) == 0 && nginx_uses_signal(signo))
+  if (phase && coll_options_parse_signal(sig, &signo) == 0 && nginx_uses_signal(signo))
     fprintf(stderr, "ljleak: collector: LJLEAK_SIGNAL=%s is a signal nginx uses; no signal "
                     "installed (ci/capture uses the control files)\n", sig);
   else if (ljleak_collector_install_signal(L, sig, err, sizeof err) != 0)
     fprintf(stderr, "ljleak: collector: %s\n", err);
   /* Loading the module is the intent to capture: the traces compiled from
    * now on get maps of their lines, even before a capture starts. */
-  if (!capture_state.active)
-    trace_record_attach(&capture_state.lines, L);
+  if (!coll_capture_state.active)
+    coll_trace_record_attach(&coll_capture_state.lines, L);
   const char *control = lua_env(L, "LJLEAK_CONTROL");
   int control_on = 1;
-  if (control && options_parse_bool(control, &control_on) != 0) {
+  if (control && coll_options_parse_bool(control, &control_on) != 0) {
     fprintf(stderr, "ljleak: collector: bad LJLEAK_CONTROL '%s' (1 or 0)\n", control);
     control_on = 1;
   }
   struct ljleak_collector_options env;
-  int env_ok = options_from_env(&env, lua_env, L, err, sizeof err) == 0;
+  int env_ok = coll_options_from_env(&env, lua_env, L, err, sizeof err) == 0;
   if (!env_ok)
     fprintf(stderr, "ljleak: collector: %s\n", err);
   if (control_on && !phase) {
     /* A plain program: registered now, its requests taken by the hook. */
-    if (control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err,
+    if (coll_control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err,
                         sizeof err) != 0 ||
-        capture_attach(L, err, sizeof err) != 0 ||
-        control_register(run_dir, env.root, CONTROL_POLL_THREAD, &capture_signal_pending,
-                         &capture_state.fast_phase, err, sizeof err) != 0)
+        coll_capture_attach(L, err, sizeof err) != 0 ||
+        coll_control_register(run_dir, env.root, CONTROL_POLL_THREAD, &coll_capture_signal_pending,
+                         &coll_capture_state.fast_phase, err, sizeof err) != 0)
       fprintf(stderr, "ljleak: collector: no control channel: %s\n", err);
     else
-      capture_at_fork_and_exit();
+      coll_capture_at_fork_and_exit();
   }
   int start_on = 0;
   const char *start = lua_env(L, "LJLEAK_START");
-  if (start && options_parse_bool(start, &start_on) != 0)
+  if (start && coll_options_parse_bool(start, &start_on) != 0)
     fprintf(stderr, "ljleak: collector: bad LJLEAK_START '%s' (1 or 0)\n", start);
   lua_settop(L, top);
   lua_newtable(L);

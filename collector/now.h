@@ -5,14 +5,14 @@
 #include <stdint.h>
 #include <time.h>
 
-static inline uint64_t now_mono_ns(void)
+static inline uint64_t coll_now_mono_ns(void)
 {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline double now_wall_time(void)
+static inline double coll_now_wall_time(void)
 {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);

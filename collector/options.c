@@ -40,7 +40,7 @@ int ljleak_collector_parse_seconds(const char *text, double *value)
   return 0;
 }
 
-int options_parse_bool(const char *text, int *value)
+int coll_options_parse_bool(const char *text, int *value)
 {
   static const char *const yes[] = {"1", "yes", "true", "on"};
   static const char *const no[] = {"0", "no", "false", "off", ""};
@@ -75,7 +75,7 @@ static int rt_offset(const char *text, char sign)
   return (int)n;
 }
 
-int options_parse_signal(const char *text, int *signo)
+int coll_options_parse_signal(const char *text, int *signo)
 {
   if (!text || !*text || !strcasecmp(text, "none")) {
     *signo = 0;
@@ -113,7 +113,7 @@ int options_parse_signal(const char *text, int *signo)
 
 #define FIELD(key, env, kind, field, max, max_words) \
   {key, env, OPTIONS_KIND_##kind, offsetof(struct ljleak_collector_options, field), max, max_words}
-const struct options_field options_fields[] = {
+const struct coll_options_field coll_options_fields[] = {
   FIELD("dir", "LJLEAK_DIR", STRING, dir, 0, NULL),
   FIELD("root", "LJLEAK_ROOT", STRING, root, 0, NULL),
   FIELD("period", "LJLEAK_PERIOD", SECONDS, period, LJLEAK_COLLECTOR_MAX_SECONDS, "365 days"),
@@ -137,18 +137,18 @@ const struct options_field options_fields[] = {
 };
 #undef FIELD
 
-const struct options_field *options_field(const char *key)
+const struct coll_options_field *coll_options_field(const char *key)
 {
-  for (const struct options_field *f = options_fields; f->key; f++)
+  for (const struct coll_options_field *f = coll_options_fields; f->key; f++)
     if (!strcmp(key, f->key))
       return f;
   return NULL;
 }
 
-int options_parse_field(const struct options_field *f, const char *text,
+int coll_options_parse_field(const struct coll_options_field *f, const char *text,
                         struct ljleak_collector_options *o)
 {
-  void *field = options_field_at(o, f);
+  void *field = coll_options_field_at(o, f);
   switch (f->kind) {
   case OPTIONS_KIND_STRING:
     *(const char **)field = text;
@@ -160,7 +160,7 @@ int options_parse_field(const struct options_field *f, const char *text,
     return 0;
   case OPTIONS_KIND_SECONDS: {
     double v;
-    if (ljleak_collector_parse_seconds(text, &v) != 0 || !options_number_ok(f, v))
+    if (ljleak_collector_parse_seconds(text, &v) != 0 || !coll_options_number_ok(f, v))
       return -1;
     *(double *)field = v;
     return 0;
@@ -173,14 +173,14 @@ int options_parse_field(const struct options_field *f, const char *text,
     return 0;
   }
   case OPTIONS_KIND_BOOL:
-    return options_parse_bool(text, field);
+    return coll_options_parse_bool(text, field);
   case OPTIONS_KIND_STACK_DEPTH:
-    return options_parse_stack_depth(text, field);
+    return coll_options_parse_stack_depth(text, field);
   }
   return -1;
 }
 
-int options_number_ok(const struct options_field *f, double n)
+int coll_options_number_ok(const struct coll_options_field *f, double n)
 {
   if (isnan(n))
     return 0;
@@ -199,7 +199,7 @@ int options_number_ok(const struct options_field *f, double n)
   return 0;
 }
 
-void options_range_error(const struct options_field *f, char *err, size_t err_size)
+void coll_options_range_error(const struct coll_options_field *f, char *err, size_t err_size)
 {
   if (!err || !err_size)
     return;
@@ -234,9 +234,9 @@ void options_range_error(const struct options_field *f, char *err, size_t err_si
     snprintf(err, err_size, "%s must be %s from 0 to %" PRIu64, f->key, what, f->max);
 }
 
-int options_check(const struct ljleak_collector_options *o, char *err, size_t err_size)
+int coll_options_check(const struct ljleak_collector_options *o, char *err, size_t err_size)
 {
-  for (const struct options_field *f = options_fields; f->key; f++) {
+  for (const struct coll_options_field *f = coll_options_fields; f->key; f++) {
     const void *field = (const char *)o + f->offset;
     int ok = 1;
     switch (f->kind) {
@@ -256,7 +256,7 @@ int options_check(const struct ljleak_collector_options *o, char *err, size_t er
       break;
     }
     case OPTIONS_KIND_SECONDS:
-      ok = options_number_ok(f, *(const double *)field);
+      ok = coll_options_number_ok(f, *(const double *)field);
       break;
     case OPTIONS_KIND_SIZE:
       ok = *(const uint64_t *)field <= f->max;
@@ -268,7 +268,7 @@ int options_check(const struct ljleak_collector_options *o, char *err, size_t er
     }
     }
     if (!ok) {
-      options_range_error(f, err, err_size);
+      coll_options_range_error(f, err, err_size);
       return -1;
     }
   }
@@ -286,22 +286,22 @@ static void take(const char *name, const char *value, int ok, int *failed, char 
     snprintf(err, err_size, "bad value '%s' in %s", value, name);
 }
 
-int options_from_env(struct ljleak_collector_options *o,
+int coll_options_from_env(struct ljleak_collector_options *o,
                      const char *(*get)(void *ctx, const char *name), void *ctx, char *err,
                      size_t err_size)
 {
   memset(o, 0, sizeof *o);
   o->stack_depth = CALLSTACK_DEFAULT_DEPTH;
   int failed = 0;
-  for (const struct options_field *f = options_fields; f->key; f++) {
+  for (const struct coll_options_field *f = coll_options_fields; f->key; f++) {
     const char *v = get(ctx, f->env);
     if (v && *v)
-      take(f->env, v, options_parse_field(f, v, o) == 0, &failed, err, err_size);
+      take(f->env, v, coll_options_parse_field(f, v, o) == 0, &failed, err, err_size);
   }
   return failed ? -1 : 0;
 }
 
-int options_parse_stack_depth(const char *text, int *depth)
+int coll_options_parse_stack_depth(const char *text, int *depth)
 {
   uint64_t n;
   if (ljleak_collector_parse_size(text, &n) != 0 || !ljleak_collector_stack_depth_ok(n))
@@ -310,7 +310,7 @@ int options_parse_stack_depth(const char *text, int *depth)
   return 0;
 }
 
-const char *options_process_env(void *ctx, const char *name)
+const char *coll_options_process_env(void *ctx, const char *name)
 {
   (void)ctx;
   return getenv(name);
@@ -319,5 +319,5 @@ const char *options_process_env(void *ctx, const char *name)
 void ljleak_collector_options_init(struct ljleak_collector_options *o)
 {
   /* Bad values are ignored here; the runner and the module validate their own input. */
-  options_from_env(o, options_process_env, NULL, NULL, 0);
+  coll_options_from_env(o, coll_options_process_env, NULL, NULL, 0);
 }

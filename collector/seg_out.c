@@ -27,7 +27,7 @@ static int write_all(struct seg_out *out, const uint8_t *data, size_t size)
   return 0;
 }
 
-int seg_out_open(struct seg_out *out, int fd, int gzip, uint8_t *zbuf, size_t zcap)
+int coll_seg_out_open(struct seg_out *out, int fd, int gzip, uint8_t *zbuf, size_t zcap)
 {
   int why = errno;
   memset(out, 0, sizeof *out);
@@ -73,7 +73,7 @@ static int deflate_run(struct seg_out *out, const uint8_t *data, size_t size, in
   }
 }
 
-int seg_out_write(struct seg_out *out, const uint8_t *data, size_t size)
+int coll_seg_out_write(struct seg_out *out, const uint8_t *data, size_t size)
 {
   if (out->fd < 0 || out->error)
     return -1;
@@ -82,7 +82,7 @@ int seg_out_write(struct seg_out *out, const uint8_t *data, size_t size)
   return deflate_run(out, data, size, Z_SYNC_FLUSH);
 }
 
-int seg_out_finish(struct seg_out *out)
+int coll_seg_out_finish(struct seg_out *out)
 {
   int rc = 0;
   if (out->fd < 0)
@@ -103,7 +103,7 @@ int seg_out_finish(struct seg_out *out)
   return rc;
 }
 
-void seg_out_abandon(struct seg_out *out)
+void coll_seg_out_abandon(struct seg_out *out)
 {
   if (out->fd >= 0)
     close(out->fd);

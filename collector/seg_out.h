@@ -17,13 +17,13 @@ struct seg_out {
   int error;              /* errno of the first failure, 0 if none */
 };
 
-/* Takes fd, a file just created for writing (capture_dir_create), or -1 when creating it failed
+/* Takes fd, a file just created for writing (coll_capture_dir_create), or -1 when creating it failed
  * (errno says why). zbuf/zcap are used for gzip output. Returns 0 or -1 (errno in out->error). */
-int seg_out_open(struct seg_out *out, int fd, int gzip, uint8_t *zbuf, size_t zcap);
+int coll_seg_out_open(struct seg_out *out, int fd, int gzip, uint8_t *zbuf, size_t zcap);
 
 /* Writes data; with gzip, compresses it and ends with a sync flush so the
  * file decompresses up to here even if the process dies next. 0 or -1. */
-int seg_out_write(struct seg_out *out, const uint8_t *data, size_t size);
+int coll_seg_out_write(struct seg_out *out, const uint8_t *data, size_t size);
 
 /* Ends the gzip member and closes. 0 or -1. Writeback is left to the
  * kernel: asking for it in the host's thread blocks on the disk queue (an
@@ -31,9 +31,9 @@ int seg_out_write(struct seg_out *out, const uint8_t *data, size_t size);
  * starting the writeback of a 780 MB one with sync_file_range 0.4 s). A
  * process killed later loses nothing; an OS crash may cut the newest files,
  * which readers then read up to their last whole event. */
-int seg_out_finish(struct seg_out *out);
+int coll_seg_out_finish(struct seg_out *out);
 
 /* Closes without finishing (after an error). */
-void seg_out_abandon(struct seg_out *out);
+void coll_seg_out_abandon(struct seg_out *out);
 
 #endif

@@ -19,7 +19,7 @@ static int segment_sink(void *context, const uint8_t *data, size_t size)
 {
   struct capture *c = context;
   /* The stacks of these events go to disk first (docs/stacks-format.md). */
-  if (callstack_flush(&c->stacks) != 0 || seg_out_write(&c->out, data, size) != 0)
+  if (coll_callstack_flush(&c->stacks) != 0 || coll_seg_out_write(&c->out, data, size) != 0)
     return -1;
   uint64_t disk = c->disk_done + c->out.disk_bytes + c->stacks.disk_done + c->stacks.out.disk_bytes;
   if (c->opt.max_total_bytes && disk >= c->opt.max_total_bytes &&
@@ -36,7 +36,7 @@ static void segment_path(const struct capture *c, char *out, size_t size)
   capture_layout_join(c->dir.path, part, out, size);
 }
 
-void segments_write_error(struct capture *c, const char *what, int err)
+void coll_segments_write_error(struct capture *c, const char *what, int err)
 {
   if (c->error[0])
     return;
@@ -44,17 +44,17 @@ void segments_write_error(struct capture *c, const char *what, int err)
   segment_path(c, path, sizeof path);
   char msg[sizeof path + 256];
   snprintf(msg, sizeof msg, "%s %s: %s", what, path, strerror(err ? err : EIO));
-  text_copy(c->error, sizeof c->error, msg);
+  coll_text_copy(c->error, sizeof c->error, msg);
   fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
 }
 
-int segments_index_open(struct capture *c, char *err, size_t err_size)
+int coll_segments_index_open(struct capture *c, char *err, size_t err_size)
 {
   char path[PATH_MAX + 8];
   capture_layout_join(c->dir.path, CAPTURE_LAYOUT_INDEX, path, sizeof path);
-  c->index_fd = capture_dir_create(&c->dir, CAPTURE_LAYOUT_INDEX, 1);
+  c->index_fd = coll_capture_dir_create(&c->dir, CAPTURE_LAYOUT_INDEX, 1);
   if (c->index_fd < 0) {
-    text_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
+    coll_text_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
     return -1;
   }
   char host[256] = "", exe[PATH_MAX] = "";
@@ -69,27 +69,27 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
     .command = c->command,
     .labels = c->labels,
     .luajit = c->luajit_version,
-    .start = c->start_wall = now_wall_time(),
+    .start = c->start_wall = coll_now_wall_time(),
     .sample = c->opt.sample,
     .period = c->opt.period,
     .max_bytes = c->opt.max_bytes,
     .gzip = c->opt.gzip ? 1 : 0,
     .stacks = (uint64_t)c->opt.stack_depth,
-    .luajit_flavour = layout_built_for()->flavour,
-    .luajit_package = layout_built_for()->package,
-    .luajit_package_version = layout_built_for()->package_version,
+    .luajit_flavour = coll_layout_built_for()->flavour,
+    .luajit_package = coll_layout_built_for()->package,
+    .luajit_package_version = coll_layout_built_for()->package_version,
   };
   char text[16384];
   size_t header = capture_index_write_header(text, sizeof text);
   size_t written = capture_index_write_capture(text + header, sizeof text - header, &line);
   if (!header || !written) {
-    text_error(err, err_size, "cannot write %s: %s", path, "the capture line does not fit");
+    coll_text_error(err, err_size, "cannot write %s: %s", path, "the capture line does not fit");
     close(c->index_fd);
     c->index_fd = -1;
     return -1;
   }
-  if (index_append(c->index_fd, text) != 0) {
-    text_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
+  if (coll_index_append(c->index_fd, text) != 0) {
+    coll_text_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
     close(c->index_fd);
     c->index_fd = -1;
     return -1;
@@ -97,13 +97,13 @@ int segments_index_open(struct capture *c, char *err, size_t err_size)
   return 0;
 }
 
-int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause cause)
+int coll_segments_index_boundary(struct capture *c, enum capture_index_boundary_cause cause)
 {
   struct capture_index_boundary line = {
     .seq = c->boundaries,
     .segment = c->seq,
     .events = c->segment_events,
-    .time = now_wall_time(),
+    .time = coll_now_wall_time(),
     .gc_cycles = c->gc_cycles,
     .heap_bytes = (uint64_t)c->g->gc.total,
     .allocated = c->allocated,
@@ -111,14 +111,14 @@ int segments_index_boundary(struct capture *c, enum capture_index_boundary_cause
     .cause = capture_index_boundary_cause_name((int)cause),
   };
   char text[512];
-  if (!capture_index_write_boundary(text, sizeof text, &line) || index_append(c->index_fd, text) != 0) {
-    segments_write_error(c, "cannot append to the index in", errno);
+  if (!capture_index_write_boundary(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
+    coll_segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }
   return 0;
 }
 
-int segments_index_snapshot(struct capture *c, const char *file, const struct snapshot_result *result)
+int coll_segments_index_snapshot(struct capture *c, const char *file, const struct snapshot_result *result)
 {
   struct capture_index_snapshot line = {
     .boundary = c->boundaries,
@@ -130,41 +130,41 @@ int segments_index_snapshot(struct capture *c, const char *file, const struct sn
     .pause_us = result->pause_ns / 1000,
   };
   char text[512];
-  if (!capture_index_write_snapshot(text, sizeof text, &line) || index_append(c->index_fd, text) != 0) {
-    segments_write_error(c, "cannot append to the index in", errno);
+  if (!capture_index_write_snapshot(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
+    coll_segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }
   return 0;
 }
 
-void segments_index_close(struct capture *c, enum capture_index_stop_reason reason)
+void coll_segments_index_close(struct capture *c, enum capture_index_stop_reason reason)
 {
   struct capture_index_stop line = {
-    .time = now_wall_time(),
+    .time = coll_now_wall_time(),
     .reason = capture_index_stop_reason_name(reason),
   };
   char text[128];
   if (capture_index_write_stop(text, sizeof text, &line))
-    index_append(c->index_fd, text);
+    coll_index_append(c->index_fd, text);
   if (c->index_fd >= 0)
     close(c->index_fd);
   c->index_fd = -1;
 }
 
-int segments_begin(struct capture *c)
+int coll_segments_begin(struct capture *c)
 {
   char part[CAPTURE_LAYOUT_NAME_MAX];
   c->seq++;
   capture_layout_segment_name(c->seq, c->opt.gzip, c->segment_name, sizeof c->segment_name);
   capture_layout_part_name(c->segment_name, part, sizeof part);
-  if (seg_out_open(&c->out, capture_dir_create(&c->dir, part, 0), c->opt.gzip,
+  if (coll_seg_out_open(&c->out, coll_capture_dir_create(&c->dir, part, 0), c->opt.gzip,
                    c->buffer + CAPTURE_BUFFER_SIZE, CAPTURE_ZBUFFER_SIZE) != 0) {
-    segments_write_error(c, "cannot create", c->out.error);
+    coll_segments_write_error(c, "cannot create", c->out.error);
     return -1;
   }
-  if (callstack_open(&c->stacks, &c->dir, part, c->opt.gzip, c->opt.stack_depth) != 0) {
-    seg_out_abandon(&c->out);
-    segments_write_error(c, "cannot create the stack sidecar of", c->stacks.out.error);
+  if (coll_callstack_open(&c->stacks, &c->dir, part, c->opt.gzip, c->opt.stack_depth) != 0) {
+    coll_seg_out_abandon(&c->out);
+    coll_segments_write_error(c, "cannot create the stack sidecar of", c->stacks.out.error);
     return -1;
   }
   c->stacks_on = c->stacks.open;
@@ -172,22 +172,22 @@ int segments_begin(struct capture *c)
   memprof_writer_init(&c->writer, c->buffer, CAPTURE_BUFFER_SIZE, segment_sink, c);
   c->quick_until = 0;  /* the writer counts from 0 again: hook_full sets these anew */
   c->tick_at = 0;
-  symbols_reset(c);
-  c->segment_start_wall = now_wall_time();
-  c->segment_start_ns = now_mono_ns();
+  coll_symbols_reset(c);
+  c->segment_start_wall = coll_now_wall_time();
+  c->segment_start_ns = coll_now_mono_ns();
   c->last_flush_ns = c->segment_start_ns;
   c->segment_events = 0;
   c->cycle_start_events = 0;
   c->boundary_due = 0;
   if (memprof_writer_symtab_begin(&c->writer) || memprof_writer_symtab_end(&c->writer) ||
       memprof_writer_events_begin(&c->writer) || memprof_writer_flush(&c->writer)) {
-    segments_write_error(c, "cannot write", c->out.error);
+    coll_segments_write_error(c, "cannot write", c->out.error);
     return -1;
   }
   return 0;
 }
 
-int segments_end(struct capture *c, int complete)
+int coll_segments_end(struct capture *c, int complete)
 {
   char part[CAPTURE_LAYOUT_NAME_MAX];
   if (!c->segment_open)
@@ -198,20 +198,20 @@ int segments_end(struct capture *c, int complete)
   if (c->g)
     c->last_heap = (uint64_t)c->g->gc.total;
   if (memprof_writer_epilogue(&c->writer) || memprof_writer_flush(&c->writer) ||
-      seg_out_finish(&c->out) != 0) {
-    segments_write_error(c, "cannot write", c->out.error);
-    seg_out_abandon(&c->out);
-    callstack_abandon(&c->stacks);
+      coll_seg_out_finish(&c->out) != 0) {
+    coll_segments_write_error(c, "cannot write", c->out.error);
+    coll_seg_out_abandon(&c->out);
+    coll_callstack_abandon(&c->stacks);
     return -1;
   }
   capture_layout_part_name(c->segment_name, part, sizeof part);
   /* The sidecar is renamed first: a finished segment has a finished sidecar. */
-  if (callstack_close(&c->stacks, &c->dir, part, c->segment_name) != 0) {
-    segments_write_error(c, "cannot write the stack sidecar of", c->stacks.out.error);
+  if (coll_callstack_close(&c->stacks, &c->dir, part, c->segment_name) != 0) {
+    coll_segments_write_error(c, "cannot write the stack sidecar of", c->stacks.out.error);
     return -1;
   }
-  if (capture_dir_rename(&c->dir, part, c->segment_name) != 0) {
-    segments_write_error(c, "cannot rename", errno);
+  if (coll_capture_dir_rename(&c->dir, part, c->segment_name) != 0) {
+    coll_segments_write_error(c, "cannot rename", errno);
     return -1;
   }
   c->segments++;
@@ -221,7 +221,7 @@ int segments_end(struct capture *c, int complete)
     .seq = c->seq,
     .file = c->segment_name,
     .start = c->segment_start_wall,
-    .end = now_wall_time(),
+    .end = coll_now_wall_time(),
     .gc_cycles = c->gc_cycles,
     .heap_bytes = c->last_heap,
     .events = c->segment_events,
@@ -230,22 +230,22 @@ int segments_end(struct capture *c, int complete)
     .complete = complete,
     .young_from = c->cycle_start_events,
   };
-  trace_line_fold(&c->lines);
+  coll_trace_line_fold(&c->lines);
   line.trace_events = c->lines.segment_events;
   line.trace_lines = c->lines.segment_lines;
   c->lines.events += c->lines.segment_events;
   c->lines.lines += c->lines.segment_lines;
   c->lines.segment_events = c->lines.segment_lines = 0;
   char text[512];
-  if (!capture_index_write_segment(text, sizeof text, &line) || index_append(c->index_fd, text) != 0) {
-    segments_write_error(c, "cannot append to the index in", errno);
+  if (!capture_index_write_segment(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
+    coll_segments_write_error(c, "cannot append to the index in", errno);
     return -1;
   }
   return 0;
 }
 
-void segments_rotate(struct capture *c, int complete)
+void coll_segments_rotate(struct capture *c, int complete)
 {
-  if (segments_end(c, complete) != 0 || segments_begin(c) != 0)
+  if (coll_segments_end(c, complete) != 0 || coll_segments_begin(c) != 0)
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
 }

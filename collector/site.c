@@ -63,7 +63,7 @@ static int lua_frame_site(global_State *g, lua_State *L, GCfunc *fn, cTValue *ne
   site->source = MEMPROF_SOURCE_LUA;
   site->proto = pt;
   site->location = (uint64_t)(uintptr_t)pt;
-  site->line = attrib_proto_line(pt, pos);
+  site->line = coll_attrib_proto_line(pt, pos);
   return 0;
 }
 
@@ -78,7 +78,7 @@ static void frame_site(global_State *g, struct attrib_site *site)
   lua_State *L = &o->th;
   if (mref(L->glref, global_State) != g)
     return;
-  if (!attrib_base_has_function(L, L->base))
+  if (!coll_attrib_base_has_function(L, L->base))
     return;
   TValue *frame = L->base - 1;
   GCfunc *fn = frame_func(frame);
@@ -90,7 +90,7 @@ static void frame_site(global_State *g, struct attrib_site *site)
    * VM compiles a chunk (require, a C module's own loader): the calling
    * line. */
   TValue *called;
-  TValue *prev = attrib_charged_caller(g, L, frame, &called);
+  TValue *prev = coll_attrib_charged_caller(g, L, frame, &called);
   if (prev && lua_frame_site(g, L, frame_func(prev), called, site) == 0)
     return;
   /* A C function (or a fast function not called from Lua). */
@@ -103,9 +103,9 @@ static void frame_site(global_State *g, struct attrib_site *site)
 static void trace_site(global_State *g, struct trace_line_state *tl, GCtrace *T,
                        struct attrib_site *site)
 {
-  struct trace_line_cached *e = trace_line_cached(tl, g, T);
+  struct coll_trace_line_cached *e = coll_trace_line_cached(tl, g, T);
   if (!e)
-    e = trace_line_resolve(tl, g, T);
+    e = coll_trace_line_resolve(tl, g, T);
   site->trace = T;
   site->traceno = T->traceno;
   site->cached = e;
@@ -148,7 +148,7 @@ static void recorded_site(global_State *g, struct attrib_site *site)
   jit_State *J = G2J(g);
   GCobj *o = gcref(g->cur_L);
   if (site->source != MEMPROF_SOURCE_INTERNAL || !J->fn || !J->pt || !o ||
-      o->gch.gct != ~LJ_TTHREAD || !attrib_base_has_function(&o->th, o->th.base) ||
+      o->gch.gct != ~LJ_TTHREAD || !coll_attrib_base_has_function(&o->th, o->th.base) ||
       frame_func(o->th.base - 1) != J->fn || funcproto(J->fn) != J->pt)
     return;
   BCPos pos = proto_bcpos(J->pt, J->pc);
@@ -157,11 +157,11 @@ static void recorded_site(global_State *g, struct attrib_site *site)
   site->source = MEMPROF_SOURCE_LUA;
   site->proto = J->pt;
   site->location = (uint64_t)(uintptr_t)J->pt;
-  site->line = attrib_proto_line(J->pt, pos);
+  site->line = coll_attrib_proto_line(J->pt, pos);
 #endif
 }
 
-void site_current(global_State *g, struct trace_line_state *tl, const void *old_ptr,
+void coll_site_current(global_State *g, struct trace_line_state *tl, const void *old_ptr,
                          size_t nsize, struct attrib_site *site)
 {
   site->source = MEMPROF_SOURCE_INTERNAL;
@@ -174,13 +174,13 @@ void site_current(global_State *g, struct trace_line_state *tl, const void *old_
   site->vm = ATTRIB_VM_NONE;
   int32_t vmstate = g->vmstate;
   if (vmstate > 0) {
-    GCtrace *T = attrib_trace(g, (uint64_t)vmstate);
+    GCtrace *T = coll_attrib_trace(g, (uint64_t)vmstate);
     if (T)
       trace_site(g, tl, T, site);
   } else if (vmstate == ~LJ_VMST_EXIT) {
     /* A trace exit materialising sunk allocations (docs/collector.md). */
     const GCproto *pt;
-    if (nsize != 0 && trace_line_exit_site(tl, g, old_ptr, &pt, &site->line)) {
+    if (nsize != 0 && coll_trace_line_exit_site(tl, g, old_ptr, &pt, &site->line)) {
       site->source = MEMPROF_SOURCE_LUA;
       site->proto = (GCproto *)pt;
       site->location = (uint64_t)(uintptr_t)pt;
@@ -200,7 +200,7 @@ void site_current(global_State *g, struct trace_line_state *tl, const void *old_
   } else if (vmstate == ~LJ_VMST_INTERP || vmstate == ~LJ_VMST_C || vmstate == ~LJ_VMST_RECORD) {
     frame_site(g, site);
   }
-  if (attrib_string_table_grows(g, old_ptr, nsize) || attrib_string_table_shrinks(g, old_ptr, nsize))
+  if (coll_attrib_string_table_grows(g, old_ptr, nsize) || coll_attrib_string_table_shrinks(g, old_ptr, nsize))
     site->vm = ATTRIB_VM_STRING_TABLE;
   if (nsize == 0 && site->vm != ATTRIB_VM_NONE) {
     /* A free is charged to whoever frees: the VM's are INTERNAL. */

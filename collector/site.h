@@ -13,7 +13,7 @@ struct trace_line_state;
  * VM site). Reads only private state, never calls the Lua API, never
  * allocates through the VM (a trace's first allocation builds its map from
  * mmap'd memory); anything inconsistent gives INTERNAL. */
-void site_current(global_State *g, struct trace_line_state *tl, const void *old_ptr,
+void coll_site_current(global_State *g, struct trace_line_state *tl, const void *old_ptr,
                   size_t nsize, struct attrib_site *site);
 
 #endif

@@ -45,18 +45,18 @@ _Static_assert(sizeof hidden_variable_names / sizeof hidden_variable_names[0] ==
 static int walk_sink(void *context, const uint8_t *data, size_t size)
 {
   struct snapshot_walk *w = context;
-  return seg_out_write(&w->out, data, size);
+  return coll_seg_out_write(&w->out, data, size);
 }
 
 /* The string id of a label text, written the first time it is seen. */
 static uint32_t text_id(struct snapshot_walk *w, const char *text, size_t length)
 {
   uint64_t key = XXH3_64bits(text, length) | 1;
-  uint64_t *known = addr_map_find(&w->text_ids, key);
+  uint64_t *known = coll_addr_map_find(&w->text_ids, key);
   if (known && *known)
     return (uint32_t)*known;
   uint32_t id = snapshot_writer_string(&w->writer, text, length);
-  if (!id || addr_map_put(&w->text_ids, key, id) != 0)
+  if (!id || coll_addr_map_put(&w->text_ids, key, id) != 0)
     w->failed = 1;
   return id;
 }
@@ -77,11 +77,11 @@ static uint32_t text_idf(struct snapshot_walk *w, const char *format, ...)
 /* A string key's label: its text, interned by the string's address. */
 static uint32_t key_id(struct snapshot_walk *w, GCstr *s)
 {
-  uint64_t *known = addr_map_find(&w->key_ids, (uint64_t)(uintptr_t)s);
+  uint64_t *known = coll_addr_map_find(&w->key_ids, (uint64_t)(uintptr_t)s);
   if (known && *known)
     return (uint32_t)*known;
   uint32_t id = text_id(w, strdata(s), s->len);
-  if (!id || addr_map_put(&w->key_ids, (uint64_t)(uintptr_t)s, id) != 0)
+  if (!id || coll_addr_map_put(&w->key_ids, (uint64_t)(uintptr_t)s, id) != 0)
     w->failed = 1;
   return id;
 }
@@ -697,7 +697,7 @@ static int walk_map(struct snapshot_walk *w)
     w->buffer = NULL;
     return -1;
   }
-  if (addr_map_init(&w->key_ids, 4096) != 0 || addr_map_init(&w->text_ids, 4096) != 0)
+  if (coll_addr_map_init(&w->key_ids, 4096) != 0 || coll_addr_map_init(&w->text_ids, 4096) != 0)
     return -1;
   return 0;
 }
@@ -706,11 +706,11 @@ static void walk_unmap(struct snapshot_walk *w)
 {
   if (w->buffer)
     munmap(w->buffer, 2 * SNAPSHOT_BUFFER_SIZE);
-  addr_map_free(&w->key_ids);
-  addr_map_free(&w->text_ids);
+  coll_addr_map_free(&w->key_ids);
+  coll_addr_map_free(&w->text_ids);
 }
 
-int snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, size_t name_size,
+int coll_snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, size_t name_size,
                   struct snapshot_result *result, char *err, size_t err_size)
 {
   struct snapshot_walk w;
@@ -718,18 +718,18 @@ int snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, s
   w.rq = rq;
   w.g = G(L);
   w.out.fd = -1;
-  uint64_t started = now_mono_ns();
+  uint64_t started = coll_now_mono_ns();
   char part[CAPTURE_LAYOUT_NAME_MAX];
   capture_layout_snapshot_name(rq->boundary, name, name_size);
   capture_layout_part_name(name, part, sizeof part);
   if (walk_map(&w) != 0) {
     walk_unmap(&w);
-    text_error(err, err_size, "cannot take a heap snapshot: %s%s", strerror(ENOMEM), "");
+    coll_text_error(err, err_size, "cannot take a heap snapshot: %s%s", strerror(ENOMEM), "");
     return -1;
   }
-  if (seg_out_open(&w.out, capture_dir_create(rq->dir, part, 0), 0, NULL, 0) != 0) {
+  if (coll_seg_out_open(&w.out, coll_capture_dir_create(rq->dir, part, 0), 0, NULL, 0) != 0) {
     walk_unmap(&w);
-    text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
+    coll_text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
     return -1;
   }
   snapshot_writer_init(&w.writer, w.buffer, w.buffer + SNAPSHOT_BUFFER_SIZE, SNAPSHOT_BUFFER_SIZE, walk_sink, &w);
@@ -739,7 +739,7 @@ int snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, s
     .boundary = rq->boundary,
     .segment = rq->segment,
     .events = rq->events,
-    .time_ms = (uint64_t)(now_wall_time() * 1000.0 + 0.5),
+    .time_ms = (uint64_t)(coll_now_wall_time() * 1000.0 + 0.5),
     .heap_bytes = (uint64_t)w.g->gc.total,
     .flags = LJ_HASJIT ? SNAPSHOT_CAPTURE_JIT : 0,
   };
@@ -747,20 +747,20 @@ int snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, s
     w.failed = 1;
   if (!w.failed)
     walk_heap(&w);
-  if (w.failed || snapshot_writer_end(&w.writer) != 0 || seg_out_finish(&w.out) != 0 ||
-      capture_dir_rename(rq->dir, part, name) != 0) {
+  if (w.failed || snapshot_writer_end(&w.writer) != 0 || coll_seg_out_finish(&w.out) != 0 ||
+      coll_capture_dir_rename(rq->dir, part, name) != 0) {
     int why = w.out.error ? w.out.error : errno ? errno : EIO;
-    seg_out_abandon(&w.out);
+    coll_seg_out_abandon(&w.out);
     walk_unmap(&w);
-    text_error(err, err_size, "cannot write the heap snapshot %s: %s", part, strerror(why));
+    coll_text_error(err, err_size, "cannot write the heap snapshot %s: %s", part, strerror(why));
     return -1;
   }
   struct snapshot_result r = {w.writer.object_records, w.writer.references, w.writer.object_bytes,
-                              w.writer.offset, now_mono_ns() - started};
+                              w.writer.offset, coll_now_mono_ns() - started};
   walk_unmap(&w);
   if (result)
     *result = r;
-  if (rq->values && snapshot_values_take(rq->dir, rq->start_wall, rq->boundary, L, name, err, err_size) != 0)
+  if (rq->values && coll_snapshot_values_take(rq->dir, rq->start_wall, rq->boundary, L, name, err, err_size) != 0)
     return -1;  /* the values option's sidecar */
   return 0;
 }

@@ -47,10 +47,10 @@ struct snapshot_result {
 };
 
 /* Walks L's VM and writes snap-NNNN.heap for rq's boundary (and its values sidecar if asked),
- * its file name into name. Runs where a boundary was taken (after boundary_collect, outside the
+ * its file name into name. Runs where a boundary was taken (after coll_boundary_collect, outside the
  * hook: the VM is between instructions); allocates nothing on the Lua heap, runs no Lua, changes
  * no GC state. The index line is the caller's. 0, or -1 with a message in err. */
-int snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, size_t name_size,
+int coll_snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, size_t name_size,
                   struct snapshot_result *result, char *err, size_t err_size);
 
 #endif

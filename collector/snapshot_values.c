@@ -33,7 +33,7 @@ struct values_walk {
 static int values_sink(void *context, const uint8_t *data, size_t size)
 {
   struct values_walk *w = context;
-  return seg_out_write(&w->out, data, size);
+  return coll_seg_out_write(&w->out, data, size);
 }
 
 /* A key as the sidecar records it: a string's bytes, a number, a boolean, else its type. */
@@ -109,14 +109,14 @@ static int values_walk_heap(struct values_walk *w, global_State *g)
   return 0;
 }
 
-int snapshot_values_take(const struct capture_dir *dir, double start_wall, uint64_t boundary,
+int coll_snapshot_values_take(const struct capture_dir *dir, double start_wall, uint64_t boundary,
                          lua_State *L, const char *name, char *err, size_t err_size)
 {
-  snapshot_values_prune(dir);
+  coll_snapshot_values_prune(dir);
   char values[CAPTURE_LAYOUT_NAME_MAX], part[CAPTURE_LAYOUT_NAME_MAX];
   if (!capture_layout_values_name(name, values, sizeof values) ||
       !capture_layout_part_name(values, part, sizeof part)) {
-    text_error(err, err_size, "cannot name the values of %s%s", name, "");
+    coll_text_error(err, err_size, "cannot name the values of %s%s", name, "");
     return -1;
   }
   struct values_walk w;
@@ -124,12 +124,12 @@ int snapshot_values_take(const struct capture_dir *dir, double start_wall, uint6
   w.out.fd = -1;
   w.buffer = mmap(NULL, VALUES_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (w.buffer == MAP_FAILED) {
-    text_error(err, err_size, "cannot write the values of a heap snapshot: %s%s", strerror(ENOMEM), "");
+    coll_text_error(err, err_size, "cannot write the values of a heap snapshot: %s%s", strerror(ENOMEM), "");
     return -1;
   }
-  if (seg_out_open(&w.out, capture_dir_create(dir, part, 0), 0, NULL, 0) != 0) {
+  if (coll_seg_out_open(&w.out, coll_capture_dir_create(dir, part, 0), 0, NULL, 0) != 0) {
     munmap(w.buffer, VALUES_BUFFER_SIZE);
-    text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
+    coll_text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
     return -1;
   }
   snapshot_values_writer_init(&w.writer, w.buffer, VALUES_BUFFER_SIZE, values_sink, &w);
@@ -143,17 +143,17 @@ int snapshot_values_take(const struct capture_dir *dir, double start_wall, uint6
   int failed = snapshot_values_writer_begin(&w.writer, &who) != 0 || values_walk_heap(&w, G(L)) != 0 ||
                snapshot_values_writer_end(&w.writer) != 0;
   munmap(w.buffer, VALUES_BUFFER_SIZE);
-  if (failed || seg_out_finish(&w.out) != 0 || capture_dir_rename(dir, part, values) != 0) {
+  if (failed || coll_seg_out_finish(&w.out) != 0 || coll_capture_dir_rename(dir, part, values) != 0) {
     int why = w.out.error ? w.out.error : errno ? errno : EIO;
-    seg_out_abandon(&w.out);
-    capture_dir_remove(dir, part);
-    text_error(err, err_size, "cannot write the values %s: %s", part, strerror(why));
+    coll_seg_out_abandon(&w.out);
+    coll_capture_dir_remove(dir, part);
+    coll_text_error(err, err_size, "cannot write the values %s: %s", part, strerror(why));
     return -1;
   }
   return 0;
 }
 
-void snapshot_values_prune(const struct capture_dir *capture_dir)
+void coll_snapshot_values_prune(const struct capture_dir *capture_dir)
 {
   if (capture_dir->fd < 0)
     return;
@@ -177,7 +177,7 @@ void snapshot_values_prune(const struct capture_dir *capture_dir)
     memcpy(heap + length - 7, ".heap", 6);
     struct stat st;
     if (fstatat(capture_dir->fd, heap, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
-      capture_dir_remove(capture_dir, values);
+      coll_capture_dir_remove(capture_dir, values);
   }
   closedir(dir);
 }

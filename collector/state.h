@@ -78,7 +78,7 @@ struct capture {
   int sampling;                 /* active with --sample: the hook's fast path is on */
   int direct_hook;              /* sampling through the stub (stub.h) */
   volatile sig_atomic_t fast_phase; /* what the fast paths compare the GC phase word with */
-  int last_gc_phase;            /* capture_gc_phase() when last seen */
+  int last_gc_phase;            /* coll_capture_gc_phase() when last seen */
   union {                       /* the quick paths' one test (hook.h) */
     struct {
       uint8_t busy;             /* re-entrancy guard */
@@ -181,10 +181,10 @@ _Static_assert(sizeof(((struct capture *)0)->hold) == 4 &&
 
 /* The one capture: the allocator hook gets no context, so this is the
  * collector's per-process state. */
-extern struct capture capture_state __attribute__((visibility("hidden")));
+extern struct capture coll_capture_state __attribute__((visibility("hidden")));
 /* Set by the start/stop signal's handler and the control channel's poll
  * thread (the bits CAPTURE_PENDING_*, collector/control.h); read by the slow path. */
-extern volatile sig_atomic_t capture_signal_pending __attribute__((visibility("hidden")));
+extern volatile sig_atomic_t coll_capture_signal_pending __attribute__((visibility("hidden")));
 
 /* The control thread and signal handlers set the pending bits and mark
  * fast_phase; the hook reads and re-arms them. Every access is atomic, so
@@ -193,17 +193,17 @@ extern volatile sig_atomic_t capture_signal_pending __attribute__((visibility("h
  * that re-arms fast_phase and its load of the bits after it are
  * sequentially consistent, so that a request made in between marks
  * fast_phase again or is seen. */
-static inline int capture_pending(void)
+static inline int coll_capture_pending(void)
 {
-  return __atomic_load_n(&capture_signal_pending, __ATOMIC_SEQ_CST);
+  return __atomic_load_n(&coll_capture_signal_pending, __ATOMIC_SEQ_CST);
 }
 
-static inline int capture_fast_phase(const struct capture *c)
+static inline int coll_capture_fast_phase(const struct capture *c)
 {
   return __atomic_load_n(&c->fast_phase, __ATOMIC_RELAXED);
 }
 
-static inline void capture_set_fast_phase(struct capture *c, int phase)
+static inline void coll_capture_set_fast_phase(struct capture *c, int phase)
 {
   __atomic_store_n(&c->fast_phase, phase, __ATOMIC_SEQ_CST);
 }
@@ -213,8 +213,8 @@ static inline void capture_set_fast_phase(struct capture *c, int phase)
  * cycle that runs whole between two events (one GC step can run one) still
  * shows. */
 _Static_assert(offsetof(GCState, state) == offsetof(GCState, currentwhite) + 1,
-               "capture_gc_phase reads GCState.currentwhite and state as one 16-bit word");
-static inline int capture_gc_phase(const global_State *g)
+               "coll_capture_gc_phase reads GCState.currentwhite and state as one 16-bit word");
+static inline int coll_capture_gc_phase(const global_State *g)
 {
   uint16_t word;
   memcpy(&word, &g->gc.currentwhite, sizeof word);
@@ -222,9 +222,9 @@ static inline int capture_gc_phase(const global_State *g)
 }
 
 /* Copies src into dst (size bytes), cutting it if needed. */
-void text_copy(char *dst, size_t size, const char *src);
+void coll_text_copy(char *dst, size_t size, const char *src);
 
 /* Formats an error message into err (which may be NULL). */
-void text_error(char *err, size_t size, const char *fmt, const char *a, const char *b);
+void coll_text_error(char *err, size_t size, const char *fmt, const char *a, const char *b);
 
 #endif

@@ -230,7 +230,7 @@ static int same_spec(const struct stub_spec *a, const struct stub_spec *b)
          a->g_off == b->g_off && a->phase_off == b->phase_off;
 }
 
-lua_Alloc stub_get(const struct stub_spec *spec)
+lua_Alloc coll_stub_get(const struct stub_spec *spec)
 {
   /* The offsets go into 32-bit displacements. */
   if (spec->countdown_off > INT32_MAX || spec->allocated_off > INT32_MAX ||
@@ -251,7 +251,7 @@ lua_Alloc stub_get(const struct stub_spec *spec)
   return as_alloc(code);
 }
 
-int stub_owns(lua_Alloc f)
+int coll_stub_owns(lua_Alloc f)
 {
   for (int i = 0; i < stub_count; i++)
     if (f == as_alloc(stubs[i].code))

@@ -5,7 +5,7 @@
  * A hook written in C reaches the allocator it wraps through a pointer: one
  * more indirect jump on every allocator call, which alone costs about as
  * much as the rest of the sampling fast path. The stub does what that fast
- * path does (see hook_sampled, collector/hook_sampled.c) and jumps on to the allocator
+ * path does (see coll_hook_sampled, collector/hook_sampled.c) and jumps on to the allocator
  * directly; every call it cannot dismiss goes to the C hook, which decides
  * again. A stub is made once per allocator and never unmapped, since a host
  * that wrapped the allocator may call it at any later time. Where one
@@ -39,33 +39,33 @@ struct stub_spec {
 };
 
 /* The filter slot of a block: (ptr >> 4) mod STUB_FILTER_SIZE. */
-static inline size_t stub_filter_slot(const void *p)
+static inline size_t coll_stub_filter_slot(const void *p)
 {
   return (size_t)((uintptr_t)p >> 4) & (STUB_FILTER_SIZE - 1);
 }
 
-/* The fast path's decision in C: the C hook's fast tier (hook_sampled)
+/* The fast path's decision in C: the C hook's fast tier (coll_hook_sampled)
  * runs it, the stub is its machine-code twin, and the tests drive both with
  * the same calls. Passing means the call goes straight on to the
  * allocator; otherwise it goes to the slow path, nothing changed.
  *
  * A free passes unless the filter marks its block's slot. */
-static inline __attribute__((always_inline)) int stub_free_passes(const unsigned char *filter,
+static inline __attribute__((always_inline)) int coll_stub_free_passes(const unsigned char *filter,
                                                                   const void *ptr)
 {
-  return __builtin_expect(filter[stub_filter_slot(ptr)] == 0, 1);
+  return __builtin_expect(filter[coll_stub_filter_slot(ptr)] == 0, 1);
 }
 
 /* An allocation or reallocation passes, counted into countdown and
  * allocated, while the GC phase word (phase) equals fast_phase, its old
  * block, if any, is unmarked, and the countdown stays above zero. (Its own
  * function so that the caller reads the phase only for allocations.) */
-static inline __attribute__((always_inline)) int stub_alloc_passes(
+static inline __attribute__((always_inline)) int coll_stub_alloc_passes(
     const unsigned char *filter, int64_t *countdown, uint64_t *allocated, int phase,
     int fast_phase, const void *ptr, size_t nsize)
 {
   if (__builtin_expect(phase == fast_phase, 1) &&
-      (ptr == NULL || filter[stub_filter_slot(ptr)] == 0)) {
+      (ptr == NULL || filter[coll_stub_filter_slot(ptr)] == 0)) {
     int64_t left = *countdown - (int64_t)nsize;
     if (__builtin_expect(left > 0, 1)) {
       *countdown = left;
@@ -76,18 +76,18 @@ static inline __attribute__((always_inline)) int stub_alloc_passes(
   return 0;
 }
 
-/* The whole decision of a call (osize aside), as hook_sampled makes it and
+/* The whole decision of a call (osize aside), as coll_hook_sampled makes it and
  * the tests make it against the stub. A macro, so that the GC phase and
  * fast_phase are read only for an allocation. */
 #define STUB_PASSES(filter, countdown, allocated, phase, fast_phase, ptr, nsize)           \
-  ((nsize) == 0 ? stub_free_passes((filter), (ptr))                                        \
-                : stub_alloc_passes((filter), (countdown), (allocated), (phase), (fast_phase), \
+  ((nsize) == 0 ? coll_stub_free_passes((filter), (ptr))                                        \
+                : coll_stub_alloc_passes((filter), (countdown), (allocated), (phase), (fast_phase), \
                                     (ptr), (nsize)))
 
 /* The stub for spec, made on first use; NULL if none can be made. */
-lua_Alloc stub_get(const struct stub_spec *spec);
+lua_Alloc coll_stub_get(const struct stub_spec *spec);
 
 /* Whether f is a stub made here. */
-int stub_owns(lua_Alloc f);
+int coll_stub_owns(lua_Alloc f);
 
 #endif

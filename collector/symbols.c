@@ -4,20 +4,20 @@
 #include "collector/index.h"
 #include "collector/symbols.h"
 
-void symbols_reset(struct capture *c)
+void coll_symbols_reset(struct capture *c)
 {
-  addr_map_clear(&c->sym_lua);
-  addr_map_clear(&c->sym_trace);
-  addr_map_clear(&c->sym_c);
+  coll_addr_map_clear(&c->sym_lua);
+  coll_addr_map_clear(&c->sym_trace);
+  coll_addr_map_clear(&c->sym_c);
   c->last_proto = NULL;
   c->last_trace = 0;
-  trace_line_new_segment(&c->lines); /* cached trace lines had their symbols in the last one */
+  coll_trace_line_new_segment(&c->lines); /* cached trace lines had their symbols in the last one */
 }
 
-__attribute__((noinline)) void symbols_emit_lua_slow(struct capture *c, const GCproto *pt,
+__attribute__((noinline)) void coll_symbols_emit_lua_slow(struct capture *c, const GCproto *pt,
                                                      uint64_t fp)
 {
-  uint64_t *seen = addr_map_find(&c->sym_lua, (uint64_t)(uintptr_t)pt);
+  uint64_t *seen = coll_addr_map_find(&c->sym_lua, (uint64_t)(uintptr_t)pt);
   if (!seen || *seen != fp) {
     GCstr *name = proto_chunkname(pt);
     struct memprof_symbol sym = {
@@ -28,20 +28,20 @@ __attribute__((noinline)) void symbols_emit_lua_slow(struct capture *c, const GC
       .name_length = name ? name->len : 0,
     };
     memprof_writer_symbol_event(&c->writer, &sym);
-    addr_map_put(&c->sym_lua, (uint64_t)(uintptr_t)pt, fp);
+    coll_addr_map_put(&c->sym_lua, (uint64_t)(uintptr_t)pt, fp);
   }
   c->last_proto = pt;
   c->last_proto_fp = fp;
 }
 
-__attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64_t traceno,
+__attribute__((noinline)) void coll_symbols_emit_trace_slow(struct capture *c, uint64_t traceno,
                                                        GCtrace *T)
 {
 #if LJ_HASJIT
   GCproto *pt = (GCproto *)gcref(T->startpt);
   const BCIns *startpc = mref(T->startpc, const BCIns);
-  uint64_t fp = symbols_trace_fingerprint(T);
-  uint64_t *seen = addr_map_find(&c->sym_trace, traceno);
+  uint64_t fp = coll_symbols_trace_fingerprint(T);
+  uint64_t *seen = coll_addr_map_find(&c->sym_trace, traceno);
   if (seen && *seen == fp) {
     c->last_trace = traceno;
     c->last_trace_fp = fp;
@@ -49,9 +49,9 @@ __attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64
   }
   uint64_t line = 0;
   if (pt && pt->gct == ~LJ_TPROTO) {
-    symbols_emit_lua(c, pt);
+    coll_symbols_emit_lua(c, pt);
     if (startpc >= proto_bc(pt) && startpc < proto_bc(pt) + pt->sizebc)
-      line = attrib_proto_line(pt, proto_bcpos(pt, startpc));
+      line = coll_attrib_proto_line(pt, proto_bcpos(pt, startpc));
   }
   struct memprof_symbol sym = {
     .kind = MEMPROF_SYMBOL_TRACE,
@@ -62,7 +62,7 @@ __attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64
     .name_length = 0,
   };
   memprof_writer_symbol_event(&c->writer, &sym);
-  addr_map_put(&c->sym_trace, traceno, fp);
+  coll_addr_map_put(&c->sym_trace, traceno, fp);
   c->last_trace = traceno;
   c->last_trace_fp = fp;
 #else
@@ -72,13 +72,13 @@ __attribute__((noinline)) void symbols_emit_trace_slow(struct capture *c, uint64
 #endif
 }
 
-void symbols_emit_c(struct capture *c, uint64_t address)
+void coll_symbols_emit_c(struct capture *c, uint64_t address)
 {
-  if (addr_map_find(&c->sym_c, address))
+  if (coll_addr_map_find(&c->sym_c, address))
     return;
   char scratch[512];
   struct cname_entry entry;
-  cname_name(&c->cnames, c->g, address, &entry, scratch, sizeof scratch);
+  coll_cname_name(&c->cnames, c->g, address, &entry, scratch, sizeof scratch);
   struct memprof_symbol sym = {
     .kind = MEMPROF_SYMBOL_C,
     .address = address,
@@ -86,7 +86,7 @@ void symbols_emit_c(struct capture *c, uint64_t address)
     .name_length = entry.name_length,
   };
   memprof_writer_symbol_event(&c->writer, &sym);
-  addr_map_put(&c->sym_c, address, 1);
-  if (!entry.indexed && index_c_function(c->index_fd, &entry) == 0)
-    cname_set_indexed(&c->cnames, address);
+  coll_addr_map_put(&c->sym_c, address, 1);
+  if (!entry.indexed && coll_index_c_function(c->index_fd, &entry) == 0)
+    coll_cname_set_indexed(&c->cnames, address);
 }

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void text_copy(char *dst, size_t size, const char *src)
+void coll_text_copy(char *dst, size_t size, const char *src)
 {
   size_t n = strlen(src);
   if (n >= size)
@@ -13,7 +13,7 @@ void text_copy(char *dst, size_t size, const char *src)
   dst[n] = '\0';
 }
 
-void text_error(char *err, size_t size, const char *fmt, const char *a, const char *b)
+void coll_text_error(char *err, size_t size, const char *fmt, const char *a, const char *b)
 {
   if (err && size)
     snprintf(err, size, fmt, a, b);

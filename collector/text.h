@@ -5,9 +5,9 @@
 #include <stddef.h>
 
 /* Copies src into dst (size bytes), cutting it if needed. */
-void text_copy(char *dst, size_t size, const char *src);
+void coll_text_copy(char *dst, size_t size, const char *src);
 
 /* Formats an error message into err (which may be NULL). */
-void text_error(char *err, size_t size, const char *fmt, const char *a, const char *b);
+void coll_text_error(char *err, size_t size, const char *fmt, const char *a, const char *b);
 
 #endif

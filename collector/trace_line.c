@@ -9,7 +9,7 @@
 
 _Static_assert(IRCALL__MAX <= TRACE_LINE_MAX_CALLS, "TRACE_LINE_MAX_CALLS holds every IR call");
 
-struct trace_line_slot *trace_line_slot(struct trace_line_state *tl, uint32_t n)
+struct coll_trace_line_slot *coll_trace_line_slot(struct trace_line_state *tl, uint32_t n)
 {
   if (n == 0 || n > 0xffff)
     return NULL;
@@ -17,12 +17,12 @@ struct trace_line_slot *trace_line_slot(struct trace_line_state *tl, uint32_t n)
     uint32_t count = tl->nslots ? tl->nslots : 64;
     while (count <= n)
       count *= 2;
-    struct trace_line_slot *fresh = trace_log_pages(count * sizeof *fresh);
+    struct coll_trace_line_slot *fresh = coll_trace_log_pages(count * sizeof *fresh);
     if (!fresh)
       return NULL;
     if (tl->slots) {
       memcpy(fresh, tl->slots, tl->nslots * sizeof *fresh);
-      trace_log_unpages(tl->slots, tl->nslots * sizeof *fresh);
+      coll_trace_log_unpages(tl->slots, tl->nslots * sizeof *fresh);
     }
     tl->slots = fresh;
     tl->nslots = count;
@@ -30,22 +30,22 @@ struct trace_line_slot *trace_line_slot(struct trace_line_state *tl, uint32_t n)
   return &tl->slots[n];
 }
 
-void trace_line_slot_clear(struct trace_line_state *tl, struct trace_line_slot *s)
+void coll_trace_line_slot_clear(struct trace_line_state *tl, struct coll_trace_line_slot *s)
 {
-  trace_log_free(s->log);
-  trace_map_free(s->map);
+  coll_trace_log_free(s->log);
+  coll_trace_map_free(s->map);
   memset(s, 0, sizeof *s);
   tl->stamp++;
 }
 
-void trace_line_unfollow(struct trace_line_state *tl)
+void coll_trace_line_unfollow(struct trace_line_state *tl)
 {
   for (uint32_t n = 0; n < tl->nslots; n++) {
-    trace_log_free(tl->slots[n].log);
-    trace_map_free(tl->slots[n].map);
+    coll_trace_log_free(tl->slots[n].log);
+    coll_trace_map_free(tl->slots[n].map);
     memset(&tl->slots[n], 0, sizeof tl->slots[n]);
   }
-  trace_log_free(tl->pending);
+  coll_trace_log_free(tl->pending);
   tl->pending = NULL;
   tl->pending_used = 0;
   tl->attached = 0;
@@ -53,17 +53,17 @@ void trace_line_unfollow(struct trace_line_state *tl)
   tl->stamp++;
 }
 
-void trace_line_forget(struct trace_line_state *tl)
+void coll_trace_line_forget(struct trace_line_state *tl)
 {
-  trace_line_unfollow(tl);
+  coll_trace_line_unfollow(tl);
   if (tl->slots)
-    trace_log_unpages(tl->slots, tl->nslots * sizeof *tl->slots);
+    coll_trace_log_unpages(tl->slots, tl->nslots * sizeof *tl->slots);
   tl->slots = NULL;
   tl->nslots = 0;
   tl->g = NULL;
 }
 
-int trace_line_following(const struct trace_line_state *tl)
+int coll_trace_line_following(const struct trace_line_state *tl)
 {
   if (!tl->attached || tl->broken || !tl->handler_table)
     return 0;
@@ -83,17 +83,17 @@ int trace_line_following(const struct trace_line_state *tl)
   return tv && tvisfunc(tv) && (const void *)funcV(tv) == tl->handler;
 }
 
-void trace_line_watch(struct trace_line_state *tl)
+void coll_trace_line_watch(struct trace_line_state *tl)
 {
   /* lua_close frees every object, the handler table too, with this white
    * (lj_gc_freeall); no trace runs then. */
   if (!tl->g || (tl->g->gc.currentwhite & LJ_GC_SFIXED))
     return;
-  if (tl->attached && !trace_line_following(tl))
-    trace_line_unfollow(tl);
+  if (tl->attached && !coll_trace_line_following(tl))
+    coll_trace_line_unfollow(tl);
 }
 
-void trace_line_begin(struct trace_line_state *tl)
+void coll_trace_line_begin(struct trace_line_state *tl)
 {
   for (size_t i = 0; i < TRACE_LINE_CACHE_SIZE; i++)
     tl->cache[i].count = 0;
@@ -101,20 +101,20 @@ void trace_line_begin(struct trace_line_state *tl)
   tl->events = tl->lines = 0;
 }
 
-static void fold_entry(struct trace_line_state *tl, struct trace_line_cached *e)
+static void fold_entry(struct trace_line_state *tl, struct coll_trace_line_cached *e)
 {
   tl->segment_events += e->count;
   tl->segment_lines += e->line ? e->count : 0;
   e->count = 0;
 }
 
-void trace_line_fold(struct trace_line_state *tl)
+void coll_trace_line_fold(struct trace_line_state *tl)
 {
   for (size_t i = 0; i < TRACE_LINE_CACHE_SIZE; i++)
     fold_entry(tl, &tl->cache[i]);
 }
 
-void trace_line_segment_counts(const struct trace_line_state *tl, uint64_t *events,
+void coll_trace_line_segment_counts(const struct trace_line_state *tl, uint64_t *events,
                                uint64_t *lines)
 {
   *events = tl->segment_events;
@@ -132,7 +132,7 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
 static const struct trace_map *parent_map(struct trace_line_state *tl, global_State *g,
                                           const struct trace_log *log)
 {
-  const GCtrace *P = log->parent ? attrib_trace(g, log->parent) : NULL;
+  const GCtrace *P = log->parent ? coll_attrib_trace(g, log->parent) : NULL;
   return P && P != &G2J(g)->cur ? map_for(tl, g, P) : NULL;
 }
 
@@ -141,18 +141,18 @@ static const struct trace_map *parent_map(struct trace_line_state *tl, global_St
 static const struct trace_map *map_for(struct trace_line_state *tl, global_State *g,
                                        const GCtrace *T)
 {
-  trace_line_watch(tl);   /* T may have been recorded unseen */
-  struct trace_line_slot *s = trace_line_slot(tl, T->traceno);
+  coll_trace_line_watch(tl);   /* T may have been recorded unseen */
+  struct coll_trace_line_slot *s = coll_trace_line_slot(tl, T->traceno);
   if (!s)
     return NULL;
-  const GCtrace *R = T->root ? attrib_trace(g, T->root) : NULL;
+  const GCtrace *R = T->root ? coll_attrib_trace(g, T->root) : NULL;
   GCobj *root = R && R != T ? gcref(R->startpt) : NULL;
   const GCproto *root_start = root ? &root->pt : NULL;
-  uint64_t fp = trace_map_fingerprint(T, root_start);
+  uint64_t fp = coll_trace_map_fingerprint(T, root_start);
   if (s->map) {
     if (s->map->trace == T && s->map->fp == fp)
       return s->map;
-    trace_map_free(s->map);   /* an earlier trace with this number */
+    coll_trace_map_free(s->map);   /* an earlier trace with this number */
     s->map = NULL;
     tl->stamp++;
   }
@@ -161,21 +161,21 @@ static const struct trace_map *map_for(struct trace_line_state *tl, global_State
   struct trace_map *map = NULL;
   struct trace_log *pending = tl->pending;
   struct trace_log *log = NULL;
-  if (pending && !tl->pending_used && trace_log_matches(pending, T))
+  if (pending && !tl->pending_used && coll_trace_log_matches(pending, T))
     log = pending;
-  else if (s->log && trace_log_matches(s->log, T))
+  else if (s->log && coll_trace_log_matches(s->log, T))
     log = s->log;
   if (log) {
     if (log == pending)
       tl->pending_used = 1;   /* its recording has ended: T is live */
     else
       s->log = NULL;
-    map = trace_map_build(g, log, T, tl->targets, parent_map(tl, g, log), root_start);
+    map = coll_trace_map_build(g, log, T, tl->targets, parent_map(tl, g, log), root_start);
     if (log != pending)
-      trace_log_free(log);
+      coll_trace_log_free(log);
     /* The parent's map may have grown the table of slots. */
-    if (!(s = trace_line_slot(tl, T->traceno))) {
-      trace_map_free(map);
+    if (!(s = coll_trace_line_slot(tl, T->traceno))) {
+      coll_trace_map_free(map);
       return NULL;
     }
   }
@@ -246,16 +246,16 @@ static const struct trace_map_line *nth_call(const struct trace_map *map,
   return &map->ordinals[site->first + at];
 }
 
-struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
+struct coll_trace_line_cached *coll_trace_line_resolve(struct trace_line_state *tl, global_State *g,
                                              const GCtrace *T)
 {
-  return trace_line_resolve_at(tl, g, T, trace_line_return_address(g, T));
+  return coll_trace_line_resolve_at(tl, g, T, coll_trace_line_return_address(g, T));
 }
 
-struct trace_line_cached *trace_line_resolve_at(struct trace_line_state *tl, global_State *g,
+struct coll_trace_line_cached *coll_trace_line_resolve_at(struct trace_line_state *tl, global_State *g,
                                                 const GCtrace *T, uintptr_t ra)
 {
-  struct trace_line_cached *e = &tl->cache[trace_line_cache_slot(ra)];
+  struct coll_trace_line_cached *e = &tl->cache[coll_trace_line_cache_slot(ra)];
   fold_entry(tl, e);
   const GCproto *pt = NULL;
   uint32_t line = 0, chain = 0;
@@ -265,10 +265,10 @@ struct trace_line_cached *trace_line_resolve_at(struct trace_line_state *tl, glo
    * VM (the recorder's own trace, J->cur, has no code of its own yet). */
   if (tl->ntargets && ra >= mcode + 5 && ra < mcode + T->szmcode && T != &G2J(g)->cur) {
     uint32_t start, end;
-    uint32_t region = trace_map_region(T, (uint32_t)(ra - 1 - mcode), &start, &end);
+    uint32_t region = coll_trace_map_region(T, (uint32_t)(ra - 1 - mcode), &start, &end);
     const void *target = call_target(ra, mcode + start);
     const struct trace_map *map = target ? map_for(tl, g, T) : NULL;
-    const struct trace_map_site *site = map ? trace_map_find(map, region, target) : NULL;
+    const struct trace_map_site *site = map ? coll_trace_map_find(map, region, target) : NULL;
     if (site && site->pt) {
       pt = site->pt;
       line = site->line;
@@ -293,7 +293,7 @@ struct trace_line_cached *trace_line_resolve_at(struct trace_line_state *tl, glo
   return e;
 }
 
-int trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
+int coll_trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
                          const GCproto **pt, uint64_t *line)
 {
   jit_State *J = G2J(g);
@@ -301,7 +301,7 @@ int trace_line_exit_site(struct trace_line_state *tl, global_State *g, const voi
    * trace: allocations then are the recorder's. */
   if (!tl->ntargets || J->state != LJ_TRACE_IDLE)
     return 0;
-  const GCtrace *T = attrib_trace(g, J->parent);
+  const GCtrace *T = coll_attrib_trace(g, J->parent);
   if (!T || J->exitno >= T->nsnap || T == &J->cur)
     return 0;
   GCobj *o = gcref(g->cur_L);

@@ -33,8 +33,8 @@
 /* One resolution: while `trace` runs, a call that returns to `ra` allocated
  * at line `line` of `pt` (line 0: no line, the trace site). Valid while
  * stamp is the state's. count: the allocations charged through it that the
- * segment's totals do not hold yet (trace_line_fold). */
-struct trace_line_cached {
+ * segment's totals do not hold yet (coll_trace_line_fold). */
+struct coll_trace_line_cached {
   uintptr_t ra;
   const GCtrace *trace;
   uint64_t stamp;
@@ -56,7 +56,7 @@ struct trace_map;
 /* What is known of one trace number: the log of its last recording not yet
  * turned into a map, and the map of the live trace (or none: map NULL with
  * failed_fp the live trace's fingerprint, so that it is not built again). */
-struct trace_line_slot {
+struct coll_trace_line_slot {
   struct trace_log *log;
   struct trace_map *map;
   const GCtrace *failed;
@@ -72,12 +72,12 @@ struct trace_line_state {
   double handler_key;            /* ... is at this key */
   uint64_t stamp;                /* bumped when a map goes (cached resolutions of it are void)
                                   * and per segment (a cached site's symbols must be in it) */
-  struct trace_line_cached cache[TRACE_LINE_CACHE_SIZE];
+  struct coll_trace_line_cached cache[TRACE_LINE_CACHE_SIZE];
   const void *targets[TRACE_LINE_MAX_CALLS]; /* the IR call targets (jit.util.ircalladdr) */
   unsigned ntargets;             /* IRCALL__MAX when known, else 0 (no maps) */
   struct trace_log *pending;     /* the recording in progress, or the last one */
   int pending_used;              /* pending was turned into a map already */
-  struct trace_line_slot *slots; /* by trace number (mmap'd) */
+  struct coll_trace_line_slot *slots; /* by trace number (mmap'd) */
   uint32_t nslots;
   uint64_t segment_events;       /* allocations by compiled code in this segment (but those */
   uint64_t segment_lines;        /* the cache's counts hold); of those, charged to a line */
@@ -85,46 +85,46 @@ struct trace_line_state {
 };
 
 /* The slot of trace number n (the table grows); NULL if it cannot. */
-struct trace_line_slot *trace_line_slot(struct trace_line_state *tl, uint32_t n);
+struct coll_trace_line_slot *coll_trace_line_slot(struct trace_line_state *tl, uint32_t n);
 
 /* Forgets the slot's log and map (its number is free again). */
-void trace_line_slot_clear(struct trace_line_state *tl, struct trace_line_slot *s);
+void coll_trace_line_slot_clear(struct trace_line_state *tl, struct coll_trace_line_slot *s);
 
 /* Frees every log and map (the VM is closing, or another one is followed). */
-void trace_line_forget(struct trace_line_state *tl);
+void coll_trace_line_forget(struct trace_line_state *tl);
 
 /* Whether the logs are whole: the handler attached is still the one in
  * jit.attach's table (another jit.attach(f, "record") replaces it, and the
  * recordings made since go unseen) and never saw state it did not expect.
  * Reads the table through private state, without the Lua API, so the
  * allocator hook may call it. */
-int trace_line_following(const struct trace_line_state *tl);
+int coll_trace_line_following(const struct trace_line_state *tl);
 
 /* Stops following the recorder: frees every log and map and voids the
  * cache. Once another handler took the event, a trace may be flushed and
  * recorded again unseen, with the number, start and instructions of one
  * logged, even at the addresses of one mapped; attached again (and followed
- * from then on) by the next trace_record_attach. */
-void trace_line_unfollow(struct trace_line_state *tl);
+ * from then on) by the next coll_trace_record_attach. */
+void coll_trace_line_unfollow(struct trace_line_state *tl);
 
-/* Unfollows if the handler was replaced (trace_line_following): before a
+/* Unfollows if the handler was replaced (coll_trace_line_following): before a
  * map is built, and at the capture's timer ticks, so that cached lines do
  * not outlive the handler by more than a tick. */
-void trace_line_watch(struct trace_line_state *tl);
+void coll_trace_line_watch(struct trace_line_state *tl);
 
 /* A capture begins: no allocations counted yet. */
-void trace_line_begin(struct trace_line_state *tl);
+void coll_trace_line_begin(struct trace_line_state *tl);
 
 /* Moves the cache's counts into the segment's totals (at its end). */
-void trace_line_fold(struct trace_line_state *tl);
+void coll_trace_line_fold(struct trace_line_state *tl);
 
 /* The segment's allocations by compiled code and those charged to a line,
  * the cache's counts included. */
-void trace_line_segment_counts(const struct trace_line_state *tl, uint64_t *events,
+void coll_trace_line_segment_counts(const struct trace_line_state *tl, uint64_t *events,
                                uint64_t *lines);
 
 /* A new segment: cached sites must emit their symbols again. */
-static inline void trace_line_new_segment(struct trace_line_state *tl)
+static inline void coll_trace_line_new_segment(struct trace_line_state *tl)
 {
   tl->stamp++;
 }
@@ -132,19 +132,19 @@ static inline void trace_line_new_segment(struct trace_line_state *tl)
 /* Resolves an allocation made while trace T of g runs: returns the cache
  * entry (line 0: no line was found or verified). Builds the trace's map on
  * first use. Never NULL. */
-struct trace_line_cached *trace_line_resolve(struct trace_line_state *tl, global_State *g,
+struct coll_trace_line_cached *coll_trace_line_resolve(struct trace_line_state *tl, global_State *g,
                                              const GCtrace *T);
 
-/* The same for a call into the VM that returns to ra (trace_line_resolve
+/* The same for a call into the VM that returns to ra (coll_trace_line_resolve
  * reads it from the stack): a line only if ra lies in T's code right after
  * a call whose target and place the map account for. */
-struct trace_line_cached *trace_line_resolve_at(struct trace_line_state *tl, global_State *g,
+struct coll_trace_line_cached *coll_trace_line_resolve_at(struct trace_line_state *tl, global_State *g,
                                                 const GCtrace *T, uintptr_t ra);
 
 /* An allocation while a trace exit restores the interpreter's state
  * (vmstate EXIT): if the exit's snapshot holds sunk allocations, the line
  * they are charged to (docs/collector.md) in *pt and *line, and 1; else 0. */
-int trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
+int coll_trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
                          const GCproto **pt, uint64_t *line);
 
 #if LJ_HASJIT && LJ_TARGET_X64 && !LJ_ABI_WIN
@@ -159,7 +159,7 @@ int trace_line_exit_site(struct trace_line_state *tl, global_State *g, const voi
  * stack pointer and the interpreter's frame (the trace's frame is there),
  * or not known on this target. The stack pointer is read, not a local's
  * address taken, so that the quick tier's functions need no frame. */
-static inline __attribute__((always_inline)) uintptr_t trace_line_return_address(
+static inline __attribute__((always_inline)) uintptr_t coll_trace_line_return_address(
   global_State *g, const GCtrace *T)
 {
 #ifdef TRACE_LINE_JIT_FRAME
@@ -178,17 +178,17 @@ static inline __attribute__((always_inline)) uintptr_t trace_line_return_address
 #endif
 }
 
-static inline size_t trace_line_cache_slot(uintptr_t ra)
+static inline size_t coll_trace_line_cache_slot(uintptr_t ra)
 {
   return (size_t)((ra ^ (ra >> 9)) & (TRACE_LINE_CACHE_SIZE - 1));
 }
 
 /* The cached resolution for the running trace T, or NULL (resolve then). */
-static inline __attribute__((always_inline)) struct trace_line_cached *trace_line_cached(
+static inline __attribute__((always_inline)) struct coll_trace_line_cached *coll_trace_line_cached(
   struct trace_line_state *tl, global_State *g, const GCtrace *T)
 {
-  uintptr_t ra = trace_line_return_address(g, T);
-  struct trace_line_cached *e = &tl->cache[trace_line_cache_slot(ra)];
+  uintptr_t ra = coll_trace_line_return_address(g, T);
+  struct coll_trace_line_cached *e = &tl->cache[coll_trace_line_cache_slot(ra)];
   if (e->ra != ra || e->trace != T || e->stamp != tl->stamp)
     return NULL;
   return e;
@@ -196,7 +196,7 @@ static inline __attribute__((always_inline)) struct trace_line_cached *trace_lin
 
 /* Counts an allocation by compiled code resolved through entry e (its line
  * or the trace). */
-static inline __attribute__((always_inline)) void trace_line_count(struct trace_line_cached *e)
+static inline __attribute__((always_inline)) void coll_trace_line_count(struct coll_trace_line_cached *e)
 {
   e->count++;
 }

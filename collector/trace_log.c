@@ -8,19 +8,19 @@
 
 #define LOG_FIRST_SIZE 4096
 
-void *trace_log_pages(size_t size)
+void *coll_trace_log_pages(size_t size)
 {
   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? NULL : p;
 }
 
-void trace_log_unpages(void *p, size_t size)
+void coll_trace_log_unpages(void *p, size_t size)
 {
   if (p)
     munmap(p, size);
 }
 
-int trace_log_op_logged(unsigned op)
+int coll_trace_log_op_logged(unsigned op)
 {
   switch (op) {
   case IR_TNEW: case IR_TDUP: case IR_CNEW: case IR_CNEWI: case IR_SNEW: case IR_XSNEW:
@@ -32,16 +32,16 @@ int trace_log_op_logged(unsigned op)
   }
 }
 
-int trace_log_matches(const struct trace_log *log, const GCtrace *T)
+int coll_trace_log_matches(const struct trace_log *log, const GCtrace *T)
 {
   return log->traceno == T->traceno && log->startpt == &gcref(T->startpt)->pt &&
          log->startpc == mref(T->startpc, const BCIns) && log->first_nins <= log->last_nins &&
          log->last_nins <= T->nins && (log->parent == 0) == (T->root == 0);
 }
 
-struct trace_log *trace_log_new(void)
+struct trace_log *coll_trace_log_new(void)
 {
-  struct trace_log *log = trace_log_pages(LOG_FIRST_SIZE);
+  struct trace_log *log = coll_trace_log_pages(LOG_FIRST_SIZE);
   if (!log)
     return NULL;
   memset(log, 0, sizeof *log);
@@ -50,7 +50,7 @@ struct trace_log *trace_log_new(void)
   return log;
 }
 
-struct trace_log *trace_log_room(struct trace_log *log)
+struct trace_log *coll_trace_log_room(struct trace_log *log)
 {
   if (log->n < log->cap)
     return log;
@@ -64,10 +64,10 @@ struct trace_log *trace_log_room(struct trace_log *log)
   return log;
 }
 
-void trace_log_free(struct trace_log *log)
+void coll_trace_log_free(struct trace_log *log)
 {
   if (log) {
-    trace_log_unpages(log->chains, log->chains_size);
-    trace_log_unpages(log, log->size);
+    coll_trace_log_unpages(log->chains, log->chains_size);
+    coll_trace_log_unpages(log, log->size);
   }
 }

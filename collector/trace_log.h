@@ -62,22 +62,22 @@ struct trace_log {
 };
 
 /* A new, empty log; NULL if no pages. */
-struct trace_log *trace_log_new(void);
+struct trace_log *coll_trace_log_new(void);
 
 /* Room for one more entry; the log may move. NULL if it cannot grow. */
-struct trace_log *trace_log_room(struct trace_log *log);
+struct trace_log *coll_trace_log_room(struct trace_log *log);
 
-void trace_log_free(struct trace_log *log);
+void coll_trace_log_free(struct trace_log *log);
 
 /* Whether log is the recording of the live trace T. */
-int trace_log_matches(const struct trace_log *log, const GCtrace *T);
+int coll_trace_log_matches(const struct trace_log *log, const GCtrace *T);
 
 /* Whether the IR op may allocate through a call (and so is logged). */
-int trace_log_op_logged(unsigned op);
+int coll_trace_log_op_logged(unsigned op);
 
 /* Pages for logs and maps: mmap'd, never the Lua allocator's, so that the
  * hook may build a map. NULL on failure. */
-void *trace_log_pages(size_t size);
-void trace_log_unpages(void *p, size_t size);
+void *coll_trace_log_pages(size_t size);
+void coll_trace_log_unpages(void *p, size_t size);
 
 #endif

@@ -28,7 +28,7 @@ static int call_builds_string(unsigned id)
          strncmp(n, "lj_buf_", 7) == 0 || strncmp(n, "lj_bufx_", 8) == 0;
 }
 
-uint64_t trace_map_fingerprint(const GCtrace *T, const GCproto *root_start)
+uint64_t coll_trace_map_fingerprint(const GCtrace *T, const GCproto *root_start)
 {
   uint64_t h = (uint64_t)(uintptr_t)T;
   uint64_t parts[] = {
@@ -240,7 +240,7 @@ static const GCtrace *trace_parent(global_State *g, const GCtrace *X)
 {
   if (!X->root || X->nins <= REF_BASE || X->ir[REF_BASE].o != IR_BASE)
     return NULL;
-  const GCtrace *P = attrib_trace(g, X->ir[REF_BASE].op1);
+  const GCtrace *P = coll_attrib_trace(g, X->ir[REF_BASE].op1);
   if (!P || P == X || P == &G2J(g)->cur || (P->root ? P->root : P->traceno) != X->root)
     return NULL;
   return P;
@@ -252,7 +252,7 @@ static int line_of(const struct builder *b, const GCproto *pt, const BCIns *pc,
 {
   if (!pt || !proto_live(b, pt) || pc < proto_bc(pt) || pc >= proto_bc(pt) + pt->sizebc)
     return 0;
-  uint64_t line = attrib_proto_line(pt, proto_bcpos(pt, pc));
+  uint64_t line = coll_attrib_proto_line(pt, proto_bcpos(pt, pc));
   if (line == 0)
     return 0;
   out->pt = pt;
@@ -285,7 +285,7 @@ static int recorded_lines(struct builder *b)
       b->lines[e->ref - REF_BIAS].chain = e->chain;
   }
   for (IRRef ref = log->last_nins; ref < end; ref++)
-    if (trace_log_op_logged(T->ir[ref].o) &&
+    if (coll_trace_log_op_logged(T->ir[ref].o) &&
         line_of(b, log->attr_pt, log->attr_pc, &b->lines[ref - REF_BIAS]))
       b->lines[ref - REF_BIAS].chain = log->attr_chain;
   /* A side trace first makes what its parent's exit had sunk: each such
@@ -300,7 +300,7 @@ static int recorded_lines(struct builder *b)
     for (IRRef ref = REF_FIRST; ref < log->first_nins && ref < end; ref++) {
       if (!is_allocation(T->ir[ref].o))
         continue;
-      uint64_t key = trace_map_alloc_key(T, &T->ir[ref]);
+      uint64_t key = coll_trace_map_alloc_key(T, &T->ir[ref]);
       struct ir_line found = {NULL, 0, 0};
       int one = 1;
       for (uint32_t i = x->sunk_first; i < x->sunk_first + x->sunk_count && one; i++) {
@@ -451,7 +451,7 @@ static void exit_of(struct builder *b, uint32_t k, struct trace_map_exit *out)
   for (uint32_t j = 0; j < nmade; j++) {
     const struct ir_line *l = &b->lines[made[j] - REF_BIAS];
     b->sunk[b->nsunk++] = (struct trace_map_sunk){
-      trace_map_alloc_key(T, &T->ir[made[j]]), l->pt, l->pt ? l->line : 0};
+      coll_trace_map_alloc_key(T, &T->ir[made[j]]), l->pt, l->pt ? l->line : 0};
     if (!l->pt || (found.pt && (found.pt != l->pt || found.line != l->line)))
       one = 0;
     found = *l;
@@ -474,7 +474,7 @@ static void exit_of(struct builder *b, uint32_t k, struct trace_map_exit *out)
   }
 }
 
-uint64_t trace_map_alloc_key(const GCtrace *T, const IRIns *ir)
+uint64_t coll_trace_map_alloc_key(const GCtrace *T, const IRIns *ir)
 {
   uint64_t v;
   switch (ir->o) {
@@ -537,12 +537,12 @@ static struct trace_map *finish(struct builder *b)
   uint32_t nchains = b->log->nchains;
   size += nchains * sizeof(struct trace_chain);
   size = round_pages(size);
-  struct trace_map *map = trace_log_pages(size);
+  struct trace_map *map = coll_trace_log_pages(size);
   if (!map)
     return NULL;
   map->size = size;
   map->trace = T;
-  map->fp = trace_map_fingerprint(T, b->root_start);
+  map->fp = coll_trace_map_fingerprint(T, b->root_start);
   map->nsnap = T->nsnap;
   map->nsites = nsites;
   map->region_first = (uint32_t *)(map + 1);
@@ -580,11 +580,11 @@ static struct trace_map *finish(struct builder *b)
   return map;
 }
 
-struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
+struct trace_map *coll_trace_map_build(global_State *g, const struct trace_log *log,
                                   const GCtrace *T, const void *const *targets,
                                   const struct trace_map *parent, const GCproto *root_start)
 {
-  if (!trace_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
+  if (!coll_trace_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
     return NULL;
   jit_State *J = G2J(g);
   struct builder b = {.T = T, .log = log, .targets = targets, .parent = parent,
@@ -617,7 +617,7 @@ struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
                    T->nsnap * sizeof(struct trace_map_exit) + nk * sizeof(GCproto *) +
                    2 * nins * sizeof(IRRef) + 64;
   scratch = round_pages(scratch);
-  char *mem = trace_log_pages(scratch);
+  char *mem = coll_trace_log_pages(scratch);
   if (!mem)
     return NULL;
   b.lines = (struct ir_line *)mem;
@@ -632,7 +632,7 @@ struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
   for (uint32_t i = 0; A && i < nancestors; A = trace_parent(g, A), i++)
     add_live_protos(&b, A, nk);
   for (IRRef ref = REF_FIRST; ref < T->nins; ref++)
-    if (trace_log_op_logged(T->ir[ref].o))
+    if (coll_trace_log_op_logged(T->ir[ref].o))
       b.allocs[b.nallocs++] = ref;
   struct trace_map *map = NULL;
   if (recorded_lines(&b) == 0) {
@@ -641,17 +641,17 @@ struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
     collect_calls(&b);
     map = finish(&b);
   }
-  trace_log_unpages(mem, scratch);
+  coll_trace_log_unpages(mem, scratch);
   return map;
 }
 
-void trace_map_free(struct trace_map *map)
+void coll_trace_map_free(struct trace_map *map)
 {
   if (map)
-    trace_log_unpages(map, map->size);
+    coll_trace_log_unpages(map, map->size);
 }
 
-uint32_t trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint32_t *end)
+uint32_t coll_trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint32_t *end)
 {
   uint32_t lo = 0, hi = T->nsnap;
   while (hi - lo > 1) {
@@ -666,7 +666,7 @@ uint32_t trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint3
   return lo;
 }
 
-const struct trace_map_site *trace_map_find(const struct trace_map *map, uint32_t region,
+const struct trace_map_site *coll_trace_map_find(const struct trace_map *map, uint32_t region,
                                             const void *target)
 {
   if (region >= map->nsnap)

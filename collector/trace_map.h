@@ -22,7 +22,7 @@ struct trace_map_site {
   uint32_t chain;               /* with pt: the calls' chain (0: not known, or several) */
 };
 
-/* A sunk allocation an exit makes: what it allocates (trace_map_alloc_key)
+/* A sunk allocation an exit makes: what it allocates (coll_trace_map_alloc_key)
  * and its line (pt NULL: not known). */
 struct trace_map_sunk {
   uint64_t key;
@@ -41,7 +41,7 @@ struct trace_map_exit {
 struct trace_map {
   size_t size;                  /* bytes mapped */
   const GCtrace *trace;
-  uint64_t fp;                  /* trace_map_fingerprint of it and its root's start */
+  uint64_t fp;                  /* coll_trace_map_fingerprint of it and its root's start */
   uint32_t nsnap;
   uint32_t nsites;
   uint32_t *region_first;       /* [nsnap + 1]: its sites, in sites[] */
@@ -56,7 +56,7 @@ struct trace_map {
 /* What tells a trace from a later one with its number, address or code:
  * its fields, its constants (the prototypes they hold) and, for a side
  * trace, its root trace's starting prototype. */
-uint64_t trace_map_fingerprint(const GCtrace *T, const GCproto *root_start);
+uint64_t coll_trace_map_fingerprint(const GCtrace *T, const GCproto *root_start);
 
 /* Builds the map of T, a live trace of g, from its log; NULL if the log
  * does not fit the trace (or no memory). targets[IRCALL_x] is the address
@@ -67,23 +67,23 @@ uint64_t trace_map_fingerprint(const GCtrace *T, const GCproto *root_start);
  * the root trace, flushed only with its side traces, keeps it alive). A
  * line's prototype must be one that T, or a trace T grew from (its
  * parent, up to the root), keeps alive. */
-struct trace_map *trace_map_build(global_State *g, const struct trace_log *log,
+struct trace_map *coll_trace_map_build(global_State *g, const struct trace_log *log,
                                   const GCtrace *T, const void *const *targets,
                                   const struct trace_map *parent, const GCproto *root_start);
 
-void trace_map_free(struct trace_map *map);
+void coll_trace_map_free(struct trace_map *map);
 
 /* The snapshot whose machine code holds offset ofs (as lj_trace_unwind
  * finds it), and the bounds of that code. */
-uint32_t trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint32_t *end);
+uint32_t coll_trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint32_t *end);
 
 /* The calls to target in the code of snapshot region, or NULL. */
-const struct trace_map_site *trace_map_find(const struct trace_map *map, uint32_t region,
+const struct trace_map_site *coll_trace_map_find(const struct trace_map *map, uint32_t region,
                                             const void *target);
 
 /* What a sunk allocation makes, as a side trace replaying it has it too:
  * its op and the constants it allocates by (sizes, template, ctype). */
-uint64_t trace_map_alloc_key(const GCtrace *T, const IRIns *ir);
+uint64_t coll_trace_map_alloc_key(const GCtrace *T, const IRIns *ir);
 
 
 #endif

@@ -45,7 +45,7 @@ static uint32_t record_chain(struct trace_log *log, jit_State *J, lua_State *L)
       break;
     }
     const GCproto *pt = funcproto(fn);
-    chain.callers[chain.count++] = (struct trace_map_line){pt, attrib_line_before(pt, pc), 0};
+    chain.callers[chain.count++] = (struct trace_map_line){pt, coll_attrib_line_before(pt, pc), 0};
   }
   if (!chain.valid)
     memset(&chain, 0, sizeof chain);
@@ -54,7 +54,7 @@ static uint32_t record_chain(struct trace_log *log, jit_State *J, lua_State *L)
   if ((log->nchains + 1) * sizeof chain > log->chains_size) {
     size_t size = log->chains_size ? log->chains_size * 2 : 4096;
     void *p = log->chains ? mremap(log->chains, log->chains_size, size, MREMAP_MAYMOVE)
-                          : trace_log_pages(size);
+                          : coll_trace_log_pages(size);
     if (p == MAP_FAILED || !p)
       return 0;
     log->chains = p;
@@ -71,19 +71,19 @@ static void recording_begins(struct trace_line_state *tl, jit_State *J)
   struct trace_log *old = tl->pending;
   tl->pending = NULL;
   if (old && !tl->pending_used) {
-    struct trace_line_slot *s = trace_line_slot(tl, old->traceno);
+    struct coll_trace_line_slot *s = coll_trace_line_slot(tl, old->traceno);
     if (s) {
-      trace_log_free(s->log);
+      coll_trace_log_free(s->log);
       s->log = old;
       old = NULL;
     }
   }
-  trace_log_free(old);
+  coll_trace_log_free(old);
   tl->pending_used = 0;
-  struct trace_line_slot *s = trace_line_slot(tl, J->cur.traceno);
+  struct coll_trace_line_slot *s = coll_trace_line_slot(tl, J->cur.traceno);
   if (s)
-    trace_line_slot_clear(tl, s);
-  struct trace_log *log = trace_log_new();
+    coll_trace_line_slot_clear(tl, s);
+  struct trace_log *log = coll_trace_log_new();
   if (!log)
     return;
   GCobj *start = gcref(J->cur.startpt);
@@ -126,10 +126,10 @@ static void record_step(struct trace_line_state *tl, jit_State *J, lua_State *L)
     }
     for (IRRef ref = log->last_nins; ref < nins; ref++) {
       const IRIns *ir = &J->cur.ir[ref];
-      if (!trace_log_op_logged(ir->o))
+      if (!coll_trace_log_op_logged(ir->o))
         continue;
-      if (!(log = trace_log_room(log))) {
-        trace_log_free(tl->pending);
+      if (!(log = coll_trace_log_room(log))) {
+        coll_trace_log_free(tl->pending);
         tl->pending = NULL;
         return;
       }
@@ -210,7 +210,7 @@ static void load_targets(struct trace_line_state *tl, lua_State *L)
 }
 
 /* Where jit.attach put the handler on top: its table and key, found by the
- * Lua API (jit.attach hashes the event's name) for trace_line_following. */
+ * Lua API (jit.attach hashes the event's name) for coll_trace_line_following. */
 static void find_handler(struct trace_line_state *tl, lua_State *L)
 {
   int handler = lua_gettop(L);
@@ -229,20 +229,20 @@ static void find_handler(struct trace_line_state *tl, lua_State *L)
   }
 }
 
-void trace_record_attach(struct trace_line_state *tl, lua_State *L)
+void coll_trace_record_attach(struct trace_line_state *tl, lua_State *L)
 {
   global_State *g = G(L);
   if (tl->g == g && tl->attached) {
-    if (trace_line_following(tl))
+    if (coll_trace_line_following(tl))
       return;
-    trace_line_unfollow(tl);   /* replaced: attached again below */
+    coll_trace_line_unfollow(tl);   /* replaced: attached again below */
   }
   const char *off = getenv("LJLEAK_TRACE_LINES");
   if (off && (!strcmp(off, "0") || !strcmp(off, "no") || !strcmp(off, "off") ||
               !strcmp(off, "false")))
     return;                   /* every trace keeps its trace site (for measurements) */
   if (tl->g != g) {
-    trace_line_forget(tl);
+    coll_trace_line_forget(tl);
     tl->g = g;
     tl->broken = 0;
   }
@@ -257,7 +257,7 @@ void trace_record_attach(struct trace_line_state *tl, lua_State *L)
   if (lua_istable(L, -1)) {
     /* What the VM allocates while it calls the handler (its stack growing)
      * is the recorder's work, not a function of the program. */
-    cname_register((uint64_t)(uintptr_t)record_event, "VM: trace recorder");
+    coll_cname_register((uint64_t)(uintptr_t)record_event, "VM: trace recorder");
     lua_pushlightuserdata(L, tl);
     lua_pushcclosure(L, record_event, 1);
     lua_getfield(L, -2, "attach");

@@ -10,6 +10,6 @@ struct trace_line_state;
  * attaches the "record" handler (jit.attach). Called where the Lua API may
  * be used (starting a capture, installing the signal). Without the jit
  * library nothing is attached and every trace keeps its trace site. */
-void trace_record_attach(struct trace_line_state *tl, lua_State *L);
+void coll_trace_record_attach(struct trace_line_state *tl, lua_State *L);
 
 #endif

@@ -159,9 +159,9 @@ START_TEST(test_trace_lines_verify_the_return_address_at_every_offset)
   luaL_openlibs(L);
   struct trace_line_state tl;
   memset(&tl, 0, sizeof tl);
-  trace_record_attach(&tl, L);
+  coll_trace_record_attach(&tl, L);
   ck_assert(tl.attached);
-  ck_assert(trace_line_following(&tl));
+  ck_assert(coll_trace_line_following(&tl));
   ck_assert_int_eq(luaL_dostring(L, "keep = {}\n"
                                     "for i = 1, 3000 do\n"
                                     "  keep[i % 64 + 1] = {}\n"
@@ -174,7 +174,7 @@ START_TEST(test_trace_lines_verify_the_return_address_at_every_offset)
   unsigned lines = 0, wrong = 0, not_after_call = 0;
   uintptr_t found = 0;
   for (uintptr_t ra = mcode > 16 ? mcode - 16 : 0; ra < mcode + T->szmcode + 16; ra++) {
-    uint32_t line = trace_line_resolve_at(&tl, g, T, ra)->line;
+    uint32_t line = coll_trace_line_resolve_at(&tl, g, T, ra)->line;
     if (!line)
       continue;
     lines++;
@@ -188,14 +188,14 @@ START_TEST(test_trace_lines_verify_the_return_address_at_every_offset)
   ck_assert_uint_ge(lines, 1);
   ck_assert_uint_eq(wrong, 0);
   ck_assert_uint_eq(not_after_call, 0);
-  ck_assert_uint_eq(trace_line_resolve_at(&tl, g, T, 0)->line, 0);
+  ck_assert_uint_eq(coll_trace_line_resolve_at(&tl, g, T, 0)->line, 0);
   /* A replaced handler: the trace could now be flushed and recorded again
    * unseen, so even its map goes, and it keeps the trace site. */
   ck_assert_int_eq(luaL_dostring(L, "jit.attach(function() end, 'record')"), 0);
-  ck_assert(!trace_line_following(&tl));
-  ck_assert_uint_eq(trace_line_resolve_at(&tl, g, T, found)->line, 0);
+  ck_assert(!coll_trace_line_following(&tl));
+  ck_assert_uint_eq(coll_trace_line_resolve_at(&tl, g, T, found)->line, 0);
   ck_assert(!tl.attached);
-  trace_line_forget(&tl);
+  coll_trace_line_forget(&tl);
   lua_close(L);
 }
 END_TEST

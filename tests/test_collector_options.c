@@ -25,18 +25,18 @@ static const char *no_env(void *ctx, const char *name)
 
 static void defaults(struct ljleak_collector_options *o)
 {
-  ck_assert_int_eq(options_from_env(o, no_env, NULL, NULL, 0), 0);
+  ck_assert_int_eq(coll_options_from_env(o, no_env, NULL, NULL, 0), 0);
 }
 
-/* options_check on o: 0 with err untouched, or -1 with exactly expected. */
+/* coll_options_check on o: 0 with err untouched, or -1 with exactly expected. */
 static void assert_check(const struct ljleak_collector_options *o, const char *expected)
 {
   char err[512] = "untouched";
   if (!expected) {
-    ck_assert_msg(options_check(o, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(coll_options_check(o, err, sizeof err) == 0, "%s", err);
     ck_assert_str_eq(err, "untouched");
   } else {
-    ck_assert_int_eq(options_check(o, err, sizeof err), -1);
+    ck_assert_int_eq(coll_options_check(o, err, sizeof err), -1);
     ck_assert_str_eq(err, expected);
   }
 }
@@ -125,10 +125,10 @@ START_TEST(test_check_refuses_sizes_one_past_the_limit)
   assert_check(&o, SNAPSHOTS_ERROR);
   o.snapshots = UINT64_MAX;
   assert_check(&o, SNAPSHOTS_ERROR);
-  const struct options_field *f = options_field("snapshots");
+  const struct coll_options_field *f = coll_options_field("snapshots");
   ck_assert_ptr_nonnull(f);
   char err[256];
-  options_range_error(f, err, sizeof err);
+  coll_options_range_error(f, err, sizeof err);
   ck_assert_str_eq(err, SNAPSHOTS_ERROR);
 }
 END_TEST
@@ -154,9 +154,9 @@ START_TEST(test_check_names_the_first_bad_option_in_table_order)
   o.every = UINT64_MAX;
   o.period = NAN;
   assert_check(&o, PERIOD_ERROR);
-  ck_assert_int_eq(options_check(&o, NULL, 0), -1);
+  ck_assert_int_eq(coll_options_check(&o, NULL, 0), -1);
   char tiny[7];
-  ck_assert_int_eq(options_check(&o, tiny, sizeof tiny), -1);
+  ck_assert_int_eq(coll_options_check(&o, tiny, sizeof tiny), -1);
   ck_assert_str_eq(tiny, "period");
 }
 END_TEST
@@ -174,25 +174,25 @@ START_TEST(test_check_refuses_labels_the_index_would_not_take)
   o.labels = "release=1,release=2";
   assert_check(&o, "labels: label 2: the key 'release' is given twice");
   /* A request's or a variable's value is parsed by the same check. */
-  const struct options_field *f = options_field("labels");
+  const struct coll_options_field *f = coll_options_field("labels");
   ck_assert_ptr_nonnull(f);
   ck_assert_str_eq(f->env, "LJLEAK_LABELS");
   defaults(&o);
-  ck_assert_int_eq(options_parse_field(f, "a=1,b=2", &o), 0);
+  ck_assert_int_eq(coll_options_parse_field(f, "a=1,b=2", &o), 0);
   ck_assert_str_eq(o.labels, "a=1,b=2");
-  ck_assert_int_eq(options_parse_field(f, "a=1,b", &o), -1);
+  ck_assert_int_eq(coll_options_parse_field(f, "a=1,b", &o), -1);
   ck_assert_str_eq(o.labels, "a=1,b=2");
 }
 END_TEST
 
 START_TEST(test_number_ok_refuses_what_cannot_be_converted)
 {
-  const struct options_field *sample = options_field("sample");
-  const struct options_field *every = options_field("every");
-  const struct options_field *period = options_field("period");
-  const struct options_field *depth = options_field("stack_depth");
-  const struct options_field *gzip = options_field("gzip");
-  const struct options_field *dir = options_field("dir");
+  const struct coll_options_field *sample = coll_options_field("sample");
+  const struct coll_options_field *every = coll_options_field("every");
+  const struct coll_options_field *period = coll_options_field("period");
+  const struct coll_options_field *depth = coll_options_field("stack_depth");
+  const struct coll_options_field *gzip = coll_options_field("gzip");
+  const struct coll_options_field *dir = coll_options_field("dir");
   ck_assert_ptr_nonnull(sample);
   ck_assert_ptr_nonnull(every);
   ck_assert_ptr_nonnull(period);
@@ -200,34 +200,34 @@ START_TEST(test_number_ok_refuses_what_cannot_be_converted)
   ck_assert_ptr_nonnull(gzip);
   ck_assert_ptr_nonnull(dir);
 
-  ck_assert_int_eq(options_number_ok(sample, 0), 1);
-  ck_assert_int_eq(options_number_ok(sample, -0.0), 1);
-  ck_assert_int_eq(options_number_ok(sample, 1073741824.0), 1);
-  ck_assert_int_eq(options_number_ok(sample, 1073741825.0), 0);
-  ck_assert_int_eq(options_number_ok(sample, 1.5), 0);
-  ck_assert_int_eq(options_number_ok(sample, -1), 0);
-  ck_assert_int_eq(options_number_ok(sample, INFINITY), 0);
-  ck_assert_int_eq(options_number_ok(sample, NAN), 0);
-  ck_assert_int_eq(options_number_ok(every, 1125899906842624.0), 1);
-  ck_assert_int_eq(options_number_ok(every, 1125899906842625.0), 0);
-  ck_assert_int_eq(options_number_ok(every, 1e300), 0);
-  ck_assert_int_eq(options_number_ok(depth, 256), 1);
-  ck_assert_int_eq(options_number_ok(depth, 257), 0);
-  ck_assert_int_eq(options_number_ok(depth, 1e300), 0);
-  ck_assert_int_eq(options_number_ok(depth, 2.5), 0);
-  ck_assert_int_eq(options_number_ok(period, 2.5), 1);
-  ck_assert_int_eq(options_number_ok(period, 31536000), 1);
-  ck_assert_int_eq(options_number_ok(period, nextafter(31536000, INFINITY)), 0);
-  ck_assert_int_eq(options_number_ok(period, -1), 0);
-  ck_assert_int_eq(options_number_ok(period, INFINITY), 0);
-  ck_assert_int_eq(options_number_ok(period, NAN), 0);
-  ck_assert_int_eq(options_number_ok(gzip, 2), 1);
-  ck_assert_int_eq(options_number_ok(gzip, INFINITY), 1);
-  ck_assert_int_eq(options_number_ok(gzip, NAN), 0);
-  ck_assert_int_eq(options_number_ok(dir, 1), 0);
+  ck_assert_int_eq(coll_options_number_ok(sample, 0), 1);
+  ck_assert_int_eq(coll_options_number_ok(sample, -0.0), 1);
+  ck_assert_int_eq(coll_options_number_ok(sample, 1073741824.0), 1);
+  ck_assert_int_eq(coll_options_number_ok(sample, 1073741825.0), 0);
+  ck_assert_int_eq(coll_options_number_ok(sample, 1.5), 0);
+  ck_assert_int_eq(coll_options_number_ok(sample, -1), 0);
+  ck_assert_int_eq(coll_options_number_ok(sample, INFINITY), 0);
+  ck_assert_int_eq(coll_options_number_ok(sample, NAN), 0);
+  ck_assert_int_eq(coll_options_number_ok(every, 1125899906842624.0), 1);
+  ck_assert_int_eq(coll_options_number_ok(every, 1125899906842625.0), 0);
+  ck_assert_int_eq(coll_options_number_ok(every, 1e300), 0);
+  ck_assert_int_eq(coll_options_number_ok(depth, 256), 1);
+  ck_assert_int_eq(coll_options_number_ok(depth, 257), 0);
+  ck_assert_int_eq(coll_options_number_ok(depth, 1e300), 0);
+  ck_assert_int_eq(coll_options_number_ok(depth, 2.5), 0);
+  ck_assert_int_eq(coll_options_number_ok(period, 2.5), 1);
+  ck_assert_int_eq(coll_options_number_ok(period, 31536000), 1);
+  ck_assert_int_eq(coll_options_number_ok(period, nextafter(31536000, INFINITY)), 0);
+  ck_assert_int_eq(coll_options_number_ok(period, -1), 0);
+  ck_assert_int_eq(coll_options_number_ok(period, INFINITY), 0);
+  ck_assert_int_eq(coll_options_number_ok(period, NAN), 0);
+  ck_assert_int_eq(coll_options_number_ok(gzip, 2), 1);
+  ck_assert_int_eq(coll_options_number_ok(gzip, INFINITY), 1);
+  ck_assert_int_eq(coll_options_number_ok(gzip, NAN), 0);
+  ck_assert_int_eq(coll_options_number_ok(dir, 1), 0);
 
   char err[256];
-  options_range_error(gzip, err, sizeof err);
+  coll_options_range_error(gzip, err, sizeof err);
   ck_assert_str_eq(err, "gzip must be a boolean, or a number other than NaN");
 }
 END_TEST
@@ -249,12 +249,12 @@ START_TEST(test_parse_seconds_refuses_past_the_limit_and_not_finite)
 }
 END_TEST
 
-/* options_parse_field: what the environment and a request line go through. */
+/* coll_options_parse_field: what the environment and a request line go through. */
 static int parse(const char *key, const char *text, struct ljleak_collector_options *o)
 {
-  const struct options_field *f = options_field(key);
+  const struct coll_options_field *f = coll_options_field(key);
   ck_assert_ptr_nonnull(f);
-  return options_parse_field(f, text, o);
+  return coll_options_parse_field(f, text, o);
 }
 
 START_TEST(test_parse_field_refuses_values_past_each_limit)
@@ -312,7 +312,7 @@ START_TEST(test_env_values_past_the_limit_are_bad_values)
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     struct ljleak_collector_options o;
     char err[256], expected[256];
-    ck_assert_int_eq(options_from_env(&o, pair_env, (void *)&bad[i], err, sizeof err), -1);
+    ck_assert_int_eq(coll_options_from_env(&o, pair_env, (void *)&bad[i], err, sizeof err), -1);
     snprintf(expected, sizeof expected, "bad value '%s' in %s", bad[i].value, bad[i].name);
     ck_assert_str_eq(err, expected);
     assert_check(&o, NULL);   /* the bad value was skipped */
@@ -327,16 +327,16 @@ START_TEST(test_values_are_off_by_default_and_on_by_ljleak_values)
   defaults(&o);
   ck_assert_int_eq(o.values, 0);
   const struct env_pair on = {"LJLEAK_VALUES", "1"}, bad = {"LJLEAK_VALUES", "maybe"};
-  ck_assert_int_eq(options_from_env(&o, pair_env, (void *)&on, NULL, 0), 0);
+  ck_assert_int_eq(coll_options_from_env(&o, pair_env, (void *)&on, NULL, 0), 0);
   ck_assert_int_eq(o.values, 1);
   char err[256];
-  ck_assert_int_eq(options_from_env(&o, pair_env, (void *)&bad, err, sizeof err), -1);
+  ck_assert_int_eq(coll_options_from_env(&o, pair_env, (void *)&bad, err, sizeof err), -1);
   ck_assert_str_eq(err, "bad value 'maybe' in LJLEAK_VALUES");
   ck_assert_int_eq(o.values, 0);
-  const struct options_field *f = options_field("values");
+  const struct coll_options_field *f = coll_options_field("values");
   ck_assert_ptr_nonnull(f);
   ck_assert_int_eq(f->kind, OPTIONS_KIND_BOOL);
-  ck_assert_int_eq(options_parse_field(f, "on", &o), 0);
+  ck_assert_int_eq(coll_options_parse_field(f, "on", &o), 0);
   ck_assert_int_eq(o.values, 1);
 }
 END_TEST
@@ -363,7 +363,7 @@ START_TEST(test_signal_takes_usr1_usr2_and_realtime_signals)
   ck_assert_int_eq(SIGUSR2, 12);
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     int signo = -7;
-    ck_assert_msg(options_parse_signal(good[i].text, &signo) == 0, "%s", good[i].text);
+    ck_assert_msg(coll_options_parse_signal(good[i].text, &signo) == 0, "%s", good[i].text);
     ck_assert_int_eq(signo, good[i].signo);
   }
 }
@@ -384,7 +384,7 @@ START_TEST(test_signal_refuses_every_other_signal)
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     int signo = -7;
-    ck_assert_msg(options_parse_signal(bad[i], &signo) == -1, "%s", bad[i]);
+    ck_assert_msg(coll_options_parse_signal(bad[i], &signo) == -1, "%s", bad[i]);
     ck_assert_int_eq(signo, -7);
   }
 }
@@ -393,7 +393,7 @@ END_TEST
 /* ---- Starting: the C API and the module's start{} ------------------------------ */
 
 /* Options past a limit start nothing through the C API: no directory, no
- * capture (capture_begin's options_check). */
+ * capture (coll_capture_begin's coll_options_check). */
 START_TEST(test_api_start_refuses_options_past_their_limits)
 {
   char dir[1100], path[1200];

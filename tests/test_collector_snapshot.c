@@ -106,7 +106,7 @@ struct tracker {
 };
 
 /* A block given back is freed at once: the collector reads the running thread's frames from its
- * old stack while a realloc moves that stack (hook_move_stack), and valgrind reports any read of
+ * old stack while a realloc moves that stack (coll_hook_move_stack), and valgrind reports any read of
  * it after the free. */
 static void tracker_release(struct tracker *t, void *ptr)
 {

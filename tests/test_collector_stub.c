@@ -96,7 +96,7 @@ static lua_Alloc setup(void)
   g.phase = 0x0203;
   st.g = &g;
   struct stub_spec s = spec_for(fake_target);
-  lua_Alloc f = stub_get(&s);
+  lua_Alloc f = coll_stub_get(&s);
   ck_assert_int_eq(f != NULL, STUB_EXPECTED);
   return f;
 }
@@ -222,27 +222,27 @@ START_TEST(test_stub_cache)
 {
   lua_Alloc f = setup();
   if (!f) {
-    ck_assert_int_eq(stub_owns(fake_target), 0);
+    ck_assert_int_eq(coll_stub_owns(fake_target), 0);
     return;
   }
   struct stub_spec s = spec_for(fake_target);
-  ck_assert_ptr_eq(stub_get(&s), f);
-  ck_assert_int_eq(stub_owns(f), 1);
-  ck_assert_int_eq(stub_owns(fake_target), 0);
+  ck_assert_ptr_eq(coll_stub_get(&s), f);
+  ck_assert_int_eq(coll_stub_owns(f), 1);
+  ck_assert_int_eq(coll_stub_owns(fake_target), 0);
   struct stub_spec o = spec_for(fake_other);
-  lua_Alloc h = stub_get(&o);
+  lua_Alloc h = coll_stub_get(&o);
   ck_assert_ptr_nonnull(h);
   ck_assert_ptr_ne(h, f);
-  ck_assert_int_eq(stub_owns(h), 1);
+  ck_assert_int_eq(coll_stub_owns(h), 1);
   ck_assert_ptr_eq(h(NULL, NULL, 0, 8), TARGET_RET);
   ck_assert_int_eq(to_target.n, 1);
   /* Offsets that do not fit a 32-bit displacement: no stub. */
   o.allocated_off = (size_t)1 << 40;
-  ck_assert_ptr_null(stub_get(&o));
+  ck_assert_ptr_null(coll_stub_get(&o));
 }
 END_TEST
 
-/* The C fast tier as hook_sampled runs it (its decision, STUB_PASSES),
+/* The C fast tier as coll_hook_sampled runs it (its decision, STUB_PASSES),
  * against the same fake state, with the same exits as the stub. */
 static void *c_fast_tier(void *ud, void *ptr, size_t osize, size_t nsize)
 {
