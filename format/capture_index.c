@@ -194,27 +194,6 @@ static const struct key_value_key c_function_keys[] = {
 
 #undef KEY
 
-/* Undoes a text value's escapes in place (\\, \t, \n; anything else after a
- * backslash is an error at its byte). */
-static int unescape(struct parser *p, struct key_value_field *f)
-{
-  char *to = f->value;
-  for (size_t i = 0; i < f->value_length; i++) {
-    char c = f->value[i];
-    if (c == '\\') {
-      char next = i + 1 < f->value_length ? f->value[i + 1] : '\0';
-      c = next == '\\' ? '\\' : next == 't' ? '\t' : next == 'n' ? '\n' : '\0';
-      if (!c)
-        return key_value_fail(&p->reader, f->offset + f->key_length + 1 + i,
-                              "%s%s has an unknown escape", p->context, f->key);
-      i++;
-    }
-    *to++ = c;
-  }
-  *to = '\0';
-  return 0;
-}
-
 /* Reads one field of a line into record, with the line kind's keys. */
 static int take_field(struct parser *p, const struct key_value_key *keys, size_t count, void *record,
                       unsigned *seen, struct key_value_field *f)
@@ -222,7 +201,7 @@ static int take_field(struct parser *p, const struct key_value_key *keys, size_t
   const struct key_value_key *taken;
   if (key_value_take(&p->reader, p->context, keys, count, record, seen, f, &taken) != 0)
     return -1;
-  return taken && taken->kind == KEY_VALUE_TEXT ? unescape(p, f) : 0;
+  return taken && taken->kind == KEY_VALUE_TEXT ? key_value_unescape(&p->reader, p->context, f) : 0;
 }
 
 enum line_kind {

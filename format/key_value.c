@@ -195,3 +195,24 @@ int key_value_take(struct key_value_reader *reader, const char *context,
   }
   return 0;
 }
+
+int key_value_unescape(struct key_value_reader *reader, const char *context,
+                       struct key_value_field *field)
+{
+  char *to = field->value;
+  for (size_t i = 0; i < field->value_length; i++) {
+    char c = field->value[i];
+    if (c == '\\') {
+      char next = i + 1 < field->value_length ? field->value[i + 1] : '\0';
+      c = next == '\\' ? '\\' : next == 't' ? '\t' : next == 'n' ? '\n' : '\0';
+      if (!c)
+        return key_value_fail(reader, field->offset + field->key_length + 1 + i,
+                              "%s%s has an unknown escape", context, field->key);
+      i++;
+    }
+    *to++ = c;
+  }
+  *to = '\0';
+  field->value_length = (size_t)(to - field->value);
+  return 0;
+}

@@ -115,4 +115,10 @@ int key_value_take(struct key_value_reader *reader, const char *context,
                    const struct key_value_key *keys, size_t count, void *record, unsigned *seen,
                    const struct key_value_field *field, const struct key_value_key **taken);
 
+/* Undoes a text value's escapes in place (\\, \t, \n: the capture index's and
+ * the test list's), shortening field's value. Anything else after a
+ * backslash is an error at its byte, its message after context. 0 or -1. */
+int key_value_unescape(struct key_value_reader *reader, const char *context,
+                       struct key_value_field *field);
+
 #endif

@@ -83,26 +83,6 @@ static const struct key_value_key test_keys[] = {
 };
 #undef KEY
 
-/* As the capture index's reader undoes them (format/capture_index.c). */
-static int unescape(struct key_value_reader *reader, struct key_value_field *f)
-{
-  char *to = f->value;
-  for (size_t i = 0; i < f->value_length; i++) {
-    char c = f->value[i];
-    if (c == '\\') {
-      char next = i + 1 < f->value_length ? f->value[i + 1] : '\0';
-      c = next == '\\' ? '\\' : next == 't' ? '\t' : next == 'n' ? '\n' : '\0';
-      if (!c)
-        return key_value_fail(reader, f->offset + f->key_length + 1 + i,
-                              "test line: %s has an unknown escape", f->key);
-      i++;
-    }
-    *to++ = c;
-  }
-  *to = '\0';
-  return 0;
-}
-
 static int copy_text(char **to, const char *from)
 {
   if (!from)
@@ -135,7 +115,7 @@ static int parse_test(struct key_value_reader *reader, const struct key_value_li
       if (key_value_take(reader, "test line: ", test_keys, sizeof test_keys / sizeof test_keys[0],
                          &raw, &seen, &f, &taken) != 0)
         return -1;
-      if (taken && taken->kind == KEY_VALUE_TEXT && unescape(reader, &f) != 0)
+      if (taken && taken->kind == KEY_VALUE_TEXT && key_value_unescape(reader, "test line: ", &f) != 0)
         return -1;
     }
     p = field_end;
