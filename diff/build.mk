@@ -30,6 +30,10 @@ test_diff_holders_LIBS = diff format
 # stacks, kinds (tests/test_diff_suspects.c)
 TEST_SUITES += test_diff_suspects
 test_diff_suspects_LIBS = diff format
+# ljleak busted's verdict per test: each test's capture judged on its runs, budgets, the JIT's
+# sites (tests/test_diff_tests.c)
+TEST_SUITES += test_diff_tests
+test_diff_tests_LIBS = diff format
 # the corpus of workloads with known answers, captured by ljleak run and diffed
 E2E_TESTS += tests/e2e/diff-cli.sh tests/e2e/diff-corpus.sh
 # holder paths and retained sizes of growing sites, from the capture's heap snapshot
