@@ -84,8 +84,8 @@ test_format_control_LIBS = format
 FUZZERS += fuzz_control
 fuzz_control_STAGES = format
 fuzz_control_SEEDS = tests/fuzz/corpus/control/*
-# format/snapshot_write.c (encoder) and snapshot_read.c (decoder): heap snapshots (docs/snapshot-format.md)
-format_SRCS += format/snapshot_write.c format/snapshot_read.c
+# format/snapshot_write.c (encoder), snapshot_read.c (decoder) and snapshot_index.c (its objects by address, the lookups): heap snapshots (docs/snapshot-format.md)
+format_SRCS += format/snapshot_write.c format/snapshot_read.c format/snapshot_index.c
 TEST_SUITES += test_format_snapshot
 test_format_snapshot_LIBS = format
 
@@ -106,3 +106,13 @@ test_format_snapshot_values_LIBS = format
 FUZZERS += fuzz_values
 fuzz_values_STAGES = format
 fuzz_values_SEEDS = tests/fuzz/corpus/values/*
+# format/test_list.c: every field written and read back, cut files, bad input at its byte
+TEST_SUITES += test_format_test_list
+test_format_test_list_LIBS = format
+
+# The test list reader's libFuzzer target (tests/fuzz/fuzz_test_list.c): any bytes are parsed; an
+# error names a byte inside the input; what parses is written back and reads back the same, and
+# its prefixes keep their complete lines. `make fuzz` runs it on a copy of the seeds.
+FUZZERS += fuzz_test_list
+fuzz_test_list_STAGES = format
+fuzz_test_list_SEEDS = tests/fuzz/corpus/test_list/*

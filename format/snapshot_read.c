@@ -1,4 +1,4 @@
-/* format/snapshot_read.c: the heap snapshot's one decoder (docs/snapshot-format.md): reads a file whole, sorts its objects by address. Its arrays are sized once from the chunks' heads (and the end chunk's totals), so that a snapshot of a million objects is decoded without copies. */
+/* format/snapshot_read.c: the heap snapshot's one decoder (docs/snapshot-format.md): reads a file whole, chunk by chunk, and has snapshot_index.c sort its objects by address. Its arrays are sized once from the chunks' heads (and the end chunk's totals), so that a snapshot of a million objects is decoded without copies. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include "format/memprof.h"
 #include "format/message.h"
 #include "format/snapshot.h"
+#include "format/snapshot_index.h"
 #include "format/whole_file.h"
 
 /* A chunk's body being decoded: where it is in the file, for messages. */
@@ -387,141 +388,6 @@ static enum snapshot_status read_chunk(struct reading *r, enum snapshot_chunk_ta
   return SNAPSHOT_OK;
 }
 
-/* Digits of the radix sort: 16 bits for many keys, 8 for few (the counts are cleared each
- * pass: a snapshot of a few objects should not pay for 65536 of them). */
-#define RADIX_BITS(n) ((n) >= 65536 ? 16u : 8u)
-
-/* Sorts order[0 .. n) (indices into keys) by key: least significant digit first, RADIX_BITS(n)
- * a pass, a pass skipped when every key has one digit there (the high bits of addresses);
- * stable. scratch holds n, counts 2^RADIX_BITS(n). */
-static void radix_sort(uint32_t *order, uint32_t *scratch, const uint64_t *keys, size_t n,
-                       size_t *counts)
-{
-  unsigned bits = RADIX_BITS(n);
-  size_t digits = (size_t)1 << bits, mask = digits - 1;
-  for (unsigned shift = 0; shift < 64; shift += bits) {
-    memset(counts, 0, digits * sizeof *counts);
-    for (size_t i = 0; i < n; i++)
-      counts[(keys[i] >> shift) & mask]++;
-    if (counts[(keys[0] >> shift) & mask] == n)
-      continue;
-    size_t sum = 0;
-    for (size_t d = 0; d < digits; d++) {
-      size_t c = counts[d];
-      counts[d] = sum;
-      sum += c;
-    }
-    for (size_t i = 0; i < n; i++)
-      scratch[counts[(keys[order[i]] >> shift) & mask]++] = order[i];
-    memcpy(order, scratch, n * sizeof *order);
-  }
-}
-
-/* Puts objects in order (order[i]: the object that goes to i), in place by its cycles; order
- * is spent. */
-static void permute_objects(struct snapshot_object *objects, uint32_t *order, size_t n)
-{
-  for (size_t i = 0; i < n; i++) {
-    if (order[i] == i)
-      continue;
-    struct snapshot_object first = objects[i];
-    size_t j = i;
-    while (order[j] != i) {
-      size_t from = order[j];
-      objects[j] = objects[from];
-      order[j] = (uint32_t)j;
-      j = from;
-    }
-    objects[j] = first;
-    order[j] = (uint32_t)j;
-  }
-}
-
-/* The bucket of an address delta bytes past the first object's: shift is 64 when the objects
- * span 2^63 bytes or more and there is one bucket (a shift by 64 is undefined). */
-static uint64_t find_bucket(uint64_t delta, unsigned shift)
-{
-  return shift < 64 ? delta >> shift : 0;
-}
-
-/* snapshot_find's buckets: about two objects a bucket, so that a lookup (one a reference when
- * the holders are found) searches a few objects instead of all of them. */
-static enum snapshot_status index_buckets(struct reading *r)
-{
-  struct snapshot *s = r->snapshot;
-  if (!s->object_count)
-    return SNAPSHOT_OK;
-  uint64_t base = s->objects[0].address, span = s->objects[s->object_count - 1].address - base;
-  uint32_t buckets = 1;
-  while (buckets < s->object_count / 2 && buckets < (UINT32_C(1) << 30))
-    buckets <<= 1;
-  unsigned shift = 0;
-  while (shift < 64 && (span >> shift) >= buckets)
-    shift++;
-  s->find_start = malloc(((size_t)buckets + 1) * sizeof *s->find_start);
-  if (!s->find_start)
-    return no_memory(r, 0);
-  size_t i = 0;
-  for (uint32_t k = 0; k <= buckets; k++) {
-    while (i < s->object_count && find_bucket(s->objects[i].address - base, shift) < k)
-      i++;
-    s->find_start[k] = (uint32_t)i;
-  }
-  s->find_buckets = buckets;
-  s->find_shift = shift;
-  return SNAPSHOT_OK;
-}
-
-/* Objects by address, and every owned block's owner. Two objects at one address are an error. */
-static enum snapshot_status index_objects(struct reading *r)
-{
-  struct snapshot *s = r->snapshot;
-  size_t n = s->object_count > s->block_count ? s->object_count : s->block_count;
-  uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
-  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-  uint32_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
-  size_t *counts = malloc(((size_t)1 << RADIX_BITS(n)) * sizeof *counts);
-  s->block_index = malloc((s->block_count ? s->block_count : 1) * sizeof *s->block_index);
-  if (!keys || !order || !scratch || !counts || !s->block_index) {
-    free(keys), free(order), free(scratch), free(counts);
-    return no_memory(r, 0);
-  }
-  for (size_t i = 0; i < s->object_count; i++)
-    keys[i] = s->objects[i].address, order[i] = (uint32_t)i;
-  enum snapshot_status st = SNAPSHOT_OK;
-  if (s->object_count > 1) {
-    radix_sort(order, scratch, keys, s->object_count, counts);
-    for (size_t i = 1; i < s->object_count && st == SNAPSHOT_OK; i++) {
-      uint64_t a = r->offsets[order[i]], b = r->offsets[order[i - 1]];
-      if (keys[order[i]] == keys[order[i - 1]])
-        st = fail(r, SNAPSHOT_CORRUPT, a > b ? a : b, "a second object at address 0x%" PRIx64, keys[order[i]]);
-    }
-    permute_objects(s->objects, order, s->object_count);
-  }
-  /* Owned blocks (objects are found by snapshot_find) sorted by address. */
-  for (size_t i = 0; i < s->object_count; i++) {
-    const struct snapshot_object *o = &s->objects[i];
-    for (uint32_t b = 0; b < o->block_count; b++) {
-      keys[o->first_block + b] = s->blocks[o->first_block + b].address;
-      scratch[o->first_block + b] = (uint32_t)i;
-    }
-  }
-  for (size_t i = 0; i < s->block_count; i++)
-    order[i] = (uint32_t)i;
-  uint32_t *owner = malloc((s->block_count ? s->block_count : 1) * sizeof *owner);
-  if (!owner) {
-    st = no_memory(r, 0);
-  } else if (st == SNAPSHOT_OK) {
-    memcpy(owner, scratch, s->block_count * sizeof *owner);
-    if (s->block_count > 1)
-      radix_sort(order, scratch, keys, s->block_count, counts);
-    for (size_t i = 0; i < s->block_count; i++)
-      s->block_index[i] = (struct snapshot_block_owner){keys[order[i]], owner[order[i]]};
-  }
-  free(owner), free(keys), free(order), free(scratch), free(counts);
-  return st == SNAPSHOT_OK ? index_buckets(r) : st;
-}
-
 /* Sizes the arrays from the chunks' heads, before a record is decoded: each record is at least
  * a byte or a few, so a head that says more records than its body can hold says too many, and
  * is believed only that far; the end chunk's totals, when it is there, say how many references
@@ -584,6 +450,16 @@ static enum snapshot_status size_arrays(struct reading *r, const uint8_t *in, si
   return SNAPSHOT_OK;
 }
 
+/* Objects by address, and every owned block's owner. Two objects at one address are an error. */
+static enum snapshot_status index_objects(struct reading *r)
+{
+  uint64_t address = 0, offset = 0;
+  enum snapshot_status st = snapshot_index_objects(r->snapshot, r->offsets, &address, &offset);
+  if (st == SNAPSHOT_CORRUPT)
+    return fail(r, SNAPSHOT_CORRUPT, offset, "a second object at address 0x%" PRIx64, address);
+  return st == SNAPSHOT_NO_MEMORY ? no_memory(r, 0) : st;
+}
+
 /* Each reference's target to its object; the targets that are no object's, and the INDEX n
  * that need 64 bits, into the snapshot's wide list (in the order of the references). */
 static enum snapshot_status resolve_references(struct reading *r)
@@ -627,6 +503,33 @@ static void reading_free(struct reading *r)
   r->big = NULL;
 }
 
+/* The file's header: the magic (else not a snapshot, or one cut inside it) and the version. */
+static enum snapshot_status read_header(struct reading *r, const uint8_t *in, size_t size)
+{
+  if (size < SNAPSHOT_HEADER_BYTES || memcmp(in, SNAPSHOT_MAGIC, 4) != 0) {
+    if (size < SNAPSHOT_HEADER_BYTES && !memcmp(in, SNAPSHOT_MAGIC, size < 4 ? size : 4))
+      return fail(r, SNAPSHOT_CORRUPT, size, "cut inside the header: no snapshot to read");
+    return fail(r, SNAPSHOT_CORRUPT, 0, "not a heap snapshot (no \"%s\" magic)", SNAPSHOT_MAGIC);
+  }
+  if (in[4] != SNAPSHOT_VERSION)
+    return fail(r, SNAPSHOT_UNSUPPORTED, 4, "heap snapshot version %u; this ljleak reads version %d",
+                in[4], SNAPSHOT_VERSION);
+  return SNAPSHOT_OK;
+}
+
+/* The trailer after the end chunk, which ends at pos: all that follows it, pointing back at it. */
+static enum snapshot_status read_trailer(struct reading *r, const uint8_t *in, size_t size, size_t pos)
+{
+  uint64_t end_offset = 0;
+  if (size - pos != SNAPSHOT_TRAILER_BYTES || memcmp(in + pos + 8, SNAPSHOT_TRAILER_MAGIC, 4) != 0)
+    return fail(r, SNAPSHOT_CORRUPT, pos, "the end chunk is not followed by the trailer alone");
+  for (int i = 7; i >= 0; i--)
+    end_offset = end_offset << 8 | in[pos + (size_t)i];
+  if (end_offset + SNAPSHOT_CHUNK_HEAD_BYTES > pos)
+    return fail(r, SNAPSHOT_CORRUPT, pos, "the trailer points past the end chunk");
+  return SNAPSHOT_OK;
+}
+
 enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
                                           const char *name, struct snapshot_error *error)
 {
@@ -634,23 +537,14 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
   const uint8_t *in = data;
   memset(snapshot, 0, sizeof *snapshot);
   memset(error, 0, sizeof *error);
-  if (size < SNAPSHOT_HEADER_BYTES || memcmp(in, SNAPSHOT_MAGIC, 4) != 0) {
-    if (size < SNAPSHOT_HEADER_BYTES && !memcmp(in, SNAPSHOT_MAGIC, size < 4 ? size : 4))
-      fail(&r, SNAPSHOT_CORRUPT, size, "cut inside the header: no snapshot to read");
-    else
-      fail(&r, SNAPSHOT_CORRUPT, 0, "not a heap snapshot (no \"%s\" magic)", SNAPSHOT_MAGIC);
+  enum snapshot_status st = read_header(&r, in, size);
+  if (st != SNAPSHOT_OK) {
     snapshot_free(snapshot);
-    return error->status;
-  }
-  if (in[4] != SNAPSHOT_VERSION) {
-    fail(&r, SNAPSHOT_UNSUPPORTED, 4, "heap snapshot version %u; this ljleak reads version %d",
-         in[4], SNAPSHOT_VERSION);
-    snapshot_free(snapshot);
-    return error->status;
+    return st;
   }
   size_t pos = SNAPSHOT_HEADER_BYTES;
   int have_capture = 0, ended = 0;
-  enum snapshot_status st = size_arrays(&r, in, size);
+  st = size_arrays(&r, in, size);
   if (st != SNAPSHOT_OK) {
     reading_free(&r);
     snapshot_free(snapshot);
@@ -688,13 +582,7 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
   if (st == SNAPSHOT_OK && ended && trailer_cut) {
     ended = 0;  /* every record is there; the file was still cut */
   } else if (st == SNAPSHOT_OK && ended) {
-    uint64_t end_offset = 0;
-    if (size - pos != SNAPSHOT_TRAILER_BYTES || memcmp(in + pos + 8, SNAPSHOT_TRAILER_MAGIC, 4) != 0)
-      st = fail(&r, SNAPSHOT_CORRUPT, pos, "the end chunk is not followed by the trailer alone");
-    for (int i = 7; st == SNAPSHOT_OK && i >= 0; i--)
-      end_offset = end_offset << 8 | in[pos + (size_t)i];
-    if (st == SNAPSHOT_OK && end_offset + SNAPSHOT_CHUNK_HEAD_BYTES > pos)
-      st = fail(&r, SNAPSHOT_CORRUPT, pos, "the trailer points past the end chunk");
+    st = read_trailer(&r, in, size, pos);
   }
   if (st == SNAPSHOT_OK && !have_capture)
     st = fail(&r, SNAPSHOT_CORRUPT, pos, "cut before the capture chunk: no snapshot to read");
@@ -750,100 +638,6 @@ enum snapshot_status snapshot_check_capture(const struct snapshot *snapshot, con
   error->status = SNAPSHOT_FOREIGN;
   error->offset = SNAPSHOT_HEADER_BYTES + SNAPSHOT_CHUNK_HEAD_BYTES;
   return SNAPSHOT_FOREIGN;
-}
-
-const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uint64_t address)
-{
-  size_t lo = 0, hi = snapshot->object_count;
-  if (snapshot->find_start) {
-    uint64_t base = snapshot->objects[0].address, k;
-    if (address < base || (k = find_bucket(address - base, snapshot->find_shift)) >= snapshot->find_buckets)
-      return NULL;
-    lo = snapshot->find_start[k];
-    hi = snapshot->find_start[k + 1];
-  }
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (snapshot->objects[mid].address < address)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < snapshot->object_count && snapshot->objects[lo].address == address ? &snapshot->objects[lo] : NULL;
-}
-
-const struct snapshot_object *snapshot_find_block(const struct snapshot *snapshot, uint64_t address)
-{
-  const struct snapshot_object *object = snapshot_find(snapshot, address);
-  size_t n = snapshot->block_count, lo = 0, hi = n;
-  if (object || !snapshot->block_index)
-    return object;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (snapshot->block_index[mid].address < address)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < n && snapshot->block_index[lo].address == address
-           ? &snapshot->objects[snapshot->block_index[lo].object]
-           : NULL;
-}
-
-static const struct snapshot_wide *wide_of(const struct snapshot *snapshot,
-                                           const struct snapshot_reference *ref)
-{
-  uint32_t at = (uint32_t)(ref - snapshot->references);
-  size_t lo = 0, hi = snapshot->wide_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (snapshot->wide[mid].reference < at)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < snapshot->wide_count && snapshot->wide[lo].reference == at ? &snapshot->wide[lo] : NULL;
-}
-
-uint64_t snapshot_reference_target(const struct snapshot *snapshot, const struct snapshot_reference *ref)
-{
-  if (ref->object != SNAPSHOT_NO_OBJECT)
-    return snapshot->objects[ref->object].address;
-  const struct snapshot_wide *w = wide_of(snapshot, ref);
-  return w ? w->target : 0;
-}
-
-int64_t snapshot_reference_index(const struct snapshot *snapshot, const struct snapshot_reference *ref)
-{
-  if (ref->kind != SNAPSHOT_REF_INDEX)
-    return 0;
-  if (!(ref->wide & SNAPSHOT_WIDE_INDEX))
-    return (int32_t)ref->text;
-  const struct snapshot_wide *w = wide_of(snapshot, ref);
-  return w ? w->index : 0;
-}
-
-const char *snapshot_string(const struct snapshot *snapshot, uint32_t id)
-{
-  return id >= 1 && id <= snapshot->string_count ? snapshot->strings[id] : "";
-}
-
-const char *snapshot_label(const struct snapshot *snapshot, const struct snapshot_reference *ref,
-                           char *out, size_t size)
-{
-  const char *text = ref->kind == SNAPSHOT_REF_INDEX ? "" : snapshot_string(snapshot, ref->text);
-  switch (ref->kind) {
-  case SNAPSHOT_REF_INDEX:
-    snprintf(out, size, "[%" PRId64 "]", snapshot_reference_index(snapshot, ref));
-    break;
-  case SNAPSHOT_REF_KEY:
-    snprintf(out, size, "key %s", text);
-    break;
-  default:
-    snprintf(out, size, "%s", text);
-    break;
-  }
-  return out;
 }
 
 const char *snapshot_type_name(enum snapshot_type type)

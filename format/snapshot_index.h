@@ -1,0 +1,16 @@
+/* format/snapshot_index.h: the decoder's last step on a heap snapshot's objects (snapshot_index.c): sorted by address, owned blocks indexed, snapshot_find's buckets built. */
+#ifndef LJLEAK_FORMAT_SNAPSHOT_INDEX_H
+#define LJLEAK_FORMAT_SNAPSHOT_INDEX_H
+
+#include <stdint.h>
+
+#include "format/snapshot.h"
+
+/* Puts s's objects in order by address and indexes every owned block's owner. offsets: each
+ * object's record in the file, in the order read. SNAPSHOT_OK; SNAPSHOT_NO_MEMORY; or
+ * SNAPSHOT_CORRUPT when two objects have one address, *duplicate_address that address and
+ * *duplicate_offset the later of their two records. */
+enum snapshot_status snapshot_index_objects(struct snapshot *s, const uint64_t *offsets,
+                                           uint64_t *duplicate_address, uint64_t *duplicate_offset);
+
+#endif
