@@ -11,7 +11,7 @@
 #include "collector/text.h"
 
 /* Whether the open segment has run its period or reached its size. */
-static void boundary_check(struct capture *c, uint64_t now)
+static void boundary_check(struct coll_capture *c, uint64_t now)
 {
   if (!c->boundary_due &&
       ((c->opt.period > 0 && (double)(now - c->segment_start_ns) >= c->opt.period * 1e9) ||
@@ -28,7 +28,7 @@ static void boundary_check(struct capture *c, uint64_t now)
  * there instead would count them old at that boundary, and on a heap that
  * grows, whose cycles stretch, that garbage grows with them: a churning
  * site looked like a leak. */
-static int boundary_cut_now(const struct capture *c)
+static int boundary_cut_now(const struct coll_capture *c)
 {
   return !c->g || c->g->gc.state == GCSpause || !coll_boundary_gc_running(c->g);
 }
@@ -40,7 +40,7 @@ static int boundary_cut_now(const struct capture *c)
  * run from here: the hook may be inside the GC. The timers apply it again
  * until the cycle has run, since a step that ends a cycle sets the
  * threshold anew. */
-static int force_cycle(struct capture *c)
+static int force_cycle(struct coll_capture *c)
 {
   global_State *g = c->g;
   if (!coll_boundary_gc_running(g))
@@ -57,14 +57,14 @@ static int force_cycle(struct capture *c)
   return 0;
 }
 
-int coll_boundary_force(struct capture *c, enum capture_index_boundary_cause cause)
+int coll_boundary_force(struct coll_capture *c, enum capture_index_boundary_cause cause)
 {
   if (!c->force_armed)
     c->force_cause = cause;
   return force_cycle(c);
 }
 
-void coll_boundary_force_disarm(struct capture *c)
+void coll_boundary_force_disarm(struct coll_capture *c)
 {
   if (!c->force_armed)
     return;
@@ -87,14 +87,14 @@ void coll_boundary_force_disarm(struct capture *c)
 #define BOUNDARY_VOLUME_SHARE 4               /* since the last >= before it / 4 */
 #define BOUNDARY_VOLUME_MIN (UINT64_C(1) << 20)
 
-static int boundary_volume_due(const struct capture *c)
+static int boundary_volume_due(const struct coll_capture *c)
 {
   uint64_t since = c->allocated - c->boundary_allocated;
   return !c->opt.every && !c->volume_off && !c->force_armed && since >= BOUNDARY_VOLUME_MIN &&
          since >= c->boundary_allocated / BOUNDARY_VOLUME_SHARE;
 }
 
-void coll_boundary_timers(struct capture *c)
+void coll_boundary_timers(struct coll_capture *c)
 {
   uint64_t now = coll_now_mono_ns();
   if (c->opt.duration > 0 && (double)(now - c->start_ns) >= c->opt.duration * 1e9 &&
@@ -116,7 +116,7 @@ void coll_boundary_timers(struct capture *c)
     force_cycle(c);
   if (c->boundary_due && !c->opt.force_gc && !c->collecting && boundary_cut_now(c))
     coll_segments_rotate(c, 0);
-  if (now - c->last_flush_ns >= CAPTURE_FLUSH_NS) {
+  if (now - c->last_flush_ns >= COLL_CAPTURE_FLUSH_NS) {
     c->last_flush_ns = now;
     if (c->writer.used && memprof_writer_flush(&c->writer) != 0) {
       coll_segments_write_error(c, "cannot write", c->out.error);
@@ -140,7 +140,7 @@ static void phase_split(int phase, int *state, int *white)
  * boundary is cut. A flip since the last event is one atomic phase or
  * more: two cycles run back to back with no event between them (two
  * collectgarbage() calls with nothing to free) count as none. */
-void coll_boundary_gc_transition(struct capture *c, int phase)
+void coll_boundary_gc_transition(struct coll_capture *c, int phase)
 {
   int st, last, white, last_white;
   phase_split(phase, &st, &white);
@@ -182,14 +182,14 @@ void coll_boundary_gc_transition(struct capture *c, int phase)
 /* ---- When snapshots are taken -------------------------------------------------------- */
 
 /* A stop is due or waits for its last cycle: that cycle's boundary is the capture's last. */
-int coll_boundary_stop_coming(const struct capture *c)
+int coll_boundary_stop_coming(const struct coll_capture *c)
 {
   return c->pending_stop != CAPTURE_INDEX_REASON_NONE || c->deferred_stop != CAPTURE_INDEX_REASON_NONE;
 }
 
-void coll_boundary_schedule_disarm(struct capture *c)
+void coll_boundary_schedule_disarm(struct coll_capture *c)
 {
-  struct snapshot_schedule *s = &c->schedule;
+  struct coll_snapshot_schedule *s = &c->schedule;
   if (!s->armed)
     return;
   s->armed = 0;
@@ -198,13 +198,13 @@ void coll_boundary_schedule_disarm(struct capture *c)
 
 /* At each boundary (in the hook too): a candidate is due once the bytes allocated pass the next
  * power of two; the layer above arms its safe point (coll_boundary_schedule_arm). */
-static void schedule_boundary(struct capture *c)
+static void schedule_boundary(struct coll_capture *c)
 {
-  struct snapshot_schedule *s = &c->schedule;
+  struct coll_snapshot_schedule *s = &c->schedule;
   if (!c->opt.snapshots || s->due || s->armed || s->middle || !c->g || coll_boundary_stop_coming(c))
     return;
   if (!s->next_at)
-    s->next_at = SNAPSHOT_SCHEDULE_FIRST;
+    s->next_at = COLL_SNAPSHOT_SCHEDULE_FIRST;
   if (c->allocated < s->next_at)
     return;
   while (s->next_at <= c->allocated)
@@ -212,9 +212,9 @@ static void schedule_boundary(struct capture *c)
   s->due = 1;
 }
 
-void coll_boundary_schedule_arm(struct capture *c, lua_Hook safe_point)
+void coll_boundary_schedule_arm(struct coll_capture *c, lua_Hook safe_point)
 {
-  struct snapshot_schedule *s = &c->schedule;
+  struct coll_snapshot_schedule *s = &c->schedule;
   if (!s->due)
     return;
   s->due = 0;
@@ -228,10 +228,10 @@ void coll_boundary_schedule_arm(struct capture *c, lua_Hook safe_point)
 }
 
 /* Removes a candidate's file and says so in the index. */
-static void schedule_drop(struct capture *c, uint32_t i)
+static void schedule_drop(struct coll_capture *c, uint32_t i)
 {
-  struct snapshot_schedule *s = &c->schedule;
-  struct snapshot_candidate *k = &s->kept[i];
+  struct coll_snapshot_schedule *s = &c->schedule;
+  struct coll_snapshot_candidate *k = &s->kept[i];
   struct capture_index_snapshot line = {.boundary = k->boundary, .file = k->file, .dropped = 1};
   char text[256];
   if (coll_capture_dir_remove(&c->dir, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
@@ -242,12 +242,12 @@ static void schedule_drop(struct capture *c, uint32_t i)
 
 /* After a snapshot was written (file, at the last boundary): a candidate is listed, and the
  * oldest dropped past N + 1. */
-static void schedule_written(struct capture *c, const char *file)
+static void schedule_written(struct coll_capture *c, const char *file)
 {
-  struct snapshot_schedule *s = &c->schedule;
+  struct coll_snapshot_schedule *s = &c->schedule;
   if (!s->middle)
     return;
-  struct snapshot_candidate *k = &s->kept[s->kept_count++];
+  struct coll_snapshot_candidate *k = &s->kept[s->kept_count++];
   coll_text_copy(k->file, sizeof k->file, file);
   k->boundary = c->boundaries;
   k->allocated = c->allocated;
@@ -255,13 +255,13 @@ static void schedule_written(struct capture *c, const char *file)
     schedule_drop(c, 0);
 }
 
-void coll_boundary_schedule_stop(struct capture *c)
+void coll_boundary_schedule_stop(struct coll_capture *c)
 {
-  struct snapshot_schedule *s = &c->schedule;
+  struct coll_snapshot_schedule *s = &c->schedule;
   if (c->g)
     coll_boundary_schedule_disarm(c);
   if (s->kept_count > c->opt.snapshots) {
-    const struct snapshot_candidate *newest = &s->kept[s->kept_count - 1];
+    const struct coll_snapshot_candidate *newest = &s->kept[s->kept_count - 1];
     schedule_drop(c, (double)newest->allocated > 0.75 * (double)c->allocated ? s->kept_count - 1 : 0);
   }
   memset(s, 0, sizeof *s);
@@ -271,9 +271,9 @@ void coll_boundary_schedule_stop(struct capture *c)
 
 /* A heap snapshot at the boundary just recorded, its index line and its place in the schedule.
  * 0, or -1 with c->error's kind of message in err. */
-static int boundary_snapshot(struct capture *c, lua_State *L, char *err, size_t err_size)
+static int boundary_snapshot(struct coll_capture *c, lua_State *L, char *err, size_t err_size)
 {
-  struct snapshot_request rq = {
+  struct coll_snapshot_request rq = {
     .dir = &c->dir,
     .gg = c->gg,
     .start_wall = c->start_wall,
@@ -286,7 +286,7 @@ static int boundary_snapshot(struct capture *c, lua_State *L, char *err, size_t 
     .values = c->opt.values,
   };
   char name[CAPTURE_LAYOUT_NAME_MAX];
-  struct snapshot_result r;
+  struct coll_snapshot_result r;
   if (coll_snapshot_take(&rq, L, name, sizeof name, &r, err, err_size) != 0)
     return -1;
   if (coll_segments_index_snapshot(c, name, &r) != 0) {
@@ -297,7 +297,7 @@ static int boundary_snapshot(struct capture *c, lua_State *L, char *err, size_t 
   return 0;
 }
 
-void coll_boundary_record(struct capture *c, enum capture_index_boundary_cause cause)
+void coll_boundary_record(struct coll_capture *c, enum capture_index_boundary_cause cause)
 {
   c->boundaries++;
   c->boundary_allocated = c->allocated;
@@ -306,7 +306,7 @@ void coll_boundary_record(struct capture *c, enum capture_index_boundary_cause c
   schedule_boundary(c);
 }
 
-int coll_boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
+int coll_boundary_collect(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause)
 {
   /* A cycle of the program's that ended since the last allocator call is
    * counted first: the collection's own white flip would cancel its flip. */

@@ -13,44 +13,44 @@ static inline int coll_boundary_gc_running(const global_State *g)
 
 /* A GC phase change seen by the slow path (phase: coll_capture_gc_phase). Counts
  * the full cycles that ended and cuts a due boundary after one. */
-void coll_boundary_gc_transition(struct capture *c, int phase);
+void coll_boundary_gc_transition(struct coll_capture *c, int phase);
 
 /* The timers: the duration, a due boundary (and, with force_gc, the cycle
  * it waits for), the periodic flush. */
-void coll_boundary_timers(struct capture *c);
+void coll_boundary_timers(struct coll_capture *c);
 
 /* Gives the VM its stepmul back after a forced cycle. */
-void coll_boundary_force_disarm(struct capture *c);
+void coll_boundary_force_disarm(struct coll_capture *c);
 
 /* Asks the VM for a full cycle that starts from now, for cause; its end is a
  * boundary. The VM runs it at its next GC check: nothing runs from here, so
  * the hook may call it. 0, or -1 when the program stopped the GC. */
-int coll_boundary_force(struct capture *c, enum capture_index_boundary_cause cause);
+int coll_boundary_force(struct coll_capture *c, enum capture_index_boundary_cause cause);
 
 /* Runs a full collection now (lua_gc: only outside the hook, from a C
  * function of the VM or from C) and writes the boundary it ends, for cause,
  * with the heap snapshot asked for (snapshot_next). 1 when it ran to its end:
  * a stop may be due then (pending_stop), which the caller takes
  * (coll_capture_requests); 0 when the capture stopped or was not running. */
-int coll_boundary_collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause);
+int coll_boundary_collect(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause);
 
 /* Writes a boundary line for the state of now: the capture is right after
  * a full cycle (its start, or the end of coll_boundary_collect). */
-void coll_boundary_record(struct capture *c, enum capture_index_boundary_cause cause);
+void coll_boundary_record(struct coll_capture *c, enum capture_index_boundary_cause cause);
 
-/* The snapshots of the middle of a run (state.h, struct snapshot_schedule): the sequencer
+/* The snapshots of the middle of a run (state.h, struct coll_snapshot_schedule): the sequencer
  * decides at each boundary that a candidate is due; the layer above arms its safe point, a count
  * hook (safe_point) that runs at the next instruction, where it collects with cause "snapshot". */
-void coll_boundary_schedule_arm(struct capture *c, lua_Hook safe_point);
+void coll_boundary_schedule_arm(struct coll_capture *c, lua_Hook safe_point);
 
 /* The safe point ran or the capture stops: the program gets its own hook back. */
-void coll_boundary_schedule_disarm(struct capture *c);
+void coll_boundary_schedule_disarm(struct coll_capture *c);
 
 /* The capture stops: the hook is given back, the candidates come down to N, and no values
  * sidecar stays without its snapshot. */
-void coll_boundary_schedule_stop(struct capture *c);
+void coll_boundary_schedule_stop(struct coll_capture *c);
 
 /* A stop is due or waits for its last cycle. */
-int coll_boundary_stop_coming(const struct capture *c);
+int coll_boundary_stop_coming(const struct coll_capture *c);
 
 #endif

@@ -84,7 +84,7 @@ static void forget(struct callstack_state *s)
   s->coroutine_name = 0;
 }
 
-int coll_callstack_open(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+int coll_callstack_open(struct callstack_state *s, const struct coll_capture_dir *dir, const char *segment_part,
                    int gzip, int depth)
 {
   s->depth = depth;
@@ -113,7 +113,7 @@ int coll_callstack_flush(struct callstack_state *s)
   return stacks_writer_flush(&s->writer);
 }
 
-int coll_callstack_close(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+int coll_callstack_close(struct callstack_state *s, const struct coll_capture_dir *dir, const char *segment_part,
                     const char *segment)
 {
   if (!s->open)

@@ -11,7 +11,7 @@
 #include "collector/trace_line.h"
 #include "format/stacks.h"
 
-struct capture_dir;
+struct coll_capture_dir;
 struct cname_state;
 struct attrib_site;
 
@@ -63,7 +63,7 @@ struct callstack_state {
 /* Opens the sidecar of the segment that segments.c just opened (segment_part
  * is the segment's .part name in the capture directory) and writes its header. 0 or -1 (out.error). A
  * capture without stacks opens nothing. */
-int coll_callstack_open(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+int coll_callstack_open(struct callstack_state *s, const struct coll_capture_dir *dir, const char *segment_part,
                    int gzip, int depth);
 
 /* Hands buffered records to the file: before each write of the segment's
@@ -72,7 +72,7 @@ int coll_callstack_flush(struct callstack_state *s);
 
 /* Ends the sidecar (END record, flush, close) and renames it from its
  * .part name. 0 or -1. */
-int coll_callstack_close(struct callstack_state *s, const struct capture_dir *dir, const char *segment_part,
+int coll_callstack_close(struct callstack_state *s, const struct coll_capture_dir *dir, const char *segment_part,
                     const char *segment);
 
 /* Closes without finishing (after an error). */

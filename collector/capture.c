@@ -51,7 +51,7 @@ int coll_capture_hook_ours(lua_Alloc f)
   return f == coll_hook_main || f == coll_hook_sampled || coll_stub_owns(f);
 }
 
-static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_size)
+static int hook_install(struct coll_capture *c, lua_State *L, char *err, size_t err_size)
 {
   global_State *g = G(L);
   if (c->hooked && c->g == g)
@@ -82,7 +82,7 @@ static int hook_install(struct capture *c, lua_State *L, char *err, size_t err_s
 /* Gives the VM its own allocator back unless the signal or the control
  * channel's poll thread needs the hook, or someone else wrapped it (then the
  * hook stays as a pass-through). */
-static void hook_release(struct capture *c)
+static void hook_release(struct coll_capture *c)
 {
   if (!c->hooked || !c->g || c->signo || coll_control_needs_hook())
     return;
@@ -93,14 +93,14 @@ static void hook_release(struct capture *c)
   }
 }
 
-static void collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause);
+static void collect(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause);
 
 /* What a capture holds: its buffers, tables and its directory's handle. */
-static void free_buffers(struct capture *c)
+static void free_buffers(struct coll_capture *c)
 {
   coll_capture_dir_close(&c->dir);
   if (c->buffer)
-    munmap(c->buffer, CAPTURE_MAP_SIZE);
+    munmap(c->buffer, COLL_CAPTURE_MAP_SIZE);
   c->buffer = NULL;
   coll_addr_map_free(&c->sampled);
   coll_addr_map_free(&c->sym_lua);
@@ -111,7 +111,7 @@ static void free_buffers(struct capture *c)
   c->stacks_on = 0;
 }
 
-void coll_capture_note(const struct capture *c)
+void coll_capture_note(const struct coll_capture *c)
 {
   coll_control_note(c->luajit_version, c->active, c->active ? c->dir.path : c->last_dir);
 }
@@ -120,7 +120,7 @@ void coll_capture_note(const struct capture *c)
  * instructions, its state whole. */
 static void safe_point(lua_State *L, lua_Debug *ar)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   (void)ar;
   if (!c->g || G(L) != c->g)
     return;
@@ -135,7 +135,7 @@ static void safe_point(lua_State *L, lua_Debug *ar)
     c->schedule.next_at *= 2;  /* the work since it was due does not make another due */
 }
 
-void coll_capture_requests(struct capture *c)
+void coll_capture_requests(struct coll_capture *c)
 {
   coll_boundary_schedule_arm(c, safe_point);
   if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
@@ -143,7 +143,7 @@ void coll_capture_requests(struct capture *c)
 }
 
 /* A full collection now and its boundary (coll_boundary_collect), then what it asked for. */
-static void collect(struct capture *c, lua_State *L, enum capture_index_boundary_cause cause)
+static void collect(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause)
 {
   if (!coll_boundary_collect(c, L, cause))
     return;
@@ -152,7 +152,7 @@ static void collect(struct capture *c, lua_State *L, enum capture_index_boundary
   c->busy = 0;
 }
 
-void coll_capture_stop(struct capture *c, enum capture_index_stop_reason reason)
+void coll_capture_stop(struct coll_capture *c, enum capture_index_stop_reason reason)
 {
   if (!c->active)
     return;
@@ -180,7 +180,7 @@ void coll_capture_stop(struct capture *c, enum capture_index_stop_reason reason)
   coll_capture_note(c);
 }
 
-void coll_capture_stop_due(struct capture *c)
+void coll_capture_stop_due(struct coll_capture *c)
 {
   enum capture_index_stop_reason reason = (enum capture_index_stop_reason)c->pending_stop;
   int deferrable = reason == CAPTURE_INDEX_REASON_DURATION || reason == CAPTURE_INDEX_REASON_SIGNAL || reason == CAPTURE_INDEX_REASON_STOP;
@@ -195,7 +195,7 @@ void coll_capture_stop_due(struct capture *c)
 
 static void at_exit(void)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (c->active && !c->busy) {
     c->busy = 1;
     coll_capture_stop(c, CAPTURE_INDEX_REASON_EXIT);
@@ -208,7 +208,7 @@ static void at_exit(void)
  * through. It may start a capture of its own. */
 static void at_fork_child(void)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   coll_control_forget();
   if (!c->active)
     return;
@@ -227,7 +227,7 @@ static void at_fork_child(void)
 
 void coll_capture_at_fork_and_exit(void)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (!c->atexit_registered) {
     atexit(at_exit);
     pthread_atfork(NULL, NULL, at_fork_child);
@@ -235,7 +235,7 @@ void coll_capture_at_fork_and_exit(void)
   }
 }
 
-int coll_capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,
+int coll_capture_begin(struct coll_capture *c, const struct ljleak_collector_options *opt, char *err,
                   size_t err_size)
 {
   if (c->active) {
@@ -261,7 +261,7 @@ int coll_capture_begin(struct capture *c, const struct ljleak_collector_options 
   coll_text_copy(c->labels, sizeof c->labels, opt->labels ? opt->labels : "");
   c->opt.labels = c->labels;
 
-  void *mem = mmap(NULL, CAPTURE_MAP_SIZE, PROT_READ | PROT_WRITE,
+  void *mem = mmap(NULL, COLL_CAPTURE_MAP_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
     coll_text_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
@@ -328,7 +328,7 @@ int coll_capture_begin(struct capture *c, const struct ljleak_collector_options 
 /* Checks the layout of L's VM and installs the pass-through hook. */
 int coll_capture_attach(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (c->hooked && c->g == G(L) && c->layout_ok) {
     coll_trace_record_attach(&c->lines, L);   /* again, if another handler took its place */
     return 0;
@@ -352,7 +352,7 @@ int coll_capture_attach(lua_State *L, char *err, size_t err_size)
 
 void coll_capture_release_idle(void)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (!c->active)
     hook_release(c);
 }
@@ -360,7 +360,7 @@ void coll_capture_release_idle(void)
 int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *options,
                            char *err, size_t err_size)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   struct ljleak_collector_options defaults;
   if (!options) {
     ljleak_collector_options_init(&defaults);
@@ -390,9 +390,9 @@ int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *
 }
 
 /* The running capture if it is L's; NULL with err otherwise. */
-static struct capture *running_capture(lua_State *L, char *err, size_t err_size)
+static struct coll_capture *running_capture(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (!c->active) {
     coll_text_error(err, err_size, "%s%s", "no capture is running", "");
     return NULL;
@@ -412,7 +412,7 @@ int ljleak_collector_name_function(int (*f)(lua_State *L), const char *name)
 
 int ljleak_collector_boundary(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = running_capture(L, err, err_size);
+  struct coll_capture *c = running_capture(L, err, err_size);
   if (!c)
     return -1;
   collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
@@ -456,7 +456,7 @@ void ljleak_collector_frame_hold(lua_State *L, struct ljleak_collector_frame *fr
     return;  /* (a stack grown by lua_checkstack keeps every slot, above the top too) */
   frame->saved_top = top;
   L->top = tvref(L->stack) + end;
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (c->active && c->g == G(L) && frame->proto && frame->base < end) {
     c->held_proto = frame->proto;
     c->held_base = frame->base;
@@ -475,7 +475,7 @@ void ljleak_collector_frame_release(lua_State *L, struct ljleak_collector_frame 
 
 int ljleak_collector_return_boundary(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (!c->active || c->g != G(L) || !c->opt.edge_gc || !coll_boundary_gc_running(G(L)))
     return 0;  /* no capture of L, or one that forces no cycle at its edges */
   collect(c, L, CAPTURE_INDEX_CAUSE_RETURN);
@@ -488,7 +488,7 @@ int ljleak_collector_return_boundary(lua_State *L, char *err, size_t err_size)
 
 int ljleak_collector_snapshot(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = running_capture(L, err, err_size);
+  struct coll_capture *c = running_capture(L, err, err_size);
   if (!c)
     return -1;
   c->snapshot_next = 1;
@@ -502,7 +502,7 @@ int ljleak_collector_snapshot(lua_State *L, char *err, size_t err_size)
 
 int ljleak_collector_snapshot_next(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = running_capture(L, err, err_size);
+  struct coll_capture *c = running_capture(L, err, err_size);
   if (!c)
     return -1;
   c->snapshot_next = 1;
@@ -511,7 +511,7 @@ int ljleak_collector_snapshot_next(lua_State *L, char *err, size_t err_size)
 
 int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = running_capture(L, err, err_size);
+  struct coll_capture *c = running_capture(L, err, err_size);
   if (!c)
     return -1;
   if (c->opt.edge_gc && coll_boundary_gc_running(G(L)))
@@ -528,7 +528,7 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
 
 int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (!c->active || c->g != G(L)) {
     coll_text_copy(err, err_size, c->error[0] ? c->error : "no capture is running");
     return -1;
@@ -548,7 +548,7 @@ int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
 
 void ljleak_collector_status(struct ljleak_collector_status *st)
 {
-  const struct capture *c = &coll_capture_state;
+  const struct coll_capture *c = &coll_capture_state;
   memset(st, 0, sizeof *st);
   st->active = c->active;
   coll_text_copy(st->dir, sizeof st->dir, c->active ? c->dir.path : c->last_dir);
@@ -572,13 +572,13 @@ void ljleak_collector_status(struct ljleak_collector_status *st)
 static void on_signal(int signo)
 {
   (void)signo;
-  __atomic_fetch_or(&coll_capture_signal_pending, CAPTURE_PENDING_SIGNAL, __ATOMIC_SEQ_CST);
+  __atomic_fetch_or(&coll_capture_signal_pending, COLL_CAPTURE_PENDING_SIGNAL, __ATOMIC_SEQ_CST);
   __atomic_store_n(&coll_capture_state.fast_phase, -1, __ATOMIC_RELAXED);
 }
 
 int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, size_t err_size)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   int signo;
   if (coll_options_parse_signal(spec, &signo) != 0) {
     coll_text_error(err, err_size,
@@ -607,7 +607,7 @@ int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, s
 int coll_capture_control_poll(lua_State *L, const struct ljleak_collector_options *base,
                          const char *base_error)
 {
-  static struct control_request rq;   /* 4 KiB: not on a coroutine's C stack */
+  static struct coll_control_request rq;   /* 4 KiB: not on a coroutine's C stack */
   char err[512];
   rq.opt = *base;
   int taken = coll_control_take(&rq, err, sizeof err);
@@ -626,9 +626,9 @@ int coll_capture_control_poll(lua_State *L, const struct ljleak_collector_option
   return 1;
 }
 
-void coll_capture_control_from_hook(struct capture *c)
+void coll_capture_control_from_hook(struct coll_capture *c)
 {
-  static struct control_request rq;
+  static struct coll_control_request rq;
   char err[512], env_err[512];
   int env_bad = coll_options_from_env(&rq.opt, coll_options_process_env, NULL, env_err, sizeof env_err) != 0;
   int taken = coll_control_take(&rq, err, sizeof err);

@@ -6,15 +6,15 @@
 
 /* Ends the running capture: the last segment and the stop line, then the
  * hook is released unless the VM is closing. */
-void coll_capture_stop(struct capture *c, enum capture_index_stop_reason reason);
+void coll_capture_stop(struct coll_capture *c, enum capture_index_stop_reason reason);
 
 /* A stop came due inside the hook (pending_stop): with edge_gc, a stop by
  * duration or signal waits for one more full cycle, forced now, so that the
  * capture ends on a boundary; anything else stops at once. */
-void coll_capture_stop_due(struct capture *c);
+void coll_capture_stop_due(struct coll_capture *c);
 
 /* Starts a capture of the hooked VM with opt. 0, or -1 with err. */
-int coll_capture_begin(struct capture *c, const struct ljleak_collector_options *opt, char *err,
+int coll_capture_begin(struct coll_capture *c, const struct ljleak_collector_options *opt, char *err,
                   size_t err_size);
 
 /* Checks the layout of L's VM and installs the pass-through hook (once per
@@ -35,7 +35,7 @@ int coll_capture_hook_ours(lua_Alloc f);
 
 /* What the sequencer asked for (boundary.h): the safe point of a snapshot candidate armed, a
  * stop that came due taken (coll_capture_stop_due). After a boundary, from the hook or a collection. */
-void coll_capture_requests(struct capture *c);
+void coll_capture_requests(struct coll_capture *c);
 
 /* Takes the waiting control request and acts on it from a C function of L's VM (the host's
  * timer): base holds the options of a start request before the request's own; base_error, if
@@ -44,11 +44,11 @@ void coll_capture_requests(struct capture *c);
 int coll_capture_control_poll(lua_State *L, const struct ljleak_collector_options *base,
                          const char *base_error);
 
-/* The same from the allocator hook (CAPTURE_PENDING_CONTROL), where no Lua may run: the base
+/* The same from the allocator hook (COLL_CAPTURE_PENDING_CONTROL), where no Lua may run: the base
  * options are ljleak_collector_options_init's. */
-void coll_capture_control_from_hook(struct capture *c);
+void coll_capture_control_from_hook(struct coll_capture *c);
 
 /* The registration (control.h) told the capture's state. */
-void coll_capture_note(const struct capture *c);
+void coll_capture_note(const struct coll_capture *c);
 
 #endif

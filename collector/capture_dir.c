@@ -120,7 +120,7 @@ static int dir_is_empty(int fd)
 }
 
 /* A given directory: made if missing, else taken only when empty and this user's. */
-static int open_given(struct capture_dir *d, const char *dir, char *err, size_t err_size)
+static int open_given(struct coll_capture_dir *d, const char *dir, char *err, size_t err_size)
 {
   int fd = make_and_open(dir, "cannot create capture directory", "capture directory", err,
                          err_size);
@@ -155,7 +155,7 @@ static int open_given(struct capture_dir *d, const char *dir, char *err, size_t 
 }
 
 /* A new ljleak-<pid>-<time>[-n] in the checked root. */
-static int open_new(struct capture_dir *d, const char *root, char *err, size_t err_size)
+static int open_new(struct coll_capture_dir *d, const char *root, char *err, size_t err_size)
 {
   int root_fd = make_and_open(root, "cannot create", "capture root", err, err_size);
   if (root_fd < 0)
@@ -200,7 +200,7 @@ static int open_new(struct capture_dir *d, const char *root, char *err, size_t e
   return fd >= 0 ? 0 : -1;
 }
 
-int coll_capture_dir_open(struct capture_dir *d, const struct ljleak_collector_options *opt, char *err,
+int coll_capture_dir_open(struct coll_capture_dir *d, const struct ljleak_collector_options *opt, char *err,
                      size_t err_size)
 {
   d->fd = -1;
@@ -222,25 +222,25 @@ int coll_capture_dir_open(struct capture_dir *d, const struct ljleak_collector_o
   return open_new(d, root, err, err_size);
 }
 
-void coll_capture_dir_close(struct capture_dir *d)
+void coll_capture_dir_close(struct coll_capture_dir *d)
 {
   if (d->fd >= 0)
     close(d->fd);
   d->fd = -1;
 }
 
-int coll_capture_dir_create(const struct capture_dir *d, const char *name, int append)
+int coll_capture_dir_create(const struct coll_capture_dir *d, const char *name, int append)
 {
   int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : 0);
   return openat(d->fd, name, flags, 0600);
 }
 
-int coll_capture_dir_rename(const struct capture_dir *d, const char *from, const char *to)
+int coll_capture_dir_rename(const struct coll_capture_dir *d, const char *from, const char *to)
 {
   return renameat(d->fd, from, d->fd, to);
 }
 
-int coll_capture_dir_remove(const struct capture_dir *d, const char *name)
+int coll_capture_dir_remove(const struct coll_capture_dir *d, const char *name)
 {
   return unlinkat(d->fd, name, 0);
 }

@@ -19,7 +19,7 @@
 #include "collector/text.h"
 #include "format/control_file.h"
 
-#define CONTROL_POLL_NS 500000000L /* the poll thread's period: a request waits at most this */
+#define COLL_CONTROL_POLL_NS 500000000L /* the poll thread's period: a request waits at most this */
 
 /* The registration of this process. One per process, like coll_capture_state;
  * the poll thread reads only run_fd and request_name, set before it starts.
@@ -29,7 +29,7 @@ static struct control {
   int registered;
   int run_fd;                     /* the run directory, held open; -1 before registering */
   pid_t pid;                      /* the process that registered (a child of fork() is not it) */
-  enum control_poller poller;
+  enum coll_control_poller poller;
   int thread_started;
   int atexit_registered;
   int exiting;
@@ -44,7 +44,7 @@ static struct control {
   char request_id[128];           /* the last request taken */
   char result[16];                /* "ok" or "error" for it */
   char error[512];                /* why it failed, or why the collector cannot capture */
-  volatile sig_atomic_t *wake;    /* the poll thread sets CAPTURE_PENDING_CONTROL here ... */
+  volatile sig_atomic_t *wake;    /* the poll thread sets COLL_CAPTURE_PENDING_CONTROL here ... */
   volatile sig_atomic_t *mark;    /* ... and -1 here, for the hook (coll_control_register) */
   char luajit[64];                /* what coll_control_note said last */
   int active;
@@ -130,7 +130,7 @@ static void write_registration(void)
   r.started = control.started;
   r.exe = control.exe;
   r.luajit = control.luajit;
-  r.poll = control.poller == CONTROL_POLL_TIMER ? "timer" : "thread";
+  r.poll = control.poller == COLL_CONTROL_POLL_TIMER ? "timer" : "thread";
   r.request_file = control.request_path;
   r.root = control.root;
   r.state = control.exiting ? "exiting" : control.active ? "capturing" : "idle";
@@ -169,10 +169,10 @@ static void *poll_thread(void *unused)
 {
   (void)unused;
   for (;;) {
-    struct timespec ts = {0, CONTROL_POLL_NS};
+    struct timespec ts = {0, COLL_CONTROL_POLL_NS};
     nanosleep(&ts, NULL);
     if (request_present()) {
-      __atomic_fetch_or(control.wake, CAPTURE_PENDING_CONTROL, __ATOMIC_SEQ_CST);
+      __atomic_fetch_or(control.wake, COLL_CAPTURE_PENDING_CONTROL, __ATOMIC_SEQ_CST);
       __atomic_store_n(control.mark, -1, __ATOMIC_RELAXED);
     }
   }
@@ -228,7 +228,7 @@ static void prune_stale(void)
   closedir(d);
 }
 
-int coll_control_register(const char *run_dir, const char *root, enum control_poller poller,
+int coll_control_register(const char *run_dir, const char *root, enum coll_control_poller poller,
                      volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
                      size_t err_size)
 {
@@ -283,7 +283,7 @@ int coll_control_register(const char *run_dir, const char *root, enum control_po
     control.registered = 0;
     return -1;
   }
-  if (poller == CONTROL_POLL_THREAD && !control.thread_started &&
+  if (poller == COLL_CONTROL_POLL_THREAD && !control.thread_started &&
       start_thread(err, err_size) != 0)
     return -1;
   return 0;
@@ -297,7 +297,7 @@ static int control_registered(void)
 
 int coll_control_needs_hook(void)
 {
-  return control_registered() && control.poller == CONTROL_POLL_THREAD;
+  return control_registered() && control.poller == COLL_CONTROL_POLL_THREAD;
 }
 
 void coll_control_set_error(const char *message)
@@ -340,7 +340,7 @@ static int request_option(struct ljleak_collector_options *o, const char *key, c
   if (!strcmp(key, "root"))
     return o->root = value, o->dir = NULL, *value == '/' ? 0 : -1;
   const struct coll_options_field *f = coll_options_field(key);
-  if (!f || f->kind == OPTIONS_KIND_STRING)
+  if (!f || f->kind == COLL_OPTIONS_KIND_STRING)
     return -2;                  /* dir: a request's capture gets a new directory */
   return coll_options_parse_field(f, value, o);
 }
@@ -357,7 +357,7 @@ static int request_option_line(void *context, const char *key, char *value, char
   return rc == 0 ? 0 : -1;
 }
 
-int coll_control_take(struct control_request *rq, char *err, size_t err_size)
+int coll_control_take(struct coll_control_request *rq, char *err, size_t err_size)
 {
   rq->id = rq->action = NULL;
   int fd = openat(control.run_fd, control.request_name,

@@ -8,13 +8,13 @@
 #include "format/control_file.h"
 
 /* The bits of coll_capture_signal_pending (state.h): why the hook's slow path is wanted. */
-#define CAPTURE_PENDING_SIGNAL 1   /* the start/stop signal came */
-#define CAPTURE_PENDING_CONTROL 2  /* a request file is waiting (the poll thread saw it) */
+#define COLL_CAPTURE_PENDING_SIGNAL 1   /* the start/stop signal came */
+#define COLL_CAPTURE_PENDING_CONTROL 2  /* a request file is waiting (the poll thread saw it) */
 
-/* Who takes requests: a thread that only sets CAPTURE_PENDING_CONTROL for
+/* Who takes requests: a thread that only sets COLL_CAPTURE_PENDING_CONTROL for
  * the allocator hook (a plain program), or a timer of the host that calls
  * coll_capture_control_poll (nginx: ngx.timer.every). */
-enum control_poller { CONTROL_POLL_THREAD, CONTROL_POLL_TIMER };
+enum coll_control_poller { COLL_CONTROL_POLL_THREAD, COLL_CONTROL_POLL_TIMER };
 
 /* The registration directory's name: LJLEAK_RUN_DIR, else /tmp/ljleak-<euid>
  * (-1 if too long). */
@@ -27,9 +27,9 @@ int coll_control_run_dir(const char *configured, char *out, size_t out_size, cha
  * refused if it is a link, or another user's, or others may write it (the
  * message names its owner and the remedy). Removed at exit. 0, or -1 with
  * err. Registering again (a second call) rewrites the file. The poll thread asks the hook for
- * a request's turn through wake and mark (the capture's): CAPTURE_PENDING_CONTROL in the one,
+ * a request's turn through wake and mark (the capture's): COLL_CAPTURE_PENDING_CONTROL in the one,
  * -1 in the other; it touches nothing else. */
-int coll_control_register(const char *run_dir, const char *root, enum control_poller poller,
+int coll_control_register(const char *run_dir, const char *root, enum coll_control_poller poller,
                      volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
                      size_t err_size);
 
@@ -45,7 +45,7 @@ void coll_control_set_error(const char *message);
 int coll_control_request_waiting(void);
 
 /* A request: an action and the options it sets (dir and root point into text). */
-struct control_request {
+struct coll_control_request {
   char text[CONTROL_FILE_REQUEST_MAX + 1];
   const char *id;
   const char *action;
@@ -55,7 +55,7 @@ struct control_request {
 /* Reads and removes the request file, and parses it over rq->opt (which holds the base options).
  * 1 taken, 0 none; -1 with err: a bad request (its id, if it had one, is in rq->id). Who acts on
  * it is the capture's business (capture.h): the channel only carries it. */
-int coll_control_take(struct control_request *rq, char *err, size_t err_size);
+int coll_control_take(struct coll_control_request *rq, char *err, size_t err_size);
 
 /* Answers the request id in the registration: ok, or the error err. */
 void coll_control_answer(const char *id, const char *err);

@@ -47,7 +47,7 @@
  *           timers, and stopping. Anything but calling the hooked VM's
  *           allocator.
  *
- * Invariants the tiers share (fields of struct capture, capture.h):
+ * Invariants the tiers share (fields of struct coll_capture, capture.h):
  *
  *  hold         busy, segment_open, pending_stop and a zero byte, read as
  *               one word. HOLD_NONE (only segment_open set) means: not
@@ -65,7 +65,7 @@
  *               runs them.
  *  quick_until  writer.bytes_written up to which the quick paths may
  *               append: the lesser of tick_at and the end of the buffer's
- *               room (CAPTURE_QUICK_ROOM). Set by full after each event; 0
+ *               room (COLL_CAPTURE_QUICK_ROOM). Set by full after each event; 0
  *               in a new segment, so that after a tick, a flush or a new
  *               segment the next event goes through full. */
 #ifndef LJLEAK_COLLECTOR_HOOK_H
@@ -101,7 +101,7 @@ void *coll_hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize);
  * frames in the old one: such a realloc is made as an allocation, a copy
  * and a free (coll_hook_move_stack), so that the old stack is still there while
  * the site is read. */
-static inline int coll_hook_running_stack(const struct capture *c, const void *ptr)
+static inline int coll_hook_running_stack(const struct coll_capture *c, const void *ptr)
 {
   const global_State *g = c->g;
   GCobj *o = g ? gcref(g->cur_L) : NULL;
@@ -110,29 +110,29 @@ static inline int coll_hook_running_stack(const struct capture *c, const void *p
 /* The new stack for coll_hook_running_stack's realloc, with the old one's
  * contents (NULL, the old one untouched, when the allocator fails); the
  * caller records the event, then frees ptr with c->orig_allocf. */
-void *coll_hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize, size_t nsize);
+void *coll_hook_move_stack(struct coll_capture *c, void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* The general and slow tiers. coll_hook_general takes the allocator's
  * arguments, so that the faster tiers reach it with a plain jump. */
 void *coll_hook_general(void *ud, void *ptr, size_t osize, size_t nsize);
-void coll_hook_slow(struct capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
+void coll_hook_slow(struct coll_capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
                enum hook_slow_work work);
 
 /* Sampling (hook_sampled.c): on or off, with the hook the VM calls; the
  * next gap; the decision for one allocation; the blocks sampled. */
-void coll_hook_sampled_set(struct capture *c, int on);
-int64_t coll_hook_sampled_gap(struct capture *c);
-int coll_hook_sampled_take(struct capture *c, size_t size);
-void coll_hook_sampled_add(struct capture *c, const void *p, size_t size);
-int coll_hook_sampled_remove(struct capture *c, const void *p);
+void coll_hook_sampled_set(struct coll_capture *c, int on);
+int64_t coll_hook_sampled_gap(struct coll_capture *c);
+int coll_hook_sampled_take(struct coll_capture *c, size_t size);
+void coll_hook_sampled_add(struct coll_capture *c, const void *p, size_t size);
+int coll_hook_sampled_remove(struct coll_capture *c, const void *p);
 
-/* Whether the timers are due: every CAPTURE_TICK_BYTES of stream (or at
+/* Whether the timers are due: every COLL_CAPTURE_TICK_BYTES of stream (or at
  * once in a new segment). Takes the tick when they are. */
-static inline int coll_hook_tick_due(struct capture *c)
+static inline int coll_hook_tick_due(struct coll_capture *c)
 {
   if (c->writer.bytes_written < c->tick_at)
     return 0;
-  c->tick_at = c->writer.bytes_written + CAPTURE_TICK_BYTES;
+  c->tick_at = c->writer.bytes_written + COLL_CAPTURE_TICK_BYTES;
   return 1;
 }
 

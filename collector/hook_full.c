@@ -6,7 +6,7 @@
 #include "collector/symbols.h"
 
 /* Appends an event to the buffer, which has room for it (MEMPROF_ENCODE_EVENT_MAX). */
-static inline __attribute__((always_inline)) void append_event(struct capture *c, unsigned kind,
+static inline __attribute__((always_inline)) void append_event(struct coll_capture *c, unsigned kind,
                                                                unsigned source,
                                                                uint64_t location, uint64_t line,
                                                                void *ptr, size_t osize,
@@ -41,7 +41,7 @@ static inline __attribute__((always_inline)) int quick_internal(const global_Sta
  * attributed and encoded straight into the buffer; returns nptr. Nothing
  * here calls the Lua allocator, so the re-entrancy guard is only raised
  * around the timers. */
-static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, size_t osize,
+static __attribute__((noinline)) void *hook_full(struct coll_capture *c, void *ptr, size_t osize,
                                                  void *nptr, size_t nsize)
 {
   struct memprof_writer *w = &c->writer;
@@ -79,7 +79,7 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
       coll_callstack_record(&c->stacks, c->g, &c->cnames, c->segment_events, &site);   /* before the event: its number is segment_events */
   }
   /* After the symbols, which may have filled the buffer or failed to write. */
-  if (__builtin_expect(w->used > CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {
+  if (__builtin_expect(w->used > COLL_CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {
     if (w->failed || memprof_writer_flush(w) != 0) {
       c->busy = 1;
       coll_segments_write_error(c, "cannot write", c->out.error);
@@ -97,13 +97,13 @@ static __attribute__((noinline)) void *hook_full(struct capture *c, void *ptr, s
     c->busy = 0;
   }
   /* Until the next tick, or the buffer's end (flushes only move it on). */
-  uint64_t room_end = w->bytes_written - w->used + CAPTURE_QUICK_ROOM;
+  uint64_t room_end = w->bytes_written - w->used + COLL_CAPTURE_QUICK_ROOM;
   c->quick_until = c->tick_at < room_end ? c->tick_at : room_end;
   return nptr;
 }
 
 /* The full tier for a call not yet made: the allocator call, then the event. */
-static __attribute__((noinline)) void *hook_full_call(struct capture *c, void *ud, void *ptr,
+static __attribute__((noinline)) void *hook_full_call(struct coll_capture *c, void *ud, void *ptr,
                                                       size_t osize, size_t nsize)
 {
   void *nptr = c->orig_allocf(ud, ptr, osize, nsize);
@@ -114,7 +114,7 @@ static __attribute__((noinline)) void *hook_full_call(struct capture *c, void *u
  * HOLD_NONE, no GC phase change or signal, and no tick or full buffer
  * before quick_until (hook.h). A failed write shows as a stop due (the
  * timers) or is seen by hook_full when the buffer is full. */
-static inline __attribute__((always_inline)) int quick_ok(const struct capture *c,
+static inline __attribute__((always_inline)) int quick_ok(const struct coll_capture *c,
                                                           const global_State *g)
 {
   return __builtin_expect(c->hold == HOLD_NONE, 1) &&
@@ -133,7 +133,7 @@ enum quick_kind {
  * segment (so its symbols are in it). QUICK_NONE for the others: Lua and C
  * functions, new call sites, the VM's own work (its site's symbol may be
  * new in the segment; such allocations are rare). */
-static inline __attribute__((always_inline)) enum quick_kind quick_site(struct capture *c,
+static inline __attribute__((always_inline)) enum quick_kind quick_site(struct coll_capture *c,
                                                                         global_State *g,
                                                                         unsigned *source,
                                                                         uint64_t *location,
@@ -172,7 +172,7 @@ static inline __attribute__((always_inline)) enum quick_kind quick_site(struct c
  * Only the VM's own frees: compiled code rarely frees (a table or buffer
  * that grows), and the full tier charges those to their line; so the
  * event's site here is a constant. */
-static __attribute__((noinline)) void *hook_full_free(struct capture *c, void *ud, void *ptr,
+static __attribute__((noinline)) void *hook_full_free(struct coll_capture *c, void *ud, void *ptr,
                                                       size_t osize)
 {
   global_State *g = c->g;
@@ -185,7 +185,7 @@ static __attribute__((noinline)) void *hook_full_free(struct capture *c, void *u
 
 /* The quick tier, an allocation or reallocation the allocator made: the
  * common case (a trace allocating) written with no frame. */
-static __attribute__((noinline)) void *hook_full_record(struct capture *c, void *ptr,
+static __attribute__((noinline)) void *hook_full_record(struct coll_capture *c, void *ptr,
                                                         size_t osize, void *nptr, size_t nsize)
 {
   global_State *g = c->g;
@@ -208,7 +208,7 @@ static __attribute__((noinline)) void *hook_full_record(struct capture *c, void 
   return hook_full(c, ptr, osize, nptr, nsize);
 }
 
-static __attribute__((noinline)) void *hook_full_alloc(struct capture *c, void *ud, void *ptr,
+static __attribute__((noinline)) void *hook_full_alloc(struct coll_capture *c, void *ud, void *ptr,
                                                        size_t osize, size_t nsize)
 {
   if (__builtin_expect(ptr != NULL, 0) && coll_hook_running_stack(c, ptr)) {
@@ -224,7 +224,7 @@ static __attribute__((noinline)) void *hook_full_alloc(struct capture *c, void *
 
 void *coll_hook_main(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (__builtin_expect(c->sampling, 0))
     return coll_hook_sampled(ud, ptr, osize, nsize);
   if (__builtin_expect(c->active, 1)) {

@@ -13,7 +13,7 @@
  * read it; saturated whenever sampling is off (coll_hook_sampled_set). */
 static uint8_t hook_filter[HOOK_FILTER_SIZE] __attribute__((aligned(64)));
 
-static uint64_t next_random(struct capture *c)
+static uint64_t next_random(struct coll_capture *c)
 {
   /* xorshift64* */
   c->rng ^= c->rng >> 12;
@@ -23,7 +23,7 @@ static uint64_t next_random(struct capture *c)
 }
 
 /* Bytes until the next sample: exponential with mean opt.sample. */
-int64_t coll_hook_sampled_gap(struct capture *c)
+int64_t coll_hook_sampled_gap(struct coll_capture *c)
 {
   double u = ((double)(next_random(c) >> 11) + 1.0) / 9007199254740992.0;
   double gap = -log(u) * (double)c->opt.sample;
@@ -34,7 +34,7 @@ int64_t coll_hook_sampled_gap(struct capture *c)
   return (int64_t)gap;
 }
 
-int coll_hook_sampled_take(struct capture *c, size_t size)
+int coll_hook_sampled_take(struct coll_capture *c, size_t size)
 {
   c->countdown -= (int64_t)size;
   if (c->countdown > 0)
@@ -57,13 +57,13 @@ static void filter_remove(const void *p)
     (*f)--;
 }
 
-void coll_hook_sampled_add(struct capture *c, const void *p, size_t size)
+void coll_hook_sampled_add(struct coll_capture *c, const void *p, size_t size)
 {
   if (coll_addr_map_put(&c->sampled, (uint64_t)(uintptr_t)p, size) == 0)
     filter_add(p);
 }
 
-int coll_hook_sampled_remove(struct capture *c, const void *p)
+int coll_hook_sampled_remove(struct coll_capture *c, const void *p)
 {
   if (!hook_filter[coll_stub_filter_slot(p)] ||
       !coll_addr_map_remove(&c->sampled, (uint64_t)(uintptr_t)p))
@@ -74,7 +74,7 @@ int coll_hook_sampled_remove(struct capture *c, const void *p)
 
 /* The hook the VM calls while sampling: the stub, unless the options ask
  * for the C hook or no stub can be made. */
-static lua_Alloc sampled_entry(struct capture *c)
+static lua_Alloc sampled_entry(struct coll_capture *c)
 {
   if (!c->opt.c_hook) {
     struct stub_spec spec = {
@@ -82,10 +82,10 @@ static lua_Alloc sampled_entry(struct capture *c)
       .slow = coll_hook_sampled,
       .filter = hook_filter,
       .base = c,
-      .countdown_off = offsetof(struct capture, countdown),
-      .allocated_off = offsetof(struct capture, allocated),
-      .fast_phase_off = offsetof(struct capture, fast_phase),
-      .g_off = offsetof(struct capture, g),
+      .countdown_off = offsetof(struct coll_capture, countdown),
+      .allocated_off = offsetof(struct coll_capture, allocated),
+      .fast_phase_off = offsetof(struct coll_capture, fast_phase),
+      .g_off = offsetof(struct coll_capture, g),
       .phase_off = offsetof(global_State, gc.currentwhite),
     };
     lua_Alloc f = coll_stub_get(&spec);
@@ -102,7 +102,7 @@ static lua_Alloc sampled_entry(struct capture *c)
  * calling the stub or coll_hook_sampled after sampling is off: then the filter
  * is saturated and the countdown at zero, so that every call reaches
  * coll_hook_general. */
-void coll_hook_sampled_set(struct capture *c, int on)
+void coll_hook_sampled_set(struct coll_capture *c, int on)
 {
   if (on) {
     memset(hook_filter, 0, sizeof hook_filter);
@@ -137,7 +137,7 @@ void coll_hook_sampled_set(struct capture *c, int on)
  * one. Everything else, with the timers, goes to coll_hook_general. */
 void *coll_hook_sampled(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (STUB_PASSES(hook_filter, &c->countdown, &c->allocated, coll_capture_gc_phase(c->g),
                   coll_capture_fast_phase(c), ptr, nsize))
     return c->orig_allocf(ud, ptr, osize, nsize);

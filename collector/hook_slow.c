@@ -12,7 +12,7 @@
 
 /* Attributes and writes one event (sampling decisions are already made);
  * ptr is the block the call freed or resized. */
-static void write_event(struct capture *c, struct memprof_event *ev, const void *ptr)
+static void write_event(struct coll_capture *c, struct memprof_event *ev, const void *ptr)
 {
   struct attrib_site site;
   int32_t vmstate = c->g->vmstate;
@@ -43,7 +43,7 @@ encode:
 
 /* Records one allocator call: every event without sampling, and the
  * events the sampling fast tier could not dismiss. */
-static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
+static void record(struct coll_capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
                    int counted)
 {
   struct memprof_event ev;
@@ -94,12 +94,12 @@ static void record(struct capture *c, void *ptr, size_t osize, void *nptr, size_
 
 /* The start/stop signal came: stops the running capture or starts one. A
  * control request (collector/control.c) is taken first. */
-static void handle_signal(struct capture *c)
+static void handle_signal(struct coll_capture *c)
 {
   int pending = __atomic_exchange_n(&coll_capture_signal_pending, 0, __ATOMIC_SEQ_CST);
-  if (pending & CAPTURE_PENDING_CONTROL)
+  if (pending & COLL_CAPTURE_PENDING_CONTROL)
     coll_capture_control_from_hook(c);
-  if (!(pending & CAPTURE_PENDING_SIGNAL))
+  if (!(pending & COLL_CAPTURE_PENDING_SIGNAL))
     return;
   if (c->active) {
     /* A second signal while the last cycle is awaited stops at once. */
@@ -130,7 +130,7 @@ static void handle_signal(struct capture *c)
 }
 
 /* lua_close frees the GG_State last: finish while g is still readable. */
-static __attribute__((noinline)) void *hook_close(struct capture *c, void *ud, void *ptr,
+static __attribute__((noinline)) void *hook_close(struct coll_capture *c, void *ud, void *ptr,
                                                   size_t osize, size_t nsize)
 {
   lua_Alloc f = c->orig_allocf;
@@ -149,7 +149,7 @@ static __attribute__((noinline)) void *hook_close(struct capture *c, void *ud, v
   return f(ud, ptr, osize, nsize);
 }
 
-__attribute__((noinline)) void coll_hook_slow(struct capture *c, void *ptr, size_t osize, void *nptr,
+__attribute__((noinline)) void coll_hook_slow(struct coll_capture *c, void *ptr, size_t osize, void *nptr,
                                          size_t nsize, enum hook_slow_work work)
 {
   if (c->busy)
@@ -178,7 +178,7 @@ __attribute__((noinline)) void coll_hook_slow(struct capture *c, void *ptr, size
   c->busy = 0;
 }
 
-void *coll_hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize, size_t nsize)
+void *coll_hook_move_stack(struct coll_capture *c, void *ud, void *ptr, size_t osize, size_t nsize)
 {
   void *nptr = c->orig_allocf(ud, NULL, 0, nsize);
   if (nptr)
@@ -187,12 +187,12 @@ void *coll_hook_move_stack(struct capture *c, void *ud, void *ptr, size_t osize,
 }
 
 /* coll_hook_general once the allocator made the call: records it (or not). */
-static void *hook_general_record(struct capture *c, void *ptr, size_t osize, void *nptr,
+static void *hook_general_record(struct coll_capture *c, void *ptr, size_t osize, void *nptr,
                                  size_t nsize);
 
 __attribute__((noinline)) void *coll_hook_general(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-  struct capture *c = &coll_capture_state;
+  struct coll_capture *c = &coll_capture_state;
   if (__builtin_expect(nsize == 0 && ptr == c->gg, 0))
     return hook_close(c, ud, ptr, osize, nsize);
   if (__builtin_expect(ptr != NULL && nsize != 0, 0) && coll_hook_running_stack(c, ptr)) {
@@ -205,7 +205,7 @@ __attribute__((noinline)) void *coll_hook_general(void *ud, void *ptr, size_t os
   return hook_general_record(c, ptr, osize, c->orig_allocf(ud, ptr, osize, nsize), nsize);
 }
 
-static void *hook_general_record(struct capture *c, void *ptr, size_t osize, void *nptr,
+static void *hook_general_record(struct coll_capture *c, void *ptr, size_t osize, void *nptr,
                                  size_t nsize)
 {
   if (c->sampling) {

@@ -35,9 +35,9 @@ static int field_number(lua_State *L, const struct coll_options_field *f,
     lua_Number n = lua_tonumber(L, -1);
     if (!coll_options_number_ok(f, n))
       rc = -1;
-    else if (f->kind == OPTIONS_KIND_SECONDS)
+    else if (f->kind == COLL_OPTIONS_KIND_SECONDS)
       *(double *)coll_options_field_at(o, f) = n;
-    else if (f->kind == OPTIONS_KIND_SIZE)
+    else if (f->kind == COLL_OPTIONS_KIND_SIZE)
       *(uint64_t *)coll_options_field_at(o, f) = (uint64_t)n;
     else
       *(int *)coll_options_field_at(o, f) = (int)n;
@@ -46,7 +46,7 @@ static int field_number(lua_State *L, const struct coll_options_field *f,
     uint64_t size;
     if (coll_options_parse_field(f, text, o) == 0) {
       rc = 0;
-    } else if (f->kind != OPTIONS_KIND_SECONDS && ljleak_collector_parse_size(text, &size) == 0) {
+    } else if (f->kind != COLL_OPTIONS_KIND_SECONDS && ljleak_collector_parse_size(text, &size) == 0) {
       rc = -1;   /* a well-formed size, past f's limit */
     } else {
       char limit[256];
@@ -55,7 +55,7 @@ static int field_number(lua_State *L, const struct coll_options_field *f,
     }
   } else if (!lua_isnil(L, -1)) {
     luaL_error(L, "ljleak.collector: %s must be a number%s", f->key,
-               f->kind == OPTIONS_KIND_SECONDS ? " of seconds" : "");
+               f->kind == COLL_OPTIONS_KIND_SECONDS ? " of seconds" : "");
   }
   lua_pop(L, 1);
   return rc;
@@ -68,7 +68,7 @@ static int field_out_of_range(lua_State *L, const struct coll_options_field *f)
 {
   char err[256];
   coll_options_range_error(f, err, sizeof err);
-  if (f->kind == OPTIONS_KIND_STACK_DEPTH)
+  if (f->kind == COLL_OPTIONS_KIND_STACK_DEPTH)
     return push_failure(L, err);
   return luaL_error(L, "ljleak.collector: %s", err);
 }
@@ -247,19 +247,19 @@ static int l_start(lua_State *L)
     for (const struct coll_options_field *f = coll_options_fields; f->key; f++) {
       void *field = coll_options_field_at(&opt, f);
       switch (f->kind) {
-      case OPTIONS_KIND_STRING:
+      case COLL_OPTIONS_KIND_STRING:
         field_string(L, f->key, field);
         break;
-      case OPTIONS_KIND_LABELS:
+      case COLL_OPTIONS_KIND_LABELS:
         field_labels(L, f, field);
         break;
-      case OPTIONS_KIND_SECONDS:
-      case OPTIONS_KIND_SIZE:
-      case OPTIONS_KIND_STACK_DEPTH:
+      case COLL_OPTIONS_KIND_SECONDS:
+      case COLL_OPTIONS_KIND_SIZE:
+      case COLL_OPTIONS_KIND_STACK_DEPTH:
         if (field_number(L, f, &opt) != 0)
           return field_out_of_range(L, f);
         break;
-      case OPTIONS_KIND_BOOL:
+      case COLL_OPTIONS_KIND_BOOL:
         field_bool(L, f, field);
         break;
       }
@@ -414,7 +414,7 @@ static int l_nginx(lua_State *L)
   if (coll_options_from_env(&env, lua_env, L, err, sizeof err) != 0)
     return nginx_fail(L, err);
   if (coll_control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err, sizeof err) != 0 ||
-      coll_control_register(run_dir, env.root, CONTROL_POLL_TIMER, &coll_capture_signal_pending,
+      coll_control_register(run_dir, env.root, COLL_CONTROL_POLL_TIMER, &coll_capture_signal_pending,
                        &coll_capture_state.fast_phase, err, sizeof err) != 0)
     return nginx_fail(L, err);
   coll_capture_at_fork_and_exit();
@@ -507,7 +507,7 @@ int luaopen_ljleak_collector(lua_State *L)
     if (coll_control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err,
                         sizeof err) != 0 ||
         coll_capture_attach(L, err, sizeof err) != 0 ||
-        coll_control_register(run_dir, env.root, CONTROL_POLL_THREAD, &coll_capture_signal_pending,
+        coll_control_register(run_dir, env.root, COLL_CONTROL_POLL_THREAD, &coll_capture_signal_pending,
                          &coll_capture_state.fast_phase, err, sizeof err) != 0)
       fprintf(stderr, "ljleak: collector: no control channel: %s\n", err);
     else

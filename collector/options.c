@@ -112,7 +112,7 @@ int coll_options_parse_signal(const char *text, int *signo)
 }
 
 #define FIELD(key, env, kind, field, max, max_words) \
-  {key, env, OPTIONS_KIND_##kind, offsetof(struct ljleak_collector_options, field), max, max_words}
+  {key, env, COLL_OPTIONS_KIND_##kind, offsetof(struct ljleak_collector_options, field), max, max_words}
 const struct coll_options_field coll_options_fields[] = {
   FIELD("dir", "LJLEAK_DIR", STRING, dir, 0, NULL),
   FIELD("root", "LJLEAK_ROOT", STRING, root, 0, NULL),
@@ -133,7 +133,7 @@ const struct coll_options_field coll_options_fields[] = {
   FIELD("labels", "LJLEAK_LABELS", LABELS, labels, 0, NULL),
   FIELD("snapshots", "LJLEAK_SNAPSHOTS", SIZE, snapshots, LJLEAK_COLLECTOR_MAX_SNAPSHOTS, NULL),
   FIELD("values", "LJLEAK_VALUES", BOOL, values, 0, NULL),
-  {NULL, NULL, OPTIONS_KIND_STRING, 0, 0, NULL},
+  {NULL, NULL, COLL_OPTIONS_KIND_STRING, 0, 0, NULL},
 };
 #undef FIELD
 
@@ -150,31 +150,31 @@ int coll_options_parse_field(const struct coll_options_field *f, const char *tex
 {
   void *field = coll_options_field_at(o, f);
   switch (f->kind) {
-  case OPTIONS_KIND_STRING:
+  case COLL_OPTIONS_KIND_STRING:
     *(const char **)field = text;
     return 0;
-  case OPTIONS_KIND_LABELS:
+  case COLL_OPTIONS_KIND_LABELS:
     if (capture_index_labels_check(text, NULL, 0) != 0)
       return -1;
     *(const char **)field = text;
     return 0;
-  case OPTIONS_KIND_SECONDS: {
+  case COLL_OPTIONS_KIND_SECONDS: {
     double v;
     if (ljleak_collector_parse_seconds(text, &v) != 0 || !coll_options_number_ok(f, v))
       return -1;
     *(double *)field = v;
     return 0;
   }
-  case OPTIONS_KIND_SIZE: {
+  case COLL_OPTIONS_KIND_SIZE: {
     uint64_t v;
     if (ljleak_collector_parse_size(text, &v) != 0 || v > f->max)
       return -1;
     *(uint64_t *)field = v;
     return 0;
   }
-  case OPTIONS_KIND_BOOL:
+  case COLL_OPTIONS_KIND_BOOL:
     return coll_options_parse_bool(text, field);
-  case OPTIONS_KIND_STACK_DEPTH:
+  case COLL_OPTIONS_KIND_STACK_DEPTH:
     return coll_options_parse_stack_depth(text, field);
   }
   return -1;
@@ -185,15 +185,15 @@ int coll_options_number_ok(const struct coll_options_field *f, double n)
   if (isnan(n))
     return 0;
   switch (f->kind) {
-  case OPTIONS_KIND_STRING:
-  case OPTIONS_KIND_LABELS:
+  case COLL_OPTIONS_KIND_STRING:
+  case COLL_OPTIONS_KIND_LABELS:
     return 0;
-  case OPTIONS_KIND_BOOL:
+  case COLL_OPTIONS_KIND_BOOL:
     return 1;
-  case OPTIONS_KIND_SECONDS:
+  case COLL_OPTIONS_KIND_SECONDS:
     return n >= 0 && n <= (double)f->max;   /* max is exact in a double: inf fails */
-  case OPTIONS_KIND_SIZE:
-  case OPTIONS_KIND_STACK_DEPTH:
+  case COLL_OPTIONS_KIND_SIZE:
+  case COLL_OPTIONS_KIND_STACK_DEPTH:
     return n >= 0 && n <= (double)f->max && n == floor(n);
   }
   return 0;
@@ -205,23 +205,23 @@ void coll_options_range_error(const struct coll_options_field *f, char *err, siz
     return;
   const char *what = "a string";
   switch (f->kind) {
-  case OPTIONS_KIND_STRING:
+  case COLL_OPTIONS_KIND_STRING:
     break;
-  case OPTIONS_KIND_LABELS:
+  case COLL_OPTIONS_KIND_LABELS:
     what = "a list of KEY=VALUE labels joined by ','";
     break;
-  case OPTIONS_KIND_BOOL:
+  case COLL_OPTIONS_KIND_BOOL:
     what = "a boolean, or a number other than NaN";
     break;
-  case OPTIONS_KIND_SECONDS:
+  case COLL_OPTIONS_KIND_SECONDS:
     what = "a number of seconds";
     break;
-  case OPTIONS_KIND_SIZE:
+  case COLL_OPTIONS_KIND_SIZE:
     /* snapshots is a count, parsed as the sizes are */
     what = strcmp(f->key, "snapshots") ? "a whole number of bytes"
                                        : "a whole number of heap snapshots";
     break;
-  case OPTIONS_KIND_STACK_DEPTH:
+  case COLL_OPTIONS_KIND_STACK_DEPTH:
     what = "a whole number of frames";
     break;
   }
@@ -240,10 +240,10 @@ int coll_options_check(const struct ljleak_collector_options *o, char *err, size
     const void *field = (const char *)o + f->offset;
     int ok = 1;
     switch (f->kind) {
-    case OPTIONS_KIND_STRING:
-    case OPTIONS_KIND_BOOL:
+    case COLL_OPTIONS_KIND_STRING:
+    case COLL_OPTIONS_KIND_BOOL:
       break;   /* any pointer, any int */
-    case OPTIONS_KIND_LABELS: {
+    case COLL_OPTIONS_KIND_LABELS: {
       /* The labels go into the index and every report made from it: the
        * one check, whichever way they came (a request may be hostile). */
       const char *labels = *(const char *const *)field;
@@ -255,13 +255,13 @@ int coll_options_check(const struct ljleak_collector_options *o, char *err, size
       }
       break;
     }
-    case OPTIONS_KIND_SECONDS:
+    case COLL_OPTIONS_KIND_SECONDS:
       ok = coll_options_number_ok(f, *(const double *)field);
       break;
-    case OPTIONS_KIND_SIZE:
+    case COLL_OPTIONS_KIND_SIZE:
       ok = *(const uint64_t *)field <= f->max;
       break;
-    case OPTIONS_KIND_STACK_DEPTH: {
+    case COLL_OPTIONS_KIND_STACK_DEPTH: {
       int depth = *(const int *)field;
       ok = depth >= 0 && (uint64_t)depth <= f->max;
       break;

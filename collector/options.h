@@ -23,18 +23,18 @@ int coll_options_parse_stack_depth(const char *text, int *depth);
  * (but dir), and its LJLEAK_* variable. coll_options_fields lists them, in the
  * order they are read, up to an entry whose key is NULL: the one table of
  * the environment, the module's start{} and the requests. */
-enum options_kind {
-  OPTIONS_KIND_STRING,        /* const char * */
-  OPTIONS_KIND_SECONDS,       /* double: ljleak_collector_parse_seconds */
-  OPTIONS_KIND_SIZE,          /* uint64_t: ljleak_collector_parse_size */
-  OPTIONS_KIND_BOOL,          /* int: coll_options_parse_bool */
-  OPTIONS_KIND_STACK_DEPTH,   /* int: coll_options_parse_stack_depth */
-  OPTIONS_KIND_LABELS,        /* const char *: a label list, capture_index_labels_check */
+enum coll_options_kind {
+  COLL_OPTIONS_KIND_STRING,        /* const char * */
+  COLL_OPTIONS_KIND_SECONDS,       /* double: ljleak_collector_parse_seconds */
+  COLL_OPTIONS_KIND_SIZE,          /* uint64_t: ljleak_collector_parse_size */
+  COLL_OPTIONS_KIND_BOOL,          /* int: coll_options_parse_bool */
+  COLL_OPTIONS_KIND_STACK_DEPTH,   /* int: coll_options_parse_stack_depth */
+  COLL_OPTIONS_KIND_LABELS,        /* const char *: a label list, capture_index_labels_check */
 };
 struct coll_options_field {
   const char *key;
   const char *env;
-  enum options_kind kind;
+  enum coll_options_kind kind;
   size_t offset;              /* in struct ljleak_collector_options */
   uint64_t max;               /* the most a number may be (LJLEAK_COLLECTOR_MAX_*);
                                  0 for a string or a boolean */

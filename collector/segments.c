@@ -17,7 +17,7 @@
 
 static int segment_sink(void *context, const uint8_t *data, size_t size)
 {
-  struct capture *c = context;
+  struct coll_capture *c = context;
   /* The stacks of these events go to disk first (docs/stacks-format.md). */
   if (coll_callstack_flush(&c->stacks) != 0 || coll_seg_out_write(&c->out, data, size) != 0)
     return -1;
@@ -29,14 +29,14 @@ static int segment_sink(void *context, const uint8_t *data, size_t size)
 }
 
 /* The open segment's .part path, for messages. */
-static void segment_path(const struct capture *c, char *out, size_t size)
+static void segment_path(const struct coll_capture *c, char *out, size_t size)
 {
   char part[CAPTURE_LAYOUT_NAME_MAX];
   capture_layout_part_name(c->segment_name, part, sizeof part);
   capture_layout_join(c->dir.path, part, out, size);
 }
 
-void coll_segments_write_error(struct capture *c, const char *what, int err)
+void coll_segments_write_error(struct coll_capture *c, const char *what, int err)
 {
   if (c->error[0])
     return;
@@ -48,7 +48,7 @@ void coll_segments_write_error(struct capture *c, const char *what, int err)
   fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
 }
 
-int coll_segments_index_open(struct capture *c, char *err, size_t err_size)
+int coll_segments_index_open(struct coll_capture *c, char *err, size_t err_size)
 {
   char path[PATH_MAX + 8];
   capture_layout_join(c->dir.path, CAPTURE_LAYOUT_INDEX, path, sizeof path);
@@ -97,7 +97,7 @@ int coll_segments_index_open(struct capture *c, char *err, size_t err_size)
   return 0;
 }
 
-int coll_segments_index_boundary(struct capture *c, enum capture_index_boundary_cause cause)
+int coll_segments_index_boundary(struct coll_capture *c, enum capture_index_boundary_cause cause)
 {
   struct capture_index_boundary line = {
     .seq = c->boundaries,
@@ -118,7 +118,7 @@ int coll_segments_index_boundary(struct capture *c, enum capture_index_boundary_
   return 0;
 }
 
-int coll_segments_index_snapshot(struct capture *c, const char *file, const struct snapshot_result *result)
+int coll_segments_index_snapshot(struct coll_capture *c, const char *file, const struct coll_snapshot_result *result)
 {
   struct capture_index_snapshot line = {
     .boundary = c->boundaries,
@@ -137,7 +137,7 @@ int coll_segments_index_snapshot(struct capture *c, const char *file, const stru
   return 0;
 }
 
-void coll_segments_index_close(struct capture *c, enum capture_index_stop_reason reason)
+void coll_segments_index_close(struct coll_capture *c, enum capture_index_stop_reason reason)
 {
   struct capture_index_stop line = {
     .time = coll_now_wall_time(),
@@ -151,14 +151,14 @@ void coll_segments_index_close(struct capture *c, enum capture_index_stop_reason
   c->index_fd = -1;
 }
 
-int coll_segments_begin(struct capture *c)
+int coll_segments_begin(struct coll_capture *c)
 {
   char part[CAPTURE_LAYOUT_NAME_MAX];
   c->seq++;
   capture_layout_segment_name(c->seq, c->opt.gzip, c->segment_name, sizeof c->segment_name);
   capture_layout_part_name(c->segment_name, part, sizeof part);
   if (coll_seg_out_open(&c->out, coll_capture_dir_create(&c->dir, part, 0), c->opt.gzip,
-                   c->buffer + CAPTURE_BUFFER_SIZE, CAPTURE_ZBUFFER_SIZE) != 0) {
+                   c->buffer + COLL_CAPTURE_BUFFER_SIZE, COLL_CAPTURE_ZBUFFER_SIZE) != 0) {
     coll_segments_write_error(c, "cannot create", c->out.error);
     return -1;
   }
@@ -169,7 +169,7 @@ int coll_segments_begin(struct capture *c)
   }
   c->stacks_on = c->stacks.open;
   c->segment_open = 1;
-  memprof_writer_init(&c->writer, c->buffer, CAPTURE_BUFFER_SIZE, segment_sink, c);
+  memprof_writer_init(&c->writer, c->buffer, COLL_CAPTURE_BUFFER_SIZE, segment_sink, c);
   c->quick_until = 0;  /* the writer counts from 0 again: hook_full sets these anew */
   c->tick_at = 0;
   coll_symbols_reset(c);
@@ -187,7 +187,7 @@ int coll_segments_begin(struct capture *c)
   return 0;
 }
 
-int coll_segments_end(struct capture *c, int complete)
+int coll_segments_end(struct coll_capture *c, int complete)
 {
   char part[CAPTURE_LAYOUT_NAME_MAX];
   if (!c->segment_open)
@@ -244,7 +244,7 @@ int coll_segments_end(struct capture *c, int complete)
   return 0;
 }
 
-void coll_segments_rotate(struct capture *c, int complete)
+void coll_segments_rotate(struct coll_capture *c, int complete)
 {
   if (coll_segments_end(c, complete) != 0 || coll_segments_begin(c) != 0)
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;

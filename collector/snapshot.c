@@ -44,12 +44,12 @@ _Static_assert(sizeof hidden_variable_names / sizeof hidden_variable_names[0] ==
 
 static int walk_sink(void *context, const uint8_t *data, size_t size)
 {
-  struct snapshot_walk *w = context;
+  struct coll_snapshot_walk *w = context;
   return coll_seg_out_write(&w->out, data, size);
 }
 
 /* The string id of a label text, written the first time it is seen. */
-static uint32_t text_id(struct snapshot_walk *w, const char *text, size_t length)
+static uint32_t text_id(struct coll_snapshot_walk *w, const char *text, size_t length)
 {
   uint64_t key = XXH3_64bits(text, length) | 1;
   uint64_t *known = coll_addr_map_find(&w->text_ids, key);
@@ -61,8 +61,8 @@ static uint32_t text_id(struct snapshot_walk *w, const char *text, size_t length
   return id;
 }
 
-static uint32_t text_idf(struct snapshot_walk *w, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static uint32_t text_idf(struct snapshot_walk *w, const char *format, ...)
+static uint32_t text_idf(struct coll_snapshot_walk *w, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static uint32_t text_idf(struct coll_snapshot_walk *w, const char *format, ...)
 {
   char text[TEXT_MAX + 64];
   va_list args;
@@ -75,7 +75,7 @@ static uint32_t text_idf(struct snapshot_walk *w, const char *format, ...)
 }
 
 /* A string key's label: its text, interned by the string's address. */
-static uint32_t key_id(struct snapshot_walk *w, GCstr *s)
+static uint32_t key_id(struct coll_snapshot_walk *w, GCstr *s)
 {
   uint64_t *known = coll_addr_map_find(&w->key_ids, (uint64_t)(uintptr_t)s);
   if (known && *known)
@@ -86,21 +86,21 @@ static uint32_t key_id(struct snapshot_walk *w, GCstr *s)
   return id;
 }
 
-static void reference(struct snapshot_walk *w, enum snapshot_ref_kind kind, int weak, uint32_t text,
+static void reference(struct coll_snapshot_walk *w, enum snapshot_ref_kind kind, int weak, uint32_t text,
                       int64_t index, const void *target)
 {
   if (snapshot_writer_reference(&w->writer, kind, weak, text, index, (uint64_t)(uintptr_t)target) != 0)
     w->failed = 1;
 }
 
-static void reference_tv(struct snapshot_walk *w, enum snapshot_ref_kind kind, int weak,
+static void reference_tv(struct coll_snapshot_walk *w, enum snapshot_ref_kind kind, int weak,
                          uint32_t text, int64_t index, cTValue *tv)
 {
   if (tvisgcv(tv))
     reference(w, kind, weak, text, index, gcV(tv));
 }
 
-static void object(struct snapshot_walk *w, enum snapshot_type type, unsigned flags, const void *address,
+static void object(struct coll_snapshot_walk *w, enum snapshot_type type, unsigned flags, const void *address,
                    uint64_t size, uint64_t count, uint32_t name, const struct snapshot_block *blocks,
                    uint32_t block_count)
 {
@@ -128,7 +128,7 @@ static void proto_text(const GCproto *pt, char *out, size_t size)
              (unsigned)(pt->firstline + pt->numline));
 }
 
-static uint32_t proto_name(struct snapshot_walk *w, const GCproto *pt)
+static uint32_t proto_name(struct coll_snapshot_walk *w, const GCproto *pt)
 {
   char text[TEXT_MAX];
   proto_text(pt, text, sizeof text);
@@ -149,7 +149,7 @@ static GCtab *table_held(GCRef ref)
 }
 
 /* A reference to o, when there is one. */
-static void reference_object(struct snapshot_walk *w, uint32_t text, const GCobj *o)
+static void reference_object(struct coll_snapshot_walk *w, uint32_t text, const GCobj *o)
 {
   if (o)
     reference(w, SNAPSHOT_REF_OTHER, 0, text, 0, o);
@@ -179,7 +179,7 @@ static unsigned table_weakness(global_State *g, GCtab *t)
 }
 
 /* How a key that is neither a string nor an integer reads: "[table]", "[true]", "[1.5]". */
-static uint32_t key_text(struct snapshot_walk *w, cTValue *key)
+static uint32_t key_text(struct coll_snapshot_walk *w, cTValue *key)
 {
   if (tvisnum(key))
     return text_idf(w, "[%.14g]", numV(key));
@@ -206,7 +206,7 @@ static int integer_key(cTValue *key, int64_t *n)
   return 1;
 }
 
-static void walk_table(struct snapshot_walk *w, GCtab *t)
+static void walk_table(struct coll_snapshot_walk *w, GCtab *t)
 {
   global_State *g = w->g;
   unsigned weak = table_weakness(g, t);
@@ -268,7 +268,7 @@ static const char *upvalue_name(const GCproto *pt, uint32_t i)
   return (const char *)p;
 }
 
-static void walk_function(struct snapshot_walk *w, GCfunc *fn)
+static void walk_function(struct coll_snapshot_walk *w, GCfunc *fn)
 {
   int lua = isluafunc(fn);
   uint32_t n = lua ? fn->l.nupvalues : fn->c.nupvalues;
@@ -289,7 +289,7 @@ static void walk_function(struct snapshot_walk *w, GCfunc *fn)
   }
 }
 
-static void walk_proto(struct snapshot_walk *w, GCproto *pt)
+static void walk_proto(struct coll_snapshot_walk *w, GCproto *pt)
 {
   object(w, SNAPSHOT_PROTOTYPE, 0, pt, pt->sizept, pt->sizebc, proto_name(w, pt), NULL, 0);
   reference(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "chunk name", 10), 0, proto_chunkname(pt));
@@ -302,7 +302,7 @@ static void walk_proto(struct snapshot_walk *w, GCproto *pt)
 #endif
 }
 
-static void walk_upvalue(struct snapshot_walk *w, GCupval *uv)
+static void walk_upvalue(struct coll_snapshot_walk *w, GCupval *uv)
 {
   object(w, SNAPSHOT_UPVALUE, 0, uv, sizeof(GCupval), uv->closed ? 0 : 1, 0, NULL, 0);
   reference_tv(w, SNAPSHOT_REF_OTHER, 0, text_id(w, "value", 5), 0, uvval(uv));
@@ -406,7 +406,7 @@ static const char *returned_local_name(const GCproto *pt, uint32_t slot)
   return NULL;
 }
 
-static void walk_thread(struct snapshot_walk *w, lua_State *th)
+static void walk_thread(struct coll_snapshot_walk *w, lua_State *th)
 {
   global_State *g = w->g;
   int main = th == mainthread(g);
@@ -468,7 +468,7 @@ static void walk_thread(struct snapshot_walk *w, lua_State *th)
 
 /* ---- Userdata, cdata, traces ------------------------------------------------------- */
 
-static void walk_userdata(struct snapshot_walk *w, GCudata *ud)
+static void walk_userdata(struct coll_snapshot_walk *w, GCudata *ud)
 {
   struct snapshot_block block = {0, 0};
   uint32_t block_count = 0;
@@ -498,7 +498,7 @@ static void walk_userdata(struct snapshot_walk *w, GCudata *ud)
 }
 
 #if LJ_HASFFI
-static void walk_cdata(struct snapshot_walk *w, GCcdata *cd)
+static void walk_cdata(struct coll_snapshot_walk *w, GCcdata *cd)
 {
   if (cdataisv(cd)) {
     /* A variable-length cdata's block starts before it (its alignment). */
@@ -514,7 +514,7 @@ static void walk_cdata(struct snapshot_walk *w, GCcdata *cd)
 #endif
 
 #if LJ_HASJIT
-static void walk_trace(struct snapshot_walk *w, GCtrace *T)
+static void walk_trace(struct coll_snapshot_walk *w, GCtrace *T)
 {
   size_t size = ((sizeof(GCtrace) + 7) & ~(size_t)7) + (size_t)(T->nins - T->nk) * sizeof(IRIns) +
                 T->nsnap * sizeof(SnapShot) + T->nsnapmap * sizeof(SnapEntry);
@@ -539,7 +539,7 @@ static void walk_trace(struct snapshot_walk *w, GCtrace *T)
 }
 #endif
 
-static void walk_object(struct snapshot_walk *w, GCobj *o)
+static void walk_object(struct coll_snapshot_walk *w, GCobj *o)
 {
   switch (o->gch.gct) {
   case ~LJ_TTAB: walk_table(w, gco2tab(o)); break;
@@ -565,7 +565,7 @@ static void walk_object(struct snapshot_walk *w, GCobj *o)
 
 /* ---- The walk ----------------------------------------------------------------------- */
 
-static void walk_roots(struct snapshot_walk *w)
+static void walk_roots(struct coll_snapshot_walk *w)
 {
   global_State *g = w->g;
   static const char *const type_names[] = {"nil", "false", "true", "lightuserdata", "string", "upvalue",
@@ -623,7 +623,7 @@ static void walk_roots(struct snapshot_walk *w)
 }
 
 /* One of the VM's own blocks, when it has one. */
-static void vm_block(struct snapshot_walk *w, const void *address, uint64_t size, uint64_t count, const char *name)
+static void vm_block(struct coll_snapshot_walk *w, const void *address, uint64_t size, uint64_t count, const char *name)
 {
   if (address && size)
     object(w, SNAPSHOT_VM, 0, address, size, count, text_id(w, name, strlen(name)), NULL, 0);
@@ -633,7 +633,7 @@ static void vm_block(struct snapshot_walk *w, const void *address, uint64_t size
  * table, the temporary buffer, the light userdata segments, the JIT compiler's buffers and
  * trace list, the FFI's state, type table and callback ids. (The main thread's object stands
  * for the global state's block.) Each with the size the VM frees it with. */
-static void walk_vm(struct snapshot_walk *w)
+static void walk_vm(struct coll_snapshot_walk *w)
 {
   global_State *g = w->g;
   vm_block(w, g->str.tab, ((uint64_t)g->str.mask + 1) * sizeof(GCRef), g->str.num, "string table");
@@ -663,7 +663,7 @@ static void walk_vm(struct snapshot_walk *w)
 #endif
 }
 
-static void walk_heap(struct snapshot_walk *w)
+static void walk_heap(struct coll_snapshot_walk *w)
 {
   global_State *g = w->g;
   lua_State *main = mainthread(g);
@@ -690,9 +690,9 @@ static void walk_heap(struct snapshot_walk *w)
   walk_roots(w);
 }
 
-static int walk_map(struct snapshot_walk *w)
+static int walk_map(struct coll_snapshot_walk *w)
 {
-  w->buffer = mmap(NULL, 2 * SNAPSHOT_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  w->buffer = mmap(NULL, 2 * COLL_SNAPSHOT_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (w->buffer == MAP_FAILED) {
     w->buffer = NULL;
     return -1;
@@ -702,18 +702,18 @@ static int walk_map(struct snapshot_walk *w)
   return 0;
 }
 
-static void walk_unmap(struct snapshot_walk *w)
+static void walk_unmap(struct coll_snapshot_walk *w)
 {
   if (w->buffer)
-    munmap(w->buffer, 2 * SNAPSHOT_BUFFER_SIZE);
+    munmap(w->buffer, 2 * COLL_SNAPSHOT_BUFFER_SIZE);
   coll_addr_map_free(&w->key_ids);
   coll_addr_map_free(&w->text_ids);
 }
 
-int coll_snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, size_t name_size,
-                  struct snapshot_result *result, char *err, size_t err_size)
+int coll_snapshot_take(const struct coll_snapshot_request *rq, lua_State *L, char *name, size_t name_size,
+                  struct coll_snapshot_result *result, char *err, size_t err_size)
 {
-  struct snapshot_walk w;
+  struct coll_snapshot_walk w;
   memset(&w, 0, sizeof w);
   w.rq = rq;
   w.g = G(L);
@@ -732,7 +732,7 @@ int coll_snapshot_take(const struct snapshot_request *rq, lua_State *L, char *na
     coll_text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
     return -1;
   }
-  snapshot_writer_init(&w.writer, w.buffer, w.buffer + SNAPSHOT_BUFFER_SIZE, SNAPSHOT_BUFFER_SIZE, walk_sink, &w);
+  snapshot_writer_init(&w.writer, w.buffer, w.buffer + COLL_SNAPSHOT_BUFFER_SIZE, COLL_SNAPSHOT_BUFFER_SIZE, walk_sink, &w);
   struct snapshot_capture who = {
     .pid = (uint64_t)getpid(),
     .start_ms = (uint64_t)(rq->start_wall * 1000.0 + 0.5),
@@ -755,7 +755,7 @@ int coll_snapshot_take(const struct snapshot_request *rq, lua_State *L, char *na
     coll_text_error(err, err_size, "cannot write the heap snapshot %s: %s", part, strerror(why));
     return -1;
   }
-  struct snapshot_result r = {w.writer.object_records, w.writer.references, w.writer.object_bytes,
+  struct coll_snapshot_result r = {w.writer.object_records, w.writer.references, w.writer.object_bytes,
                               w.writer.offset, coll_now_mono_ns() - started};
   walk_unmap(&w);
   if (result)

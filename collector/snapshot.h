@@ -12,13 +12,13 @@
 #include "format/snapshot.h"
 
 
-#define SNAPSHOT_BUFFER_SIZE (256 * 1024)  /* each of the writer's two chunk buffers */
+#define COLL_SNAPSHOT_BUFFER_SIZE (256 * 1024)  /* each of the writer's two chunk buffers */
 
 /* A walk in progress. Its memory comes from mmap, never from the Lua allocator. */
 /* What to take: where, and what the snapshot says of its capture and of the boundary it is at
  * (the sequencer, boundary.c, fills it from the capture's state). */
-struct snapshot_request {
-  const struct capture_dir *dir;
+struct coll_snapshot_request {
+  const struct coll_capture_dir *dir;
   void *gg;                     /* the GG_State: the main thread's object stands for it */
   double start_wall;            /* the capture's start, which names it with the pid */
   uint64_t boundary, segment, events;
@@ -29,10 +29,10 @@ struct snapshot_request {
   int values;                   /* the values option: snap-NNNN.values beside it */
 };
 
-struct snapshot_walk {
-  const struct snapshot_request *rq;
+struct coll_snapshot_walk {
+  const struct coll_snapshot_request *rq;
   global_State *g;
-  uint8_t *buffer;              /* 2 * SNAPSHOT_BUFFER_SIZE, mmap'd */
+  uint8_t *buffer;              /* 2 * COLL_SNAPSHOT_BUFFER_SIZE, mmap'd */
   struct snapshot_writer writer;
   struct seg_out out;
   struct addr_map key_ids;      /* a string key (GCstr address) -> its label's string id */
@@ -41,7 +41,7 @@ struct snapshot_walk {
 };
 
 /* What the last snapshot of a capture cost and wrote (status, the index, make bench). */
-struct snapshot_result {
+struct coll_snapshot_result {
   uint64_t objects, references, object_bytes, file_bytes;
   uint64_t pause_ns;            /* the walk and the write, the program stopped */
 };
@@ -50,7 +50,7 @@ struct snapshot_result {
  * its file name into name. Runs where a boundary was taken (after coll_boundary_collect, outside the
  * hook: the VM is between instructions); allocates nothing on the Lua heap, runs no Lua, changes
  * no GC state. The index line is the caller's. 0, or -1 with a message in err. */
-int coll_snapshot_take(const struct snapshot_request *rq, lua_State *L, char *name, size_t name_size,
-                  struct snapshot_result *result, char *err, size_t err_size);
+int coll_snapshot_take(const struct coll_snapshot_request *rq, lua_State *L, char *name, size_t name_size,
+                  struct coll_snapshot_result *result, char *err, size_t err_size);
 
 #endif

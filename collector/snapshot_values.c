@@ -109,7 +109,7 @@ static int values_walk_heap(struct values_walk *w, global_State *g)
   return 0;
 }
 
-int coll_snapshot_values_take(const struct capture_dir *dir, double start_wall, uint64_t boundary,
+int coll_snapshot_values_take(const struct coll_capture_dir *dir, double start_wall, uint64_t boundary,
                          lua_State *L, const char *name, char *err, size_t err_size)
 {
   coll_snapshot_values_prune(dir);
@@ -153,7 +153,7 @@ int coll_snapshot_values_take(const struct capture_dir *dir, double start_wall, 
   return 0;
 }
 
-void coll_snapshot_values_prune(const struct capture_dir *capture_dir)
+void coll_snapshot_values_prune(const struct coll_capture_dir *capture_dir)
 {
   if (capture_dir->fd < 0)
     return;

@@ -31,33 +31,33 @@
  * and three quarters of the run's work, the newest nearest its middle. A candidate is taken at a
  * safe point: a count hook (lua_sethook) runs at the next instruction the interpreter executes,
  * gives the program its own hook back, forces a full cycle there (cause "snapshot") and walks. */
-#define SNAPSHOT_SCHEDULE_FIRST (1u << 20)  /* bytes allocated at the first candidate */
+#define COLL_SNAPSHOT_SCHEDULE_FIRST (1u << 20)  /* bytes allocated at the first candidate */
 
-struct snapshot_candidate {
+struct coll_snapshot_candidate {
   char file[32];
   uint64_t boundary;
   uint64_t allocated;
 };
 
-struct snapshot_schedule {
+struct coll_snapshot_schedule {
   uint64_t next_at;             /* allocated bytes at which the next candidate is due */
   int due;                      /* a candidate is due: the layer above arms the safe point */
   int armed;                    /* the count hook is set: the program's hook is saved below */
   int middle;                   /* the snapshot being taken is a candidate */
   lua_Hook saved_hook;
   int saved_mask, saved_count;
-  struct snapshot_candidate kept[LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1];
+  struct coll_snapshot_candidate kept[LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1];
   uint32_t kept_count;
 };
 
-#define CAPTURE_BUFFER_SIZE (64 * 1024)   /* stream bytes buffered before a write */
-#define CAPTURE_ZBUFFER_SIZE (64 * 1024)  /* deflate output per write */
-#define CAPTURE_MAP_SIZE (CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE)
-#define CAPTURE_FLUSH_NS 100000000ull     /* flush at least this often while events come */
-#define CAPTURE_TICK_BYTES 1024           /* full capture: stream bytes between clock readings */
+#define COLL_CAPTURE_BUFFER_SIZE (64 * 1024)   /* stream bytes buffered before a write */
+#define COLL_CAPTURE_ZBUFFER_SIZE (64 * 1024)  /* deflate output per write */
+#define COLL_CAPTURE_MAP_SIZE (COLL_CAPTURE_BUFFER_SIZE + COLL_CAPTURE_ZBUFFER_SIZE)
+#define COLL_CAPTURE_FLUSH_NS 100000000ull     /* flush at least this often while events come */
+#define COLL_CAPTURE_TICK_BYTES 1024           /* full capture: stream bytes between clock readings */
 /* writer.used above it: no room for an event (the writer's capacity is
- * CAPTURE_BUFFER_SIZE), flush first. */
-#define CAPTURE_QUICK_ROOM (CAPTURE_BUFFER_SIZE - MEMPROF_ENCODE_EVENT_MAX)
+ * COLL_CAPTURE_BUFFER_SIZE), flush first. */
+#define COLL_CAPTURE_QUICK_ROOM (COLL_CAPTURE_BUFFER_SIZE - MEMPROF_ENCODE_EVENT_MAX)
 
 /* capture.hold with only segment_open set: the byte after busy. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -70,7 +70,7 @@ struct snapshot_schedule {
 /* Everything about the one capture a process can run; one VM is hooked.
  * What the hook tiers may read and write of it, and the invariants of
  * hold, quick_until, tick_at and the GC-phase word, are in hook.h. */
-struct capture {
+struct coll_capture {
   /* What the hook's fast path reads, in the first cache line. */
   global_State *g;              /* the hooked VM */
   void *gg;                     /* GG_State: lua_close frees it last */
@@ -104,11 +104,11 @@ struct capture {
   /* The running capture. */
   int active;
   struct ljleak_collector_options opt;
-  struct capture_dir dir;       /* held open: its files are made relative to it (capture_dir.h) */
+  struct coll_capture_dir dir;       /* held open: its files are made relative to it (capture_dir.h) */
   char command[4096];
   char labels[CAPTURE_INDEX_LABELS_MAX + 1];  /* the checked labels, for the index line */
   int index_fd;
-  uint8_t *buffer;              /* CAPTURE_BUFFER_SIZE + CAPTURE_ZBUFFER_SIZE, mmap'd */
+  uint8_t *buffer;              /* COLL_CAPTURE_BUFFER_SIZE + COLL_CAPTURE_ZBUFFER_SIZE, mmap'd */
   struct memprof_writer writer;
   struct seg_out out;
   char segment_name[CAPTURE_LAYOUT_NAME_MAX];
@@ -139,7 +139,7 @@ struct capture {
   const GCproto *held_proto;
   long held_base, held_end;     /* the chunk's base and the end of its slots, from the stack */
   uint64_t snapshots;           /* heap snapshots written */
-  struct snapshot_schedule schedule; /* opt.snapshots: the ones in the middle of the run */
+  struct coll_snapshot_schedule schedule; /* opt.snapshots: the ones in the middle of the run */
   double start_wall;            /* the index's start: a snapshot names its capture by it and the pid */
   uint64_t tick_at;             /* writer.bytes_written at which the timers run next */
   uint64_t disk_done;           /* file bytes of finished segments */
@@ -172,18 +172,18 @@ struct capture {
 
 /* The quick paths test busy, segment_open, pending_stop and a zero byte as
  * one 32-bit word against HOLD_NONE. */
-_Static_assert(sizeof(((struct capture *)0)->hold) == 4 &&
-                 offsetof(struct capture, busy) == offsetof(struct capture, hold) &&
-                 offsetof(struct capture, segment_open) == offsetof(struct capture, hold) + 1 &&
-                 offsetof(struct capture, pending_stop) == offsetof(struct capture, hold) + 2 &&
-                 offsetof(struct capture, hold_zero) == offsetof(struct capture, hold) + 3,
+_Static_assert(sizeof(((struct coll_capture *)0)->hold) == 4 &&
+                 offsetof(struct coll_capture, busy) == offsetof(struct coll_capture, hold) &&
+                 offsetof(struct coll_capture, segment_open) == offsetof(struct coll_capture, hold) + 1 &&
+                 offsetof(struct coll_capture, pending_stop) == offsetof(struct coll_capture, hold) + 2 &&
+                 offsetof(struct coll_capture, hold_zero) == offsetof(struct coll_capture, hold) + 3,
                "hold is busy, segment_open, pending_stop and hold_zero, one byte each, in order");
 
 /* The one capture: the allocator hook gets no context, so this is the
  * collector's per-process state. */
-extern struct capture coll_capture_state __attribute__((visibility("hidden")));
+extern struct coll_capture coll_capture_state __attribute__((visibility("hidden")));
 /* Set by the start/stop signal's handler and the control channel's poll
- * thread (the bits CAPTURE_PENDING_*, collector/control.h); read by the slow path. */
+ * thread (the bits COLL_CAPTURE_PENDING_*, collector/control.h); read by the slow path. */
 extern volatile sig_atomic_t coll_capture_signal_pending __attribute__((visibility("hidden")));
 
 /* The control thread and signal handlers set the pending bits and mark
@@ -198,12 +198,12 @@ static inline int coll_capture_pending(void)
   return __atomic_load_n(&coll_capture_signal_pending, __ATOMIC_SEQ_CST);
 }
 
-static inline int coll_capture_fast_phase(const struct capture *c)
+static inline int coll_capture_fast_phase(const struct coll_capture *c)
 {
   return __atomic_load_n(&c->fast_phase, __ATOMIC_RELAXED);
 }
 
-static inline void coll_capture_set_fast_phase(struct capture *c, int phase)
+static inline void coll_capture_set_fast_phase(struct coll_capture *c, int phase)
 {
   __atomic_store_n(&c->fast_phase, phase, __ATOMIC_SEQ_CST);
 }

@@ -4,7 +4,7 @@
 #include "collector/index.h"
 #include "collector/symbols.h"
 
-void coll_symbols_reset(struct capture *c)
+void coll_symbols_reset(struct coll_capture *c)
 {
   coll_addr_map_clear(&c->sym_lua);
   coll_addr_map_clear(&c->sym_trace);
@@ -14,7 +14,7 @@ void coll_symbols_reset(struct capture *c)
   coll_trace_line_new_segment(&c->lines); /* cached trace lines had their symbols in the last one */
 }
 
-__attribute__((noinline)) void coll_symbols_emit_lua_slow(struct capture *c, const GCproto *pt,
+__attribute__((noinline)) void coll_symbols_emit_lua_slow(struct coll_capture *c, const GCproto *pt,
                                                      uint64_t fp)
 {
   uint64_t *seen = coll_addr_map_find(&c->sym_lua, (uint64_t)(uintptr_t)pt);
@@ -34,7 +34,7 @@ __attribute__((noinline)) void coll_symbols_emit_lua_slow(struct capture *c, con
   c->last_proto_fp = fp;
 }
 
-__attribute__((noinline)) void coll_symbols_emit_trace_slow(struct capture *c, uint64_t traceno,
+__attribute__((noinline)) void coll_symbols_emit_trace_slow(struct coll_capture *c, uint64_t traceno,
                                                        GCtrace *T)
 {
 #if LJ_HASJIT
@@ -72,7 +72,7 @@ __attribute__((noinline)) void coll_symbols_emit_trace_slow(struct capture *c, u
 #endif
 }
 
-void coll_symbols_emit_c(struct capture *c, uint64_t address)
+void coll_symbols_emit_c(struct coll_capture *c, uint64_t address)
 {
   if (coll_addr_map_find(&c->sym_c, address))
     return;

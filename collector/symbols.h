@@ -9,20 +9,20 @@
 #include "collector/state.h"
 
 /* Forgets what the segment has: a new segment starts with no symbols. */
-void coll_symbols_reset(struct capture *c);
+void coll_symbols_reset(struct coll_capture *c);
 
-void coll_symbols_emit_lua_slow(struct capture *c, const GCproto *pt, uint64_t fp);
-void coll_symbols_emit_trace_slow(struct capture *c, uint64_t traceno, GCtrace *T);
+void coll_symbols_emit_lua_slow(struct coll_capture *c, const GCproto *pt, uint64_t fp);
+void coll_symbols_emit_trace_slow(struct coll_capture *c, uint64_t traceno, GCtrace *T);
 
 /* Emits the symbol of the C function at address unless this segment has
  * it, named as cname.h says (a VM site's pseudo address by its name,
  * attrib.h); the first time in the capture, its library goes to the index
  * (a c_function line). */
-void coll_symbols_emit_c(struct capture *c, uint64_t address);
+void coll_symbols_emit_c(struct coll_capture *c, uint64_t address);
 
 /* Emits pt's symbol unless this segment has it; the prototype of the last
  * event is checked inline. */
-static inline void coll_symbols_emit_lua(struct capture *c, const GCproto *pt)
+static inline void coll_symbols_emit_lua(struct coll_capture *c, const GCproto *pt)
 {
   uint64_t fp = coll_attrib_proto_fingerprint(pt);
   if (pt != c->last_proto || fp != c->last_proto_fp)
@@ -40,7 +40,7 @@ static inline uint64_t coll_symbols_trace_fingerprint(const GCtrace *T)
 
 /* Emits the symbol of trace T numbered traceno unless this segment has it;
  * the trace of the last event is checked inline. */
-static inline void coll_symbols_emit_trace(struct capture *c, uint64_t traceno, GCtrace *T)
+static inline void coll_symbols_emit_trace(struct coll_capture *c, uint64_t traceno, GCtrace *T)
 {
 #if LJ_HASJIT
   if (traceno == c->last_trace && coll_symbols_trace_fingerprint(T) == c->last_trace_fp)
@@ -53,7 +53,7 @@ static inline void coll_symbols_emit_trace(struct capture *c, uint64_t traceno, 
  * symbols emitted first when they are new in this segment: a line of
  * compiled code brings its trace's symbol too, as secondary information
  * (no event names it then). */
-static inline __attribute__((always_inline)) void coll_symbols_current_site(struct capture *c,
+static inline __attribute__((always_inline)) void coll_symbols_current_site(struct coll_capture *c,
                                                                        struct attrib_site *site,
                                                                        const void *old_ptr,
                                                                        size_t nsize)

@@ -335,7 +335,7 @@ START_TEST(test_values_are_off_by_default_and_on_by_ljleak_values)
   ck_assert_int_eq(o.values, 0);
   const struct coll_options_field *f = coll_options_field("values");
   ck_assert_ptr_nonnull(f);
-  ck_assert_int_eq(f->kind, OPTIONS_KIND_BOOL);
+  ck_assert_int_eq(f->kind, COLL_OPTIONS_KIND_BOOL);
   ck_assert_int_eq(coll_options_parse_field(f, "on", &o), 0);
   ck_assert_int_eq(o.values, 1);
 }

@@ -15,7 +15,7 @@
 #define STUB_EXPECTED 0
 #endif
 
-/* The fields the stub reads, as struct capture lays them out apart. */
+/* The fields the stub reads, as struct coll_capture lays them out apart. */
 struct fake_state {
   int64_t countdown;
   char pad1[40];
