@@ -173,7 +173,7 @@ check: all
 # (tests/layout-check.sh), in every stage.
 LAYOUT_STAGES := collector format diff summary report merge cli
 check-layout:
-	@sh tests/layout-check.sh $(LAYOUT_STAGES)
+	@BUILD=$(BUILD) sh tests/layout-check.sh $(LAYOUT_STAGES)
 
 check-suites: $(TEST_SUITES:%=$(BUILD)/tests/%)
 	@set -e; for t in $^; do echo "== $$t"; CK_FORK=yes $$t; done

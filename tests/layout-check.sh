@@ -3,7 +3,10 @@
 # down, never back up (docs/collector.md, "Layers"). A file x.c and its header x.h are one node,
 # and x depends on y when x.c or x.h includes "STAGE/y.h", a header of its own stage; the stage's
 # interface, STAGE/STAGE.h, declares what several files implement and is a node of its own.
-# usage: tests/layout-check.sh STAGE...
+# For the collector it also fails on a global symbol of its objects in $BUILD/collector (when they
+# are there and up to date: make check builds them first) that lacks the stage prefix coll_, but for
+# the C API (ljleak_collector_*) and the Lua module's luaopen_*.
+# usage: [BUILD=DIR] tests/layout-check.sh STAGE...
 cd "$(dirname "$0")/.." || exit 2
 [ $# -gt 0 ] || { echo "usage: tests/layout-check.sh STAGE..." >&2; exit 2; }
 status=0
@@ -30,4 +33,23 @@ for stage in "$@"; do
   fi
 done
 [ $status -eq 0 ] && echo "layout-check: no include cycle between the files of: $*"
+case " $* " in *" collector "*)
+  objects=$(for c in collector/*.c; do
+    o=${BUILD:-build}/collector/$(basename "$c" .c).o
+    [ -f "$o" ] && ! [ "$c" -nt "$o" ] && echo "$o"
+  done)
+  if [ -z "$objects" ]; then
+    echo "layout-check: collector: symbols not checked (no up-to-date objects in ${BUILD:-build}/collector)"
+  else
+    # shellcheck disable=SC2086 # one object a word
+    stray=$(nm -g --defined-only $objects | awk 'NF == 3 { print $3 }' |
+      grep -v -e '^coll_' -e '^ljleak_collector_' -e '^luaopen_' | sort -u)
+    if [ -n "$stray" ]; then
+      printf '%s\n' "$stray" | sed 's|^|layout-check: collector: global symbol without the prefix coll_: |'
+      status=1
+    else
+      echo "layout-check: collector: every global symbol of $(echo "$objects" | wc -l) objects is coll_*, ljleak_collector_* or luaopen_*"
+    fi
+  fi
+esac
 exit $status
