@@ -59,8 +59,8 @@ int coll_control_run_dir(const char *configured, char *out, size_t out_size, cha
   if (configured && *configured)
     n = snprintf(out, out_size, "%s", configured);
   else
-    n = snprintf(out, out_size, "/tmp/ljleak-%u", (unsigned)geteuid());
-  if (n < 0 || (size_t)n >= out_size || (size_t)n + 32 >= sizeof control.request_path) {
+    n = (int)control_file_default_run_dir(geteuid(), out, out_size);
+  if (n <= 0 || (size_t)n >= out_size || (size_t)n + 32 >= sizeof control.request_path) {
     coll_text_error(err, err_size, "%s%s", "the registration directory's name is too long", "");
     return -1;
   }
@@ -215,10 +215,14 @@ static void prune_stale(void)
   }
   struct dirent *e;
   while ((e = readdir(d))) {
-    char *end;
+    char *end, registration[32], request[48];
     long pid = strtol(e->d_name, &end, 10);
-    if (pid <= 0 || end == e->d_name || (*end && strcmp(end, ".request")))
+    if (pid <= 0 || end == e->d_name)
       continue;
+    control_file_name(pid, CONTROL_FILE_NAME_REGISTRATION, registration, sizeof registration);
+    control_file_name(pid, CONTROL_FILE_NAME_REQUEST, request, sizeof request);
+    if (strcmp(e->d_name, registration) && strcmp(e->d_name, request))
+      continue;   /* a process's registration or request, as format/control_file.h names them */
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/%ld", pid);
     if (access(proc, F_OK) == 0 || errno != ENOENT)
@@ -256,12 +260,13 @@ int coll_control_register(const char *run_dir, const char *root, enum coll_contr
   if (control.run_fd >= 0)
     close(control.run_fd);   /* a child of fork() registering: its parent's */
   control.run_fd = run_fd;
-  snprintf(control.path, sizeof control.path, "%s/%ld", run_dir, (long)getpid());
-  snprintf(control.request_path, sizeof control.request_path, "%s/%ld.request", run_dir,
-           (long)getpid());
-  snprintf(control.name, sizeof control.name, "%ld", (long)getpid());
-  snprintf(control.request_name, sizeof control.request_name, "%ld.request", (long)getpid());
-  snprintf(control.tmp_name, sizeof control.tmp_name, "%ld.tmp", (long)getpid());
+  control_file_name(getpid(), CONTROL_FILE_NAME_REGISTRATION, control.name, sizeof control.name);
+  control_file_name(getpid(), CONTROL_FILE_NAME_REQUEST, control.request_name,
+                    sizeof control.request_name);
+  control_file_name(getpid(), CONTROL_FILE_NAME_NEXT, control.tmp_name, sizeof control.tmp_name);
+  snprintf(control.path, sizeof control.path, "%s/%s", run_dir, control.name);
+  snprintf(control.request_path, sizeof control.request_path, "%s/%s", run_dir,
+           control.request_name);
   control.pid = getpid();
   if (control_file_process_started(0, &control.started) != 0)
     control.started = 0;
