@@ -2,223 +2,15 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/capture_index.h"
 #include "diff/suspects.h"
 #include "report/common.h"
+#include "report/json_fields.h"
 #include "format/json_read.h"
 #include "format/utf8.h"
-
-/* Where the reader is, for "FILE: byte N: what is wrong" messages. */
-struct json_reader {
-  const char *name;
-  char *error;
-  size_t error_size;
-};
-
-static int reader_fail(struct json_reader *r, const struct json_read_value *at, const char *format,
-                       ...)
-{
-  char what[256];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(what, sizeof what, format, args);
-  va_end(args);
-  snprintf(r->error, r->error_size, "%s: byte %zu: %s", r->name, at ? at->offset : 0, what);
-  return -1;
-}
-
-static int read_uint(struct json_reader *r, const struct json_read_value *v, const char *what,
-                     uint64_t *out)
-{
-  if (v->type != JSON_NUMBER)
-    return reader_fail(r, v, "%s must be a whole number >= 0", what);
-  /* Digits only (the parser checked the number's syntax), at most 2^64-1:
-   * by hand, since results hold thousands of them. */
-  uint64_t value = 0;
-  for (const char *at = v->text; *at; at++) {
-    if (*at < '0' || *at > '9')
-      return reader_fail(r, v, "%s must be a whole number >= 0", what);
-    unsigned digit = (unsigned)(*at - '0');
-    if (value > (UINT64_MAX - digit) / 10)
-      return reader_fail(r, v, "%s is larger than 2^64-1", what);
-    value = value * 10 + digit;
-  }
-  *out = value;
-  return 0;
-}
-
-static int read_int(struct json_reader *r, const struct json_read_value *v, const char *what,
-                    int64_t *out)
-{
-  if (v->type != JSON_NUMBER || strpbrk(v->text, ".eE"))
-    return reader_fail(r, v, "%s must be a whole number", what);
-  errno = 0;
-  long long value = strtoll(v->text, NULL, 10);
-  if (errno == ERANGE)
-    return reader_fail(r, v, "%s does not fit in 64 bits", what);
-  *out = value;
-  return 0;
-}
-
-static int read_double(struct json_reader *r, const struct json_read_value *v, const char *what,
-                       double *out)
-{
-  if (v->type == JSON_NULL) {
-    *out = NAN;
-    return 0;
-  }
-  if (v->type != JSON_NUMBER)
-    return reader_fail(r, v, "%s must be a number or null", what);
-  *out = strtod(v->text, NULL);
-  return 0;
-}
-
-static int read_bool(struct json_reader *r, const struct json_read_value *v, const char *what,
-                     int *out)
-{
-  if (v->type != JSON_TRUE && v->type != JSON_FALSE)
-    return reader_fail(r, v, "%s must be true or false", what);
-  *out = v->type == JSON_TRUE;
-  return 0;
-}
-
-static int read_string(struct json_reader *r, const struct json_read_value *v, const char *what,
-                       char **out)
-{
-  if (v->type == JSON_NULL) {
-    *out = NULL;
-    return 0;
-  }
-  if (v->type != JSON_STRING)
-    return reader_fail(r, v, "%s must be a string or null", what);
-  *out = strdup(v->text);
-  if (!*out)
-    return reader_fail(r, v, "out of memory");
-  return 0;
-}
-
-/* The member key of object; a missing required member is an error. */
-static int member(struct json_reader *r, const struct json_read_value *object, const char *key,
-                  int required, const struct json_read_value **out)
-{
-  *out = json_read_object_get(object, key);
-  if (!*out && required)
-    return reader_fail(r, object, "missing member \"%s\"", key);
-  return 0;
-}
-
-static int need_object(struct json_reader *r, const struct json_read_value *v, const char *what)
-{
-  if (v->type != JSON_OBJECT)
-    return reader_fail(r, v, "%s must be an object", what);
-  return 0;
-}
-
-/* Arrays keep at least one element of room so an empty array is not NULL:
- * [] and null must read back as they were written. */
-static int read_uint_array(struct json_reader *r, const struct json_read_value *v, const char *what,
-                           uint64_t **out, size_t *count)
-{
-  *out = NULL;
-  if (v->type == JSON_NULL) {
-    *count = 0;
-    return 0;
-  }
-  if (v->type != JSON_ARRAY)
-    return reader_fail(r, v, "%s must be an array of numbers or null", what);
-  uint64_t *values = calloc(v->count ? v->count : 1, sizeof *values);
-  if (!values)
-    return reader_fail(r, v, "out of memory");
-  for (size_t i = 0; i < v->count; i++)
-    if (read_uint(r, &v->items[i], what, &values[i]) < 0) {
-      free(values);
-      return -1;
-    }
-  *out = values;
-  *count = v->count;
-  return 0;
-}
-
-static int read_double_array(struct json_reader *r, const struct json_read_value *v, const char *what,
-                             double **out, size_t *count)
-{
-  *out = NULL;
-  if (v->type == JSON_NULL) {
-    *count = 0;
-    return 0;
-  }
-  if (v->type != JSON_ARRAY)
-    return reader_fail(r, v, "%s must be an array of numbers or null", what);
-  double *values = calloc(v->count ? v->count : 1, sizeof *values);
-  if (!values)
-    return reader_fail(r, v, "out of memory");
-  for (size_t i = 0; i < v->count; i++)
-    if (read_double(r, &v->items[i], what, &values[i]) < 0) {
-      free(values);
-      return -1;
-    }
-  *out = values;
-  *count = v->count;
-  return 0;
-}
-
-/* An optional per-boundary array that must have expected elements when present. */
-static int read_uint_series(struct json_reader *r, const struct json_read_value *object,
-                            const char *key, size_t expected, uint64_t **out)
-{
-  const struct json_read_value *v = json_read_object_get(object, key);
-  size_t count = 0;
-  *out = NULL;
-  if (!v)
-    return 0;
-  if (read_uint_array(r, v, key, out, &count) < 0)
-    return -1;
-  if (*out && count != expected) {
-    free(*out);
-    *out = NULL;
-    return reader_fail(r, v, "%s has %zu elements, expected %zu", key, count, expected);
-  }
-  return 0;
-}
-
-/* An optional per-boundary array of booleans, as 0 and 1. */
-static int read_bool_series(struct json_reader *r, const struct json_read_value *object,
-                            const char *key, size_t expected, unsigned char **out)
-{
-  const struct json_read_value *v = json_read_object_get(object, key);
-  *out = NULL;
-  if (!v || v->type == JSON_NULL)
-    return 0;
-  if (v->type != JSON_ARRAY)
-    return reader_fail(r, v, "%s must be an array of booleans or null", key);
-  if (v->count != expected)
-    return reader_fail(r, v, "%s has %zu elements, expected %zu", key, v->count, expected);
-  unsigned char *values = calloc(v->count ? v->count : 1, sizeof *values);
-  if (!values)
-    return reader_fail(r, v, "out of memory");
-  for (size_t i = 0; i < v->count; i++) {
-    int flag = 0;
-    if (read_bool(r, &v->items[i], key, &flag) < 0) {
-      free(values);
-      return -1;
-    }
-    values[i] = (unsigned char)flag;
-  }
-  *out = values;
-  return 0;
-}
-
-/* Optional members: absent means zero or NULL. */
-#define OPTIONAL(object, key, reader, what, out)                                         \
-  do {                                                                                    \
-    const struct json_read_value *member_value = json_read_object_get((object), (key));            \
-    if (member_value && reader(r, member_value, (what), (out)) < 0)                       \
-      return -1;                                                                          \
-  } while (0)
 
 /* "labels": an object of strings, each a label the index takes (a result
  * may come from anywhere: its labels are checked as the index's are). */
@@ -226,24 +18,24 @@ static int read_labels(struct json_reader *r, const struct json_read_value *v,
                        struct diff_capture *c)
 {
   if (v->type != JSON_OBJECT)
-    return reader_fail(r, v, "labels must be an object of strings");
+    return json_fields_fail(r, v, "labels must be an object of strings");
   if (v->count > CAPTURE_INDEX_LABEL_COUNT_MAX)
-    return reader_fail(r, v, "labels has more than %d members", CAPTURE_INDEX_LABEL_COUNT_MAX);
+    return json_fields_fail(r, v, "labels has more than %d members", CAPTURE_INDEX_LABEL_COUNT_MAX);
   for (size_t i = 0; i < v->count; i++) {
     const struct json_read_value *value = &v->items[i];
     char one[CAPTURE_INDEX_LABEL_KEY_MAX + CAPTURE_INDEX_LABEL_VALUE_MAX + 2], why[160];
     if (value->type != JSON_STRING)
-      return reader_fail(r, value, "labels: \"%s\" must be a string", v->keys[i]);
+      return json_fields_fail(r, value, "labels: \"%s\" must be a string", v->keys[i]);
     int n = snprintf(one, sizeof one, "%s=%s", v->keys[i], value->text);
     if (n < 0 || (size_t)n >= sizeof one || strchr(v->keys[i], '=') ||
         capture_index_labels_check(one, why, sizeof why) != 0)
-      return reader_fail(r, value, "labels: a key of letters, digits, '_', '-' and '.' (at most %d "
+      return json_fields_fail(r, value, "labels: a key of letters, digits, '_', '-' and '.' (at most %d "
                          "bytes) and a value without control characters, ',' or backslash (at "
                          "most %d bytes) expected", CAPTURE_INDEX_LABEL_KEY_MAX,
                          CAPTURE_INDEX_LABEL_VALUE_MAX);
     if (diff_capture_add_label(c, v->keys[i], strlen(v->keys[i]), value->text,
                                strlen(value->text)) != 0)
-      return reader_fail(r, value, "out of memory");
+      return json_fields_fail(r, value, "out of memory");
   }
   return 0;
 }
@@ -251,46 +43,46 @@ static int read_labels(struct json_reader *r, const struct json_read_value *v,
 static int read_capture(struct json_reader *r, const struct json_read_value *v,
                         struct diff_capture *c)
 {
-  if (need_object(r, v, "capture") < 0)
+  if (json_fields_object(r, v, "capture") < 0)
     return -1;
   uint64_t boundary_count = 0;
   int64_t signed_pid = 0;
-  OPTIONAL(v, "path", read_string, "path", &c->path);
-  OPTIONAL(v, "command", read_string, "command", &c->command);
-  OPTIONAL(v, "host", read_string, "host", &c->host);
-  OPTIONAL(v, "pid", read_int, "pid", &signed_pid);
+  JSON_FIELDS_OPTIONAL(v, "path", json_fields_string, "path", &c->path);
+  JSON_FIELDS_OPTIONAL(v, "command", json_fields_string, "command", &c->command);
+  JSON_FIELDS_OPTIONAL(v, "host", json_fields_string, "host", &c->host);
+  JSON_FIELDS_OPTIONAL(v, "pid", json_fields_int, "pid", &signed_pid);
   c->pid = (long)signed_pid;
-  OPTIONAL(v, "luajit_version", read_string, "luajit_version", &c->luajit_version);
-  OPTIONAL(v, "sample_bytes", read_uint, "sample_bytes", &c->sample_bytes);
-  OPTIONAL(v, "boundary_count", read_uint, "boundary_count", &boundary_count);
+  JSON_FIELDS_OPTIONAL(v, "luajit_version", json_fields_string, "luajit_version", &c->luajit_version);
+  JSON_FIELDS_OPTIONAL(v, "sample_bytes", json_fields_uint, "sample_bytes", &c->sample_bytes);
+  JSON_FIELDS_OPTIONAL(v, "boundary_count", json_fields_uint, "boundary_count", &boundary_count);
   c->boundary_count = (size_t)boundary_count;
-  OPTIONAL(v, "start_time", read_double, "start_time", &c->start_time);
-  OPTIONAL(v, "events", read_uint, "events", &c->events);
-  OPTIONAL(v, "truncated", read_bool, "truncated", &c->truncated);
-  OPTIONAL(v, "exe", read_string, "exe", &c->exe);
-  OPTIONAL(v, "stop_time", read_double, "stop_time", &c->stop_time);
+  JSON_FIELDS_OPTIONAL(v, "start_time", json_fields_double, "start_time", &c->start_time);
+  JSON_FIELDS_OPTIONAL(v, "events", json_fields_uint, "events", &c->events);
+  JSON_FIELDS_OPTIONAL(v, "truncated", json_fields_bool, "truncated", &c->truncated);
+  JSON_FIELDS_OPTIONAL(v, "exe", json_fields_string, "exe", &c->exe);
+  JSON_FIELDS_OPTIONAL(v, "stop_time", json_fields_double, "stop_time", &c->stop_time);
   if (isnan(c->stop_time))
     c->stop_time = 0;
   const struct json_read_value *labels = json_read_object_get(v, "labels");
   if (labels && read_labels(r, labels, c) < 0)
     return -1;
-  OPTIONAL(v, "run_allocated", read_uint, "run_allocated", &c->run_allocated);
+  JSON_FIELDS_OPTIONAL(v, "run_allocated", json_fields_uint, "run_allocated", &c->run_allocated);
   uint64_t snapshots = 0;
-  OPTIONAL(v, "snapshots", read_uint, "snapshots", &snapshots);
+  JSON_FIELDS_OPTIONAL(v, "snapshots", json_fields_uint, "snapshots", &snapshots);
   c->snapshots = (size_t)snapshots;
   const struct json_read_value *times = json_read_object_get(v, "boundary_times");
   if (times) {
     size_t count = 0;
-    if (read_double_array(r, times, "boundary_times", &c->boundary_times, &count) < 0)
+    if (json_fields_double_array(r, times, "boundary_times", &c->boundary_times, &count) < 0)
       return -1;
     if (c->boundary_times && count != c->boundary_count)
-      return reader_fail(r, times, "boundary_times has %zu elements, expected %zu", count,
+      return json_fields_fail(r, times, "boundary_times has %zu elements, expected %zu", count,
                          c->boundary_count);
   }
-  if (read_uint_series(r, v, "gc_cycles", c->boundary_count, &c->gc_cycles) < 0 ||
-      read_uint_series(r, v, "heap_bytes", c->boundary_count, &c->heap_bytes) < 0 ||
-      read_uint_series(r, v, "boundary_allocated", c->boundary_count, &c->allocated) < 0 ||
-      read_bool_series(r, v, "boundary_forced", c->boundary_count, &c->forced) < 0)
+  if (json_fields_uint_series(r, v, "gc_cycles", c->boundary_count, &c->gc_cycles) < 0 ||
+      json_fields_uint_series(r, v, "heap_bytes", c->boundary_count, &c->heap_bytes) < 0 ||
+      json_fields_uint_series(r, v, "boundary_allocated", c->boundary_count, &c->allocated) < 0 ||
+      json_fields_bool_series(r, v, "boundary_forced", c->boundary_count, &c->forced) < 0)
     return -1;
   return 0;
 }
@@ -298,22 +90,22 @@ static int read_capture(struct json_reader *r, const struct json_read_value *v,
 static int read_options(struct json_reader *r, const struct json_read_value *v,
                         struct diff_options *o)
 {
-  if (need_object(r, v, "options") < 0)
+  if (json_fields_object(r, v, "options") < 0)
     return -1;
   uint64_t min_boundaries = 0, range_from = 0, range_to = 0;
   int64_t jobs = 0;
-  OPTIONAL(v, "min_boundaries", read_uint, "min_boundaries", &min_boundaries);
-  OPTIONAL(v, "max_p_value", read_double, "max_p_value", &o->max_p_value);
-  OPTIONAL(v, "min_growth_bytes", read_double, "min_growth_bytes", &o->min_growth_bytes);
-  OPTIONAL(v, "worse_ratio", read_double, "worse_ratio", &o->worse_ratio);
-  OPTIONAL(v, "range_from", read_uint, "range_from", &range_from);
-  OPTIONAL(v, "range_to", read_uint, "range_to", &range_to);
-  OPTIONAL(v, "strict", read_bool, "strict", &o->strict);
-  OPTIONAL(v, "jobs", read_int, "jobs", &jobs);
-  OPTIONAL(v, "min_growth_fraction", read_double, "min_growth_fraction",
+  JSON_FIELDS_OPTIONAL(v, "min_boundaries", json_fields_uint, "min_boundaries", &min_boundaries);
+  JSON_FIELDS_OPTIONAL(v, "max_p_value", json_fields_double, "max_p_value", &o->max_p_value);
+  JSON_FIELDS_OPTIONAL(v, "min_growth_bytes", json_fields_double, "min_growth_bytes", &o->min_growth_bytes);
+  JSON_FIELDS_OPTIONAL(v, "worse_ratio", json_fields_double, "worse_ratio", &o->worse_ratio);
+  JSON_FIELDS_OPTIONAL(v, "range_from", json_fields_uint, "range_from", &range_from);
+  JSON_FIELDS_OPTIONAL(v, "range_to", json_fields_uint, "range_to", &range_to);
+  JSON_FIELDS_OPTIONAL(v, "strict", json_fields_bool, "strict", &o->strict);
+  JSON_FIELDS_OPTIONAL(v, "jobs", json_fields_int, "jobs", &jobs);
+  JSON_FIELDS_OPTIONAL(v, "min_growth_fraction", json_fields_double, "min_growth_fraction",
            &o->min_growth_fraction);
   uint64_t warmup = 0;
-  OPTIONAL(v, "warmup", read_uint, "warmup", &warmup);
+  JSON_FIELDS_OPTIONAL(v, "warmup", json_fields_uint, "warmup", &warmup);
   o->warmup = (size_t)warmup;
   o->min_boundaries = (size_t)min_boundaries;
   o->range_from = (size_t)range_from;
@@ -321,7 +113,7 @@ static int read_options(struct json_reader *r, const struct json_read_value *v,
   o->jobs = (int)jobs;
   const struct json_read_value *by = json_read_object_get(v, "by");
   if (by && (by->type != JSON_STRING || diff_by_parse(by->text, &o->by) < 0))
-    return reader_fail(r, by, "by must be \"site\" or \"stack\"");
+    return json_fields_fail(r, by, "by must be \"site\" or \"stack\"");
   return 0;
 }
 
@@ -330,12 +122,12 @@ static int read_enum_member(struct json_reader *r, const struct json_read_value 
                             int (*parse)(const char *, int *), int *out, const char *choices)
 {
   const struct json_read_value *v;
-  if (member(r, object, key, required, &v) < 0)
+  if (json_fields_member(r, object, key, required, &v) < 0)
     return -1;
   if (!v)
     return 0;
   if (v->type != JSON_STRING || parse(v->text, out) < 0)
-    return reader_fail(r, v, "%s must be one of %s", key, choices);
+    return json_fields_fail(r, v, "%s must be one of %s", key, choices);
   return 0;
 }
 
@@ -367,25 +159,25 @@ static int read_allowance(struct json_reader *r, const struct json_read_value *v
   *out = NULL;
   if (v->type == JSON_NULL)
     return 0;
-  if (need_object(r, v, what) < 0)
+  if (json_fields_object(r, v, what) < 0)
     return -1;
   struct diff_allowance *a = calloc(1, sizeof *a);
   if (!a)
-    return reader_fail(r, v, "out of memory");
+    return json_fields_fail(r, v, "out of memory");
   *out = a;  /* the site owns it from here, so a failure below frees it too */
   uint64_t line = 0;
-  OPTIONAL(v, "pattern", read_string, "pattern", &a->pattern);
-  OPTIONAL(v, "budget", read_string, "budget", &a->budget);
-  OPTIONAL(v, "budget_bytes", read_double, "budget_bytes", &a->budget_bytes);
-  OPTIONAL(v, "comment", read_string, "comment", &a->comment);
-  OPTIONAL(v, "file", read_string, "file", &a->file);
-  OPTIONAL(v, "line", read_uint, "line", &line);
-  OPTIONAL(v, "growth", read_double, "growth", &a->growth);
+  JSON_FIELDS_OPTIONAL(v, "pattern", json_fields_string, "pattern", &a->pattern);
+  JSON_FIELDS_OPTIONAL(v, "budget", json_fields_string, "budget", &a->budget);
+  JSON_FIELDS_OPTIONAL(v, "budget_bytes", json_fields_double, "budget_bytes", &a->budget_bytes);
+  JSON_FIELDS_OPTIONAL(v, "comment", json_fields_string, "comment", &a->comment);
+  JSON_FIELDS_OPTIONAL(v, "file", json_fields_string, "file", &a->file);
+  JSON_FIELDS_OPTIONAL(v, "line", json_fields_uint, "line", &line);
+  JSON_FIELDS_OPTIONAL(v, "growth", json_fields_double, "growth", &a->growth);
   a->line = (size_t)line;
   const struct json_read_value *per = json_read_object_get(v, "per");
   if (per) {
     if (per->type != JSON_STRING || (strcmp(per->text, "boundary") && strcmp(per->text, "MB")))
-      return reader_fail(r, per, "per must be \"boundary\" or \"MB\"");
+      return json_fields_fail(r, per, "per must be \"boundary\" or \"MB\"");
     a->per_megabyte = !strcmp(per->text, "MB");
   }
   return 0;
@@ -397,11 +189,11 @@ static int read_hex_id(struct json_reader *r, const struct json_read_value *m, c
 {
   char *end;
   if (m->type != JSON_STRING || !m->text[0] || strlen(m->text) > 16)
-    return reader_fail(r, m, "%s must be a string of 1 to 16 hex digits", what);
+    return json_fields_fail(r, m, "%s must be a string of 1 to 16 hex digits", what);
   errno = 0;
   *out = strtoull(m->text, &end, 16);
   if (*end || m->text[0] == '-' || m->text[0] == '+' || m->text[0] == ' ' || errno)
-    return reader_fail(r, m, "%s must be a string of 1 to 16 hex digits", what);
+    return json_fields_fail(r, m, "%s must be a string of 1 to 16 hex digits", what);
   return 0;
 }
 
@@ -411,35 +203,35 @@ static int read_stack(struct json_reader *r, const struct json_read_value *v, st
   const struct json_read_value *m = json_read_object_get(v, "stack");
   if (!m)
     return 0;
-  if (read_bool(r, m, "stack", &s->is_stack) < 0)
+  if (json_fields_bool(r, m, "stack", &s->is_stack) < 0)
     return -1;
   if ((m = json_read_object_get(v, "site_id")) && read_hex_id(r, m, "site_id", &s->site_id) < 0)
     return -1;
   if (!(m = json_read_object_get(v, "frames")))
     return 0;
   if (m->type != JSON_ARRAY)
-    return reader_fail(r, m, "frames must be an array");
+    return json_fields_fail(r, m, "frames must be an array");
   if (m->count) {
     s->frames = calloc(m->count, sizeof *s->frames);
     if (!s->frames)
-      return reader_fail(r, m, "out of memory");
+      return json_fields_fail(r, m, "out of memory");
   }
   for (size_t i = 0; i < m->count; i++) {
     const struct json_read_value *f = &m->items[i], *n;
     struct diff_frame *frame = &s->frames[i];
     s->frame_count = i + 1;
-    if (need_object(r, f, "a frame") < 0 || member(r, f, "name", 1, &n) < 0)
+    if (json_fields_object(r, f, "a frame") < 0 || json_fields_member(r, f, "name", 1, &n) < 0)
       return -1;
     if (n->type != JSON_STRING)
-      return reader_fail(r, n, "a frame's name must be a string");
-    if (read_string(r, n, "name", &frame->name) < 0)
+      return json_fields_fail(r, n, "a frame's name must be a string");
+    if (json_fields_string(r, n, "name", &frame->name) < 0)
       return -1;
     const struct json_read_value *kind = json_read_object_get(f, "kind");
     if (kind && (kind->type != JSON_STRING || diff_frame_kind_parse(kind->text, &frame->kind) < 0))
-      return reader_fail(r, kind, "a frame's kind must be one of \"lua\", \"c\", \"internal\", "
+      return json_fields_fail(r, kind, "a frame's kind must be one of \"lua\", \"c\", \"internal\", "
                                   "\"coroutine\"");
-    OPTIONAL(f, "defined", read_uint, "defined", &frame->defined);
-    OPTIONAL(f, "line", read_uint, "line", &frame->line);
+    JSON_FIELDS_OPTIONAL(f, "defined", json_fields_uint, "defined", &frame->defined);
+    JSON_FIELDS_OPTIONAL(f, "line", json_fields_uint, "line", &frame->line);
   }
   return 0;
 }
@@ -448,26 +240,26 @@ static int read_stack(struct json_reader *r, const struct json_read_value *v, st
 static int read_holders(struct json_reader *r, const struct json_read_value *m, struct diff_site *s)
 {
   if (m->type != JSON_ARRAY)
-    return reader_fail(r, m, "holders must be an array");
+    return json_fields_fail(r, m, "holders must be an array");
   if (!m->count)
     return 0;
   s->holders = calloc(m->count, sizeof *s->holders);
   if (!s->holders)
-    return reader_fail(r, m, "out of memory");
+    return json_fields_fail(r, m, "out of memory");
   for (size_t i = 0; i < m->count; i++) {
     const struct json_read_value *h = &m->items[i], *p;
     struct diff_holder *holder = &s->holders[i];
     s->holder_count = i + 1;
-    if (need_object(r, h, "a holder") < 0 || member(r, h, "path", 1, &p) < 0)
+    if (json_fields_object(r, h, "a holder") < 0 || json_fields_member(r, h, "path", 1, &p) < 0)
       return -1;
     if (p->type != JSON_STRING)
-      return reader_fail(r, p, "a holder's path must be a string");
-    if (read_string(r, p, "path", &holder->path) < 0)
+      return json_fields_fail(r, p, "a holder's path must be a string");
+    if (json_fields_string(r, p, "path", &holder->path) < 0)
       return -1;
-    OPTIONAL(h, "objects", read_uint, "objects", &holder->objects);
-    OPTIONAL(h, "bytes", read_uint, "bytes", &holder->bytes);
-    OPTIONAL(h, "holder_type", read_string, "holder_type", &holder->holder_type);
-    OPTIONAL(h, "retained_bytes", read_uint, "retained_bytes", &holder->retained_bytes);
+    JSON_FIELDS_OPTIONAL(h, "objects", json_fields_uint, "objects", &holder->objects);
+    JSON_FIELDS_OPTIONAL(h, "bytes", json_fields_uint, "bytes", &holder->bytes);
+    JSON_FIELDS_OPTIONAL(h, "holder_type", json_fields_string, "holder_type", &holder->holder_type);
+    JSON_FIELDS_OPTIONAL(h, "retained_bytes", json_fields_uint, "retained_bytes", &holder->retained_bytes);
   }
   return 0;
 }
@@ -477,18 +269,18 @@ static int read_holders(struct json_reader *r, const struct json_read_value *m, 
 static int read_kinds(struct json_reader *r, const struct json_read_value *m, struct diff_kind_count *kinds)
 {
   if (m->type != JSON_ARRAY)
-    return reader_fail(r, m, "kinds must be an array");
+    return json_fields_fail(r, m, "kinds must be an array");
   for (size_t i = 0; i < m->count; i++) {
     const struct json_read_value *k = &m->items[i], *name;
     size_t kind;
-    if (need_object(r, k, "a kind") < 0 || member(r, k, "kind", 1, &name) < 0)
+    if (json_fields_object(r, k, "a kind") < 0 || json_fields_member(r, k, "kind", 1, &name) < 0)
       return -1;
     if (name->type != JSON_STRING)
-      return reader_fail(r, name, "a kind's kind must be a string");
+      return json_fields_fail(r, name, "a kind's kind must be a string");
     if (diff_kind_parse(name->text, &kind) < 0)
       continue;
-    OPTIONAL(k, "objects", read_uint, "objects", &kinds[kind].objects);
-    OPTIONAL(k, "bytes", read_uint, "bytes", &kinds[kind].bytes);
+    JSON_FIELDS_OPTIONAL(k, "objects", json_fields_uint, "objects", &kinds[kind].objects);
+    JSON_FIELDS_OPTIONAL(k, "bytes", json_fields_uint, "bytes", &kinds[kind].bytes);
   }
   return 0;
 }
@@ -500,29 +292,29 @@ static int read_site_container(struct json_reader *r, const struct json_read_val
                                struct diff_site *s)
 {
   const struct json_read_value *a, *t, *p;
-  if (need_object(r, m, "container") < 0 || member(r, m, "address", 1, &a) < 0 ||
-      member(r, m, "type", 1, &t) < 0 || member(r, m, "path", 1, &p) < 0)
+  if (json_fields_object(r, m, "container") < 0 || json_fields_member(r, m, "address", 1, &a) < 0 ||
+      json_fields_member(r, m, "type", 1, &t) < 0 || json_fields_member(r, m, "path", 1, &p) < 0)
     return -1;
   if (a->type != JSON_STRING || strncmp(a->text, "0x", 2) || !a->text[2] || strlen(a->text) > 18 ||
       strspn(a->text + 2, "0123456789abcdef") != strlen(a->text + 2))
-    return reader_fail(r, a, "a container's address must be a string of 0x and up to 16 lowercase hex digits");
+    return json_fields_fail(r, a, "a container's address must be a string of 0x and up to 16 lowercase hex digits");
   uint64_t address = strtoull(a->text + 2, NULL, 16);
   if (t->type != JSON_STRING || p->type != JSON_STRING)
-    return reader_fail(r, t->type != JSON_STRING ? t : p, "a container's type and path must be strings");
+    return json_fields_fail(r, t->type != JSON_STRING ? t : p, "a container's type and path must be strings");
   struct diff_site_container *c = calloc(1, sizeof *c);
   if (!c)
-    return reader_fail(r, m, "out of memory");
+    return json_fields_fail(r, m, "out of memory");
   s->container = c;  /* the site owns it from here */
   c->address = address;
-  if (read_string(r, t, "type", &c->type) < 0 || read_string(r, p, "path", &c->path) < 0)
+  if (json_fields_string(r, t, "type", &c->type) < 0 || json_fields_string(r, p, "path", &c->path) < 0)
     return -1;
-  OPTIONAL(m, "named", read_bool, "named", &c->named);
-  OPTIONAL(m, "site", read_string, "site", &c->site);
-  OPTIONAL(m, "retained_bytes", read_uint, "retained_bytes", &c->retained_bytes);
-  OPTIONAL(m, "objects", read_uint, "objects", &c->objects);
-  OPTIONAL(m, "bytes", read_uint, "bytes", &c->bytes);
-  OPTIONAL(m, "boundary", read_uint, "boundary", &c->boundary);
-  OPTIONAL(m, "shared_objects", read_uint, "shared_objects", &c->shared_objects);
+  JSON_FIELDS_OPTIONAL(m, "named", json_fields_bool, "named", &c->named);
+  JSON_FIELDS_OPTIONAL(m, "site", json_fields_string, "site", &c->site);
+  JSON_FIELDS_OPTIONAL(m, "retained_bytes", json_fields_uint, "retained_bytes", &c->retained_bytes);
+  JSON_FIELDS_OPTIONAL(m, "objects", json_fields_uint, "objects", &c->objects);
+  JSON_FIELDS_OPTIONAL(m, "bytes", json_fields_uint, "bytes", &c->bytes);
+  JSON_FIELDS_OPTIONAL(m, "boundary", json_fields_uint, "boundary", &c->boundary);
+  JSON_FIELDS_OPTIONAL(m, "shared_objects", json_fields_uint, "shared_objects", &c->shared_objects);
   const struct json_read_value *shared = json_read_object_get(m, "shared_kinds");
   if (shared) {
     struct diff_kind_count kinds[DIFF_KIND_COUNT];
@@ -538,13 +330,13 @@ static int read_site_container(struct json_reader *r, const struct json_read_val
 static int read_site(struct json_reader *r, const struct json_read_value *v, struct diff_site *s)
 {
   const struct json_read_value *m;
-  if (need_object(r, v, "a site") < 0)
+  if (json_fields_object(r, v, "a site") < 0)
     return -1;
-  if (member(r, v, "name", 1, &m) < 0)
+  if (json_fields_member(r, v, "name", 1, &m) < 0)
     return -1;
   if (m->type != JSON_STRING)
-    return reader_fail(r, m, "name must be a string");
-  if (read_string(r, m, "name", &s->name) < 0)
+    return json_fields_fail(r, m, "name must be a string");
+  if (json_fields_string(r, m, "name", &s->name) < 0)
     return -1;
   if ((m = json_read_object_get(v, "id")) && read_hex_id(r, m, "id", &s->id) < 0)
     return -1;
@@ -558,36 +350,36 @@ static int read_site(struct json_reader *r, const struct json_read_value *v, str
   s->kind = (enum diff_site_kind)kind;
   s->verdict = (enum diff_verdict)verdict;
   s->base_verdict = (enum diff_verdict)base_verdict;
-  OPTIONAL(v, "source_file", read_string, "source_file", &s->source_file);
-  OPTIONAL(v, "source_line", read_uint, "source_line", &s->source_line);
-  OPTIONAL(v, "library", read_string, "library", &s->library);
-  if (member(r, v, "series", 1, &m) < 0 || read_uint_array(r, m, "series", &s->live_bytes,
+  JSON_FIELDS_OPTIONAL(v, "source_file", json_fields_string, "source_file", &s->source_file);
+  JSON_FIELDS_OPTIONAL(v, "source_line", json_fields_uint, "source_line", &s->source_line);
+  JSON_FIELDS_OPTIONAL(v, "library", json_fields_string, "library", &s->library);
+  if (json_fields_member(r, v, "series", 1, &m) < 0 || json_fields_uint_array(r, m, "series", &s->live_bytes,
                                                            &s->count) < 0)
     return -1;
-  if (read_uint_series(r, v, "live_blocks", s->count, &s->live_blocks) < 0 ||
-      read_uint_series(r, v, "alloc_bytes", s->count, &s->alloc_bytes) < 0 ||
-      read_uint_series(r, v, "free_bytes", s->count, &s->free_bytes) < 0)
+  if (json_fields_uint_series(r, v, "live_blocks", s->count, &s->live_blocks) < 0 ||
+      json_fields_uint_series(r, v, "alloc_bytes", s->count, &s->alloc_bytes) < 0 ||
+      json_fields_uint_series(r, v, "free_bytes", s->count, &s->free_bytes) < 0)
     return -1;
-  OPTIONAL(v, "allocs", read_uint, "allocs", &s->allocs);
-  OPTIONAL(v, "frees", read_uint, "frees", &s->frees);
-  if (member(r, v, "growth_bytes_per_segment", 1, &m) < 0 ||
-      read_double(r, m, "growth_bytes_per_segment", &s->growth_bytes_per_segment) < 0)
+  JSON_FIELDS_OPTIONAL(v, "allocs", json_fields_uint, "allocs", &s->allocs);
+  JSON_FIELDS_OPTIONAL(v, "frees", json_fields_uint, "frees", &s->frees);
+  if (json_fields_member(r, v, "growth_bytes_per_segment", 1, &m) < 0 ||
+      json_fields_double(r, m, "growth_bytes_per_segment", &s->growth_bytes_per_segment) < 0)
     return -1;
-  OPTIONAL(v, "growth_bytes_per_second", read_double, "growth_bytes_per_second",
+  JSON_FIELDS_OPTIONAL(v, "growth_bytes_per_second", json_fields_double, "growth_bytes_per_second",
            &s->growth_bytes_per_second);
-  OPTIONAL(v, "trend_statistic", read_double, "trend_statistic", &s->trend_statistic);
-  OPTIONAL(v, "trend_p_value", read_double, "trend_p_value", &s->trend_p_value);
+  JSON_FIELDS_OPTIONAL(v, "trend_statistic", json_fields_double, "trend_statistic", &s->trend_statistic);
+  JSON_FIELDS_OPTIONAL(v, "trend_p_value", json_fields_double, "trend_p_value", &s->trend_p_value);
   if ((m = json_read_object_get(v, "base_series")) &&
-      read_uint_array(r, m, "base_series", &s->base_live_bytes, &s->base_count) < 0)
+      json_fields_uint_array(r, m, "base_series", &s->base_live_bytes, &s->base_count) < 0)
     return -1;
-  OPTIONAL(v, "base_growth_bytes_per_segment", read_double, "base_growth_bytes_per_segment",
+  JSON_FIELDS_OPTIONAL(v, "base_growth_bytes_per_segment", json_fields_double, "base_growth_bytes_per_segment",
            &s->base_growth_bytes_per_segment);
-  OPTIONAL(v, "range_delta_bytes", read_int, "range_delta_bytes", &s->range_delta_bytes);
-  OPTIONAL(v, "allowed", read_bool, "allowed", &s->allowed);
-  OPTIONAL(v, "allow", read_allowance, "allow", &s->allowance);
+  JSON_FIELDS_OPTIONAL(v, "range_delta_bytes", json_fields_int, "range_delta_bytes", &s->range_delta_bytes);
+  JSON_FIELDS_OPTIONAL(v, "allowed", json_fields_bool, "allowed", &s->allowed);
+  JSON_FIELDS_OPTIONAL(v, "allow", read_allowance, "allow", &s->allowance);
   if ((m = json_read_object_get(v, "holders")) && read_holders(r, m, s) < 0)
     return -1;
-  OPTIONAL(v, "holders_boundary", read_uint, "holders_boundary", &s->holders_boundary);
+  JSON_FIELDS_OPTIONAL(v, "holders_boundary", json_fields_uint, "holders_boundary", &s->holders_boundary);
   if ((m = json_read_object_get(v, "kinds")) && read_kinds(r, m, s->kinds) < 0)
     return -1;
   if ((m = json_read_object_get(v, "container")) && m->type != JSON_NULL &&
@@ -602,39 +394,39 @@ static int read_site(struct json_reader *r, const struct json_read_value *v, str
 static int read_values(struct json_reader *r, const struct json_read_value *m, struct diff_result *result)
 {
   if (m->type != JSON_ARRAY)
-    return reader_fail(r, m, "a suspect's values must be an array");
+    return json_fields_fail(r, m, "a suspect's values must be an array");
   for (size_t i = 0; i < m->count; i++) {
     const struct json_read_value *v = &m->items[i], *kind, *site, *text, *length, *shown;
-    if (need_object(r, v, "a value") < 0 || member(r, v, "kind", 1, &kind) < 0 ||
-        member(r, v, "site", 1, &site) < 0 || member(r, v, "text", 1, &text) < 0 ||
-        member(r, v, "length", 0, &length) < 0 || member(r, v, "shown", 0, &shown) < 0)
+    if (json_fields_object(r, v, "a value") < 0 || json_fields_member(r, v, "kind", 1, &kind) < 0 ||
+        json_fields_member(r, v, "site", 1, &site) < 0 || json_fields_member(r, v, "text", 1, &text) < 0 ||
+        json_fields_member(r, v, "length", 0, &length) < 0 || json_fields_member(r, v, "shown", 0, &shown) < 0)
       return -1;
     if (kind->type != JSON_STRING || (strcmp(kind->text, "string") && strcmp(kind->text, "key")))
-      return reader_fail(r, kind, "a value's kind must be \"string\" or \"key\"");
+      return json_fields_fail(r, kind, "a value's kind must be \"string\" or \"key\"");
     if (site->type != JSON_STRING || text->type != JSON_STRING)
-      return reader_fail(r, site->type != JSON_STRING ? site : text, "a value's site and text must be strings");
+      return json_fields_fail(r, site->type != JSON_STRING ? site : text, "a value's site and text must be strings");
     struct diff_value value = {!strcmp(kind->text, "string") ? DIFF_VALUE_STRING : DIFF_VALUE_KEY, NULL,
                                length != NULL, 0, 0};
     if (!length != !shown)
-      return reader_fail(r, v, "a value has both length and shown, or neither");
-    if (length && (read_uint(r, length, "length", &value.length) < 0 || read_uint(r, shown, "shown", &value.shown) < 0))
+      return json_fields_fail(r, v, "a value has both length and shown, or neither");
+    if (length && (json_fields_uint(r, length, "length", &value.length) < 0 || json_fields_uint(r, shown, "shown", &value.shown) < 0))
       return -1;
     if (value.shown > value.length)
-      return reader_fail(r, shown, "a value's shown is more than its length");
+      return json_fields_fail(r, shown, "a value's shown is more than its length");
     if (value.kind == DIFF_VALUE_STRING && !value.quoted)
-      return reader_fail(r, v, "a string value needs its length and shown");
+      return json_fields_fail(r, v, "a string value needs its length and shown");
     struct diff_site *owner = NULL;
     for (size_t k = 0; k < result->site_count && !owner; k++)
       if (!strcmp(result->sites[k].name, site->text))
         owner = &result->sites[k];
     if (!owner)
-      return reader_fail(r, site, "a value's site is none of the result's sites");
+      return json_fields_fail(r, site, "a value's site is none of the result's sites");
     size_t size = UTF8_TERMINAL_SIZE(strlen(text->text));
     struct diff_value *grown = realloc(owner->values, (owner->value_count + 1) * sizeof *grown);
     if (!grown || !(value.text = malloc(size))) {
       if (grown)
         owner->values = grown;
-      return reader_fail(r, v, "out of memory");
+      return json_fields_fail(r, v, "out of memory");
     }
     owner->values = grown;
     utf8_terminal_text(value.text, size, text->text);
@@ -652,11 +444,11 @@ static int read_pair(struct json_reader *r, const struct json_read_value *c, con
     return 0;
   uint64_t *values;
   size_t count;
-  if (read_uint_array(r, m, key, &values, &count) < 0)
+  if (json_fields_uint_array(r, m, key, &values, &count) < 0)
     return -1;
   if (count != 2) {
     free(values);
-    return reader_fail(r, m, "%s must hold 2 integers", key);
+    return json_fields_fail(r, m, "%s must hold 2 integers", key);
   }
   out[0] = values[0];
   out[1] = values[1];
@@ -669,18 +461,18 @@ static int read_containers(struct json_reader *r, const struct json_read_value *
                            struct diff_result *result)
 {
   if (m->type != JSON_ARRAY)
-    return reader_fail(r, m, "containers must be an array");
+    return json_fields_fail(r, m, "containers must be an array");
   if (m->count && !(result->containers = calloc(m->count, sizeof *result->containers)))
-    return reader_fail(r, m, "out of memory");
+    return json_fields_fail(r, m, "out of memory");
   for (size_t i = 0; i < m->count; i++) {
     const struct json_read_value *c = &m->items[i];
     struct diff_container *out = &result->containers[i];
     result->container_count = i + 1;
-    if (need_object(r, c, "a container") < 0)
+    if (json_fields_object(r, c, "a container") < 0)
       return -1;
-    OPTIONAL(c, "type", read_string, "type", &out->type);
-    OPTIONAL(c, "site", read_string, "site", &out->site);
-    OPTIONAL(c, "path", read_string, "path", &out->path);
+    JSON_FIELDS_OPTIONAL(c, "type", json_fields_string, "type", &out->type);
+    JSON_FIELDS_OPTIONAL(c, "site", json_fields_string, "site", &out->site);
+    JSON_FIELDS_OPTIONAL(c, "path", json_fields_string, "path", &out->path);
     if (read_pair(r, c, "boundaries", out->boundaries) < 0 || read_pair(r, c, "entries", out->entries) < 0 ||
         read_pair(r, c, "bytes", out->bytes) < 0)
       return -1;
@@ -688,23 +480,25 @@ static int read_containers(struct json_reader *r, const struct json_read_value *
   return 0;
 }
 
-static int read_result(struct json_reader *r, const struct json_read_value *root,
-                       struct diff_result *result)
+/* What comes before the sites: the version, the mode, the options and captures, and the
+ * outcome's members. */
+static int read_head(struct json_reader *r, const struct json_read_value *root,
+                     struct diff_result *result)
 {
   const struct json_read_value *m;
   uint64_t version = 0, flagged = 0;
-  if (need_object(r, root, "the result") < 0)
+  if (json_fields_object(r, root, "the result") < 0)
     return -1;
-  if (member(r, root, "ljleak_result", 1, &m) < 0 ||
-      read_uint(r, m, "ljleak_result", &version) < 0)
+  if (json_fields_member(r, root, "ljleak_result", 1, &m) < 0 ||
+      json_fields_uint(r, m, "ljleak_result", &version) < 0)
     return -1;
   if (version != 1)
-    return reader_fail(r, m, "ljleak_result %" PRIu64 " is not a version this reader knows (1)",
+    return json_fields_fail(r, m, "ljleak_result %" PRIu64 " is not a version this reader knows (1)",
                        version);
-  if (member(r, root, "mode", 1, &m) < 0)
+  if (json_fields_member(r, root, "mode", 1, &m) < 0)
     return -1;
   if (m->type != JSON_STRING || diff_mode_parse(m->text, &result->mode) < 0)
-    return reader_fail(r, m, "mode must be one of \"trend\", \"range\", \"base\"");
+    return json_fields_fail(r, m, "mode must be one of \"trend\", \"range\", \"base\"");
   if ((m = json_read_object_get(root, "options")) && read_options(r, m, &result->options) < 0)
     return -1;
   if ((m = json_read_object_get(root, "capture")) && read_capture(r, m, &result->capture) < 0)
@@ -712,7 +506,7 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
   if ((m = json_read_object_get(root, "base")) && read_capture(r, m, &result->base) < 0)
     return -1;
   if ((m = json_read_object_get(root, "flagged"))) {
-    if (read_uint(r, m, "flagged", &flagged) < 0)
+    if (json_fields_uint(r, m, "flagged", &flagged) < 0)
       return -1;
     result->flagged = (size_t)flagged;
   }
@@ -721,22 +515,31 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
   if ((m = json_read_object_get(root, "outcome"))) {
     enum diff_outcome outcome;
     if (m->type != JSON_STRING || diff_outcome_parse(m->text, &outcome) < 0)
-      return reader_fail(r, m, "outcome must be one of \"pass\", \"flagged\", \"inconclusive\"");
+      return json_fields_fail(r, m, "outcome must be one of \"pass\", \"flagged\", \"inconclusive\"");
   }
   uint64_t undecided = 0;
-  if ((m = json_read_object_get(root, "undecided")) && read_uint(r, m, "undecided", &undecided) < 0)
+  if ((m = json_read_object_get(root, "undecided")) && json_fields_uint(r, m, "undecided", &undecided) < 0)
     return -1;
   if ((m = json_read_object_get(root, "outcome_reason")) && m->type != JSON_STRING &&
       m->type != JSON_NULL)
-    return reader_fail(r, m, "outcome_reason must be a string or null");
-  if (member(r, root, "sites", 1, &m) < 0)
+    return json_fields_fail(r, m, "outcome_reason must be a string or null");
+  return 0;
+}
+
+static int read_result(struct json_reader *r, const struct json_read_value *root,
+                       struct diff_result *result)
+{
+  const struct json_read_value *m;
+  if (read_head(r, root, result) < 0)
+    return -1;
+  if (json_fields_member(r, root, "sites", 1, &m) < 0)
     return -1;
   if (m->type != JSON_ARRAY)
-    return reader_fail(r, m, "sites must be an array");
+    return json_fields_fail(r, m, "sites must be an array");
   if (m->count) {
     result->sites = calloc(m->count, sizeof *result->sites);
     if (!result->sites)
-      return reader_fail(r, m, "out of memory");
+      return json_fields_fail(r, m, "out of memory");
   }
   for (size_t i = 0; i < m->count; i++) {
     result->site_count = i + 1;
@@ -745,9 +548,9 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
   }
   if ((m = json_read_object_get(root, "stacks"))) {
     if (m->type != JSON_ARRAY)
-      return reader_fail(r, m, "stacks must be an array");
+      return json_fields_fail(r, m, "stacks must be an array");
     if (m->count && !(result->stacks = calloc(m->count, sizeof *result->stacks)))
-      return reader_fail(r, m, "out of memory");
+      return json_fields_fail(r, m, "out of memory");
     for (size_t i = 0; i < m->count; i++) {
       result->stack_count = i + 1;
       if (read_site(r, &m->items[i], &result->stacks[i]) < 0)
@@ -759,17 +562,17 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
   /* The suspects are the sites' (their containers), found again as the outcome is; a saved
    * array must still be one. */
   if ((m = json_read_object_get(root, "suspects")) && m->type != JSON_ARRAY)
-    return reader_fail(r, m, "suspects must be an array");
+    return json_fields_fail(r, m, "suspects must be an array");
   /* --values: whether the result was asked for them, and the suspects' values on their sites. */
   const struct json_read_value *values = json_read_object_get(root, "values");
   if (values) {
     if (values->type != JSON_STRING || (strcmp(values->text, "shown") && strcmp(values->text, "not captured")))
-      return reader_fail(r, values, "values must be \"shown\" or \"not captured\"");
+      return json_fields_fail(r, values, "values must be \"shown\" or \"not captured\"");
     result->values = !strcmp(values->text, "shown") ? DIFF_VALUES_SHOWN : DIFF_VALUES_NOT_CAPTURED;
   }
   for (size_t i = 0; m && i < m->count; i++) {
     const struct json_read_value *suspect = &m->items[i], *list;
-    if (need_object(r, suspect, "a suspect") < 0)
+    if (json_fields_object(r, suspect, "a suspect") < 0)
       return -1;
     if ((list = json_read_object_get(suspect, "values")) && read_values(r, list, result) < 0)
       return -1;
@@ -779,7 +582,7 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
   if (!json_read_object_get(root, "flagged"))
     result->flagged = result->facts.tally.flagged;
   if (diff_suspects_find(result) < 0)
-    return reader_fail(r, root, "out of memory");
+    return json_fields_fail(r, root, "out of memory");
   return 0;
 }
 

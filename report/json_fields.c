@@ -1,0 +1,202 @@
+/* report/json_fields.c: the JSON result reader's typed members (numbers, strings, booleans, arrays, per-boundary series), each checked, with a "FILE: byte N: what is wrong" message. */
+#include "report/json_fields.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int json_fields_fail(struct json_reader *r, const struct json_read_value *at, const char *format,
+                     ...)
+{
+  char what[256];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(what, sizeof what, format, args);
+  va_end(args);
+  snprintf(r->error, r->error_size, "%s: byte %zu: %s", r->name, at ? at->offset : 0, what);
+  return -1;
+}
+
+int json_fields_uint(struct json_reader *r, const struct json_read_value *v, const char *what,
+                     uint64_t *out)
+{
+  if (v->type != JSON_NUMBER)
+    return json_fields_fail(r, v, "%s must be a whole number >= 0", what);
+  /* Digits only (the parser checked the number's syntax), at most 2^64-1:
+   * by hand, since results hold thousands of them. */
+  uint64_t value = 0;
+  for (const char *at = v->text; *at; at++) {
+    if (*at < '0' || *at > '9')
+      return json_fields_fail(r, v, "%s must be a whole number >= 0", what);
+    unsigned digit = (unsigned)(*at - '0');
+    if (value > (UINT64_MAX - digit) / 10)
+      return json_fields_fail(r, v, "%s is larger than 2^64-1", what);
+    value = value * 10 + digit;
+  }
+  *out = value;
+  return 0;
+}
+
+int json_fields_int(struct json_reader *r, const struct json_read_value *v, const char *what,
+                    int64_t *out)
+{
+  if (v->type != JSON_NUMBER || strpbrk(v->text, ".eE"))
+    return json_fields_fail(r, v, "%s must be a whole number", what);
+  errno = 0;
+  long long value = strtoll(v->text, NULL, 10);
+  if (errno == ERANGE)
+    return json_fields_fail(r, v, "%s does not fit in 64 bits", what);
+  *out = value;
+  return 0;
+}
+
+int json_fields_double(struct json_reader *r, const struct json_read_value *v, const char *what,
+                       double *out)
+{
+  if (v->type == JSON_NULL) {
+    *out = NAN;
+    return 0;
+  }
+  if (v->type != JSON_NUMBER)
+    return json_fields_fail(r, v, "%s must be a number or null", what);
+  *out = strtod(v->text, NULL);
+  return 0;
+}
+
+int json_fields_bool(struct json_reader *r, const struct json_read_value *v, const char *what,
+                     int *out)
+{
+  if (v->type != JSON_TRUE && v->type != JSON_FALSE)
+    return json_fields_fail(r, v, "%s must be true or false", what);
+  *out = v->type == JSON_TRUE;
+  return 0;
+}
+
+int json_fields_string(struct json_reader *r, const struct json_read_value *v, const char *what,
+                       char **out)
+{
+  if (v->type == JSON_NULL) {
+    *out = NULL;
+    return 0;
+  }
+  if (v->type != JSON_STRING)
+    return json_fields_fail(r, v, "%s must be a string or null", what);
+  *out = strdup(v->text);
+  if (!*out)
+    return json_fields_fail(r, v, "out of memory");
+  return 0;
+}
+
+/* The member key of object; a missing required member is an error. */
+int json_fields_member(struct json_reader *r, const struct json_read_value *object, const char *key,
+                       int required, const struct json_read_value **out)
+{
+  *out = json_read_object_get(object, key);
+  if (!*out && required)
+    return json_fields_fail(r, object, "missing member \"%s\"", key);
+  return 0;
+}
+
+int json_fields_object(struct json_reader *r, const struct json_read_value *v, const char *what)
+{
+  if (v->type != JSON_OBJECT)
+    return json_fields_fail(r, v, "%s must be an object", what);
+  return 0;
+}
+
+/* Arrays keep at least one element of room so an empty array is not NULL:
+ * [] and null must read back as they were written. */
+int json_fields_uint_array(struct json_reader *r, const struct json_read_value *v, const char *what,
+                           uint64_t **out, size_t *count)
+{
+  *out = NULL;
+  if (v->type == JSON_NULL) {
+    *count = 0;
+    return 0;
+  }
+  if (v->type != JSON_ARRAY)
+    return json_fields_fail(r, v, "%s must be an array of numbers or null", what);
+  uint64_t *values = calloc(v->count ? v->count : 1, sizeof *values);
+  if (!values)
+    return json_fields_fail(r, v, "out of memory");
+  for (size_t i = 0; i < v->count; i++)
+    if (json_fields_uint(r, &v->items[i], what, &values[i]) < 0) {
+      free(values);
+      return -1;
+    }
+  *out = values;
+  *count = v->count;
+  return 0;
+}
+
+int json_fields_double_array(struct json_reader *r, const struct json_read_value *v, const char *what,
+                             double **out, size_t *count)
+{
+  *out = NULL;
+  if (v->type == JSON_NULL) {
+    *count = 0;
+    return 0;
+  }
+  if (v->type != JSON_ARRAY)
+    return json_fields_fail(r, v, "%s must be an array of numbers or null", what);
+  double *values = calloc(v->count ? v->count : 1, sizeof *values);
+  if (!values)
+    return json_fields_fail(r, v, "out of memory");
+  for (size_t i = 0; i < v->count; i++)
+    if (json_fields_double(r, &v->items[i], what, &values[i]) < 0) {
+      free(values);
+      return -1;
+    }
+  *out = values;
+  *count = v->count;
+  return 0;
+}
+
+/* An optional per-boundary array that must have expected elements when present. */
+int json_fields_uint_series(struct json_reader *r, const struct json_read_value *object,
+                            const char *key, size_t expected, uint64_t **out)
+{
+  const struct json_read_value *v = json_read_object_get(object, key);
+  size_t count = 0;
+  *out = NULL;
+  if (!v)
+    return 0;
+  if (json_fields_uint_array(r, v, key, out, &count) < 0)
+    return -1;
+  if (*out && count != expected) {
+    free(*out);
+    *out = NULL;
+    return json_fields_fail(r, v, "%s has %zu elements, expected %zu", key, count, expected);
+  }
+  return 0;
+}
+
+/* An optional per-boundary array of booleans, as 0 and 1. */
+int json_fields_bool_series(struct json_reader *r, const struct json_read_value *object,
+                            const char *key, size_t expected, unsigned char **out)
+{
+  const struct json_read_value *v = json_read_object_get(object, key);
+  *out = NULL;
+  if (!v || v->type == JSON_NULL)
+    return 0;
+  if (v->type != JSON_ARRAY)
+    return json_fields_fail(r, v, "%s must be an array of booleans or null", key);
+  if (v->count != expected)
+    return json_fields_fail(r, v, "%s has %zu elements, expected %zu", key, v->count, expected);
+  unsigned char *values = calloc(v->count ? v->count : 1, sizeof *values);
+  if (!values)
+    return json_fields_fail(r, v, "out of memory");
+  for (size_t i = 0; i < v->count; i++) {
+    int flag = 0;
+    if (json_fields_bool(r, &v->items[i], key, &flag) < 0) {
+      free(values);
+      return -1;
+    }
+    values[i] = (unsigned char)flag;
+  }
+  *out = values;
+  return 0;
+}
