@@ -6,7 +6,7 @@
 collector_SRCS := collector/addr_map.c collector/attrib.c collector/boundary.c collector/callstack.c \
   collector/capture.c collector/capture_dir.c collector/control.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
-  collector/segments.c collector/snapshot.c collector/stub.c collector/symbols.c collector/cname.c collector/elf_symbols.c collector/trace_line.c \
+  collector/segments.c collector/snapshot.c collector/snapshot_objects.c collector/stub.c collector/symbols.c collector/cname.c collector/elf_symbols.c collector/trace_line.c \
   collector/trace_map.c collector/trace_record.c collector/text.c \
   collector/site.c collector/trace_log.c collector/index.c collector/state.c
 # the values option's sidecar beside each heap snapshot (off by default: values can be secrets)

@@ -4,17 +4,14 @@
 
 #include <stdint.h>
 
-#include "collector/addr_map.h"
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
-#include "collector/seg_out.h"
 #include "collector/capture_dir.h"
 #include "format/snapshot.h"
 
 
 #define COLL_SNAPSHOT_BUFFER_SIZE (256 * 1024)  /* each of the writer's two chunk buffers */
 
-/* A walk in progress. Its memory comes from mmap, never from the Lua allocator. */
 /* What to take: where, and what the snapshot says of its capture and of the boundary it is at
  * (the sequencer, boundary.c, fills it from the capture's state). */
 struct coll_snapshot_request {
@@ -27,17 +24,6 @@ struct coll_snapshot_request {
   const GCproto *held_proto;
   long held_base, held_end;
   int values;                   /* the values option: snap-NNNN.values beside it */
-};
-
-struct coll_snapshot_walk {
-  const struct coll_snapshot_request *rq;
-  global_State *g;
-  uint8_t *buffer;              /* 2 * COLL_SNAPSHOT_BUFFER_SIZE, mmap'd */
-  struct snapshot_writer writer;
-  struct seg_out out;
-  struct addr_map key_ids;      /* a string key (GCstr address) -> its label's string id */
-  struct addr_map text_ids;     /* a label text's hash -> its string id */
-  int failed;
 };
 
 /* What the last snapshot of a capture cost and wrote (status, the index, make bench). */
