@@ -2,7 +2,8 @@
 # checks; it needs diff for the result model, format for the JSON and UTF-8 writers.
 report_SRCS := report/render.c report/common.c report/json_write.c \
   report/json_read.c report/json_fields.c report/text.c report/html.c report/html_chart.c report/junit.c report/markdown.c \
-  report/progress.c report/folded.c report/pprof.c report/flame.c report/source.c
+  report/progress.c report/folded.c report/pprof.c report/flame.c report/source.c report/html_suspects.c \
+  report/html_page.c
 # ljleak busted's per-test result
 report_SRCS += report/tests.c
 

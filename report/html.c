@@ -11,6 +11,8 @@
 
 #include "report/common.h"
 #include "report/html_chart.h"
+#include "report/html_page.h"
+#include "report/html_suspects.h"
 
 #define SOURCE_CONTEXT 3        /* lines shown before and after a site's line */
 #define SOURCE_MAX_SITES 200    /* sites that get a source excerpt or note (flagged come first) */
@@ -21,100 +23,6 @@ static void html_put(FILE *out, const char *text)
 {
   report_put_markup(out, text, REPORT_MARKUP_HTML);
 }
-
-static const char page_style[] =
-    "<style>\n"
-    ":root{--bad:#c62828;--bad-bg:#fdecea;--good:#2e7d32;--good-bg:#e8f5e9;--ink:#1f2328;"
-    "--muted:#656d76;--line:#d0d7de;--panel:#f6f8fa;--accent:#0969da}\n"
-    "*{box-sizing:border-box}\n"
-    "body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;"
-    "color:var(--ink);background:#fff}\n"
-    "main{max-width:1600px;margin:0 auto;padding:24px 16px}\n"
-    "h1{font-size:26px;margin:0 0 4px}\n"
-    "h2{font-size:17px;margin:28px 0 10px}\n"
-    ".verdict{border-radius:8px;padding:16px 20px;border-left:6px solid}\n"
-    ".verdict.bad{background:var(--bad-bg);border-color:var(--bad);color:#7f1d1d}\n"
-    ".verdict.good{background:var(--good-bg);border-color:var(--good);color:#14532d}\n"
-    ".verdict.unsure{background:#fff8c5;border-color:#9a6700;color:#633c01}\n"
-    ".verdict p+p{margin-top:6px}\n"
-    ".verdict p{margin:0;font-size:15px}\n"
-    ".meta{display:flex;gap:16px;flex-wrap:wrap;margin-top:16px}\n"
-    ".meta section{flex:1 1 420px;background:var(--panel);border:1px solid var(--line);"
-    "border-radius:8px;padding:12px 16px}\n"
-    ".meta h3{margin:0 0 8px;font-size:14px;text-transform:uppercase;letter-spacing:.04em;"
-    "color:var(--muted)}\n"
-    "dl{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;margin:0}\n"
-    "dt{color:var(--muted)}dd{margin:0;word-break:break-all}\n"
-    ".warn{color:var(--bad);font-weight:600}\n"
-    ".chart{border:1px solid var(--line);border-radius:8px;padding:8px 8px 4px}\n"
-    ".chart svg{display:block;width:100%;height:auto}\n"
-    ".legend{display:flex;gap:18px;font-size:13px;color:var(--muted);padding:2px 8px 6px}\n"
-    ".legend i{display:inline-block;width:14px;height:3px;margin-right:6px;vertical-align:middle}\n"
-    "table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}\n"
-    "th,td{padding:6px;border-bottom:1px solid var(--line);text-align:right;"
-    "vertical-align:top;white-space:nowrap}\n"
-    "th{position:sticky;top:0;background:#fff;cursor:pointer;user-select:none;"
-    "font-weight:600;color:var(--muted);border-bottom:2px solid var(--line)}\n"
-    "th:hover{color:var(--accent)}\n"
-    "th[aria-sort=ascending]::after{content:' \\25b2'}\n"
-    "th[aria-sort=descending]::after{content:' \\25bc'}\n"
-    "td.spark,th.spark{text-align:center}\n"
-    "td.site,th.site{text-align:left;white-space:normal;word-break:break-all;min-width:200px}\n"
-    "td.site code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}\n"
-    "tr.flagged td,tr.source td{background:#fff7f7}\n"
-    "tr.row.flagged td{border-bottom:none}\n"
-    "tr.source td{padding-top:0;text-align:left}\n"
-    "td.vd,th.vd{text-align:center}\n"
-    "tr.source pre.src{max-width:none;margin:0 0 4px}\n"
-    "tr.flagged td.site code{color:var(--bad);font-weight:600}\n"
-    ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;"
-    "font-weight:600;background:#eaeef2;color:var(--muted)}\n"
-    ".badge.growing,.badge.new,.badge.worse{background:var(--bad);color:#fff}\n"
-    ".badge.shrinking{background:#ddf4ff;color:#0550ae}\n"
-    ".badge.undecided,.badge.insufficient{background:#9a6700;color:#fff}\n"
-    ".badge.allowed{background:#dafbe1;color:#116329;margin-left:4px}\n"
-    "p.allow{margin:2px 0 0;color:#116329;font-size:12px}\n"
-    "p.allow.past{color:var(--bad)}\n"
-    ".kind{color:var(--muted);font-size:12px;margin-left:6px;white-space:nowrap}\n"
-    "details summary{cursor:pointer;list-style-position:inside}\n"
-    "pre.src{margin:6px 0 2px;padding:6px 0;background:var(--panel);border:1px solid var(--line);"
-    "border-radius:6px;font:12px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
-    "overflow-x:auto;white-space:pre;max-width:460px}\n"
-    "pre.src span{display:block;padding:0 10px}\n"
-    "pre.src span.hit{background:#fff1c2}\n"
-    "pre.src b{display:inline-block;width:4em;color:var(--muted);font-weight:400}\n"
-    "td.bad{color:var(--bad);font-weight:600}\n"
-    "footer{margin:28px 0 8px;color:var(--muted);font-size:12px}\n"
-    "</style>\n";
-
-static const char page_script[] =
-    "<script>\n"
-    "(function () {\n"
-    "  var heads = document.querySelectorAll('table.sortable th');\n"
-    "  Array.prototype.forEach.call(heads, function (th) {\n"
-    "    th.addEventListener('click', function () {\n"
-    "      var table = th.closest('table');\n"
-    "      var column = th.cellIndex;\n"
-    "      var ascending = th.getAttribute('aria-sort') !== 'ascending';\n"
-    "      Array.prototype.forEach.call(table.querySelectorAll('th'), function (h) {\n"
-    "        h.removeAttribute('aria-sort');\n"
-    "      });\n"
-    "      th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');\n"
-    "      var key = function (group) {\n"
-    "        var cell = group.rows[0].cells[column], v = cell.getAttribute('data-v');\n"
-    "        return v === null ? cell.textContent.toLowerCase() : parseFloat(v);\n"
-    "      };\n"
-    "      var groups = Array.prototype.slice.call(table.tBodies);\n"
-    "      groups.sort(function (a, b) {\n"
-    "        var x = key(a), y = key(b), order = x < y ? -1 : x > y ? 1 : 0;\n"
-    "        return ascending ? order : -order;\n"
-    "      });\n"
-    "      groups.forEach(function (group) { table.appendChild(group); });\n"
-    "    });\n"
-    "  });\n"
-    "  document.body.setAttribute('data-ready', 'sortable');\n"
-    "})();\n"
-    "</script>\n";
 
 /* ---- Header --------------------------------------------------------------- */
 
@@ -491,136 +399,6 @@ static void put_holders(FILE *out, const struct diff_site *s)
   fputs("</ul></details>", out);
 }
 
-/* --values: one value of a suspect's (report_suspect_values_each), marked as values, escaped. */
-static void put_suspect_value(FILE *out, const char *title, size_t k, const char *words)
-{
-  if (!words) {
-    fputs("</li>\n", out);
-    return;
-  }
-  if (!k) {
-    fputs("<li class=\"values\">", out);
-    html_put(out, title);
-  }
-  fputs(k ? ", <code>" : "<code>", out);
-  html_put(out, words);
-  fputs("</code>", out);
-}
-
-/* The leak suspects, before the table: each container with its growth, what it retains and
- * holds, the sites under it; then the flagged sites that no container explains. */
-static void put_suspects(FILE *out, const struct diff_result *r)
-{
-  if (!r->suspects_grouped || !r->facts.tally.flagged)
-    return;
-  fputs("<section class=\"suspects\"><h2>Leak suspects</h2>\n<p>Growing sites one container holds, "
-        "most growth first; ", out);
-  html_put(out, report_retained_meaning);
-  fputs(".</p>\n<ol>\n", out);
-  for (size_t k = 0; k < r->suspect_count; k++) {
-    const struct diff_suspect *suspect = &r->suspects[k];
-    const struct diff_site_container *c = r->sites[suspect->named_site].container;
-    char summary[800];
-    report_suspect_summary(r, suspect, summary, sizeof summary);
-    fputs("<li><strong>", out);
-    html_put(out, c->type);
-    fputs(" <code>", out);
-    html_put(out, c->path);
-    fputs("</code></strong>", out);
-    if (c->site) {
-      fputs(", made at <code>", out);
-      html_put(out, c->site);
-      fputs("</code>", out);
-    }
-    fputs(": ", out);
-    html_put(out, summary);
-    fputs("\n<ul>\n", out);
-    for (size_t j = 0; j < suspect->site_count; j++) {
-      const struct diff_site *site = &r->sites[suspect->sites[j]];
-      fputs("<li>", out);
-      report_put_bytes(out, site->growth_bytes_per_segment, 1);
-      fputs("/boundary <code>", out);
-      html_put(out, site->name);
-      fputs("</code>", out);
-      if (suspect->cause[j] != SIZE_MAX) {
-        fputs(": the VM's work for <code>", out);
-        html_put(out, r->sites[suspect->cause[j]].name);
-        fputs("</code></li>\n", out);
-        continue;
-      }
-      char words[600];
-      report_suspect_site_words(suspect, site, words, sizeof words);
-      fputs(": ", out);
-      html_put(out, words);
-      const struct diff_site *stack;
-      if (report_site_stacks(r, site, &stack, 1) && stack->frame_count) {
-        fputs("; stack <code>", out);
-        html_put(out, stack->name);
-        fputs("</code>", out);
-      }
-      fputs("</li>\n", out);
-    }
-    report_suspect_values_each(r, suspect, out, put_suspect_value);
-    fputs("</ul></li>\n", out);
-  }
-  fputs("</ol>\n", out);
-  if (r->values == DIFF_VALUES_NOT_CAPTURED) {  /* asked for: saying nothing would read as "none" */
-    fputs("<p>", out);
-    html_put(out, report_values_not_captured);
-    fputs(".</p>\n", out);
-  }
-  size_t shown = 0;
-  for (size_t i = 0; i < r->site_count; i++) {
-    const struct diff_site *site = &r->sites[i];
-    if (!site->facts.flagged || diff_suspects_of(r, i))
-      continue;
-    if (!shown++)
-      fputs("<h3>On their own</h3>\n<p>Flagged sites no container holds (a C library's memory, the "
-            "VM's work, a site without holders):</p>\n<ul>\n", out);
-    fputs("<li>", out);
-    report_put_bytes(out, site->growth_bytes_per_segment, 1);
-    fputs("/boundary <code>", out);
-    html_put(out, site->name);
-    fputs("</code>", out);
-    char kinds[400];
-    report_kinds_words(site->kinds, kinds, sizeof kinds);
-    if (kinds[0]) {
-      fputs(": holds ", out);
-      html_put(out, kinds);
-    }
-    fputs("</li>\n", out);
-  }
-  if (shown)
-    fputs("</ul>\n", out);
-  fputs("</section>\n", out);
-}
-
-/* Containers that grew between two heap snapshots: where each was made,
- * how it is held, its entries and bytes at both (the text's words). */
-static void put_containers(FILE *out, const struct diff_result *r)
-{
-  if (!r->container_count)
-    return;
-  fprintf(out, "<section class=\"containers\"><h2>Growing containers</h2>\n<p>The same object "
-               "at the heap snapshots of boundaries %" PRIu64 " and %" PRIu64 ":</p>\n<ul>\n",
-          r->containers[0].boundaries[0], r->containers[0].boundaries[1]);
-  for (size_t i = 0; i < r->container_count; i++) {
-    const struct diff_container *c = &r->containers[i];
-    char growth[160];
-    report_container_growth(c, growth, sizeof growth);
-    fputs("<li>", out);
-    html_put(out, c->type ? c->type : "object");
-    fputs(" made at <code>", out);
-    html_put(out, c->site ? c->site : "an unknown site");
-    fputs("</code>, held by <code>", out);
-    html_put(out, c->path ? c->path : "");
-    fputs("</code>: ", out);
-    html_put(out, growth);
-    fputs("</li>\n", out);
-  }
-  fputs("</ul></section>\n", out);
-}
-
 /* A site's name; with folded_source, its source excerpt folded under it. */
 static void put_site_cell(FILE *out, const struct diff_site *s, const char *folded_source)
 {
@@ -670,7 +448,8 @@ static void put_sources_note(FILE *out, const struct diff_result *r,
 }
 
 /* Returns 0, or -1 when out of memory. */
-static int put_table(FILE *out, const struct diff_result *r, const struct html_sources *sources)
+/* The table's title, notes and column heads. */
+static void put_table_head(FILE *out, const struct diff_result *r, const struct html_sources *sources)
 {
   int base = r->mode == DIFF_MODE_BASE, range = r->mode == DIFF_MODE_RANGE;
   fprintf(out, "<h2>Sites <span class=\"kind\">%zu, click a column to sort</span></h2>\n",
@@ -697,6 +476,55 @@ static int put_table(FILE *out, const struct diff_result *r, const struct html_s
         out);
   fputs("<th>allocs</th><th>frees</th>", out);
   fputs("</tr></thead>\n", out);
+}
+
+/* A site's row after its name: the verdict, the series, the growth, the p-value, live bytes and counts. */
+static void put_row_cells(FILE *out, const struct diff_result *r, const struct diff_site *s)
+{
+  int base = r->mode == DIFF_MODE_BASE, range = r->mode == DIFF_MODE_RANGE, flagged = s->facts.flagged;
+  cell_verdict(out, s->verdict, s->allowed);
+  fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">", finite_or_zero(s->growth_bytes_per_segment));
+  report_html_chart_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged,
+                              r->options.warmup);
+  fputs("</td>", out);
+  if (base) {
+    fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">",
+            finite_or_zero(s->base_growth_bytes_per_segment));
+    report_html_chart_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0,
+                                r->options.warmup);
+    fputs("</td>", out);
+  }
+  if (range)
+    cell_bytes(out, (double)s->range_delta_bytes, 1, "", flagged);
+  cell_bytes(out, s->growth_bytes_per_segment, 1, "", flagged);
+  if (base) {
+    cell_verdict(out, s->base_count ? s->base_verdict : DIFF_VERDICT_INSUFFICIENT, 0);
+    cell_bytes(out, s->base_growth_bytes_per_segment, 1, "", 0);
+  }
+  if (r->capture.boundary_times)
+    cell_bytes(out, s->growth_bytes_per_second, 1, "/s", 0);
+  else
+    fputs("<td data-v=\"0\">-</td>", out);  /* the index gave no times */
+  char p[32];
+  report_format_p_value(p, sizeof p, s->trend_p_value);
+  fprintf(out, "<td data-v=\"%.17g\">%s</td>", isfinite(s->trend_p_value) ? s->trend_p_value : 1,
+          p);
+  /* Sorted by the last boundary's live bytes. */
+  size_t from, to;
+  report_row_boundaries(r, s, &from, &to);
+  fprintf(out, "<td data-v=\"%" PRIu64 "\">", report_live_at(s, to));
+  report_put_bytes(out, (double)report_live_at(s, from), 0);
+  fputs(" \u2192 ", out);
+  report_put_bytes(out, (double)report_live_at(s, to), 0);
+  fputs("</td>", out);
+  cell_count(out, s->allocs);
+  cell_count(out, s->frees);
+}
+
+static int put_table(FILE *out, const struct diff_result *r, const struct html_sources *sources)
+{
+  int base = r->mode == DIFF_MODE_BASE, range = r->mode == DIFF_MODE_RANGE;
+  put_table_head(out, r, sources);
   int columns = 10 + range + 3 * base;
   size_t with_sources = 0;
   for (size_t i = 0; i < r->site_count; i++) {
@@ -713,43 +541,7 @@ static int put_table(FILE *out, const struct diff_result *r, const struct html_s
     fprintf(out, "<tbody>\n<tr class=\"%s\"><td data-v=\"%zu\">%zu</td>",
             flagged ? "row flagged" : "row", i + 1, i + 1);
     put_site_cell(out, s, flagged ? NULL : excerpt);
-    cell_verdict(out, s->verdict, s->allowed);
-    fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">", finite_or_zero(s->growth_bytes_per_segment));
-    report_html_chart_sparkline(out, s->live_bytes, s->live_bytes ? s->count : 0, flagged,
-                         r->options.warmup);
-    fputs("</td>", out);
-    if (base) {
-      fprintf(out, "<td class=\"spark\" data-v=\"%.17g\">",
-              finite_or_zero(s->base_growth_bytes_per_segment));
-      report_html_chart_sparkline(out, s->base_live_bytes, s->base_live_bytes ? s->base_count : 0, 0,
-                           r->options.warmup);
-      fputs("</td>", out);
-    }
-    if (range)
-      cell_bytes(out, (double)s->range_delta_bytes, 1, "", flagged);
-    cell_bytes(out, s->growth_bytes_per_segment, 1, "", flagged);
-    if (base) {
-      cell_verdict(out, s->base_count ? s->base_verdict : DIFF_VERDICT_INSUFFICIENT, 0);
-      cell_bytes(out, s->base_growth_bytes_per_segment, 1, "", 0);
-    }
-    if (r->capture.boundary_times)
-      cell_bytes(out, s->growth_bytes_per_second, 1, "/s", 0);
-    else
-      fputs("<td data-v=\"0\">-</td>", out);  /* the index gave no times */
-    char p[32];
-    report_format_p_value(p, sizeof p, s->trend_p_value);
-    fprintf(out, "<td data-v=\"%.17g\">%s</td>", isfinite(s->trend_p_value) ? s->trend_p_value : 1,
-            p);
-    /* Sorted by the last boundary's live bytes. */
-    size_t from, to;
-    report_row_boundaries(r, s, &from, &to);
-    fprintf(out, "<td data-v=\"%" PRIu64 "\">", report_live_at(s, to));
-    report_put_bytes(out, (double)report_live_at(s, from), 0);
-    fputs(" \u2192 ", out);
-    report_put_bytes(out, (double)report_live_at(s, to), 0);
-    fputs("</td>", out);
-    cell_count(out, s->allocs);
-    cell_count(out, s->frees);
+    put_row_cells(out, r, s);
     fputs("</tr>\n", out);
     if (flagged && (excerpt || why[0])) {
       fprintf(out, "<tr class=\"source\"><td></td><td colspan=\"%d\">", columns - 1);
@@ -784,7 +576,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
   else
     fprintf(out, "<title>ljleak report: %zu %s</title>\n", flagged,
             r->mode == DIFF_MODE_BASE ? "new or worse" : "flagged");
-  fputs(page_style, out);
+  fputs(report_html_style, out);
   fputs("</head>\n<body>\n<main>\n", out);
   put_verdict(out, r, flagged);
   fputs("<div class=\"meta\">\n", out);
@@ -795,7 +587,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
     put_capture(out, "Capture", &r->capture, r->options.warmup);
   }
   fputs("</div>\n", out);
-  put_suspects(out, r);
+  report_html_suspects(out, r);
   if (report_html_chart_memory(out, r) < 0) {
     snprintf(error, error_size, "out of memory");
     return -1;
@@ -813,13 +605,13 @@ int report_render_html(const struct diff_result *r, const struct report_options 
     snprintf(error, error_size, "out of memory");
     return -1;
   }
-  put_containers(out, r);
+  report_html_containers(out, r);
   fprintf(out, "<footer>ljleak %s report. Growth is the Theil-Sen slope of live bytes over "
                "the boundaries; p is the one-sided Mann-Kendall p-value of an upward "
                "trend.</footer>\n",
           diff_mode_name(r->mode));
   fputs("</main>\n", out);
-  fputs(page_script, out);
+  fputs(report_html_script, out);
   fputs("</body>\n</html>\n", out);
   return 0;
 }

@@ -1,0 +1,150 @@
+/* report/html_suspects.c: the HTML page's sections on containers: the leak suspects (each container, what it holds, its sites and values; the flagged sites no container explains) and the containers that grew between two heap snapshots. */
+#include "report/html_suspects.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+
+#include "diff/suspects.h"
+#include "report/common.h"
+
+/* Text as HTML character data. */
+static void html_put(FILE *out, const char *text)
+{
+  report_put_markup(out, text, REPORT_MARKUP_HTML);
+}
+
+/* --values: one value of a suspect's (report_suspect_values_each), marked as values, escaped. */
+static void put_suspect_value(FILE *out, const char *title, size_t k, const char *words)
+{
+  if (!words) {
+    fputs("</li>\n", out);
+    return;
+  }
+  if (!k) {
+    fputs("<li class=\"values\">", out);
+    html_put(out, title);
+  }
+  fputs(k ? ", <code>" : "<code>", out);
+  html_put(out, words);
+  fputs("</code>", out);
+}
+
+/* The flagged sites that no container explains, after the suspects. */
+static void put_unexplained(FILE *out, const struct diff_result *r)
+{
+  size_t shown = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!site->facts.flagged || diff_suspects_of(r, i))
+      continue;
+    if (!shown++)
+      fputs("<h3>On their own</h3>\n<p>Flagged sites no container holds (a C library's memory, the "
+            "VM's work, a site without holders):</p>\n<ul>\n", out);
+    fputs("<li>", out);
+    report_put_bytes(out, site->growth_bytes_per_segment, 1);
+    fputs("/boundary <code>", out);
+    html_put(out, site->name);
+    fputs("</code>", out);
+    char kinds[400];
+    report_kinds_words(site->kinds, kinds, sizeof kinds);
+    if (kinds[0]) {
+      fputs(": holds ", out);
+      html_put(out, kinds);
+    }
+    fputs("</li>\n", out);
+  }
+  if (shown)
+    fputs("</ul>\n", out);
+}
+
+/* The leak suspects, before the table: each container with its growth, what it retains and
+ * holds, the sites under it; then the flagged sites that no container explains. */
+void report_html_suspects(FILE *out, const struct diff_result *r)
+{
+  if (!r->suspects_grouped || !r->facts.tally.flagged)
+    return;
+  fputs("<section class=\"suspects\"><h2>Leak suspects</h2>\n<p>Growing sites one container holds, "
+        "most growth first; ", out);
+  html_put(out, report_retained_meaning);
+  fputs(".</p>\n<ol>\n", out);
+  for (size_t k = 0; k < r->suspect_count; k++) {
+    const struct diff_suspect *suspect = &r->suspects[k];
+    const struct diff_site_container *c = r->sites[suspect->named_site].container;
+    char summary[800];
+    report_suspect_summary(r, suspect, summary, sizeof summary);
+    fputs("<li><strong>", out);
+    html_put(out, c->type);
+    fputs(" <code>", out);
+    html_put(out, c->path);
+    fputs("</code></strong>", out);
+    if (c->site) {
+      fputs(", made at <code>", out);
+      html_put(out, c->site);
+      fputs("</code>", out);
+    }
+    fputs(": ", out);
+    html_put(out, summary);
+    fputs("\n<ul>\n", out);
+    for (size_t j = 0; j < suspect->site_count; j++) {
+      const struct diff_site *site = &r->sites[suspect->sites[j]];
+      fputs("<li>", out);
+      report_put_bytes(out, site->growth_bytes_per_segment, 1);
+      fputs("/boundary <code>", out);
+      html_put(out, site->name);
+      fputs("</code>", out);
+      if (suspect->cause[j] != SIZE_MAX) {
+        fputs(": the VM's work for <code>", out);
+        html_put(out, r->sites[suspect->cause[j]].name);
+        fputs("</code></li>\n", out);
+        continue;
+      }
+      char words[600];
+      report_suspect_site_words(suspect, site, words, sizeof words);
+      fputs(": ", out);
+      html_put(out, words);
+      const struct diff_site *stack;
+      if (report_site_stacks(r, site, &stack, 1) && stack->frame_count) {
+        fputs("; stack <code>", out);
+        html_put(out, stack->name);
+        fputs("</code>", out);
+      }
+      fputs("</li>\n", out);
+    }
+    report_suspect_values_each(r, suspect, out, put_suspect_value);
+    fputs("</ul></li>\n", out);
+  }
+  fputs("</ol>\n", out);
+  if (r->values == DIFF_VALUES_NOT_CAPTURED) {  /* asked for: saying nothing would read as "none" */
+    fputs("<p>", out);
+    html_put(out, report_values_not_captured);
+    fputs(".</p>\n", out);
+  }
+  put_unexplained(out, r);
+  fputs("</section>\n", out);
+}
+
+/* Containers that grew between two heap snapshots: where each was made,
+ * how it is held, its entries and bytes at both (the text's words). */
+void report_html_containers(FILE *out, const struct diff_result *r)
+{
+  if (!r->container_count)
+    return;
+  fprintf(out, "<section class=\"containers\"><h2>Growing containers</h2>\n<p>The same object "
+               "at the heap snapshots of boundaries %" PRIu64 " and %" PRIu64 ":</p>\n<ul>\n",
+          r->containers[0].boundaries[0], r->containers[0].boundaries[1]);
+  for (size_t i = 0; i < r->container_count; i++) {
+    const struct diff_container *c = &r->containers[i];
+    char growth[160];
+    report_container_growth(c, growth, sizeof growth);
+    fputs("<li>", out);
+    html_put(out, c->type ? c->type : "object");
+    fputs(" made at <code>", out);
+    html_put(out, c->site ? c->site : "an unknown site");
+    fputs("</code>, held by <code>", out);
+    html_put(out, c->path ? c->path : "");
+    fputs("</code>: ", out);
+    html_put(out, growth);
+    fputs("</li>\n", out);
+  }
+  fputs("</ul></section>\n", out);
+}
