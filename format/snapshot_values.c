@@ -325,6 +325,140 @@ static int read_table(struct reader *r, struct snapshot_values *v, size_t *key_c
   return 0;
 }
 
+/* The header: the magic, the version, the reserved bytes. */
+static enum snapshot_values_status read_header(struct reader *r, const uint8_t *head, size_t size)
+{
+  if (size < SNAPSHOT_VALUES_HEADER_BYTES) {
+    if (size >= 4 && memcmp(head, SNAPSHOT_VALUES_MAGIC, 4))
+      return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
+    return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, size, "cut in its header: no values");
+  }
+  if (memcmp(head, SNAPSHOT_VALUES_MAGIC, 4))
+    return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
+  if (head[4] != SNAPSHOT_VALUES_VERSION)
+    return reader_fail(r, SNAPSHOT_VALUES_UNSUPPORTED, 4, "values sidecar version %u; this ljleak reads version %d",
+                       head[4], SNAPSHOT_VALUES_VERSION);
+  if (head[5] || head[6] || head[7])
+    return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, 5, "reserved header bytes are not zero");
+  return SNAPSHOT_VALUES_OK;
+}
+
+/* Where the arrays of a values being read stand. */
+struct values_reading {
+  size_t string_capacity, table_capacity, key_capacity;
+  int have_capture;
+};
+
+/* The CAPTURE record's fields, after its tag at start. 0, or 1 with *why (when not the default). */
+static int read_capture_record(struct reader *r, struct snapshot_values_capture *c,
+                               struct values_reading *reading, size_t start, const char **why)
+{
+  uint64_t shown, keys;
+  if (reading->have_capture) {
+    *why = "a second CAPTURE record";
+    r->at = start;
+    return 1;
+  }
+  if (get_uleb(r, &c->pid) || get_uleb(r, &c->start_ms) || get_uleb(r, &c->boundary) ||
+      get_uleb(r, &shown) || get_uleb(r, &keys))
+    return 1;
+  if (shown > SNAPSHOT_VALUES_SHOWN_MAX || keys > SNAPSHOT_VALUES_KEYS_MAX) {
+    *why = "its caps are past the format's";
+    return 1;
+  }
+  c->shown = (uint32_t)shown;
+  c->keys = (uint32_t)keys;
+  reading->have_capture = 1;
+  return 0;
+}
+
+/* The END record's totals, which must agree with what was read, and nothing after it. */
+static int read_end_record(struct reader *r, struct snapshot_values *values, size_t start, const char **why)
+{
+  uint64_t strings, tables;
+  if (get_uleb(r, &strings) != 0 || get_uleb(r, &tables) != 0)
+    return 1;
+  if (strings != values->string_count || tables != values->table_count) {
+    *why = "the END record's totals disagree with the records";
+    r->at = start;
+    return 1;
+  }
+  if (r->at != r->size) {
+    *why = "bytes after the END record";
+    return 1;
+  }
+  values->complete = 1;
+  return 0;
+}
+
+/* The record at start, its tag first. 0: read; 1: bad, *why says how when not a malformed
+ * number; -1: out of memory. */
+static int read_record(struct reader *r, struct snapshot_values *values, struct values_reading *reading,
+                       size_t start, const char **why)
+{
+  uint8_t tag = r->data[r->at++];
+  if (!reading->have_capture && tag != SNAPSHOT_VALUES_TAG_CAPTURE) {
+    *why = "the first record is not CAPTURE";
+    r->at = start;
+    return 1;
+  }
+  if (tag == SNAPSHOT_VALUES_TAG_CAPTURE)
+    return read_capture_record(r, &values->capture, reading, start, why);
+  if (tag == SNAPSHOT_VALUES_TAG_STRING) {
+    struct snapshot_values_string s = {0};
+    s.offset = start;
+    if (grow((void **)&values->strings, &reading->string_capacity, values->string_count, sizeof s) != 0)
+      return -1;
+    if (get_uleb(r, &s.address) != 0 || get_text(r, &s.length, &s.shown, &s.text, why) != 0)
+      return 1;
+    values->strings[values->string_count++] = s;
+    return 0;
+  }
+  if (tag == SNAPSHOT_VALUES_TAG_TABLE) {
+    struct snapshot_values_table t = {0};
+    t.offset = start;
+    size_t keys_before = values->key_count;
+    if (grow((void **)&values->tables, &reading->table_capacity, values->table_count, sizeof t) != 0)
+      return -1;
+    if (read_table(r, values, &reading->key_capacity, &t, why) != 0) {
+      values->key_count = keys_before;  /* a record is all or nothing */
+      return *why ? 1 : -1;
+    }
+    values->tables[values->table_count++] = t;
+    return 0;
+  }
+  if (tag == SNAPSHOT_VALUES_TAG_END)
+    return read_end_record(r, values, start, why);
+  *why = "an unknown record tag";
+  r->at = start;
+  return 1;
+}
+
+/* Strings and tables sorted by address. One object at one address: two records there are the
+ * same object twice. SNAPSHOT_VALUES_OK or SNAPSHOT_VALUES_CORRUPT. */
+static enum snapshot_values_status sort_by_address(struct reader *r, struct snapshot_values *values)
+{
+  if (values->string_count)
+    qsort(values->strings, values->string_count, sizeof *values->strings, by_string_address);
+  if (values->table_count)
+    qsort(values->tables, values->table_count, sizeof *values->tables, by_table_address);
+  for (size_t i = 1; i < values->string_count; i++)
+    if (values->strings[i].address == values->strings[i - 1].address) {
+      uint64_t at = values->strings[i].offset > values->strings[i - 1].offset ? values->strings[i].offset
+                                                                                : values->strings[i - 1].offset;
+      return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, at, "two strings at address 0x%" PRIx64,
+                         values->strings[i].address);
+    }
+  for (size_t i = 1; i < values->table_count; i++)
+    if (values->tables[i].address == values->tables[i - 1].address) {
+      uint64_t at = values->tables[i].offset > values->tables[i - 1].offset ? values->tables[i].offset
+                                                                              : values->tables[i - 1].offset;
+      return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, at, "two tables at address 0x%" PRIx64,
+                         values->tables[i].address);
+    }
+  return SNAPSHOT_VALUES_OK;
+}
+
 enum snapshot_values_status snapshot_values_read_memory(struct snapshot_values *values, const void *data,
                                                         size_t size, const char *name,
                                                         struct snapshot_values_error *error)
@@ -332,28 +466,16 @@ enum snapshot_values_status snapshot_values_read_memory(struct snapshot_values *
   memset(values, 0, sizeof *values);
   memset(error, 0, sizeof *error);
   struct reader r = {NULL, size, 0, name, error, 0};
-  if (size < SNAPSHOT_VALUES_HEADER_BYTES) {
-    if (size >= 4 && memcmp(data, SNAPSHOT_VALUES_MAGIC, 4))
-      return reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
-    return reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, size, "cut in its header: no values");
-  }
-  if (memcmp(data, SNAPSHOT_VALUES_MAGIC, 4))
-    return reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
-  const uint8_t *head = data;
-  if (head[4] != SNAPSHOT_VALUES_VERSION)
-    return reader_fail(&r, SNAPSHOT_VALUES_UNSUPPORTED, 4, "values sidecar version %u; this ljleak reads version %d",
-                       head[4], SNAPSHOT_VALUES_VERSION);
-  if (head[5] || head[6] || head[7])
-    return reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, 5, "reserved header bytes are not zero");
+  enum snapshot_values_status status = read_header(&r, data, size);
+  if (status != SNAPSHOT_VALUES_OK)
+    return status;
   values->data = malloc(size);
   if (!values->data)
     return reader_fail(&r, SNAPSHOT_VALUES_NO_MEMORY, 0, "out of memory");
   memcpy(values->data, data, size);
   r.data = values->data;
   r.at = SNAPSHOT_VALUES_HEADER_BYTES;
-  size_t string_capacity = 0, table_capacity = 0, key_capacity = 0;
-  int have_capture = 0;
-  enum snapshot_values_status status = SNAPSHOT_VALUES_OK;
+  struct values_reading reading = {0, 0, 0, 0};
   while (!values->complete) {
     size_t start = r.at;
     const char *why = "a malformed number";
@@ -361,84 +483,17 @@ enum snapshot_values_status snapshot_values_read_memory(struct snapshot_values *
       r.cut = 1;
       why = "cut";
     } else {
-      uint8_t tag = r.data[r.at++];
-      int bad = 0;
-      if (!have_capture && tag != SNAPSHOT_VALUES_TAG_CAPTURE) {
-        why = "the first record is not CAPTURE";
-        r.at = start;
-        bad = 1;
-      } else if (tag == SNAPSHOT_VALUES_TAG_CAPTURE) {
-        uint64_t shown, keys;
-        struct snapshot_values_capture *c = &values->capture;
-        if (have_capture) {
-          why = "a second CAPTURE record";
-          r.at = start;
-          bad = 1;
-        } else if (get_uleb(&r, &c->pid) || get_uleb(&r, &c->start_ms) || get_uleb(&r, &c->boundary) ||
-                   get_uleb(&r, &shown) || get_uleb(&r, &keys)) {
-          bad = 1;
-        } else if (shown > SNAPSHOT_VALUES_SHOWN_MAX || keys > SNAPSHOT_VALUES_KEYS_MAX) {
-          why = "its caps are past the format's";
-          bad = 1;
-        } else {
-          c->shown = (uint32_t)shown;
-          c->keys = (uint32_t)keys;
-          have_capture = 1;
-        }
-      } else if (tag == SNAPSHOT_VALUES_TAG_STRING) {
-        struct snapshot_values_string s = {0};
-        s.offset = start;
-        if (grow((void **)&values->strings, &string_capacity, values->string_count, sizeof s) != 0) {
-          status = SNAPSHOT_VALUES_NO_MEMORY;
-          break;
-        }
-        if (get_uleb(&r, &s.address) != 0 || get_text(&r, &s.length, &s.shown, &s.text, &why) != 0)
-          bad = 1;
-        else
-          values->strings[values->string_count++] = s;
-      } else if (tag == SNAPSHOT_VALUES_TAG_TABLE) {
-        struct snapshot_values_table t = {0};
-        t.offset = start;
-        size_t keys_before = values->key_count;
-        if (grow((void **)&values->tables, &table_capacity, values->table_count, sizeof t) != 0) {
-          status = SNAPSHOT_VALUES_NO_MEMORY;
-          break;
-        }
-        if (read_table(&r, values, &key_capacity, &t, &why) != 0) {
-          values->key_count = keys_before;  /* a record is all or nothing */
-          if (!why) {
-            status = SNAPSHOT_VALUES_NO_MEMORY;
-            break;
-          }
-          bad = 1;
-        } else {
-          values->tables[values->table_count++] = t;
-        }
-      } else if (tag == SNAPSHOT_VALUES_TAG_END) {
-        uint64_t strings, tables;
-        if (get_uleb(&r, &strings) != 0 || get_uleb(&r, &tables) != 0) {
-          bad = 1;
-        } else if (strings != values->string_count || tables != values->table_count) {
-          why = "the END record's totals disagree with the records";
-          r.at = start;
-          bad = 1;
-        } else if (r.at != size) {
-          why = "bytes after the END record";
-          bad = 1;
-        } else {
-          values->complete = 1;
-        }
-      } else {
-        why = "an unknown record tag";
-        r.at = start;
-        bad = 1;
+      int bad = read_record(&r, values, &reading, start, &why);
+      if (bad < 0) {
+        status = SNAPSHOT_VALUES_NO_MEMORY;
+        break;
       }
       if (!bad)
         continue;
     }
     if (r.cut) {
       /* Cut inside a record: every complete one before it stands. */
-      if (!have_capture) {
+      if (!reading.have_capture) {
         status = reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, size, "cut before its CAPTURE record: no values");
         break;
       }
@@ -450,29 +505,9 @@ enum snapshot_values_status snapshot_values_read_memory(struct snapshot_values *
   }
   if (status == SNAPSHOT_VALUES_NO_MEMORY)
     reader_fail(&r, SNAPSHOT_VALUES_NO_MEMORY, r.at, "out of memory");
-  if (status == SNAPSHOT_VALUES_OK || status == SNAPSHOT_VALUES_CUT) {
-    if (values->string_count)
-      qsort(values->strings, values->string_count, sizeof *values->strings, by_string_address);
-    if (values->table_count)
-      qsort(values->tables, values->table_count, sizeof *values->tables, by_table_address);
-    /* One object at one address: two records there are the same object twice. */
-    for (size_t i = 1; i < values->string_count; i++)
-      if (values->strings[i].address == values->strings[i - 1].address) {
-        uint64_t at = values->strings[i].offset > values->strings[i - 1].offset ? values->strings[i].offset
-                                                                                  : values->strings[i - 1].offset;
-        status = reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, at, "two strings at address 0x%" PRIx64,
-                             values->strings[i].address);
-        break;
-      }
-    for (size_t i = 1; status != SNAPSHOT_VALUES_CORRUPT && i < values->table_count; i++)
-      if (values->tables[i].address == values->tables[i - 1].address) {
-        uint64_t at = values->tables[i].offset > values->tables[i - 1].offset ? values->tables[i].offset
-                                                                                : values->tables[i - 1].offset;
-        status = reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, at, "two tables at address 0x%" PRIx64,
-                             values->tables[i].address);
-        break;
-      }
-  }
+  if ((status == SNAPSHOT_VALUES_OK || status == SNAPSHOT_VALUES_CUT) &&
+      sort_by_address(&r, values) != SNAPSHOT_VALUES_OK)
+    status = SNAPSHOT_VALUES_CORRUPT;
   if (status != SNAPSHOT_VALUES_OK && status != SNAPSHOT_VALUES_CUT)
     snapshot_values_free(values);
   return status;
