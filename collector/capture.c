@@ -235,6 +235,28 @@ void coll_capture_at_fork_and_exit(void)
   }
 }
 
+/* The stream buffer and the symbol tables of a capture that begins (the sampled blocks' table if
+ * sampled): 0, or -1 with a message in err and the capture directory closed. */
+static int begin_buffers(struct coll_capture *c, int sampled, char *err, size_t err_size)
+{
+  void *mem = mmap(NULL, COLL_CAPTURE_MAP_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) {
+    coll_text_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
+    coll_capture_dir_close(&c->dir);
+    return -1;
+  }
+  c->buffer = mem;
+  if (coll_addr_map_init(&c->sym_lua, 1024) || coll_addr_map_init(&c->sym_trace, 256) ||
+      coll_addr_map_init(&c->sym_c, 256) || (sampled && coll_addr_map_init(&c->sampled, 4096)) ||
+      coll_cname_begin(&c->cnames) != 0) {
+    free_buffers(c);
+    coll_text_error(err, err_size, "cannot map the symbol tables: %s%s", strerror(errno), "");
+    return -1;
+  }
+  return 0;
+}
+
 int coll_capture_begin(struct coll_capture *c, const struct ljleak_collector_options *opt, char *err,
                   size_t err_size)
 {
@@ -261,22 +283,8 @@ int coll_capture_begin(struct coll_capture *c, const struct ljleak_collector_opt
   coll_text_copy(c->labels, sizeof c->labels, opt->labels ? opt->labels : "");
   c->opt.labels = c->labels;
 
-  void *mem = mmap(NULL, COLL_CAPTURE_MAP_SIZE, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) {
-    coll_text_error(err, err_size, "cannot map the capture buffer: %s%s", strerror(errno), "");
-    coll_capture_dir_close(&c->dir);
+  if (begin_buffers(c, opt->sample != 0, err, err_size) != 0)
     return -1;
-  }
-  c->buffer = mem;
-  if (coll_addr_map_init(&c->sym_lua, 1024) || coll_addr_map_init(&c->sym_trace, 256) ||
-      coll_addr_map_init(&c->sym_c, 256) || (opt->sample && coll_addr_map_init(&c->sampled, 4096)) ||
-      coll_cname_begin(&c->cnames) != 0) {
-    free_buffers(c);
-    coll_text_error(err, err_size, "cannot map the symbol tables: %s%s", strerror(errno), "");
-    return -1;
-  }
-
   if (coll_segments_index_open(c, err, err_size) != 0) {
     free_buffers(c);
     return -1;
