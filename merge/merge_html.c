@@ -49,7 +49,8 @@ static size_t html_label_keys(const struct merge *merge, const char **keys)
   return count;
 }
 
-int merge_render_html(const struct merge *merge, FILE *out)
+/* The page's head and style, and the headline. */
+static void put_head(FILE *out, const struct merge *merge)
 {
   fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n"
         "<meta name=viewport content=\"width=device-width, initial-scale=1\">\n"
@@ -75,7 +76,11 @@ int merge_render_html(const struct merge *merge, FILE *out)
           merge->capture_count, diff_mode_name(merge->mode), merge->captures_flagged,
           merge->captures_inconclusive,
           merge->capture_count - merge->captures_flagged - merge->captures_inconclusive);
+}
 
+/* The sites, most captures growing first, each with its growth by label. */
+static void put_sites(FILE *out, const struct merge *merge)
+{
   const char *keys[MERGE_HTML_KEYS];
   size_t key_count = html_label_keys(merge, keys);
   fputs("<h2>Sites, most captures growing first</h2>\n<table><thead><tr><th>growing in</th>"
@@ -117,28 +122,36 @@ int merge_render_html(const struct merge *merge, FILE *out)
             merge->sites[listed].growing || merge->sites[listed].undecided
                 ? "growing or undecided in fewer captures"
                 : "steady in every capture that saw them");
+}
 
-  if (merge->group_count) {
-    fputs("<h2>Labels</h2>\n<table><thead><tr><th>label</th><th class=n>captures</th>"
-          "<th class=n>flagged captures</th></tr></thead><tbody>\n", out);
-    for (size_t g = 0; g < merge->group_count; g++) {
-      size_t flagged = 0;
-      for (size_t i = 0; i < merge->capture_count; i++) {
-        const char *value = diff_capture_label(&merge->captures[i].info, merge->groups[g].key);
-        flagged += value && !strcmp(value, merge->groups[g].value) &&
-                   merge->captures[i].outcome == DIFF_OUTCOME_FLAGGED;
-      }
-      fputs("<tr><td class=site>", out);
-      put_html(out, merge->groups[g].key);
-      fputs("=", out);
-      put_html(out, merge->groups[g].value);
-      fprintf(out, "</td><td class=n>%zu</td>", merge->groups[g].captures);
-      put_share(out, flagged, merge->groups[g].captures);
-      fputs("</tr>\n", out);
+/* The labels: for each, its captures and how many of them flagged a site. */
+static void put_labels(FILE *out, const struct merge *merge)
+{
+  if (!merge->group_count)
+    return;
+  fputs("<h2>Labels</h2>\n<table><thead><tr><th>label</th><th class=n>captures</th>"
+        "<th class=n>flagged captures</th></tr></thead><tbody>\n", out);
+  for (size_t g = 0; g < merge->group_count; g++) {
+    size_t flagged = 0;
+    for (size_t i = 0; i < merge->capture_count; i++) {
+      const char *value = diff_capture_label(&merge->captures[i].info, merge->groups[g].key);
+      flagged += value && !strcmp(value, merge->groups[g].value) &&
+                 merge->captures[i].outcome == DIFF_OUTCOME_FLAGGED;
     }
-    fputs("</tbody></table>\n", out);
+    fputs("<tr><td class=site>", out);
+    put_html(out, merge->groups[g].key);
+    fputs("=", out);
+    put_html(out, merge->groups[g].value);
+    fprintf(out, "</td><td class=n>%zu</td>", merge->groups[g].captures);
+    put_share(out, flagged, merge->groups[g].captures);
+    fputs("</tr>\n", out);
   }
+  fputs("</tbody></table>\n", out);
+}
 
+/* Every capture merged: its outcome, process, labels and result file. */
+static void put_captures(FILE *out, const struct merge *merge)
+{
   fprintf(out, "<details%s><summary><h2 style=\"display:inline\">Captures (%zu)</h2></summary>\n"
                "<table><thead><tr><th>outcome</th><th class=n>flagged sites</th><th>host</th>"
                "<th class=n>pid</th><th>started (UTC)</th><th>ended</th><th>labels</th>"
@@ -171,6 +184,14 @@ int merge_render_html(const struct merge *merge, FILE *out)
     fputs("</td></tr>\n", out);
   }
   fputs("</tbody></table></details>\n</body></html>\n", out);
+}
+
+int merge_render_html(const struct merge *merge, FILE *out)
+{
+  put_head(out, merge);
+  put_sites(out, merge);
+  put_labels(out, merge);
+  put_captures(out, merge);
   return ferror(out) ? -1 : 0;
 }
 
