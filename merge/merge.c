@@ -434,11 +434,10 @@ static int merge_site_figures(struct merge *merge, struct merge_site *site, doub
   return 0;
 }
 
-enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct merge_error *err)
+/* Captures in their own order; the values follow them through rank (old index to new). 0, or
+ * -1 when out of memory. */
+static int merge_sort_captures(struct merge *merge)
 {
-  merge->min_captures = min_captures ? min_captures : 1;
-  /* Captures in their own order; the values follow them through rank
-   * (old index to new). */
   size_t count = merge->capture_count;
   size_t *rank = malloc((count ? count : 1) * sizeof *rank);
   struct merge_capture_tag {
@@ -448,7 +447,7 @@ enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct 
   if (!rank || !tagged) {
     free(rank);
     free(tagged);
-    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    return -1;
   }
   for (size_t i = 0; i < count; i++) {
     tagged[i].capture = merge->captures[i];
@@ -465,6 +464,15 @@ enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct 
     for (size_t i = 0; i < merge->sites[s].value_count; i++)
       merge->sites[s].values[i].capture = rank[merge->sites[s].values[i].capture];
   free(rank);
+  return 0;
+}
+
+enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct merge_error *err)
+{
+  merge->min_captures = min_captures ? min_captures : 1;
+  size_t count = merge->capture_count;
+  if (merge_sort_captures(merge) != 0)
+    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
   for (size_t i = 1; i < count; i++) {
     const struct merge_capture *a = &merge->captures[i - 1], *b = &merge->captures[i];
     if (!merge_same_capture(a, b) || b->info.start_time == 0)
