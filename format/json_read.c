@@ -139,11 +139,35 @@ static int parse_hex4(struct json_parser *p, uint32_t *out)
   return 0;
 }
 
-/* Parses a string at pos (the opening quote) into a new NUL-terminated buffer. */
-static int parse_string(struct json_parser *p, char **out)
+/* The \u escape at escape_at (p->pos past its "\u"), a surrogate pair as one code point. */
+static int parse_unicode_escape(struct json_parser *p, size_t escape_at, uint32_t *out)
 {
-  /* Most strings (every member name) are printable ASCII without escapes:
-   * one scan, one copy. Anything else takes the full path below. */
+  uint32_t cp;
+  if (parse_hex4(p, &cp) < 0)
+    return -1;
+  if (cp >= 0xdc00 && cp <= 0xdfff)
+    return parser_fail(p, escape_at, "lone low surrogate in \\u escape");
+  if (cp >= 0xd800 && cp <= 0xdbff) {
+    uint32_t low;
+    if (p->length - p->pos < 2 || p->text[p->pos] != '\\' || p->text[p->pos + 1] != 'u')
+      return parser_fail(p, escape_at, "high surrogate without a low one in \\u escape");
+    p->pos += 2;
+    if (parse_hex4(p, &low) < 0)
+      return -1;
+    if (low < 0xdc00 || low > 0xdfff)
+      return parser_fail(p, escape_at, "high surrogate without a low one in \\u escape");
+    cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+  }
+  if (cp == 0)
+    return parser_fail(p, escape_at, "\\u0000 in a string is not supported");
+  *out = cp;
+  return 0;
+}
+
+/* Most strings (every member name) are printable ASCII without escapes: one scan, one copy.
+ * 0 with *out, -1 on error, 1 when the string is not one of them (nothing read). */
+static int parse_plain_string(struct json_parser *p, char **out)
+{
   size_t plain = p->pos + 1;
   while (plain < p->length) {
     unsigned char c = (unsigned char)p->text[plain];
@@ -151,17 +175,25 @@ static int parse_string(struct json_parser *p, char **out)
       break;
     plain++;
   }
-  if (plain < p->length && p->text[plain] == '"') {
-    size_t n = plain - p->pos - 1;
-    char *copy = arena_alloc(p, n + 1);
-    if (!copy)
-      return parser_fail(p, p->pos, "out of memory");
-    memcpy(copy, p->text + p->pos + 1, n);
-    copy[n] = '\0';
-    p->pos = plain + 1;
-    *out = copy;
-    return 0;
-  }
+  if (plain >= p->length || p->text[plain] != '"')
+    return 1;
+  size_t n = plain - p->pos - 1;
+  char *copy = arena_alloc(p, n + 1);
+  if (!copy)
+    return parser_fail(p, p->pos, "out of memory");
+  memcpy(copy, p->text + p->pos + 1, n);
+  copy[n] = '\0';
+  p->pos = plain + 1;
+  *out = copy;
+  return 0;
+}
+
+/* Parses a string at pos (the opening quote) into a new NUL-terminated buffer. */
+static int parse_string(struct json_parser *p, char **out)
+{
+  int plain = parse_plain_string(p, out);
+  if (plain <= 0)
+    return plain;
   size_t start = p->pos++;
   /* The decoded text is never longer than the source text. */
   size_t end = p->pos;
@@ -201,7 +233,7 @@ static int parse_string(struct json_parser *p, char **out)
     size_t escape_at = p->pos;
     char e = p->text[p->pos + 1];
     p->pos += 2;
-    uint32_t cp;
+    uint32_t cp = 0;
     switch (e) {
     case '"': buffer[used++] = '"'; continue;
     case '\\': buffer[used++] = '\\'; continue;
@@ -212,29 +244,8 @@ static int parse_string(struct json_parser *p, char **out)
     case 'r': buffer[used++] = '\r'; continue;
     case 't': buffer[used++] = '\t'; continue;
     case 'u':
-      if (parse_hex4(p, &cp) < 0) {
-          return -1;
-      }
-      if (cp >= 0xdc00 && cp <= 0xdfff) {
-          return parser_fail(p, escape_at, "lone low surrogate in \\u escape");
-      }
-      if (cp >= 0xd800 && cp <= 0xdbff) {
-        uint32_t low;
-        if (p->length - p->pos < 2 || p->text[p->pos] != '\\' || p->text[p->pos + 1] != 'u') {
-              return parser_fail(p, escape_at, "high surrogate without a low one in \\u escape");
-        }
-        p->pos += 2;
-        if (parse_hex4(p, &low) < 0) {
-              return -1;
-        }
-        if (low < 0xdc00 || low > 0xdfff) {
-              return parser_fail(p, escape_at, "high surrogate without a low one in \\u escape");
-        }
-        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-      }
-      if (cp == 0) {
-          return parser_fail(p, escape_at, "\\u0000 in a string is not supported");
-      }
+      if (parse_unicode_escape(p, escape_at, &cp) < 0)
+        return -1;
       used += utf8_encode(buffer + used, cp);
       continue;
     default:
