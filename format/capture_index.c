@@ -323,6 +323,31 @@ static int c_function_add(struct parser *p, struct capture_index_c_function *fun
   return 0;
 }
 
+/* The tab-separated fields of the line at offset from from to end, each taken into record. */
+static int take_fields(struct parser *p, char *line, char *from, char *end, size_t offset,
+                       const struct key_value_key *keys, size_t count, void *record, unsigned *seen)
+{
+  for (char *at = from; at < end;) {
+    char *field_end = memchr(at, '\t', (size_t)(end - at));
+    if (!field_end)
+      field_end = end;
+    char *next = field_end < end ? field_end + 1 : end;
+    *field_end = '\0';
+    size_t field_offset = offset + (size_t)(at - line);
+    struct key_value_field f;
+    if (field_end == at) {  /* an empty field */
+      at = next;
+      continue;
+    }
+    if (key_value_split(at, (size_t)(field_end - at), field_offset, &f) != 0)
+      return key_value_fail(&p->reader, field_offset, "%sa field without '='", p->context);
+    if (take_field(p, keys, count, record, seen, &f) != 0)
+      return -1;
+    at = next;
+  }
+  return 0;
+}
+
 /* Reads one line of length bytes at offset (its newline, or what follows a
  * cut line's last tab, not included; a NUL after them). */
 static int parse_line(struct parser *p, char *line, size_t offset, size_t length, int cut)
@@ -391,25 +416,8 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
     break;
   }
 
-  for (char *at = tab ? tab + 1 : end; at < end;) {
-    char *field_end = memchr(at, '\t', (size_t)(end - at));
-    if (!field_end)
-      field_end = end;
-    char *next = field_end < end ? field_end + 1 : end;
-    *field_end = '\0';
-    size_t field_offset = offset + (size_t)(at - line);
-    struct key_value_field f;
-    if (field_end == at) {  /* an empty field */
-      at = next;
-      continue;
-    }
-    if (key_value_split(at, (size_t)(field_end - at), field_offset, &f) != 0)
-      return key_value_fail(&p->reader, field_offset, "%sa field without '='", p->context);
-    if (take_field(p, keys, count, record, seen, &f) != 0)
-      return -1;
-    at = next;
-  }
-
+  if (take_fields(p, line, tab ? tab + 1 : end, end, offset, keys, count, record, seen) != 0)
+    return -1;
   char message[160];
   if (kind == LINE_CAPTURE && (index->capture.keys & CAPTURE_INDEX_CAPTURE_HAS_LABELS) &&
       capture_index_labels_check(index->capture.labels, message, sizeof message) != 0)
