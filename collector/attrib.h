@@ -139,7 +139,7 @@ static inline int coll_attrib_in_frameless_call(global_State *g, const lua_State
  * that called one another (require calls its loader). Its frame, and in
  * *called the frame it called; NULL if none. */
 static inline TValue *coll_attrib_charged_caller(global_State *g, const lua_State *L, TValue *frame,
-                                            TValue **called)
+                                                 TValue **called)
 {
   TValue *prev = isffunc(frame_func(frame)) ? coll_attrib_lua_caller(L, frame) : NULL;
   if (!prev && coll_attrib_in_frameless_call(g, L)) {
@@ -166,7 +166,7 @@ static inline TValue *coll_attrib_charged_caller(global_State *g, const lua_Stat
  * table grows); a table's array of the same size allocated while a resize
  * is refused (during the string sweep) would be charged there too. */
 static inline int coll_attrib_string_table_grows(const global_State *g, const void *old_ptr,
-                                            size_t nsize)
+                                                 size_t nsize)
 {
   return nsize == ((size_t)g->str.mask + 1) * 2 * sizeof(GCRef) && !old_ptr &&
          g->str.num > g->str.mask + 1;
@@ -175,7 +175,7 @@ static inline int coll_attrib_string_table_grows(const global_State *g, const vo
 /* Whether this allocation is the GC shrinking the string table (at the end
  * of its sweep, when a quarter of it or less is used): its site too. */
 static inline int coll_attrib_string_table_shrinks(const global_State *g, const void *old_ptr,
-                                              size_t nsize)
+                                                   size_t nsize)
 {
   return g->vmstate == ~LJ_VMST_GC && !old_ptr &&
          nsize == ((size_t)(g->str.mask >> 1) + 1) * sizeof(GCRef) &&

@@ -85,7 +85,7 @@ static void forget(struct callstack_state *s)
 }
 
 int coll_callstack_open(struct callstack_state *s, const struct coll_capture_dir *dir, const char *segment_part,
-                   int gzip, int depth)
+                        int gzip, int depth)
 {
   s->depth = depth;
   if (s->depth <= 0)
@@ -96,7 +96,7 @@ int coll_callstack_open(struct callstack_state *s, const struct coll_capture_dir
     return -1;
   }
   if (coll_seg_out_open(&s->out, coll_capture_dir_create(dir, name, 0), gzip,
-                   s->buffer + CALLSTACK_BUFFER_SIZE, CALLSTACK_ZBUFFER_SIZE) != 0)
+                        s->buffer + CALLSTACK_BUFFER_SIZE, CALLSTACK_ZBUFFER_SIZE) != 0)
     return -1;
   s->open = 1;
   forget(s);
@@ -114,7 +114,7 @@ int coll_callstack_flush(struct callstack_state *s)
 }
 
 int coll_callstack_close(struct callstack_state *s, const struct coll_capture_dir *dir, const char *segment_part,
-                    const char *segment)
+                         const char *segment)
 {
   if (!s->open)
     return 0;
@@ -424,7 +424,7 @@ static void remember(struct recording *c, const struct attrib_site *site, uint32
 }
 
 void coll_callstack_record(struct callstack_state *stacks, global_State *g, struct cname_state *cnames,
-                      uint64_t event, const struct attrib_site *site)
+                           uint64_t event, const struct attrib_site *site)
 {
   struct recording at = {stacks, g, cnames, event}, *c = &at;
   struct callstack_state *s = c->stacks;

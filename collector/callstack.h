@@ -64,7 +64,7 @@ struct callstack_state {
  * is the segment's .part name in the capture directory) and writes its header. 0 or -1 (out.error). A
  * capture without stacks opens nothing. */
 int coll_callstack_open(struct callstack_state *s, const struct coll_capture_dir *dir, const char *segment_part,
-                   int gzip, int depth);
+                        int gzip, int depth);
 
 /* Hands buffered records to the file: before each write of the segment's
  * stream, so that every event on disk has its stack on disk. 0 or -1. */
@@ -73,7 +73,7 @@ int coll_callstack_flush(struct callstack_state *s);
 /* Ends the sidecar (END record, flush, close) and renames it from its
  * .part name. 0 or -1. */
 int coll_callstack_close(struct callstack_state *s, const struct coll_capture_dir *dir, const char *segment_part,
-                    const char *segment);
+                         const char *segment);
 
 /* Closes without finishing (after an error). */
 void coll_callstack_abandon(struct callstack_state *s);
@@ -87,7 +87,7 @@ void coll_callstack_free(struct callstack_state *s);
  * writes the EVENT record. Reads private state only; never calls the Lua
  * API. Nothing for sites without Lua frames (INTERNAL, TRACE). */
 void coll_callstack_record(struct callstack_state *s, global_State *g, struct cname_state *cnames,
-                      uint64_t event, const struct attrib_site *site);
+                           uint64_t event, const struct attrib_site *site);
 
 /* A key of what callstack_walk reads below a trace's base: the thread,
  * the base, and down to the bottom of the stack each frame's link word and
@@ -96,8 +96,8 @@ void coll_callstack_record(struct callstack_state *s, global_State *g, struct cn
  * would go for depth frames, or leaves the stack. Cheap: two or three
  * loads a frame, no line lookups. */
 static inline __attribute__((always_inline)) uint64_t coll_callstack_below_key(lua_State *L,
-                                                                          TValue *base,
-                                                                          uint32_t depth)
+                                                                               TValue *base,
+                                                                               uint32_t depth)
 {
   TValue *stack = tvref(L->stack);
   TValue *bottom = stack + LJ_FR2, *top = stack + L->stacksize;

@@ -258,7 +258,7 @@ static int begin_buffers(struct coll_capture *c, int sampled, char *err, size_t 
 }
 
 int coll_capture_begin(struct coll_capture *c, const struct ljleak_collector_options *opt, char *err,
-                  size_t err_size)
+                       size_t err_size)
 {
   if (c->active) {
     coll_text_error(err, err_size, "a capture is already running in %s%s", c->dir.path, "");
@@ -613,7 +613,7 @@ int ljleak_collector_install_signal(lua_State *L, const char *spec, char *err, s
 }
 
 int coll_capture_control_poll(lua_State *L, const struct ljleak_collector_options *base,
-                         const char *base_error)
+                              const char *base_error)
 {
   static struct coll_control_request rq;   /* 4 KiB: not on a coroutine's C stack */
   char err[512];

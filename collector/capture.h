@@ -15,7 +15,7 @@ void coll_capture_stop_due(struct coll_capture *c);
 
 /* Starts a capture of the hooked VM with opt. 0, or -1 with err. */
 int coll_capture_begin(struct coll_capture *c, const struct ljleak_collector_options *opt, char *err,
-                  size_t err_size);
+                       size_t err_size);
 
 /* Checks the layout of L's VM and installs the pass-through hook (once per
  * VM). 0, or -1 with err. */
@@ -42,7 +42,7 @@ void coll_capture_requests(struct coll_capture *c);
  * not NULL, why they cannot be honoured (the request is refused with it). Answers in the
  * registration. 1 if a request was taken. */
 int coll_capture_control_poll(lua_State *L, const struct ljleak_collector_options *base,
-                         const char *base_error);
+                              const char *base_error);
 
 /* The same from the allocator hook (COLL_CAPTURE_PENDING_CONTROL), where no Lua may run: the base
  * options are ljleak_collector_options_init's. */

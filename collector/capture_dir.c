@@ -201,7 +201,7 @@ static int open_new(struct coll_capture_dir *d, const char *root, char *err, siz
 }
 
 int coll_capture_dir_open(struct coll_capture_dir *d, const struct ljleak_collector_options *opt, char *err,
-                     size_t err_size)
+                          size_t err_size)
 {
   d->fd = -1;
   if (opt->dir && *opt->dir) {

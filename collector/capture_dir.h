@@ -22,7 +22,7 @@ struct coll_capture_dir {
  * writable by all without the sticky bit. The directory is mode 0700. 0, or -1 with why in
  * err. */
 int coll_capture_dir_open(struct coll_capture_dir *d, const struct ljleak_collector_options *opt, char *err,
-                     size_t err_size);
+                          size_t err_size);
 
 /* Closes d->fd (after the last file of the capture). */
 void coll_capture_dir_close(struct coll_capture_dir *d);

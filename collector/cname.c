@@ -461,7 +461,7 @@ static void fill(const struct cname_state *s, const struct cname_record *r,
 }
 
 void coll_cname_lookup(struct cname_state *s, global_State *g, uint64_t address,
-                  struct cname_entry *entry, char *scratch, size_t size)
+                       struct cname_entry *entry, char *scratch, size_t size)
 {
   for (size_t i = 0; i < CNAME_HOST_NAMES && cname_host[i].address; i++) {
     if (cname_host[i].address == address) {
@@ -499,7 +499,7 @@ void coll_cname_set_indexed(struct cname_state *s, uint64_t address)
 }
 
 void coll_cname_name(struct cname_state *s, global_State *g, uint64_t address, struct cname_entry *entry,
-                char *scratch, size_t size)
+                     char *scratch, size_t size)
 {
   const char *vm = coll_attrib_vm_name(address);
   if (vm) {   /* one of the VM's own sites: a pseudo address, named by attrib.c, never indexed */

@@ -71,7 +71,7 @@ uint32_t coll_cname_walk(struct cname_state *s, global_State *g);
  * fallbacks. Never fails: out of memory, it names the address into the
  * caller's scratch (size bytes) and leaves it unknown. */
 void coll_cname_lookup(struct cname_state *s, global_State *g, uint64_t address,
-                  struct cname_entry *entry, char *scratch, size_t size);
+                       struct cname_entry *entry, char *scratch, size_t size);
 
 /* Marks the entry of address as written to the index. */
 void coll_cname_set_indexed(struct cname_state *s, uint64_t address);
@@ -82,6 +82,6 @@ int coll_cname_register(uint64_t address, const char *name);
 /* The name of the C function at address as sites and stacks show it: one of the VM's own sites
  * (attrib.h) by its name, else what coll_cname_lookup finds. */
 void coll_cname_name(struct cname_state *s, global_State *g, uint64_t address, struct cname_entry *entry,
-                char *scratch, size_t size);
+                     char *scratch, size_t size);
 
 #endif

@@ -53,7 +53,7 @@ static struct control {
 
 
 int coll_control_run_dir(const char *configured, char *out, size_t out_size, char *err,
-                    size_t err_size)
+                         size_t err_size)
 {
   int n;
   if (configured && *configured)
@@ -233,8 +233,8 @@ static void prune_stale(void)
 }
 
 int coll_control_register(const char *run_dir, const char *root, enum coll_control_poller poller,
-                     volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
-                     size_t err_size)
+                          volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
+                          size_t err_size)
 {
   control.wake = wake;
   control.mark = mark;

@@ -19,7 +19,7 @@ enum coll_control_poller { COLL_CONTROL_POLL_THREAD, COLL_CONTROL_POLL_TIMER };
 /* The registration directory's name: LJLEAK_RUN_DIR, else /tmp/ljleak-<euid>
  * (-1 if too long). */
 int coll_control_run_dir(const char *configured, char *out, size_t out_size, char *err,
-                    size_t err_size);
+                         size_t err_size);
 
 /* Registers this process in run_dir (the file <run_dir>/<pid>), with root
  * the directory its captures go to by default (made absolute) and the
@@ -30,8 +30,8 @@ int coll_control_run_dir(const char *configured, char *out, size_t out_size, cha
  * a request's turn through wake and mark (the capture's): COLL_CAPTURE_PENDING_CONTROL in the one,
  * -1 in the other; it touches nothing else. */
 int coll_control_register(const char *run_dir, const char *root, enum coll_control_poller poller,
-                     volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
-                     size_t err_size);
+                          volatile sig_atomic_t *wake, volatile sig_atomic_t *mark, char *err,
+                          size_t err_size);
 
 /* Whether the allocator hook must stay between captures to take requests
  * (registered with the poll thread; a timer polls without it). */

@@ -153,7 +153,7 @@ static int debug_file_path(const struct elf_file *f, const char *debug_dir, char
 }
 
 enum elf_symbols_table coll_elf_symbols_find(const char *path, uint64_t base, uint64_t address,
-                                        const char *debug_dir, char *name, size_t size)
+                                             const char *debug_dir, char *name, size_t size)
 {
   struct elf_file f;
   if (!path || !*path || size == 0 || elf_open(path, &f) != 0)

@@ -27,6 +27,6 @@ enum elf_symbols_table {
  * byte order). Reads the files through mmap; never allocates with malloc,
  * so the allocator hook may call it. */
 enum elf_symbols_table coll_elf_symbols_find(const char *path, uint64_t base, uint64_t address,
-                                        const char *debug_dir, char *name, size_t size);
+                                             const char *debug_dir, char *name, size_t size);
 
 #endif

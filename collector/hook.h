@@ -116,7 +116,7 @@ void *coll_hook_move_stack(struct coll_capture *c, void *ud, void *ptr, size_t o
  * arguments, so that the faster tiers reach it with a plain jump. */
 void *coll_hook_general(void *ud, void *ptr, size_t osize, size_t nsize);
 void coll_hook_slow(struct coll_capture *c, void *ptr, size_t osize, void *nptr, size_t nsize,
-               enum hook_slow_work work);
+                    enum hook_slow_work work);
 
 /* Sampling (hook_sampled.c): on or off, with the hook the VM calls; the
  * next gap; the decision for one allocation; the blocks sampled. */

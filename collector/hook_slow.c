@@ -150,7 +150,7 @@ static __attribute__((noinline)) void *hook_close(struct coll_capture *c, void *
 }
 
 __attribute__((noinline)) void coll_hook_slow(struct coll_capture *c, void *ptr, size_t osize, void *nptr,
-                                         size_t nsize, enum hook_slow_work work)
+                                              size_t nsize, enum hook_slow_work work)
 {
   if (c->busy)
     return;

@@ -25,6 +25,6 @@ const struct layout_luajit *coll_layout_built_for(void);
  * the allocator hook. Setting LJLEAK_TEST_BREAK_LAYOUT=1 in the environment
  * makes the version check expect a wrong version (to test the refusal). */
 int coll_layout_verify(struct lua_State *L, char *version, size_t version_size,
-                  char *err, size_t err_size);
+                       char *err, size_t err_size);
 
 #endif

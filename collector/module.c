@@ -415,7 +415,7 @@ static int l_nginx(lua_State *L)
     return nginx_fail(L, err);
   if (coll_control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err, sizeof err) != 0 ||
       coll_control_register(run_dir, env.root, COLL_CONTROL_POLL_TIMER, &coll_capture_signal_pending,
-                       &coll_capture_state.fast_phase, err, sizeof err) != 0)
+                            &coll_capture_state.fast_phase, err, sizeof err) != 0)
     return nginx_fail(L, err);
   coll_capture_at_fork_and_exit();
   if (coll_capture_attach(L, err, sizeof err) != 0) {
@@ -505,10 +505,10 @@ int luaopen_ljleak_collector(lua_State *L)
   if (control_on && !phase) {
     /* A plain program: registered now, its requests taken by the hook. */
     if (coll_control_run_dir(lua_env(L, "LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err,
-                        sizeof err) != 0 ||
+                             sizeof err) != 0 ||
         coll_capture_attach(L, err, sizeof err) != 0 ||
         coll_control_register(run_dir, env.root, COLL_CONTROL_POLL_THREAD, &coll_capture_signal_pending,
-                         &coll_capture_state.fast_phase, err, sizeof err) != 0)
+                              &coll_capture_state.fast_phase, err, sizeof err) != 0)
       fprintf(stderr, "ljleak: collector: no control channel: %s\n", err);
     else
       coll_capture_at_fork_and_exit();

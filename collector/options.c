@@ -146,7 +146,7 @@ const struct coll_options_field *coll_options_field(const char *key)
 }
 
 int coll_options_parse_field(const struct coll_options_field *f, const char *text,
-                        struct ljleak_collector_options *o)
+                             struct ljleak_collector_options *o)
 {
   void *field = coll_options_field_at(o, f);
   switch (f->kind) {
@@ -287,8 +287,8 @@ static void take(const char *name, const char *value, int ok, int *failed, char 
 }
 
 int coll_options_from_env(struct ljleak_collector_options *o,
-                     const char *(*get)(void *ctx, const char *name), void *ctx, char *err,
-                     size_t err_size)
+                          const char *(*get)(void *ctx, const char *name), void *ctx, char *err,
+                          size_t err_size)
 {
   memset(o, 0, sizeof *o);
   o->stack_depth = CALLSTACK_DEFAULT_DEPTH;

@@ -47,7 +47,7 @@ const struct coll_options_field *coll_options_field(const char *key);
 
 /* Where f's value lies in o. */
 static inline void *coll_options_field_at(struct ljleak_collector_options *o,
-                                     const struct coll_options_field *f)
+                                          const struct coll_options_field *f)
 {
   return (char *)o + f->offset;
 }
@@ -56,7 +56,7 @@ static inline void *coll_options_field_at(struct ljleak_collector_options *o,
  * outlive o). 0, or -1 if text is malformed or past f's limit (o
  * unchanged). */
 int coll_options_parse_field(const struct coll_options_field *f, const char *text,
-                        struct ljleak_collector_options *o);
+                             struct ljleak_collector_options *o);
 
 /* Whether n, a number given for f (a Lua number), is one f takes: for
  * seconds finite and from 0 to f->max; for a size or a stack depth also
@@ -79,8 +79,8 @@ int coll_options_check(const struct ljleak_collector_options *o, char *err, size
  * gives them (NULL: unset; the strings must outlive o). A malformed value
  * is skipped and the first one is described in err: -1; else 0. */
 int coll_options_from_env(struct ljleak_collector_options *o,
-                     const char *(*get)(void *ctx, const char *name), void *ctx, char *err,
-                     size_t err_size);
+                          const char *(*get)(void *ctx, const char *name), void *ctx, char *err,
+                          size_t err_size);
 
 /* The process's environment (getenv) as coll_options_from_env's get. */
 const char *coll_options_process_env(void *ctx, const char *name);

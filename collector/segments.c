@@ -158,7 +158,7 @@ int coll_segments_begin(struct coll_capture *c)
   capture_layout_segment_name(c->seq, c->opt.gzip, c->segment_name, sizeof c->segment_name);
   capture_layout_part_name(c->segment_name, part, sizeof part);
   if (coll_seg_out_open(&c->out, coll_capture_dir_create(&c->dir, part, 0), c->opt.gzip,
-                   c->buffer + COLL_CAPTURE_BUFFER_SIZE, COLL_CAPTURE_ZBUFFER_SIZE) != 0) {
+                        c->buffer + COLL_CAPTURE_BUFFER_SIZE, COLL_CAPTURE_ZBUFFER_SIZE) != 0) {
     coll_segments_write_error(c, "cannot create", c->out.error);
     return -1;
   }

@@ -14,6 +14,6 @@ struct trace_line_state;
  * allocates through the VM (a trace's first allocation builds its map from
  * mmap'd memory); anything inconsistent gives INTERNAL. */
 void coll_site_current(global_State *g, struct trace_line_state *tl, const void *old_ptr,
-                  size_t nsize, struct attrib_site *site);
+                       size_t nsize, struct attrib_site *site);
 
 #endif

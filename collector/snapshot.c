@@ -175,7 +175,7 @@ static void walk_unmap(struct coll_snapshot_walk *w)
 }
 
 int coll_snapshot_take(const struct coll_snapshot_request *rq, lua_State *L, char *name, size_t name_size,
-                  struct coll_snapshot_result *result, char *err, size_t err_size)
+                       struct coll_snapshot_result *result, char *err, size_t err_size)
 {
   struct coll_snapshot_walk w;
   memset(&w, 0, sizeof w);

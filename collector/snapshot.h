@@ -37,6 +37,6 @@ struct coll_snapshot_result {
  * hook: the VM is between instructions); allocates nothing on the Lua heap, runs no Lua, changes
  * no GC state. The index line is the caller's. 0, or -1 with a message in err. */
 int coll_snapshot_take(const struct coll_snapshot_request *rq, lua_State *L, char *name, size_t name_size,
-                  struct coll_snapshot_result *result, char *err, size_t err_size);
+                       struct coll_snapshot_result *result, char *err, size_t err_size);
 
 #endif

@@ -110,7 +110,7 @@ static int values_walk_heap(struct values_walk *w, global_State *g)
 }
 
 int coll_snapshot_values_take(const struct coll_capture_dir *dir, double start_wall, uint64_t boundary,
-                         lua_State *L, const char *name, char *err, size_t err_size)
+                              lua_State *L, const char *name, char *err, size_t err_size)
 {
   coll_snapshot_values_prune(dir);
   char values[CAPTURE_LAYOUT_NAME_MAX], part[CAPTURE_LAYOUT_NAME_MAX];

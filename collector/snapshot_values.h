@@ -17,7 +17,7 @@
  * capture directory's handle, mode 0600) and renamed when complete. 0, or -1 with a message
  * in err. */
 int coll_snapshot_values_take(const struct coll_capture_dir *dir, double start_wall, uint64_t boundary,
-                         lua_State *L, const char *name, char *err, size_t err_size);
+                              lua_State *L, const char *name, char *err, size_t err_size);
 
 /* Removes every values sidecar of the capture directory dir whose heap snapshot is gone (a
  * candidate of the middle of the run that a later one replaced): values can be secrets, and

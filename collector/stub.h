@@ -51,7 +51,7 @@ static inline size_t coll_stub_filter_slot(const void *p)
  *
  * A free passes unless the filter marks its block's slot. */
 static inline __attribute__((always_inline)) int coll_stub_free_passes(const unsigned char *filter,
-                                                                  const void *ptr)
+                                                                       const void *ptr)
 {
   return __builtin_expect(filter[coll_stub_filter_slot(ptr)] == 0, 1);
 }
@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) int coll_stub_alloc_passes(
 #define STUB_PASSES(filter, countdown, allocated, phase, fast_phase, ptr, nsize)           \
   ((nsize) == 0 ? coll_stub_free_passes((filter), (ptr))                                        \
                 : coll_stub_alloc_passes((filter), (countdown), (allocated), (phase), (fast_phase), \
-                                    (ptr), (nsize)))
+                                         (ptr), (nsize)))
 
 /* The stub for spec, made on first use; NULL if none can be made. */
 lua_Alloc coll_stub_get(const struct stub_spec *spec);

@@ -15,7 +15,7 @@ void coll_symbols_reset(struct coll_capture *c)
 }
 
 __attribute__((noinline)) void coll_symbols_emit_lua_slow(struct coll_capture *c, const GCproto *pt,
-                                                     uint64_t fp)
+                                                          uint64_t fp)
 {
   uint64_t *seen = coll_addr_map_find(&c->sym_lua, (uint64_t)(uintptr_t)pt);
   if (!seen || *seen != fp) {
@@ -35,7 +35,7 @@ __attribute__((noinline)) void coll_symbols_emit_lua_slow(struct coll_capture *c
 }
 
 __attribute__((noinline)) void coll_symbols_emit_trace_slow(struct coll_capture *c, uint64_t traceno,
-                                                       GCtrace *T)
+                                                            GCtrace *T)
 {
 #if LJ_HASJIT
   GCproto *pt = (GCproto *)gcref(T->startpt);

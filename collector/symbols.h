@@ -54,9 +54,9 @@ static inline void coll_symbols_emit_trace(struct coll_capture *c, uint64_t trac
  * compiled code brings its trace's symbol too, as secondary information
  * (no event names it then). */
 static inline __attribute__((always_inline)) void coll_symbols_current_site(struct coll_capture *c,
-                                                                       struct attrib_site *site,
-                                                                       const void *old_ptr,
-                                                                       size_t nsize)
+                                                                            struct attrib_site *site,
+                                                                            const void *old_ptr,
+                                                                            size_t nsize)
 {
   coll_site_current(c->g, &c->lines, old_ptr, nsize, site);
   c->cnames.skip = old_ptr;   /* a walk for a C name must not read a table that held it */

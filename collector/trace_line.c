@@ -115,7 +115,7 @@ void coll_trace_line_fold(struct trace_line_state *tl)
 }
 
 void coll_trace_line_segment_counts(const struct trace_line_state *tl, uint64_t *events,
-                               uint64_t *lines)
+                                    uint64_t *lines)
 {
   *events = tl->segment_events;
   *lines = tl->segment_lines;
@@ -247,13 +247,13 @@ static const struct trace_map_line *nth_call(const struct trace_map *map,
 }
 
 struct coll_trace_line_cached *coll_trace_line_resolve(struct trace_line_state *tl, global_State *g,
-                                             const GCtrace *T)
+                                                       const GCtrace *T)
 {
   return coll_trace_line_resolve_at(tl, g, T, coll_trace_line_return_address(g, T));
 }
 
 struct coll_trace_line_cached *coll_trace_line_resolve_at(struct trace_line_state *tl, global_State *g,
-                                                const GCtrace *T, uintptr_t ra)
+                                                          const GCtrace *T, uintptr_t ra)
 {
   struct coll_trace_line_cached *e = &tl->cache[coll_trace_line_cache_slot(ra)];
   fold_entry(tl, e);
@@ -294,7 +294,7 @@ struct coll_trace_line_cached *coll_trace_line_resolve_at(struct trace_line_stat
 }
 
 int coll_trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
-                         const GCproto **pt, uint64_t *line)
+                              const GCproto **pt, uint64_t *line)
 {
   jit_State *J = G2J(g);
   /* After the snapshot is restored the exit may start recording a side

@@ -121,7 +121,7 @@ void coll_trace_line_fold(struct trace_line_state *tl);
 /* The segment's allocations by compiled code and those charged to a line,
  * the cache's counts included. */
 void coll_trace_line_segment_counts(const struct trace_line_state *tl, uint64_t *events,
-                               uint64_t *lines);
+                                    uint64_t *lines);
 
 /* A new segment: cached sites must emit their symbols again. */
 static inline void coll_trace_line_new_segment(struct trace_line_state *tl)
@@ -133,19 +133,19 @@ static inline void coll_trace_line_new_segment(struct trace_line_state *tl)
  * entry (line 0: no line was found or verified). Builds the trace's map on
  * first use. Never NULL. */
 struct coll_trace_line_cached *coll_trace_line_resolve(struct trace_line_state *tl, global_State *g,
-                                             const GCtrace *T);
+                                                       const GCtrace *T);
 
 /* The same for a call into the VM that returns to ra (coll_trace_line_resolve
  * reads it from the stack): a line only if ra lies in T's code right after
  * a call whose target and place the map account for. */
 struct coll_trace_line_cached *coll_trace_line_resolve_at(struct trace_line_state *tl, global_State *g,
-                                                const GCtrace *T, uintptr_t ra);
+                                                          const GCtrace *T, uintptr_t ra);
 
 /* An allocation while a trace exit restores the interpreter's state
  * (vmstate EXIT): if the exit's snapshot holds sunk allocations, the line
  * they are charged to (docs/collector.md) in *pt and *line, and 1; else 0. */
 int coll_trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
-                         const GCproto **pt, uint64_t *line);
+                              const GCproto **pt, uint64_t *line);
 
 #if LJ_HASJIT && LJ_TARGET_X64 && !LJ_ABI_WIN
 /* What BC_JLOOP pushes below the interpreter's C frame before it jumps to a

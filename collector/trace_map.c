@@ -581,8 +581,8 @@ static struct trace_map *finish(struct builder *b)
 }
 
 struct trace_map *coll_trace_map_build(global_State *g, const struct trace_log *log,
-                                  const GCtrace *T, const void *const *targets,
-                                  const struct trace_map *parent, const GCproto *root_start)
+                                       const GCtrace *T, const void *const *targets,
+                                       const struct trace_map *parent, const GCproto *root_start)
 {
   if (!coll_trace_log_matches(log, T) || T->nsnap == 0 || T->nins <= REF_FIRST)
     return NULL;
@@ -667,7 +667,7 @@ uint32_t coll_trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, 
 }
 
 const struct trace_map_site *coll_trace_map_find(const struct trace_map *map, uint32_t region,
-                                            const void *target)
+                                                 const void *target)
 {
   if (region >= map->nsnap)
     return NULL;

@@ -68,8 +68,8 @@ uint64_t coll_trace_map_fingerprint(const GCtrace *T, const GCproto *root_start)
  * line's prototype must be one that T, or a trace T grew from (its
  * parent, up to the root), keeps alive. */
 struct trace_map *coll_trace_map_build(global_State *g, const struct trace_log *log,
-                                  const GCtrace *T, const void *const *targets,
-                                  const struct trace_map *parent, const GCproto *root_start);
+                                       const GCtrace *T, const void *const *targets,
+                                       const struct trace_map *parent, const GCproto *root_start);
 
 void coll_trace_map_free(struct trace_map *map);
 
@@ -79,7 +79,7 @@ uint32_t coll_trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, 
 
 /* The calls to target in the code of snapshot region, or NULL. */
 const struct trace_map_site *coll_trace_map_find(const struct trace_map *map, uint32_t region,
-                                            const void *target);
+                                                 const void *target);
 
 /* What a sunk allocation makes, as a side trace replaying it has it too:
  * its op and the constants it allocates by (sizes, template, ctype). */
