@@ -359,9 +359,12 @@ size_t diff_trend_find_drops(const uint64_t *series, size_t n, const struct diff
  * A table part or the string table that doubles once and then holds its
  * size rises in one step; a leak keeps rising around its largest step, by
  * many small steps or one a boundary. A step at the last boundaries shows
- * nothing of what follows it, and a series that falls back below the step
- * by the threshold did not hold it. Returns -1 when out of memory. */
-static int trend_one_step(const double *x, size_t n, double span, double threshold)
+ * nothing of what follows it, nor does one followed by less work than it
+ * took (work indexed as x, NULL: unknown), as boundaries bunched at the
+ * end of a run (a snapshot's, the return's) are: the run did not watch it
+ * hold. A series that falls back below the step by the threshold did not
+ * hold it. Returns -1 when out of memory. */
+static int trend_one_step(const double *x, const uint64_t *work, size_t n, double span, double threshold)
 {
   if (n < 2)
     return 0;
@@ -372,6 +375,8 @@ static int trend_one_step(const double *x, size_t n, double span, double thresho
   double step = x[at] - x[at - 1];
   if (step <= 0 || at + 2 >= n)
     return 0;
+  if (work && work[n - 1] - work[at] < work[at] - work[at - 1])
+    return 0;  /* boundaries close together at the end: less work after the step than it took */
   for (size_t i = at + 1; i < n; i++)
     if (x[i] < x[at] - threshold)
       return 0;  /* it fell back after the step: a tooth, not a step that held */
@@ -598,7 +603,8 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
     out->rose = out->slope > 0 && out->slope * span >= out->threshold;
     out->flushed = out->rose && trend_fill_and_flush(x, floors, n, out->threshold, &out->drops);
     if (out->rose && out->p_up <= p && out->late_slope * span >= out->threshold / 2) {
-      int stepped = trend_one_step(x + (n - late_count), late_count, span, out->threshold);
+      int stepped = trend_one_step(x + (n - late_count), work ? work + (n - late_count) : NULL, late_count,
+                                   span, out->threshold);
       if (stepped < 0) {
         free(x);
         return -1;
