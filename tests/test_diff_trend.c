@@ -618,6 +618,20 @@ START_TEST(test_later_half_is_that_of_the_work_when_known)
   ck_assert_int_eq(diff_trend_verdict_work(rising, NULL, late_work, 6, &options, &verdict, &trend), 0);
   ck_assert_uint_eq(trend.late, 3);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  /* jit_leak.lua at 20000 requests: its last boundaries (a snapshot's, a last cycle, the
+   * return's) bunch at the end of the work, so the later half is 4 boundaries, one step and
+   * then flat over 1.4% of the run: no hold the run watched, growing. The same step followed by
+   * as much work as it took is one step, then flat: steady. */
+  uint64_t bunched[9] = {0, 9856, 37856, 88592, 170128, 286272, 373296, 373296, 373296};
+  uint64_t bunched_work[9] = {0, 98211, 265679, 524123, 865407, 1646679, 1739799, 1764375, 1764375};
+  ck_assert_int_eq(diff_trend_verdict_work(bunched, NULL, bunched_work, 9, &options, &verdict, &trend), 0);
+  ck_assert_uint_eq(trend.late, 4);
+  ck_assert_int_eq(trend.stepped, 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  uint64_t held_work[9] = {0, 98211, 265679, 524123, 865407, 1646679, 1739799, 1833000, 1926000};
+  ck_assert_int_eq(diff_trend_verdict_work(bunched, NULL, held_work, 9, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(trend.stepped, 1);
+  ck_assert_int_ne(verdict, DIFF_VERDICT_GROWING);
 }
 END_TEST
 
