@@ -235,24 +235,10 @@ static void put_suspect(FILE *out, const struct diff_result *r, size_t k)
   fputs("</failure>\n    </testcase>\n", out);
 }
 
-int report_render_junit(const struct diff_result *r, FILE *out, char *error, size_t error_size)
+/* The suite's properties: the mode, the capture's command and host, its boundaries, the
+ * warm-up and the evidence. */
+static void put_properties(FILE *out, const struct diff_result *r, const char *mode)
 {
-  (void)error;
-  (void)error_size;
-  const char *mode = diff_mode_name(r->mode);
-  size_t flagged = r->facts.tally.flagged, undecided = r->facts.tally.undecided;
-  /* A test case per site; one failure per leak suspect (its lead site's), whose other sites
-   * pass and name it, and one per site on its own. */
-  size_t tests = r->site_count;
-  if (r->suspects_grouped)
-    flagged = r->suspect_count + diff_suspects_alone(r);
-  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-  fprintf(out, "<testsuites name=\"ljleak\" tests=\"%zu\" failures=\"%zu\">\n", tests,
-          flagged);
-  fprintf(out,
-          "  <testsuite name=\"ljleak.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-          "skipped=\"0\">\n",
-          mode, tests, flagged, undecided);
   fputs("    <properties>\n", out);
   fputs("      <property name=\"mode\" value=\"", out);
   fputs(mode, out);
@@ -278,56 +264,84 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
     fputs("\"/>\n", out);
   }
   fputs("    </properties>\n", out);
+}
+
+/* Site i's test case after its name: a pass, a failure (its suspect's or its own), an error. */
+static void put_testcase_end(FILE *out, const struct diff_result *r, size_t i)
+{
+  const struct diff_site *site = &r->sites[i];
+  const struct diff_suspect *suspect = diff_suspects_of(r, i);
+  if (suspect && suspect_lead(suspect) == i) {
+    put_suspect(out, r, (size_t)(suspect - r->suspects));
+  } else if (suspect) {
+    /* Its failure is its suspect's, in the lead site's test case. */
+    const struct diff_site_container *c = r->sites[suspect->named_site].container;
+    fprintf(out, ">\n      <system-out>under leak suspect %zu (its failure is in ",
+            (size_t)(suspect - r->suspects) + 1);
+    put_xml(out, r->sites[suspect_lead(suspect)].name);
+    fputs("), ", out);
+    put_xml(out, c->type);
+    fputs(" ", out);
+    put_xml(out, c->path);
+    fputs(": ", out);
+    put_reason(out, r, site);
+    fputs("</system-out>\n    </testcase>\n", out);
+  } else if (site->allowed) {
+    /* A pass, with the rule that allowed it and why. */
+    fputs(">\n      <system-out>allowed: ", out);
+    put_allowance(out, site);
+    fputs("</system-out>\n    </testcase>\n", out);
+  } else if (site->facts.flagged) {
+    fprintf(out, ">\n      <failure type=\"%s\" message=\"", diff_verdict_name(site->verdict));
+    put_reason(out, r, site);
+    put_top_holder(out, site);
+    put_containers(out, r, site);
+    if (site->allowance) {
+      fputs("; past its allowance: ", out);
+      put_allowance(out, site);
+    }
+    fputs("\">", out);
+    put_series(out, site);
+    put_stacks(out, r, site);
+    fputs("</failure>\n    </testcase>\n", out);
+  } else if (site->facts.undecided) {
+    /* Neither a pass nor a failure: no verdict could be reached. */
+    fprintf(out, ">\n      <error type=\"%s\" message=\"", diff_verdict_name(site->verdict));
+    put_reason(out, r, site);
+    put_undecided_reason(out, r, site);
+    fputs("\">", out);
+    put_series(out, site);
+    fputs("</error>\n    </testcase>\n", out);
+  } else {
+    fputs("/>\n", out);
+  }
+}
+
+int report_render_junit(const struct diff_result *r, FILE *out, char *error, size_t error_size)
+{
+  (void)error;
+  (void)error_size;
+  const char *mode = diff_mode_name(r->mode);
+  size_t flagged = r->facts.tally.flagged, undecided = r->facts.tally.undecided;
+  /* A test case per site; one failure per leak suspect (its lead site's), whose other sites
+   * pass and name it, and one per site on its own. */
+  size_t tests = r->site_count;
+  if (r->suspects_grouped)
+    flagged = r->suspect_count + diff_suspects_alone(r);
+  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+  fprintf(out, "<testsuites name=\"ljleak\" tests=\"%zu\" failures=\"%zu\">\n", tests,
+          flagged);
+  fprintf(out,
+          "  <testsuite name=\"ljleak.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+          "skipped=\"0\">\n",
+          mode, tests, flagged, undecided);
+  put_properties(out, r, mode);
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
-    const struct diff_suspect *suspect = diff_suspects_of(r, i);
     fputs("    <testcase name=\"", out);
     put_xml(out, site->name);
     fprintf(out, "\" classname=\"ljleak.%s\"", mode);
-    if (suspect && suspect_lead(suspect) == i) {
-      put_suspect(out, r, (size_t)(suspect - r->suspects));
-    } else if (suspect) {
-      /* Its failure is its suspect's, in the lead site's test case. */
-      const struct diff_site_container *c = r->sites[suspect->named_site].container;
-      fprintf(out, ">\n      <system-out>under leak suspect %zu (its failure is in ",
-              (size_t)(suspect - r->suspects) + 1);
-      put_xml(out, r->sites[suspect_lead(suspect)].name);
-      fputs("), ", out);
-      put_xml(out, c->type);
-      fputs(" ", out);
-      put_xml(out, c->path);
-      fputs(": ", out);
-      put_reason(out, r, site);
-      fputs("</system-out>\n    </testcase>\n", out);
-    } else if (site->allowed) {
-      /* A pass, with the rule that allowed it and why. */
-      fputs(">\n      <system-out>allowed: ", out);
-      put_allowance(out, site);
-      fputs("</system-out>\n    </testcase>\n", out);
-    } else if (site->facts.flagged) {
-      fprintf(out, ">\n      <failure type=\"%s\" message=\"", diff_verdict_name(site->verdict));
-      put_reason(out, r, site);
-      put_top_holder(out, site);
-      put_containers(out, r, site);
-      if (site->allowance) {
-        fputs("; past its allowance: ", out);
-        put_allowance(out, site);
-      }
-      fputs("\">", out);
-      put_series(out, site);
-      put_stacks(out, r, site);
-      fputs("</failure>\n    </testcase>\n", out);
-    } else if (site->facts.undecided) {
-      /* Neither a pass nor a failure: no verdict could be reached. */
-      fprintf(out, ">\n      <error type=\"%s\" message=\"", diff_verdict_name(site->verdict));
-      put_reason(out, r, site);
-      put_undecided_reason(out, r, site);
-      fputs("\">", out);
-      put_series(out, site);
-      fputs("</error>\n    </testcase>\n", out);
-    } else {
-      fputs("/>\n", out);
-    }
+    put_testcase_end(out, r, i);
   }
   fputs("  </testsuite>\n</testsuites>\n", out);
   return 0;
