@@ -481,102 +481,124 @@ static int control_request(const struct control_target *t, const char *action, c
   return code;
 }
 
+/* What ljleak control was asked. */
+struct control_command {
+  const char *format, *run_dir, *action, *id, *root, *pid_text;
+  size_t *gets;                 /* the --get keys, by index */
+  const char **sets;            /* the --set words */
+  size_t get_count, set_count;
+};
+
+/* One argument of ljleak control's, an option or the process. */
+static void control_argument(struct cli_args *args, const char *arg, int options_done,
+                             struct control_command *c)
+{
+  const char *key = NULL, *set = NULL;
+  if (!options_done && cli_option_text(args, "--format", &c->format)) {
+    if (c->format && strcmp(c->format, "text") && strcmp(c->format, "json"))
+      cli_bad_value(args, "--format", c->format, "text or json");
+  } else if (!options_done && cli_option_text(args, "--get", &key)) {
+    size_t i = key ? control_key_index(key) : 0;
+    if (key && i == CONTROL_KEY_COUNT)
+      cli_bad_value(args, "--get", key, "a key of ljleak control --help");
+    else if (key)
+      c->gets[c->get_count++] = i;
+  } else if (!options_done && cli_option_text(args, "--run-dir", &c->run_dir)) {
+  } else if (!options_done && cli_option_text(args, "--request", &c->action)) {
+    if (c->action && strcmp(c->action, "start") && strcmp(c->action, "stop"))
+      cli_bad_value(args, "--request", c->action, "start or stop");
+  } else if (!options_done && cli_option_text(args, "--id", &c->id)) {
+    if (c->id && strchr(c->id, '\n'))
+      cli_bad_value(args, "--id", c->id, "one line");
+  } else if (!options_done && cli_option_text(args, "--root", &c->root)) {
+    if (c->root && (!*c->root || strchr(c->root, '\n')))
+      cli_bad_value(args, "--root", c->root, "a directory's name on one line");
+  } else if (!options_done && cli_option_text(args, "--set", &set)) {
+    if (set && control_check_set(args, set) == CLI_EXIT_OK)
+      c->sets[c->set_count++] = set;
+  } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
+    cli_unknown_option(args);
+  } else if (c->pid_text) {
+    cli_usage_error(args, "more than one process: %s", arg);
+  } else {
+    c->pid_text = arg;
+  }
+}
+
+/* The process's id, and the options that do not go together. */
+static void control_check(struct cli_args *args, const struct control_command *c, long *pid)
+{
+  if (!args->failed && !c->pid_text)
+    cli_usage_error(args, "no process given");
+  if (!args->failed) {
+    char *end;
+    errno = 0;
+    *pid = strtol(c->pid_text, &end, 10);
+    if (c->pid_text[0] < '0' || c->pid_text[0] > '9' || *end || errno || *pid <= 0)
+      cli_bad_value(args, "PID", c->pid_text, "a process id");
+  }
+  if (!args->failed && c->action && (c->format || c->get_count))
+    cli_usage_error(args, "--request writes a request: it takes no --format or --get");
+  if (!args->failed && !c->action && (c->id || c->root || c->set_count))
+    cli_usage_error(args, "--id, --root and --set go with --request");
+  if (!args->failed && c->action && !strcmp(c->action, "stop") && (c->root || c->set_count))
+    cli_usage_error(args, "--root and --set go with --request start");
+  if (!args->failed && c->get_count && c->format && !strcmp(c->format, "json"))
+    cli_usage_error(args, "--get prints plain values: it takes no --format json");
+}
+
 int cmd_control(int argc, char **argv)
 {
   struct cli_args args;
-  const char *format = NULL, *run_dir = NULL, *action = NULL, *id = NULL, *root = NULL;
-  const char *pid_text = NULL;
-  size_t *gets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *gets);
-  const char **sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *sets);
-  size_t get_count = 0, set_count = 0;
+  struct control_command c;
+  memset(&c, 0, sizeof c);
+  c.gets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *c.gets);
+  c.sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *c.sets);
   int options_done = 0;
-  if (!gets || !sets) {
-    free(gets);
-    free(sets);
+  if (!c.gets || !c.sets) {
+    free(c.gets);
+    free(c.sets);
     fputs("ljleak control: error: out of memory\n", stderr);
     return CLI_EXIT_RUNTIME;
   }
   cli_args_init(&args, "control", control_usage_line, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
-    const char *arg = argv[args.index], *key = NULL, *set = NULL;
+    const char *arg = argv[args.index];
     if (!options_done && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
-      free(gets);
-      free(sets);
+      free(c.gets);
+      free(c.sets);
       control_usage(stdout);
       return CLI_EXIT_OK;
     }
-    if (!options_done && !strcmp(arg, "--")) {
+    if (!options_done && !strcmp(arg, "--"))
       options_done = 1;
-    } else if (!options_done && cli_option_text(&args, "--format", &format)) {
-      if (format && strcmp(format, "text") && strcmp(format, "json"))
-        cli_bad_value(&args, "--format", format, "text or json");
-    } else if (!options_done && cli_option_text(&args, "--get", &key)) {
-      size_t i = key ? control_key_index(key) : 0;
-      if (key && i == CONTROL_KEY_COUNT)
-        cli_bad_value(&args, "--get", key, "a key of ljleak control --help");
-      else if (key)
-        gets[get_count++] = i;
-    } else if (!options_done && cli_option_text(&args, "--run-dir", &run_dir)) {
-    } else if (!options_done && cli_option_text(&args, "--request", &action)) {
-      if (action && strcmp(action, "start") && strcmp(action, "stop"))
-        cli_bad_value(&args, "--request", action, "start or stop");
-    } else if (!options_done && cli_option_text(&args, "--id", &id)) {
-      if (id && strchr(id, '\n'))
-        cli_bad_value(&args, "--id", id, "one line");
-    } else if (!options_done && cli_option_text(&args, "--root", &root)) {
-      if (root && (!*root || strchr(root, '\n')))
-        cli_bad_value(&args, "--root", root, "a directory's name on one line");
-    } else if (!options_done && cli_option_text(&args, "--set", &set)) {
-      if (set && control_check_set(&args, set) == CLI_EXIT_OK)
-        sets[set_count++] = set;
-    } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
-      cli_unknown_option(&args);
-    } else if (pid_text) {
-      cli_usage_error(&args, "more than one process: %s", arg);
-    } else {
-      pid_text = arg;
-    }
+    else
+      control_argument(&args, arg, options_done, &c);
   }
   struct control_target target;
   memset(&target, 0, sizeof target);
   target.run_fd = -1;
-  if (!args.failed && !pid_text)
-    cli_usage_error(&args, "no process given");
-  if (!args.failed) {
-    char *end;
-    errno = 0;
-    target.pid = strtol(pid_text, &end, 10);
-    if (pid_text[0] < '0' || pid_text[0] > '9' || *end || errno || target.pid <= 0)
-      cli_bad_value(&args, "PID", pid_text, "a process id");
-  }
-  if (!args.failed && action && (format || get_count))
-    cli_usage_error(&args, "--request writes a request: it takes no --format or --get");
-  if (!args.failed && !action && (id || root || set_count))
-    cli_usage_error(&args, "--id, --root and --set go with --request");
-  if (!args.failed && action && !strcmp(action, "stop") && (root || set_count))
-    cli_usage_error(&args, "--root and --set go with --request start");
-  if (!args.failed && get_count && format && !strcmp(format, "json"))
-    cli_usage_error(&args, "--get prints plain values: it takes no --format json");
+  control_check(&args, &c, &target.pid);
   if (args.failed) {
-    free(gets);
-    free(sets);
+    free(c.gets);
+    free(c.sets);
     return CLI_EXIT_USAGE;
   }
 
   struct control_file_registration r;
-  int code = control_target(&target, run_dir);
+  int code = control_target(&target, c.run_dir);
   if (code == CLI_EXIT_OK)
     code = control_read(&target, &r);
   if (code == CLI_EXIT_OK) {
-    if (action)
-      code = control_request(&target, action, id, root, sets, set_count);
+    if (c.action)
+      code = control_request(&target, c.action, c.id, c.root, c.sets, c.set_count);
     else
-      code = control_print(&r, format ? format : "text", gets, get_count);
+      code = control_print(&r, c.format ? c.format : "text", c.gets, c.get_count);
     control_file_registration_free(&r);
   }
   if (target.run_fd >= 0)
     close(target.run_fd);
-  free(gets);
-  free(sets);
+  free(c.gets);
+  free(c.sets);
   return code;
 }
