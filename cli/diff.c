@@ -132,6 +132,44 @@ static int diff_check_significance(struct cli_args *args, const struct diff_opti
   return -1;
 }
 
+/* An option without a value (--strict, --quiet, ...) set in command: 1, or 0 when arg is none. */
+static int diff_flag(const char *arg, struct diff_command *command)
+{
+  struct diff_options *o = &command->options;
+  if (!strcmp(arg, "--strict"))
+    o->strict = 1;
+  else if (!strcmp(arg, "--forced-only"))
+    o->forced_only = 1;
+  else if (!strcmp(arg, "--floors-from-lows"))
+    o->floors_from_lows = 1;
+  else if (!strcmp(arg, "--no-holders"))
+    o->no_holders = 1;
+  else if (!strcmp(arg, "--values"))
+    o->values = 1;
+  else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet"))
+    command->quiet = 1;
+  else if (!strcmp(arg, "--pprof-growth"))
+    command->growth = 1;
+  else
+    return 0;
+  return 1;
+}
+
+/* --allow's file into command: -1 when read, else an exit code. */
+static int diff_load_allow(struct cli_args *args, const char *allow_path, struct diff_command *command)
+{
+  struct diff_error err;
+  enum diff_status status = diff_allow_load(allow_path, &command->allow, &err);
+  if (status == DIFF_ERROR_MEMORY) {
+    fputs("ljleak diff: out of memory\n", stderr);
+    return CLI_EXIT_RUNTIME;
+  }
+  if (status != DIFF_OK)
+    return cli_usage_error(args, "%s", err.message);
+  command->options.allow = command->allow;
+  return -1;
+}
+
 /* Parses argv into command; returns -1 on success, else an exit code. */
 static int diff_parse(int argc, char **argv, struct diff_command *command)
 {
@@ -150,20 +188,8 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
     } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
       diff_usage(stdout);
       return CLI_EXIT_OK;
-    } else if (!strcmp(arg, "--strict")) {
-      o->strict = 1;
-    } else if (!strcmp(arg, "--forced-only")) {
-      o->forced_only = 1;
-    } else if (!strcmp(arg, "--floors-from-lows")) {
-      o->floors_from_lows = 1;
-    } else if (!strcmp(arg, "--no-holders")) {
-      o->no_holders = 1;
-    } else if (!strcmp(arg, "--values")) {
-      o->values = 1;
-    } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-      command->quiet = 1;
-    } else if (!strcmp(arg, "--pprof-growth")) {
-      command->growth = 1;
+    } else if (diff_flag(arg, command)) {
+      /* set */
     } else if (cli_option_text(&args, "--by", &by)) {
       if (by && diff_by_parse(by, &o->by) < 0)
         cli_bad_value(&args, "--by", by, "site or stack");
@@ -211,18 +237,7 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
   int checked = diff_check_significance(&args, o, min_given);
   if (checked >= 0)
     return checked;
-  if (allow_path) {
-    struct diff_error err;
-    enum diff_status status = diff_allow_load(allow_path, &command->allow, &err);
-    if (status == DIFF_ERROR_MEMORY) {
-      fputs("ljleak diff: out of memory\n", stderr);
-      return CLI_EXIT_RUNTIME;
-    }
-    if (status != DIFF_OK)
-      return cli_usage_error(&args, "%s", err.message);
-    o->allow = command->allow;
-  }
-  return -1;
+  return allow_path ? diff_load_allow(&args, allow_path, command) : -1;
 }
 
 static int diff_render(const struct diff_command *command, const struct diff_result *result)
