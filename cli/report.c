@@ -76,6 +76,25 @@ static int report_decide(struct cli_args *args, struct diff_result *result, int 
   return report_failure(args, diff_decide(result, &options, &err), &err);
 }
 
+/* Renders result (freed here) to output in format; the exit code. */
+static int report_write(struct diff_result *result, enum report_format format,
+                        struct report_options *options, const char *output)
+{
+  char error[512];
+  struct cli_output out;
+  if (cli_output_open(&out, "report", output) != CLI_EXIT_OK) {
+    diff_result_free(result);
+    return CLI_EXIT_RUNTIME;
+  }
+  options->color = format == REPORT_FORMAT_TEXT && report_color_wanted(out.file);
+  int status = report_render(result, format, options, out.file, error, sizeof error);
+  int exit_code = cli_result_exit(result);
+  diff_result_free(result);
+  if (cli_output_close(&out, status < 0 ? error : NULL) != CLI_EXIT_OK)
+    return CLI_EXIT_RUNTIME;
+  return exit_code;
+}
+
 int cmd_report(int argc, char **argv)
 {
   struct cli_args args;
@@ -154,16 +173,5 @@ int cmd_report(int argc, char **argv)
       return failed;
     }
   }
-  struct cli_output out;
-  if (cli_output_open(&out, "report", output) != CLI_EXIT_OK) {
-    diff_result_free(&result);
-    return CLI_EXIT_RUNTIME;
-  }
-  options.color = format == REPORT_FORMAT_TEXT && report_color_wanted(out.file);
-  int status = report_render(&result, format, &options, out.file, error, sizeof error);
-  int exit_code = cli_result_exit(&result);
-  diff_result_free(&result);
-  if (cli_output_close(&out, status < 0 ? error : NULL) != CLI_EXIT_OK)
-    return CLI_EXIT_RUNTIME;
-  return exit_code;
+  return report_write(&result, format, &options, output);
 }
