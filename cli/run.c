@@ -408,6 +408,26 @@ static void run_add_label(struct cli_args *args, struct run_job *job, const char
   job->opt.labels = job->labels;
 }
 
+/* An option without a value (--gzip, -E, ...) set in job: 1, or 0 when a is none. */
+static int run_flag(const char *a, struct run_job *job)
+{
+  if (!strcmp(a, "--gzip"))
+    job->opt.gzip = 1;
+  else if (!strcmp(a, "--values"))
+    job->opt.values = 1;
+  else if (!strcmp(a, "--force-gc"))
+    job->opt.force_gc = 1;
+  else if (!strcmp(a, "--no-edge-gc"))
+    job->opt.edge_gc = 0;
+  else if (!strcmp(a, "-E"))
+    job->no_env = 1;
+  else if (!strcmp(a, "-v"))
+    job->version = 1;
+  else
+    return 0;
+  return 1;
+}
+
 /* Parses argv into job; returns 0 to run, -1 after --help, else an exit code. */
 static int parse(struct run_job *job, int argc, char **argv)
 {
@@ -459,18 +479,8 @@ static int parse(struct run_job *job, int argc, char **argv)
         cli_bad_value(&args, "--snapshots", n, "none, or a count from 0 to " RUN_STRING(LJLEAK_COLLECTOR_MAX_SNAPSHOTS) " + 1");
       else
         job->snapshots = v;
-    } else if (!strcmp(a, "--gzip")) {
-      job->opt.gzip = 1;
-    } else if (!strcmp(a, "--values")) {
-      job->opt.values = 1;
-    } else if (!strcmp(a, "--force-gc")) {
-      job->opt.force_gc = 1;
-    } else if (!strcmp(a, "--no-edge-gc")) {
-      job->opt.edge_gc = 0;
-    } else if (!strcmp(a, "-E")) {
-      job->no_env = 1;
-    } else if (!strcmp(a, "-v")) {
-      job->version = 1;
+    } else if (run_flag(a, job)) {
+      /* set */
     } else if (a[1] == 'O') {
       job->actions[job->nactions].kind = 'O';
       job->actions[job->nactions].text = a + 2;  /* attached, as luajit takes it */
