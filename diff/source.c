@@ -175,6 +175,24 @@ static size_t source_find_segment(const struct diff_source *capture, size_t from
   return from;
 }
 
+/* The boundary of index line i, in segment s, appended to the capture's. */
+static void source_add_boundary(struct diff_source *capture, const struct capture_index_boundary *line,
+                                size_t s, size_t i)
+{
+  struct diff_source_boundary *boundary = &capture->boundaries[capture->boundary_count++];
+  boundary->segment = s;
+  boundary->events = line->events;
+  boundary->young_from = line->young_from;
+  boundary->time = line->time;
+  boundary->gc_cycles = line->gc_cycles;
+  boundary->heap_bytes = line->heap_bytes;
+  boundary->allocated = line->allocated;
+  boundary->keys = line->keys;
+  boundary->forced = capture_index_boundary_cause_forced(line->cause);
+  boundary->offset = line->offset;
+  boundary->line = i;
+}
+
 /* Places the index's boundary lines in the segments' streams: each in the
  * listed segment (or the .part) its segment key names, at or after the
  * boundary before it. Lines that point past the last listed segment of an
@@ -243,18 +261,7 @@ static enum diff_status source_place_boundaries(struct diff_source *capture,
       capture->info.run_allocated = line->allocated;  /* the run's work, the exit's line too */
     if (line->cause && !strcmp(line->cause, exit_cause))
       continue;
-    struct diff_source_boundary *boundary = &capture->boundaries[capture->boundary_count++];
-    boundary->segment = s;
-    boundary->events = line->events;
-    boundary->young_from = line->young_from;
-    boundary->time = line->time;
-    boundary->gc_cycles = line->gc_cycles;
-    boundary->heap_bytes = line->heap_bytes;
-    boundary->allocated = line->allocated;
-    boundary->keys = line->keys;
-    boundary->forced = capture_index_boundary_cause_forced(line->cause);
-    boundary->offset = line->offset;
-    boundary->line = i;
+    source_add_boundary(capture, line, s, i);
   }
   if (dropped_from < index->boundary_count) {
     const struct capture_index_boundary *line = &index->boundaries[dropped_from];
