@@ -559,6 +559,57 @@ static size_t trend_late_count(const uint64_t *work, size_t n)
   return count < 3 ? 3 : count;
 }
 
+/* The verdict on x (n >= 2 boundaries, the last late_count of them the later half; work indexed
+ * as x, or NULL): 0, or -1 when out of memory. */
+static int trend_decide(double *x, const uint64_t *floors, const uint64_t *work, size_t n,
+                        size_t late_count, const struct diff_options *options,
+                        enum diff_verdict *verdict, struct diff_trend *out)
+{
+  int status = 0;
+  double span = (double)(n - 1);
+  double p = options->max_p_value;
+  out->rose = out->slope > 0 && out->slope * span >= out->threshold;
+  out->flushed = out->rose && trend_fill_and_flush(x, floors, n, out->threshold, &out->drops);
+  if (out->rose && out->p_up <= p && out->late_slope * span >= out->threshold / 2) {
+    int stepped = trend_one_step(x + (n - late_count), work ? work + (n - late_count) : NULL,
+                                 late_count, span, out->threshold);
+    if (stepped < 0)
+      return -1;
+    out->stepped = stepped;
+  }
+  int held = n >= out->needed && !out->flushed
+                 ? trend_held(x, n, out->needed, out->threshold, p)
+                 : 0;
+  if (held == 0 && n >= out->needed && !out->flushed)
+    held = trend_held_then_released(x, n, out->needed, out->threshold, p);
+  if (held < 0)
+    return -1;
+  out->held = held;
+  if (out->flushed || out->held)
+    *verdict = DIFF_VERDICT_STEADY;
+  else if (n < out->needed)
+    *verdict = out->rose ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
+  else if (out->p_up <= p && out->rose && out->late_slope * span >= out->threshold / 2 &&
+           !out->stepped)
+    *verdict = DIFF_VERDICT_GROWING;
+  else if (out->p_down <= p && -out->slope * span >= out->threshold)
+    *verdict = DIFF_VERDICT_SHRINKING;
+  else if (out->rose && out->p_up > p && (status = diff_trend_best_p_value(x, n, &out->p_best)) == 0)
+    *verdict = out->p_best > p || out->p_up <= DIFF_TREND_SUGGESTIVE * p ? DIFF_VERDICT_UNDECIDED
+                                                                    : DIFF_VERDICT_STEADY;
+  else
+    *verdict = DIFF_VERDICT_STEADY;
+  if (*verdict == DIFF_VERDICT_STEADY && !out->flushed && !out->held && status == 0) {
+    int released = trend_released_at_end(x, n, out->threshold, p);
+    if (released < 0)
+      status = -1;
+    else if (released)
+      *verdict = DIFF_VERDICT_UNDECIDED;
+    out->released = released > 0;
+  }
+  return status;
+}
+
 int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, const uint64_t *work,
                             size_t n, const struct diff_options *options,
                             enum diff_verdict *verdict, struct diff_trend *out)
@@ -596,54 +647,7 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
   out->threshold = options->min_growth_bytes;
   if (options->min_growth_fraction * out->peak > out->threshold)
     out->threshold = options->min_growth_fraction * out->peak;
-  int status = 0;
-  if (n >= 2) {
-    double span = (double)(n - 1);
-    double p = options->max_p_value;
-    out->rose = out->slope > 0 && out->slope * span >= out->threshold;
-    out->flushed = out->rose && trend_fill_and_flush(x, floors, n, out->threshold, &out->drops);
-    if (out->rose && out->p_up <= p && out->late_slope * span >= out->threshold / 2) {
-      int stepped = trend_one_step(x + (n - late_count), work ? work + (n - late_count) : NULL, late_count,
-                                   span, out->threshold);
-      if (stepped < 0) {
-        free(x);
-        return -1;
-      }
-      out->stepped = stepped;
-    }
-    int held = n >= out->needed && !out->flushed
-                   ? trend_held(x, n, out->needed, out->threshold, p)
-                   : 0;
-    if (held == 0 && n >= out->needed && !out->flushed)
-      held = trend_held_then_released(x, n, out->needed, out->threshold, p);
-    if (held < 0) {
-      free(x);
-      return -1;
-    }
-    out->held = held;
-    if (out->flushed || out->held)
-      *verdict = DIFF_VERDICT_STEADY;
-    else if (n < out->needed)
-      *verdict = out->rose ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
-    else if (out->p_up <= p && out->rose && out->late_slope * span >= out->threshold / 2 &&
-             !out->stepped)
-      *verdict = DIFF_VERDICT_GROWING;
-    else if (out->p_down <= p && -out->slope * span >= out->threshold)
-      *verdict = DIFF_VERDICT_SHRINKING;
-    else if (out->rose && out->p_up > p && (status = diff_trend_best_p_value(x, n, &out->p_best)) == 0)
-      *verdict = out->p_best > p || out->p_up <= DIFF_TREND_SUGGESTIVE * p ? DIFF_VERDICT_UNDECIDED
-                                                                      : DIFF_VERDICT_STEADY;
-    else
-      *verdict = DIFF_VERDICT_STEADY;
-    if (*verdict == DIFF_VERDICT_STEADY && !out->flushed && !out->held && status == 0) {
-      int released = trend_released_at_end(x, n, out->threshold, p);
-      if (released < 0)
-        status = -1;
-      else if (released)
-        *verdict = DIFF_VERDICT_UNDECIDED;
-      out->released = released > 0;
-    }
-  }
+  int status = n >= 2 ? trend_decide(x, floors, work, n, late_count, options, verdict, out) : 0;
   free(x);
   return status;
 }
