@@ -30,7 +30,7 @@ static size_t reference_escape_into(char *dst, size_t cap_left, const char *valu
   return n;
 }
 
-/* capture_begin's one write: the header and the capture line. */
+/* coll_capture_begin's one write: the header and the capture line. */
 static void reference_begin_lines(char line[16384], long pid, const char *host, const char *command,
                                   const char *luajit, double start, uint64_t sample, double period,
                                   uint64_t max_bytes, int gzip)
@@ -71,7 +71,7 @@ static void reference_segment_line(char line[512], uint64_t seq, const char *nam
     snprintf(line + used, 512 - used, "\n");
 }
 
-/* stop_now's line (and capture_begin's on failure, with reason write-error). */
+/* stop_now's line (and coll_capture_begin's on failure, with reason write-error). */
 static void reference_stop_line(char line[128], double time, const char *reason)
 {
   snprintf(line, 128, "stop\ttime=%.3f\treason=%s\n", time, reason);
