@@ -393,10 +393,11 @@ enum diff_status diff_decide(struct diff_result *result, const struct diff_optio
   if (result->mode != DIFF_MODE_RANGE) {
     struct diff_site *lists[2] = {result->sites, result->stacks};
     size_t counts[2] = {result->site_count, result->stack_count};
+    struct diff_options judging = diff_result_judging_options(&decided, &result->capture);
     for (int l = 0; l < 2; l++)  /* the sites (or rows), then by site their stacks */
       for (size_t i = 0; i < counts[l]; i++) {
         struct diff_site *site = &lists[l][i];
-        if (diff_result_judge_site(site, &decided, &result->capture) < 0 ||
+        if (diff_result_judge_site(site, &judging, &result->capture) < 0 ||
             (result->mode == DIFF_MODE_BASE && (compare_judge_base(site, &decided) < 0 ||
                                                 compare_base_verdict(result, site, &decided) < 0)))
           return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");

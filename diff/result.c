@@ -160,10 +160,11 @@ int diff_result_build_sites(struct diff_result *result, const struct diff_aggreg
       site->free_bytes[k] += data->series_free_bytes[k];
     }
   }
+  struct diff_options judging = diff_result_judging_options(options, info);
   for (size_t i = 0; i < count; i++)
-    if (diff_result_judge_site(&result->sites[i], options, info) < 0)
+    if (diff_result_judge_site(&result->sites[i], &judging, info) < 0)
       return -1;
-  return diff_result_stacks_build(result, aggregate, options, info);
+  return diff_result_stacks_build(result, aggregate, &judging, info);
 }
 
 double diff_result_seconds_per_boundary(const struct diff_capture *info)
@@ -172,6 +173,19 @@ double diff_result_seconds_per_boundary(const struct diff_capture *info)
   if (!info->boundary_times || n < 2)
     return 0;
   return (info->boundary_times[n - 1] - info->boundary_times[0]) / (double)(n - 1);
+}
+
+struct diff_options diff_result_judging_options(const struct diff_options *options,
+                                                const struct diff_capture *info)
+{
+  struct diff_options judging = *options;
+  if (!info || !info->sample_bytes)
+    return judging;
+  size_t n = info->boundary_count, judged = n > options->warmup ? n - options->warmup : 0;
+  uint64_t floor = diff_sampling_floor(info->sample_bytes, judged, options);
+  if (floor != UINT64_MAX && (double)floor > judging.min_growth_bytes)
+    judging.min_growth_bytes = (double)floor;
+  return judging;
 }
 
 int diff_result_judge_site(struct diff_site *site, const struct diff_options *options,

@@ -31,6 +31,14 @@ int diff_result_stacks_build(struct diff_result *result, const struct diff_aggre
  * the index gave no times. */
 double diff_result_seconds_per_boundary(const struct diff_capture *info);
 
+/* The options a capture's sites are judged under: options, but for a sampled capture a growth
+ * below its sampling floor (diff_sampling_floor of its boundaries after the warm-up) does not
+ * count: min_growth_bytes is raised to the floor, the least growth the sampling lets a trend
+ * show (docs/diff.md, "Sampling"). A few sampled blocks late in a steady run are no leak; the
+ * outcome still says the capture is blind below the floor. info NULL: options as they are. */
+struct diff_options diff_result_judging_options(const struct diff_options *options,
+                                                const struct diff_capture *info);
+
 /* Gives site its trend verdict and growth from its series under options
  * (the warm-up left out), on the boundaries of info (its times and work;
  * NULL: none known). Returns -1 when out of memory. */

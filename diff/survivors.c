@@ -261,12 +261,13 @@ static enum diff_status survivors_rows(struct diff_site *rows, size_t row_count,
   status = DIFF_OK;
   if (count)
     status = diff_survivors_read(capture, info->sample_bytes, by_stack, wanted, count, n, err);
+  struct diff_options judging = diff_result_judging_options(options, info);
   for (size_t j = 0; j < count && status == DIFF_OK; j++) {
     struct diff_site *row = &rows[which[j]];
     free(row->floors);
     row->floors = wanted[j].bytes;
     wanted[j].bytes = NULL;
-    if (diff_result_judge_site(row, options, info) < 0)
+    if (diff_result_judge_site(row, &judging, info) < 0)
       status = DIFF_ERROR_MEMORY;
   }
 done:

@@ -7,6 +7,8 @@
 
 #include "tests/check_run.h"
 #include "diff/diff.h"
+#include "diff/result.h"
+#include "diff/trend.h"
 #include "tests/diff_fixture.h"
 #include "tests/diff_result_fixture.h"
 
@@ -336,6 +338,45 @@ START_TEST(test_facts_say_why_sites_have_no_verdict_and_what_would_decide_them)
 }
 END_TEST
 
+/* A sampled capture: a few sampled blocks late in a steady run (a log refilled after a flush no
+ * boundary saw: 0 ... 0, 512 KiB, 1 MiB, 1.5 MiB, 2 MiB at --sample 512k) rise by less than the
+ * sampling floor (3 MiB on 14 boundaries),
+ * the least growth the sampling lets a trend show, so they are not a leak: the sites are judged
+ * with --min-growth raised to the floor. A leak above the floor is still growing. */
+START_TEST(test_a_sampled_rise_below_the_floor_is_no_leak)
+{
+  enum { N = 14 };
+  uint64_t late[N] = {0}, leak[N];
+  for (size_t k = 0; k < 4; k++)
+    late[N - 4 + k] = (k + 1) * 512 * 1024;
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_capture info = {0};
+  info.sample_bytes = 512 * 1024;
+  info.boundary_count = N;
+  uint64_t floor = diff_sampling_floor(info.sample_bytes, N, &options);
+  ck_assert_uint_gt(floor, late[N - 1]);
+  for (size_t k = 0; k < N; k++)
+    leak[k] = (uint64_t)k * floor / 4;  /* 3.25 floors in all */
+  struct diff_options judging = diff_result_judging_options(&options, &info);
+  ck_assert_double_eq(judging.min_growth_bytes, (double)floor);
+  enum diff_verdict verdict;
+  struct diff_trend trend;
+  ck_assert_int_eq(diff_trend_verdict(late, N, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);  /* what the rule alone says */
+  ck_assert_int_eq(diff_trend_verdict(late, N, &judging, &verdict, &trend), 0);
+  ck_assert_int_ne(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(diff_trend_verdict(leak, N, &judging, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  /* A full capture, and a floor below --min-growth, leave the options as they are. */
+  info.sample_bytes = 0;
+  ck_assert_double_eq(diff_result_judging_options(&options, &info).min_growth_bytes, options.min_growth_bytes);
+  info.sample_bytes = 512 * 1024;
+  options.min_growth_bytes = (double)floor * 2;
+  ck_assert_double_eq(diff_result_judging_options(&options, &info).min_growth_bytes, (double)floor * 2);
+}
+END_TEST
+
 START_TEST(test_outcome_names_parse_back)
 {
   enum diff_outcome outcome;
@@ -551,6 +592,7 @@ int main(void)
   tcase_add_test(decide, test_decide_again_in_base_mode_follows_the_base_series);
   tcase_add_test(decide, test_decide_again_refuses_a_warmup_on_a_range_result);
   tcase_add_test(decide, test_aligned_by_work_flags_only_what_the_candidate_grows);
+  tcase_add_test(decide, test_a_sampled_rise_below_the_floor_is_no_leak);
   suite_add_tcase(s, decide);
   return check_run(s);
 }
