@@ -1,0 +1,123 @@
+/* diff/segment_piece.c: a segment's pieces: the end of one (its young blocks old from then on, its sites' churn kept), the blocks kept at a kept boundary, and the local sites' stats. */
+#include "diff/segment.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/sampling.h"
+
+int diff_segment_aggregate_site(struct diff_segment_aggregate *segment, const char *name, size_t length,
+                           enum diff_site_kind kind, uint32_t *site)
+{
+  if (segment->sites.count >= DIFF_LIVE_MAP_MAX_SITES)  /* the live map keeps 31 bits of site */
+    return -1;
+  if (diff_site_table_intern(&segment->sites, name, length, kind, site) < 0)
+    return -1;
+  return diff_segment_aggregate_reserve(segment, segment->sites.count);
+}
+
+int diff_segment_aggregate_reserve(struct diff_segment_aggregate *segment, size_t count)
+{
+  if (count <= segment->stats_capacity)
+    return 0;
+  size_t capacity = segment->stats_capacity ? segment->stats_capacity * 2 : 64;
+  while (capacity < count)
+    capacity *= 2;
+  struct diff_segment_site *stats = realloc(segment->stats, capacity * sizeof *stats);
+  if (!stats)
+    return -1;
+  memset(stats + segment->stats_capacity, 0, (capacity - segment->stats_capacity) * sizeof *stats);
+  segment->stats = stats;
+  segment->stats_capacity = capacity;
+  return 0;
+}
+
+void diff_segment_aggregate_drop_kept(struct diff_segment_aggregate *segment)
+{
+  for (size_t i = 0; i < segment->kept_count; i++)
+    free(segment->kept[i].blocks);
+  free(segment->kept);
+  segment->kept = NULL;
+  segment->kept_count = 0;
+}
+
+int diff_segment_aggregate_keep(struct diff_segment_aggregate *segment, size_t boundary)
+{
+  const struct diff_live_map *map = &segment->touched;
+  struct diff_segment_kept *bigger = realloc(segment->kept, (segment->kept_count + 1) * sizeof *bigger);
+  if (!bigger)
+    return -1;
+  segment->kept = bigger;
+  struct diff_segment_kept *kept = &segment->kept[segment->kept_count];
+  kept->boundary = boundary;
+  kept->touches_end = segment->touch_count;
+  kept->count = 0;
+  kept->blocks = malloc((map->count ? map->count : 1) * sizeof *kept->blocks);
+  if (!kept->blocks)
+    return -1;
+  for (size_t i = 0; i < map->slot_count; i++) {
+    const struct diff_live_block *slot = &map->slots[i];
+    if (slot->address && slot->site != DIFF_LIVE_MAP_DEAD)
+      kept->blocks[kept->count++] = (struct diff_segment_block){
+          slot->address, live_map_size(map, slot), slot->site & DIFF_LIVE_MAP_SITE_MASK};
+  }
+  segment->kept_count++;
+  return 0;
+}
+
+/* list (of *capacity elements of size bytes) grown to hold one more, or
+ * NULL when out of memory (list is then unchanged). */
+static void *segment_grow(void *list, size_t *capacity, size_t size)
+{
+  size_t grown = *capacity ? *capacity * 2 : 64;
+  void *bigger = realloc(list, grown * size);
+  if (bigger)
+    *capacity = grown;
+  return bigger;
+}
+
+int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int boundary_end,
+                                uint64_t sample)
+{
+  /* The piece's young blocks still live: young at its end, old from now on. */
+  for (size_t i = 0; i < segment->young_count; i++) {
+    struct diff_live_block *block = diff_live_map_find(&segment->touched, segment->young[i]);
+    if (!block || block->site == DIFF_LIVE_MAP_DEAD || !(block->site & DIFF_LIVE_MAP_YOUNG))
+      continue;  /* died, or counted already (born twice at one address) */
+    block->site &= DIFF_LIVE_MAP_SITE_MASK;
+    uint64_t size = live_map_size(&segment->touched, block);
+    struct diff_segment_site *stats = &segment->stats[block->site];
+    stats->young_bytes += sampling_bytes(sample, size);
+    stats->young_blocks += sampling_blocks(sample, size);
+  }
+  segment->young_count = 0;
+  size_t owners = segment_owner_count(segment);
+  for (uint32_t site = 0; site < owners; site++) {
+    struct diff_segment_site *stats = &segment->stats[site];
+    if (!stats->alloc_bytes && !stats->allocs && !stats->free_bytes && !stats->frees &&
+        !stats->young_bytes && !stats->young_blocks)
+      continue;
+    if (segment->piece_site_count == segment->piece_site_capacity) {
+      struct diff_segment_piece_site *bigger =
+          segment_grow(segment->piece_sites, &segment->piece_site_capacity, sizeof *bigger);
+      if (!bigger)
+        return -1;
+      segment->piece_sites = bigger;
+    }
+    struct diff_segment_piece_site *entry = &segment->piece_sites[segment->piece_site_count++];
+    entry->site = site;
+    entry->stats = *stats;
+    memset(stats, 0, sizeof *stats);
+  }
+  if (segment->piece_count == segment->piece_capacity) {
+    struct diff_segment_piece *bigger = segment_grow(segment->pieces, &segment->piece_capacity, sizeof *bigger);
+    if (!bigger)
+      return -1;
+    segment->pieces = bigger;
+  }
+  struct diff_segment_piece *piece = &segment->pieces[segment->piece_count++];
+  piece->touches_end = segment->touch_count;
+  piece->sites_end = segment->piece_site_count;
+  piece->boundary_end = boundary_end;
+  return 0;
+}
