@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/layout-check.sh: fails on an include cycle between the files of one stage: a file calls
+# tests/layout-check.sh: fails on an include cycle between the files of one stage, and on a file
+# over 700 lines or a function over 80 (LAYOUT_MAX_LINES, LAYOUT_MAX_FUNCTION): a file calls
 # down, never back up (docs/collector.md, "Layers"). A file x.c and its header x.h are one node,
 # and x depends on y when x.c or x.h includes "STAGE/y.h", a header of its own stage; the stage's
 # interface, STAGE/STAGE.h, declares what several files implement and is a node of its own.
@@ -33,6 +34,26 @@ for stage in "$@"; do
   fi
 done
 [ $status -eq 0 ] && echo "layout-check: no include cycle between the files of: $*"
+# No file over LAYOUT_MAX_LINES lines and no function over LAYOUT_MAX_FUNCTION (from the line of
+# its opening brace, at the start of a line, to its closing one): split by concern when one grows.
+long=$(for stage in "$@"; do
+  for f in "$stage"/*.[ch]; do
+    [ -f "$f" ] || continue
+    awk -v f="$f" -v max_lines="${LAYOUT_MAX_LINES:-700}" -v max_function="${LAYOUT_MAX_FUNCTION:-80}" '
+      /^\{/ { start = NR; name = previous }
+      /^\}/ { if (start && NR - start > max_function)
+                printf "%s:%d: a function of %d lines (over %d): %s\n", f, start, NR - start, max_function, name
+              start = 0 }
+      { previous = $0 }
+      END { if (NR > max_lines) printf "%s: %d lines (over %d)\n", f, NR, max_lines }' "$f"
+  done
+done)
+if [ -n "$long" ]; then
+  printf '%s\n' "$long" | sed 's|^|layout-check: |'
+  status=1
+else
+  echo "layout-check: no file over ${LAYOUT_MAX_LINES:-700} lines, no function over ${LAYOUT_MAX_FUNCTION:-80} in: $*"
+fi
 case " $* " in *" collector "*)
   objects=$(for c in collector/*.c; do
     o=${BUILD:-build}/collector/$(basename "$c" .c).o
