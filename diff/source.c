@@ -94,7 +94,6 @@ static int source_add(struct diff_source *capture, size_t *capacity, char *path)
 static int source_list_index(struct diff_source *capture, size_t *capacity, const struct capture_files *files)
 {
   const struct capture_index *index = &files->index;
-  size_t path = 0;  /* files->segments: the index's segments that are files in the directory */
   struct diff_capture *info = &capture->info;
   const struct capture_index_capture *line = &index->capture;
   info->pid = line->pid;
@@ -121,11 +120,9 @@ static int source_list_index(struct diff_source *capture, size_t *capacity, cons
   for (const char *at = line->labels; capture_index_labels_next(&at, &label);)
     if (diff_capture_add_label(info, label.key, label.key_length, label.value, label.value_length) != 0)
       return -1;
-  for (size_t i = 0; i < index->segment_count; i++) {
-    const struct capture_index_segment *listed = &index->segments[i];
-    if (strchr(listed->file, '/'))
-      continue;  /* a segment is a file in the directory, nowhere else (as files lists them) */
-    if (path >= files->segment_count || source_add(capture, capacity, source_strdup(files->segments[path++])) < 0)
+  for (size_t i = 0; i < files->segment_count; i++) {  /* the index's, in the directory */
+    const struct capture_index_segment *listed = files->segment_lines[i];
+    if (source_add(capture, capacity, source_strdup(files->segments[i])) < 0)
       return -1;
     struct diff_source_segment *segment = &capture->segments[capture->count - 1];
     segment->listed = 1;

@@ -125,9 +125,15 @@ static int files_snapshots(struct capture_files *files, char *const *names, size
 /* The segments: the index's, in its order, else the directory's by name; and the .part ones. */
 static int files_segments(struct capture_files *files, char *const *names, size_t count)
 {
+  if (files->has_index && files->index.segment_count &&
+      !(files->segment_lines = malloc(files->index.segment_count * sizeof *files->segment_lines)))
+    return -1;
   for (size_t i = 0; files->has_index && i < files->index.segment_count; i++) {
-    const char *file = files->index.segments[i].file;
-    if (!strchr(file, '/') && files_add(&files->segments, &files->segment_count, files->directory, file) < 0)
+    const struct capture_index_segment *line = &files->index.segments[i];
+    if (strchr(line->file, '/'))
+      continue;  /* a segment is a file in the directory, nowhere else */
+    files->segment_lines[files->segment_count] = line;
+    if (files_add(&files->segments, &files->segment_count, files->directory, line->file) < 0)
       return -1;
   }
   for (size_t i = 0; i < count; i++) {
@@ -196,7 +202,7 @@ void capture_files_free(struct capture_files *files)
     free(files->parts[i]);
   for (size_t i = 0; i < files->snapshot_count; i++)
     free(files->snapshots[i].path), free(files->snapshots[i].values_path);
-  free(files->segments), free(files->parts), free(files->snapshots);
+  free(files->segments), free(files->segment_lines), free(files->parts), free(files->snapshots);
   free(files->directory), free(files->index_path);
   if (files->has_index)
     capture_index_free(&files->index);

@@ -26,6 +26,7 @@ struct capture_files {
   char **segments;            /* paths: the index's segments in its order (files in the
                                  directory, no others), else the directory's segment files by name */
   size_t segment_count;
+  const struct capture_index_segment **segment_lines;  /* with an index: each path's line in it */
   char **parts;               /* paths of the segments being written (*.part), by name */
   size_t part_count;
   struct capture_files_snapshot *snapshots;  /* in the index's order (oldest first) */
