@@ -35,13 +35,13 @@ LIBS_ALL = $(LUAJIT_LIBS) $(SYSTEM_LIBS)
 # The stages, each a folder and a library $(BUILD)/libNAME.a, in link order:
 # a stage comes before the stages it uses. This is the only place the order is
 # stated; every link line takes its archives in this order.
-STAGES := collector merge report diff summary format
+STAGES := collector merge report diff summary format container
 
 # Every folder with a build.mk. Each one's build.mk lists, for a stage NAME,
 # its library sources in NAME_SRCS, and beside them the stage's own Check
 # suites, end-to-end scripts, fuzzers and benchmarks. A suite tests/T.c names
 # the stages it links in T_LIBS, in any order.
-BUILD_DIRS := format diff summary report merge collector cli bench ci
+BUILD_DIRS := container format diff summary report merge collector cli bench ci
 
 CLI_SRCS :=        # the ljleak front end (cli/)
 LUAJIT_SRCS :=     # the sources that include LuaJIT's headers: the collector's, and those that run LuaJIT
@@ -171,7 +171,7 @@ check: all
 
 # No include cycle between the files of a stage: a file calls down, never back up
 # (tests/layout-check.sh), in every stage.
-LAYOUT_STAGES := collector format diff summary report merge cli
+LAYOUT_STAGES := collector format diff summary report merge cli container
 check-layout:
 	@BUILD=$(BUILD) sh tests/layout-check.sh $(LAYOUT_STAGES)
 

@@ -11,10 +11,10 @@ BENCH_COLLECTOR_AB_PAIRS ?= 101
 
 # In one process, runs without and with a sampled capture in turns (see the file).
 LUAJIT_SRCS += bench/sampled_ab.c
-$(BUILD)/bench/sampled_ab: bench/sampled_ab.c $(call stage_archives,collector format)
+$(BUILD)/bench/sampled_ab: bench/sampled_ab.c $(call stage_archives,collector format container)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
-	  $(call stage_archives,collector format) $(LIBS_ALL)
+	  $(call stage_archives,collector format container) $(LIBS_ALL)
 
 .PHONY: bench-collector
 bench-collector: $(BUILD)/ljleak $(BUILD)/bench/sampled_ab
@@ -30,10 +30,10 @@ bench-collector: $(BUILD)/ljleak $(BUILD)/bench/sampled_ab
 # 1,000 C functions in 50 modules (target 5 ms).
 BENCHES += bench-cname-walk
 LUAJIT_SRCS += bench/cname_walk.c
-$(BUILD)/bench/cname_walk: bench/cname_walk.c $(call stage_archives,collector format)
+$(BUILD)/bench/cname_walk: bench/cname_walk.c $(call stage_archives,collector format container)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
-	  $(call stage_archives,collector format) $(LIBS_ALL)
+	  $(call stage_archives,collector format container) $(LIBS_ALL)
 
 .PHONY: bench-cname-walk
 bench-cname-walk: $(BUILD)/bench/cname_walk
@@ -77,9 +77,9 @@ BENCH_DIFF_SEGMENTS ?= 100
 BENCH_DIFF_EVENTS_PER_SEGMENT ?= 500000
 BENCH_DIFF_RUNS ?= 5
 
-$(BUILD)/bench/diff-gen: bench/diff-gen.c $(call stage_archives,format)
+$(BUILD)/bench/diff-gen: bench/diff-gen.c $(call stage_archives,format container)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format container) $(LIBS_ALL)
 
 .PHONY: bench-diff
 bench-diff: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/run_timed $(BUILD)/bench/read_limit
@@ -88,9 +88,9 @@ bench-diff: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/run_timed $(B
 
 # The same capture with a stack sidecar per segment: what following stacks costs.
 BENCHES += bench-diff-stacks
-$(BUILD)/bench/stacks-gen: bench/stacks-gen.c $(call stage_archives,format)
+$(BUILD)/bench/stacks-gen: bench/stacks-gen.c $(call stage_archives,format container)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format container) $(LIBS_ALL)
 
 .PHONY: bench-diff-stacks
 bench-diff-stacks: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/stacks-gen $(BUILD)/bench/run_timed \
@@ -103,9 +103,9 @@ BENCHES += bench-summary
 BENCH_SUMMARY_EVENTS ?= 10000000
 BENCH_SUMMARY_RUNS ?= 9
 
-$(BUILD)/bench/gen_stream: bench/gen_stream.c $(call stage_archives,format)
+$(BUILD)/bench/gen_stream: bench/gen_stream.c $(call stage_archives,format container)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format container) $(LIBS_ALL)
 
 $(BUILD)/bench/run_timed: bench/run_timed.c
 	@mkdir -p $(dir $@)
@@ -171,10 +171,10 @@ BENCHES += bench-merge
 BENCH_MERGE_RESULTS ?= 10000
 BENCH_MERGE_RUNS ?= 3
 
-$(BUILD)/bench/merge-gen: bench/merge-gen.c $(call stage_archives,report diff format)
+$(BUILD)/bench/merge-gen: bench/merge-gen.c $(call stage_archives,report diff format container)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
-	  $(call stage_archives,report diff format) $(LIBS_ALL)
+	  $(call stage_archives,report diff format container) $(LIBS_ALL)
 
 .PHONY: bench-merge
 bench-merge: $(BUILD)/ljleak $(BUILD)/bench/merge-gen $(BUILD)/bench/run_timed
@@ -182,9 +182,9 @@ bench-merge: $(BUILD)/ljleak $(BUILD)/bench/merge-gen $(BUILD)/bench/run_timed
 
 # The physical limit of reading a stream on this machine (decoding and one
 # table update per event), printed beside the diff and summary figures.
-$(BUILD)/bench/read_limit: bench/read_limit.c $(call stage_archives,format)
+$(BUILD)/bench/read_limit: bench/read_limit.c $(call stage_archives,format container)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format) $(LIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,format container) $(LIBS_ALL)
 
 # One stream read by ljleak diff and ljleak summary beside the physical
 # limit (bench/read_limit), and their bytes per live block on streams that
@@ -205,9 +205,9 @@ bench-read: $(BUILD)/ljleak $(BUILD)/bench/gen_stream $(BUILD)/bench/run_timed $
 BENCHES += bench-holders
 BENCH_HOLDERS_OBJECTS ?= 1000000
 BENCH_HOLDERS_ROUNDS ?= 5
-$(BUILD)/bench/holders: bench/holders.c $(call stage_archives,diff format)
+$(BUILD)/bench/holders: bench/holders.c $(call stage_archives,diff format container)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,diff format) $(LIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(call stage_archives,diff format container) $(LIBS_ALL)
 
 .PHONY: bench-holders
 bench-holders: $(BUILD)/bench/holders

@@ -7,11 +7,11 @@
 
 #include "bench/bench_time.h"
 #include "format/decode.h"
-#include "format/keyed_slots.h"
+#include "container/keyed_slots.h"
 
 /* What `ljleak diff` and `summary` cannot go below: every event decoded
  * (format/decode.h, as they decode) and one update of one open-addressing
- * table of 16-byte slots (format/keyed_slots.h, 3/4 full at most) per
+ * table of 16-byte slots (container/keyed_slots.h, 3/4 full at most) per
  * address it names: an alloc sets the block's size, a free sets it to 0
  * (a dead slot, as diff's map of a segment keeps it), the slot prefetched
  * a few events ahead as they do. No sites, no symbols, no series. The

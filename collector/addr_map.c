@@ -1,14 +1,14 @@
-/* collector/addr_map.c: a 64-bit map of keyed slots (format/keyed_slots.h) on mmap storage. */
+/* collector/addr_map.c: a 64-bit map of keyed slots (container/keyed_slots.h) on mmap storage. */
 #include "collector/addr_map.h"
 
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "format/keyed_slots.h"
+#include "container/keyed_slots.h"
 
 _Static_assert(sizeof(struct addr_map_slot) == KEYED_SLOTS_SIZE && offsetof(struct addr_map_slot, key) == 0,
-               "a map's slot is a keyed slot (format/keyed_slots.h)");
+               "a map's slot is a keyed slot (container/keyed_slots.h)");
 
 static struct addr_map_slot *map_alloc(size_t slots)
 {

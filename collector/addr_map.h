@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Keyed slots (format/keyed_slots.h): linear probing on XXH3 of the key,
+/* Keyed slots (container/keyed_slots.h): linear probing on XXH3 of the key,
  * backward-shift deletion, load <= 1/2.
  * Storage comes from mmap, never from a Lua allocator, so the allocator hook
  * can use it. Key 0 marks an empty slot and cannot be stored. */

@@ -17,13 +17,14 @@ LUAJIT_SRCS += $(collector_SRCS)
 # (mk/luajit.mk). The build flags of Debian's packages (debian/rules adds no
 # -D that changes the layout) are the defaults of lj_arch.h, GC64 on amd64.
 
-# The Lua module: the collector and the format codec in one shared object
+# The Lua module: the collector, the format codec and the containers in one shared object
 # whose Lua symbols come from the host process. It is never unloaded
 # (-z nodelete): lua_close unloads C modules before it frees the last
 # blocks through the hook.
 COLLECTOR_SO = $(BUILD)/lua/ljleak/collector.so
 ALL_TARGETS += $(COLLECTOR_SO)
-$(COLLECTOR_SO): $(collector_SRCS:%.c=$(BUILD)/%.o) $(format_SRCS:%.c=$(BUILD)/%.o)
+$(COLLECTOR_SO): $(collector_SRCS:%.c=$(BUILD)/%.o) $(format_SRCS:%.c=$(BUILD)/%.o) \
+  $(container_SRCS:%.c=$(BUILD)/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -shared -Wl,-z,nodelete -o $@ $^ $(SYSTEM_LIBS)
 
@@ -41,7 +42,7 @@ install-collector: $(COLLECTOR_SO)
 # ljleak run and the Lua module (they run $(BUILD)/ljleak and the module)
 TEST_SUITES += test_collector
 LUAJIT_SRCS += tests/test_collector.c
-test_collector_LIBS = format
+test_collector_LIBS = format container
 $(BUILD)/tests/test_collector: | $(BUILD)/ljleak $(COLLECTOR_SO)
 E2E_TESTS += tests/e2e/collector.sh
 # testdata/jit: the same allocating lines with the JIT on as with -j off (a table)
@@ -56,27 +57,27 @@ E2E_TESTS += tests/e2e/c-names.sh
 # allocations of compiled code charged to their lines (ljleak run and the module)
 TEST_SUITES += test_collector_jit
 LUAJIT_SRCS += tests/test_collector_jit.c
-test_collector_jit_LIBS = collector format
+test_collector_jit_LIBS = collector format container
 $(BUILD)/tests/test_collector_jit: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # the VM's own allocations named (attrib.c): chunks compiled at their loading
 # lines, the string table's site, VM sites in every segment
 TEST_SUITES += test_collector_vm
-test_collector_vm_LIBS = format
+test_collector_vm_LIBS = format container
 $(BUILD)/tests/test_collector_vm: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # call stacks (collector/callstack.c): a helper's two callers with exact lines,
 # JIT on and off, sampled, cut, gzip, a capture killed mid-run
 TEST_SUITES += test_collector_stacks
-test_collector_stacks_LIBS = format
+test_collector_stacks_LIBS = format container
 $(BUILD)/tests/test_collector_stacks: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # the C API, in this test program as in an embedding host
 TEST_SUITES += test_collector_api
 LUAJIT_SRCS += tests/test_collector_api.c
-test_collector_api_LIBS = collector format
+test_collector_api_LIBS = collector format container
 # heap snapshots: every allocator block is one object or part with its exact size (the stream,
 # the snapshot and a tracking allocator agree), JIT on and off
 TEST_SUITES += test_collector_snapshot
 LUAJIT_SRCS += tests/test_collector_snapshot.c
-test_collector_snapshot_LIBS = collector format
+test_collector_snapshot_LIBS = collector format container
 # an LD_PRELOAD shim that fails write() or fsync() on one file with EIO
 $(BUILD)/tests/fault_io.so: tests/fault_io.c
 	@mkdir -p $(dir $@)
@@ -94,8 +95,8 @@ $(NOGC64)/luajit/src/luajit: $(LUAJIT_SRC_STAMP)
 # Its sources and the headers they include: the make below rebuilds what
 # they changed (its own -MMD files know which objects), but only runs when
 # one did.
-$(NOGC64)/lua/ljleak/collector.so: $(NOGC64)/luajit/src/luajit $(collector_SRCS) $(format_SRCS) \
-  $(wildcard collector/*.h format/*.h)
+$(NOGC64)/lua/ljleak/collector.so: $(NOGC64)/luajit/src/luajit $(collector_SRCS) $(format_SRCS) $(container_SRCS) \
+  $(wildcard collector/*.h format/*.h container/*.h)
 	$(MAKE) --no-print-directory BUILD=$(NOGC64) LUAJIT_SRC=$(NOGC64)/luajit SANITIZE= \
 	  OPT="-O2 -g" CFLAGS=-DLUAJIT_DISABLE_GC64 $@
 # It holds for Debian's LuaJIT; on OpenResty's the test is left out
@@ -111,7 +112,7 @@ test_collector_stub_LIBS = collector
 # start/stop signal, and starts past a limit (C API and start{}) refused
 TEST_SUITES += test_collector_options
 LUAJIT_SRCS += tests/test_collector_options.c
-test_collector_options_LIBS = collector format
+test_collector_options_LIBS = collector format container
 $(BUILD)/tests/test_collector_options: | $(COLLECTOR_SO)
 # the LuaJIT built for: mk/deps.sh and mk/luajit.sh choose packages and never
 # remove one (a fake dpkg-query, apt-get -s); a capture and a diff name it

@@ -10,30 +10,30 @@ diff_SRCS += diff/tests.c
 
 # the engine: aggregation and modes (tests/test_diff.c), trends (tests/test_diff_trend.c)
 TEST_SUITES += test_diff test_diff_trend
-test_diff_LIBS = diff format
-test_diff_trend_LIBS = diff format
+test_diff_LIBS = diff format container
+test_diff_trend_LIBS = diff format container
 # boundary lines cut segments into pieces (tests/test_diff_boundary.c)
 TEST_SUITES += test_diff_boundary
-test_diff_boundary_LIBS = diff format
+test_diff_boundary_LIBS = diff format container
 # undecided sites, the outcome, the warm-up, deciding again (tests/test_diff_decide.c);
 # the allow-list (tests/test_diff_allow.c)
 TEST_SUITES += test_diff_decide test_diff_allow
-test_diff_decide_LIBS = diff format
-test_diff_allow_LIBS = diff format
+test_diff_decide_LIBS = diff format container
+test_diff_allow_LIBS = diff format container
 # growth by call stack: stack sidecars, --by stack, base mode by stack (tests/test_diff_stacks.c)
 TEST_SUITES += test_diff_stacks
-test_diff_stacks_LIBS = diff format
+test_diff_stacks_LIBS = diff format container
 # the dominator tree on hand-built graphs, holder paths on a hand-built snapshot (tests/test_diff_holders.c)
 TEST_SUITES += test_diff_holders
-test_diff_holders_LIBS = diff format
+test_diff_holders_LIBS = diff format container
 # leak suspects: growing sites grouped by the container that holds them, the VM's work by its
 # stacks, kinds (tests/test_diff_suspects.c)
 TEST_SUITES += test_diff_suspects
-test_diff_suspects_LIBS = diff format
+test_diff_suspects_LIBS = diff format container
 # ljleak busted's verdict per test: each test's capture judged on its runs, budgets, the JIT's
 # sites (tests/test_diff_tests.c)
 TEST_SUITES += test_diff_tests
-test_diff_tests_LIBS = diff format
+test_diff_tests_LIBS = diff format container
 # the corpus of workloads with known answers, captured by ljleak run and diffed
 E2E_TESTS += tests/e2e/diff-cli.sh tests/e2e/diff-corpus.sh
 # holder paths and retained sizes of growing sites, from the capture's heap snapshot

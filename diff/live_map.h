@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/keyed_slots.h"
+#include "container/keyed_slots.h"
 
 /* One block in 16 bytes, so more of a big map stays in the caches. Address
  * 0 marks an empty slot (no allocator returns it). site is the owner's to
@@ -21,7 +21,7 @@ struct diff_live_block {
 };
 
 _Static_assert(sizeof(struct diff_live_block) == KEYED_SLOTS_SIZE && offsetof(struct diff_live_block, address) == 0,
-               "a live block is a keyed slot (format/keyed_slots.h)");
+               "a live block is a keyed slot (container/keyed_slots.h)");
 
 #define DIFF_LIVE_MAP_DEAD UINT32_MAX
 #define DIFF_LIVE_MAP_YOUNG 0x80000000u
@@ -35,7 +35,7 @@ struct diff_live_map_big {
 };
 
 /* Open addressing over slot_count slots, any count: an address's home is
- * the low 32 bits of its hash (format/keyed_slots.h's) scaled to the count,
+ * the low 32 bits of its hash (container/keyed_slots.h's) scaled to the count,
  * a multiply, so that a home only moves up as the map grows, which lets it
  * grow in place by any step (diff_live_map_grow). Linear probing from the
  * home, backward-shift deletion. */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "diff/diff.h"
-#include "format/index_table.h"
+#include "container/index_table.h"
 
 #define DIFF_SITE_TABLE_NONE INDEX_TABLE_NONE
 

@@ -1,4 +1,4 @@
-/* diff/stack_table.c: call stacks by content (hash, then frames compared), (site, stack) pairs by their numbers; both indexed by format/index_table.h. */
+/* diff/stack_table.c: call stacks by content (hash, then frames compared), (site, stack) pairs by their numbers; both indexed by container/index_table.h. */
 #include "diff/stack_table.h"
 
 #include <stdlib.h>

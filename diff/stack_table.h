@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "diff/diff.h"
-#include "format/index_table.h"
+#include "container/index_table.h"
 
 /* One stack: the sidecar's hash of its frames and the frames (owned copies). */
 struct diff_stack_entry {

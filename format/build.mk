@@ -1,45 +1,45 @@
 # format/build.mk: the memprof codec, its Check suites and its fuzz target.
 format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/writer.c format/symtab.c format/units.c \
   format/whole_file.c format/message.c format/capture_layout.c format/key_value.c format/utf8.c \
-  format/json_write.c format/json_read.c format/index_table.c
+  format/json_write.c format/json_read.c
 
 # format/capture_layout.c: the capture directory's file names
 TEST_SUITES += test_format_layout
-test_format_layout_LIBS = format
+test_format_layout_LIBS = format container
 # format/utf8.c: text for a terminal, escaped
 TEST_SUITES += test_format_utf8
-test_format_utf8_LIBS = format
+test_format_utf8_LIBS = format container
 # format/uleb128.c
 TEST_SUITES += test_uleb128
-test_uleb128_LIBS = format
+test_uleb128_LIBS = format container
 # format/reader.c
 TEST_SUITES += test_format_reader
-test_format_reader_LIBS = format
+test_format_reader_LIBS = format container
 # format/writer.c
 TEST_SUITES += test_format_writer
-test_format_writer_LIBS = format
+test_format_writer_LIBS = format container
 # format/encode.h, the encoder the collector's hook inlines, against format/writer.c
 TEST_SUITES += test_format_encode
-test_format_encode_LIBS = format
+test_format_encode_LIBS = format container
 # format/symtab.c
 TEST_SUITES += test_format_symtab
-test_format_symtab_LIBS = format
+test_format_symtab_LIBS = format container
 # the reader on cut, corrupt and unusual input
 TEST_SUITES += test_format_bad_input
-test_format_bad_input_LIBS = format
+test_format_bad_input_LIBS = format container
 # the same suite with the reader compiled in, with a 4 KiB window
 TEST_SUITES += test_format_small_window
-test_format_small_window_LIBS = format
+test_format_small_window_LIBS = format container
 # the batch event call against one record at a time
 TEST_SUITES += test_format_batch
-test_format_batch_LIBS = format
+test_format_batch_LIBS = format container
 
 # The reader's libFuzzer target (tests/fuzz/fuzz_reader.c), built with clang's
 # fuzzer and sanitizers from the format sources, with a 1 KiB reader window
 # so that refills and names longer than the window happen on small inputs.
 # `make fuzz` runs it on a copy of the seed corpus.
 FUZZERS += fuzz_reader
-fuzz_reader_STAGES = format
+fuzz_reader_STAGES = format container
 fuzz_reader_FLAGS = -DMEMPROF_READER_WINDOW=1024
 fuzz_reader_SEEDS = tests/fuzz/corpus/reader/*
 # format/capture_index.c (parser) and capture_index_write.c (writer): the capture index, the collector's exact bytes
@@ -49,70 +49,70 @@ format_SRCS += format/test_list.c
 # format/capture_files.c: a capture directory read once (its index, segments and snapshots)
 format_SRCS += format/capture_files.c
 TEST_SUITES += test_format_capture_files
-test_format_capture_files_LIBS = format
+test_format_capture_files_LIBS = format container
 TEST_SUITES += test_format_index
-test_format_index_LIBS = format
+test_format_index_LIBS = format container
 
 # The index parser's libFuzzer target (tests/fuzz/fuzz_index.c): any bytes are
 # parsed; what parses is written back and read again, and prefixes of it (a
 # process killed mid-write) read too. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_index
-fuzz_index_STAGES = format
+fuzz_index_STAGES = format container
 fuzz_index_SEEDS = tests/fuzz/corpus/index/*
 # format/stacks_write.c (encoder) and stacks_read.c (decoder): the stack sidecar (docs/stacks-format.md)
 format_SRCS += format/stacks_write.c format/stacks_read.c
 TEST_SUITES += test_format_stacks
-test_format_stacks_LIBS = format
+test_format_stacks_LIBS = format container
 
 # The sidecar reader's libFuzzer target (tests/fuzz/fuzz_stacks.c), with a
 # 64-byte read chunk so that refills and records longer than the buffer
 # happen on small inputs. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_stacks
-fuzz_stacks_STAGES = format
+fuzz_stacks_STAGES = format container
 fuzz_stacks_FLAGS = -DSTACKS_READER_CHUNK=64
 fuzz_stacks_SEEDS = tests/fuzz/corpus/stacks/*
 # format/control_file.c (parsers) and control_file_write.c (writers): the control
 # channel's registration and request files (docs/control-format.md)
 format_SRCS += format/control_file.c format/control_file_write.c
 TEST_SUITES += test_format_control
-test_format_control_LIBS = format
+test_format_control_LIBS = format container
 
 # The control files' libFuzzer target (tests/fuzz/fuzz_control.c): any bytes
 # are parsed as a registration and as a request; what parses is written back
 # and reads back the same, and prefixes of it read too. `make fuzz` runs it on
 # a copy of the seeds.
 FUZZERS += fuzz_control
-fuzz_control_STAGES = format
+fuzz_control_STAGES = format container
 fuzz_control_SEEDS = tests/fuzz/corpus/control/*
 # format/snapshot_write.c (encoder), snapshot_read.c (decoder) and snapshot_index.c (its objects by address, the lookups): heap snapshots (docs/snapshot-format.md)
 format_SRCS += format/snapshot_write.c format/snapshot_read.c format/snapshot_index.c
 TEST_SUITES += test_format_snapshot
-test_format_snapshot_LIBS = format
+test_format_snapshot_LIBS = format container
 
 # The snapshot reader's libFuzzer target (tests/fuzz/fuzz_snapshot.c): any bytes are read; an
 # error names a byte inside the input; what reads is written again and reads back the same, and
 # its prefixes (a cut file) read as cut. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_snapshot
-fuzz_snapshot_STAGES = format
+fuzz_snapshot_STAGES = format container
 fuzz_snapshot_SEEDS = tests/fuzz/corpus/snapshot/*
 # format/snapshot_values.c: a heap snapshot's values sidecar, written only on request (docs/snapshot-format.md, "Values")
 format_SRCS += format/snapshot_values.c
 TEST_SUITES += test_format_snapshot_values
-test_format_snapshot_values_LIBS = format
+test_format_snapshot_values_LIBS = format container
 
 # The values sidecar reader's libFuzzer target (tests/fuzz/fuzz_values.c): any bytes are read; an
 # error names a byte inside the input; what reads is written again and reads back the same, and
 # its prefixes read as cut. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_values
-fuzz_values_STAGES = format
+fuzz_values_STAGES = format container
 fuzz_values_SEEDS = tests/fuzz/corpus/values/*
 # format/test_list.c: every field written and read back, cut files, bad input at its byte
 TEST_SUITES += test_format_test_list
-test_format_test_list_LIBS = format
+test_format_test_list_LIBS = format container
 
 # The test list reader's libFuzzer target (tests/fuzz/fuzz_test_list.c): any bytes are parsed; an
 # error names a byte inside the input; what parses is written back and reads back the same, and
 # its prefixes keep their complete lines. `make fuzz` runs it on a copy of the seeds.
 FUZZERS += fuzz_test_list
-fuzz_test_list_STAGES = format
+fuzz_test_list_STAGES = format container
 fuzz_test_list_SEEDS = tests/fuzz/corpus/test_list/*

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "format/index_table.h"
+#include "container/index_table.h"
 #include "format/memprof.h"
 
 #define ARENA_BLOCK (64u * 1024u)

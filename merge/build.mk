@@ -7,7 +7,7 @@ merge_SRCS := merge/merge.c merge/merge_read.c merge/merge_json.c merge/merge_te
 # Associativity on generated results (any grouping gives the same figures and bytes),
 # the figures themselves, labels, and bad input naming the file.
 TEST_SUITES += test_merge
-test_merge_LIBS = merge report diff format
+test_merge_LIBS = merge report diff format container
 
 # ljleak merge end to end: labels from ljleak run and start{} to the merged report,
 # exit codes, bad input.
@@ -18,5 +18,5 @@ E2E_TESTS += tests/e2e/merge.sh
 # again to the same bytes. Seeded with the saved results of testdata/report/ and
 # the merges of testdata/merge/.
 FUZZERS += fuzz_merge
-fuzz_merge_STAGES = merge report diff format
+fuzz_merge_STAGES = merge report diff format container
 fuzz_merge_SEEDS = testdata/report/*.json testdata/merge/*.json

@@ -9,19 +9,19 @@ report_SRCS += report/tests.c
 
 # The renderers against golden files, JSON round trips, the strict parser.
 TEST_SUITES += test_report
-test_report_LIBS = report diff format
+test_report_LIBS = report diff format container
 # INCONCLUSIVE, undecided and allowed sites, the warm-up, in every format.
 TEST_SUITES += test_report_outcome
-test_report_outcome_LIBS = report diff format
+test_report_outcome_LIBS = report diff format container
 # Stacks: verdicts and base mode by stack, pprof (decoded), folded, JSON, text, the flame graph's data.
 TEST_SUITES += test_report_stacks
-test_report_stacks_LIBS = report diff format
+test_report_stacks_LIBS = report diff format container
 # The progress bar and colour choice, on pipes, memory streams and a pty.
 TEST_SUITES += test_report_progress
-test_report_progress_LIBS = report diff format
+test_report_progress_LIBS = report diff format container
 # --values: shown only when asked for, cut and escaped in words, the JSON's values read back.
 TEST_SUITES += test_report_values
-test_report_values_LIBS = report diff format
+test_report_values_LIBS = report diff format container
 # ljleak report end to end, and the HTML page in headless Chromium.
 E2E_TESTS += tests/e2e/report.sh tests/e2e/report-browser.sh
 # Stacks through ljleak report: --by stack, folded, pprof read by go tool pprof; the
@@ -35,5 +35,5 @@ E2E_TESTS += tests/e2e/stacks-capture.sh
 # seeded with the saved results of testdata/report/; of diff it uses the
 # result model (diff/model.c).
 FUZZERS += fuzz_report_json
-fuzz_report_json_STAGES = report diff format
+fuzz_report_json_STAGES = report diff format container
 fuzz_report_json_SEEDS = testdata/report/*.json

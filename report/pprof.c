@@ -5,7 +5,7 @@
 
 #include <zlib.h>
 
-#include "format/index_table.h"
+#include "container/index_table.h"
 #include "format/memprof.h"
 #include "report/common.h"
 

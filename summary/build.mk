@@ -6,8 +6,8 @@ summary_SRCS := summary/summary.c summary/summary_read.c summary/summary_print.c
 
 # against Tarantool's saved outputs
 TEST_SUITES += test_summary
-test_summary_LIBS = summary format
+test_summary_LIBS = summary format container
 # the heap map against a plain reference
 TEST_SUITES += test_summary_heap_map
-test_summary_heap_map_LIBS = summary format
+test_summary_heap_map_LIBS = summary format container
 E2E_TESTS += tests/e2e/summary.sh

@@ -3,7 +3,7 @@
 #define LJLEAK_SUMMARY_HASH_H
 
 #include <stdint.h>
-#include "format/keyed_slots.h"
+#include "container/keyed_slots.h"
 
 /* The hash of an address or of a primary record's key: the one diff's and
  * the collector's address maps use (a multiply between two xor-shifts). */

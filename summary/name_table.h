@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/index_table.h"
+#include "container/index_table.h"
 #include "summary/id.h"
 
 /* A name's bytes, in the table's arena. */

@@ -8,7 +8,7 @@
 #include "format/memprof.h"
 #include "summary/heap_map.h"
 #include "summary/id.h"
-#include "format/index_table.h"
+#include "container/index_table.h"
 #include "summary/name_table.h"
 #include "summary/primary_table.h"
 #include "summary/entry.h"

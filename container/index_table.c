@@ -1,5 +1,5 @@
-/* format/index_table.c: open addressing over items kept elsewhere, rebuilt from the kept hashes as it grows. */
-#include "format/index_table.h"
+/* container/index_table.c: open addressing over items kept elsewhere, rebuilt from the kept hashes as it grows. */
+#include "container/index_table.h"
 
 #include <stdlib.h>
 

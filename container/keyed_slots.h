@@ -1,6 +1,6 @@
-/* format/keyed_slots.h: open addressing over 16-byte slots that begin with a nonzero 64-bit key: linear probing from the key's hash, backward-shift deletion, no tombstones. */
-#ifndef LJLEAK_FORMAT_KEYED_SLOTS_H
-#define LJLEAK_FORMAT_KEYED_SLOTS_H
+/* container/keyed_slots.h: open addressing over 16-byte slots that begin with a nonzero 64-bit key: linear probing from the key's hash, backward-shift deletion, no tombstones. */
+#ifndef LJLEAK_CONTAINER_KEYED_SLOTS_H
+#define LJLEAK_CONTAINER_KEYED_SLOTS_H
 
 #include <stddef.h>
 #include <stdint.h>

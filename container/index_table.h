@@ -1,6 +1,6 @@
-/* format/index_table.h: open addressing over items kept in arrays elsewhere (sites, names, stacks, strings), numbered densely as they are added. */
-#ifndef LJLEAK_FORMAT_INDEX_TABLE_H
-#define LJLEAK_FORMAT_INDEX_TABLE_H
+/* container/index_table.h: open addressing over items kept in arrays elsewhere (sites, names, stacks, strings), numbered densely as they are added. */
+#ifndef LJLEAK_CONTAINER_INDEX_TABLE_H
+#define LJLEAK_CONTAINER_INDEX_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>
