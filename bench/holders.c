@@ -101,8 +101,8 @@ static void round_once(const char *path, size_t records, int print, double wall[
 {
   double w0 = bench_now_seconds(), c0 = cpu_seconds();
   struct snapshot snapshot;
-  struct snapshot_error error;
-  if (snapshot_read_file(&snapshot, path, &error) != SNAPSHOT_OK) {
+  struct format_error error;
+  if (snapshot_read_file(&snapshot, path, &error) != FORMAT_OK) {
     fprintf(stderr, "%s\n", error.message);
     exit(2);
   }

@@ -90,7 +90,7 @@ static inline int limit_queue(struct limit_table *table, struct limit_pending *r
  * message printed. */
 static int limit_read(const char *path, uint64_t *events, uint64_t *live)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *reader = memprof_reader_open(path, &err);
   if (!reader) {
     fprintf(stderr, "read_limit: %s\n", err.message);
@@ -101,7 +101,7 @@ static int limit_read(const char *path, uint64_t *events, uint64_t *live)
   uint64_t n = 0;  /* updates queued */
   uint64_t count = 0;
   int pext = memprof_reader_pext(reader), failed = !table.slots;
-  enum memprof_status status = MEMPROF_OK;
+  enum format_status status = FORMAT_OK;
   while (!failed) {
     const uint8_t *at;
     size_t span = memprof_reader_events_span(reader, &at), used = 0;
@@ -123,7 +123,7 @@ static int limit_read(const char *path, uint64_t *events, uint64_t *live)
     memprof_reader_consume(reader, used);
     struct memprof_record record;
     status = memprof_reader_next(reader, &record);
-    if (status != MEMPROF_OK)
+    if (status != FORMAT_OK)
       break;
     if (record.type == MEMPROF_RECORD_EVENT) {
       count++;
@@ -139,7 +139,7 @@ static int limit_read(const char *path, uint64_t *events, uint64_t *live)
     failed = limit_apply(&table, &ring[i & (LIMIT_AHEAD - 1)]) < 0;
   if (failed)
     fprintf(stderr, "read_limit: %s: out of memory\n", path);
-  else if (status != MEMPROF_END) {
+  else if (status != FORMAT_END) {
     fprintf(stderr, "read_limit: %s\n", memprof_reader_error(reader)->message);
     failed = 1;
   }

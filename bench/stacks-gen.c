@@ -24,7 +24,7 @@ static int make_sidecar(const char *segment)
     fprintf(stderr, "stacks-gen: %s: not a .memprof segment\n", segment);
     return -1;
   }
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *reader = memprof_reader_open(segment, &err);
   FILE *out = fopen(path, "wb");
   if (!reader || !out) {
@@ -43,8 +43,8 @@ static int make_sidecar(const char *segment)
   uint32_t ids[LOCATIONS][STACKS_PER_LOCATION] = {{0}};
   struct memprof_record record;
   uint64_t event = 0;
-  enum memprof_status status;
-  while ((status = memprof_reader_next(reader, &record)) == MEMPROF_OK) {
+  enum format_status status;
+  while ((status = memprof_reader_next(reader, &record)) == FORMAT_OK) {
     if (record.type != MEMPROF_RECORD_EVENT)
       continue;
     const struct memprof_event *e = &record.event;
@@ -62,7 +62,7 @@ static int make_sidecar(const char *segment)
     event++;
   }
   stacks_writer_end(&w);
-  int failed = stacks_writer_flush(&w) < 0 || w.failed || status != MEMPROF_END;
+  int failed = stacks_writer_flush(&w) < 0 || w.failed || status != FORMAT_END;
   memprof_reader_close(reader);
   if (fclose(out) != 0 || failed) {
     fprintf(stderr, "stacks-gen: %s: could not be written in full\n", path);

@@ -371,8 +371,8 @@ int cmd_busted(int argc, char **argv)
   struct diff_allow *allow = NULL;
   int busted_status = 0;
   if (rc == -1 && c.allow_path) {
-    struct diff_error err;
-    if (diff_allow_load(c.allow_path, &allow, &err) != DIFF_OK) {
+    struct format_error err;
+    if (diff_allow_load(c.allow_path, &allow, &err) != FORMAT_OK) {
       fprintf(stderr, "ljleak busted: %s\n", err.message);
       rc = CLI_EXIT_USAGE;
     }
@@ -393,12 +393,12 @@ int cmd_busted(int argc, char **argv)
   }
   if (rc == -1) {
     struct diff_tests tests;
-    struct diff_error err;
-    enum diff_status status = diff_tests_judge(c.judge ? c.judge : c.dir, &c.options, c.budgets,
-                                               c.budget_count, &tests, &err);
-    if (status != DIFF_OK) {
+    struct format_error err;
+    enum format_status status = diff_tests_judge(c.judge ? c.judge : c.dir, &c.options, c.budgets,
+                                                 c.budget_count, &tests, &err);
+    if (status != FORMAT_OK) {
       fprintf(stderr, "ljleak busted: %s\n", err.message);
-      rc = status == DIFF_ERROR_MEMORY ? CLI_EXIT_RUNTIME : status == DIFF_ERROR_USAGE ? CLI_EXIT_USAGE
+      rc = status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : status == FORMAT_USAGE ? CLI_EXIT_USAGE
                                                                                         : CLI_EXIT_INPUT;
     } else {
       rc = busted_write_reports(&c, &tests);

@@ -272,12 +272,12 @@ static int control_read(const struct control_target *t, struct control_file_regi
     size += (size_t)n;
   }
   close(fd);
-  struct control_file_error error;
-  enum control_file_status status = control_file_parse_registration(r, data, size, t->path, &error);
-  if (status != CONTROL_FILE_OK) {
+  struct format_error error;
+  enum format_status status = control_file_parse_registration(r, data, size, t->path, &error);
+  if (status != FORMAT_OK) {
     char shown[UTF8_TERMINAL_SIZE(sizeof error.message)];  /* may quote the registration */
     fprintf(stderr, "ljleak control: error: %s\n", utf8_terminal_text(shown, sizeof shown, error.message));
-    return status == CONTROL_FILE_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }
   if (!r->has_header) {
     fprintf(stderr, "ljleak control: error: %s: byte 0: no ljleak-registration header\n", t->path);
@@ -459,7 +459,7 @@ static int control_request(const struct control_target *t, const char *action, c
     options[count++] = sets[i];
   struct control_file_request rq = {id, action, options, count};
   char text[CONTROL_FILE_REQUEST_MAX + 1];
-  struct control_file_error error;
+  struct format_error error;
   size_t length = control_file_write_request(text, sizeof text, &rq, &error);
   if (!length) {
     char shown[UTF8_TERMINAL_SIZE(sizeof error.message)];  /* quotes the values */

@@ -77,14 +77,14 @@ static void diff_warn(void *context, const char *message)
   fprintf(stderr, "ljleak diff: warning: %s\n", utf8_terminal_text(shown, sizeof shown, message));
 }
 
-static int diff_exit_for(enum diff_status status)
+static int diff_exit_for(enum format_status status)
 {
   switch (status) {
-  case DIFF_OK:
+  case FORMAT_OK:
     return CLI_EXIT_OK;
-  case DIFF_ERROR_USAGE:
+  case FORMAT_USAGE:
     return CLI_EXIT_USAGE;
-  case DIFF_ERROR_MEMORY:
+  case FORMAT_NO_MEMORY:
     return CLI_EXIT_RUNTIME;
   default:
     return CLI_EXIT_INPUT;
@@ -158,13 +158,13 @@ static int diff_flag(const char *arg, struct diff_command *command)
 /* --allow's file into command: -1 when read, else an exit code. */
 static int diff_load_allow(struct cli_args *args, const char *allow_path, struct diff_command *command)
 {
-  struct diff_error err;
-  enum diff_status status = diff_allow_load(allow_path, &command->allow, &err);
-  if (status == DIFF_ERROR_MEMORY) {
+  struct format_error err;
+  enum format_status status = diff_allow_load(allow_path, &command->allow, &err);
+  if (status == FORMAT_NO_MEMORY) {
     fputs("ljleak diff: out of memory\n", stderr);
     return CLI_EXIT_RUNTIME;
   }
-  if (status != DIFF_OK)
+  if (status != FORMAT_OK)
     return cli_usage_error(args, "%s", err.message);
   command->options.allow = command->allow;
   return -1;
@@ -279,8 +279,8 @@ int cmd_diff(int argc, char **argv)
   command.options.warn = diff_warn;
 
   struct diff_result result;
-  struct diff_error err;
-  enum diff_status status;
+  struct format_error err;
+  enum format_status status;
   if (command.base) {
     const char *base_paths[1] = {command.base};
     status = diff_base(base_paths, 1, command.paths, command.path_count, &command.options,
@@ -293,10 +293,10 @@ int cmd_diff(int argc, char **argv)
   report_progress_free(progress);
   free(command.paths);
   diff_allow_free(command.allow);
-  if (status != DIFF_OK) {
+  if (status != FORMAT_OK) {
     char shown[UTF8_TERMINAL_SIZE(sizeof err.message)];
     fprintf(stderr, "ljleak diff: error: %s\n", utf8_terminal_text(shown, sizeof shown, err.message));
-    if (status == DIFF_ERROR_USAGE)
+    if (status == FORMAT_USAGE)
       fputs(diff_usage_line, stderr);
     return diff_exit_for(status);
   }

@@ -232,10 +232,10 @@ static void info_put_json(FILE *out, const struct info_entry *entries)
  * prints why it is no capture (files released then). */
 static int info_read(const char *directory, struct capture_files *files)
 {
-  struct capture_files_error error;
-  enum capture_files_status status = capture_files_open(files, directory, &error);
-  const char *why = status != CAPTURE_FILES_OK ? error.message : !files->has_index ? files->index_message : NULL;
-  int code = status == CAPTURE_FILES_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+  struct format_error error;
+  enum format_status status = capture_files_open(files, directory, &error);
+  const char *why = status != FORMAT_OK ? error.message : !files->has_index ? files->index_error.message : NULL;
+  int code = status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   if (why) {
     char shown[UTF8_TERMINAL_SIZE(sizeof error.message)];
     fprintf(stderr, "ljleak info: error: %s\n", utf8_terminal_text(shown, sizeof shown, why));

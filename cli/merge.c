@@ -83,19 +83,19 @@ int cmd_merge(int argc, char **argv)
     return cli_usage_error(&args, "no input given");
 
   struct merge merge;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&merge);
-  enum merge_status status =
+  enum format_status status =
       merge_add_paths(&merge, (const char *const *)argv, (size_t)input_count, jobs, &err);
-  if (status == MERGE_OK)
+  if (status == FORMAT_OK)
     status = merge_finish(&merge, min_captures, &err);
-  if (status != MERGE_OK) {
+  if (status != FORMAT_OK) {
     char shown[UTF8_TERMINAL_SIZE(sizeof err.message)];
     fprintf(stderr, "ljleak merge: error: %s\n",
-            status == MERGE_ERROR_MEMORY ? "out of memory"
+            status == FORMAT_NO_MEMORY ? "out of memory"
                                          : utf8_terminal_text(shown, sizeof shown, err.message));
     merge_free(&merge);
-    return status == MERGE_ERROR_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }
   struct cli_output out;
   if (cli_output_open(&out, "merge", output) != CLI_EXIT_OK) {

@@ -51,13 +51,13 @@ static void report_usage(FILE *out)
         out);
 }
 
-/* A failed diff_allow_load or diff_decide as an exit code (-1 for DIFF_OK). */
-static int report_failure(struct cli_args *args, enum diff_status status,
-                          const struct diff_error *err)
+/* A failed diff_allow_load or diff_decide as an exit code (-1 for FORMAT_OK). */
+static int report_failure(struct cli_args *args, enum format_status status,
+                          const struct format_error *err)
 {
-  if (status == DIFF_OK)
+  if (status == FORMAT_OK)
     return -1;
-  if (status == DIFF_ERROR_MEMORY) {
+  if (status == FORMAT_NO_MEMORY) {
     fputs("ljleak report: out of memory\n", stderr);
     return CLI_EXIT_RUNTIME;
   }
@@ -68,7 +68,7 @@ static int report_failure(struct cli_args *args, enum diff_status status,
 static int report_decide(struct cli_args *args, struct diff_result *result, int warmup_given,
                          size_t warmup, const struct diff_allow *allow)
 {
-  struct diff_error err;
+  struct format_error err;
   struct diff_options options = result->options;
   if (warmup_given)
     options.warmup = warmup;
@@ -147,7 +147,7 @@ int cmd_report(int argc, char **argv)
   if (!input)
     return cli_usage_error(&args, "no result file given");
   struct diff_allow *allow = NULL;
-  struct diff_error err;
+  struct format_error err;
   int failed = allow_path ? report_failure(&args, diff_allow_load(allow_path, &allow, &err), &err)
                           : -1;
   if (failed >= 0)

@@ -54,11 +54,11 @@ static int snapshot_capture_files(const char *dir, const char *file, struct capt
     fprintf(stderr, "ljleak snapshot: error: %s: the path is too long\n", snapshot_shown(file));
     return -1;
   }
-  struct capture_files_error error;
-  enum capture_files_status st = capture_files_open(files, dir ? dir : parent, &error);
-  if (st == CAPTURE_FILES_UNREADABLE && !dir)
+  struct format_error error;
+  enum format_status st = capture_files_open(files, dir ? dir : parent, &error);
+  if (st == FORMAT_IO && !dir)
     return 0;
-  if (st != CAPTURE_FILES_OK) {
+  if (st != FORMAT_OK) {
     fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(error.message));
     return -1;
   }
@@ -67,7 +67,7 @@ static int snapshot_capture_files(const char *dir, const char *file, struct capt
   if (!dir)
     return 0;
   if (!files->has_index)
-    fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(files->index_message));
+    fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(files->index_error.message));
   else
     fprintf(stderr, "ljleak snapshot: error: %s: no capture line\n", snapshot_shown(files->index_path));
   return -1;
@@ -149,14 +149,14 @@ int cmd_snapshot(int argc, char **argv)
     return CLI_EXIT_USAGE;
 
   struct snapshot s;
-  struct snapshot_error error;
-  enum snapshot_status st = snapshot_read_file(&s, file, &error);
-  if (st != SNAPSHOT_OK && st != SNAPSHOT_CUT) {
+  struct format_error error;
+  enum format_status st = snapshot_read_file(&s, file, &error);
+  if (st != FORMAT_OK && st != FORMAT_CUT) {
     fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(error.message));
     snapshot_free(&s);
-    return st == SNAPSHOT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return st == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }
-  if (st == SNAPSHOT_CUT)
+  if (st == FORMAT_CUT)
     fprintf(stderr, "ljleak snapshot: warning: %s\n", snapshot_shown(error.message));
   struct capture_files files;
   int has_index = snapshot_capture_files(capture, file, &files);
@@ -166,11 +166,11 @@ int cmd_snapshot(int argc, char **argv)
     return CLI_EXIT_INPUT;
   }
   if (has_index) {
-    struct snapshot_error foreign;
-    enum snapshot_status owned = snapshot_check_capture(&s, file, (uint64_t)files.index.capture.pid,
-                                                        files.index.capture.start, &foreign);
+    struct format_error foreign;
+    enum format_status owned = snapshot_check_capture(&s, file, (uint64_t)files.index.capture.pid,
+                                                      files.index.capture.start, &foreign);
     capture_files_free(&files);
-    if (owned != SNAPSHOT_OK) {
+    if (owned != FORMAT_OK) {
       fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(foreign.message));
       snapshot_free(&s);
       return CLI_EXIT_INPUT;

@@ -33,12 +33,12 @@ static void summary_usage(FILE *out)
 static int summary_read_all(struct summary *summary, char **files, int count, int *cut)
 {
   for (int i = 0; i < count; i++) {
-    struct memprof_error err;
+    struct format_error err;
     char shown[UTF8_TERMINAL_SIZE(sizeof err.message)];
-    enum memprof_status status = summary_read_file(summary, files[i], &err);
-    if (status == MEMPROF_END)
+    enum format_status status = summary_read_file(summary, files[i], &err);
+    if (status == FORMAT_END)
       continue;
-    if (status == MEMPROF_TRUNCATED) {
+    if (status == FORMAT_CUT) {
       fprintf(stderr, "ljleak summary: warning: %s\n",
               utf8_terminal_text(shown, sizeof shown, err.message));
       *cut = 1;
@@ -46,7 +46,7 @@ static int summary_read_all(struct summary *summary, char **files, int count, in
     }
     fprintf(stderr, "ljleak summary: error: %s\n",
             utf8_terminal_text(shown, sizeof shown, err.message));
-    return summary_read_status(summary) == SUMMARY_ERROR_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
   }
   return CLI_EXIT_OK;
 }

@@ -382,12 +382,12 @@ int coll_control_take(struct coll_control_request *rq, char *err, size_t err_siz
   /* The base options' dir is the environment's LJLEAK_DIR: a request wants a new directory. */
   rq->opt.dir = NULL;
   struct control_file_request request;
-  static struct control_file_error error;   /* 512 bytes of message: not on a coroutine's C stack */
-  enum control_file_status status =
+  static struct format_error error;   /* 512 bytes of message: not on a coroutine's C stack */
+  enum format_status status =
       control_file_parse_request(rq->text, &request, request_option_line, &rq->opt, &error);
   rq->id = request.id;
   rq->action = request.action;
-  if (status != CONTROL_FILE_OK) {
+  if (status != FORMAT_OK) {
     coll_text_copy(err, err_size, error.message);
     return -1;
   }

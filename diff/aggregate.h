@@ -59,11 +59,11 @@ int diff_aggregate_merge(struct diff_aggregate *aggregate, struct diff_segment_a
  * once, piece by piece (capture->pieces), options->jobs segments at a time,
  * with at most jobs + 1 segments held at once. A cut segment, or boundary
  * lines dropped past the end of a .part or pointing at a segment that is
- * not there, call options->warn (or fail with DIFF_ERROR_TRUNCATED under
+ * not there, call options->warn (or fail with FORMAT_CUT under
  * options->strict) and set capture->info.truncated. A boundary line past
  * the end of a listed segment's stream is an input error at its line. */
-enum diff_status diff_aggregate_capture(struct diff_aggregate *aggregate, struct diff_source *capture,
-                                   const struct diff_options *options, struct diff_error *err);
+enum format_status diff_aggregate_capture(struct diff_aggregate *aggregate, struct diff_source *capture,
+                                          const struct diff_options *options, struct format_error *err);
 
 /* The blocks live at the kept boundary of index boundary, or NULL when it was not kept (not
  * marked, or not reached). */
@@ -107,10 +107,10 @@ struct diff_aggregate_stops {
  * the segment being read is merged so far; the series are complete up to
  * stops->until. Slower than a first reading: for what needs the blocks
  * themselves at boundaries. Cuts are not warned about again. */
-enum diff_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregate,
-                                                 struct diff_source *capture, int stacks,
-                                                 const struct diff_aggregate_stops *stops,
-                                                 diff_aggregate_hook hook, void *context,
-                                                 struct diff_error *err);
+enum format_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregate,
+                                                   struct diff_source *capture, int stacks,
+                                                   const struct diff_aggregate_stops *stops,
+                                                   diff_aggregate_hook hook, void *context,
+                                                   struct format_error *err);
 
 #endif

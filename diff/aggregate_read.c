@@ -8,10 +8,9 @@
 
 #include "format/stacks.h"
 
-static void aggregate_fail_memory(struct diff_error *err)
+static void aggregate_fail_memory(struct format_error *err)
 {
-  err->status = DIFF_ERROR_MEMORY;
-  snprintf(err->message, sizeof err->message, "out of memory");
+  format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
 }
 
 /* Reads segment index of capture into segment (fresh), piece by piece from
@@ -19,32 +18,31 @@ static void aggregate_fail_memory(struct diff_error *err)
  * stream that ends first is an error at that line, but for a .part (a
  * killed process), whose boundaries from there on are dropped, with the
  * warning in dropped (else left empty). */
-static enum diff_status aggregate_read_segment(const struct diff_source *capture, size_t index,
-                                               struct diff_segment_aggregate *segment, uint64_t sample,
-                                               char *dropped, size_t dropped_size,
-                                               struct diff_error *err)
+static enum format_status aggregate_read_segment(const struct diff_source *capture, size_t index,
+                                                 struct diff_segment_aggregate *segment, uint64_t sample,
+                                                 char *dropped, size_t dropped_size,
+                                                 struct format_error *err)
 {
   const struct diff_source_segment *owner = &capture->segments[index];
   dropped[0] = '\0';
   segment->lists_touches = index > 0;  /* merged first: the capture holds nothing before it */
   struct diff_segment_stream stream;
-  enum diff_status status = diff_segment_stream_open(&stream, owner->path, err);
-  for (size_t p = owner->first_piece; status == DIFF_OK && p < owner->first_piece + owner->piece_count;
+  enum format_status status = diff_segment_stream_open(&stream, owner->path, err);
+  for (size_t p = owner->first_piece; status == FORMAT_OK && p < owner->first_piece + owner->piece_count;
        p++) {
     const struct diff_source_piece *piece = &capture->pieces[p];
     uint64_t before = segment->events;
     segment->young_from = piece->young_from == UINT64_MAX ? UINT64_MAX : before + piece->young_from;
     status = diff_segment_aggregate_read_piece(segment, &stream, piece->limit, sample, err);
-    if (status != DIFF_OK)
+    if (status != FORMAT_OK)
       break;
     int reached = piece->boundary == DIFF_SOURCE_NO_BOUNDARY || segment->events - before == piece->limit;
     if (!reached && !owner->partial) {
       const struct diff_source_boundary *boundary = &capture->boundaries[piece->boundary];
-      err->status = status = DIFF_ERROR_INPUT;
-      snprintf(err->message, sizeof err->message,
-               "%s: byte %zu: boundary line: event %llu is past the end of %s (%llu events)",
-               capture->index_path, boundary->offset, (unsigned long long)boundary->events,
-               owner->path, (unsigned long long)segment->events);
+      status = format_error_at(err, FORMAT_BAD_INPUT, capture->index_path, boundary->offset,
+                               "boundary line: event %llu is past the end of %s (%llu events)",
+                               (unsigned long long)boundary->events, owner->path,
+                               (unsigned long long)segment->events);
       break;
     }
     int kept = piece->boundary_end && reached && capture->keep_blocks &&
@@ -73,29 +71,28 @@ static enum diff_status aggregate_read_segment(const struct diff_source *capture
 }
 
 /* A warning about a cut: to options->warn, or an error under options->strict. */
-static enum diff_status aggregate_warn(struct diff_source *capture, const char *warning,
-                                       const struct diff_options *options, struct diff_error *err)
+static enum format_status aggregate_warn(struct diff_source *capture, const char *warning,
+                                         const struct diff_options *options, struct format_error *err)
 {
   capture->info.truncated = 1;
   if (options->strict) {
-    err->status = DIFF_ERROR_TRUNCATED;
-    snprintf(err->message, sizeof err->message, "%s", warning);
+    format_error_set(err, FORMAT_CUT, "%s", warning);
     return err->status;
   }
   if (options->warn)
     options->warn(options->warn_context, warning);
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
 /* A read segment: warn about a cut, then merge. */
-static enum diff_status aggregate_take(struct diff_aggregate *aggregate, struct diff_source *capture,
-                                       struct diff_segment_aggregate *segment, const char *dropped,
-                                       const struct diff_options *options,
-                                       struct diff_error *err)
+static enum format_status aggregate_take(struct diff_aggregate *aggregate, struct diff_source *capture,
+                                         struct diff_segment_aggregate *segment, const char *dropped,
+                                         const struct diff_options *options,
+                                         struct format_error *err)
 {
-  if (segment->truncated && aggregate_warn(capture, segment->warning, options, err) != DIFF_OK)
+  if (segment->truncated && aggregate_warn(capture, segment->warning, options, err) != FORMAT_OK)
     return err->status;
-  if (dropped[0] && aggregate_warn(capture, dropped, options, err) != DIFF_OK)
+  if (dropped[0] && aggregate_warn(capture, dropped, options, err) != FORMAT_OK)
     return err->status;
   if (segment->stack_warning[0] && options->warn)  /* the sites stand; some stacks are unknown */
     options->warn(options->warn_context, segment->stack_warning);
@@ -103,12 +100,12 @@ static enum diff_status aggregate_take(struct diff_aggregate *aggregate, struct 
     aggregate_fail_memory(err);
     return err->status;
   }
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
-static enum diff_status aggregate_sequential(struct diff_aggregate *aggregate, struct diff_source *capture,
-                                             const struct diff_options *options,
-                                             struct diff_error *err)
+static enum format_status aggregate_sequential(struct diff_aggregate *aggregate, struct diff_source *capture,
+                                               const struct diff_options *options,
+                                               struct format_error *err)
 {
   uint64_t done = 0;
   struct diff_segment_aggregate segment;  /* one, emptied between segments: its memory is reused */
@@ -118,17 +115,17 @@ static enum diff_status aggregate_sequential(struct diff_aggregate *aggregate, s
   }
   char dropped[512];
   for (size_t i = 0; i < capture->count; i++) {
-    enum diff_status status = DIFF_OK;
+    enum format_status status = FORMAT_OK;
     if (i && diff_segment_aggregate_reset(&segment) < 0) {
       aggregate_fail_memory(err);
       status = err->status;
     }
-    if (status == DIFF_OK)
+    if (status == FORMAT_OK)
       status = aggregate_read_segment(capture, i, &segment, aggregate->sample, dropped,
                                       sizeof dropped, err);
-    if (status == DIFF_OK)
+    if (status == FORMAT_OK)
       status = aggregate_take(aggregate, capture, &segment, dropped, options, err);
-    if (status != DIFF_OK) {
+    if (status != FORMAT_OK) {
       diff_segment_aggregate_release(&segment);
       return status;
     }
@@ -137,7 +134,7 @@ static enum diff_status aggregate_sequential(struct diff_aggregate *aggregate, s
       options->progress(options->progress_context, done, capture->total_bytes);
   }
   diff_segment_aggregate_release(&segment);
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
 /* A stepwise reading: where it stops to call its hook, how far it reads. */
@@ -153,16 +150,16 @@ struct aggregate_stepwise {
 /* One segment for diff_aggregate_capture_stepwise: its pieces read in order
  * from one stream, merged where a stop falls (the segment's blocks so far
  * then in the capture's map), and at its end. */
-static enum diff_status aggregate_stepwise_segment(struct diff_aggregate *aggregate,
-                                                   struct diff_source *capture, size_t index,
-                                                   struct diff_segment_aggregate *segment, int stacks,
-                                                   struct aggregate_stepwise *walk,
-                                                   struct diff_error *err)
+static enum format_status aggregate_stepwise_segment(struct diff_aggregate *aggregate,
+                                                     struct diff_source *capture, size_t index,
+                                                     struct diff_segment_aggregate *segment, int stacks,
+                                                     struct aggregate_stepwise *walk,
+                                                     struct format_error *err)
 {
   const struct diff_source_segment *owner = &capture->segments[index];
   struct diff_segment_stream stream;
-  enum diff_status status = diff_segment_stream_open(&stream, owner->path, err);
-  if (status != DIFF_OK)
+  enum format_status status = diff_segment_stream_open(&stream, owner->path, err);
+  if (status != FORMAT_OK)
     return status;
   if (stream.stacks && !stacks) {  /* by site: the stacks are not read */
     stacks_reader_close(stream.stacks);
@@ -177,7 +174,7 @@ static enum diff_status aggregate_stepwise_segment(struct diff_aggregate *aggreg
     uint64_t before = segment->events;
     segment->young_from = piece->young_from == UINT64_MAX ? UINT64_MAX : before + piece->young_from;
     status = diff_segment_aggregate_read_piece(segment, &stream, piece->limit, aggregate->sample, err);
-    if (status != DIFF_OK)
+    if (status != FORMAT_OK)
       break;
     int reached = piece->boundary == DIFF_SOURCE_NO_BOUNDARY || segment->events - before == piece->limit;
     int boundary = piece->boundary_end && reached;
@@ -205,22 +202,21 @@ memory:
   return err->status;
 }
 
-enum diff_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregate,
-                                                 struct diff_source *capture, int stacks,
-                                                 const struct diff_aggregate_stops *stops,
-                                                 diff_aggregate_hook hook, void *context,
-                                                 struct diff_error *err)
+enum format_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregate,
+                                                   struct diff_source *capture, int stacks,
+                                                   const struct diff_aggregate_stops *stops,
+                                                   diff_aggregate_hook hook, void *context,
+                                                   struct format_error *err)
 {
-  err->status = DIFF_OK;
-  err->message[0] = '\0';
+  format_error_clear(err);
   struct diff_segment_aggregate segment;
   if (diff_segment_aggregate_init(&segment) < 0) {
     aggregate_fail_memory(err);
     return err->status;
   }
   struct aggregate_stepwise walk = {stops, 0, 0, 0, hook, context};
-  enum diff_status status = DIFF_OK;
-  for (size_t i = 0; i < capture->count && status == DIFF_OK && !walk.done; i++)
+  enum format_status status = FORMAT_OK;
+  for (size_t i = 0; i < capture->count && status == FORMAT_OK && !walk.done; i++)
     status = aggregate_stepwise_segment(aggregate, capture, i, &segment, stacks, &walk, err);
   diff_segment_aggregate_release(&segment);
   return status;
@@ -235,8 +231,8 @@ enum diff_status diff_aggregate_capture_stepwise(struct diff_aggregate *aggregat
  * segment to segment and the main thread only merges. */
 struct pipeline_slot {
   struct diff_segment_aggregate *segment;  /* owned while ready is 1 */
-  enum diff_status status;
-  struct diff_error error;
+  enum format_status status;
+  struct format_error error;
   char dropped[512];                  /* boundaries of a .part dropped: the warning, or "" */
   int ready;
 };
@@ -255,8 +251,7 @@ struct pipeline {
 
 static void pipeline_fail_memory(struct pipeline_slot *slot)
 {
-  slot->status = DIFF_ERROR_MEMORY;
-  snprintf(slot->error.message, sizeof slot->error.message, "out of memory");
+  slot->status = format_error_set(&slot->error, FORMAT_NO_MEMORY, "out of memory");
 }
 
 /* A pooled aggregate emptied, or a new one; NULL when out of memory. */
@@ -316,9 +311,9 @@ static void *pipeline_worker(void *argument)
   }
 }
 
-static enum diff_status aggregate_parallel(struct diff_aggregate *aggregate, struct diff_source *capture,
-                                           const struct diff_options *options,
-                                           struct diff_error *err)
+static enum format_status aggregate_parallel(struct diff_aggregate *aggregate, struct diff_source *capture,
+                                             const struct diff_options *options,
+                                             struct format_error *err)
 {
   size_t jobs = (size_t)options->jobs;
   if (jobs > capture->count)
@@ -341,20 +336,20 @@ static enum diff_status aggregate_parallel(struct diff_aggregate *aggregate, str
   for (; started < jobs; started++)
     if (pthread_create(&threads[started], NULL, pipeline_worker, &pipeline) != 0)
       break;
-  enum diff_status status = DIFF_OK;
+  enum format_status status = FORMAT_OK;
   if (!started) {
     aggregate_fail_memory(err);
     status = err->status;
   }
   uint64_t done = 0;
-  for (size_t i = 0; status == DIFF_OK && i < capture->count; i++) {
+  for (size_t i = 0; status == FORMAT_OK && i < capture->count; i++) {
     struct pipeline_slot *slot = &pipeline.slots[i];
     pthread_mutex_lock(&pipeline.lock);
     while (!slot->ready)
       pthread_cond_wait(&pipeline.changed, &pipeline.lock);
     pthread_mutex_unlock(&pipeline.lock);
     status = slot->status;
-    if (status != DIFF_OK)
+    if (status != FORMAT_OK)
       *err = slot->error;
     else
       status = aggregate_take(aggregate, capture, slot->segment, slot->dropped, options, err);
@@ -366,15 +361,15 @@ static enum diff_status aggregate_parallel(struct diff_aggregate *aggregate, str
     slot->segment = NULL;
     slot->ready = 2;  /* merged */
     pipeline.merged = i + 1;
-    if (status != DIFF_OK)
+    if (status != FORMAT_OK)
       pipeline.stop = 1;
     pthread_cond_broadcast(&pipeline.changed);
     pthread_mutex_unlock(&pipeline.lock);
     done += capture->segments[i].file_bytes;
-    if (status == DIFF_OK && options->progress)
+    if (status == FORMAT_OK && options->progress)
       options->progress(options->progress_context, done, capture->total_bytes);
   }
-  if (status != DIFF_OK) {
+  if (status != FORMAT_OK) {
     pthread_mutex_lock(&pipeline.lock);
     pipeline.stop = 1;
     pthread_cond_broadcast(&pipeline.changed);
@@ -395,15 +390,14 @@ static enum diff_status aggregate_parallel(struct diff_aggregate *aggregate, str
   return status;
 }
 
-enum diff_status diff_aggregate_capture(struct diff_aggregate *aggregate, struct diff_source *capture,
-                                   const struct diff_options *options, struct diff_error *err)
+enum format_status diff_aggregate_capture(struct diff_aggregate *aggregate, struct diff_source *capture,
+                                          const struct diff_options *options, struct format_error *err)
 {
-  err->status = DIFF_OK;
-  err->message[0] = '\0';
-  enum diff_status status = DIFF_OK;
+  format_error_clear(err);
+  enum format_status status = FORMAT_OK;
   if (capture->dropped_warning)
     status = aggregate_warn(capture, capture->dropped_warning, options, err);
-  if (status == DIFF_OK)
+  if (status == FORMAT_OK)
     status = options->jobs > 1 && capture->count > 1
                  ? aggregate_parallel(aggregate, capture, options, err)
                  : aggregate_sequential(aggregate, capture, options, err);

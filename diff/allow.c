@@ -14,17 +14,6 @@
 
 #define ALLOW_MEGABYTE 1048576.0  /* "MB" in a budget is 2^20 bytes, as M in sizes */
 
-static enum diff_status allow_fail(struct diff_error *err, enum diff_status status,
-                                   const char *format, ...)
-{
-  va_list args;
-  va_start(args, format);
-  vsnprintf(err->message, sizeof err->message, format, args);
-  va_end(args);
-  err->status = status;
-  return status;
-}
-
 void diff_allow_free(struct diff_allow *allow)
 {
   if (!allow)
@@ -75,9 +64,9 @@ static int allow_blank(char c)
 /* One rule from a line (no newline): PATTERN BUDGET # WHY. The comment
  * starts at the first '#' that begins a word, so a pattern may hold '#'
  * inside a word, or "\#" (fnmatch reads it as '#'). */
-static enum diff_status allow_parse_line(const char *name, size_t number, const char *line,
-                                         size_t length, struct diff_allow_rule *rule,
-                                         struct diff_error *err)
+static enum format_status allow_parse_line(const char *name, size_t number, const char *line,
+                                           size_t length, struct diff_allow_rule *rule,
+                                           struct format_error *err)
 {
   size_t hash = length;
   for (size_t i = 0; i < length; i++)
@@ -97,48 +86,47 @@ static enum diff_status allow_parse_line(const char *name, size_t number, const 
   while (pattern_end > start && allow_blank(line[pattern_end - 1]))
     pattern_end--;
   if (pattern_end == start)
-    return allow_fail(err, DIFF_ERROR_USAGE,
-                      "%s: line %zu: expected PATTERN BUDGET # WHY (for example "
-                      "'@vendor/*.lua:* 4k/boundary # vendored parser cache')",
-                      name, number);
+    return format_error_set(err, FORMAT_USAGE,
+                            "%s: line %zu: expected PATTERN BUDGET # WHY (for example "
+                            "'@vendor/*.lua:* 4k/boundary # vendored parser cache')",
+                            name, number);
   size_t comment_start = hash < length ? hash + 1 : length, comment_end = length;
   while (comment_start < comment_end && allow_blank(line[comment_start]))
     comment_start++;
   while (comment_end > comment_start && allow_blank(line[comment_end - 1]))
     comment_end--;
   if (comment_start == comment_end)
-    return allow_fail(err, DIFF_ERROR_USAGE,
-                      "%s: line %zu: the rule needs a comment saying why the growth is allowed "
-                      "('# why')",
-                      name, number);
+    return format_error_set(err, FORMAT_USAGE,
+                            "%s: line %zu: the rule needs a comment saying why the growth is allowed "
+                            "('# why')",
+                            name, number);
   rule->line = number;
   rule->pattern = allow_copy(line + start, pattern_end - start);
   rule->budget = allow_copy(line + budget_start, end - budget_start);
   rule->comment = allow_copy(line + comment_start, comment_end - comment_start);
   if (!rule->pattern || !rule->budget || !rule->comment)
-    return allow_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   if (allow_parse_budget(rule->budget, &rule->budget_bytes, &rule->per_megabyte) < 0)
-    return allow_fail(err, DIFF_ERROR_USAGE,
-                      "%s: line %zu: bad budget '%s' (bytes per boundary or per MB of work, "
-                      "such as 4k/boundary or 1k/MB)",
-                      name, number, rule->budget);
-  return DIFF_OK;
+    return format_error_set(err, FORMAT_USAGE,
+                            "%s: line %zu: bad budget '%s' (bytes per boundary or per MB of work, "
+                            "such as 4k/boundary or 1k/MB)",
+                            name, number, rule->budget);
+  return FORMAT_OK;
 }
 
-enum diff_status diff_allow_parse(const char *name, const char *text, size_t length,
-                             struct diff_allow **out, struct diff_error *err)
+enum format_status diff_allow_parse(const char *name, const char *text, size_t length,
+                                    struct diff_allow **out, struct format_error *err)
 {
   *out = NULL;
-  err->status = DIFF_OK;
-  err->message[0] = '\0';
+  format_error_clear(err);
   struct diff_allow *allow = calloc(1, sizeof *allow);
   if (!allow || !(allow->path = allow_copy(name, strlen(name)))) {
     diff_allow_free(allow);
-    return allow_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   }
   size_t capacity = 0, number = 0;
-  enum diff_status status = DIFF_OK;
-  for (size_t at = 0; at < length && status == DIFF_OK;) {
+  enum format_status status = FORMAT_OK;
+  for (size_t at = 0; at < length && status == FORMAT_OK;) {
     const char *newline = memchr(text + at, '\n', length - at);
     size_t line_length = newline ? (size_t)(newline - (text + at)) : length - at;
     const char *line = text + at;
@@ -147,8 +135,8 @@ enum diff_status diff_allow_parse(const char *name, const char *text, size_t len
     if (line_length && line[line_length - 1] == '\r')
       line_length--;
     if (memchr(line, '\0', line_length)) {
-      status = allow_fail(err, DIFF_ERROR_USAGE, "%s: line %zu: a NUL byte (not a text file?)",
-                          name, number);
+      status = format_error_set(err, FORMAT_USAGE, "%s: line %zu: a NUL byte (not a text file?)",
+                                name, number);
       break;
     }
     size_t first = 0;
@@ -160,7 +148,7 @@ enum diff_status diff_allow_parse(const char *name, const char *text, size_t len
       size_t bigger = capacity ? capacity * 2 : 8;
       struct diff_allow_rule *rules = realloc(allow->rules, bigger * sizeof *rules);
       if (!rules) {
-        status = allow_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+        status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
         break;
       }
       allow->rules = rules;
@@ -170,21 +158,21 @@ enum diff_status diff_allow_parse(const char *name, const char *text, size_t len
     memset(rule, 0, sizeof *rule);
     status = allow_parse_line(name, number, line, line_length, rule, err);
   }
-  if (status != DIFF_OK) {
+  if (status != FORMAT_OK) {
     diff_allow_free(allow);
     return status;
   }
   *out = allow;
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
-enum diff_status diff_allow_load(const char *path, struct diff_allow **allow,
-                                 struct diff_error *err)
+enum format_status diff_allow_load(const char *path, struct diff_allow **allow,
+                                   struct format_error *err)
 {
   *allow = NULL;
   FILE *in = fopen(path, "rb");
   if (!in)
-    return allow_fail(err, DIFF_ERROR_USAGE, "%s: %s", path, strerror(errno));
+    return format_error_set(err, FORMAT_USAGE, "%s: %s", path, strerror(errno));
   char *text = NULL;
   size_t length = 0, capacity = 0;
   int failed = 0;
@@ -207,11 +195,11 @@ enum diff_status diff_allow_load(const char *path, struct diff_allow **allow,
     }
   }
   fclose(in);
-  enum diff_status status;
+  enum format_status status;
   if (failed == ENOMEM)
-    status = allow_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   else if (failed)
-    status = allow_fail(err, DIFF_ERROR_USAGE, "%s: %s", path, strerror(failed));
+    status = format_error_set(err, FORMAT_USAGE, "%s: %s", path, strerror(failed));
   else
     status = diff_allow_parse(path, text ? text : "", length, allow, err);
   free(text);
@@ -297,9 +285,9 @@ static const struct diff_allow_rule *allow_match_row(const struct diff_allow *al
   return rule || !leaf ? rule : diff_allow_match(allow, leaf + 1);
 }
 
-static enum diff_status allow_apply_rows(struct diff_result *result, struct diff_site *rows,
-                                         size_t count, const struct diff_allow *allow,
-                                         struct diff_error *err)
+static enum format_status allow_apply_rows(struct diff_result *result, struct diff_site *rows,
+                                           size_t count, const struct diff_allow *allow,
+                                           struct format_error *err)
 {
   for (size_t i = 0; i < count; i++) {
     struct diff_site *site = &rows[i];
@@ -308,36 +296,36 @@ static enum diff_status allow_apply_rows(struct diff_result *result, struct diff
       diff_allowance_free(site->allowance);
       site->allowance = NULL;
       if (rule && !(site->allowance = allow_allowance(allow, rule)))
-        return allow_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+        return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
     }
     site->allowed = 0;
     struct diff_allowance *allowance = site->allowance;
     if (!allowance)
       continue;
     if (allowance->per_megabyte && !result->capture.allocated)
-      return allow_fail(err, DIFF_ERROR_USAGE,
-                        "%s: line %zu: budget '%s' is per MB of work, but the capture does not "
-                        "record the bytes allocated at each boundary",
-                        allowance->file ? allowance->file : "allow file", allowance->line,
-                        allowance->budget ? allowance->budget : "?");
+      return format_error_set(err, FORMAT_USAGE,
+                              "%s: line %zu: budget '%s' is per MB of work, but the capture does not "
+                              "record the bytes allocated at each boundary",
+                              allowance->file ? allowance->file : "allow file", allowance->line,
+                              allowance->budget ? allowance->budget : "?");
     allowance->growth = allow_growth(result, site, allowance);
     site->allowed = allow_may_grow(site->verdict) && allowance->growth <= allowance->budget_bytes;
   }
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
-enum diff_status diff_allow_apply(struct diff_result *result, const struct diff_allow *allow,
-                             struct diff_error *err)
+enum format_status diff_allow_apply(struct diff_result *result, const struct diff_allow *allow,
+                                    struct format_error *err)
 {
   for (size_t i = 0; allow && i < allow->count; i++)
     if (allow->rules[i].per_megabyte && !result->capture.allocated)
-      return allow_fail(err, DIFF_ERROR_USAGE,
-                        "%s: line %zu: budget '%s' is per MB of work, but the capture does not "
-                        "record the bytes allocated at each boundary; give a budget per "
-                        "boundary (such as 4k/boundary)",
-                        allow->path, allow->rules[i].line, allow->rules[i].budget);
-  enum diff_status status = allow_apply_rows(result, result->sites, result->site_count, allow, err);
-  if (status == DIFF_OK)
+      return format_error_set(err, FORMAT_USAGE,
+                              "%s: line %zu: budget '%s' is per MB of work, but the capture does not "
+                              "record the bytes allocated at each boundary; give a budget per "
+                              "boundary (such as 4k/boundary)",
+                              allow->path, allow->rules[i].line, allow->rules[i].budget);
+  enum format_status status = allow_apply_rows(result, result->sites, result->site_count, allow, err);
+  if (status == FORMAT_OK)
     status = allow_apply_rows(result, result->stacks, result->stack_count, allow, err);
   return status;
 }

@@ -23,9 +23,9 @@ struct diff_allow {
 };
 
 /* Parses an allow file's text; name is the file in messages. A malformed
- * line is DIFF_ERROR_USAGE: "NAME: line N: what is wrong". */
-enum diff_status diff_allow_parse(const char *name, const char *text, size_t length,
-                             struct diff_allow **allow, struct diff_error *err);
+ * line is FORMAT_USAGE: "NAME: line N: what is wrong". */
+enum format_status diff_allow_parse(const char *name, const char *text, size_t length,
+                                    struct diff_allow **allow, struct format_error *err);
 
 /* The first rule (in file order) whose pattern matches name, or NULL. */
 const struct diff_allow_rule *diff_allow_match(const struct diff_allow *allow, const char *name);
@@ -33,8 +33,8 @@ const struct diff_allow_rule *diff_allow_match(const struct diff_allow *allow, c
 /* Gives each site of result the rule its name matches (allow NULL: the rule
  * it already carries) and decides whether it is allowed: it grew (growing,
  * new, worse, undecided) by no more than the budget. A per-MB budget on a
- * capture without per-boundary allocated bytes is DIFF_ERROR_USAGE. */
-enum diff_status diff_allow_apply(struct diff_result *result, const struct diff_allow *allow,
-                             struct diff_error *err);
+ * capture without per-boundary allocated bytes is FORMAT_USAGE. */
+enum format_status diff_allow_apply(struct diff_result *result, const struct diff_allow *allow,
+                                    struct format_error *err);
 
 #endif

@@ -25,58 +25,52 @@ void diff_options_default(struct diff_options *options)
   options->jobs = 1;
 }
 
-static enum diff_status compare_fail(struct diff_error *err, enum diff_status status,
-                                     const char *message)
-{
-  err->status = status;
-  snprintf(err->message, sizeof err->message, "%s", message);
-  return status;
-}
-
 /* Reads one capture into result->sites with trend verdicts; info gets its metadata. */
-static enum diff_status compare_read(const char *const *paths, size_t count,
-                                     const struct diff_options *options,
-                                     struct diff_result *result, struct diff_capture *info,
-                                     struct diff_error *err)
+static enum format_status compare_read(const char *const *paths, size_t count,
+                                       const struct diff_options *options,
+                                       struct diff_result *result, struct diff_capture *info,
+                                       struct format_error *err)
 {
   struct diff_source capture;
-  enum diff_status status = diff_source_open(&capture, paths, count, err);
-  if (status != DIFF_OK)
+  enum format_status status = diff_source_open(&capture, paths, count, err);
+  if (status != FORMAT_OK)
     return status;
   if (options->forced_only && diff_source_keep_forced(&capture) < 0) {
     diff_source_release(&capture);
-    return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   }
   struct diff_aggregate aggregate;
   if (diff_aggregate_init(&aggregate, capture.info.sample_bytes) < 0) {
     diff_source_release(&capture);
-    return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   }
   struct diff_holders holders;
   memset(&holders, 0, sizeof holders);
   if (!options->no_holders && diff_holders_prepare(&holders, &capture) < 0)
-    status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   else
     status = diff_aggregate_capture(&aggregate, &capture, options, err);
-  if (status == DIFF_OK && diff_result_build_sites(result, &aggregate, &capture, info, options) < 0)
-    status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-  if (status == DIFF_OK)
+  if (status == FORMAT_OK && diff_result_build_sites(result, &aggregate, &capture, info, options) < 0)
+    status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
+  if (status == FORMAT_OK)
     status = diff_survivors_judge(result, &capture, info, options, err);
   /* The capture's map is not needed beside the blocks kept at every snapshot's boundary: its
    * memory goes before the snapshots are read. */
-  if (status == DIFF_OK && !options->no_holders && diff_holders_all_kept(&holders, &aggregate))
+  if (status == FORMAT_OK && !options->no_holders && diff_holders_all_kept(&holders, &aggregate))
     diff_live_map_release(&aggregate.live);
   /* The holders of each growing site, and on the same reading of each snapshot its kinds and
    * container, for the leak suspects (diff/suspects.h). */
-  if (status == DIFF_OK && !options->no_holders && diff_holders_find(&holders, &capture, &aggregate, result->sites,
+  if (status == FORMAT_OK && !options->no_holders && diff_holders_find(&holders, &capture, &aggregate, result->sites,
                                              result->site_count, info, options, err) < 0)
-    status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-  if (status == DIFF_OK && !options->no_holders && info == &result->capture &&
+    status = err->status != FORMAT_OK ? err->status
+                                      : format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
+  if (status == FORMAT_OK && !options->no_holders && info == &result->capture &&
       result->mode == DIFF_MODE_TREND && diff_holders_containers(&holders, &capture, &aggregate, result, options, err) < 0)
-    status = err->status != DIFF_OK ? err->status : compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    status = err->status != FORMAT_OK ? err->status
+                                      : format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   /* --values: previews of what the growing sites keep, from the snapshots' values sidecars. */
-  if (status == DIFF_OK && options->values && info == &result->capture && diff_values_find(&capture, &aggregate, result, options) < 0)
-    status = compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+  if (status == FORMAT_OK && options->values && info == &result->capture && diff_values_find(&capture, &aggregate, result, options) < 0)
+    status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   diff_holders_release(&holders);
   diff_aggregate_release(&aggregate);
   diff_source_release(&capture);
@@ -84,7 +78,7 @@ static enum diff_status compare_read(const char *const *paths, size_t count,
 }
 
 static void compare_start(struct diff_result *result, enum diff_mode mode,
-                          const struct diff_options *options, struct diff_error *err)
+                          const struct diff_options *options, struct format_error *err)
 {
   memset(result, 0, sizeof *result);
   result->mode = mode;
@@ -93,33 +87,32 @@ static void compare_start(struct diff_result *result, enum diff_mode mode,
    * allow-list lives on in each site's allowance, not as a pointer here. */
   result->options.min_boundaries = diff_boundaries_needed(options);
   result->options.allow = NULL;
-  err->status = DIFF_OK;
-  err->message[0] = '\0';
+  format_error_clear(err);
 }
 
-static enum diff_status compare_finish(struct diff_result *result,
-                                       const struct diff_options *options,
-                                       enum diff_status status, struct diff_error *err)
+static enum format_status compare_finish(struct diff_result *result,
+                                         const struct diff_options *options,
+                                         enum format_status status, struct format_error *err)
 {
-  if (status == DIFF_OK && options->allow)
+  if (status == FORMAT_OK && options->allow)
     status = diff_allow_apply(result, options->allow, err);
-  if (status != DIFF_OK) {
+  if (status != FORMAT_OK) {
     diff_result_free(result);
     return status;
   }
   if (diff_result_finish(result) < 0) {
     diff_result_free(result);
-    return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   }
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
-enum diff_status diff_trend(const char *const *paths, size_t path_count,
-                            const struct diff_options *options,
-                            struct diff_result *result, struct diff_error *err)
+enum format_status diff_trend(const char *const *paths, size_t path_count,
+                              const struct diff_options *options,
+                              struct diff_result *result, struct format_error *err)
 {
   compare_start(result, DIFF_MODE_TREND, options, err);
-  enum diff_status status = compare_read(paths, path_count, options, result, &result->capture, err);
+  enum format_status status = compare_read(paths, path_count, options, result, &result->capture, err);
   return compare_finish(result, options, status, err);
 }
 
@@ -144,30 +137,28 @@ static void compare_range_site(struct diff_site *site, const struct diff_options
     site->verdict = DIFF_VERDICT_STEADY;
 }
 
-enum diff_status diff_range(const char *const *paths, size_t path_count,
-                            const struct diff_options *options,
-                            struct diff_result *result, struct diff_error *err)
+enum format_status diff_range(const char *const *paths, size_t path_count,
+                              const struct diff_options *options,
+                              struct diff_result *result, struct format_error *err)
 {
   compare_start(result, DIFF_MODE_RANGE, options, err);
   if (options->warmup)
-    return compare_fail(err, DIFF_ERROR_USAGE,
-                        "--warmup and --from/--to cannot be combined: a range names its "
-                        "boundaries");
-  enum diff_status status = compare_read(paths, path_count, options, result, &result->capture, err);
-  if (status == DIFF_OK) {
+    return format_error_set(err, FORMAT_USAGE,
+                            "--warmup and --from/--to cannot be combined: a range names its boundaries");
+  enum format_status status = compare_read(paths, path_count, options, result, &result->capture, err);
+  if (status == FORMAT_OK) {
     size_t n = result->capture.boundary_count;
     if (options->range_from < 1 || options->range_to <= options->range_from ||
         options->range_to > n) {
-      err->status = status = DIFF_ERROR_USAGE;
-      snprintf(err->message, sizeof err->message,
-               "--from %zu --to %zu: the capture has boundaries 1 to %zu, and --from must be "
-               "before --to",
-               options->range_from, options->range_to, n);
+      status = format_error_set(err, FORMAT_USAGE,
+                                "--from %zu --to %zu: the capture has boundaries 1 to %zu, and --from must "
+                                "be before --to",
+                                options->range_from, options->range_to, n);
     }
   }
-  for (size_t i = 0; status == DIFF_OK && i < result->site_count; i++)
+  for (size_t i = 0; status == FORMAT_OK && i < result->site_count; i++)
     compare_range_site(&result->sites[i], options);
-  for (size_t i = 0; status == DIFF_OK && i < result->stack_count; i++)
+  for (size_t i = 0; status == FORMAT_OK && i < result->stack_count; i++)
     compare_range_site(&result->stacks[i], options);
   return compare_finish(result, options, status, err);
 }
@@ -319,10 +310,10 @@ static int compare_base_site(struct diff_site *site, const struct diff_site *bas
 
 /* Each row (site, or stack) against the base's row of the same name:
  * base_rows are sorted by name here. */
-static enum diff_status compare_base_rows(struct diff_result *result, struct diff_site *rows,
-                                          size_t count, struct diff_site *base_rows,
-                                          size_t base_count, const struct diff_options *options,
-                                          struct diff_error *err)
+static enum format_status compare_base_rows(struct diff_result *result, struct diff_site *rows,
+                                            size_t count, struct diff_site *base_rows,
+                                            size_t base_count, const struct diff_options *options,
+                                            struct format_error *err)
 {
   if (base_count)
     qsort(base_rows, base_count, sizeof *base_rows, compare_sites_by_name);
@@ -333,26 +324,26 @@ static enum diff_status compare_base_rows(struct diff_result *result, struct dif
         base_count ? bsearch(&key, base_rows, base_count, sizeof *base_rows, compare_sites_by_name)
                    : NULL;
     if (compare_base_site(site, match) < 0 || compare_base_verdict(result, site, options) < 0)
-      return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+      return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   }
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
-enum diff_status diff_base(const char *const *base_paths, size_t base_count,
-                           const char *const *paths, size_t path_count,
-                           const struct diff_options *options,
-                           struct diff_result *result, struct diff_error *err)
+enum format_status diff_base(const char *const *base_paths, size_t base_count,
+                             const char *const *paths, size_t path_count,
+                             const struct diff_options *options,
+                             struct diff_result *result, struct format_error *err)
 {
   compare_start(result, DIFF_MODE_BASE, options, err);
   struct diff_result base;
   memset(&base, 0, sizeof base);
-  enum diff_status status = compare_read(base_paths, base_count, options, &base, &result->base, err);
-  if (status == DIFF_OK)
+  enum format_status status = compare_read(base_paths, base_count, options, &base, &result->base, err);
+  if (status == FORMAT_OK)
     status = compare_read(paths, path_count, options, result, &result->capture, err);
-  if (status == DIFF_OK)
+  if (status == FORMAT_OK)
     status = compare_base_rows(result, result->sites, result->site_count, base.sites,
                                base.site_count, options, err);
-  if (status == DIFF_OK)  /* by site, each stack against the base's same stack */
+  if (status == FORMAT_OK)  /* by site, each stack against the base's same stack */
     status = compare_base_rows(result, result->stacks, result->stack_count, base.stacks,
                                base.stack_count, options, err);
   diff_result_free(&base);
@@ -375,15 +366,14 @@ static int compare_judge_base(struct diff_site *site, const struct diff_options 
   return 0;
 }
 
-enum diff_status diff_decide(struct diff_result *result, const struct diff_options *options,
-                             struct diff_error *err)
+enum format_status diff_decide(struct diff_result *result, const struct diff_options *options,
+                               struct format_error *err)
 {
-  err->status = DIFF_OK;
-  err->message[0] = '\0';
+  format_error_clear(err);
   if (result->mode == DIFF_MODE_RANGE && options->warmup)
-    return compare_fail(err, DIFF_ERROR_USAGE,
-                        "--warmup does not apply to a range result: a range names its "
-                        "boundaries");
+    return format_error_set(err, FORMAT_USAGE, "%s",
+                            "--warmup does not apply to a range result: a range names its "
+                            "boundaries");
   struct diff_options decided = *options;
   decided.min_boundaries = diff_boundaries_needed(options);
   decided.allow = NULL;
@@ -400,13 +390,13 @@ enum diff_status diff_decide(struct diff_result *result, const struct diff_optio
         if (diff_result_judge_site(site, &judging, &result->capture) < 0 ||
             (result->mode == DIFF_MODE_BASE && (compare_judge_base(site, &decided) < 0 ||
                                                 compare_base_verdict(result, site, &decided) < 0)))
-          return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
+          return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
       }
   }
-  enum diff_status status = diff_allow_apply(result, options->allow, err);
-  if (status != DIFF_OK)
+  enum format_status status = diff_allow_apply(result, options->allow, err);
+  if (status != FORMAT_OK)
     return status;
   if (diff_result_finish(result) < 0)
-    return compare_fail(err, DIFF_ERROR_MEMORY, "out of memory");
-  return DIFF_OK;
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
+  return FORMAT_OK;
 }

@@ -45,24 +45,23 @@ static struct holders_candidate *candidate_find(struct holders_candidate *c, siz
 
 /* Marks the candidates whose address an event touched between the boundary
  * at from and the one at to (DIFF_HOLDERS_AT_END: the capture's end). */
-static enum diff_status holders_confirm(const struct diff_source *capture, size_t from, size_t to,
-                                        struct holders_candidate *c, size_t count,
-                                        struct diff_error *err)
+static enum format_status holders_confirm(const struct diff_source *capture, size_t from, size_t to,
+                                          struct holders_candidate *c, size_t count,
+                                          struct format_error *err)
 {
   const struct diff_source_boundary *a = &capture->boundaries[from];
   size_t last = to == DIFF_HOLDERS_AT_END ? capture->count - 1 : capture->boundaries[to].segment;
   uint64_t last_events = to == DIFF_HOLDERS_AT_END ? UINT64_MAX : capture->boundaries[to].events;
   for (size_t s = a->segment; s <= last && s < capture->count; s++) {
-    struct memprof_error merr;
+    struct format_error merr;
     struct memprof_reader *reader = memprof_reader_open(capture->segments[s].path, &merr);
     if (!reader) {
-      err->status = DIFF_ERROR_INPUT;
-      snprintf(err->message, sizeof err->message, "%s", merr.message);
+      format_error_set(err, FORMAT_BAD_INPUT, "%s", merr.message);
       return err->status;
     }
     uint64_t n = 0, first = s == a->segment ? a->events : 0, end = s == last ? last_events : UINT64_MAX;
     struct memprof_record record;
-    while (n < end && memprof_reader_next(reader, &record) == MEMPROF_OK) {
+    while (n < end && memprof_reader_next(reader, &record) == FORMAT_OK) {
       if (record.type != MEMPROF_RECORD_EVENT)
         continue;
       if (n++ < first)
@@ -78,7 +77,7 @@ static enum diff_status holders_confirm(const struct diff_source *capture, size_
     }
     memprof_reader_close(reader);
   }
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
 static int candidates_by_growth(const void *a, const void *b, void *context)
@@ -158,7 +157,7 @@ done:
 
 int diff_holders_containers(struct diff_holders *holders, struct diff_source *capture,
                             const struct diff_aggregate *aggregate, struct diff_result *result,
-                            const struct diff_options *options, struct diff_error *err)
+                            const struct diff_options *options, struct format_error *err)
 {
   if (holders->count < 2 || holders->snapshots[1].at == DIFF_HOLDERS_AT_END)
     return 0;
@@ -187,7 +186,7 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
   if (!count)
     goto done;
   qsort(c, count, sizeof *c, candidates_by_address);
-  if (holders_confirm(capture, earlier->at, later->at, c, count, err) != DIFF_OK) {
+  if (holders_confirm(capture, earlier->at, later->at, c, count, err) != FORMAT_OK) {
     status = -1;
     goto done;
   }
@@ -208,7 +207,7 @@ int diff_holders_containers(struct diff_holders *holders, struct diff_source *ca
     if (diff_aggregate_init(&prefix, capture->info.sample_bytes) < 0)
       goto done;
     have_prefix = 1;
-    if (holders_replay(capture, later->at, &prefix, options, err) != DIFF_OK)
+    if (holders_replay(capture, later->at, &prefix, options, err) != FORMAT_OK)
       goto done;
     at_later.aggregate = &prefix;
   }

@@ -490,50 +490,42 @@ void diff_result_free(struct diff_result *result);
  * trailing .part as the last segment), or segment files in order. The engine
  * never prints: warnings go to options->warn, errors come back in err. */
 
-enum diff_status {
-  DIFF_OK = 0,
-  DIFF_ERROR_USAGE,           /* bad options (e.g. --from/--to out of range) */
-  DIFF_ERROR_INPUT,           /* unreadable or corrupt input */
-  DIFF_ERROR_TRUNCATED,       /* a cut segment, and options->strict */
-  DIFF_ERROR_MEMORY           /* out of memory or threads */
-};
-
-struct diff_error {
-  enum diff_status status;
-  char message[512];          /* "FILE: byte N: what is wrong" for input errors */
-};
+/* Errors are format/error.h's: FORMAT_USAGE (bad options, e.g. --from/--to out of
+ * range), an input error (FORMAT_BAD_INPUT, FORMAT_UNSUPPORTED, FORMAT_IO: unreadable
+ * or corrupt input, "FILE: byte N: what is wrong"), FORMAT_CUT (a cut segment, and
+ * options->strict), FORMAT_NO_MEMORY (out of memory or threads). */
 
 /* Fills options with the defaults (docs/diff.md explains them). */
 void diff_options_default(struct diff_options *options);
 
 /* Verdicts over one capture (DIFF_MODE_TREND). */
-enum diff_status diff_trend(const char *const *paths, size_t path_count,
-                            const struct diff_options *options,
-                            struct diff_result *result, struct diff_error *err);
+enum format_status diff_trend(const char *const *paths, size_t path_count,
+                              const struct diff_options *options,
+                              struct diff_result *result, struct format_error *err);
 
 /* Boundary options->range_to against boundary options->range_from (DIFF_MODE_RANGE). */
-enum diff_status diff_range(const char *const *paths, size_t path_count,
-                            const struct diff_options *options,
-                            struct diff_result *result, struct diff_error *err);
+enum format_status diff_range(const char *const *paths, size_t path_count,
+                              const struct diff_options *options,
+                              struct diff_result *result, struct format_error *err);
 
 /* A candidate capture against a base capture (DIFF_MODE_BASE). */
-enum diff_status diff_base(const char *const *base_paths, size_t base_count,
-                           const char *const *paths, size_t path_count,
-                           const struct diff_options *options,
-                           struct diff_result *result, struct diff_error *err);
+enum format_status diff_base(const char *const *base_paths, size_t base_count,
+                             const char *const *paths, size_t path_count,
+                             const struct diff_options *options,
+                             struct diff_result *result, struct format_error *err);
 
 /* Decides a result's verdicts again from its series (a saved result): with
  * options' warm-up, thresholds and allow-list (without one, each site keeps
  * the rule it matched, judged again). Range mode keeps its verdicts (a warm-up
  * there is a usage error). Re-sorts the sites. */
-enum diff_status diff_decide(struct diff_result *result, const struct diff_options *options,
-                             struct diff_error *err);
+enum format_status diff_decide(struct diff_result *result, const struct diff_options *options,
+                               struct format_error *err);
 
 /* ---- The allow-list (diff/allow.c) -----------------------------------------
  * A text file of rules, one a line: PATTERN BUDGET # WHY (docs/diff.md). A
- * malformed or unreadable file is DIFF_ERROR_USAGE, "FILE: line N: what". */
-enum diff_status diff_allow_load(const char *path, struct diff_allow **allow,
-                                 struct diff_error *err);
+ * malformed or unreadable file is FORMAT_USAGE, "FILE: line N: what". */
+enum format_status diff_allow_load(const char *path, struct diff_allow **allow,
+                                   struct format_error *err);
 void diff_allow_free(struct diff_allow *allow);
 
 #endif

@@ -108,9 +108,9 @@ static int holders_blocks(const struct diff_aggregate_at *at, struct diff_site *
 
 /* The capture read again up to its boundary at (exactly: every block live
  * there, none after), into aggregate. */
-enum diff_status holders_replay(struct diff_source *capture, size_t at,
-                                struct diff_aggregate *aggregate,
-                                const struct diff_options *options, struct diff_error *err)
+enum format_status holders_replay(struct diff_source *capture, size_t at,
+                                  struct diff_aggregate *aggregate,
+                                  const struct diff_options *options, struct format_error *err)
 {
   size_t last = SIZE_MAX;
   for (size_t p = 0; p < capture->piece_count; p++)
@@ -119,12 +119,12 @@ enum diff_status holders_replay(struct diff_source *capture, size_t at,
       break;
     }
   if (last == SIZE_MAX)
-    return DIFF_OK;  /* never reached: nothing is live there that the capture shows */
+    return FORMAT_OK;  /* never reached: nothing is live there that the capture shows */
   size_t segment = capture->pieces[last].segment;
   struct diff_source cut = *capture;
   cut.segments = malloc((segment + 1) * sizeof *cut.segments);
   if (!cut.segments)
-    return DIFF_ERROR_MEMORY;
+    return FORMAT_NO_MEMORY;
   memcpy(cut.segments, capture->segments, (segment + 1) * sizeof *cut.segments);
   cut.count = segment + 1;
   cut.segments[segment].piece_count = last - cut.segments[segment].first_piece + 1;
@@ -135,7 +135,7 @@ enum diff_status holders_replay(struct diff_source *capture, size_t at,
   struct diff_options quiet = *options;
   quiet.warn = NULL;        /* the first reading warned already */
   quiet.progress = NULL;
-  enum diff_status status = diff_aggregate_capture(aggregate, &cut, &quiet, err);
+  enum format_status status = diff_aggregate_capture(aggregate, &cut, &quiet, err);
   free(cut.segments);
   return status;
 }
@@ -171,22 +171,21 @@ int holders_read(const struct diff_holders *holders, const struct diff_holders_s
                  struct snapshot *snapshot, const char *what, int warn_cut,
                  const struct diff_options *options)
 {
-  struct snapshot_error error, foreign;
-  char message[700];
-  enum snapshot_status read = snapshot_read_file(snapshot, entry->path, &error);
-  if (read == SNAPSHOT_NO_MEMORY)
+  struct format_error error, foreign;
+  enum format_status read = snapshot_read_file(snapshot, entry->path, &error);
+  if (read == FORMAT_NO_MEMORY)
     return -1;
-  if ((read == SNAPSHOT_OK || read == SNAPSHOT_CUT) &&
-      snapshot_check_capture(snapshot, entry->path, holders->pid, holders->start, &foreign) != SNAPSHOT_OK) {
+  if ((read == FORMAT_OK || read == FORMAT_CUT) &&
+      snapshot_check_capture(snapshot, entry->path, holders->pid, holders->start, &foreign) != FORMAT_OK) {
     error = foreign;
-    read = SNAPSHOT_FOREIGN;
+    read = FORMAT_BAD_INPUT;
   }
-  if (read != SNAPSHOT_OK && read != SNAPSHOT_CUT) {
-    snprintf(message, sizeof message, "%s; no %s from it", error.message, what);
-    holders_warn(options, message);
+  if (read != FORMAT_OK && read != FORMAT_CUT) {
+    format_error_set(&error, read, "%s; no %s from it", error.message, what);
+    holders_warn(options, error.message);
     return 1;
   }
-  if (read == SNAPSHOT_CUT && warn_cut)
+  if (read == FORMAT_CUT && warn_cut)
     holders_warn(options, error.message);
   return 0;
 }
@@ -220,7 +219,7 @@ int diff_holders_all_kept(const struct diff_holders *holders, const struct diff_
 int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
                       const struct diff_aggregate *aggregate, struct diff_site *result_sites,
                       size_t site_count, struct diff_capture *info,
-                      const struct diff_options *options, struct diff_error *err)
+                      const struct diff_options *options, struct format_error *err)
 {
   info->snapshots = holders->listed;
   if (!holders->count)
@@ -257,7 +256,7 @@ int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
       }
       have_prefix = 1;
       at.aggregate = &prefix;
-      if (holders_replay(capture, entry->at, &prefix, options, err) != DIFF_OK)
+      if (holders_replay(capture, entry->at, &prefix, options, err) != FORMAT_OK)
         status = -1;
     }
     if (status == 0)

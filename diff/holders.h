@@ -111,7 +111,7 @@ int diff_holders_all_kept(const struct diff_holders *holders, const struct diff_
 int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
                       const struct diff_aggregate *aggregate, struct diff_site *result_sites,
                       size_t site_count, struct diff_capture *info,
-                      const struct diff_options *options, struct diff_error *err);
+                      const struct diff_options *options, struct format_error *err);
 
 /* Growing containers: the objects (tables, userdata, threads) at one address
  * in the two newest snapshots whose entries grew by DIFF_CONTAINERS_MIN_ENTRIES
@@ -122,7 +122,7 @@ int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
  * result->containers. 0, or -1 when out of memory or reading fails (err). */
 int diff_holders_containers(struct diff_holders *holders, struct diff_source *capture,
                             const struct diff_aggregate *aggregate, struct diff_result *result,
-                            const struct diff_options *options, struct diff_error *err);
+                            const struct diff_options *options, struct format_error *err);
 #define DIFF_CONTAINERS_MIN_ENTRIES 16
 #define DIFF_CONTAINERS_MIN_BYTES 1024
 #define DIFF_CONTAINERS_SHOWN 10

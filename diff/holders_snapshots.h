@@ -17,8 +17,8 @@ void holders_warn(const struct diff_options *options, const char *message);
 
 /* The capture read again up to its boundary at (every block live there, none after), into
  * aggregate: for a boundary the first reading did not keep. */
-enum diff_status holders_replay(struct diff_source *capture, size_t at, struct diff_aggregate *aggregate,
-                                const struct diff_options *options, struct diff_error *err);
+enum format_status holders_replay(struct diff_source *capture, size_t at, struct diff_aggregate *aggregate,
+                                  const struct diff_options *options, struct format_error *err);
 
 /* Reads entry's snapshot, refused (with a warning: no WHAT from it) when it is unreadable or
  * another capture's; a cut one is read, with a warning when warn_cut. 0 read, 1 refused, -1

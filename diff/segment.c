@@ -386,11 +386,9 @@ SEGMENT_HOT int segment_apply(struct diff_segment_aggregate *segment, const stru
   return 0;
 }
 
-static enum diff_status segment_out_of_memory(struct diff_error *err, const char *path)
+static enum format_status segment_out_of_memory(struct format_error *err, const char *path)
 {
-  err->status = DIFF_ERROR_MEMORY;
-  snprintf(err->message, sizeof err->message, "%s: out of memory", path);
-  return err->status;
+  return format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", path);
 }
 
 /* Names event's site now (the symbols are those of this moment) and queues
@@ -463,11 +461,11 @@ SEGMENT_HOT size_t segment_queue_span(struct diff_segment_aggregate *segment, st
  * in one pass; symbols, refills, the end and errors come from
  * memprof_reader_next, which is not called once limit events are read (the
  * next piece goes on from there). Sets *status to the reader's last status
- * (MEMPROF_OK when it stopped at limit); returns -1 when out of memory. */
+ * (FORMAT_OK when it stopped at limit); returns -1 when out of memory. */
 static inline __attribute__((always_inline)) int
 segment_read_records(struct diff_segment_aggregate *segment, struct memprof_reader *reader,
                      struct memprof_symtab *symtab, uint64_t limit, uint64_t sample,
-                     enum memprof_status *status, int pext)
+                     enum format_status *status, int pext)
 {
   struct segment_pending ring[SEGMENT_PENDING];
   struct memprof_record record;
@@ -488,7 +486,7 @@ segment_read_records(struct diff_segment_aggregate *segment, struct memprof_read
     if (failed || n >= limit)
       break;
     *status = memprof_reader_next(reader, &record);
-    if (*status != MEMPROF_OK)
+    if (*status != FORMAT_OK)
       break;
     if (record.type == MEMPROF_RECORD_SYMBOL) {
       if (memprof_symtab_add(symtab, &record.symbol) < 0) {
@@ -519,28 +517,27 @@ segment_read_records(struct diff_segment_aggregate *segment, struct memprof_read
 MEMPROF_DECODE_BMI2 static int segment_read_bmi2(struct diff_segment_aggregate *segment,
                                                  struct memprof_reader *reader,
                                                  struct memprof_symtab *symtab, uint64_t limit,
-                                                 uint64_t sample, enum memprof_status *status)
+                                                 uint64_t sample, enum format_status *status)
 {
   return segment_read_records(segment, reader, symtab, limit, sample, status, 1);
 }
 
 /* The stream or its sidecar could not be opened: the reader's error, the stream closed. */
-static enum diff_status segment_open_failed(struct diff_segment_stream *stream,
-                                            const struct memprof_error *open_error,
-                                            struct diff_error *err)
+static enum format_status segment_open_failed(struct diff_segment_stream *stream,
+                                              const struct format_error *open_error,
+                                              struct format_error *err)
 {
-  err->status = open_error->status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
-  snprintf(err->message, sizeof err->message, "%s", open_error->message);
+  *err = *open_error;
   diff_segment_stream_close(stream);
   return err->status;
 }
 
-enum diff_status diff_segment_stream_open(struct diff_segment_stream *stream, const char *path,
-                                     struct diff_error *err)
+enum format_status diff_segment_stream_open(struct diff_segment_stream *stream, const char *path,
+                                            struct format_error *err)
 {
   memset(stream, 0, sizeof *stream);
   stream->path = path;
-  struct memprof_error open_error;
+  struct format_error open_error;
   stream->reader = memprof_reader_open(path, &open_error);
   if (!stream->reader)
     return segment_open_failed(stream, &open_error, err);
@@ -557,7 +554,7 @@ enum diff_status diff_segment_stream_open(struct diff_segment_stream *stream, co
     if (!stream->stacks)
       return segment_open_failed(stream, &open_error, err);
   }
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
 void diff_segment_stream_close(struct diff_segment_stream *stream)
@@ -571,14 +568,14 @@ void diff_segment_stream_close(struct diff_segment_stream *stream)
   memset(stream, 0, sizeof *stream);
 }
 
-enum diff_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate *segment,
-                                              struct diff_segment_stream *stream, uint64_t limit,
-                                              uint64_t sample, struct diff_error *err)
+enum format_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate *segment,
+                                                     struct diff_segment_stream *stream, uint64_t limit,
+                                                     uint64_t sample, struct format_error *err)
 {
   if (stream->ended || limit == 0)
-    return DIFF_OK;
+    return FORMAT_OK;
   struct memprof_reader *reader = stream->reader;
-  enum memprof_status status = MEMPROF_OK;
+  enum format_status status = FORMAT_OK;
   segment->stack_reader = stream->stacks;
   if (stream->stacks)
     segment->paired = 1;  /* every owner of this segment is a pair, stackless ones too */
@@ -588,17 +585,15 @@ enum diff_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate
   segment->stack_reader = NULL;  /* the stream may close before the next piece */
   if (read < 0)
     return segment_out_of_memory(err, stream->path);
-  if (status == MEMPROF_OK)  /* stopped at limit: the stream goes on */
-    return DIFF_OK;
+  if (status == FORMAT_OK)  /* stopped at limit: the stream goes on */
+    return FORMAT_OK;
   stream->ended = 1;
-  if (status == MEMPROF_TRUNCATED) {
+  if (status == FORMAT_CUT) {
     segment->truncated = 1;
     snprintf(segment->warning, sizeof segment->warning, "%s", memprof_reader_error(reader)->message);
-  } else if (status != MEMPROF_END) {
-    const struct memprof_error *error = memprof_reader_error(reader);
-    err->status = error->status == MEMPROF_NO_MEMORY ? DIFF_ERROR_MEMORY : DIFF_ERROR_INPUT;
-    snprintf(err->message, sizeof err->message, "%s", error->message);
+  } else if (status != FORMAT_END) {
+    *err = *memprof_reader_error(reader);
     return err->status;
   }
-  return DIFF_OK;
+  return FORMAT_OK;
 }

@@ -76,7 +76,7 @@ struct diff_segment_aggregate {
    * reader sets it for each piece; init and reset make it UINT64_MAX. */
   uint64_t young_from;
   int truncated;                 /* the stream was cut; warning says where */
-  char warning[512];
+  char warning[FORMAT_ERROR_MESSAGE_SIZE];
 
   uint64_t *touches;                  /* addresses, in the order of their first touch */
   size_t touch_count, touch_capacity;
@@ -111,7 +111,7 @@ struct diff_segment_aggregate {
   size_t stack_id_capacity;
   struct stacks_reader *stack_reader;
   int stack_failed;              /* the sidecar failed (stack_warning); stacks unknown from there */
-  char stack_warning[512];       /* a cut or unreadable sidecar, for the merge to warn about */
+  char stack_warning[FORMAT_ERROR_MESSAGE_SIZE];     /* a cut or unreadable sidecar, for the merge to warn about */
 
   struct diff_segment_kept *kept;     /* the kept boundaries it ended pieces at, in order */
   size_t kept_count;
@@ -152,10 +152,10 @@ struct diff_segment_stream {
 };
 
 /* Opens the stream at path, and its stack sidecar when there is one
- * (capture_layout_sidecar_name). Returns DIFF_OK, or DIFF_ERROR_INPUT /
- * DIFF_ERROR_MEMORY with err filled (stream is then closed). */
-enum diff_status diff_segment_stream_open(struct diff_segment_stream *stream, const char *path,
-                                     struct diff_error *err);
+ * (capture_layout_sidecar_name). Returns FORMAT_OK, or FORMAT_BAD_INPUT /
+ * FORMAT_NO_MEMORY with err filled (stream is then closed). */
+enum format_status diff_segment_stream_open(struct diff_segment_stream *stream, const char *path,
+                                            struct format_error *err);
 void diff_segment_stream_close(struct diff_segment_stream *stream);
 
 /* Reads the stream's next limit events (UINT64_MAX: up to its end) into
@@ -163,10 +163,10 @@ void diff_segment_stream_close(struct diff_segment_stream *stream);
  * it). Stops short of limit only at the stream's end: segment->events says
  * how many were read, stream->ended is set, and segment->truncated for a
  * cut stream. sample is the capture's sampling interval (0: none). Returns
- * DIFF_OK or DIFF_ERROR_INPUT / DIFF_ERROR_MEMORY. */
-enum diff_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate *segment,
-                                              struct diff_segment_stream *stream, uint64_t limit,
-                                              uint64_t sample, struct diff_error *err);
+ * FORMAT_OK or FORMAT_BAD_INPUT / FORMAT_NO_MEMORY. */
+enum format_status diff_segment_aggregate_read_piece(struct diff_segment_aggregate *segment,
+                                                     struct diff_segment_stream *stream, uint64_t limit,
+                                                     uint64_t sample, struct format_error *err);
 
 /* Ends the piece being read: its young blocks are counted (and old from
  * now on), its sites kept; the next events start a new piece. boundary_end:

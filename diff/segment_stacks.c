@@ -62,12 +62,12 @@ int diff_segment_aggregate_pair(struct diff_segment_aggregate *segment, uint64_t
   uint32_t stack = 0;
   if (!segment->stack_failed) {
     uint32_t id = 0;
-    enum memprof_status status = stacks_reader_event(segment->stack_reader, event, &id);
-    if (status == MEMPROF_NO_MEMORY)
+    enum format_status status = stacks_reader_event(segment->stack_reader, event, &id);
+    if (status == FORMAT_NO_MEMORY)
       return -1;
-    if (status == MEMPROF_OK && id && segment_local_stack(segment, id, &stack) < 0)
+    if (status == FORMAT_OK && id && segment_local_stack(segment, id, &stack) < 0)
       return -1;
-    if (status != MEMPROF_OK && status != MEMPROF_END) {
+    if (status != FORMAT_OK && status != FORMAT_END) {
       segment->stack_failed = 1;
       snprintf(segment->stack_warning, sizeof segment->stack_warning,
                "%.400s (the stacks of event %llu on are unknown)",

@@ -11,13 +11,6 @@
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
 
-static void source_fail(struct diff_error *err, enum diff_status status, const char *format,
-                         const char *a, const char *b)
-{
-  err->status = status;
-  snprintf(err->message, sizeof err->message, format, a, b);
-}
-
 static char *source_strdup(const char *text)
 {
   size_t length = strlen(text);
@@ -146,22 +139,17 @@ static int source_list_index(struct diff_source *capture, size_t *capacity, cons
 }
 
 /* An input error at a boundary line of the index. */
-static enum diff_status source_line_fail(struct diff_error *err, const struct diff_source *capture,
-                                          size_t offset, const char *format, ...)
+static enum format_status source_line_fail(struct format_error *err, const struct diff_source *capture,
+                                           size_t offset, const char *format, ...)
   __attribute__((format(printf, 4, 5)));
-static enum diff_status source_line_fail(struct diff_error *err, const struct diff_source *capture,
-                                          size_t offset, const char *format, ...)
+static enum format_status source_line_fail(struct format_error *err, const struct diff_source *capture,
+                                           size_t offset, const char *format, ...)
 {
-  err->status = DIFF_ERROR_INPUT;
-  int n = snprintf(err->message, sizeof err->message, "%s: byte %zu: boundary line: ",
-                   capture->index_path, offset);
-  if (n >= 0 && (size_t)n < sizeof err->message) {
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->message + n, sizeof err->message - (size_t)n, format, args);
-    va_end(args);
-  }
-  return err->status;
+  va_list args;
+  va_start(args, format);
+  format_error_set_va(err, FORMAT_BAD_INPUT, format, args);
+  va_end(args);
+  return format_error_at(err, FORMAT_BAD_INPUT, capture->index_path, offset, "boundary line: %s", err->message);
 }
 
 /* The segment (from `from` on) whose stream a boundary line points into, or capture->count. */
@@ -198,15 +186,15 @@ static void source_add_boundary(struct diff_source *capture, const struct captur
  * line out of place is an error at its offset. A cycle forced after the
  * program ended (cause exit) is checked but is no boundary: the main
  * chunk's locals were gone, so what they held would show as freed. */
-static enum diff_status source_place_boundaries(struct diff_source *capture,
-                                                 const struct capture_index *index,
-                                                 struct diff_error *err)
+static enum format_status source_place_boundaries(struct diff_source *capture,
+                                                  const struct capture_index *index,
+                                                  struct format_error *err)
 {
   if (!index->boundary_count)
-    return DIFF_OK;
+    return FORMAT_OK;
   capture->boundaries = calloc(index->boundary_count, sizeof *capture->boundaries);
   if (!capture->boundaries) {
-    source_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", capture->index_path, "");
+    format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", capture->index_path);
     return err->status;
   }
   uint64_t last_listed = 0, last_seq = 0;
@@ -269,11 +257,11 @@ static enum diff_status source_place_boundaries(struct diff_source *capture,
              capture->index_path, line->offset, (unsigned long long)line->segment,
              capture->boundary_count + 1, capture->boundary_count + index->boundary_count - dropped_from);
     if (!(capture->dropped_warning = source_strdup(message))) {
-      source_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", capture->index_path, "");
+      format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", capture->index_path);
       return err->status;
     }
   }
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
 /* Marks in keep, among the boundaries whose forced flag is forced, want of
@@ -375,16 +363,16 @@ static int source_cut_pieces(struct diff_source *capture)
   return 0;
 }
 
-static enum diff_status source_open_directory(struct diff_source *capture, size_t *capacity,
-                                               const char *directory, struct diff_error *err)
+static enum format_status source_open_directory(struct diff_source *capture, size_t *capacity,
+                                                const char *directory, struct format_error *err)
 {
   struct capture_files *files = &capture->files;
-  struct capture_files_error files_error;
-  enum capture_files_status opened = capture_files_open(files, directory, &files_error);
-  if (opened == CAPTURE_FILES_NO_MEMORY)
+  struct format_error files_error;
+  enum format_status opened = capture_files_open(files, directory, &files_error);
+  if (opened == FORMAT_NO_MEMORY)
     goto out_of_memory;
-  if (opened != CAPTURE_FILES_OK) {
-    source_fail(err, DIFF_ERROR_INPUT, "%.500s%s", files_error.message, "");
+  if (opened != FORMAT_OK) {
+    *err = files_error;
     return err->status;
   }
   if (files->has_index) {
@@ -410,9 +398,9 @@ static enum diff_status source_open_directory(struct diff_source *capture, size_
     part->cut_short = 1;
     part->seq = i == 0 ? part_seq : 0;
   }
-  return files->has_index ? source_place_boundaries(capture, &files->index, err) : DIFF_OK;
+  return files->has_index ? source_place_boundaries(capture, &files->index, err) : FORMAT_OK;
 out_of_memory:
-  source_fail(err, DIFF_ERROR_MEMORY, "%s: out of memory%s", directory, "");
+  format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", directory);
   return err->status;
 }
 
@@ -446,25 +434,24 @@ int diff_source_keep_forced(struct diff_source *capture)
   return source_cut_pieces(capture);
 }
 
-enum diff_status diff_source_open(struct diff_source *capture, const char *const *paths, size_t count,
-                              struct diff_error *err)
+enum format_status diff_source_open(struct diff_source *capture, const char *const *paths, size_t count,
+                                    struct format_error *err)
 {
   memset(capture, 0, sizeof *capture);
-  err->status = DIFF_OK;
-  err->message[0] = '\0';
+  format_error_clear(err);
   size_t capacity = 0;
   if (!count) {
-    source_fail(err, DIFF_ERROR_USAGE, "no capture given%s%s", "", "");
+    format_error_set(err, FORMAT_USAGE, "no capture given%s", "");
     return err->status;
   }
   capture->info.path = source_strdup(paths[0]);
   if (!capture->info.path) {
-    source_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
+    format_error_set(err, FORMAT_NO_MEMORY, "out of memory%s", "");
     return err->status;
   }
   struct stat st;
   if (count == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)) {
-    if (source_open_directory(capture, &capacity, paths[0], err) != DIFF_OK) {
+    if (source_open_directory(capture, &capacity, paths[0], err) != FORMAT_OK) {
       diff_source_release(capture);
       return err->status;
     }
@@ -472,20 +459,21 @@ enum diff_status diff_source_open(struct diff_source *capture, const char *const
     for (size_t i = 0; i < count; i++)
       if (source_add(capture, &capacity, source_strdup(paths[i])) < 0) {
         diff_source_release(capture);
-        source_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
+        format_error_set(err, FORMAT_NO_MEMORY, "out of memory%s", "");
         return err->status;
       }
   }
   if (!capture->count) {
-    source_fail(err, DIFF_ERROR_INPUT, "%s: no segments (no index, no *.bin, *.memprof or *.gz files)%s",
-                 paths[0], "");
+    format_error_set(err, FORMAT_BAD_INPUT, "%s: no segments (no index, no *.bin, *.memprof or *.gz files)",
+                     paths[0]);
     diff_source_release(capture);
     return err->status;
   }
   for (size_t i = 0; i < capture->count; i++) {
     struct diff_source_segment *segment = &capture->segments[i];
     if (stat(segment->path, &st) != 0) {
-      source_fail(err, DIFF_ERROR_INPUT, "%s: %s", segment->path, strerror(errno));
+      err->system_error = errno;
+      format_error_set(err, FORMAT_IO, "%s: %s", segment->path, strerror(errno));
       diff_source_release(capture);
       return err->status;
     }
@@ -494,10 +482,10 @@ enum diff_status diff_source_open(struct diff_source *capture, const char *const
   }
   if (source_thin_boundaries(capture) < 0 || source_cut_pieces(capture) < 0) {
     diff_source_release(capture);
-    source_fail(err, DIFF_ERROR_MEMORY, "out of memory%s%s", "", "");
+    format_error_set(err, FORMAT_NO_MEMORY, "out of memory%s", "");
     return err->status;
   }
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
 void diff_source_release(struct diff_source *capture)

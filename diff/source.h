@@ -89,11 +89,11 @@ struct diff_source {
 
 /* Lists the segments of paths: one directory, or segment files in order;
  * places the index's boundary lines in them and cuts them into pieces.
- * Returns DIFF_OK, or an error with a message (a boundary line that points
+ * Returns FORMAT_OK, or an error with a message (a boundary line that points
  * at no segment, past its segment's events or before the boundary before
  * it: "DIR/index: byte N: boundary line: ..."). */
-enum diff_status diff_source_open(struct diff_source *capture, const char *const *paths, size_t count,
-                              struct diff_error *err);
+enum format_status diff_source_open(struct diff_source *capture, const char *const *paths, size_t count,
+                                    struct format_error *err);
 
 /* Keeps only the boundary lines of cycles the collector forced and cuts the
  * pieces again; a capture without boundary lines is left as it is. 0, or -1

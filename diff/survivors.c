@@ -110,12 +110,11 @@ static int survivors_hook(struct diff_aggregate *aggregate, size_t b, void *cont
   return 0;
 }
 
-enum diff_status diff_survivors_read(struct diff_source *capture, uint64_t sample, int by_stack,
-                                     struct diff_survivors_site *sites, size_t count,
-                                     size_t boundaries, struct diff_error *err)
+enum format_status diff_survivors_read(struct diff_source *capture, uint64_t sample, int by_stack,
+                                       struct diff_survivors_site *sites, size_t count,
+                                       size_t boundaries, struct format_error *err)
 {
-  err->status = DIFF_OK;
-  err->message[0] = '\0';
+  format_error_clear(err);
   struct survivors_reading r;
   memset(&r, 0, sizeof r);
   r.sites = sites;
@@ -123,7 +122,7 @@ enum diff_status diff_survivors_read(struct diff_source *capture, uint64_t sampl
   r.by_stack = by_stack;
   struct diff_aggregate aggregate;
   size_t *stops = NULL;
-  enum diff_status status = DIFF_ERROR_MEMORY;
+  enum format_status status = FORMAT_NO_MEMORY;
   int made = diff_aggregate_init(&aggregate, sample) == 0;
   r.twin = malloc((count ? count : 1) * sizeof *r.twin);
   r.next = calloc(count ? count : 1, sizeof *r.next);
@@ -157,7 +156,7 @@ enum diff_status diff_survivors_read(struct diff_source *capture, uint64_t sampl
       stops[unique++] = stops[i];
   struct diff_aggregate_stops plan = {stops, unique, until};
   status = diff_aggregate_capture_stepwise(&aggregate, capture, by_stack, &plan, survivors_hook, &r, err);
-  if (status != DIFF_OK)
+  if (status != FORMAT_OK)
     goto done;
   for (size_t i = 0; i < count; i++) {
     const struct diff_aggregate_site *twin =
@@ -169,9 +168,8 @@ enum diff_status diff_survivors_read(struct diff_source *capture, uint64_t sampl
                               : twin->series_live_bytes[k];
   }
 done:
-  if (status == DIFF_ERROR_MEMORY && err->status == DIFF_OK) {
-    err->status = DIFF_ERROR_MEMORY;
-    snprintf(err->message, sizeof err->message, "out of memory");
+  if (status == FORMAT_NO_MEMORY && err->status == FORMAT_OK) {
+    format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   }
   diff_site_table_release(&r.names);
   free(r.twin);
@@ -221,9 +219,9 @@ static size_t survivors_candidate(const struct diff_site *site, const struct dif
 /* The rows (sites, or stack rows with by_stack) that floors could change,
  * measured in one reading and judged again. Rows that share a name (two
  * stacks whose labels read alike) are left to their lows. */
-static enum diff_status survivors_rows(struct diff_site *rows, size_t row_count, int by_stack,
-                                       struct diff_source *capture, const struct diff_capture *info,
-                                       const struct diff_options *options, struct diff_error *err)
+static enum format_status survivors_rows(struct diff_site *rows, size_t row_count, int by_stack,
+                                         struct diff_source *capture, const struct diff_capture *info,
+                                         const struct diff_options *options, struct format_error *err)
 {
   size_t n = row_count ? rows[0].count : 0;
   struct diff_survivors_site *wanted = calloc(row_count ? row_count : 1, sizeof *wanted);
@@ -231,7 +229,7 @@ static enum diff_status survivors_rows(struct diff_site *rows, size_t row_count,
   struct diff_site_table seen;
   int seen_made = diff_site_table_init(&seen) == 0;
   size_t count = 0;
-  enum diff_status status = DIFF_ERROR_MEMORY;
+  enum format_status status = FORMAT_NO_MEMORY;
   if (!wanted || !which || !seen_made)
     goto done;
   for (size_t i = 0; i < row_count; i++) {
@@ -258,22 +256,21 @@ static enum diff_status survivors_rows(struct diff_site *rows, size_t row_count,
     if (!(wanted[count - 1].bytes = malloc(n * sizeof(uint64_t))))
       goto done;
   }
-  status = DIFF_OK;
+  status = FORMAT_OK;
   if (count)
     status = diff_survivors_read(capture, info->sample_bytes, by_stack, wanted, count, n, err);
   struct diff_options judging = diff_result_judging_options(options, info);
-  for (size_t j = 0; j < count && status == DIFF_OK; j++) {
+  for (size_t j = 0; j < count && status == FORMAT_OK; j++) {
     struct diff_site *row = &rows[which[j]];
     free(row->floors);
     row->floors = wanted[j].bytes;
     wanted[j].bytes = NULL;
     if (diff_result_judge_site(row, &judging, info) < 0)
-      status = DIFF_ERROR_MEMORY;
+      status = FORMAT_NO_MEMORY;
   }
 done:
-  if (status == DIFF_ERROR_MEMORY && err->status == DIFF_OK) {
-    err->status = DIFF_ERROR_MEMORY;
-    snprintf(err->message, sizeof err->message, "out of memory");
+  if (status == FORMAT_NO_MEMORY && err->status == FORMAT_OK) {
+    format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   }
   for (size_t j = 0; wanted && j < count; j++) {
     free((void *)wanted[j].marks);
@@ -286,18 +283,17 @@ done:
   return status;
 }
 
-enum diff_status diff_survivors_judge(struct diff_result *result, struct diff_source *capture,
-                                      const struct diff_capture *info,
-                                      const struct diff_options *options, struct diff_error *err)
+enum format_status diff_survivors_judge(struct diff_result *result, struct diff_source *capture,
+                                        const struct diff_capture *info,
+                                        const struct diff_options *options, struct format_error *err)
 {
-  err->status = DIFF_OK;
-  err->message[0] = '\0';
+  format_error_clear(err);
   if (options->floors_from_lows)
-    return DIFF_OK;
+    return FORMAT_OK;
   int by_stack = options->by == DIFF_BY_STACK;
-  enum diff_status status = survivors_rows(result->sites, result->site_count, by_stack, capture, info,
-                                           options, err);
-  if (status == DIFF_OK && !by_stack)
+  enum format_status status = survivors_rows(result->sites, result->site_count, by_stack, capture, info,
+                                             options, err);
+  if (status == FORMAT_OK && !by_stack)
     status = survivors_rows(result->stacks, result->stack_count, 1, capture, info, options, err);
   return status;
 }

@@ -25,11 +25,11 @@ struct diff_survivors_site {
  * scaled by its sampling interval sample (0: none), and fills
  * sites[i].bytes for its boundaries count boundaries. by_stack: the names
  * are stack rows' (diff_result_stack_name), each a (site, stack) pair of
- * the capture's stack sidecars; else sites'. Returns DIFF_OK or an error
+ * the capture's stack sidecars; else sites'. Returns FORMAT_OK or an error
  * with err filled. */
-enum diff_status diff_survivors_read(struct diff_source *capture, uint64_t sample, int by_stack,
-                                     struct diff_survivors_site *sites, size_t count,
-                                     size_t boundaries, struct diff_error *err);
+enum format_status diff_survivors_read(struct diff_source *capture, uint64_t sample, int by_stack,
+                                       struct diff_survivors_site *sites, size_t count,
+                                       size_t boundaries, struct format_error *err);
 
 /* The fill-and-flush rule with measured floors (docs/diff.md, "Fill and
  * flush"): every site and stack row of result (capture's first reading)
@@ -37,10 +37,10 @@ enum diff_status diff_survivors_read(struct diff_source *capture, uint64_t sampl
  * is judged again, its floors measured by diff_survivors_read at the lows
  * of its drops, marked at their highs: one reading for the sites, one
  * more for the stacks when a stack row needs it. info: the capture's (its
- * sampling interval and times). Returns DIFF_OK or an error in err. */
+ * sampling interval and times). Returns FORMAT_OK or an error in err. */
 struct diff_result;
-enum diff_status diff_survivors_judge(struct diff_result *result, struct diff_source *capture,
-                                      const struct diff_capture *info,
-                                      const struct diff_options *options, struct diff_error *err);
+enum format_status diff_survivors_judge(struct diff_result *result, struct diff_source *capture,
+                                        const struct diff_capture *info,
+                                        const struct diff_options *options, struct format_error *err);
 
 #endif

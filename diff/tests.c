@@ -170,98 +170,94 @@ static int tests_copy_entry(struct diff_test *t, const struct test_list_test *e)
 }
 
 /* One test's capture, judged as a run on its runs' boundaries. */
-static enum diff_status tests_judge_one(const char *directory, const struct test_list_test *e,
-                                        const struct diff_options *options, struct diff_test *t,
-                                        struct diff_error *err)
+static enum format_status tests_judge_one(const char *directory, const struct test_list_test *e,
+                                          const struct diff_options *options, struct diff_test *t,
+                                          struct format_error *err)
 {
   if (!strcmp(e->status, "pending") || (!e->capture && !e->capture_error)) {
     t->verdict = DIFF_TEST_SKIPPED;
     t->reason = tests_printf("%s%s", !strcmp(e->status, "pending") ? "pending: never run" : "not run", "");
-    return t->reason ? DIFF_OK : DIFF_ERROR_MEMORY;
+    return t->reason ? FORMAT_OK : FORMAT_NO_MEMORY;
   }
   if (!e->capture) {
     t->verdict = DIFF_TEST_UNDECIDED;
     t->reason = tests_printf("no capture: %s%s", e->capture_error, "");
-    return t->reason ? DIFF_OK : DIFF_ERROR_MEMORY;
+    return t->reason ? FORMAT_OK : FORMAT_NO_MEMORY;
   }
   char *path = tests_join(directory, e->capture);
   if (!path)
-    return DIFF_ERROR_MEMORY;
+    return FORMAT_NO_MEMORY;
   struct diff_options o = *options;
   o.forced_only = 1;            /* the runs' boundaries, not the program's own cycles */
   o.warmup = e->warmup > 0 ? (size_t)e->warmup - 1 : 0;  /* the last warm-up run's is the first judged */
   o.progress = NULL;
   const char *paths[1] = {path};
-  enum diff_status status = diff_trend(paths, 1, &o, &t->result, err);
+  enum format_status status = diff_trend(paths, 1, &o, &t->result, err);
   free(path);
-  if (status == DIFF_ERROR_INPUT || status == DIFF_ERROR_TRUNCATED) {
+  if (format_status_is_input(status)) {
     /* One test's capture that does not read leaves that test undecided, not the run unread. */
     t->verdict = DIFF_TEST_UNDECIDED;
     t->reason = tests_printf("its capture does not read: %s%s", err->message, "");
-    err->status = DIFF_OK;
-    err->message[0] = '\0';
-    return t->reason ? DIFF_OK : DIFF_ERROR_MEMORY;
+    format_error_clear(err);
+    return t->reason ? FORMAT_OK : FORMAT_NO_MEMORY;
   }
-  if (status != DIFF_OK)
+  if (status != FORMAT_OK)
     return status;
   if (diff_test_decide(t, &t->result, e->failed_run) < 0) {
     diff_result_free(&t->result);
-    return DIFF_ERROR_MEMORY;
+    return FORMAT_NO_MEMORY;
   }
   if (t->verdict == DIFF_TEST_LEAKING || t->verdict == DIFF_TEST_UNDECIDED)
     t->has_result = 1;  /* its sites, stacks and holders, for the reports */
   else
     diff_result_free(&t->result);
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
-enum diff_status diff_tests_judge(const char *directory, const struct diff_options *options,
-                                  const struct diff_test_budget *budgets, size_t budget_count,
-                                  struct diff_tests *tests, struct diff_error *err)
+enum format_status diff_tests_judge(const char *directory, const struct diff_options *options,
+                                    const struct diff_test_budget *budgets, size_t budget_count,
+                                    struct diff_tests *tests, struct format_error *err)
 {
   memset(tests, 0, sizeof *tests);
-  err->status = DIFF_OK;
-  err->message[0] = '\0';
+  format_error_clear(err);
   struct test_list list;
   char *list_path = tests_join(directory, TEST_LIST_FILE);
   tests->directory = tests_strdup(directory);
   if (!list_path || !tests->directory) {
     free(list_path);
     diff_tests_free(tests);
-    snprintf(err->message, sizeof err->message, "out of memory");
-    return err->status = DIFF_ERROR_MEMORY;
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   }
-  if (test_list_read(list_path, &list, err->message, sizeof err->message) != 0) {
+  if (test_list_read(list_path, &list, err) != 0) {
     free(list_path);
     diff_tests_free(tests);
-    return err->status = DIFF_ERROR_INPUT;
+    return err->status;
   }
   free(list_path);
-  enum diff_status status = DIFF_OK;
+  enum format_status status = FORMAT_OK;
   tests->tests = calloc(list.count ? list.count : 1, sizeof *tests->tests);
   if (!tests->tests)
-    status = DIFF_ERROR_MEMORY;
-  for (size_t i = 0; status == DIFF_OK && i < list.count; i++) {
+    status = FORMAT_NO_MEMORY;
+  for (size_t i = 0; status == FORMAT_OK && i < list.count; i++) {
     struct diff_test *t = &tests->tests[i];
     tests->count++;
     if (tests_copy_entry(t, &list.tests[i]) < 0)
-      status = DIFF_ERROR_MEMORY;
+      status = FORMAT_NO_MEMORY;
     else
       status = tests_judge_one(directory, &list.tests[i], options, t, err);
-    if (status == DIFF_OK)
+    if (status == FORMAT_OK)
       diff_test_apply_budget(t, budgets, budget_count);
   }
   test_list_free(&list);
-  if (status != DIFF_OK) {
-    if (err->status == DIFF_OK) {
-      err->status = status;
-      snprintf(err->message, sizeof err->message, "out of memory");
+  if (status != FORMAT_OK) {
+    if (err->status == FORMAT_OK) {
+      format_error_set(err, status, "out of memory");
     }
     diff_tests_free(tests);
     return status;
   }
   diff_tests_tally(tests);
-  return DIFF_OK;
+  return FORMAT_OK;
 }
 
 void diff_tests_free(struct diff_tests *tests)

@@ -52,9 +52,9 @@ struct diff_tests {
  * DIR/NNNN with options (its allow-list too), the boundaries of its runs
  * only (those the collector forced), its last warm-up run's the first
  * judged; then budgets (count of them). Errors name the file and byte. */
-enum diff_status diff_tests_judge(const char *directory, const struct diff_options *options,
-                                  const struct diff_test_budget *budgets, size_t budget_count,
-                                  struct diff_tests *tests, struct diff_error *err);
+enum format_status diff_tests_judge(const char *directory, const struct diff_options *options,
+                                    const struct diff_test_budget *budgets, size_t budget_count,
+                                    struct diff_tests *tests, struct format_error *err);
 
 /* The verdict of one test from its capture's result (facts filled) and the
  * test's runs; fills verdict, reason, growth_per_run, site, holder, jit_only.

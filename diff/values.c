@@ -67,17 +67,16 @@ static const struct snapshot_values *values_of(struct values_file *files, size_t
     return NULL;
   if (f->state > 0)
     return &f->values;
-  struct snapshot_values_error error;
-  char message[700];
-  enum snapshot_values_status read = snapshot_values_read_file(&f->values, f->path, &error);
-  if (read == SNAPSHOT_VALUES_NO_MEMORY) {
+  struct format_error error;
+  enum format_status read = snapshot_values_read_file(&f->values, f->path, &error);
+  if (read == FORMAT_NO_MEMORY) {
     *no_memory = 1;
     f->state = -1;
     return NULL;
   }
-  if (read != SNAPSHOT_VALUES_OK && read != SNAPSHOT_VALUES_CUT) {
-    snprintf(message, sizeof message, "%s; no values from it", error.message);
-    values_warn(options, message);
+  if (read != FORMAT_OK && read != FORMAT_CUT) {
+    format_error_set(&error, read, "%s; no values from it", error.message);
+    values_warn(options, error.message);
     f->state = -1;
     return NULL;
   }
@@ -86,16 +85,16 @@ static const struct snapshot_values *values_of(struct values_file *files, size_t
   double start_ms = capture->info.start_time * 1000.0;
   if (who->boundary != boundary || (capture->info.pid && who->pid != (uint64_t)capture->info.pid) ||
       (capture->info.start_time > 0 && (who->start_ms + 1 < start_ms || who->start_ms > start_ms + 1))) {
-    snprintf(message, sizeof message,
-             "%s: byte 8: belongs to another capture or snapshot (pid %" PRIu64 ", boundary %" PRIu64
-             "), not this one (pid %ld, boundary %" PRIu64 "); no values from it",
-             f->path, who->pid, who->boundary, capture->info.pid, boundary);
-    values_warn(options, message);
+    format_error_at(&error, FORMAT_BAD_INPUT, f->path, 8,
+                    "belongs to another capture or snapshot (pid %" PRIu64 ", boundary %" PRIu64
+                    "), not this one (pid %ld, boundary %" PRIu64 "); no values from it",
+                    who->pid, who->boundary, capture->info.pid, boundary);
+    values_warn(options, error.message);
     snapshot_values_free(&f->values);
     f->state = -1;
     return NULL;
   }
-  if (read == SNAPSHOT_VALUES_CUT)
+  if (read == FORMAT_CUT)
     values_warn(options, error.message);
   f->state = 1;
   return &f->values;

@@ -11,14 +11,6 @@
 
 #include "format/capture_layout.h"
 
-static enum capture_files_status files_fail(struct capture_files_error *error, enum capture_files_status status,
-                                            const char *what, const char *detail)
-{
-  error->status = status;
-  snprintf(error->message, sizeof error->message, "%s%s", what, detail);
-  return status;
-}
-
 /* DIR/NAME, malloc'd; NULL when out of memory. */
 static char *files_join(const char *directory, const char *name)
 {
@@ -148,46 +140,40 @@ static int files_segments(struct capture_files *files, char *const *names, size_
   return 0;
 }
 
-enum capture_files_status capture_files_open(struct capture_files *files, const char *directory,
-                                             struct capture_files_error *error)
+enum format_status capture_files_open(struct capture_files *files, const char *directory,
+                                      struct format_error *error)
 {
   memset(files, 0, sizeof *files);
-  error->status = CAPTURE_FILES_OK;
-  error->message[0] = '\0';
+  format_error_clear(error);
   if (!(files->directory = strdup(directory)) || !(files->index_path = files_join(directory, CAPTURE_LAYOUT_INDEX)))
-    return files_fail(error, CAPTURE_FILES_NO_MEMORY, directory, ": out of memory");
+    return format_error_set(error, FORMAT_NO_MEMORY, "%s: out of memory", directory);
   int dir_fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) {
-    snprintf(error->message, sizeof error->message, "%s: cannot open the directory: %s", directory,
-             strerror(errno));
-    return error->status = CAPTURE_FILES_UNREADABLE;
-  }
-  struct capture_index_error index_error;
-  enum capture_index_status read = capture_index_read_at(&files->index, dir_fd, CAPTURE_LAYOUT_INDEX,
-                                                         files->index_path, &index_error);
+  if (dir_fd < 0)
+    return format_error_set(error, FORMAT_IO, "%s: cannot open the directory: %s", directory, strerror(errno));
+  struct format_error *index_error = &files->index_error;
+  enum format_status read = capture_index_read_at(&files->index, dir_fd, CAPTURE_LAYOUT_INDEX,
+                                                  files->index_path, index_error);
   char **names = NULL;
   size_t count = 0;
-  int listed = read == CAPTURE_INDEX_OK || read == CAPTURE_INDEX_UNREADABLE ? files_list(dir_fd, &names, &count) : 0;
+  int listed = read == FORMAT_OK || read == FORMAT_IO ? files_list(dir_fd, &names, &count) : 0;
   int list_errno = errno;
   close(dir_fd);
-  enum capture_files_status status = CAPTURE_FILES_OK;
-  if (read == CAPTURE_INDEX_MALFORMED)
-    status = files_fail(error, CAPTURE_FILES_MALFORMED, index_error.message, "");
-  else if (read == CAPTURE_INDEX_NO_MEMORY || listed == -2)
-    status = files_fail(error, CAPTURE_FILES_NO_MEMORY, directory, ": out of memory");
-  else if (listed < 0) {
-    snprintf(error->message, sizeof error->message, "%s: cannot list the directory: %s", directory,
-             strerror(list_errno));
-    status = error->status = CAPTURE_FILES_UNREADABLE;
-  }
-  files->has_index = read == CAPTURE_INDEX_OK;
-  if (!files->has_index) {
-    snprintf(files->index_message, sizeof files->index_message, "%s", index_error.message);
+  enum format_status status = FORMAT_OK;
+  if (read == FORMAT_BAD_INPUT)
+    status = format_error_set(error, FORMAT_BAD_INPUT, "%s", index_error->message);
+  else if (read == FORMAT_NO_MEMORY || listed == -2)
+    status = format_error_set(error, FORMAT_NO_MEMORY, "%s: out of memory", directory);
+  else if (listed < 0)
+    status = format_error_set(error, FORMAT_IO, "%s: cannot list the directory: %s", directory,
+                              strerror(list_errno));
+  files->has_index = read == FORMAT_OK;
+  if (files->has_index)
+    format_error_clear(index_error);
+  else
     capture_index_free(&files->index);
-  }
-  if (status == CAPTURE_FILES_OK &&
+  if (status == FORMAT_OK &&
       (files_segments(files, names, count) < 0 || (files->has_index && files_snapshots(files, names, count) < 0)))
-    status = files_fail(error, CAPTURE_FILES_NO_MEMORY, directory, ": out of memory");
+    status = format_error_set(error, FORMAT_NO_MEMORY, "%s: out of memory", directory);
   for (size_t i = 0; i < count; i++)
     free(names[i]);
   free(names);

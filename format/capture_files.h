@@ -20,7 +20,7 @@ struct capture_files_snapshot {
 struct capture_files {
   char *directory;            /* as given */
   int has_index;              /* 0: the directory has no readable index (segments by name) */
-  char index_message[512];    /* !has_index: why ("DIR/index: cannot open: ..."); else "" */
+  struct format_error index_error;  /* !has_index: why ("DIR/index: cannot open: ..."); else FORMAT_OK */
   char *index_path;           /* DIR/index, for messages about its lines */
   struct capture_index index; /* when has_index */
   char **segments;            /* paths: the index's segments in its order (files in the
@@ -33,23 +33,12 @@ struct capture_files {
   size_t snapshot_count;
 };
 
-enum capture_files_status {
-  CAPTURE_FILES_OK = 0,
-  CAPTURE_FILES_MALFORMED,    /* the index is not one: error.message names its byte */
-  CAPTURE_FILES_UNREADABLE,   /* the directory cannot be opened or listed */
-  CAPTURE_FILES_NO_MEMORY
-};
-
-struct capture_files_error {
-  enum capture_files_status status;
-  char message[512];          /* "DIR/index: byte N: ...", "DIR: cannot list the directory: ..." */
-};
-
 /* Reads the capture directory at directory into *files (release it with capture_files_free,
  * whatever the status). An index that cannot be read is no index; one that is not an index
- * is an error. */
-enum capture_files_status capture_files_open(struct capture_files *files, const char *directory,
-                                             struct capture_files_error *error);
+ * is an error (FORMAT_BAD_INPUT, "DIR/index: byte N: ..."); a directory that cannot be opened
+ * or listed is FORMAT_IO ("DIR: cannot list the directory: ..."). */
+enum format_status capture_files_open(struct capture_files *files, const char *directory,
+                                      struct format_error *error);
 
 void capture_files_free(struct capture_files *files);
 

@@ -434,7 +434,7 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
 }
 
 /* Reads the lines of the reader's text into index, which takes the text. */
-static enum capture_index_status parse_text(struct parser *p, struct capture_index_error *error)
+static enum format_status parse_text(struct parser *p, struct format_error *error)
 {
   struct capture_index *index = p->index;
   index->text = p->reader.text;
@@ -456,52 +456,46 @@ static enum capture_index_status parse_text(struct parser *p, struct capture_ind
     }
   }
   if (rc != 0) {
-    error->status = p->reader.no_memory ? CAPTURE_INDEX_NO_MEMORY : CAPTURE_INDEX_MALFORMED;
-    error->offset = p->reader.no_memory ? 0 : p->reader.error_offset;
     capture_index_free(index);
     return error->status;
   }
-  return CAPTURE_INDEX_OK;
+  return FORMAT_OK;
 }
 
 static void parser_start(struct parser *p, struct capture_index *index,
-                         struct capture_index_error *error)
+                         struct format_error *error)
 {
   memset(index, 0, sizeof *index);
-  memset(error, 0, sizeof *error);
+  format_error_clear(error);
   memset(p, 0, sizeof *p);
   p->index = index;
   p->kind = "";
 }
 
-enum capture_index_status capture_index_parse(struct capture_index *index, const char *data,
-                                              size_t size, const char *name,
-                                              struct capture_index_error *error)
+enum format_status capture_index_parse(struct capture_index *index, const char *data,
+                                       size_t size, const char *name,
+                                       struct format_error *error)
 {
   struct parser p;
   parser_start(&p, index, error);
-  if (key_value_reader_copy(&p.reader, data, size, name ? name : "index", error->message,
-                            sizeof error->message) != 0)
-    return error->status = CAPTURE_INDEX_NO_MEMORY;
+  if (key_value_reader_copy(&p.reader, data, size, name ? name : "index", error) != 0)
+    return error->status;
   return parse_text(&p, error);
 }
 
-enum capture_index_status capture_index_read_file(struct capture_index *index, const char *path,
-                                                  struct capture_index_error *error)
+enum format_status capture_index_read_file(struct capture_index *index, const char *path,
+                                           struct format_error *error)
 {
   return capture_index_read_at(index, AT_FDCWD, path, path, error);
 }
 
-enum capture_index_status capture_index_read_at(struct capture_index *index, int dir_fd, const char *name,
-                                                const char *shown, struct capture_index_error *error)
+enum format_status capture_index_read_at(struct capture_index *index, int dir_fd, const char *name,
+                                         const char *shown, struct format_error *error)
 {
   struct parser p;
   parser_start(&p, index, error);
-  enum whole_file_status read = key_value_reader_read_at(&p.reader, dir_fd, name, shown, &error->system_error,
-                                                         error->message, sizeof error->message);
-  if (read != WHOLE_FILE_OK)
-    return error->status = read == WHOLE_FILE_NO_MEMORY ? CAPTURE_INDEX_NO_MEMORY
-                                                        : CAPTURE_INDEX_UNREADABLE;
+  if (key_value_reader_read_at(&p.reader, dir_fd, name, shown, error) != FORMAT_OK)
+    return error->status;
   return parse_text(&p, error);
 }
 

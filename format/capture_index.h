@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/error.h"
+
 #define CAPTURE_INDEX_VERSION 1                 /* what the header line says */
 #define CAPTURE_INDEX_YOUNG_FROM_NONE UINT64_MAX /* a segment without young_from */
 /* The capture line's command is cut so that this much of the buffer stays for
@@ -345,36 +347,26 @@ struct capture_index {
   char *text;                             /* the index's copy that the strings point into */
 };
 
-enum capture_index_status {
-  CAPTURE_INDEX_OK = 0,
-  CAPTURE_INDEX_MALFORMED,    /* error.offset and error.message say where and what */
-  CAPTURE_INDEX_UNREADABLE,   /* the file cannot be opened or read (error.system_error) */
-  CAPTURE_INDEX_NO_MEMORY
-};
-
-struct capture_index_error {
-  enum capture_index_status status;
-  size_t offset;              /* MALFORMED: byte offset in the index */
-  int system_error;           /* UNREADABLE: the errno */
-  char message[512];          /* "NAME: byte OFFSET: what is wrong", "NAME: cannot open: ..." */
-};
+/* Errors are format/error.h's: FORMAT_BAD_INPUT (error.offset and error.message say where and
+ * what: "NAME: byte OFFSET: what is wrong"), FORMAT_IO (the file cannot be opened or read:
+ * error.system_error, "NAME: cannot open: ..."), FORMAT_NO_MEMORY. */
 
 /* Parses size bytes of data (copied; they may go away after the call); name
- * is what messages call the input. Returns CAPTURE_INDEX_OK with index filled
+ * is what messages call the input. Returns FORMAT_OK with index filled
  * (release it with capture_index_free), or an error with error filled and
  * index empty. */
-enum capture_index_status capture_index_parse(struct capture_index *index, const char *data,
-                                              size_t size, const char *name,
-                                              struct capture_index_error *error);
+enum format_status capture_index_parse(struct capture_index *index, const char *data,
+                                       size_t size, const char *name,
+                                       struct format_error *error);
 
 /* Reads and parses the file at path (named by its path in messages). */
-enum capture_index_status capture_index_read_file(struct capture_index *index, const char *path,
-                                                  struct capture_index_error *error);
+enum format_status capture_index_read_file(struct capture_index *index, const char *path,
+                                           struct format_error *error);
 
 /* Reads name in the directory of the handle dir_fd (a link at its last step refused), as
  * capture_index_read_file; shown is what messages call it (its path). */
-enum capture_index_status capture_index_read_at(struct capture_index *index, int dir_fd, const char *name,
-                                                const char *shown, struct capture_index_error *error);
+enum format_status capture_index_read_at(struct capture_index *index, int dir_fd, const char *name,
+                                         const char *shown, struct format_error *error);
 
 void capture_index_free(struct capture_index *index);
 

@@ -86,9 +86,9 @@ static int parse_line(struct key_value_reader *reader, struct control_file_regis
 }
 
 /* Reads the lines of the reader's text into r, which takes the text. */
-static enum control_file_status parse_text(struct key_value_reader *reader,
-                                           struct control_file_registration *r,
-                                           struct control_file_error *error)
+static enum format_status parse_text(struct key_value_reader *reader,
+                                     struct control_file_registration *r,
+                                     struct format_error *error)
 {
   r->text = reader->text;
   int rc = 0;
@@ -102,40 +102,33 @@ static enum control_file_status parse_text(struct key_value_reader *reader,
     rc = parse_line(reader, r, &line);
   }
   if (rc != 0) {
-    error->status = reader->no_memory ? CONTROL_FILE_NO_MEMORY : CONTROL_FILE_MALFORMED;
-    error->offset = reader->no_memory ? 0 : reader->error_offset;
     control_file_registration_free(r);
     return error->status;
   }
-  return CONTROL_FILE_OK;
+  return FORMAT_OK;
 }
 
-enum control_file_status control_file_parse_registration(struct control_file_registration *r,
-                                                         const char *data, size_t size,
-                                                         const char *name,
-                                                         struct control_file_error *error)
+enum format_status control_file_parse_registration(struct control_file_registration *r,
+                                                   const char *data, size_t size,
+                                                   const char *name,
+                                                   struct format_error *error)
 {
   memset(r, 0, sizeof *r);
-  memset(error, 0, sizeof *error);
+  format_error_clear(error);
   struct key_value_reader reader;
-  if (key_value_reader_copy(&reader, data, size, name ? name : "registration", error->message,
-                            sizeof error->message) != 0)
-    return error->status = CONTROL_FILE_NO_MEMORY;
+  if (key_value_reader_copy(&reader, data, size, name ? name : "registration", error) != 0)
+    return error->status;
   return parse_text(&reader, r, error);
 }
 
-enum control_file_status control_file_read_registration(struct control_file_registration *r,
-                                                        const char *path,
-                                                        struct control_file_error *error)
+enum format_status control_file_read_registration(struct control_file_registration *r,
+                                                  const char *path,
+                                                  struct format_error *error)
 {
   memset(r, 0, sizeof *r);
-  memset(error, 0, sizeof *error);
   struct key_value_reader reader;
-  enum whole_file_status read = key_value_reader_read_file(&reader, path, &error->system_error,
-                                                           error->message, sizeof error->message);
-  if (read != WHOLE_FILE_OK)
-    return error->status = read == WHOLE_FILE_NO_MEMORY ? CONTROL_FILE_NO_MEMORY
-                                                        : CONTROL_FILE_UNREADABLE;
+  if (key_value_reader_read_file(&reader, path, error) != FORMAT_OK)
+    return error->status;
   return parse_text(&reader, r, error);
 }
 
@@ -147,34 +140,30 @@ void control_file_registration_free(struct control_file_registration *r)
 
 /* ---- The request ---------------------------------------------------------- */
 
-static enum control_file_status request_fail(struct control_file_error *error, size_t offset)
+/* A request's messages name no file: they are what the collector answers. */
+static enum format_status request_fail(struct format_error *error, size_t offset)
 {
-  error->status = CONTROL_FILE_MALFORMED;
   error->offset = offset;
-  return error->status;
+  return error->status = FORMAT_BAD_INPUT;
 }
 
-enum control_file_status control_file_parse_request(char *text, struct control_file_request *request,
-                                                    control_file_request_option_fn option,
-                                                    void *context, struct control_file_error *error)
+enum format_status control_file_parse_request(char *text, struct control_file_request *request,
+                                              control_file_request_option_fn option,
+                                              void *context, struct format_error *error)
 {
   request->id = request->action = NULL;
   request->options = NULL;
   request->option_count = 0;
-  error->status = CONTROL_FILE_OK;
-  error->offset = 0;
-  error->system_error = 0;
-  error->message[0] = '\0';
+  format_error_clear(error);
   struct key_value_reader reader;
-  key_value_reader_in_place(&reader, text, strlen(text), "request", error->message,
-                            sizeof error->message);
+  key_value_reader_in_place(&reader, text, strlen(text), "request", error);
   struct key_value_line line;
   while (key_value_next_line(&reader, &line)) {
     if (line.length == 0)
       continue;   /* an empty line */
     struct key_value_field field;
     if (key_value_split(line.start, line.length, line.offset, &field) != 0) {
-      snprintf(error->message, sizeof error->message, "bad request line '%s'", line.start);
+      format_error_set(error, FORMAT_BAD_INPUT, "bad request line '%s'", line.start);
       return request_fail(error, line.offset);
     }
     if (!strcmp(field.key, "id"))
@@ -185,8 +174,8 @@ enum control_file_status control_file_parse_request(char *text, struct control_f
       return request_fail(error, line.offset);
   }
   if (!request->action || (strcmp(request->action, "start") && strcmp(request->action, "stop"))) {
-    snprintf(error->message, sizeof error->message, "the request has no action start or stop");
+    format_error_set(error, FORMAT_BAD_INPUT, "the request has no action start or stop");
     return request_fail(error, reader.size);
   }
-  return CONTROL_FILE_OK;
+  return FORMAT_OK;
 }

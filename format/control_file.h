@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/error.h"
+
 #define CONTROL_FILE_VERSION 1               /* what the registration's header line says */
 #define CONTROL_FILE_REGISTRATION_SIZE 8192  /* the collector's buffer: a longer registration is cut */
 #define CONTROL_FILE_REQUEST_MAX 4096        /* bytes of a request the collector reads */
@@ -25,21 +27,11 @@ enum control_file_name {
 /* The name of pid's file which. Its length, or 0 if it does not fit in size. */
 size_t control_file_name(long pid, enum control_file_name which, char *out, size_t size);
 
-enum control_file_status {
-  CONTROL_FILE_OK = 0,
-  CONTROL_FILE_MALFORMED,    /* error.offset and error.message say where and what */
-  CONTROL_FILE_UNREADABLE,   /* the file cannot be opened or read (error.system_error) */
-  CONTROL_FILE_NO_MEMORY,
-  CONTROL_FILE_UNWRITABLE    /* the writer: a value would break a line, or it does not fit */
-};
-
-struct control_file_error {
-  enum control_file_status status;
-  size_t offset;              /* MALFORMED: byte offset in the file */
-  int system_error;           /* UNREADABLE: the errno */
-  char message[512];          /* registration: "NAME: byte OFFSET: what is wrong", "NAME: cannot
-                               * open: ..."; request: what the collector answers, as it always did */
-};
+/* Errors are format/error.h's: FORMAT_BAD_INPUT (error.offset and error.message say where and
+ * what), FORMAT_IO (the file cannot be opened or read: error.system_error), FORMAT_NO_MEMORY,
+ * FORMAT_UNWRITABLE (the writer: a value would break a line, or it does not fit). A
+ * registration's message is "NAME: byte OFFSET: what is wrong" or "NAME: cannot open: ...";
+ * a request's is what the collector answers, as it always did. */
 
 /* ---- The registration: <run_dir>/<pid> ------------------------------------
  * A header line "ljleak-registration\t1", then one KEY=VALUE line per key, in
@@ -113,18 +105,18 @@ int control_file_process_started(long pid, unsigned long long *started);
  * error at its byte offset: a complete first line that is not the header (or
  * whose version is not a whole number), a line without '=', a known key
  * twice, a NUL byte, a pid, ppid, uid or started that is not a whole number.
- * Returns CONTROL_FILE_OK with registration filled (release it with
+ * Returns FORMAT_OK with registration filled (release it with
  * control_file_registration_free), or an error with registration empty. */
-enum control_file_status control_file_parse_registration(struct control_file_registration *registration,
-                                                         const char *data, size_t size,
-                                                         const char *name,
-                                                         struct control_file_error *error);
+enum format_status control_file_parse_registration(struct control_file_registration *registration,
+                                                   const char *data, size_t size,
+                                                   const char *name,
+                                                   struct format_error *error);
 
 /* Reads and parses the file at path (named by its path in messages); a file
- * that does not exist is CONTROL_FILE_UNREADABLE with system_error ENOENT. */
-enum control_file_status control_file_read_registration(struct control_file_registration *registration,
-                                                        const char *path,
-                                                        struct control_file_error *error);
+ * that does not exist is FORMAT_IO with system_error ENOENT. */
+enum format_status control_file_read_registration(struct control_file_registration *registration,
+                                                  const char *path,
+                                                  struct format_error *error);
 
 void control_file_registration_free(struct control_file_registration *registration);
 
@@ -144,12 +136,12 @@ struct control_file_request {
 
 /* Formats a request into buffer (size bytes, NUL-terminated): "id=ID\n" (when
  * id is not NULL), "action=ACTION\n", then each option and a newline; returns
- * its length. 0 with error (CONTROL_FILE_UNWRITABLE) when the action is not
+ * its length. 0 with error (FORMAT_UNWRITABLE) when the action is not
  * start or stop, a value holds a newline, an option has no '=' or an empty
  * key or is id or action, or the request is longer than
  * CONTROL_FILE_REQUEST_MAX or size - 1 bytes. */
 size_t control_file_write_request(char *buffer, size_t size, const struct control_file_request *request,
-                                  struct control_file_error *error);
+                                  struct format_error *error);
 
 /* Called with each line that is neither id nor action: key is the text before
  * its first '=', value the rest. Returns 0, or -1 with message (message_size
@@ -160,13 +152,13 @@ typedef int (*control_file_request_option_fn)(void *context, const char *key, ch
 /* Parses a request in place: text is the file's bytes up to its first NUL
  * (the collector reads at most CONTROL_FILE_REQUEST_MAX of them and ends them
  * with one). Empty lines are skipped; a later id or action replaces an
- * earlier one. No allocation. Returns CONTROL_FILE_OK with request->id and
- * ->action set, or CONTROL_FILE_MALFORMED with error->offset at the line and
+ * earlier one. No allocation. Returns FORMAT_OK with request->id and
+ * ->action set, or FORMAT_BAD_INPUT with error->offset at the line and
  * error->message "bad request line 'LINE'", the option callback's message, or
  * "the request has no action start or stop"; request->id is then the id read
  * before the error, if any. */
-enum control_file_status control_file_parse_request(char *text, struct control_file_request *request,
-                                                    control_file_request_option_fn option,
-                                                    void *context, struct control_file_error *error);
+enum format_status control_file_parse_request(char *text, struct control_file_request *request,
+                                              control_file_request_option_fn option,
+                                              void *context, struct format_error *error);
 
 #endif

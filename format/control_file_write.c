@@ -105,19 +105,18 @@ size_t control_file_write_registration(char *buffer, size_t size,
   return o.used;
 }
 
-static size_t request_fail(struct control_file_error *error, char *buffer, size_t size,
+static size_t request_fail(struct format_error *error, char *buffer, size_t size,
                            const char *what, const char *text)
 {
-  memset(error, 0, sizeof *error);
-  error->status = CONTROL_FILE_UNWRITABLE;
-  snprintf(error->message, sizeof error->message, "%s%s", what, text ? text : "");
+  format_error_clear(error);
+  format_error_set(error, FORMAT_UNWRITABLE, "%s%s", what, text ? text : "");
   if (size)
     buffer[0] = '\0';
   return 0;
 }
 
 size_t control_file_write_request(char *buffer, size_t size, const struct control_file_request *request,
-                                  struct control_file_error *error)
+                                  struct format_error *error)
 {
   const char *action = request->action ? request->action : "";
   if (strcmp(action, "start") && strcmp(action, "stop"))

@@ -26,9 +26,8 @@ struct json_parser {
   const char *text;
   size_t length;
   size_t pos;
-  size_t error_offset;
-  char *message;
-  size_t message_size;
+  const char *name;           /* what messages call the text */
+  struct format_error *error;
   int failed;
   struct json_read_arena *arena;
   /* The elements (and member names) of the arrays and objects being read,
@@ -79,9 +78,18 @@ static int parser_fail(struct json_parser *p, size_t offset, const char *format,
   if (!p->failed) {
     va_list args;
     va_start(args, format);
-    vsnprintf(p->message, p->message_size, format, args);
+    format_error_at_va(p->error, FORMAT_BAD_INPUT, p->name, offset, format, args);
     va_end(args);
-    p->error_offset = offset;
+    p->failed = 1;
+  }
+  return -1;
+}
+
+/* Out of memory is no fault of the text, but the message still says where it was. */
+static int parser_no_memory(struct json_parser *p, size_t offset)
+{
+  if (!p->failed) {
+    format_error_at(p->error, FORMAT_NO_MEMORY, p->name, offset, "out of memory");
     p->failed = 1;
   }
   return -1;
@@ -180,7 +188,7 @@ static int parse_plain_string(struct json_parser *p, char **out)
   size_t n = plain - p->pos - 1;
   char *copy = arena_alloc(p, n + 1);
   if (!copy)
-    return parser_fail(p, p->pos, "out of memory");
+    return parser_no_memory(p, p->pos);
   memcpy(copy, p->text + p->pos + 1, n);
   copy[n] = '\0';
   p->pos = plain + 1;
@@ -203,7 +211,7 @@ static int parse_string(struct json_parser *p, char **out)
     return parser_fail(p, start, "unterminated string");
   char *buffer = arena_alloc(p, end - p->pos + 1);
   if (!buffer)
-    return parser_fail(p, start, "out of memory");
+    return parser_no_memory(p, start);
   size_t used = 0;
   for (;;) {
     unsigned char c = (unsigned char)p->text[p->pos];
@@ -297,7 +305,7 @@ static int parse_number(struct json_parser *p, struct json_read_value *v)
   size_t n = p->pos - start;
   v->text = arena_alloc(p, n + 1);
   if (!v->text)
-    return parser_fail(p, start, "out of memory");
+    return parser_no_memory(p, start);
   memcpy(v->text, t + start, n);
   v->text[n] = '\0';
   v->type = JSON_NUMBER;
@@ -325,11 +333,11 @@ static int stack_push(struct json_parser *p, const struct json_read_value *item,
     size_t wanted = p->stack_capacity ? p->stack_capacity * 2 : 256;
     struct json_read_value *items = realloc(p->stack, wanted * sizeof *items);
     if (!items)
-      return parser_fail(p, p->pos, "out of memory");
+      return parser_no_memory(p, p->pos);
     p->stack = items;
     char **keys = realloc(p->stack_keys, wanted * sizeof *keys);
     if (!keys)
-      return parser_fail(p, p->pos, "out of memory");
+      return parser_no_memory(p, p->pos);
     p->stack_keys = keys;
     p->stack_capacity = wanted;
   }
@@ -345,7 +353,7 @@ static int stack_pop_into(struct json_parser *p, struct json_read_value *v, size
   if (v->count) {
     v->items = arena_alloc(p, v->count * sizeof *v->items);
     if (!v->items || (object && !(v->keys = arena_alloc(p, v->count * sizeof *v->keys))))
-      return parser_fail(p, p->pos, "out of memory");
+      return parser_no_memory(p, p->pos);
     memcpy(v->items, p->stack + base, v->count * sizeof *v->items);
     if (object)
       memcpy(v->keys, p->stack_keys + base, v->count * sizeof *v->keys);
@@ -456,15 +464,16 @@ static int parse_value(struct json_parser *p, struct json_read_value *v, int dep
   }
 }
 
-int json_read_parse(const char *text, size_t length, struct json_read_value *root, size_t *error_offset,
-               char *message, size_t message_size)
+int json_read_parse(const char *text, size_t length, const char *name, struct json_read_value *root,
+                    struct format_error *error)
 {
   struct json_parser p;
   memset(&p, 0, sizeof p);
   p.text = text;
   p.length = length;
-  p.message = message;
-  p.message_size = message_size;
+  p.name = name;
+  p.error = error;
+  format_error_clear(error);
   memset(root, 0, sizeof *root);
   int rc = parse_value(&p, root, 0);
   if (rc == 0) {
@@ -480,7 +489,6 @@ int json_read_parse(const char *text, size_t length, struct json_read_value *roo
   }
   arena_free(p.arena);
   memset(root, 0, sizeof *root);
-  *error_offset = p.error_offset;
   return -1;
 }
 

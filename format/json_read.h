@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "format/error.h"
+
 enum json_read_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
 
 /* One parsed value. Strings are decoded UTF-8 without NUL bytes; numbers
@@ -19,10 +21,12 @@ struct json_read_value {
 };
 
 /* Parses exactly one JSON value (RFC 8259, nothing more: no comments, no
- * trailing commas, no duplicate member names, valid UTF-8 only). Returns 0,
- * or -1 with *error_offset and a message. */
-int json_read_parse(const char *text, size_t length, struct json_read_value *root, size_t *error_offset,
-               char *message, size_t message_size);
+ * trailing commas, no duplicate member names, valid UTF-8 only); name is what
+ * messages call the text. Returns 0, or -1 with error set: FORMAT_BAD_INPUT
+ * at its byte ("NAME: byte N: what is wrong"), or FORMAT_NO_MEMORY (with the
+ * byte it was reading: "NAME: byte N: out of memory"). */
+int json_read_parse(const char *text, size_t length, const char *name, struct json_read_value *root,
+                    struct format_error *error);
 /* Frees a tree: root must be what json_read_parse filled (its values are
  * freed with it, never one by one). */
 void json_read_free(struct json_read_value *root);

@@ -1,8 +1,6 @@
 /* format/key_value.c: the reading shared by the text files of KEY=VALUE lines: lines, fields, numbers, errors at a byte offset. */
 #include "format/key_value.h"
 
-#include "format/message.h"
-
 #include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,22 +10,19 @@
 #include <string.h>
 
 static void reader_start(struct key_value_reader *reader, char *text, size_t size, const char *name,
-                         char *message, size_t message_size)
+                         struct format_error *error)
 {
   reader->text = text;
   reader->size = size;
   reader->next = 0;
   reader->name = name;
-  reader->message = message;
-  reader->message_size = message_size;
-  reader->error_offset = 0;
-  reader->no_memory = 0;
+  reader->error = error;
 }
 
 int key_value_reader_copy(struct key_value_reader *reader, const char *data, size_t size,
-                          const char *name, char *message, size_t message_size)
+                          const char *name, struct format_error *error)
 {
-  reader_start(reader, NULL, 0, name, message, message_size);
+  reader_start(reader, NULL, 0, name, error);
   char *text = size < SIZE_MAX ? malloc(size + 1) : NULL;
   if (!text)
     return key_value_no_memory(reader);
@@ -39,30 +34,26 @@ int key_value_reader_copy(struct key_value_reader *reader, const char *data, siz
   return 0;
 }
 
-enum whole_file_status key_value_reader_read_file(struct key_value_reader *reader, const char *path,
-                                                  int *system_error, char *message,
-                                                  size_t message_size)
+enum format_status key_value_reader_read_file(struct key_value_reader *reader, const char *path,
+                                              struct format_error *error)
 {
-  return key_value_reader_read_at(reader, AT_FDCWD, path, path, system_error, message, message_size);
+  return key_value_reader_read_at(reader, AT_FDCWD, path, path, error);
 }
 
-enum whole_file_status key_value_reader_read_at(struct key_value_reader *reader, int dir_fd, const char *name,
-                                                const char *shown, int *system_error, char *message,
-                                                size_t message_size)
+enum format_status key_value_reader_read_at(struct key_value_reader *reader, int dir_fd, const char *name,
+                                            const char *shown, struct format_error *error)
 {
   char *text;
   size_t size;
-  enum whole_file_status status = whole_file_read_at(dir_fd, name, shown, &text, &size, system_error, message,
-                                                     message_size);
-  reader_start(reader, text, size, shown, message, message_size);
-  reader->no_memory = status == WHOLE_FILE_NO_MEMORY;
+  enum format_status status = whole_file_read_at(dir_fd, name, shown, &text, &size, error);
+  reader_start(reader, text, size, shown, error);
   return status;
 }
 
 void key_value_reader_in_place(struct key_value_reader *reader, char *text, size_t size,
-                               const char *name, char *message, size_t message_size)
+                               const char *name, struct format_error *error)
 {
-  reader_start(reader, text, size, name, message, message_size);
+  reader_start(reader, text, size, name, error);
 }
 
 int key_value_next_line(struct key_value_reader *reader, struct key_value_line *line)
@@ -82,18 +73,17 @@ int key_value_next_line(struct key_value_reader *reader, struct key_value_line *
 
 int key_value_fail(struct key_value_reader *reader, size_t offset, const char *format, ...)
 {
-  reader->error_offset = offset;
   va_list args;
   va_start(args, format);
-  format_message_at(reader->message, reader->message_size, reader->name, offset, format, args);
+  format_error_at_va(reader->error, FORMAT_BAD_INPUT, reader->name, offset, format, args);
   va_end(args);
   return -1;
 }
 
 int key_value_no_memory(struct key_value_reader *reader)
 {
-  reader->no_memory = 1;
-  snprintf(reader->message, reader->message_size, "%s: out of memory", reader->name);
+  reader->error->offset = 0;
+  format_error_set(reader->error, FORMAT_NO_MEMORY, "%s: out of memory", reader->name);
   return -1;
 }
 

@@ -10,38 +10,34 @@
 /* ---- Reader ----------------------------------------------------------------
  * An input held whole and NUL-terminated, read a line at a time. Each
  * format keeps its own rules (what a cut last line means, which lines and
- * keys it knows); this is what they share. An error is recorded here: its
- * message goes to the caller's buffer, "NAME: byte OFFSET: what is wrong". */
+ * keys it knows); this is what they share. An error goes to the caller's
+ * format_error: FORMAT_BAD_INPUT at its offset, "NAME: byte OFFSET: what is
+ * wrong", or FORMAT_NO_MEMORY, "NAME: out of memory". */
 
 struct key_value_reader {
   char *text;                 /* the input and a NUL after it; a copy is the caller's to free */
   size_t size;
   size_t next;                /* the offset of the next line */
   const char *name;           /* what messages call the input */
-  char *message;              /* the caller's buffer for an error's message */
-  size_t message_size;
-  size_t error_offset;        /* where the input is wrong */
-  int no_memory;              /* the error was a failed allocation, not the input */
+  struct format_error *error; /* the caller's, for an error */
 };
 
 /* Reads a copy of size bytes of data. Returns 0, or -1 when out of memory
- * (message "NAME: out of memory", no_memory set, text NULL). */
+ * (FORMAT_NO_MEMORY, text NULL). */
 int key_value_reader_copy(struct key_value_reader *reader, const char *data, size_t size,
-                          const char *name, char *message, size_t message_size);
+                          const char *name, struct format_error *error);
 
 /* Reads the file at path whole (format/whole_file.h), named by its path. */
-enum whole_file_status key_value_reader_read_file(struct key_value_reader *reader, const char *path,
-                                                  int *system_error, char *message,
-                                                  size_t message_size);
+enum format_status key_value_reader_read_file(struct key_value_reader *reader, const char *path,
+                                              struct format_error *error);
 
 /* Reads name in the directory of the handle dir_fd whole (whole_file_read_at), named shown. */
-enum whole_file_status key_value_reader_read_at(struct key_value_reader *reader, int dir_fd, const char *name,
-                                                const char *shown, int *system_error, char *message,
-                                                size_t message_size);
+enum format_status key_value_reader_read_at(struct key_value_reader *reader, int dir_fd, const char *name,
+                                            const char *shown, struct format_error *error);
 
 /* Reads text in place: size bytes and a NUL after them. No allocation. */
 void key_value_reader_in_place(struct key_value_reader *reader, char *text, size_t size,
-                               const char *name, char *message, size_t message_size);
+                               const char *name, struct format_error *error);
 
 /* One line: length bytes at start (offset in the input), without its
  * newline, which is replaced by a NUL. cut: the input ends before a
@@ -56,7 +52,7 @@ struct key_value_line {
 /* The next line into *line: 1, or 0 at the end of the input. */
 int key_value_next_line(struct key_value_reader *reader, struct key_value_line *line);
 
-/* Records an error at offset in the input; returns -1. */
+/* Records bad input at offset (FORMAT_BAD_INPUT); returns -1. */
 int key_value_fail(struct key_value_reader *reader, size_t offset, const char *format, ...)
   __attribute__((format(printf, 3, 4)));
 /* Records a failed allocation; returns -1. */

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/error.h"
+
 /* ---- Wire constants ---------------------------------------------------- */
 
 #define MEMPROF_SYMTAB_MAGIC "ljs"
@@ -73,24 +75,14 @@ struct memprof_record {
   struct memprof_event event;
 };
 
-/* ---- Errors ------------------------------------------------------------- */
-
-enum memprof_status {
-  MEMPROF_OK = 0,         /* a record was returned */
-  MEMPROF_END,            /* the epilogue was read: the stream is complete */
-  MEMPROF_TRUNCATED,      /* the input ended before the epilogue: every complete record was returned */
-  MEMPROF_CORRUPT,        /* the bytes are not a memprof stream at error.offset */
-  MEMPROF_UNSUPPORTED,    /* the version bytes are not 3/3 or 1/1 */
-  MEMPROF_IO,             /* the file could not be opened or read, or gzip is damaged */
-  MEMPROF_NO_MEMORY       /* the reader could not allocate its window or a long name */
-};
-
-/* An error or warning: where it happened and a message that names the file. */
-struct memprof_error {
-  enum memprof_status status;
-  uint64_t offset;        /* byte offset in the (decompressed) stream */
-  char message[512];      /* "FILE: byte OFFSET: what is wrong" */
-};
+/* ---- Errors ------------------------------------------------------------- *
+ * format/error.h's: FORMAT_OK (a record was returned), FORMAT_END (the
+ * epilogue was read: the stream is complete), FORMAT_CUT (the input ended
+ * before the epilogue: every complete record was returned), FORMAT_BAD_INPUT
+ * (not a memprof stream at error.offset), FORMAT_UNSUPPORTED (the version
+ * bytes are not 3/3 or 1/1), FORMAT_IO (the file could not be opened or read,
+ * or gzip is damaged), FORMAT_NO_MEMORY (the window or a long name). The
+ * message is "FILE: byte OFFSET: what is wrong". */
 
 /* ---- ULEB128 ------------------------------------------------------------ */
 
@@ -109,19 +101,19 @@ int memprof_uleb128_decode(const uint8_t *in, size_t available, uint64_t *value)
 struct memprof_reader;
 
 /* Opens path ("-" for stdin). Returns NULL and fills err on failure. */
-struct memprof_reader *memprof_reader_open(const char *path, struct memprof_error *err);
+struct memprof_reader *memprof_reader_open(const char *path, struct format_error *err);
 
 /* Reads from memory (not copied; must outlive the reader). name is used in messages. */
 struct memprof_reader *memprof_reader_open_memory(const void *data, size_t size,
                                                   const char *name,
-                                                  struct memprof_error *err);
+                                                  struct format_error *err);
 
-/* Reads the next record. Returns MEMPROF_OK with *record filled, or a final
- * status: MEMPROF_END, or an error whose details memprof_reader_error gives.
+/* Reads the next record. Returns FORMAT_OK with *record filled, or a final
+ * status: FORMAT_END, or an error whose details memprof_reader_error gives.
  * Strings in the record stay valid until the next call. After a final status
  * every further call returns the same status. */
-enum memprof_status memprof_reader_next(struct memprof_reader *reader,
-                                        struct memprof_record *record);
+enum format_status memprof_reader_next(struct memprof_reader *reader,
+                                       struct memprof_record *record);
 
 /* Whether the CPU has pext and pdep (BMI2) and runs them fast: AMD before
  * Zen 3 runs them in microcode. LJLEAK_NO_PEXT=1 in the environment says
@@ -146,7 +138,7 @@ void memprof_reader_consume(struct memprof_reader *reader, size_t bytes);
 /* The pext argument for memprof_decode_event: what this reader decodes with. */
 int memprof_reader_pext(const struct memprof_reader *reader);
 
-const struct memprof_error *memprof_reader_error(const struct memprof_reader *reader);
+const struct format_error *memprof_reader_error(const struct memprof_reader *reader);
 
 /* Version bytes of the symtab and event parts (0 until they are read). */
 int memprof_reader_symtab_version(const struct memprof_reader *reader);
@@ -160,7 +152,7 @@ void memprof_reader_close(struct memprof_reader *reader);
 /* ---- Writer ------------------------------------------------------------- */
 
 /* Receives encoded bytes. Returns 0 on success, -1 on failure (the writer
- * then stops writing and reports MEMPROF_IO from every later call). */
+ * then stops writing and reports FORMAT_IO from every later call). */
 typedef int (*memprof_sink_fn)(void *context, const uint8_t *data, size_t size);
 
 /* An encoder into a caller-owned buffer that it hands to the sink when full.

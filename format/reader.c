@@ -46,10 +46,10 @@ int memprof_cpu_fast_pext(void)
 #endif
 }
 
-static enum memprof_status bad_uleb(struct memprof_reader *r, uint64_t record_offset,
-                                    uint64_t at)
+static enum format_status bad_uleb(struct memprof_reader *r, uint64_t record_offset,
+                                   uint64_t at)
 {
-  return reader_fail(r, MEMPROF_CORRUPT, record_offset,
+  return reader_fail(r, FORMAT_BAD_INPUT, record_offset,
                      "over-long or overflowing ULEB128 at byte %llu", (unsigned long long)at);
 }
 
@@ -143,7 +143,7 @@ static enum decode_result decode_symbol_body(struct memprof_reader *r, uint64_t 
   uint64_t length;
   FIELD(&length);
   if (length > READER_STRING_MAX) {
-    reader_fail(r, MEMPROF_CORRUPT, record_offset,
+    reader_fail(r, FORMAT_BAD_INPUT, record_offset,
                 "string length %llu exceeds the limit of %u bytes",
                 (unsigned long long)length, READER_STRING_MAX);
     return DECODE_BAD;
@@ -162,16 +162,16 @@ static enum decode_result decode_symbol_body(struct memprof_reader *r, uint64_t 
 }
 
 /* A name longer than the window: gather it in r->strings, then read what follows. */
-static enum memprof_status read_long_symbol(struct memprof_reader *r, uint64_t record_offset,
-                                            struct pending_string *pending,
-                                            struct memprof_record *record)
+static enum format_status read_long_symbol(struct memprof_reader *r, uint64_t record_offset,
+                                           struct pending_string *pending,
+                                           struct memprof_record *record)
 {
   struct memprof_symbol *s = &record->symbol;
   size_t length = (size_t)pending->length;
   if (r->strings_capacity < length) {
     uint8_t *grown = realloc(r->strings, length);
     if (grown == NULL)
-      return reader_fail(r, MEMPROF_NO_MEMORY, record_offset, "out of memory for a %zu-byte name",
+      return reader_fail(r, FORMAT_NO_MEMORY, record_offset, "out of memory for a %zu-byte name",
                          length);
     r->strings = grown;
     r->strings_capacity = length;
@@ -204,12 +204,12 @@ static enum memprof_status read_long_symbol(struct memprof_reader *r, uint64_t r
       return bad_uleb(r, record_offset, r->base + r->pos);
     r->pos = (size_t)(c.at - r->window);
   }
-  return MEMPROF_OK;
+  return FORMAT_OK;
 }
 
 /* Decodes a symbol record (prologue entry or symtab event) whose header is at pos. */
-static enum memprof_status read_symbol(struct memprof_reader *r, enum memprof_symbol_kind kind,
-                                       int in_stream, struct memprof_record *record)
+static enum format_status read_symbol(struct memprof_reader *r, enum memprof_symbol_kind kind,
+                                      int in_stream, struct memprof_record *record)
 {
   uint64_t record_offset = r->base + r->pos;
   int mcode = r->symtab_version == 2;
@@ -226,7 +226,7 @@ static enum memprof_status read_symbol(struct memprof_reader *r, enum memprof_sy
     if (result == DECODE_OK) {
       r->pos = (size_t)(c.at - r->window);
       record->offset = record_offset;
-      return MEMPROF_OK;
+      return FORMAT_OK;
     }
     if (r->source_eof) {
       if (pending.payload != NULL &&
@@ -262,9 +262,9 @@ static void quote_bytes(char *out, size_t size, const uint8_t *bytes, size_t cou
   out[n] = '\0';
 }
 
-/* Checks the 7-byte header of a part; returns MEMPROF_OK or a final status. */
-static enum memprof_status read_part_header(struct memprof_reader *r, const char *magic,
-                                            const char *part)
+/* Checks the 7-byte header of a part; returns FORMAT_OK or a final status. */
+static enum format_status read_part_header(struct memprof_reader *r, const char *magic,
+                                           const char *part)
 {
   uint64_t offset = r->base + r->pos;
   size_t available = r->end - r->pos;
@@ -273,47 +273,47 @@ static enum memprof_status read_part_header(struct memprof_reader *r, const char
   if (memcmp(h, magic, magic_seen) != 0) {
     char quoted[32];
     quote_bytes(quoted, sizeof quoted, h, magic_seen);
-    return reader_fail(r, MEMPROF_CORRUPT, offset,
+    return reader_fail(r, FORMAT_BAD_INPUT, offset,
                        "not a memprof stream: %s magic is \"%s\", expected \"%s\"", part, quoted,
                        magic);
   }
   if (available < HEADER_BYTES)
     return reader_cut(r, offset, "cut inside a header");
-  return MEMPROF_OK;
+  return FORMAT_OK;
 }
 
-static enum memprof_status read_symtab_header(struct memprof_reader *r)
+static enum format_status read_symtab_header(struct memprof_reader *r)
 {
   if (r->end == 0 && r->base == 0)
-    return reader_fail(r, MEMPROF_CORRUPT, 0, "empty input: not a memprof stream");
-  enum memprof_status status = read_part_header(r, MEMPROF_SYMTAB_MAGIC, "symtab");
-  if (status != MEMPROF_OK)
+    return reader_fail(r, FORMAT_BAD_INPUT, 0, "empty input: not a memprof stream");
+  enum format_status status = read_part_header(r, MEMPROF_SYMTAB_MAGIC, "symtab");
+  if (status != FORMAT_OK)
     return status;
   int version = r->window[r->pos + 3];
   r->symtab_version = version;
   if (version < 1 || version > 3)
-    return reader_fail(r, MEMPROF_UNSUPPORTED, r->base + r->pos,
+    return reader_fail(r, FORMAT_UNSUPPORTED, r->base + r->pos,
                        "unsupported memprof version: symtab %d (events version not reached; "
                        "ljleak reads 3/3 and 1/1)", version);
   r->pos += HEADER_BYTES;
   r->phase = PHASE_SYMTAB;
-  return MEMPROF_OK;
+  return FORMAT_OK;
 }
 
-static enum memprof_status read_events_header(struct memprof_reader *r)
+static enum format_status read_events_header(struct memprof_reader *r)
 {
-  enum memprof_status status = read_part_header(r, MEMPROF_EVENTS_MAGIC, "events");
-  if (status != MEMPROF_OK)
+  enum format_status status = read_part_header(r, MEMPROF_EVENTS_MAGIC, "events");
+  if (status != FORMAT_OK)
     return status;
   int version = r->window[r->pos + 3];
   r->events_version = version;
   if (!((r->symtab_version == 3 && version == 3) || (r->symtab_version == 1 && version == 1)))
-    return reader_fail(r, MEMPROF_UNSUPPORTED, r->base + r->pos,
+    return reader_fail(r, FORMAT_UNSUPPORTED, r->base + r->pos,
                        "unsupported memprof version: symtab %d, events %d (ljleak reads 3/3 and 1/1)",
                        r->symtab_version, version);
   r->pos += HEADER_BYTES;
   r->phase = PHASE_EVENTS;
-  return MEMPROF_OK;
+  return FORMAT_OK;
 }
 
 /* Symbol kind of a prologue entry type, by symtab version; -1 if it has none. */
@@ -329,26 +329,26 @@ static int prologue_symbol_kind(int version, unsigned type)
 }
 
 /* One prologue entry, or the end of the prologue. */
-static enum memprof_status read_symtab_entry(struct memprof_reader *r,
-                                             struct memprof_record *record, int *entry_done)
+static enum format_status read_symtab_entry(struct memprof_reader *r,
+                                            struct memprof_record *record, int *entry_done)
 {
   uint8_t header = r->window[r->pos];
   *entry_done = 0;
   if (header & MEMPROF_EPILOGUE) {
     r->pos++;
     r->phase = PHASE_EVENTS_HEADER;
-    return MEMPROF_OK;
+    return FORMAT_OK;
   }
   int kind = prologue_symbol_kind(r->symtab_version, header & 3u);
   if (kind < 0)
-    return reader_fail(r, MEMPROF_CORRUPT, r->base + r->pos,
+    return reader_fail(r, FORMAT_BAD_INPUT, r->base + r->pos,
                        "invalid symtab entry header byte 0x%02x (type %u in symtab version %d)",
                        header, header & 3u, r->symtab_version);
   *entry_done = 1;
   return read_symbol(r, (enum memprof_symbol_kind)kind, 0, record);
 }
 
-static enum memprof_status read_event(struct memprof_reader *r, struct memprof_record *record)
+static enum format_status read_event(struct memprof_reader *r, struct memprof_record *record)
 {
   uint8_t header = r->window[r->pos];
   if (header == MEMPROF_EPILOGUE) {
@@ -356,7 +356,7 @@ static enum memprof_status read_event(struct memprof_reader *r, struct memprof_r
     return reader_finish(r);
   }
   if (!memprof_event_header_is_valid(header, r->events_version))
-    return reader_fail(r, MEMPROF_CORRUPT, r->base + r->pos,
+    return reader_fail(r, FORMAT_BAD_INPUT, r->base + r->pos,
                        "invalid event header byte 0x%02x", header);
   if ((header & 3) == MEMPROF_EVENT_SYMTAB) {
     static const enum memprof_symbol_kind by_source[] = {
@@ -385,12 +385,12 @@ static enum memprof_status read_event(struct memprof_reader *r, struct memprof_r
   record->type = MEMPROF_RECORD_EVENT;
   record->in_stream = 1;
   record->offset = offset;
-  return MEMPROF_OK;
+  return FORMAT_OK;
 }
 
 /* ---- Public API ------------------------------------------------------------ */
 
-enum memprof_status memprof_reader_next(struct memprof_reader *r, struct memprof_record *record)
+enum format_status memprof_reader_next(struct memprof_reader *r, struct memprof_record *record)
 {
   for (;;) {
     if (r->phase == PHASE_DONE)
@@ -399,25 +399,25 @@ enum memprof_status memprof_reader_next(struct memprof_reader *r, struct memprof
       reader_window_refill(r);
     if (r->pos == r->end && r->phase != PHASE_SYMTAB_HEADER)
       return reader_cut(r, r->base + r->pos, "cut between records");
-    enum memprof_status status;
+    enum format_status status;
     switch (r->phase) {
     case PHASE_EVENTS:
       return read_event(r, record);
     case PHASE_SYMTAB: {
       int entry_done;
       status = read_symtab_entry(r, record, &entry_done);
-      if (status != MEMPROF_OK || entry_done)
+      if (status != FORMAT_OK || entry_done)
         return status;
       break;
     }
     case PHASE_SYMTAB_HEADER:
       status = read_symtab_header(r);
-      if (status != MEMPROF_OK)
+      if (status != FORMAT_OK)
         return status;
       break;
     case PHASE_EVENTS_HEADER:
       status = read_events_header(r);
-      if (status != MEMPROF_OK)
+      if (status != FORMAT_OK)
         return status;
       break;
     case PHASE_DONE:
@@ -449,28 +449,27 @@ void memprof_reader_consume(struct memprof_reader *r, size_t bytes)
   r->pos += bytes;
 }
 
-static struct memprof_reader *reader_new(const char *name, struct memprof_error *err)
+static struct memprof_reader *reader_new(const char *name, struct format_error *err)
 {
   struct memprof_reader *r = calloc(1, sizeof *r);
   if (r != NULL)
     r->name = strdup(name);
   if (r == NULL || r->name == NULL) {
     free(r);
-    snprintf(err->message, sizeof err->message, "%s: out of memory", name);
-    err->status = MEMPROF_NO_MEMORY;
-    err->offset = 0;
+    format_error_clear(err);
+    format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", name);
     return NULL;
   }
   r->fd = -1;
   r->phase = PHASE_SYMTAB_HEADER;
   r->pext = memprof_cpu_fast_pext();
-  r->error.status = MEMPROF_OK;
+  format_error_clear(&r->error);
   return r;
 }
 
 /* Looks at the first bytes and sets up plain or gzip decoding. */
 
-struct memprof_reader *memprof_reader_open(const char *path, struct memprof_error *err)
+struct memprof_reader *memprof_reader_open(const char *path, struct format_error *err)
 {
   int is_stdin = strcmp(path, "-") == 0;
   struct memprof_reader *r = reader_new(is_stdin ? "stdin" : path, err);
@@ -481,10 +480,9 @@ struct memprof_reader *memprof_reader_open(const char *path, struct memprof_erro
   } else {
     r->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (r->fd < 0) {
-      snprintf(err->message, sizeof err->message, "%s: cannot open: %s", r->name,
-               strerror(errno));
-      err->status = MEMPROF_IO;
-      err->offset = 0;
+      format_error_clear(err);
+      err->system_error = errno;
+      format_error_set(err, FORMAT_IO, "%s: cannot open: %s", r->name, strerror(errno));
       memprof_reader_close(r);
       return NULL;
     }
@@ -498,7 +496,7 @@ struct memprof_reader *memprof_reader_open(const char *path, struct memprof_erro
 }
 
 struct memprof_reader *memprof_reader_open_memory(const void *data, size_t size,
-                                                  const char *name, struct memprof_error *err)
+                                                  const char *name, struct format_error *err)
 {
   struct memprof_reader *r = reader_new(name, err);
   if (r == NULL)
@@ -524,7 +522,7 @@ struct memprof_reader *memprof_reader_open_memory(const void *data, size_t size,
   return r;
 }
 
-const struct memprof_error *memprof_reader_error(const struct memprof_reader *r)
+const struct format_error *memprof_reader_error(const struct memprof_reader *r)
 {
   return &r->error;
 }

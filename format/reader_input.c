@@ -6,45 +6,36 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/message.h"
 #include "format/reader_internal.h"
 
 /* ---- Errors --------------------------------------------------------------- */
 
-static void error_set(struct memprof_error *err, const char *name, enum memprof_status status,
-                      uint64_t offset, const char *format, va_list args)
-{
-  format_message_at(err->message, sizeof err->message, name, offset, format, args);
-  err->status = status;
-  err->offset = offset;
-}
-
 /* Records a final status; returns it so callers can `return reader_fail(...)`. */
-enum memprof_status reader_fail(struct memprof_reader *r, enum memprof_status status,
-                                       uint64_t offset, const char *format, ...)
+enum format_status reader_fail(struct memprof_reader *r, enum format_status status,
+                               uint64_t offset, const char *format, ...)
 {
   va_list args;
   va_start(args, format);
-  error_set(&r->error, r->name, status, offset, format, args);
+  format_error_at_va(&r->error, status, r->name, offset, format, args);
   va_end(args);
   r->phase = PHASE_DONE;
   return status;
 }
 
 /* The input failed after `offset` decoded bytes; parsing goes on up to there. */
-static void source_fail(struct memprof_reader *r, uint64_t offset, enum memprof_status status,
+static void source_fail(struct memprof_reader *r, uint64_t offset, enum format_status status,
                         const char *format, ...)
 {
   va_list args;
   va_start(args, format);
-  error_set(&r->source_error, r->name, status, offset, format, args);
+  format_error_at_va(&r->source_error, status, r->name, offset, format, args);
   va_end(args);
   r->source_failed = 1;
   r->source_eof = 1;
 }
 
 /* The input ends inside the record starting at `offset` (or exactly at it). */
-enum memprof_status reader_cut(struct memprof_reader *r, uint64_t offset, const char *what)
+enum format_status reader_cut(struct memprof_reader *r, uint64_t offset, const char *what)
 {
   if (r->source_failed) {
     r->error = r->source_error;
@@ -52,18 +43,18 @@ enum memprof_status reader_cut(struct memprof_reader *r, uint64_t offset, const 
     return r->error.status;
   }
   uint64_t stream_end = r->base + r->end;
-  return reader_fail(r, MEMPROF_TRUNCATED, offset,
+  return reader_fail(r, FORMAT_CUT, offset,
                      "stream ends without its epilogue (%s); every complete event before it was read",
                      offset == stream_end ? "cut between records" : what);
 }
 
 /* The input ends inside a string whose length says it goes on. */
-enum memprof_status reader_fail_cut_string(struct memprof_reader *r, uint64_t offset,
-                                                  uint64_t length, uint64_t left)
+enum format_status reader_fail_cut_string(struct memprof_reader *r, uint64_t offset,
+                                          uint64_t length, uint64_t left)
 {
   if (r->source_failed)
     return reader_cut(r, offset, "");
-  return reader_fail(r, MEMPROF_TRUNCATED, offset,
+  return reader_fail(r, FORMAT_CUT, offset,
                      "string length %llu runs past the end of the input (%llu bytes left); "
                      "stream ends without its epilogue (cut mid-record); every complete event "
                      "before it was read",
@@ -97,7 +88,7 @@ static size_t raw_read(struct memprof_reader *r, uint8_t *out, size_t size)
     }
     if (errno == EINTR)
       continue;
-    source_fail(r, r->decoded, MEMPROF_IO, "read error: %s", strerror(errno));
+    source_fail(r, r->decoded, FORMAT_IO, "read error: %s", strerror(errno));
     r->raw_eof = 1;
     return 0;
   }
@@ -166,7 +157,7 @@ static size_t gzip_read(struct memprof_reader *r, uint8_t *out, size_t size)
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       /* What was inflated before the damage is still handed out. */
-      source_fail(r, r->decoded + (size - r->zs.avail_out), MEMPROF_IO,
+      source_fail(r, r->decoded + (size - r->zs.avail_out), FORMAT_IO,
                   "gzip data is damaged (%s)", r->zs.msg ? r->zs.msg : "inflate failed");
       r->gzip_live = 0;
       break;
@@ -201,14 +192,14 @@ void reader_window_refill(struct memprof_reader *r)
 }
 
 /* After the epilogue: a gzip's remaining data and trailer are still checked. */
-enum memprof_status reader_finish(struct memprof_reader *r)
+enum format_status reader_finish(struct memprof_reader *r)
 {
   r->phase = PHASE_DONE;
-  r->error.status = MEMPROF_END;
+  format_error_clear(&r->error);
+  r->error.status = FORMAT_END;
   r->error.offset = r->base + r->pos;
-  r->error.message[0] = '\0';
   if (!r->gzip)
-    return MEMPROF_END;
+    return FORMAT_END;
   /* Bytes after the epilogue are ignored (as Tarantool's parser does), but
    * they are inflated so that a damaged trailer is still reported. */
   while (!r->source_eof)
@@ -218,11 +209,11 @@ enum memprof_status reader_finish(struct memprof_reader *r)
     return r->error.status;
   }
   if (r->gzip_cut)
-    return reader_fail(r, MEMPROF_IO, r->decoded, "gzip data ends before its trailer");
-  return MEMPROF_END;
+    return reader_fail(r, FORMAT_IO, r->decoded, "gzip data ends before its trailer");
+  return FORMAT_END;
 }
 
-int reader_input_start(struct memprof_reader *r, struct memprof_error *err)
+int reader_input_start(struct memprof_reader *r, struct format_error *err)
 {
   r->capacity = READER_WINDOW;
   r->storage = malloc(r->capacity);
@@ -260,8 +251,7 @@ int reader_input_start(struct memprof_reader *r, struct memprof_error *err)
   reader_window_refill(r);
   return 0;
 out_of_memory:
-  snprintf(err->message, sizeof err->message, "%s: out of memory", r->name);
-  err->status = MEMPROF_NO_MEMORY;
-  err->offset = 0;
+  format_error_clear(err);
+  format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", r->name);
   return -1;
 }

@@ -59,7 +59,7 @@ struct memprof_reader {
   uint64_t decoded;       /* decoded bytes produced so far */
   int source_eof;         /* no more decoded bytes will come */
   int source_failed;      /* source_error holds why */
-  struct memprof_error source_error;
+  struct format_error source_error;
 
   /* Names longer than the window are gathered here. */
   uint8_t *strings;
@@ -69,29 +69,29 @@ struct memprof_reader {
   int pext;               /* decode with the pext instruction */
   int symtab_version;
   int events_version;
-  struct memprof_error error;
+  struct format_error error;
 };
 
 /* Records a final status; returns it so callers can `return reader_fail(...)`. */
-enum memprof_status reader_fail(struct memprof_reader *r, enum memprof_status status,
-                                uint64_t offset, const char *format, ...)
+enum format_status reader_fail(struct memprof_reader *r, enum format_status status,
+                               uint64_t offset, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* The input ends inside the record starting at `offset` (or exactly at it). */
-enum memprof_status reader_cut(struct memprof_reader *r, uint64_t offset, const char *what);
+enum format_status reader_cut(struct memprof_reader *r, uint64_t offset, const char *what);
 
 /* The input ends inside a string whose length says it goes on. */
-enum memprof_status reader_fail_cut_string(struct memprof_reader *r, uint64_t offset,
-                                           uint64_t length, uint64_t left);
+enum format_status reader_fail_cut_string(struct memprof_reader *r, uint64_t offset,
+                                          uint64_t length, uint64_t left);
 
 /* Reads the first bytes of the input: gzip by its magic, or plain; then
  * fills the window. 0, or -1 with err. */
-int reader_input_start(struct memprof_reader *r, struct memprof_error *err);
+int reader_input_start(struct memprof_reader *r, struct format_error *err);
 
 /* Keeps the unparsed bytes and fills the rest of the window (to the end of input). */
 void reader_window_refill(struct memprof_reader *r);
 
 /* After the epilogue: a gzip's remaining data and trailer are still checked. */
-enum memprof_status reader_finish(struct memprof_reader *r);
+enum format_status reader_finish(struct memprof_reader *r);
 
 #endif

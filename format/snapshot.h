@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/error.h"
+
 /* ---- Wire constants ------------------------------------------------------- */
 
 #define SNAPSHOT_MAGIC "ljhs"
@@ -170,39 +172,28 @@ struct snapshot_block_owner {
   uint32_t object;
 };
 
-enum snapshot_status {
-  SNAPSHOT_OK = 0,
-  SNAPSHOT_CUT,                 /* the file ends early: every complete chunk was read (a warning) */
-  SNAPSHOT_CORRUPT,             /* not a snapshot at error.offset */
-  SNAPSHOT_UNSUPPORTED,         /* a version this reader does not know (the message names it) */
-  SNAPSHOT_FOREIGN,             /* it belongs to another capture (snapshot_check_capture) */
-  SNAPSHOT_IO,
-  SNAPSHOT_NO_MEMORY
-};
-
-struct snapshot_error {
-  enum snapshot_status status;
-  uint64_t offset;              /* byte offset of what is wrong, or where the file was cut */
-  char message[512];            /* "FILE: byte OFFSET: what is wrong" */
-};
+/* Errors are format/error.h's: FORMAT_CUT (the file ends early: every complete chunk was read,
+ * a warning), FORMAT_BAD_INPUT (not a snapshot at error.offset, or another capture's),
+ * FORMAT_UNSUPPORTED (a version this reader does not know), FORMAT_IO, FORMAT_NO_MEMORY;
+ * the message is "FILE: byte OFFSET: what is wrong". */
 
 /* ---- Reader (API for diff/: stable) --------------------------------------------- */
 
-/* Reads size bytes (not kept) into *snapshot; name is what messages call the input. SNAPSHOT_OK;
- * SNAPSHOT_CUT with *snapshot holding every complete chunk and error saying where it was cut;
+/* Reads size bytes (not kept) into *snapshot; name is what messages call the input. FORMAT_OK;
+ * FORMAT_CUT with *snapshot holding every complete chunk and error saying where it was cut;
  * or an error with *snapshot empty. Release with snapshot_free either way. */
-enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
-                                          const char *name, struct snapshot_error *error);
+enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
+                                        const char *name, struct format_error *error);
 
 /* Reads the file at path, as snapshot_read_memory. */
-enum snapshot_status snapshot_read_file(struct snapshot *snapshot, const char *path,
-                                        struct snapshot_error *error);
+enum format_status snapshot_read_file(struct snapshot *snapshot, const char *path,
+                                      struct format_error *error);
 
 /* Whether the snapshot belongs to the capture whose index says pid and start (Unix seconds):
- * SNAPSHOT_OK, or SNAPSHOT_FOREIGN with a message naming name and both captures. */
-enum snapshot_status snapshot_check_capture(const struct snapshot *snapshot, const char *name,
-                                            uint64_t pid, double start,
-                                            struct snapshot_error *error);
+ * FORMAT_OK, or FORMAT_BAD_INPUT with a message naming name and both captures. */
+enum format_status snapshot_check_capture(const struct snapshot *snapshot, const char *name,
+                                          uint64_t pid, double start,
+                                          struct format_error *error);
 
 /* The object at address, or NULL. */
 const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uint64_t address);

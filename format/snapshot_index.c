@@ -65,10 +65,10 @@ static uint64_t find_bucket(uint64_t delta, unsigned shift)
 
 /* snapshot_find's buckets: about two objects a bucket, so that a lookup (one a reference when
  * the holders are found) searches a few objects instead of all of them. */
-static enum snapshot_status index_buckets(struct snapshot *s)
+static enum format_status index_buckets(struct snapshot *s)
 {
   if (!s->object_count)
-    return SNAPSHOT_OK;
+    return FORMAT_OK;
   uint64_t base = s->objects[0].address, span = s->objects[s->object_count - 1].address - base;
   uint32_t buckets = 1;
   while (buckets < s->object_count / 2 && buckets < (UINT32_C(1) << 30))
@@ -78,7 +78,7 @@ static enum snapshot_status index_buckets(struct snapshot *s)
     shift++;
   s->find_start = malloc(((size_t)buckets + 1) * sizeof *s->find_start);
   if (!s->find_start)
-    return SNAPSHOT_NO_MEMORY;
+    return FORMAT_NO_MEMORY;
   size_t i = 0;
   for (uint32_t k = 0; k <= buckets; k++) {
     while (i < s->object_count && find_bucket(s->objects[i].address - base, shift) < k)
@@ -87,11 +87,11 @@ static enum snapshot_status index_buckets(struct snapshot *s)
   }
   s->find_buckets = buckets;
   s->find_shift = shift;
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
-enum snapshot_status snapshot_index_objects(struct snapshot *s, const uint64_t *offsets,
-                                           uint64_t *duplicate_address, uint64_t *duplicate_offset)
+enum format_status snapshot_index_objects(struct snapshot *s, const uint64_t *offsets,
+                                          uint64_t *duplicate_address, uint64_t *duplicate_offset)
 {
   size_t n = s->object_count > s->block_count ? s->object_count : s->block_count;
   uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
@@ -101,19 +101,19 @@ enum snapshot_status snapshot_index_objects(struct snapshot *s, const uint64_t *
   s->block_index = malloc((s->block_count ? s->block_count : 1) * sizeof *s->block_index);
   if (!keys || !order || !scratch || !counts || !s->block_index) {
     free(keys), free(order), free(scratch), free(counts);
-    return SNAPSHOT_NO_MEMORY;
+    return FORMAT_NO_MEMORY;
   }
   for (size_t i = 0; i < s->object_count; i++)
     keys[i] = s->objects[i].address, order[i] = (uint32_t)i;
-  enum snapshot_status st = SNAPSHOT_OK;
+  enum format_status st = FORMAT_OK;
   if (s->object_count > 1) {
     radix_sort(order, scratch, keys, s->object_count, counts);
-    for (size_t i = 1; i < s->object_count && st == SNAPSHOT_OK; i++) {
+    for (size_t i = 1; i < s->object_count && st == FORMAT_OK; i++) {
       uint64_t a = offsets[order[i]], b = offsets[order[i - 1]];
       if (keys[order[i]] == keys[order[i - 1]]) {
         *duplicate_address = keys[order[i]];
         *duplicate_offset = a > b ? a : b;
-        st = SNAPSHOT_CORRUPT;
+        st = FORMAT_BAD_INPUT;
       }
     }
     permute_objects(s->objects, order, s->object_count);
@@ -130,8 +130,8 @@ enum snapshot_status snapshot_index_objects(struct snapshot *s, const uint64_t *
     order[i] = (uint32_t)i;
   uint32_t *owner = malloc((s->block_count ? s->block_count : 1) * sizeof *owner);
   if (!owner) {
-    st = SNAPSHOT_NO_MEMORY;
-  } else if (st == SNAPSHOT_OK) {
+    st = FORMAT_NO_MEMORY;
+  } else if (st == FORMAT_OK) {
     memcpy(owner, scratch, s->block_count * sizeof *owner);
     if (s->block_count > 1)
       radix_sort(order, scratch, keys, s->block_count, counts);
@@ -139,7 +139,7 @@ enum snapshot_status snapshot_index_objects(struct snapshot *s, const uint64_t *
       s->block_index[i] = (struct snapshot_block_owner){keys[order[i]], owner[order[i]]};
   }
   free(owner), free(keys), free(order), free(scratch), free(counts);
-  return st == SNAPSHOT_OK ? index_buckets(s) : st;
+  return st == FORMAT_OK ? index_buckets(s) : st;
 }
 
 const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uint64_t address)

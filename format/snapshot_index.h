@@ -7,10 +7,10 @@
 #include "format/snapshot.h"
 
 /* Puts s's objects in order by address and indexes every owned block's owner. offsets: each
- * object's record in the file, in the order read. SNAPSHOT_OK; SNAPSHOT_NO_MEMORY; or
- * SNAPSHOT_CORRUPT when two objects have one address, *duplicate_address that address and
+ * object's record in the file, in the order read. FORMAT_OK; FORMAT_NO_MEMORY; or
+ * FORMAT_BAD_INPUT when two objects have one address, *duplicate_address that address and
  * *duplicate_offset the later of their two records. */
-enum snapshot_status snapshot_index_objects(struct snapshot *s, const uint64_t *offsets,
-                                           uint64_t *duplicate_address, uint64_t *duplicate_offset);
+enum format_status snapshot_index_objects(struct snapshot *s, const uint64_t *offsets,
+                                          uint64_t *duplicate_address, uint64_t *duplicate_offset);
 
 #endif

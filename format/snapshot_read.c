@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "format/memprof.h"
-#include "format/message.h"
 #include "format/snapshot.h"
 #include "format/snapshot_index.h"
 #include "format/whole_file.h"
@@ -21,7 +20,7 @@ struct cursor {
 struct reading {
   struct snapshot *snapshot;
   const char *name;
-  struct snapshot_error *error;
+  struct format_error *error;
   size_t object_capacity, block_capacity, reference_capacity, root_capacity, string_capacity;
   size_t pool_used, pool_capacity;  /* of snapshot->string_pool: never grown (pointers into it) */
   uint64_t end_totals[5];
@@ -32,17 +31,15 @@ struct reading {
   size_t big_count, big_capacity;
 };
 
-static enum snapshot_status fail(struct reading *r, enum snapshot_status status, uint64_t offset,
-                                 const char *format, ...) __attribute__((format(printf, 4, 5)));
-static enum snapshot_status fail(struct reading *r, enum snapshot_status status, uint64_t offset,
-                                 const char *format, ...)
+static enum format_status fail(struct reading *r, enum format_status status, uint64_t offset,
+                               const char *format, ...) __attribute__((format(printf, 4, 5)));
+static enum format_status fail(struct reading *r, enum format_status status, uint64_t offset,
+                               const char *format, ...)
 {
   va_list args;
   va_start(args, format);
-  format_message_at(r->error->message, sizeof r->error->message, r->name, offset, format, args);
+  format_error_at_va(r->error, status, r->name, offset, format, args);
   va_end(args);
-  r->error->status = status;
-  r->error->offset = offset;
   return status;
 }
 
@@ -66,7 +63,7 @@ static inline int next_uleb(struct reading *r, struct cursor *c, uint64_t *value
   }
   int n = memprof_uleb128_decode(c->data + c->pos, c->size - c->pos, value);
   if (n <= 0) {
-    fail(r, SNAPSHOT_CORRUPT, c->base + c->pos, "%s: %s", what,
+    fail(r, FORMAT_BAD_INPUT, c->base + c->pos, "%s: %s", what,
          n == 0 ? "the chunk ends inside it" : "bad number");
     return -1;
   }
@@ -90,12 +87,12 @@ static int grow(void **array, size_t count, size_t *capacity, size_t size)
   return 0;
 }
 
-static enum snapshot_status no_memory(struct reading *r, uint64_t offset)
+static enum format_status no_memory(struct reading *r, uint64_t offset)
 {
-  return fail(r, SNAPSHOT_NO_MEMORY, offset, "out of memory");
+  return fail(r, FORMAT_NO_MEMORY, offset, "out of memory");
 }
 
-static enum snapshot_status read_capture(struct reading *r, struct cursor *c)
+static enum format_status read_capture(struct reading *r, struct cursor *c)
 {
   struct snapshot_capture *k = &r->snapshot->capture;
   uint64_t *fields[] = {&k->pid,     &k->start_ms, &k->boundary,   &k->segment,
@@ -103,43 +100,43 @@ static enum snapshot_status read_capture(struct reading *r, struct cursor *c)
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
     if (next_uleb(r, c, fields[i], "capture chunk") != 0)
       return r->error->status;
-  return SNAPSHOT_OK;  /* fields a later version appends are skipped */
+  return FORMAT_OK;  /* fields a later version appends are skipped */
 }
 
 /* One string record. */
-static enum snapshot_status read_string(struct reading *r, struct cursor *c)
+static enum format_status read_string(struct reading *r, struct cursor *c)
 {
   struct snapshot *s = r->snapshot;
   uint64_t length, at = c->base + c->pos;
   if (next_uleb(r, c, &length, "string") != 0)
     return r->error->status;
   if (length > c->size - c->pos)
-    return fail(r, SNAPSHOT_CORRUPT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
+    return fail(r, FORMAT_BAD_INPUT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
   if (s->string_count == UINT32_MAX - 1)
-    return fail(r, SNAPSHOT_CORRUPT, at, "too many strings");
+    return fail(r, FORMAT_BAD_INPUT, at, "too many strings");
   if (grow((void **)&s->strings, (size_t)s->string_count + 1, &r->string_capacity, sizeof *s->strings) != 0)
     return no_memory(r, at);
   if (length + 1 > r->pool_capacity - r->pool_used)  /* the pool holds every STRINGS body */
-    return fail(r, SNAPSHOT_CORRUPT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
+    return fail(r, FORMAT_BAD_INPUT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
   char *text = s->string_pool + r->pool_used;
   memcpy(text, c->data + c->pos, (size_t)length);
   text[length] = '\0';
   r->pool_used += (size_t)length + 1;
   c->pos += (size_t)length;
   s->strings[++s->string_count] = text;
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
 /* A label word: kind, weak bit, and a string id that must be defined already; INDEX's n in
  * *index (and in text when it fits 32 bits: else wide says so). */
-static inline enum snapshot_status read_label(struct reading *r, uint64_t word, uint64_t at,
-                                              struct snapshot_reference *ref, int64_t *index)
+static inline enum format_status read_label(struct reading *r, uint64_t word, uint64_t at,
+                                            struct snapshot_reference *ref, int64_t *index)
 {
   ref->weak = (uint8_t)(word & 1);
   unsigned kind = (unsigned)(word >> 1) & 7;
   uint64_t payload = word >> 4;
   if (kind >= SNAPSHOT_REF_KIND_COUNT)
-    return fail(r, SNAPSHOT_CORRUPT, at, "reference of unknown kind %u", kind);
+    return fail(r, FORMAT_BAD_INPUT, at, "reference of unknown kind %u", kind);
   ref->kind = (uint8_t)kind;
   ref->text = 0;
   ref->wide = 0;
@@ -153,15 +150,15 @@ static inline enum snapshot_status read_label(struct reading *r, uint64_t word, 
       ref->wide = SNAPSHOT_WIDE_INDEX;
   } else {
     if (payload == 0 || payload > r->snapshot->string_count)
-      return fail(r, SNAPSHOT_CORRUPT, at, "label names string %" PRIu64 ", not defined before", payload);
+      return fail(r, FORMAT_BAD_INPUT, at, "label names string %" PRIu64 ", not defined before", payload);
     ref->text = (uint32_t)payload;
   }
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
 /* References up to the list's end (a 0), appended to the snapshot's. */
-static enum snapshot_status read_references(struct reading *r, struct cursor *c, uint64_t address,
-                                            struct snapshot_object *owner)
+static enum format_status read_references(struct reading *r, struct cursor *c, uint64_t address,
+                                          struct snapshot_object *owner)
 {
   struct snapshot *s = r->snapshot;
   for (;;) {
@@ -169,9 +166,9 @@ static enum snapshot_status read_references(struct reading *r, struct cursor *c,
     if (next_uleb(r, c, &word, "reference") != 0)
       return r->error->status;
     if (word == 0)
-      return SNAPSHOT_OK;
+      return FORMAT_OK;
     if (s->reference_count >= SNAPSHOT_MAX_RECORDS)
-      return fail(r, SNAPSHOT_CORRUPT, at, "more references than this reader takes");
+      return fail(r, FORMAT_BAD_INPUT, at, "more references than this reader takes");
     if (s->reference_count == r->reference_capacity) {  /* the end's total was short */
       size_t capacity = r->reference_capacity;
       if (grow((void **)&s->references, s->reference_count, &capacity, sizeof *s->references) != 0)
@@ -184,7 +181,7 @@ static enum snapshot_status read_references(struct reading *r, struct cursor *c,
     }
     struct snapshot_reference *ref = &s->references[s->reference_count];
     int64_t index;
-    if (read_label(r, word, at, ref, &index) != SNAPSHOT_OK || next_uleb(r, c, &delta, "reference") != 0)
+    if (read_label(r, word, at, ref, &index) != FORMAT_OK || next_uleb(r, c, &delta, "reference") != 0)
       return r->error->status;
     if (ref->wide) {
       if (grow((void **)&r->big, r->big_count, &r->big_capacity, sizeof *r->big) != 0)
@@ -197,7 +194,7 @@ static enum snapshot_status read_references(struct reading *r, struct cursor *c,
   }
 }
 
-static enum snapshot_status read_object(struct reading *r, struct cursor *c, uint64_t *address)
+static enum format_status read_object(struct reading *r, struct cursor *c, uint64_t *address)
 {
   struct snapshot *s = r->snapshot;
   uint64_t at = c->base + c->pos;
@@ -210,13 +207,13 @@ static enum snapshot_status read_object(struct reading *r, struct cursor *c, uin
   if (type == SNAPSHOT_CONTINUED) {
     struct snapshot_object *last = s->object_count ? &s->objects[s->object_count - 1] : NULL;
     if (!last || last->address != *address || last->first_reference + last->reference_count != s->reference_count)
-      return fail(r, SNAPSHOT_CORRUPT, at, "continued references of no object before them");
+      return fail(r, FORMAT_BAD_INPUT, at, "continued references of no object before them");
     return read_references(r, c, *address, last);
   }
   if (type >= SNAPSHOT_TYPE_COUNT)
-    return fail(r, SNAPSHOT_CORRUPT, at, "object of unknown type %u", type);
+    return fail(r, FORMAT_BAD_INPUT, at, "object of unknown type %u", type);
   if (s->object_count >= SNAPSHOT_MAX_RECORDS || s->block_count >= SNAPSHOT_MAX_RECORDS - SNAPSHOT_MAX_BLOCKS)
-    return fail(r, SNAPSHOT_CORRUPT, at, "more objects than this reader takes");
+    return fail(r, FORMAT_BAD_INPUT, at, "more objects than this reader takes");
   if (s->object_count == r->object_capacity) {  /* the heads said fewer */
     size_t capacity = r->object_capacity;
     if (grow((void **)&s->objects, s->object_count, &capacity, sizeof *s->objects) != 0)
@@ -243,7 +240,7 @@ static enum snapshot_status read_object(struct reading *r, struct cursor *c, uin
     if (next_uleb(r, c, &n, "block count") != 0)
       return r->error->status;
     if (n == 0 || n > SNAPSHOT_MAX_BLOCKS)
-      return fail(r, SNAPSHOT_CORRUPT, at, "object with %" PRIu64 " blocks", n);
+      return fail(r, FORMAT_BAD_INPUT, at, "object with %" PRIu64 " blocks", n);
     for (uint64_t i = 0; i < n; i++) {
       uint64_t offset;
       if (grow((void **)&s->blocks, s->block_count, &r->block_capacity, sizeof *s->blocks) != 0)
@@ -262,7 +259,7 @@ static enum snapshot_status read_object(struct reading *r, struct cursor *c, uin
     if (next_uleb(r, c, &name, "object name") != 0)
       return r->error->status;
     if (name == 0 || name > s->string_count)
-      return fail(r, SNAPSHOT_CORRUPT, at, "object named by string %" PRIu64 ", not defined before", name);
+      return fail(r, FORMAT_BAD_INPUT, at, "object named by string %" PRIu64 ", not defined before", name);
     o->name = (uint32_t)name;
   }
   s->object_count++;
@@ -271,24 +268,24 @@ static enum snapshot_status read_object(struct reading *r, struct cursor *c, uin
 }
 
 /* One root record. */
-static enum snapshot_status read_root(struct reading *r, struct cursor *c)
+static enum format_status read_root(struct reading *r, struct cursor *c)
 {
   struct snapshot *s = r->snapshot;
   uint64_t word, target, at = c->base + c->pos;
   struct snapshot_reference label = {0};
   int64_t index;
-  if (next_uleb(r, c, &word, "root") != 0 || read_label(r, word, at, &label, &index) != SNAPSHOT_OK ||
+  if (next_uleb(r, c, &word, "root") != 0 || read_label(r, word, at, &label, &index) != FORMAT_OK ||
       next_uleb(r, c, &target, "root") != 0)
     return r->error->status;
   if (label.kind != SNAPSHOT_REF_OTHER)
-    return fail(r, SNAPSHOT_CORRUPT, at, "root without a text label");
+    return fail(r, FORMAT_BAD_INPUT, at, "root without a text label");
   if (grow((void **)&s->roots, s->root_count, &r->root_capacity, sizeof *s->roots) != 0)
     return no_memory(r, at);
   s->roots[s->root_count++] = (struct snapshot_root){target, label.text, label.weak};
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
-static enum snapshot_status read_end(struct reading *r, struct cursor *c)
+static enum format_status read_end(struct reading *r, struct cursor *c)
 {
   struct snapshot *s = r->snapshot;
   static const char *const names[] = {"objects", "references", "roots", "strings", "object bytes"};
@@ -299,7 +296,7 @@ static enum snapshot_status read_end(struct reading *r, struct cursor *c)
     if (next_uleb(r, c, &r->end_totals[i], "end chunk") != 0)
       return r->error->status;
     if (r->end_totals[i] != have[i])
-      return fail(r, SNAPSHOT_CORRUPT, at, "the end says %" PRIu64 " %s, the chunks hold %" PRIu64,
+      return fail(r, FORMAT_BAD_INPUT, at, "the end says %" PRIu64 " %s, the chunks hold %" PRIu64,
                   r->end_totals[i], names[i], have[i]);
   }
   /* The chunk table is for readers that seek; this one has read them all, and checks it. */
@@ -307,18 +304,18 @@ static enum snapshot_status read_end(struct reading *r, struct cursor *c)
   if (next_uleb(r, c, &chunks, "end chunk") != 0 || next_uleb(r, c, &listed, "end chunk") != 0)
     return r->error->status;
   if (listed > chunks)
-    return fail(r, SNAPSHOT_CORRUPT, c->base, "the end lists %" PRIu64 " chunks of %" PRIu64, listed, chunks);
+    return fail(r, FORMAT_BAD_INPUT, c->base, "the end lists %" PRIu64 " chunks of %" PRIu64, listed, chunks);
   for (uint64_t i = 0; i < listed; i++) {
     uint64_t offset, at = c->base + c->pos;
     if (c->pos >= c->size)
-      return fail(r, SNAPSHOT_CORRUPT, at, "end chunk: the chunk table ends early");
+      return fail(r, FORMAT_BAD_INPUT, at, "end chunk: the chunk table ends early");
     c->pos++;  /* the chunk's tag */
     if (next_uleb(r, c, &offset, "end chunk") != 0)
       return r->error->status;
     if (offset + SNAPSHOT_CHUNK_HEAD_BYTES > c->base)
-      return fail(r, SNAPSHOT_CORRUPT, at, "end chunk: a chunk at byte %" PRIu64 ", past the end", offset);
+      return fail(r, FORMAT_BAD_INPUT, at, "end chunk: a chunk at byte %" PRIu64 ", past the end", offset);
   }
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
 /* What a snapshot held before a record: a record of a cut chunk that does not decode is taken
@@ -355,44 +352,44 @@ static void mark_restore(struct reading *r, struct cursor *c, const struct mark 
 /* A chunk's records. cut: the file ends inside this chunk (c holds what is there): the records
  * that decode are kept, up to the first that does not (it may be the one the cut went through);
  * c->pos is left after the last one kept. */
-static enum snapshot_status read_chunk(struct reading *r, enum snapshot_chunk_tag tag,
-                                       struct cursor *c, uint32_t count, int cut)
+static enum format_status read_chunk(struct reading *r, enum snapshot_chunk_tag tag,
+                                     struct cursor *c, uint32_t count, int cut)
 {
   if (tag == SNAPSHOT_CHUNK_END && !cut)
     return read_end(r, c);
   if (tag != SNAPSHOT_CHUNK_STRINGS && tag != SNAPSHOT_CHUNK_OBJECTS && tag != SNAPSHOT_CHUNK_ROOTS) {
     c->pos = cut ? 0 : c->size;
-    return SNAPSHOT_OK;  /* a chunk a later version adds: skipped (or a cut end: nothing of it kept) */
+    return FORMAT_OK;  /* a chunk a later version adds: skipped (or a cut end: nothing of it kept) */
   }
   uint64_t address = 0;
   uint32_t n = 0;
   while (c->pos < c->size) {
     struct mark m = mark_take(r, c);
-    enum snapshot_status st = tag == SNAPSHOT_CHUNK_STRINGS  ? read_string(r, c)
+    enum format_status st = tag == SNAPSHOT_CHUNK_STRINGS  ? read_string(r, c)
                             : tag == SNAPSHOT_CHUNK_OBJECTS ? read_object(r, c, &address)
                                                             : read_root(r, c);
-    if (st != SNAPSHOT_OK) {
-      if (!cut || st == SNAPSHOT_NO_MEMORY)
+    if (st != FORMAT_OK) {
+      if (!cut || st == FORMAT_NO_MEMORY)
         return st;
       mark_restore(r, c, &m);
       memset(r->error, 0, sizeof *r->error);
-      return SNAPSHOT_OK;
+      return FORMAT_OK;
     }
     n++;
   }
   if (!cut && n != count)
-    return fail(r, SNAPSHOT_CORRUPT, c->base - SNAPSHOT_CHUNK_HEAD_BYTES,
+    return fail(r, FORMAT_BAD_INPUT, c->base - SNAPSHOT_CHUNK_HEAD_BYTES,
                 "%s chunk says %" PRIu32 " records and holds %" PRIu32,
                 tag == SNAPSHOT_CHUNK_STRINGS ? "strings" : tag == SNAPSHOT_CHUNK_OBJECTS ? "objects" : "roots",
                 count, n);
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
 /* Sizes the arrays from the chunks' heads, before a record is decoded: each record is at least
  * a byte or a few, so a head that says more records than its body can hold says too many, and
  * is believed only that far; the end chunk's totals, when it is there, say how many references
  * (else they grow as read). The string pool holds every STRINGS body and a NUL a record. */
-static enum snapshot_status size_arrays(struct reading *r, const uint8_t *in, size_t size)
+static enum format_status size_arrays(struct reading *r, const uint8_t *in, size_t size)
 {
   struct snapshot *s = r->snapshot;
   uint64_t strings = 0, string_bytes = 0, objects = 0, roots = 0, references = 0, object_bytes = 0;
@@ -447,22 +444,22 @@ static enum snapshot_status size_arrays(struct reading *r, const uint8_t *in, si
   s->blocks = malloc(r->block_capacity * sizeof *s->blocks);
   if (!s->objects || !s->references || !r->targets || !r->offsets || !s->roots || !s->strings || !s->string_pool || !s->blocks)
     return no_memory(r, 0);
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
 /* Objects by address, and every owned block's owner. Two objects at one address are an error. */
-static enum snapshot_status index_objects(struct reading *r)
+static enum format_status index_objects(struct reading *r)
 {
   uint64_t address = 0, offset = 0;
-  enum snapshot_status st = snapshot_index_objects(r->snapshot, r->offsets, &address, &offset);
-  if (st == SNAPSHOT_CORRUPT)
-    return fail(r, SNAPSHOT_CORRUPT, offset, "a second object at address 0x%" PRIx64, address);
-  return st == SNAPSHOT_NO_MEMORY ? no_memory(r, 0) : st;
+  enum format_status st = snapshot_index_objects(r->snapshot, r->offsets, &address, &offset);
+  if (st == FORMAT_BAD_INPUT)
+    return fail(r, FORMAT_BAD_INPUT, offset, "a second object at address 0x%" PRIx64, address);
+  return st == FORMAT_NO_MEMORY ? no_memory(r, 0) : st;
 }
 
 /* Each reference's target to its object; the targets that are no object's, and the INDEX n
  * that need 64 bits, into the snapshot's wide list (in the order of the references). */
-static enum snapshot_status resolve_references(struct reading *r)
+static enum format_status resolve_references(struct reading *r)
 {
   struct snapshot *s = r->snapshot;
   size_t wide = 0, big = 0;
@@ -475,7 +472,7 @@ static enum snapshot_status resolve_references(struct reading *r)
     wide += s->references[i].wide != 0;
   }
   if (!wide)
-    return SNAPSHOT_OK;
+    return FORMAT_OK;
   s->wide = malloc(wide * sizeof *s->wide);
   if (!s->wide)
     return no_memory(r, 0);
@@ -490,7 +487,7 @@ static enum snapshot_status resolve_references(struct reading *r)
     }
     s->wide[s->wide_count++] = (struct snapshot_wide){(uint32_t)i, r->targets[i], index};
   }
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
 static void reading_free(struct reading *r)
@@ -504,53 +501,53 @@ static void reading_free(struct reading *r)
 }
 
 /* The file's header: the magic (else not a snapshot, or one cut inside it) and the version. */
-static enum snapshot_status read_header(struct reading *r, const uint8_t *in, size_t size)
+static enum format_status read_header(struct reading *r, const uint8_t *in, size_t size)
 {
   if (size < SNAPSHOT_HEADER_BYTES || memcmp(in, SNAPSHOT_MAGIC, 4) != 0) {
     if (size < SNAPSHOT_HEADER_BYTES && !memcmp(in, SNAPSHOT_MAGIC, size < 4 ? size : 4))
-      return fail(r, SNAPSHOT_CORRUPT, size, "cut inside the header: no snapshot to read");
-    return fail(r, SNAPSHOT_CORRUPT, 0, "not a heap snapshot (no \"%s\" magic)", SNAPSHOT_MAGIC);
+      return fail(r, FORMAT_BAD_INPUT, size, "cut inside the header: no snapshot to read");
+    return fail(r, FORMAT_BAD_INPUT, 0, "not a heap snapshot (no \"%s\" magic)", SNAPSHOT_MAGIC);
   }
   if (in[4] != SNAPSHOT_VERSION)
-    return fail(r, SNAPSHOT_UNSUPPORTED, 4, "heap snapshot version %u; this ljleak reads version %d",
+    return fail(r, FORMAT_UNSUPPORTED, 4, "heap snapshot version %u; this ljleak reads version %d",
                 in[4], SNAPSHOT_VERSION);
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
 /* The trailer after the end chunk, which ends at pos: all that follows it, pointing back at it. */
-static enum snapshot_status read_trailer(struct reading *r, const uint8_t *in, size_t size, size_t pos)
+static enum format_status read_trailer(struct reading *r, const uint8_t *in, size_t size, size_t pos)
 {
   uint64_t end_offset = 0;
   if (size - pos != SNAPSHOT_TRAILER_BYTES || memcmp(in + pos + 8, SNAPSHOT_TRAILER_MAGIC, 4) != 0)
-    return fail(r, SNAPSHOT_CORRUPT, pos, "the end chunk is not followed by the trailer alone");
+    return fail(r, FORMAT_BAD_INPUT, pos, "the end chunk is not followed by the trailer alone");
   for (int i = 7; i >= 0; i--)
     end_offset = end_offset << 8 | in[pos + (size_t)i];
   if (end_offset + SNAPSHOT_CHUNK_HEAD_BYTES > pos)
-    return fail(r, SNAPSHOT_CORRUPT, pos, "the trailer points past the end chunk");
-  return SNAPSHOT_OK;
+    return fail(r, FORMAT_BAD_INPUT, pos, "the trailer points past the end chunk");
+  return FORMAT_OK;
 }
 
-enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
-                                          const char *name, struct snapshot_error *error)
+enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
+                                        const char *name, struct format_error *error)
 {
   struct reading r = {.snapshot = snapshot, .name = name, .error = error};
   const uint8_t *in = data;
   memset(snapshot, 0, sizeof *snapshot);
   memset(error, 0, sizeof *error);
-  enum snapshot_status st = read_header(&r, in, size);
-  if (st != SNAPSHOT_OK) {
+  enum format_status st = read_header(&r, in, size);
+  if (st != FORMAT_OK) {
     snapshot_free(snapshot);
     return st;
   }
   size_t pos = SNAPSHOT_HEADER_BYTES;
   int have_capture = 0, ended = 0;
   st = size_arrays(&r, in, size);
-  if (st != SNAPSHOT_OK) {
+  if (st != FORMAT_OK) {
     reading_free(&r);
     snapshot_free(snapshot);
     return st;
   }
-  while (st == SNAPSHOT_OK && !ended && pos < size) {
+  while (st == FORMAT_OK && !ended && pos < size) {
     if (size - pos < SNAPSHOT_CHUNK_HEAD_BYTES)
       break;  /* cut inside a chunk's head */
     enum snapshot_chunk_tag tag = (enum snapshot_chunk_tag)in[pos];
@@ -567,77 +564,68 @@ enum snapshot_status snapshot_read_memory(struct snapshot *snapshot, const void 
     }
     struct cursor c = {in + pos + SNAPSHOT_CHUNK_HEAD_BYTES, length, 0, pos + SNAPSHOT_CHUNK_HEAD_BYTES};
     if ((tag == SNAPSHOT_CHUNK_CAPTURE) == have_capture)
-      st = fail(&r, SNAPSHOT_CORRUPT, pos, have_capture ? "a second capture chunk" : "the first chunk is not the capture chunk");
+      st = fail(&r, FORMAT_BAD_INPUT, pos, have_capture ? "a second capture chunk" : "the first chunk is not the capture chunk");
     else if (tag == SNAPSHOT_CHUNK_CAPTURE)
       st = read_capture(&r, &c);
     else
       st = read_chunk(&r, tag, &c, count, 0);
-    if (st == SNAPSHOT_OK && tag != SNAPSHOT_CHUNK_CAPTURE && c.pos != c.size)
-      st = fail(&r, SNAPSHOT_CORRUPT, c.base + c.pos, "%zu bytes left over at the end of a chunk", c.size - c.pos);
+    if (st == FORMAT_OK && tag != SNAPSHOT_CHUNK_CAPTURE && c.pos != c.size)
+      st = fail(&r, FORMAT_BAD_INPUT, c.base + c.pos, "%zu bytes left over at the end of a chunk", c.size - c.pos);
     have_capture = 1;
     ended = tag == SNAPSHOT_CHUNK_END;
     pos += SNAPSHOT_CHUNK_HEAD_BYTES + (size_t)length;
   }
   int trailer_cut = ended && size - pos < SNAPSHOT_TRAILER_BYTES;
-  if (st == SNAPSHOT_OK && ended && trailer_cut) {
+  if (st == FORMAT_OK && ended && trailer_cut) {
     ended = 0;  /* every record is there; the file was still cut */
-  } else if (st == SNAPSHOT_OK && ended) {
+  } else if (st == FORMAT_OK && ended) {
     st = read_trailer(&r, in, size, pos);
   }
-  if (st == SNAPSHOT_OK && !have_capture)
-    st = fail(&r, SNAPSHOT_CORRUPT, pos, "cut before the capture chunk: no snapshot to read");
-  if (st == SNAPSHOT_OK)
+  if (st == FORMAT_OK && !have_capture)
+    st = fail(&r, FORMAT_BAD_INPUT, pos, "cut before the capture chunk: no snapshot to read");
+  if (st == FORMAT_OK)
     st = index_objects(&r);
-  if (st == SNAPSHOT_OK)
+  if (st == FORMAT_OK)
     st = resolve_references(&r);
   reading_free(&r);
-  if (st != SNAPSHOT_OK) {
+  if (st != FORMAT_OK) {
     snapshot_free(snapshot);
     return st;
   }
   snapshot->complete = ended || trailer_cut;
   if (!ended)
-    return fail(&r, SNAPSHOT_CUT, pos,
+    return fail(&r, FORMAT_CUT, pos,
                 "the snapshot is cut here (%s): %zu objects and %zu references read",
                 trailer_cut ? "in its trailer, after every record" : "its end is missing",
                 snapshot->object_count, snapshot->reference_count);
-  return SNAPSHOT_OK;
+  return FORMAT_OK;
 }
 
-enum snapshot_status snapshot_read_file(struct snapshot *snapshot, const char *path,
-                                        struct snapshot_error *error)
+enum format_status snapshot_read_file(struct snapshot *snapshot, const char *path,
+                                      struct format_error *error)
 {
   char *data;
   size_t size;
-  int system_error;
   memset(snapshot, 0, sizeof *snapshot);
-  memset(error, 0, sizeof *error);
-  if (whole_file_read(path, &data, &size, &system_error, error->message, sizeof error->message) !=
-      WHOLE_FILE_OK) {
-    error->status = SNAPSHOT_IO;
-    return SNAPSHOT_IO;
-  }
-  enum snapshot_status st = snapshot_read_memory(snapshot, data, size, path, error);
+  if (whole_file_read(path, &data, &size, error) != FORMAT_OK)
+    return error->status;
+  enum format_status st = snapshot_read_memory(snapshot, data, size, path, error);
   free(data);
   return st;
 }
 
-enum snapshot_status snapshot_check_capture(const struct snapshot *snapshot, const char *name,
-                                            uint64_t pid, double start, struct snapshot_error *error)
+enum format_status snapshot_check_capture(const struct snapshot *snapshot, const char *name,
+                                          uint64_t pid, double start, struct format_error *error)
 {
   /* The index writes start with %.3f: milliseconds, to within rounding. */
   double start_ms = start * 1000.0;
   double diff = (double)snapshot->capture.start_ms - start_ms;
   if (snapshot->capture.pid == pid && diff > -1.5 && diff < 1.5)
-    return SNAPSHOT_OK;
-  snprintf(error->message, sizeof error->message,
-           "%s: byte %d: belongs to another capture (pid %" PRIu64 ", started %.3f), not this one "
-           "(pid %" PRIu64 ", started %.3f)",
-           name, SNAPSHOT_HEADER_BYTES + SNAPSHOT_CHUNK_HEAD_BYTES, snapshot->capture.pid,
-           (double)snapshot->capture.start_ms / 1000.0, pid, start);
-  error->status = SNAPSHOT_FOREIGN;
-  error->offset = SNAPSHOT_HEADER_BYTES + SNAPSHOT_CHUNK_HEAD_BYTES;
-  return SNAPSHOT_FOREIGN;
+    return FORMAT_OK;
+  return format_error_at(error, FORMAT_BAD_INPUT, name, SNAPSHOT_HEADER_BYTES + SNAPSHOT_CHUNK_HEAD_BYTES,
+                         "belongs to another capture (pid %" PRIu64 ", started %.3f), not this one "
+                         "(pid %" PRIu64 ", started %.3f)",
+                         snapshot->capture.pid, (double)snapshot->capture.start_ms / 1000.0, pid, start);
 }
 
 const char *snapshot_type_name(enum snapshot_type type)

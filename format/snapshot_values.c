@@ -156,25 +156,19 @@ struct reader {
   const uint8_t *data;
   size_t size, at;
   const char *name;
-  struct snapshot_values_error *error;
+  struct format_error *error;
   int cut;                    /* the input ended inside the record being read */
 };
 
-static enum snapshot_values_status reader_fail(struct reader *r, enum snapshot_values_status status,
-                                               uint64_t offset, const char *format, ...)
+static enum format_status reader_fail(struct reader *r, enum format_status status,
+                                      uint64_t offset, const char *format, ...)
   __attribute__((format(printf, 4, 5)));
-static enum snapshot_values_status reader_fail(struct reader *r, enum snapshot_values_status status,
-                                               uint64_t offset, const char *format, ...)
+static enum format_status reader_fail(struct reader *r, enum format_status status,
+                                      uint64_t offset, const char *format, ...)
 {
-  struct snapshot_values_error *e = r->error;
-  e->status = status;
-  e->offset = offset;
-  int n = snprintf(e->message, sizeof e->message, "%s: byte %" PRIu64 ": ", r->name, offset);
-  if (n < 0 || (size_t)n >= sizeof e->message)
-    return status;
   va_list args;
   va_start(args, format);
-  vsnprintf(e->message + n, sizeof e->message - (size_t)n, format, args);
+  format_error_at_va(r->error, status, r->name, offset, format, args);
   va_end(args);
   return status;
 }
@@ -326,21 +320,21 @@ static int read_table(struct reader *r, struct snapshot_values *v, size_t *key_c
 }
 
 /* The header: the magic, the version, the reserved bytes. */
-static enum snapshot_values_status read_header(struct reader *r, const uint8_t *head, size_t size)
+static enum format_status read_header(struct reader *r, const uint8_t *head, size_t size)
 {
   if (size < SNAPSHOT_VALUES_HEADER_BYTES) {
     if (size >= 4 && memcmp(head, SNAPSHOT_VALUES_MAGIC, 4))
-      return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
-    return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, size, "cut in its header: no values");
+      return reader_fail(r, FORMAT_BAD_INPUT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
+    return reader_fail(r, FORMAT_BAD_INPUT, size, "cut in its header: no values");
   }
   if (memcmp(head, SNAPSHOT_VALUES_MAGIC, 4))
-    return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
+    return reader_fail(r, FORMAT_BAD_INPUT, 0, "not a values sidecar (no \"%s\")", SNAPSHOT_VALUES_MAGIC);
   if (head[4] != SNAPSHOT_VALUES_VERSION)
-    return reader_fail(r, SNAPSHOT_VALUES_UNSUPPORTED, 4, "values sidecar version %u; this ljleak reads version %d",
+    return reader_fail(r, FORMAT_UNSUPPORTED, 4, "values sidecar version %u; this ljleak reads version %d",
                        head[4], SNAPSHOT_VALUES_VERSION);
   if (head[5] || head[6] || head[7])
-    return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, 5, "reserved header bytes are not zero");
-  return SNAPSHOT_VALUES_OK;
+    return reader_fail(r, FORMAT_BAD_INPUT, 5, "reserved header bytes are not zero");
+  return FORMAT_OK;
 }
 
 /* Where the arrays of a values being read stand. */
@@ -435,8 +429,8 @@ static int read_record(struct reader *r, struct snapshot_values *values, struct 
 }
 
 /* Strings and tables sorted by address. One object at one address: two records there are the
- * same object twice. SNAPSHOT_VALUES_OK or SNAPSHOT_VALUES_CORRUPT. */
-static enum snapshot_values_status sort_by_address(struct reader *r, struct snapshot_values *values)
+ * same object twice. FORMAT_OK or FORMAT_BAD_INPUT. */
+static enum format_status sort_by_address(struct reader *r, struct snapshot_values *values)
 {
   if (values->string_count)
     qsort(values->strings, values->string_count, sizeof *values->strings, by_string_address);
@@ -446,32 +440,32 @@ static enum snapshot_values_status sort_by_address(struct reader *r, struct snap
     if (values->strings[i].address == values->strings[i - 1].address) {
       uint64_t at = values->strings[i].offset > values->strings[i - 1].offset ? values->strings[i].offset
                                                                                 : values->strings[i - 1].offset;
-      return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, at, "two strings at address 0x%" PRIx64,
+      return reader_fail(r, FORMAT_BAD_INPUT, at, "two strings at address 0x%" PRIx64,
                          values->strings[i].address);
     }
   for (size_t i = 1; i < values->table_count; i++)
     if (values->tables[i].address == values->tables[i - 1].address) {
       uint64_t at = values->tables[i].offset > values->tables[i - 1].offset ? values->tables[i].offset
                                                                               : values->tables[i - 1].offset;
-      return reader_fail(r, SNAPSHOT_VALUES_CORRUPT, at, "two tables at address 0x%" PRIx64,
+      return reader_fail(r, FORMAT_BAD_INPUT, at, "two tables at address 0x%" PRIx64,
                          values->tables[i].address);
     }
-  return SNAPSHOT_VALUES_OK;
+  return FORMAT_OK;
 }
 
-enum snapshot_values_status snapshot_values_read_memory(struct snapshot_values *values, const void *data,
-                                                        size_t size, const char *name,
-                                                        struct snapshot_values_error *error)
+enum format_status snapshot_values_read_memory(struct snapshot_values *values, const void *data,
+                                               size_t size, const char *name,
+                                               struct format_error *error)
 {
   memset(values, 0, sizeof *values);
   memset(error, 0, sizeof *error);
   struct reader r = {NULL, size, 0, name, error, 0};
-  enum snapshot_values_status status = read_header(&r, data, size);
-  if (status != SNAPSHOT_VALUES_OK)
+  enum format_status status = read_header(&r, data, size);
+  if (status != FORMAT_OK)
     return status;
   values->data = malloc(size);
   if (!values->data)
-    return reader_fail(&r, SNAPSHOT_VALUES_NO_MEMORY, 0, "out of memory");
+    return reader_fail(&r, FORMAT_NO_MEMORY, 0, "out of memory");
   memcpy(values->data, data, size);
   r.data = values->data;
   r.at = SNAPSHOT_VALUES_HEADER_BYTES;
@@ -485,7 +479,7 @@ enum snapshot_values_status snapshot_values_read_memory(struct snapshot_values *
     } else {
       int bad = read_record(&r, values, &reading, start, &why);
       if (bad < 0) {
-        status = SNAPSHOT_VALUES_NO_MEMORY;
+        status = FORMAT_NO_MEMORY;
         break;
       }
       if (!bad)
@@ -494,39 +488,34 @@ enum snapshot_values_status snapshot_values_read_memory(struct snapshot_values *
     if (r.cut) {
       /* Cut inside a record: every complete one before it stands. */
       if (!reading.have_capture) {
-        status = reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, size, "cut before its CAPTURE record: no values");
+        status = reader_fail(&r, FORMAT_BAD_INPUT, size, "cut before its CAPTURE record: no values");
         break;
       }
-      status = reader_fail(&r, SNAPSHOT_VALUES_CUT, start, "cut: the values up to here are read, the rest is missing");
+      status = reader_fail(&r, FORMAT_CUT, start, "cut: the values up to here are read, the rest is missing");
       break;
     }
-    status = reader_fail(&r, SNAPSHOT_VALUES_CORRUPT, r.at, "%s", why);
+    status = reader_fail(&r, FORMAT_BAD_INPUT, r.at, "%s", why);
     break;
   }
-  if (status == SNAPSHOT_VALUES_NO_MEMORY)
-    reader_fail(&r, SNAPSHOT_VALUES_NO_MEMORY, r.at, "out of memory");
-  if ((status == SNAPSHOT_VALUES_OK || status == SNAPSHOT_VALUES_CUT) &&
-      sort_by_address(&r, values) != SNAPSHOT_VALUES_OK)
-    status = SNAPSHOT_VALUES_CORRUPT;
-  if (status != SNAPSHOT_VALUES_OK && status != SNAPSHOT_VALUES_CUT)
+  if (status == FORMAT_NO_MEMORY)
+    reader_fail(&r, FORMAT_NO_MEMORY, r.at, "out of memory");
+  if ((status == FORMAT_OK || status == FORMAT_CUT) &&
+      sort_by_address(&r, values) != FORMAT_OK)
+    status = FORMAT_BAD_INPUT;
+  if (status != FORMAT_OK && status != FORMAT_CUT)
     snapshot_values_free(values);
   return status;
 }
 
-enum snapshot_values_status snapshot_values_read_file(struct snapshot_values *values, const char *path,
-                                                      struct snapshot_values_error *error)
+enum format_status snapshot_values_read_file(struct snapshot_values *values, const char *path,
+                                             struct format_error *error)
 {
   char *data;
   size_t size;
-  int system_error;
   memset(values, 0, sizeof *values);
-  memset(error, 0, sizeof *error);
-  if (whole_file_read(path, &data, &size, &system_error, error->message, sizeof error->message) !=
-      WHOLE_FILE_OK) {
-    error->status = system_error ? SNAPSHOT_VALUES_IO : SNAPSHOT_VALUES_NO_MEMORY;
+  if (whole_file_read(path, &data, &size, error) != FORMAT_OK)
     return error->status;
-  }
-  enum snapshot_values_status status = snapshot_values_read_memory(values, data, size, path, error);
+  enum format_status status = snapshot_values_read_memory(values, data, size, path, error);
   free(data);
   return status;
 }

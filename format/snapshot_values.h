@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/error.h"
+
 /* ---- Wire constants ------------------------------------------------------- */
 
 #define SNAPSHOT_VALUES_MAGIC "ljhv"
@@ -96,33 +98,22 @@ struct snapshot_values {
   uint8_t *data;              /* the file's copy that the texts point into */
 };
 
-enum snapshot_values_status {
-  SNAPSHOT_VALUES_OK = 0,
-  SNAPSHOT_VALUES_CUT,        /* the file ends early: every complete record was read */
-  SNAPSHOT_VALUES_CORRUPT,    /* not a values sidecar at error.offset */
-  SNAPSHOT_VALUES_UNSUPPORTED,  /* a version this reader does not know */
-  SNAPSHOT_VALUES_IO,
-  SNAPSHOT_VALUES_NO_MEMORY
-};
-
-struct snapshot_values_error {
-  enum snapshot_values_status status;
-  uint64_t offset;            /* byte offset of what is wrong, or where the file was cut */
-  char message[512];          /* "FILE: byte OFFSET: what is wrong" */
-};
+/* Errors are format/error.h's: FORMAT_CUT (the file ends early: every complete record was
+ * read), FORMAT_BAD_INPUT (not a values sidecar at error.offset), FORMAT_UNSUPPORTED,
+ * FORMAT_IO, FORMAT_NO_MEMORY; the message is "FILE: byte OFFSET: what is wrong". */
 
 /* ---- Reader (API for diff/: stable) ------------------------------------------ */
 
 /* Reads size bytes (copied) into *values; name is what messages call the input.
- * SNAPSHOT_VALUES_OK; SNAPSHOT_VALUES_CUT with every complete record and a message saying where
+ * FORMAT_OK; FORMAT_CUT with every complete record and a message saying where
  * it stops; or an error with *values empty. Release with snapshot_values_free either way. */
-enum snapshot_values_status snapshot_values_read_memory(struct snapshot_values *values, const void *data,
-                                                        size_t size, const char *name,
-                                                        struct snapshot_values_error *error);
+enum format_status snapshot_values_read_memory(struct snapshot_values *values, const void *data,
+                                               size_t size, const char *name,
+                                               struct format_error *error);
 
 /* Reads the file at path, as snapshot_values_read_memory. */
-enum snapshot_values_status snapshot_values_read_file(struct snapshot_values *values, const char *path,
-                                                      struct snapshot_values_error *error);
+enum format_status snapshot_values_read_file(struct snapshot_values *values, const char *path,
+                                             struct format_error *error);
 
 /* The string or the table at address, or NULL. */
 const struct snapshot_values_string *snapshot_values_find_string(const struct snapshot_values *values,

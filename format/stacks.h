@@ -88,35 +88,35 @@ struct stacks_record {
 /* Reads a sidecar record by record, in constant memory but for the strings
  * and stacks it defines (which stay until it closes). Plain or gzip (by the
  * first bytes), a file or memory. Errors use memprof's status and error:
- * MEMPROF_END after the END record; MEMPROF_TRUNCATED when the input ends
+ * FORMAT_END after the END record; FORMAT_CUT when the input ends
  * before it (every complete record was returned: a killed capture's
- * sidecar); MEMPROF_CORRUPT, MEMPROF_UNSUPPORTED, MEMPROF_IO and
- * MEMPROF_NO_MEMORY with a message "FILE: byte OFFSET: what is wrong". */
+ * sidecar); FORMAT_BAD_INPUT, FORMAT_UNSUPPORTED, FORMAT_IO and
+ * FORMAT_NO_MEMORY with a message "FILE: byte OFFSET: what is wrong". */
 struct stacks_reader;
 
 /* Opens path. Returns NULL and fills err if it cannot be opened or its
  * header is not a sidecar's. */
-struct stacks_reader *stacks_reader_open(const char *path, struct memprof_error *err);
+struct stacks_reader *stacks_reader_open(const char *path, struct format_error *err);
 
 /* Reads size bytes of data (not copied; they must outlive the reader);
  * name is what messages call the input. NULL with err as above. */
 struct stacks_reader *stacks_reader_open_memory(const void *data, size_t size, const char *name,
-                                                struct memprof_error *err);
+                                                struct format_error *err);
 
-/* The next record: MEMPROF_OK with *record filled, or a final status (the
+/* The next record: FORMAT_OK with *record filled, or a final status (the
  * same on every later call; stacks_reader_error says more). */
-enum memprof_status stacks_reader_next(struct stacks_reader *reader, struct stacks_record *record);
+enum format_status stacks_reader_next(struct stacks_reader *reader, struct stacks_record *record);
 
 /* Lockstep with the memprof reader: the stack of the segment's event number
  * `event` (counting ALLOC, REALLOC and FREE events from 0). Numbers must
  * not decrease from one call to the next. Reads records up to that event's
- * (defining the stacks they bring). Returns MEMPROF_OK with *stack_id the
+ * (defining the stacks they bring). Returns FORMAT_OK with *stack_id the
  * event's stack, or 0 when the sidecar says it has none; or the final
- * status reached before the event's record could be seen (MEMPROF_END: the
- * sidecar is complete and the event has no stack; MEMPROF_TRUNCATED: cut
+ * status reached before the event's record could be seen (FORMAT_END: the
+ * sidecar is complete and the event has no stack; FORMAT_CUT: cut
  * before it, the stack is unknown; an error), with *stack_id 0. */
-enum memprof_status stacks_reader_event(struct stacks_reader *reader, uint64_t event,
-                                        uint32_t *stack_id);
+enum format_status stacks_reader_event(struct stacks_reader *reader, uint64_t event,
+                                       uint32_t *stack_id);
 
 /* The stack with this id, or NULL if none with it was read yet. The
  * pointer stays valid until the reader closes. */
@@ -125,8 +125,8 @@ const struct stacks_stack *stacks_reader_stack(const struct stacks_reader *reade
 /* How many stacks were read so far (their ids are 1 .. that count). */
 uint32_t stacks_reader_stack_count(const struct stacks_reader *reader);
 
-/* The final status's details (status MEMPROF_OK while none was reached). */
-const struct memprof_error *stacks_reader_error(const struct stacks_reader *reader);
+/* The final status's details (status FORMAT_OK while none was reached). */
+const struct format_error *stacks_reader_error(const struct stacks_reader *reader);
 
 /* Bytes of the (decompressed) sidecar consumed so far. */
 uint64_t stacks_reader_offset(const struct stacks_reader *reader);

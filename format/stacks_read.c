@@ -9,7 +9,6 @@
 #include <xxhash.h>
 #include <zlib.h>
 
-#include "format/message.h"
 #include "format/stacks.h"
 
 #ifndef STACKS_READER_CHUNK
@@ -45,24 +44,22 @@ struct stacks_reader {
   uint64_t pending_event;
   uint32_t pending_stack;
 
-  struct memprof_error error;
+  struct format_error error;
 };
 
-static enum memprof_status fail(struct stacks_reader *r, enum memprof_status status,
-                                uint64_t offset, const char *format, ...)
+static enum format_status fail(struct stacks_reader *r, enum format_status status,
+                               uint64_t offset, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
 
-static enum memprof_status fail(struct stacks_reader *r, enum memprof_status status,
-                                uint64_t offset, const char *format, ...)
+static enum format_status fail(struct stacks_reader *r, enum format_status status,
+                               uint64_t offset, const char *format, ...)
 {
-  if (r->error.status != MEMPROF_OK)
+  if (r->error.status != FORMAT_OK)
     return r->error.status;
   va_list args;
   va_start(args, format);
-  format_message_at(r->error.message, sizeof r->error.message, r->name, offset, format, args);
+  format_error_at_va(&r->error, status, r->name, offset, format, args);
   va_end(args);
-  r->error.status = status;
-  r->error.offset = offset;
   return status;
 }
 
@@ -138,7 +135,7 @@ static int refill(struct stacks_reader *r, size_t want)
   if (want > r->capacity) {
     uint8_t *grown = realloc(r->buf, want);
     if (!grown) {
-      fail(r, MEMPROF_NO_MEMORY, r->base, "out of memory");
+      fail(r, FORMAT_NO_MEMORY, r->base, "out of memory");
       return -1;
     }
     r->buf = grown;
@@ -147,7 +144,7 @@ static int refill(struct stacks_reader *r, size_t want)
   while (!r->source_eof && r->end < r->capacity) {
     ssize_t n = source_read(r, r->buf + r->end, r->capacity - r->end);
     if (n < 0) {
-      fail(r, MEMPROF_IO, r->base + r->end, "cannot read: %s",
+      fail(r, FORMAT_IO, r->base + r->end, "cannot read: %s",
            r->gzip ? "damaged gzip data" : strerror(errno));
       return -1;
     }
@@ -173,7 +170,7 @@ static struct stacks_reader *reader_new(const char *name)
 }
 
 /* Recognises gzip, checks the header. 0, or -1 with err filled. */
-static int reader_start(struct stacks_reader *r, struct memprof_error *err)
+static int reader_start(struct stacks_reader *r, struct format_error *err)
 {
   size_t got = 0;
   while (got < 2) {
@@ -190,7 +187,7 @@ static int reader_start(struct stacks_reader *r, struct memprof_error *err)
       free(r->raw);
       r->raw = NULL;
       r->gzip = 0;
-      fail(r, MEMPROF_NO_MEMORY, 0, "out of memory");
+      fail(r, FORMAT_NO_MEMORY, 0, "out of memory");
       *err = r->error;
       return -1;
     }
@@ -202,23 +199,23 @@ static int reader_start(struct stacks_reader *r, struct memprof_error *err)
   size_t have = r->end;
   if (have < STACKS_HEADER_BYTES &&
       memcmp(r->buf, STACKS_MAGIC, have < 4 ? have : 4) == 0) {
-    fail(r, MEMPROF_TRUNCATED, 0, "the sidecar ends inside its header");
+    fail(r, FORMAT_CUT, 0, "the sidecar ends inside its header");
     *err = r->error;
     return -1;
   }
   if (have < 4 || memcmp(r->buf, STACKS_MAGIC, 4) != 0) {
-    fail(r, MEMPROF_CORRUPT, 0, "not a stack sidecar (no \"ljst\" magic)");
+    fail(r, FORMAT_BAD_INPUT, 0, "not a stack sidecar (no \"ljst\" magic)");
     *err = r->error;
     return -1;
   }
   if (r->buf[4] != STACKS_VERSION) {
-    fail(r, MEMPROF_UNSUPPORTED, 4, "sidecar version %u, this reader knows %u", r->buf[4],
+    fail(r, FORMAT_UNSUPPORTED, 4, "sidecar version %u, this reader knows %u", r->buf[4],
          STACKS_VERSION);
     *err = r->error;
     return -1;
   }
   if (r->buf[5] || r->buf[6] || r->buf[7]) {
-    fail(r, MEMPROF_CORRUPT, 5, "reserved header bytes are not zero");
+    fail(r, FORMAT_BAD_INPUT, 5, "reserved header bytes are not zero");
     *err = r->error;
     return -1;
   }
@@ -226,19 +223,18 @@ static int reader_start(struct stacks_reader *r, struct memprof_error *err)
   return 0;
 }
 
-struct stacks_reader *stacks_reader_open(const char *path, struct memprof_error *err)
+struct stacks_reader *stacks_reader_open(const char *path, struct format_error *err)
 {
   memset(err, 0, sizeof *err);
   struct stacks_reader *r = reader_new(path);
   if (!r) {
-    err->status = MEMPROF_NO_MEMORY;
-    snprintf(err->message, sizeof err->message, "%s: out of memory", path);
+    format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", path);
     return NULL;
   }
   r->fd = open(path, O_RDONLY | O_CLOEXEC);
   if (r->fd < 0) {
-    err->status = MEMPROF_IO;
-    snprintf(err->message, sizeof err->message, "%s: cannot open: %s", path, strerror(errno));
+    err->system_error = errno;
+    format_error_set(err, FORMAT_IO, "%s: cannot open: %s", path, strerror(errno));
     stacks_reader_close(r);
     return NULL;
   }
@@ -250,13 +246,12 @@ struct stacks_reader *stacks_reader_open(const char *path, struct memprof_error 
 }
 
 struct stacks_reader *stacks_reader_open_memory(const void *data, size_t size, const char *name,
-                                                struct memprof_error *err)
+                                                struct format_error *err)
 {
   memset(err, 0, sizeof *err);
   struct stacks_reader *r = reader_new(name);
   if (!r) {
-    err->status = MEMPROF_NO_MEMORY;
-    snprintf(err->message, sizeof err->message, "%s: out of memory", name);
+    format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", name);
     return NULL;
   }
   r->memory = data;
@@ -314,9 +309,9 @@ static enum parse parse_string(struct stacks_reader *r, struct stacks_cursor *c,
 {
   uint64_t length;
   if (!take_uleb(c, &length))
-    return c->bad ? (fail(r, MEMPROF_CORRUPT, offset, "bad string length"), PARSE_BAD) : PARSE_SHORT;
+    return c->bad ? (fail(r, FORMAT_BAD_INPUT, offset, "bad string length"), PARSE_BAD) : PARSE_SHORT;
   if (length > STRING_MAX)
-    return fail(r, MEMPROF_CORRUPT, offset, "string of %llu bytes, more than the %u accepted",
+    return fail(r, FORMAT_BAD_INPUT, offset, "string of %llu bytes, more than the %u accepted",
                 (unsigned long long)length, STRING_MAX), PARSE_BAD;
   if ((uint64_t)(c->end - c->at) < length)
     return PARSE_SHORT;
@@ -329,12 +324,12 @@ static enum parse parse_string(struct stacks_reader *r, struct stacks_cursor *c,
     if (l)
       r->string_lengths = l;
     if (!s || !l)
-      return fail(r, MEMPROF_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
+      return fail(r, FORMAT_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
     r->string_capacity = cap;
   }
   char *copy = malloc((size_t)length + 1);
   if (!copy)
-    return fail(r, MEMPROF_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
+    return fail(r, FORMAT_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
   memcpy(copy, c->at, (size_t)length);
   copy[length] = '\0';
   c->at += length;
@@ -353,12 +348,12 @@ static enum parse parse_stack(struct stacks_reader *r, struct stacks_cursor *c, 
 {
   uint64_t flags, count;
   if (!take_uleb(c, &flags) || !take_uleb(c, &count))
-    return c->bad ? (fail(r, MEMPROF_CORRUPT, offset, "bad stack header"), PARSE_BAD) : PARSE_SHORT;
+    return c->bad ? (fail(r, FORMAT_BAD_INPUT, offset, "bad stack header"), PARSE_BAD) : PARSE_SHORT;
   if (flags & ~(uint64_t)STACKS_FLAG_TRUNCATED)
-    return fail(r, MEMPROF_CORRUPT, offset, "unknown stack flags 0x%llx",
+    return fail(r, FORMAT_BAD_INPUT, offset, "unknown stack flags 0x%llx",
                 (unsigned long long)flags), PARSE_BAD;
   if (count > STACKS_MAX_FRAMES)
-    return fail(r, MEMPROF_CORRUPT, offset, "a stack of %llu frames, more than %u",
+    return fail(r, FORMAT_BAD_INPUT, offset, "a stack of %llu frames, more than %u",
                 (unsigned long long)count, STACKS_MAX_FRAMES), PARSE_BAD;
   /* Every frame is decoded before anything is kept: a short record is read again. */
   struct stacks_frame frames[STACKS_MAX_FRAMES];
@@ -368,13 +363,13 @@ static enum parse parse_stack(struct stacks_reader *r, struct stacks_cursor *c, 
     uint8_t kind = *c->at++;
     uint64_t name, defined, line;
     if (!take_uleb(c, &name) || !take_uleb(c, &defined) || !take_uleb(c, &line))
-      return c->bad ? (fail(r, MEMPROF_CORRUPT, offset, "bad frame %llu", (unsigned long long)i),
+      return c->bad ? (fail(r, FORMAT_BAD_INPUT, offset, "bad frame %llu", (unsigned long long)i),
                        PARSE_BAD) : PARSE_SHORT;
     if (kind > STACKS_FRAME_COROUTINE)
-      return fail(r, MEMPROF_CORRUPT, offset, "frame %llu has unknown kind %u",
+      return fail(r, FORMAT_BAD_INPUT, offset, "frame %llu has unknown kind %u",
                   (unsigned long long)i, kind), PARSE_BAD;
     if (name > r->string_count)
-      return fail(r, MEMPROF_CORRUPT, offset, "frame %llu names string %llu, not defined before",
+      return fail(r, FORMAT_BAD_INPUT, offset, "frame %llu names string %llu, not defined before",
                   (unsigned long long)i, (unsigned long long)name), PARSE_BAD;
     frames[i] = (struct stacks_frame){
       .kind = (enum stacks_frame_kind)kind,
@@ -388,13 +383,13 @@ static enum parse parse_stack(struct stacks_reader *r, struct stacks_cursor *c, 
     uint32_t cap = r->stack_capacity ? r->stack_capacity * 2 : 64;
     struct stacks_stack **s = realloc(r->stacks, cap * sizeof *s);
     if (!s)
-      return fail(r, MEMPROF_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
+      return fail(r, FORMAT_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
     r->stacks = s;
     r->stack_capacity = cap;
   }
   struct stacks_stack *st = malloc(sizeof *st + (size_t)count * sizeof frames[0]);
   if (!st)
-    return fail(r, MEMPROF_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
+    return fail(r, FORMAT_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
   struct stacks_frame *kept = (struct stacks_frame *)(st + 1);
   memcpy(kept, frames, (size_t)count * sizeof frames[0]);
   st->id = ++r->stack_count;
@@ -414,14 +409,14 @@ static enum parse parse_event(struct stacks_reader *r, struct stacks_cursor *c, 
 {
   uint64_t skip, stack;
   if (!take_uleb(c, &skip) || !take_uleb(c, &stack))
-    return c->bad ? (fail(r, MEMPROF_CORRUPT, offset, "bad event record"), PARSE_BAD) : PARSE_SHORT;
+    return c->bad ? (fail(r, FORMAT_BAD_INPUT, offset, "bad event record"), PARSE_BAD) : PARSE_SHORT;
   if (stack == 0 || stack > r->stack_count)
-    return fail(r, MEMPROF_CORRUPT, offset, "event names stack %llu, not defined before",
+    return fail(r, FORMAT_BAD_INPUT, offset, "event names stack %llu, not defined before",
                 (unsigned long long)stack), PARSE_BAD;
   /* next_event is UINT64_MAX after an event numbered UINT64_MAX - 1: no event can follow
    * (the bound below would wrap). */
   if (r->next_event == UINT64_MAX || skip > UINT64_MAX - 1 - r->next_event)
-    return fail(r, MEMPROF_CORRUPT, offset, "event number overflows"), PARSE_BAD;
+    return fail(r, FORMAT_BAD_INPUT, offset, "event number overflows"), PARSE_BAD;
   rec->type = STACKS_RECORD_EVENT;
   rec->event = r->next_event + skip;
   rec->stack_id = (uint32_t)stack;
@@ -430,18 +425,18 @@ static enum parse parse_event(struct stacks_reader *r, struct stacks_cursor *c, 
 }
 
 /* After the END record: nothing may follow. */
-static enum memprof_status reader_end(struct stacks_reader *r, uint64_t offset)
+static enum format_status reader_end(struct stacks_reader *r, uint64_t offset)
 {
   if (r->pos == r->end && refill(r, 1) != 0)
     return r->error.status;
   if (r->pos != r->end)
-    return fail(r, MEMPROF_CORRUPT, r->base + r->pos, "bytes after the end record");
-  return fail(r, MEMPROF_END, offset, "end of the sidecar");
+    return fail(r, FORMAT_BAD_INPUT, r->base + r->pos, "bytes after the end record");
+  return fail(r, FORMAT_END, offset, "end of the sidecar");
 }
 
-enum memprof_status stacks_reader_next(struct stacks_reader *r, struct stacks_record *rec)
+enum format_status stacks_reader_next(struct stacks_reader *r, struct stacks_record *rec)
 {
-  if (r->error.status != MEMPROF_OK)
+  if (r->error.status != FORMAT_OK)
     return r->error.status;
   memset(rec, 0, sizeof *rec);
   for (size_t want = 1;;) {
@@ -449,7 +444,7 @@ enum memprof_status stacks_reader_next(struct stacks_reader *r, struct stacks_re
       return r->error.status;
     uint64_t offset = r->base + r->pos;
     if (r->pos == r->end)
-      return fail(r, MEMPROF_TRUNCATED, offset, "the sidecar ends without its end record");
+      return fail(r, FORMAT_CUT, offset, "the sidecar ends without its end record");
     struct stacks_cursor c = {r->buf + r->pos + 1, r->buf + r->end, 0};
     enum parse p;
     switch (r->buf[r->pos]) {
@@ -460,25 +455,25 @@ enum memprof_status stacks_reader_next(struct stacks_reader *r, struct stacks_re
     case STACKS_TAG_STACK: p = parse_stack(r, &c, offset, rec); break;
     case STACKS_TAG_EVENT: p = parse_event(r, &c, offset, rec); break;
     default:
-      return fail(r, MEMPROF_CORRUPT, offset, "unknown record tag %u", r->buf[r->pos]);
+      return fail(r, FORMAT_BAD_INPUT, offset, "unknown record tag %u", r->buf[r->pos]);
     }
     if (p == PARSE_BAD)
       return r->error.status;
     if (p == PARSE_OK) {
       rec->offset = offset;
       r->pos = (size_t)(c.at - r->buf);
-      return MEMPROF_OK;
+      return FORMAT_OK;
     }
     if (r->source_eof)
-      return fail(r, MEMPROF_TRUNCATED, offset, "the sidecar ends inside a record");
+      return fail(r, FORMAT_CUT, offset, "the sidecar ends inside a record");
     /* Short: read until the record fits (a long string may need a bigger buffer). */
     size_t have = r->end - r->pos;
     want = have < r->capacity ? r->capacity : have * 2;
   }
 }
 
-enum memprof_status stacks_reader_event(struct stacks_reader *r, uint64_t event,
-                                        uint32_t *stack_id)
+enum format_status stacks_reader_event(struct stacks_reader *r, uint64_t event,
+                                       uint32_t *stack_id)
 {
   *stack_id = 0;
   for (;;) {
@@ -486,15 +481,15 @@ enum memprof_status stacks_reader_event(struct stacks_reader *r, uint64_t event,
       if (r->pending_event == event) {
         r->has_pending = 0;
         *stack_id = r->pending_stack;
-        return MEMPROF_OK;
+        return FORMAT_OK;
       }
       if (r->pending_event > event)
-        return MEMPROF_OK;   /* the record is a later event's: this one has none */
+        return FORMAT_OK;   /* the record is a later event's: this one has none */
       r->has_pending = 0;    /* an event the caller did not ask for */
     }
     struct stacks_record rec;
-    enum memprof_status s = stacks_reader_next(r, &rec);
-    if (s != MEMPROF_OK)
+    enum format_status s = stacks_reader_next(r, &rec);
+    if (s != FORMAT_OK)
       return s;
     if (rec.type == STACKS_RECORD_EVENT) {
       r->has_pending = 1;
@@ -514,7 +509,7 @@ uint32_t stacks_reader_stack_count(const struct stacks_reader *r)
   return r->stack_count;
 }
 
-const struct memprof_error *stacks_reader_error(const struct stacks_reader *r)
+const struct format_error *stacks_reader_error(const struct stacks_reader *r)
 {
   return &r->error;
 }

@@ -151,16 +151,14 @@ static int parse_test(struct key_value_reader *reader, const struct key_value_li
 }
 
 int test_list_parse(char *text, size_t size, const char *name, struct test_list *list,
-                    char *message, size_t message_size, int *no_memory)
+                    struct format_error *error)
 {
   memset(list, 0, sizeof *list);
-  if (no_memory)
-    *no_memory = 0;
-  if (memchr(text, '\0', size))
-    return snprintf(message, message_size, "%s: byte %zu: a NUL byte", name,
-                    (size_t)((char *)memchr(text, '\0', size) - text)), -1;
+  format_error_clear(error);
   struct key_value_reader reader;
-  key_value_reader_in_place(&reader, text, size, name, message, message_size);
+  key_value_reader_in_place(&reader, text, size, name, error);
+  if (memchr(text, '\0', size))
+    return key_value_fail(&reader, (size_t)((char *)memchr(text, '\0', size) - text), "a NUL byte");
   struct key_value_line line;
   size_t capacity = 0;
   int header = 0;
@@ -181,21 +179,18 @@ int test_list_parse(char *text, size_t size, const char *name, struct test_list 
   }
   return 0;
 fail:
-  if (no_memory)
-    *no_memory = reader.no_memory;
   test_list_free(list);
   return -1;
 }
 
-int test_list_read(const char *path, struct test_list *list, char *message, size_t message_size)
+int test_list_read(const char *path, struct test_list *list, struct format_error *error)
 {
   char *data = NULL;
   size_t size = 0;
-  int system_error = 0;
   memset(list, 0, sizeof *list);
-  if (whole_file_read(path, &data, &size, &system_error, message, message_size) != WHOLE_FILE_OK)
+  if (whole_file_read(path, &data, &size, error) != FORMAT_OK)
     return -1;
-  int rc = test_list_parse(data, size, path, list, message, message_size, NULL);
+  int rc = test_list_parse(data, size, path, list, error);
   free(data);
   return rc;
 }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "format/error.h"
+
 /* The file's name in the suite's directory, beside the tests' captures. */
 #define TEST_LIST_FILE "tests"
 /* A busted message is cut to this many bytes (never inside a UTF-8 character). */
@@ -41,13 +43,14 @@ int test_list_write_test(FILE *out, const struct test_list_test *test);
 
 /* Reads size bytes of text (a NUL after them; changed in place) named name
  * in messages. Unknown line kinds and keys are skipped; a cut last line is
- * dropped. Anything else wrong is an error at its byte: "NAME: byte N:
- * what". 0, or -1 with message set (no_memory 1 when out of memory). */
+ * dropped. Anything else wrong is an error at its byte (FORMAT_BAD_INPUT,
+ * "NAME: byte N: what"). 0, or -1 with error set (FORMAT_NO_MEMORY when out
+ * of memory). */
 int test_list_parse(char *text, size_t size, const char *name, struct test_list *list,
-                    char *message, size_t message_size, int *no_memory);
+                    struct format_error *error);
 
-/* Reads the file at path whole and parses it. 0, or -1 with message set. */
-int test_list_read(const char *path, struct test_list *list, char *message, size_t message_size);
+/* Reads the file at path whole and parses it. 0, or -1 with error set. */
+int test_list_read(const char *path, struct test_list *list, struct format_error *error);
 
 void test_list_free(struct test_list *list);
 

@@ -8,37 +8,25 @@
 #include <string.h>
 #include <unistd.h>
 
-static enum whole_file_status fail(enum whole_file_status status, const char *path,
-                                   int system_error, char *message, size_t message_size)
+enum format_status whole_file_read(const char *path, char **data, size_t *size, struct format_error *error)
 {
-  if (status == WHOLE_FILE_NO_MEMORY)
-    snprintf(message, message_size, "%s: out of memory", path);
-  else
-    snprintf(message, message_size, "%s: cannot %s: %s", path,
-             status == WHOLE_FILE_CANNOT_OPEN ? "open" : "read", strerror(system_error));
-  return status;
+  return whole_file_read_at(AT_FDCWD, path, path, data, size, error);
 }
 
-enum whole_file_status whole_file_read(const char *path, char **data, size_t *size,
-                                       int *system_error, char *message, size_t message_size)
-{
-  return whole_file_read_at(AT_FDCWD, path, path, data, size, system_error, message, message_size);
-}
-
-enum whole_file_status whole_file_read_at(int dir_fd, const char *name, const char *shown, char **data,
-                                          size_t *size, int *system_error, char *message, size_t message_size)
+enum format_status whole_file_read_at(int dir_fd, const char *name, const char *shown, char **data,
+                                      size_t *size, struct format_error *error)
 {
   const char *path = shown;
   *data = NULL;
   *size = 0;
-  *system_error = 0;
+  format_error_clear(error);
   int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | (dir_fd == AT_FDCWD ? 0 : O_NOFOLLOW));
   FILE *file = fd < 0 ? NULL : fdopen(fd, "rb");
   if (!file) {
-    *system_error = errno ? errno : EIO;
+    error->system_error = errno ? errno : EIO;
     if (fd >= 0)
       close(fd);
-    return fail(WHOLE_FILE_CANNOT_OPEN, path, *system_error, message, message_size);
+    return format_error_set(error, FORMAT_IO, "%s: cannot open: %s", path, strerror(error->system_error));
   }
   char *buffer = NULL;
   size_t used = 0, capacity = 0;
@@ -49,7 +37,7 @@ enum whole_file_status whole_file_read_at(int dir_fd, const char *name, const ch
       if (!grown) {
         free(buffer);
         fclose(file);
-        return fail(WHOLE_FILE_NO_MEMORY, path, 0, message, message_size);
+        return format_error_set(error, FORMAT_NO_MEMORY, "%s: out of memory", path);
       }
       buffer = grown;
     }
@@ -59,14 +47,14 @@ enum whole_file_status whole_file_read_at(int dir_fd, const char *name, const ch
       break;
   }
   if (ferror(file)) {
-    *system_error = errno ? errno : EIO;
+    error->system_error = errno ? errno : EIO;
     free(buffer);
     fclose(file);
-    return fail(WHOLE_FILE_CANNOT_READ, path, *system_error, message, message_size);
+    return format_error_set(error, FORMAT_IO, "%s: cannot read: %s", path, strerror(error->system_error));
   }
   fclose(file);
   buffer[used] = '\0';  /* the loop ended on a read of 0 bytes into room left */
   *data = buffer;
   *size = used;
-  return WHOLE_FILE_OK;
+  return FORMAT_OK;
 }

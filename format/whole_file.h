@@ -4,24 +4,18 @@
 
 #include <stddef.h>
 
-enum whole_file_status {
-  WHOLE_FILE_OK = 0,
-  WHOLE_FILE_CANNOT_OPEN,  /* *system_error says why */
-  WHOLE_FILE_CANNOT_READ,
-  WHOLE_FILE_NO_MEMORY,
-};
+#include "format/error.h"
 
 /* Reads path whole into *data (malloc'd, the caller frees it; NULL on
- * failure) and *size, with a NUL after the data. On failure, message says why, naming
- * path ("PATH: cannot open: ...", "PATH: cannot read: ...", "PATH: out of
- * memory"), and *system_error holds errno (0 for no memory). */
-enum whole_file_status whole_file_read(const char *path, char **data, size_t *size,
-                                       int *system_error, char *message, size_t message_size);
+ * failure) and *size, with a NUL after the data. FORMAT_OK, or FORMAT_IO
+ * ("PATH: cannot open: ...", "PATH: cannot read: ...", error->system_error the
+ * errno) or FORMAT_NO_MEMORY ("PATH: out of memory"). */
+enum format_status whole_file_read(const char *path, char **data, size_t *size, struct format_error *error);
 
 /* whole_file_read of name in the directory of the handle dir_fd (AT_FDCWD: the working
  * directory), not following a link at its last step when dir_fd is a handle; shown is what
  * messages call it (its path). */
-enum whole_file_status whole_file_read_at(int dir_fd, const char *name, const char *shown, char **data,
-                                          size_t *size, int *system_error, char *message, size_t message_size);
+enum format_status whole_file_read_at(int dir_fd, const char *name, const char *shown, char **data,
+                                      size_t *size, struct format_error *error);
 
 #endif

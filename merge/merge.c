@@ -50,17 +50,6 @@ void merge_free(struct merge *merge)
   merge_init(merge);
 }
 
-enum merge_status merge_fail(struct merge_error *err, enum merge_status status, const char *format,
-                             ...)
-{
-  va_list args;
-  va_start(args, format);
-  err->status = status;
-  vsnprintf(err->message, sizeof err->message, format, args);
-  va_end(args);
-  return status;
-}
-
 /* Room for one more element in *array (count used of *capacity). 0 or -1. */
 int merge_reserve(void **array, size_t *capacity, size_t count, size_t size)
 {
@@ -134,26 +123,26 @@ int merge_site_add_value(struct merge_site *site, const struct merge_value *valu
 
 /* ---- Adding ------------------------------------------------------------------ */
 
-enum merge_status merge_check_kind(struct merge *merge, enum diff_mode mode, enum diff_by by,
-                                   const char *source, struct merge_error *err)
+enum format_status merge_check_kind(struct merge *merge, enum diff_mode mode, enum diff_by by,
+                                    const char *source, struct format_error *err)
 {
   if (!merge->has_kind) {
     if (!(merge->kind_source = strdup(source)))
-      return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+      return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
     merge->has_kind = 1;
     merge->mode = mode;
     merge->by = by;
-    return MERGE_OK;
+    return FORMAT_OK;
   }
   if (mode != merge->mode)
-    return merge_fail(err, MERGE_ERROR_INPUT,
-                      "%s: a %s result, but %s is a %s result: one merge holds results of one mode",
-                      source, diff_mode_name(mode), merge->kind_source, diff_mode_name(merge->mode));
+    return format_error_set(err, FORMAT_BAD_INPUT,
+                            "%s: a %s result, but %s is a %s result: one merge holds results of one mode",
+                            source, diff_mode_name(mode), merge->kind_source, diff_mode_name(merge->mode));
   if (by != merge->by)
-    return merge_fail(err, MERGE_ERROR_INPUT,
-                      "%s: rows by %s, but %s has rows by %s: one merge holds rows of one kind",
-                      source, diff_by_name(by), merge->kind_source, diff_by_name(merge->by));
-  return MERGE_OK;
+    return format_error_set(err, FORMAT_BAD_INPUT,
+                            "%s: rows by %s, but %s has rows by %s: one merge holds rows of one kind",
+                            source, diff_by_name(by), merge->kind_source, diff_by_name(merge->by));
+  return FORMAT_OK;
 }
 
 /* Copies what a merge keeps of a capture's metadata: no per-boundary arrays. */
@@ -188,20 +177,20 @@ struct merge_capture *merge_capture_new(struct merge *merge)
   return capture;
 }
 
-enum merge_status merge_add_result(struct merge *merge, const struct diff_result *result,
-                                   const char *source, struct merge_error *err)
+enum format_status merge_add_result(struct merge *merge, const struct diff_result *result,
+                                    const char *source, struct format_error *err)
 {
-  enum merge_status status = merge_check_kind(merge, result->mode, result->options.by, source, err);
-  if (status != MERGE_OK)
+  enum format_status status = merge_check_kind(merge, result->mode, result->options.by, source, err);
+  if (status != FORMAT_OK)
     return status;
   size_t index = merge->capture_count;
   struct merge_capture *capture = merge_capture_new(merge);
   if (!capture)
-    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   const struct diff_capture *info = &result->capture;
   if (merge_copy_capture(&capture->info, info) != 0 || !(capture->source = strdup(source)) ||
       !(capture->input = strdup(source)))
-    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   capture->has_times = info->boundary_times != NULL && info->boundary_count > 0;
   capture->end_time = info->stop_time;
   if (!capture->end_time && capture->has_times)
@@ -225,16 +214,16 @@ enum merge_status merge_add_result(struct merge *merge, const struct diff_result
       .live_bytes = s->count && s->live_bytes ? s->live_bytes[s->count - 1] : 0,
     };
     if (!site)
-      return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+      return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
     /* One value per site and capture: a result that lists a name twice is
      * not one the engine wrote. */
     if (site->value_count && site->values[site->value_count - 1].capture == index)
-      return merge_fail(err, MERGE_ERROR_INPUT, "%s: the site \"%s\" is listed twice", source,
-                        s->name);
+      return format_error_set(err, FORMAT_BAD_INPUT, "%s: the site \"%s\" is listed twice", source,
+                              s->name);
     if (merge_site_add_value(site, &value) != 0)
-      return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+      return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   }
-  return MERGE_OK;
+  return FORMAT_OK;
 }
 
 /* ---- Finishing ---------------------------------------------------------------- */
@@ -467,12 +456,12 @@ static int merge_sort_captures(struct merge *merge)
   return 0;
 }
 
-enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct merge_error *err)
+enum format_status merge_finish(struct merge *merge, size_t min_captures, struct format_error *err)
 {
   merge->min_captures = min_captures ? min_captures : 1;
   size_t count = merge->capture_count;
   if (merge_sort_captures(merge) != 0)
-    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   for (size_t i = 1; i < count; i++) {
     const struct merge_capture *a = &merge->captures[i - 1], *b = &merge->captures[i];
     if (!merge_same_capture(a, b) || b->info.start_time == 0)
@@ -482,24 +471,24 @@ enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct 
     char where[1024] = "";
     if (strcmp(a->input, a->source) || strcmp(b->input, b->source))
       snprintf(where, sizeof where, " (listed in %s and %s)", a->input, b->input);
-    return merge_fail(err, MERGE_ERROR_INPUT,
-                      "%s and %s%s are results of the same capture (%s, pid %ld, started at %.3f): "
-                      "merge each capture once",
-                      a->source, b->source, where, b->info.host ? b->info.host : "no host",
-                      b->info.pid, b->info.start_time);
+    return format_error_set(err, FORMAT_BAD_INPUT,
+                            "%s and %s%s are results of the same capture (%s, pid %ld, started at %.3f): "
+                            "merge each capture once",
+                            a->source, b->source, where, b->info.host ? b->info.host : "no host",
+                            b->info.pid, b->info.start_time);
   }
 
   if (merge_make_groups(merge) != 0)
-    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   double *scratch = malloc((count ? count : 1) * sizeof *scratch);
   if (!scratch)
-    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   merge->flagged = merge->growing_sites = 0;
   for (size_t s = 0; s < merge->site_count; s++) {
     struct merge_site *site = &merge->sites[s];
     if (merge_site_figures(merge, site, scratch) != 0) {
       free(scratch);
-      return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+      return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
     }
     merge->flagged += site->growing >= merge->min_captures;
     merge->growing_sites += site->growing > 0;
@@ -513,7 +502,7 @@ enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct 
   merge->slots = NULL;
   merge->slot_count = 0;
   if (merge->site_count && merge_slots_grow(merge) != 0)
-    return merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
 
   merge->captures_flagged = merge->captures_inconclusive = 0;
   for (size_t i = 0; i < count; i++) {
@@ -523,7 +512,7 @@ enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct 
   merge->outcome = merge->flagged ? DIFF_OUTCOME_FLAGGED
                    : merge->captures_inconclusive ? DIFF_OUTCOME_INCONCLUSIVE
                                                   : DIFF_OUTCOME_PASS;
-  return MERGE_OK;
+  return FORMAT_OK;
 }
 
 /* Whether group a reads before group b under a site: the larger share of

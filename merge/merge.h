@@ -72,16 +72,9 @@ struct merge_site {
   size_t *label_seen;         /* [merge->group_count] captures with each label it was seen in */
 };
 
-enum merge_status {
-  MERGE_OK = 0,
-  MERGE_ERROR_INPUT,          /* an unreadable, malformed or mismatched input, named */
-  MERGE_ERROR_MEMORY
-};
-
-struct merge_error {
-  enum merge_status status;
-  char message[768];          /* "FILE: byte N: what is wrong", "FILE: what is wrong" */
-};
+/* Errors are format/error.h's: an unreadable, malformed or mismatched input, named
+ * (FORMAT_BAD_INPUT, FORMAT_IO: "FILE: byte N: what is wrong", "FILE: what is wrong"),
+ * or FORMAT_NO_MEMORY. */
 
 struct merge {
   int has_kind;               /* a result was added: mode and by are its */
@@ -110,15 +103,15 @@ void merge_free(struct merge *merge);
 
 /* Adds one diff result, read from source (its file's name, kept and shown).
  * A result whose mode or rows (by site, by stack) differ from the first's
- * is an error naming both files. MERGE_OK or an error. */
-enum merge_status merge_add_result(struct merge *merge, const struct diff_result *result,
-                                   const char *source, struct merge_error *err);
+ * is an error naming both files. FORMAT_OK or an error. */
+enum format_status merge_add_result(struct merge *merge, const struct diff_result *result,
+                                    const char *source, struct format_error *err);
 
 /* Adds an input: a diff result (JSON of ljleak diff), a merge (JSON of
  * ljleak merge), or a directory, whose *.json files (any depth, in name
  * order; names starting with '.' skipped) are each one of those. A
  * directory without any is an error: no capture is dropped silently. */
-enum merge_status merge_add_path(struct merge *merge, const char *path, struct merge_error *err);
+enum format_status merge_add_path(struct merge *merge, const char *path, struct format_error *err);
 
 /* The most inputs merge_add_paths loads at once. */
 #define MERGE_MAX_JOBS 64
@@ -126,18 +119,18 @@ enum merge_status merge_add_path(struct merge *merge, const char *path, struct m
 /* merge_add_path for each of paths, in order, loading (reading and parsing)
  * up to jobs inputs at once on threads; each is added in its order, so the
  * merge, and the first error, are the same for any jobs. */
-enum merge_status merge_add_paths(struct merge *merge, const char *const *paths, size_t count,
-                                  size_t jobs, struct merge_error *err);
+enum format_status merge_add_paths(struct merge *merge, const char *const *paths, size_t count,
+                                   size_t jobs, struct format_error *err);
 
 /* Adds a diff result or a merge from text in memory; name names it. */
-enum merge_status merge_add_text(struct merge *merge, const char *name, const char *text,
-                                 size_t length, struct merge_error *err);
+enum format_status merge_add_text(struct merge *merge, const char *name, const char *text,
+                                  size_t length, struct format_error *err);
 
 /* Orders the captures and the sites and computes every figure, with a site
  * flagged when it grows in at least min_captures (>= 1) captures. Two
  * inputs holding the same capture (same host, pid, start time and path)
  * are an error naming both. May be called again after more inputs. */
-enum merge_status merge_finish(struct merge *merge, size_t min_captures, struct merge_error *err);
+enum format_status merge_finish(struct merge *merge, size_t min_captures, struct format_error *err);
 
 /* ---- Rendering (merge/merge_json.c, merge_text.c, merge_html.c, merge_junit.c) -- */
 

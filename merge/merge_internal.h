@@ -6,9 +6,6 @@
 
 #include "merge/merge.h"
 
-/* Sets err (status and a printf-style message) and returns status. */
-enum merge_status merge_fail(struct merge_error *err, enum merge_status status, const char *format,
-                             ...) __attribute__((format(printf, 3, 4)));
 /* Room for one more element in *array (count used of *capacity): 0, or -1. */
 int merge_reserve(void **array, size_t *capacity, size_t count, size_t size);
 
@@ -22,8 +19,8 @@ struct merge_capture *merge_capture_new(struct merge *merge);
 /* Copies a capture's metadata without its per-boundary arrays: 0, or -1. */
 int merge_copy_capture(struct diff_capture *to, const struct diff_capture *from);
 /* The first input sets the merge's mode and rows; a later one must match. */
-enum merge_status merge_check_kind(struct merge *merge, enum diff_mode mode, enum diff_by by,
-                                   const char *source, struct merge_error *err);
+enum format_status merge_check_kind(struct merge *merge, enum diff_mode mode, enum diff_by by,
+                                    const char *source, struct format_error *err);
 /* The index of label group key=value, or SIZE_MAX. */
 size_t merge_group_find(const struct merge *merge, const char *key, const char *value);
 

@@ -17,13 +17,13 @@
 /* Where the merge reader is, for "FILE: byte N: what is wrong". */
 struct merge_reader {
   const char *name;
-  struct merge_error *err;
+  struct format_error *err;
 };
 
-static enum merge_status merge_read_fail(struct merge_reader *r, const struct json_read_value *at,
-                                         const char *what)
+static enum format_status merge_read_fail(struct merge_reader *r, const struct json_read_value *at,
+                                          const char *what)
 {
-  return merge_fail(r->err, MERGE_ERROR_INPUT, "%s: byte %zu: %s", r->name, at->offset, what);
+  return format_error_set(r->err, FORMAT_BAD_INPUT, "%s: byte %zu: %s", r->name, at->offset, what);
 }
 
 static const struct json_read_value *merge_member(const struct json_read_value *object,
@@ -72,14 +72,14 @@ static int merge_read_string(const struct json_read_value *object, const char *k
 }
 
 /* One capture of a merge's "captures". */
-static enum merge_status merge_read_capture(struct merge_reader *r, struct merge *merge,
-                                            const struct json_read_value *v)
+static enum format_status merge_read_capture(struct merge_reader *r, struct merge *merge,
+                                             const struct json_read_value *v)
 {
   if (v->type != JSON_OBJECT)
     return merge_read_fail(r, v, "a capture must be an object");
   struct merge_capture *capture = merge_capture_new(merge);
   if (!capture)
-    return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+    return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
   struct diff_capture *info = &capture->info;
   static const char *const strings[] = {"source", "path", "command", "exe", "host", "luajit_version"};
   char **fields[] = {&capture->source, &info->path, &info->command, &info->exe, &info->host,
@@ -87,7 +87,7 @@ static enum merge_status merge_read_capture(struct merge_reader *r, struct merge
   for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
     int rc = merge_read_string(v, strings[i], fields[i]);
     if (rc == -2)
-      return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+      return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
     if (rc < 0)
       return merge_read_fail(r, json_read_object_get(v, strings[i]),
                              "a capture's text member must be a string or null");
@@ -95,7 +95,7 @@ static enum merge_status merge_read_capture(struct merge_reader *r, struct merge
   if (!capture->source)
     return merge_read_fail(r, v, "a capture without its \"source\"");
   if (!(capture->input = strdup(r->name)))
-    return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+    return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
   uint64_t boundaries, sites, flagged;
   const struct json_read_value *m;
   if (merge_read_count(v, "boundary_count", &boundaries) < 0 ||
@@ -135,10 +135,10 @@ static enum merge_status merge_read_capture(struct merge_reader *r, struct merge
                                          "(docs/index-format.md)");
       if (diff_capture_add_label(info, m->keys[i], strlen(m->keys[i]), value->text,
                                  strlen(value->text)) != 0)
-        return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+        return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
     }
   }
-  return MERGE_OK;
+  return FORMAT_OK;
 }
 
 /* The columns of a site's values, each an array of value_count elements. */
@@ -146,8 +146,8 @@ struct merge_columns {
   const struct json_read_value *in, *verdicts, *flagged, *undecided, *growth, *per_second, *live;
 };
 
-static enum merge_status merge_read_site(struct merge_reader *r, struct merge *merge,
-                                         const struct json_read_value *v, size_t first_capture)
+static enum format_status merge_read_site(struct merge_reader *r, struct merge *merge,
+                                          const struct json_read_value *v, size_t first_capture)
 {
   if (v->type != JSON_OBJECT)
     return merge_read_fail(r, v, "a site must be an object");
@@ -175,7 +175,7 @@ static enum merge_status merge_read_site(struct merge_reader *r, struct merge *m
     return merge_read_fail(r, v, "a site's value arrays differ in length");
   struct merge_site *site = merge_site_get(merge, name->text, site_id, site_kind);
   if (!site)
-    return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+    return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
   size_t own = merge->capture_count - first_capture;  /* the captures this input added */
   if (!count)
     return merge_read_fail(r, v, "a site seen in no capture");
@@ -213,14 +213,14 @@ static enum merge_status merge_read_site(struct merge_reader *r, struct merge *m
     if (errno)
       return merge_read_fail(r, live, "live_bytes is larger than 2^64-1");
     if (merge_site_add_value(site, &value) != 0)
-      return merge_fail(r->err, MERGE_ERROR_MEMORY, "out of memory");
+      return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
   }
-  return MERGE_OK;
+  return FORMAT_OK;
 }
 
 /* A merge's JSON: its captures are appended, its sites' values follow them. */
-static enum merge_status merge_read_merge(struct merge_reader *r, struct merge *merge,
-                                          const struct json_read_value *root)
+static enum format_status merge_read_merge(struct merge_reader *r, struct merge *merge,
+                                           const struct json_read_value *root)
 {
   const struct json_read_value *version = json_read_object_get(root, "ljleak_merge");
   if (version->type != JSON_NUMBER || strcmp(version->text, "1"))
@@ -236,17 +236,17 @@ static enum merge_status merge_read_merge(struct merge_reader *r, struct merge *
   const struct json_read_value *sites = merge_member(root, "sites", JSON_ARRAY);
   if (!captures || !sites)
     return merge_read_fail(r, root, "a merge needs its captures and sites arrays");
-  enum merge_status status = merge_check_kind(merge, merge_mode, merge_by, r->name, r->err);
-  if (status != MERGE_OK)
+  enum format_status status = merge_check_kind(merge, merge_mode, merge_by, r->name, r->err);
+  if (status != FORMAT_OK)
     return status;
   size_t first = merge->capture_count;
   for (size_t i = 0; i < captures->count; i++)
-    if ((status = merge_read_capture(r, merge, &captures->items[i])) != MERGE_OK)
+    if ((status = merge_read_capture(r, merge, &captures->items[i])) != FORMAT_OK)
       return status;
   for (size_t i = 0; i < sites->count; i++)
-    if ((status = merge_read_site(r, merge, &sites->items[i], first)) != MERGE_OK)
+    if ((status = merge_read_site(r, merge, &sites->items[i], first)) != FORMAT_OK)
       return status;
-  return MERGE_OK;
+  return FORMAT_OK;
 }
 
 /* ---- Loading and adding --------------------------------------------------------
@@ -256,8 +256,8 @@ static enum merge_status merge_read_merge(struct merge_reader *r, struct merge *
 
 struct merge_loaded {
   const char *name;
-  enum merge_status status;   /* of the load; err says why */
-  struct merge_error err;
+  enum format_status status;   /* of the load; err says why */
+  struct format_error err;
   int is_merge;               /* root holds a merge; else result holds a diff result */
   struct json_read_value root;
   struct diff_result result;
@@ -265,11 +265,10 @@ struct merge_loaded {
 
 static void merge_load_text(struct merge_loaded *l, const char *text, size_t length)
 {
-  size_t offset = 0;
-  char message[200];
-  l->status = MERGE_OK;
-  if (json_read_parse(text, length, &l->root, &offset, message, sizeof message) < 0) {
-    l->status = merge_fail(&l->err, MERGE_ERROR_INPUT, "%s: byte %zu: %s", l->name, offset, message);
+  struct format_error parse_error;
+  l->status = FORMAT_OK;
+  if (json_read_parse(text, length, l->name, &l->root, &parse_error) < 0) {
+    l->status = format_error_set(&l->err, FORMAT_BAD_INPUT, "%s", parse_error.message);
     return;
   }
   if (l->root.type == JSON_OBJECT && json_read_object_get(&l->root, "ljleak_merge")) {
@@ -279,7 +278,7 @@ static void merge_load_text(struct merge_loaded *l, const char *text, size_t len
   if (l->root.type == JSON_OBJECT && json_read_object_get(&l->root, "ljleak_result")) {
     char error[512];
     if (report_read_json_value(l->name, &l->root, &l->result, error, sizeof error) < 0)
-      l->status = merge_fail(&l->err, MERGE_ERROR_INPUT, "%s", error);
+      l->status = format_error_set(&l->err, FORMAT_BAD_INPUT, "%s", error);
   } else {
     struct merge_reader r = {l->name, &l->err};
     l->status = merge_read_fail(&r, &l->root, "neither a diff result (\"ljleak_result\") nor a "
@@ -292,23 +291,18 @@ static void merge_load_file(struct merge_loaded *l)
 {
   char *text = NULL;
   size_t size = 0;
-  int system_error = 0;
-  char message[600];
-  if (whole_file_read(l->name, &text, &size, &system_error, message, sizeof message) != WHOLE_FILE_OK) {
-    l->status = merge_fail(&l->err, system_error ? MERGE_ERROR_INPUT : MERGE_ERROR_MEMORY, "%s",
-                           message);
+  if ((l->status = whole_file_read(l->name, &text, &size, &l->err)) != FORMAT_OK)
     return;
-  }
   merge_load_text(l, text, size);
   free(text);
 }
 
 /* Adds a loaded input to the merge, and frees what the load kept. */
-static enum merge_status merge_apply(struct merge *merge, struct merge_loaded *l,
-                                     struct merge_error *err)
+static enum format_status merge_apply(struct merge *merge, struct merge_loaded *l,
+                                      struct format_error *err)
 {
-  enum merge_status status = l->status;
-  if (status != MERGE_OK) {
+  enum format_status status = l->status;
+  if (status != FORMAT_OK) {
     *err = l->err;
   } else if (l->is_merge) {
     struct merge_reader r = {l->name, err};
@@ -321,8 +315,8 @@ static enum merge_status merge_apply(struct merge *merge, struct merge_loaded *l
   return status;
 }
 
-enum merge_status merge_add_text(struct merge *merge, const char *name, const char *text,
-                                 size_t length, struct merge_error *err)
+enum format_status merge_add_text(struct merge *merge, const char *name, const char *text,
+                                  size_t length, struct format_error *err)
 {
   struct merge_loaded l;
   memset(&l, 0, sizeof l);
@@ -353,20 +347,20 @@ static int merge_name_compare(const void *a, const void *b)
 }
 
 /* Every *.json under directory, any depth, in name order, onto files. */
-static enum merge_status merge_list_directory(struct merge_files *files, const char *directory,
-                                              struct merge_error *err)
+static enum format_status merge_list_directory(struct merge_files *files, const char *directory,
+                                               struct format_error *err)
 {
   DIR *dir = opendir(directory);
   if (!dir)
-    return merge_fail(err, MERGE_ERROR_INPUT, "%s: cannot open: %s", directory, strerror(errno));
+    return format_error_set(err, FORMAT_BAD_INPUT, "%s: cannot open: %s", directory, strerror(errno));
   struct merge_files names = {NULL, 0, 0};
-  enum merge_status status = MERGE_OK;
+  enum format_status status = FORMAT_OK;
   struct dirent *entry;
   while ((entry = readdir(dir))) {
     if (entry->d_name[0] == '.')
       continue;
     if (merge_files_add(&names, entry->d_name) != 0) {
-      status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+      status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
       break;
     }
   }
@@ -374,11 +368,11 @@ static enum merge_status merge_list_directory(struct merge_files *files, const c
   if (names.count)
     qsort(names.paths, names.count, sizeof *names.paths, merge_name_compare);
   size_t directory_length = strlen(directory);
-  for (size_t i = 0; i < names.count && status == MERGE_OK; i++) {
+  for (size_t i = 0; i < names.count && status == FORMAT_OK; i++) {
     size_t length = directory_length + strlen(names.paths[i]) + 2;
     char *path = malloc(length);
     if (!path) {
-      status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+      status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
       break;
     }
     snprintf(path, length, "%s%s%s", directory,
@@ -390,7 +384,7 @@ static enum merge_status merge_list_directory(struct merge_files *files, const c
       status = merge_list_directory(files, path, err);
     else if (name_length > 5 && !strcmp(names.paths[i] + name_length - 5, ".json") &&
              merge_files_add(files, path) != 0)
-      status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+      status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
     free(path);
   }
   for (size_t i = 0; i < names.count; i++)
@@ -435,24 +429,24 @@ static void merge_load_batch(struct merge_loaded *batch, size_t count, size_t jo
     pthread_join(threads[t], NULL);
 }
 
-enum merge_status merge_add_paths(struct merge *merge, const char *const *paths, size_t count,
-                                  size_t jobs, struct merge_error *err)
+enum format_status merge_add_paths(struct merge *merge, const char *const *paths, size_t count,
+                                   size_t jobs, struct format_error *err)
 {
   struct merge_files files = {NULL, 0, 0};
-  enum merge_status status = MERGE_OK;
-  for (size_t i = 0; i < count && status == MERGE_OK; i++) {
+  enum format_status status = FORMAT_OK;
+  for (size_t i = 0; i < count && status == FORMAT_OK; i++) {
     struct stat st;
     if (stat(paths[i], &st) != 0) {
-      status = merge_fail(err, MERGE_ERROR_INPUT, "%s: cannot open: %s", paths[i], strerror(errno));
+      status = format_error_set(err, FORMAT_BAD_INPUT, "%s: cannot open: %s", paths[i], strerror(errno));
     } else if (!S_ISDIR(st.st_mode)) {
       if (merge_files_add(&files, paths[i]) != 0)
-        status = merge_fail(err, MERGE_ERROR_MEMORY, "out of memory");
+        status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
     } else {
       size_t before = files.count;
       status = merge_list_directory(&files, paths[i], err);
-      if (status == MERGE_OK && files.count == before)
-        status = merge_fail(err, MERGE_ERROR_INPUT, "%s: no results (*.json) in this directory",
-                            paths[i]);
+      if (status == FORMAT_OK && files.count == before)
+        status = format_error_set(err, FORMAT_BAD_INPUT, "%s: no results (*.json) in this directory",
+                                  paths[i]);
     }
   }
   if (jobs < 1)
@@ -462,14 +456,14 @@ enum merge_status merge_add_paths(struct merge *merge, const char *const *paths,
   /* A batch of one input per job: a merge's tree can be large, so no more
    * than jobs of them are held at once. */
   struct merge_loaded batch[MERGE_MAX_JOBS];
-  for (size_t at = 0; at < files.count && status == MERGE_OK; at += jobs) {
+  for (size_t at = 0; at < files.count && status == FORMAT_OK; at += jobs) {
     size_t n = files.count - at < jobs ? files.count - at : jobs;
     memset(batch, 0, n * sizeof *batch);
     for (size_t i = 0; i < n; i++)
       batch[i].name = files.paths[at + i];
     merge_load_batch(batch, n, jobs);
     for (size_t i = 0; i < n; i++) {
-      if (status == MERGE_OK)
+      if (status == FORMAT_OK)
         status = merge_apply(merge, &batch[i], err);
       else {   /* after an error: only freed */
         json_read_free(&batch[i].root);
@@ -483,7 +477,7 @@ enum merge_status merge_add_paths(struct merge *merge, const char *const *paths,
   return status;
 }
 
-enum merge_status merge_add_path(struct merge *merge, const char *path, struct merge_error *err)
+enum format_status merge_add_path(struct merge *merge, const char *path, struct format_error *err)
 {
   return merge_add_paths(merge, &path, 1, 1, err);
 }

@@ -590,11 +590,10 @@ int report_read_json_text(const char *name, const char *text, size_t length,
                           struct diff_result *result, char *error, size_t error_size)
 {
   struct json_read_value root;
-  size_t offset = 0;
-  char message[200];
+  struct format_error parse_error;
   memset(result, 0, sizeof *result);
-  if (json_read_parse(text, length, &root, &offset, message, sizeof message) < 0) {
-    snprintf(error, error_size, "%s: byte %zu: %s", name, offset, message);
+  if (json_read_parse(text, length, name, &root, &parse_error) < 0) {
+    snprintf(error, error_size, "%s", parse_error.message);
     return -1;
   }
   int status = report_read_json_value(name, &root, result, error, error_size);

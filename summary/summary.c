@@ -26,7 +26,6 @@ struct summary *summary_new(void)
   }
   summary->symbol_epoch = 1;
   summary->last_site = SUMMARY_ID_NONE;
-  summary->read_status = SUMMARY_OK;
   return summary;
 }
 

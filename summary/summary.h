@@ -33,14 +33,6 @@ struct summary_options {
   int human_readable;  /* bytes as B, KiB, MiB, GiB */
 };
 
-/* Why the last summary_read or summary_read_file stopped, for the caller to
- * act on without reading the message. */
-enum summary_status {
-  SUMMARY_OK = 0,        /* the stream was used whole, or up to its cut */
-  SUMMARY_ERROR_INPUT,   /* unreadable, corrupt or unsupported input */
-  SUMMARY_ERROR_MEMORY   /* the summary or its reader ran out of memory */
-};
-
 /* Returns NULL when out of memory. */
 struct summary *summary_new(void);
 void summary_free(struct summary *summary);
@@ -49,20 +41,17 @@ void summary_free(struct summary *summary);
 int summary_add_symbol(struct summary *summary, const struct memprof_symbol *symbol);
 int summary_add_event(struct summary *summary, const struct memprof_event *event);
 
-/* Feeds every record of an open reader. Returns MEMPROF_END for a complete
- * stream, MEMPROF_TRUNCATED for a cut one (every complete event was used; err
+/* Feeds every record of an open reader. Returns FORMAT_END for a complete
+ * stream, FORMAT_CUT for a cut one (every complete event was used; err
  * holds the reader's warning with file and byte offset), or an error status
- * with err filled (MEMPROF_NO_MEMORY if the summary or the reader ran out).
- * summary_read_status then tells which kind of failure it was. */
-enum memprof_status summary_read(struct summary *summary, struct memprof_reader *reader,
-                                 struct memprof_error *err);
+ * with err filled: FORMAT_NO_MEMORY if the summary or the reader ran out, else
+ * the input's fault (format_status_is_input). */
+enum format_status summary_read(struct summary *summary, struct memprof_reader *reader,
+                                struct format_error *err);
 
 /* Opens path ("-" for stdin) and feeds it; the same returns as summary_read. */
-enum memprof_status summary_read_file(struct summary *summary, const char *path,
-                                      struct memprof_error *err);
-
-/* The status of the last summary_read or summary_read_file (SUMMARY_OK before any). */
-enum summary_status summary_read_status(const struct summary *summary);
+enum format_status summary_read_file(struct summary *summary, const char *path,
+                                     struct format_error *err);
 
 /* Allocation events fed so far (symbol entries not counted). */
 uint64_t summary_event_count(const struct summary *summary);

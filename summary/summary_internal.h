@@ -41,7 +41,6 @@ struct summary {
   char *name_buffer;            /* scratch for memprof_symtab_name */
   size_t name_buffer_size;
 
-  enum summary_status read_status;  /* of the last summary_read */
 };
 
 #endif

@@ -17,30 +17,19 @@
 #define SUMMARY_BATCH 32
 #endif
 
-static void summary_read_out_of_memory(struct summary *summary, struct memprof_error *err,
-                                       const char *name, uint64_t offset)
+static void summary_read_out_of_memory(struct format_error *err, const char *name, uint64_t offset)
 {
-  summary->read_status = SUMMARY_ERROR_MEMORY;
-  err->status = MEMPROF_NO_MEMORY;
-  err->offset = offset;
-  snprintf(err->message, sizeof err->message, "%s: byte %" PRIu64 ": out of memory", name,
-           offset);
-}
-
-/* The status of a reader's failure. */
-static enum summary_status summary_read_failure(enum memprof_status status)
-{
-  return status == MEMPROF_NO_MEMORY ? SUMMARY_ERROR_MEMORY : SUMMARY_ERROR_INPUT;
+  format_error_at(err, FORMAT_NO_MEMORY, name, offset, "out of memory");
 }
 
 /* Applies batch[0 .. count), in order; on failure fills err. */
 static int summary_read_apply(struct summary *summary, const struct summary_pending_event *batch,
-                              size_t count, const char *name, struct memprof_error *err)
+                              size_t count, const char *name, struct format_error *err)
 {
   summary->events += count;
   for (size_t i = 0; i < count; i++)
     if (__builtin_expect(pending_apply(summary, &batch[i]), 0)) {
-      summary_read_out_of_memory(summary, err, name, batch[i].offset);
+      summary_read_out_of_memory(err, name, batch[i].offset);
       return -1;
     }
   return 0;
@@ -51,14 +40,14 @@ static int summary_read_apply(struct summary *summary, const struct summary_pend
 static inline __attribute__((always_inline)) int
 summary_read_push(struct summary *summary, struct summary_pending_event *batch, size_t *count,
                   const struct memprof_event *event, uint64_t offset, const char *name,
-                  struct memprof_error *err)
+                  struct format_error *err)
 {
   struct summary_pending_event *next = &batch[*count];
   int filled = pending_fill(summary, next, event);
   if (__builtin_expect(filled != 0, 0)) {
     if (filled > 0)
       return 0;
-    summary_read_out_of_memory(summary, err, name, offset);
+    summary_read_out_of_memory(err, name, offset);
     return -1;
   }
   next->offset = offset;
@@ -84,14 +73,14 @@ summary_read_push(struct summary *summary, struct summary_pending_event *batch, 
  * messages. Runs of events are decoded in place (decode.h), pext a constant,
  * so that each is decoded and queued in one pass; symbols, refills, the end
  * and errors come from memprof_reader_next. */
-static inline __attribute__((always_inline)) enum memprof_status
+static inline __attribute__((always_inline)) enum format_status
 summary_read_loop(struct summary *summary, struct memprof_reader *reader, const char *name,
-                  struct memprof_error *err, int pext)
+                  struct format_error *err, int pext)
 {
   struct summary_pending_event batch[SUMMARY_BATCH];
   size_t count = 0;
   struct memprof_record record;
-  enum memprof_status status;
+  enum format_status status;
   for (;;) {
     const uint8_t *at;
     size_t span = memprof_reader_events_span(reader, &at), used = 0;
@@ -103,80 +92,70 @@ summary_read_loop(struct summary *summary, struct memprof_reader *reader, const 
       if (!length)
         break;
       if (summary_read_push(summary, batch, &count, &event, base + used, name, err))
-        return MEMPROF_NO_MEMORY;
+        return FORMAT_NO_MEMORY;
       used += length;
     }
     memprof_reader_consume(reader, used);
     status = memprof_reader_next(reader, &record);
-    if (status != MEMPROF_OK)
+    if (status != FORMAT_OK)
       break;
     if (__builtin_expect(record.type == MEMPROF_RECORD_SYMBOL, 0)) {
       /* Symbols change names: apply the events before it first. */
       if (summary_read_apply(summary, batch, count, name, err))
-        return MEMPROF_NO_MEMORY;
+        return FORMAT_NO_MEMORY;
       count = 0;
       if (summary_add_symbol(summary, &record.symbol)) {
-        summary_read_out_of_memory(summary, err, name, record.offset);
-        return MEMPROF_NO_MEMORY;
+        summary_read_out_of_memory(err, name, record.offset);
+        return FORMAT_NO_MEMORY;
       }
       continue;
     }
     if (summary_read_push(summary, batch, &count, &record.event, record.offset, name, err))
-      return MEMPROF_NO_MEMORY;
+      return FORMAT_NO_MEMORY;
   }
   if (summary_read_apply(summary, batch, count, name, err))
-    return MEMPROF_NO_MEMORY;
-  if (status == MEMPROF_END) {
+    return FORMAT_NO_MEMORY;
+  if (status == FORMAT_END) {
     memset(err, 0, sizeof *err);
-    return MEMPROF_END;
+    return FORMAT_END;
   }
   *err = *memprof_reader_error(reader);
   err->status = status;
-  if (status != MEMPROF_TRUNCATED)
-    summary->read_status = summary_read_failure(status);
   return status;
 }
 
 /* The loop where the reader decodes with pext, compiled for BMI1 and BMI2
  * (decode.h); called only where the CPU has them. */
-MEMPROF_DECODE_BMI2 static enum memprof_status
+MEMPROF_DECODE_BMI2 static enum format_status
 summary_read_bmi2(struct summary *summary, struct memprof_reader *reader, const char *name,
-                  struct memprof_error *err)
+                  struct format_error *err)
 {
   return summary_read_loop(summary, reader, name, err, 1);
 }
 
-static enum memprof_status summary_read_records(struct summary *summary,
-                                                struct memprof_reader *reader, const char *name,
-                                                struct memprof_error *err)
+static enum format_status summary_read_records(struct summary *summary,
+                                               struct memprof_reader *reader, const char *name,
+                                               struct format_error *err)
 {
-  summary->read_status = SUMMARY_OK;
   return memprof_reader_pext(reader) ? summary_read_bmi2(summary, reader, name, err)
                                      : summary_read_loop(summary, reader, name, err, 0);
 }
 
-enum memprof_status summary_read(struct summary *summary, struct memprof_reader *reader,
-                                 struct memprof_error *err)
+enum format_status summary_read(struct summary *summary, struct memprof_reader *reader,
+                                struct format_error *err)
 {
   return summary_read_records(summary, reader, "stream", err);
 }
 
-enum memprof_status summary_read_file(struct summary *summary, const char *path,
-                                      struct memprof_error *err)
+enum format_status summary_read_file(struct summary *summary, const char *path,
+                                     struct format_error *err)
 {
   memset(err, 0, sizeof *err);
   struct memprof_reader *reader = memprof_reader_open(path, err);
   if (!reader) {
-    enum memprof_status status = err->status != MEMPROF_OK ? err->status : MEMPROF_IO;
-    summary->read_status = summary_read_failure(status);
-    return status;
+    return err->status != FORMAT_OK ? err->status : FORMAT_IO;
   }
-  enum memprof_status status = summary_read_records(summary, reader, path, err);
+  enum format_status status = summary_read_records(summary, reader, path, err);
   memprof_reader_close(reader);
   return status;
-}
-
-enum summary_status summary_read_status(const struct summary *summary)
-{
-  return summary->read_status;
 }

@@ -55,7 +55,7 @@ struct capture_read {
   uint64_t index_sample;
   char stop_reason[64];
   int has_capture_line;
-  enum memprof_status status[MAX_SEGMENTS];
+  enum format_status status[MAX_SEGMENTS];
   uint64_t events[MAX_SEGMENTS];      /* alloc/free/realloc records read */
   uint64_t stream_bytes[MAX_SEGMENTS];
   uint64_t new_bytes;                 /* sum of new_size of ALLOC and REALLOC events */
@@ -136,13 +136,13 @@ static inline int addr_set_has(const struct addr_set *s, uint64_t k)
 /* Reads one segment file into r (index i), following addresses in seen. */
 static inline void read_segment(struct capture_read *r, int i, const char *path, struct addr_set *seen)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *rd = memprof_reader_open(path, &err);
   ck_assert_msg(rd != NULL, "cannot open %s: %s", path, err.message);
   struct memprof_symtab *syms = memprof_symtab_new();
   struct memprof_record rec;
-  enum memprof_status st;
-  while ((st = memprof_reader_next(rd, &rec)) == MEMPROF_OK) {
+  enum format_status st;
+  while ((st = memprof_reader_next(rd, &rec)) == FORMAT_OK) {
     if (rec.type == MEMPROF_RECORD_SYMBOL) {
       memprof_symtab_add(syms, &rec.symbol);
       r->symbols++;
@@ -183,7 +183,7 @@ static inline void read_segment(struct capture_read *r, int i, const char *path,
   }
   r->status[i] = st;
   r->stream_bytes[i] = memprof_reader_offset(rd);
-  if (st != MEMPROF_END && st != MEMPROF_TRUNCATED)
+  if (st != FORMAT_END && st != FORMAT_CUT)
     fprintf(stderr, "%s: %s\n", path, memprof_reader_error(rd)->message);
   memprof_symtab_free(syms);
   memprof_reader_close(rd);
@@ -198,8 +198,8 @@ static inline struct capture_read *read_capture(const char *dir, const char *par
   char path[1024];
   snprintf(path, sizeof path, "%s/index", dir);
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_msg(capture_index_read_file(&index, path, &error) == CAPTURE_INDEX_OK, "%s",
+  struct format_error error;
+  ck_assert_msg(capture_index_read_file(&index, path, &error) == FORMAT_OK, "%s",
                 error.message);
   ck_assert_int_eq(index.has_header, 1);
   ck_assert_uint_eq(index.version, 1);

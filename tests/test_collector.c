@@ -149,7 +149,7 @@ START_TEST(test_jitoff_basic_allocations_match_tarantool)
                       getenv("PWD") ? getenv("PWD") : ".", build_dir(), out), 0);
   struct capture_read *r = read_capture(out, NULL);
   ck_assert_int_eq(r->segments, 1);
-  ck_assert_int_eq(r->status[0], MEMPROF_END);
+  ck_assert_int_eq(r->status[0], FORMAT_END);
 
   static const char *const strings[] = {"@basic.lua:5", "@basic.lua:6", NULL};
   ck_assert_int_eq(assert_basic_allocations_match(r, strings, 0), 11);
@@ -237,7 +237,7 @@ START_TEST(test_nogc64_basic_allocations_and_bytes_match_tarantool)
                       out, pwd, build_dir(), pwd, build_dir()), 0);
   struct capture_read *r = read_capture(out, NULL);
   ck_assert_int_eq(r->segments, 1);
-  ck_assert_int_eq(r->status[0], MEMPROF_END);
+  ck_assert_int_eq(r->status[0], FORMAT_END);
 
   static const char *const strings[] = {"@basic.lua:5", "@basic.lua:6", "@basic.lua:17", NULL};
   ck_assert_int_eq(assert_basic_allocations_match(r, strings, 1), 10);
@@ -302,7 +302,7 @@ static void check_bytes_match(const char *name, const char *script, const char *
   ck_assert_uint_eq(r->new_bytes, allocated);
   ck_assert_int_ge(r->segments, 1);
   for (int i = 0; i < r->segments; i++) {
-    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->status[i], FORMAT_END);
     ck_assert_uint_eq(r->events[i], r->index_events[i]);
     ck_assert_uint_eq(r->stream_bytes[i], r->index_bytes[i]);
   }
@@ -353,7 +353,7 @@ START_TEST(test_segments_rotate_by_size_not_at_gc_cycles)
   ck_assert_int_ge(r->segments, 3);
   int cut = 0;
   for (int i = 0; i < r->segments; i++) {
-    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->status[i], FORMAT_END);
     if (i + 1 < r->segments) {
       ck_assert_msg(r->index_bytes[i] >= 65536 && (r->complete[i] || r->index_bytes[i] <= 2 * 65536),
                     "segment %d holds %llu bytes", i + 1, (unsigned long long)r->index_bytes[i]);
@@ -379,7 +379,7 @@ START_TEST(test_segments_rotate_while_the_program_stops_its_gc)
   ck_assert_int_ge(r->segments, 3);
   ck_assert_int_eq(r->nboundaries, 0);
   for (int i = 0; i + 1 < r->segments; i++) {
-    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->status[i], FORMAT_END);
     ck_assert_int_eq(r->complete[i], 0);
     ck_assert_uint_eq(r->gc_cycles[i], 0);
   }
@@ -394,7 +394,7 @@ START_TEST(test_force_gc_cuts_complete_segments)
   struct capture_read *r = run_and_read("force-gc", "--period 0.05 --force-gc tests/lua/collector_slow.lua");
   ck_assert_int_ge(r->segments, 3);
   for (int i = 0; i + 1 < r->segments; i++) {
-    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->status[i], FORMAT_END);
     ck_assert_int_eq(r->complete[i], 1);
   }
   free(r);
@@ -410,7 +410,7 @@ START_TEST(test_force_gc_cuts_boundaries_inside_a_compiled_loop)
   struct capture_read *r = run_and_read("force-trace", "--max-bytes 64k --force-gc tests/lua/collector_trace_loop.lua");
   int complete = 0;
   for (int i = 0; i < r->segments; i++) {
-    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->status[i], FORMAT_END);
     if (!r->complete[i])
       continue;
     complete++;
@@ -765,7 +765,7 @@ static void check_write_error(const char *name, const char *setup, const char *e
   snprintf(path, sizeof path, "%s/cap", dir);
   struct capture_read *r = read_capture(path, NULL);
   ck_assert_int_eq(r->segments, 1);
-  ck_assert_int_eq(r->status[0], MEMPROF_END);
+  ck_assert_int_eq(r->status[0], FORMAT_END);
   ck_assert_str_eq(r->stop_reason, "write-error");
   free(r);
 }
@@ -818,7 +818,7 @@ START_TEST(test_max_total_bytes_stops_capture_with_message)
   ck_assert_str_eq(r->stop_reason, "max-total-bytes");
   uint64_t total = 0;
   for (int i = 0; i < r->segments; i++) {
-    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->status[i], FORMAT_END);
     total += r->index_bytes[i];
   }
   /* The stack sidecars are written to disk too, and count. */
@@ -845,7 +845,7 @@ START_TEST(test_duration_stops_capture)
   snprintf(path, sizeof path, "%s/cap", dir);
   struct capture_read *r = read_capture(path, NULL);
   ck_assert_str_eq(r->stop_reason, "duration");
-  ck_assert_int_eq(r->status[r->segments - 1], MEMPROF_END);
+  ck_assert_int_eq(r->status[r->segments - 1], FORMAT_END);
   free(r);
 }
 END_TEST
@@ -905,11 +905,11 @@ START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
   free(listed);
   struct capture_read *r = read_capture(out, have_part ? part : NULL);
   for (int i = 0; i < r->segments; i++)
-    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->status[i], FORMAT_END);
   /* Cut: truncated, or whole if the kill fell between its epilogue and its rename. */
   if (have_part) {
-    ck_assert_msg(r->status[r->segments] == MEMPROF_TRUNCATED ||
-                  r->status[r->segments] == MEMPROF_END,
+    ck_assert_msg(r->status[r->segments] == FORMAT_CUT ||
+                  r->status[r->segments] == FORMAT_END,
                   "%s read with status %d", part, r->status[r->segments]);
     ck_assert_uint_gt(r->events[r->segments], 0);
   }
@@ -945,7 +945,7 @@ START_TEST(test_forked_child_leaves_the_capture_to_its_parent)
   struct capture_read *r = read_capture(out, NULL);
   ck_assert_int_ge(r->segments, 2);
   for (int i = 0; i < r->segments; i++)
-    ck_assert_int_eq(r->status[i], MEMPROF_END);
+    ck_assert_int_eq(r->status[i], FORMAT_END);
   ck_assert_str_eq(r->stop_reason, "exit");
   ck_assert_ptr_null(site_ending(r, "collector_fork.lua:12"));
   ck_assert_ptr_nonnull(site_ending(r, "collector_fork.lua:15"));
@@ -963,7 +963,7 @@ START_TEST(test_module_start_stop_status)
                         "stopped true false 1\nstop again nil no capture is running\n",
                         "cap");
   ck_assert_int_eq(r->segments, 1);
-  ck_assert_int_eq(r->status[0], MEMPROF_END);
+  ck_assert_int_eq(r->status[0], FORMAT_END);
   ck_assert_str_eq(r->stop_reason, "stop");
   const struct site_total *line8 = site_ending(r, "/tests/lua/collector_module.lua:8");
   ck_assert_ptr_nonnull(line8);
@@ -991,7 +991,7 @@ static void check_signal_toggles_capture(const char *name, const char *env)
   snprintf(path, sizeof path, "%s/first", dir);
   struct capture_read *r = read_capture(path, NULL);
   ck_assert_str_eq(r->stop_reason, "signal");
-  ck_assert_int_eq(r->status[0], MEMPROF_END);
+  ck_assert_int_eq(r->status[0], FORMAT_END);
   free(r);
   /* The second capture went to roots/ljleak-<pid>-<time> and ended at exit. */
   ck_assert_int_eq(sh("cd '%s' && ls -d roots/ljleak-* | wc -l | grep -qx 1", dir), 0);

@@ -39,15 +39,15 @@ static lua_State *new_state(const char *name, const char *sub, char *dir, size_t
 }
 
 /* Sums new_size of ALLOC/REALLOC events; returns the record status. */
-static enum memprof_status read_stream(const char *path, uint64_t *new_bytes, uint64_t *events)
+static enum format_status read_stream(const char *path, uint64_t *new_bytes, uint64_t *events)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open(path, &err);
   ck_assert_msg(r != NULL, "%s", err.message);
   struct memprof_record rec;
-  enum memprof_status st;
+  enum format_status st;
   *new_bytes = *events = 0;
-  while ((st = memprof_reader_next(r, &rec)) == MEMPROF_OK) {
+  while ((st = memprof_reader_next(r, &rec)) == FORMAT_OK) {
     if (rec.type != MEMPROF_RECORD_EVENT)
       continue;
     (*events)++;
@@ -96,7 +96,7 @@ START_TEST(test_api_start_stop_restores_the_allocator)
   char seg[1200];
   snprintf(seg, sizeof seg, "%s/seg-0001.memprof", dir);
   uint64_t new_bytes, events;
-  ck_assert_int_eq(read_stream(seg, &new_bytes, &events), MEMPROF_END);
+  ck_assert_int_eq(read_stream(seg, &new_bytes, &events), FORMAT_END);
   ck_assert_uint_eq(events, st.events);
   ck_assert_uint_eq(new_bytes, st.allocated);
 
@@ -227,7 +227,7 @@ static void capture_churn(lua_State *L, const char *dir, uint64_t sample, int c_
   char seg[1200];
   snprintf(seg, sizeof seg, "%s/seg-0001.memprof", dir);
   uint64_t new_bytes, events;
-  ck_assert_int_eq(read_stream(seg, &new_bytes, &events), MEMPROF_END);
+  ck_assert_int_eq(read_stream(seg, &new_bytes, &events), FORMAT_END);
   ck_assert_uint_eq(events, st->events);
   if (sample == 0)
     ck_assert_uint_eq(new_bytes, through);
@@ -337,8 +337,8 @@ START_TEST(test_api_edge_gc_and_boundary_calls)
 
   snprintf(path, sizeof path, "%s/index", dir);
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_OK);
   ck_assert_uint_eq(index.boundary_count, st.boundaries);
   ck_assert_str_eq(index.boundaries[0].cause, "start");
   ck_assert_uint_eq(index.boundaries[0].events, 0);
@@ -367,12 +367,12 @@ static int host_entry_named(lua_State *L)
 /* Whether the segment's stream has a C symbol named name. */
 static int stream_has_c_symbol(const char *path, const char *name)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open(path, &err);
   ck_assert_msg(r != NULL, "%s", err.message);
   struct memprof_record rec;
   int found = 0;
-  while (memprof_reader_next(r, &rec) == MEMPROF_OK)
+  while (memprof_reader_next(r, &rec) == FORMAT_OK)
     if (rec.type == MEMPROF_RECORD_SYMBOL && rec.symbol.kind == MEMPROF_SYMBOL_C &&
         rec.symbol.name_length == strlen(name) &&
         !memcmp(rec.symbol.name, name, rec.symbol.name_length))
@@ -401,8 +401,8 @@ START_TEST(test_api_host_functions_are_named_never_raw_addresses)
   ck_assert(stream_has_c_symbol(path, "test host main"));
   snprintf(path, sizeof path, "%s/index", dir);
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_OK);
   int entry_line = 0;
   for (size_t i = 0; i < index.c_function_count; i++) {
     const struct capture_index_c_function *f = &index.c_functions[i];
@@ -474,8 +474,8 @@ START_TEST(test_api_snapshot_leaves_the_gc_state)
   ck_assert_int_eq(ljleak_collector_stop(L, err, sizeof err), 0);
   snprintf(path, sizeof path, "%s/index", dir);
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_OK);
   ck_assert_uint_eq(index.snapshot_count, 1);
   ck_assert_uint_eq(index.snapshots[0].boundary, at);
   char file[64];

@@ -184,13 +184,13 @@ static void stream_live(const char *dir, const struct capture_index *index, uint
   for (size_t s = 0; s < index->segment_count && index->segments[s].seq <= segment; s++) {
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", dir, index->segments[s].file);
-    struct memprof_error err;
+    struct format_error err;
     struct memprof_reader *r = memprof_reader_open(path, &err);
     ck_assert_msg(r != NULL, "%s", err.message);
     struct memprof_record rec;
     uint64_t seen = 0;
     int last = index->segments[s].seq == segment;
-    while ((!last || seen < events) && memprof_reader_next(r, &rec) == MEMPROF_OK) {
+    while ((!last || seen < events) && memprof_reader_next(r, &rec) == FORMAT_OK) {
       if (rec.type != MEMPROF_RECORD_EVENT)
         continue;
       seen++;
@@ -343,8 +343,8 @@ START_TEST(test_snapshot_objects_have_their_allocations_sizes)
   char path[1200];
   snprintf(path, sizeof path, "%s/index", dir);
   struct capture_index index;
-  struct capture_index_error ierr;
-  ck_assert_int_eq(capture_index_read_file(&index, path, &ierr), CAPTURE_INDEX_OK);
+  struct format_error ierr;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &ierr), FORMAT_OK);
   ck_assert_uint_eq(index.snapshot_count, 1);
   const struct capture_index_boundary *at = NULL;
   for (size_t i = 0; i < index.boundary_count; i++)
@@ -356,8 +356,8 @@ START_TEST(test_snapshot_objects_have_their_allocations_sizes)
 
   snprintf(path, sizeof path, "%s/%s", dir, index.snapshots[0].file);
   struct snapshot snap;
-  struct snapshot_error serr;
-  ck_assert_msg(snapshot_read_file(&snap, path, &serr) == SNAPSHOT_OK, "%s", serr.message);
+  struct format_error serr;
+  ck_assert_msg(snapshot_read_file(&snap, path, &serr) == FORMAT_OK, "%s", serr.message);
 
   /* The snapshot's blocks: each object's own (a variable-length cdata has none: its one block
    * is a part) and its parts, each at an address of its own. */

@@ -28,7 +28,7 @@ struct stack_tally {
   uint64_t without_stack;   /* of those, events the sidecar gives no stack */
   uint64_t lua_events;      /* ALLOC and REALLOC events at any Lua line */
   uint64_t lua_without;     /* of those, without a stack */
-  enum memprof_status sidecar_status;  /* the last lookup's */
+  enum format_status sidecar_status;  /* the last lookup's */
 };
 
 /* "chunk@defined:line" for Lua frames ("helper_two_callers.lua@7:8"), "C" for
@@ -85,7 +85,7 @@ static uint64_t tally_count(const struct stack_tally *t, const char *text)
 static void tally_segment(const char *segment, const char *sidecar, const char *site,
                           struct stack_tally *t)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *mr = memprof_reader_open(segment, &err);
   ck_assert_msg(mr != NULL, "%s", err.message);
   struct stacks_reader *sr = stacks_reader_open(sidecar, &err);
@@ -94,7 +94,7 @@ static void tally_segment(const char *segment, const char *sidecar, const char *
   struct memprof_record rec;
   uint64_t number = 0;
   char name[1024], text[512];
-  while (memprof_reader_next(mr, &rec) == MEMPROF_OK) {
+  while (memprof_reader_next(mr, &rec) == FORMAT_OK) {
     if (rec.type == MEMPROF_RECORD_SYMBOL) {
       memprof_symtab_add(symtab, &rec.symbol);
       continue;
@@ -135,8 +135,8 @@ static struct capture_index run_and_tally(const char *name, const char *options,
                       dir, options, rounds), 0);
   snprintf(path, sizeof path, "%s/cap/index", dir);
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_OK);
   memset(t, 0, sizeof *t);
   ck_assert_uint_ge(index.segment_count, 1);
   for (size_t i = 0; i < index.segment_count; i++) {
@@ -305,18 +305,18 @@ START_TEST(test_module_option_stack_depth)
   ck_assert_ptr_nonnull(strstr(text, "\tstacks=3"));
   free(text);
   snprintf(path, sizeof path, "%s/cap/seg-0001.stacks", dir);
-  struct memprof_error err;
+  struct format_error err;
   struct stacks_reader *r = stacks_reader_open(path, &err);
   ck_assert_msg(r != NULL, "%s", err.message);
   struct stacks_record rec;
-  enum memprof_status s;
+  enum format_status s;
   int cut = 0;
-  while ((s = stacks_reader_next(r, &rec)) == MEMPROF_OK)
+  while ((s = stacks_reader_next(r, &rec)) == FORMAT_OK)
     if (rec.type == STACKS_RECORD_STACK) {
       ck_assert_uint_le(rec.stack->frame_count, 3);
       cut += (rec.stack->flags & STACKS_FLAG_TRUNCATED) != 0;
     }
-  ck_assert_int_eq(s, MEMPROF_END);
+  ck_assert_int_eq(s, FORMAT_END);
   ck_assert_int_gt(cut, 0);   /* put < leak < the loop's chunk < dofile's C frame ... */
   stacks_reader_close(r);
 }

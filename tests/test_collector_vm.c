@@ -61,7 +61,7 @@ static void check_compile(const char *name, const char *jit)
   snprintf(args, sizeof args, "%s %s", jit, COMPILE);
   struct capture_read *r = run_with_result(name, args, json, sizeof json);
   for (int s = 0; s < r->segments; s++)
-    ck_assert_int_eq(r->status[s], MEMPROF_END);
+    ck_assert_int_eq(r->status[s], FORMAT_END);
   /* Each chunk's lexer, parser and prototype: a dozen blocks or more. */
   ck_assert_uint_ge(must_site(r, "@" COMPILE ":7")->allocs, 1000 * 10);
   ck_assert_uint_ge(must_site(r, "@" COMPILE ":9")->allocs, 1000 * 10);
@@ -131,7 +131,7 @@ START_TEST(test_vm_sites_are_c_symbols_in_every_segment)
     run_with_result("segments", "--max-bytes 64k " STRINGS, json, sizeof json);
   ck_assert_int_ge(r->segments, 3);
   for (int s = 0; s < r->segments; s++)
-    ck_assert_int_eq(r->status[s], MEMPROF_END);
+    ck_assert_int_eq(r->status[s], FORMAT_END);
   ck_assert_uint_ge(must_site(r, STRING_TABLE_SITE)->allocs, 5);
   ck_assert_uint_ge(must_site(r, "VM: trace recorder:0x30")->allocs, 1);
   ck_assert_uint_ge(must_site(r, "VM: trace compiler:0x40")->allocs, 1);   /* the trace saved */

@@ -46,9 +46,9 @@ static void run_trend(struct diff_result *result, int jobs)
   diff_options_default(&options);
   options.min_boundaries = 1;
   options.jobs = jobs;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[1] = {dir};
-  ck_assert_int_eq(diff_trend(paths, 1, &options, result, &err), DIFF_OK);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, result, &err), FORMAT_OK);
 }
 
 static const struct diff_site *find_site(const struct diff_result *result, const char *name)
@@ -533,9 +533,9 @@ START_TEST(test_cut_part_segment_is_used_up_to_its_last_complete_event)
   options.warn = count_warning;
   warnings = 0;
   struct diff_result result;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[1] = {dir};
-  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), FORMAT_OK);
   ck_assert_int_eq(warnings, 1);
   ck_assert_ptr_nonnull(strstr(last_warning, "seg-0003.memprof.part"));
   ck_assert_ptr_nonnull(strstr(last_warning, "byte"));
@@ -552,7 +552,7 @@ START_TEST(test_cut_part_segment_is_used_up_to_its_last_complete_event)
   diff_result_free(&result);
 
   options.strict = 1;
-  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_ERROR_TRUNCATED);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), FORMAT_CUT);
   ck_assert_ptr_nonnull(strstr(err.message, "seg-0003.memprof.part"));
 }
 END_TEST
@@ -582,9 +582,9 @@ START_TEST(test_segment_cut_short_is_no_boundary)
   diff_options_default(&options);
   options.min_boundaries = 1;
   struct diff_result result;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[1] = {dir};
-  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), FORMAT_OK);
   ck_assert_uint_eq(result.capture.boundary_count, 1);
   const struct diff_site *site = find_site(&result, "@t.lua:10");
   assert_series(site->live_bytes, site->count, (const uint64_t[]){100}, 1);
@@ -604,12 +604,13 @@ START_TEST(test_unreadable_segment_is_an_input_error)
   struct diff_options options;
   diff_options_default(&options);
   struct diff_result result;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[1] = {dir};
-  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_ERROR_INPUT);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), FORMAT_BAD_INPUT);
   ck_assert_ptr_nonnull(strstr(err.message, "seg-0001.bin"));
   const char *missing[1] = {"no/such/capture"};
-  ck_assert_int_eq(diff_trend(missing, 1, &options, &result, &err), DIFF_ERROR_INPUT);
+  ck_assert_int_eq(diff_trend(missing, 1, &options, &result, &err), FORMAT_IO);
+  ck_assert_int_eq(format_status_is_input(err.status), 1);
 }
 END_TEST
 
@@ -682,9 +683,9 @@ START_TEST(test_range_mode_gives_delta_between_two_boundaries)
   options.range_from = 2;
   options.range_to = 7;
   struct diff_result result;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[1] = {dir};
-  ck_assert_int_eq(diff_range(paths, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_int_eq(diff_range(paths, 1, &options, &result, &err), FORMAT_OK);
   ck_assert_int_eq(result.mode, DIFF_MODE_RANGE);
   ck_assert_uint_eq(result.flagged, 1);
   ck_assert_str_eq(result.sites[0].name, "@t.lua:30");
@@ -698,7 +699,7 @@ START_TEST(test_range_mode_gives_delta_between_two_boundaries)
 
   options.range_from = 7;
   options.range_to = 11;
-  ck_assert_int_eq(diff_range(paths, 1, &options, &result, &err), DIFF_ERROR_USAGE);
+  ck_assert_int_eq(diff_range(paths, 1, &options, &result, &err), FORMAT_USAGE);
 }
 END_TEST
 
@@ -717,17 +718,17 @@ START_TEST(test_base_mode_gives_new_and_worse)
   struct diff_options options;
   diff_options_default(&options);
   struct diff_result result;
-  struct diff_error err;
+  struct format_error err;
   const char *base[1] = {base_dir}, *same[1] = {same_dir}, *worse[1] = {worse_dir};
 
-  ck_assert_int_eq(diff_base(base, 1, same, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_int_eq(diff_base(base, 1, same, 1, &options, &result, &err), FORMAT_OK);
   ck_assert_uint_eq(result.flagged, 0);
   ck_assert_int_eq(find_site(&result, "@t.lua:30")->verdict, DIFF_VERDICT_GROWING);
   ck_assert_int_eq(find_site(&result, "@t.lua:30")->base_verdict, DIFF_VERDICT_GROWING);
   ck_assert_uint_eq(find_site(&result, "@t.lua:30")->base_count, 10);
   diff_result_free(&result);
 
-  ck_assert_int_eq(diff_base(base, 1, worse, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_int_eq(diff_base(base, 1, worse, 1, &options, &result, &err), FORMAT_OK);
   ck_assert_uint_eq(result.flagged, 1);
   ck_assert_str_eq(result.sites[0].name, "@t.lua:30");
   ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_WORSE);
@@ -742,7 +743,7 @@ START_TEST(test_base_mode_gives_new_and_worse)
   ck_assert_int_eq(system(command), 0);
   write_trend_capture(steady_dir, 10, 0);
   const char *steady[1] = {steady_dir};
-  ck_assert_int_eq(diff_base(steady, 1, base, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_int_eq(diff_base(steady, 1, base, 1, &options, &result, &err), FORMAT_OK);
   ck_assert_uint_eq(result.flagged, 1);
   ck_assert_str_eq(result.sites[0].name, "@t.lua:30");
   ck_assert_int_eq(result.sites[0].verdict, DIFF_VERDICT_NEW);
@@ -750,7 +751,7 @@ START_TEST(test_base_mode_gives_new_and_worse)
   ck_assert_uint_eq(result.sites[0].base_count, 10);
   ck_assert_int_eq(find_site(&result, "@t.lua:40")->verdict, DIFF_VERDICT_STEADY);
   diff_result_free(&result);
-  ck_assert_int_eq(diff_base(base, 1, steady, 1, &options, &result, &err), DIFF_OK);
+  ck_assert_int_eq(diff_base(base, 1, steady, 1, &options, &result, &err), FORMAT_OK);
   ck_assert_uint_eq(result.flagged, 0);
   diff_result_free(&result);
 }
@@ -761,11 +762,11 @@ START_TEST(test_tarantool_segments_flag_the_sessions_site_only)
   struct diff_options options;
   diff_options_default(&options);
   struct diff_result result;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[1] = {"testdata/tarantool-memprof/segments"};
   for (int jobs = 1; jobs <= 2; jobs++) {
     options.jobs = jobs;
-    ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_OK);
+    ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), FORMAT_OK);
     ck_assert_uint_eq(result.capture.boundary_count, 6);
     ck_assert_uint_eq(result.flagged, 2);
     ck_assert_str_eq(result.sites[0].name, "TRACE started at @segments.lua:14");
@@ -977,9 +978,9 @@ START_TEST(test_parallel_reading_stops_at_a_corrupt_segment_in_the_middle)
     diff_options_default(&options);
     options.jobs = jobs;
     struct diff_result result;
-    struct diff_error err;
+    struct format_error err;
     const char *paths[1] = {dir};
-    ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), DIFF_ERROR_INPUT);
+    ck_assert_int_eq(diff_trend(paths, 1, &options, &result, &err), FORMAT_BAD_INPUT);
     ck_assert_ptr_nonnull(strstr(err.message, "seg-0007.memprof"));
   }
 }

@@ -13,8 +13,8 @@
 static struct diff_allow *parse(const char *text)
 {
   struct diff_allow *allow;
-  struct diff_error err;
-  ck_assert_msg(diff_allow_parse("ci/allow.txt", text, strlen(text), &allow, &err) == DIFF_OK, "%s",
+  struct format_error err;
+  ck_assert_msg(diff_allow_parse("ci/allow.txt", text, strlen(text), &allow, &err) == FORMAT_OK, "%s",
                 err.message);
   return allow;
 }
@@ -25,8 +25,8 @@ static void expect_error(const char *text, size_t length, const char *message)
   struct diff_allow *allow = (struct diff_allow *)1;
   if (!length)
     length = strlen(text);
-  struct diff_error err;
-  ck_assert_int_eq(diff_allow_parse("ci/allow.txt", text, length, &allow, &err), DIFF_ERROR_USAGE);
+  struct format_error err;
+  ck_assert_int_eq(diff_allow_parse("ci/allow.txt", text, length, &allow, &err), FORMAT_USAGE);
   ck_assert_str_eq(err.message, message);
   ck_assert_ptr_null(allow);
 }
@@ -101,8 +101,8 @@ END_TEST
 START_TEST(test_a_missing_allow_file_is_a_usage_error_naming_it)
 {
   struct diff_allow *allow;
-  struct diff_error err;
-  ck_assert_int_eq(diff_allow_load("no/such/allow.txt", &allow, &err), DIFF_ERROR_USAGE);
+  struct format_error err;
+  ck_assert_int_eq(diff_allow_load("no/such/allow.txt", &allow, &err), FORMAT_USAGE);
   ck_assert_str_eq(err.message, "no/such/allow.txt: No such file or directory");
   ck_assert_ptr_null(allow);
   char path[] = "/tmp/ljleak-allow-XXXXXX";
@@ -111,7 +111,7 @@ START_TEST(test_a_missing_allow_file_is_a_usage_error_naming_it)
   FILE *out = fdopen(fd, "w");
   fputs("INTERNAL 1k/boundary # interned strings\n", out);
   fclose(out);
-  ck_assert_int_eq(diff_allow_load(path, &allow, &err), DIFF_OK);
+  ck_assert_int_eq(diff_allow_load(path, &allow, &err), FORMAT_OK);
   ck_assert_uint_eq(allow->count, 1);
   ck_assert_str_eq(allow->path, path);
   diff_allow_free(allow);
@@ -144,13 +144,13 @@ static void growing_result(struct diff_result *r)
   fixture_add_site(r, "@app.lua:2", DIFF_VERDICT_STEADY, flat, 8);
 }
 
-static enum diff_status decide_with(struct diff_result *r, const char *rules,
-                                    struct diff_error *err)
+static enum format_status decide_with(struct diff_result *r, const char *rules,
+                                      struct format_error *err)
 {
   struct diff_allow *allow = rules ? parse(rules) : NULL;
   struct diff_options options = r->options;
   options.allow = allow;
-  enum diff_status status = diff_decide(r, &options, err);
+  enum format_status status = diff_decide(r, &options, err);
   diff_allow_free(allow);
   return status;
 }
@@ -158,9 +158,9 @@ static enum diff_status decide_with(struct diff_result *r, const char *rules,
 START_TEST(test_growth_within_a_per_boundary_budget_is_allowed)
 {
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   growing_result(&r);
-  ck_assert_int_eq(decide_with(&r, "@app.lua:* 1k/boundary # a bounded cache\n", &err), DIFF_OK);
+  ck_assert_int_eq(decide_with(&r, "@app.lua:* 1k/boundary # a bounded cache\n", &err), FORMAT_OK);
   const struct diff_site *site = fixture_site(&r, "@app.lua:1");
   ck_assert_int_eq(site->verdict, DIFF_VERDICT_GROWING);
   ck_assert_int_eq(site->allowed, 1);
@@ -182,9 +182,9 @@ END_TEST
 START_TEST(test_growth_past_its_budget_still_fails)
 {
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   growing_result(&r);
-  ck_assert_int_eq(decide_with(&r, "@app.lua:1 999/boundary # a bounded cache\n", &err), DIFF_OK);
+  ck_assert_int_eq(decide_with(&r, "@app.lua:1 999/boundary # a bounded cache\n", &err), FORMAT_OK);
   const struct diff_site *site = fixture_site(&r, "@app.lua:1");
   ck_assert_int_eq(site->allowed, 0);
   ck_assert_ptr_nonnull(site->allowance);
@@ -201,16 +201,16 @@ START_TEST(test_per_megabyte_budgets_divide_the_growth_by_the_work_done)
   static const uint64_t allocated[8] = {0, 2097152, 4194304, 6291456, 8388608, 10485760,
                                         12582912, 14680064};
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   growing_result(&r);
   r.capture.allocated = fixture_series_copy(allocated, 8);
-  ck_assert_int_eq(decide_with(&r, "@app.lua:1 500/MB # grows with traffic\n", &err), DIFF_OK);
+  ck_assert_int_eq(decide_with(&r, "@app.lua:1 500/MB # grows with traffic\n", &err), FORMAT_OK);
   const struct diff_site *site = fixture_site(&r, "@app.lua:1");
   ck_assert(site->allowance->growth == 500);
   ck_assert_int_eq(site->allowance->per_megabyte, 1);
   ck_assert_int_eq(site->allowed, 1);
   ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_PASS);
-  ck_assert_int_eq(decide_with(&r, "@app.lua:1 499/MB # grows with traffic\n", &err), DIFF_OK);
+  ck_assert_int_eq(decide_with(&r, "@app.lua:1 499/MB # grows with traffic\n", &err), FORMAT_OK);
   ck_assert_int_eq(fixture_site(&r, "@app.lua:1")->allowed, 0);
   ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_FLAGGED);
 
@@ -222,7 +222,7 @@ START_TEST(test_per_megabyte_budgets_divide_the_growth_by_the_work_done)
   options.allow = allow;
   options.min_boundaries = 0;
   options.max_p_value = 0.5;  /* 4 judged boundaries can show a trend at 0.5 */
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   site = fixture_site(&r, "@app.lua:1");
   ck_assert_int_eq(site->verdict, DIFF_VERDICT_GROWING);
   ck_assert(site->allowance->growth == 3000);
@@ -231,7 +231,7 @@ START_TEST(test_per_megabyte_budgets_divide_the_growth_by_the_work_done)
 
   /* Growth without any work done is past every budget. */
   memset(r.capture.allocated, 0, 8 * sizeof *r.capture.allocated);
-  ck_assert_int_eq(decide_with(&r, "@app.lua:1 1G/MB # anything\n", &err), DIFF_OK);
+  ck_assert_int_eq(decide_with(&r, "@app.lua:1 1G/MB # anything\n", &err), FORMAT_OK);
   ck_assert(isinf(fixture_site(&r, "@app.lua:1")->allowance->growth));
   ck_assert_int_eq(fixture_site(&r, "@app.lua:1")->allowed, 0);
   diff_result_free(&r);
@@ -241,12 +241,12 @@ END_TEST
 START_TEST(test_a_per_megabyte_budget_without_the_work_done_is_an_error)
 {
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   growing_result(&r);
   ck_assert_int_eq(decide_with(&r, "# per boundary first\n@x.lua:1 1k/boundary # x\n"
                                    "@app.lua:1 1k/MB # grows with traffic\n",
                                &err),
-                   DIFF_ERROR_USAGE);
+                   FORMAT_USAGE);
   ck_assert_str_eq(err.message,
                    "ci/allow.txt: line 3: budget '1k/MB' is per MB of work, but the capture does "
                    "not record the bytes allocated at each boundary; give a budget per boundary "
@@ -259,14 +259,14 @@ START_TEST(test_an_undecided_site_within_its_budget_lets_the_run_pass)
 {
   static const uint64_t rising[4] = {0, 1000, 2000, 3000};
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   fixture_result(&r, DIFF_MODE_TREND, 4);
   r.options.min_growth_bytes = 1000;
   fixture_add_site(&r, "INTERNAL", DIFF_VERDICT_STEADY, rising, 4);
-  ck_assert_int_eq(decide_with(&r, NULL, &err), DIFF_OK);
+  ck_assert_int_eq(decide_with(&r, NULL, &err), FORMAT_OK);
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
-  ck_assert_int_eq(decide_with(&r, "INTERNAL 1k/boundary # interned strings\n", &err), DIFF_OK);
+  ck_assert_int_eq(decide_with(&r, "INTERNAL 1k/boundary # interned strings\n", &err), FORMAT_OK);
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(r.sites[0].allowed, 1);
   ck_assert_uint_eq(r.facts.tally.undecided, 0);
@@ -278,9 +278,9 @@ END_TEST
 START_TEST(test_deciding_again_without_a_list_judges_the_saved_rules_again)
 {
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   growing_result(&r);
-  ck_assert_int_eq(decide_with(&r, "@app.lua:1 1500/boundary # a bounded cache\n", &err), DIFF_OK);
+  ck_assert_int_eq(decide_with(&r, "@app.lua:1 1500/boundary # a bounded cache\n", &err), FORMAT_OK);
   ck_assert_int_eq(fixture_site(&r, "@app.lua:1")->allowed, 1);
   /* The series now grows faster after boundary 4: with a warm-up of 4 the
    * rule the site carries is judged again on the faster part. */
@@ -294,7 +294,7 @@ START_TEST(test_deciding_again_without_a_list_judges_the_saved_rules_again)
   options.warmup = 4;
   options.min_boundaries = 0;  /* the result recorded the 5 that p 0.01 needed */
   options.max_p_value = 0.05;  /* 4 boundaries can reach 0.05 */
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   site = (struct diff_site *)fixture_site(&r, "@app.lua:1");
   ck_assert_int_eq(site->verdict, DIFF_VERDICT_GROWING);
   ck_assert(site->allowance->growth == 2000);

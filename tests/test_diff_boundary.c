@@ -51,7 +51,7 @@ static void keep_warning(void *context, const char *message)
 }
 
 /* diff_trend over dir with jobs workers and min_boundaries 1. */
-static enum diff_status run(struct diff_result *result, int jobs, int strict, struct diff_error *err)
+static enum format_status run(struct diff_result *result, int jobs, int strict, struct format_error *err)
 {
   struct diff_options options;
   diff_options_default(&options);
@@ -66,8 +66,8 @@ static enum diff_status run(struct diff_result *result, int jobs, int strict, st
 
 static void run_ok(struct diff_result *result, int jobs)
 {
-  struct diff_error err;
-  ck_assert_msg(run(result, jobs, 0, &err) == DIFF_OK, "-j %d: %s", jobs, err.message);
+  struct format_error err;
+  ck_assert_msg(run(result, jobs, 0, &err) == FORMAT_OK, "-j %d: %s", jobs, err.message);
 }
 
 static const struct diff_site *find_site(const struct diff_result *result, const char *name)
@@ -112,8 +112,8 @@ static void expect_line_error_at(const char *index, const char *line, const char
            what);
   for (int jobs = 1; jobs <= 2; jobs++) {
     struct diff_result result;
-    struct diff_error err;
-    ck_assert_int_eq(run(&result, jobs, 0, &err), DIFF_ERROR_INPUT);
+    struct format_error err;
+    ck_assert_int_eq(run(&result, jobs, 0, &err), FORMAT_BAD_INPUT);
     ck_assert_str_eq(err.message, expected);
     ck_assert_ptr_null(result.sites);
   }
@@ -332,13 +332,13 @@ START_TEST(test_survivors_of_a_mark_are_the_blocks_held_there_still_live)
               "boundary\tseq=4\tsegment=2\tevents=3\n"
               "segment\tseq=2\tfile=seg-0002.memprof\tevents=3\tcomplete=1\n");
   struct diff_source capture;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[1] = {dir};
-  ck_assert_msg(diff_source_open(&capture, paths, 1, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_msg(diff_source_open(&capture, paths, 1, &err) == FORMAT_OK, "%s", err.message);
   size_t marks[2] = {0, 2};
   uint64_t bytes[4];
   struct diff_survivors_site site = {"@t.lua:30", marks, 2, 3, bytes};
-  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &site, 1, 4, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &site, 1, 4, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_uint_eq(bytes[0], DIFF_TREND_UNMEASURED);
   ck_assert_uint_eq(bytes[1], 200);
   ck_assert_uint_eq(bytes[2], 0);
@@ -346,13 +346,13 @@ START_TEST(test_survivors_of_a_mark_are_the_blocks_held_there_still_live)
   /* Read no further than wanted: past until nothing is measured. */
   size_t first_mark[1] = {0};
   struct diff_survivors_site early = {"@t.lua:30", first_mark, 1, 1, bytes};
-  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &early, 1, 4, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &early, 1, 4, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_uint_eq(bytes[1], 200);
   ck_assert_uint_eq(bytes[2], DIFF_TREND_UNMEASURED);
   ck_assert_uint_eq(bytes[3], DIFF_TREND_UNMEASURED);
   /* A site the capture never saw is measured as nothing held. */
   struct diff_survivors_site none = {"@t.lua:99", marks, 2, 3, bytes};
-  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &none, 1, 4, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &none, 1, 4, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_uint_eq(bytes[1], 0);
   ck_assert_uint_eq(bytes[3], 0);
   diff_source_release(&capture);
@@ -758,8 +758,8 @@ START_TEST(test_kept_boundaries_hold_the_blocks_live_there)
   write_random_capture(6, 3000, 50);
   const char *paths[1] = {dir};
   struct diff_source capture;
-  struct diff_error err;
-  ck_assert_msg(diff_source_open(&capture, paths, 1, &err) == DIFF_OK, "%s", err.message);
+  struct format_error err;
+  ck_assert_msg(diff_source_open(&capture, paths, 1, &err) == FORMAT_OK, "%s", err.message);
   size_t n = capture.boundary_count, stop_count = 0;
   ck_assert_uint_gt(n, 30);
   size_t *stops = calloc(n, sizeof *stops);
@@ -772,7 +772,7 @@ START_TEST(test_kept_boundaries_hold_the_blocks_live_there)
   ck_assert_int_eq(diff_aggregate_init(&stepwise, 0), 0);
   struct diff_aggregate_stops at = {stops, stop_count, n};
   ck_assert_msg(diff_aggregate_capture_stepwise(&stepwise, &capture, 0, &at, kept_copy_map, expected, &err) ==
-                    DIFF_OK, "%s", err.message);
+                    FORMAT_OK, "%s", err.message);
   capture.keep_blocks = 1;
   for (size_t i = 0; i < stop_count; i++)
     capture.boundaries[stops[i]].keep = 1;
@@ -782,7 +782,7 @@ START_TEST(test_kept_boundaries_hold_the_blocks_live_there)
     options.jobs = jobs;
     struct diff_aggregate aggregate;
     ck_assert_int_eq(diff_aggregate_init(&aggregate, 0), 0);
-    ck_assert_msg(diff_aggregate_capture(&aggregate, &capture, &options, &err) == DIFF_OK, "%s", err.message);
+    ck_assert_msg(diff_aggregate_capture(&aggregate, &capture, &options, &err) == FORMAT_OK, "%s", err.message);
     ck_assert_uint_eq(aggregate.kept_count, stop_count);
     ck_assert_ptr_null(diff_aggregate_kept_at(&aggregate, 0));
     for (size_t i = 0; i < stop_count; i++) {
@@ -870,8 +870,8 @@ START_TEST(test_part_keeps_its_whole_boundaries_and_drops_those_past_its_cut)
     diff_result_free(&result);
   }
   struct diff_result result;
-  struct diff_error err;
-  ck_assert_int_eq(run(&result, 1, 1, &err), DIFF_ERROR_TRUNCATED);
+  struct format_error err;
+  ck_assert_int_eq(run(&result, 1, 1, &err), FORMAT_CUT);
   ck_assert_ptr_nonnull(strstr(err.message, "seg-0002.memprof.part"));
 }
 END_TEST

@@ -49,18 +49,18 @@ static void write_capture(char *path, size_t size, const char *name, int segment
 static void run_trend(const char *path, const struct diff_options *options,
                       struct diff_result *result)
 {
-  struct diff_error err;
+  struct format_error err;
   const char *paths[1] = {path};
-  ck_assert_msg(diff_trend(paths, 1, options, result, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_msg(diff_trend(paths, 1, options, result, &err) == FORMAT_OK, "%s", err.message);
 }
 
 static void run_base(const char *base, const char *candidate, struct diff_result *result)
 {
   struct diff_options options;
   diff_options_default(&options);
-  struct diff_error err;
+  struct format_error err;
   const char *base_paths[1] = {base}, *paths[1] = {candidate};
-  ck_assert_msg(diff_base(base_paths, 1, paths, 1, &options, result, &err) == DIFF_OK, "%s",
+  ck_assert_msg(diff_base(base_paths, 1, paths, 1, &options, result, &err) == FORMAT_OK, "%s",
                 err.message);
 }
 
@@ -168,9 +168,9 @@ START_TEST(test_range_mode_refuses_a_warmup)
   options.range_to = 6;
   options.warmup = 1;
   struct diff_result result;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[1] = {path};
-  ck_assert_int_eq(diff_range(paths, 1, &options, &result, &err), DIFF_ERROR_USAGE);
+  ck_assert_int_eq(diff_range(paths, 1, &options, &result, &err), FORMAT_USAGE);
   ck_assert_str_eq(err.message,
                    "--warmup and --from/--to cannot be combined: a range names its boundaries");
 }
@@ -404,15 +404,15 @@ START_TEST(test_decide_again_with_a_warmup_changes_a_fill_then_flat_verdict)
   fixture_add_site(&r, "@cache.lua:1", DIFF_VERDICT_STEADY, fill, 6);  /* as an old result said */
   fixture_add_site(&r, "@leak.lua:1", DIFF_VERDICT_STEADY, leak, 6);
   struct diff_options options = r.options;
-  struct diff_error err;
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  struct format_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   ck_assert_str_eq(r.sites[0].name, "@leak.lua:1");  /* flagged first */
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_GROWING);
   ck_assert_int_eq(fixture_site(&r, "@cache.lua:1")->verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_uint_eq(r.flagged, 1);
 
   options.warmup = 2;
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   ck_assert_int_eq(fixture_site(&r, "@cache.lua:1")->verdict, DIFF_VERDICT_STEADY);
   ck_assert_int_eq(fixture_site(&r, "@leak.lua:1")->verdict, DIFF_VERDICT_UNDECIDED);  /* 4 left */
   ck_assert_uint_eq(r.options.warmup, 2);
@@ -432,20 +432,20 @@ START_TEST(test_one_step_that_held_passes_a_late_one_is_inconclusive)
 {
   static const uint64_t doubled[8] = {0, 8192, 8192, 16384, 16384, 16384, 16384, 16384};
   static const uint64_t flat[8] = {5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000};
-  struct diff_error err;
+  struct format_error err;
   for (size_t n = 8; n >= 7; n--) {
     struct diff_result r;
     fixture_result(&r, DIFF_MODE_TREND, n);
     fixture_add_site(&r, "VM: string table", DIFF_VERDICT_UNDECIDED, doubled, n);
     fixture_add_site(&r, "@app.lua:1", DIFF_VERDICT_STEADY, flat, n);
     struct diff_options options = r.options;
-    ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+    ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
     const struct diff_site *table = fixture_site(&r, "VM: string table");
     ck_assert_int_eq(table->verdict, n == 8 ? DIFF_VERDICT_STEADY : DIFF_VERDICT_UNDECIDED);
     ck_assert_int_eq(r.facts.outcome, n == 8 ? DIFF_OUTCOME_PASS : DIFF_OUTCOME_INCONCLUSIVE);
     if (n == 8) {
       options.min_boundaries = 6;  /* the hold must be as long as what a trend needs */
-      ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+      ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
       ck_assert_int_eq(fixture_site(&r, "VM: string table")->verdict, DIFF_VERDICT_UNDECIDED);
       ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
     }
@@ -477,8 +477,8 @@ START_TEST(test_decide_again_in_base_mode_follows_the_base_series)
   site->base_live_bytes = fixture_series_copy(rising, 3);  /* 3 points: undecided there */
   site->base_count = 3;
   struct diff_options options = r.options;
-  struct diff_error err;
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  struct format_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   ck_assert_int_eq(fixture_site(&r, "@same.lua:1")->verdict, DIFF_VERDICT_GROWING);
   ck_assert_int_eq(fixture_site(&r, "@same.lua:1")->base_verdict, DIFF_VERDICT_GROWING);
   ck_assert_int_eq(fixture_site(&r, "@worse.lua:1")->verdict, DIFF_VERDICT_WORSE);
@@ -493,7 +493,7 @@ START_TEST(test_decide_again_in_base_mode_follows_the_base_series)
 
   r.base.boundary_count = 1;  /* a base of one boundary: nothing is new for sure */
   options.warmup = 0;
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   ck_assert_int_eq(fixture_site(&r, "@absent.lua:1")->verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_uint_eq(r.flagged, 0);
   diff_result_free(&r);
@@ -544,8 +544,8 @@ START_TEST(test_aligned_by_work_flags_only_what_the_candidate_grows)
   site->base_live_bytes = fixture_series_copy(lean, 5);
   site->base_count = 5;
   struct diff_options options = r.options;
-  struct diff_error err;
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  struct format_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   ck_assert_int_eq(fixture_site(&r, "@leak.lua:1")->verdict, DIFF_VERDICT_NEW);
   ck_assert_int_eq(fixture_site(&r, "@held.lua:1")->verdict, DIFF_VERDICT_STEADY);
   ck_assert_int_eq(fixture_site(&r, "@alike.lua:1")->verdict, DIFF_VERDICT_GROWING);
@@ -561,8 +561,8 @@ START_TEST(test_decide_again_refuses_a_warmup_on_a_range_result)
   fixture_result(&r, DIFF_MODE_RANGE, 8);
   struct diff_options options = r.options;
   options.warmup = 1;
-  struct diff_error err;
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_ERROR_USAGE);
+  struct format_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_USAGE);
   ck_assert_str_eq(err.message,
                    "--warmup does not apply to a range result: a range names its boundaries");
   diff_result_free(&r);

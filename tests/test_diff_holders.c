@@ -172,8 +172,8 @@ START_TEST(test_paths_collapse_unique_keys_and_weak_caches_never_hold)
 {
   struct bytes file = write_heap();
   struct snapshot s;
-  struct snapshot_error error;
-  ck_assert_int_eq(snapshot_read_memory(&s, file.data, file.size, "heap", &error), SNAPSHOT_OK);
+  struct format_error error;
+  ck_assert_int_eq(snapshot_read_memory(&s, file.data, file.size, "heap", &error), FORMAT_OK);
   /* Site 0: the three records, and the tokens table's hash part (a block the table owns);
    * site 1: the record in the list; a block of a reused address (another size) is no member. */
   struct diff_holders_block blocks[] = {
@@ -208,8 +208,8 @@ START_TEST(test_one_key_is_named_not_collapsed)
 {
   struct bytes file = write_heap();
   struct snapshot s;
-  struct snapshot_error error;
-  ck_assert_int_eq(snapshot_read_memory(&s, file.data, file.size, "heap", &error), SNAPSHOT_OK);
+  struct format_error error;
+  ck_assert_int_eq(snapshot_read_memory(&s, file.data, file.size, "heap", &error), FORMAT_OK);
   struct diff_holders_block blocks[] = {{0x5100, 40, 0}};
   struct diff_site site;
   memset(&site, 0, sizeof site);
@@ -250,8 +250,8 @@ START_TEST(test_a_text_too_long_is_cut_and_says_so)
   ck_assert_int_eq(snapshot_writer_end(&w), 0);
   free(buffer);
   struct snapshot s;
-  struct snapshot_error error;
-  ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "heap", &error), SNAPSHOT_OK);
+  struct format_error error;
+  ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "heap", &error), FORMAT_OK);
   struct diff_holders_block blocks[] = {{0x1800, 64, 0}};
   struct diff_site site;
   memset(&site, 0, sizeof site);
@@ -330,8 +330,8 @@ static void heap_read(struct heap *h, struct snapshot *s)
 {
   ck_assert_int_eq(snapshot_writer_end(&h->w), 0);
   free(h->buffer);
-  struct snapshot_error error;
-  ck_assert_int_eq(snapshot_read_memory(s, h->out.data, h->out.size, "heap", &error), SNAPSHOT_OK);
+  struct format_error error;
+  ck_assert_int_eq(snapshot_read_memory(s, h->out.data, h->out.size, "heap", &error), FORMAT_OK);
   free(h->out.data);
 }
 
@@ -629,8 +629,8 @@ static void big_read(struct big *b, uint32_t globals, uint64_t at, struct snapsh
   ck_assert_int_eq(snapshot_writer_root(&b->w, globals, 0, at), 0);
   ck_assert_int_eq(snapshot_writer_end(&b->w), 0);
   free(b->buffer);
-  struct snapshot_error error;
-  ck_assert_int_eq(snapshot_read_memory(s, b->out.data, b->out.size, "heap", &error), SNAPSHOT_OK);
+  struct format_error error;
+  ck_assert_int_eq(snapshot_read_memory(s, b->out.data, b->out.size, "heap", &error), FORMAT_OK);
   free(b->out.data);
 }
 

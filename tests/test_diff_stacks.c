@@ -120,9 +120,9 @@ START_TEST(test_one_site_two_stacks_names_the_leaking_caller)
   struct diff_options options;
   diff_options_default(&options);
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[] = {dir};
-  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), FORMAT_OK);
   ck_assert_uint_eq(r.site_count, 1);
   ck_assert_str_eq(r.sites[0].name, "@t.lua:10");
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_GROWING);
@@ -167,9 +167,9 @@ START_TEST(test_by_stack_rows_are_stacks_with_their_verdicts)
   options.by = DIFF_BY_STACK;
   options.jobs = 3;  /* segments read on workers, their aggregates reused */
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[] = {dir};
-  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), FORMAT_OK);
   ck_assert_uint_eq(r.site_count, 2);
   ck_assert_uint_eq(r.stack_count, 0);
   ck_assert_uint_eq(r.flagged, 1);
@@ -190,9 +190,9 @@ START_TEST(test_capture_without_sidecars_has_no_stacks)
   struct diff_options options;
   diff_options_default(&options);
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[] = {dir};
-  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), FORMAT_OK);
   ck_assert_uint_eq(r.site_count, 1);
   ck_assert_uint_eq(r.stack_count, 0);
   ck_assert_ptr_null(r.stacks);
@@ -202,7 +202,7 @@ START_TEST(test_capture_without_sidecars_has_no_stacks)
   diff_result_free(&r);
   /* By stack, each site is one stack without frames, named as the site. */
   options.by = DIFF_BY_STACK;
-  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), FORMAT_OK);
   ck_assert_uint_eq(r.site_count, 1);
   ck_assert_str_eq(r.sites[0].name, "@t.lua:10");
   ck_assert_uint_eq(r.sites[0].frame_count, 0);
@@ -222,9 +222,9 @@ START_TEST(test_base_by_stack_flags_the_new_leaking_stack)
   diff_options_default(&options);
   options.by = DIFF_BY_STACK;
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   const char *base_paths[] = {base}, *paths[] = {candidate};
-  ck_assert_int_eq(diff_base(base_paths, 1, paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_int_eq(diff_base(base_paths, 1, paths, 1, &options, &r, &err), FORMAT_OK);
   ck_assert_uint_eq(r.site_count, 2);
   ck_assert_uint_eq(r.flagged, 1);
   const struct diff_site *leak = find_named(r.sites, r.site_count, LEAK_STACK);
@@ -239,7 +239,7 @@ START_TEST(test_base_by_stack_flags_the_new_leaking_stack)
   diff_result_free(&r);
   /* By site, the stacks of the site are compared with the base's alike. */
   options.by = DIFF_BY_SITE;
-  ck_assert_int_eq(diff_base(base_paths, 1, paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_int_eq(diff_base(base_paths, 1, paths, 1, &options, &r, &err), FORMAT_OK);
   ck_assert_uint_eq(r.site_count, 1);
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_NEW);
   ck_assert_uint_eq(r.stack_count, 2);
@@ -263,12 +263,12 @@ START_TEST(test_decide_again_judges_stacks_with_the_warmup)
   struct diff_options options;
   diff_options_default(&options);
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[] = {dir};
-  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), DIFF_OK);
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), FORMAT_OK);
   /* Two boundaries left out: four are too few for a trend at p 0.01. */
   options.warmup = 2;
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   const struct diff_site *leak = find_named(r.stacks, r.stack_count, LEAK_STACK);
   ck_assert_ptr_nonnull(leak);
   ck_assert_int_eq(leak->verdict, DIFF_VERDICT_UNDECIDED);
@@ -293,9 +293,9 @@ START_TEST(test_gzipped_sidecars_and_a_part_are_not_segments)
   struct diff_options options;
   diff_options_default(&options);
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[] = {dir};
-  ck_assert_msg(diff_trend(paths, 1, &options, &r, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_msg(diff_trend(paths, 1, &options, &r, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_uint_eq(r.site_count, 1);
   ck_assert_uint_eq(r.capture.boundary_count, 5);  /* the .part ends on no GC cycle */
   ck_assert_uint_eq(r.stack_count, 2);
@@ -330,9 +330,9 @@ START_TEST(test_cut_sidecar_warns_and_keeps_the_sites)
   options.warn = collect_warning;
   options.warn_context = warning;
   struct diff_result r;
-  struct diff_error err;
+  struct format_error err;
   const char *paths[] = {dir};
-  ck_assert_msg(diff_trend(paths, 1, &options, &r, &err) == DIFF_OK, "%s", err.message);
+  ck_assert_msg(diff_trend(paths, 1, &options, &r, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_msg(strstr(warning, "seg-0003.stacks") && strstr(warning, "(the stacks of event 0 on are unknown)"),
                 "warning: %s", warning);
   static const uint64_t site_series[] = {16384, 24576, 32768, 40960, 49152, 57344};

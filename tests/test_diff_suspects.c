@@ -315,8 +315,8 @@ static void write_tables(struct snapshot *s)
   ck_assert_int_eq(snapshot_writer_root(&w, globals, 0, 0x1000), 0);
   ck_assert_int_eq(snapshot_writer_end(&w), 0);
   free(buffer);
-  struct snapshot_error error;
-  ck_assert_int_eq(snapshot_read_memory(s, out.data, out.size, "heap", &error), SNAPSHOT_OK);
+  struct format_error error;
+  ck_assert_int_eq(snapshot_read_memory(s, out.data, out.size, "heap", &error), FORMAT_OK);
   free(out.data);
 }
 

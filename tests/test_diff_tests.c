@@ -108,9 +108,9 @@ static void judge_ok(struct diff_tests *tests, const struct diff_test_budget *bu
 {
   struct diff_options options;
   diff_options_default(&options);
-  struct diff_error err;
-  enum diff_status status = diff_tests_judge(dir, &options, budgets, budget_count, tests, &err);
-  ck_assert_msg(status == DIFF_OK, "%s", err.message);
+  struct format_error err;
+  enum format_status status = diff_tests_judge(dir, &options, budgets, budget_count, tests, &err);
+  ck_assert_msg(status == FORMAT_OK, "%s", err.message);
 }
 
 static const struct diff_test *find_test(const struct diff_tests *tests, const char *full_name)
@@ -421,8 +421,8 @@ START_TEST(test_a_test_list_that_does_not_read_is_an_input_error_naming_it)
   struct diff_options options;
   diff_options_default(&options);
   struct diff_tests tests;
-  struct diff_error err;
-  ck_assert_int_eq(diff_tests_judge(dir, &options, NULL, 0, &tests, &err), DIFF_ERROR_INPUT);
+  struct format_error err;
+  ck_assert_int_eq(diff_tests_judge(dir, &options, NULL, 0, &tests, &err), FORMAT_BAD_INPUT);
   char expected[700];
   snprintf(expected, sizeof expected, "%s: byte 28: test line: seq is not a whole number", path);
   ck_assert_str_eq(err.message, expected);

@@ -82,11 +82,11 @@ struct seen {
 };
 
 static size_t read_all(struct memprof_reader *r, struct seen *seen, size_t max,
-                       enum memprof_status *status)
+                       enum format_status *status)
 {
   size_t n = 0;
   struct memprof_record rec;
-  while ((*status = memprof_reader_next(r, &rec)) == MEMPROF_OK) {
+  while ((*status = memprof_reader_next(r, &rec)) == FORMAT_OK) {
     ck_assert_uint_lt(n, max);
     seen[n].record = rec;
     memset(seen[n].name, 0, sizeof seen[n].name);
@@ -120,14 +120,14 @@ static void assert_same_record(const struct seen *a, const struct seen *b)
 
 /* Reads memory to its final status; returns the number of records before it. */
 static size_t read_memory(const void *data, size_t size, const char *name,
-                          enum memprof_status *status, struct memprof_error *final)
+                          enum format_status *status, struct format_error *final)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open_memory(data, size, name, &err);
   ck_assert_ptr_nonnull(r);
   struct memprof_record rec;
   size_t n = 0;
-  while ((*status = memprof_reader_next(r, &rec)) == MEMPROF_OK)
+  while ((*status = memprof_reader_next(r, &rec)) == FORMAT_OK)
     n++;
   ck_assert_int_eq(memprof_reader_next(r, &rec), *status);  /* final statuses repeat */
   *final = *memprof_reader_error(r);
@@ -227,10 +227,10 @@ START_TEST(test_overlong_uleb128_is_corrupt_at_its_record)
                                  0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01};
   for (int padded = 0; padded <= 1; padded++) {
     struct bytes b = stream_with(body, sizeof body, padded);
-    enum memprof_status status;
-    struct memprof_error err;
+    enum format_status status;
+    struct format_error err;
     ck_assert_uint_eq(read_memory(b.data, b.size, "long.bin", &status, &err), 1);
-    ck_assert_int_eq(status, MEMPROF_CORRUPT);
+    ck_assert_int_eq(status, FORMAT_BAD_INPUT);
     ck_assert_uint_eq(err.offset, 18);
     ck_assert_str_eq(err.message, "long.bin: byte 18: over-long or overflowing ULEB128 at byte 19");
     free(b.data);
@@ -245,10 +245,10 @@ START_TEST(test_overflowing_uleb128_is_corrupt)
                                  0xff, 0xff, 0xff, 0x02, 0x01};
   for (int padded = 0; padded <= 1; padded++) {
     struct bytes b = stream_with(body, sizeof body, padded);
-    enum memprof_status status;
-    struct memprof_error err;
+    enum format_status status;
+    struct format_error err;
     ck_assert_uint_eq(read_memory(b.data, b.size, "over.bin", &status, &err), 0);
-    ck_assert_int_eq(status, MEMPROF_CORRUPT);
+    ck_assert_int_eq(status, FORMAT_BAD_INPUT);
     ck_assert_str_eq(err.message, "over.bin: byte 15: over-long or overflowing ULEB128 at byte 16");
     free(b.data);
   }
@@ -263,10 +263,10 @@ START_TEST(test_largest_ten_byte_uleb128_is_accepted)
     struct bytes b = stream_with(body, sizeof body - (size_t)padded, padded);
     if (padded)
       bytes_append(&b, "\x80", 1);
-    struct memprof_error err;
+    struct format_error err;
     struct memprof_reader *r = memprof_reader_open_memory(b.data, b.size, "max", &err);
     struct memprof_record rec;
-    ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+    ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
     ck_assert_uint_eq(rec.event.new_address, UINT64_MAX);
     ck_assert_uint_eq(rec.event.new_size, 1);
     memprof_reader_close(r);
@@ -280,10 +280,10 @@ START_TEST(test_string_length_past_the_end_is_reported)
   /* A symtab event: C symbol at 0x10 whose name claims 1000 bytes; 3 follow. */
   static const uint8_t body[] = {0x0c, 0x10, 0xe8, 0x07, 'a', 'b', 'c'};
   struct bytes b = stream_with(body, sizeof body, 0);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   ck_assert_uint_eq(read_memory(b.data, b.size, "str.bin", &status, &err), 0);
-  ck_assert_int_eq(status, MEMPROF_TRUNCATED);
+  ck_assert_int_eq(status, FORMAT_CUT);
   ck_assert_uint_eq(err.offset, 15);
   ck_assert_str_eq(err.message,
                    "str.bin: byte 15: string length 1000 runs past the end of the input (3 bytes "
@@ -298,10 +298,10 @@ START_TEST(test_string_length_beyond_limit_is_corrupt)
   /* A name of 2^40 bytes. */
   static const uint8_t body[] = {0x08, 0x10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 'a'};
   struct bytes b = stream_with(body, sizeof body, 1);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   ck_assert_uint_eq(read_memory(b.data, b.size, "huge.bin", &status, &err), 0);
-  ck_assert_int_eq(status, MEMPROF_CORRUPT);
+  ck_assert_int_eq(status, FORMAT_BAD_INPUT);
   ck_assert_str_eq(err.message,
                    "huge.bin: byte 15: string length 1099511627776 exceeds the limit of 67108864 bytes");
   free(b.data);
@@ -317,10 +317,10 @@ START_TEST(test_invalid_event_header_byte_is_corrupt)
     bytes_append(&b, "\x05\x01\x01", 3);   /* one valid alloc first */
     bytes_append(&b, &invalid[i], 1);
     bytes_append(&b, body, sizeof body);
-    enum memprof_status status;
-    struct memprof_error err;
+    enum format_status status;
+    struct format_error err;
     ck_assert_uint_eq(read_memory(b.data, b.size, "hdr.bin", &status, &err), 1);
-    ck_assert_int_eq(status, MEMPROF_CORRUPT);
+    ck_assert_int_eq(status, FORMAT_BAD_INPUT);
     ck_assert_uint_eq(err.offset, 18);
     char want[128];
     snprintf(want, sizeof want, "hdr.bin: byte 18: invalid event header byte 0x%02x", invalid[i]);
@@ -333,10 +333,10 @@ END_TEST
 START_TEST(test_symtab_entry_of_type_3_is_corrupt)
 {
   static const uint8_t stream[] = {'l', 'j', 's', 3, 0, 0, 0, 0x00, 0x10, 1, 'a', 1, 0x03, 0x10};
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   ck_assert_uint_eq(read_memory(stream, sizeof stream, "sym.bin", &status, &err), 1);
-  ck_assert_int_eq(status, MEMPROF_CORRUPT);
+  ck_assert_int_eq(status, FORMAT_BAD_INPUT);
   ck_assert_str_eq(err.message,
                    "sym.bin: byte 12: invalid symtab entry header byte 0x03 (type 3 in symtab version 3)");
 }
@@ -347,19 +347,19 @@ START_TEST(test_wrong_magic_is_corrupt)
   static const uint8_t events_first[] = {'l', 'j', 'm', 3, 0, 0, 0, 0x80};
   static const uint8_t bad_events[] = {'l', 'j', 's', 3, 0, 0, 0, 0x80, 'l', 'j', 'x', 3, 0, 0, 0};
   static const uint8_t text[] = "hello";
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   ck_assert_uint_eq(read_memory(events_first, sizeof events_first, "m.bin", &status, &err), 0);
-  ck_assert_int_eq(status, MEMPROF_CORRUPT);
+  ck_assert_int_eq(status, FORMAT_BAD_INPUT);
   ck_assert_uint_eq(err.offset, 0);
   ck_assert_str_eq(err.message,
                    "m.bin: byte 0: not a memprof stream: symtab magic is \"ljm\", expected \"ljs\"");
   read_memory(bad_events, sizeof bad_events, "m.bin", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_CORRUPT);
+  ck_assert_int_eq(status, FORMAT_BAD_INPUT);
   ck_assert_str_eq(err.message,
                    "m.bin: byte 8: not a memprof stream: events magic is \"ljx\", expected \"ljm\"");
   read_memory(text, 2, "t.txt", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_CORRUPT);
+  ck_assert_int_eq(status, FORMAT_BAD_INPUT);
   ck_assert_str_eq(err.message,
                    "t.txt: byte 0: not a memprof stream: symtab magic is \"he\", expected \"ljs\"");
   static const uint8_t binary[] = {0x00, 0xff, '"'};
@@ -375,10 +375,10 @@ START_TEST(test_unknown_version_names_both_version_bytes)
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
     uint8_t stream[] = {'l', 'j', 's', (uint8_t)pairs[i][0], 0, 0, 0, 0x80,
                         'l', 'j', 'm', (uint8_t)pairs[i][1], 0, 0, 0, 0x80};
-    enum memprof_status status;
-    struct memprof_error err;
+    enum format_status status;
+    struct format_error err;
     ck_assert_uint_eq(read_memory(stream, sizeof stream, "v.bin", &status, &err), 0);
-    ck_assert_int_eq(status, MEMPROF_UNSUPPORTED);
+    ck_assert_int_eq(status, FORMAT_UNSUPPORTED);
     ck_assert_uint_eq(err.offset, 8);
     char want[160];
     snprintf(want, sizeof want,
@@ -393,16 +393,16 @@ START_TEST(test_symtab_version_out_of_range_is_rejected_at_once)
 {
   static const uint8_t stream[] = {'l', 'j', 's', 4, 0, 0, 0, 0x80, 'l', 'j', 'm', 4, 0, 0, 0, 0x80};
   static const uint8_t zero[] = {'l', 'j', 's', 0, 0, 0, 0};
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   ck_assert_uint_eq(read_memory(stream, sizeof stream, "v4.bin", &status, &err), 0);
-  ck_assert_int_eq(status, MEMPROF_UNSUPPORTED);
+  ck_assert_int_eq(status, FORMAT_UNSUPPORTED);
   ck_assert_uint_eq(err.offset, 0);
   ck_assert_str_eq(err.message,
                    "v4.bin: byte 0: unsupported memprof version: symtab 4 (events version not "
                    "reached; ljleak reads 3/3 and 1/1)");
   read_memory(zero, sizeof zero, "v0.bin", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_UNSUPPORTED);
+  ck_assert_int_eq(status, FORMAT_UNSUPPORTED);
 }
 END_TEST
 
@@ -413,17 +413,17 @@ START_TEST(test_version_2_symtab_with_trace_entries_is_parsed_then_rejected)
                                    0x00, 0x10, 2, '@', 'a', 1,
                                    0x01, 3, 0x90, 0x01, 0x10, 5,
                                    0x80, 'l', 'j', 'm', 2, 0, 0, 0, 0x80};
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open_memory(stream, sizeof stream, "v2.bin", &err);
   struct memprof_record rec;
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.symbol.kind, MEMPROF_SYMBOL_LUA);
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.symbol.kind, MEMPROF_SYMBOL_TRACE);
   ck_assert_uint_eq(rec.symbol.trace, 3);
   ck_assert_uint_eq(rec.symbol.address, 0x10);
   ck_assert_uint_eq(rec.symbol.line, 5);
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_UNSUPPORTED);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_UNSUPPORTED);
   ck_assert_str_eq(memprof_reader_error(r)->message,
                    "v2.bin: byte 20: unsupported memprof version: symtab 2, events 2 "
                    "(ljleak reads 3/3 and 1/1)");
@@ -442,20 +442,20 @@ START_TEST(test_version_1_stream_is_read)
                                    0x0e, 0x30, 0x20, 8,        /* C free */
                                    0x07, 0x20, 8, 0x40, 16,    /* internal realloc */
                                    0x80};
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open_memory(stream, sizeof stream, "v1.bin", &err);
   struct memprof_record rec;
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.type, MEMPROF_RECORD_SYMBOL);
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.event.source, MEMPROF_SOURCE_LUA);
   ck_assert_uint_eq(rec.event.line, 4);
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.event.kind, MEMPROF_EVENT_FREE);
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.event.kind, MEMPROF_EVENT_REALLOC);
   ck_assert_uint_eq(rec.event.new_size, 16);
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_END);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_END);
   ck_assert_int_eq(memprof_reader_symtab_version(r), 1);
   ck_assert_int_eq(memprof_reader_events_version(r), 1);
   memprof_reader_close(r);
@@ -471,29 +471,29 @@ START_TEST(test_version_1_rejects_trace_source_and_symtab_events)
     struct bytes b = {NULL, 0, 0};
     bytes_append(&b, headers, sizeof headers);
     bytes_append(&b, bodies[i], sizeof bodies[i]);
-    enum memprof_status status;
-    struct memprof_error err;
+    enum format_status status;
+    struct format_error err;
     read_memory(b.data, b.size, "v1.bin", &status, &err);
-    ck_assert_int_eq(status, MEMPROF_CORRUPT);
+    ck_assert_int_eq(status, FORMAT_BAD_INPUT);
     ck_assert_uint_eq(err.offset, 15);
     free(b.data);
   }
   /* and a C symbol type in a version 1 symtab */
   static const uint8_t c_entry[] = {'l', 'j', 's', 1, 0, 0, 0, 0x01, 0x10, 1, 'f', 0x80};
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   read_memory(c_entry, sizeof c_entry, "v1.bin", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_CORRUPT);
+  ck_assert_int_eq(status, FORMAT_BAD_INPUT);
   ck_assert_uint_eq(err.offset, 7);
 }
 END_TEST
 
 START_TEST(test_empty_file_is_an_error)
 {
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   read_memory("", 0, "empty.bin", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_CORRUPT);
+  ck_assert_int_eq(status, FORMAT_BAD_INPUT);
   ck_assert_str_eq(err.message, "empty.bin: byte 0: empty input: not a memprof stream");
 
   make_temp_dir();
@@ -503,7 +503,7 @@ START_TEST(test_empty_file_is_an_error)
   struct memprof_reader *r = memprof_reader_open(path, &err);
   ck_assert_ptr_nonnull(r);
   struct memprof_record rec;
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_CORRUPT);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_BAD_INPUT);
   char want[512];
   snprintf(want, sizeof want, "%s: byte 0: empty input: not a memprof stream", path);
   ck_assert_str_eq(memprof_reader_error(r)->message, want);
@@ -514,10 +514,10 @@ END_TEST
 
 START_TEST(test_missing_file_is_io_error)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open("testdata/no-such-file.bin", &err);
   ck_assert_ptr_null(r);
-  ck_assert_int_eq(err.status, MEMPROF_IO);
+  ck_assert_int_eq(err.status, FORMAT_IO);
   ck_assert_str_eq(err.message, "testdata/no-such-file.bin: cannot open: No such file or directory");
 }
 END_TEST
@@ -528,12 +528,12 @@ START_TEST(test_trailing_bytes_after_epilogue_are_ignored)
   struct bytes b = write_every_kind(&layout);
   size_t size = b.size;
   bytes_append(&b, "garbage\xff", 8);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   size_t with = read_memory(b.data, b.size, "t.bin", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_END);
+  ck_assert_int_eq(status, FORMAT_END);
   size_t without = read_memory(b.data, size, "t.bin", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_END);
+  ck_assert_int_eq(status, FORMAT_END);
   ck_assert_uint_eq(with, without);
   ck_assert_uint_eq(with, 4 + 12 + 3);
   free(b.data);
@@ -547,11 +547,11 @@ START_TEST(test_every_cut_point_keeps_exactly_the_complete_records)
   struct layout layout;
   struct bytes b = write_every_kind(&layout);
   struct seen full[64], cut[64];
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open_memory(b.data, b.size, "full", &err);
   size_t total = read_all(r, full, 64, &status);
-  ck_assert_int_eq(status, MEMPROF_END);
+  ck_assert_int_eq(status, FORMAT_END);
   ck_assert_uint_eq(total, 4 + 12 + 3);
   memprof_reader_close(r);
 
@@ -577,12 +577,12 @@ START_TEST(test_every_cut_point_keeps_exactly_the_complete_records)
     ck_assert_msg(n == expected, "cut at %zu: %zu records, expected %zu", k, n, expected);
     for (size_t i = 0; i < n; i++)
       assert_same_record(&cut[i], &full[i]);
-    ck_assert_int_eq(status, MEMPROF_TRUNCATED);
+    ck_assert_int_eq(status, FORMAT_CUT);
     uint64_t want_offset = 0;
     for (size_t i = 0; i < start_count; i++)
       if (starts[i] <= k && starts[i] > want_offset)
         want_offset = starts[i];
-    const struct memprof_error *e = memprof_reader_error(r);
+    const struct format_error *e = memprof_reader_error(r);
     ck_assert_msg(e->offset == want_offset, "cut at %zu: offset %llu, expected %llu", k,
                   (unsigned long long)e->offset, (unsigned long long)want_offset);
     char want[256];
@@ -592,7 +592,7 @@ START_TEST(test_every_cut_point_keeps_exactly_the_complete_records)
     /* The same cut read through the decoding window (gzip by content) gives the same. */
     struct bytes gz = gzip_bytes(copy, k);
     struct memprof_reader *windowed = memprof_reader_open_memory(gz.data, gz.size, "cut.bin", &err);
-    enum memprof_status windowed_status;
+    enum format_status windowed_status;
     ck_assert_uint_eq(read_all(windowed, cut, 64, &windowed_status), n);
     for (size_t i = 0; i < n; i++)
       assert_same_record(&cut[i], &full[i]);
@@ -611,17 +611,17 @@ START_TEST(test_cut_between_records_names_the_end_of_input)
 {
   struct layout layout;
   struct bytes b = write_every_kind(&layout);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   read_memory(b.data, layout.epilogue, "cut.bin", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_TRUNCATED);
+  ck_assert_int_eq(status, FORMAT_CUT);
   char want[256];
   snprintf(want, sizeof want,
            "cut.bin: byte %zu: stream ends without its epilogue (cut between records); every "
            "complete event before it was read", layout.epilogue);
   ck_assert_str_eq(err.message, want);
   read_memory(b.data, layout.epilogue - 1, "cut.bin", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_TRUNCATED);
+  ck_assert_int_eq(status, FORMAT_CUT);
   ck_assert_ptr_nonnull(strstr(err.message, "(cut mid-record)"));
   free(b.data);
 }
@@ -629,19 +629,19 @@ END_TEST
 
 START_TEST(test_killed_fixture_gives_every_complete_event_then_truncated)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open(FIXTURES "killed-sigkill.bin.gz", &err);
   ck_assert_ptr_nonnull(r);
   struct memprof_record rec;
-  enum memprof_status status;
+  enum format_status status;
   unsigned long events = 0, symbols = 0;
-  while ((status = memprof_reader_next(r, &rec)) == MEMPROF_OK) {
+  while ((status = memprof_reader_next(r, &rec)) == FORMAT_OK) {
     if (rec.type == MEMPROF_RECORD_EVENT)
       events++;
     else
       symbols++;
   }
-  ck_assert_int_eq(status, MEMPROF_TRUNCATED);
+  ck_assert_int_eq(status, FORMAT_CUT);
   ck_assert_uint_eq(events, 1062434);
   ck_assert_uint_eq(symbols, 5718);
   ck_assert_uint_eq(memprof_reader_error(r)->offset, 8388595);
@@ -655,14 +655,14 @@ END_TEST
 /* ---- gzip, stdin, big streams --------------------------------------------------------- */
 
 /* Reads a file and returns its records' count and final status. */
-static size_t read_path(const char *path, enum memprof_status *status, struct memprof_error *final)
+static size_t read_path(const char *path, enum format_status *status, struct format_error *final)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open(path, &err);
   ck_assert_msg(r != NULL, "%s", err.message);
   struct memprof_record rec;
   size_t n = 0;
-  while ((*status = memprof_reader_next(r, &rec)) == MEMPROF_OK)
+  while ((*status = memprof_reader_next(r, &rec)) == FORMAT_OK)
     n++;
   *final = *memprof_reader_error(r);
   memprof_reader_close(r);
@@ -678,12 +678,12 @@ START_TEST(test_gzip_is_recognised_by_content_not_name)
   char path[300];
   snprintf(path, sizeof path, "%s/looks-plain.bin", temp_dir);
   write_file(path, gz.data, gz.size);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   ck_assert_uint_eq(read_path(path, &status, &err), 75734);
-  ck_assert_int_eq(status, MEMPROF_END);
+  ck_assert_int_eq(status, FORMAT_END);
   ck_assert_uint_eq(read_memory(gz.data, gz.size, "gz-in-memory", &status, &err), 75734);
-  ck_assert_int_eq(status, MEMPROF_END);
+  ck_assert_int_eq(status, FORMAT_END);
   remove_temp_dir();
   free(gz.data);
   free(plain);
@@ -700,10 +700,10 @@ START_TEST(test_gzip_with_corrupt_trailer_is_an_error_after_every_record)
   char path[300];
   snprintf(path, sizeof path, "%s/crc.bin.gz", temp_dir);
   write_file(path, gz.data, gz.size);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   ck_assert_uint_eq(read_path(path, &status, &err), 75734);
-  ck_assert_int_eq(status, MEMPROF_IO);
+  ck_assert_int_eq(status, FORMAT_IO);
   ck_assert_uint_eq(err.offset, 703898);
   char want[512];
   snprintf(want, sizeof want, "%s: byte 703898: gzip data is damaged (incorrect data check)", path);
@@ -712,11 +712,11 @@ START_TEST(test_gzip_with_corrupt_trailer_is_an_error_after_every_record)
   gz.data[gz.size - 8] ^= 0x5a;
   gz.data[gz.size - 1] ^= 0x01;
   ck_assert_uint_eq(read_memory(gz.data, gz.size, "len.gz", &status, &err), 75734);
-  ck_assert_int_eq(status, MEMPROF_IO);
+  ck_assert_int_eq(status, FORMAT_IO);
   ck_assert_str_eq(err.message, "len.gz: byte 703898: gzip data is damaged (incorrect length check)");
   /* A gzip without its trailer. */
   ck_assert_uint_eq(read_memory(gz.data, gz.size - 8, "short.gz", &status, &err), 75734);
-  ck_assert_int_eq(status, MEMPROF_IO);
+  ck_assert_int_eq(status, FORMAT_IO);
   ck_assert_str_eq(err.message, "short.gz: byte 703898: gzip data ends before its trailer");
   remove_temp_dir();
   free(gz.data);
@@ -729,10 +729,10 @@ START_TEST(test_gzip_cut_mid_stream_is_truncated)
   size_t size;
   uint8_t *plain = read_whole_file(FIXTURES "basic-jiton.bin", &size);
   struct bytes gz = gzip_bytes(plain, size);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   size_t n = read_memory(gz.data, gz.size / 2, "half.gz", &status, &err);
-  ck_assert_int_eq(status, MEMPROF_TRUNCATED);
+  ck_assert_int_eq(status, FORMAT_CUT);
   ck_assert_uint_gt(n, 1000);
   ck_assert_uint_lt(n, 75734);
   free(gz.data);
@@ -742,7 +742,7 @@ START_TEST(test_gzip_cut_mid_stream_is_truncated)
   gz.data[block] |= 0x06;  /* block type 3 does not exist */
   size_t before = read_memory(plain, 300000, "plain", &status, &err);
   ck_assert_uint_eq(read_memory(gz.data, gz.size, "bad.gz", &status, &err), before);
-  ck_assert_int_eq(status, MEMPROF_IO);
+  ck_assert_int_eq(status, FORMAT_IO);
   ck_assert_str_eq(err.message, "bad.gz: byte 300000: gzip data is damaged (invalid block type)");
   free(gz.data);
   free(plain);
@@ -756,10 +756,10 @@ START_TEST(test_concatenated_gzip_members_read_as_one_stream)
   struct bytes first = gzip_bytes(plain, 123457);
   struct bytes second = gzip_bytes(plain + 123457, size - 123457);
   bytes_append(&first, second.data, second.size);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   ck_assert_uint_eq(read_memory(first.data, first.size, "two.gz", &status, &err), 75734);
-  ck_assert_int_eq(status, MEMPROF_END);
+  ck_assert_int_eq(status, FORMAT_END);
   free(first.data);
   free(second.data);
   free(plain);
@@ -793,8 +793,8 @@ START_TEST(test_stdin_is_read_for_dash)
   int saved = dup(STDIN_FILENO);
   ck_assert_int_eq(dup2(pipe_fds[0], STDIN_FILENO), STDIN_FILENO);
   close(pipe_fds[0]);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   size_t n = read_path("-", &status, &err);
   dup2(saved, STDIN_FILENO);
   close(saved);
@@ -802,7 +802,7 @@ START_TEST(test_stdin_is_read_for_dash)
   ck_assert_int_eq(waitpid(child, &child_status, 0), child);
   ck_assert_int_eq(child_status, 0);
   ck_assert_uint_eq(n, 75734);
-  ck_assert_int_eq(status, MEMPROF_END);
+  ck_assert_int_eq(status, FORMAT_END);
 }
 END_TEST
 
@@ -816,12 +816,12 @@ START_TEST(test_stdin_cut_stream_names_stdin)
   int saved = dup(STDIN_FILENO);
   dup2(pipe_fds[0], STDIN_FILENO);
   close(pipe_fds[0]);
-  enum memprof_status status;
-  struct memprof_error err;
+  enum format_status status;
+  struct format_error err;
   read_path("-", &status, &err);
   dup2(saved, STDIN_FILENO);
   close(saved);
-  ck_assert_int_eq(status, MEMPROF_TRUNCATED);
+  ck_assert_int_eq(status, FORMAT_CUT);
   ck_assert_str_eq(err.message, "stdin: byte 15: stream ends without its epilogue (cut mid-record); "
                                 "every complete event before it was read");
 }
@@ -868,15 +868,15 @@ static struct bytes write_big_stream(void)
 
 /* Compares two readers record by record; returns the count. */
 static size_t assert_same_records(struct memprof_reader *a, struct memprof_reader *b,
-                                  enum memprof_status *status)
+                                  enum format_status *status)
 {
   struct memprof_record x, y;
   size_t n = 0;
   for (;;) {
-    enum memprof_status sa = memprof_reader_next(a, &x);
-    enum memprof_status sb = memprof_reader_next(b, &y);
+    enum format_status sa = memprof_reader_next(a, &x);
+    enum format_status sb = memprof_reader_next(b, &y);
     ck_assert_int_eq(sa, sb);
-    if (sa != MEMPROF_OK) {
+    if (sa != FORMAT_OK) {
       *status = sa;
       ck_assert_uint_eq(memprof_reader_error(a)->offset, memprof_reader_error(b)->offset);
       return n;
@@ -904,15 +904,15 @@ START_TEST(test_stream_longer_than_window_reads_the_same_from_file_gzip_and_memo
   snprintf(gz_path, sizeof gz_path, "%s/big.bin.gz", temp_dir);
   write_file(plain_path, big.data, big.size);
   write_file(gz_path, gz.data, gz.size);
-  struct memprof_error err;
-  enum memprof_status status;
+  struct format_error err;
+  enum format_status status;
   const char *paths[] = {plain_path, gz_path};
   for (int i = 0; i < 2; i++) {
     struct memprof_reader *memory = memprof_reader_open_memory(big.data, big.size, "big", &err);
     struct memprof_reader *file = memprof_reader_open(paths[i], &err);
     ck_assert_ptr_nonnull(file);
     ck_assert_uint_eq(assert_same_records(memory, file, &status), 1 + 300000 + 2);
-    ck_assert_int_eq(status, MEMPROF_END);
+    ck_assert_int_eq(status, FORMAT_END);
     memprof_reader_close(memory);
     memprof_reader_close(file);
   }
@@ -924,7 +924,7 @@ START_TEST(test_stream_longer_than_window_reads_the_same_from_file_gzip_and_memo
     struct memprof_reader *memory = memprof_reader_open_memory(big.data, k, "big", &err);
     struct memprof_reader *file = memprof_reader_open(plain_path, &err);
     assert_same_records(memory, file, &status);
-    ck_assert_int_eq(status, MEMPROF_TRUNCATED);
+    ck_assert_int_eq(status, FORMAT_CUT);
     memprof_reader_close(memory);
     memprof_reader_close(file);
   }

@@ -33,7 +33,7 @@ struct batch_walk {
 };
 
 /* The next record the run way: from the buffer, a new run, or memprof_reader_next. */
-static enum memprof_status batch_walk_next(struct batch_walk *w, struct memprof_record *record)
+static enum format_status batch_walk_next(struct batch_walk *w, struct memprof_record *record)
 {
   if (w->next == w->count) {
     /* Up to capacity events decoded in place, as the diff engine does. */
@@ -61,7 +61,7 @@ static enum memprof_status batch_walk_next(struct batch_walk *w, struct memprof_
     record->offset = w->offsets[w->next];
     record->event = w->events[w->next];
     w->next++;
-    return MEMPROF_OK;
+    return FORMAT_OK;
   }
   return memprof_reader_next(w->reader, record);
 }
@@ -97,16 +97,16 @@ static unsigned long assert_same_walk(struct memprof_reader *one, struct memprof
     ck_assert_int_eq(memprof_reader_pext(two), 0);
   }
   struct memprof_record a, b;
-  enum memprof_status sa, sb;
+  enum format_status sa, sb;
   do {
     sa = memprof_reader_next(one, &a);
     sb = batch_walk_next(&w, &b);
-    if (sa != sb || (sa == MEMPROF_OK && !same_record(&a, &b)))
+    if (sa != sb || (sa == FORMAT_OK && !same_record(&a, &b)))
       ck_abort_msg("record at byte %llu differs (status %d and %d)",
                    (unsigned long long)a.offset, (int)sa, (int)sb);
-  } while (sa == MEMPROF_OK);
-  const struct memprof_error *ea = memprof_reader_error(one);
-  const struct memprof_error *eb = memprof_reader_error(two);
+  } while (sa == FORMAT_OK);
+  const struct format_error *ea = memprof_reader_error(one);
+  const struct format_error *eb = memprof_reader_error(two);
   ck_assert_int_eq(ea->status, eb->status);
   ck_assert_uint_eq(ea->offset, eb->offset);
   ck_assert_str_eq(ea->message, eb->message);
@@ -119,7 +119,7 @@ static unsigned long assert_same_walk(struct memprof_reader *one, struct memprof
 
 static unsigned long assert_same_file(const char *path, enum walk_mode mode, size_t capacity)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *one = memprof_reader_open(path, &err);
   ck_assert_msg(one != NULL, "%s", err.message);
   struct memprof_reader *two = memprof_reader_open(path, &err);
@@ -218,7 +218,7 @@ START_TEST(test_batch_matches_single_records_at_every_cut)
       uint8_t *copy = malloc(cut > 0 ? cut : 1);
       ck_assert_ptr_nonnull(copy);
       memcpy(copy, stream, cut);
-      struct memprof_error err;
+      struct format_error err;
       struct memprof_reader *one = memprof_reader_open_memory(copy, cut, "cut", &err);
       struct memprof_reader *two = memprof_reader_open_memory(copy, cut, "cut", &err);
       ck_assert_ptr_nonnull(one);
@@ -243,13 +243,13 @@ START_TEST(test_batch_stops_before_a_bad_event)
   size_t at[60];
   size_t size = build_stream(stream, at);
   stream[at[10]] = 0x30;  /* the 11th event's header made invalid (source 12) */
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *one = memprof_reader_open_memory(stream, size, "bad", &err);
   struct memprof_reader *two = memprof_reader_open_memory(stream, size, "bad", &err);
   ck_assert_ptr_nonnull(one);
   ck_assert_ptr_nonnull(two);
   ck_assert_uint_gt(assert_same_walk(one, two, WALK_SPAN, BATCH_MAX), 0);
-  ck_assert_int_eq(memprof_reader_error(two)->status, MEMPROF_CORRUPT);
+  ck_assert_int_eq(memprof_reader_error(two)->status, FORMAT_BAD_INPUT);
   ck_assert_uint_eq(memprof_reader_error(two)->offset, at[10]);
   memprof_reader_close(one);
   memprof_reader_close(two);
@@ -260,7 +260,7 @@ START_TEST(test_batch_stops_before_a_bad_event)
     one = memprof_reader_open_memory(stream, size, "bad", &err);
     two = memprof_reader_open_memory(stream, size, "bad", &err);
     ck_assert_uint_gt(assert_same_walk(one, two, (enum walk_mode)m, BATCH_MAX), 0);
-    ck_assert_int_eq(memprof_reader_error(two)->status, MEMPROF_CORRUPT);
+    ck_assert_int_eq(memprof_reader_error(two)->status, FORMAT_BAD_INPUT);
     ck_assert_uint_eq(memprof_reader_error(two)->offset, at[10]);
     memprof_reader_close(one);
     memprof_reader_close(two);
@@ -272,7 +272,7 @@ START_TEST(test_batch_gives_nothing_before_the_events)
 {
   uint8_t stream[4096];
   size_t size = build_stream(stream, NULL);
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open_memory(stream, size, "s", &err);
   ck_assert_ptr_nonnull(r);
   const uint8_t *at;
@@ -285,9 +285,9 @@ START_TEST(test_batch_gives_nothing_before_the_events)
   memprof_reader_use_pext(r, 1);
   ck_assert_int_eq(memprof_reader_pext(r), cpu);
   struct memprof_record record;
-  ck_assert_int_eq(memprof_reader_next(r, &record), MEMPROF_OK);  /* the prologue's symbol */
+  ck_assert_int_eq(memprof_reader_next(r, &record), FORMAT_OK);  /* the prologue's symbol */
   ck_assert_int_eq(record.type, MEMPROF_RECORD_SYMBOL);
-  ck_assert_int_eq(memprof_reader_next(r, &record), MEMPROF_OK);  /* the first event */
+  ck_assert_int_eq(memprof_reader_next(r, &record), FORMAT_OK);  /* the first event */
   ck_assert_uint_eq(record.offset, 23);
   ck_assert_uint_gt(memprof_reader_events_span(r, &at), 0);
   memprof_reader_close(r);

@@ -60,10 +60,10 @@ START_TEST(test_an_index_lists_segments_snapshots_and_their_boundary_lines)
   put("snap-0004.values", "");
   put("snap-0005.heap", "");
   struct capture_files files;
-  struct capture_files_error error;
-  ck_assert_int_eq(capture_files_open(&files, dir, &error), CAPTURE_FILES_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), FORMAT_OK);
   ck_assert_int_eq(files.has_index, 1);
-  ck_assert_str_eq(files.index_message, "");
+  ck_assert_str_eq(files.index_error.message, "");
   ck_assert_uint_eq(files.segment_count, 1);
   ck_assert_str_eq(base(files.segments[0]), "seg-0002.memprof");
   ck_assert_uint_eq(files.part_count, 1);
@@ -86,10 +86,10 @@ START_TEST(test_without_an_index_the_segments_go_by_name)
   put("a.bin", "");
   put("notes.txt", "");
   struct capture_files files;
-  struct capture_files_error error;
-  ck_assert_int_eq(capture_files_open(&files, dir, &error), CAPTURE_FILES_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), FORMAT_OK);
   ck_assert_int_eq(files.has_index, 0);
-  ck_assert_ptr_nonnull(strstr(files.index_message, "/index: cannot open"));
+  ck_assert_ptr_nonnull(strstr(files.index_error.message, "/index: cannot open"));
   ck_assert_uint_eq(files.segment_count, 2);
   ck_assert_str_eq(base(files.segments[0]), "a.bin");
   ck_assert_str_eq(base(files.segments[1]), "b.memprof");
@@ -102,15 +102,15 @@ START_TEST(test_a_malformed_index_is_an_error_at_its_byte)
 {
   put("index", "ljleak-index\tversion=1\nsegment\tseq=x\n");
   struct capture_files files;
-  struct capture_files_error error;
-  ck_assert_int_eq(capture_files_open(&files, dir, &error), CAPTURE_FILES_MALFORMED);
+  struct format_error error;
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), FORMAT_BAD_INPUT);
   char expected[128];
   snprintf(expected, sizeof expected, "%s/index: byte 31: segment line", dir);
   ck_assert_msg(!strncmp(error.message, expected, strlen(expected)), "%s", error.message);
   capture_files_free(&files);
   char missing[96];
   snprintf(missing, sizeof missing, "%s/none", dir);
-  ck_assert_int_eq(capture_files_open(&files, missing, &error), CAPTURE_FILES_UNREADABLE);
+  ck_assert_int_eq(capture_files_open(&files, missing, &error), FORMAT_IO);
   ck_assert_ptr_nonnull(strstr(error.message, "/none: cannot open the directory"));
   capture_files_free(&files);
 }
@@ -124,8 +124,8 @@ START_TEST(test_an_index_that_is_a_link_is_not_read)
   capture_layout_join(dir, "index", link_path, sizeof link_path);
   ck_assert_int_eq(symlink("real", link_path), 0);
   struct capture_files files;
-  struct capture_files_error error;
-  ck_assert_int_eq(capture_files_open(&files, dir, &error), CAPTURE_FILES_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), FORMAT_OK);
   ck_assert_int_eq(files.has_index, 0);
   capture_files_free(&files);
 }

@@ -165,8 +165,8 @@ START_TEST(test_written_registration_reads_back_the_same)
   r.pid = -5;
   char text[CONTROL_FILE_REGISTRATION_SIZE];
   size_t n = control_file_write_registration(text, sizeof text, &r);
-  struct control_file_error error;
-  ck_assert_int_eq(control_file_parse_registration(&back, text, n, "reg", &error), CONTROL_FILE_OK);
+  struct format_error error;
+  ck_assert_int_eq(control_file_parse_registration(&back, text, n, "reg", &error), FORMAT_OK);
   ck_assert_int_eq(back.has_header, 1);
   ck_assert_uint_eq(back.version, CONTROL_FILE_VERSION);
   ck_assert_uint_eq(back.keys, (1u << 14) - 1);
@@ -199,9 +199,9 @@ START_TEST(test_every_prefix_reads_and_drops_only_its_cut_last_line)
   struct control_file_registration r = sample_registration(), cut;
   char text[CONTROL_FILE_REGISTRATION_SIZE];
   size_t n = control_file_write_registration(text, sizeof text, &r);
-  struct control_file_error error;
+  struct format_error error;
   for (size_t size = 0; size <= n; size++) {
-    ck_assert_int_eq(control_file_parse_registration(&cut, text, size, "reg", &error), CONTROL_FILE_OK);
+    ck_assert_int_eq(control_file_parse_registration(&cut, text, size, "reg", &error), FORMAT_OK);
     /* The lines wholly inside the prefix are read; the rest is not. */
     size_t whole = 0;
     for (size_t i = 0; i < size; i++)
@@ -226,21 +226,21 @@ START_TEST(test_unknown_keys_and_empty_lines_are_skipped_an_empty_file_has_no_he
 {
   static const char text[] = "ljleak-registration\t1\n\npid=7\nfuture=x=y\n\nstate=idle\n";
   struct control_file_registration r;
-  struct control_file_error error;
+  struct format_error error;
   ck_assert_int_eq(control_file_parse_registration(&r, text, sizeof text - 1, "reg", &error),
-                   CONTROL_FILE_OK);
+                   FORMAT_OK);
   ck_assert_uint_eq(r.keys, CONTROL_FILE_HAS_PID | CONTROL_FILE_HAS_STATE);
   ck_assert_int_eq(r.pid, 7);
   ck_assert_str_eq(r.state, "idle");
   ck_assert_ptr_null(r.exe);
   control_file_registration_free(&r);
-  ck_assert_int_eq(control_file_parse_registration(&r, "", 0, "reg", &error), CONTROL_FILE_OK);
+  ck_assert_int_eq(control_file_parse_registration(&r, "", 0, "reg", &error), FORMAT_OK);
   ck_assert_int_eq(r.has_header, 0);
   control_file_registration_free(&r);
   /* A value keeps every '=' after the first, and a later version's header is read. */
   static const char later[] = "ljleak-registration\t2\nerror=a=b\n";
   ck_assert_int_eq(control_file_parse_registration(&r, later, sizeof later - 1, "reg", &error),
-                   CONTROL_FILE_OK);
+                   FORMAT_OK);
   ck_assert_uint_eq(r.version, 2);
   ck_assert_str_eq(r.error, "a=b");
   control_file_registration_free(&r);
@@ -250,9 +250,9 @@ END_TEST
 static void assert_malformed(const char *text, size_t size, size_t offset, const char *message)
 {
   struct control_file_registration r;
-  struct control_file_error error;
+  struct format_error error;
   ck_assert_int_eq(control_file_parse_registration(&r, text, size, "reg", &error),
-                   CONTROL_FILE_MALFORMED);
+                   FORMAT_BAD_INPUT);
   ck_assert_uint_eq(error.offset, offset);
   ck_assert_str_eq(error.message, message);
   ck_assert_ptr_null(r.text);
@@ -279,8 +279,8 @@ START_TEST(test_malformed_lines_are_errors_at_their_byte_offset)
   /* The extremes that are whole numbers. */
   static const char ok[] = "ljleak-registration\t1\npid=-9223372036854775808\nstarted=18446744073709551615\n";
   struct control_file_registration r;
-  struct control_file_error error;
-  ck_assert_int_eq(control_file_parse_registration(&r, ok, sizeof ok - 1, "reg", &error), CONTROL_FILE_OK);
+  struct format_error error;
+  ck_assert_int_eq(control_file_parse_registration(&r, ok, sizeof ok - 1, "reg", &error), FORMAT_OK);
   ck_assert_uint_eq(r.started, UINT64_MAX);
   control_file_registration_free(&r);
 }
@@ -295,13 +295,13 @@ START_TEST(test_read_file_names_the_file_and_a_missing_one_is_enoent)
   ck_assert_int_eq(write(fd, text, sizeof text - 1), (int)(sizeof text - 1));
   close(fd);
   struct control_file_registration r;
-  struct control_file_error error;
-  ck_assert_int_eq(control_file_read_registration(&r, path, &error), CONTROL_FILE_MALFORMED);
+  struct format_error error;
+  ck_assert_int_eq(control_file_read_registration(&r, path, &error), FORMAT_BAD_INPUT);
   char expected[128];
   snprintf(expected, sizeof expected, "%s: byte 29: a line without '='", path);
   ck_assert_str_eq(error.message, expected);
   unlink(path);
-  ck_assert_int_eq(control_file_read_registration(&r, path, &error), CONTROL_FILE_UNREADABLE);
+  ck_assert_int_eq(control_file_read_registration(&r, path, &error), FORMAT_IO);
   ck_assert_int_eq(error.system_error, ENOENT);
   ck_assert_ptr_nonnull(strstr(error.message, ": cannot open: "));
 }
@@ -314,7 +314,7 @@ START_TEST(test_request_is_written_as_ci_capture_wrote_it)
   const char *options[] = {"root=/srv/captures", "period=2", "edge_gc=1"};
   struct control_file_request rq = {"ci-1-1-5", "start", options, 3};
   char text[CONTROL_FILE_REQUEST_MAX + 1];
-  struct control_file_error error;
+  struct format_error error;
   size_t n = control_file_write_request(text, sizeof text, &rq, &error);
   ck_assert_str_eq(text, "id=ci-1-1-5\naction=start\nroot=/srv/captures\nperiod=2\nedge_gc=1\n");
   ck_assert_uint_eq(n, strlen(text));
@@ -329,9 +329,9 @@ static void assert_unwritable(const char *id, const char *action, const char *op
   const char *options[] = {option};
   struct control_file_request rq = {id, action, options, option ? 1 : 0};
   char text[64];
-  struct control_file_error error;
+  struct format_error error;
   ck_assert_uint_eq(control_file_write_request(text, sizeof text, &rq, &error), 0);
-  ck_assert_int_eq(error.status, CONTROL_FILE_UNWRITABLE);
+  ck_assert_int_eq(error.status, FORMAT_UNWRITABLE);
   ck_assert_str_eq(error.message, message);
   ck_assert_str_eq(text, "");
 }
@@ -354,7 +354,7 @@ START_TEST(test_request_writer_refuses_what_would_not_read_back)
   memset(big + 6, 'r', sizeof big - 7);
   const char *options[] = {big};
   struct control_file_request rq = {"x", "start", options, 1};
-  struct control_file_error error;
+  struct format_error error;
   ck_assert_uint_eq(control_file_write_request(buffer, sizeof buffer, &rq, &error), 0);
   ck_assert_str_eq(error.message, "the request is longer than 4096 bytes");
 }
@@ -382,8 +382,8 @@ static int test_option(void *context, const char *key, char *value, char *messag
   return 0;
 }
 
-static enum control_file_status parse_request(const char *input, struct control_file_request *rq,
-                                              struct seen *seen, struct control_file_error *error)
+static enum format_status parse_request(const char *input, struct control_file_request *rq,
+                                        struct seen *seen, struct format_error *error)
 {
   static char text[CONTROL_FILE_REQUEST_MAX + 1];
   snprintf(text, sizeof text, "%s", input);
@@ -395,37 +395,37 @@ START_TEST(test_request_parser_reads_what_the_collector_read_with_its_messages)
 {
   struct control_file_request rq;
   struct seen seen;
-  struct control_file_error error;
+  struct format_error error;
   ck_assert_int_eq(parse_request("id=a\n\naction=start\nroot=/r\nperiod=5\nid=b", &rq, &seen, &error),
-                   CONTROL_FILE_OK);
+                   FORMAT_OK);
   ck_assert_str_eq(rq.id, "b");
   ck_assert_str_eq(rq.action, "start");
   ck_assert_int_eq(seen.count, 2);
   ck_assert_str_eq(seen.lines[0], "root=/r");
   ck_assert_str_eq(seen.lines[1], "period=5");
-  ck_assert_int_eq(parse_request("action=stop\n", &rq, &seen, &error), CONTROL_FILE_OK);
+  ck_assert_int_eq(parse_request("action=stop\n", &rq, &seen, &error), FORMAT_OK);
   ck_assert_ptr_null(rq.id);
 
   ck_assert_int_eq(parse_request("id=t1\naction=start\nperiod\n", &rq, &seen, &error),
-                   CONTROL_FILE_MALFORMED);
+                   FORMAT_BAD_INPUT);
   ck_assert_str_eq(error.message, "bad request line 'period'");
   ck_assert_uint_eq(error.offset, 19);
   ck_assert_str_eq(rq.id, "t1");
   ck_assert_int_eq(parse_request("id=t2\nperiod=soon\naction=start\n", &rq, &seen, &error),
-                   CONTROL_FILE_MALFORMED);
+                   FORMAT_BAD_INPUT);
   ck_assert_str_eq(error.message, "bad value 'soon' for period in the request");
   ck_assert_uint_eq(error.offset, 6);
   ck_assert_int_eq(parse_request("perod=1\nid=late\naction=start\n", &rq, &seen, &error),
-                   CONTROL_FILE_MALFORMED);
+                   FORMAT_BAD_INPUT);
   ck_assert_str_eq(error.message, "unknown option 'perod' in the request");
   ck_assert_ptr_null(rq.id);
-  ck_assert_int_eq(parse_request("id=t3\naction=go\n", &rq, &seen, &error), CONTROL_FILE_MALFORMED);
+  ck_assert_int_eq(parse_request("id=t3\naction=go\n", &rq, &seen, &error), FORMAT_BAD_INPUT);
   ck_assert_str_eq(error.message, "the request has no action start or stop");
   ck_assert_str_eq(rq.id, "t3");
-  ck_assert_int_eq(parse_request("", &rq, &seen, &error), CONTROL_FILE_MALFORMED);
+  ck_assert_int_eq(parse_request("", &rq, &seen, &error), FORMAT_BAD_INPUT);
   ck_assert_str_eq(error.message, "the request has no action start or stop");
   /* A carriage return is part of its value, as it always was. */
-  ck_assert_int_eq(parse_request("action=stop\r\n", &rq, &seen, &error), CONTROL_FILE_MALFORMED);
+  ck_assert_int_eq(parse_request("action=stop\r\n", &rq, &seen, &error), FORMAT_BAD_INPUT);
 }
 END_TEST
 
@@ -434,10 +434,10 @@ START_TEST(test_written_request_reads_back_and_every_prefix_parses_safely)
   const char *options[] = {"root=/r=x", "period=10"};
   struct control_file_request rq = {"ci-9", "start", options, 2}, back;
   char text[CONTROL_FILE_REQUEST_MAX + 1];
-  struct control_file_error error;
+  struct format_error error;
   size_t n = control_file_write_request(text, sizeof text, &rq, &error);
   struct seen seen;
-  ck_assert_int_eq(parse_request(text, &back, &seen, &error), CONTROL_FILE_OK);
+  ck_assert_int_eq(parse_request(text, &back, &seen, &error), FORMAT_OK);
   ck_assert_str_eq(back.id, "ci-9");
   ck_assert_str_eq(back.action, "start");
   ck_assert_int_eq(seen.count, 2);
@@ -447,11 +447,11 @@ START_TEST(test_written_request_reads_back_and_every_prefix_parses_safely)
     char prefix[CONTROL_FILE_REQUEST_MAX + 1];
     memcpy(prefix, text, size);
     prefix[size] = '\0';
-    enum control_file_status status = parse_request(prefix, &back, &seen, &error);
+    enum format_status status = parse_request(prefix, &back, &seen, &error);
     /* No prefix without its whole action line is a request; errors lie inside it. */
     if (size < 20)
-      ck_assert_int_eq(status, CONTROL_FILE_MALFORMED);
-    if (status != CONTROL_FILE_OK)
+      ck_assert_int_eq(status, FORMAT_BAD_INPUT);
+    if (status != FORMAT_OK)
       ck_assert_uint_le(error.offset, size);
   }
 }

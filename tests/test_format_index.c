@@ -231,8 +231,8 @@ START_TEST(test_segment_trace_counts_are_written_when_traces_allocated_and_read_
   size_t used = capture_index_write_header(text, sizeof text);
   used += capture_index_write_segment(text + used, sizeof text - used, &s);
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(capture_index_parse(&index, text, used, "trace", &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_parse(&index, text, used, "trace", &error), FORMAT_OK);
   ck_assert_uint_eq(index.segment_count, 1);
   ck_assert_uint_eq(index.segments[0].trace_events, 79735);
   ck_assert_uint_eq(index.segments[0].trace_lines, 79001);
@@ -247,7 +247,7 @@ START_TEST(test_segment_trace_counts_are_written_when_traces_allocated_and_read_
   ck_assert_ptr_null(strstr(got, "trace_"));
   used = capture_index_write_header(text, sizeof text);
   used += capture_index_write_segment(text + used, sizeof text - used, &s);
-  ck_assert_int_eq(capture_index_parse(&index, text, used, "none", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(capture_index_parse(&index, text, used, "none", &error), FORMAT_OK);
   ck_assert_uint_eq(index.segments[0].trace_events, 0);
   ck_assert_uint_eq(index.segments[0].trace_lines, 0);
   ck_assert_uint_eq(index.segments[0].keys & CAPTURE_INDEX_SEGMENT_HAS_TRACE_EVENTS, 0);
@@ -338,8 +338,8 @@ START_TEST(test_snapshot_lines_round_trip_and_drop)
   ck_assert_str_eq(text + n, "snapshot\tboundary=3\tfile=snap-0003.heap\tdropped=1\n");
   n += line;
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(capture_index_parse(&index, text, n, "index", &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_parse(&index, text, n, "index", &error), FORMAT_OK);
   ck_assert_uint_eq(index.snapshot_count, 1);
   ck_assert_str_eq(index.snapshots[0].file, "snap-0007.heap");
   ck_assert_uint_eq(index.snapshots[0].boundary, 7);
@@ -348,11 +348,11 @@ START_TEST(test_snapshot_lines_round_trip_and_drop)
   capture_index_free(&index);
   /* Cut inside the last line: dropped, whatever it kept. */
   const char *cut = "ljleak-index\tversion=1\nsnapshot\tboundary=3\tfile=snap-0003.heap\tobjects=1";
-  ck_assert_int_eq(capture_index_parse(&index, cut, strlen(cut), "index", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(capture_index_parse(&index, cut, strlen(cut), "index", &error), FORMAT_OK);
   ck_assert_uint_eq(index.snapshot_count, 0);
   capture_index_free(&index);
   const char *bad = "ljleak-index\tversion=1\nsnapshot\tboundary=3\n";
-  ck_assert_int_eq(capture_index_parse(&index, bad, strlen(bad), "index", &error), CAPTURE_INDEX_MALFORMED);
+  ck_assert_int_eq(capture_index_parse(&index, bad, strlen(bad), "index", &error), FORMAT_BAD_INPUT);
   ck_assert_str_eq(error.message, "index: byte 23: snapshot line: no file");
 }
 END_TEST
@@ -409,8 +409,8 @@ END_TEST
 
 /* ---- Parser ------------------------------------------------------------- */
 
-static enum capture_index_status parse_text(struct capture_index *index, const char *text,
-                                            struct capture_index_error *error)
+static enum format_status parse_text(struct capture_index *index, const char *text,
+                                     struct format_error *error)
 {
   return capture_index_parse(index, text, strlen(text), "t/index", error);
 }
@@ -430,8 +430,8 @@ static const char real_index[] =
 START_TEST(test_parser_reads_every_field_of_a_real_index)
 {
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(parse_text(&index, real_index, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(parse_text(&index, real_index, &error), FORMAT_OK);
   ck_assert_int_eq(index.has_header, 1);
   ck_assert_uint_eq(index.version, 1);
   ck_assert_int_eq(index.has_capture, 1);
@@ -491,8 +491,8 @@ START_TEST(test_capture_line_names_the_luajit_package_and_reads_it_back)
                          "max_bytes=0\tgzip=0\tluajit_flavour=openresty\tluajit_package=libluajit2-5.1-2\t"
                          "luajit_package_version=2.1-20230119-1\n");
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(parse_text(&index, line, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(parse_text(&index, line, &error), FORMAT_OK);
   ck_assert_str_eq(index.capture.luajit_flavour, "openresty");
   ck_assert_str_eq(index.capture.luajit_package, "libluajit2-5.1-2");
   ck_assert_str_eq(index.capture.luajit_package_version, "2.1-20230119-1");
@@ -527,8 +527,8 @@ START_TEST(test_capture_line_names_the_program_and_its_parent_and_reads_them_bac
                          "luajit=LuaJIT 2.1.0-beta3\tstart=1763745600.125\tsample=0\tperiod=10\t"
                          "max_bytes=0\tgzip=0\n");
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(parse_text(&index, line, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(parse_text(&index, line, &error), FORMAT_OK);
   ck_assert_str_eq(index.capture.exe, "/usr/sbin/nginx");
   ck_assert_int_eq(index.capture.ppid, 4200);
   ck_assert_uint_eq(index.capture.keys, 0x1ff | CAPTURE_INDEX_CAPTURE_HAS_EXE |
@@ -550,8 +550,8 @@ START_TEST(test_labels_are_written_before_the_command_and_read_back)
                          "luajit=LuaJIT 2.1.0-beta3\tstart=1763745600.125\tsample=0\tperiod=10\t"
                          "max_bytes=0\tgzip=0\n");
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(parse_text(&index, line, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(parse_text(&index, line, &error), FORMAT_OK);
   const char *at = index.capture.labels;
   struct capture_index_label label;
   ck_assert_int_eq(capture_index_labels_next(&at, &label), 1);
@@ -613,9 +613,9 @@ START_TEST(test_labels_check_refuses_what_would_not_split_or_print)
   ck_assert_int_eq(capture_index_labels_check(long_value, why, sizeof why), -1);
   /* The parser refuses them too, at the capture line: a hostile process wrote the index. */
   struct capture_index index;
-  struct capture_index_error error;
+  struct format_error error;
   ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\ncapture\tpid=1\tlabels=a=\\t\n", &error),
-                   CAPTURE_INDEX_MALFORMED);
+                   FORMAT_BAD_INPUT);
   ck_assert_str_eq(error.message, "t/index: byte 23: capture line: labels: label 1: the value has a "
                                   "control character, a backslash or bytes that are not UTF-8");
 }
@@ -639,8 +639,8 @@ START_TEST(test_written_lines_read_back_the_same)
   used += capture_index_write_stop(text + used, sizeof text - used, &stop);
 
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(capture_index_parse(&index, text, used, "round", &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_parse(&index, text, used, "round", &error), FORMAT_OK);
   ck_assert_int_eq(index.capture.pid, -12);
   ck_assert_str_eq(index.capture.host, c.host);
   ck_assert_str_eq(index.capture.command, c.command);
@@ -699,8 +699,8 @@ static const char boundary_index[] =
 START_TEST(test_parser_reads_boundary_lines_interleaved_with_segments)
 {
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(parse_text(&index, boundary_index, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(parse_text(&index, boundary_index, &error), FORMAT_OK);
   ck_assert_uint_eq(index.segment_count, 1);
   ck_assert_uint_eq(index.boundary_count, 3);
   const struct capture_index_boundary *b = &index.boundaries[1];
@@ -728,7 +728,7 @@ START_TEST(test_parser_reads_boundary_lines_interleaved_with_segments)
 
   /* Only segment and events are needed; a missing key is absent. */
   ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nboundary\tsegment=4\tevents=9\tnew=1\n", &error),
-                   CAPTURE_INDEX_OK);
+                   FORMAT_OK);
   ck_assert_uint_eq(index.boundary_count, 1);
   ck_assert_uint_eq(index.boundaries[0].keys, CAPTURE_INDEX_BOUNDARY_HAS_SEGMENT | CAPTURE_INDEX_BOUNDARY_HAS_EVENTS);
   ck_assert_uint_eq(index.boundaries[0].young_from, CAPTURE_INDEX_YOUNG_FROM_NONE);
@@ -754,8 +754,8 @@ START_TEST(test_boundary_lines_read_back_the_same)
     used += capture_index_write_boundary(text + used, sizeof text - used, &written[i]);
   }
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(capture_index_parse(&index, text, used, "round", &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_parse(&index, text, used, "round", &error), FORMAT_OK);
   ck_assert_uint_eq(index.boundary_count, 4);
   for (int i = 0; i < 4; i++) {
     const struct capture_index_boundary *r = &index.boundaries[i], *w = &written[i];
@@ -790,13 +790,13 @@ END_TEST
 START_TEST(test_cut_boundary_line_is_dropped_and_every_prefix_reads)
 {
   struct capture_index index;
-  struct capture_index_error error;
+  struct format_error error;
   size_t size = strlen(boundary_index);
   const char *last = strstr(boundary_index, "boundary\tseq=3");
   size_t last_at = (size_t)(last - boundary_index);
   /* Cut after its cause's tab: everything but the cause is whole, still dropped. */
   size_t cut_at = (size_t)(strstr(last, "\tcause=") - boundary_index) + 1;
-  ck_assert_int_eq(capture_index_parse(&index, boundary_index, cut_at, "t/index", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(capture_index_parse(&index, boundary_index, cut_at, "t/index", &error), FORMAT_OK);
   ck_assert_uint_eq(index.boundary_count, 2);
   ck_assert_int_eq(index.last_line_cut, 1);
   ck_assert_uint_eq(index.last_line_offset, last_at);
@@ -804,7 +804,7 @@ START_TEST(test_cut_boundary_line_is_dropped_and_every_prefix_reads)
 
   size_t previous = 0;
   for (size_t cut = 0; cut <= size; cut++) {
-    ck_assert_msg(capture_index_parse(&index, boundary_index, cut, "t/index", &error) == CAPTURE_INDEX_OK,
+    ck_assert_msg(capture_index_parse(&index, boundary_index, cut, "t/index", &error) == FORMAT_OK,
                   "cut at %zu: %s", cut, error.message);
     if (index.boundary_count < previous || index.boundary_count > 3)
       ck_abort_msg("cut at %zu: %zu boundaries after %zu", cut, index.boundary_count, previous);
@@ -818,7 +818,7 @@ END_TEST
 START_TEST(test_unknown_keys_kinds_empty_lines_and_fields_are_skipped)
 {
   struct capture_index index;
-  struct capture_index_error error;
+  struct format_error error;
   const char *text = "ljleak-index\tversion=1\tflavour=new\n"
                      "capture\tpid=5\tnew_key=x\\q\t\tsample=8\t\n"
                      "\n"
@@ -827,7 +827,7 @@ START_TEST(test_unknown_keys_kinds_empty_lines_and_fields_are_skipped)
                      "note\n"
                      "stop\treason=stop\tmore=1\n"
                      "after-stop\tk=v\n";
-  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(parse_text(&index, text, &error), FORMAT_OK);
   ck_assert_int_eq(index.capture.pid, 5);
   ck_assert_uint_eq(index.capture.sample, 8);
   ck_assert_uint_eq(index.capture.keys, CAPTURE_INDEX_CAPTURE_HAS_PID | CAPTURE_INDEX_CAPTURE_HAS_SAMPLE);
@@ -846,11 +846,11 @@ END_TEST
 START_TEST(test_escapes_are_undone_and_a_slash_in_a_file_is_kept_for_the_reader)
 {
   struct capture_index index;
-  struct capture_index_error error;
+  struct format_error error;
   const char *text = "ljleak-index\tversion=1\n"
                      "capture\thost=a\\\\b\\tc\\nd\tcommand=x=y\n"
                      "segment\tfile=../outside.memprof\n";
-  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(parse_text(&index, text, &error), FORMAT_OK);
   ck_assert_str_eq(index.capture.host, "a\\b\tc\nd");
   ck_assert_str_eq(index.capture.command, "x=y");
   ck_assert_str_eq(index.segments[0].file, "../outside.memprof");
@@ -892,11 +892,11 @@ END_TEST
 START_TEST(test_decimal_comma_of_a_comma_locale_is_read)
 {
   struct capture_index index;
-  struct capture_index_error error;
+  struct format_error error;
   const char *text = "ljleak-index\tversion=1\n"
                      "capture\tstart=1763745600,125\tperiod=0,5\n"
                      "stop\ttime=1763745700,500\treason=exit\n";
-  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(parse_text(&index, text, &error), FORMAT_OK);
   ck_assert(index.capture.start == 1763745600.125);
   ck_assert(index.capture.period == 0.5);
   ck_assert(index.stop.time == 1763745700.5);
@@ -907,20 +907,20 @@ END_TEST
 START_TEST(test_empty_index_has_no_header_and_is_no_error)
 {
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(capture_index_parse(&index, "", 0, "t/index", &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_parse(&index, "", 0, "t/index", &error), FORMAT_OK);
   ck_assert_int_eq(index.has_header, 0);
   ck_assert_int_eq(index.has_capture, 0);
   ck_assert_uint_eq(index.segment_count, 0);
   ck_assert_int_eq(index.last_line_cut, 0);
   capture_index_free(&index);
   /* The header cut before its first tab: no header yet. */
-  ck_assert_int_eq(parse_text(&index, "ljleak-ind", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(parse_text(&index, "ljleak-ind", &error), FORMAT_OK);
   ck_assert_int_eq(index.has_header, 0);
   ck_assert_int_eq(index.last_line_cut, 1);
   ck_assert_uint_eq(index.last_line_offset, 0);
   capture_index_free(&index);
-  ck_assert_int_eq(parse_text(&index, "ljleak-index\tvers", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tvers", &error), FORMAT_OK);
   ck_assert_int_eq(index.has_header, 1);
   ck_assert_uint_eq(index.version, 0);
   capture_index_free(&index);
@@ -930,12 +930,12 @@ END_TEST
 START_TEST(test_cut_last_line_keeps_fields_before_its_last_tab)
 {
   struct capture_index index;
-  struct capture_index_error error;
+  struct format_error error;
   /* A segment line cut inside young_from: young_from may be short, so it is dropped. */
   char text[2048];
   snprintf(text, sizeof text, "%.*s%s", (int)(strlen(real_index) - strlen("stop\ttime=1763745700.500\treason=duration\n")),
            real_index, "segment\tseq=4\tfile=seg-0004.memprof\tend=1763745800.5\tcomplete=1\tyoung_from=11");
-  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(parse_text(&index, text, &error), FORMAT_OK);
   ck_assert_uint_eq(index.segment_count, 4);
   ck_assert_str_eq(index.segments[3].file, "seg-0004.memprof");
   ck_assert(index.segments[3].end == 1763745800.5);
@@ -948,26 +948,26 @@ START_TEST(test_cut_last_line_keeps_fields_before_its_last_tab)
   capture_index_free(&index);
 
   /* Cut inside its file name, or right after it: the segment is not listed. */
-  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nsegment\tseq=1\tfile=seg-00", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nsegment\tseq=1\tfile=seg-00", &error), FORMAT_OK);
   ck_assert_uint_eq(index.segment_count, 0);
   capture_index_free(&index);
   ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nsegment\tseq=1\tfile=seg-0001.memprof", &error),
-                   CAPTURE_INDEX_OK);
+                   FORMAT_OK);
   ck_assert_uint_eq(index.segment_count, 0);
   capture_index_free(&index);
   ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nsegment\tseq=1\tfile=seg-0001.memprof\t", &error),
-                   CAPTURE_INDEX_OK);
+                   FORMAT_OK);
   ck_assert_uint_eq(index.segment_count, 1);
   capture_index_free(&index);
 
   /* A cut value that is not a number yet is no error. */
-  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\ncapture\tpid=1\tstart=", &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\ncapture\tpid=1\tstart=", &error), FORMAT_OK);
   ck_assert_uint_eq(index.capture.keys, CAPTURE_INDEX_CAPTURE_HAS_PID);
   capture_index_free(&index);
 
   /* A cut stop line is a stop line with what it kept. */
   ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nstop\ttime=5.000\treason=dur", &error),
-                   CAPTURE_INDEX_OK);
+                   FORMAT_OK);
   ck_assert_int_eq(index.has_stop, 1);
   ck_assert_uint_eq(index.stop.keys, CAPTURE_INDEX_STOP_HAS_TIME);
   ck_assert_ptr_null(index.stop.reason);
@@ -982,8 +982,8 @@ START_TEST(test_every_prefix_of_a_real_index_reads)
   size_t previous_segments = 0;
   for (size_t cut = 0; cut <= size; cut++) {
     struct capture_index index;
-    struct capture_index_error error;
-    ck_assert_msg(capture_index_parse(&index, real_index, cut, "t/index", &error) == CAPTURE_INDEX_OK,
+    struct format_error error;
+    ck_assert_msg(capture_index_parse(&index, real_index, cut, "t/index", &error) == FORMAT_OK,
                   "cut at %zu: %s", cut, error.message);
     ck_assert_uint_ge(index.segment_count, previous_segments);
     previous_segments = index.segment_count;
@@ -1055,13 +1055,13 @@ START_TEST(test_malformed_input_is_an_error_at_its_byte_offset)
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const struct malformed_case *c = &cases[i];
     struct capture_index index;
-    struct capture_index_error error;
+    struct format_error error;
     size_t length = c->length ? c->length : strlen(c->text);
     char expected[512];
-    ck_assert_msg(capture_index_parse(&index, c->text, length, "t/index", &error) == CAPTURE_INDEX_MALFORMED,
+    ck_assert_msg(capture_index_parse(&index, c->text, length, "t/index", &error) == FORMAT_BAD_INPUT,
                   "case %zu read", i);
     snprintf(expected, sizeof expected, "t/index: byte %zu: %s", c->offset, c->message);
-    ck_assert_msg(error.status == CAPTURE_INDEX_MALFORMED, "case %zu", i);
+    ck_assert_msg(error.status == FORMAT_BAD_INPUT, "case %zu", i);
     ck_assert_msg(error.offset == c->offset, "case %zu: offset %zu, want %zu", i, error.offset, c->offset);
     ck_assert_msg(!strcmp(error.message, expected), "case %zu: '%s', want '%s'", i, error.message, expected);
     ck_assert_ptr_null(index.segments);
@@ -1077,9 +1077,9 @@ START_TEST(test_read_file_reads_an_index_and_names_the_file_in_errors)
   char path[128];
   snprintf(path, sizeof path, "%s/index", dir);
   struct capture_index index;
-  struct capture_index_error error;
+  struct format_error error;
 
-  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_UNREADABLE);
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_IO);
   ck_assert_int_eq(error.system_error, ENOENT);
   char expected[256];
   snprintf(expected, sizeof expected, "%s: cannot open: %s", path, strerror(ENOENT));
@@ -1092,7 +1092,7 @@ START_TEST(test_read_file_reads_an_index_and_names_the_file_in_errors)
   for (int i = 1; i <= 200; i++)
     fprintf(f, "segment\tseq=%d\tfile=seg-%04d.memprof\tcomplete=1\tyoung_from=%d\n", i, i, i * 3);
   fclose(f);
-  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_OK);
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_OK);
   ck_assert_uint_eq(index.segment_count, 200);
   ck_assert_str_eq(index.segments[199].file, "seg-0200.memprof");
   ck_assert_uint_eq(index.segments[199].young_from, 600);
@@ -1101,12 +1101,12 @@ START_TEST(test_read_file_reads_an_index_and_names_the_file_in_errors)
   f = fopen(path, "w");
   fputs("ljleak-index\tversion=1\nsegment\tfile=a\tend=x\n", f);
   fclose(f);
-  ck_assert_int_eq(capture_index_read_file(&index, path, &error), CAPTURE_INDEX_MALFORMED);
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_BAD_INPUT);
   snprintf(expected, sizeof expected, "%s: byte 38: segment line: end is not a number", path);
   ck_assert_str_eq(error.message, expected);
   ck_assert_uint_eq(error.offset, 38);
 
-  ck_assert_int_eq(capture_index_read_file(&index, dir, &error), CAPTURE_INDEX_UNREADABLE);
+  ck_assert_int_eq(capture_index_read_file(&index, dir, &error), FORMAT_IO);
   ck_assert_int_eq(error.system_error, EISDIR);
   unlink(path);
   rmdir(dir);
@@ -1124,8 +1124,8 @@ START_TEST(test_c_function_lines_are_written_and_read_back_a_cut_one_dropped)
                    "c_function\tname=cjson.decode\tlibrary=cjson.so\torigin=lua\n");
   n += capture_index_write_c_function(text + n, sizeof text - n, &odd);
   struct capture_index index;
-  struct capture_index_error error;
-  ck_assert_int_eq(parse_text(&index, text, &error), CAPTURE_INDEX_OK);
+  struct format_error error;
+  ck_assert_int_eq(parse_text(&index, text, &error), FORMAT_OK);
   ck_assert_uint_eq(index.c_function_count, 2);
   ck_assert_str_eq(index.c_functions[0].name, "cjson.decode");
   ck_assert_str_eq(index.c_functions[0].library, "cjson.so");
@@ -1135,11 +1135,11 @@ START_TEST(test_c_function_lines_are_written_and_read_back_a_cut_one_dropped)
   capture_index_free(&index);
   /* Cut after its library: dropped whole, as a cut boundary line is. */
   ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nc_function\tname=x\tlibrary=y\tori",
-                              &error), CAPTURE_INDEX_OK);
+                              &error), FORMAT_OK);
   ck_assert_uint_eq(index.c_function_count, 0);
   capture_index_free(&index);
   ck_assert_int_eq(parse_text(&index, "ljleak-index\tversion=1\nc_function\tlibrary=y\n", &error),
-                   CAPTURE_INDEX_MALFORMED);
+                   FORMAT_BAD_INPUT);
   ck_assert_str_eq(error.message, "t/index: byte 23: c_function line: no name");
   ck_assert_uint_eq(capture_index_write_c_function(text, 20, &decode), 0);
 }
@@ -1154,9 +1154,9 @@ START_TEST(test_capture_line_gives_the_stack_depth_and_reads_it_back)
   size_t length = capture_index_write_capture(text + header, sizeof text - header, &c);
   ck_assert_ptr_nonnull(strstr(text, "\tgzip=1\tstacks=16\n"));
   struct capture_index index;
-  struct capture_index_error error;
+  struct format_error error;
   ck_assert_int_eq(capture_index_parse(&index, text, header + length, "index", &error),
-                   CAPTURE_INDEX_OK);
+                   FORMAT_OK);
   ck_assert_uint_eq(index.capture.stacks, 16);
   ck_assert(index.capture.keys & CAPTURE_INDEX_CAPTURE_HAS_STACKS);
   capture_index_free(&index);

@@ -16,12 +16,12 @@ struct tally {
   unsigned long records;
 };
 
-static enum memprof_status tally_reader(struct memprof_reader *r, struct tally *t)
+static enum format_status tally_reader(struct memprof_reader *r, struct tally *t)
 {
   struct memprof_record record;
-  enum memprof_status status;
+  enum format_status status;
   memset(t, 0, sizeof *t);
-  while ((status = memprof_reader_next(r, &record)) == MEMPROF_OK) {
+  while ((status = memprof_reader_next(r, &record)) == FORMAT_OK) {
     t->records++;
     if (record.type == MEMPROF_RECORD_EVENT) {
       t->events[record.event.kind][record.event.source]++;
@@ -47,11 +47,11 @@ static const uint8_t small_stream[] = {
 
 START_TEST(test_basic_jiton_record_counts)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open(FIXTURES "basic-jiton.bin", &err);
   ck_assert_ptr_nonnull(r);
   struct tally t;
-  ck_assert_int_eq(tally_reader(r, &t), MEMPROF_END);
+  ck_assert_int_eq(tally_reader(r, &t), FORMAT_END);
   ck_assert_int_eq(memprof_reader_symtab_version(r), 3);
   ck_assert_int_eq(memprof_reader_events_version(r), 3);
   ck_assert_uint_eq(t.records, 75734);
@@ -76,13 +76,13 @@ END_TEST
 
 START_TEST(test_small_stream_fields_exact)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open_memory(small_stream, sizeof small_stream,
                                                         "small", &err);
   ck_assert_ptr_nonnull(r);
   struct memprof_record rec;
 
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.type, MEMPROF_RECORD_SYMBOL);
   ck_assert_int_eq(rec.in_stream, 0);
   ck_assert_uint_eq(rec.offset, 7);
@@ -92,7 +92,7 @@ START_TEST(test_small_stream_fields_exact)
   ck_assert_uint_eq(rec.symbol.name_length, 3);
   ck_assert_int_eq(memcmp(rec.symbol.name, "@ab", 3), 0);
 
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.type, MEMPROF_RECORD_EVENT);
   ck_assert_uint_eq(rec.offset, 23);
   ck_assert_int_eq(rec.event.kind, MEMPROF_EVENT_ALLOC);
@@ -103,7 +103,7 @@ START_TEST(test_small_stream_fields_exact)
   ck_assert_uint_eq(rec.event.new_size, 32);
   ck_assert_uint_eq(rec.event.old_address, 0);
 
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.type, MEMPROF_RECORD_SYMBOL);
   ck_assert_int_eq(rec.in_stream, 1);
   ck_assert_uint_eq(rec.offset, 30);
@@ -112,15 +112,15 @@ START_TEST(test_small_stream_fields_exact)
   ck_assert_uint_eq(rec.symbol.name_length, 2);
   ck_assert_int_eq(memcmp(rec.symbol.name, "fn", 2), 0);
 
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
   ck_assert_int_eq(rec.event.kind, MEMPROF_EVENT_FREE);
   ck_assert_int_eq(rec.event.source, MEMPROF_SOURCE_INTERNAL);
   ck_assert_uint_eq(rec.event.location, 0);
   ck_assert_uint_eq(rec.event.old_address, 0xa0);
   ck_assert_uint_eq(rec.event.old_size, 32);
 
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_END);
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_END);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_END);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_END);
   ck_assert_uint_eq(memprof_reader_offset(r), sizeof small_stream);
   memprof_reader_close(r);
 }

@@ -67,8 +67,8 @@ START_TEST(test_round_trip_objects_references_roots)
 {
   struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3, 1);
   struct snapshot s;
-  struct snapshot_error e;
-  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "sample.heap", &e), SNAPSHOT_OK);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "sample.heap", &e), FORMAT_OK);
   ck_assert_int_eq(s.complete, 1);
   ck_assert_uint_eq(s.capture.pid, 4242);
   ck_assert_uint_eq(s.capture.start_ms, 1763745600125);
@@ -140,8 +140,8 @@ START_TEST(test_objects_spanning_half_the_address_space_are_found)
     ck_assert_int_eq(snapshot_writer_end(&w), 0);
     free(buffer);
     struct snapshot s;
-    struct snapshot_error e;
-    ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "span.heap", &e), SNAPSHOT_OK);
+    struct format_error e;
+    ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "span.heap", &e), FORMAT_OK);
     ck_assert_uint_eq(s.object_count, counts[t]);
     for (size_t i = 0; i < counts[t]; i++)
       ck_assert_uint_eq(must_find(&s, spans[t][i])->address, spans[t][i]);
@@ -157,8 +157,8 @@ START_TEST(test_references_continue_across_chunks)
   /* 3000 references of one object: about 4 bytes each, three 4 KiB chunks. */
   struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3000, 1);
   struct snapshot s;
-  struct snapshot_error e;
-  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "many.heap", &e), SNAPSHOT_OK);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "many.heap", &e), FORMAT_OK);
   const struct snapshot_object *key = must_find(&s, 0x8000);
   ck_assert_uint_eq(key->reference_count, 3000);
   ck_assert_uint_eq(s.object_count, 5);
@@ -176,20 +176,20 @@ START_TEST(test_every_cut_keeps_every_complete_chunk)
   /* 1400 references: about 4 KiB, so the last object goes on in a second chunk. */
   struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 1400, 1);
   struct snapshot full;
-  struct snapshot_error e;
-  ck_assert_int_eq(snapshot_read_memory(&full, b.data, b.size, "full.heap", &e), SNAPSHOT_OK);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&full, b.data, b.size, "full.heap", &e), FORMAT_OK);
   size_t last_objects = 0, last_references = 0;
   size_t capture_end = SNAPSHOT_HEADER_BYTES + SNAPSHOT_CHUNK_HEAD_BYTES + b.data[SNAPSHOT_HEADER_BYTES + 1];
   for (size_t size = 0; size < b.size; size++) {
     struct snapshot s;
-    enum snapshot_status st = snapshot_read_memory(&s, b.data, size, "cut.heap", &e);
+    enum format_status st = snapshot_read_memory(&s, b.data, size, "cut.heap", &e);
     if (size < capture_end) {
-      ck_assert_int_eq(st, SNAPSHOT_CORRUPT);  /* nothing to read: not even whose it is */
+      ck_assert_int_eq(st, FORMAT_BAD_INPUT);  /* nothing to read: not even whose it is */
       ck_assert_ptr_nonnull(strstr(e.message, "cut.heap: byte "));
       snapshot_free(&s);
       continue;
     }
-    ck_assert_int_eq(st, SNAPSHOT_CUT);
+    ck_assert_int_eq(st, FORMAT_CUT);
     /* Only a cut in the trailer keeps every record. */
     ck_assert_int_eq(s.complete, size >= b.size - SNAPSHOT_TRAILER_BYTES);
     ck_assert_ptr_nonnull(strstr(e.message, "is cut here"));
@@ -222,8 +222,8 @@ START_TEST(test_unknown_version_is_named)
   struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3, 1);
   b.data[4] = 7;
   struct snapshot s;
-  struct snapshot_error e;
-  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "new.heap", &e), SNAPSHOT_UNSUPPORTED);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "new.heap", &e), FORMAT_UNSUPPORTED);
   ck_assert_str_eq(e.message, "new.heap: byte 4: heap snapshot version 7; this ljleak reads version 1");
   ck_assert_uint_eq(s.object_count, 0);
   snapshot_free(&s);
@@ -235,14 +235,14 @@ START_TEST(test_another_capture_is_refused)
 {
   struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3, 1);
   struct snapshot s;
-  struct snapshot_error e;
-  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "x.heap", &e), SNAPSHOT_OK);
-  ck_assert_int_eq(snapshot_check_capture(&s, "x.heap", 4242, 1763745600.125, &e), SNAPSHOT_OK);
-  ck_assert_int_eq(snapshot_check_capture(&s, "x.heap", 4243, 1763745600.125, &e), SNAPSHOT_FOREIGN);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "x.heap", &e), FORMAT_OK);
+  ck_assert_int_eq(snapshot_check_capture(&s, "x.heap", 4242, 1763745600.125, &e), FORMAT_OK);
+  ck_assert_int_eq(snapshot_check_capture(&s, "x.heap", 4243, 1763745600.125, &e), FORMAT_BAD_INPUT);
   ck_assert_str_eq(e.message, "x.heap: byte 17: belongs to another capture (pid 4242, started 1763745600.125), "
                               "not this one (pid 4243, started 1763745600.125)");
   /* The same pid, another run. */
-  ck_assert_int_eq(snapshot_check_capture(&s, "x.heap", 4242, 1763745700.5, &e), SNAPSHOT_FOREIGN);
+  ck_assert_int_eq(snapshot_check_capture(&s, "x.heap", 4242, 1763745700.5, &e), FORMAT_BAD_INPUT);
   snapshot_free(&s);
   free(b.data);
 }
@@ -251,8 +251,8 @@ END_TEST
 START_TEST(test_bad_input_names_file_and_offset)
 {
   struct snapshot s;
-  struct snapshot_error e;
-  ck_assert_int_eq(snapshot_read_memory(&s, "ljst\1\0\0\0", 8, "other.bin", &e), SNAPSHOT_CORRUPT);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, "ljst\1\0\0\0", 8, "other.bin", &e), FORMAT_BAD_INPUT);
   ck_assert_str_eq(e.message, "other.bin: byte 0: not a heap snapshot (no \"ljhs\" magic)");
   snapshot_free(&s);
 
@@ -263,7 +263,7 @@ START_TEST(test_bad_input_names_file_and_offset)
     at += SNAPSHOT_CHUNK_HEAD_BYTES + (b.data[at + 1] | (size_t)b.data[at + 2] << 8);
   size_t record = at + SNAPSHOT_CHUNK_HEAD_BYTES;
   b.data[record] = (uint8_t)((b.data[record] & 0xf0) | 0xe);
-  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "bad.heap", &e), SNAPSHOT_CORRUPT);
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "bad.heap", &e), FORMAT_BAD_INPUT);
   char want[128];
   snprintf(want, sizeof want, "bad.heap: byte %zu: object of unknown type 14", record);
   ck_assert_str_eq(e.message, want);
@@ -286,8 +286,8 @@ START_TEST(test_long_labels_are_cut)
   ck_assert_uint_eq(snapshot_writer_string(&w, text, sizeof text), 1);
   ck_assert_int_eq(snapshot_writer_end(&w), 0);
   struct snapshot s;
-  struct snapshot_error e;
-  ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "long.heap", &e), SNAPSHOT_OK);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "long.heap", &e), FORMAT_OK);
   ck_assert_uint_eq(strlen(snapshot_string(&s, 1)), SNAPSHOT_LABEL_MAX);
   ck_assert_str_eq(snapshot_string(&s, 1) + SNAPSHOT_LABEL_MAX - 3, "...");
   ck_assert_str_eq(snapshot_string(&s, 2), "");

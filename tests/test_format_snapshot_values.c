@@ -72,8 +72,8 @@ START_TEST(test_round_trip_records)
 {
   struct bytes out = write_sample(1);
   struct snapshot_values v;
-  struct snapshot_values_error e;
-  ck_assert_int_eq(snapshot_values_read_memory(&v, out.data, out.size, "snap-0007.values", &e), SNAPSHOT_VALUES_OK);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_values_read_memory(&v, out.data, out.size, "snap-0007.values", &e), FORMAT_OK);
   ck_assert_int_eq(v.complete, 1);
   ck_assert_uint_eq(v.capture.pid, 4242);
   ck_assert_uint_eq(v.capture.start_ms, 1763745600125);
@@ -127,8 +127,8 @@ START_TEST(test_every_string_length_round_trips)
     ck_assert_int_eq(snapshot_values_writer_string(&w, 0x100000 + 16 * length, text, length), 0);
   ck_assert_int_eq(snapshot_values_writer_end(&w), 0);
   struct snapshot_values v;
-  struct snapshot_values_error e;
-  ck_assert_int_eq(snapshot_values_read_memory(&v, out.data, out.size, "x.values", &e), SNAPSHOT_VALUES_OK);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_values_read_memory(&v, out.data, out.size, "x.values", &e), FORMAT_OK);
   ck_assert_uint_eq(v.string_count, 300);
   for (uint64_t length = 0; length < 300; length++) {
     const struct snapshot_values_string *s = snapshot_values_find_string(&v, 0x100000 + 16 * length);
@@ -147,8 +147,8 @@ START_TEST(test_every_cut_keeps_every_complete_record)
   struct bytes out = write_sample(1);
   /* Where each record ends: the header with CAPTURE, two strings, the table, the end. */
   struct snapshot_values whole;
-  struct snapshot_values_error e;
-  ck_assert_int_eq(snapshot_values_read_memory(&whole, out.data, out.size, "c.values", &e), SNAPSHOT_VALUES_OK);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_values_read_memory(&whole, out.data, out.size, "c.values", &e), FORMAT_OK);
   size_t capture_end = SNAPSHOT_VALUES_HEADER_BYTES + 1 + 2 + 6 + 1 + 1 + 1;  /* pid 4242: 2 bytes, start: 6 */
   /* In the file: CAPTURE, the string at 0x2000, the one at 0x1000, the table, END: a record ends
    * where the next starts. */
@@ -158,12 +158,12 @@ START_TEST(test_every_cut_keeps_every_complete_record)
   size_t end_record = out.size - 3;
   for (size_t cut = 0; cut < out.size; cut++) {
     struct snapshot_values v;
-    enum snapshot_values_status status = snapshot_values_read_memory(&v, out.data, cut, "c.values", &e);
+    enum format_status status = snapshot_values_read_memory(&v, out.data, cut, "c.values", &e);
     if (cut < capture_end) {
-      ck_assert_msg(status == SNAPSHOT_VALUES_CORRUPT, "cut %zu: %d", cut, status);
+      ck_assert_msg(status == FORMAT_BAD_INPUT, "cut %zu: %d", cut, status);
       ck_assert_ptr_null(v.strings);
     } else {
-      ck_assert_msg(status == SNAPSHOT_VALUES_CUT, "cut %zu: %d %s", cut, status, e.message);
+      ck_assert_msg(status == FORMAT_CUT, "cut %zu: %d %s", cut, status, e.message);
       ck_assert_int_eq(v.complete, 0);
       ck_assert_uint_le(e.offset, cut);
       /* Each record read whole or not at all. */
@@ -176,7 +176,7 @@ START_TEST(test_every_cut_keeps_every_complete_record)
   /* The same bytes without END (a killed writer): cut after the table. */
   struct bytes killed = write_sample(0);
   struct snapshot_values v;
-  ck_assert_int_eq(snapshot_values_read_memory(&v, killed.data, killed.size, "k.values", &e), SNAPSHOT_VALUES_CUT);
+  ck_assert_int_eq(snapshot_values_read_memory(&v, killed.data, killed.size, "k.values", &e), FORMAT_CUT);
   ck_assert_uint_eq(v.string_count, 2);
   ck_assert_uint_eq(v.table_count, 1);
   ck_assert_uint_eq(e.offset, killed.size);
@@ -191,11 +191,11 @@ START_TEST(test_every_cut_keeps_every_complete_record)
 END_TEST
 
 /* One damaged byte of the sample, and what the reader says. */
-static void expect_bad(const uint8_t *data, size_t size, enum snapshot_values_status status,
+static void expect_bad(const uint8_t *data, size_t size, enum format_status status,
                        const char *message)
 {
   struct snapshot_values v;
-  struct snapshot_values_error e;
+  struct format_error e;
   ck_assert_int_eq(snapshot_values_read_memory(&v, data, size, "bad.values", &e), status);
   ck_assert_str_eq(e.message, message);
   ck_assert_ptr_null(v.strings);
@@ -209,36 +209,36 @@ START_TEST(test_bad_input_names_file_and_offset)
   uint8_t *copy = malloc(out.size + 1);
   memcpy(copy, out.data, out.size);
   copy[0] = 'X';
-  expect_bad(copy, out.size, SNAPSHOT_VALUES_CORRUPT, "bad.values: byte 0: not a values sidecar (no \"ljhv\")");
+  expect_bad(copy, out.size, FORMAT_BAD_INPUT, "bad.values: byte 0: not a values sidecar (no \"ljhv\")");
   memcpy(copy, out.data, out.size);
   copy[4] = 9;
-  expect_bad(copy, out.size, SNAPSHOT_VALUES_UNSUPPORTED,
+  expect_bad(copy, out.size, FORMAT_UNSUPPORTED,
              "bad.values: byte 4: values sidecar version 9; this ljleak reads version 1");
   memcpy(copy, out.data, out.size);
   copy[8] = 3;
-  expect_bad(copy, out.size, SNAPSHOT_VALUES_CORRUPT, "bad.values: byte 8: the first record is not CAPTURE");
+  expect_bad(copy, out.size, FORMAT_BAD_INPUT, "bad.values: byte 8: the first record is not CAPTURE");
   /* The first STRING's tag, at 8 + 1 + 2 + 6 + 3 = 20: an unknown tag. */
   memcpy(copy, out.data, out.size);
   ck_assert_uint_eq(copy[20], SNAPSHOT_VALUES_TAG_STRING);
   copy[20] = 9;
-  expect_bad(copy, out.size, SNAPSHOT_VALUES_CORRUPT, "bad.values: byte 20: an unknown record tag");
+  expect_bad(copy, out.size, FORMAT_BAD_INPUT, "bad.values: byte 20: an unknown record tag");
   /* Its shown count (after address 0x2000, 2 bytes, and length 6) above its length. */
   memcpy(copy, out.data, out.size);
   ck_assert_uint_eq(copy[24], 6);
   copy[24] = 7;
-  expect_bad(copy, out.size, SNAPSHOT_VALUES_CORRUPT, "bad.values: byte 25: more bytes shown than the value has");
+  expect_bad(copy, out.size, FORMAT_BAD_INPUT, "bad.values: byte 25: more bytes shown than the value has");
   /* A byte after END. */
   memcpy(copy, out.data, out.size);
   copy[out.size] = 0;
   char message[128];
   snprintf(message, sizeof message, "bad.values: byte %zu: bytes after the END record", out.size);
-  expect_bad(copy, out.size + 1, SNAPSHOT_VALUES_CORRUPT, message);
+  expect_bad(copy, out.size + 1, FORMAT_BAD_INPUT, message);
   /* END's totals: three strings. */
   memcpy(copy, out.data, out.size);
   copy[out.size - 2] = 3;
   snprintf(message, sizeof message, "bad.values: byte %zu: the END record's totals disagree with the records",
            out.size - 3);
-  expect_bad(copy, out.size, SNAPSHOT_VALUES_CORRUPT, message);
+  expect_bad(copy, out.size, FORMAT_BAD_INPUT, message);
   free(copy);
   free(out.data);
 
@@ -252,7 +252,7 @@ START_TEST(test_bad_input_names_file_and_offset)
   ck_assert_int_eq(snapshot_values_writer_string(&w, 0x40, "a", 1), 0);
   ck_assert_int_eq(snapshot_values_writer_string(&w, 0x40, "b", 1), 0);
   ck_assert_int_eq(snapshot_values_writer_end(&w), 0);
-  expect_bad(twice.data, twice.size, SNAPSHOT_VALUES_CORRUPT, "bad.values: byte 19: two strings at address 0x40");
+  expect_bad(twice.data, twice.size, FORMAT_BAD_INPUT, "bad.values: byte 19: two strings at address 0x40");
   free(twice.data);
 
   /* A file: its path in the message; a missing one says so. */
@@ -262,13 +262,13 @@ START_TEST(test_bad_input_names_file_and_offset)
   ck_assert_int_eq(write(fd, "ljhv\x01\0\0\0\x07", 9), 9);
   close(fd);
   struct snapshot_values v;
-  struct snapshot_values_error e;
-  ck_assert_int_eq(snapshot_values_read_file(&v, path, &e), SNAPSHOT_VALUES_CORRUPT);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_values_read_file(&v, path, &e), FORMAT_BAD_INPUT);
   snprintf(message, sizeof message, "%s: byte 8: the first record is not CAPTURE", path);
   ck_assert_str_eq(e.message, message);
   snapshot_values_free(&v);
   unlink(path);
-  ck_assert_int_eq(snapshot_values_read_file(&v, path, &e), SNAPSHOT_VALUES_IO);
+  ck_assert_int_eq(snapshot_values_read_file(&v, path, &e), FORMAT_IO);
   ck_assert_ptr_nonnull(strstr(e.message, path));
   snapshot_values_free(&v);
 }

@@ -97,7 +97,7 @@ static const char *sample_stacks_ok(const struct stacks_reader *r)
 START_TEST(test_round_trip_records)
 {
   struct bytes b = write_sample(4096, 1);
-  struct memprof_error err;
+  struct format_error err;
   struct stacks_reader *r = stacks_reader_open_memory(b.data, b.size, "s.stacks", &err);
   ck_assert_ptr_nonnull(r);
   struct stacks_record rec;
@@ -113,7 +113,7 @@ START_TEST(test_round_trip_records)
     {STACKS_RECORD_EVENT, 61, 2, 7}, {STACKS_RECORD_EVENT, 64, 1, 300},
   };
   for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
-    ck_assert_int_eq(stacks_reader_next(r, &rec), MEMPROF_OK);
+    ck_assert_int_eq(stacks_reader_next(r, &rec), FORMAT_OK);
     ck_assert_int_eq(rec.type, expect[i].type);
     ck_assert_uint_eq(rec.offset, expect[i].offset);
     if (rec.type == STACKS_RECORD_EVENT) {
@@ -123,8 +123,8 @@ START_TEST(test_round_trip_records)
       ck_assert_uint_eq(rec.id, expect[i].id);
     }
   }
-  ck_assert_int_eq(stacks_reader_next(r, &rec), MEMPROF_END);
-  ck_assert_int_eq(stacks_reader_next(r, &rec), MEMPROF_END);
+  ck_assert_int_eq(stacks_reader_next(r, &rec), FORMAT_END);
+  ck_assert_int_eq(stacks_reader_next(r, &rec), FORMAT_END);
   ck_assert_str_eq(stacks_reader_error(r)->message, "s.stacks: byte 68: end of the sidecar");
   ck_assert_uint_eq(stacks_reader_offset(r), 69);
   const char *bad = sample_stacks_ok(r);
@@ -138,19 +138,19 @@ END_TEST
 START_TEST(test_lockstep_event_lookup)
 {
   struct bytes b = write_sample(4096, 1);
-  struct memprof_error err;
+  struct format_error err;
   struct stacks_reader *r = stacks_reader_open_memory(b.data, b.size, "s", &err);
   ck_assert_ptr_nonnull(r);
   /* Events 0..400 as a segment reader meets them. */
   uint32_t got[401];
-  enum memprof_status last = MEMPROF_OK;
+  enum format_status last = FORMAT_OK;
   for (uint64_t n = 0; n <= 400; n++) {
-    enum memprof_status s = stacks_reader_event(r, n, &got[n]);
-    if (s != MEMPROF_OK && s != MEMPROF_END)
+    enum format_status s = stacks_reader_event(r, n, &got[n]);
+    if (s != FORMAT_OK && s != FORMAT_END)
       ck_abort_msg("event %llu: status %d", (unsigned long long)n, (int)s);
     last = s;
   }
-  ck_assert_int_eq(last, MEMPROF_END);
+  ck_assert_int_eq(last, FORMAT_END);
   for (uint64_t n = 0; n <= 400; n++) {
     uint32_t want = n == 1 || n == 2 || n == 300 ? 1 : n == 7 ? 2 : 0;
     if (got[n] != want)
@@ -160,12 +160,12 @@ START_TEST(test_lockstep_event_lookup)
   /* A reader that skips events (asks only some) still gets the right ones. */
   r = stacks_reader_open_memory(b.data, b.size, "s", &err);
   uint32_t id;
-  ck_assert_int_eq(stacks_reader_event(r, 5, &id), MEMPROF_OK);
+  ck_assert_int_eq(stacks_reader_event(r, 5, &id), FORMAT_OK);
   ck_assert_uint_eq(id, 0);
-  ck_assert_int_eq(stacks_reader_event(r, 7, &id), MEMPROF_OK);
+  ck_assert_int_eq(stacks_reader_event(r, 7, &id), FORMAT_OK);
   ck_assert_uint_eq(id, 2);
   ck_assert_ptr_nonnull(stacks_reader_stack(r, 2));
-  ck_assert_int_eq(stacks_reader_event(r, 300, &id), MEMPROF_OK);
+  ck_assert_int_eq(stacks_reader_event(r, 300, &id), FORMAT_OK);
   ck_assert_uint_eq(id, 1);
   stacks_reader_close(r);
   free(b.data);
@@ -173,16 +173,16 @@ START_TEST(test_lockstep_event_lookup)
 END_TEST
 
 /* Reads a whole input; returns the records until the final status. */
-static enum memprof_status read_all(const uint8_t *data, size_t size, struct stacks_record *out,
-                                    size_t cap, size_t *count, struct memprof_error *err)
+static enum format_status read_all(const uint8_t *data, size_t size, struct stacks_record *out,
+                                   size_t cap, size_t *count, struct format_error *err)
 {
   *count = 0;
   struct stacks_reader *r = stacks_reader_open_memory(data, size, "cut", err);
   if (!r)
     return err->status;
-  enum memprof_status s;
+  enum format_status s;
   struct stacks_record rec;
-  while ((s = stacks_reader_next(r, &rec)) == MEMPROF_OK) {
+  while ((s = stacks_reader_next(r, &rec)) == FORMAT_OK) {
     if (*count < cap)
       out[*count] = rec;
     (*count)++;
@@ -201,12 +201,12 @@ START_TEST(test_every_cut_keeps_every_complete_record)
   for (size_t cut = 0; cut < b.size && !failure[0]; cut++) {
     struct stacks_record recs[16];
     size_t count;
-    struct memprof_error err;
-    enum memprof_status s = read_all(b.data, cut, recs, 16, &count, &err);
+    struct format_error err;
+    enum format_status s = read_all(b.data, cut, recs, 16, &count, &err);
     size_t complete = 0;
     while (complete < 8 && ends[complete] <= cut)
       complete++;
-    if (s != MEMPROF_TRUNCATED || count != complete)
+    if (s != FORMAT_CUT || count != complete)
       snprintf(failure, sizeof failure, "cut %zu: status %d, %zu records (want %zu)", cut, (int)s,
                count, complete);
     else if (count > 0 && recs[count - 1].offset != (count > 1 ? ends[count - 2] : 8))
@@ -221,9 +221,9 @@ START_TEST(test_every_cut_keeps_every_complete_record)
   struct bytes open_end = write_sample(4096, 0);
   struct stacks_record recs[16];
   size_t count;
-  struct memprof_error err;
+  struct format_error err;
   ck_assert_int_eq(read_all(open_end.data, open_end.size, recs, 16, &count, &err),
-                   MEMPROF_TRUNCATED);
+                   FORMAT_CUT);
   ck_assert_uint_eq(count, 8);
   ck_assert_str_eq(err.message, "cut: byte 68: the sidecar ends without its end record");
   free(open_end.data);
@@ -268,13 +268,13 @@ START_TEST(test_gzip_round_trip_and_cut_gzip)
   struct bytes z = gzip_pieces(b.data, b.size, 36, 1);
   struct stacks_record recs[16];
   size_t count;
-  struct memprof_error err;
-  ck_assert_int_eq(read_all(z.data, z.size, recs, 16, &count, &err), MEMPROF_END);
+  struct format_error err;
+  ck_assert_int_eq(read_all(z.data, z.size, recs, 16, &count, &err), FORMAT_END);
   ck_assert_uint_eq(count, 8);
   free(z.data);
   /* Killed after the first sync flush: the first 36 bytes' records (3). */
   struct bytes cut = gzip_pieces(b.data, 36, 36, 0);
-  ck_assert_int_eq(read_all(cut.data, cut.size, recs, 16, &count, &err), MEMPROF_TRUNCATED);
+  ck_assert_int_eq(read_all(cut.data, cut.size, recs, 16, &count, &err), FORMAT_CUT);
   ck_assert_uint_eq(count, 3);
   ck_assert_uint_eq(recs[2].event, 1);
   free(cut.data);
@@ -288,10 +288,10 @@ START_TEST(test_gzip_round_trip_and_cut_gzip)
   struct stacks_reader *r = stacks_reader_open(path, &err);
   ck_assert_ptr_nonnull(r);
   uint32_t id;
-  ck_assert_int_eq(stacks_reader_event(r, 7, &id), MEMPROF_OK);
+  ck_assert_int_eq(stacks_reader_event(r, 7, &id), FORMAT_OK);
   ck_assert_uint_eq(id, 2);
   const char *bad = NULL;
-  ck_assert_int_eq(stacks_reader_event(r, 1000, &id), MEMPROF_END);
+  ck_assert_int_eq(stacks_reader_event(r, 1000, &id), FORMAT_END);
   bad = sample_stacks_ok(r);
   if (bad)
     ck_abort_msg("%s", bad);
@@ -320,10 +320,10 @@ START_TEST(test_long_string_longer_than_the_read_chunk)
   stacks_writer_event(&w, 0, 1);
   stacks_writer_end(&w);
   ck_assert_int_eq(stacks_writer_flush(&w), 0);
-  struct memprof_error err;
+  struct format_error err;
   struct stacks_reader *r = stacks_reader_open_memory(out.data, out.size, "long", &err);
   uint32_t id;
-  ck_assert_int_eq(stacks_reader_event(r, 0, &id), MEMPROF_OK);
+  ck_assert_int_eq(stacks_reader_event(r, 0, &id), FORMAT_OK);
   ck_assert_uint_eq(id, 1);
   const struct stacks_stack *s = stacks_reader_stack(r, 1);
   ck_assert_uint_eq(s->frames[0].name_length, length);
@@ -335,15 +335,15 @@ START_TEST(test_long_string_longer_than_the_read_chunk)
 END_TEST
 
 /* The sample with one byte changed at offset at; the status and message. */
-static void expect_bad(size_t at, uint8_t value, enum memprof_status status, const char *message)
+static void expect_bad(size_t at, uint8_t value, enum format_status status, const char *message)
 {
   uint8_t data[sizeof sample_bytes];
   memcpy(data, sample_bytes, sizeof data);
   data[at] = value;
   struct stacks_record recs[16];
   size_t count;
-  struct memprof_error err;
-  enum memprof_status s = read_all(data, sizeof data, recs, 16, &count, &err);
+  struct format_error err;
+  enum format_status s = read_all(data, sizeof data, recs, 16, &count, &err);
   if (s != status || strcmp(err.message, message) != 0)
     ck_abort_msg("byte %zu = %u: status %d, \"%s\"; want %d, \"%s\"", at, value, (int)s,
                  err.message, (int)status, message);
@@ -351,36 +351,36 @@ static void expect_bad(size_t at, uint8_t value, enum memprof_status status, con
 
 START_TEST(test_bad_input_names_file_and_offset)
 {
-  expect_bad(0, 'x', MEMPROF_CORRUPT, "cut: byte 0: not a stack sidecar (no \"ljst\" magic)");
-  expect_bad(4, 2, MEMPROF_UNSUPPORTED, "cut: byte 4: sidecar version 2, this reader knows 1");
-  expect_bad(6, 1, MEMPROF_CORRUPT, "cut: byte 5: reserved header bytes are not zero");
-  expect_bad(33, 9, MEMPROF_CORRUPT, "cut: byte 33: unknown record tag 9");
-  expect_bad(35, 5, MEMPROF_CORRUPT, "cut: byte 33: event names stack 5, not defined before");
-  expect_bad(35, 0, MEMPROF_CORRUPT, "cut: byte 33: event names stack 0, not defined before");
-  expect_bad(21, 7, MEMPROF_CORRUPT, "cut: byte 18: frame 0 has unknown kind 7");
-  expect_bad(22, 2, MEMPROF_CORRUPT, "cut: byte 18: frame 0 names string 2, not defined before");
-  expect_bad(19, 2, MEMPROF_CORRUPT, "cut: byte 18: unknown stack flags 0x2");
+  expect_bad(0, 'x', FORMAT_BAD_INPUT, "cut: byte 0: not a stack sidecar (no \"ljst\" magic)");
+  expect_bad(4, 2, FORMAT_UNSUPPORTED, "cut: byte 4: sidecar version 2, this reader knows 1");
+  expect_bad(6, 1, FORMAT_BAD_INPUT, "cut: byte 5: reserved header bytes are not zero");
+  expect_bad(33, 9, FORMAT_BAD_INPUT, "cut: byte 33: unknown record tag 9");
+  expect_bad(35, 5, FORMAT_BAD_INPUT, "cut: byte 33: event names stack 5, not defined before");
+  expect_bad(35, 0, FORMAT_BAD_INPUT, "cut: byte 33: event names stack 0, not defined before");
+  expect_bad(21, 7, FORMAT_BAD_INPUT, "cut: byte 18: frame 0 has unknown kind 7");
+  expect_bad(22, 2, FORMAT_BAD_INPUT, "cut: byte 18: frame 0 names string 2, not defined before");
+  expect_bad(19, 2, FORMAT_BAD_INPUT, "cut: byte 18: unknown stack flags 0x2");
   /* Bytes after the end record. */
   uint8_t more[sizeof sample_bytes + 1];
   memcpy(more, sample_bytes, sizeof sample_bytes);
   more[sizeof sample_bytes] = 3;
   struct stacks_record recs[16];
   size_t count;
-  struct memprof_error err;
-  ck_assert_int_eq(read_all(more, sizeof more, recs, 16, &count, &err), MEMPROF_CORRUPT);
+  struct format_error err;
+  ck_assert_int_eq(read_all(more, sizeof more, recs, 16, &count, &err), FORMAT_BAD_INPUT);
   ck_assert_str_eq(err.message, "cut: byte 69: bytes after the end record");
   /* Over-long ULEB128 in an event. */
   uint8_t longer[] = {'l', 'j', 's', 't', 1, 0, 0, 0, 3, 0x80, 0x80, 0x80, 0x80, 0x80,
                       0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1};
-  ck_assert_int_eq(read_all(longer, sizeof longer, recs, 16, &count, &err), MEMPROF_CORRUPT);
+  ck_assert_int_eq(read_all(longer, sizeof longer, recs, 16, &count, &err), FORMAT_BAD_INPUT);
   ck_assert_str_eq(err.message, "cut: byte 8: bad event record");
   /* A missing file. */
   ck_assert_ptr_null(stacks_reader_open("/nonexistent/seg-0001.stacks", &err));
-  ck_assert_int_eq(err.status, MEMPROF_IO);
+  ck_assert_int_eq(err.status, FORMAT_IO);
   ck_assert_str_eq(err.message,
                    "/nonexistent/seg-0001.stacks: cannot open: No such file or directory");
   /* A cut header. */
-  ck_assert_int_eq(read_all(sample_bytes, 5, recs, 16, &count, &err), MEMPROF_TRUNCATED);
+  ck_assert_int_eq(read_all(sample_bytes, 5, recs, 16, &count, &err), FORMAT_CUT);
   ck_assert_str_eq(err.message, "cut: byte 0: the sidecar ends inside its header");
 }
 END_TEST
@@ -407,8 +407,8 @@ START_TEST(test_no_event_follows_the_largest_number)
   memcpy(data + b.size, next, sizeof next);
   struct stacks_record recs[16];
   size_t count;
-  struct memprof_error err;
-  ck_assert_int_eq(read_all(data, b.size + sizeof next, recs, 16, &count, &err), MEMPROF_CORRUPT);
+  struct format_error err;
+  ck_assert_int_eq(read_all(data, b.size + sizeof next, recs, 16, &count, &err), FORMAT_BAD_INPUT);
   char expected[64];
   snprintf(expected, sizeof expected, "cut: byte %zu: event number overflows", at);
   ck_assert_str_eq(err.message, expected);

@@ -281,14 +281,14 @@ static int name_listed(char **names, size_t count, const char *name, size_t leng
 
 START_TEST(test_basic_jiton_names_match_tarantool_output)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open(FIXTURES "basic-jiton.bin", &err);
   ck_assert_ptr_nonnull(r);
   struct memprof_record rec;
   char *names[256];
   size_t count = 0;
   char name[512];
-  while (memprof_reader_next(r, &rec) == MEMPROF_OK) {
+  while (memprof_reader_next(r, &rec) == FORMAT_OK) {
     if (rec.type == MEMPROF_RECORD_SYMBOL) {
       ck_assert_int_eq(memprof_symtab_add(table, &rec.symbol), 0);
       continue;
@@ -300,7 +300,7 @@ START_TEST(test_basic_jiton_names_match_tarantool_output)
       names[count++] = strdup(name);
     }
   }
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_END);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_END);
   memprof_reader_close(r);
   ck_assert_uint_eq(memprof_symtab_alias_count(table), 1);
 

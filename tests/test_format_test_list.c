@@ -29,11 +29,9 @@ static void end(FILE *out)
 
 static void parse_ok(char *text, size_t size, struct test_list *list)
 {
-  char message[512] = "";
-  int no_memory = -1;
-  ck_assert_msg(test_list_parse(text, size, "tests", list, message, sizeof message, &no_memory) == 0,
-                "%s", message);
-  ck_assert_int_eq(no_memory, 0);
+  struct format_error error;
+  ck_assert_msg(test_list_parse(text, size, "tests", list, &error) == 0, "%s", error.message);
+  ck_assert_int_eq(error.status, FORMAT_OK);
 }
 
 static void parse_fails(const char *input, const char *expected)
@@ -43,11 +41,10 @@ static void parse_fails(const char *input, const char *expected)
   ck_assert_ptr_nonnull(text);
   memcpy(text, input, size + 1);
   struct test_list list;
-  char message[512] = "";
-  int no_memory = -1;
-  ck_assert_int_eq(test_list_parse(text, size, "DIR/tests", &list, message, sizeof message, &no_memory), -1);
-  ck_assert_str_eq(message, expected);
-  ck_assert_int_eq(no_memory, 0);
+  struct format_error error;
+  ck_assert_int_eq(test_list_parse(text, size, "DIR/tests", &list, &error), -1);
+  ck_assert_str_eq(error.message, expected);
+  ck_assert_int_eq(error.status, FORMAT_BAD_INPUT);
   ck_assert_uint_eq(list.count, 0);
   ck_assert_ptr_null(list.tests);
   free(text);
@@ -252,9 +249,11 @@ START_TEST(test_bad_input_is_refused_with_the_file_and_its_byte)
   /* A NUL byte anywhere. */
   char text[] = "ljleak-tests\tversion=1\ntest\tseq=1\tname=a\0b\tstatus=success\n";
   struct test_list list;
-  char message[512];
-  ck_assert_int_eq(test_list_parse(text, sizeof text - 1, "DIR/tests", &list, message, sizeof message, NULL), -1);
-  ck_assert_str_eq(message, "DIR/tests: byte 40: a NUL byte");
+  struct format_error error;
+  ck_assert_int_eq(test_list_parse(text, sizeof text - 1, "DIR/tests", &list, &error), -1);
+  ck_assert_str_eq(error.message, "DIR/tests: byte 40: a NUL byte");
+  ck_assert_int_eq(error.status, FORMAT_BAD_INPUT);
+  ck_assert_uint_eq(error.offset, 40);
   ck_assert_uint_eq(list.count, 0);
 }
 END_TEST
@@ -281,8 +280,8 @@ START_TEST(test_reading_a_file_names_it_in_errors)
   fputs("ljleak-tests\tversion=1\ntest\tseq=1\tname=n\tstatus=success\ntest\tseq=2\tname=m\tstat", out);
   fclose(out);
   struct test_list list;
-  char message[700];
-  ck_assert_int_eq(test_list_read(template, &list, message, sizeof message), 0);
+  struct format_error error;
+  ck_assert_int_eq(test_list_read(template, &list, &error), 0);
   ck_assert_uint_eq(list.count, 1);  /* the cut last line dropped */
   ck_assert_str_eq(list.tests[0].name, "n");
   test_list_free(&list);
@@ -291,15 +290,16 @@ START_TEST(test_reading_a_file_names_it_in_errors)
   ck_assert_ptr_nonnull(out);
   fputs("ljleak-tests\tversion=1\ntest\tseq=1\tname=n\tstatus=success\twarmup=two\n", out);
   fclose(out);
-  ck_assert_int_eq(test_list_read(template, &list, message, sizeof message), -1);
+  ck_assert_int_eq(test_list_read(template, &list, &error), -1);
   char expected[700];
   snprintf(expected, sizeof expected, "%s: byte 56: test line: warmup is not a whole number", template);
-  ck_assert_str_eq(message, expected);
+  ck_assert_str_eq(error.message, expected);
   ck_assert_uint_eq(list.count, 0);
   unlink(template);
 
-  ck_assert_int_eq(test_list_read(template, &list, message, sizeof message), -1);
-  ck_assert_msg(!strncmp(message, template, strlen(template)), "%s", message);
+  ck_assert_int_eq(test_list_read(template, &list, &error), -1);
+  ck_assert_msg(!strncmp(error.message, template, strlen(template)), "%s", error.message);
+  ck_assert_int_eq(error.status, FORMAT_IO);
   ck_assert_uint_eq(list.count, 0);
 }
 END_TEST

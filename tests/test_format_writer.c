@@ -189,7 +189,7 @@ START_TEST(test_writer_round_trips_every_event_kind_and_source)
       }
   ck_assert_int_eq(memprof_writer_epilogue(&w), 0);
 
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open_memory(sink.data, sink.size, "round", &err);
   ck_assert_ptr_nonnull(r);
   struct memprof_record rec;
@@ -198,7 +198,7 @@ START_TEST(test_writer_round_trips_every_event_kind_and_source)
     for (int kind = MEMPROF_EVENT_ALLOC; kind <= MEMPROF_EVENT_REALLOC; kind++)
       for (int source = MEMPROF_SOURCE_INTERNAL; source <= MEMPROF_SOURCE_TRACE; source++) {
         struct memprof_event want = event_of(kind, source, seed);
-        ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+        ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
         ck_assert_int_eq(rec.type, MEMPROF_RECORD_EVENT);
         ck_assert_int_eq(rec.event.kind, want.kind);
         ck_assert_int_eq(rec.event.source, want.source);
@@ -210,7 +210,7 @@ START_TEST(test_writer_round_trips_every_event_kind_and_source)
         ck_assert_uint_eq(rec.event.new_size, want.new_size);
         read++;
       }
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_END);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_END);
   ck_assert_int_eq(read, written);
   ck_assert_int_eq(read, 70 * 12);
   memprof_reader_close(r);
@@ -260,18 +260,18 @@ START_TEST(test_writer_round_trips_symbols_in_prologue_and_in_stream)
   ck_assert_int_eq(memprof_writer_epilogue(&w), 0);
   ck_assert_uint_eq(sink.largest_call, 3000);  /* the long name went straight to the sink */
 
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open_memory(sink.data, sink.size, "symbols", &err);
   ck_assert_ptr_nonnull(r);
   struct memprof_record rec;
   for (int in_stream = 0; in_stream <= 1; in_stream++)
     for (size_t i = 0; i < count; i++) {
-      ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_OK);
+      ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_OK);
       ck_assert_int_eq(rec.type, MEMPROF_RECORD_SYMBOL);
       ck_assert_int_eq(rec.in_stream, in_stream);
       assert_symbol_equal(&rec.symbol, &symbols[i]);
     }
-  ck_assert_int_eq(memprof_reader_next(r, &rec), MEMPROF_END);
+  ck_assert_int_eq(memprof_reader_next(r, &rec), FORMAT_END);
   memprof_reader_close(r);
   free(sink.data);
   free(long_name);
@@ -279,13 +279,13 @@ START_TEST(test_writer_round_trips_symbols_in_prologue_and_in_stream)
 END_TEST
 
 /* Writes every record the reader returns; returns the final status. */
-static enum memprof_status rewrite(struct memprof_reader *r, struct memprof_writer *w)
+static enum format_status rewrite(struct memprof_reader *r, struct memprof_writer *w)
 {
   struct memprof_record rec;
-  enum memprof_status status;
+  enum format_status status;
   int in_events = 0;
   ck_assert_int_eq(memprof_writer_symtab_begin(w), 0);
-  while ((status = memprof_reader_next(r, &rec)) == MEMPROF_OK) {
+  while ((status = memprof_reader_next(r, &rec)) == FORMAT_OK) {
     if (!in_events && (rec.type == MEMPROF_RECORD_EVENT || rec.in_stream)) {
       ck_assert_int_eq(memprof_writer_symtab_end(w), 0);
       ck_assert_int_eq(memprof_writer_events_begin(w), 0);
@@ -298,7 +298,7 @@ static enum memprof_status rewrite(struct memprof_reader *r, struct memprof_writ
     else
       ck_assert_int_eq(memprof_writer_symbol(w, &rec.symbol), 0);
   }
-  if (status == MEMPROF_END) {
+  if (status == FORMAT_END) {
     if (!in_events) {
       ck_assert_int_eq(memprof_writer_symtab_end(w), 0);
       ck_assert_int_eq(memprof_writer_events_begin(w), 0);
@@ -312,14 +312,14 @@ static void assert_rewrite_identical(const char *path, size_t capacity)
 {
   size_t size;
   uint8_t *original = read_whole_file(path, &size);
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open(path, &err);
   ck_assert_ptr_nonnull(r);
   uint8_t *buffer = malloc(capacity);
   struct memory_sink sink = {NULL, 0, 0, 0, 0, -1};
   struct memprof_writer w;
   memprof_writer_init(&w, buffer, capacity, memory_sink_write, &sink);
-  ck_assert_int_eq(rewrite(r, &w), MEMPROF_END);
+  ck_assert_int_eq(rewrite(r, &w), FORMAT_END);
   ck_assert_uint_eq(sink.size, size);
   ck_assert_int_eq(memcmp(sink.data, original, size), 0);
   ck_assert_uint_eq(w.bytes_written, size);

@@ -133,12 +133,12 @@ static char *merge_of(size_t count, const char *const *input_names, char *const 
                       size_t min_captures)
 {
   struct merge m;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&m);
   for (size_t i = 0; i < count; i++)
-    ck_assert_msg(merge_add_text(&m, input_names[i], texts[i], strlen(texts[i]), &err) == MERGE_OK,
+    ck_assert_msg(merge_add_text(&m, input_names[i], texts[i], strlen(texts[i]), &err) == FORMAT_OK,
                   "%s", err.message);
-  ck_assert_msg(merge_finish(&m, min_captures, &err) == MERGE_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, min_captures, &err) == FORMAT_OK, "%s", err.message);
   char *json = render(&m, MERGE_FORMAT_JSON);
   merge_free(&m);
   return json;
@@ -225,14 +225,14 @@ START_TEST(test_merging_in_any_order_gives_the_same_text_and_html)
     char *texts[2];
     for (int direction = 0; direction < 2; direction++) {
       struct merge m;
-      struct merge_error err;
+      struct format_error err;
       merge_init(&m);
       for (size_t c = 0; c < CAPTURES; c++) {
         const char *name = direction ? backward_names[c] : forward[c];
         const char *text = direction ? backward[c] : results[c];
-        ck_assert_int_eq(merge_add_text(&m, name, text, strlen(text), &err), MERGE_OK);
+        ck_assert_int_eq(merge_add_text(&m, name, text, strlen(text), &err), FORMAT_OK);
       }
-      ck_assert_int_eq(merge_finish(&m, 1, &err), MERGE_OK);
+      ck_assert_int_eq(merge_finish(&m, 1, &err), FORMAT_OK);
       texts[direction] = render(&m, formats[f]);
       merge_free(&m);
     }
@@ -262,10 +262,10 @@ START_TEST(test_reading_on_threads_gives_the_same_merge_and_the_same_first_error
   size_t jobs[2] = {1, 5};
   for (int i = 0; i < 2; i++) {
     struct merge m;
-    struct merge_error err;
+    struct format_error err;
     merge_init(&m);
-    ck_assert_msg(merge_add_paths(&m, inputs, 1, jobs[i], &err) == MERGE_OK, "%s", err.message);
-    ck_assert_int_eq(merge_finish(&m, 1, &err), MERGE_OK);
+    ck_assert_msg(merge_add_paths(&m, inputs, 1, jobs[i], &err) == FORMAT_OK, "%s", err.message);
+    ck_assert_int_eq(merge_finish(&m, 1, &err), FORMAT_OK);
     ck_assert_uint_eq(m.capture_count, CAPTURES);
     json[i] = render(&m, MERGE_FORMAT_JSON);
     merge_free(&m);
@@ -284,9 +284,9 @@ START_TEST(test_reading_on_threads_gives_the_same_merge_and_the_same_first_error
   fclose(f);
   for (int i = 0; i < 2; i++) {
     struct merge m;
-    struct merge_error err;
+    struct format_error err;
     merge_init(&m);
-    ck_assert_int_eq(merge_add_paths(&m, inputs, 1, jobs[i], &err), MERGE_ERROR_INPUT);
+    ck_assert_int_eq(merge_add_paths(&m, inputs, 1, jobs[i], &err), FORMAT_BAD_INPUT);
     ck_assert_msg(strstr(err.message, "/result-05.json: byte 36: expected"), "%s", err.message);
     merge_free(&m);
   }
@@ -328,10 +328,10 @@ START_TEST(test_markdown_names_are_code_spans_and_labels_carry_no_mention)
       "\"sites\": [{\"name\": \"@evil\\u202e|x.lua:1\", \"verdict\": \"growing\", \"series\": [0, 100], "
       "\"growth_bytes_per_segment\": 50, \"growth_bytes_per_second\": 5}]}";
   struct merge m;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&m);
-  ck_assert_msg(merge_add_text(&m, "r.json", text, strlen(text), &err) == MERGE_OK, "%s", err.message);
-  ck_assert_msg(merge_finish(&m, 1, &err) == MERGE_OK, "%s", err.message);
+  ck_assert_msg(merge_add_text(&m, "r.json", text, strlen(text), &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
   char *md = render(&m, MERGE_FORMAT_MARKDOWN);
   ck_assert_msg(strstr(md, "| `@evil\\u202e\\|x.lua:1` |") != NULL, "%s", md);
   ck_assert_msg(strstr(md, "release=1&#64;owner") != NULL, "%s", md);
@@ -351,10 +351,10 @@ START_TEST(test_a_result_without_sites_merges_and_renders)
       "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h\", \"pid\": 1, "
       "\"start_time\": 1, \"boundary_count\": 0, \"boundary_times\": []}, \"sites\": []}";
   struct merge m;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&m);
-  ck_assert_int_eq(merge_add_text(&m, "empty.json", text, strlen(text), &err), MERGE_OK);
-  ck_assert_msg(merge_finish(&m, 1, &err) == MERGE_OK, "%s", err.message);
+  ck_assert_int_eq(merge_add_text(&m, "empty.json", text, strlen(text), &err), FORMAT_OK);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_uint_eq(m.capture_count, 1);
   ck_assert_uint_eq(m.site_count, 0);
   ck_assert_int_ne(m.outcome, DIFF_OUTCOME_FLAGGED);
@@ -391,12 +391,12 @@ START_TEST(test_old_and_new_results_with_suspects_merge)
   const char *names_in[2] = {"old.json", "new.json"};
   char *texts[2] = {copy_text(old), copy_text(fresh)};
   struct merge m;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&m);
   for (size_t i = 0; i < 2; i++)
-    ck_assert_msg(merge_add_text(&m, names_in[i], texts[i], strlen(texts[i]), &err) == MERGE_OK, "%s",
+    ck_assert_msg(merge_add_text(&m, names_in[i], texts[i], strlen(texts[i]), &err) == FORMAT_OK, "%s",
                   err.message);
-  ck_assert_msg(merge_finish(&m, 1, &err) == MERGE_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_uint_eq(m.capture_count, 2);
   ck_assert_uint_eq(m.site_count, 1);
   ck_assert_int_eq(m.outcome, DIFF_OUTCOME_FLAGGED);
@@ -408,7 +408,7 @@ START_TEST(test_old_and_new_results_with_suspects_merge)
   memcpy(strstr(bad, "\"suspects\": [") + 12, "3", 1);
   const char *bad_name[1] = {"bad.json"};
   merge_init(&m);
-  ck_assert_int_ne(merge_add_text(&m, bad_name[0], bad, strlen(bad), &err), MERGE_OK);
+  ck_assert_int_ne(merge_add_text(&m, bad_name[0], bad, strlen(bad), &err), FORMAT_OK);
   ck_assert_msg(strstr(err.message, "bad.json: byte ") == err.message, "%s", err.message);
   merge_free(&m);
   free(bad);
@@ -425,10 +425,10 @@ START_TEST(test_a_time_beyond_the_calendar_renders_as_unknown)
       "\"start_time\": 1.8e48, \"stop_time\": 1.9e48, \"boundary_count\": 2, "
       "\"boundary_times\": [1.8e48, 1.9e48]}, \"sites\": []}";
   struct merge m;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&m);
-  ck_assert_int_eq(merge_add_text(&m, "far.json", text, strlen(text), &err), MERGE_OK);
-  ck_assert_msg(merge_finish(&m, 1, &err) == MERGE_OK, "%s", err.message);
+  ck_assert_int_eq(merge_add_text(&m, "far.json", text, strlen(text), &err), FORMAT_OK);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
   char *rendered = render(&m, MERGE_FORMAT_TEXT);
   ck_assert_ptr_null(strstr(rendered, "1970"));
   free(rendered);
@@ -465,11 +465,11 @@ START_TEST(test_figures_are_counts_medians_largest_and_sums)
       one_site_result(5, DIFF_VERDICT_SHRINKING, -20, 100, "1.4.1"),
   };
   struct merge m;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&m);
   for (size_t i = 0; i < 5; i++)
-    ck_assert_int_eq(merge_add_text(&m, "r.json", texts[i], strlen(texts[i]), &err), MERGE_OK);
-  ck_assert_int_eq(merge_finish(&m, 2, &err), MERGE_OK);
+    ck_assert_int_eq(merge_add_text(&m, "r.json", texts[i], strlen(texts[i]), &err), FORMAT_OK);
+  ck_assert_int_eq(merge_finish(&m, 2, &err), FORMAT_OK);
   ck_assert_uint_eq(m.capture_count, 5);
   ck_assert_uint_eq(m.site_count, 1);
   const struct merge_site *s = &m.sites[0];
@@ -493,7 +493,7 @@ START_TEST(test_figures_are_counts_medians_largest_and_sums)
   ck_assert_ptr_nonnull(strstr(text, "growing on 2 of 3 captures labelled release=1.4.2, on 0 of 2 of release=1.4.1"));
   free(text);
   /* Three captures needed: nothing flagged, one capture inconclusive. */
-  ck_assert_int_eq(merge_finish(&m, 3, &err), MERGE_OK);
+  ck_assert_int_eq(merge_finish(&m, 3, &err), FORMAT_OK);
   ck_assert_uint_eq(m.flagged, 0);
   ck_assert_int_eq(m.outcome, DIFF_OUTCOME_INCONCLUSIVE);
   merge_free(&m);
@@ -507,11 +507,11 @@ START_TEST(test_an_even_count_has_the_mean_of_the_middle_two_as_median)
   char *a = one_site_result(1, DIFF_VERDICT_STEADY, 10, 1, "a");
   char *b = one_site_result(2, DIFF_VERDICT_STEADY, 30, 1, "b");
   struct merge m;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&m);
-  ck_assert_int_eq(merge_add_text(&m, "a.json", a, strlen(a), &err), MERGE_OK);
-  ck_assert_int_eq(merge_add_text(&m, "b.json", b, strlen(b), &err), MERGE_OK);
-  ck_assert_int_eq(merge_finish(&m, 1, &err), MERGE_OK);
+  ck_assert_int_eq(merge_add_text(&m, "a.json", a, strlen(a), &err), FORMAT_OK);
+  ck_assert_int_eq(merge_add_text(&m, "b.json", b, strlen(b), &err), FORMAT_OK);
+  ck_assert_int_eq(merge_finish(&m, 1, &err), FORMAT_OK);
   ck_assert(m.sites[0].growth_median == 20);
   ck_assert_int_eq(m.outcome, DIFF_OUTCOME_PASS);
   merge_free(&m);
@@ -526,14 +526,14 @@ static void expect_error(const char *const *input_names, const char *const *text
                          const char *message)
 {
   struct merge m;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&m);
-  enum merge_status status = MERGE_OK;
-  for (size_t i = 0; i < count && status == MERGE_OK; i++)
+  enum format_status status = FORMAT_OK;
+  for (size_t i = 0; i < count && status == FORMAT_OK; i++)
     status = merge_add_text(&m, input_names[i], texts[i], strlen(texts[i]), &err);
-  if (status == MERGE_OK)
+  if (status == FORMAT_OK)
     status = merge_finish(&m, 1, &err);
-  ck_assert_int_eq(status, MERGE_ERROR_INPUT);
+  ck_assert_int_eq(status, FORMAT_BAD_INPUT);
   ck_assert_msg(strstr(err.message, message), "'%s' lacks '%s'", err.message, message);
   merge_free(&m);
 }

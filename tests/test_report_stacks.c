@@ -92,8 +92,8 @@ START_TEST(test_stack_verdicts_from_the_series_name_the_leaking_caller)
   two_callers(&r);
   r.stacks[0].verdict = r.stacks[1].verdict = DIFF_VERDICT_INSUFFICIENT;
   struct diff_options options = r.options;
-  struct diff_error err;
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  struct format_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_GROWING);
   ck_assert_str_eq(r.stacks[0].name, LEAK_NAME);
   ck_assert_int_eq(r.stacks[0].verdict, DIFF_VERDICT_GROWING);
@@ -126,8 +126,8 @@ START_TEST(test_base_mode_by_stack_makes_the_new_caller_new)
   site->base_count = 6;
   site->base_live_bytes = fixture_series_copy(steady_series, 6);
   struct diff_options options = r.options;
-  struct diff_error err;
-  ck_assert_int_eq(diff_decide(&r, &options, &err), DIFF_OK);
+  struct format_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
   ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_NEW);
   ck_assert_str_eq(r.stacks[0].name, LEAK_NAME);
   ck_assert_int_eq(r.stacks[0].verdict, DIFF_VERDICT_NEW);
@@ -501,9 +501,8 @@ START_TEST(test_html_flame_data_matches_the_json)
   const char *close = strstr(open, "</script>");
   ck_assert_ptr_nonnull(close);
   struct json_read_value data;
-  size_t offset;
-  char message[200];
-  ck_assert_int_eq(json_read_parse(open, (size_t)(close - open), &data, &offset, message, sizeof message), 0);
+  struct format_error error;
+  ck_assert_int_eq(json_read_parse(open, (size_t)(close - open), "flame-data", &data, &error), 0);
   const struct json_read_value *stacks = json_read_object_get(&data, "stacks");
   ck_assert_ptr_nonnull(stacks);
   ck_assert_uint_eq(stacks->count, 2);  /* the steady caller's last step is drawn too */

@@ -239,9 +239,9 @@ static struct summary *summarise(const char *const *paths, size_t count)
   struct summary *summary = summary_new();
   ck_assert_ptr_nonnull(summary);
   for (size_t i = 0; i < count; i++) {
-    struct memprof_error err;
-    enum memprof_status status = summary_read_file(summary, paths[i], &err);
-    ck_assert_msg(status == MEMPROF_END, "%s: status %d: %s", paths[i], (int)status, err.message);
+    struct format_error err;
+    enum format_status status = summary_read_file(summary, paths[i], &err);
+    ck_assert_msg(status == FORMAT_END, "%s: status %d: %s", paths[i], (int)status, err.message);
   }
   return summary;
 }
@@ -454,9 +454,9 @@ START_TEST(test_killed_capture_is_summarised_up_to_the_cut)
       "@killed.lua:3 holds 32B: 1 allocs, 0 frees\n"
       "\n";
   struct summary *summary = summary_new();
-  struct memprof_error err;
+  struct format_error err;
   ck_assert_int_eq(summary_read_file(summary, FIXTURES "killed-sigkill.bin.gz", &err),
-                   MEMPROF_TRUNCATED);
+                   FORMAT_CUT);
   ck_assert_ptr_nonnull(strstr(err.message, "killed-sigkill.bin.gz"));
   ck_assert_ptr_nonnull(strstr(err.message, "byte "));
   ck_assert_uint_eq(summary_event_count(summary), 1062434);
@@ -470,10 +470,10 @@ END_TEST
 START_TEST(test_unreadable_and_corrupt_inputs_are_errors)
 {
   struct summary *summary = summary_new();
-  struct memprof_error err;
-  ck_assert_int_eq(summary_read_file(summary, FIXTURES "no-such-file.bin", &err), MEMPROF_IO);
+  struct format_error err;
+  ck_assert_int_eq(summary_read_file(summary, FIXTURES "no-such-file.bin", &err), FORMAT_IO);
   ck_assert_ptr_nonnull(strstr(err.message, "no-such-file.bin"));
-  ck_assert_int_eq(summary_read_file(summary, FIXTURES "README.md", &err), MEMPROF_CORRUPT);
+  ck_assert_int_eq(summary_read_file(summary, FIXTURES "README.md", &err), FORMAT_BAD_INPUT);
   ck_assert_ptr_nonnull(strstr(err.message, "README.md"));
   ck_assert_uint_eq(summary_event_count(summary), 0);
   summary_free(summary);
@@ -484,17 +484,15 @@ END_TEST
 START_TEST(test_read_status_tells_input_errors_from_good_and_cut_streams)
 {
   struct summary *summary = summary_new();
-  struct memprof_error err;
-  ck_assert_int_eq(summary_read_status(summary), SUMMARY_OK);
-  ck_assert_int_eq(summary_read_file(summary, FIXTURES "no-such-file.bin", &err), MEMPROF_IO);
-  ck_assert_int_eq(summary_read_status(summary), SUMMARY_ERROR_INPUT);
-  ck_assert_int_eq(summary_read_file(summary, FIXTURES "basic-jiton.bin", &err), MEMPROF_END);
-  ck_assert_int_eq(summary_read_status(summary), SUMMARY_OK);
-  ck_assert_int_eq(summary_read_file(summary, FIXTURES "README.md", &err), MEMPROF_CORRUPT);
-  ck_assert_int_eq(summary_read_status(summary), SUMMARY_ERROR_INPUT);
+  struct format_error err;
+  ck_assert_int_eq(summary_read_file(summary, FIXTURES "no-such-file.bin", &err), FORMAT_IO);
+  ck_assert_int_eq(format_status_is_input(err.status), 1);
+  ck_assert_int_eq(summary_read_file(summary, FIXTURES "basic-jiton.bin", &err), FORMAT_END);
+  ck_assert_int_eq(summary_read_file(summary, FIXTURES "README.md", &err), FORMAT_BAD_INPUT);
+  ck_assert_int_eq(format_status_is_input(err.status), 1);
   ck_assert_int_eq(summary_read_file(summary, FIXTURES "killed-sigkill.bin.gz", &err),
-                   MEMPROF_TRUNCATED);
-  ck_assert_int_eq(summary_read_status(summary), SUMMARY_OK);
+                   FORMAT_CUT);
+  ck_assert_int_eq(err.status, FORMAT_CUT);
   summary_free(summary);
 }
 END_TEST
@@ -835,11 +833,11 @@ static struct memory_sink write_stream(const struct memprof_symbol *symbols, siz
 static void read_stream(struct summary *summary, const struct memory_sink *stream,
                         const char *name)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *reader =
       memprof_reader_open_memory(stream->data, stream->size, name, &err);
   ck_assert_ptr_nonnull(reader);
-  ck_assert_int_eq(summary_read(summary, reader, &err), MEMPROF_END);
+  ck_assert_int_eq(summary_read(summary, reader, &err), FORMAT_END);
   memprof_reader_close(reader);
 }
 

@@ -33,10 +33,10 @@ static int same_value(const char *original, const char *back)
 static void registration_round_trip(const char *text, size_t size)
 {
   struct control_file_registration r, back;
-  struct control_file_error error;
-  enum control_file_status status = control_file_parse_registration(&r, text, size, "fuzz", &error);
-  if (status != CONTROL_FILE_OK) {
-    MUST(status == CONTROL_FILE_MALFORMED);
+  struct format_error error;
+  enum format_status status = control_file_parse_registration(&r, text, size, "fuzz", &error);
+  if (status != FORMAT_OK) {
+    MUST(status == FORMAT_BAD_INPUT);
     MUST(error.offset <= size);
     MUST(!strncmp(error.message, "fuzz: byte ", 11));
     MUST(r.text == NULL);
@@ -54,7 +54,7 @@ static void registration_round_trip(const char *text, size_t size)
   MUST(written && twice);
   size_t n = control_file_write_registration(written, capacity, &r);
   MUST(n > 0 && n < capacity - 1 && written[n - 1] == '\n');
-  MUST(control_file_parse_registration(&back, written, n, "rewrite", &error) == CONTROL_FILE_OK);
+  MUST(control_file_parse_registration(&back, written, n, "rewrite", &error) == FORMAT_OK);
   MUST(back.has_header && back.version == CONTROL_FILE_VERSION && !back.last_line_cut);
   MUST(back.keys == (1u << 14) - 1);
   MUST(!(r.keys & CONTROL_FILE_HAS_PID) || r.pid == back.pid);
@@ -71,7 +71,7 @@ static void registration_round_trip(const char *text, size_t size)
   size_t cuts[3] = {size / 2, size - 1, (size_t)(unsigned char)text[0] * size / 256};
   for (int i = 0; i < 3; i++) {
     struct control_file_registration prefix;
-    MUST(control_file_parse_registration(&prefix, text, cuts[i], "prefix", &error) == CONTROL_FILE_OK);
+    MUST(control_file_parse_registration(&prefix, text, cuts[i], "prefix", &error) == FORMAT_OK);
     MUST((prefix.keys & ~r.keys) == 0);
     control_file_registration_free(&prefix);
   }
@@ -118,10 +118,10 @@ static void request_round_trip(const char *data, size_t size)
   text[n] = '\0';
   memset(&first, 0, sizeof first);
   struct control_file_request rq;
-  struct control_file_error error;
-  enum control_file_status status = control_file_parse_request(text, &rq, take_option, &first, &error);
-  if (status != CONTROL_FILE_OK) {
-    MUST(status == CONTROL_FILE_MALFORMED && error.offset <= n && error.message[0] != '\0');
+  struct format_error error;
+  enum format_status status = control_file_parse_request(text, &rq, take_option, &first, &error);
+  if (status != FORMAT_OK) {
+    MUST(status == FORMAT_BAD_INPUT && error.offset <= n && error.message[0] != '\0');
     return;
   }
   MUST(!strcmp(rq.action, "start") || !strcmp(rq.action, "stop"));
@@ -131,7 +131,7 @@ static void request_round_trip(const char *data, size_t size)
   rq.option_count = first.count;
   size_t length = control_file_write_request(written, sizeof written, &rq, &error);
   if (!length) {
-    MUST(error.status == CONTROL_FILE_UNWRITABLE && strstr(error.message, "longer than"));
+    MUST(error.status == FORMAT_UNWRITABLE && strstr(error.message, "longer than"));
     return;
   }
   const char *id = rq.id, *action = rq.action;
@@ -139,7 +139,7 @@ static void request_round_trip(const char *data, size_t size)
   memcpy(copy, written, length + 1);
   memset(&second, 0, sizeof second);
   struct control_file_request back;
-  MUST(control_file_parse_request(copy, &back, take_option, &second, &error) == CONTROL_FILE_OK);
+  MUST(control_file_parse_request(copy, &back, take_option, &second, &error) == FORMAT_OK);
   MUST((id == NULL) == (back.id == NULL) && (!id || !strcmp(id, back.id)));
   MUST(!strcmp(action, back.action));
   MUST(second.count == first.count);

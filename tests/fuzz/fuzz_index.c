@@ -90,10 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   const char *text = (const char *)data;
   struct capture_index index;
-  struct capture_index_error error;
-  enum capture_index_status status = capture_index_parse(&index, text, size, "fuzz", &error);
-  if (status != CAPTURE_INDEX_OK) {
-    MUST(status == CAPTURE_INDEX_MALFORMED);
+  struct format_error error;
+  enum format_status status = capture_index_parse(&index, text, size, "fuzz", &error);
+  if (status != FORMAT_OK) {
+    MUST(status == FORMAT_BAD_INPUT);
     MUST(error.offset <= size);
     MUST(!strncmp(error.message, "fuzz: byte ", 11));
     MUST(index.text == NULL && index.segments == NULL);
@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   size_t written_size;
   char *written = rewrite(&index, size, &written_size);
   struct capture_index again;
-  MUST(capture_index_parse(&again, written, written_size, "rewrite", &error) == CAPTURE_INDEX_OK);
+  MUST(capture_index_parse(&again, written, written_size, "rewrite", &error) == FORMAT_OK);
   same_index(&index, &again);
   size_t twice_size;
   char *twice = rewrite(&again, written_size, &twice_size);
@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   size_t cuts[3] = {size / 2, size ? size - 1 : 0, size ? (size_t)data[0] * size / 256 : 0};
   for (int i = 0; i < 3; i++) {
     struct capture_index prefix;
-    MUST(capture_index_parse(&prefix, text, cuts[i], "prefix", &error) == CAPTURE_INDEX_OK);
+    MUST(capture_index_parse(&prefix, text, cuts[i], "prefix", &error) == FORMAT_OK);
     MUST(prefix.segment_count <= index.segment_count);
     MUST(prefix.boundary_count <= index.boundary_count);
     MUST(!prefix.has_capture || index.has_capture);

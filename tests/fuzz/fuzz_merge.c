@@ -25,13 +25,13 @@ static char *render(const struct merge *merge, enum merge_format format)
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
   struct merge merge;
-  struct merge_error err;
+  struct format_error err;
   merge_init(&merge);
-  enum merge_status status = merge_add_text(&merge, "fuzz.json", (const char *)data, size, &err);
-  if (status == MERGE_OK)
+  enum format_status status = merge_add_text(&merge, "fuzz.json", (const char *)data, size, &err);
+  if (status == FORMAT_OK)
     status = merge_finish(&merge, 1 + size % 3, &err);
-  if (status != MERGE_OK) {
-    if (status == MERGE_ERROR_INPUT && !strstr(err.message, "fuzz.json"))
+  if (status != FORMAT_OK) {
+    if (status == FORMAT_BAD_INPUT && !strstr(err.message, "fuzz.json"))
       abort();  /* every input error names the input */
     merge_free(&merge);
     return 0;
@@ -42,8 +42,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
   char *json = render(&merge, MERGE_FORMAT_JSON);
   struct merge again;
   merge_init(&again);
-  if (merge_add_text(&again, "again.json", json, strlen(json), &err) != MERGE_OK ||
-      merge_finish(&again, merge.min_captures, &err) != MERGE_OK)
+  if (merge_add_text(&again, "again.json", json, strlen(json), &err) != FORMAT_OK ||
+      merge_finish(&again, merge.min_captures, &err) != FORMAT_OK)
     abort();  /* our own output must read back */
   char *json_again = render(&again, MERGE_FORMAT_JSON);
   if (strcmp(json, json_again) != 0)

@@ -46,16 +46,16 @@ static void same_or_abort(const struct memprof_record *a, const struct memprof_r
 /* Reads one with memprof_reader_next and two with next_two, in step, to
  * their final statuses; aborts on any difference in status, offset or record. */
 static void same_records(struct memprof_reader *one, struct memprof_reader *two,
-                         enum memprof_status (*next_two)(struct memprof_reader *,
-                                                         struct memprof_record *))
+                         enum format_status (*next_two)(struct memprof_reader *,
+                                                        struct memprof_record *))
 {
   struct memprof_record a, b;
   for (;;) {
-    enum memprof_status sa = memprof_reader_next(one, &a);
-    enum memprof_status sb = next_two(two, &b);
+    enum format_status sa = memprof_reader_next(one, &a);
+    enum format_status sb = next_two(two, &b);
     if (sa != sb)
       abort();
-    if (sa != MEMPROF_OK)
+    if (sa != FORMAT_OK)
       break;
     if (a.offset != b.offset)
       abort();
@@ -93,13 +93,13 @@ static void check_windowed_read(const uint8_t *data, size_t size)
   uint8_t *gz = gzip_of(data, size, &gz_size);
   if (gz == NULL)
     return;
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *plain = memprof_reader_open_memory(data, size, "fuzz", &err);
   struct memprof_reader *windowed = memprof_reader_open_memory(gz, gz_size, "fuzz", &err);
   if (plain == NULL || windowed == NULL)
     abort();
   same_records(plain, windowed, memprof_reader_next);
-  const struct memprof_error *ea = memprof_reader_error(plain), *eb = memprof_reader_error(windowed);
+  const struct format_error *ea = memprof_reader_error(plain), *eb = memprof_reader_error(windowed);
   if (ea->offset != eb->offset || strcmp(ea->message, eb->message) != 0)
     abort();
   memprof_reader_close(plain);
@@ -109,7 +109,7 @@ static void check_windowed_read(const uint8_t *data, size_t size)
 
 /* The next record through inline decoding, as the hot loops read: an event
  * decoded from the span, else whatever memprof_reader_next gives. */
-static enum memprof_status inline_next(struct memprof_reader *r, struct memprof_record *rec)
+static enum format_status inline_next(struct memprof_reader *r, struct memprof_record *rec)
 {
   const uint8_t *at;
   if (memprof_reader_events_span(r, &at) > 0) {
@@ -121,7 +121,7 @@ static enum memprof_status inline_next(struct memprof_reader *r, struct memprof_
       rec->in_stream = 1;
       rec->offset = memprof_reader_offset(r);
       memprof_reader_consume(r, length);
-      return MEMPROF_OK;
+      return FORMAT_OK;
     }
   }
   return memprof_reader_next(r, rec);
@@ -132,7 +132,7 @@ static enum memprof_status inline_next(struct memprof_reader *r, struct memprof_
 static void check_inline_decoding(const uint8_t *data, size_t size)
 {
   for (int pext = 0; pext < 2; pext++) {
-    struct memprof_error err;
+    struct format_error err;
     struct memprof_reader *one = memprof_reader_open_memory(data, size, "fuzz", &err);
     struct memprof_reader *two = memprof_reader_open_memory(data, size, "fuzz", &err);
     if (one == NULL || two == NULL)
@@ -152,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   check_inline_decoding(data, size);
   if (!(size >= 2 && data[0] == 0x1f && data[1] == 0x8b))
     check_windowed_read(data, size);
-  struct memprof_error err;
+  struct format_error err;
   struct memprof_reader *r = memprof_reader_open_memory(data, size, "fuzz", &err);
   if (r == NULL)
     return 0;
@@ -163,11 +163,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   memprof_writer_init(&w, buffer, sizeof buffer, bytes_sink, &out);
   memprof_writer_symtab_begin(&w);
   struct memprof_record rec;
-  enum memprof_status status;
+  enum format_status status;
   size_t records = 0;
   int in_events = 0;
   char name[256];
-  while ((status = memprof_reader_next(r, &rec)) == MEMPROF_OK) {
+  while ((status = memprof_reader_next(r, &rec)) == FORMAT_OK) {
     records++;
     if (rec.offset >= memprof_reader_offset(r))
       abort();  /* every record takes bytes */
@@ -184,7 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
   if (memprof_reader_next(r, &rec) != status || memprof_reader_error(r)->status != status)
     abort();  /* final statuses repeat */
-  if (status != MEMPROF_END && memprof_reader_error(r)->message[0] == '\0')
+  if (status != FORMAT_END && memprof_reader_error(r)->message[0] == '\0')
     abort();  /* every error says what happened */
   for (size_t i = 0; i < memprof_symtab_alias_count(symtab); i++) {
     size_t length;
@@ -204,15 +204,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (r != NULL && again != NULL && memprof_reader_symtab_version(r) == 0) {
     struct memprof_record a, b;
     size_t compared = 0;
-    while (compared < records && memprof_reader_next(r, &a) == MEMPROF_OK) {
+    while (compared < records && memprof_reader_next(r, &a) == FORMAT_OK) {
       if (memprof_reader_symtab_version(r) != 3)
         break;
-      if (memprof_reader_next(again, &b) != MEMPROF_OK)
+      if (memprof_reader_next(again, &b) != FORMAT_OK)
         abort();
       same_or_abort(&a, &b);
       compared++;
     }
-    if (compared == records && memprof_reader_next(again, &b) != MEMPROF_END)
+    if (compared == records && memprof_reader_next(again, &b) != FORMAT_END)
       abort();
   }
   memprof_reader_close(r);

@@ -80,13 +80,13 @@ static void must_equal(const struct snapshot *a, const struct snapshot *b)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   struct snapshot s;
-  struct snapshot_error e;
-  enum snapshot_status st = snapshot_read_memory(&s, data, size, "fuzz.heap", &e);
-  if (st != SNAPSHOT_OK) {
+  struct format_error e;
+  enum format_status st = snapshot_read_memory(&s, data, size, "fuzz.heap", &e);
+  if (st != FORMAT_OK) {
     MUST(!strncmp(e.message, "fuzz.heap: byte ", 16));
     MUST(e.offset <= size);
   }
-  if (st != SNAPSHOT_OK && st != SNAPSHOT_CUT) {
+  if (st != FORMAT_OK && st != FORMAT_CUT) {
     MUST(s.object_count == 0 && s.objects == NULL);
     snapshot_free(&s);
     return 0;
@@ -97,13 +97,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (writable) {
     struct bytes again = rewrite(&s);
     struct snapshot t;
-    MUST(snapshot_read_memory(&t, again.data, again.size, "again.heap", &e) == SNAPSHOT_OK);
+    MUST(snapshot_read_memory(&t, again.data, again.size, "again.heap", &e) == FORMAT_OK);
     must_equal(&s, &t);
     /* A few prefixes of it: cut, a part kept. */
     for (size_t cut = again.size / 2; cut < again.size; cut += 1 + again.size / 7) {
       struct snapshot u;
-      enum snapshot_status cs = snapshot_read_memory(&u, again.data, cut, "again.heap", &e);
-      MUST(cs == SNAPSHOT_CUT || cs == SNAPSHOT_CORRUPT);
+      enum format_status cs = snapshot_read_memory(&u, again.data, cut, "again.heap", &e);
+      MUST(cs == FORMAT_CUT || cs == FORMAT_BAD_INPUT);
       MUST(u.object_count <= t.object_count && u.reference_count <= t.reference_count);
       snapshot_free(&u);
     }

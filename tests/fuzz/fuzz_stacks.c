@@ -83,13 +83,13 @@ static uint32_t name_ids_find(const struct name_ids *map, const char *name)
 /* Writes the records of data again (strings, stacks by their string ids,
  * events); returns the final status of reading data. Keeps nothing from one
  * call to the next. */
-static enum memprof_status rewrite(const uint8_t *data, size_t size, struct bytes *out,
-                                   uint64_t *events, size_t *nevents)
+static enum format_status rewrite(const uint8_t *data, size_t size, struct bytes *out,
+                                  uint64_t *events, size_t *nevents)
 {
-  struct memprof_error err;
+  struct format_error err;
   struct stacks_reader *r = stacks_reader_open_memory(data, size, "fuzz", &err);
   if (!r) {
-    MUST(err.status != MEMPROF_OK && strncmp(err.message, "fuzz: ", 6) == 0);
+    MUST(err.status != FORMAT_OK && strncmp(err.message, "fuzz: ", 6) == 0);
     return err.status;
   }
   /* Offsets count the decompressed sidecar: only a plain input bounds them. */
@@ -102,8 +102,8 @@ static enum memprof_status rewrite(const uint8_t *data, size_t size, struct byte
   /* String ids of the rewrite are the input's: strings are written in order. */
   struct name_ids names = {NULL, 0, 0, 0};
   struct stacks_record rec;
-  enum memprof_status s;
-  while ((s = stacks_reader_next(r, &rec)) == MEMPROF_OK) {
+  enum format_status s;
+  while ((s = stacks_reader_next(r, &rec)) == FORMAT_OK) {
     MUST(rec.offset < stacks_reader_offset(r) && (rec.offset < size || !plain));
     if (rec.type == STACKS_RECORD_STRING) {
       MUST(stacks_writer_string(&w, rec.string, rec.string_length) == rec.id);
@@ -123,11 +123,11 @@ static enum memprof_status rewrite(const uint8_t *data, size_t size, struct byte
         events[(*nevents)++] = rec.event;
     }
   }
-  const struct memprof_error *e = stacks_reader_error(r);
+  const struct format_error *e = stacks_reader_error(r);
   MUST(e->status == s && strncmp(e->message, "fuzz: byte ", 11) == 0);
-  MUST(e->offset <= size || !plain || s == MEMPROF_END || s == MEMPROF_TRUNCATED ||
-       s == MEMPROF_CORRUPT);
-  if (s == MEMPROF_END)
+  MUST(e->offset <= size || !plain || s == FORMAT_END || s == FORMAT_CUT ||
+       s == FORMAT_BAD_INPUT);
+  if (s == FORMAT_END)
     MUST(stacks_writer_end(&w) == 0);
   MUST(stacks_writer_flush(&w) == 0);
   free(names.slots);
@@ -140,20 +140,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct bytes once = {NULL, 0, 0}, twice = {NULL, 0, 0};
   uint64_t events[64], events2[64];
   size_t n1 = 0, n2 = 0;
-  enum memprof_status s = rewrite(data, size, &once, events, &n1);
+  enum format_status s = rewrite(data, size, &once, events, &n1);
   if (once.size) {
     /* What was read, written again, reads the same and writes the same bytes. */
-    enum memprof_status s2 = rewrite(once.data, once.size, &twice, events2, &n2);
-    MUST(s2 == (s == MEMPROF_END ? MEMPROF_END : MEMPROF_TRUNCATED));
+    enum format_status s2 = rewrite(once.data, once.size, &twice, events2, &n2);
+    MUST(s2 == (s == FORMAT_END ? FORMAT_END : FORMAT_CUT));
     MUST(twice.size == once.size && memcmp(twice.data, once.data, once.size) == 0);
     MUST(n1 == n2 && memcmp(events, events2, n1 * sizeof events[0]) == 0);
     /* The lockstep lookup finds each event's stack. */
-    struct memprof_error err;
+    struct format_error err;
     struct stacks_reader *r = stacks_reader_open_memory(once.data, once.size, "fuzz", &err);
     MUST(r != NULL);
     for (size_t i = 0; i < n1; i++) {
       uint32_t id;
-      MUST(stacks_reader_event(r, events[i], &id) == MEMPROF_OK && id != 0);
+      MUST(stacks_reader_event(r, events[i], &id) == FORMAT_OK && id != 0);
     }
     stacks_reader_close(r);
   }

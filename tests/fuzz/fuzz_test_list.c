@@ -64,16 +64,15 @@ static char *rewrite(const struct test_list *list, size_t *size, size_t **ends)
   return text;
 }
 
-static int parse_copy(const char *data, size_t size, struct test_list *list, char *message, size_t message_size)
+static int parse_copy(const char *data, size_t size, struct test_list *list, struct format_error *error)
 {
   char *text = malloc(size + 1);
   MUST(text != NULL);
   if (size)
     memcpy(text, data, size);
   text[size] = '\0';
-  int no_memory = 0;
-  int rc = test_list_parse(text, size, "fuzz", list, message, message_size, &no_memory);
-  MUST(!no_memory);
+  int rc = test_list_parse(text, size, "fuzz", list, error);
+  MUST(rc == 0 || error->status == FORMAT_BAD_INPUT);
   free(text);
   return rc;
 }
@@ -81,11 +80,11 @@ static int parse_copy(const char *data, size_t size, struct test_list *list, cha
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   struct test_list list;
-  char message[512];
-  if (parse_copy((const char *)data, size, &list, message, sizeof message) != 0) {
+  struct format_error error;
+  if (parse_copy((const char *)data, size, &list, &error) != 0) {
     unsigned long long offset;
-    MUST(sscanf(message, "fuzz: byte %llu:", &offset) == 1);
-    MUST(offset < size);
+    MUST(sscanf(error.message, "fuzz: byte %llu:", &offset) == 1);
+    MUST(offset < size && offset == error.offset);
     MUST(list.count == 0 && list.tests == NULL);
     return 0;
   }
@@ -93,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   size_t written_size, *ends;
   char *written = rewrite(&list, &written_size, &ends);
   struct test_list again;
-  MUST(parse_copy(written, written_size, &again, message, sizeof message) == 0);
+  MUST(parse_copy(written, written_size, &again, &error) == 0);
   same_list(&list, &again);
   size_t second_size, *second_ends;
   char *second = rewrite(&again, &second_size, &second_ends);
@@ -104,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t back = 0; back <= 1; back++) {
       size_t cut = ends[line] - back;
       struct test_list prefix;
-      MUST(parse_copy(written, cut, &prefix, message, sizeof message) == 0);
+      MUST(parse_copy(written, cut, &prefix, &error) == 0);
       size_t whole = line == 0 ? 0 : back ? line - 1 : line;
       MUST(prefix.count == whole);
       for (size_t i = 0; i < whole; i++)

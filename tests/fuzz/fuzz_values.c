@@ -73,9 +73,9 @@ static int same_key(const struct snapshot_values_key *a, const struct snapshot_v
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   struct snapshot_values v;
-  struct snapshot_values_error e;
-  enum snapshot_values_status status = snapshot_values_read_memory(&v, data, size, "fuzz", &e);
-  if (status != SNAPSHOT_VALUES_OK && status != SNAPSHOT_VALUES_CUT) {
+  struct format_error e;
+  enum format_status status = snapshot_values_read_memory(&v, data, size, "fuzz", &e);
+  if (status != FORMAT_OK && status != FORMAT_CUT) {
     MUST(e.offset <= size);
     MUST(!strncmp(e.message, "fuzz: byte ", 11));
     MUST(v.strings == NULL && v.tables == NULL && v.keys == NULL && v.data == NULL);
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
   }
   MUST(e.offset <= size);
-  MUST(status == SNAPSHOT_VALUES_OK ? v.complete : !v.complete);
+  MUST(status == FORMAT_OK ? v.complete : !v.complete);
   for (size_t i = 0; i < v.string_count; i++) {
     MUST(v.strings[i].shown <= v.strings[i].length);
     MUST(snapshot_values_find_string(&v, v.strings[i].address) == &v.strings[i]);
@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   /* Written again, it reads back the same (within the caps its CAPTURE record gives). */
   struct bytes again = write_again(&v);
   struct snapshot_values w;
-  enum snapshot_values_status back = snapshot_values_read_memory(&w, again.data, again.size, "again", &e);
+  enum format_status back = snapshot_values_read_memory(&w, again.data, again.size, "again", &e);
   MUST(back == status);
   if (back == status) {
     MUST(w.table_count <= v.table_count && w.string_count <= v.string_count);
@@ -116,8 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Its prefixes read as cut, or (before CAPTURE is whole) as nothing. */
     for (size_t cut = 0; cut < again.size; cut += 1 + again.size / 64) {
       struct snapshot_values p;
-      enum snapshot_values_status s = snapshot_values_read_memory(&p, again.data, cut, "cut", &e);
-      MUST(s == SNAPSHOT_VALUES_CUT || s == SNAPSHOT_VALUES_CORRUPT);
+      enum format_status s = snapshot_values_read_memory(&p, again.data, cut, "cut", &e);
+      MUST(s == FORMAT_CUT || s == FORMAT_BAD_INPUT);
       MUST(e.offset <= cut);
       MUST(p.string_count <= w.string_count && p.table_count <= w.table_count);
       snapshot_values_free(&p);
