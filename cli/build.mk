@@ -4,6 +4,8 @@ CLI_SRCS += cli/info.c
 CLI_SRCS += cli/snapshot.c
 CLI_SRCS += cli/control.c
 CLI_SRCS += cli/merge.c
+# ljleak attach: the collector loaded into a running process through gdb
+CLI_SRCS += cli/attach.c cli/attach_gdb.c
 # ljleak run runs LuaJIT in its own process
 LUAJIT_SRCS += cli/run.c
 # ljleak busted: busted's suite in ljleak run's process, with lua/ljleak/busted.lua built in
@@ -21,3 +23,5 @@ $(BUSTED_LUA_H): lua/ljleak/busted.lua
 E2E_TESTS += tests/e2e/busted.sh
 # ljleak control against a running process that loaded the collector
 E2E_TESTS += tests/e2e/control.sh
+# ljleak attach: plain luajit processes captured through gdb, twice; refusals; no safe point
+E2E_TESTS += tests/e2e/attach.sh

@@ -7,7 +7,9 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "collector/ljleak_collector.h"
 #include "diff/diff.h"
+#include "format/capture_index.h"
 
 /* Exit codes shared by every subcommand (documented in README.md). */
 enum cli_exit {
@@ -113,6 +115,7 @@ int cmd_control(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_busted(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 
 /* ---- ljleak run's machinery for another subcommand (cli/run.c) -------------
  * cli_run runs argv as ljleak run would (argv[0] "run"); with a host,
@@ -126,5 +129,46 @@ struct cli_run_host {
   void *context;
 };
 int cli_run(int argc, char **argv, const struct cli_run_host *host);
+
+/* ---- The capture options ljleak run and ljleak attach share (cli/run.c) ------- */
+struct cli_capture_options {
+  struct ljleak_collector_options opt;
+  int explicit_dir;                            /* -o was given */
+  char labels[CAPTURE_INDEX_LABELS_MAX + 1];   /* the --label options, joined by ',' */
+  int labels_given;
+  uint64_t snapshots;                          /* --snapshots: 0 for none */
+};
+/* The defaults: the collector's and the LJLEAK_* variables, edge_gc on (unless LJLEAK_EDGE_GC
+ * says), 2 snapshots. */
+void cli_capture_options_init(struct cli_capture_options *c);
+/* Matches the argument args->index against a capture option (-o, --period, --max-bytes,
+ * --max-total-bytes, --sample, --every, --duration, --stack-depth, --label, --snapshots, --gzip,
+ * --values, --force-gc, --no-edge-gc): as the cli_option matchers, 1 (the value in place or the
+ * error reported) or 0 when it is none of them. */
+int cli_capture_option(struct cli_args *args, struct cli_capture_options *c);
+
+/* ---- The control channel for another subcommand (cli/control.c) ------------- */
+struct control_file_registration;
+/* Reads process pid's registration in run_dir (NULL: LJLEAK_RUN_DIR or the default), checked
+ * as ljleak control checks it; messages as ljleak control's. CLI_EXIT_OK (free it with
+ * control_file_registration_free), else ljleak control's exit code. */
+int cli_control_read(long pid, const char *run_dir, struct control_file_registration *r);
+/* Writes a request (start or stop) with id to process pid's collector, as ljleak control
+ * --request does, without printing the id. CLI_EXIT_OK or ljleak control's exit code. */
+int cli_control_write(long pid, const char *run_dir, const char *action, const char *id);
+
+/* ---- ljleak attach's debugger step (cli/attach_gdb.c) ------------------------ */
+struct cli_attach_gdb {
+  const char *gdb;          /* the debugger to run */
+  long pid;
+  const char *collector;    /* the collector's shared object, an absolute path */
+  const char *step;         /* "attach", "cancel" or "poll" (ljleak_collector.h) */
+  const char *request;      /* attach: the start request's text */
+  const char *state;        /* attach: the Lua state's address, or NULL */
+  double wait;              /* seconds to wait for a safe stop */
+  char answer[1024];        /* the script's last word: "armed", "refused WHY", "nosafe", ... */
+};
+/* Runs the step under gdb: 0 with the answer, or -1 when gdb could not be run (why in answer). */
+int cli_attach_gdb_run(struct cli_attach_gdb *step);
 
 #endif

@@ -419,17 +419,11 @@ static int control_check_set(struct cli_args *args, const char *set)
   return CLI_EXIT_OK;
 }
 
-static int control_request(const struct control_target *t, const char *action, const char *id,
-                           const char *root, const char **sets, size_t set_count)
+/* Writes the request; CLI_EXIT_OK or the exit code after the message. */
+static int control_request_write(const struct control_target *t, const char *action, const char *id,
+                                 const char *root, const char **sets, size_t set_count)
 {
-  char default_id[96], cwd[PATH_MAX], *root_line = NULL;
-  if (!id) {
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    snprintf(default_id, sizeof default_id, "ljleak-%ld-%lld%09ld", (long)getpid(),
-             (long long)now.tv_sec, now.tv_nsec);
-    id = default_id;
-  }
+  char cwd[PATH_MAX], *root_line = NULL;
   const char **options = calloc(set_count + 1, sizeof *options);
   if (!options) {
     fputs("ljleak control: error: out of memory\n", stderr);
@@ -468,6 +462,24 @@ static int control_request(const struct control_target *t, const char *action, c
   }
   if (code == CLI_EXIT_OK)
     code = control_write_request(t, text, length);
+  free(root_line);
+  free(options);
+  return code;
+}
+
+/* Writes the request and prints its id (the default one when id is NULL). */
+static int control_request(const struct control_target *t, const char *action, const char *id,
+                           const char *root, const char **sets, size_t set_count)
+{
+  char default_id[96];
+  if (!id) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(default_id, sizeof default_id, "ljleak-%ld-%lld%09ld", (long)getpid(),
+             (long long)now.tv_sec, now.tv_nsec);
+    id = default_id;
+  }
+  int code = control_request_write(t, action, id, root, sets, set_count);
   if (code == CLI_EXIT_OK) {
     struct cli_output out;
     code = cli_output_open(&out, "control", NULL);
@@ -476,8 +488,6 @@ static int control_request(const struct control_target *t, const char *action, c
       code = cli_output_close(&out, NULL);
     }
   }
-  free(root_line);
-  free(options);
   return code;
 }
 
@@ -600,5 +610,36 @@ int cmd_control(int argc, char **argv)
     close(target.run_fd);
   free(c.gets);
   free(c.sets);
+  return code;
+}
+
+/* The target pid in run_dir, found and checked as ljleak control does; close t->run_fd after. */
+static int control_open(struct control_target *t, long pid, const char *run_dir)
+{
+  memset(t, 0, sizeof *t);
+  t->pid = pid;
+  t->run_fd = -1;
+  return control_target(t, run_dir);
+}
+
+int cli_control_read(long pid, const char *run_dir, struct control_file_registration *r)
+{
+  struct control_target t;
+  int code = control_open(&t, pid, run_dir);
+  if (code == CLI_EXIT_OK)
+    code = control_read(&t, r);
+  if (t.run_fd >= 0)
+    close(t.run_fd);
+  return code;
+}
+
+int cli_control_write(long pid, const char *run_dir, const char *action, const char *id)
+{
+  struct control_target t;
+  int code = control_open(&t, pid, run_dir);
+  if (code == CLI_EXIT_OK)
+    code = control_request_write(&t, action, id, NULL, NULL, 0);
+  if (t.run_fd >= 0)
+    close(t.run_fd);
   return code;
 }

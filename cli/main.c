@@ -12,6 +12,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
   {"run", cmd_run, "run a Lua script under the collector and capture memprof segments"},
+  {"attach", cmd_attach, "capture a running LuaJIT process without a restart (through gdb)"},
   {"busted", cmd_busted, "run a busted suite, each test repeated in its own capture: a leak verdict per test"},
   {"summary", cmd_summary, "print what Tarantool's luajit-parse-memprof prints for streams"},
   {"diff", cmd_diff, "find growing sites in a capture, between boundaries, or against a base build"},

@@ -84,15 +84,11 @@ struct run_job {
   int script;               /* index of SCRIPT in argv */
   struct run_action *actions;
   int nactions;
-  struct ljleak_collector_options opt;
-  int explicit_dir;
+  struct cli_capture_options capture;
   int status;               /* the exit status to return */
   int no_env;               /* -E */
   int version;              /* -v */
   int capture_failed;
-  char labels[CAPTURE_INDEX_LABELS_MAX + 1];  /* the --label options, joined by ',' */
-  int labels_given;
-  uint64_t snapshots;       /* --snapshots: 0 for none */
   const struct cli_run_host *host;  /* another subcommand's (ljleak busted), or NULL */
   int last_snapshot_due;    /* the return boundary was asked for the last snapshot */
 };
@@ -261,7 +257,7 @@ static void run_main_returned(lua_State *L, struct run_job *job, struct ljleak_c
   ljleak_collector_frame_hold(L, frame);
   /* The last heap snapshot goes with this boundary: the holders of what
    * the main chunk's locals keep are named too. */
-  if (job->snapshots && ljleak_collector_snapshot_next(L, err, sizeof err) == 0)
+  if (job->capture.snapshots && ljleak_collector_snapshot_next(L, err, sizeof err) == 0)
     job->last_snapshot_due = 1;
   if (ljleak_collector_return_boundary(L, err, sizeof err) != 0)
     fprintf(stderr, "ljleak: %s\n", err);
@@ -335,12 +331,12 @@ static int pmain(lua_State *L)
   char err[512];
   if (job->host && !job->host->capture) {
     /* the host starts its own captures */
-  } else if (ljleak_collector_start(L, &job->opt, err, sizeof err) != 0) {
+  } else if (ljleak_collector_start(L, &job->capture.opt, err, sizeof err) != 0) {
     fprintf(stderr, "ljleak run: cannot start the capture: %s\n", err);
     job->capture_failed = 1;
     return 0;
   }
-  if (!job->explicit_dir && (!job->host || job->host->capture)) {
+  if (!job->capture.explicit_dir && (!job->host || job->host->capture)) {
     struct ljleak_collector_status st;
     ljleak_collector_status(&st);
     fprintf(stderr, "ljleak: capturing into %s\n", st.dir);
@@ -390,7 +386,7 @@ static int run_option_size(struct cli_args *args, const char *name, uint64_t max
 
 /* --label KEY=VALUE: appended to job's list, which must stay one the index
  * takes (format/capture_index.h); else a usage error. */
-static void run_add_label(struct cli_args *args, struct run_job *job, const char *label)
+static void run_add_label(struct cli_args *args, struct cli_capture_options *job, const char *label)
 {
   char message[160];
   size_t used = job->labels_given ? strlen(job->labels) : 0;
@@ -408,18 +404,26 @@ static void run_add_label(struct cli_args *args, struct run_job *job, const char
   job->opt.labels = job->labels;
 }
 
-/* An option without a value (--gzip, -E, ...) set in job: 1, or 0 when a is none. */
-static int run_flag(const char *a, struct run_job *job)
+/* A capture option without a value (--gzip, ...) set in c: 1, or 0 when a is none. */
+static int capture_flag(const char *a, struct cli_capture_options *c)
 {
   if (!strcmp(a, "--gzip"))
-    job->opt.gzip = 1;
+    c->opt.gzip = 1;
   else if (!strcmp(a, "--values"))
-    job->opt.values = 1;
+    c->opt.values = 1;
   else if (!strcmp(a, "--force-gc"))
-    job->opt.force_gc = 1;
+    c->opt.force_gc = 1;
   else if (!strcmp(a, "--no-edge-gc"))
-    job->opt.edge_gc = 0;
-  else if (!strcmp(a, "-E"))
+    c->opt.edge_gc = 0;
+  else
+    return 0;
+  return 1;
+}
+
+/* ljleak run's own option without a value (-E, -v) set in job: 1, or 0 when a is none. */
+static int run_flag(const char *a, struct run_job *job)
+{
+  if (!strcmp(a, "-E"))
     job->no_env = 1;
   else if (!strcmp(a, "-v"))
     job->version = 1;
@@ -428,12 +432,59 @@ static int run_flag(const char *a, struct run_job *job)
   return 1;
 }
 
+void cli_capture_options_init(struct cli_capture_options *c)
+{
+  memset(c, 0, sizeof *c);
+  ljleak_collector_options_init(&c->opt);
+  /* Every capture gets a first and a last exact boundary, unless LJLEAK_EDGE_GC says otherwise. */
+  if (!getenv("LJLEAK_EDGE_GC"))
+    c->opt.edge_gc = 1;
+  c->snapshots = 2;
+}
+
+int cli_capture_option(struct cli_args *args, struct cli_capture_options *c)
+{
+  char *a = args->argv[args->index];
+  uint64_t depth = 0;   /* --stack-depth's value */
+  const char *label = NULL;
+  if (cli_option_text(args, "-o", &c->opt.dir) || cli_option_text(args, "--dir", &c->opt.dir)) {
+    c->explicit_dir = 1;
+  } else if (cli_option_seconds(args, "--period", &c->opt.period) ||
+             run_option_size(args, "--max-bytes", LJLEAK_COLLECTOR_MAX_SIZE, &c->opt.max_bytes) ||
+             run_option_size(args, "--max-total-bytes", LJLEAK_COLLECTOR_MAX_SIZE,
+                             &c->opt.max_total_bytes) ||
+             run_option_size(args, "--sample", LJLEAK_COLLECTOR_MAX_SAMPLE, &c->opt.sample) ||
+             run_option_size(args, "--every", LJLEAK_COLLECTOR_MAX_SIZE, &c->opt.every) ||
+             cli_option_seconds(args, "--duration", &c->opt.duration)) {
+    /* the value is in place, or the error reported */
+  } else if (cli_option_size(args, "--stack-depth", &depth)) {
+    if (!args->failed && !ljleak_collector_stack_depth_ok(depth))
+      cli_usage_error(args, "--stack-depth must be 0 to %d", LJLEAK_COLLECTOR_MAX_STACK_DEPTH);
+    else if (!args->failed)
+      c->opt.stack_depth = (int)depth;
+  } else if (cli_option_text(args, "--label", &label)) {
+    if (label)
+      run_add_label(args, c, label);
+  } else if (!strcmp(a, "--snapshots")) {
+    const char *n = args->index + 1 < args->argc ? args->argv[++args->index] : NULL;
+    char *end = NULL;
+    unsigned long long v = n && strcmp(n, "none") ? strtoull(n, &end, 10) : 0;
+    if (!n)
+      cli_missing_value(args, a);
+    else if (strcmp(n, "none") && (!*n || *end || n[0] == '-' || v > LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1))
+      cli_bad_value(args, "--snapshots", n, "none, or a count from 0 to " RUN_STRING(LJLEAK_COLLECTOR_MAX_SNAPSHOTS) " + 1");
+    else
+      c->snapshots = v;
+  } else {
+    return capture_flag(a, c);
+  }
+  return 1;
+}
+
 /* Parses argv into job; returns 0 to run, -1 after --help, else an exit code. */
 static int parse(struct run_job *job, int argc, char **argv)
 {
   struct cli_args args;
-  uint64_t depth = 0;   /* --stack-depth's value */
-  const char *label = NULL;
   cli_args_init(&args, "run", run_usage, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
     char *a = argv[args.index];
@@ -449,36 +500,8 @@ static int parse(struct run_job *job, int argc, char **argv)
       job->script = args.index;
       break;
     }
-    if (cli_option_text(&args, "-o", &job->opt.dir) ||
-        cli_option_text(&args, "--dir", &job->opt.dir)) {
-      job->explicit_dir = 1;
-    } else if (cli_option_seconds(&args, "--period", &job->opt.period) ||
-               run_option_size(&args, "--max-bytes", LJLEAK_COLLECTOR_MAX_SIZE,
-                               &job->opt.max_bytes) ||
-               run_option_size(&args, "--max-total-bytes", LJLEAK_COLLECTOR_MAX_SIZE,
-                               &job->opt.max_total_bytes) ||
-               run_option_size(&args, "--sample", LJLEAK_COLLECTOR_MAX_SAMPLE, &job->opt.sample) ||
-               run_option_size(&args, "--every", LJLEAK_COLLECTOR_MAX_SIZE, &job->opt.every) ||
-               cli_option_seconds(&args, "--duration", &job->opt.duration)) {
+    if (cli_capture_option(&args, &job->capture)) {
       /* the value is in place, or the error reported */
-    } else if (cli_option_size(&args, "--stack-depth", &depth)) {
-      if (!args.failed && !ljleak_collector_stack_depth_ok(depth))
-        cli_usage_error(&args, "--stack-depth must be 0 to %d", LJLEAK_COLLECTOR_MAX_STACK_DEPTH);
-      else if (!args.failed)
-        job->opt.stack_depth = (int)depth;
-    } else if (cli_option_text(&args, "--label", &label)) {
-      if (label)
-        run_add_label(&args, job, label);
-    } else if (!strcmp(a, "--snapshots")) {
-      const char *n = args.index + 1 < argc ? argv[++args.index] : NULL;
-      char *end = NULL;
-      unsigned long long v = n && strcmp(n, "none") ? strtoull(n, &end, 10) : 0;
-      if (!n)
-        cli_missing_value(&args, a);
-      else if (strcmp(n, "none") && (!*n || *end || n[0] == '-' || v > LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1))
-        cli_bad_value(&args, "--snapshots", n, "none, or a count from 0 to " RUN_STRING(LJLEAK_COLLECTOR_MAX_SNAPSHOTS) " + 1");
-      else
-        job->snapshots = v;
     } else if (run_flag(a, job)) {
       /* set */
     } else if (a[1] == 'O') {
@@ -525,15 +548,10 @@ int cli_run(int argc, char **argv, const struct cli_run_host *host)
     fprintf(stderr, "ljleak run: out of memory\n");
     return CLI_EXIT_RUNTIME;
   }
-  ljleak_collector_options_init(&job.opt);
-  /* ljleak run gives every capture a first and a last exact boundary,
-   * unless LJLEAK_EDGE_GC says otherwise. */
-  if (!getenv("LJLEAK_EDGE_GC"))
-    job.opt.edge_gc = 1;
-  job.snapshots = 2;
+  cli_capture_options_init(&job.capture);
   int rc = parse(&job, argc, argv);
   /* The last one is the runner's; the collector takes those in the middle. */
-  job.opt.snapshots = job.snapshots ? job.snapshots - 1 : 0;
+  job.capture.opt.snapshots = job.capture.snapshots ? job.capture.snapshots - 1 : 0;
   if (rc != 0) {
     free(job.actions);
     return rc < 0 ? CLI_EXIT_OK : rc;
@@ -557,7 +575,7 @@ int cli_run(int argc, char **argv, const struct cli_run_host *host)
     /* The last snapshot was asked of the return boundary; a script that
      * failed has none, and the exit boundary takes it (its globals, modules
      * and coroutines are there, its main chunk's locals are not). */
-    if (st.active && job.snapshots && !job.last_snapshot_due)
+    if (st.active && job.capture.snapshots && !job.last_snapshot_due)
       ljleak_collector_snapshot_next(L, err, sizeof err);
     if (st.active)
       ljleak_collector_exit(L, err, sizeof err);

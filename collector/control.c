@@ -130,7 +130,9 @@ static void write_registration(void)
   r.started = control.started;
   r.exe = control.exe;
   r.luajit = control.luajit;
-  r.poll = control.poller == COLL_CONTROL_POLL_TIMER ? "timer" : "thread";
+  r.poll = control.poller == COLL_CONTROL_POLL_TIMER    ? "timer"
+           : control.poller == COLL_CONTROL_POLL_ATTACH ? "attach"
+                                                        : "thread";
   r.request_file = control.request_path;
   r.root = control.root;
   r.state = control.exiting ? "exiting" : control.active ? "capturing" : "idle";

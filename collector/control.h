@@ -14,7 +14,8 @@
 /* Who takes requests: a thread that only sets COLL_CAPTURE_PENDING_CONTROL for
  * the allocator hook (a plain program), or a timer of the host that calls
  * coll_capture_control_poll (nginx: ngx.timer.every). */
-enum coll_control_poller { COLL_CONTROL_POLL_THREAD, COLL_CONTROL_POLL_TIMER };
+enum coll_control_poller { COLL_CONTROL_POLL_THREAD, COLL_CONTROL_POLL_TIMER,
+                           COLL_CONTROL_POLL_ATTACH /* ljleak attach asks through the debugger */ };
 
 /* The registration directory's name: LJLEAK_RUN_DIR, else /tmp/ljleak-<euid>
  * (-1 if too long). */

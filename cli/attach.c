@@ -1,0 +1,521 @@
+/* cli/attach.c: ljleak attach: captures a running LuaJIT process that never loaded the collector, without a restart (docs/attach.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "format/capture_layout.h"
+#include "format/control_file.h"
+
+static const char attach_usage[] =
+    "usage: ljleak attach [-o DIR] [--duration SECONDS] [--every BYTES] [--sample BYTES]\n"
+    "                     [--snapshots N|none] [--gzip] [--period SECONDS] [--max-bytes N]\n"
+    "                     [--max-total-bytes N] [--force-gc] [--no-edge-gc] [--stack-depth N]\n"
+    "                     [--values] [--label KEY=VALUE]... [--state ADDR] [--wait SECONDS] PID\n";
+
+static const char attach_help[] =
+    "\n"
+    "Captures process PID, a running LuaJIT program that never loaded the collector,\n"
+    "without restarting it: gdb stops it in a system call, loads the collector and\n"
+    "arms a count hook; at the VM's next instruction the capture starts, with the\n"
+    "options of ljleak run. At the end (--duration, or Ctrl-C here) it stops, gives\n"
+    "the VM its allocator back, and the process goes on; only the collector's code\n"
+    "stays mapped. Needs gdb and the rights ptrace needs (root, or the process's\n"
+    "user with kernel.yama.ptrace_scope 0).\n"
+    "\n"
+    "  -o DIR                capture directory (default: a new ljleak-<pid>-<time> in\n"
+    "                        $LJLEAK_ROOT or the working directory); the process\n"
+    "                        writes it, as its own user\n"
+    "  --duration SECONDS    stop after this long (default: at Ctrl-C)\n"
+    "  --snapshots N|none    heap snapshots in the middle of the capture (default none)\n"
+    "  --state ADDR          the Lua state to capture, when the process has several\n"
+    "                        (attach names them when it refuses)\n"
+    "  --wait SECONDS        how long to wait for a safe stop and for the VM's next\n"
+    "                        instruction (default 10): past it attach gives up, and\n"
+    "                        the process goes on as it was\n"
+    "  The other options are ljleak run's (ljleak run --help).\n"
+    "\n"
+    "The collector is LJLEAK_COLLECTOR, else lua/ljleak/collector.so beside this\n"
+    "ljleak, else the installed one; gdb is LJLEAK_GDB, else gdb on PATH.\n"
+    "Exit status: 0 captured; 2 bad usage; 3 refused (no such process, no\n"
+    "permission, no gdb, no LuaJIT or another LuaJIT, no or several Lua states, a\n"
+    "capture already running); 4 no safe point within --wait, or the capture failed.\n";
+
+struct attach_job {
+  struct cli_capture_options capture;
+  long pid;
+  const char *state;
+  double wait;
+  char gdb[PATH_MAX];
+  char collector[PATH_MAX];
+  char run_dir[PATH_MAX];
+  char dir[PATH_MAX];
+  char root[PATH_MAX];
+  char id[96];
+};
+
+static volatile sig_atomic_t attach_interrupted;
+
+static void attach_on_signal(int signo)
+{
+  (void)signo;
+  attach_interrupted = 1;
+}
+
+static int parse(struct attach_job *job, int argc, char **argv)
+{
+  struct cli_args args;
+  const char *pid_text = NULL;
+  cli_args_init(&args, "attach", attach_usage, argc, argv);
+  for (; args.index < argc && !args.failed; args.index++) {
+    char *a = argv[args.index];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      printf("%s%s", attach_usage, attach_help);
+      return -1;
+    }
+    if (cli_capture_option(&args, &job->capture) || cli_option_text(&args, "--state", &job->state) ||
+        cli_option_seconds(&args, "--wait", &job->wait)) {
+      /* the value is in place, or the error reported */
+    } else if (a[0] == '-') {
+      cli_unknown_option(&args);
+    } else if (pid_text) {
+      cli_usage_error(&args, "more than one process: %s", a);
+    } else {
+      pid_text = a;
+    }
+  }
+  if (args.failed)
+    return CLI_EXIT_USAGE;
+  char *end = NULL;
+  job->pid = pid_text ? strtol(pid_text, &end, 10) : 0;
+  if (!pid_text)
+    return cli_usage_error(&args, "no process given");
+  if (*end || job->pid <= 0 || pid_text[0] < '0' || pid_text[0] > '9')
+    return cli_bad_value(&args, "PID", pid_text, "a process id");
+  if (job->wait <= 0)
+    return cli_bad_value(&args, "--wait", argv[args.index - 1], "seconds above 0");
+  return 0;
+}
+
+/* name made absolute from the working directory, into out; -1 if too long. */
+static int absolute(const char *name, char *out, size_t size)
+{
+  char cwd[PATH_MAX];
+  if (name[0] == '/')
+    return snprintf(out, size, "%s", name) < (int)size ? 0 : -1;
+  if (!getcwd(cwd, sizeof cwd))
+    return -1;
+  return capture_layout_join(strcmp(name, ".") ? cwd : "", strcmp(name, ".") ? name : cwd, out,
+                             size) ? 0 : -1;
+}
+
+/* A program on PATH, into out: 0, or -1 when there is none. */
+static int find_program(const char *name, char *out, size_t size)
+{
+  if (strchr(name, '/'))
+    return snprintf(out, size, "%s", name) < (int)size && access(out, X_OK) == 0 ? 0 : -1;
+  const char *path = getenv("PATH");
+  while (path && *path) {
+    size_t len = strcspn(path, ":");
+    if (len && snprintf(out, size, "%.*s/%s", (int)len, path, name) < (int)size &&
+        access(out, X_OK) == 0)
+      return 0;
+    path += len + (path[len] == ':');
+  }
+  return -1;
+}
+
+/* The collector to load: LJLEAK_COLLECTOR, beside this ljleak, or the installed one. */
+static int find_collector(char *out, size_t size)
+{
+  const char *given = getenv("LJLEAK_COLLECTOR");
+  if (given && *given)
+    return realpath(given, out) && strlen(out) < size ? 0 : -1;
+  char exe[PATH_MAX], candidate[PATH_MAX + 32];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash)
+    *slash = '\0';
+  const char *const places[] = {exe, "/usr/local/lib/lua/5.1", "/usr/lib/x86_64-linux-gnu/lua/5.1"};
+  for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+    snprintf(candidate, sizeof candidate, "%s/lua/ljleak/collector.so", places[i]);
+    if (i > 0)
+      snprintf(candidate, sizeof candidate, "%s/ljleak/collector.so", places[i]);
+    if (access(candidate, R_OK) == 0 && realpath(candidate, out))
+      return 0;
+  }
+  return -1;
+}
+
+/* The process's LJLEAK_RUN_DIR (from /proc/PID/environ), else the default of its user. */
+static void target_run_dir(const struct attach_job *job, char *out, size_t size)
+{
+  char path[64], env[65536];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%ld/environ", job->pid);
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(env, 1, sizeof env - 1, f) : 0;
+  if (f)
+    fclose(f);
+  env[n] = '\0';
+  for (size_t at = 0; at < n; at += strlen(env + at) + 1)
+    if (!strncmp(env + at, "LJLEAK_RUN_DIR=", 15) && env[at + 15]) {
+      snprintf(out, size, "%s", env + at + 15);
+      return;
+    }
+  snprintf(path, sizeof path, "/proc/%ld", job->pid);
+  control_file_default_run_dir(stat(path, &st) == 0 ? st.st_uid : (unsigned long)-1, out, size);
+}
+
+/* What must hold before gdb runs: the process, the permission, gdb, the collector. */
+static int preflight(struct attach_job *job)
+{
+  char path[64];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%ld", job->pid);
+  if (stat(path, &st) != 0 || job->pid == (long)getpid()) {
+    fprintf(stderr, "ljleak attach: no process %ld\n", job->pid);
+    return CLI_EXIT_INPUT;
+  }
+  FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+  int scope = 0;
+  if (f) {
+    if (fscanf(f, "%d", &scope) != 1)
+      scope = 0;
+    fclose(f);
+  }
+  if (scope >= 3) {
+    fprintf(stderr, "ljleak attach: kernel.yama.ptrace_scope is 3: no process may be attached to "
+                    "until the next boot, so attach cannot enter %ld\n", job->pid);
+    return CLI_EXIT_INPUT;
+  }
+  if (geteuid() != 0 && st.st_uid != geteuid()) {
+    fprintf(stderr, "ljleak attach: process %ld belongs to another user: attaching needs root "
+                    "(or that user, with ptrace allowed)\n", job->pid);
+    return CLI_EXIT_INPUT;
+  }
+  const char *gdb = getenv("LJLEAK_GDB");
+  if (find_program(gdb && *gdb ? gdb : "gdb", job->gdb, sizeof job->gdb) != 0) {
+    fprintf(stderr, "ljleak attach: no gdb%s%s: ljleak attach enters the process with it "
+                    "(apt-get install gdb)\n", gdb && *gdb ? " at " : " on PATH",
+            gdb && *gdb ? gdb : "");
+    return CLI_EXIT_INPUT;
+  }
+  if (find_collector(job->collector, sizeof job->collector) != 0) {
+    fprintf(stderr, "ljleak attach: no collector.so beside this ljleak or installed "
+                    "(give LJLEAK_COLLECTOR=FILE)\n");
+    return CLI_EXIT_INPUT;
+  }
+  target_run_dir(job, job->run_dir, sizeof job->run_dir);
+  return CLI_EXIT_OK;
+}
+
+/* The effective uid and gid of the process, from /proc/PID/status: 0, or -1. */
+static int target_ids(long pid, unsigned long *uid, unsigned long *gid)
+{
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%ld/status", pid);
+  FILE *f = fopen(path, "r");
+  int found = 0;
+  unsigned long real;
+  while (f && fgets(line, sizeof line, f)) {
+    found += sscanf(line, "Uid:\t%lu\t%lu", &real, uid) == 2;
+    found += sscanf(line, "Gid:\t%lu\t%lu", &real, gid) == 2;
+  }
+  if (f)
+    fclose(f);
+  return found == 2 ? 0 : -1;
+}
+
+/* Root attaching to another user's process: the process writes its capture as its own user,
+ * into a directory root chose. A missing one is made here and given to that user, through the
+ * handle of the directory just made (a link put in its place is not followed); one that exists
+ * is the collector's to check (it takes only an empty one of its user's). Without -o, it is a
+ * new ljleak-<pid>-<time> in the root. */
+static int prepare_dir(struct attach_job *job)
+{
+  unsigned long uid, gid;
+  if (geteuid() != 0 || target_ids(job->pid, &uid, &gid) != 0 || uid == 0)
+    return CLI_EXIT_OK;
+  if (!job->capture.explicit_dir) {
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    if (snprintf(job->dir, sizeof job->dir, "%s/ljleak-%ld-%s", job->root, job->pid, stamp) >=
+        (int)sizeof job->dir)
+      return CLI_EXIT_USAGE;
+    job->capture.explicit_dir = 1;
+  }
+  if (mkdir(job->dir, 0700) != 0) {
+    if (errno == EEXIST)
+      return CLI_EXIT_OK;
+    fprintf(stderr, "ljleak attach: cannot create %s for process %ld: %s\n", job->dir, job->pid,
+            strerror(errno));
+    return CLI_EXIT_RUNTIME;
+  }
+  int fd = open(job->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  int given = fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == 0 &&
+              fchown(fd, (uid_t)uid, (gid_t)gid) == 0;
+  if (fd >= 0)
+    close(fd);
+  if (!given) {
+    fprintf(stderr, "ljleak attach: cannot give %s to the user of process %ld: it was replaced "
+                    "or cannot be changed\n", job->dir, job->pid);
+    return CLI_EXIT_RUNTIME;
+  }
+  return CLI_EXIT_OK;
+}
+
+/* The start request: the id, then every option the capture takes, as the collector reads them. */
+static int build_request(struct attach_job *job, char *text, size_t size)
+{
+  const struct ljleak_collector_options *o = &job->capture.opt;
+  char lines[20][PATH_MAX + 32];
+  const char *options[20];
+  size_t n = 0;
+  if (job->capture.explicit_dir)
+    snprintf(lines[n++], sizeof lines[0], "dir=%s", job->dir);
+  else
+    snprintf(lines[n++], sizeof lines[0], "root=%s", job->root);
+  snprintf(lines[n++], sizeof lines[0], "period=%.17g", o->period);
+  snprintf(lines[n++], sizeof lines[0], "duration=%.17g", o->duration);
+  snprintf(lines[n++], sizeof lines[0], "max_bytes=%" PRIu64, o->max_bytes);
+  snprintf(lines[n++], sizeof lines[0], "max_total_bytes=%" PRIu64, o->max_total_bytes);
+  snprintf(lines[n++], sizeof lines[0], "sample=%" PRIu64, o->sample);
+  snprintf(lines[n++], sizeof lines[0], "every=%" PRIu64, o->every);
+  snprintf(lines[n++], sizeof lines[0], "snapshots=%" PRIu64, job->capture.snapshots);
+  snprintf(lines[n++], sizeof lines[0], "stack_depth=%d", o->stack_depth);
+  snprintf(lines[n++], sizeof lines[0], "gzip=%d", o->gzip);
+  snprintf(lines[n++], sizeof lines[0], "force_gc=%d", o->force_gc);
+  snprintf(lines[n++], sizeof lines[0], "edge_gc=%d", o->edge_gc);
+  snprintf(lines[n++], sizeof lines[0], "values=%d", o->values);
+  if (o->labels && *o->labels)
+    snprintf(lines[n++], sizeof lines[0], "labels=%s", o->labels);
+  for (size_t i = 0; i < n; i++)
+    options[i] = lines[i];
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  snprintf(job->id, sizeof job->id, "ljleak-attach-%ld-%lld%09ld", (long)getpid(),
+           (long long)now.tv_sec, now.tv_nsec);
+  struct control_file_request rq = {job->id, "start", options, n};
+  struct control_file_error error;
+  if (!control_file_write_request(text, size, &rq, &error)) {
+    fprintf(stderr, "ljleak attach: %s\n", error.message);
+    return CLI_EXIT_USAGE;
+  }
+  return CLI_EXIT_OK;
+}
+
+/* Runs a debugger step; its answer's first word into kind, the rest into why. */
+static void gdb_step(const struct attach_job *job, const char *step, const char *request,
+                     struct cli_attach_gdb *g)
+{
+  memset(g, 0, sizeof *g);
+  g->gdb = job->gdb;
+  g->pid = job->pid;
+  g->collector = job->collector;
+  g->step = step;
+  g->request = request;
+  g->state = job->state;
+  g->wait = job->wait;
+  cli_attach_gdb_run(g);
+}
+
+static int answer_is(const struct cli_attach_gdb *g, const char *kind)
+{
+  size_t n = strlen(kind);
+  return !strncmp(g->answer, kind, n) && (g->answer[n] == '\0' || g->answer[n] == ' ');
+}
+
+static const char *answer_text(const struct cli_attach_gdb *g)
+{
+  const char *space = strchr(g->answer, ' ');
+  return space ? space + 1 : "";
+}
+
+/* The debugger's step that arms the hook: CLI_EXIT_OK, or why not (printed). */
+static int arm(struct attach_job *job, const char *request)
+{
+  struct cli_attach_gdb g;
+  gdb_step(job, "attach", request, &g);
+  if (answer_is(&g, "armed"))
+    return CLI_EXIT_OK;
+  if (answer_is(&g, "refused")) {
+    fprintf(stderr, "ljleak attach: process %ld refused: %s\n", job->pid, answer_text(&g));
+    return CLI_EXIT_INPUT;
+  }
+  if (answer_is(&g, "noload")) {
+    const char *why = answer_text(&g);
+    if (strstr(why, "undefined symbol: lua") || strstr(why, "undefined symbol: luaL"))
+      fprintf(stderr, "ljleak attach: process %ld has no LuaJIT the collector can use (%s)\n",
+              job->pid, why);
+    else
+      fprintf(stderr, "ljleak attach: cannot load the collector into process %ld: %s\n",
+              job->pid, why);
+    return CLI_EXIT_INPUT;
+  }
+  if (answer_is(&g, "nosafe")) {
+    fprintf(stderr, "ljleak attach: process %ld entered no system call where loading is safe "
+                    "within %g s; it runs on as it was\n", job->pid, job->wait);
+    return CLI_EXIT_RUNTIME;
+  }
+  fprintf(stderr, "ljleak attach: cannot enter process %ld with %s: %s%s\n", job->pid, job->gdb,
+          answer_text(&g),
+          strstr(g.answer, "ptrace") ? " (attaching needs root, or the process's user with "
+                                       "kernel.yama.ptrace_scope 0)" : "");
+  return CLI_EXIT_INPUT;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+static void pause_briefly(void)
+{
+  struct timespec pause = {0, 50000000};
+  nanosleep(&pause, NULL);
+}
+
+/* Whether process pid registered in job's run directory (a quiet check, before reading it). */
+static int registered(const struct attach_job *job)
+{
+  char name[32], path[PATH_MAX + 32];
+  struct stat st;
+  control_file_name(job->pid, CONTROL_FILE_NAME_REGISTRATION, name, sizeof name);
+  capture_layout_join(job->run_dir, name, path, sizeof path);
+  return lstat(path, &st) == 0;
+}
+
+/* Waits for the hook's answer to the start request: CLI_EXIT_OK with the capture's directory
+ * in dir, or why not (printed; a hook that never ran is disarmed). */
+static int wait_started(struct attach_job *job, char *dir, size_t size)
+{
+  struct timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  while (seconds_since(&start) < job->wait) {
+    struct control_file_registration r;
+    if (registered(job) && cli_control_read(job->pid, job->run_dir, &r) == CLI_EXIT_OK) {
+      int ours = r.request && !strcmp(r.request, job->id);
+      int ok = ours && r.result && !strcmp(r.result, "ok");
+      if (ours && !ok)
+        fprintf(stderr, "ljleak attach: process %ld could not start the capture: %s\n", job->pid,
+                r.error ? r.error : "no reason given");
+      if (ok)
+        snprintf(dir, size, "%s", r.dir ? r.dir : "");
+      control_file_registration_free(&r);
+      if (ours)
+        return ok ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+    }
+    pause_briefly();
+  }
+  struct cli_attach_gdb g;
+  gdb_step(job, "cancel", NULL, &g);
+  if (answer_is(&g, "cancelled")) {
+    fprintf(stderr, "ljleak attach: process %ld ran no Lua code within %g s (blocked in C?): the "
+                    "hook is disarmed and it goes on as it was; only the collector's code stays "
+                    "loaded\n", job->pid, job->wait);
+    return CLI_EXIT_RUNTIME;
+  }
+  fprintf(stderr, "ljleak attach: process %ld did not answer within %g s: %s\n", job->pid,
+          job->wait, answer_is(&g, "ran") && *answer_text(&g) ? answer_text(&g) : g.answer);
+  return CLI_EXIT_RUNTIME;
+}
+
+/* Asks the running capture to stop: a stop request, and the debugger's poll of it. */
+static void request_stop(struct attach_job *job)
+{
+  char id[128];
+  struct cli_attach_gdb g;
+  snprintf(id, sizeof id, "%s-stop", job->id);
+  if (cli_control_write(job->pid, job->run_dir, "stop", id) != CLI_EXIT_OK)
+    return;
+  gdb_step(job, "poll", NULL, &g);
+  if (!answer_is(&g, "polled"))
+    fprintf(stderr, "ljleak attach: cannot ask process %ld to stop: %s\n", job->pid, g.answer);
+}
+
+/* Waits until the capture in dir is over: by its duration, or a stop asked at Ctrl-C. */
+static int wait_stopped(struct attach_job *job, const char *dir)
+{
+  int asked = 0;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld", job->pid);
+  for (;;) {
+    struct control_file_registration r;
+    if (access(path, F_OK) != 0) {
+      fprintf(stderr, "ljleak attach: process %ld exited during the capture; its exit handler "
+                      "ends it in %s\n", job->pid, dir);
+      return CLI_EXIT_RUNTIME;
+    }
+    if (attach_interrupted && !asked) {
+      asked = 1;
+      request_stop(job);
+    }
+    if (cli_control_read(job->pid, job->run_dir, &r) != CLI_EXIT_OK)
+      return CLI_EXIT_RUNTIME;
+    int over = !r.state || strcmp(r.state, "capturing") != 0 || !r.dir || strcmp(r.dir, dir);
+    int failed = over && r.error && *r.error;
+    if (failed)
+      fprintf(stderr, "ljleak attach: the capture in %s ended on an error: %s\n", dir, r.error);
+    control_file_registration_free(&r);
+    if (over)
+      return failed ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+    pause_briefly();
+  }
+}
+
+int cmd_attach(int argc, char **argv)
+{
+  struct attach_job job;
+  memset(&job, 0, sizeof job);
+  cli_capture_options_init(&job.capture);
+  job.capture.snapshots = 0;   /* no main chunk to return here: only those asked for */
+  job.wait = 10;
+  int rc = parse(&job, argc, argv);
+  if (rc != 0)
+    return rc < 0 ? CLI_EXIT_OK : rc;
+  const char *root = job.capture.opt.root && *job.capture.opt.root ? job.capture.opt.root : ".";
+  if ((job.capture.explicit_dir && absolute(job.capture.opt.dir, job.dir, sizeof job.dir) != 0) ||
+      absolute(root, job.root, sizeof job.root) != 0) {
+    fprintf(stderr, "ljleak attach: the capture directory's name is too long\n");
+    return CLI_EXIT_USAGE;
+  }
+  char request[CONTROL_FILE_REQUEST_MAX + 1], dir[PATH_MAX];
+  rc = preflight(&job);
+  if (rc == CLI_EXIT_OK)
+    rc = prepare_dir(&job);
+  if (rc == CLI_EXIT_OK)
+    rc = build_request(&job, request, sizeof request);
+  if (rc == CLI_EXIT_OK)
+    rc = arm(&job, request);
+  if (rc == CLI_EXIT_OK)
+    rc = wait_started(&job, dir, sizeof dir);
+  if (rc != CLI_EXIT_OK)
+    return rc;
+  fprintf(stderr, "ljleak: capturing process %ld into %s\n", job.pid, dir);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = attach_on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  rc = wait_stopped(&job, dir);
+  if (rc == CLI_EXIT_OK)
+    fprintf(stderr, "ljleak: the capture of process %ld is over; it runs on. See: ljleak diff %s\n",
+            job.pid, dir);
+  return rc;
+}

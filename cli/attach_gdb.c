@@ -1,0 +1,229 @@
+/* cli/attach_gdb.c: ljleak attach's debugger step: gdb stops the process where it is safe to load the collector, calls one of its attach entries, and leaves. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+/* The script gdb runs (Python, which Debian's gdb has). Its lines to the front end begin with
+ * "ljleak-attach: ". A stop is safe when the thread is in a system call (the bytes before pc are
+ * x86-64's syscall instruction) and no frame of its stack is the allocator's or the dynamic
+ * loader's: dlopen takes their locks. A process found elsewhere runs on to its next blocking
+ * system call (catch syscall); past the deadline no call starts. */
+static const char attach_gdb_script[] =
+    "import gdb, sys, time\n"
+    "DEADLINE = time.time() + WAIT\n"
+    "gdb.execute('set pagination off')\n"
+    "gdb.execute('set confirm off')\n"
+    "UNSAFE = ('malloc', 'calloc', 'realloc', 'free', 'memalign', '_int_', 'tcache', 'arena',\n"
+    "          '_dl_', 'dl_open', 'dlopen', 'dlclose', 'dl_catch', 'lj_alloc', 'lj_mem_',\n"
+    "          'lj_gc_', 'fork', 'ljleak', 'coll_')\n"
+    "BLOCKING = ('read write readv writev pread64 pwrite64 recvfrom sendto recvmsg sendmsg '\n"
+    "            'nanosleep clock_nanosleep select pselect6 poll ppoll epoll_wait epoll_pwait '\n"
+    "            'accept accept4 wait4 waitid pause rt_sigsuspend rt_sigtimedwait')\n"
+    "def say(kind, text=''):\n"
+    "    print('ljleak-attach: %s %s' % (kind, text))\n"
+    "    sys.stdout.flush()\n"
+    "def unsafe_frame():\n"
+    "    f = gdb.newest_frame()\n"
+    "    while f is not None:\n"
+    "        name = f.name() or ''\n"
+    "        if any(u in name for u in UNSAFE):\n"
+    "            return name\n"
+    "        f = f.older()\n"
+    "    return None\n"
+    "def in_syscall():\n"
+    "    pc = int(gdb.parse_and_eval('$pc'))\n"
+    "    return gdb.selected_inferior().read_memory(pc - 2, 2).tobytes() == b'\\x0f\\x05'\n"
+    "def safe_thread():\n"
+    "    for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):\n"
+    "        t.switch()\n"
+    "        if in_syscall() and unsafe_frame() is None:\n"
+    "            return True\n"
+    "    return False\n"
+    "def cstring(b):\n"
+    "    b = b + b'\\0'\n"
+    "    p = int(gdb.parse_and_eval('(void *)malloc(%d)' % len(b)))\n"
+    "    if p == 0:\n"
+    "        raise gdb.GdbError('malloc failed in the process')\n"
+    "    gdb.selected_inferior().write_memory(p, b)\n"
+    "    return p\n"
+    "def call(expr):\n"
+    "    return gdb.parse_and_eval(expr)\n"
+    "def message():\n"
+    "    return call('((const char *(*)(void))ljleak_collector_attach_message)()').string()\n"
+    "def run():\n"
+    "    if not safe_thread():\n"
+    "        gdb.execute('catch syscall ' + BLOCKING, to_string=True)\n"
+    "        while True:\n"
+    "            say('waiting')\n"
+    "            gdb.execute('continue', to_string=True)\n"
+    "            if time.time() > DEADLINE:\n"
+    "                say('nosafe')\n"
+    "                return\n"
+    "            if in_syscall() and unsafe_frame() is None:\n"
+    "                break\n"
+    "        gdb.execute('delete', to_string=True)\n"
+    "    say('calling')\n"
+    "    so = cstring(SO)\n"
+    "    handle = int(call('(void *)dlopen((char *)%d, 2)' % so))\n"
+    "    call('(void)free((void *)%d)' % so)\n"
+    "    if handle == 0:\n"
+    "        say('noload', call('(char *)dlerror()').string())\n"
+    "        return\n"
+    "    if STEP == 'attach':\n"
+    "        rq = cstring(REQUEST)\n"
+    "        st = cstring(STATE)\n"
+    "        rc = int(call('((int (*)(const char *, const char *))ljleak_collector_attach)'\n"
+    "                      '((char *)%d, (char *)%d)' % (rq, st)))\n"
+    "        call('(void)free((void *)%d)' % rq)\n"
+    "        call('(void)free((void *)%d)' % st)\n"
+    "        say('armed' if rc == 0 else 'refused', '' if rc == 0 else message())\n"
+    "    elif STEP == 'cancel':\n"
+    "        rc = int(call('((int (*)(void))ljleak_collector_attach_cancel)()'))\n"
+    "        say('cancelled' if rc == 1 else 'ran', message())\n"
+    "    else:\n"
+    "        call('((void (*)(void))ljleak_collector_attach_poll)()')\n"
+    "        say('polled')\n"
+    "try:\n"
+    "    run()\n"
+    "except Exception as e:\n"
+    "    say('failed', str(e).replace('\\n', ' '))\n"
+    "gdb.execute('detach', to_string=True)\n";
+
+/* text as a Python bytes literal, every byte escaped. */
+static void python_bytes(FILE *f, const char *name, const char *text)
+{
+  fprintf(f, "%s = b'", name);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+    fprintf(f, "\\x%02x", *p);
+  fputs("'\n", f);
+}
+
+/* Writes the script with its values to a new private file; its name into path. 0 or -1. */
+static int write_script(char *path, size_t size, const struct cli_attach_gdb *step)
+{
+  const char *tmp = getenv("TMPDIR");
+  snprintf(path, size, "%s/ljleak-attach-XXXXXX.py", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemps(path, 3);
+  if (fd < 0)
+    return -1;
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    close(fd);
+    unlink(path);
+    return -1;
+  }
+  python_bytes(f, "SO", step->collector);
+  python_bytes(f, "REQUEST", step->request ? step->request : "");
+  python_bytes(f, "STATE", step->state ? step->state : "");
+  fprintf(f, "STEP = '%s'\nWAIT = %.3f\n", step->step, step->wait);
+  fputs(attach_gdb_script, f);
+  if (fclose(f) != 0) {
+    unlink(path);
+    return -1;
+  }
+  return 0;
+}
+
+/* Reads gdb's output until it exits; past the deadline (and the script's own, plus a grace) a
+ * gdb that still waits for a system call is killed: nothing of it is in the process then. */
+static void read_answer(int fd, pid_t gdb, double wait, struct cli_attach_gdb *step)
+{
+  char buffer[8192];
+  size_t used = 0;
+  int calling = 0;
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  fcntl(fd, F_SETFL, O_NONBLOCK);
+  for (;;) {
+    ssize_t n = read(fd, buffer + used, sizeof buffer - 1 - used);
+    if (n > 0) {
+      used += (size_t)n;
+      buffer[used] = '\0';
+      calling = strstr(buffer, "ljleak-attach: calling") != NULL;
+      continue;
+    }
+    if (n == 0)
+      break;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double elapsed = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+    if (!calling && elapsed > wait + 5) {
+      kill(gdb, SIGKILL);
+      snprintf(step->answer, sizeof step->answer, "nosafe");
+      break;
+    }
+    struct timespec pause = {0, 20000000};
+    nanosleep(&pause, NULL);
+  }
+  buffer[used] = '\0';
+  /* The last line of the script's: "ljleak-attach: KIND TEXT". */
+  const char *last = NULL;
+  for (char *at = strstr(buffer, "ljleak-attach: "); at; at = strstr(at + 1, "ljleak-attach: "))
+    if (strncmp(at + 15, "waiting", 7) && strncmp(at + 15, "calling", 7))
+      last = at + 15;
+  if (last && !step->answer[0]) {
+    size_t len = strcspn(last, "\n");
+    snprintf(step->answer, sizeof step->answer, "%.*s", (int)(len < 1000 ? len : 1000), last);
+  }
+  if (!step->answer[0]) {
+    /* gdb's own complaint (ptrace refused, no process): its last line. */
+    char *end = buffer + used;
+    while (end > buffer && (end[-1] == '\n' || end[-1] == ' '))
+      *--end = '\0';
+    char *line = strrchr(buffer, '\n');
+    snprintf(step->answer, sizeof step->answer, "failed %.900s", line ? line + 1 : buffer);
+  }
+}
+
+int cli_attach_gdb_run(struct cli_attach_gdb *step)
+{
+  char script[4096];
+  step->answer[0] = '\0';
+  if (write_script(script, sizeof script, step) != 0) {
+    snprintf(step->answer, sizeof step->answer, "failed cannot write the debugger's script: %s",
+             strerror(errno));
+    return -1;
+  }
+  int out[2];
+  if (pipe(out) != 0) {
+    unlink(script);
+    snprintf(step->answer, sizeof step->answer, "failed pipe: %s", strerror(errno));
+    return -1;
+  }
+  char pid_text[32];
+  snprintf(pid_text, sizeof pid_text, "%ld", step->pid);
+  pid_t child = fork();
+  if (child == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    dup2(out[1], STDERR_FILENO);
+    close(out[0]);
+    close(out[1]);
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0)
+      dup2(null, STDIN_FILENO);
+    execlp(step->gdb, step->gdb, "-q", "-batch", "-nx", "-p", pid_text, "-x", script, (char *)NULL);
+    _exit(127);
+  }
+  close(out[1]);
+  if (child < 0) {
+    close(out[0]);
+    unlink(script);
+    snprintf(step->answer, sizeof step->answer, "failed fork: %s", strerror(errno));
+    return -1;
+  }
+  read_answer(out[0], child, step->wait, step);
+  close(out[0]);
+  int status;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  unlink(script);
+  return 0;
+}

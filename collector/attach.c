@@ -1,0 +1,268 @@
+/* collector/attach.c: ljleak attach's way into a running process (docs/attach.md): what runs at the debugger's stop finds the Lua state and arms a count hook; the capture starts at the hook, between two instructions of the VM. */
+#include "collector/ljleak_collector.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/capture.h"
+#include "collector/control.h"
+#include "collector/lj_private.h"
+#include "collector/options.h"
+#include "collector/text.h"
+#include "format/control_file.h"
+
+/* One attach at a time. armed is taken by exactly one of the hook and the cancel (an atomic
+ * exchange): the process is stopped at any instruction when the cancel runs. */
+static struct {
+  int armed;                                   /* the count hook is set and has not run */
+  global_State *g;                             /* the state it was set on */
+  char request[CONTROL_FILE_REQUEST_MAX + 1];  /* the start request, copied at the stop */
+  char message[512];                           /* why the last step failed, for the front end */
+} attach;
+
+/* Reads /proc/self/maps a line at a time without the C library's buffers (the stop may be
+ * anywhere the process was in a system call). */
+struct maps_reader {
+  int fd;
+  char buffer[4096];
+  size_t used, start;
+};
+
+static int maps_line(struct maps_reader *r, char *line, size_t size)
+{
+  for (;;) {
+    char *nl = memchr(r->buffer + r->start, '\n', r->used - r->start);
+    if (nl) {
+      size_t n = (size_t)(nl - (r->buffer + r->start));
+      if (n >= size)
+        n = size - 1;
+      memcpy(line, r->buffer + r->start, n);
+      line[n] = '\0';
+      r->start = (size_t)(nl - r->buffer) + 1;
+      return 1;
+    }
+    memmove(r->buffer, r->buffer + r->start, r->used - r->start);
+    r->used -= r->start;
+    r->start = 0;
+    if (r->used == sizeof r->buffer)
+      r->used = 0;   /* a line longer than the buffer: dropped */
+    ssize_t n = read(r->fd, r->buffer + r->used, sizeof r->buffer - r->used);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return 0;
+    r->used += (size_t)n;
+  }
+}
+
+/* Whether the mapping of line is private memory the process reads and writes, where the VM's
+ * blocks live (not a device's, not the kernel's pages). */
+static int maps_heap(const char *line, uintptr_t *from, uintptr_t *to)
+{
+  unsigned long long a, b;
+  char perms[8];
+  int name = 0;
+  if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &a, &b, perms, &name) < 3)
+    return 0;
+  if (strcmp(perms, "rw-p") != 0 || strstr(line + name, "[vvar") || strstr(line + name, "[vsyscall"))
+    return 0;
+  *from = (uintptr_t)a;
+  *to = (uintptr_t)b;
+  return 1;
+}
+
+/* Whether gg is a GG_State of this build's layout: the main thread and the global state of one
+ * block point at each other, and what they hold is in range. */
+static int gg_state_valid(const GG_State *gg)
+{
+  const global_State *g = &gg->g;
+  const lua_State *L = &gg->L;
+  return mref(L->glref, global_State) == g && gcref(g->mainthref) == obj2gco(L) &&
+         L->gct == ~LJ_TTHREAD && g->gc.state <= GCSfinalize && g->allocf != NULL &&
+         ((g->str.mask + 1) & g->str.mask) == 0 && g->str.mask != 0 &&
+         mref(L->stack, TValue) != NULL && L->stacksize != 0;
+}
+
+/* Scans the process's private writable memory for GG_States: the main thread's glref points at
+ * the global state GG_OFS(g) bytes past it. Up to max of them into found; how many there are. */
+static size_t find_states(GG_State **found, size_t max)
+{
+  struct maps_reader r = {.fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)};
+  if (r.fd < 0)
+    return 0;
+  size_t count = 0;
+  const size_t glref = offsetof(GG_State, L) + offsetof(lua_State, glref);
+  char line[512];
+  while (maps_line(&r, line, sizeof line)) {
+    uintptr_t from, to;
+    if (!maps_heap(line, &from, &to) || to - from < sizeof(GG_State))
+      continue;
+    /* The word at glref of a candidate names the candidate's own g: one comparison a word. */
+    for (uintptr_t at = from; at + sizeof(GG_State) <= to; at += sizeof(uint64_t)) {
+      uint64_t word = *(const uint64_t *)(at + glref);
+      if (word != (uint64_t)(at + (uintptr_t)GG_OFS(g)) || !gg_state_valid((const GG_State *)at))
+        continue;
+      if (count < max)
+        found[count] = (GG_State *)at;
+      count++;
+    }
+  }
+  close(r.fd);
+  return count;
+}
+
+/* The message of the step that failed (coll_text_error's two strings): -1. */
+static int fail(const char *format, const char *a, const char *b)
+{
+  coll_text_error(attach.message, sizeof attach.message, format, a, b);
+  return -1;
+}
+
+/* The state named by address (hexadecimal, as the front end printed them), or the one state
+ * found; NULL with the message. */
+static GG_State *choose_state(const char *address)
+{
+  GG_State *found[8];
+  size_t count = find_states(found, sizeof found / sizeof found[0]);
+  char list[256] = "", item[32];
+  for (size_t i = 0; i < count && i < sizeof found / sizeof found[0]; i++) {
+    snprintf(item, sizeof item, "%s%#lx", i ? " " : "", (unsigned long)(uintptr_t)found[i]);
+    strncat(list, item, sizeof list - strlen(list) - 1);
+  }
+  if (address && *address) {
+    char *end;
+    unsigned long long want = strtoull(address, &end, 16);
+    for (size_t i = 0; i < count && i < sizeof found / sizeof found[0]; i++)
+      if (*end == '\0' && (uintptr_t)found[i] == (uintptr_t)want)
+        return found[i];
+    fail("no Lua state at %s (this process has: %s)", address, count ? list : "none");
+    return NULL;
+  }
+  if (count == 0) {
+    fail("no Lua state of %s's layout in this process: no LuaJIT, or not the one this build "
+         "was made for%s", LUAJIT_VERSION, "");
+    return NULL;
+  }
+  if (count > 1) {
+    fail("more than one Lua state in this process (%s): name one with --state ADDR%s", list, "");
+    return NULL;
+  }
+  return found[0];
+}
+
+/* The options of the request: the defaults of the collector without the process's LJLEAK_*
+ * variables (the request says all), then its lines; dir is taken too (ljleak attach -o). */
+static const char *no_variable(void *ctx, const char *name)
+{
+  (void)ctx;
+  (void)name;
+  return NULL;
+}
+
+static int request_line(void *context, const char *key, char *value, char *message, size_t size)
+{
+  struct ljleak_collector_options *o = context;
+  const struct coll_options_field *f = coll_options_field(key);
+  int rc = -1;
+  if (!strcmp(key, "root") || !strcmp(key, "dir"))
+    rc = value[0] == '/' ? (*(!strcmp(key, "dir") ? &o->dir : &o->root) = value, 0) : -1;
+  else if (f)
+    rc = coll_options_parse_field(f, value, o);
+  else
+    coll_text_error(message, size, "unknown option '%s' in the request%s", key, "");
+  if (f && rc != 0)
+    coll_text_error(message, size, "bad value '%s' for %s in the request", value, key);
+  else if (!f && rc != 0 && (!strcmp(key, "root") || !strcmp(key, "dir")))
+    coll_text_error(message, size, "%s must be absolute in the request: '%s'", key, value);
+  return rc;
+}
+
+/* At the hook: registers the process in its run directory (the answer goes there), then starts
+ * the capture the request asked for. */
+static void start_requested(lua_State *L)
+{
+  static struct control_file_request request;
+  static struct control_file_error error;
+  struct ljleak_collector_options opt;
+  char err[512], run_dir[PATH_MAX];
+  coll_options_from_env(&opt, no_variable, NULL, NULL, 0);
+  if (control_file_parse_request(attach.request, &request, request_line, &opt, &error) !=
+      CONTROL_FILE_OK) {
+    fail("%s%s", error.message, "");
+    return;
+  }
+  if (coll_control_run_dir(getenv("LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err, sizeof err) != 0 ||
+      coll_control_register(run_dir, opt.root, COLL_CONTROL_POLL_ATTACH, &coll_capture_signal_pending,
+                            &coll_capture_state.fast_phase, err, sizeof err) != 0) {
+    fail("%s%s", err, "");
+    return;
+  }
+  coll_capture_at_fork_and_exit();
+  /* Traces compiled before the collector came have no map of their lines: compiled again, with
+   * the recorder followed from the start on, their allocations are charged to their lines. */
+  luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
+  if (ljleak_collector_start(L, &opt, err, sizeof err) != 0) {
+    fail("%s%s", err, "");
+    coll_control_answer(request.id, err);
+    return;
+  }
+  coll_control_answer(request.id, NULL);
+}
+
+/* The count hook: the interpreter is between two instructions. It runs once. */
+static void at_safe_point(lua_State *L, lua_Debug *ar)
+{
+  (void)ar;
+  if (G(L) != attach.g || !__atomic_exchange_n(&attach.armed, 0, __ATOMIC_SEQ_CST))
+    return;
+  lua_sethook(L, NULL, 0, 0);
+  start_requested(L);
+}
+
+int ljleak_collector_attach(const char *request, const char *state)
+{
+  attach.message[0] = '\0';
+  if (__atomic_load_n(&attach.armed, __ATOMIC_SEQ_CST))
+    return fail("an earlier attach still waits for its safe point%s%s", "", "");
+  if (!request || strlen(request) > CONTROL_FILE_REQUEST_MAX)
+    return fail("the request is missing or too long%s%s", "", "");
+  GG_State *gg = choose_state(state);
+  if (!gg)
+    return -1;
+  global_State *g = &gg->g;
+  if (g->hookf && (g->hookmask & (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT)))
+    return fail("the process has a debug hook of its own (a debugger or a profiler in Lua): "
+                "attaching would replace it%s%s", "", "");
+  if (coll_capture_state.active)
+    return fail("a capture is already running in %s%s", coll_capture_state.dir.path, "");
+  memcpy(attach.request, request, strlen(request) + 1);
+  attach.g = g;
+  __atomic_store_n(&attach.armed, 1, __ATOMIC_SEQ_CST);
+  /* As LuaJIT's own interrupt handler (luajit.c) does from a signal handler. */
+  lua_sethook(&gg->L, at_safe_point, LUA_MASKCOUNT, 1);
+  return 0;
+}
+
+int ljleak_collector_attach_cancel(void)
+{
+  if (!__atomic_exchange_n(&attach.armed, 0, __ATOMIC_SEQ_CST))
+    return 0;
+  lua_sethook(mainthread(attach.g), NULL, 0, 0);
+  return 1;
+}
+
+void ljleak_collector_attach_poll(void)
+{
+  __atomic_fetch_or(&coll_capture_signal_pending, COLL_CAPTURE_PENDING_CONTROL, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&coll_capture_state.fast_phase, -1, __ATOMIC_RELAXED);
+}
+
+const char *ljleak_collector_attach_message(void)
+{
+  return attach.message;
+}

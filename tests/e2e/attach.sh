@@ -1,0 +1,127 @@
+#!/bin/sh
+# tests/e2e/attach.sh: ljleak attach against plain luajit processes that never loaded the
+# collector: a leaking loop (JIT on) captured mid-run twice, its leak found at its line, the
+# process running on with the same pid and its own output; a process that loaded the collector,
+# and one already capturing (refused); a process blocked in C (no safe point: given up, left
+# running); a process without LuaJIT, a missing gdb, bad usage: each refused.
+E2E_NAME=attach
+. tests/e2e/lib.sh
+export LJLEAK_RUN_DIR=$tmp/run
+pids=""
+cleanup() {
+  for p in $pids; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+if ! command -v gdb >/dev/null 2>&1; then
+  echo "attach: gdb is not installed (apt-get install gdb)"; bad "gdb_installed"; finish; exit
+fi
+alive() { kill -0 "$1" 2>/dev/null; }
+# a growing site of the diff's text output at this line of leak.lua
+grows_at() { sed -n '/^growing/,/^$/p' "$1" | grep -q "@testdata/attach/leak.lua:$2"; }
+
+luajit testdata/attach/leak.lua 8000 >"$tmp/leak.out" 2>&1 &
+leak=$!; pids="$pids $leak"
+sleep 0.5
+"$LJLEAK" attach --duration 2 --every 64k -o "$tmp/cap1" "$leak" >"$tmp/a1.out" 2>"$tmp/a1.err"
+check "attach_captures_with_exit_0" test $? = 0
+check "attach_says_where" grep -q "capturing process $leak into $tmp/cap1" "$tmp/a1.err"
+check "the_capture_is_complete" grep -q "^stop.*reason=duration" "$tmp/cap1/index"
+"$LJLEAK" diff "$tmp/cap1" >"$tmp/d1" 2>&1
+check "its_diff_flags_the_leak" test $? = 1
+check "the_leak_is_at_its_line" grows_at "$tmp/d1" 6
+check "the_process_runs_on_after_the_capture" alive "$leak"
+check "its_registration_says_idle_attached" test "$("$LJLEAK" control --get state --get poll "$leak" | tr "\n" " ")" = "idle attach "
+"$LJLEAK" attach --duration 1.5 --every 64k -o "$tmp/cap2" "$leak" >/dev/null 2>"$tmp/a2.err"
+check "a_second_attach_captures" test $? = 0 -a -f "$tmp/cap2/index"
+"$LJLEAK" diff "$tmp/cap2" >"$tmp/d2" 2>&1
+check "the_second_capture_finds_the_leak_too" grows_at "$tmp/d2" 6
+# Without --duration: until Ctrl-C, then a stop request and the last boundary.
+"$LJLEAK" attach --every 64k -o "$tmp/cap-int" "$leak" 2>"$tmp/int.err" &
+attacher=$!
+n=0; until grep -q capturing "$tmp/int.err" || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done
+sleep 1
+kill -INT "$attacher"
+wait "$attacher"
+check "ctrl_c_ends_the_capture_with_exit_0" test $? = 0
+check "with_a_stop_line" grep -q "^stop.*reason=stop" "$tmp/cap-int/index"
+check "and_the_process_runs_on" alive "$leak"
+wait "$leak"
+check "the_process_ends_normally" test $? = 0
+check "with_its_own_output" test "$(cat "$tmp/leak.out")" = "done	8000"
+
+# A process that loaded the collector itself: attach uses it; one capturing already is refused.
+LUA_CPATH="$BUILD/lua/?.so;;" luajit -l ljleak.collector testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
+loaded=$!; pids="$pids $loaded"
+sleep 0.5
+"$LJLEAK" attach --duration 1 -o "$tmp/cap3" "$loaded" 2>"$tmp/a3.err"
+check "a_process_with_the_collector_is_captured" test $? = 0 -a -f "$tmp/cap3/index"
+mkdir -p "$tmp/own"
+LJLEAK_START=1 LJLEAK_ROOT=$tmp/own LUA_CPATH="$BUILD/lua/?.so;;" \
+  luajit -l ljleak.collector testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
+busy=$!; pids="$pids $busy"
+sleep 0.5
+"$LJLEAK" attach --duration 1 -o "$tmp/cap4" "$busy" 2>"$tmp/a4.err"
+check "a_process_capturing_already_is_refused" test $? = 3
+check "saying_where_it_captures" grep -q "a capture is already running in $tmp/own" "$tmp/a4.err"
+check "and_nothing_is_written" test ! -e "$tmp/cap4"
+
+# Blocked in C: no Lua instruction within --wait; the hook is disarmed and the process goes on.
+luajit testdata/attach/blocked.lua 4 >"$tmp/blocked.out" 2>&1 &
+blocked=$!; pids="$pids $blocked"
+sleep 0.5
+"$LJLEAK" attach --wait 1 -o "$tmp/cap5" "$blocked" 2>"$tmp/a5.err"
+check "a_process_blocked_in_c_is_given_up" test $? = 4
+check "saying_why" grep -q "ran no Lua code within 1 s" "$tmp/a5.err"
+check "leaving_it_running" alive "$blocked"
+wait "$blocked"
+check "it_wakes_and_ends_as_it_would" test $? = 0 -a "$(cat "$tmp/blocked.out")" = "woke"
+check "without_a_capture" test ! -e "$tmp/cap5/index"
+
+# Not LuaJIT: the collector cannot load.
+sleep 30 &
+plain=$!; pids="$pids $plain"
+sleep 0.3
+"$LJLEAK" attach --duration 1 -o "$tmp/cap6" "$plain" 2>"$tmp/a6.err"
+check "a_process_without_luajit_is_refused" test $? = 3
+check "saying_it_has_no_luajit" grep -q "has no LuaJIT" "$tmp/a6.err"
+check "and_it_runs_on" alive "$plain"
+
+# Root attaching to nobody's process: the capture is written as nobody, into a directory root
+# chose (made for nobody); nobody attaching to root's process is refused.
+chmod 711 "$tmp"
+ljleak_abs=$(realpath "$LJLEAK")
+mkdir -p "$tmp/nbrun" "$tmp/caps" && chown nobody:nogroup "$tmp/nbrun" && chmod 700 "$tmp/nbrun"
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
+nb=$!; pids="$pids $nb"
+sleep 0.5
+"$LJLEAK" attach --duration 1 -o "$tmp/caps/nb" "$nb" 2>"$tmp/a8.err"
+check "root_captures_nobodys_process" test $? = 0 -a -f "$tmp/caps/nb/index"
+check "the_capture_is_nobodys" test "$(stat -c %U "$tmp/caps/nb" "$tmp/caps/nb/index" | sort -u)" = nobody
+(cd "$tmp/caps" && "$ljleak_abs" attach --duration 1 "$nb" 2>"$tmp/a9.err")
+check "without_o_a_new_directory_of_nobodys_in_the_working_directory" \
+  test "$(stat -c %U "$tmp"/caps/ljleak-"$nb"-*/index)" = nobody
+luajit testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
+mine=$!; pids="$pids $mine"
+sleep 0.3
+as_nobody "$ljleak_abs" attach --duration 1 -o /tmp "$mine" 2>"$tmp/a10.err"
+check "nobody_cannot_attach_to_roots_process" test $? = 3
+check "saying_it_needs_root" grep -q "belongs to another user: attaching needs root" "$tmp/a10.err"
+check "roots_process_runs_on" alive "$mine"
+
+# No gdb, no process, bad usage.
+LJLEAK_GDB=$tmp/no-gdb "$LJLEAK" attach "$plain" 2>"$tmp/a7.err"
+check "a_missing_gdb_is_refused" test $? = 3
+check "with_the_install_line" grep -q "apt-get install gdb" "$tmp/a7.err"
+"$LJLEAK" attach 999999999 2>/dev/null
+check "no_such_process_exits_3" test $? = 3
+"$LJLEAK" attach --duration 1 2>/dev/null
+check "no_process_given_is_usage" test $? = 2
+"$LJLEAK" attach --wait 0 "$plain" 2>/dev/null
+check "a_zero_wait_is_usage" test $? = 2
+"$LJLEAK" attach --help >"$tmp/help"
+check "help_names_the_options" grep -q -- "--state ADDR" "$tmp/help"
+finish
