@@ -21,6 +21,16 @@ alive() { kill -0 "$1" 2>/dev/null; }
 # a growing site of the diff's text output at this line of leak.lua
 grows_at() { sed -n '/^growing/,/^$/p' "$1" | grep -q "@testdata/attach/leak.lua:$2"; }
 
+# Blocked in C (for 20 s): no Lua instruction within --wait; the hook is disarmed and the process
+# goes on, to wake at the end of this script.
+luajit testdata/attach/blocked.lua 20 >"$tmp/blocked.out" 2>&1 &
+blocked=$!; pids="$pids $blocked"
+sleep 0.5
+"$LJLEAK" attach --wait 1 -o "$tmp/cap5" "$blocked" 2>"$tmp/a5.err"
+check "a_process_blocked_in_c_is_given_up" test $? = 4
+check "saying_why" grep -q "ran no Lua code within 1 s" "$tmp/a5.err"
+check "leaving_it_running" alive "$blocked"
+
 luajit testdata/attach/leak.lua 8000 >"$tmp/leak.out" 2>&1 &
 leak=$!; pids="$pids $leak"
 sleep 0.5
@@ -67,18 +77,6 @@ check "a_process_capturing_already_is_refused" test $? = 3
 check "saying_where_it_captures" grep -q "a capture is already running in $tmp/own" "$tmp/a4.err"
 check "and_nothing_is_written" test ! -e "$tmp/cap4"
 
-# Blocked in C: no Lua instruction within --wait; the hook is disarmed and the process goes on.
-luajit testdata/attach/blocked.lua 4 >"$tmp/blocked.out" 2>&1 &
-blocked=$!; pids="$pids $blocked"
-sleep 0.5
-"$LJLEAK" attach --wait 1 -o "$tmp/cap5" "$blocked" 2>"$tmp/a5.err"
-check "a_process_blocked_in_c_is_given_up" test $? = 4
-check "saying_why" grep -q "ran no Lua code within 1 s" "$tmp/a5.err"
-check "leaving_it_running" alive "$blocked"
-wait "$blocked"
-check "it_wakes_and_ends_as_it_would" test $? = 0 -a "$(cat "$tmp/blocked.out")" = "woke"
-check "without_a_capture" test ! -e "$tmp/cap5/index"
-
 # Not LuaJIT: the collector cannot load.
 sleep 30 &
 plain=$!; pids="$pids $plain"
@@ -124,4 +122,9 @@ check "no_process_given_is_usage" test $? = 2
 check "a_zero_wait_is_usage" test $? = 2
 "$LJLEAK" attach --help >"$tmp/help"
 check "help_names_the_options" grep -q -- "--state ADDR" "$tmp/help"
+# The blocked process, left as it was, wakes and ends as it would.
+wait "$blocked"
+check "it_wakes_and_ends_as_it_would" test $? = 0 -a "$(cat "$tmp/blocked.out")" = "woke"
+check "without_a_capture" test ! -e "$tmp/cap5/index"
+
 finish
