@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "format/capture_files.h"
 #include "format/capture_layout.h"
 #include "format/control_file.h"
 
@@ -19,7 +22,8 @@ static const char attach_usage[] =
     "usage: ljleak attach [-o DIR] [--duration SECONDS] [--every BYTES] [--sample BYTES]\n"
     "                     [--snapshots N|none] [--gzip] [--period SECONDS] [--max-bytes N]\n"
     "                     [--max-total-bytes N] [--force-gc] [--no-edge-gc] [--stack-depth N]\n"
-    "                     [--values] [--label KEY=VALUE]... [--state ADDR] [--wait SECONDS] PID\n";
+    "                     [--values] [--label KEY=VALUE]... [--snapshot] [--state ADDR]\n"
+    "                     [--wait SECONDS] PID\n";
 
 static const char attach_help[] =
     "\n"
@@ -36,6 +40,10 @@ static const char attach_help[] =
     "                        writes it, as its own user\n"
     "  --duration SECONDS    stop after this long (default: at Ctrl-C)\n"
     "  --snapshots N|none    heap snapshots in the middle of the capture (default none)\n"
+    "  --snapshot            one heap snapshot at once, and what holds the heap now:\n"
+    "                        the objects that keep the most bytes alive, with their\n"
+    "                        paths (ljleak snapshot --holders); without --duration\n"
+    "                        the capture ends there\n"
     "  --state ADDR          the Lua state to capture, when the process has several\n"
     "                        (attach names them when it refuses)\n"
     "  --wait SECONDS        how long to wait for a safe stop and for the VM's next\n"
@@ -54,6 +62,7 @@ struct attach_job {
   long pid;
   const char *state;
   double wait;
+  int snapshot_now;         /* --snapshot */
   char gdb[PATH_MAX];
   char collector[PATH_MAX];
   char run_dir[PATH_MAX];
@@ -81,7 +90,9 @@ static int parse(struct attach_job *job, int argc, char **argv)
       printf("%s%s", attach_usage, attach_help);
       return -1;
     }
-    if (cli_capture_option(&args, &job->capture) || cli_option_text(&args, "--state", &job->state) ||
+    if (!strcmp(a, "--snapshot")) {
+      job->snapshot_now = 1;
+    } else if (cli_capture_option(&args, &job->capture) || cli_option_text(&args, "--state", &job->state) ||
         cli_option_seconds(&args, "--wait", &job->wait)) {
       /* the value is in place, or the error reported */
     } else if (a[0] == '-') {
@@ -301,6 +312,8 @@ static int build_request(struct attach_job *job, char *text, size_t size)
   snprintf(lines[n++], sizeof lines[0], "force_gc=%d", o->force_gc);
   snprintf(lines[n++], sizeof lines[0], "edge_gc=%d", o->edge_gc);
   snprintf(lines[n++], sizeof lines[0], "values=%d", o->values);
+  if (job->snapshot_now)
+    snprintf(lines[n++], sizeof lines[0], "snapshot_now=1");
   if (o->labels && *o->labels)
     snprintf(lines[n++], sizeof lines[0], "labels=%s", o->labels);
   for (size_t i = 0; i < n; i++)
@@ -479,6 +492,40 @@ static int wait_stopped(struct attach_job *job, const char *dir)
   }
 }
 
+/* --snapshot: what holds the heap at the capture's first snapshot, as ljleak snapshot --holders
+ * prints it. Root reads another user's capture as that user (a child that drops to the
+ * process's uid and gid first): the directory is that user's to change. */
+static int print_holders(const struct attach_job *job, const char *dir)
+{
+  unsigned long uid = 0, gid = 0;
+  int drop = geteuid() == 0 && target_ids(job->pid, &uid, &gid) == 0 && uid != 0;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t child = fork();
+  if (child < 0)
+    return CLI_EXIT_RUNTIME;
+  if (child == 0) {
+    if (drop && (setgroups(0, NULL) != 0 || setgid((gid_t)gid) != 0 || setuid((uid_t)uid) != 0))
+      _exit(CLI_EXIT_RUNTIME);
+    struct capture_files files;
+    struct capture_files_error error;
+    int code = CLI_EXIT_INPUT;
+    if (capture_files_open(&files, dir, &error) == CAPTURE_FILES_OK && files.snapshot_count) {
+      char *argv[] = {"snapshot", "--holders", "10", files.snapshots[0].path, NULL};
+      code = cmd_snapshot(4, argv);
+    } else {
+      fprintf(stderr, "ljleak attach: no heap snapshot in %s\n", dir);
+    }
+    capture_files_free(&files);
+    fflush(stdout);
+    _exit(code);
+  }
+  int status;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_RUNTIME;
+}
+
 int cmd_attach(int argc, char **argv)
 {
   struct attach_job job;
@@ -517,5 +564,7 @@ int cmd_attach(int argc, char **argv)
   if (rc == CLI_EXIT_OK)
     fprintf(stderr, "ljleak: the capture of process %ld is over; it runs on. See: ljleak diff %s\n",
             job.pid, dir);
+  if (rc == CLI_EXIT_OK && job.snapshot_now)
+    rc = print_holders(&job, dir);
   return rc;
 }

@@ -9,6 +9,7 @@
 #include "format/capture_layout.h"
 #include "format/snapshot.h"
 #include "format/utf8.h"
+#include "report/report.h"
 
 /* A message that may quote the snapshot's or the index's text, escaped for
  * the terminal (format/utf8.h); one at a time. */
@@ -18,7 +19,7 @@ static const char *snapshot_shown(const char *message)
   return utf8_terminal_text(shown, sizeof shown, message);
 }
 
-static const char snapshot_usage_line[] = "usage: ljleak snapshot [--capture DIR] FILE\n";
+static const char snapshot_usage_line[] = "usage: ljleak snapshot [--capture DIR] [--holders N] FILE\n";
 
 static void snapshot_usage(FILE *out)
 {
@@ -35,6 +36,10 @@ static void snapshot_usage(FILE *out)
         "\n"
         "    --capture DIR   the capture the snapshot must belong to (default: the\n"
         "                    directory FILE is in, when it has an index)\n"
+        "    --holders N     print instead what holds the heap: the N objects that keep\n"
+        "                    the most bytes alive (their retained size, share, kind and\n"
+        "                    path from a root), no history needed; one that is only the\n"
+        "                    way to one object below it gives its place to that object\n"
         "    -h, --help      show this help\n"
         "\n"
         "A cut snapshot prints every complete record and says on stderr that it was\n"
@@ -122,10 +127,39 @@ static void snapshot_print(FILE *out, const struct snapshot *s)
   }
 }
 
+/* --holders N: what holds the heap, the N objects that keep the most bytes alive. */
+static int snapshot_print_holders(FILE *out, const struct snapshot *s, size_t max)
+{
+  struct diff_top_holder *top = calloc(max ? max : 1, sizeof *top);
+  size_t count;
+  uint64_t total;
+  if (!top || diff_top_holders(s, top, max, &count, &total) != 0) {
+    free(top);
+    fputs("ljleak snapshot: error: out of memory\n", stderr);
+    return CLI_EXIT_RUNTIME;
+  }
+  char bytes[32];
+  report_format_bytes(bytes, sizeof bytes, (double)total, 0);
+  fprintf(out, "heap: %s reachable from the roots, at boundary %" PRIu64 "\n", bytes,
+          s->capture.boundary);
+  fprintf(out, "largest holders by retained size:\n");
+  for (size_t i = 0; i < count; i++) {
+    report_format_bytes(bytes, sizeof bytes, (double)top[i].retained, 0);
+    fprintf(out, "  %10s  %5.1f%%  %-10s ", bytes,
+            total ? 100.0 * (double)top[i].retained / (double)total : 0.0, top[i].kind);
+    snapshot_put_text(out, top[i].path);
+    fputc('\n', out);
+  }
+  free(top);
+  return CLI_EXIT_OK;
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
   struct cli_args args;
   const char *capture = NULL, *file = NULL;
+  size_t holders = 0;
+  int want_holders = 0;
   cli_args_init(&args, "snapshot", snapshot_usage_line, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
     const char *arg = argv[args.index];
@@ -135,6 +169,8 @@ int cmd_snapshot(int argc, char **argv)
     }
     if (cli_option_text(&args, "--capture", &capture)) {
       /* taken */
+    } else if (cli_option_count(&args, "--holders", 1, 1000, &holders)) {
+      want_holders = 1;
     } else if (arg[0] == '-' && arg[1] != '\0') {
       cli_unknown_option(&args);
     } else if (file) {
@@ -180,8 +216,12 @@ int cmd_snapshot(int argc, char **argv)
   struct cli_output out;
   int code = cli_output_open(&out, "snapshot", NULL);
   if (code == CLI_EXIT_OK) {
-    snapshot_print(out.file, &s);
-    code = cli_output_close(&out, NULL);
+    if (want_holders)
+      code = snapshot_print_holders(out.file, &s, holders);
+    else
+      snapshot_print(out.file, &s);
+    int closed = cli_output_close(&out, NULL);
+    code = code == CLI_EXIT_OK ? closed : code;
   }
   snapshot_free(&s);
   return code;

@@ -23,6 +23,9 @@ static struct {
   global_State *g;                             /* the state it was set on */
   char request[CONTROL_FILE_REQUEST_MAX + 1];  /* the start request, copied at the stop */
   char message[512];                           /* why the last step failed, for the front end */
+  int snapshot_now;                            /* the request's snapshot_now: one heap snapshot at
+                                                  once, and the capture ends there unless it has a
+                                                  duration */
 } attach;
 
 /* Reads /proc/self/maps a line at a time without the C library's buffers (the stop may be
@@ -168,17 +171,23 @@ static int request_line(void *context, const char *key, char *value, char *messa
 {
   struct ljleak_collector_options *o = context;
   const struct coll_options_field *f = coll_options_field(key);
-  int rc = -1;
-  if (!strcmp(key, "root") || !strcmp(key, "dir"))
-    rc = value[0] == '/' ? (*(!strcmp(key, "dir") ? &o->dir : &o->root) = value, 0) : -1;
+  int rc;
+  if (!strcmp(key, "root") || !strcmp(key, "dir")) {
+    rc = value[0] == '/' ? 0 : -1;
+    if (rc == 0)
+      *(!strcmp(key, "dir") ? &o->dir : &o->root) = value;
+    else
+      coll_text_error(message, size, "%s must be absolute in the request: '%s'", key, value);
+    return rc;
+  }
+  if (!strcmp(key, "snapshot_now"))
+    rc = coll_options_parse_bool(value, &attach.snapshot_now);
   else if (f)
     rc = coll_options_parse_field(f, value, o);
   else
-    coll_text_error(message, size, "unknown option '%s' in the request%s", key, "");
-  if (f && rc != 0)
+    return coll_text_error(message, size, "unknown option '%s' in the request%s", key, ""), -1;
+  if (rc != 0)
     coll_text_error(message, size, "bad value '%s' for %s in the request", value, key);
-  else if (!f && rc != 0 && (!strcmp(key, "root") || !strcmp(key, "dir")))
-    coll_text_error(message, size, "%s must be absolute in the request: '%s'", key, value);
   return rc;
 }
 
@@ -191,6 +200,7 @@ static void start_requested(lua_State *L)
   struct ljleak_collector_options opt;
   char err[512], run_dir[PATH_MAX];
   coll_options_from_env(&opt, no_variable, NULL, NULL, 0);
+  attach.snapshot_now = 0;
   if (control_file_parse_request(attach.request, &request, request_line, &opt, &error) !=
       CONTROL_FILE_OK) {
     fail("%s%s", error.message, "");
@@ -206,12 +216,15 @@ static void start_requested(lua_State *L)
   /* Traces compiled before the collector came have no map of their lines: compiled again, with
    * the recorder followed from the start on, their allocations are charged to their lines. */
   luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
-  if (ljleak_collector_start(L, &opt, err, sizeof err) != 0) {
-    fail("%s%s", err, "");
-    coll_control_answer(request.id, err);
-    return;
+  int rc = ljleak_collector_start(L, &opt, err, sizeof err);
+  if (rc == 0 && attach.snapshot_now) {
+    rc = ljleak_collector_snapshot(L, err, sizeof err);
+    if (rc == 0 && opt.duration == 0)
+      rc = ljleak_collector_stop(L, err, sizeof err);
   }
-  coll_control_answer(request.id, NULL);
+  if (rc != 0)
+    fail("%s%s", err, "");
+  coll_control_answer(request.id, rc == 0 ? NULL : err);
 }
 
 /* The count hook: the interpreter is between two instructions. It runs once. */

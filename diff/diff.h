@@ -108,6 +108,21 @@ struct diff_holder {
   uint64_t retained_bytes;    /* what that object keeps alive: its subtree in the dominator tree */
 };
 
+/* One of the objects that hold the most of a heap snapshot (diff_top_holders). */
+struct diff_top_holder {
+  uint64_t retained;          /* the bytes it keeps alive: its subtree in the dominator tree */
+  const char *kind;           /* "table", "function", ... (snapshot_type_name) */
+  char path[1024];            /* its path from a root, as the programmer names it */
+};
+struct snapshot;
+/* What holds the heap of one snapshot, with no history needed: up to max objects into out, by
+ * retained size, largest first. An object that is only the way to one below it (a child in the
+ * dominator tree keeps nine tenths of what it keeps) gives its place to that child; the
+ * registry, the main thread and package.loaded (which hold everything) are not listed. *count
+ * gets how many were written, *total the bytes the roots reach. 0, or -1 when out of memory. */
+int diff_top_holders(const struct snapshot *snapshot, struct diff_top_holder *out, size_t max,
+                     size_t *count, uint64_t *total);
+
 /* The allow-list rule a site's name matched (docs/diff.md, "Allow-list"). */
 struct diff_allowance {
   char *pattern;              /* shell glob on the site name */

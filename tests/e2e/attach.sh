@@ -31,7 +31,7 @@ check "a_process_blocked_in_c_is_given_up" test $? = 4
 check "saying_why" grep -q "ran no Lua code within 1 s" "$tmp/a5.err"
 check "leaving_it_running" alive "$blocked"
 
-luajit testdata/attach/leak.lua 8000 >"$tmp/leak.out" 2>&1 &
+luajit testdata/attach/leak.lua 12000 >"$tmp/leak.out" 2>&1 &
 leak=$!; pids="$pids $leak"
 sleep 0.5
 "$LJLEAK" attach --duration 2 --every 64k -o "$tmp/cap1" "$leak" >"$tmp/a1.out" 2>"$tmp/a1.err"
@@ -57,9 +57,16 @@ wait "$attacher"
 check "ctrl_c_ends_the_capture_with_exit_0" test $? = 0
 check "with_a_stop_line" grep -q "^stop.*reason=stop" "$tmp/cap-int/index"
 check "and_the_process_runs_on" alive "$leak"
+# --snapshot: one heap snapshot now, and what holds the heap, with no history.
+"$LJLEAK" attach --snapshot -o "$tmp/cap-snap" "$leak" >"$tmp/snap.out" 2>"$tmp/snap.err"
+check "snapshot_now_exits_0" test $? = 0
+check "its_first_holder_is_the_leaking_table" \
+  sh -c "sed -n 3p '$tmp/snap.out' | grep -q 'table *local kept in main chunk@testdata/attach/leak.lua$'"
+check "the_capture_ends_at_the_snapshot" grep -q "^stop.*reason=stop" "$tmp/cap-snap/index"
+check "the_process_runs_on_after_the_snapshot" alive "$leak"
 wait "$leak"
 check "the_process_ends_normally" test $? = 0
-check "with_its_own_output" test "$(cat "$tmp/leak.out")" = "done	8000"
+check "with_its_own_output" test "$(cat "$tmp/leak.out")" = "done	12000"
 
 # A process that loaded the collector itself: attach uses it; one capturing already is refused.
 LUA_CPATH="$BUILD/lua/?.so;;" luajit -l ljleak.collector testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
@@ -122,6 +129,21 @@ check "no_process_given_is_usage" test $? = 2
 check "a_zero_wait_is_usage" test $? = 2
 "$LJLEAK" attach --help >"$tmp/help"
 check "help_names_the_options" grep -q -- "--state ADDR" "$tmp/help"
+# ljleak snapshot --holders on a snapshot of ljleak run: the largest holders first, by retained size.
+cat >"$tmp/hold.lua" <<'LUA'
+local cache = {}
+for i = 1, 2000 do cache["k" .. i] = {i, tostring(i)} end
+things = {}
+for i = 1, 500 do things[i] = string.rep("x", 100) .. i end
+return cache
+LUA
+"$LJLEAK" run --snapshots 1 -o "$tmp/hold" "$tmp/hold.lua" 2>/dev/null
+"$LJLEAK" snapshot --holders 2 "$tmp"/hold/snap-*.heap >"$tmp/hold.out"
+check "holders_lists_the_local_first_then_the_global" \
+  sh -c "sed -n 3p '$tmp/hold.out' | grep -q 'local cache in main chunk' && sed -n 4p '$tmp/hold.out' | grep -q '_G.things$' && test \$(wc -l < '$tmp/hold.out') = 4"
+"$LJLEAK" snapshot --holders 0 "$tmp"/hold/snap-*.heap 2>/dev/null
+check "holders_0_is_usage" test $? = 2
+
 # The blocked process, left as it was, wakes and ends as it would.
 wait "$blocked"
 check "it_wakes_and_ends_as_it_would" test $? = 0 -a "$(cat "$tmp/blocked.out")" = "woke"
