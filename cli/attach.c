@@ -323,7 +323,7 @@ static int build_request(struct attach_job *job, char *text, size_t size)
   snprintf(job->id, sizeof job->id, "ljleak-attach-%ld-%lld%09ld", (long)getpid(),
            (long long)now.tv_sec, now.tv_nsec);
   struct control_file_request rq = {job->id, "start", options, n};
-  struct control_file_error error;
+  struct format_error error;
   if (!control_file_write_request(text, size, &rq, &error)) {
     fprintf(stderr, "ljleak attach: %s\n", error.message);
     return CLI_EXIT_USAGE;
@@ -508,9 +508,9 @@ static int print_holders(const struct attach_job *job, const char *dir)
     if (drop && (setgroups(0, NULL) != 0 || setgid((gid_t)gid) != 0 || setuid((uid_t)uid) != 0))
       _exit(CLI_EXIT_RUNTIME);
     struct capture_files files;
-    struct capture_files_error error;
+    struct format_error error;
     int code = CLI_EXIT_INPUT;
-    if (capture_files_open(&files, dir, &error) == CAPTURE_FILES_OK && files.snapshot_count) {
+    if (capture_files_open(&files, dir, &error) == FORMAT_OK && files.snapshot_count) {
       char *argv[] = {"snapshot", "--holders", "10", files.snapshots[0].path, NULL};
       code = cmd_snapshot(4, argv);
     } else {

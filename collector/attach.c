@@ -196,13 +196,13 @@ static int request_line(void *context, const char *key, char *value, char *messa
 static void start_requested(lua_State *L)
 {
   static struct control_file_request request;
-  static struct control_file_error error;
+  static struct format_error error;   /* its message: not on a coroutine's C stack */
   struct ljleak_collector_options opt;
   char err[512], run_dir[PATH_MAX];
   coll_options_from_env(&opt, no_variable, NULL, NULL, 0);
   attach.snapshot_now = 0;
   if (control_file_parse_request(attach.request, &request, request_line, &opt, &error) !=
-      CONTROL_FILE_OK) {
+      FORMAT_OK) {
     fail("%s%s", error.message, "");
     return;
   }
