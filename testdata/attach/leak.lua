@@ -3,7 +3,7 @@
 local ffi = require "ffi"
 ffi.cdef "int usleep(unsigned int usec);"
 local kept = {}
-local function keep(i) kept[#kept + 1] = {i, tostring(i), {}} end
+local function keep(i) kept[#kept + 1] = {i, string.rep("x", 100) .. i, {}} end
 local rounds = tonumber(arg[1] or 5000)
 for i = 1, rounds do
   keep(i)

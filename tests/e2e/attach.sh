@@ -34,7 +34,7 @@ check "leaving_it_running" alive "$blocked"
 luajit testdata/attach/leak.lua 12000 >"$tmp/leak.out" 2>&1 &
 leak=$!; pids="$pids $leak"
 sleep 0.5
-"$LJLEAK" attach --duration 2 --every 64k -o "$tmp/cap1" "$leak" >"$tmp/a1.out" 2>"$tmp/a1.err"
+"$LJLEAK" attach --duration 2 --every 16k -o "$tmp/cap1" "$leak" >"$tmp/a1.out" 2>"$tmp/a1.err"
 check "attach_captures_with_exit_0" test $? = 0
 check "attach_says_where" grep -q "capturing process $leak into $tmp/cap1" "$tmp/a1.err"
 check "the_capture_is_complete" grep -q "^stop.*reason=duration" "$tmp/cap1/index"
@@ -43,12 +43,12 @@ check "its_diff_flags_the_leak" test $? = 1
 check "the_leak_is_at_its_line" grows_at "$tmp/d1" 6
 check "the_process_runs_on_after_the_capture" alive "$leak"
 check "its_registration_says_idle_attached" test "$("$LJLEAK" control --get state --get poll "$leak" | tr "\n" " ")" = "idle attach "
-"$LJLEAK" attach --duration 1.5 --every 64k -o "$tmp/cap2" "$leak" >/dev/null 2>"$tmp/a2.err"
+"$LJLEAK" attach --duration 2 --every 16k -o "$tmp/cap2" "$leak" >/dev/null 2>"$tmp/a2.err"
 check "a_second_attach_captures" test $? = 0 -a -f "$tmp/cap2/index"
 "$LJLEAK" diff "$tmp/cap2" >"$tmp/d2" 2>&1
 check "the_second_capture_finds_the_leak_too" grows_at "$tmp/d2" 6
 # Without --duration: until Ctrl-C, then a stop request and the last boundary.
-"$LJLEAK" attach --every 64k -o "$tmp/cap-int" "$leak" 2>"$tmp/int.err" &
+"$LJLEAK" attach --every 16k -o "$tmp/cap-int" "$leak" 2>"$tmp/int.err" &
 attacher=$!
 n=0; until grep -q capturing "$tmp/int.err" || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done
 sleep 1
@@ -129,6 +129,22 @@ check "no_process_given_is_usage" test $? = 2
 check "a_zero_wait_is_usage" test $? = 2
 "$LJLEAK" attach --help >"$tmp/help"
 check "help_names_the_options" grep -q -- "--state ADDR" "$tmp/help"
+# ci/capture --attach: the capture and its reports, as ci/capture makes them for a registered process.
+luajit testdata/attach/leak.lua 6000 >/dev/null 2>&1 &
+cip=$!; pids="$pids $cip"
+sleep 0.5
+mkdir -p "$tmp/ciroot"
+LJLEAK=$ljleak_abs ci/capture --attach --pid "$cip" --duration 2.5 --root "$tmp/ciroot" \
+  --set every=16k --quiet >/dev/null 2>"$tmp/ci.err"
+check "ci_capture_attach_flags_the_leak" test $? = 1
+check "its_capture_has_the_reports" sh -c "ls '$tmp'/ciroot/ljleak-$cip-*/report.txt '$tmp'/ciroot/ljleak-$cip-*/result.json >/dev/null"
+check "the_report_names_the_line" sh -c "grep -q 'leak.lua:6' '$tmp'/ciroot/ljleak-$cip-*/report.txt"
+check "ci_capture_leaves_the_process_running" alive "$cip"
+LJLEAK=$ljleak_abs ci/capture --attach --pid "$cip" --duration 1 >/dev/null 2>&1
+check "ci_capture_attach_without_root_is_usage" test $? = 2
+LJLEAK=$ljleak_abs ci/capture --attach --pid "$cip" --duration 1 --root "$tmp/ciroot" --set c_hook=1 >/dev/null 2>"$tmp/ci2.err"
+check "ci_capture_attach_refuses_a_set_attach_has_not" test $? = 3
+
 # ljleak snapshot --holders on a snapshot of ljleak run: the largest holders first, by retained size.
 cat >"$tmp/hold.lua" <<'LUA'
 local cache = {}
