@@ -363,8 +363,11 @@ static int arm(struct attach_job *job, const char *request)
 {
   struct cli_attach_gdb g;
   gdb_step(job, "attach", request, &g);
-  if (answer_is(&g, "armed"))
+  if (answer_is(&g, "armed")) {
+    fprintf(stderr, "ljleak: process %ld: %s; waiting for its next Lua instruction\n", job->pid,
+            answer_text(&g));
     return CLI_EXIT_OK;
+  }
   if (answer_is(&g, "refused")) {
     fprintf(stderr, "ljleak attach: process %ld refused: %s\n", job->pid, answer_text(&g));
     return CLI_EXIT_INPUT;

@@ -85,7 +85,7 @@ static const char attach_gdb_script[] =
     "                      '((char *)%d, (char *)%d)' % (rq, st)))\n"
     "        call('(void)free((void *)%d)' % rq)\n"
     "        call('(void)free((void *)%d)' % st)\n"
-    "        say('armed' if rc == 0 else 'refused', '' if rc == 0 else message())\n"
+    "        say('armed' if rc == 0 else 'refused', message())\n"
     "    elif STEP == 'cancel':\n"
     "        rc = int(call('((int (*)(void))ljleak_collector_attach_cancel)()'))\n"
     "        say('cancelled' if rc == 1 else 'ran', message())\n"

@@ -255,6 +255,9 @@ int ljleak_collector_attach(const char *request, const char *state)
     return fail("a capture is already running in %s%s", coll_capture_state.dir.path, "");
   memcpy(attach.request, request, strlen(request) + 1);
   attach.g = g;
+  /* What the front end says it found, and what a check after the capture compares with. */
+  snprintf(attach.message, sizeof attach.message, "global state %#lx, allocator %#lx",
+           (unsigned long)(uintptr_t)g, (unsigned long)(uintptr_t)g->allocf);
   __atomic_store_n(&attach.armed, 1, __ATOMIC_SEQ_CST);
   /* As LuaJIT's own interrupt handler (luajit.c) does from a signal handler. */
   lua_sethook(&gg->L, at_safe_point, LUA_MASKCOUNT, 1);

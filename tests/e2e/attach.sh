@@ -42,6 +42,11 @@ check "the_capture_is_complete" grep -q "^stop.*reason=duration" "$tmp/cap1/inde
 check "its_diff_flags_the_leak" test $? = 1
 check "the_leak_is_at_its_line" grows_at "$tmp/d1" 6
 check "the_process_runs_on_after_the_capture" alive "$leak"
+# The VM's allocator, read from its global state after the capture, is the one it had before.
+gstate=$(sed -n 's/.*global state \(0x[0-9a-f]*\), allocator .*/\1/p' "$tmp/a1.err")
+allocf=$(sed -n 's/.*global state 0x[0-9a-f]*, allocator \(0x[0-9a-f]*\);.*/\1/p' "$tmp/a1.err")
+now_allocf=$(gdb -q -batch -nx -p "$leak" -ex "x/gx $gstate" 2>/dev/null | sed -n "s/^$gstate:[^0]*\(0x[0-9a-f]*\).*/\1/p" | sed 's/0x0*/0x/')
+check "its_allocator_is_its_own_again" test -n "$allocf" -a "$now_allocf" = "$allocf"
 check "its_registration_says_idle_attached" test "$("$LJLEAK" control --get state --get poll "$leak" | tr "\n" " ")" = "idle attach "
 "$LJLEAK" attach --duration 2 --every 16k -o "$tmp/cap2" "$leak" >/dev/null 2>"$tmp/a2.err"
 check "a_second_attach_captures" test $? = 0 -a -f "$tmp/cap2/index"
