@@ -398,8 +398,7 @@ int cmd_busted(int argc, char **argv)
                                                  c.budget_count, &tests, &err);
     if (status != FORMAT_OK) {
       fprintf(stderr, "ljleak busted: %s\n", err.message);
-      rc = status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : status == FORMAT_USAGE ? CLI_EXIT_USAGE
-                                                                                        : CLI_EXIT_INPUT;
+      rc = cli_exit_for(status);
     } else {
       rc = busted_write_reports(&c, &tests);
       if (rc == CLI_EXIT_OK) {

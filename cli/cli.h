@@ -22,6 +22,10 @@ enum cli_exit {
                                trend that the boundaries can show, or no boundary at all */
 };
 
+/* The exit code of a step's status (format/error.h): FORMAT_OK 0, out of memory 4, usage 2,
+ * anything else (the input's fault) 3. */
+int cli_exit_for(enum format_status status);
+
 /* The exit code of a diff result, from the model's outcome (result->facts.outcome):
  * pass 0, flagged 1, inconclusive 5. diff and report both exit by it. */
 int cli_result_exit(const struct diff_result *result);

@@ -277,7 +277,7 @@ static int control_read(const struct control_target *t, struct control_file_regi
   if (status != FORMAT_OK) {
     char shown[UTF8_TERMINAL_SIZE(sizeof error.message)];  /* may quote the registration */
     fprintf(stderr, "ljleak control: error: %s\n", utf8_terminal_text(shown, sizeof shown, error.message));
-    return status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return cli_exit_for(status);
   }
   if (!r->has_header) {
     fprintf(stderr, "ljleak control: error: %s: byte 0: no ljleak-registration header\n", t->path);

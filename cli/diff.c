@@ -77,7 +77,19 @@ static void diff_warn(void *context, const char *message)
   fprintf(stderr, "ljleak diff: warning: %s\n", utf8_terminal_text(shown, sizeof shown, message));
 }
 
-static int diff_exit_for(enum format_status status)
+struct diff_command {
+  struct diff_options options;
+  enum report_format format;
+  const char *output, *base;
+  int range_given, quiet;
+  size_t boundary;            /* --boundary, 0: the last */
+  int growth;                 /* --pprof-growth */
+  const char **paths;
+  size_t path_count;
+  struct diff_allow *allow;   /* --allow, owned */
+};
+
+int cli_exit_for(enum format_status status)
 {
   switch (status) {
   case FORMAT_OK:
@@ -90,18 +102,6 @@ static int diff_exit_for(enum format_status status)
     return CLI_EXIT_INPUT;
   }
 }
-
-struct diff_command {
-  struct diff_options options;
-  enum report_format format;
-  const char *output, *base;
-  int range_given, quiet;
-  size_t boundary;            /* --boundary, 0: the last */
-  int growth;                 /* --pprof-growth */
-  const char **paths;
-  size_t path_count;
-  struct diff_allow *allow;   /* --allow, owned */
-};
 
 int cli_result_exit(const struct diff_result *result)
 {
@@ -298,7 +298,7 @@ int cmd_diff(int argc, char **argv)
     fprintf(stderr, "ljleak diff: error: %s\n", utf8_terminal_text(shown, sizeof shown, err.message));
     if (status == FORMAT_USAGE)
       fputs(diff_usage_line, stderr);
-    return diff_exit_for(status);
+    return cli_exit_for(status);
   }
   int exit_code = diff_render(&command, &result);
   diff_result_free(&result);

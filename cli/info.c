@@ -235,7 +235,7 @@ static int info_read(const char *directory, struct capture_files *files)
   struct format_error error;
   enum format_status status = capture_files_open(files, directory, &error);
   const char *why = status != FORMAT_OK ? error.message : !files->has_index ? files->index_error.message : NULL;
-  int code = status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+  int code = status == FORMAT_OK ? CLI_EXIT_INPUT : cli_exit_for(status);
   if (why) {
     char shown[UTF8_TERMINAL_SIZE(sizeof error.message)];
     fprintf(stderr, "ljleak info: error: %s\n", utf8_terminal_text(shown, sizeof shown, why));

@@ -95,7 +95,7 @@ int cmd_merge(int argc, char **argv)
             status == FORMAT_NO_MEMORY ? "out of memory"
                                          : utf8_terminal_text(shown, sizeof shown, err.message));
     merge_free(&merge);
-    return status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return cli_exit_for(status);
   }
   struct cli_output out;
   if (cli_output_open(&out, "merge", output) != CLI_EXIT_OK) {

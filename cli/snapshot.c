@@ -190,7 +190,7 @@ int cmd_snapshot(int argc, char **argv)
   if (st != FORMAT_OK && st != FORMAT_CUT) {
     fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(error.message));
     snapshot_free(&s);
-    return st == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return cli_exit_for(st);
   }
   if (st == FORMAT_CUT)
     fprintf(stderr, "ljleak snapshot: warning: %s\n", snapshot_shown(error.message));

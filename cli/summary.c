@@ -46,7 +46,7 @@ static int summary_read_all(struct summary *summary, char **files, int count, in
     }
     fprintf(stderr, "ljleak summary: error: %s\n",
             utf8_terminal_text(shown, sizeof shown, err.message));
-    return status == FORMAT_NO_MEMORY ? CLI_EXIT_RUNTIME : CLI_EXIT_INPUT;
+    return cli_exit_for(status);
   }
   return CLI_EXIT_OK;
 }

@@ -250,13 +250,13 @@ static enum format_status source_place_boundaries(struct diff_source *capture,
   }
   if (dropped_from < index->boundary_count) {
     const struct capture_index_boundary *line = &index->boundaries[dropped_from];
-    char message[512];
-    snprintf(message, sizeof message,
-             "%s: byte %zu: boundary line: segment %llu is not in the capture (the process stopped "
-             "while it finished it): boundaries %zu to %zu are dropped",
-             capture->index_path, line->offset, (unsigned long long)line->segment,
-             capture->boundary_count + 1, capture->boundary_count + index->boundary_count - dropped_from);
-    if (!(capture->dropped_warning = source_strdup(message))) {
+    struct format_error warning;  /* kept as a warning: the boundaries before it stand */
+    format_error_at(&warning, FORMAT_CUT, capture->index_path, line->offset,
+                    "boundary line: segment %llu is not in the capture (the process stopped while it "
+                    "finished it): boundaries %zu to %zu are dropped",
+                    (unsigned long long)line->segment, capture->boundary_count + 1,
+                    capture->boundary_count + index->boundary_count - dropped_from);
+    if (!(capture->dropped_warning = source_strdup(warning.message))) {
       format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", capture->index_path);
       return err->status;
     }

@@ -157,7 +157,7 @@ size_t control_file_write_request(char *buffer, size_t size, const struct contro
     return request_fail(error, buffer, size, "the request is longer than ", limit_text);
   }
   buffer[o.used] = '\0';
-  memset(error, 0, sizeof *error);
+  format_error_clear(error);
   return o.used;
 }
 

@@ -458,7 +458,7 @@ enum format_status snapshot_values_read_memory(struct snapshot_values *values, c
                                                struct format_error *error)
 {
   memset(values, 0, sizeof *values);
-  memset(error, 0, sizeof *error);
+  format_error_clear(error);
   struct reader r = {NULL, size, 0, name, error, 0};
   enum format_status status = read_header(&r, data, size);
   if (status != FORMAT_OK)

@@ -225,7 +225,7 @@ static int reader_start(struct stacks_reader *r, struct format_error *err)
 
 struct stacks_reader *stacks_reader_open(const char *path, struct format_error *err)
 {
-  memset(err, 0, sizeof *err);
+  format_error_clear(err);
   struct stacks_reader *r = reader_new(path);
   if (!r) {
     format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", path);
@@ -248,7 +248,7 @@ struct stacks_reader *stacks_reader_open(const char *path, struct format_error *
 struct stacks_reader *stacks_reader_open_memory(const void *data, size_t size, const char *name,
                                                 struct format_error *err)
 {
-  memset(err, 0, sizeof *err);
+  format_error_clear(err);
   struct stacks_reader *r = reader_new(name);
   if (!r) {
     format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", name);

@@ -116,7 +116,7 @@ summary_read_loop(struct summary *summary, struct memprof_reader *reader, const 
   if (summary_read_apply(summary, batch, count, name, err))
     return FORMAT_NO_MEMORY;
   if (status == FORMAT_END) {
-    memset(err, 0, sizeof *err);
+    format_error_clear(err);
     return FORMAT_END;
   }
   *err = *memprof_reader_error(reader);
@@ -150,7 +150,7 @@ enum format_status summary_read(struct summary *summary, struct memprof_reader *
 enum format_status summary_read_file(struct summary *summary, const char *path,
                                      struct format_error *err)
 {
-  memset(err, 0, sizeof *err);
+  format_error_clear(err);
   struct memprof_reader *reader = memprof_reader_open(path, err);
   if (!reader) {
     return err->status != FORMAT_OK ? err->status : FORMAT_IO;

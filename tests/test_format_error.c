@@ -1,6 +1,7 @@
 /* tests/test_format_error.c: the one error type (format/error.h): its messages, their cut at the buffer's end, and its statuses. */
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "tests/check_run.h"
@@ -10,12 +11,17 @@ START_TEST(test_bad_input_names_the_file_and_its_byte)
 {
   struct format_error e;
   format_error_clear(&e);
-  ck_assert_int_eq(format_error_at(&e, FORMAT_BAD_INPUT, "cap/index", 1234, "segment line: %s is %d", "seq", 7),
-                   FORMAT_BAD_INPUT);
-  ck_assert_str_eq(e.message, "cap/index: byte 1234: segment line: seq is 7");
-  ck_assert_int_eq(e.status, FORMAT_BAD_INPUT);
-  ck_assert_uint_eq(e.offset, 1234);
-  ck_assert_int_eq(e.system_error, 0);
+  e.system_error = EIO;  /* left as it was */
+  enum format_status got = format_error_at(&e, FORMAT_UNSUPPORTED, "cap/snap-0003.heap", 4,
+                                           "heap snapshot version %u; this ljleak reads version %d", 9u, 1);
+  ck_assert_int_eq(got, FORMAT_UNSUPPORTED);
+  ck_assert_int_eq(e.status, got);
+  ck_assert_int_eq(e.system_error, EIO);
+  ck_assert_uint_eq(e.offset, 4);
+  ck_assert_str_eq(e.message, "cap/snap-0003.heap: byte 4: heap snapshot version 9; this ljleak reads version 1");
+  /* An offset past 4 GiB is printed whole. */
+  format_error_at(&e, FORMAT_BAD_INPUT, "seg-0001.memprof", UINT64_C(5000000000), "%s", "bad event");
+  ck_assert_str_eq(e.message, "seg-0001.memprof: byte 5000000000: bad event");
 }
 END_TEST
 
