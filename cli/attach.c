@@ -442,9 +442,9 @@ static int wait_started(struct attach_job *job, char *dir, size_t size)
   struct cli_attach_gdb g;
   gdb_step(job, "cancel", NULL, &g);
   if (answer_is(&g, "cancelled")) {
-    fprintf(stderr, "ljleak attach: process %ld ran no Lua code within %g s (blocked in C?): the "
-                    "hook is disarmed and it goes on as it was; only the collector's code stays "
-                    "loaded\n", job->pid, job->wait);
+    fprintf(stderr, "ljleak attach: process %ld ran no Lua code within %g s (blocked in C?), or "
+                    "only one compiled loop: the hook is disarmed and it goes on as it was; only "
+                    "the collector's code stays loaded\n", job->pid, job->wait);
     return CLI_EXIT_RUNTIME;
   }
   fprintf(stderr, "ljleak attach: process %ld did not answer within %g s: %s\n", job->pid,

@@ -89,6 +89,22 @@ check "a_process_capturing_already_is_refused" test $? = 3
 check "saying_where_it_captures" grep -q "a capture is already running in $tmp/own" "$tmp/a4.err"
 check "and_nothing_is_written" test ! -e "$tmp/cap4"
 
+# Busy in Lua, a system call now and then: gdb lets it run to one (catch syscall), and it is captured.
+luajit testdata/attach/busy.lua 10 >"$tmp/busy.out" 2>&1 &
+busy2=$!; pids="$pids $busy2"
+sleep 0.5
+"$LJLEAK" attach --duration 1 -o "$tmp/cap-busy" "$busy2" 2>"$tmp/busy.err"
+check "a_busy_process_is_stopped_at_its_next_system_call" test $? = 0 -a -f "$tmp/cap-busy/index"
+# No system call at all: no safe stop within --wait; gdb is ended and the process runs on untouched.
+luajit testdata/attach/spin.lua 12 >"$tmp/spin.out" 2>&1 &
+spin=$!; pids="$pids $spin"
+sleep 0.5
+"$LJLEAK" attach --wait 1 -o "$tmp/cap-spin" "$spin" 2>"$tmp/spin.err"
+check "a_process_without_system_calls_is_given_up" test $? = 4
+check "saying_no_safe_stop_came" grep -q "entered no system call where loading is safe within 1 s" "$tmp/spin.err"
+check "it_is_not_traced_after" sh -c "grep -q '^TracerPid:[[:space:]]*0$' /proc/$spin/status"
+check "and_collector_so_was_never_loaded" sh -c "! grep -q collector.so /proc/$spin/maps"
+
 # Not LuaJIT: the collector cannot load.
 sleep 30 &
 plain=$!; pids="$pids $plain"
@@ -169,5 +185,9 @@ check "holders_0_is_usage" test $? = 2
 wait "$blocked"
 check "it_wakes_and_ends_as_it_would" test $? = 0 -a "$(cat "$tmp/blocked.out")" = "woke"
 check "without_a_capture" test ! -e "$tmp/cap5/index"
+wait "$spin"
+check "the_spinning_process_ends_as_it_would" test $? = 0 -a "$(cat "$tmp/spin.out")" = "spun	true"
+wait "$busy2"
+check "the_busy_process_ends_as_it_would" test $? = 0 -a "$(cat "$tmp/busy.out")" = "done	true"
 
 finish
