@@ -155,7 +155,7 @@ int cmd_report(int argc, char **argv)
 
   char error[512], shown[UTF8_TERMINAL_SIZE(sizeof error)];
   struct diff_result result;
-  if (report_read_json(input, &result, error, sizeof error) < 0) {
+  if (diff_result_read_json(input, &result, error, sizeof error) < 0) {
     /* It may quote the result (a name, a path): escaped for the terminal. */
     fprintf(stderr, "ljleak report: error: %s\n", utf8_terminal_text(shown, sizeof shown, error));
     diff_allow_free(allow);

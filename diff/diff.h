@@ -4,12 +4,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "format/stacks.h"
 
 /* ---- The result model -----------------------------------------------------
  * A diff result is plain data: the engine fills it from captures, the report
- * stage renders it, and report_read_json rebuilds the same struct from a saved
+ * stage renders it, and diff_result_read_json rebuilds the same struct from a saved
  * JSON result. Every string and array is owned by the result and released by
  * diff_result_free. Fields may be added; none is renamed or removed. The
  * model's functions (diff/model.c) are the one definition both stages use. */
@@ -422,7 +423,7 @@ struct diff_result {
   struct diff_container *containers;
   /* Leak suspects (diff/suspects.h): the flagged sites grouped by the container that holds
    * their growth, most growth first; found by diff_suspects_find from the sites, so never
-   * stale: diff_result_finish and report_read_json find them again. suspects_grouped: some
+   * stale: diff_result_finish and diff_result_read_json find them again. suspects_grouped: some
    * site has a container (a heap snapshot was analysed), so the flagged sites outside every
    * suspect are findings on their own; 0: not grouped (no snapshot, or an older result). */
   size_t suspect_count;
@@ -445,7 +446,7 @@ int diff_site_undecided(const struct diff_site *site);
 /* Finds result->facts, and the facts of each site and stack, from the
  * sites, the captures and the options. The engine calls it when it makes a
  * result, and diff_decide and diff_result_by_stack when they change one;
- * report_read_json when it reads one. A result built by hand needs it after
+ * diff_result_read_json when it reads one. A result built by hand needs it after
  * its last change, before it is rendered. Nothing to free. */
 void diff_result_fill_facts(struct diff_result *result);
 /* The fewest boundaries (after the warm-up) a trend is judged on: the
@@ -498,6 +499,32 @@ void diff_capture_free(struct diff_capture *capture);
 /* Frees what result owns (every string and array, both captures) and zeroes
  * it; NULL is fine. */
 void diff_result_free(struct diff_result *result);
+
+/* ---- The result as JSON (diff/result_json_write.c, result_json_read.c) -----
+ * The model's own encoding (docs/json-schema.md): what `ljleak diff --format
+ * json` writes, `ljleak report` renders again and `ljleak merge` merges. */
+
+/* Writes result as its JSON (one object, stable names, exact numbers).
+ * outcome_reason is the "outcome_reason" of an inconclusive result, in the
+ * report's words (report_outcome_reason); its facts must be filled. */
+void diff_result_write_json(const struct diff_result *result, const char *outcome_reason, FILE *out);
+
+/* Rebuilds a result from its JSON; diff_result_free frees it. Its facts are
+ * filled; result->flagged is the JSON's "flagged" when it has one, else the
+ * facts' count. Returns 0, or -1 with "FILE: byte N: what is wrong" in error
+ * (path "-" reads stdin, named <stdin>). */
+int diff_result_read_json(const char *path, struct diff_result *result,
+                          char *error, size_t error_size);
+
+/* As diff_result_read_json, from text in memory; name is used in error messages. */
+int diff_result_read_json_text(const char *name, const char *text, size_t length,
+                               struct diff_result *result, char *error, size_t error_size);
+
+/* As diff_result_read_json, from text already parsed (format/json_read.h), for a
+ * reader that looked at it first (ljleak merge). */
+struct json_read_value;
+int diff_result_read_json_value(const char *name, const struct json_read_value *root,
+                                struct diff_result *result, char *error, size_t error_size);
 
 /* ---- The engine ------------------------------------------------------------
  * A capture is given as paths: one directory (read through its index, or its

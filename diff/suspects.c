@@ -38,6 +38,22 @@ int diff_kind_parse(const char *name, size_t *kind)
   return -1;
 }
 
+size_t diff_kinds_order(const struct diff_kind_count *kinds, size_t *order)
+{
+  size_t n = 0, local[DIFF_KIND_COUNT];
+  size_t *out = order ? order : local;
+  for (size_t k = 0; k < DIFF_KIND_COUNT; k++)
+    if (kinds[k].objects)
+      out[n++] = k;
+  for (size_t i = 1; i < n; i++)  /* most bytes first, then the kinds' order: stable insertion */
+    for (size_t j = i; j > 0 && kinds[out[j]].bytes > kinds[out[j - 1]].bytes; j--) {
+      size_t t = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = t;
+    }
+  return n;
+}
+
 /* ---- The snapshot pass --------------------------------------------------------- */
 
 #define SUSPECTS_NONE UINT32_MAX
@@ -627,4 +643,22 @@ size_t diff_suspects_alone(const struct diff_result *result)
   for (size_t i = 0; i < result->site_count; i++)
     alone += result->sites[i].facts.flagged && !diff_suspects_of(result, i);
   return alone;
+}
+
+size_t diff_suspect_values(const struct diff_result *result, const struct diff_suspect *suspect,
+                           enum diff_value_kind kind, struct diff_suspect_value *out, size_t max)
+{
+  size_t count = 0;
+  if (kind == DIFF_VALUE_STRING && max > DIFF_SUSPECT_STRINGS)
+    max = DIFF_SUSPECT_STRINGS;
+  for (size_t j = 0; j < suspect->site_count && count < max; j++) {
+    const struct diff_site *site = &result->sites[suspect->sites[j]];
+    size_t before = count;
+    for (size_t k = 0; k < site->value_count && count < max; k++)
+      if (site->values[k].kind == kind)
+        out[count++] = (struct diff_suspect_value){&site->values[k], site};
+    if (kind == DIFF_VALUE_KEY && count > before)
+      break;  /* one site's keys: the container's */
+  }
+  return count;
 }

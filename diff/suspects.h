@@ -39,6 +39,9 @@ struct diff_suspect {
 const char *diff_kind_name(size_t kind);
 const char *diff_kind_words(size_t kind);
 int diff_kind_parse(const char *name, size_t *kind);
+/* The kinds with objects (at most DIFF_KIND_COUNT into order, which may be NULL), most
+ * bytes first; returns how many. Every format lists kinds in this order. */
+size_t diff_kinds_order(const struct diff_kind_count *kinds, size_t *order);
 
 /* The suspects' step of one heap snapshot, on what the holders' step built from it (called by
  * diff_holders_analyse_suspects): for each of sites[0 .. site_count) with members in tree,
@@ -76,5 +79,17 @@ const struct diff_suspect *diff_suspects_of(const struct diff_result *result, si
 
 /* Flagged sites outside every suspect (findings on their own). */
 size_t diff_suspects_alone(const struct diff_result *result);
+
+/* --values: a suspect's values of one kind, each with the site it came from, as every format
+ * shows them. Strings: the first DIFF_SUSPECT_STRINGS of its sites' (in the suspect's order);
+ * keys: those of the first of its sites that has any (they share the container). Their count
+ * (at most max). */
+#define DIFF_SUSPECT_STRINGS 3
+struct diff_suspect_value {
+  const struct diff_value *value;
+  const struct diff_site *site;
+};
+size_t diff_suspect_values(const struct diff_result *result, const struct diff_suspect *suspect,
+                           enum diff_value_kind kind, struct diff_suspect_value *out, size_t max);
 
 #endif

@@ -1,6 +1,6 @@
 # merge/build.mk: the merge stage (ljleak merge: a fleet's diff results in one) and its checks;
-# it reads diff results through report (report_read_json_value), merges with format's JSON
-# parser and writer, and renders with report's pieces of text.
+# it reads diff results with the model's reader (diff_result_read_json_value), merges with
+# format's JSON parser and writer, and renders with report's pieces of text and escapers.
 merge_SRCS := merge/merge.c merge/merge_read.c merge/merge_json.c merge/merge_text.c \
   merge/merge_html.c
 

@@ -11,9 +11,10 @@
 #define MERGE_HTML_SITES 200
 #define MERGE_HTML_KEYS 16
 
+/* A capture's field, "-" when unknown. */
 static void put_html(FILE *out, const char *text)
 {
-  report_put_markup(out, text ? text : "-", REPORT_MARKUP_HTML);
+  report_put_html(out, text ? text : "-");
 }
 
 static void put_bytes_cell(FILE *out, double bytes, int sign, const char *unit)
@@ -195,11 +196,6 @@ int merge_render_html(const struct merge *merge, FILE *out)
   return ferror(out) ? -1 : 0;
 }
 
-static void put_xml(FILE *out, const char *text)
-{
-  report_put_markup(out, text ? text : "", REPORT_MARKUP_XML);
-}
-
 int merge_render_junit(const struct merge *merge, FILE *out)
 {
   fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -211,7 +207,7 @@ int merge_render_junit(const struct merge *merge, FILE *out)
   for (size_t i = 0; i < merge->site_count; i++) {
     const struct merge_site *s = &merge->sites[i];
     fputs("    <testcase classname=\"ljleak.merge\" name=\"", out);
-    put_xml(out, s->name);
+    report_put_xml(out, s->name);
     if (s->growing < merge->min_captures) {
       fputs("\"/>\n", out);
       continue;
@@ -223,7 +219,7 @@ int merge_render_junit(const struct merge *merge, FILE *out)
     for (size_t k = 0; k < key_count; k++) {
       char line[1024];
       merge_site_by_label(merge, s, keys[k], line, sizeof line);
-      put_xml(out, line);
+      report_put_xml(out, line);
       fputs("\n", out);
     }
     fputs("</failure>\n    </testcase>\n", out);

@@ -1,4 +1,4 @@
-/* merge/merge_read.c: the merge's inputs: diff results (read by report_read_json_value), earlier merges (docs/merge.md), directories of them. */
+/* merge/merge_read.c: the merge's inputs: diff results (read by the model's reader, diff_result_read_json_value), earlier merges (docs/merge.md), directories of them. */
 #include <dirent.h>
 #include <pthread.h>
 #include <errno.h>
@@ -12,7 +12,6 @@
 #include "format/json_read.h"
 #include "format/whole_file.h"
 #include "merge/merge_internal.h"
-#include "report/report.h"
 
 /* Where the merge reader is, for "FILE: byte N: what is wrong". */
 struct merge_reader {
@@ -250,7 +249,7 @@ static enum format_status merge_read_merge(struct merge_reader *r, struct merge 
 }
 
 /* ---- Loading and adding --------------------------------------------------------
- * An input is loaded (read, parsed; a diff result rebuilt by report's reader)
+ * An input is loaded (read, parsed; a diff result rebuilt by the model's reader)
  * without touching the merge, so several load at once on threads; then it is
  * added to the merge, in the order the inputs were given. */
 
@@ -277,7 +276,7 @@ static void merge_load_text(struct merge_loaded *l, const char *text, size_t len
   }
   if (l->root.type == JSON_OBJECT && json_read_object_get(&l->root, "ljleak_result")) {
     char error[512];
-    if (report_read_json_value(l->name, &l->root, &l->result, error, sizeof error) < 0)
+    if (diff_result_read_json_value(l->name, &l->root, &l->result, error, sizeof error) < 0)
       l->status = format_error_set(&l->err, FORMAT_BAD_INPUT, "%s", error);
   } else {
     struct merge_reader r = {l->name, &l->err};

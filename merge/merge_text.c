@@ -3,7 +3,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "format/utf8.h"
 #include "merge/merge_internal.h"
 #include "report/report.h"
 
@@ -12,17 +11,10 @@
 /* Label keys a site's line breaks its growth down by. */
 #define MERGE_TEXT_KEYS 16
 
-/* Text from a capture or a site name: controls, bidi controls, line
- * separators and bytes that are not UTF-8 escaped (\x1b, \u202e, \x9b;
- * format/utf8.h), so a hostile name can neither move the cursor or clear the
- * screen nor disguise itself. */
+/* Text from a capture or a site name, as a terminal may be shown it; "-" when unknown. */
 static void put_clean(FILE *out, const char *text)
 {
-  if (!text) {
-    fputc('-', out);
-    return;
-  }
-  utf8_put_terminal(out, text, strlen(text), UTF8_TERMINAL_TEXT);
+  report_put_terminal(out, text ? text : "-");
 }
 
 /* "2026-11-28 05:33" in UTC, or "-". */
@@ -156,26 +148,6 @@ int merge_render_text(const struct merge *merge, FILE *out)
   return ferror(out) ? -1 : 0;
 }
 
-/* Markdown table cells of the merge's own text (the counts by label):
- * '|', '\\', '`', '*', '_', '<', '>', '[', ']', '#', '&' and '@' as entities,
- * controls, bidi controls and line separators dropped, so a label cannot end
- * the cell, make a link or a mention, or reorder what a reader sees. Names
- * from the captures go in code spans (report_put_code). */
-static void put_cell(FILE *out, const char *text)
-{
-  size_t length = text ? strlen(text) : 0;
-  for (size_t i = 0; i < length;) {
-    uint32_t cp;
-    i += utf8_decode(text + i, length - i, &cp);
-    if (utf8_terminal_unsafe(cp))
-      continue;
-    if (strchr("|\\`*_<>[]#&@", (int)cp) && cp < 0x80)
-      fprintf(out, "&#%" PRIu32 ";", cp);
-    else
-      utf8_put(out, cp);
-  }
-}
-
 int merge_render_markdown(const struct merge *merge, FILE *out)
 {
   fprintf(out, "### ljleak merge: %zu of %zu sites growing on at least %zu of %zu captures\n\n",
@@ -197,14 +169,14 @@ int merge_render_markdown(const struct merge *merge, FILE *out)
     report_format_bytes(sum, sizeof sum, (double)s->live_sum, 0);
     fprintf(out, "| %zu | %zu | %zu | %s | %s | %s | ", s->growing, s->undecided, s->seen, median,
             largest, sum);
-    report_put_code(out, s->name, 1);
+    report_put_markdown(out, s->name, REPORT_MARKDOWN_CODE_CELL);
     fputs(" | ", out);
     for (size_t k = 0; k < key_count && s->growing; k++) {
       char line[1024];
       merge_site_by_label(merge, s, keys[k], line, sizeof line);
       if (k)
         fputs("; ", out);
-      put_cell(out, line);
+      report_put_markdown(out, line, REPORT_MARKDOWN_CELL);
     }
     fputs(" |\n", out);
   }

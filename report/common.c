@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "format/utf8.h"
 #include "report/common.h"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -137,33 +136,6 @@ size_t report_sparkline(char *buffer, size_t size, const uint64_t *values, size_
     buffer[used] = '\0';
   }
   return cells;
-}
-
-void report_put_markup(FILE *out, const char *text, enum report_markup markup)
-{
-  if (!text)
-    return;
-  int xml = markup == REPORT_MARKUP_XML;
-  size_t length = strlen(text);
-  for (size_t i = 0; i < length;) {
-    uint32_t cp;
-    i += utf8_decode(text + i, length - i, &cp);
-    switch (cp) {
-    case '<': fputs("&lt;", out); break;
-    case '>': fputs("&gt;", out); break;
-    case '&': fputs("&amp;", out); break;
-    case '"': fputs("&quot;", out); break;
-    case '\'': fputs(xml ? "&apos;" : "&#39;", out); break;
-    default:
-      if (xml && (cp == '\t' || cp == '\n' || cp == '\r'))
-        fprintf(out, "&#%" PRIu32 ";", cp);
-      else if (xml ? cp < 0x20 || cp == 0xfffe || cp == 0xffff
-                   : (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-        utf8_put(out, 0xfffd);
-      else
-        utf8_put(out, cp);
-    }
-  }
 }
 
 double report_capture_span(const struct diff_capture *capture)
@@ -434,22 +406,6 @@ void report_container_growth(const struct diff_container *container, char *buffe
   snprintf(buffer, size, "%s -> %s entries (%s -> %s)", from, to, bytes_from, bytes_to);
 }
 
-size_t report_kinds_order(const struct diff_kind_count *kinds, size_t *order)
-{
-  size_t n = 0, local[DIFF_KIND_COUNT];
-  size_t *out = order ? order : local;
-  for (size_t k = 0; k < DIFF_KIND_COUNT; k++)
-    if (kinds[k].objects)
-      out[n++] = k;
-  for (size_t i = 1; i < n; i++)  /* most bytes first, then the kinds' order: stable insertion */
-    for (size_t j = i; j > 0 && kinds[out[j]].bytes > kinds[out[j - 1]].bytes; j--) {
-      size_t t = out[j];
-      out[j] = out[j - 1];
-      out[j - 1] = t;
-    }
-  return n;
-}
-
 /* "3,000 tables (281.2 KiB)"; one object in the singular ("1 table"). */
 static void kind_words(char *buffer, size_t size, size_t kind, const struct diff_kind_count *count)
 {
@@ -466,7 +422,7 @@ static void kind_words(char *buffer, size_t size, size_t kind, const struct diff
 void report_kinds_words(const struct diff_kind_count *kinds, char *buffer, size_t size)
 {
   size_t order[DIFF_KIND_COUNT];
-  size_t n = report_kinds_order(kinds, order), used = 0;
+  size_t n = diff_kinds_order(kinds, order), used = 0;
   buffer[0] = '\0';
   for (size_t i = 0; i < n && used < size; i++) {
     char one[96];
@@ -493,24 +449,6 @@ const struct report_values_line report_values_lines[REPORT_VALUES_LINES] = {
 const char report_values_not_captured[] =
   "values: not captured; run with --values (ljleak run --values, or the values option) to see them";
 
-size_t report_suspect_values(const struct diff_result *result, const struct diff_suspect *suspect,
-                             enum diff_value_kind kind, struct report_value *out, size_t max)
-{
-  size_t count = 0;
-  if (kind == DIFF_VALUE_STRING && max > REPORT_VALUES_STRINGS)
-    max = REPORT_VALUES_STRINGS;
-  for (size_t j = 0; j < suspect->site_count && count < max; j++) {
-    const struct diff_site *site = &result->sites[suspect->sites[j]];
-    size_t before = count;
-    for (size_t k = 0; k < site->value_count && count < max; k++)
-      if (site->values[k].kind == kind)
-        out[count++] = (struct report_value){&site->values[k], site};
-    if (kind == DIFF_VALUE_KEY && count > before)
-      break;  /* one site's keys: the container's */
-  }
-  return count;
-}
-
 void report_value_words(const struct diff_value *value, char *buffer, size_t size)
 {
   if (!value->quoted) {
@@ -530,8 +468,8 @@ void report_value_words(const struct diff_value *value, char *buffer, size_t siz
 void report_suspect_values_words(const struct diff_result *result, const struct diff_suspect *suspect,
                                  enum diff_value_kind kind, char *buffer, size_t size)
 {
-  struct report_value values[16];
-  size_t count = report_suspect_values(result, suspect, kind, values, 16);
+  struct diff_suspect_value values[16];
+  size_t count = diff_suspect_values(result, suspect, kind, values, 16);
   size_t used = 0;
   buffer[0] = '\0';
   for (size_t i = 0; i < count && used + 1 < size; i++) {
@@ -548,8 +486,8 @@ void report_suspect_values_each(const struct diff_result *result, const struct d
                                 void (*put)(FILE *out, const char *title, size_t k, const char *words))
 {
   for (size_t i = 0; result->values == DIFF_VALUES_SHOWN && i < REPORT_VALUES_LINES; i++) {
-    struct report_value values[16];
-    size_t count = report_suspect_values(result, suspect, report_values_lines[i].kind, values, 16);
+    struct diff_suspect_value values[16];
+    size_t count = diff_suspect_values(result, suspect, report_values_lines[i].kind, values, 16);
     for (size_t k = 0; k < count; k++) {
       char words[1024];
       report_value_words(values[k].value, words, sizeof words);

@@ -19,9 +19,6 @@ void report_holder_summary(const struct diff_holder *holder, char *buffer, size_
 /* What a growing container did, after where it was made and its path: "2,048 -> 3,000 entries
  * (16.1 KiB -> 32.1 KiB)". */
 void report_container_growth(const struct diff_container *container, char *buffer, size_t size);
-/* The kinds with objects (at most DIFF_KIND_COUNT into order, which may be NULL), most
- * bytes first; returns how many. */
-size_t report_kinds_order(const struct diff_kind_count *kinds, size_t *order);
 /* "3,000 tables (281.2 KiB), 3,000 closures (140.6 KiB)"; "" when no kind is known. */
 void report_kinds_words(const struct diff_kind_count *kinds, char *buffer, size_t size);
 /* A site under a suspect, in words: "holds 3,000 tables (281.2 KiB); the suspect retains
@@ -31,16 +28,6 @@ void report_suspect_site_words(const struct diff_suspect *suspect, const struct 
 /* A suspect's growth, retained size, kinds and a growing container's entries, in words. */
 void report_suspect_summary(const struct diff_result *result, const struct diff_suspect *suspect,
                             char *buffer, size_t size);
-/* --values: a suspect's values of one kind, each with the site it came from. Strings: the first
- * REPORT_VALUES_STRINGS of its sites' (in the suspect's order); keys: those of the first of its
- * sites that has any (they share the container). Their count (at most max). */
-#define REPORT_VALUES_STRINGS 3
-struct report_value {
-  const struct diff_value *value;
-  const struct diff_site *site;
-};
-size_t report_suspect_values(const struct diff_result *result, const struct diff_suspect *suspect,
-                             enum diff_value_kind kind, struct report_value *out, size_t max);
 /* A value as every report words it, before the report's own escaping: "\"user:1234:tok...\"
  * (+52 bytes)" for a string cut, "\"user:1\"" for a whole one, 42 for a key that is no string. */
 void report_value_words(const struct diff_value *value, char *buffer, size_t size);
@@ -117,8 +104,6 @@ int report_render_text(const struct diff_result *result, const struct report_opt
                        FILE *out, char *error, size_t error_size);
 int report_render_html(const struct diff_result *result, const struct report_options *options,
                        FILE *out, char *error, size_t error_size);
-int report_render_json(const struct diff_result *result, FILE *out, char *error,
-                       size_t error_size);
 int report_render_junit(const struct diff_result *result, FILE *out, char *error,
                         size_t error_size);
 int report_render_markdown(const struct diff_result *result, FILE *out, char *error,

@@ -7,21 +7,6 @@
 
 #define FLAME_SITE_STACKS 8  /* stacks listed under a flagged site */
 
-/* Text as HTML character data: markup characters as entities. */
-static void flame_put(FILE *out, const char *text)
-{
-  for (; *text; text++) {
-    switch (*text) {
-    case '<': fputs("&lt;", out); break;
-    case '>': fputs("&gt;", out); break;
-    case '&': fputs("&amp;", out); break;
-    case '"': fputs("&quot;", out); break;
-    default:
-      putc((unsigned char)*text < 0x20 ? '?' : *text, out);
-    }
-  }
-}
-
 /* The data the script draws: one entry per stack that grew, its frames root
  * first (the labels its name is made of), its growth in bytes over the
  * judged boundaries and its verdict. JSON inside a script element: the
@@ -166,7 +151,7 @@ static void flame_put_site_stacks(FILE *out, const struct diff_result *r)
     if (!shown++)
       fputs("<h2>Stacks of the flagged sites</h2>\n<div class=\"stacks\">\n", out);
     fputs("<h3><code>", out);
-    flame_put(out, site->name);
+    report_put_html(out, site->name);
     fputs("</code></h3>\n<ol>\n", out);
     for (size_t k = 0; k < total && k < FLAME_SITE_STACKS; k++) {
       const struct diff_site *stack = stacks[k];
@@ -176,7 +161,7 @@ static void flame_put_site_stacks(FILE *out, const struct diff_result *r)
       fprintf(out, "<li class=\"stack\" data-verdict=\"%s\"><span class=\"badge %s\">%s</span> %s/boundary, %s: <code>",
               diff_verdict_name(stack->verdict), diff_verdict_name(stack->verdict),
               diff_verdict_name(stack->verdict), growth, live);
-      flame_put(out, report_stack_name(stack));
+      report_put_html(out, report_stack_name(stack));
       fputs("</code></li>\n", out);
     }
     if (total > FLAME_SITE_STACKS)

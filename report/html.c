@@ -18,12 +18,6 @@
 #define SOURCE_MAX_SITES 200    /* sites that get a source excerpt or note (flagged come first) */
 #define SOURCE_MAX_LINE 240     /* bytes of a source line shown */
 
-/* Text as HTML character data or a quoted attribute value. */
-static void html_put(FILE *out, const char *text)
-{
-  report_put_markup(out, text, REPORT_MARKUP_HTML);
-}
-
 /* ---- Header --------------------------------------------------------------- */
 
 /* Our own words, with `code` spans as <code>. */
@@ -37,7 +31,7 @@ static void html_put_words(FILE *out, const char *text)
       length = sizeof piece - 1;  /* a longer piece goes out in parts */
     memcpy(piece, text, length);
     piece[length] = '\0';
-    html_put(out, piece);
+    report_put_html(out, piece);
     text += length;
     if (*text == '`') {
       fputs(code ? "</code>" : "<code>", out);
@@ -57,7 +51,7 @@ static void put_evidence(FILE *out, const struct diff_result *r)
   if (!evidence[0])
     return;
   fputs("<p class=\"evidence\">Evidence: ", out);
-  html_put(out, evidence);
+  report_put_html(out, evidence);
   fputs(".</p>\n", out);
 }
 
@@ -66,7 +60,7 @@ static void put_inconclusive(FILE *out, const struct diff_result *r)
   char reason[512];
   report_outcome_reason(r, reason, sizeof reason);
   fputs("<header class=\"verdict unsure\">\n<h1>INCONCLUSIVE</h1>\n<p>", out);
-  html_put(out, reason);
+  report_put_html(out, reason);
   fputs(".</p>\n<p>What to do: ", out);
   html_put_words(out, report_outcome_advice(r));
   fputs(".</p>\n", out);
@@ -86,7 +80,7 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
   if (flagged && r->suspects_grouped) {
     char findings[128];
     report_findings_words(r, findings, sizeof findings);
-    html_put(out, findings);
+    report_put_html(out, findings);
     fputs(r->mode == DIFF_MODE_TREND ? ", " : "; ", out);
   }
   if (flagged && r->suspects_grouped && r->mode == DIFF_MODE_TREND) {
@@ -131,7 +125,7 @@ static void put_verdict(FILE *out, const struct diff_result *r, size_t flagged)
   if (flagged && !r->suspects_grouped) {
     const char *why = report_not_grouped(r);
     fprintf(out, " %c", why[0] == 'n' ? 'N' : 'S');
-    html_put(out, why + 1);
+    report_put_html(out, why + 1);
     fputs(".", out);
   }
   fputs("</p>\n", out);
@@ -146,24 +140,24 @@ static void put_capture(FILE *out, const char *title, const struct diff_capture 
   fprintf(out, "<section>\n<h3>%s</h3>\n<dl>\n", title);
   if (c->command) {
     fputs("<dt>command</dt><dd><code>", out);
-    html_put(out, c->command);
+    report_put_html(out, c->command);
     fputs("</code></dd>\n", out);
   }
   if (c->path) {
     fputs("<dt>capture</dt><dd>", out);
-    html_put(out, c->path);
+    report_put_html(out, c->path);
     fputs("</dd>\n", out);
   }
   if (c->host) {
     fputs("<dt>host</dt><dd>", out);
-    html_put(out, c->host);
+    report_put_html(out, c->host);
     fputs("</dd>\n", out);
   }
   if (c->pid)
     fprintf(out, "<dt>pid</dt><dd>%ld</dd>\n", c->pid);
   if (c->luajit_version) {
     fputs("<dt>LuaJIT</dt><dd>", out);
-    html_put(out, c->luajit_version);
+    report_put_html(out, c->luajit_version);
     fputs("</dd>\n", out);
   }
   double span = report_capture_span(c);
@@ -252,7 +246,7 @@ static int put_lines(FILE *out, const char *text, size_t length, uint64_t line)
         fputs("<pre class=\"src\">", out);
       found = 1;
       fprintf(out, "<span%s><b>%" PRIu64 "</b>", number == line ? " class=\"hit\"" : "", number);
-      html_put(out, shown);
+      report_put_html(out, shown);
       fputs("</span>", out);
     }
     p = newline ? newline + 1 : end;
@@ -370,11 +364,11 @@ static void put_allowance(FILE *out, const struct diff_site *s)
   report_allowance_rule(s->allowance, rule, sizeof rule);
   fprintf(out, "<p class=\"allow%s\">%s: ", s->allowed ? "" : " past",
           s->allowed ? "allowed" : "past its allowance");
-  html_put(out, growth);
+  report_put_html(out, growth);
   fputs(" (", out);
-  html_put(out, rule);
+  report_put_html(out, rule);
   fputs("): ", out);
-  html_put(out, s->allowance->comment);
+  report_put_html(out, s->allowance->comment);
   fputs("</p>", out);
 }
 
@@ -385,15 +379,15 @@ static void put_holders(FILE *out, const struct diff_site *s)
   if (!s->holder_count)
     return;
   fputs("<details class=\"held\"><summary>held by <code>", out);
-  html_put(out, s->holders[0].path);
+  report_put_html(out, s->holders[0].path);
   fputs("</code></summary><ul>", out);
   for (size_t k = 0; k < s->holder_count; k++) {
     char summary[200];
     report_holder_summary(&s->holders[k], summary, sizeof summary);
     fputs("<li><code>", out);
-    html_put(out, s->holders[k].path);
+    report_put_html(out, s->holders[k].path);
     fputs("</code>: ", out);
-    html_put(out, summary);
+    report_put_html(out, summary);
     fputs("</li>", out);
   }
   fputs("</ul></details>", out);
@@ -405,17 +399,17 @@ static void put_site_cell(FILE *out, const struct diff_site *s, const char *fold
   fputs("<td class=\"site\">", out);
   if (folded_source) {
     fputs("<details><summary><code>", out);
-    html_put(out, s->name);
+    report_put_html(out, s->name);
     fprintf(out, "</code><span class=\"kind\">%s</span></summary>", diff_site_kind_name(s->kind));
     fputs(folded_source, out);
     fputs("</details>", out);
   } else {
     fputs("<code>", out);
-    html_put(out, s->name);
+    report_put_html(out, s->name);
     fprintf(out, "</code><span class=\"kind\">%s", diff_site_kind_name(s->kind));
     if (s->library) {
       fputs(" in ", out);
-      html_put(out, s->library);
+      report_put_html(out, s->library);
     }
     fputs("</span>", out);
   }
@@ -440,9 +434,9 @@ static void put_sources_note(FILE *out, const struct diff_result *r,
     html_put_words(out, source_hint);
   } else {
     fputs("none, the source root <code>", out);
-    html_put(out, sources->root);
+    report_put_html(out, sources->root);
     fputs("</code> cannot be opened: ", out);
-    html_put(out, strerror(sources->error));
+    report_put_html(out, strerror(sources->error));
   }
   fputs(".</p>\n", out);
 }
@@ -456,7 +450,7 @@ static void put_table_head(FILE *out, const struct diff_result *r, const struct 
           r->site_count);
   if (r->facts.tally.flagged && !r->capture.snapshots && !base) {
     fputs("<p class=\"kind\">Held by: ", out);
-    html_put(out, report_no_snapshot_hint);
+    report_put_html(out, report_no_snapshot_hint);
     fputs("</p>\n", out);
   }
   put_sources_note(out, r, sources);
@@ -549,7 +543,7 @@ static int put_table(FILE *out, const struct diff_result *r, const struct html_s
         fputs(excerpt, out);
       } else {
         fputs("<p class=\"kind\">", out);
-        html_put(out, why);
+        report_put_html(out, why);
         fputs("</p>", out);
       }
       fputs("</td></tr>\n", out);

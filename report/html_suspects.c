@@ -7,12 +7,6 @@
 #include "diff/suspects.h"
 #include "report/common.h"
 
-/* Text as HTML character data. */
-static void html_put(FILE *out, const char *text)
-{
-  report_put_markup(out, text, REPORT_MARKUP_HTML);
-}
-
 /* --values: one value of a suspect's (report_suspect_values_each), marked as values, escaped. */
 static void put_suspect_value(FILE *out, const char *title, size_t k, const char *words)
 {
@@ -22,10 +16,10 @@ static void put_suspect_value(FILE *out, const char *title, size_t k, const char
   }
   if (!k) {
     fputs("<li class=\"values\">", out);
-    html_put(out, title);
+    report_put_html(out, title);
   }
   fputs(k ? ", <code>" : "<code>", out);
-  html_put(out, words);
+  report_put_html(out, words);
   fputs("</code>", out);
 }
 
@@ -43,13 +37,13 @@ static void put_unexplained(FILE *out, const struct diff_result *r)
     fputs("<li>", out);
     report_put_bytes(out, site->growth_bytes_per_segment, 1);
     fputs("/boundary <code>", out);
-    html_put(out, site->name);
+    report_put_html(out, site->name);
     fputs("</code>", out);
     char kinds[400];
     report_kinds_words(site->kinds, kinds, sizeof kinds);
     if (kinds[0]) {
       fputs(": holds ", out);
-      html_put(out, kinds);
+      report_put_html(out, kinds);
     }
     fputs("</li>\n", out);
   }
@@ -65,7 +59,7 @@ void report_html_suspects(FILE *out, const struct diff_result *r)
     return;
   fputs("<section class=\"suspects\"><h2>Leak suspects</h2>\n<p>Growing sites one container holds, "
         "most growth first; ", out);
-  html_put(out, report_retained_meaning);
+  report_put_html(out, report_retained_meaning);
   fputs(".</p>\n<ol>\n", out);
   for (size_t k = 0; k < r->suspect_count; k++) {
     const struct diff_suspect *suspect = &r->suspects[k];
@@ -73,39 +67,39 @@ void report_html_suspects(FILE *out, const struct diff_result *r)
     char summary[800];
     report_suspect_summary(r, suspect, summary, sizeof summary);
     fputs("<li><strong>", out);
-    html_put(out, c->type);
+    report_put_html(out, c->type);
     fputs(" <code>", out);
-    html_put(out, c->path);
+    report_put_html(out, c->path);
     fputs("</code></strong>", out);
     if (c->site) {
       fputs(", made at <code>", out);
-      html_put(out, c->site);
+      report_put_html(out, c->site);
       fputs("</code>", out);
     }
     fputs(": ", out);
-    html_put(out, summary);
+    report_put_html(out, summary);
     fputs("\n<ul>\n", out);
     for (size_t j = 0; j < suspect->site_count; j++) {
       const struct diff_site *site = &r->sites[suspect->sites[j]];
       fputs("<li>", out);
       report_put_bytes(out, site->growth_bytes_per_segment, 1);
       fputs("/boundary <code>", out);
-      html_put(out, site->name);
+      report_put_html(out, site->name);
       fputs("</code>", out);
       if (suspect->cause[j] != SIZE_MAX) {
         fputs(": the VM's work for <code>", out);
-        html_put(out, r->sites[suspect->cause[j]].name);
+        report_put_html(out, r->sites[suspect->cause[j]].name);
         fputs("</code></li>\n", out);
         continue;
       }
       char words[600];
       report_suspect_site_words(suspect, site, words, sizeof words);
       fputs(": ", out);
-      html_put(out, words);
+      report_put_html(out, words);
       const struct diff_site *stack;
       if (report_site_stacks(r, site, &stack, 1) && stack->frame_count) {
         fputs("; stack <code>", out);
-        html_put(out, stack->name);
+        report_put_html(out, stack->name);
         fputs("</code>", out);
       }
       fputs("</li>\n", out);
@@ -116,7 +110,7 @@ void report_html_suspects(FILE *out, const struct diff_result *r)
   fputs("</ol>\n", out);
   if (r->values == DIFF_VALUES_NOT_CAPTURED) {  /* asked for: saying nothing would read as "none" */
     fputs("<p>", out);
-    html_put(out, report_values_not_captured);
+    report_put_html(out, report_values_not_captured);
     fputs(".</p>\n", out);
   }
   put_unexplained(out, r);
@@ -137,13 +131,13 @@ void report_html_containers(FILE *out, const struct diff_result *r)
     char growth[160];
     report_container_growth(c, growth, sizeof growth);
     fputs("<li>", out);
-    html_put(out, c->type ? c->type : "object");
+    report_put_html(out, c->type ? c->type : "object");
     fputs(" made at <code>", out);
-    html_put(out, c->site ? c->site : "an unknown site");
+    report_put_html(out, c->site ? c->site : "an unknown site");
     fputs("</code>, held by <code>", out);
-    html_put(out, c->path ? c->path : "");
+    report_put_html(out, c->path ? c->path : "");
     fputs("</code>: ", out);
-    html_put(out, growth);
+    report_put_html(out, growth);
     fputs("</li>\n", out);
   }
   fputs("</ul></section>\n", out);

@@ -5,12 +5,6 @@
 
 #include "report/common.h"
 
-/* Text as XML character data or an attribute value. */
-static void put_xml(FILE *out, const char *text)
-{
-  report_put_markup(out, text, REPORT_MARKUP_XML);
-}
-
 /* Why a site failed, in one line: rate, significance and what it holds. */
 static void put_reason(FILE *out, const struct diff_result *r, const struct diff_site *site)
 {
@@ -70,7 +64,7 @@ static void put_undecided_reason(FILE *out, const struct diff_result *r,
 /* The series, as the body of a failure or an error. */
 static void put_series(FILE *out, const struct diff_site *site)
 {
-  put_xml(out, site->name);
+  report_put_xml(out, site->name);
   fputs(" holds ", out);
   char last[48];
   report_format_bytes(last, sizeof last, (double)report_last_live(site), 0);
@@ -92,7 +86,7 @@ static void put_stacks(FILE *out, const struct diff_result *r, const struct diff
     report_format_bytes(growth, sizeof growth, stacks[k]->growth_bytes_per_segment, 1);
     fprintf(out, "%s%s %s/boundary: ", k ? "; " : "\nstacks (root first): ",
             diff_verdict_name(stacks[k]->verdict), growth);
-    put_xml(out, report_stack_name(stacks[k]));
+    report_put_xml(out, report_stack_name(stacks[k]));
   }
   if (total > JUNIT_SITE_STACKS)
     fprintf(out, "; and %zu more", total - JUNIT_SITE_STACKS);
@@ -121,9 +115,9 @@ static void put_containers(FILE *out, const struct diff_result *r, const struct 
     char growth[160];
     report_container_growth(c, growth, sizeof growth);
     fprintf(out, "; a growing %s held by ", c->type ? c->type : "object");
-    put_xml(out, c->path);
+    report_put_xml(out, c->path);
     fputs(": ", out);
-    put_xml(out, growth);
+    report_put_xml(out, growth);
   }
 }
 
@@ -136,9 +130,9 @@ static void put_top_holder(FILE *out, const struct diff_site *site)
   char summary[200];
   report_holder_summary(&site->holders[0], summary, sizeof summary);
   fputs("; held by ", out);
-  put_xml(out, site->holders[0].path);
+  report_put_xml(out, site->holders[0].path);
   fputs(" (", out);
-  put_xml(out, summary);
+  report_put_xml(out, summary);
   fputs(")", out);
 }
 
@@ -147,13 +141,13 @@ static void put_allowance(FILE *out, const struct diff_site *site)
   char growth[160], rule[300];
   report_allowance_growth(site, growth, sizeof growth);
   report_allowance_rule(site->allowance, rule, sizeof rule);
-  put_xml(out, growth);
+  report_put_xml(out, growth);
   fputs(" (", out);
-  put_xml(out, rule);
+  report_put_xml(out, rule);
   fputs(")", out);
   if (site->allowance) {
     fputs(": ", out);
-    put_xml(out, site->allowance->comment);
+    report_put_xml(out, site->allowance->comment);
   }
 }
 
@@ -179,15 +173,15 @@ static void put_suspect(FILE *out, const struct diff_result *r, size_t k)
   report_suspect_summary(r, suspect, summary, sizeof summary);
   fprintf(out, ">\n      <failure type=\"%s\" message=\"leak suspect %zu: ",
           diff_verdict_name(r->sites[suspect_lead(suspect)].verdict), k + 1);
-  put_xml(out, c->type);
+  report_put_xml(out, c->type);
   fputs(" ", out);
-  put_xml(out, c->path);
+  report_put_xml(out, c->path);
   if (c->site) {
     fputs(", made at ", out);
-    put_xml(out, c->site);
+    report_put_xml(out, c->site);
   }
   fputs(": ", out);
-  put_xml(out, summary);
+  report_put_xml(out, summary);
   /* The growing containers its sites made or that hold them, as a site's failure says them. */
   for (size_t i = 0; i < r->container_count; i++) {
     const struct diff_container *g = &r->containers[i];
@@ -199,9 +193,9 @@ static void put_suspect(FILE *out, const struct diff_result *r, size_t k)
     char growth[160];
     report_container_growth(g, growth, sizeof growth);
     fprintf(out, "; a growing %s held by ", g->type ? g->type : "object");
-    put_xml(out, g->path);
+    report_put_xml(out, g->path);
     fputs(": ", out);
-    put_xml(out, growth);
+    report_put_xml(out, growth);
   }
   fprintf(out, "; %zu site%s under it:", suspect->site_count, suspect->site_count == 1 ? "" : "s");
   for (size_t j = 0; j < suspect->site_count; j++) {
@@ -209,7 +203,7 @@ static void put_suspect(FILE *out, const struct diff_result *r, size_t k)
     char growth[48];
     report_format_bytes(growth, sizeof growth, site->growth_bytes_per_segment, 1);
     fputs(j ? ", " : " ", out);
-    put_xml(out, site->name);
+    report_put_xml(out, site->name);
     fprintf(out, " (%s/boundary)", growth);
   }
   fputs("\">", out);
@@ -218,16 +212,16 @@ static void put_suspect(FILE *out, const struct diff_result *r, size_t k)
     if (j)
       fputs("\n", out);
     if (suspect->cause[j] != SIZE_MAX) {
-      put_xml(out, site->name);
+      report_put_xml(out, site->name);
       fputs(": the VM's work for ", out);
-      put_xml(out, r->sites[suspect->cause[j]].name);
+      report_put_xml(out, r->sites[suspect->cause[j]].name);
       continue;
     }
     char words[600];
     report_suspect_site_words(suspect, site, words, sizeof words);
-    put_xml(out, site->name);
+    report_put_xml(out, site->name);
     fputs(": ", out);
-    put_xml(out, words);
+    report_put_xml(out, words);
     fputs("; ", out);
     put_series(out, site);
     put_stacks(out, r, site);
@@ -245,12 +239,12 @@ static void put_properties(FILE *out, const struct diff_result *r, const char *m
   fputs("\"/>\n", out);
   if (r->capture.command) {
     fputs("      <property name=\"command\" value=\"", out);
-    put_xml(out, r->capture.command);
+    report_put_xml(out, r->capture.command);
     fputs("\"/>\n", out);
   }
   if (r->capture.host) {
     fputs("      <property name=\"host\" value=\"", out);
-    put_xml(out, r->capture.host);
+    report_put_xml(out, r->capture.host);
     fputs("\"/>\n", out);
   }
   fprintf(out, "      <property name=\"boundaries\" value=\"%zu\"/>\n", r->capture.boundary_count);
@@ -260,7 +254,7 @@ static void put_properties(FILE *out, const struct diff_result *r, const char *m
   report_evidence(r, evidence, sizeof evidence);
   if (evidence[0]) {
     fputs("      <property name=\"evidence\" value=\"", out);
-    put_xml(out, evidence);
+    report_put_xml(out, evidence);
     fputs("\"/>\n", out);
   }
   fputs("    </properties>\n", out);
@@ -278,11 +272,11 @@ static void put_testcase_end(FILE *out, const struct diff_result *r, size_t i)
     const struct diff_site_container *c = r->sites[suspect->named_site].container;
     fprintf(out, ">\n      <system-out>under leak suspect %zu (its failure is in ",
             (size_t)(suspect - r->suspects) + 1);
-    put_xml(out, r->sites[suspect_lead(suspect)].name);
+    report_put_xml(out, r->sites[suspect_lead(suspect)].name);
     fputs("), ", out);
-    put_xml(out, c->type);
+    report_put_xml(out, c->type);
     fputs(" ", out);
-    put_xml(out, c->path);
+    report_put_xml(out, c->path);
     fputs(": ", out);
     put_reason(out, r, site);
     fputs("</system-out>\n    </testcase>\n", out);
@@ -339,7 +333,7 @@ int report_render_junit(const struct diff_result *r, FILE *out, char *error, siz
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
     fputs("    <testcase name=\"", out);
-    put_xml(out, site->name);
+    report_put_xml(out, site->name);
     fprintf(out, "\" classname=\"ljleak.%s\"", mode);
     put_testcase_end(out, r, i);
   }

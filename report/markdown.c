@@ -2,89 +2,17 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "format/utf8.h"
 #include "report/common.h"
 
 #define MARKDOWN_MAX_ROWS 20
 
-/* Writes text so Markdown shows it literally: its punctuation backslashed,
- * HTML's specials as entities, tab, newline and carriage return as spaces,
- * and what a terminal is not shown raw (other controls, bidi controls, line
- * separators, bytes that are not UTF-8) escaped as the terminal shows it
- * (\x1b, \u202e; format/utf8.h): a backslash before a letter is literal. */
-static void put_escaped(FILE *out, const char *text)
-{
-  if (!text)
-    return;
-  size_t length = strlen(text);
-  char piece[UTF8_TERMINAL_CHAR_MAX];
-  for (size_t i = 0; i < length;) {
-    uint32_t cp;
-    size_t used = utf8_decode(text + i, length - i, &cp);
-    if (cp == '<')
-      fputs("&lt;", out);
-    else if (cp == '>')
-      fputs("&gt;", out);
-    else if (cp == '&')
-      fputs("&amp;", out);
-    else if (cp == '\t' || cp == '\n' || cp == '\r')
-      putc(' ', out);
-    else if (utf8_terminal_unsafe(cp) || (cp == 0xfffd && used == 1))
-      fwrite(piece, 1, utf8_terminal_char(piece, text + i, length - i, UTF8_TERMINAL_TEXT, &used),
-             out);
-    else if (cp < 0x80 && strchr("\\`*_[]|~", (int)cp))
-      fprintf(out, "\\%c", (char)cp);
-    else
-      fwrite(text + i, 1, used, out);
-    i += used;
-  }
-}
-
-/* Documented in report.h. */
-void report_put_code(FILE *out, const char *name, int in_table)
-{
-  size_t length = name ? strlen(name) : 0;
-  if (!length)
-    return;
-  /* Escaping adds no backtick and no space, and keeps '`' and ' ' at either
-   * end as they are: the fence and the padding can be read off the name. */
-  size_t run = 0, longest = 0, spaces = 0;
-  for (size_t i = 0; i < length; i++) {
-    run = name[i] == '`' ? run + 1 : 0;
-    if (run > longest)
-      longest = run;
-    spaces += name[i] == ' ';
-  }
-  char first = name[0], last = name[length - 1];
-  int pad = spaces < length && (first == '`' || last == '`' || (first == ' ' && last == ' '));
-  for (size_t k = 0; k <= longest; k++)
-    putc('`', out);
-  if (pad)
-    putc(' ', out);
-  char piece[UTF8_TERMINAL_CHAR_MAX];
-  size_t used;
-  for (size_t i = 0; i < length; i += used) {
-    if (in_table && name[i] == '|') {
-      fputs("\\|", out);
-      used = 1;
-      continue;
-    }
-    fwrite(piece, 1, utf8_terminal_char(piece, name + i, length - i, UTF8_TERMINAL_TEXT, &used),
-           out);
-  }
-  if (pad)
-    putc(' ', out);
-  for (size_t k = 0; k <= longest; k++)
-    putc('`', out);
-}
-
 /* A site's name, and a C function's library after it: `cjson.decode` (`cjson.so`). */
-static void put_site_name(FILE *out, const struct diff_site *site, int in_table)
+static void put_site_name(FILE *out, const struct diff_site *site, enum report_markdown where)
 {
-  report_put_code(out, site->name, in_table);
+  report_put_markdown(out, site->name, where);
   if (site->library) {
     fputs(" (", out);
-    report_put_code(out, site->library, in_table);
+    report_put_markdown(out, site->library, where);
     fputc(')', out);
   }
 }
@@ -115,7 +43,7 @@ static void put_sites(FILE *out, const struct diff_result *r, const char *more,
     if (r->mode != DIFF_MODE_RANGE)
       report_row_boundaries(r, site, &from, &to);  /* from the warm-up's end */
     fputs("| ", out);
-    put_site_name(out, site, 1);
+    put_site_name(out, site, REPORT_MARKDOWN_CODE_CELL);
     fprintf(out, " | %s | ", diff_verdict_name(site->verdict));
     report_put_bytes(out, site->growth_bytes_per_segment, 1);
     fputs(" | ", out);
@@ -165,23 +93,23 @@ static void put_allowed(FILE *out, const struct diff_result *r)
     char growth[160];
     report_allowance_growth(site, growth, sizeof growth);
     fputs("* ", out);
-    put_site_name(out, site, 0);
+    put_site_name(out, site, REPORT_MARKDOWN_CODE);
     fputs(": ", out);
-    put_escaped(out, growth);
+    report_put_markdown(out, growth, REPORT_MARKDOWN_TEXT);
     fputs(" (", out);
     if (a) {  /* report_allowance_rule's words, with the pattern a name */
       char line[32];
       snprintf(line, sizeof line, " line %zu: ", a->line);
-      put_escaped(out, a->file ? a->file : "allow file");
+      report_put_markdown(out, a->file ? a->file : "allow file", REPORT_MARKDOWN_TEXT);
       fputs(line, out);
-      report_put_code(out, a->pattern ? a->pattern : "?", 0);
+      report_put_markdown(out, a->pattern ? a->pattern : "?", REPORT_MARKDOWN_CODE);
     } else {
       fputs("an allow-list rule", out);
     }
     fputs(")", out);
     if (a) {
       fputs(": ", out);
-      put_escaped(out, a->comment);
+      report_put_markdown(out, a->comment, REPORT_MARKDOWN_TEXT);
     }
     fputc('\n', out);
   }
@@ -205,16 +133,16 @@ static void put_site_stacks(FILE *out, const struct diff_result *r)
     if (!sites++)
       fputs("\nStacks that hold the growth (root first):\n\n", out);
     fputs("* ", out);
-    put_site_name(out, site, 0);
+    put_site_name(out, site, REPORT_MARKDOWN_CODE);
     fputc('\n', out);
     for (size_t k = 0; k < total && k < MARKDOWN_SITE_STACKS; k++) {
       fprintf(out, "  * %s, ", diff_verdict_name(stacks[k]->verdict));
       report_put_bytes(out, stacks[k]->growth_bytes_per_segment, 1);
       fputs("/boundary: ", out);
       if (stacks[k]->frame_count)
-        report_put_code(out, stacks[k]->name, 0);
+        report_put_markdown(out, stacks[k]->name, REPORT_MARKDOWN_CODE);
       else
-        put_escaped(out, report_stack_name(stacks[k]));  /* our words: no stack recorded */
+        report_put_markdown(out, report_stack_name(stacks[k]), REPORT_MARKDOWN_TEXT);  /* our words: no stack recorded */
       fputc('\n', out);
     }
     if (total > MARKDOWN_SITE_STACKS)
@@ -234,15 +162,15 @@ static void put_holders(FILE *out, const struct diff_result *r)
     if (!sites++)
       fputs("\nHeld by (paths from the GC roots at the heap snapshot):\n\n", out);
     fputs("* ", out);
-    put_site_name(out, site, 0);
+    put_site_name(out, site, REPORT_MARKDOWN_CODE);
     fputc('\n', out);
     for (size_t k = 0; k < site->holder_count && k < MARKDOWN_SITE_STACKS; k++) {
       char summary[200];
       report_holder_summary(&site->holders[k], summary, sizeof summary);
       fputs("  * ", out);
-      report_put_code(out, site->holders[k].path, 0);
+      report_put_markdown(out, site->holders[k].path, REPORT_MARKDOWN_CODE);
       fputs(": ", out);
-      put_escaped(out, summary);
+      report_put_markdown(out, summary, REPORT_MARKDOWN_TEXT);
       fputc('\n', out);
     }
   }
@@ -261,14 +189,14 @@ static void put_containers(FILE *out, const struct diff_result *r)
                    " and %" PRIu64 "):\n\n", c->boundaries[0], c->boundaries[1]);
     report_container_growth(c, growth, sizeof growth);
     fputs("* ", out);
-    put_escaped(out, c->type ? c->type : "object");
+    report_put_markdown(out, c->type ? c->type : "object", REPORT_MARKDOWN_TEXT);
     fputs(" made at ", out);
     if (c->site)
-      report_put_code(out, c->site, 0);
+      report_put_markdown(out, c->site, REPORT_MARKDOWN_CODE);
     else
       fputs("an unknown site", out);
     fputs(", held by ", out);
-    report_put_code(out, c->path, 0);
+    report_put_markdown(out, c->path, REPORT_MARKDOWN_CODE);
     fprintf(out, ": %s\n", growth);  /* digits and units: nothing to escape */
   }
 }
@@ -282,8 +210,8 @@ static void put_suspect_value(FILE *out, const char *title, size_t k, const char
   }
   fputs(k ? ", " : "   * ", out);
   if (!k)
-    put_escaped(out, title);
-  report_put_code(out, words, 0);
+    report_put_markdown(out, title, REPORT_MARKDOWN_TEXT);
+  report_put_markdown(out, words, REPORT_MARKDOWN_CODE);
 }
 
 /* The leak suspects first: each container, its growth and what it retains, and the sites
@@ -300,42 +228,42 @@ static void put_suspects(FILE *out, const struct diff_result *r)
     const struct diff_site_container *c = r->sites[suspect->named_site].container;
     if (!k) {
       fputs("\n#### Leak suspects\n\nGrowing sites one container holds, most growth first; ", out);
-      put_escaped(out, report_retained_meaning);
+      report_put_markdown(out, report_retained_meaning, REPORT_MARKDOWN_TEXT);
       fputs(".\n", out);
     }
     char summary[800];
     report_suspect_summary(r, suspect, summary, sizeof summary);
     fprintf(out, "\n%zu. ", k + 1);
-    put_escaped(out, c->type);
+    report_put_markdown(out, c->type, REPORT_MARKDOWN_TEXT);
     fputc(' ', out);
-    report_put_code(out, c->path, 0);
+    report_put_markdown(out, c->path, REPORT_MARKDOWN_CODE);
     if (c->site) {
       fputs(", made at ", out);
-      report_put_code(out, c->site, 0);
+      report_put_markdown(out, c->site, REPORT_MARKDOWN_CODE);
     }
     fputs(": ", out);
-    put_escaped(out, summary);
+    report_put_markdown(out, summary, REPORT_MARKDOWN_TEXT);
     fputc('\n', out);
     for (size_t j = 0; j < suspect->site_count; j++) {
       const struct diff_site *site = &r->sites[suspect->sites[j]];
       fputs("   * ", out);
       report_put_bytes(out, site->growth_bytes_per_segment, 1);
       fputs("/boundary ", out);
-      put_site_name(out, site, 0);
+      put_site_name(out, site, REPORT_MARKDOWN_CODE);
       if (suspect->cause[j] != SIZE_MAX) {
         fputs(": the VM's work for ", out);
-        report_put_code(out, r->sites[suspect->cause[j]].name, 0);
+        report_put_markdown(out, r->sites[suspect->cause[j]].name, REPORT_MARKDOWN_CODE);
         fputc('\n', out);
         continue;
       }
       char words[600];
       report_suspect_site_words(suspect, site, words, sizeof words);
       fputs(": ", out);
-      put_escaped(out, words);
+      report_put_markdown(out, words, REPORT_MARKDOWN_TEXT);
       const struct diff_site *stack;
       if (report_site_stacks(r, site, &stack, 1) && stack->frame_count) {
         fputs("; stack ", out);
-        report_put_code(out, stack->name, 0);
+        report_put_markdown(out, stack->name, REPORT_MARKDOWN_CODE);
       }
       fputc('\n', out);
     }
@@ -343,7 +271,7 @@ static void put_suspects(FILE *out, const struct diff_result *r)
   }
   if (r->values == DIFF_VALUES_NOT_CAPTURED) {  /* asked for: saying nothing would read as "none" */
     fputc('\n', out);
-    put_escaped(out, report_values_not_captured);
+    report_put_markdown(out, report_values_not_captured, REPORT_MARKDOWN_TEXT);
     fputs(".\n", out);
   }
   size_t shown = 0;
@@ -357,12 +285,12 @@ static void put_suspects(FILE *out, const struct diff_result *r)
     fputs("* ", out);
     report_put_bytes(out, site->growth_bytes_per_segment, 1);
     fputs("/boundary ", out);
-    put_site_name(out, site, 0);
+    put_site_name(out, site, REPORT_MARKDOWN_CODE);
     char kinds[400];
     report_kinds_words(site->kinds, kinds, sizeof kinds);
     if (kinds[0]) {
       fputs(": holds ", out);
-      put_escaped(out, kinds);
+      report_put_markdown(out, kinds, REPORT_MARKDOWN_TEXT);
     }
     fputc('\n', out);
   }
@@ -374,7 +302,7 @@ static void put_inconclusive(FILE *out, const struct diff_result *r)
   char reason[512];
   report_outcome_reason(r, reason, sizeof reason);
   fputs("### ljleak: INCONCLUSIVE\n\n:warning: ", out);
-  put_escaped(out, reason);
+  report_put_markdown(out, reason, REPORT_MARKDOWN_TEXT);
   fputs(".\n\nWhat to do: ", out);
   fputs(report_outcome_advice(r), out);  /* our own words, with their `code` */
   fputs(".\n", out);
@@ -382,7 +310,7 @@ static void put_inconclusive(FILE *out, const struct diff_result *r)
   report_evidence(r, evidence, sizeof evidence);
   if (evidence[0]) {
     fputs("\nEvidence: ", out);
-    put_escaped(out, evidence);
+    report_put_markdown(out, evidence, REPORT_MARKDOWN_TEXT);
     fputs(".\n", out);
   }
   if (r->facts.rose_undecided)
@@ -439,7 +367,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
   report_evidence(r, evidence, sizeof evidence);
   if (evidence[0]) {
     fputs("\nEvidence: ", out);
-    put_escaped(out, evidence);
+    report_put_markdown(out, evidence, REPORT_MARKDOWN_TEXT);
     fputs(".\n", out);
   }
   if (flagged) {

@@ -50,9 +50,13 @@ int report_render(const struct diff_result *result, enum report_format format,
   case REPORT_FORMAT_HTML:
     status = report_render_html(result, options, out, error, error_size);
     break;
-  case REPORT_FORMAT_JSON:
-    status = report_render_json(result, out, error, error_size);
+  case REPORT_FORMAT_JSON: {
+    char reason[512];  /* the words of every format's inconclusive line */
+    report_outcome_reason(result, reason, sizeof reason);
+    diff_result_write_json(result, reason, out);
+    status = 0;
     break;
+  }
   case REPORT_FORMAT_JUNIT:
     status = report_render_junit(result, out, error, error_size);
     break;

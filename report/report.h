@@ -1,5 +1,5 @@
 /* report/report.h: renders a diff result in seven formats (text, HTML, JSON, JUnit, Markdown,
- * pprof, folded stacks), reads a saved JSON result back, and draws the progress bar. */
+ * pprof, folded stacks) and draws the progress bar; the JSON result is the model's (diff/diff.h). */
 #ifndef LJLEAK_REPORT_REPORT_H
 #define LJLEAK_REPORT_REPORT_H
 
@@ -65,30 +65,53 @@ void report_format_count(char *buffer, size_t size, uint64_t count);
  * (buffer untouched) for a time before 1970 or after 9999, which a read
  * result can hold and time_t not. */
 int report_format_time(char *buffer, size_t size, double when, const char *pattern);
-/* The markup report_put_markup writes. */
-enum report_markup {
-  REPORT_MARKUP_HTML,
-  REPORT_MARKUP_XML
+
+/* ---- Escaping: one function per output format -----------------------------
+ * Text from a capture or a result (names, paths, labels, rules, values) may
+ * come from a hostile process. Every writer of a format, the merge's too,
+ * escapes it with its format's one function (report/escape.c); NULL writes
+ * nothing. */
+
+/* HTML: text as character data or a quoted attribute value: <, >, &, " and '
+ * as entities, invalid UTF-8, the control characters but tab and newline,
+ * DEL and the C1 controls as U+FFFD. */
+void report_put_html(FILE *out, const char *text);
+/* XML 1.0 (JUnit): as HTML, with &apos;; tab, newline and carriage return as
+ * character references (attribute values keep them), the other control
+ * characters, U+FFFE and U+FFFF as U+FFFD. */
+void report_put_xml(FILE *out, const char *text);
+/* The terminal (text reports): what a terminal is not shown raw (controls,
+ * bidi controls, line separators, bytes that are not UTF-8) escaped as
+ * format/utf8.h says (\x1b, \u202e, \x9b), so a hostile name can neither drive
+ * the terminal nor disguise itself. */
+void report_put_terminal(FILE *out, const char *text);
+
+/* Where Markdown text goes. */
+enum report_markdown {
+  /* Running text: punctuation (\ ` * _ [ ] | ~) backslashed, <, > and & as
+   * entities, tab, newline and carriage return as spaces, and what a terminal
+   * is not shown raw escaped as the terminal shows it (a backslash before a
+   * letter is literal). */
+  REPORT_MARKDOWN_TEXT,
+  /* Our own words in a table cell: '|', '\\', '`', '*', '_', '<', '>', '[',
+   * ']', '#', '&' and '@' as character references, controls, bidi controls
+   * and line separators dropped, so text can neither end the cell, make a
+   * link or a mention, nor reorder what a reader sees. */
+  REPORT_MARKDOWN_CELL,
+  /* A name from a capture or a result (a site, a chunk, a library, a holder
+   * path, an allow-list pattern) as a code span, so that nothing in it is
+   * markup and a hosting site neither links `@name` as a mention nor `#123`
+   * as an issue. The fence is one backtick more than the longest run in the
+   * name, padded with a space when the name starts or ends with a backtick
+   * (or starts and ends with a space, which a code span would strip); what a
+   * terminal is not shown raw is escaped as the terminal shows it (a code
+   * span shows a backslash as it is). "" writes nothing. */
+  REPORT_MARKDOWN_CODE,
+  /* A code span in a table cell: as CODE, each '|' written \|, which the
+   * table reads as a '|' of the cell. */
+  REPORT_MARKDOWN_CODE_CELL
 };
-/* Writes text (NULL: nothing) as character data or a quoted attribute
- * value: <, >, &, " and ' as entities, invalid UTF-8 as U+FFFD, and what
- * the markup forbids or would change as U+FFFD or a character reference.
- * HTML: control characters but tab and newline, DEL and the C1 controls as
- * U+FFFD. XML 1.0: tab, newline and carriage return as character references
- * (attribute values keep them), the other control characters, U+FFFE and
- * U+FFFF as U+FFFD. */
-void report_put_markup(FILE *out, const char *text, enum report_markup markup);
-/* Writes a name from a capture or a result (a site, a chunk, a library, a
- * holder path, an allow-list pattern) as a Markdown code span, so that
- * nothing in it is markup and a hosting site neither links `@name` as a
- * mention nor `#123` as an issue. The fence is one backtick more than the
- * longest run in the name, padded with a space when the name starts or ends
- * with a backtick (or starts and ends with a space, which a code span would
- * strip); what a terminal is not shown raw is escaped as the terminal shows
- * it (\x1b, \u202e: a code span shows a backslash as it is). In a table
- * cell (in_table) each '|' is written \|, which the table reads as a '|' of
- * the cell, even in a code span. NULL or "" writes nothing. */
-void report_put_code(FILE *out, const char *name, int in_table);
+void report_put_markdown(FILE *out, const char *text, enum report_markdown where);
 
 /* ---- Lua sources beneath a root ------------------------------------------- */
 
@@ -132,25 +155,6 @@ enum report_source_status report_source_read(int root, const char *name,
 /* Why a source was not read, a few words for the page ("a symbolic link"). */
 void report_source_why(enum report_source_status status, const struct report_source *source,
                        char *buffer, size_t size);
-
-/* ---- Reading a saved result ---------------------------------------------- */
-
-/* Rebuilds a result from JSON written by report_render (REPORT_FORMAT_JSON);
- * diff_result_free frees it. Its facts are filled; result->flagged is the
- * JSON's "flagged" when it has one, else the facts' count. Returns 0, or -1
- * with "FILE: byte N: what is wrong" in error. */
-int report_read_json(const char *path, struct diff_result *result,
-                     char *error, size_t error_size);
-
-/* As report_read_json, from text in memory; name is used in error messages. */
-int report_read_json_text(const char *name, const char *text, size_t length,
-                          struct diff_result *result, char *error, size_t error_size);
-
-/* As report_read_json, from text already parsed (format/json_read.h), for a
- * reader that looked at it first (ljleak merge). */
-struct json_read_value;
-int report_read_json_value(const char *name, const struct json_read_value *root,
-                           struct diff_result *result, char *error, size_t error_size);
 
 /* ---- Progress ------------------------------------------------------------ */
 

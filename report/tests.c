@@ -5,7 +5,6 @@
 
 #include "diff/tests.h"
 #include "format/json_write.h"
-#include "format/utf8.h"
 #include "report/report.h"
 
 /* A test's own result rendered as a run's would be, into a string (malloc'd), or NULL. */
@@ -39,33 +38,24 @@ static const char *tests_headline_outcome(const struct diff_tests *tests)
        : tests->outcome == DIFF_OUTCOME_INCONCLUSIVE ? "inconclusive" : "no test leaks";
 }
 
-/* A name from the capture or the suite, as a terminal may be shown it. */
-static void tests_put_terminal(FILE *out, const char *text)
-{
-  size_t n = strlen(text);
-  char *shown = malloc(UTF8_TERMINAL_SIZE(n) + 1);
-  if (!shown) {
-    fputs("?", out);
-    return;
-  }
-  fputs(utf8_terminal_text(shown, UTF8_TERMINAL_SIZE(n) + 1, text), out);
-  free(shown);
-}
-
 static void tests_text_line(FILE *out, const struct diff_test *t)
 {
   char growth[32];
   fputs("  ", out);
-  tests_put_terminal(out, t->full_name);
-  fprintf(out, "  (%s:%llu)", t->file, (unsigned long long)t->line);
-  if (t->allowed)
-    fprintf(out, "  allowed by budget %s", t->budget->pattern);
+  report_put_terminal(out, t->full_name);
+  fputs("  (", out);
+  report_put_terminal(out, t->file);
+  fprintf(out, ":%llu)", (unsigned long long)t->line);
+  if (t->allowed) {
+    fputs("  allowed by budget ", out);
+    report_put_terminal(out, t->budget->pattern);
+  }
   fputs("\n    ", out);
   if (t->verdict == DIFF_TEST_LEAKING || (t->verdict == DIFF_TEST_UNDECIDED && t->site)) {
     tests_growth(growth, sizeof growth, t->growth_per_run);
     fprintf(out, "%s per run: ", growth);
   }
-  tests_put_terminal(out, t->reason);
+  report_put_terminal(out, t->reason);
   fputc('\n', out);
 }
 
@@ -94,7 +84,9 @@ static void tests_text(FILE *out, const struct diff_tests *tests, const struct r
   if (tests->failed)
     fprintf(out, "busted: %zu test%s failed on %s own\n", tests->failed, tests->failed == 1 ? "" : "s",
             tests->failed == 1 ? "its" : "their");
-  fprintf(out, "captures  %s (one per test)\n", tests->directory);
+  fputs("captures  ", out);
+  report_put_terminal(out, tests->directory);
+  fputs(" (one per test)\n", out);
   tests_text_list(out, tests, DIFF_TEST_LEAKING, "leaking");
   tests_text_list(out, tests, DIFF_TEST_UNDECIDED, "undecided");
   tests_text_list(out, tests, DIFF_TEST_STEADY, "steady");
@@ -104,7 +96,7 @@ static void tests_text(FILE *out, const struct diff_tests *tests, const struct r
     if (t->verdict != DIFF_TEST_LEAKING || !t->has_result)
       continue;
     fputs("\n== ", out);
-    tests_put_terminal(out, t->full_name);
+    report_put_terminal(out, t->full_name);
     fputs(": its runs as a run\n", out);
     char *text = tests_render_result(t, REPORT_FORMAT_TEXT, options);
     if (text)
@@ -177,11 +169,6 @@ static void tests_json(FILE *out, const struct diff_tests *tests, const struct r
   fputc('\n', out);
 }
 
-static void tests_xml(FILE *out, const char *text)
-{
-  report_put_markup(out, text, REPORT_MARKUP_XML);
-}
-
 /* JUnit: one testcase per busted test (classname its describe path, name its
  * name). busted's own failure or error comes first; else a leak is a
  * failure, an undecided test an error, a pending one skipped. */
@@ -207,48 +194,48 @@ static void tests_junit(FILE *out, const struct diff_tests *tests, const struct 
     char growth[32];
     tests_growth(growth, sizeof growth, t->growth_per_run);
     fputs("    <testcase classname=\"", out);
-    tests_xml(out, *t->describe ? t->describe : t->file);
+    report_put_xml(out, *t->describe ? t->describe : t->file);
     fputs("\" name=\"", out);
-    tests_xml(out, t->name);
+    report_put_xml(out, t->name);
     fputs("\" file=\"", out);
-    tests_xml(out, t->file);
+    report_put_xml(out, t->file);
     fprintf(out, "\" line=\"%llu\">\n", (unsigned long long)t->line);
     int busted_failed = !strcmp(t->status, "failure") || !strcmp(t->status, "error");
     if (busted_failed) {
       fprintf(out, "      <%s type=\"%s\" message=\"", !strcmp(t->status, "error") ? "error" : "failure", t->status);
-      tests_xml(out, t->message ? t->message : t->status);
+      report_put_xml(out, t->message ? t->message : t->status);
       fputs("\">", out);
-      tests_xml(out, t->message ? t->message : "");
+      report_put_xml(out, t->message ? t->message : "");
       if (t->verdict == DIFF_TEST_LEAKING) {
         fprintf(out, "\nljleak: leaking, %s per run: ", growth);
-        tests_xml(out, t->reason);
+        report_put_xml(out, t->reason);
       }
       fprintf(out, "</%s>\n", !strcmp(t->status, "error") ? "error" : "failure");
     } else if (t->verdict == DIFF_TEST_LEAKING && !t->allowed) {
       fprintf(out, "      <failure type=\"leaking\" message=\"leaks %s per run: ", growth);
-      tests_xml(out, t->reason);
+      report_put_xml(out, t->reason);
       fputs("\">", out);
       char *text = t->has_result ? tests_render_result(t, REPORT_FORMAT_TEXT, options) : NULL;
-      tests_xml(out, text ? text : t->reason);
+      report_put_xml(out, text ? text : t->reason);
       free(text);
       fputs("</failure>\n", out);
     } else if (t->verdict == DIFF_TEST_UNDECIDED && !t->allowed) {
       fputs("      <error type=\"undecided\" message=\"", out);
-      tests_xml(out, t->reason);
+      report_put_xml(out, t->reason);
       fputs("\"/>\n", out);
     } else if (t->verdict == DIFF_TEST_SKIPPED) {
       fputs("      <skipped message=\"", out);
-      tests_xml(out, t->reason);
+      report_put_xml(out, t->reason);
       fputs("\"/>\n", out);
     }
     fputs("      <system-out>ljleak: ", out);
-    tests_xml(out, diff_test_verdict_name(t->verdict));
+    report_put_xml(out, diff_test_verdict_name(t->verdict));
     if (t->allowed) {
       fputs(", within the budget of ", out);
-      tests_xml(out, t->budget->pattern);
+      report_put_xml(out, t->budget->pattern);
     }
     fputs(": ", out);
-    tests_xml(out, t->reason);
+    report_put_xml(out, t->reason);
     fputs("</system-out>\n    </testcase>\n", out);
   }
   fputs("  </testsuite>\n</testsuites>\n", out);
@@ -263,29 +250,29 @@ static void tests_html(FILE *out, const struct diff_tests *tests, const struct r
         ".leaking{color:#b00020;font-weight:bold}.undecided{color:#a15c00}.steady{color:#2e7d32}.skipped{color:#777}\n"
         "pre{background:#f6f6f6;padding:1em;overflow:auto}\n</style></head><body>\n", out);
   fputs("<h1>ljleak busted: ", out);
-  report_put_markup(out, tests_headline_outcome(tests), REPORT_MARKUP_HTML);
+  report_put_html(out, tests_headline_outcome(tests));
   fprintf(out, "</h1>\n<p>%zu of %zu tests leaking, %zu undecided, %zu steady, %zu skipped; "
           "%zu failed in busted. Captures: <code>", tests->leaking, tests->count, tests->undecided,
           tests->steady, tests->skipped, tests->failed);
-  report_put_markup(out, tests->directory, REPORT_MARKUP_HTML);
+  report_put_html(out, tests->directory);
   fputs("</code> (one per test).</p>\n<table><tr><th>test</th><th>where</th><th>busted</th>"
         "<th>verdict</th><th>why</th></tr>\n", out);
   for (size_t i = 0; i < tests->count; i++) {
     const struct diff_test *t = &tests->tests[i];
     const char *verdict = diff_test_verdict_name(t->verdict);
     fputs("<tr><td>", out);
-    report_put_markup(out, t->full_name, REPORT_MARKUP_HTML);
+    report_put_html(out, t->full_name);
     fputs("</td><td>", out);
-    report_put_markup(out, t->file, REPORT_MARKUP_HTML);
+    report_put_html(out, t->file);
     fprintf(out, ":%llu</td><td>", (unsigned long long)t->line);
-    report_put_markup(out, t->status, REPORT_MARKUP_HTML);
+    report_put_html(out, t->status);
     fprintf(out, "</td><td class=\"%s\">%s%s</td><td>", verdict, verdict, t->allowed ? " (within budget)" : "");
     if (t->verdict == DIFF_TEST_LEAKING) {
       char growth[32];
       tests_growth(growth, sizeof growth, t->growth_per_run);
       fprintf(out, "%s per run: ", growth);
     }
-    report_put_markup(out, t->reason, REPORT_MARKUP_HTML);
+    report_put_html(out, t->reason);
     fputs("</td></tr>\n", out);
   }
   fputs("</table>\n", out);
@@ -294,10 +281,10 @@ static void tests_html(FILE *out, const struct diff_tests *tests, const struct r
     if (!t->has_result)
       continue;
     fputs("<h2>", out);
-    report_put_markup(out, t->full_name, REPORT_MARKUP_HTML);
+    report_put_html(out, t->full_name);
     fputs("</h2>\n<pre>", out);
     char *text = tests_render_result(t, REPORT_FORMAT_TEXT, options);
-    report_put_markup(out, text ? text : "(could not render)", REPORT_MARKUP_HTML);
+    report_put_html(out, text ? text : "(could not render)");
     free(text);
     fputs("</pre>\n", out);
   }

@@ -3,7 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "format/utf8.h"
 #include "report/common.h"
 
 #define SPARK_CELLS 16      /* sparkline width in the tables */
@@ -35,11 +34,7 @@ static const char *style_off(const struct text_style *s)
  * can neither drive the terminal nor disguise itself. */
 static void put_name(FILE *out, const char *name)
 {
-  if (!name) {
-    fputs("?", out);
-    return;
-  }
-  utf8_put_terminal(out, name, strlen(name), UTF8_TERMINAL_TEXT);
+  report_put_terminal(out, name ? name : "?");
 }
 
 /* A site's name, and a C function's library beside it, dim: "cjson.decode (cjson.so)". */

@@ -226,7 +226,7 @@ static char *render(struct diff_result *r, enum report_format format, int color,
 static void read_json_text(const char *json, struct diff_result *back)
 {
   char error[256] = "";
-  ck_assert_msg(report_read_json_text("t.json", json, strlen(json), back, error,
+  ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), back, error,
                                       sizeof error) == 0,
                 "%s", error);
 }
@@ -235,7 +235,7 @@ static void expect_json_error(const char *json, const char *expected)
 {
   struct diff_result back;
   char error[256] = "";
-  ck_assert_int_eq(report_read_json_text("t.json", json, strlen(json), &back, error,
+  ck_assert_int_eq(diff_result_read_json_text("t.json", json, strlen(json), &back, error,
                                          sizeof error),
                    -1);
   ck_assert_str_eq(error, expected);
@@ -885,10 +885,10 @@ START_TEST(test_read_json_names_the_file_and_reads_saved_results)
 {
   struct diff_result back;
   char error[256];
-  ck_assert_int_eq(report_read_json("testdata/report/no-such.json", &back, error, sizeof error),
+  ck_assert_int_eq(diff_result_read_json("testdata/report/no-such.json", &back, error, sizeof error),
                    -1);
   ck_assert_str_eq(error, "testdata/report/no-such.json: No such file or directory");
-  ck_assert_int_eq(report_read_json("testdata/report/trend.json", &back, error, sizeof error), 0);
+  ck_assert_int_eq(diff_result_read_json("testdata/report/trend.json", &back, error, sizeof error), 0);
   struct diff_result r = trend_result();
   char *direct = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
   char *again = render(&back, REPORT_FORMAT_TEXT, 0, NULL);
@@ -1471,7 +1471,7 @@ START_TEST(test_an_old_result_without_suspects_reads_and_renders_ungrouped)
   const char *files[] = {"testdata/report/trend.json", "testdata/report/base.json",
                          "testdata/report/range.json", "testdata/report/undecided.json"};
   for (size_t i = 0; i < 4; i++) {
-    ck_assert_msg(report_read_json(files[i], &back, error, sizeof error) == 0, "%s", error);
+    ck_assert_msg(diff_result_read_json(files[i], &back, error, sizeof error) == 0, "%s", error);
     ck_assert_uint_eq(back.suspect_count, 0);
     char *again = render_grouped(&back, REPORT_FORMAT_TEXT);
     free(again);

@@ -401,7 +401,7 @@ START_TEST(test_json_round_trip_keeps_stacks)
   ck_assert_ptr_nonnull(strstr(json, "\"stacks\": ["));
   ck_assert_ptr_nonnull(strstr(json, "\"site_id\": \"0000000000000010\""));
   char error[256];
-  ck_assert_int_eq(report_read_json_text("r.json", json, size, &back, error, sizeof error), 0);
+  ck_assert_int_eq(diff_result_read_json_text("r.json", json, size, &back, error, sizeof error), 0);
   ck_assert_uint_eq(back.stack_count, 2);
   const struct diff_site *leak = &back.stacks[0];
   ck_assert_str_eq(leak->name, LEAK_NAME);
@@ -422,7 +422,7 @@ START_TEST(test_json_round_trip_keeps_stacks)
   char *by_stack = render(&back, REPORT_FORMAT_JSON, NULL, &size);
   ck_assert_ptr_nonnull(strstr(by_stack, "\"by\": \"stack\""));
   struct diff_result third;
-  ck_assert_int_eq(report_read_json_text("s.json", by_stack, size, &third, error, sizeof error), 0);
+  ck_assert_int_eq(diff_result_read_json_text("s.json", by_stack, size, &third, error, sizeof error), 0);
   ck_assert_int_eq(third.options.by, DIFF_BY_STACK);
   ck_assert_uint_eq(third.site_count, 2);
   ck_assert_uint_eq(third.sites[1].frames[1].line, 31);
@@ -434,7 +434,7 @@ START_TEST(test_json_round_trip_keeps_stacks)
   ck_assert_ptr_nonnull(kind);
   memcpy(kind + 9, "xyz", 3);
   struct diff_result broken;
-  ck_assert_int_eq(report_read_json_text("b.json", bad, strlen(bad), &broken, error, sizeof error), -1);
+  ck_assert_int_eq(diff_result_read_json_text("b.json", bad, strlen(bad), &broken, error, sizeof error), -1);
   ck_assert_msg(strstr(error, "a frame's kind must be one of") != NULL, "%s", error);
   free(bad);
   free(json);

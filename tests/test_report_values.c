@@ -130,7 +130,7 @@ START_TEST(test_json_values_read_back_onto_their_sites)
                                      "\"tok-1-\\\\x1b[31m-zzzz\", \"length\": 58, \"shown\": 18}"));
   ck_assert_ptr_nonnull(strstr(json, "{\"kind\": \"key\", \"site\": \"@tokens.lua:14\", \"text\": \"42\"}"));
   char error[256] = "";
-  ck_assert_msg(report_read_json_text("t.json", json, strlen(json), &back, error, sizeof error) == 0, "%s", error);
+  ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), &back, error, sizeof error) == 0, "%s", error);
   ck_assert_int_eq(back.values, DIFF_VALUES_SHOWN);
   ck_assert_uint_eq(back.sites[0].value_count, 5);
   for (size_t i = 0; i < 5; i++) {
@@ -166,7 +166,7 @@ START_TEST(test_reader_escapes_raw_controls)
   char *rest = strstr(at, "}");
   strcat(fixed, rest + 1);
   char error[256] = "";
-  ck_assert_msg(report_read_json_text("t.json", fixed, strlen(fixed), &back, error, sizeof error) == 0, "%s", error);
+  ck_assert_msg(diff_result_read_json_text("t.json", fixed, strlen(fixed), &back, error, sizeof error) == 0, "%s", error);
   ck_assert_str_eq(back.sites[0].values[1].text, "\\x1b\\x07");
   free(fixed);
   free(json);
@@ -189,7 +189,7 @@ static void expect_values_error(const char *bad, const char *good, const char *e
   strcpy(broken + head, bad);
   strcat(broken, at + strlen(good));
   char error[256] = "";
-  ck_assert_int_eq(report_read_json_text("t.json", broken, strlen(broken), &back, error, sizeof error), -1);
+  ck_assert_int_eq(diff_result_read_json_text("t.json", broken, strlen(broken), &back, error, sizeof error), -1);
   ck_assert_msg(!strncmp(error, "t.json: byte ", 13) && strstr(error, expected_tail), "%s", error);
   free(broken);
   free(json);

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
   struct diff_result result;
   char error[512];
-  if (report_read_json_text("fuzz.json", (const char *)data, size, &result, error,
+  if (diff_result_read_json_text("fuzz.json", (const char *)data, size, &result, error,
                             sizeof error) != 0) {
     if (strncmp(error, "fuzz.json: ", 11) != 0)
       abort();  /* every error names the input */
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
       free(render(&result, (enum report_format)format));
   char *json = render(&result, REPORT_FORMAT_JSON);
   struct diff_result again;
-  if (report_read_json_text("again.json", json, strlen(json), &again, error, sizeof error) != 0)
+  if (diff_result_read_json_text("again.json", json, strlen(json), &again, error, sizeof error) != 0)
     abort();  /* our own output must read back */
   char *json_again = render(&again, REPORT_FORMAT_JSON);
   if (strcmp(json, json_again) != 0)

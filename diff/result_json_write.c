@@ -1,11 +1,12 @@
-/* report/json_write.c: the JSON result (docs/json-schema.md): one object, stable names, exact numbers. */
+/* diff/result_json_write.c: the JSON result (docs/json-schema.md): one object, stable names, exact numbers; the model's writer, beside its reader (diff/result_json_read.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff/diff.h"
+#include "diff/suspects.h"
 #include "format/json_write.h"
-#include "report/common.h"
 
 static void put_uint_array(struct json_writer *w, const char *key, const uint64_t *values,
                            size_t count)
@@ -172,7 +173,7 @@ static void put_holders(struct json_writer *w, const struct diff_site *s)
 static void put_kinds(struct json_writer *w, const struct diff_kind_count *kinds)
 {
   size_t order[DIFF_KIND_COUNT];
-  size_t n = report_kinds_order(kinds, order);
+  size_t n = diff_kinds_order(kinds, order);
   json_write_key(w, "kinds");
   json_write_open(w, '[');
   for (size_t i = 0; i < n; i++) {
@@ -226,9 +227,9 @@ static void put_site_container(struct json_writer *w, const struct diff_site_con
  * it back there). Written only when the result was asked for values: they can be secrets. */
 static void put_suspect_values(struct json_writer *w, const struct diff_result *r, const struct diff_suspect *s)
 {
-  struct report_value values[REPORT_VALUES_STRINGS + 64];
-  size_t count = report_suspect_values(r, s, DIFF_VALUE_STRING, values, REPORT_VALUES_STRINGS);
-  count += report_suspect_values(r, s, DIFF_VALUE_KEY, values + count, 64);
+  struct diff_suspect_value values[DIFF_SUSPECT_STRINGS + 64];
+  size_t count = diff_suspect_values(r, s, DIFF_VALUE_STRING, values, DIFF_SUSPECT_STRINGS);
+  count += diff_suspect_values(r, s, DIFF_VALUE_KEY, values + count, 64);
   json_write_key(w, "values");
   json_write_open(w, '[');
   for (size_t i = 0; i < count; i++) {
@@ -329,7 +330,7 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
     put_holders(w, s);
     json_write_member_uint(w, "holders_boundary", s->holders_boundary);
   }
-  if (report_kinds_order(s->kinds, NULL))
+  if (diff_kinds_order(s->kinds, NULL))
     put_kinds(w, s->kinds);
   if (s->container)
     put_site_container(w, s->container);
@@ -338,11 +339,8 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   json_write_close(w, '}');
 }
 
-int report_render_json(const struct diff_result *result, FILE *out, char *error,
-                       size_t error_size)
+void diff_result_write_json(const struct diff_result *result, const char *outcome_reason, FILE *out)
 {
-  (void)error;
-  (void)error_size;
   struct json_writer w = {out, 0, 1};
   json_write_open(&w, '{');
   json_write_member_uint(&w, "ljleak_result", 1);
@@ -354,11 +352,9 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   json_write_member_uint(&w, "flagged", result->flagged);
   /* The outcome and its reason: the model's facts, in the renderers' words. */
   enum diff_outcome outcome = result->facts.outcome;
-  char reason[512];
-  report_outcome_reason(result, reason, sizeof reason);
   json_write_member_string(&w, "outcome", diff_outcome_name(outcome));
   json_write_member_uint(&w, "undecided", result->facts.tally.undecided);
-  json_write_member_string(&w, "outcome_reason", outcome == DIFF_OUTCOME_INCONCLUSIVE ? reason : NULL);
+  json_write_member_string(&w, "outcome_reason", outcome == DIFF_OUTCOME_INCONCLUSIVE ? outcome_reason : NULL);
   /* What the evidence covers (facts, so not read back: the reader finds them again). */
   if (result->facts.coverage >= 0) {
     json_write_member_double(&w, "coverage", result->facts.coverage);
@@ -407,5 +403,4 @@ int report_render_json(const struct diff_result *result, FILE *out, char *error,
   }
   json_write_close(&w, '}');
   putc('\n', out);
-  return 0;
 }

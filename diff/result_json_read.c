@@ -1,4 +1,4 @@
-/* report/json_read.c: rebuilds a diff result from its JSON (docs/json-schema.md), checking every field. */
+/* diff/result_json_read.c: rebuilds a diff result from its JSON (docs/json-schema.md), checking every field: the model's reader, beside its writer (diff/result_json_write.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -7,8 +7,7 @@
 
 #include "format/capture_index.h"
 #include "diff/suspects.h"
-#include "report/common.h"
-#include "report/json_fields.h"
+#include "diff/json_fields.h"
 #include "format/json_read.h"
 #include "format/utf8.h"
 
@@ -586,7 +585,7 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
   return 0;
 }
 
-int report_read_json_text(const char *name, const char *text, size_t length,
+int diff_result_read_json_text(const char *name, const char *text, size_t length,
                           struct diff_result *result, char *error, size_t error_size)
 {
   struct json_read_value root;
@@ -596,12 +595,12 @@ int report_read_json_text(const char *name, const char *text, size_t length,
     snprintf(error, error_size, "%s", parse_error.message);
     return -1;
   }
-  int status = report_read_json_value(name, &root, result, error, error_size);
+  int status = diff_result_read_json_value(name, &root, result, error, error_size);
   json_read_free(&root);
   return status;
 }
 
-int report_read_json_value(const char *name, const struct json_read_value *root,
+int diff_result_read_json_value(const char *name, const struct json_read_value *root,
                            struct diff_result *result, char *error, size_t error_size)
 {
   struct json_reader r = {name, error, error_size};
@@ -612,7 +611,7 @@ int report_read_json_value(const char *name, const struct json_read_value *root,
   return status;
 }
 
-int report_read_json(const char *path, struct diff_result *result, char *error,
+int diff_result_read_json(const char *path, struct diff_result *result, char *error,
                      size_t error_size)
 {
   int from_stdin = !strcmp(path, "-");
@@ -648,7 +647,7 @@ int report_read_json(const char *path, struct diff_result *result, char *error,
     free(text);
     return -1;
   }
-  int status = report_read_json_text(name, text, length, result, error, error_size);
+  int status = diff_result_read_json_text(name, text, length, result, error, error_size);
   free(text);
   return status;
 }

@@ -1,5 +1,5 @@
-/* report/json_fields.c: the JSON result reader's typed members (numbers, strings, booleans, arrays, per-boundary series), each checked, with a "FILE: byte N: what is wrong" message. */
-#include "report/json_fields.h"
+/* diff/json_fields.c: the JSON result reader's typed members (numbers, strings, booleans, arrays, per-boundary series), each checked, with a "FILE: byte N: what is wrong" message. */
+#include "diff/json_fields.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
-/* report/json_fields.h: the JSON result reader's typed members, checked, with messages (json_fields.c); json_read.c reads the result with them. */
-#ifndef LJLEAK_REPORT_JSON_FIELDS_H
-#define LJLEAK_REPORT_JSON_FIELDS_H
+/* diff/json_fields.h: the JSON result reader's typed members, checked, with messages (json_fields.c); result_json_read.c reads the result with them. */
+#ifndef LJLEAK_DIFF_JSON_FIELDS_H
+#define LJLEAK_DIFF_JSON_FIELDS_H
 
 #include <stddef.h>
 #include <stdint.h>

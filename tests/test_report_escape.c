@@ -1,0 +1,125 @@
+/* tests/test_report_escape.c: each output format's one escaper (report/escape.c) on a hostile name, byte for byte, and ljleak busted's text escaping every name from the suite. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/check_run.h"
+#include "diff/tests.h"
+#include "report/report.h"
+
+/* Markup, quotes, Markdown punctuation, a mention, ESC, a bidi override (U+202E), a C1 control
+ * (U+009B), a byte that is not UTF-8 (0x9b), a tab and é. */
+static const char hostile[] = "<a href='x'>&\"`|*_@1#2\x1b[2J\xe2\x80\xae\xc2\x9b\x9b\t\xc3\xa9";
+
+enum escaper { HTML, XML, TERMINAL, MD_TEXT, MD_CELL, MD_CODE, MD_CODE_CELL };
+
+static char *escaped(enum escaper escaper, const char *text)
+{
+  char *buffer = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&buffer, &size);
+  ck_assert_ptr_nonnull(out);
+  switch (escaper) {
+  case HTML: report_put_html(out, text); break;
+  case XML: report_put_xml(out, text); break;
+  case TERMINAL: report_put_terminal(out, text); break;
+  case MD_TEXT: report_put_markdown(out, text, REPORT_MARKDOWN_TEXT); break;
+  case MD_CELL: report_put_markdown(out, text, REPORT_MARKDOWN_CELL); break;
+  case MD_CODE: report_put_markdown(out, text, REPORT_MARKDOWN_CODE); break;
+  case MD_CODE_CELL: report_put_markdown(out, text, REPORT_MARKDOWN_CODE_CELL); break;
+  }
+  fclose(out);
+  return buffer;
+}
+
+#define ASSERT_ESCAPED(escaper, text, expected)                                  \
+  do {                                                                           \
+    char *got = escaped((escaper), (text));                                      \
+    ck_assert_msg(strcmp(got, (expected)) == 0, "got \"%s\"", got);              \
+    free(got);                                                                   \
+  } while (0)
+
+START_TEST(test_each_format_escapes_a_hostile_name_its_own_way)
+{
+  ASSERT_ESCAPED(HTML, hostile,
+                 "&lt;a href=&#39;x&#39;&gt;&amp;&quot;`|*_@1#2\xef\xbf\xbd[2J\xe2\x80\xae"
+                 "\xef\xbf\xbd\xef\xbf\xbd\t\xc3\xa9");
+  ASSERT_ESCAPED(XML, hostile,
+                 "&lt;a href=&apos;x&apos;&gt;&amp;&quot;`|*_@1#2\xef\xbf\xbd[2J\xe2\x80\xae"
+                 "\xc2\x9b\xef\xbf\xbd&#9;\xc3\xa9");
+  ASSERT_ESCAPED(TERMINAL, hostile,
+                 "<a href='x'>&\"`|*_@1#2\\x1b[2J\\u202e\\u009b\\x9b\\x09\xc3\xa9");
+  ASSERT_ESCAPED(MD_TEXT, hostile,
+                 "&lt;a href='x'&gt;&amp;\"\\`\\|\\*\\_@1#2\\x1b\\[2J\\u202e\\u009b\\x9b \xc3\xa9");
+  ASSERT_ESCAPED(MD_CELL, hostile,
+                 "&#60;a href='x'&#62;&#38;\"&#96;&#124;&#42;&#95;&#64;1&#35;2&#91;2J\xef\xbf\xbd\xc3\xa9");
+  ASSERT_ESCAPED(MD_CODE, hostile,
+                 "``<a href='x'>&\"`|*_@1#2\\x1b[2J\\u202e\\u009b\\x9b\\x09\xc3\xa9``");
+  ASSERT_ESCAPED(MD_CODE_CELL, hostile,
+                 "``<a href='x'>&\"`\\|*_@1#2\\x1b[2J\\u202e\\u009b\\x9b\\x09\xc3\xa9``");
+}
+END_TEST
+
+START_TEST(test_markdown_code_spans_fence_past_the_longest_backtick_run)
+{
+  ASSERT_ESCAPED(MD_CODE, "a``b", "```a``b```");
+  ASSERT_ESCAPED(MD_CODE, " a ", "`  a  `");
+  ASSERT_ESCAPED(MD_CODE, "   ", "`   `");   /* only spaces: a code span keeps them */
+  ASSERT_ESCAPED(MD_CODE, "", "");
+  ASSERT_ESCAPED(MD_TEXT, NULL, "");
+  ASSERT_ESCAPED(HTML, NULL, "");
+  ASSERT_ESCAPED(TERMINAL, NULL, "");
+}
+END_TEST
+
+/* ljleak busted's text shows every name from the suite and the capture as a terminal may be
+ * shown it: the test's name and file, its budget's pattern, the captures' directory. */
+START_TEST(test_busted_text_escapes_every_name_from_the_suite)
+{
+  struct diff_test_budget budget;
+  memset(&budget, 0, sizeof budget);
+  budget.pattern = (char *)"cache\x1b[2J*";
+  struct diff_test test;
+  memset(&test, 0, sizeof test);
+  test.name = (char *)"fills";
+  test.describe = (char *)"cache";
+  test.full_name = (char *)"cache fills\xe2\x80\xae";
+  test.file = (char *)"spec/\x1b]0;x\x07_spec.lua";
+  test.line = 12;
+  test.status = (char *)"success";
+  test.verdict = DIFF_TEST_STEADY;
+  test.reason = (char *)"steady";
+  test.budget = &budget;
+  test.allowed = 1;
+  struct diff_tests tests;
+  memset(&tests, 0, sizeof tests);
+  tests.directory = (char *)"caps\x1b[31m";
+  tests.count = 1;
+  tests.tests = &test;
+  tests.steady = 1;
+  tests.outcome = DIFF_OUTCOME_PASS;
+  char *text = NULL, error[256];
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  ck_assert_int_eq(report_tests_render(&tests, REPORT_FORMAT_TEXT, NULL, out, error, sizeof error), 0);
+  fclose(out);
+  ck_assert_msg(!strchr(text, '\x1b') && !strchr(text, '\x07'), "%s", text);
+  ck_assert_msg(strstr(text, "captures  caps\\x1b[31m (one per test)\n"), "%s", text);
+  ck_assert_msg(strstr(text, "  cache fills\\u202e  (spec/\\x1b]0;x\\x07_spec.lua:12)  allowed by budget "
+                             "cache\\x1b[2J*\n"),
+                "%s", text);
+  free(text);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("report_escape");
+  TCase *tc = tcase_create("escape");
+  tcase_add_test(tc, test_each_format_escapes_a_hostile_name_its_own_way);
+  tcase_add_test(tc, test_markdown_code_spans_fence_past_the_longest_backtick_run);
+  tcase_add_test(tc, test_busted_text_escapes_every_name_from_the_suite);
+  suite_add_tcase(s, tc);
+  return check_run(s);
+}
