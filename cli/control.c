@@ -312,7 +312,7 @@ static int control_print(const struct control_file_registration *r, const char *
       fprintf(out.file, "%s\n", value ? value : "");
     }
   } else if (!strcmp(format, "json")) {
-    struct json_writer writer = {out.file, 0, 0};
+    struct json_writer writer = {.out = out.file};
     json_write_open(&writer, '{');
     for (size_t i = 0; i < CONTROL_KEY_COUNT; i++) {
       const char *value = control_value(r, i, number, sizeof number);

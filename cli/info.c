@@ -201,7 +201,7 @@ static void info_put_value(FILE *out, const struct info_entry *e)
 
 static void info_put_json(FILE *out, const struct info_entry *entries)
 {
-  struct json_writer writer = {out, 0, 0};
+  struct json_writer writer = {.out = out};
   json_write_open(&writer, '{');
   for (size_t i = 0; i < INFO_KEY_COUNT; i++) {
     const struct info_entry *e = &entries[i];

@@ -509,6 +509,11 @@ void diff_result_free(struct diff_result *result);
  * report's words (report_outcome_reason); its facts must be filled. */
 void diff_result_write_json(const struct diff_result *result, const char *outcome_reason, FILE *out);
 
+/* Writes a capture's labels as the member "labels": {"KEY": "VALUE", ...}, as
+ * the result and the merge's JSON have them (format/json_write.h). */
+struct json_writer;
+void diff_capture_write_labels(struct json_writer *writer, const struct diff_capture *capture);
+
 /* Rebuilds a result from its JSON; diff_result_free frees it. Its facts are
  * filled; result->flagged is the JSON's "flagged" when it has one, else the
  * facts' count. Returns 0, or -1 with "FILE: byte N: what is wrong" in error

@@ -8,45 +8,44 @@
 #include "diff/suspects.h"
 #include "format/json_write.h"
 
-static void put_uint_array(struct json_writer *w, const char *key, const uint64_t *values,
-                           size_t count)
-{
-  json_write_key(w, key);
-  if (!values) {
-    fputs("null", w->out);
-    return;
-  }
-  putc('[', w->out);
-  for (size_t i = 0; i < count; i++)
-    fprintf(w->out, i ? ", %" PRIu64 : "%" PRIu64, values[i]);
-  putc(']', w->out);
-}
+/* What an array of numbers holds. */
+enum array_type { ARRAY_UINT, ARRAY_DOUBLE, ARRAY_BOOL };
 
-static void put_double_array(struct json_writer *w, const char *key, const double *values,
-                             size_t count)
+/* A member whose value is count numbers (uint64_t, double or unsigned char as true and false)
+ * on one line, or null when values is NULL. */
+static void put_array(struct json_writer *w, const char *key, const void *values, size_t count,
+                      enum array_type type)
 {
   json_write_key(w, key);
   if (!values) {
     fputs("null", w->out);
     return;
   }
-  putc('[', w->out);
+  json_write_open_line(w, '[');
   for (size_t i = 0; i < count; i++) {
-    if (i)
-      fputs(", ", w->out);
-    json_write_double(w->out, values[i]);
+    json_write_item(w);
+    if (type == ARRAY_UINT)
+      fprintf(w->out, "%" PRIu64, ((const uint64_t *)values)[i]);
+    else if (type == ARRAY_DOUBLE)
+      json_write_double(w->out, ((const double *)values)[i]);
+    else
+      fputs(((const unsigned char *)values)[i] ? "true" : "false", w->out);
   }
-  putc(']', w->out);
+  json_write_close(w, ']');
 }
 
-static void put_bool_array(struct json_writer *w, const char *key, const unsigned char *values,
-                           size_t count)
+static void put_uint_array(struct json_writer *w, const char *key, const uint64_t *values, size_t count)
 {
-  json_write_key(w, key);
-  putc('[', w->out);
-  for (size_t i = 0; i < count; i++)
-    fputs(i ? (values[i] ? ", true" : ", false") : (values[i] ? "true" : "false"), w->out);
-  putc(']', w->out);
+  put_array(w, key, values, count, ARRAY_UINT);
+}
+
+void diff_capture_write_labels(struct json_writer *w, const struct diff_capture *capture)
+{
+  json_write_key(w, "labels");
+  json_write_open(w, '{');
+  for (size_t i = 0; i < capture->label_count; i++)
+    json_write_member_string(w, capture->labels[i].key, capture->labels[i].value);
+  json_write_close(w, '}');
 }
 
 static void put_capture(struct json_writer *w, const char *key, const struct diff_capture *c)
@@ -56,19 +55,18 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
   json_write_member_string(w, "path", c->path);
   json_write_member_string(w, "command", c->command);
   json_write_member_string(w, "host", c->host);
-  json_write_key(w, "pid");
-  fprintf(w->out, "%ld", c->pid);
+  json_write_member_int(w, "pid", c->pid);
   json_write_member_string(w, "luajit_version", c->luajit_version);
   json_write_member_uint(w, "sample_bytes", c->sample_bytes);
   json_write_member_uint(w, "boundary_count", c->boundary_count);
-  put_double_array(w, "boundary_times", c->boundary_times, c->boundary_count);
+  put_array(w, "boundary_times", c->boundary_times, c->boundary_count, ARRAY_DOUBLE);
   put_uint_array(w, "gc_cycles", c->gc_cycles, c->boundary_count);
   put_uint_array(w, "heap_bytes", c->heap_bytes, c->boundary_count);
   /* From the index's boundary lines only; absent otherwise, as before them. */
   if (c->allocated)
     put_uint_array(w, "boundary_allocated", c->allocated, c->boundary_count);
   if (c->forced)
-    put_bool_array(w, "boundary_forced", c->forced, c->boundary_count);
+    put_array(w, "boundary_forced", c->forced, c->boundary_count, ARRAY_BOOL);
   if (c->run_allocated)
     json_write_member_uint(w, "run_allocated", c->run_allocated);
   json_write_member_double(w, "start_time", c->start_time);
@@ -79,13 +77,8 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
     json_write_member_string(w, "exe", c->exe);
   if (c->stop_time)
     json_write_member_double(w, "stop_time", c->stop_time);
-  if (c->label_count) {
-    json_write_key(w, "labels");
-    json_write_open(w, '{');
-    for (size_t i = 0; i < c->label_count; i++)
-      json_write_member_string(w, c->labels[i].key, c->labels[i].value);
-    json_write_close(w, '}');
-  }
+  if (c->label_count)
+    diff_capture_write_labels(w, c);
   if (c->snapshots)  /* absent: no heap snapshot, as before holders */
     json_write_member_uint(w, "snapshots", c->snapshots);
   json_write_close(w, '}');
@@ -102,8 +95,7 @@ static void put_options(struct json_writer *w, const struct diff_options *o)
   json_write_member_uint(w, "range_from", o->range_from);
   json_write_member_uint(w, "range_to", o->range_to);
   json_write_member_bool(w, "strict", o->strict);
-  json_write_key(w, "jobs");
-  fprintf(w->out, "%d", o->jobs);
+  json_write_member_int(w, "jobs", o->jobs);
   json_write_member_double(w, "min_growth_fraction", o->min_growth_fraction);
   json_write_member_uint(w, "warmup", o->warmup);
   if (o->by != DIFF_BY_SITE)  /* absent: by site, as before stacks */
@@ -141,12 +133,12 @@ static void put_stack_frames(struct json_writer *w, const struct diff_site *s)
   json_write_open(w, '[');
   for (size_t i = 0; i < s->frame_count; i++) {
     const struct diff_frame *f = &s->frames[i];
-    json_write_item(w);
-    fputs("{\"kind\": ", w->out);
-    json_write_string(w->out, diff_frame_kind_name(f->kind));
-    fputs(", \"name\": ", w->out);
-    json_write_string(w->out, f->name);
-    fprintf(w->out, ", \"defined\": %" PRIu64 ", \"line\": %" PRIu64 "}", f->defined, f->line);
+    json_write_open_record(w);
+    json_write_member_string(w, "kind", diff_frame_kind_name(f->kind));
+    json_write_member_string(w, "name", f->name);
+    json_write_member_uint(w, "defined", f->defined);
+    json_write_member_uint(w, "line", f->line);
+    json_write_close(w, '}');
   }
   json_write_close(w, ']');
 }
@@ -158,13 +150,13 @@ static void put_holders(struct json_writer *w, const struct diff_site *s)
   json_write_open(w, '[');
   for (size_t i = 0; i < s->holder_count; i++) {
     const struct diff_holder *h = &s->holders[i];
-    json_write_item(w);
-    fputs("{\"path\": ", w->out);
-    json_write_string(w->out, h->path);
-    fprintf(w->out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"holder_type\": ",
-            h->objects, h->bytes);
-    json_write_string(w->out, h->holder_type);
-    fprintf(w->out, ", \"retained_bytes\": %" PRIu64 "}", h->retained_bytes);
+    json_write_open_record(w);
+    json_write_member_string(w, "path", h->path);
+    json_write_member_uint(w, "objects", h->objects);
+    json_write_member_uint(w, "bytes", h->bytes);
+    json_write_member_string(w, "holder_type", h->holder_type);
+    json_write_member_uint(w, "retained_bytes", h->retained_bytes);
+    json_write_close(w, '}');
   }
   json_write_close(w, ']');
 }
@@ -177,11 +169,11 @@ static void put_kinds(struct json_writer *w, const struct diff_kind_count *kinds
   json_write_key(w, "kinds");
   json_write_open(w, '[');
   for (size_t i = 0; i < n; i++) {
-    json_write_item(w);
-    fputs("{\"kind\": ", w->out);
-    json_write_string(w->out, diff_kind_name(order[i]));
-    fprintf(w->out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", kinds[order[i]].objects,
-            kinds[order[i]].bytes);
+    json_write_open_record(w);
+    json_write_member_string(w, "kind", diff_kind_name(order[i]));
+    json_write_member_uint(w, "objects", kinds[order[i]].objects);
+    json_write_member_uint(w, "bytes", kinds[order[i]].bytes);
+    json_write_close(w, '}');
   }
   json_write_close(w, ']');
 }
@@ -213,10 +205,10 @@ static void put_site_container(struct json_writer *w, const struct diff_site_con
     for (size_t k = 0; k < DIFF_KIND_COUNT; k++) {
       if (!c->shared_kinds[k])
         continue;
-      json_write_item(w);
-      fputs("{\"kind\": ", w->out);
-      json_write_string(w->out, diff_kind_name(k));
-      fprintf(w->out, ", \"objects\": %" PRIu64 "}", c->shared_kinds[k]);
+      json_write_open_record(w);
+      json_write_member_string(w, "kind", diff_kind_name(k));
+      json_write_member_uint(w, "objects", c->shared_kinds[k]);
+      json_write_close(w, '}');
     }
     json_write_close(w, ']');
   }
@@ -234,16 +226,15 @@ static void put_suspect_values(struct json_writer *w, const struct diff_result *
   json_write_open(w, '[');
   for (size_t i = 0; i < count; i++) {
     const struct diff_value *v = values[i].value;
-    json_write_item(w);
-    fputs("{\"kind\": ", w->out);
-    json_write_string(w->out, v->kind == DIFF_VALUE_STRING ? "string" : "key");
-    fputs(", \"site\": ", w->out);
-    json_write_string(w->out, values[i].site->name);
-    fputs(", \"text\": ", w->out);
-    json_write_string(w->out, v->text);
-    if (v->quoted)
-      fprintf(w->out, ", \"length\": %" PRIu64 ", \"shown\": %" PRIu64, v->length, v->shown);
-    putc('}', w->out);
+    json_write_open_record(w);
+    json_write_member_string(w, "kind", v->kind == DIFF_VALUE_STRING ? "string" : "key");
+    json_write_member_string(w, "site", values[i].site->name);
+    json_write_member_string(w, "text", v->text);
+    if (v->quoted) {
+      json_write_member_uint(w, "length", v->length);
+      json_write_member_uint(w, "shown", v->shown);
+    }
+    json_write_close(w, '}');
   }
   json_write_close(w, ']');
 }
@@ -279,17 +270,15 @@ static void put_suspects(struct json_writer *w, const struct diff_result *r)
     json_write_open(w, '[');
     for (size_t j = 0; j < s->site_count; j++) {
       const struct diff_site *site = &r->sites[s->sites[j]];
-      json_write_item(w);
-      fputs("{\"name\": ", w->out);
-      json_write_string(w->out, site->name);
+      json_write_open_record(w);
+      json_write_member_string(w, "name", site->name);
       if (s->cause[j] == SIZE_MAX) {
-        fprintf(w->out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", site->container->objects,
-                site->container->bytes);
+        json_write_member_uint(w, "objects", site->container->objects);
+        json_write_member_uint(w, "bytes", site->container->bytes);
       } else {
-        fputs(", \"vm_work_for\": ", w->out);
-        json_write_string(w->out, r->sites[s->cause[j]].name);
-        putc('}', w->out);
+        json_write_member_string(w, "vm_work_for", r->sites[s->cause[j]].name);
       }
+      json_write_close(w, '}');
     }
     json_write_close(w, ']');
     json_write_close(w, '}');
@@ -322,8 +311,7 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   json_write_member_string(w, "base_verdict", diff_verdict_name(s->base_verdict));
   put_uint_array(w, "base_series", s->base_live_bytes, s->base_count);
   json_write_member_double(w, "base_growth_bytes_per_segment", s->base_growth_bytes_per_segment);
-  json_write_key(w, "range_delta_bytes");
-  fprintf(w->out, "%" PRId64, s->range_delta_bytes);
+  json_write_member_int(w, "range_delta_bytes", s->range_delta_bytes);
   json_write_member_bool(w, "allowed", s->allowed);
   put_allowance(w, s->allowance);
   if (s->holder_count) {
@@ -341,7 +329,7 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
 
 void diff_result_write_json(const struct diff_result *result, const char *outcome_reason, FILE *out)
 {
-  struct json_writer w = {out, 0, 1};
+  struct json_writer w = {.out = out, .first = 1};
   json_write_open(&w, '{');
   json_write_member_uint(&w, "ljleak_result", 1);
   json_write_member_string(&w, "mode", diff_mode_name(result->mode));
@@ -378,19 +366,14 @@ void diff_result_write_json(const struct diff_result *result, const char *outcom
     json_write_open(&w, '[');
     for (size_t i = 0; i < result->container_count; i++) {
       const struct diff_container *c = &result->containers[i];
-      json_write_item(&w);
-      fputs("{\"type\": ", out);
-      json_write_string(out, c->type);
-      fputs(", \"site\": ", out);
-      if (c->site)
-        json_write_string(out, c->site);
-      else
-        fputs("null", out);
-      fputs(", \"path\": ", out);
-      json_write_string(out, c->path);
-      fprintf(out, ", \"boundaries\": [%" PRIu64 ", %" PRIu64 "], \"entries\": [%" PRIu64 ", %" PRIu64
-                   "], \"bytes\": [%" PRIu64 ", %" PRIu64 "]}",
-              c->boundaries[0], c->boundaries[1], c->entries[0], c->entries[1], c->bytes[0], c->bytes[1]);
+      json_write_open_record(&w);
+      json_write_member_string(&w, "type", c->type);
+      json_write_member_string(&w, "site", c->site);
+      json_write_member_string(&w, "path", c->path);
+      put_uint_array(&w, "boundaries", c->boundaries, 2);
+      put_uint_array(&w, "entries", c->entries, 2);
+      put_uint_array(&w, "bytes", c->bytes, 2);
+      json_write_close(&w, '}');
     }
     json_write_close(&w, ']');
   }

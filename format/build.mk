@@ -9,6 +9,9 @@ test_format_error_LIBS = format
 # format/capture_layout.c: the capture directory's file names
 TEST_SUITES += test_format_layout
 test_format_layout_LIBS = format container
+# format/json_write.c: members a line, one-line records and arrays among them
+TEST_SUITES += test_format_json_write
+test_format_json_write_LIBS = format container
 # format/utf8.c: text for a terminal, escaped
 TEST_SUITES += test_format_utf8
 test_format_utf8_LIBS = format container

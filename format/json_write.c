@@ -79,10 +79,24 @@ void json_write_open(struct json_writer *writer, char bracket)
   writer->first = 1;
 }
 
+void json_write_open_line(struct json_writer *writer, char bracket)
+{
+  json_write_open(writer, bracket);
+  writer->one_line++;
+}
+
+void json_write_open_record(struct json_writer *writer)
+{
+  json_write_item(writer);
+  json_write_open_line(writer, '{');
+}
+
 void json_write_close(struct json_writer *writer, char bracket)
 {
   writer->depth--;
-  if (!writer->first)
+  if (writer->one_line)
+    writer->one_line--;  /* only one-line ones open inside one: this is one */
+  else if (!writer->first)
     json_write_newline(writer);
   putc(bracket, writer->out);
   writer->first = 0;
@@ -91,9 +105,10 @@ void json_write_close(struct json_writer *writer, char bracket)
 void json_write_item(struct json_writer *writer)
 {
   if (!writer->first)
-    putc(',', writer->out);
+    fputs(writer->one_line ? ", " : ",", writer->out);
   writer->first = 0;
-  json_write_newline(writer);
+  if (!writer->one_line)
+    json_write_newline(writer);
 }
 
 void json_write_key(struct json_writer *writer, const char *key)
@@ -112,6 +127,12 @@ void json_write_member_uint(struct json_writer *writer, const char *key, uint64_
 {
   json_write_key(writer, key);
   fprintf(writer->out, "%" PRIu64, value);
+}
+
+void json_write_member_int(struct json_writer *writer, const char *key, int64_t value)
+{
+  json_write_key(writer, key);
+  fprintf(writer->out, "%" PRId64, value);
 }
 
 void json_write_member_double(struct json_writer *writer, const char *key, double value)

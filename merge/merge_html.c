@@ -9,7 +9,6 @@
 /* Rows of the sites table: at 1,000 captures and thousands of sites the
  * page stays readable; the JSON has them all. */
 #define MERGE_HTML_SITES 200
-#define MERGE_HTML_KEYS 16
 
 /* A capture's field, "-" when unknown. */
 static void put_html(FILE *out, const char *text)
@@ -41,13 +40,21 @@ static void put_share(FILE *out, size_t part, size_t whole)
           percent, part, whole);
 }
 
-static size_t html_label_keys(const struct merge *merge, const char **keys)
+/* A site's growth by one label, under its name. */
+static void put_label_div(FILE *out, size_t k, const char *line)
 {
-  size_t count = 0;
-  for (size_t g = 0; g < merge->group_count && count < MERGE_HTML_KEYS; g++)
-    if (!count || strcmp(keys[count - 1], merge->groups[g].key))
-      keys[count++] = merge->groups[g].key;
-  return count;
+  (void)k;
+  fputs("<div class=by>", out);
+  put_html(out, line);
+  fputs("</div>", out);
+}
+
+/* A site's growth by one label, a line of its failure. */
+static void put_label_xml(FILE *out, size_t k, const char *line)
+{
+  (void)k;
+  report_put_xml(out, line);
+  fputs("\n", out);
 }
 
 /* The page's head and style, and the headline. */
@@ -82,8 +89,6 @@ static void put_head(FILE *out, const struct merge *merge)
 /* The sites, most captures growing first, each with its growth by label. */
 static void put_sites(FILE *out, const struct merge *merge)
 {
-  const char *keys[MERGE_HTML_KEYS];
-  size_t key_count = html_label_keys(merge, keys);
   fputs("<h2>Sites, most captures growing first</h2>\n<table><thead><tr><th>growing in</th>"
         "<th class=n>undecided</th><th class=n>steady</th><th class=n>median/boundary</th>"
         "<th class=n>largest/boundary</th><th class=n>median/second</th><th class=n>live sum</th>"
@@ -107,13 +112,7 @@ static void put_sites(FILE *out, const struct merge *merge)
     fputs("<td><span class=site>", out);
     put_html(out, s->name);
     fputs("</span>", out);
-    for (size_t k = 0; k < key_count && s->growing; k++) {
-      char line[1024];
-      merge_site_by_label(merge, s, keys[k], line, sizeof line);
-      fputs("<div class=by>", out);
-      put_html(out, line);
-      fputs("</div>", out);
-    }
+    merge_site_labels_each(merge, s, out, put_label_div);
     fputs("</td></tr>\n", out);
   }
   fputs("</tbody></table>\n", out);
@@ -202,8 +201,6 @@ int merge_render_junit(const struct merge *merge, FILE *out)
                "<testsuites name=\"ljleak merge\" tests=\"%zu\" failures=\"%zu\">\n"
                "  <testsuite name=\"ljleak merge of %zu captures\" tests=\"%zu\" failures=\"%zu\">\n",
           merge->site_count, merge->flagged, merge->capture_count, merge->site_count, merge->flagged);
-  const char *keys[MERGE_HTML_KEYS];
-  size_t key_count = html_label_keys(merge, keys);
   for (size_t i = 0; i < merge->site_count; i++) {
     const struct merge_site *s = &merge->sites[i];
     fputs("    <testcase classname=\"ljleak.merge\" name=\"", out);
@@ -216,12 +213,7 @@ int merge_render_junit(const struct merge *merge, FILE *out)
     report_format_bytes(median, sizeof median, s->growth_median, 1);
     fprintf(out, "\">\n      <failure message=\"growing in %zu of %zu captures, median %s per boundary\">",
             s->growing, s->seen, median);
-    for (size_t k = 0; k < key_count; k++) {
-      char line[1024];
-      merge_site_by_label(merge, s, keys[k], line, sizeof line);
-      report_put_xml(out, line);
-      fputs("\n", out);
-    }
+    merge_site_labels_each(merge, s, out, put_label_xml);
     fputs("</failure>\n    </testcase>\n", out);
   }
   fputs("  </testsuite>\n</testsuites>\n", out);

@@ -25,6 +25,11 @@ enum format_status merge_check_kind(struct merge *merge, enum diff_mode mode, en
 size_t merge_group_find(const struct merge *merge, const char *key, const char *value);
 
 /* The renderers (merge_json.c, merge_text.c, merge_html.c). */
+/* A growing site's growth by each label key (its groups' keys, each once, at most 16), in
+ * words (merge_site_by_label): put(out, k, line) with k from 0; nothing for a site growing in
+ * no capture. Every renderer's one walk over them (merge_text.c). */
+void merge_site_labels_each(const struct merge *merge, const struct merge_site *site, FILE *out,
+                            void (*put)(FILE *out, size_t k, const char *line));
 int merge_render_json(const struct merge *merge, FILE *out);
 int merge_render_text(const struct merge *merge, FILE *out);
 int merge_render_markdown(const struct merge *merge, FILE *out);

@@ -40,8 +40,7 @@ static void put_capture(struct json_writer *w, const struct merge_capture *c)
   json_write_member_string(w, "source", c->source);
   json_write_member_string(w, "path", info->path);
   json_write_member_string(w, "host", info->host);
-  json_write_key(w, "pid");
-  fprintf(w->out, "%ld", info->pid);
+  json_write_member_int(w, "pid", info->pid);
   json_write_member_string(w, "exe", info->exe);
   json_write_member_string(w, "command", info->command);
   json_write_member_string(w, "luajit_version", info->luajit_version);
@@ -53,11 +52,7 @@ static void put_capture(struct json_writer *w, const struct merge_capture *c)
   json_write_member_string(w, "outcome", diff_outcome_name(c->outcome));
   json_write_member_uint(w, "sites", c->site_count);
   json_write_member_uint(w, "flagged", c->flagged);
-  json_write_key(w, "labels");
-  json_write_open(w, '{');
-  for (size_t i = 0; i < info->label_count; i++)
-    json_write_member_string(w, info->labels[i].key, info->labels[i].value);
-  json_write_close(w, '}');
+  diff_capture_write_labels(w, info);
   json_write_close(w, '}');
 }
 
@@ -66,11 +61,10 @@ static void put_column(struct json_writer *w, const char *key, const struct merg
                        int column)
 {
   json_write_key(w, key);
-  putc('[', w->out);
+  json_write_open_line(w, '[');
   for (size_t i = 0; i < site->value_count; i++) {
     const struct merge_value *v = &site->values[i];
-    if (i)
-      fputs(", ", w->out);
+    json_write_item(w);
     switch (column) {
     case 0: fprintf(w->out, "%zu", v->capture); break;
     case 1: json_write_string(w->out, diff_verdict_name(v->verdict)); break;
@@ -81,16 +75,18 @@ static void put_column(struct json_writer *w, const char *key, const struct merg
     case 6: fprintf(w->out, "%" PRIu64, v->live_bytes); break;
     }
   }
-  putc(']', w->out);
+  json_write_close(w, ']');
 }
 
 static void put_counts(struct json_writer *w, const char *key, const size_t *counts, size_t count)
 {
   json_write_key(w, key);
-  putc('[', w->out);
-  for (size_t i = 0; i < count; i++)
-    fprintf(w->out, i ? ", %zu" : "%zu", counts ? counts[i] : 0);
-  putc(']', w->out);
+  json_write_open_line(w, '[');
+  for (size_t i = 0; i < count; i++) {
+    json_write_item(w);
+    fprintf(w->out, "%zu", counts ? counts[i] : 0);
+  }
+  json_write_close(w, ']');
 }
 
 static void put_site(struct json_writer *w, const struct merge *merge, const struct merge_site *s)
@@ -128,7 +124,7 @@ static void put_site(struct json_writer *w, const struct merge *merge, const str
 
 int merge_render_json(const struct merge *merge, FILE *out)
 {
-  struct json_writer w = {out, 0, 1};
+  struct json_writer w = {.out = out, .first = 1};
   json_write_open(&w, '{');
   json_write_member_uint(&w, "ljleak_merge", MERGE_VERSION);
   json_write_member_string(&w, "mode", diff_mode_name(merge->mode));

@@ -8,8 +8,6 @@
 
 /* Sites listed in full; the rest are counted. */
 #define MERGE_TEXT_SITES 40
-/* Label keys a site's line breaks its growth down by. */
-#define MERGE_TEXT_KEYS 16
 
 /* Text from a capture or a site name, as a terminal may be shown it; "-" when unknown. */
 static void put_clean(FILE *out, const char *text)
@@ -24,14 +22,31 @@ static void format_time(char *buffer, size_t size, double when)
     snprintf(buffer, size, "-");
 }
 
-/* The keys of the label groups, each once, in order. */
-static size_t label_keys(const struct merge *merge, const char **keys, size_t room)
+/* Label keys a site's growth is broken down by, at most. */
+#define MERGE_LABEL_KEYS 16
+
+void merge_site_labels_each(const struct merge *merge, const struct merge_site *site, FILE *out,
+                            void (*put)(FILE *out, size_t k, const char *line))
 {
+  const char *keys[MERGE_LABEL_KEYS];
   size_t count = 0;
-  for (size_t g = 0; g < merge->group_count && count < room; g++)
+  for (size_t g = 0; site->growing && g < merge->group_count && count < MERGE_LABEL_KEYS; g++)
     if (!count || strcmp(keys[count - 1], merge->groups[g].key))
-      keys[count++] = merge->groups[g].key;
-  return count;
+      keys[count++] = merge->groups[g].key;  /* the groups are by key: each key once */
+  for (size_t k = 0; k < count; k++) {
+    char line[1024];
+    merge_site_by_label(merge, site, keys[k], line, sizeof line);
+    put(out, k, line);
+  }
+}
+
+/* A site's growth by one label, under its row. */
+static void put_label_line(FILE *out, size_t k, const char *line)
+{
+  (void)k;
+  fputs("           ", out);
+  put_clean(out, line);
+  fputc('\n', out);
 }
 
 static void put_headline(FILE *out, const struct merge *merge)
@@ -85,15 +100,7 @@ static void put_site_row(FILE *out, const struct merge *merge, const struct merg
           s->steady, s->seen, median, largest, per_second, sum, most);
   put_clean(out, s->name);
   fputc('\n', out);
-  const char *keys[MERGE_TEXT_KEYS];
-  size_t key_count = label_keys(merge, keys, MERGE_TEXT_KEYS);
-  for (size_t k = 0; k < key_count && s->growing; k++) {
-    char line[1024];
-    merge_site_by_label(merge, s, keys[k], line, sizeof line);
-    fputs("           ", out);
-    put_clean(out, line);
-    fputc('\n', out);
-  }
+  merge_site_labels_each(merge, s, out, put_label_line);
 }
 
 int merge_render_text(const struct merge *merge, FILE *out)
@@ -148,6 +155,14 @@ int merge_render_text(const struct merge *merge, FILE *out)
   return ferror(out) ? -1 : 0;
 }
 
+/* A site's growth by one label, in its row's last cell. */
+static void put_label_cell(FILE *out, size_t k, const char *line)
+{
+  if (k)
+    fputs("; ", out);
+  report_put_markdown(out, line, REPORT_MARKDOWN_CELL);
+}
+
 int merge_render_markdown(const struct merge *merge, FILE *out)
 {
   fprintf(out, "### ljleak merge: %zu of %zu sites growing on at least %zu of %zu captures\n\n",
@@ -156,8 +171,6 @@ int merge_render_markdown(const struct merge *merge, FILE *out)
           merge->captures_flagged, merge->captures_inconclusive);
   fputs("| growing | undecided | seen | median/boundary | largest/boundary | live sum | site | by label |\n"
         "| ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n", out);
-  const char *keys[MERGE_TEXT_KEYS];
-  size_t key_count = label_keys(merge, keys, MERGE_TEXT_KEYS);
   size_t listed = 0;
   for (size_t i = 0; i < merge->site_count && listed < MERGE_TEXT_SITES; i++, listed++) {
     const struct merge_site *s = &merge->sites[i];
@@ -171,13 +184,7 @@ int merge_render_markdown(const struct merge *merge, FILE *out)
             largest, sum);
     report_put_markdown(out, s->name, REPORT_MARKDOWN_CODE_CELL);
     fputs(" | ", out);
-    for (size_t k = 0; k < key_count && s->growing; k++) {
-      char line[1024];
-      merge_site_by_label(merge, s, keys[k], line, sizeof line);
-      if (k)
-        fputs("; ", out);
-      report_put_markdown(out, line, REPORT_MARKDOWN_CELL);
-    }
+    merge_site_labels_each(merge, s, out, put_label_cell);
     fputs(" |\n", out);
   }
   if (!listed)

@@ -498,6 +498,42 @@ void report_suspect_values_each(const struct diff_result *result, const struct d
   }
 }
 
+void report_suspect_sites_each(const struct diff_result *result, const struct diff_suspect *suspect,
+                               FILE *out, const void *context,
+                               void (*put)(FILE *out, const void *context,
+                                           const struct report_suspect_site *line))
+{
+  for (size_t j = 0; j < suspect->site_count; j++) {
+    struct report_suspect_site line = {j, &result->sites[suspect->sites[j]], NULL, "", NULL};
+    char words[600];
+    if (suspect->cause[j] != SIZE_MAX) {
+      line.vm_work_for = result->sites[suspect->cause[j]].name;
+    } else {
+      report_suspect_site_words(suspect, line.site, words, sizeof words);
+      line.words = words;
+      if (!report_site_stacks(result, line.site, &line.stack, 1))
+        line.stack = NULL;
+    }
+    put(out, context, &line);
+  }
+}
+
+size_t report_alone_each(const struct diff_result *result, FILE *out, const void *context,
+                         void (*put)(FILE *out, const void *context, size_t k, const struct diff_site *site,
+                                     const char *kinds))
+{
+  size_t shown = 0;
+  for (size_t i = 0; i < result->site_count; i++) {
+    const struct diff_site *site = &result->sites[i];
+    if (!site->facts.flagged || diff_suspects_of(result, i))
+      continue;
+    char kinds[400];
+    report_kinds_words(site->kinds, kinds, sizeof kinds);
+    put(out, context, shown++, site, kinds);
+  }
+  return shown;
+}
+
 void report_suspect_summary(const struct diff_result *result, const struct diff_suspect *suspect,
                             char *buffer, size_t size)
 {

@@ -49,6 +49,29 @@ void report_suspect_values_each(const struct diff_result *result, const struct d
                                 void (*put)(FILE *out, const char *title, size_t k, const char *words));
 /* What a report says when --values was asked of a capture without values sidecars. */
 extern const char report_values_not_captured[];
+/* A site under a suspect, as every report lists it. */
+struct report_suspect_site {
+  size_t k;                   /* its place under the suspect, from 0 */
+  const struct diff_site *site;
+  const char *vm_work_for;    /* the VM's work: the name of the suspect's site its stacks end
+                                 at; NULL for a site the container holds */
+  const char *words;          /* a site it holds: what it holds and its share
+                                 (report_suspect_site_words); "" for the VM's work */
+  const struct diff_site *stack;  /* a site it holds: its top stack, or NULL */
+};
+/* For each site under suspect, in its order: put(out, context, line). The renderers' one walk
+ * over them. */
+void report_suspect_sites_each(const struct diff_result *result, const struct diff_suspect *suspect,
+                               FILE *out, const void *context,
+                               void (*put)(FILE *out, const void *context,
+                                           const struct report_suspect_site *line));
+/* For each flagged site no suspect holds (a finding on its own), in the result's order:
+ * put(out, context, k, site, kinds) with k from 0 and kinds its objects by kind in words
+ * (report_kinds_words; "" when none is known): the renderers' one walk over them. Returns how
+ * many there were. */
+size_t report_alone_each(const struct diff_result *result, FILE *out, const void *context,
+                         void (*put)(FILE *out, const void *context, size_t k, const struct diff_site *site,
+                                     const char *kinds));
 /* The headline's findings: "1 leak suspect", "2 leak suspects and 1 other finding". */
 void report_findings_words(const struct diff_result *result, char *buffer, size_t size);
 /* What a retained size means, said once in each report that shows suspects. */

@@ -23,32 +23,50 @@ static void put_suspect_value(FILE *out, const char *title, size_t k, const char
   fputs("</code>", out);
 }
 
-/* The flagged sites that no container explains, after the suspects. */
-static void put_unexplained(FILE *out, const struct diff_result *r)
+/* A site under a suspect (report_suspect_sites_each): what it holds and its stack, or whose VM
+ * work it is. */
+static void put_suspect_site(FILE *out, const void *context, const struct report_suspect_site *line)
 {
-  size_t shown = 0;
-  for (size_t i = 0; i < r->site_count; i++) {
-    const struct diff_site *site = &r->sites[i];
-    if (!site->facts.flagged || diff_suspects_of(r, i))
-      continue;
-    if (!shown++)
-      fputs("<h3>On their own</h3>\n<p>Flagged sites no container holds (a C library's memory, the "
-            "VM's work, a site without holders):</p>\n<ul>\n", out);
-    fputs("<li>", out);
-    report_put_bytes(out, site->growth_bytes_per_segment, 1);
-    fputs("/boundary <code>", out);
-    report_put_html(out, site->name);
-    fputs("</code>", out);
-    char kinds[400];
-    report_kinds_words(site->kinds, kinds, sizeof kinds);
-    if (kinds[0]) {
-      fputs(": holds ", out);
-      report_put_html(out, kinds);
-    }
-    fputs("</li>\n", out);
+  (void)context;
+  fputs("<li>", out);
+  report_put_bytes(out, line->site->growth_bytes_per_segment, 1);
+  fputs("/boundary <code>", out);
+  report_put_html(out, line->site->name);
+  fputs("</code>", out);
+  if (line->vm_work_for) {
+    fputs(": the VM's work for <code>", out);
+    report_put_html(out, line->vm_work_for);
+    fputs("</code></li>\n", out);
+    return;
   }
-  if (shown)
-    fputs("</ul>\n", out);
+  fputs(": ", out);
+  report_put_html(out, line->words);
+  if (line->stack && line->stack->frame_count) {
+    fputs("; stack <code>", out);
+    report_put_html(out, line->stack->name);
+    fputs("</code>", out);
+  }
+  fputs("</li>\n", out);
+}
+
+/* A flagged site that no container explains (report_alone_each), after the suspects. */
+static void put_alone(FILE *out, const void *context, size_t k, const struct diff_site *site,
+                      const char *kinds)
+{
+  (void)context;
+  if (!k)
+    fputs("<h3>On their own</h3>\n<p>Flagged sites no container holds (a C library's memory, the "
+          "VM's work, a site without holders):</p>\n<ul>\n", out);
+  fputs("<li>", out);
+  report_put_bytes(out, site->growth_bytes_per_segment, 1);
+  fputs("/boundary <code>", out);
+  report_put_html(out, site->name);
+  fputs("</code>", out);
+  if (kinds[0]) {
+    fputs(": holds ", out);
+    report_put_html(out, kinds);
+  }
+  fputs("</li>\n", out);
 }
 
 /* The leak suspects, before the table: each container with its growth, what it retains and
@@ -79,31 +97,7 @@ void report_html_suspects(FILE *out, const struct diff_result *r)
     fputs(": ", out);
     report_put_html(out, summary);
     fputs("\n<ul>\n", out);
-    for (size_t j = 0; j < suspect->site_count; j++) {
-      const struct diff_site *site = &r->sites[suspect->sites[j]];
-      fputs("<li>", out);
-      report_put_bytes(out, site->growth_bytes_per_segment, 1);
-      fputs("/boundary <code>", out);
-      report_put_html(out, site->name);
-      fputs("</code>", out);
-      if (suspect->cause[j] != SIZE_MAX) {
-        fputs(": the VM's work for <code>", out);
-        report_put_html(out, r->sites[suspect->cause[j]].name);
-        fputs("</code></li>\n", out);
-        continue;
-      }
-      char words[600];
-      report_suspect_site_words(suspect, site, words, sizeof words);
-      fputs(": ", out);
-      report_put_html(out, words);
-      const struct diff_site *stack;
-      if (report_site_stacks(r, site, &stack, 1) && stack->frame_count) {
-        fputs("; stack <code>", out);
-        report_put_html(out, stack->name);
-        fputs("</code>", out);
-      }
-      fputs("</li>\n", out);
-    }
+    report_suspect_sites_each(r, suspect, out, NULL, put_suspect_site);
     report_suspect_values_each(r, suspect, out, put_suspect_value);
     fputs("</ul></li>\n", out);
   }
@@ -113,7 +107,8 @@ void report_html_suspects(FILE *out, const struct diff_result *r)
     report_put_html(out, report_values_not_captured);
     fputs(".</p>\n", out);
   }
-  put_unexplained(out, r);
+  if (report_alone_each(r, out, NULL, put_alone))
+    fputs("</ul>\n", out);
   fputs("</section>\n", out);
 }
 

@@ -105,6 +105,17 @@ static int container_of_site(const struct diff_container *c, const struct diff_s
   return !strncmp(path, c->path, n) && (path[n] == '\0' || path[n] == '[' || path[n] == '.');
 }
 
+/* A growing container in a failure's message: "; a growing table held by PATH: GROWTH". */
+static void put_container_growth(FILE *out, const struct diff_container *c)
+{
+  char growth[160];
+  report_container_growth(c, growth, sizeof growth);
+  fprintf(out, "; a growing %s held by ", c->type ? c->type : "object");
+  report_put_xml(out, c->path);
+  fputs(": ", out);
+  report_put_xml(out, growth);
+}
+
 /* The growing containers the site made or that hold its objects, in its failure's message. */
 static void put_containers(FILE *out, const struct diff_result *r, const struct diff_site *site)
 {
@@ -112,12 +123,7 @@ static void put_containers(FILE *out, const struct diff_result *r, const struct 
     const struct diff_container *c = &r->containers[i];
     if (!container_of_site(c, site))
       continue;
-    char growth[160];
-    report_container_growth(c, growth, sizeof growth);
-    fprintf(out, "; a growing %s held by ", c->type ? c->type : "object");
-    report_put_xml(out, c->path);
-    fputs(": ", out);
-    report_put_xml(out, growth);
+    put_container_growth(out, c);
   }
 }
 
@@ -162,6 +168,25 @@ static size_t suspect_lead(const struct diff_suspect *suspect)
   return suspect->sites[0];
 }
 
+/* A site under a suspect (report_suspect_sites_each), a line of the failure's text: what it
+ * holds, its series and stacks, or whose VM work it is. context: the result. */
+static void put_suspect_site(FILE *out, const void *context, const struct report_suspect_site *line)
+{
+  if (line->k)
+    fputs("\n", out);
+  report_put_xml(out, line->site->name);
+  if (line->vm_work_for) {
+    fputs(": the VM's work for ", out);
+    report_put_xml(out, line->vm_work_for);
+    return;
+  }
+  fputs(": ", out);
+  report_put_xml(out, line->words);
+  fputs("; ", out);
+  put_series(out, line->site);
+  put_stacks(out, context, line->site);
+}
+
 /* A leak suspect's one failure, in the test case of its lead site: the lead's verdict as its
  * type (growing; new or worse against a base), the container, growth and what it retains in
  * the message, with its sites; each site's words and series in the body. */
@@ -190,12 +215,7 @@ static void put_suspect(FILE *out, const struct diff_result *r, size_t k)
       j++;
     if (j == suspect->site_count)
       continue;
-    char growth[160];
-    report_container_growth(g, growth, sizeof growth);
-    fprintf(out, "; a growing %s held by ", g->type ? g->type : "object");
-    report_put_xml(out, g->path);
-    fputs(": ", out);
-    report_put_xml(out, growth);
+    put_container_growth(out, g);
   }
   fprintf(out, "; %zu site%s under it:", suspect->site_count, suspect->site_count == 1 ? "" : "s");
   for (size_t j = 0; j < suspect->site_count; j++) {
@@ -207,25 +227,7 @@ static void put_suspect(FILE *out, const struct diff_result *r, size_t k)
     fprintf(out, " (%s/boundary)", growth);
   }
   fputs("\">", out);
-  for (size_t j = 0; j < suspect->site_count; j++) {
-    const struct diff_site *site = &r->sites[suspect->sites[j]];
-    if (j)
-      fputs("\n", out);
-    if (suspect->cause[j] != SIZE_MAX) {
-      report_put_xml(out, site->name);
-      fputs(": the VM's work for ", out);
-      report_put_xml(out, r->sites[suspect->cause[j]].name);
-      continue;
-    }
-    char words[600];
-    report_suspect_site_words(suspect, site, words, sizeof words);
-    report_put_xml(out, site->name);
-    fputs(": ", out);
-    report_put_xml(out, words);
-    fputs("; ", out);
-    put_series(out, site);
-    put_stacks(out, r, site);
-  }
+  report_suspect_sites_each(r, suspect, out, r, put_suspect_site);
   fputs("</failure>\n    </testcase>\n", out);
 }
 

@@ -214,6 +214,48 @@ static void put_suspect_value(FILE *out, const char *title, size_t k, const char
   report_put_markdown(out, words, REPORT_MARKDOWN_CODE);
 }
 
+/* A site under a suspect (report_suspect_sites_each): what it holds and its stack, or whose VM
+ * work it is. */
+static void put_suspect_site(FILE *out, const void *context, const struct report_suspect_site *line)
+{
+  (void)context;
+  fputs("   * ", out);
+  report_put_bytes(out, line->site->growth_bytes_per_segment, 1);
+  fputs("/boundary ", out);
+  put_site_name(out, line->site, REPORT_MARKDOWN_CODE);
+  if (line->vm_work_for) {
+    fputs(": the VM's work for ", out);
+    report_put_markdown(out, line->vm_work_for, REPORT_MARKDOWN_CODE);
+  } else {
+    fputs(": ", out);
+    report_put_markdown(out, line->words, REPORT_MARKDOWN_TEXT);
+    if (line->stack && line->stack->frame_count) {
+      fputs("; stack ", out);
+      report_put_markdown(out, line->stack->name, REPORT_MARKDOWN_CODE);
+    }
+  }
+  fputc('\n', out);
+}
+
+/* A flagged site no container explains (report_alone_each), after the suspects. */
+static void put_alone(FILE *out, const void *context, size_t k, const struct diff_site *site,
+                      const char *kinds)
+{
+  (void)context;
+  if (!k)
+    fputs("\n#### On their own\n\nFlagged sites no container holds (a C library's memory, the VM's "
+          "work, a site without holders):\n\n", out);
+  fputs("* ", out);
+  report_put_bytes(out, site->growth_bytes_per_segment, 1);
+  fputs("/boundary ", out);
+  put_site_name(out, site, REPORT_MARKDOWN_CODE);
+  if (kinds[0]) {
+    fputs(": holds ", out);
+    report_put_markdown(out, kinds, REPORT_MARKDOWN_TEXT);
+  }
+  fputc('\n', out);
+}
+
 /* The leak suspects first: each container, its growth and what it retains, and the sites
  * under it with what each holds; then the flagged sites no container explains. */
 static void put_suspects(FILE *out, const struct diff_result *r)
@@ -244,29 +286,7 @@ static void put_suspects(FILE *out, const struct diff_result *r)
     fputs(": ", out);
     report_put_markdown(out, summary, REPORT_MARKDOWN_TEXT);
     fputc('\n', out);
-    for (size_t j = 0; j < suspect->site_count; j++) {
-      const struct diff_site *site = &r->sites[suspect->sites[j]];
-      fputs("   * ", out);
-      report_put_bytes(out, site->growth_bytes_per_segment, 1);
-      fputs("/boundary ", out);
-      put_site_name(out, site, REPORT_MARKDOWN_CODE);
-      if (suspect->cause[j] != SIZE_MAX) {
-        fputs(": the VM's work for ", out);
-        report_put_markdown(out, r->sites[suspect->cause[j]].name, REPORT_MARKDOWN_CODE);
-        fputc('\n', out);
-        continue;
-      }
-      char words[600];
-      report_suspect_site_words(suspect, site, words, sizeof words);
-      fputs(": ", out);
-      report_put_markdown(out, words, REPORT_MARKDOWN_TEXT);
-      const struct diff_site *stack;
-      if (report_site_stacks(r, site, &stack, 1) && stack->frame_count) {
-        fputs("; stack ", out);
-        report_put_markdown(out, stack->name, REPORT_MARKDOWN_CODE);
-      }
-      fputc('\n', out);
-    }
+    report_suspect_sites_each(r, suspect, out, NULL, put_suspect_site);
     report_suspect_values_each(r, suspect, out, put_suspect_value);
   }
   if (r->values == DIFF_VALUES_NOT_CAPTURED) {  /* asked for: saying nothing would read as "none" */
@@ -274,25 +294,18 @@ static void put_suspects(FILE *out, const struct diff_result *r)
     report_put_markdown(out, report_values_not_captured, REPORT_MARKDOWN_TEXT);
     fputs(".\n", out);
   }
-  size_t shown = 0;
-  for (size_t i = 0; i < r->site_count; i++) {
-    const struct diff_site *site = &r->sites[i];
-    if (!site->facts.flagged || diff_suspects_of(r, i))
-      continue;
-    if (!shown++)
-      fputs("\n#### On their own\n\nFlagged sites no container holds (a C library's memory, the VM's "
-            "work, a site without holders):\n\n", out);
-    fputs("* ", out);
-    report_put_bytes(out, site->growth_bytes_per_segment, 1);
-    fputs("/boundary ", out);
-    put_site_name(out, site, REPORT_MARKDOWN_CODE);
-    char kinds[400];
-    report_kinds_words(site->kinds, kinds, sizeof kinds);
-    if (kinds[0]) {
-      fputs(": holds ", out);
-      report_put_markdown(out, kinds, REPORT_MARKDOWN_TEXT);
-    }
-    fputc('\n', out);
+  report_alone_each(r, out, NULL, put_alone);
+}
+
+/* What the evidence covers (report_evidence), when the capture says. */
+static void put_evidence(FILE *out, const struct diff_result *r)
+{
+  char evidence[512];
+  report_evidence(r, evidence, sizeof evidence);
+  if (evidence[0]) {
+    fputs("\nEvidence: ", out);
+    report_put_markdown(out, evidence, REPORT_MARKDOWN_TEXT);
+    fputs(".\n", out);
   }
 }
 
@@ -306,13 +319,7 @@ static void put_inconclusive(FILE *out, const struct diff_result *r)
   fputs(".\n\nWhat to do: ", out);
   fputs(report_outcome_advice(r), out);  /* our own words, with their `code` */
   fputs(".\n", out);
-  char evidence[512];
-  report_evidence(r, evidence, sizeof evidence);
-  if (evidence[0]) {
-    fputs("\nEvidence: ", out);
-    report_put_markdown(out, evidence, REPORT_MARKDOWN_TEXT);
-    fputs(".\n", out);
-  }
+  put_evidence(out, r);
   if (r->facts.rose_undecided)
     put_sites(out, r, "undecided sites", pick_undecided);
   put_allowed(out, r);
@@ -363,13 +370,7 @@ int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
     fputs(" per boundary in all", out);
   }
   fputs(".\n", out);
-  char evidence[512];
-  report_evidence(r, evidence, sizeof evidence);
-  if (evidence[0]) {
-    fputs("\nEvidence: ", out);
-    report_put_markdown(out, evidence, REPORT_MARKDOWN_TEXT);
-    fputs(".\n", out);
-  }
+  put_evidence(out, r);
   if (flagged) {
     put_suspects(out, r);
     put_sites(out, r, "flagged sites", pick_flagged);

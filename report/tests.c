@@ -107,7 +107,7 @@ static void tests_text(FILE *out, const struct diff_tests *tests, const struct r
 
 static void tests_json(FILE *out, const struct diff_tests *tests, const struct report_options *options)
 {
-  struct json_writer w = {out, 0, 1};
+  struct json_writer w = {.out = out, .first = 1};
   json_write_open(&w, '{');
   json_write_member_string(&w, "ljleak_busted", "1");
   json_write_member_string(&w, "directory", tests->directory);

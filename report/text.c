@@ -210,6 +210,23 @@ static void put_suspect_site(FILE *out, const struct diff_site *site, const stru
   put_site_name(out, site, s);
 }
 
+/* A site under a suspect (report_suspect_sites_each): what it holds, or whose VM work it is, and
+ * its top stack. */
+static void put_suspect_site_line(FILE *out, const void *context, const struct report_suspect_site *line)
+{
+  const struct text_style *s = context;
+  fputs("   ", out);
+  put_suspect_site(out, line->site, s);
+  fputs(line->vm_work_for ? ": the VM's work for " : ": ", out);
+  put_name(out, line->vm_work_for ? line->vm_work_for : line->words);
+  putc('\n', out);
+  if (line->stack) {
+    fprintf(out, "%17s%sstack: ", "", style_on(s, DIM));
+    put_name(out, report_stack_name(line->stack));
+    fprintf(out, "%s\n", style_off(s));
+  }
+}
+
 /* --values: a suspect's strings and its container's keys, marked as values (they can be secrets:
  * a result has them only when asked for), escaped as every name. */
 static void put_suspect_values(FILE *out, const struct diff_result *r, const struct diff_suspect *suspect,
@@ -227,6 +244,24 @@ static void put_suspect_values(FILE *out, const struct diff_result *r, const str
     put_name(out, words);
     fprintf(out, "%s\n", style_off(s));
   }
+}
+
+/* A flagged site that no container explains (report_alone_each), a finding on its own. */
+static void put_alone(FILE *out, const void *context, size_t k, const struct diff_site *site,
+                      const char *kinds)
+{
+  const struct text_style *s = context;
+  if (!k)
+    fprintf(out, "\n%son their own (no container holds their growth: a C library's memory, the VM's "
+                 "work, a site without a heap snapshot's holders):%s\n",
+            style_on(s, BOLD), style_off(s));
+  fputs("   ", out);
+  put_suspect_site(out, site, s);
+  if (kinds[0]) {
+    fputs(": holds ", out);
+    put_name(out, kinds);
+  }
+  putc('\n', out);
 }
 
 /* The leak suspects first: each container with its growth, what it retains and holds, then the
@@ -257,49 +292,10 @@ static void put_suspects(FILE *out, const struct diff_result *r, const struct te
     put_name(out, summary);
     fprintf(out, "\n     %zu site%s under it (growth/boundary, site: what it holds):\n", suspect->site_count,
             suspect->site_count == 1 ? "" : "s");
-    for (size_t j = 0; j < suspect->site_count; j++) {
-      const struct diff_site *site = &r->sites[suspect->sites[j]];
-      fputs("   ", out);
-      put_suspect_site(out, site, s);
-      if (suspect->cause[j] != SIZE_MAX) {
-        fputs(": the VM's work for ", out);
-        put_name(out, r->sites[suspect->cause[j]].name);
-        putc('\n', out);
-        continue;
-      }
-      char words[600];
-      report_suspect_site_words(suspect, site, words, sizeof words);
-      fputs(": ", out);
-      put_name(out, words);
-      putc('\n', out);
-      const struct diff_site *stack;
-      if (report_site_stacks(r, site, &stack, 1)) {
-        fprintf(out, "%17s%sstack: ", "", style_on(s, DIM));
-        put_name(out, report_stack_name(stack));
-        fprintf(out, "%s\n", style_off(s));
-      }
-    }
+    report_suspect_sites_each(r, suspect, out, s, put_suspect_site_line);
     put_suspect_values(out, r, suspect, s);
   }
-  size_t alone = diff_suspects_alone(r), shown = 0;
-  for (size_t i = 0; i < r->site_count && alone; i++) {
-    const struct diff_site *site = &r->sites[i];
-    if (!site->facts.flagged || diff_suspects_of(r, i))
-      continue;
-    if (!shown++)
-      fprintf(out, "\n%son their own (no container holds their growth: a C library's memory, the VM's "
-                   "work, a site without a heap snapshot's holders):%s\n",
-              style_on(s, BOLD), style_off(s));
-    fputs("   ", out);
-    put_suspect_site(out, site, s);
-    char kinds[400];
-    report_kinds_words(site->kinds, kinds, sizeof kinds);
-    if (kinds[0]) {
-      fputs(": holds ", out);
-      put_name(out, kinds);
-    }
-    putc('\n', out);
-  }
+  report_alone_each(r, out, s, put_alone);
 }
 
 /* A table of the sites for which pick() holds, in the engine's order. */
