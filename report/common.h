@@ -9,8 +9,9 @@
 #include "diff/suspects.h"
 #include "report/report.h"
 
-/* report_format_bytes, report_format_duration, report_format_count and
- * report_put_markup are in report.h: the merge's renderers use them too. */
+/* report_format_bytes, report_format_duration, report_format_count and each
+ * format's escaper (report_put_html, ...) are in report.h: the merge's
+ * renderers use them too. */
 /* report_format_bytes, written to out. */
 void report_put_bytes(FILE *out, double bytes, int sign);
 /* What a holder path holds, after its path: "240 objects, 20.6 KiB; the table keeps 22.7 KiB
