@@ -586,7 +586,7 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
 }
 
 int diff_result_read_json_text(const char *name, const char *text, size_t length,
-                          struct diff_result *result, char *error, size_t error_size)
+                               struct diff_result *result, char *error, size_t error_size)
 {
   struct json_read_value root;
   struct format_error parse_error;
@@ -601,7 +601,7 @@ int diff_result_read_json_text(const char *name, const char *text, size_t length
 }
 
 int diff_result_read_json_value(const char *name, const struct json_read_value *root,
-                           struct diff_result *result, char *error, size_t error_size)
+                                struct diff_result *result, char *error, size_t error_size)
 {
   struct json_reader r = {name, error, error_size};
   memset(result, 0, sizeof *result);
@@ -612,7 +612,7 @@ int diff_result_read_json_value(const char *name, const struct json_read_value *
 }
 
 int diff_result_read_json(const char *path, struct diff_result *result, char *error,
-                     size_t error_size)
+                          size_t error_size)
 {
   int from_stdin = !strcmp(path, "-");
   const char *name = from_stdin ? "<stdin>" : path;

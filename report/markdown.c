@@ -142,7 +142,8 @@ static void put_site_stacks(FILE *out, const struct diff_result *r)
       if (stacks[k]->frame_count)
         report_put_markdown(out, stacks[k]->name, REPORT_MARKDOWN_CODE);
       else
-        report_put_markdown(out, report_stack_name(stacks[k]), REPORT_MARKDOWN_TEXT);  /* our words: no stack recorded */
+        report_put_markdown(out, report_stack_name(stacks[k]),  /* our words: no stack recorded */
+                            REPORT_MARKDOWN_TEXT);
       fputc('\n', out);
     }
     if (total > MARKDOWN_SITE_STACKS)

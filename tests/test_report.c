@@ -227,7 +227,7 @@ static void read_json_text(const char *json, struct diff_result *back)
 {
   char error[256] = "";
   ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), back, error,
-                                      sizeof error) == 0,
+                                           sizeof error) == 0,
                 "%s", error);
 }
 
@@ -236,7 +236,7 @@ static void expect_json_error(const char *json, const char *expected)
   struct diff_result back;
   char error[256] = "";
   ck_assert_int_eq(diff_result_read_json_text("t.json", json, strlen(json), &back, error,
-                                         sizeof error),
+                                              sizeof error),
                    -1);
   ck_assert_str_eq(error, expected);
   ck_assert_ptr_null(back.sites);

@@ -88,7 +88,7 @@ static void read_json_text(const char *json, struct diff_result *back)
 {
   char error[256] = "";
   ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), back, error,
-                                      sizeof error) == 0,
+                                           sizeof error) == 0,
                 "%s", error);
 }
 
@@ -251,8 +251,8 @@ START_TEST(test_json_reader_checks_the_new_members)
   char error[256];
   static const char bad_outcome[] =
       "{\"ljleak_result\":1,\"mode\":\"trend\",\"outcome\":\"maybe\",\"sites\":[]}";
-  ck_assert_int_eq(diff_result_read_json_text("t.json", bad_outcome, strlen(bad_outcome), &back, error,
-                                         sizeof error),
+  ck_assert_int_eq(diff_result_read_json_text("t.json", bad_outcome, strlen(bad_outcome), &back,
+                                              error, sizeof error),
                    -1);
   ck_assert_str_eq(error, "t.json: byte 44: outcome must be one of \"pass\", \"flagged\", "
                           "\"inconclusive\"");
@@ -260,7 +260,7 @@ START_TEST(test_json_reader_checks_the_new_members)
       "{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\",\"verdict\":\"steady\","
       "\"series\":[1],\"growth_bytes_per_segment\":0,\"allow\":{\"per\":\"day\"}}]}";
   ck_assert_int_eq(diff_result_read_json_text("t.json", bad_per, strlen(bad_per), &back, error,
-                                         sizeof error),
+                                              sizeof error),
                    -1);
   ck_assert_str_eq(error, "t.json: byte 131: per must be \"boundary\" or \"MB\"");
   ck_assert_ptr_null(back.sites);

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
   struct diff_result result;
   char error[512];
   if (diff_result_read_json_text("fuzz.json", (const char *)data, size, &result, error,
-                            sizeof error) != 0) {
+                                 sizeof error) != 0) {
     if (strncmp(error, "fuzz.json: ", 11) != 0)
       abort();  /* every error names the input */
     return 0;
