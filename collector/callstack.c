@@ -423,18 +423,27 @@ static void remember(struct recording *c, const struct attrib_site *site, uint32
   e->stack_id = id;
 }
 
-void coll_callstack_record(struct callstack_state *stacks, global_State *g, struct cname_state *cnames,
-                           uint64_t event, const struct attrib_site *site)
+/* The EVENT record of stack id, remembered for the quick tier; id, or 0 if
+ * the record could not be written. */
+static uint32_t event_record(struct recording *c, const struct attrib_site *site, uint32_t id)
+{
+  int failed = stacks_writer_event(&c->stacks->writer, c->segment_events, id) != 0;
+  remember(c, site, id);
+  return failed ? 0 : id;
+}
+
+uint32_t coll_callstack_record(struct callstack_state *stacks, global_State *g, struct cname_state *cnames,
+                               uint64_t event, const struct attrib_site *site)
 {
   struct recording at = {stacks, g, cnames, event}, *c = &at;
   struct callstack_state *s = c->stacks;
   if (!s->open || s->writer.failed)
-    return;
+    return 0;
   struct callstack_frame frames[CALLSTACK_MAX_DEPTH + 1];
   int truncated;
   uint32_t count = callstack_walk(c, site, frames, (uint32_t)s->depth, &truncated);
   if (count == 0)
-    return;
+    return 0;
   size_t bytes = count * sizeof frames[0];
   uint64_t hash = XXH3_64bits(frames, bytes) ^ (uint64_t)truncated;
   uint32_t mask = CALLSTACK_TABLE_SIZE - 1;
@@ -446,9 +455,7 @@ void coll_callstack_record(struct callstack_state *stacks, global_State *g, stru
       break;               /* empty: a new stack */
     if (e->hash == hash && e->count == count &&
         memcmp(&s->frames[e->first], frames, bytes) == 0) {
-      stacks_writer_event(&s->writer, c->segment_events, e->id);
-      remember(c, site, e->id);
-      return;
+      return event_record(c, site, e->id);
     }
   }
   /* Full tables: forget what was interned (the sidecar defines it again). */
@@ -459,11 +466,10 @@ void coll_callstack_record(struct callstack_state *stacks, global_State *g, stru
   }
   uint32_t id = define(c, frames, count, truncated);
   if (!id)
-    return;
+    return 0;
   memcpy(&s->frames[s->frames_used], frames, bytes);
   *e = (struct callstack_entry){hash, s->generation, id, s->frames_used, count};
   s->frames_used += count;
   s->stacks_kept++;
-  stacks_writer_event(&s->writer, c->segment_events, id);
-  remember(c, site, id);
+  return event_record(c, site, id);
 }

@@ -85,9 +85,10 @@ void coll_callstack_free(struct callstack_state *s);
  * as the segment's next event (number event), whose site is
  * site: walks the frames, defines the stack if it is new in this sidecar,
  * writes the EVENT record. Reads private state only; never calls the Lua
- * API. Nothing for sites without Lua frames (INTERNAL, TRACE). */
-void coll_callstack_record(struct callstack_state *s, global_State *g, struct cname_state *cnames,
-                           uint64_t event, const struct attrib_site *site);
+ * API. Nothing for sites without Lua frames (INTERNAL, TRACE). Returns the
+ * stack's id, 0 if no EVENT record was written. */
+uint32_t coll_callstack_record(struct callstack_state *s, global_State *g, struct cname_state *cnames,
+                               uint64_t event, const struct attrib_site *site);
 
 /* A key of what callstack_walk reads below a trace's base: the thread,
  * the base, and down to the bottom of the stack each frame's link word and
@@ -117,22 +118,31 @@ static inline __attribute__((always_inline)) uint64_t coll_callstack_below_key(l
   return 0;
 }
 
-/* The quick tier (hook.h) for an allocation by compiled code whose line
- * cache entry e recorded its stack: if the frames below the trace's base
- * are the same and the sidecar's buffer has room, writes the EVENT record
- * of the segment's next event (number `event`) and returns 1; else 0 (the
- * full tier walks). Never flushes. */
+/* The quick tier (hook.h): if the frames below base in L have the key
+ * stack_key that a stack interned in this sidecar's generation
+ * stack_generation had, and the sidecar's buffer has room, writes the EVENT
+ * record of the segment's next event (number `event`) with its id and
+ * returns 1; else 0 (the full tier walks). Never flushes. */
+static inline __attribute__((always_inline)) int coll_callstack_quick_known(
+  struct callstack_state *s, lua_State *L, TValue *base, uint32_t stack_generation, uint64_t stack_key,
+  uint32_t stack_id, uint64_t event)
+{
+  if (stack_generation != s->generation || !base ||
+      s->writer.capacity - s->writer.used < 3 * MEMPROF_ULEB128_MAX)
+    return 0;
+  if (coll_callstack_below_key(L, base, (uint32_t)s->depth) != stack_key)
+    return 0;
+  return stacks_writer_event(&s->writer, event, stack_id) == 0;
+}
+
+/* The same for an allocation by compiled code whose line cache entry e
+ * recorded its stack: the frames below the trace's base. */
 static inline __attribute__((always_inline)) int coll_callstack_quick_event(
   struct callstack_state *s, global_State *g, const struct coll_trace_line_cached *e, uint64_t event)
 {
-  TValue *base = mref(g->jit_base, TValue);
-  if (e->stack_generation != s->generation || !base ||
-      s->writer.capacity - s->writer.used < 3 * MEMPROF_ULEB128_MAX)
-    return 0;
   GCobj *o = gcref(g->cur_L);
-  if (coll_callstack_below_key(&o->th, base, (uint32_t)s->depth) != e->stack_key)
-    return 0;
-  return stacks_writer_event(&s->writer, event, e->stack_id) == 0;
+  return coll_callstack_quick_known(s, &o->th, mref(g->jit_base, TValue), e->stack_generation,
+                                    e->stack_key, e->stack_id, event);
 }
 
 #endif

@@ -11,7 +11,7 @@
  *           tail-calls the allocator. Takes no frame, never takes busy,
  *           writes no stream, reads no clock. Frees look only at the
  *           filter. Else: general.
- *  quick    hook_full_free and hook_full_record (hook_full.c). A full
+ *  quick    hook_full_free, hook_full_record and hook_full_interp (hook_full.c). A full
  *           capture's common events, while hold is HOLD_NONE, the GC phase
  *           word equals fast_phase and the stream has not passed
  *           quick_until. Appends one event whose site needs no call: a
@@ -25,8 +25,11 @@
  *           recorded through that cache entry, the same frames below the
  *           trace's base (a key of their links, a few loads a frame) and
  *           room in the sidecar's buffer: it appends the EVENT record
- *           (callstack.h). Emits no symbol, never flushes, reads no clock,
- *           never takes busy. Else: full.
+ *           (callstack.h). Likewise an allocation by a Lua function the
+ *           interpreter runs, at a saved PC whose prototype, line and
+ *           stack the full tier resolved in this segment (interp_site.h:
+ *           one cache entry, the same frames below it). Emits no symbol,
+ *           never flushes, reads no clock, never takes busy. Else: full.
  *  full     hook_full (hook_full.c). Every other full-capture event while
  *           hold is HOLD_NONE and the phase word equals fast_phase:
  *           attributes it (emitting symbols; the first allocation at a

@@ -2,6 +2,7 @@
 #include "collector/boundary.h"
 #include "collector/capture.h"
 #include "collector/hook.h"
+#include "collector/interp_site.h"
 #include "collector/segments.h"
 #include "collector/symbols.h"
 
@@ -35,6 +36,25 @@ static inline __attribute__((always_inline)) int quick_internal(const global_Sta
 {
   uint32_t state = ~(uint32_t)g->vmstate;
   return state < 32 && ((QUICK_INTERNAL_STATES >> state) & 1);
+}
+
+/* After the full tier recorded an allocation by a Lua function the
+ * interpreter runs (site, and stack_id if stacks are on): keeps its site
+ * for the quick tier (interp_site.h), with the key of the frames below it. */
+static void keep_interp_site(struct coll_capture *c, const struct attrib_site *site, uint32_t stack_id)
+{
+  lua_State *L;
+  const BCIns *pc;
+  const GCproto *pt;
+  if (!coll_interp_site_running(c->g, &L, &pc, &pt) || pt != site->proto)
+    return;
+  uint64_t key = 0;
+  if (c->stacks_on) {
+    key = stack_id ? coll_callstack_below_key(L, L->base, (uint32_t)c->stacks.depth) : 0;
+    if (!key)
+      return;
+  }
+  coll_interp_site_keep(&c->interp, pc, pt, site->line, key, c->stacks.generation, stack_id);
 }
 
 /* The full tier: one event, made by the allocator call that returned nptr,
@@ -75,8 +95,11 @@ static __attribute__((noinline)) void *hook_full(struct coll_capture *c, void *p
     line = coll_attrib_event_line(&site);
     if (site.cached && !site.vm && kind != MEMPROF_EVENT_FREE)
       coll_trace_line_count(site.cached);
+    uint32_t stack_id = 0;
     if (c->stacks_on && kind != MEMPROF_EVENT_FREE)
-      coll_callstack_record(&c->stacks, c->g, &c->cnames, c->segment_events, &site);   /* before the event: its number is segment_events */
+      stack_id = coll_callstack_record(&c->stacks, c->g, &c->cnames, c->segment_events, &site);   /* before the event: its number is segment_events */
+    if (kind != MEMPROF_EVENT_FREE && site.source == MEMPROF_SOURCE_LUA && !site.vm && !site.trace)
+      keep_interp_site(c, &site, stack_id);
   }
   /* After the symbols, which may have filled the buffer or failed to write. */
   if (__builtin_expect(w->used > COLL_CAPTURE_QUICK_ROOM, 0) || __builtin_expect(w->failed, 0)) {
@@ -125,7 +148,8 @@ static inline __attribute__((always_inline)) int quick_ok(const struct coll_capt
 /* What quick_site found. */
 enum quick_kind {
   QUICK_NONE,       /* the full tier decides */
-  QUICK_TRACE       /* compiled code, resolved before (its line, or the trace) */
+  QUICK_TRACE,      /* compiled code, resolved before (its line, or the trace) */
+  QUICK_INTERP      /* not compiled code: the interpreter's sites may be cached */
 };
 
 /* The site of an allocation a quick path can write, without a call:
@@ -143,7 +167,7 @@ static inline __attribute__((always_inline)) enum quick_kind quick_site(struct c
   int32_t vmstate = g->vmstate;
   *line = 0;
   if (vmstate < 0)
-    return QUICK_NONE;
+    return QUICK_INTERP;
 #if LJ_HASJIT
   GCtrace *T = coll_attrib_trace(g, (uint64_t)vmstate);
   if (!T)
@@ -183,6 +207,28 @@ static __attribute__((noinline)) void *hook_full_free(struct coll_capture *c, vo
   return hook_full_call(c, ud, ptr, osize, 0);
 }
 
+/* The quick tier, an allocation or reallocation by a Lua function the
+ * interpreter runs, at a PC whose site the full tier resolved in this
+ * segment (interp_site.h), with the same frames below it when stacks are
+ * on. Called once hook_full_record's other conditions held. */
+static __attribute__((noinline)) void *hook_full_interp(struct coll_capture *c, void *ptr,
+                                                        size_t osize, void *nptr, size_t nsize)
+{
+  lua_State *L;
+  const BCIns *pc;
+  const GCproto *pt;
+  const struct interp_site_entry *e;
+  if (coll_interp_site_running(c->g, &L, &pc, &pt) && (e = coll_interp_site_find(&c->interp, pc, pt)) &&
+      (!c->stacks_on || coll_callstack_quick_known(&c->stacks, L, L->base, e->stack_generation,
+                                                   e->stack_key, e->stack_id, c->segment_events))) {
+    c->allocated += nsize;
+    append_event(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,
+                 MEMPROF_SOURCE_LUA, (uint64_t)(uintptr_t)pt, e->line, ptr, osize, nptr, nsize);
+    return nptr;
+  }
+  return hook_full(c, ptr, osize, nptr, nsize);
+}
+
 /* The quick tier, an allocation or reallocation the allocator made: the
  * common case (a trace allocating) written with no frame. */
 static __attribute__((noinline)) void *hook_full_record(struct coll_capture *c, void *ptr,
@@ -197,8 +243,11 @@ static __attribute__((noinline)) void *hook_full_record(struct coll_capture *c, 
    * its line cache entry (callstack.h). */
   if (__builtin_expect(nptr != NULL, 1) && quick_ok(c, g) &&
       !coll_attrib_string_table_grows(g, ptr, nsize) &&
-      (quick = quick_site(c, g, &source, &location, &line, &cached)) != QUICK_NONE &&
-      (!c->stacks_on || coll_callstack_quick_event(&c->stacks, g, cached, c->segment_events))) {
+      (quick = quick_site(c, g, &source, &location, &line, &cached)) != QUICK_NONE) {
+    if (quick == QUICK_INTERP)
+      return hook_full_interp(c, ptr, osize, nptr, nsize);
+    if (c->stacks_on && !coll_callstack_quick_event(&c->stacks, g, cached, c->segment_events))
+      return hook_full(c, ptr, osize, nptr, nsize);
     c->allocated += nsize;
     coll_trace_line_count(cached);
     append_event(c, ptr == NULL || osize == 0 ? MEMPROF_EVENT_ALLOC : MEMPROF_EVENT_REALLOC,

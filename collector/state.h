@@ -16,6 +16,7 @@
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
 #include "collector/seg_out.h"
+#include "collector/interp_site.h"
 #include "collector/now.h"
 #include "collector/trace_line.h"
 #include "format/capture_index.h"
@@ -160,6 +161,9 @@ struct coll_capture {
 
   /* Lines of allocations made by compiled code (trace_line.h). */
   struct trace_line_state lines;
+
+  /* Sites of allocations made by the interpreter, for the quick tier (interp_site.h). */
+  struct interp_site_cache interp;
 
   /* Call stacks of allocations, in the sidecar of each segment (callstack.h). */
   struct callstack_state stacks;

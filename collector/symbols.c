@@ -12,6 +12,7 @@ void coll_symbols_reset(struct coll_capture *c)
   c->last_proto = NULL;
   c->last_trace = 0;
   coll_trace_line_new_segment(&c->lines); /* cached trace lines had their symbols in the last one */
+  coll_interp_site_void(&c->interp);      /* and so had the interpreter's cached sites */
 }
 
 __attribute__((noinline)) void coll_symbols_emit_lua_slow(struct coll_capture *c, const GCproto *pt,
@@ -19,6 +20,8 @@ __attribute__((noinline)) void coll_symbols_emit_lua_slow(struct coll_capture *c
 {
   uint64_t *seen = coll_addr_map_find(&c->sym_lua, (uint64_t)(uintptr_t)pt);
   if (!seen || *seen != fp) {
+    if (seen)
+      coll_interp_site_void(&c->interp);   /* another prototype at pt: its sites had this symbol */
     GCstr *name = proto_chunkname(pt);
     struct memprof_symbol sym = {
       .kind = MEMPROF_SYMBOL_LUA,

@@ -81,15 +81,16 @@ static uint64_t tally_count(const struct stack_tally *t, const char *text)
 
 /* Reads one segment and its sidecar in lockstep, as diff/ does, and tallies
  * the stacks of the events at site (named as Tarantool's parser names it,
- * without run-specific parts). Only the complete events of a cut segment. */
+ * without run-specific parts). Only the complete events of a cut segment.
+ * sidecar NULL: the events at site only. */
 static void tally_segment(const char *segment, const char *sidecar, const char *site,
                           struct stack_tally *t)
 {
   struct format_error err;
   struct memprof_reader *mr = memprof_reader_open(segment, &err);
   ck_assert_msg(mr != NULL, "%s", err.message);
-  struct stacks_reader *sr = stacks_reader_open(sidecar, &err);
-  ck_assert_msg(sr != NULL, "%s", err.message);
+  struct stacks_reader *sr = sidecar ? stacks_reader_open(sidecar, &err) : NULL;
+  ck_assert_msg(sr != NULL || !sidecar, "%s", err.message);
   struct memprof_symtab *symtab = memprof_symtab_new();
   struct memprof_record rec;
   uint64_t number = 0;
@@ -103,6 +104,11 @@ static void tally_segment(const char *segment, const char *sidecar, const char *
     if (rec.event.kind == MEMPROF_EVENT_FREE)
       continue;
     uint32_t id = 0;
+    if (!sr) {
+      memprof_symtab_name(symtab, &rec.event, MEMPROF_NAMING_STABLE, name, sizeof name);
+      t->site_events += !strcmp(name, site);
+      continue;
+    }
     t->sidecar_status = stacks_reader_event(sr, n, &id);
     const struct stacks_stack *s = stacks_reader_stack(sr, id);
     int is_lua = rec.event.source == MEMPROF_SOURCE_LUA;
@@ -121,11 +127,13 @@ static void tally_segment(const char *segment, const char *sidecar, const char *
   }
   memprof_symtab_free(symtab);
   memprof_reader_close(mr);
-  stacks_reader_close(sr);
+  if (sr)
+    stacks_reader_close(sr);
 }
 
 /* Runs ljleak run OPTIONS SCRIPT ROUNDS into a scratch directory and
- * tallies put's line over every segment; returns the capture's index. */
+ * tallies put's line over every segment (ext NULL: without stacks, its
+ * events only); returns the capture's index. */
 static struct capture_index run_and_tally(const char *name, const char *options, int rounds,
                                           const char *ext, struct stack_tally *t)
 {
@@ -142,8 +150,8 @@ static struct capture_index run_and_tally(const char *name, const char *options,
   for (size_t i = 0; i < index.segment_count; i++) {
     snprintf(path, sizeof path, "%s/cap/%s", dir, index.segments[i].file);
     ck_assert_uint_gt(capture_layout_sidecar_name(path, sidecar, sizeof sidecar), 0);
-    ck_assert_ptr_nonnull(strstr(sidecar, ext));
-    tally_segment(path, sidecar, PUT_LINE, t);
+    ck_assert_ptr_nonnull(!ext ? sidecar : strstr(sidecar, ext));
+    tally_segment(path, ext ? sidecar : NULL, PUT_LINE, t);
   }
   return index;
 }
@@ -198,6 +206,32 @@ START_TEST(test_jit_off_stacks_name_both_callers_with_exact_lines)
   assert_two_callers(&t, 3000);
   ck_assert_uint_eq(trace_lines(&index), 0);
   ck_assert_uint_eq(t.lua_without, 0);
+  capture_index_free(&index);
+}
+END_TEST
+
+/* The interpreter's sites cached by the quick tier (interp_site.h) serve
+ * only the segment that resolved them: cut into many segments, each one
+ * read alone still names every event at put's line, with its caller's stack. */
+START_TEST(test_jit_off_stacks_in_every_segment)
+{
+  struct stack_tally whole, cut;
+  struct capture_index one = run_and_tally("jit-off-one", "-j off", 3000, ".stacks", &whole);
+  struct capture_index index = run_and_tally("jit-off-segments", "-j off --max-bytes 16k", 3000, ".stacks", &cut);
+  ck_assert_uint_eq(one.segment_count, 1);
+  ck_assert_uint_gt(index.segment_count, 4);
+  assert_two_callers(&cut, 3000);
+  ck_assert_uint_eq(cut.site_events, whole.site_events);
+  ck_assert_uint_eq(cut.lua_without, 0);
+  capture_index_free(&one);
+  capture_index_free(&index);
+  /* Without stacks, the cached site alone: its prototype's symbol is in each segment. */
+  one = run_and_tally("jit-off-one-nostacks", "-j off --stack-depth 0", 3000, NULL, &whole);
+  index = run_and_tally("jit-off-segments-nostacks", "-j off --stack-depth 0 --max-bytes 16k", 3000, NULL, &cut);
+  ck_assert_uint_gt(index.segment_count, 4);
+  ck_assert_uint_ge(whole.site_events, 2 * 3000);
+  ck_assert_uint_eq(cut.site_events, whole.site_events);
+  capture_index_free(&one);
   capture_index_free(&index);
 }
 END_TEST
@@ -379,6 +413,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_jit_on_stacks_name_both_callers_with_exact_lines);
   tcase_add_test(tc, test_jit_off_stacks_name_both_callers_with_exact_lines);
+  tcase_add_test(tc, test_jit_off_stacks_in_every_segment);
   tcase_add_test(tc, test_coroutine_and_builtin_frames);
   tcase_add_test(tc, test_sampled_capture_records_stacks_of_sampled_events);
   tcase_add_test(tc, test_stacks_are_cut_at_the_depth);
