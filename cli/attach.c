@@ -293,8 +293,8 @@ static int prepare_dir(struct attach_job *job)
 static int build_request(struct attach_job *job, char *text, size_t size)
 {
   const struct ljleak_collector_options *o = &job->capture.opt;
-  char lines[20][PATH_MAX + 32];
-  const char *options[20];
+  char lines[24][PATH_MAX + 32];
+  const char *options[24];
   size_t n = 0;
   if (job->capture.explicit_dir)
     snprintf(lines[n++], sizeof lines[0], "dir=%s", job->dir);
@@ -314,6 +314,7 @@ static int build_request(struct attach_job *job, char *text, size_t size)
   snprintf(lines[n++], sizeof lines[0], "values=%d", o->values);
   if (job->snapshot_now)
     snprintf(lines[n++], sizeof lines[0], "snapshot_now=1");
+  snprintf(lines[n++], sizeof lines[0], "run_dir=%s", job->run_dir);
   if (o->labels && *o->labels)
     snprintf(lines[n++], sizeof lines[0], "labels=%s", o->labels);
   for (size_t i = 0; i < n; i++)

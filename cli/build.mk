@@ -25,3 +25,5 @@ E2E_TESTS += tests/e2e/busted.sh
 E2E_TESTS += tests/e2e/control.sh
 # ljleak attach: plain luajit processes captured through gdb, twice; refusals; no safe point
 E2E_TESTS += tests/e2e/attach.sh
+# ljleak attach into a worker of nginx (OpenResty's LuaJIT) that never loaded the collector, under load
+E2E_TESTS += tests/e2e/nginx-attach.sh

@@ -23,6 +23,10 @@ static struct {
   global_State *g;                             /* the state it was set on */
   char request[CONTROL_FILE_REQUEST_MAX + 1];  /* the start request, copied at the stop */
   char message[512];                           /* why the last step failed, for the front end */
+  const char *run_dir;                         /* the request's run_dir: where to register (the
+                                                  front end read it from the process's start
+                                                  environment; a host such as nginx may have
+                                                  changed its own since) */
   int snapshot_now;                            /* the request's snapshot_now: one heap snapshot at
                                                   once, and the capture ends there unless it has a
                                                   duration */
@@ -180,6 +184,8 @@ static int request_line(void *context, const char *key, char *value, char *messa
       coll_text_error(message, size, "%s must be absolute in the request: '%s'", key, value);
     return rc;
   }
+  if (!strcmp(key, "run_dir"))
+    return attach.run_dir = value, 0;
   if (!strcmp(key, "snapshot_now"))
     rc = coll_options_parse_bool(value, &attach.snapshot_now);
   else if (f)
@@ -201,12 +207,13 @@ static void start_requested(lua_State *L)
   char err[512], run_dir[PATH_MAX];
   coll_options_from_env(&opt, no_variable, NULL, NULL, 0);
   attach.snapshot_now = 0;
+  attach.run_dir = NULL;
   if (control_file_parse_request(attach.request, &request, request_line, &opt, &error) !=
       FORMAT_OK) {
     fail("%s%s", error.message, "");
     return;
   }
-  if (coll_control_run_dir(getenv("LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err, sizeof err) != 0 ||
+  if (coll_control_run_dir(attach.run_dir ? attach.run_dir : getenv("LJLEAK_RUN_DIR"), run_dir, sizeof run_dir, err, sizeof err) != 0 ||
       coll_control_register(run_dir, opt.root, COLL_CONTROL_POLL_ATTACH, &coll_capture_signal_pending,
                             &coll_capture_state.fast_phase, err, sizeof err) != 0) {
     fail("%s%s", err, "");
