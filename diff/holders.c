@@ -190,20 +190,25 @@ int holders_read(const struct diff_holders *holders, const struct diff_holders_s
   return 0;
 }
 
-/* One snapshot: read, checked against the capture, joined with the wanted
- * sites' blocks live at its boundary into scratch. */
+/* One snapshot: read, checked against the capture, joined with the wanted sites' blocks live
+ * at its boundary into scratch. The blocks are listed once the snapshot is read, and freed
+ * once joined: the snapshot's arrays and theirs are not all held at once. */
 static int holders_one(const struct diff_holders *holders, const struct diff_holders_snapshot *entry,
-                       const struct diff_holders_block *blocks, size_t count,
-                       struct diff_site **scratch, size_t wanted_count,
+                       struct diff_site *const *wanted, struct diff_site **scratch, size_t wanted_count,
                        const struct diff_aggregate_at *at, const struct diff_options *options)
 {
   struct snapshot snapshot;
+  struct diff_holders_block *blocks = NULL;
+  size_t count = 0;
   memset(&snapshot, 0, sizeof snapshot);
   int read = holders_read(holders, entry, &snapshot, "holders", 1, options);
   int status = read < 0 ? -1 : 0;
-  if (read == 0 && count)  /* and the suspects' step on the same reading (diff/suspects.h) */
-    status = diff_holders_analyse_suspects(&snapshot, blocks, count, scratch, wanted_count, at,
+  if (read == 0)
+    status = holders_blocks(at, wanted, wanted_count, &blocks, &count);
+  if (status == 0 && read == 0 && count)  /* and the suspects' step on the same reading (diff/suspects.h) */
+    status = diff_holders_analyse_suspects(&snapshot, &blocks, count, scratch, wanted_count, at,
                                            entry->boundary);
+  free(blocks);
   snapshot_free(&snapshot);
   return status;
 }
@@ -241,8 +246,6 @@ int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
   status = 0;
   for (size_t s = 0; s < holders->count && wanted_count && status == 0; s++) {
     const struct diff_holders_snapshot *entry = &holders->snapshots[s];
-    struct diff_holders_block *blocks = NULL;
-    size_t count = 0;
     /* The blocks live at its boundary: the whole capture's at the exit, else those the reading
      * kept there, else the capture read again up to it, kept for the suspects' step (who made
      * each container). */
@@ -260,10 +263,7 @@ int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
         status = -1;
     }
     if (status == 0)
-      status = holders_blocks(&at, wanted, wanted_count, &blocks, &count);
-    if (status == 0)
-      status = holders_one(holders, entry, blocks, count, scratch_of, wanted_count, &at, options);
-    free(blocks);
+      status = holders_one(holders, entry, wanted, scratch_of, wanted_count, &at, options);
     if (have_prefix)
       diff_aggregate_release(&prefix);
     for (size_t i = 0; i < wanted_count; i++) {  /* newest first: an older one must hold more */

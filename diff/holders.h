@@ -47,8 +47,10 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
 /* diff_holders_analyse, then the leak suspects' step on the same reading (diff/suspects.h,
  * diff_suspects_snapshot): each site with holders gets its kinds and its container, made at
  * the site of the blocks at (NULL: unknown), at the snapshot of boundary's seq. The
- * snapshot's graph and dominator tree are built once for both. 0, or -1 when out of memory. */
-int diff_holders_analyse_suspects(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+ * snapshot's graph and dominator tree are built once for both. *blocks (malloc'd) is taken:
+ * freed once joined with the objects, before the graph is built, and set NULL. 0, or -1 when
+ * out of memory. */
+int diff_holders_analyse_suspects(const struct snapshot *snapshot, struct diff_holders_block **blocks,
                                   size_t block_count, struct diff_site **sites, size_t site_count,
                                   const struct diff_aggregate_at *at, uint64_t boundary);
 

@@ -155,15 +155,14 @@ static void holders_mark_one(const struct holders_graph *g, struct holders_work 
     uint32_t u = g->parent[c];
     if (u == g->n)
       continue;
-    const struct snapshot_reference *r = &g->snapshot->references[g->parent_ref[c]];
-    uint32_t id = holders_text_id(r);
+    uint32_t id = g->step_text[c];
     uint32_t *source = id <= g->snapshot->string_count ? &marks->source[id] : NULL;
     uint32_t text = id + 1;
     if (!marks->labels[u])
       marks->labels[u] = text;
     else if (marks->labels[u] != text)
       marks->labels[u] = HOLDERS_MULTI;
-    if (source && r->kind == SNAPSHOT_REF_FIELD) {
+    if (source && g->step_kind[c] == SNAPSHOT_REF_FIELD) {
       if (!*source)
         *source = u + 1;
       else if (*source != u + 1)
@@ -196,7 +195,7 @@ static void holders_unmark(const struct holders_graph *g, struct holders_work *w
       w->key_memo[0][c] = w->key_memo[1][c] = DIFF_HOLDERS_NONE;
     if (u == g->n)
       continue;
-    uint32_t text = holders_text_id(&g->snapshot->references[g->parent_ref[c]]);
+    uint32_t text = g->step_text[c];
     for (int k = 0; k < 2; k++) {
       w->marks[k].labels[u] = 0;
       if (text <= g->snapshot->string_count)
@@ -216,9 +215,9 @@ static uint32_t *holders_memo(const struct holders_graph *g, const struct holder
   uint32_t top = g->top[v], p = g->parent[v];
   if (top != v)
     return &memo[0][top];
-  if (p == g->n || !holders_collapsed(g, marks, p, g->parent_ref[v]))
+  if (p == g->n || !holders_step_collapsed(g, marks, v))
     return NULL;
-  return &memo[g->snapshot->references[g->parent_ref[v]].kind == SNAPSHOT_REF_KEY][p];
+  return &memo[g->step_kind[v] == SNAPSHOT_REF_KEY][p];
 }
 
 /* The id of v's note (holders_note), NONE when it has none: rendered once per group of keys (a
@@ -343,14 +342,16 @@ static int holders_block_order(const struct diff_holders_block *blocks, size_t c
 
 /* The join of the blocks with the snapshot's objects: the members, by site, one per (site,
  * object) (an object whose blocks the site made twice, a table and its array part, once), in
- * *members (*count of them). -1 when out of memory. */
+ * *members (*count of them). taken: the blocks are freed once looked up, before the members
+ * are sorted (on a big heap they are the biggest array of the step). -1 when out of memory. */
 static int holders_join(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
-                        size_t block_count, size_t site_count, struct holders_member **members, size_t *count)
+                        size_t block_count, size_t site_count, struct holders_member **members, size_t *count,
+                        struct diff_holders_block *taken)
 {
   struct holders_member *found = malloc((block_count ? block_count : 1) * sizeof *found);
   uint32_t *order = NULL;
   if (!found || holders_block_order(blocks, block_count, &order) < 0) {
-    free(found);
+    free(found), free(taken);
     return -1;
   }
   size_t n = 0;
@@ -365,6 +366,7 @@ static int holders_join(const struct snapshot *snapshot, const struct diff_holde
     found[n++] = (struct holders_member){blocks[i].site, (uint32_t)(o - snapshot->objects), blocks[i].size};
   }
   free(order);
+  free(taken);
   /* By site: a counting sort (sites are few, members many). */
   size_t *start = calloc(site_count + 1, sizeof *start);
   struct holders_member *sorted = malloc((n ? n : 1) * sizeof *sorted);
@@ -438,12 +440,12 @@ static void holders_work_free(struct holders_work *w)
 
 /* The holders of the sites, and with suspects the suspects' step on the same graph. */
 static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
-                           size_t block_count, struct diff_site **sites, size_t site_count, int suspects,
-                           const struct diff_aggregate_at *at, uint64_t boundary)
+                           size_t block_count, struct diff_holders_block *taken, struct diff_site **sites,
+                           size_t site_count, int suspects, const struct diff_aggregate_at *at, uint64_t boundary)
 {
   struct holders_member *members;
   size_t count;
-  if (holders_join(snapshot, blocks, block_count, site_count, &members, &count) < 0)
+  if (holders_join(snapshot, blocks, block_count, site_count, &members, &count, taken) < 0)
     return -1;
   struct holders_graph g;
   struct holders_groups gs = {0};
@@ -483,12 +485,14 @@ done:
 int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                          size_t block_count, struct diff_site **sites, size_t site_count)
 {
-  return holders_analyse(snapshot, blocks, block_count, sites, site_count, 0, NULL, 0);
+  return holders_analyse(snapshot, blocks, block_count, NULL, sites, site_count, 0, NULL, 0);
 }
 
-int diff_holders_analyse_suspects(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
+int diff_holders_analyse_suspects(const struct snapshot *snapshot, struct diff_holders_block **blocks,
                                   size_t block_count, struct diff_site **sites, size_t site_count,
                                   const struct diff_aggregate_at *at, uint64_t boundary)
 {
-  return holders_analyse(snapshot, blocks, block_count, sites, site_count, 1, at, boundary);
+  struct diff_holders_block *taken = *blocks;
+  *blocks = NULL;
+  return holders_analyse(snapshot, taken, block_count, taken, sites, site_count, 1, at, boundary);
 }

@@ -176,8 +176,9 @@ uint64_t holders_object_bytes(const struct snapshot *snapshot, const struct snap
 void holders_paths_free(struct holders_graph *g)
 {
   free(g->parent), free(g->parent_ref), free(g->top), free(g->depth), free(g->how), free(g->key_step);
-  g->parent = g->parent_ref = g->top = g->key_step = NULL;
-  g->depth = g->how = NULL;
+  free(g->step_kind), free(g->step_text);
+  g->parent = g->parent_ref = g->top = g->key_step = g->step_text = NULL;
+  g->depth = g->how = g->step_kind = NULL;
 }
 
 void holders_graph_free(struct holders_graph *g)
@@ -321,51 +322,64 @@ static void holders_paths(struct holders_graph *g, uint32_t *queue)
 }
 
 /* g's edges: each object's references that hold (*while_key: one is a weak-keyed table's value
- * under a collectable key), then the roots'. -1 when out of memory. */
-static int holders_edges(struct holders_graph *g, const struct snapshot *snapshot, int *while_key)
+ * under a collectable key), then the roots'. In two passes over the references, so that the
+ * dominators' arrays and the edges' references and kinds (which only the paths read) are not
+ * held at once: first (!refs) first and succ, then (refs) succ_ref and edge. -1 when out of
+ * memory. */
+static int holders_edges(struct holders_graph *g, const struct snapshot *snapshot, int refs, int *while_key)
 {
   uint32_t n = g->n;
   size_t edges = snapshot->reference_count + snapshot->root_count;
   if (edges >= UINT32_MAX)
     return -1;  /* more than 32-bit edge indices: the reader takes fewer references */
-  g->first = calloc((size_t)n + 2, sizeof *g->first);
-  g->succ = malloc((edges ? edges : 1) * sizeof *g->succ);
-  g->succ_ref = malloc((edges ? edges : 1) * sizeof *g->succ_ref);
-  g->edge = malloc(edges ? edges : 1);
-  if (!g->first || !g->succ || !g->succ_ref || !g->edge)
+  if (!refs) {
+    g->first = calloc((size_t)n + 2, sizeof *g->first);
+    g->succ = malloc((edges ? edges : 1) * sizeof *g->succ);
+  } else {
+    g->succ_ref = malloc((edges ? edges : 1) * sizeof *g->succ_ref);
+    g->edge = malloc(edges ? edges : 1);
+  }
+  if (!refs ? !g->first || !g->succ : !g->succ_ref || !g->edge)
     return -1;
   uint32_t e = 0;
   *while_key = 0;
   for (uint32_t v = 0; v < n; v++) {
     const struct snapshot_object *o = &snapshot->objects[v];
-    g->first[v] = e;
     for (uint32_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
       const struct snapshot_reference *ref = &snapshot->references[r];
       uint32_t w = ref->object;  /* SNAPSHOT_NO_OBJECT is DIFF_HOLDERS_NONE */
       /* a weak reference holds nothing, but to a string: strings are never weak references */
       if (w == DIFF_HOLDERS_NONE || w == v || (ref->weak && snapshot->objects[w].type != SNAPSHOT_STRING))
         continue;
-      g->succ[e] = w;
+      if (!refs) {
+        g->succ[e++] = w;
+        continue;
+      }
       g->edge[e] = (uint8_t)holders_edge_kind(snapshot, o, r);
       *while_key |= g->edge[e] == HOLDERS_WHILE_KEY;
       g->succ_ref[e++] = r;
     }
+    if (!refs)
+      g->first[v + 1] = e;
   }
-  g->first[n] = e;
   for (size_t r = 0; r < snapshot->root_count; r++) {
     const struct snapshot_root *root = &snapshot->roots[r];
     uint32_t w = root->weak ? DIFF_HOLDERS_NONE : holders_object_index(snapshot, root->target);
     if (w == DIFF_HOLDERS_NONE)
       continue;
+    if (refs) {
+      g->edge[e] = HOLDERS_NAMED;
+      g->succ_ref[e++] = (uint32_t)r;
+      continue;
+    }
     if (holders_root_is(snapshot, (uint32_t)r, "main thread"))
       g->main_thread = w;
     if (holders_root_is(snapshot, (uint32_t)r, "registry") && g->registry == DIFF_HOLDERS_NONE)
       g->registry = w;
-    g->succ[e] = w;
-    g->edge[e] = HOLDERS_NAMED;
-    g->succ_ref[e++] = (uint32_t)r;
+    g->succ[e++] = w;
   }
-  g->first[n + 1] = e;
+  if (!refs)
+    g->first[n + 1] = e;
   return 0;
 }
 
@@ -399,8 +413,9 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
   uint32_t n = g->n;
   int while_key;
   /* The retained sizes first, so that the dominators' arrays (the analysis's peak of memory)
-   * and the paths' never coexist. */
-  if (holders_edges(g, snapshot, &while_key) < 0 || holders_retained(g, snapshot) < 0)
+   * and the paths' never coexist, nor the edges' references and kinds. */
+  if (holders_edges(g, snapshot, 0, &while_key) < 0 || holders_retained(g, snapshot) < 0 ||
+      holders_edges(g, snapshot, 1, &while_key) < 0)
     return -1;
   uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
   g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
@@ -421,5 +436,17 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
   free(g->first), free(g->succ), free(g->succ_ref), free(g->edge);
   g->first = g->succ = g->succ_ref = NULL;
   g->edge = NULL;
+  /* Each reached node's step, in their place. */
+  g->step_kind = malloc((size_t)n + 1);
+  g->step_text = malloc(((size_t)n + 1) * sizeof *g->step_text);
+  if (!g->step_kind || !g->step_text)
+    return -1;
+  for (uint32_t v = 0; v < n; v++) {
+    if (g->parent[v] == DIFF_HOLDERS_NONE || g->parent[v] == n)
+      continue;  /* unreached, or a root's (parent_ref the root's index) */
+    const struct snapshot_reference *r = &snapshot->references[g->parent_ref[v]];
+    g->step_kind[v] = r->kind;
+    g->step_text[v] = holders_text_id(r);
+  }
   return 0;
 }

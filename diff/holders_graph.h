@@ -37,6 +37,9 @@ struct holders_graph {
   uint8_t *how;               /* HOLDERS_VIA_*: what its path goes through */
   uint32_t *key_step;         /* NULL when no edge is HOLDERS_WHILE_KEY; else the reference of the
                                * first such step of a node's path (its key's is the next), or NONE */
+  uint8_t *step_kind;         /* the kind of the reference a node was reached by (not a root's) ... */
+  uint32_t *step_text;        /* ... and its label's string id (holders_text_id): the site's paths
+                               * are marked node by node, without a look at each one's reference */
   uint64_t *retained;         /* [n + 1] bytes each node keeps alive */
   uint32_t *idom;             /* [n + 1] the dominator tree (NONE: unreached) */
   uint32_t *order;            /* [n + 1] its nodes in depth-first preorder, reached of them */

@@ -108,19 +108,32 @@ static size_t holders_steps(const struct holders_graph *g, uint32_t v, uint32_t 
   return depth;
 }
 
-/* Whether a step is shown as [*]: array slots and other keys always, string
- * keys when one object leads to the site's objects under several. */
-int holders_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t from,
-                      size_t ref)
+/* Whether a step from node from by a reference of kind, whose label is string text, is shown
+ * as [*]: array slots and other keys always, string keys when one object leads to the site's
+ * objects under several. */
+static int holders_kind_collapsed(const struct holders_graph *g, const struct holders_marks *marks,
+                                  uint32_t from, unsigned kind, uint32_t text)
 {
   if (from == g->n)
     return 0;
-  const struct snapshot_reference *r = &g->snapshot->references[ref];
-  if (r->kind == SNAPSHOT_REF_INDEX || r->kind == SNAPSHOT_REF_KEYED || r->kind == SNAPSHOT_REF_KEY)
+  if (kind == SNAPSHOT_REF_INDEX || kind == SNAPSHOT_REF_KEYED || kind == SNAPSHOT_REF_KEY)
     return 1;
   /* a key of its own (one table uses it): "token-17"; not a field every record has ("name") */
-  return r->kind == SNAPSHOT_REF_FIELD && marks->labels[from] == HOLDERS_MULTI &&
-         marks->source[r->text] != HOLDERS_MULTI;
+  return kind == SNAPSHOT_REF_FIELD && marks->labels[from] == HOLDERS_MULTI &&
+         marks->source[text] != HOLDERS_MULTI;
+}
+
+int holders_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t from,
+                      size_t ref)
+{
+  const struct snapshot_reference *r = from == g->n ? NULL : &g->snapshot->references[ref];
+  return r && holders_kind_collapsed(g, marks, from, r->kind, holders_text_id(r));
+}
+
+int holders_step_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v)
+{
+  uint32_t from = g->parent[v];
+  return from != g->n && holders_kind_collapsed(g, marks, from, g->step_kind[v], g->step_text[v]);
 }
 
 /* The text wrapped: "getmetatable(_G.instance)". */

@@ -24,6 +24,9 @@ void holders_text_end(struct holders_text *t, int cut, const char *suffix);
 int holders_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t from,
                       size_t ref);
 
+/* Whether the step into node v of the BFS tree (from its parent) is shown as [*]. */
+int holders_step_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v);
+
 /* v's path from the roots into t; *holder gets the object that holds the objects it leads to
  * (diff/holders_path.c says which). */
 void holders_render_path(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v,

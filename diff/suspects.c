@@ -405,11 +405,11 @@ int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct di
     if (a == b)
       continue;
     memset(site->kinds, 0, sizeof site->kinds);
-    for (size_t k = a; k < b; k++) {
-      const struct snapshot_object *object = &s->objects[members[o.by[k]].object];
+    for (size_t k = a; k < b; k++) {  /* members are by site: these are the site's, in address order */
+      const struct snapshot_object *object = &s->objects[members[k].object];
       if (object->type >= 1 && object->type <= DIFF_KIND_COUNT) {
         site->kinds[object->type - 1].objects++;
-        site->kinds[object->type - 1].bytes += members[o.by[k]].bytes;
+        site->kinds[object->type - 1].bytes += members[k].bytes;
       }
     }
     struct suspects_span m = {o.number, o.sum, a, b};

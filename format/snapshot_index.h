@@ -6,11 +6,12 @@
 
 #include "format/snapshot.h"
 
-/* Puts s's objects in order by address and indexes every owned block's owner. offsets: each
- * object's record in the file, in the order read. FORMAT_OK; FORMAT_NO_MEMORY; or
- * FORMAT_BAD_INPUT when two objects have one address, *duplicate_address that address and
- * *duplicate_offset the later of their two records. */
-enum format_status snapshot_index_objects(struct snapshot *s, const uint64_t *offsets,
+/* Puts s's objects in order by address and indexes every owned block's owner. *offsets: each
+ * object's record in the file, in the order read, freed (and set NULL) once the addresses are
+ * checked. FORMAT_OK; FORMAT_NO_MEMORY; or FORMAT_BAD_INPUT when two objects have one
+ * address, *duplicate_address that address and *duplicate_offset the later of their two
+ * records. */
+enum format_status snapshot_index_objects(struct snapshot *s, uint64_t **offsets,
                                           uint64_t *duplicate_address, uint64_t *duplicate_offset);
 
 #endif

@@ -451,7 +451,7 @@ static enum format_status size_arrays(struct reading *r, const uint8_t *in, size
 static enum format_status index_objects(struct reading *r)
 {
   uint64_t address = 0, offset = 0;
-  enum format_status st = snapshot_index_objects(r->snapshot, r->offsets, &address, &offset);
+  enum format_status st = snapshot_index_objects(r->snapshot, &r->offsets, &address, &offset);
   if (st == FORMAT_BAD_INPUT)
     return fail(r, FORMAT_BAD_INPUT, offset, "a second object at address 0x%" PRIx64, address);
   return st == FORMAT_NO_MEMORY ? no_memory(r, 0) : st;
@@ -527,8 +527,10 @@ static enum format_status read_trailer(struct reading *r, const uint8_t *in, siz
   return FORMAT_OK;
 }
 
-enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
-                                        const char *name, struct format_error *error)
+/* snapshot_read_memory; taken, when not NULL, is data's allocation, freed once the chunks are
+ * decoded: the objects are put in order without the file beside them. */
+static enum format_status read_snapshot(struct snapshot *snapshot, const void *data, size_t size,
+                                        const char *name, struct format_error *error, void *taken)
 {
   struct reading r = {.snapshot = snapshot, .name = name, .error = error};
   const uint8_t *in = data;
@@ -536,6 +538,7 @@ enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *d
   memset(error, 0, sizeof *error);
   enum format_status st = read_header(&r, in, size);
   if (st != FORMAT_OK) {
+    free(taken);
     snapshot_free(snapshot);
     return st;
   }
@@ -543,6 +546,7 @@ enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *d
   int have_capture = 0, ended = 0;
   st = size_arrays(&r, in, size);
   if (st != FORMAT_OK) {
+    free(taken);
     reading_free(&r);
     snapshot_free(snapshot);
     return st;
@@ -583,6 +587,7 @@ enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *d
   }
   if (st == FORMAT_OK && !have_capture)
     st = fail(&r, FORMAT_BAD_INPUT, pos, "cut before the capture chunk: no snapshot to read");
+  free(taken);
   if (st == FORMAT_OK)
     st = index_objects(&r);
   if (st == FORMAT_OK)
@@ -601,17 +606,21 @@ enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *d
   return FORMAT_OK;
 }
 
+enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
+                                        const char *name, struct format_error *error)
+{
+  return read_snapshot(snapshot, data, size, name, error, NULL);
+}
+
 enum format_status snapshot_read_file(struct snapshot *snapshot, const char *path,
-                                      struct format_error *error)
+                                        struct format_error *error)
 {
   char *data;
   size_t size;
   memset(snapshot, 0, sizeof *snapshot);
   if (whole_file_read(path, &data, &size, error) != FORMAT_OK)
     return error->status;
-  enum format_status st = snapshot_read_memory(snapshot, data, size, path, error);
-  free(data);
-  return st;
+  return read_snapshot(snapshot, data, size, path, error, data);
 }
 
 enum format_status snapshot_check_capture(const struct snapshot *snapshot, const char *name,
