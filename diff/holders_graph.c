@@ -269,8 +269,9 @@ static int holders_root_is(const struct snapshot *s, uint32_t r, const char *nam
  * named edges; then from the temporaries those nodes hold, for the nodes not reached; then from
  * the values of weak-keyed tables. The roots in the order a programmer names things:
  * package.loaded (a module by its require name: as long as a global), the globals, the
- * registry, the main thread, the others. */
-static void holders_paths(struct holders_graph *g, uint32_t *queue)
+ * registry, the main thread, the others. The nodes reached are queue[0 ..) the count returned,
+ * in the walk's order. */
+static size_t holders_paths(struct holders_graph *g, uint32_t *queue)
 {
   const struct snapshot *s = g->snapshot;
   uint32_t n = g->n;
@@ -319,6 +320,7 @@ static void holders_paths(struct holders_graph *g, uint32_t *queue)
     holders_seed(g, queue, strong, &tail, HOLDERS_WHILE_KEY);
     holders_walk(g, queue, strong, &tail, 1u << HOLDERS_NAMED | 1u << HOLDERS_TEMPORARY | 1u << HOLDERS_WHILE_KEY);
   }
+  return tail;
 }
 
 /* g's edges: each object's references that hold (*while_key: one is a weak-keyed table's value
@@ -430,23 +432,27 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
     free(queue);
     return -1;
   }
-  holders_paths(g, queue);
-  free(queue);
+  size_t reached = holders_paths(g, queue);
   /* The edges are walked: the paths need the tree (parent, parent_ref) from here on. */
   free(g->first), free(g->succ), free(g->succ_ref), free(g->edge);
   g->first = g->succ = g->succ_ref = NULL;
   g->edge = NULL;
-  /* Each reached node's step, in their place. */
+  /* Each reached node's step, in their place, in the walk's order: the nodes a node reached
+   * are together there, and so are their references. */
   g->step_kind = malloc((size_t)n + 1);
   g->step_text = malloc(((size_t)n + 1) * sizeof *g->step_text);
-  if (!g->step_kind || !g->step_text)
+  if (!g->step_kind || !g->step_text) {
+    free(queue);
     return -1;
-  for (uint32_t v = 0; v < n; v++) {
-    if (g->parent[v] == DIFF_HOLDERS_NONE || g->parent[v] == n)
-      continue;  /* unreached, or a root's (parent_ref the root's index) */
+  }
+  for (size_t i = 0; i < reached; i++) {
+    uint32_t v = queue[i];
+    if (g->parent[v] == n)
+      continue;  /* a root's: parent_ref is the root's index */
     const struct snapshot_reference *r = &snapshot->references[g->parent_ref[v]];
     g->step_kind[v] = r->kind;
     g->step_text[v] = holders_text_id(r);
   }
+  free(queue);
   return 0;
 }
