@@ -1,10 +1,11 @@
-/* tests/test_report_escape.c: each output format's one escaper (report/escape.c) on a hostile name, byte for byte, and ljleak busted's text escaping every name from the suite. */
+/* tests/test_report_escape.c: each output format's one escaper (report/escape.c) on a hostile name, byte for byte; ljleak busted's text and the HTML page's stack lists use them. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/check_run.h"
+#include "diff/diff.h"
 #include "diff/tests.h"
 #include "report/report.h"
 
@@ -113,6 +114,44 @@ START_TEST(test_busted_text_escapes_every_name_from_the_suite)
 }
 END_TEST
 
+/* The HTML page's stacks of the flagged sites escape a name as the rest of the page does: a
+ * quote as &#39;, a control as U+FFFD (testdata/report/stacks.json, its site renamed). */
+START_TEST(test_html_stack_lists_escape_as_the_rest_of_the_page)
+{
+  FILE *in = fopen("testdata/report/stacks.json", "rb");
+  ck_assert_ptr_nonnull(in);
+  static char json[1 << 16];
+  size_t length = fread(json, 1, sizeof json - 1, in);
+  fclose(in);
+  json[length] = '\0';
+  char renamed[sizeof json + 1024];
+  size_t used = 0;
+  for (const char *p = json; *p;) {  /* @t.lua:10 becomes @t'x<ESC>.lua:10 */
+    if (!strncmp(p, "@t.lua:10", 9)) {
+      used += (size_t)snprintf(renamed + used, sizeof renamed - used, "@t'x\\u001b.lua:10");
+      p += 9;
+    } else {
+      renamed[used++] = *p++;
+    }
+  }
+  renamed[used] = '\0';
+  struct diff_result result;
+  char error[256], *html = NULL;
+  ck_assert_msg(diff_result_read_json_text("stacks.json", renamed, used, &result, error, sizeof error) == 0,
+                "%s", error);
+  size_t size = 0;
+  FILE *out = open_memstream(&html, &size);
+  ck_assert_int_eq(report_render(&result, REPORT_FORMAT_HTML, NULL, out, error, sizeof error), 0);
+  fclose(out);
+  ck_assert_msg(strstr(html, "<h3><code>@t&#39;x\xef\xbf\xbd.lua:10</code></h3>"), "no stack list heading");
+  ck_assert_msg(strstr(html, ": <code>@t.lua:40;@t.lua:21;@t&#39;x\xef\xbf\xbd.lua:10</code></li>"),
+                "no escaped stack");
+  ck_assert_ptr_null(strchr(html, '\x1b'));
+  free(html);
+  diff_result_free(&result);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("report_escape");
@@ -120,6 +159,7 @@ int main(void)
   tcase_add_test(tc, test_each_format_escapes_a_hostile_name_its_own_way);
   tcase_add_test(tc, test_markdown_code_spans_fence_past_the_longest_backtick_run);
   tcase_add_test(tc, test_busted_text_escapes_every_name_from_the_suite);
+  tcase_add_test(tc, test_html_stack_lists_escape_as_the_rest_of_the_page);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
