@@ -1,4 +1,4 @@
-/* diff/diff.h: the differential engine: captures in, per-site series and verdicts out. */
+/* diff/diff.h: the differential engine: captures in, per-site series and verdicts out; the result model and its JSON. */
 #ifndef LJLEAK_DIFF_DIFF_H
 #define LJLEAK_DIFF_DIFF_H
 
