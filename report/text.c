@@ -28,10 +28,8 @@ static const char *style_off(const struct text_style *s)
 #define BOLD "\033[1m"
 #define DIM "\033[2m"
 
-/* Writes text from a capture, a result or an allow-list (names, paths,
- * labels, rules): controls, bidi controls, line separators and bytes that are
- * not UTF-8 escaped (\x1b, \u202e, \x9b; format/utf8.h), so a hostile name
- * can neither drive the terminal nor disguise itself. */
+/* Text from a capture, a result or an allow-list (names, paths, labels,
+ * rules), as a terminal may be shown it (report_put_terminal); "?" when unknown. */
 static void put_name(FILE *out, const char *name)
 {
   report_put_terminal(out, name ? name : "?");
