@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "collector/ljleak_collector.h"
+#include "container/array.h"
 #include "diff/tests.h"
 #include "format/test_list.h"
 #include "lauxlib.h"
@@ -211,10 +212,9 @@ static int busted_add_budget(struct cli_args *args, struct busted_command *c, co
   snprintf(size, sizeof size, "%s", eq + 1);
   if (ljleak_collector_parse_size(size, &bytes) != 0)
     return cli_bad_value(args, "--budget", value, "PATTERN=BYTES, BYTES with k, M or G");
-  struct diff_test_budget *more = realloc(c->budgets, (c->budget_count + 1) * sizeof *more);
-  if (!more)
+  if (array_resize((void **)&c->budgets, c->budget_count + 1, sizeof *c->budgets) != 0)
     return cli_usage_error(args, "out of memory");
-  c->budgets = more;
+  struct diff_test_budget *more = c->budgets;
   more[c->budget_count].pattern = strndup(value, (size_t)(eq - value));
   more[c->budget_count].bytes_per_run = (double)bytes;
   if (!more[c->budget_count].pattern)

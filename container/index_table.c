@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "container/array.h"
+
 #define INDEX_TABLE_INITIAL_SLOTS 64
 
 static struct index_slot *slots_new(size_t count)
@@ -54,14 +56,8 @@ uint32_t index_table_add(struct index_table *table, uint64_t hash)
 {
   if (table->count + 1 >= INDEX_TABLE_NONE)
     return INDEX_TABLE_NONE;
-  if (table->count == table->hashes_capacity) {
-    size_t capacity = table->hashes_capacity ? table->hashes_capacity * 2 : 64;
-    uint64_t *hashes = realloc(table->hashes, capacity * sizeof *hashes);
-    if (!hashes)
-      return INDEX_TABLE_NONE;
-    table->hashes = hashes;
-    table->hashes_capacity = capacity;
-  }
+  if (array_reserve((void **)&table->hashes, &table->hashes_capacity, table->count + 1, sizeof *table->hashes) != 0)
+    return INDEX_TABLE_NONE;
   if ((table->count + 1) * 2 > table->mask + 1) {
     size_t count = (table->mask + 1) * 2;
     struct index_slot *slots = slots_new(count);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "diff/sampling.h"
 
 #define AGGREGATE_AHEAD 8  /* touched addresses prefetched ahead in a merge (a power of two) */
@@ -53,21 +54,12 @@ const struct diff_aggregate_kept *diff_aggregate_kept_at(const struct diff_aggre
   return NULL;
 }
 
-static int aggregate_series_resize(uint64_t **series, size_t capacity)
-{
-  uint64_t *bigger = realloc(*series, capacity * sizeof *bigger);
-  if (!bigger)
-    return -1;
-  *series = bigger;
-  return 0;
-}
-
 static int aggregate_site_reserve(struct diff_aggregate_site *site, size_t capacity)
 {
-  if (aggregate_series_resize(&site->series_live_bytes, capacity) < 0 ||
-      aggregate_series_resize(&site->series_live_blocks, capacity) < 0 ||
-      aggregate_series_resize(&site->series_alloc_bytes, capacity) < 0 ||
-      aggregate_series_resize(&site->series_free_bytes, capacity) < 0)
+  if (array_resize((void **)&site->series_live_bytes, capacity, sizeof *site->series_live_bytes) < 0 ||
+      array_resize((void **)&site->series_live_blocks, capacity, sizeof *site->series_live_blocks) < 0 ||
+      array_resize((void **)&site->series_alloc_bytes, capacity, sizeof *site->series_alloc_bytes) < 0 ||
+      array_resize((void **)&site->series_free_bytes, capacity, sizeof *site->series_free_bytes) < 0)
     return -1;
   return 0;
 }
@@ -77,14 +69,9 @@ static int aggregate_owner_add(struct diff_aggregate *aggregate, uint32_t site, 
                                uint32_t *index)
 {
   size_t before = aggregate->owners.count;
-  if (aggregate->owners.count == aggregate->data_capacity) {
-    size_t capacity = aggregate->data_capacity ? aggregate->data_capacity * 2 : 64;
-    struct diff_aggregate_site *bigger = realloc(aggregate->data, capacity * sizeof *bigger);
-    if (!bigger)
-      return -1;
-    aggregate->data = bigger;
-    aggregate->data_capacity = capacity;
-  }
+  if (array_reserve((void **)&aggregate->data, &aggregate->data_capacity, aggregate->owners.count + 1,
+                    sizeof *aggregate->data) != 0)
+    return -1;
   if (diff_pair_table_intern(&aggregate->owners, site, stack, index) < 0)
     return -1;
   if (aggregate->owners.count == before)
@@ -347,14 +334,10 @@ static int aggregate_keep(struct diff_aggregate *aggregate, struct diff_segment_
   struct diff_live_map *live = &aggregate->live;
   for (size_t k = 0; k < segment->kept_count; k++) {
     struct diff_segment_kept *kept = &segment->kept[k];
-    struct diff_aggregate_kept *list = realloc(aggregate->kept, (aggregate->kept_count + 1) * sizeof *list);
-    if (!list)
+    if (array_resize((void **)&aggregate->kept, aggregate->kept_count + 1, sizeof *aggregate->kept) != 0 ||
+        array_resize((void **)&kept->blocks, kept->count + live->count + 1, sizeof *kept->blocks) != 0)
       return -1;
-    aggregate->kept = list;
-    struct diff_segment_block *blocks = realloc(kept->blocks, (kept->count + live->count + 1) * sizeof *blocks);
-    if (!blocks)
-      return -1;
-    kept->blocks = blocks;
+    struct diff_segment_block *blocks = kept->blocks;
     for (size_t i = 0; i < kept->count; i++)
       blocks[i].owner = global[blocks[i].owner];
     size_t count = kept->count;
@@ -374,7 +357,7 @@ static int aggregate_keep(struct diff_aggregate *aggregate, struct diff_segment_
     }
     struct diff_segment_block *fit = realloc(blocks, (count ? count : 1) * sizeof *fit);
     blocks = fit ? fit : blocks;  /* kept to the end of the diff: no room left over */
-    list[aggregate->kept_count++] = (struct diff_aggregate_kept){kept->boundary, blocks, count};
+    aggregate->kept[aggregate->kept_count++] = (struct diff_aggregate_kept){kept->boundary, blocks, count};
     kept->blocks = NULL;
   }
   diff_segment_aggregate_drop_kept(segment);

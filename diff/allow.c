@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "format/units.h"
 
 #define ALLOW_MEGABYTE 1048576.0  /* "MB" in a budget is 2^20 bytes, as M in sizes */
@@ -144,15 +145,9 @@ enum format_status diff_allow_parse(const char *name, const char *text, size_t l
       first++;
     if (first == line_length || line[first] == '#')
       continue;  /* a blank line or a comment line */
-    if (allow->count == capacity) {
-      size_t bigger = capacity ? capacity * 2 : 8;
-      struct diff_allow_rule *rules = realloc(allow->rules, bigger * sizeof *rules);
-      if (!rules) {
-        status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
-        break;
-      }
-      allow->rules = rules;
-      capacity = bigger;
+    if (array_reserve((void **)&allow->rules, &capacity, allow->count + 1, sizeof *allow->rules) != 0) {
+      status = format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
+      break;
     }
     struct diff_allow_rule *rule = &allow->rules[allow->count++];
     memset(rule, 0, sizeof *rule);
@@ -177,14 +172,10 @@ enum format_status diff_allow_load(const char *path, struct diff_allow **allow,
   size_t length = 0, capacity = 0;
   int failed = 0;
   for (;;) {
-    if (length == capacity) {
-      char *bigger = realloc(text, capacity ? capacity * 2 : 4096);
-      if (!bigger) {
-        failed = ENOMEM;
-        break;
-      }
-      text = bigger;
-      capacity = capacity ? capacity * 2 : 4096;
+    /* Reads of 4 KiB at least. */
+    if (length == capacity && array_reserve((void **)&text, &capacity, length + 4096, 1) != 0) {
+      failed = ENOMEM;
+      break;
     }
     size_t n = fread(text + length, 1, capacity - length, in);
     length += n;

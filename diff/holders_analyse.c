@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "diff/holders.h"
 #include "diff/holders_graph.h"
 #include "diff/holders_path.h"
@@ -77,14 +78,8 @@ static int groups_add(struct holders_groups *gs, const char *path, uint64_t byte
       return 0;
     }
   }
-  if (gs->count == gs->capacity) {
-    size_t capacity = gs->capacity ? gs->capacity * 2 : 16;
-    struct holders_group *bigger = realloc(gs->items, capacity * sizeof *bigger);
-    if (!bigger)
-      return -1;
-    gs->items = bigger;
-    gs->capacity = capacity;
-  }
+  if (array_reserve((void **)&gs->items, &gs->capacity, gs->count + 1, sizeof *gs->items) != 0)
+    return -1;
   char *copy = strdup(path);
   if (!copy)
     return -1;

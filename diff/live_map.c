@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
+
 #define LIVE_MAP_INITIAL_SLOTS 1024
 /* The size from which the map grows by a quarter, not by doubling. */
 #define LIVE_MAP_DENSE_FROM ((size_t)16 << 20)
@@ -69,15 +71,9 @@ int diff_live_map_set_big_size(struct diff_live_map *map, struct diff_live_block
     block->size = (uint32_t)size;
     return 0;
   }
-  if (map->big_count == map->big_capacity) {
-    size_t capacity = map->big_capacity ? map->big_capacity * 2 : 4;
-    struct diff_live_map_big *bigger = realloc(map->big, capacity * sizeof *bigger);
-    if (!bigger) {
-      block->size = 0;
-      return -1;
-    }
-    map->big = bigger;
-    map->big_capacity = capacity;
+  if (array_reserve((void **)&map->big, &map->big_capacity, map->big_count + 1, sizeof *map->big) != 0) {
+    block->size = 0;
+    return -1;
   }
   map->big[map->big_count].address = block->address;
   map->big[map->big_count].size = size;
@@ -102,16 +98,8 @@ static int live_map_lift(struct live_map_lifted *lifted, struct diff_live_block 
 {
   if (!n)
     return 0;  /* and no copy to a list not made yet */
-  if (lifted->count + n > lifted->capacity) {
-    size_t capacity = lifted->capacity ? lifted->capacity : 64;
-    while (capacity < lifted->count + n)
-      capacity *= 2;
-    struct diff_live_block *blocks = realloc(lifted->blocks, capacity * sizeof *blocks);
-    if (!blocks)
-      return -1;
-    lifted->blocks = blocks;
-    lifted->capacity = capacity;
-  }
+  if (array_reserve((void **)&lifted->blocks, &lifted->capacity, lifted->count + n, sizeof *lifted->blocks) != 0)
+    return -1;
   memcpy(lifted->blocks + lifted->count, slots, n * sizeof *slots);
   memset(slots, 0, n * sizeof *slots);
   lifted->count += n;

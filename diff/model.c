@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "diff/diff.h"
 #include "diff/trend.h"
 #include "diff/suspects.h"
@@ -405,11 +406,9 @@ void diff_allowance_free(struct diff_allowance *allowance)
 int diff_capture_add_label(struct diff_capture *capture, const char *key, size_t key_length,
                            const char *value, size_t value_length)
 {
-  struct diff_label *bigger = realloc(capture->labels, (capture->label_count + 1) * sizeof *bigger);
-  if (!bigger)
+  if (array_resize((void **)&capture->labels, capture->label_count + 1, sizeof *capture->labels) != 0)
     return -1;
-  capture->labels = bigger;
-  struct diff_label *label = &bigger[capture->label_count];
+  struct diff_label *label = &capture->labels[capture->label_count];
   label->key = strndup(key, key_length);
   label->value = strndup(value, value_length);
   if (!label->key || !label->value) {

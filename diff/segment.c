@@ -11,6 +11,7 @@
 #endif
 #include <xxhash.h>
 
+#include "container/array.h"
 #include "diff/sampling.h"
 #include "format/capture_layout.h"
 #include "format/decode.h"
@@ -101,23 +102,11 @@ int diff_segment_aggregate_reset(struct diff_segment_aggregate *segment)
   return 0;
 }
 
-/* Doubles a list of addresses; out of line: it runs rarely. */
-static __attribute__((noinline)) int segment_list_grow(uint64_t **list, size_t *capacity)
-{
-  size_t grown = *capacity ? *capacity * 2 : 1024;
-  uint64_t *bigger = realloc(*list, grown * sizeof *bigger);
-  if (!bigger)
-    return -1;
-  *list = bigger;
-  *capacity = grown;
-  return 0;
-}
-
 /* Appends address to a list of addresses (8 bytes each: the touches of a
  * segment are as many as the addresses it touched). */
 static inline int segment_list_add(uint64_t **list, size_t *count, size_t *capacity, uint64_t address)
 {
-  if (*count == *capacity && segment_list_grow(list, capacity) < 0)
+  if (*count == *capacity && array_grow((void **)list, capacity, *count + 1, sizeof **list) < 0)
     return -1;
   (*list)[(*count)++] = address;
   return 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "diff/sampling.h"
 
 int diff_segment_aggregate_site(struct diff_segment_aggregate *segment, const char *name, size_t length,
@@ -18,17 +19,10 @@ int diff_segment_aggregate_site(struct diff_segment_aggregate *segment, const ch
 
 int diff_segment_aggregate_reserve(struct diff_segment_aggregate *segment, size_t count)
 {
-  if (count <= segment->stats_capacity)
-    return 0;
-  size_t capacity = segment->stats_capacity ? segment->stats_capacity * 2 : 64;
-  while (capacity < count)
-    capacity *= 2;
-  struct diff_segment_site *stats = realloc(segment->stats, capacity * sizeof *stats);
-  if (!stats)
+  size_t before = segment->stats_capacity;
+  if (array_reserve((void **)&segment->stats, &segment->stats_capacity, count, sizeof *segment->stats) != 0)
     return -1;
-  memset(stats + segment->stats_capacity, 0, (capacity - segment->stats_capacity) * sizeof *stats);
-  segment->stats = stats;
-  segment->stats_capacity = capacity;
+  memset(segment->stats + before, 0, (segment->stats_capacity - before) * sizeof *segment->stats);
   return 0;
 }
 
@@ -44,10 +38,8 @@ void diff_segment_aggregate_drop_kept(struct diff_segment_aggregate *segment)
 int diff_segment_aggregate_keep(struct diff_segment_aggregate *segment, size_t boundary)
 {
   const struct diff_live_map *map = &segment->touched;
-  struct diff_segment_kept *bigger = realloc(segment->kept, (segment->kept_count + 1) * sizeof *bigger);
-  if (!bigger)
+  if (array_resize((void **)&segment->kept, segment->kept_count + 1, sizeof *segment->kept) != 0)
     return -1;
-  segment->kept = bigger;
   struct diff_segment_kept *kept = &segment->kept[segment->kept_count];
   kept->boundary = boundary;
   kept->touches_end = segment->touch_count;
@@ -63,17 +55,6 @@ int diff_segment_aggregate_keep(struct diff_segment_aggregate *segment, size_t b
   }
   segment->kept_count++;
   return 0;
-}
-
-/* list (of *capacity elements of size bytes) grown to hold one more, or
- * NULL when out of memory (list is then unchanged). */
-static void *segment_grow(void *list, size_t *capacity, size_t size)
-{
-  size_t grown = *capacity ? *capacity * 2 : 64;
-  void *bigger = realloc(list, grown * size);
-  if (bigger)
-    *capacity = grown;
-  return bigger;
 }
 
 int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int boundary_end,
@@ -97,24 +78,17 @@ int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int
     if (!stats->alloc_bytes && !stats->allocs && !stats->free_bytes && !stats->frees &&
         !stats->young_bytes && !stats->young_blocks)
       continue;
-    if (segment->piece_site_count == segment->piece_site_capacity) {
-      struct diff_segment_piece_site *bigger =
-          segment_grow(segment->piece_sites, &segment->piece_site_capacity, sizeof *bigger);
-      if (!bigger)
-        return -1;
-      segment->piece_sites = bigger;
-    }
+    if (array_reserve((void **)&segment->piece_sites, &segment->piece_site_capacity,
+                      segment->piece_site_count + 1, sizeof *segment->piece_sites) != 0)
+      return -1;
     struct diff_segment_piece_site *entry = &segment->piece_sites[segment->piece_site_count++];
     entry->site = site;
     entry->stats = *stats;
     memset(stats, 0, sizeof *stats);
   }
-  if (segment->piece_count == segment->piece_capacity) {
-    struct diff_segment_piece *bigger = segment_grow(segment->pieces, &segment->piece_capacity, sizeof *bigger);
-    if (!bigger)
-      return -1;
-    segment->pieces = bigger;
-  }
+  if (array_reserve((void **)&segment->pieces, &segment->piece_capacity, segment->piece_count + 1,
+                    sizeof *segment->pieces) != 0)
+    return -1;
   struct diff_segment_piece *piece = &segment->pieces[segment->piece_count++];
   piece->touches_end = segment->touch_count;
   piece->sites_end = segment->piece_site_count;

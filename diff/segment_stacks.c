@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "diff/segment.h"
 #include "format/stacks.h"
 
@@ -38,16 +39,11 @@ static int segment_local_stack(struct diff_segment_aggregate *segment, uint32_t 
   if (status < 0)
     return -1;
   if (id >= segment->stack_id_capacity) {
-    size_t capacity = segment->stack_id_capacity ? segment->stack_id_capacity : 64;
-    while (capacity <= id)
-      capacity *= 2;
-    uint32_t *bigger = realloc(segment->stack_of_id, capacity * sizeof *bigger);
-    if (!bigger)
+    size_t before = segment->stack_id_capacity;
+    if (array_reserve((void **)&segment->stack_of_id, &segment->stack_id_capacity, (size_t)id + 1,
+                      sizeof *segment->stack_of_id) != 0)
       return -1;
-    memset(bigger + segment->stack_id_capacity, 0,
-           (capacity - segment->stack_id_capacity) * sizeof *bigger);
-    segment->stack_of_id = bigger;
-    segment->stack_id_capacity = capacity;
+    memset(segment->stack_of_id + before, 0, (segment->stack_id_capacity - before) * sizeof *segment->stack_of_id);
   }
   segment->stack_of_id[id] = *stack;
   return 0;

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "container/array.h"
+
 uint64_t diff_site_table_hash(const char *name, size_t length)
 {
   return XXH3_64bits(name, length);
@@ -70,23 +72,12 @@ static int site_table_reserve(struct diff_site_table *table)
 {
   if (table->count < table->capacity)
     return 0;
-  size_t capacity = table->capacity ? table->capacity * 2 : 32;
-  char **names = realloc(table->names, capacity * sizeof *names);
-  if (!names)
+  size_t capacity = table->capacity;
+  if (array_reserve((void **)&table->names, &capacity, table->count + 1, sizeof *table->names) != 0 ||
+      array_resize((void **)&table->lengths, capacity, sizeof *table->lengths) != 0 ||
+      array_resize((void **)&table->ids, capacity, sizeof *table->ids) != 0 ||
+      array_resize((void **)&table->kinds, capacity, sizeof *table->kinds) != 0)
     return -1;
-  table->names = names;
-  size_t *lengths = realloc(table->lengths, capacity * sizeof *lengths);
-  if (!lengths)
-    return -1;
-  table->lengths = lengths;
-  uint64_t *ids = realloc(table->ids, capacity * sizeof *ids);
-  if (!ids)
-    return -1;
-  table->ids = ids;
-  enum diff_site_kind *kinds = realloc(table->kinds, capacity * sizeof *kinds);
-  if (!kinds)
-    return -1;
-  table->kinds = kinds;
   table->capacity = capacity;
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "container/array.h"
 #include "format/capture_index.h"
 #include "format/capture_layout.h"
 
@@ -64,15 +65,9 @@ static int source_add(struct diff_source *capture, size_t *capacity, char *path)
 {
   if (!path)
     return -1;
-  if (capture->count == *capacity) {
-    size_t grown = *capacity ? *capacity * 2 : 16;
-    struct diff_source_segment *bigger = realloc(capture->segments, grown * sizeof *bigger);
-    if (!bigger) {
-      free(path);
-      return -1;
-    }
-    capture->segments = bigger;
-    *capacity = grown;
+  if (array_reserve((void **)&capture->segments, capacity, capture->count + 1, sizeof *capture->segments) != 0) {
+    free(path);
+    return -1;
   }
   struct diff_source_segment *segment = &capture->segments[capture->count++];
   memset(segment, 0, sizeof *segment);

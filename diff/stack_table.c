@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
+
 #define STACK_TABLE_INITIAL 64
 
 static void stack_entry_release(struct diff_stack_entry *entry)
@@ -81,13 +83,8 @@ int diff_stack_table_intern(struct diff_stack_table *table, uint64_t hash, const
   }
   if (table->count >= UINT32_MAX / 2)
     return -1;
-  if (table->count == table->capacity) {
-    struct diff_stack_entry *bigger = realloc(table->entries, table->capacity * 2 * sizeof *bigger);
-    if (!bigger)
-      return -1;
-    table->entries = bigger;
-    table->capacity *= 2;
-  }
+  if (array_reserve((void **)&table->entries, &table->capacity, table->count + 1, sizeof *table->entries) != 0)
+    return -1;
   struct diff_stack_entry *entry = &table->entries[table->count];
   entry->hash = hash;
   entry->frame_count = 0;
@@ -169,15 +166,10 @@ int diff_pair_table_intern(struct diff_pair_table *table, uint32_t site, uint32_
     if (table->count >= 0x7fffffffu)  /* the live map keeps 31 bits of owner */
       return -1;
     if (table->count == table->capacity) {
-      size_t capacity = table->capacity ? table->capacity * 2 : 64;
-      uint32_t *sites = realloc(table->sites, capacity * sizeof *sites);
-      if (!sites)
+      size_t capacity = table->capacity;
+      if (array_reserve((void **)&table->sites, &capacity, table->count + 1, sizeof *table->sites) != 0 ||
+          array_resize((void **)&table->stacks, capacity, sizeof *table->stacks) != 0)
         return -1;
-      table->sites = sites;
-      uint32_t *stacks = realloc(table->stacks, capacity * sizeof *stacks);
-      if (!stacks)
-        return -1;
-      table->stacks = stacks;
       table->capacity = capacity;
     }
     if (index_table_add(&table->index, hash) == INDEX_TABLE_NONE)

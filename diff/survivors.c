@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "diff/aggregate.h"
 #include "diff/result.h"
 #include "diff/trend.h"
@@ -32,14 +33,9 @@ static int survivors_owners(struct survivors_reading *r, const struct diff_aggre
   size_t owners = aggregate->owners.count;
   if (owners <= r->owners_known)
     return 0;
-  uint32_t *site_of = realloc(r->site_of, owners * sizeof *site_of);
-  if (!site_of)
+  if (array_resize((void **)&r->site_of, owners, sizeof *r->site_of) != 0 ||
+      array_resize((void **)&r->to, owners, sizeof *r->to) != 0)
     return -1;
-  r->site_of = site_of;
-  uint32_t *to = realloc(r->to, owners * sizeof *to);
-  if (!to)
-    return -1;
-  r->to = to;
   for (size_t o = r->owners_known; o < owners; o++) {
     const char *name = aggregate->sites.names[aggregate->owners.sites[o]];
     char *stack_name = NULL;
@@ -49,7 +45,7 @@ static int survivors_owners(struct survivors_reading *r, const struct diff_aggre
         return -1;
       name = stack_name;
     }
-    site_of[o] = diff_site_table_find(&r->names, name, strlen(name));
+    r->site_of[o] = diff_site_table_find(&r->names, name, strlen(name));
     free(stack_name);
   }
   r->owners_known = owners;

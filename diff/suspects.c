@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "diff/site_table.h"
 #include "diff/suspects.h"
 #include "format/snapshot.h"
@@ -447,14 +448,9 @@ void diff_suspects_free(struct diff_result *result)
 
 static int suspect_add(struct diff_suspect *s, size_t site, size_t cause)
 {
-  size_t *sites = realloc(s->sites, (s->site_count + 1) * sizeof *sites);
-  if (!sites)
+  if (array_resize((void **)&s->sites, s->site_count + 1, sizeof *s->sites) != 0 ||
+      array_resize((void **)&s->cause, s->site_count + 1, sizeof *s->cause) != 0)
     return -1;
-  s->sites = sites;
-  size_t *causes = realloc(s->cause, (s->site_count + 1) * sizeof *causes);
-  if (!causes)
-    return -1;
-  s->cause = causes;
   s->sites[s->site_count] = site;
   s->cause[s->site_count++] = cause;
   return 0;

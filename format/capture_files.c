@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "container/array.h"
 #include "format/capture_layout.h"
 
 /* DIR/NAME, malloc'd; NULL when out of memory. */
@@ -45,15 +46,9 @@ static int files_list(int dir_fd, char ***names, size_t *count)
   while (status == 0 && (entry = readdir(dir))) {
     if (entry->d_name[0] == '.')
       continue;  /* ".", "..", and no name a capture has */
-    if (*count == capacity) {
-      size_t grown = capacity ? capacity * 2 : 32;
-      char **bigger = realloc(*names, grown * sizeof *bigger);
-      if (!bigger) {
-        status = -2;
-        break;
-      }
-      *names = bigger;
-      capacity = grown;
+    if (array_reserve((void **)names, &capacity, *count + 1, sizeof **names) != 0) {
+      status = -2;
+      break;
     }
     if (!((*names)[*count] = strdup(entry->d_name)))
       status = -2;
@@ -74,11 +69,9 @@ static int files_has(char *const *names, size_t count, const char *name)
 /* Appends DIR/name to a list of paths. -1 when out of memory. */
 static int files_add(char ***paths, size_t *count, const char *directory, const char *name)
 {
-  char **bigger = realloc(*paths, (*count + 1) * sizeof *bigger);
-  if (!bigger)
+  if (array_resize((void **)paths, *count + 1, sizeof **paths) != 0)
     return -1;
-  *paths = bigger;
-  if (!(bigger[*count] = files_join(directory, name)))
+  if (!((*paths)[*count] = files_join(directory, name)))
     return -1;
   (*count)++;
   return 0;

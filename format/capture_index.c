@@ -1,5 +1,7 @@
 /* format/capture_index.c: the capture index's parser (docs/index-format.md): a whole index into its lines, with errors at their byte offset; the writer is capture_index_write.c. */
 #include "format/capture_index.h"
+
+#include "container/array.h"
 #include "format/key_value.h"
 #include "format/utf8.h"
 
@@ -225,20 +227,6 @@ static enum line_kind line_kind_of(const char *kind, size_t length)
   return LINE_UNKNOWN;
 }
 
-/* Grows an array of records of size bytes by doubling. 0, or -1 with the error recorded. */
-static int reserve(struct parser *p, void **array, size_t *capacity, size_t count, size_t size)
-{
-  if (count < *capacity)
-    return 0;
-  size_t grown_capacity = *capacity ? *capacity * 2 : 16;
-  void *grown = realloc(*array, grown_capacity * size);
-  if (!grown)
-    return key_value_no_memory(&p->reader);
-  *array = grown;
-  *capacity = grown_capacity;
-  return 0;
-}
-
 /* Lists a boundary line read whole; a cut one is dropped. */
 static int boundary_add(struct parser *p, const struct capture_index_boundary *boundary, size_t offset,
                         int cut)
@@ -252,9 +240,9 @@ static int boundary_add(struct parser *p, const struct capture_index_boundary *b
     return key_value_fail(&p->reader, offset, "boundary line: no events");
   if (boundary->young_from != CAPTURE_INDEX_YOUNG_FROM_NONE && boundary->young_from > boundary->events)
     return key_value_fail(&p->reader, offset, "boundary line: young_from is greater than events");
-  if (reserve(p, (void **)&index->boundaries, &p->boundary_capacity, index->boundary_count,
-              sizeof *index->boundaries) != 0)
-    return -1;
+  if (array_reserve((void **)&index->boundaries, &p->boundary_capacity, index->boundary_count + 1,
+                    sizeof *index->boundaries) != 0)
+    return key_value_no_memory(&p->reader);
   index->boundaries[index->boundary_count++] = *boundary;
   return 0;
 }
@@ -279,9 +267,9 @@ static int snapshot_add(struct parser *p, const struct capture_index_snapshot *s
       }
     return 0;
   }
-  if (reserve(p, (void **)&index->snapshots, &p->snapshot_capacity, index->snapshot_count,
-              sizeof *index->snapshots) != 0)
-    return -1;
+  if (array_reserve((void **)&index->snapshots, &p->snapshot_capacity, index->snapshot_count + 1,
+                    sizeof *index->snapshots) != 0)
+    return key_value_no_memory(&p->reader);
   index->snapshots[index->snapshot_count++] = *snapshot;
   return 0;
 }
@@ -295,9 +283,9 @@ static int segment_add(struct parser *p, const struct capture_index_segment *seg
     return cut ? 0 : key_value_fail(&p->reader, offset, "segment line: no file");
   if (!*segment->file)
     return key_value_fail(&p->reader, offset, "segment line: the file is empty");
-  if (reserve(p, (void **)&index->segments, &p->segment_capacity, index->segment_count,
-              sizeof *index->segments) != 0)
-    return -1;
+  if (array_reserve((void **)&index->segments, &p->segment_capacity, index->segment_count + 1,
+                    sizeof *index->segments) != 0)
+    return key_value_no_memory(&p->reader);
   index->segments[index->segment_count++] = *segment;
   return 0;
 }
@@ -316,9 +304,9 @@ static int c_function_add(struct parser *p, struct capture_index_c_function *fun
     function->library = "";
   if (!function->origin)
     function->origin = "";
-  if (reserve(p, (void **)&index->c_functions, &p->c_function_capacity, index->c_function_count,
-              sizeof *index->c_functions) != 0)
-    return -1;
+  if (array_reserve((void **)&index->c_functions, &p->c_function_capacity, index->c_function_count + 1,
+                    sizeof *index->c_functions) != 0)
+    return key_value_no_memory(&p->reader);
   index->c_functions[index->c_function_count++] = *function;
   return 0;
 }

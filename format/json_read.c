@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "format/utf8.h"
 #include "format/json_read.h"
 
@@ -330,16 +331,11 @@ static int parse_literal(struct json_parser *p, const char *word, enum json_read
 static int stack_push(struct json_parser *p, const struct json_read_value *item, char *key)
 {
   if (p->stack_count == p->stack_capacity) {
-    size_t wanted = p->stack_capacity ? p->stack_capacity * 2 : 256;
-    struct json_read_value *items = realloc(p->stack, wanted * sizeof *items);
-    if (!items)
+    size_t capacity = p->stack_capacity;
+    if (array_reserve((void **)&p->stack, &capacity, p->stack_count + 1, sizeof *p->stack) != 0 ||
+        array_resize((void **)&p->stack_keys, capacity, sizeof *p->stack_keys) != 0)
       return parser_no_memory(p, p->pos);
-    p->stack = items;
-    char **keys = realloc(p->stack_keys, wanted * sizeof *keys);
-    if (!keys)
-      return parser_no_memory(p, p->pos);
-    p->stack_keys = keys;
-    p->stack_capacity = wanted;
+    p->stack_capacity = capacity;
   }
   p->stack[p->stack_count] = *item;
   p->stack_keys[p->stack_count++] = key;

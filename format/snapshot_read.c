@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "format/memprof.h"
 #include "format/snapshot.h"
 #include "format/snapshot_index.h"
@@ -71,22 +72,6 @@ static inline int next_uleb(struct reading *r, struct cursor *c, uint64_t *value
   return 0;
 }
 
-/* Makes room for one more item of size bytes in *array (count used, *capacity allocated). */
-static int grow(void **array, size_t count, size_t *capacity, size_t size)
-{
-  if (count < *capacity)
-    return 0;
-  size_t want = *capacity ? *capacity * 2 : 64;
-  if (want > SIZE_MAX / size)
-    return -1;
-  void *p = realloc(*array, want * size);
-  if (!p)
-    return -1;
-  *array = p;
-  *capacity = want;
-  return 0;
-}
-
 static enum format_status no_memory(struct reading *r, uint64_t offset)
 {
   return fail(r, FORMAT_NO_MEMORY, offset, "out of memory");
@@ -114,7 +99,7 @@ static enum format_status read_string(struct reading *r, struct cursor *c)
     return fail(r, FORMAT_BAD_INPUT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
   if (s->string_count == UINT32_MAX - 1)
     return fail(r, FORMAT_BAD_INPUT, at, "too many strings");
-  if (grow((void **)&s->strings, (size_t)s->string_count + 1, &r->string_capacity, sizeof *s->strings) != 0)
+  if (array_reserve((void **)&s->strings, &r->string_capacity, (size_t)s->string_count + 2, sizeof *s->strings) != 0)
     return no_memory(r, at);
   if (length + 1 > r->pool_capacity - r->pool_used)  /* the pool holds every STRINGS body */
     return fail(r, FORMAT_BAD_INPUT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
@@ -171,12 +156,10 @@ static enum format_status read_references(struct reading *r, struct cursor *c, u
       return fail(r, FORMAT_BAD_INPUT, at, "more references than this reader takes");
     if (s->reference_count == r->reference_capacity) {  /* the end's total was short */
       size_t capacity = r->reference_capacity;
-      if (grow((void **)&s->references, s->reference_count, &capacity, sizeof *s->references) != 0)
+      if (array_reserve((void **)&s->references, &capacity, s->reference_count + 1, sizeof *s->references) != 0)
         return no_memory(r, at);
-      uint64_t *targets = realloc(r->targets, capacity * sizeof *targets);
-      if (!targets)
+      if (array_resize((void **)&r->targets, capacity, sizeof *r->targets) != 0)
         return no_memory(r, at);
-      r->targets = targets;
       r->reference_capacity = capacity;
     }
     struct snapshot_reference *ref = &s->references[s->reference_count];
@@ -184,7 +167,7 @@ static enum format_status read_references(struct reading *r, struct cursor *c, u
     if (read_label(r, word, at, ref, &index) != FORMAT_OK || next_uleb(r, c, &delta, "reference") != 0)
       return r->error->status;
     if (ref->wide) {
-      if (grow((void **)&r->big, r->big_count, &r->big_capacity, sizeof *r->big) != 0)
+      if (array_reserve((void **)&r->big, &r->big_capacity, r->big_count + 1, sizeof *r->big) != 0)
         return no_memory(r, at);
       r->big[r->big_count++] = (struct snapshot_wide){(uint32_t)s->reference_count, 0, index};
     }
@@ -216,12 +199,10 @@ static enum format_status read_object(struct reading *r, struct cursor *c, uint6
     return fail(r, FORMAT_BAD_INPUT, at, "more objects than this reader takes");
   if (s->object_count == r->object_capacity) {  /* the heads said fewer */
     size_t capacity = r->object_capacity;
-    if (grow((void **)&s->objects, s->object_count, &capacity, sizeof *s->objects) != 0)
+    if (array_reserve((void **)&s->objects, &capacity, s->object_count + 1, sizeof *s->objects) != 0)
       return no_memory(r, at);
-    uint64_t *offsets = realloc(r->offsets, capacity * sizeof *offsets);
-    if (!offsets)
+    if (array_resize((void **)&r->offsets, capacity, sizeof *r->offsets) != 0)
       return no_memory(r, at);
-    r->offsets = offsets;
     r->object_capacity = capacity;
   }
   struct snapshot_object *o = &s->objects[s->object_count];
@@ -243,7 +224,7 @@ static enum format_status read_object(struct reading *r, struct cursor *c, uint6
       return fail(r, FORMAT_BAD_INPUT, at, "object with %" PRIu64 " blocks", n);
     for (uint64_t i = 0; i < n; i++) {
       uint64_t offset;
-      if (grow((void **)&s->blocks, s->block_count, &r->block_capacity, sizeof *s->blocks) != 0)
+      if (array_reserve((void **)&s->blocks, &r->block_capacity, s->block_count + 1, sizeof *s->blocks) != 0)
         return no_memory(r, at);
       struct snapshot_block *b = &s->blocks[s->block_count];
       if (next_uleb(r, c, &offset, "block") != 0 || next_uleb(r, c, &b->size, "block") != 0)
@@ -279,7 +260,7 @@ static enum format_status read_root(struct reading *r, struct cursor *c)
     return r->error->status;
   if (label.kind != SNAPSHOT_REF_OTHER)
     return fail(r, FORMAT_BAD_INPUT, at, "root without a text label");
-  if (grow((void **)&s->roots, s->root_count, &r->root_capacity, sizeof *s->roots) != 0)
+  if (array_reserve((void **)&s->roots, &r->root_capacity, s->root_count + 1, sizeof *s->roots) != 0)
     return no_memory(r, at);
   s->roots[s->root_count++] = (struct snapshot_root){target, label.text, label.weak};
   return FORMAT_OK;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "format/memprof.h"
 #include "format/whole_file.h"
 
@@ -218,22 +219,6 @@ static int get_text(struct reader *r, uint64_t *length, uint32_t *shown, const c
   return 0;
 }
 
-/* Arrays grown by doubling, with their overflow check. */
-static int grow(void **array, size_t *capacity, size_t count, size_t item)
-{
-  if (count < *capacity)
-    return 0;
-  size_t next = *capacity ? 2 * *capacity : 64;
-  if (next > SIZE_MAX / item)
-    return -1;
-  void *p = realloc(*array, next * item);
-  if (!p)
-    return -1;
-  *array = p;
-  *capacity = next;
-  return 0;
-}
-
 static int by_string_address(const void *a, const void *b)
 {
   const struct snapshot_values_string *x = a, *y = b;
@@ -271,7 +256,7 @@ static int read_table(struct reader *r, struct snapshot_values *v, size_t *key_c
   t->first_key = v->key_count;
   t->key_count = (uint32_t)count;
   for (uint64_t i = 0; i < count; i++) {
-    if (grow((void **)&v->keys, key_capacity, v->key_count, sizeof *v->keys) != 0) {
+    if (array_reserve((void **)&v->keys, key_capacity, v->key_count + 1, sizeof *v->keys) != 0) {
       *why = NULL;  /* out of memory */
       return -1;
     }
@@ -401,7 +386,7 @@ static int read_record(struct reader *r, struct snapshot_values *values, struct 
   if (tag == SNAPSHOT_VALUES_TAG_STRING) {
     struct snapshot_values_string s = {0};
     s.offset = start;
-    if (grow((void **)&values->strings, &reading->string_capacity, values->string_count, sizeof s) != 0)
+    if (array_reserve((void **)&values->strings, &reading->string_capacity, values->string_count + 1, sizeof s) != 0)
       return -1;
     if (get_uleb(r, &s.address) != 0 || get_text(r, &s.length, &s.shown, &s.text, why) != 0)
       return 1;
@@ -412,7 +397,7 @@ static int read_record(struct reader *r, struct snapshot_values *values, struct 
     struct snapshot_values_table t = {0};
     t.offset = start;
     size_t keys_before = values->key_count;
-    if (grow((void **)&values->tables, &reading->table_capacity, values->table_count, sizeof t) != 0)
+    if (array_reserve((void **)&values->tables, &reading->table_capacity, values->table_count + 1, sizeof t) != 0)
       return -1;
     if (read_table(r, values, &reading->key_capacity, &t, why) != 0) {
       values->key_count = keys_before;  /* a record is all or nothing */

@@ -9,6 +9,7 @@
 #include <xxhash.h>
 #include <zlib.h>
 
+#include "container/array.h"
 #include "format/stacks.h"
 
 #ifndef STACKS_READER_CHUNK
@@ -35,9 +36,11 @@ struct stacks_reader {
 
   char **strings;              /* [1 .. string_count] */
   size_t *string_lengths;
-  uint32_t string_count, string_capacity;
+  uint32_t string_count;
+  size_t string_capacity;
   struct stacks_stack **stacks;  /* [1 .. stack_count] */
-  uint32_t stack_count, stack_capacity;
+  uint32_t stack_count;
+  size_t stack_capacity;
   uint64_t next_event;
 
   int has_pending;             /* an EVENT record read but not yet asked for */
@@ -315,17 +318,12 @@ static enum parse parse_string(struct stacks_reader *r, struct stacks_cursor *c,
                 (unsigned long long)length, STRING_MAX), PARSE_BAD;
   if ((uint64_t)(c->end - c->at) < length)
     return PARSE_SHORT;
-  if (r->string_count + 1 >= r->string_capacity) {
-    uint32_t cap = r->string_capacity ? r->string_capacity * 2 : 64;
-    char **s = realloc(r->strings, cap * sizeof *s);
-    if (s)
-      r->strings = s;
-    size_t *l = realloc(r->string_lengths, cap * sizeof *l);
-    if (l)
-      r->string_lengths = l;
-    if (!s || !l)
+  if ((size_t)r->string_count + 1 >= r->string_capacity) {  /* [0] unused: room for [count + 1] */
+    size_t capacity = r->string_capacity;
+    if (array_reserve((void **)&r->strings, &capacity, (size_t)r->string_count + 2, sizeof *r->strings) != 0 ||
+        array_resize((void **)&r->string_lengths, capacity, sizeof *r->string_lengths) != 0)
       return fail(r, FORMAT_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
-    r->string_capacity = cap;
+    r->string_capacity = capacity;
   }
   char *copy = malloc((size_t)length + 1);
   if (!copy)
@@ -379,14 +377,8 @@ static enum parse parse_stack(struct stacks_reader *r, struct stacks_cursor *c, 
       .line = line,
     };
   }
-  if (r->stack_count + 1 >= r->stack_capacity) {
-    uint32_t cap = r->stack_capacity ? r->stack_capacity * 2 : 64;
-    struct stacks_stack **s = realloc(r->stacks, cap * sizeof *s);
-    if (!s)
-      return fail(r, FORMAT_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
-    r->stacks = s;
-    r->stack_capacity = cap;
-  }
+  if (array_reserve((void **)&r->stacks, &r->stack_capacity, (size_t)r->stack_count + 2, sizeof *r->stacks) != 0)
+    return fail(r, FORMAT_NO_MEMORY, offset, "out of memory"), PARSE_BAD;
   struct stacks_stack *st = malloc(sizeof *st + (size_t)count * sizeof frames[0]);
   if (!st)
     return fail(r, FORMAT_NO_MEMORY, offset, "out of memory"), PARSE_BAD;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "container/array.h"
 #include "container/index_table.h"
 #include "format/memprof.h"
 
@@ -70,19 +71,6 @@ struct memprof_symtab {
 };
 
 /* ---- Small helpers ------------------------------------------------------------ */
-
-static int grow(void **array, size_t *capacity, size_t count, size_t element)
-{
-  if (count < *capacity)
-    return 0;
-  size_t next = *capacity ? *capacity * 2 : 16;
-  void *grown = realloc(*array, next * element);
-  if (grown == NULL)
-    return -1;
-  *array = grown;
-  *capacity = next;
-  return 0;
-}
 
 static const char *arena_copy(struct memprof_symtab *t, const char *text, size_t length)
 {
@@ -182,7 +170,7 @@ static int64_t chunk_intern(struct memprof_symtab *t, const char *text, size_t l
   uint32_t found = index_table_probe(index_table, hash, chunk_equal, &key)->index;
   if (found != INDEX_TABLE_NONE)
     return found;
-  if (grow((void **)&t->chunks, &t->chunk_capacity, t->chunk_count, sizeof *t->chunks) != 0)
+  if (array_reserve((void **)&t->chunks, &t->chunk_capacity, t->chunk_count + 1, sizeof *t->chunks) != 0)
     return -1;
   const char *copy = arena_copy(t, text, length);
   if (copy == NULL)
@@ -197,7 +185,7 @@ static int64_t chunk_intern(struct memprof_symtab *t, const char *text, size_t l
   c->alias = 0;
   /* Code loaded from a string has its source as chunk name: it gets an alias. */
   if (memchr(text, '\n', length) != NULL) {
-    if (grow((void **)&t->aliases, &t->alias_capacity, t->alias_count, sizeof *t->aliases) != 0)
+    if (array_reserve((void **)&t->aliases, &t->alias_capacity, t->alias_count + 1, sizeof *t->aliases) != 0)
       return -1;
     t->aliases[t->alias_count++] = index;
     c->alias = (uint32_t)t->alias_count;
@@ -243,7 +231,7 @@ static int add_lua(struct memprof_symtab *t, const struct memprof_symbol *s)
     t->lua[existing].first_line = s->line;
     return 0;
   }
-  if (grow((void **)&t->lua, &t->lua_capacity, t->lua_count, sizeof *t->lua) != 0)
+  if (array_reserve((void **)&t->lua, &t->lua_capacity, t->lua_count + 1, sizeof *t->lua) != 0)
     return -1;
   if (symbol_index(&t->lua_index, s->address) != 0)
     return -1;
@@ -262,7 +250,7 @@ static int add_trace(struct memprof_symtab *t, const struct memprof_symbol *s)
     t->traces[existing].line = s->line;
     return 0;
   }
-  if (grow((void **)&t->traces, &t->trace_capacity, t->trace_count, sizeof *t->traces) != 0)
+  if (array_reserve((void **)&t->traces, &t->trace_capacity, t->trace_count + 1, sizeof *t->traces) != 0)
     return -1;
   if (symbol_index(&t->trace_index, s->trace) != 0)
     return -1;
@@ -275,7 +263,7 @@ static int add_trace(struct memprof_symtab *t, const struct memprof_symbol *s)
 
 static int add_c(struct memprof_symtab *t, const struct memprof_symbol *s)
 {
-  if (grow((void **)&t->c, &t->c_capacity, t->c_count, sizeof *t->c) != 0)
+  if (array_reserve((void **)&t->c, &t->c_capacity, t->c_count + 1, sizeof *t->c) != 0)
     return -1;
   const char *name = arena_copy(t, s->name ? s->name : "", s->name_length);
   if (name == NULL)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "format/capture_index.h"
 #include "format/key_value.h"
 #include "format/test_list.h"
@@ -126,14 +127,8 @@ static int parse_test(struct key_value_reader *reader, const struct key_value_li
   if (raw.capture && (!*raw.capture || strchr(raw.capture, '/') || !strcmp(raw.capture, "..") ||
                       !strcmp(raw.capture, ".")))
     return key_value_fail(reader, line->offset, "test line: capture is no name in the suite's directory");
-  if (list->count == *capacity) {
-    size_t grown = *capacity ? *capacity * 2 : 16;
-    void *more = realloc(list->tests, grown * sizeof *list->tests);
-    if (!more)
-      return key_value_no_memory(reader);
-    list->tests = more;
-    *capacity = grown;
-  }
+  if (array_reserve((void **)&list->tests, capacity, list->count + 1, sizeof *list->tests) != 0)
+    return key_value_no_memory(reader);
   struct test_list_test *t = &list->tests[list->count];
   memset(t, 0, sizeof *t);
   list->count++;

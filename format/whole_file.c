@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "container/array.h"
+
 enum format_status whole_file_read(const char *path, char **data, size_t *size, struct format_error *error)
 {
   return whole_file_read_at(AT_FDCWD, path, path, data, size, error);
@@ -31,15 +33,11 @@ enum format_status whole_file_read_at(int dir_fd, const char *name, const char *
   char *buffer = NULL;
   size_t used = 0, capacity = 0;
   for (;;) {
-    if (used == capacity) {
-      capacity = capacity ? capacity * 2 : 4096;
-      char *grown = realloc(buffer, capacity);
-      if (!grown) {
-        free(buffer);
-        fclose(file);
-        return format_error_set(error, FORMAT_NO_MEMORY, "%s: out of memory", path);
-      }
-      buffer = grown;
+    /* Reads of 4 KiB at least. */
+    if (used == capacity && array_reserve((void **)&buffer, &capacity, used + 4096, 1) != 0) {
+      free(buffer);
+      fclose(file);
+      return format_error_set(error, FORMAT_NO_MEMORY, "%s: out of memory", path);
     }
     size_t n = fread(buffer + used, 1, capacity - used, file);
     used += n;

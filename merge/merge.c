@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "merge/merge_internal.h"
 
 void merge_init(struct merge *merge)
@@ -50,22 +51,6 @@ void merge_free(struct merge *merge)
   merge_init(merge);
 }
 
-/* Room for one more element in *array (count used of *capacity). 0 or -1. */
-int merge_reserve(void **array, size_t *capacity, size_t count, size_t size)
-{
-  if (count < *capacity)
-    return 0;
-  size_t grown = *capacity ? *capacity * 2 : 16;
-  if (grown > SIZE_MAX / size)
-    return -1;
-  void *bigger = realloc(*array, grown * size);
-  if (!bigger)
-    return -1;
-  *array = bigger;
-  *capacity = grown;
-  return 0;
-}
-
 /* ---- Sites by id ------------------------------------------------------------ */
 
 static int merge_slots_grow(struct merge *merge)
@@ -99,7 +84,7 @@ struct merge_site *merge_site_get(struct merge *merge, const char *name, uint64_
     if (site->id == id && !strcmp(site->name, name))
       return site;
   }
-  if (merge_reserve((void **)&merge->sites, &merge->site_capacity, merge->site_count,
+  if (array_reserve((void **)&merge->sites, &merge->site_capacity, merge->site_count + 1,
                     sizeof *merge->sites) != 0)
     return NULL;
   struct merge_site *site = &merge->sites[merge->site_count];
@@ -114,7 +99,7 @@ struct merge_site *merge_site_get(struct merge *merge, const char *name, uint64_
 
 int merge_site_add_value(struct merge_site *site, const struct merge_value *value)
 {
-  if (merge_reserve((void **)&site->values, &site->value_capacity, site->value_count,
+  if (array_reserve((void **)&site->values, &site->value_capacity, site->value_count + 1,
                     sizeof *site->values) != 0)
     return -1;
   site->values[site->value_count++] = *value;
@@ -169,7 +154,7 @@ int merge_copy_capture(struct diff_capture *to, const struct diff_capture *from)
 
 struct merge_capture *merge_capture_new(struct merge *merge)
 {
-  if (merge_reserve((void **)&merge->captures, &merge->capture_capacity, merge->capture_count,
+  if (array_reserve((void **)&merge->captures, &merge->capture_capacity, merge->capture_count + 1,
                     sizeof *merge->captures) != 0)
     return NULL;
   struct merge_capture *capture = &merge->captures[merge->capture_count++];
@@ -334,7 +319,7 @@ static int merge_make_groups(struct merge *merge)
         found->captures++;
         continue;
       }
-      if (merge_reserve((void **)&merge->groups, &capacity, merge->group_count,
+      if (array_reserve((void **)&merge->groups, &capacity, merge->group_count + 1,
                         sizeof *merge->groups) != 0)
         return -1;
       memmove(&merge->groups[low + 1], &merge->groups[low],

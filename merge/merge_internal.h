@@ -6,9 +6,6 @@
 
 #include "merge/merge.h"
 
-/* Room for one more element in *array (count used of *capacity): 0, or -1. */
-int merge_reserve(void **array, size_t *capacity, size_t count, size_t size);
-
 /* The site named name, made when new; NULL when out of memory. */
 struct merge_site *merge_site_get(struct merge *merge, const char *name, uint64_t id,
                                   enum diff_site_kind kind);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "container/array.h"
 #include "format/capture_index.h"
 #include "format/json_read.h"
 #include "format/whole_file.h"
@@ -333,7 +334,7 @@ struct merge_files {
 
 static int merge_files_add(struct merge_files *files, const char *path)
 {
-  if (merge_reserve((void **)&files->paths, &files->capacity, files->count, sizeof *files->paths) != 0 ||
+  if (array_reserve((void **)&files->paths, &files->capacity, files->count + 1, sizeof *files->paths) != 0 ||
       !(files->paths[files->count] = strdup(path)))
     return -1;
   files->count++;

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "container/array.h"
 #include "summary/hash.h"
 #include "summary/id.h"
 
@@ -288,7 +289,7 @@ int summary_heap_map_put_slow(struct summary_heap_map *heap, uint64_t address, u
     return 0;
   }
   /* A size of SUMMARY_HEAP_MAP_SIZE_ESCAPE or more. */
-  if (id_array_reserve((void **)&heap->oversize, &heap->oversize_capacity, heap->oversize_count + 1,
+  if (array_reserve((void **)&heap->oversize, &heap->oversize_capacity, heap->oversize_count + 1,
                        sizeof *heap->oversize))
     return -1;
   size_t b;

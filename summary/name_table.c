@@ -9,6 +9,7 @@
 #endif
 #include <xxhash.h>
 
+#include "container/array.h"
 #include "summary/hash.h"
 
 int summary_name_table_init(struct summary_name_table *table)
@@ -51,9 +52,9 @@ uint32_t summary_name_table_intern(struct summary_name_table *table, const char 
   if (found != INDEX_TABLE_NONE)
     return found;
   size_t id = index->count;
-  if (id_array_reserve((void **)&table->names, &table->names_capacity, id + 1,
+  if (array_reserve((void **)&table->names, &table->names_capacity, id + 1,
                        sizeof *table->names) ||
-      id_array_reserve((void **)&table->bytes, &table->bytes_capacity,
+      array_reserve((void **)&table->bytes, &table->bytes_capacity,
                        table->bytes_used + length + 1, 1))
     return SUMMARY_ID_NONE;
   if (index_table_add(index, hash) == INDEX_TABLE_NONE)

@@ -9,6 +9,7 @@
 #endif
 #include <xxhash.h>
 
+#include "container/array.h"
 #include "summary/hash.h"
 #include "summary/summary_internal.h"
 
@@ -48,7 +49,7 @@ uint32_t summary_site_lookup(struct summary *summary, enum memprof_source source
   if (found != INDEX_TABLE_NONE)
     return found;
   /* A new site: its room first, then its slot. */
-  if (id_array_reserve((void **)&summary->sites, &summary->site_capacity, table->count + 1,
+  if (array_reserve((void **)&summary->sites, &summary->site_capacity, table->count + 1,
                        sizeof *summary->sites))
     return SUMMARY_ID_NONE;
   uint32_t id = (uint32_t)table->count;
@@ -105,7 +106,7 @@ static uint32_t site_version(struct summary *summary, uint32_t site_id)
   if (site->version != SUMMARY_ID_NONE && summary->versions[site->version].name == name)
     return site->version;
   if (summary->version_count >= SUMMARY_HEAP_MAP_VERSION_LIMIT - 1 ||
-      id_array_reserve((void **)&summary->versions, &summary->version_capacity,
+      array_reserve((void **)&summary->versions, &summary->version_capacity,
                        summary->version_count + 1, sizeof *summary->versions))
     return SUMMARY_ID_NONE;
   summary->versions[summary->version_count] = (struct summary_version){site_id, name, {0}};
@@ -116,7 +117,7 @@ static uint32_t site_version(struct summary *summary, uint32_t site_id)
 static uint32_t site_entry_new(struct summary *summary, int kind, uint32_t name)
 {
   if (summary->entry_count >= SUMMARY_ID_NONE ||
-      id_array_reserve((void **)&summary->entries, &summary->entry_capacity,
+      array_reserve((void **)&summary->entries, &summary->entry_capacity,
                        summary->entry_count + 1, sizeof *summary->entries))
     return SUMMARY_ID_NONE;
   struct summary_entry *entry = &summary->entries[summary->entry_count];
