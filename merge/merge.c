@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "container/array.h"
+#include "container/index_table.h"
 #include "merge/merge_internal.h"
 
 void merge_init(struct merge *merge)
@@ -45,7 +46,7 @@ void merge_free(struct merge *merge)
   for (size_t i = 0; i < merge->site_count; i++)
     merge_site_release(&merge->sites[i]);
   free(merge->sites);
-  free(merge->slots);
+  index_table_release(&merge->site_index);
   free(merge->kind_source);
   merge_groups_free(merge);
   merge_init(merge);
@@ -53,22 +54,18 @@ void merge_free(struct merge *merge)
 
 /* ---- Sites by id ------------------------------------------------------------ */
 
-static int merge_slots_grow(struct merge *merge)
+/* The sites, by id and name, for index_table_probe. */
+struct merge_site_key {
+  const struct merge *merge;
+  const char *name;
+  uint64_t id;
+};
+
+static int merge_site_equal(const void *context, uint32_t index)
 {
-  size_t count = merge->slot_count ? merge->slot_count * 2 : 1024;
-  size_t *slots = calloc(count, sizeof *slots);
-  if (!slots)
-    return -1;
-  for (size_t i = 0; i < merge->site_count; i++) {
-    size_t at = (size_t)merge->sites[i].id & (count - 1);
-    while (slots[at])
-      at = (at + 1) & (count - 1);
-    slots[at] = i + 1;
-  }
-  free(merge->slots);
-  merge->slots = slots;
-  merge->slot_count = count;
-  return 0;
+  const struct merge_site_key *key = context;
+  const struct merge_site *site = &key->merge->sites[index];
+  return site->id == key->id && !strcmp(site->name, key->name);
 }
 
 /* The site named name (id its hash), made when new; NULL when out of memory.
@@ -76,24 +73,24 @@ static int merge_slots_grow(struct merge *merge)
 struct merge_site *merge_site_get(struct merge *merge, const char *name, uint64_t id,
                                   enum diff_site_kind kind)
 {
-  if ((merge->site_count + 1) * 2 > merge->slot_count && merge_slots_grow(merge) != 0)
+  if (!merge->site_index.slots && index_table_init(&merge->site_index) != 0)
     return NULL;
-  size_t at = (size_t)id & (merge->slot_count - 1);
-  for (; merge->slots[at]; at = (at + 1) & (merge->slot_count - 1)) {
-    struct merge_site *site = &merge->sites[merge->slots[at] - 1];
-    if (site->id == id && !strcmp(site->name, name))
-      return site;
-  }
+  struct merge_site_key key = {merge, name, id};
+  uint32_t found = index_table_probe(&merge->site_index, id, merge_site_equal, &key)->index;
+  if (found != INDEX_TABLE_NONE)
+    return &merge->sites[found];
   if (array_reserve((void **)&merge->sites, &merge->site_capacity, merge->site_count + 1,
                     sizeof *merge->sites) != 0)
     return NULL;
   struct merge_site *site = &merge->sites[merge->site_count];
   memset(site, 0, sizeof *site);
-  if (!(site->name = strdup(name)))
+  if (!(site->name = strdup(name)) || index_table_add(&merge->site_index, id) == INDEX_TABLE_NONE) {
+    free(site->name);
     return NULL;
+  }
   site->id = id;
   site->kind = kind;
-  merge->slots[at] = ++merge->site_count;
+  merge->site_count++;
   return site;
 }
 
@@ -482,12 +479,11 @@ enum format_status merge_finish(struct merge *merge, size_t min_captures, struct
   /* qsort's pointer must not be null, even for no sites. */
   if (merge->site_count > 1)
     qsort(merge->sites, merge->site_count, sizeof *merge->sites, merge_site_compare);
-  /* The slots point at sites by index: rebuilt for the new order. */
-  free(merge->slots);
-  merge->slots = NULL;
-  merge->slot_count = 0;
-  if (merge->site_count && merge_slots_grow(merge) != 0)
-    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
+  /* The index numbers sites by their place: made again for the new order. */
+  index_table_clear(&merge->site_index);
+  for (size_t s = 0; s < merge->site_count; s++)
+    if (index_table_add(&merge->site_index, merge->sites[s].id) == INDEX_TABLE_NONE)
+      return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
 
   merge->captures_flagged = merge->captures_inconclusive = 0;
   for (size_t i = 0; i < count; i++) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "container/index_table.h"
 #include "diff/diff.h"
 
 /* What a merge's JSON says it is (docs/merge.md): "ljleak_merge": 1. */
@@ -85,8 +86,7 @@ struct merge {
   struct merge_capture *captures;   /* by start time, host, pid, path after merge_finish */
   size_t site_count, site_capacity;
   struct merge_site *sites;   /* most growing first after merge_finish */
-  size_t *slots;              /* open addressing by site id: index + 1, 0 empty */
-  size_t slot_count;          /* a power of two */
+  struct index_table site_index;  /* sites by id and name (made by the first merge_site_get) */
   /* merge_finish: */
   size_t min_captures;        /* a site is flagged when it grows in at least this many */
   size_t group_count;

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "merge/merge.h"
+#include "merge/merge_internal.h"
 #include "report/report.h"
 #include "tests/check_run.h"
 
@@ -631,12 +632,51 @@ START_TEST(test_a_merge_with_a_bad_value_is_an_error_at_its_byte)
 }
 END_TEST
 
+/* ---- Sites by id and name (container/index_table.h) -------------------------------- */
+
+/* Through the index's growth, two names under one id (an XXH3-64 collision) and merge_finish's new
+ * order, a name and its id find their one site. */
+START_TEST(test_sites_are_found_by_id_and_name_through_growth_and_finish)
+{
+  enum { SITES = 5000 };
+  struct merge m;
+  struct format_error err;
+  merge_init(&m);
+  char name[32];
+  for (int round = 0; round < 2; round++)  /* made, then found */
+    for (int i = 0; i < SITES; i++) {
+      int length = snprintf(name, sizeof name, "@app.lua:%d", i);
+      struct merge_site *site = merge_site_get(&m, name, XXH3_64bits(name, (size_t)length), DIFF_SITE_LUA);
+      ck_assert_ptr_nonnull(site);
+      ck_assert_uint_eq((size_t)(site - m.sites), (size_t)i);
+      ck_assert_str_eq(site->name, name);
+    }
+  ck_assert_uint_eq(m.site_count, SITES);
+  struct merge_site *twin = merge_site_get(&m, "twin-a", 42, DIFF_SITE_C);
+  ck_assert_ptr_nonnull(twin);
+  ck_assert_uint_eq((size_t)(twin - m.sites), SITES);
+  twin = merge_site_get(&m, "twin-b", 42, DIFF_SITE_C);
+  ck_assert_ptr_nonnull(twin);
+  ck_assert_uint_eq((size_t)(twin - m.sites), SITES + 1);
+  ck_assert_str_eq(merge_site_get(&m, "twin-a", 42, DIFF_SITE_C)->name, "twin-a");
+  ck_assert_uint_eq(m.site_count, SITES + 2);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
+  for (size_t i = 0; i < m.site_count; i++) {
+    struct merge_site *site = &m.sites[i];
+    ck_assert_ptr_eq(merge_site_get(&m, site->name, site->id, site->kind), site);
+  }
+  ck_assert_uint_eq(m.site_count, SITES + 2);
+  merge_free(&m);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("merge");
   TCase *tc = tcase_create("merge");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_any_grouping_of_results_gives_the_same_merge);
+  tcase_add_test(tc, test_sites_are_found_by_id_and_name_through_growth_and_finish);
   tcase_add_test(tc, test_old_and_new_results_with_suspects_merge);
   tcase_add_test(tc, test_merging_in_any_order_gives_the_same_text_and_html);
   tcase_add_test(tc, test_reading_on_threads_gives_the_same_merge_and_the_same_first_error);
