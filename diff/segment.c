@@ -113,6 +113,28 @@ static inline int segment_list_add(uint64_t **list, size_t *count, size_t *capac
 }
 
 
+/* The block at address, made when new (*created), when it was first touched
+ * here listed among the touches. NULL when out of memory. */
+static inline struct diff_live_block *segment_touch(struct diff_segment_aggregate *segment, uint64_t address,
+                                                   size_t hash, int *created)
+{
+  struct diff_live_block *block = live_map_insert_hashed(&segment->touched, address, hash, created);
+  if (block && *created && segment->lists_touches &&
+      segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity, address) < 0)
+    return NULL;
+  return block;
+}
+
+/* A live block's end (freed, or allocated over): counted as its owner's free. */
+static inline void segment_close(struct diff_segment_aggregate *segment, const struct diff_live_block *block,
+                                 uint64_t sample)
+{
+  struct diff_segment_site *owner = &segment->stats[block->site & DIFF_LIVE_MAP_SITE_MASK];
+  uint64_t old_size = live_map_size(&segment->touched, block);
+  owner->free_bytes += sampling_bytes(sample, old_size);
+  owner->frees += sampling_blocks(sample, old_size);
+}
+
 SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t site,
                                 uint64_t address, size_t hash, uint64_t size, uint64_t sample,
                                 uint32_t young)
@@ -120,20 +142,11 @@ SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t s
   if (!address)
     return 0;
   int created;
-  struct diff_live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
+  struct diff_live_block *block = segment_touch(segment, address, hash, &created);
   if (!block)
     return -1;
-  if (created) {
-    if (segment->lists_touches &&
-        segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity,
-                         address) < 0)
-      return -1;
-  } else if (block->site != DIFF_LIVE_MAP_DEAD) {  /* an alloc over a live block closes it */
-    struct diff_segment_site *owner = &segment->stats[block->site & DIFF_LIVE_MAP_SITE_MASK];
-    uint64_t old_size = live_map_size(&segment->touched, block);
-    owner->free_bytes += sampling_bytes(sample, old_size);
-    owner->frees += sampling_blocks(sample, old_size);
-  }
+  if (!created && block->site != DIFF_LIVE_MAP_DEAD)  /* an alloc over a live block closes it */
+    segment_close(segment, block, sample);
   if (live_map_set_size(&segment->touched, block, size) < 0)
     return -1;
   block->site = site | young;
@@ -154,20 +167,13 @@ SEGMENT_HOT int segment_free(struct diff_segment_aggregate *segment, uint64_t ad
   if (!address)
     return 0;
   int created;
-  struct diff_live_block *block = live_map_insert_hashed(&segment->touched, address, hash, &created);
+  struct diff_live_block *block = segment_touch(segment, address, hash, &created);
   if (!block)
     return -1;
-  if (created) {
+  if (created)
     block->site = DIFF_LIVE_MAP_DEAD;
-    return segment->lists_touches ? segment_list_add(&segment->touches, &segment->touch_count,
-                                                     &segment->touch_capacity, address)
-                                  : 0;
-  }
-  if (block->site != DIFF_LIVE_MAP_DEAD) {
-    struct diff_segment_site *owner = &segment->stats[block->site & DIFF_LIVE_MAP_SITE_MASK];
-    uint64_t old_size = live_map_size(&segment->touched, block);
-    owner->free_bytes += sampling_bytes(sample, old_size);
-    owner->frees += sampling_blocks(sample, old_size);
+  else if (block->site != DIFF_LIVE_MAP_DEAD) {
+    segment_close(segment, block, sample);
     block->site = DIFF_LIVE_MAP_DEAD;
     (void)live_map_set_size(&segment->touched, block, 0);  /* never fails: the size shrinks */
   }
