@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/sorted.h"
+
 /* Digits of the radix sort: 16 bits for many keys, 8 for few (the counts are cleared each
  * pass: a snapshot of a few objects should not pay for 65536 of them). */
 #define RADIX_BITS(n) ((n) >= 65536 ? 16u : 8u)
@@ -180,13 +182,8 @@ const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uin
     lo = snapshot->find_start[k];
     hi = snapshot->find_start[k + 1];
   }
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (snapshot->objects[mid].address < address)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  lo = sorted_lower_bound(snapshot->objects, sizeof *snapshot->objects, SORTED_KEY(struct snapshot_object, address),
+                          lo, hi, address);
   return lo < snapshot->object_count && snapshot->objects[lo].address == address ? &snapshot->objects[lo] : NULL;
 }
 
@@ -196,13 +193,8 @@ const struct snapshot_object *snapshot_find_block(const struct snapshot *snapsho
   size_t n = snapshot->block_count, lo = 0, hi = n;
   if (object || !snapshot->block_index)
     return object;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (snapshot->block_index[mid].address < address)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  lo = sorted_lower_bound(snapshot->block_index, sizeof *snapshot->block_index,
+                          SORTED_KEY(struct snapshot_block_owner, address), lo, hi, address);
   return lo < n && snapshot->block_index[lo].address == address
            ? &snapshot->objects[snapshot->block_index[lo].object]
            : NULL;
@@ -212,14 +204,8 @@ static const struct snapshot_wide *wide_of(const struct snapshot *snapshot,
                                            const struct snapshot_reference *ref)
 {
   uint32_t at = (uint32_t)(ref - snapshot->references);
-  size_t lo = 0, hi = snapshot->wide_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (snapshot->wide[mid].reference < at)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = sorted_lower_bound(snapshot->wide, sizeof *snapshot->wide, SORTED_KEY(struct snapshot_wide, reference),
+                                 0, snapshot->wide_count, at);
   return lo < snapshot->wide_count && snapshot->wide[lo].reference == at ? &snapshot->wide[lo] : NULL;
 }
 

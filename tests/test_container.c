@@ -1,9 +1,10 @@
-/* tests/test_container.c: the generic containers (container/): array growth and its overflow checks. */
+/* tests/test_container.c: the generic containers (container/): array growth and its overflow checks, binary search by a key member. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "container/array.h"
+#include "container/sorted.h"
 #include "tests/check_run.h"
 
 START_TEST(test_reserve_doubles_from_the_first_capacity_and_keeps_the_items)
@@ -93,6 +94,26 @@ START_TEST(test_resize_is_exact_and_refuses_an_overflow)
 }
 END_TEST
 
+/* Records sorted by a 4-byte and by an 8-byte key member: the first not below the key, or hi. */
+START_TEST(test_lower_bound_finds_the_first_key_not_below)
+{
+  struct record {
+    uint32_t narrow;
+    uint64_t wide;
+  } records[] = {{1, 10}, {3, 30}, {3, 30}, {7, UINT64_MAX}};
+  size_t n = sizeof records / sizeof records[0];
+  ck_assert_uint_eq(sorted_lower_bound(records, sizeof records[0], SORTED_KEY(struct record, narrow), 0, n, 0), 0);
+  ck_assert_uint_eq(sorted_lower_bound(records, sizeof records[0], SORTED_KEY(struct record, narrow), 0, n, 3), 1);
+  ck_assert_uint_eq(sorted_lower_bound(records, sizeof records[0], SORTED_KEY(struct record, narrow), 0, n, 4), 3);
+  ck_assert_uint_eq(sorted_lower_bound(records, sizeof records[0], SORTED_KEY(struct record, narrow), 0, n, 8), n);
+  ck_assert_uint_eq(sorted_lower_bound(records, sizeof records[0], SORTED_KEY(struct record, wide), 0, n, 30), 1);
+  ck_assert_uint_eq(sorted_lower_bound(records, sizeof records[0], SORTED_KEY(struct record, wide), 0, n, UINT64_MAX),
+                    3);
+  ck_assert_uint_eq(sorted_lower_bound(records, sizeof records[0], SORTED_KEY(struct record, wide), 2, 3, 10), 2);
+  ck_assert_uint_eq(sorted_lower_bound(records, sizeof records[0], SORTED_KEY(struct record, wide), 0, 0, 10), 0);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("container");
@@ -103,5 +124,8 @@ int main(void)
   tcase_add_test(array, test_grow_refuses_a_capacity_that_cannot_double);
   tcase_add_test(array, test_resize_is_exact_and_refuses_an_overflow);
   suite_add_tcase(s, array);
+  TCase *sorted = tcase_create("sorted");
+  tcase_add_test(sorted, test_lower_bound_finds_the_first_key_not_below);
+  suite_add_tcase(s, sorted);
   return check_run(s);
 }
