@@ -31,42 +31,39 @@ static const char busted_usage_line[] =
     "                     [--stack-depth N] [--no-snapshot] [--busted SCRIPT] [--] [BUSTED ARGS...]\n"
     "   or: ljleak busted --judge DIR [output and verdict options]\n";
 
-static void busted_usage(FILE *out)
-{
-  fputs(busted_usage_line, out);
-  fputs("\n"
-        "Runs a busted suite with the JIT on, each test W + M times (its before_each and\n"
-        "after_each too) in a capture of its own, with a full GC cycle and a boundary\n"
-        "after each run, and gives each test a verdict: leaking (what it keeps grows\n"
-        "with its runs: its sites, stacks and holders), steady, undecided (why), or\n"
-        "skipped (pending). busted sees and reports each test once (its first run).\n"
-        "ljleak busted's options come first; the first argument it does not know, or\n"
-        "the one after --, starts busted's own (busted's --repeat and -o go after --).\n"
-        "\n"
-        "    --dir DIR             where the captures go, one per test, and their list\n"
-        "                          DIR/tests (default: a new ljleak-busted-<pid>-<time>\n"
-        "                          in $LJLEAK_ROOT or the working directory)\n"
-        "    --repeat W:M          W warm-up runs, then M measured runs (default 2:4)\n"
-        "    --text FILE           the text report (default: stdout)\n"
-        "    --junit FILE          JUnit XML: one testcase per busted test\n"
-        "    --json FILE           the JSON result (docs/json-schema.md, \"ljleak busted\")\n"
-        "    --html FILE           an HTML page\n"
-        "    --allow FILE          sites that may grow within a budget, as for ljleak diff\n"
-        "    --budget PATTERN=BYTES  tests whose full name (describe blocks and name) match\n"
-        "                          the shell glob PATTERN may keep BYTES per run (k, M, G);\n"
-        "                          repeatable, the first match counts\n"
-        "    --min-growth BYTES    growth over the measured runs that matters (default 4096)\n"
-        "    --stack-depth N       Lua frames recorded per allocation (default 16)\n"
-        "    --no-snapshot         no heap snapshot at each test's last run: no holders\n"
-        "    --busted SCRIPT       busted's main script (default: busted on PATH)\n"
-        "    --judge DIR           judge the captures of an earlier ljleak busted run again\n"
-        "    -h, --help            show this help\n"
-        "\n"
-        "exit status: 0 no test leaks and every test passed, 1 a test leaks or failed in\n"
-        "busted, 5 inconclusive (a test undecided, nothing leaking or failed), 2 usage\n"
-        "error, 3 unreadable captures, 4 the suite could not be run or a report written.\n",
-        out);
-}
+/* What --help prints after the usage line. */
+static const char busted_help[] =
+    "\n"
+    "Runs a busted suite with the JIT on, each test W + M times (its before_each and\n"
+    "after_each too) in a capture of its own, with a full GC cycle and a boundary\n"
+    "after each run, and gives each test a verdict: leaking (what it keeps grows\n"
+    "with its runs: its sites, stacks and holders), steady, undecided (why), or\n"
+    "skipped (pending). busted sees and reports each test once (its first run).\n"
+    "ljleak busted's options come first; the first argument it does not know, or\n"
+    "the one after --, starts busted's own (busted's --repeat and -o go after --).\n"
+    "\n"
+    "    --dir DIR             where the captures go, one per test, and their list\n"
+    "                          DIR/tests (default: a new ljleak-busted-<pid>-<time>\n"
+    "                          in $LJLEAK_ROOT or the working directory)\n"
+    "    --repeat W:M          W warm-up runs, then M measured runs (default 2:4)\n"
+    "    --text FILE           the text report (default: stdout)\n"
+    "    --junit FILE          JUnit XML: one testcase per busted test\n"
+    "    --json FILE           the JSON result (docs/json-schema.md, \"ljleak busted\")\n"
+    "    --html FILE           an HTML page\n"
+    "    --allow FILE          sites that may grow within a budget, as for ljleak diff\n"
+    "    --budget PATTERN=BYTES  tests whose full name (describe blocks and name) match\n"
+    "                          the shell glob PATTERN may keep BYTES per run (k, M, G);\n"
+    "                          repeatable, the first match counts\n"
+    "    --min-growth BYTES    growth over the measured runs that matters (default 4096)\n"
+    "    --stack-depth N       Lua frames recorded per allocation (default 16)\n"
+    "    --no-snapshot         no heap snapshot at each test's last run: no holders\n"
+    "    --busted SCRIPT       busted's main script (default: busted on PATH)\n"
+    "    --judge DIR           judge the captures of an earlier ljleak busted run again\n"
+    "    -h, --help            show this help\n"
+    "\n"
+    "exit status: 0 no test leaks and every test passed, 1 a test leaks or failed in\n"
+    "busted, 5 inconclusive (a test undecided, nothing leaking or failed), 2 usage\n"
+    "error, 3 unreadable captures, 4 the suite could not be run or a report written.\n";
 
 struct busted_command {
   const char *dir, *judge, *script;
@@ -246,7 +243,7 @@ static int busted_parse(int argc, char **argv, struct busted_command *c)
   for (; args.index < argc && !args.failed; args.index++) {
     const char *a = argv[args.index];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      busted_usage(stdout);
+      cli_help(&args, busted_help);
       return CLI_EXIT_OK;
     } else if (!strcmp(a, "--")) {
       c->busted_args = args.index + 1;

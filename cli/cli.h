@@ -48,6 +48,8 @@ struct cli_args {
 void cli_args_init(struct cli_args *args, const char *command, const char *usage, int argc,
                    char **argv);
 
+/* --help: the usage line(s), then help (what the options do), on stdout. */
+void cli_help(const struct cli_args *args, const char *help);
 /* Reports a usage error (printf-style message), sets args->failed and
  * returns CLI_EXIT_USAGE. */
 int cli_usage_error(struct cli_args *args, const char *format, ...)

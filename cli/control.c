@@ -22,45 +22,42 @@ static const char control_usage_line[] =
     "       ljleak control [--run-dir DIR] --request start|stop [--id ID] [--root DIR]\n"
     "                      [--set KEY=VALUE]... PID\n";
 
-static void control_usage(FILE *out)
-{
-  fputs(control_usage_line, out);
-  fputs("\n"
-        "Reads the registration of process PID that its ljleak collector keeps in\n"
-        "its run directory (docs/control-format.md), or asks the collector to start\n"
-        "or stop a capture. The registration must name PID as it runs now (its pid\n"
-        "and start time), and the run directory must be the process user's own,\n"
-        "written by no one else, as the collector requires.\n"
-        "\n"
-        "    --run-dir DIR     where the collector registered (default: LJLEAK_RUN_DIR,\n"
-        "                      else /tmp/ljleak-<uid of the process>)\n"
-        "    --format FORMAT   text (default: KEY=VALUE lines) or json\n"
-        "    --get KEY         print only the value of KEY, or an empty line when the\n"
-        "                      registration does not have it; repeatable, one line each\n"
-        "    --request ACTION  write a request, start or stop, and print its id: a new\n"
-        "                      file of a random name in the run directory, renamed over\n"
-        "                      <PID>.request; the answer is in the registration's\n"
-        "                      request, result and error\n"
-        "    --id ID           the request's id (default: ljleak-<pid>-<time>)\n"
-        "    --root DIR        start: where the capture goes (a relative DIR is taken\n"
-        "                      from the working directory)\n"
-        "    --set KEY=VALUE   start: a capture option (period, sample, every, force_gc,\n"
-        "                      edge_gc, gzip, max_bytes, max_total_bytes, duration,\n"
-        "                      c_hook, stack_depth, snapshots, values), as the module's\n"
-        "                      start{} takes it;\n"
-        "                      repeatable\n"
-        "    -h, --help        show this help\n"
-        "\n"
-        "keys: pid ppid uid started exe luajit poll request_file root state dir\n"
-        "      request result error\n"
-        "\n"
-        "exit status: 0 success, 1 PID has no registration there (no such process,\n"
-        "no file, one left by an earlier process with its pid, or a run directory\n"
-        "that is not the process user's own), 2 usage error, 3 a malformed\n"
-        "registration (the message gives the byte offset) or one that is a link,\n"
-        "4 the request or the output could not be written.\n",
-        out);
-}
+/* What --help prints after the usage line. */
+static const char control_help[] =
+    "\n"
+    "Reads the registration of process PID that its ljleak collector keeps in\n"
+    "its run directory (docs/control-format.md), or asks the collector to start\n"
+    "or stop a capture. The registration must name PID as it runs now (its pid\n"
+    "and start time), and the run directory must be the process user's own,\n"
+    "written by no one else, as the collector requires.\n"
+    "\n"
+    "    --run-dir DIR     where the collector registered (default: LJLEAK_RUN_DIR,\n"
+    "                      else /tmp/ljleak-<uid of the process>)\n"
+    "    --format FORMAT   text (default: KEY=VALUE lines) or json\n"
+    "    --get KEY         print only the value of KEY, or an empty line when the\n"
+    "                      registration does not have it; repeatable, one line each\n"
+    "    --request ACTION  write a request, start or stop, and print its id: a new\n"
+    "                      file of a random name in the run directory, renamed over\n"
+    "                      <PID>.request; the answer is in the registration's\n"
+    "                      request, result and error\n"
+    "    --id ID           the request's id (default: ljleak-<pid>-<time>)\n"
+    "    --root DIR        start: where the capture goes (a relative DIR is taken\n"
+    "                      from the working directory)\n"
+    "    --set KEY=VALUE   start: a capture option (period, sample, every, force_gc,\n"
+    "                      edge_gc, gzip, max_bytes, max_total_bytes, duration,\n"
+    "                      c_hook, stack_depth, snapshots, values), as the module's\n"
+    "                      start{} takes it;\n"
+    "                      repeatable\n"
+    "    -h, --help        show this help\n"
+    "\n"
+    "keys: pid ppid uid started exe luajit poll request_file root state dir\n"
+    "      request result error\n"
+    "\n"
+    "exit status: 0 success, 1 PID has no registration there (no such process,\n"
+    "no file, one left by an earlier process with its pid, or a run directory\n"
+    "that is not the process user's own), 2 usage error, 3 a malformed\n"
+    "registration (the message gives the byte offset) or one that is a link,\n"
+    "4 the request or the output could not be written.\n";
 
 enum control_type { CONTROL_NUMBER, CONTROL_TEXT };
 
@@ -577,7 +574,7 @@ int cmd_control(int argc, char **argv)
     if (!options_done && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
       free(c.gets);
       free(c.sets);
-      control_usage(stdout);
+      cli_help(&args, control_help);
       return CLI_EXIT_OK;
     }
     if (!options_done && !strcmp(arg, "--"))

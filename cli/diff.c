@@ -15,60 +15,57 @@ static const char diff_usage_line[] =
     "   or: ljleak diff [OPTIONS] --from I --to J CAPTURE\n"
     "   or: ljleak diff [OPTIONS] --base BASE_CAPTURE CAPTURE\n";
 
-static void diff_usage(FILE *out)
-{
-  fputs(diff_usage_line, out);
-  fputs("\n"
-        "Finds the sites whose live memory keeps growing across the boundaries of a\n"
-        "capture. CAPTURE is a capture directory (with its index, or its *.bin,\n"
-        "*.memprof and *.gz segments in name order) or segment files in order.\n"
-        "\n"
-        "    --from I --to J       what each site holds at boundary J against boundary I\n"
-        "                          (1-based); growing when it rose by the growth threshold\n"
-        "    --base BASE_CAPTURE   compare with a base build: sites growing only in CAPTURE\n"
-        "                          are new, sites growing --worse-ratio times faster are worse\n"
-        "    --format FORMAT       text (default), html, json, junit, markdown, pprof\n"
-        "                          (gzipped profile.proto by stack) or folded (stacks)\n"
-        "    --by site|stack       rows and verdicts by site (default, each with the\n"
-        "                          stacks that hold its growth) or by call stack\n"
-        "    --boundary K          pprof, folded: live bytes at boundary K (default: last)\n"
-        "    --pprof-growth        pprof, folded: growth from the first judged boundary\n"
-        "                          to K is the profile's default value (else in-use)\n"
-        "    -o, --output FILE     write the report to FILE instead of stdout\n"
-        "    -j, --jobs N          read N segments in parallel (default 1)\n"
-        "    --strict              a cut segment is an error (exit 3)\n"
-        "    --forced-only         only the boundaries of cycles the collector forced\n"
-        "                          (exact; by work alike in two builds with --every)\n"
-        "    --floors-from-lows    judge a buffer filled and flushed on its lows alone,\n"
-        "                          without the second reading that measures what\n"
-        "                          survived each flush (faster; more false alarms)\n"
-        "    --no-holders          read no heap snapshot: no holder paths, growing\n"
-        "                          containers or leak suspects (faster, less memory)\n"
-        "    --values              show a few values under each leak suspect: the first\n"
-        "                          bytes of its strings, its container's first keys\n"
-        "                          (captured with ljleak run --values). Values can be\n"
-        "                          secrets: never shown without this option\n"
-        "    --warmup N            leave the first N boundaries (caches filling) out of\n"
-        "                          the verdicts; the reports still show them\n"
-        "    --allow FILE          sites that may grow within a budget, one rule a line:\n"
-        "                          PATTERN BUDGET # WHY (4k/boundary or 1k/MB)\n"
-        "    --min-boundaries N    judge trends from N boundaries on (default: what\n"
-        "                          --p-value needs, 5 at 0.01; fewer is an error)\n"
-        "    --p-value P           significance of the upward trend (default 0.01)\n"
-        "    --min-growth BYTES    growth over the capture that matters (default 4096);\n"
-        "                          BYTES may end in k, M or G (4k is 4096)\n"
-        "    --min-growth-fraction F  ... and at least F of the site's peak (default 0.1)\n"
-        "    --worse-ratio R       base mode: how much faster is worse (default 2)\n"
-        "    -q, --quiet           no progress bar\n"
-        "    -h, --help            show this help\n"
-        "\n"
-        "exit status: 0 nothing flagged, 1 a site is flagged (growing; with --base,\n"
-        "new or worse), 5 inconclusive (nothing flagged, but a site rose and the\n"
-        "boundaries cannot show whether it keeps growing, or there is no boundary),\n"
-        "2 usage error (a malformed --allow file too), 3 unreadable input (or a cut\n"
-        "segment with --strict), 4 out of memory or the output could not be written.\n",
-        out);
-}
+/* What --help prints after the usage line. */
+static const char diff_help[] =
+    "\n"
+    "Finds the sites whose live memory keeps growing across the boundaries of a\n"
+    "capture. CAPTURE is a capture directory (with its index, or its *.bin,\n"
+    "*.memprof and *.gz segments in name order) or segment files in order.\n"
+    "\n"
+    "    --from I --to J       what each site holds at boundary J against boundary I\n"
+    "                          (1-based); growing when it rose by the growth threshold\n"
+    "    --base BASE_CAPTURE   compare with a base build: sites growing only in CAPTURE\n"
+    "                          are new, sites growing --worse-ratio times faster are worse\n"
+    "    --format FORMAT       text (default), html, json, junit, markdown, pprof\n"
+    "                          (gzipped profile.proto by stack) or folded (stacks)\n"
+    "    --by site|stack       rows and verdicts by site (default, each with the\n"
+    "                          stacks that hold its growth) or by call stack\n"
+    "    --boundary K          pprof, folded: live bytes at boundary K (default: last)\n"
+    "    --pprof-growth        pprof, folded: growth from the first judged boundary\n"
+    "                          to K is the profile's default value (else in-use)\n"
+    "    -o, --output FILE     write the report to FILE instead of stdout\n"
+    "    -j, --jobs N          read N segments in parallel (default 1)\n"
+    "    --strict              a cut segment is an error (exit 3)\n"
+    "    --forced-only         only the boundaries of cycles the collector forced\n"
+    "                          (exact; by work alike in two builds with --every)\n"
+    "    --floors-from-lows    judge a buffer filled and flushed on its lows alone,\n"
+    "                          without the second reading that measures what\n"
+    "                          survived each flush (faster; more false alarms)\n"
+    "    --no-holders          read no heap snapshot: no holder paths, growing\n"
+    "                          containers or leak suspects (faster, less memory)\n"
+    "    --values              show a few values under each leak suspect: the first\n"
+    "                          bytes of its strings, its container's first keys\n"
+    "                          (captured with ljleak run --values). Values can be\n"
+    "                          secrets: never shown without this option\n"
+    "    --warmup N            leave the first N boundaries (caches filling) out of\n"
+    "                          the verdicts; the reports still show them\n"
+    "    --allow FILE          sites that may grow within a budget, one rule a line:\n"
+    "                          PATTERN BUDGET # WHY (4k/boundary or 1k/MB)\n"
+    "    --min-boundaries N    judge trends from N boundaries on (default: what\n"
+    "                          --p-value needs, 5 at 0.01; fewer is an error)\n"
+    "    --p-value P           significance of the upward trend (default 0.01)\n"
+    "    --min-growth BYTES    growth over the capture that matters (default 4096);\n"
+    "                          BYTES may end in k, M or G (4k is 4096)\n"
+    "    --min-growth-fraction F  ... and at least F of the site's peak (default 0.1)\n"
+    "    --worse-ratio R       base mode: how much faster is worse (default 2)\n"
+    "    -q, --quiet           no progress bar\n"
+    "    -h, --help            show this help\n"
+    "\n"
+    "exit status: 0 nothing flagged, 1 a site is flagged (growing; with --base,\n"
+    "new or worse), 5 inconclusive (nothing flagged, but a site rose and the\n"
+    "boundaries cannot show whether it keeps growing, or there is no boundary),\n"
+    "2 usage error (a malformed --allow file too), 3 unreadable input (or a cut\n"
+    "segment with --strict), 4 out of memory or the output could not be written.\n";
 
 static void diff_warn(void *context, const char *message)
 {
@@ -186,7 +183,7 @@ static int diff_parse(int argc, char **argv, struct diff_command *command)
     } else if (!strcmp(arg, "--")) {
       options_done = 1;
     } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      diff_usage(stdout);
+      cli_help(&args, diff_help);
       return CLI_EXIT_OK;
     } else if (diff_flag(arg, command)) {
       /* set */

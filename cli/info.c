@@ -13,34 +13,31 @@
 static const char info_usage_line[] =
     "usage: ljleak info [--format text|json] [--get KEY]... CAPTURE_DIR\n";
 
-static void info_usage(FILE *out)
-{
-  fputs(info_usage_line, out);
-  fputs("\n"
-        "Prints what a capture's index says: the capture's metadata, how many\n"
-        "segments and boundaries it lists, their events and bytes summed, whether\n"
-        "and why it stopped. Text is one KEY=VALUE line per key the index has,\n"
-        "values escaped as in the index (\\\\, \\t, \\n), and control characters,\n"
-        "bidi controls and bytes that are not UTF-8 as \\xHH or \\uHHHH; files are\n"
-        "tab-separated.\n"
-        "\n"
-        "    --format FORMAT   text (default) or json\n"
-        "    --get KEY         print only the value of KEY, or an empty line when the\n"
-        "                      index does not have it; repeatable, one line each\n"
-        "    -h, --help        show this help\n"
-        "\n"
-        "keys: version pid host exe ppid command luajit start sample period max_bytes gzip\n"
-        "      stacks\n"
-        "      luajit_flavour luajit_package luajit_package_version\n"
-        "      segments boundaries events bytes trace_events trace_lines heap_bytes files\n"
-        "      snapshots snapshot_files (heap snapshots; `ljleak snapshot FILE` prints one)\n"
-        "      stopped stop_time stop_reason last_line_cut\n"
-        "\n"
-        "exit status: 0 success, 2 usage error, 3 no capture there (no index, or one\n"
-        "without its header) or a malformed index (the message gives the byte\n"
-        "offset), 4 the output could not be written.\n",
-        out);
-}
+/* What --help prints after the usage line. */
+static const char info_help[] =
+    "\n"
+    "Prints what a capture's index says: the capture's metadata, how many\n"
+    "segments and boundaries it lists, their events and bytes summed, whether\n"
+    "and why it stopped. Text is one KEY=VALUE line per key the index has,\n"
+    "values escaped as in the index (\\\\, \\t, \\n), and control characters,\n"
+    "bidi controls and bytes that are not UTF-8 as \\xHH or \\uHHHH; files are\n"
+    "tab-separated.\n"
+    "\n"
+    "    --format FORMAT   text (default) or json\n"
+    "    --get KEY         print only the value of KEY, or an empty line when the\n"
+    "                      index does not have it; repeatable, one line each\n"
+    "    -h, --help        show this help\n"
+    "\n"
+    "keys: version pid host exe ppid command luajit start sample period max_bytes gzip\n"
+    "      stacks\n"
+    "      luajit_flavour luajit_package luajit_package_version\n"
+    "      segments boundaries events bytes trace_events trace_lines heap_bytes files\n"
+    "      snapshots snapshot_files (heap snapshots; `ljleak snapshot FILE` prints one)\n"
+    "      stopped stop_time stop_reason last_line_cut\n"
+    "\n"
+    "exit status: 0 success, 2 usage error, 3 no capture there (no index, or one\n"
+    "without its header) or a malformed index (the message gives the byte\n"
+    "offset), 4 the output could not be written.\n";
 
 enum info_type { INFO_NUMBER, INFO_TEXT, INFO_FLAG, INFO_FILES, INFO_SNAPSHOT_FILES };
 
@@ -266,7 +263,7 @@ int cmd_info(int argc, char **argv)
     const char *arg = argv[args.index], *key = NULL;
     if (!options_done && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
       free(gets);
-      info_usage(stdout);
+      cli_help(&args, info_help);
       return CLI_EXIT_OK;
     }
     if (!options_done && !strcmp(arg, "--")) {

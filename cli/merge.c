@@ -11,32 +11,29 @@ static const char merge_usage_line[] =
     "usage: ljleak merge [-o FILE] [--format text|json|html|markdown|junit]\n"
     "                    [--min-captures K] [-j N] INPUT...\n";
 
-static void merge_usage(FILE *out)
-{
-  fputs(merge_usage_line, out);
-  fputs("\n"
-        "Merges diff results (ljleak diff --format json), earlier merges (ljleak merge\n"
-        "--format json) and directories of them (every *.json file below, in name\n"
-        "order) into one report: per site, in how many captures it grew, was undecided\n"
-        "or steady, its median and largest growth per boundary and per second, its live\n"
-        "bytes at the last boundary summed and largest, and the same by label. Merging\n"
-        "merges gives the figures of merging every result at once.\n"
-        "\n"
-        "    --format FORMAT     text (default), json (merges again), html, markdown, junit\n"
-        "    --min-captures K    a site is flagged when it grows in at least K captures\n"
-        "                        (default 1)\n"
-        "    -j, --jobs N        read N inputs at once, on threads (default 1; the\n"
-        "                        output is the same for any N)\n"
-        "    -o, --output FILE   write to FILE instead of stdout\n"
-        "    -h, --help          show this help\n"
-        "\n"
-        "exit status: 0 nothing flagged, 1 a site grows in at least K captures, 5\n"
-        "inconclusive (nothing flagged, but a capture's own result is inconclusive), 2\n"
-        "usage error, 3 an input is unreadable, malformed, of an unknown version, of\n"
-        "another mode than the first, or a capture twice (the message names the file),\n"
-        "4 the output could not be written.\n",
-        out);
-}
+/* What --help prints after the usage line. */
+static const char merge_help[] =
+    "\n"
+    "Merges diff results (ljleak diff --format json), earlier merges (ljleak merge\n"
+    "--format json) and directories of them (every *.json file below, in name\n"
+    "order) into one report: per site, in how many captures it grew, was undecided\n"
+    "or steady, its median and largest growth per boundary and per second, its live\n"
+    "bytes at the last boundary summed and largest, and the same by label. Merging\n"
+    "merges gives the figures of merging every result at once.\n"
+    "\n"
+    "    --format FORMAT     text (default), json (merges again), html, markdown, junit\n"
+    "    --min-captures K    a site is flagged when it grows in at least K captures\n"
+    "                        (default 1)\n"
+    "    -j, --jobs N        read N inputs at once, on threads (default 1; the\n"
+    "                        output is the same for any N)\n"
+    "    -o, --output FILE   write to FILE instead of stdout\n"
+    "    -h, --help          show this help\n"
+    "\n"
+    "exit status: 0 nothing flagged, 1 a site grows in at least K captures, 5\n"
+    "inconclusive (nothing flagged, but a capture's own result is inconclusive), 2\n"
+    "usage error, 3 an input is unreadable, malformed, of an unknown version, of\n"
+    "another mode than the first, or a capture twice (the message names the file),\n"
+    "4 the output could not be written.\n";
 
 int cmd_merge(int argc, char **argv)
 {
@@ -54,7 +51,7 @@ int cmd_merge(int argc, char **argv)
   for (; args.index < argc && !args.failed; args.index++) {
     const char *arg = argv[args.index];
     if (!options_done && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
-      merge_usage(stdout);
+      cli_help(&args, merge_help);
       return CLI_EXIT_OK;
     }
     if (!options_done && !strcmp(arg, "--")) {

@@ -20,6 +20,12 @@ void cli_args_init(struct cli_args *args, const char *command, const char *usage
   args->failed = 0;
 }
 
+void cli_help(const struct cli_args *args, const char *help)
+{
+  fputs(args->usage, stdout);
+  fputs(help, stdout);
+}
+
 int cli_usage_error(struct cli_args *args, const char *format, ...)
 {
   /* The message may quote an argument that came from a capture (a path a

@@ -13,43 +13,40 @@ static const char report_usage_line[] =
     "                     [--source-root DIR] [--warmup N] [--allow FILE] [--by site|stack]\n"
     "                     [--boundary K] [--pprof-growth] [--values] RESULT.json\n";
 
-static void report_usage(FILE *out)
-{
-  fputs(report_usage_line, out);
-  fputs("\n"
-        "Renders a result saved by 'ljleak diff --format json' (- reads stdin); the\n"
-        "output is the same as 'ljleak diff' renders directly.\n"
-        "\n"
-        "    --format FORMAT     text (default), html, json, junit, markdown, pprof\n"
-        "                        (gzipped profile.proto by stack) or folded (stacks)\n"
-        "    --by stack          rows and verdicts by call stack (a result by site with\n"
-        "                        stacks shows its stacks as rows)\n"
-        "    --boundary K        pprof, folded: live bytes at boundary K (default: last)\n"
-        "    --pprof-growth      pprof, folded: growth from the first judged boundary to K\n"
-        "                        is the profile's default value (else in-use)\n"
-        "    -o, --output FILE   write to FILE instead of stdout\n"
-        "    --source-root DIR   html: show the Lua source around each site, from the\n"
-        "                        file its chunk names, read beneath DIR only (no\n"
-        "                        absolute name, '..' or link; a regular file of at\n"
-        "                        most 4 MiB); without it no source file is read\n"
-        "    --warmup N          decide the verdicts again from the saved series, with\n"
-        "                        the first N boundaries left out\n"
-        "    --allow FILE        decide again with this allow-list (PATTERN BUDGET # WHY\n"
-        "                        per line)\n"
-        "    --values            show the values a result saved by 'ljleak diff --values'\n"
-        "                        holds (they can be secrets: without this option none is\n"
-        "                        shown, and the JSON written has none)\n"
-        "    -h, --help          show this help\n"
-        "\n"
-        "Text is coloured on a terminal unless NO_COLOR is set. Without --warmup or\n"
-        "--allow the saved verdicts are rendered as they are.\n"
-        "\n"
-        "exit status: 0 nothing flagged, 1 the result has flagged sites, 5 inconclusive\n"
-        "(nothing flagged, but a site has no verdict, or there is no boundary), 2 usage\n"
-        "error (a malformed --allow file too), 3 unreadable input, 4 the output could\n"
-        "not be written.\n",
-        out);
-}
+/* What --help prints after the usage line. */
+static const char report_help[] =
+    "\n"
+    "Renders a result saved by 'ljleak diff --format json' (- reads stdin); the\n"
+    "output is the same as 'ljleak diff' renders directly.\n"
+    "\n"
+    "    --format FORMAT     text (default), html, json, junit, markdown, pprof\n"
+    "                        (gzipped profile.proto by stack) or folded (stacks)\n"
+    "    --by stack          rows and verdicts by call stack (a result by site with\n"
+    "                        stacks shows its stacks as rows)\n"
+    "    --boundary K        pprof, folded: live bytes at boundary K (default: last)\n"
+    "    --pprof-growth      pprof, folded: growth from the first judged boundary to K\n"
+    "                        is the profile's default value (else in-use)\n"
+    "    -o, --output FILE   write to FILE instead of stdout\n"
+    "    --source-root DIR   html: show the Lua source around each site, from the\n"
+    "                        file its chunk names, read beneath DIR only (no\n"
+    "                        absolute name, '..' or link; a regular file of at\n"
+    "                        most 4 MiB); without it no source file is read\n"
+    "    --warmup N          decide the verdicts again from the saved series, with\n"
+    "                        the first N boundaries left out\n"
+    "    --allow FILE        decide again with this allow-list (PATTERN BUDGET # WHY\n"
+    "                        per line)\n"
+    "    --values            show the values a result saved by 'ljleak diff --values'\n"
+    "                        holds (they can be secrets: without this option none is\n"
+    "                        shown, and the JSON written has none)\n"
+    "    -h, --help          show this help\n"
+    "\n"
+    "Text is coloured on a terminal unless NO_COLOR is set. Without --warmup or\n"
+    "--allow the saved verdicts are rendered as they are.\n"
+    "\n"
+    "exit status: 0 nothing flagged, 1 the result has flagged sites, 5 inconclusive\n"
+    "(nothing flagged, but a site has no verdict, or there is no boundary), 2 usage\n"
+    "error (a malformed --allow file too), 3 unreadable input, 4 the output could\n"
+    "not be written.\n";
 
 /* A failed diff_allow_load or diff_decide as an exit code (-1 for FORMAT_OK). */
 static int report_failure(struct cli_args *args, enum format_status status,
@@ -109,7 +106,7 @@ int cmd_report(int argc, char **argv)
   for (; args.index < argc && !args.failed; args.index++) {
     const char *arg = argv[args.index];
     if (!options_done && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
-      report_usage(stdout);
+      cli_help(&args, report_help);
       return CLI_EXIT_OK;
     }
     if (!options_done && !strcmp(arg, "--")) {

@@ -21,34 +21,31 @@ static const char *snapshot_shown(const char *message)
 
 static const char snapshot_usage_line[] = "usage: ljleak snapshot [--capture DIR] [--holders N] FILE\n";
 
-static void snapshot_usage(FILE *out)
-{
-  fputs(snapshot_usage_line, out);
-  fputs("\n"
-        "Prints a heap snapshot (snap-NNNN.heap in a capture directory, see\n"
-        "docs/snapshot-format.md) as text: a `snapshot` line with whose boundary it is\n"
-        "and its totals, then one `object` line per object (address, type, bytes,\n"
-        "entries, owned blocks, weak modes, name), each followed by its references\n"
-        "(tab, `->`, target address, label), then one `root` line per GC root.\n"
-        "Objects come in address order. Labels and names escape backslash, tab,\n"
-        "newline (\\\\, \\t, \\n), other control characters, bidi controls and\n"
-        "bytes that are not UTF-8 (\\xHH, \\uHHHH).\n"
-        "\n"
-        "    --capture DIR   the capture the snapshot must belong to (default: the\n"
-        "                    directory FILE is in, when it has an index)\n"
-        "    --holders N     print instead what holds the heap: the N objects that keep\n"
-        "                    the most bytes alive (their retained size, share, kind and\n"
-        "                    path from a root), no history needed; one that is only the\n"
-        "                    way to one object below it gives its place to that object\n"
-        "    -h, --help      show this help\n"
-        "\n"
-        "A cut snapshot prints every complete record and says on stderr that it was\n"
-        "cut. exit status: 0 success (a cut file too), 2 usage error, 3 not a\n"
-        "snapshot, a corrupt one, a version this ljleak does not read, or one of\n"
-        "another capture (the message names the file and byte), 4 the output could\n"
-        "not be written.\n",
-        out);
-}
+/* What --help prints after the usage line. */
+static const char snapshot_help[] =
+    "\n"
+    "Prints a heap snapshot (snap-NNNN.heap in a capture directory, see\n"
+    "docs/snapshot-format.md) as text: a `snapshot` line with whose boundary it is\n"
+    "and its totals, then one `object` line per object (address, type, bytes,\n"
+    "entries, owned blocks, weak modes, name), each followed by its references\n"
+    "(tab, `->`, target address, label), then one `root` line per GC root.\n"
+    "Objects come in address order. Labels and names escape backslash, tab,\n"
+    "newline (\\\\, \\t, \\n), other control characters, bidi controls and\n"
+    "bytes that are not UTF-8 (\\xHH, \\uHHHH).\n"
+    "\n"
+    "    --capture DIR   the capture the snapshot must belong to (default: the\n"
+    "                    directory FILE is in, when it has an index)\n"
+    "    --holders N     print instead what holds the heap: the N objects that keep\n"
+    "                    the most bytes alive (their retained size, share, kind and\n"
+    "                    path from a root), no history needed; one that is only the\n"
+    "                    way to one object below it gives its place to that object\n"
+    "    -h, --help      show this help\n"
+    "\n"
+    "A cut snapshot prints every complete record and says on stderr that it was\n"
+    "cut. exit status: 0 success (a cut file too), 2 usage error, 3 not a\n"
+    "snapshot, a corrupt one, a version this ljleak does not read, or one of\n"
+    "another capture (the message names the file and byte), 4 the output could\n"
+    "not be written.\n";
 
 /* The capture of dir, or of FILE's directory when dir is NULL (format/capture_files.h): 1 read,
  * with an index that names its capture; 0 none there; -1 error (said). */
@@ -164,7 +161,7 @@ int cmd_snapshot(int argc, char **argv)
   for (; args.index < argc && !args.failed; args.index++) {
     const char *arg = argv[args.index];
     if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      snapshot_usage(stdout);
+      cli_help(&args, snapshot_help);
       return CLI_EXIT_OK;
     }
     if (cli_option_text(&args, "--capture", &capture)) {

@@ -10,24 +10,21 @@
 static const char summary_usage_line[] =
     "usage: ljleak summary [--leak-only] [--human-readable] [--strict] FILE...\n";
 
-static void summary_usage(FILE *out)
-{
-  fputs(summary_usage_line, out);
-  fputs("\n"
-        "Prints what Tarantool's luajit-parse-memprof prints for memprof streams\n"
-        "(plain or gzip files; - reads stdin). Several files are read in order as\n"
-        "one stream: one symbol table, one heap map.\n"
-        "\n"
-        "    --leak-only        print only the HEAP SUMMARY (and ALIASES)\n"
-        "    --human-readable   print sizes as B, KiB, MiB, GiB\n"
-        "    --strict           a cut stream is an error (exit 3); by default it is\n"
-        "                       summarised up to its last complete event, with a warning\n"
-        "    -h, --help         show this help\n"
-        "\n"
-        "exit status: 0 success, 2 usage error, 3 unreadable or corrupt input\n"
-        "(or a cut stream with --strict), 4 out of memory or output error.\n",
-        out);
-}
+/* What --help prints after the usage line. */
+static const char summary_help[] =
+    "\n"
+    "Prints what Tarantool's luajit-parse-memprof prints for memprof streams\n"
+    "(plain or gzip files; - reads stdin). Several files are read in order as\n"
+    "one stream: one symbol table, one heap map.\n"
+    "\n"
+    "    --leak-only        print only the HEAP SUMMARY (and ALIASES)\n"
+    "    --human-readable   print sizes as B, KiB, MiB, GiB\n"
+    "    --strict           a cut stream is an error (exit 3); by default it is\n"
+    "                       summarised up to its last complete event, with a warning\n"
+    "    -h, --help         show this help\n"
+    "\n"
+    "exit status: 0 success, 2 usage error, 3 unreadable or corrupt input\n"
+    "(or a cut stream with --strict), 4 out of memory or output error.\n";
 
 /* Reads every file into summary; returns an exit code, sets *cut for a cut stream. */
 static int summary_read_all(struct summary *summary, char **files, int count, int *cut)
@@ -70,7 +67,7 @@ int cmd_summary(int argc, char **argv)
       options_done = 1;
     } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
       free(files);
-      summary_usage(stdout);
+      cli_help(&args, summary_help);
       return CLI_EXIT_OK;
     } else if (!strcmp(arg, "--leak-only")) {
       options.leak_only = 1;

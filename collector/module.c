@@ -285,30 +285,31 @@ static int l_stop(lua_State *L)
   return 1;
 }
 
+/* Runs a request of the C API (boundary or snapshot), then returns how many
+ * boundaries (snapshots 0) or snapshots (1) there are so far. */
+static int request_and_count(lua_State *L, int (*request)(lua_State *, char *, size_t), int snapshots)
+{
+  char err[512];
+  if (request(L, err, sizeof err) != 0)
+    return push_failure(L, err);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  lua_pushnumber(L, (lua_Number)(snapshots ? st.snapshots : st.boundaries));
+  return 1;
+}
+
 /* collector.boundary(): a full GC cycle now, and the boundary it ends;
  * returns the number of boundaries so far. */
 static int l_boundary(lua_State *L)
 {
-  char err[512];
-  if (ljleak_collector_boundary(L, err, sizeof err) != 0)
-    return push_failure(L, err);
-  struct ljleak_collector_status st;
-  ljleak_collector_status(&st);
-  lua_pushnumber(L, (lua_Number)st.boundaries);
-  return 1;
+  return request_and_count(L, ljleak_collector_boundary, 0);
 }
 
 /* collector.snapshot(): a full GC cycle now, its boundary, and a heap snapshot at it; returns
  * the number of snapshots so far. */
 static int l_snapshot(lua_State *L)
 {
-  char err[512];
-  if (ljleak_collector_snapshot(L, err, sizeof err) != 0)
-    return push_failure(L, err);
-  struct ljleak_collector_status st;
-  ljleak_collector_status(&st);
-  lua_pushnumber(L, (lua_Number)st.snapshots);
-  return 1;
+  return request_and_count(L, ljleak_collector_snapshot, 1);
 }
 
 static int l_status(lua_State *L)
