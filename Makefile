@@ -116,6 +116,11 @@ fuzz-$(1): $(BUILD)/fuzz/$(1)
 	  $(BUILD)/fuzz/$(1)-corpus
 endef
 
+# $(call check_suite,NAME,STAGES): the Check suite tests/NAME.c, linked with STAGES.
+check_suite = $(eval TEST_SUITES += $(1))$(eval $(1)_LIBS = $(2))
+# $(call fuzz_target,NAME,STAGES,SEEDS[,FLAGS]): the libFuzzer target tests/fuzz/NAME.c (above).
+fuzz_target = $(eval FUZZERS += $(1))$(eval $(1)_STAGES = $(2))$(eval $(1)_SEEDS = $(3))$(eval $(1)_FLAGS = $(4))
+
 # The archives of a list of stages, in link order. Defined before the
 # build.mk files, whose prerequisites ($(call stage_archives,...)) expand as
 # they are read.
