@@ -413,29 +413,42 @@ static int read_record(struct reader *r, struct snapshot_values *values, struct 
   return 1;
 }
 
-/* Strings and tables sorted by address. One object at one address: two records there are the
- * same object twice. FORMAT_OK or FORMAT_BAD_INPUT. */
+/* Sorts count records of size bytes by compare (by their uint64_t address member, at
+ * address_at); two at one address are the same object twice, an error at the later record
+ * (its uint64_t offset member at offset_at). FORMAT_OK or FORMAT_BAD_INPUT. */
+static enum format_status sort_unique(struct reader *r, void *records, size_t count, size_t size,
+                                               int (*compare)(const void *, const void *), size_t address_at,
+                                               size_t offset_at, const char *what)
+{
+  if (count)
+    qsort(records, count, size, compare);
+  const unsigned char *bytes = records;
+  for (size_t i = 1; i < count; i++) {
+    uint64_t address, before, offset, before_offset;
+    memcpy(&address, bytes + i * size + address_at, sizeof address);
+    memcpy(&before, bytes + (i - 1) * size + address_at, sizeof before);
+    if (address != before)
+      continue;
+    memcpy(&offset, bytes + i * size + offset_at, sizeof offset);
+    memcpy(&before_offset, bytes + (i - 1) * size + offset_at, sizeof before_offset);
+    return reader_fail(r, FORMAT_BAD_INPUT, offset > before_offset ? offset : before_offset,
+                       "two %s at address 0x%" PRIx64, what, address);
+  }
+  return FORMAT_OK;
+}
+
+/* Strings and tables sorted by address, one record at an address. */
 static enum format_status sort_by_address(struct reader *r, struct snapshot_values *values)
 {
-  if (values->string_count)
-    qsort(values->strings, values->string_count, sizeof *values->strings, by_string_address);
-  if (values->table_count)
-    qsort(values->tables, values->table_count, sizeof *values->tables, by_table_address);
-  for (size_t i = 1; i < values->string_count; i++)
-    if (values->strings[i].address == values->strings[i - 1].address) {
-      uint64_t at = values->strings[i].offset > values->strings[i - 1].offset ? values->strings[i].offset
-                                                                                : values->strings[i - 1].offset;
-      return reader_fail(r, FORMAT_BAD_INPUT, at, "two strings at address 0x%" PRIx64,
-                         values->strings[i].address);
-    }
-  for (size_t i = 1; i < values->table_count; i++)
-    if (values->tables[i].address == values->tables[i - 1].address) {
-      uint64_t at = values->tables[i].offset > values->tables[i - 1].offset ? values->tables[i].offset
-                                                                              : values->tables[i - 1].offset;
-      return reader_fail(r, FORMAT_BAD_INPUT, at, "two tables at address 0x%" PRIx64,
-                         values->tables[i].address);
-    }
-  return FORMAT_OK;
+  enum format_status status =
+      sort_unique(r, values->strings, values->string_count, sizeof *values->strings, by_string_address,
+                  offsetof(struct snapshot_values_string, address), offsetof(struct snapshot_values_string, offset),
+                  "strings");
+  if (status != FORMAT_OK)
+    return status;
+  return sort_unique(r, values->tables, values->table_count, sizeof *values->tables, by_table_address,
+                     offsetof(struct snapshot_values_table, address), offsetof(struct snapshot_values_table, offset),
+                     "tables");
 }
 
 enum format_status snapshot_values_read_memory(struct snapshot_values *values, const void *data,
