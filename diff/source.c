@@ -159,18 +159,11 @@ static size_t source_find_segment(const struct diff_source *capture, size_t from
 static void source_add_boundary(struct diff_source *capture, const struct capture_index_boundary *line,
                                 size_t s, size_t i)
 {
-  struct diff_source_boundary *boundary = &capture->boundaries[capture->boundary_count++];
-  boundary->segment = s;
-  boundary->events = line->events;
-  boundary->young_from = line->young_from;
-  boundary->time = line->time;
-  boundary->gc_cycles = line->gc_cycles;
-  boundary->heap_bytes = line->heap_bytes;
-  boundary->allocated = line->allocated;
-  boundary->keys = line->keys;
-  boundary->forced = capture_index_boundary_cause_forced(line->cause);
-  boundary->offset = line->offset;
-  boundary->line = i;
+  capture->boundaries[capture->boundary_count++] = (struct diff_source_boundary){
+      .segment = s, .events = line->events, .young_from = line->young_from, .time = line->time,
+      .gc_cycles = line->gc_cycles, .heap_bytes = line->heap_bytes, .allocated = line->allocated,
+      .keys = line->keys, .forced = capture_index_boundary_cause_forced(line->cause), .offset = line->offset,
+      .line = i};
 }
 
 /* Places the index's boundary lines in the segments' streams: each in the

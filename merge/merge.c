@@ -130,18 +130,14 @@ enum format_status merge_check_kind(struct merge *merge, enum diff_mode mode, en
 /* Copies what a merge keeps of a capture's metadata: no per-boundary arrays. */
 int merge_copy_capture(struct diff_capture *to, const struct diff_capture *from)
 {
-  memset(to, 0, sizeof *to);
+  *to = (struct diff_capture){.pid = from->pid, .sample_bytes = from->sample_bytes,
+                              .boundary_count = from->boundary_count, .start_time = from->start_time,
+                              .stop_time = from->stop_time, .events = from->events,
+                              .truncated = from->truncated};
 #define COPY(field) (from->field && !(to->field = strdup(from->field)))
   if (COPY(path) || COPY(command) || COPY(host) || COPY(luajit_version) || COPY(exe))
     return -1;
 #undef COPY
-  to->pid = from->pid;
-  to->sample_bytes = from->sample_bytes;
-  to->boundary_count = from->boundary_count;
-  to->start_time = from->start_time;
-  to->stop_time = from->stop_time;
-  to->events = from->events;
-  to->truncated = from->truncated;
   for (size_t i = 0; i < from->label_count; i++)
     if (diff_capture_add_label(to, from->labels[i].key, strlen(from->labels[i].key),
                                from->labels[i].value, strlen(from->labels[i].value)) != 0)
