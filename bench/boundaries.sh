@@ -12,10 +12,8 @@ BUILD=${BUILD:-build}
 RUNS=${RUNS:-9}
 ROUNDS=${ROUNDS:-200}
 REQUESTS=${REQUESTS:-640000}
-LJLEAK="$PWD/$BUILD/ljleak"
-dir="$PWD/$BUILD/bench/boundaries"
-rm -rf "$dir"
-mkdir -p "$dir"
+. "$(dirname "$0")/median.sh"
+bench_dir boundaries
 
 TIMEFORMAT='%3R %3U %3S'
 # run LABEL COMMAND...: appends wall and CPU (user + system) seconds of one run.
@@ -26,20 +24,16 @@ run() {
   awk '{ printf "%.4f\n", $1 }' "$dir/time.tmp" >> "$dir/$label.times"
   awk '{ printf "%.4f\n", $2 + $3 }' "$dir/time.tmp" >> "$dir/$label.cpu"
 }
-. "$(dirname "$0")/median.sh"
 
 # measure NAME FROM SCRIPT ARGS...: RUNS pairs of the script under ljleak run.
 measure() {
   name=$1 from=$2
   shift 2
+  args=("$@")
+  without() { (cd "$from" && LJLEAK_VOLUME_BOUNDARIES=0 run "$name-without" "$LJLEAK" run -o "$dir/$name-without" "${args[@]}"); }
+  with() { (cd "$from" && run "$name-with" "$LJLEAK" run -o "$dir/$name-with" "${args[@]}"); }
   for i in $(seq 1 "$RUNS"); do
-    if [ $((i % 2)) = 1 ]; then
-      (cd "$from" && LJLEAK_VOLUME_BOUNDARIES=0 run "$name-without" "$LJLEAK" run -o "$dir/$name-without" "$@")
-      (cd "$from" && run "$name-with" "$LJLEAK" run -o "$dir/$name-with" "$@")
-    else
-      (cd "$from" && run "$name-with" "$LJLEAK" run -o "$dir/$name-with" "$@")
-      (cd "$from" && LJLEAK_VOLUME_BOUNDARIES=0 run "$name-without" "$LJLEAK" run -o "$dir/$name-without" "$@")
-    fi
+    in_pairs "$i" without with
     rm -rf "$dir/$name-without"
     [ "$i" = "$RUNS" ] || rm -rf "$dir/$name-with"
   done

@@ -11,13 +11,10 @@ set -e
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-5}
 REQUESTS=${REQUESTS:-1000000}
-LJLEAK="$PWD/$BUILD/ljleak"
-dir="$PWD/$BUILD/bench/floors"
-rm -rf "$dir"
-mkdir -p "$dir"
+. "$(dirname "$0")/median.sh"
+bench_dir floors
 
 TIMEFORMAT='%3R'
-. "$(dirname "$0")/median.sh"
 # judge LABEL CAPTURE OPTION...: appends the wall seconds of one ljleak diff, keeps its exit.
 judge() {
   label=$1 cap=$2
@@ -31,12 +28,10 @@ for workload in flush_few_steady flush_leak sawtooth_steady; do
   cap="$dir/$workload"
   (cd testdata/workloads && "$LJLEAK" run -o "$cap" "$workload.lua" "$REQUESTS" > /dev/null 2>&1)
   rm -f "$dir"/*.exit
+  measured() { judge measured "$cap"; }
+  lows() { judge lows "$cap" --floors-from-lows; }
   for i in $(seq 1 "$RUNS"); do
-    if [ $((i % 2)) = 1 ]; then
-      judge measured "$cap"; judge lows "$cap" --floors-from-lows
-    else
-      judge lows "$cap" --floors-from-lows; judge measured "$cap"
-    fi
+    in_pairs "$i" measured lows
   done
   paste "$dir/measured.times" "$dir/lows.times" | awk '{ printf "%.4f\n", $1 / $2 }' > "$dir/ratios"
   printf '%-17s %s requests, %s events: measured %ss (exit %s), lows only %ss (exit %s), measured/lows (median of %d pairs) %s\n' \

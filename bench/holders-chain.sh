@@ -12,13 +12,10 @@ set -e
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-5}
 NODES=${NODES:-100000 1000000}
-LJLEAK="$PWD/$BUILD/ljleak"
-dir="$PWD/$BUILD/bench/holders-chain"
-rm -rf "$dir"
-mkdir -p "$dir"
+. "$(dirname "$0")/median.sh"
+bench_dir holders-chain
 
 TIMEFORMAT='%3R %3U %3S'
-. "$(dirname "$0")/median.sh"
 # judge LABEL CAPTURE [OPTION]: appends the wall and CPU seconds of one ljleak diff; a diff that does
 # not flag the list (exit 1) stops the bench.
 judge() {
@@ -32,17 +29,16 @@ judge() {
   echo "$wall" >> "$dir/$1.wall"
   awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f\n", u + s }' >> "$dir/$1.cpu"
 }
+# The diff of $cap with holders, and without them.
+holders() { judge holders "$cap"; }
+bare() { judge bare "$cap" --no-holders; }
 
 for n in $NODES; do
   cap="$dir/chain-$n"
   "$LJLEAK" run --snapshots 1 -o "$cap" testdata/holders/chain.lua "$n" > /dev/null 2>&1
   rm -f "$dir"/*.wall "$dir"/*.cpu
   for i in $(seq 1 "$RUNS"); do
-    if [ $((i % 2)) = 1 ]; then
-      judge holders "$cap"; judge bare "$cap" --no-holders
-    else
-      judge bare "$cap" --no-holders; judge holders "$cap"
-    fi
+    in_pairs "$i" holders bare
   done
   for t in wall cpu; do
     paste "$dir/holders.$t" "$dir/bare.$t" | awk '{ printf "%.4f\n", ($2 > 0 ? $1 / $2 : 0) }' > "$dir/ratios.$t"

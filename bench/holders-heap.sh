@@ -11,11 +11,8 @@ set -e
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-5}
 RECORDS=${RECORDS:-330000}
-LJLEAK="$PWD/$BUILD/ljleak"
-dir="$PWD/$BUILD/bench/holders-heap"
-rm -rf "$dir"
-mkdir -p "$dir"
 . "$(dirname "$0")/median.sh"
+bench_dir holders-heap
 
 # judge LABEL CAPTURE [OPTION]: appends wall, CPU seconds and peak RSS (KB) of one ljleak diff; a diff
 # that flags nothing (exit 1 expected) stops the bench.
@@ -31,15 +28,14 @@ judge() {
   awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f\n", u + s }' >> "$dir/$1.cpu"
   echo "$rss" >> "$dir/$1.rss"
 }
+# The diff of $cap with holders, and without them.
+holders() { judge holders "$cap"; }
+bare() { judge bare "$cap" --no-holders; }
 
 cap="$dir/heap"
 "$LJLEAK" run --snapshots 1 -o "$cap" "$(dirname "$0")/holders_heap.lua" "$RECORDS" > /dev/null 2>&1
 for i in $(seq 1 "$RUNS"); do
-  if [ $((i % 2)) = 1 ]; then
-    judge holders "$cap"; judge bare "$cap" --no-holders
-  else
-    judge bare "$cap" --no-holders; judge holders "$cap"
-  fi
+  in_pairs "$i" holders bare
 done
 for t in wall cpu rss; do
   paste "$dir/holders.$t" "$dir/bare.$t" | awk '{ printf "%.4f\n", ($2 > 0 ? $1 / $2 : 0) }' > "$dir/ratios.$t"
