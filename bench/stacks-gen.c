@@ -62,7 +62,7 @@ static int make_sidecar(const char *segment)
     event++;
   }
   stacks_writer_end(&w);
-  int failed = stacks_writer_flush(&w) < 0 || w.failed || status != FORMAT_END;
+  int failed = stacks_writer_flush(&w) < 0 || w.out.failed || status != FORMAT_END;
   memprof_reader_close(reader);
   if (fclose(out) != 0 || failed) {
     fprintf(stderr, "stacks-gen: %s: could not be written in full\n", path);

@@ -28,7 +28,7 @@ static void *pages(size_t size)
   return p == MAP_FAILED ? NULL : p;
 }
 
-/* A failed write fails the writer (writer.failed); seg_out's error says why. */
+/* A failed write fails the writer (writer.out.failed); seg_out's error says why. */
 static int sidecar_sink(void *context, const uint8_t *data, size_t size)
 {
   struct callstack_state *s = context;
@@ -437,7 +437,7 @@ uint32_t coll_callstack_record(struct callstack_state *stacks, global_State *g, 
 {
   struct recording at = {stacks, g, cnames, event}, *c = &at;
   struct callstack_state *s = c->stacks;
-  if (!s->open || s->writer.failed)
+  if (!s->open || s->writer.out.failed)
     return 0;
   struct callstack_frame frames[CALLSTACK_MAX_DEPTH + 1];
   int truncated;

@@ -128,7 +128,7 @@ static inline __attribute__((always_inline)) int coll_callstack_quick_known(
   uint32_t stack_id, uint64_t event)
 {
   if (stack_generation != s->generation || !base ||
-      s->writer.capacity - s->writer.used < 3 * MEMPROF_ULEB128_MAX)
+      s->writer.out.capacity - s->writer.out.used < 3 * MEMPROF_ULEB128_MAX)
     return 0;
   if (coll_callstack_below_key(L, base, (uint32_t)s->depth) != stack_key)
     return 0;

@@ -182,6 +182,10 @@ int memprof_writer_epilogue(struct memprof_writer *writer);
 
 /* Hands buffered bytes to the sink. */
 int memprof_writer_flush(struct memprof_writer *writer);
+/* Makes room for size more bytes (at most the capacity): the buffer is handed to the sink when
+ * they do not fit. 0, or -1 once the writer failed. For the encoders that buffer through this
+ * writer (the stack sidecar's, the values sidecar's). */
+int memprof_writer_reserve(struct memprof_writer *writer, size_t size);
 
 /* ---- Symbols and names ---------------------------------------------------- */
 

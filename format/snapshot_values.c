@@ -19,35 +19,24 @@ void snapshot_values_writer_init(struct snapshot_values_writer *writer, uint8_t 
                                  snapshot_values_sink sink, void *context)
 {
   memset(writer, 0, sizeof *writer);
-  writer->buffer = buffer;
-  writer->size = size;
-  writer->sink = sink;
-  writer->context = context;
-  if (size < SNAPSHOT_VALUES_RECORD_MAX)
-    writer->failed = 1;  /* a record might not fit */
+  memprof_writer_init(&writer->out, buffer, size, sink, context);
+  writer->out.failed = size < SNAPSHOT_VALUES_RECORD_MAX;  /* a record might not fit */
 }
 
-static int writer_flush(struct snapshot_values_writer *w)
-{
-  if (w->failed)
-    return -1;
-  if (w->used && w->sink(w->context, w->buffer, w->used) != 0) {
-    w->failed = 1;
-    return -1;
-  }
-  w->offset += w->used;
-  w->used = 0;
-  return 0;
-}
-
-/* Room for one more record: the buffer is flushed when it might not fit. */
+/* Room for one more record: the buffer is handed to the sink when it might not fit. */
 static uint8_t *writer_room(struct snapshot_values_writer *w)
 {
-  if (w->failed)
+  if (memprof_writer_reserve(&w->out, SNAPSHOT_VALUES_RECORD_MAX) != 0)
     return NULL;
-  if (w->size - w->used < SNAPSHOT_VALUES_RECORD_MAX && writer_flush(w) != 0)
-    return NULL;
-  return w->buffer + w->used;
+  return w->out.buffer + w->out.used;
+}
+
+/* The record encoded from writer_room's pointer up to p, buffered and counted. */
+static void writer_done(struct snapshot_values_writer *w, const uint8_t *p)
+{
+  size_t n = (size_t)(p - (w->out.buffer + w->out.used));
+  w->out.used += n;
+  w->out.bytes_written += n;
 }
 
 static uint8_t *put_uleb(uint8_t *p, uint64_t value)
@@ -82,7 +71,7 @@ int snapshot_values_writer_begin(struct snapshot_values_writer *w, const struct 
   p = put_uleb(p, who->boundary);
   p = put_uleb(p, w->shown);
   p = put_uleb(p, w->keys);
-  w->used = (size_t)(p - w->buffer);
+  writer_done(w, p);
   return 0;
 }
 
@@ -95,7 +84,7 @@ int snapshot_values_writer_string(struct snapshot_values_writer *w, uint64_t add
   *p++ = SNAPSHOT_VALUES_TAG_STRING;
   p = put_uleb(p, address);
   p = put_text(p, text, length, w->shown);
-  w->used = (size_t)(p - w->buffer);
+  writer_done(w, p);
   w->strings++;
   return 0;
 }
@@ -134,7 +123,7 @@ int snapshot_values_writer_table(struct snapshot_values_writer *w, uint64_t addr
       break;
     }
   }
-  w->used = (size_t)(p - w->buffer);
+  writer_done(w, p);
   w->tables++;
   return 0;
 }
@@ -147,8 +136,8 @@ int snapshot_values_writer_end(struct snapshot_values_writer *w)
   *p++ = SNAPSHOT_VALUES_TAG_END;
   p = put_uleb(p, w->strings);
   p = put_uleb(p, w->tables);
-  w->used = (size_t)(p - w->buffer);
-  return writer_flush(w);
+  writer_done(w, p);
+  return memprof_writer_flush(&w->out);
 }
 
 /* ---- Reader ------------------------------------------------------------------- */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "format/error.h"
+#include "format/memprof.h"
 
 /* ---- Wire constants ------------------------------------------------------- */
 
@@ -126,19 +127,14 @@ void snapshot_values_free(struct snapshot_values *values);
 /* ---- Writer (the collector's) -------------------------------------------------- */
 
 /* Where the writer's bytes go: 0, or -1 (the writer stops, failed). */
-typedef int (*snapshot_values_sink)(void *context, const uint8_t *data, size_t size);
+typedef memprof_sink_fn snapshot_values_sink;
 
 /* Records are encoded into a caller's buffer of at least SNAPSHOT_VALUES_RECORD_MAX bytes (the
  * collector's is mmap'd: it allocates nothing) and handed to the sink as it fills. */
 struct snapshot_values_writer {
-  uint8_t *buffer;
-  size_t size, used;
-  snapshot_values_sink sink;
-  void *context;
+  struct memprof_writer out;  /* the buffering, as memprof's writer does it: failed, bytes_written */
   uint32_t shown, keys;       /* from the CAPTURE record */
-  uint64_t offset;            /* bytes handed to the sink */
   uint64_t strings, tables;   /* records written */
-  int failed;
 };
 
 void snapshot_values_writer_init(struct snapshot_values_writer *writer, uint8_t *buffer, size_t size,

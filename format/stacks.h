@@ -150,13 +150,8 @@ struct stacks_wire_frame {
  * (memprof_sink_fn: 0, or -1 to fail). It never allocates, so the
  * collector's allocator hook can use it. Ids are numbered by the writer. */
 struct stacks_writer {
-  uint8_t *buffer;
-  size_t capacity;           /* at least STACKS_WRITER_MIN_CAPACITY */
-  size_t used;
-  memprof_sink_fn sink;
-  void *sink_context;
-  int failed;
-  uint64_t bytes_written;    /* bytes handed to the sink plus bytes buffered */
+  struct memprof_writer out; /* the buffering (capacity at least STACKS_WRITER_MIN_CAPACITY), as
+                                memprof's writer does it: failed, bytes_written */
   uint32_t strings;          /* strings written: the last id */
   uint32_t stacks;           /* stacks written: the last id */
   uint64_t next_event;       /* the event number after the last EVENT record's */

@@ -12,75 +12,54 @@ void stacks_writer_init(struct stacks_writer *w, uint8_t *buffer, size_t capacit
                         memprof_sink_fn sink, void *sink_context)
 {
   memset(w, 0, sizeof *w);
-  w->buffer = buffer;
-  w->capacity = capacity;
-  w->sink = sink;
-  w->sink_context = sink_context;
-  w->failed = capacity < STACKS_WRITER_MIN_CAPACITY;
+  memprof_writer_init(&w->out, buffer, capacity, sink, sink_context);
+  w->out.failed = capacity < STACKS_WRITER_MIN_CAPACITY;
 }
 
 int stacks_writer_flush(struct stacks_writer *w)
 {
-  if (w->failed)
-    return -1;
-  size_t used = w->used;
-  w->used = 0;
-  if (used && w->sink(w->sink_context, w->buffer, used) != 0) {
-    w->failed = 1;
-    return -1;
-  }
-  return 0;
-}
-
-/* Room for size more bytes (size <= capacity). */
-static int reserve(struct stacks_writer *w, size_t size)
-{
-  if (w->failed)
-    return -1;
-  if (w->capacity - w->used < size)
-    return stacks_writer_flush(w);
-  return 0;
+  return memprof_writer_flush(&w->out);
 }
 
 static void put_uleb(struct stacks_writer *w, uint64_t value)
 {
-  size_t n = memprof_uleb128_encode(w->buffer + w->used, value);
-  w->used += n;
-  w->bytes_written += n;
+  size_t n = memprof_uleb128_encode(w->out.buffer + w->out.used, value);
+  w->out.used += n;
+  w->out.bytes_written += n;
 }
 
 static void put_byte(struct stacks_writer *w, uint8_t byte)
 {
-  w->buffer[w->used++] = byte;
-  w->bytes_written++;
+  w->out.buffer[w->out.used++] = byte;
+  w->out.bytes_written++;
 }
 
 int stacks_writer_header(struct stacks_writer *w)
 {
   static const uint8_t header[STACKS_HEADER_BYTES] = {'l', 'j', 's', 't', STACKS_VERSION, 0, 0, 0};
-  if (reserve(w, sizeof header) != 0)
+  if (memprof_writer_reserve(&w->out, sizeof header) != 0)
     return -1;
-  memcpy(w->buffer + w->used, header, sizeof header);
-  w->used += sizeof header;
-  w->bytes_written += sizeof header;
+  memcpy(w->out.buffer + w->out.used, header, sizeof header);
+  w->out.used += sizeof header;
+  w->out.bytes_written += sizeof header;
   return 0;
 }
 
 uint32_t stacks_writer_string(struct stacks_writer *w, const char *bytes, size_t length)
 {
-  if (reserve(w, RECORD_HEAD_MAX) != 0)
+  if (memprof_writer_reserve(&w->out, RECORD_HEAD_MAX) != 0)
     return 0;
   put_byte(w, STACKS_TAG_STRING);
   put_uleb(w, length);
   while (length > 0) {
-    if (reserve(w, 1) != 0)
+    if (memprof_writer_reserve(&w->out, 1) != 0)
       return 0;
-    size_t n = w->capacity - w->used;
+    size_t n = w->out.capacity - w->out.used;
     if (n > length)
       n = length;
-    memcpy(w->buffer + w->used, bytes, n);
-    w->used += n;
-    w->bytes_written += n;
+    memcpy(w->out.buffer + w->out.used, bytes, n);
+    w->out.used += n;
+    w->out.bytes_written += n;
     bytes += n;
     length -= n;
   }
@@ -90,13 +69,13 @@ uint32_t stacks_writer_string(struct stacks_writer *w, const char *bytes, size_t
 uint32_t stacks_writer_stack(struct stacks_writer *w, const struct stacks_wire_frame *frames,
                              uint32_t frame_count, uint32_t flags)
 {
-  if (frame_count > STACKS_MAX_FRAMES || reserve(w, RECORD_HEAD_MAX) != 0)
+  if (frame_count > STACKS_MAX_FRAMES || memprof_writer_reserve(&w->out, RECORD_HEAD_MAX) != 0)
     return 0;
   put_byte(w, STACKS_TAG_STACK);
   put_uleb(w, flags);
   put_uleb(w, frame_count);
   for (uint32_t i = 0; i < frame_count; i++) {
-    if (reserve(w, FRAME_MAX) != 0)
+    if (memprof_writer_reserve(&w->out, FRAME_MAX) != 0)
       return 0;
     put_byte(w, (uint8_t)frames[i].kind);
     put_uleb(w, frames[i].name);
@@ -108,7 +87,7 @@ uint32_t stacks_writer_stack(struct stacks_writer *w, const struct stacks_wire_f
 
 int stacks_writer_event(struct stacks_writer *w, uint64_t event, uint32_t stack_id)
 {
-  if (event < w->next_event || reserve(w, RECORD_HEAD_MAX) != 0)
+  if (event < w->next_event || memprof_writer_reserve(&w->out, RECORD_HEAD_MAX) != 0)
     return -1;
   /* The number as the events skipped since the last record's: mostly one byte. */
   put_byte(w, STACKS_TAG_EVENT);
@@ -120,7 +99,7 @@ int stacks_writer_event(struct stacks_writer *w, uint64_t event, uint32_t stack_
 
 int stacks_writer_end(struct stacks_writer *w)
 {
-  if (reserve(w, 1) != 0)
+  if (memprof_writer_reserve(&w->out, 1) != 0)
     return -1;
   put_byte(w, STACKS_TAG_END);
   return 0;

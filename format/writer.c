@@ -40,8 +40,7 @@ int memprof_writer_flush(struct memprof_writer *w)
   return writer_pass(w, w->buffer, used);
 }
 
-/* Makes room for `size` bytes in the buffer (size <= WRITER_RECORD_MAX). */
-static int writer_reserve(struct memprof_writer *w, size_t size)
+int memprof_writer_reserve(struct memprof_writer *w, size_t size)
 {
   if (w->failed)
     return -1;
@@ -84,7 +83,7 @@ static int put_bytes(struct memprof_writer *w, const uint8_t *data, size_t size)
 /* A symbol body (after its header byte): the same in the prologue and in a symtab event. */
 static int put_symbol(struct memprof_writer *w, uint8_t header, const struct memprof_symbol *s)
 {
-  if (writer_reserve(w, WRITER_RECORD_MAX) != 0)
+  if (memprof_writer_reserve(w, WRITER_RECORD_MAX) != 0)
     return -1;
   put_byte(w, header);
   switch (s->kind) {
@@ -100,7 +99,7 @@ static int put_symbol(struct memprof_writer *w, uint8_t header, const struct mem
     if (put_bytes(w, (const uint8_t *)s->name, s->name_length) != 0)
       return -1;
     if (s->kind == MEMPROF_SYMBOL_LUA) {
-      if (writer_reserve(w, MEMPROF_ULEB128_MAX) != 0)
+      if (memprof_writer_reserve(w, MEMPROF_ULEB128_MAX) != 0)
         return -1;
       put_uleb(w, s->line);
     }
@@ -129,7 +128,7 @@ int memprof_writer_symbol(struct memprof_writer *w, const struct memprof_symbol 
 
 int memprof_writer_symtab_end(struct memprof_writer *w)
 {
-  if (writer_reserve(w, 1) != 0)
+  if (memprof_writer_reserve(w, 1) != 0)
     return -1;
   put_byte(w, MEMPROF_EPILOGUE);
   return 0;
@@ -145,7 +144,7 @@ int memprof_writer_event(struct memprof_writer *w, const struct memprof_event *e
   if (e->kind < MEMPROF_EVENT_ALLOC || e->kind > MEMPROF_EVENT_REALLOC ||
       e->source < MEMPROF_SOURCE_INTERNAL || e->source > MEMPROF_SOURCE_TRACE)
     return -1;
-  if (writer_reserve(w, WRITER_RECORD_MAX) != 0)
+  if (memprof_writer_reserve(w, WRITER_RECORD_MAX) != 0)
     return -1;
   put_byte(w, (uint8_t)((unsigned)e->source << 2 | (unsigned)e->kind));
   if (e->source == MEMPROF_SOURCE_LUA) {
@@ -175,7 +174,7 @@ int memprof_writer_symbol_event(struct memprof_writer *w, const struct memprof_s
 
 int memprof_writer_epilogue(struct memprof_writer *w)
 {
-  if (writer_reserve(w, 1) != 0)
+  if (memprof_writer_reserve(w, 1) != 0)
     return -1;
   put_byte(w, MEMPROF_EPILOGUE);
   return memprof_writer_flush(w);

@@ -37,7 +37,7 @@ static struct bytes write_sample(int end)
   if (end)
     ck_assert_int_eq(snapshot_values_writer_end(&w), 0);
   else
-    ck_assert_int_eq(bytes_sink(&out, w.buffer, w.used), 0);  /* what a killed writer left */
+    ck_assert_int_eq(bytes_sink(&out, w.out.buffer, w.out.used), 0);  /* what a killed writer left */
   free(buffer);
   return out;
 }

@@ -37,7 +37,7 @@ static struct bytes write_sample(size_t capacity, int end)
   if (end)
     ck_assert_int_eq(stacks_writer_end(&w), 0);
   ck_assert_int_eq(stacks_writer_flush(&w), 0);
-  ck_assert_uint_eq(w.bytes_written, out.size);
+  ck_assert_uint_eq(w.out.bytes_written, out.size);
   free(buffer);
   return out;
 }

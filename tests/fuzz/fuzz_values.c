@@ -48,7 +48,7 @@ static struct bytes write_again(const struct snapshot_values *v)
   if (v->complete)
     MUST(snapshot_values_writer_end(&w) == 0);
   else
-    MUST(bytes_sink(&out, w.buffer, w.used) == 0);
+    MUST(bytes_sink(&out, w.out.buffer, w.out.used) == 0);
   return out;
 }
 
