@@ -33,6 +33,17 @@ local function context_path(busted, element)
   return table.concat(path, " "), file
 end
 
+-- Records element's test line: its name and place (describe and file from context_path), with
+-- the fields of its outcome.
+local function record(element, describe, file, fields)
+  local trace = element.trace or {}
+  fields.name = element.name or ""
+  fields.describe = describe
+  fields.file = file or trace.short_src or ""
+  fields.line = trace.currentline or 0
+  host.record(fields)
+end
+
 -- One test: warm-up runs, then measured runs, each followed by a full GC
 -- cycle and its boundary; the last one also takes a heap snapshot, so a
 -- leaking test's sites get their holders.
@@ -79,12 +90,7 @@ local function repeat_test(busted, executor, element, state)
   if started then
     collector.stop()
   end
-  local trace = element.trace or {}
-  host.record{
-    name = element.name or "",
-    describe = describe,
-    file = file or trace.short_src or "",
-    line = trace.currentline or 0,
+  record(element, describe, file, {
     status = state.current.status or "error",
     message = state.current.message,
     capture = started and string.format("%04d", state.count) or nil,
@@ -92,21 +98,12 @@ local function repeat_test(busted, executor, element, state)
     warmup = host.warmup,
     runs = done - host.warmup,
     failed_run = failed_at,
-  }
+  })
 end
 
 local function record_pending(busted, element, status, state)
   local describe, file = context_path(busted, element)
-  local trace = element.trace or {}
-  host.record{
-    name = element.name or "",
-    describe = describe,
-    file = file or trace.short_src or "",
-    line = trace.currentline or 0,
-    status = status or "pending",
-    warmup = 0,
-    runs = 0,
-  }
+  record(element, describe, file, {status = status or "pending", warmup = 0, runs = 0})
 end
 
 -- Wraps a busted core as busted.runner makes it: the `it` executor, and
