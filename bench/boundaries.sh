@@ -7,8 +7,6 @@
 # requests, a heap that grows to about 20 MB and is flushed once). Prints
 # per workload the median wall and CPU times, the median of the pairs' own
 # ratios, and the boundaries of each cause in the last capture with them.
-set -e
-BUILD=${BUILD:-build}
 RUNS=${RUNS:-9}
 ROUNDS=${ROUNDS:-200}
 REQUESTS=${REQUESTS:-640000}

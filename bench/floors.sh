@@ -7,8 +7,6 @@
 # rose and fell back: the second reading is made) and on sawtooth_steady.lua
 # (many flushes with flat lows: it is not). Prints per capture its events,
 # the median times of both, the median of the pairs' ratios, and both exits.
-set -e
-BUILD=${BUILD:-build}
 RUNS=${RUNS:-5}
 REQUESTS=${REQUESTS:-1000000}
 . "$(dirname "$0")/median.sh"

@@ -8,8 +8,6 @@
 # of both, wall and CPU (user + system) seconds, their difference (the holders: reading the
 # snapshot, the graph, its paths and dominator tree) and the median of the pairs' own ratios
 # of wall and of CPU time; and checks that each diff flagged the list (exit 1).
-set -e
-BUILD=${BUILD:-build}
 RUNS=${RUNS:-5}
 NODES=${NODES:-100000 1000000}
 . "$(dirname "$0")/median.sh"

@@ -7,8 +7,6 @@
 # (a shared machine drifts); prints the medians of RUNS pairs of wall and CPU (user + system)
 # seconds and peak RSS (/usr/bin/time), and the medians of the pairs' ratios against the
 # target: 1.5x the time and 2x the peak memory.
-set -e
-BUILD=${BUILD:-build}
 RUNS=${RUNS:-5}
 RECORDS=${RECORDS:-330000}
 . "$(dirname "$0")/median.sh"

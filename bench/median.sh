@@ -1,8 +1,11 @@
 # bench/median.sh: sourced by the bench scripts: their directory, runs in pairs, medians.
 
-# bench_dir NAME: LJLEAK, the ljleak of $BUILD, and dir, the empty directory $BUILD/bench/NAME.
-# shellcheck disable=SC2034 # both are for the script that sources this
+# bench_dir NAME: a bench's start: it stops at the first failing command (set -e); BUILD (build
+# by default); LJLEAK, the ljleak of $BUILD; and dir, the empty directory $BUILD/bench/NAME.
+# shellcheck disable=SC2034 # they are for the script that sources this
 bench_dir() {
+  set -e
+  BUILD=${BUILD:-build}
   LJLEAK="$PWD/$BUILD/ljleak"
   dir="$PWD/$BUILD/bench/$1"
   rm -rf "$dir"

@@ -312,6 +312,13 @@ static int l_snapshot(lua_State *L)
   return request_and_count(L, ljleak_collector_snapshot, 1);
 }
 
+/* t[name] = value, t on the top of the stack. */
+static void set_number(lua_State *L, const char *name, uint64_t value)
+{
+  lua_pushnumber(L, (lua_Number)value);
+  lua_setfield(L, -2, name);
+}
+
 static int l_status(lua_State *L)
 {
   struct ljleak_collector_status st;
@@ -323,24 +330,16 @@ static int l_status(lua_State *L)
     lua_pushstring(L, st.dir);
     lua_setfield(L, -2, "dir");
   }
-  lua_pushnumber(L, (lua_Number)st.segments);
-  lua_setfield(L, -2, "segments");
-  lua_pushnumber(L, (lua_Number)st.events);
-  lua_setfield(L, -2, "events");
-  lua_pushnumber(L, (lua_Number)st.bytes);
-  lua_setfield(L, -2, "bytes");
-  lua_pushnumber(L, (lua_Number)st.allocated);
-  lua_setfield(L, -2, "allocated");
+  set_number(L, "segments", st.segments);
+  set_number(L, "events", st.events);
+  set_number(L, "bytes", st.bytes);
+  set_number(L, "allocated", st.allocated);
   lua_pushboolean(L, st.direct_hook);
   lua_setfield(L, -2, "direct_hook");
-  lua_pushnumber(L, (lua_Number)st.boundaries);
-  lua_setfield(L, -2, "boundaries");
-  lua_pushnumber(L, (lua_Number)st.snapshots);
-  lua_setfield(L, -2, "snapshots");
-  lua_pushnumber(L, (lua_Number)st.trace_allocations);
-  lua_setfield(L, -2, "trace_allocations");
-  lua_pushnumber(L, (lua_Number)st.trace_lines);
-  lua_setfield(L, -2, "trace_lines");
+  set_number(L, "boundaries", st.boundaries);
+  set_number(L, "snapshots", st.snapshots);
+  set_number(L, "trace_allocations", st.trace_allocations);
+  set_number(L, "trace_lines", st.trace_lines);
   if (st.error[0]) {
     lua_pushstring(L, st.error);
     lua_setfield(L, -2, "error");

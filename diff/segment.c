@@ -113,16 +113,20 @@ static inline int segment_list_add(uint64_t **list, size_t *count, size_t *capac
 }
 
 
-/* The block at address, made when new (*created), when it was first touched
- * here listed among the touches. NULL when out of memory. */
-static inline struct diff_live_block *segment_touch(struct diff_segment_aggregate *segment, uint64_t address,
-                                                   size_t hash, int *created)
+/* *block, the block at address, made when new (*created), when it was first
+ * touched here listed among the touches. 1; 0 for address 0 (no block, nothing
+ * to do); -1 when out of memory. */
+static inline int segment_touch(struct diff_segment_aggregate *segment, uint64_t address, size_t hash,
+                                struct diff_live_block **block, int *created)
 {
-  struct diff_live_block *block = live_map_insert_hashed(&segment->touched, address, hash, created);
-  if (block && *created && segment->lists_touches &&
-      segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity, address) < 0)
-    return NULL;
-  return block;
+  if (!address)
+    return 0;
+  *block = live_map_insert_hashed(&segment->touched, address, hash, created);
+  if (!*block || (*created && segment->lists_touches &&
+                  segment_list_add(&segment->touches, &segment->touch_count, &segment->touch_capacity,
+                                   address) < 0))
+    return -1;
+  return 1;
 }
 
 /* A live block's end (freed, or allocated over): counted as its owner's free. */
@@ -139,12 +143,10 @@ SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t s
                                 uint64_t address, size_t hash, uint64_t size, uint64_t sample,
                                 uint32_t young)
 {
-  if (!address)
-    return 0;
-  int created;
-  struct diff_live_block *block = segment_touch(segment, address, hash, &created);
-  if (!block)
-    return -1;
+  struct diff_live_block *block;
+  int created, touched = segment_touch(segment, address, hash, &block, &created);
+  if (touched <= 0)
+    return touched;
   if (!created && block->site != DIFF_LIVE_MAP_DEAD)  /* an alloc over a live block closes it */
     segment_close(segment, block, sample);
   if (live_map_set_size(&segment->touched, block, size) < 0)
@@ -164,12 +166,10 @@ SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t s
 SEGMENT_HOT int segment_free(struct diff_segment_aggregate *segment, uint64_t address, size_t hash,
                                uint64_t sample)
 {
-  if (!address)
-    return 0;
-  int created;
-  struct diff_live_block *block = segment_touch(segment, address, hash, &created);
-  if (!block)
-    return -1;
+  struct diff_live_block *block;
+  int created, touched = segment_touch(segment, address, hash, &block, &created);
+  if (touched <= 0)
+    return touched;
   if (created)
     block->site = DIFF_LIVE_MAP_DEAD;
   else if (block->site != DIFF_LIVE_MAP_DEAD) {
