@@ -312,13 +312,6 @@ static int l_snapshot(lua_State *L)
   return request_and_count(L, ljleak_collector_snapshot, 1);
 }
 
-/* t[name] = value, t on the top of the stack. */
-static void set_number(lua_State *L, const char *name, uint64_t value)
-{
-  lua_pushnumber(L, (lua_Number)value);
-  lua_setfield(L, -2, name);
-}
-
 static int l_status(lua_State *L)
 {
   struct ljleak_collector_status st;
@@ -330,16 +323,21 @@ static int l_status(lua_State *L)
     lua_pushstring(L, st.dir);
     lua_setfield(L, -2, "dir");
   }
-  set_number(L, "segments", st.segments);
-  set_number(L, "events", st.events);
-  set_number(L, "bytes", st.bytes);
-  set_number(L, "allocated", st.allocated);
-  lua_pushboolean(L, st.direct_hook);
-  lua_setfield(L, -2, "direct_hook");
-  set_number(L, "boundaries", st.boundaries);
-  set_number(L, "snapshots", st.snapshots);
-  set_number(L, "trace_allocations", st.trace_allocations);
-  set_number(L, "trace_lines", st.trace_lines);
+  const struct {
+    const char *name;
+    uint64_t value;
+    int boolean;
+  } fields[] = {{"segments", st.segments, 0}, {"events", st.events, 0}, {"bytes", st.bytes, 0},
+                {"allocated", st.allocated, 0}, {"direct_hook", (uint64_t)st.direct_hook, 1},
+                {"boundaries", st.boundaries, 0}, {"snapshots", st.snapshots, 0},
+                {"trace_allocations", st.trace_allocations, 0}, {"trace_lines", st.trace_lines, 0}};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    if (fields[i].boolean)
+      lua_pushboolean(L, fields[i].value != 0);
+    else
+      lua_pushnumber(L, (lua_Number)fields[i].value);
+    lua_setfield(L, -2, fields[i].name);
+  }
   if (st.error[0]) {
     lua_pushstring(L, st.error);
     lua_setfield(L, -2, "error");

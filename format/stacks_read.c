@@ -334,10 +334,8 @@ static enum parse parse_string(struct stacks_reader *r, struct stacks_cursor *c,
   uint32_t id = ++r->string_count;
   r->strings[id] = copy;
   r->string_lengths[id] = (size_t)length;
-  rec->type = STACKS_RECORD_STRING;
-  rec->id = id;
-  rec->string = copy;
-  rec->string_length = (size_t)length;
+  *rec = (struct stacks_record){.type = STACKS_RECORD_STRING, .id = id, .string = copy,
+                                .string_length = (size_t)length};
   return PARSE_OK;
 }
 
@@ -390,9 +388,7 @@ static enum parse parse_stack(struct stacks_reader *r, struct stacks_cursor *c, 
   st->frames = kept;
   st->hash = stacks_hash(kept, (uint32_t)count);
   r->stacks[st->id] = st;
-  rec->type = STACKS_RECORD_STACK;
-  rec->id = st->id;
-  rec->stack = st;
+  *rec = (struct stacks_record){.type = STACKS_RECORD_STACK, .id = st->id, .stack = st};
   return PARSE_OK;
 }
 
@@ -409,9 +405,8 @@ static enum parse parse_event(struct stacks_reader *r, struct stacks_cursor *c, 
    * (the bound below would wrap). */
   if (r->next_event == UINT64_MAX || skip > UINT64_MAX - 1 - r->next_event)
     return fail(r, FORMAT_BAD_INPUT, offset, "event number overflows"), PARSE_BAD;
-  rec->type = STACKS_RECORD_EVENT;
-  rec->event = r->next_event + skip;
-  rec->stack_id = (uint32_t)stack;
+  *rec = (struct stacks_record){.type = STACKS_RECORD_EVENT, .event = r->next_event + skip,
+                                .stack_id = (uint32_t)stack};
   r->next_event = rec->event + 1;
   return PARSE_OK;
 }
