@@ -87,7 +87,7 @@ static int parse(struct attach_job *job, int argc, char **argv)
   for (; args.index < argc && !args.failed; args.index++) {
     char *a = argv[args.index];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      printf("%s%s", attach_usage, attach_help);
+      cli_help(&args, attach_help);
       return -1;
     }
     if (!strcmp(a, "--snapshot")) {
