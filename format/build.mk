@@ -4,8 +4,7 @@ format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/wri
   format/json_write.c format/json_read.c
 
 # format/error.c: the one error type's messages, cut at the buffer's end
-TEST_SUITES += test_format_error
-test_format_error_LIBS = format
+$(call check_suite,test_format_error,format container)
 # format/capture_layout.c: the capture directory's file names
 $(call check_suite,test_format_layout,format container)
 # format/json_write.c: members a line, one-line records and arrays among them
