@@ -55,7 +55,7 @@ check "the_second_capture_finds_the_leak_too" grows_at "$tmp/d2" 6
 # Without --duration: until Ctrl-C, then a stop request and the last boundary.
 "$LJLEAK" attach --every 16k -o "$tmp/cap-int" "$leak" 2>"$tmp/int.err" &
 attacher=$!
-n=0; until grep -q capturing "$tmp/int.err" || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done
+n=0; until grep -q capturing "$tmp/int.err" 2>/dev/null || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done
 sleep 1
 kill -INT "$attacher"
 wait "$attacher"
