@@ -105,6 +105,20 @@ check "saying_no_safe_stop_came" grep -q "entered no system call where loading i
 check "it_is_not_traced_after" sh -c "grep -q '^TracerPid:[[:space:]]*0$' /proc/$spin/status"
 check "and_collector_so_was_never_loaded" sh -c "! grep -q collector.so /proc/$spin/maps"
 
+# Another LuaJIT (OpenResty's, make other-luajit's tree): its state has another layout; refused.
+other=$BUILD/other-luajit
+if [ ! -x "$other/root/usr/bin/luajit" ]; then
+  make --no-print-directory BUILD="$BUILD" other-luajit >"$tmp/other.log" 2>&1 || tail -n 20 "$tmp/other.log"
+fi
+otherlib=$(dirname "$(ls "$other"/root/usr/lib/*/libluajit-5.1.so.2)")
+LD_LIBRARY_PATH=$otherlib "$other/root/usr/bin/luajit" testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
+wrong=$!; pids="$pids $wrong"
+sleep 0.5
+"$LJLEAK" attach --duration 1 -o "$tmp/cap-wrong" "$wrong" 2>"$tmp/wrong.err"
+check "another_luajit_is_refused" test $? = 3
+check "saying_it_is_not_the_one_built_for" grep -q "not the one this build was made for" "$tmp/wrong.err"
+check "it_runs_on_without_a_capture" sh -c "kill -0 $wrong && test ! -e '$tmp/cap-wrong/index'"
+
 # Not LuaJIT: the collector cannot load.
 sleep 30 &
 plain=$!; pids="$pids $plain"
