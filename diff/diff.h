@@ -243,6 +243,9 @@ struct diff_site {
   uint64_t *floors;           /* [count] or NULL: at a drop's low, the bytes of the blocks live
                                  at its high that survived it (diff/survivors.h), else
                                  DIFF_TREND_UNMEASURED; what the fill-and-flush rule judges */
+  uint64_t *kept;             /* [count] or NULL: the live bytes, but at a boundary of the
+                                 program's own cycles those still live at the next boundary
+                                 (diff_trend_kept_series); what the floating-garbage rule judges */
   uint64_t allocs;            /* allocation events over the whole capture (scaled if sampled) */
   uint64_t frees;             /* free events over the whole capture (scaled if sampled) */
   double growth_bytes_per_segment;  /* Theil-Sen slope of live_bytes */

@@ -195,7 +195,7 @@ int diff_result_judge_site(struct diff_site *site, const struct diff_options *op
   double interval = info ? diff_result_seconds_per_boundary(info) : 0;
   /* The work at each boundary, when it is the site's own boundaries' */
   const uint64_t *work = info && info->boundary_count == site->count ? info->allocated : NULL;
-  if (diff_trend_verdict_work(site->live_bytes, site->floors, work,
+  if (diff_trend_verdict_kept(site->live_bytes, site->floors, site->kept, work,
                               site->live_bytes ? site->count : 0, options, &site->verdict,
                               &trend) < 0)
     return -1;

@@ -1,4 +1,4 @@
-/* diff/survivors.h: what survived a drop of the fill-and-flush rule: at each boundary, the bytes of the blocks a site held at an earlier boundary that are still live, by a second reading of the capture. */
+/* diff/survivors.h: what survived a drop of the fill-and-flush rule, and what of an own cycle's blocks lived to a full one: at each boundary, the bytes of the blocks a site held at an earlier boundary that are still live, by a second reading of the capture. */
 #ifndef LJLEAK_DIFF_SURVIVORS_H
 #define LJLEAK_DIFF_SURVIVORS_H
 
@@ -19,6 +19,11 @@ struct diff_survivors_site {
   size_t mark_count;
   size_t until;               /* the last boundary whose bytes are wanted */
   uint64_t *bytes;            /* [boundaries]: filled (DIFF_TREND_UNMEASURED after until) */
+  uint64_t *cohorts;          /* NULL, or [mark_count * boundaries]: each mark's cohort
+                                 instead of bytes (not filled): at m * boundaries + k, the
+                                 bytes at boundary k of the blocks the site held at mark m
+                                 that it did not hold at the mark before (born since);
+                                 DIFF_TREND_UNMEASURED up to mark m and after until */
 };
 
 /* Reads capture again (on one thread; diff_aggregate_capture_stepwise),
@@ -31,13 +36,19 @@ enum format_status diff_survivors_read(struct diff_source *capture, uint64_t sam
                                        struct diff_survivors_site *sites, size_t count,
                                        size_t boundaries, struct format_error *err);
 
-/* The fill-and-flush rule with measured floors (docs/diff.md, "Fill and
- * flush"): every site and stack row of result (capture's first reading)
- * that rose and fell back, steady by that rule on its lows or not steady,
- * is judged again, its floors measured by diff_survivors_read at the lows
- * of its drops, marked at their highs: one reading for the sites, one
- * more for the stacks when a stack row needs it. info: the capture's (its
- * sampling interval and times). Returns FORMAT_OK or an error in err. */
+/* The rules that read the capture again (docs/diff.md): fill and flush
+ * with measured floors, every site and stack row of result (capture's
+ * first reading) that rose and fell back, steady by that rule on its lows
+ * or not steady, judged again with its floors measured by
+ * diff_survivors_read at the lows of its drops, marked at their highs
+ * (none with options->floors_from_lows); then floating garbage, every site
+ * still growing or undecided on boundaries some of which ended the
+ * program's own cycles (and the stack rows of those it makes steady),
+ * judged again with its kept series (diff_trend_kept_series) from its
+ * cohorts at those boundaries. One reading for the sites, one more for the
+ * stacks when a stack row needs it, per rule. info: the capture's (its
+ * sampling interval, times and forced cycles). Returns FORMAT_OK or an error
+ * in err. */
 struct diff_result;
 enum format_status diff_survivors_judge(struct diff_result *result, struct diff_source *capture,
                                         const struct diff_capture *info,

@@ -651,3 +651,47 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
   free(x);
   return status;
 }
+
+void diff_trend_kept_series(const uint64_t *live, const size_t *marks, size_t mark_count,
+                            const uint64_t *cohorts, const unsigned char *forced, size_t n,
+                            uint64_t *kept)
+{
+  size_t full = n ? n - 1 : 0;  /* the next boundary after k that ended a full cycle */
+  for (size_t k = n; k-- > 0;) {
+    kept[k] = live[k];
+    /* A forced cycle was full: what it left live was reachable there. */
+    if (forced && forced[k])
+      full = k;
+    if (!forced || forced[k] || k + 1 >= n || !cohorts)
+      continue;
+    uint64_t lasted = 0;
+    for (size_t m = 0; m < mark_count && marks[m] <= k; m++) {
+      uint64_t bytes = cohorts[m * n + full];
+      if (bytes != DIFF_TREND_UNMEASURED)
+        lasted += bytes;
+    }
+    if (lasted < live[k])
+      kept[k] = lasted;
+  }
+}
+
+/* Floating garbage (docs/diff.md): what the program's own cycles leave live
+ * and a full cycle frees is no leak; a leak's blocks live through both. */
+int diff_trend_verdict_kept(const uint64_t *series, const uint64_t *floors, const uint64_t *kept,
+                            const uint64_t *work, size_t n, const struct diff_options *options,
+                            enum diff_verdict *verdict, struct diff_trend *out)
+{
+  if (diff_trend_verdict_work(series, floors, work, n, options, verdict, out) < 0)
+    return -1;
+  if (!kept || (*verdict != DIFF_VERDICT_GROWING && *verdict != DIFF_VERDICT_UNDECIDED))
+    return 0;
+  struct diff_trend lasting;
+  enum diff_verdict kept_verdict;
+  if (diff_trend_verdict_work(kept, NULL, work, n, options, &kept_verdict, &lasting) < 0)
+    return -1;
+  if (kept_verdict == DIFF_VERDICT_STEADY) {
+    *verdict = DIFF_VERDICT_STEADY;
+    out->floating = 1;
+  }
+  return 0;
+}

@@ -40,6 +40,9 @@ struct diff_trend {
                                  good before the end: undecided, not steady */
   double p_best;              /* p_up of the same values in rising order: the best the
                                  test could give them (computed only when it matters) */
+  int floating;               /* growing or undecided on its live bytes, steady on what of
+                                 them lived to the next boundary (its kept series): floating
+                                 garbage at the program's own cycles, steady */
 };
 
 /* Mann-Kendall S and its tie-corrected variance. */
@@ -87,6 +90,30 @@ int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, si
  * procedure"). */
 int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, const uint64_t *work,
                             size_t n, const struct diff_options *options,
+                            enum diff_verdict *verdict, struct diff_trend *out);
+
+/* The kept series (docs/diff.md, "Floating garbage"): at a boundary k
+ * that ended one of the program's own cycles (forced[k] 0), not the last,
+ * the bytes of the blocks live at k that were still live at the next
+ * boundary that ended a full cycle (forced), or at the last boundary when
+ * none comes; elsewhere the live bytes. The blocks are read in cohorts
+ * (diff/survivors.h), one per mark, marks[0..mark_count) rising: at
+ * m * n + f, cohorts gives the bytes at boundary f of the blocks live at
+ * marks[m] that were born since the mark before; the blocks live at k are
+ * those of the cohorts marked up to k, so every such boundary k must be
+ * marked. A kept value is never above the live one (a block young at k
+ * counts in its cohort). forced NULL: every boundary keeps its live bytes.
+ * Fills kept (indexed as live). */
+void diff_trend_kept_series(const uint64_t *live, const size_t *marks, size_t mark_count,
+                            const uint64_t *cohorts, const unsigned char *forced, size_t n,
+                            uint64_t *kept);
+
+/* diff_trend_verdict_work, then the floating-garbage rule: a series growing
+ * or undecided whose kept series (NULL: none, indexed as series) is steady
+ * by the same rules is steady, with out->floating set (out's statistics
+ * stay those of series). Returns -1 when out of memory. */
+int diff_trend_verdict_kept(const uint64_t *series, const uint64_t *floors, const uint64_t *kept,
+                            const uint64_t *work, size_t n, const struct diff_options *options,
                             enum diff_verdict *verdict, struct diff_trend *out);
 
 /* A drop of the fill-and-flush rule: the boundary of its high and of its low. */

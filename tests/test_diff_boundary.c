@@ -337,21 +337,33 @@ START_TEST(test_survivors_of_a_mark_are_the_blocks_held_there_still_live)
   ck_assert_msg(diff_source_open(&capture, paths, 1, &err) == FORMAT_OK, "%s", err.message);
   size_t marks[2] = {0, 2};
   uint64_t bytes[4];
-  struct diff_survivors_site site = {"@t.lua:30", marks, 2, 3, bytes};
+  struct diff_survivors_site site = {"@t.lua:30", marks, 2, 3, bytes, NULL};
   ck_assert_msg(diff_survivors_read(&capture, 0, 0, &site, 1, 4, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_uint_eq(bytes[0], DIFF_TREND_UNMEASURED);
   ck_assert_uint_eq(bytes[1], 200);
   ck_assert_uint_eq(bytes[2], 0);
   ck_assert_uint_eq(bytes[3], 50);
+  /* In cohorts, each mark's own blocks: at mark 0 the 300 bytes born by
+   * then (200 left at boundary 1, none from boundary 2 on); at mark 2 the
+   * 50 and 10 bytes born since mark 0 (50 left at boundary 3). */
+  uint64_t cohorts[2 * 4];
+  struct diff_survivors_site each = {"@t.lua:30", marks, 2, 3, NULL, cohorts};
+  ck_assert_msg(diff_survivors_read(&capture, 0, 0, &each, 1, 4, &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_uint_eq(cohorts[0], DIFF_TREND_UNMEASURED);
+  ck_assert_uint_eq(cohorts[1], 200);
+  ck_assert_uint_eq(cohorts[2], 0);
+  ck_assert_uint_eq(cohorts[3], 0);
+  ck_assert_uint_eq(cohorts[4 + 2], DIFF_TREND_UNMEASURED);
+  ck_assert_uint_eq(cohorts[4 + 3], 50);
   /* Read no further than wanted: past until nothing is measured. */
   size_t first_mark[1] = {0};
-  struct diff_survivors_site early = {"@t.lua:30", first_mark, 1, 1, bytes};
+  struct diff_survivors_site early = {"@t.lua:30", first_mark, 1, 1, bytes, NULL};
   ck_assert_msg(diff_survivors_read(&capture, 0, 0, &early, 1, 4, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_uint_eq(bytes[1], 200);
   ck_assert_uint_eq(bytes[2], DIFF_TREND_UNMEASURED);
   ck_assert_uint_eq(bytes[3], DIFF_TREND_UNMEASURED);
   /* A site the capture never saw is measured as nothing held. */
-  struct diff_survivors_site none = {"@t.lua:99", marks, 2, 3, bytes};
+  struct diff_survivors_site none = {"@t.lua:99", marks, 2, 3, bytes, NULL};
   ck_assert_msg(diff_survivors_read(&capture, 0, 0, &none, 1, 4, &err) == FORMAT_OK, "%s", err.message);
   ck_assert_uint_eq(bytes[1], 0);
   ck_assert_uint_eq(bytes[3], 0);

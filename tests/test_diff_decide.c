@@ -454,6 +454,76 @@ START_TEST(test_one_step_that_held_passes_a_late_one_is_inconclusive)
 }
 END_TEST
 
+/* Floating garbage (docs/diff.md, "Floating garbage"): a capture whose
+ * boundaries 0-4 and 18-19 ended full cycles the collector forced and 5-17
+ * the program's own. Line 41 makes k KB at each own boundary k, freed two
+ * boundaries later (dead strings found again before they were swept live
+ * past the next own cycle), and the last at the full cycle of boundary 18:
+ * its live bytes climb to 33 KB, and nothing of them lasts to a full
+ * cycle: steady. Line 30 keeps 1000 bytes a boundary: growing, and as
+ * high at the full cycles as at the own ones, so not read again. */
+START_TEST(test_what_dies_by_the_next_full_cycle_is_no_leak)
+{
+  char path[600], file[700];
+  fixture_path(path, sizeof path, dir, "floating");
+  char command[700];
+  snprintf(command, sizeof command, "mkdir -p '%s'", path);
+  ck_assert_int_eq(system(command), 0);
+  snprintf(file, sizeof file, "%s/seg-0001.memprof", path);
+  struct fixture_segment s;
+  fixture_begin(&s, file);
+  char index[4096];
+  size_t used = (size_t)snprintf(index, sizeof index, "ljleak-index\tversion=1\ncapture\tpid=7\tsample=0\n");
+  uint64_t events = 0;
+  for (uint64_t k = 0; k < 20; k++) {
+    int own = k >= 5 && k <= 17;
+    fixture_alloc(&s, 30, 0x100000 + 0x1000 * k, 1000);
+    events++;
+    for (uint64_t born = 5; born <= 17; born++)
+      if (born + 2 == k || (k == 18 && born == 17)) {
+        fixture_free(&s, 41, 0x800000 + 0x1000 * born, 1000 * born);
+        events++;
+      }
+    if (own) {
+      fixture_alloc(&s, 41, 0x800000 + 0x1000 * k, 1000 * k);
+      events++;
+    }
+    used += (size_t)snprintf(index + used, sizeof index - used,
+                             "boundary\tseq=%u\tsegment=1\tevents=%u\tcause=%s\n", (unsigned)k + 1,
+                             (unsigned)events, own ? "gc" : "volume");
+  }
+  fixture_end(&s, 0);
+  snprintf(index + used, sizeof index - used, "segment\tseq=1\tfile=seg-0001.memprof\tevents=%u\tcomplete=1\n",
+           (unsigned)events);
+  snprintf(file, sizeof file, "%s/index", path);
+  FILE *out = fopen(file, "w");
+  ck_assert_ptr_nonnull(out);
+  fputs(index, out);
+  fclose(out);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result r;
+  run_trend(path, &options, &r);
+  const struct diff_site *floating = fixture_site(&r, "@t.lua:41"), *leak = fixture_site(&r, "@t.lua:30");
+  ck_assert_uint_eq(floating->count, 20);
+  ck_assert_uint_eq(floating->live_bytes[17], 33000);  /* 16 KB and 17 KB */
+  ck_assert_uint_eq(floating->live_bytes[18], 0);
+  ck_assert_ptr_nonnull(floating->kept);
+  for (size_t k = 5; k <= 17; k++)
+    ck_assert_uint_eq(floating->kept[k], 0);
+  enum diff_verdict on_live;
+  struct diff_trend trend;
+  ck_assert_int_eq(diff_trend_verdict_work(floating->live_bytes, NULL, NULL, 20, &options, &on_live, &trend), 0);
+  ck_assert_int_eq(on_live, DIFF_VERDICT_GROWING);  /* without the rule */
+  ck_assert_int_eq(floating->verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(leak->verdict, DIFF_VERDICT_GROWING);
+  ck_assert_ptr_null(leak->kept);  /* never lower at a full cycle: not read again */
+  ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_FLAGGED);
+  ck_assert_uint_eq(r.flagged, 1);
+  diff_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_decide_again_in_base_mode_follows_the_base_series)
 {
   static const uint64_t rising[8] = {0, 1000, 2000, 3000, 4000, 5000, 6000, 7000};
@@ -576,6 +646,7 @@ int main(void)
   tcase_add_checked_fixture(engine, setup, teardown);
   tcase_add_test(engine, test_capture_of_4_boundaries_with_a_leak_is_inconclusive);
   tcase_add_test(engine, test_capture_of_5_boundaries_with_a_leak_is_flagged);
+  tcase_add_test(engine, test_what_dies_by_the_next_full_cycle_is_no_leak);
   tcase_add_test(engine, test_capture_of_one_boundary_or_none_is_inconclusive);
   tcase_add_test(engine, test_warmup_leaves_the_fill_out_and_keeps_the_series_whole);
   tcase_add_test(engine, test_range_mode_refuses_a_warmup);
