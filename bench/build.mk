@@ -57,18 +57,24 @@ bench-floors: $(BUILD)/ljleak
 	BUILD=$(BUILD) RUNS=$(BENCH_FLOORS_RUNS) bash bench/floors.sh
 
 # ljleak diff on steady programs: each steady workload of testdata/workloads
-# captured BENCH_STEADY_RUNS times with no option, in full and sampled, beside
-# a CPU-bound neighbour; the count of exits 0/1/5 per workload (a steady
-# program exits 0; a sampled capture 0 or 5 naming its floor, never 1).
-# About 12 minutes at the defaults; not part of `make bench`.
+# captured BENCH_STEADY_RUNS times with no option at its default length (the
+# documented minimum; BENCH_STEADY_COUNTS lists others), in full and sampled,
+# beside a CPU-bound neighbour (BENCH_STEADY_NEIGHBOUR=0: none); the count of
+# exits 0/1/5 per workload (a steady program exits 0; a sampled capture 0 or 5
+# naming its floor, never 1). BENCH_STEADY_WORKLOADS picks some; BEFORE=PATH
+# judges the same captures with another ljleak too. About 30 minutes at the
+# defaults on a busy 2-CPU machine; not part of `make bench`.
 BENCH_STEADY_RUNS ?= 20
-BENCH_STEADY_COUNTS ?= 50000
+BENCH_STEADY_COUNTS ?= default
 BENCH_STEADY_SAMPLE ?= 512k
+BENCH_STEADY_NEIGHBOUR ?= 1
+BENCH_STEADY_WORKLOADS ?=
 
 .PHONY: bench-steady-runs
 bench-steady-runs: $(BUILD)/ljleak
 	BUILD=$(BUILD) RUNS=$(BENCH_STEADY_RUNS) COUNTS="$(BENCH_STEADY_COUNTS)" \
-	  SAMPLE=$(BENCH_STEADY_SAMPLE) sh bench/steady-runs.sh
+	  SAMPLE=$(BENCH_STEADY_SAMPLE) NEIGHBOUR=$(BENCH_STEADY_NEIGHBOUR) \
+	  WORKLOADS="$(BENCH_STEADY_WORKLOADS)" sh bench/steady-runs.sh
 
 # ljleak diff: aggregation speed with -j 1 and -j 2 on a generated capture of
 # BENCH_DIFF_SEGMENTS segments (kept in $(BUILD)/bench and reused).
