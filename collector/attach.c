@@ -130,22 +130,22 @@ static int fail(const char *format, const char *a, const char *b)
   return -1;
 }
 
-/* The state named by address (hexadecimal, as the front end printed them), or the one state
- * found; NULL with the message. */
+/* The state named by address (its global state's, in hexadecimal, as the messages print it), or
+ * the one state found; NULL with the message. */
 static GG_State *choose_state(const char *address)
 {
   GG_State *found[8];
   size_t count = find_states(found, sizeof found / sizeof found[0]);
   char list[256] = "", item[32];
   for (size_t i = 0; i < count && i < sizeof found / sizeof found[0]; i++) {
-    snprintf(item, sizeof item, "%s%#lx", i ? " " : "", (unsigned long)(uintptr_t)found[i]);
+    snprintf(item, sizeof item, "%s%#lx", i ? " " : "", (unsigned long)(uintptr_t)&found[i]->g);
     strncat(list, item, sizeof list - strlen(list) - 1);
   }
   if (address && *address) {
     char *end;
     unsigned long long want = strtoull(address, &end, 16);
     for (size_t i = 0; i < count && i < sizeof found / sizeof found[0]; i++)
-      if (*end == '\0' && (uintptr_t)found[i] == (uintptr_t)want)
+      if (*end == '\0' && (uintptr_t)&found[i]->g == (uintptr_t)want)
         return found[i];
     fail("no Lua state at %s (this process has: %s)", address, count ? list : "none");
     return NULL;
@@ -156,7 +156,8 @@ static GG_State *choose_state(const char *address)
     return NULL;
   }
   if (count > 1) {
-    fail("more than one Lua state in this process (%s): name one with --state ADDR%s", list, "");
+    fail("more than one Lua state in this process (their global states: %s): name one with "
+         "--state ADDR%s", list, "");
     return NULL;
   }
   return found[0];

@@ -47,8 +47,12 @@ gstate=$(sed -n 's/.*global state \(0x[0-9a-f]*\), allocator .*/\1/p' "$tmp/a1.e
 allocf=$(sed -n 's/.*global state 0x[0-9a-f]*, allocator \(0x[0-9a-f]*\);.*/\1/p' "$tmp/a1.err")
 now_allocf=$(gdb -q -batch -nx -p "$leak" -ex "x/gx $gstate" 2>/dev/null | sed -n "s/^$gstate:[^0]*\(0x[0-9a-f]*\).*/\1/p" | sed 's/0x0*/0x/')
 check "its_allocator_is_its_own_again" test -n "$allocf" -a "$now_allocf" = "$allocf"
+# --state: the state by its global state's address, as attach said it; another address is refused.
+"$LJLEAK" attach --state 0x1000 --duration 1 -o "$tmp/cap-nostate" "$leak" 2>"$tmp/nostate.err"
+check "a_state_that_is_not_there_is_refused" test $? = 3
+check "naming_the_one_there_is" grep -q "no Lua state at 0x1000 (this process has: $gstate)" "$tmp/nostate.err"
 check "its_registration_says_idle_attached" test "$("$LJLEAK" control --get state --get poll "$leak" | tr "\n" " ")" = "idle attach "
-"$LJLEAK" attach --duration 2 --every 16k -o "$tmp/cap2" "$leak" >/dev/null 2>"$tmp/a2.err"
+"$LJLEAK" attach --state "$gstate" --duration 2 --every 16k -o "$tmp/cap2" "$leak" >/dev/null 2>"$tmp/a2.err"
 check "a_second_attach_captures" test $? = 0 -a -f "$tmp/cap2/index"
 "$LJLEAK" diff "$tmp/cap2" >"$tmp/d2" 2>&1
 check "the_second_capture_finds_the_leak_too" grows_at "$tmp/d2" 6
@@ -90,7 +94,7 @@ check "saying_where_it_captures" grep -q "a capture is already running in $tmp/o
 check "and_nothing_is_written" test ! -e "$tmp/cap4"
 
 # Busy in Lua, a system call now and then: gdb lets it run to one (catch syscall), and it is captured.
-luajit testdata/attach/busy.lua 10 >"$tmp/busy.out" 2>&1 &
+luajit testdata/attach/busy.lua 15 >"$tmp/busy.out" 2>&1 &
 busy2=$!; pids="$pids $busy2"
 sleep 0.5
 "$LJLEAK" attach --duration 1 -o "$tmp/cap-busy" "$busy2" 2>"$tmp/busy.err"
