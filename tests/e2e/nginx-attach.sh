@@ -21,7 +21,7 @@ check "its_worker_has_no_collector" sh -c "! grep -q collector.so /proc/$worker/
 load=$!
 sleep 1
 LJLEAK_COLLECTOR=$cmod/ljleak/collector.so \
-  "$LJLEAK" attach --duration 3 --every 64k -o "$tmp/caps/w" "$worker" 2>"$tmp/attach.err"
+  "$LJLEAK" attach --duration 4 --every 64k --snapshots 2 -o "$tmp/caps/w" "$worker" 2>"$tmp/attach.err"
 check "attach_captures_the_worker" test $? = 0
 [ -f "$tmp/caps/w/index" ] || cat "$tmp/attach.err"
 wait "$load"
@@ -30,6 +30,7 @@ load=""
 "$LJLEAK" diff "$tmp/caps/w" >"$tmp/diff.out" 2>&1
 check "the_diff_flags_the_leak" test $? = 1
 check "at_app_lua_line_12" sh -c "sed -n '/^growing/,/^\$/p' '$tmp/diff.out' | grep -q 'app.lua:12'"
+check "held_by_the_modules_list" sh -c "sed -n '/^held by/,/^\$/p' '$tmp/diff.out' | grep -q 'seen'"
 check "the_capture_is_the_workers_user" test "$(stat -c %U "$tmp/caps/w/index")" = "$worker_user"
 check "the_worker_runs_on" kill -0 "$worker"
 "$client" "$port" 2 50 /leak /churn >"$tmp/after.out"
