@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/array.h"
 #include "format/capture_index.h"
 #include "diff/suspects.h"
 #include "diff/json_fields.h"
@@ -421,13 +422,9 @@ static int read_values(struct json_reader *r, const struct json_read_value *m, s
     if (!owner)
       return json_fields_fail(r, site, "a value's site is none of the result's sites");
     size_t size = UTF8_TERMINAL_SIZE(strlen(text->text));
-    struct diff_value *grown = realloc(owner->values, (owner->value_count + 1) * sizeof *grown);
-    if (!grown || !(value.text = malloc(size))) {
-      if (grown)
-        owner->values = grown;
+    if (array_resize((void **)&owner->values, owner->value_count + 1, sizeof *owner->values) < 0 ||
+        !(value.text = malloc(size)))
       return json_fields_fail(r, v, "out of memory");
-    }
-    owner->values = grown;
     utf8_terminal_text(value.text, size, text->text);
     owner->values[owner->value_count++] = value;
   }
@@ -622,20 +619,19 @@ int diff_result_read_json(const char *path, struct diff_result *result, char *er
     snprintf(error, error_size, "%s: %s", name, strerror(errno));
     return -1;
   }
-  size_t length = 0, capacity = 65536;
-  char *text = malloc(capacity);
-  while (text) {
-    length += fread(text + length, 1, capacity - length, in);
-    if (length < capacity)
-      break;
-    char *bigger = capacity < SIZE_MAX / 2 ? realloc(text, capacity * 2) : NULL;
-    if (!bigger) {
+  /* Read in pieces of 64 KiB at least, the array doubling, until a read falls short. */
+  size_t length = 0, capacity = 0;
+  char *text = NULL;
+  for (;;) {
+    if (array_reserve((void **)&text, &capacity, length + 65536, 1) < 0) {
       free(text);
       text = NULL;
       break;
     }
-    text = bigger;
-    capacity *= 2;
+    size_t got = fread(text + length, 1, capacity - length, in);
+    length += got;
+    if (length < capacity)
+      break;
   }
   int read_error = ferror(in);
   int saved_errno = errno;
