@@ -348,9 +348,9 @@ static int busted_write_reports(struct busted_command *c, const struct diff_test
     struct report_options options;
     memset(&options, 0, sizeof options);
     options.color = 0;
-    char error[256];
-    int failed = report_tests_render(tests, busted_formats[i], &options, output.file, error, sizeof error);
-    if (cli_output_close(&output, failed ? error : NULL) != CLI_EXIT_OK)
+    struct format_error error;
+    enum format_status rendered = report_tests_render(tests, busted_formats[i], &options, output.file, &error);
+    if (cli_output_close(&output, rendered != FORMAT_OK ? error.message : NULL) != CLI_EXIT_OK)
       rc = CLI_EXIT_RUNTIME;
   }
   return rc;

@@ -244,9 +244,9 @@ static int diff_render(const struct diff_command *command, const struct diff_res
     return CLI_EXIT_RUNTIME;
   struct report_options options = {0, NULL, command->boundary, command->growth};
   options.color = command->format == REPORT_FORMAT_TEXT && report_color_wanted(output.file);
-  char error[512];
-  int status = report_render(result, command->format, &options, output.file, error, sizeof error);
-  if (cli_output_close(&output, status < 0 ? error : NULL) != CLI_EXIT_OK)
+  struct format_error error;
+  enum format_status status = report_render(result, command->format, &options, output.file, &error);
+  if (cli_output_close(&output, status != FORMAT_OK ? error.message : NULL) != CLI_EXIT_OK)
     return CLI_EXIT_RUNTIME;
   return cli_result_exit(result);
 }

@@ -99,13 +99,12 @@ int cmd_merge(int argc, char **argv)
     merge_free(&merge);
     return CLI_EXIT_RUNTIME;
   }
-  char error[256];
-  int rendered = merge_render(&merge, format, out.file, error, sizeof error);
+  enum format_status rendered = merge_render(&merge, format, out.file, &err);
   int exit_code = merge.outcome == DIFF_OUTCOME_FLAGGED        ? CLI_EXIT_FLAGGED
                   : merge.outcome == DIFF_OUTCOME_INCONCLUSIVE ? CLI_EXIT_INCONCLUSIVE
                                                                : CLI_EXIT_OK;
   merge_free(&merge);
-  if (cli_output_close(&out, rendered < 0 ? error : NULL) != CLI_EXIT_OK)
+  if (cli_output_close(&out, rendered != FORMAT_OK ? err.message : NULL) != CLI_EXIT_OK)
     return CLI_EXIT_RUNTIME;
   return exit_code;
 }

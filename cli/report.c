@@ -77,17 +77,17 @@ static int report_decide(struct cli_args *args, struct diff_result *result, int 
 static int report_write(struct diff_result *result, enum report_format format,
                         struct report_options *options, const char *output)
 {
-  char error[512];
+  struct format_error error;
   struct cli_output out;
   if (cli_output_open(&out, "report", output) != CLI_EXIT_OK) {
     diff_result_free(result);
     return CLI_EXIT_RUNTIME;
   }
   options->color = format == REPORT_FORMAT_TEXT && report_color_wanted(out.file);
-  int status = report_render(result, format, options, out.file, error, sizeof error);
+  enum format_status status = report_render(result, format, options, out.file, &error);
   int exit_code = cli_result_exit(result);
   diff_result_free(result);
-  if (cli_output_close(&out, status < 0 ? error : NULL) != CLI_EXIT_OK)
+  if (cli_output_close(&out, status != FORMAT_OK ? error.message : NULL) != CLI_EXIT_OK)
     return CLI_EXIT_RUNTIME;
   return exit_code;
 }
@@ -150,11 +150,11 @@ int cmd_report(int argc, char **argv)
   if (failed >= 0)
     return failed;
 
-  char error[512], shown[UTF8_TERMINAL_SIZE(sizeof error)];
   struct diff_result result;
-  if (diff_result_read_json(input, &result, error, sizeof error) < 0) {
+  if (diff_result_read_json(input, &result, &err) != FORMAT_OK) {
     /* It may quote the result (a name, a path): escaped for the terminal. */
-    fprintf(stderr, "ljleak report: error: %s\n", utf8_terminal_text(shown, sizeof shown, error));
+    char shown[UTF8_TERMINAL_SIZE(sizeof err.message)];
+    fprintf(stderr, "ljleak report: error: %s\n", utf8_terminal_text(shown, sizeof shown, err.message));
     diff_allow_free(allow);
     return CLI_EXIT_INPUT;
   }

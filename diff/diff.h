@@ -519,20 +519,21 @@ void diff_capture_write_labels(struct json_writer *writer, const struct diff_cap
 
 /* Rebuilds a result from its JSON; diff_result_free frees it. Its facts are
  * filled; result->flagged is the JSON's "flagged" when it has one, else the
- * facts' count. Returns 0, or -1 with "FILE: byte N: what is wrong" in error
- * (path "-" reads stdin, named <stdin>). */
-int diff_result_read_json(const char *path, struct diff_result *result,
-                          char *error, size_t error_size);
+ * facts' count. Returns FORMAT_OK, or FORMAT_BAD_INPUT with "FILE: byte N: what
+ * is wrong", FORMAT_IO ("FILE: why") or FORMAT_NO_MEMORY in error (path "-"
+ * reads stdin, named <stdin>). */
+enum format_status diff_result_read_json(const char *path, struct diff_result *result,
+                                         struct format_error *error);
 
 /* As diff_result_read_json, from text in memory; name is used in error messages. */
-int diff_result_read_json_text(const char *name, const char *text, size_t length,
-                               struct diff_result *result, char *error, size_t error_size);
+enum format_status diff_result_read_json_text(const char *name, const char *text, size_t length,
+                                              struct diff_result *result, struct format_error *error);
 
 /* As diff_result_read_json, from text already parsed (format/json_read.h), for a
  * reader that looked at it first (ljleak merge). */
 struct json_read_value;
-int diff_result_read_json_value(const char *name, const struct json_read_value *root,
-                                struct diff_result *result, char *error, size_t error_size);
+enum format_status diff_result_read_json_value(const char *name, const struct json_read_value *root,
+                                               struct diff_result *result, struct format_error *error);
 
 /* ---- The engine ------------------------------------------------------------
  * A capture is given as paths: one directory (read through its index, or its

@@ -11,12 +11,18 @@
 int json_fields_fail(struct json_reader *r, const struct json_read_value *at, const char *format,
                      ...)
 {
-  char what[256];
+  char what[256];  /* cut as it always was: a member's name or a value's words */
   va_list args;
   va_start(args, format);
   vsnprintf(what, sizeof what, format, args);
   va_end(args);
-  snprintf(r->error, r->error_size, "%s: byte %zu: %s", r->name, at ? at->offset : 0, what);
+  format_error_at(r->error, FORMAT_BAD_INPUT, r->name, at ? at->offset : 0, "%s", what);
+  return -1;
+}
+
+int json_fields_no_memory(struct json_reader *r, const struct json_read_value *at)
+{
+  format_error_at(r->error, FORMAT_NO_MEMORY, r->name, at ? at->offset : 0, "out of memory");
   return -1;
 }
 
@@ -86,7 +92,7 @@ int json_fields_string(struct json_reader *r, const struct json_read_value *v, c
     return json_fields_fail(r, v, "%s must be a string or null", what);
   *out = strdup(v->text);
   if (!*out)
-    return json_fields_fail(r, v, "out of memory");
+    return json_fields_no_memory(r, v);
   return 0;
 }
 
@@ -121,7 +127,7 @@ int json_fields_uint_array(struct json_reader *r, const struct json_read_value *
     return json_fields_fail(r, v, "%s must be an array of numbers or null", what);
   uint64_t *values = calloc(v->count ? v->count : 1, sizeof *values);
   if (!values)
-    return json_fields_fail(r, v, "out of memory");
+    return json_fields_no_memory(r, v);
   for (size_t i = 0; i < v->count; i++)
     if (json_fields_uint(r, &v->items[i], what, &values[i]) < 0) {
       free(values);
@@ -144,7 +150,7 @@ int json_fields_double_array(struct json_reader *r, const struct json_read_value
     return json_fields_fail(r, v, "%s must be an array of numbers or null", what);
   double *values = calloc(v->count ? v->count : 1, sizeof *values);
   if (!values)
-    return json_fields_fail(r, v, "out of memory");
+    return json_fields_no_memory(r, v);
   for (size_t i = 0; i < v->count; i++)
     if (json_fields_double(r, &v->items[i], what, &values[i]) < 0) {
       free(values);
@@ -188,7 +194,7 @@ int json_fields_bool_series(struct json_reader *r, const struct json_read_value 
     return json_fields_fail(r, v, "%s has %zu elements, expected %zu", key, v->count, expected);
   unsigned char *values = calloc(v->count ? v->count : 1, sizeof *values);
   if (!values)
-    return json_fields_fail(r, v, "out of memory");
+    return json_fields_no_memory(r, v);
   for (size_t i = 0; i < v->count; i++) {
     int flag = 0;
     if (json_fields_bool(r, &v->items[i], key, &flag) < 0) {

@@ -5,18 +5,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/error.h"
 #include "format/json_read.h"
 
 /* Where the reader is, for "FILE: byte N: what is wrong" messages. */
 struct json_reader {
   const char *name;
-  char *error;
-  size_t error_size;
+  struct format_error *error;
 };
 
-/* Writes "NAME: byte N: what" (at's offset, 0 without one) into r's error; returns -1. */
+/* Sets r's error to FORMAT_BAD_INPUT, "NAME: byte N: what" (at's offset, 0 without one); returns -1. */
 int json_fields_fail(struct json_reader *r, const struct json_read_value *at, const char *format,
                      ...) __attribute__((format(printf, 3, 4)));
+
+/* As json_fields_fail, "NAME: byte N: out of memory", FORMAT_NO_MEMORY. */
+int json_fields_no_memory(struct json_reader *r, const struct json_read_value *at);
 
 /* Each of these reads v as what it names into *out, or fails naming what; 0 or -1. A whole number
  * >= 0 up to 2^64-1. */

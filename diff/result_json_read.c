@@ -35,7 +35,7 @@ static int read_labels(struct json_reader *r, const struct json_read_value *v,
                          CAPTURE_INDEX_LABEL_VALUE_MAX);
     if (diff_capture_add_label(c, v->keys[i], strlen(v->keys[i]), value->text,
                                strlen(value->text)) != 0)
-      return json_fields_fail(r, value, "out of memory");
+      return json_fields_no_memory(r, value);
   }
   return 0;
 }
@@ -163,7 +163,7 @@ static int read_allowance(struct json_reader *r, const struct json_read_value *v
     return -1;
   struct diff_allowance *a = calloc(1, sizeof *a);
   if (!a)
-    return json_fields_fail(r, v, "out of memory");
+    return json_fields_no_memory(r, v);
   *out = a;  /* the site owns it from here, so a failure below frees it too */
   uint64_t line = 0;
   JSON_FIELDS_OPTIONAL(v, "pattern", json_fields_string, "pattern", &a->pattern);
@@ -214,7 +214,7 @@ static int read_stack(struct json_reader *r, const struct json_read_value *v, st
   if (m->count) {
     s->frames = calloc(m->count, sizeof *s->frames);
     if (!s->frames)
-      return json_fields_fail(r, m, "out of memory");
+      return json_fields_no_memory(r, m);
   }
   for (size_t i = 0; i < m->count; i++) {
     const struct json_read_value *f = &m->items[i], *n;
@@ -245,7 +245,7 @@ static int read_holders(struct json_reader *r, const struct json_read_value *m, 
     return 0;
   s->holders = calloc(m->count, sizeof *s->holders);
   if (!s->holders)
-    return json_fields_fail(r, m, "out of memory");
+    return json_fields_no_memory(r, m);
   for (size_t i = 0; i < m->count; i++) {
     const struct json_read_value *h = &m->items[i], *p;
     struct diff_holder *holder = &s->holders[i];
@@ -303,7 +303,7 @@ static int read_site_container(struct json_reader *r, const struct json_read_val
     return json_fields_fail(r, t->type != JSON_STRING ? t : p, "a container's type and path must be strings");
   struct diff_site_container *c = calloc(1, sizeof *c);
   if (!c)
-    return json_fields_fail(r, m, "out of memory");
+    return json_fields_no_memory(r, m);
   s->container = c;  /* the site owns it from here */
   c->address = address;
   if (json_fields_string(r, t, "type", &c->type) < 0 || json_fields_string(r, p, "path", &c->path) < 0)
@@ -424,7 +424,7 @@ static int read_values(struct json_reader *r, const struct json_read_value *m, s
     size_t size = UTF8_TERMINAL_SIZE(strlen(text->text));
     if (array_resize((void **)&owner->values, owner->value_count + 1, sizeof *owner->values) < 0 ||
         !(value.text = malloc(size)))
-      return json_fields_fail(r, v, "out of memory");
+      return json_fields_no_memory(r, v);
     utf8_terminal_text(value.text, size, text->text);
     owner->values[owner->value_count++] = value;
   }
@@ -459,7 +459,7 @@ static int read_containers(struct json_reader *r, const struct json_read_value *
   if (m->type != JSON_ARRAY)
     return json_fields_fail(r, m, "containers must be an array");
   if (m->count && !(result->containers = calloc(m->count, sizeof *result->containers)))
-    return json_fields_fail(r, m, "out of memory");
+    return json_fields_no_memory(r, m);
   for (size_t i = 0; i < m->count; i++) {
     const struct json_read_value *c = &m->items[i];
     struct diff_container *out = &result->containers[i];
@@ -535,7 +535,7 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
   if (m->count) {
     result->sites = calloc(m->count, sizeof *result->sites);
     if (!result->sites)
-      return json_fields_fail(r, m, "out of memory");
+      return json_fields_no_memory(r, m);
   }
   for (size_t i = 0; i < m->count; i++) {
     result->site_count = i + 1;
@@ -546,7 +546,7 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
     if (m->type != JSON_ARRAY)
       return json_fields_fail(r, m, "stacks must be an array");
     if (m->count && !(result->stacks = calloc(m->count, sizeof *result->stacks)))
-      return json_fields_fail(r, m, "out of memory");
+      return json_fields_no_memory(r, m);
     for (size_t i = 0; i < m->count; i++) {
       result->stack_count = i + 1;
       if (read_site(r, &m->items[i], &result->stacks[i]) < 0)
@@ -578,46 +578,46 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
   if (!json_read_object_get(root, "flagged"))
     result->flagged = result->facts.tally.flagged;
   if (diff_suspects_find(result) < 0)
-    return json_fields_fail(r, root, "out of memory");
+    return json_fields_no_memory(r, root);
   return 0;
 }
 
-int diff_result_read_json_text(const char *name, const char *text, size_t length,
-                               struct diff_result *result, char *error, size_t error_size)
+enum format_status diff_result_read_json_text(const char *name, const char *text, size_t length,
+                                              struct diff_result *result, struct format_error *error)
 {
   struct json_read_value root;
-  struct format_error parse_error;
   memset(result, 0, sizeof *result);
-  if (json_read_parse(text, length, name, &root, &parse_error) < 0) {
-    snprintf(error, error_size, "%s", parse_error.message);
-    return -1;
-  }
-  int status = diff_result_read_json_value(name, &root, result, error, error_size);
+  if (json_read_parse(text, length, name, &root, error) < 0)
+    return error->status;
+  enum format_status status = diff_result_read_json_value(name, &root, result, error);
   json_read_free(&root);
   return status;
 }
 
-int diff_result_read_json_value(const char *name, const struct json_read_value *root,
-                                struct diff_result *result, char *error, size_t error_size)
+enum format_status diff_result_read_json_value(const char *name, const struct json_read_value *root,
+                                               struct diff_result *result, struct format_error *error)
 {
-  struct json_reader r = {name, error, error_size};
+  struct json_reader r = {name, error};
   memset(result, 0, sizeof *result);
-  int status = read_result(&r, root, result);
-  if (status < 0)
+  format_error_clear(error);
+  if (read_result(&r, root, result) < 0) {
     diff_result_free(result);
-  return status;
+    return error->status;
+  }
+  return FORMAT_OK;
 }
 
-int diff_result_read_json(const char *path, struct diff_result *result, char *error,
-                          size_t error_size)
+enum format_status diff_result_read_json(const char *path, struct diff_result *result,
+                                         struct format_error *error)
 {
   int from_stdin = !strcmp(path, "-");
   const char *name = from_stdin ? "<stdin>" : path;
   FILE *in = from_stdin ? stdin : fopen(path, "rb");
   memset(result, 0, sizeof *result);
+  format_error_clear(error);
   if (!in) {
-    snprintf(error, error_size, "%s: %s", name, strerror(errno));
-    return -1;
+    error->system_error = errno;
+    return format_error_set(error, FORMAT_IO, "%s: %s", name, strerror(errno));
   }
   /* Read in pieces of 64 KiB at least, the array doubling, until a read falls short. */
   size_t length = 0, capacity = 0;
@@ -638,12 +638,13 @@ int diff_result_read_json(const char *path, struct diff_result *result, char *er
   if (!from_stdin)
     fclose(in);
   if (!text || read_error) {
-    snprintf(error, error_size, "%s: %s", name,
-             !text ? "out of memory" : strerror(saved_errno));
     free(text);
-    return -1;
+    if (!text)
+      return format_error_set(error, FORMAT_NO_MEMORY, "%s: out of memory", name);
+    error->system_error = saved_errno;
+    return format_error_set(error, FORMAT_IO, "%s: %s", name, strerror(saved_errno));
   }
-  int status = diff_result_read_json_text(name, text, length, result, error, error_size);
+  enum format_status status = diff_result_read_json_text(name, text, length, result, error);
   free(text);
   return status;
 }

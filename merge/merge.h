@@ -145,9 +145,9 @@ enum merge_format {
 /* "text", "json", "html", "markdown", "junit": 0, or -1. */
 int merge_format_parse(const char *name, enum merge_format *format);
 
-/* Renders a finished merge. Returns 0, or -1 with a message. */
-int merge_render(const struct merge *merge, enum merge_format format, FILE *out, char *error,
-                 size_t error_size);
+/* Renders a finished merge. Returns FORMAT_OK, or FORMAT_IO with a message in error. */
+enum format_status merge_render(const struct merge *merge, enum merge_format format, FILE *out,
+                                struct format_error *error);
 
 /* The figures as a person reads them, for the renderers: "growing on 31 of
  * 40 captures labelled release=1.4.2, on 0 of 38 of release=1.4.1", for

@@ -16,9 +16,10 @@ int merge_format_parse(const char *name, enum merge_format *format)
   return -1;
 }
 
-int merge_render(const struct merge *merge, enum merge_format format, FILE *out, char *error,
-                 size_t error_size)
+enum format_status merge_render(const struct merge *merge, enum merge_format format, FILE *out,
+                                struct format_error *error)
 {
+  format_error_clear(error);
   int rc = -1;
   switch (format) {
   case MERGE_FORMAT_TEXT: rc = merge_render_text(merge, out); break;
@@ -27,9 +28,7 @@ int merge_render(const struct merge *merge, enum merge_format format, FILE *out,
   case MERGE_FORMAT_MARKDOWN: rc = merge_render_markdown(merge, out); break;
   case MERGE_FORMAT_JUNIT: rc = merge_render_junit(merge, out); break;
   }
-  if (rc < 0 && error_size)
-    snprintf(error, error_size, "cannot render the merge");
-  return rc;
+  return rc < 0 ? format_error_set(error, FORMAT_IO, "cannot render the merge") : FORMAT_OK;
 }
 
 static void put_capture(struct json_writer *w, const struct merge_capture *c)

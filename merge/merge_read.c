@@ -276,9 +276,7 @@ static void merge_load_text(struct merge_loaded *l, const char *text, size_t len
     return;
   }
   if (l->root.type == JSON_OBJECT && json_read_object_get(&l->root, "ljleak_result")) {
-    char error[512];
-    if (diff_result_read_json_value(l->name, &l->root, &l->result, error, sizeof error) < 0)
-      l->status = format_error_set(&l->err, FORMAT_BAD_INPUT, "%s", error);
+    l->status = diff_result_read_json_value(l->name, &l->root, &l->result, &l->err);
   } else {
     struct merge_reader r = {l->name, &l->err};
     l->status = merge_read_fail(&r, &l->root, "neither a diff result (\"ljleak_result\") nor a "

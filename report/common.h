@@ -123,19 +123,17 @@ void report_allowance_rule(const struct diff_allowance *allowance, char *buffer,
  * 4k/boundary" or "+3.0 KiB per MB of work, past 1k/MB". */
 void report_allowance_growth(const struct diff_site *site, char *buffer, size_t size);
 
-/* The renderers; each returns 0, or -1 with a message in error. */
+/* The renderers; each returns 0, or -1 with error set (text, JUnit and markdown cannot fail). */
 int report_render_text(const struct diff_result *result, const struct report_options *options,
-                       FILE *out, char *error, size_t error_size);
+                       FILE *out, struct format_error *error);
 int report_render_html(const struct diff_result *result, const struct report_options *options,
-                       FILE *out, char *error, size_t error_size);
-int report_render_junit(const struct diff_result *result, FILE *out, char *error,
-                        size_t error_size);
-int report_render_markdown(const struct diff_result *result, FILE *out, char *error,
-                           size_t error_size);
+                       FILE *out, struct format_error *error);
+int report_render_junit(const struct diff_result *result, FILE *out, struct format_error *error);
+int report_render_markdown(const struct diff_result *result, FILE *out, struct format_error *error);
 int report_render_pprof(const struct diff_result *result, const struct report_options *options,
-                        FILE *out, char *error, size_t error_size);
+                        FILE *out, struct format_error *error);
 int report_render_folded(const struct diff_result *result, const struct report_options *options,
-                         FILE *out, char *error, size_t error_size);
+                         FILE *out, struct format_error *error);
 
 /* The HTML report's stacks of the flagged sites and its leak flame graph
  * (report/flame.c); nothing for a result without stacks. */
@@ -150,10 +148,10 @@ const struct diff_site *report_stack_rows(const struct diff_result *result, size
  * holds them all); 0 when the result has no boundary. */
 size_t report_stack_from(const struct diff_result *result);
 /* The boundaries a stack format compares (1-based, from <= to; 0 and 0
- * when the result has none), or -1 with a message when options->boundary
- * is past the last boundary. */
+ * when the result has none), or -1 with FORMAT_USAGE in error when
+ * options->boundary is past the last boundary. */
 int report_stack_boundaries(const struct diff_result *result, const struct report_options *options,
-                            size_t *from, size_t *to, char *error, size_t error_size);
+                            size_t *from, size_t *to, struct format_error *error);
 /* A series' value (a row's live bytes or blocks) at boundary `at` (1-based;
  * 0 outside); report_live_at is this for live bytes (report/common.c). */
 uint64_t report_stack_at(const uint64_t *series, size_t count, size_t at);

@@ -25,12 +25,12 @@ size_t report_stack_from(const struct diff_result *result)
 }
 
 int report_stack_boundaries(const struct diff_result *result, const struct report_options *options,
-                            size_t *from, size_t *to, char *error, size_t error_size)
+                            size_t *from, size_t *to, struct format_error *error)
 {
   size_t boundaries = result->facts.boundaries;
   *from = *to = 0;
   if (options->boundary > boundaries) {
-    snprintf(error, error_size, "--boundary %zu: the result has boundaries 1 to %zu",
+    format_error_set(error, FORMAT_USAGE, "--boundary %zu: the result has boundaries 1 to %zu",
              options->boundary, boundaries);
     return -1;
   }
@@ -72,10 +72,10 @@ static void folded_put_name(FILE *out, const struct diff_site *row)
 }
 
 int report_render_folded(const struct diff_result *result, const struct report_options *options,
-                         FILE *out, char *error, size_t error_size)
+                         FILE *out, struct format_error *error)
 {
   size_t from, to, count;
-  if (report_stack_boundaries(result, options, &from, &to, error, error_size) < 0)
+  if (report_stack_boundaries(result, options, &from, &to, error) < 0)
     return -1;
   const struct diff_site *rows = report_stack_rows(result, &count);
   for (size_t i = 0; to && i < count; i++) {

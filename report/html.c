@@ -556,7 +556,7 @@ static int put_table(FILE *out, const struct diff_result *r, const struct html_s
 }
 
 int report_render_html(const struct diff_result *r, const struct report_options *options,
-                       FILE *out, char *error, size_t error_size)
+                       FILE *out, struct format_error *error)
 {
   size_t flagged = r->facts.tally.flagged;
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", out);
@@ -583,7 +583,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
   fputs("</div>\n", out);
   report_html_suspects(out, r);
   if (report_html_chart_memory(out, r) < 0) {
-    snprintf(error, error_size, "out of memory");
+    format_error_set(error, FORMAT_NO_MEMORY, "out of memory");
     return -1;
   }
   report_html_flame(out, r);
@@ -596,7 +596,7 @@ int report_render_html(const struct diff_result *r, const struct report_options 
   if (sources.fd >= 0)
     close(sources.fd);
   if (table < 0) {
-    snprintf(error, error_size, "out of memory");
+    format_error_set(error, FORMAT_NO_MEMORY, "out of memory");
     return -1;
   }
   report_html_containers(out, r);

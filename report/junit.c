@@ -313,10 +313,9 @@ static void put_testcase_end(FILE *out, const struct diff_result *r, size_t i)
   }
 }
 
-int report_render_junit(const struct diff_result *r, FILE *out, char *error, size_t error_size)
+int report_render_junit(const struct diff_result *r, FILE *out, struct format_error *error)
 {
   (void)error;
-  (void)error_size;
   const char *mode = diff_mode_name(r->mode);
   size_t flagged = r->facts.tally.flagged, undecided = r->facts.tally.undecided;
   /* A test case per site; one failure per leak suspect (its lead site's), whose other sites

@@ -326,11 +326,9 @@ static void put_inconclusive(FILE *out, const struct diff_result *r)
   put_allowed(out, r);
 }
 
-int report_render_markdown(const struct diff_result *r, FILE *out, char *error,
-                           size_t error_size)
+int report_render_markdown(const struct diff_result *r, FILE *out, struct format_error *error)
 {
   (void)error;
-  (void)error_size;
   if (r->facts.outcome == DIFF_OUTCOME_INCONCLUSIVE) {
     put_inconclusive(out, r);
     return 0;

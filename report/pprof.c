@@ -291,12 +291,12 @@ static void pprof_value_type(struct pprof_state *p, const char *type, const char
 }
 
 /* gzip of data to out. */
-static int pprof_gzip(const uint8_t *data, size_t size, FILE *out, char *error, size_t error_size)
+static int pprof_gzip(const uint8_t *data, size_t size, FILE *out, struct format_error *error)
 {
   z_stream z;
   memset(&z, 0, sizeof z);
   if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    snprintf(error, error_size, "out of memory");
+    format_error_set(error, FORMAT_NO_MEMORY, "out of memory");
     return -1;
   }
   uint8_t chunk[16384];
@@ -311,17 +311,17 @@ static int pprof_gzip(const uint8_t *data, size_t size, FILE *out, char *error, 
   } while (status == Z_OK || (status == Z_BUF_ERROR && z.avail_out == 0));
   deflateEnd(&z);
   if (status != Z_STREAM_END) {
-    snprintf(error, error_size, "cannot compress the profile");
+    format_error_set(error, FORMAT_UNWRITABLE, "cannot compress the profile");
     return -1;
   }
   return 0;
 }
 
 int report_render_pprof(const struct diff_result *result, const struct report_options *options,
-                        FILE *out, char *error, size_t error_size)
+                        FILE *out, struct format_error *error)
 {
   size_t from, to, count;
-  if (report_stack_boundaries(result, options, &from, &to, error, error_size) < 0)
+  if (report_stack_boundaries(result, options, &from, &to, error) < 0)
     return -1;
   struct pprof_state p;
   memset(&p, 0, sizeof p);
@@ -349,10 +349,10 @@ int report_render_pprof(const struct diff_result *result, const struct report_op
                  pprof_string(&p, options->growth ? "growth_space" : "inuse_space"));
   int status = 0;
   if (p.failed || p.out.failed || p.scratch.failed || p.inner.failed) {
-    snprintf(error, error_size, "out of memory");
+    format_error_set(error, FORMAT_NO_MEMORY, "out of memory");
     status = -1;
   } else {
-    status = pprof_gzip(p.out.data, p.out.size, out, error, error_size);
+    status = pprof_gzip(p.out.data, p.out.size, out, error);
   }
   free(p.out.data);
   free(p.scratch.data);

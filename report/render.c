@@ -31,24 +31,24 @@ int report_color_wanted(FILE *out)
   return fd >= 0 && isatty(fd);
 }
 
-int report_render(const struct diff_result *result, enum report_format format,
-                  const struct report_options *options, FILE *out, char *error,
-                  size_t error_size)
+enum format_status report_render(const struct diff_result *result, enum report_format format,
+                                 const struct report_options *options, FILE *out,
+                                 struct format_error *error)
 {
   static const struct report_options defaults = {0, NULL, 0, 0};
   if (!options)
     options = &defaults;
-  if (!result->facts.filled) {  /* zeroed facts would read as a pass */
-    snprintf(error, error_size, "the result's facts are not filled (diff_result_fill_facts)");
-    return -1;
-  }
+  format_error_clear(error);
+  if (!result->facts.filled)  /* zeroed facts would read as a pass */
+    return format_error_set(error, FORMAT_USAGE,
+                            "the result's facts are not filled (diff_result_fill_facts)");
   int status;
   switch (format) {
   case REPORT_FORMAT_TEXT:
-    status = report_render_text(result, options, out, error, error_size);
+    status = report_render_text(result, options, out, error);
     break;
   case REPORT_FORMAT_HTML:
-    status = report_render_html(result, options, out, error, error_size);
+    status = report_render_html(result, options, out, error);
     break;
   case REPORT_FORMAT_JSON: {
     char reason[512];  /* the words of every format's inconclusive line */
@@ -58,25 +58,26 @@ int report_render(const struct diff_result *result, enum report_format format,
     break;
   }
   case REPORT_FORMAT_JUNIT:
-    status = report_render_junit(result, out, error, error_size);
+    status = report_render_junit(result, out, error);
     break;
   case REPORT_FORMAT_MARKDOWN:
-    status = report_render_markdown(result, out, error, error_size);
+    status = report_render_markdown(result, out, error);
     break;
   case REPORT_FORMAT_PPROF:
-    status = report_render_pprof(result, options, out, error, error_size);
+    status = report_render_pprof(result, options, out, error);
     break;
   case REPORT_FORMAT_FOLDED:
-    status = report_render_folded(result, options, out, error, error_size);
+    status = report_render_folded(result, options, out, error);
     break;
   default:
-    snprintf(error, error_size, "unknown report format %d", (int)format);
-    return -1;
+    return format_error_set(error, FORMAT_USAGE, "unknown report format %d", (int)format);
   }
-  if (status == 0 && (fflush(out) != 0 || ferror(out))) {
-    snprintf(error, error_size, "cannot write the report: %s",
-             errno ? strerror(errno) : "write error");
-    return -1;
+  if (status < 0)
+    return error->status;
+  if (fflush(out) != 0 || ferror(out)) {
+    error->system_error = errno;
+    return format_error_set(error, FORMAT_IO, "cannot write the report: %s",
+                            errno ? strerror(errno) : "write error");
   }
-  return status;
+  return FORMAT_OK;
 }

@@ -37,17 +37,21 @@ struct report_options {
 int report_format_parse(const char *name, enum report_format *format);
 
 /* Renders result to out from its sites and its facts, which must be filled
- * (diff_result_fill_facts). Returns 0, or -1 with a message in error. */
-int report_render(const struct diff_result *result, enum report_format format,
-                  const struct report_options *options, FILE *out,
-                  char *error, size_t error_size);
+ * (diff_result_fill_facts). Returns FORMAT_OK, or in error FORMAT_USAGE (facts
+ * not filled, a format or --boundary out of range), FORMAT_NO_MEMORY, FORMAT_IO
+ * (out cannot be written) or FORMAT_UNWRITABLE (pprof cannot be compressed). */
+enum format_status report_render(const struct diff_result *result, enum report_format format,
+                                 const struct report_options *options, FILE *out,
+                                 struct format_error *error);
 
 /* Renders the per-test result of ljleak busted (diff/tests.h) as text, JSON,
  * JUnit (one testcase per busted test) or HTML; each leaking test's own
- * result as report_render renders a run's. 0, or -1 with a message. */
+ * result as report_render renders a run's. FORMAT_OK, or FORMAT_USAGE
+ * (another format) or FORMAT_IO (out cannot be written) in error. */
 struct diff_tests;
-int report_tests_render(const struct diff_tests *tests, enum report_format format,
-                        const struct report_options *options, FILE *out, char *error, size_t error_size);
+enum format_status report_tests_render(const struct diff_tests *tests, enum report_format format,
+                                       const struct report_options *options, FILE *out,
+                                       struct format_error *error);
 
 /* Whether text output to out should be coloured: out is a terminal and the
  * NO_COLOR environment variable is unset or empty. */

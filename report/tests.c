@@ -16,11 +16,11 @@ static char *tests_render_result(const struct diff_test *t, enum report_format f
   FILE *out = open_memstream(&text, &size);
   if (!out)
     return NULL;
-  char error[256];
+  struct format_error error;
   struct report_options o = *options;
   o.color = 0;
-  int rc = report_render(&t->result, format, &o, out, error, sizeof error);
-  if (fclose(out) != 0 || rc != 0) {
+  enum format_status rendered = report_render(&t->result, format, &o, out, &error);
+  if (fclose(out) != 0 || rendered != FORMAT_OK) {
     free(text);
     return NULL;
   }
@@ -291,9 +291,11 @@ static void tests_html(FILE *out, const struct diff_tests *tests, const struct r
   fputs("</body></html>\n", out);
 }
 
-int report_tests_render(const struct diff_tests *tests, enum report_format format,
-                        const struct report_options *options, FILE *out, char *error, size_t error_size)
+enum format_status report_tests_render(const struct diff_tests *tests, enum report_format format,
+                                       const struct report_options *options, FILE *out,
+                                       struct format_error *error)
 {
+  format_error_clear(error);
   switch (format) {
   case REPORT_FORMAT_TEXT:
     tests_text(out, tests, options);
@@ -308,12 +310,9 @@ int report_tests_render(const struct diff_tests *tests, enum report_format forma
     tests_html(out, tests, options);
     break;
   default:
-    snprintf(error, error_size, "ljleak busted writes text, json, junit or html");
-    return -1;
+    return format_error_set(error, FORMAT_USAGE, "ljleak busted writes text, json, junit or html");
   }
-  if (ferror(out)) {
-    snprintf(error, error_size, "write error");
-    return -1;
-  }
-  return 0;
+  if (ferror(out))
+    return format_error_set(error, FORMAT_IO, "write error");
+  return FORMAT_OK;
 }

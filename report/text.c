@@ -547,10 +547,9 @@ static void put_containers(FILE *out, const struct diff_result *r, const struct 
 }
 
 int report_render_text(const struct diff_result *r, const struct report_options *options,
-                       FILE *out, char *error, size_t error_size)
+                       FILE *out, struct format_error *error)
 {
   (void)error;
-  (void)error_size;
   struct text_style s = {options->color};
   put_verdict(out, r, &s);
   putc('\n', out);

@@ -92,8 +92,8 @@ static char *generated_result(size_t c, enum diff_mode mode)
   size_t size = 0;
   FILE *out = open_memstream(&json, &size);
   struct report_options options = {0, NULL, 0, 0};
-  char error[256];
-  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_JSON, &options, out, error, sizeof error), 0);
+  struct format_error error;
+  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_JSON, &options, out, &error), 0);
   fclose(out);
   diff_result_free(&r);
   return json;
@@ -123,8 +123,8 @@ static char *render(const struct merge *m, enum merge_format format)
   char *text = NULL;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
-  char error[256];
-  ck_assert_int_eq(merge_render(m, format, out, error, sizeof error), 0);
+  struct format_error error;
+  ck_assert_int_eq(merge_render(m, format, out, &error), 0);
   fclose(out);
   return text;
 }

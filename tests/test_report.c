@@ -212,33 +212,32 @@ static struct diff_result hostile_result(void)
 static char *render(struct diff_result *r, enum report_format format, int color,
                     const char *source_root)
 {
-  char *text = NULL, error[256] = "";
+  char *text = NULL;
+  struct format_error error;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
   struct report_options options = {color, source_root, 0, 0};
   diff_result_fill_facts(r);
-  ck_assert_msg(report_render(r, format, &options, out, error, sizeof error) == 0, "%s", error);
+  ck_assert_msg(report_render(r, format, &options, out, &error) == 0, "%s", error.message);
   fclose(out);
   return text;
 }
 
 static void read_json_text(const char *json, struct diff_result *back)
 {
-  char error[256] = "";
-  ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), back, error,
-                                           sizeof error) == 0,
-                "%s", error);
+  struct format_error error;
+  ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), back, &error) == 0,
+                "%s", error.message);
 }
 
 static void expect_json_error(const char *json, const char *expected)
 {
   struct diff_result back;
-  char error[256] = "";
-  ck_assert_int_eq(diff_result_read_json_text("t.json", json, strlen(json), &back, error,
-                                              sizeof error),
-                   -1);
-  ck_assert_str_eq(error, expected);
+  struct format_error error;
+  ck_assert_int_eq(diff_result_read_json_text("t.json", json, strlen(json), &back, &error),
+                   FORMAT_BAD_INPUT);
+  ck_assert_str_eq(error.message, expected);
   ck_assert_ptr_null(back.sites);
 }
 
@@ -884,11 +883,11 @@ END_TEST
 START_TEST(test_read_json_names_the_file_and_reads_saved_results)
 {
   struct diff_result back;
-  char error[256];
-  ck_assert_int_eq(diff_result_read_json("testdata/report/no-such.json", &back, error, sizeof error),
-                   -1);
-  ck_assert_str_eq(error, "testdata/report/no-such.json: No such file or directory");
-  ck_assert_int_eq(diff_result_read_json("testdata/report/trend.json", &back, error, sizeof error), 0);
+  struct format_error error;
+  ck_assert_int_eq(diff_result_read_json("testdata/report/no-such.json", &back, &error),
+                   FORMAT_IO);
+  ck_assert_str_eq(error.message, "testdata/report/no-such.json: No such file or directory");
+  ck_assert_int_eq(diff_result_read_json("testdata/report/trend.json", &back, &error), 0);
   struct diff_result r = trend_result();
   char *direct = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
   char *again = render(&back, REPORT_FORMAT_TEXT, 0, NULL);
@@ -1270,11 +1269,11 @@ START_TEST(test_render_reports_write_errors)
   FILE *full = fopen("/dev/full", "w");
   if (!full)
     return;  /* no /dev/full here: nothing to prove */
-  char error[256] = "";
+  struct format_error error;
   struct report_options options = {0, NULL, 0, 0};
   diff_result_fill_facts(&r);
-  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_TEXT, &options, full, error, sizeof error), -1);
-  ck_assert_str_eq(error, "cannot write the report: No space left on device");
+  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_TEXT, &options, full, &error), FORMAT_IO);
+  ck_assert_str_eq(error.message, "cannot write the report: No space left on device");
   fclose(full);
 }
 END_TEST
@@ -1284,15 +1283,16 @@ END_TEST
 START_TEST(test_render_refuses_a_result_without_its_facts)
 {
   struct diff_result r = trend_result();
-  char *text = NULL, error[256] = "";
+  char *text = NULL;
+  struct format_error error;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
   struct report_options options = {0, NULL, 0, 0};
-  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_TEXT, &options, out, error, sizeof error), -1);
+  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_TEXT, &options, out, &error), FORMAT_USAGE);
   fclose(out);
   ck_assert_uint_eq(size, 0);
-  ck_assert_str_eq(error, "the result's facts are not filled (diff_result_fill_facts)");
+  ck_assert_str_eq(error.message, "the result's facts are not filled (diff_result_fill_facts)");
   free(text);
 }
 END_TEST
@@ -1335,12 +1335,13 @@ static void suspect_result_done(struct diff_result *r)
 
 static char *render_grouped(const struct diff_result *r, enum report_format format)
 {
-  char *text = NULL, error[256] = "";
+  char *text = NULL;
+  struct format_error error;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
   struct report_options options = {0, NULL, 0, 0};
-  ck_assert_msg(report_render(r, format, &options, out, error, sizeof error) == 0, "%s", error);
+  ck_assert_msg(report_render(r, format, &options, out, &error) == 0, "%s", error.message);
   fclose(out);
   return text;
 }
@@ -1467,11 +1468,11 @@ START_TEST(test_an_old_result_without_suspects_reads_and_renders_ungrouped)
   free(xml);
   diff_result_free(&back);
   /* The saved results of earlier versions read too. */
-  char error[256];
+  struct format_error error;
   const char *files[] = {"testdata/report/trend.json", "testdata/report/base.json",
                          "testdata/report/range.json", "testdata/report/undecided.json"};
   for (size_t i = 0; i < 4; i++) {
-    ck_assert_msg(diff_result_read_json(files[i], &back, error, sizeof error) == 0, "%s", error);
+    ck_assert_msg(diff_result_read_json(files[i], &back, &error) == 0, "%s", error.message);
     ck_assert_uint_eq(back.suspect_count, 0);
     char *again = render_grouped(&back, REPORT_FORMAT_TEXT);
     free(again);

@@ -100,10 +100,11 @@ START_TEST(test_busted_text_escapes_every_name_from_the_suite)
   tests.tests = &test;
   tests.steady = 1;
   tests.outcome = DIFF_OUTCOME_PASS;
-  char *text = NULL, error[256];
+  char *text = NULL;
+  struct format_error error;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
-  ck_assert_int_eq(report_tests_render(&tests, REPORT_FORMAT_TEXT, NULL, out, error, sizeof error), 0);
+  ck_assert_int_eq(report_tests_render(&tests, REPORT_FORMAT_TEXT, NULL, out, &error), 0);
   fclose(out);
   ck_assert_msg(!strchr(text, '\x1b') && !strchr(text, '\x07'), "%s", text);
   ck_assert_msg(strstr(text, "captures  caps\\x1b[31m (one per test)\n"), "%s", text);
@@ -136,12 +137,13 @@ START_TEST(test_html_stack_lists_escape_as_the_rest_of_the_page)
   }
   renamed[used] = '\0';
   struct diff_result result;
-  char error[256], *html = NULL;
-  ck_assert_msg(diff_result_read_json_text("stacks.json", renamed, used, &result, error, sizeof error) == 0,
-                "%s", error);
+  struct format_error error;
+  char *html = NULL;
+  ck_assert_msg(diff_result_read_json_text("stacks.json", renamed, used, &result, &error) == 0,
+                "%s", error.message);
   size_t size = 0;
   FILE *out = open_memstream(&html, &size);
-  ck_assert_int_eq(report_render(&result, REPORT_FORMAT_HTML, NULL, out, error, sizeof error), 0);
+  ck_assert_int_eq(report_render(&result, REPORT_FORMAT_HTML, NULL, out, &error), 0);
   fclose(out);
   ck_assert_msg(strstr(html, "<h3><code>@t&#39;x\xef\xbf\xbd.lua:10</code></h3>"), "no stack list heading");
   ck_assert_msg(strstr(html, ": <code>@t.lua:40;@t.lua:21;@t&#39;x\xef\xbf\xbd.lua:10</code></li>"),

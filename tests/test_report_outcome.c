@@ -72,13 +72,14 @@ static struct diff_result undecided_result(void)
 /* Renders a result, its facts found after its last change (built by hand). */
 static char *render(struct diff_result *r, enum report_format format)
 {
-  char *text = NULL, error[256] = "";
+  char *text = NULL;
+  struct format_error error;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
   struct report_options options = {0, NULL, 0, 0};
   diff_result_fill_facts(r);
-  ck_assert_msg(report_render(r, format, &options, out, error, sizeof error) == 0, "%s", error);
+  ck_assert_msg(report_render(r, format, &options, out, &error) == 0, "%s", error.message);
   fclose(out);
   return text;
 }
@@ -86,10 +87,9 @@ static char *render(struct diff_result *r, enum report_format format)
 
 static void read_json_text(const char *json, struct diff_result *back)
 {
-  char error[256] = "";
-  ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), back, error,
-                                           sizeof error) == 0,
-                "%s", error);
+  struct format_error error;
+  ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), back, &error) == 0,
+                "%s", error.message);
 }
 
 static size_t count(const char *text, const char *what)
@@ -248,21 +248,20 @@ END_TEST
 START_TEST(test_json_reader_checks_the_new_members)
 {
   struct diff_result back;
-  char error[256];
+  struct format_error error;
   static const char bad_outcome[] =
       "{\"ljleak_result\":1,\"mode\":\"trend\",\"outcome\":\"maybe\",\"sites\":[]}";
   ck_assert_int_eq(diff_result_read_json_text("t.json", bad_outcome, strlen(bad_outcome), &back,
-                                              error, sizeof error),
-                   -1);
-  ck_assert_str_eq(error, "t.json: byte 44: outcome must be one of \"pass\", \"flagged\", "
+                                              &error),
+                   FORMAT_BAD_INPUT);
+  ck_assert_str_eq(error.message, "t.json: byte 44: outcome must be one of \"pass\", \"flagged\", "
                           "\"inconclusive\"");
   static const char bad_per[] =
       "{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\",\"verdict\":\"steady\","
       "\"series\":[1],\"growth_bytes_per_segment\":0,\"allow\":{\"per\":\"day\"}}]}";
-  ck_assert_int_eq(diff_result_read_json_text("t.json", bad_per, strlen(bad_per), &back, error,
-                                              sizeof error),
-                   -1);
-  ck_assert_str_eq(error, "t.json: byte 131: per must be \"boundary\" or \"MB\"");
+  ck_assert_int_eq(diff_result_read_json_text("t.json", bad_per, strlen(bad_per), &back, &error),
+                   FORMAT_BAD_INPUT);
+  ck_assert_str_eq(error.message, "t.json: byte 131: per must be \"boundary\" or \"MB\"");
   ck_assert_ptr_null(back.sites);
 }
 END_TEST

@@ -75,11 +75,12 @@ static void two_callers(struct diff_result *r)
 static char *render(struct diff_result *r, enum report_format format,
                     const struct report_options *options, size_t *size)
 {
-  char *text = NULL, error[256];
+  char *text = NULL;
+  struct format_error error;
   size_t length = 0;
   FILE *out = open_memstream(&text, &length);
   diff_result_fill_facts(r);
-  ck_assert_int_eq(report_render(r, format, options, out, error, sizeof error), 0);
+  ck_assert_int_eq(report_render(r, format, options, out, &error), 0);
   fclose(out);
   if (size)
     *size = length;
@@ -156,11 +157,11 @@ START_TEST(test_folded_stacks_match_golden_and_options)
   ck_assert_str_eq(text, LEAK_NAME " 24576\n" STEADY_NAME " 8192\n");
   free(text);
   options.boundary = 7;  /* past the last boundary */
-  char error[256];
+  struct format_error error;
   FILE *out = fopen("/dev/null", "w");
-  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_FOLDED, &options, out, error, sizeof error), -1);
+  ck_assert_int_eq(report_render(&r, REPORT_FORMAT_FOLDED, &options, out, &error), FORMAT_USAGE);
   fclose(out);
-  ck_assert_str_eq(error, "--boundary 7: the result has boundaries 1 to 6");
+  ck_assert_str_eq(error.message, "--boundary 7: the result has boundaries 1 to 6");
   diff_result_free(&r);
 }
 END_TEST
@@ -400,8 +401,8 @@ START_TEST(test_json_round_trip_keeps_stacks)
   check_golden(json, "stacks.json");  /* also the e2e scripts' saved result with stacks */
   ck_assert_ptr_nonnull(strstr(json, "\"stacks\": ["));
   ck_assert_ptr_nonnull(strstr(json, "\"site_id\": \"0000000000000010\""));
-  char error[256];
-  ck_assert_int_eq(diff_result_read_json_text("r.json", json, size, &back, error, sizeof error), 0);
+  struct format_error error;
+  ck_assert_int_eq(diff_result_read_json_text("r.json", json, size, &back, &error), 0);
   ck_assert_uint_eq(back.stack_count, 2);
   const struct diff_site *leak = &back.stacks[0];
   ck_assert_str_eq(leak->name, LEAK_NAME);
@@ -422,7 +423,7 @@ START_TEST(test_json_round_trip_keeps_stacks)
   char *by_stack = render(&back, REPORT_FORMAT_JSON, NULL, &size);
   ck_assert_ptr_nonnull(strstr(by_stack, "\"by\": \"stack\""));
   struct diff_result third;
-  ck_assert_int_eq(diff_result_read_json_text("s.json", by_stack, size, &third, error, sizeof error), 0);
+  ck_assert_int_eq(diff_result_read_json_text("s.json", by_stack, size, &third, &error), 0);
   ck_assert_int_eq(third.options.by, DIFF_BY_STACK);
   ck_assert_uint_eq(third.site_count, 2);
   ck_assert_uint_eq(third.sites[1].frames[1].line, 31);
@@ -434,8 +435,8 @@ START_TEST(test_json_round_trip_keeps_stacks)
   ck_assert_ptr_nonnull(kind);
   memcpy(kind + 9, "xyz", 3);
   struct diff_result broken;
-  ck_assert_int_eq(diff_result_read_json_text("b.json", bad, strlen(bad), &broken, error, sizeof error), -1);
-  ck_assert_msg(strstr(error, "a frame's kind must be one of") != NULL, "%s", error);
+  ck_assert_int_eq(diff_result_read_json_text("b.json", bad, strlen(bad), &broken, &error), FORMAT_BAD_INPUT);
+  ck_assert_msg(strstr(error.message, "a frame's kind must be one of") != NULL, "%s", error.message);
   free(bad);
   free(json);
   diff_result_free(&back);

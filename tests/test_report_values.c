@@ -56,12 +56,13 @@ static void sessions_result(struct diff_result *r, enum diff_values_state state)
 
 static char *render(struct diff_result *r, enum report_format format)
 {
-  char *text = NULL, error[256] = "";
+  char *text = NULL;
+  struct format_error error;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
   struct report_options options = {0, NULL, 0, 0};
-  ck_assert_msg(report_render(r, format, &options, out, error, sizeof error) == 0, "%s", error);
+  ck_assert_msg(report_render(r, format, &options, out, &error) == 0, "%s", error.message);
   fclose(out);
   return text;
 }
@@ -129,8 +130,8 @@ START_TEST(test_json_values_read_back_onto_their_sites)
   ck_assert_ptr_nonnull(strstr(json, "{\"kind\": \"string\", \"site\": \"@tokens.lua:14\", \"text\": "
                                      "\"tok-1-\\\\x1b[31m-zzzz\", \"length\": 58, \"shown\": 18}"));
   ck_assert_ptr_nonnull(strstr(json, "{\"kind\": \"key\", \"site\": \"@tokens.lua:14\", \"text\": \"42\"}"));
-  char error[256] = "";
-  ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), &back, error, sizeof error) == 0, "%s", error);
+  struct format_error error;
+  ck_assert_msg(diff_result_read_json_text("t.json", json, strlen(json), &back, &error) == 0, "%s", error.message);
   ck_assert_int_eq(back.values, DIFF_VALUES_SHOWN);
   ck_assert_uint_eq(back.sites[0].value_count, 5);
   for (size_t i = 0; i < 5; i++) {
@@ -165,8 +166,8 @@ START_TEST(test_reader_escapes_raw_controls)
   strcpy(fixed + head, "\\u001b\\u0007\", \"length\": 5, \"shown\": 5}");  /* "short" as ESC BEL */
   char *rest = strstr(at, "}");
   strcat(fixed, rest + 1);
-  char error[256] = "";
-  ck_assert_msg(diff_result_read_json_text("t.json", fixed, strlen(fixed), &back, error, sizeof error) == 0, "%s", error);
+  struct format_error error;
+  ck_assert_msg(diff_result_read_json_text("t.json", fixed, strlen(fixed), &back, &error) == 0, "%s", error.message);
   ck_assert_str_eq(back.sites[0].values[1].text, "\\x1b\\x07");
   free(fixed);
   free(json);
@@ -188,9 +189,9 @@ static void expect_values_error(const char *bad, const char *good, const char *e
   memcpy(broken, json, head);
   strcpy(broken + head, bad);
   strcat(broken, at + strlen(good));
-  char error[256] = "";
-  ck_assert_int_eq(diff_result_read_json_text("t.json", broken, strlen(broken), &back, error, sizeof error), -1);
-  ck_assert_msg(!strncmp(error, "t.json: byte ", 13) && strstr(error, expected_tail), "%s", error);
+  struct format_error error;
+  ck_assert_int_eq(diff_result_read_json_text("t.json", broken, strlen(broken), &back, &error), FORMAT_BAD_INPUT);
+  ck_assert_msg(!strncmp(error.message, "t.json: byte ", 13) && strstr(error.message, expected_tail), "%s", error.message);
   free(broken);
   free(json);
   diff_result_free(&r);

@@ -11,12 +11,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 static char *render(const struct merge *merge, enum merge_format format)
 {
-  char *text = NULL, error[256];
+  char *text = NULL;
+  struct format_error error;
   size_t length = 0;
   FILE *out = open_memstream(&text, &length);
   if (!out)
     abort();
-  if (merge_render(merge, format, out, error, sizeof error) != 0)
+  if (merge_render(merge, format, out, &error) != 0)
     abort();
   fclose(out);
   return text;

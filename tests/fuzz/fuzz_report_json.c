@@ -11,13 +11,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 static char *render(const struct diff_result *result, enum report_format format)
 {
-  char *text = NULL, error[256];
+  char *text = NULL;
+  struct format_error error;
   size_t length = 0;
   FILE *out = open_memstream(&text, &length);
   struct report_options options = {format == REPORT_FORMAT_TEXT, "no/such/root", 0, 0};
   if (!out)
     abort();
-  if (report_render(result, format, &options, out, error, sizeof error) != 0)
+  if (report_render(result, format, &options, out, &error) != 0)
     abort();
   fclose(out);
   return text;
@@ -26,10 +27,9 @@ static char *render(const struct diff_result *result, enum report_format format)
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
   struct diff_result result;
-  char error[512];
-  if (diff_result_read_json_text("fuzz.json", (const char *)data, size, &result, error,
-                                 sizeof error) != 0) {
-    if (strncmp(error, "fuzz.json: ", 11) != 0)
+  struct format_error error;
+  if (diff_result_read_json_text("fuzz.json", (const char *)data, size, &result, &error) != 0) {
+    if (strncmp(error.message, "fuzz.json: ", 11) != 0)
       abort();  /* every error names the input */
     return 0;
   }
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
       free(render(&result, (enum report_format)format));
   char *json = render(&result, REPORT_FORMAT_JSON);
   struct diff_result again;
-  if (diff_result_read_json_text("again.json", json, strlen(json), &again, error, sizeof error) != 0)
+  if (diff_result_read_json_text("again.json", json, strlen(json), &again, &error) != 0)
     abort();  /* our own output must read back */
   char *json_again = render(&again, REPORT_FORMAT_JSON);
   if (strcmp(json, json_again) != 0)
