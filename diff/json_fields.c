@@ -26,74 +26,112 @@ int json_fields_no_memory(struct json_reader *r, const struct json_read_value *a
   return -1;
 }
 
-int json_fields_uint(struct json_reader *r, const struct json_read_value *v, const char *what,
-                     uint64_t *out)
+int json_fields_to_uint(const struct json_read_value *v, uint64_t *out)
 {
   if (v->type != JSON_NUMBER)
-    return json_fields_fail(r, v, "%s must be a whole number >= 0", what);
+    return -1;
   /* Digits only (the parser checked the number's syntax), at most 2^64-1:
    * by hand, since results hold thousands of them. */
   uint64_t value = 0;
   for (const char *at = v->text; *at; at++) {
     if (*at < '0' || *at > '9')
-      return json_fields_fail(r, v, "%s must be a whole number >= 0", what);
+      return -1;
     unsigned digit = (unsigned)(*at - '0');
     if (value > (UINT64_MAX - digit) / 10)
-      return json_fields_fail(r, v, "%s is larger than 2^64-1", what);
+      return -2;
     value = value * 10 + digit;
   }
   *out = value;
   return 0;
 }
 
-int json_fields_int(struct json_reader *r, const struct json_read_value *v, const char *what,
-                    int64_t *out)
+int json_fields_to_int(const struct json_read_value *v, int64_t *out)
 {
   if (v->type != JSON_NUMBER || strpbrk(v->text, ".eE"))
-    return json_fields_fail(r, v, "%s must be a whole number", what);
+    return -1;
   errno = 0;
   long long value = strtoll(v->text, NULL, 10);
   if (errno == ERANGE)
-    return json_fields_fail(r, v, "%s does not fit in 64 bits", what);
+    return -2;
   *out = value;
   return 0;
 }
 
-int json_fields_double(struct json_reader *r, const struct json_read_value *v, const char *what,
-                       double *out)
+int json_fields_to_double(const struct json_read_value *v, double *out)
 {
   if (v->type == JSON_NULL) {
     *out = NAN;
     return 0;
   }
   if (v->type != JSON_NUMBER)
-    return json_fields_fail(r, v, "%s must be a number or null", what);
+    return -1;
   *out = strtod(v->text, NULL);
+  return 0;
+}
+
+int json_fields_to_bool(const struct json_read_value *v, int *out)
+{
+  if (v->type != JSON_TRUE && v->type != JSON_FALSE)
+    return -1;
+  *out = v->type == JSON_TRUE;
+  return 0;
+}
+
+int json_fields_to_string(const struct json_read_value *v, char **out)
+{
+  *out = NULL;
+  if (v->type == JSON_NULL)
+    return 0;
+  if (v->type != JSON_STRING)
+    return -1;
+  return (*out = strdup(v->text)) ? 0 : -2;
+}
+
+/* A whole number's read (rc of json_fields_to_uint or _int) with its message: "WHAT too_big"
+ * for -2, "WHAT not_one" for -1. */
+static int fields_whole(struct json_reader *r, const struct json_read_value *v, int rc,
+                        const char *what, const char *not_one, const char *too_big)
+{
+  return rc < 0 ? json_fields_fail(r, v, "%s %s", what, rc == -2 ? too_big : not_one) : 0;
+}
+
+int json_fields_uint(struct json_reader *r, const struct json_read_value *v, const char *what,
+                     uint64_t *out)
+{
+  return fields_whole(r, v, json_fields_to_uint(v, out), what, "must be a whole number >= 0",
+                      "is larger than 2^64-1");
+}
+
+int json_fields_int(struct json_reader *r, const struct json_read_value *v, const char *what,
+                    int64_t *out)
+{
+  return fields_whole(r, v, json_fields_to_int(v, out), what, "must be a whole number",
+                      "does not fit in 64 bits");
+}
+
+int json_fields_double(struct json_reader *r, const struct json_read_value *v, const char *what,
+                       double *out)
+{
+  if (json_fields_to_double(v, out) < 0)
+    return json_fields_fail(r, v, "%s must be a number or null", what);
   return 0;
 }
 
 int json_fields_bool(struct json_reader *r, const struct json_read_value *v, const char *what,
                      int *out)
 {
-  if (v->type != JSON_TRUE && v->type != JSON_FALSE)
+  if (json_fields_to_bool(v, out) < 0)
     return json_fields_fail(r, v, "%s must be true or false", what);
-  *out = v->type == JSON_TRUE;
   return 0;
 }
 
 int json_fields_string(struct json_reader *r, const struct json_read_value *v, const char *what,
                        char **out)
 {
-  if (v->type == JSON_NULL) {
-    *out = NULL;
-    return 0;
-  }
-  if (v->type != JSON_STRING)
-    return json_fields_fail(r, v, "%s must be a string or null", what);
-  *out = strdup(v->text);
-  if (!*out)
+  int rc = json_fields_to_string(v, out);
+  if (rc == -2)
     return json_fields_no_memory(r, v);
-  return 0;
+  return rc < 0 ? json_fields_fail(r, v, "%s must be a string or null", what) : 0;
 }
 
 /* The member key of object; a missing required member is an error. */

@@ -21,6 +21,19 @@ int json_fields_fail(struct json_reader *r, const struct json_read_value *at, co
 /* As json_fields_fail, "NAME: byte N: out of memory", FORMAT_NO_MEMORY. */
 int json_fields_no_memory(struct json_reader *r, const struct json_read_value *at);
 
+/* The values alone, for a reader that words its own messages (the merge's): each reads v into
+ * *out and returns 0, or -1 when v is not what it names. */
+/* A whole number >= 0 (digits only); -2 when it is larger than 2^64-1. */
+int json_fields_to_uint(const struct json_read_value *v, uint64_t *out);
+/* A whole number (no fraction, no exponent); -2 when it does not fit in 64 bits. */
+int json_fields_to_int(const struct json_read_value *v, int64_t *out);
+/* A number, or null as NaN. */
+int json_fields_to_double(const struct json_read_value *v, double *out);
+/* true or false, as 1 or 0. */
+int json_fields_to_bool(const struct json_read_value *v, int *out);
+/* A string (copied: the caller frees it), or null as NULL; -2 when out of memory. */
+int json_fields_to_string(const struct json_read_value *v, char **out);
+
 /* Each of these reads v as what it names into *out, or fails naming what; 0 or -1. A whole number
  * >= 0 up to 2^64-1. */
 int json_fields_uint(struct json_reader *r, const struct json_read_value *v, const char *what,

@@ -3,27 +3,25 @@
 #include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "container/array.h"
+#include "diff/json_fields.h"
 #include "format/capture_index.h"
 #include "format/json_read.h"
 #include "format/whole_file.h"
 #include "merge/merge_internal.h"
 
-/* Where the merge reader is, for "FILE: byte N: what is wrong". */
-struct merge_reader {
-  const char *name;
-  struct format_error *err;
-};
-
-static enum format_status merge_read_fail(struct merge_reader *r, const struct json_read_value *at,
+/* r's error at a byte (the merge's own words); FORMAT_BAD_INPUT. */
+static enum format_status merge_read_fail(struct json_reader *r, const struct json_read_value *at,
                                           const char *what)
 {
-  return format_error_set(r->err, FORMAT_BAD_INPUT, "%s: byte %zu: %s", r->name, at->offset, what);
+  json_fields_fail(r, at, "%s", what);
+  return r->error->status;
 }
 
 static const struct json_read_value *merge_member(const struct json_read_value *object,
@@ -38,48 +36,36 @@ static int merge_read_count(const struct json_read_value *object, const char *ke
 {
   const struct json_read_value *v = json_read_object_get(object, key);
   *out = 0;
-  if (!v)
-    return 0;
-  if (v->type != JSON_NUMBER || v->text[0] == '-' || strpbrk(v->text, ".eE"))
-    return -1;
-  errno = 0;
-  *out = strtoull(v->text, NULL, 10);
-  return errno ? -1 : 0;
+  return v && json_fields_to_uint(v, out) < 0 ? -1 : 0;
 }
 
+/* A finite number, null as 0 (a figure the capture did not have). */
 static int merge_read_number(const struct json_read_value *v, double *out)
 {
-  if (v->type == JSON_NULL) {
-    *out = 0;
-    return 0;
-  }
-  if (v->type != JSON_NUMBER)
+  if (json_fields_to_double(v, out) < 0)
     return -1;
-  *out = strtod(v->text, NULL);
+  if (v->type == JSON_NULL)
+    *out = 0;
   return isfinite(*out) ? 0 : -1;
 }
 
-/* A string member (absent or null: NULL); -1 when it is neither a string nor null. */
+/* A string member (absent or null: NULL); -1 when it is neither a string nor null, -2 out of memory. */
 static int merge_read_string(const struct json_read_value *object, const char *key, char **out)
 {
   const struct json_read_value *v = json_read_object_get(object, key);
   *out = NULL;
-  if (!v || v->type == JSON_NULL)
-    return 0;
-  if (v->type != JSON_STRING)
-    return -1;
-  return (*out = strdup(v->text)) ? 0 : -2;
+  return v ? json_fields_to_string(v, out) : 0;
 }
 
 /* One capture of a merge's "captures". */
-static enum format_status merge_read_capture(struct merge_reader *r, struct merge *merge,
+static enum format_status merge_read_capture(struct json_reader *r, struct merge *merge,
                                              const struct json_read_value *v)
 {
   if (v->type != JSON_OBJECT)
     return merge_read_fail(r, v, "a capture must be an object");
   struct merge_capture *capture = merge_capture_new(merge);
   if (!capture)
-    return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
+    return format_error_set(r->error, FORMAT_NO_MEMORY, "out of memory");
   struct diff_capture *info = &capture->info;
   static const char *const strings[] = {"source", "path", "command", "exe", "host", "luajit_version"};
   char **fields[] = {&capture->source, &info->path, &info->command, &info->exe, &info->host,
@@ -87,7 +73,7 @@ static enum format_status merge_read_capture(struct merge_reader *r, struct merg
   for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
     int rc = merge_read_string(v, strings[i], fields[i]);
     if (rc == -2)
-      return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
+      return format_error_set(r->error, FORMAT_NO_MEMORY, "out of memory");
     if (rc < 0)
       return merge_read_fail(r, json_read_object_get(v, strings[i]),
                              "a capture's text member must be a string or null");
@@ -95,7 +81,7 @@ static enum format_status merge_read_capture(struct merge_reader *r, struct merg
   if (!capture->source)
     return merge_read_fail(r, v, "a capture without its \"source\"");
   if (!(capture->input = strdup(r->name)))
-    return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
+    return format_error_set(r->error, FORMAT_NO_MEMORY, "out of memory");
   uint64_t boundaries, sites, flagged;
   const struct json_read_value *m;
   if (merge_read_count(v, "boundary_count", &boundaries) < 0 ||
@@ -104,21 +90,19 @@ static enum format_status merge_read_capture(struct merge_reader *r, struct merg
   info->boundary_count = (size_t)boundaries;
   capture->site_count = (size_t)sites;
   capture->flagged = (size_t)flagged;
+  int64_t pid;
   if ((m = json_read_object_get(v, "pid"))) {
-    if (m->type != JSON_NUMBER || strpbrk(m->text, ".eE"))
+    if (json_fields_to_int(m, &pid) < 0 || pid < LONG_MIN || pid > LONG_MAX)
       return merge_read_fail(r, m, "pid must be a whole number");
-    info->pid = strtol(m->text, NULL, 10);
+    info->pid = (long)pid;
   }
   static const char *const times[] = {"start_time", "stop_time", "end_time"};
   double *time_fields[] = {&info->start_time, &info->stop_time, &capture->end_time};
   for (size_t i = 0; i < 3; i++)
     if ((m = json_read_object_get(v, times[i])) && merge_read_number(m, time_fields[i]) < 0)
       return merge_read_fail(r, m, "a capture's times must be numbers");
-  if ((m = json_read_object_get(v, "has_times"))) {
-    if (m->type != JSON_TRUE && m->type != JSON_FALSE)
-      return merge_read_fail(r, m, "has_times must be true or false");
-    capture->has_times = m->type == JSON_TRUE;
-  }
+  if ((m = json_read_object_get(v, "has_times")) && json_fields_to_bool(m, &capture->has_times) < 0)
+    return merge_read_fail(r, m, "has_times must be true or false");
   if (!(m = merge_member(v, "outcome", JSON_STRING)) || diff_outcome_parse(m->text, &capture->outcome) < 0)
     return merge_read_fail(r, m ? m : v,
                            "a capture's outcome must be \"pass\", \"flagged\" or \"inconclusive\"");
@@ -135,7 +119,7 @@ static enum format_status merge_read_capture(struct merge_reader *r, struct merg
                                          "(docs/index-format.md)");
       if (diff_capture_add_label(info, m->keys[i], strlen(m->keys[i]), value->text,
                                  strlen(value->text)) != 0)
-        return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
+        return format_error_set(r->error, FORMAT_NO_MEMORY, "out of memory");
     }
   }
   return FORMAT_OK;
@@ -146,7 +130,7 @@ struct merge_columns {
   const struct json_read_value *in, *verdicts, *flagged, *undecided, *growth, *per_second, *live;
 };
 
-static enum format_status merge_read_site(struct merge_reader *r, struct merge *merge,
+static enum format_status merge_read_site(struct json_reader *r, struct merge *merge,
                                           const struct json_read_value *v, size_t first_capture)
 {
   if (v->type != JSON_OBJECT)
@@ -175,51 +159,50 @@ static enum format_status merge_read_site(struct merge_reader *r, struct merge *
     return merge_read_fail(r, v, "a site's value arrays differ in length");
   struct merge_site *site = merge_site_get(merge, name->text, site_id, site_kind);
   if (!site)
-    return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
+    return format_error_set(r->error, FORMAT_NO_MEMORY, "out of memory");
   size_t own = merge->capture_count - first_capture;  /* the captures this input added */
   if (!count)
     return merge_read_fail(r, v, "a site seen in no capture");
   /* A site listed twice in one merge would be seen twice in a capture. */
   if (site->value_count && site->values[site->value_count - 1].capture >= first_capture)
     return merge_read_fail(r, v, "a site listed twice");
+  uint64_t previous = 0;
   for (size_t i = 0; i < count; i++) {
     struct merge_value value;
     memset(&value, 0, sizeof value);
     const struct json_read_value *in = &c.in->items[i], *verdict = &c.verdicts->items[i];
-    if (in->type != JSON_NUMBER || in->text[0] == '-' || strpbrk(in->text, ".eE") ||
-        (value.capture = (size_t)strtoull(in->text, NULL, 10)) >= own)
+    uint64_t index;
+    if (json_fields_to_uint(in, &index) < 0 || index >= own)
       return merge_read_fail(r, in, "in: a capture index past the captures");
-    if (i && value.capture <= strtoull(c.in->items[i - 1].text, NULL, 10))
+    if (i && index <= previous)
       return merge_read_fail(r, in, "in: capture indexes must rise");
-    value.capture += first_capture;
+    previous = index;
+    value.capture = first_capture + (size_t)index;
     if (verdict->type != JSON_STRING || diff_verdict_parse(verdict->text, &value.verdict) < 0)
       return merge_read_fail(r, verdict, "verdicts: not a verdict");
     const struct json_read_value *flagged = &c.flagged->items[i], *undecided = &c.undecided->items[i];
-    if ((flagged->type != JSON_TRUE && flagged->type != JSON_FALSE) ||
-        (undecided->type != JSON_TRUE && undecided->type != JSON_FALSE))
+    if (json_fields_to_bool(flagged, &value.flagged) < 0 ||
+        json_fields_to_bool(undecided, &value.undecided) < 0)
       return merge_read_fail(r, flagged, "flagged_in and undecided_in must hold true or false");
-    value.flagged = flagged->type == JSON_TRUE;
-    value.undecided = undecided->type == JSON_TRUE;
     if (value.flagged && value.undecided)
       return merge_read_fail(r, flagged, "a value both flagged and undecided");
     const struct json_read_value *live = &c.live->items[i];
     if (merge_read_number(&c.growth->items[i], &value.growth_bytes_per_boundary) < 0 ||
         merge_read_number(&c.per_second->items[i], &value.growth_bytes_per_second) < 0)
       return merge_read_fail(r, &c.growth->items[i], "growth must be finite numbers");
-    if (live->type != JSON_NUMBER || live->text[0] == '-' || strpbrk(live->text, ".eE"))
+    int live_read = json_fields_to_uint(live, &value.live_bytes);
+    if (live_read == -1)
       return merge_read_fail(r, live, "live_bytes must hold whole numbers >= 0");
-    errno = 0;
-    value.live_bytes = strtoull(live->text, NULL, 10);
-    if (errno)
+    if (live_read < 0)
       return merge_read_fail(r, live, "live_bytes is larger than 2^64-1");
     if (merge_site_add_value(site, &value) != 0)
-      return format_error_set(r->err, FORMAT_NO_MEMORY, "out of memory");
+      return format_error_set(r->error, FORMAT_NO_MEMORY, "out of memory");
   }
   return FORMAT_OK;
 }
 
 /* A merge's JSON: its captures are appended, its sites' values follow them. */
-static enum format_status merge_read_merge(struct merge_reader *r, struct merge *merge,
+static enum format_status merge_read_merge(struct json_reader *r, struct merge *merge,
                                            const struct json_read_value *root)
 {
   const struct json_read_value *version = json_read_object_get(root, "ljleak_merge");
@@ -236,7 +219,7 @@ static enum format_status merge_read_merge(struct merge_reader *r, struct merge 
   const struct json_read_value *sites = merge_member(root, "sites", JSON_ARRAY);
   if (!captures || !sites)
     return merge_read_fail(r, root, "a merge needs its captures and sites arrays");
-  enum format_status status = merge_check_kind(merge, merge_mode, merge_by, r->name, r->err);
+  enum format_status status = merge_check_kind(merge, merge_mode, merge_by, r->name, r->error);
   if (status != FORMAT_OK)
     return status;
   size_t first = merge->capture_count;
@@ -278,7 +261,7 @@ static void merge_load_text(struct merge_loaded *l, const char *text, size_t len
   if (l->root.type == JSON_OBJECT && json_read_object_get(&l->root, "ljleak_result")) {
     l->status = diff_result_read_json_value(l->name, &l->root, &l->result, &l->err);
   } else {
-    struct merge_reader r = {l->name, &l->err};
+    struct json_reader r = {l->name, &l->err};
     l->status = merge_read_fail(&r, &l->root, "neither a diff result (\"ljleak_result\") nor a "
                                               "merge (\"ljleak_merge\")");
   }
@@ -303,7 +286,7 @@ static enum format_status merge_apply(struct merge *merge, struct merge_loaded *
   if (status != FORMAT_OK) {
     *err = l->err;
   } else if (l->is_merge) {
-    struct merge_reader r = {l->name, err};
+    struct json_reader r = {l->name, err};
     status = merge_read_merge(&r, merge, &l->root);
     json_read_free(&l->root);
   } else {

@@ -629,6 +629,19 @@ START_TEST(test_a_merge_with_a_bad_value_is_an_error_at_its_byte)
   expect_error(input_names, label, 1, "m.json: byte 120: a label must be KEY: VALUE");
   const char *neither[] = {"[1, 2]"};
   expect_error(input_names, neither, 1, "m.json: byte 0: neither a diff result");
+  /* Numbers are read by the result reader's members (diff/json_fields.h): a pid past 64 bits
+   * is refused as the result reader refuses it, and live bytes past 2^64-1 are named so. */
+  const char *pid[] = {"{\"ljleak_merge\": 1, \"mode\": \"trend\", \"by\": \"site\", \"captures\": "
+                       "[{\"source\": \"r.json\", \"outcome\": \"pass\", \"pid\": "
+                       "99999999999999999999}], \"sites\": []}"};
+  expect_error(input_names, pid, 1, "m.json: byte 111: pid must be a whole number");
+  const char *live[] = {"{\"ljleak_merge\": 1, \"mode\": \"trend\", \"by\": \"site\", \"captures\": "
+                        "[{\"source\": \"r.json\", \"outcome\": \"pass\"}], \"sites\": [{\"name\": "
+                        "\"x\", \"id\": \"0000000000000001\", \"kind\": \"c\", \"in\": [0], "
+                        "\"verdicts\": [\"steady\"], \"flagged_in\": [false], \"undecided_in\": "
+                        "[false], \"growth_bytes_per_boundary\": [0], \"growth_bytes_per_second\": "
+                        "[0], \"live_bytes\": [18446744073709551616]}]}"};
+  expect_error(input_names, live, 1, "live_bytes is larger than 2^64-1");
 }
 END_TEST
 
