@@ -198,14 +198,7 @@ static int preflight(struct attach_job *job)
     fprintf(stderr, "ljleak attach: no process %ld\n", job->pid);
     return CLI_EXIT_INPUT;
   }
-  FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
-  int scope = 0;
-  if (f) {
-    if (fscanf(f, "%d", &scope) != 1)
-      scope = 0;
-    fclose(f);
-  }
-  if (scope >= 3) {
+  if (control_file_ptrace_scope(CONTROL_FILE_PTRACE_SCOPE) >= 3) {
     fprintf(stderr, "ljleak attach: kernel.yama.ptrace_scope is 3: no process may be attached to "
                     "until the next boot, so attach cannot enter %ld\n", job->pid);
     return CLI_EXIT_INPUT;

@@ -179,3 +179,15 @@ enum format_status control_file_parse_request(char *text, struct control_file_re
   }
   return FORMAT_OK;
 }
+
+int control_file_ptrace_scope(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  int scope = 0;
+  if (!f)
+    return 0;
+  if (fscanf(f, "%d", &scope) != 1)
+    scope = 0;
+  fclose(f);
+  return scope;
+}

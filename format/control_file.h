@@ -17,6 +17,12 @@
  * length, or 0 if it does not fit in size. */
 size_t control_file_default_run_dir(unsigned long uid, char *out, size_t size);
 
+/* The Yama ptrace scope the file at path holds (/proc/sys/kernel/yama/ptrace_scope on a kernel
+ * with Yama): its number, or 0 when the file is missing or holds no number (no Yama: ptrace's own
+ * rules). At 3 no process may be attached to until the next boot. */
+#define CONTROL_FILE_PTRACE_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
+int control_file_ptrace_scope(const char *path);
+
 /* A process's files in the run directory. */
 enum control_file_name {
   CONTROL_FILE_NAME_REGISTRATION,   /* <pid>: what the collector says of its capture */

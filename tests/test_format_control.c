@@ -457,6 +457,27 @@ START_TEST(test_written_request_reads_back_and_every_prefix_parses_safely)
 }
 END_TEST
 
+/* The Yama scope attach refuses at 3: the number in the file, 0 without one or without the file. */
+START_TEST(test_ptrace_scope_is_the_number_in_the_file_and_0_without_it)
+{
+  static const char *const texts[] = {"0\n", "1\n", "2\n", "3\n", "", "none\n"};
+  static const int scopes[] = {0, 1, 2, 3, 0, 0};
+  char path[] = "/tmp/test_format_control.XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  for (size_t i = 0; i < sizeof scopes / sizeof scopes[0]; i++) {
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(texts[i], f);
+    fclose(f);
+    ck_assert_int_eq(control_file_ptrace_scope(path), scopes[i]);
+  }
+  unlink(path);
+  ck_assert_int_eq(control_file_ptrace_scope(path), 0);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("format_control");
@@ -473,6 +494,7 @@ int main(void)
   tcase_add_test(tc, test_request_writer_refuses_what_would_not_read_back);
   tcase_add_test(tc, test_request_parser_reads_what_the_collector_read_with_its_messages);
   tcase_add_test(tc, test_written_request_reads_back_and_every_prefix_parses_safely);
+  tcase_add_test(tc, test_ptrace_scope_is_the_number_in_the_file_and_0_without_it);
   suite_add_tcase(s, tc);
   return check_run(s);
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/e2e/attach.sh: ljleak attach against plain luajit processes that never loaded the
 # collector: a leaking loop (JIT on) captured mid-run twice, its leak found at its line, the
-# process running on with the same pid and its own output; a process that loaded the collector,
+# process running on with the same pid and its own output; two Lua states (refused without
+# --state, captured with it); a process that loaded the collector,
 # and one already capturing (refused); a process blocked in C (no safe point: given up, left
 # running); a process without LuaJIT, a missing gdb, bad usage: each refused.
 E2E_NAME=attach
@@ -76,6 +77,29 @@ check "the_process_runs_on_after_the_snapshot" alive "$leak"
 wait "$leak"
 check "the_process_ends_normally" test $? = 0
 check "with_its_own_output" test "$(cat "$tmp/leak.out")" = "done	12000"
+
+# Two Lua states: the program's, and one made through the FFI that never runs (it prints that
+# one's global state). Without --state attach refuses, naming both; with the program's it captures.
+luajit testdata/attach/two_states.lua 6000 >"$tmp/two.out" 2>&1 &
+two=$!; pids="$pids $two"
+n=0; until [ -s "$tmp/two.out" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+sleep 0.3
+idle=$(head -n 1 "$tmp/two.out")
+"$LJLEAK" attach --duration 1 -o "$tmp/cap-two0" "$two" 2>"$tmp/two0.err"
+check "two_states_without_state_are_refused" test $? = 3
+check "naming_both" grep -q "more than one Lua state in this process (their global states: .*$idle.*): name one with --state ADDR" "$tmp/two0.err"
+states=$(sed -n 's/.*their global states: \([0-9a-fx ]*\)).*/\1/p' "$tmp/two0.err")
+main=$(echo "$states" | tr " " "\n" | grep -v -x "$idle")
+check "the_two_are_the_idle_one_and_another" test "$(echo "$states" | wc -w)" = 2 -a -n "$main"
+check "and_nothing_is_written" test ! -e "$tmp/cap-two0"
+"$LJLEAK" attach --state "$main" --duration 1.5 --every 16k -o "$tmp/cap-two" "$two" 2>"$tmp/two1.err"
+check "state_of_the_running_one_captures" test $? = 0 -a -f "$tmp/cap-two/index"
+"$LJLEAK" diff "$tmp/cap-two" >"$tmp/dtwo" 2>&1
+check "its_leak_is_at_its_line" sh -c "sed -n '/^growing/,/^\$/p' '$tmp/dtwo' | grep -q '@testdata/attach/two_states.lua:12'"
+"$LJLEAK" attach --state "$idle" --wait 1 -o "$tmp/cap-two2" "$two" 2>"$tmp/two2.err"
+check "state_of_the_idle_one_runs_no_lua_and_is_given_up" test $? = 4
+wait "$two"
+check "the_two_state_process_ends_normally" test $? = 0 -a "$(tail -n 1 "$tmp/two.out")" = "done	6000"
 
 # A process that loaded the collector itself: attach uses it; one capturing already is refused.
 LUA_CPATH="$BUILD/lua/?.so;;" luajit -l ljleak.collector testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
