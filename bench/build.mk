@@ -246,3 +246,10 @@ BENCH_HOLDERS_HEAP_RUNS ?= 5
 bench-holders-heap: $(BUILD)/ljleak $(COLLECTOR_SO)
 	@echo "== holder analysis of a growing heap of about 150 MB (bench/holders_heap.lua)"
 	BUILD=$(BUILD) RECORDS=$(BENCH_HOLDERS_HEAP_RECORDS) RUNS=$(BENCH_HOLDERS_HEAP_RUNS) bash bench/holders-heap.sh
+
+# ljleak attach: the longest pause of a running luajit loop while it is attached to, beside gdb
+# alone with and without the separate debug files, and no attach (bench/attach-pause.sh).
+BENCHES += bench-attach
+.PHONY: bench-attach
+bench-attach: $(BUILD)/ljleak $(COLLECTOR_SO)
+	BUILD=$(BUILD) sh bench/attach-pause.sh
