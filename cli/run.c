@@ -388,16 +388,16 @@ static int run_option_size(struct cli_args *args, const char *name, uint64_t max
  * takes (format/capture_index.h); else a usage error. */
 static void run_add_label(struct cli_args *args, struct cli_capture_options *job, const char *label)
 {
-  char message[160];
+  struct format_error why;
   size_t used = job->labels_given ? strlen(job->labels) : 0;
   if (strchr(label, ',') || used + 1 + strlen(label) >= sizeof job->labels) {
     cli_bad_value(args, "--label", label, "KEY=VALUE without ','");
     return;
   }
   snprintf(job->labels + used, sizeof job->labels - used, "%s%s", used ? "," : "", label);
-  if (capture_index_labels_check(job->labels, message, sizeof message) != 0) {
+  if (capture_index_labels_check(job->labels, &why) != FORMAT_OK) {
     job->labels[used] = '\0';
-    cli_usage_error(args, "--label %s: %s", label, message);
+    cli_usage_error(args, "--label %s: %s", label, why.message);
     return;
   }
   job->labels_given = 1;

@@ -154,7 +154,7 @@ int coll_options_parse_field(const struct coll_options_field *f, const char *tex
     *(const char **)field = text;
     return 0;
   case COLL_OPTIONS_KIND_LABELS:
-    if (capture_index_labels_check(text, NULL, 0) != 0)
+    if (capture_index_labels_check(text, NULL) != FORMAT_OK)
       return -1;
     *(const char **)field = text;
     return 0;
@@ -247,10 +247,10 @@ int coll_options_check(const struct ljleak_collector_options *o, char *err, size
       /* The labels go into the index and every report made from it: the
        * one check, whichever way they came (a request may be hostile). */
       const char *labels = *(const char *const *)field;
-      char why[160];
-      if (labels && capture_index_labels_check(labels, why, sizeof why) != 0) {
+      struct format_error why;
+      if (labels && capture_index_labels_check(labels, &why) != FORMAT_OK) {
         if (err && err_size)
-          snprintf(err, err_size, "%s: %s", f->key, why);
+          snprintf(err, err_size, "%s: %s", f->key, why.message);
         return -1;
       }
       break;

@@ -23,12 +23,12 @@ static int read_labels(struct json_reader *r, const struct json_read_value *v,
     return json_fields_fail(r, v, "labels has more than %d members", CAPTURE_INDEX_LABEL_COUNT_MAX);
   for (size_t i = 0; i < v->count; i++) {
     const struct json_read_value *value = &v->items[i];
-    char one[CAPTURE_INDEX_LABEL_KEY_MAX + CAPTURE_INDEX_LABEL_VALUE_MAX + 2], why[160];
+    char one[CAPTURE_INDEX_LABEL_KEY_MAX + CAPTURE_INDEX_LABEL_VALUE_MAX + 2];
     if (value->type != JSON_STRING)
       return json_fields_fail(r, value, "labels: \"%s\" must be a string", v->keys[i]);
     int n = snprintf(one, sizeof one, "%s=%s", v->keys[i], value->text);
     if (n < 0 || (size_t)n >= sizeof one || strchr(v->keys[i], '=') ||
-        capture_index_labels_check(one, why, sizeof why) != 0)
+        capture_index_labels_check(one, NULL) != FORMAT_OK)
       return json_fields_fail(r, value, "labels: a key of letters, digits, '_', '-' and '.' (at most %d "
                          "bytes) and a value without control characters, ',' or backslash (at "
                          "most %d bytes) expected", CAPTURE_INDEX_LABEL_KEY_MAX,

@@ -20,15 +20,15 @@ static int label_key_char(unsigned char c)
          c == '-' || c == '.';
 }
 
-static int label_fail(char *message, size_t size, const char *format, size_t number,
-                      const char *text, size_t length)
+static enum format_status label_fail(struct format_error *error, const char *format,
+                                     size_t number, const char *text, size_t length)
 {
-  if (message && size)
-    snprintf(message, size, format, number, (int)length, text);
-  return -1;
+  if (!error)
+    return FORMAT_BAD_INPUT;
+  return format_error_set(error, FORMAT_BAD_INPUT, format, number, (int)length, text);
 }
 
-int capture_index_labels_check(const char *labels, char *message, size_t message_size)
+enum format_status capture_index_labels_check(const char *labels, struct format_error *error)
 {
   size_t count = 0;
   const char *at = labels;
@@ -38,22 +38,22 @@ int capture_index_labels_check(const char *labels, char *message, size_t message
     const char *equals = memchr(at, '=', length);
     count++;
     if (count > CAPTURE_INDEX_LABEL_COUNT_MAX)
-      return label_fail(message, message_size, "more than %zu labels%.*s",
+      return label_fail(error, "more than %zu labels%.*s",
                         CAPTURE_INDEX_LABEL_COUNT_MAX, "", 0);
     if (!equals)
-      return label_fail(message, message_size, "label %zu: '%.*s' is not KEY=VALUE", count, at,
+      return label_fail(error, "label %zu: '%.*s' is not KEY=VALUE", count, at,
                         length > 64 ? 64 : length);
     size_t key_length = (size_t)(equals - at), value_length = length - key_length - 1;
     if (key_length == 0 || key_length > CAPTURE_INDEX_LABEL_KEY_MAX)
-      return label_fail(message, message_size, "label %zu: the key must be 1 to 64 bytes%.*s",
+      return label_fail(error, "label %zu: the key must be 1 to 64 bytes%.*s",
                         count, "", 0);
     for (size_t i = 0; i < key_length; i++)
       if (!label_key_char((unsigned char)at[i]))
-        return label_fail(message, message_size,
+        return label_fail(error,
                           "label %zu: the key has a character other than letters, digits, "
                           "'_', '-' and '.'%.*s", count, "", 0);
     if (value_length == 0 || value_length > CAPTURE_INDEX_LABEL_VALUE_MAX)
-      return label_fail(message, message_size, "label %zu: the value must be 1 to 128 bytes%.*s",
+      return label_fail(error, "label %zu: the value must be 1 to 128 bytes%.*s",
                         count, "", 0);
     const char *value = equals + 1;
     for (size_t i = 0; i < value_length;) {
@@ -61,7 +61,7 @@ int capture_index_labels_check(const char *labels, char *message, size_t message
       size_t used = utf8_decode(value + i, value_length - i, &c);
       if ((c == 0xFFFD && used == 1 && (unsigned char)value[i] >= 0x80) || c < 0x20 || c == 0x7F ||
           (c >= 0x80 && c < 0xA0) || c == '\\' || c == 0x2028 || c == 0x2029)
-        return label_fail(message, message_size,
+        return label_fail(error,
                           "label %zu: the value has a control character, a backslash or "
                           "bytes that are not UTF-8%.*s", count, "", 0);
       i += used;
@@ -71,7 +71,7 @@ int capture_index_labels_check(const char *labels, char *message, size_t message
       const char *other_end = strchr(other, ',');
       const char *other_equals = memchr(other, '=', (size_t)(other_end - other));
       if ((size_t)(other_equals - other) == key_length && !memcmp(other, at, key_length))
-        return label_fail(message, message_size, "label %zu: the key '%.*s' is given twice",
+        return label_fail(error, "label %zu: the key '%.*s' is given twice",
                           count, at, key_length);
       other = other_end + 1;
     }
@@ -79,10 +79,10 @@ int capture_index_labels_check(const char *labels, char *message, size_t message
       break;
     at = end + 1;
     if (!*at)
-      return label_fail(message, message_size, "label %zu: the list ends in ','%.*s", count, "",
+      return label_fail(error, "label %zu: the list ends in ','%.*s", count, "",
                         0);
   }
-  return 0;
+  return FORMAT_OK;
 }
 
 int capture_index_labels_next(const char **cursor, struct capture_index_label *label)
@@ -406,10 +406,10 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
 
   if (take_fields(p, line, tab ? tab + 1 : end, end, offset, keys, count, record, seen) != 0)
     return -1;
-  char message[160];
+  struct format_error why;
   if (kind == LINE_CAPTURE && (index->capture.keys & CAPTURE_INDEX_CAPTURE_HAS_LABELS) &&
-      capture_index_labels_check(index->capture.labels, message, sizeof message) != 0)
-    return key_value_fail(&p->reader, offset, "capture line: labels: %s", message);
+      capture_index_labels_check(index->capture.labels, &why) != FORMAT_OK)
+    return key_value_fail(&p->reader, offset, "capture line: labels: %s", why.message);
   if (kind == LINE_BOUNDARY)
     return boundary_add(p, &boundary, offset, cut);
   if (kind == LINE_SEGMENT)

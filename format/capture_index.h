@@ -98,10 +98,10 @@ struct capture_index_label {
   size_t value_length;
 };
 
-/* Whether labels (a list; "" is none) is one the index takes: 0, or -1 with
- * what is wrong in message ("label 2: the key 're lease' has a character
- * other than letters, digits, '_', '-' and '.'"). */
-int capture_index_labels_check(const char *labels, char *message, size_t message_size);
+/* Whether labels (a list; "" is none) is one the index takes: FORMAT_OK, or
+ * FORMAT_BAD_INPUT with what is wrong in error (when not NULL): "label 2: the
+ * key 're lease' has a character other than letters, digits, '_', '-' and '.'". */
+enum format_status capture_index_labels_check(const char *labels, struct format_error *error);
 /* The next label of a checked list from *cursor (the list at first), and
  * *cursor past it: 1, or 0 at the end. */
 int capture_index_labels_next(const char **cursor, struct capture_index_label *label);

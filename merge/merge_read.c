@@ -114,7 +114,7 @@ static enum format_status merge_read_capture(struct json_reader *r, struct merge
       const struct json_read_value *value = &m->items[i];
       int n = value->type == JSON_STRING ? snprintf(one, sizeof one, "%s=%s", m->keys[i], value->text) : -1;
       if (n < 0 || (size_t)n >= sizeof one || strchr(m->keys[i], '=') ||
-          capture_index_labels_check(one, NULL, 0) != 0)
+          capture_index_labels_check(one, NULL) != FORMAT_OK)
         return merge_read_fail(r, value, "a label must be KEY: VALUE as the capture index takes it "
                                          "(docs/index-format.md)");
       if (diff_capture_add_label(info, m->keys[i], strlen(m->keys[i]), value->text,

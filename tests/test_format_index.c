@@ -571,12 +571,13 @@ END_TEST
 
 START_TEST(test_labels_check_refuses_what_would_not_split_or_print)
 {
-  char why[160];
-  ck_assert_int_eq(capture_index_labels_check("", why, sizeof why), 0);
-  ck_assert_int_eq(capture_index_labels_check("release=1.4.2,role=api", why, sizeof why), 0);
-  ck_assert_int_eq(capture_index_labels_check("r\u00e9gion=\u00e9t\u00e9", why, sizeof why), -1);
-  ck_assert_str_eq(why, "label 1: the key has a character other than letters, digits, '_', '-' and '.'");
-  ck_assert_int_eq(capture_index_labels_check("region=\u00e9t\u00e9 \u65e5", why, sizeof why), 0);
+  struct format_error error_why, *why = &error_why;
+  ck_assert_int_eq(capture_index_labels_check("", why), FORMAT_OK);
+  ck_assert_int_eq(capture_index_labels_check("a=1,a=2", NULL), FORMAT_BAD_INPUT);
+  ck_assert_int_eq(capture_index_labels_check("release=1.4.2,role=api", why), FORMAT_OK);
+  ck_assert_int_eq(capture_index_labels_check("r\u00e9gion=\u00e9t\u00e9", why), FORMAT_BAD_INPUT);
+  ck_assert_str_eq(why->message, "label 1: the key has a character other than letters, digits, '_', '-' and '.'");
+  ck_assert_int_eq(capture_index_labels_check("region=\u00e9t\u00e9 \u65e5", why), FORMAT_OK);
   static const struct {
     const char *labels, *why;
   } bad[] = {
@@ -593,24 +594,24 @@ START_TEST(test_labels_check_refuses_what_would_not_split_or_print)
       {"a b=1", "label 1: the key has a character other than letters, digits, '_', '-' and '.'"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    ck_assert_msg(capture_index_labels_check(bad[i].labels, why, sizeof why) == -1, "%s", bad[i].labels);
-    ck_assert_str_eq(why, bad[i].why);
+    ck_assert_msg(capture_index_labels_check(bad[i].labels, why) == FORMAT_BAD_INPUT, "%s", bad[i].labels);
+    ck_assert_str_eq(why->message, bad[i].why);
   }
   char many[1024] = "", key[16];
   for (int i = 0; i < 17; i++) {
     snprintf(key, sizeof key, "%sk%d=v", i ? "," : "", i);
     strcat(many, key);
   }
-  ck_assert_int_eq(capture_index_labels_check(many, why, sizeof why), -1);
-  ck_assert_str_eq(why, "more than 16 labels");
+  ck_assert_int_eq(capture_index_labels_check(many, why), FORMAT_BAD_INPUT);
+  ck_assert_str_eq(why->message, "more than 16 labels");
   char long_value[200];
   memset(long_value, 'v', sizeof long_value);
   memcpy(long_value, "k=", 2);
   long_value[2 + 128] = '\0';
-  ck_assert_int_eq(capture_index_labels_check(long_value, why, sizeof why), 0);
+  ck_assert_int_eq(capture_index_labels_check(long_value, why), FORMAT_OK);
   long_value[2 + 128] = 'v';
   long_value[2 + 129] = '\0';
-  ck_assert_int_eq(capture_index_labels_check(long_value, why, sizeof why), -1);
+  ck_assert_int_eq(capture_index_labels_check(long_value, why), FORMAT_BAD_INPUT);
   /* The parser refuses them too, at the capture line: a hostile process wrote the index. */
   struct capture_index index;
   struct format_error error;
