@@ -253,3 +253,10 @@ BENCHES += bench-attach
 .PHONY: bench-attach
 bench-attach: $(BUILD)/ljleak $(COLLECTOR_SO)
 	BUILD=$(BUILD) sh bench/attach-pause.sh
+
+# ljleak attach into an nginx worker: the slowest request under steady load with an attach and
+# heap snapshot in the middle, beside a run without (bench/nginx-attach.sh).
+BENCHES += bench-nginx-attach
+.PHONY: bench-nginx-attach
+bench-nginx-attach: $(BUILD)/ljleak $(BUILD)/bench/nginx_client
+	BUILD=$(BUILD) sh bench/nginx-attach.sh

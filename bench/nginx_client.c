@@ -21,6 +21,7 @@ struct client {
   double until;         /* or: send until this monotonic time (0: by count) */
   long ok, other, failed;
   int first_status;     /* the first status that was not 200 */
+  double slowest;       /* the longest exchange, seconds (a reconnection included) */
 };
 
 static double mono_seconds(void)
@@ -126,8 +127,11 @@ static void *run_client(void *arg)
       continue;
     }
     int closing = 0;
+    double sent = mono_seconds();
     int status = exchange(fd, c->host, c->paths[i % c->path_count], buffer, sizeof buffer,
                           &closing);
+    if (mono_seconds() - sent > c->slowest)
+      c->slowest = mono_seconds() - sent;
     if (closing && status >= 0) {
       close(fd);
       fd = -1;
@@ -195,6 +199,7 @@ int main(int argc, char **argv)
   }
   long ok = 0, other = 0, failed = 0;
   int first_status = 0;
+  double slowest = 0;
   for (int i = 0; i < connections; i++) {
     pthread_join(threads[i], NULL);
     ok += clients[i].ok;
@@ -202,10 +207,13 @@ int main(int argc, char **argv)
     failed += clients[i].failed;
     if (!first_status)
       first_status = clients[i].first_status;
+    if (clients[i].slowest > slowest)
+      slowest = clients[i].slowest;
   }
   double seconds = mono_seconds() - start;
-  printf("requests=%ld ok=%ld other=%ld failed=%ld first_other_status=%d seconds=%.3f rate=%.1f\n",
+  printf("requests=%ld ok=%ld other=%ld failed=%ld first_other_status=%d seconds=%.3f rate=%.1f "
+         "slowest_ms=%.1f\n",
          ok + other + failed, ok, other, failed, first_status, seconds,
-         seconds > 0 ? (double)ok / seconds : 0.0);
+         seconds > 0 ? (double)ok / seconds : 0.0, slowest * 1000);
   return other || failed ? 1 : 0;
 }
