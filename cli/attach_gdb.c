@@ -28,6 +28,11 @@ static const char attach_gdb_script[] =
     "BLOCKING = ('read write readv writev pread64 pwrite64 recvfrom sendto recvmsg sendmsg '\n"
     "            'nanosleep clock_nanosleep select pselect6 poll ppoll epoll_wait epoll_pwait '\n"
     "            'accept accept4 wait4 waitid pause rt_sigsuspend rt_sigtimedwait')\n"
+    "def gdb_regex(text):\n"
+    "    return ''.join('\\\\' + c if c in '.[]*^$\\\\' else c for c in text)\n"
+    "def load_symbols():\n"
+    "    for lib in ('/libc\\\\.so', '/ld-linux', '/libluajit', gdb_regex(SO.decode('utf-8', 'replace'))):\n"
+    "        gdb.execute('sharedlibrary ' + lib, to_string=True)\n"
     "def say(kind, text=''):\n"
     "    print('ljleak-attach: %s %s' % (kind, text))\n"
     "    sys.stdout.flush()\n"
@@ -57,9 +62,16 @@ static const char attach_gdb_script[] =
     "    return p\n"
     "def call(expr):\n"
     "    return gdb.parse_and_eval(expr)\n"
-    "def message():\n"
-    "    return call('((const char *(*)(void))ljleak_collector_attach_message)()').string()\n"
+    "def entry(handle, name):\n"
+    "    n = cstring(name)\n"
+    "    p = int(call('(void *)dlsym((void *)%d, (char *)%d)' % (handle, n)))\n"
+    "    call('(void)free((void *)%d)' % n)\n"
+    "    return p\n"
+    "def message(handle):\n"
+    "    f = entry(handle, b'ljleak_collector_attach_message')\n"
+    "    return call('((const char *(*)(void))%d)()' % f).string()\n"
     "def run():\n"
+    "    load_symbols()\n"
     "    if not safe_thread():\n"
     "        gdb.execute('catch syscall ' + BLOCKING, to_string=True)\n"
     "        while True:\n"
@@ -81,16 +93,18 @@ static const char attach_gdb_script[] =
     "    if STEP == 'attach':\n"
     "        rq = cstring(REQUEST)\n"
     "        st = cstring(STATE)\n"
-    "        rc = int(call('((int (*)(const char *, const char *))ljleak_collector_attach)'\n"
-    "                      '((char *)%d, (char *)%d)' % (rq, st)))\n"
+    "        f = entry(handle, b'ljleak_collector_attach')\n"
+    "        rc = int(call('((int (*)(const char *, const char *))%d)((char *)%d, (char *)%d)'\n"
+    "                      % (f, rq, st)))\n"
     "        call('(void)free((void *)%d)' % rq)\n"
     "        call('(void)free((void *)%d)' % st)\n"
-    "        say('armed' if rc == 0 else 'refused', message())\n"
+    "        say('armed' if rc == 0 else 'refused', message(handle))\n"
     "    elif STEP == 'cancel':\n"
-    "        rc = int(call('((int (*)(void))ljleak_collector_attach_cancel)()'))\n"
-    "        say('cancelled' if rc == 1 else 'ran', message())\n"
+    "        f = entry(handle, b'ljleak_collector_attach_cancel')\n"
+    "        rc = int(call('((int (*)(void))%d)()' % f))\n"
+    "        say('cancelled' if rc == 1 else 'ran', message(handle))\n"
     "    else:\n"
-    "        call('((void (*)(void))ljleak_collector_attach_poll)()')\n"
+    "        call('((void (*)(void))%d)()' % entry(handle, b'ljleak_collector_attach_poll'))\n"
     "        say('polled')\n"
     "try:\n"
     "    run()\n"
@@ -210,10 +224,11 @@ int cli_attach_gdb_run(struct cli_attach_gdb *step)
     if (null >= 0)
       dup2(null, STDIN_FILENO);
     /* No separate debug files (the directory is not one): reading libc6-dbg's stopped the
-     * process 0.3 s here and more under load; the libraries' own symbols and unwind tables name
-     * the frames the script checks. */
+     * process 0.3 s here and more under load. No library's symbols but those the script loads
+     * (libc, the loader, LuaJIT's, the collector's): an nginx worker has dozens. */
     execlp(step->gdb, step->gdb, "-q", "-batch", "-nx", "-iex", "set debug-file-directory /dev/null",
-           "-iex", "set debuginfod enabled off", "-p", pid_text, "-x", script, (char *)NULL);
+           "-iex", "set debuginfod enabled off", "-iex", "set auto-solib-add off", "-p", pid_text,
+           "-x", script, (char *)NULL);
     _exit(127);
   }
   close(out[1]);
