@@ -308,6 +308,9 @@ struct diff_options {
   void *progress_context;
   /* Added by the engine. */
   double min_growth_fraction; /* growth must also reach this fraction of the site's peak live bytes */
+  double min_drop_bytes;      /* a fall that frees memory, when not min_growth_bytes (0): a
+                                 sampled capture's falls are frees it saw, judged by
+                                 --min-growth, while its rises are judged by its floor */
   /* Called for each warning (a cut segment: "FILE: byte N: ..."); may be NULL. */
   void (*warn)(void *context, const char *message);
   void *warn_context;

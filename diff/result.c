@@ -184,7 +184,10 @@ struct diff_options diff_result_judging_options(const struct diff_options *optio
   size_t n = info->boundary_count, judged = n > options->warmup ? n - options->warmup : 0;
   uint64_t floor = diff_sampling_floor(info->sample_bytes, judged, options);
   if (floor != UINT64_MAX && (double)floor > judging.min_growth_bytes)
+  {
+    judging.min_drop_bytes = judging.min_growth_bytes;
     judging.min_growth_bytes = (double)floor;
+  }
   return judging;
 }
 

@@ -209,148 +209,6 @@ int diff_trend_theil_sen(const double *x, size_t n, double *slope)
   return 0;
 }
 
-/* The drops of x (docs/diff.md, "Fill and flush"): a drop is a fall of
- * more than half the rise since the last low (since the least value before
- * it, for the first), and of at least the threshold: it falls back past
- * halfway to the level it rose from. Its high is the largest value before
- * the fall; its low the least value before the series climbs again by half
- * the drop's height and the threshold (a refill). Fills drops (room for n)
- * and returns their count; *refilled says whether some drop refilled (a
- * registry released at the end of a run stays low: no flush). */
-static size_t trend_drops(const double *x, size_t n, double threshold, struct diff_trend_drop *drops,
-                          int *refilled, double *first_base)
-{
-  size_t count = 0, high_at = 0, low_at = 0;
-  int falling = 0;
-  *refilled = 0;
-  *first_base = n ? x[0] : 0;
-  if (n == 0)
-    return 0;
-  double base = x[0], high = x[0], low = 0;
-  for (size_t i = 1; i < n; i++) {
-    if (!falling) {
-      if (x[i] > high) {
-        high = x[i];
-        high_at = i;
-      }
-      if (x[i] < base && !count) {
-        base = high = x[i];  /* still the level the first rise starts from */
-        high_at = i;
-      } else if (high - x[i] >= threshold && high - x[i] > (high - base) / 2) {
-        falling = 1;
-        low = x[i];
-        low_at = i;
-      }
-      continue;
-    }
-    if (x[i] < low) {
-      low = x[i];
-      low_at = i;
-    } else if (x[i] - low >= threshold && x[i] - low >= (high - low) / 2) {
-      if (!count)
-        *first_base = base;
-      drops[count++] = (struct diff_trend_drop){high_at, low_at};
-      *refilled = 1;
-      falling = 0;
-      base = low;
-      high = x[i];
-      high_at = i;
-    }
-  }
-  if (falling) {
-    if (!count)
-      *first_base = base;
-    drops[count++] = (struct diff_trend_drop){high_at, low_at};
-  }
-  return count;
-}
-
-/* Fill and flush (docs/diff.md, "Fill and flush"): whether x falls back
- * and refills, as a buffer that is filled and flushed does, with a floor
- * that does not rise. It takes a drop followed by a refill and floors that
- * rise by less than the threshold (their Theil-Sen slope times their
- * steps), which a leak under the teeth does by what it keeps each cycle.
- * A drop's floor is what survived it: floors[low], the bytes at its low of
- * the blocks live at its high, when measured (a second reading, diff/
- * survivors.h); the floors then start from the level the first rise
- * started from, so that one drop shows whether what it left rose. Without
- * a measure a drop's low stands for its floor, which it is plus what
- * refilled by the time the boundary came: one low alone cannot show a
- * floor that rises, and a low taken mid-refill is no floor when the series
- * later falls below it again (the least low from there on stands for it).
- * floors is NULL or indexed as x, DIFF_TREND_UNMEASURED where not measured.
- * *drop_count gets the drops seen. */
-static int trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n, double threshold,
-                                size_t *drop_count)
-{
-  *drop_count = 0;
-  if (n < 4)
-    return 0;
-  struct diff_trend_drop *drops = malloc(n * sizeof *drops);
-  double *lows = malloc((n + 1) * sizeof *lows);
-  if (!drops || !lows) {
-    free(drops);
-    free(lows);
-    return 0;
-  }
-  int refilled;
-  double base;
-  size_t count = trend_drops(x, n, threshold, drops, &refilled, &base);
-  *drop_count = count;
-  int measured = count > 0;
-  for (size_t i = 0; i < count; i++)
-    measured &= floors && floors[drops[i].low] != DIFF_TREND_UNMEASURED;
-  size_t points = count;
-  if (measured && count && !refilled) {
-    /* The floor measured, the drop needs no refill past halfway to stand
-     * for a flush: a rise again by the threshold after its low will do (a
-     * registry released at the end stays low). */
-    size_t at = drops[count - 1].low;
-    for (size_t i = at + 1; i < n; i++)
-      refilled |= x[i] - x[at] >= threshold;
-  }
-  if (measured) {
-    lows[0] = base;
-    for (size_t i = 0; i < count; i++)
-      lows[i + 1] = (double)floors[drops[i].low];
-    points = count + 1;
-  } else {
-    for (size_t i = 0; i < count; i++)
-      lows[i] = x[drops[i].low];
-    /* A leak keeps what it held, which raises every later low, and so the
-     * least low from there on too. */
-    for (size_t i = count - (count > 0); i-- > 0;)
-      if (lows[i + 1] < lows[i])
-        lows[i] = lows[i + 1];
-  }
-  double slope = 0;
-  int flat = points == 1 || (points >= 2 && diff_trend_theil_sen(lows, points, &slope) == 0 &&
-                             slope * (double)(points - 1) < threshold);
-  free(drops);
-  free(lows);
-  return refilled && flat;
-}
-
-size_t diff_trend_find_drops(const uint64_t *series, size_t n, const struct diff_trend *trend,
-                             struct diff_trend_drop *drops)
-{
-  size_t skip = trend->skipped, judged = n - skip;
-  double *x = malloc((judged ? judged : 1) * sizeof *x);
-  if (!x)
-    return SIZE_MAX;
-  for (size_t i = 0; i < judged; i++)
-    x[i] = (double)series[skip + i];
-  int refilled;
-  double base;
-  size_t count = trend_drops(x, judged, trend->threshold, drops, &refilled, &base);
-  free(x);
-  for (size_t i = 0; i < count; i++) {
-    drops[i].high += skip;
-    drops[i].low += skip;
-  }
-  return count;
-}
-
 /* One step (docs/diff.md, "One step, then flat"): whether the rise of
  * the later part x[0..n) is a single step that the run then watched hold:
  * at least two boundaries follow its largest rise between two neighbouring
@@ -569,7 +427,8 @@ static int trend_decide(double *x, const uint64_t *floors, const uint64_t *work,
   double span = (double)(n - 1);
   double p = options->max_p_value;
   out->rose = out->slope > 0 && out->slope * span >= out->threshold;
-  out->flushed = out->rose && trend_fill_and_flush(x, floors, n, out->threshold, &out->drops);
+  out->flushed = out->rose && diff_trend_fill_and_flush(x, floors, n, out->drop_threshold,
+                                                       out->threshold, &out->drops, &out->settled);
   if (out->rose && out->p_up <= p && out->late_slope * span >= out->threshold / 2) {
     int stepped = trend_one_step(x + (n - late_count), work ? work + (n - late_count) : NULL,
                                  late_count, span, out->threshold);
@@ -590,7 +449,7 @@ static int trend_decide(double *x, const uint64_t *floors, const uint64_t *work,
   else if (n < out->needed)
     *verdict = out->rose ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
   else if (out->p_up <= p && out->rose && out->late_slope * span >= out->threshold / 2 &&
-           !out->stepped)
+           !out->stepped && !out->settled)
     *verdict = DIFF_VERDICT_GROWING;
   else if (out->p_down <= p && -out->slope * span >= out->threshold)
     *verdict = DIFF_VERDICT_SHRINKING;
@@ -647,6 +506,11 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
   out->threshold = options->min_growth_bytes;
   if (options->min_growth_fraction * out->peak > out->threshold)
     out->threshold = options->min_growth_fraction * out->peak;
+  out->drop_threshold = out->threshold;
+  if (options->min_drop_bytes > 0 && options->min_drop_bytes < out->threshold)
+    out->drop_threshold = options->min_drop_bytes > options->min_growth_fraction * out->peak
+                              ? options->min_drop_bytes
+                              : options->min_growth_fraction * out->peak;
   int status = n >= 2 ? trend_decide(x, floors, work, n, late_count, options, verdict, out) : 0;
   free(x);
   return status;

@@ -22,6 +22,9 @@ struct diff_trend {
   double late_slope;          /* Theil-Sen slope over the later half (of the work, when known) */
   size_t late;                /* the boundaries of the later half */
   double threshold;           /* growth that matters for this series */
+  double drop_threshold;      /* a fall that matters (the threshold unless sampled) */
+  int settled;                /* after its last drop, on floors that do not rise, it rose by
+                                 less than the threshold: what rose before was let go */
   double peak;                /* largest value */
   size_t judged;              /* boundaries judged: the series after the warm-up */
   size_t needed;              /* boundaries a trend is judged on (diff_boundaries_needed) */
@@ -127,5 +130,12 @@ struct diff_trend_drop {
  * out of memory. */
 size_t diff_trend_find_drops(const uint64_t *series, size_t n, const struct diff_trend *trend,
                              struct diff_trend_drop *drops);
+
+/* Fill and flush (docs/diff.md): whether x[0..n) falls back (by drop)
+ * and refills with a floor that does not rise by threshold; floors NULL or
+ * indexed as x. *drop_count gets the drops seen, *settled whether, floors
+ * flat, it rose by less than threshold after the last drop. */
+int diff_trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n, double drop,
+                              double threshold, size_t *drop_count, int *settled);
 
 #endif

@@ -338,6 +338,16 @@ START_TEST(test_facts_say_why_sites_have_no_verdict_and_what_would_decide_them)
 }
 END_TEST
 
+/* The default options and a capture of n boundaries sampled every 512 KiB; returns its floor. */
+static uint64_t sampled_at_512k(size_t n, struct diff_options *options, struct diff_capture *info)
+{
+  diff_options_default(options);
+  *info = (struct diff_capture){0};
+  info->sample_bytes = 512 * 1024;
+  info->boundary_count = n;
+  return diff_sampling_floor(info->sample_bytes, n, options);
+}
+
 /* A sampled capture: a few sampled blocks late in a steady run (a log refilled after a flush no
  * boundary saw: 0 ... 0, 512 KiB, 1 MiB, 1.5 MiB, 2 MiB at --sample 512k) rise by less than the
  * sampling floor (3 MiB on 14 boundaries),
@@ -350,11 +360,8 @@ START_TEST(test_a_sampled_rise_below_the_floor_is_no_leak)
   for (size_t k = 0; k < 4; k++)
     late[N - 4 + k] = (k + 1) * 512 * 1024;
   struct diff_options options;
-  diff_options_default(&options);
-  struct diff_capture info = {0};
-  info.sample_bytes = 512 * 1024;
-  info.boundary_count = N;
-  uint64_t floor = diff_sampling_floor(info.sample_bytes, N, &options);
+  struct diff_capture info;
+  uint64_t floor = sampled_at_512k(N, &options, &info);
   ck_assert_uint_gt(floor, late[N - 1]);
   for (size_t k = 0; k < N; k++)
     leak[k] = (uint64_t)k * floor / 4;  /* 3.25 floors in all */
@@ -374,6 +381,48 @@ START_TEST(test_a_sampled_rise_below_the_floor_is_no_leak)
   info.sample_bytes = 512 * 1024;
   options.min_growth_bytes = (double)floor * 2;
   ck_assert_double_eq(diff_result_judging_options(&options, &info).min_growth_bytes, (double)floor * 2);
+}
+END_TEST
+
+/* flush_once_steady.lua at --sample 512k (its default length, 16 boundaries, a floor of
+ * 3 MiB): the log is flushed once late in the run. A sampled series falls only where sampled
+ * blocks were freed, so its falls are judged by --min-growth, and only its rises by the floor:
+ * a flush of 2.3 MiB, below the floor, then a refill to 6.3 MiB is a fill and flush; a flush of
+ * 6.7 MiB then a refill of 2.8 MiB, within the floor, is no growth after the flush. Both were
+ * growing with the drops judged by the floor. A leak with a flush above it still grows. */
+START_TEST(test_a_sampled_flush_is_judged_by_min_growth)
+{
+  enum { N = 16 };
+  uint64_t small_flush[N] = {0, 0, 0, 0, 0, 0, 1190554, 1878041,
+                             2402353, 2402353, 0, 524312, 1572938, 2097252, 5548235, 6596863};
+  uint64_t short_refill[N] = {0, 0, 0, 0, 0, 0, 1190554, 1714866,
+                              2402353, 2926665, 5023913, 6980135, 0, 666242, 1878045, 2926673};
+  uint64_t leak[N];
+  struct diff_options options;
+  struct diff_capture info;
+  uint64_t floor = sampled_at_512k(N, &options, &info);
+  ck_assert_uint_eq(floor, 3 * 1024 * 1024);
+  for (size_t k = 0; k < N; k++)  /* 2 MiB kept a flush on top of a 6 MiB buffer flushed once */
+    leak[k] = (uint64_t)k * 2 * 1024 * 1024 + (k < 8 ? (uint64_t)k * 768 * 1024 : 0);
+  struct diff_options judging = diff_result_judging_options(&options, &info);
+  ck_assert_double_eq(judging.min_drop_bytes, options.min_growth_bytes);
+  enum diff_verdict verdict;
+  struct diff_trend trend;
+  ck_assert_int_eq(diff_trend_verdict(small_flush, N, &judging, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.flushed, 1);
+  ck_assert_int_eq(diff_trend_verdict(short_refill, N, &judging, &verdict, &trend), 0);
+  ck_assert_int_ne(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.settled, 1);
+  ck_assert_int_eq(diff_trend_verdict(leak, N, &judging, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  /* Falls judged by the floor, as rises are: the small flush reads as growth, and the short
+   * refill is not seen (here, without the work at each boundary, it is undecided). */
+  judging.min_drop_bytes = 0;
+  ck_assert_int_eq(diff_trend_verdict(small_flush, N, &judging, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(diff_trend_verdict(short_refill, N, &judging, &verdict, &trend), 0);
+  ck_assert_int_eq(trend.settled, 0);
 }
 END_TEST
 
@@ -664,6 +713,7 @@ int main(void)
   tcase_add_test(decide, test_decide_again_refuses_a_warmup_on_a_range_result);
   tcase_add_test(decide, test_aligned_by_work_flags_only_what_the_candidate_grows);
   tcase_add_test(decide, test_a_sampled_rise_below_the_floor_is_no_leak);
+  tcase_add_test(decide, test_a_sampled_flush_is_judged_by_min_growth);
   suite_add_tcase(s, decide);
   return check_run(s);
 }
