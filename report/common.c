@@ -518,6 +518,22 @@ void report_suspect_sites_each(const struct diff_result *result, const struct di
   }
 }
 
+void report_put_container(FILE *out, const struct diff_container *container,
+                          const struct report_container_marks *marks)
+{
+  char growth[160];
+  report_container_growth(container, growth, sizeof growth);
+  fputs(marks->open, out);
+  marks->put(out, container->type ? container->type : "object");
+  fputs(marks->made_at, out);
+  marks->put(out, container->site ? container->site : "an unknown site");
+  fputs(marks->held_by, out);
+  marks->put(out, container->path);
+  fputs(marks->growth, out);
+  marks->put(out, growth);   /* digits and units: no escaper changes them */
+  fputs(marks->close, out);
+}
+
 size_t report_alone_each(const struct diff_result *result, FILE *out, const void *context,
                          void (*put)(FILE *out, const void *context, size_t k, const struct diff_site *site,
                                      const char *kinds))

@@ -20,6 +20,16 @@ void report_holder_summary(const struct diff_holder *holder, char *buffer, size_
 /* What a growing container did, after where it was made and its path: "2,048 -> 3,000 entries
  * (16.1 KiB -> 32.1 KiB)". */
 void report_container_growth(const struct diff_container *container, char *buffer, size_t size);
+/* How a format writes a growing container's line (report_put_container): its escaper
+ * (given NULL for a path an older result lacks) and the marks around the names. */
+struct report_container_marks {
+  void (*put)(FILE *out, const char *text);
+  const char *open, *made_at, *held_by, *growth, *close;
+};
+/* "KIND made at SITE, held by PATH: GROWTH", each name through marks->put: the one
+ * wording of a growing container, which text and HTML mark up their own way. */
+void report_put_container(FILE *out, const struct diff_container *container,
+                          const struct report_container_marks *marks);
 /* "3,000 tables (281.2 KiB), 3,000 closures (140.6 KiB)"; "" when no kind is known. */
 void report_kinds_words(const struct diff_kind_count *kinds, char *buffer, size_t size);
 /* A site under a suspect, in words: "holds 3,000 tables (281.2 KiB); the suspect retains

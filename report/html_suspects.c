@@ -112,6 +112,12 @@ void report_html_suspects(FILE *out, const struct diff_result *r)
   fputs("</section>\n", out);
 }
 
+/* A name, escaped; an older result's missing path as nothing. */
+static void put_html_name(FILE *out, const char *name)
+{
+  report_put_html(out, name ? name : "");
+}
+
 /* Containers that grew between two heap snapshots: where each was made,
  * how it is held, its entries and bytes at both (the text's words). */
 void report_html_containers(FILE *out, const struct diff_result *r)
@@ -121,19 +127,10 @@ void report_html_containers(FILE *out, const struct diff_result *r)
   fprintf(out, "<section class=\"containers\"><h2>Growing containers</h2>\n<p>The same object "
                "at the heap snapshots of boundaries %" PRIu64 " and %" PRIu64 ":</p>\n<ul>\n",
           r->containers[0].boundaries[0], r->containers[0].boundaries[1]);
-  for (size_t i = 0; i < r->container_count; i++) {
-    const struct diff_container *c = &r->containers[i];
-    char growth[160];
-    report_container_growth(c, growth, sizeof growth);
-    fputs("<li>", out);
-    report_put_html(out, c->type ? c->type : "object");
-    fputs(" made at <code>", out);
-    report_put_html(out, c->site ? c->site : "an unknown site");
-    fputs("</code>, held by <code>", out);
-    report_put_html(out, c->path ? c->path : "");
-    fputs("</code>: ", out);
-    report_put_html(out, growth);
-    fputs("</li>\n", out);
-  }
+  static const struct report_container_marks marks = {
+    .put = put_html_name, .open = "<li>", .made_at = " made at <code>",
+    .held_by = "</code>, held by <code>", .growth = "</code>: ", .close = "</li>\n"};
+  for (size_t i = 0; i < r->container_count; i++)
+    report_put_container(out, &r->containers[i], &marks);
   fputs("</ul></section>\n", out);
 }

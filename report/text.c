@@ -526,21 +526,16 @@ static void put_holders(FILE *out, const struct diff_result *r, const struct tex
  * it is held, and its entries at each. */
 static void put_containers(FILE *out, const struct diff_result *r, const struct text_style *s)
 {
+  static const struct report_container_marks marks = {
+    .put = put_name, .open = "  ", .made_at = " made at ", .held_by = ", held by ",
+    .growth = ": ", .close = "\n"};
   for (size_t i = 0; i < r->container_count; i++) {
     const struct diff_container *c = &r->containers[i];
     if (!i)
       fprintf(out, "%sgrowing containers (the same object at the heap snapshots of boundaries %" PRIu64
                    " and %" PRIu64 "):%s\n",
               style_on(s, BOLD), c->boundaries[0], c->boundaries[1], style_off(s));
-    char growth[160];
-    report_container_growth(c, growth, sizeof growth);
-    fputs("  ", out);
-    put_name(out, c->type ? c->type : "object");
-    fputs(" made at ", out);
-    put_name(out, c->site ? c->site : "an unknown site");
-    fputs(", held by ", out);
-    put_name(out, c->path);
-    fprintf(out, ": %s\n", growth);
+    report_put_container(out, c, &marks);
   }
   if (r->container_count)
     putc('\n', out);
