@@ -97,5 +97,9 @@ nginx_start() {
   nginx
   n=0; until [ -s "$tmp/nginx.pid" ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
   master=$(cat "$tmp/nginx.pid" 2>/dev/null)
+  # The pid file comes before the workers: wait for testdata/nginx's worker_processes, so a
+  # script that lists them (to attach, to see them serve on) lists them all.
+  n=0; until [ -z "$master" ] || [ "$(workers_of "$master" | wc -w)" -ge 2 ] || [ $n -ge 100 ]; do
+    sleep 0.1; n=$((n + 1)); done
 }
 workers_of() { for s in /proc/[0-9]*/stat; do sed 's/.*) //' "$s" 2>/dev/null | awk -v p="$1" -v f="$s" '$2 == p { split(f, a, "/"); print a[3] }'; done | sort -n | tr '\n' ' '; }
