@@ -151,10 +151,27 @@ int json_fields_object(struct json_reader *r, const struct json_read_value *v, c
   return 0;
 }
 
-/* Arrays keep at least one element of room so an empty array is not NULL:
- * [] and null must read back as they were written. */
-int json_fields_uint_array(struct json_reader *r, const struct json_read_value *v, const char *what,
-                           uint64_t **out, size_t *count)
+/* One number of an array, into the element at out (the array's reader's type). */
+typedef int (*fields_one)(struct json_reader *r, const struct json_read_value *v, const char *what,
+                          void *out);
+
+static int fields_one_uint(struct json_reader *r, const struct json_read_value *v, const char *what,
+                           void *out)
+{
+  return json_fields_uint(r, v, what, out);
+}
+
+static int fields_one_double(struct json_reader *r, const struct json_read_value *v, const char *what,
+                             void *out)
+{
+  return json_fields_double(r, v, what, out);
+}
+
+/* An array of numbers or null, each read by one into elements of size bytes. Arrays keep at
+ * least one element of room so an empty array is not NULL: [] and null must read back as they
+ * were written. */
+static int fields_array(struct json_reader *r, const struct json_read_value *v, const char *what,
+                        size_t size, fields_one one, void **out, size_t *count)
 {
   *out = NULL;
   if (v->type == JSON_NULL) {
@@ -163,11 +180,11 @@ int json_fields_uint_array(struct json_reader *r, const struct json_read_value *
   }
   if (v->type != JSON_ARRAY)
     return json_fields_fail(r, v, "%s must be an array of numbers or null", what);
-  uint64_t *values = calloc(v->count ? v->count : 1, sizeof *values);
+  unsigned char *values = calloc(v->count ? v->count : 1, size);
   if (!values)
     return json_fields_no_memory(r, v);
   for (size_t i = 0; i < v->count; i++)
-    if (json_fields_uint(r, &v->items[i], what, &values[i]) < 0) {
+    if (one(r, &v->items[i], what, values + i * size) < 0) {
       free(values);
       return -1;
     }
@@ -176,27 +193,22 @@ int json_fields_uint_array(struct json_reader *r, const struct json_read_value *
   return 0;
 }
 
+int json_fields_uint_array(struct json_reader *r, const struct json_read_value *v, const char *what,
+                           uint64_t **out, size_t *count)
+{
+  void *values;
+  int status = fields_array(r, v, what, sizeof **out, fields_one_uint, &values, count);
+  *out = values;
+  return status;
+}
+
 int json_fields_double_array(struct json_reader *r, const struct json_read_value *v, const char *what,
                              double **out, size_t *count)
 {
-  *out = NULL;
-  if (v->type == JSON_NULL) {
-    *count = 0;
-    return 0;
-  }
-  if (v->type != JSON_ARRAY)
-    return json_fields_fail(r, v, "%s must be an array of numbers or null", what);
-  double *values = calloc(v->count ? v->count : 1, sizeof *values);
-  if (!values)
-    return json_fields_no_memory(r, v);
-  for (size_t i = 0; i < v->count; i++)
-    if (json_fields_double(r, &v->items[i], what, &values[i]) < 0) {
-      free(values);
-      return -1;
-    }
+  void *values;
+  int status = fields_array(r, v, what, sizeof **out, fields_one_double, &values, count);
   *out = values;
-  *count = v->count;
-  return 0;
+  return status;
 }
 
 /* An optional per-boundary array that must have expected elements when present. */
