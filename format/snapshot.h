@@ -91,24 +91,27 @@ struct snapshot_block {
   uint64_t size;
 };
 
-/* Compact (12 bytes): a snapshot of a million objects holds several million references. The
+/* Compact (8 bytes): a snapshot of a million objects holds several million references. The
  * target is resolved to its object when the snapshot is read; a target that is no object of
- * the snapshot, and an INDEX n that does not fit 32 bits, are kept aside (wide). Read them with
+ * the snapshot (object is SNAPSHOT_NO_OBJECT), and an INDEX n outside SNAPSHOT_INDEX_NARROW
+ * (text is SNAPSHOT_INDEX_WIDE), are kept aside (wide). Read them with
  * snapshot_reference_target and snapshot_reference_index. */
 struct snapshot_reference {
   uint32_t object;              /* the object referred to (in snapshot.objects), or
                                  * SNAPSHOT_NO_OBJECT: its address is no object's */
-  uint32_t text;                /* FIELD, KEYED, KEY, OTHER: the label's string id; INDEX: n as a
-                                 * 32-bit two's complement, unless wide says it is kept aside */
-  uint8_t kind;                 /* enum snapshot_ref_kind */
-  uint8_t weak;                 /* 1: a weak table's key or value: it does not keep target alive */
-  uint8_t wide;                 /* SNAPSHOT_WIDE_*: what snapshot.wide keeps of it */
+  uint32_t text : 28;           /* FIELD, KEYED, KEY, OTHER: the label's string id (at most
+                                 * SNAPSHOT_MAX_STRINGS); INDEX: n as a 28-bit two's complement,
+                                 * or SNAPSHOT_INDEX_WIDE: n is kept aside */
+  uint32_t kind : 3;            /* enum snapshot_ref_kind */
+  uint32_t weak : 1;            /* 1: a weak table's key or value: it does not keep target alive */
 };
 #define SNAPSHOT_NO_OBJECT UINT32_MAX
-#define SNAPSHOT_WIDE_TARGET 0x1u     /* the target's address (no object's) */
-#define SNAPSHOT_WIDE_INDEX 0x2u      /* INDEX's n (outside 32 bits) */
+#define SNAPSHOT_MAX_STRINGS ((UINT32_C(1) << 28) - 1)  /* string ids a reader takes */
+#define SNAPSHOT_INDEX_NARROW ((INT64_C(1) << 27) - 1)  /* INDEX n in -this .. this are inline */
+#define SNAPSHOT_INDEX_WIDE (UINT32_C(1) << 27)         /* text of an INDEX whose n is aside */
 
-/* What a wide reference keeps aside: sorted by reference. */
+/* What a wide reference keeps aside (its target, when no object's, and INDEX's n outside
+ * SNAPSHOT_INDEX_NARROW): sorted by reference. */
 struct snapshot_wide {
   uint32_t reference;           /* in snapshot.references */
   uint64_t target;

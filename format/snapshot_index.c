@@ -221,8 +221,10 @@ int64_t snapshot_reference_index(const struct snapshot *snapshot, const struct s
 {
   if (ref->kind != SNAPSHOT_REF_INDEX)
     return 0;
-  if (!(ref->wide & SNAPSHOT_WIDE_INDEX))
-    return (int32_t)ref->text;
+  if (ref->text != SNAPSHOT_INDEX_WIDE) {
+    int64_t n = (int64_t)ref->text;  /* a 28-bit two's complement */
+    return n > SNAPSHOT_INDEX_NARROW ? n - (INT64_C(1) << 28) : n;
+  }
   const struct snapshot_wide *w = wide_of(snapshot, ref);
   return w ? w->index : 0;
 }

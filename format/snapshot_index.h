@@ -14,4 +14,11 @@
 enum format_status snapshot_index_objects(struct snapshot *s, uint64_t **offsets,
                                           uint64_t *duplicate_address, uint64_t *duplicate_offset);
 
+/* Whether the snapshot's wide list has an entry for ref: its target is no object's, or it is
+ * an INDEX whose n is kept aside. */
+static inline int snapshot_reference_wide(const struct snapshot_reference *ref)
+{
+  return ref->object == SNAPSHOT_NO_OBJECT || (ref->kind == SNAPSHOT_REF_INDEX && ref->text == SNAPSHOT_INDEX_WIDE);
+}
+
 #endif

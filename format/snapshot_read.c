@@ -97,7 +97,7 @@ static enum format_status read_string(struct reading *r, struct cursor *c)
     return r->error->status;
   if (length > c->size - c->pos)
     return fail(r, FORMAT_BAD_INPUT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
-  if (s->string_count == UINT32_MAX - 1)
+  if (s->string_count >= SNAPSHOT_MAX_STRINGS)
     return fail(r, FORMAT_BAD_INPUT, at, "too many strings");
   if (array_reserve((void **)&s->strings, &r->string_capacity, (size_t)s->string_count + 2, sizeof *s->strings) != 0)
     return no_memory(r, at);
@@ -113,26 +113,25 @@ static enum format_status read_string(struct reading *r, struct cursor *c)
 }
 
 /* A label word: kind, weak bit, and a string id that must be defined already; INDEX's n in
- * *index (and in text when it fits 32 bits: else wide says so). */
+ * *index (and in text when it is narrow: else text says it is kept aside). */
 static inline enum format_status read_label(struct reading *r, uint64_t word, uint64_t at,
                                             struct snapshot_reference *ref, int64_t *index)
 {
-  ref->weak = (uint8_t)(word & 1);
+  ref->weak = word & 1;
   unsigned kind = (unsigned)(word >> 1) & 7;
   uint64_t payload = word >> 4;
   if (kind >= SNAPSHOT_REF_KIND_COUNT)
     return fail(r, FORMAT_BAD_INPUT, at, "reference of unknown kind %u", kind);
-  ref->kind = (uint8_t)kind;
+  ref->kind = kind;
   ref->text = 0;
-  ref->wide = 0;
   ref->object = SNAPSHOT_NO_OBJECT;
   *index = 0;
   if (kind == SNAPSHOT_REF_INDEX) {
     *index = unzigzag(payload);
-    if (*index >= INT32_MIN && *index <= INT32_MAX)
-      ref->text = (uint32_t)(int32_t)*index;
+    if (*index >= -SNAPSHOT_INDEX_NARROW && *index <= SNAPSHOT_INDEX_NARROW)
+      ref->text = (uint32_t)*index & SNAPSHOT_MAX_STRINGS;  /* 28-bit two's complement */
     else
-      ref->wide = SNAPSHOT_WIDE_INDEX;
+      ref->text = SNAPSHOT_INDEX_WIDE;
   } else {
     if (payload == 0 || payload > r->snapshot->string_count)
       return fail(r, FORMAT_BAD_INPUT, at, "label names string %" PRIu64 ", not defined before", payload);
@@ -166,7 +165,7 @@ static enum format_status read_references(struct reading *r, struct cursor *c, u
     int64_t index;
     if (read_label(r, word, at, ref, &index) != FORMAT_OK || next_uleb(r, c, &delta, "reference") != 0)
       return r->error->status;
-    if (ref->wide) {
+    if (ref->kind == SNAPSHOT_REF_INDEX && ref->text == SNAPSHOT_INDEX_WIDE) {
       if (array_reserve((void **)&r->big, &r->big_capacity, r->big_count + 1, sizeof *r->big) != 0)
         return no_memory(r, at);
       r->big[r->big_count++] = (struct snapshot_wide){(uint32_t)s->reference_count, 0, index};
@@ -448,9 +447,7 @@ static enum format_status resolve_references(struct reading *r)
     const struct snapshot_object *o = snapshot_find(s, r->targets[i]);
     if (o)
       s->references[i].object = (uint32_t)(o - s->objects);
-    else
-      s->references[i].wide |= SNAPSHOT_WIDE_TARGET;
-    wide += s->references[i].wide != 0;
+    wide += snapshot_reference_wide(&s->references[i]);
   }
   if (!wide)
     return FORMAT_OK;
@@ -458,10 +455,10 @@ static enum format_status resolve_references(struct reading *r)
   if (!s->wide)
     return no_memory(r, 0);
   for (size_t i = 0; i < s->reference_count; i++) {
-    if (!s->references[i].wide)
+    if (!snapshot_reference_wide(&s->references[i]))
       continue;
     int64_t index = 0;
-    if (s->references[i].wide & SNAPSHOT_WIDE_INDEX) {
+    if (s->references[i].kind == SNAPSHOT_REF_INDEX && s->references[i].text == SNAPSHOT_INDEX_WIDE) {
       while (big < r->big_count && r->big[big].reference < i)
         big++;
       index = r->big[big].index;  /* every such reference has its entry */

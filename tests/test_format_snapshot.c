@@ -1,5 +1,6 @@
 /* tests/test_format_snapshot.c: the heap snapshot's encoder and decoder: round trips, lookups by address and by owned block, labels, references continued across chunks, every cut, versions, another capture's snapshot, bad input with file and offset. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +297,43 @@ START_TEST(test_long_labels_are_cut)
 }
 END_TEST
 
+START_TEST(test_indices_inline_and_aside)
+{
+  /* A reference is 8 bytes: an INDEX n past 28 bits, and a target that is no object's, are
+   * kept aside; every one reads back, in the label too. */
+  ck_assert_uint_eq(sizeof(struct snapshot_reference), 8);
+  static const int64_t indices[] = {0, 1, -1, (INT64_C(1) << 27) - 1, -(INT64_C(1) << 27) + 1,
+                                    INT64_C(1) << 27, -(INT64_C(1) << 27), INT64_C(1) << 31, INT32_MIN,
+                                    INT64_C(1) << 40, -(INT64_C(1) << 40)};
+  size_t n = sizeof indices / sizeof indices[0];
+  struct bytes out = {NULL, 0, 0};
+  uint8_t buffer[2 * SNAPSHOT_WRITER_MIN_CAPACITY];
+  struct snapshot_writer w;
+  snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY, bytes_sink, &out);
+  ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+  struct snapshot_wire_object list = {SNAPSHOT_TABLE, 0, 0x1000, 56, n, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(&w, &list), 0);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 0, 0, indices[i], i % 2 ? 0x1000 : 0x9990), 0);
+  ck_assert_int_eq(snapshot_writer_end(&w), 0);
+  struct snapshot s;
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "index.heap", &e), FORMAT_OK);
+  ck_assert_uint_eq(s.reference_count, n);
+  for (size_t i = 0; i < n; i++) {
+    const struct snapshot_reference *ref = &s.references[i];
+    char label[64], want[64];
+    snprintf(want, sizeof want, "[%" PRId64 "]", indices[i]);
+    ck_assert_int_eq(snapshot_reference_index(&s, ref), indices[i]);
+    ck_assert_str_eq(snapshot_label(&s, ref, label, sizeof label), want);
+    ck_assert_uint_eq(ref->object, i % 2 ? 0 : SNAPSHOT_NO_OBJECT);
+    ck_assert_uint_eq(snapshot_reference_target(&s, ref), i % 2 ? 0x1000 : 0x9990);
+  }
+  snapshot_free(&s);
+  free(out.data);
+}
+END_TEST
+
 static Suite *snapshot_suite(void)
 {
   Suite *s = suite_create("format_snapshot");
@@ -309,6 +347,7 @@ static Suite *snapshot_suite(void)
   tcase_add_test(tc, test_another_capture_is_refused);
   tcase_add_test(tc, test_bad_input_names_file_and_offset);
   tcase_add_test(tc, test_long_labels_are_cut);
+  tcase_add_test(tc, test_indices_inline_and_aside);
   suite_add_tcase(s, tc);
   return s;
 }
