@@ -98,7 +98,7 @@ static void snapshot_print(FILE *out, const struct snapshot *s)
   for (size_t i = 0; i < s->object_count; i++) {
     const struct snapshot_object *o = &s->objects[i];
     fprintf(out, "object\t0x%" PRIx64 "\t%s\tsize=%" PRIu64 "\tcount=%" PRIu64, o->address,
-            snapshot_type_name(o->type), o->size, o->count);
+            snapshot_type_name(o->type), o->size, snapshot_object_count(s, o));
     for (uint32_t b = 0; b < o->block_count; b++)
       fprintf(out, "%s0x%" PRIx64 ":%" PRIu64, b ? "," : "\tblocks=", s->blocks[o->first_block + b].address,
               s->blocks[o->first_block + b].size);

@@ -105,9 +105,10 @@ static int containers_candidates(const struct snapshot *a, const struct snapshot
     if (!was || was->type != o->type)
       continue;
     uint64_t bytes = holders_object_bytes(b, o), before = holders_object_bytes(a, was);
-    if (o->count >= was->count + DIFF_CONTAINERS_MIN_ENTRIES ||
-        (bytes >= before + DIFF_CONTAINERS_MIN_BYTES && o->count > was->count))
-      (*c)[(*count)++] = (struct holders_candidate){o->address, (uint32_t)i, was->count, before, 0};
+    uint64_t entries = snapshot_object_count(b, o), entries_before = snapshot_object_count(a, was);
+    if (entries >= entries_before + DIFF_CONTAINERS_MIN_ENTRIES ||
+        (bytes >= before + DIFF_CONTAINERS_MIN_BYTES && entries > entries_before))
+      (*c)[(*count)++] = (struct holders_candidate){o->address, (uint32_t)i, entries_before, before, 0};
   }
   return 0;
 }
@@ -143,7 +144,7 @@ static int containers_describe(const struct holders_graph *g, const struct snaps
     out->boundaries[0] = boundaries[0];
     out->boundaries[1] = boundaries[1];
     out->entries[0] = c[i].entries;
-    out->entries[1] = o->count;
+    out->entries[1] = snapshot_object_count(b, o);
     out->bytes[0] = c[i].bytes;
     out->bytes[1] = holders_object_bytes(b, o);
     if (!out->type || !out->path || (site && !out->site))

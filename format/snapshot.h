@@ -118,12 +118,15 @@ struct snapshot_wide {
   int64_t index;
 };
 
-/* Indices are 32-bit: the reader refuses a snapshot of more objects, blocks or references. */
+/* Indices are 32-bit: the reader refuses a snapshot of more objects, blocks or references.
+ * 40 bytes: a count that does not fit 32 bits is kept aside (read it with
+ * snapshot_object_count). */
 struct snapshot_object {
   uint64_t address;             /* its own block: LuaJIT never moves an object */
   uint64_t size;                /* bytes of that block */
-  uint64_t count;               /* tables: entries (non-nil values); strings: length; functions:
-                                 * upvalues; threads: stack slots in use; userdata: payload bytes */
+  uint32_t count;               /* tables: entries (non-nil values); strings: length; functions:
+                                 * upvalues; threads: stack slots in use; userdata: payload bytes;
+                                 * SNAPSHOT_COUNT_WIDE: 2^32 - 1 or more, kept aside */
   uint32_t name;                /* a string id (prototypes: "function@FILE:LINE"; traces:
                                  * "trace N"); 0 for none */
   uint32_t first_block;         /* in snapshot.blocks */
@@ -134,6 +137,13 @@ struct snapshot_object {
   uint8_t block_count;          /* at most SNAPSHOT_MAX_BLOCKS */
 };
 #define SNAPSHOT_MAX_RECORDS (UINT32_MAX - 1)  /* objects, blocks or references a reader takes */
+#define SNAPSHOT_COUNT_WIDE UINT32_MAX
+
+/* An object's count that does not fit 32 bits: sorted by address. */
+struct snapshot_wide_count {
+  uint64_t address;
+  uint64_t count;
+};
 
 struct snapshot_root {
   uint64_t target;
@@ -155,6 +165,8 @@ struct snapshot {
   size_t root_count;
   struct snapshot_wide *wide;   /* the wide references' targets and indices, by reference */
   size_t wide_count;
+  struct snapshot_wide_count *wide_counts;  /* the objects' counts past 32 bits, by address */
+  size_t wide_count_count;
   char **strings;               /* [1 .. string_count], NUL-terminated ([0] is NULL) */
   uint32_t string_count;
   uint64_t object_bytes;        /* the objects' sizes and their blocks' */
@@ -211,6 +223,9 @@ const struct snapshot_object *snapshot_find_block(const struct snapshot *snapsho
  * NUL-terminated; returns out. */
 const char *snapshot_label(const struct snapshot *snapshot, const struct snapshot_reference *ref,
                            char *out, size_t size);
+
+/* An object's count (its entries, length, ...: struct snapshot_object). */
+uint64_t snapshot_object_count(const struct snapshot *snapshot, const struct snapshot_object *object);
 
 /* A reference's target address, and INDEX's n (0 for other kinds). */
 uint64_t snapshot_reference_target(const struct snapshot *snapshot, const struct snapshot_reference *ref);

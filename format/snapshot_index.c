@@ -139,6 +139,12 @@ static enum format_status index_blocks(struct snapshot *s)
   return st;
 }
 
+static int wide_counts_by_address(const void *a, const void *b)
+{
+  const struct snapshot_wide_count *x = a, *y = b;
+  return x->address < y->address ? -1 : x->address > y->address;
+}
+
 enum format_status snapshot_index_objects(struct snapshot *s, uint64_t **offsets,
                                           uint64_t *duplicate_address, uint64_t *duplicate_offset)
 {
@@ -169,6 +175,8 @@ enum format_status snapshot_index_objects(struct snapshot *s, uint64_t **offsets
   free(order);
   if (st == FORMAT_OK)
     st = index_blocks(s);
+  if (s->wide_count_count > 1)  /* a few, if any: LuaJIT's counts fit 32 bits */
+    qsort(s->wide_counts, s->wide_count_count, sizeof *s->wide_counts, wide_counts_by_address);
   return st == FORMAT_OK ? index_buckets(s) : st;
 }
 
@@ -207,6 +215,18 @@ static const struct snapshot_wide *wide_of(const struct snapshot *snapshot,
   size_t lo = sorted_lower_bound(snapshot->wide, sizeof *snapshot->wide, SORTED_KEY(struct snapshot_wide, reference),
                                  0, snapshot->wide_count, at);
   return lo < snapshot->wide_count && snapshot->wide[lo].reference == at ? &snapshot->wide[lo] : NULL;
+}
+
+uint64_t snapshot_object_count(const struct snapshot *snapshot, const struct snapshot_object *object)
+{
+  if (object->count != SNAPSHOT_COUNT_WIDE)
+    return object->count;
+  size_t lo = sorted_lower_bound(snapshot->wide_counts, sizeof *snapshot->wide_counts,
+                                 SORTED_KEY(struct snapshot_wide_count, address), 0, snapshot->wide_count_count,
+                                 object->address);
+  return lo < snapshot->wide_count_count && snapshot->wide_counts[lo].address == object->address
+           ? snapshot->wide_counts[lo].count
+           : SNAPSHOT_COUNT_WIDE;
 }
 
 uint64_t snapshot_reference_target(const struct snapshot *snapshot, const struct snapshot_reference *ref)

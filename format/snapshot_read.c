@@ -28,8 +28,9 @@ struct reading {
   uint64_t *targets;            /* each reference's target address, until they are resolved */
   uint64_t *offsets;            /* each object's record in the file (by the order read), for the
                                  * message on two objects at one address */
-  struct snapshot_wide *big;    /* INDEX references whose n needs more than 32 bits, in order */
+  struct snapshot_wide *big;    /* INDEX references whose n needs more than 28 bits, in order */
   size_t big_count, big_capacity;
+  size_t wide_count_capacity;   /* of snapshot->wide_counts */
 };
 
 static enum format_status fail(struct reading *r, enum format_status status, uint64_t offset,
@@ -212,8 +213,16 @@ static enum format_status read_object(struct reading *r, struct cursor *c, uint6
   r->offsets[s->object_count] = at;
   o->first_block = (uint32_t)s->block_count;
   o->first_reference = (uint32_t)s->reference_count;
-  if (next_uleb(r, c, &o->size, "object size") != 0 || next_uleb(r, c, &o->count, "object count") != 0)
+  uint64_t count;
+  if (next_uleb(r, c, &o->size, "object size") != 0 || next_uleb(r, c, &count, "object count") != 0)
     return r->error->status;
+  o->count = count < SNAPSHOT_COUNT_WIDE ? (uint32_t)count : SNAPSHOT_COUNT_WIDE;
+  if (count >= SNAPSHOT_COUNT_WIDE) {
+    if (array_reserve((void **)&s->wide_counts, &r->wide_count_capacity, s->wide_count_count + 1,
+                      sizeof *s->wide_counts) != 0)
+      return no_memory(r, at);
+    s->wide_counts[s->wide_count_count++] = (struct snapshot_wide_count){o->address, count};
+  }
   uint64_t bytes = o->size;
   if (flags & SNAPSHOT_FLAG_BLOCKS) {
     uint64_t n;
@@ -301,7 +310,7 @@ static enum format_status read_end(struct reading *r, struct cursor *c)
 /* What a snapshot held before a record: a record of a cut chunk that does not decode is taken
  * back to it. */
 struct mark {
-  size_t objects, blocks, references, roots, last_references, position, pool;
+  size_t objects, blocks, references, roots, last_references, position, pool, wide_counts;
   uint32_t strings;
   uint64_t bytes;
 };
@@ -311,7 +320,7 @@ static struct mark mark_take(const struct reading *r, const struct cursor *c)
   const struct snapshot *s = r->snapshot;
   return (struct mark){s->object_count, s->block_count, s->reference_count, s->root_count,
                        s->object_count ? s->objects[s->object_count - 1].reference_count : 0, c->pos,
-                       r->pool_used, s->string_count, s->object_bytes};
+                       r->pool_used, s->wide_count_count, s->string_count, s->object_bytes};
 }
 
 static void mark_restore(struct reading *r, struct cursor *c, const struct mark *m)
@@ -323,6 +332,7 @@ static void mark_restore(struct reading *r, struct cursor *c, const struct mark 
   s->block_count = m->blocks;
   s->reference_count = m->references;
   s->root_count = m->roots;
+  s->wide_count_count = m->wide_counts;
   if (s->object_count)
     s->objects[s->object_count - 1].reference_count = (uint32_t)m->last_references;
   s->object_bytes = m->bytes;
@@ -632,6 +642,7 @@ void snapshot_free(struct snapshot *snapshot)
   free(snapshot->references);
   free(snapshot->roots);
   free(snapshot->wide);
+  free(snapshot->wide_counts);
   free(snapshot->block_index);
   free(snapshot->find_start);
   memset(snapshot, 0, sizeof *snapshot);

@@ -297,11 +297,12 @@ START_TEST(test_long_labels_are_cut)
 }
 END_TEST
 
-START_TEST(test_indices_inline_and_aside)
+START_TEST(test_indices_and_counts_inline_and_aside)
 {
-  /* A reference is 8 bytes: an INDEX n past 28 bits, and a target that is no object's, are
-   * kept aside; every one reads back, in the label too. */
+  /* A reference is 8 bytes and an object 40: an INDEX n past 28 bits, a target that is no
+   * object's and a count past 32 bits are kept aside; every one reads back, in the label too. */
   ck_assert_uint_eq(sizeof(struct snapshot_reference), 8);
+  ck_assert_uint_eq(sizeof(struct snapshot_object), 40);
   static const int64_t indices[] = {0, 1, -1, (INT64_C(1) << 27) - 1, -(INT64_C(1) << 27) + 1,
                                     INT64_C(1) << 27, -(INT64_C(1) << 27), INT64_C(1) << 31, INT32_MIN,
                                     INT64_C(1) << 40, -(INT64_C(1) << 40)};
@@ -311,6 +312,12 @@ START_TEST(test_indices_inline_and_aside)
   struct snapshot_writer w;
   snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY, bytes_sink, &out);
   ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+  /* And counts past 32 bits, kept aside too. */
+  static const uint64_t counts[] = {UINT32_MAX - 1, UINT32_MAX, UINT64_C(1) << 40};
+  for (size_t i = 0; i < 3; i++) {
+    struct snapshot_wire_object big = {SNAPSHOT_TABLE, 0, 0x3000 - 0x100 * i, 56, counts[i], 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(&w, &big), 0);
+  }
   struct snapshot_wire_object list = {SNAPSHOT_TABLE, 0, 0x1000, 56, n, 0, NULL, 0};
   ck_assert_int_eq(snapshot_writer_object(&w, &list), 0);
   for (size_t i = 0; i < n; i++)
@@ -326,9 +333,12 @@ START_TEST(test_indices_inline_and_aside)
     snprintf(want, sizeof want, "[%" PRId64 "]", indices[i]);
     ck_assert_int_eq(snapshot_reference_index(&s, ref), indices[i]);
     ck_assert_str_eq(snapshot_label(&s, ref, label, sizeof label), want);
-    ck_assert_uint_eq(ref->object, i % 2 ? 0 : SNAPSHOT_NO_OBJECT);
+    ck_assert_uint_eq(ref->object, i % 2 ? 0 : SNAPSHOT_NO_OBJECT);  /* 0x1000, the lowest */
     ck_assert_uint_eq(snapshot_reference_target(&s, ref), i % 2 ? 0x1000 : 0x9990);
   }
+  for (size_t i = 0; i < 3; i++)
+    ck_assert_uint_eq(snapshot_object_count(&s, must_find(&s, 0x3000 - 0x100 * i)), counts[i]);
+  ck_assert_uint_eq(snapshot_object_count(&s, must_find(&s, 0x1000)), n);
   snapshot_free(&s);
   free(out.data);
 }
@@ -347,7 +357,7 @@ static Suite *snapshot_suite(void)
   tcase_add_test(tc, test_another_capture_is_refused);
   tcase_add_test(tc, test_bad_input_names_file_and_offset);
   tcase_add_test(tc, test_long_labels_are_cut);
-  tcase_add_test(tc, test_indices_inline_and_aside);
+  tcase_add_test(tc, test_indices_and_counts_inline_and_aside);
   suite_add_tcase(s, tc);
   return s;
 }

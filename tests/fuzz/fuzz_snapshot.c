@@ -31,7 +31,7 @@ static struct bytes rewrite(const struct snapshot *s)
     MUST(snapshot_writer_string(&w, s->strings[i], strlen(s->strings[i])) == i);
   for (size_t i = 0; i < s->object_count; i++) {
     const struct snapshot_object *o = &s->objects[i];
-    struct snapshot_wire_object wire = {o->type, o->flags, o->address, o->size, o->count, o->name,
+    struct snapshot_wire_object wire = {o->type, o->flags, o->address, o->size, snapshot_object_count(s, o), o->name,
                                         s->blocks + o->first_block, o->block_count};
     MUST(snapshot_writer_object(&w, &wire) == 0);
     for (size_t r = 0; r < o->reference_count; r++) {
@@ -56,7 +56,7 @@ static void must_equal(const struct snapshot *a, const struct snapshot *b)
     MUST(!strcmp(a->strings[i], b->strings[i]));
   for (size_t i = 0; i < a->object_count; i++) {
     const struct snapshot_object *x = &a->objects[i], *y = &b->objects[i];
-    MUST(x->address == y->address && x->size == y->size && x->count == y->count);
+    MUST(x->address == y->address && x->size == y->size && snapshot_object_count(a, x) == snapshot_object_count(b, y));
     MUST(x->type == y->type && x->flags == y->flags && x->name == y->name);
     MUST(x->block_count == y->block_count && x->reference_count == y->reference_count);
     MUST(snapshot_find(b, x->address) == y);
