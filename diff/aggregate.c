@@ -41,7 +41,7 @@ void diff_aggregate_release(struct diff_aggregate *aggregate)
   diff_pair_table_release(&aggregate->owners);
   diff_live_map_release(&aggregate->live);
   for (size_t i = 0; i < aggregate->kept_count; i++)
-    free(aggregate->kept[i].blocks);
+    free(aggregate->kept[i].blocks), free(aggregate->kept[i].big);
   free(aggregate->kept);
   memset(aggregate, 0, sizeof *aggregate);
 }
@@ -352,13 +352,17 @@ static int aggregate_keep(struct diff_aggregate *aggregate, struct diff_segment_
         continue;
       if (slot->site & AGGREGATE_MARK)
         slot->site &= ~AGGREGATE_MARK;
-      else
-        blocks[count++] = (struct diff_segment_block){slot->address, live_map_size(live, slot), slot->site};
+      else if (diff_segment_block_put(blocks, count++, slot->address, live_map_size(live, slot), slot->site,
+                                      &kept->big, &kept->big_count) < 0)
+        return -1;
     }
     struct diff_segment_block *fit = realloc(blocks, (count ? count : 1) * sizeof *fit);
     blocks = fit ? fit : blocks;  /* kept to the end of the diff: no room left over */
-    aggregate->kept[aggregate->kept_count++] = (struct diff_aggregate_kept){kept->boundary, blocks, count};
+    aggregate->kept[aggregate->kept_count++] =
+        (struct diff_aggregate_kept){kept->boundary, blocks, count, kept->big, kept->big_count};
     kept->blocks = NULL;
+    kept->big = NULL;
+    kept->big_count = 0;
   }
   diff_segment_aggregate_drop_kept(segment);
   return 0;

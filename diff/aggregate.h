@@ -27,7 +27,15 @@ struct diff_aggregate_kept {
   size_t boundary;            /* its index in the capture */
   struct diff_segment_block *blocks;
   size_t count;
+  struct diff_live_map_big *big;  /* the blocks' sizes of 4 GiB or more */
+  size_t big_count;
 };
+
+/* The size of block i of kept. */
+static inline uint64_t diff_aggregate_kept_size(const struct diff_aggregate_kept *kept, size_t i)
+{
+  return diff_segment_block_size(&kept->blocks[i], kept->big, kept->big_count);
+}
 
 struct diff_aggregate {
   struct diff_site_table sites;      /* global indices, by stable name */

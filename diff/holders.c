@@ -99,7 +99,7 @@ static int holders_blocks(const struct diff_aggregate_at *at, struct diff_site *
         wanted_blocks++;
       else
         (*out)[(*count)++] = (struct diff_holders_block){
-            address, slot ? live_map_size(live, slot) : at->kept->blocks[i].size, result_of[global]};
+            address, slot ? live_map_size(live, slot) : diff_aggregate_kept_size(at->kept, i), result_of[global]};
     }
   }
   free(result_of);

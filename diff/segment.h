@@ -30,11 +30,28 @@ struct diff_segment_piece_site {
 
 /* A piece of the segment: the events from one boundary (or the segment's
  * start) to the next (or the stream's end). */
-/* A block as it was at a kept boundary (diff_source_boundary.keep). */
+/* A block as it was at a kept boundary (diff_source_boundary.keep): 16 bytes, as a live map's
+ * (a heap snapshot's boundary keeps every block live there). */
 struct diff_segment_block {
-  uint64_t address, size;
+  uint64_t address;
   uint32_t owner;             /* the segment's local owner; the capture's once merged (diff/aggregate.h) */
+  uint32_t size;              /* DIFF_LIVE_MAP_BIG_SIZE: 4 GiB or more, its size in the set's big list */
 };
+
+/* A kept set's block i at address, of size, made by owner, a big size listed in *big (*big_count
+ * of them). -1 when out of memory. */
+int diff_segment_block_put(struct diff_segment_block *blocks, size_t i, uint64_t address, uint64_t size,
+                           uint32_t owner, struct diff_live_map_big **big, size_t *big_count);
+
+/* The size of a kept set's block (big: its big list, big_count long: a handful at most). */
+static inline uint64_t diff_segment_block_size(const struct diff_segment_block *block,
+                                               const struct diff_live_map_big *big, size_t big_count)
+{
+  for (size_t i = 0; block->size == DIFF_LIVE_MAP_BIG_SIZE && i < big_count; i++)
+    if (big[i].address == block->address)
+      return big[i].size;
+  return block->size;
+}
 
 /* The blocks of the segment's map at the end of a piece whose boundary is kept: what the
  * capture's map is there, with the blocks the segment did not touch before it added at the
@@ -44,6 +61,8 @@ struct diff_segment_kept {
   size_t touches_end;         /* the segment's touches before it */
   struct diff_segment_block *blocks;
   size_t count;
+  struct diff_live_map_big *big;  /* the blocks' sizes of 4 GiB or more */
+  size_t big_count;
 };
 
 struct diff_segment_piece {

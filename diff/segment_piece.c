@@ -29,7 +29,7 @@ int diff_segment_aggregate_reserve(struct diff_segment_aggregate *segment, size_
 void diff_segment_aggregate_drop_kept(struct diff_segment_aggregate *segment)
 {
   for (size_t i = 0; i < segment->kept_count; i++)
-    free(segment->kept[i].blocks);
+    free(segment->kept[i].blocks), free(segment->kept[i].big);
   free(segment->kept);
   segment->kept = NULL;
   segment->kept_count = 0;
@@ -44,16 +44,31 @@ int diff_segment_aggregate_keep(struct diff_segment_aggregate *segment, size_t b
   kept->boundary = boundary;
   kept->touches_end = segment->touch_count;
   kept->count = 0;
+  kept->big = NULL;
+  kept->big_count = 0;
   kept->blocks = malloc((map->count ? map->count : 1) * sizeof *kept->blocks);
+  segment->kept_count++;  /* counted now: dropped whole on failure */
   if (!kept->blocks)
     return -1;
   for (size_t i = 0; i < map->slot_count; i++) {
     const struct diff_live_block *slot = &map->slots[i];
-    if (slot->address && slot->site != DIFF_LIVE_MAP_DEAD)
-      kept->blocks[kept->count++] = (struct diff_segment_block){
-          slot->address, live_map_size(map, slot), slot->site & DIFF_LIVE_MAP_SITE_MASK};
+    if (slot->address && slot->site != DIFF_LIVE_MAP_DEAD &&
+        diff_segment_block_put(kept->blocks, kept->count++, slot->address, live_map_size(map, slot),
+                               slot->site & DIFF_LIVE_MAP_SITE_MASK, &kept->big, &kept->big_count) < 0)
+      return -1;
   }
-  segment->kept_count++;
+  return 0;
+}
+
+int diff_segment_block_put(struct diff_segment_block *blocks, size_t i, uint64_t address, uint64_t size,
+                           uint32_t owner, struct diff_live_map_big **big, size_t *big_count)
+{
+  blocks[i] = (struct diff_segment_block){address, owner, size < DIFF_LIVE_MAP_BIG_SIZE ? (uint32_t)size : DIFF_LIVE_MAP_BIG_SIZE};
+  if (size < DIFF_LIVE_MAP_BIG_SIZE)
+    return 0;
+  if (array_resize((void **)big, *big_count + 1, sizeof **big) != 0)
+    return -1;
+  (*big)[(*big_count)++] = (struct diff_live_map_big){address, size};
   return 0;
 }
 

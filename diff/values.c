@@ -202,7 +202,7 @@ static int values_strings(const struct diff_aggregate *aggregate, struct diff_re
     uint32_t owner;
     if (kept) {
       address = kept->blocks[i].address;
-      size = kept->blocks[i].size;
+      size = diff_aggregate_kept_size(kept, i);
       owner = kept->blocks[i].owner;
     } else {
       address = live->slots[i].address;

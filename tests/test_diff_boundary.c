@@ -763,6 +763,26 @@ static int kept_copy_map(struct diff_aggregate *aggregate, size_t boundary, void
   return 0;
 }
 
+/* A kept block is 16 bytes: a size of 4 GiB or more is listed aside, and reads back. */
+START_TEST(test_kept_block_sizes_past_32_bits)
+{
+  ck_assert_uint_eq(sizeof(struct diff_segment_block), 16);
+  static const uint64_t sizes[] = {5, UINT32_MAX - 1, UINT32_MAX, UINT64_C(1) << 40, 0};
+  struct diff_segment_block blocks[5];
+  struct diff_live_map_big *big = NULL;
+  size_t big_count = 0;
+  for (size_t i = 0; i < 5; i++)
+    ck_assert_int_eq(diff_segment_block_put(blocks, i, 0x1000 + 16 * i, sizes[i], (uint32_t)i, &big, &big_count), 0);
+  ck_assert_uint_eq(big_count, 2);
+  for (size_t i = 0; i < 5; i++) {
+    ck_assert_uint_eq(diff_segment_block_size(&blocks[i], big, big_count), sizes[i]);
+    ck_assert_uint_eq(blocks[i].owner, i);
+    ck_assert_uint_eq(blocks[i].address, 0x1000 + 16 * i);
+  }
+  free(big);
+}
+END_TEST
+
 /* What a reading keeps at a heap snapshot's boundary is what a reading that stops there holds:
  * every third boundary kept, read on one thread and on two, against the stepwise reading. */
 START_TEST(test_kept_boundaries_hold_the_blocks_live_there)
@@ -806,7 +826,7 @@ START_TEST(test_kept_boundaries_hold_the_blocks_live_there)
       struct kept_block *got = malloc((kept->count + 1) * sizeof *got);
       ck_assert_ptr_nonnull(got);
       for (size_t k = 0; k < kept->count; k++)
-        got[k] = (struct kept_block){kept->blocks[k].address, kept->blocks[k].size,
+        got[k] = (struct kept_block){kept->blocks[k].address, diff_aggregate_kept_size(kept, k),
                                      kept_site(&aggregate, kept->blocks[k].owner)};
       qsort(got, kept->count, sizeof *got, kept_by_address);
       for (size_t k = 0; k < kept->count; k++) {
@@ -950,6 +970,7 @@ int main(void)
   tcase_add_test(tc, test_boundary_lines_at_segment_ends_give_the_series_of_segment_ends);
   tcase_add_test(tc, test_sequential_and_parallel_reading_of_many_pieces_agree);
   tcase_add_test(tc, test_kept_boundaries_hold_the_blocks_live_there);
+  tcase_add_test(tc, test_kept_block_sizes_past_32_bits);
   tcase_add_test(tc, test_part_keeps_its_whole_boundaries_and_drops_those_past_its_cut);
   tcase_add_test(tc, test_boundary_lines_out_of_place_are_errors_at_their_offset);
   suite_add_tcase(s, tc);
