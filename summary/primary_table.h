@@ -9,16 +9,20 @@
 
 /* The blocks an entry's reallocs or frees overrode, per allocating site. The
  * records sit in the slots of an open-addressing table (key
- * SUMMARY_PRIMARY_EMPTY_KEY marks a free slot), so an update touches one cache line. */
+ * SUMMARY_PRIMARY_EMPTY_KEY marks a free slot), 32 bytes on a 64-byte
+ * aligned table, so that an update touches one cache line: a 40-byte record
+ * would straddle two lines in two slots of five. The allocating site's name,
+ * read only when printing, is kept apart, by slot. */
 struct summary_primary {
   uint64_t key;                 /* entry << 32 | allocating site */
-  uint32_t name;                /* the allocating site's name when its first block was made */
   uint64_t allocated, freed, count;
 };
+_Static_assert(sizeof(struct summary_primary) == 32, "a record is half a cache line");
 #define SUMMARY_PRIMARY_EMPTY_KEY UINT64_MAX
 
 struct summary_primary_table {
   struct summary_primary *slots;
+  uint32_t *names;              /* per slot: the allocating site's name when its first block was made */
   size_t mask, count;
 };
 
@@ -55,7 +59,8 @@ primary_table_record(struct summary_primary_table *table, uint64_t key, uint32_t
       return -1;
     found = primary_table_probe(table, key);
     if (found->key == SUMMARY_PRIMARY_EMPTY_KEY) {
-      *found = (struct summary_primary){key, name, 0, 0, 0};
+      *found = (struct summary_primary){key, 0, 0, 0};
+      table->names[found - table->slots] = name;
       table->count++;
       made = 1;
     }
@@ -63,6 +68,13 @@ primary_table_record(struct summary_primary_table *table, uint64_t key, uint32_t
   }
   *record = found;
   return made;
+}
+
+/* The name of record's allocating site. */
+static inline uint32_t primary_table_name(const struct summary_primary_table *table,
+                                          const struct summary_primary *record)
+{
+  return table->names[record - table->slots];
 }
 
 #endif

@@ -98,7 +98,8 @@ static int overrides_gather(const struct summary *summary, struct overrides *ove
     if (record->key == SUMMARY_PRIMARY_EMPTY_KEY)
       continue;
     size_t entry = (size_t)(record->key >> 32);
-    overrides->names[overrides->start[entry] + filled[entry]++] = record->name;
+    overrides->names[overrides->start[entry] + filled[entry]++] =
+        primary_table_name(&summary->primaries, record);
   }
   free(filled);
   return 0;
@@ -171,13 +172,14 @@ static int print_heap_summary(const struct summary *summary, int human_readable,
     const struct summary_primary *record = &summary->primaries.slots[i];
     if (record->key == SUMMARY_PRIMARY_EMPTY_KEY)
       continue;
+    uint32_t name = primary_table_name(&summary->primaries, record);
     if (record->allocated > 0) {
-      bytes[record->name] += (int64_t)record->allocated;
-      allocs[record->name] += record->count;
+      bytes[name] += (int64_t)record->allocated;
+      allocs[name] += record->count;
     }
     if (record->freed > 0) {
-      bytes[record->name] -= (int64_t)record->freed;
-      frees[record->name] += record->count;
+      bytes[name] -= (int64_t)record->freed;
+      frees[name] += record->count;
     }
   }
   size_t count = 0;
