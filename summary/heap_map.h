@@ -4,6 +4,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* A live block in 16 bytes: packed = size << 24 | (version + 1). A free
  * slot's address is 0 (a block at address 0 is kept aside). The version is
@@ -212,14 +215,67 @@ static inline void heap_map_prefetch(const struct summary_heap_map *heap, uint64
 
 /* Bit k set when block k of bucket holds address; for address 0, when it
  * is free. Computed without branches, since which slot holds a block is
- * random and would be mispredicted. */
-static inline unsigned heap_map_bucket_match(const struct summary_heap_bucket *bucket, uint64_t address)
+ * random and would be mispredicted. The portable twin of
+ * heap_map_bucket_match (tests compare the two). */
+static inline unsigned heap_map_bucket_match_portable(const struct summary_heap_bucket *bucket, uint64_t address)
 {
   const struct summary_heap_block *b = bucket->blocks;
   return (unsigned)(b[0].address == address) | (unsigned)(b[1].address == address) << 1 |
          (unsigned)(b[2].address == address) << 2 | (unsigned)(b[3].address == address) << 3;
 }
-_Static_assert(SUMMARY_HEAP_MAP_BUCKET_BLOCKS == 4, "heap_map_bucket_match tests four blocks");
+
+#if defined(__SSE2__)
+/* The four addresses of a bucket, in two vectors of two. */
+static inline void heap_map_bucket_addresses(const struct summary_heap_bucket *bucket, __m128i *first,
+                                             __m128i *second)
+{
+  const __m128i *blocks = (const __m128i *)bucket->blocks;  /* (address, packed) each */
+  *first = _mm_unpacklo_epi64(_mm_load_si128(&blocks[0]), _mm_load_si128(&blocks[1]));
+  *second = _mm_unpacklo_epi64(_mm_load_si128(&blocks[2]), _mm_load_si128(&blocks[3]));
+}
+
+/* Bit k set when 64-bit lane k of (first, second) equals key's: SSE2
+ * compares 32-bit halves, so a lane matches when both of its halves do. */
+static inline unsigned heap_map_lanes_equal(__m128i first, __m128i second, __m128i key)
+{
+  __m128i a = _mm_cmpeq_epi32(first, key), b = _mm_cmpeq_epi32(second, key);
+  a = _mm_and_si128(a, _mm_shuffle_epi32(a, _MM_SHUFFLE(2, 3, 0, 1)));
+  b = _mm_and_si128(b, _mm_shuffle_epi32(b, _MM_SHUFFLE(2, 3, 0, 1)));
+  return (unsigned)_mm_movemask_pd(_mm_castsi128_pd(a)) |
+         (unsigned)_mm_movemask_pd(_mm_castsi128_pd(b)) << 2;
+}
+#endif
+
+/* As heap_map_bucket_match_portable, in a few vector instructions where
+ * SSE2 is there (every x86-64): it runs once or twice per event. */
+static inline unsigned heap_map_bucket_match(const struct summary_heap_bucket *bucket, uint64_t address)
+{
+#if defined(__SSE2__)
+  __m128i first, second;
+  heap_map_bucket_addresses(bucket, &first, &second);
+  return heap_map_lanes_equal(first, second, _mm_set1_epi64x((long long)address));
+#else
+  return heap_map_bucket_match_portable(bucket, address);
+#endif
+}
+
+/* heap_map_bucket_match for address, and for 0 into *free_mask (the free
+ * blocks), from one reading of the bucket: what a put needs. */
+static inline unsigned heap_map_bucket_match_and_free(const struct summary_heap_bucket *bucket, uint64_t address,
+                                                      unsigned *free_mask)
+{
+#if defined(__SSE2__)
+  __m128i first, second;
+  heap_map_bucket_addresses(bucket, &first, &second);
+  *free_mask = heap_map_lanes_equal(first, second, _mm_setzero_si128());
+  return heap_map_lanes_equal(first, second, _mm_set1_epi64x((long long)address));
+#else
+  *free_mask = heap_map_bucket_match_portable(bucket, 0);
+  return heap_map_bucket_match_portable(bucket, address);
+#endif
+}
+_Static_assert(SUMMARY_HEAP_MAP_BUCKET_BLOCKS == 4 && sizeof(struct summary_heap_block) == 16,
+               "heap_map_bucket_match tests four blocks of two words");
 
 /* Empties the slot of block, found in bucket b, on the chain from home (of
  * class); returns its size and version. */
@@ -260,10 +316,9 @@ heap_map_put(struct summary_heap_map *heap, uint64_t address, uint64_t hash, uin
     return summary_heap_map_put_slow(heap, address, hash, size, version);
   uint64_t packed = size << SUMMARY_HEAP_MAP_VERSION_BITS | (version + 1);
   struct summary_heap_bucket *bucket = &heap->buckets[heap_map_home(heap, hash)];
-  unsigned free_mask = heap_map_bucket_match(bucket, 0);
-  if (__builtin_expect(free_mask != 0 && !heap_map_overflow(bucket, heap_map_class(hash)) &&
-                           !heap_map_bucket_match(bucket, address),
-                       1)) {
+  unsigned free_mask;
+  unsigned match = heap_map_bucket_match_and_free(bucket, address, &free_mask);
+  if (__builtin_expect(free_mask != 0 && !heap_map_overflow(bucket, heap_map_class(hash)) && !match, 1)) {
     heap_map_slot_set(&bucket->blocks[__builtin_ctz(free_mask)], address, packed);
     heap->count++;
     return 0;

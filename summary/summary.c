@@ -26,6 +26,8 @@ struct summary *summary_new(void)
   }
   summary->symbol_epoch = 1;
   summary->last_site = SUMMARY_ID_NONE;
+  for (size_t i = 0; i < SUMMARY_RECENT_SITES; i++)
+    summary->recent_sites[i] = (struct summary_recent_site){0, 0, 0, SUMMARY_ID_NONE};
   return summary;
 }
 

@@ -14,6 +14,15 @@
 #include "summary/entry.h"
 #include "summary/summary.h"
 
+/* A location as an event gives it, and its site: one way of
+ * summary.recent_sites. An unused way has site SUMMARY_ID_NONE and a source
+ * no event has. */
+struct summary_recent_site {
+  uint64_t location, line;
+  uint32_t source, site;
+};
+#define SUMMARY_RECENT_SITES 256  /* a power of two */
+
 struct summary {
   struct memprof_symtab *symtab;
   uint64_t symbol_epoch;        /* a site's name_epoch when its name is current; 0: it may have changed */
@@ -33,6 +42,9 @@ struct summary {
   uint32_t last_site;           /* the previous event's site, or SUMMARY_ID_NONE */
   enum memprof_source last_source;
   uint64_t last_location, last_line;
+  /* Sites of recent locations, direct-mapped (pending_site): a quarter of
+   * events change location, mostly between a few hundred sites. */
+  struct summary_recent_site recent_sites[SUMMARY_RECENT_SITES];
 
   struct summary_heap_map heap;
   struct summary_version *versions;

@@ -14,7 +14,7 @@
  * is read and used after the rest of the batch has been read, so the cache
  * misses of a large heap map overlap instead of stalling one after another. */
 #ifndef SUMMARY_BATCH
-#define SUMMARY_BATCH 32
+#define SUMMARY_BATCH 64
 #endif
 
 static void summary_read_out_of_memory(struct format_error *err, const char *name, uint64_t offset)
@@ -22,13 +22,20 @@ static void summary_read_out_of_memory(struct format_error *err, const char *nam
   format_error_at(err, FORMAT_NO_MEMORY, name, offset, "out of memory");
 }
 
-/* Applies batch[0 .. count), in order; on failure fills err. */
-static int summary_read_apply(struct summary *summary, const struct summary_pending_event *batch,
+/* Applies batch[0 .. count), in order, each step of pending.h for the
+ * whole batch before the next, so that the misses of one step's prefetches
+ * overlap with the work on the rest of the batch; on failure fills err. */
+static int summary_read_apply(struct summary *summary, struct summary_pending_event *batch,
                               size_t count, const char *name, struct format_error *err)
 {
   summary->events += count;
   for (size_t i = 0; i < count; i++)
-    if (__builtin_expect(pending_apply(summary, &batch[i]), 0)) {
+    if (__builtin_expect(pending_apply_heap(summary, &batch[i]), 0)) {
+      summary_read_out_of_memory(err, name, batch[i].offset);
+      return -1;
+    }
+  for (size_t i = 0; i < count; i++)
+    if (__builtin_expect(pending_apply_sums(summary, &batch[i]), 0)) {
       summary_read_out_of_memory(err, name, batch[i].offset);
       return -1;
     }

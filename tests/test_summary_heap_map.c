@@ -310,6 +310,32 @@ START_TEST(test_a_stuck_overflow_count_costs_no_answer)
 }
 END_TEST
 
+/* Buckets whose blocks hold a few addresses in every arrangement, with
+ * free blocks, equal halves and addresses that differ in one half only:
+ * the vector match and its portable twin give the same bits, for
+ * heap_map_bucket_match and heap_map_bucket_match_and_free alike. */
+START_TEST(test_bucket_match_agrees_with_its_portable_twin)
+{
+  const uint64_t pool[] = {0, 1, UINT64_C(0x100000000), UINT64_C(0x100000001), UINT64_C(0x7f0012345670),
+                           UINT64_C(0x7f0012345678), UINT64_C(0x7f0112345670), UINT64_MAX};
+  enum { POOL = sizeof pool / sizeof pool[0] };
+  struct summary_heap_bucket bucket;
+  for (unsigned arrangement = 0; arrangement < POOL * POOL * POOL * POOL; arrangement++) {
+    unsigned rest = arrangement;
+    for (int k = 0; k < SUMMARY_HEAP_MAP_BUCKET_BLOCKS; k++, rest /= POOL) {
+      bucket.blocks[k].address = pool[rest % POOL];
+      bucket.blocks[k].packed = rng_next();  /* never read as an address */
+    }
+    for (unsigned key = 0; key < POOL; key++) {
+      unsigned expected = heap_map_bucket_match_portable(&bucket, pool[key]), free_mask = 99;
+      ck_assert_uint_eq(heap_map_bucket_match(&bucket, pool[key]), expected);
+      ck_assert_uint_eq(heap_map_bucket_match_and_free(&bucket, pool[key], &free_mask), expected);
+      ck_assert_uint_eq(free_mask, heap_map_bucket_match_portable(&bucket, 0));
+    }
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *suite = suite_create("summary heap map");
@@ -322,6 +348,7 @@ int main(void)
   tcase_add_test(map, test_oversize_blocks_keep_their_size);
   tcase_add_test(map, test_removal_from_overflow_chains);
   tcase_add_test(map, test_a_stuck_overflow_count_costs_no_answer);
+  tcase_add_test(map, test_bucket_match_agrees_with_its_portable_twin);
   suite_add_tcase(suite, map);
   return check_run(suite);
 }
