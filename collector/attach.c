@@ -9,9 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collector/boundary.h"
 #include "collector/capture.h"
 #include "collector/control.h"
 #include "collector/lj_private.h"
+#include "collector/now.h"
 #include "collector/options.h"
 #include "collector/text.h"
 #include "format/control_file.h"
@@ -31,6 +33,27 @@ static struct {
                                                   once, and the capture ends there unless it has a
                                                   duration */
 } attach;
+
+/* ljleak attach --snapshot alone: the snapshot's full cycle runs in steps at the VM's safe points
+ * (a count hook at every instruction of the interpreter, which code that runs compiled reaches only
+ * now and then), none longer than STEP_BUDGET_NS and at least STEP_GAP_NS apart, instead of one
+ * cycle that stops the process for all of it; the VM takes no step of its own meanwhile
+ * (steps_hold), so the cycle ends at one of ours, where the snapshot is taken. Past STEP_LIMIT_NS
+ * the rest runs in one go. */
+#define STEP_BUDGET_NS UINT64_C(1000000)  /* the GC work of one step, at most */
+#define STEP_GAP_NS UINT64_C(1000000)     /* the program's time between two steps, at least */
+#define STEP_LIMIT_NS UINT64_C(2000000000)
+
+static struct {
+  int on;                        /* the hook steps a cycle for the request being answered */
+  global_State *g;
+  int cycles;                    /* cycles still to end: two when one was under way at the start */
+  uint64_t start_ns;
+  uint64_t next_ns;              /* no step before */
+  int volume_off;                /* the capture's, put back at the end */
+  const char *id;                /* the request's id, for the answer */
+  struct coll_boundary_mark mark;
+} steps;
 
 /* Reads /proc/self/maps a line at a time without the C library's buffers (the stop may be
  * anywhere the process was in a system call). */
@@ -198,6 +221,95 @@ static int request_line(void *context, const char *key, char *value, char *messa
   return rc;
 }
 
+/* Until the next step, the VM takes none of its own (one could end the cycle away from a safe
+ * point; then it takes one more), unless its heap grows by a quarter and a MiB first: a program that
+ * stays in compiled code reaches no count hook. */
+static void steps_hold(global_State *g)
+{
+  g->gc.threshold = g->gc.total + g->gc.total / 4 + ((GCSize)1 << 20);
+}
+
+/* The snapshot on the cycle just ended, the stop without another, and the answer. */
+static void steps_done(lua_State *L, int collected)
+{
+  struct coll_capture *c = &coll_capture_state;
+  char err[512] = "";
+  lua_sethook(L, NULL, 0, 0);
+  steps.on = 0;
+  c->volume_off = steps.volume_off;
+  c->snapshot_next = 1;
+  int rc = collected ? 0 : -1;
+  if (!collected) {
+    c->collecting = 0;
+    steps.g->gc.threshold = steps.g->gc.total;   /* its own steps again, from the next check */
+  }
+  if (collected && coll_boundary_collect_end(c, L, CAPTURE_INDEX_CAUSE_CALL, &steps.mark)) {
+    c->busy = 1;
+    coll_capture_requests(c);
+    c->busy = 0;
+  }
+  if (!c->active)
+    rc = -1, coll_text_copy(err, sizeof err, c->error[0] ? c->error : "the capture stopped");
+  else if (rc == 0)
+    rc = coll_capture_stop_fresh(L, err, sizeof err);
+  c->snapshot_next = 0;
+  if (rc != 0)
+    fail("%s%s", err, "");
+  coll_control_answer(steps.id, rc == 0 ? NULL : err);
+}
+
+/* The count hook while the cycle runs: a step of GC work, or the end. */
+static void at_step(lua_State *L, lua_Debug *ar)
+{
+  (void)ar;
+  struct coll_capture *c = &coll_capture_state;
+  if (!steps.on || G(L) != steps.g)
+    return;
+  global_State *g = steps.g;
+  if (!c->active || c->g != g) {
+    steps_done(L, 0);
+    return;
+  }
+  uint64_t now = coll_now_mono_ns();
+  if (now < steps.next_ns)
+    return;
+  if (now - steps.start_ns >= STEP_LIMIT_NS) {
+    lua_gc(L, LUA_GCCOLLECT, 0);   /* a full cycle from its start: what remains of ours and more */
+    steps_done(L, 1);
+    return;
+  }
+  while (steps.cycles > 0 && coll_now_mono_ns() - now < STEP_BUDGET_NS)
+    if (lua_gc(L, LUA_GCSTEP, 0) == 1)
+      steps.cycles--;
+  if (steps.cycles == 0) {
+    steps_done(L, 1);   /* the last step set the VM's next threshold */
+    return;
+  }
+  steps_hold(g);
+  steps.next_ns = coll_now_mono_ns() + STEP_GAP_NS;
+}
+
+/* Starts the stepped cycle: 0, or -1 when the capture cannot (it is answered at once then). */
+static int steps_begin(lua_State *L, const char *id)
+{
+  struct coll_capture *c = &coll_capture_state;
+  global_State *g = G(L);
+  if (!coll_boundary_collect_begin(c, &steps.mark))
+    return -1;
+  steps.on = 1;
+  steps.g = g;
+  steps.cycles = g->gc.state == GCSpause ? 1 : 2;
+  steps.start_ns = coll_now_mono_ns();
+  steps.next_ns = 0;
+  steps.id = id;
+  /* No boundary forced meanwhile: it would run the rest of the cycle in one step. */
+  steps.volume_off = c->volume_off;
+  c->volume_off = 1;
+  steps_hold(g);
+  lua_sethook(L, at_step, LUA_MASKCOUNT, 1);
+  return 0;
+}
+
 /* At the hook: registers the process in its run directory (the answer goes there), then starts
  * the capture the request asked for. */
 static void start_requested(lua_State *L)
@@ -224,11 +336,18 @@ static void start_requested(lua_State *L)
   /* Traces compiled before the collector came have no map of their lines: compiled again, with
    * the recorder followed from the start on, their allocations are charged to their lines. */
   luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
-  int rc = ljleak_collector_start(L, &opt, err, sizeof err);
+  /* The snapshot alone, nothing that forces cycles of its own: its cycle in steps (steps_begin). */
+  int stepped = attach.snapshot_now && opt.duration == 0 && opt.edge_gc && !opt.every &&
+                !opt.snapshots && !opt.force_gc && coll_boundary_gc_running(G(L));
+  int rc = coll_capture_start(L, &opt, !stepped, err, sizeof err);
+  if (rc == 0 && stepped && steps_begin(L, request.id) == 0)
+    return;   /* answered at the end of the cycle (steps_done) */
   if (rc == 0 && attach.snapshot_now) {
-    rc = ljleak_collector_snapshot(L, err, sizeof err);
+    /* Nothing runs between the start's full cycle and the snapshot, nor between the snapshot and
+     * the stop: the one cycle serves all three (each was a stop-the-world cycle of its own). */
+    rc = coll_capture_snapshot_fresh(L, err, sizeof err);
     if (rc == 0 && opt.duration == 0)
-      rc = ljleak_collector_stop(L, err, sizeof err);
+      rc = coll_capture_stop_fresh(L, err, sizeof err);
   }
   if (rc != 0)
     fail("%s%s", err, "");
@@ -259,7 +378,7 @@ int ljleak_collector_attach(const char *request, const char *state)
   if (g->hookf && (g->hookmask & (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT)))
     return fail("the process has a debug hook of its own (a debugger or a profiler in Lua): "
                 "attaching would replace it%s%s", "", "");
-  if (coll_capture_state.active)
+  if (coll_capture_state.active || steps.on)
     return fail("a capture is already running in %s%s", coll_capture_state.dir.path, "");
   memcpy(attach.request, request, strlen(request) + 1);
   attach.g = g;
@@ -274,6 +393,12 @@ int ljleak_collector_attach(const char *request, const char *state)
 
 int ljleak_collector_attach_cancel(void)
 {
+  if (steps.on) {
+    /* The capture runs: its cycle ends at the next Lua instruction, with the snapshot. */
+    fail("the capture started; its snapshot is taken at the process's next Lua instruction, "
+         "where the rest of its full cycle runs in one go%s%s", "", "");
+    return 0;
+  }
   if (!__atomic_exchange_n(&attach.armed, 0, __ATOMIC_SEQ_CST))
     return 0;
   lua_sethook(mainthread(attach.g), NULL, 0, 0);

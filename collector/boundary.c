@@ -301,12 +301,36 @@ void coll_boundary_record(struct coll_capture *c, enum capture_index_boundary_ca
 {
   c->boundaries++;
   c->boundary_allocated = c->allocated;
+  c->boundary_seq = c->seq;
+  c->boundary_events = c->segment_events;
+  c->boundary_phase = c->g ? coll_capture_gc_phase(c->g) : 0;
   if (coll_segments_index_boundary(c, cause) != 0)
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
   schedule_boundary(c);
 }
 
-int coll_boundary_collect(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause)
+int coll_boundary_fresh(const struct coll_capture *c)
+{
+  return c->active && c->boundaries && c->g && c->seq == c->boundary_seq &&
+         c->segment_events == c->boundary_events && coll_capture_gc_phase(c->g) == c->boundary_phase &&
+         c->pending_stop == CAPTURE_INDEX_REASON_NONE;
+}
+
+int coll_boundary_snapshot_here(struct coll_capture *c, lua_State *L)
+{
+  if (!coll_boundary_fresh(c))
+    return -1;
+  c->busy = 1;
+  c->snapshot_next = 0;
+  if (boundary_snapshot(c, L, c->error, sizeof c->error) == 0)
+    c->snapshots++;
+  else
+    c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
+  c->busy = 0;
+  return 0;
+}
+
+int coll_boundary_collect_begin(struct coll_capture *c, struct coll_boundary_mark *mark)
 {
   /* A cycle of the program's that ended since the last allocator call is
    * counted first: the collection's own white flip would cancel its flip. */
@@ -317,9 +341,25 @@ int coll_boundary_collect(struct coll_capture *c, lua_State *L, enum capture_ind
   c->busy = 0;
   if (!c->active)
     return 0;
-  uint64_t seq = c->seq, events = c->segment_events;
+  mark->seq = c->seq;
+  mark->events = c->segment_events;
   c->collecting = 1;
+  return 1;
+}
+
+int coll_boundary_collect(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause)
+{
+  struct coll_boundary_mark mark;
+  if (!coll_boundary_collect_begin(c, &mark))
+    return 0;
   lua_gc(L, LUA_GCCOLLECT, 0);
+  return coll_boundary_collect_end(c, L, cause, &mark);
+}
+
+int coll_boundary_collect_end(struct coll_capture *c, lua_State *L,
+                              enum capture_index_boundary_cause cause, const struct coll_boundary_mark *mark)
+{
+  uint64_t seq = mark->seq, events = mark->events;
   if (!c->active) {
     c->collecting = 0;
     return 0;  /* the hook stopped the capture meanwhile (a write error, a stop due) */
@@ -327,7 +367,7 @@ int coll_boundary_collect(struct coll_capture *c, lua_State *L, enum capture_ind
   /* The last steps may have freed nothing after the state went back to
    * pause: the hook has not seen that yet. */
   c->busy = 1;
-  phase = coll_capture_gc_phase(c->g);
+  int phase = coll_capture_gc_phase(c->g);
   if (phase != c->last_gc_phase)
     coll_boundary_gc_transition(c, phase);
   c->collecting = 0;

@@ -34,6 +34,27 @@ int coll_boundary_force(struct coll_capture *c, enum capture_index_boundary_caus
  * (coll_capture_requests); 0 when the capture stopped or was not running. */
 int coll_boundary_collect(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause);
 
+/* The same in two halves, for a full cycle the caller runs itself between them (in steps, at
+ * several safe points: attach.c): begin marks where the segment is and makes the hook leave the
+ * cycles that end meanwhile to end (as inside lua_gc); 0 when the capture is not running. end
+ * takes the state right after the full cycle and does what coll_boundary_collect does after its
+ * lua_gc, with the same answer. */
+struct coll_boundary_mark {
+  uint64_t seq, events;   /* the segment and its events when the cycle was asked for */
+};
+int coll_boundary_collect_begin(struct coll_capture *c, struct coll_boundary_mark *mark);
+int coll_boundary_collect_end(struct coll_capture *c, lua_State *L,
+                              enum capture_index_boundary_cause cause, const struct coll_boundary_mark *mark);
+
+/* Whether the capture is still where its last boundary line put it: the same segment, no event
+ * since, the GC in the same phase and white. A full cycle run now would add nothing to it. */
+int coll_boundary_fresh(const struct coll_capture *c);
+
+/* A heap snapshot at the last boundary, when it is fresh (coll_boundary_fresh): 0 (a failure to
+ * write it is the capture's error and stops it, as in coll_boundary_collect), or -1 when it is not
+ * fresh and nothing was done. Outside the hook, from C. */
+int coll_boundary_snapshot_here(struct coll_capture *c, lua_State *L);
+
 /* Writes a boundary line for the state of now: the capture is right after
  * a full cycle (its start, or the end of coll_boundary_collect). */
 void coll_boundary_record(struct coll_capture *c, enum capture_index_boundary_cause cause);

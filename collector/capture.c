@@ -368,6 +368,12 @@ void coll_capture_release_idle(void)
 int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *options,
                            char *err, size_t err_size)
 {
+  return coll_capture_start(L, options, 1, err, err_size);
+}
+
+int coll_capture_start(lua_State *L, const struct ljleak_collector_options *options, int edge_now,
+                       char *err, size_t err_size)
+{
   struct coll_capture *c = &coll_capture_state;
   struct ljleak_collector_options defaults;
   if (!options) {
@@ -382,7 +388,7 @@ int ljleak_collector_start(lua_State *L, const struct ljleak_collector_options *
     return -1;
   /* edge_gc: a full cycle before the first event, so that the capture
    * starts on an exact boundary (its frees are of blocks it never saw). */
-  int edge = options->edge_gc && coll_boundary_gc_running(G(L));
+  int edge = edge_now && options->edge_gc && coll_boundary_gc_running(G(L));
   if (edge)
     lua_gc(L, LUA_GCCOLLECT, 0);
   c->busy = 1;
@@ -508,6 +514,23 @@ int ljleak_collector_snapshot(lua_State *L, char *err, size_t err_size)
   return 0;
 }
 
+int coll_capture_snapshot_fresh(lua_State *L, char *err, size_t err_size)
+{
+  struct coll_capture *c = running_capture(L, err, err_size);
+  if (!c)
+    return -1;
+  if (coll_boundary_snapshot_here(c, L) != 0)
+    return ljleak_collector_snapshot(L, err, err_size);
+  c->busy = 1;
+  coll_capture_requests(c);
+  c->busy = 0;
+  if (!c->active) {
+    coll_text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
+    return -1;
+  }
+  return 0;
+}
+
 int ljleak_collector_snapshot_next(lua_State *L, char *err, size_t err_size)
 {
   struct coll_capture *c = running_capture(L, err, err_size);
@@ -524,6 +547,23 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
     return -1;
   if (c->opt.edge_gc && coll_boundary_gc_running(G(L)))
     collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
+  c->busy = 1;
+  coll_capture_stop(c, CAPTURE_INDEX_REASON_STOP);
+  c->busy = 0;
+  if (c->error[0]) {
+    coll_text_copy(err, err_size, c->error);
+    return -1;
+  }
+  return 0;
+}
+
+int coll_capture_stop_fresh(lua_State *L, char *err, size_t err_size)
+{
+  struct coll_capture *c = running_capture(L, err, err_size);
+  if (!c)
+    return -1;
+  if (!coll_boundary_fresh(c))
+    return ljleak_collector_stop(L, err, err_size);
   c->busy = 1;
   coll_capture_stop(c, CAPTURE_INDEX_REASON_STOP);
   c->busy = 0;

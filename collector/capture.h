@@ -25,6 +25,21 @@ int coll_capture_attach(lua_State *L, char *err, size_t err_size);
  * or the poll thread needs the hook (collector.nginx(): its timer does not). */
 void coll_capture_release_idle(void);
 
+/* ljleak_collector_start, with edge_now 0: no full cycle at the start even with edge_gc (the caller
+ * runs one itself, in steps: attach.c), so the first boundary is the caller's. 0, or -1 with err. */
+int coll_capture_start(lua_State *L, const struct ljleak_collector_options *options, int edge_now,
+                       char *err, size_t err_size);
+
+/* ljleak attach --snapshot (attach.c): a heap snapshot at the last boundary when nothing has
+ * happened since (coll_boundary_fresh: right after the start's full cycle), else after a full
+ * cycle of its own (ljleak_collector_snapshot). 0, or -1 with err. */
+int coll_capture_snapshot_fresh(lua_State *L, char *err, size_t err_size);
+
+/* Stops the capture without its closing full cycle when nothing has happened since the last
+ * boundary (the segment already ends right after a full cycle), else as ljleak_collector_stop.
+ * 0, or -1 with err. */
+int coll_capture_stop_fresh(lua_State *L, char *err, size_t err_size);
+
 /* Registers, once, the atexit handler that finishes a capture and the fork
  * handler that drops it in the child (and the control registration). */
 void coll_capture_at_fork_and_exit(void);

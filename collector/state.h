@@ -131,6 +131,8 @@ struct coll_capture {
   uint64_t boundaries;          /* boundary lines written */
   uint64_t every_next;          /* --every: allocated at which the next cycle is forced */
   uint64_t boundary_allocated;  /* allocated at the last boundary line */
+  uint64_t boundary_seq, boundary_events;  /* the segment and its events at the last boundary line */
+  int boundary_phase;           /* coll_capture_gc_phase() at the last boundary line */
   int volume_off;               /* LJLEAK_VOLUME_BOUNDARIES=0: no volume boundaries (for
                                  * measurements: bench/boundaries.sh) */
   uint64_t start_ns, last_flush_ns;

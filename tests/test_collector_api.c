@@ -7,6 +7,7 @@
 
 #include "tests/check_run.h"
 #include "collector/ljleak_collector.h"
+#include "collector/capture.h"
 #include "collector/lj_private.h"
 #include "format/capture_index.h"
 #include "format/memprof.h"
@@ -349,6 +350,63 @@ START_TEST(test_api_edge_gc_and_boundary_calls)
 }
 END_TEST
 
+/* ljleak attach --snapshot's path (coll_capture_snapshot_fresh, coll_capture_stop_fresh): right
+ * after the start's full cycle the snapshot is taken at its boundary and the stop runs no closing
+ * cycle; once the program has allocated, each runs a full cycle of its own as before. */
+START_TEST(test_api_fresh_boundary_serves_the_snapshot_and_the_stop)
+{
+  char dir[1024], err[512], path[1100];
+  lua_State *L = new_state("fresh", "cap", dir, sizeof dir);
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  o.edge_gc = 1;
+  o.snapshots = 0;
+  ck_assert_int_eq(luaL_dostring(L, "kept = {} for i = 1, 3000 do kept[i] = {i} end"), 0);
+  ck_assert_int_eq(ljleak_collector_start(L, &o, err, sizeof err), 0);
+  ck_assert_int_eq(coll_capture_snapshot_fresh(L, err, sizeof err), 0);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  ck_assert_uint_eq(st.boundaries, 1);   /* the start's */
+  ck_assert_uint_eq(st.snapshots, 1);
+  ck_assert_int_eq(coll_capture_stop_fresh(L, err, sizeof err), 0);
+  ljleak_collector_status(&st);
+  ck_assert_uint_eq(st.boundaries, 1);   /* no closing cycle */
+
+  snprintf(path, sizeof path, "%s/index", dir);
+  struct capture_index index;
+  struct format_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_OK);
+  ck_assert_uint_eq(index.boundary_count, 1);
+  ck_assert_str_eq(index.boundaries[0].cause, "start");
+  ck_assert_uint_eq(index.snapshot_count, 1);
+  ck_assert_uint_eq(index.snapshots[0].boundary, 1);
+  ck_assert(index.has_stop);
+  ck_assert_str_eq(index.stop.reason, "stop");
+  capture_index_free(&index);
+
+  /* The program allocates between them: the snapshot and the stop each end a cycle of their own. */
+  ck_assert_int_lt(snprintf(dir, sizeof dir, "%s/cap2", scratch_dir("fresh2")), (int)sizeof dir);
+  o.dir = dir;
+  ck_assert_int_eq(ljleak_collector_start(L, &o, err, sizeof err), 0);
+  ck_assert_int_eq(luaL_dostring(L, "for i = 1, 3000 do kept[i] = {i} end"), 0);
+  ck_assert_int_eq(coll_capture_snapshot_fresh(L, err, sizeof err), 0);
+  ljleak_collector_status(&st);
+  ck_assert_uint_eq(st.boundaries, 2);
+  ck_assert_uint_eq(st.snapshots, 1);
+  ck_assert_int_eq(luaL_dostring(L, "for i = 1, 3000 do kept[i] = {i} end"), 0);
+  ck_assert_int_eq(coll_capture_stop_fresh(L, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/index", dir);
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_OK);
+  ck_assert_uint_eq(index.boundary_count, 3);
+  ck_assert_str_eq(index.boundaries[1].cause, "call");
+  ck_assert_str_eq(index.boundaries[2].cause, "stop");
+  ck_assert_uint_eq(index.snapshots[0].boundary, 2);
+  capture_index_free(&index);
+  lua_close(L);
+}
+END_TEST
+
 /* A host's entry, run by lua_cpcall: a chunk that keeps tables (compiling
  * it allocates in this C function). Named by the test program's .symtab. */
 static int host_entry(lua_State *L)
@@ -497,6 +555,7 @@ int main(void)
   tcase_add_test(tc, test_api_lua_close_finishes_the_capture);
   tcase_add_test(tc, test_api_options_from_environment);
   tcase_add_test(tc, test_api_edge_gc_and_boundary_calls);
+  tcase_add_test(tc, test_api_fresh_boundary_serves_the_snapshot_and_the_stop);
   tcase_add_test(tc, test_api_host_functions_are_named_never_raw_addresses);
   tcase_add_test(tc, test_api_snapshot_leaves_the_gc_state);
   tcase_add_loop_test(tc, test_api_sampled_capture_counts_and_restores, 0, 2);
