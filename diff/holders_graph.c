@@ -87,20 +87,21 @@ static void holders_predecessors(uint32_t node_count, const uint32_t *first, con
         pred[link[number[succ[e]]]++] = number[v];
 }
 
-int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
-                            uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached)
+/* diff_holders_dominators; owner, when not NULL, is the graph whose first and succ these are:
+ * they are freed (and set NULL) once the predecessors are listed, before the dominators' own
+ * arrays are all in use. */
+static int holders_dominators_of(uint32_t node_count, const uint32_t *first, const uint32_t *succ, uint32_t root,
+                                 uint32_t *idom, uint32_t *order, uint32_t *reached, struct holders_graph *owner)
 {
   size_t n = node_count ? node_count : 1, edges = first[node_count];
   uint32_t *semi = malloc(n * sizeof *semi);          /* the walk: each node's number */
   uint32_t *link = malloc(n * sizeof *link);          /* the walk: the next edge; then buckets' */
   uint32_t *stack = malloc(n * sizeof *stack);        /* the walk's stack; then holders_eval's */
-  uint32_t *ancestor = malloc(n * sizeof *ancestor);
-  uint32_t *label = malloc(n * sizeof *label);
-  uint32_t *bucket = malloc(n * sizeof *bucket);
   uint32_t *pred_first = calloc(n + 1, sizeof *pred_first);
   uint32_t *pred = malloc((edges ? edges : 1) * sizeof *pred);
+  uint32_t *ancestor = NULL, *label = NULL, *bucket = NULL;  /* once the edges are freed */
   int status = -1;
-  if (!semi || !link || !stack || !ancestor || !label || !bucket || !pred_first || !pred)
+  if (!semi || !link || !stack || !pred_first || !pred)
     goto done;
   /* A number's parent in the walk's tree and its immediate dominator share idom: the dominator
    * of v is set while the loop below takes a number at or below v, whose parent is read first,
@@ -108,6 +109,15 @@ int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const ui
   uint32_t *number = semi, *parent = idom;
   uint32_t count = holders_preorder(node_count, first, succ, root, number, order, parent, link, stack);
   holders_predecessors(node_count, first, succ, number, count, pred_first, pred, link);
+  if (owner) {
+    free(owner->first), free(owner->succ);
+    owner->first = owner->succ = NULL;
+  }
+  ancestor = malloc(n * sizeof *ancestor);
+  label = malloc(n * sizeof *label);
+  bucket = malloc(n * sizeof *bucket);
+  if (!ancestor || !label || !bucket)
+    goto done;
   for (uint32_t i = 0; i < count; i++) {
     semi[i] = label[i] = i;
     ancestor[i] = bucket[i] = DIFF_HOLDERS_NONE;
@@ -148,6 +158,12 @@ done:
   return status;
 }
 
+int diff_holders_dominators(uint32_t node_count, const uint32_t *first, const uint32_t *succ,
+                            uint32_t root, uint32_t *idom, uint32_t *order, uint32_t *reached)
+{
+  return holders_dominators_of(node_count, first, succ, root, idom, order, reached, NULL);
+}
+
 /* ---- The graph of a snapshot ------------------------------------------------ */
 
 static uint32_t holders_object_index(const struct snapshot *snapshot, uint64_t address)
@@ -183,7 +199,7 @@ void holders_paths_free(struct holders_graph *g)
 
 void holders_graph_free(struct holders_graph *g)
 {
-  free(g->first), free(g->succ), free(g->succ_ref), free(g->edge);
+  free(g->first), free(g->succ), free(g->root_node);
   holders_paths_free(g);
   free(g->retained), free(g->idom), free(g->order);
 }
@@ -236,14 +252,53 @@ static void holders_reach(struct holders_graph *g, uint32_t *queue, size_t *tail
   queue[(*tail)++] = w;
 }
 
+/* The node an edge of v by reference (or, from the roots' node, root index) r leads to, or
+ * NONE when it holds nothing: the graph's edges are read from the snapshot's references where
+ * they are, in their order (the paths keep no edge arrays of their own). */
+static inline uint32_t holders_edge_to(const struct holders_graph *g, uint32_t v, uint32_t r)
+{
+  if (v == g->n)
+    return g->root_node[r];
+  const struct snapshot *s = g->snapshot;
+  const struct snapshot_reference *ref = &s->references[r];
+  uint32_t w = ref->object;  /* SNAPSHOT_NO_OBJECT is DIFF_HOLDERS_NONE */
+  /* a weak reference holds nothing, but to a string: strings are never weak references */
+  if (w == DIFF_HOLDERS_NONE || w == v || (ref->weak && s->objects[w].type != SNAPSHOT_STRING))
+    return DIFF_HOLDERS_NONE;
+  return w;
+}
+
+/* v's references (the roots' node: its roots): r from *first to *end. */
+static inline void holders_edge_range(const struct holders_graph *g, uint32_t v, uint32_t *first, uint32_t *end)
+{
+  if (v == g->n) {
+    *first = 0;
+    *end = (uint32_t)g->snapshot->root_count;
+    return;
+  }
+  const struct snapshot_object *o = &g->snapshot->objects[v];
+  *first = o->first_reference;
+  *end = o->first_reference + o->reference_count;
+}
+
+static inline enum holders_edge holders_edge_of(const struct holders_graph *g, uint32_t v, uint32_t r)
+{
+  return v == g->n ? HOLDERS_NAMED : holders_edge_kind(g->snapshot, &g->snapshot->objects[v], r);
+}
+
 /* Breadth first from queue[head] on, over the edges of the kinds in allow (a bit each). */
 static void holders_walk(struct holders_graph *g, uint32_t *queue, size_t head, size_t *tail, unsigned allow)
 {
   while (head < *tail) {
-    uint32_t v = queue[head++];
-    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++)
-      if ((allow >> g->edge[k] & 1) && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE)
-        holders_reach(g, queue, tail, v, g->succ[k], g->succ_ref[k], g->edge[k]);
+    uint32_t v = queue[head++], r, end;
+    for (holders_edge_range(g, v, &r, &end); r < end; r++) {
+      uint32_t w = holders_edge_to(g, v, r);
+      if (w == DIFF_HOLDERS_NONE || g->parent[w] != DIFF_HOLDERS_NONE)
+        continue;
+      enum holders_edge kind = holders_edge_of(g, v, r);
+      if (allow >> kind & 1)
+        holders_reach(g, queue, tail, v, w, r, kind);
+    }
   }
 }
 
@@ -252,10 +307,12 @@ static void holders_seed(struct holders_graph *g, uint32_t *queue, size_t end, s
                          enum holders_edge kind)
 {
   for (size_t i = 0; i < end; i++) {
-    uint32_t v = queue[i];
-    for (uint32_t k = g->first[v]; k < g->first[v + 1]; k++)
-      if (g->edge[k] == kind && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE)
-        holders_reach(g, queue, tail, v, g->succ[k], g->succ_ref[k], kind);
+    uint32_t v = queue[i], r, last;
+    for (holders_edge_range(g, v, &r, &last); r < last; r++) {
+      uint32_t w = holders_edge_to(g, v, r);
+      if (w != DIFF_HOLDERS_NONE && g->parent[w] == DIFF_HOLDERS_NONE && holders_edge_of(g, v, r) == kind)
+        holders_reach(g, queue, tail, v, w, r, kind);
+    }
   }
 }
 
@@ -287,23 +344,27 @@ static size_t holders_paths(struct holders_graph *g, uint32_t *queue)
   size_t tail = 1;  /* queue[0]: package.loaded, taken first */
   static const char *const order[] = {"globals", "registry", "main thread", NULL};
   for (int pass = 0; pass < 4; pass++)
-    for (uint32_t k = g->first[n]; k < g->first[n + 1]; k++) {
-      uint32_t r = g->succ_ref[k];
+    for (uint32_t r = 0; r < s->root_count; r++) {
+      uint32_t w = g->root_node[r];
+      if (w == DIFF_HOLDERS_NONE)
+        continue;
       int named = 0;
       for (int o = 0; o < 3; o++)
         named |= holders_root_is(s, r, order[o]);
-      if ((pass < 3 ? holders_root_is(s, r, order[pass]) : !named) && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE)
-        holders_reach(g, queue, &tail, n, g->succ[k], r, HOLDERS_NAMED);
+      if ((pass < 3 ? holders_root_is(s, r, order[pass]) : !named) && g->parent[w] == DIFF_HOLDERS_NONE)
+        holders_reach(g, queue, &tail, n, w, r, HOLDERS_NAMED);
     }
   size_t head = 1;
   if (g->registry != DIFF_HOLDERS_NONE && g->parent[g->registry] == n) {
-    for (uint32_t k = g->first[g->registry]; k < g->first[g->registry + 1]; k++) {
-      const struct snapshot_reference *r = &s->references[g->succ_ref[k]];
-      if (r->kind == SNAPSHOT_REF_FIELD && !strcmp(snapshot_string(s, r->text), "_LOADED") &&
-          s->objects[g->succ[k]].type == SNAPSHOT_TABLE && g->parent[g->succ[k]] == DIFF_HOLDERS_NONE) {
+    uint32_t k, end;
+    for (holders_edge_range(g, g->registry, &k, &end); k < end; k++) {
+      uint32_t w = holders_edge_to(g, g->registry, k);
+      const struct snapshot_reference *r = &s->references[k];
+      if (w != DIFF_HOLDERS_NONE && r->kind == SNAPSHOT_REF_FIELD && !strcmp(snapshot_string(s, r->text), "_LOADED") &&
+          s->objects[w].type == SNAPSHOT_TABLE && g->parent[w] == DIFF_HOLDERS_NONE) {
         size_t at = 0;
-        g->loaded = g->succ[k];
-        holders_reach(g, queue, &at, g->registry, g->loaded, g->succ_ref[k], HOLDERS_NAMED);
+        g->loaded = w;
+        holders_reach(g, queue, &at, g->registry, g->loaded, k, HOLDERS_NAMED);
         head = 0;
         break;
       }
@@ -323,65 +384,54 @@ static size_t holders_paths(struct holders_graph *g, uint32_t *queue)
   return tail;
 }
 
-/* g's edges: each object's references that hold (*while_key: one is a weak-keyed table's value
- * under a collectable key), then the roots'. In two passes over the references, so that the
- * dominators' arrays and the edges' references and kinds (which only the paths read) are not
- * held at once: first (!refs) first and succ, then (refs) succ_ref and edge. -1 when out of
- * memory. */
-static int holders_edges(struct holders_graph *g, const struct snapshot *snapshot, int refs, int *while_key)
+/* g's edges for the dominators: each object's references that hold, then the roots', as first
+ * and succ (the dominators free them once they have the predecessors); the roots' nodes in
+ * root_node. -1 when out of memory. */
+static int holders_edges(struct holders_graph *g, const struct snapshot *snapshot)
 {
   uint32_t n = g->n;
   size_t edges = snapshot->reference_count + snapshot->root_count;
   if (edges >= UINT32_MAX)
     return -1;  /* more than 32-bit edge indices: the reader takes fewer references */
-  if (!refs) {
-    g->first = calloc((size_t)n + 2, sizeof *g->first);
-    g->succ = malloc((edges ? edges : 1) * sizeof *g->succ);
-  } else {
-    g->succ_ref = malloc((edges ? edges : 1) * sizeof *g->succ_ref);
-    g->edge = malloc(edges ? edges : 1);
-  }
-  if (!refs ? !g->first || !g->succ : !g->succ_ref || !g->edge)
+  g->first = calloc((size_t)n + 2, sizeof *g->first);
+  g->succ = malloc((edges ? edges : 1) * sizeof *g->succ);
+  g->root_node = malloc((snapshot->root_count ? snapshot->root_count : 1) * sizeof *g->root_node);
+  if (!g->first || !g->succ || !g->root_node)
     return -1;
-  uint32_t e = 0;
-  *while_key = 0;
-  for (uint32_t v = 0; v < n; v++) {
-    const struct snapshot_object *o = &snapshot->objects[v];
-    for (uint32_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
-      const struct snapshot_reference *ref = &snapshot->references[r];
-      uint32_t w = ref->object;  /* SNAPSHOT_NO_OBJECT is DIFF_HOLDERS_NONE */
-      /* a weak reference holds nothing, but to a string: strings are never weak references */
-      if (w == DIFF_HOLDERS_NONE || w == v || (ref->weak && snapshot->objects[w].type != SNAPSHOT_STRING))
-        continue;
-      if (!refs) {
-        g->succ[e++] = w;
-        continue;
-      }
-      g->edge[e] = (uint8_t)holders_edge_kind(snapshot, o, r);
-      *while_key |= g->edge[e] == HOLDERS_WHILE_KEY;
-      g->succ_ref[e++] = r;
-    }
-    if (!refs)
-      g->first[v + 1] = e;
-  }
   for (size_t r = 0; r < snapshot->root_count; r++) {
     const struct snapshot_root *root = &snapshot->roots[r];
-    uint32_t w = root->weak ? DIFF_HOLDERS_NONE : holders_object_index(snapshot, root->target);
-    if (w == DIFF_HOLDERS_NONE)
-      continue;
-    if (refs) {
-      g->edge[e] = HOLDERS_NAMED;
-      g->succ_ref[e++] = (uint32_t)r;
-      continue;
-    }
-    if (holders_root_is(snapshot, (uint32_t)r, "main thread"))
-      g->main_thread = w;
-    if (holders_root_is(snapshot, (uint32_t)r, "registry") && g->registry == DIFF_HOLDERS_NONE)
-      g->registry = w;
-    g->succ[e++] = w;
+    g->root_node[r] = root->weak ? DIFF_HOLDERS_NONE : holders_object_index(snapshot, root->target);
   }
-  if (!refs)
-    g->first[n + 1] = e;
+  uint32_t e = 0;
+  for (uint32_t v = 0; v <= n; v++) {
+    uint32_t r, end;
+    for (holders_edge_range(g, v, &r, &end); r < end; r++) {
+      uint32_t w = holders_edge_to(g, v, r);
+      if (w == DIFF_HOLDERS_NONE)
+        continue;
+      if (v == n && holders_root_is(snapshot, r, "main thread"))
+        g->main_thread = w;
+      if (v == n && holders_root_is(snapshot, r, "registry") && g->registry == DIFF_HOLDERS_NONE)
+        g->registry = w;
+      g->succ[e++] = w;
+    }
+    g->first[v + 1] = e;
+  }
+  return 0;
+}
+
+/* Whether an edge is a weak-keyed table's value under a collectable key (HOLDERS_WHILE_KEY):
+ * only then do the paths need key_step. */
+static int holders_while_key(const struct holders_graph *g)
+{
+  for (uint32_t v = 0; v < g->n; v++) {
+    if (!(g->snapshot->objects[v].flags & SNAPSHOT_FLAG_WEAK_KEYS))
+      continue;
+    uint32_t r, end;
+    for (holders_edge_range(g, v, &r, &end); r < end; r++)
+      if (holders_edge_to(g, v, r) != DIFF_HOLDERS_NONE && holders_edge_of(g, v, r) == HOLDERS_WHILE_KEY)
+        return 1;
+  }
   return 0;
 }
 
@@ -394,7 +444,7 @@ static int holders_retained(struct holders_graph *g, const struct snapshot *snap
   g->order = malloc(((size_t)n + 1) * sizeof *g->order);
   g->idom = malloc(((size_t)n + 1) * sizeof *g->idom);
   if (!g->order || !g->idom ||
-      diff_holders_dominators(n + 1, g->first, g->succ, n, g->idom, g->order, &g->reached) < 0 ||
+      holders_dominators_of(n + 1, g->first, g->succ, n, g->idom, g->order, &g->reached, g) < 0 ||
       !(g->retained = calloc((size_t)n + 1, sizeof *g->retained)))
     return -1;
   for (uint32_t v = 0; v < n; v++)
@@ -413,12 +463,11 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
   g->n = (uint32_t)snapshot->object_count;
   g->main_thread = g->registry = g->loaded = DIFF_HOLDERS_NONE;
   uint32_t n = g->n;
-  int while_key;
   /* The retained sizes first, so that the dominators' arrays (the analysis's peak of memory)
-   * and the paths' never coexist, nor the edges' references and kinds. */
-  if (holders_edges(g, snapshot, 0, &while_key) < 0 || holders_retained(g, snapshot) < 0 ||
-      holders_edges(g, snapshot, 1, &while_key) < 0)
+   * and the paths' never coexist; the paths walk the snapshot's references themselves. */
+  if (holders_edges(g, snapshot) < 0 || holders_retained(g, snapshot) < 0)
     return -1;
+  int while_key = holders_while_key(g);
   uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
   g->parent = malloc(((size_t)n + 1) * sizeof *g->parent);
   g->parent_ref = malloc(((size_t)n + 1) * sizeof *g->parent_ref);
@@ -433,10 +482,6 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
     return -1;
   }
   size_t reached = holders_paths(g, queue);
-  /* The edges are walked: the paths need the tree (parent, parent_ref) from here on. */
-  free(g->first), free(g->succ), free(g->succ_ref), free(g->edge);
-  g->first = g->succ = g->succ_ref = NULL;
-  g->edge = NULL;
   /* Each reached node's step, in their place, in the walk's order: the nodes a node reached
    * are together there, and so are their references. */
   g->step_kind = malloc((size_t)n + 1);

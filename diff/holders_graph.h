@@ -21,14 +21,14 @@ enum holders_edge {
 #define HOLDERS_VIA_KEY 2u          /* ... a weak-keyed table's value on it */
 
 /* A snapshot as a graph: objects 0 .. n-1, the roots' node n; edges over
- * references that hold (not weak, to an object of the snapshot). */
+ * references that hold (not weak, to an object of the snapshot), read where they are (an
+ * object's references, the roots) but for the dominators. */
 struct holders_graph {
   const struct snapshot *snapshot;
   uint32_t n;
-  uint32_t *first;            /* [n + 2] */
+  uint32_t *first;            /* [n + 2] the edges as the dominators take them; freed by them */
   uint32_t *succ;
-  uint32_t *succ_ref;         /* the reference of each edge; the root's: its root index */
-  uint8_t *edge;              /* enum holders_edge of each edge */
+  uint32_t *root_node;        /* [root_count] each root's node, NONE for a weak one or no object */
   uint32_t *parent;           /* BFS tree: the node a node was reached from; NONE: unreached */
   uint32_t *parent_ref;       /* ... and the edge's reference (or root index) */
   uint32_t *top;              /* the node where a node's path is cut: itself within HOLDERS_DEPTH
