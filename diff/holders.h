@@ -48,9 +48,10 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
  * diff_suspects_snapshot): each site with holders gets its kinds and its container, made at
  * the site of the blocks at (NULL: unknown), at the snapshot of boundary's seq. The
  * snapshot's graph and dominator tree are built once for both. *blocks (malloc'd) is taken:
- * freed once joined with the objects, before the graph is built, and set NULL. 0, or -1 when
- * out of memory. */
-int diff_holders_analyse_suspects(const struct snapshot *snapshot, struct diff_holders_block **blocks,
+ * freed once joined with the objects, before the graph is built, and set NULL; the snapshot's
+ * references are freed once the holders are found (snapshot_free_references: the suspects'
+ * step reads none). 0, or -1 when out of memory. */
+int diff_holders_analyse_suspects(struct snapshot *snapshot, struct diff_holders_block **blocks,
                                   size_t block_count, struct diff_site **sites, size_t site_count,
                                   const struct diff_aggregate_at *at, uint64_t boundary);
 

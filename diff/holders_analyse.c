@@ -120,7 +120,7 @@ struct holders_work {
   struct holders_marks marks[2];  /* [0] the site's objects' paths, [1] their notes' keys' */
   uint8_t *on_path;           /* 1 << k: a node of the paths marks[k] marks (shown steps) */
   uint32_t *seen;             /* those nodes, to clear what was marked */
-  size_t seen_count;
+  size_t seen_count, seen_capacity;  /* grown as marked: a site's paths are a few of the nodes */
   uint32_t *memo[2];          /* the group of the site's objects whose path is cut at a node, or
                                * whose last step is a [*] from it; [1]: a [key *] from it */
   uint32_t *key_memo[2];      /* so for the keys of weak-keyed tables' entries the site's paths go
@@ -140,12 +140,15 @@ static uint32_t holders_key(const struct holders_graph *g, uint32_t v)
  * above a marked one is marked: a walk up stops at the first), up to where it is cut: labels[u]
  * becomes the one text under which u leads to the marked objects, or MULTI; and source[text]
  * the one object that uses text so in a FIELD step, or MULTI. */
-static void holders_mark_one(const struct holders_graph *g, struct holders_work *w, int k, uint32_t v)
+static int holders_mark_one(const struct holders_graph *g, struct holders_work *w, int k, uint32_t v)
 {
   struct holders_marks *marks = &w->marks[k];
   for (uint32_t c = g->top[v]; c != g->n && !(w->on_path[c] >> k & 1); c = g->parent[c]) {
-    if (!w->on_path[c])
+    if (!w->on_path[c]) {
+      if (array_reserve((void **)&w->seen, &w->seen_capacity, w->seen_count + 1, sizeof *w->seen) != 0)
+        return -1;
       w->seen[w->seen_count++] = c;
+    }
     w->on_path[c] |= (uint8_t)(1u << k);
     uint32_t u = g->parent[c];
     if (u == g->n)
@@ -164,19 +167,22 @@ static void holders_mark_one(const struct holders_graph *g, struct holders_work 
         *source = HOLDERS_MULTI;
     }
   }
+  return 0;
 }
 
 /* ... for the site's objects, and apart for the keys of the weak-keyed tables' entries on their
  * paths (a note names a key's path, collapsed among the keys': "_G.sessions[*]"). */
-static void holders_mark(const struct holders_graph *g, struct holders_work *w,
-                         const struct holders_member *m, size_t count)
+static int holders_mark(const struct holders_graph *g, struct holders_work *w,
+                        const struct holders_member *m, size_t count)
 {
   for (size_t i = 0; i < count; i++) {
-    holders_mark_one(g, w, 0, m[i].object);
+    if (holders_mark_one(g, w, 0, m[i].object) < 0)
+      return -1;
     uint32_t key = holders_key(g, m[i].object);
-    if (key != DIFF_HOLDERS_NONE && g->parent[key] != DIFF_HOLDERS_NONE)
-      holders_mark_one(g, w, 1, key);
+    if (key != DIFF_HOLDERS_NONE && g->parent[key] != DIFF_HOLDERS_NONE && holders_mark_one(g, w, 1, key) < 0)
+      return -1;
   }
+  return 0;
 }
 
 /* Clears what holders_mark and the site's memo set, on the nodes marked only. */
@@ -185,13 +191,16 @@ static void holders_unmark(const struct holders_graph *g, struct holders_work *w
   for (size_t i = 0; i < w->seen_count; i++) {
     uint32_t c = w->seen[i], u = g->parent[c];
     w->on_path[c] = 0;
-    w->memo[0][c] = w->memo[1][c] = DIFF_HOLDERS_NONE;
-    if (w->key_memo[0])
-      w->key_memo[0][c] = w->key_memo[1][c] = DIFF_HOLDERS_NONE;
+    for (int k = 0; k < 2; k++) {
+      if (w->memo[k])
+        w->memo[k][c] = DIFF_HOLDERS_NONE;
+      if (w->key_memo[k])
+        w->key_memo[k][c] = DIFF_HOLDERS_NONE;
+    }
     if (u == g->n)
       continue;
     uint32_t text = g->step_text[c];
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2 && w->marks[k].labels; k++) {
       w->marks[k].labels[u] = 0;
       if (text <= g->snapshot->string_count)
         w->marks[k].source[text] = 0;
@@ -245,9 +254,8 @@ static int holders_note_id(const struct holders_graph *g, struct holders_work *w
 static int holders_site(const struct holders_graph *g, struct holders_work *w, struct holders_groups *gs,
                         const struct holders_member *m, size_t count, struct diff_site *site)
 {
-  holders_mark(g, w, m, count);
+  int status = holders_mark(g, w, m, count);
   struct holders_text t;
-  int status = 0;
   for (size_t i = 0; i < count && status == 0; i++) {
     uint32_t *memo = holders_memo(g, &w->marks[0], w->memo, m[i].object), holder, index, note;
     if ((status = holders_note_id(g, w, m[i].object, &note)) < 0)
@@ -396,26 +404,36 @@ static int holders_join(const struct snapshot *snapshot, const struct diff_holde
   return 0;
 }
 
+/* Whether a reached node of g is reached by a hash key's own reference (a [key *] step). */
+static int holders_key_steps(const struct holders_graph *g)
+{
+  for (uint32_t v = 0; v < g->n; v++)
+    if (g->parent[v] != DIFF_HOLDERS_NONE && g->parent[v] != g->n && g->step_kind[v] == SNAPSHOT_REF_KEY)
+      return 1;
+  return 0;
+}
+
 /* The analysis's scratch for a graph of nodes nodes (with_keys: it has weak-keyed values'
- * steps). -1 when out of memory (holders_work_free either way). */
-static int holders_work_init(struct holders_work *w, size_t nodes, uint32_t strings, int with_keys)
+ * steps; key_steps: [key *] steps, whose memo is [1]). -1 when out of memory
+ * (holders_work_free either way). */
+static int holders_work_init(struct holders_work *w, size_t nodes, uint32_t strings, int with_keys, int key_steps)
 {
   memset(w, 0, sizeof *w);
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 1 + !!with_keys; k++) {  /* [1]: the keys' paths, only with weak-keyed values */
     w->marks[k].labels = calloc(nodes, sizeof *w->marks[k].labels);
     w->marks[k].source = calloc((size_t)strings + 1, sizeof *w->marks[k].source);
     if (!w->marks[k].labels || !w->marks[k].source)
       return -1;
   }
   w->on_path = calloc(nodes, sizeof *w->on_path);
-  w->seen = malloc(nodes * sizeof *w->seen);
-  w->memo[0] = malloc(nodes * sizeof *w->memo[0]);
-  w->memo[1] = malloc(nodes * sizeof *w->memo[1]);
-  if (!w->on_path || !w->seen || !w->memo[0] || !w->memo[1])
+  if (!w->on_path)
     return -1;
-  memset(w->memo[0], 0xff, nodes * sizeof *w->memo[0]);
-  memset(w->memo[1], 0xff, nodes * sizeof *w->memo[1]);
-  for (int k = 0; k < 2 && with_keys; k++) {
+  for (int k = 0; k < 1 + !!key_steps; k++) {
+    if (!(w->memo[k] = malloc(nodes * sizeof *w->memo[k])))
+      return -1;
+    memset(w->memo[k], 0xff, nodes * sizeof *w->memo[k]);
+    if (!with_keys)
+      continue;
     if (!(w->key_memo[k] = malloc(nodes * sizeof *w->key_memo[k])))
       return -1;
     memset(w->key_memo[k], 0xff, nodes * sizeof *w->key_memo[k]);
@@ -436,7 +454,8 @@ static void holders_work_free(struct holders_work *w)
 /* The holders of the sites, and with suspects the suspects' step on the same graph. */
 static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                            size_t block_count, struct diff_holders_block *taken, struct diff_site **sites,
-                           size_t site_count, int suspects, const struct diff_aggregate_at *at, uint64_t boundary)
+                           size_t site_count, struct snapshot *suspects, const struct diff_aggregate_at *at,
+                           uint64_t boundary)
 {
   struct holders_member *members;
   size_t count;
@@ -448,7 +467,8 @@ static int holders_analyse(const struct snapshot *snapshot, const struct diff_ho
   int status = -1;
   size_t reached = 0;
   if (holders_graph_build(&g, snapshot) < 0 ||
-      holders_work_init(&w, (size_t)snapshot->object_count + 1, snapshot->string_count, g.key_step != NULL) < 0)
+      holders_work_init(&w, (size_t)snapshot->object_count + 1, snapshot->string_count, g.key_step != NULL,
+                        holders_key_steps(&g)) < 0)
     goto done;
   for (size_t i = 0; i < count; i++)  /* the members the roots reach */
     if (g.parent[members[i].object] != DIFF_HOLDERS_NONE)
@@ -467,8 +487,10 @@ done:
   free(gs.items);
   free(gs.slots);
   holders_work_free(&w);
-  if (status == 0 && suspects) {  /* the paths' arrays freed first: the suspects' step needs the tree */
+  if (status == 0 && suspects) {  /* the paths' arrays and the references freed first: the suspects'
+                                   * step needs the tree */
     holders_paths_free(&g);
+    snapshot_free_references(suspects);
     struct diff_holders_tree tree = {snapshot, g.n, g.reached, g.idom, g.order, g.retained, members, reached};
     status = diff_suspects_snapshot(&tree, at, sites, site_count, boundary);
   }
@@ -480,14 +502,14 @@ done:
 int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                          size_t block_count, struct diff_site **sites, size_t site_count)
 {
-  return holders_analyse(snapshot, blocks, block_count, NULL, sites, site_count, 0, NULL, 0);
+  return holders_analyse(snapshot, blocks, block_count, NULL, sites, site_count, NULL, NULL, 0);
 }
 
-int diff_holders_analyse_suspects(const struct snapshot *snapshot, struct diff_holders_block **blocks,
+int diff_holders_analyse_suspects(struct snapshot *snapshot, struct diff_holders_block **blocks,
                                   size_t block_count, struct diff_site **sites, size_t site_count,
                                   const struct diff_aggregate_at *at, uint64_t boundary)
 {
   struct diff_holders_block *taken = *blocks;
   *blocks = NULL;
-  return holders_analyse(snapshot, taken, block_count, taken, sites, site_count, 1, at, boundary);
+  return holders_analyse(snapshot, taken, block_count, taken, sites, site_count, snapshot, at, boundary);
 }

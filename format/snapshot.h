@@ -239,6 +239,10 @@ const char *snapshot_type_name(enum snapshot_type type);
 
 void snapshot_free(struct snapshot *snapshot);
 
+/* Frees the references (and what is kept aside of them) of a snapshot read, for a reader done
+ * with them before it is with the objects: every object has none after it. */
+void snapshot_free_references(struct snapshot *snapshot);
+
 /* ---- Writer (the collector's) ------------------------------------------------------ */
 
 /* Where finished chunks go: 0, or -1 to fail. */

@@ -478,6 +478,12 @@ static enum format_status resolve_references(struct reading *r)
   return FORMAT_OK;
 }
 
+/* The blocks' array's size, fitted. */
+static size_t blocks_fitted(const struct snapshot *s)
+{
+  return s->block_count ? s->block_count : 1;
+}
+
 static void reading_free(struct reading *r)
 {
   free(r->targets);
@@ -576,6 +582,10 @@ static enum format_status read_snapshot(struct snapshot *snapshot, const void *d
   if (st == FORMAT_OK && !have_capture)
     st = fail(&r, FORMAT_BAD_INPUT, pos, "cut before the capture chunk: no snapshot to read");
   free(taken);
+  if (st == FORMAT_OK && r.block_capacity > blocks_fitted(snapshot)) {  /* grown by doubling: no room left over */
+    struct snapshot_block *fit = realloc(snapshot->blocks, blocks_fitted(snapshot) * sizeof *fit);
+    snapshot->blocks = fit ? fit : snapshot->blocks;
+  }
   if (st == FORMAT_OK)
     st = index_objects(&r);
   if (st == FORMAT_OK)
@@ -631,6 +641,17 @@ const char *snapshot_type_name(enum snapshot_type type)
     "continued", "string", "table", "function", "C function", "prototype",
     "upvalue", "thread", "userdata", "cdata", "trace", "vm"};
   return (unsigned)type < SNAPSHOT_TYPE_COUNT ? names[type] : "?";
+}
+
+void snapshot_free_references(struct snapshot *snapshot)
+{
+  free(snapshot->references);
+  free(snapshot->wide);
+  snapshot->references = NULL;
+  snapshot->wide = NULL;
+  snapshot->reference_count = snapshot->wide_count = 0;
+  for (size_t i = 0; i < snapshot->object_count; i++)
+    snapshot->objects[i].first_reference = snapshot->objects[i].reference_count = 0;
 }
 
 void snapshot_free(struct snapshot *snapshot)
