@@ -302,12 +302,25 @@ static void holders_walk(struct holders_graph *g, uint32_t *queue, size_t head, 
   }
 }
 
+/* Whether v may have an edge of kind (holders_edge_kind): a temporary is a thread's slot, a
+ * value held while its key lives a weak-keyed table's. */
+static int holders_may_have(const struct holders_graph *g, uint32_t v, enum holders_edge kind)
+{
+  if (v == g->n)
+    return kind == HOLDERS_NAMED;
+  const struct snapshot_object *o = &g->snapshot->objects[v];
+  return kind == HOLDERS_NAMED || (kind == HOLDERS_TEMPORARY && o->type == SNAPSHOT_THREAD) ||
+         (kind == HOLDERS_WHILE_KEY && o->type == SNAPSHOT_TABLE && (o->flags & SNAPSHOT_FLAG_WEAK_KEYS));
+}
+
 /* The nodes that edges of kind lead to from queue[0 .. end), not reached yet, at the tail. */
 static void holders_seed(struct holders_graph *g, uint32_t *queue, size_t end, size_t *tail,
                          enum holders_edge kind)
 {
   for (size_t i = 0; i < end; i++) {
     uint32_t v = queue[i], r, last;
+    if (!holders_may_have(g, v, kind))
+      continue;
     for (holders_edge_range(g, v, &r, &last); r < last; r++) {
       uint32_t w = holders_edge_to(g, v, r);
       if (w != DIFF_HOLDERS_NONE && g->parent[w] == DIFF_HOLDERS_NONE && holders_edge_of(g, v, r) == kind)
