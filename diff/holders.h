@@ -49,7 +49,8 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
  * the site of the blocks at (NULL: unknown), at the snapshot of boundary's seq. The
  * snapshot's graph and dominator tree are built once for both. *blocks (malloc'd) is taken:
  * freed once joined with the objects, before the graph is built, and set NULL; the snapshot's
- * references are freed once the holders are found (snapshot_free_references: the suspects'
+ * index by address is freed once they are joined (snapshot_free_index) and its
+ * references once the holders are found (snapshot_free_references: the suspects'
  * step reads none). 0, or -1 when out of memory. */
 int diff_holders_analyse_suspects(struct snapshot *snapshot, struct diff_holders_block **blocks,
                                   size_t block_count, struct diff_site **sites, size_t site_count,

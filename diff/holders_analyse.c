@@ -461,6 +461,8 @@ static int holders_analyse(const struct snapshot *snapshot, const struct diff_ho
   size_t count;
   if (holders_join(snapshot, blocks, block_count, site_count, &members, &count, taken) < 0)
     return -1;
+  if (suspects)  /* joined: the graph looks up the roots only */
+    snapshot_free_index(suspects);
   struct holders_graph g;
   struct holders_groups gs = {0};
   struct holders_work w = {0};

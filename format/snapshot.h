@@ -243,6 +243,11 @@ void snapshot_free(struct snapshot *snapshot);
  * with them before it is with the objects: every object has none after it. */
 void snapshot_free_references(struct snapshot *snapshot);
 
+/* Frees what speeds up snapshot_find and snapshot_find_block, for a reader done with look-ups
+ * by address but for a few: snapshot_find then searches every object, and snapshot_find_block
+ * finds objects by their own block only. */
+void snapshot_free_index(struct snapshot *snapshot);
+
 /* ---- Writer (the collector's) ------------------------------------------------------ */
 
 /* Where finished chunks go: 0, or -1 to fail. */

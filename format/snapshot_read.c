@@ -654,6 +654,15 @@ void snapshot_free_references(struct snapshot *snapshot)
     snapshot->objects[i].first_reference = snapshot->objects[i].reference_count = 0;
 }
 
+void snapshot_free_index(struct snapshot *snapshot)
+{
+  free(snapshot->block_index);
+  free(snapshot->find_start);
+  snapshot->block_index = NULL;
+  snapshot->find_start = NULL;
+  snapshot->find_buckets = 0;
+}
+
 void snapshot_free(struct snapshot *snapshot)
 {
   free(snapshot->strings);

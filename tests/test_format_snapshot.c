@@ -344,6 +344,30 @@ START_TEST(test_indices_and_counts_inline_and_aside)
 }
 END_TEST
 
+START_TEST(test_references_and_index_freed_early)
+{
+  /* A reader done with the references or the look-ups frees them: the objects stay, with no
+   * references; an object is still found by address, a block only by its owner's own. */
+  struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, 3, 1);
+  struct snapshot s;
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "sample.heap", &e), FORMAT_OK);
+  snapshot_free_references(&s);
+  ck_assert_uint_eq(s.reference_count, 0);
+  for (size_t i = 0; i < s.object_count; i++)
+    ck_assert_uint_eq(s.objects[i].reference_count, 0);
+  snapshot_free_index(&s);
+  for (size_t i = 0; i < s.object_count; i++)
+    ck_assert_ptr_eq(snapshot_find(&s, s.objects[i].address), &s.objects[i]);
+  ck_assert_ptr_null(snapshot_find(&s, 0x10001));
+  ck_assert_ptr_eq(snapshot_find_block(&s, 0x10000), must_find(&s, 0x10000));
+  ck_assert_ptr_null(snapshot_find_block(&s, 0x30000));
+  ck_assert_uint_eq(s.object_count, 5);
+  snapshot_free(&s);
+  free(b.data);
+}
+END_TEST
+
 static Suite *snapshot_suite(void)
 {
   Suite *s = suite_create("format_snapshot");
@@ -358,6 +382,7 @@ static Suite *snapshot_suite(void)
   tcase_add_test(tc, test_bad_input_names_file_and_offset);
   tcase_add_test(tc, test_long_labels_are_cut);
   tcase_add_test(tc, test_indices_and_counts_inline_and_aside);
+  tcase_add_test(tc, test_references_and_index_freed_early);
   suite_add_tcase(s, tc);
   return s;
 }
