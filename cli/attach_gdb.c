@@ -110,11 +110,12 @@ static const char attach_gdb_script[] =
     "    else:\n"
     "        call('((void (*)(void))%d)()' % entry(handle, s[6]))\n"
     "        say('polled')\n"
-    "try:\n"
-    "    run()\n"
-    "except Exception as e:\n"
-    "    say('failed', str(e).replace('\\n', ' '))\n"
-    "gdb.execute('detach', to_string=True)\n";
+    "def main():\n"
+    "    try:\n"
+    "        run()\n"
+    "    except Exception as e:\n"
+    "        say('failed', str(e).replace('\\n', ' '))\n"
+    "    gdb.execute('detach', to_string=True)\n";
 
 /* text as a Python bytes literal, every byte escaped. */
 static void python_bytes(FILE *f, const char *name, const char *text)
@@ -229,10 +230,12 @@ int cli_attach_gdb_run(struct cli_attach_gdb *step)
       dup2(null, STDIN_FILENO);
     /* No separate debug files (the directory is not one): reading libc6-dbg's stopped the
      * process 0.3 s here and more under load. No library's symbols but those the script loads
-     * (libc, the loader, LuaJIT's, the collector's): an nginx worker has dozens. */
+     * (libc, the loader, LuaJIT's, the collector's): an nginx worker has dozens. The script is
+     * read (Python started, its functions defined) before gdb attaches, and only main() runs
+     * while the process is stopped. */
     execlp(step->gdb, step->gdb, "-q", "-batch", "-nx", "-iex", "set debug-file-directory /dev/null",
            "-iex", "set debuginfod enabled off", "-iex", "set auto-solib-add off", "-p", pid_text,
-           "-x", script, (char *)NULL);
+           "-ix", script, "-ex", "python main()", (char *)NULL);
     _exit(127);
   }
   close(out[1]);
