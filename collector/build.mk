@@ -4,7 +4,7 @@
 # with `apt-get source` (collector/luajit-src.sh) into $(BUILD)/luajit-src, or
 # taken from LUAJIT_SRC=DIR (an unpacked LuaJIT source tree).
 collector_SRCS := collector/addr_map.c collector/attach.c collector/attrib.c collector/boundary.c collector/callstack.c \
-  collector/capture.c collector/capture_dir.c collector/control.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
+  collector/capture.c collector/capture_dir.c collector/frame.c collector/control.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
   collector/segments.c collector/snapshot.c collector/snapshot_objects.c collector/stub.c collector/symbols.c collector/cname.c collector/elf_symbols.c collector/trace_line.c \
   collector/trace_map.c collector/trace_record.c collector/text.c \
