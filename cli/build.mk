@@ -27,3 +27,8 @@ E2E_TESTS += tests/e2e/control.sh
 E2E_TESTS += tests/e2e/attach.sh
 # ljleak attach into a worker of nginx (OpenResty's LuaJIT) that never loaded the collector, under load
 E2E_TESTS += tests/e2e/nginx-attach.sh
+# ljleak attach into a C host on this build's LuaJIT that calls into Lua per request, under load
+E2E_TESTS += tests/e2e/host-attach.sh
+$(BUILD)/tests/attach_host: tests/attach_host.c
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE $(LUAJIT_CFLAGS) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LUAJIT_LIBS) -lm -ldl
