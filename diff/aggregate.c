@@ -29,6 +29,7 @@ static void aggregate_site_release(struct diff_aggregate_site *site)
   free(site->series_live_blocks);
   free(site->series_alloc_bytes);
   free(site->series_free_bytes);
+  free(site->series_survived_bytes);
 }
 
 void diff_aggregate_release(struct diff_aggregate *aggregate)
@@ -59,7 +60,8 @@ static int aggregate_site_reserve(struct diff_aggregate_site *site, size_t capac
   if (array_resize((void **)&site->series_live_bytes, capacity, sizeof *site->series_live_bytes) < 0 ||
       array_resize((void **)&site->series_live_blocks, capacity, sizeof *site->series_live_blocks) < 0 ||
       array_resize((void **)&site->series_alloc_bytes, capacity, sizeof *site->series_alloc_bytes) < 0 ||
-      array_resize((void **)&site->series_free_bytes, capacity, sizeof *site->series_free_bytes) < 0)
+      array_resize((void **)&site->series_free_bytes, capacity, sizeof *site->series_free_bytes) < 0 ||
+      array_resize((void **)&site->series_survived_bytes, capacity, sizeof *site->series_survived_bytes) < 0)
     return -1;
   return 0;
 }
@@ -89,6 +91,8 @@ static int aggregate_owner_add(struct diff_aggregate *aggregate, uint32_t site, 
     memset(owner->series_live_blocks, 0, bytes);
     memset(owner->series_alloc_bytes, 0, bytes);
     memset(owner->series_free_bytes, 0, bytes);
+    for (size_t k = 0; k < aggregate->boundaries; k++)  /* nothing of it lived, nothing survived */
+      owner->series_survived_bytes[k] = k ? 0 : DIFF_AGGREGATE_UNKNOWN;
   }
   return 0;
 }
@@ -171,6 +175,7 @@ static void aggregate_end_block(struct diff_aggregate *aggregate, const struct d
   owner->live_bytes -= bytes;
   owner->live_blocks -= blocks;
   owner->segment_free_bytes += bytes;
+  owner->map_free_bytes += bytes;
   owner->frees += blocks;
 }
 
@@ -194,15 +199,27 @@ static int aggregate_boundary(struct diff_aggregate *aggregate)
     site->series_alloc_bytes[at] = site->segment_alloc_bytes;
     site->series_free_bytes[at] = site->segment_free_bytes;
     site->segment_alloc_bytes = site->segment_free_bytes = 0;
+    /* What lived at the boundary before, young blocks included, less what of it was freed
+     * since: the segments' young blocks not counted (diff/segment_piece.c), and of the
+     * capture's map's frees not those that can be of blocks born since (a segment that
+     * ended between two boundaries), so the figure is never below what truly survived. */
+    uint64_t freed = site->held_free_bytes +
+                     (site->map_free_bytes > site->born_bytes ? site->map_free_bytes - site->born_bytes : 0);
+    site->series_survived_bytes[at] = at == 0                    ? DIFF_AGGREGATE_UNKNOWN
+                                      : site->held_bytes > freed ? site->held_bytes - freed
+                                                                 : 0;
+    site->held_bytes = site->live_bytes;
+    site->held_free_bytes = site->map_free_bytes = site->born_bytes = 0;
   }
   aggregate->boundaries++;
   return 0;
 }
 
 /* Adds what a piece's sites did: the blocks born in the segment moved live
- * bytes by what they allocated less what they freed. */
+ * bytes by what they allocated less what they freed. born: the piece ends with
+ * no boundary, what it allocated may pass to the capture's map. */
 static void aggregate_piece_sites(struct diff_aggregate *aggregate, const struct diff_segment_aggregate *segment,
-                                  size_t from, size_t to, const uint32_t *global)
+                                  size_t from, size_t to, const uint32_t *global, int born)
 {
   for (size_t i = from; i < to; i++) {
     const struct diff_segment_piece_site *entry = &segment->piece_sites[i];
@@ -214,6 +231,8 @@ static void aggregate_piece_sites(struct diff_aggregate *aggregate, const struct
     site->young_blocks += stats->young_blocks;
     site->segment_alloc_bytes += stats->alloc_bytes;
     site->segment_free_bytes += stats->free_bytes;
+    site->held_free_bytes += stats->held_free_bytes;
+    site->born_bytes += born ? stats->alloc_bytes : 0;
     site->allocs += stats->allocs;
     site->frees += stats->frees;
   }
@@ -395,7 +414,7 @@ int diff_aggregate_merge(struct diff_aggregate *aggregate, struct diff_segment_a
     if (aggregate->live.count && segment->lists_touches)
       (void)aggregate_touches(aggregate, segment, global, t, piece->touches_end, 0);  /* cannot fail */
     t = piece->touches_end;
-    aggregate_piece_sites(aggregate, segment, s, piece->sites_end, global);
+    aggregate_piece_sites(aggregate, segment, s, piece->sites_end, global, !piece->boundary_end);
     s = piece->sites_end;
     if (piece->boundary_end && aggregate_boundary(aggregate) < 0) {
       free(global);

@@ -18,8 +18,19 @@ struct diff_aggregate_site {
   uint64_t young_bytes, young_blocks;   /* live blocks born young in the piece being merged */
   uint64_t segment_alloc_bytes, segment_free_bytes;  /* since the last boundary */
   uint64_t allocs, frees;
+  uint64_t held_bytes;                  /* live at the last boundary, young blocks included */
+  /* Since the last boundary: freed of the blocks live at it, as the segments tell (their
+   * own blocks); freed of the capture's map's blocks, and allocated in pieces that ended
+   * with no boundary (the most of those blocks that can have been born since it). */
+  uint64_t held_free_bytes, map_free_bytes, born_bytes;
   uint64_t *series_live_bytes, *series_live_blocks, *series_alloc_bytes, *series_free_bytes;
+  uint64_t *series_survived_bytes;      /* at least the bytes still live of the blocks live at
+                                           the boundary before (DIFF_AGGREGATE_UNKNOWN: not
+                                           known): a fall the live bytes miss, as frees show it */
 };
+
+/* A survived figure not known: the first boundary. */
+#define DIFF_AGGREGATE_UNKNOWN UINT64_MAX
 
 /* The capture's blocks at a kept boundary (diff_source_boundary.keep: a heap snapshot's), in
  * no order; owners are the capture's. */

@@ -243,6 +243,10 @@ struct diff_site {
   uint64_t *floors;           /* [count] or NULL: at a drop's low, the bytes of the blocks live
                                  at its high that survived it (diff/survivors.h), else
                                  DIFF_TREND_UNMEASURED; what the fill-and-flush rule judges */
+  uint64_t *survived;         /* [count] or NULL: at each boundary, at least the bytes still live
+                                 of the blocks live at the boundary before, from the frees of
+                                 the segment between (UINT64_MAX: not known); the least the
+                                 series fell to within a segment (docs/diff.md, "Fill and flush") */
   uint64_t *kept;             /* [count] or NULL: the live bytes, but at a boundary of the
                                  program's own cycles those still live at the next boundary
                                  (diff_trend_kept_series); what the floating-garbage rule judges */

@@ -11,7 +11,9 @@
  * 0 marks an empty slot (no allocator returns it). site is the owner's to
  * use: the capture-wide map keeps the site index there; a segment's own map
  * keeps DIFF_LIVE_MAP_DEAD for an address whose block died, else the site index
- * plus DIFF_LIVE_MAP_YOUNG for a block born during the segment's final GC cycle.
+ * plus DIFF_LIVE_MAP_YOUNG for a block born during the segment's final GC cycle,
+ * plus the piece it counts from (DIFF_LIVE_MAP_PIECE: its number modulo 128) to
+ * tell a block freed in the piece it was born in from one live at its start.
  * A size too big for 32 bits is DIFF_LIVE_MAP_BIG_SIZE, the real one kept aside
  * (read and write sizes with live_map_size and live_map_set_size). */
 struct diff_live_block {
@@ -25,8 +27,10 @@ _Static_assert(sizeof(struct diff_live_block) == KEYED_SLOTS_SIZE && offsetof(st
 
 #define DIFF_LIVE_MAP_DEAD UINT32_MAX
 #define DIFF_LIVE_MAP_YOUNG 0x80000000u
-#define DIFF_LIVE_MAP_SITE_MASK 0x7fffffffu
-#define DIFF_LIVE_MAP_MAX_SITES 0x7fffffffu  /* site indices stay below this */
+#define DIFF_LIVE_MAP_PIECE 0x7f000000u
+#define DIFF_LIVE_MAP_PIECE_SHIFT 24
+#define DIFF_LIVE_MAP_SITE_MASK 0x00ffffffu
+#define DIFF_LIVE_MAP_MAX_SITES 0x00ffffffu  /* site indices stay below this */
 #define DIFF_LIVE_MAP_BIG_SIZE UINT32_MAX
 
 /* The sizes of DIFF_LIVE_MAP_BIG_SIZE blocks (4 GiB or more: a handful at most). */

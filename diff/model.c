@@ -456,6 +456,7 @@ void diff_site_release(struct diff_site *site)
   free(site->live_bytes);
   free(site->live_blocks);
   free(site->floors);
+  free(site->survived);
   free(site->kept);
   free(site->alloc_bytes);
   free(site->free_bytes);

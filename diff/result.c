@@ -140,8 +140,9 @@ int diff_result_build_sites(struct diff_result *result, const struct diff_aggreg
     site->live_blocks = calloc(n ? n : 1, sizeof *site->live_blocks);
     site->alloc_bytes = calloc(n ? n : 1, sizeof *site->alloc_bytes);
     site->free_bytes = calloc(n ? n : 1, sizeof *site->free_bytes);
+    site->survived = calloc(n ? n : 1, sizeof *site->survived);
     if (!site->name || !site->live_bytes || !site->live_blocks || !site->alloc_bytes ||
-        !site->free_bytes)
+        !site->free_bytes || !site->survived)
       return -1;
     memcpy(site->name, aggregate->sites.names[i], aggregate->sites.lengths[i] + 1);
     if (result_site_source(site) < 0 || result_site_library(site, capture) < 0)
@@ -158,6 +159,10 @@ int diff_result_build_sites(struct diff_result *result, const struct diff_aggreg
       site->live_blocks[k] += data->series_live_blocks[k];
       site->alloc_bytes[k] += data->series_alloc_bytes[k];
       site->free_bytes[k] += data->series_free_bytes[k];
+      site->survived[k] = data->series_survived_bytes[k] == DIFF_AGGREGATE_UNKNOWN ||
+                                  site->survived[k] == DIFF_AGGREGATE_UNKNOWN
+                              ? DIFF_AGGREGATE_UNKNOWN
+                              : site->survived[k] + data->series_survived_bytes[k];
     }
   }
   struct diff_options judging = diff_result_judging_options(options, info);
@@ -198,7 +203,7 @@ int diff_result_judge_site(struct diff_site *site, const struct diff_options *op
   double interval = info ? diff_result_seconds_per_boundary(info) : 0;
   /* The work at each boundary, when it is the site's own boundaries' */
   const uint64_t *work = info && info->boundary_count == site->count ? info->allocated : NULL;
-  if (diff_trend_verdict_kept(site->live_bytes, site->floors, site->kept, work,
+  if (diff_trend_verdict_kept(site->live_bytes, site->floors, site->survived, site->kept, work,
                               site->live_bytes ? site->count : 0, options, &site->verdict,
                               &trend) < 0)
     return -1;

@@ -68,8 +68,9 @@ static int result_stack_fill(struct diff_site *stack, const struct diff_aggregat
   stack->live_blocks = result_stack_series(data->series_live_blocks, n);
   stack->alloc_bytes = result_stack_series(data->series_alloc_bytes, n);
   stack->free_bytes = result_stack_series(data->series_free_bytes, n);
+  stack->survived = result_stack_series(data->series_survived_bytes, n);
   if (!stack->name || !stack->live_bytes || !stack->live_blocks || !stack->alloc_bytes ||
-      !stack->free_bytes || (site->source_file && !(stack->source_file = strdup(site->source_file))) ||
+      !stack->free_bytes || !stack->survived || (site->source_file && !(stack->source_file = strdup(site->source_file))) ||
       (site->library && !(stack->library = strdup(site->library))))
     return -1;
   stack->id = diff_site_table_hash(stack->name, strlen(stack->name));

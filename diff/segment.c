@@ -89,6 +89,7 @@ int diff_segment_aggregate_reset(struct diff_segment_aggregate *segment)
   segment->truncated = 0;
   segment->warning[0] = '\0';
   segment->touch_count = segment->piece_count = segment->piece_site_count = 0;
+  segment->piece_mark = 0;
   segment->young_count = 0;
   segment->paired = 0;
   diff_pair_table_clear(&segment->pairs);
@@ -135,8 +136,11 @@ static inline void segment_close(struct diff_segment_aggregate *segment, const s
 {
   struct diff_segment_site *owner = &segment->stats[block->site & DIFF_LIVE_MAP_SITE_MASK];
   uint64_t old_size = live_map_size(&segment->touched, block);
-  owner->free_bytes += sampling_bytes(sample, old_size);
+  uint64_t bytes = sampling_bytes(sample, old_size);
+  owner->free_bytes += bytes;
   owner->frees += sampling_blocks(sample, old_size);
+  if ((block->site & DIFF_LIVE_MAP_PIECE) != segment->piece_mark)  /* it lived at the piece's start */
+    owner->held_free_bytes += bytes;
 }
 
 SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t site,
@@ -151,7 +155,7 @@ SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t s
     segment_close(segment, block, sample);
   if (live_map_set_size(&segment->touched, block, size) < 0)
     return -1;
-  block->site = site | young;
+  block->site = site | young | segment->piece_mark;
   struct diff_segment_site *stats = &segment->stats[site];
   stats->alloc_bytes += sampling_bytes(sample, size);
   stats->allocs += sampling_blocks(sample, size);

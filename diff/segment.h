@@ -18,6 +18,7 @@ struct stacks_reader;
 struct diff_segment_site {
   uint64_t alloc_bytes, allocs;  /* every allocation (and the new half of every realloc) */
   uint64_t free_bytes, frees;    /* frees of blocks born in this segment */
+  uint64_t held_free_bytes;      /* of those, blocks live (and not young) at the piece's start */
   uint64_t young_bytes, young_blocks;  /* counted when the piece ends: its young blocks */
 };
 
@@ -106,6 +107,7 @@ struct diff_segment_aggregate {
   int lists_touches;
   struct diff_segment_piece *pieces;  /* ended pieces, in stream order */
   size_t piece_count, piece_capacity;
+  uint32_t piece_mark;                /* the piece being read, as DIFF_LIVE_MAP_PIECE bits */
   struct diff_segment_piece_site *piece_sites;
   size_t piece_site_count, piece_site_capacity;
   uint64_t *young;                    /* addresses of births into DIFF_LIVE_MAP_YOUNG in the piece being read */

@@ -10,7 +10,7 @@
 int diff_segment_aggregate_site(struct diff_segment_aggregate *segment, const char *name, size_t length,
                            enum diff_site_kind kind, uint32_t *site)
 {
-  if (segment->sites.count >= DIFF_LIVE_MAP_MAX_SITES)  /* the live map keeps 31 bits of site */
+  if (segment->sites.count >= DIFF_LIVE_MAP_MAX_SITES)  /* the live map keeps 24 bits of site */
     return -1;
   if (diff_site_table_intern(&segment->sites, name, length, kind, site) < 0)
     return -1;
@@ -75,14 +75,19 @@ int diff_segment_block_put(struct diff_segment_block *blocks, size_t i, uint64_t
 int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int boundary_end,
                                 uint64_t sample)
 {
-  /* The piece's young blocks still live: young at its end, old from now on. */
+  /* The piece's young blocks still live: young at its end, old from now on. Not counted
+   * at its end, they count from the next piece as if born in it. A piece with no boundary
+   * at its end shares its mark with the next: its blocks were not live at a boundary. */
+  uint32_t next_mark = boundary_end ? (segment->piece_mark + (1u << DIFF_LIVE_MAP_PIECE_SHIFT)) &
+                                          DIFF_LIVE_MAP_PIECE
+                                    : segment->piece_mark;
   for (size_t i = 0; i < segment->young_count; i++) {
     struct diff_live_block *block = diff_live_map_find(&segment->touched, segment->young[i]);
     if (!block || block->site == DIFF_LIVE_MAP_DEAD || !(block->site & DIFF_LIVE_MAP_YOUNG))
       continue;  /* died, or counted already (born twice at one address) */
-    block->site &= DIFF_LIVE_MAP_SITE_MASK;
+    block->site = (block->site & DIFF_LIVE_MAP_SITE_MASK) | next_mark;
     uint64_t size = live_map_size(&segment->touched, block);
-    struct diff_segment_site *stats = &segment->stats[block->site];
+    struct diff_segment_site *stats = &segment->stats[block->site & DIFF_LIVE_MAP_SITE_MASK];
     stats->young_bytes += sampling_bytes(sample, size);
     stats->young_blocks += sampling_blocks(sample, size);
   }
@@ -108,5 +113,6 @@ int diff_segment_aggregate_end_piece(struct diff_segment_aggregate *segment, int
   piece->touches_end = segment->touch_count;
   piece->sites_end = segment->piece_site_count;
   piece->boundary_end = boundary_end;
+  segment->piece_mark = next_mark;
   return 0;
 }

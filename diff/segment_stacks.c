@@ -70,7 +70,8 @@ int diff_segment_aggregate_pair(struct diff_segment_aggregate *segment, uint64_t
                stacks_reader_error(segment->stack_reader)->message, (unsigned long long)event);
     }
   }
-  if (diff_pair_table_intern(&segment->pairs, *site, stack, site) < 0)
+  if (segment->pairs.count >= DIFF_LIVE_MAP_MAX_SITES ||  /* the live map keeps 24 bits of owner */
+      diff_pair_table_intern(&segment->pairs, *site, stack, site) < 0)
     return -1;
   return diff_segment_aggregate_reserve(segment, segment->pairs.count);
 }

@@ -227,7 +227,7 @@ static size_t survivors_candidate(const struct diff_site *site, const struct dif
   struct diff_trend trend;
   enum diff_verdict verdict;
   const uint64_t *work = info->boundary_count == site->count ? info->allocated : NULL;
-  if (diff_trend_verdict_work(site->live_bytes, NULL, work, site->count, options, &verdict,
+  if (diff_trend_verdict_work(site->live_bytes, NULL, site->survived, work, site->count, options, &verdict,
                               &trend) < 0)
     return SIZE_MAX;
   /* Steady by the rule on its lows, only a single drop is taken again: its
@@ -239,7 +239,7 @@ static size_t survivors_candidate(const struct diff_site *site, const struct dif
   struct diff_trend_drop *drops = malloc(site->count * sizeof *drops);
   if (!drops)
     return SIZE_MAX;
-  size_t count = diff_trend_find_drops(site->live_bytes, site->count, &trend, drops);
+  size_t count = diff_trend_find_drops(site->live_bytes, site->survived, site->count, &trend, drops);
   for (size_t i = 0; count != SIZE_MAX && i < count; i++)
     marks[i] = drops[i].high;
   if (count != SIZE_MAX && count)

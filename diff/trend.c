@@ -380,7 +380,11 @@ static int trend_released_at_end(const double *x, size_t n, double threshold, do
  *     does so without its largest single step, so a table that doubles
  *     once in the later half and holds its size is not one either;
  *   - a site that rose and fell back with a floor that does not rise (a
- *     buffer filled and flushed) is steady, whatever its trend;
+ *     buffer filled and flushed) is steady, whatever its trend; a fall
+ *     within a segment is read from its frees too (dip, survived); with
+ *     falls judged below the threshold (sampled), one that fell back and
+ *     refilled within the threshold (settled) is neither growing nor
+ *     undecided, nor released at the end;
  *   - a steady site that rose significantly to its peak and then fell
  *     back for good (released before the end) is undecided;
  *   - a site that rose without significance is undecided when even its
@@ -396,7 +400,7 @@ int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, si
                               const struct diff_options *options, enum diff_verdict *verdict,
                               struct diff_trend *out)
 {
-  return diff_trend_verdict_work(series, floors, NULL, n, options, verdict, out);
+  return diff_trend_verdict_work(series, floors, NULL, NULL, n, options, verdict, out);
 }
 
 /* The boundaries of the later half of x[0..n): those at or after half the
@@ -417,18 +421,23 @@ static size_t trend_late_count(const uint64_t *work, size_t n)
   return count < 3 ? 3 : count;
 }
 
-/* The verdict on x (n >= 2 boundaries, the last late_count of them the later half; work indexed
- * as x, or NULL): 0, or -1 when out of memory. */
-static int trend_decide(double *x, const uint64_t *floors, const uint64_t *work, size_t n,
-                        size_t late_count, const struct diff_options *options,
+/* The verdict on x (n >= 2 boundaries, the last late_count of them the later half; dip, floors
+ * and work indexed as x, or NULL): 0, or -1 when out of memory. */
+static int trend_decide(double *x, const double *dip, const uint64_t *floors, const uint64_t *work,
+                        size_t n, size_t late_count, const struct diff_options *options,
                         enum diff_verdict *verdict, struct diff_trend *out)
 {
   int status = 0;
   double span = (double)(n - 1);
   double p = options->max_p_value;
   out->rose = out->slope > 0 && out->slope * span >= out->threshold;
-  out->flushed = out->rose && diff_trend_fill_and_flush(x, floors, n, out->drop_threshold,
-                                                       out->threshold, &out->drops, &out->settled);
+  /* With falls judged below the threshold (sampled), a series that did not rise by it is
+   * judged too: filled and flushed, or settled, it released nothing at the end. */
+  int filled = 0;
+  if (out->rose || out->drop_threshold < out->threshold)
+    filled = diff_trend_fill_and_flush(x, dip, floors, n, out->drop_threshold, out->threshold,
+                                       &out->drops, &out->settled);
+  out->flushed = out->rose && filled;
   if (out->rose && out->p_up <= p && out->late_slope * span >= out->threshold / 2) {
     int stepped = trend_one_step(x + (n - late_count), work ? work + (n - late_count) : NULL,
                                  late_count, span, out->threshold);
@@ -453,12 +462,13 @@ static int trend_decide(double *x, const uint64_t *floors, const uint64_t *work,
     *verdict = DIFF_VERDICT_GROWING;
   else if (out->p_down <= p && -out->slope * span >= out->threshold)
     *verdict = DIFF_VERDICT_SHRINKING;
-  else if (out->rose && out->p_up > p && (status = diff_trend_best_p_value(x, n, &out->p_best)) == 0)
+  else if (out->rose && out->p_up > p && !out->settled &&
+           (status = diff_trend_best_p_value(x, n, &out->p_best)) == 0)
     *verdict = out->p_best > p || out->p_up <= DIFF_TREND_SUGGESTIVE * p ? DIFF_VERDICT_UNDECIDED
                                                                     : DIFF_VERDICT_STEADY;
   else
     *verdict = DIFF_VERDICT_STEADY;
-  if (*verdict == DIFF_VERDICT_STEADY && !out->flushed && !out->held && status == 0) {
+  if (*verdict == DIFF_VERDICT_STEADY && !filled && !out->held && !out->settled && status == 0) {
     int released = trend_released_at_end(x, n, out->threshold, p);
     if (released < 0)
       status = -1;
@@ -469,8 +479,8 @@ static int trend_decide(double *x, const uint64_t *floors, const uint64_t *work,
   return status;
 }
 
-int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, const uint64_t *work,
-                            size_t n, const struct diff_options *options,
+int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, const uint64_t *survived,
+                            const uint64_t *work, size_t n, const struct diff_options *options,
                             enum diff_verdict *verdict, struct diff_trend *out)
 {
   memset(out, 0, sizeof *out);
@@ -479,6 +489,8 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
   series += skip;
   if (floors)
     floors += skip;
+  if (survived)
+    survived += skip;
   if (work)
     work += skip;
   n -= skip;
@@ -487,8 +499,12 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
   out->needed = diff_boundaries_needed(options);
   out->p_best = 1;
   double *x = calloc(n ? n : 1, sizeof *x);
-  if (!x)
+  double *dip = survived ? malloc((n ? n : 1) * sizeof *dip) : NULL;
+  if (!x || (survived && !dip)) {
+    free(x);
+    free(dip);
     return -1;
+  }
   for (size_t i = 0; i < n; i++) {
     x[i] = (double)series[i];
     if (x[i] > out->peak)
@@ -501,6 +517,7 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
   if (diff_trend_theil_sen(x, n, &out->slope) < 0 ||
       diff_trend_theil_sen(x + (n - late_count), late_count, &out->late_slope) < 0) {
     free(x);
+    free(dip);
     return -1;
   }
   out->threshold = options->min_growth_bytes;
@@ -511,8 +528,11 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
     out->drop_threshold = options->min_drop_bytes > options->min_growth_fraction * out->peak
                               ? options->min_drop_bytes
                               : options->min_growth_fraction * out->peak;
-  int status = n >= 2 ? trend_decide(x, floors, work, n, late_count, options, verdict, out) : 0;
+  if (dip)
+    diff_trend_dips(series, survived, n, dip);
+  int status = n >= 2 ? trend_decide(x, dip, floors, work, n, late_count, options, verdict, out) : 0;
   free(x);
+  free(dip);
   return status;
 }
 
@@ -541,17 +561,18 @@ void diff_trend_kept_series(const uint64_t *live, const size_t *marks, size_t ma
 
 /* Floating garbage (docs/diff.md): what the program's own cycles leave live
  * and a full cycle frees is no leak; a leak's blocks live through both. */
-int diff_trend_verdict_kept(const uint64_t *series, const uint64_t *floors, const uint64_t *kept,
-                            const uint64_t *work, size_t n, const struct diff_options *options,
-                            enum diff_verdict *verdict, struct diff_trend *out)
+int diff_trend_verdict_kept(const uint64_t *series, const uint64_t *floors, const uint64_t *survived,
+                            const uint64_t *kept, const uint64_t *work, size_t n,
+                            const struct diff_options *options, enum diff_verdict *verdict,
+                            struct diff_trend *out)
 {
-  if (diff_trend_verdict_work(series, floors, work, n, options, verdict, out) < 0)
+  if (diff_trend_verdict_work(series, floors, survived, work, n, options, verdict, out) < 0)
     return -1;
   if (!kept || (*verdict != DIFF_VERDICT_GROWING && *verdict != DIFF_VERDICT_UNDECIDED))
     return 0;
   struct diff_trend lasting;
   enum diff_verdict kept_verdict;
-  if (diff_trend_verdict_work(kept, NULL, work, n, options, &kept_verdict, &lasting) < 0)
+  if (diff_trend_verdict_work(kept, NULL, NULL, work, n, options, &kept_verdict, &lasting) < 0)
     return -1;
   if (kept_verdict == DIFF_VERDICT_STEADY) {
     *verdict = DIFF_VERDICT_STEADY;

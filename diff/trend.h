@@ -24,14 +24,17 @@ struct diff_trend {
   double threshold;           /* growth that matters for this series */
   double drop_threshold;      /* a fall that matters (the threshold unless sampled) */
   int settled;                /* after its last drop, on floors that do not rise, it rose by
-                                 less than the threshold: what rose before was let go */
+                                 less than the threshold: what rose before was let go; steady
+                                 (falls judged below the threshold, as sampled: it may not
+                                 have risen by the threshold at all) */
   double peak;                /* largest value */
   size_t judged;              /* boundaries judged: the series after the warm-up */
   size_t needed;              /* boundaries a trend is judged on (diff_boundaries_needed) */
   int rose;                   /* slope times the judged steps reaches the threshold */
   int flushed;                /* it rose, fell back after its peak and refilled, and its
                                  floor (the lows after its drops) does not rise: steady */
-  size_t drops;               /* the drops the fill-and-flush rule saw (counted when it rose) */
+  size_t drops;               /* the drops the fill-and-flush rule saw (counted when it rose,
+                                 or its falls are judged below the threshold) */
   size_t skipped;             /* the warm-up boundaries left out */
   int stepped;                /* significant, but its later half rose in one step and was
                                  flat around it: steady */
@@ -90,9 +93,12 @@ int diff_trend_verdict_floors(const uint64_t *series, const uint64_t *floors, si
  * or indexed as series) holds the bytes allocated since the capture started
  * at each boundary. The persistence rule then takes the later half of the
  * judged work, not of the judged boundaries (docs/diff.md, "The decision
- * procedure"). */
-int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, const uint64_t *work,
-                            size_t n, const struct diff_options *options,
+ * procedure"). survived (NULL, or indexed as series: diff_site.survived)
+ * holds at each boundary at least what of the bytes live at the boundary
+ * before still lives: the fill-and-flush rule reads a fall within a segment
+ * from it (diff_trend_dips). */
+int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, const uint64_t *survived,
+                            const uint64_t *work, size_t n, const struct diff_options *options,
                             enum diff_verdict *verdict, struct diff_trend *out);
 
 /* The kept series (docs/diff.md, "Floating garbage"): at a boundary k
@@ -115,27 +121,40 @@ void diff_trend_kept_series(const uint64_t *live, const size_t *marks, size_t ma
  * or undecided whose kept series (NULL: none, indexed as series) is steady
  * by the same rules is steady, with out->floating set (out's statistics
  * stay those of series). Returns -1 when out of memory. */
-int diff_trend_verdict_kept(const uint64_t *series, const uint64_t *floors, const uint64_t *kept,
-                            const uint64_t *work, size_t n, const struct diff_options *options,
-                            enum diff_verdict *verdict, struct diff_trend *out);
+int diff_trend_verdict_kept(const uint64_t *series, const uint64_t *floors, const uint64_t *survived,
+                            const uint64_t *kept, const uint64_t *work, size_t n,
+                            const struct diff_options *options, enum diff_verdict *verdict,
+                            struct diff_trend *out);
 
 /* A drop of the fill-and-flush rule: the boundary of its high and of its low. */
 struct diff_trend_drop {
   size_t high, low;
 };
 
-/* The drops the fill-and-flush rule sees in series (n values), judged as
- * trend says (the trend diff_trend_verdict filled for it), into drops
- * (room for n), as indices into series. Returns their count, SIZE_MAX when
- * out of memory. */
-size_t diff_trend_find_drops(const uint64_t *series, size_t n, const struct diff_trend *trend,
-                             struct diff_trend_drop *drops);
+/* The drops the fill-and-flush rule sees in series (n values; survived
+ * NULL or as for diff_trend_verdict_work), judged as trend says (the trend
+ * diff_trend_verdict filled for it), into drops (room for n), as indices
+ * into series. Returns their count, SIZE_MAX when out of memory. */
+size_t diff_trend_find_drops(const uint64_t *series, const uint64_t *survived, size_t n,
+                             const struct diff_trend *trend, struct diff_trend_drop *drops);
+
+/* The least value of series within the segment that ends at each boundary,
+ * as its frees show it: where the series did not rise over the segment (by
+ * more than 1/DIFF_TREND_DIP_LEVEL of its level: a sampled refill to as many
+ * blocks differs by their sizes' rounding), the lower of series and survived
+ * there (survived UINT64_MAX where not known); elsewhere series. A block
+ * replaced by a bigger one (a table's part resized, a string kept and
+ * appended to) frees all that lived at the segment's start while the series
+ * rises by what it grew: no fall. Fills dip[0..n). */
+#define DIFF_TREND_DIP_LEVEL 4096
+void diff_trend_dips(const uint64_t *series, const uint64_t *survived, size_t n, double *dip);
 
 /* Fill and flush (docs/diff.md): whether x[0..n) falls back (by drop)
- * and refills with a floor that does not rise by threshold; floors NULL or
+ * and refills with a floor that does not rise by threshold; dip (NULL: x)
+ * the least value within each segment (diff_trend_dips), floors NULL or
  * indexed as x. *drop_count gets the drops seen, *settled whether, floors
  * flat, it rose by less than threshold after the last drop. */
-int diff_trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n, double drop,
-                              double threshold, size_t *drop_count, int *settled);
+int diff_trend_fill_and_flush(const double *x, const double *dip, const uint64_t *floors, size_t n,
+                              double drop, double threshold, size_t *drop_count, int *settled);
 
 #endif

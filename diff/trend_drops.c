@@ -9,11 +9,15 @@
  * it, for the first), and of at least the threshold: it falls back past
  * halfway to the level it rose from. Its high is the largest value before
  * the fall; its low the least value before the series climbs again by half
- * the drop's height and the threshold (a refill). Fills drops (room for n)
- * and returns their count; *refilled says whether some drop refilled (a
- * registry released at the end of a run stays low: no flush). */
-static size_t trend_drops(const double *x, size_t n, double threshold, struct diff_trend_drop *drops,
-                          int *refilled, double *first_base)
+ * the drop's height and the threshold (a refill). dip (NULL: x) holds the
+ * least value within the segment that ends at each boundary, at most x
+ * there: it comes before x in the segment, so a fall to it and a refill to
+ * x are seen in one segment (a log flushed and partly refilled before the
+ * boundary came). Fills drops (room for n) and returns their count;
+ * *refilled says whether some drop refilled (a registry released at the
+ * end of a run stays low: no flush). */
+static size_t trend_drops(const double *x, const double *dip, size_t n, double threshold,
+                          struct diff_trend_drop *drops, int *refilled, double *first_base)
 {
   size_t count = 0, high_at = 0, low_at = 0;
   int falling = 0;
@@ -23,24 +27,25 @@ static size_t trend_drops(const double *x, size_t n, double threshold, struct di
     return 0;
   double base = x[0], high = x[0], low = 0;
   for (size_t i = 1; i < n; i++) {
+    double least = dip ? dip[i] : x[i];
+    if (!falling) {
+      if (least < base && !count) {
+        base = high = least;  /* still the level the first rise starts from */
+        high_at = i;
+      } else if (high - least >= threshold && high - least > (high - base) / 2) {
+        falling = 1;
+        low = least;
+        low_at = i;
+      }
+    } else if (least < low) {
+      low = least;
+      low_at = i;
+    }
     if (!falling) {
       if (x[i] > high) {
         high = x[i];
         high_at = i;
       }
-      if (x[i] < base && !count) {
-        base = high = x[i];  /* still the level the first rise starts from */
-        high_at = i;
-      } else if (high - x[i] >= threshold && high - x[i] > (high - base) / 2) {
-        falling = 1;
-        low = x[i];
-        low_at = i;
-      }
-      continue;
-    }
-    if (x[i] < low) {
-      low = x[i];
-      low_at = i;
     } else if (x[i] - low >= threshold && x[i] - low >= (high - low) / 2) {
       if (!count)
         *first_base = base;
@@ -73,7 +78,9 @@ static size_t trend_drops(const double *x, size_t n, double threshold, struct di
  * refilled by the time the boundary came: one low alone cannot show a
  * floor that rises, and a low taken mid-refill is no floor when the series
  * later falls below it again (the least low from there on stands for it).
- * floors is NULL or indexed as x, DIFF_TREND_UNMEASURED where not measured.
+ * floors is NULL or indexed as x, DIFF_TREND_UNMEASURED where not measured;
+ * dip NULL or indexed as x, the least value within each segment (a drop's
+ * low is its dip, trend_drops).
  * Drops are falls of at least drop, rises of floors the threshold (with
  * sampling, falls are frees the sampling saw and rises are judged by its
  * floor). *drop_count gets the drops seen; *settled whether, with floors
@@ -82,8 +89,8 @@ static size_t trend_drops(const double *x, size_t n, double threshold, struct di
  * but by less than the threshold from its least value: what rose before
  * the drop was let go, and a rise after it within the threshold is no
  * growth. */
-int diff_trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n, double drop,
-                              double threshold, size_t *drop_count, int *settled)
+int diff_trend_fill_and_flush(const double *x, const double *dip, const uint64_t *floors, size_t n,
+                              double drop, double threshold, size_t *drop_count, int *settled)
 {
   *drop_count = 0;
   *settled = 0;
@@ -98,7 +105,8 @@ int diff_trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n,
   }
   int refilled;
   double base;
-  size_t count = trend_drops(x, n, drop, drops, &refilled, &base);
+  const double *least_of = dip ? dip : x;
+  size_t count = trend_drops(x, dip, n, drop, drops, &refilled, &base);
   *drop_count = count;
   int measured = count > 0;
   for (size_t i = 0; i < count; i++)
@@ -109,8 +117,8 @@ int diff_trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n,
      * for a flush: a rise again by the threshold after its low will do (a
      * registry released at the end stays low). */
     size_t at = drops[count - 1].low;
-    for (size_t i = at + 1; i < n; i++)
-      refilled |= x[i] - x[at] >= drop;
+    for (size_t i = dip ? at : at + 1; i < n; i++)  /* with dips, x[at] came after its low */
+      refilled |= x[i] - least_of[at] >= drop;
   }
   if (measured) {
     lows[0] = base;
@@ -119,7 +127,7 @@ int diff_trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n,
     points = count + 1;
   } else {
     for (size_t i = 0; i < count; i++)
-      lows[i] = x[drops[i].low];
+      lows[i] = least_of[drops[i].low];
     /* A leak keeps what it held, which raises every later low, and so the
      * least low from there on too. */
     for (size_t i = count - (count > 0); i-- > 0;)
@@ -134,10 +142,10 @@ int diff_trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n,
      * refill by drop, not by threshold, is a flush refilled within what
      * the threshold can tell from noise (a registry released at the end
      * does not refill). Where drop is the threshold no rise is both. */
-    double least = x[drops[count - 1].low], rise = 0;
+    double least = least_of[drops[count - 1].low], rise = 0;
     *settled = least - base < threshold;
-    for (size_t i = drops[count - 1].low + 1; i < n; i++) {
-      least = x[i] < least ? x[i] : least;
+    for (size_t i = drops[count - 1].low; i < n; i++) {
+      least = least_of[i] < least ? least_of[i] : least;
       rise = x[i] - least > rise ? x[i] - least : rise;
     }
     *settled &= rise >= drop && rise < threshold;
@@ -147,19 +155,35 @@ int diff_trend_fill_and_flush(const double *x, const uint64_t *floors, size_t n,
   return refilled && flat;
 }
 
-size_t diff_trend_find_drops(const uint64_t *series, size_t n, const struct diff_trend *trend,
-                             struct diff_trend_drop *drops)
+void diff_trend_dips(const uint64_t *series, const uint64_t *survived, size_t n, double *dip)
+{
+  for (size_t i = 0; i < n; i++)
+    dip[i] = (double)(i > 0 && series[i] - series[i - 1] / DIFF_TREND_DIP_LEVEL <= series[i - 1] &&
+                              survived[i] < series[i]
+                          ? survived[i]
+                          : series[i]);
+}
+
+size_t diff_trend_find_drops(const uint64_t *series, const uint64_t *survived, size_t n,
+                             const struct diff_trend *trend, struct diff_trend_drop *drops)
 {
   size_t skip = trend->skipped, judged = n - skip;
   double *x = malloc((judged ? judged : 1) * sizeof *x);
-  if (!x)
+  double *dip = survived ? malloc((judged ? judged : 1) * sizeof *dip) : NULL;
+  if (!x || (survived && !dip)) {
+    free(x);
+    free(dip);
     return SIZE_MAX;
+  }
   for (size_t i = 0; i < judged; i++)
     x[i] = (double)series[skip + i];
+  if (dip)
+    diff_trend_dips(series + skip, survived + skip, judged, dip);
   int refilled;
   double base;
-  size_t count = trend_drops(x, judged, trend->drop_threshold, drops, &refilled, &base);
+  size_t count = trend_drops(x, dip, judged, trend->drop_threshold, drops, &refilled, &base);
   free(x);
+  free(dip);
   for (size_t i = 0; i < count; i++) {
     drops[i].high += skip;
     drops[i].low += skip;

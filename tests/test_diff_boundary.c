@@ -164,6 +164,95 @@ static void write_three_segments(void)
   write_index(three_segments_index);
 }
 
+/* What survived of each boundary's blocks at the next, from the frees between: a block
+ * born before a boundary and freed after it counts, in the segment's own pieces and from
+ * the capture's map; a block born and freed between two boundaries does not, nor does a
+ * block young at a boundary (not counted live there). */
+static const char survived_index[] =
+    "ljleak-index\tversion=1\n"
+    "capture\tpid=7\tstart=100.000\tsample=0\n"
+    "boundary\tseq=1\tsegment=1\tevents=3\ttime=100.500\tgc_cycles=1\theap_bytes=1000\tallocated=0"
+    "\tyoung_from=2\tcause=gc\n"
+    "boundary\tseq=2\tsegment=1\tevents=8\ttime=101.500\tgc_cycles=2\theap_bytes=2000\tallocated=0"
+    "\tcause=gc\n"
+    "segment\tseq=1\tfile=seg-0001.memprof\tend=102.000\tgc_cycles=2\theap_bytes=2000\tevents=8"
+    "\tcomplete=1\n"
+    "boundary\tseq=3\tsegment=2\tevents=2\ttime=102.500\tgc_cycles=3\theap_bytes=3000\tallocated=0"
+    "\tcause=gc\n"
+    "segment\tseq=2\tfile=seg-0002.memprof\tend=103.000\tgc_cycles=3\theap_bytes=3000\tevents=2"
+    "\tcomplete=1\n"
+    "stop\ttime=103.000\treason=exit\n";
+
+START_TEST(test_survived_counts_the_frees_of_blocks_live_at_the_boundary_before)
+{
+  struct fixture_segment s;
+  begin_segment(&s, "seg-0001.memprof");
+  fixture_alloc(&s, 10, 0xa000, 100);   /* event 0 */
+  fixture_alloc(&s, 10, 0xb000, 50);    /* event 1 */
+  fixture_alloc(&s, 10, 0xf000, 40);    /* event 2: young at boundary 1 */
+  fixture_free(&s, 20, 0xa000, 100);    /* event 3: lived at boundary 1 */
+  fixture_alloc(&s, 10, 0xc000, 80);    /* event 4 */
+  fixture_free(&s, 20, 0xc000, 80);     /* event 5: born since boundary 1 */
+  fixture_free(&s, 20, 0xf000, 40);     /* event 6: young at boundary 1 */
+  fixture_alloc(&s, 10, 0xd000, 60);    /* event 7 */
+  fixture_end(&s, 0);
+  begin_segment(&s, "seg-0002.memprof");
+  fixture_free(&s, 20, 0xb000, 50);     /* event 0: the capture's, lived at boundary 2 */
+  fixture_alloc(&s, 10, 0xe000, 10);    /* event 1 */
+  fixture_end(&s, 0);
+  write_index(survived_index);
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    struct diff_result result;
+    run_ok(&result, jobs);
+    const struct diff_site *site = find_site(&result, "@t.lua:10");
+    SERIES(site, live_bytes, 150, 110, 70);
+    SERIES(site, survived, UINT64_MAX, 90, 60);  /* 150 + 40 young - 100; 110 - 50 */
+    diff_result_free(&result);
+  }
+}
+END_TEST
+
+/* A segment that ends between two boundaries: the next one's frees of the capture's blocks
+ * may be of blocks born since the boundary before (X), which never lived at it, so they count
+ * only beyond what was allocated since. Frees of 130 bytes, 30 allocated since: 100 freed of
+ * what lived at boundary 1, all of it. */
+static const char survived_between_index[] =
+    "ljleak-index\tversion=1\n"
+    "capture\tpid=7\tstart=100.000\tsample=0\n"
+    "boundary\tseq=1\tsegment=1\tevents=1\ttime=100.500\tgc_cycles=1\theap_bytes=1000\tallocated=0"
+    "\tcause=gc\n"
+    "segment\tseq=1\tfile=seg-0001.memprof\tend=101.000\tgc_cycles=1\theap_bytes=1000\tevents=2"
+    "\tcomplete=1\n"
+    "boundary\tseq=2\tsegment=2\tevents=3\ttime=102.500\tgc_cycles=2\theap_bytes=3000\tallocated=0"
+    "\tcause=gc\n"
+    "segment\tseq=2\tfile=seg-0002.memprof\tend=103.000\tgc_cycles=2\theap_bytes=3000\tevents=3"
+    "\tcomplete=1\n"
+    "stop\ttime=103.000\treason=exit\n";
+
+START_TEST(test_survived_across_a_segment_that_ends_between_boundaries)
+{
+  struct fixture_segment s;
+  begin_segment(&s, "seg-0001.memprof");
+  fixture_alloc(&s, 10, 0xa000, 100);   /* event 0 */
+  fixture_alloc(&s, 10, 0xb000, 30);    /* event 1: X, after boundary 1 */
+  fixture_end(&s, 0);
+  begin_segment(&s, "seg-0002.memprof");
+  fixture_free(&s, 20, 0xb000, 30);     /* X */
+  fixture_free(&s, 20, 0xa000, 100);
+  fixture_alloc(&s, 10, 0xc000, 20);
+  fixture_end(&s, 0);
+  write_index(survived_between_index);
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    struct diff_result result;
+    run_ok(&result, jobs);
+    const struct diff_site *site = find_site(&result, "@t.lua:10");
+    SERIES(site, live_bytes, 100, 20);
+    SERIES(site, survived, UINT64_MAX, 0);
+    diff_result_free(&result);
+  }
+}
+END_TEST
+
 START_TEST(test_boundary_lines_are_the_boundaries_at_event_0_mid_segment_and_at_its_end)
 {
   write_three_segments();
@@ -960,6 +1049,8 @@ int main(void)
   TCase *tc = tcase_create("core");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_boundary_lines_are_the_boundaries_at_event_0_mid_segment_and_at_its_end);
+  tcase_add_test(tc, test_survived_counts_the_frees_of_blocks_live_at_the_boundary_before);
+  tcase_add_test(tc, test_survived_across_a_segment_that_ends_between_boundaries);
   tcase_add_test(tc, test_young_blocks_at_a_mid_segment_boundary_count_at_the_next_one);
   tcase_add_test(tc, test_block_born_in_piece_1_and_freed_in_piece_3_of_one_segment);
   tcase_add_test(tc, test_survivors_of_a_mark_are_the_blocks_held_there_still_live);

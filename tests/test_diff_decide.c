@@ -426,6 +426,111 @@ START_TEST(test_a_sampled_flush_is_judged_by_min_growth)
 }
 END_TEST
 
+/* A sampled flush that no boundary's live bytes show: the boundary after it came once the
+ * log had partly refilled (3.2 MiB, then 2.0 MiB), but that segment freed every block live at
+ * its start (survived 0). Its low within the segment is a drop, the log refills and the
+ * series is filled and flushed: steady. Without the segment's frees it was growing (a real
+ * capture of flush_once_steady at --sample 512k; another, whose boundary came once the log had
+ * refilled to where it was, 2 MiB). A leak that frees 64 KiB a segment while
+ * it keeps MiBs, and a table whose part is replaced by a bigger one (everything live at the
+ * segment's start freed, the series rising) still grow. */
+START_TEST(test_a_sampled_flush_seen_in_a_segments_frees_is_steady)
+{
+  enum { N = 16 };
+  static const uint64_t live[N] = {0, 0, 0, 0, 0, 0, 0, 0, 829417, 1353729, 1878041, 3309951,
+                                   2097254, 2621568, 3670194, 4194506};
+  static const uint64_t survived[N] = {UINT64_MAX, 0, 0, 0, 0, 0, 0, 0, 0, 1353729, 1353729,
+                                       1048624, 0, 2621568, 2621568, 4194506};
+  uint64_t leak[N], leak_survived[N], table[N], table_survived[N];
+  struct diff_options options;
+  struct diff_capture info;
+  sampled_at_512k(N, &options, &info);
+  struct diff_options judging = diff_result_judging_options(&options, &info);
+  for (size_t k = 0; k < N; k++) {
+    leak[k] = (uint64_t)k * 1024 * 1024;
+    leak_survived[k] = k ? leak[k - 1] - 64 * 1024 : UINT64_MAX;
+    table[k] = (uint64_t)k * 512 * 1024;
+    table_survived[k] = k % 2 ? 0 : table[k];  /* every other segment, the part replaced */
+  }
+  enum diff_verdict verdict;
+  struct diff_trend trend;
+  ck_assert_int_eq(diff_trend_verdict_work(live, NULL, survived, NULL, N, &judging, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.flushed, 1);
+  ck_assert_uint_eq(trend.drops, 1);
+  struct diff_trend_drop drops[N];
+  ck_assert_uint_eq(diff_trend_find_drops(live, survived, N, &trend, drops), 1);
+  ck_assert_uint_eq(drops[0].high, 11);
+  ck_assert_uint_eq(drops[0].low, 12);
+  ck_assert_int_eq(diff_trend_verdict_work(live, NULL, NULL, NULL, N, &judging, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  /* Refilled to where it was by the boundary (2 MiB and 6 bytes), all it held freed between. */
+  static const uint64_t level[13] = {0, 0, 0, 0, 0, 0, 1572936, 1572936, 1572936, 2097248, 2097248,
+                                     2097254, 3450985};
+  static const uint64_t level_survived[13] = {UINT64_MAX, 0, 0, 0, 0, 0, 524312, 1572936, 1572936,
+                                              1572936, 2097248, 0, 2926671};
+  struct diff_options short_judging;
+  sampled_at_512k(13, &options, &info);
+  short_judging = diff_result_judging_options(&options, &info);
+  ck_assert_int_eq(diff_trend_verdict_work(level, NULL, level_survived, NULL, 13, &short_judging,
+                                           &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(diff_trend_verdict_work(level, NULL, NULL, NULL, 13, &short_judging, &verdict,
+                                           &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(diff_trend_verdict_work(leak, NULL, leak_survived, NULL, N, &judging, &verdict,
+                                           &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(trend.drops, 0);
+  ck_assert_int_eq(diff_trend_verdict_work(table, NULL, table_survived, NULL, N, &judging, &verdict,
+                                           &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(trend.drops, 0);
+}
+END_TEST
+
+/* Sampled flushes that the boundaries show, refilled by less than the floor, or by less than
+ * half the fall: what rose was let go, and what refilled is no growth the sampling can show,
+ * nor a registry released at the end: steady (a capture exits 5 naming its floor). Real
+ * captures at --sample 512k (floor 3 MiB) that were undecided, as released at the end: of
+ * flush_once_steady, a flush of 4.7 MiB refilled by 1.5 MiB; of flush_few_steady, flushes of
+ * 7.3 and 3.3 MiB refilled by 3.5 MiB. A registry let go at the end, never refilled, is
+ * not steady. */
+START_TEST(test_a_sampled_refill_after_a_flush_is_no_release)
+{
+  static const uint64_t below_floor[16] = {0, 0, 0, 524312, 524312, 1572936, 2239178, 2239178,
+                                           2402353, 2926665, 2926665, 4882887, 0, 524314, 524314,
+                                           2097256};
+  static const uint64_t short_refill[22] = {0, 0, 0, 0, 0, 1082063, 2689828, 2689828, 3812138,
+                                            3812138, 4499625, 0, 524312, 524312, 1048632, 2621584,
+                                            8169849, 8169849, 524320, 3975321, 524314, 4262770};
+  uint64_t released[16];
+  for (size_t k = 0; k < 16; k++)
+    released[k] = k < 14 ? (uint64_t)k * 512 * 1024 : 0;
+  struct diff_options options;
+  struct diff_capture info;
+  sampled_at_512k(16, &options, &info);
+  struct diff_options judging = diff_result_judging_options(&options, &info);
+  enum diff_verdict verdict;
+  struct diff_trend trend;
+  ck_assert_int_eq(diff_trend_verdict_work(below_floor, NULL, NULL, NULL, 16, &judging, &verdict,
+                                           &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.settled, 1);
+  ck_assert_int_eq(trend.released, 0);
+  ck_assert_int_eq(diff_trend_verdict_work(released, NULL, NULL, NULL, 16, &judging, &verdict,
+                                           &trend), 0);
+  ck_assert_int_ne(verdict, DIFF_VERDICT_STEADY);  /* no refill: not settled */
+  ck_assert_int_eq(trend.settled, 0);
+  sampled_at_512k(22, &options, &info);
+  judging = diff_result_judging_options(&options, &info);
+  ck_assert_int_eq(diff_trend_verdict_work(short_refill, NULL, NULL, NULL, 22, &judging, &verdict,
+                                           &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(trend.released, 0);
+}
+END_TEST
+
 START_TEST(test_outcome_names_parse_back)
 {
   enum diff_outcome outcome;
@@ -562,7 +667,7 @@ START_TEST(test_what_dies_by_the_next_full_cycle_is_no_leak)
     ck_assert_uint_eq(floating->kept[k], 0);
   enum diff_verdict on_live;
   struct diff_trend trend;
-  ck_assert_int_eq(diff_trend_verdict_work(floating->live_bytes, NULL, NULL, 20, &options, &on_live, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_work(floating->live_bytes, NULL, NULL, NULL, 20, &options, &on_live, &trend), 0);
   ck_assert_int_eq(on_live, DIFF_VERDICT_GROWING);  /* without the rule */
   ck_assert_int_eq(floating->verdict, DIFF_VERDICT_STEADY);
   ck_assert_int_eq(leak->verdict, DIFF_VERDICT_GROWING);
@@ -714,6 +819,8 @@ int main(void)
   tcase_add_test(decide, test_aligned_by_work_flags_only_what_the_candidate_grows);
   tcase_add_test(decide, test_a_sampled_rise_below_the_floor_is_no_leak);
   tcase_add_test(decide, test_a_sampled_flush_is_judged_by_min_growth);
+  tcase_add_test(decide, test_a_sampled_flush_seen_in_a_segments_frees_is_steady);
+  tcase_add_test(decide, test_a_sampled_refill_after_a_flush_is_no_release);
   suite_add_tcase(s, decide);
   return check_run(s);
 }

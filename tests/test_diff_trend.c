@@ -405,7 +405,7 @@ START_TEST(test_measured_floors_decide_fill_and_flush)
   /* Drops are found where the rule sees them, as indices of the series. */
   struct diff_trend_drop drops[15];
   verdict_of(few, 15, &trend);
-  ck_assert_uint_eq(diff_trend_find_drops(few, 15, &trend, drops), 3);
+  ck_assert_uint_eq(diff_trend_find_drops(few, NULL, 15, &trend, drops), 3);
   ck_assert_uint_eq(drops[0].high, 5);
   ck_assert_uint_eq(drops[0].low, 6);
   ck_assert_uint_eq(drops[1].high, 10);
@@ -596,7 +596,7 @@ START_TEST(test_later_half_is_that_of_the_work_when_known)
   ck_assert_int_eq(diff_trend_verdict(traces, 28, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);  /* by boundaries: the last 14 from 11.8 MB */
   ck_assert_uint_eq(trend.late, 14);
-  ck_assert_int_eq(diff_trend_verdict_work(traces, NULL, work, 28, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_work(traces, NULL, NULL, work, 28, &options, &verdict, &trend), 0);
   ck_assert_uint_eq(trend.late, 7);  /* from 37.9 MB on, past half of 64.8 */
   ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
   /* A leak as steady in work grows in the later half of the work however
@@ -604,18 +604,18 @@ START_TEST(test_later_half_is_that_of_the_work_when_known)
   uint64_t leak[28];
   for (size_t i = 0; i < 28; i++)
     leak[i] = work[i] / 2000;
-  ck_assert_int_eq(diff_trend_verdict_work(leak, NULL, work, 28, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_work(leak, NULL, NULL, work, 28, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
   /* Bursts every 8 MB of work: growing. */
   uint64_t bursts[28];
   for (size_t i = 0; i < 28; i++)
     bursts[i] = 50000 * (work[i] / 8000000);
-  ck_assert_int_eq(diff_trend_verdict_work(bursts, NULL, work, 28, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_work(bursts, NULL, NULL, work, 28, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
   /* The later half is at least 3 boundaries. */
   uint64_t late_work[6] = {0, 1, 2, 3, 4, 1000};
   uint64_t rising[6] = {0, 10000, 20000, 30000, 40000, 50000};
-  ck_assert_int_eq(diff_trend_verdict_work(rising, NULL, late_work, 6, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_work(rising, NULL, NULL, late_work, 6, &options, &verdict, &trend), 0);
   ck_assert_uint_eq(trend.late, 3);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
   /* jit_leak.lua at 20000 requests: its last boundaries (a snapshot's, a last cycle, the
@@ -624,12 +624,12 @@ START_TEST(test_later_half_is_that_of_the_work_when_known)
    * as much work as it took is one step, then flat: steady. */
   uint64_t bunched[9] = {0, 9856, 37856, 88592, 170128, 286272, 373296, 373296, 373296};
   uint64_t bunched_work[9] = {0, 98211, 265679, 524123, 865407, 1646679, 1739799, 1764375, 1764375};
-  ck_assert_int_eq(diff_trend_verdict_work(bunched, NULL, bunched_work, 9, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_work(bunched, NULL, NULL, bunched_work, 9, &options, &verdict, &trend), 0);
   ck_assert_uint_eq(trend.late, 4);
   ck_assert_int_eq(trend.stepped, 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
   uint64_t held_work[9] = {0, 98211, 265679, 524123, 865407, 1646679, 1739799, 1833000, 1926000};
-  ck_assert_int_eq(diff_trend_verdict_work(bunched, NULL, held_work, 9, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_work(bunched, NULL, NULL, held_work, 9, &options, &verdict, &trend), 0);
   ck_assert_int_eq(trend.stepped, 1);
   ck_assert_int_ne(verdict, DIFF_VERDICT_GROWING);
 }
@@ -802,15 +802,15 @@ START_TEST(test_floating_garbage_at_own_cycles_is_steady_a_leak_there_is_not)
   diff_options_default(&options);
   enum diff_verdict verdict;
   struct diff_trend trend;
-  ck_assert_int_eq(diff_trend_verdict_work(floating_live, NULL, floating_work, 40, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_work(floating_live, NULL, NULL, floating_work, 40, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);  /* without the rule */
-  ck_assert_int_eq(diff_trend_verdict_kept(floating_live, NULL, kept, floating_work, 40, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_kept(floating_live, NULL, NULL, kept, floating_work, 40, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_STEADY);
   ck_assert(trend.floating);
   ck_assert_double_eq_tol(trend.p_up, 4.4e-7, 1e-7);  /* the statistics stay those of the live bytes */
   /* No forced boundary: nothing is known to be floating. */
   diff_trend_kept_series(floating_live, marks, count, cohorts, NULL, 40, kept);
-  ck_assert_int_eq(diff_trend_verdict_kept(floating_live, NULL, kept, floating_work, 40, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_kept(floating_live, NULL, NULL, kept, floating_work, 40, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
   ck_assert(!trend.floating);
   /* A leak at the same boundaries: 1 KiB more each, all of it kept. */
@@ -821,7 +821,7 @@ START_TEST(test_floating_garbage_at_own_cycles_is_steady_a_leak_there_is_not)
   diff_trend_kept_series(leak, marks, count, cohorts, floating_forced, 40, kept);
   for (size_t k = 0; k < 40; k++)
     ck_assert_uint_eq(kept[k], leak[k]);
-  ck_assert_int_eq(diff_trend_verdict_kept(leak, NULL, kept, floating_work, 40, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(diff_trend_verdict_kept(leak, NULL, NULL, kept, floating_work, 40, &options, &verdict, &trend), 0);
   ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
   ck_assert(!trend.floating);
   free(cohorts);
