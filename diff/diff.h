@@ -448,6 +448,11 @@ struct diff_result {
  * like rate is no regression. Every exit code and every count of flagged
  * sites that a report prints comes from this, through the facts. */
 int diff_site_flagged(enum diff_mode mode, const struct diff_site *site);
+/* Whether a site (or a stack row, whose name ends with its site's) is the JIT's own work: the
+ * traces the compiler keeps. Their memory is bounded by the JIT's limits (maxtrace traces, each
+ * of bounded size; a full trace cache is flushed), so however it rose while the program warmed
+ * up, it is no leak: the verdict is steady. */
+int diff_site_is_jit(const char *name);
 /* Whether a site has no verdict: undecided or insufficient, and not allowed.
  * Every count of sites without a verdict that a report prints comes from
  * this, through the facts. */

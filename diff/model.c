@@ -154,6 +154,13 @@ int diff_site_flagged(enum diff_mode mode, const struct diff_site *site)
   return mode != DIFF_MODE_BASE && site->verdict == DIFF_VERDICT_GROWING;
 }
 
+int diff_site_is_jit(const char *name)
+{
+  const char *leaf = name ? strrchr(name, ';') : NULL;
+  leaf = leaf ? leaf + 1 : name;
+  return leaf && (!strcmp(leaf, "VM: trace compiler") || !strcmp(leaf, "VM: trace recorder"));
+}
+
 int diff_site_undecided(const struct diff_site *site)
 {
   return !site->allowed && (site->verdict == DIFF_VERDICT_UNDECIDED ||

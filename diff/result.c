@@ -207,6 +207,9 @@ int diff_result_judge_site(struct diff_site *site, const struct diff_options *op
                               site->live_bytes ? site->count : 0, options, &site->verdict,
                               &trend) < 0)
     return -1;
+  if (diff_site_is_jit(site->name) &&
+      (site->verdict == DIFF_VERDICT_GROWING || site->verdict == DIFF_VERDICT_UNDECIDED))
+    site->verdict = DIFF_VERDICT_STEADY;  /* the JIT warming up: bounded by its limits */
   site->growth_bytes_per_segment = trend.slope;
   site->growth_bytes_per_second = interval > 0 ? trend.slope / interval : 0;
   site->trend_statistic = trend.s;

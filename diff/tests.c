@@ -7,14 +7,6 @@
 #include "diff/tests.h"
 #include "format/test_list.h"
 
-/* The JIT's own work: traces that a test's runs make hot. Their memory is
- * bounded by the JIT's limits (maxtrace, maxmcode; a full trace cache is
- * flushed), so it is no leak of the test's, however it rose. */
-static int tests_jit_site(const char *name)
-{
-  return !strcmp(name, "VM: trace compiler") || !strcmp(name, "VM: trace recorder");
-}
-
 static char *tests_strdup(const char *text)
 {
   return text ? strdup(text) : NULL;
@@ -45,7 +37,7 @@ int diff_test_decide(struct diff_test *test, const struct diff_result *result, u
     const struct diff_site *s = &result->sites[i];
     if (!s->facts.flagged && !s->facts.rose_undecided)
       continue;
-    if (tests_jit_site(s->name)) {
+    if (diff_site_is_jit(s->name)) {  /* bounded: no leak of the test's */
       jit = 1;
       continue;
     }

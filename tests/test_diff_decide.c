@@ -531,6 +531,50 @@ START_TEST(test_a_sampled_refill_after_a_flush_is_no_release)
 }
 END_TEST
 
+/* service_steady.lua at 20000 requests (20 boundaries, under its documented minimum length),
+ * VM: trace compiler: side traces compiled all through the short run, a rise the trend calls
+ * growing (3 runs of 30 beside a CPU-bound neighbour). The JIT's memory is bounded by its
+ * limits (a full trace cache is flushed): steady, as a site and as a stack row; a Lua site
+ * that rises as much grows. */
+START_TEST(test_the_jits_own_traces_are_bounded_not_growing)
+{
+  enum { N = 20 };
+  uint64_t traces[N] = {0,     0,     2416,  2416,  2416,  2416,  2416,  3572,  13088, 13088,
+                        16488, 16488, 16488, 16488, 16488, 16488, 20472, 20472, 24056, 24056};
+  uint64_t work[N] = {0,        97005,    245957,   655861,   1666449,  2715897,  2715897,
+                      3764877,  4814377,  4815085,  6019521,  7526157,  9407837,  11760285,
+                      11760285, 14700973, 18380061, 18380721, 22978401, 27899181};
+  struct diff_capture info;
+  memset(&info, 0, sizeof info);
+  info.boundary_count = N;
+  info.allocated = work;
+  uint64_t ramp[N];   /* a Lua site's leak over the same boundaries */
+  for (size_t k = 0; k < N; k++)
+    ramp[k] = 1300 * (uint64_t)k;
+  struct diff_options options;
+  diff_options_default(&options);
+  enum diff_verdict verdict;
+  struct diff_trend trend;
+  ck_assert_int_eq(diff_trend_verdict_work(traces, NULL, NULL, work, N, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);  /* what the trend alone says */
+  const char *names[] = {"VM: trace compiler", "ljleak run;@app.lua:61;cjson.encode;VM: trace compiler",
+                         "VM: trace recorder", "@app.lua:61", "ljleak run;VM: trace compiler;@app.lua:3"};
+  enum diff_verdict want[] = {DIFF_VERDICT_STEADY, DIFF_VERDICT_STEADY, DIFF_VERDICT_STEADY,
+                              DIFF_VERDICT_GROWING, DIFF_VERDICT_GROWING};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    struct diff_site site;
+    memset(&site, 0, sizeof site);
+    site.name = (char *)names[i];
+    site.live_bytes = diff_site_is_jit(names[i]) ? traces : ramp;
+    site.count = N;
+    ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+    ck_assert_msg(site.verdict == want[i], "%s: verdict %d", names[i], (int)site.verdict);
+  }
+  ck_assert(!diff_site_is_jit(NULL));
+  ck_assert(!diff_site_is_jit("VM: trace compiler x"));
+}
+END_TEST
+
 START_TEST(test_outcome_names_parse_back)
 {
   enum diff_outcome outcome;
@@ -821,6 +865,7 @@ int main(void)
   tcase_add_test(decide, test_a_sampled_flush_is_judged_by_min_growth);
   tcase_add_test(decide, test_a_sampled_flush_seen_in_a_segments_frees_is_steady);
   tcase_add_test(decide, test_a_sampled_refill_after_a_flush_is_no_release);
+  tcase_add_test(decide, test_the_jits_own_traces_are_bounded_not_growing);
   suite_add_tcase(s, decide);
   return check_run(s);
 }
