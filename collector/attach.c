@@ -38,9 +38,10 @@ static struct {
  * (a count hook at every instruction of the interpreter, which code that runs compiled reaches only
  * now and then), none longer than STEP_BUDGET_NS and at least STEP_GAP_NS apart, instead of one
  * cycle that stops the process for all of it; the VM takes no step of its own meanwhile
- * (steps_hold), so the cycle ends at one of ours, where the snapshot is taken. Past STEP_LIMIT_NS
- * the rest runs in one go. */
-#define STEP_BUDGET_NS UINT64_C(1000000)  /* the GC work of one step, at most */
+ * (steps_hold), so the cycle ends at one of ours, where the snapshot is taken. A step's budget is
+ * four times the gap: a large heap's cycle ends within a few times its own work, each stall a few
+ * ms. Past STEP_LIMIT_NS the rest of the cycle (not a new one) runs in one go. */
+#define STEP_BUDGET_NS UINT64_C(4000000)  /* the GC work of one step, at most */
 #define STEP_GAP_NS UINT64_C(1000000)     /* the program's time between two steps, at least */
 #define STEP_LIMIT_NS UINT64_C(2000000000)
 
@@ -273,12 +274,10 @@ static void at_step(lua_State *L, lua_Debug *ar)
   uint64_t now = coll_now_mono_ns();
   if (now < steps.next_ns)
     return;
-  if (now - steps.start_ns >= STEP_LIMIT_NS) {
-    lua_gc(L, LUA_GCCOLLECT, 0);   /* a full cycle from its start: what remains of ours and more */
-    steps_done(L, 1);
-    return;
-  }
-  while (steps.cycles > 0 && coll_now_mono_ns() - now < STEP_BUDGET_NS)
+  /* Past the limit, no budget: what remains of the cycle, where a full collection would finish
+   * it and run a whole one more (the heap's work twice, in one stop). */
+  uint64_t budget = now - steps.start_ns >= STEP_LIMIT_NS ? UINT64_MAX : STEP_BUDGET_NS;
+  while (steps.cycles > 0 && coll_now_mono_ns() - now < budget)
     if (lua_gc(L, LUA_GCSTEP, 0) == 1)
       steps.cycles--;
   if (steps.cycles == 0) {
