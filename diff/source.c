@@ -252,19 +252,20 @@ static enum format_status source_place_boundaries(struct diff_source *capture,
   return FORMAT_OK;
 }
 
-/* Marks in keep, among the boundaries whose forced flag is forced, want of
- * them evenly spaced by their order (the first and the last included). */
+/* Marks in keep, among the boundaries not yet kept whose forced flag is
+ * forced, want of them evenly spaced by their order (the first and the last
+ * included). */
 static size_t source_pick(const struct diff_source *capture, unsigned char *keep, int forced,
                            size_t want)
 {
   size_t total = 0;
   for (size_t i = 0; i < capture->boundary_count; i++)
-    total += (capture->boundaries[i].forced != 0) == forced;
+    total += !keep[i] && (capture->boundaries[i].forced != 0) == forced;
   if (want > total)
     want = total;
   size_t seen = 0, next = 0, picked = 0;
   for (size_t i = 0; i < capture->boundary_count && picked < want; i++) {
-    if ((capture->boundaries[i].forced != 0) != forced)
+    if (keep[i] || (capture->boundaries[i].forced != 0) != forced)
       continue;
     /* the j-th pick is the (j (total - 1) / (want - 1))-th of the class */
     size_t target = want == 1 ? total - 1 : next * (total - 1) / (want - 1);
@@ -280,10 +281,10 @@ static size_t source_pick(const struct diff_source *capture, unsigned char *keep
 /* At most DIFF_SOURCE_MAX_BOUNDARIES boundaries become points of the series:
  * with one at every GC cycle, a long capture has tens of thousands, and
  * the trend tests (quadratic in the points) and the series (sites x
- * points) would grow with its length, for no more power. The forced ones
- * are kept first (exact, and placed by work alike in two builds), evenly
- * spaced if they alone are too many; the program's own fill the rest,
- * evenly spaced. A boundary left out merges the pieces on its two sides:
+ * points) would grow with its length, for no more power. The heap
+ * snapshots' boundaries are kept first, then the forced ones (exact, and
+ * placed by work alike in two builds), evenly spaced if they alone are too
+ * many; the program's own fill the rest, evenly spaced. A boundary left out merges the pieces on its two sides:
  * its events count, it adds no point. 0, or -1 when out of memory. */
 static int source_thin_boundaries(struct diff_source *capture)
 {
@@ -293,7 +294,17 @@ static int source_thin_boundaries(struct diff_source *capture)
   unsigned char *keep = calloc(count, 1);
   if (!keep)
     return -1;
-  size_t kept = source_pick(capture, keep, 1, DIFF_SOURCE_MAX_BOUNDARIES);
+  /* A heap snapshot's boundary stays a point: the holders join its objects with the blocks
+   * live there (with --every a capture's forced boundaries alone can be thinned). */
+  size_t kept = 0;
+  for (size_t n = 0; n < capture->files.snapshot_count && kept < DIFF_SOURCE_MAX_BOUNDARIES; n++)
+    for (size_t i = 0; i < count; i++)
+      if (!keep[i] && capture->files.snapshots[n].boundary != CAPTURE_FILES_NONE &&
+          capture->boundaries[i].line == capture->files.snapshots[n].boundary) {
+        keep[i] = 1;
+        kept++;
+      }
+  kept += source_pick(capture, keep, 1, DIFF_SOURCE_MAX_BOUNDARIES - kept);
   source_pick(capture, keep, 0, DIFF_SOURCE_MAX_BOUNDARIES - kept);
   size_t out = 0;
   for (size_t i = 0; i < count; i++)

@@ -593,6 +593,55 @@ START_TEST(test_boundaries_beyond_the_limit_are_thinned_keeping_the_forced_ones)
 }
 END_TEST
 
+/* With --every every boundary is forced, and more of them than the limit are thinned evenly;
+ * the boundaries of the heap snapshots stay points whatever their place, so the holders can
+ * join each snapshot with the blocks live there (a thinned one had no holder at all). */
+START_TEST(test_thinning_keeps_the_heap_snapshots_boundaries)
+{
+  enum { LINES = 1531 };
+  struct fixture_segment s;
+  begin_segment(&s, "seg-0001.memprof");
+  for (int i = 0; i < LINES; i++)
+    fixture_alloc(&s, 5, 0x100000 + (uint64_t)i * 64, 16);
+  fixture_end(&s, 0);
+  size_t size = 400 + (size_t)LINES * 120, used = 0;
+  char *index = malloc(size);
+  ck_assert_ptr_nonnull(index);
+  used += (size_t)snprintf(index + used, size - used, "ljleak-index\tversion=1\ncapture\tpid=7\tsample=0\n");
+  for (int k = 1; k <= LINES; k++) {
+    used += (size_t)snprintf(index + used, size - used,
+                             "boundary\tseq=%d\tsegment=1\tevents=%d\tgc_cycles=%d\tallocated=%d\tcause=%s\n",
+                             k, k, k, 16 * k, k == 516 || k == 1029 ? "snapshot" : "every");
+    if (k == 516 || k == 1029)
+      used += (size_t)snprintf(index + used, size - used, "snapshot\tboundary=%d\tfile=snap-%04d.heap\n", k, k);
+  }
+  snprintf(index + used, size - used,
+           "segment\tseq=1\tfile=seg-0001.memprof\tevents=%d\tcomplete=1\nstop\treason=stop\n", LINES);
+  write_index(index);
+  free(index);
+  char path[600];
+  for (int k = 516; k; k = k == 516 ? 1029 : 0) {
+    char name[32];
+    snprintf(name, sizeof name, "snap-%04d.heap", k);
+    FILE *f = fopen(fixture_path(path, sizeof path, dir, name), "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+  }
+  struct diff_source capture;
+  struct format_error err;
+  const char *paths[1] = {dir};
+  ck_assert_msg(diff_source_open(&capture, paths, 1, &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_uint_eq(capture.boundary_count, DIFF_SOURCE_MAX_BOUNDARIES);
+  ck_assert_uint_eq(capture.files.snapshot_count, 2);
+  for (size_t i = 0; i < 2; i++) {
+    size_t at = diff_source_snapshot_at(&capture, i);
+    ck_assert_msg(at < capture.boundary_count, "snapshot %zu was thinned out", i);
+    ck_assert_uint_eq(capture.boundaries[at].gc_cycles, i ? 1029 : 516);
+  }
+  diff_source_release(&capture);
+}
+END_TEST
+
 START_TEST(test_capture_without_boundary_lines_keeps_segment_ends_as_boundaries)
 {
   struct fixture_segment s;
@@ -1058,6 +1107,7 @@ int main(void)
   tcase_add_test(tc, test_boundary_forced_after_the_program_ended_is_left_out);
   tcase_add_test(tc, test_capture_without_boundary_lines_keeps_segment_ends_as_boundaries);
   tcase_add_test(tc, test_boundaries_beyond_the_limit_are_thinned_keeping_the_forced_ones);
+  tcase_add_test(tc, test_thinning_keeps_the_heap_snapshots_boundaries);
   tcase_add_test(tc, test_boundary_lines_at_segment_ends_give_the_series_of_segment_ends);
   tcase_add_test(tc, test_sequential_and_parallel_reading_of_many_pieces_agree);
   tcase_add_test(tc, test_kept_boundaries_hold_the_blocks_live_there);
