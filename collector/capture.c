@@ -490,13 +490,9 @@ int ljleak_collector_snapshot_next(lua_State *L, char *err, size_t err_size)
   return 0;
 }
 
-int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
+/* The stop a caller asked for, after its closing cycle if any: 0, or -1 with the capture's error. */
+static int stop_requested(struct coll_capture *c, char *err, size_t err_size)
 {
-  struct coll_capture *c = running_capture(L, err, err_size);
-  if (!c)
-    return -1;
-  if (c->opt.edge_gc && coll_boundary_gc_running(G(L)))
-    collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
   c->busy = 1;
   coll_capture_stop(c, CAPTURE_INDEX_REASON_STOP);
   c->busy = 0;
@@ -507,6 +503,16 @@ int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
   return 0;
 }
 
+int ljleak_collector_stop(lua_State *L, char *err, size_t err_size)
+{
+  struct coll_capture *c = running_capture(L, err, err_size);
+  if (!c)
+    return -1;
+  if (c->opt.edge_gc && coll_boundary_gc_running(G(L)))
+    collect(c, L, CAPTURE_INDEX_CAUSE_STOP);
+  return stop_requested(c, err, err_size);
+}
+
 int coll_capture_stop_fresh(lua_State *L, char *err, size_t err_size)
 {
   struct coll_capture *c = running_capture(L, err, err_size);
@@ -514,14 +520,7 @@ int coll_capture_stop_fresh(lua_State *L, char *err, size_t err_size)
     return -1;
   if (!coll_boundary_fresh(c))
     return ljleak_collector_stop(L, err, err_size);
-  c->busy = 1;
-  coll_capture_stop(c, CAPTURE_INDEX_REASON_STOP);
-  c->busy = 0;
-  if (c->error[0]) {
-    coll_text_copy(err, err_size, c->error);
-    return -1;
-  }
-  return 0;
+  return stop_requested(c, err, err_size);
 }
 
 int ljleak_collector_exit(lua_State *L, char *err, size_t err_size)
