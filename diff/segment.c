@@ -166,17 +166,20 @@ SEGMENT_HOT int segment_alloc(struct diff_segment_aggregate *segment, uint32_t s
 }
 
 /* A free of an address first touched here marks it touched (dead): the merge
- * then ends whatever block the capture held there before this segment. */
+ * then ends whatever block the capture held there before this segment.
+ * *young gets DIFF_LIVE_MAP_YOUNG when the block freed was young. */
 SEGMENT_HOT int segment_free(struct diff_segment_aggregate *segment, uint64_t address, size_t hash,
-                               uint64_t sample)
+                               uint64_t sample, uint32_t *young)
 {
   struct diff_live_block *block;
+  *young = 0;
   int created, touched = segment_touch(segment, address, hash, &block, &created);
   if (touched <= 0)
     return touched;
   if (created)
     block->site = DIFF_LIVE_MAP_DEAD;
   else if (block->site != DIFF_LIVE_MAP_DEAD) {
+    *young = block->site & DIFF_LIVE_MAP_YOUNG;
     segment_close(segment, block, sample);
     block->site = DIFF_LIVE_MAP_DEAD;
     (void)live_map_set_size(&segment->touched, block, 0);  /* never fails: the size shrinks */
@@ -193,7 +196,8 @@ int diff_segment_aggregate_alloc(struct diff_segment_aggregate *segment, uint32_
 int diff_segment_aggregate_free(struct diff_segment_aggregate *segment, uint64_t address, size_t hash,
                            uint64_t sample)
 {
-  return segment_free(segment, address, hash, sample);
+  uint32_t young;
+  return segment_free(segment, address, hash, sample, &young);
 }
 
 static enum diff_site_kind segment_kind(enum memprof_source source)
@@ -376,11 +380,16 @@ struct segment_pending {
 SEGMENT_HOT int segment_apply(struct diff_segment_aggregate *segment, const struct segment_pending *op,
                          uint64_t sample)
 {
-  if (op->old_address && segment_free(segment, op->old_address, op->old_hash, sample) < 0)
+  uint32_t young = op->young, old_young = DIFF_LIVE_MAP_YOUNG;
+  if (op->old_address &&
+      segment_free(segment, op->old_address, op->old_hash, sample, &old_young) < 0)
     return -1;
+  /* A block moved by a realloc is as old as the one it replaces: its object
+   * was reachable when it grew (a table's array part resized during the
+   * final cycle), where a young block may be garbage that cycle left. */
   if (op->new_size &&
       segment_alloc(segment, op->site, op->new_address, op->new_hash, op->new_size, sample,
-                    op->young) < 0)
+                    young & old_young) < 0)
     return -1;
   return 0;
 }

@@ -378,7 +378,10 @@ static int trend_released_at_end(const double *x, size_t n, double threshold, do
  *     half the threshold, so a cache that fills early and then stays flat
  *     (which Mann-Kendall alone can call significant) is not a leak, and
  *     does so without its largest single step, so a table that doubles
- *     once in the later half and holds its size is not one either;
+ *     once in the later half and holds its size is not one either; a
+ *     series whose floors, read from its frees, rise at each of two drops
+ *     or more and still at the last (a leak under the teeth) persists
+ *     whatever its last teeth do;
  *   - a site that rose and fell back with a floor that does not rise (a
  *     buffer filled and flushed) is steady, whatever its trend; a fall
  *     within a segment is read from its frees too (dip, survived); with
@@ -436,7 +439,7 @@ static int trend_decide(double *x, const double *dip, const uint64_t *floors, co
   int filled = 0;
   if (out->rose || out->drop_threshold < out->threshold)
     filled = diff_trend_fill_and_flush(x, dip, floors, n, out->drop_threshold, out->threshold,
-                                       &out->drops, &out->settled);
+                                       &out->drops, &out->settled, &out->floors_rising);
   out->flushed = out->rose && filled;
   if (out->rose && out->p_up <= p && out->late_slope * span >= out->threshold / 2) {
     int stepped = trend_one_step(x + (n - late_count), work ? work + (n - late_count) : NULL,
@@ -457,8 +460,9 @@ static int trend_decide(double *x, const double *dip, const uint64_t *floors, co
     *verdict = DIFF_VERDICT_STEADY;
   else if (n < out->needed)
     *verdict = out->rose ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_STEADY;
-  else if (out->p_up <= p && out->rose && out->late_slope * span >= out->threshold / 2 &&
-           !out->stepped && !out->settled)
+  else if (out->p_up <= p && out->rose &&
+           (out->floors_rising ||
+            (out->late_slope * span >= out->threshold / 2 && !out->stepped && !out->settled)))
     *verdict = DIFF_VERDICT_GROWING;
   else if (out->p_down <= p && -out->slope * span >= out->threshold)
     *verdict = DIFF_VERDICT_SHRINKING;

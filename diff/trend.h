@@ -33,6 +33,9 @@ struct diff_trend {
   int rose;                   /* slope times the judged steps reaches the threshold */
   int flushed;                /* it rose, fell back after its peak and refilled, and its
                                  floor (the lows after its drops) does not rise: steady */
+  int floors_rising;          /* two drops or more whose floors, read from frees, rose at
+                                 each and still at the last: with a significant rise,
+                                 growing, however its teeth fall at the end */
   size_t drops;               /* the drops the fill-and-flush rule saw (counted when it rose,
                                  or its falls are judged below the threshold) */
   size_t skipped;             /* the warm-up boundaries left out */
@@ -153,8 +156,11 @@ void diff_trend_dips(const uint64_t *series, const uint64_t *survived, size_t n,
  * and refills with a floor that does not rise by threshold; dip (NULL: x)
  * the least value within each segment (diff_trend_dips), floors NULL or
  * indexed as x. *drop_count gets the drops seen, *settled whether, floors
- * flat, it rose by less than threshold after the last drop. */
+ * flat, it rose by less than threshold after the last drop, *rising whether
+ * floors read from frees rose at every drop of two or more, by threshold in
+ * all and by half of it at the last (a leak under the teeth). */
 int diff_trend_fill_and_flush(const double *x, const double *dip, const uint64_t *floors, size_t n,
-                              double drop, double threshold, size_t *drop_count, int *settled);
+                              double drop, double threshold, size_t *drop_count, int *settled,
+                              int *rising);
 
 #endif

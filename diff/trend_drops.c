@@ -90,10 +90,12 @@ static size_t trend_drops(const double *x, const double *dip, size_t n, double t
  * the drop was let go, and a rise after it within the threshold is no
  * growth. */
 int diff_trend_fill_and_flush(const double *x, const double *dip, const uint64_t *floors, size_t n,
-                              double drop, double threshold, size_t *drop_count, int *settled)
+                              double drop, double threshold, size_t *drop_count, int *settled,
+                              int *rising)
 {
   *drop_count = 0;
   *settled = 0;
+  *rising = 0;
   if (n < 4)
     return 0;
   struct diff_trend_drop *drops = malloc(n * sizeof *drops);
@@ -133,6 +135,17 @@ int diff_trend_fill_and_flush(const double *x, const double *dip, const uint64_t
     for (size_t i = count - (count > 0); i-- > 0;)
       if (lows[i + 1] < lows[i])
         lows[i] = lows[i + 1];
+  }
+  /* Floors that rise at every drop, by the threshold in all and by half of it
+   * at the last: a leak under the teeth, kept through each flush and still
+   * kept at the end. Only floors read from frees (measured, or dips) count:
+   * a low read from live bytes alone may be a refill under way. */
+  if ((measured || dip) && count >= 2) {
+    int climbs = lows[points - 1] - lows[0] >= threshold &&
+                 lows[points - 1] - lows[points - 2] >= threshold / 2;
+    for (size_t i = 1; climbs && i < points; i++)
+      climbs = lows[i] > lows[i - 1];
+    *rising = climbs;
   }
   double slope = 0;
   int flat = points == 1 || (points >= 2 && diff_trend_theil_sen(lows, points, &slope) == 0 &&

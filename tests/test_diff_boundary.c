@@ -364,6 +364,40 @@ START_TEST(test_young_blocks_at_a_mid_segment_boundary_count_at_the_next_one)
 }
 END_TEST
 
+/* A table's array part resized during the final cycle is as old as the
+ * part it replaces: counted at the boundary (flush_leak.lua's audit list
+ * read 0 at one boundary of 31, and the leak passed). A young block moved
+ * stays young. */
+START_TEST(test_a_realloc_in_the_final_cycle_keeps_the_age_of_the_block_it_moves)
+{
+  struct fixture_segment s;
+  begin_segment(&s, "seg-0001.memprof");
+  fixture_alloc(&s, 30, 0xa000, 100);                 /* event 0: old */
+  fixture_alloc(&s, 31, 0xb000, 10);                  /* event 1: young at boundary 1 */
+  fixture_realloc(&s, 30, 0xa000, 100, 0xa800, 200);  /* event 2: moves an old block */
+  fixture_realloc(&s, 31, 0xb000, 10, 0xb800, 20);    /* event 3: moves a young one */
+  fixture_realloc(&s, 32, 0xd000, 8, 0xd800, 16);     /* event 4: the capture's block */
+  fixture_alloc(&s, 33, 0xc000, 5);                   /* event 5 */
+  fixture_end(&s, 0);
+  write_index("ljleak-index\tversion=1\ncapture\tpid=7\tsample=0\n"
+              "boundary\tseq=1\tsegment=1\tevents=5\tyoung_from=1\tcause=gc\n"
+              "boundary\tseq=2\tsegment=1\tevents=6\tyoung_from=6\tcause=gc\n"
+              "segment\tseq=1\tfile=seg-0001.memprof\tevents=6\tcomplete=1\tyoung_from=6\n");
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    struct diff_result result;
+    run_ok(&result, jobs);
+    const struct diff_site *site = find_site(&result, "@t.lua:30");
+    SERIES(site, live_bytes, 200, 200);
+    SERIES(site, live_blocks, 1, 1);
+    site = find_site(&result, "@t.lua:31");
+    SERIES(site, live_bytes, 0, 20);
+    site = find_site(&result, "@t.lua:32");  /* born before the capture: old */
+    SERIES(site, live_bytes, 16, 16);
+    diff_result_free(&result);
+  }
+}
+END_TEST
+
 START_TEST(test_block_born_in_piece_1_and_freed_in_piece_3_of_one_segment)
 {
   struct fixture_segment s;
@@ -1101,6 +1135,7 @@ int main(void)
   tcase_add_test(tc, test_survived_counts_the_frees_of_blocks_live_at_the_boundary_before);
   tcase_add_test(tc, test_survived_across_a_segment_that_ends_between_boundaries);
   tcase_add_test(tc, test_young_blocks_at_a_mid_segment_boundary_count_at_the_next_one);
+  tcase_add_test(tc, test_a_realloc_in_the_final_cycle_keeps_the_age_of_the_block_it_moves);
   tcase_add_test(tc, test_block_born_in_piece_1_and_freed_in_piece_3_of_one_segment);
   tcase_add_test(tc, test_survivors_of_a_mark_are_the_blocks_held_there_still_live);
   tcase_add_test(tc, test_block_crossing_segments_is_followed_across_a_boundary_at_event_0);

@@ -361,6 +361,69 @@ static enum diff_verdict verdict_with_floors(const uint64_t *series, const uint6
   return verdict;
 }
 
+/* flush_leak.lua, 640000 requests (a CI run): three teeth whose floors,
+ * read from the frees at each flush, rise with the entries kept (7.2, 15.0,
+ * 23.1 MB), while the last teeth leave the later half's slope negative.
+ * Steady before the rule (p = 7e-22), and the leak passed with exit 0. */
+static const uint64_t teeth_live[30] = {
+    0,        15876,    81644,    263516,   750716,   1310444,  2177596,  2177644,
+    2621916,  3655356,  3655404,  4883836,  5245436,  7174876,  7174924,  9593756,
+    10487836, 14331996, 14332044, 19143540, 21070924, 28755776, 28755828, 14055432,
+    23974788, 36900972, 36901024, 26284004, 45673828, 33865492};
+static const uint64_t teeth_survived[30] = {
+    UINT64_MAX, 0,        32244,    132044,   390284,   1125164,  1310444,  2177644,
+    2177644,    2621964,  3655404,  3655404,  4883884,  5245484,  7174924,  7174924,
+    9593804,    10487884, 14332044, 14332044, 19143592, 21070924, 28755828, 7188920,
+    14055484,   23974840, 36901024, 15040296, 26284052, 23108792};
+static const uint64_t teeth_work[30] = {
+    0,        78408,    229156,   601632,   1506092,  1825580,  2874672,  2874784,
+    3927128,  4978716,  4978828,  6225268,  7787132,  9734608,  9734720,  12171672,
+    15443984, 19306180, 19306292, 24135912, 30800000, 38502940, 38503052, 48130116,
+    60164680, 75206060, 75206172, 94399936, 118002236, 130762392};
+
+START_TEST(test_floors_that_rise_at_every_flush_grow_whatever_the_last_teeth_do)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_trend trend;
+  enum diff_verdict verdict;
+  ck_assert_int_eq(diff_trend_verdict_work(teeth_live, NULL, teeth_survived, teeth_work, 30,
+                                           &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.floors_rising, 1);
+  ck_assert_uint_eq(trend.drops, 3);
+  ck_assert(trend.late_slope < 0);  /* the persistence test alone would pass it */
+  /* The same teeth flushed to a floor that holds (what each flush leaves
+   * is the same): steady, filled and flushed. */
+  uint64_t held[30];
+  memcpy(held, teeth_survived, sizeof held);
+  held[23] = held[27] = held[29] = 7188920;
+  ck_assert_int_eq(diff_trend_verdict_work(teeth_live, NULL, held, teeth_work, 30, &options,
+                                           &verdict, &trend), 0);
+  ck_assert_int_eq(trend.floors_rising, 0);
+  ck_assert_int_ne(verdict, DIFF_VERDICT_GROWING);
+  /* Floors that rose and then held at the last flush: no longer rising. */
+  held[23] = 7188920, held[27] = held[29] = 15040296;
+  ck_assert_int_eq(diff_trend_verdict_work(teeth_live, NULL, held, teeth_work, 30, &options,
+                                           &verdict, &trend), 0);
+  ck_assert_int_eq(trend.floors_rising, 0);
+  /* Without the frees read, lows from live bytes alone may be refills under
+   * way: the rule does not apply. */
+  ck_assert_int_eq(diff_trend_verdict_work(teeth_live, NULL, NULL, teeth_work, 30, &options,
+                                           &verdict, &trend), 0);
+  ck_assert_int_eq(trend.floors_rising, 0);
+  /* Measured floors (the second reading) that rise at each flush: growing. */
+  uint64_t floors[30];
+  for (size_t i = 0; i < 30; i++)
+    floors[i] = DIFF_TREND_UNMEASURED;
+  floors[23] = 7188920, floors[27] = 15040296, floors[29] = 23108792;
+  ck_assert_int_eq(diff_trend_verdict_work(teeth_live, floors, teeth_survived, teeth_work, 30,
+                                           &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.floors_rising, 1);
+}
+END_TEST
+
 START_TEST(test_measured_floors_decide_fill_and_flush)
 {
   struct diff_trend trend;
@@ -890,6 +953,7 @@ int main(void)
   tcase_add_test(tc, test_rise_that_leans_towards_a_trend_is_undecided);
   tcase_add_test(tc, test_fill_and_flush_is_steady_unless_its_floor_rises);
   tcase_add_test(tc, test_floor_is_the_least_low_from_there_on);
+  tcase_add_test(tc, test_floors_that_rise_at_every_flush_grow_whatever_the_last_teeth_do);
   tcase_add_test(tc, test_measured_floors_decide_fill_and_flush);
   tcase_add_test(tc, test_one_step_then_flat_is_steady_a_staircase_is_growing);
   tcase_add_test(tc, test_rose_then_held_is_steady_steps_that_repeat_are_not);
