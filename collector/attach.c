@@ -414,3 +414,23 @@ const char *ljleak_collector_attach_message(void)
 {
   return attach.message;
 }
+
+int ljleak_collector_attach_step(const char *step, const char *request, const char *state,
+                                 char *message, size_t size)
+{
+  int rc;
+  if (!step)
+    rc = fail("no step named%s%s", "", "");
+  else if (!strcmp(step, "attach"))
+    rc = ljleak_collector_attach(request, state);
+  else if (!strcmp(step, "cancel"))
+    rc = ljleak_collector_attach_cancel();
+  else if (!strcmp(step, "poll")) {
+    ljleak_collector_attach_poll();
+    rc = 0;
+  } else
+    rc = fail("no step %s%s", step, "");
+  if (message && size)
+    snprintf(message, size, "%s", attach.message);
+  return rc;
+}

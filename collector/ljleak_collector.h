@@ -205,6 +205,11 @@ LJLEAK_API int ljleak_collector_attach(const char *request, const char *state);
 LJLEAK_API int ljleak_collector_attach_cancel(void);
 LJLEAK_API void ljleak_collector_attach_poll(void);
 LJLEAK_API const char *ljleak_collector_attach_message(void);
+/* The three in one call, as the debugger makes it: step is "attach", "cancel" or "poll"; returns
+ * what that entry returns, -1 for another step, and copies the message into message (size bytes,
+ * NUL-terminated). One call where each entry took two (its message, and dlsym for its address). */
+LJLEAK_API int ljleak_collector_attach_step(const char *step, const char *request, const char *state,
+                                            char *message, size_t size);
 
 /* The Lua module's entry point: require "ljleak.collector". */
 LJLEAK_API int luaopen_ljleak_collector(struct lua_State *L);

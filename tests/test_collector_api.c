@@ -494,6 +494,30 @@ static struct gc_seen gc_seen(lua_State *L)
  * its boundary and the walk; after it the GC is where ljleak_collector_boundary, the same
  * cycle without the walk, leaves it on the same heap: the same bytes, threshold, estimate,
  * debt and state, and one white flip (the cycle's), none more. */
+/* The debugger's one entry (ljleak attach, docs/attach.md): each step as its own entry, the
+ * message copied into the caller's buffer and cut to its size. Arming is tested end to end
+ * (tests/e2e/attach.sh): its scan for the Lua state reads every private writable mapping,
+ * which under a sanitizer or valgrind are theirs too. */
+START_TEST(test_api_attach_step_is_the_entries_in_one_call)
+{
+  char dir[1200], message[256];
+  lua_State *L = new_state("attach-step", "cap", dir, sizeof dir);
+  ck_assert_int_eq(ljleak_collector_attach_step("attach", NULL, NULL, message, sizeof message), -1);
+  ck_assert_str_eq(message, "the request is missing or too long");
+  ck_assert_str_eq(message, ljleak_collector_attach_message());
+  ck_assert_int_eq(ljleak_collector_attach_step("attach", NULL, NULL, message, 12), -1);
+  ck_assert_str_eq(message, "the request");
+  ck_assert_int_eq(ljleak_collector_attach_step("cancel", NULL, NULL, NULL, 0), 0);
+  ck_assert_int_eq(ljleak_collector_attach_step("detach", NULL, NULL, message, sizeof message), -1);
+  ck_assert_str_eq(message, "no step detach");
+  ck_assert_int_eq(ljleak_collector_attach_step(NULL, NULL, NULL, message, sizeof message), -1);
+  ck_assert_int_eq(ljleak_collector_attach_step("poll", NULL, NULL, message, sizeof message), 0);
+  /* Nothing was armed, and the poll found no capture to ask: Lua runs as before. */
+  ck_assert_int_eq(luaL_dostring(L, "local t = {} for i = 1, 100 do t[i] = {} end"), 0);
+  lua_close(L);
+}
+END_TEST
+
 START_TEST(test_api_snapshot_leaves_the_gc_state)
 {
   char dir[1024], err[512], path[1100];
@@ -558,6 +582,7 @@ int main(void)
   tcase_add_test(tc, test_api_fresh_boundary_serves_the_snapshot_and_the_stop);
   tcase_add_test(tc, test_api_host_functions_are_named_never_raw_addresses);
   tcase_add_test(tc, test_api_snapshot_leaves_the_gc_state);
+  tcase_add_test(tc, test_api_attach_step_is_the_entries_in_one_call);
   tcase_add_loop_test(tc, test_api_sampled_capture_counts_and_restores, 0, 2);
   tcase_add_loop_test(tc, test_api_sampled_hook_wrapped_by_the_host, 0, 2);
   suite_add_tcase(s, tc);
