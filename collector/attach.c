@@ -40,10 +40,15 @@ static struct {
  * cycle that stops the process for all of it; the VM takes no step of its own meanwhile
  * (steps_hold), so the cycle ends at one of ours, where the snapshot is taken. A step's budget is
  * four times the gap: a large heap's cycle ends within a few times its own work, each stall a few
- * ms. Past STEP_LIMIT_NS the rest of the cycle (not a new one) runs in one go. */
-#define STEP_BUDGET_NS UINT64_C(4000000)  /* the GC work of one step, at most */
-#define STEP_GAP_NS UINT64_C(1000000)     /* the program's time between two steps, at least */
-#define STEP_LIMIT_NS UINT64_C(2000000000)
+ * ms. Past STEP_HURRY_NS the gap shrinks to STEP_HURRY_GAP_NS (a heap of hundreds of MB in a
+ * process that runs Lua now and then, as an nginx worker does), each stall still one step; past
+ * STEP_LIMIT_NS the rest of the cycle (not a new one) runs in one go, before ljleak attach's
+ * --wait (10 s by default) is over. */
+#define STEP_BUDGET_NS UINT64_C(4000000)     /* the GC work of one step, at most */
+#define STEP_GAP_NS UINT64_C(1000000)        /* the program's time between two steps, at least */
+#define STEP_HURRY_NS UINT64_C(2000000000)
+#define STEP_HURRY_GAP_NS UINT64_C(250000)
+#define STEP_LIMIT_NS UINT64_C(6000000000)
 
 static struct {
   int on;                        /* the hook steps a cycle for the request being answered */
@@ -285,7 +290,8 @@ static void at_step(lua_State *L, lua_Debug *ar)
     return;
   }
   steps_hold(g);
-  steps.next_ns = coll_now_mono_ns() + STEP_GAP_NS;
+  steps.next_ns = coll_now_mono_ns() + (now - steps.start_ns >= STEP_HURRY_NS ? STEP_HURRY_GAP_NS
+                                                                              : STEP_GAP_NS);
 }
 
 /* Starts the stepped cycle: 0, or -1 when the capture cannot (it is answered at once then). */
