@@ -5,6 +5,7 @@
 # module's name, --snapshot answers with what holds the heap, and the host serves on.
 E2E_NAME=hostattach
 . tests/e2e/lib.sh
+. tests/e2e/attach_load.sh
 if ! command -v gdb >/dev/null 2>&1; then
   echo "host-attach: gdb is not installed (apt-get install gdb)"; bad "gdb_installed"; finish; exit
 fi
@@ -21,17 +22,7 @@ trap 'kill $pid $load 2>/dev/null; rm -rf "$tmp"' EXIT
 n=0; until grep -q listening "$tmp/host.out" 2>/dev/null || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
 check "the_host_listens_without_the_collector" sh -c "grep -q listening '$tmp/host.out' && ! grep -q collector.so /proc/$pid/maps"
 
-"$client" "$port" 4 10s /leak /churn >"$tmp/load.out" &
-load=$!
-sleep 1
-"$LJLEAK" attach --duration 4 --every 64k --snapshots 2 -o "$tmp/cap" "$pid" 2>"$tmp/attach.err"
-check "attach_captures_the_host" test $? = 0
-[ -f "$tmp/cap/index" ] || cat "$tmp/attach.err"
-wait "$load"
-check "no_request_failed_under_the_attach" test $? = 0
-load=""
-"$LJLEAK" diff "$tmp/cap" >"$tmp/diff.out" 2>&1
-check "the_diff_flags_the_leak" test $? = 1
+attach_under_load "$pid" "$tmp/cap" host /leak /churn
 check "at_host_app_lua_line_10" sh -c "sed -n '/^growing/,/^\$/p' '$tmp/diff.out' | grep -q 'host_app.lua:10'"
 check "held_by_the_module_by_its_name" grep -q "sessions\.open" "$tmp/diff.out"
 check "the_host_runs_on" kill -0 "$pid"
