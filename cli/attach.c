@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "collector/state_scan.h"
 #include "format/capture_files.h"
 #include "format/capture_layout.h"
 #include "format/control_file.h"
@@ -61,7 +62,8 @@ static const char attach_help[] =
 struct attach_job {
   struct cli_capture_options capture;
   long pid;
-  const char *state;
+  const char *state;         /* --state, or the candidate the scan from outside found */
+  char candidate[32];
   double wait;
   int snapshot_now;         /* --snapshot */
   char gdb[PATH_MAX];
@@ -353,10 +355,28 @@ static const char *answer_text(const struct cli_attach_gdb *g)
   return space ? space + 1 : "";
 }
 
+/* Without --state, the Lua state is looked for from outside while the process runs, so the stop
+ * does not scan its memory (docs/attach.md): one found is the collector's candidate ("~ADDR",
+ * checked against its layout at the stop); none, several, or memory that cannot be read or takes
+ * longer than this leave the choice to the scan at the stop. */
+#define ATTACH_SCAN_BUDGET_NS UINT64_C(5000000000)
+static void find_candidate(struct attach_job *job)
+{
+  uint64_t found[2];
+  if ((job->state && *job->state) ||
+      coll_state_scan(job->pid, found, 2, ATTACH_SCAN_BUDGET_NS) != 1)
+    return;
+  snprintf(job->candidate, sizeof job->candidate, "~%#" PRIx64, found[0]);
+  job->state = job->candidate;
+  fprintf(stderr, "ljleak: process %ld: a Lua state, global state %s, found while it runs\n",
+          job->pid, job->candidate + 1);
+}
+
 /* The debugger's step that arms the hook: CLI_EXIT_OK, or why not (printed). */
 static int arm(struct attach_job *job, const char *request)
 {
   struct cli_attach_gdb g;
+  find_candidate(job);
   gdb_step(job, "attach", request, &g);
   if (answer_is(&g, "armed")) {
     fprintf(stderr, "ljleak: process %ld: %s; waiting for its next Lua instruction\n", job->pid,

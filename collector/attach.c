@@ -13,6 +13,7 @@
 #include "collector/capture.h"
 #include "collector/control.h"
 #include "collector/lj_private.h"
+#include "collector/maps.h"
 #include "collector/now.h"
 #include "collector/options.h"
 #include "collector/text.h"
@@ -61,57 +62,6 @@ static struct {
   struct coll_boundary_mark mark;
 } steps;
 
-/* Reads /proc/self/maps a line at a time without the C library's buffers (the stop may be
- * anywhere the process was in a system call). */
-struct maps_reader {
-  int fd;
-  char buffer[4096];
-  size_t used, start;
-};
-
-static int maps_line(struct maps_reader *r, char *line, size_t size)
-{
-  for (;;) {
-    char *nl = memchr(r->buffer + r->start, '\n', r->used - r->start);
-    if (nl) {
-      size_t n = (size_t)(nl - (r->buffer + r->start));
-      if (n >= size)
-        n = size - 1;
-      memcpy(line, r->buffer + r->start, n);
-      line[n] = '\0';
-      r->start = (size_t)(nl - r->buffer) + 1;
-      return 1;
-    }
-    memmove(r->buffer, r->buffer + r->start, r->used - r->start);
-    r->used -= r->start;
-    r->start = 0;
-    if (r->used == sizeof r->buffer)
-      r->used = 0;   /* a line longer than the buffer: dropped */
-    ssize_t n = read(r->fd, r->buffer + r->used, sizeof r->buffer - r->used);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return 0;
-    r->used += (size_t)n;
-  }
-}
-
-/* Whether the mapping of line is private memory the process reads and writes, where the VM's
- * blocks live (not a device's, not the kernel's pages). */
-static int maps_heap(const char *line, uintptr_t *from, uintptr_t *to)
-{
-  unsigned long long a, b;
-  char perms[8];
-  int name = 0;
-  if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &a, &b, perms, &name) < 3)
-    return 0;
-  if (strcmp(perms, "rw-p") != 0 || strstr(line + name, "[vvar") || strstr(line + name, "[vsyscall"))
-    return 0;
-  *from = (uintptr_t)a;
-  *to = (uintptr_t)b;
-  return 1;
-}
-
 /* Whether gg is a GG_State of this build's layout: the main thread and the global state of one
  * block point at each other, and what they hold is in range. */
 static int gg_state_valid(const GG_State *gg)
@@ -128,15 +78,14 @@ static int gg_state_valid(const GG_State *gg)
  * the global state GG_OFS(g) bytes past it. Up to max of them into found; how many there are. */
 static size_t find_states(GG_State **found, size_t max)
 {
-  struct maps_reader r = {.fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)};
-  if (r.fd < 0)
+  struct coll_maps maps;
+  if (coll_maps_open(&maps, 0) != 0)
     return 0;
   size_t count = 0;
   const size_t glref = offsetof(GG_State, L) + offsetof(lua_State, glref);
-  char line[512];
-  while (maps_line(&r, line, sizeof line)) {
-    uintptr_t from, to;
-    if (!maps_heap(line, &from, &to) || to - from < sizeof(GG_State))
+  uintptr_t from, to;
+  while (coll_maps_next_heap(&maps, &from, &to)) {
+    if (to - from < sizeof(GG_State))
       continue;
     /* The word at glref of a candidate names the candidate's own g: one comparison a word. */
     for (uintptr_t at = from; at + sizeof(GG_State) <= to; at += sizeof(uint64_t)) {
@@ -148,8 +97,26 @@ static size_t find_states(GG_State **found, size_t max)
       count++;
     }
   }
-  close(r.fd);
+  coll_maps_close(&maps);
   return count;
+}
+
+/* The GG_State whose global state is at g_address, when one of this build's layout is there and
+ * all of it in one private writable mapping (what the scan would find there); else NULL. Reads
+ * no memory outside such a mapping, so an address from anywhere is safe. */
+static GG_State *state_at(uintptr_t g_address)
+{
+  if (g_address < (uintptr_t)GG_OFS(g) || g_address % sizeof(uint64_t))
+    return NULL;
+  uintptr_t at = g_address - (uintptr_t)GG_OFS(g), from, to;
+  struct coll_maps maps;
+  if (coll_maps_open(&maps, 0) != 0)
+    return NULL;
+  int inside = 0;
+  while (!inside && coll_maps_next_heap(&maps, &from, &to))
+    inside = at >= from && at <= to && to - at >= sizeof(GG_State);
+  coll_maps_close(&maps);
+  return inside && gg_state_valid((const GG_State *)at) ? (GG_State *)at : NULL;
 }
 
 /* The message of the step that failed (coll_text_error's two strings): -1. */
@@ -160,9 +127,18 @@ static int fail(const char *format, const char *a, const char *b)
 }
 
 /* The state named by address (its global state's, in hexadecimal, as the messages print it), or
- * the one state found; NULL with the message. */
+ * the one state found; NULL with the message. "~ADDR" is the front end's candidate, found from
+ * outside the process before the stop (coll_state_scan): taken when it holds a state of this
+ * build's layout, else the scan decides. Only the scan reads all the process's memory (tens of
+ * ms for a heap of a few hundred MB, with the process stopped). */
 static GG_State *choose_state(const char *address)
 {
+  int candidate = address && *address == '~';
+  char *end = NULL;
+  unsigned long long want = address && *address ? strtoull(address + candidate, &end, 16) : 0;
+  GG_State *gg = end && end != address + candidate && *end == '\0' ? state_at((uintptr_t)want) : NULL;
+  if (gg)
+    return gg;
   GG_State *found[8];
   size_t count = find_states(found, sizeof found / sizeof found[0]);
   char list[256] = "", item[32];
@@ -170,12 +146,7 @@ static GG_State *choose_state(const char *address)
     snprintf(item, sizeof item, "%s%#lx", i ? " " : "", (unsigned long)(uintptr_t)&found[i]->g);
     strncat(list, item, sizeof list - strlen(list) - 1);
   }
-  if (address && *address) {
-    char *end;
-    unsigned long long want = strtoull(address, &end, 16);
-    for (size_t i = 0; i < count && i < sizeof found / sizeof found[0]; i++)
-      if (*end == '\0' && (uintptr_t)&found[i]->g == (uintptr_t)want)
-        return found[i];
+  if (address && *address && !candidate) {
     fail("no Lua state at %s (this process has: %s)", address, count ? list : "none");
     return NULL;
   }

@@ -8,7 +8,8 @@ collector_SRCS := collector/addr_map.c collector/attach.c collector/attrib.c col
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
   collector/segments.c collector/snapshot.c collector/snapshot_objects.c collector/stub.c collector/symbols.c collector/cname.c collector/elf_symbols.c collector/trace_line.c \
   collector/trace_map.c collector/trace_record.c collector/text.c \
-  collector/site.c collector/trace_log.c collector/index.c collector/state.c
+  collector/site.c collector/trace_log.c collector/index.c collector/state.c \
+  collector/maps.c collector/state_scan.c
 # the values option's sidecar beside each heap snapshot (off by default: values can be secrets)
 collector_SRCS += collector/snapshot_values.c
 LUAJIT_SRCS += $(collector_SRCS)

@@ -1,14 +1,18 @@
 /* tests/test_collector_api.c: the C API for embedding hosts: start, status, stop, allocator restored. */
 #include <check.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/check_run.h"
 #include "collector/ljleak_collector.h"
 #include "collector/capture.h"
 #include "collector/lj_private.h"
+#include "collector/state_scan.h"
 #include "format/capture_index.h"
 #include "format/memprof.h"
 #include "lauxlib.h"
@@ -518,6 +522,110 @@ START_TEST(test_api_attach_step_is_the_entries_in_one_call)
 }
 END_TEST
 
+/* Arming by the state's address, the user's --state or the front end's candidate ("~ADDR"):
+ * taken after a check of that state alone, with no scan of the process's memory (which this
+ * test could not run under a sanitizer or valgrind, above); the hook is armed and cancelled. */
+START_TEST(test_api_attach_arms_the_state_named)
+{
+  char dir[1200], message[256], address[40], want[80];
+  lua_State *L = new_state("attach-named", "cap", dir, sizeof dir);
+  snprintf(want, sizeof want, "global state %#lx, allocator %#lx", (unsigned long)(uintptr_t)G(L),
+           (unsigned long)(uintptr_t)G(L)->allocf);
+  for (int candidate = 0; candidate < 2; candidate++) {
+    snprintf(address, sizeof address, "%s%#lx", candidate ? "~" : "", (unsigned long)(uintptr_t)G(L));
+    ck_assert_int_eq(ljleak_collector_attach_step("attach", "id=a\n", address, message,
+                                                  sizeof message), 0);
+    ck_assert_str_eq(message, want);
+    ck_assert_int_ne(G(L)->hookmask & LUA_MASKCOUNT, 0);
+    /* Armed once: a second attach waits for the first. */
+    ck_assert_int_eq(ljleak_collector_attach_step("attach", "id=b\n", address, message,
+                                                  sizeof message), -1);
+    ck_assert_str_eq(message, "an earlier attach still waits for its safe point");
+    ck_assert_int_eq(ljleak_collector_attach_step("cancel", NULL, NULL, NULL, 0), 1);
+    ck_assert_int_eq(G(L)->hookmask & LUA_MASKCOUNT, 0);
+  }
+  ck_assert_int_eq(luaL_dostring(L, "local t = {} for i = 1, 100 do t[i] = {} end"), 0);
+  lua_close(L);
+}
+END_TEST
+
+/* Runs luajit with script on a pipe each way; its first line into line. The child's pid. */
+static pid_t luajit_child(const char *script, int *to_child, char *line, size_t size)
+{
+  int in[2], out[2];
+  ck_assert_int_eq(pipe(in), 0);
+  ck_assert_int_eq(pipe(out), 0);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    dup2(in[0], STDIN_FILENO);
+    dup2(out[1], STDOUT_FILENO);
+    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+    execlp("luajit", "luajit", "-e", script, (char *)NULL);
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  FILE *f = fdopen(out[0], "r");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(fgets(line, (int)size, f));
+  fclose(f);
+  *to_child = in[1];
+  return pid;
+}
+
+static void end_child(pid_t pid, int to_child)
+{
+  close(to_child);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* The scan from outside (ljleak attach, before the stop) finds a running luajit's one state: its
+ * global state, as the script reads it from a coroutine's glref (every thread's names it), among
+ * the process's 1 MB chunks and a heap of a few MB; a process with no LuaJIT (sleep) has none,
+ * and none can be read of a process that ended. */
+START_TEST(test_api_state_scan_finds_a_running_luajit)
+{
+  char script[512], line[64];
+  snprintf(script, sizeof script,
+           "local ffi = require 'ffi' local keep = {} "
+           "for i = 1, 50000 do keep[i] = {i, tostring(i)} end "
+           "local co = coroutine.create(function() end) "
+           "local at = tonumber(tostring(co):match('0x(%%x+)'), 16) "
+           "local g = ffi.cast('uint64_t *', ffi.cast('uintptr_t', at) + %zu)[0] "
+           "io.write(string.format('%%x\\n', tonumber(g))) io.flush() io.read()",
+           offsetof(lua_State, glref));
+  int to_child;
+  pid_t pid = luajit_child(script, &to_child, line, sizeof line);
+  uint64_t found[4] = {0};
+  ck_assert_int_eq(coll_state_scan(pid, found, 4, UINT64_C(20000000000)), 1);
+  ck_assert_uint_eq(found[0], strtoull(line, NULL, 16));
+  ck_assert_int_eq(coll_state_scan(pid, found, 4, 0), -1);   /* no time: gives up */
+  end_child(pid, to_child);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    execlp("sleep", "sleep", "30", (char *)NULL);
+    _exit(127);
+  }
+  /* Until it runs sleep: its own memory, not this test's copy. */
+  char exe[64], target[PATH_MAX];
+  snprintf(exe, sizeof exe, "/proc/%ld/exe", (long)pid);
+  for (int i = 0; i < 500; i++) {
+    ssize_t n = readlink(exe, target, sizeof target - 1);
+    if (n > 0 && (target[n] = '\0', strstr(target, "sleep")))
+      break;
+    usleep(10000);
+  }
+  ck_assert_int_eq(coll_state_scan(pid, found, 4, UINT64_C(20000000000)), 0);
+  kill(pid, SIGTERM);
+  ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+  ck_assert_int_eq(coll_state_scan(pid, found, 4, UINT64_C(20000000000)), -1);
+}
+END_TEST
+
 START_TEST(test_api_snapshot_leaves_the_gc_state)
 {
   char dir[1024], err[512], path[1100];
@@ -583,6 +691,8 @@ int main(void)
   tcase_add_test(tc, test_api_host_functions_are_named_never_raw_addresses);
   tcase_add_test(tc, test_api_snapshot_leaves_the_gc_state);
   tcase_add_test(tc, test_api_attach_step_is_the_entries_in_one_call);
+  tcase_add_test(tc, test_api_attach_arms_the_state_named);
+  tcase_add_test(tc, test_api_state_scan_finds_a_running_luajit);
   tcase_add_loop_test(tc, test_api_sampled_capture_counts_and_restores, 0, 2);
   tcase_add_loop_test(tc, test_api_sampled_hook_wrapped_by_the_host, 0, 2);
   suite_add_tcase(s, tc);

@@ -48,6 +48,9 @@ gstate=$(sed -n 's/.*global state \(0x[0-9a-f]*\), allocator .*/\1/p' "$tmp/a1.e
 allocf=$(sed -n 's/.*global state 0x[0-9a-f]*, allocator \(0x[0-9a-f]*\);.*/\1/p' "$tmp/a1.err")
 now_allocf=$(gdb -q -batch -nx -p "$leak" -ex "x/gx $gstate" 2>/dev/null | sed -n "s/^$gstate:[^0]*\(0x[0-9a-f]*\).*/\1/p" | sed 's/0x0*/0x/')
 check "its_allocator_is_its_own_again" test -n "$allocf" -a "$now_allocf" = "$allocf"
+# The state was found from outside while the process ran (no scan at the stop), and taken there.
+found=$(sed -n 's/.*a Lua state, global state \(0x[0-9a-f]*\), found while it runs$/\1/p' "$tmp/a1.err")
+check "its_state_was_found_before_the_stop" test -n "$found" -a "$found" = "$gstate"
 # --state: the state by its global state's address, as attach said it; another address is refused.
 "$LJLEAK" attach --state 0x1000 --duration 1 -o "$tmp/cap-nostate" "$leak" 2>"$tmp/nostate.err"
 check "a_state_that_is_not_there_is_refused" test $? = 3
@@ -92,6 +95,7 @@ states=$(sed -n 's/.*their global states: \([0-9a-fx ]*\)).*/\1/p' "$tmp/two0.er
 main=$(echo "$states" | tr " " "\n" | grep -v -x "$idle")
 check "the_two_are_the_idle_one_and_another" test "$(echo "$states" | wc -w)" = 2 -a -n "$main"
 check "and_nothing_is_written" test ! -e "$tmp/cap-two0"
+check "two_states_are_left_to_the_scan_at_the_stop" sh -c "! grep -q 'found while it runs' '$tmp/two0.err'"
 "$LJLEAK" attach --state "$main" --duration 1.5 --every 16k -o "$tmp/cap-two" "$two" 2>"$tmp/two1.err"
 check "state_of_the_running_one_captures" test $? = 0 -a -f "$tmp/cap-two/index"
 "$LJLEAK" diff "$tmp/cap-two" >"$tmp/dtwo" 2>&1
@@ -145,6 +149,9 @@ sleep 0.5
 "$LJLEAK" attach --duration 1 -o "$tmp/cap-wrong" "$wrong" 2>"$tmp/wrong.err"
 check "another_luajit_is_refused" test $? = 3
 check "saying_it_is_not_the_one_built_for" grep -q "not the one this build was made for" "$tmp/wrong.err"
+# Found from outside (the two references the scan there reads are where they are in this build),
+# it is not taken at the stop: the collector checks its own layout, and scans.
+check "its_state_found_from_outside_was_not_taken" grep -q "found while it runs" "$tmp/wrong.err"
 check "it_runs_on_without_a_capture" sh -c "kill -0 $wrong && test ! -e '$tmp/cap-wrong/index'"
 
 # Not LuaJIT: the collector cannot load.
