@@ -340,7 +340,8 @@ static void at_safe_point(lua_State *L, lua_Debug *ar)
   start_requested(L);
 }
 
-int ljleak_collector_attach(const char *request, const char *state)
+/* Step "attach": the state, the checks, the hook armed (ljleak_collector.h). */
+static int attach_arm(const char *request, const char *state)
 {
   attach.message[0] = '\0';
   if (__atomic_load_n(&attach.armed, __ATOMIC_SEQ_CST))
@@ -367,7 +368,8 @@ int ljleak_collector_attach(const char *request, const char *state)
   return 0;
 }
 
-int ljleak_collector_attach_cancel(void)
+/* Step "cancel": 1 when it disarmed the hook, 0 when the hook ran or none was set. */
+static int attach_cancel(void)
 {
   if (steps.on) {
     /* The capture runs: its cycle ends at the next Lua instruction, with the snapshot. */
@@ -381,15 +383,11 @@ int ljleak_collector_attach_cancel(void)
   return 1;
 }
 
-void ljleak_collector_attach_poll(void)
+/* Step "poll": the running capture takes the request waiting in its run directory. */
+static void attach_poll(void)
 {
   __atomic_fetch_or(&coll_capture_signal_pending, COLL_CAPTURE_PENDING_CONTROL, __ATOMIC_SEQ_CST);
   __atomic_store_n(&coll_capture_state.fast_phase, -1, __ATOMIC_RELAXED);
-}
-
-const char *ljleak_collector_attach_message(void)
-{
-  return attach.message;
 }
 
 int ljleak_collector_attach_step(const char *step, const char *request, const char *state,
@@ -399,11 +397,11 @@ int ljleak_collector_attach_step(const char *step, const char *request, const ch
   if (!step)
     rc = fail("no step named%s%s", "", "");
   else if (!strcmp(step, "attach"))
-    rc = ljleak_collector_attach(request, state);
+    rc = attach_arm(request, state);
   else if (!strcmp(step, "cancel"))
-    rc = ljleak_collector_attach_cancel();
+    rc = attach_cancel();
   else if (!strcmp(step, "poll")) {
-    ljleak_collector_attach_poll();
+    attach_poll();
     rc = 0;
   } else
     rc = fail("no step %s%s", step, "");

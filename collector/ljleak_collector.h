@@ -192,22 +192,17 @@ LJLEAK_API int ljleak_collector_install_signal(struct lua_State *L, const char *
 LJLEAK_API int ljleak_collector_parse_size(const char *text, uint64_t *value);
 LJLEAK_API int ljleak_collector_parse_seconds(const char *text, double *value);
 
-/* ljleak attach's entries (docs/attach.md), called by the debugger in a process that was stopped
- * in a system call; each does only what is safe at any instruction. attach finds the Lua state
- * (state: its address in hexadecimal, or NULL or "" for the only one), and arms a count hook
- * that, at the VM's next instruction, registers the process (docs/control-format.md, poll
- * "attach") and starts the capture request (a control request, docs/control-format.md, whose
- * options may name dir) asks for, answering in the registration: 0, or -1 with the reason in
- * ljleak_collector_attach_message(). attach_cancel disarms a hook that has not run: 1, or 0 when
- * it ran (or none was set). attach_poll asks the running capture to take the request waiting in
- * the run directory (the poll thread's part, for a process that has none). */
-LJLEAK_API int ljleak_collector_attach(const char *request, const char *state);
-LJLEAK_API int ljleak_collector_attach_cancel(void);
-LJLEAK_API void ljleak_collector_attach_poll(void);
-LJLEAK_API const char *ljleak_collector_attach_message(void);
-/* The three in one call, as the debugger makes it: step is "attach", "cancel" or "poll"; returns
- * what that entry returns, -1 for another step, and copies the message into message (size bytes,
- * NUL-terminated). One call where each entry took two (its message, and dlsym for its address). */
+/* ljleak attach's one entry (docs/attach.md), called by the debugger in a process that was
+ * stopped in a system call; each step does only what is safe at any instruction. Step "attach"
+ * finds the Lua state (state: its global state's address in hexadecimal, "~" and the address of a
+ * candidate found from outside, or NULL or "" for the only one) and arms a count hook that, at the
+ * VM's next instruction, registers the process (docs/control-format.md, poll "attach") and starts
+ * the capture request (a control request, docs/control-format.md, whose options may name dir)
+ * asks for, answering in the registration: 0, or -1. Step "cancel" disarms a hook that has not
+ * run: 1, or 0 when it ran (or none was set). Step "poll" asks the running capture to take the
+ * request waiting in the run directory (the poll thread's part, for a process that has none): 0.
+ * Another step: -1. The step's message (why it failed; after "attach", the state it armed) is
+ * copied into message (size bytes, NUL-terminated). */
 LJLEAK_API int ljleak_collector_attach_step(const char *step, const char *request, const char *state,
                                             char *message, size_t size);
 

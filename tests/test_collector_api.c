@@ -508,7 +508,6 @@ START_TEST(test_api_attach_step_is_the_entries_in_one_call)
   lua_State *L = new_state("attach-step", "cap", dir, sizeof dir);
   ck_assert_int_eq(ljleak_collector_attach_step("attach", NULL, NULL, message, sizeof message), -1);
   ck_assert_str_eq(message, "the request is missing or too long");
-  ck_assert_str_eq(message, ljleak_collector_attach_message());
   ck_assert_int_eq(ljleak_collector_attach_step("attach", NULL, NULL, message, 12), -1);
   ck_assert_str_eq(message, "the request");
   ck_assert_int_eq(ljleak_collector_attach_step("cancel", NULL, NULL, NULL, 0), 0);
