@@ -1,13 +1,10 @@
 /* collector/attach.c: ljleak attach's way into a running process (docs/attach.md): what runs at the debugger's stop finds the Lua state and arms a count hook; the capture starts at the hook, between two instructions of the VM. */
 #include "collector/ljleak_collector.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "collector/boundary.h"
 #include "collector/capture.h"
