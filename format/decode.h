@@ -112,7 +112,7 @@ static inline int memprof_event_header_is_valid(uint8_t header, int version)
 static inline __attribute__((always_inline)) size_t
 memprof_decode_event(const uint8_t *start, int version, struct memprof_event *e, int pext)
 {
-  uint8_t header = start[0];
+  unsigned header = start[0];  /* a full register: a spilled byte reloaded wider stalls */
   /* Bit h set for the header h of an alloc, free or realloc from an
    * internal, Lua, C or trace source: what memprof_event_header_is_valid
    * accepts less symtab events, in one test (the first format had no trace

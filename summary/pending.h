@@ -10,19 +10,24 @@
 /* Everything here is inlined into the feeding loop (summary_read.c), which
  * runs it for every event. */
 
-/* One event as the feeding loop keeps it: its site resolved, its kind as
- * the report orders kinds, the sizes a kind does not carry zero. */
+/* One event as the feeding loop keeps it: its entry and site version
+ * resolved, the sizes a kind does not carry zero. */
 struct summary_pending_event {
-  uint32_t kind;                /* KIND_ALLOC, KIND_REALLOC or KIND_FREE */
-  uint32_t site;
+  uint32_t kind;                /* MEMPROF_EVENT_ALLOC, _REALLOC or _FREE */
+  uint32_t entry;               /* the event's entry (its sums are added when it is filled) */
+  uint32_t version;             /* its site's version, for the block it makes */
   uint64_t old_address, old_size, new_address, new_size;
   uint64_t old_hash, new_hash;  /* of the addresses, for the kinds that carry them */
   uint64_t offset;              /* of the record, for error messages */
-  /* Set by pending_apply_heap for pending_apply_sums: */
-  uint32_t entry;               /* the event's entry */
-  uint32_t made_by;             /* the version that made the block it released, or SUMMARY_ID_NONE */
-  uint64_t found_size;          /* that block's size */
 };
+
+/* The kind of an event (MEMPROF_EVENT_ALLOC, _FREE or _REALLOC) as the
+ * report orders kinds (KIND_ALLOC, KIND_REALLOC, KIND_FREE). The feeding
+ * loop keeps the event's own kind: mapping it costs a load per event. */
+static inline int pending_report_kind(unsigned kind)
+{
+  return kind == MEMPROF_EVENT_ALLOC ? KIND_ALLOC : kind == MEMPROF_EVENT_REALLOC ? KIND_REALLOC : KIND_FREE;
+}
 
 /* The way of summary.recent_sites that a location goes to: its fields
  * mixed by a multiply, the top bits taken. */
@@ -37,7 +42,8 @@ static inline size_t pending_recent_way(enum memprof_source source, uint64_t loc
  * sweeping), else the recent sites' (a few hundred sites take most
  * events), else the site table's. A location's site never changes, so
  * neither can be stale. SUMMARY_ID_NONE when out of memory. */
-static inline uint32_t pending_site(struct summary *summary, const struct memprof_event *event)
+static inline __attribute__((always_inline)) uint32_t
+pending_site(struct summary *summary, const struct memprof_event *event)
 {
   if (__builtin_expect(summary->last_site != SUMMARY_ID_NONE && event->source == summary->last_source &&
                            event->location == summary->last_location &&
@@ -55,6 +61,13 @@ static inline uint32_t pending_site(struct summary *summary, const struct mempro
       return SUMMARY_ID_NONE;
     *recent = (struct summary_recent_site){event->location, event->line, (uint32_t)event->source, site_id};
   }
+  /* A site's entries never change once made; its version changes when
+   * symbols rename it, and is taken only while its name is current. */
+  const struct summary_site *site = &summary->sites[site_id];
+  summary->last_entry[MEMPROF_EVENT_ALLOC] = site->entry[KIND_ALLOC];
+  summary->last_entry[MEMPROF_EVENT_FREE] = site->entry[KIND_FREE];
+  summary->last_entry[MEMPROF_EVENT_REALLOC] = site->entry[KIND_REALLOC];
+  summary->last_version = site->name_epoch == summary->symbol_epoch ? site->version : SUMMARY_ID_NONE;
   summary->last_site = site_id;
   summary->last_source = event->source;
   summary->last_location = event->location;
@@ -64,17 +77,12 @@ static inline uint32_t pending_site(struct summary *summary, const struct mempro
 
 /* Fills pending from event; returns 0, 1 for a record that is no allocation
  * event, or -1 when out of memory. */
-static inline int pending_fill(struct summary *summary, struct summary_pending_event *pending,
-                               const struct memprof_event *event)
+static inline __attribute__((always_inline)) int
+pending_fill(struct summary *summary, struct summary_pending_event *pending, const struct memprof_event *event)
 {
-  /* Report kinds by event kind; KIND_COUNT for symtab events (their
-   * entries come as symbols) and anything else. */
-  static const uint8_t kinds[4] = {
-      [MEMPROF_EVENT_SYMTAB] = KIND_COUNT, [MEMPROF_EVENT_ALLOC] = KIND_ALLOC,
-      [MEMPROF_EVENT_FREE] = KIND_FREE, [MEMPROF_EVENT_REALLOC] = KIND_REALLOC};
-  unsigned kind = (unsigned)event->kind < 4 ? kinds[event->kind] : KIND_COUNT;
-  if (__builtin_expect(kind == KIND_COUNT, 0))
-    return 1;
+  unsigned kind = (unsigned)event->kind;
+  if (__builtin_expect(kind == MEMPROF_EVENT_SYMTAB || kind > MEMPROF_EVENT_REALLOC, 0))
+    return 1;  /* a symtab event's entries come as symbols */
   /* The reader leaves the fields a kind does not carry zero. */
   pending->kind = kind;
   pending->old_address = event->old_address;
@@ -84,7 +92,22 @@ static inline int pending_fill(struct summary *summary, struct summary_pending_e
   uint32_t site_id = pending_site(summary, event);
   if (site_id == SUMMARY_ID_NONE)
     return -1;
-  pending->site = site_id;
+  uint32_t entry_id = summary->last_entry[kind];
+  if (__builtin_expect(entry_id == SUMMARY_ID_NONE || summary->last_version == SUMMARY_ID_NONE, 0)) {
+    entry_id = summary_site_entry(summary, site_id, pending_report_kind(kind));
+    if (entry_id == SUMMARY_ID_NONE)
+      return -1;
+    summary->last_entry[kind] = entry_id;
+    summary->last_version = summary->sites[site_id].version;
+  }
+  pending->entry = entry_id;
+  pending->version = summary->last_version;
+  /* The entry's sums need nothing from the heap map: added here, in event
+   * order, so that entries are made in the order events name them. */
+  struct summary_entry *entry = &summary->entries[entry_id];
+  entry->events++;
+  entry->alloc_bytes += event->new_size;
+  entry->free_bytes += event->old_size;
   return 0;
 }
 
@@ -112,65 +135,25 @@ pending_link(struct summary *summary, uint32_t entry_id, int kind, uint32_t vers
   return 0;
 }
 
-/* An event is applied in two steps, so that a batch can take the first for
- * all its events before the second: the first finds the event's entry and
- * moves its block in the heap map (the map's buckets were prefetched when
- * the events were read), and prefetches the entry and the primary record
- * that the second updates. In event order within each step, the entries
- * and records are made in the same order as one event at a time would
- * make them; the heap map sees its puts and takes in event order too. */
-
-/* The first step: the entry, the block. Returns 0, or -1 when out of memory. */
+/* Applies one filled event: moves its block in the heap map (the map's
+ * buckets were prefetched when the event was read, a batch earlier), and
+ * adds the block it released to its primary record. Events are applied in
+ * order, so the heap map sees its puts and takes, and records are made, as
+ * they come. Returns 0, or -1 when out of memory. */
 static inline __attribute__((always_inline)) int
-pending_apply_heap(struct summary *summary, struct summary_pending_event *event)
+pending_apply(struct summary *summary, const struct summary_pending_event *event)
 {
-  const struct summary_site *site = &summary->sites[event->site];
-  uint32_t entry_id = site->entry[event->kind];
-  if (__builtin_expect(site->name_epoch != summary->symbol_epoch || entry_id == SUMMARY_ID_NONE, 0)) {
-    entry_id = summary_site_entry(summary, event->site, (int)event->kind);
-    if (entry_id == SUMMARY_ID_NONE)
-      return -1;
-    site = &summary->sites[event->site];
-  }
-  event->entry = entry_id;
-  __builtin_prefetch(&summary->entries[entry_id], 1);
-  event->made_by = SUMMARY_ID_NONE;
-  if (event->kind != KIND_ALLOC) {
-    if (heap_map_take(&summary->heap, event->old_address, event->old_hash, &event->found_size,
-                      &event->made_by)) {
-      const struct summary_version *made_by = &summary->versions[event->made_by];
-      const struct summary_primary_table *primaries = &summary->primaries;
-      __builtin_prefetch(&primaries->slots[made_by->primary_slot[event->kind] & primaries->mask], 1);
-    }
-    if (event->kind == KIND_FREE)
-      return 0;
-  }
-  return heap_map_put(&summary->heap, event->new_address, event->new_hash, event->new_size,
-                      site->version);
-}
-
-/* The second step: the sums of the entry and of the primary record of the
- * block the event released. Returns 0, or -1 when out of memory. */
-static inline __attribute__((always_inline)) int
-pending_apply_sums(struct summary *summary, const struct summary_pending_event *event)
-{
-  struct summary_entry *entry = &summary->entries[event->entry];
-  entry->events++;
-  entry->alloc_bytes += event->new_size;
-  entry->free_bytes += event->old_size;
-  if (event->made_by == SUMMARY_ID_NONE)
-    return 0;
-  return pending_link(summary, event->entry, (int)event->kind, event->made_by, event->found_size,
-                      event->new_size);
-}
-
-/* Applies one event. Returns 0, or -1 when out of memory. */
-static inline __attribute__((always_inline)) int
-pending_apply(struct summary *summary, struct summary_pending_event *event)
-{
-  if (pending_apply_heap(summary, event))
+  uint32_t made_by = SUMMARY_ID_NONE;
+  uint64_t found_size = 0;
+  if (event->kind != MEMPROF_EVENT_ALLOC &&
+      heap_map_take(&summary->heap, event->old_address, event->old_hash, &found_size, &made_by) &&
+      pending_link(summary, event->entry, pending_report_kind(event->kind), made_by, found_size,
+                   event->new_size))
     return -1;
-  return pending_apply_sums(summary, event);
+  if (event->kind == MEMPROF_EVENT_FREE)
+    return 0;
+  return heap_map_put(&summary->heap, event->new_address, event->new_hash, event->new_size,
+                      event->version);
 }
 
 #endif

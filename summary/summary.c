@@ -62,6 +62,7 @@ int summary_add_symbol(struct summary *summary, const struct memprof_symbol *sym
         memprof_symtab_renames(summary->symtab, symbol, site->source, location))
       site->name_epoch = 0;
   }
+  summary->last_site = SUMMARY_ID_NONE;  /* its version may have changed */
   return 0;
 }
 

@@ -42,6 +42,8 @@ struct summary {
   uint32_t last_site;           /* the previous event's site, or SUMMARY_ID_NONE */
   enum memprof_source last_source;
   uint64_t last_location, last_line;
+  uint32_t last_entry[4];       /* that site's entries by event kind (memprof's), or SUMMARY_ID_NONE */
+  uint32_t last_version;        /* its version while its name is current, or SUMMARY_ID_NONE */
   /* Sites of recent locations, direct-mapped (pending_site): a quarter of
    * events change location, mostly between a few hundred sites. */
   struct summary_recent_site recent_sites[SUMMARY_RECENT_SITES];

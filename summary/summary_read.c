@@ -22,20 +22,13 @@ static void summary_read_out_of_memory(struct format_error *err, const char *nam
   format_error_at(err, FORMAT_NO_MEMORY, name, offset, "out of memory");
 }
 
-/* Applies batch[0 .. count), in order, each step of pending.h for the
- * whole batch before the next, so that the misses of one step's prefetches
- * overlap with the work on the rest of the batch; on failure fills err. */
-static int summary_read_apply(struct summary *summary, struct summary_pending_event *batch,
+/* Applies batch[0 .. count), in order; on failure fills err. */
+static int summary_read_apply(struct summary *summary, const struct summary_pending_event *batch,
                               size_t count, const char *name, struct format_error *err)
 {
   summary->events += count;
   for (size_t i = 0; i < count; i++)
-    if (__builtin_expect(pending_apply_heap(summary, &batch[i]), 0)) {
-      summary_read_out_of_memory(err, name, batch[i].offset);
-      return -1;
-    }
-  for (size_t i = 0; i < count; i++)
-    if (__builtin_expect(pending_apply_sums(summary, &batch[i]), 0)) {
+    if (__builtin_expect(pending_apply(summary, &batch[i]), 0)) {
       summary_read_out_of_memory(err, name, batch[i].offset);
       return -1;
     }
@@ -60,11 +53,11 @@ summary_read_push(struct summary *summary, struct summary_pending_event *batch, 
   next->offset = offset;
   /* One hash for an alloc or a free, the address picked without a branch;
    * a realloc's second address is hashed apart. */
-  int is_alloc = next->kind == KIND_ALLOC;
+  int is_alloc = next->kind == MEMPROF_EVENT_ALLOC;
   uint64_t first = hash_u64(is_alloc ? next->new_address : next->old_address);
   next->old_hash = next->new_hash = first;
   heap_map_prefetch(&summary->heap, first);
-  if (next->kind == KIND_REALLOC) {
+  if (next->kind == MEMPROF_EVENT_REALLOC) {
     next->new_hash = hash_u64(next->new_address);
     heap_map_prefetch(&summary->heap, next->new_hash);
   }
