@@ -58,14 +58,17 @@ static enum format_status compare_read(const char *const *paths, size_t count,
    * memory goes before the snapshots are read. */
   if (status == FORMAT_OK && !options->no_holders && diff_holders_all_kept(&holders, &aggregate))
     diff_live_map_release(&aggregate.live);
-  /* The holders of each growing site, and on the same reading of each snapshot its kinds and
-   * container, for the leak suspects (diff/suspects.h). */
-  if (status == FORMAT_OK && !options->no_holders && diff_holders_find(&holders, &capture, &aggregate, result->sites,
-                                             result->site_count, info, options, err) < 0)
-    status = err->status != FORMAT_OK ? err->status
-                                      : format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
+  /* The growing containers first: the container rule prefers them. Then the holders of each
+   * growing site, and on the same reading of each snapshot its kinds and container, for the
+   * leak suspects (diff/suspects.h). */
   if (status == FORMAT_OK && !options->no_holders && info == &result->capture &&
       result->mode == DIFF_MODE_TREND && diff_holders_containers(&holders, &capture, &aggregate, result, options, err) < 0)
+    status = err->status != FORMAT_OK ? err->status
+                                      : format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
+  holders.growing = result->containers;
+  holders.growing_count = result->container_count;
+  if (status == FORMAT_OK && !options->no_holders && diff_holders_find(&holders, &capture, &aggregate, result->sites,
+                                             result->site_count, info, options, err) < 0)
     status = err->status != FORMAT_OK ? err->status
                                       : format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
   /* --values: previews of what the growing sites keep, from the snapshots' values sidecars. */

@@ -138,6 +138,7 @@ static int containers_describe(const struct holders_graph *g, const struct snaps
     else
       snprintf(t.buf, sizeof t.buf, "%s", "(no path from a root)");
     const char *site = diff_aggregate_made_at(at, o->address);
+    out->address = o->address;
     out->type = strdup(snapshot_type_name(o->type));
     out->path = strdup(t.buf);
     out->site = site ? strdup(site) : NULL;

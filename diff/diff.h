@@ -165,6 +165,8 @@ struct diff_site_facts {
  * same object (same address, and no event freed or made a block there in
  * between) with more entries or more bytes at the later one. */
 struct diff_container {
+  uint64_t address;           /* its address at both snapshots; 0 when unknown (a result
+                                 written before it was saved) */
   char *type;                 /* "table", "userdata", "thread" */
   char *site;                 /* the site that made it ("@app.lua:31"), or NULL when unknown */
   char *path;                 /* how it is held at the later snapshot: "_G.pool.listeners" */

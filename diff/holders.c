@@ -207,7 +207,7 @@ static int holders_one(const struct diff_holders *holders, const struct diff_hol
     status = holders_blocks(at, wanted, wanted_count, &blocks, &count);
   if (status == 0 && read == 0 && count)  /* and the suspects' step on the same reading (diff/suspects.h) */
     status = diff_holders_analyse_suspects(&snapshot, &blocks, count, scratch, wanted_count, at,
-                                           entry->boundary);
+                                           entry->boundary, holders->growing, holders->growing_count);
   free(blocks);
   snapshot_free(&snapshot);
   return status;

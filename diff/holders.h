@@ -54,7 +54,8 @@ int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_hold
  * step reads none). 0, or -1 when out of memory. */
 int diff_holders_analyse_suspects(struct snapshot *snapshot, struct diff_holders_block **blocks,
                                   size_t block_count, struct diff_site **sites, size_t site_count,
-                                  const struct diff_aggregate_at *at, uint64_t boundary);
+                                  const struct diff_aggregate_at *at, uint64_t boundary,
+                                  const struct diff_container *growing, size_t growing_count);
 
 /* What the holders' step hands the suspects' step of one snapshot: its dominator tree and the
  * join of the sites' blocks with its objects. */
@@ -90,6 +91,10 @@ struct diff_holders {
   size_t listed;              /* snapshots the index lists */
   uint64_t pid;               /* whose capture: the index's capture line */
   double start;
+  /* The growing containers (diff_holders_containers' result->containers) that the container
+   * rule prefers (diff/suspects.h); none before they are found. */
+  const struct diff_container *growing;
+  size_t growing_count;
 };
 
 /* Reads the capture's index for its snapshots and places their boundaries

@@ -451,11 +451,12 @@ static void holders_work_free(struct holders_work *w)
   free(w->notes.items), free(w->notes.slots);
 }
 
-/* The holders of the sites, and with suspects the suspects' step on the same graph. */
+/* The holders of the sites, and with suspects the suspects' step on the same graph (growing:
+ * the containers it prefers). */
 static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                            size_t block_count, struct diff_holders_block *taken, struct diff_site **sites,
                            size_t site_count, struct snapshot *suspects, const struct diff_aggregate_at *at,
-                           uint64_t boundary)
+                           uint64_t boundary, const struct diff_suspects_growing *growing)
 {
   struct holders_member *members;
   size_t count;
@@ -494,7 +495,7 @@ done:
     holders_paths_free(&g);
     snapshot_free_references(suspects);
     struct diff_holders_tree tree = {snapshot, g.n, g.reached, g.idom, g.order, g.retained, members, reached};
-    status = diff_suspects_snapshot(&tree, at, sites, site_count, boundary);
+    status = diff_suspects_snapshot(&tree, at, sites, site_count, boundary, growing);
   }
   holders_graph_free(&g);
   free(members);
@@ -504,14 +505,16 @@ done:
 int diff_holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                          size_t block_count, struct diff_site **sites, size_t site_count)
 {
-  return holders_analyse(snapshot, blocks, block_count, NULL, sites, site_count, NULL, NULL, 0);
+  return holders_analyse(snapshot, blocks, block_count, NULL, sites, site_count, NULL, NULL, 0, NULL);
 }
 
 int diff_holders_analyse_suspects(struct snapshot *snapshot, struct diff_holders_block **blocks,
                                   size_t block_count, struct diff_site **sites, size_t site_count,
-                                  const struct diff_aggregate_at *at, uint64_t boundary)
+                                  const struct diff_aggregate_at *at, uint64_t boundary,
+                                  const struct diff_container *growing, size_t growing_count)
 {
   struct diff_holders_block *taken = *blocks;
   *blocks = NULL;
-  return holders_analyse(snapshot, taken, block_count, taken, sites, site_count, snapshot, at, boundary);
+  struct diff_suspects_growing g = {growing, growing_count};
+  return holders_analyse(snapshot, taken, block_count, taken, sites, site_count, snapshot, at, boundary, &g);
 }

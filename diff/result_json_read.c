@@ -288,17 +288,25 @@ static int read_kinds(struct json_reader *r, const struct json_read_value *m, st
 /* A site's "container": {"address", "type", "path", "named", "site", "retained_bytes",
  * "objects", "bytes", "boundary", "shared_objects", "shared_kinds"}; address, type and path
  * required. */
+/* An object's address, "0x" and up to 16 lowercase hex digits, into *address. 0, or -1. */
+static int read_address(struct json_reader *r, const struct json_read_value *a, uint64_t *address)
+{
+  if (a->type != JSON_STRING || strncmp(a->text, "0x", 2) || !a->text[2] || strlen(a->text) > 18 ||
+      strspn(a->text + 2, "0123456789abcdef") != strlen(a->text + 2))
+    return json_fields_fail(r, a, "a container's address must be a string of 0x and up to 16 lowercase hex digits");
+  *address = strtoull(a->text + 2, NULL, 16);
+  return 0;
+}
+
 static int read_site_container(struct json_reader *r, const struct json_read_value *m,
                                struct diff_site *s)
 {
   const struct json_read_value *a, *t, *p;
+  uint64_t address;
   if (json_fields_object(r, m, "container") < 0 || json_fields_member(r, m, "address", 1, &a) < 0 ||
-      json_fields_member(r, m, "type", 1, &t) < 0 || json_fields_member(r, m, "path", 1, &p) < 0)
+      json_fields_member(r, m, "type", 1, &t) < 0 || json_fields_member(r, m, "path", 1, &p) < 0 ||
+      read_address(r, a, &address) < 0)
     return -1;
-  if (a->type != JSON_STRING || strncmp(a->text, "0x", 2) || !a->text[2] || strlen(a->text) > 18 ||
-      strspn(a->text + 2, "0123456789abcdef") != strlen(a->text + 2))
-    return json_fields_fail(r, a, "a container's address must be a string of 0x and up to 16 lowercase hex digits");
-  uint64_t address = strtoull(a->text + 2, NULL, 16);
   if (t->type != JSON_STRING || p->type != JSON_STRING)
     return json_fields_fail(r, t->type != JSON_STRING ? t : p, "a container's type and path must be strings");
   struct diff_site_container *c = calloc(1, sizeof *c);
@@ -452,7 +460,8 @@ static int read_pair(struct json_reader *r, const struct json_read_value *c, con
   return 0;
 }
 
-/* "containers": [{"type", "site", "path", "boundaries", "entries", "bytes"}, ...]. */
+/* "containers": [{"address", "type", "site", "path", "boundaries", "entries", "bytes"}, ...];
+ * address is optional (a result written before it was saved: 0). */
 static int read_containers(struct json_reader *r, const struct json_read_value *m,
                            struct diff_result *result)
 {
@@ -464,7 +473,9 @@ static int read_containers(struct json_reader *r, const struct json_read_value *
     const struct json_read_value *c = &m->items[i];
     struct diff_container *out = &result->containers[i];
     result->container_count = i + 1;
-    if (json_fields_object(r, c, "a container") < 0)
+    const struct json_read_value *a;
+    if (json_fields_object(r, c, "a container") < 0 || json_fields_member(r, c, "address", 0, &a) < 0 ||
+        (a && read_address(r, a, &out->address) < 0))
       return -1;
     JSON_FIELDS_OPTIONAL(c, "type", json_fields_string, "type", &out->type);
     JSON_FIELDS_OPTIONAL(c, "site", json_fields_string, "site", &out->site);

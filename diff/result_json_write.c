@@ -367,6 +367,10 @@ void diff_result_write_json(const struct diff_result *result, const char *outcom
     for (size_t i = 0; i < result->container_count; i++) {
       const struct diff_container *c = &result->containers[i];
       json_write_open_record(&w);
+      if (c->address) {  /* read from a result written before it was saved: none */
+        json_write_key(&w, "address");
+        fprintf(w.out, "\"0x%" PRIx64 "\"", c->address);
+      }
       json_write_member_string(&w, "type", c->type);
       json_write_member_string(&w, "site", c->site);
       json_write_member_string(&w, "path", c->path);

@@ -267,10 +267,11 @@ static void suspects_container_free(struct diff_site_container *c)
   free(c);
 }
 
-/* Fills the container of a site whose descent stopped at u, members [lo, hi) under it. */
+/* Fills the container of a site whose descent stopped at u, members [lo, hi) under it; growing:
+ * the growing container u is, named by its own path, or NULL. */
 static int suspects_container(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
                               struct diff_site *site, uint32_t u, uint64_t objects, uint64_t bytes,
-                              uint64_t boundary)
+                              uint64_t boundary, const struct diff_container *growing)
 {
   const struct snapshot_object *o = &tree->snapshot->objects[u];
   struct diff_site_container *c = calloc(1, sizeof *c);
@@ -285,8 +286,13 @@ static int suspects_container(const struct diff_holders_tree *tree, const struct
   c->objects = objects;
   c->bytes = bytes;
   c->boundary = boundary;
-  if (!c->type || (made && !c->site) ||
-      !(c->path = suspects_container_path(site, c->type, c->retained_bytes, &c->named)))
+  if (growing) {  /* its own path: a site's paths may collapse it with its siblings */
+    c->named = 1;
+    c->path = strdup(growing->path);
+  } else {
+    c->path = suspects_container_path(site, c->type, c->retained_bytes, &c->named);
+  }
+  if (!c->type || (made && !c->site) || !c->path)
     return -1;
   return 0;
 }
@@ -386,18 +392,73 @@ static int suspects_shared(const struct diff_holders_tree *tree, const struct su
   return 0;
 }
 
+/* The growing containers at this snapshot: their nodes (by address, of their type) into
+ * node[], their entries here into entries[], themselves into which[]; returns how many. */
+static size_t suspects_growing_nodes(const struct snapshot *s, const struct diff_suspects_growing *growing,
+                                     uint64_t boundary, uint32_t *node, uint64_t *entries,
+                                     const struct diff_container **which)
+{
+  size_t count = 0;
+  for (size_t j = 0; growing && j < growing->count; j++) {
+    const struct diff_container *g = &growing->containers[j];
+    int at = g->boundaries[1] == boundary ? 1 : g->boundaries[0] == boundary ? 0 : -1;
+    const struct snapshot_object *o = at >= 0 && g->address ? snapshot_find(s, g->address) : NULL;
+    if (!o || !g->type || !g->path || strcmp(snapshot_type_name(o->type), g->type))
+      continue;
+    node[count] = (uint32_t)(o - s->objects);
+    entries[count] = g->entries[at];
+    which[count++] = g;
+  }
+  return count;
+}
+
+/* The growing container that is u, the rule's own container for a site, or that takes the site
+ * from it (of growing_nodes' count: *u, and [*lo, *hi) its members under it, set to it); NULL
+ * when none does. */
+static const struct diff_container *suspects_prefer_growing(const struct suspects_tree *t,
+                                                            const struct suspects_span *m,
+                                                            const uint32_t *node, const uint64_t *entries,
+                                                            const struct diff_container *const *which,
+                                                            size_t count, uint32_t *u, size_t *lo, size_t *hi)
+{
+  for (size_t j = 0; j < count; j++)
+    if (node[j] == *u)
+      return which[j];  /* the rule's own grows */
+  const struct diff_container *best = NULL;
+  uint64_t best_bytes = 0;
+  for (size_t j = 0; j < count; j++) {
+    size_t glo, ghi;
+    if (!t->size[node[j]])
+      continue;  /* the roots do not reach it */
+    span_of(t, m, node[j], m->a, m->b, &glo, &ghi);
+    uint64_t objects = ghi - glo, bytes = m->sum[ghi] - m->sum[glo];
+    if (objects && objects * 10 >= entries[j] && bytes > best_bytes) {
+      best = which[j], best_bytes = bytes;
+      *u = node[j], *lo = glo, *hi = ghi;
+    }
+  }
+  return best;
+}
+
 int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
-                           struct diff_site *const *sites, size_t site_count, uint64_t boundary)
+                           struct diff_site *const *sites, size_t site_count, uint64_t boundary,
+                           const struct diff_suspects_growing *growing)
 {
   const struct snapshot *s = tree->snapshot;
   const struct diff_holders_member *members = tree->members;
   struct suspects_tree t;
   struct suspects_sorted o = {0};
   uint32_t *container = malloc((site_count ? site_count : 1) * sizeof *container);
+  size_t growing_max = growing && growing->count ? growing->count : 1, growing_count = 0;
+  uint32_t *growing_node = malloc(growing_max * sizeof *growing_node);
+  uint64_t *growing_entries = malloc(growing_max * sizeof *growing_entries);
+  const struct diff_container **growing_which = malloc(growing_max * sizeof *growing_which);
   int status = -1;
   if (suspects_tree_build(&t, tree->n + 1, tree->n, tree->idom, tree->order, tree->reached) < 0 || !container ||
+      !growing_node || !growing_entries || !growing_which ||
       suspects_sort(&t, members, tree->member_count, tree->n + 1, site_count, &o) < 0)
     goto done;
+  growing_count = suspects_growing_nodes(s, growing, boundary, growing_node, growing_entries, growing_which);
   /* Each site: its kinds (an object once: one member per (site, object)) and its container. */
   for (size_t i = 0; i < site_count; i++) {
     container[i] = SUSPECTS_NONE;
@@ -416,11 +477,13 @@ int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct di
     struct suspects_span m = {o.number, o.sum, a, b};
     size_t lo, hi;
     uint32_t u = suspects_descend(&t, &m, &lo, &hi);
+    const struct diff_container *g = suspects_prefer_growing(&t, &m, growing_node, growing_entries, growing_which,
+                                                             growing_count, &u, &lo, &hi);
     suspects_container_free(site->container);
     site->container = NULL;
     if (u != tree->n && o.sum[hi] - o.sum[lo]) {
       container[i] = u;
-      if (suspects_container(tree, at, site, u, hi - lo, o.sum[hi] - o.sum[lo], boundary) < 0)
+      if (suspects_container(tree, at, site, u, hi - lo, o.sum[hi] - o.sum[lo], boundary, g) < 0)
         goto done;
     }
   }
@@ -428,7 +491,7 @@ int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct di
 done:
   suspects_tree_free(&t);
   suspects_sorted_free(&o);
-  free(container);
+  free(container), free(growing_node), free(growing_entries), free(growing_which);
   return status;
 }
 

@@ -43,16 +43,28 @@ int diff_kind_parse(const char *name, size_t *kind);
  * bytes first; returns how many. Every format lists kinds in this order. */
 size_t diff_kinds_order(const struct diff_kind_count *kinds, size_t *order);
 
+/* The growing containers (result->containers, diff/holders.h) that the container rule prefers:
+ * a growing container at this snapshot's boundary (one of its two) whose subtree of the
+ * dominator tree holds objects of a site, a tenth of its entries there or more, is that site's
+ * container when the rule's own is not a growing one (of several, the one that holds most of
+ * the site's bytes). A buffer flushed now and then may hold most of a line's objects at one
+ * snapshot; the list that never lets go holds what grows (docs/diff.md, "Leak suspects"). */
+struct diff_suspects_growing {
+  const struct diff_container *containers;
+  size_t count;
+};
+
 /* The suspects' step of one heap snapshot, on what the holders' step built from it (called by
  * diff_holders_analyse_suspects): for each of sites[0 .. site_count) with members in tree,
  * fills site->kinds (its objects by kind, each once) and site->container (the made-at site from
  * the blocks at the snapshot's boundary, at, when not NULL; boundary: its seq), and the
  * container's shared counts: of the site's objects, those an earlier site of sites with the
- * same container has too (a suspect counts each object once). A pass over the dominator tree,
- * one sort of the members, and per site its members and a descent of O(log) steps per level:
- * no pass over the tree per site. 0, or -1 when out of memory. */
+ * same container has too (a suspect counts each object once); growing may be NULL. A pass
+ * over the dominator tree, one sort of the members, and per site its members and a descent of
+ * O(log) steps per level: no pass over the tree per site. 0, or -1 when out of memory. */
 int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
-                           struct diff_site *const *sites, size_t site_count, uint64_t boundary);
+                           struct diff_site *const *sites, size_t site_count, uint64_t boundary,
+                           const struct diff_suspects_growing *growing);
 
 /* The container rule on a graph of node_count nodes (edges succ[first[v] .. first[v + 1])),
  * for a site whose objects are the nodes with own[v] set, bytes[v] its bytes in each: from

@@ -288,36 +288,55 @@ START_TEST(test_no_snapshot_no_suspects)
 }
 END_TEST
 
+/* A snapshot being written into memory (snapshot_begin), read back into a struct snapshot when
+ * it ends (snapshot_end). */
+struct snapshot_memory {
+  struct snapshot_writer w;
+  struct bytes out;
+  uint8_t *buffer;
+};
+
+static void snapshot_begin(struct snapshot_memory *m)
+{
+  size_t capacity = 8192;
+  memset(m, 0, sizeof *m);
+  m->buffer = malloc(2 * capacity);
+  ck_assert_ptr_nonnull(m->buffer);
+  struct snapshot_capture capture = {4242, 1763745600125, 3, 1, 100, 1763745605310, 4096, 0};
+  snapshot_writer_init(&m->w, m->buffer, m->buffer + capacity, capacity, bytes_sink, &m->out);
+  ck_assert_int_eq(snapshot_writer_begin(&m->w, &capture), 0);
+}
+
+static void snapshot_end(struct snapshot_memory *m, uint64_t root, struct snapshot *s)
+{
+  ck_assert_int_eq(snapshot_writer_root(&m->w, snapshot_writer_string(&m->w, "globals", 7), 0, root), 0);
+  ck_assert_int_eq(snapshot_writer_end(&m->w), 0);
+  free(m->buffer);
+  struct format_error error;
+  ck_assert_int_eq(snapshot_read_memory(s, m->out.data, m->out.size, "heap", &error), FORMAT_OK);
+  free(m->out.data);
+}
+
 /* A heap snapshot: _G.list holds three tables, each with a hash part of its own block. */
 static void write_tables(struct snapshot *s)
 {
-  struct bytes out = {0};
-  size_t capacity = 8192;
-  uint8_t *buffer = malloc(2 * capacity);
-  ck_assert_ptr_nonnull(buffer);
-  struct snapshot_writer w;
-  struct snapshot_capture capture = {4242, 1763745600125, 3, 1, 100, 1763745605310, 4096, 0};
-  snapshot_writer_init(&w, buffer, buffer + capacity, capacity, bytes_sink, &out);
-  ck_assert_int_eq(snapshot_writer_begin(&w, &capture), 0);
-  uint32_t list = snapshot_writer_string(&w, "list", 4), globals = snapshot_writer_string(&w, "globals", 7);
+  struct snapshot_memory m;
+  snapshot_begin(&m);
+  struct snapshot_writer *w = &m.w;
+  uint32_t list = snapshot_writer_string(w, "list", 4);
   struct snapshot_wire_object g = {SNAPSHOT_TABLE, 0, 0x1000, 40, 1, 0, NULL, 0};
-  ck_assert_int_eq(snapshot_writer_object(&w, &g), 0);
-  ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_FIELD, 0, list, 0, 0x2000), 0);
+  ck_assert_int_eq(snapshot_writer_object(w, &g), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, list, 0, 0x2000), 0);
   struct snapshot_wire_object l = {SNAPSHOT_TABLE, 0, 0x2000, 40, 3, 0, NULL, 0};
-  ck_assert_int_eq(snapshot_writer_object(&w, &l), 0);
+  ck_assert_int_eq(snapshot_writer_object(w, &l), 0);
   for (int i = 0; i < 3; i++)
-    ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 0, 0, i + 1, 0x3000 + 0x100 * (uint64_t)i), 0);
+    ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_INDEX, 0, 0, i + 1, 0x3000 + 0x100 * (uint64_t)i), 0);
   for (int i = 0; i < 3; i++) {
     struct snapshot_block hash = {0x3080 + 0x100 * (uint64_t)i, 64};
     struct snapshot_wire_object t = {SNAPSHOT_TABLE, 0, 0x3000 + 0x100 * (uint64_t)i, 40, 1, 0, &hash, 1};
-    ck_assert_int_eq(snapshot_writer_object(&w, &t), 0);
+    ck_assert_int_eq(snapshot_writer_object(w, &t), 0);
   }
-  ck_assert_int_eq(snapshot_writer_root(&w, globals, 0, 0x1000), 0);
-  ck_assert_int_eq(snapshot_writer_end(&w), 0);
-  free(buffer);
-  struct format_error error;
-  ck_assert_int_eq(snapshot_read_memory(s, out.data, out.size, "heap", &error), FORMAT_OK);
-  free(out.data);
+  snapshot_end(&m, 0x1000, s);
 }
 
 START_TEST(test_two_sites_making_blocks_of_the_same_tables_count_each_table_once)
@@ -336,7 +355,7 @@ START_TEST(test_two_sites_making_blocks_of_the_same_tables_count_each_table_once
     blocks[3 + i] = (struct diff_holders_block){0x3080 + 0x100 * (uint64_t)i, 64, 1};
   }
   struct diff_site *wanted[2] = {&r.sites[0], &r.sites[1]};
-  ck_assert_int_eq(diff_holders_analyse_suspects(&s, &blocks, 6, wanted, 2, NULL, 5), 0);
+  ck_assert_int_eq(diff_holders_analyse_suspects(&s, &blocks, 6, wanted, 2, NULL, 5, NULL, 0), 0);
   ck_assert_ptr_null(blocks);
   snapshot_free(&s);
   for (size_t i = 0; i < 2; i++) {  /* each site: its three tables, once */
@@ -356,6 +375,86 @@ START_TEST(test_two_sites_making_blocks_of_the_same_tables_count_each_table_once
   ck_assert_uint_eq(suspect->objects, 3);
   ck_assert_uint_eq(suspect->bytes, 3 * 40 + 3 * 64);
   diff_result_free(&r);
+}
+END_TEST
+
+/* A heap snapshot: _G.window holds three tables, _G.slow a fourth (its one entry). */
+static void write_window_and_slow(struct snapshot *s)
+{
+  struct snapshot_memory m;
+  snapshot_begin(&m);
+  struct snapshot_writer *w = &m.w;
+  uint32_t window = snapshot_writer_string(w, "window", 6), slow = snapshot_writer_string(w, "slow", 4);
+  struct snapshot_wire_object g = {SNAPSHOT_TABLE, 0, 0x1000, 40, 2, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(w, &g), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, window, 0, 0x2000), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, slow, 0, 0x2100), 0);
+  struct snapshot_wire_object wt = {SNAPSHOT_TABLE, 0, 0x2000, 40, 3, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(w, &wt), 0);
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_INDEX, 0, 0, i + 1, 0x3000 + 0x100 * (uint64_t)i), 0);
+  struct snapshot_wire_object st = {SNAPSHOT_TABLE, 0, 0x2100, 40, 1, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(w, &st), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_INDEX, 0, 0, 1, 0x3300), 0);
+  for (int i = 0; i < 4; i++) {
+    struct snapshot_wire_object t = {SNAPSHOT_TABLE, 0, 0x3000 + 0x100 * (uint64_t)i, 40, 0, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(w, &t), 0);
+  }
+  snapshot_end(&m, 0x1000, s);
+}
+
+/* The container of one site's four tables in write_window_and_slow's snapshot (boundary 5), with
+ * growing the growing containers. */
+static uint64_t container_with(const struct diff_container *growing, size_t count)
+{
+  struct snapshot s;
+  write_window_and_slow(&s);
+  struct diff_result r;
+  make_result(&r, 1);
+  make_site(&r.sites[0], "@metrics.lua:18", DIFF_SITE_LUA, 5000);
+  struct diff_holders_block *blocks = malloc(4 * sizeof *blocks);  /* taken: freed once joined */
+  ck_assert_ptr_nonnull(blocks);
+  for (uint32_t i = 0; i < 4; i++)
+    blocks[i] = (struct diff_holders_block){0x3000 + 0x100 * (uint64_t)i, 40, 0};
+  struct diff_site *wanted[1] = {&r.sites[0]};
+  ck_assert_int_eq(diff_holders_analyse_suspects(&s, &blocks, 4, wanted, 1, NULL, 5, growing, count), 0);
+  snapshot_free(&s);
+  ck_assert_ptr_nonnull(r.sites[0].container);
+  uint64_t address = r.sites[0].container->address;
+  if (address == 0x2100) {  /* what the growing list holds of the site, and its name */
+    ck_assert_uint_eq(r.sites[0].container->objects, 1);
+    ck_assert_uint_eq(r.sites[0].container->bytes, 40);
+    ck_assert_uint_eq(r.sites[0].kinds[SNAPSHOT_TABLE - 1].objects, 4);
+  }
+  diff_result_free(&r);
+  return address;
+}
+
+START_TEST(test_a_growing_list_holds_the_growth_that_a_flushed_window_outnumbers)
+{
+  /* The window holds three of the four tables, but only the slow list grows. */
+  ck_assert_uint_eq(container_with(NULL, 0), 0x2000);
+  struct diff_container slow = {0x2100, "table", NULL, "_G.slow", {3, 5}, {0, 1}, {40, 56}};
+  ck_assert_uint_eq(container_with(&slow, 1), 0x2100);
+  /* Its entries are mostly the site's at this snapshot, not at the other one: a tenth or more. */
+  slow.boundaries[0] = 5, slow.boundaries[1] = 9;
+  ck_assert_uint_eq(container_with(&slow, 1), 0x2100);
+  slow.entries[0] = 11;  /* one table of the site among eleven entries: it grows with something else */
+  ck_assert_uint_eq(container_with(&slow, 1), 0x2000);
+  slow.entries[0] = 10;
+  ck_assert_uint_eq(container_with(&slow, 1), 0x2100);
+  /* Not at this snapshot's boundary: it may not be the same object here. */
+  slow.boundaries[0] = 7;
+  ck_assert_uint_eq(container_with(&slow, 1), 0x2000);
+  /* Another type at that address, or no object there: not taken. */
+  struct diff_container other = {0x2100, "userdata", NULL, "_G.slow", {3, 5}, {0, 1}, {40, 56}};
+  ck_assert_uint_eq(container_with(&other, 1), 0x2000);
+  other = (struct diff_container){0x2200, "table", NULL, "_G.gone", {3, 5}, {0, 1}, {40, 56}};
+  ck_assert_uint_eq(container_with(&other, 1), 0x2000);
+  /* The rule's own container grows: kept, though another growing list holds some too. */
+  struct diff_container both[2] = {{0x2100, "table", NULL, "_G.slow", {3, 5}, {0, 1}, {40, 56}},
+                                   {0x2000, "table", NULL, "_G.window", {3, 5}, {1, 3}, {40, 88}}};
+  ck_assert_uint_eq(container_with(both, 2), 0x2000);
 }
 END_TEST
 
@@ -387,6 +486,7 @@ int main(void)
   tcase_add_test(group, test_the_container_is_the_one_holding_most_of_the_sites_bytes);
   tcase_add_test(group, test_a_chain_of_the_sites_objects_is_held_by_its_head);
   tcase_add_test(group, test_two_sites_making_blocks_of_the_same_tables_count_each_table_once);
+  tcase_add_test(group, test_a_growing_list_holds_the_growth_that_a_flushed_window_outnumbers);
   tcase_add_test(group, test_kind_names_parse_back);
   suite_add_tcase(s, group);
   return check_run(s);

@@ -141,6 +141,20 @@ sys.exit(0 if any("a growing table held by _G.pool.listeners: " in m and "-> 3,0
 "$LJLEAK" report --format html "$tmp/container.json" > "$tmp/container.html" 2> /dev/null
 check "container_in_the_html" grep -qE '<li>table made at <code>@testdata/holders/container.lua:3</code>, held by <code>_G.pool.listeners</code>: [0-9,]+ -&gt; 3,000 entries' "$tmp/container.html"
 check "container_read_back" sh -c "'$LJLEAK' report --format json '$tmp/container.json' | cmp -s - '$tmp/container.json'"
+# A result written before growing containers had their address reads as before, and its report
+# says the same.
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["containers"]:
+    del c["address"]
+json.dump(r, open(sys.argv[2], "w"))' "$tmp/container.json" "$tmp/container-old.json"
+NO_COLOR=1 "$LJLEAK" report "$tmp/container-old.json" > "$tmp/container-old.txt" 2>&1
+check "container_without_its_address_read_back" cmp -s "$tmp/container-old.txt" "$tmp/container.txt"
+check "container_address_matches_its_suspect" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["containers"][0]
+sys.exit(0 if c["address"].startswith("0x") and any(s.get("container", {}).get("address") == c["address"]
+                                                     for s in r["sites"]) else 1)' "$tmp/container.json"
 check "no_container_with_one_snapshot" python3 -c 'import json, sys
 sys.exit(0 if "containers" not in json.load(open(sys.argv[1])) else 1)' "$tmp/result-off.json"
 

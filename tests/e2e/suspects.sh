@@ -5,7 +5,8 @@
 # heap snapshots; ljleak diff finds exactly one leak suspect, the bus's list of handlers, that
 # holds every growing site, and leads every format with it: the text's headline counts it, the
 # JSON's suspects name it, JUnit fails once for it, and ljleak report of the saved JSON says the
-# same. Without snapshots the sites are not grouped and the report says so.
+# same. Without snapshots the sites are not grouped and the report says so. A flushed buffer
+# beside a list that never lets go is one suspect, the list (JIT on and off).
 E2E_NAME=suspects
 . tests/e2e/lib.sh
 
@@ -58,6 +59,31 @@ check "html_leads_with_the_suspect" python3 -c 'import sys
 t = open(sys.argv[1]).read()
 a, b = t.find("<h2>Leak suspects</h2>"), t.find("<h2>Sites")
 sys.exit(0 if 0 < a < b and "<h1>1 leak suspect, " in t else 1)' "$tmp/report.html"
+
+# A buffer flushed now and then beside a list that never lets go (testdata/suspects/sampler.lua):
+# the samples are made at one line, and at a heap snapshot the window may hold most of them, but
+# the one suspect is the list that grows, metrics.slow, and holds both growing lines; JIT on and
+# off.
+for jit in on off; do
+  "$LJLEAK" run -j "$jit" -o "$tmp/sampler-$jit" testdata/suspects/sampler.lua > /dev/null 2>&1
+  check "sampler_jit_${jit}_runs" test $? = 0
+  NO_COLOR=1 "$LJLEAK" diff "$tmp/sampler-$jit" > "$tmp/sampler-$jit.txt" 2>&1
+  check "sampler_jit_${jit}_flags" test $? = 1
+  check "sampler_jit_${jit}_one_suspect" grep -qE '^ljleak: 1 leak suspect, ' "$tmp/sampler-$jit.txt"
+  check "sampler_jit_${jit}_names_the_slow_list" grep -qE '^  1\. table metrics\.slow, made at @testdata/suspects/sampler\.lua:9$' "$tmp/sampler-$jit.txt"
+  "$LJLEAK" diff --format json -o "$tmp/sampler-$jit.json" "$tmp/sampler-$jit" 2> /dev/null
+  # Every flagged site of the program is under it: the list's array part, and the samples' line
+  # when that is flagged (with the JIT on it is, and the window holds most of its objects).
+  check "sampler_jit_${jit}_every_line_under_it" python3 -c 'import json, sys
+r, jit = json.load(open(sys.argv[1])), sys.argv[2]
+ss = r["suspects"]
+flagged = sorted(s["name"] for s in r["sites"] if s["verdict"] == "growing" and "sampler.lua" in s["name"])
+under = sorted(x["name"] for x in ss[0]["sites"]) if len(ss) == 1 else []
+sys.exit(0 if under == flagged and "@testdata/suspects/sampler.lua:22" in under
+         and (jit == "off" or "@testdata/suspects/sampler.lua:18" in under)
+         and ss[0]["path"] == "metrics.slow"
+         and any(c["path"] == "metrics.slow" and c.get("address") for c in r["containers"]) else 1)' "$tmp/sampler-$jit.json" "$jit"
+done
 
 # Without heap snapshots: every growing site its own finding, and the report says why.
 "$LJLEAK" run --snapshots none -o "$tmp/bare" "$program" > /dev/null 2>&1
