@@ -14,7 +14,7 @@ int diff_live_map_init(struct diff_live_map *map)
 {
   map->slots = calloc(LIVE_MAP_INITIAL_SLOTS, sizeof *map->slots);
   map->slot_count = LIVE_MAP_INITIAL_SLOTS;
-  map->limit = LIVE_MAP_INITIAL_SLOTS / 4 * 3;
+  map->limit = LIVE_MAP_INITIAL_SLOTS / 2;
   map->count = 0;
   map->big = NULL;
   map->big_count = map->big_capacity = 0;
@@ -159,10 +159,12 @@ static int live_map_rehash_grown(struct diff_live_map *map, size_t old_count)
   return failed ? -1 : 0;
 }
 
-/* Grows the slots once the load passes 3/4, so that probe runs stay short
- * (16-byte slots, four to a cache line): doubled up to 16 MiB, where memory
- * matters little, then by a quarter, so that a big map holds 21 to 27 bytes
- * a block whatever its count (doubled: 21 to 43). In place (realloc extends
+/* Grows the slots once the load passes 1/2 up to 16 MiB, doubling them, where
+ * memory matters little and a probe rarely leaves its home (at 3/4, a probe
+ * for an absent address, most of a segment's, read 8 slots on average and
+ * cost the diff an eighth of its time); from 16 MiB, once it passes 3/4, by
+ * a quarter, so that a big map holds 21 to 27 bytes a block whatever its
+ * count (doubled: 21 to 43). In place (realloc extends
  * a large array by remapping it), so that a map of N blocks never needs its
  * old and its new array at once. */
 int diff_live_map_grow(struct diff_live_map *map)
@@ -177,7 +179,7 @@ int diff_live_map_grow(struct diff_live_map *map)
   memset(slots + old_count, 0, (count - old_count) * sizeof *slots);
   map->slots = slots;
   map->slot_count = count;
-  map->limit = count / 4 * 3;
+  map->limit = count * sizeof *slots < LIVE_MAP_DENSE_FROM ? count / 2 : count / 4 * 3;
   return live_map_rehash_grown(map, old_count);
 }
 

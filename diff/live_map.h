@@ -47,7 +47,7 @@ struct diff_live_map {
   struct diff_live_block *slots;
   size_t slot_count;          /* from 1024; below 2^32 */
   size_t count;
-  size_t limit;               /* the count that makes it grow: 3/4 of the slots */
+  size_t limit;               /* the count that makes it grow: 1/2 of the slots, 3/4 from 16 MiB */
   struct diff_live_map_big *big;
   size_t big_count, big_capacity;
 };
@@ -65,7 +65,7 @@ struct diff_live_block *diff_live_map_find(const struct diff_live_map *map, uint
  * absent. NULL when out of memory or address is 0. */
 struct diff_live_block *diff_live_map_insert(struct diff_live_map *map, uint64_t address, int *created);
 
-/* Grows the slots (diff_live_map_insert does it when the map is 3/4 full),
+/* Grows the slots (diff_live_map_insert does it when the map is 1/2 full, 3/4 from 16 MiB),
  * in place: doubles them up to 16 MiB, then adds a quarter. Returns -1 when
  * out of memory: the map is then only fit to be released. */
 int diff_live_map_grow(struct diff_live_map *map);
