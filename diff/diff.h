@@ -194,10 +194,12 @@ struct diff_site_container {
   char *site;                 /* the site that made it, or NULL when unknown */
   uint64_t retained_bytes;    /* what would be freed if it were let go (its dominator subtree) */
   uint64_t objects, bytes;    /* of those, the site's objects and live bytes */
+  struct diff_kind_count kinds[DIFF_KIND_COUNT];  /* the same by kind (a result written before
+                                                     they were saved: the site's kinds) */
   uint64_t boundary;          /* the seq of the snapshot's boundary */
-  /* Of the site's objects (kinds) and of those under the container (objects), the ones an
-   * earlier growing site with the same container has too (its blocks in the same objects): a
-   * suspect counts each object once. Not saved in the JSON (0 when read back). */
+  /* Of the site's objects under the container (objects, kinds), the ones an earlier growing
+   * site with the same container has too (its blocks in the same objects): a suspect counts
+   * each object once. */
   uint64_t shared_objects;
   uint64_t shared_kinds[DIFF_KIND_COUNT];
 };

@@ -192,6 +192,8 @@ static void put_site_container(struct json_writer *w, const struct diff_site_con
   json_write_member_uint(w, "retained_bytes", c->retained_bytes);
   json_write_member_uint(w, "objects", c->objects);
   json_write_member_uint(w, "bytes", c->bytes);
+  if (diff_kinds_order(c->kinds, NULL))
+    put_kinds(w, c->kinds);
   json_write_member_uint(w, "boundary", c->boundary);
   /* Objects an earlier site of the same container has too (a suspect counts them once): only
    * when there are some. */

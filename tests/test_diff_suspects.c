@@ -59,6 +59,7 @@ static void hold(struct diff_site *site, const char *path, uint64_t address, uin
   site->container->retained_bytes = retained;
   site->container->objects = objects;
   site->container->bytes = bytes;
+  site->container->kinds[type - 1] = site->kinds[type - 1];  /* all of them under it */
   site->container->boundary = 5;
 }
 

@@ -1302,11 +1302,11 @@ END_TEST
 static struct diff_site_container bus_container = {
     .address = 0x1000, .type = (char *)"table", .path = (char *)"_G.events.handlers", .named = 1,
     .site = (char *)"@bus.lua:8", .retained_bytes = 1 << 20, .objects = 700, .bytes = 67200,
-    .boundary = 8};
+    .kinds = {[SNAPSHOT_TABLE - 1] = {700, 67200}}, .boundary = 8};
 static struct diff_site_container bus_container_b = {
     .address = 0x1000, .type = (char *)"table", .path = (char *)"_G.events.handlers", .named = 1,
     .site = (char *)"@bus.lua:8", .retained_bytes = 1 << 20, .objects = 700, .bytes = 14336,
-    .boundary = 8};
+    .kinds = {[SNAPSHOT_LUA_FUNCTION - 1] = {700, 14336}}, .boundary = 8};
 
 /* The trend result's two growing Lua sites held by one list, and its C site growing on its own. */
 static struct diff_result suspect_result(void)
@@ -1427,6 +1427,8 @@ START_TEST(test_json_round_trip_keeps_the_suspects)
   ck_assert_str_eq(back.sites[0].container->path, "_G.events.handlers");
   ck_assert_uint_eq(back.sites[0].container->address, 0x1000);
   ck_assert_uint_eq(back.sites[0].kinds[SNAPSHOT_TABLE - 1].objects, 700);
+  ck_assert_uint_eq(back.sites[0].container->kinds[SNAPSHOT_TABLE - 1].objects, 700);
+  ck_assert_uint_eq(back.suspects[0].kinds[SNAPSHOT_LUA_FUNCTION - 1].bytes, 14336);
   for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
     char *direct = render_grouped(&r, formats[f]), *again = render_grouped(&back, formats[f]);
     ck_assert_msg(strcmp(direct, again) == 0, "format %zu differs", f);
@@ -1447,13 +1449,39 @@ START_TEST(test_json_round_trip_keeps_the_suspects)
 }
 END_TEST
 
+/* The start of a result with one growing site, as an older ljleak wrote it; its site's last members
+ * follow. */
+#define OLD_RESULT_SITE                                                                                  \
+  "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"snapshots\": 1, "                        \
+  "\"boundary_count\": 5}, \"sites\": [{\"name\": \"@a.lua:1\", \"verdict\": \"growing\", "              \
+  "\"series\": [0, 1, 2, 3, 9000], \"growth_bytes_per_segment\": 1000, \"trend_p_value\": 0.001, "
+
+START_TEST(test_a_container_without_its_kinds_takes_the_sites)
+{
+  /* Written before a container's kinds were saved: the suspect counts its site's kinds. */
+  const char *old = OLD_RESULT_SITE "\"kinds\": [{\"kind\": \"table\", \"objects\": 3, "
+                    "\"bytes\": 9000}], \"container\": {\"address\": \"0x1000\", \"type\": \"table\", "
+                    "\"path\": \"_G.list\", \"named\": true, \"retained_bytes\": 9100, \"objects\": 3, "
+                    "\"bytes\": 9000, \"boundary\": 5}}]}";
+  struct diff_result back;
+  read_json_text(old, &back);
+  ck_assert_uint_eq(back.suspect_count, 1);
+  ck_assert_uint_eq(back.sites[0].container->kinds[SNAPSHOT_TABLE - 1].objects, 3);
+  ck_assert_uint_eq(back.suspects[0].kinds[SNAPSHOT_TABLE - 1].objects, 3);
+  ck_assert_uint_eq(back.suspects[0].kinds[SNAPSHOT_TABLE - 1].bytes, 9000);
+  char *json = render_grouped(&back, REPORT_FORMAT_JSON);  /* and written with them */
+  const char *container = strstr(json, "\"container\"");
+  ck_assert_ptr_nonnull(container);
+  ck_assert_ptr_nonnull(strstr(container, "\"kinds\": [\n          {\"kind\": \"table\", \"objects\": 3, \"bytes\": 9000}"));
+  free(json);
+  diff_result_free(&back);
+}
+END_TEST
+
 START_TEST(test_an_old_result_without_suspects_reads_and_renders_ungrouped)
 {
   /* Holders, but no container and no suspects: written before them. */
-  const char *old = "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"snapshots\": 1, "
-                    "\"boundary_count\": 5}, \"sites\": [{\"name\": \"@a.lua:1\", \"verdict\": \"growing\", "
-                    "\"series\": [0, 1, 2, 3, 9000], \"growth_bytes_per_segment\": 1000, "
-                    "\"trend_p_value\": 0.001, \"holders\": [{\"path\": \"_G.list[*]\", \"objects\": 3, "
+  const char *old = OLD_RESULT_SITE "\"holders\": [{\"path\": \"_G.list[*]\", \"objects\": 3, "
                     "\"bytes\": 9000, \"holder_type\": \"table\", \"retained_bytes\": 9100}]}]}";
   struct diff_result back;
   read_json_text(old, &back);
@@ -1541,6 +1569,7 @@ int main(void)
   tcase_add_test(suspects, test_junit_fails_once_per_suspect_with_its_sites_in_the_message);
   tcase_add_test(suspects, test_json_round_trip_keeps_the_suspects);
   tcase_add_test(suspects, test_an_old_result_without_suspects_reads_and_renders_ungrouped);
+  tcase_add_test(suspects, test_a_container_without_its_kinds_takes_the_sites);
   suite_add_tcase(s, suspects);
   TCase *small = tcase_create("small");
   tcase_add_test(small, test_format_names_parse);

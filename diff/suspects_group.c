@@ -1,0 +1,232 @@
+/* diff/suspects_group.c: leak suspects: the flagged sites grouped by the container that holds their growth, and the VM's work under the suspect its stacks end at (docs/diff.md, "Leak suspects"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "container/array.h"
+#include "diff/suspects.h"
+
+void diff_suspects_free(struct diff_result *result)
+{
+  for (size_t i = 0; i < result->suspect_count && result->suspects; i++) {
+    free(result->suspects[i].sites);
+    free(result->suspects[i].cause);
+  }
+  free(result->suspects);
+  result->suspects = NULL;
+  result->suspect_count = 0;
+  result->suspects_grouped = 0;
+}
+
+static int suspect_add(struct diff_suspect *s, size_t site, size_t cause)
+{
+  if (array_resize((void **)&s->sites, s->site_count + 1, sizeof *s->sites) != 0 ||
+      array_resize((void **)&s->cause, s->site_count + 1, sizeof *s->cause) != 0)
+    return -1;
+  s->sites[s->site_count] = site;
+  s->cause[s->site_count++] = cause;
+  return 0;
+}
+
+/* The VM's own work: its growth follows from the Lua code that made it do it. */
+static int suspects_vm_site(const struct diff_site *site)
+{
+  return site->kind == DIFF_SITE_INTERNAL || (site->name && !strncmp(site->name, "VM: ", 4));
+}
+
+/* The suspect (and its site) whose site a stack of the VM site ends at (its leaf Lua frame's
+ * label is the site's name): the one whose stacks hold most live bytes at the last boundary,
+ * then most growth. 1 found, 0 none, -1 when out of memory. */
+static int suspects_by_stacks(const struct diff_result *r, const struct diff_site *site,
+                              size_t *which, size_t *cause)
+{
+  size_t n = r->suspect_count;
+  uint64_t *live = calloc(n ? n : 1, sizeof *live);
+  double *growth = calloc(n ? n : 1, sizeof *growth);
+  size_t *first = calloc(n ? n : 1, sizeof *first);
+  unsigned char *hit = calloc(n ? n : 1, 1);
+  int found = -1;
+  if (!live || !growth || !first || !hit)
+    goto done;
+  for (size_t k = 0; k < r->stack_count; k++) {
+    const struct diff_site *stack = &r->stacks[k];
+    if (stack->site_id != site->id)
+      continue;
+    const struct diff_frame *leaf = NULL;
+    for (size_t f = 0; f < stack->frame_count && !leaf; f++)
+      if (stack->frames[f].kind == STACKS_FRAME_LUA)
+        leaf = &stack->frames[f];
+    char label[512];
+    if (!leaf || diff_frame_label(leaf, label, sizeof label) >= sizeof label)
+      continue;
+    for (size_t i = 0; i < n; i++) {
+      const struct diff_suspect *s = &r->suspects[i];
+      size_t j = 0;
+      while (j < s->site_count && (s->cause[j] != SIZE_MAX || strcmp(r->sites[s->sites[j]].name, label)))
+        j++;
+      if (j == s->site_count)
+        continue;
+      if (!hit[i])
+        first[i] = s->sites[j];
+      hit[i] = 1;
+      live[i] += stack->count && stack->live_bytes ? stack->live_bytes[stack->count - 1] : 0;
+      growth[i] += stack->growth_bytes_per_segment;
+    }
+  }
+  found = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!hit[i])
+      continue;
+    if (!found || live[i] > live[*which] || (live[i] == live[*which] && growth[i] > growth[*which])) {
+      *which = i;
+      *cause = first[i];
+    }
+    found = 1;
+  }
+done:
+  free(live), free(growth), free(first), free(hit);
+  return found;
+}
+
+static int suspects_compare(const void *a, const void *b, void *context)
+{
+  const struct diff_result *r = context;
+  const struct diff_suspect *x = a, *y = b;
+  if (x->growth_bytes_per_segment != y->growth_bytes_per_segment)
+    return x->growth_bytes_per_segment < y->growth_bytes_per_segment ? 1 : -1;
+  if (x->retained_bytes != y->retained_bytes)
+    return x->retained_bytes < y->retained_bytes ? 1 : -1;
+  return strcmp(r->sites[x->named_site].container->path, r->sites[y->named_site].container->path);
+}
+
+/* Counts result->sites[i], a site s holds (added to it), into s: its container's name when that
+ * is named and s's is not, the newest snapshot's retained size, the objects of the site its
+ * container keeps alive (each once: an earlier site of the same container has the shared
+ * ones), their bytes and kinds, and its growth. */
+static void suspect_count_site(const struct diff_result *result, struct diff_suspect *s, size_t i)
+{
+  const struct diff_site *site = &result->sites[i];
+  const struct diff_site_container *c = site->container;
+  const struct diff_site_container *named = result->sites[s->named_site].container;
+  if (c->named && !named->named)
+    s->named_site = i;
+  /* Sites may take their holders from different snapshots: the newest one's size. */
+  if (c->boundary > s->boundary || (c->boundary == s->boundary && c->retained_bytes > s->retained_bytes)) {
+    s->boundary = c->boundary;
+    s->retained_bytes = c->retained_bytes;
+  }
+  s->objects += c->objects - (c->shared_objects <= c->objects ? c->shared_objects : c->objects);
+  s->bytes += c->bytes;
+  for (size_t j = 0; j < DIFF_KIND_COUNT; j++) {
+    uint64_t shared = c->shared_kinds[j];
+    s->kinds[j].objects += c->kinds[j].objects - (shared <= c->kinds[j].objects ? shared : c->kinds[j].objects);
+    s->kinds[j].bytes += c->kinds[j].bytes;
+  }
+  s->growth_bytes_per_segment += site->growth_bytes_per_segment;
+  s->growth_bytes_per_second += site->growth_bytes_per_second;
+}
+
+int diff_suspects_find(struct diff_result *result)
+{
+  diff_suspects_free(result);
+  size_t capacity = 0;
+  for (size_t i = 0; i < result->site_count; i++) {
+    if (result->sites[i].container)
+      result->suspects_grouped = 1;
+    capacity += result->sites[i].facts.flagged && result->sites[i].container;
+  }
+  if (!capacity)
+    return 0;
+  result->suspects = calloc(capacity, sizeof *result->suspects);
+  if (!result->suspects)
+    goto fail;
+  for (size_t i = 0; i < result->site_count; i++) {
+    const struct diff_site *site = &result->sites[i];
+    if (!site->facts.flagged || !site->container)
+      continue;
+    size_t k = 0;
+    while (k < result->suspect_count &&
+           result->sites[result->suspects[k].sites[0]].container->address != site->container->address)
+      k++;
+    struct diff_suspect *s = &result->suspects[k];
+    if (k == result->suspect_count) {
+      result->suspect_count++;
+      s->named_site = i;
+    }
+    if (suspect_add(s, i, SIZE_MAX) < 0)
+      goto fail;
+    suspect_count_site(result, s, i);
+  }
+  /* The VM's work for a leaking line goes with the suspect of that line. */
+  size_t suspects = result->suspect_count;
+  for (size_t i = 0; i < result->site_count; i++) {
+    const struct diff_site *site = &result->sites[i];
+    if (!site->facts.flagged || site->container || !suspects_vm_site(site))
+      continue;
+    size_t which = 0, cause = 0;
+    int found = suspects_by_stacks(result, site, &which, &cause);
+    if (found < 0)
+      goto fail;
+    if (!found || which >= suspects)
+      continue;
+    struct diff_suspect *s = &result->suspects[which];
+    if (suspect_add(s, i, cause) < 0)
+      goto fail;
+    s->growth_bytes_per_segment += site->growth_bytes_per_segment;
+    s->growth_bytes_per_second += site->growth_bytes_per_second;
+  }
+  for (size_t k = 0; k < result->suspect_count; k++) {
+    struct diff_suspect *s = &result->suspects[k];
+    const struct diff_site_container *c = result->sites[s->named_site].container;
+    for (size_t j = 0; j < result->container_count && !s->container; j++) {
+      const struct diff_container *g = &result->containers[j];
+      if (g->path && g->type && !strcmp(g->path, c->path) && !strcmp(g->type, c->type))
+        s->container = j + 1;
+    }
+  }
+  if (result->suspect_count > 1)
+    qsort_r(result->suspects, result->suspect_count, sizeof *result->suspects, suspects_compare,
+            result);
+  return 0;
+fail:
+  {
+    int grouped = result->suspects_grouped;
+    diff_suspects_free(result);
+    result->suspects_grouped = grouped;
+  }
+  return -1;
+}
+
+const struct diff_suspect *diff_suspects_of(const struct diff_result *result, size_t site)
+{
+  for (size_t k = 0; k < result->suspect_count; k++)
+    for (size_t j = 0; j < result->suspects[k].site_count; j++)
+      if (result->suspects[k].sites[j] == site)
+        return &result->suspects[k];
+  return NULL;
+}
+
+size_t diff_suspects_alone(const struct diff_result *result)
+{
+  size_t alone = 0;
+  for (size_t i = 0; i < result->site_count; i++)
+    alone += result->sites[i].facts.flagged && !diff_suspects_of(result, i);
+  return alone;
+}
+
+size_t diff_suspect_values(const struct diff_result *result, const struct diff_suspect *suspect,
+                           enum diff_value_kind kind, struct diff_suspect_value *out, size_t max)
+{
+  size_t count = 0;
+  if (kind == DIFF_VALUE_STRING && max > DIFF_SUSPECT_STRINGS)
+    max = DIFF_SUSPECT_STRINGS;
+  for (size_t j = 0; j < suspect->site_count && count < max; j++) {
+    const struct diff_site *site = &result->sites[suspect->sites[j]];
+    size_t before = count;
+    for (size_t k = 0; k < site->value_count && count < max; k++)
+      if (site->values[k].kind == kind)
+        out[count++] = (struct diff_suspect_value){&site->values[k], site};
+    if (kind == DIFF_VALUE_KEY && count > before)
+      break;  /* one site's keys: the container's */
+  }
+  return count;
+}
