@@ -41,8 +41,10 @@ static void sessions_result(struct diff_result *r, enum diff_values_state state)
   site->kinds[SNAPSHOT_STRING - 1] = (struct diff_kind_count){70, 7000};
   site->container = calloc(1, sizeof *site->container);
   ck_assert_ptr_nonnull(site->container);
-  *site->container = (struct diff_site_container){0x1000, dup_text("table"), dup_text("_G.sessions"), 1, NULL,
-                                                  9000, 70, 7000, 8, 0, {0}};
+  *site->container = (struct diff_site_container){
+      .address = 0x1000, .type = dup_text("table"), .path = dup_text("_G.sessions"), .named = 1,
+      .retained_bytes = 9000, .objects = 70, .bytes = 7000, .boundary = 8};
+  site->container->kinds[SNAPSHOT_STRING - 1] = site->kinds[SNAPSHOT_STRING - 1];
   add_value(site, DIFF_VALUE_STRING, "tok-1-\\x1b[31m-zzzz", 1, 58, 18);
   add_value(site, DIFF_VALUE_STRING, "short", 1, 5, 5);
   add_value(site, DIFF_VALUE_KEY, "tok-1", 1, 5, 5);
