@@ -221,6 +221,15 @@ int diff_holders_all_kept(const struct diff_holders *holders, const struct diff_
   return holders->count > 0;
 }
 
+/* Whether c is one of the growing containers (by address). */
+static int holders_growing(const struct diff_holders *holders, const struct diff_site_container *c)
+{
+  for (size_t j = 0; c && j < holders->growing_count; j++)
+    if (holders->growing[j].address && holders->growing[j].address == c->address)
+      return 1;
+  return 0;
+}
+
 int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
                       const struct diff_aggregate *aggregate, struct diff_site *result_sites,
                       size_t site_count, struct diff_capture *info,
@@ -266,8 +275,11 @@ int diff_holders_find(struct diff_holders *holders, struct diff_source *capture,
       status = holders_one(holders, entry, wanted, scratch_of, wanted_count, &at, options);
     if (have_prefix)
       diff_aggregate_release(&prefix);
-    for (size_t i = 0; i < wanted_count; i++) {  /* newest first: an older one must hold more */
-      if (status == 0 && scratch[i].holder_count && holders_bytes(&scratch[i]) > holders_bytes(wanted[i])) {
+    /* Newest first: an older one must hold more, and cannot take a site whose container grows
+     * (it holds the growth at the newest). */
+    for (size_t i = 0; i < wanted_count; i++) {
+      if (status == 0 && scratch[i].holder_count && holders_bytes(&scratch[i]) > holders_bytes(wanted[i]) &&
+          !holders_growing(holders, wanted[i]->container)) {
         holders_drop(wanted[i]);  /* the holders, kinds and container of one snapshot */
         wanted[i]->holders = scratch[i].holders;
         wanted[i]->holder_count = scratch[i].holder_count;

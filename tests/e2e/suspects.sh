@@ -85,6 +85,22 @@ sys.exit(0 if under == flagged and "@testdata/suspects/sampler.lua:22" in under
          and any(c["path"] == "metrics.slow" and c.get("address") for c in r["containers"]) else 1)' "$tmp/sampler-$jit.json" "$jit"
 done
 
+# The same shape in the corpus (testdata/workloads/flush_leak.lua: a log flushed now and then, an
+# audit list of every fourth entry never emptied): one suspect, the audit list, and its sites'
+# holders all from the newest snapshot, where the list holds the growth (an older snapshot where
+# the log held more of the entries does not take them).
+"$LJLEAK" run -o "$tmp/flush" testdata/workloads/flush_leak.lua 640000 > /dev/null 2>&1
+"$LJLEAK" diff --format json -o "$tmp/flush.json" "$tmp/flush" 2> /dev/null
+check "flush_leak_one_suspect_the_audit_list" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+ss = r["suspects"]
+flagged = sorted(s["name"] for s in r["sites"] if s["verdict"] == "growing" and "flush_leak.lua" in s["name"])
+under = [x["name"] for x in ss[0]["sites"]] if len(ss) == 1 else []
+newest = max(c["boundaries"][1] for c in r["containers"])
+sys.exit(0 if sorted(under) == flagged and "@testdata/workloads/flush_leak.lua:13" in under
+         and ss[0]["path"].startswith("local audit in main chunk") and ss[0]["boundary"] == newest
+         and all(s["container"]["boundary"] == newest for s in r["sites"] if s["name"] in under) else 1)' "$tmp/flush.json"
+
 # Without heap snapshots: every growing site its own finding, and the report says why.
 "$LJLEAK" run --snapshots none -o "$tmp/bare" "$program" > /dev/null 2>&1
 NO_COLOR=1 "$LJLEAK" diff "$tmp/bare" > "$tmp/bare.txt" 2>&1
