@@ -9,9 +9,9 @@
 #include "collector/boundary.h"
 #include "collector/capture.h"
 #include "collector/control.h"
+#include "collector/gc_steps.h"
 #include "collector/lj_private.h"
 #include "collector/maps.h"
-#include "collector/now.h"
 #include "collector/options.h"
 #include "collector/text.h"
 #include "format/control_file.h"
@@ -30,34 +30,8 @@ static struct {
   int snapshot_now;                            /* the request's snapshot_now: one heap snapshot at
                                                   once, and the capture ends there unless it has a
                                                   duration */
+  const char *answer_id;                       /* the request's id, for the answer */
 } attach;
-
-/* ljleak attach --snapshot alone: the snapshot's full cycle runs in steps at the VM's safe points
- * (a count hook at every instruction of the interpreter, which code that runs compiled reaches only
- * now and then), none longer than STEP_BUDGET_NS and at least STEP_GAP_NS apart, instead of one
- * cycle that stops the process for all of it; the VM takes no step of its own meanwhile
- * (steps_hold), so the cycle ends at one of ours, where the snapshot is taken. A step's budget is
- * four times the gap: a large heap's cycle ends within a few times its own work, each stall a few
- * ms. Past STEP_HURRY_NS the gap shrinks to STEP_HURRY_GAP_NS (a heap of hundreds of MB in a
- * process that runs Lua now and then, as an nginx worker does), each stall still one step; past
- * STEP_LIMIT_NS the rest of the cycle (not a new one) runs in one go, before ljleak attach's
- * --wait (10 s by default) is over. */
-#define STEP_BUDGET_NS UINT64_C(4000000)     /* the GC work of one step, at most */
-#define STEP_GAP_NS UINT64_C(1000000)        /* the program's time between two steps, at least */
-#define STEP_HURRY_NS UINT64_C(2000000000)
-#define STEP_HURRY_GAP_NS UINT64_C(250000)
-#define STEP_LIMIT_NS UINT64_C(6000000000)
-
-static struct {
-  int on;                        /* the hook steps a cycle for the request being answered */
-  global_State *g;
-  int cycles;                    /* cycles still to end: two when one was under way at the start */
-  uint64_t start_ns;
-  uint64_t next_ns;              /* no step before */
-  int volume_off;                /* the capture's, put back at the end */
-  const char *id;                /* the request's id, for the answer */
-  struct coll_boundary_mark mark;
-} steps;
 
 /* Whether gg is a GG_State of this build's layout: the main thread and the global state of one
  * block point at each other, and what they hold is in range. */
@@ -195,92 +169,34 @@ static int request_line(void *context, const char *key, char *value, char *messa
   return rc;
 }
 
-/* Until the next step, the VM takes none of its own (one could end the cycle away from a safe
- * point; then it takes one more), unless its heap grows by a quarter and a MiB first: a program that
- * stays in compiled code reaches no count hook. */
-static void steps_hold(global_State *g)
-{
-  g->gc.threshold = g->gc.total + g->gc.total / 4 + ((GCSize)1 << 20);
-}
-
-/* The snapshot on the cycle just ended, the stop without another, and the answer. */
-static void steps_done(lua_State *L, int collected)
+/* The end of the snapshot's cycle in steps (ljleak attach --snapshot alone): the stop without
+ * another cycle, and the answer. */
+static void snapshot_stepped(lua_State *L, int snapshot)
 {
   struct coll_capture *c = &coll_capture_state;
   char err[512] = "";
-  lua_sethook(L, NULL, 0, 0);
-  steps.on = 0;
-  c->volume_off = steps.volume_off;
-  c->snapshot_next = 1;
-  int rc = collected ? 0 : -1;
-  if (!collected) {
-    c->collecting = 0;
-    steps.g->gc.threshold = steps.g->gc.total;   /* its own steps again, from the next check */
-  }
-  if (collected && coll_boundary_collect_end(c, L, CAPTURE_INDEX_CAUSE_CALL, &steps.mark)) {
+  int rc = snapshot ? 0 : -1;
+  if (c->active && !c->busy) {
     c->busy = 1;
     coll_capture_requests(c);
     c->busy = 0;
   }
-  if (!c->active)
-    rc = -1, coll_text_copy(err, sizeof err, c->error[0] ? c->error : "the capture stopped");
-  else if (rc == 0)
+  if (!c->active) {
+    rc = -1;
+    coll_text_copy(err, sizeof err, c->error[0] ? c->error : "the capture stopped");
+  } else if (rc == 0) {
     rc = coll_capture_stop_fresh(L, err, sizeof err);
-  c->snapshot_next = 0;
+  } else {
+    /* The program stopped its GC or set a debug hook of its own, or a stop came: no snapshot,
+     * and the capture ends at its next event, as a stop asked for. */
+    coll_text_copy(err, sizeof err, "the program stopped its GC or set a debug hook of its own, "
+                   "or the capture was asked to stop, before the snapshot's cycle ended: no snapshot");
+    if (c->pending_stop == CAPTURE_INDEX_REASON_NONE)
+      c->pending_stop = CAPTURE_INDEX_REASON_STOP;
+  }
   if (rc != 0)
     fail("%s%s", err, "");
-  coll_control_answer(steps.id, rc == 0 ? NULL : err);
-}
-
-/* The count hook while the cycle runs: a step of GC work, or the end. */
-static void at_step(lua_State *L, lua_Debug *ar)
-{
-  (void)ar;
-  struct coll_capture *c = &coll_capture_state;
-  if (!steps.on || G(L) != steps.g)
-    return;
-  global_State *g = steps.g;
-  if (!c->active || c->g != g) {
-    steps_done(L, 0);
-    return;
-  }
-  uint64_t now = coll_now_mono_ns();
-  if (now < steps.next_ns)
-    return;
-  /* Past the limit, no budget: what remains of the cycle, where a full collection would finish
-   * it and run a whole one more (the heap's work twice, in one stop). */
-  uint64_t budget = now - steps.start_ns >= STEP_LIMIT_NS ? UINT64_MAX : STEP_BUDGET_NS;
-  while (steps.cycles > 0 && coll_now_mono_ns() - now < budget)
-    if (lua_gc(L, LUA_GCSTEP, 0) == 1)
-      steps.cycles--;
-  if (steps.cycles == 0) {
-    steps_done(L, 1);   /* the last step set the VM's next threshold */
-    return;
-  }
-  steps_hold(g);
-  steps.next_ns = coll_now_mono_ns() + (now - steps.start_ns >= STEP_HURRY_NS ? STEP_HURRY_GAP_NS
-                                                                              : STEP_GAP_NS);
-}
-
-/* Starts the stepped cycle: 0, or -1 when the capture cannot (it is answered at once then). */
-static int steps_begin(lua_State *L, const char *id)
-{
-  struct coll_capture *c = &coll_capture_state;
-  global_State *g = G(L);
-  if (!coll_boundary_collect_begin(c, &steps.mark))
-    return -1;
-  steps.on = 1;
-  steps.g = g;
-  steps.cycles = g->gc.state == GCSpause ? 1 : 2;
-  steps.start_ns = coll_now_mono_ns();
-  steps.next_ns = 0;
-  steps.id = id;
-  /* No boundary forced meanwhile: it would run the rest of the cycle in one step. */
-  steps.volume_off = c->volume_off;
-  c->volume_off = 1;
-  steps_hold(g);
-  lua_sethook(L, at_step, LUA_MASKCOUNT, 1);
-  return 0;
+  coll_control_answer(attach.answer_id, rc == 0 ? NULL : err);
 }
 
 /* At the hook: registers the process in its run directory (the answer goes there), then starts
@@ -309,12 +225,15 @@ static void start_requested(lua_State *L)
   /* Traces compiled before the collector came have no map of their lines: compiled again, with
    * the recorder followed from the start on, their allocations are charged to their lines. */
   luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
-  /* The snapshot alone, nothing that forces cycles of its own: its cycle in steps (steps_begin). */
+  /* The snapshot alone, nothing that forces cycles of its own: its cycle in steps (gc_steps.h),
+   * none longer than a few ms, instead of one cycle that stops the process for all of it. */
   int stepped = attach.snapshot_now && opt.duration == 0 && opt.edge_gc && !opt.every &&
                 !opt.snapshots && !opt.force_gc && coll_boundary_gc_running(G(L));
   int rc = coll_capture_start(L, &opt, !stepped, err, sizeof err);
-  if (rc == 0 && stepped && steps_begin(L, request.id) == 0)
-    return;   /* answered at the end of the cycle (steps_done) */
+  /* A count hook at every instruction: a worker that runs little Lua still steps. */
+  attach.answer_id = request.id;
+  if (rc == 0 && stepped && coll_gc_steps_begin(L, 1, CAPTURE_INDEX_CAUSE_CALL, snapshot_stepped) == 0)
+    return;   /* answered at the end of the cycle (snapshot_stepped) */
   if (rc == 0 && attach.snapshot_now) {
     /* Nothing runs between the start's full cycle and the snapshot, nor between the snapshot and
      * the stop: the one cycle serves all three (each was a stop-the-world cycle of its own). */
@@ -352,7 +271,7 @@ static int attach_arm(const char *request, const char *state)
   if (g->hookf && (g->hookmask & (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT)))
     return fail("the process has a debug hook of its own (a debugger or a profiler in Lua): "
                 "attaching would replace it%s%s", "", "");
-  if (coll_capture_state.active || steps.on)
+  if (coll_capture_state.active || coll_gc_steps_running())
     return fail("a capture is already running in %s%s", coll_capture_state.dir.path, "");
   memcpy(attach.request, request, strlen(request) + 1);
   attach.g = g;
@@ -368,7 +287,7 @@ static int attach_arm(const char *request, const char *state)
 /* Step "cancel": 1 when it disarmed the hook, 0 when the hook ran or none was set. */
 static int attach_cancel(void)
 {
-  if (steps.on) {
+  if (coll_gc_steps_running()) {
     /* The capture runs: its cycle ends at the next Lua instruction, with the snapshot. */
     fail("the capture started; its snapshot is taken at the process's next Lua instruction, "
          "where the rest of its full cycle runs in one go%s%s", "", "");

@@ -161,8 +161,10 @@ void coll_boundary_gc_transition(struct coll_capture *c, int phase)
   c->gc_cycles += c->gc_flips;
   c->gc_flips = 0;
   int forced = c->force_armed && c->gc_cycles >= c->force_until;
+  /* The end of a cycle the collector runs in steps is its own, as a forced one is. */
+  int stepped = c->steps_cause != 0 && c->gc_cycles == c->steps_until;
   if (!c->collecting)
-    coll_boundary_record(c, forced ? c->force_cause : CAPTURE_INDEX_CAUSE_GC);
+    coll_boundary_record(c, forced ? c->force_cause : stepped ? c->steps_cause : CAPTURE_INDEX_CAUSE_GC);
   boundary_check(c, coll_now_mono_ns());  /* the timers look only now and then */
   /* Not inside a collection of the collector's own: its boundary, written
    * after it, then sits at the end of the segment. A forced cycle still to
@@ -303,6 +305,7 @@ void coll_boundary_record(struct coll_capture *c, enum capture_index_boundary_ca
   c->boundary_allocated = c->allocated;
   c->boundary_seq = c->seq;
   c->boundary_events = c->segment_events;
+  c->boundary_young_from = c->cycle_start_events;
   c->boundary_phase = c->g ? coll_capture_gc_phase(c->g) : 0;
   if (coll_segments_index_boundary(c, cause) != 0)
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
@@ -327,6 +330,26 @@ int coll_boundary_snapshot_here(struct coll_capture *c, lua_State *L)
   else
     c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
   c->busy = 0;
+  return 0;
+}
+
+int coll_boundary_after_steps(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause)
+{
+  if (!c->active || c->pending_stop != CAPTURE_INDEX_REASON_NONE)
+    return -1;
+  if (!coll_boundary_fresh(c)) {
+    /* The cycle's end wrote the last boundary line; the VM may have begun another since, which
+     * moved cycle_start_events: what is young here is what was young there, and what came since
+     * (all of a segment begun since). */
+    uint64_t cycle_start = c->cycle_start_events;
+    c->cycle_start_events = c->seq == c->boundary_seq ? c->boundary_young_from : 0;
+    c->busy = 1;
+    coll_boundary_record(c, cause);
+    c->busy = 0;
+    c->cycle_start_events = cycle_start;
+  }
+  if (coll_boundary_snapshot_here(c, L) != 0 || c->pending_stop != CAPTURE_INDEX_REASON_NONE)
+    return -1;
   return 0;
 }
 

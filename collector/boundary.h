@@ -55,6 +55,14 @@ int coll_boundary_fresh(const struct coll_capture *c);
  * fresh and nothing was done. Outside the hook, from C. */
 int coll_boundary_snapshot_here(struct coll_capture *c, lua_State *L);
 
+/* At a safe point after a full cycle run in steps (gc_steps.c) ended: the heap snapshot on the
+ * boundary the cycle's end wrote, or, when events came since, on one of cause written now (the
+ * blocks born since the cycle began are young at it, as at that end; the VM may have begun
+ * another cycle, which frees nothing the walk would miss). 0, or
+ * -1 when the capture stopped or a stop is due (no snapshot) or the snapshot failed (the
+ * capture's error and a stop due, as in coll_boundary_collect). Outside the hook, from C. */
+int coll_boundary_after_steps(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause);
+
 /* Writes a boundary line for the state of now: the capture is right after
  * a full cycle (its start, or the end of coll_boundary_collect). */
 void coll_boundary_record(struct coll_capture *c, enum capture_index_boundary_cause cause);

@@ -9,7 +9,7 @@ collector_SRCS := collector/addr_map.c collector/attach.c collector/attrib.c col
   collector/segments.c collector/snapshot.c collector/snapshot_objects.c collector/stub.c collector/symbols.c collector/cname.c collector/elf_symbols.c collector/trace_line.c \
   collector/trace_map.c collector/trace_record.c collector/text.c \
   collector/site.c collector/trace_log.c collector/index.c collector/state.c \
-  collector/maps.c collector/state_scan.c
+  collector/maps.c collector/state_scan.c collector/gc_steps.c
 # the values option's sidecar beside each heap snapshot (off by default: values can be secrets)
 collector_SRCS += collector/snapshot_values.c
 LUAJIT_SRCS += $(collector_SRCS)
@@ -70,6 +70,11 @@ $(BUILD)/tests/test_collector_vm: | $(BUILD)/ljleak $(COLLECTOR_SO)
 TEST_SUITES += test_collector_stacks
 test_collector_stacks_LIBS = format container
 $(BUILD)/tests/test_collector_stacks: | $(BUILD)/ljleak $(COLLECTOR_SO)
+# the snapshots of the middle of a run take their cycle in steps (gc_steps.c); a program's own
+# hook and a GC it stops meanwhile are kept, JIT on and off
+TEST_SUITES += test_collector_steps
+test_collector_steps_LIBS = format container
+$(BUILD)/tests/test_collector_steps: | $(BUILD)/ljleak $(COLLECTOR_SO)
 # the C API, in this test program as in an embedding host
 TEST_SUITES += test_collector_api
 LUAJIT_SRCS += tests/test_collector_api.c

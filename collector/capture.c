@@ -15,6 +15,7 @@
 #include "collector/capture.h"
 #include "collector/capture_dir.h"
 #include "collector/control.h"
+#include "collector/gc_steps.h"
 #include "collector/hook.h"
 #include "collector/layout.h"
 #include "collector/options.h"
@@ -116,8 +117,34 @@ void coll_capture_note(const struct coll_capture *c)
   coll_control_note(c->luajit_version, c->active, c->active ? c->dir.path : c->last_dir);
 }
 
+/* The work since a candidate was due makes no other due. */
+static void schedule_done(struct coll_capture *c)
+{
+  c->schedule.middle = 0;
+  while (c->schedule.next_at && c->schedule.next_at <= c->allocated)
+    c->schedule.next_at *= 2;
+}
+
+/* The end of a candidate's cycle in steps: what its boundary and snapshot asked for (with no
+ * snapshot, the next candidate comes with the work). */
+static void candidate_stepped(lua_State *L, int snapshot)
+{
+  struct coll_capture *c = &coll_capture_state;
+  (void)L;
+  (void)snapshot;
+  if (c->active && !c->busy) {
+    c->busy = 1;
+    coll_capture_requests(c);
+    c->busy = 0;
+  }
+  schedule_done(c);
+}
+
 /* The count hook of a snapshot candidate (coll_boundary_schedule_arm): the interpreter is between two
- * instructions, its state whole. */
+ * instructions, its state whole. The candidate's full cycle runs in steps (gc_steps.h): the
+ * program stands still for the walk at its end, not for the cycle too. It is one stop (as
+ * before) when the program has a debug hook of its own, which the steps' hook would displace, or
+ * a forced cycle is under way, which would run the rest in one step anyway. */
 static void safe_point(lua_State *L, lua_Debug *ar)
 {
   struct coll_capture *c = &coll_capture_state;
@@ -127,12 +154,13 @@ static void safe_point(lua_State *L, lua_Debug *ar)
   coll_boundary_schedule_disarm(c);
   if (!c->active || c->busy || !coll_boundary_gc_running(c->g) || coll_boundary_stop_coming(c))
     return;
-  c->snapshot_next = 1;
   c->schedule.middle = 1;
+  if (!c->force_armed && !lua_gethook(L) &&
+      coll_gc_steps_begin(L, COLL_SNAPSHOT_STEP_COUNT, CAPTURE_INDEX_CAUSE_SNAPSHOT, candidate_stepped) == 0)
+    return;
+  c->snapshot_next = 1;
   collect(c, L, CAPTURE_INDEX_CAUSE_SNAPSHOT);
-  c->schedule.middle = 0;
-  while (c->schedule.next_at && c->schedule.next_at <= c->allocated)
-    c->schedule.next_at *= 2;  /* the work since it was due does not make another due */
+  schedule_done(c);
 }
 
 void coll_capture_requests(struct coll_capture *c)
@@ -145,6 +173,7 @@ void coll_capture_requests(struct coll_capture *c)
 /* A full collection now and its boundary (coll_boundary_collect), then what it asked for. */
 static void collect(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause)
 {
+  coll_gc_steps_cancel(c);   /* this cycle, whole, ends a stepped one */
   if (!coll_boundary_collect(c, L, cause))
     return;
   c->busy = 1;
@@ -157,6 +186,7 @@ void coll_capture_stop(struct coll_capture *c, enum capture_index_stop_reason re
   if (!c->active)
     return;
   c->active = 0;
+  coll_gc_steps_cancel(c);
   coll_hook_sampled_set(c, 0);
   if (reason == CAPTURE_INDEX_REASON_WRITE_ERROR || c->writer.failed) {
     reason = CAPTURE_INDEX_REASON_WRITE_ERROR;

@@ -1,6 +1,7 @@
 /* collector/hook_full.c: the full capture's hot path: the quick and full tiers (hook.h), and the hook the VM calls while not sampling. */
 #include "collector/boundary.h"
 #include "collector/capture.h"
+#include "collector/gc_steps.h"
 #include "collector/hook.h"
 #include "collector/interp_site.h"
 #include "collector/segments.h"
@@ -115,6 +116,7 @@ static __attribute__((noinline)) void *hook_full(struct coll_capture *c, void *p
   if (__builtin_expect(coll_hook_tick_due(c), 0)) {
     c->busy = 1;
     coll_boundary_timers(c);
+    coll_gc_steps_watch(c);
     if (c->pending_stop != CAPTURE_INDEX_REASON_NONE)
       coll_capture_stop_due(c);
     c->busy = 0;

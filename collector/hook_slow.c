@@ -4,8 +4,9 @@
 #include <unistd.h>
 
 #include "collector/boundary.h"
-#include "collector/control.h"
 #include "collector/capture.h"
+#include "collector/control.h"
+#include "collector/gc_steps.h"
 #include "collector/hook.h"
 #include "collector/segments.h"
 #include "collector/symbols.h"
@@ -172,8 +173,10 @@ __attribute__((noinline)) void coll_hook_slow(struct coll_capture *c, void *ptr,
     if (c->segment_open)
       record(c, ptr, osize, nptr, nsize, work == HOOK_SLOW_RECORD_COUNTED);
   }
-  if (coll_hook_tick_due(c) || c->sampling)
+  if (coll_hook_tick_due(c) || c->sampling) {
     coll_boundary_timers(c);
+    coll_gc_steps_watch(c);
+  }
   coll_capture_requests(c);
   c->busy = 0;
 }

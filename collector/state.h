@@ -31,8 +31,12 @@
  * the last quarter of the run's allocation, else the oldest; so the N kept lie between a quarter
  * and three quarters of the run's work, the newest nearest its middle. A candidate is taken at a
  * safe point: a count hook (lua_sethook) runs at the next instruction the interpreter executes,
- * gives the program its own hook back, forces a full cycle there (cause "snapshot") and walks. */
+ * gives the program its own hook back and runs a full cycle (cause "snapshot") in steps
+ * (gc_steps.h), a count hook every COLL_SNAPSHOT_STEP_COUNT instructions; it walks where the
+ * cycle ends. */
 #define COLL_SNAPSHOT_SCHEDULE_FIRST (1u << 20)  /* bytes allocated at the first candidate */
+#define COLL_SNAPSHOT_STEP_COUNT 1               /* as attach's: with a sparser hook, a loop that
+                                                  * runs compiled reaches one too seldom */
 
 struct coll_snapshot_candidate {
   char file[32];
@@ -125,6 +129,8 @@ struct coll_capture {
   MSize saved_stepmul;
   uint64_t force_until;         /* gc_cycles at which the forced cycle has run */
   enum capture_index_boundary_cause force_cause;  /* why the armed cycle was asked for */
+  uint64_t steps_until;         /* a cycle run in steps (gc_steps.c): gc_cycles at its end ... */
+  enum capture_index_boundary_cause steps_cause;  /* ... and that end's cause (0: none runs) */
   int collecting;               /* the collector runs a full collection itself (lua_gc):
                                  * its cycles end in one boundary, written after it */
   enum capture_index_stop_reason deferred_stop;   /* edge_gc: a stop waiting for its last cycle */
@@ -132,6 +138,7 @@ struct coll_capture {
   uint64_t every_next;          /* --every: allocated at which the next cycle is forced */
   uint64_t boundary_allocated;  /* allocated at the last boundary line */
   uint64_t boundary_seq, boundary_events;  /* the segment and its events at the last boundary line */
+  uint64_t boundary_young_from; /* ... and its young_from (cycle_start_events then) */
   int boundary_phase;           /* coll_capture_gc_phase() at the last boundary line */
   int volume_off;               /* LJLEAK_VOLUME_BOUNDARIES=0: no volume boundaries (for
                                  * measurements: bench/boundaries.sh) */
