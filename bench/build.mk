@@ -135,18 +135,27 @@ bench-gc-pause: $(BUILD)/ljleak $(COLLECTOR_SO)
 	  $(BUILD)/ljleak run --sample 512k -o $(BUILD)/bench/gc-pause/$$mb-sampled bench/gc_pause.lua $$mb || exit 1; \
 	done
 
-# Heap snapshots: the walk's pause per 100 MB of live heap beside a full GC cycle's on the same
-# heap (bench/snapshot_pause.lua, CPU time), and the bytes written per object with its
+# Heap snapshots: the pause per 100 MB of live heap beside a full GC cycle's on the same heap:
+# of a snapshot of the middle of a run (ljleak run's default snapshots: its cycle in steps, the
+# walk at its end; bench/snapshot_scheduled.lua, wall time, the longest stop the program sees,
+# JIT on and off), and of an explicit collector.snapshot() (a full cycle and the walk in one
+# stop; bench/snapshot_pause.lua, CPU time); and the bytes written per object with its
 # references on the demo's service (testdata/demo/service.lua, the snapshots of ljleak run's
-# default: one in the middle, one at the end). Targets: the walk no slower than the full cycle;
-# 32 bytes or fewer per object.
+# default: one in the middle, one at the end). Targets: a scheduled snapshot's pause within one
+# full cycle; the walk no slower than the full cycle; 32 bytes or fewer per object.
 BENCHES += bench-snapshot
 BENCH_SNAPSHOT_MB ?= 100
 BENCH_SNAPSHOT_DEMO_SECONDS ?= 10
 .PHONY: bench-snapshot
 bench-snapshot: $(BUILD)/ljleak $(COLLECTOR_SO)
 	@rm -rf $(BUILD)/bench/snapshot && mkdir -p $(BUILD)/bench/snapshot
-	@echo "== heap snapshot pause per 100 MB of live heap (bench/snapshot_pause.lua)"
+	@echo "== a scheduled heap snapshot's pause per 100 MB of live heap (bench/snapshot_scheduled.lua)"
+	@for mb in $(BENCH_SNAPSHOT_MB); do for jit in on off; do \
+	  echo "JIT $$jit:"; \
+	  $(BUILD)/ljleak run -j $$jit --snapshots 8 -o $(BUILD)/bench/snapshot/$$mb-scheduled-$$jit \
+	    bench/snapshot_scheduled.lua $$mb || exit 1; \
+	done; done
+	@echo "== an explicit collector.snapshot()'s pause per 100 MB of live heap (bench/snapshot_pause.lua)"
 	@for mb in $(BENCH_SNAPSHOT_MB); do \
 	  $(BUILD)/ljleak run --snapshots none -o $(BUILD)/bench/snapshot/$$mb bench/snapshot_pause.lua $$mb || exit 1; \
 	done
