@@ -81,7 +81,7 @@ other-luajit:
 # snapshot.sh (heap snapshots of that VM), holders.sh (their holders) and
 # values.sh (their values sidecars) and busted.sh (ljleak busted on a busted suite).
 # Run from env.sh.
-OTHER_LUAJIT_SUITES = test_collector test_collector_jit test_collector_vm test_collector_api test_collector_snapshot
+OTHER_LUAJIT_SUITES = test_collector test_collector_jit test_collector_vm test_collector_api test_collector_snapshot test_collector_steps
 OTHER_LUAJIT_E2E = tests/e2e/luajit.sh tests/e2e/collector.sh tests/e2e/c-names.sh tests/e2e/snapshot.sh tests/e2e/holders.sh tests/e2e/values.sh tests/e2e/busted.sh
 .PHONY: check-other-luajit
 check-other-luajit: other-luajit $(BUILD)/lua/ljleak/collector.so
