@@ -141,10 +141,12 @@ static void candidate_stepped(lua_State *L, int snapshot)
 }
 
 /* The count hook of a snapshot candidate (coll_boundary_schedule_arm): the interpreter is between two
- * instructions, its state whole. The candidate's full cycle runs in steps (gc_steps.h): the
- * program stands still for the walk at its end, not for the cycle too. It is one stop (as
- * before) when the program has a debug hook of its own, which the steps' hook would displace, or
- * a forced cycle is under way, which would run the rest in one step anyway. */
+ * instructions, its state whole. On a large live heap the candidate's full cycle runs in steps
+ * (gc_steps.h): the program stands still for the walk at its end, not for the cycle too. It is
+ * one stop (as before) on a smaller heap, whose boundary then lies where the candidate fell due
+ * (the steps move it later in the program's work, and a short run's verdicts with it), when the
+ * program has a debug hook of its own, which the steps' hook would displace, or when a forced
+ * cycle is under way, which would run the rest in one step anyway. */
 static void safe_point(lua_State *L, lua_Debug *ar)
 {
   struct coll_capture *c = &coll_capture_state;
@@ -155,7 +157,7 @@ static void safe_point(lua_State *L, lua_Debug *ar)
   if (!c->active || c->busy || !coll_boundary_gc_running(c->g) || coll_boundary_stop_coming(c))
     return;
   c->schedule.middle = 1;
-  if (!c->force_armed && !lua_gethook(L) &&
+  if (!c->force_armed && !lua_gethook(L) && (uint64_t)c->g->gc.estimate >= COLL_SNAPSHOT_STEP_HEAP &&
       coll_gc_steps_begin(L, COLL_SNAPSHOT_STEP_COUNT, CAPTURE_INDEX_CAUSE_SNAPSHOT, candidate_stepped) == 0)
     return;
   c->snapshot_next = 1;

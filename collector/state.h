@@ -31,10 +31,14 @@
  * the last quarter of the run's allocation, else the oldest; so the N kept lie between a quarter
  * and three quarters of the run's work, the newest nearest its middle. A candidate is taken at a
  * safe point: a count hook (lua_sethook) runs at the next instruction the interpreter executes,
- * gives the program its own hook back and runs a full cycle (cause "snapshot") in steps
- * (gc_steps.h), a count hook every COLL_SNAPSHOT_STEP_COUNT instructions; it walks where the
- * cycle ends. */
+ * gives the program its own hook back and runs a full cycle (cause "snapshot"), on a live heap
+ * of COLL_SNAPSHOT_STEP_HEAP or more in steps (gc_steps.h), a count hook every
+ * COLL_SNAPSHOT_STEP_COUNT instructions; it walks where the cycle ends. */
 #define COLL_SNAPSHOT_SCHEDULE_FIRST (1u << 20)  /* bytes allocated at the first candidate */
+#define COLL_SNAPSHOT_STEP_HEAP (UINT64_C(64) << 20)  /* a live heap from which the cycle runs in
+                                                  * steps: a smaller one's cycle is a stop of tens
+                                                  * of ms, and its boundary stays where the
+                                                  * candidate fell due */
 #define COLL_SNAPSHOT_STEP_COUNT 1               /* as attach's: with a sparser hook, a loop that
                                                   * runs compiled reaches one too seldom */
 

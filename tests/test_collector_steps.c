@@ -25,17 +25,18 @@ static void run_mode(const char *mode, int jit, struct capture_index *index)
   ck_assert_int_eq(capture_index_read_file(index, path, &error), FORMAT_OK);
 }
 
-/* The boundaries of snapshots of the middle of the run taken on the 40 MB heap (cause
- * "snapshot", the cycle's own: their snapshot may have been dropped since): how many, and of them
- * how many saw the program's events while their cycle ran (more than PROGRAM_EVENTS between
- * young_from and the boundary's events: a cycle in one go has a few of its own, the VM's). */
+/* The boundaries of snapshots of the middle of the run taken on the 80 MB heap (64 MiB or more
+ * live: in steps; cause "snapshot", the cycle's own: their snapshot may have been dropped since):
+ * how many, and of them how many saw the program's events while their cycle ran (more than
+ * PROGRAM_EVENTS between young_from and the boundary's events: a cycle in one go has a few of
+ * its own, the VM's). */
 #define PROGRAM_EVENTS 64
 static void heap_snapshots(const struct capture_index *index, int *taken, int *stepped)
 {
   *taken = *stepped = 0;
   for (size_t i = 0; i < index->boundary_count; i++) {
     const struct capture_index_boundary *b = &index->boundaries[i];
-    if (b->heap_bytes < 20u << 20 || !b->cause || strcmp(b->cause, "snapshot"))
+    if (b->heap_bytes < 70u << 20 || !b->cause || strcmp(b->cause, "snapshot"))
       continue;
     (*taken)++;
     *stepped += b->events - b->young_from > PROGRAM_EVENTS;

@@ -1,4 +1,4 @@
--- tests/lua/collector_snapshot_steps.lua: a live heap of MB MB (default 40), then garbage until
+-- tests/lua/collector_snapshot_steps.lua: a live heap of MB MB (default 80), then garbage until
 -- a snapshot of the middle of the run (ljleak run --snapshots N) is taken on it. Its full cycle
 -- runs in steps, with a count hook of the collector's (debug.gethook() says "external hook"),
 -- the program running between them. MODE says what the program does meanwhile:
@@ -10,7 +10,7 @@
 --   stop_gc   it stops its GC while the cycle runs: the steps end, the GC stays stopped until
 --             the program restarts it.
 -- usage: ljleak run --snapshots 3 collector_snapshot_steps.lua MODE [MB]
-local mode, mb = arg[1] or "steps", tonumber(arg[2]) or 40
+local mode, mb = arg[1] or "steps", tonumber(arg[2]) or 80
 local collector = require "ljleak.collector"
 assert(collector.status().active, "run it under ljleak run")
 
