@@ -333,6 +333,13 @@ int coll_boundary_snapshot_here(struct coll_capture *c, lua_State *L)
   return 0;
 }
 
+void coll_boundary_gc_sync(struct coll_capture *c)
+{
+  int phase = coll_capture_gc_phase(c->g);
+  if (phase != c->last_gc_phase)
+    coll_boundary_gc_transition(c, phase);
+}
+
 int coll_boundary_after_steps(struct coll_capture *c, lua_State *L, enum capture_index_boundary_cause cause)
 {
   if (!c->active || c->pending_stop != CAPTURE_INDEX_REASON_NONE)
@@ -358,9 +365,7 @@ int coll_boundary_collect_begin(struct coll_capture *c, struct coll_boundary_mar
   /* A cycle of the program's that ended since the last allocator call is
    * counted first: the collection's own white flip would cancel its flip. */
   c->busy = 1;
-  int phase = coll_capture_gc_phase(c->g);
-  if (phase != c->last_gc_phase)
-    coll_boundary_gc_transition(c, phase);
+  coll_boundary_gc_sync(c);
   c->busy = 0;
   if (!c->active)
     return 0;
@@ -390,9 +395,7 @@ int coll_boundary_collect_end(struct coll_capture *c, lua_State *L,
   /* The last steps may have freed nothing after the state went back to
    * pause: the hook has not seen that yet. */
   c->busy = 1;
-  int phase = coll_capture_gc_phase(c->g);
-  if (phase != c->last_gc_phase)
-    coll_boundary_gc_transition(c, phase);
+  coll_boundary_gc_sync(c);
   c->collecting = 0;
   /* Every block born before the collection was marked by a whole cycle. */
   c->cycle_start_events = c->seq == seq ? events : 0;

@@ -15,6 +15,10 @@ static inline int coll_boundary_gc_running(const global_State *g)
  * the full cycles that ended and cuts a due boundary after one. */
 void coll_boundary_gc_transition(struct coll_capture *c, int phase);
 
+/* The phase of now seen, as the hook sees it at its next event (coll_boundary_gc_transition
+ * when it changed): from outside the hook, with c->busy set. */
+void coll_boundary_gc_sync(struct coll_capture *c);
+
 /* The timers: the duration, a due boundary (and, with force_gc, the cycle
  * it waits for), the periodic flush. */
 void coll_boundary_timers(struct coll_capture *c);

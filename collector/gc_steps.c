@@ -65,13 +65,10 @@ static void steps_finish(lua_State *L, int ended)
  * program's collectgarbage()) is counted, and is a boundary as it would be without the steps. */
 static int steps_ended(struct coll_capture *c)
 {
-  int phase = coll_capture_gc_phase(c->g);
-  if (phase != c->last_gc_phase) {
-    int busy = c->busy;
-    c->busy = 1;
-    coll_boundary_gc_transition(c, phase);
-    c->busy = busy;
-  }
+  int busy = c->busy;
+  c->busy = 1;
+  coll_boundary_gc_sync(c);
+  c->busy = busy;
   return c->gc_cycles >= c->steps_until;
 }
 
