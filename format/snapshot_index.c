@@ -1,4 +1,4 @@
-/* format/snapshot_index.c: a decoded heap snapshot's objects put in order by address, its owned blocks by address, and the lookups by address (snapshot_find, snapshot_find_block) and by reference that read it. The decoder (snapshot_read.c) calls snapshot_index_objects once, after the last chunk. */
+/* format/snapshot_index.c: a decoded heap snapshot's objects put in order by address, its owned blocks by address, and the lookups by address (snapshot_find, snapshot_find_block) and by reference that read it. The decoder (snapshot_read.c) calls snapshot_index_order, then snapshot_index_place, once, after the last chunk. */
 #include "format/snapshot_index.h"
 
 #include <inttypes.h>
@@ -145,36 +145,177 @@ static int wide_counts_by_address(const void *a, const void *b)
   return x->address < y->address ? -1 : x->address > y->address;
 }
 
-enum format_status snapshot_index_objects(struct snapshot *s, uint64_t **offsets,
-                                          uint64_t *duplicate_address, uint64_t *duplicate_offset)
+/* Sorts words (an address made narrow, << 32, | its object's index) by their high half:
+ * RADIX_BITS(n) a pass over key_bits bits, each pass reading in order (no gather by index);
+ * the sorted words end in *words (which may become scratch). */
+static void radix_sort_words(uint64_t **words, uint64_t **scratch, size_t n, unsigned key_bits, size_t *counts)
 {
-  size_t n = s->object_count ? s->object_count : 1;
-  uint64_t *keys = malloc(n * sizeof *keys);
-  uint32_t *order = malloc(n * sizeof *order);
-  uint32_t *scratch = malloc(n * sizeof *scratch);
+  unsigned bits = RADIX_BITS(n);
+  size_t digits = (size_t)1 << bits, mask = digits - 1;
+  for (unsigned shift = 32; shift < 32 + key_bits; shift += bits) {
+    uint64_t *in = *words, *out = *scratch;
+    memset(counts, 0, digits * sizeof *counts);
+    for (size_t i = 0; i < n; i++)
+      counts[(in[i] >> shift) & mask]++;
+    size_t sum = 0;
+    for (size_t d = 0; d < digits; d++) {
+      size_t c = counts[d];
+      counts[d] = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < n; i++)
+      out[counts[(in[i] >> shift) & mask]++] = in[i];
+    *words = out;
+    *scratch = in;
+  }
+}
+
+/* Addresses made narrow: less the lowest, over the low bits they all share (a heap of a few GB
+ * spans fewer than 2^32 such steps). */
+struct narrow {
+  uint64_t low, span;         /* span: the highest's narrow key */
+  unsigned shift;
+};
+
+/* The narrow key of address, or -1 when it is no object's of n (out of their range, or
+ * between their steps). */
+static int64_t narrow_key(const struct narrow *w, uint64_t address)
+{
+  uint64_t delta = address - w->low;
+  if (address < w->low || (delta & (((uint64_t)1 << w->shift) - 1)) || delta >> w->shift > w->span)
+    return -1;
+  return (int64_t)(delta >> w->shift);
+}
+
+/* order[0 .. n): the objects by address, their addresses in words (which the sort spends). When
+ * they are narrow, one word per object (its key << 32 | its index) sorted on 32 bits or less,
+ * and *keys the sorted keys (NULL else: the indices sorted by a gather of each one's address a
+ * pass). *duplicate: the first i whose object has order[i - 1]'s address, or 0. 0, or -1 out
+ * of memory. */
+static int sort_objects(uint64_t *words, size_t n, uint32_t *order, size_t *counts, size_t *duplicate,
+                        struct narrow *w, uint32_t **keys)
+{
+  uint64_t high = 0, differ = 0;
+  w->low = UINT64_MAX;
+  for (size_t i = 0; i < n; i++) {
+    w->low = words[i] < w->low ? words[i] : w->low;
+    high = words[i] > high ? words[i] : high;
+    differ |= words[i] ^ words[0];
+  }
+  w->shift = differ ? (unsigned)__builtin_ctzll(differ) : 0;
+  w->span = (high - w->low) >> w->shift;  /* every address is low plus a multiple of 2^shift */
+  *duplicate = 0;
+  *keys = NULL;
+  if (w->span > UINT32_MAX) {
+    uint32_t *scratch = malloc(n * sizeof *scratch);
+    if (!scratch)
+      return -1;
+    for (size_t i = 0; i < n; i++)
+      order[i] = (uint32_t)i;
+    radix_sort(order, scratch, words, n, counts);
+    for (size_t i = 1; i < n && !*duplicate; i++)
+      *duplicate = words[order[i]] == words[order[i - 1]] ? i : 0;
+    free(scratch);
+    return 0;
+  }
+  uint64_t *scratch = malloc(n * sizeof *scratch), *sorted = words;
+  if (!scratch || !(*keys = malloc(n * sizeof **keys))) {
+    free(scratch);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++)
+    words[i] = ((words[i] - w->low) >> w->shift) << 32 | (uint64_t)i;
+  radix_sort_words(&sorted, &scratch, n, w->span ? 64 - (unsigned)__builtin_clzll(w->span) : 1, counts);
+  for (size_t i = 0; i < n; i++) {
+    order[i] = (uint32_t)sorted[i];
+    (*keys)[i] = (uint32_t)(sorted[i] >> 32);
+    if (i && !*duplicate && (*keys)[i] == (*keys)[i - 1])
+      *duplicate = i;
+  }
+  free(scratch == words ? sorted : scratch);  /* the one of the two that is not words */
+  return 0;
+}
+
+/* Each reference's object by its target, looked up among the n sorted narrow keys (its place
+ * there is the object's once they are put in order): buckets of about two keys by their high
+ * bits, a search in one. The keys are 4 bytes an object, where the objects are 40: the look-ups
+ * stay in the cache. -1 when out of memory. */
+static int resolve_narrow(struct snapshot *s, const uint64_t *targets, const uint32_t *keys, size_t n,
+                          const struct narrow *w)
+{
+  unsigned key_bits = w->span ? 64 - (unsigned)__builtin_clzll(w->span) : 1, bucket_bits = 0;
+  while (((size_t)1 << bucket_bits) < n / 2 && bucket_bits < key_bits)
+    bucket_bits++;
+  unsigned shift = key_bits - bucket_bits;
+  size_t buckets = (size_t)(w->span >> shift) + 1;
+  uint32_t *start = malloc((buckets + 1) * sizeof *start);
+  if (!start)
+    return -1;
+  size_t i = 0;
+  for (size_t b = 0; b <= buckets; b++) {
+    while (i < n && (keys[i] >> shift) < b)
+      i++;
+    start[b] = (uint32_t)i;
+  }
+  for (size_t r = 0; r < s->reference_count; r++) {
+    int64_t key = narrow_key(w, targets[r]);
+    if (key < 0)
+      continue;
+    size_t b = (size_t)key >> shift;
+    size_t at = sorted_lower_bound(keys, sizeof *keys, 0, sizeof *keys, start[b], start[b + 1], (uint64_t)key);
+    if (at < start[b + 1] && keys[at] == (uint64_t)key)
+      s->references[r].object = (uint32_t)at;
+  }
+  free(start);
+  return 0;
+}
+
+enum format_status snapshot_index_order(struct snapshot *s, uint64_t **offsets, const uint64_t *targets,
+                                        uint32_t **order, int *resolved, uint64_t *duplicate_address,
+                                        uint64_t *duplicate_offset)
+{
+  size_t n = s->object_count ? s->object_count : 1, duplicate = 0;
+  uint64_t *words = malloc(n * sizeof *words);
   size_t *counts = malloc(((size_t)1 << RADIX_BITS(n)) * sizeof *counts);
-  enum format_status st = keys && order && scratch && counts ? FORMAT_OK : FORMAT_NO_MEMORY;
+  uint32_t *keys = NULL;
+  struct narrow w = {0, 0, 0};
+  *resolved = 0;
+  *order = malloc(n * sizeof **order);
+  enum format_status st = *order && words && counts ? FORMAT_OK : FORMAT_NO_MEMORY;
   if (st == FORMAT_OK && s->object_count > 1) {
     for (size_t i = 0; i < s->object_count; i++)
-      keys[i] = s->objects[i].address, order[i] = (uint32_t)i;
-    radix_sort(order, scratch, keys, s->object_count, counts);
-    for (size_t i = 1; i < s->object_count && st == FORMAT_OK; i++) {
-      uint64_t a = (*offsets)[order[i]], b = (*offsets)[order[i - 1]];
-      if (keys[order[i]] == keys[order[i - 1]]) {
-        *duplicate_address = keys[order[i]];
-        *duplicate_offset = a > b ? a : b;
-        st = FORMAT_BAD_INPUT;
-      }
-    }
+      words[i] = s->objects[i].address;
+    if (sort_objects(words, s->object_count, *order, counts, &duplicate, &w, &keys) < 0)
+      st = FORMAT_NO_MEMORY;
   }
-  /* Only order is needed to put the objects in order, beside a second array of them. */
-  free(keys), free(scratch), free(counts), free(*offsets);
+  free(words), free(counts);
+  if (st == FORMAT_OK && duplicate) {
+    uint64_t a = (*offsets)[(*order)[duplicate]], b = (*offsets)[(*order)[duplicate - 1]];
+    *duplicate_address = s->objects[(*order)[duplicate]].address;
+    *duplicate_offset = a > b ? a : b;
+    st = FORMAT_BAD_INPUT;
+  }
+  free(*offsets);
   *offsets = NULL;
-  if (st == FORMAT_OK && s->object_count > 1)
+  if (st == FORMAT_OK && keys) {
+    if (resolve_narrow(s, targets, keys, s->object_count, &w) < 0)
+      st = FORMAT_NO_MEMORY;
+    *resolved = st == FORMAT_OK;
+  }
+  free(keys);
+  if (st != FORMAT_OK) {
+    free(*order);
+    *order = NULL;
+  }
+  return st;
+}
+
+enum format_status snapshot_index_place(struct snapshot *s, uint32_t *order)
+{
+  if (s->object_count > 1)
     permute_objects(s, order);
   free(order);
-  if (st == FORMAT_OK)
-    st = index_blocks(s);
+  enum format_status st = index_blocks(s);
   if (s->wide_count_count > 1)  /* a few, if any: LuaJIT's counts fit 32 bits */
     qsort(s->wide_counts, s->wide_count_count, sizeof *s->wide_counts, wide_counts_by_address);
   return st == FORMAT_OK ? index_buckets(s) : st;

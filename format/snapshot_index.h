@@ -6,13 +6,21 @@
 
 #include "format/snapshot.h"
 
-/* Puts s's objects in order by address and indexes every owned block's owner. *offsets: each
- * object's record in the file, in the order read, freed (and set NULL) once the addresses are
- * checked. FORMAT_OK; FORMAT_NO_MEMORY; or FORMAT_BAD_INPUT when two objects have one
- * address, *duplicate_address that address and *duplicate_offset the later of their two
+/* The order of s's objects by address (*order: the object that goes to each place, for
+ * snapshot_index_place). *offsets: each object's record in the file, in the order read, freed
+ * (and set NULL) once the addresses are checked. targets: each reference's target address;
+ * *resolved is 1 when each reference's object was set here (its place in that order), which
+ * a snapshot of addresses less than 2^32 steps apart allows, before the objects move (so that
+ * targets can be freed first). FORMAT_OK; FORMAT_NO_MEMORY; or FORMAT_BAD_INPUT when two objects
+ * have one address, *duplicate_address that address and *duplicate_offset the later of their two
  * records. */
-enum format_status snapshot_index_objects(struct snapshot *s, uint64_t **offsets,
-                                          uint64_t *duplicate_address, uint64_t *duplicate_offset);
+enum format_status snapshot_index_order(struct snapshot *s, uint64_t **offsets, const uint64_t *targets,
+                                        uint32_t **order, int *resolved, uint64_t *duplicate_address,
+                                        uint64_t *duplicate_offset);
+
+/* Puts s's objects in order (order is freed), indexes every owned block's owner and builds
+ * snapshot_find's buckets. */
+enum format_status snapshot_index_place(struct snapshot *s, uint32_t *order);
 
 /* Whether the snapshot's wide list has an entry for ref: its target is no object's, or it is
  * an INDEX whose n is kept aside. */

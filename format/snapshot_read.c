@@ -118,26 +118,27 @@ static enum format_status read_string(struct reading *r, struct cursor *c)
 static inline enum format_status read_label(struct reading *r, uint64_t word, uint64_t at,
                                             struct snapshot_reference *ref, int64_t *index)
 {
-  ref->weak = word & 1;
+  /* Built here and stored whole: the array's bit fields set one by one would each read memory
+   * the reader touches for the first time. */
+  struct snapshot_reference built = {.object = SNAPSHOT_NO_OBJECT, .weak = word & 1};
   unsigned kind = (unsigned)(word >> 1) & 7;
   uint64_t payload = word >> 4;
   if (kind >= SNAPSHOT_REF_KIND_COUNT)
     return fail(r, FORMAT_BAD_INPUT, at, "reference of unknown kind %u", kind);
-  ref->kind = kind;
-  ref->text = 0;
-  ref->object = SNAPSHOT_NO_OBJECT;
+  built.kind = kind;
   *index = 0;
   if (kind == SNAPSHOT_REF_INDEX) {
     *index = unzigzag(payload);
     if (*index >= -SNAPSHOT_INDEX_NARROW && *index <= SNAPSHOT_INDEX_NARROW)
-      ref->text = (uint32_t)*index & SNAPSHOT_MAX_STRINGS;  /* 28-bit two's complement */
+      built.text = (uint32_t)*index & SNAPSHOT_MAX_STRINGS;  /* 28-bit two's complement */
     else
-      ref->text = SNAPSHOT_INDEX_WIDE;
+      built.text = SNAPSHOT_INDEX_WIDE;
   } else {
     if (payload == 0 || payload > r->snapshot->string_count)
       return fail(r, FORMAT_BAD_INPUT, at, "label names string %" PRIu64 ", not defined before", payload);
-    ref->text = (uint32_t)payload;
+    built.text = (uint32_t)payload;
   }
+  *ref = built;
   return FORMAT_OK;
 }
 
@@ -437,34 +438,29 @@ static enum format_status size_arrays(struct reading *r, const uint8_t *in, size
   return FORMAT_OK;
 }
 
-/* Objects by address, and every owned block's owner. Two objects at one address are an error. */
-static enum format_status index_objects(struct reading *r)
-{
-  uint64_t address = 0, offset = 0;
-  enum format_status st = snapshot_index_objects(r->snapshot, &r->offsets, &address, &offset);
-  if (st == FORMAT_BAD_INPUT)
-    return fail(r, FORMAT_BAD_INPUT, offset, "a second object at address 0x%" PRIx64, address);
-  return st == FORMAT_NO_MEMORY ? no_memory(r, 0) : st;
-}
-
-/* Each reference's target to its object; the targets that are no object's, and the INDEX n
- * that need 64 bits, into the snapshot's wide list (in the order of the references). */
-static enum format_status resolve_references(struct reading *r)
+/* Each reference's target to its object: by snapshot_find, when snapshot_index_order could
+ * not (the objects in order by now). */
+static void resolve_references(struct reading *r)
 {
   struct snapshot *s = r->snapshot;
-  size_t wide = 0, big = 0;
   for (size_t i = 0; i < s->reference_count; i++) {
     const struct snapshot_object *o = snapshot_find(s, r->targets[i]);
     if (o)
       s->references[i].object = (uint32_t)(o - s->objects);
-    wide += snapshot_reference_wide(&s->references[i]);
   }
-  if (!wide)
-    return FORMAT_OK;
-  s->wide = malloc(wide * sizeof *s->wide);
-  if (!s->wide)
+}
+
+/* The targets that are no object's, and the INDEX n that need 64 bits, into the snapshot's wide
+ * list (in the order of the references); the targets are freed after them. */
+static enum format_status wide_references(struct reading *r)
+{
+  struct snapshot *s = r->snapshot;
+  size_t wide = 0, big = 0;
+  for (size_t i = 0; i < s->reference_count; i++)
+    wide += snapshot_reference_wide(&s->references[i]);
+  if (wide && !(s->wide = malloc(wide * sizeof *s->wide)))
     return no_memory(r, 0);
-  for (size_t i = 0; i < s->reference_count; i++) {
+  for (size_t i = 0; wide && i < s->reference_count; i++) {
     if (!snapshot_reference_wide(&s->references[i]))
       continue;
     int64_t index = 0;
@@ -475,7 +471,34 @@ static enum format_status resolve_references(struct reading *r)
     }
     s->wide[s->wide_count++] = (struct snapshot_wide){(uint32_t)i, r->targets[i], index};
   }
+  free(r->targets);
+  r->targets = NULL;
   return FORMAT_OK;
+}
+
+/* Objects by address, every owned block's owner, and each reference's object. The references
+ * are resolved before the objects move when they can be (the targets freed before a second
+ * array of objects is made), else after. Two objects at one address are an error. */
+static enum format_status index_objects(struct reading *r)
+{
+  uint64_t address = 0, offset = 0;
+  uint32_t *order;
+  int resolved;
+  enum format_status st = snapshot_index_order(r->snapshot, &r->offsets, r->targets, &order, &resolved, &address,
+                                               &offset);
+  if (st == FORMAT_BAD_INPUT)
+    return fail(r, FORMAT_BAD_INPUT, offset, "a second object at address 0x%" PRIx64, address);
+  if (st == FORMAT_OK && resolved)
+    st = wide_references(r);
+  if (st == FORMAT_OK)
+    st = snapshot_index_place(r->snapshot, order);
+  else
+    free(order);
+  if (st == FORMAT_OK && !resolved) {
+    resolve_references(r);
+    st = wide_references(r);
+  }
+  return st == FORMAT_NO_MEMORY ? no_memory(r, 0) : st;
 }
 
 /* The blocks' array's size, fitted. */
@@ -588,8 +611,6 @@ static enum format_status read_snapshot(struct snapshot *snapshot, const void *d
   }
   if (st == FORMAT_OK)
     st = index_objects(&r);
-  if (st == FORMAT_OK)
-    st = resolve_references(&r);
   reading_free(&r);
   if (st != FORMAT_OK) {
     snapshot_free(snapshot);

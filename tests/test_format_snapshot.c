@@ -153,6 +153,80 @@ START_TEST(test_objects_spanning_half_the_address_space_are_found)
 }
 END_TEST
 
+/* A snapshot of objects at addresses (the last at the first's address again when dup), the
+ * first referring to each target. */
+static struct bytes write_targets(const uint64_t *addresses, size_t count, const uint64_t *targets,
+                                  size_t target_count, int dup)
+{
+  struct bytes out = {NULL, 0, 0};
+  uint8_t *buffer = malloc(2 * SNAPSHOT_WRITER_MIN_CAPACITY);
+  struct snapshot_writer w;
+  snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
+                       bytes_sink, &out);
+  ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+  uint32_t field = snapshot_writer_string(&w, "to", 2);
+  for (size_t i = 0; i < count + (dup != 0); i++) {
+    struct snapshot_wire_object o = {SNAPSHOT_TABLE, 0, addresses[i < count ? i : 0], 56, 0, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(&w, &o), 0);
+    for (size_t t = 0; i == 0 && t < target_count; t++)
+      ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_FIELD, 0, field, 0, targets[t]), 0);
+  }
+  ck_assert_int_eq(snapshot_writer_end(&w), 0);
+  free(buffer);
+  return out;
+}
+
+/* References find their objects, and no object where there is none (below the lowest, above
+ * the highest, between two objects, off the objects' common alignment), whether the objects lie
+ * within 2^32 steps of their alignment (looked up before they are put in order) or not; and a
+ * second object at one address is named with its record's offset either way. */
+START_TEST(test_references_find_objects_near_and_far)
+{
+  static const uint64_t near[] = {UINT64_C(0x7f0000001040), UINT64_C(0x7f0000001000), UINT64_C(0x7f0000001010),
+                                  UINT64_C(0x7f0000081000)};
+  static const uint64_t far[] = {0x1040, UINT64_C(0x7f0000001000), 0x1010, UINT64_C(1) << 62};
+  const uint64_t *layouts[] = {near, far};
+  for (int l = 0; l < 2; l++) {
+    const uint64_t *a = layouts[l];
+    uint64_t targets[] = {a[0], a[1], a[2], a[3], a[1] + 8, a[1] + 0x20, a[1] - 0x10, a[3] + 0x10, 0, UINT64_MAX,
+                          0x1000};
+    size_t target_count = sizeof targets / sizeof targets[0];
+    struct bytes b = write_targets(a, 4, targets, target_count, 0);
+    struct snapshot s;
+    struct format_error e;
+    ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "targets.heap", &e), FORMAT_OK);
+    const struct snapshot_object *first = must_find(&s, a[0]);
+    ck_assert_uint_eq(first->reference_count, target_count);
+    for (size_t t = 0; t < target_count; t++) {
+      const struct snapshot_reference *r = &s.references[first->first_reference + t];
+      const struct snapshot_object *o = snapshot_find(&s, targets[t]);
+      ck_assert_uint_eq(snapshot_reference_target(&s, r), targets[t]);
+      if (o)
+        ck_assert_uint_eq(r->object, (uint32_t)(o - s.objects));
+      else
+        ck_assert_uint_eq(r->object, SNAPSHOT_NO_OBJECT);
+      ck_assert_int_eq(o != NULL, t < 4);
+    }
+    snapshot_free(&s);
+    free(b.data);
+
+    /* The same objects and a second one at the first's address: named at the later record. */
+    struct bytes once = write_targets(a, 4, targets, target_count, 0);
+    b = write_targets(a, 4, targets, target_count, 1);
+    ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "twice.heap", &e), FORMAT_BAD_INPUT);
+    char want[128];
+    snprintf(want, sizeof want, ": a second object at address 0x%" PRIx64, a[0]);
+    ck_assert_ptr_nonnull(strstr(e.message, want));
+    ck_assert_uint_gt(e.offset, SNAPSHOT_HEADER_BYTES);
+    ck_assert_uint_lt(e.offset, once.size);  /* within the objects chunk, after the four */
+    ck_assert_uint_eq(b.data[e.offset] & 0xf, SNAPSHOT_TABLE);
+    snapshot_free(&s);
+    free(b.data);
+    free(once.data);
+  }
+}
+END_TEST
+
 START_TEST(test_references_continue_across_chunks)
 {
   /* 3000 references of one object: about 4 bytes each, three 4 KiB chunks. */
@@ -375,6 +449,7 @@ static Suite *snapshot_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_round_trip_objects_references_roots);
   tcase_add_test(tc, test_objects_spanning_half_the_address_space_are_found);
+  tcase_add_test(tc, test_references_find_objects_near_and_far);
   tcase_add_test(tc, test_references_continue_across_chunks);
   tcase_add_test(tc, test_every_cut_keeps_every_complete_chunk);
   tcase_add_test(tc, test_unknown_version_is_named);
