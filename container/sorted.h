@@ -37,4 +37,36 @@ static inline size_t sorted_lower_bound(const void *records, size_t record_size,
   return lo;
 }
 
+/* The same over [0, n), searched from hint outwards by doubling steps: cheap when the keys
+ * looked up come in about the records' order (each near the last one's place). */
+static inline size_t sorted_lower_bound_near(const void *records, size_t record_size, size_t key_offset,
+                                             size_t key_size, size_t n, size_t hint, uint64_t key)
+{
+  size_t lo, hi;
+  if (hint > n)
+    hint = n;
+  if (hint < n && sorted_lower_bound(records, record_size, key_offset, key_size, hint, hint + 1, key) == hint + 1) {
+    /* the key lies after hint: [hint + step / 2, hint + step) until it is below that end */
+    size_t step = 1;
+    lo = hint + 1;
+    while (lo + step < n && sorted_lower_bound(records, record_size, key_offset, key_size, lo + step - 1,
+                                               lo + step, key) == lo + step) {
+      lo += step;
+      step *= 2;
+    }
+    hi = lo + step < n ? lo + step : n;
+  } else {
+    /* at hint or before it */
+    size_t step = 1;
+    hi = hint;
+    while (hi >= step && sorted_lower_bound(records, record_size, key_offset, key_size, hi - step, hi - step + 1,
+                                            key) == hi - step) {
+      hi -= step;
+      step *= 2;
+    }
+    lo = hi >= step ? hi - step : 0;
+  }
+  return sorted_lower_bound(records, record_size, key_offset, key_size, lo, hi, key);
+}
+
 #endif

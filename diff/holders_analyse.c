@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "container/array.h"
+#include "container/sorted.h"
 #include "diff/holders.h"
 #include "diff/holders_graph.h"
 #include "diff/holders_path.h"
@@ -115,6 +116,24 @@ static uint64_t holders_block_size(const struct snapshot *s, const struct snapsh
   return 0;
 }
 
+/* A path whose last steps are named fields under a [*] (_G.users[*].name): every object of the
+ * site at the end of such steps from one node has one text and one holder, whatever table the
+ * [*] stands for. Its group is remembered by the node the [*] leaves from, the step's kind and
+ * the fields' labels, so that a million such objects render their text once. */
+#define HOLDERS_SUFFIX_STEPS 2      /* fields after the [*] that are remembered so */
+
+struct holders_suffix {
+  uint32_t from;              /* the node the [*] leaves from; NONE: an empty slot */
+  uint32_t text[HOLDERS_SUFFIX_STEPS];  /* the fields' labels, the [*]'s end first (0: none) */
+  uint32_t bits;              /* the [*] is a [key *]; the path's HOLDERS_VIA_* */
+  uint32_t group;
+};
+
+struct holders_suffixes {
+  struct holders_suffix *slots;
+  size_t mask, count;         /* mask + 1 slots, a power of two; count used */
+};
+
 /* What the analysis of one snapshot's sites works in, each of its arrays a node's. */
 struct holders_work {
   struct holders_marks marks[2];  /* [0] the site's objects' paths, [1] their notes' keys' */
@@ -126,6 +145,7 @@ struct holders_work {
   uint32_t *key_memo[2];      /* so for the keys of weak-keyed tables' entries the site's paths go
                                * through: the id of their note (NULL: the snapshot has none) */
   struct holders_groups notes;  /* the site's notes, each text once: its id is its index */
+  struct holders_suffixes suffixes;  /* the site's groups by [*] and the fields after it */
 };
 
 /* The key of the weak-keyed table's entry on v's path, when v's path goes through one; else
@@ -249,6 +269,103 @@ static int holders_note_id(const struct holders_graph *g, struct holders_work *w
   return 0;
 }
 
+/* Whether v's path ends in named fields (at most HOLDERS_SUFFIX_STEPS, none cut, collapsed or
+ * into or out of package.loaded, whose render says more) after a [*]: then *key says which. */
+static int holders_suffix_of(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v,
+                             struct holders_suffix *key)
+{
+  uint32_t c = v;
+  size_t steps = 0;
+  if (g->top[v] != v)
+    return 0;
+  memset(key, 0, sizeof *key);
+  for (;;) {
+    uint32_t p = g->parent[c];
+    if (p == g->n || p == DIFF_HOLDERS_NONE || c == g->loaded || p == g->loaded || p == g->registry)
+      return 0;
+    if (holders_step_collapsed(g, marks, c)) {
+      if (!steps)
+        return 0;  /* v's own [*]: holders_memo's */
+      key->from = p;
+      key->bits = (g->step_kind[c] == SNAPSHOT_REF_KEY) | (uint32_t)g->how[v] << 1;
+      return 1;
+    }
+    if (steps == HOLDERS_SUFFIX_STEPS || g->step_kind[c] != SNAPSHOT_REF_FIELD)
+      return 0;
+    key->text[steps++] = g->step_text[c];
+    c = p;
+  }
+}
+
+static uint64_t holders_suffix_hash(const struct holders_suffix *k)
+{
+  uint64_t h = (uint64_t)k->from * 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < HOLDERS_SUFFIX_STEPS; i++)
+    h = (h ^ k->text[i]) * 0xff51afd7ed558ccdull;
+  return (h ^ k->bits) * 0xc4ceb9fe1a85ec53ull;
+}
+
+static int holders_suffix_same(const struct holders_suffix *a, const struct holders_suffix *b)
+{
+  return a->from == b->from && a->bits == b->bits && !memcmp(a->text, b->text, sizeof a->text);
+}
+
+/* The slot of key in ss: its own, or the empty one where it goes (grown first, so that there
+ * is one). NULL when out of memory. */
+static struct holders_suffix *holders_suffix_slot(struct holders_suffixes *ss, const struct holders_suffix *key)
+{
+  if ((ss->count + 1) * 2 > (ss->slots ? ss->mask + 1 : 0)) {
+    size_t size = ss->slots ? (ss->mask + 1) * 2 : 64;
+    struct holders_suffix *fresh = malloc(size * sizeof *fresh);
+    if (!fresh)
+      return NULL;
+    for (size_t i = 0; i < size; i++)
+      fresh[i].from = DIFF_HOLDERS_NONE;
+    for (size_t i = 0; ss->slots && i <= ss->mask; i++) {
+      if (ss->slots[i].from == DIFF_HOLDERS_NONE)
+        continue;
+      size_t at = holders_suffix_hash(&ss->slots[i]) & (size - 1);
+      while (fresh[at].from != DIFF_HOLDERS_NONE)
+        at = (at + 1) & (size - 1);
+      fresh[at] = ss->slots[i];
+    }
+    free(ss->slots);
+    ss->slots = fresh;
+    ss->mask = size - 1;
+  }
+  size_t at = holders_suffix_hash(key) & ss->mask;
+  while (ss->slots[at].from != DIFF_HOLDERS_NONE && !holders_suffix_same(&ss->slots[at], key))
+    at = (at + 1) & ss->mask;
+  return &ss->slots[at];
+}
+
+static void holders_suffix_clear(struct holders_suffixes *ss)
+{
+  for (size_t i = 0; ss->count && i <= ss->mask; i++)
+    ss->slots[i].from = DIFF_HOLDERS_NONE;
+  ss->count = 0;
+}
+
+/* *memo: where v's group is remembered (holders_memo's place, else by its fields after a [*]),
+ * NONE there until it has one; NULL when v's text is its own. Valid until the next call. -1
+ * when out of memory. */
+static int holders_remembered(const struct holders_graph *g, struct holders_work *w, uint32_t v, uint32_t **memo)
+{
+  struct holders_suffix key, *slot;
+  *memo = holders_memo(g, &w->marks[0], w->memo, v);
+  if (*memo || !holders_suffix_of(g, &w->marks[0], v, &key))
+    return 0;
+  if (!(slot = holders_suffix_slot(&w->suffixes, &key)))
+    return -1;
+  if (slot->from == DIFF_HOLDERS_NONE) {
+    *slot = key;
+    slot->group = DIFF_HOLDERS_NONE;
+    w->suffixes.count++;
+  }
+  *memo = &slot->group;
+  return 0;
+}
+
 /* The site's holders from its objects m: each text rendered once per group remembered (a list
  * of a million nodes renders as many texts as it has steps shown, plus one). */
 static int holders_site(const struct holders_graph *g, struct holders_work *w, struct holders_groups *gs,
@@ -257,8 +374,9 @@ static int holders_site(const struct holders_graph *g, struct holders_work *w, s
   int status = holders_mark(g, w, m, count);
   struct holders_text t;
   for (size_t i = 0; i < count && status == 0; i++) {
-    uint32_t *memo = holders_memo(g, &w->marks[0], w->memo, m[i].object), holder, index, note;
-    if ((status = holders_note_id(g, w, m[i].object, &note)) < 0)
+    uint32_t *memo, holder, index, note;
+    if ((status = holders_remembered(g, w, m[i].object, &memo)) < 0 ||
+        (status = holders_note_id(g, w, m[i].object, &note)) < 0)
       break;
     if (memo && *memo != DIFF_HOLDERS_NONE && gs->items[*memo].note == note) {
       gs->items[*memo].objects++;
@@ -277,6 +395,7 @@ static int holders_site(const struct holders_graph *g, struct holders_work *w, s
   }
   holders_unmark(g, w);
   groups_clear(&w->notes);
+  holders_suffix_clear(&w->suffixes);
   if (status < 0)
     return -1;
   if (gs->count > 1)
@@ -303,73 +422,112 @@ static int holders_site(const struct holders_graph *g, struct holders_work *w, s
   return 0;
 }
 
-#define HOLDERS_AHEAD 16            /* blocks prefetched ahead of their look-up */
+/* Where the last look-up of holders_find_near ended, in the objects and in the owned blocks. */
+struct holders_near {
+  size_t object, block;
+};
 
-/* *order: the blocks' indices in about address order, by a counting sort of address ranges
- * of about two blocks each (NULL: a few blocks, taken as they come). The snapshot's objects are
- * in address order, so that its look-ups then read it in order: in the live map's order (a
- * hash's), each missed the cache, most of the analysis of a million-node list. -1 when out of
- * memory. */
-static int holders_block_order(const struct diff_holders_block *blocks, size_t count, uint32_t **order)
+/* snapshot_find_block, searched from where the last look-up ended: the blocks come in about
+ * address order, so each is a few steps from the one before. */
+static const struct snapshot_object *holders_find_near(const struct snapshot *s, uint64_t address,
+                                                       struct holders_near *at)
 {
-  *order = NULL;
-  if (count < 64 || count > UINT32_MAX)
-    return 0;
+  at->object = sorted_lower_bound_near(s->objects, sizeof *s->objects, SORTED_KEY(struct snapshot_object, address),
+                                       s->object_count, at->object, address);
+  if (at->object < s->object_count && s->objects[at->object].address == address)
+    return &s->objects[at->object];
+  if (!s->block_index)
+    return NULL;
+  at->block = sorted_lower_bound_near(s->block_index, sizeof *s->block_index,
+                                      SORTED_KEY(struct snapshot_block_owner, address), s->block_count, at->block,
+                                      address);
+  return at->block < s->block_count && s->block_index[at->block].address == address
+           ? &s->objects[s->block_index[at->block].object]
+           : NULL;
+}
+
+#define HOLDERS_DIGIT_BITS 11       /* a pass of the blocks' sort: 2048 places written at once, few
+                                     * enough that each one's line stays in the cache */
+
+/* *sorted: the blocks in about address order: sorted by address range (about two blocks a
+ * range), HOLDERS_DIGIT_BITS of the range a pass, least significant first, each pass reading in
+ * order. The snapshot's objects are in address order, so that its look-ups then read it in
+ * order: in the live map's order (a hash's), each missed the cache, most of the analysis of a
+ * million-node list. taken: blocks may be written (it becomes *sorted, or is freed); else
+ * *sorted is a new array. -1 when out of memory (taken freed). */
+static int holders_block_order(const struct diff_holders_block *blocks, struct diff_holders_block *taken,
+                               size_t count, struct diff_holders_block **sorted)
+{
   uint64_t low = UINT64_MAX, high = 0;
   for (size_t i = 0; i < count; i++) {
     low = blocks[i].address < low ? blocks[i].address : low;
     high = blocks[i].address > high ? blocks[i].address : high;
   }
-  size_t ranges = 32;
-  while (ranges < count / 2)
-    ranges <<= 1;
+  unsigned range_bits = 5;
+  while (range_bits < 32 && ((size_t)1 << range_bits) < count / 2)
+    range_bits++;
   unsigned shift = 0;  /* stops by 63: the span >> 63 is 0 or 1 */
-  while (((high - low) >> shift) >= ranges)
+  while (count && ((high - low) >> shift) >> range_bits)
     shift++;
-  uint32_t *start = calloc(ranges + 1, sizeof *start);
-  *order = malloc(count * sizeof **order);
-  if (!start || !*order) {
-    free(start), free(*order);
-    *order = NULL;
+  size_t digits = (size_t)1 << HOLDERS_DIGIT_BITS, *at = malloc(digits * sizeof *at);
+  struct diff_holders_block *a = malloc((count ? count : 1) * sizeof *a), *b = taken;
+  if (!b)
+    b = malloc((count ? count : 1) * sizeof *b);
+  if (!at || !a || !b) {
+    free(at), free(a), free(b);
     return -1;
   }
-  for (size_t i = 0; i < count; i++)
-    start[((blocks[i].address - low) >> shift) + 1]++;
-  for (size_t k = 0; k < ranges; k++)
-    start[k + 1] += start[k];
-  for (size_t i = 0; i < count; i++)
-    (*order)[start[(blocks[i].address - low) >> shift]++] = (uint32_t)i;
-  free(start);
+  const struct diff_holders_block *in = blocks;
+  for (unsigned d = 0; d < range_bits; d += HOLDERS_DIGIT_BITS) {
+    struct diff_holders_block *out = in == a ? b : a;
+    memset(at, 0, digits * sizeof *at);
+    for (size_t i = 0; i < count; i++)
+      at[((in[i].address - low) >> shift >> d) & (digits - 1)]++;
+    for (size_t k = 0, sum = 0; k < digits; k++) {
+      size_t c = at[k];
+      at[k] = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < count; i++)
+      out[at[((in[i].address - low) >> shift >> d) & (digits - 1)]++] = in[i];
+    in = out;
+  }
+  if (in == blocks)  /* no pass: a copy */
+    memcpy(a, blocks, count * sizeof *a), in = a;
+  *sorted = in == a ? a : b;
+  free(in == a ? b : a);
+  free(at);
   return 0;
 }
 
 /* The join of the blocks with the snapshot's objects: the members, by site, one per (site,
  * object) (an object whose blocks the site made twice, a table and its array part, once), in
- * *members (*count of them). taken: the blocks are freed once looked up, before the members
- * are sorted (on a big heap they are the biggest array of the step). -1 when out of memory. */
+ * *members (*count of them). taken: the blocks are freed once copied in order, before the
+ * members are found (on a big heap they are the biggest array of the step). -1 when out of
+ * memory. */
 static int holders_join(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
                         size_t block_count, size_t site_count, struct holders_member **members, size_t *count,
                         struct diff_holders_block *taken)
 {
+  struct diff_holders_block *sorted_blocks;
+  if (holders_block_order(blocks, taken, block_count, &sorted_blocks) < 0)
+    return -1;
+  blocks = sorted_blocks;
   struct holders_member *found = malloc((block_count ? block_count : 1) * sizeof *found);
-  uint32_t *order = NULL;
-  if (!found || holders_block_order(blocks, block_count, &order) < 0) {
-    free(found), free(taken);
+  if (!found) {
+    free(sorted_blocks);
     return -1;
   }
   size_t n = 0;
-  for (size_t k = 0; k < block_count; k++) {
-    size_t i = order ? order[k] : k;
-    if (order && k + HOLDERS_AHEAD < block_count)  /* the blocks themselves are in the map's order */
-      __builtin_prefetch(&blocks[order[k + HOLDERS_AHEAD]]);
-    const struct snapshot_object *o = snapshot_find_block(snapshot, blocks[i].address);
+  struct holders_near near = {0, 0};
+  for (size_t i = 0; i < block_count; i++) {
+    const struct snapshot_object *o = holders_find_near(snapshot, blocks[i].address, &near);
     if (!o || blocks[i].site >= site_count ||
         holders_block_size(snapshot, o, blocks[i].address) != blocks[i].size)
       continue;  /* not in the snapshot, or another block at a reused address */
     found[n++] = (struct holders_member){blocks[i].site, (uint32_t)(o - snapshot->objects), blocks[i].size};
   }
-  free(order);
-  free(taken);
+  free(sorted_blocks);
   /* By site: a counting sort (sites are few, members many). */
   size_t *start = calloc(site_count + 1, sizeof *start);
   struct holders_member *sorted = malloc((n ? n : 1) * sizeof *sorted);
@@ -449,6 +607,7 @@ static void holders_work_free(struct holders_work *w)
   free(w->key_memo[0]), free(w->key_memo[1]);
   groups_clear(&w->notes);
   free(w->notes.items), free(w->notes.slots);
+  free(w->suffixes.slots);
 }
 
 /* The holders of the sites, and with suspects the suspects' step on the same graph (growing:
