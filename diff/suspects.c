@@ -303,11 +303,13 @@ struct suspects_sorted {
   uint32_t *number;           /* [count] the number (tin) of by[k]'s node */
   uint64_t *sum;              /* [count + 1] bytes of by[0 .. k) */
   size_t *start;              /* [site_count + 1] each site's first in by */
+  uint8_t *type;              /* [count] each member's object's type, by member: the objects
+                               * read once, in order, not once per look in the tree's order */
 };
 
 static void suspects_sorted_free(struct suspects_sorted *o)
 {
-  free(o->by), free(o->number), free(o->sum), free(o->start);
+  free(o->by), free(o->number), free(o->sum), free(o->start), free(o->type);
 }
 
 /* One sort of the members: by their nodes' numbers (a counting sort), then stably by site. -1
@@ -319,8 +321,9 @@ static int suspects_sort(const struct suspects_tree *t, const struct diff_holder
   o->number = malloc((count ? count : 1) * sizeof *o->number);
   o->sum = malloc((count + 1) * sizeof *o->sum);
   o->start = calloc(site_count + 1, sizeof *o->start);
+  o->type = malloc(count ? count : 1);
   uint32_t *cursor = calloc((size_t)nodes + 1, sizeof *cursor);
-  if (!o->by || !o->number || !o->sum || !o->start || !cursor) {
+  if (!o->by || !o->number || !o->sum || !o->start || !o->type || !cursor) {
     free(cursor);
     return -1;
   }
@@ -356,7 +359,6 @@ static int suspects_shared(const struct diff_holders_tree *tree, const struct su
                            const struct suspects_sorted *o, const uint32_t *container,
                            struct diff_site *const *sites, size_t site_count)
 {
-  const struct snapshot *s = tree->snapshot;
   const struct diff_holders_member *members = tree->members;
   size_t count = tree->member_count, nodes = (size_t)tree->n + 1;
   uint32_t *head = malloc(nodes * sizeof *head);
@@ -376,12 +378,11 @@ static int suspects_shared(const struct diff_holders_tree *tree, const struct su
         e = next[e];
       if (e == SUSPECTS_NONE)
         continue;
-      const struct snapshot_object *object = &s->objects[v];
       struct diff_site_container *c = sites[i]->container;
       if (!(o->number[k] >= t->tin[u] && o->number[k] - t->tin[u] < t->size[u]))
         continue;  /* not under the container: no part of the suspect */
-      if (object->type >= 1 && object->type <= DIFF_KIND_COUNT)
-        c->shared_kinds[object->type - 1]++;
+      if (o->type[o->by[k]] >= 1 && o->type[o->by[k]] <= DIFF_KIND_COUNT)
+        c->shared_kinds[o->type[o->by[k]] - 1]++;
       c->shared_objects++;
     }
     for (size_t k = a; k < b; k++) {
@@ -442,6 +443,8 @@ static const struct diff_container *suspects_prefer_growing(const struct suspect
   return best;
 }
 
+#define SUSPECTS_AHEAD 16           /* members whose objects are prefetched ahead */
+
 int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
                            struct diff_site *const *sites, size_t site_count, uint64_t boundary,
                            const struct diff_suspects_growing *growing)
@@ -470,10 +473,12 @@ int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct di
       continue;
     memset(site->kinds, 0, sizeof site->kinds);
     for (size_t k = a; k < b; k++) {  /* members are by site: these are the site's, in address order */
-      const struct snapshot_object *object = &s->objects[members[k].object];
-      if (object->type >= 1 && object->type <= DIFF_KIND_COUNT) {
-        site->kinds[object->type - 1].objects++;
-        site->kinds[object->type - 1].bytes += members[k].bytes;
+      if (k + SUSPECTS_AHEAD < b)  /* in order, but far apart: one object of many, each a miss */
+        __builtin_prefetch(&s->objects[members[k + SUSPECTS_AHEAD].object]);
+      uint8_t type = o.type[k] = s->objects[members[k].object].type;
+      if (type >= 1 && type <= DIFF_KIND_COUNT) {
+        site->kinds[type - 1].objects++;
+        site->kinds[type - 1].bytes += members[k].bytes;
       }
     }
     struct suspects_span m = {o.number, o.sum, a, b};
@@ -487,10 +492,10 @@ int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct di
       struct diff_kind_count kinds[DIFF_KIND_COUNT];
       memset(kinds, 0, sizeof kinds);
       for (size_t k = lo; k < hi; k++) {  /* what it keeps alive of the site, by kind */
-        const struct snapshot_object *object = &s->objects[members[o.by[k]].object];
-        if (object->type >= 1 && object->type <= DIFF_KIND_COUNT) {
-          kinds[object->type - 1].objects++;
-          kinds[object->type - 1].bytes += members[o.by[k]].bytes;
+        uint8_t type = o.type[o.by[k]];
+        if (type >= 1 && type <= DIFF_KIND_COUNT) {
+          kinds[type - 1].objects++;
+          kinds[type - 1].bytes += members[o.by[k]].bytes;
         }
       }
       container[i] = u;
