@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "container/array.h"
+#include "format/decode.h"
 #include "format/memprof.h"
 #include "format/snapshot.h"
 #include "format/snapshot_index.h"
@@ -56,12 +57,22 @@ static uint32_t get32(const uint8_t *in)
 }
 
 /* The next ULEB128 of the chunk; -1 at its end or on a bad one (the message says which). A
- * number of one byte (most of a snapshot's) is taken here. */
-static inline int next_uleb(struct reading *r, struct cursor *c, uint64_t *value, const char *what)
+ * number of one byte (most of a snapshot's) is taken here, and a longer one (an address's
+ * delta) from one 8-byte load where the chunk holds 10 bytes more. */
+static inline __attribute__((always_inline)) int next_uleb(struct reading *r, struct cursor *c, uint64_t *value,
+                                                         const char *what)
 {
   if (c->pos < c->size && c->data[c->pos] < 0x80) {
     *value = c->data[c->pos++];
     return 0;
+  }
+  if (c->size - c->pos >= MEMPROF_ULEB128_MAX) {  /* a number's whole length is there */
+    int bad = 0;
+    const uint8_t *end = memprof_uleb_fast(c->data + c->pos, value, &bad, 0);
+    if (!bad) {
+      c->pos = (size_t)(end - c->data);
+      return 0;
+    }
   }
   int n = memprof_uleb128_decode(c->data + c->pos, c->size - c->pos, value);
   if (n <= 0) {
