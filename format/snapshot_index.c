@@ -12,6 +12,17 @@
  * pass: a snapshot of a few objects should not pay for 65536 of them). */
 #define RADIX_BITS(n) ((n) >= 65536 ? 16u : 8u)
 
+/* counts[d] becomes the sum of the counts before d: where digit d's first element goes. */
+static void radix_offsets(size_t *counts, size_t digits)
+{
+  size_t sum = 0;
+  for (size_t d = 0; d < digits; d++) {
+    size_t c = counts[d];
+    counts[d] = sum;
+    sum += c;
+  }
+}
+
 /* Sorts order[0 .. n) (indices into keys) by key: least significant digit first, RADIX_BITS(n)
  * a pass, a pass skipped when every key has one digit there (the high bits of addresses);
  * stable. scratch holds n, counts 2^RADIX_BITS(n). */
@@ -26,12 +37,7 @@ static void radix_sort(uint32_t *order, uint32_t *scratch, const uint64_t *keys,
       counts[(keys[i] >> shift) & mask]++;
     if (counts[(keys[0] >> shift) & mask] == n)
       continue;
-    size_t sum = 0;
-    for (size_t d = 0; d < digits; d++) {
-      size_t c = counts[d];
-      counts[d] = sum;
-      sum += c;
-    }
+    radix_offsets(counts, digits);
     for (size_t i = 0; i < n; i++)
       scratch[counts[(keys[order[i]] >> shift) & mask]++] = order[i];
     memcpy(order, scratch, n * sizeof *order);
@@ -157,12 +163,7 @@ static void radix_sort_words(uint64_t **words, uint64_t **scratch, size_t n, uns
     memset(counts, 0, digits * sizeof *counts);
     for (size_t i = 0; i < n; i++)
       counts[(in[i] >> shift) & mask]++;
-    size_t sum = 0;
-    for (size_t d = 0; d < digits; d++) {
-      size_t c = counts[d];
-      counts[d] = sum;
-      sum += c;
-    }
+    radix_offsets(counts, digits);
     for (size_t i = 0; i < n; i++)
       out[counts[(in[i] >> shift) & mask]++] = in[i];
     *words = out;
@@ -319,6 +320,37 @@ enum format_status snapshot_index_place(struct snapshot *s, uint32_t *order)
   if (s->wide_count_count > 1)  /* a few, if any: LuaJIT's counts fit 32 bits */
     qsort(s->wide_counts, s->wide_count_count, sizeof *s->wide_counts, wide_counts_by_address);
   return st == FORMAT_OK ? index_buckets(s) : st;
+}
+
+void snapshot_index_resolve(struct snapshot *s, const uint64_t *targets)
+{
+  for (size_t i = 0; i < s->reference_count; i++) {
+    const struct snapshot_object *o = snapshot_find(s, targets[i]);
+    if (o)
+      s->references[i].object = (uint32_t)(o - s->objects);
+  }
+}
+
+enum format_status snapshot_index_wide(struct snapshot *s, const uint64_t *targets,
+                                       const struct snapshot_wide *big, size_t big_count)
+{
+  size_t wide = 0, b = 0;
+  for (size_t i = 0; i < s->reference_count; i++)
+    wide += snapshot_reference_wide(&s->references[i]);
+  if (wide && !(s->wide = malloc(wide * sizeof *s->wide)))
+    return FORMAT_NO_MEMORY;
+  for (size_t i = 0; wide && i < s->reference_count; i++) {
+    if (!snapshot_reference_wide(&s->references[i]))
+      continue;
+    int64_t index = 0;
+    if (s->references[i].kind == SNAPSHOT_REF_INDEX && s->references[i].text == SNAPSHOT_INDEX_WIDE) {
+      while (b < big_count && big[b].reference < i)
+        b++;
+      index = big[b].index;  /* every such reference has its entry */
+    }
+    s->wide[s->wide_count++] = (struct snapshot_wide){(uint32_t)i, targets[i], index};
+  }
+  return FORMAT_OK;
 }
 
 const struct snapshot_object *snapshot_find(const struct snapshot *snapshot, uint64_t address)

@@ -22,6 +22,15 @@ enum format_status snapshot_index_order(struct snapshot *s, uint64_t **offsets, 
  * snapshot_find's buckets. */
 enum format_status snapshot_index_place(struct snapshot *s, uint32_t *order);
 
+/* Each reference's object by its target (targets, by reference) through snapshot_find: for
+ * the objects placed, when snapshot_index_order did not resolve them. */
+void snapshot_index_resolve(struct snapshot *s, const uint64_t *targets);
+
+/* The snapshot's wide list, in the order of the references: the targets that are no object's,
+ * and the INDEX n that need 64 bits (big: those n, by reference, big_count of them). */
+enum format_status snapshot_index_wide(struct snapshot *s, const uint64_t *targets,
+                                       const struct snapshot_wide *big, size_t big_count);
+
 /* Whether the snapshot's wide list has an entry for ref: its target is no object's, or it is
  * an INDEX whose n is kept aside. */
 static inline int snapshot_reference_wide(const struct snapshot_reference *ref)

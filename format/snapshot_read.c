@@ -449,66 +449,30 @@ static enum format_status size_arrays(struct reading *r, const uint8_t *in, size
   return FORMAT_OK;
 }
 
-/* Each reference's target to its object: by snapshot_find, when snapshot_index_order could
- * not (the objects in order by now). */
-static void resolve_references(struct reading *r)
-{
-  struct snapshot *s = r->snapshot;
-  for (size_t i = 0; i < s->reference_count; i++) {
-    const struct snapshot_object *o = snapshot_find(s, r->targets[i]);
-    if (o)
-      s->references[i].object = (uint32_t)(o - s->objects);
-  }
-}
-
-/* The targets that are no object's, and the INDEX n that need 64 bits, into the snapshot's wide
- * list (in the order of the references); the targets are freed after them. */
-static enum format_status wide_references(struct reading *r)
-{
-  struct snapshot *s = r->snapshot;
-  size_t wide = 0, big = 0;
-  for (size_t i = 0; i < s->reference_count; i++)
-    wide += snapshot_reference_wide(&s->references[i]);
-  if (wide && !(s->wide = malloc(wide * sizeof *s->wide)))
-    return no_memory(r, 0);
-  for (size_t i = 0; wide && i < s->reference_count; i++) {
-    if (!snapshot_reference_wide(&s->references[i]))
-      continue;
-    int64_t index = 0;
-    if (s->references[i].kind == SNAPSHOT_REF_INDEX && s->references[i].text == SNAPSHOT_INDEX_WIDE) {
-      while (big < r->big_count && r->big[big].reference < i)
-        big++;
-      index = r->big[big].index;  /* every such reference has its entry */
-    }
-    s->wide[s->wide_count++] = (struct snapshot_wide){(uint32_t)i, r->targets[i], index};
-  }
-  free(r->targets);
-  r->targets = NULL;
-  return FORMAT_OK;
-}
-
 /* Objects by address, every owned block's owner, and each reference's object. The references
  * are resolved before the objects move when they can be (the targets freed before a second
  * array of objects is made), else after. Two objects at one address are an error. */
 static enum format_status index_objects(struct reading *r)
 {
+  struct snapshot *s = r->snapshot;
   uint64_t address = 0, offset = 0;
   uint32_t *order;
   int resolved;
-  enum format_status st = snapshot_index_order(r->snapshot, &r->offsets, r->targets, &order, &resolved, &address,
-                                               &offset);
+  enum format_status st = snapshot_index_order(s, &r->offsets, r->targets, &order, &resolved, &address, &offset);
   if (st == FORMAT_BAD_INPUT)
     return fail(r, FORMAT_BAD_INPUT, offset, "a second object at address 0x%" PRIx64, address);
   if (st == FORMAT_OK && resolved)
-    st = wide_references(r);
+    st = snapshot_index_wide(s, r->targets, r->big, r->big_count);
   if (st == FORMAT_OK)
-    st = snapshot_index_place(r->snapshot, order);
+    st = snapshot_index_place(s, order);
   else
     free(order);
   if (st == FORMAT_OK && !resolved) {
-    resolve_references(r);
-    st = wide_references(r);
+    snapshot_index_resolve(s, r->targets);
+    st = snapshot_index_wide(s, r->targets, r->big, r->big_count);
   }
+  free(r->targets);
+  r->targets = NULL;
   return st == FORMAT_NO_MEMORY ? no_memory(r, 0) : st;
 }
 

@@ -120,6 +120,16 @@ END_TEST
 
 /* Objects whose addresses span 2^63 bytes or more (a made-up file: no heap does): each is
  * still found by its address, with one lookup bucket or with several. */
+/* A writer of a small chunk size into out, its capture begun; its buffer, for free(). */
+static uint8_t *begin_small(struct snapshot_writer *w, struct bytes *out)
+{
+  uint8_t *buffer = malloc(2 * SNAPSHOT_WRITER_MIN_CAPACITY);
+  snapshot_writer_init(w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
+                       bytes_sink, out);
+  ck_assert_int_eq(snapshot_writer_begin(w, &sample_capture), 0);
+  return buffer;
+}
+
 START_TEST(test_objects_spanning_half_the_address_space_are_found)
 {
   static const uint64_t spans[][4] = {
@@ -129,11 +139,8 @@ START_TEST(test_objects_spanning_half_the_address_space_are_found)
   static const size_t counts[] = {2, 4};
   for (int t = 0; t < 2; t++) {
     struct bytes out = {NULL, 0, 0};
-    uint8_t *buffer = malloc(2 * SNAPSHOT_WRITER_MIN_CAPACITY);
     struct snapshot_writer w;
-    snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
-                         bytes_sink, &out);
-    ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+    uint8_t *buffer = begin_small(&w, &out);
     for (size_t i = 0; i < counts[t]; i++) {
       struct snapshot_wire_object o = {SNAPSHOT_TABLE, 0, spans[t][i], 56, 0, 0, NULL, 0};
       ck_assert_int_eq(snapshot_writer_object(&w, &o), 0);
@@ -159,11 +166,8 @@ static struct bytes write_targets(const uint64_t *addresses, size_t count, const
                                   size_t target_count, int dup)
 {
   struct bytes out = {NULL, 0, 0};
-  uint8_t *buffer = malloc(2 * SNAPSHOT_WRITER_MIN_CAPACITY);
   struct snapshot_writer w;
-  snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
-                       bytes_sink, &out);
-  ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+  uint8_t *buffer = begin_small(&w, &out);
   uint32_t field = snapshot_writer_string(&w, "to", 2);
   for (size_t i = 0; i < count + (dup != 0); i++) {
     struct snapshot_wire_object o = {SNAPSHOT_TABLE, 0, addresses[i < count ? i : 0], 56, 0, 0, NULL, 0};
