@@ -284,8 +284,9 @@ static int holders_suffix_of(const struct holders_graph *g, const struct holders
     if (p == g->n || p == DIFF_HOLDERS_NONE || c == g->loaded || p == g->loaded || p == g->registry)
       return 0;
     if (holders_step_collapsed(g, marks, c)) {
-      if (!steps)
-        return 0;  /* v's own [*]: holders_memo's */
+      /* v's own [*] is holders_memo's; an upvalue's value is no [*] where it follows the upvalue */
+      if (!steps || g->snapshot->objects[p].type == SNAPSHOT_UPVALUE)
+        return 0;
       key->from = p;
       key->bits = (g->step_kind[c] == SNAPSHOT_REF_KEY) | (uint32_t)g->how[v] << 1;
       return 1;
@@ -492,9 +493,7 @@ static int holders_block_order(const struct diff_holders_block *blocks, struct d
       out[at[((in[i].address - low) >> shift >> d) & (digits - 1)]++] = in[i];
     in = out;
   }
-  if (in == blocks)  /* no pass: a copy */
-    memcpy(a, blocks, count * sizeof *a), in = a;
-  *sorted = in == a ? a : b;
+  *sorted = in == a ? a : b;  /* a pass at least: range_bits >= 5 */
   free(in == a ? b : a);
   free(at);
   return 0;

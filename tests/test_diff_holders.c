@@ -1,4 +1,4 @@
-/* tests/test_diff_holders.c: the dominator tree on small hand-built graphs (Lengauer and Tarjan's example, a loop, a diamond, unreached nodes), and holder paths and retained sizes on a hand-built snapshot (collapsed keys, a weak cache never holding, an upvalue's path); named paths first (a module, a global over a shorter dead stack slot; a path only a temporary holds says so; an upvalue after the path of its closure, two closures of one function told apart) and weak tables (a weak-keyed table's value lives while its key lives and names the key's holder, a key only its value holds, a weak-valued table never holding but strings); the analysis of a million-node list, of a table of a million entries and of a list with side branches, which only an analysis linear in objects and references finishes (no timing: the case's timeout is what fails a quadratic one). */
+/* tests/test_diff_holders.c: the dominator tree on small hand-built graphs (Lengauer and Tarjan's example, a loop, a diamond, unreached nodes), and holder paths and retained sizes on a hand-built snapshot (collapsed keys, a weak cache never holding, an upvalue's path); named paths first (a module, a global over a shorter dead stack slot; a path only a temporary holds says so; an upvalue after the path of its closure, two closures of one function told apart; the objects at the end of the same fields after a [*] from one table are one holder, per table and fields) and weak tables (a weak-keyed table's value lives while its key lives and names the key's holder, a key only its value holds, a weak-valued table never holding but strings); the analysis of a million-node list, of a table of a million entries and of a list with side branches, which only an analysis linear in objects and references finishes (no timing: the case's timeout is what fails a quadratic one). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,6 +540,113 @@ static void write_weak(struct snapshot *s)
   heap_read(&h, s);
 }
 
+/* The holder of sites[i] whose path is path, or a failed check. */
+static const struct diff_holder *holder_at(const struct diff_site *site, const char *path)
+{
+  for (size_t i = 0; i < site->holder_count; i++)
+    if (!strcmp(site->holders[i].path, path))
+      return &site->holders[i];
+  ck_abort_msg("no holder %s", path);
+  return NULL;
+}
+
+enum { USERS = 0x3000, ADMINS = 0x3100, BYNAME = 0x3200, FN = 0x3400, UV = 0x3500, LIST = 0x3600,
+       NAMES = 0x40000, TAGS = 0x50000, FIRST = 0x60000 };
+
+/* Records (REC(i)) under [*] of four tables, each reached from a root of its own (so that no
+ * step to them is collapsed), each record with a name string (NAMES + 0x100 * i) and a tags
+ * table (TAGS + ...) whose field first holds a table (FIRST + ...): fields after a [*]; and a
+ * record (REC(0)) a root holds itself. */
+static void write_fields(struct snapshot *s)
+{
+  static const struct { uint64_t table; int first, last; } under[] = {
+    {USERS, 1, 4}, {ADMINS, 5, 6}, {LIST, 7, 8}, {BYNAME, 9, 10}};
+  static const char *const keys[] = {"alice", "bob"};
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "users", 0, USERS);
+  heap_object(&h, SNAPSHOT_TABLE, 0, REGISTRY, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "admins", 0, ADMINS);
+  heap_object(&h, SNAPSHOT_THREAD, 0, MAIN, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "local f in main chunk@app.lua", 0, FN);
+  heap_object(&h, SNAPSHOT_LUA_FUNCTION, 0, FN, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "upvalue list", 0, UV);
+  heap_object(&h, SNAPSHOT_UPVALUE, 0, UV, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "value", 0, LIST);
+  for (size_t t = 0; t < sizeof under / sizeof under[0]; t++) {
+    heap_object(&h, SNAPSHOT_TABLE, 0, under[t].table, NULL);
+    for (int i = under[t].first; i <= under[t].last; i++) {
+      if (under[t].table == BYNAME)  /* string keys of one table each: collapsed too */
+        heap_ref(&h, SNAPSHOT_REF_FIELD, 0, keys[i - under[t].first], 0, REC(i));
+      else
+        heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i - under[t].first + 1, REC(i));
+    }
+  }
+  for (int i = 0; i <= 10; i++) {
+    heap_object(&h, SNAPSHOT_TABLE, 0, REC(i), NULL);
+    heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "name", 0, NAMES + 0x100 * (uint64_t)i);
+    heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "tags", 0, TAGS + 0x100 * (uint64_t)i);
+    heap_object(&h, SNAPSHOT_STRING, 0, NAMES + 0x100 * (uint64_t)i, NULL);
+    heap_object(&h, SNAPSHOT_TABLE, 0, TAGS + 0x100 * (uint64_t)i, NULL);
+    heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "first", 0, FIRST + 0x100 * (uint64_t)i);
+    heap_object(&h, SNAPSHOT_TABLE, 0, FIRST + 0x100 * (uint64_t)i, NULL);
+  }
+  heap_root(&h, "globals", GLOBALS_T);
+  heap_root(&h, "registry", REGISTRY);
+  heap_root(&h, "main thread", MAIN);
+  heap_root(&h, "finalizers", BYNAME);
+  heap_root(&h, "lonely", REC(0));
+  heap_read(&h, s);
+}
+
+/* Objects at the end of the same fields after a [*] from one table are one holder, with that
+ * table as holder; another table, other fields, or a path under names alone are others. */
+START_TEST(test_fields_after_a_collapsed_key_are_one_holder_per_table_and_fields)
+{
+  struct snapshot s;
+  write_fields(&s);
+  /* Site 0: every name; site 1: the tags tables and the tables at first of the users and the
+   * admins; site 2: those of the list and of the table by name; site 3: the lone record's. */
+  struct diff_holders_block blocks[33];
+  size_t n = 0;
+  for (int i = 0; i <= 10; i++) {
+    uint32_t site = i == 0 ? 3 : i <= 6 ? 1 : 2;
+    blocks[n++] = (struct diff_holders_block){NAMES + 0x100 * (uint64_t)i, 40, 0};
+    blocks[n++] = (struct diff_holders_block){TAGS + 0x100 * (uint64_t)i, 40, site};
+    blocks[n++] = (struct diff_holders_block){FIRST + 0x100 * (uint64_t)i, 40, site};
+  }
+  struct diff_site sites[4];
+  heap_analyse(&s, blocks, n, sites, 4);
+#define LOCAL_F "local f in main chunk@app.lua " TRI " upvalue list[*]"
+  /* retained: the table a [*] leaves from, with its records and what they hold (4 objects of 40
+   * bytes each); on a path of names alone, the object's parent (the lone record, or its tags
+   * table with the table under first) */
+  static const struct { int site; const char *path; uint64_t objects, retained; } want[] = {
+    {0, "_G.users[*].name", 4, 40 + 4 * 160}, {0, "registry.admins[*].name", 2, 40 + 2 * 160},
+    {0, LOCAL_F ".name", 2, 40 + 2 * 160}, {0, "(finalizers)[*].name", 2, 40 + 2 * 160},
+    {0, "(lonely).name", 1, 160},
+    {1, "_G.users[*].tags", 4, 40 + 4 * 160}, {1, "_G.users[*].tags.first", 4, 40 + 4 * 160},
+    {1, "registry.admins[*].tags", 2, 40 + 2 * 160}, {1, "registry.admins[*].tags.first", 2, 40 + 2 * 160},
+    {2, LOCAL_F ".tags", 2, 40 + 2 * 160}, {2, LOCAL_F ".tags.first", 2, 40 + 2 * 160},
+    {2, "(finalizers)[*].tags", 2, 40 + 2 * 160}, {2, "(finalizers)[*].tags.first", 2, 40 + 2 * 160},
+    {3, "(lonely).tags", 1, 160}, {3, "(lonely).tags.first", 1, 80}};
+#undef LOCAL_F
+  static const size_t groups[4] = {5, 4, 4, 2};
+  for (int k = 0; k < 4; k++)
+    ck_assert_uint_eq(sites[k].holder_count, groups[k]);
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    const struct diff_holder *h = holder_at(&sites[want[i].site], want[i].path);
+    ck_assert_uint_eq(h->objects, want[i].objects);
+    ck_assert_uint_eq(h->bytes, 40 * want[i].objects);
+    ck_assert_uint_eq(h->retained_bytes, want[i].retained);
+  }
+  for (int i = 0; i < 4; i++)
+    diff_site_release(&sites[i]);
+  snapshot_free(&s);
+}
+END_TEST
+
 START_TEST(test_a_weak_keyed_value_lives_while_its_key_lives)
 {
   struct snapshot s;
@@ -894,6 +1001,7 @@ int main(void)
   tcase_add_test(tc, test_a_named_path_beats_a_shorter_temporary);
   tcase_add_test(tc, test_only_a_temporary_says_so);
   tcase_add_test(tc, test_an_upvalue_after_the_path_of_its_function);
+  tcase_add_test(tc, test_fields_after_a_collapsed_key_are_one_holder_per_table_and_fields);
   tcase_add_test(tc, test_a_weak_keyed_value_lives_while_its_key_lives);
   tcase_add_test(tc, test_a_weak_valued_table_never_holds);
   suite_add_tcase(s, tc);
