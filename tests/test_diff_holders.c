@@ -540,7 +540,7 @@ static void write_weak(struct snapshot *s)
   heap_read(&h, s);
 }
 
-/* The holder of sites[i] whose path is path, or a failed check. */
+/* The holder of site whose path is path, or a failed check. */
 static const struct diff_holder *holder_at(const struct diff_site *site, const char *path)
 {
   for (size_t i = 0; i < site->holder_count; i++)
