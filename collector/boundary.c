@@ -4,6 +4,7 @@
 #include "lua.h"
 
 #include "collector/boundary.h"
+#include "collector/gc_full.h"
 #include "collector/index.h"
 #include "collector/segments.h"
 #include "collector/snapshot.h"
@@ -380,7 +381,7 @@ int coll_boundary_collect(struct coll_capture *c, lua_State *L, enum capture_ind
   struct coll_boundary_mark mark;
   if (!coll_boundary_collect_begin(c, &mark))
     return 0;
-  lua_gc(L, LUA_GCCOLLECT, 0);
+  coll_gc_full(L);
   return coll_boundary_collect_end(c, L, cause, &mark);
 }
 

@@ -9,7 +9,7 @@ collector_SRCS := collector/addr_map.c collector/attach.c collector/attrib.c col
   collector/segments.c collector/snapshot.c collector/snapshot_objects.c collector/stub.c collector/symbols.c collector/cname.c collector/elf_symbols.c collector/trace_line.c \
   collector/trace_map.c collector/trace_record.c collector/text.c \
   collector/site.c collector/trace_log.c collector/index.c collector/state.c \
-  collector/maps.c collector/state_scan.c collector/gc_steps.c
+  collector/maps.c collector/state_scan.c collector/gc_steps.c collector/gc_full.c
 # the values option's sidecar beside each heap snapshot (off by default: values can be secrets)
 collector_SRCS += collector/snapshot_values.c
 LUAJIT_SRCS += $(collector_SRCS)
@@ -79,6 +79,10 @@ $(BUILD)/tests/test_collector_steps: | $(BUILD)/ljleak $(COLLECTOR_SO)
 TEST_SUITES += test_collector_api
 LUAJIT_SRCS += tests/test_collector_api.c
 test_collector_api_LIBS = collector format container
+# the collector's own full collections free what LuaJIT's full collection frees, from any GC phase
+TEST_SUITES += test_collector_gc_full
+LUAJIT_SRCS += tests/test_collector_gc_full.c
+test_collector_gc_full_LIBS = collector format container
 # heap snapshots: every allocator block is one object or part with its exact size (the stream,
 # the snapshot and a tracking allocator agree), JIT on and off
 TEST_SUITES += test_collector_snapshot

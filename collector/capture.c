@@ -15,6 +15,7 @@
 #include "collector/capture.h"
 #include "collector/capture_dir.h"
 #include "collector/control.h"
+#include "collector/gc_full.h"
 #include "collector/gc_steps.h"
 #include "collector/hook.h"
 #include "collector/layout.h"
@@ -422,7 +423,7 @@ int coll_capture_start(lua_State *L, const struct ljleak_collector_options *opti
    * starts on an exact boundary (its frees are of blocks it never saw). */
   int edge = edge_now && options->edge_gc && coll_boundary_gc_running(G(L));
   if (edge)
-    lua_gc(L, LUA_GCCOLLECT, 0);
+    coll_gc_full(L);
   c->busy = 1;
   int rc = coll_capture_begin(c, options, err, err_size);
   if (rc == 0 && edge) {
