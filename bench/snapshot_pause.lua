@@ -11,6 +11,9 @@ local live_heap = dofile((arg[0]:match("^(.*)/") or ".") .. "/live_heap.lua")
 local keep, i, live = live_heap.build(mb)
 local median = live_heap.median
 local gc = median(function() collectgarbage("collect") end)
+-- One cycle from the pause between two (each run begins there): what collectgarbage("collect")
+-- does less its first pass, a sweep of every object that frees nothing from there.
+local cycle = median(function() repeat until collectgarbage("step", 2 ^ 21) end)
 local boundary = median(function() assert(collector.boundary()) end)
 local snapshot = median(function() assert(collector.snapshot()) end)
 local walk = snapshot - boundary
@@ -23,5 +26,7 @@ print(string.format("live %.0f MB, %d objects kept: full GC %.0f ms per 100 MB; 
 print(string.format("collector.snapshot() pause %.0f ms per 100 MB of live heap: %.2fx the full GC cycle of the same heap "
   .. "(the cycle and the walk); the walk alone %.2fx (target <= 1x)", snapshot * 1000 * 100 / live, snapshot / gc,
   walk / gc))
+print(string.format("one cycle from the pause %.0f ms per 100 MB: collector.snapshot() %.2fx of it, collector.boundary() %.2fx",
+  cycle * 1000 * 100 / live, snapshot / cycle, boundary / cycle))
 -- The heap stays referenced to here, so every measurement above ran on it live.
 assert(#keep == i)
