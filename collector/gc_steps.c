@@ -32,6 +32,17 @@ static struct {
 
 static void at_step(lua_State *L, lua_Debug *ar);
 
+/* Whether the VM compiles traces (jit.on, the default): its loops then run on them. */
+static int steps_jit_on(global_State *g)
+{
+#if LJ_HASJIT
+  return (G2J(g)->flags & JIT_F_ON) != 0;
+#else
+  (void)g;
+  return 0;
+#endif
+}
+
 /* Until the next step, the VM takes none of its own (one could end the cycle away from a safe
  * point; then it takes one more), unless its heap grows by a quarter and a MiB first: a program that
  * stays in compiled code reaches no count hook. */
@@ -92,11 +103,18 @@ static void at_step(lua_State *L, lua_Debug *ar)
     return;
   }
   uint64_t now = coll_now_mono_ns();
-  if (now < steps.next_ns)
+  int sweeping = c->gc_cycles + 1 == c->steps_until && g->gc.state != GCSpause && g->gc.state != GCSpropagate;
+  /* With the JIT on, the last cycle's marking done: its sweep in one go, here. Compiled code
+   * reaches no count hook, so the VM's own steps would end the sweep on a trace, and the walk
+   * would wait for the next safe point and take the garbage made meanwhile (a loop's, up to
+   * twice the live heap). The atomic phase never runs on a trace: the trace exits first, so
+   * this hook comes right after it. The stop is the sweep and the walk, under a full cycle. */
+  int finish = sweeping && c->steps_cause == CAPTURE_INDEX_CAUSE_SNAPSHOT && steps_jit_on(g);
+  if (!finish && now < steps.next_ns)
     return;
   /* Past the limit, no budget: what remains of the cycle, where a full collection would finish
    * it and run a whole one more (the heap's work twice, in one stop). */
-  uint64_t budget = now - steps.start_ns >= STEP_LIMIT_NS ? UINT64_MAX : STEP_BUDGET_NS;
+  uint64_t budget = finish || now - steps.start_ns >= STEP_LIMIT_NS ? UINT64_MAX : STEP_BUDGET_NS;
   int ended = 0;
   while (!ended && coll_now_mono_ns() - now < budget)
     if (lua_gc(L, LUA_GCSTEP, 0) == 1)
@@ -108,7 +126,7 @@ static void at_step(lua_State *L, lua_Debug *ar)
   steps_hold(g);
   /* What the program allocates while the last cycle sweeps survives it, and the walk would take
    * it all: the program runs less between the sweep's steps. */
-  int sweeping = c->gc_cycles + 1 == c->steps_until && g->gc.state != GCSpause && g->gc.state != GCSpropagate;
+  sweeping = c->gc_cycles + 1 == c->steps_until && g->gc.state != GCSpause && g->gc.state != GCSpropagate;
   steps.next_ns = coll_now_mono_ns() + (sweeping || now - steps.start_ns >= STEP_HURRY_NS ? STEP_HURRY_GAP_NS
                                                                                           : STEP_GAP_NS);
 }

@@ -8,7 +8,9 @@
 --   set_hook  it sets a hook of its own while the cycle runs: the steps end without a snapshot,
 --             the hook stays the program's;
 --   stop_gc   it stops its GC while the cycle runs: the steps end, the GC stays stopped until
---             the program restarts it.
+--             the program restarts it;
+--   compiled  a loop with no call in it but every 256 rounds, which runs compiled with the JIT
+--             on, until three snapshots are taken (ljleak run --snapshots 8).
 -- usage: ljleak run --snapshots 3 collector_snapshot_steps.lua MODE [MB]
 local mode, mb = arg[1] or "steps", tonumber(arg[2]) or 80
 local collector = require "ljleak.collector"
@@ -92,6 +94,16 @@ elseif mode == "stop_gc" then
   collectgarbage("restart")
   collectgarbage()
   assert(collectgarbage("count") < before + 5 * 1024, "the GC does not run again after a restart")
+elseif mode == "compiled" then
+  local function spin(target)
+    local round = 0
+    while true do
+      round = round + 1
+      ring[round % 4096 + 1] = { round }
+      if round % 256 == 0 and collector.status().snapshots >= target then return end
+    end
+  end
+  for _ = 1, 3 do spin(collector.status().snapshots + 1) end
 else
   error("no mode " .. mode)
 end
