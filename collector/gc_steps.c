@@ -25,6 +25,7 @@ static struct {
   uint64_t next_ns;              /* no step before */
   int volume_off;                /* the capture's, put back when the cycle has ended ... */
   int volume_held;               /* ... and not yet */
+  int sentinel;                  /* a sentinel (steps_sentinel) waits for its cycle's end */
   lua_Hook saved_hook;           /* the program's hook, given back at the end */
   int saved_mask, saved_count;
   coll_gc_steps_end end;
@@ -41,6 +42,30 @@ static int steps_jit_on(global_State *g)
   (void)g;
   return 0;
 #endif
+}
+
+static int sentinel_gc(lua_State *L)
+{
+  (void)L;
+  steps.sentinel = 0;
+  return 0;
+}
+
+/* With the JIT on, a sentinel for the cycle under way or the next: a userdata with a finalizer
+ * that does nothing, garbage from birth (with its metatable). A cycle whose sweep leaves a
+ * finalizer due ends in the finalizer phase, which never runs on a trace: the trace exits, and
+ * the count hook runs right at the cycle's end, where the walk takes no garbage made since. */
+static void steps_sentinel(lua_State *L)
+{
+  if (steps.sentinel || !lua_checkstack(L, 3))
+    return;
+  lua_newuserdata(L, 0);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, sentinel_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
+  steps.sentinel = 1;
 }
 
 /* Until the next step, the VM takes none of its own (one could end the cycle away from a safe
@@ -104,12 +129,14 @@ static void at_step(lua_State *L, lua_Debug *ar)
   }
   uint64_t now = coll_now_mono_ns();
   int sweeping = c->gc_cycles + 1 == c->steps_until && g->gc.state != GCSpause && g->gc.state != GCSpropagate;
-  /* With the JIT on, the last cycle's marking done: its sweep in one go, here. Compiled code
-   * reaches no count hook, so the VM's own steps would end the sweep on a trace, and the walk
-   * would wait for the next safe point and take the garbage made meanwhile (a loop's, up to
-   * twice the live heap). The atomic phase never runs on a trace: the trace exits first, so
-   * this hook comes right after it. The stop is the sweep and the walk, under a full cycle. */
-  int finish = sweeping && c->steps_cause == CAPTURE_INDEX_CAUSE_SNAPSHOT && steps_jit_on(g);
+  /* With the JIT on, compiled code reaches no count hook: the VM's own steps would end the
+   * cycle on a trace, and the walk would wait for the next safe point and take the garbage made
+   * meanwhile (a loop's, up to twice the live heap). A sentinel (steps_sentinel) makes the
+   * cycle's end a trace exit; without one, once the marking is done (the atomic phase never
+   * runs on a trace: the trace exits first, and this hook comes right after), the sweep runs in
+   * one go here, and the walk follows in the same stop. */
+  int jit = c->steps_cause == CAPTURE_INDEX_CAUSE_SNAPSHOT && steps_jit_on(g);
+  int finish = sweeping && jit && !steps.sentinel;
   if (!finish && now < steps.next_ns)
     return;
   /* Past the limit, no budget: what remains of the cycle, where a full collection would finish
@@ -123,10 +150,16 @@ static void at_step(lua_State *L, lua_Debug *ar)
     steps_finish(L, 1);   /* the last step set the VM's next threshold */
     return;
   }
-  steps_hold(g);
-  /* What the program allocates while the last cycle sweeps survives it, and the walk would take
-   * it all: the program runs less between the sweep's steps. */
   sweeping = c->gc_cycles + 1 == c->steps_until && g->gc.state != GCSpause && g->gc.state != GCSpropagate;
+  if (jit && steps.sentinel && sweeping)
+    g->gc.threshold = g->gc.total;   /* the VM sweeps at its own pace; the sentinel ends it here */
+  else
+    steps_hold(g);
+  if (jit)
+    steps_sentinel(L);
+  /* What the program allocates while the last cycle sweeps survives it, and the walk would take
+   * it all: the program runs less between the sweep's steps (with the JIT on, between those it
+   * interprets). */
   steps.next_ns = coll_now_mono_ns() + (sweeping || now - steps.start_ns >= STEP_HURRY_NS ? STEP_HURRY_GAP_NS
                                                                                           : STEP_GAP_NS);
 }

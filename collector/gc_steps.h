@@ -15,7 +15,8 @@ typedef void (*coll_gc_steps_end)(lua_State *L, int snapshot);
 
 /* Starts a full cycle of the running capture in steps: a count hook every count instructions
  * (the program's own hook, if any, is given back at the end), none longer than a few ms and
- * the VM taking none of its own meanwhile. Every cycle that ends meanwhile is a boundary, as
+ * the VM taking none of its own meanwhile (but, for a snapshot's cycle with the JIT on, the
+ * sweep, whose end a sentinel's finalizer makes a trace exit: docs/snapshot-format.md). Every cycle that ends meanwhile is a boundary, as
  * without the steps; at the safe point where the first that began after this call has ended,
  * the snapshot is taken (on a boundary of cause written there first, when events came since
  * the cycle's end) and end runs. 0, or -1 when the capture is not L's or a cycle is stepped
