@@ -154,6 +154,9 @@ bench-snapshot: $(BUILD)/ljleak $(COLLECTOR_SO)
 	  echo "JIT $$jit:"; \
 	  $(BUILD)/ljleak run -j $$jit --snapshots 8 -o $(BUILD)/bench/snapshot/$$mb-scheduled-$$jit \
 	    bench/snapshot_scheduled.lua $$mb || exit 1; \
+	  echo "JIT $$jit, the snapshots' own stops (LJLEAK_VOLUME_BOUNDARIES=0: no cycle forced for the volume, each a full cycle in one stop, bench-boundaries):"; \
+	  LJLEAK_VOLUME_BOUNDARIES=0 $(BUILD)/ljleak run -j $$jit --snapshots 8 -o $(BUILD)/bench/snapshot/$$mb-scheduled-$$jit-novolume \
+	    bench/snapshot_scheduled.lua $$mb || exit 1; \
 	done; done
 	@echo "== an explicit collector.snapshot()'s pause per 100 MB of live heap (bench/snapshot_pause.lua)"
 	@for mb in $(BENCH_SNAPSHOT_MB); do \
