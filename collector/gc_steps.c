@@ -68,6 +68,13 @@ static void steps_sentinel(lua_State *L)
   steps.sentinel = 1;
 }
 
+/* Whether the cycle the steps wait for is past its marking (its atomic phase, sweep or
+ * finalizers). */
+static int steps_last_sweeps(const struct coll_capture *c, const global_State *g)
+{
+  return c->gc_cycles + 1 == c->steps_until && g->gc.state != GCSpause && g->gc.state != GCSpropagate;
+}
+
 /* Until the next step, the VM takes none of its own (one could end the cycle away from a safe
  * point; then it takes one more), unless its heap grows by a quarter and a MiB first: a program that
  * stays in compiled code reaches no count hook. */
@@ -128,7 +135,7 @@ static void at_step(lua_State *L, lua_Debug *ar)
     return;
   }
   uint64_t now = coll_now_mono_ns();
-  int sweeping = c->gc_cycles + 1 == c->steps_until && g->gc.state != GCSpause && g->gc.state != GCSpropagate;
+  int sweeping = steps_last_sweeps(c, g);
   /* With the JIT on, compiled code reaches no count hook: the VM's own steps would end the
    * cycle on a trace, and the walk would wait for the next safe point and take the garbage made
    * meanwhile (a loop's, up to twice the live heap). A sentinel (steps_sentinel) makes the
@@ -150,7 +157,7 @@ static void at_step(lua_State *L, lua_Debug *ar)
     steps_finish(L, 1);   /* the last step set the VM's next threshold */
     return;
   }
-  sweeping = c->gc_cycles + 1 == c->steps_until && g->gc.state != GCSpause && g->gc.state != GCSpropagate;
+  sweeping = steps_last_sweeps(c, g);
   if (jit && steps.sentinel && sweeping)
     g->gc.threshold = g->gc.total;   /* the VM sweeps at its own pace; the sentinel ends it here */
   else

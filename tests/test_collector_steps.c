@@ -8,9 +8,10 @@
 #include "tests/collector_capture.h"
 #include "format/capture_index.h"
 
-/* Runs the program in MODE under ljleak run --snapshots SNAPSHOTS, JIT on or off, and reads
- * the capture's index into *index. The program checks its side itself (exit 0). */
-static void run_mode_with(const char *mode, int jit, int snapshots, struct capture_index *index)
+/* Runs the program in MODE under ljleak run --snapshots SNAPSHOTS, JIT on or off, and puts the
+ * path of the capture's index in index (size bytes). The program checks its side itself
+ * (exit 0). */
+static void run_capture(const char *mode, int jit, int snapshots, char *index, size_t size)
 {
   char dir[1024], cap[1100], path[1200];
   char name[64];
@@ -21,14 +22,16 @@ static void run_mode_with(const char *mode, int jit, int snapshots, struct captu
                    ">'%s/out' 2>&1",
                    build_dir(), jit ? "on" : "off", snapshots, cap, mode, dir) == 0,
                 "%s: %s", name, slurp(strcat(strcpy(path, dir), "/out")));
-  snprintf(path, sizeof path, "%s/index", cap);
-  struct format_error error;
-  ck_assert_int_eq(capture_index_read_file(index, path, &error), FORMAT_OK);
+  ck_assert_int_lt(snprintf(index, size, "%s/index", cap), (int)size);
 }
 
+/* run_capture with --snapshots 3, its index read into *index. */
 static void run_mode(const char *mode, int jit, struct capture_index *index)
 {
-  run_mode_with(mode, jit, 3, index);
+  char path[1200];
+  run_capture(mode, jit, 3, path, sizeof path);
+  struct format_error error;
+  ck_assert_int_eq(capture_index_read_file(index, path, &error), FORMAT_OK);
 }
 
 /* The boundaries of snapshots of the middle of the run taken on the 80 MB heap (64 MiB or more
@@ -101,14 +104,8 @@ END_TEST
  * snapshot line of the index counts, those of snapshots dropped since among them. */
 START_TEST(test_a_compiled_loop_s_snapshots_hold_the_live_heap)
 {
-  char dir[1024], cap[1100], path[1200];
-  scratch(dir, sizeof dir, _i ? "compiled-on" : "compiled-off");
-  snprintf(cap, sizeof cap, "%s/cap", dir);
-  ck_assert_msg(sh("'%s/ljleak' run -j %s --snapshots 8 -o '%s' tests/lua/collector_snapshot_steps.lua compiled "
-                   ">'%s/out' 2>&1",
-                   build_dir(), _i ? "on" : "off", cap, dir) == 0,
-                "%s", slurp(strcat(strcpy(path, dir), "/out")));
-  snprintf(path, sizeof path, "%s/index", cap);
+  char path[1200];
+  run_capture("compiled", _i, 8, path, sizeof path);
   char *text = slurp(path);
   uint64_t least = UINT64_MAX, most = 0;
   size_t large = 0;
