@@ -413,7 +413,8 @@ struct diff_facts {
  * spaced boundaries (the first half a step in), for the fewest m the
  * verdict rule calls growing (its
  * p-value, its size and its persistence), with no --min-growth of its own
- * (a --min-growth at the floor accepts it). UINT64_MAX when none can be. */
+ * (a --min-growth at the floor accepts it). UINT64_MAX when none can be. n
+ * counts at most DIFF_SOURCE_MAX_BOUNDARIES, the points a diff judges. */
 uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options);
 
 struct diff_result {

@@ -7,6 +7,7 @@
 
 #include "container/array.h"
 #include "diff/diff.h"
+#include "diff/source.h"
 #include "diff/trend.h"
 #include "diff/suspects.h"
 
@@ -274,6 +275,10 @@ uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_option
 {
   if (!sample)
     return 0;
+  /* A diff judges at most DIFF_SOURCE_MAX_BOUNDARIES points (source.c thins the rest), and
+   * the test below is quadratic in them: a result read back may claim any count. */
+  if (n > DIFF_SOURCE_MAX_BOUNDARIES)
+    n = DIFF_SOURCE_MAX_BOUNDARIES;
   if (n < 2 || n < diff_boundaries_needed(options))
     return UINT64_MAX;
   struct diff_options judged = *options;

@@ -6,6 +6,7 @@
 
 #include "tests/check_run.h"
 #include "diff/diff.h"
+#include "diff/source.h"
 #include "diff/trend.h"
 
 START_TEST(test_mann_kendall_s_and_variance_without_ties)
@@ -715,6 +716,24 @@ START_TEST(test_sampling_floor_follows_interval_boundaries_and_p_value)
 }
 END_TEST
 
+/* A result read back may claim any number of boundaries; a diff judges at most
+ * DIFF_SOURCE_MAX_BOUNDARIES points, and the floor of more is theirs (the test is quadratic in
+ * the points: uncapped, a million would take hours). */
+START_TEST(test_sampling_floor_of_more_boundaries_than_a_diff_judges)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  uint64_t most = diff_sampling_floor(524288, DIFF_SOURCE_MAX_BOUNDARIES, &options);
+  ck_assert_uint_ne(most, UINT64_MAX);
+  ck_assert_uint_gt(most, options.min_growth_bytes);
+  ck_assert_uint_eq(diff_sampling_floor(524288, 1000000, &options), most);
+  ck_assert_uint_eq(diff_sampling_floor(524288, SIZE_MAX, &options), most);
+  /* Needing more boundaries than a diff judges, none is ever enough. */
+  options.min_boundaries = DIFF_SOURCE_MAX_BOUNDARIES + 1;
+  ck_assert_uint_eq(diff_sampling_floor(524288, 1000000, &options), UINT64_MAX);
+}
+END_TEST
+
 START_TEST(test_boundaries_needed_follow_the_p_value)
 {
   ck_assert_uint_eq(diff_trend_boundaries_needed(0.01), 5);
@@ -960,6 +979,7 @@ int main(void)
   tcase_add_test(tc, test_held_then_released_at_the_end_is_steady);
   tcase_add_test(tc, test_later_half_is_that_of_the_work_when_known);
   tcase_add_test(tc, test_sampling_floor_follows_interval_boundaries_and_p_value);
+  tcase_add_test(tc, test_sampling_floor_of_more_boundaries_than_a_diff_judges);
   tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
   tcase_add_test(tc, test_min_boundaries_only_raises_what_the_p_value_needs);
   tcase_add_test(tc, test_warmup_leaves_a_filling_cache_out_of_the_verdict);
