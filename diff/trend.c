@@ -202,7 +202,10 @@ int diff_trend_theil_sen(const double *x, size_t n, double *slope)
     *slope = trend_select(slopes, count, count / 2);
   } else {
     double high = trend_select(slopes, count, count / 2);
-    double low = trend_select(slopes, count / 2, count / 2 - 1);  /* the lower half is left of count/2 */
+    double low = slopes[0];  /* the largest of the lower half, which the selection left of count/2 */
+    for (size_t i = 1; i < count / 2; i++)
+      if (slopes[i] > low)
+        low = slopes[i];
     *slope = (low + high) / 2;
   }
   free(slopes);
