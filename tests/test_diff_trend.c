@@ -1,6 +1,8 @@
 /* tests/test_diff_trend.c: Mann-Kendall, Theil-Sen and the growth verdicts on known series. */
 #include <check.h>
+#include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -734,6 +736,54 @@ START_TEST(test_sampling_floor_of_more_boundaries_than_a_diff_judges)
 }
 END_TEST
 
+/* One call of diff_sampling_floor, made on a thread of its own (nothing asked before it). */
+struct floor_call {
+  uint64_t sample;
+  size_t n;
+  struct diff_options options;
+  uint64_t floor;
+};
+
+static void *floor_fresh(void *arg)
+{
+  struct floor_call *c = arg;
+  c->floor = diff_sampling_floor(c->sample, c->n, &c->options);
+  return NULL;
+}
+
+/* The floor kept from the last call is given only for the same question: asked in turns with
+ * one whose every argument and option but one is the same (each change alone moves the floor),
+ * each call gives what a thread that asked nothing before finds. */
+START_TEST(test_sampling_floor_asked_in_turns_is_each_one_s_own)
+{
+  enum { VARIANTS = 5 };
+  struct floor_call base = {524288, 6, {0}, 0}, variants[VARIANTS];
+  diff_options_default(&base.options);
+  for (size_t i = 0; i < VARIANTS; i++)
+    variants[i] = base;
+  variants[0].sample = 65536;
+  variants[1].n = 7;
+  variants[2].options.max_p_value = 0.05;
+  variants[3].options.min_growth_fraction = 0.9;
+  variants[4].options.min_boundaries = 7;
+  pthread_t thread;
+  ck_assert_int_eq(pthread_create(&thread, NULL, floor_fresh, &base), 0);
+  ck_assert_int_eq(pthread_join(thread, NULL), 0);
+  for (size_t i = 0; i < VARIANTS; i++) {
+    ck_assert_int_eq(pthread_create(&thread, NULL, floor_fresh, &variants[i]), 0);
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert_msg(variants[i].floor != base.floor, "variant %zu: the base's floor %" PRIu64, i, base.floor);
+  }
+  for (int round = 0; round < 2; round++)
+    for (size_t i = 0; i < VARIANTS; i++) {
+      ck_assert_uint_eq(diff_sampling_floor(base.sample, base.n, &base.options), base.floor);
+      const struct floor_call *v = &variants[i];
+      ck_assert_uint_eq(diff_sampling_floor(v->sample, v->n, &v->options), v->floor);
+      ck_assert_uint_eq(diff_sampling_floor(v->sample, v->n, &v->options), v->floor);
+    }
+}
+END_TEST
+
 START_TEST(test_boundaries_needed_follow_the_p_value)
 {
   ck_assert_uint_eq(diff_trend_boundaries_needed(0.01), 5);
@@ -980,6 +1030,7 @@ int main(void)
   tcase_add_test(tc, test_later_half_is_that_of_the_work_when_known);
   tcase_add_test(tc, test_sampling_floor_follows_interval_boundaries_and_p_value);
   tcase_add_test(tc, test_sampling_floor_of_more_boundaries_than_a_diff_judges);
+  tcase_add_test(tc, test_sampling_floor_asked_in_turns_is_each_one_s_own);
   tcase_add_test(tc, test_boundaries_needed_follow_the_p_value);
   tcase_add_test(tc, test_min_boundaries_only_raises_what_the_p_value_needs);
   tcase_add_test(tc, test_warmup_leaves_a_filling_cache_out_of_the_verdict);
