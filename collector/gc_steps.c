@@ -26,6 +26,8 @@ static struct {
   int volume_off;                /* the capture's, put back when the cycle has ended ... */
   int volume_held;               /* ... and not yet */
   int sentinel;                  /* a sentinel (steps_sentinel) waits for its cycle's end */
+  int late;                      /* the awaited cycle ended far from a safe point: the next one's
+                                  * sweep runs in one go (steps_late) */
   lua_Hook saved_hook;           /* the program's hook, given back at the end */
   int saved_mask, saved_count;
   coll_gc_steps_end end;
@@ -73,6 +75,23 @@ static void steps_sentinel(lua_State *L)
 static int steps_last_sweeps(const struct coll_capture *c, const global_State *g)
 {
   return c->gc_cycles + 1 == c->steps_until && g->gc.state != GCSpause && g->gc.state != GCSpropagate;
+}
+
+/* With the JIT on, whether the awaited cycle ended long before this safe point: a loop that runs
+ * compiled reached none since (the sentinel's exit does not always bring one), and the walk
+ * would take what it allocated since the last cycle's end, up to a whole cycle's. Then the
+ * cycle under way is awaited instead, its sweep run in one go at the first safe point past its
+ * marking (the atomic phase never runs on a trace), the walk right after. Once per snapshot. */
+static int steps_late(struct coll_capture *c, global_State *g)
+{
+  if (steps.late || c->steps_cause != CAPTURE_INDEX_CAUSE_SNAPSHOT || !steps_jit_on(g))
+    return 0;
+  uint64_t since = c->allocated - c->boundary_allocated;   /* since the last cycle's end */
+  if (since <= (uint64_t)g->gc.estimate / 8)
+    return 0;
+  steps.late = 1;
+  c->steps_until = c->gc_cycles + 1;
+  return 1;
 }
 
 /* Until the next step, the VM takes none of its own (one could end the cycle away from a safe
@@ -130,7 +149,7 @@ static void at_step(lua_State *L, lua_Debug *ar)
   /* A cycle that ended in the VM's own step (on compiled code, or in the program's
    * collectgarbage()) is taken at the first safe point after it, even when the VM began another
    * since (coll_boundary_after_steps). */
-  if (steps_ended(c)) {
+  if (steps_ended(c) && !steps_late(c, g)) {
     steps_finish(L, 1);
     return;
   }
@@ -143,7 +162,7 @@ static void at_step(lua_State *L, lua_Debug *ar)
    * runs on a trace: the trace exits first, and this hook comes right after), the sweep runs in
    * one go here, and the walk follows in the same stop. */
   int jit = c->steps_cause == CAPTURE_INDEX_CAUSE_SNAPSHOT && steps_jit_on(g);
-  int finish = sweeping && jit && !steps.sentinel;
+  int finish = sweeping && jit && (!steps.sentinel || steps.late);
   if (!finish && now < steps.next_ns)
     return;
   /* Past the limit, no budget: what remains of the cycle, where a full collection would finish
@@ -187,6 +206,7 @@ int coll_gc_steps_begin(lua_State *L, int count, enum capture_index_boundary_cau
   c->steps_until = c->gc_cycles + (g->gc.state == GCSpause ? 1 : 2);
   steps.start_ns = coll_now_mono_ns();
   steps.next_ns = 0;
+  steps.late = 0;
   c->steps_cause = cause;
   steps.end = end;
   /* No boundary forced for the volume while the cycle runs: it would run the rest in one step. */
