@@ -82,9 +82,9 @@ static int steps_last_sweeps(const struct coll_capture *c, const global_State *g
  * would take what it allocated since the last cycle's end, up to a whole cycle's. Then the
  * cycle under way is awaited instead, its sweep run in one go at the first safe point past its
  * marking (the atomic phase never runs on a trace), the walk right after. Once per snapshot. */
-static int steps_late(struct coll_capture *c, global_State *g)
+static int steps_late(struct coll_capture *c, global_State *g, int jit)
 {
-  if (steps.late || c->steps_cause != CAPTURE_INDEX_CAUSE_SNAPSHOT || !steps_jit_on(g))
+  if (steps.late || !jit)
     return 0;
   uint64_t since = c->allocated - c->boundary_allocated;   /* since the last cycle's end */
   if (since <= (uint64_t)g->gc.estimate / 8)
@@ -146,10 +146,12 @@ static void at_step(lua_State *L, lua_Debug *ar)
     steps_finish(L, 0);   /* the capture stopped, or the program stopped its GC */
     return;
   }
+  /* A scheduled snapshot's cycle with the JIT on (below, and steps_late). */
+  int jit = c->steps_cause == CAPTURE_INDEX_CAUSE_SNAPSHOT && steps_jit_on(g);
   /* A cycle that ended in the VM's own step (on compiled code, or in the program's
    * collectgarbage()) is taken at the first safe point after it, even when the VM began another
    * since (coll_boundary_after_steps). */
-  if (steps_ended(c) && !steps_late(c, g)) {
+  if (steps_ended(c) && !steps_late(c, g, jit)) {
     steps_finish(L, 1);
     return;
   }
@@ -161,7 +163,6 @@ static void at_step(lua_State *L, lua_Debug *ar)
    * cycle's end a trace exit; without one, once the marking is done (the atomic phase never
    * runs on a trace: the trace exits first, and this hook comes right after), the sweep runs in
    * one go here, and the walk follows in the same stop. */
-  int jit = c->steps_cause == CAPTURE_INDEX_CAUSE_SNAPSHOT && steps_jit_on(g);
   int finish = sweeping && jit && (!steps.sentinel || steps.late);
   if (!finish && now < steps.next_ns)
     return;

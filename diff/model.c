@@ -271,44 +271,6 @@ static enum diff_undecided_cause model_rose_cause(const struct diff_result *resu
   return DIFF_UNDECIDED_NO_TREND;
 }
 
-/* The last floor found, per thread, with all it depends on: a diff asks for the same capture's
- * up to six times (its sites, each rule of the survivors, the comparison, the facts), and a
- * merge for each result's, each a bisection over trend tests (some 10 ms at 512 boundaries). */
-struct floor_memo {
-  int valid;
-  uint64_t sample;
-  size_t n, needed;
-  double max_p_value, min_growth_fraction, min_drop_bytes;  /* the options the tests read */
-  uint64_t floor;
-};
-static _Thread_local struct floor_memo floor_memo;
-
-static uint64_t model_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options);
-
-uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options)
-{
-  if (!sample)
-    return 0;
-  /* A diff judges at most DIFF_SOURCE_MAX_BOUNDARIES points (source.c thins the rest), and
-   * the test below is quadratic in them: a result read back may claim any count. */
-  if (n > DIFF_SOURCE_MAX_BOUNDARIES)
-    n = DIFF_SOURCE_MAX_BOUNDARIES;
-  size_t needed = diff_boundaries_needed(options);
-  if (n < 2 || n < needed)
-    return UINT64_MAX;
-  struct floor_memo key = {1, sample, n, needed, options->max_p_value,
-                           options->min_growth_fraction, options->min_drop_bytes, 0};
-  struct floor_memo *m = &floor_memo;
-  if (m->valid && m->sample == key.sample && m->n == key.n && m->needed == key.needed &&
-      m->max_p_value == key.max_p_value && m->min_growth_fraction == key.min_growth_fraction &&
-      m->min_drop_bytes == key.min_drop_bytes)
-    return m->floor;
-  key.floor = model_sampling_floor(sample, n, options);
-  if (key.floor != UINT64_MAX)  /* out of memory is not kept */
-    *m = key;
-  return key.floor;
-}
-
 /* diff_sampling_floor's bisection, for 2 <= n and at least the boundaries needed. */
 static uint64_t model_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options)
 {
@@ -340,6 +302,42 @@ static uint64_t model_sampling_floor(uint64_t sample, size_t n, const struct dif
   }
   free(series);
   return sample * (uint64_t)high;
+}
+
+/* The last floor found, per thread, with all it depends on: a diff asks for the same capture's
+ * up to six times (its sites, each rule of the survivors, the comparison, the facts), and a
+ * merge for each result's, each a bisection over trend tests (some 10 ms at 512 boundaries). */
+struct floor_memo {
+  int valid;
+  uint64_t sample;
+  size_t n, needed;
+  double max_p_value, min_growth_fraction, min_drop_bytes;  /* the options the tests read */
+  uint64_t floor;
+};
+static _Thread_local struct floor_memo floor_memo;
+
+uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options)
+{
+  if (!sample)
+    return 0;
+  /* A diff judges at most DIFF_SOURCE_MAX_BOUNDARIES points (source.c thins the rest), and
+   * model_sampling_floor's tests are quadratic in them: a result read back may claim any count. */
+  if (n > DIFF_SOURCE_MAX_BOUNDARIES)
+    n = DIFF_SOURCE_MAX_BOUNDARIES;
+  size_t needed = diff_boundaries_needed(options);
+  if (n < 2 || n < needed)
+    return UINT64_MAX;
+  struct floor_memo key = {1, sample, n, needed, options->max_p_value,
+                           options->min_growth_fraction, options->min_drop_bytes, 0};
+  struct floor_memo *m = &floor_memo;
+  if (m->valid && m->sample == key.sample && m->n == key.n && m->needed == key.needed &&
+      m->max_p_value == key.max_p_value && m->min_growth_fraction == key.min_growth_fraction &&
+      m->min_drop_bytes == key.min_drop_bytes)
+    return m->floor;
+  key.floor = model_sampling_floor(sample, n, options);
+  if (key.floor != UINT64_MAX)  /* out of memory is not kept */
+    *m = key;
+  return key.floor;
 }
 
 /* How much of the run the counted boundaries cover, by work. */
