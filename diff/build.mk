@@ -1,6 +1,6 @@
 # diff/build.mk: the differential engine (aggregation, trends, comparisons); needs format.
 diff_SRCS := diff/live_map.c diff/site_table.c diff/source.c diff/segment.c diff/aggregate.c \
-  diff/aggregate_read.c diff/trend.c diff/trend_drops.c diff/model.c diff/result.c diff/compare.c diff/allow.c diff/stack_table.c \
+  diff/aggregate_read.c diff/trend.c diff/trend_stats.c diff/trend_drops.c diff/model.c diff/result.c diff/compare.c diff/allow.c diff/stack_table.c \
   diff/segment_stacks.c diff/result_stacks.c diff/holders.c diff/holders_graph.c diff/holders_path.c \
   diff/holders_analyse.c diff/holders_top.c diff/containers.c diff/survivors.c diff/suspects.c diff/suspects_group.c \
   diff/segment_piece.c

@@ -1,40 +1,9 @@
-/* diff/trend.c: growth verdicts: Mann-Kendall significance, Theil-Sen growth, a later-half check, and undecided without power. */
+/* diff/trend.c: growth verdicts: Mann-Kendall significance, Theil-Sen growth (the statistics in trend_stats.c), a later-half check, and undecided without power. */
 #include "diff/trend.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int trend_sign(double d)
-{
-  return (d > 0) - (d < 0);
-}
-
-void diff_trend_mann_kendall(const double *x, size_t n, double *s, double *variance)
-{
-  double sum = 0;
-  for (size_t i = 0; i + 1 < n; i++)
-    for (size_t j = i + 1; j < n; j++)
-      sum += trend_sign(x[j] - x[i]);
-  /* Tie correction: each group of t equal values removes t(t-1)(2t+5). */
-  double dn = (double)n;
-  double var = dn * (dn - 1) * (2 * dn + 5);
-  char *counted = calloc(n ? n : 1, 1);
-  for (size_t i = 0; i < n && counted; i++) {
-    if (counted[i])
-      continue;
-    double t = 0;
-    for (size_t j = i; j < n; j++)
-      if (x[j] == x[i]) {
-        counted[j] = 1;
-        t++;
-      }
-    var -= t * (t - 1) * (2 * t + 5);
-  }
-  free(counted);
-  *s = sum;
-  *variance = var / 18;
-}
 
 static int trend_has_ties(const double *x, size_t n)
 {
@@ -145,70 +114,6 @@ int diff_trend_best_p_value(const double *x, size_t n, double *p_best)
   free(sorted);
   double s = dn * (dn - 1) / 2 - tied_pairs, p_down;
   trend_p_values_of(n, tied_pairs > 0, s, var / 18, p_best, &p_down);
-  return 0;
-}
-
-/* The k-th smallest of values[0..count) (Hoare's selection; reorders values). */
-static double trend_select(double *values, size_t count, size_t k)
-{
-  size_t left = 0, right = count - 1;
-  while (left < right) {
-    double pivot = values[left + (right - left) / 2];
-    size_t i = left, j = right;
-    while (i <= j) {
-      while (values[i] < pivot)
-        i++;
-      while (values[j] > pivot)
-        j--;
-      if (i <= j) {
-        double t = values[i];
-        values[i] = values[j];
-        values[j] = t;
-        i++;
-        if (j == 0)
-          break;
-        j--;
-      }
-    }
-    if (k <= j)
-      right = j;
-    else if (k >= i)
-      left = i;
-    else
-      return values[k];
-  }
-  return values[k];
-}
-
-int diff_trend_theil_sen(const double *x, size_t n, double *slope)
-{
-  *slope = 0;
-  if (n < 2)
-    return 0;
-  /* A long series is thinned to DIFF_TREND_THEIL_SEN_POINTS evenly spaced
-   * boundaries (keeping their true distances), so time and memory stay
-   * bounded: the pairs grow with the square of the points. */
-  size_t points = n > DIFF_TREND_THEIL_SEN_POINTS ? DIFF_TREND_THEIL_SEN_POINTS : n;
-  size_t count = points * (points - 1) / 2, k = 0;
-  double *slopes = malloc(count * sizeof *slopes);
-  if (!slopes)
-    return -1;
-  for (size_t a = 0; a + 1 < points; a++)
-    for (size_t b = a + 1; b < points; b++) {
-      size_t i = a * (n - 1) / (points - 1), j = b * (n - 1) / (points - 1);
-      slopes[k++] = (x[j] - x[i]) / (double)(j - i);
-    }
-  if (count % 2) {
-    *slope = trend_select(slopes, count, count / 2);
-  } else {
-    double high = trend_select(slopes, count, count / 2);
-    double low = slopes[0];  /* the largest of the lower half, which the selection left of count/2 */
-    for (size_t i = 1; i < count / 2; i++)
-      if (slopes[i] > low)
-        low = slopes[i];
-    *slope = (low + high) / 2;
-  }
-  free(slopes);
   return 0;
 }
 

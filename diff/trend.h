@@ -54,7 +54,8 @@ struct diff_trend {
                                  garbage at the program's own cycles, steady */
 };
 
-/* Mann-Kendall S and its tie-corrected variance. */
+/* Mann-Kendall S and its tie-corrected variance, by sorting (O(n log n)): the same numbers,
+ * to the bit, as the sum over every pair. */
 void diff_trend_mann_kendall(const double *x, size_t n, double *s, double *variance);
 
 /* One-sided p-values of S: exact (permutation distribution) when there are
@@ -66,7 +67,8 @@ void diff_trend_p_values(const double *x, size_t n, double s, double variance,
 
 /* Median of the pairwise slopes (x[j] - x[i]) / (j - i); 0 for n < 2. Over
  * DIFF_TREND_THEIL_SEN_POINTS boundaries, the pairs of that many evenly spaced
- * boundaries. Returns -1 when out of memory. */
+ * boundaries. The flat pairs of a series mostly of one value are counted, not looked at.
+ * Returns -1 when out of memory. */
 #define DIFF_TREND_THEIL_SEN_POINTS 400
 int diff_trend_theil_sen(const double *x, size_t n, double *slope);
 

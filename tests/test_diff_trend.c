@@ -105,6 +105,108 @@ START_TEST(test_theil_sen_on_long_series_uses_evenly_spaced_boundaries)
 }
 END_TEST
 
+/* The textbook reckonings, pair by pair, that the sorted ones must equal to the bit. */
+static void reference_mann_kendall(const double *x, size_t n, double *s, double *variance)
+{
+  double sum = 0, dn = (double)n, var = dn * (dn - 1) * (2 * dn + 5);
+  for (size_t i = 0; i < n; i++) {
+    double t = 0;
+    int first = 1;
+    for (size_t j = 0; j < n; j++) {
+      if (j > i)
+        sum += (x[j] > x[i]) - (x[j] < x[i]);
+      if (x[j] == x[i]) {
+        t++;
+        first = first && j >= i;
+      }
+    }
+    if (first)  /* each group once, at its first member */
+      var -= t * (t - 1) * (2 * t + 5);
+  }
+  *s = sum;
+  *variance = var / 18;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double reference_theil_sen(const double *x, size_t n)
+{
+  size_t points = n > DIFF_TREND_THEIL_SEN_POINTS ? DIFF_TREND_THEIL_SEN_POINTS : n, k = 0;
+  size_t count = points * (points - 1) / 2;
+  double *slopes = malloc(count * sizeof *slopes);
+  ck_assert_ptr_nonnull(slopes);
+  for (size_t a = 0; a + 1 < points; a++)
+    for (size_t b = a + 1; b < points; b++) {
+      size_t i = a * (n - 1) / (points - 1), j = b * (n - 1) / (points - 1);
+      slopes[k++] = (x[j] - x[i]) / (double)(j - i);
+    }
+  qsort(slopes, count, sizeof *slopes, compare_doubles);
+  double median = count % 2 ? slopes[count / 2] : (slopes[count / 2 - 1] + slopes[count / 2]) / 2;
+  free(slopes);
+  return median;
+}
+
+static uint64_t shape_random(uint64_t *state)
+{
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
+/* Series of many shapes: flat, flat but for a few points (fewer and more than half), a step,
+ * stairs, few values in any order, a rise, any doubles, a sawtooth, both zeros. */
+static void shape_fill(double *x, size_t n, int shape, uint64_t *rng)
+{
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = shape_random(rng);
+    switch (shape) {
+    case 0: x[i] = 0; break;
+    case 1: x[i] = 12345; break;
+    case 2: x[i] = r % 40 == 0 ? (double)(r >> 40) : 0; break;
+    case 3: x[i] = r % 5 < 2 ? (double)(r % 7) * 64 : 4096; break;
+    case 4: x[i] = r % 5 < 3 ? (double)(r % 7) * 64 : 4096; break;
+    case 5: x[i] = i < n / 2 ? 0 : 1000; break;
+    case 6: x[i] = (double)(i / 3) * 48; break;
+    case 7: x[i] = (double)(r % 4) * 16; break;
+    case 8: x[i] = (double)i * 24 + (double)(r % 100); break;
+    case 9: x[i] = (double)(int64_t)(r >> 11) / 3.0 - 1e15; break;
+    case 10: x[i] = (double)(i % 10) * 1e6; break;
+    default: x[i] = r % 3 == 0 ? -0.0 : r % 3 == 1 ? 0.0 : (double)(r % 5); break;
+    }
+  }
+}
+
+START_TEST(test_sorted_reckonings_equal_the_pairs)
+{
+  static const size_t lengths[] = {2, 3, 4, 5, 17, 64, 251, 400, 401, 512, 1000};
+  double *x = malloc(1000 * sizeof *x);
+  ck_assert_ptr_nonnull(x);
+  uint64_t rng = 0x9e3779b97f4a7c15u;
+  for (int shape = 0; shape <= 11; shape++)
+    for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++)
+      for (int round = 0; round < 3; round++) {
+        size_t n = lengths[l];
+        shape_fill(x, n, shape, &rng);
+        double s, variance, want_s, want_variance, slope;
+        diff_trend_mann_kendall(x, n, &s, &variance);
+        reference_mann_kendall(x, n, &want_s, &want_variance);
+        ck_assert_msg(s == want_s && variance == want_variance,
+                      "shape %d, n %zu: S %g, variance %g; pair by pair %g, %g", shape, n, s,
+                      variance, want_s, want_variance);
+        ck_assert_int_eq(diff_trend_theil_sen(x, n, &slope), 0);
+        double want = reference_theil_sen(x, n);
+        ck_assert_msg(slope == want && (shape == 11 || signbit(slope) == signbit(want)),
+                      "shape %d, n %zu: slope %.17g, every pair's median %.17g", shape, n, slope, want);
+      }
+  free(x);
+}
+END_TEST
+
 static enum diff_verdict verdict_of(const uint64_t *series, size_t n, struct diff_trend *trend)
 {
   struct diff_options options;
@@ -1006,6 +1108,7 @@ int main(void)
   tcase_add_test(tc, test_normal_approximation_with_ties);
   tcase_add_test(tc, test_theil_sen_slopes);
   tcase_add_test(tc, test_theil_sen_on_long_series_uses_evenly_spaced_boundaries);
+  tcase_add_test(tc, test_sorted_reckonings_equal_the_pairs);
   tcase_add_test(tc, test_steady_leak_is_growing);
   tcase_add_test(tc, test_slow_leak_amid_churn_is_growing_with_8_boundaries);
   tcase_add_test(tc, test_cache_that_fills_then_stays_flat_is_steady);
