@@ -104,6 +104,16 @@ bench-diff-stacks: $(BUILD)/ljleak $(BUILD)/bench/diff-gen $(BUILD)/bench/stacks
 	BUILD=$(BUILD) SEGMENTS=$(BENCH_DIFF_SEGMENTS) PER=$(BENCH_DIFF_EVENTS_PER_SEGMENT) \
 	  RUNS=$(BENCH_DIFF_RUNS) STACKS=1 sh bench/diff.sh
 
+# ljleak diff: judging about 2,800 sites over about 500 boundaries of a sampled capture
+# (bench/many_sites.lua); BENCH_DIFF_SITES_BEFORE=PATH judges it with that ljleak too.
+BENCHES += bench-diff-sites
+BENCH_DIFF_SITES_RUNS ?= 5
+BENCH_DIFF_SITES_BEFORE ?=
+
+.PHONY: bench-diff-sites
+bench-diff-sites: $(BUILD)/ljleak $(COLLECTOR_SO)
+	BUILD=$(BUILD) RUNS=$(BENCH_DIFF_SITES_RUNS) BEFORE=$(BENCH_DIFF_SITES_BEFORE) bash bench/diff-sites.sh
+
 # ljleak summary: a synthetic stream generator and a timed runner.
 BENCHES += bench-summary
 BENCH_SUMMARY_EVENTS ?= 10000000

@@ -12,20 +12,9 @@ RECORDS=${RECORDS:-330000}
 . "$(dirname "$0")/median.sh"
 bench_dir holders-heap
 
-# judge LABEL CAPTURE [OPTION]: appends wall, CPU seconds and peak RSS (KB) of one ljleak diff; a diff
-# that flags nothing (exit 1 expected) stops the bench.
-judge() {
-  status=0
-  /usr/bin/time -f '%e %U %S %M' -o "$dir/time.tmp" "$LJLEAK" diff -q ${3:+"$3"} "$2" > /dev/null 2>&1 || status=$?
-  if [ "$status" != 1 ]; then
-    echo "bench-holders-heap: ljleak diff $2 exited $status, not 1 (the records flagged)" >&2
-    exit 1
-  fi
-  read -r wall user sys rss < <(tail -1 "$dir/time.tmp")
-  echo "$wall" >> "$dir/$1.wall"
-  awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f\n", u + s }' >> "$dir/$1.cpu"
-  echo "$rss" >> "$dir/$1.rss"
-}
+# judge LABEL CAPTURE [OPTION]: the wall, CPU seconds and peak RSS of one ljleak diff, which
+# flags the records (exit 1).
+judge() { timed_diff bench-holders-heap "$1" 1 "$LJLEAK" ${3:+"$3"} "$2"; }
 # The diff of $cap with holders, and without them.
 holders() { judge holders "$cap"; }
 bare() { judge bare "$cap" --no-holders; }

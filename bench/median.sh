@@ -27,3 +27,25 @@ in_pairs() {
 median() {
   sort -n "$@" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+# timed_diff NAME LABEL EXITS LJLEAK ARG...: one `LJLEAK diff -q ARG...`, which must exit with
+# one of EXITS (such as "1": it flags the growth; else the bench NAME stops); its wall and CPU
+# (user + system) seconds and peak RSS (KB, /usr/bin/time) are appended to $dir/LABEL.wall,
+# LABEL.cpu and LABEL.rss.
+timed_diff() {
+  name=$1 label=$2 exits=$3 ljleak=$4
+  shift 4
+  status=0
+  /usr/bin/time -f '%e %U %S %M' -o "$dir/time.tmp" "$ljleak" diff -q "$@" > /dev/null 2>&1 || status=$?
+  case " $exits " in
+  *" $status "*) ;;
+  *)
+    echo "$name: $ljleak diff $* exited $status, not $exits" >&2
+    exit 1
+    ;;
+  esac
+  set -- $(tail -1 "$dir/time.tmp")
+  echo "$1" >> "$dir/$label.wall"
+  awk -v u="$2" -v s="$3" 'BEGIN { printf "%.3f\n", u + s }' >> "$dir/$label.cpu"
+  echo "$4" >> "$dir/$label.rss"
+}
