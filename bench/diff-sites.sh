@@ -3,7 +3,7 @@
 # sampled capture (--sample 16k --every 256k) of bench/many_sites.lua at SITES lines and
 # ROUNDS rounds (about 2,800 sites over about 500 boundaries, 16,000 events: the reading is
 # nothing, the verdicts everything). Prints the medians of RUNS diffs, wall and CPU (user +
-# system) seconds, and the CPU per site. BEFORE=PATH judges the capture with that ljleak too,
+# system) seconds, the CPU per site and the peak RSS. BEFORE=PATH judges the capture with that ljleak too,
 # in pairs (their order alternating), and prints the median of the pairs' CPU ratios.
 RUNS=${RUNS:-5}
 SITES=${SITES:-3000}
@@ -28,12 +28,15 @@ for i in $(seq 1 "$RUNS"); do
     ours
   fi
 done
-printf '%s sites, %s boundaries, %s events, medians of %d runs: %ss wall, %ss CPU, %s ms CPU per site\n' \
+printf '%s sites, %s boundaries, %s events, medians of %d runs: %ss wall, %ss CPU, %s ms CPU per site, %s MB peak\n' \
   "$sites" "$("$LJLEAK" info --get boundaries "$cap")" "$("$LJLEAK" info --get events "$cap")" "$RUNS" \
   "$(median "$dir/ours.wall")" "$(median "$dir/ours.cpu")" \
-  "$(median "$dir/ours.cpu" | awk -v n="${sites:-0}" '{ printf "%.3f", (n > 0 ? $1 * 1000 / n : 0) }')"
+  "$(median "$dir/ours.cpu" | awk -v n="${sites:-0}" '{ printf "%.3f", (n > 0 ? $1 * 1000 / n : 0) }')" \
+  "$(median "$dir/ours.rss" | awk '{ printf "%.0f", $1 / 1024 }')"
 if [ -n "$BEFORE" ]; then
   paste "$dir/before.cpu" "$dir/ours.cpu" | awk '{ printf "%.4f\n", ($2 > 0 ? $1 / $2 : 0) }' > "$dir/ratios"
-  printf '  %s: %ss CPU; before/ours (the pairs'"'"' ratios): %sx\n' "$BEFORE" "$(median "$dir/before.cpu")" "$(median "$dir/ratios")"
+  printf '  %s: %ss CPU, %s MB peak; before/ours (the pairs'"'"' ratios): %sx CPU\n' "$BEFORE" \
+    "$(median "$dir/before.cpu")" "$(median "$dir/before.rss" | awk '{ printf "%.0f", $1 / 1024 }')" \
+    "$(median "$dir/ratios")"
 fi
 rm -rf "$dir"

@@ -116,7 +116,7 @@ static int result_boundaries(const struct diff_source *capture, struct diff_capt
   return 0;
 }
 
-int diff_result_build_sites(struct diff_result *result, const struct diff_aggregate *aggregate,
+int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *aggregate,
                        struct diff_source *capture, struct diff_capture *info,
                        const struct diff_options *options)
 {

@@ -7,9 +7,10 @@
 #include "diff/diff.h"
 
 /* Fills result->sites from aggregate, one per site, with trend verdicts
- * under options and series copied. capture->info moves into *info with the
- * boundary metadata added. Returns -1 when out of memory. */
-int diff_result_build_sites(struct diff_result *result, const struct diff_aggregate *aggregate,
+ * under options and series summed from its owners'; the stacks take the owners'
+ * series (diff_result_stacks_build): aggregate has none left after. capture->info
+ * moves into *info with the boundary metadata added. Returns -1 when out of memory. */
+int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *aggregate,
                        struct diff_source *capture, struct diff_capture *info,
                        const struct diff_options *options);
 
@@ -21,10 +22,12 @@ int diff_result_build_sites(struct diff_result *result, const struct diff_aggreg
 char *diff_result_stack_name(const struct diff_stack_entry *entry, const char *site_name);
 
 /* Fills result->stacks from the aggregate's (site, stack) owners when the
- * capture had stacks (none otherwise), judged as sites are; by stack
- * (options->by), the owners become the rows instead: result->sites is
- * replaced by them, stacks or not. Returns -1 when out of memory. */
-int diff_result_stacks_build(struct diff_result *result, const struct diff_aggregate *aggregate,
+ * capture had stacks (none otherwise), judged as sites are, each taking its
+ * owner's series (NULL there after: a copy of them all was a third of the
+ * diff's memory on a capture of many sites); by stack (options->by), the owners
+ * become the rows instead: result->sites is replaced by them, stacks or not.
+ * Returns -1 when out of memory. */
+int diff_result_stacks_build(struct diff_result *result, struct diff_aggregate *aggregate,
                         const struct diff_options *options, const struct diff_capture *info);
 
 /* Seconds per boundary over the capture (first boundary to last); 0 when

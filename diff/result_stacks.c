@@ -42,19 +42,19 @@ char *diff_result_stack_name(const struct diff_stack_entry *entry, const char *s
   return name;
 }
 
-static uint64_t *result_stack_series(const uint64_t *series, size_t count)
+/* An owner's series of count boundaries, taken (*series NULL after), or zeros when it has none. */
+static uint64_t *result_stack_series(uint64_t **series, size_t count)
 {
-  uint64_t *copy = malloc((count ? count : 1) * sizeof *copy);
-  if (copy && count)
-    memcpy(copy, series, count * sizeof *copy);
-  return copy;
+  uint64_t *taken = *series ? *series : calloc(count ? count : 1, sizeof *taken);
+  *series = NULL;
+  return taken;
 }
 
 /* Fills stack from owner o of aggregate, whose site is result->sites[site]. */
-static int result_stack_fill(struct diff_site *stack, const struct diff_aggregate *aggregate, size_t o,
+static int result_stack_fill(struct diff_site *stack, struct diff_aggregate *aggregate, size_t o,
                              const struct diff_site *site, size_t n)
 {
-  const struct diff_aggregate_site *data = &aggregate->data[o];
+  struct diff_aggregate_site *data = &aggregate->data[o];
   const struct diff_stack_entry *entry = &aggregate->stacks.entries[aggregate->owners.stacks[o]];
   stack->is_stack = 1;
   stack->site_id = site->id;
@@ -64,11 +64,11 @@ static int result_stack_fill(struct diff_site *stack, const struct diff_aggregat
   stack->allocs = data->allocs;
   stack->frees = data->frees;
   stack->name = diff_result_stack_name(entry, site->name);
-  stack->live_bytes = result_stack_series(data->series_live_bytes, n);
-  stack->live_blocks = result_stack_series(data->series_live_blocks, n);
-  stack->alloc_bytes = result_stack_series(data->series_alloc_bytes, n);
-  stack->free_bytes = result_stack_series(data->series_free_bytes, n);
-  stack->survived = result_stack_series(data->series_survived_bytes, n);
+  stack->live_bytes = result_stack_series(&data->series_live_bytes, n);
+  stack->live_blocks = result_stack_series(&data->series_live_blocks, n);
+  stack->alloc_bytes = result_stack_series(&data->series_alloc_bytes, n);
+  stack->free_bytes = result_stack_series(&data->series_free_bytes, n);
+  stack->survived = result_stack_series(&data->series_survived_bytes, n);
   if (!stack->name || !stack->live_bytes || !stack->live_blocks || !stack->alloc_bytes ||
       !stack->free_bytes || !stack->survived || (site->source_file && !(stack->source_file = strdup(site->source_file))) ||
       (site->library && !(stack->library = strdup(site->library))))
@@ -89,7 +89,7 @@ static int result_stack_fill(struct diff_site *stack, const struct diff_aggregat
   return 0;
 }
 
-int diff_result_stacks_build(struct diff_result *result, const struct diff_aggregate *aggregate,
+int diff_result_stacks_build(struct diff_result *result, struct diff_aggregate *aggregate,
                         const struct diff_options *options, const struct diff_capture *info)
 {
   int by_stack = options->by == DIFF_BY_STACK;
