@@ -223,12 +223,13 @@ int diff_trend_theil_sen(const double *x, size_t n, double *slope)
   size_t points = n > DIFF_TREND_THEIL_SEN_POINTS ? DIFF_TREND_THEIL_SEN_POINTS : n;
   size_t count = points * (points - 1) / 2, front = 0, back = count;
   double *slopes = malloc(count * sizeof *slopes);
-  size_t *at = malloc(2 * points * sizeof *at), *other = at + points;
+  size_t *at = malloc(2 * points * sizeof *at);
   unsigned char *is_other = calloc(points, 1);
   if (!slopes || !at || !is_other) {
     free(slopes), free(at), free(is_other);
     return -1;
   }
+  size_t *other = at + points;
   for (size_t a = 0; a < points; a++)
     at[a] = a * (n - 1) / (points - 1);
   /* The selections run over the slopes that are not 0 only. When most points share one
