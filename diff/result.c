@@ -116,6 +116,29 @@ static int result_boundaries(const struct diff_source *capture, struct diff_capt
   return 0;
 }
 
+/* A site's series: those of its one owner, taken, when it has one and no stack takes them
+ * (a capture without stacks: Tarantool's streams); else zeros to sum its owners' into. */
+static int result_site_series(struct diff_site *site, struct diff_aggregate_site *owner, size_t n)
+{
+  if (owner) {
+    site->live_bytes = owner->series_live_bytes;
+    site->live_blocks = owner->series_live_blocks;
+    site->alloc_bytes = owner->series_alloc_bytes;
+    site->free_bytes = owner->series_free_bytes;
+    site->survived = owner->series_survived_bytes;
+    owner->series_live_bytes = owner->series_live_blocks = owner->series_alloc_bytes = NULL;
+    owner->series_free_bytes = owner->series_survived_bytes = NULL;
+    if (site->live_bytes && site->live_blocks && site->alloc_bytes && site->free_bytes && site->survived)
+      return 0;
+  }
+  uint64_t **series[] = {&site->live_bytes, &site->live_blocks, &site->alloc_bytes, &site->free_bytes,
+                         &site->survived};
+  for (size_t k = 0; k < sizeof series / sizeof *series; k++)
+    if (!*series[k] && !(*series[k] = calloc(n ? n : 1, sizeof **series[k])))
+      return -1;
+  return 0;
+}
+
 int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *aggregate,
                        struct diff_source *capture, struct diff_capture *info,
                        const struct diff_options *options)
@@ -126,9 +149,21 @@ int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *a
   if (result_boundaries(capture, info, n) < 0)
     return -1;
   size_t count = aggregate->sites.count;
+  struct diff_options judging = diff_result_judging_options(options, info);
+  int stacks = diff_result_stacks_made(aggregate, &judging);
+  /* Each site's one owner, or NONE: none or several. */
+  uint32_t *only = malloc((count ? count : 1) * sizeof *only);
   result->sites = calloc(count ? count : 1, sizeof *result->sites);
-  if (!result->sites)
+  if (!only || !result->sites) {
+    free(only);
     return -1;
+  }
+  for (size_t i = 0; i < count; i++)
+    only[i] = DIFF_SITE_TABLE_NONE;
+  for (size_t o = 0; o < aggregate->owners.count && !stacks; o++) {
+    uint32_t i = aggregate->owners.sites[o];
+    only[i] = only[i] == DIFF_SITE_TABLE_NONE ? (uint32_t)o : DIFF_SITE_TABLE_NONE - 1;
+  }
   for (size_t i = 0; i < count; i++) {
     struct diff_site *site = &result->sites[i];
     result->site_count = i + 1;
@@ -136,22 +171,28 @@ int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *a
     site->kind = aggregate->sites.kinds[i];
     site->count = n;
     site->name = malloc(aggregate->sites.lengths[i] + 1);
-    site->live_bytes = calloc(n ? n : 1, sizeof *site->live_bytes);
-    site->live_blocks = calloc(n ? n : 1, sizeof *site->live_blocks);
-    site->alloc_bytes = calloc(n ? n : 1, sizeof *site->alloc_bytes);
-    site->free_bytes = calloc(n ? n : 1, sizeof *site->free_bytes);
-    site->survived = calloc(n ? n : 1, sizeof *site->survived);
-    if (!site->name || !site->live_bytes || !site->live_blocks || !site->alloc_bytes ||
-        !site->free_bytes || !site->survived)
+    uint32_t o = only[i] < aggregate->owners.count ? only[i] : DIFF_SITE_TABLE_NONE;
+    if (!site->name || result_site_series(site, o == DIFF_SITE_TABLE_NONE ? NULL : &aggregate->data[o], n) < 0) {
+      free(only);
       return -1;
+    }
+    if (o != DIFF_SITE_TABLE_NONE) {
+      site->allocs = aggregate->data[o].allocs;
+      site->frees = aggregate->data[o].frees;
+    }
     memcpy(site->name, aggregate->sites.names[i], aggregate->sites.lengths[i] + 1);
-    if (result_site_source(site) < 0 || result_site_library(site, capture) < 0)
+    if (result_site_source(site) < 0 || result_site_library(site, capture) < 0) {
+      free(only);
       return -1;
+    }
   }
   /* A site's series is the sum of its owners' (one owner a site without stacks). */
   for (size_t o = 0; o < aggregate->owners.count; o++) {
     const struct diff_aggregate_site *data = &aggregate->data[o];
-    struct diff_site *site = &result->sites[aggregate->owners.sites[o]];
+    uint32_t i = aggregate->owners.sites[o];
+    if (only[i] == o)
+      continue;  /* taken */
+    struct diff_site *site = &result->sites[i];
     site->allocs += data->allocs;
     site->frees += data->frees;
     for (size_t k = 0; k < n; k++) {
@@ -165,7 +206,7 @@ int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *a
                               : site->survived[k] + data->series_survived_bytes[k];
     }
   }
-  struct diff_options judging = diff_result_judging_options(options, info);
+  free(only);
   for (size_t i = 0; i < count; i++)
     if (diff_result_judge_site(&result->sites[i], &judging, info) < 0)
       return -1;

@@ -7,9 +7,11 @@
 #include "diff/diff.h"
 
 /* Fills result->sites from aggregate, one per site, with trend verdicts
- * under options and series summed from its owners'; the stacks take the owners'
- * series (diff_result_stacks_build): aggregate has none left after. capture->info
- * moves into *info with the boundary metadata added. Returns -1 when out of memory. */
+ * under options and series summed from its owners'. The owners' series are taken:
+ * by the stacks (diff_result_stacks_build), or, without stacks, by the site of
+ * each (a copy of them all was half the diff's memory on a capture of many
+ * sites). capture->info moves into *info with the boundary metadata added.
+ * Returns -1 when out of memory. */
 int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *aggregate,
                        struct diff_source *capture, struct diff_capture *info,
                        const struct diff_options *options);
@@ -20,6 +22,10 @@ int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *a
  * labels root first, then the site's name unless the leaf's label is it; a
  * stack without frames is named as its site. */
 char *diff_result_stack_name(const struct diff_stack_entry *entry, const char *site_name);
+
+/* Whether diff_result_stacks_build makes stacks (or rows) of aggregate's owners under options:
+ * by stack, or when the capture had stacks. */
+int diff_result_stacks_made(const struct diff_aggregate *aggregate, const struct diff_options *options);
 
 /* Fills result->stacks from the aggregate's (site, stack) owners when the
  * capture had stacks (none otherwise), judged as sites are, each taking its

@@ -89,12 +89,18 @@ static int result_stack_fill(struct diff_site *stack, struct diff_aggregate *agg
   return 0;
 }
 
+int diff_result_stacks_made(const struct diff_aggregate *aggregate, const struct diff_options *options)
+{
+  /* No sidecar named a stack: no stacks, as before them. */
+  return options->by == DIFF_BY_STACK || aggregate->stacks.count > 1;
+}
+
 int diff_result_stacks_build(struct diff_result *result, struct diff_aggregate *aggregate,
                         const struct diff_options *options, const struct diff_capture *info)
 {
   int by_stack = options->by == DIFF_BY_STACK;
-  if (!by_stack && aggregate->stacks.count <= 1)
-    return 0;  /* no sidecar named a stack: no stacks, as before them */
+  if (!diff_result_stacks_made(aggregate, options))
+    return 0;
   size_t count = aggregate->owners.count;
   struct diff_site *stacks = calloc(count ? count : 1, sizeof *stacks);
   if (!stacks)
