@@ -116,9 +116,7 @@ static int result_boundaries(const struct diff_source *capture, struct diff_capt
   return 0;
 }
 
-/* A site's series: those of its one owner, taken, when it has one and no stack takes them
- * (a capture without stacks: Tarantool's streams); else zeros to sum its owners' into. */
-static int result_site_series(struct diff_site *site, struct diff_aggregate_site *owner, size_t n)
+int diff_result_take_series(struct diff_site *site, struct diff_aggregate_site *owner, size_t n)
 {
   if (owner) {
     site->live_bytes = owner->series_live_bytes;
@@ -172,7 +170,7 @@ int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *a
     site->count = n;
     site->name = malloc(aggregate->sites.lengths[i] + 1);
     uint32_t o = only[i] < aggregate->owners.count ? only[i] : DIFF_SITE_TABLE_NONE;
-    if (!site->name || result_site_series(site, o == DIFF_SITE_TABLE_NONE ? NULL : &aggregate->data[o], n) < 0) {
+    if (!site->name || diff_result_take_series(site, o == DIFF_SITE_TABLE_NONE ? NULL : &aggregate->data[o], n) < 0) {
       free(only);
       return -1;
     }

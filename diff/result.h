@@ -16,6 +16,11 @@ int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *a
                        struct diff_source *capture, struct diff_capture *info,
                        const struct diff_options *options);
 
+/* A row's series of n boundaries: owner's, taken (NULL there after), or zeros where it has
+ * none or owner is NULL (a site of several owners sums theirs into them). -1 when out of
+ * memory. */
+int diff_result_take_series(struct diff_site *site, struct diff_aggregate_site *owner, size_t n);
+
 /* ---- Stacks (diff/result_stacks.c) ----------------------------------------- */
 
 /* A stack row's name (malloc'd; NULL when out of memory): the frames'

@@ -42,14 +42,6 @@ char *diff_result_stack_name(const struct diff_stack_entry *entry, const char *s
   return name;
 }
 
-/* An owner's series of count boundaries, taken (*series NULL after), or zeros when it has none. */
-static uint64_t *result_stack_series(uint64_t **series, size_t count)
-{
-  uint64_t *taken = *series ? *series : calloc(count ? count : 1, sizeof *taken);
-  *series = NULL;
-  return taken;
-}
-
 /* Fills stack from owner o of aggregate, whose site is result->sites[site]. */
 static int result_stack_fill(struct diff_site *stack, struct diff_aggregate *aggregate, size_t o,
                              const struct diff_site *site, size_t n)
@@ -64,13 +56,8 @@ static int result_stack_fill(struct diff_site *stack, struct diff_aggregate *agg
   stack->allocs = data->allocs;
   stack->frees = data->frees;
   stack->name = diff_result_stack_name(entry, site->name);
-  stack->live_bytes = result_stack_series(&data->series_live_bytes, n);
-  stack->live_blocks = result_stack_series(&data->series_live_blocks, n);
-  stack->alloc_bytes = result_stack_series(&data->series_alloc_bytes, n);
-  stack->free_bytes = result_stack_series(&data->series_free_bytes, n);
-  stack->survived = result_stack_series(&data->series_survived_bytes, n);
-  if (!stack->name || !stack->live_bytes || !stack->live_blocks || !stack->alloc_bytes ||
-      !stack->free_bytes || !stack->survived || (site->source_file && !(stack->source_file = strdup(site->source_file))) ||
+  if (!stack->name || diff_result_take_series(stack, data, n) < 0 ||
+      (site->source_file && !(stack->source_file = strdup(site->source_file))) ||
       (site->library && !(stack->library = strdup(site->library))))
     return -1;
   stack->id = diff_site_table_hash(stack->name, strlen(stack->name));
