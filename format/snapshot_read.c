@@ -419,6 +419,7 @@ static enum format_status size_arrays(struct reading *r, const uint8_t *in, size
         at += k > 0 ? (size_t)k : 0;
       }
       references = totals[1];
+      break;  /* the trailer follows: its offset's first byte may read as a tag */
     }
     pos = body + (size_t)length;
   }

@@ -1,6 +1,7 @@
 /* tests/test_format_snapshot.c: the heap snapshot's encoder and decoder: round trips, lookups by address and by owned block, labels, references continued across chunks, every cut, versions, another capture's snapshot, bad input with file and offset. */
 #include <check.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,28 @@ START_TEST(test_references_and_index_freed_early)
 }
 END_TEST
 
+START_TEST(test_references_sized_by_the_end_whatever_the_trailer_holds)
+{
+  /* The trailer's first byte is the END chunk's offset's low byte: for one file in 256 it reads
+   * as END's tag, and a reader that went on past END took the trailer for a second END with
+   * totals of its own (104 references). That byte is met here, among others; each time the references
+   * take one array of the END's total, not one grown from another. */
+  unsigned char seen[256] = {0};
+  for (uint32_t many = 300; many < 300 + 4 * 256; many++) {
+    struct bytes b = write_sample(SNAPSHOT_WRITER_MIN_CAPACITY, many, 1);
+    seen[b.data[b.size - SNAPSHOT_TRAILER_BYTES]] = 1;
+    struct snapshot s;
+    struct format_error e;
+    ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "sample.heap", &e), FORMAT_OK);
+    ck_assert_uint_eq(s.reference_count, many + 5);
+    ck_assert_uint_lt(malloc_usable_size(s.references), s.reference_count * sizeof *s.references + 64);
+    snapshot_free(&s);
+    free(b.data);
+  }
+  ck_assert_msg(seen[SNAPSHOT_CHUNK_END], "no file whose END is at an offset of low byte 5");
+}
+END_TEST
+
 static Suite *snapshot_suite(void)
 {
   Suite *s = suite_create("format_snapshot");
@@ -462,6 +485,7 @@ static Suite *snapshot_suite(void)
   tcase_add_test(tc, test_long_labels_are_cut);
   tcase_add_test(tc, test_indices_and_counts_inline_and_aside);
   tcase_add_test(tc, test_references_and_index_freed_early);
+  tcase_add_test(tc, test_references_sized_by_the_end_whatever_the_trailer_holds);
   suite_add_tcase(s, tc);
   return s;
 }
