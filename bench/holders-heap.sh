@@ -6,7 +6,9 @@
 # --no-holders (no snapshot read). The two run in pairs, their order alternating
 # (a shared machine drifts); prints the medians of RUNS pairs of wall and CPU (user + system)
 # seconds and peak RSS (/usr/bin/time), and the medians of the pairs' ratios against the
-# target: 1.5x the time and 2x the peak memory.
+# target: 1.5x the time and 2x the peak memory. After each pair, bench/snapshot_read reads the
+# snapshot and does nothing else: its CPU time added to the diff's without holders, and its
+# peak beside that diff's, are what the reading alone costs, before any analysis.
 RUNS=${RUNS:-5}
 RECORDS=${RECORDS:-330000}
 . "$(dirname "$0")/median.sh"
@@ -21,8 +23,11 @@ bare() { judge bare "$cap" --no-holders; }
 
 cap="$dir/heap"
 "$LJLEAK" run --snapshots 1 -o "$cap" "$(dirname "$0")/holders_heap.lua" "$RECORDS" > /dev/null 2>&1
+# The snapshot read alone: objects, references, CPU seconds, peak RSS (KB), a line a run.
+read_only() { "$BUILD/bench/snapshot_read" "$cap"/*.heap >> "$dir/read.tsv"; }
 for i in $(seq 1 "$RUNS"); do
   in_pairs "$i" holders bare
+  read_only
 done
 for t in wall cpu rss; do
   paste "$dir/holders.$t" "$dir/bare.$t" | awk '{ printf "%.4f\n", ($2 > 0 ? $1 / $2 : 0) }' > "$dir/ratios.$t"
@@ -39,4 +44,13 @@ printf '  with holders %ss wall %ss CPU %s MB peak; without %ss wall %ss CPU %s 
   "$(median "$dir/bare.rss" | awk '{ printf "%.0f", $1 / 1024 }')"
 printf '  with/without (the pairs'"'"' ratios): %s wall, %s CPU (target 1.5), %s peak memory (target 2)\n' \
   "$(median "$dir/ratios.wall")" "$(median "$dir/ratios.cpu")" "$(median "$dir/ratios.rss")"
+read_cpu=$(cut -f3 "$dir/read.tsv" | median)
+read_rss=$(cut -f4 "$dir/read.tsv" | median)
+bare_cpu=$(median "$dir/bare.cpu")
+bare_rss=$(median "$dir/bare.rss")
+printf '  the snapshot read alone (bench/snapshot_read): %ss CPU, %s MB peak; the diff without holders plus\n' \
+  "$read_cpu" "$(echo "$read_rss" | awk '{ printf "%.0f", $1 / 1024 }')"
+printf '  that read: %s its CPU; that read'"'"'s peak: %s the peak of the diff without holders\n' \
+  "$(awk -v b="$bare_cpu" -v r="$read_cpu" 'BEGIN { printf "%.2fx", (b > 0 ? (b + r) / b : 0) }')" \
+  "$(awk -v b="$bare_rss" -v r="$read_rss" 'BEGIN { printf "%.2fx", (b > 0 ? r / b : 0) }')"
 rm -rf "$dir"
