@@ -33,6 +33,9 @@ struct stacks_reader {
   size_t capacity, pos, end;
   uint64_t base;
   int source_eof;
+  int source_failed;           /* the input failed (source_error says where): the bytes decoded
+                                * before it are parsed, and a record that needs more gets it */
+  struct format_error source_error;
 
   char **strings;              /* [1 .. string_count] */
   size_t *string_lengths;
@@ -93,34 +96,74 @@ static ssize_t raw_read(struct stacks_reader *r, uint8_t *out, size_t size)
   }
 }
 
-/* Decodes up to size bytes into out: 0 at the end of input, -1 on error. */
-static ssize_t source_read(struct stacks_reader *r, uint8_t *out, size_t size)
+/* The input failed after the decoded byte offset: kept in source_error until a record needs
+ * what would have followed. */
+static void source_fail(struct stacks_reader *r, uint64_t offset, const char *why)
 {
-  if (!r->gzip)
-    return raw_read(r, out, size);
+  format_error_at(&r->source_error, FORMAT_IO, r->name, offset, "cannot read: %s", why);
+  r->source_failed = 1;
+}
+
+/* The compressed input, fed when inflate has used it up (and not at its end). -1 when reading
+ * fails. */
+static int gzip_feed(struct stacks_reader *r)
+{
+  if (r->zs.avail_in > 0 || r->raw_eof)
+    return 0;
+  ssize_t n = raw_read(r, r->raw, STACKS_READER_CHUNK);
+  if (n < 0)
+    return -1;
+  if (n == 0)
+    r->raw_eof = 1;
+  r->zs.next_in = r->raw;
+  r->zs.avail_in = (uInt)n;
+  return 0;
+}
+
+/* Decodes up to size bytes into out, decoded of them before (for the offset of a failure): the
+ * count, 0 at the end of input or after a failure (source_fail: what was decoded before it is
+ * still returned). One gzip member may follow another, as gzip(1) concatenates them. */
+static size_t source_read(struct stacks_reader *r, uint8_t *out, size_t size, uint64_t decoded)
+{
+  if (!r->gzip) {
+    ssize_t n = raw_read(r, out, size);
+    if (n < 0)
+      source_fail(r, decoded, strerror(errno));
+    return n > 0 ? (size_t)n : 0;
+  }
   r->zs.next_out = out;
   r->zs.avail_out = (uInt)size;
   while (r->zs.avail_out == size && r->gzip_live) {
-    if (r->zs.avail_in == 0 && !r->raw_eof) {
-      ssize_t n = raw_read(r, r->raw, STACKS_READER_CHUNK);
-      if (n < 0)
-        return -1;
-      if (n == 0)
-        r->raw_eof = 1;
-      r->zs.next_in = r->raw;
-      r->zs.avail_in = (uInt)n;
+    if (gzip_feed(r) != 0) {
+      source_fail(r, decoded, strerror(errno));
+      r->gzip_live = 0;
+      break;
     }
     int rc = inflate(&r->zs, Z_NO_FLUSH);
     if (rc == Z_STREAM_END) {
-      r->gzip_live = 0;
+      /* Bytes after the last member are ignored, as gzip(1) does. */
+      if (gzip_feed(r) != 0) {
+        source_fail(r, decoded + (size - r->zs.avail_out), strerror(errno));
+        r->gzip_live = 0;
+      } else if (r->zs.avail_in == 0 || r->zs.next_in[0] != 0x1f || inflateReset(&r->zs) != Z_OK) {
+        r->gzip_live = 0;
+      }
     } else if (rc == Z_BUF_ERROR && r->raw_eof && r->zs.avail_in == 0) {
       r->gzip_live = 0;          /* cut before its trailer: what inflated so far is all */
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      errno = EILSEQ;
-      return -1;
+      source_fail(r, decoded + (size - r->zs.avail_out), "damaged gzip data");
+      r->gzip_live = 0;
     }
   }
-  return (ssize_t)(size - r->zs.avail_out);
+  return size - r->zs.avail_out;
+}
+
+/* The input's failure as the reader's error, once a record needs what followed it. */
+static enum format_status source_failure(struct stacks_reader *r)
+{
+  if (r->error.status == FORMAT_OK)
+    r->error = r->source_error;
+  return r->error.status;
 }
 
 /* Keeps buf[pos, end) and reads more after it, so that at least want bytes
@@ -145,15 +188,10 @@ static int refill(struct stacks_reader *r, size_t want)
     r->capacity = want;
   }
   while (!r->source_eof && r->end < r->capacity) {
-    ssize_t n = source_read(r, r->buf + r->end, r->capacity - r->end);
-    if (n < 0) {
-      fail(r, FORMAT_IO, r->base + r->end, "cannot read: %s",
-           r->gzip ? "damaged gzip data" : strerror(errno));
-      return -1;
-    }
-    if (n == 0)
+    size_t n = source_read(r, r->buf + r->end, r->capacity - r->end, r->base + r->end);
+    if (n == 0 || r->source_failed)
       r->source_eof = 1;
-    r->end += (size_t)n;
+    r->end += n;
   }
   return 0;
 }
@@ -195,7 +233,8 @@ static int reader_start(struct stacks_reader *r, struct format_error *err)
       return -1;
     }
   }
-  if (refill(r, STACKS_HEADER_BYTES) != 0) {
+  if (refill(r, STACKS_HEADER_BYTES) != 0 || (r->source_failed && r->end < STACKS_HEADER_BYTES)) {
+    source_failure(r);
     *err = r->error;
     return -1;
   }
@@ -418,6 +457,8 @@ static enum format_status reader_end(struct stacks_reader *r, uint64_t offset)
     return r->error.status;
   if (r->pos != r->end)
     return fail(r, FORMAT_BAD_INPUT, r->base + r->pos, "bytes after the end record");
+  if (r->source_failed)
+    return source_failure(r);  /* a damaged gzip trailer */
   return fail(r, FORMAT_END, offset, "end of the sidecar");
 }
 
@@ -430,6 +471,8 @@ enum format_status stacks_reader_next(struct stacks_reader *r, struct stacks_rec
     if (r->end - r->pos < want && !r->source_eof && refill(r, want) != 0)
       return r->error.status;
     uint64_t offset = r->base + r->pos;
+    if (r->pos == r->end && r->source_failed)
+      return source_failure(r);
     if (r->pos == r->end)
       return fail(r, FORMAT_CUT, offset, "the sidecar ends without its end record");
     struct stacks_cursor c = {r->buf + r->pos + 1, r->buf + r->end, 0};
@@ -451,6 +494,8 @@ enum format_status stacks_reader_next(struct stacks_reader *r, struct stacks_rec
       r->pos = (size_t)(c.at - r->buf);
       return FORMAT_OK;
     }
+    if (r->source_eof && r->source_failed)
+      return source_failure(r);
     if (r->source_eof)
       return fail(r, FORMAT_CUT, offset, "the sidecar ends inside a record");
     /* Short: read until the record fits (a long string may need a bigger buffer). */

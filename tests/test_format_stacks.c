@@ -302,6 +302,94 @@ START_TEST(test_gzip_round_trip_and_cut_gzip)
 }
 END_TEST
 
+/* A sidecar of count events (0, 1, 2, ... with stack 1) and its END: bigger than the reader's
+ * chunk, so that refills fall inside it. */
+static struct bytes write_events(uint64_t count)
+{
+  struct bytes out = {NULL, 0, 0};
+  uint8_t buffer[4096];
+  struct stacks_writer w;
+  stacks_writer_init(&w, buffer, sizeof buffer, bytes_sink, &out);
+  ck_assert_int_eq(stacks_writer_header(&w), 0);
+  ck_assert_uint_eq(stacks_writer_string(&w, "@many.lua", 9), 1);
+  struct stacks_wire_frame frame[] = {{STACKS_FRAME_LUA, 1, 2, 3}};
+  ck_assert_uint_eq(stacks_writer_stack(&w, frame, 1, 0), 1);
+  for (uint64_t i = 0; i < count; i++)
+    ck_assert_int_eq(stacks_writer_event(&w, i, 1), 0);
+  ck_assert_int_eq(stacks_writer_end(&w), 0);
+  ck_assert_int_eq(stacks_writer_flush(&w), 0);
+  return out;
+}
+
+/* data gzipped whole, with a full flush after its first split bytes: *block is where the
+ * compressed block after that flush starts (so that a test can damage it). */
+static struct bytes gzip_split(const uint8_t *data, size_t size, size_t split, size_t *block)
+{
+  struct bytes out = {NULL, 0, 0};
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  out.capacity = deflateBound(&z, size) + 1024;
+  out.data = malloc(out.capacity);
+  z.next_in = (Bytef *)(uintptr_t)data;
+  z.avail_in = (uInt)split;
+  z.next_out = out.data;
+  z.avail_out = (uInt)out.capacity;
+  ck_assert_int_eq(deflate(&z, Z_FULL_FLUSH), Z_OK);
+  *block = out.capacity - z.avail_out;
+  z.avail_in = (uInt)(size - split);
+  ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.size = out.capacity - z.avail_out;
+  deflateEnd(&z);
+  return out;
+}
+
+START_TEST(test_gzip_members_read_as_one_sidecar)
+{
+  /* As gzip(1) concatenates files: a second member, wherever the first ends (inside a record
+   * too), is read on; bytes after the last member that are no gzip member are ignored. */
+  struct bytes b = write_events(100000);
+  struct format_error err;
+  size_t count, block;
+  static const size_t splits[] = {8, 100000, 100001, 150002, 65536 * 3 + 1};
+  for (size_t k = 0; k < sizeof splits / sizeof splits[0]; k++) {
+    size_t split = splits[k];
+    struct bytes first = gzip_split(b.data, split, split, &block);
+    struct bytes second = gzip_split(b.data + split, b.size - split, 0, &block);
+    bytes_sink(&first, second.data, second.size);
+    bytes_sink(&first, (const uint8_t *)"\0\0trailing", 10);
+    ck_assert_int_eq(read_all(first.data, first.size, NULL, 0, &count, &err), FORMAT_END);
+    ck_assert_uint_eq(count, 100000 + 2);
+    free(first.data);
+    free(second.data);
+  }
+  free(b.data);
+}
+END_TEST
+
+START_TEST(test_damaged_gzip_keeps_every_record_before_the_damage)
+{
+  /* Every record the data holds before the damaged block is read (those the plain bytes up
+   * to there hold whole), then the error, at the first byte the damage kept from coming out. */
+  struct bytes b = write_events(100000);
+  static const size_t damages[] = {8, 9, 65536, 196605, 250001};
+  for (size_t k = 0; k < sizeof damages / sizeof damages[0]; k++) {
+    size_t at = damages[k], block, before, count;
+    struct format_error err;
+    ck_assert_int_eq(read_all(b.data, at, NULL, 0, &before, &err), FORMAT_CUT);
+    struct bytes z = gzip_split(b.data, b.size, at, &block);
+    z.data[block] |= 0x06;  /* block type 3 does not exist */
+    ck_assert_int_eq(read_all(z.data, z.size, NULL, 0, &count, &err), FORMAT_IO);
+    ck_assert_uint_eq(count, before);
+    char want[128];
+    snprintf(want, sizeof want, "cut: byte %zu: cannot read: damaged gzip data", at);
+    ck_assert_str_eq(err.message, want);
+    free(z.data);
+  }
+  free(b.data);
+}
+END_TEST
+
 START_TEST(test_long_string_longer_than_the_read_chunk)
 {
   struct bytes out = {NULL, 0, 0};
@@ -439,6 +527,8 @@ static Suite *stacks_suite(void)
   tcase_add_test(tc, test_lockstep_event_lookup);
   tcase_add_test(tc, test_every_cut_keeps_every_complete_record);
   tcase_add_test(tc, test_gzip_round_trip_and_cut_gzip);
+  tcase_add_test(tc, test_gzip_members_read_as_one_sidecar);
+  tcase_add_test(tc, test_damaged_gzip_keeps_every_record_before_the_damage);
   tcase_add_test(tc, test_long_string_longer_than_the_read_chunk);
   tcase_add_test(tc, test_bad_input_names_file_and_offset);
   tcase_add_test(tc, test_no_event_follows_the_largest_number);
