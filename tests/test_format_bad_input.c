@@ -749,6 +749,27 @@ START_TEST(test_gzip_cut_mid_stream_is_truncated)
 }
 END_TEST
 
+START_TEST(test_gzip_damaged_or_cut_before_the_first_byte_says_so)
+{
+  /* Not "empty input": the file is a gzip whose data is damaged or cut before the stream's
+   * first byte came out of it. */
+  size_t size;
+  uint8_t *plain = read_whole_file(FIXTURES "basic-jiton.bin", &size);
+  struct bytes gz = gzip_bytes(plain, size);
+  enum format_status status;
+  struct format_error err;
+  ck_assert_uint_eq(read_memory(gz.data, 10, "header.gz", &status, &err), 0);
+  ck_assert_int_eq(status, FORMAT_CUT);
+  ck_assert_str_eq(err.message, "header.gz: byte 0: gzip data ends before the stream's first byte");
+  gz.data[10] |= 0x06;  /* the first block's type: 3 does not exist */
+  ck_assert_uint_eq(read_memory(gz.data, gz.size, "bad.gz", &status, &err), 0);
+  ck_assert_int_eq(status, FORMAT_IO);
+  ck_assert_str_eq(err.message, "bad.gz: byte 0: gzip data is damaged (invalid block type)");
+  free(gz.data);
+  free(plain);
+}
+END_TEST
+
 START_TEST(test_concatenated_gzip_members_read_as_one_stream)
 {
   size_t size;
@@ -961,6 +982,7 @@ int main(void)
   tcase_add_test(tc, test_gzip_is_recognised_by_content_not_name);
   tcase_add_test(tc, test_gzip_with_corrupt_trailer_is_an_error_after_every_record);
   tcase_add_test(tc, test_gzip_cut_mid_stream_is_truncated);
+  tcase_add_test(tc, test_gzip_damaged_or_cut_before_the_first_byte_says_so);
   tcase_add_test(tc, test_concatenated_gzip_members_read_as_one_stream);
   tcase_add_test(tc, test_stdin_is_read_for_dash);
   tcase_add_test(tc, test_stdin_cut_stream_names_stdin);
