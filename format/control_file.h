@@ -90,8 +90,10 @@ struct control_file_registration {
 /* Formats the whole registration into buffer (size bytes, NUL-terminated)
  * and returns its length. No allocation, no stdio, no locale, no state: the
  * collector calls it inside its allocator hook. A registration that does not
- * fit is cut to size - 1 bytes whose last is a newline (the collector's
- * rule since the first version); size < 2 gives 0. */
+ * fit is cut to size - 1 bytes, the line the cut goes through without its
+ * newline, which the reader drops (last_line_cut). Collectors before this
+ * ended that line with a newline in its last byte, so that it read as whole;
+ * size < 2 gives 0. */
 size_t control_file_write_registration(char *buffer, size_t size,
                                        const struct control_file_registration *registration);
 

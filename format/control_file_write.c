@@ -99,8 +99,8 @@ size_t control_file_write_registration(char *buffer, size_t size,
   out_value_line(&o, "request", r->request);
   out_value_line(&o, "result", r->result);
   out_value_line(&o, "error", r->error);
-  if (o.full)
-    buffer[o.used - 1] = '\n';   /* cut: the last line still ends */
+  /* Cut: the line the cut went through keeps no newline, so that a reader drops it (its value
+   * may be cut, and even its key) rather than take a part of it for the whole. */
   buffer[o.used] = '\0';
   return o.used;
 }
