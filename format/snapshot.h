@@ -302,7 +302,10 @@ uint32_t snapshot_writer_string(struct snapshot_writer *writer, const char *byte
 /* Starts an object record. 0 or -1. */
 int snapshot_writer_object(struct snapshot_writer *writer, const struct snapshot_wire_object *object);
 
-/* A reference of the open object. text is a string id (kinds but INDEX), index INDEX's n. */
+/* A reference of the open object. text is a string id (kinds but INDEX), index INDEX's n:
+ * -2^59 to 2^59 - 1, whose zigzag fits a label word beside the kind (the collector's keys are
+ * within 2^53); another n fails the writer. */
+#define SNAPSHOT_INDEX_MAX_ZIGZAG ((UINT64_C(1) << 60) - 1)
 int snapshot_writer_reference(struct snapshot_writer *writer, enum snapshot_ref_kind kind, int weak,
                               uint32_t text, int64_t index, uint64_t target);
 

@@ -101,13 +101,16 @@ uint32_t snapshot_writer_string(struct snapshot_writer *w, const char *bytes, si
   static const char cut_mark[] = "...";
   int cut = length > SNAPSHOT_LABEL_MAX;
   size_t kept = cut ? SNAPSHOT_LABEL_MAX - (sizeof cut_mark - 1) : length;
+  /* Not inside a UTF-8 character: back over its continuation bytes (at most three). */
+  for (int back = 0; cut && back < 3 && kept > 0 && ((unsigned char)bytes[kept] & 0xc0) == 0x80; back++)
+    kept--;
   size_t need = MEMPROF_ULEB128_MAX + SNAPSHOT_LABEL_MAX;
   if (w->failed)
     return 0;
   if (w->capacity - w->strings_used < need &&
       emit_chunk(w, SNAPSHOT_CHUNK_STRINGS, w->strings, &w->strings_used, &w->strings_in_chunk) != 0)
     return 0;
-  put_uleb(w->strings, &w->strings_used, cut ? SNAPSHOT_LABEL_MAX : length);
+  put_uleb(w->strings, &w->strings_used, cut ? kept + sizeof cut_mark - 1 : length);
   memcpy(w->strings + w->strings_used, bytes, kept);
   w->strings_used += kept;
   if (cut) {
@@ -197,7 +200,8 @@ static uint64_t label_word(enum snapshot_ref_kind kind, int weak, uint64_t paylo
 int snapshot_writer_reference(struct snapshot_writer *w, enum snapshot_ref_kind kind, int weak,
                               uint32_t text, int64_t index, uint64_t target)
 {
-  if (!w->object_open || (kind != SNAPSHOT_REF_INDEX && text == 0) || kind >= SNAPSHOT_REF_KIND_COUNT) {
+  if (!w->object_open || (kind != SNAPSHOT_REF_INDEX && text == 0) || kind >= SNAPSHOT_REF_KIND_COUNT ||
+      (kind == SNAPSHOT_REF_INDEX && zigzag(index) > SNAPSHOT_INDEX_MAX_ZIGZAG)) {
     w->failed = 1;
     return -1;
   }
