@@ -100,6 +100,15 @@ static enum format_status read_capture(struct reading *r, struct cursor *c)
   return FORMAT_OK;  /* fields a later version appends are skipped */
 }
 
+/* The zero bytes among size at p. */
+static size_t count_nuls(const uint8_t *p, size_t size)
+{
+  size_t n = 0;
+  for (const uint8_t *z = memchr(p, 0, size); z; z = memchr(z + 1, 0, (size_t)(p + size - z - 1)))
+    n++;
+  return n;
+}
+
 /* One string record. */
 static enum format_status read_string(struct reading *r, struct cursor *c)
 {
@@ -113,12 +122,25 @@ static enum format_status read_string(struct reading *r, struct cursor *c)
     return fail(r, FORMAT_BAD_INPUT, at, "too many strings");
   if (array_reserve((void **)&s->strings, &r->string_capacity, (size_t)s->string_count + 2, sizeof *s->strings) != 0)
     return no_memory(r, at);
-  if (length + 1 > r->pool_capacity - r->pool_used)  /* the pool holds every STRINGS body */
+  /* A NUL in the text (a Lua key may hold one) is kept as "\0", as Lua writes it, so that the
+   * label is not cut there: the pool has a byte more for each zero byte of the STRINGS bodies. */
+  const uint8_t *from = c->data + c->pos;
+  size_t nuls = count_nuls(from, (size_t)length);
+  if (length + nuls + 1 > r->pool_capacity - r->pool_used)  /* the pool holds every STRINGS body */
     return fail(r, FORMAT_BAD_INPUT, at, "string of %" PRIu64 " bytes runs past its chunk", length);
-  char *text = s->string_pool + r->pool_used;
-  memcpy(text, c->data + c->pos, (size_t)length);
-  text[length] = '\0';
-  r->pool_used += (size_t)length + 1;
+  char *text = s->string_pool + r->pool_used, *to = text;
+  if (!nuls) {
+    memcpy(to, from, (size_t)length);
+    to += length;
+  }
+  for (size_t i = 0; nuls && i < length; i++) {
+    if (from[i])
+      *to++ = (char)from[i];
+    else
+      *to++ = '\\', *to++ = '0';
+  }
+  *to = '\0';
+  r->pool_used += (size_t)(to - text) + 1;
   c->pos += (size_t)length;
   s->strings[++s->string_count] = text;
   return FORMAT_OK;
@@ -403,8 +425,10 @@ static enum format_status size_arrays(struct reading *r, const uint8_t *in, size
       length = size - body;  /* cut here */
     if (count > length)
       count = length;
-    if (tag == SNAPSHOT_CHUNK_STRINGS)
+    if (tag == SNAPSHOT_CHUNK_STRINGS) {
       strings += count, string_bytes += length;
+      string_bytes += count_nuls(in + body, (size_t)length);  /* a NUL is kept as two bytes */
+    }
     else if (tag == SNAPSHOT_CHUNK_OBJECTS)
       objects += count, object_bytes += length;
     else if (tag == SNAPSHOT_CHUNK_ROOTS)

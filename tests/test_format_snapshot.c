@@ -376,6 +376,105 @@ START_TEST(test_long_labels_are_cut)
 }
 END_TEST
 
+/* A snapshot of the given labels (strings 1, 2, ...), read back into s. */
+static void read_labels(struct snapshot *s, const char *const *texts, const size_t *lengths, size_t count)
+{
+  struct bytes out = {NULL, 0, 0};
+  uint8_t buffer[2 * SNAPSHOT_WRITER_MIN_CAPACITY];
+  struct snapshot_writer w;
+  snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY, bytes_sink, &out);
+  ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+  for (size_t i = 0; i < count; i++)
+    ck_assert_uint_eq(snapshot_writer_string(&w, texts[i], lengths[i]), i + 1);
+  ck_assert_int_eq(snapshot_writer_end(&w), 0);
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(s, out.data, out.size, "labels.heap", &e), FORMAT_OK);
+  free(out.data);
+}
+
+START_TEST(test_long_labels_are_cut_between_characters)
+{
+  /* 2-byte and 4-byte characters, at every offset against the cut: whole characters, then "...". */
+  static const char *const chars[] = {"\xc3\xa9", "\xf0\x9f\x98\x80", "\xe2\x96\xb8"};
+  for (size_t c = 0; c < 3; c++)
+    for (size_t lead = 0; lead < 4; lead++) {
+      char text[400];
+      size_t n = strlen(chars[c]), length = lead;
+      memset(text, 'x', lead);
+      while (length + n <= sizeof text) {
+        memcpy(text + length, chars[c], n);
+        length += n;
+      }
+      const char *texts[] = {text};
+      struct snapshot s;
+      read_labels(&s, texts, &length, 1);
+      const char *label = snapshot_string(&s, 1);
+      size_t kept = strlen(label) - 3;
+      ck_assert_str_eq(label + kept, "...");
+      ck_assert_uint_le(kept + 3, SNAPSHOT_LABEL_MAX);
+      ck_assert_uint_ge(kept + 3 + n - 1, SNAPSHOT_LABEL_MAX);
+      ck_assert_uint_eq((kept - lead) % n, 0);  /* whole characters */
+      ck_assert_int_eq(memcmp(label, text, kept), 0);
+      snapshot_free(&s);
+    }
+}
+END_TEST
+
+START_TEST(test_a_nul_in_a_label_reads_as_backslash_zero)
+{
+  /* t["a\0b"] and t["a"] are two keys: their labels differ, as Lua writes them. */
+  const char *texts[] = {"a\0b", "a", "\0\0", "", "z\0"};
+  const size_t lengths[] = {3, 1, 2, 0, 2};
+  struct snapshot s;
+  read_labels(&s, texts, lengths, 5);
+  ck_assert_str_eq(snapshot_string(&s, 1), "a\\0b");
+  ck_assert_str_eq(snapshot_string(&s, 2), "a");
+  ck_assert_str_eq(snapshot_string(&s, 3), "\\0\\0");
+  ck_assert_str_eq(snapshot_string(&s, 4), "");
+  ck_assert_str_eq(snapshot_string(&s, 5), "z\\0");
+  snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_index_beyond_the_label_word_is_refused)
+{
+  /* n of INDEX is zigzagged beside the kind in one 64-bit word: -2^59 .. 2^59 - 1 read back;
+   * beyond, the writer fails rather than write another n. */
+  static const int64_t fit[] = {(INT64_C(1) << 59) - 1, -(INT64_C(1) << 59), INT64_C(1) << 53};
+  for (size_t i = 0; i < 3; i++) {
+    struct bytes out = {NULL, 0, 0};
+    uint8_t buffer[2 * SNAPSHOT_WRITER_MIN_CAPACITY];
+    struct snapshot_writer w;
+    snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
+                         bytes_sink, &out);
+    ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+    struct snapshot_wire_object t = {SNAPSHOT_TABLE, 0, 0x1000, 56, 1, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(&w, &t), 0);
+    ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 0, 0, fit[i], 0x2000), 0);
+    ck_assert_int_eq(snapshot_writer_end(&w), 0);
+    struct snapshot s;
+    struct format_error e;
+    ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "index.heap", &e), FORMAT_OK);
+    ck_assert_int_eq(snapshot_reference_index(&s, &s.references[0]), fit[i]);
+    snapshot_free(&s);
+    free(out.data);
+  }
+  static const int64_t beyond[] = {INT64_C(1) << 59, -(INT64_C(1) << 59) - 1, INT64_MIN, INT64_MAX};
+  for (size_t i = 0; i < 4; i++) {
+    struct bytes out = {NULL, 0, 0};
+    uint8_t buffer[2 * SNAPSHOT_WRITER_MIN_CAPACITY];
+    struct snapshot_writer w;
+    snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
+                         bytes_sink, &out);
+    ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+    struct snapshot_wire_object t = {SNAPSHOT_TABLE, 0, 0x1000, 56, 1, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(&w, &t), 0);
+    ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 0, 0, beyond[i], 0x2000), -1);
+    free(out.data);
+  }
+}
+END_TEST
+
 START_TEST(test_indices_and_counts_inline_and_aside)
 {
   /* A reference is 8 bytes and an object 40: an INDEX n past 28 bits, a target that is no
@@ -483,6 +582,9 @@ static Suite *snapshot_suite(void)
   tcase_add_test(tc, test_another_capture_is_refused);
   tcase_add_test(tc, test_bad_input_names_file_and_offset);
   tcase_add_test(tc, test_long_labels_are_cut);
+  tcase_add_test(tc, test_long_labels_are_cut_between_characters);
+  tcase_add_test(tc, test_a_nul_in_a_label_reads_as_backslash_zero);
+  tcase_add_test(tc, test_index_beyond_the_label_word_is_refused);
   tcase_add_test(tc, test_indices_and_counts_inline_and_aside);
   tcase_add_test(tc, test_references_and_index_freed_early);
   tcase_add_test(tc, test_references_sized_by_the_end_whatever_the_trailer_holds);
