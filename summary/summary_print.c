@@ -205,6 +205,25 @@ static int print_heap_summary(const struct summary *summary, int human_readable,
   return 0;
 }
 
+/* A line of a chunk's source, which the process chose: its controls escaped for the terminal
+ * (an escape sequence or a carriage return in it would repaint what is shown) but for tabs
+ * (indentation) and a carriage return at its end (a CRLF source), shown as they are. */
+static void print_source_line(FILE *out, const char *line, size_t length)
+{
+  size_t end = length && line[length - 1] == '\r' ? length - 1 : length;
+  for (size_t start = 0;;) {
+    const char *tab = memchr(line + start, '\t', end - start);
+    size_t stop = tab ? (size_t)(tab - line) : end;
+    utf8_put_terminal(out, line + start, stop - start, UTF8_TERMINAL_TEXT);
+    if (!tab)
+      break;
+    fputc('\t', out);
+    start = stop + 1;
+  }
+  if (end < length)
+    fputc('\r', out);
+}
+
 /* ALIASES: each chunk loaded from a string, its non-empty lines numbered. */
 static void print_aliases(const struct summary *summary, FILE *out)
 {
@@ -222,7 +241,7 @@ static void print_aliases(const struct summary *summary, FILE *out)
       size_t end = newline ? (size_t)(newline - source) : length;
       if (end > start) {  /* empty lines are skipped and not numbered */
         fprintf(out, "%zu\t| ", number++);
-        fwrite(source + start, 1, end - start, out);
+        print_source_line(out, source + start, end - start);
         fputc('\n', out);
       }
       start = end + 1;

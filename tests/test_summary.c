@@ -694,6 +694,28 @@ START_TEST(test_aliases_list_non_empty_lines)
 }
 END_TEST
 
+/* A source is the process's own text: its escape sequences, bells and carriage returns
+ * inside a line are escaped, not sent to the terminal; tabs and a CRLF line end stay. */
+START_TEST(test_alias_sources_cannot_repaint_the_terminal)
+{
+  struct summary *summary = summary_new();
+  add_lua_proto(summary, 0x100, "--[[ \x1b[2J\x1b]0;PWNED\x07\r fake\n\tx = 1\r\n\x1b[1;32mverdict: no leak ]]");
+  add_event(summary, MEMPROF_EVENT_ALLOC, MEMPROF_SOURCE_LUA, 0x100, 3, 0, 0, 0x10, 8);
+  check_report(summary, 1, 0,
+               "HEAP SUMMARY:\n"
+               "function_alias_1:3 holds 8B: 1 allocs, 0 frees\n"
+               "\n"
+               "ALIASES:\n"
+               "function_alias_1:\n"
+               "1\t| --[[ \\x1b[2J\\x1b]0;PWNED\\x07\\x0d fake\n"
+               "2\t| \tx = 1\r\n"
+               "3\t| \\x1b[1;32mverdict: no leak ]]\n"
+               "\n"
+               "\n");
+  summary_free(summary);
+}
+END_TEST
+
 START_TEST(test_human_readable_bytes_match_the_parser)
 {
   static const struct {
@@ -907,6 +929,7 @@ int main(void)
   tcase_add_test(semantics, test_reused_trace_number_keeps_first_name);
   tcase_add_test(semantics, test_overrides_are_sorted_in_byte_order);
   tcase_add_test(semantics, test_aliases_list_non_empty_lines);
+  tcase_add_test(semantics, test_alias_sources_cannot_repaint_the_terminal);
   tcase_add_test(semantics, test_human_readable_bytes_match_the_parser);
   tcase_add_test(semantics, test_human_readable_report_formats_every_byte_column);
   tcase_add_test(semantics, test_huge_blocks_keep_their_size);
