@@ -19,7 +19,7 @@ enum cli_exit {
   CLI_EXIT_INPUT = 3,       /* unreadable or corrupt input (or cut, with --strict) */
   CLI_EXIT_RUNTIME = 4,     /* run: the capture could not be made */
   CLI_EXIT_INCONCLUSIVE = 5 /* diff/report: nothing flagged, but a site rose without a
-                               trend that the boundaries can show, or no boundary at all */
+                               trend that the boundaries can show, or under 2 boundaries after the warm-up */
 };
 
 /* The exit code of a step's status (format/error.h): FORMAT_OK 0, out of memory 4, usage 2,

@@ -369,8 +369,10 @@ static void model_fill_outcome(struct diff_facts *facts, const struct diff_optio
   int blind = facts->sample_floor > options->min_growth_bytes;
   if (facts->tally.flagged)
     facts->outcome = DIFF_OUTCOME_FLAGGED;
-  else if (!facts->boundaries || facts->tally.undecided || blind)
-    facts->outcome = DIFF_OUTCOME_INCONCLUSIVE;  /* no boundary: "nothing grows" would be a guess */
+  else if (facts->judged < 2 || facts->tally.undecided || blind)
+    facts->outcome = DIFF_OUTCOME_INCONCLUSIVE;  /* under 2 boundaries judged, no site among them
+                                                  * (a capture cut at its start): "nothing grows"
+                                                  * would be a guess */
   else
     facts->outcome = DIFF_OUTCOME_PASS;
   if (facts->outcome != DIFF_OUTCOME_INCONCLUSIVE)

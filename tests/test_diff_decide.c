@@ -335,6 +335,17 @@ START_TEST(test_facts_say_why_sites_have_no_verdict_and_what_would_decide_them)
   ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_NO_BOUNDARY);
   ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_RUN_LONGER);
   diff_result_free(&r);
+
+  /* One boundary and no site (a capture cut right after its start): nothing was measured,
+   * so no "nothing grows"; two boundaries without a site measured that nothing was made. */
+  fixture_result(&r, DIFF_MODE_TREND, 1);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_TOO_FEW_BOUNDARIES);
+  ck_assert_int_eq(r.facts.remedy, DIFF_REMEDY_RUN_LONGER);
+  diff_result_free(&r);
+  fixture_result(&r, DIFF_MODE_TREND, 2);
+  ck_assert_int_eq(outcome_of(&r), DIFF_OUTCOME_PASS);
+  diff_result_free(&r);
 }
 END_TEST
 
