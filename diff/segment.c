@@ -546,20 +546,23 @@ enum format_status diff_segment_stream_open(struct diff_segment_stream *stream, 
   memset(stream, 0, sizeof *stream);
   stream->path = path;
   struct format_error open_error;
+  size_t path_length = strlen(path);
+  int part = path_length > 5 && !strcmp(path + path_length - 5, ".part");
+  struct stat st;
   stream->reader = memprof_reader_open(path, &open_error);
   if (!stream->reader)
     return segment_open_failed(stream, &open_error, err);
+  stream->empty_part = part && stat(path, &st) == 0 && st.st_size == 0;
   stream->symtab = memprof_symtab_new();
   if (!stream->symtab) {
     diff_segment_stream_close(stream);
     return segment_out_of_memory(err, path);
   }
   char sidecar[4096];
-  struct stat st;
   size_t length = capture_layout_sidecar_name(path, sidecar, sizeof sidecar);
   if (length && stat(sidecar, &st) == 0) {  /* no sidecar: no stacks, as before them */
     stream->stacks = stacks_reader_open(sidecar, &open_error);
-    if (!stream->stacks)
+    if (!stream->stacks && !(part && open_error.status == FORMAT_CUT))
       return segment_open_failed(stream, &open_error, err);
   }
   return FORMAT_OK;
@@ -582,6 +585,12 @@ enum format_status diff_segment_aggregate_read_piece(struct diff_segment_aggrega
 {
   if (stream->ended || limit == 0)
     return FORMAT_OK;
+  if (stream->empty_part) {  /* made as the capture stopped: cut before its first byte */
+    stream->ended = segment->truncated = 1;
+    snprintf(segment->warning, sizeof segment->warning,
+             "%s: byte 0: empty: the capture ended as it began this segment", stream->path);
+    return FORMAT_OK;
+  }
   struct memprof_reader *reader = stream->reader;
   enum format_status status = FORMAT_OK;
   segment->stack_reader = stream->stacks;

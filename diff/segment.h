@@ -170,11 +170,14 @@ struct diff_segment_stream {
   struct memprof_symtab *symtab;
   const char *path;              /* not owned: for messages */
   int ended;                     /* the stream's end (or the cut) was read: nothing more comes */
+  int empty_part;                /* a segment being written (*.part) that has no byte yet */
 };
 
 /* Opens the stream at path, and its stack sidecar when there is one
- * (capture_layout_sidecar_name). Returns FORMAT_OK, or FORMAT_BAD_INPUT /
- * FORMAT_NO_MEMORY with err filled (stream is then closed). */
+ * (capture_layout_sidecar_name). A segment being written (path ends in .part), which a
+ * capture stopped or killed as it made the files can leave empty or with a sidecar cut in
+ * its header, reads as a cut stream: of no event, or without stacks. Returns FORMAT_OK, or
+ * FORMAT_BAD_INPUT / FORMAT_NO_MEMORY with err filled (stream is then closed). */
 enum format_status diff_segment_stream_open(struct diff_segment_stream *stream, const char *path,
                                             struct format_error *err);
 void diff_segment_stream_close(struct diff_segment_stream *stream);

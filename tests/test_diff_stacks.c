@@ -349,12 +349,54 @@ START_TEST(test_cut_sidecar_warns_and_keeps_the_sites)
 }
 END_TEST
 
+/* A capture stopped (a full disk) or killed as it began a segment: that segment's .part is
+ * empty, or its sidecar's .part is (or holds part of its header). The segments before it are
+ * read as they would be without it, with a warning, not refused. */
+START_TEST(test_a_part_made_as_the_capture_ended_is_a_cut_segment)
+{
+  static const char *const sidecars[] = {NULL, "", "ljs"};
+  for (size_t k = 0; k < 3; k++) {
+    char dir[512], path[600];
+    write_capture(dir, sizeof dir, "empty-part", 6, 1, 1);
+    snprintf(path, sizeof path, "%s/seg-0007.memprof.part", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    if (sidecars[k]) {
+      snprintf(path, sizeof path, "%s/seg-0007.stacks.part", dir);
+      f = fopen(path, "wb");
+      ck_assert_ptr_nonnull(f);
+      fputs(sidecars[k], f);
+      fclose(f);
+    }
+    char warning[512] = "";
+    struct diff_options options;
+    diff_options_default(&options);
+    options.warn = collect_warning;
+    options.warn_context = warning;
+    struct diff_result r;
+    struct format_error err;
+    const char *paths[] = {dir};
+    ck_assert_msg(diff_trend(paths, 1, &options, &r, &err) == FORMAT_OK, "%s", err.message);
+    ck_assert_msg(strstr(warning, "seg-0007.memprof.part: byte 0: empty"), "warning: %s", warning);
+    static const uint64_t site_series[] = {16384, 24576, 32768, 40960, 49152, 57344};
+    check_series(&r.sites[0], site_series, 6);
+    const struct diff_site *leak = find_named(r.stacks, r.stack_count, LEAK_STACK);
+    ck_assert_ptr_nonnull(leak);
+    ck_assert_int_eq(leak->verdict, DIFF_VERDICT_GROWING);
+    diff_result_free(&r);
+    fixture_remove(dir);
+  }
+}
+END_TEST
+
 static Suite *stacks_suite(void)
 {
   Suite *s = suite_create("diff_stacks");
   TCase *c = tcase_create("stacks");
   tcase_set_timeout(c, 60);
   tcase_add_test(c, test_one_site_two_stacks_names_the_leaking_caller);
+  tcase_add_test(c, test_a_part_made_as_the_capture_ended_is_a_cut_segment);
   tcase_add_test(c, test_by_stack_rows_are_stacks_with_their_verdicts);
   tcase_add_test(c, test_capture_without_sidecars_has_no_stacks);
   tcase_add_test(c, test_base_by_stack_flags_the_new_leaking_stack);
