@@ -104,6 +104,10 @@ static void escape_markdown_char(FILE *out, const char *s, size_t length, uint32
 
 void report_put_markdown(FILE *out, const char *text, enum report_markdown where)
 {
+  /* A backslash before a '|' would escape the backslash of its \|, and the table would end the
+   * cell there, inside the code span: such a name is a cell of entities instead. */
+  if (where == REPORT_MARKDOWN_CODE_CELL && text && strstr(text, "\\|"))
+    where = REPORT_MARKDOWN_CELL;
   size_t length = text ? strlen(text) : 0;
   int code = where == REPORT_MARKDOWN_CODE || where == REPORT_MARKDOWN_CODE_CELL;
   if (code && !length)

@@ -112,7 +112,8 @@ enum report_markdown {
    * span shows a backslash as it is). "" writes nothing. */
   REPORT_MARKDOWN_CODE,
   /* A code span in a table cell: as CODE, each '|' written \|, which the
-   * table reads as a '|' of the cell. */
+   * table reads as a '|' of the cell; a name with a backslash before a '|'
+   * (whose backslash would escape that one) is written as CELL. */
   REPORT_MARKDOWN_CODE_CELL
 };
 void report_put_markdown(FILE *out, const char *text, enum report_markdown where);

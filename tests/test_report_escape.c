@@ -64,6 +64,10 @@ END_TEST
 
 START_TEST(test_markdown_code_spans_fence_past_the_longest_backtick_run)
 {
+  /* A backslash before a '|' in a cell: the table would read "\\|" as an escaped backslash and
+   * a cell's end, so the name is written as a cell of entities. */
+  ASSERT_ESCAPED(MD_CODE_CELL, "@evil\\|c\\`d| e", "&#64;evil&#92;&#124;c&#92;&#96;d&#124; e");
+  ASSERT_ESCAPED(MD_CODE_CELL, "a|b\\", "`a\\|b\\`");
   ASSERT_ESCAPED(MD_CODE, "a``b", "```a``b```");
   ASSERT_ESCAPED(MD_CODE, " a ", "`  a  `");
   ASSERT_ESCAPED(MD_CODE, "   ", "`   `");   /* only spaces: a code span keeps them */
