@@ -384,7 +384,8 @@ static enum format_status source_open_directory(struct diff_source *capture, siz
         goto out_of_memory;
   }
   /* A .part is the segment the process was writing when it stopped: the last
-   * one, whose seq follows the last listed one. */
+   * one, whose seq follows the last listed one (after a segment finished but not
+   * listed, which capture_files puts first). */
   uint64_t part_seq = 1;
   for (size_t i = 0; i < capture->count; i++)
     part_seq = capture->segments[i].seq + 1;
@@ -395,7 +396,7 @@ static enum format_status source_open_directory(struct diff_source *capture, siz
     part->partial = 1;
     part->young_from = 0;  /* it ended on no GC cycle */
     part->cut_short = 1;
-    part->seq = i == 0 ? part_seq : 0;
+    part->seq = part_seq + i;
   }
   return files->has_index ? source_place_boundaries(capture, &files->index, err) : FORMAT_OK;
 out_of_memory:

@@ -121,6 +121,20 @@ static int files_segments(struct capture_files *files, char *const *names, size_
     if (files_add(&files->segments, &files->segment_count, files->directory, line->file) < 0)
       return -1;
   }
+  /* The segment after the last listed one, finished but not listed: the process was stopped
+   * (or its index's disk was full) between naming it finished and listing it, so that no stop
+   * line was written either. It is read as the segment being written was, before any .part. */
+  uint64_t next = 1;
+  int unlisted = files->has_index && !files->index.has_stop;
+  for (size_t i = 0; unlisted && i < files->index.segment_count; i++)
+    if (files->index.segments[i].seq >= next)
+      next = files->index.segments[i].seq + 1;
+  for (int gzip = 0; unlisted && gzip < 2; gzip++) {
+    char name[CAPTURE_LAYOUT_NAME_MAX];
+    if (capture_layout_segment_name(next, gzip, name, sizeof name) && files_has(names, count, name) &&
+        files_add(&files->parts, &files->part_count, files->directory, name) < 0)
+      return -1;
+  }
   for (size_t i = 0; i < count; i++) {
     enum capture_layout_kind kind = capture_layout_classify(names[i]);
     if (kind == CAPTURE_LAYOUT_SEGMENT && !files->has_index &&

@@ -27,7 +27,9 @@ struct capture_files {
                                  directory, no others), else the directory's segment files by name */
   size_t segment_count;
   const struct capture_index_segment **segment_lines;  /* with an index: each path's line in it */
-  char **parts;               /* paths of the segments being written (*.part), by name */
+  char **parts;               /* paths of the segments being written (*.part), by name; first,
+                               * with an index, the segment after the last listed one when it is
+                               * finished but not listed (stopped before its line was written) */
   size_t part_count;
   struct capture_files_snapshot *snapshots;  /* in the index's order (oldest first) */
   size_t snapshot_count;

@@ -791,6 +791,11 @@ static void write_random_capture(int segments, int per, int boundary_every)
   size_t used = (size_t)snprintf(index, sizeof index, "ljleak-index\tversion=1\ncapture\tpid=1\tsample=0\n");
   uint64_t seq = 0, allocated = 0;
   rng_state = 0x9e3779b97f4a7c15ull;
+  for (int k = segments + 1; k <= 99; k++) {  /* an earlier capture's in this directory */
+    char path[600], name[32];
+    snprintf(name, sizeof name, "seg-%04d.memprof", k);
+    unlink(fixture_path(path, sizeof path, dir, name));
+  }
   for (int k = 1; k <= segments; k++) {
     char name[32];
     snprintf(name, sizeof name, "seg-%04d.memprof", k);

@@ -80,6 +80,38 @@ START_TEST(test_an_index_lists_segments_snapshots_and_their_boundary_lines)
 }
 END_TEST
 
+START_TEST(test_a_finished_segment_not_yet_listed_is_read_as_the_last)
+{
+  /* Stopped between naming segment 3 finished and listing it: it comes first among the
+   * segments being written; a later finished file is no segment of this capture. */
+  put("index", "ljleak-index\tversion=1\ncapture\tpid=7\tsample=0\n"
+               "segment\tseq=1\tfile=seg-0001.memprof\tevents=1\tcomplete=1\n"
+               "segment\tseq=2\tfile=seg-0002.memprof\tevents=1\tcomplete=1\n");
+  put("seg-0001.memprof", "");
+  put("seg-0002.memprof", "");
+  put("seg-0003.memprof.gz", "");
+  put("seg-0004.memprof.gz.part", "");
+  put("seg-0009.memprof", "");
+  struct capture_files files;
+  struct format_error error;
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), FORMAT_OK);
+  ck_assert_uint_eq(files.segment_count, 2);
+  ck_assert_uint_eq(files.part_count, 2);
+  ck_assert_str_eq(base(files.parts[0]), "seg-0003.memprof.gz");
+  ck_assert_str_eq(base(files.parts[1]), "seg-0004.memprof.gz.part");
+  capture_files_free(&files);
+  /* A stop line: the capture ended and listed every segment it made; seg-0003 is not its. */
+  put("index", "ljleak-index\tversion=1\ncapture\tpid=7\tsample=0\n"
+               "segment\tseq=1\tfile=seg-0001.memprof\tevents=1\tcomplete=1\n"
+               "segment\tseq=2\tfile=seg-0002.memprof\tevents=1\tcomplete=1\n"
+               "stop\ttime=1.5\treason=exit\n");
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), FORMAT_OK);
+  ck_assert_uint_eq(files.part_count, 1);
+  ck_assert_str_eq(base(files.parts[0]), "seg-0004.memprof.gz.part");
+  capture_files_free(&files);
+}
+END_TEST
+
 START_TEST(test_without_an_index_the_segments_go_by_name)
 {
   put("b.memprof", "");
@@ -159,6 +191,7 @@ int main(void)
   TCase *tc = tcase_create("core");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_an_index_lists_segments_snapshots_and_their_boundary_lines);
+  tcase_add_test(tc, test_a_finished_segment_not_yet_listed_is_read_as_the_last);
   tcase_add_test(tc, test_without_an_index_the_segments_go_by_name);
   tcase_add_test(tc, test_a_malformed_index_is_an_error_at_its_byte);
   tcase_add_test(tc, test_an_index_that_is_a_link_is_not_read);
