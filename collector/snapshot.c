@@ -230,6 +230,7 @@ int coll_snapshot_take(const struct coll_snapshot_request *rq, lua_State *L, cha
       coll_capture_dir_rename(rq->dir, part, name) != 0) {
     int why = w.out.error ? w.out.error : errno ? errno : EIO;
     coll_seg_out_abandon(&w.out);
+    coll_capture_dir_remove(rq->dir, part);   /* its space is the segment's */
     walk_unmap(&w);
     coll_text_error(err, err_size, "cannot write the heap snapshot %s: %s", part, strerror(why));
     return -1;
