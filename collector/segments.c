@@ -187,6 +187,18 @@ int coll_segments_begin(struct coll_capture *c)
   return 0;
 }
 
+/* A finished segment whose line the index did not take goes back to its .part name, and its
+ * sidecar after it: a reader of an index takes an unlisted segment only as a .part. */
+static void segment_unlisted(struct coll_capture *c, const char *part)
+{
+  char sidecar[CAPTURE_LAYOUT_NAME_MAX], sidecar_part[CAPTURE_LAYOUT_NAME_MAX];
+  if (coll_capture_dir_rename(&c->dir, c->segment_name, part) != 0)
+    return;
+  if (c->stacks.depth > 0 && capture_layout_sidecar_name(c->segment_name, sidecar, sizeof sidecar) &&
+      capture_layout_sidecar_name(part, sidecar_part, sizeof sidecar_part))
+    coll_capture_dir_rename(&c->dir, sidecar, sidecar_part);
+}
+
 int coll_segments_end(struct coll_capture *c, int complete)
 {
   char part[CAPTURE_LAYOUT_NAME_MAX];
@@ -239,6 +251,7 @@ int coll_segments_end(struct coll_capture *c, int complete)
   char text[512];
   if (!capture_index_write_segment(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
     coll_segments_write_error(c, "cannot append to the index in", errno);
+    segment_unlisted(c, part);
     return -1;
   }
   return 0;

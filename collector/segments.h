@@ -8,8 +8,9 @@
  * -1 (the error recorded in c->error). */
 int coll_segments_begin(struct coll_capture *c);
 
-/* Ends the open segment: epilogue, flush, close, rename, index line.
- * complete: it ends right after a full GC cycle. 0 or -1. */
+/* Ends the open segment: epilogue, flush, close, rename, index line (a finished segment the
+ * index does not list keeps its .part name). complete: it ends right after a full GC cycle. 0
+ * or -1. */
 int coll_segments_end(struct coll_capture *c, int complete);
 
 /* Ends the open segment and opens the next (complete: right after a full
