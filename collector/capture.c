@@ -191,10 +191,13 @@ void coll_capture_stop(struct coll_capture *c, enum capture_index_stop_reason re
   c->active = 0;
   coll_gc_steps_cancel(c);
   coll_hook_sampled_set(c, 0);
-  if (reason == CAPTURE_INDEX_REASON_WRITE_ERROR || c->writer.failed) {
+  /* Only the segment's own failed write loses its buffered events; after a snapshot's or the
+   * index's, it ends as at any stop, and the reason stays write-error. */
+  if (c->writer.failed || c->out.error) {
     reason = CAPTURE_INDEX_REASON_WRITE_ERROR;
     coll_segments_write_error(c, "cannot write", c->out.error);
     coll_seg_out_abandon(&c->out);
+    coll_callstack_abandon(&c->stacks);
     c->segment_open = 0;
   } else if (coll_segments_end(c, 0) != 0) {
     reason = CAPTURE_INDEX_REASON_WRITE_ERROR;

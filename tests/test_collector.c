@@ -802,6 +802,85 @@ START_TEST(test_io_error_stops_capture_and_program_continues)
 }
 END_TEST
 
+/* Runs tests/lua/collector_write_fails.lua under ljleak run --max-bytes 256k in scratch directory
+ * NAME, the shim failing writes as FAULT says (its LJLEAK_FAULT_* variables): the capture stops, and every event it counted is in its segments, the one open at the stop
+ * finished (listed, or left as its .part with its epilogue when the index took no more lines),
+ * the last boundary among them; no snapshot's .part is left. The capture read, with the open
+ * segment's .part last when INDEX_FAILS. */
+static struct capture_read *check_write_fails_keeping_events(const char *name, const char *fault,
+                                                             int index_fails)
+{
+  char dir[1024], path[1200], part[64] = "";
+  scratch(dir, sizeof dir, name);
+  ck_assert_int_eq(sh("LD_PRELOAD='%s/%s/tests/fault_io.so' ASAN_OPTIONS=verify_asan_link_order=0 "
+                      "LJLEAK_FAULT_CALL=write LJLEAK_FAULT_ERRNO=ENOSPC %s '%s/ljleak' run "
+                      "--snapshots none --max-bytes 256k -o '%s/cap' tests/lua/collector_write_fails.lua "
+                      "> '%s/out' 2> '%s/err'",
+                      getenv("PWD"), build_dir(), fault, build_dir(), dir, dir, dir), 0);
+  snprintf(path, sizeof path, "%s/out", dir);
+  char *out = slurp(path), active[8] = "";
+  int batch = 0;
+  unsigned long long counted = 0;
+  ck_assert_msg(sscanf(out, "%d %llu %7s", &batch, &counted, active) == 3, "%s: %s", name, out);
+  ck_assert_str_eq(active, "false");
+  ck_assert_int_gt(batch, 1);   /* in mid-capture, after some boundaries */
+  free(out);
+  ck_assert_int_eq(sh("cd '%s/cap' && test -z \"$(ls | grep '^snap-.*\\.part$')\"", dir), 0);
+  snprintf(path, sizeof path, "%s/cap", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  if (index_fails) {
+    snprintf(part, sizeof part, "seg-%04d.memprof.part", r->segments + 1);
+    free(r);
+    r = read_capture(path, part);
+  } else {
+    ck_assert_int_eq(sh("cd '%s/cap' && test -z \"$(ls | grep '\\.part$')\"", dir), 0);
+  }
+  int read = r->segments + (index_fails ? 1 : 0);
+  uint64_t events = 0;
+  for (int i = 0; i < read; i++) {
+    ck_assert_msg(r->status[i] == FORMAT_END, "%s: segment %d: status %d", name, i + 1, r->status[i]);
+    events += r->events[i];
+    if (i < r->segments)
+      ck_assert_uint_eq(r->events[i], r->index_events[i]);
+  }
+  ck_assert_uint_eq(events, counted);
+  ck_assert_int_gt(r->nboundaries, 1);
+  const struct boundary_read *last = &r->boundaries[r->nboundaries - 1];
+  ck_assert_int_le(last->segment, read);
+  ck_assert_uint_le(last->events, r->events[last->segment - 1]);
+  return r;
+}
+
+/* A heap snapshot's write fails in mid-capture (a full disk): the open segment still gets every
+ * event buffered before the stop and its index line, the failed snapshot's .part is removed,
+ * and the index says write-error. */
+START_TEST(test_snapshot_write_error_keeps_the_open_segment)
+{
+  struct capture_read *r = check_write_fails_keeping_events("snapshot-write-error",
+                                                            "LJLEAK_FAULT_FILE=.heap.part", 0);
+  ck_assert_str_eq(r->stop_reason, "write-error");
+  free(r);
+}
+END_TEST
+
+/* The index fills up in mid-capture, at a boundary's line or at a finished segment's (which then
+ * goes back to its .part name): the open segment is finished and kept as its .part, with every
+ * event the capture counted. */
+START_TEST(test_index_write_error_keeps_the_open_segment_as_its_part)
+{
+  static const char *const lines[] = {"boundary", "segment"};
+  for (int k = 0; k < 2; k++) {
+    char name[64], fault[128];
+    snprintf(name, sizeof name, "index-write-error-%s", lines[k]);
+    snprintf(fault, sizeof fault, "LJLEAK_FAULT_FILE=/index LJLEAK_FAULT_SKIP=12 LJLEAK_FAULT_FROM=%s",
+             lines[k]);
+    struct capture_read *r = check_write_fails_keeping_events(name, fault, 1);
+    ck_assert_str_eq(r->stop_reason, "");   /* the index took no stop line either */
+    free(r);
+  }
+}
+END_TEST
+
 START_TEST(test_max_total_bytes_stops_capture_with_message)
 {
   char dir[1024];
@@ -1040,6 +1119,8 @@ int main(void)
   tcase_add_test(tc, test_layout_mismatch_module_start_returns_error);
   tcase_add_test(tc, test_write_error_stops_capture_and_program_continues);
   tcase_add_test(tc, test_io_error_stops_capture_and_program_continues);
+  tcase_add_test(tc, test_snapshot_write_error_keeps_the_open_segment);
+  tcase_add_test(tc, test_index_write_error_keeps_the_open_segment_as_its_part);
   tcase_add_test(tc, test_forked_child_leaves_the_capture_to_its_parent);
   tcase_add_test(tc, test_max_total_bytes_stops_capture_with_message);
   tcase_add_test(tc, test_duration_stops_capture);
