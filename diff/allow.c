@@ -267,12 +267,13 @@ static int allow_may_grow(enum diff_verdict verdict)
 }
 
 /* The rule a row matches: by its name, or for a stack by its site's name
- * too, the last part of its name (the leaf). */
+ * too, the last part of its name (the leaf; no label holds a ';'). A stack
+ * without frames is named as its site, whose name may hold one. */
 static const struct diff_allow_rule *allow_match_row(const struct diff_allow *allow,
                                                 const struct diff_site *site)
 {
   const struct diff_allow_rule *rule = diff_allow_match(allow, site->name);
-  const char *leaf = site->is_stack ? strrchr(site->name, ';') : NULL;
+  const char *leaf = site->is_stack && site->frame_count ? strrchr(site->name, ';') : NULL;
   return rule || !leaf ? rule : diff_allow_match(allow, leaf + 1);
 }
 

@@ -274,9 +274,11 @@ struct diff_site {
   /* A stack (an entry of result->stacks, or a row of a DIFF_BY_STACK
    * result): the same series and verdicts, for the blocks that one site
    * made under one call stack. Its name is its frames' labels root first,
-   * joined by ';' (diff_frame_label), and the site's name last when the
-   * leaf's label is not it; a stack with no frames (blocks whose stack was
-   * not recorded) is named as its site. kind and source_* are its site's.
+   * joined by ';' (diff_frame_label), and the site's name, cleaned as a
+   * label, last when the leaf's label is not it: no label holds a ';', and
+   * the part after the last is the site's; a stack with no frames (blocks
+   * whose stack was not recorded) is named as its site. kind and source_*
+   * are its site's.
    * Zero for a site. */
   uint64_t site_id;           /* the id of its site */
   size_t frame_count;
@@ -493,9 +495,10 @@ const char *diff_frame_kind_name(enum stacks_frame_kind kind);
 int diff_frame_kind_parse(const char *name, enum stacks_frame_kind *kind);
 
 /* A frame's label in a stack's name and in folded stacks: "@app.lua:42"
- * (chunk and current line) for Lua, else its name; ';' and control
- * characters become '_', so that labels split back. Returns the length it
- * needed (it writes at most size - 1 bytes and a NUL). */
+ * (chunk and current line) for Lua, else its name, cleaned as a name
+ * (utf8_name_text) with ';' as '_', so that labels split back. Returns the
+ * length it needed; it writes at most size - 1 bytes, cut between
+ * characters, and a NUL. */
 size_t diff_frame_label(const struct diff_frame *frame, char *buffer, size_t size);
 /* Frees the strings of a site (or stack) and its arrays, not the struct. */
 void diff_site_release(struct diff_site *site);

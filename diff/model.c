@@ -10,6 +10,7 @@
 #include "diff/source.h"
 #include "diff/trend.h"
 #include "diff/suspects.h"
+#include "format/utf8.h"
 
 /* The names of every format and of the JSON schema; the enums index them. */
 static const char *const verdict_names[] = {
@@ -135,14 +136,15 @@ size_t diff_frame_label(const struct diff_frame *frame, char *buffer, size_t siz
   if (frame->kind == STACKS_FRAME_LUA)
     snprintf(line, sizeof line, ":%llu", (unsigned long long)frame->line);
   const char *name = frame->name ? frame->name : "?";
-  size_t length = strlen(name), total = length + strlen(line);
-  for (size_t i = 0; i < total && i + 1 < size; i++) {
-    unsigned char c = (unsigned char)(i < length ? name[i] : line[i - length]);
-    buffer[i] = c == ';' || c < 0x20 || c == 0x7f ? '_' : (char)c;  /* folded stacks split on ';' */
+  /* Folded stacks and a stack's name split on ';'. */
+  size_t needed = utf8_name_text(buffer, size, name, strlen(name), ';');
+  size_t written = size ? strlen(buffer) : 0, tail = strlen(line);
+  if (size && written == needed) {  /* the name whole: as much of its line as fits (ASCII) */
+    size_t n = tail < size - 1 - written ? tail : size - 1 - written;
+    memcpy(buffer + written, line, n);
+    buffer[written + n] = '\0';
   }
-  if (size)
-    buffer[total < size ? total : size - 1] = '\0';
-  return total;
+  return needed + tail;
 }
 
 int diff_site_flagged(enum diff_mode mode, const struct diff_site *site)

@@ -24,8 +24,8 @@ int diff_result_take_series(struct diff_site *site, struct diff_aggregate_site *
 /* ---- Stacks (diff/result_stacks.c) ----------------------------------------- */
 
 /* A stack row's name (malloc'd; NULL when out of memory): the frames'
- * labels root first, then the site's name unless the leaf's label is it; a
- * stack without frames is named as its site. */
+ * labels root first, then the site's name cleaned as a label is unless the
+ * leaf's label is it; a stack without frames is named as its site. */
 char *diff_result_stack_name(const struct diff_stack_entry *entry, const char *site_name);
 
 /* Whether diff_result_stacks_build makes stacks (or rows) of aggregate's owners under options:

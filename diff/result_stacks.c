@@ -4,41 +4,33 @@
 
 #include "diff/result.h"
 #include "diff/site_table.h"
+#include "format/utf8.h"
 
 char *diff_result_stack_name(const struct diff_stack_entry *entry, const char *site_name)
 {
-  size_t length = 0;
-  char label[512];
+  if (!entry->frame_count)
+    return strdup(site_name);
+  /* The site's name cleaned as its leaf's label is: the chunk name of a
+   * site is the captured program's choice, and may hold ';' (a forged frame). */
+  char site[512], label[512];
+  utf8_name_text(site, sizeof site, site_name, strlen(site_name), ';');
+  size_t length = strlen(site) + 1;
   for (uint32_t i = 0; i < entry->frame_count; i++) {
-    size_t n = diff_frame_label(&entry->frames[i], label, sizeof label);
-    length += (n < sizeof label ? n : sizeof label - 1) + 1;
+    diff_frame_label(&entry->frames[i], label, sizeof label);
+    length += strlen(label) + 1;
   }
-  int append_site = 1;
-  if (entry->frame_count) {
-    diff_frame_label(&entry->frames[0], label, sizeof label);
-    append_site = strcmp(label, site_name) != 0;
-  }
-  length += strlen(site_name) + 1;
+  diff_frame_label(&entry->frames[0], label, sizeof label);
+  int append_site = strcmp(label, site) != 0;
   char *name = malloc(length + 1);
   if (!name)
     return NULL;
   size_t at = 0;
   for (uint32_t i = entry->frame_count; i-- > 0;) {  /* root first */
-    size_t n = diff_frame_label(&entry->frames[i], label, sizeof label);
-    n = n < sizeof label ? n : sizeof label - 1;
-    if (at)
-      name[at++] = ';';
-    memcpy(name + at, label, n);
-    at += n;
+    diff_frame_label(&entry->frames[i], label, sizeof label);
+    at += (size_t)sprintf(name + at, "%s%s", at ? ";" : "", label);
   }
-  if (append_site) {
-    if (at)
-      name[at++] = ';';
-    size_t n = strlen(site_name);
-    memcpy(name + at, site_name, n);
-    at += n;
-  }
-  name[at] = '\0';
+  if (append_site)
+    sprintf(name + at, ";%s", site);
   return name;
 }
 

@@ -149,3 +149,32 @@ char *utf8_terminal_text(char *buffer, size_t size, const char *text)
   buffer[written] = '\0';
   return buffer;
 }
+
+size_t utf8_name_char(char *out, const char *s, size_t length, char separator, size_t *used)
+{
+  uint32_t cp;
+  *used = utf8_decode(s, length, &cp);  /* a byte not well-formed decodes as U+FFFD */
+  if (utf8_terminal_unsafe(cp) || (separator && cp == (unsigned char)separator))
+    cp = '_';
+  return utf8_encode(out, cp);
+}
+
+size_t utf8_name_text(char *buffer, size_t size, const char *text, size_t length, char separator)
+{
+  size_t needed = 0, written = 0, used;
+  int cut = !size;
+  char piece[UTF8_NAME_CHAR_MAX];
+  for (size_t i = 0; i < length; i += used) {
+    size_t n = utf8_name_char(piece, text + i, length - i, separator, &used);
+    if (!cut && n < size - written) {
+      memcpy(buffer + written, piece, n);
+      written += n;
+    } else {
+      cut = 1;  /* nothing after the first character that does not fit */
+    }
+    needed += n;
+  }
+  if (size)
+    buffer[written] = '\0';
+  return needed;
+}

@@ -65,4 +65,23 @@ void utf8_put_terminal(FILE *out, const char *text, size_t length,
  * a message printed with "%s". */
 char *utf8_terminal_text(char *buffer, size_t size, const char *text);
 
+/* ---- Text as a name ---------------------------------------------------------
+ * Where a name goes that has no escapes of its own (a frame's label in a
+ * stack's name and in folded stacks, a string of a pprof profile): a byte
+ * that is not part of well-formed UTF-8 becomes U+FFFD, as the JSON writer
+ * makes it; a character a terminal must not be shown raw
+ * (utf8_terminal_unsafe), and separator when it is not 0, become '_'. The
+ * result is printable, valid UTF-8, and cleaning it again changes nothing. */
+
+/* The most bytes one character takes once cleaned. */
+#define UTF8_NAME_CHAR_MAX 4
+/* One character of s (at most length bytes, length >= 1) as a name shows it,
+ * into out (UTF8_NAME_CHAR_MAX bytes of room, not terminated). Returns the
+ * bytes written; *used is the bytes of s it took (>= 1). */
+size_t utf8_name_char(char *out, const char *s, size_t length, char separator, size_t *used);
+/* length bytes of text as a name into buffer (NULL when size is 0),
+ * NUL-terminated and cut before the first character that does not fit.
+ * Returns the length the whole name needs, without its NUL. */
+size_t utf8_name_text(char *buffer, size_t size, const char *text, size_t length, char separator);
+
 #endif

@@ -24,17 +24,23 @@ static inline int fixture_sink(void *context, const uint8_t *data, size_t size)
   return fwrite(data, 1, size, (FILE *)context) == size ? 0 : -1;
 }
 
-static inline void fixture_begin(struct fixture_segment *s, const char *path)
+/* A segment whose prototype is of chunk (instead of "@t.lua"). */
+static inline void fixture_begin_chunk(struct fixture_segment *s, const char *path, const char *chunk)
 {
   s->file = fopen(path, "wb");
   if (!s->file)
     abort();
   memprof_writer_init(&s->writer, s->buffer, sizeof s->buffer, fixture_sink, s->file);
-  struct memprof_symbol symbol = {MEMPROF_SYMBOL_LUA, FIXTURE_PROTO, 1, 0, "@t.lua", 6};
+  struct memprof_symbol symbol = {MEMPROF_SYMBOL_LUA, FIXTURE_PROTO, 1, 0, chunk, strlen(chunk)};
   memprof_writer_symtab_begin(&s->writer);
   memprof_writer_symbol(&s->writer, &symbol);
   memprof_writer_symtab_end(&s->writer);
   memprof_writer_events_begin(&s->writer);
+}
+
+static inline void fixture_begin(struct fixture_segment *s, const char *path)
+{
+  fixture_begin_chunk(s, path, "@t.lua");
 }
 
 static inline void fixture_alloc(struct fixture_segment *s, uint64_t line, uint64_t address, uint64_t size)

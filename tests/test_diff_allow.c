@@ -1,4 +1,4 @@
-/* tests/test_diff_allow.c: the allow-list: its rules, matching sites, budgets per boundary and per MB. */
+/* tests/test_diff_allow.c: the allow-list: its rules, matching sites and stacks, budgets per boundary and per MB. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -305,6 +305,32 @@ START_TEST(test_deciding_again_without_a_list_judges_the_saved_rules_again)
 }
 END_TEST
 
+/* By stack, a row with frames matches its leaf's rule too (no label holds a
+ * ';'); a row without frames is named as its site, whose chunk name may hold
+ * one: only its whole name matches, never another site's rule. */
+START_TEST(test_a_stack_without_frames_matches_by_its_whole_name_only)
+{
+  static const uint64_t rising[8] = {0, 1000, 2000, 3000, 4000, 5000, 6000, 7000};
+  struct diff_result r;
+  struct format_error err;
+  fixture_result(&r, DIFF_MODE_TREND, 8);
+  r.options.min_growth_bytes = 1000;
+  fixture_add_site(&r, "@evil.lua;@trusted.lua:1", DIFF_VERDICT_STEADY, rising, 8);
+  fixture_add_site(&r, "@t.lua:4;@trusted.lua:1", DIFF_VERDICT_STEADY, rising, 8);
+  diff_result_by_stack(&r);
+  r.sites[1].frame_count = 1;  /* a leaf frame; its name matters not here */
+  r.sites[1].frames = calloc(1, sizeof *r.sites[1].frames);
+  r.sites[1].frames[0] = (struct diff_frame){STACKS_FRAME_LUA, strdup("@trusted.lua"), 0, 1};
+  ck_assert_int_eq(decide_with(&r, "@trusted.lua:1 1k/boundary # the trusted cache\n", &err), FORMAT_OK);
+  const struct diff_site *forged = fixture_site(&r, "@evil.lua;@trusted.lua:1");
+  ck_assert_ptr_null(forged->allowance);
+  ck_assert_int_eq(forged->verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(fixture_site(&r, "@t.lua:4;@trusted.lua:1")->allowed, 1);
+  ck_assert_uint_eq(r.flagged, 1);
+  diff_result_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("diff_allow");
@@ -321,6 +347,7 @@ int main(void)
   tcase_add_test(budget, test_a_per_megabyte_budget_without_the_work_done_is_an_error);
   tcase_add_test(budget, test_an_undecided_site_within_its_budget_lets_the_run_pass);
   tcase_add_test(budget, test_deciding_again_without_a_list_judges_the_saved_rules_again);
+  tcase_add_test(budget, test_a_stack_without_frames_matches_by_its_whole_name_only);
   suite_add_tcase(s, budget);
   return check_run(s);
 }

@@ -1,9 +1,10 @@
-/* tests/test_diff_stacks.c: growth by call stack: (site, stack) series across segments, stacks matched by content, --by stack, base mode by stack, captures without sidecars. */
+/* tests/test_diff_stacks.c: growth by call stack: (site, stack) series across segments, stacks matched by content, --by stack, base mode by stack, captures without sidecars, chunk names that forge frames. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "diff/allow.h"
 #include "diff/diff.h"
 #include "format/stacks.h"
 #include "tests/check_run.h"
@@ -22,12 +23,17 @@ struct sidecar {
   uint32_t stack_of[3];       /* caller -> the sidecar's id */
 };
 
-static void sidecar_begin(struct sidecar *s, const char *path, int swapped)
+static void sidecar_open(struct sidecar *s, const char *path)
 {
   s->file = fopen(path, "wb");
   ck_assert_ptr_nonnull(s->file);
   stacks_writer_init(&s->writer, s->buffer, sizeof s->buffer, fixture_sink, s->file);
   ck_assert_int_eq(stacks_writer_header(&s->writer), 0);
+}
+
+static void sidecar_begin(struct sidecar *s, const char *path, int swapped)
+{
+  sidecar_open(s, path);
   uint32_t chunk = stacks_writer_string(&s->writer, "@t.lua", 6);
   struct stacks_wire_frame leak[] = {{STACKS_FRAME_LUA, chunk, 9, 10},
                                      {STACKS_FRAME_LUA, chunk, 20, 21},
@@ -390,6 +396,65 @@ START_TEST(test_a_part_made_as_the_capture_ended_is_a_cut_segment)
 }
 END_TEST
 
+/* A chunk the captured program named with a ';' (load(code, name)), a control
+ * byte and a byte that is not UTF-8, allocating at its line 1 under @t.lua:4:
+ * its stack is those two frames, its leaf's label once, cleaned. */
+#define FORGING_CHUNK "@evil\x1b\xff.lua;@trusted.lua"
+#define FORGING_STACK "@t.lua:4;@evil_\xef\xbf\xbd.lua_@trusted.lua:1"
+
+static void write_forging_segment(const char *dir, int k)
+{
+  char path[600];
+  struct fixture_segment seg;
+  struct sidecar side;
+  snprintf(path, sizeof path, "%s/seg-%04d.memprof", dir, k);
+  fixture_begin_chunk(&seg, path, FORGING_CHUNK);
+  snprintf(path, sizeof path, "%s/seg-%04d.stacks", dir, k);
+  sidecar_open(&side, path);
+  uint32_t chunk = stacks_writer_string(&side.writer, FORGING_CHUNK, strlen(FORGING_CHUNK));
+  uint32_t caller = stacks_writer_string(&side.writer, "@t.lua", 6);
+  struct stacks_wire_frame frames[] = {{STACKS_FRAME_LUA, chunk, 0, 1}, {STACKS_FRAME_LUA, caller, 0, 4}};
+  uint32_t stack = stacks_writer_stack(&side.writer, frames, 2, 0);
+  fixture_alloc(&seg, 1, 0x100000 + (uint64_t)k * 0x1000, 8192);
+  ck_assert_int_eq(stacks_writer_event(&side.writer, 0, stack), 0);
+  fixture_end(&seg, 0);
+  sidecar_end(&side);
+}
+
+START_TEST(test_a_chunk_name_with_a_separator_forges_no_frame_nor_allow_rule)
+{
+  char dir[512];
+  fixture_directory(dir, sizeof dir, "stacks-forging");
+  for (int k = 1; k <= 6; k++)
+    write_forging_segment(dir, k);
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_result r;
+  struct format_error err;
+  const char *paths[] = {dir};
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), FORMAT_OK);
+  ck_assert_str_eq(r.sites[0].name, FORGING_CHUNK ":1");
+  ck_assert_uint_eq(r.stack_count, 1);
+  ck_assert_str_eq(r.stacks[0].name, FORGING_STACK);
+  diff_result_free(&r);
+  /* By stack, the row's leaf is its own site's, not another's: @trusted.lua:1's rule is not its. */
+  struct diff_allow *allow;
+  const char *rules = "@trusted.lua:1 1M/boundary # another site's\n";
+  ck_assert_int_eq(diff_allow_parse("allow.txt", rules, strlen(rules), &allow, &err), FORMAT_OK);
+  options.by = DIFF_BY_STACK;
+  options.allow = allow;
+  ck_assert_int_eq(diff_trend(paths, 1, &options, &r, &err), FORMAT_OK);
+  ck_assert_uint_eq(r.site_count, 1);
+  ck_assert_str_eq(r.sites[0].name, FORGING_STACK);
+  ck_assert_ptr_null(r.sites[0].allowance);
+  ck_assert_int_eq(r.sites[0].verdict, DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(r.flagged, 1);
+  diff_result_free(&r);
+  diff_allow_free(allow);
+  fixture_remove(dir);
+}
+END_TEST
+
 static Suite *stacks_suite(void)
 {
   Suite *s = suite_create("diff_stacks");
@@ -403,6 +468,7 @@ static Suite *stacks_suite(void)
   tcase_add_test(c, test_decide_again_judges_stacks_with_the_warmup);
   tcase_add_test(c, test_gzipped_sidecars_and_a_part_are_not_segments);
   tcase_add_test(c, test_cut_sidecar_warns_and_keeps_the_sites);
+  tcase_add_test(c, test_a_chunk_name_with_a_separator_forges_no_frame_nor_allow_rule);
   suite_add_tcase(s, c);
   return s;
 }

@@ -1,4 +1,4 @@
-/* tests/test_format_utf8.c: text for a terminal: every control, bidi control, line separator and byte that is not UTF-8 escaped, everything printable kept. */
+/* tests/test_format_utf8.c: text for a terminal: every control, bidi control, line separator and byte that is not UTF-8 escaped, everything printable kept; text as a name: the same cleaned without escapes. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +169,32 @@ START_TEST(test_one_character_at_a_time)
 }
 END_TEST
 
+/* As a name: bytes that are not UTF-8 become U+FFFD, controls, bidi controls
+ * and the separator '_'; cut between characters; cleaning twice changes nothing. */
+START_TEST(test_a_name_is_valid_utf8_without_controls_or_its_separator)
+{
+  const char text[] = "@a;b\x1b\xff\xc2\x9b\xe2\x80\xae\0\xe4\xb8\xad";
+  const char *clean = "@a_b_\xef\xbf\xbd___\xe4\xb8\xad";
+  char buffer[32], again[32];
+  ck_assert_uint_eq(utf8_name_text(buffer, sizeof buffer, text, sizeof text - 1, ';'), 14);
+  ck_assert_str_eq(buffer, clean);
+  ck_assert_uint_eq(utf8_name_text(again, sizeof again, buffer, strlen(buffer), ';'), 14);
+  ck_assert_str_eq(again, clean);
+  ck_assert_uint_eq(utf8_name_text(NULL, 0, text, sizeof text - 1, ';'), 14);
+  /* Without a separator ';' is kept; a short buffer is cut before the U+FFFD, then the 中. */
+  utf8_name_text(buffer, sizeof buffer, "a;b", 3, 0);
+  ck_assert_str_eq(buffer, "a;b");
+  ck_assert_uint_eq(utf8_name_text(buffer, 4, "ab\xff", 3, 0), 5);
+  ck_assert_str_eq(buffer, "ab");
+  ck_assert_uint_eq(utf8_name_text(buffer, 5, "ab\xe4\xb8\xad" "c", 6, 0), 6);
+  ck_assert_str_eq(buffer, "ab");
+  size_t used;
+  ck_assert_uint_eq(utf8_name_char(buffer, "\xc3\xa9", 2, ';', &used), 2);
+  ck_assert_uint_eq(used, 2);
+  ck_assert(!memcmp(buffer, "\xc3\xa9", 2));
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("format_utf8");
@@ -183,6 +209,7 @@ int main(void)
   tcase_add_test(tc, test_field_style_adds_the_index_escapes);
   tcase_add_test(tc, test_a_short_buffer_is_cut_between_whole_escapes);
   tcase_add_test(tc, test_one_character_at_a_time);
+  tcase_add_test(tc, test_a_name_is_valid_utf8_without_controls_or_its_separator);
   suite_add_tcase(s, tc);
   return check_run(s);
 }
