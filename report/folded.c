@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "format/utf8.h"
 #include "report/common.h"
 
 const struct diff_site *report_stack_rows(const struct diff_result *result, size_t *count)
@@ -61,14 +62,16 @@ const char *report_stack_name(const struct diff_site *stack)
   return stack->frame_count ? stack->name : "(no stack recorded)";
 }
 
-/* A name as one folded line's stack: no newline, no control character; a
+/* A name as one folded line's stack, cleaned as its labels are (a saved
+ * result's may not be): valid UTF-8, no newline, no control character; a
  * site's own name (a row without frames) has no ';' either. */
 static void folded_put_name(FILE *out, const struct diff_site *row)
 {
-  for (const char *c = row->name; *c; c++) {
-    unsigned char ch = (unsigned char)*c;
-    putc(ch < 0x20 || ch == 0x7f || (ch == ';' && !row->frame_count) ? '_' : ch, out);
-  }
+  char piece[UTF8_NAME_CHAR_MAX];
+  size_t length = strlen(row->name), used;
+  for (size_t i = 0; i < length; i += used)
+    fwrite(piece, 1, utf8_name_char(piece, row->name + i, length - i, row->frame_count ? 0 : ';', &used),
+           out);
 }
 
 int report_render_folded(const struct diff_result *result, const struct report_options *options,

@@ -7,6 +7,7 @@
 
 #include "container/index_table.h"
 #include "format/memprof.h"
+#include "format/utf8.h"
 #include "report/common.h"
 
 /* The profile.proto field numbers used here. */
@@ -174,11 +175,18 @@ struct pprof_state {
   int failed;
 };
 
-/* The string table index of s (written to the profile when new). */
+/* The string table index of s (written to the profile when new), cleaned
+ * as a name (names come from the captured program): a proto3 string is
+ * valid UTF-8, and go tool pprof prints it raw to a terminal. */
 static uint64_t pprof_string(struct pprof_state *p, const char *s)
 {
   int added;
-  struct pprof_entry *entry = table_intern(&p->strings, s ? s : "", 0, &added);
+  size_t length = s ? strlen(s) : 0, size = utf8_name_text(NULL, 0, s, length, 0) + 1;
+  char *clean = malloc(size);
+  if (clean)
+    utf8_name_text(clean, size, s, length, 0);
+  struct pprof_entry *entry = clean ? table_intern(&p->strings, clean, 0, &added) : NULL;
+  free(clean);
   if (!entry) {
     p->failed = 1;
     return 0;
@@ -238,8 +246,11 @@ static uint64_t pprof_frame(struct pprof_state *p, const struct diff_frame *fram
 {
   if (frame->kind != STACKS_FRAME_LUA)
     return pprof_location(p, pprof_function(p, frame->name, "", 0), 0);
+  /* Its function is named as its label at its first line: cleaned, cut between characters. */
+  struct diff_frame first = *frame;
+  first.line = frame->defined;
   char name[512];
-  snprintf(name, sizeof name, "%s:%" PRIu64, frame->name, frame->defined);
+  diff_frame_label(&first, name, sizeof name);
   const char *file = frame->name[0] == '@' ? frame->name + 1 : frame->name;
   return pprof_location(p, pprof_function(p, name, file, frame->defined), frame->line);
 }
@@ -259,7 +270,8 @@ static void pprof_sample(struct pprof_state *p, const struct diff_site *row, con
     put_varint(&ids, pprof_site(p, row, row->name));
   } else {
     /* A stack's name ends with its site's when the leaf frame is not it
-     * (an allocation by the VM, INTERNAL, under a Lua stack): the site first. */
+     * (an allocation by the VM, INTERNAL, under a Lua stack): the site first.
+     * No label holds a ';', so the part after the last is the site's. */
     const char *leaf = strrchr(row->name, ';');
     diff_frame_label(&row->frames[0], label, sizeof label);
     if (leaf && strcmp(leaf + 1, label))

@@ -1,4 +1,4 @@
-/* tests/test_report_stacks.c: stacks in the result model and the reports: verdicts by stack, base mode by stack, pprof (decoded here), folded stacks, JSON round trip, text, the HTML flame graph's data. */
+/* tests/test_report_stacks.c: stacks in the result model and the reports: verdicts by stack, base mode by stack, pprof (decoded here), folded stacks, JSON round trip, text, the HTML flame graph's data, chunk names that forge frames. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,7 +8,9 @@
 #include <zlib.h>
 
 #include "diff/diff.h"
+#include "diff/result.h"
 #include "format/json_read.h"
+#include "format/utf8.h"
 #include "report/report.h"
 #include "tests/check_run.h"
 #include "tests/diff_result_fixture.h"
@@ -535,6 +537,119 @@ START_TEST(test_html_flame_data_matches_the_json)
 }
 END_TEST
 
+/* A chunk name the captured program chose: a ';' (a frame separator), ESC
+ * and a byte that is not UTF-8; cleaned as a label, what a frame shows. */
+#define HOSTILE_CHUNK "@evil\x1b\xff.lua;main;@t.lua"
+#define HOSTILE_LABEL "@evil_\xef\xbf\xbd.lua_main_@t.lua"
+#define LONG_CHUNK_X 509  /* "@", 509 x and a 2-byte é: the 512-byte label cuts the é whole */
+
+/* A stack of site (with its frames, leaf first) named as the diff names it. */
+static void add_named_stack(struct diff_result *r, const char *site, const struct diff_frame *frames,
+                            uint32_t count)
+{
+  add_stack(r, "", DIFF_VERDICT_GROWING, leak_series, leak_blocks, 0, 0);
+  struct diff_site *s = &r->stacks[r->stack_count - 1];
+  for (size_t i = 0; i < s->frame_count; i++)
+    free(s->frames[i].name);
+  free(s->name);
+  struct diff_stack_entry entry = {0, count, s->frames};
+  for (uint32_t i = 0; i < count; i++)
+    s->frames[i] = (struct diff_frame){frames[i].kind, strdup(frames[i].name), frames[i].defined,
+                                       frames[i].line};
+  s->frame_count = count;
+  s->name = diff_result_stack_name(&entry, site);
+}
+
+static void hostile_stacks(struct diff_result *r, char *long_chunk)
+{
+  fixture_result(r, DIFF_MODE_TREND, 6);
+  fixture_add_site(r, HOSTILE_CHUNK ":1", DIFF_VERDICT_GROWING, site_series, 6)->id = SITE_ID;
+  const struct diff_frame hostile[] = {{STACKS_FRAME_LUA, HOSTILE_CHUNK, 0, 1},
+                                       {STACKS_FRAME_LUA, "@t.lua", 0, 4}};
+  add_named_stack(r, HOSTILE_CHUNK ":1", hostile, 2);
+  /* A VM site of a forged name under a Lua frame whose name is cut. */
+  memset(long_chunk, 'x', LONG_CHUNK_X + 1);
+  long_chunk[0] = '@';
+  strcpy(long_chunk + LONG_CHUNK_X + 1, "\xc3\xa9");
+  const struct diff_frame cut[] = {{STACKS_FRAME_LUA, long_chunk, 0, 7}};
+  add_named_stack(r, "VM;@t.lua:4\x07", cut, 1);
+}
+
+/* Every string of a profile is UTF-8 without a control character. */
+static void check_clean_strings(const struct profile *p)
+{
+  for (size_t i = 0; i < p->string_count; i++)
+    for (size_t at = 0, used; at < p->string_lengths[i]; at += used) {
+      uint32_t cp;
+      used = utf8_decode(p->strings[i] + at, p->string_lengths[i] - at, &cp);
+      if ((cp == 0xfffd && used == 1) || utf8_terminal_unsafe(cp))
+        ck_abort_msg("string %zu has %02x at %zu", i, (unsigned char)p->strings[i][at], at);
+    }
+}
+
+START_TEST(test_a_chunk_name_with_a_separator_forges_no_frame)
+{
+  struct diff_result r;
+  char long_chunk[LONG_CHUNK_X + 4], expected[2048];
+  hostile_stacks(&r, long_chunk);
+  /* The real frames, the leaf's label once, the VM site cleaned after them. */
+  ck_assert_str_eq(r.stacks[0].name, "@t.lua:4;" HOSTILE_LABEL ":1");
+  snprintf(expected, sizeof expected, "@t.lua:4;" HOSTILE_LABEL ":1 49152\n%.*s;VM_@t.lua:4_ 49152\n",
+           LONG_CHUNK_X + 1, long_chunk);
+  char *text = render(&r, REPORT_FORMAT_FOLDED, &(struct report_options){0, NULL, 0, 0}, NULL);
+  ck_assert_str_eq(text, expected);
+  free(text);
+  /* pprof: the leaf is the frame, the VM site first; names cut between characters. */
+  size_t size, length;
+  char *gz = render(&r, REPORT_FORMAT_PPROF, &(struct report_options){0, NULL, 0, 0}, &size);
+  uint8_t *bytes = gunzip(gz, size, &length);
+  struct profile p;
+  decode_profile(bytes, length, &p);
+  check_clean_strings(&p);
+  uint64_t ids[8];
+  char got[2048];
+  ck_assert_uint_eq(message_packed(p.samples[0].bytes, p.samples[0].length, 1, ids, 8), 2);
+  describe_location(&p, ids[0], got, sizeof got);
+  ck_assert_str_eq(got, HOSTILE_LABEL ":0 evil_\xef\xbf\xbd.lua;main;@t.lua 0 1");
+  ck_assert_uint_eq(message_packed(p.samples[1].bytes, p.samples[1].length, 1, ids, 8), 2);
+  describe_location(&p, ids[0], got, sizeof got);
+  ck_assert_str_eq(got, "VM_@t.lua:4_ t.lua 0 10");
+  describe_location(&p, ids[1], got, sizeof got);
+  snprintf(expected, sizeof expected, "%.*s %s 0 7", LONG_CHUNK_X + 1, long_chunk, long_chunk + 1);
+  ck_assert_str_eq(got, expected);
+  free(bytes);
+  free(gz);
+  /* The flame graph's frames: the real ones. */
+  char *html = render(&r, REPORT_FORMAT_HTML, NULL, NULL);
+  const char *open = strchr(strstr(html, "id=\"flame-data\">"), '>') + 1;
+  struct json_read_value data;
+  struct format_error error;
+  ck_assert_int_eq(json_read_parse(open, (size_t)(strstr(open, "</script>") - open), "flame", &data,
+                                   &error), 0);
+  const struct json_read_value *frames =
+      json_read_object_get(&json_read_object_get(&data, "stacks")->items[0], "frames");
+  ck_assert_uint_eq(frames->count, 2);
+  ck_assert_str_eq(frames->items[0].text, "@t.lua:4");
+  ck_assert_str_eq(frames->items[1].text, HOSTILE_LABEL ":1");
+  json_read_free(&data);
+  free(html);
+  diff_result_free(&r);
+  /* Without stacks, the site's name is one frame, cleaned alike. */
+  fixture_result(&r, DIFF_MODE_TREND, 6);
+  fixture_add_site(&r, HOSTILE_CHUNK ":1", DIFF_VERDICT_GROWING, site_series, 6);
+  text = render(&r, REPORT_FORMAT_FOLDED, &(struct report_options){0, NULL, 0, 0}, NULL);
+  ck_assert_str_eq(text, HOSTILE_LABEL ":1 57344\n");
+  free(text);
+  gz = render(&r, REPORT_FORMAT_PPROF, &(struct report_options){0, NULL, 0, 0}, &size);
+  bytes = gunzip(gz, size, &length);
+  decode_profile(bytes, length, &p);
+  check_clean_strings(&p);
+  free(bytes);
+  free(gz);
+  diff_result_free(&r);
+}
+END_TEST
+
 static Suite *stacks_suite(void)
 {
   Suite *s = suite_create("report_stacks");
@@ -548,6 +663,7 @@ static Suite *stacks_suite(void)
   tcase_add_test(c, test_html_flame_data_matches_the_json);
   tcase_add_test(c, test_markdown_names_the_leaking_caller_under_its_site);
   tcase_add_test(c, test_junit_failure_names_the_sites_stacks);
+  tcase_add_test(c, test_a_chunk_name_with_a_separator_forges_no_frame);
   suite_add_tcase(s, c);
   return s;
 }
