@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "tests/bytes.h"
+#include "tests/gzip.h"
 #include "tests/check_run.h"
 #include "format/memprof.h"
 
@@ -175,29 +176,6 @@ static uint8_t *read_whole_file(const char *path, size_t *size)
 
 /* Gzips data; with split > 0, a new deflate block starts at input byte split and
  * *block gets its offset in the output. */
-static struct bytes gzip_split(const uint8_t *data, size_t size, size_t split, size_t *block)
-{
-  struct bytes out = {NULL, 0, 0};
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  out.capacity = deflateBound(&z, size) + 1024;
-  out.data = malloc(out.capacity);
-  z.next_in = (Bytef *)(uintptr_t)data;
-  z.next_out = out.data;
-  z.avail_out = (uInt)out.capacity;
-  if (split > 0) {
-    z.avail_in = (uInt)split;
-    ck_assert_int_eq(deflate(&z, Z_FULL_FLUSH), Z_OK);
-    *block = out.capacity - z.avail_out;
-  }
-  z.avail_in = (uInt)(size - split);
-  ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.size = out.capacity - z.avail_out;
-  deflateEnd(&z);
-  return out;
-}
-
 static struct bytes gzip_bytes(const uint8_t *data, size_t size)
 {
   return gzip_split(data, size, 0, NULL);

@@ -436,6 +436,23 @@ START_TEST(test_a_nul_in_a_label_reads_as_backslash_zero)
 }
 END_TEST
 
+/* A snapshot of one table with one INDEX reference of n into out (ended when the writer takes
+ * it); the writer's answer to the reference. */
+static int write_index_reference(int64_t n, struct bytes *out)
+{
+  uint8_t buffer[2 * SNAPSHOT_WRITER_MIN_CAPACITY];
+  struct snapshot_writer w;
+  snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
+                       bytes_sink, out);
+  ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
+  struct snapshot_wire_object t = {SNAPSHOT_TABLE, 0, 0x1000, 56, 1, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(&w, &t), 0);
+  int taken = snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 0, 0, n, 0x2000);
+  if (taken == 0)
+    ck_assert_int_eq(snapshot_writer_end(&w), 0);
+  return taken;
+}
+
 START_TEST(test_index_beyond_the_label_word_is_refused)
 {
   /* n of INDEX is zigzagged beside the kind in one 64-bit word: -2^59 .. 2^59 - 1 read back;
@@ -443,15 +460,7 @@ START_TEST(test_index_beyond_the_label_word_is_refused)
   static const int64_t fit[] = {(INT64_C(1) << 59) - 1, -(INT64_C(1) << 59), INT64_C(1) << 53};
   for (size_t i = 0; i < 3; i++) {
     struct bytes out = {NULL, 0, 0};
-    uint8_t buffer[2 * SNAPSHOT_WRITER_MIN_CAPACITY];
-    struct snapshot_writer w;
-    snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
-                         bytes_sink, &out);
-    ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
-    struct snapshot_wire_object t = {SNAPSHOT_TABLE, 0, 0x1000, 56, 1, 0, NULL, 0};
-    ck_assert_int_eq(snapshot_writer_object(&w, &t), 0);
-    ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 0, 0, fit[i], 0x2000), 0);
-    ck_assert_int_eq(snapshot_writer_end(&w), 0);
+    ck_assert_int_eq(write_index_reference(fit[i], &out), 0);
     struct snapshot s;
     struct format_error e;
     ck_assert_int_eq(snapshot_read_memory(&s, out.data, out.size, "index.heap", &e), FORMAT_OK);
@@ -462,14 +471,7 @@ START_TEST(test_index_beyond_the_label_word_is_refused)
   static const int64_t beyond[] = {INT64_C(1) << 59, -(INT64_C(1) << 59) - 1, INT64_MIN, INT64_MAX};
   for (size_t i = 0; i < 4; i++) {
     struct bytes out = {NULL, 0, 0};
-    uint8_t buffer[2 * SNAPSHOT_WRITER_MIN_CAPACITY];
-    struct snapshot_writer w;
-    snapshot_writer_init(&w, buffer, buffer + SNAPSHOT_WRITER_MIN_CAPACITY, SNAPSHOT_WRITER_MIN_CAPACITY,
-                         bytes_sink, &out);
-    ck_assert_int_eq(snapshot_writer_begin(&w, &sample_capture), 0);
-    struct snapshot_wire_object t = {SNAPSHOT_TABLE, 0, 0x1000, 56, 1, 0, NULL, 0};
-    ck_assert_int_eq(snapshot_writer_object(&w, &t), 0);
-    ck_assert_int_eq(snapshot_writer_reference(&w, SNAPSHOT_REF_INDEX, 0, 0, beyond[i], 0x2000), -1);
+    ck_assert_int_eq(write_index_reference(beyond[i], &out), -1);
     free(out.data);
   }
 }

@@ -8,6 +8,7 @@
 
 #include "format/stacks.h"
 #include "tests/bytes.h"
+#include "tests/gzip.h"
 #include "tests/check_run.h"
 
 /* The sample sidecar: two strings, two stacks, four events, the end.
@@ -318,29 +319,6 @@ static struct bytes write_events(uint64_t count)
     ck_assert_int_eq(stacks_writer_event(&w, i, 1), 0);
   ck_assert_int_eq(stacks_writer_end(&w), 0);
   ck_assert_int_eq(stacks_writer_flush(&w), 0);
-  return out;
-}
-
-/* data gzipped whole, with a full flush after its first split bytes: *block is where the
- * compressed block after that flush starts (so that a test can damage it). */
-static struct bytes gzip_split(const uint8_t *data, size_t size, size_t split, size_t *block)
-{
-  struct bytes out = {NULL, 0, 0};
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  out.capacity = deflateBound(&z, size) + 1024;
-  out.data = malloc(out.capacity);
-  z.next_in = (Bytef *)(uintptr_t)data;
-  z.avail_in = (uInt)split;
-  z.next_out = out.data;
-  z.avail_out = (uInt)out.capacity;
-  ck_assert_int_eq(deflate(&z, Z_FULL_FLUSH), Z_OK);
-  *block = out.capacity - z.avail_out;
-  z.avail_in = (uInt)(size - split);
-  ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.size = out.capacity - z.avail_out;
-  deflateEnd(&z);
   return out;
 }
 
