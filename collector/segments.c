@@ -188,7 +188,8 @@ int coll_segments_begin(struct coll_capture *c)
 }
 
 /* A finished segment whose line the index did not take goes back to its .part name, and its
- * sidecar after it: a reader of an index takes an unlisted segment only as a .part. */
+ * sidecar after it: a reader takes it as the segment being written, whatever the index holds
+ * after this (an unlisted finished segment is read only when no stop line follows). */
 static void segment_unlisted(struct coll_capture *c, const char *part)
 {
   char sidecar[CAPTURE_LAYOUT_NAME_MAX], sidecar_part[CAPTURE_LAYOUT_NAME_MAX];
