@@ -546,8 +546,8 @@ enum format_status diff_segment_stream_open(struct diff_segment_stream *stream, 
   memset(stream, 0, sizeof *stream);
   stream->path = path;
   struct format_error open_error;
-  size_t path_length = strlen(path);
-  int part = path_length > 5 && !strcmp(path + path_length - 5, ".part");
+  const char *slash = strrchr(path, '/');
+  int part = capture_layout_classify(slash ? slash + 1 : path) == CAPTURE_LAYOUT_SEGMENT_PART;
   struct stat st;
   stream->reader = memprof_reader_open(path, &open_error);
   if (!stream->reader)

@@ -284,12 +284,13 @@ static enum format_status read_part_header(struct memprof_reader *r, const char 
 
 static enum format_status read_symtab_header(struct memprof_reader *r)
 {
-  if (r->end == 0 && r->base == 0 && r->source_failed)
-    return reader_cut(r, 0, "");  /* damaged gzip data before the stream's first byte: its error */
-  if (r->end == 0 && r->base == 0 && r->gzip_cut)
-    return reader_fail(r, FORMAT_CUT, 0, "gzip data ends before the stream's first byte");
-  if (r->end == 0 && r->base == 0)
+  if (r->end == 0 && r->base == 0) {
+    if (r->source_failed)
+      return reader_cut(r, 0, "");  /* damaged gzip data before the stream's first byte: its error */
+    if (r->gzip_cut)
+      return reader_fail(r, FORMAT_CUT, 0, "gzip data ends before the stream's first byte");
     return reader_fail(r, FORMAT_BAD_INPUT, 0, "empty input: not a memprof stream");
+  }
   enum format_status status = read_part_header(r, MEMPROF_SYMTAB_MAGIC, "symtab");
   if (status != FORMAT_OK)
     return status;

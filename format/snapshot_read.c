@@ -132,12 +132,13 @@ static enum format_status read_string(struct reading *r, struct cursor *c)
   if (!nuls) {
     memcpy(to, from, (size_t)length);
     to += length;
-  }
-  for (size_t i = 0; nuls && i < length; i++) {
-    if (from[i])
-      *to++ = (char)from[i];
-    else
-      *to++ = '\\', *to++ = '0';
+  } else {
+    for (size_t i = 0; i < length; i++) {
+      if (from[i])
+        *to++ = (char)from[i];
+      else
+        *to++ = '\\', *to++ = '0';
+    }
   }
   *to = '\0';
   r->pool_used += (size_t)(to - text) + 1;
@@ -428,8 +429,7 @@ static enum format_status size_arrays(struct reading *r, const uint8_t *in, size
     if (tag == SNAPSHOT_CHUNK_STRINGS) {
       strings += count, string_bytes += length;
       string_bytes += count_nuls(in + body, (size_t)length);  /* a NUL is kept as two bytes */
-    }
-    else if (tag == SNAPSHOT_CHUNK_OBJECTS)
+    } else if (tag == SNAPSHOT_CHUNK_OBJECTS)
       objects += count, object_bytes += length;
     else if (tag == SNAPSHOT_CHUNK_ROOTS)
       roots += count;

@@ -104,6 +104,13 @@ static void source_fail(struct stacks_reader *r, uint64_t offset, const char *wh
   r->source_failed = 1;
 }
 
+/* source_fail for the gzip stream, which gives nothing more. */
+static void gzip_fail(struct stacks_reader *r, uint64_t offset, const char *why)
+{
+  source_fail(r, offset, why);
+  r->gzip_live = 0;
+}
+
 /* The compressed input, fed when inflate has used it up (and not at its end). -1 when reading
  * fails. */
 static int gzip_feed(struct stacks_reader *r)
@@ -135,24 +142,20 @@ static size_t source_read(struct stacks_reader *r, uint8_t *out, size_t size, ui
   r->zs.avail_out = (uInt)size;
   while (r->zs.avail_out == size && r->gzip_live) {
     if (gzip_feed(r) != 0) {
-      source_fail(r, decoded, strerror(errno));
-      r->gzip_live = 0;
+      gzip_fail(r, decoded, strerror(errno));
       break;
     }
     int rc = inflate(&r->zs, Z_NO_FLUSH);
     if (rc == Z_STREAM_END) {
       /* Bytes after the last member are ignored, as gzip(1) does. */
-      if (gzip_feed(r) != 0) {
-        source_fail(r, decoded + (size - r->zs.avail_out), strerror(errno));
+      if (gzip_feed(r) != 0)
+        gzip_fail(r, decoded + (size - r->zs.avail_out), strerror(errno));
+      else if (r->zs.avail_in == 0 || r->zs.next_in[0] != 0x1f || inflateReset(&r->zs) != Z_OK)
         r->gzip_live = 0;
-      } else if (r->zs.avail_in == 0 || r->zs.next_in[0] != 0x1f || inflateReset(&r->zs) != Z_OK) {
-        r->gzip_live = 0;
-      }
     } else if (rc == Z_BUF_ERROR && r->raw_eof && r->zs.avail_in == 0) {
       r->gzip_live = 0;          /* cut before its trailer: what inflated so far is all */
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      source_fail(r, decoded + (size - r->zs.avail_out), "damaged gzip data");
-      r->gzip_live = 0;
+      gzip_fail(r, decoded + (size - r->zs.avail_out), "damaged gzip data");
     }
   }
   return size - r->zs.avail_out;
@@ -164,6 +167,12 @@ static enum format_status source_failure(struct stacks_reader *r)
   if (r->error.status == FORMAT_OK)
     r->error = r->source_error;
   return r->error.status;
+}
+
+/* The input ended where a record at offset needed more: its failure, else a cut (what). */
+static enum format_status input_ended(struct stacks_reader *r, uint64_t offset, const char *what)
+{
+  return r->source_failed ? source_failure(r) : fail(r, FORMAT_CUT, offset, "the sidecar ends %s", what);
 }
 
 /* Keeps buf[pos, end) and reads more after it, so that at least want bytes
@@ -471,10 +480,8 @@ enum format_status stacks_reader_next(struct stacks_reader *r, struct stacks_rec
     if (r->end - r->pos < want && !r->source_eof && refill(r, want) != 0)
       return r->error.status;
     uint64_t offset = r->base + r->pos;
-    if (r->pos == r->end && r->source_failed)
-      return source_failure(r);
     if (r->pos == r->end)
-      return fail(r, FORMAT_CUT, offset, "the sidecar ends without its end record");
+      return input_ended(r, offset, "without its end record");
     struct stacks_cursor c = {r->buf + r->pos + 1, r->buf + r->end, 0};
     enum parse p;
     switch (r->buf[r->pos]) {
@@ -494,10 +501,8 @@ enum format_status stacks_reader_next(struct stacks_reader *r, struct stacks_rec
       r->pos = (size_t)(c.at - r->buf);
       return FORMAT_OK;
     }
-    if (r->source_eof && r->source_failed)
-      return source_failure(r);
     if (r->source_eof)
-      return fail(r, FORMAT_CUT, offset, "the sidecar ends inside a record");
+      return input_ended(r, offset, "inside a record");
     /* Short: read until the record fits (a long string may need a bigger buffer). */
     size_t have = r->end - r->pos;
     want = have < r->capacity ? r->capacity : have * 2;
