@@ -4,6 +4,7 @@
 
 #include "container/array.h"
 #include "diff/suspects.h"
+#include "format/utf8.h"
 
 void diff_suspects_free(struct diff_result *result)
 {
@@ -31,6 +32,15 @@ static int suspect_add(struct diff_suspect *s, size_t site, size_t cause)
 static int suspects_vm_site(const struct diff_site *site)
 {
   return site->kind == DIFF_SITE_INTERNAL || (site->name && !strncmp(site->name, "VM: ", 4));
+}
+
+/* Whether a site's name is a stack's leaf label: the label is cleaned (diff_frame_label), so
+ * the name is too; a chunk name is the program's choice (a Latin-1 file name, a ';'). */
+static int suspects_site_is_label(const char *name, const char *label)
+{
+  char clean[512];
+  return utf8_name_text(clean, sizeof clean, name, strlen(name), ';') < sizeof clean &&
+         !strcmp(clean, label);
 }
 
 /* The suspect (and its site) whose site a stack of the VM site ends at (its leaf Lua frame's
@@ -61,7 +71,7 @@ static int suspects_by_stacks(const struct diff_result *r, const struct diff_sit
     for (size_t i = 0; i < n; i++) {
       const struct diff_suspect *s = &r->suspects[i];
       size_t j = 0;
-      while (j < s->site_count && (s->cause[j] != SIZE_MAX || strcmp(r->sites[s->sites[j]].name, label)))
+      while (j < s->site_count && (s->cause[j] != SIZE_MAX || !suspects_site_is_label(r->sites[s->sites[j]].name, label)))
         j++;
       if (j == s->site_count)
         continue;

@@ -188,6 +188,27 @@ START_TEST(test_the_vm_string_table_goes_under_the_suspect_its_stack_ends_at)
 }
 END_TEST
 
+/* A chunk name the program chose (a Latin-1 file name, a ';'): the stack's leaf label is
+ * cleaned (utf8_name_text), the site's name is not, and they still name one line. */
+START_TEST(test_the_string_table_follows_a_chunk_named_in_latin1)
+{
+  struct diff_result r;
+  make_result(&r, 2);
+  make_site(&r.sites[0], "@caf\xe9;bus.lua:22", DIFF_SITE_LUA, 5000);
+  hold(&r.sites[0], "_G.events.handlers[*].id", 0x1000, 50000, 20000, SNAPSHOT_STRING, 3000);
+  make_site(&r.sites[1], "VM: string table", DIFF_SITE_C, 3000);
+  add_stack(&r, &r.sites[1], "@caf\xe9;bus.lua", 22, 60000);
+  finish(&r);
+  ck_assert_uint_eq(r.suspect_count, 1);
+  const struct diff_suspect *bus = diff_suspects_of(&r, 0);
+  ck_assert_ptr_nonnull(bus);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 1), bus);
+  ck_assert_uint_eq(bus->site_count, 2);
+  ck_assert_uint_eq(bus->cause[1], 0);
+  diff_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_a_c_site_without_a_container_stays_alone)
 {
   struct diff_result r;
@@ -481,6 +502,7 @@ int main(void)
   tcase_add_test(group, test_five_sites_under_one_container_make_one_suspect);
   tcase_add_test(group, test_suspects_are_ordered_by_the_growth_they_hold);
   tcase_add_test(group, test_the_vm_string_table_goes_under_the_suspect_its_stack_ends_at);
+  tcase_add_test(group, test_the_string_table_follows_a_chunk_named_in_latin1);
   tcase_add_test(group, test_a_c_site_without_a_container_stays_alone);
   tcase_add_test(group, test_a_site_under_two_containers_goes_to_the_one_holding_most);
   tcase_add_test(group, test_no_snapshot_no_suspects);
