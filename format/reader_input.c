@@ -191,7 +191,8 @@ void reader_window_refill(struct memprof_reader *r)
     r->end += source_read(r, r->storage + r->end, r->capacity - r->end);
 }
 
-/* After the epilogue: a gzip's remaining data and trailer are still checked. */
+/* After the epilogue: a gzip's remaining data and trailer are still checked (damage is
+ * FORMAT_IO, a trailer cut off FORMAT_CUT). */
 enum format_status reader_finish(struct memprof_reader *r)
 {
   r->phase = PHASE_DONE;
@@ -208,8 +209,10 @@ enum format_status reader_finish(struct memprof_reader *r)
     r->error = r->source_error;
     return r->error.status;
   }
+  /* The file was cut after the stream's last byte: every event is there, as in any cut. */
   if (r->gzip_cut)
-    return reader_fail(r, FORMAT_IO, r->decoded, "gzip data ends before its trailer");
+    return reader_fail(r, FORMAT_CUT, r->decoded,
+                       "gzip data ends before its trailer (every event was read; its checksum was not)");
   return FORMAT_END;
 }
 

@@ -165,6 +165,15 @@ cp testdata/tarantool-memprof/killed-sigkill.bin.gz "$OUT/cut/seg-0006.gz"
 check cut 1 "$LJLEAK" diff -q "$OUT/cut"
 expect cut-warning "seg-0006.gz: byte" "$OUT/cut.err"
 check cut-strict 3 "$LJLEAK" diff -q --strict "$OUT/cut"
+# Its last segment gzipped whole but for the last 4 bytes of the trailer: every event is
+# there, so it is read as a cut (a warning), not refused as damaged.
+mkdir -p "$OUT/cut-trailer"
+cp "$SEGMENTS"/seg-000[1-5].bin "$OUT/cut-trailer/"
+gzip -c "$SEGMENTS/seg-0006.bin" > "$OUT/cut-trailer/seg-0006.gz"
+truncate -s -4 "$OUT/cut-trailer/seg-0006.gz"
+check cut-trailer 1 "$LJLEAK" diff -q "$OUT/cut-trailer"
+expect cut-trailer-warning "gzip data ends before its trailer (every event was read; its checksum was not)" "$OUT/cut-trailer.err"
+check cut-trailer-strict 3 "$LJLEAK" diff -q --strict "$OUT/cut-trailer"
 
 # The portable decoder (LJLEAK_NO_PEXT=1) gives the same JSON as the default one.
 check json-default 1 "$LJLEAK" diff -q --format json -o "$OUT/default.json" "$SEGMENTS"
