@@ -273,8 +273,9 @@ void coll_boundary_schedule_stop(struct coll_capture *c)
 }
 
 /* A heap snapshot at the boundary just recorded, its index line and its place in the schedule.
- * 0, or -1 with c->error's kind of message in err. */
-static int boundary_snapshot(struct coll_capture *c, lua_State *L, char *err, size_t err_size)
+ * A failure stops the capture, said on stderr as a segment's is (the index's own failure
+ * says itself). */
+static void boundary_snapshot(struct coll_capture *c, lua_State *L)
 {
   struct coll_snapshot_request rq = {
     .dir = &c->dir,
@@ -290,14 +291,17 @@ static int boundary_snapshot(struct coll_capture *c, lua_State *L, char *err, si
   };
   char name[CAPTURE_LAYOUT_NAME_MAX];
   struct coll_snapshot_result r;
-  if (coll_snapshot_take(&rq, L, name, sizeof name, &r, err, err_size) != 0)
-    return -1;
+  if (coll_snapshot_take(&rq, L, name, sizeof name, &r, c->error, sizeof c->error) != 0) {
+    coll_segments_say_stop(c);
+    c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
+    return;
+  }
   if (coll_segments_index_snapshot(c, name, &r) != 0) {
-    coll_text_error(err, err_size, "cannot append the snapshot %s to the index%s", name, "");
-    return -1;
+    c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
+    return;
   }
   schedule_written(c, name);
-  return 0;
+  c->snapshots++;
 }
 
 void coll_boundary_record(struct coll_capture *c, enum capture_index_boundary_cause cause)
@@ -326,10 +330,7 @@ int coll_boundary_snapshot_here(struct coll_capture *c, lua_State *L)
     return -1;
   c->busy = 1;
   c->snapshot_next = 0;
-  if (boundary_snapshot(c, L, c->error, sizeof c->error) == 0)
-    c->snapshots++;
-  else
-    c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
+  boundary_snapshot(c, L);
   c->busy = 0;
   return 0;
 }
@@ -404,10 +405,7 @@ int coll_boundary_collect_end(struct coll_capture *c, lua_State *L,
   if (c->snapshot_next && c->pending_stop == CAPTURE_INDEX_REASON_NONE) {
     /* Right after the full cycle, between two instructions: the heap holds what is live. */
     c->snapshot_next = 0;
-    if (boundary_snapshot(c, L, c->error, sizeof c->error) == 0)
-      c->snapshots++;
-    else
-      c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
+    boundary_snapshot(c, L);
   }
   /* A segment that fell due while its cycle was awaited ends at this
    * boundary, complete, as after a cycle of the program's; left to the

@@ -36,16 +36,35 @@ static void segment_path(const struct coll_capture *c, char *out, size_t size)
   capture_layout_join(c->dir.path, part, out, size);
 }
 
-void coll_segments_write_error(struct coll_capture *c, const char *what, int err)
+void coll_segments_say_stop(const struct coll_capture *c)
+{
+  fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
+}
+
+/* The capture's first write error, on the file at path: kept and said. */
+static void segments_error(struct coll_capture *c, const char *what, const char *path, int err)
 {
   if (c->error[0])
     return;
-  char path[PATH_MAX + 80];
-  segment_path(c, path, sizeof path);
-  char msg[sizeof path + 256];
+  char msg[PATH_MAX + 400];
   snprintf(msg, sizeof msg, "%s %s: %s", what, path, strerror(err ? err : EIO));
   coll_text_copy(c->error, sizeof c->error, msg);
-  fprintf(stderr, "ljleak: capture stopped: %s\n", c->error);
+  coll_segments_say_stop(c);
+}
+
+void coll_segments_write_error(struct coll_capture *c, const char *what, int err)
+{
+  char path[PATH_MAX + 80];
+  segment_path(c, path, sizeof path);
+  segments_error(c, what, path, err);
+}
+
+/* A line the index refused: its path, not the segment's. */
+static void index_error(struct coll_capture *c, int err)
+{
+  char path[PATH_MAX + 8];
+  capture_layout_join(c->dir.path, CAPTURE_LAYOUT_INDEX, path, sizeof path);
+  segments_error(c, "cannot append to", path, err);
 }
 
 int coll_segments_index_open(struct coll_capture *c, char *err, size_t err_size)
@@ -112,7 +131,7 @@ int coll_segments_index_boundary(struct coll_capture *c, enum capture_index_boun
   };
   char text[512];
   if (!capture_index_write_boundary(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
-    coll_segments_write_error(c, "cannot append to the index in", errno);
+    index_error(c, errno);
     return -1;
   }
   return 0;
@@ -131,7 +150,7 @@ int coll_segments_index_snapshot(struct coll_capture *c, const char *file, const
   };
   char text[512];
   if (!capture_index_write_snapshot(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
-    coll_segments_write_error(c, "cannot append to the index in", errno);
+    index_error(c, errno);
     return -1;
   }
   return 0;
@@ -251,7 +270,7 @@ int coll_segments_end(struct coll_capture *c, int complete)
   c->lines.segment_events = c->lines.segment_lines = 0;
   char text[512];
   if (!capture_index_write_segment(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
-    coll_segments_write_error(c, "cannot append to the index in", errno);
+    index_error(c, errno);
     segment_unlisted(c, part);
     return -1;
   }

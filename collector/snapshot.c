@@ -198,9 +198,10 @@ int coll_snapshot_take(const struct coll_snapshot_request *rq, lua_State *L, cha
   w.g = G(L);
   w.out.fd = -1;
   uint64_t started = coll_now_mono_ns();
-  char part[CAPTURE_LAYOUT_NAME_MAX];
+  char part[CAPTURE_LAYOUT_NAME_MAX], where[PATH_MAX + CAPTURE_LAYOUT_NAME_MAX];
   capture_layout_snapshot_name(rq->boundary, name, name_size);
   capture_layout_part_name(name, part, sizeof part);
+  capture_layout_join(rq->dir->path, part, where, sizeof where);  /* for messages */
   if (walk_map(&w) != 0) {
     walk_unmap(&w);
     coll_text_error(err, err_size, "cannot take a heap snapshot: %s%s", strerror(ENOMEM), "");
@@ -208,7 +209,7 @@ int coll_snapshot_take(const struct coll_snapshot_request *rq, lua_State *L, cha
   }
   if (coll_seg_out_open(&w.out, coll_capture_dir_create(rq->dir, part, 0), 0, NULL, 0) != 0) {
     walk_unmap(&w);
-    coll_text_error(err, err_size, "cannot create %s in the capture directory: %s", part, strerror(w.out.error));
+    coll_text_error(err, err_size, "cannot create %s: %s", where, strerror(w.out.error));
     return -1;
   }
   snapshot_writer_init(&w.writer, w.buffer, w.buffer + COLL_SNAPSHOT_BUFFER_SIZE, COLL_SNAPSHOT_BUFFER_SIZE, walk_sink, &w);
@@ -232,7 +233,7 @@ int coll_snapshot_take(const struct coll_snapshot_request *rq, lua_State *L, cha
     coll_seg_out_abandon(&w.out);
     coll_capture_dir_remove(rq->dir, part);   /* its space is the segment's */
     walk_unmap(&w);
-    coll_text_error(err, err_size, "cannot write the heap snapshot %s: %s", part, strerror(why));
+    coll_text_error(err, err_size, "cannot write the heap snapshot %s: %s", where, strerror(why));
     return -1;
   }
   struct coll_snapshot_result r = {w.writer.object_records, w.writer.references, w.writer.object_bytes,

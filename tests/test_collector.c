@@ -806,9 +806,10 @@ END_TEST
  * NAME, the shim failing writes as FAULT says (its LJLEAK_FAULT_* variables): the capture stops, and every event it counted is in its segments, the one open at the stop
  * finished (listed, or left as its .part with its epilogue when the index took no more lines),
  * the last boundary among them; no snapshot's .part is left. The capture read, with the open
- * segment's .part last when INDEX_FAILS. */
+ * segment's .part last when INDEX_FAILS. stderr says once that the capture stopped, with
+ * SAID in the line. */
 static struct capture_read *check_write_fails_keeping_events(const char *name, const char *fault,
-                                                             int index_fails)
+                                                             int index_fails, const char *said)
 {
   char dir[1024], path[1200], part[64] = "";
   scratch(dir, sizeof dir, name);
@@ -825,6 +826,12 @@ static struct capture_read *check_write_fails_keeping_events(const char *name, c
   ck_assert_str_eq(active, "false");
   ck_assert_int_gt(batch, 1);   /* in mid-capture, after some boundaries */
   free(out);
+  snprintf(path, sizeof path, "%s/err", dir);
+  char *err = slurp(path), *stopped = strstr(err, "ljleak: capture stopped: ");
+  ck_assert_msg(stopped && strstr(stopped, said) && strstr(stopped, said) < strchr(stopped, '\n'),
+                "%s: %s", name, err);
+  ck_assert_ptr_eq(strstr(stopped + strlen("ljleak: capture"), "capture stopped"), NULL);  /* once */
+  free(err);
   ck_assert_int_eq(sh("cd '%s/cap' && test -z \"$(ls | grep '^snap-.*\\.part$')\"", dir), 0);
   snprintf(path, sizeof path, "%s/cap", dir);
   struct capture_read *r = read_capture(path, NULL);
@@ -856,8 +863,10 @@ static struct capture_read *check_write_fails_keeping_events(const char *name, c
  * and the index says write-error. */
 START_TEST(test_snapshot_write_error_keeps_the_open_segment)
 {
-  struct capture_read *r = check_write_fails_keeping_events("snapshot-write-error",
-                                                            "LJLEAK_FAULT_FILE=.heap.part", 0);
+  struct capture_read *r = check_write_fails_keeping_events(
+      "snapshot-write-error", "LJLEAK_FAULT_FILE=.heap.part", 0,
+      ".heap.part: No space left on device");
+  ck_assert_ptr_nonnull(r);
   ck_assert_str_eq(r->stop_reason, "write-error");
   free(r);
 }
@@ -874,7 +883,7 @@ START_TEST(test_index_write_error_keeps_the_open_segment_as_its_part)
     snprintf(name, sizeof name, "index-write-error-%s", lines[k]);
     snprintf(fault, sizeof fault, "LJLEAK_FAULT_FILE=/index LJLEAK_FAULT_SKIP=12 LJLEAK_FAULT_FROM=%s",
              lines[k]);
-    struct capture_read *r = check_write_fails_keeping_events(name, fault, 1);
+    struct capture_read *r = check_write_fails_keeping_events(name, fault, 1, "/index: No space left on device");
     ck_assert_str_eq(r->stop_reason, "");   /* the index took no stop line either */
     free(r);
   }
