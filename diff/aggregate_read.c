@@ -70,11 +70,10 @@ static enum format_status aggregate_read_segment(const struct diff_source *captu
   return status;
 }
 
-/* A warning about a cut: to options->warn, or an error under options->strict. */
-static enum format_status aggregate_warn(struct diff_source *capture, const char *warning,
-                                         const struct diff_options *options, struct format_error *err)
+/* A warning about a capture cut short: to options->warn, or an error under options->strict. */
+static enum format_status aggregate_warn_short(const char *warning, const struct diff_options *options,
+                                               struct format_error *err)
 {
-  capture->info.truncated = 1;
   if (options->strict) {
     format_error_set(err, FORMAT_CUT, "%s", warning);
     return err->status;
@@ -82,6 +81,14 @@ static enum format_status aggregate_warn(struct diff_source *capture, const char
   if (options->warn)
     options->warn(options->warn_context, warning);
   return FORMAT_OK;
+}
+
+/* A warning about a cut segment or index. */
+static enum format_status aggregate_warn(struct diff_source *capture, const char *warning,
+                                         const struct diff_options *options, struct format_error *err)
+{
+  capture->info.truncated = 1;
+  return aggregate_warn_short(warning, options, err);
 }
 
 /* A read segment: warn about a cut, then merge. */
@@ -397,6 +404,8 @@ enum format_status diff_aggregate_capture(struct diff_aggregate *aggregate, stru
   enum format_status status = FORMAT_OK;
   if (capture->dropped_warning)
     status = aggregate_warn(capture, capture->dropped_warning, options, err);
+  if (status == FORMAT_OK && capture->stop_warning)  /* every segment whole: not a cut */
+    status = aggregate_warn_short(capture->stop_warning, options, err);
   if (status == FORMAT_OK)
     status = options->jobs > 1 && capture->count > 1
                  ? aggregate_parallel(aggregate, capture, options, err)

@@ -93,6 +93,7 @@ struct diff_capture {
   int truncated;              /* a segment was cut; it was used up to its last complete event */
   char *exe;                  /* the program (the index's exe), or NULL */
   double stop_time;           /* Unix time the capture stopped (the index's stop line); 0 if unknown */
+  char *stop_reason;          /* why (the stop line's reason: "exit", "write-error", ...), or NULL */
   size_t label_count;
   struct diff_label *labels;  /* [label_count] in the index's order, or NULL */
   size_t snapshots;           /* heap snapshots the index lists (0: none, so no holders) */

@@ -131,6 +131,7 @@ enum format_status holders_replay(struct diff_source *capture, size_t at,
   cut.piece_count = last + 1;
   cut.boundary_count = at + 1;
   cut.dropped_warning = NULL;
+  cut.stop_warning = NULL;
   cut.keep_blocks = 0;
   struct diff_options quiet = *options;
   quiet.warn = NULL;        /* the first reading warned already */

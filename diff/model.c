@@ -481,6 +481,7 @@ void diff_capture_free(struct diff_capture *capture)
   }
   free(capture->labels);
   free(capture->exe);
+  free(capture->stop_reason);
   free(capture->path);
   free(capture->command);
   free(capture->host);

@@ -60,6 +60,7 @@ static int read_capture(struct json_reader *r, const struct json_read_value *v,
   JSON_FIELDS_OPTIONAL(v, "events", json_fields_uint, "events", &c->events);
   JSON_FIELDS_OPTIONAL(v, "truncated", json_fields_bool, "truncated", &c->truncated);
   JSON_FIELDS_OPTIONAL(v, "exe", json_fields_string, "exe", &c->exe);
+  JSON_FIELDS_OPTIONAL(v, "stop_reason", json_fields_string, "stop_reason", &c->stop_reason);
   JSON_FIELDS_OPTIONAL(v, "stop_time", json_fields_double, "stop_time", &c->stop_time);
   if (isnan(c->stop_time))
     c->stop_time = 0;

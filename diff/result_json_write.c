@@ -77,6 +77,8 @@ static void put_capture(struct json_writer *w, const char *key, const struct dif
     json_write_member_string(w, "exe", c->exe);
   if (c->stop_time)
     json_write_member_double(w, "stop_time", c->stop_time);
+  if (c->stop_reason)
+    json_write_member_string(w, "stop_reason", c->stop_reason);
   if (c->label_count)
     diff_capture_write_labels(w, c);
   if (c->snapshots)  /* absent: no heap snapshot, as before holders */

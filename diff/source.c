@@ -77,6 +77,19 @@ static int source_add(struct diff_source *capture, size_t *capacity, char *path)
   return 0;
 }
 
+/* The warning of a capture that stopped on a write error (a full disk, say): the process ran
+ * on, unrecorded, so the evidence ends at the stop. 0, or -1 when out of memory. */
+static int source_stop_warning(struct diff_source *capture, const struct capture_index_stop *stop)
+{
+  if (!stop->reason || strcmp(stop->reason, capture_index_stop_reason_name(CAPTURE_INDEX_REASON_WRITE_ERROR)))
+    return 0;
+  struct format_error warning;
+  format_error_at(&warning, FORMAT_CUT, capture->index_path, stop->offset,
+                  "the capture stopped early: the collector could not write (stop reason write-error), "
+                  "and the process ran on unrecorded: its verdicts judge only what came before");
+  return (capture->stop_warning = source_strdup(warning.message)) ? 0 : -1;
+}
+
 /* Lists the segments the index describes, in its order, and takes the
  * capture's metadata from it. 0, or -1 when out of memory. */
 static int source_list_index(struct diff_source *capture, size_t *capacity, const struct capture_files *files)
@@ -102,8 +115,13 @@ static int source_list_index(struct diff_source *capture, size_t *capacity, cons
         !(kept->library = source_strdup(function->library)))
       return -1;
   }
-  if (index->has_stop)
+  if (index->has_stop) {
     info->stop_time = index->stop.time;
+    if (index->stop.reason && *index->stop.reason && !(info->stop_reason = source_strdup(index->stop.reason)))
+      return -1;
+    if (source_stop_warning(capture, &index->stop) != 0)
+      return -1;
+  }
   struct capture_index_label label;
   for (const char *at = line->labels; capture_index_labels_next(&at, &label);)
     if (diff_capture_add_label(info, label.key, label.key_length, label.value, label.value_length) != 0)
@@ -497,6 +515,7 @@ void diff_source_release(struct diff_source *capture)
   free(capture->pieces);
   free(capture->index_path);
   free(capture->dropped_warning);
+  free(capture->stop_warning);
   for (size_t i = 0; i < capture->c_function_count; i++) {
     free(capture->c_functions[i].name);
     free(capture->c_functions[i].library);

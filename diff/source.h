@@ -81,6 +81,8 @@ struct diff_source {
   /* Boundary lines that point at a segment the capture does not have (the
    * one a killed process was finishing): dropped, with this warning; or NULL. */
   char *dropped_warning;
+  /* A capture that stopped on a write error: its warning; or NULL. */
+  char *stop_warning;
   int keep_blocks;               /* a reading keeps the blocks of the boundaries marked keep */
   /* A directory's files, its index and its heap snapshots, read once (format/capture_files.h);
    * zeroed for segment files given one by one. */

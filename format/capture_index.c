@@ -395,7 +395,7 @@ static int parse_line(struct parser *p, char *line, size_t offset, size_t length
   case LINE_STOP:
     if (index->has_stop)
       return key_value_fail(&p->reader, offset, "a second stop line");
-    index->has_stop = 1;
+    index->has_stop = 1, index->stop.offset = offset;
     keys = stop_keys, count = COUNT_OF(stop_keys), record = &index->stop, seen = &index->stop.keys;
     break;
   case LINE_C_FUNCTION:

@@ -251,6 +251,7 @@ struct capture_index_stop {
   double time;              /* Unix time, written %.3f */
   const char *reason;       /* a capture_index_stop_reason_name, or one a later version adds */
   unsigned keys;            /* parser: CAPTURE_INDEX_STOP_HAS_* */
+  size_t offset;            /* parser: the byte offset of the line in the index */
 };
 
 /* A `c_function` line: the library of a C function that a site or a

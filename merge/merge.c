@@ -135,7 +135,7 @@ int merge_copy_capture(struct diff_capture *to, const struct diff_capture *from)
                               .stop_time = from->stop_time, .events = from->events,
                               .truncated = from->truncated};
 #define COPY(field) (from->field && !(to->field = strdup(from->field)))
-  if (COPY(path) || COPY(command) || COPY(host) || COPY(luajit_version) || COPY(exe))
+  if (COPY(path) || COPY(command) || COPY(host) || COPY(luajit_version) || COPY(exe) || COPY(stop_reason))
     return -1;
 #undef COPY
   for (size_t i = 0; i < from->label_count; i++)

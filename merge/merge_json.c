@@ -45,6 +45,8 @@ static void put_capture(struct json_writer *w, const struct merge_capture *c)
   json_write_member_string(w, "luajit_version", info->luajit_version);
   json_write_member_double(w, "start_time", info->start_time);
   json_write_member_double(w, "stop_time", info->stop_time);
+  if (info->stop_reason)  /* only when known, as a result writes it */
+    json_write_member_string(w, "stop_reason", info->stop_reason);
   json_write_member_double(w, "end_time", c->end_time);
   json_write_member_bool(w, "has_times", c->has_times);
   json_write_member_uint(w, "boundary_count", info->boundary_count);

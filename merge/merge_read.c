@@ -67,9 +67,10 @@ static enum format_status merge_read_capture(struct json_reader *r, struct merge
   if (!capture)
     return format_error_set(r->error, FORMAT_NO_MEMORY, "out of memory");
   struct diff_capture *info = &capture->info;
-  static const char *const strings[] = {"source", "path", "command", "exe", "host", "luajit_version"};
+  static const char *const strings[] = {"source", "path", "command", "exe", "host", "luajit_version",
+                                        "stop_reason"};
   char **fields[] = {&capture->source, &info->path, &info->command, &info->exe, &info->host,
-                     &info->luajit_version};
+                     &info->luajit_version, &info->stop_reason};
   for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
     int rc = merge_read_string(v, strings[i], fields[i]);
     if (rc == -2)

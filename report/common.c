@@ -325,8 +325,9 @@ void report_evidence(const struct diff_result *r, char *buffer, size_t size)
   char coverage[160] = "", early[120] = "", sampled[256] = "";
   if (facts->coverage >= 0)
     snprintf(coverage, sizeof coverage,
-             "boundaries cover %.0f%% of the run's work (the longest stretch without one: %.0f%%)",
-             100 * facts->coverage, 100 * facts->longest_stretch);
+             "boundaries cover %.0f%% of the %s work (the longest stretch without one: %.0f%%)",
+             100 * facts->coverage, report_stop_warning(&r->capture) ? "captured" : "run's",
+             100 * facts->longest_stretch);
   if (facts->ends_early)
     snprintf(early, sizeof early,
              "; the evidence ends early: what the last %.0f%% of the run did is not judged",
@@ -339,6 +340,14 @@ void report_evidence(const struct diff_result *r, char *buffer, size_t size)
              coverage[0] ? "; " : "", interval, floor);
   }
   snprintf(buffer, size, "%s%s%s", coverage, early, sampled);
+}
+
+const char *report_stop_warning(const struct diff_capture *c)
+{
+  if (!c->stop_reason || strcmp(c->stop_reason, "write-error"))
+    return NULL;
+  return "the capture stopped early: the collector could not write (stop reason write-error), and "
+         "the process ran on unrecorded; the verdicts judge only what came before the stop";
 }
 
 const char *report_outcome_advice(const struct diff_result *r)

@@ -542,6 +542,49 @@ START_TEST(test_block_crossing_segments_is_followed_across_a_boundary_at_event_0
 }
 END_TEST
 
+/* A capture stopped by a write error (a full disk): its boundaries stand, with a warning at its
+ * stop line, the reason kept in the result; --strict refuses it. Other reasons say nothing. */
+START_TEST(test_a_capture_stopped_by_a_write_error_warns_at_its_stop_line)
+{
+  struct fixture_segment s;
+  begin_segment(&s, "seg-0001.memprof");
+  fixture_alloc(&s, 40, 0x9000, 128);
+  fixture_alloc(&s, 40, 0x9100, 128);
+  fixture_end(&s, 0);
+  static const char *const reasons[] = {"write-error", "exit", "max-total-bytes"};
+  for (int k = 0; k < 3; k++) {
+    char index[512];
+    snprintf(index, sizeof index,
+             "ljleak-index\tversion=1\ncapture\tpid=7\tsample=0\n"
+             "boundary\tseq=1\tsegment=1\tevents=1\n"
+             "boundary\tseq=2\tsegment=1\tevents=2\n"
+             "segment\tseq=1\tfile=seg-0001.memprof\tevents=2\tcomplete=0\n"
+             "stop\ttime=101.000\treason=%s\n", reasons[k]);
+    write_index(index);
+    struct diff_result result;
+    run_ok(&result, 1);
+    ck_assert_uint_eq(result.capture.boundary_count, 2);
+    ck_assert_str_eq(result.capture.stop_reason, reasons[k]);
+    ck_assert_int_eq(result.capture.truncated, 0);  /* every segment is whole */
+    ck_assert_int_eq(warnings, k == 0);
+    if (k == 0) {
+      char expected[1024];
+      snprintf(expected, sizeof expected,
+               "%s/index: byte %zu: the capture stopped early: the collector could not write "
+               "(stop reason write-error), and the process ran on unrecorded: its verdicts judge "
+               "only what came before",
+               dir, line_offset(index, "stop\t"));
+      ck_assert_str_eq(warning_text[0], expected);
+      struct format_error err;
+      struct diff_result strict;
+      ck_assert_int_eq(run(&strict, 1, 1, &err), FORMAT_CUT);
+      ck_assert_str_eq(err.message, expected);
+    }
+    diff_result_free(&result);
+  }
+}
+END_TEST
+
 /* The cycle forced after the program ended (cause exit) comes when the main
  * chunk's locals are gone: what they held shows as freed, so it is no
  * boundary; its events count, and its line is checked like any other. */
@@ -1144,6 +1187,7 @@ int main(void)
   tcase_add_test(tc, test_block_born_in_piece_1_and_freed_in_piece_3_of_one_segment);
   tcase_add_test(tc, test_survivors_of_a_mark_are_the_blocks_held_there_still_live);
   tcase_add_test(tc, test_block_crossing_segments_is_followed_across_a_boundary_at_event_0);
+  tcase_add_test(tc, test_a_capture_stopped_by_a_write_error_warns_at_its_stop_line);
   tcase_add_test(tc, test_boundary_forced_after_the_program_ended_is_left_out);
   tcase_add_test(tc, test_capture_without_boundary_lines_keeps_segment_ends_as_boundaries);
   tcase_add_test(tc, test_boundaries_beyond_the_limit_are_thinned_keeping_the_forced_ones);

@@ -259,13 +259,13 @@ START_TEST(test_stop_lines_match_the_collector_for_every_reason)
 {
   char expected[128], got[128];
   for (int reason = CAPTURE_INDEX_REASON_STOP; reason <= CAPTURE_INDEX_REASON_EXIT; reason++) {
-    struct capture_index_stop stop = {1763745700.5, capture_index_stop_reason_name(reason), 0};
+    struct capture_index_stop stop = {1763745700.5, capture_index_stop_reason_name(reason), 0, 0};
     size_t length = capture_index_write_stop(got, sizeof got, &stop);
     reference_stop_line(expected, 1763745700.5, stop.reason);
     ck_assert_str_eq(got, expected);
     ck_assert_uint_eq(length, strlen(expected));
   }
-  struct capture_index_stop stop = {1763745700.5, "duration", 0};
+  struct capture_index_stop stop = {1763745700.5, "duration", 0, 0};
   capture_index_write_stop(got, sizeof got, &stop);
   ck_assert_str_eq(got, "stop\ttime=1763745700.500\treason=duration\n");
 }
@@ -401,7 +401,7 @@ START_TEST(test_writer_returns_0_when_the_line_does_not_fit)
                           "\tmax_bytes=0\tgzip=0\n");
   ck_assert_uint_eq(length, strlen(small));
   /* NULL strings are written empty. */
-  struct capture_index_stop stop = {0, NULL, 0};
+  struct capture_index_stop stop = {0, NULL, 0, 0};
   capture_index_write_stop(buffer, sizeof buffer, &stop);
   ck_assert_str_eq(buffer, "stop\ttime=0.000\treason=\n");
 }
@@ -636,7 +636,7 @@ START_TEST(test_written_lines_read_back_the_same)
   };
   for (int i = 0; i < 3; i++)
     used += capture_index_write_segment(text + used, sizeof text - used, &segments[i]);
-  struct capture_index_stop stop = {4.125, "max-total-bytes", 0};
+  struct capture_index_stop stop = {4.125, "max-total-bytes", 0, 0};
   used += capture_index_write_stop(text + used, sizeof text - used, &stop);
 
   struct capture_index index;

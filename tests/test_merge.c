@@ -365,6 +365,35 @@ START_TEST(test_a_result_without_sites_merges_and_renders)
 }
 END_TEST
 
+/* A capture that stopped on a write error keeps its reason through a merge, and through a
+ * merge of that merge; the text's capture line says it stopped early. */
+START_TEST(test_a_capture_stopped_by_a_write_error_says_so_in_the_merge)
+{
+  const char *text =
+      "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h\", \"pid\": 1, "
+      "\"start_time\": 1, \"boundary_count\": 2, \"boundary_times\": [5, 10], "
+      "\"stop_time\": 11, \"stop_reason\": \"write-error\"}, "
+      "\"sites\": [{\"name\": \"@x.lua:1\", \"verdict\": \"steady\", \"series\": [0, 0], "
+      "\"growth_bytes_per_segment\": 0, \"growth_bytes_per_second\": 0}]}";
+  struct merge m;
+  struct format_error err;
+  merge_init(&m);
+  ck_assert_msg(merge_add_text(&m, "r.json", text, strlen(text), &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
+  char *json = render(&m, MERGE_FORMAT_JSON), *plain = render(&m, MERGE_FORMAT_TEXT);
+  merge_free(&m);
+  ck_assert_msg(strstr(json, "\"stop_reason\": \"write-error\"") != NULL, "%s", json);
+  ck_assert_msg(strstr(plain, "(stopped early: write error)") != NULL, "%s", plain);
+  merge_init(&m);
+  ck_assert_msg(merge_add_text(&m, "m.json", json, strlen(json), &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_str_eq(m.captures[0].info.stop_reason, "write-error");
+  merge_free(&m);
+  free(json);
+  free(plain);
+}
+END_TEST
+
 /* A result written before leak suspects (no suspects, kinds or containers) and one written
  * with them merge alike: the same site, counted in both captures. */
 START_TEST(test_old_and_new_results_with_suspects_merge)
@@ -695,6 +724,7 @@ int main(void)
   tcase_add_test(tc, test_reading_on_threads_gives_the_same_merge_and_the_same_first_error);
   tcase_add_test(tc, test_figures_are_counts_medians_largest_and_sums);
   tcase_add_test(tc, test_a_result_without_sites_merges_and_renders);
+  tcase_add_test(tc, test_a_capture_stopped_by_a_write_error_says_so_in_the_merge);
   tcase_add_test(tc, test_a_time_beyond_the_calendar_renders_as_unknown);
   tcase_add_test(tc, test_a_null_growth_counts_as_none_and_reads_back_alike);
   tcase_add_test(tc, test_an_even_count_has_the_mean_of_the_middle_two_as_median);

@@ -674,6 +674,34 @@ START_TEST(test_json_boundary_allocated_and_forced_round_trip_and_are_optional)
 }
 END_TEST
 
+/* The capture's stop reason: kept in the JSON (absent without one, as before it), and a
+ * write error's is a warning in the text and HTML headers; another reason's is not. */
+START_TEST(test_a_stop_by_a_write_error_is_a_warning_in_every_header)
+{
+  static const char warning[] = "the capture stopped early: the collector could not write";
+  struct diff_result r = trend_result();
+  char *plain = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  ck_assert_ptr_null(strstr(plain, "stop_reason"));
+  free(plain);
+  static const char *const reasons[] = {"exit", "write-error"};
+  for (int k = 0; k < 2; k++) {
+    r.capture.stop_reason = (char *)reasons[k];
+    char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+    struct diff_result back;
+    read_json_text(json, &back);
+    ck_assert_str_eq(back.capture.stop_reason, reasons[k]);
+    diff_result_free(&back);
+    free(json);
+    char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+    char *html = render(&r, REPORT_FORMAT_HTML, 0, NULL);
+    ck_assert_int_eq(strstr(text, warning) != NULL, k == 1);
+    ck_assert_int_eq(strstr(html, warning) != NULL, k == 1);
+    free(text);
+    free(html);
+  }
+}
+END_TEST
+
 START_TEST(test_json_round_trip_keeps_every_field)
 {
   struct diff_result r = base_result();
@@ -1540,6 +1568,7 @@ int main(void)
   tcase_add_test(json, test_json_round_trip_renders_identically_in_every_format);
   tcase_add_test(json, test_json_saves_bytes_that_are_not_utf8_as_u_fffd);
   tcase_add_test(json, test_json_round_trip_keeps_every_field);
+  tcase_add_test(json, test_a_stop_by_a_write_error_is_a_warning_in_every_header);
   tcase_add_test(json, test_json_boundary_allocated_and_forced_round_trip_and_are_optional);
   tcase_add_test(json, test_json_doubles_and_64_bit_integers_round_trip_exactly);
   tcase_add_test(json, test_json_reader_accepts_the_minimal_result);
