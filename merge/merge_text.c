@@ -138,8 +138,11 @@ int merge_render_text(const struct merge *merge, FILE *out)
     if (c->end_time > c->info.start_time && c->info.start_time > 0)
       report_format_duration(span, sizeof span, c->end_time - c->info.start_time);
     fprintf(out, "  %-12s %s  %8s  ", diff_outcome_name(c->outcome), start, span);
-    if (report_stop_warning(&c->info))
-      fputs("(stopped early: write error) ", out);
+    if (report_stop_warning(&c->info)) {
+      fputs("(stopped early: ", out);
+      put_clean(out, c->info.stop_reason);
+      fputs(") ", out);
+    }
     put_clean(out, c->info.host);
     fprintf(out, " pid %ld  ", c->info.pid);
     for (size_t l = 0; l < c->info.label_count; l++) {

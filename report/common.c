@@ -344,10 +344,15 @@ void report_evidence(const struct diff_result *r, char *buffer, size_t size)
 
 const char *report_stop_warning(const struct diff_capture *c)
 {
-  if (!c->stop_reason || strcmp(c->stop_reason, "write-error"))
+  if (!c->stop_reason)
     return NULL;
-  return "the capture stopped early: the collector could not write (stop reason write-error), and "
-         "the process ran on unrecorded; the verdicts judge only what came before the stop";
+  if (!strcmp(c->stop_reason, "write-error"))
+    return "the capture stopped early: the collector could not write (stop reason write-error), and "
+           "the process ran on unrecorded; the verdicts judge only what came before the stop";
+  if (!strcmp(c->stop_reason, "max-total-bytes"))  /* a safety limit, not the end the user chose */
+    return "the capture stopped early at its --max-total-bytes limit, and the process ran on "
+           "unrecorded; the verdicts judge only what came before the stop";
+  return NULL;
 }
 
 const char *report_outcome_advice(const struct diff_result *r)

@@ -67,7 +67,7 @@ void report_format_duration(char *buffer, size_t size, double seconds);
 void report_format_count(char *buffer, size_t size, uint64_t count);
 
 /* What the capture's stop says about its evidence, as a warning for a header, or NULL: a
- * capture stopped by a write error ran on unrecorded. */
+ * capture stopped by a write error or at its --max-total-bytes ran on unrecorded. */
 const char *report_stop_warning(const struct diff_capture *c);
 /* when (seconds since the epoch) in UTC by strftime's pattern; 0, or -1
  * (buffer untouched) for a time before 1970 or after 9999, which a read

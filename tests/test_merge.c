@@ -383,7 +383,7 @@ START_TEST(test_a_capture_stopped_by_a_write_error_says_so_in_the_merge)
   char *json = render(&m, MERGE_FORMAT_JSON), *plain = render(&m, MERGE_FORMAT_TEXT);
   merge_free(&m);
   ck_assert_msg(strstr(json, "\"stop_reason\": \"write-error\"") != NULL, "%s", json);
-  ck_assert_msg(strstr(plain, "(stopped early: write error)") != NULL, "%s", plain);
+  ck_assert_msg(strstr(plain, "(stopped early: write-error)") != NULL, "%s", plain);
   merge_init(&m);
   ck_assert_msg(merge_add_text(&m, "m.json", json, strlen(json), &err) == FORMAT_OK, "%s", err.message);
   ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);

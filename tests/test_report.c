@@ -675,7 +675,8 @@ START_TEST(test_json_boundary_allocated_and_forced_round_trip_and_are_optional)
 END_TEST
 
 /* The capture's stop reason: kept in the JSON (absent without one, as before it), and a
- * write error's is a warning in the text and HTML headers; another reason's is not. */
+ * write error's (or --max-total-bytes') is a warning in the text and HTML headers; an exit's
+ * is not. */
 START_TEST(test_a_stop_by_a_write_error_is_a_warning_in_every_header)
 {
   static const char warning[] = "the capture stopped early: the collector could not write";
@@ -683,8 +684,8 @@ START_TEST(test_a_stop_by_a_write_error_is_a_warning_in_every_header)
   char *plain = render(&r, REPORT_FORMAT_JSON, 0, NULL);
   ck_assert_ptr_null(strstr(plain, "stop_reason"));
   free(plain);
-  static const char *const reasons[] = {"exit", "write-error"};
-  for (int k = 0; k < 2; k++) {
+  static const char *const reasons[] = {"exit", "write-error", "max-total-bytes"};
+  for (int k = 0; k < 3; k++) {
     r.capture.stop_reason = (char *)reasons[k];
     char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
     struct diff_result back;
@@ -696,6 +697,7 @@ START_TEST(test_a_stop_by_a_write_error_is_a_warning_in_every_header)
     char *html = render(&r, REPORT_FORMAT_HTML, 0, NULL);
     ck_assert_int_eq(strstr(text, warning) != NULL, k == 1);
     ck_assert_int_eq(strstr(html, warning) != NULL, k == 1);
+    ck_assert_int_eq(strstr(text, "stopped early at its --max-total-bytes limit") != NULL, k == 2);
     free(text);
     free(html);
   }
