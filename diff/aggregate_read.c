@@ -28,6 +28,12 @@ static enum format_status aggregate_read_segment(const struct diff_source *captu
   segment->lists_touches = index > 0;  /* merged first: the capture holds nothing before it */
   struct diff_segment_stream stream;
   enum format_status status = diff_segment_stream_open(&stream, owner->path, err);
+  uint64_t frames = capture->files.index.capture.stacks;  /* 0: a capture without sidecars */
+  if (status == FORMAT_OK && frames && !stream.stacks && !stream.empty_part)
+    snprintf(segment->stack_warning, sizeof segment->stack_warning,
+             "%.400s: its stack sidecar is missing%s, though the capture has them (the index's "
+             "stacks=%llu): its events are read without stacks", owner->path,
+             owner->partial ? " or cut inside its header" : "", (unsigned long long)frames);
   for (size_t p = owner->first_piece; status == FORMAT_OK && p < owner->first_piece + owner->piece_count;
        p++) {
     const struct diff_source_piece *piece = &capture->pieces[p];

@@ -48,6 +48,13 @@ for jit in on off; do
   check "jit_${jit}_by_stack_the_flagged_stack_is_the_leaking_callers" \
     sh -c "echo \"$flagged\" | grep -q '@$script:12;@$script:8' && ! echo \"$flagged\" | grep -q ':17;'"
 
+  # A segment whose sidecar went missing (copied without it): a warning naming it, the rest
+  # read as before.
+  rm -rf "$tmp/nostacks" && cp -r "$cap" "$tmp/nostacks" && rm "$tmp/nostacks/seg-0001.stacks"
+  "$LJLEAK" diff -q "$tmp/nostacks" >/dev/null 2>"$tmp/nostacks.err"
+  check "jit_${jit}_missing_sidecar_still_exits_1" test $? = 1
+  check "jit_${jit}_missing_sidecar_is_a_warning" \
+    grep -q "seg-0001.memprof: its stack sidecar is missing, though the capture has them (the index's stacks=16)" "$tmp/nostacks.err"
   "$LJLEAK" diff -q --format folded --pprof-growth -o "$tmp/$jit.folded" "$cap"
   check "jit_${jit}_folded_first_line_is_the_leaking_caller" \
     sh -c "head -n 1 '$tmp/$jit.folded' | grep -Eq '@$script:12;@$script:8 [0-9]+\$'"
