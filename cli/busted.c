@@ -224,8 +224,10 @@ static int busted_parse_repeat(struct cli_args *args, struct busted_command *c, 
 {
   unsigned long long w, m;
   char extra;
-  if (sscanf(value, "%llu:%llu%c", &w, &m, &extra) != 2 || w < 1 || m < 1 || w + m > BUSTED_MAX_RUNS ||
-      value[0] == '-' || strchr(value, '-'))
+  /* each count bounded before the sum, which would wrap for a count near 2^64; %llu would also take
+   * a sign, spaces or a value past 2^64 (as its largest) */
+  if (sscanf(value, "%llu:%llu%c", &w, &m, &extra) != 2 || w < 1 || m < 1 || w > BUSTED_MAX_RUNS ||
+      m > BUSTED_MAX_RUNS || w + m > BUSTED_MAX_RUNS || strspn(value, "0123456789:") != strlen(value))
     return cli_bad_value(args, "--repeat", value, "W:M, at least one warm-up and one measured run");
   c->warmup = w;
   c->runs = m;

@@ -67,6 +67,12 @@ check "budget_allows_the_audit_trail" python3 -c "
 import json; d = json.load(open('$out/budget.json'))
 a = {t['full_name']: t['allowed'] for t in d['tests']}
 assert a['accounts audit keeps an audit trail'] and not a['accounts login remembers every login'], a"
+# --repeat counts past the limit are refused, however large: one near 2^64 once wrapped the sum
+# of the two counts below the limit and ran the suite for ever.
+check "repeat_out_of_range_is_a_usage_error" sh -c "cd testdata/busted && for r in 1000:1 \
+    18446744073709551615:1 18446744073709551614:3 99999999999999999999:1 ' 2:4' +2:4; do
+  timeout 60 '$ljleak' busted --dir '$tmp/never' --repeat \"\$r\" spec > /dev/null 2>&1
+  test \$? = 2 || exit 1; done"
 check "bad_budget_is_a_usage_error" sh -c "'$ljleak' busted --judge '$tmp/suite' --budget 'x' > /dev/null 2>&1; test \$? = 2"
 
 # A suite without leaks passes: the steady tests alone.
