@@ -56,6 +56,7 @@ local function repeat_test(busted, executor, element, state)
     dir = dir, edge_gc = false, snapshots = 0, stack_depth = host.stack_depth,
   }
   state.current = { status = nil, message = nil }
+  state.in_test = true
   local publish = busted.publish
   local done = 0
   local failed_at
@@ -74,7 +75,7 @@ local function repeat_test(busted, executor, element, state)
     busted.publish = publish
     if run == 1 then
       local status = state.current.status
-      first_failed = not ok or (status ~= nil and status ~= "success")
+      first_failed = not ok or (status ~= nil and status ~= "success") or state.current.outside ~= nil
     elseif (failed or not ok) and not first_failed and not failed_at then
       failed_at = run
     end
@@ -90,8 +91,15 @@ local function repeat_test(busted, executor, element, state)
   if started then
     collector.stop()
   end
+  state.in_test = false
+  -- an error of its before_each, after_each or lazy_setup is busted's error too, even
+  -- where the test itself passed
+  local status = state.current.status
+  if status == nil or (status == "success" and state.current.outside) then
+    status = state.current.outside or "error"
+  end
   record(element, describe, file, {
-    status = state.current.status or "error",
+    status = status,
     message = state.current.message,
     capture = started and string.format("%04d", state.count) or nil,
     capture_error = not started and tostring(start_error) or nil,
@@ -141,18 +149,31 @@ local function install(busted)
   end
   busted.subscribe({ "failure", "it" }, keep_message)
   busted.subscribe({ "error", "it" }, keep_message)
-  busted.subscribe({ "failure" }, function(element, parent, message)
-    if state.current and element and element.descriptor ~= "it" then
+  -- Outside an `it` (a file that does not load, a describe body, setup, teardown,
+  -- before_each, after_each): in a test's runs it is that test's; between tests it
+  -- is a line of its own, not run, so that busted's error is in every report and
+  -- in --judge's exit status, not only in busted's.
+  local function outside(element, parent, message)
+    if type(element) ~= "table" or element.descriptor == "it" then
+      return nil, true
+    end
+    if state.in_test then
+      state.current.outside = "error"
       keep_message(element, parent, message)
+    else
+      local describe, file = context_path(busted, element)
+      if element.descriptor == "file" then
+        file = element.name
+      end
+      local fields = {status = "error", warmup = 0, runs = 0,
+                      message = type(message) == "string" and message or tostring(message)}
+      record({name = element.name or element.descriptor or "suite", trace = element.trace},
+             describe, file, fields)
     end
     return nil, true
-  end)
-  busted.subscribe({ "error" }, function(element, parent, message)
-    if state.current and element and element.descriptor ~= "it" then
-      keep_message(element, parent, message)
-    end
-    return nil, true
-  end)
+  end
+  busted.subscribe({ "failure" }, outside)
+  busted.subscribe({ "error" }, outside)
 end
 
 -- busted.runner makes its core with require "busted.core"(); the core is

@@ -75,6 +75,38 @@ check "repeat_out_of_range_is_a_usage_error" sh -c "cd testdata/busted && for r 
   test \$? = 2 || exit 1; done"
 check "bad_budget_is_a_usage_error" sh -c "'$ljleak' busted --judge '$tmp/suite' --budget 'x' > /dev/null 2>&1; test \$? = 2"
 
+# busted's errors outside a test (a spec file that does not load, a failing setup, an after_each
+# failing after a test that passed) are lines of the test list too: JUnit and JSON show them,
+# and --judge fails as busted did, where they were once in busted's own output only.
+mkdir -p "$tmp/broken/spec"
+printf 'describe("x", function() it("a", function() end)\n' > "$tmp/broken/spec/bad_spec.lua"
+cat > "$tmp/broken/spec/setup_spec.lua" <<'LUA'
+describe("setup fails", function()
+  setup(function() error("setup broke") end)
+  it("never runs", function() end)
+end)
+describe("after_each fails", function()
+  after_each(function() error("after_each broke") end)
+  it("passes itself", function() end)
+end)
+describe("fine", function() it("passes", function() end) end)
+LUA
+(cd "$tmp/broken" && "$ljleak" busted --dir "$tmp/broken/run" --text /dev/null spec > /dev/null 2>&1)
+check "broken_suite_exits_1" test $? = 1
+"$ljleak" busted --judge "$tmp/broken/run" --junit "$out/broken.xml" --json "$out/broken.json" > /dev/null 2>&1
+check "broken_suite_judged_again_exits_1" test $? = 1
+check "broken_suite_errors_reported" python3 - "$out/broken.xml" "$out/broken.json" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+by = {(c.get("classname"), c.get("name")): c for c in ET.parse(sys.argv[1]).getroot().iter("testcase")}
+err = lambda k: by[k].find("error") is not None and by[k].find("error").get("type") == "error"
+assert err(("spec/bad_spec.lua", "spec/bad_spec.lua")), by
+assert "expected" in by[("spec/bad_spec.lua", "spec/bad_spec.lua")].find("error").get("message")
+assert err(("setup fails", "setup")) and err(("after_each fails", "passes itself")), by
+assert by[("fine", "passes")].find("error") is None, by
+d = json.load(open(sys.argv[2]))
+assert d["failed"] == 3 and d["outcome"] == "pass", d
+PY
+
 # A suite without leaks passes: the steady tests alone.
 (cd testdata/busted && "$ljleak" busted --dir "$tmp/steady" --text "$out/steady.txt" spec \
    --filter-out 'remembers' --filter-out 'audit trail' --filter-out 'fails' > /dev/null 2>&1)
