@@ -305,6 +305,45 @@ START_TEST(test_a_budget_never_touches_a_steady_test)
 }
 END_TEST
 
+/* An undecided test without a site that rose (its capture unread, a silent run
+ * that failed, too few boundaries) has no bytes per run to hold to a budget:
+ * it stays undecided, and the run inconclusive. */
+START_TEST(test_a_budget_never_allows_an_undecided_test_without_a_growth)
+{
+  struct diff_test t;
+  memset(&t, 0, sizeof t);
+  t.full_name = (char *)"lost its capture";
+  t.verdict = DIFF_TEST_UNDECIDED;
+  struct diff_test_budget budget = {(char *)"*", 1e9};
+  diff_test_apply_budget(&t, &budget, 1);
+  ck_assert_ptr_eq(t.budget, &budget);
+  ck_assert_int_eq(t.allowed, 0);
+  t.site = (char *)"@src/cache.lua:7";  /* rose without a trend: its growth is measured */
+  t.growth_per_run = 2048;
+  diff_test_apply_budget(&t, &budget, 1);
+  ck_assert_int_eq(t.allowed, 1);
+
+  FILE *out = begin_list();
+  struct test_list_test e;
+  memset(&e, 0, sizeof e);
+  e.seq = 1;
+  e.capture = (char *)"0001";  /* no such directory */
+  e.name = (char *)"lost its capture";
+  e.status = (char *)"success";
+  e.warmup = 2;
+  e.runs = 4;
+  ck_assert_int_eq(test_list_write_test(out, &e), 0);
+  fclose(out);
+  struct diff_tests tests;
+  judge_ok(&tests, &budget, 1);
+  ck_assert_int_eq(tests.tests[0].verdict, DIFF_TEST_UNDECIDED);
+  ck_assert_int_eq(tests.tests[0].allowed, 0);
+  ck_assert_uint_eq(tests.allowed, 0);
+  ck_assert_int_eq(tests.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  diff_tests_free(&tests);
+}
+END_TEST
+
 static void add_flagged(struct diff_result *r, const char *name, double growth, int flagged)
 {
   static const uint64_t series[6] = {0, 1, 2, 3, 4, 5};
@@ -448,6 +487,7 @@ static Suite *tests_suite(void)
   suite_add_tcase(suite, tc);
   tc = tcase_create("decide");
   tcase_add_test(tc, test_a_budget_never_touches_a_steady_test);
+  tcase_add_test(tc, test_a_budget_never_allows_an_undecided_test_without_a_growth);
   tcase_add_test(tc, test_the_jits_trace_sites_rising_never_make_a_test_leak);
   tcase_add_test(tc, test_undecided_reasons_say_why);
   tcase_add_test(tc, test_busted_failures_are_counted_beside_the_verdicts);
