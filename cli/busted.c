@@ -1,5 +1,6 @@
 /* cli/busted.c: ljleak busted: runs a busted suite under the collector, each test repeated in a capture of its own, and gives a leak verdict per test. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ struct busted_command {
   uint64_t recorded;
   int record_failed;
   char dir_buffer[4096];
+  char root_buffer[4096];           /* DIR made absolute: where the helper starts the captures */
   char script_buffer[4096];
 };
 
@@ -145,7 +147,7 @@ static int busted_host(lua_State *L)
 {
   struct busted_command *c = lua_touserdata(L, lua_upvalueindex(1));
   lua_createtable(L, 0, 6);
-  lua_pushstring(L, c->dir);
+  lua_pushstring(L, c->root_buffer);
   lua_setfield(L, -2, "root");
   lua_pushnumber(L, (lua_Number)c->warmup);
   lua_setfield(L, -2, "warmup");
@@ -296,6 +298,17 @@ static int busted_open_dir(struct busted_command *c)
     fprintf(stderr, "ljleak busted: cannot create %s: %s\n", c->dir, strerror(errno));
     return -1;
   }
+  /* The captures' root absolute: busted's -C (--directory) changes the working directory
+   * before the suite runs, and a relative DIR would then name another directory. */
+  char *real = realpath(c->dir, NULL);
+  const char *why = !real ? strerror(errno)
+                  : (size_t)snprintf(c->root_buffer, sizeof c->root_buffer, "%s", real) >= sizeof c->root_buffer
+                  ? "path too long" : NULL;
+  free(real);
+  if (why) {
+    fprintf(stderr, "ljleak busted: cannot resolve %s: %s\n", c->dir, why);
+    return -1;
+  }
   char path[4200];
   snprintf(path, sizeof path, "%s/%s", c->dir, TEST_LIST_FILE);
   c->list = fopen(path, "wx");
@@ -331,8 +344,18 @@ static int busted_run_suite(struct busted_command *c, int argc, char **argv)
   for (int i = c->busted_args; i < argc; i++)
     run_argv[n++] = argv[i];
   struct cli_run_host host = {0, busted_prepare, c};
+  /* Back to this directory after the suite (busted's -C leaves the one it took), so that DIR
+   * and the report files are where they were given. */
+  int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   int status = cli_run(n, run_argv, &host);
   free(run_argv);
+  if (cwd >= 0) {
+    if (fchdir(cwd) != 0) {
+      fprintf(stderr, "ljleak busted: cannot return to the working directory: %s\n", strerror(errno));
+      status = -1;
+    }
+    close(cwd);
+  }
   return status;
 }
 

@@ -107,6 +107,15 @@ d = json.load(open(sys.argv[2]))
 assert d["failed"] == 3 and d["outcome"] == "pass", d
 PY
 
+# busted's -C (--directory) changes the working directory before the suite runs: --dir and the
+# report files given relative are still where they were given (the captures once went to a
+# directory of that name under -C's, and the test list was then not found).
+(cd "$tmp" && "$ljleak" busted --dir chdir --junit chdir.xml --text chdir.txt -C "$OLDPWD/testdata/busted" spec \
+   --filter 'builds the country table' > /dev/null 2>&1)
+check "busted_directory_option_exits_0" test $? = 0
+check "busted_directory_option_keeps_dir_and_reports" sh -c "test -d '$tmp/chdir/0001' && test -s '$tmp/chdir.xml' &&
+  grep -q ': 0 of 1 tests leaking, 0 undecided, 1 steady' '$tmp/chdir.txt'"
+
 # A suite without leaks passes: the steady tests alone.
 (cd testdata/busted && "$ljleak" busted --dir "$tmp/steady" --text "$out/steady.txt" spec \
    --filter-out 'remembers' --filter-out 'audit trail' --filter-out 'fails' > /dev/null 2>&1)
