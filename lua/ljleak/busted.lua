@@ -44,6 +44,14 @@ local function record(element, describe, file, fields)
   host.record(fields)
 end
 
+-- os.exit while a test runs. The suite runs in ljleak's own process: a test's
+-- os.exit would end it with no verdict and no report (exit 0 after os.exit(0)).
+-- It is the test's error instead.
+local function exit_in_test(code)
+  error(string.format("os.exit(%s) in a test: ljleak busted runs the suite in its own process",
+                      tostring(code)), 2)
+end
+
 -- One test: warm-up runs, then measured runs, each followed by a full GC
 -- cycle and its boundary; the last one also takes a heap snapshot, so a
 -- leaking test's sites get their holders.
@@ -57,6 +65,8 @@ local function repeat_test(busted, executor, element, state)
   }
   state.current = { status = nil, message = nil }
   state.in_test = true
+  local exit = os.exit
+  os.exit = exit_in_test
   local publish = busted.publish
   local done = 0
   local failed_at
@@ -91,6 +101,7 @@ local function repeat_test(busted, executor, element, state)
   if started then
     collector.stop()
   end
+  os.exit = exit
   state.in_test = false
   -- an error of its before_each, after_each or lazy_setup is busted's error too, even
   -- where the test itself passed

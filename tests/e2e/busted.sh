@@ -107,6 +107,20 @@ d = json.load(open(sys.argv[2]))
 assert d["failed"] == 3 and d["outcome"] == "pass", d
 PY
 
+# A test that calls os.exit would end ljleak's own process: no verdict, no report, and exit 0
+# after os.exit(0). It is that test's error; the tests after it run and are judged.
+mkdir -p "$tmp/exits/spec"
+cat > "$tmp/exits/spec/exit_spec.lua" <<'LUA'
+describe("exits", function()
+  it("calls os.exit", function() os.exit(0) end)
+  it("runs after", function() end)
+end)
+LUA
+(cd "$tmp/exits" && "$ljleak" busted --dir run --junit exits.xml spec > /dev/null 2>&1)
+check "os_exit_in_a_test_exits_1" test $? = 1
+check "os_exit_in_a_test_is_its_error" sh -c "grep -q 'name=calls os.exit	status=error	.*os.exit(0) in a test' '$tmp/exits/run/tests' &&
+  grep -q 'name=runs after	status=success' '$tmp/exits/run/tests' && test -s '$tmp/exits/exits.xml'"
+
 # busted's -C (--directory) changes the working directory before the suite runs: --dir and the
 # report files given relative are still where they were given (the captures once went to a
 # directory of that name under -C's, and the test list was then not found).
