@@ -181,6 +181,8 @@ static void put_captures(FILE *out, const struct merge *merge)
     put_html(out, c->info.luajit_version);
     fputs("</td><td class=site>", out);
     put_html(out, c->source);
+    if (c->info.truncated)
+      fputs("<div class=by>cut: read up to its last complete event</div>", out);
     fputs("</td></tr>\n", out);
   }
   fputs("</tbody></table></details>\n</body></html>\n", out);

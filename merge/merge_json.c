@@ -50,6 +50,7 @@ static void put_capture(struct json_writer *w, const struct merge_capture *c)
   json_write_member_double(w, "end_time", c->end_time);
   json_write_member_bool(w, "has_times", c->has_times);
   json_write_member_uint(w, "boundary_count", info->boundary_count);
+  json_write_member_bool(w, "truncated", info->truncated);
   json_write_member_string(w, "outcome", diff_outcome_name(c->outcome));
   json_write_member_uint(w, "sites", c->site_count);
   json_write_member_uint(w, "flagged", c->flagged);

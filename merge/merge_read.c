@@ -104,6 +104,9 @@ static enum format_status merge_read_capture(struct json_reader *r, struct merge
       return merge_read_fail(r, m, "a capture's times must be numbers");
   if ((m = json_read_object_get(v, "has_times")) && json_fields_to_bool(m, &capture->has_times) < 0)
     return merge_read_fail(r, m, "has_times must be true or false");
+  /* absent in merges written before it was kept: not cut */
+  if ((m = json_read_object_get(v, "truncated")) && json_fields_to_bool(m, &info->truncated) < 0)
+    return merge_read_fail(r, m, "truncated must be true or false");
   if (!(m = merge_member(v, "outcome", JSON_STRING)) || diff_outcome_parse(m->text, &capture->outcome) < 0)
     return merge_read_fail(r, m ? m : v,
                            "a capture's outcome must be \"pass\", \"flagged\" or \"inconclusive\"");

@@ -155,6 +155,8 @@ int merge_render_text(const struct merge *merge, FILE *out)
     put_clean(out, c->info.exe ? c->info.exe : c->info.command);
     fputs("  ", out);
     put_clean(out, c->source);
+    if (c->info.truncated)
+      fputs("  (cut: read up to its last complete event)", out);
     fputc('\n', out);
   }
   return ferror(out) ? -1 : 0;

@@ -56,6 +56,7 @@ static char *generated_result(size_t c, enum diff_mode mode)
   r.capture.start_time = 1763745600.0 + 100.0 * (double)c;
   r.capture.stop_time = r.capture.start_time + 90;
   r.capture.boundary_count = BOUNDARIES;
+  r.capture.truncated = c % 5 == 3;   /* a capture cut: the merge, and merges of it, say so */
   r.capture.boundary_times = calloc(BOUNDARIES, sizeof *r.capture.boundary_times);
   for (size_t b = 0; b < BOUNDARIES; b++)
     r.capture.boundary_times[b] = r.capture.start_time + 10.0 * (double)(b + 1);
@@ -448,6 +449,37 @@ START_TEST(test_old_and_new_results_with_suspects_merge)
 END_TEST
 
 /* A time no time_t holds (the fuzzer's 1.8e48 seconds) is shown as unknown, not converted. */
+/* A capture that was cut is said to be so in the merge, and in a merge of that merge. */
+START_TEST(test_a_cut_capture_is_marked_through_merges_of_merges)
+{
+  rng_state = 0x9e3779b97f4a7c15u;
+  char *texts[2] = {generated_result(3, DIFF_MODE_TREND), generated_result(4, DIFF_MODE_TREND)};
+  ck_assert_ptr_nonnull(strstr(texts[0], "\"truncated\": true"));
+  const char *input_names[2] = {"cut.json", "whole.json"};
+  char *once = merge_of(2, input_names, texts, 1);
+  ck_assert_ptr_nonnull(strstr(once, "\"truncated\": true"));
+  ck_assert_ptr_nonnull(strstr(once, "\"truncated\": false"));
+  const char *merge_name = "merge.json";
+  char *twice = merge_of(1, &merge_name, &once, 1);
+  ck_assert_str_eq(twice, once);
+  struct merge m;
+  struct format_error err;
+  merge_init(&m);
+  ck_assert_int_eq(merge_add_text(&m, merge_name, twice, strlen(twice), &err), FORMAT_OK);
+  ck_assert_int_eq(merge_finish(&m, 1, &err), FORMAT_OK);
+  char *text = render(&m, MERGE_FORMAT_TEXT);
+  const char *line = strstr(text, "  cut.json  (cut: read up to its last complete event)\n");
+  ck_assert_msg(line != NULL, "%s", text);
+  ck_assert_ptr_null(strstr(text, "whole.json  (cut"));
+  free(text);
+  merge_free(&m);
+  free(twice);
+  free(once);
+  free(texts[0]);
+  free(texts[1]);
+}
+END_TEST
+
 START_TEST(test_a_time_beyond_the_calendar_renders_as_unknown)
 {
   const char *text =
@@ -726,6 +758,7 @@ int main(void)
   tcase_add_test(tc, test_a_result_without_sites_merges_and_renders);
   tcase_add_test(tc, test_a_capture_stopped_by_a_write_error_says_so_in_the_merge);
   tcase_add_test(tc, test_a_time_beyond_the_calendar_renders_as_unknown);
+  tcase_add_test(tc, test_a_cut_capture_is_marked_through_merges_of_merges);
   tcase_add_test(tc, test_a_null_growth_counts_as_none_and_reads_back_alike);
   tcase_add_test(tc, test_an_even_count_has_the_mean_of_the_middle_two_as_median);
   tcase_add_test(tc, test_an_unknown_version_is_an_error_naming_the_file);
