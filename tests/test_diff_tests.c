@@ -171,6 +171,32 @@ START_TEST(test_a_steady_test_and_a_cache_warmed_once_are_steady)
 }
 END_TEST
 
+/* busted's pending() in a test's body, after part of it ran every run: what ran is judged. A leak
+ * is a leak; else the test is skipped, as pending. */
+START_TEST(test_a_test_pending_in_its_body_is_judged_on_what_ran)
+{
+  FILE *out = begin_list();
+  add_test(out, 1, "0001", KIND_LEAK, "later", "leaks, then pending", "pending");
+  add_test(out, 2, "0002", KIND_STEP, "later", "rises once, then pending", "pending");
+  add_test(out, 3, "0003", KIND_STEADY, "later", "pending at once", "pending");
+  fclose(out);
+  struct diff_tests tests;
+  judge_ok(&tests, NULL, 0);
+  ck_assert_int_eq(tests.tests[0].verdict, DIFF_TEST_LEAKING);
+  ck_assert_str_eq(tests.tests[0].site, "@t.lua:10");
+  for (size_t i = 1; i < 3; i++) {
+    ck_assert_int_eq(tests.tests[i].verdict, DIFF_TEST_SKIPPED);
+    ck_assert_str_eq(tests.tests[i].reason, "pending in its body: nothing it ran leaks");
+    ck_assert_ptr_null(tests.tests[i].site);
+    ck_assert_int_eq(tests.tests[i].has_result, 0);
+  }
+  ck_assert_uint_eq(tests.leaking, 1);
+  ck_assert_uint_eq(tests.skipped, 2);
+  ck_assert_int_eq(tests.outcome, DIFF_OUTCOME_FLAGGED);
+  diff_tests_free(&tests);
+}
+END_TEST
+
 START_TEST(test_pending_and_unstarted_tests_are_skipped_a_capture_error_is_undecided)
 {
   FILE *out = begin_list();
@@ -479,6 +505,7 @@ static Suite *tests_suite(void)
   tcase_add_test(tc, test_a_test_that_keeps_more_with_every_run_leaks_at_its_site);
   tcase_add_test(tc, test_a_steady_test_and_a_cache_warmed_once_are_steady);
   tcase_add_test(tc, test_pending_and_unstarted_tests_are_skipped_a_capture_error_is_undecided);
+  tcase_add_test(tc, test_a_test_pending_in_its_body_is_judged_on_what_ran);
   tcase_add_test(tc, test_only_skipped_tests_measure_nothing_so_the_run_is_inconclusive);
   tcase_add_test(tc, test_a_rise_without_a_trend_is_undecided_with_its_site_and_reason);
   tcase_add_test(tc, test_a_capture_that_does_not_read_leaves_its_test_undecided);
