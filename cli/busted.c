@@ -322,15 +322,31 @@ static int busted_open_dir(struct busted_command *c)
   return 0;
 }
 
+/* busted's script, found before anything is made: one that does not read is a suite that could
+ * not run (exit 4), not busted's failure (luajit's "cannot open" and exit 1 looked like one). */
+static int busted_resolve_script(struct busted_command *c)
+{
+  if (!c->script && !(c->script = busted_find_script(c))) {
+    fprintf(stderr, "ljleak busted: busted is not on PATH (install lua-busted, or give --busted SCRIPT)\n");
+    return -1;
+  }
+  struct stat st;
+  if (access(c->script, R_OK) != 0 || stat(c->script, &st) != 0) {
+    fprintf(stderr, "ljleak busted: cannot read %s: %s\n", c->script, strerror(errno));
+    return -1;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "ljleak busted: cannot read %s: %s\n", c->script, strerror(EISDIR));
+    return -1;
+  }
+  return 0;
+}
+
 /* Runs busted's script as ljleak run would, without a capture of its own:
  * the helper starts one per test. Returns busted's exit status, or -1. */
 static int busted_run_suite(struct busted_command *c, int argc, char **argv)
 {
-  const char *script = c->script ? c->script : busted_find_script(c);
-  if (!script) {
-    fprintf(stderr, "ljleak busted: busted is not on PATH (install lua-busted, or give --busted SCRIPT)\n");
-    return -1;
-  }
+  const char *script = c->script;
   int busted_count = argc - c->busted_args;
   char **run_argv = calloc((size_t)busted_count + 8, sizeof *run_argv);
   if (!run_argv)
@@ -401,7 +417,7 @@ int cmd_busted(int argc, char **argv)
     c.options.allow = allow;
   }
   if (rc == -1 && !c.judge) {
-    if (busted_open_dir(&c) != 0) {
+    if (busted_resolve_script(&c) != 0 || busted_open_dir(&c) != 0) {
       rc = CLI_EXIT_RUNTIME;
     } else {
       busted_status = busted_run_suite(&c, argc, argv);

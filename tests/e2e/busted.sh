@@ -107,6 +107,14 @@ d = json.load(open(sys.argv[2]))
 assert d["failed"] == 3 and d["outcome"] == "pass", d
 PY
 
+# A --busted script that does not read is a suite that could not run (4), named, with nothing
+# made; it was luajit's "cannot open" and exit 1, as if busted had failed a test.
+(cd testdata/busted && "$ljleak" busted --dir "$tmp/noscript" --busted "$tmp/no-such-busted" spec \
+   > "$out/noscript.out" 2> "$out/noscript.err")
+check "unreadable_busted_script_exits_4" test $? = 4
+check "unreadable_busted_script_is_named" sh -c "grep -q 'cannot read $tmp/no-such-busted' '$out/noscript.err' &&
+  test ! -e '$tmp/noscript'"
+
 # A test that calls os.exit would end ljleak's own process: no verdict, no report, and exit 0
 # after os.exit(0). It is that test's error; the tests after it run and are judged.
 mkdir -p "$tmp/exits/spec"
