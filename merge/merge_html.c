@@ -197,16 +197,27 @@ int merge_render_html(const struct merge *merge, FILE *out)
   return ferror(out) ? -1 : 0;
 }
 
+/* JUnit: a flagged site is a failure; one undecided somewhere (what leaves a capture
+ * inconclusive, and the merge's exit 5) an error of type undecided, as ljleak diff has it. */
 int merge_render_junit(const struct merge *merge, FILE *out)
 {
+  size_t errors = 0;
+  for (size_t i = 0; i < merge->site_count; i++)
+    errors += merge->sites[i].growing < merge->min_captures && merge->sites[i].undecided;
   fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<testsuites name=\"ljleak merge\" tests=\"%zu\" failures=\"%zu\">\n"
-               "  <testsuite name=\"ljleak merge of %zu captures\" tests=\"%zu\" failures=\"%zu\">\n",
-          merge->site_count, merge->flagged, merge->capture_count, merge->site_count, merge->flagged);
+               "<testsuites name=\"ljleak merge\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n"
+               "  <testsuite name=\"ljleak merge of %zu captures\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
+          merge->site_count, merge->flagged, errors, merge->capture_count, merge->site_count, merge->flagged,
+          errors);
   for (size_t i = 0; i < merge->site_count; i++) {
     const struct merge_site *s = &merge->sites[i];
     fputs("    <testcase classname=\"ljleak.merge\" name=\"", out);
     report_put_xml(out, s->name);
+    if (s->growing < merge->min_captures && s->undecided) {
+      fprintf(out, "\">\n      <error type=\"undecided\" message=\"undecided in %zu of %zu captures\"/>\n"
+                   "    </testcase>\n", s->undecided, s->seen);
+      continue;
+    }
     if (s->growing < merge->min_captures) {
       fputs("\"/>\n", out);
       continue;

@@ -319,6 +319,42 @@ static char *one_site_result(size_t c, enum diff_verdict verdict, double growth,
   return copy_text(text);
 }
 
+/* JUnit: a site undecided in a capture (what makes the merge inconclusive, exit 5) is an error
+ * of type undecided, as ljleak diff's JUnit has it; it was a passing testcase. */
+START_TEST(test_junit_has_an_undecided_site_as_an_error)
+{
+  char *texts[3] = {one_site_result(1, DIFF_VERDICT_UNDECIDED, 300, 900, "1.4.2"),
+                    one_site_result(2, DIFF_VERDICT_STEADY, 0, 800, "1.4.1"),
+                    one_site_result(3, DIFF_VERDICT_GROWING, 500, 700, "1.4.2")};
+  const char *input_names[3] = {"a.json", "b.json", "c.json"};
+  struct merge m;
+  struct format_error err;
+  merge_init(&m);
+  for (size_t i = 0; i < 2; i++)
+    ck_assert_int_eq(merge_add_text(&m, input_names[i], texts[i], strlen(texts[i]), &err), FORMAT_OK);
+  ck_assert_int_eq(merge_finish(&m, 1, &err), FORMAT_OK);
+  ck_assert_int_eq(m.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  char *xml = render(&m, MERGE_FORMAT_JUNIT);
+  ck_assert_msg(strstr(xml, "<testsuites name=\"ljleak merge\" tests=\"1\" failures=\"0\" errors=\"1\">"),
+                "%s", xml);
+  ck_assert_msg(strstr(xml, "<error type=\"undecided\" message=\"undecided in 1 of 2 captures\"/>"), "%s", xml);
+  free(xml);
+  merge_free(&m);
+  /* Growing in another capture: a failure, which the error does not hide. */
+  merge_init(&m);
+  for (size_t i = 0; i < 3; i++)
+    ck_assert_int_eq(merge_add_text(&m, input_names[i], texts[i], strlen(texts[i]), &err), FORMAT_OK);
+  ck_assert_int_eq(merge_finish(&m, 1, &err), FORMAT_OK);
+  xml = render(&m, MERGE_FORMAT_JUNIT);
+  ck_assert_msg(strstr(xml, "failures=\"1\" errors=\"0\"") && strstr(xml, "<failure message=\"growing in 1 of 3"),
+                "%s", xml);
+  free(xml);
+  merge_free(&m);
+  for (size_t i = 0; i < 3; i++)
+    free(texts[i]);
+}
+END_TEST
+
 /* Markdown: a site's name is a code span (no `@name` mention, no '|' ending the cell, a bidi
  * control escaped), and the label text beside it carries no mention or bidi control either. */
 START_TEST(test_markdown_names_are_code_spans_and_labels_carry_no_mention)
@@ -759,6 +795,7 @@ int main(void)
   tcase_add_test(tc, test_a_capture_stopped_by_a_write_error_says_so_in_the_merge);
   tcase_add_test(tc, test_a_time_beyond_the_calendar_renders_as_unknown);
   tcase_add_test(tc, test_a_cut_capture_is_marked_through_merges_of_merges);
+  tcase_add_test(tc, test_junit_has_an_undecided_site_as_an_error);
   tcase_add_test(tc, test_a_null_growth_counts_as_none_and_reads_back_alike);
   tcase_add_test(tc, test_an_even_count_has_the_mean_of_the_middle_two_as_median);
   tcase_add_test(tc, test_an_unknown_version_is_an_error_naming_the_file);
