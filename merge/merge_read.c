@@ -378,6 +378,50 @@ static enum format_status merge_list_directory(struct merge_files *files, const 
   return status;
 }
 
+/* One input file as the file system knows it, for finding a file given twice. */
+struct merge_file_id {
+  dev_t dev;
+  ino_t ino;
+  size_t index;
+};
+
+static int merge_file_id_compare(const void *a, const void *b)
+{
+  const struct merge_file_id *x = a, *y = b;
+  if (x->dev != y->dev)
+    return x->dev < y->dev ? -1 : 1;
+  if (x->ino != y->ino)
+    return x->ino < y->ino ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* A file given twice (named twice, or by name and in a directory given, or through a link) is
+ * an error naming both: a result without a start time (written by hand, of an index without
+ * one) has no identity for merge_finish to tell, and was counted twice. A file that does not
+ * stat is left to its load, which names it. */
+static enum format_status merge_files_once(const struct merge_files *files, struct format_error *err)
+{
+  if (files->count < 2)
+    return FORMAT_OK;
+  struct merge_file_id *ids = malloc(files->count * sizeof *ids);
+  if (!ids)
+    return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
+  size_t n = 0;
+  for (size_t i = 0; i < files->count; i++) {
+    struct stat st;
+    if (stat(files->paths[i], &st) == 0)
+      ids[n++] = (struct merge_file_id){st.st_dev, st.st_ino, i};
+  }
+  qsort(ids, n, sizeof *ids, merge_file_id_compare);
+  enum format_status status = FORMAT_OK;
+  for (size_t i = 1; i < n && status == FORMAT_OK; i++)
+    if (ids[i].dev == ids[i - 1].dev && ids[i].ino == ids[i - 1].ino)
+      status = format_error_set(err, FORMAT_BAD_INPUT, "%s and %s are the same file: merge each result once",
+                                files->paths[ids[i - 1].index], files->paths[ids[i].index]);
+  free(ids);
+  return status;
+}
+
 /* A loader thread: every jobs-th input of a batch, from its first. */
 struct merge_worker {
   struct merge_loaded *batch;
@@ -434,6 +478,8 @@ enum format_status merge_add_paths(struct merge *merge, const char *const *paths
                                   paths[i]);
     }
   }
+  if (status == FORMAT_OK)
+    status = merge_files_once(&files, err);
   if (jobs < 1)
     jobs = 1;
   if (jobs > MERGE_MAX_JOBS)

@@ -698,6 +698,51 @@ START_TEST(test_the_same_capture_twice_is_an_error_naming_both_files)
 }
 END_TEST
 
+/* A result without a start time has no identity merge_finish can tell; the same file given
+ * twice (named twice, by name and in its directory, through a link) was counted twice. */
+START_TEST(test_the_same_file_twice_is_an_error_naming_both)
+{
+  char dir[] = "/tmp/ljleak-test-merge-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[1024], link_path[1024];
+  snprintf(path, sizeof path, "%s/hand.json", dir);
+  snprintf(link_path, sizeof link_path, "%s/link.json", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("{\"ljleak_result\": 1, \"mode\": \"trend\", \"sites\": [{\"name\": \"@a.lua:1\", "
+        "\"verdict\": \"growing\", \"series\": [1, 2], \"growth_bytes_per_segment\": 1000}]}", f);
+  fclose(f);
+  const char *twice[][2] = {{path, path}, {dir, path}};
+  char expected[2100];
+  for (int i = 0; i < 2; i++) {
+    struct merge m;
+    struct format_error err;
+    merge_init(&m);
+    ck_assert_int_eq(merge_add_paths(&m, twice[i], 2, 1, &err), FORMAT_BAD_INPUT);
+    snprintf(expected, sizeof expected, "%s and %s are the same file: merge each result once", path, path);
+    ck_assert_str_eq(err.message, expected);
+    merge_free(&m);
+  }
+  ck_assert_int_eq(symlink(path, link_path), 0);
+  struct merge m;
+  struct format_error err;
+  merge_init(&m);
+  const char *inputs[] = {dir};
+  ck_assert_int_eq(merge_add_paths(&m, inputs, 1, 2, &err), FORMAT_BAD_INPUT);
+  ck_assert_msg(strstr(err.message, "are the same file"), "%s", err.message);
+  merge_free(&m);
+  /* Once: one capture. */
+  unlink(link_path);
+  merge_init(&m);
+  ck_assert_int_eq(merge_add_paths(&m, inputs, 1, 1, &err), FORMAT_OK);
+  ck_assert_int_eq(merge_finish(&m, 1, &err), FORMAT_OK);
+  ck_assert_uint_eq(m.capture_count, 1);
+  merge_free(&m);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_a_result_listing_a_site_twice_is_an_error_naming_the_file)
 {
   const char *input_names[] = {"twice.json"};
@@ -802,6 +847,7 @@ int main(void)
   tcase_add_test(tc, test_a_truncated_json_is_an_error_naming_the_file);
   tcase_add_test(tc, test_a_trend_result_mixed_with_base_results_is_an_error_naming_both);
   tcase_add_test(tc, test_the_same_capture_twice_is_an_error_naming_both_files);
+  tcase_add_test(tc, test_the_same_file_twice_is_an_error_naming_both);
   tcase_add_test(tc, test_a_merge_with_a_bad_value_is_an_error_at_its_byte);
   tcase_add_test(tc, test_a_result_listing_a_site_twice_is_an_error_naming_the_file);
   tcase_add_test(tc, test_markdown_names_are_code_spans_and_labels_carry_no_mention);
