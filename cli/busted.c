@@ -1,4 +1,5 @@
 /* cli/busted.c: ljleak busted: runs a busted suite under the collector, each test repeated in a capture of its own, and gives a leak verdict per test. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -44,8 +45,9 @@ static const char busted_help[] =
     "the one after --, starts busted's own (busted's --repeat and -o go after --).\n"
     "\n"
     "    --dir DIR             where the captures go, one per test, and their list\n"
-    "                          DIR/tests (default: a new ljleak-busted-<pid>-<time>\n"
-    "                          in $LJLEAK_ROOT or the working directory)\n"
+    "                          DIR/tests; a new or empty directory (default: a new\n"
+    "                          ljleak-busted-<pid>-<time> in $LJLEAK_ROOT or the\n"
+    "                          working directory)\n"
     "    --repeat W:M          W warm-up runs, then M measured runs (default 2:4)\n"
     "    --text FILE           the text report (default: stdout)\n"
     "    --junit FILE          JUnit XML: one testcase per busted test\n"
@@ -285,7 +287,21 @@ static int busted_parse(int argc, char **argv, struct busted_command *c)
   return -1;
 }
 
-/* Creates the suite's directory (mode 0700) and its test list. */
+/* Whether path is a directory with nothing in it (one of mktemp -d's), as ljleak run -o takes. */
+static int busted_dir_is_empty(const char *path)
+{
+  DIR *dir = opendir(path);
+  if (!dir)
+    return 0;
+  struct dirent *entry;
+  int empty = 1;
+  while (empty && (entry = readdir(dir)))
+    empty = !strcmp(entry->d_name, ".") || !strcmp(entry->d_name, "..");
+  closedir(dir);
+  return empty;
+}
+
+/* Creates the suite's directory (mode 0700), or takes an empty one, and its test list. */
 static int busted_open_dir(struct busted_command *c)
 {
   if (!c->dir) {
@@ -294,8 +310,11 @@ static int busted_open_dir(struct busted_command *c)
              (long)getpid(), (long)time(NULL));
     c->dir = c->dir_buffer;
   }
-  if (mkdir(c->dir, 0700) != 0) {
-    fprintf(stderr, "ljleak busted: cannot create %s: %s\n", c->dir, strerror(errno));
+  int made = mkdir(c->dir, 0700) == 0;
+  int error = errno;  /* before busted_dir_is_empty's calls */
+  if (!made && !(error == EEXIST && busted_dir_is_empty(c->dir))) {
+    fprintf(stderr, "ljleak busted: cannot create %s: %s\n", c->dir,
+            error == EEXIST ? "it exists and is not an empty directory" : strerror(error));
     return -1;
   }
   /* The captures' root absolute: busted's -C (--directory) changes the working directory

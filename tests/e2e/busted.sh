@@ -115,6 +115,17 @@ check "unreadable_busted_script_exits_4" test $? = 4
 check "unreadable_busted_script_is_named" sh -c "grep -q 'cannot read $tmp/no-such-busted' '$out/noscript.err' &&
   test ! -e '$tmp/noscript'"
 
+# --dir an empty directory (mktemp -d's) is taken, as ljleak run -o takes one; one with
+# something in it is refused (4), never mixed.
+mkdir "$tmp/empty-dir"
+(cd testdata/busted && "$ljleak" busted --dir "$tmp/empty-dir" --text /dev/null spec \
+   --filter 'builds the country table' > /dev/null 2>&1)
+check "empty_existing_dir_is_taken" test $? = 0
+check "empty_existing_dir_holds_the_captures" sh -c "test -d '$tmp/empty-dir/0001' && test -s '$tmp/empty-dir/tests'"
+(cd testdata/busted && "$ljleak" busted --dir "$tmp/empty-dir" spec > /dev/null 2> "$out/nonempty.err")
+check "non_empty_dir_is_refused" test $? = 4
+check "non_empty_dir_is_named" grep -q 'it exists and is not an empty directory' "$out/nonempty.err"
+
 # A test that calls os.exit would end ljleak's own process: no verdict, no report, and exit 0
 # after os.exit(0). It is that test's error; the tests after it run and are judged.
 mkdir -p "$tmp/exits/spec"
