@@ -48,6 +48,12 @@ check "no_failure_is_listed" test ! -s out/failed.txt
 check "fleet_json_has_four_captures" test "$(grep -c '"source": ' out/fleet.json)" = 4
 check "fleet_txt_counts_the_new_capture" grep -q "on 0 of 2 of release=1.4.1" out/fleet.txt
 
+# -j above the merge's 64 threads is for the diffs: the merge reads 64 at once (it was given
+# -j 100, refused it, and the fleet failed with exit 2 after every diff had run).
+"$repo/ci/fleet" -j 100 --quiet -o out-j100 caps/web-1 caps/web-3 >/dev/null 2>stderr
+check "jobs_above_64_still_merge" test $? = 1
+check "jobs_above_64_merge_both" grep -q "^fleet: 2 captures merged, 0 failed" stderr
+
 # Another list of captures into the same directory is refused, not mixed.
 "$repo/ci/fleet" -o out caps/web-1 >/dev/null 2>stderr
 check "another_list_into_the_same_output_is_a_usage_error" test $? = 2
