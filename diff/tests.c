@@ -173,7 +173,7 @@ static enum format_status tests_judge_one(const char *directory, const struct te
   if ((pending && !e->capture) || (!e->capture && !e->capture_error)) {
     t->verdict = DIFF_TEST_SKIPPED;
     t->reason = tests_printf("%s%s", !strcmp(e->status, "pending") ? "pending: never run" : "not run",
-                             !strcmp(e->status, "error") ? ": busted's error outside a test" : "");
+                             !strcmp(e->status, "error") ? ": busted's error outside a test's body" : "");
     return t->reason ? FORMAT_OK : FORMAT_NO_MEMORY;
   }
   if (!e->capture) {

@@ -86,6 +86,9 @@ local function repeat_test(busted, executor, element, state)
     if run == 1 then
       local status = state.current.status
       first_failed = not ok or (status ~= nil and status ~= "success") or state.current.outside ~= nil
+      if not state.current.started then
+        break  -- its body never ran (its lazy_setup or before_each failed): no runs to judge
+      end
     elseif (failed or not ok) and not first_failed and not failed_at then
       failed_at = run
     end
@@ -109,13 +112,15 @@ local function repeat_test(busted, executor, element, state)
   if status == nil or (status == "success" and state.current.outside) then
     status = state.current.outside or "error"
   end
+  -- a test whose body never ran is listed without a capture: not run, never "steady"
+  local ran = state.current.started
   record(element, describe, file, {
     status = status,
     message = state.current.message,
-    capture = started and string.format("%04d", state.count) or nil,
-    capture_error = not started and tostring(start_error) or nil,
-    warmup = host.warmup,
-    runs = done - host.warmup,
+    capture = ran and started and string.format("%04d", state.count) or nil,
+    capture_error = ran and not started and tostring(start_error) or nil,
+    warmup = ran and host.warmup or 0,
+    runs = ran and done - host.warmup or 0,
     failed_run = failed_at,
   })
 end
@@ -146,6 +151,12 @@ local function install(busted)
     end
     return register(descriptor, executor, attributes)
   end
+  busted.subscribe({ "test", "start" }, function()
+    if state.current then
+      state.current.started = true
+    end
+    return nil, true
+  end)
   busted.subscribe({ "test", "end" }, function(element, parent, status)
     if state.current then
       state.current.status = status

@@ -77,7 +77,8 @@ check "bad_budget_is_a_usage_error" sh -c "'$ljleak' busted --judge '$tmp/suite'
 
 # busted's errors outside a test (a spec file that does not load, a failing setup, an after_each
 # failing after a test that passed) are lines of the test list too: JUnit and JSON show them,
-# and --judge fails as busted did, where they were once in busted's own output only.
+# and --judge fails as busted did, where they were once in busted's own output only. A test
+# whose before_each fails never ran: skipped, where it was once "steady".
 mkdir -p "$tmp/broken/spec"
 printf 'describe("x", function() it("a", function() end)\n' > "$tmp/broken/spec/bad_spec.lua"
 cat > "$tmp/broken/spec/setup_spec.lua" <<'LUA'
@@ -88,6 +89,10 @@ end)
 describe("after_each fails", function()
   after_each(function() error("after_each broke") end)
   it("passes itself", function() end)
+end)
+describe("before_each fails", function()
+  before_each(function() error("before_each broke") end)
+  it("never runs its body", function() end)
 end)
 describe("fine", function() it("passes", function() end) end)
 LUA
@@ -102,9 +107,14 @@ err = lambda k: by[k].find("error") is not None and by[k].find("error").get("typ
 assert err(("spec/bad_spec.lua", "spec/bad_spec.lua")), by
 assert "expected" in by[("spec/bad_spec.lua", "spec/bad_spec.lua")].find("error").get("message")
 assert err(("setup fails", "setup")) and err(("after_each fails", "passes itself")), by
+assert err(("before_each fails", "never runs its body")), by
 assert by[("fine", "passes")].find("error") is None, by
 d = json.load(open(sys.argv[2]))
-assert d["failed"] == 3 and d["outcome"] == "pass", d
+assert d["failed"] == 4 and d["outcome"] == "pass", d
+# a test whose body never ran is skipped (not run), never steady
+v = {t["full_name"]: t["verdict"] for t in d["tests"]}
+assert v["before_each fails never runs its body"] == "skipped", v
+assert v["fine passes"] == "steady" and v["after_each fails passes itself"] == "steady", v
 PY
 
 # A --busted script that does not read is a suite that could not run (4), named, with nothing
