@@ -323,14 +323,26 @@ int report_render_junit(const struct diff_result *r, FILE *out, struct format_er
   size_t tests = r->site_count;
   if (r->suspects_grouped)
     flagged = r->suspect_count + diff_suspects_alone(r);
+  /* Inconclusive with no site in error (too few boundaries, a sampling floor above
+   * --min-growth): one more test case, in error, says why; the suite is not green while the
+   * diff exits 5. */
+  int verdict = r->facts.outcome == DIFF_OUTCOME_INCONCLUSIVE && !flagged && !undecided;
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-  fprintf(out, "<testsuites name=\"ljleak\" tests=\"%zu\" failures=\"%zu\">\n", tests,
+  fprintf(out, "<testsuites name=\"ljleak\" tests=\"%zu\" failures=\"%zu\">\n", tests + verdict,
           flagged);
   fprintf(out,
           "  <testsuite name=\"ljleak.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
           "skipped=\"0\">\n",
-          mode, tests, flagged, undecided);
+          mode, tests + verdict, flagged, undecided + verdict);
   put_properties(out, r, mode);
+  if (verdict) {
+    char reason[1024];
+    report_outcome_reason(r, reason, sizeof reason);
+    fprintf(out, "    <testcase name=\"ljleak verdict\" classname=\"ljleak.%s\">\n"
+                 "      <error type=\"inconclusive\" message=\"", mode);
+    report_put_xml(out, reason);
+    fputs("\"/>\n    </testcase>\n", out);
+  }
   for (size_t i = 0; i < r->site_count; i++) {
     const struct diff_site *site = &r->sites[i];
     fputs("    <testcase name=\"", out);

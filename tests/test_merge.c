@@ -431,6 +431,29 @@ START_TEST(test_a_capture_stopped_by_a_write_error_says_so_in_the_merge)
 }
 END_TEST
 
+/* A merge inconclusive only because a capture cannot tell (a sampling floor, too few
+ * boundaries), with no site undecided: JUnit has one test case in error that says so. */
+START_TEST(test_junit_of_an_inconclusive_merge_without_undecided_sites_is_not_green)
+{
+  const char *text =
+      "{\"ljleak_result\": 1, \"mode\": \"trend\", \"outcome\": \"inconclusive\", \"capture\": "
+      "{\"host\": \"h\", \"pid\": 1, \"start_time\": 1, \"boundary_count\": 0, \"boundary_times\": []}, "
+      "\"sites\": []}";
+  struct merge m;
+  struct format_error err;
+  merge_init(&m);
+  ck_assert_msg(merge_add_text(&m, "r.json", text, strlen(text), &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_int_eq(m.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  char *xml = render(&m, MERGE_FORMAT_JUNIT);
+  ck_assert_msg(strstr(xml, "tests=\"1\" failures=\"0\" errors=\"1\"") != NULL, "%s", xml);
+  ck_assert_msg(strstr(xml, "name=\"ljleak merge verdict\">\n      <error type=\"inconclusive\" "
+                            "message=\"1 of 1 captures cannot tell") != NULL, "%s", xml);
+  free(xml);
+  merge_free(&m);
+}
+END_TEST
+
 /* A result written before leak suspects (no suspects, kinds or containers) and one written
  * with them merge alike: the same site, counted in both captures. */
 START_TEST(test_old_and_new_results_with_suspects_merge)
@@ -837,6 +860,7 @@ int main(void)
   tcase_add_test(tc, test_reading_on_threads_gives_the_same_merge_and_the_same_first_error);
   tcase_add_test(tc, test_figures_are_counts_medians_largest_and_sums);
   tcase_add_test(tc, test_a_result_without_sites_merges_and_renders);
+  tcase_add_test(tc, test_junit_of_an_inconclusive_merge_without_undecided_sites_is_not_green);
   tcase_add_test(tc, test_a_capture_stopped_by_a_write_error_says_so_in_the_merge);
   tcase_add_test(tc, test_a_time_beyond_the_calendar_renders_as_unknown);
   tcase_add_test(tc, test_a_cut_capture_is_marked_through_merges_of_merges);

@@ -345,6 +345,15 @@ START_TEST(test_a_sampling_floor_above_min_growth_is_inconclusive_in_every_forma
     ck_assert_msg(strstr(text, "boundaries cover 65% of the run") != NULL, "%s", text);
     free(text);
   }
+  /* JUnit: no site is in error, so one test case says why the run cannot tell (exit 5 with
+   * a green suite was the JUnit of it). */
+  text = render(&r, REPORT_FORMAT_JUNIT);
+  ck_assert_ptr_nonnull(strstr(text, "tests=\"2\" failures=\"0\" errors=\"1\""));
+  ck_assert_msg(strstr(text, "<testcase name=\"ljleak verdict\" classname=\"ljleak.trend\">\n"
+                             "      <error type=\"inconclusive\" message=\"nothing grows, but a capture "
+                             "sampled every 512.0 KiB could not have seen a growth below ") != NULL,
+                "%s", text);
+  free(text);
   text = render(&r, REPORT_FORMAT_JSON);
   ck_assert_ptr_nonnull(strstr(text, "\"coverage\": 0.65"));
   ck_assert_ptr_nonnull(strstr(text, "\"run_allocated\": 10000000"));
@@ -359,6 +368,10 @@ START_TEST(test_a_sampling_floor_above_min_growth_is_inconclusive_in_every_forma
   r.options.min_growth_bytes = r.facts.sample_floor;
   text = render(&r, REPORT_FORMAT_TEXT);
   ck_assert_int_eq(r.facts.outcome, DIFF_OUTCOME_PASS);
+  free(text);
+  text = render(&r, REPORT_FORMAT_JUNIT);
+  ck_assert_ptr_null(strstr(text, "ljleak verdict"));
+  ck_assert_ptr_nonnull(strstr(text, "tests=\"1\" failures=\"0\" errors=\"0\""));
   free(text);
 }
 END_TEST
