@@ -73,6 +73,7 @@ struct busted_command {
   const char *outputs[4];           /* text, junit, json, html */
   uint64_t warmup, runs;
   int stack_depth, no_snapshot;
+  const char *run_option;           /* the first option that only a run takes, for --judge's refusal */
   struct diff_options options;
   const char *allow_path;
   struct diff_test_budget *budgets;
@@ -254,8 +255,9 @@ static int busted_parse(int argc, char **argv, struct busted_command *c)
     } else if (!strcmp(a, "--")) {
       c->busted_args = args.index + 1;
       break;
+    } else if (cli_option_text(&args, "--busted", &c->script)) {
+      c->run_option = c->run_option ? c->run_option : "--busted";
     } else if (cli_option_text(&args, "--dir", &c->dir) || cli_option_text(&args, "--judge", &c->judge) ||
-               cli_option_text(&args, "--busted", &c->script) ||
                cli_option_text(&args, "--text", &c->outputs[0]) ||
                cli_option_text(&args, "--junit", &c->outputs[1]) ||
                cli_option_text(&args, "--json", &c->outputs[2]) ||
@@ -264,6 +266,7 @@ static int busted_parse(int argc, char **argv, struct busted_command *c)
                cli_option_bytes(&args, "--min-growth", &c->options.min_growth_bytes)) {
       /* the value is in place, or the error reported */
     } else if (cli_option_text(&args, "--repeat", &value)) {
+      c->run_option = c->run_option ? c->run_option : "--repeat";
       if (value)
         busted_parse_repeat(&args, c, value);
     } else if (cli_option_text(&args, "--budget", &value)) {
@@ -273,8 +276,10 @@ static int busted_parse(int argc, char **argv, struct busted_command *c)
       if (!args.failed && !ljleak_collector_stack_depth_ok(depth))
         cli_usage_error(&args, "--stack-depth must be 0 to %d", LJLEAK_COLLECTOR_MAX_STACK_DEPTH);
       c->stack_depth = (int)depth;
+      c->run_option = c->run_option ? c->run_option : "--stack-depth";
     } else if (!strcmp(a, "--no-snapshot")) {
       c->no_snapshot = 1;
+      c->run_option = c->run_option ? c->run_option : "--no-snapshot";
     } else {
       c->busted_args = args.index;  /* busted's own from here */
       break;
@@ -284,6 +289,8 @@ static int busted_parse(int argc, char **argv, struct busted_command *c)
     return CLI_EXIT_USAGE;
   if (c->judge && (c->dir || c->busted_args < argc))
     return cli_usage_error(&args, "--judge reads an earlier run: no --dir, no busted arguments");
+  if (c->judge && c->run_option)  /* it would do nothing: the runs are made */
+    return cli_usage_error(&args, "--judge reads an earlier run: %s applies to a run", c->run_option);
   return -1;
 }
 

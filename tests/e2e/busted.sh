@@ -74,6 +74,11 @@ check "repeat_out_of_range_is_a_usage_error" sh -c "cd testdata/busted && for r 
   timeout 60 '$ljleak' busted --dir '$tmp/never' --repeat \"\$r\" spec > /dev/null 2>&1
   test \$? = 2 || exit 1; done"
 check "bad_budget_is_a_usage_error" sh -c "'$ljleak' busted --judge '$tmp/suite' --budget 'x' > /dev/null 2>&1; test \$? = 2"
+# Options that only a run takes do nothing to --judge: refused, not ignored.
+for option in "--repeat 3:5" "--stack-depth 4" "--no-snapshot" "--busted /bin/true"; do
+  name=$(echo "$option" | sed 's/^--//; s/ .*//')
+  check "judge_refuses_${name}" sh -c "'$ljleak' busted --judge '$tmp/suite' $option > /dev/null 2> '$out/judge-$name.err'; test \$? = 2 && grep -q 'applies to a run' '$out/judge-$name.err'"
+done
 
 # busted's errors outside a test (a spec file that does not load, a failing setup, an after_each
 # failing after a test that passed) are lines of the test list too: JUnit and JSON show them,
