@@ -43,9 +43,13 @@ static void tests_text_line(FILE *out, const struct diff_test *t)
   char growth[32];
   fputs("  ", out);
   report_put_terminal(out, t->full_name);
-  fputs("  (", out);
-  report_put_terminal(out, t->file);
-  fprintf(out, ":%llu)", (unsigned long long)t->line);
+  if (t->file && *t->file) {
+    fputs("  (", out);
+    report_put_terminal(out, t->file);
+    fprintf(out, ":%llu)", (unsigned long long)t->line);
+  } else {
+    fputs("  (no test file: busted's error outside a test)", out);
+  }
   if (t->allowed) {
     fputs("  allowed by budget ", out);
     report_put_terminal(out, t->budget->pattern);
@@ -263,8 +267,12 @@ static void tests_html(FILE *out, const struct diff_tests *tests, const struct r
     fputs("<tr><td>", out);
     report_put_html(out, t->full_name);
     fputs("</td><td>", out);
-    report_put_html(out, t->file);
-    fprintf(out, ":%llu</td><td>", (unsigned long long)t->line);
+    if (t->file && *t->file) {
+      report_put_html(out, t->file);
+      fprintf(out, ":%llu</td><td>", (unsigned long long)t->line);
+    } else {
+      fputs("outside a test</td><td>", out);
+    }
     report_put_html(out, t->status);
     fprintf(out, "</td><td class=\"%s\">%s%s</td><td>", verdict, verdict, t->allowed ? " (within budget)" : "");
     if (t->verdict == DIFF_TEST_LEAKING) {

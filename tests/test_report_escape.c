@@ -116,6 +116,22 @@ START_TEST(test_busted_text_escapes_every_name_from_the_suite)
                              "cache\\x1b[2J*\n"),
                 "%s", text);
   free(text);
+  /* busted's error outside any test file: no "(:0)", but what it is. */
+  test.file = (char *)"";
+  test.line = 0;
+  test.allowed = 0;
+  text = NULL;
+  out = open_memstream(&text, &size);
+  ck_assert_int_eq(report_tests_render(&tests, REPORT_FORMAT_TEXT, NULL, out, &error), 0);
+  fclose(out);
+  ck_assert_msg(strstr(text, "  cache fills\\u202e  (no test file: busted's error outside a test)\n"), "%s", text);
+  free(text);
+  text = NULL;
+  out = open_memstream(&text, &size);
+  ck_assert_int_eq(report_tests_render(&tests, REPORT_FORMAT_HTML, NULL, out, &error), 0);
+  fclose(out);
+  ck_assert_msg(strstr(text, "<td>outside a test</td>") && !strstr(text, ":0</td>"), "%s", text);
+  free(text);
 }
 END_TEST
 
