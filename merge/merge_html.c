@@ -75,9 +75,9 @@ static void put_head(FILE *out, const struct merge *merge)
         ".flagged{color:#c0392b;font-weight:bold}.inconclusive{color:#b9770e}.pass{color:#1e8449}\n"
         "tr.hot td:first-child,tr.hot .site{color:#c0392b;font-weight:bold}\n"
         "</style></head><body>\n", out);
-  fprintf(out, "<h1>ljleak merge: <span class=%s>%zu of %zu sites growing</span> on at least %zu of %zu captures</h1>\n",
-          diff_outcome_name(merge->outcome), merge->flagged, merge->site_count, merge->min_captures,
-          merge->capture_count);
+  fprintf(out, "<h1>ljleak merge: <span class=%s>%zu of %zu %s growing</span> on at least %zu of %zu captures</h1>\n",
+          diff_outcome_name(merge->outcome), merge->flagged, merge->site_count, merge_rows_name(merge),
+          merge->min_captures, merge->capture_count);
   fprintf(out, "<p>%zu captures (%s results): %zu flagged, %zu inconclusive, %zu pass. "
                "Growth is per boundary, over the captures that saw the site; live bytes at each "
                "capture's last boundary.</p>\n",

@@ -22,6 +22,8 @@ enum format_status merge_check_kind(struct merge *merge, enum diff_mode mode, en
 size_t merge_group_find(const struct merge *merge, const char *key, const char *value);
 
 /* The renderers (merge_json.c, merge_text.c, merge_html.c). */
+/* What the merge's rows are, for headlines: "sites", or "stacks" for results --by stack. */
+const char *merge_rows_name(const struct merge *merge);
 /* A growing site's growth by each label key (its groups' keys, each once, at most 16), in
  * words (merge_site_by_label): put(out, k, line) with k from 0; nothing for a site growing in
  * no capture. Every renderer's one walk over them (merge_text.c). */

@@ -62,10 +62,12 @@ static void put_headline(FILE *out, const struct merge *merge)
   }
   format_time(when_first, sizeof when_first, first);
   format_time(when_last, sizeof when_last, last);
-  fprintf(out, "ljleak merge: %zu of %zu sites growing on at least %zu of %zu captures",
-          merge->flagged, merge->site_count, merge->min_captures, merge->capture_count);
+  fprintf(out, "ljleak merge: %zu of %zu %s growing on at least %zu of %zu captures",
+          merge->flagged, merge->site_count, merge_rows_name(merge), merge->min_captures,
+          merge->capture_count);
   if (merge->outcome == DIFF_OUTCOME_INCONCLUSIVE)
-    fprintf(out, "; inconclusive: %zu captures cannot tell", merge->captures_inconclusive);
+    fprintf(out, "; inconclusive: %zu capture%s cannot tell", merge->captures_inconclusive,
+            merge->captures_inconclusive == 1 ? "" : "s");
   fprintf(out, "\n\ncaptures  %zu (%zu flagged, %zu inconclusive, %zu pass), %s to %s UTC, %s results\n",
           merge->capture_count, merge->captures_flagged, merge->captures_inconclusive,
           merge->capture_count - merge->captures_flagged - merge->captures_inconclusive, when_first,
@@ -162,6 +164,11 @@ int merge_render_text(const struct merge *merge, FILE *out)
   return ferror(out) ? -1 : 0;
 }
 
+const char *merge_rows_name(const struct merge *merge)
+{
+  return merge->by == DIFF_BY_STACK ? "stacks" : "sites";
+}
+
 /* A site's growth by one label, in its row's last cell. */
 static void put_label_cell(FILE *out, size_t k, const char *line)
 {
@@ -172,8 +179,9 @@ static void put_label_cell(FILE *out, size_t k, const char *line)
 
 int merge_render_markdown(const struct merge *merge, FILE *out)
 {
-  fprintf(out, "### ljleak merge: %zu of %zu sites growing on at least %zu of %zu captures\n\n",
-          merge->flagged, merge->site_count, merge->min_captures, merge->capture_count);
+  fprintf(out, "### ljleak merge: %zu of %zu %s growing on at least %zu of %zu captures\n\n",
+          merge->flagged, merge->site_count, merge_rows_name(merge), merge->min_captures,
+          merge->capture_count);
   fprintf(out, "%zu captures: %zu flagged, %zu inconclusive.\n\n", merge->capture_count,
           merge->captures_flagged, merge->captures_inconclusive);
   fputs("| growing | undecided | seen | median/boundary | largest/boundary | live sum | site | by label |\n"

@@ -450,6 +450,21 @@ START_TEST(test_junit_of_an_inconclusive_merge_without_undecided_sites_is_not_gr
   ck_assert_msg(strstr(xml, "name=\"ljleak merge verdict\">\n      <error type=\"inconclusive\" "
                             "message=\"1 of 1 captures cannot tell") != NULL, "%s", xml);
   free(xml);
+  char *plain = render(&m, MERGE_FORMAT_TEXT);
+  ck_assert_msg(strstr(plain, "0 of 0 sites growing on at least 1 of 1 captures; inconclusive: 1 capture "
+                              "cannot tell\n") != NULL, "%s", plain);
+  free(plain);
+  merge_free(&m);
+  /* Results by stack: the headline counts stacks. */
+  char by_stack[1024];
+  snprintf(by_stack, sizeof by_stack, "{\"ljleak_result\": 1, \"mode\": \"trend\", \"options\": {\"by\": \"stack\"},%s",
+           strchr(text, '{') + strlen("{\"ljleak_result\": 1, \"mode\": \"trend\","));
+  merge_init(&m);
+  ck_assert_msg(merge_add_text(&m, "s.json", by_stack, strlen(by_stack), &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
+  plain = render(&m, MERGE_FORMAT_TEXT);
+  ck_assert_msg(strstr(plain, "ljleak merge: 0 of 0 stacks growing") == plain, "%s", plain);
+  free(plain);
   merge_free(&m);
 }
 END_TEST
