@@ -402,6 +402,10 @@ static int arm(struct attach_job *job, const char *request)
                     "within %g s; it runs on as it was\n", job->pid, job->wait);
     return CLI_EXIT_RUNTIME;
   }
+  if (answer_is(&g, "hung")) {
+    fprintf(stderr, "ljleak attach: process %ld: %s\n", job->pid, answer_text(&g));
+    return CLI_EXIT_RUNTIME;
+  }
   fprintf(stderr, "ljleak attach: cannot enter process %ld with %s: %s%s\n", job->pid, job->gdb,
           answer_text(&g),
           strstr(g.answer, "ptrace") ? " (attaching needs root, or the process's user with "

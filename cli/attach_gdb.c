@@ -182,31 +182,58 @@ static int write_script(char *path, size_t size, const struct cli_attach_gdb *st
   return 0;
 }
 
+/* Once the script said "calling", how long the process may take to come back from dlopen and
+ * the collector's step: a process whose dlopen never returns (another thread of it holds the
+ * loader's lock, or a dlopen of its own) would hold root's attach forever. */
+#define ATTACH_GDB_CALL_SECONDS 60.0
+
+static double attach_gdb_elapsed(const struct timespec *start)
+{
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
 /* Reads gdb's output until it exits; past the deadline (and the script's own, plus a grace) a
- * gdb that still waits for a system call is killed: nothing of it is in the process then. */
+ * gdb that still waits for a system call is killed: nothing of it is in the process then. One
+ * stuck in a call into the process is killed past ATTACH_GDB_CALL_SECONDS. Only the output's
+ * last part is kept (the answer is its last line): gdb's lines about the process (its threads,
+ * its libraries) are as many as the process makes, and a full buffer must not end the reading
+ * while gdb still runs. */
 static void read_answer(int fd, pid_t gdb, double wait, struct cli_attach_gdb *step)
 {
   char buffer[8192];
   size_t used = 0;
   int calling = 0;
-  struct timespec start, now;
+  struct timespec start, call_start;
   clock_gettime(CLOCK_MONOTONIC, &start);
   fcntl(fd, F_SETFL, O_NONBLOCK);
   for (;;) {
+    if (used == sizeof buffer - 1) {
+      memmove(buffer, buffer + used / 2, used - used / 2);
+      used -= used / 2;
+    }
     ssize_t n = read(fd, buffer + used, sizeof buffer - 1 - used);
     if (n > 0) {
       used += (size_t)n;
       buffer[used] = '\0';
-      calling = strstr(buffer, "ljleak-attach: calling") != NULL;
+      if (!calling && strstr(buffer, "ljleak-attach: calling")) {
+        calling = 1;
+        clock_gettime(CLOCK_MONOTONIC, &call_start);
+      }
       continue;
     }
     if (n == 0)
       break;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double elapsed = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
-    if (!calling && elapsed > wait + 5) {
+    if (!calling && attach_gdb_elapsed(&start) > wait + 5) {
       kill(gdb, SIGKILL);
       snprintf(step->answer, sizeof step->answer, "nosafe");
+      break;
+    }
+    if (calling && attach_gdb_elapsed(&call_start) > ATTACH_GDB_CALL_SECONDS) {
+      kill(gdb, SIGKILL);
+      snprintf(step->answer, sizeof step->answer, "hung it did not come back from the "
+               "collector's call within %.0f s; gdb was ended", ATTACH_GDB_CALL_SECONDS);
       break;
     }
     struct timespec pause = {0, 20000000};

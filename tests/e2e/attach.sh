@@ -4,7 +4,8 @@
 # process running on with the same pid and its own output; two Lua states (refused without
 # --state, captured with it); a process that loaded the collector,
 # and one already capturing (refused); a process blocked in C (no safe point: given up, left
-# running); a process without LuaJIT, a missing gdb, bad usage: each refused.
+# running); a process without LuaJIT, a missing gdb, bad usage: each refused; a gdb whose answer
+# never ends is ended.
 E2E_NAME=attach
 . tests/e2e/lib.sh
 export LJLEAK_RUN_DIR=$tmp/run
@@ -21,6 +22,22 @@ fi
 alive() { kill -0 "$1" 2>/dev/null; }
 # a growing site of the diff's text output at this line of leak.lua
 grows_at() { sed -n '/^growing/,/^$/p' "$1" | grep -q "@testdata/attach/leak.lua:$2"; }
+
+# Every wait of attach's is bounded, whatever gdb's output or the process do. Stand-ins for gdb:
+# one stuck in the call into the process (a process whose dlopen never returns: another of its
+# threads holds the loader's lock), ended 60 s after it said "calling" (in the background, checked
+# at the end); one with more lines about the process than attach keeps, stuck before any call.
+sleep 300 &
+victim=$!; pids="$pids $victim"
+printf '#!/bin/sh\necho "ljleak-attach: calling"\nexec sleep 300\n' >"$tmp/gdb-calling"
+printf '#!/bin/sh\nfor i in $(seq 300); do echo "[New LWP $i] a line about the process"; done\nexec sleep 300\n' >"$tmp/gdb-flood"
+chmod +x "$tmp/gdb-calling" "$tmp/gdb-flood"
+(LJLEAK_GDB=$tmp/gdb-calling timeout 90 "$LJLEAK" attach --wait 1 "$victim" 2>"$tmp/calling.err"
+ echo $? >"$tmp/calling.rc") &
+calling=$!
+LJLEAK_GDB=$tmp/gdb-flood timeout 30 "$LJLEAK" attach --wait 1 "$victim" 2>"$tmp/flood.err"
+check "a_flood_of_gdb_output_is_still_bounded_by_wait" test $? = 4
+check "as_no_safe_point" grep -q "entered no system call where loading is safe within 1 s" "$tmp/flood.err"
 
 # Blocked in C (for 20 s): no Lua instruction within --wait; the hook is disarmed and the process
 # goes on, to wake at the end of this script.
@@ -229,6 +246,10 @@ check "holders_lists_the_local_first_then_the_global" \
   sh -c "sed -n 3p '$tmp/hold.out' | grep -q 'local cache in main chunk' && sed -n 4p '$tmp/hold.out' | grep -q '_G.things$' && test \$(wc -l < '$tmp/hold.out') = 4"
 "$LJLEAK" snapshot --holders 0 "$tmp"/hold/snap-*.heap 2>/dev/null
 check "holders_0_is_usage" test $? = 2
+
+wait "$calling"
+check "a_call_that_never_returns_is_given_up" test "$(cat "$tmp/calling.rc")" = 4
+check "saying_so" grep -q "did not come back from the collector's call within 60 s" "$tmp/calling.err"
 
 # The blocked process, left as it was, wakes and ends as it would.
 wait "$blocked"
