@@ -18,6 +18,7 @@
 #include "format/capture_files.h"
 #include "format/capture_layout.h"
 #include "format/control_file.h"
+#include "format/utf8.h"
 
 static const char attach_usage[] =
     "usage: ljleak attach [-o DIR] [--duration SECONDS] [--every BYTES] [--sample BYTES]\n"
@@ -343,6 +344,11 @@ static void gdb_step(const struct attach_job *job, const char *step, const char 
   cli_attach_gdb_run(g);
 }
 
+/* Room for a text from the process shown escaped: what its registration says (its error, its
+ * capture's directory) and the answer through gdb (the collector's message, dlerror, gdb's lines
+ * about the process) are its user's bytes, printed on root's terminal. */
+#define ATTACH_SHOWN_SIZE UTF8_TERMINAL_SIZE(PATH_MAX)
+
 static int answer_is(const struct cli_attach_gdb *g, const char *kind)
 {
   size_t n = strlen(kind);
@@ -376,19 +382,21 @@ static void find_candidate(struct attach_job *job)
 static int arm(struct attach_job *job, const char *request)
 {
   struct cli_attach_gdb g;
+  char shown[ATTACH_SHOWN_SIZE];
   find_candidate(job);
   gdb_step(job, "attach", request, &g);
   if (answer_is(&g, "armed")) {
     fprintf(stderr, "ljleak: process %ld: %s; waiting for its next Lua instruction\n", job->pid,
-            answer_text(&g));
+            utf8_terminal_text(shown, sizeof shown, answer_text(&g)));
     return CLI_EXIT_OK;
   }
   if (answer_is(&g, "refused")) {
-    fprintf(stderr, "ljleak attach: process %ld refused: %s\n", job->pid, answer_text(&g));
+    fprintf(stderr, "ljleak attach: process %ld refused: %s\n", job->pid,
+            utf8_terminal_text(shown, sizeof shown, answer_text(&g)));
     return CLI_EXIT_INPUT;
   }
   if (answer_is(&g, "noload")) {
-    const char *why = answer_text(&g);
+    const char *why = utf8_terminal_text(shown, sizeof shown, answer_text(&g));
     if (strstr(why, "undefined symbol: lua") || strstr(why, "undefined symbol: luaL"))
       fprintf(stderr, "ljleak attach: process %ld has no LuaJIT the collector can use (%s)\n",
               job->pid, why);
@@ -403,11 +411,12 @@ static int arm(struct attach_job *job, const char *request)
     return CLI_EXIT_RUNTIME;
   }
   if (answer_is(&g, "hung")) {
-    fprintf(stderr, "ljleak attach: process %ld: %s\n", job->pid, answer_text(&g));
+    fprintf(stderr, "ljleak attach: process %ld: %s\n", job->pid,
+            utf8_terminal_text(shown, sizeof shown, answer_text(&g)));
     return CLI_EXIT_RUNTIME;
   }
   fprintf(stderr, "ljleak attach: cannot enter process %ld with %s: %s%s\n", job->pid, job->gdb,
-          answer_text(&g),
+          utf8_terminal_text(shown, sizeof shown, answer_text(&g)),
           strstr(g.answer, "ptrace") ? " (attaching needs root, or the process's user with "
                                        "kernel.yama.ptrace_scope 0)" : "");
   return CLI_EXIT_INPUT;
@@ -441,6 +450,7 @@ static int registered(const struct attach_job *job)
 static int wait_started(struct attach_job *job, char *dir, size_t size)
 {
   struct timespec start;
+  char shown[ATTACH_SHOWN_SIZE];
   clock_gettime(CLOCK_MONOTONIC, &start);
   while (seconds_since(&start) < job->wait) {
     struct control_file_registration r;
@@ -449,7 +459,7 @@ static int wait_started(struct attach_job *job, char *dir, size_t size)
       int ok = ours && r.result && !strcmp(r.result, "ok");
       if (ours && !ok)
         fprintf(stderr, "ljleak attach: process %ld could not start the capture: %s\n", job->pid,
-                r.error ? r.error : "no reason given");
+                utf8_terminal_text(shown, sizeof shown, r.error ? r.error : "no reason given"));
       if (ok)
         snprintf(dir, size, "%s", r.dir ? r.dir : "");
       control_file_registration_free(&r);
@@ -467,34 +477,37 @@ static int wait_started(struct attach_job *job, char *dir, size_t size)
     return CLI_EXIT_RUNTIME;
   }
   fprintf(stderr, "ljleak attach: process %ld did not answer within %g s: %s\n", job->pid,
-          job->wait, answer_is(&g, "ran") && *answer_text(&g) ? answer_text(&g) : g.answer);
+          job->wait, utf8_terminal_text(shown, sizeof shown, answer_is(&g, "ran") &&
+                                        *answer_text(&g) ? answer_text(&g) : g.answer));
   return CLI_EXIT_RUNTIME;
 }
 
 /* Asks the running capture to stop: a stop request, and the debugger's poll of it. */
 static void request_stop(struct attach_job *job)
 {
-  char id[128];
+  char id[128], shown[ATTACH_SHOWN_SIZE];
   struct cli_attach_gdb g;
   snprintf(id, sizeof id, "%s-stop", job->id);
   if (cli_control_write(job->pid, job->run_dir, "stop", id) != CLI_EXIT_OK)
     return;
   gdb_step(job, "poll", NULL, &g);
   if (!answer_is(&g, "polled"))
-    fprintf(stderr, "ljleak attach: cannot ask process %ld to stop: %s\n", job->pid, g.answer);
+    fprintf(stderr, "ljleak attach: cannot ask process %ld to stop: %s\n", job->pid,
+            utf8_terminal_text(shown, sizeof shown, g.answer));
 }
 
 /* Waits until the capture in dir is over: by its duration, or a stop asked at Ctrl-C. */
 static int wait_stopped(struct attach_job *job, const char *dir)
 {
   int asked = 0;
-  char path[64];
+  char path[64], shown_dir[ATTACH_SHOWN_SIZE], shown[ATTACH_SHOWN_SIZE];
+  utf8_terminal_text(shown_dir, sizeof shown_dir, dir);
   snprintf(path, sizeof path, "/proc/%ld", job->pid);
   for (;;) {
     struct control_file_registration r;
     if (access(path, F_OK) != 0) {
       fprintf(stderr, "ljleak attach: process %ld exited during the capture; its exit handler "
-                      "ends it in %s\n", job->pid, dir);
+                      "ends it in %s\n", job->pid, shown_dir);
       return CLI_EXIT_RUNTIME;
     }
     if (attach_interrupted && !asked) {
@@ -506,7 +519,8 @@ static int wait_stopped(struct attach_job *job, const char *dir)
     int over = !r.state || strcmp(r.state, "capturing") != 0 || !r.dir || strcmp(r.dir, dir);
     int failed = over && r.error && *r.error;
     if (failed)
-      fprintf(stderr, "ljleak attach: the capture in %s ended on an error: %s\n", dir, r.error);
+      fprintf(stderr, "ljleak attach: the capture in %s ended on an error: %s\n", shown_dir,
+              utf8_terminal_text(shown, sizeof shown, r.error));
     control_file_registration_free(&r);
     if (over)
       return failed ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
@@ -536,7 +550,9 @@ static int print_holders(const struct attach_job *job, const char *dir)
       char *argv[] = {"snapshot", "--holders", "10", files.snapshots[0].path, NULL};
       code = cmd_snapshot(4, argv);
     } else {
-      fprintf(stderr, "ljleak attach: no heap snapshot in %s\n", dir);
+      char shown[ATTACH_SHOWN_SIZE];
+      fprintf(stderr, "ljleak attach: no heap snapshot in %s\n",
+              utf8_terminal_text(shown, sizeof shown, dir));
     }
     capture_files_free(&files);
     fflush(stdout);
@@ -564,7 +580,7 @@ int cmd_attach(int argc, char **argv)
     fprintf(stderr, "ljleak attach: the capture directory's name is too long\n");
     return CLI_EXIT_USAGE;
   }
-  char request[CONTROL_FILE_REQUEST_MAX + 1], dir[PATH_MAX];
+  char request[CONTROL_FILE_REQUEST_MAX + 1], dir[PATH_MAX], shown[ATTACH_SHOWN_SIZE];
   rc = preflight(&job);
   if (rc == CLI_EXIT_OK)
     rc = prepare_dir(&job);
@@ -576,7 +592,8 @@ int cmd_attach(int argc, char **argv)
     rc = wait_started(&job, dir, sizeof dir);
   if (rc != CLI_EXIT_OK)
     return rc;
-  fprintf(stderr, "ljleak: capturing process %ld into %s\n", job.pid, dir);
+  fprintf(stderr, "ljleak: capturing process %ld into %s\n", job.pid,
+          utf8_terminal_text(shown, sizeof shown, dir));
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = attach_on_signal;
@@ -585,7 +602,7 @@ int cmd_attach(int argc, char **argv)
   rc = wait_stopped(&job, dir);
   if (rc == CLI_EXIT_OK)
     fprintf(stderr, "ljleak: the capture of process %ld is over; it runs on. See: ljleak diff %s\n",
-            job.pid, dir);
+            job.pid, shown);
   if (rc == CLI_EXIT_OK && job.snapshot_now)
     rc = print_holders(&job, dir);
   return rc;

@@ -38,6 +38,13 @@ calling=$!
 LJLEAK_GDB=$tmp/gdb-flood timeout 30 "$LJLEAK" attach --wait 1 "$victim" 2>"$tmp/flood.err"
 check "a_flood_of_gdb_output_is_still_bounded_by_wait" test $? = 4
 check "as_no_safe_point" grep -q "entered no system call where loading is safe within 1 s" "$tmp/flood.err"
+# The answer through gdb is the process's text (the collector's message, dlerror, gdb's lines about
+# it): printed escaped.
+printf '#!/bin/sh\nprintf "ljleak-attach: refused \\033]2;owned\\007 \\302\\233\\n"\n' >"$tmp/gdb-esc"
+chmod +x "$tmp/gdb-esc"
+LJLEAK_GDB=$tmp/gdb-esc "$LJLEAK" attach --wait 1 "$victim" 2>"$tmp/gdbesc.err"
+check "an_answer_with_controls_is_refused" test $? = 3
+check "printed_escaped" sh -c "grep -qF 'refused: \\x1b]2;owned\\x07 \\u009b' '$tmp/gdbesc.err' && ! grep -q \"\$(printf '\\033')\" '$tmp/gdbesc.err'"
 
 # Blocked in C (for 20 s): no Lua instruction within --wait; the hook is disarmed and the process
 # goes on, to wake at the end of this script.
@@ -196,6 +203,15 @@ check "the_capture_is_nobodys" test "$(stat -c %U "$tmp/caps/nb" "$tmp/caps/nb/i
 (cd "$tmp/caps" && "$ljleak_abs" attach --duration 1 "$nb" 2>"$tmp/a9.err")
 check "without_o_a_new_directory_of_nobodys_in_the_working_directory" \
   test "$(stat -c %U "$tmp"/caps/ljleak-"$nb"-*/index)" = nobody
+# nobody's registration says the capture ended, with controls in its error: printed escaped.
+"$LJLEAK" attach --duration 5 -o "$tmp/caps/esc" "$nb" 2>"$tmp/esc.err" &
+attacher=$!
+n=0; until grep -q capturing "$tmp/esc.err" 2>/dev/null || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done
+as_nobody sh -c 'sed "s/^state=.*/state=idle/; s/^error=.*/error=\x1b]2;owned\x07 \xc2\x9b/" "$1/$2" >"$1/x" &&
+  mv "$1/x" "$1/$2"' - "$tmp/nbrun" "$nb"
+wait "$attacher"
+check "an_error_from_the_registration_is_shown" grep -qF 'ended on an error: \x1b]2;owned\x07 \u009b' "$tmp/esc.err"
+check "escaped" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/esc.err'"
 luajit testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
 mine=$!; pids="$pids $mine"
 sleep 0.3
