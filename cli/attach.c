@@ -496,11 +496,18 @@ static void request_stop(struct attach_job *job)
             utf8_terminal_text(shown, sizeof shown, g.answer));
 }
 
-/* Waits until the capture in dir is over: by its duration, or a stop asked at Ctrl-C. */
+/* Waits until the capture in dir is over: by its duration, or a stop asked at Ctrl-C. Bounded
+ * whatever the process does (it may stop itself, block in C, or keep saying "capturing"): a
+ * capture that should be over (its duration or --snapshot's one cycle, plus --wait) is asked to
+ * stop, and --wait after a stop was asked attach gives up. */
 static int wait_stopped(struct attach_job *job, const char *dir)
 {
   int asked = 0;
   char path[64], shown_dir[ATTACH_SHOWN_SIZE], shown[ATTACH_SHOWN_SIZE];
+  double due = job->capture.opt.duration > 0 || job->snapshot_now
+                   ? job->capture.opt.duration + job->wait : -1;
+  struct timespec start, asked_at;
+  clock_gettime(CLOCK_MONOTONIC, &start);
   utf8_terminal_text(shown_dir, sizeof shown_dir, dir);
   snprintf(path, sizeof path, "/proc/%ld", job->pid);
   for (;;) {
@@ -510,9 +517,16 @@ static int wait_stopped(struct attach_job *job, const char *dir)
                       "ends it in %s\n", job->pid, shown_dir);
       return CLI_EXIT_RUNTIME;
     }
-    if (attach_interrupted && !asked) {
+    if ((attach_interrupted || (due >= 0 && seconds_since(&start) > due)) && !asked) {
       asked = 1;
       request_stop(job);
+      clock_gettime(CLOCK_MONOTONIC, &asked_at);
+    }
+    if (asked && seconds_since(&asked_at) > job->wait) {
+      fprintf(stderr, "ljleak attach: process %ld did not end the capture in %s within %g s of "
+                      "the stop asked (stopped, or blocked in C?); it may end it later\n", job->pid,
+              shown_dir, job->wait);
+      return CLI_EXIT_RUNTIME;
     }
     if (cli_control_read(job->pid, job->run_dir, &r) != CLI_EXIT_OK)
       return CLI_EXIT_RUNTIME;

@@ -105,6 +105,21 @@ wait "$leak"
 check "the_process_ends_normally" test $? = 0
 check "with_its_own_output" test "$(cat "$tmp/leak.out")" = "done	12000"
 
+# A process that stops itself during the capture keeps its registration at "capturing": attach
+# asks it to stop past --duration and --wait, and gives up --wait later (timeout's TERM would
+# only ask for the stop again).
+luajit testdata/attach/leak.lua 12000 >/dev/null 2>&1 &
+stopped=$!; pids="$pids $stopped"
+sleep 0.5
+timeout -k 5 40 "$LJLEAK" attach --duration 1 --wait 1 -o "$tmp/cap-stopped" "$stopped" 2>"$tmp/stopped.err" &
+attacher=$!
+n=0; until grep -q capturing "$tmp/stopped.err" 2>/dev/null || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done
+kill -STOP "$stopped"
+wait "$attacher"
+check "a_process_that_stops_itself_is_given_up" test $? = 4
+check "saying_so" grep -q "did not end the capture in $tmp/cap-stopped within 1 s of the stop asked" "$tmp/stopped.err"
+kill -KILL "$stopped"
+
 # Two Lua states: the program's, and one made through the FFI that never runs (it prints that
 # one's global state). Without --state attach refuses, naming both; with the program's it captures.
 luajit testdata/attach/two_states.lua 6000 >"$tmp/two.out" 2>&1 &
