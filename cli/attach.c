@@ -245,10 +245,9 @@ static int target_ids(long pid, unsigned long *uid, unsigned long *gid)
 }
 
 /* Root attaching to another user's process: the process writes its capture as its own user,
- * into a directory root chose. A missing one is made here and given to that user, through the
- * handle of the directory just made (a link put in its place is not followed); one that exists
- * is the collector's to check (it takes only an empty one of its user's). Without -o, it is a
- * new ljleak-<pid>-<time> in the root. */
+ * into a directory root chose. A missing one is made for that user (cli_attach_make_dir); one that
+ * exists is the collector's to check (it takes only an empty one of its user's). Without -o, it
+ * is a new ljleak-<pid>-<time> in the root. */
 static int prepare_dir(struct attach_job *job)
 {
   unsigned long uid, gid;
@@ -265,22 +264,11 @@ static int prepare_dir(struct attach_job *job)
       return CLI_EXIT_USAGE;
     job->capture.explicit_dir = 1;
   }
-  if (mkdir(job->dir, 0700) != 0) {
-    if (errno == EEXIST)
-      return CLI_EXIT_OK;
-    fprintf(stderr, "ljleak attach: cannot create %s for process %ld: %s\n", job->dir, job->pid,
-            strerror(errno));
-    return CLI_EXIT_RUNTIME;
-  }
-  int fd = open(job->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  struct stat st;
-  int given = fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == 0 &&
-              fchown(fd, (uid_t)uid, (gid_t)gid) == 0;
-  if (fd >= 0)
-    close(fd);
-  if (!given) {
-    fprintf(stderr, "ljleak attach: cannot give %s to the user of process %ld: it was replaced "
-                    "or cannot be changed\n", job->dir, job->pid);
+  int rc = cli_attach_make_dir(job->dir, uid, gid);
+  if (rc && rc != EEXIST) {
+    fprintf(stderr, "ljleak attach: cannot create %s for process %ld: %s (root makes it only "
+                    "below directories that only root can change; elsewhere the process's user "
+                    "does)\n", job->dir, job->pid, strerror(rc));
     return CLI_EXIT_RUNTIME;
   }
   return CLI_EXIT_OK;

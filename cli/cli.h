@@ -176,5 +176,9 @@ struct cli_attach_gdb {
 };
 /* Runs the step under gdb: 0 with the answer, or -1 when gdb could not be run (why in answer). */
 int cli_attach_gdb_run(struct cli_attach_gdb *step);
+/* Makes the missing capture directory dir (absolute) for the user uid and gid of the process
+ * (cli/attach_dir.c): root makes it and gives it to them only below directories that only root
+ * can change, else they make it. 0, or an errno. */
+int cli_attach_make_dir(const char *dir, unsigned long uid, unsigned long gid);
 
 #endif

@@ -209,7 +209,7 @@ ljleak_abs=$(realpath "$LJLEAK")
 mkdir -p "$tmp/nbrun" "$tmp/caps" && chown nobody:nogroup "$tmp/nbrun" && chmod 700 "$tmp/nbrun"
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
 setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
+  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/leak.lua 12000 >/dev/null 2>&1 &
 nb=$!; pids="$pids $nb"
 sleep 0.5
 "$LJLEAK" attach --duration 1 -o "$tmp/caps/nb" "$nb" 2>"$tmp/a8.err"
@@ -218,6 +218,15 @@ check "the_capture_is_nobodys" test "$(stat -c %U "$tmp/caps/nb" "$tmp/caps/nb/i
 (cd "$tmp/caps" && "$ljleak_abs" attach --duration 1 "$nb" 2>"$tmp/a9.err")
 check "without_o_a_new_directory_of_nobodys_in_the_working_directory" \
   test "$(stat -c %U "$tmp"/caps/ljleak-"$nb"-*/index)" = nobody
+# -o below a directory of nobody's: nobody could swap a component for a link to a directory of
+# root's, so root neither makes nor gives anything there; nobody makes it, as it could anyway.
+mkdir -p "$tmp/nbhome" "$tmp/rootonly" && chown nobody:nogroup "$tmp/nbhome" && chmod 700 "$tmp/rootonly"
+as_nobody ln -s "$tmp/rootonly" "$tmp/nbhome/link"
+"$LJLEAK" attach --duration 1 -o "$tmp/nbhome/link/new" "$nb" 2>"$tmp/a11.err"
+check "a_link_of_nobodys_above_o_is_not_followed_by_root" test $? = 4 -a ! -e "$tmp/rootonly/new"
+check "saying_who_makes_it" grep -q "cannot create $tmp/nbhome/link/new for process $nb: Permission denied" "$tmp/a11.err"
+"$LJLEAK" attach --duration 1 -o "$tmp/nbhome/cap" "$nb" 2>"$tmp/a12.err"
+check "o_in_nobodys_directory_is_made_by_nobody" test $? = 0 -a "$(stat -c %U "$tmp/nbhome/cap/index")" = nobody
 # nobody's registration says the capture ended, with controls in its error: printed escaped.
 "$LJLEAK" attach --duration 5 -o "$tmp/caps/esc" "$nb" 2>"$tmp/esc.err" &
 attacher=$!
