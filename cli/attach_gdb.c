@@ -23,12 +23,17 @@
  * symbol's value, read from the file's .dynsym before gdb attaches. Its strings and the buffer
  * its message comes back in lie below the stack pointer, past the red zone of the function
  * stopped in its system call; the stack pointer is lowered over them for the calls, whose frames
- * gdb builds below it, and put back before gdb leaves. */
+ * gdb builds below it, and put back before gdb leaves. A signal the process gets while gdb has
+ * it is passed to it without a stop (its handler runs in the call, as it would in the process's
+ * own dlopen), and a call that a signal still ends (SIGINT) is unwound: gdb left the process in
+ * the middle of dlopen, on the lowered stack, and it crashed when it went on. */
 static const char attach_gdb_script[] =
     "import gdb, struct, sys, time\n"
     "DEADLINE = time.time() + WAIT\n"
     "gdb.execute('set pagination off')\n"
     "gdb.execute('set confirm off')\n"
+    "gdb.execute('set unwindonsignal on')\n"
+    "gdb.execute('handle all nostop noprint pass', to_string=True)\n"
     "UNSAFE = ('malloc', 'calloc', 'realloc', 'free', 'memalign', '_int_', 'tcache', 'arena',\n"
     "          '_dl_', 'dl_open', 'dlopen', 'dlclose', 'dl_catch', 'lj_alloc', 'lj_mem_',\n"
     "          'lj_gc_', 'fork', 'ljleak', 'coll_')\n"
