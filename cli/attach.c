@@ -73,6 +73,8 @@ struct attach_job {
   char dir[PATH_MAX];
   char root[PATH_MAX];
   char id[96];
+  unsigned long uid, gid;    /* the process's effective ids and start time, read once before */
+  unsigned long long started; /* anything else: every later step is for that process */
 };
 
 static volatile sig_atomic_t attach_interrupted;
@@ -191,6 +193,23 @@ static void target_run_dir(const struct attach_job *job, char *out, size_t size)
   control_file_default_run_dir(stat(path, &st) == 0 ? st.st_uid : (unsigned long)-1, out, size);
 }
 
+/* The effective uid and gid of the process, from /proc/PID/status: 0, or -1. */
+static int target_ids(long pid, unsigned long *uid, unsigned long *gid)
+{
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%ld/status", pid);
+  FILE *f = fopen(path, "r");
+  int found = 0;
+  unsigned long real;
+  while (f && fgets(line, sizeof line, f)) {
+    found += sscanf(line, "Uid:\t%lu\t%lu", &real, uid) == 2;
+    found += sscanf(line, "Gid:\t%lu\t%lu", &real, gid) == 2;
+  }
+  if (f)
+    fclose(f);
+  return found == 2 ? 0 : -1;
+}
+
 /* What must hold before gdb runs: the process, the permission, gdb, the collector. */
 static int preflight(struct attach_job *job)
 {
@@ -206,7 +225,12 @@ static int preflight(struct attach_job *job)
                     "until the next boot, so attach cannot enter %ld\n", job->pid);
     return CLI_EXIT_INPUT;
   }
-  if (geteuid() != 0 && st.st_uid != geteuid()) {
+  if (target_ids(job->pid, &job->uid, &job->gid) != 0 ||
+      control_file_process_started(job->pid, &job->started) != 0) {
+    fprintf(stderr, "ljleak attach: no process %ld\n", job->pid);
+    return CLI_EXIT_INPUT;
+  }
+  if (geteuid() != 0 && job->uid != geteuid()) {
     fprintf(stderr, "ljleak attach: process %ld belongs to another user: attaching needs root "
                     "(or that user, with ptrace allowed)\n", job->pid);
     return CLI_EXIT_INPUT;
@@ -227,31 +251,13 @@ static int preflight(struct attach_job *job)
   return CLI_EXIT_OK;
 }
 
-/* The effective uid and gid of the process, from /proc/PID/status: 0, or -1. */
-static int target_ids(long pid, unsigned long *uid, unsigned long *gid)
-{
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%ld/status", pid);
-  FILE *f = fopen(path, "r");
-  int found = 0;
-  unsigned long real;
-  while (f && fgets(line, sizeof line, f)) {
-    found += sscanf(line, "Uid:\t%lu\t%lu", &real, uid) == 2;
-    found += sscanf(line, "Gid:\t%lu\t%lu", &real, gid) == 2;
-  }
-  if (f)
-    fclose(f);
-  return found == 2 ? 0 : -1;
-}
-
 /* Root attaching to another user's process: the process writes its capture as its own user,
  * into a directory root chose. A missing one is made for that user (cli_attach_make_dir); one that
  * exists is the collector's to check (it takes only an empty one of its user's). Without -o, it
  * is a new ljleak-<pid>-<time> in the root. */
 static int prepare_dir(struct attach_job *job)
 {
-  unsigned long uid, gid;
-  if (geteuid() != 0 || target_ids(job->pid, &uid, &gid) != 0 || uid == 0)
+  if (geteuid() != 0 || job->uid == 0)
     return CLI_EXIT_OK;
   if (!job->capture.explicit_dir) {
     char stamp[32];
@@ -264,7 +270,7 @@ static int prepare_dir(struct attach_job *job)
       return CLI_EXIT_USAGE;
     job->capture.explicit_dir = 1;
   }
-  int rc = cli_attach_make_dir(job->dir, uid, gid);
+  int rc = cli_attach_make_dir(job->dir, job->uid, job->gid);
   if (rc && rc != EEXIST) {
     fprintf(stderr, "ljleak attach: cannot create %s for process %ld: %s (root makes it only "
                     "below directories that only root can change; elsewhere the process's user "
@@ -329,6 +335,8 @@ static void gdb_step(const struct attach_job *job, const char *step, const char 
   g->request = request;
   g->state = job->state;
   g->wait = job->wait;
+  g->uid = job->uid;
+  g->started = job->started;
   cli_attach_gdb_run(g);
 }
 
@@ -398,6 +406,12 @@ static int arm(struct attach_job *job, const char *request)
                     "within %g s; it runs on as it was\n", job->pid, job->wait);
     return CLI_EXIT_RUNTIME;
   }
+  if (answer_is(&g, "changed")) {
+    fprintf(stderr, "ljleak attach: process %ld is not the one attach began with (%s): nothing "
+                    "was called in it\n", job->pid,
+            utf8_terminal_text(shown, sizeof shown, answer_text(&g)));
+    return CLI_EXIT_INPUT;
+  }
   if (answer_is(&g, "hung")) {
     fprintf(stderr, "ljleak attach: process %ld: %s\n", job->pid,
             utf8_terminal_text(shown, sizeof shown, answer_text(&g)));
@@ -465,8 +479,9 @@ static int wait_started(struct attach_job *job, char *dir, size_t size)
     return CLI_EXIT_RUNTIME;
   }
   fprintf(stderr, "ljleak attach: process %ld did not answer within %g s: %s\n", job->pid,
-          job->wait, utf8_terminal_text(shown, sizeof shown, answer_is(&g, "ran") &&
-                                        *answer_text(&g) ? answer_text(&g) : g.answer));
+          job->wait, utf8_terminal_text(shown, sizeof shown, (answer_is(&g, "ran") ||
+                                        answer_is(&g, "changed")) && *answer_text(&g)
+                                           ? answer_text(&g) : g.answer));
   return CLI_EXIT_RUNTIME;
 }
 
@@ -535,8 +550,8 @@ static int wait_stopped(struct attach_job *job, const char *dir)
  * process's uid and gid first): the directory is that user's to change. */
 static int print_holders(const struct attach_job *job, const char *dir)
 {
-  unsigned long uid = 0, gid = 0;
-  int drop = geteuid() == 0 && target_ids(job->pid, &uid, &gid) == 0 && uid != 0;
+  unsigned long uid = job->uid, gid = job->gid;
+  int drop = geteuid() == 0 && uid != 0;   /* not read again: the process may be su by now */
   fflush(stdout);
   fflush(stderr);
   pid_t child = fork();

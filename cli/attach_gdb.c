@@ -26,7 +26,9 @@
  * gdb builds below it, and put back before gdb leaves. A signal the process gets while gdb has
  * it is passed to it without a stop (its handler runs in the call, as it would in the process's
  * own dlopen), and a call that a signal still ends (SIGINT) is unwound: gdb left the process in
- * the middle of dlopen, on the lowered stack, and it crashed when it went on. */
+ * the middle of dlopen, on the lowered stack, and it crashed when it went on. Before any call the
+ * process stopped is checked to be the one attach began with (its start time and effective uid):
+ * the pid may be another process's by then, or the process may have become su. */
 static const char attach_gdb_script[] =
     "import gdb, struct, sys, time\n"
     "DEADLINE = time.time() + WAIT\n"
@@ -94,6 +96,17 @@ static const char attach_gdb_script[] =
     "        if in_syscall() and unsafe_frame() is None:\n"
     "            return True\n"
     "    return False\n"
+    "def same_process():\n"
+    "    pid = gdb.selected_inferior().pid\n"
+    "    with open('/proc/%d/stat' % pid, 'rb') as f:\n"
+    "        started = int(f.read().rsplit(b')', 1)[1].split()[19])\n"
+    "    with open('/proc/%d/status' % pid, 'rb') as f:\n"
+    "        uid = [int(l.split()[2]) for l in f if l.startswith(b'Uid:')][0]\n"
+    "    if started != STARTED:\n"
+    "        return 'another process has its pid now'\n"
+    "    if uid != UID:\n"
+    "        return 'its effective uid is %d now, not %d (it ran another program)' % (uid, UID)\n"
+    "    return None\n"
     "def call(expr):\n"
     "    return gdb.parse_and_eval(expr)\n"
     "def run():\n"
@@ -112,6 +125,10 @@ static const char attach_gdb_script[] =
     "            if in_syscall() and unsafe_frame() is None:\n"
     "                break\n"
     "        gdb.execute('delete', to_string=True)\n"
+    "    changed = same_process()\n"
+    "    if changed is not None:\n"
+    "        say('changed', changed)\n"
+    "        return\n"
     "    say('calling')\n"
     "    texts = (SO, STEP.encode(), REQUEST, STATE)\n"
     "    b = b''.join(t + b'\\0' for t in texts)\n"
@@ -178,7 +195,8 @@ static int write_script(char *path, size_t size, const struct cli_attach_gdb *st
   python_bytes(f, "SO", step->collector);
   python_bytes(f, "REQUEST", step->request ? step->request : "");
   python_bytes(f, "STATE", step->state ? step->state : "");
-  fprintf(f, "STEP = '%s'\nWAIT = %.3f\n", step->step, step->wait);
+  fprintf(f, "STEP = '%s'\nWAIT = %.3f\nUID = %lu\nSTARTED = %llu\n", step->step, step->wait,
+          step->uid, step->started);
   fputs(attach_gdb_script, f);
   if (fclose(f) != 0) {
     unlink(path);

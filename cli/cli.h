@@ -172,6 +172,8 @@ struct cli_attach_gdb {
   const char *request;      /* attach: the start request's text */
   const char *state;        /* attach: the Lua state's address, or NULL */
   double wait;              /* seconds to wait for a safe stop */
+  unsigned long uid;        /* the process's effective uid and start time when attach began: */
+  unsigned long long started; /* no call into it when it has another since (su, a new pid) */
   char answer[1024];        /* the script's last word: "armed", "refused WHY", "nosafe", ... */
 };
 /* Runs the step under gdb: 0 with the answer, or -1 when gdb could not be run (why in answer). */

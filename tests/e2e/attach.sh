@@ -241,6 +241,18 @@ as_nobody sh -c 'sed "s/^state=.*/state=idle/; s/^error=.*/error=\x1b]2;owned\x0
 wait "$attacher"
 check "an_error_from_the_registration_is_shown" grep -qF 'ended on an error: \x1b]2;owned\x07 \u009b' "$tmp/esc.err"
 check "escaped" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/esc.err'"
+# nobody's process becomes su (euid 0, same pid) once its capture is over, before attach's next
+# step: gdb calls nothing in it, and its capture is not read as root. (It mostly wins the race
+# with attach's look at the registration: then the step cancel meets su.)
+sleep 25 | sh -c 'echo $$ >"$1/turn.pid"; exec setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  env LJLEAK_RUN_DIR="$1/nbrun" luajit testdata/attach/turn_su.lua "$1/nbrun"' - "$tmp" >/dev/null 2>&1 &
+sleep 0.5
+turn=$(cat "$tmp/turn.pid"); pids="$pids $turn"
+"$LJLEAK" attach --snapshot -o "$tmp/caps/turn" "$turn" >"$tmp/turn.out" 2>"$tmp/turn.err"
+check "a_process_turned_su_is_refused" test $? != 0
+check "gdb_called_nothing_in_su" sh -c "! grep -q 'undefined symbol' '$tmp/turn.err'"
+check "nor_was_its_capture_read_as_root" sh -c "! grep -q 'largest holders' '$tmp/turn.out'"
+kill -KILL "$turn" 2>/dev/null
 luajit testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
 mine=$!; pids="$pids $mine"
 sleep 0.3
