@@ -21,6 +21,17 @@ static int push_failure(lua_State *L, const char *msg)
   return 2;
 }
 
+/* The text of the string at index: one with a NUL byte inside is refused, since C would read
+ * it cut short there (a capture in another directory, labels lost) and say nothing. */
+static const char *field_text(lua_State *L, int index, const char *key)
+{
+  size_t length;
+  const char *text = lua_tolstring(L, index, &length);
+  if (strlen(text) != length)
+    luaL_error(L, "ljleak.collector: %s has a NUL byte", key);
+  return text;
+}
+
 /* Reads optional field f (seconds, a size or a stack depth) of the table
  * at index 1 into o: a number, or a string in the syntax of the LJLEAK_*
  * variables. A value of another type or a malformed string raises an
@@ -42,7 +53,7 @@ static int field_number(lua_State *L, const struct coll_options_field *f,
     else
       *(int *)coll_options_field_at(o, f) = (int)n;
   } else if (lua_type(L, -1) == LUA_TSTRING) {
-    const char *text = lua_tostring(L, -1);
+    const char *text = field_text(L, -1, f->key);
     uint64_t size;
     if (coll_options_parse_field(f, text, o) == 0) {
       rc = 0;
@@ -98,7 +109,7 @@ static void field_string(lua_State *L, const char *name, const char **value)
 {
   lua_getfield(L, 1, name);
   if (lua_type(L, -1) == LUA_TSTRING)
-    *value = lua_tostring(L, -1);
+    *value = field_text(L, -1, name);
   else if (!lua_isnil(L, -1))
     luaL_error(L, "ljleak.collector: %s must be a string", name);
   /* Left on the stack so the string stays alive until start returns. */
@@ -112,7 +123,7 @@ static void field_labels(lua_State *L, const struct coll_options_field *f, const
 {
   lua_getfield(L, 1, f->key);
   if (lua_type(L, -1) == LUA_TSTRING) {
-    *value = lua_tostring(L, -1);
+    *value = field_text(L, -1, f->key);
     return;
   }
   if (lua_isnil(L, -1))
@@ -127,6 +138,9 @@ static void field_labels(lua_State *L, const struct coll_options_field *f, const
   while (lua_next(L, table)) {
     if (lua_type(L, -2) != LUA_TSTRING || (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER))
       luaL_error(L, "ljleak.collector: %s must be a table of KEY = VALUE strings", f->key);
+    field_text(L, -2, f->key);
+    if (lua_type(L, -1) == LUA_TSTRING)
+      field_text(L, -1, f->key);
     if (lua_type(L, -1) == LUA_TSTRING && strchr(lua_tostring(L, -1), ','))
       luaL_error(L, "ljleak.collector: %s: the value of '%s' has a ','", f->key, lua_tostring(L, -2));
     lua_pop(L, 1);
@@ -230,13 +244,17 @@ static int l_start(lua_State *L)
   luaL_checkstack(L, 48, "ljleak.collector: start");
   if (!lua_isnoneornil(L, 1)) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    /* A misspelt option would otherwise be a silent default. */
+    /* A misspelt option would otherwise be a silent default (a name with a NUL byte too: C
+     * would read an option's name, Lua look up another key). */
     lua_pushnil(L);
     while (lua_next(L, 1)) {
       lua_pop(L, 1);
-      if (lua_type(L, -1) != LUA_TSTRING || !coll_options_field(lua_tostring(L, -1))) {
+      if (lua_type(L, -1) != LUA_TSTRING || lua_objlen(L, -1) != strlen(lua_tostring(L, -1)) ||
+          !coll_options_field(lua_tostring(L, -1))) {
         lua_pushvalue(L, -1);
-        snprintf(err, sizeof err, "unknown option '%s'", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+        int is_string = lua_type(L, -1) == LUA_TSTRING;
+        snprintf(err, sizeof err, "unknown option '%s'%s", is_string ? lua_tostring(L, -1) : luaL_typename(L, -1),
+                 is_string && lua_objlen(L, -1) != strlen(lua_tostring(L, -1)) ? " (its name has a NUL byte)" : "");
         return push_failure(L, err);
       }
     }

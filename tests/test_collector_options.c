@@ -484,27 +484,73 @@ static const char start_expected[] =
   "active false\n"
   "limits: started cap-limits\n";
 
-START_TEST(test_module_start_refuses_numbers_past_their_limits)
+/* Runs script with the module in NAME's scratch directory, dir (its size PATH_MAX); returns what it
+ * wrote on stdout (to free). */
+static char *module_script_output(const char *name, const char *script, char *dir)
 {
-  char dir[1024], path[1100];
-  scratch(dir, sizeof dir, "module");
+  char path[PATH_MAX + 16];
+  scratch(dir, PATH_MAX, name);
   snprintf(path, sizeof path, "%s/start.lua", dir);
   FILE *f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
-  ck_assert_int_eq(fputs(start_script, f) >= 0, 1);
+  ck_assert_int_eq(fputs(script, f) >= 0, 1);
   ck_assert_int_eq(fclose(f), 0);
   ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LJLEAK_CONTROL=0 LUA_CPATH='%s/%s/lua/?.so;;' "
                       "%s start.lua > out 2> err",
                       dir, getenv("PWD"), build_dir(), luajit_cmd()),
                    0);
   snprintf(path, sizeof path, "%s/out", dir);
-  char *text = slurp(path);
+  return slurp(path);
+}
+
+START_TEST(test_module_start_refuses_numbers_past_their_limits)
+{
+  char dir[PATH_MAX];
+  char *text = module_script_output("module", start_script, dir);
   ck_assert_str_eq(text, start_expected);
   free(text);
   /* Only the last start made a directory. */
   ck_assert_int_eq(sh("cd '%s' && test \"$(ls | tr '\\n' ' ')\" = 'cap-limits err out start.lua '",
                       dir),
                    0);
+}
+END_TEST
+
+/* start{} strings with a NUL byte: C would read them cut short there (a capture in 'cap' for
+ * 'cap\0other', the labels after it lost) with no word said; each is refused, and no directory
+ * made. So is an option name with one, which C would read as another option's. */
+static const char nul_script[] =
+  "local c = require 'ljleak.collector'\n"
+  "local function try(name, opts)\n"
+  "  local ok, a, b = pcall(c.start, opts)\n"
+  "  if not ok then io.write(name, ': error ', tostring(a), '\\n')\n"
+  "  elseif a == nil then io.write(name, ': nil ', tostring(b), '\\n')\n"
+  "  else assert(c.stop()) io.write(name, ': started ', a, '\\n') end\n"
+  "end\n"
+  "try('dir', {dir = 'cap\\0other'})\n"
+  "try('root', {root = 'root\\0other'})\n"
+  "try('labels', {dir = 'cap', labels = 'a=x\\0,b=z'})\n"
+  "try('label_value', {dir = 'cap', labels = {a = 'x\\0y', b = 'z'}})\n"
+  "try('label_key', {dir = 'cap', labels = {['a\\0b'] = 'x'}})\n"
+  "try('sample', {dir = 'cap', sample = '4k\\0junk'})\n"
+  "try('key', {dir = 'cap', ['root\\0x'] = 'elsewhere'})\n";
+
+static const char nul_expected[] =
+  "dir: error ljleak.collector: dir has a NUL byte\n"
+  "root: error ljleak.collector: root has a NUL byte\n"
+  "labels: error ljleak.collector: labels has a NUL byte\n"
+  "label_value: error ljleak.collector: labels has a NUL byte\n"
+  "label_key: error ljleak.collector: labels has a NUL byte\n"
+  "sample: error ljleak.collector: sample has a NUL byte\n"
+  "key: nil unknown option 'root' (its name has a NUL byte)\n";
+
+START_TEST(test_module_start_refuses_strings_with_a_nul_byte)
+{
+  char dir[PATH_MAX];
+  char *text = module_script_output("module-nul", nul_script, dir);
+  ck_assert_str_eq(text, nul_expected);
+  free(text);
+  ck_assert_int_eq(sh("cd '%s' && test \"$(ls | tr '\\n' ' ')\" = 'err out start.lua '", dir), 0);
 }
 END_TEST
 
@@ -527,6 +573,7 @@ int main(void)
   tcase_add_test(tc, test_signal_refuses_every_other_signal);
   tcase_add_test(tc, test_api_start_refuses_options_past_their_limits);
   tcase_add_test(tc, test_module_start_refuses_numbers_past_their_limits);
+  tcase_add_test(tc, test_module_start_refuses_strings_with_a_nul_byte);
   tcase_add_test(tc, test_check_refuses_labels_the_index_would_not_take);
   tcase_add_test(tc, test_values_are_off_by_default_and_on_by_ljleak_values);
   suite_add_tcase(s, tc);
