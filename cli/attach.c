@@ -119,7 +119,7 @@ static int parse(struct attach_job *job, int argc, char **argv)
     return cli_bad_value(&args, "PID", pid_text, "a process id");
   if (job->wait <= 0)
     return cli_bad_value(&args, "--wait", argv[args.index - 1], "seconds above 0");
-  return 0;
+  return cli_capture_env_check(&args, &job->capture);
 }
 
 /* name made absolute from the working directory, into out; -1 if too long. */

@@ -143,10 +143,14 @@ struct cli_capture_options {
   char labels[CAPTURE_INDEX_LABELS_MAX + 1];   /* the --label options, joined by ',' */
   int labels_given;
   uint64_t snapshots;                          /* --snapshots: 0 for none */
+  char env_error[512];                         /* the first malformed LJLEAK_* variable, or "" */
 };
 /* The defaults: the collector's and the LJLEAK_* variables, edge_gc on (unless LJLEAK_EDGE_GC
- * says), 2 snapshots. */
+ * says), 2 snapshots. A malformed variable is skipped and described in env_error. */
 void cli_capture_options_init(struct cli_capture_options *c);
+/* After the command line: a usage error (CLI_EXIT_USAGE) if a variable was malformed, as the
+ * module's start refuses one; else 0. */
+int cli_capture_env_check(struct cli_args *args, const struct cli_capture_options *c);
 /* Matches the argument args->index against a capture option (-o, --period, --max-bytes,
  * --max-total-bytes, --sample, --every, --duration, --stack-depth, --label, --snapshots, --gzip,
  * --values, --force-gc, --no-edge-gc): as the cli_option matchers, 1 (the value in place or the

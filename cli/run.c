@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "collector/ljleak_collector.h"
+#include "collector/options.h"
 #include "format/capture_index.h"
 #include "lauxlib.h"
 #include "lua.h"
@@ -435,11 +436,20 @@ static int run_flag(const char *a, struct run_job *job)
 void cli_capture_options_init(struct cli_capture_options *c)
 {
   memset(c, 0, sizeof *c);
-  ljleak_collector_options_init(&c->opt);
+  coll_options_from_env(&c->opt, coll_options_process_env, NULL, c->env_error, sizeof c->env_error);
   /* Every capture gets a first and a last exact boundary, unless LJLEAK_EDGE_GC says otherwise. */
   if (!getenv("LJLEAK_EDGE_GC"))
     c->opt.edge_gc = 1;
   c->snapshots = 2;
+}
+
+int cli_capture_env_check(struct cli_args *args, const struct cli_capture_options *c)
+{
+  /* Skipped, the capture would run on another setting than the one asked for (LJLEAK_SAMPLE=2g
+   * recorded every event), and nothing said. */
+  if (c->env_error[0])
+    return cli_usage_error(args, "%s", c->env_error);
+  return 0;
 }
 
 int cli_capture_option(struct cli_args *args, struct cli_capture_options *c)
@@ -528,7 +538,7 @@ static int parse(struct run_job *job, int argc, char **argv)
     return CLI_EXIT_USAGE;
   if (job->script <= 0 || job->script >= argc)
     return cli_usage_error(&args, "no script given");
-  return 0;
+  return cli_capture_env_check(&args, &job->capture);
 }
 
 int cmd_run(int argc, char **argv)

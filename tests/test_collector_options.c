@@ -554,6 +554,38 @@ START_TEST(test_module_start_refuses_strings_with_a_nul_byte)
 }
 END_TEST
 
+/* ljleak run with a malformed LJLEAK_* variable: a usage error naming it (exit 2), as the
+ * module's start refuses it, and no capture; skipped, the run captured on another setting than
+ * the one asked for (LJLEAK_SAMPLE=2g recorded every event) and said nothing. */
+START_TEST(test_run_refuses_malformed_variables)
+{
+  static const char *const cases[][2] = {
+    {"LJLEAK_SAMPLE=2g", "ljleak run: bad value '2g' in LJLEAK_SAMPLE"},
+    {"LJLEAK_PERIOD=soon", "ljleak run: bad value 'soon' in LJLEAK_PERIOD"},
+    {"LJLEAK_STACK_DEPTH=257", "ljleak run: bad value '257' in LJLEAK_STACK_DEPTH"},
+    {"LJLEAK_GZIP=maybe", "ljleak run: bad value 'maybe' in LJLEAK_GZIP"},
+    {"LJLEAK_MAX_BYTES=-1", "ljleak run: bad value '-1' in LJLEAK_MAX_BYTES"},
+  };
+  char dir[PATH_MAX], path[PATH_MAX + 16];
+  scratch(dir, sizeof dir, "run-env");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ck_assert_int_eq(sh("%s '%s/ljleak' run -o '%s/cap' tests/lua/collector_args.lua > '%s/out' 2> '%s/err'",
+                        cases[i][0], build_dir(), dir, dir, dir),
+                     2);
+    snprintf(path, sizeof path, "%s/err", dir);
+    char *err = slurp(path);
+    ck_assert_msg(!strncmp(err, cases[i][1], strlen(cases[i][1])), "%s: %s", cases[i][0], err);
+    free(err);
+    snprintf(path, sizeof path, "%s/cap", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+  }
+  /* A well-formed one still runs (the script exits with 7). */
+  ck_assert_int_eq(sh("LJLEAK_SAMPLE=4k '%s/ljleak' run -o '%s/cap' tests/lua/collector_args.lua > '%s/out' 2> '%s/err'",
+                      build_dir(), dir, dir, dir),
+                   7);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_options");
@@ -574,6 +606,7 @@ int main(void)
   tcase_add_test(tc, test_api_start_refuses_options_past_their_limits);
   tcase_add_test(tc, test_module_start_refuses_numbers_past_their_limits);
   tcase_add_test(tc, test_module_start_refuses_strings_with_a_nul_byte);
+  tcase_add_test(tc, test_run_refuses_malformed_variables);
   tcase_add_test(tc, test_check_refuses_labels_the_index_would_not_take);
   tcase_add_test(tc, test_values_are_off_by_default_and_on_by_ljleak_values);
   suite_add_tcase(s, tc);
