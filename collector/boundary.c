@@ -190,13 +190,23 @@ int coll_boundary_stop_coming(const struct coll_capture *c)
   return c->pending_stop != CAPTURE_INDEX_REASON_NONE || c->deferred_stop != CAPTURE_INDEX_REASON_NONE;
 }
 
+/* Whether the program set a hook of its own over the armed one (debug.sethook in a hook or a
+ * finalizer, where the count hook does not run): its hook stands, and the candidate is not armed. */
+static int schedule_displaced(struct coll_capture *c)
+{
+  return c->schedule.armed && lua_gethook(mainthread(c->g)) != c->schedule.hook;
+}
+
 void coll_boundary_schedule_disarm(struct coll_capture *c)
 {
   struct coll_snapshot_schedule *s = &c->schedule;
   if (!s->armed)
     return;
+  /* Given back over the program's own, the saved hook would come back after the program removed
+   * it (a one-shot hook, run again). */
+  if (!schedule_displaced(c))
+    lua_sethook(mainthread(c->g), s->saved_hook, s->saved_mask, s->saved_count);
   s->armed = 0;
-  lua_sethook(mainthread(c->g), s->saved_hook, s->saved_mask, s->saved_count);
 }
 
 /* At each boundary (in the hook too): a candidate is due once the bytes allocated pass the next
@@ -204,6 +214,12 @@ void coll_boundary_schedule_disarm(struct coll_capture *c)
 static void schedule_boundary(struct coll_capture *c)
 {
   struct coll_snapshot_schedule *s = &c->schedule;
+  if (c->g && schedule_displaced(c)) {
+    /* Its candidate never ran: due again, else armed would stay set and no candidate come. */
+    s->armed = 0;
+    s->due = !coll_boundary_stop_coming(c);
+    return;
+  }
   if (!c->opt.snapshots || s->due || s->armed || s->middle || !c->g || coll_boundary_stop_coming(c))
     return;
   if (!s->next_at)
@@ -227,6 +243,7 @@ void coll_boundary_schedule_arm(struct coll_capture *c, lua_Hook safe_point)
   s->saved_mask = lua_gethookmask(main);
   s->saved_count = lua_gethookcount(main);
   s->armed = 1;
+  s->hook = safe_point;
   lua_sethook(main, safe_point, LUA_MASKCOUNT, 1);
 }
 

@@ -53,6 +53,7 @@ struct coll_snapshot_schedule {
   int due;                      /* a candidate is due: the layer above arms the safe point */
   int armed;                    /* the count hook is set: the program's hook is saved below */
   int middle;                   /* the snapshot being taken is a candidate */
+  lua_Hook hook;                /* the count hook set when armed */
   lua_Hook saved_hook;
   int saved_mask, saved_count;
   struct coll_snapshot_candidate kept[LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1];

@@ -677,6 +677,40 @@ START_TEST(test_api_snapshot_leaves_the_gc_state)
 }
 END_TEST
 
+/* A program whose debug hook allocates, collects and then removes itself (a one-shot hook): the
+ * snapshot schedule arms its count hook inside that hook, where it cannot run, and the program's
+ * debug.sethook() removes it. The candidates go on (the armed one had kept every later one away,
+ * and the capture ended with no snapshot), and the stop leaves the program without a hook (giving
+ * back the hook saved when arming brought the removed one back, a count hook to no function). */
+START_TEST(test_api_snapshot_schedule_survives_a_hook_the_program_removes)
+{
+  char dir[1024], err[512];
+  lua_State *L = new_state("hook-removed", "cap", dir, sizeof dir);
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  o.snapshots = 4;
+  ck_assert_msg(ljleak_collector_start(L, &o, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(luaL_dostring(L, "jit.off() "
+                                    "local function oneshot() "
+                                    "  local t = {} for i = 1, 40000 do t[i] = {i} end "
+                                    "  t = nil collectgarbage() debug.sethook() "
+                                    "end "
+                                    "debug.sethook(oneshot, '', 1000) "
+                                    "for i = 1, 100000 do local x = {i} end "
+                                    "assert(debug.gethook() == nil) "
+                                    "keep = {} for i = 1, 400000 do keep[i] = {i} end"),
+                   0);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  ck_assert_uint_ge(st.snapshots, 1);
+  ck_assert_int_eq(ljleak_collector_stop(L, err, sizeof err), 0);
+  ck_assert_ptr_null((void *)lua_gethook(L));
+  ck_assert_int_eq(lua_gethookmask(L), 0);
+  lua_close(L);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_api");
@@ -689,6 +723,7 @@ int main(void)
   tcase_add_test(tc, test_api_fresh_boundary_serves_the_snapshot_and_the_stop);
   tcase_add_test(tc, test_api_host_functions_are_named_never_raw_addresses);
   tcase_add_test(tc, test_api_snapshot_leaves_the_gc_state);
+  tcase_add_test(tc, test_api_snapshot_schedule_survives_a_hook_the_program_removes);
   tcase_add_test(tc, test_api_attach_step_is_the_entries_in_one_call);
   tcase_add_test(tc, test_api_attach_arms_the_state_named);
   tcase_add_test(tc, test_api_state_scan_finds_a_running_luajit);
