@@ -171,6 +171,15 @@ static void field_labels(lua_State *L, const struct coll_options_field *f, const
   *value = lua_tostring(L, -1);
 }
 
+/* Pushes global name, read raw: a program whose undeclared globals raise an error when read
+ * (strict.lua) has no ngx outside nginx, and the module would fail to load (an error out of
+ * require), start with it. */
+static void push_global(lua_State *L, const char *name)
+{
+  lua_pushstring(L, name);
+  lua_rawget(L, LUA_GLOBALSINDEX);
+}
+
 /* The environment as the Lua code sees it: os.getenv, which nginx's Lua
  * module replaces in init_by_lua with one that knows nginx's env
  * directives; getenv() where there is no os.getenv. The value stays on the
@@ -178,7 +187,7 @@ static void field_labels(lua_State *L, const struct coll_options_field *f, const
 static const char *lua_env(void *ctx, const char *name)
 {
   lua_State *L = ctx;
-  lua_getglobal(L, "os");
+  push_global(L, "os");
   if (lua_istable(L, -1)) {
     lua_getfield(L, -1, "getenv");
     lua_remove(L, -2);
@@ -198,7 +207,7 @@ static const char *lua_env(void *ctx, const char *name)
  * value. */
 static const char *nginx_phase(lua_State *L)
 {
-  lua_getglobal(L, "ngx");
+  push_global(L, "ngx");
   if (lua_istable(L, -1)) {
     lua_getfield(L, -1, "get_phase");
     lua_remove(L, -2);
@@ -438,7 +447,7 @@ static int l_nginx(lua_State *L)
     coll_control_set_error(err);
     return nginx_fail(L, err);
   }
-  lua_getglobal(L, "ngx");
+  push_global(L, "ngx");
   lua_getfield(L, -1, "timer");
   lua_getfield(L, -1, "every");
   if (!lua_isfunction(L, -1))

@@ -554,6 +554,27 @@ START_TEST(test_module_start_refuses_strings_with_a_nul_byte)
 }
 END_TEST
 
+/* A program whose undeclared globals raise an error when read (as Lua 5.1's etc/strict.lua
+ * makes them): the module looked up the global ngx, which only nginx declares, and failed to
+ * load (require raised "variable 'ngx' is not declared"). It loads, starts and stops. */
+static const char strict_script[] =
+  "setmetatable(_G, {__newindex = function(t, k, v) rawset(t, k, v) end,\n"
+  "                  __index = function(t, k) error(\"variable '\" .. k .. \"' is not declared\", 2) end})\n"
+  "local ok, c = pcall(require, 'ljleak.collector')\n"
+  "io.write('require: ', tostring(ok), '\\n')\n"
+  "if not ok then io.write(c, '\\n') return end\n"
+  "io.write('start: ', tostring(c.start{dir = 'cap'}), '\\n')\n"
+  "io.write('stop: ', tostring(c.stop()), '\\n')\n";
+
+START_TEST(test_module_loads_under_strict_globals)
+{
+  char dir[PATH_MAX];
+  char *text = module_script_output("module-strict", strict_script, dir);
+  ck_assert_str_eq(text, "require: true\nstart: cap\nstop: true\n");
+  free(text);
+}
+END_TEST
+
 /* ljleak run with a malformed LJLEAK_* variable: a usage error naming it (exit 2), as the
  * module's start refuses it, and no capture; skipped, the run captured on another setting than
  * the one asked for (LJLEAK_SAMPLE=2g recorded every event) and said nothing. */
@@ -607,6 +628,7 @@ int main(void)
   tcase_add_test(tc, test_module_start_refuses_numbers_past_their_limits);
   tcase_add_test(tc, test_module_start_refuses_strings_with_a_nul_byte);
   tcase_add_test(tc, test_run_refuses_malformed_variables);
+  tcase_add_test(tc, test_module_loads_under_strict_globals);
   tcase_add_test(tc, test_check_refuses_labels_the_index_would_not_take);
   tcase_add_test(tc, test_values_are_off_by_default_and_on_by_ljleak_values);
   suite_add_tcase(s, tc);
