@@ -244,7 +244,6 @@ static int busted_parse(int argc, char **argv, struct busted_command *c)
 {
   struct cli_args args;
   const char *value = NULL;
-  uint64_t depth = 16;
   cli_args_init(&args, "busted", busted_usage_line, argc, argv);
   c->busted_args = argc;
   for (; args.index < argc && !args.failed; args.index++) {
@@ -272,10 +271,7 @@ static int busted_parse(int argc, char **argv, struct busted_command *c)
     } else if (cli_option_text(&args, "--budget", &value)) {
       if (value)
         busted_add_budget(&args, c, value);
-    } else if (cli_option_size(&args, "--stack-depth", &depth)) {
-      if (!args.failed && !ljleak_collector_stack_depth_ok(depth))
-        cli_usage_error(&args, "--stack-depth must be 0 to %d", LJLEAK_COLLECTOR_MAX_STACK_DEPTH);
-      c->stack_depth = (int)depth;
+    } else if (cli_option_stack_depth(&args, "--stack-depth", &c->stack_depth)) {
       c->run_option = c->run_option ? c->run_option : "--stack-depth";
     } else if (!strcmp(a, "--no-snapshot")) {
       c->no_snapshot = 1;

@@ -85,6 +85,8 @@ int cli_option_size(struct cli_args *args, const char *name, uint64_t *out);
 int cli_option_bytes(struct cli_args *args, const char *name, double *out);
 /* Non-negative seconds ("2.5"), read by ljleak_collector_parse_seconds. */
 int cli_option_seconds(struct cli_args *args, const char *name, double *out);
+/* A call stack depth, in frames: a whole number from 0 to LJLEAK_COLLECTOR_MAX_STACK_DEPTH. */
+int cli_option_stack_depth(struct cli_args *args, const char *name, int *out);
 
 /* ---- Output (cli/output.c) --------------------------------------------------
  * Where a subcommand writes: the file of -o, or stdout. Opening, flushing and

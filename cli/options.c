@@ -159,6 +159,16 @@ int cli_option_number(struct cli_args *args, const char *name, double max, doubl
   return 1;
 }
 
+int cli_option_stack_depth(struct cli_args *args, const char *name, int *out)
+{
+  size_t depth = 0;
+  if (!cli_option_count(args, name, 0, LJLEAK_COLLECTOR_MAX_STACK_DEPTH, &depth))
+    return 0;
+  if (!args->failed)
+    *out = (int)depth;
+  return 1;
+}
+
 static const char options_size_wanted[] = "a byte count such as 4096, 64k, 8M or 1G";
 
 int cli_option_size(struct cli_args *args, const char *name, uint64_t *out)

@@ -1,4 +1,5 @@
 /* cli/run.c: ljleak run: runs a Lua script like luajit does, while the collector captures it. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -455,9 +456,11 @@ int cli_capture_env_check(struct cli_args *args, const struct cli_capture_option
 int cli_capture_option(struct cli_args *args, struct cli_capture_options *c)
 {
   char *a = args->argv[args->index];
-  uint64_t depth = 0;   /* --stack-depth's value */
-  const char *label = NULL;
+  const char *label = NULL, *snapshots = NULL;
   if (cli_option_text(args, "-o", &c->opt.dir) || cli_option_text(args, "--dir", &c->opt.dir)) {
+    /* An empty one would be no -o: a directory named for the run, and not said where. */
+    if (!args->failed && !*c->opt.dir)
+      cli_bad_value(args, strncmp(a, "--dir", 5) ? "-o" : "--dir", "", "a directory");
     c->explicit_dir = 1;
   } else if (cli_option_seconds(args, "--period", &c->opt.period) ||
              run_option_size(args, "--max-bytes", LJLEAK_COLLECTOR_MAX_SIZE, &c->opt.max_bytes) ||
@@ -467,22 +470,20 @@ int cli_capture_option(struct cli_args *args, struct cli_capture_options *c)
              run_option_size(args, "--every", LJLEAK_COLLECTOR_MAX_SIZE, &c->opt.every) ||
              cli_option_seconds(args, "--duration", &c->opt.duration)) {
     /* the value is in place, or the error reported */
-  } else if (cli_option_size(args, "--stack-depth", &depth)) {
-    if (!args->failed && !ljleak_collector_stack_depth_ok(depth))
-      cli_usage_error(args, "--stack-depth must be 0 to %d", LJLEAK_COLLECTOR_MAX_STACK_DEPTH);
-    else if (!args->failed)
-      c->opt.stack_depth = (int)depth;
+  } else if (cli_option_stack_depth(args, "--stack-depth", &c->opt.stack_depth)) {
+    /* the value is in place, or the error reported */
   } else if (cli_option_text(args, "--label", &label)) {
     if (label)
       run_add_label(args, c, label);
-  } else if (!strcmp(a, "--snapshots")) {
-    const char *n = args->index + 1 < args->argc ? args->argv[++args->index] : NULL;
+  } else if (cli_option_text(args, "--snapshots", &snapshots)) {
+    /* --snapshots=N too, as every option with a value takes it */
     char *end = NULL;
-    unsigned long long v = n && strcmp(n, "none") ? strtoull(n, &end, 10) : 0;
-    if (!n)
-      cli_missing_value(args, a);
-    else if (strcmp(n, "none") && (!*n || *end || n[0] == '-' || v > LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1))
-      cli_bad_value(args, "--snapshots", n, "none, or a count from 0 to " RUN_STRING(LJLEAK_COLLECTOR_MAX_SNAPSHOTS) " + 1");
+    unsigned long long v = snapshots && strcmp(snapshots, "none") ? strtoull(snapshots, &end, 10) : 0;
+    if (!snapshots)
+      return 1;   /* missing: reported */
+    if (strcmp(snapshots, "none") && (!*snapshots || *end || !isdigit((unsigned char)snapshots[0]) ||
+                                      v > LJLEAK_COLLECTOR_MAX_SNAPSHOTS + 1))
+      cli_bad_value(args, "--snapshots", snapshots, "none, or a count from 0 to " RUN_STRING(LJLEAK_COLLECTOR_MAX_SNAPSHOTS) " + 1");
     else
       c->snapshots = v;
   } else {

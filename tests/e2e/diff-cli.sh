@@ -249,6 +249,18 @@ usage_error run-bad-value \
 usage_error run-bad-seconds "ljleak run: bad value 'soon' for --period (seconds, such as 60 or 2.5)" \
   run --period=soon tests/lua/collector_jit.lua
 usage_error run-unknown-option "ljleak run: unknown option '--bogus'" run --bogus tests/lua/collector_jit.lua
+# An empty -o named no directory: the run captured into one named for it, and said not where.
+usage_error run-empty-dir "ljleak run: bad value '' for -o (a directory)" run -o '' tests/lua/collector_jit.lua
+usage_error run-bad-stack-depth \
+  "ljleak run: bad value 'deep' for --stack-depth (a whole number from 0 to 256)" \
+  run --stack-depth deep tests/lua/collector_jit.lua
+usage_error busted-bad-stack-depth \
+  "ljleak busted: bad value 'deep' for --stack-depth (a whole number from 0 to 256)" \
+  busted --stack-depth deep
+# --snapshots=N as every option with a value takes it (it was an unknown option).
+usage_error run-snapshots-equals \
+  "ljleak run: bad value 'x' for --snapshots (none, or a count from 0 to 64 + 1)" \
+  run --snapshots=x tests/lua/collector_jit.lua
 usage_error summary-unknown-option "ljleak summary: unknown option '--bogus'" summary --bogus "$SEGMENTS"/seg-0001.bin
 usage_error summary-flag-with-value "ljleak summary: unknown option '--strict=1'" summary --strict=1 "$SEGMENTS"/seg-0001.bin
 
