@@ -123,7 +123,7 @@ test_collector_stub_LIBS = collector
 TEST_SUITES += test_collector_options
 LUAJIT_SRCS += tests/test_collector_options.c
 test_collector_options_LIBS = collector format container
-$(BUILD)/tests/test_collector_options: | $(BUILD)/ljleak $(COLLECTOR_SO)
+$(BUILD)/tests/test_collector_options: | $(BUILD)/ljleak $(COLLECTOR_SO) $(BUILD)/tests/fault_io.so
 # the LuaJIT built for: mk/deps.sh and mk/luajit.sh choose packages and never
 # remove one (a fake dpkg-query, apt-get -s); a capture and a diff name it
 # (run again on the other LuaJIT by make check-other-luajit)

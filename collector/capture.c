@@ -444,7 +444,11 @@ static struct coll_capture *running_capture(lua_State *L, char *err, size_t err_
 {
   struct coll_capture *c = &coll_capture_state;
   if (!c->active) {
-    coll_text_error(err, err_size, "%s%s", "no capture is running", "");
+    /* One that stopped on its own (a write error) says why: the program never asked it to. */
+    if (c->error[0])
+      coll_text_error(err, err_size, "no capture is running: it stopped on an error: %s%s", c->error, "");
+    else
+      coll_text_error(err, err_size, "%s%s", "no capture is running", "");
     return NULL;
   }
   if (c->g != G(L)) {

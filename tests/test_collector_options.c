@@ -484,9 +484,9 @@ static const char start_expected[] =
   "active false\n"
   "limits: started cap-limits\n";
 
-/* Runs script with the module in NAME's scratch directory, dir (its size PATH_MAX); returns what it
- * wrote on stdout (to free). */
-static char *module_script_output(const char *name, const char *script, char *dir)
+/* Runs script with the module in NAME's scratch directory, dir (its size PATH_MAX), with env (shell
+ * assignments, or "") in front; returns what it wrote on stdout (to free). */
+static char *module_script_env_output(const char *name, const char *env, const char *script, char *dir)
 {
   char path[PATH_MAX + 16];
   scratch(dir, PATH_MAX, name);
@@ -495,12 +495,17 @@ static char *module_script_output(const char *name, const char *script, char *di
   ck_assert_ptr_nonnull(f);
   ck_assert_int_eq(fputs(script, f) >= 0, 1);
   ck_assert_int_eq(fclose(f), 0);
-  ck_assert_int_eq(sh("cd '%s' && LJLEAK_SIGNAL=none LJLEAK_CONTROL=0 LUA_CPATH='%s/%s/lua/?.so;;' "
+  ck_assert_int_eq(sh("cd '%s' && %s LJLEAK_SIGNAL=none LJLEAK_CONTROL=0 LUA_CPATH='%s/%s/lua/?.so;;' "
                       "%s start.lua > out 2> err",
-                      dir, getenv("PWD"), build_dir(), luajit_cmd()),
+                      dir, env, getenv("PWD"), build_dir(), luajit_cmd()),
                    0);
   snprintf(path, sizeof path, "%s/out", dir);
   return slurp(path);
+}
+
+static char *module_script_output(const char *name, const char *script, char *dir)
+{
+  return module_script_env_output(name, "", script, dir);
 }
 
 START_TEST(test_module_start_refuses_numbers_past_their_limits)
@@ -575,6 +580,34 @@ START_TEST(test_module_loads_under_strict_globals)
 }
 END_TEST
 
+/* A capture that stopped on a write error (segment 2 on a full disk, tests/fault_io.c): the
+ * program's next calls, which never asked for a stop, say why there is none; they said "no
+ * capture is running" only, as if nothing had happened. */
+static const char stopped_script[] =
+  "local c = require 'ljleak.collector'\n"
+  "assert(c.start{dir = 'cap', max_bytes = 4096})\n"
+  "keep = {} for i = 1, 20000 do keep[i] = {i} end\n"
+  "for _, name in ipairs{'boundary', 'snapshot', 'stop'} do\n"
+  "  io.write(name, ': ', tostring(select(2, c[name]())), '\\n')\n"
+  "end\n";
+
+START_TEST(test_module_calls_after_a_write_error_say_why)
+{
+  char dir[PATH_MAX], env[PATH_MAX + 256];
+  snprintf(env, sizeof env,
+           "LD_PRELOAD='%s/%s/tests/fault_io.so' ASAN_OPTIONS=verify_asan_link_order=0 "
+           "LJLEAK_FAULT_FILE=seg-0002.memprof.part LJLEAK_FAULT_CALL=write LJLEAK_FAULT_ERRNO=ENOSPC",
+           getenv("PWD"), build_dir());
+  char *text = module_script_env_output("module-write-error", env, stopped_script, dir);
+  static const char why[] = "no capture is running: it stopped on an error: cannot write "
+                            "cap/seg-0002.memprof.part: No space left on device\n";
+  char expected[3 * sizeof why + 64];
+  snprintf(expected, sizeof expected, "boundary: %ssnapshot: %sstop: %s", why, why, why);
+  ck_assert_str_eq(text, expected);
+  free(text);
+}
+END_TEST
+
 /* ljleak run with a malformed LJLEAK_* variable: a usage error naming it (exit 2), as the
  * module's start refuses it, and no capture; skipped, the run captured on another setting than
  * the one asked for (LJLEAK_SAMPLE=2g recorded every event) and said nothing. */
@@ -629,6 +662,7 @@ int main(void)
   tcase_add_test(tc, test_module_start_refuses_strings_with_a_nul_byte);
   tcase_add_test(tc, test_run_refuses_malformed_variables);
   tcase_add_test(tc, test_module_loads_under_strict_globals);
+  tcase_add_test(tc, test_module_calls_after_a_write_error_say_why);
   tcase_add_test(tc, test_check_refuses_labels_the_index_would_not_take);
   tcase_add_test(tc, test_values_are_off_by_default_and_on_by_ljleak_values);
   suite_add_tcase(s, tc);
