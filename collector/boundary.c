@@ -319,6 +319,7 @@ static void boundary_snapshot(struct coll_capture *c, lua_State *L)
   }
   schedule_written(c, name);
   c->snapshots++;
+  c->snapshot_boundary = c->boundaries;
 }
 
 void coll_boundary_record(struct coll_capture *c, enum capture_index_boundary_cause cause)
@@ -350,6 +351,15 @@ int coll_boundary_snapshot_here(struct coll_capture *c, lua_State *L)
   boundary_snapshot(c, L);
   c->busy = 0;
   return 0;
+}
+
+int coll_boundary_snapshot_owed(struct coll_capture *c, lua_State *L)
+{
+  /* A call made during the cycle of this one (a finalizer that asks for a snapshot too) took
+   * the snapshot asked for, at its own boundary. */
+  if (!c->active || c->snapshot_boundary == c->boundaries)
+    return 0;
+  return coll_boundary_snapshot_here(c, L);
 }
 
 void coll_boundary_gc_sync(struct coll_capture *c)

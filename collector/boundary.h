@@ -59,6 +59,11 @@ int coll_boundary_fresh(const struct coll_capture *c);
  * fresh and nothing was done. Outside the hook, from C. */
 int coll_boundary_snapshot_here(struct coll_capture *c, lua_State *L);
 
+/* After a snapshot asked for outside the hook: when the last boundary, the request's own, has
+ * none (a request nested in its cycle took it at an earlier one), coll_boundary_snapshot_here;
+ * else 0. */
+int coll_boundary_snapshot_owed(struct coll_capture *c, lua_State *L);
+
 /* At a safe point after a full cycle run in steps (gc_steps.c) ended: the heap snapshot on the
  * boundary the cycle's end wrote, or, when events came since, on one of cause written now (the
  * blocks born since the cycle began are young at it, as at that end; the VM may have begun

@@ -26,7 +26,6 @@
 #include "collector/trace_record.h"
 #include "lauxlib.h"
 
-
 static void read_command(char *out, size_t size)
 {
   out[0] = '\0';
@@ -345,6 +344,7 @@ int coll_capture_begin(struct coll_capture *c, const struct ljleak_collector_opt
   c->deferred_stop = CAPTURE_INDEX_REASON_NONE;
   c->boundaries = 0;
   c->snapshots = 0;
+  c->snapshot_boundary = 0;
   c->snapshot_next = 0;
   c->every_next = c->opt.every;
   c->last_heap = (uint64_t)c->g->gc.total;
@@ -367,7 +367,6 @@ int coll_capture_begin(struct coll_capture *c, const struct ljleak_collector_opt
   coll_capture_note(c);
   return 0;
 }
-
 
 /* Checks the layout of L's VM and installs the pass-through hook. */
 int coll_capture_attach(lua_State *L, char *err, size_t err_size)
@@ -445,10 +444,8 @@ static struct coll_capture *running_capture(lua_State *L, char *err, size_t err_
   struct coll_capture *c = &coll_capture_state;
   if (!c->active) {
     /* One that stopped on its own (a write error) says why: the program never asked it to. */
-    if (c->error[0])
-      coll_text_error(err, err_size, "no capture is running: it stopped on an error: %s%s", c->error, "");
-    else
-      coll_text_error(err, err_size, "%s%s", "no capture is running", "");
+    coll_text_error(err, err_size, c->error[0] ? "no capture is running: it stopped on an error: %s%s"
+                                               : "no capture is running%s%s", c->error, "");
     return NULL;
   }
   if (c->g != G(L)) {
@@ -497,6 +494,10 @@ int ljleak_collector_snapshot(lua_State *L, char *err, size_t err_size)
     return -1;
   c->snapshot_next = 1;
   collect(c, L, CAPTURE_INDEX_CAUSE_CALL);
+  if (coll_boundary_snapshot_owed(c, L) != 0) {
+    coll_text_error(err, err_size, "%s%s", "no heap snapshot at this boundary: the program ran on past it", "");
+    return -1;
+  }
   if (!c->active) {
     coll_text_copy(err, err_size, c->error[0] ? c->error : "the capture stopped");
     return -1;

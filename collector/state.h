@@ -154,6 +154,7 @@ struct coll_capture {
   const GCproto *held_proto;
   long held_base, held_end;     /* the chunk's base and the end of its slots, from the stack */
   uint64_t snapshots;           /* heap snapshots written */
+  uint64_t snapshot_boundary;   /* the boundary of the last one written (0: none) */
   struct coll_snapshot_schedule schedule; /* opt.snapshots: the ones in the middle of the run */
   double start_wall;            /* the index's start: a snapshot names its capture by it and the pid */
   uint64_t tick_at;             /* writer.bytes_written at which the timers run next */

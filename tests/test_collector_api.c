@@ -711,6 +711,52 @@ START_TEST(test_api_snapshot_schedule_survives_a_hook_the_program_removes)
 }
 END_TEST
 
+/* ljleak_collector_snapshot for Lua code: true, or false and the message. */
+static int lua_snapshot(lua_State *L)
+{
+  char err[512];
+  int ok = ljleak_collector_snapshot(L, err, sizeof err) == 0;
+  lua_pushboolean(L, ok);
+  lua_pushstring(L, ok ? "" : err);
+  return 2;
+}
+
+/* Finalizers that ask for a snapshot, run by the cycle of a snapshot asked for: each call runs
+ * inside the one before's cycle, and the innermost took the one snapshot; the others said yes
+ * with none at their boundaries. Each call gets its own, at its own boundary. */
+START_TEST(test_api_snapshots_asked_for_in_finalizers_are_each_taken)
+{
+  char dir[1024], err[512], path[1100];
+  lua_State *L = new_state("snapshot-finalizers", "cap", dir, sizeof dir);
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  ck_assert_msg(ljleak_collector_start(L, &o, err, sizeof err) == 0, "%s", err);
+  lua_pushcfunction(L, lua_snapshot);
+  lua_setglobal(L, "snapshot");
+  ck_assert_int_eq(luaL_dostring(L, "calls = 0 "
+                                    "for i = 1, 3 do "
+                                    "  local u = newproxy(true) "
+                                    "  getmetatable(u).__gc = function() calls = calls + 1 assert(snapshot()) end "
+                                    "end "
+                                    "calls = calls + 1 assert(snapshot()) assert(calls == 4)"),
+                   0);
+  struct ljleak_collector_status st;
+  ljleak_collector_status(&st);
+  ck_assert_uint_eq(st.snapshots, 4);
+  ck_assert_int_eq(ljleak_collector_stop(L, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/index", dir);
+  struct capture_index index;
+  struct format_error error;
+  ck_assert_int_eq(capture_index_read_file(&index, path, &error), FORMAT_OK);
+  ck_assert_uint_eq(index.snapshot_count, 4);
+  for (size_t i = 1; i < index.snapshot_count; i++)
+    ck_assert_uint_gt(index.snapshots[i].boundary, index.snapshots[i - 1].boundary);
+  capture_index_free(&index);
+  lua_close(L);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_api");
@@ -724,6 +770,7 @@ int main(void)
   tcase_add_test(tc, test_api_host_functions_are_named_never_raw_addresses);
   tcase_add_test(tc, test_api_snapshot_leaves_the_gc_state);
   tcase_add_test(tc, test_api_snapshot_schedule_survives_a_hook_the_program_removes);
+  tcase_add_test(tc, test_api_snapshots_asked_for_in_finalizers_are_each_taken);
   tcase_add_test(tc, test_api_attach_step_is_the_entries_in_one_call);
   tcase_add_test(tc, test_api_attach_arms_the_state_named);
   tcase_add_test(tc, test_api_state_scan_finds_a_running_luajit);
