@@ -179,6 +179,7 @@ LJLEAK_API void ljleak_collector_status(struct ljleak_collector_status *status);
  * signal (RTMIN, RTMIN+n, RTMAX, RTMAX-n), by name (with or without SIG) or
  * number; no other signal, since their handlers belong to the program or
  * the system. "none" or "" installs nothing. The handler only sets a flag.
+ * A signal the program has a handler for keeps it (-1, and the message says so).
  * Returns 0 or -1 with a message. */
 LJLEAK_API int ljleak_collector_install_signal(struct lua_State *L, const char *signal_spec,
                                                char *err, size_t err_size);

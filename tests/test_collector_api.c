@@ -757,6 +757,39 @@ START_TEST(test_api_snapshots_asked_for_in_finalizers_are_each_taken)
 }
 END_TEST
 
+static volatile sig_atomic_t program_signals;
+
+static void program_handler(int signo)
+{
+  (void)signo;
+  program_signals++;
+}
+
+/* A program that handles USR2 itself (a log reopened, a config reloaded) and then loads the
+ * collector, whose default signal that is: its handler stays, and installing says why not; it
+ * was replaced without a word, and the program's signal toggled captures from then on. A signal
+ * the program ignores, or leaves at its default, is taken. */
+START_TEST(test_api_signal_keeps_a_handler_of_the_program)
+{
+  char dir[1024], err[512];
+  lua_State *L = new_state("signal-handler", "cap", dir, sizeof dir);
+  struct sigaction mine, old, now;
+  memset(&mine, 0, sizeof mine);
+  mine.sa_handler = program_handler;
+  sigemptyset(&mine.sa_mask);
+  ck_assert_int_eq(sigaction(SIGUSR2, &mine, &old), 0);
+  ck_assert_int_eq(ljleak_collector_install_signal(L, "USR2", err, sizeof err), -1);
+  ck_assert_str_eq(err, "signal USR2 has a handler of the program's: not replaced (LJLEAK_SIGNAL "
+                        "names another, or none)");
+  ck_assert_int_eq(sigaction(SIGUSR2, NULL, &now), 0);
+  ck_assert_ptr_eq((void *)now.sa_handler, (void *)program_handler);
+  raise(SIGUSR2);
+  ck_assert_int_eq(program_signals, 1);
+  ck_assert_int_eq(sigaction(SIGUSR2, &old, NULL), 0);
+  lua_close(L);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_api");
@@ -771,6 +804,7 @@ int main(void)
   tcase_add_test(tc, test_api_snapshot_leaves_the_gc_state);
   tcase_add_test(tc, test_api_snapshot_schedule_survives_a_hook_the_program_removes);
   tcase_add_test(tc, test_api_snapshots_asked_for_in_finalizers_are_each_taken);
+  tcase_add_test(tc, test_api_signal_keeps_a_handler_of_the_program);
   tcase_add_test(tc, test_api_attach_step_is_the_entries_in_one_call);
   tcase_add_test(tc, test_api_attach_arms_the_state_named);
   tcase_add_test(tc, test_api_state_scan_finds_a_running_luajit);
