@@ -184,6 +184,8 @@ static void push_global(lua_State *L, const char *name)
  * module replaces in init_by_lua with one that knows nginx's env
  * directives; getenv() where there is no os.getenv. The value stays on the
  * stack (the caller's frame keeps it alive). */
+static int env_calling;   /* the program's os.getenv runs, called from lua_env */
+
 static const char *lua_env(void *ctx, const char *name)
 {
   lua_State *L = ctx;
@@ -191,9 +193,15 @@ static const char *lua_env(void *ctx, const char *name)
   if (lua_istable(L, -1)) {
     lua_getfield(L, -1, "getenv");
     lua_remove(L, -2);
-    if (lua_isfunction(L, -1)) {
+    /* An os.getenv that calls start would call itself through start down the whole C stack (a
+     * crash): inside it, the process's environment is read. lua_pcall always returns, so the
+     * flag is always cleared. */
+    if (lua_isfunction(L, -1) && !env_calling) {
       lua_pushstring(L, name);
-      if (lua_pcall(L, 1, 1, 0) == 0 && lua_type(L, -1) == LUA_TSTRING)
+      env_calling = 1;
+      int rc = lua_pcall(L, 1, 1, 0);
+      env_calling = 0;
+      if (rc == 0 && lua_type(L, -1) == LUA_TSTRING)
         return lua_tostring(L, -1);
       return NULL;   /* its result, nil or an error message, stays on the stack */
     }

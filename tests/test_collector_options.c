@@ -608,6 +608,27 @@ START_TEST(test_module_calls_after_a_write_error_say_why)
 }
 END_TEST
 
+/* An os.getenv of the program's that calls start (start reads the LJLEAK_* variables through
+ * os.getenv): each start called os.getenv, which called start, down the whole C stack (a
+ * segmentation fault). The start inside reads the process's environment, and runs. */
+static const char getenv_script[] =
+  "local c = require 'ljleak.collector'\n"
+  "local real, inner = os.getenv, nil\n"
+  "os.getenv = function(name) if not inner then inner = {c.start{dir = 'inner'}} end return real(name) end\n"
+  "local dir, err = c.start{dir = 'outer'}\n"
+  "io.write('outer: ', tostring(dir), ' ', tostring(err), '\\n')\n"
+  "io.write('inner: ', tostring(inner[1]), '\\n')\n"
+  "io.write('stop: ', tostring(c.stop()), '\\n')\n";
+
+START_TEST(test_module_start_from_os_getenv_does_not_recurse)
+{
+  char dir[PATH_MAX];
+  char *text = module_script_output("module-getenv", getenv_script, dir);
+  ck_assert_str_eq(text, "outer: nil a capture is already running in inner\ninner: inner\nstop: true\n");
+  free(text);
+}
+END_TEST
+
 /* ljleak run with a malformed LJLEAK_* variable: a usage error naming it (exit 2), as the
  * module's start refuses it, and no capture; skipped, the run captured on another setting than
  * the one asked for (LJLEAK_SAMPLE=2g recorded every event) and said nothing. */
@@ -663,6 +684,7 @@ int main(void)
   tcase_add_test(tc, test_run_refuses_malformed_variables);
   tcase_add_test(tc, test_module_loads_under_strict_globals);
   tcase_add_test(tc, test_module_calls_after_a_write_error_say_why);
+  tcase_add_test(tc, test_module_start_from_os_getenv_does_not_recurse);
   tcase_add_test(tc, test_check_refuses_labels_the_index_would_not_take);
   tcase_add_test(tc, test_values_are_off_by_default_and_on_by_ljleak_values);
   suite_add_tcase(s, tc);
