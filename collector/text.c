@@ -6,6 +6,9 @@
 
 void coll_text_copy(char *dst, size_t size, const char *src)
 {
+  /* The C API's err may be NULL or empty, as coll_text_error takes it. */
+  if (!dst || !size)
+    return;
   size_t n = strlen(src);
   if (n >= size)
     n = size - 1;

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-/* Copies src into dst (size bytes), cutting it if needed. */
+/* Copies src into dst (size bytes), cutting it if needed; nothing when dst is NULL or size 0. */
 void coll_text_copy(char *dst, size_t size, const char *src);
 
 /* Formats an error message into err (which may be NULL). */

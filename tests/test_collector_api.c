@@ -790,6 +790,34 @@ START_TEST(test_api_signal_keeps_a_handler_of_the_program)
 }
 END_TEST
 
+/* A host that wants no message passes NULL and 0 for err, as coll_options_check and the start take
+ * them: every call's failure takes them too. The exit with no capture, or after the capture ended
+ * on its own, copied its message through NULL (a crash). */
+START_TEST(test_api_calls_take_no_error_buffer)
+{
+  char dir[1024];
+  lua_State *L = new_state("no-err", "cap", dir, sizeof dir);
+  ck_assert_int_eq(ljleak_collector_exit(L, NULL, 0), -1);
+  ck_assert_int_eq(ljleak_collector_boundary(L, NULL, 0), -1);
+  ck_assert_int_eq(ljleak_collector_snapshot(L, NULL, 0), -1);
+  ck_assert_int_eq(ljleak_collector_stop(L, NULL, 0), -1);
+  struct ljleak_collector_options o;
+  ljleak_collector_options_init(&o);
+  o.dir = dir;
+  o.max_total_bytes = 1;   /* it stops on its own at its first write */
+  ck_assert_int_eq(ljleak_collector_start(L, &o, NULL, 0), 0);
+  ck_assert_int_eq(luaL_dostring(L, "local t = {} for i = 1, 20000 do t[i] = {i} end"), 0);
+  ck_assert_int_eq(ljleak_collector_exit(L, NULL, 0), -1);
+  char dir2[1100];
+  snprintf(dir2, sizeof dir2, "%s-2", dir);
+  o.dir = dir2;
+  o.max_total_bytes = 0;
+  ck_assert_int_eq(ljleak_collector_start(L, &o, NULL, 0), 0);
+  ck_assert_int_eq(ljleak_collector_stop(L, NULL, 0), 0);
+  lua_close(L);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_api");
@@ -805,6 +833,7 @@ int main(void)
   tcase_add_test(tc, test_api_snapshot_schedule_survives_a_hook_the_program_removes);
   tcase_add_test(tc, test_api_snapshots_asked_for_in_finalizers_are_each_taken);
   tcase_add_test(tc, test_api_signal_keeps_a_handler_of_the_program);
+  tcase_add_test(tc, test_api_calls_take_no_error_buffer);
   tcase_add_test(tc, test_api_attach_step_is_the_entries_in_one_call);
   tcase_add_test(tc, test_api_attach_arms_the_state_named);
   tcase_add_test(tc, test_api_state_scan_finds_a_running_luajit);
