@@ -200,6 +200,17 @@ static int open_new(struct coll_capture_dir *d, const char *root, char *err, siz
   return fd >= 0 ? 0 : -1;
 }
 
+int coll_capture_dir_root_check(const char *root, char *err, size_t err_size)
+{
+  size_t room = sizeof ((struct coll_capture_dir *)0)->path - 64;
+  if (root && strlen(root) >= room) {
+    dir_error(err, err_size, "the capture root's name is too long (%zu bytes, at most %zu): %.64s...",
+              strlen(root), room - 1, root);
+    return -1;
+  }
+  return 0;
+}
+
 int coll_capture_dir_open(struct coll_capture_dir *d, const struct ljleak_collector_options *opt, char *err,
                           size_t err_size)
 {
@@ -214,11 +225,8 @@ int coll_capture_dir_open(struct coll_capture_dir *d, const struct ljleak_collec
     return open_given(d, opt->dir, err, err_size);
   }
   const char *root = opt->root && *opt->root ? opt->root : ".";
-  if (strlen(root) + 64 >= sizeof d->path) {
-    dir_error(err, err_size, "the capture root's name is too long (%zu bytes, at most %zu): %.64s...",
-              strlen(root), sizeof d->path - 64, root);
+  if (coll_capture_dir_root_check(root, err, err_size) != 0)
     return -1;
-  }
   return open_new(d, root, err, err_size);
 }
 

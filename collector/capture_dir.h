@@ -16,6 +16,10 @@ struct coll_capture_dir {
   char path[PATH_MAX];
 };
 
+/* Whether root (NULL: the working directory) leaves room for a capture directory's name in a
+ * path: 0, or -1 with why in err. */
+int coll_capture_dir_root_check(const char *root, char *err, size_t err_size);
+
 /* Makes and opens the capture directory into d: opt->dir (new, or existing,
  * empty and this user's), else a new ljleak-<pid>-<time> in opt->root (else the working
  * directory), which must be a directory, not a link, owned by this user or root, and not

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "collector/capture.h"
+#include "collector/capture_dir.h"
 #include "collector/trace_record.h"
 #include "collector/control.h"
 #include "collector/ljleak_collector.h"
@@ -242,8 +243,8 @@ static int defer_start(lua_State *L, const struct ljleak_collector_options *opt)
                            "give root, not dir");
   /* Checked now, so that a bad value fails here rather than in each worker. */
   char err[256];
-  if (coll_options_check(opt, err, sizeof err) != 0)
-    return push_failure(L, err);
+  if (coll_options_check(opt, err, sizeof err) != 0 || coll_capture_dir_root_check(opt->root, err, sizeof err) != 0)
+    return push_failure(L, err);   /* a root cut to fit deferred.root would fail in each worker */
   deferred.opt = *opt;
   coll_text_copy(deferred.root, sizeof deferred.root, opt->root ? opt->root : "");
   deferred.opt.root = deferred.root[0] ? deferred.root : NULL;

@@ -629,6 +629,25 @@ START_TEST(test_module_start_from_os_getenv_does_not_recurse)
 }
 END_TEST
 
+/* start{} in nginx's master (init_by_lua: ngx.get_phase() is "init", played here) keeps the
+ * options for the workers, checked now so that a bad one fails here; a root too long for a
+ * capture's path was taken (cut to fit), to fail in each worker instead. */
+static const char defer_script[] =
+  "ngx = {get_phase = function() return 'init' end}\n"
+  "local c = require 'ljleak.collector'\n"
+  "local ok, err = c.start{root = '/' .. string.rep('r', 5000)}\n"
+  "io.write('long: ', tostring(ok), ' ', tostring(err):match('^(.-) %('), '\\n')\n"
+  "io.write('short: ', tostring(c.start{root = 'caps'}), '\\n')\n";
+
+START_TEST(test_module_start_for_nginx_workers_checks_the_root)
+{
+  char dir[PATH_MAX];
+  char *text = module_script_output("module-defer", defer_script, dir);
+  ck_assert_str_eq(text, "long: nil the capture root's name is too long\nshort: true\n");
+  free(text);
+}
+END_TEST
+
 /* ljleak run with a malformed LJLEAK_* variable: a usage error naming it (exit 2), as the
  * module's start refuses it, and no capture; skipped, the run captured on another setting than
  * the one asked for (LJLEAK_SAMPLE=2g recorded every event) and said nothing. */
@@ -685,6 +704,7 @@ int main(void)
   tcase_add_test(tc, test_module_loads_under_strict_globals);
   tcase_add_test(tc, test_module_calls_after_a_write_error_say_why);
   tcase_add_test(tc, test_module_start_from_os_getenv_does_not_recurse);
+  tcase_add_test(tc, test_module_start_for_nginx_workers_checks_the_root);
   tcase_add_test(tc, test_check_refuses_labels_the_index_would_not_take);
   tcase_add_test(tc, test_values_are_off_by_default_and_on_by_ljleak_values);
   suite_add_tcase(s, tc);
