@@ -648,6 +648,23 @@ START_TEST(test_module_start_for_nginx_workers_checks_the_root)
 }
 END_TEST
 
+/* An ngx without ngx.timer (a unit test's stand-in for nginx's, in a request's phase): nginx(),
+ * which loading the module runs there, raised "attempt to index a nil value", and require with
+ * it; it says what is missing. */
+static const char mock_script[] =
+  "ngx = {get_phase = function() return 'content' end}\n"
+  "local c = require 'ljleak.collector'\n"
+  "io.write('nginx: ', tostring(select(2, c.nginx())), '\\n')\n";
+
+START_TEST(test_module_nginx_without_a_timer_says_so)
+{
+  char dir[PATH_MAX];
+  char *text = module_script_env_output("module-ngx-mock", "LJLEAK_RUN_DIR=\"$PWD/run\"", mock_script, dir);
+  ck_assert_str_eq(text, "nginx: this nginx Lua module has no ngx.timer.every (0.10.9 or later has it)\n");
+  free(text);
+}
+END_TEST
+
 /* ljleak run with a malformed LJLEAK_* variable: a usage error naming it (exit 2), as the
  * module's start refuses it, and no capture; skipped, the run captured on another setting than
  * the one asked for (LJLEAK_SAMPLE=2g recorded every event) and said nothing. */
@@ -705,6 +722,7 @@ int main(void)
   tcase_add_test(tc, test_module_calls_after_a_write_error_say_why);
   tcase_add_test(tc, test_module_start_from_os_getenv_does_not_recurse);
   tcase_add_test(tc, test_module_start_for_nginx_workers_checks_the_root);
+  tcase_add_test(tc, test_module_nginx_without_a_timer_says_so);
   tcase_add_test(tc, test_check_refuses_labels_the_index_would_not_take);
   tcase_add_test(tc, test_values_are_off_by_default_and_on_by_ljleak_values);
   suite_add_tcase(s, tc);
