@@ -124,6 +124,33 @@ ci/compare-builds --base-cmd "luajit testdata/apps/v1/app.lua 1" \
 check "a_failing_build_exits_3" test $? = 3
 check "a_failing_build_is_explained" grep -q 'candidate: the build exited with status' "$tmp/broken.err"
 
+# A failed run into the OUTDIR of an earlier, passing one leaves none of
+# that run's reports behind (a CI step uploads junit.xml whatever the exit).
+mkdir -p "$tmp/rerun"
+for f in junit.xml report.md report.html report.txt result.json; do cp "$tmp/v1v1/$f" "$tmp/rerun/$f"; done
+ci/compare-builds --base-cmd "luajit testdata/apps/v1/app.lua 1" \
+  --candidate-cmd "luajit testdata/apps/missing.lua" -o "$tmp/rerun" >/dev/null 2>"$tmp/rerun.err"
+check "a_failed_run_over_an_earlier_one_exits_3" test $? = 3
+for f in junit.xml report.md report.html report.txt result.json; do
+  check "a_failed_run_over_an_earlier_one_leaves_no_old_$f" test ! -e "$tmp/rerun/$f"
+done
+
+# SIGTERM to the script while a build runs: the build (its own session) is
+# ended too, and the script ends by the signal with no report.
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v1 --script app.lua \
+  -o "$tmp/term" -- 30 >/dev/null 2>"$tmp/term.err" &
+term_pid=$!
+n=0
+until [ -s "$tmp/term/base/index" ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+kill -TERM "$term_pid"
+wait "$term_pid"
+check "sigterm_ends_the_script_by_the_signal" test $? = 143
+sleep 0.5
+check "sigterm_leaves_no_build_running" test -z "$(pgrep -f "$tmp/term/base")"
+check "sigterm_writes_no_report" test ! -e "$tmp/term/junit.xml"
+check "sigterm_is_explained" grep -q '^compare-builds: stopped by SIGTERM' "$tmp/term.err"
+for p in $(pgrep -f "$tmp/term/base"); do kill -KILL "$p" 2>/dev/null; done
+
 # Two-second runs with the default work schedule (--every 256k, forced
 # boundaries only): v1 against v2 names the leak, and v1 against itself
 # passes, every time (RUNS_V1_V1 comparisons, 20 by default).
