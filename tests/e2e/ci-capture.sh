@@ -133,6 +133,30 @@ ci/capture --pid "$worker" --duration 1 >/dev/null 2>"$tmp/busy.err"
 check "a_running_capture_is_refused_with_3" test $? = 3
 check "the_refusal_says_it_is_capturing" grep -q 'capturing already' "$tmp/busy.err"
 kill -USR2 "$worker"
+n=0
+until [ "$("$LJLEAK" control --get state "$worker" 2>/dev/null)" = idle ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+
+# SIGTERM to ci/capture in the middle of its capture (cron's time limit):
+# the process is asked to stop, so that the next night's run is not refused
+# as "capturing already"; the script dies of the signal, with no report.
+before=$(captures | wc -l)
+ci/capture --pid "$worker" --duration 60 >/dev/null 2>"$tmp/term.err" &
+capture_pid=$!
+n=0
+until [ "$(captures | wc -l)" -gt "$before" ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+sleep 0.5
+kill -TERM "$capture_pid"
+wait "$capture_pid"
+check "sigterm_ends_ci_capture_by_the_signal" test $? = 143
+n=0
+until [ "$("$LJLEAK" control --get state "$worker" 2>/dev/null)" = idle ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "sigterm_stops_the_processs_capture" test "$("$LJLEAK" control --get state "$worker" 2>/dev/null)" = idle
+check "sigterm_is_explained" grep -q "^capture: stopped by SIGTERM: asked process $worker to stop its capture" "$tmp/term.err"
+check "sigterm_writes_no_report" test -z "$(find "$root" -name report.txt -newer "$tmp/term.err")"
+ci/capture --pid "$worker" --duration 1 --quiet >/dev/null 2>"$tmp/after-term.err"
+status=$?
+check "the_run_after_a_sigterm_captures" sh -c "test $status = 0 || test $status = 1 || test $status = 5"
+[ "$status" = 0 ] || [ "$status" = 1 ] || [ "$status" = 5 ] || cat "$tmp/after-term.err"
 
 kill "$worker"; wait "$worker" 2>/dev/null; worker=""
 finish
