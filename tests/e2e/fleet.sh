@@ -57,6 +57,27 @@ check "jobs_above_64_merge_both" grep -q "^fleet: 2 captures merged, 0 failed" s
 # Another list of captures into the same directory is refused, not mixed.
 "$repo/ci/fleet" -o out caps/web-1 >/dev/null 2>stderr
 check "another_list_into_the_same_output_is_a_usage_error" test $? = 2
+# Two runs at once into the same directory (cron and a person): the second
+# waits for the first, then resumes; neither loses results nor fails (each
+# removed the other's results.new: exit 4, or a report of part of the
+# captures that said all were merged).
+mkdir -p many
+i=0
+while [ $i -lt 40 ]; do i=$((i + 1)); cp -r caps/web-3 "many/c$i"; done
+"$repo/ci/fleet" -j 2 --quiet -o twice many/c* >/dev/null 2>twice-0.err
+"$repo/ci/fleet" -j 2 --quiet -o twice many/c* >/dev/null 2>twice-1.err &
+first=$!
+"$repo/ci/fleet" -j 2 --quiet -o twice many/c* >/dev/null 2>twice-2.err
+second=$?
+wait "$first"
+first=$?
+check "two_runs_at_once_both_exit_0" test "$first/$second" = 0/0
+[ "$first/$second" = 0/0 ] || cat twice-1.err twice-2.err
+check "two_runs_at_once_both_merge_all" \
+  sh -c 'grep -q "^fleet: 40 captures merged, 0 failed" twice-1.err && grep -q "^fleet: 40 captures merged, 0 failed" twice-2.err'
+check "two_runs_at_once_keep_every_result" test "$(ls twice/results | wc -l)" = 40
+check "two_runs_at_once_merge_every_result" test "$(grep -c '"source": ' twice/fleet.json)" = 40
+
 # Nothing that can be diffed: exit 3, named.
 "$repo/ci/fleet" -o out2 caps/missing >/dev/null 2>stderr
 check "no_capture_diffed_exits_3" test $? = 3
