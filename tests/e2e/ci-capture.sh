@@ -158,5 +158,20 @@ status=$?
 check "the_run_after_a_sigterm_captures" sh -c "test $status = 0 || test $status = 1 || test $status = 5"
 [ "$status" = 0 ] || [ "$status" = 1 ] || [ "$status" = 5 ] || cat "$tmp/after-term.err"
 
+# A process stopped for a while (a debugger, a long pause) misses the stop
+# request's deadline: exit 4, and the request stays, so that the process
+# stops its capture once it runs again instead of capturing without end.
+(sleep 1; kill -STOP "$worker") &
+pauser=$!
+ci/capture --pid "$worker" --duration 1.5 --wait-stop 1 --quiet >/dev/null 2>"$tmp/paused.err"
+status=$?
+wait "$pauser"
+kill -CONT "$worker"
+check "a_late_stop_exits_4" test "$status" = 4
+check "a_late_stop_is_explained" grep -q "did not take the stop request within 1 s (it stays" "$tmp/paused.err"
+n=0
+until [ "$("$LJLEAK" control --get state "$worker" 2>/dev/null)" = idle ] || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "a_late_stop_is_taken_when_the_process_runs_again" test "$("$LJLEAK" control --get state "$worker" 2>/dev/null)" = idle
+
 kill "$worker"; wait "$worker" 2>/dev/null; worker=""
 finish
