@@ -57,6 +57,26 @@ check "jobs_above_64_merge_both" grep -q "^fleet: 2 captures merged, 0 failed" s
 # Another list of captures into the same directory is refused, not mixed.
 "$repo/ci/fleet" -o out caps/web-1 >/dev/null 2>stderr
 check "another_list_into_the_same_output_is_a_usage_error" test $? = 2
+# A host whose ljleak writes results of another version (here ':', this
+# host, through --remote-ljleak): that capture is named as not merged and
+# the rest are merged (the merge refused the lot: exit 3, nothing merged).
+cat >newer-ljleak <<EOS
+#!/bin/sh
+for last; do :; done
+case "\$last" in
+  *web-2) "$LJLEAK" "\$@" | sed 's/"ljleak_result": 1,/"ljleak_result": 2,/' ;;
+  *) exec "$LJLEAK" "\$@" ;;
+esac
+EOS
+chmod +x newer-ljleak
+"$repo/ci/fleet" --sshlogin : --remote-ljleak "$PWD/newer-ljleak" --quiet -o newer \
+  caps/web-1 caps/web-2 caps/web-3 >/dev/null 2>stderr
+check "a_result_of_another_version_leaves_the_rest_merged" test $? = 1
+check "a_result_of_another_version_is_named" \
+  grep -q "^fleet: caps/web-2: not merged: its result cannot be merged: byte 21: ljleak_result 2 is not a version" stderr
+check "a_result_of_another_version_is_listed" grep -q "^caps/web-2	its result cannot be merged" newer/failed.txt
+check "the_others_are_merged" grep -q "^fleet: 2 captures merged, 1 failed" stderr
+
 # Two runs at once into the same directory (cron and a person): the second
 # waits for the first, then resumes; neither loses results nor fails (each
 # removed the other's results.new: exit 4, or a report of part of the
