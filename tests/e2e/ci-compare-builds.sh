@@ -135,6 +135,21 @@ for f in junit.xml report.md report.html report.txt result.json; do
   check "a_failed_run_over_an_earlier_one_leaves_no_old_$f" test ! -e "$tmp/rerun/$f"
 done
 
+# A second run into the OUTDIR of one still running is refused: it replaced
+# the first's captures, and the steady v1 against v1 exited 1.
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v1 --script app.lua \
+  -o "$tmp/busy" -- 3 >/dev/null 2>"$tmp/busy-1.err" &
+busy_pid=$!
+n=0
+until [ -s "$tmp/busy/base/index" ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v2 --script app.lua \
+  -o "$tmp/busy" -- 3 >/dev/null 2>"$tmp/busy-2.err"
+check "a_second_run_into_a_busy_outdir_exits_3" test $? = 3
+check "a_second_run_into_a_busy_outdir_is_explained" \
+  grep -q "^compare-builds: another compare-builds is running into $tmp/busy" "$tmp/busy-2.err"
+wait "$busy_pid"
+check "the_first_run_into_a_busy_outdir_is_undisturbed" test $? = 0
+
 # SIGTERM to the script while a build runs: the build (its own session) is
 # ended too, and the script ends by the signal with no report.
 ci/compare-builds --base-dir testdata/apps/v1 --candidate-dir testdata/apps/v1 --script app.lua \
