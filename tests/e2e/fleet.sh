@@ -98,6 +98,28 @@ check "two_runs_at_once_both_merge_all" \
 check "two_runs_at_once_keep_every_result" test "$(ls twice/results | wc -l)" = 40
 check "two_runs_at_once_merge_every_result" test "$(grep -c '"source": ' twice/fleet.json)" = 40
 
+# SIGTERM to ci/fleet in the map step: parallel stops with it (it ran on
+# alone through every capture), no report is written, and the script dies
+# of the signal. Each diff takes half a second here (':' with a slow ljleak).
+printf '#!/bin/sh\nsleep 0.5\nexec "%s" "$@"\n' "$LJLEAK" >slow-ljleak
+chmod +x slow-ljleak
+"$repo/ci/fleet" -j 1 --sshlogin : --remote-ljleak "$PWD/slow-ljleak" --quiet -o term \
+  many/c1 many/c2 many/c3 many/c4 many/c5 many/c6 many/c7 many/c8 many/c9 many/c10 >/dev/null 2>term.err &
+fleet_pid=$!
+sleep 1.5
+kill -TERM "$fleet_pid"
+wait "$fleet_pid"
+check "sigterm_ends_fleet_by_the_signal" test $? = 143
+check "sigterm_is_explained" grep -q "^fleet: stopped by SIGTERM in the map step" term.err
+ran=$(tail -n +2 term/map.joblog | wc -l)
+sleep 1.5
+check "sigterm_stops_the_map" test "$(tail -n +2 term/map.joblog | wc -l)" = "$ran" -a "$ran" -lt 10
+check "sigterm_leaves_no_diff_running" test -z "$(pgrep -f "$PWD/slow-ljleak")"
+check "sigterm_writes_no_report" test ! -e term/fleet.json
+"$repo/ci/fleet" -j 2 --quiet -o term many/c1 many/c2 many/c3 many/c4 many/c5 many/c6 many/c7 \
+  many/c8 many/c9 many/c10 >/dev/null 2>stderr
+check "the_run_after_a_sigterm_resumes" grep -q "^fleet: 10 captures merged, 0 failed" stderr
+
 # Nothing that can be diffed: exit 3, named.
 "$repo/ci/fleet" -o out2 caps/missing >/dev/null 2>stderr
 check "no_capture_diffed_exits_3" test $? = 3
