@@ -219,7 +219,8 @@ static int compare_aligned_by_work(const struct diff_result *result)
  * boundary, so that what the workload does alike in both builds (a buffer
  * flushed every 300 jobs, sampled at the same work) cancels, and only what
  * the candidate adds can grow. A growing difference is new (worse when the
- * base grows too) only when the candidate also grows on its own: two
+ * base grows too, at worse_ratio times its slope) only when the candidate
+ * also grows on its own: two
  * sawtooths whose phases drift apart by a few bytes of work per boundary
  * make a difference that rises for a while, and a site the candidate does
  * not grow is no regression. A candidate that grows no faster than its base
@@ -263,9 +264,18 @@ static int compare_base_aligned(struct diff_site *site, const struct diff_option
   if (verdict == DIFF_VERDICT_UNDECIDED && trend.judged >= trend.needed &&
       trend.p_best <= options->max_p_value)
     verdict = DIFF_VERDICT_STEADY;
-  if (verdict == DIFF_VERDICT_GROWING && site->verdict == DIFF_VERDICT_GROWING)
-    site->verdict = site->base_verdict == DIFF_VERDICT_GROWING ? DIFF_VERDICT_WORSE
-                                                               : DIFF_VERDICT_NEW;
+  /* Growing in both, worse only at worse_ratio times the base's slope, as
+   * without alignment: a leak both builds have alike makes a difference
+   * that rises by a few per cent of it, which the test shows at once. */
+  if (verdict == DIFF_VERDICT_GROWING && site->verdict == DIFF_VERDICT_GROWING &&
+      site->base_verdict != DIFF_VERDICT_GROWING)
+    site->verdict = DIFF_VERDICT_NEW;
+  else if (verdict == DIFF_VERDICT_GROWING && site->verdict == DIFF_VERDICT_GROWING &&
+           site->growth_bytes_per_segment >=
+               options->worse_ratio * site->base_growth_bytes_per_segment)
+    site->verdict = DIFF_VERDICT_WORSE;
+  else if (verdict == DIFF_VERDICT_GROWING && site->verdict == DIFF_VERDICT_GROWING)
+    ;  /* grows in both, not worse_ratio times as fast: not flagged in base mode */
   else if (site->verdict == DIFF_VERDICT_GROWING && verdict != DIFF_VERDICT_UNDECIDED &&
            verdict != DIFF_VERDICT_INSUFFICIENT)
     site->verdict = DIFF_VERDICT_GROWING;  /* grows in both alike: not flagged in base mode */

@@ -816,6 +816,20 @@ START_TEST(test_aligned_by_work_flags_only_what_the_candidate_grows)
   site = fixture_add_site(&r, "@alike.lua:1", DIFF_VERDICT_STEADY, rising, N);
   site->base_live_bytes = fixture_series_copy(rising, N);
   site->base_count = N;
+  /* A leak in both builds, 10% faster in the candidate (the same leak run
+   * twice): the difference rises steadily, but that is not worse; twice as
+   * fast is. */
+  uint64_t faster[N], twice[N];
+  for (int k = 0; k < N; k++) {
+    faster[k] = 1100 * (uint64_t)k;
+    twice[k] = 2000 * (uint64_t)k;
+  }
+  site = fixture_add_site(&r, "@faster.lua:1", DIFF_VERDICT_STEADY, faster, N);
+  site->base_live_bytes = fixture_series_copy(rising, N);
+  site->base_count = N;
+  site = fixture_add_site(&r, "@twice.lua:1", DIFF_VERDICT_STEADY, twice, N);
+  site->base_live_bytes = fixture_series_copy(rising, N);
+  site->base_count = N;
   /* Undecided on its own (p = 5/120, within five times 0.01), and the base
    * does the same: steady, not an inconclusive comparison. */
   static const uint64_t lean[5] = {100000, 300000, 200000, 400000, 500000};
@@ -829,7 +843,9 @@ START_TEST(test_aligned_by_work_flags_only_what_the_candidate_grows)
   ck_assert_int_eq(fixture_site(&r, "@held.lua:1")->verdict, DIFF_VERDICT_STEADY);
   ck_assert_int_eq(fixture_site(&r, "@alike.lua:1")->verdict, DIFF_VERDICT_GROWING);
   ck_assert_int_eq(fixture_site(&r, "@lean.lua:1")->verdict, DIFF_VERDICT_STEADY);
-  ck_assert_uint_eq(r.flagged, 1);
+  ck_assert_int_eq(fixture_site(&r, "@faster.lua:1")->verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(fixture_site(&r, "@twice.lua:1")->verdict, DIFF_VERDICT_WORSE);
+  ck_assert_uint_eq(r.flagged, 2);
   diff_result_free(&r);
 }
 END_TEST

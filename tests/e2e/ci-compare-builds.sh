@@ -103,6 +103,17 @@ check "v1_against_v1_junit_lists_sites" grep -q '<testcase name="@testdata/apps/
 check "v1_against_v1_stops_at_the_duration" \
   test "$("$LJLEAK" info --get stop_reason "$tmp/v1v1/base" 2>/dev/null)" = duration
 
+# Both builds with the same leak (v2 against v2): it grows in both alike,
+# which is no new or worse leak (the aligned comparison called a leak that
+# grew 3% faster in the candidate worse, and exited 1).
+ci/compare-builds --base-dir testdata/apps/v2 --candidate-dir testdata/apps/v2 --script app.lua \
+  -o "$tmp/v2v2" -- 4 >"$tmp/v2v2.out" 2>"$tmp/v2v2.err"
+status=$?
+check "v2_against_v2_exits_0" test "$status" = 0
+show_on_failure "$status" 0 "$tmp/v2v2.out" "$tmp/v2v2.err"
+check "v2_against_v2_junit_has_no_failure" test "$(grep -c '<failure' "$tmp/v2v2/junit.xml")" = 0
+check "v2_against_v2_says_growing_as_in_the_base" grep -q '^growing in the candidate as in the base' "$tmp/v2v2.out"
+
 # Shell commands (no luajit command line): the collector comes in through
 # LUA_INIT; a workload runs beside each build and its end stops the build.
 ci/compare-builds --base-cmd "cd testdata/apps/v1 && exec luajit app.lua 60" \
