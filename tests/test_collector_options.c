@@ -486,7 +486,25 @@ static const char start_expected[] =
 
 /* Runs script with the module in NAME's scratch directory, dir (its size PATH_MAX), with env (shell
  * assignments, or "") in front; returns what it wrote on stdout (to free). */
-static char *module_script_env_output(const char *name, const char *env, const char *script, char *dir)
+/* luajit_cmd() with lib preloaded too, after the sanitizers' runtimes (which must come first):
+ * an LD_PRELOAD of its own before it would be overridden by luajit_cmd()'s. */
+static const char *luajit_cmd_preloading(const char *lib, char *out, size_t size)
+{
+  static const char head[] = "LD_PRELOAD='";
+  const char *cmd = luajit_cmd(), *end = NULL;
+  if (!strncmp(cmd, head, sizeof head - 1))
+    end = strchr(cmd + sizeof head - 1, '\'');
+  if (end)
+    snprintf(out, size, "%.*s%s%s", (int)(end - cmd), cmd, lib, end);
+  else
+    snprintf(out, size, "LD_PRELOAD='%s' %s", lib, cmd);
+  return out;
+}
+
+/* The output of script run by luajit (luajit_cmd() when NULL) in scratch directory name, with
+ * env before it. */
+static char *module_script_env_output(const char *name, const char *env, const char *luajit,
+                                      const char *script, char *dir)
 {
   char path[PATH_MAX + 16];
   scratch(dir, PATH_MAX, name);
@@ -497,7 +515,7 @@ static char *module_script_env_output(const char *name, const char *env, const c
   ck_assert_int_eq(fclose(f), 0);
   ck_assert_int_eq(sh("cd '%s' && %s LJLEAK_SIGNAL=none LJLEAK_CONTROL=0 LUA_CPATH='%s/%s/lua/?.so;;' "
                       "%s start.lua > out 2> err",
-                      dir, env, getenv("PWD"), build_dir(), luajit_cmd()),
+                      dir, env, getenv("PWD"), build_dir(), luajit ? luajit : luajit_cmd()),
                    0);
   snprintf(path, sizeof path, "%s/out", dir);
   return slurp(path);
@@ -505,7 +523,7 @@ static char *module_script_env_output(const char *name, const char *env, const c
 
 static char *module_script_output(const char *name, const char *script, char *dir)
 {
-  return module_script_env_output(name, "", script, dir);
+  return module_script_env_output(name, "", NULL, script, dir);
 }
 
 START_TEST(test_module_start_refuses_numbers_past_their_limits)
@@ -593,12 +611,11 @@ static const char stopped_script[] =
 
 START_TEST(test_module_calls_after_a_write_error_say_why)
 {
-  char dir[PATH_MAX], env[PATH_MAX + 256];
-  snprintf(env, sizeof env,
-           "LD_PRELOAD='%s/%s/tests/fault_io.so' ASAN_OPTIONS=verify_asan_link_order=0 "
-           "LJLEAK_FAULT_FILE=seg-0002.memprof.part LJLEAK_FAULT_CALL=write LJLEAK_FAULT_ERRNO=ENOSPC",
-           getenv("PWD"), build_dir());
-  char *text = module_script_env_output("module-write-error", env, stopped_script, dir);
+  char dir[PATH_MAX], shim[PATH_MAX], luajit[2 * PATH_MAX + 2048];
+  snprintf(shim, sizeof shim, "%s/%s/tests/fault_io.so", getenv("PWD"), build_dir());
+  char *text = module_script_env_output(
+      "module-write-error", "LJLEAK_FAULT_FILE=seg-0002.memprof.part LJLEAK_FAULT_CALL=write LJLEAK_FAULT_ERRNO=ENOSPC",
+      luajit_cmd_preloading(shim, luajit, sizeof luajit), stopped_script, dir);
   static const char why[] = "no capture is running: it stopped on an error: cannot write "
                             "cap/seg-0002.memprof.part: No space left on device\n";
   char expected[3 * sizeof why + 64];
@@ -659,7 +676,7 @@ static const char mock_script[] =
 START_TEST(test_module_nginx_without_a_timer_says_so)
 {
   char dir[PATH_MAX];
-  char *text = module_script_env_output("module-ngx-mock", "LJLEAK_RUN_DIR=\"$PWD/run\"", mock_script, dir);
+  char *text = module_script_env_output("module-ngx-mock", "LJLEAK_RUN_DIR=\"$PWD/run\"", NULL, mock_script, dir);
   ck_assert_str_eq(text, "nginx: this nginx Lua module has no ngx.timer.every (0.10.9 or later has it)\n");
   free(text);
 }
