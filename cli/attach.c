@@ -381,24 +381,23 @@ static int arm(struct attach_job *job, const char *request)
   char shown[ATTACH_SHOWN_SIZE];
   find_candidate(job);
   gdb_step(job, "attach", request, &g);
+  const char *said = utf8_terminal_text(shown, sizeof shown, answer_text(&g));
   if (answer_is(&g, "armed")) {
     fprintf(stderr, "ljleak: process %ld: %s; waiting for its next Lua instruction\n", job->pid,
-            utf8_terminal_text(shown, sizeof shown, answer_text(&g)));
+            said);
     return CLI_EXIT_OK;
   }
   if (answer_is(&g, "refused")) {
-    fprintf(stderr, "ljleak attach: process %ld refused: %s\n", job->pid,
-            utf8_terminal_text(shown, sizeof shown, answer_text(&g)));
+    fprintf(stderr, "ljleak attach: process %ld refused: %s\n", job->pid, said);
     return CLI_EXIT_INPUT;
   }
   if (answer_is(&g, "noload")) {
-    const char *why = utf8_terminal_text(shown, sizeof shown, answer_text(&g));
-    if (strstr(why, "undefined symbol: lua") || strstr(why, "undefined symbol: luaL"))
+    if (strstr(said, "undefined symbol: lua") || strstr(said, "undefined symbol: luaL"))
       fprintf(stderr, "ljleak attach: process %ld has no LuaJIT the collector can use (%s)\n",
-              job->pid, why);
+              job->pid, said);
     else
       fprintf(stderr, "ljleak attach: cannot load the collector into process %ld: %s\n",
-              job->pid, why);
+              job->pid, said);
     return CLI_EXIT_INPUT;
   }
   if (answer_is(&g, "nosafe")) {
@@ -408,17 +407,14 @@ static int arm(struct attach_job *job, const char *request)
   }
   if (answer_is(&g, "changed")) {
     fprintf(stderr, "ljleak attach: process %ld is not the one attach began with (%s): nothing "
-                    "was called in it\n", job->pid,
-            utf8_terminal_text(shown, sizeof shown, answer_text(&g)));
+                    "was called in it\n", job->pid, said);
     return CLI_EXIT_INPUT;
   }
   if (answer_is(&g, "hung")) {
-    fprintf(stderr, "ljleak attach: process %ld: %s\n", job->pid,
-            utf8_terminal_text(shown, sizeof shown, answer_text(&g)));
+    fprintf(stderr, "ljleak attach: process %ld: %s\n", job->pid, said);
     return CLI_EXIT_RUNTIME;
   }
-  fprintf(stderr, "ljleak attach: cannot enter process %ld with %s: %s%s\n", job->pid, job->gdb,
-          utf8_terminal_text(shown, sizeof shown, answer_text(&g)),
+  fprintf(stderr, "ljleak attach: cannot enter process %ld with %s: %s%s\n", job->pid, job->gdb, said,
           strstr(g.answer, "ptrace") ? " (attaching needs root, or the process's user with "
                                        "kernel.yama.ptrace_scope 0)" : "");
   return CLI_EXIT_INPUT;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "format/capture_index.h"
 #include "report/common.h"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -346,10 +347,10 @@ const char *report_stop_warning(const struct diff_capture *c)
 {
   if (!c->stop_reason)
     return NULL;
-  if (!strcmp(c->stop_reason, "write-error"))
+  if (!strcmp(c->stop_reason, capture_index_stop_reason_name(CAPTURE_INDEX_REASON_WRITE_ERROR)))
     return "the capture stopped early: the collector could not write (stop reason write-error), and "
            "the process ran on unrecorded; the verdicts judge only what came before the stop";
-  if (!strcmp(c->stop_reason, "max-total-bytes"))  /* a safety limit, not the end the user chose */
+  if (!strcmp(c->stop_reason, capture_index_stop_reason_name(CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES)))  /* a safety limit, not the end the user chose */
     return "the capture stopped early at its --max-total-bytes limit, and the process ran on "
            "unrecorded; the verdicts judge only what came before the stop";
   return NULL;

@@ -194,8 +194,9 @@ static void put_capture(FILE *out, const char *title, const struct diff_capture 
     fputs("<dt>warning</dt><dd class=\"warn\">a segment was cut; it was read up to its last "
           "complete event</dd>\n",
           out);
-  if (report_stop_warning(c))  /* a constant sentence: nothing to escape */
-    fprintf(out, "<dt>warning</dt><dd class=\"warn\">%s</dd>\n", report_stop_warning(c));
+  const char *stopped = report_stop_warning(c);
+  if (stopped)  /* a constant sentence: nothing to escape */
+    fprintf(out, "<dt>warning</dt><dd class=\"warn\">%s</dd>\n", stopped);
   fputs("</dl>\n</section>\n", out);
 }
 

@@ -141,8 +141,9 @@ static void put_capture(FILE *out, const char *label, const struct diff_capture 
   if (c->truncated)
     fputs("          warning: a segment was cut; it was read up to its last complete event\n",
           out);
-  if (report_stop_warning(c))
-    fprintf(out, "          warning: %s\n", report_stop_warning(c));
+  const char *stopped = report_stop_warning(c);
+  if (stopped)
+    fprintf(out, "          warning: %s\n", stopped);
 }
 
 /* The headline: how many sites fail the run and how fast they grow together. */

@@ -521,17 +521,18 @@ static char *module_script_env_output(const char *name, const char *env, const c
   return slurp(path);
 }
 
-static char *module_script_output(const char *name, const char *script, char *dir)
+/* Runs script in scratch directory name (dir) and checks its output. */
+static void check_module_script(const char *name, const char *script, const char *expected, char *dir)
 {
-  return module_script_env_output(name, "", NULL, script, dir);
+  char *text = module_script_env_output(name, "", NULL, script, dir);
+  ck_assert_str_eq(text, expected);
+  free(text);
 }
 
 START_TEST(test_module_start_refuses_numbers_past_their_limits)
 {
   char dir[PATH_MAX];
-  char *text = module_script_output("module", start_script, dir);
-  ck_assert_str_eq(text, start_expected);
-  free(text);
+  check_module_script("module", start_script, start_expected, dir);
   /* Only the last start made a directory. */
   ck_assert_int_eq(sh("cd '%s' && test \"$(ls | tr '\\n' ' ')\" = 'cap-limits err out start.lua '",
                       dir),
@@ -570,9 +571,7 @@ static const char nul_expected[] =
 START_TEST(test_module_start_refuses_strings_with_a_nul_byte)
 {
   char dir[PATH_MAX];
-  char *text = module_script_output("module-nul", nul_script, dir);
-  ck_assert_str_eq(text, nul_expected);
-  free(text);
+  check_module_script("module-nul", nul_script, nul_expected, dir);
   ck_assert_int_eq(sh("cd '%s' && test \"$(ls | tr '\\n' ' ')\" = 'err out start.lua '", dir), 0);
 }
 END_TEST
@@ -592,9 +591,7 @@ static const char strict_script[] =
 START_TEST(test_module_loads_under_strict_globals)
 {
   char dir[PATH_MAX];
-  char *text = module_script_output("module-strict", strict_script, dir);
-  ck_assert_str_eq(text, "require: true\nstart: cap\nstop: true\n");
-  free(text);
+  check_module_script("module-strict", strict_script, "require: true\nstart: cap\nstop: true\n", dir);
 }
 END_TEST
 
@@ -640,9 +637,8 @@ static const char getenv_script[] =
 START_TEST(test_module_start_from_os_getenv_does_not_recurse)
 {
   char dir[PATH_MAX];
-  char *text = module_script_output("module-getenv", getenv_script, dir);
-  ck_assert_str_eq(text, "outer: nil a capture is already running in inner\ninner: inner\nstop: true\n");
-  free(text);
+  check_module_script("module-getenv", getenv_script,
+                      "outer: nil a capture is already running in inner\ninner: inner\nstop: true\n", dir);
 }
 END_TEST
 
@@ -659,9 +655,8 @@ static const char defer_script[] =
 START_TEST(test_module_start_for_nginx_workers_checks_the_root)
 {
   char dir[PATH_MAX];
-  char *text = module_script_output("module-defer", defer_script, dir);
-  ck_assert_str_eq(text, "long: nil the capture root's name is too long\nshort: true\n");
-  free(text);
+  check_module_script("module-defer", defer_script,
+                      "long: nil the capture root's name is too long\nshort: true\n", dir);
 }
 END_TEST
 
