@@ -1,6 +1,8 @@
 /* cli/attach_gdb.c: ljleak attach's debugger step: gdb stops the process where it is safe to load the collector, calls one of its attach entries, and leaves. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +32,7 @@
  * process stopped is checked to be the one attach began with (its start time and effective uid):
  * the pid may be another process's by then, or the process may have become su. */
 static const char attach_gdb_script[] =
-    "import gdb, struct, sys, time\n"
+    "import gdb, os, stat, struct, sys, time\n"
     "DEADLINE = time.time() + WAIT\n"
     "gdb.execute('set pagination off')\n"
     "gdb.execute('set confirm off')\n"
@@ -71,11 +73,84 @@ static const char attach_gdb_script[] =
     "    ENTRY = dynsym_value(SO.decode('utf-8', 'surrogateescape'), b'ljleak_collector_attach_step')\n"
     "except (OSError, ValueError, IndexError, struct.error):\n"
     "    ENTRY = None\n"
-    "def gdb_regex(text):\n"
-    "    return ''.join('\\\\' + c if c in '.[]*^$\\\\' else c for c in text)\n"
+    "LIBRARIES = (b'/libc.so', b'/ld-linux', b'/libluajit')\n"
+    "COPY_MAX = 256 << 20\n"
+    "def verified(name, dev, ino):\n"
+    "    try:\n"
+    "        fd = os.open(name, os.O_PATH | os.O_CLOEXEC)\n"
+    "    except OSError:\n"
+    "        return None\n"
+    "    st = os.fstat(fd)\n"
+    "    if (stat.S_ISREG(st.st_mode) and st.st_size <= COPY_MAX\n"
+    "            and (dev is None or (st.st_dev, st.st_ino) == (dev, ino))):\n"
+    "        return fd\n"
+    "    os.close(fd)\n"
+    "    return None\n"
+    "def quiet_copy(fd, n):\n"
+    "    with open('/proc/self/fd/%d' % fd, 'rb') as f:\n"
+    "        elf = bytearray(f.read(COPY_MAX))\n"
+    "    os.close(fd)\n"
+    "    if elf[:6] != b'\\x7fELF\\x02\\x01':\n"
+    "        raise ValueError('not a 64-bit ELF file')\n"
+    "    shoff, = struct.unpack_from('<Q', elf, 0x28)\n"
+    "    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', elf, 0x3a)\n"
+    "    names, = struct.unpack_from('<Q', elf, shoff + shstrndx * shentsize + 24)\n"
+    "    for at in range(shoff, shoff + shnum * shentsize, shentsize):\n"
+    "        name = names + struct.unpack_from('<I', elf, at)[0]\n"
+    "        if elf[name:name + 10].startswith((b'.debug', b'.zdebug', b'.gnu_debug', b'.gdb_index')):\n"
+    "            struct.pack_into('<I', elf, at + 4, 0)\n"
+    "    phoff, = struct.unpack_from('<Q', elf, 0x20)\n"
+    "    phentsize, phnum = struct.unpack_from('<HH', elf, 0x36)\n"
+    "    loads = [struct.unpack_from('<IIQQ', elf, phoff + i * phentsize) for i in range(phnum)]\n"
+    "    path = os.path.join(PRIVATE, b'%d' % n)\n"
+    "    with open(path, 'xb') as f:\n"
+    "        f.write(elf)\n"
+    "    return path, min([p[3] for p in loads if p[0] == 1] or [0]) & ~0xfff\n"
+    "def kind_of(path, dev, ino, exe, so):\n"
+    "    if (dev, ino) == (exe.st_dev, exe.st_ino):\n"
+    "        return 'exe'\n"
+    "    if path == so:\n"
+    "        return 'so'\n"
+    "    return next((l for l in LIBRARIES if l in path), None)\n"
+    "def copy_symbols():\n"
+    "    exe = os.stat('/proc/%d/exe' % PID)\n"
+    "    so = os.path.realpath(SO)\n"
+    "    copies, done = [], set()\n"
+    "    with open('/proc/%d/maps' % PID, 'rb') as f:\n"
+    "        lines = f.read().splitlines()\n"
+    "    for line in lines:\n"
+    "        fields = line.split(None, 5)\n"
+    "        if len(fields) < 6 or int(fields[2], 16) != 0:\n"
+    "            continue\n"
+    "        major, minor = [int(d, 16) for d in fields[3].split(b':')]\n"
+    "        dev, ino = os.makedev(major, minor), int(fields[4])\n"
+    "        kind = kind_of(fields[5], dev, ino, exe, so)\n"
+    "        if kind is None or kind in done:\n"
+    "            continue\n"
+    "        done.add(kind)\n"
+    "        start, end = [int(a, 16) for a in fields[0].split(b'-')]\n"
+    "        fd = verified('/proc/%d/map_files/%x-%x' % (PID, start, end), None, None)\n"
+    "        if fd is None:\n"
+    "            fd = verified(fields[5], dev, ino)\n"
+    "        try:\n"
+    "            path, lowest = quiet_copy(fd, len(copies))\n"
+    "        except (TypeError, ValueError, IndexError, struct.error):\n"
+    "            continue\n"
+    "        copies.append((kind == 'exe', line, path, start - lowest))\n"
+    "    return copies\n"
     "def load_symbols():\n"
-    "    for lib in ('/libc\\\\.so', '/ld-linux', '/libluajit', gdb_regex(SO.decode('utf-8', 'replace'))):\n"
-    "        gdb.execute('sharedlibrary ' + lib, to_string=True)\n"
+    "    with open('/proc/%d/maps' % PID, 'rb') as f:\n"
+    "        lines = set(f.read().splitlines())\n"
+    "    for main, line, path, offset in sorted(COPIES, key=lambda c: not c[0]):\n"
+    "        if line in lines:\n"
+    "            command = 'symbol-file' if main else 'add-symbol-file'\n"
+    "            name = ''.join(c if c.isalnum() or c in '/._-' else '\\\\' + c\n"
+    "                           for c in path.decode('utf-8', 'surrogateescape'))\n"
+    "            gdb.execute('%s %s -o %d' % (command, name, offset), to_string=True)\n"
+    "try:\n"
+    "    COPIES, COPY_ERROR = copy_symbols(), None\n"
+    "except Exception as e:\n"
+    "    COPIES, COPY_ERROR = [], 'cannot read the symbols of its files: %s' % e\n"
     "def say(kind, text=''):\n"
     "    print('ljleak-attach: %s %s' % (kind, text))\n"
     "    sys.stdout.flush()\n"
@@ -112,6 +187,9 @@ static const char attach_gdb_script[] =
     "def run():\n"
     "    if ENTRY is None:\n"
     "        say('failed', 'no ljleak_collector_attach_step in ' + SO.decode('utf-8', 'replace'))\n"
+    "        return\n"
+    "    if COPY_ERROR is not None:\n"
+    "        say('failed', COPY_ERROR)\n"
     "        return\n"
     "    load_symbols()\n"
     "    if not safe_thread():\n"
@@ -178,28 +256,49 @@ static void python_bytes(FILE *f, const char *name, const char *text)
   fputs("'\n", f);
 }
 
-/* Writes the script with its values to a new private file; its name into path. 0 or -1. */
-static int write_script(char *path, size_t size, const struct cli_attach_gdb *step)
+/* Removes the private directory dir and the files in it (the script, gdb's copies). */
+static void remove_private(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (d) {
+    for (struct dirent *e; (e = readdir(d));)
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+        unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+/* Writes the script with its values into a new private directory, dir; the script's name into
+ * path. 0 or -1 (nothing left behind). */
+static int write_script(char dir[PATH_MAX], char path[PATH_MAX + 16],
+                        const struct cli_attach_gdb *step)
 {
   const char *tmp = getenv("TMPDIR");
-  snprintf(path, size, "%s/ljleak-attach-XXXXXX.py", tmp && *tmp ? tmp : "/tmp");
-  int fd = mkstemps(path, 3);
-  if (fd < 0)
-    return -1;
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    close(fd);
-    unlink(path);
+  if (snprintf(dir, PATH_MAX, "%s/ljleak-attach-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= PATH_MAX) {
+    errno = ENAMETOOLONG;
     return -1;
   }
+  if (!mkdtemp(dir))
+    return -1;
+  snprintf(path, PATH_MAX + 16, "%s/attach.py", dir);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+  if (!f) {
+    if (fd >= 0)
+      close(fd);
+    remove_private(dir);
+    return -1;
+  }
+  python_bytes(f, "PRIVATE", dir);
   python_bytes(f, "SO", step->collector);
   python_bytes(f, "REQUEST", step->request ? step->request : "");
   python_bytes(f, "STATE", step->state ? step->state : "");
-  fprintf(f, "STEP = '%s'\nWAIT = %.3f\nUID = %lu\nSTARTED = %llu\n", step->step, step->wait,
-          step->uid, step->started);
+  fprintf(f, "STEP = '%s'\nWAIT = %.3f\nPID = %ld\nUID = %lu\nSTARTED = %llu\n", step->step,
+          step->wait, step->pid, step->uid, step->started);
   fputs(attach_gdb_script, f);
   if (fclose(f) != 0) {
-    unlink(path);
+    remove_private(dir);
     return -1;
   }
   return 0;
@@ -284,21 +383,26 @@ static void read_answer(int fd, pid_t gdb, double wait, struct cli_attach_gdb *s
 
 int cli_attach_gdb_run(struct cli_attach_gdb *step)
 {
-  char script[4096];
+  char dir[PATH_MAX], script[PATH_MAX + 16];
   step->answer[0] = '\0';
-  if (write_script(script, sizeof script, step) != 0) {
+  if (write_script(dir, script, step) != 0) {
     snprintf(step->answer, sizeof step->answer, "failed cannot write the debugger's script: %s",
              strerror(errno));
     return -1;
   }
   int out[2];
   if (pipe(out) != 0) {
-    unlink(script);
+    remove_private(dir);
     snprintf(step->answer, sizeof step->answer, "failed pipe: %s", strerror(errno));
     return -1;
   }
-  char pid_text[32];
+  char pid_text[32], sysroot[PATH_MAX + 32];
   snprintf(pid_text, sizeof pid_text, "%ld", step->pid);
+  /* gdb, root's, opens files by names the process chose: its link map's, what /proc/PID/exe
+   * reads (a "(deleted)" of its own making). A FIFO there held attach; a device there would be
+   * opened. Its sysroot is the script, a file, so no such name resolves: the script gives gdb
+   * private copies of the files mapped (copy_symbols). */
+  snprintf(sysroot, sizeof sysroot, "set sysroot %s", script);
   pid_t child = fork();
   if (child == 0) {
     dup2(out[1], STDOUT_FILENO);
@@ -314,14 +418,15 @@ int cli_attach_gdb_run(struct cli_attach_gdb *step)
      * read (Python started, its functions defined) before gdb attaches, and only main() runs
      * while the process is stopped. */
     execlp(step->gdb, step->gdb, "-q", "-batch", "-nx", "-iex", "set debug-file-directory /dev/null",
-           "-iex", "set debuginfod enabled off", "-iex", "set auto-solib-add off", "-p", pid_text,
-           "-ix", script, "-ex", "python main()", (char *)NULL);
+           "-iex", "set debuginfod enabled off", "-iex", "set auto-solib-add off", "-iex", sysroot,
+           "-iex", "set auto-load off", "-p", pid_text, "-ix", script, "-ex", "python main()",
+           (char *)NULL);
     _exit(127);
   }
   close(out[1]);
   if (child < 0) {
     close(out[0]);
-    unlink(script);
+    remove_private(dir);
     snprintf(step->answer, sizeof step->answer, "failed fork: %s", strerror(errno));
     return -1;
   }
@@ -330,6 +435,6 @@ int cli_attach_gdb_run(struct cli_attach_gdb *step)
   int status;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  unlink(script);
+  remove_private(dir);
   return 0;
 }

@@ -232,6 +232,31 @@ check "a_link_of_nobodys_above_o_is_not_followed_by_root" test $? = 4 -a ! -e "$
 check "saying_who_makes_it" grep -q "cannot create $tmp/nbhome/link/new for process $nb: Permission denied" "$tmp/a11.err"
 "$LJLEAK" attach --duration 1 -o "$tmp/nbhome/cap" "$nb" 2>"$tmp/a12.err"
 check "o_in_nobodys_directory_is_made_by_nobody" test $? = 0 -a "$(stat -c %U "$tmp/nbhome/cap/index")" = nobody
+# nobody's processes lie about their files. One points its link map's entry for libc at a FIFO
+# of nobody's; the other runs a copy of luajit that it deleted, a FIFO named "luajit (deleted)"
+# in its place. gdb, root's, opened those names, hung on the FIFO, and attach gave up (exit 4);
+# it opens no name a process chose, only copies of what each process has mapped.
+mkdir -p "$tmp/liar" && chown nobody:nogroup "$tmp/liar"
+as_nobody mkfifo "$tmp/liar/libc.so.6"
+as_nobody cp "$(readlink -f "$(command -v luajit)")" "$tmp/liar/luajit"
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/lying_maps.lua "$tmp/liar/libc.so.6" \
+  >"$tmp/liar1.out" 2>&1 &
+liar1=$!; pids="$pids $liar1"
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  env LJLEAK_RUN_DIR="$tmp/nbrun" "$tmp/liar/luajit" testdata/attach/leak.lua 12000 \
+  >/dev/null 2>&1 &
+liar2=$!; pids="$pids $liar2"
+sleep 0.5
+as_nobody sh -c 'rm "$1/luajit" && mkfifo "$1/luajit (deleted)"' - "$tmp/liar"
+check "the_first_lies_about_its_libc" grep -q "^lied about 1 library" "$tmp/liar1.out"
+timeout 60 "$LJLEAK" attach --wait 5 --duration 1 -o "$tmp/caps/liar1" "$liar1" 2>"$tmp/liar1.err"
+check "a_link_map_of_fifos_is_not_opened" test $? = 0 -a -f "$tmp/caps/liar1/index"
+timeout 60 "$LJLEAK" attach --wait 5 --duration 2 --every 16k -o "$tmp/caps/liar2" "$liar2" 2>"$tmp/liar2.err"
+check "a_deleted_executable_s_fifo_is_not_opened" test $? = 0 -a -f "$tmp/caps/liar2/index"
+"$LJLEAK" diff "$tmp/caps/liar2" >"$tmp/dliar2" 2>&1
+check "and_its_capture_finds_the_leak" grows_at "$tmp/dliar2" 6
+check "attach_leaves_no_file_of_its_own_behind" sh -c "! ls '${TMPDIR:-/tmp}' | grep -q '^ljleak-attach-'"
 # nobody's registration says the capture ended, with controls in its error: printed escaped.
 "$LJLEAK" attach --duration 5 -o "$tmp/caps/esc" "$nb" 2>"$tmp/esc.err" &
 attacher=$!
