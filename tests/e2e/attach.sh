@@ -232,6 +232,32 @@ check "a_link_of_nobodys_above_o_is_not_followed_by_root" test $? = 4 -a ! -e "$
 check "saying_who_makes_it" grep -q "cannot create $tmp/nbhome/link/new for process $nb: Permission denied" "$tmp/a11.err"
 "$LJLEAK" attach --duration 1 -o "$tmp/nbhome/cap" "$nb" 2>"$tmp/a12.err"
 check "o_in_nobodys_directory_is_made_by_nobody" test $? = 0 -a "$(stat -c %U "$tmp/nbhome/cap/index")" = nobody
+# --snapshot's reader runs as nobody, who can swap the snapshot for a FIFO it never writes (or
+# stop the reader): attach ends anyway, at --wait plus 1 s per 10 MB of the capture. It waited for
+# ever. A stand-in for gdb holds attach while the swap is made, once the capture has ended.
+cat >"$tmp/gdb-swap" <<EOF
+#!/bin/sh
+gdb "\$@" >"$tmp/swap.out" 2>&1
+rc=\$?
+if grep -q "ljleak-attach: armed" "$tmp/swap.out"; then
+  n=0; until grep -q "^stop" "$tmp/caps/nbsnap/index" 2>/dev/null || [ \$n -ge 300 ]; do sleep 0.1; n=\$((n + 1)); done
+  setpriv --reuid=nobody --regid=nogroup --clear-groups -- \\
+    sh -c 'for f in "\$1"/snap-*.heap; do rm "\$f" && mkfifo "\$f"; done' - "$tmp/caps/nbsnap"
+fi
+cat "$tmp/swap.out"
+exit \$rc
+EOF
+chmod +x "$tmp/gdb-swap"
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/leak.lua 12000 >/dev/null 2>&1 &
+snapper=$!; pids="$pids $snapper"
+sleep 0.5
+LJLEAK_GDB=$tmp/gdb-swap timeout 60 "$LJLEAK" attach --snapshot --wait 5 -o "$tmp/caps/nbsnap" "$snapper" \
+  >/dev/null 2>"$tmp/nbsnap.err"
+check "a_snapshot_swapped_for_a_fifo_ends_attach_with_4" test $? = 4
+check "saying_the_reading_did_not_end" \
+  grep -q "reading the heap snapshot in $tmp/caps/nbsnap did not end within" "$tmp/nbsnap.err"
+check "the_fifo_was_there" test -p "$(ls "$tmp"/caps/nbsnap/snap-*.heap | head -1)"
 # nobody's processes lie about their files. One points its link map's entry for libc at a FIFO
 # of nobody's; the other runs a copy of luajit that it deleted, a FIFO named "luajit (deleted)"
 # in its place. gdb, root's, opened those names, hung on the FIFO, and attach gave up (exit 4);
