@@ -412,6 +412,9 @@ int cli_attach_gdb_run(struct cli_attach_gdb *step)
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0)
       dup2(null, STDIN_FILENO);
+    /* gdb reads its history from .gdb_history in the working directory, which may be the
+     * process's user's (a FIFO there held gdb, a link to a device was opened): none is read. */
+    setenv("GDBHISTFILE", "", 1);
     /* No separate debug files (the directory is not one): reading libc6-dbg's stopped the
      * process 0.3 s here and more under load. No library's symbols but those the script loads
      * (libc, the loader, LuaJIT's, the collector's): an nginx worker has dozens. The script is

@@ -282,6 +282,16 @@ timeout 60 "$LJLEAK" attach --wait 5 --duration 2 --every 16k -o "$tmp/caps/liar
 check "a_deleted_executable_s_fifo_is_not_opened" test $? = 0 -a -f "$tmp/caps/liar2/index"
 "$LJLEAK" diff "$tmp/caps/liar2" >"$tmp/dliar2" 2>&1
 check "and_its_capture_finds_the_leak" grows_at "$tmp/dliar2" 6
+# gdb reads its history, .gdb_history, from the working directory: root's gdb opened one of
+# nobody's there (a FIFO, that its writer waits for someone to open; a link to a device).
+mkdir -p "$tmp/nbcwd" && chown nobody:nogroup "$tmp/nbcwd"
+as_nobody mkfifo "$tmp/nbcwd/.gdb_history"
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  sh -c ': >"$1/.gdb_history" && echo opened >"$1/opened"' - "$tmp/nbcwd" >/dev/null 2>&1 &
+writer=$!
+(cd "$tmp/nbcwd" && timeout 60 "$ljleak_abs" attach --duration 1 -o "$tmp/caps/hist" "$nb" 2>"$tmp/hist.err")
+check "a_gdb_history_in_the_working_directory_is_not_opened" test $? = 0 -a ! -e "$tmp/nbcwd/opened"
+kill "$writer" 2>/dev/null
 check "attach_leaves_no_file_of_its_own_behind" sh -c "! ls '${TMPDIR:-/tmp}' | grep -q '^ljleak-attach-'"
 # nobody's registration says the capture ended, with controls in its error: printed escaped.
 "$LJLEAK" attach --duration 5 -o "$tmp/caps/esc" "$nb" 2>"$tmp/esc.err" &
