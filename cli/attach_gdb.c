@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -415,6 +416,17 @@ int cli_attach_gdb_run(struct cli_attach_gdb *step)
     /* gdb reads its history from .gdb_history in the working directory, which may be the
      * process's user's (a FIFO there held gdb, a link to a device was opened): none is read. */
     setenv("GDBHISTFILE", "", 1);
+    /* A relative name (a link map's entry) gdb opens from its working directory, past the
+     * sysroot: "../../home/u/fifo" reached any file. It works in an empty read-only file system
+     * mounted nowhere, whose ".." is itself: no relative name resolves. */
+    int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+    int empty = fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0
+                    ? -1 : fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY);
+    if (empty < 0 || fchdir(empty) != 0) {
+      dprintf(STDOUT_FILENO, "ljleak-attach: failed cannot give gdb an empty working "
+              "directory: %s\n", strerror(errno));
+      _exit(127);
+    }
     /* No separate debug files (the directory is not one): reading libc6-dbg's stopped the
      * process 0.3 s here and more under load. No library's symbols but those the script loads
      * (libc, the loader, LuaJIT's, the collector's): an nginx worker has dozens. The script is

@@ -282,6 +282,20 @@ timeout 60 "$LJLEAK" attach --wait 5 --duration 2 --every 16k -o "$tmp/caps/liar
 check "a_deleted_executable_s_fifo_is_not_opened" test $? = 0 -a -f "$tmp/caps/liar2/index"
 "$LJLEAK" diff "$tmp/caps/liar2" >"$tmp/dliar2" 2>&1
 check "and_its_capture_finds_the_leak" grows_at "$tmp/dliar2" 6
+# A relative name in the link map is no name below the sysroot: gdb opened it from its working
+# directory, and "../" up to / reached any file. A writer waits for someone to open the FIFO.
+up=$(pwd | sed 's|/[^/]*|../|g')
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/lying_maps.lua "$up$tmp/liar/libc.so.6" \
+  >"$tmp/liar3.out" 2>&1 &
+liar3=$!; pids="$pids $liar3"
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  sh -c ': >"$1/libc.so.6" && echo opened >"$1/opened"' - "$tmp/liar" >/dev/null 2>&1 &
+writer=$!
+sleep 0.5
+timeout 60 "$LJLEAK" attach --wait 5 --duration 1 -o "$tmp/caps/liar3" "$liar3" 2>"$tmp/liar3.err"
+check "a_relative_name_in_the_link_map_is_not_opened" test $? = 0 -a ! -e "$tmp/liar/opened"
+kill "$writer" 2>/dev/null
 # gdb reads its history, .gdb_history, from the working directory: root's gdb opened one of
 # nobody's there (a FIFO, that its writer waits for someone to open; a link to a device).
 mkdir -p "$tmp/nbcwd" && chown nobody:nogroup "$tmp/nbcwd"
