@@ -282,30 +282,6 @@ timeout 60 "$LJLEAK" attach --wait 5 --duration 2 --every 16k -o "$tmp/caps/liar
 check "a_deleted_executable_s_fifo_is_not_opened" test $? = 0 -a -f "$tmp/caps/liar2/index"
 "$LJLEAK" diff "$tmp/caps/liar2" >"$tmp/dliar2" 2>&1
 check "and_its_capture_finds_the_leak" grows_at "$tmp/dliar2" 6
-# A relative name in the link map is no name below the sysroot: gdb opened it from its working
-# directory, and "../" up to / reached any file. A writer waits for someone to open the FIFO.
-up=$(pwd | sed 's|/[^/]*|../|g')
-setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/lying_maps.lua "$up$tmp/liar/libc.so.6" \
-  >"$tmp/liar3.out" 2>&1 &
-liar3=$!; pids="$pids $liar3"
-setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-  sh -c ': >"$1/libc.so.6" && echo opened >"$1/opened"' - "$tmp/liar" >/dev/null 2>&1 &
-writer=$!
-sleep 0.5
-timeout 60 "$LJLEAK" attach --wait 5 --duration 1 -o "$tmp/caps/liar3" "$liar3" 2>"$tmp/liar3.err"
-check "a_relative_name_in_the_link_map_is_not_opened" test $? = 0 -a ! -e "$tmp/liar/opened"
-kill "$writer" 2>/dev/null
-# gdb reads its history, .gdb_history, from the working directory: root's gdb opened one of
-# nobody's there (a FIFO, that its writer waits for someone to open; a link to a device).
-mkdir -p "$tmp/nbcwd" && chown nobody:nogroup "$tmp/nbcwd"
-as_nobody mkfifo "$tmp/nbcwd/.gdb_history"
-setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-  sh -c ': >"$1/.gdb_history" && echo opened >"$1/opened"' - "$tmp/nbcwd" >/dev/null 2>&1 &
-writer=$!
-(cd "$tmp/nbcwd" && timeout 60 "$ljleak_abs" attach --duration 1 -o "$tmp/caps/hist" "$nb" 2>"$tmp/hist.err")
-check "a_gdb_history_in_the_working_directory_is_not_opened" test $? = 0 -a ! -e "$tmp/nbcwd/opened"
-kill "$writer" 2>/dev/null
 check "attach_leaves_no_file_of_its_own_behind" sh -c "! ls '${TMPDIR:-/tmp}' | grep -q '^ljleak-attach-'"
 # nobody's registration says the capture ended, with controls in its error: printed escaped.
 "$LJLEAK" attach --duration 5 -o "$tmp/caps/esc" "$nb" 2>"$tmp/esc.err" &
@@ -378,6 +354,32 @@ check "holders_lists_the_local_first_then_the_global" \
   sh -c "sed -n 3p '$tmp/hold.out' | grep -q 'local cache in main chunk' && sed -n 4p '$tmp/hold.out' | grep -q '_G.things$' && test \$(wc -l < '$tmp/hold.out') = 4"
 "$LJLEAK" snapshot --holders 0 "$tmp"/hold/snap-*.heap 2>/dev/null
 check "holders_0_is_usage" test $? = 2
+
+# At the end, as the processes above live for a given time: a relative name in the link map is
+# no name below the sysroot: gdb opened it from its working directory, and "../" up to / reached
+# any file. A writer waits for someone to open the FIFO.
+up=$(pwd | sed 's|/[^/]*|../|g')
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/lying_maps.lua "$up$tmp/liar/libc.so.6" \
+  >"$tmp/liar3.out" 2>&1 &
+liar3=$!; pids="$pids $liar3"
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  sh -c ': >"$1/libc.so.6" && echo opened >"$1/opened"' - "$tmp/liar" >/dev/null 2>&1 &
+writer=$!
+sleep 0.5
+timeout 60 "$LJLEAK" attach --wait 5 --duration 1 -o "$tmp/caps/liar3" "$liar3" 2>"$tmp/liar3.err"
+check "a_relative_name_in_the_link_map_is_not_opened" test $? = 0 -a ! -e "$tmp/liar/opened"
+kill "$writer" 2>/dev/null
+# gdb reads its history, .gdb_history, from the working directory: root's gdb opened one of
+# nobody's there (a FIFO, that its writer waits for someone to open; a link to a device).
+mkdir -p "$tmp/nbcwd" && chown nobody:nogroup "$tmp/nbcwd"
+as_nobody mkfifo "$tmp/nbcwd/.gdb_history"
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  sh -c ': >"$1/.gdb_history" && echo opened >"$1/opened"' - "$tmp/nbcwd" >/dev/null 2>&1 &
+writer=$!
+(cd "$tmp/nbcwd" && timeout 60 "$ljleak_abs" attach --duration 1 -o "$tmp/caps/hist" "$liar3" 2>"$tmp/hist.err")
+check "a_gdb_history_in_the_working_directory_is_not_opened" test $? = 0 -a ! -e "$tmp/nbcwd/opened"
+kill "$writer" 2>/dev/null
 
 wait "$calling"
 check "a_call_that_never_returns_is_given_up" test "$(cat "$tmp/calling.rc")" = 4
