@@ -417,15 +417,20 @@ int cli_attach_gdb_run(struct cli_attach_gdb *step)
      * process's user's (a FIFO there held gdb, a link to a device was opened): none is read. */
     setenv("GDBHISTFILE", "", 1);
     /* A relative name (a link map's entry) gdb opens from its working directory, past the
-     * sysroot: "../../home/u/fifo" reached any file. It works in an empty read-only file system
-     * mounted nowhere, whose ".." is itself: no relative name resolves. */
-    int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
-    int empty = fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0
-                    ? -1 : fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY);
-    if (empty < 0 || fchdir(empty) != 0) {
-      dprintf(STDOUT_FILENO, "ljleak-attach: failed cannot give gdb an empty working "
-              "directory: %s\n", strerror(errno));
-      _exit(127);
+     * sysroot: "../../home/u/fifo" reached any file. Where gdb can do more than the process's
+     * user (root's, for another user's process), it works in an empty read-only file system
+     * mounted nowhere, whose ".." is itself: no relative name resolves. For a process of its own
+     * user (a mount is root's) gdb opens nothing that user could not. */
+    if (geteuid() != (uid_t)step->uid) {
+      int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+      int empty = fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0
+                      ? -1 : fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY);
+      if (empty < 0 || fchdir(empty) != 0) {
+        dprintf(STDOUT_FILENO, "ljleak-attach: failed cannot give gdb an empty working "
+                "directory (a tmpfs mounted nowhere, which needs CAP_SYS_ADMIN): %s\n",
+                strerror(errno));
+        _exit(127);
+      }
     }
     /* No separate debug files (the directory is not one): reading libc6-dbg's stopped the
      * process 0.3 s here and more under load. No library's symbols but those the script loads

@@ -380,6 +380,15 @@ writer=$!
 (cd "$tmp/nbcwd" && timeout 60 "$ljleak_abs" attach --duration 1 -o "$tmp/caps/hist" "$liar3" 2>"$tmp/hist.err")
 check "a_gdb_history_in_the_working_directory_is_not_opened" test $? = 0 -a ! -e "$tmp/nbcwd/opened"
 kill "$writer" 2>/dev/null
+# nobody attaching to its own process: gdb has no more rights than the process, and no mount
+# (root's) is needed for its working directory.
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/leak.lua 3000 >/dev/null 2>&1 &
+own=$!; pids="$pids $own"
+sleep 0.5
+as_nobody env LJLEAK_RUN_DIR="$tmp/nbrun" "$ljleak_abs" attach --duration 1 -o "$tmp/nbhome/own" "$own" \
+  2>"$tmp/own.err"
+check "nobody_captures_its_own_process" test $? = 0 -a -f "$tmp/nbhome/own/index"
 
 wait "$calling"
 check "a_call_that_never_returns_is_given_up" test "$(cat "$tmp/calling.rc")" = 4
