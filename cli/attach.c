@@ -421,13 +421,6 @@ static int arm(struct attach_job *job, const char *request)
   return CLI_EXIT_INPUT;
 }
 
-static double seconds_since(const struct timespec *start)
-{
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
-}
-
 static void pause_briefly(void)
 {
   struct timespec pause = {0, 50000000};
@@ -451,7 +444,7 @@ static int wait_started(struct attach_job *job, char *dir, size_t size)
   struct timespec start;
   char shown[ATTACH_SHOWN_SIZE];
   clock_gettime(CLOCK_MONOTONIC, &start);
-  while (seconds_since(&start) < job->wait) {
+  while (cli_attach_seconds_since(&start) < job->wait) {
     struct control_file_registration r;
     if (registered(job) && cli_control_read(job->pid, job->run_dir, &r) == CLI_EXIT_OK) {
       int ours = r.request && !strcmp(r.request, job->id);
@@ -517,12 +510,12 @@ static int wait_stopped(struct attach_job *job, const char *dir)
                       "ends it in %s\n", job->pid, shown_dir);
       return CLI_EXIT_RUNTIME;
     }
-    if ((attach_interrupted || (due >= 0 && seconds_since(&start) > due)) && !asked) {
+    if ((attach_interrupted || (due >= 0 && cli_attach_seconds_since(&start) > due)) && !asked) {
       asked = 1;
       request_stop(job);
       clock_gettime(CLOCK_MONOTONIC, &asked_at);
     }
-    if (asked && seconds_since(&asked_at) > job->wait) {
+    if (asked && cli_attach_seconds_since(&asked_at) > job->wait) {
       fprintf(stderr, "ljleak attach: process %ld did not end the capture in %s within %g s of "
                       "the stop asked (stopped, or blocked in C?); it may end it later\n", job->pid,
               shown_dir, job->wait);
@@ -569,7 +562,7 @@ static int wait_bounded(pid_t child, double seconds, int *status)
     pid_t got = waitpid(child, status, WNOHANG);
     if (got == child || (got < 0 && errno != EINTR))
       return 0;
-    if (seconds_since(&start) > seconds) {
+    if (cli_attach_seconds_since(&start) > seconds) {
       kill(child, SIGKILL);
       while (waitpid(child, status, 0) < 0 && errno == EINTR) {
       }

@@ -310,7 +310,7 @@ static int write_script(char dir[PATH_MAX], char path[PATH_MAX + 16],
  * loader's lock, or a dlopen of its own) would hold root's attach forever. */
 #define ATTACH_GDB_CALL_SECONDS 60.0
 
-static double attach_gdb_elapsed(const struct timespec *start)
+double cli_attach_seconds_since(const struct timespec *start)
 {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -348,12 +348,12 @@ static void read_answer(int fd, pid_t gdb, double wait, struct cli_attach_gdb *s
     }
     if (n == 0)
       break;
-    if (!calling && attach_gdb_elapsed(&start) > wait + 5) {
+    if (!calling && cli_attach_seconds_since(&start) > wait + 5) {
       kill(gdb, SIGKILL);
       snprintf(step->answer, sizeof step->answer, "nosafe");
       break;
     }
-    if (calling && attach_gdb_elapsed(&call_start) > ATTACH_GDB_CALL_SECONDS) {
+    if (calling && cli_attach_seconds_since(&call_start) > ATTACH_GDB_CALL_SECONDS) {
       kill(gdb, SIGKILL);
       snprintf(step->answer, sizeof step->answer, "hung it did not come back from the "
                "collector's call within %.0f s; gdb was ended", ATTACH_GDB_CALL_SECONDS);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "collector/ljleak_collector.h"
 #include "diff/diff.h"
@@ -184,6 +185,8 @@ struct cli_attach_gdb {
 };
 /* Runs the step under gdb: 0 with the answer, or -1 when gdb could not be run (why in answer). */
 int cli_attach_gdb_run(struct cli_attach_gdb *step);
+/* Seconds of CLOCK_MONOTONIC since start (cli/attach_gdb.c): attach's bounded waits. */
+double cli_attach_seconds_since(const struct timespec *start);
 /* Makes the missing capture directory dir (absolute) for the user uid and gid of the process
  * (cli/attach_dir.c): root makes it and gives it to them only below directories that only root
  * can change, else they make it. 0, or an errno. */
