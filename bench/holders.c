@@ -102,7 +102,7 @@ static void round_once(const char *path, size_t records, int print, double wall[
   double w0 = bench_now_seconds(), c0 = cpu_seconds();
   struct snapshot snapshot;
   struct format_error error;
-  if (snapshot_read_file(&snapshot, path, &error) != FORMAT_OK) {
+  if (snapshot_read_file(&snapshot, path, INPUT_FILE_NAMED, &error) != FORMAT_OK) {
     fprintf(stderr, "%s\n", error.message);
     exit(2);
   }

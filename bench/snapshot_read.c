@@ -25,7 +25,7 @@ int main(int argc, char **argv)
   double start = cpu_seconds();
   struct snapshot snapshot;
   struct format_error error;
-  if (snapshot_read_file(&snapshot, argv[1], &error) != FORMAT_OK) {
+  if (snapshot_read_file(&snapshot, argv[1], INPUT_FILE_NAMED, &error) != FORMAT_OK) {
     fprintf(stderr, "%s\n", error.message);
     return 2;
   }

@@ -598,8 +598,7 @@ static int print_holders(const struct attach_job *job, const char *dir)
     struct format_error error;
     int code = CLI_EXIT_INPUT;
     if (capture_files_open(&files, dir, &error) == FORMAT_OK && files.snapshot_count) {
-      char *argv[] = {"snapshot", "--holders", "10", files.snapshots[0].path, NULL};
-      code = cmd_snapshot(4, argv);
+      code = cli_snapshot_show(files.snapshots[0].path, INPUT_FILE_FOUND, NULL, 10);
     } else {
       char shown[ATTACH_SHOWN_SIZE];
       fprintf(stderr, "ljleak attach: no heap snapshot in %s\n",

@@ -11,6 +11,7 @@
 #include "collector/ljleak_collector.h"
 #include "diff/diff.h"
 #include "format/capture_index.h"
+#include "format/input_file.h"
 
 /* Exit codes shared by every subcommand (documented in README.md). */
 enum cli_exit {
@@ -123,6 +124,10 @@ int cmd_info(int argc, char **argv);
 int cmd_control(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+/* What ljleak snapshot prints of file, read as how says (format/input_file.h), checked against
+ * the capture of capture (NULL: of the file's directory, if it is one): the summary, or its
+ * first holders ones holding most (0: the summary). An exit code. */
+int cli_snapshot_show(const char *file, enum input_file_how how, const char *capture, size_t holders);
 int cmd_busted(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 

@@ -156,7 +156,6 @@ int cmd_snapshot(int argc, char **argv)
   struct cli_args args;
   const char *capture = NULL, *file = NULL;
   size_t holders = 0;
-  int want_holders = 0;
   cli_args_init(&args, "snapshot", snapshot_usage_line, argc, argv);
   for (; args.index < argc && !args.failed; args.index++) {
     const char *arg = argv[args.index];
@@ -167,7 +166,7 @@ int cmd_snapshot(int argc, char **argv)
     if (cli_option_text(&args, "--capture", &capture)) {
       /* taken */
     } else if (cli_option_count(&args, "--holders", 1, 1000, &holders)) {
-      want_holders = 1;
+      /* taken: at least 1 */
     } else if (arg[0] == '-' && arg[1] != '\0') {
       cli_unknown_option(&args);
     } else if (file) {
@@ -180,10 +179,14 @@ int cmd_snapshot(int argc, char **argv)
     cli_usage_error(&args, "no snapshot file given");
   if (args.failed)
     return CLI_EXIT_USAGE;
+  return cli_snapshot_show(file, INPUT_FILE_NAMED, capture, holders);
+}
 
+int cli_snapshot_show(const char *file, enum input_file_how how, const char *capture, size_t holders)
+{
   struct snapshot s;
   struct format_error error;
-  enum format_status st = snapshot_read_file(&s, file, &error);
+  enum format_status st = snapshot_read_file(&s, file, how, &error);
   if (st != FORMAT_OK && st != FORMAT_CUT) {
     fprintf(stderr, "ljleak snapshot: error: %s\n", snapshot_shown(error.message));
     snapshot_free(&s);
@@ -213,7 +216,7 @@ int cmd_snapshot(int argc, char **argv)
   struct cli_output out;
   int code = cli_output_open(&out, "snapshot", NULL);
   if (code == CLI_EXIT_OK) {
-    if (want_holders)
+    if (holders)
       code = snapshot_print_holders(out.file, &s, holders);
     else
       snapshot_print(out.file, &s);

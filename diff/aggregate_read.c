@@ -27,7 +27,7 @@ static enum format_status aggregate_read_segment(const struct diff_source *captu
   dropped[0] = '\0';
   segment->lists_touches = index > 0;  /* merged first: the capture holds nothing before it */
   struct diff_segment_stream stream;
-  enum format_status status = diff_segment_stream_open(&stream, owner->path, err);
+  enum format_status status = diff_segment_stream_open(&stream, owner->path, owner->how, err);
   uint64_t frames = capture->files.index.capture.stacks;  /* 0: a capture without sidecars */
   if (status == FORMAT_OK && frames && !stream.stacks && !stream.empty_part)
     snprintf(segment->stack_warning, sizeof segment->stack_warning,
@@ -171,7 +171,7 @@ static enum format_status aggregate_stepwise_segment(struct diff_aggregate *aggr
 {
   const struct diff_source_segment *owner = &capture->segments[index];
   struct diff_segment_stream stream;
-  enum format_status status = diff_segment_stream_open(&stream, owner->path, err);
+  enum format_status status = diff_segment_stream_open(&stream, owner->path, owner->how, err);
   if (status != FORMAT_OK)
     return status;
   if (stream.stacks && !stacks) {  /* by site: the stacks are not read */

@@ -54,7 +54,7 @@ static enum format_status holders_confirm(const struct diff_source *capture, siz
   uint64_t last_events = to == DIFF_HOLDERS_AT_END ? UINT64_MAX : capture->boundaries[to].events;
   for (size_t s = a->segment; s <= last && s < capture->count; s++) {
     struct format_error merr;
-    struct memprof_reader *reader = memprof_reader_open(capture->segments[s].path, &merr);
+    struct memprof_reader *reader = memprof_reader_open_as(capture->segments[s].path, capture->segments[s].how, &merr);
     if (!reader) {
       format_error_set(err, FORMAT_BAD_INPUT, "%s", merr.message);
       return err->status;

@@ -173,7 +173,7 @@ int holders_read(const struct diff_holders *holders, const struct diff_holders_s
                  const struct diff_options *options)
 {
   struct format_error error, foreign;
-  enum format_status read = snapshot_read_file(snapshot, entry->path, &error);
+  enum format_status read = snapshot_read_file(snapshot, entry->path, INPUT_FILE_FOUND, &error);
   if (read == FORMAT_NO_MEMORY)
     return -1;
   if ((read == FORMAT_OK || read == FORMAT_CUT) &&

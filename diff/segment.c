@@ -541,7 +541,7 @@ static enum format_status segment_open_failed(struct diff_segment_stream *stream
 }
 
 enum format_status diff_segment_stream_open(struct diff_segment_stream *stream, const char *path,
-                                            struct format_error *err)
+                                            enum input_file_how how, struct format_error *err)
 {
   memset(stream, 0, sizeof *stream);
   stream->path = path;
@@ -549,7 +549,7 @@ enum format_status diff_segment_stream_open(struct diff_segment_stream *stream, 
   const char *slash = strrchr(path, '/');
   int part = capture_layout_classify(slash ? slash + 1 : path) == CAPTURE_LAYOUT_SEGMENT_PART;
   struct stat st;
-  stream->reader = memprof_reader_open(path, &open_error);
+  stream->reader = memprof_reader_open_as(path, how, &open_error);
   if (!stream->reader)
     return segment_open_failed(stream, &open_error, err);
   stream->empty_part = part && stat(path, &st) == 0 && st.st_size == 0;

@@ -173,13 +173,13 @@ struct diff_segment_stream {
   int empty_part;                /* a segment being written (*.part) that has no byte yet */
 };
 
-/* Opens the stream at path, and its stack sidecar when there is one
- * (capture_layout_sidecar_name). A segment being written (path ends in .part), which a
+/* Opens the stream at path (how: whose name it is, format/input_file.h), and its stack sidecar
+ * when there is one (capture_layout_sidecar_name; a file found beside it). A segment being written (path ends in .part), which a
  * capture stopped or killed as it made the files can leave empty or with a sidecar cut in
  * its header, reads as a cut stream: of no event, or without stacks. Returns FORMAT_OK, or
  * FORMAT_BAD_INPUT / FORMAT_NO_MEMORY with err filled (stream is then closed). */
 enum format_status diff_segment_stream_open(struct diff_segment_stream *stream, const char *path,
-                                            struct format_error *err);
+                                            enum input_file_how how, struct format_error *err);
 void diff_segment_stream_close(struct diff_segment_stream *stream);
 
 /* Reads the stream's next limit events (UINT64_MAX: up to its end) into

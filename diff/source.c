@@ -416,6 +416,8 @@ static enum format_status source_open_directory(struct diff_source *capture, siz
     part->cut_short = 1;
     part->seq = part_seq + i;
   }
+  for (size_t i = 0; i < capture->count; i++)
+    capture->segments[i].how = INPUT_FILE_FOUND;
   return files->has_index ? source_place_boundaries(capture, &files->index, err) : FORMAT_OK;
 out_of_memory:
   format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", directory);

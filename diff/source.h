@@ -8,6 +8,7 @@
 #include "diff/diff.h"
 #include "format/capture_files.h"
 #include "format/capture_index.h"
+#include "format/input_file.h"
 
 #define DIFF_SOURCE_NO_BOUNDARY SIZE_MAX
 #define DIFF_SOURCE_UNKNOWN UINT64_MAX  /* an event count the index does not give */
@@ -21,6 +22,8 @@ struct diff_source_segment {
   uint64_t gc_cycles, heap_bytes;
   uint64_t young_from;        /* events before the final GC cycle started; UINT64_MAX if unknown */
   int listed;                 /* described by an index line */
+  enum input_file_how how;    /* INPUT_FILE_FOUND: a file of a capture directory (what is there
+                               * is its owner's choice); NAMED: named on the command line */
   int partial;                /* a .part file: the segment being written when the process stopped */
   int cut_short;              /* ended on no GC cycle (complete=0, or a .part): its end is no boundary */
   uint64_t seq;               /* its segment line's seq; a .part takes the one after the last listed */

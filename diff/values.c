@@ -68,7 +68,7 @@ static const struct snapshot_values *values_of(struct values_file *files, size_t
   if (f->state > 0)
     return &f->values;
   struct format_error error;
-  enum format_status read = snapshot_values_read_file(&f->values, f->path, &error);
+  enum format_status read = snapshot_values_read_file(&f->values, f->path, INPUT_FILE_FOUND, &error);
   if (read == FORMAT_NO_MEMORY) {
     *no_memory = 1;
     f->state = -1;

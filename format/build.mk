@@ -1,6 +1,6 @@
 # format/build.mk: the memprof codec, its Check suites and its fuzz target.
 format_SRCS := format/uleb128.c format/reader.c format/reader_input.c format/writer.c format/symtab.c format/units.c \
-  format/whole_file.c format/error.c format/capture_layout.c format/key_value.c format/utf8.c \
+  format/whole_file.c format/input_file.c format/error.c format/capture_layout.c format/key_value.c format/utf8.c \
   format/json_write.c format/json_read.c
 
 # format/error.c: the one error type's messages, cut at the buffer's end

@@ -168,6 +168,8 @@ enum format_status capture_files_open(struct capture_files *files, const char *d
   enum format_status status = FORMAT_OK;
   if (read == FORMAT_BAD_INPUT)
     status = format_error_set(error, FORMAT_BAD_INPUT, "%s", index_error->message);
+  else if (read == FORMAT_IO && index_error->system_error != ENOENT)  /* there, but refused or unreadable */
+    status = format_error_set(error, FORMAT_IO, "%s", index_error->message);
   else if (read == FORMAT_NO_MEMORY || listed == -2)
     status = format_error_set(error, FORMAT_NO_MEMORY, "%s: out of memory", directory);
   else if (listed < 0)

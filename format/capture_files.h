@@ -36,9 +36,11 @@ struct capture_files {
 };
 
 /* Reads the capture directory at directory into *files (release it with capture_files_free,
- * whatever the status). An index that cannot be read is no index; one that is not an index
- * is an error (FORMAT_BAD_INPUT, "DIR/index: byte N: ..."); a directory that cannot be opened
- * or listed is FORMAT_IO ("DIR: cannot list the directory: ..."). */
+ * whatever the status). A missing index is no index; one that is not an index is an error
+ * (FORMAT_BAD_INPUT, "DIR/index: byte N: ..."), and so is one there that cannot be read, or is
+ * no regular file (FORMAT_IO, "DIR/index: not a regular file (a FIFO): refused"), as are a
+ * directory that cannot be opened or listed ("DIR: cannot list the directory: ..."). Every
+ * file found here is read as INPUT_FILE_FOUND (format/input_file.h). */
 enum format_status capture_files_open(struct capture_files *files, const char *directory,
                                       struct format_error *error);
 

@@ -45,7 +45,9 @@ enum format_status key_value_reader_read_at(struct key_value_reader *reader, int
 {
   char *text;
   size_t size;
-  enum format_status status = whole_file_read_at(dir_fd, name, shown, &text, &size, error);
+  /* A name in a directory's handle is one found there (a capture's index). */
+  enum input_file_how how = dir_fd == AT_FDCWD ? INPUT_FILE_NAMED : INPUT_FILE_FOUND;
+  enum format_status status = whole_file_read_at(dir_fd, name, shown, how, &text, &size, error);
   reader_start(reader, text, size, shown, error);
   return status;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "format/error.h"
+#include "format/input_file.h"
 
 /* ---- Wire constants ---------------------------------------------------- */
 
@@ -100,8 +101,13 @@ int memprof_uleb128_decode(const uint8_t *in, size_t available, uint64_t *value)
  * or stdin ("-"). */
 struct memprof_reader;
 
-/* Opens path ("-" for stdin). Returns NULL and fills err on failure. */
+/* Opens path ("-" for stdin), a name the user gave. Returns NULL and fills err on failure. */
 struct memprof_reader *memprof_reader_open(const char *path, struct format_error *err);
+
+/* memprof_reader_open of a name that how says whose it is: a segment found in a capture
+ * directory is INPUT_FILE_FOUND, so only a regular file, not a link (format/input_file.h). */
+struct memprof_reader *memprof_reader_open_as(const char *path, enum input_file_how how,
+                                              struct format_error *err);
 
 /* Reads from memory (not copied; must outlive the reader). name is used in messages. */
 struct memprof_reader *memprof_reader_open_memory(const void *data, size_t size,

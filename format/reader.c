@@ -476,6 +476,12 @@ static struct memprof_reader *reader_new(const char *name, struct format_error *
 
 struct memprof_reader *memprof_reader_open(const char *path, struct format_error *err)
 {
+  return memprof_reader_open_as(path, INPUT_FILE_NAMED, err);
+}
+
+struct memprof_reader *memprof_reader_open_as(const char *path, enum input_file_how how,
+                                              struct format_error *err)
+{
   int is_stdin = strcmp(path, "-") == 0;
   struct memprof_reader *r = reader_new(is_stdin ? "stdin" : path, err);
   if (r == NULL)
@@ -483,11 +489,8 @@ struct memprof_reader *memprof_reader_open(const char *path, struct format_error
   if (is_stdin) {
     r->fd = STDIN_FILENO;
   } else {
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    r->fd = input_file_open(AT_FDCWD, path, r->name, how, err);
     if (r->fd < 0) {
-      format_error_clear(err);
-      err->system_error = errno;
-      format_error_set(err, FORMAT_IO, "%s: cannot open: %s", r->name, strerror(errno));
       memprof_reader_close(r);
       return NULL;
     }

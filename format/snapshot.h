@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "format/error.h"
+#include "format/input_file.h"
 
 /* ---- Wire constants ------------------------------------------------------- */
 
@@ -200,8 +201,9 @@ struct snapshot_block_owner {
 enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *data, size_t size,
                                         const char *name, struct format_error *error);
 
-/* Reads the file at path, as snapshot_read_memory. */
-enum format_status snapshot_read_file(struct snapshot *snapshot, const char *path,
+/* Reads the file at path, as snapshot_read_memory; how says whose name it is (a FOUND one
+ * must be a regular file, not a link: format/input_file.h). */
+enum format_status snapshot_read_file(struct snapshot *snapshot, const char *path, enum input_file_how how,
                                       struct format_error *error);
 
 /* Whether the snapshot belongs to the capture whose index says pid and start (Unix seconds):

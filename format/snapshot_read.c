@@ -631,13 +631,13 @@ enum format_status snapshot_read_memory(struct snapshot *snapshot, const void *d
   return read_snapshot(snapshot, data, size, name, error, NULL);
 }
 
-enum format_status snapshot_read_file(struct snapshot *snapshot, const char *path,
-                                        struct format_error *error)
+enum format_status snapshot_read_file(struct snapshot *snapshot, const char *path, enum input_file_how how,
+                                      struct format_error *error)
 {
   char *data;
   size_t size;
   memset(snapshot, 0, sizeof *snapshot);
-  if (whole_file_read(path, &data, &size, error) != FORMAT_OK)
+  if (whole_file_read(path, how, &data, &size, error) != FORMAT_OK)
     return error->status;
   return read_snapshot(snapshot, data, size, path, error, data);
 }

@@ -495,12 +495,12 @@ enum format_status snapshot_values_read_memory(struct snapshot_values *values, c
 }
 
 enum format_status snapshot_values_read_file(struct snapshot_values *values, const char *path,
-                                             struct format_error *error)
+                                             enum input_file_how how, struct format_error *error)
 {
   char *data;
   size_t size;
   memset(values, 0, sizeof *values);
-  if (whole_file_read(path, &data, &size, error) != FORMAT_OK)
+  if (whole_file_read(path, how, &data, &size, error) != FORMAT_OK)
     return error->status;
   enum format_status status = snapshot_values_read_memory(values, data, size, path, error);
   free(data);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "format/error.h"
+#include "format/input_file.h"
 #include "format/memprof.h"
 
 /* ---- Wire constants ------------------------------------------------------- */
@@ -112,9 +113,9 @@ enum format_status snapshot_values_read_memory(struct snapshot_values *values, c
                                                size_t size, const char *name,
                                                struct format_error *error);
 
-/* Reads the file at path, as snapshot_values_read_memory. */
+/* Reads the file at path, as snapshot_values_read_memory; how as snapshot_read_file's. */
 enum format_status snapshot_values_read_file(struct snapshot_values *values, const char *path,
-                                             struct format_error *error);
+                                             enum input_file_how how, struct format_error *error);
 
 /* The string or the table at address, or NULL. */
 const struct snapshot_values_string *snapshot_values_find_string(const struct snapshot_values *values,

@@ -94,7 +94,8 @@ struct stacks_record {
  * FORMAT_NO_MEMORY with a message "FILE: byte OFFSET: what is wrong". */
 struct stacks_reader;
 
-/* Opens path. Returns NULL and fills err if it cannot be opened or its
+/* Opens path, a sidecar found beside its segment: only a regular file, not a link
+ * (format/input_file.h). Returns NULL and fills err if it cannot be opened or its
  * header is not a sidecar's. */
 struct stacks_reader *stacks_reader_open(const char *path, struct format_error *err);
 

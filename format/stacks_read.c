@@ -282,10 +282,8 @@ struct stacks_reader *stacks_reader_open(const char *path, struct format_error *
     format_error_set(err, FORMAT_NO_MEMORY, "%s: out of memory", path);
     return NULL;
   }
-  r->fd = open(path, O_RDONLY | O_CLOEXEC);
+  r->fd = input_file_open(AT_FDCWD, path, path, INPUT_FILE_FOUND, err);
   if (r->fd < 0) {
-    err->system_error = errno;
-    format_error_set(err, FORMAT_IO, "%s: cannot open: %s", path, strerror(errno));
     stacks_reader_close(r);
     return NULL;
   }

@@ -7,6 +7,7 @@
 #include "format/capture_index.h"
 #include "format/key_value.h"
 #include "format/test_list.h"
+#include "format/whole_file.h"
 
 static int put_text(FILE *out, const char *key, const char *value, size_t max)
 {
@@ -183,7 +184,7 @@ int test_list_read(const char *path, struct test_list *list, struct format_error
   char *data = NULL;
   size_t size = 0;
   memset(list, 0, sizeof *list);
-  if (whole_file_read(path, &data, &size, error) != FORMAT_OK)
+  if (whole_file_read(path, INPUT_FILE_FOUND, &data, &size, error) != FORMAT_OK)
     return -1;
   int rc = test_list_parse(data, size, path, list, error);
   free(data);

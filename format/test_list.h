@@ -49,7 +49,8 @@ int test_list_write_test(FILE *out, const struct test_list_test *test);
 int test_list_parse(char *text, size_t size, const char *name, struct test_list *list,
                     struct format_error *error);
 
-/* Reads the file at path whole and parses it. 0, or -1 with error set. */
+/* Reads the file at path whole and parses it: a file found in a capture directory, so only a
+ * regular file, not a link (format/input_file.h). 0, or -1 with error set. */
 int test_list_read(const char *path, struct test_list *list, struct format_error *error);
 
 void test_list_free(struct test_list *list);

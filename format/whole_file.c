@@ -10,20 +10,23 @@
 
 #include "container/array.h"
 
-enum format_status whole_file_read(const char *path, char **data, size_t *size, struct format_error *error)
+enum format_status whole_file_read(const char *path, enum input_file_how how, char **data, size_t *size,
+                                   struct format_error *error)
 {
-  return whole_file_read_at(AT_FDCWD, path, path, data, size, error);
+  return whole_file_read_at(AT_FDCWD, path, path, how, data, size, error);
 }
 
-enum format_status whole_file_read_at(int dir_fd, const char *name, const char *shown, char **data,
-                                      size_t *size, struct format_error *error)
+enum format_status whole_file_read_at(int dir_fd, const char *name, const char *shown, enum input_file_how how,
+                                      char **data, size_t *size, struct format_error *error)
 {
   const char *path = shown;
   *data = NULL;
   *size = 0;
   format_error_clear(error);
-  int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | (dir_fd == AT_FDCWD ? 0 : O_NOFOLLOW));
-  FILE *file = fd < 0 ? NULL : fdopen(fd, "rb");
+  int fd = input_file_open(dir_fd, name, shown, how, error);
+  if (fd < 0)
+    return error->status;
+  FILE *file = fdopen(fd, "rb");
   if (!file) {
     error->system_error = errno ? errno : EIO;
     if (fd >= 0)

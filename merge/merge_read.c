@@ -276,7 +276,7 @@ static void merge_load_file(struct merge_loaded *l)
 {
   char *text = NULL;
   size_t size = 0;
-  if ((l->status = whole_file_read(l->name, &text, &size, &l->err)) != FORMAT_OK)
+  if ((l->status = whole_file_read(l->name, INPUT_FILE_NAMED, &text, &size, &l->err)) != FORMAT_OK)
     return;
   merge_load_text(l, text, size);
   free(text);

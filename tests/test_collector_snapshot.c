@@ -357,7 +357,7 @@ START_TEST(test_snapshot_objects_have_their_allocations_sizes)
   snprintf(path, sizeof path, "%s/%s", dir, index.snapshots[0].file);
   struct snapshot snap;
   struct format_error serr;
-  ck_assert_msg(snapshot_read_file(&snap, path, &serr) == FORMAT_OK, "%s", serr.message);
+  ck_assert_msg(snapshot_read_file(&snap, path, INPUT_FILE_FOUND, &serr) == FORMAT_OK, "%s", serr.message);
 
   /* The snapshot's blocks: each object's own (a variable-length cdata has none: its one block
    * is a part) and its parts, each at an address of its own. */

@@ -1,5 +1,6 @@
-/* tests/test_format_capture_files.c: a capture directory read once (format/capture_files.h): the index's segments in its order, the directory's by name without one, the segments being written, the snapshots with their values sidecars and boundary lines (a name outside the directory left out), a malformed index an error at its byte; and the run directory's names (format/control_file.h). */
+/* tests/test_format_capture_files.c: a capture directory read once (format/capture_files.h): the index's segments in its order, the directory's by name without one, the segments being written, the snapshots with their values sidecars and boundary lines (a name outside the directory left out), a malformed index an error at its byte, an index, a segment, a sidecar or a snapshot that is a link or a FIFO refused (format/input_file.h); and the run directory's names (format/control_file.h). */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,11 @@
 #include "format/capture_files.h"
 #include "format/capture_layout.h"
 #include "format/control_file.h"
+#include "format/input_file.h"
+#include "format/memprof.h"
+#include "format/snapshot.h"
+#include "format/snapshot_values.h"
+#include "format/stacks.h"
 
 static char dir[64];
 
@@ -148,18 +154,98 @@ START_TEST(test_a_malformed_index_is_an_error_at_its_byte)
 }
 END_TEST
 
-/* An index that is a link is not followed: it reads as no index. */
-START_TEST(test_an_index_that_is_a_link_is_not_read)
+/* An index that is a link is not followed, nor one that is a FIFO waited on: each is refused,
+ * naming it, rather than read as no index (which loses the capture's boundaries). */
+START_TEST(test_an_index_that_is_a_link_or_a_fifo_is_refused)
 {
   put("real", "ljleak-index\tversion=1\ncapture\tpid=7\n");
-  char link_path[128];
-  capture_layout_join(dir, "index", link_path, sizeof link_path);
-  ck_assert_int_eq(symlink("real", link_path), 0);
+  char index_path[128], expected[192];
+  capture_layout_join(dir, "index", index_path, sizeof index_path);
+  ck_assert_int_eq(symlink("real", index_path), 0);
   struct capture_files files;
   struct format_error error;
-  ck_assert_int_eq(capture_files_open(&files, dir, &error), FORMAT_OK);
-  ck_assert_int_eq(files.has_index, 0);
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), FORMAT_IO);
+  snprintf(expected, sizeof expected, "%s: not a regular file (a link, not followed", index_path);
+  ck_assert_msg(!strncmp(error.message, expected, strlen(expected)), "%s", error.message);
   capture_files_free(&files);
+  ck_assert_int_eq(unlink(index_path), 0);
+  ck_assert_int_eq(mkfifo(index_path, 0600), 0);
+  ck_assert_int_eq(capture_files_open(&files, dir, &error), FORMAT_IO);  /* no writer: it would wait */
+  snprintf(expected, sizeof expected, "%s: not a regular file (a FIFO): refused", index_path);
+  ck_assert_str_eq(error.message, expected);
+  capture_files_free(&files);
+}
+END_TEST
+
+/* What a file is decides whether it is opened (format/input_file.h): one found in a capture
+ * directory only as a regular file, not through a link; one the user named through links, and a
+ * FIFO as a stream; a device never (a name of either kind), nor a directory. */
+START_TEST(test_input_files_are_opened_by_kind)
+{
+  char regular[128], link_path[128], fifo[128], to_null[128];
+  put("seg-0001.memprof", "x");
+  capture_layout_join(dir, "seg-0001.memprof", regular, sizeof regular);
+  capture_layout_join(dir, "seg-0002.memprof", link_path, sizeof link_path);
+  capture_layout_join(dir, "seg-0003.memprof", fifo, sizeof fifo);
+  capture_layout_join(dir, "seg-0004.memprof", to_null, sizeof to_null);
+  ck_assert_int_eq(symlink("seg-0001.memprof", link_path), 0);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  ck_assert_int_eq(symlink("/dev/null", to_null), 0);
+  struct format_error error;
+  int fd = input_file_open(AT_FDCWD, regular, regular, INPUT_FILE_FOUND, &error);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+  close(fd);
+  ck_assert_int_eq(input_file_open(AT_FDCWD, link_path, link_path, INPUT_FILE_FOUND, &error), -1);
+  ck_assert_ptr_nonnull(strstr(error.message, "seg-0002.memprof: not a regular file (a link"));
+  ck_assert_int_eq(input_file_open(AT_FDCWD, fifo, fifo, INPUT_FILE_FOUND, &error), -1);
+  ck_assert_ptr_nonnull(strstr(error.message, "seg-0003.memprof: not a regular file (a FIFO): refused"));
+  for (int how = INPUT_FILE_NAMED; how <= INPUT_FILE_FOUND; how++) {
+    ck_assert_int_eq(input_file_open(AT_FDCWD, to_null, to_null, (enum input_file_how)how, &error), -1);
+    ck_assert_int_eq(error.status, FORMAT_IO);
+  }
+  ck_assert_ptr_nonnull(strstr(error.message, "seg-0004.memprof: not a regular file (a link"));
+  ck_assert_int_eq(input_file_open(AT_FDCWD, to_null, to_null, INPUT_FILE_NAMED, &error), -1);
+  ck_assert_ptr_nonnull(strstr(error.message, "seg-0004.memprof: not a regular file (a character device)"));
+  ck_assert_int_eq(input_file_open(AT_FDCWD, dir, dir, INPUT_FILE_NAMED, &error), -1);
+  ck_assert_ptr_nonnull(strstr(error.message, "not a regular file (a directory)"));
+  ck_assert_int_ge(fd = input_file_open(AT_FDCWD, link_path, link_path, INPUT_FILE_NAMED, &error), 0);
+  char byte = 0;
+  ck_assert_int_eq(read(fd, &byte, 1), 1);
+  ck_assert_int_eq(byte, 'x');
+  close(fd);
+  int writer = open(fifo, O_RDWR);  /* a writer there: reading it as a named stream does not wait */
+  ck_assert_int_ge(writer, 0);
+  ck_assert_int_eq(write(writer, "y", 1), 1);
+  ck_assert_int_ge(fd = input_file_open(AT_FDCWD, fifo, fifo, INPUT_FILE_NAMED, &error), 0);
+  ck_assert_int_eq(read(fd, &byte, 1), 1);
+  ck_assert_int_eq(byte, 'y');
+  close(fd);
+  close(writer);
+}
+END_TEST
+
+/* The readers of a capture's files take them as found: a FIFO in the place of a segment, its
+ * sidecar or a snapshot is refused at once, not read. */
+START_TEST(test_the_readers_refuse_a_fifo_found_in_a_capture)
+{
+  const char *names[] = {"seg-0001.memprof", "seg-0001.stacks", "snap-0001.heap", "snap-0001.values"};
+  char path[4][128];
+  for (int i = 0; i < 4; i++) {
+    capture_layout_join(dir, names[i], path[i], sizeof path[i]);
+    ck_assert_int_eq(mkfifo(path[i], 0600), 0);
+  }
+  struct format_error error;
+  ck_assert_ptr_null(memprof_reader_open_as(path[0], INPUT_FILE_FOUND, &error));
+  ck_assert_ptr_nonnull(strstr(error.message, "seg-0001.memprof: not a regular file (a FIFO)"));
+  ck_assert_ptr_null(stacks_reader_open(path[1], &error));
+  ck_assert_ptr_nonnull(strstr(error.message, "seg-0001.stacks: not a regular file (a FIFO)"));
+  struct snapshot snapshot;
+  ck_assert_int_eq(snapshot_read_file(&snapshot, path[2], INPUT_FILE_FOUND, &error), FORMAT_IO);
+  ck_assert_ptr_nonnull(strstr(error.message, "snap-0001.heap: not a regular file (a FIFO)"));
+  struct snapshot_values values;
+  ck_assert_int_eq(snapshot_values_read_file(&values, path[3], INPUT_FILE_FOUND, &error), FORMAT_IO);
+  ck_assert_ptr_nonnull(strstr(error.message, "snap-0001.values: not a regular file (a FIFO)"));
 }
 END_TEST
 
@@ -194,7 +280,9 @@ int main(void)
   tcase_add_test(tc, test_a_finished_segment_not_yet_listed_is_read_as_the_last);
   tcase_add_test(tc, test_without_an_index_the_segments_go_by_name);
   tcase_add_test(tc, test_a_malformed_index_is_an_error_at_its_byte);
-  tcase_add_test(tc, test_an_index_that_is_a_link_is_not_read);
+  tcase_add_test(tc, test_an_index_that_is_a_link_or_a_fifo_is_refused);
+  tcase_add_test(tc, test_input_files_are_opened_by_kind);
+  tcase_add_test(tc, test_the_readers_refuse_a_fifo_found_in_a_capture);
   tcase_add_test(tc, test_the_run_directory_names);
   suite_add_tcase(suite, tc);
   return check_run(suite);

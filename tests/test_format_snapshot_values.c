@@ -263,12 +263,12 @@ START_TEST(test_bad_input_names_file_and_offset)
   close(fd);
   struct snapshot_values v;
   struct format_error e;
-  ck_assert_int_eq(snapshot_values_read_file(&v, path, &e), FORMAT_BAD_INPUT);
+  ck_assert_int_eq(snapshot_values_read_file(&v, path, INPUT_FILE_FOUND, &e), FORMAT_BAD_INPUT);
   snprintf(message, sizeof message, "%s: byte 8: the first record is not CAPTURE", path);
   ck_assert_str_eq(e.message, message);
   snapshot_values_free(&v);
   unlink(path);
-  ck_assert_int_eq(snapshot_values_read_file(&v, path, &e), FORMAT_IO);
+  ck_assert_int_eq(snapshot_values_read_file(&v, path, INPUT_FILE_FOUND, &e), FORMAT_IO);
   ck_assert_ptr_nonnull(strstr(e.message, path));
   snapshot_values_free(&v);
 }

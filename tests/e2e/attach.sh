@@ -199,7 +199,7 @@ check "its_state_found_from_outside_was_not_taken" grep -q "found while it runs"
 check "it_runs_on_without_a_capture" sh -c "kill -0 $wrong && test ! -e '$tmp/cap-wrong/index'"
 
 # Not LuaJIT: the collector cannot load.
-sleep 30 &
+sleep 300 &
 plain=$!; pids="$pids $plain"
 sleep 0.3
 "$LJLEAK" attach --duration 1 -o "$tmp/cap6" "$plain" 2>"$tmp/a6.err"
@@ -214,7 +214,7 @@ ljleak_abs=$(realpath "$LJLEAK")
 mkdir -p "$tmp/nbrun" "$tmp/caps" && chown nobody:nogroup "$tmp/nbrun" && chmod 700 "$tmp/nbrun"
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
 setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/leak.lua 12000 >/dev/null 2>&1 &
+  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/leak.lua 100000 >/dev/null 2>&1 &
 nb=$!; pids="$pids $nb"
 sleep 0.5
 "$LJLEAK" attach --duration 1 -o "$tmp/caps/nb" "$nb" 2>"$tmp/a8.err"
@@ -232,32 +232,70 @@ check "a_link_of_nobodys_above_o_is_not_followed_by_root" test $? = 4 -a ! -e "$
 check "saying_who_makes_it" grep -q "cannot create $tmp/nbhome/link/new for process $nb: Permission denied" "$tmp/a11.err"
 "$LJLEAK" attach --duration 1 -o "$tmp/nbhome/cap" "$nb" 2>"$tmp/a12.err"
 check "o_in_nobodys_directory_is_made_by_nobody" test $? = 0 -a "$(stat -c %U "$tmp/nbhome/cap/index")" = nobody
-# --snapshot's reader runs as nobody, who can swap the snapshot for a FIFO it never writes (or
-# stop the reader): attach ends anyway, at --wait plus 1 s per 10 MB of the capture. It waited for
-# ever. A stand-in for gdb holds attach while the swap is made, once the capture has ended.
+# --snapshot's reader runs as nobody, whose capture directory it reads: nobody can swap the
+# snapshot for a FIFO it never writes, or hold a write lease on it (an open waits up to 45 s
+# for the lease), or stop the reader. A FIFO and a leased file are refused at once, without
+# waiting (both held the reader until it was killed); a stopped reader is killed at --wait plus
+# 1 s per 10 MB of the capture (it was waited for for ever). A stand-in for gdb holds attach
+# until the capture has ended, then does as $tmp/swap.mode says: fifo, lease, or stop (a watcher
+# of root's stops the reader as soon as attach starts it, as nobody could).
 cat >"$tmp/gdb-swap" <<EOF
 #!/bin/sh
 gdb "\$@" >"$tmp/swap.out" 2>&1
 rc=\$?
+mode=\$(cat "$tmp/swap.mode")
 if grep -q "ljleak-attach: armed" "$tmp/swap.out"; then
-  n=0; until grep -q "^stop" "$tmp/caps/nbsnap/index" 2>/dev/null || [ \$n -ge 300 ]; do sleep 0.1; n=\$((n + 1)); done
-  setpriv --reuid=nobody --regid=nogroup --clear-groups -- \\
-    sh -c 'for f in "\$1"/snap-*.heap; do rm "\$f" && mkfifo "\$f"; done' - "$tmp/caps/nbsnap"
+  n=0; until grep -q "^stop" "$tmp/caps/nbsnap-\$mode/index" 2>/dev/null || [ \$n -ge 300 ]; do sleep 0.1; n=\$((n + 1)); done
+  snap=\$(ls "$tmp/caps/nbsnap-\$mode"/snap-*.heap | head -1)
+  case \$mode in
+  fifo) setpriv --reuid=nobody --regid=nogroup --clear-groups -- sh -c 'rm "\$1" && mkfifo "\$1"' - "\$snap" ;;
+  lease)
+    setpriv --reuid=nobody --regid=nogroup --clear-groups -- \\
+      luajit "$PWD/testdata/attach/lease.lua" "\$snap" 40 >"$tmp/lease.out" 2>&1 </dev/null &
+    echo \$! >"$tmp/lease.pid"
+    n=0; until grep -q leased "$tmp/lease.out" || [ \$n -ge 100 ]; do sleep 0.1; n=\$((n + 1)); done ;;
+  stop)
+    a=\$PPID self=\$\$
+    (exec </dev/null >/dev/null 2>&1
+     while [ -d /proc/\$a ]; do
+       read -r c1 c2 c3 </proc/\$a/task/\$a/children
+       for c in \$c1 \$c2 \$c3; do
+         [ "\$c" != "\$self" ] && kill -STOP "\$c" && echo "\$c" >"$tmp/stopped" && exit 0
+       done
+     done) &
+    ;;
+  esac
 fi
 cat "$tmp/swap.out"
 exit \$rc
 EOF
 chmod +x "$tmp/gdb-swap"
 setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/leak.lua 12000 >/dev/null 2>&1 &
+  env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/leak.lua 60000 >/dev/null 2>&1 &
 snapper=$!; pids="$pids $snapper"
 sleep 0.5
-LJLEAK_GDB=$tmp/gdb-swap timeout 60 "$LJLEAK" attach --snapshot --wait 5 -o "$tmp/caps/nbsnap" "$snapper" \
-  >/dev/null 2>"$tmp/nbsnap.err"
-check "a_snapshot_swapped_for_a_fifo_ends_attach_with_4" test $? = 4
+# snap_attach MODE: attach --snapshot through the stand-in; its exit code, stderr in $tmp/nbsnap-MODE.err
+snap_attach() {
+  echo "$1" >"$tmp/swap.mode"
+  LJLEAK_GDB=$tmp/gdb-swap timeout 60 "$LJLEAK" attach --snapshot --wait 5 -o "$tmp/caps/nbsnap-$1" "$snapper" \
+    >/dev/null 2>"$tmp/nbsnap-$1.err"
+}
+started=$(date +%s)
+snap_attach fifo
+check "a_snapshot_swapped_for_a_fifo_is_refused" test $? = 3
+check "saying_so" grep -q "snap-[0-9]*.heap: not a regular file (a FIFO): refused" "$tmp/nbsnap-fifo.err"
+check "the_fifo_was_there" test -p "$(ls "$tmp"/caps/nbsnap-fifo/snap-*.heap | head -1)"
+snap_attach lease
+check "a_leased_snapshot_is_refused" test $? = 3
+check "saying_its_owner_holds_a_lease" grep -q "snap-[0-9]*.heap: cannot open: .*lease" "$tmp/nbsnap-lease.err"
+check "the_lease_was_held" grep -q leased "$tmp/lease.out"
+check "neither_was_waited_for" test $(($(date +%s) - started)) -lt 40
+kill "$(cat "$tmp/lease.pid")" 2>/dev/null
+snap_attach stop
+check "a_stopped_reader_ends_attach_with_4" test $? = 4
 check "saying_the_reading_did_not_end" \
-  grep -q "reading the heap snapshot in $tmp/caps/nbsnap did not end within" "$tmp/nbsnap.err"
-check "the_fifo_was_there" test -p "$(ls "$tmp"/caps/nbsnap/snap-*.heap | head -1)"
+  grep -q "reading the heap snapshot in $tmp/caps/nbsnap-stop did not end within" "$tmp/nbsnap-stop.err"
+check "the_reader_was_stopped" test -s "$tmp/stopped"
 # nobody's processes lie about their files. One points its link map's entry for libc at a FIFO
 # of nobody's; the other runs a copy of luajit that it deleted, a FIFO named "luajit (deleted)"
 # in its place. gdb, root's, opened those names, hung on the FIFO, and attach gave up (exit 4);

@@ -7,7 +7,8 @@
 # links planted in a given capture directory; a --root that is a link, one
 # below a directory another user may write, one in a sticky directory made
 # by another user; a run directory another user made first; out-of-range
-# option values; control characters in what the process says. In each, the
+# option values; control characters in what the process says; FIFOs, links and leases in
+# the place of a capture's files that root reads by hand. In each, the
 # victim files are unchanged (content, owner, mode), root owns nothing in
 # the worker's root, and the message says why. Needs root (to be root and
 # nobody); skipped otherwise.
@@ -244,5 +245,44 @@ long=$long/$long/$long/$long/$long/$long
 LJLEAK_ROOT=$long "$LJLEAK" run "$tmp/small.lua" >/dev/null 2>"$tmp/long.err"
 check "an_over_long_root_is_an_error" test $? != 0
 check "the_error_says_the_name_is_too_long" grep -qi "too long" "$tmp/long.err"
+
+# 8. Root reading nobody's capture by hand (ljleak diff, info): nobody puts a FIFO in
+# the place of a segment, its sidecar, a snapshot or the index, links one to root's file, or
+# holds a write lease on one (an open waits 45 s for it). Each is refused at once, naming it;
+# root's reading waited on the FIFOs and the lease, and read through the link.
+mkdir -p "$tmp/hand" && chown nobody:nogroup "$tmp/hand"
+printf 'keep = {}\nfor i = 1, 3000 do keep[i] = {i} end\n' >"$tmp/hand.lua" && chmod 644 "$tmp/hand.lua"
+as_nobody "$LJLEAK_ABS" run --snapshots 1 -o "$tmp/hand/cap" "$tmp/hand.lua" >/dev/null 2>&1
+# hand_copy NAME: a copy of nobody's capture as $tmp/hand/NAME, nobody's; its path.
+hand_copy() { as_nobody cp -r "$tmp/hand/cap" "$tmp/hand/$1" && echo "$tmp/hand/$1"; }
+# hand_read NAME COMMAND...: root's ljleak COMMAND on it, bounded; its exit code, stderr in $tmp/hand-NAME.err
+hand_read() { local name=$1; shift; timeout 30 "$LJLEAK" "$@" >/dev/null 2>"$tmp/hand-$name.err"; }
+d=$(hand_copy fifo-segment) && as_nobody sh -c 'rm "$1" && mkfifo "$1"' - "$d/seg-0001.memprof"
+hand_read fifo-segment diff "$d"
+check "roots_diff_refuses_a_fifo_segment_with_3" test $? = 3
+check "naming_it" grep -q "$d/seg-0001.memprof: not a regular file (a FIFO): refused" "$tmp/hand-fifo-segment.err"
+d=$(hand_copy link-sidecar) && as_nobody sh -c 'rm "$1" && ln -s "$2" "$1"' - "$d/seg-0001.stacks" "$tmp/victims/index"
+hand_read link-sidecar diff "$d"
+check "roots_diff_refuses_a_sidecar_linked_to_roots_file" test $? = 3
+check "saying_it_is_a_link" grep -q "$d/seg-0001.stacks: not a regular file (a link, not followed" "$tmp/hand-link-sidecar.err"
+d=$(hand_copy fifo-snapshot) && as_nobody sh -c 'for f in "$1"/snap-*.heap; do rm "$f" && mkfifo "$f"; done' - "$d"
+hand_read fifo-snapshot diff "$d"
+rc=$?
+check "roots_diff_goes_on_without_a_fifo_snapshot" test $rc = 0 -o $rc = 1 -o $rc = 5
+check "warning_of_it" grep -q "snap-[0-9]*.heap: not a regular file (a FIFO): refused; no holders from it" "$tmp/hand-fifo-snapshot.err"
+d=$(hand_copy fifo-index) && as_nobody sh -c 'rm "$1" && mkfifo "$1"' - "$d/index"
+hand_read fifo-index info "$d"
+check "roots_info_refuses_a_fifo_index_with_3" test $? = 3
+check "naming_the_index" grep -q "$d/index: not a regular file (a FIFO): refused" "$tmp/hand-fifo-index.err"
+d=$(hand_copy leased)
+as_nobody luajit testdata/attach/lease.lua "$d/seg-0001.memprof" 40 >"$tmp/hand-lease.out" 2>&1 </dev/null &
+leaser=$!
+wait_for "grep -q leased '$tmp/hand-lease.out'"
+started=$(date +%s)
+hand_read leased diff "$d"
+check "roots_diff_refuses_a_leased_segment_with_3" test $? = 3
+check "saying_its_owner_holds_a_lease" grep -q "$d/seg-0001.memprof: cannot open: .*(its owner holds a lease on it: not waited for)" "$tmp/hand-leased.err"
+check "without_waiting_for_the_lease" test $(($(date +%s) - started)) -lt 20
+kill "$leaser" 2>/dev/null; wait "$leaser" 2>/dev/null
 check "all_victims_are_unchanged_at_the_end" victims_intact
 finish
