@@ -535,90 +535,6 @@ static int wait_stopped(struct attach_job *job, const char *dir)
   }
 }
 
-/* How long the reader of --snapshot may take: --wait, plus the capture's bytes at 10 MB/s (the
- * reading runs at 200 MB/s and more), at most 600 s more (a sparse file is large for nothing).
- * Its user can stop it (SIGSTOP) or swap the snapshot for a FIFO it never writes: root's attach
- * ends anyway. */
-static double reader_seconds(const struct attach_job *job, const char *dir)
-{
-  double bytes = 0;
-  DIR *d = opendir(dir);
-  if (d) {
-    struct stat st;
-    for (struct dirent *e; (e = readdir(d));)
-      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-        bytes += (double)st.st_size;
-    closedir(d);
-  }
-  return job->wait + (bytes / 10e6 < 600 ? bytes / 10e6 : 600);
-}
-
-/* Waits for child at most seconds, then kills it: 0 when it ended by itself (status set), 1. */
-static int wait_bounded(pid_t child, double seconds, int *status)
-{
-  struct timespec start;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  for (;;) {
-    pid_t got = waitpid(child, status, WNOHANG);
-    if (got == child || (got < 0 && errno != EINTR))
-      return 0;
-    if (cli_attach_seconds_since(&start) > seconds) {
-      kill(child, SIGKILL);
-      while (waitpid(child, status, 0) < 0 && errno == EINTR) {
-      }
-      return 1;
-    }
-    struct timespec pause = {0, 20000000};
-    nanosleep(&pause, NULL);
-  }
-}
-
-/* --snapshot: what holds the heap at the capture's first snapshot, as ljleak snapshot --holders
- * prints it. Root reads another user's capture as that user (a child that drops to the
- * process's uid and gid first): the directory is that user's to change. The child leads a
- * session of its own, stdin /dev/null: its output goes to root's terminal, which is then no
- * controlling terminal of its (TIOCSTI fails). Bounded by reader_seconds. */
-static int print_holders(const struct attach_job *job, const char *dir)
-{
-  unsigned long uid = job->uid, gid = job->gid;
-  int drop = geteuid() == 0 && uid != 0;   /* not read again: the process may be su by now */
-  double seconds = reader_seconds(job, dir);
-  fflush(stdout);
-  fflush(stderr);
-  pid_t child = fork();
-  if (child < 0)
-    return CLI_EXIT_RUNTIME;
-  if (child == 0) {
-    int null = open("/dev/null", O_RDONLY);
-    if (setsid() < 0 || null < 0 || dup2(null, STDIN_FILENO) < 0)
-      _exit(CLI_EXIT_RUNTIME);
-    if (drop && (setgroups(0, NULL) != 0 || setgid((gid_t)gid) != 0 || setuid((uid_t)uid) != 0))
-      _exit(CLI_EXIT_RUNTIME);
-    struct capture_files files;
-    struct format_error error;
-    int code = CLI_EXIT_INPUT;
-    if (capture_files_open(&files, dir, &error) == FORMAT_OK && files.snapshot_count) {
-      code = cli_snapshot_show(files.snapshots[0].path, INPUT_FILE_FOUND, NULL, 10);
-    } else {
-      char shown[ATTACH_SHOWN_SIZE];
-      fprintf(stderr, "ljleak attach: no heap snapshot in %s\n",
-              utf8_terminal_text(shown, sizeof shown, dir));
-    }
-    capture_files_free(&files);
-    fflush(stdout);
-    _exit(code);
-  }
-  int status = 0;
-  if (wait_bounded(child, seconds, &status)) {
-    char shown[ATTACH_SHOWN_SIZE];
-    fprintf(stderr, "ljleak attach: reading the heap snapshot in %s did not end within %.0f s "
-            "(--wait plus 1 s per 10 MB of the capture); it was ended\n",
-            utf8_terminal_text(shown, sizeof shown, dir), seconds);
-    return CLI_EXIT_RUNTIME;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_RUNTIME;
-}
-
 int cmd_attach(int argc, char **argv)
 {
   struct attach_job job;
@@ -659,6 +575,6 @@ int cmd_attach(int argc, char **argv)
     fprintf(stderr, "ljleak: the capture of process %ld is over; it runs on. See: ljleak diff %s\n",
             job.pid, shown);
   if (rc == CLI_EXIT_OK && job.snapshot_now)
-    rc = print_holders(&job, dir);
+    rc = cli_attach_read_snapshot(dir, job.uid, job.gid, job.wait);
   return rc;
 }

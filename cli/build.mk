@@ -5,7 +5,7 @@ CLI_SRCS += cli/snapshot.c
 CLI_SRCS += cli/control.c
 CLI_SRCS += cli/merge.c
 # ljleak attach: the collector loaded into a running process through gdb
-CLI_SRCS += cli/attach.c cli/attach_gdb.c cli/attach_dir.c
+CLI_SRCS += cli/attach.c cli/attach_gdb.c cli/attach_dir.c cli/attach_reader.c
 # ljleak run runs LuaJIT in its own process
 LUAJIT_SRCS += cli/run.c
 # ljleak busted: busted's suite in ljleak run's process, with lua/ljleak/busted.lua built in

@@ -190,6 +190,11 @@ struct cli_attach_gdb {
 };
 /* Runs the step under gdb: 0 with the answer, or -1 when gdb could not be run (why in answer). */
 int cli_attach_gdb_run(struct cli_attach_gdb *step);
+/* attach --snapshot's report (cli/attach_reader.c): what holds the heap at the capture dir's
+ * first snapshot, as ljleak snapshot --holders prints it, read by a child that drops to uid and
+ * gid (when root and uid is not 0), killed past wait plus 1 s per 10 MB of the capture. Its
+ * output is relayed, escaped, to stdout and stderr. An exit code (4: the reading did not end). */
+int cli_attach_read_snapshot(const char *dir, unsigned long uid, unsigned long gid, double wait);
 /* Seconds of CLOCK_MONOTONIC since start (cli/attach_gdb.c): attach's bounded waits. */
 double cli_attach_seconds_since(const struct timespec *start);
 /* Makes the missing capture directory dir (absolute) for the user uid and gid of the process
