@@ -560,7 +560,7 @@ enum format_status diff_segment_stream_open(struct diff_segment_stream *stream, 
   }
   char sidecar[4096];
   size_t length = capture_layout_sidecar_name(path, sidecar, sizeof sidecar);
-  if (length && stat(sidecar, &st) == 0) {  /* no sidecar: no stacks, as before them */
+  if (length && lstat(sidecar, &st) == 0) {  /* none: no stacks; a link is one (refused) */
     stream->stacks = stacks_reader_open(sidecar, &open_error);
     if (!stream->stacks && !(part && open_error.status == FORMAT_CUT))
       return segment_open_failed(stream, &open_error, err);
