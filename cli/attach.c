@@ -1,5 +1,4 @@
 /* cli/attach.c: ljleak attach: captures a running LuaJIT process that never loaded the collector, without a restart (docs/attach.md). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -8,9 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <grp.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
