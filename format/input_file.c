@@ -56,14 +56,16 @@ static int input_file_reopen(int path_fd, const struct stat *seen, int dir_fd, c
   int fd = open(proc, flags | nonblock);
   if (fd < 0 && errno == ENOENT)
     fd = openat(dir_fd, name, flags | nofollow | nonblock);
+  if (fd < 0)
+    return -1;
   struct stat st;
-  if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)) {
+  if (fstat(fd, &st) != 0 || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino) {
     close(fd);
     errno = ESTALE;
     return -1;
   }
-  int status = fd >= 0 && nonblock ? fcntl(fd, F_GETFL) : 0;
-  if (fd >= 0 && nonblock && (status < 0 || fcntl(fd, F_SETFL, status & ~O_NONBLOCK) != 0)) {
+  int status = nonblock ? fcntl(fd, F_GETFL) : 0;
+  if (nonblock && (status < 0 || fcntl(fd, F_SETFL, status & ~O_NONBLOCK) != 0)) {
     close(fd);
     return -1;
   }

@@ -29,8 +29,7 @@ enum format_status whole_file_read_at(int dir_fd, const char *name, const char *
   FILE *file = fdopen(fd, "rb");
   if (!file) {
     error->system_error = errno ? errno : EIO;
-    if (fd >= 0)
-      close(fd);
+    close(fd);
     return format_error_set(error, FORMAT_IO, "%s: cannot open: %s", path, strerror(error->system_error));
   }
   char *buffer = NULL;
