@@ -36,6 +36,20 @@ static int input_file_failed(struct format_error *error, const char *shown, int 
   return -1;
 }
 
+/* A file found in a capture with a hole in it: the collector writes every file of a capture
+ * from its first byte to its last, so a hole is someone else's, and reading its zeros would
+ * cost the reader (root's cron job) memory and time the file's owner paid no disk for: a
+ * terabyte of them for nothing. */
+static int input_file_sparse(struct format_error *error, const char *shown, int fd, off_t hole)
+{
+  close(fd);
+  format_error_clear(error);
+  error->system_error = EINVAL;
+  format_error_set(error, FORMAT_IO, "%s: a sparse file (a hole at byte %lld): refused (ljleak writes none)",
+                   shown, (long long)hole);
+  return -1;
+}
+
 static int input_file_refused(struct format_error *error, const char *shown, mode_t mode)
 {
   format_error_clear(error);
@@ -95,5 +109,17 @@ int input_file_open(int dir_fd, const char *name, const char *shown, enum input_
   int fd = input_file_reopen(path_fd, &st, dir_fd, name, found ? O_NOFOLLOW : 0);
   int code = errno;
   close(path_fd);
-  return fd < 0 ? input_file_failed(error, shown, code) : fd;
+  if (fd < 0)
+    return input_file_failed(error, shown, code);
+  /* The first hole; the end when there is none (a file that grows meanwhile ends later), or
+   * where the file system cannot tell. */
+  off_t hole = found && S_ISREG(st.st_mode) ? lseek(fd, 0, SEEK_HOLE) : -1;
+  if (hole >= 0 && hole < st.st_size)
+    return input_file_sparse(error, shown, fd, hole);
+  if (hole >= 0 && lseek(fd, 0, SEEK_SET) != 0) {
+    code = errno;
+    close(fd);
+    return input_file_failed(error, shown, code);
+  }
+  return fd;
 }

@@ -10,7 +10,8 @@ enum input_file_how {
                            * stream (ljleak diff <(ssh host cat seg-0001.memprof)) */
   INPUT_FILE_FOUND        /* a name ljleak found in a capture directory, or made from another
                            * (a segment's sidecar): the directory's owner chose what is there,
-                           * so a link at its last step is refused, and a FIFO too */
+                           * so a link at its last step is refused, a FIFO too, and a file
+                           * with a hole (the collector writes none) */
 };
 
 /* Opens name in the directory of the handle dir_fd (AT_FDCWD: the working directory) to read:
@@ -18,7 +19,8 @@ enum input_file_how {
  * for reading (an O_PATH handle, reopened through /proc), so a device or a socket is refused
  * without being opened, whatever the name, and a refused FIFO is not waited on. shown is what
  * messages call it (its path). The descriptor, or -1 with error set: FORMAT_IO, "SHOWN: cannot
- * open: ..." (error->system_error the errno) or "SHOWN: not a regular file (a FIFO): refused". */
+ * open: ..." (error->system_error the errno), "SHOWN: not a regular file (a FIFO): refused" or
+ * "SHOWN: a sparse file (a hole at byte N): refused (ljleak writes none)". */
 int input_file_open(int dir_fd, const char *name, const char *shown, enum input_file_how how,
                     struct format_error *error);
 

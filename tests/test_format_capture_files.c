@@ -1,4 +1,4 @@
-/* tests/test_format_capture_files.c: a capture directory read once (format/capture_files.h): the index's segments in its order, the directory's by name without one, the segments being written, the snapshots with their values sidecars and boundary lines (a name outside the directory left out), a malformed index an error at its byte, an index, a segment, a sidecar or a snapshot that is a link or a FIFO refused (format/input_file.h); and the run directory's names (format/control_file.h). */
+/* tests/test_format_capture_files.c: a capture directory read once (format/capture_files.h): the index's segments in its order, the directory's by name without one, the segments being written, the snapshots with their values sidecars and boundary lines (a name outside the directory left out), a malformed index an error at its byte, an index, a segment, a sidecar or a snapshot that is a link, a FIFO or a sparse file refused (format/input_file.h); and the run directory's names (format/control_file.h). */
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 #include "format/snapshot.h"
 #include "format/snapshot_values.h"
 #include "format/stacks.h"
+#include "format/whole_file.h"
 
 static char dir[64];
 
@@ -249,6 +250,58 @@ START_TEST(test_the_readers_refuse_a_fifo_found_in_a_capture)
 }
 END_TEST
 
+/* A capture's file with a hole is refused where it is found (the collector writes none; its
+ * zeros would cost the reader memory and time they cost its owner no disk), before a byte of it
+ * is read: the index, a segment, a sidecar, a snapshot, a values sidecar, the hole at its start
+ * or after data; the same file named by the user is read, and a found file without a hole is read
+ * from its first byte. */
+START_TEST(test_a_sparse_file_found_in_a_capture_is_refused)
+{
+  const char *names[] = {"index", "seg-0001.memprof", "seg-0001.stacks", "snap-0001.heap", "snap-0001.values"};
+  char path[5][128];
+  for (int i = 0; i < 5; i++) {
+    capture_layout_join(dir, names[i], path[i], sizeof path[i]);
+    int fd = open(path[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    if (i % 2)  /* data first, then the hole */
+      ck_assert_int_eq(write(fd, "ljhs", 4), 4);
+    ck_assert_int_eq(ftruncate(fd, (off_t)1 << 40), 0);  /* a terabyte, on no disk */
+    close(fd);
+  }
+  int probe = open(path[0], O_RDONLY);
+  off_t hole = lseek(probe, 0, SEEK_HOLE);
+  close(probe);
+  ck_assert_msg(hole == 0, "the file system of %s cannot tell holes: this test needs one that can", dir);
+  struct format_error error;
+  char *data;
+  size_t size;
+  ck_assert_int_eq(whole_file_read(path[0], INPUT_FILE_FOUND, &data, &size, &error), FORMAT_IO);
+  ck_assert_ptr_nonnull(strstr(error.message, "index: a sparse file (a hole at byte 0): refused"));
+  ck_assert_ptr_null(memprof_reader_open_as(path[1], INPUT_FILE_FOUND, &error));
+  ck_assert_ptr_nonnull(strstr(error.message, "seg-0001.memprof: a sparse file (a hole at byte 4096): refused"));
+  ck_assert_ptr_null(stacks_reader_open(path[2], &error));
+  ck_assert_ptr_nonnull(strstr(error.message, "seg-0001.stacks: a sparse file (a hole at byte 0)"));
+  struct snapshot snapshot;
+  ck_assert_int_eq(snapshot_read_file(&snapshot, path[3], INPUT_FILE_FOUND, &error), FORMAT_IO);
+  ck_assert_ptr_nonnull(strstr(error.message, "snap-0001.heap: a sparse file (a hole at byte 4096)"));
+  struct snapshot_values values;
+  ck_assert_int_eq(snapshot_values_read_file(&values, path[4], INPUT_FILE_FOUND, &error), FORMAT_IO);
+  ck_assert_ptr_nonnull(strstr(error.message, "snap-0001.values: a sparse file (a hole at byte 0)"));
+  int fd = input_file_open(AT_FDCWD, path[1], path[1], INPUT_FILE_NAMED, &error);
+  ck_assert_int_ge(fd, 0);
+  char head[4];
+  ck_assert_int_eq(read(fd, head, 4), 4);
+  ck_assert_int_eq(memcmp(head, "ljhs", 4), 0);
+  close(fd);
+  put("seg-0002.memprof", "whole");
+  capture_layout_join(dir, "seg-0002.memprof", path[0], sizeof path[0]);
+  ck_assert_int_ge(fd = input_file_open(AT_FDCWD, path[0], path[0], INPUT_FILE_FOUND, &error), 0);
+  ck_assert_int_eq(read(fd, head, 4), 4);
+  ck_assert_int_eq(memcmp(head, "whol", 4), 0);
+  close(fd);
+}
+END_TEST
+
 START_TEST(test_the_run_directory_names)
 {
   char out[64];
@@ -283,6 +336,7 @@ int main(void)
   tcase_add_test(tc, test_an_index_that_is_a_link_or_a_fifo_is_refused);
   tcase_add_test(tc, test_input_files_are_opened_by_kind);
   tcase_add_test(tc, test_the_readers_refuse_a_fifo_found_in_a_capture);
+  tcase_add_test(tc, test_a_sparse_file_found_in_a_capture_is_refused);
   tcase_add_test(tc, test_the_run_directory_names);
   suite_add_tcase(suite, tc);
   return check_run(suite);

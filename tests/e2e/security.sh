@@ -7,7 +7,7 @@
 # links planted in a given capture directory; a --root that is a link, one
 # below a directory another user may write, one in a sticky directory made
 # by another user; a run directory another user made first; out-of-range
-# option values; control characters in what the process says; FIFOs, links and leases in
+# option values; control characters in what the process says; FIFOs, links, leases and holes in
 # the place of a capture's files that root reads by hand. In each, the
 # victim files are unchanged (content, owner, mode), root owns nothing in
 # the worker's root, and the message says why. Needs root (to be root and
@@ -248,8 +248,9 @@ check "the_error_says_the_name_is_too_long" grep -qi "too long" "$tmp/long.err"
 
 # 8. Root reading nobody's capture by hand (ljleak diff, info): nobody puts a FIFO in
 # the place of a segment, its sidecar, a snapshot or the index, links one to root's file, or
-# holds a write lease on one (an open waits 45 s for it). Each is refused at once, naming it;
-# root's reading waited on the FIFOs and the lease, and read through the link.
+# holds a write lease on one (an open waits 45 s for it), or makes one a terabyte of holes (no
+# disk of nobody's). Each is refused at once, naming it; root's reading waited on the FIFOs
+# and the lease, read through the link, and read the holes' zeros into memory (a bound here).
 mkdir -p "$tmp/hand" && chown nobody:nogroup "$tmp/hand"
 printf 'keep = {}\nfor i = 1, 3000 do keep[i] = {i} end\n' >"$tmp/hand.lua" && chmod 644 "$tmp/hand.lua"
 as_nobody "$LJLEAK_ABS" run --snapshots 1 -o "$tmp/hand/cap" "$tmp/hand.lua" >/dev/null 2>&1
@@ -284,5 +285,17 @@ check "roots_diff_refuses_a_leased_segment_with_3" test $? = 3
 check "saying_its_owner_holds_a_lease" grep -q "$d/seg-0001.memprof: cannot open: .*(its owner holds a lease on it: not waited for)" "$tmp/hand-leased.err"
 check "without_waiting_for_the_lease" test $(($(date +%s) - started)) -lt 20
 kill "$leaser" 2>/dev/null; wait "$leaser" 2>/dev/null
+# hand_read_bounded NAME COMMAND...: hand_read in 2 GiB of address space, which this capture's
+# reading needs a small part of and a terabyte's does not fit.
+hand_read_bounded() { (ulimit -v 2097152 && hand_read "$@"); }
+d=$(hand_copy sparse-index) && as_nobody truncate -s 1T "$d/index"
+hand_read_bounded sparse-index diff "$d"
+check "roots_diff_refuses_a_sparse_index_with_3" test $? = 3
+check "saying_it_is_sparse" grep -q "$d/index: a sparse file (a hole at byte [0-9]*): refused" "$tmp/hand-sparse-index.err"
+d=$(hand_copy sparse-snapshot) && as_nobody sh -c 'for f in "$1"/snap-*.heap; do truncate -s 1T "$f"; done' - "$d"
+hand_read_bounded sparse-snapshot diff "$d"
+rc=$?
+check "roots_diff_goes_on_without_a_sparse_snapshot" test $rc = 0 -o $rc = 1 -o $rc = 5
+check "warning_that_it_is_sparse" grep -q "snap-[0-9]*.heap: a sparse file (a hole at byte [0-9]*): refused (ljleak writes none); no holders from it" "$tmp/hand-sparse-snapshot.err"
 check "all_victims_are_unchanged_at_the_end" victims_intact
 finish
