@@ -232,11 +232,12 @@ static int merge_capture_compare(const void *a, const void *b)
   return merge_capture_order(a, b);
 }
 
+/* One capture is one process's from one start: its path is only how a diff was given it
+ * (caps/web-1, ./caps/web-1/, its absolute path, a copy), not part of what it is. */
 static int merge_same_capture(const struct merge_capture *a, const struct merge_capture *b)
 {
   return a->info.start_time == b->info.start_time && a->info.pid == b->info.pid &&
-         !merge_text_order(a->info.host, b->info.host) &&
-         !merge_text_order(a->info.path, b->info.path);
+         !merge_text_order(a->info.host, b->info.host);
 }
 
 static int merge_double_compare(const void *a, const void *b)
@@ -461,7 +462,7 @@ enum format_status merge_finish(struct merge *merge, size_t min_captures, struct
   double *scratch = malloc((count ? count : 1) * sizeof *scratch);
   if (!scratch)
     return format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
-  merge->flagged = merge->growing_sites = 0;
+  merge->flagged = merge->growing_sites = merge->undecided_sites = 0;
   for (size_t s = 0; s < merge->site_count; s++) {
     struct merge_site *site = &merge->sites[s];
     if (merge_site_figures(merge, site, scratch) != 0) {
@@ -470,6 +471,7 @@ enum format_status merge_finish(struct merge *merge, size_t min_captures, struct
     }
     merge->flagged += site->growing >= merge->min_captures;
     merge->growing_sites += site->growing > 0;
+    merge->undecided_sites += merge_site_undecided(merge, site);
   }
   free(scratch);
   /* qsort's pointer must not be null, even for no sites. */
@@ -487,9 +489,32 @@ enum format_status merge_finish(struct merge *merge, size_t min_captures, struct
     merge->captures_inconclusive += merge->captures[i].outcome == DIFF_OUTCOME_INCONCLUSIVE;
   }
   merge->outcome = merge->flagged ? DIFF_OUTCOME_FLAGGED
-                   : merge->captures_inconclusive ? DIFF_OUTCOME_INCONCLUSIVE
-                                                  : DIFF_OUTCOME_PASS;
+                   : merge->captures_inconclusive || merge->undecided_sites ? DIFF_OUTCOME_INCONCLUSIVE
+                                                                            : DIFF_OUTCOME_PASS;
   return FORMAT_OK;
+}
+
+const char *merge_inconclusive_why(const struct merge *merge, char *out, size_t size)
+{
+  size_t used = 0;
+  if (size)
+    out[0] = '\0';
+  if (merge->captures_inconclusive)
+    used = (size_t)snprintf(out, size, "%zu capture%s cannot tell", merge->captures_inconclusive,
+                            merge->captures_inconclusive == 1 ? "" : "s");
+  if (merge->undecided_sites && used < size)
+    snprintf(out + used, size - used, "%s%zu site%s undecided short of %zu captures",
+             used ? ", and " : "", merge->undecided_sites, merge->undecided_sites == 1 ? "" : "s",
+             merge->min_captures);
+  return out;
+}
+
+size_t merge_sites_not_steady(const struct merge *merge)
+{
+  size_t n = 0;
+  while (n < merge->site_count && (merge->sites[n].growing || merge->sites[n].undecided))
+    n++;
+  return n;
 }
 
 /* Whether group a reads before group b under a site: the larger share of

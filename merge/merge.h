@@ -93,10 +93,28 @@ struct merge {
   struct merge_label_group *groups; /* by key, then value */
   size_t flagged;             /* sites growing in at least min_captures captures */
   size_t growing_sites;       /* sites growing in at least one */
+  size_t undecided_sites;     /* sites short of min_captures that their undecided captures
+                               * could bring to it (merge_site_undecided) */
   size_t captures_flagged, captures_inconclusive;  /* by the captures' own outcomes */
-  enum diff_outcome outcome;  /* flagged: a flagged site; else inconclusive: a capture is;
-                                 else pass */
+  enum diff_outcome outcome;  /* flagged: a flagged site; else inconclusive: a capture is, or a
+                                 site is undecided; else pass */
 };
+
+/* Why the merge is inconclusive, in words ("2 captures cannot tell", "1 site undecided short of
+ * 2 captures", or both), into out; returns out. */
+const char *merge_inconclusive_why(const struct merge *merge, char *out, size_t size);
+
+/* The sites growing or undecided in some capture (they come first after merge_finish). */
+size_t merge_sites_not_steady(const struct merge *merge);
+
+/* Whether a site not flagged (growing in fewer than min_captures captures) could be, were it
+ * growing where it is undecided: what the merge cannot tell. One that could not, however its
+ * undecided captures turn out, is not undecided for the merge. */
+static inline int merge_site_undecided(const struct merge *merge, const struct merge_site *site)
+{
+  return site->growing < merge->min_captures && site->undecided &&
+         site->growing + site->undecided >= merge->min_captures;
+}
 
 void merge_init(struct merge *merge);
 void merge_free(struct merge *merge);
@@ -128,7 +146,7 @@ enum format_status merge_add_text(struct merge *merge, const char *name, const c
 
 /* Orders the captures and the sites and computes every figure, with a site
  * flagged when it grows in at least min_captures (>= 1) captures. Two
- * inputs holding the same capture (same host, pid, start time and path)
+ * inputs holding the same capture (same host, pid and start time, whatever its path)
  * are an error naming both. May be called again after more inputs. */
 enum format_status merge_finish(struct merge *merge, size_t min_captures, struct format_error *err);
 

@@ -78,12 +78,16 @@ static void put_head(FILE *out, const struct merge *merge)
   fprintf(out, "<h1>ljleak merge: <span class=%s>%zu of %zu %s growing</span> on at least %zu of %zu captures</h1>\n",
           diff_outcome_name(merge->outcome), merge->flagged, merge->site_count, merge_rows_name(merge),
           merge->min_captures, merge->capture_count);
-  fprintf(out, "<p>%zu captures (%s results): %zu flagged, %zu inconclusive, %zu pass. "
-               "Growth is per boundary, over the captures that saw the site; live bytes at each "
-               "capture's last boundary.</p>\n",
+  fprintf(out, "<p>%zu captures (%s results): %zu flagged, %zu inconclusive, %zu pass. ",
           merge->capture_count, diff_mode_name(merge->mode), merge->captures_flagged,
           merge->captures_inconclusive,
           merge->capture_count - merge->captures_flagged - merge->captures_inconclusive);
+  if (merge->outcome == DIFF_OUTCOME_INCONCLUSIVE) {
+    char why[160];
+    fprintf(out, "<span class=inconclusive>Inconclusive: %s.</span> ", merge_inconclusive_why(merge, why, sizeof why));
+  }
+  fputs("Growth is per boundary, over the captures that saw the site; live bytes at each "
+        "capture's last boundary.</p>\n", out);
 }
 
 /* The sites, most captures growing first, each with its growth by label. */
@@ -120,7 +124,7 @@ static void put_sites(FILE *out, const struct merge *merge)
     fprintf(out, "<p>%zu more sites, %s (every site is in the JSON).</p>\n",
             merge->site_count - listed,
             merge->sites[listed].growing || merge->sites[listed].undecided
-                ? "growing or undecided in fewer captures"
+                ? "growing or undecided"
                 : "steady in every capture that saw them");
 }
 
@@ -197,13 +201,13 @@ int merge_render_html(const struct merge *merge, FILE *out)
   return ferror(out) ? -1 : 0;
 }
 
-/* JUnit: a flagged site is a failure; one undecided somewhere (what leaves a capture
- * inconclusive, and the merge's exit 5) an error of type undecided, as ljleak diff has it. */
+/* JUnit: a flagged site is a failure; one undecided for the merge (merge_site_undecided: what
+ * makes it inconclusive, exit 5) an error of type undecided, as ljleak diff has it. */
 int merge_render_junit(const struct merge *merge, FILE *out)
 {
   size_t errors = 0;
   for (size_t i = 0; i < merge->site_count; i++)
-    errors += merge->sites[i].growing < merge->min_captures && merge->sites[i].undecided;
+    errors += (size_t)merge_site_undecided(merge, &merge->sites[i]);
   /* Inconclusive with no site in error (a capture of too few boundaries, say): one more test
    * case, in error, says so; the suite is not green while the merge exits 5. */
   int verdict = merge->outcome == DIFF_OUTCOME_INCONCLUSIVE && !merge->flagged && !errors;
@@ -216,13 +220,13 @@ int merge_render_junit(const struct merge *merge, FILE *out)
   if (verdict)
     fprintf(out, "    <testcase classname=\"ljleak.merge\" name=\"ljleak merge verdict\">\n"
                  "      <error type=\"inconclusive\" message=\"%zu of %zu captures cannot tell (inconclusive), "
-                 "and no site is undecided in them\"/>\n    </testcase>\n",
+                 "and no site is undecided for the merge\"/>\n    </testcase>\n",
             merge->captures_inconclusive, merge->capture_count);
   for (size_t i = 0; i < merge->site_count; i++) {
     const struct merge_site *s = &merge->sites[i];
     fputs("    <testcase classname=\"ljleak.merge\" name=\"", out);
     report_put_xml(out, s->name);
-    if (s->growing < merge->min_captures && s->undecided) {
+    if (merge_site_undecided(merge, s)) {
       fprintf(out, "\">\n      <error type=\"undecided\" message=\"undecided in %zu of %zu captures\"/>\n"
                    "    </testcase>\n", s->undecided, s->seen);
       continue;

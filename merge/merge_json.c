@@ -135,6 +135,7 @@ int merge_render_json(const struct merge *merge, FILE *out)
   json_write_member_string(&w, "outcome", diff_outcome_name(merge->outcome));
   json_write_member_uint(&w, "flagged", merge->flagged);
   json_write_member_uint(&w, "growing_sites", merge->growing_sites);
+  json_write_member_uint(&w, "undecided_sites", merge->undecided_sites);
   json_write_member_uint(&w, "captures_flagged", merge->captures_flagged);
   json_write_member_uint(&w, "captures_inconclusive", merge->captures_inconclusive);
   json_write_key(&w, "labels");

@@ -65,9 +65,10 @@ static void put_headline(FILE *out, const struct merge *merge)
   fprintf(out, "ljleak merge: %zu of %zu %s growing on at least %zu of %zu captures",
           merge->flagged, merge->site_count, merge_rows_name(merge), merge->min_captures,
           merge->capture_count);
-  if (merge->outcome == DIFF_OUTCOME_INCONCLUSIVE)
-    fprintf(out, "; inconclusive: %zu capture%s cannot tell", merge->captures_inconclusive,
-            merge->captures_inconclusive == 1 ? "" : "s");
+  if (merge->outcome == DIFF_OUTCOME_INCONCLUSIVE) {
+    char why[160];
+    fprintf(out, "; inconclusive: %s", merge_inconclusive_why(merge, why, sizeof why));
+  }
   fprintf(out, "\n\ncaptures  %zu (%zu flagged, %zu inconclusive, %zu pass), %s to %s UTC, %s results\n",
           merge->capture_count, merge->captures_flagged, merge->captures_inconclusive,
           merge->capture_count - merge->captures_flagged - merge->captures_inconclusive, when_first,
@@ -124,7 +125,7 @@ int merge_render_text(const struct merge *merge, FILE *out)
   if (rest) {
     int quiet = !merge->sites[listed].growing && !merge->sites[listed].undecided;
     fprintf(out, "  and %zu more sites%s: ", rest,
-            quiet ? ", steady in every capture that saw them" : " (all of them in the JSON and HTML)");
+            quiet ? ", steady in every capture that saw them" : " (all of them in the JSON)");
     size_t shown = 0;
     for (size_t i = listed; i < merge->site_count && shown < 5; i++, shown++) {
       fputs(shown ? ", " : "", out);
@@ -182,8 +183,13 @@ int merge_render_markdown(const struct merge *merge, FILE *out)
   fprintf(out, "### ljleak merge: %zu of %zu %s growing on at least %zu of %zu captures\n\n",
           merge->flagged, merge->site_count, merge_rows_name(merge), merge->min_captures,
           merge->capture_count);
-  fprintf(out, "%zu captures: %zu flagged, %zu inconclusive.\n\n", merge->capture_count,
+  fprintf(out, "%zu captures: %zu flagged, %zu inconclusive.", merge->capture_count,
           merge->captures_flagged, merge->captures_inconclusive);
+  if (merge->outcome == DIFF_OUTCOME_INCONCLUSIVE) {
+    char why[160];
+    fprintf(out, " Inconclusive: %s.", merge_inconclusive_why(merge, why, sizeof why));
+  }
+  fputs("\n\n", out);
   fputs("| growing | undecided | seen | median/boundary | largest/boundary | live sum | site | by label |\n"
         "| ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n", out);
   size_t listed = 0;
@@ -204,5 +210,8 @@ int merge_render_markdown(const struct merge *merge, FILE *out)
   }
   if (!listed)
     fputs("| 0 | 0 | | | | | no site grew or stayed undecided in any capture | |\n", out);
+  else if (listed < merge->site_count && (merge->sites[listed].growing || merge->sites[listed].undecided))
+    fprintf(out, "\nand %zu more sites growing or undecided (every site is in the JSON).\n",
+            merge_sites_not_steady(merge) - listed);
   return ferror(out) ? -1 : 0;
 }

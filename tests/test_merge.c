@@ -355,6 +355,94 @@ START_TEST(test_junit_has_an_undecided_site_as_an_error)
 }
 END_TEST
 
+/* A result of capture c with two sites, @leak.lua:1 and @other.lua:2, of the given verdicts. */
+static char *two_site_result(size_t c, enum diff_verdict leak, enum diff_verdict other)
+{
+  char text[4096];
+  snprintf(text, sizeof text,
+           "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h%zu\", \"pid\": %zu, "
+           "\"start_time\": %zu, \"boundary_count\": 2, \"boundary_times\": [%zu, %zu]}, \"sites\": ["
+           "{\"name\": \"@leak.lua:1\", \"verdict\": \"%s\", \"series\": [0, 900], "
+           "\"growth_bytes_per_segment\": 450, \"growth_bytes_per_second\": 45}, "
+           "{\"name\": \"@other.lua:2\", \"verdict\": \"%s\", \"series\": [0, 800], "
+           "\"growth_bytes_per_segment\": 400, \"growth_bytes_per_second\": 40}]}",
+           c, c, 1000 * c + 1, 1000 * c + 5, 1000 * c + 10, diff_verdict_name(leak), diff_verdict_name(other));
+  return copy_text(text);
+}
+
+/* The merge of two results, at least k captures to flag: its outcome, and its text and JUnit. */
+static enum diff_outcome two_merged(char *a, char *b, size_t k, char **text, char **xml)
+{
+  const char *input_names[2] = {"a.json", "b.json"};
+  char *texts[2] = {a, b};
+  struct merge m;
+  struct format_error err;
+  merge_init(&m);
+  for (size_t i = 0; i < 2; i++)
+    ck_assert_int_eq(merge_add_text(&m, input_names[i], texts[i], strlen(texts[i]), &err), FORMAT_OK);
+  ck_assert_int_eq(merge_finish(&m, k, &err), FORMAT_OK);
+  enum diff_outcome outcome = m.outcome;
+  *text = render(&m, MERGE_FORMAT_TEXT);
+  *xml = render(&m, MERGE_FORMAT_JUNIT);
+  merge_free(&m);
+  free(a), free(b);
+  return outcome;
+}
+
+/* A site short of --min-captures is undecided for the merge when its undecided captures could
+ * bring it there, whatever the captures' own outcomes (each flagged by another site here): the
+ * merge is inconclusive (exit 5), says why, and JUnit has the error; it passed (exit 0). One
+ * that no outcome of its undecided captures could bring there is not: a pass, and no error in
+ * JUnit (which had one, beside the exit 0). */
+START_TEST(test_a_site_undecided_short_of_min_captures_leaves_the_merge_inconclusive)
+{
+  char *text, *xml;
+  enum diff_outcome outcome = two_merged(two_site_result(1, DIFF_VERDICT_GROWING, DIFF_VERDICT_STEADY),
+                                         two_site_result(2, DIFF_VERDICT_UNDECIDED, DIFF_VERDICT_GROWING), 2,
+                                         &text, &xml);
+  ck_assert_int_eq(outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_msg(strstr(text, "ljleak merge: 0 of 2 sites growing on at least 2 of 2 captures; inconclusive: "
+                             "1 site undecided short of 2 captures\n") != NULL, "%s", text);
+  ck_assert_msg(strstr(xml, "errors=\"1\"") && strstr(xml, "<error type=\"undecided\" message=\"undecided in 1 of 2"),
+                "%s", xml);
+  free(text), free(xml);
+  outcome = two_merged(two_site_result(1, DIFF_VERDICT_STEADY, DIFF_VERDICT_GROWING),
+                       two_site_result(2, DIFF_VERDICT_UNDECIDED, DIFF_VERDICT_GROWING), 3, &text, &xml);
+  ck_assert_int_eq(outcome, DIFF_OUTCOME_PASS);
+  ck_assert_msg(strstr(xml, "failures=\"0\" errors=\"0\"") && !strstr(xml, "<error"), "%s", xml);
+  ck_assert_msg(!strstr(text, "inconclusive:"), "%s", text);
+  free(text), free(xml);
+}
+END_TEST
+
+/* Markdown lists the first 40 growing sites and says how many more there are, as the text
+ * does; the 5 past them went unsaid. */
+START_TEST(test_markdown_says_how_many_sites_it_leaves_out)
+{
+  char text[16384];
+  size_t used = (size_t)snprintf(text, sizeof text,
+                                 "{\"ljleak_result\": 1, \"mode\": \"trend\", \"capture\": {\"host\": \"h\", "
+                                 "\"pid\": 1, \"start_time\": 1, \"boundary_count\": 2, \"boundary_times\": [5, 10]}, "
+                                 "\"sites\": [");
+  for (int i = 0; i < 47; i++)
+    used += (size_t)snprintf(text + used, sizeof text - used,
+                             "%s{\"name\": \"@leak.lua:%d\", \"verdict\": \"%s\", \"series\": [0, %d], "
+                             "\"growth_bytes_per_segment\": %d, \"growth_bytes_per_second\": 1}",
+                             i ? ", " : "", i + 1, i < 45 ? "growing" : "steady", 1000 + i, 1000 + i);
+  snprintf(text + used, sizeof text - used, "]}");
+  struct merge m;
+  struct format_error err;
+  merge_init(&m);
+  ck_assert_msg(merge_add_text(&m, "r.json", text, strlen(text), &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
+  char *md = render(&m, MERGE_FORMAT_MARKDOWN);
+  ck_assert_msg(strstr(md, "\nand 5 more sites growing or undecided (every site is in the JSON).\n"),
+                "%s", md);
+  free(md);
+  merge_free(&m);
+}
+END_TEST
+
 /* Markdown: a site's name is a code span (no `@name` mention, no '|' ending the cell, a bidi
  * control escaped), and the label text beside it carries no mention or bidi control either. */
 START_TEST(test_markdown_names_are_code_spans_and_labels_carry_no_mention)
@@ -732,6 +820,23 @@ START_TEST(test_the_same_capture_twice_is_an_error_naming_both_files)
                "a/result.json and a/result.json (listed in night-1.json and night-2.json) are results "
                "of the same capture");
   free(merged);
+  /* The same capture given to its diffs by other paths (caps/web-1, ./caps/web-1/, its absolute
+   * path, a copy): one capture, not three; it was counted three times. */
+  const char *paths[] = {"captures/ljleak-4", "./captures/ljleak-4/", "/srv/copy/ljleak-4"};
+  char *typed[3];
+  for (int i = 0; i < 3; i++) {
+    char from[64];
+    snprintf(from, sizeof from, "\"path\": \"%s\"", paths[0]);
+    char *at = strstr(one, from);
+    ck_assert_ptr_nonnull(at);
+    size_t head = (size_t)(at - one), length = strlen(one) + 64;
+    typed[i] = malloc(length);
+    snprintf(typed[i], length, "%.*s\"path\": \"%s\"%s", (int)head, one, paths[i], at + strlen(from));
+  }
+  const char *typed_names[] = {"r1.json", "r2.json", "r3.json"};
+  expect_error(typed_names, (const char *const *)typed, 3, "r2.json and r3.json are results of the same capture");
+  for (int i = 0; i < 3; i++)
+    free(typed[i]);
   free(one);
 }
 END_TEST
@@ -880,6 +985,8 @@ int main(void)
   tcase_add_test(tc, test_a_time_beyond_the_calendar_renders_as_unknown);
   tcase_add_test(tc, test_a_cut_capture_is_marked_through_merges_of_merges);
   tcase_add_test(tc, test_junit_has_an_undecided_site_as_an_error);
+  tcase_add_test(tc, test_a_site_undecided_short_of_min_captures_leaves_the_merge_inconclusive);
+  tcase_add_test(tc, test_markdown_says_how_many_sites_it_leaves_out);
   tcase_add_test(tc, test_a_null_growth_counts_as_none_and_reads_back_alike);
   tcase_add_test(tc, test_an_even_count_has_the_mean_of_the_middle_two_as_median);
   tcase_add_test(tc, test_an_unknown_version_is_an_error_naming_the_file);
