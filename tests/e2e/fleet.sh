@@ -1,7 +1,10 @@
 #!/bin/sh
 # tests/e2e/fleet.sh: ci/fleet over local captures under GNU parallel: a
 # capture that fails is named and the rest merged; the same command again
-# resumes (only the failed capture is diffed again); the reports and labels.
+# resumes (only the failed capture is diffed again); the reports and labels;
+# LOGIN:DIR captures over a fake ssh (the same DIR on two hosts, a plain path
+# beside them); odd paths; one capture by several paths; other diff options
+# into the same OUT; no stale report after a failed merge.
 E2E_NAME=fleet
 . tests/e2e/lib.sh
 export LJLEAK
@@ -83,7 +86,7 @@ check "the_others_are_merged" grep -q "^fleet: 2 captures merged, 1 failed" stde
 # captures that said all were merged).
 mkdir -p many
 i=0
-while [ $i -lt 40 ]; do i=$((i + 1)); cp -r caps/web-3 "many/c$i"; done
+while [ $i -lt 40 ]; do i=$((i + 1)); capture "many/c$i" 1.4.1 steady; done
 "$repo/ci/fleet" -j 2 --quiet -o twice many/c* >/dev/null 2>twice-0.err
 "$repo/ci/fleet" -j 2 --quiet -o twice many/c* >/dev/null 2>twice-1.err &
 first=$!
@@ -119,6 +122,60 @@ check "sigterm_writes_no_report" test ! -e term/fleet.json
 "$repo/ci/fleet" -j 2 --quiet -o term many/c1 many/c2 many/c3 many/c4 many/c5 many/c6 many/c7 \
   many/c8 many/c9 many/c10 >/dev/null 2>stderr
 check "the_run_after_a_sigterm_resumes" grep -q "^fleet: 10 captures merged, 0 failed" stderr
+
+# A fake ssh: runs the command here, in hosts/HOST (a host's own files), and logs the host.
+mkdir -p bin hosts/web-1 hosts/web-2
+cat >bin/ssh <<'EOS'
+#!/bin/bash
+host=
+while [ $# -gt 0 ] && [ -z "$host" ]; do case "$1" in -*) shift ;; *) host=$1; shift ;; esac; done
+[ "${1:-}" = "--" ] && shift
+printf '%s\n' "$host" >>"$FLEET_SSH_LOG"
+cd "$FLEET_HOSTS/$host" && exec bash -c "$*"
+EOS
+chmod +x bin/ssh
+export FLEET_SSH_LOG=$PWD/ssh.log FLEET_HOSTS=$PWD/hosts
+capture hosts/web-1/cap 1.4.2 leak
+capture hosts/web-2/cap 1.4.1 steady
+# The same DIR on two hosts: two captures, each merged (the results of both went to one
+# directory, map/1/cap, and one was lost: "not merged: exit 0/0").
+PATH=$PWD/bin:$PATH "$repo/ci/fleet" -j 1 --remote-ljleak "$LJLEAK" --quiet -o same-dir web-1:cap web-2:cap >/dev/null 2>stderr
+check "the_same_dir_on_two_hosts_exits_1" test $? = 1
+check "the_same_dir_on_two_hosts_merges_both" grep -q "^fleet: 2 captures merged, 0 failed" stderr
+check "the_same_dir_on_two_hosts_are_two_captures" test "$(grep -c '"source": ' same-dir/fleet.json)" = 2
+# A plain path beside LOGIN:DIR captures, with no --sshlogin: diffed on this host (it went to
+# web-1, where it is no capture); ':DIR' is this host too.
+: >ssh.log
+PATH=$PWD/bin:$PATH "$repo/ci/fleet" -j 1 --remote-ljleak "$LJLEAK" --quiet -o local-too \
+  web-1:cap caps/web-3 ":$PWD/caps/web-2" >/dev/null 2>stderr
+check "a_plain_path_beside_remote_ones_is_merged" grep -q "^fleet: 3 captures merged, 0 failed" stderr
+check "only_the_remote_capture_went_over_ssh" test "$(sort -u ssh.log | tr '\n' ' ')" = "web-1 "
+# A path with a colon (after a '/': no LOGIN), and one with a leading dash.
+mkdir -p odd
+capture "odd/run:1" 1.4.1 steady
+capture "-dash" 1.4.1 steady
+"$repo/ci/fleet" --quiet -o odd-out "odd/run:1" -- -dash >/dev/null 2>stderr
+check "paths_with_a_colon_or_a_leading_dash_are_captures" grep -q "^fleet: 2 captures merged, 0 failed" stderr
+# One capture given by several paths is one capture: the merge refuses it (it counted 3).
+"$repo/ci/fleet" --quiet -o thrice caps/web-1 caps/web-1/ "$PWD/caps/web-1" >/dev/null 2>stderr
+check "one_capture_by_three_paths_is_not_three" test $? = 3
+check "saying_it_is_the_same_capture" grep -q "are results of the same capture" stderr
+# Other --diff-option values into the same OUT: refused, not the old results merged as the
+# new ones (the report still said "by": "site"); a merge that fails leaves no report of the
+# last run (they stayed, with their old figures).
+"$repo/ci/fleet" --quiet -o options caps/web-1 caps/web-3 >/dev/null 2>&1
+"$repo/ci/fleet" --diff-option=--by=stack --quiet -o options caps/web-1 caps/web-3 >/dev/null 2>stderr
+check "other_diff_options_into_the_same_output_exit_2" test $? = 2
+check "saying_so" grep -q "holds the results of other --diff-option values" stderr
+check "the_reports_of_the_last_run_stay_when_refused" test -s options/fleet.json
+"$repo/ci/fleet" --min-captures 10x --quiet -o options caps/web-1 caps/web-3 >/dev/null 2>stderr
+check "a_count_with_letters_is_a_usage_error" test $? = 2
+"$repo/ci/fleet" --quiet -o stale caps/web-1 caps/late >/dev/null 2>&1
+check "a_run_with_a_missing_capture_reports" test -s stale/fleet.json
+cp -r caps/web-1 caps/late
+"$repo/ci/fleet" --quiet -o stale caps/web-1 caps/late >/dev/null 2>stderr
+check "a_failed_merge_exits_3" test $? = 3
+check "a_failed_merge_leaves_no_report_of_the_last_run" test ! -e stale/fleet.json -a ! -e stale/fleet.txt -a ! -e stale/fleet.html
 
 # Nothing that can be diffed: exit 3, named.
 "$repo/ci/fleet" -o out2 caps/missing >/dev/null 2>stderr
