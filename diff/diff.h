@@ -326,6 +326,8 @@ struct diff_options {
   void (*warn)(void *context, const char *message);
   void *warn_context;
   size_t warmup;              /* the first boundaries left out of the verdicts (caches filling) */
+  int sampled;                /* added by diff_result_judging_options: the capture was sampled, so
+                               * a refill to as many blocks may differ by their sizes' rounding */
   int forced_only;            /* only boundaries the collector forced (exact; by work alike in
                                  two builds): the program's own cycles are no points */
   const struct diff_allow *allow;  /* may be NULL; never kept in a result's options */

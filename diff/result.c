@@ -225,6 +225,7 @@ struct diff_options diff_result_judging_options(const struct diff_options *optio
   struct diff_options judging = *options;
   if (!info || !info->sample_bytes)
     return judging;
+  judging.sampled = 1;
   size_t n = info->boundary_count, judged = n > options->warmup ? n - options->warmup : 0;
   uint64_t floor = diff_sampling_floor(info->sample_bytes, judged, options);
   if (floor != UINT64_MAX && (double)floor > judging.min_growth_bytes)

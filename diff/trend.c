@@ -407,6 +407,7 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
     work += skip;
   n -= skip;
   out->skipped = skip;
+  out->sampled = options->sampled;
   out->judged = n;
   out->needed = diff_boundaries_needed(options);
   out->p_best = 1;
@@ -441,7 +442,7 @@ int diff_trend_verdict_work(const uint64_t *series, const uint64_t *floors, cons
                               ? options->min_drop_bytes
                               : options->min_growth_fraction * out->peak;
   if (dip)
-    diff_trend_dips(series, survived, n, dip);
+    diff_trend_dips(series, survived, n, options->sampled, dip);
   int status = n >= 2 ? trend_decide(x, dip, floors, work, n, late_count, options, verdict, out) : 0;
   free(x);
   free(dip);

@@ -168,13 +168,13 @@ int diff_trend_fill_and_flush(const double *x, const double *dip, const uint64_t
   return refilled && flat;
 }
 
-void diff_trend_dips(const uint64_t *series, const uint64_t *survived, size_t n, double *dip)
+void diff_trend_dips(const uint64_t *series, const uint64_t *survived, size_t n, int sampled, double *dip)
 {
-  for (size_t i = 0; i < n; i++)
-    dip[i] = (double)(i > 0 && series[i] - series[i - 1] / DIFF_TREND_DIP_LEVEL <= series[i - 1] &&
-                              survived[i] < series[i]
-                          ? survived[i]
-                          : series[i]);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t slack = i > 0 && sampled ? series[i - 1] / DIFF_TREND_DIP_LEVEL : 0;
+    int rose = i > 0 && series[i] > series[i - 1] && series[i] - series[i - 1] > slack;
+    dip[i] = (double)(i > 0 && !rose && survived[i] < series[i] ? survived[i] : series[i]);
+  }
 }
 
 size_t diff_trend_find_drops(const uint64_t *series, const uint64_t *survived, size_t n,
@@ -191,7 +191,7 @@ size_t diff_trend_find_drops(const uint64_t *series, const uint64_t *survived, s
   for (size_t i = 0; i < judged; i++)
     x[i] = (double)series[skip + i];
   if (dip)
-    diff_trend_dips(series + skip, survived + skip, judged, dip);
+    diff_trend_dips(series + skip, survived + skip, judged, trend->sampled, dip);
   int refilled;
   double base;
   size_t count = trend_drops(x, dip, judged, trend->drop_threshold, drops, &refilled, &base);
