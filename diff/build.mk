@@ -47,5 +47,7 @@ E2E_TESTS += tests/e2e/suspects.sh
 E2E_TESTS += tests/e2e/values.sh
 # every workload with no option at all, short and long: a leak never passes
 E2E_TESTS += tests/e2e/diff-defaults.sh
+# a string kept and appended to: flagged at forced boundaries, inconclusive (never a pass) at own ones
+E2E_TESTS += tests/e2e/diff-append.sh
 # two workloads for a minute each with no option: thousands of cycles, 512 boundaries judged
 E2E_TESTS += tests/e2e/diff-long.sh

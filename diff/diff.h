@@ -147,7 +147,9 @@ enum diff_undecided_cause {
   DIFF_UNDECIDED_SHORT_CAPTURE,   /* fewer boundaries after the warm-up than a trend needs */
   DIFF_UNDECIDED_SHORT_BASE,      /* base mode: the base has fewer than a trend needs */
   DIFF_UNDECIDED_BASE_NO_TREND,   /* base mode: the base cannot show whether it grew there */
-  DIFF_UNDECIDED_NO_TREND         /* enough boundaries, but no significant trend (ties) */
+  DIFF_UNDECIDED_NO_TREND,        /* enough boundaries, but no significant trend (ties) */
+  DIFF_UNDECIDED_FORCED_GROWS     /* steady on every boundary, growing on the forced ones: its
+                                     newest blocks are young at the program's own cycles */
 };
 
 /* What a site (or stack) is to its result, found by diff_result_fill_facts;
@@ -272,6 +274,9 @@ struct diff_site {
    * site grew (growing, new, worse, undecided) within its budget. */
   struct diff_allowance *allowance;
   int allowed;
+  /* Judged steady on every boundary, but growing on those whose full cycles the collector
+   * forced (diff_result_judge_site): undecided, DIFF_UNDECIDED_FORCED_GROWS. Not in the JSON. */
+  int forced_growing;
   /* A stack (an entry of result->stacks, or a row of a DIFF_BY_STACK
    * result): the same series and verdicts, for the blocks that one site
    * made under one call stack. Its name is its frames' labels root first,
@@ -347,6 +352,7 @@ struct diff_tally {
   double growth_bytes_per_second;
   int64_t range_delta_bytes;        /* the flagged ones' range deltas, summed */
   size_t undecided;                 /* diff_site_undecided */
+  size_t forced_growing;            /* of those, DIFF_UNDECIDED_FORCED_GROWS */
 };
 
 /* Why a result is inconclusive. */
@@ -367,7 +373,9 @@ enum diff_remedy {
   DIFF_REMEDY_LONGER_BASE,          /* a base as long as the candidate: the candidate has the
                                        boundaries a trend needs, and the base is too short,
                                        or the base alone keeps every rising site undecided */
-  DIFF_REMEDY_FINER_SAMPLING        /* a smaller --sample (or none), or a longer run */
+  DIFF_REMEDY_FINER_SAMPLING,       /* a smaller --sample (or none), or a longer run */
+  DIFF_REMEDY_FORCED_ONLY           /* every undecided site grows at the forced boundaries: judge
+                                       those alone, or capture with --force-gc */
 };
 
 /* What a result says, found once by diff_result_fill_facts from its sites,

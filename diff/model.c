@@ -238,6 +238,8 @@ static enum diff_undecided_cause model_site_cause(const struct diff_result *resu
   if (base && (site->base_verdict == DIFF_VERDICT_UNDECIDED ||
                site->base_verdict == DIFF_VERDICT_INSUFFICIENT))
     return DIFF_UNDECIDED_BASE_NO_TREND;
+  if (site->forced_growing)
+    return DIFF_UNDECIDED_FORCED_GROWS;
   return DIFF_UNDECIDED_NO_TREND;
 }
 
@@ -270,6 +272,8 @@ static enum diff_undecided_cause model_rose_cause(const struct diff_result *resu
     return DIFF_UNDECIDED_SHORT_BASE;
   if (all_for_the_base)
     return DIFF_UNDECIDED_BASE_NO_TREND;
+  if (facts->tally.forced_growing == facts->rose_undecided)
+    return DIFF_UNDECIDED_FORCED_GROWS;
   return DIFF_UNDECIDED_NO_TREND;
 }
 
@@ -387,6 +391,10 @@ static void model_fill_outcome(struct diff_facts *facts, const struct diff_optio
     facts->remedy = DIFF_REMEDY_FINER_SAMPLING;
     return;
   }
+  if (facts->inconclusive == DIFF_INCONCLUSIVE_NO_VERDICT && facts->tally.forced_growing == facts->tally.undecided) {
+    facts->remedy = DIFF_REMEDY_FORCED_ONLY;
+    return;
+  }
   int base_short = facts->base_judged < facts->needed;
   facts->remedy = base && facts->judged >= facts->needed && (base_short || all_for_the_base)
                       ? DIFF_REMEDY_LONGER_BASE
@@ -411,6 +419,7 @@ void diff_result_fill_facts(struct diff_result *result)
     struct diff_site *site = &result->sites[i];
     model_fill_site(result, site);
     tally->undecided += (size_t)site->facts.undecided;
+    tally->forced_growing += (size_t)(site->facts.undecided && site->forced_growing);
     facts->insufficient +=
         (size_t)(site->facts.undecided && site->verdict == DIFF_VERDICT_INSUFFICIENT);
     facts->rose_undecided += (size_t)site->facts.rose_undecided;

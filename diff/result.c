@@ -236,6 +236,47 @@ struct diff_options diff_result_judging_options(const struct diff_options *optio
   return judging;
 }
 
+/* Whether a site of the program's lines judged steady grows on the boundaries whose full cycles the collector forced
+ * (after the warm-up, enough of them for a trend, and not all): there every live block was
+ * reachable. At the program's own cycles a block born during the cycle is young and left out,
+ * so a string kept and appended to, a new copy each cycle, is never counted there and reads
+ * flat (docs/diff.md, "Young blocks"). 1, 0, or -1 when out of memory. */
+static int result_forced_growing(const struct diff_site *site, const struct diff_options *options,
+                                 const struct diff_capture *info)
+{
+  /* A line of the program's own; the VM's work (a string buffer that doubles and is shrunk at
+   * each cycle) has falls between the forced boundaries that only their segments' frees show. */
+  if (!info || !info->forced || info->boundary_count != site->count || !site->live_bytes ||
+      (site->kind != DIFF_SITE_LUA && site->kind != DIFF_SITE_TRACE))
+    return 0;
+  size_t m = 0;
+  for (size_t k = options->warmup; k < site->count; k++)
+    m += info->forced[k] != 0;
+  if (m == site->count - (options->warmup < site->count ? options->warmup : site->count) ||
+      m < diff_boundaries_needed(options))
+    return 0;
+  uint64_t *series = malloc(m * sizeof *series), *work = info->allocated ? malloc(m * sizeof *work) : NULL;
+  if (!series || (info->allocated && !work)) {
+    free(series), free(work);
+    return -1;
+  }
+  m = 0;
+  for (size_t k = options->warmup; k < site->count; k++)
+    if (info->forced[k]) {
+      series[m] = site->live_bytes[k];
+      if (work)
+        work[m] = info->allocated[k];
+      m++;
+    }
+  struct diff_options forced = *options;
+  forced.warmup = 0;
+  enum diff_verdict verdict;
+  struct diff_trend trend;
+  int status = diff_trend_verdict_work(series, NULL, NULL, work, m, &forced, &verdict, &trend);
+  free(series), free(work);
+  return status < 0 ? -1 : verdict == DIFF_VERDICT_GROWING;
+}
+
 int diff_result_judge_site(struct diff_site *site, const struct diff_options *options,
                            const struct diff_capture *info)
 {
@@ -250,6 +291,15 @@ int diff_result_judge_site(struct diff_site *site, const struct diff_options *op
   if (diff_site_is_jit(site->name) &&
       (site->verdict == DIFF_VERDICT_GROWING || site->verdict == DIFF_VERDICT_UNDECIDED))
     site->verdict = DIFF_VERDICT_STEADY;  /* the JIT warming up: bounded by its limits */
+  site->forced_growing = 0;
+  if (site->verdict == DIFF_VERDICT_STEADY && !diff_site_is_jit(site->name)) {
+    int forced = result_forced_growing(site, options, info);
+    if (forced < 0)
+      return -1;
+    site->forced_growing = forced;
+    if (forced)
+      site->verdict = DIFF_VERDICT_UNDECIDED;
+  }
   site->growth_bytes_per_segment = trend.slope;
   site->growth_bytes_per_second = interval > 0 ? trend.slope / interval : 0;
   site->trend_statistic = trend.s;

@@ -168,9 +168,32 @@ int diff_trend_fill_and_flush(const double *x, const double *dip, const uint64_t
   return refilled && flat;
 }
 
+/* Whether a site replaces what it holds in most segments where it rose: in at least 3/4 of
+ * them (and 4 at least), less than half of what lived at the segment's start lived to its end.
+ * A string kept and appended to is a new copy at each append; its frees then say nothing of a
+ * flush, and a boundary that caught two copies at once (the old one and the new, in the middle
+ * of the concatenation) is followed by a segment that fell and freed all it held. A buffer
+ * filled and flushed keeps what it held between its flushes. */
+static int trend_replaces(const uint64_t *series, const uint64_t *survived, size_t n)
+{
+  size_t rose = 0, replaced = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (series[i] <= series[i - 1] || survived[i] == UINT64_MAX)
+      continue;
+    rose++;
+    replaced += survived[i] < series[i - 1] / 2;
+  }
+  return rose >= 4 && replaced * 4 >= rose * 3;
+}
+
 void diff_trend_dips(const uint64_t *series, const uint64_t *survived, size_t n, int sampled, double *dip)
 {
+  int replaces = trend_replaces(series, survived, n);
   for (size_t i = 0; i < n; i++) {
+    if (replaces) {
+      dip[i] = (double)series[i];
+      continue;
+    }
     uint64_t slack = i > 0 && sampled ? series[i - 1] / DIFF_TREND_DIP_LEVEL : 0;
     int rose = i > 0 && series[i] > series[i - 1] && series[i] - series[i - 1] > slack;
     dip[i] = (double)(i > 0 && !rose && survived[i] < series[i] ? survived[i] : series[i]);

@@ -237,6 +237,14 @@ static void report_undecided_reason(const struct diff_result *r, char *buffer, s
              report_plural(undecided, "it", "them"),
              report_plural(undecided, "it is", "they are"));
     break;
+  case DIFF_UNDECIDED_FORCED_GROWS:
+    snprintf(buffer, size,
+             "%zu %s %s at the full cycles the collector forced, but not at the program's own, "
+             "where %s newest blocks are young and left out (a string kept and appended to, a new "
+             "copy each cycle): ljleak diff --forced-only judges the forced ones alone",
+             undecided, sites, report_plural(undecided, "grows", "grow"),
+             report_plural(undecided, "its", "their"));
+    break;
   default:
     snprintf(buffer, size,
              "%zu %s rose by \u2265 %s, but over %zu boundaries%s %s no significant trend at "
@@ -366,6 +374,10 @@ const char *report_outcome_advice(const struct diff_result *r)
   case DIFF_REMEDY_FINER_SAMPLING:
     return "a smaller `ljleak run --sample` interval (or none) or a longer run lowers what the "
            "sampling cannot see; a larger --min-growth accepts it";
+  case DIFF_REMEDY_FORCED_ONLY:
+    return "judge the boundaries whose full cycles the collector forced alone: `ljleak diff "
+           "--forced-only CAPTURE`; or capture with `ljleak run --force-gc` (a full cycle, the "
+           "program paused, at every boundary)";
   case DIFF_REMEDY_RUN_LONGER:
     return "run longer for more boundaries: `ljleak run --every BYTES` makes a boundary every "
            "BYTES allocated, and a test harness can call collector.boundary() after each batch";

@@ -55,6 +55,10 @@ static void put_undecided_reason(FILE *out, const struct diff_result *r,
   case DIFF_UNDECIDED_BASE_NO_TREND:
     fputs("; the base cannot show whether it grew there too", out);
     break;
+  case DIFF_UNDECIDED_FORCED_GROWS:
+    fputs("; it grows at the full cycles the collector forced, not at the program's own "
+          "(ljleak diff --forced-only judges those alone)", out);
+    break;
   default:
     fprintf(out, "; ties in its live bytes keep a trend at p \u2264 %g from showing",
             r->options.max_p_value);

@@ -500,6 +500,61 @@ START_TEST(test_a_sampled_flush_seen_in_a_segments_frees_is_steady)
 }
 END_TEST
 
+/* A string kept and appended to (a full capture): each segment frees the one block live at its
+ * start, replaced by a bigger copy, while the series rises; in the run's last segment it rose by
+ * 20 bytes on 188 KB, less than a sampled refill's rounding (1/4096 of the level), and that
+ * segment read as a flush refilled within it: filled and flushed, steady, exit 0. Not sampled,
+ * only a segment that did not rise at all has a dip: growing. A full capture's buffer flushed and
+ * refilled within a segment to exactly where it was still has its dip. */
+START_TEST(test_a_string_appended_to_is_no_flush_however_little_it_grew)
+{
+  enum { N = 40 };
+  uint64_t live[N], survived[N], level[N], level_survived[N];
+  for (size_t k = 0; k < N; k++) {
+    live[k] = 4096 + 4700 * (uint64_t)k;
+    survived[k] = k ? 0 : UINT64_MAX;
+    level[k] = k < 20 ? 8192 * (uint64_t)k : 8192 * 19;
+    level_survived[k] = k ? (k == 30 ? 0 : level[k - 1]) : UINT64_MAX;
+  }
+  live[N - 1] = live[N - 2] + 20;
+  struct diff_options options;
+  diff_options_default(&options);
+  options.min_growth_fraction = 0;
+  enum diff_verdict verdict;
+  struct diff_trend trend;
+  ck_assert_int_eq(diff_trend_verdict_work(live, NULL, survived, NULL, N, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(trend.drops, 0);
+  struct diff_trend_drop drops[N];
+  ck_assert_uint_eq(diff_trend_find_drops(live, survived, N, &trend, drops), 0);
+  /* A site that kept what it held until that segment: in a sampled capture, a refill that
+   * rounding lifted by 20 bytes is a dip; in a full one it is none. */
+  uint64_t kept[N];
+  for (size_t k = 0; k < N; k++)
+    kept[k] = k == 0 ? UINT64_MAX : k == N - 1 ? 0 : live[k - 1];
+  double dip[N];
+  diff_trend_dips(live, kept, N, 1, dip);
+  ck_assert_double_eq(dip[N - 1], 0);
+  diff_trend_dips(live, kept, N, 0, dip);
+  ck_assert_double_eq(dip[N - 1], (double)live[N - 1]);
+  /* One that replaces all it holds in every segment where it rises shows no flush in its frees,
+   * sampled or not; a boundary that caught the old copy and the new in the middle of an append
+   * (twice the level for one point, then a fall of half) is no flush either: growing (it was
+   * steady, in 2 runs of 6 of testdata/append/log_leak.lua). */
+  diff_trend_dips(live, survived, N, 1, dip);
+  ck_assert_double_eq(dip[N - 1], (double)live[N - 1]);
+  uint64_t twice[N];
+  memcpy(twice, live, sizeof twice);
+  twice[25] = 2 * live[25] - 4096;
+  ck_assert_int_eq(diff_trend_verdict_work(twice, NULL, survived, NULL, N, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_uint_eq(trend.drops, 0);
+  diff_trend_dips(level, level_survived, N, 0, dip);
+  ck_assert_double_eq(dip[30], 0);
+  ck_assert_double_eq(dip[31], (double)level[31]);
+}
+END_TEST
+
 /* Sampled flushes that the boundaries show, refilled by less than the floor, or by less than
  * half the fall: what rose was let go, and what refilled is no growth the sampling can show,
  * nor a registry released at the end: steady (a capture exits 5 naming its floor). Real
@@ -583,6 +638,64 @@ START_TEST(test_the_jits_own_traces_are_bounded_not_growing)
   }
   ck_assert(!diff_site_is_jit(NULL));
   ck_assert(!diff_site_is_jit("VM: trace compiler x"));
+}
+END_TEST
+
+/* A string kept and appended to, a new copy each cycle, captured by ljleak run: at the program's
+ * own cycles the newest copy is young and left out, so those boundaries hold only a buffer that
+ * doubles, flat in the later half; the forced boundaries (a full cycle each) hold the string,
+ * rising all through. Judged on every boundary, steady (exit 0); judged on the forced ones, it
+ * grows: undecided, saying why. The same series of the VM's work stays steady, and so does a
+ * site whose forced boundaries do not rise. */
+START_TEST(test_a_site_growing_only_at_the_forced_boundaries_is_undecided)
+{
+  enum { N = 40 };
+  static const unsigned char forced[N] = {1, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1,
+                                          0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  uint64_t live[N], flat[N], work[N];
+  for (size_t k = 0, f = 0; k < N; k++) {
+    work[k] = 20000 * (uint64_t)k * k;
+    live[k] = forced[k] ? 7000 * (uint64_t)++f : 65536;
+    flat[k] = forced[k] ? 30000 : live[k];
+  }
+  struct diff_capture info;
+  memset(&info, 0, sizeof info);
+  info.boundary_count = N;
+  info.allocated = work;
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_site site;
+  memset(&site, 0, sizeof site);
+  site.name = "@log.lua:6";
+  site.kind = DIFF_SITE_LUA;
+  site.live_bytes = live;
+  site.count = N;
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_STEADY);  /* every boundary: what it was */
+  info.forced = (unsigned char *)forced;
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(site.forced_growing, 1);
+  struct diff_result result;
+  memset(&result, 0, sizeof result);
+  diff_options_default(&result.options);
+  result.capture = info;
+  result.sites = &site;
+  result.site_count = 1;
+  diff_result_fill_facts(&result);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(result.facts.rose_cause, DIFF_UNDECIDED_FORCED_GROWS);
+  ck_assert_int_eq(result.facts.remedy, DIFF_REMEDY_FORCED_ONLY);
+  site.kind = DIFF_SITE_INTERNAL;
+  site.name = "VM: GC";
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_STEADY);
+  site.kind = DIFF_SITE_LUA;
+  site.name = "@log.lua:6";
+  site.live_bytes = flat;
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(site.forced_growing, 0);
 }
 END_TEST
 
@@ -891,6 +1004,8 @@ int main(void)
   tcase_add_test(decide, test_a_sampled_rise_below_the_floor_is_no_leak);
   tcase_add_test(decide, test_a_sampled_flush_is_judged_by_min_growth);
   tcase_add_test(decide, test_a_sampled_flush_seen_in_a_segments_frees_is_steady);
+  tcase_add_test(decide, test_a_string_appended_to_is_no_flush_however_little_it_grew);
+  tcase_add_test(decide, test_a_site_growing_only_at_the_forced_boundaries_is_undecided);
   tcase_add_test(decide, test_a_sampled_refill_after_a_flush_is_no_release);
   tcase_add_test(decide, test_the_jits_own_traces_are_bounded_not_growing);
   suite_add_tcase(s, decide);

@@ -1,0 +1,26 @@
+#!/bin/sh
+# tests/e2e/diff-append.sh: a string kept and appended to (testdata/append/log_leak.lua), the
+# leak that is a new copy at every append. With boundaries the collector forces (--every), it
+# is growing at its line; it was steady (exit 0), its last segment read as a flush. With no
+# option, the program's own cycles count its newest copy young and see it flat: the forced
+# boundaries still show it growing, so the result is inconclusive (exit 5) and says so and
+# what to do; it passed (exit 0). --forced-only then flags it (exit 1).
+E2E_NAME=diff-append
+. tests/e2e/lib.sh
+prog=testdata/append/log_leak.lua
+"$LJLEAK" run -o "$tmp/every" --every 64k "$prog" 20000 >/dev/null 2>&1
+"$LJLEAK" diff "$tmp/every" >"$tmp/every.out" 2>&1
+check "forced_boundaries_flag_the_appended_string" test $? = 1
+check "at_its_line" grep -q "@testdata/append/log_leak.lua:9\$" "$tmp/every.out"
+"$LJLEAK" run -o "$tmp/default" "$prog" 20000 >/dev/null 2>&1
+"$LJLEAK" diff "$tmp/default" >"$tmp/default.out" 2>&1
+check "with_no_option_it_is_inconclusive_not_a_pass" test $? = 5
+check "saying_the_forced_boundaries_show_it_growing" \
+  grep -q "grows at the full cycles the collector forced, but not at the program's own" "$tmp/default.out"
+check "and_what_to_do" grep -q "what to do: judge the boundaries whose full cycles the collector forced alone" "$tmp/default.out"
+"$LJLEAK" diff --forced-only "$tmp/default" >"$tmp/forced.out" 2>&1
+check "forced_only_flags_it" test $? = 1
+check "forced_only_at_its_line" grep -q "@testdata/append/log_leak.lua:9\$" "$tmp/forced.out"
+"$LJLEAK" diff --format junit "$tmp/default" >"$tmp/junit.xml" 2>&1
+check "junit_says_why" grep -q "it grows at the full cycles the collector forced, not at the program's own" "$tmp/junit.xml"
+finish
