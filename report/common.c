@@ -361,6 +361,14 @@ const char *report_stop_warning(const struct diff_capture *c)
   if (!strcmp(c->stop_reason, capture_index_stop_reason_name(CAPTURE_INDEX_REASON_MAX_TOTAL_BYTES)))  /* a safety limit, not the end the user chose */
     return "the capture stopped early at its --max-total-bytes limit, and the process ran on "
            "unrecorded; the verdicts judge only what came before the stop";
+  /* Ends the user chose, but the process ran on all the same: the coverage is of what was
+   * captured, not of the run (a --duration of a millisecond said 100% of the run's work). */
+  if (!strcmp(c->stop_reason, capture_index_stop_reason_name(CAPTURE_INDEX_REASON_DURATION)))
+    return "the capture ended at its --duration, and the process ran on unrecorded; the verdicts "
+           "judge only what came before the end";
+  if (!strcmp(c->stop_reason, capture_index_stop_reason_name(CAPTURE_INDEX_REASON_STOP)))
+    return "the capture was stopped (ljleak control stop, or attach's end), and the process ran "
+           "on unrecorded; the verdicts judge only what came before the stop";
   return NULL;
 }
 

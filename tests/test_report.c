@@ -675,8 +675,9 @@ START_TEST(test_json_boundary_allocated_and_forced_round_trip_and_are_optional)
 END_TEST
 
 /* The capture's stop reason: kept in the JSON (absent without one, as before it), and a
- * write error's (or --max-total-bytes') is a warning in the text and HTML headers; an exit's
- * is not. */
+ * write error's (or --max-total-bytes') is a warning in the text and HTML headers, as a
+ * --duration's or a stop's end is a note that the process ran on (the coverage then of the
+ * captured work, not the run's); an exit's is neither. */
 START_TEST(test_a_stop_by_a_write_error_is_a_warning_in_every_header)
 {
   static const char warning[] = "the capture stopped early: the collector could not write";
@@ -684,8 +685,8 @@ START_TEST(test_a_stop_by_a_write_error_is_a_warning_in_every_header)
   char *plain = render(&r, REPORT_FORMAT_JSON, 0, NULL);
   ck_assert_ptr_null(strstr(plain, "stop_reason"));
   free(plain);
-  static const char *const reasons[] = {"exit", "write-error", "max-total-bytes"};
-  for (int k = 0; k < 3; k++) {
+  static const char *const reasons[] = {"exit", "write-error", "max-total-bytes", "duration", "stop"};
+  for (int k = 0; k < 5; k++) {
     r.capture.stop_reason = (char *)reasons[k];
     char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
     struct diff_result back;
@@ -698,6 +699,9 @@ START_TEST(test_a_stop_by_a_write_error_is_a_warning_in_every_header)
     ck_assert_int_eq(strstr(text, warning) != NULL, k == 1);
     ck_assert_int_eq(strstr(html, warning) != NULL, k == 1);
     ck_assert_int_eq(strstr(text, "stopped early at its --max-total-bytes limit") != NULL, k == 2);
+    /* An end the user chose, while the process ran on: not the run's work that was covered. */
+    ck_assert_int_eq(strstr(text, "the capture ended at its --duration, and the process ran on unrecorded") != NULL, k == 3);
+    ck_assert_int_eq(strstr(text, "the capture was stopped (ljleak control stop") != NULL, k == 4);
     free(text);
     free(html);
   }
