@@ -148,8 +148,9 @@ enum diff_undecided_cause {
   DIFF_UNDECIDED_SHORT_BASE,      /* base mode: the base has fewer than a trend needs */
   DIFF_UNDECIDED_BASE_NO_TREND,   /* base mode: the base cannot show whether it grew there */
   DIFF_UNDECIDED_NO_TREND,        /* enough boundaries, but no significant trend (ties) */
-  DIFF_UNDECIDED_FORCED_GROWS     /* steady on every boundary, growing on the forced ones: its
+  DIFF_UNDECIDED_FORCED_GROWS,    /* steady on every boundary, growing on the forced ones: its
                                      newest blocks are young at the program's own cycles */
+  DIFF_UNDECIDED_RELEASED         /* it rose significantly, then was let go at the end */
 };
 
 /* What a site (or stack) is to its result, found by diff_result_fill_facts;
@@ -277,6 +278,9 @@ struct diff_site {
   /* Judged steady on every boundary, but growing on those whose full cycles the collector
    * forced (diff_result_judge_site): undecided, DIFF_UNDECIDED_FORCED_GROWS. Not in the JSON. */
   int forced_growing;
+  /* Undecided as released at the end (docs/diff.md): it rose with a significant trend, then was
+   * let go in the last quarter of the run. DIFF_UNDECIDED_RELEASED. Not in the JSON. */
+  int released_at_end;
   /* A stack (an entry of result->stacks, or a row of a DIFF_BY_STACK
    * result): the same series and verdicts, for the blocks that one site
    * made under one call stack. Its name is its frames' labels root first,
@@ -353,6 +357,7 @@ struct diff_tally {
   int64_t range_delta_bytes;        /* the flagged ones' range deltas, summed */
   size_t undecided;                 /* diff_site_undecided */
   size_t forced_growing;            /* of those, DIFF_UNDECIDED_FORCED_GROWS */
+  size_t released;                  /* of those, DIFF_UNDECIDED_RELEASED */
 };
 
 /* Why a result is inconclusive. */
@@ -374,8 +379,10 @@ enum diff_remedy {
                                        boundaries a trend needs, and the base is too short,
                                        or the base alone keeps every rising site undecided */
   DIFF_REMEDY_FINER_SAMPLING,       /* a smaller --sample (or none), or a longer run */
-  DIFF_REMEDY_FORCED_ONLY           /* every undecided site grows at the forced boundaries: judge
+  DIFF_REMEDY_FORCED_ONLY,          /* every undecided site grows at the forced boundaries: judge
                                        those alone, or capture with --force-gc */
+  DIFF_REMEDY_BEFORE_RELEASE        /* every undecided site was let go at the end: a boundary
+                                       before the release, or a longer run */
 };
 
 /* What a result says, found once by diff_result_fill_facts from its sites,

@@ -240,6 +240,8 @@ static enum diff_undecided_cause model_site_cause(const struct diff_result *resu
     return DIFF_UNDECIDED_BASE_NO_TREND;
   if (site->forced_growing)
     return DIFF_UNDECIDED_FORCED_GROWS;
+  if (site->released_at_end)
+    return DIFF_UNDECIDED_RELEASED;
   return DIFF_UNDECIDED_NO_TREND;
 }
 
@@ -274,6 +276,8 @@ static enum diff_undecided_cause model_rose_cause(const struct diff_result *resu
     return DIFF_UNDECIDED_BASE_NO_TREND;
   if (facts->tally.forced_growing == facts->rose_undecided)
     return DIFF_UNDECIDED_FORCED_GROWS;
+  if (facts->tally.released == facts->rose_undecided)
+    return DIFF_UNDECIDED_RELEASED;
   return DIFF_UNDECIDED_NO_TREND;
 }
 
@@ -395,6 +399,11 @@ static void model_fill_outcome(struct diff_facts *facts, const struct diff_optio
     facts->remedy = DIFF_REMEDY_FORCED_ONLY;
     return;
   }
+  if (facts->inconclusive == DIFF_INCONCLUSIVE_NO_VERDICT && facts->tally.released == facts->tally.undecided &&
+      facts->judged >= facts->needed) {
+    facts->remedy = DIFF_REMEDY_BEFORE_RELEASE;
+    return;
+  }
   int base_short = facts->base_judged < facts->needed;
   facts->remedy = base && facts->judged >= facts->needed && (base_short || all_for_the_base)
                       ? DIFF_REMEDY_LONGER_BASE
@@ -420,6 +429,7 @@ void diff_result_fill_facts(struct diff_result *result)
     model_fill_site(result, site);
     tally->undecided += (size_t)site->facts.undecided;
     tally->forced_growing += (size_t)(site->facts.undecided && site->forced_growing);
+    tally->released += (size_t)(site->facts.undecided && site->released_at_end);
     facts->insufficient +=
         (size_t)(site->facts.undecided && site->verdict == DIFF_VERDICT_INSUFFICIENT);
     facts->rose_undecided += (size_t)site->facts.rose_undecided;

@@ -237,6 +237,13 @@ static void report_undecided_reason(const struct diff_result *r, char *buffer, s
              report_plural(undecided, "it", "them"),
              report_plural(undecided, "it is", "they are"));
     break;
+  case DIFF_UNDECIDED_RELEASED:
+    snprintf(buffer, size,
+             "%zu %s rose by \u2265 %s with a significant trend (p \u2264 %s), then %s let go in "
+             "the last quarter of the run%s: whether %s on had the program run on cannot be told",
+             undecided, sites, floor, p, report_plural(undecided, "was", "were"), after,
+             report_plural(undecided, "it would have grown", "they would have grown"));
+    break;
   case DIFF_UNDECIDED_FORCED_GROWS:
     snprintf(buffer, size,
              "%zu %s %s at the full cycles the collector forced, but not at the program's own, "
@@ -386,6 +393,10 @@ const char *report_outcome_advice(const struct diff_result *r)
     return "judge the boundaries whose full cycles the collector forced alone: `ljleak diff "
            "--forced-only CAPTURE`; or capture with `ljleak run --force-gc` (a full cycle, the "
            "program paused, at every boundary)";
+  case DIFF_REMEDY_BEFORE_RELEASE:
+    return "take a boundary before the program lets go of what it holds (collector.boundary() "
+           "in a harness, before its cleanup), or run longer, so that what it held is judged "
+           "while it still held it";
   case DIFF_REMEDY_RUN_LONGER:
     return "run longer for more boundaries: `ljleak run --every BYTES` makes a boundary every "
            "BYTES allocated, and a test harness can call collector.boundary() after each batch";

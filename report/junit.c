@@ -55,6 +55,9 @@ static void put_undecided_reason(FILE *out, const struct diff_result *r,
   case DIFF_UNDECIDED_BASE_NO_TREND:
     fputs("; the base cannot show whether it grew there too", out);
     break;
+  case DIFF_UNDECIDED_RELEASED:
+    fputs("; it rose with a significant trend, then was let go in the last quarter of the run", out);
+    break;
   case DIFF_UNDECIDED_FORCED_GROWS:
     fputs("; it grows at the full cycles the collector forced, not at the program's own "
           "(ljleak diff --forced-only judges those alone)", out);

@@ -699,6 +699,49 @@ START_TEST(test_a_site_growing_only_at_the_forced_boundaries_is_undecided)
 }
 END_TEST
 
+/* A site that rose with a significant trend and was let go in the last quarter of the run is
+ * undecided, and says so (it said "no significant trend" beside p = 2.8e-10), with what to do: a
+ * boundary before the release. */
+START_TEST(test_a_site_released_at_the_end_says_so)
+{
+  static const uint64_t kib[] = {0,    37,   147,  491,   1241,  1500,  2172,  2173,
+                                 3197, 4065, 4065, 5146,  6817,  6817,  8161,  10329,
+                                 13682, 13682, 16352, 20696, 23554, 23554, 15163, 8294};
+  enum { N = sizeof kib / sizeof *kib };
+  uint64_t live[N];
+  for (size_t k = 0; k < N; k++)
+    live[k] = kib[k] * 1024;
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_site site;
+  memset(&site, 0, sizeof site);
+  site.name = "@big.lua:3";
+  site.kind = DIFF_SITE_LUA;
+  site.live_bytes = live;
+  site.count = N;
+  uint64_t work[N];  /* most of the run's work in its last boundaries, as in the capture */
+  for (size_t k = 0; k < N; k++)
+    work[k] = (uint64_t)k * k * k * 1000;
+  struct diff_capture info;
+  memset(&info, 0, sizeof info);
+  info.boundary_count = N;
+  info.allocated = work;
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(site.released_at_end, 1);
+  struct diff_result result;
+  memset(&result, 0, sizeof result);
+  diff_options_default(&result.options);
+  result.sites = &site;
+  result.site_count = 1;
+  diff_result_fill_facts(&result);
+  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(result.facts.rose_cause, DIFF_UNDECIDED_RELEASED);
+  ck_assert_int_eq(site.facts.cause, DIFF_UNDECIDED_RELEASED);
+  ck_assert_int_eq(result.facts.remedy, DIFF_REMEDY_BEFORE_RELEASE);
+}
+END_TEST
+
 START_TEST(test_outcome_names_parse_back)
 {
   enum diff_outcome outcome;
@@ -1006,6 +1049,7 @@ int main(void)
   tcase_add_test(decide, test_a_sampled_flush_seen_in_a_segments_frees_is_steady);
   tcase_add_test(decide, test_a_string_appended_to_is_no_flush_however_little_it_grew);
   tcase_add_test(decide, test_a_site_growing_only_at_the_forced_boundaries_is_undecided);
+  tcase_add_test(decide, test_a_site_released_at_the_end_says_so);
   tcase_add_test(decide, test_a_sampled_refill_after_a_flush_is_no_release);
   tcase_add_test(decide, test_the_jits_own_traces_are_bounded_not_growing);
   suite_add_tcase(s, decide);

@@ -42,7 +42,8 @@ judge() {
       case "$why" in
         *"could not have seen a growth below"* | *"could not have shown any growth"*)
           [ "$mode" != full ] || { bad "$what (a full capture has no sampling floor: $why)"; return; } ;;
-        *"boundaries cannot show a trend"* | *"shows no significant trend"* | *"show no significant trend"* | *"too few boundaries"*)
+        *"boundaries cannot show a trend"* | *"shows no significant trend"* | *"show no significant trend"* | *"too few boundaries"* | \
+        *"let go in the last quarter of the run"*)
           [ "$n" -lt 160000 ] || { bad "$what (from the default length on a verdict is due: $why)"; return; } ;;
         *) bad "$what (inconclusive without naming the evidence it lacks: $why)"; return ;;
       esac ;;
