@@ -641,6 +641,18 @@ START_TEST(test_the_jits_own_traces_are_bounded_not_growing)
 }
 END_TEST
 
+/* A site of a Lua line over count boundaries of live, not yet judged. */
+static struct diff_site lua_site(const char *name, uint64_t *live, size_t count)
+{
+  struct diff_site site;
+  memset(&site, 0, sizeof site);
+  site.name = (char *)name;
+  site.kind = DIFF_SITE_LUA;
+  site.live_bytes = live;
+  site.count = count;
+  return site;
+}
+
 /* A string kept and appended to, a new copy each cycle, captured by ljleak run: at the program's
  * own cycles the newest copy is young and left out, so those boundaries hold only a buffer that
  * doubles, flat in the later half; the forced boundaries (a full cycle each) hold the string,
@@ -664,12 +676,7 @@ START_TEST(test_a_site_growing_only_at_the_forced_boundaries_is_undecided)
   info.allocated = work;
   struct diff_options options;
   diff_options_default(&options);
-  struct diff_site site;
-  memset(&site, 0, sizeof site);
-  site.name = "@log.lua:6";
-  site.kind = DIFF_SITE_LUA;
-  site.live_bytes = live;
-  site.count = N;
+  struct diff_site site = lua_site("@log.lua:6", live, N);
   ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
   ck_assert_int_eq(site.verdict, DIFF_VERDICT_STEADY);  /* every boundary: what it was */
   info.forced = (unsigned char *)forced;
@@ -713,12 +720,7 @@ START_TEST(test_a_site_released_at_the_end_says_so)
     live[k] = kib[k] * 1024;
   struct diff_options options;
   diff_options_default(&options);
-  struct diff_site site;
-  memset(&site, 0, sizeof site);
-  site.name = "@big.lua:3";
-  site.kind = DIFF_SITE_LUA;
-  site.live_bytes = live;
-  site.count = N;
+  struct diff_site site = lua_site("@big.lua:3", live, N);
   uint64_t work[N];  /* most of the run's work in its last boundaries, as in the capture */
   for (size_t k = 0; k < N; k++)
     work[k] = (uint64_t)k * k * k * 1000;

@@ -415,6 +415,19 @@ START_TEST(test_a_site_undecided_short_of_min_captures_leaves_the_merge_inconclu
 }
 END_TEST
 
+/* The markdown of the merge of one result, text. */
+static char *markdown_of(const char *text)
+{
+  struct merge m;
+  struct format_error err;
+  merge_init(&m);
+  ck_assert_msg(merge_add_text(&m, "r.json", text, strlen(text), &err) == FORMAT_OK, "%s", err.message);
+  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
+  char *md = render(&m, MERGE_FORMAT_MARKDOWN);
+  merge_free(&m);
+  return md;
+}
+
 /* Markdown lists the first 40 growing sites and says how many more there are, as the text
  * does; the 5 past them went unsaid. */
 START_TEST(test_markdown_says_how_many_sites_it_leaves_out)
@@ -430,16 +443,10 @@ START_TEST(test_markdown_says_how_many_sites_it_leaves_out)
                              "\"growth_bytes_per_segment\": %d, \"growth_bytes_per_second\": 1}",
                              i ? ", " : "", i + 1, i < 45 ? "growing" : "steady", 1000 + i, 1000 + i);
   snprintf(text + used, sizeof text - used, "]}");
-  struct merge m;
-  struct format_error err;
-  merge_init(&m);
-  ck_assert_msg(merge_add_text(&m, "r.json", text, strlen(text), &err) == FORMAT_OK, "%s", err.message);
-  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
-  char *md = render(&m, MERGE_FORMAT_MARKDOWN);
+  char *md = markdown_of(text);
   ck_assert_msg(strstr(md, "\nand 5 more sites growing or undecided (every site is in the JSON).\n"),
                 "%s", md);
   free(md);
-  merge_free(&m);
 }
 END_TEST
 
@@ -453,19 +460,13 @@ START_TEST(test_markdown_names_are_code_spans_and_labels_carry_no_mention)
       "\"labels\": {\"release\": \"1@owner\\u2066\"}}, "
       "\"sites\": [{\"name\": \"@evil\\u202e|x.lua:1\", \"verdict\": \"growing\", \"series\": [0, 100], "
       "\"growth_bytes_per_segment\": 50, \"growth_bytes_per_second\": 5}]}";
-  struct merge m;
-  struct format_error err;
-  merge_init(&m);
-  ck_assert_msg(merge_add_text(&m, "r.json", text, strlen(text), &err) == FORMAT_OK, "%s", err.message);
-  ck_assert_msg(merge_finish(&m, 1, &err) == FORMAT_OK, "%s", err.message);
-  char *md = render(&m, MERGE_FORMAT_MARKDOWN);
+  char *md = markdown_of(text);
   ck_assert_msg(strstr(md, "| `@evil\\u202e\\|x.lua:1` |") != NULL, "%s", md);
   ck_assert_msg(strstr(md, "release=1&#64;owner") != NULL, "%s", md);
   ck_assert_ptr_null(strstr(md, "\xe2\x80\xae"));
   ck_assert_ptr_null(strstr(md, "\xe2\x81\xa6"));
   ck_assert_ptr_null(strstr(md, " @"));
   free(md);
-  merge_free(&m);
 }
 END_TEST
 
