@@ -438,8 +438,10 @@ void cli_capture_options_init(struct cli_capture_options *c)
 {
   memset(c, 0, sizeof *c);
   coll_options_from_env(&c->opt, coll_options_process_env, NULL, c->env_error, sizeof c->env_error);
-  /* Every capture gets a first and a last exact boundary, unless LJLEAK_EDGE_GC says otherwise. */
-  if (!getenv("LJLEAK_EDGE_GC"))
+  /* Every capture gets a first and a last exact boundary, unless LJLEAK_EDGE_GC says otherwise;
+   * set empty it says nothing, as every LJLEAK_ variable (it turned them off). */
+  const char *edge = getenv("LJLEAK_EDGE_GC");
+  if (!edge || !*edge)
     c->opt.edge_gc = 1;
   /* LJLEAK_SNAPSHOTS counts those in the middle, as for the module; the run takes one more at the
    * main chunk's return. Set over, it was ignored without a word. */

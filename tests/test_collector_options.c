@@ -726,12 +726,33 @@ START_TEST(test_run_takes_ljleak_snapshots)
 }
 END_TEST
 
+/* LJLEAK_EDGE_GC set empty is unset, as every LJLEAK_ variable: the run's first and last exact
+ * boundaries are taken (it turned them off: a short script got no boundary, exit 5); =0 still
+ * turns them off. */
+START_TEST(test_run_takes_an_empty_ljleak_edge_gc_as_unset)
+{
+  char dir[PATH_MAX];
+  scratch(dir, sizeof dir, "run-edge-gc");
+  ck_assert_int_eq(sh("cd '%s' && echo 'local t = {} for i = 1, 100 do t[i] = {i} end' > work.lua", dir), 0);
+  static const char *const cases[] = {"unset", "LJLEAK_EDGE_GC=", "LJLEAK_EDGE_GC=0"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_int_eq(sh("cd '%s' && rm -rf cap && %s '%s/%s/ljleak' run --snapshots none -o cap work.lua 2> err && "
+                        "'%s/%s/ljleak' info --get boundaries cap > '%zu.count'",
+                        dir, i ? cases[i] : "", getenv("PWD"), build_dir(), getenv("PWD"), build_dir(), i),
+                     0);
+  ck_assert_msg(sh("cd '%s' && test \"$(cat 1.count)\" = \"$(cat 0.count)\" && test \"$(cat 2.count)\" -lt \"$(cat 0.count)\"",
+                   dir) == 0,
+                "boundaries unset, empty and 0 not as they should be");
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("collector_options");
   TCase *tc = tcase_create("limits");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_limits_are_the_documented_numbers);
+  tcase_add_test(tc, test_run_takes_an_empty_ljleak_edge_gc_as_unset);
   tcase_add_test(tc, test_check_takes_the_defaults_and_every_limit);
   tcase_add_test(tc, test_check_refuses_seconds_past_the_limit_or_not_finite);
   tcase_add_test(tc, test_check_refuses_sizes_one_past_the_limit);
