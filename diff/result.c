@@ -236,9 +236,9 @@ struct diff_options diff_result_judging_options(const struct diff_options *optio
   return judging;
 }
 
-/* Whether a site of the program's lines judged steady grows on the boundaries whose full cycles the collector forced
- * (after the warm-up, enough of them for a trend, and not all): there every live block was
- * reachable. At the program's own cycles a block born during the cycle is young and left out,
+/* Whether a site of the program's lines judged steady grows on the boundaries whose full
+ * cycles the collector forced (after the warm-up, enough of them for a trend, and not all):
+ * there every live block was reachable. At the program's own cycles a block born during the cycle is young and left out,
  * so a string kept and appended to, a new copy each cycle, is never counted there and reads
  * flat (docs/diff.md, "Young blocks"). 1, 0, or -1 when out of memory. */
 static int result_forced_growing(const struct diff_site *site, const struct diff_options *options,
