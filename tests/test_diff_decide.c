@@ -653,6 +653,19 @@ static struct diff_site lua_site(const char *name, uint64_t *live, size_t count)
   return site;
 }
 
+/* The facts of a trend result of one judged site, over the capture info. */
+static struct diff_facts facts_of(struct diff_site *site, const struct diff_capture *info)
+{
+  struct diff_result result;
+  memset(&result, 0, sizeof result);
+  diff_options_default(&result.options);
+  result.capture = *info;
+  result.sites = site;
+  result.site_count = 1;
+  diff_result_fill_facts(&result);
+  return result.facts;
+}
+
 /* A string kept and appended to, a new copy each cycle, captured by ljleak run: at the program's
  * own cycles the newest copy is young and left out, so those boundaries hold only a buffer that
  * doubles, flat in the later half; the forced boundaries (a full cycle each) hold the string,
@@ -683,16 +696,10 @@ START_TEST(test_a_site_growing_only_at_the_forced_boundaries_is_undecided)
   ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
   ck_assert_int_eq(site.verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(site.forced_growing, 1);
-  struct diff_result result;
-  memset(&result, 0, sizeof result);
-  diff_options_default(&result.options);
-  result.capture = info;
-  result.sites = &site;
-  result.site_count = 1;
-  diff_result_fill_facts(&result);
-  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
-  ck_assert_int_eq(result.facts.rose_cause, DIFF_UNDECIDED_FORCED_GROWS);
-  ck_assert_int_eq(result.facts.remedy, DIFF_REMEDY_FORCED_ONLY);
+  struct diff_facts facts = facts_of(&site, &info);
+  ck_assert_int_eq(facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(facts.rose_cause, DIFF_UNDECIDED_FORCED_GROWS);
+  ck_assert_int_eq(facts.remedy, DIFF_REMEDY_FORCED_ONLY);
   site.kind = DIFF_SITE_INTERNAL;
   site.name = "VM: GC";
   ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
@@ -731,16 +738,11 @@ START_TEST(test_a_site_released_at_the_end_says_so)
   ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
   ck_assert_int_eq(site.verdict, DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(site.released_at_end, 1);
-  struct diff_result result;
-  memset(&result, 0, sizeof result);
-  diff_options_default(&result.options);
-  result.sites = &site;
-  result.site_count = 1;
-  diff_result_fill_facts(&result);
-  ck_assert_int_eq(result.facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
-  ck_assert_int_eq(result.facts.rose_cause, DIFF_UNDECIDED_RELEASED);
+  struct diff_facts facts = facts_of(&site, &info);
+  ck_assert_int_eq(facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(facts.rose_cause, DIFF_UNDECIDED_RELEASED);
   ck_assert_int_eq(site.facts.cause, DIFF_UNDECIDED_RELEASED);
-  ck_assert_int_eq(result.facts.remedy, DIFF_REMEDY_BEFORE_RELEASE);
+  ck_assert_int_eq(facts.remedy, DIFF_REMEDY_BEFORE_RELEASE);
 }
 END_TEST
 
