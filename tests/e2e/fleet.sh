@@ -124,6 +124,8 @@ check "sigterm_writes_no_report" test ! -e term/fleet.json
 check "the_run_after_a_sigterm_resumes" grep -q "^fleet: 10 captures merged, 0 failed" stderr
 
 # A fake ssh: runs the command here, in hosts/HOST (a host's own files), and logs the host.
+# SHELL is set as sshd sets it (the login's shell): parallel's remote end runs the job with
+# $SHELL, and with none it ran nothing and exited 0 (the test's caller may have no SHELL).
 mkdir -p bin hosts/web-1 hosts/web-2
 cat >bin/ssh <<'EOS'
 #!/bin/bash
@@ -131,7 +133,7 @@ host=
 while [ $# -gt 0 ] && [ -z "$host" ]; do case "$1" in -*) shift ;; *) host=$1; shift ;; esac; done
 [ "${1:-}" = "--" ] && shift
 printf '%s\n' "$host" >>"$FLEET_SSH_LOG"
-cd "$FLEET_HOSTS/$host" && exec bash -c "$*"
+cd "$FLEET_HOSTS/$host" && SHELL=/bin/bash exec bash -c "$*"
 EOS
 chmod +x bin/ssh
 export FLEET_SSH_LOG=$PWD/ssh.log FLEET_HOSTS=$PWD/hosts
@@ -150,6 +152,14 @@ PATH=$PWD/bin:$PATH "$repo/ci/fleet" -j 1 --remote-ljleak "$LJLEAK" --quiet -o l
   web-1:cap caps/web-3 ":$PWD/caps/web-2" >/dev/null 2>stderr
 check "a_plain_path_beside_remote_ones_is_merged" grep -q "^fleet: 3 captures merged, 0 failed" stderr
 check "only_the_remote_capture_went_over_ssh" test "$(sort -u ssh.log | tr '\n' ' ')" = "web-1 "
+# A host with no SHELL (a container's sshd, say): its diff ran nothing and exited 0, and
+# the capture was "not merged: exit 0/0"; it now says what to look at.
+mkdir -p noshell-bin
+sed 's|SHELL=/bin/bash exec|SHELL= exec|' bin/ssh >noshell-bin/ssh && chmod +x noshell-bin/ssh
+PATH=$PWD/noshell-bin:$PATH "$repo/ci/fleet" -j 1 --remote-ljleak "$LJLEAK" --quiet -o noshell \
+  web-1:cap caps/web-3 >/dev/null 2>stderr
+check "a_host_with_no_shell_is_named" \
+  grep -q "^fleet: web-1:cap: not merged: exit 0 with no result (on an ssh host, GNU parallel runs the diff with that host's \$SHELL" stderr
 # A path with a colon (after a '/': no LOGIN), and one with a leading dash.
 mkdir -p odd
 capture "odd/run:1" 1.4.1 steady
