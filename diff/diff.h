@@ -276,10 +276,10 @@ struct diff_site {
   struct diff_allowance *allowance;
   int allowed;
   /* Judged steady on every boundary, but growing on those whose full cycles the collector
-   * forced (diff_result_judge_site): undecided, DIFF_UNDECIDED_FORCED_GROWS. Not in the JSON. */
+   * forced (diff_result_judge_site): undecided, DIFF_UNDECIDED_FORCED_GROWS. */
   int forced_growing;
   /* Undecided as released at the end (docs/diff.md): it rose with a significant trend, then was
-   * let go in the last quarter of the run. DIFF_UNDECIDED_RELEASED. Not in the JSON. */
+   * let go in the last quarter of the run. DIFF_UNDECIDED_RELEASED. */
   int released_at_end;
   /* A stack (an entry of result->stacks, or a row of a DIFF_BY_STACK
    * result): the same series and verdicts, for the blocks that one site

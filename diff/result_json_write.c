@@ -317,6 +317,12 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   json_write_member_double(w, "base_growth_bytes_per_segment", s->base_growth_bytes_per_segment);
   json_write_member_int(w, "range_delta_bytes", s->range_delta_bytes);
   json_write_member_bool(w, "allowed", s->allowed);
+  /* Why an undecided site has none, where the series alone cannot tell it again: only when so,
+   * as results written before them read the same without. */
+  if (s->forced_growing)
+    json_write_member_bool(w, "forced_growing", 1);
+  if (s->released_at_end)
+    json_write_member_bool(w, "released_at_end", 1);
   put_allowance(w, s->allowance);
   if (s->holder_count) {
     put_holders(w, s);

@@ -604,6 +604,40 @@ START_TEST(test_json_round_trip_renders_identically_in_every_format)
 }
 END_TEST
 
+/* Why two undecided sites have no verdict, which their series cannot tell again: growing only
+ * at the forced boundaries, and let go at the end. ljleak report of the JSON says the same. */
+START_TEST(test_json_round_trip_keeps_why_a_site_is_undecided)
+{
+  struct diff_result r = trend_result();
+  sites[2].verdict = DIFF_VERDICT_UNDECIDED;
+  sites[2].forced_growing = 1;
+  sites[3].verdict = DIFF_VERDICT_UNDECIDED;
+  sites[3].released_at_end = 1;
+  char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(json, "\"forced_growing\": true"));
+  ck_assert_ptr_nonnull(strstr(json, "\"released_at_end\": true"));
+  struct diff_result back;
+  read_json_text(json, &back);
+  ck_assert_int_eq(back.sites[2].forced_growing, 1);
+  ck_assert_int_eq(back.sites[3].released_at_end, 1);
+  ck_assert_int_eq(back.sites[0].forced_growing + back.sites[0].released_at_end, 0);
+  diff_result_free(&back);
+  free(json);
+  check_round_trip(r, NULL);
+  /* One cause alone, and nothing flagged: the outcome's reason, in the report of the JSON too. */
+  sites[0].verdict = sites[1].verdict = sites[3].verdict = DIFF_VERDICT_STEADY;
+  sites[3].released_at_end = 0;
+  r.flagged = 0;
+  json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  read_json_text(json, &back);
+  char *text = render(&back, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "at the full cycles the collector forced, but not at the program's own"));
+  free(text);
+  diff_result_free(&back);
+  free(json);
+}
+END_TEST
+
 /* What the round trip above leaves out: a name that is not UTF-8. The saved
  * JSON holds U+FFFD for each bad byte, so ljleak report shows U+FFFD where
  * ljleak diff showed \\xHH; either is safe on a terminal. */
@@ -1576,6 +1610,7 @@ int main(void)
   tcase_add_test(json, test_json_round_trip_keeps_every_field);
   tcase_add_test(json, test_a_stop_by_a_write_error_is_a_warning_in_every_header);
   tcase_add_test(json, test_json_boundary_allocated_and_forced_round_trip_and_are_optional);
+  tcase_add_test(json, test_json_round_trip_keeps_why_a_site_is_undecided);
   tcase_add_test(json, test_json_doubles_and_64_bit_integers_round_trip_exactly);
   tcase_add_test(json, test_json_reader_accepts_the_minimal_result);
   tcase_add_test(json, test_json_reader_keeps_a_saved_flagged_count_and_counts_a_missing_one);
