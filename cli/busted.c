@@ -146,10 +146,43 @@ static int busted_record(lua_State *L)
   return 0;
 }
 
+/* host.discard(NAME): removes the capture DIR/NAME (four digits) of a test whose body never
+ * ran, and its files: a capture no line of the test list names. Returns true, or nil and why. */
+static int busted_discard(lua_State *L)
+{
+  struct busted_command *c = lua_touserdata(L, lua_upvalueindex(1));
+  const char *name = luaL_checkstring(L, 1);
+  if (strlen(name) != 4 || strspn(name, "0123456789") != 4)
+    return luaL_argerror(L, 1, "a capture's four digits");
+  int root = open(c->root_buffer, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = root < 0 ? -1 : openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+  int error = dir ? 0 : errno;
+  if (!dir && fd >= 0)
+    close(fd);
+  struct dirent *entry;
+  while (dir && !error && (entry = readdir(dir)))
+    if (strcmp(entry->d_name, ".") && strcmp(entry->d_name, "..") && unlinkat(dirfd(dir), entry->d_name, 0) != 0)
+      error = errno;
+  if (dir)
+    closedir(dir);
+  if (!error && unlinkat(root, name, AT_REMOVEDIR) != 0)
+    error = errno;
+  if (root >= 0)
+    close(root);
+  if (error) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot remove %s/%s: %s", c->root_buffer, name, strerror(error));
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static int busted_host(lua_State *L)
 {
   struct busted_command *c = lua_touserdata(L, lua_upvalueindex(1));
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 7);
   lua_pushstring(L, c->root_buffer);
   lua_setfield(L, -2, "root");
   lua_pushnumber(L, (lua_Number)c->warmup);
@@ -163,6 +196,9 @@ static int busted_host(lua_State *L)
   lua_pushlightuserdata(L, c);
   lua_pushcclosure(L, busted_record, 1);
   lua_setfield(L, -2, "record");
+  lua_pushlightuserdata(L, c);
+  lua_pushcclosure(L, busted_discard, 1);
+  lua_setfield(L, -2, "discard");
   return 1;
 }
 

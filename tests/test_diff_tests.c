@@ -453,6 +453,41 @@ START_TEST(test_undecided_reasons_say_why)
 }
 END_TEST
 
+/* A bounded cache filled in the measured runs (200 entries a run, 1000 at most): +24 KB a run,
+ * then +396 B in the last. The trend test calls it growing (p = 1/120); the test is undecided,
+ * and a test that kept as much in its last run as before leaks. */
+START_TEST(test_a_site_that_levels_off_in_the_last_run_leaves_its_test_undecided)
+{
+  static const uint64_t filled[6] = {23604, 47604, 71604, 95604, 119604, 120000};
+  static const uint64_t leaked[6] = {23604, 47604, 71604, 95604, 119604, 143000};
+  struct diff_result r;
+  fixture_result(&r, DIFF_MODE_TREND, 6);
+  r.options.warmup = 1;
+  struct diff_site *s = fixture_add_site(&r, "@spec/lru_spec.lua:14", DIFF_VERDICT_GROWING, filled, 6);
+  s->facts.flagged = 1;
+  s->growth_bytes_per_segment = 23000;
+  r.facts.outcome = DIFF_OUTCOME_FLAGGED;
+  r.facts.judged = r.facts.needed = 5;
+  struct diff_test t;
+  memset(&t, 0, sizeof t);
+  ck_assert_int_eq(diff_test_decide(&t, &r, 0), 0);
+  ck_assert_int_eq(t.verdict, DIFF_TEST_UNDECIDED);
+  ck_assert_str_eq(t.site, "@spec/lru_spec.lua:14");
+  ck_assert_str_eq(t.reason, "@spec/lru_spec.lua:14 rose with every run, but kept under a quarter as much "
+                             "in the last: a bound reached (a cache full)? more runs decide it (--repeat)");
+  free(t.reason);
+  free(t.site);
+  memcpy(r.sites[0].live_bytes, leaked, sizeof leaked);
+  memset(&t, 0, sizeof t);
+  ck_assert_int_eq(diff_test_decide(&t, &r, 0), 0);
+  ck_assert_int_eq(t.verdict, DIFF_TEST_LEAKING);
+  free(t.reason);
+  free(t.site);
+  free(t.holder);
+  diff_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_busted_failures_are_counted_beside_the_verdicts)
 {
   struct diff_test list[3];
@@ -517,6 +552,7 @@ static Suite *tests_suite(void)
   tcase_add_test(tc, test_a_budget_never_touches_a_steady_test);
   tcase_add_test(tc, test_the_jits_trace_sites_rising_never_make_a_test_leak);
   tcase_add_test(tc, test_undecided_reasons_say_why);
+  tcase_add_test(tc, test_a_site_that_levels_off_in_the_last_run_leaves_its_test_undecided);
   tcase_add_test(tc, test_busted_failures_are_counted_beside_the_verdicts);
   suite_add_tcase(suite, tc);
   return suite;

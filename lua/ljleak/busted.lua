@@ -52,6 +52,20 @@ local function exit_in_test(code)
                       tostring(code)), 2)
 end
 
+-- os.exit anywhere else in the suite (a spec file's top level, a describe body, setup or
+-- teardown) ended the run before any test was judged: exit 0 with no report, the leaks of the
+-- tests before lost. It is busted's error there instead (a line of the test list, and the run
+-- fails). busted's own exits (--help, --version, a bad option: before any test) still exit.
+local exit_process = os.exit
+local function exit_in_suite(code, ...)
+  local caller = debug.getinfo(2, "S")
+  if caller and caller.source:match("busted[/\\]compatibility%.lua$") then
+    return exit_process(code, ...)
+  end
+  error(string.format("os.exit(%s) in the suite: ljleak busted runs it in its own process, and " ..
+                      "judges its tests after it", tostring(code)), 2)
+end
+
 -- One test: warm-up runs, then measured runs, each followed by a full GC
 -- cycle and its boundary; the last one also takes a heap snapshot, so a
 -- leaking test's sites get their holders.
@@ -87,7 +101,10 @@ local function repeat_test(busted, executor, element, state)
       local status = state.current.status
       first_failed = not ok or (status ~= nil and status ~= "success") or state.current.outside ~= nil
       if not state.current.started then
-        break  -- its body never ran (its lazy_setup or before_each failed): no runs to judge
+        -- its body never ran: its lazy_setup or before_each failed (busted's error), busted
+        -- skipped it after such a failure before it, or only lists the tests (--list)
+        state.current.listed = ok and status == nil and state.current.outside == nil
+        break
       end
     elseif (failed or not ok) and not first_failed and not failed_at then
       failed_at = run
@@ -104,16 +121,29 @@ local function repeat_test(busted, executor, element, state)
   if started then
     collector.stop()
   end
+  local ran = state.current.started
+  if started and not ran then
+    -- no runs, no capture: its number goes to the next test
+    local removed, why = host.discard(string.format("%04d", state.count))
+    if removed then
+      state.count = state.count - 1
+    else
+      io.stderr:write("ljleak busted: ", why, "\n")
+    end
+  end
   os.exit = exit
   state.in_test = false
   -- an error of its before_each, after_each or lazy_setup is busted's error too, even
   -- where the test itself passed
   local status = state.current.status
-  if status == nil or (status == "success" and state.current.outside) then
+  if state.current.listed then
+    status = "pending"   -- not run, not failed: skipped
+    state.current.message = state.current.message or
+      "not run: busted did not run its body (a setup of its block failed before it, or --list)"
+  elseif status == nil or (status == "success" and state.current.outside) then
     status = state.current.outside or "error"
   end
   -- a test whose body never ran is listed without a capture: not run, never "steady"
-  local ran = state.current.started
   record(element, describe, file, {
     status = status,
     message = state.current.message,
@@ -134,6 +164,7 @@ end
 -- subscribers that keep the first run's status and message.
 local function install(busted)
   local state = { count = 0 }
+  os.exit = exit_in_suite
   local register = busted.register
   busted.register = function(descriptor, executor, attributes)
     if descriptor == "it" and type(executor) == "function" then
@@ -171,6 +202,7 @@ local function install(busted)
   end
   busted.subscribe({ "failure", "it" }, keep_message)
   busted.subscribe({ "error", "it" }, keep_message)
+  busted.subscribe({ "pending", "it" }, keep_message)   -- pending("why") in the test's body
   -- Outside an `it` (a file that does not load, a describe body, setup, teardown,
   -- before_each, after_each): in a test's runs it is that test's; between tests it
   -- is a line of its own, not run, so that busted's error is in every report and

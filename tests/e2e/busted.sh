@@ -155,6 +155,97 @@ check "os_exit_in_a_test_exits_1" test $? = 1
 check "os_exit_in_a_test_is_its_error" sh -c "grep -q 'name=calls os.exit	status=error	.*os.exit(0) in a test' '$tmp/exits/run/tests' &&
   grep -q 'name=runs after	status=success' '$tmp/exits/run/tests' && test -s '$tmp/exits/exits.xml'"
 
+# os.exit outside a test (a spec file's top level skipping itself, a teardown) ended the run
+# before any test was judged: exit 0, no report, and the leak of the test before it lost. It is
+# busted's error there now: the leak is judged and reported, and the run fails.
+cat > "$tmp/exits/spec/leak_spec.lua" <<'LUA'
+local kept = {}
+describe("leaks", function() it("keeps tables", function() for i = 1, 300 do kept[#kept + 1] = { i } end end) end)
+LUA
+cat > "$tmp/exits/spec/skip_spec.lua" <<'LUA'
+if not pcall(require, "no_such_optional_module") then print("skipping"); os.exit(0) end
+describe("never", function() it("runs", function() end) end)
+LUA
+cat > "$tmp/exits/spec/teardown_spec.lua" <<'LUA'
+describe("tears down", function()
+  teardown(function() os.exit(0) end)
+  it("passes", function() end)
+end)
+LUA
+(cd "$tmp/exits" && "$ljleak" busted --dir outside --junit outside.xml --json outside.json --text outside.txt \
+   spec/leak_spec.lua spec/skip_spec.lua spec/teardown_spec.lua > /dev/null 2>&1)
+check "os_exit_outside_a_test_exits_1" test $? = 1
+check "os_exit_outside_a_test_leak_reported" sh -c "grep -q 'leaks keeps tables' '$tmp/exits/outside.txt' &&
+  grep -q '^leaking (1):' '$tmp/exits/outside.txt' && test -s '$tmp/exits/outside.xml'"
+check "os_exit_outside_a_test_is_busted_error" python3 - "$tmp/exits/outside.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+errors = [t for t in d["tests"] if t["status"] == "error"]
+assert len(errors) == 2, errors
+assert all("os.exit(0) in the suite" in t["message"] for t in errors), errors
+assert {t["file"] for t in errors} == {"spec/skip_spec.lua", "spec/teardown_spec.lua"}, errors
+PY
+
+# busted's --list runs no test body: every test skipped, no capture left, inconclusive (5); it
+# once made every test busted's error (exit 1), each with a capture directory of its own.
+(cd testdata/busted && "$ljleak" busted --dir "$tmp/listed" --json "$out/listed.json" -- --list spec \
+   > /dev/null 2>&1)
+check "busted_list_exits_5" test $? = 5
+check "busted_list_skips_every_test_and_keeps_no_capture" sh -c "test \"\$(ls '$tmp/listed')\" = tests &&
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d[\"failed\"] == 0 and len(d[\"tests\"]) == 10 and all(t[\"verdict\"] == \"skipped\" for t in d[\"tests\"]), d' '$out/listed.json'"
+
+# A lazy_setup that fails: its tests never ran, and no capture is left for them (their numbers go
+# to the tests after); pending("why") in a body keeps its message; a test's capture, stopped by
+# ljleak busted after its last run, is not "stopped, the process ran on unrecorded".
+mkdir -p "$tmp/lazy/spec"
+cat > "$tmp/lazy/spec/lazy_spec.lua" <<'LUA'
+describe("no database", function()
+  lazy_setup(function() error("cannot connect") end)
+  it("reads", function() end)
+  it("writes", function() end)
+end)
+describe("later", function() it("waits", function() pending("needs the new API") end) end)
+local kept = {}
+describe("after", function() it("leaks", function() for i = 1, 300 do kept[#kept + 1] = { i } end end) end)
+LUA
+(cd "$tmp/lazy" && "$ljleak" busted --dir run --json run.json --text run.txt spec > /dev/null 2>&1)
+check "failed_lazy_setup_exits_1" test $? = 1
+check "failed_lazy_setup_leaves_no_capture" sh -c "test \"\$(ls '$tmp/lazy/run' | tr '\n' ' ')\" = '0001 0002 tests ' &&
+  grep -q 'capture=0001	.*name=waits' '$tmp/lazy/run/tests' && grep -q 'capture=0002	.*name=leaks' '$tmp/lazy/run/tests'"
+check "pending_message_kept" python3 - "$tmp/lazy/run.json" <<'PY'
+import json, sys
+t = {t["name"]: t for t in json.load(open(sys.argv[1]))["tests"]}
+assert "needs the new API" in (t["waits"]["message"] or ""), t["waits"]
+assert t["reads"]["status"] == "error" and t["writes"]["verdict"] == "skipped", t
+PY
+check "a_tests_capture_end_is_not_a_stop_warning" sh -c "grep -q '^leaking (1):' '$tmp/lazy/run.txt' &&
+  ! grep -q 'ran on unrecorded' '$tmp/lazy/run.txt'"
+
+# A bounded cache that fills in the measured runs (an LRU of 1000 entries, 200 new a run) rose
+# with every run but the last: undecided (5), not leaking; with more runs, steady.
+mkdir -p "$tmp/lru/spec"
+cat > "$tmp/lru/spec/lru_spec.lua" <<'LUA'
+local lru = { keys = {}, vals = {}, n = 0, next = 0 }
+local function put(k, v)
+  if lru.vals[k] == nil then
+    lru.n = lru.n + 1
+    lru.keys[#lru.keys + 1] = k
+    if lru.n > 1000 then lru.vals[table.remove(lru.keys, 1)] = nil; lru.n = lru.n - 1 end
+  end
+  lru.vals[k] = v
+end
+describe("lru", function()
+  it("caches", function() for i = 1, 200 do lru.next = lru.next + 1; put("k" .. lru.next, { lru.next }) end end)
+end)
+LUA
+(cd "$tmp/lru" && "$ljleak" busted --dir run --text run.txt spec > /dev/null 2>&1)
+check "a_cache_filled_in_the_runs_exits_5" test $? = 5
+check "a_cache_filled_in_the_runs_is_undecided" sh -c "grep -q '^undecided (1):' '$tmp/lru/run.txt' &&
+  grep -q 'kept under a quarter as much in the last' '$tmp/lru/run.txt'"
+(cd "$tmp/lru" && "$ljleak" busted --dir more --repeat 2:12 --text more.txt spec > /dev/null 2>&1)
+check "a_cache_filled_in_more_runs_exits_0" test $? = 0
+check "a_cache_filled_in_more_runs_is_steady" grep -q ': 0 of 1 tests leaking, 0 undecided, 1 steady' "$tmp/lru/more.txt"
+
 # busted's -C (--directory) changes the working directory before the suite runs: --dir and the
 # report files given relative are still where they were given (the captures once went to a
 # directory of that name under -C's, and the test list was then not found).
