@@ -220,6 +220,11 @@ assert t["reads"]["status"] == "error" and t["writes"]["verdict"] == "skipped", 
 PY
 check "a_tests_capture_end_is_not_a_stop_warning" sh -c "grep -q '^leaking (1):' '$tmp/lazy/run.txt' &&
   ! grep -q 'ran on unrecorded' '$tmp/lazy/run.txt'"
+# A spec file's local that the test's function keeps: held by that function, as the suite wrote
+# it, not by a local of ljleak busted's own helper ("(local element in function@ljleak.busted:...").
+check "a_local_the_test_keeps_is_held_by_the_tests_function" sh -c "
+  grep -q 'with every run, held by the test.s function ▸ upvalue kept\$' '$tmp/lazy/run.txt' &&
+  ! grep -q 'local element in function@ljleak.busted' '$tmp/lazy/run.txt'"
 
 # A bounded cache that fills in the measured runs (an LRU of 1000 entries, 200 new a run) rose
 # with every run but the last: undecided (5), not leaking; with more runs, steady.
