@@ -250,7 +250,12 @@ static void start_requested(lua_State *L)
 static void at_safe_point(lua_State *L, lua_Debug *ar)
 {
   (void)ar;
-  if (G(L) != attach.g || !__atomic_exchange_n(&attach.armed, 0, __ATOMIC_SEQ_CST))
+  /* The trace recorder runs (a trace stitched after a C call goes on in the interpreter): the
+   * flush of start_requested under it freed the traces it was linking to, and the process died.
+   * The hook stays armed: a recording ends within a trace's length, and the first instruction
+   * after it is the safe point. */
+  if (G(L) != attach.g || G2J(G(L))->state != LJ_TRACE_IDLE ||
+      !__atomic_exchange_n(&attach.armed, 0, __ATOMIC_SEQ_CST))
     return;
   lua_sethook(L, NULL, 0, 0);
   start_requested(L);

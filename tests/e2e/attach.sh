@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/e2e/attach.sh: ljleak attach against plain luajit processes that never loaded the
 # collector: a leaking loop (JIT on) captured mid-run twice, its leak found at its line, the
-# process running on with the same pid and its own output; two Lua states (refused without
+# process running on with the same pid and its own output; a loop whose traces are stitched
+# across a C call (attached while the recorder runs, the process lives); two Lua states (refused without
 # --state, captured with it); a process that loaded the collector,
 # and one already capturing (refused); a process blocked in C (no safe point: given up, left
 # running); a process without LuaJIT, a missing gdb, bad usage: each refused; a gdb whose answer
@@ -104,6 +105,22 @@ check "the_process_runs_on_after_the_snapshot" alive "$leak"
 wait "$leak"
 check "the_process_ends_normally" test $? = 0
 check "with_its_own_output" test "$(cat "$tmp/leak.out")" = "done	12000"
+
+# A loop whose traces are stitched across a C call: attach's hook fired while the trace recorder
+# ran, and the flush of the traces under it killed the process (SIGSEGV) in 6 runs of 6. The
+# start now waits for the recording to end. Three attaches, each process ending as its own.
+for k in 1 2 3; do
+  luajit testdata/attach/stitch.lua 25 >"$tmp/stitch$k.out" 2>&1 &
+  stitch=$!; pids="$pids $stitch"
+  sleep 0.5
+  "$LJLEAK" attach --duration 1 -o "$tmp/cap-stitch$k" "$stitch" >/dev/null 2>"$tmp/stitch$k.err"
+  echo $? >"$tmp/stitch$k.rc"
+  wait "$stitch"
+  echo $? >"$tmp/stitch$k.status"
+done
+check "attach_during_a_recording_captures" test "$(cat "$tmp"/stitch?.rc | tr '\n' ' ')" = "0 0 0 "
+check "and_the_process_lives_to_its_own_exit" test "$(cat "$tmp"/stitch?.status | tr '\n' ' ')" = "7 7 7 "
+check "each_with_its_own_output" test "$(cat "$tmp"/stitch?.out | sort -u)" = "done	5000"
 
 # A process that stops itself during the capture keeps its registration at "capturing": attach
 # asks it to stop past --duration and --wait, and gives up --wait later (timeout's TERM would
