@@ -227,13 +227,27 @@ static int compare_aligned_by_work(const struct diff_result *result)
  * is not flagged; one undecided on its own (a trend it leans to but cannot
  * show) whose difference is judged steady is steady: the base does alike.
  * 0, or -1 when out of memory. */
-static int compare_base_aligned(struct diff_site *site, const struct diff_options *options)
+static int compare_base_aligned(struct diff_site *site, size_t base_judged, const struct diff_options *options)
 {
   size_t n = site->count;
   if (site->base_live_bytes && site->base_count < n)
     n = site->base_count;
   if (n < 2)
     return 0;
+  /* A base shorter than the candidate: the difference is judged where both ran. Where the
+   * candidate does not grow on its own in that stretch, the difference can show nothing (a
+   * slow leak rose under --min-growth in a base's 5 boundaries, and passed as "grows in both
+   * alike" beside a steady base): then the two verdicts decide, as without alignment. */
+  if (n < site->count && site->verdict == DIFF_VERDICT_GROWING) {
+    enum diff_verdict alone;
+    struct diff_trend overlap;
+    if (diff_trend_verdict(site->live_bytes, n, options, &alone, &overlap) < 0)
+      return -1;
+    if (alone != DIFF_VERDICT_GROWING) {
+      compare_base_decide(site, base_judged, options);
+      return 0;
+    }
+  }
   int64_t *difference = malloc(n * sizeof *difference);
   uint64_t *series = malloc(n * sizeof *series);
   if (!difference || !series) {
@@ -301,7 +315,7 @@ static int compare_base_verdict(const struct diff_result *result, struct diff_si
                                 const struct diff_options *options)
 {
   if (compare_aligned_by_work(result))
-    return compare_base_aligned(site, options);
+    return compare_base_aligned(site, compare_base_judged(result, options), options);
   compare_base_decide(site, compare_base_judged(result, options), options);
   return 0;
 }

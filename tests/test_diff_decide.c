@@ -939,6 +939,49 @@ START_TEST(test_decide_again_in_base_mode_follows_the_base_series)
 }
 END_TEST
 
+/* A base shorter than the candidate, both by work: a slow leak that rises under --min-growth in
+ * the base's 6 boundaries, beside a flat base, is new (it passed, exit 0, as "grows in both
+ * alike": the difference was judged on the 6 alone); a steady candidate stays steady. */
+START_TEST(test_aligned_by_work_with_a_shorter_base_flags_a_slow_new_leak)
+{
+  enum { N = 24, B = 6 };
+  uint64_t slow[N], flat[N], wobble[N];
+  for (int k = 0; k < N; k++) {
+    slow[k] = 168 + 100 * (uint64_t)k;
+    flat[k] = 168;
+    wobble[k] = 5000 + (k % 2) * 64;
+  }
+  struct diff_result r;
+  fixture_result(&r, DIFF_MODE_BASE, N);
+  r.base.boundary_count = B;
+  r.options.min_growth_bytes = 1000;
+  struct diff_capture *captures[2] = {&r.capture, &r.base};
+  for (int c = 0; c < 2; c++) {
+    size_t n = c ? B : N;
+    captures[c]->forced = malloc(n);
+    captures[c]->allocated = malloc(n * sizeof(uint64_t));
+    ck_assert(captures[c]->forced && captures[c]->allocated);
+    for (size_t k = 0; k < n; k++) {
+      captures[c]->forced[k] = 1;
+      captures[c]->allocated[k] = 262144 * (uint64_t)(k + 1);
+    }
+  }
+  struct diff_site *site = fixture_add_site(&r, "@slow.lua:12", DIFF_VERDICT_STEADY, slow, N);
+  site->base_live_bytes = fixture_series_copy(flat, B);
+  site->base_count = B;
+  site = fixture_add_site(&r, "@wobble.lua:3", DIFF_VERDICT_STEADY, wobble, N);
+  site->base_live_bytes = fixture_series_copy(wobble, B);
+  site->base_count = B;
+  struct diff_options options = r.options;
+  struct format_error err;
+  ck_assert_int_eq(diff_decide(&r, &options, &err), FORMAT_OK);
+  ck_assert_int_eq(fixture_site(&r, "@slow.lua:12")->verdict, DIFF_VERDICT_NEW);
+  ck_assert_int_eq(fixture_site(&r, "@wobble.lua:3")->verdict, DIFF_VERDICT_STEADY);
+  ck_assert_uint_eq(r.flagged, 1);
+  diff_result_free(&r);
+}
+END_TEST
+
 /* Both captures with boundaries by work: the candidate is judged on its
  * difference from the base, and a rising difference is new only where the
  * candidate grows on its own (a base that frees what the candidate holds
@@ -1048,6 +1091,7 @@ int main(void)
   tcase_add_test(decide, test_decide_again_in_base_mode_follows_the_base_series);
   tcase_add_test(decide, test_decide_again_refuses_a_warmup_on_a_range_result);
   tcase_add_test(decide, test_aligned_by_work_flags_only_what_the_candidate_grows);
+  tcase_add_test(decide, test_aligned_by_work_with_a_shorter_base_flags_a_slow_new_leak);
   tcase_add_test(decide, test_a_sampled_rise_below_the_floor_is_no_leak);
   tcase_add_test(decide, test_a_sampled_flush_is_judged_by_min_growth);
   tcase_add_test(decide, test_a_sampled_flush_seen_in_a_segments_frees_is_steady);
