@@ -65,6 +65,7 @@ struct attach_job {
   char candidate[32];
   double wait;
   int snapshot_now;         /* --snapshot */
+  int made_dir;             /* prepare_dir made dir: removed when nothing was captured */
   char gdb[PATH_MAX];
   char collector[PATH_MAX];
   char run_dir[PATH_MAX];
@@ -115,8 +116,11 @@ static int parse(struct attach_job *job, int argc, char **argv)
     return cli_usage_error(&args, "no process given");
   if (*end || job->pid <= 0 || pid_text[0] < '0' || pid_text[0] > '9')
     return cli_bad_value(&args, "PID", pid_text, "a process id");
-  if (job->wait <= 0)
-    return cli_bad_value(&args, "--wait", argv[args.index - 1], "seconds above 0");
+  if (job->wait <= 0) {
+    char given[32];
+    snprintf(given, sizeof given, "%g", job->wait);
+    return cli_bad_value(&args, "--wait", given, "seconds above 0");
+  }
   return cli_capture_env_check(&args, &job->capture);
 }
 
@@ -269,6 +273,7 @@ static int prepare_dir(struct attach_job *job)
     job->capture.explicit_dir = 1;
   }
   int rc = cli_attach_make_dir(job->dir, job->uid, job->gid);
+  job->made_dir = rc == 0;
   if (rc && rc != EEXIST) {
     fprintf(stderr, "ljleak attach: cannot create %s for process %ld: %s (root makes it only "
                     "below directories that only root can change; elsewhere the process's user "
@@ -434,15 +439,24 @@ static int registered(const struct attach_job *job)
   return lstat(path, &st) == 0;
 }
 
-/* Waits for the hook's answer to the start request: CLI_EXIT_OK with the capture's directory
- * in dir, or why not (printed; a hook that never ran is disarmed). */
-static int wait_started(struct attach_job *job, char *dir, size_t size)
+/* Polls for the hook's answer to the start request for --wait seconds (and, when interruptible,
+ * until Ctrl-C or SIGTERM): 1 when it came or the process ended, with the exit code in *rc and
+ * the capture's directory in dir; 0 when it did not come. */
+static int poll_started(struct attach_job *job, char *dir, size_t size, int interruptible, int *rc)
 {
   struct timespec start;
-  char shown[ATTACH_SHOWN_SIZE];
+  char shown[ATTACH_SHOWN_SIZE], proc[64];
+  snprintf(proc, sizeof proc, "/proc/%ld", job->pid);
   clock_gettime(CLOCK_MONOTONIC, &start);
-  while (cli_attach_seconds_since(&start) < job->wait) {
+  while (cli_attach_seconds_since(&start) < job->wait && !(interruptible && attach_interrupted)) {
     struct control_file_registration r;
+    /* gone (killed, crashed, exited): no safe point will come, and no cancel can run */
+    if (access(proc, F_OK) != 0) {
+      fprintf(stderr, "ljleak attach: process %ld ended before its safe point: nothing was "
+                      "captured\n", job->pid);
+      *rc = CLI_EXIT_RUNTIME;
+      return 1;
+    }
     if (registered(job) && cli_control_read(job->pid, job->run_dir, &r) == CLI_EXIT_OK) {
       int ours = r.request && !strcmp(r.request, job->id);
       int ok = ours && r.result && !strcmp(r.result, "ok");
@@ -452,19 +466,42 @@ static int wait_started(struct attach_job *job, char *dir, size_t size)
       if (ok)
         snprintf(dir, size, "%s", r.dir ? r.dir : "");
       control_file_registration_free(&r);
-      if (ours)
-        return ok ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+      if (ours) {
+        *rc = ok ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+        return 1;
+      }
     }
     pause_briefly();
   }
+  return 0;
+}
+
+/* Waits for the hook's answer to the start request: CLI_EXIT_OK with the capture's directory
+ * in dir, or why not (printed; a hook that never ran is disarmed, at --wait or at Ctrl-C or
+ * SIGTERM: it once stayed armed, and a capture nobody would stop began later). */
+static int wait_started(struct attach_job *job, char *dir, size_t size)
+{
+  char shown[ATTACH_SHOWN_SIZE];
+  int rc;
+  if (poll_started(job, dir, size, 1, &rc))
+    return rc;
   struct cli_attach_gdb g;
   gdb_step(job, "cancel", NULL, &g);
+  if (answer_is(&g, "cancelled") && attach_interrupted) {
+    fprintf(stderr, "ljleak attach: interrupted before process %ld reached its safe point: the "
+                    "hook is disarmed and it goes on as it was; nothing was captured\n", job->pid);
+    return CLI_EXIT_RUNTIME;
+  }
   if (answer_is(&g, "cancelled")) {
     fprintf(stderr, "ljleak attach: process %ld ran no Lua code within %g s (blocked in C?), or "
                     "only one compiled loop: the hook is disarmed and it goes on as it was; only "
                     "the collector's code stays loaded\n", job->pid, job->wait);
     return CLI_EXIT_RUNTIME;
   }
+  /* Interrupted just as the hook ran: the capture began; its answer comes, and the stop follows
+   * at once (wait_stopped sees the interrupt). */
+  if (attach_interrupted && answer_is(&g, "ran") && poll_started(job, dir, size, 0, &rc))
+    return rc;
   fprintf(stderr, "ljleak attach: process %ld did not answer within %g s: %s\n", job->pid,
           job->wait, utf8_terminal_text(shown, sizeof shown, (answer_is(&g, "ran") ||
                                         answer_is(&g, "changed")) && *answer_text(&g)
@@ -549,24 +586,35 @@ int cmd_attach(int argc, char **argv)
     return CLI_EXIT_USAGE;
   }
   char request[CONTROL_FILE_REQUEST_MAX + 1], dir[PATH_MAX], shown[ATTACH_SHOWN_SIZE];
-  rc = preflight(&job);
-  if (rc == CLI_EXIT_OK)
-    rc = prepare_dir(&job);
-  if (rc == CLI_EXIT_OK)
-    rc = build_request(&job, request, sizeof request);
-  if (rc == CLI_EXIT_OK)
-    rc = arm(&job, request);
-  if (rc == CLI_EXIT_OK)
-    rc = wait_started(&job, dir, sizeof dir);
-  if (rc != CLI_EXIT_OK)
-    return rc;
-  fprintf(stderr, "ljleak: capturing process %ld into %s\n", job.pid,
-          utf8_terminal_text(shown, sizeof shown, dir));
+  /* Ctrl-C and SIGTERM from here on are noted, not fatal: once the hook is armed, only attach
+   * can disarm it (wait_started) or stop the capture it starts (wait_stopped). */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = attach_on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  rc = preflight(&job);
+  if (rc == CLI_EXIT_OK)
+    rc = prepare_dir(&job);
+  if (rc == CLI_EXIT_OK)
+    rc = build_request(&job, request, sizeof request);
+  if (rc == CLI_EXIT_OK && attach_interrupted) {
+    fprintf(stderr, "ljleak attach: interrupted before process %ld was entered: nothing was "
+                    "captured\n", job.pid);
+    rc = CLI_EXIT_RUNTIME;
+  }
+  if (rc == CLI_EXIT_OK)
+    rc = arm(&job, request);
+  if (rc == CLI_EXIT_OK)
+    rc = wait_started(&job, dir, sizeof dir);
+  if (rc != CLI_EXIT_OK) {
+    /* nothing was captured: the directory made for it goes, when the process left it empty */
+    if (job.made_dir)
+      cli_attach_remove_dir(job.dir, job.uid, job.gid);
+    return rc;
+  }
+  fprintf(stderr, "ljleak: capturing process %ld into %s\n", job.pid,
+          utf8_terminal_text(shown, sizeof shown, dir));
   rc = wait_stopped(&job, dir);
   if (rc == CLI_EXIT_OK)
     fprintf(stderr, "ljleak: the capture of process %ld is over; it runs on. See: ljleak diff %s\n",

@@ -69,9 +69,9 @@ static int root_parent(const char *dir, char *base, size_t size)
   return -1;
 }
 
-/* mkdir(dir, 0700) as the process's user, in a child that dropped to its uid and gid first: 0, or
- * the errno of the failure. */
-static int mkdir_as(const char *dir, unsigned long uid, unsigned long gid)
+/* mkdir(dir, 0700), or rmdir(dir) when remove, as the process's user, in a child that dropped to
+ * its uid and gid first: 0, or the errno of the failure. */
+static int mkdir_as(const char *dir, unsigned long uid, unsigned long gid, int remove)
 {
   pid_t child = fork();
   if (child < 0)
@@ -79,7 +79,7 @@ static int mkdir_as(const char *dir, unsigned long uid, unsigned long gid)
   if (child == 0) {
     if (setgroups(0, NULL) != 0 || setgid((gid_t)gid) != 0 || setuid((uid_t)uid) != 0)
       _exit(EPERM);
-    _exit(mkdir(dir, 0700) == 0 ? 0 : errno);
+    _exit((remove ? rmdir(dir) : mkdir(dir, 0700)) == 0 ? 0 : errno);
   }
   int status;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
@@ -96,7 +96,7 @@ int cli_attach_make_dir(const char *dir, unsigned long uid, unsigned long gid)
   char base[NAME_MAX + 1];
   int parent = root_parent(dir, base, sizeof base);
   if (parent < 0)
-    return mkdir_as(dir, uid, gid);
+    return mkdir_as(dir, uid, gid, 0);
   int rc = mkdirat(parent, base, 0700) == 0 ? 0 : errno;
   int fd = rc ? -1 : openat(parent, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
@@ -105,6 +105,20 @@ int cli_attach_make_dir(const char *dir, unsigned long uid, unsigned long gid)
     rc = EPERM;
   if (fd >= 0)
     close(fd);
+  close(parent);
+  return rc;
+}
+
+/* Removes dir, made by cli_attach_make_dir, when it is still empty (an attach that captured
+ * nothing): in the same way it was made, so that no link leads root's rmdir elsewhere. 0, or an
+ * errno (ENOTEMPTY: the process wrote into it, and it stays). */
+int cli_attach_remove_dir(const char *dir, unsigned long uid, unsigned long gid)
+{
+  char base[NAME_MAX + 1];
+  int parent = root_parent(dir, base, sizeof base);
+  if (parent < 0)
+    return mkdir_as(dir, uid, gid, 1);
+  int rc = unlinkat(parent, base, AT_REMOVEDIR) == 0 ? 0 : errno;
   close(parent);
   return rc;
 }

@@ -201,5 +201,7 @@ double cli_attach_seconds_since(const struct timespec *start);
  * (cli/attach_dir.c): root makes it and gives it to them only below directories that only root
  * can change, else they make it. 0, or an errno. */
 int cli_attach_make_dir(const char *dir, unsigned long uid, unsigned long gid);
+/* Removes dir, made by cli_attach_make_dir, when empty; 0 or an errno. */
+int cli_attach_remove_dir(const char *dir, unsigned long uid, unsigned long gid);
 
 #endif

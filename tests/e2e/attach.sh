@@ -249,6 +249,36 @@ check "a_link_of_nobodys_above_o_is_not_followed_by_root" test $? = 4 -a ! -e "$
 check "saying_who_makes_it" grep -q "cannot create $tmp/nbhome/link/new for process $nb: Permission denied" "$tmp/a11.err"
 "$LJLEAK" attach --duration 1 -o "$tmp/nbhome/cap" "$nb" 2>"$tmp/a12.err"
 check "o_in_nobodys_directory_is_made_by_nobody" test $? = 0 -a "$(stat -c %U "$tmp/nbhome/cap/index")" = nobody
+# Ctrl-C or SIGTERM to attach while it waits for the safe point: the hook is disarmed then (it
+# stayed armed, and a capture nobody would stop began when the process woke), and the directory
+# made for nobody's capture goes. A process that ends while attach waits ends the wait at once
+# (it waited out --wait, then ran gdb on no process). Attach is told once it says it waits.
+waiting() { n=0; until grep -q "waiting for its next Lua instruction" "$1" 2>/dev/null || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done; }
+# until pid runs luajit (setpriv and env exec it) and has loaded its libraries
+running_luajit() { n=0; until readlink "/proc/$1/exe" 2>/dev/null | grep -q luajit || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done; sleep 0.3; }
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/blocked.lua 4 >"$tmp/nbint.out" 2>&1 &
+nbint=$!; pids="$pids $nbint"
+running_luajit "$nbint"
+"$LJLEAK" attach --wait 30 -o "$tmp/caps/nbint" "$nbint" 2>"$tmp/int-wait.err" &
+attacher=$!
+waiting "$tmp/int-wait.err"
+kill -TERM "$attacher"
+wait "$attacher"
+check "sigterm_before_the_safe_point_exits_4" test $? = 4
+check "saying_the_hook_is_disarmed" grep -q "interrupted before process $nbint reached its safe point: the hook is disarmed" "$tmp/int-wait.err"
+wait "$nbint"
+check "the_process_wakes_with_no_capture_begun" test "$(cat "$tmp/nbint.out")" = woke -a ! -e "$tmp/caps/nbint"
+setpriv --reuid=nobody --regid=nogroup --clear-groups -- env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/blocked.lua 30 >/dev/null 2>&1 &
+nbgone=$!; pids="$pids $nbgone"
+running_luajit "$nbgone"
+"$LJLEAK" attach --wait 30 -o "$tmp/caps/nbgone" "$nbgone" 2>"$tmp/gone-wait.err" &
+attacher=$!
+waiting "$tmp/gone-wait.err"
+kill -KILL "$nbgone"
+wait "$attacher"
+check "a_process_killed_before_its_safe_point_exits_4" test $? = 4
+check "saying_it_ended" grep -q "process $nbgone ended before its safe point: nothing was captured" "$tmp/gone-wait.err"
+check "and_its_directory_goes" test ! -e "$tmp/caps/nbgone"
 # --snapshot's reader runs as nobody, whose capture directory it reads: nobody can swap the
 # snapshot for a FIFO it never writes, or hold a write lease on it (an open waits up to 45 s
 # for the lease), or stop the reader. A FIFO and a leased file are refused at once, without
@@ -419,8 +449,9 @@ check "with_the_install_line" grep -q "apt-get install gdb" "$tmp/a7.err"
 check "no_such_process_exits_3" test $? = 3
 "$LJLEAK" attach --duration 1 2>/dev/null
 check "no_process_given_is_usage" test $? = 2
-"$LJLEAK" attach --wait 0 "$plain" 2>/dev/null
+"$LJLEAK" attach --wait 0 "$plain" 2>"$tmp/wait0.err"
 check "a_zero_wait_is_usage" test $? = 2
+check "naming_the_wait_given" grep -q "bad value '0' for --wait" "$tmp/wait0.err"
 "$LJLEAK" attach --help >"$tmp/help"
 check "help_names_the_options" grep -q -- "--state ADDR" "$tmp/help"
 # ci/capture --attach: the capture and its reports, as ci/capture makes them for a registered process.
