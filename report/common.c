@@ -292,14 +292,16 @@ void report_outcome_reason(const struct diff_result *r, char *buffer, size_t siz
     report_format_bytes(interval, sizeof interval, (double)r->capture.sample_bytes, 0);
     report_sampling_floor(r, floor, sizeof floor);
     report_format_bytes(min, sizeof min, (double)r->options.min_growth_bytes, 0);
+    /* base mode: a site may grow as in the base, which is no finding */
+    const char *nothing = r->mode == DIFF_MODE_BASE ? "nothing new or worse" : "nothing grows";
     if (r->facts.sample_floor == UINT64_MAX)
-      snprintf(buffer, size, "nothing grows, but a capture sampled every %s could not have "
+      snprintf(buffer, size, "%s, but a capture sampled every %s could not have "
                              "shown any growth over its %zu boundaries",
-               interval, judged);
+               nothing, interval, judged);
     else
-      snprintf(buffer, size, "nothing grows, but a capture sampled every %s could not have seen "
+      snprintf(buffer, size, "%s, but a capture sampled every %s could not have seen "
                              "a growth below %s over its %zu boundaries (--min-growth is %s)",
-               interval, floor, judged, min);
+               nothing, interval, floor, judged, min);
     return;
   }
   case DIFF_INCONCLUSIVE_NO_VERDICT:

@@ -373,6 +373,19 @@ START_TEST(test_a_sampling_floor_above_min_growth_is_inconclusive_in_every_forma
   ck_assert_ptr_null(strstr(text, "ljleak verdict"));
   ck_assert_ptr_nonnull(strstr(text, "tests=\"1\" failures=\"0\" errors=\"0\""));
   free(text);
+  /* Base mode: a site may grow there as in the base, no finding; "nothing grows" beside it
+   * was untrue. */
+  r.options.min_growth_bytes = 4096;
+  r.mode = DIFF_MODE_BASE;
+  r.base = r.capture;
+  sites[0].base_verdict = DIFF_VERDICT_STEADY;
+  sites[0].base_count = 8;
+  sites[0].base_live_bytes = steady_live;
+  text = render(&r, REPORT_FORMAT_TEXT);
+  ck_assert_int_eq(r.facts.inconclusive, DIFF_INCONCLUSIVE_SAMPLING_FLOOR);
+  ck_assert_msg(strstr(text, "ljleak: INCONCLUSIVE: nothing new or worse, but a capture sampled every ") == text,
+                "%s", text);
+  free(text);
 }
 END_TEST
 

@@ -87,6 +87,11 @@ check "an_undecided_comparison_writes_every_report" \
 check "an_undecided_comparison_has_junit_errors_not_failures" \
   sh -c "grep -q '<error type=\"undecided\"' '$tmp/undecided/junit.xml' && ! grep -q '<failure' '$tmp/undecided/junit.xml'"
 check "an_undecided_comparison_says_so" grep -q '^compare-builds: inconclusive: ' "$tmp/undecided.err"
+# ... with the reason the reports give (it said "a site rose" whatever the reason was: a
+# sampling floor, a short base)
+reason=$(sed -n 's/^  "outcome_reason": "\(.*\)",$/\1/p' "$tmp/undecided/result.json")
+check "an_undecided_comparison_says_why" \
+  sh -c "test -n \"\$1\" && grep -qF \"compare-builds: inconclusive: \$1 (see report.txt)\" '$tmp/undecided.err'" - "$reason"
 
 # v1 against v1, as two luajit command lines that would run for a minute,
 # captured for 6 s each (--duration): nothing new.
