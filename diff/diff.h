@@ -269,6 +269,10 @@ struct diff_site {
   size_t base_count;
   uint64_t *base_live_bytes;  /* [base_count] */
   double base_growth_bytes_per_segment;
+  /* Base mode, a new site: the base's site of the same chunk at another line that the candidate
+   * lacks, and that grew (or rose) in the base: the same leak, its line moved by an edit above
+   * it? (compare_base_rows pairs them in line order, one file at a time). Owned, or NULL. */
+  char *base_moved;
   /* Range mode: live bytes at boundary from and at boundary to. */
   int64_t range_delta_bytes;
   /* The allow-list rule the name matched (owned), or NULL; allowed when the

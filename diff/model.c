@@ -526,6 +526,7 @@ void diff_site_release(struct diff_site *site)
   free(site->alloc_bytes);
   free(site->free_bytes);
   free(site->base_live_bytes);
+  free(site->base_moved);
   diff_allowance_free(site->allowance);
   for (size_t i = 0; i < site->frame_count && site->frames; i++)
     free(site->frames[i].name);

@@ -388,6 +388,7 @@ static int read_site(struct json_reader *r, const struct json_read_value *v, str
     return -1;
   JSON_FIELDS_OPTIONAL(v, "base_growth_bytes_per_segment", json_fields_double, "base_growth_bytes_per_segment",
            &s->base_growth_bytes_per_segment);
+  JSON_FIELDS_OPTIONAL(v, "base_moved", json_fields_string, "base_moved", &s->base_moved);
   JSON_FIELDS_OPTIONAL(v, "range_delta_bytes", json_fields_int, "range_delta_bytes", &s->range_delta_bytes);
   JSON_FIELDS_OPTIONAL(v, "allowed", json_fields_bool, "allowed", &s->allowed);
   JSON_FIELDS_OPTIONAL(v, "forced_growing", json_fields_bool, "forced_growing", &s->forced_growing);

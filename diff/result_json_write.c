@@ -314,6 +314,8 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
   json_write_member_double(w, "trend_p_value", s->trend_p_value);
   json_write_member_string(w, "base_verdict", diff_verdict_name(s->base_verdict));
   put_uint_array(w, "base_series", s->base_live_bytes, s->base_count);
+  if (s->base_moved)
+    json_write_member_string(w, "base_moved", s->base_moved);
   json_write_member_double(w, "base_growth_bytes_per_segment", s->base_growth_bytes_per_segment);
   json_write_member_int(w, "range_delta_bytes", s->range_delta_bytes);
   json_write_member_bool(w, "allowed", s->allowed);

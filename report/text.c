@@ -396,6 +396,27 @@ static void put_list(FILE *out, const struct diff_result *r, const struct text_s
   fprintf(out, "%s\n", style_off(s));
 }
 
+/* Base mode: new sites where the base grew at another line of the same file, which the candidate
+ * lacks: the same leak, moved by an edit above it? Said, not judged: the base's site is in no
+ * table of this report, as the candidate has no row of its name. */
+static void put_moved(FILE *out, const struct diff_result *r)
+{
+  int any = 0;
+  for (size_t i = 0; i < r->site_count; i++) {
+    const struct diff_site *site = &r->sites[i];
+    if (!site->base_moved)
+      continue;
+    if (!any++)
+      fputs("\nnew where the base grew at another line of the same file that the candidate lacks (the "
+            "same leak, its line moved by an edit above it?):\n", out);
+    fputs("  ", out);
+    put_name(out, site->name);
+    fputs("  in the base at ", out);
+    put_name(out, site->base_moved);
+    putc('\n', out);
+  }
+}
+
 static int pick_flagged(const struct diff_site *site)
 {
   return site->facts.flagged;
@@ -576,6 +597,7 @@ int report_render_text(const struct diff_result *r, const struct report_options 
   if (r->mode == DIFF_MODE_BASE)
     put_table(out, r, &s, "growing in the candidate as in the base (not worse):",
               pick_growing_in_both);
+  put_moved(out, r);
   putc('\n', out);
   put_site_stacks(out, r, &s);
   put_holders(out, r, &s);

@@ -604,6 +604,23 @@ START_TEST(test_json_round_trip_renders_identically_in_every_format)
 }
 END_TEST
 
+/* Base mode: a new site where the base grew at another line of its file that the candidate
+ * lacks (the same leak moved?): named beside it in the text, kept in the JSON. */
+START_TEST(test_a_new_site_names_the_base_line_it_may_have_moved_from)
+{
+  struct diff_result r = base_result();
+  sites[0].base_moved = (char *)"@testdata/report/app.lua:14";
+  char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "\n  @testdata/report/app.lua:16  in the base at @testdata/report/app.lua:14\n"));
+  free(text);
+  char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(json, "\"base_moved\": \"@testdata/report/app.lua:14\""));
+  free(json);
+  check_round_trip(r, NULL);
+  sites[0].base_moved = NULL;
+}
+END_TEST
+
 /* Why two undecided sites have no verdict, which their series cannot tell again: growing only
  * at the forced boundaries, and let go at the end. ljleak report of the JSON says the same. */
 START_TEST(test_json_round_trip_keeps_why_a_site_is_undecided)
@@ -1611,6 +1628,7 @@ int main(void)
   tcase_add_test(json, test_a_stop_by_a_write_error_is_a_warning_in_every_header);
   tcase_add_test(json, test_json_boundary_allocated_and_forced_round_trip_and_are_optional);
   tcase_add_test(json, test_json_round_trip_keeps_why_a_site_is_undecided);
+  tcase_add_test(json, test_a_new_site_names_the_base_line_it_may_have_moved_from);
   tcase_add_test(json, test_json_doubles_and_64_bit_integers_round_trip_exactly);
   tcase_add_test(json, test_json_reader_accepts_the_minimal_result);
   tcase_add_test(json, test_json_reader_keeps_a_saved_flagged_count_and_counts_a_missing_one);

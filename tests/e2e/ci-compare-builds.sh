@@ -58,6 +58,21 @@ check "v1_against_v2_junit_failure_is_new" grep -q '<failure type="new"' "$tmp/v
 check "v1_against_v2_prints_the_text_report" grep -q '@app.lua:41' "$tmp/v1v2.out"
 check "v1_against_v2_markdown_names_the_leak" grep -q 'app.lua:41' "$tmp/v1v2/report.md"
 check "v1_against_v2_html_names_the_leak" grep -q 'app.lua:41' "$tmp/v1v2/report.html"
+check "v1_against_v2_names_no_moved_leak" sh -c "! grep -q 'in the base at' '$tmp/v1v2/report.txt'"
+
+# v2 against v2 with two lines added above its leak (now app.lua:43): the site is new by its
+# name, and the base's @app.lua:41, which the candidate lacks, was in no report; the report
+# now names it beside the new one (the same leak, moved?).
+mkdir -p "$tmp/v2moved"
+awk 'NR == 40 { print "  -- two lines added"; print "  -- above the leak" } { print }' testdata/apps/v2/app.lua \
+  >"$tmp/v2moved/app.lua"
+ci/compare-builds --base-dir testdata/apps/v2 --candidate-dir "$tmp/v2moved" --script app.lua \
+  --period 0.5 -o "$tmp/moved" -- 6 >"$tmp/moved.out" 2>"$tmp/moved.err"
+status=$?
+check "a_moved_leak_is_new_by_its_name" test "$status" = 1
+show_on_failure "$status" 1 "$tmp/moved.out" "$tmp/moved.err"
+check "a_moved_leak_names_the_base_line" grep -q '^  @app.lua:43  in the base at @app.lua:41$' "$tmp/moved/report.txt"
+check "a_moved_leak_is_in_the_json" grep -q '"base_moved": "@app.lua:41"' "$tmp/moved/result.json"
 
 # The same leak, allowed by an allow-list rule, with a warm-up: a pass that
 # says why; both options reach ljleak diff and the saved result.
