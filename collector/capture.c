@@ -188,6 +188,7 @@ void coll_capture_stop(struct coll_capture *c, enum capture_index_stop_reason re
   if (!c->active)
     return;
   c->active = 0;
+  coll_control_deadline_end();
   coll_gc_steps_cancel(c);
   coll_hook_sampled_set(c, 0);
   /* Only the segment's own failed write loses its buffered events; after a snapshot's or the
@@ -364,6 +365,8 @@ int coll_capture_begin(struct coll_capture *c, const struct ljleak_collector_opt
   c->active = 1;
   coll_hook_sampled_set(c, opt->sample != 0);
   coll_capture_at_fork_and_exit();
+  if (opt->duration > 0)
+    coll_control_deadline(opt->duration, &coll_capture_signal_pending, &c->fast_phase);
   coll_capture_note(c);
   return 0;
 }

@@ -181,9 +181,10 @@ static void *poll_thread(void *unused)
   return NULL;
 }
 
-static int start_thread(char *err, size_t err_size)
+/* A detached thread of a small stack running run(arg): 0, or the error number. Signals go to
+ * the program's own threads, never to it. */
+static int detached_thread(void *(*run)(void *), void *arg)
 {
-  /* Signals go to the program's own threads, never to this one. */
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -192,9 +193,15 @@ static int start_thread(char *err, size_t err_size)
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 64 * 1024);
-  int rc = pthread_create(&thread, &attr, poll_thread, NULL);
+  int rc = pthread_create(&thread, &attr, run, arg);
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
+static int start_thread(char *err, size_t err_size)
+{
+  int rc = detached_thread(poll_thread, NULL);
   if (rc != 0) {
     coll_text_error(err, err_size, "cannot start the control thread: %s%s", strerror(rc), "");
     return -1;
@@ -402,4 +409,66 @@ void coll_control_answer(const char *id, const char *err)
   coll_text_copy(control.result, sizeof control.result, err ? "error" : "ok");
   coll_text_copy(control.error, sizeof control.error, err ? err : "");
   write_registration();
+}
+
+/* ---- The wake at a capture's end (control.h) ------------------------------------------------ */
+
+#define COLL_CONTROL_DEADLINE_NS 100000000L /* how often the deadline thread looks */
+
+/* The capture the deadline thread serves: a thread whose number is no longer this one's ends. */
+static unsigned deadline_generation;
+
+struct deadline {
+  unsigned generation;
+  struct timespec at;  /* CLOCK_MONOTONIC */
+  volatile sig_atomic_t *wake, *mark;
+};
+
+static int deadline_passed(const struct timespec *at)
+{
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec > at->tv_sec || (now.tv_sec == at->tv_sec && now.tv_nsec >= at->tv_nsec);
+}
+
+/* Past the deadline, asks the hook's slow path for the timers at every look, until the capture
+ * it served has stopped: only flags, as the poll thread. */
+static void *deadline_thread(void *arg)
+{
+  struct deadline *d = arg;
+  while (__atomic_load_n(&deadline_generation, __ATOMIC_SEQ_CST) == d->generation) {
+    struct timespec ts = {0, COLL_CONTROL_DEADLINE_NS};
+    nanosleep(&ts, NULL);
+    if (deadline_passed(&d->at)) {
+      __atomic_fetch_or(d->wake, COLL_CAPTURE_PENDING_TIMER, __ATOMIC_SEQ_CST);
+      __atomic_store_n(d->mark, -1, __ATOMIC_RELAXED);
+    }
+  }
+  free(d);
+  return NULL;
+}
+
+void coll_control_deadline(double seconds, volatile sig_atomic_t *wake, volatile sig_atomic_t *mark)
+{
+  struct deadline *d = malloc(sizeof *d);
+  if (!d)
+    return;  /* the timers' own check, at the stream's ticks, still ends the capture */
+  d->generation = __atomic_add_fetch(&deadline_generation, 1, __ATOMIC_SEQ_CST);
+  clock_gettime(CLOCK_MONOTONIC, &d->at);
+  double whole = (double)(time_t)seconds;
+  d->at.tv_sec += (time_t)seconds;
+  d->at.tv_nsec += (long)((seconds - whole) * 1e9);
+  if (d->at.tv_nsec >= 1000000000L) {
+    d->at.tv_sec++;
+    d->at.tv_nsec -= 1000000000L;
+  }
+  d->wake = wake;
+  d->mark = mark;
+  if (detached_thread(deadline_thread, d) != 0)
+    free(d);
+}
+
+void coll_control_deadline_end(void)
+{
+  __atomic_add_fetch(&deadline_generation, 1, __ATOMIC_SEQ_CST);
 }

@@ -10,6 +10,7 @@
 /* The bits of coll_capture_signal_pending (state.h): why the hook's slow path is wanted. */
 #define COLL_CAPTURE_PENDING_SIGNAL 1   /* the start/stop signal came */
 #define COLL_CAPTURE_PENDING_CONTROL 2  /* a request file is waiting (the poll thread saw it) */
+#define COLL_CAPTURE_PENDING_TIMER 4    /* a capture's --duration passed (the deadline thread) */
 
 /* Who takes requests: a thread that only sets COLL_CAPTURE_PENDING_CONTROL for
  * the allocator hook (a plain program), or a timer of the host that calls
@@ -72,5 +73,14 @@ void coll_control_note_exiting(void);
 
 /* In a child of fork(): not registered (the file names the parent). */
 void coll_control_forget(void);
+
+/* A capture's --duration: a thread that, once seconds have passed, sets
+ * COLL_CAPTURE_PENDING_TIMER in wake and -1 in mark every 100 ms until
+ * coll_control_deadline_end, so that the hook's next slow call runs the timers: a process that
+ * allocates little stopped only when its stream reached the timers' next tick (10 s past a
+ * --duration of 3). Nothing when the thread cannot start: the ticks still end the capture. */
+void coll_control_deadline(double seconds, volatile sig_atomic_t *wake, volatile sig_atomic_t *mark);
+/* The capture stopped: its deadline thread ends. */
+void coll_control_deadline_end(void);
 
 #endif

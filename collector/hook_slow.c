@@ -98,6 +98,8 @@ static void record(struct coll_capture *c, void *ptr, size_t osize, void *nptr, 
 static void handle_signal(struct coll_capture *c)
 {
   int pending = __atomic_exchange_n(&coll_capture_signal_pending, 0, __ATOMIC_SEQ_CST);
+  if (pending & COLL_CAPTURE_PENDING_TIMER)
+    c->tick_at = 0;  /* the timers run in this call (coll_hook_tick_due): --duration passed */
   if (pending & COLL_CAPTURE_PENDING_CONTROL)
     coll_capture_control_from_hook(c);
   if (!(pending & COLL_CAPTURE_PENDING_SIGNAL))

@@ -938,6 +938,24 @@ START_TEST(test_duration_stops_capture)
 }
 END_TEST
 
+/* A process that allocates little (a table every 0.1 s for 3 s): its --duration of 0.5 s ends
+ * the capture (a thread asks the hook for the timers once it passed), where the timers ran only
+ * at the stream's ticks and the capture ended at the exit. The stop comes at an allocation, so
+ * within the run, whatever the machine's load: the program allocates until its end. */
+START_TEST(test_duration_stops_a_capture_of_a_process_that_allocates_little)
+{
+  char dir[1024];
+  scratch(dir, sizeof dir, "duration-idle");
+  ck_assert_int_eq(sh("'%s/ljleak' run --snapshots none -o '%s/cap' --duration 0.5 tests/lua/collector_idle.lua > /dev/null",
+                      build_dir(), dir), 0);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/cap", dir);
+  struct capture_read *r = read_capture(path, NULL);
+  ck_assert_str_eq(r->stop_reason, "duration");
+  free(r);
+}
+END_TEST
+
 /* SIGKILL in mid-capture: finished segments are whole, the .part reads up
  * to its last complete event (truncated, never corrupt). */
 START_TEST(test_sigkill_leaves_whole_segments_and_readable_part)
@@ -1133,6 +1151,7 @@ int main(void)
   tcase_add_test(tc, test_forked_child_leaves_the_capture_to_its_parent);
   tcase_add_test(tc, test_max_total_bytes_stops_capture_with_message);
   tcase_add_test(tc, test_duration_stops_capture);
+  tcase_add_test(tc, test_duration_stops_a_capture_of_a_process_that_allocates_little);
   tcase_add_test(tc, test_boundary_at_every_gc_cycle_between_start_and_stop);
   tcase_add_test(tc, test_no_edge_gc_records_only_the_programs_cycles);
   tcase_add_test(tc, test_every_forces_boundaries_by_work);
