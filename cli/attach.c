@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "collector/state_scan.h"
 #include "format/capture_files.h"
+#include "format/capture_index.h"
 #include "format/capture_layout.h"
 #include "format/control_file.h"
 #include "format/utf8.h"
@@ -66,6 +67,7 @@ struct attach_job {
   double wait;
   int snapshot_now;         /* --snapshot */
   int made_dir;             /* prepare_dir made dir: removed when nothing was captured */
+  int exited;               /* the process exited during the capture, which ended there */
   char gdb[PATH_MAX];
   char collector[PATH_MAX];
   char run_dir[PATH_MAX];
@@ -523,6 +525,22 @@ static void request_stop(struct attach_job *job)
             utf8_terminal_text(shown, sizeof shown, g.answer));
 }
 
+/* Whether the capture in dir ended at its process's exit: its index's last line is the stop that
+ * the exit handler writes (a process killed has none). */
+static int ended_at_exit(const char *dir)
+{
+  char path[PATH_MAX + 16];
+  struct capture_index index;
+  struct format_error error;
+  capture_layout_join(dir, CAPTURE_LAYOUT_INDEX, path, sizeof path);
+  if (capture_index_read_file(&index, path, &error) != FORMAT_OK)
+    return 0;
+  int ended = index.has_stop && index.stop.reason &&
+              !strcmp(index.stop.reason, capture_index_stop_reason_name(CAPTURE_INDEX_REASON_EXIT));
+  capture_index_free(&index);
+  return ended;
+}
+
 /* Waits until the capture in dir is over: by its duration, or a stop asked at Ctrl-C. Bounded
  * whatever the process does (it may stop itself, block in C, or keep saying "capturing"): a
  * capture that should be over (its duration or --snapshot's one cycle, plus --wait) is asked to
@@ -540,8 +558,13 @@ static int wait_stopped(struct attach_job *job, const char *dir)
   for (;;) {
     struct control_file_registration r;
     if (access(path, F_OK) != 0) {
-      fprintf(stderr, "ljleak attach: process %ld exited during the capture; its exit handler "
-                      "ends it in %s\n", job->pid, shown_dir);
+      /* an exit ends the capture as a stop does: complete, and a capture made (it was exit 4) */
+      if (ended_at_exit(dir)) {
+        job->exited = 1;
+        return CLI_EXIT_OK;
+      }
+      fprintf(stderr, "ljleak attach: process %ld ended during the capture, and the capture in %s "
+                      "has no end (killed?): what it holds reads up to there\n", job->pid, shown_dir);
       return CLI_EXIT_RUNTIME;
     }
     if ((attach_interrupted || (due >= 0 && cli_attach_seconds_since(&start) > due)) && !asked) {
@@ -617,8 +640,8 @@ int cmd_attach(int argc, char **argv)
           utf8_terminal_text(shown, sizeof shown, dir));
   rc = wait_stopped(&job, dir);
   if (rc == CLI_EXIT_OK)
-    fprintf(stderr, "ljleak: the capture of process %ld is over; it runs on. See: ljleak diff %s\n",
-            job.pid, shown);
+    fprintf(stderr, "ljleak: the capture of process %ld is over; %s. See: ljleak diff %s\n", job.pid,
+            job.exited ? "the process exited, and the capture ended at its exit" : "it runs on", shown);
   if (rc == CLI_EXIT_OK && job.snapshot_now)
     rc = cli_attach_read_snapshot(dir, job.uid, job.gid, job.wait);
   return rc;

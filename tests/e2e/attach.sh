@@ -122,6 +122,27 @@ check "attach_during_a_recording_captures" test "$(cat "$tmp"/stitch?.rc | tr '\
 check "and_the_process_lives_to_its_own_exit" test "$(cat "$tmp"/stitch?.status | tr '\n' ' ')" = "7 7 7 "
 check "each_with_its_own_output" test "$(cat "$tmp"/stitch?.out | sort -u)" = "done	5000"
 
+# A process that exits during the capture: its exit handler ends the capture, complete, which is
+# a capture made (exit 0; it was exit 4 with "its exit handler ends it"). One killed during it
+# leaves a capture with no end: 4, saying so.
+luajit testdata/attach/leak.lua 1500 >/dev/null 2>&1 &
+ends=$!; pids="$pids $ends"
+sleep 0.5
+"$LJLEAK" attach --duration 30 -o "$tmp/cap-ends" "$ends" >/dev/null 2>"$tmp/ends.err"
+check "a_process_that_exits_during_the_capture_exits_0" test $? = 0
+check "saying_the_capture_ended_at_its_exit" grep -q "the process exited, and the capture ended at its exit" "$tmp/ends.err"
+check "with_the_exits_stop_line" grep -q "^stop.*reason=exit" "$tmp/cap-ends/index"
+luajit testdata/attach/leak.lua 12000 >/dev/null 2>&1 &
+killed=$!; pids="$pids $killed"
+sleep 0.5
+"$LJLEAK" attach --duration 30 -o "$tmp/cap-killed" "$killed" 2>"$tmp/killed.err" &
+attacher=$!
+n=0; until grep -q capturing "$tmp/killed.err" 2>/dev/null || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done
+kill -KILL "$killed"
+wait "$attacher"
+check "a_process_killed_during_the_capture_exits_4" test $? = 4
+check "saying_its_capture_has_no_end" grep -q "ended during the capture, and the capture in $tmp/cap-killed has no end" "$tmp/killed.err"
+
 # A process that stops itself during the capture keeps its registration at "capturing": attach
 # asks it to stop past --duration and --wait, and gives up --wait later (timeout's TERM would
 # only ask for the stop again).
