@@ -417,6 +417,10 @@ int cli_attach_gdb_run(struct cli_attach_gdb *step)
   snprintf(sysroot, sizeof sysroot, "set sysroot %s", script);
   pid_t child = fork();
   if (child == 0) {
+    /* A process group of its own: Ctrl-C at the terminal (or timeout's signal to attach's group)
+     * reaches attach, which notes it and cancels after the step, never gdb in the middle of a
+     * call into the process. */
+    setpgid(0, 0);
     dup2(out[1], STDOUT_FILENO);
     dup2(out[1], STDERR_FILENO);
     close(out[0]);

@@ -289,6 +289,20 @@ check "sigterm_before_the_safe_point_exits_4" test $? = 4
 check "saying_the_hook_is_disarmed" grep -q "interrupted before process $nbint reached its safe point: the hook is disarmed" "$tmp/int-wait.err"
 wait "$nbint"
 check "the_process_wakes_with_no_capture_begun" test "$(cat "$tmp/nbint.out")" = woke -a ! -e "$tmp/caps/nbint"
+# Ctrl-C at the terminal signals attach's whole process group while gdb is inside the process:
+# gdb has a group of its own, so only attach gets it, and cancels after gdb's step.
+luajit testdata/attach/blocked.lua 4 >"$tmp/grpint.out" 2>&1 &
+grpint=$!; pids="$pids $grpint"
+running_luajit "$grpint"
+setsid "$LJLEAK" attach --wait 30 -o "$tmp/cap-grpint" "$grpint" 2>"$tmp/grpint.err" &
+attacher=$!
+n=0; until grep -q "found while it runs" "$tmp/grpint.err" 2>/dev/null || [ $n -ge 150 ]; do sleep 0.05; n=$((n + 1)); done
+/bin/kill -s INT -- "-$attacher"
+wait "$attacher"
+check "ctrl_c_to_the_group_in_gdbs_step_exits_4" test $? = 4
+check "saying_nothing_was_captured" grep -q "interrupted before process $grpint .*nothing was captured" "$tmp/grpint.err"
+wait "$grpint"
+check "and_the_process_wakes_unharmed" test "$(cat "$tmp/grpint.out")" = woke -a ! -e "$tmp/cap-grpint/index"
 setpriv --reuid=nobody --regid=nogroup --clear-groups -- env LJLEAK_RUN_DIR="$tmp/nbrun" luajit testdata/attach/blocked.lua 30 >/dev/null 2>&1 &
 nbgone=$!; pids="$pids $nbgone"
 running_luajit "$nbgone"
