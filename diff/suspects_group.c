@@ -34,6 +34,19 @@ static int suspects_vm_site(const struct diff_site *site)
   return site->kind == DIFF_SITE_INTERNAL || (site->name && !strncmp(site->name, "VM: ", 4));
 }
 
+/* Whether a site's growth is its container's: for the VM's work, only when the container holds
+ * most of what the site has live (a GC's 64 KiB of growth, of no object, became a suspect of its
+ * own, "thread (main thread)", by the 472 B of one stack resize). Such a site goes with the
+ * suspect its stacks name instead. */
+static int suspects_held(const struct diff_site *site)
+{
+  if (!site->container)
+    return 0;
+  if (!suspects_vm_site(site) || !site->live_bytes || !site->count)
+    return 1;
+  return site->container->bytes >= site->live_bytes[site->count - 1] / 2;
+}
+
 /* Whether a site's name is a stack's leaf label: the label is cleaned (diff_frame_label), so
  * the name is too; a chunk name is the program's choice (a Latin-1 file name, a ';'). */
 static int suspects_site_is_label(const char *name, const char *label)
@@ -142,7 +155,7 @@ int diff_suspects_find(struct diff_result *result)
   for (size_t i = 0; i < result->site_count; i++) {
     if (result->sites[i].container)
       result->suspects_grouped = 1;
-    capacity += result->sites[i].facts.flagged && result->sites[i].container;
+    capacity += result->sites[i].facts.flagged && suspects_held(&result->sites[i]);
   }
   if (!capacity)
     return 0;
@@ -151,7 +164,7 @@ int diff_suspects_find(struct diff_result *result)
     goto fail;
   for (size_t i = 0; i < result->site_count; i++) {
     const struct diff_site *site = &result->sites[i];
-    if (!site->facts.flagged || !site->container)
+    if (!site->facts.flagged || !suspects_held(site))
       continue;
     size_t k = 0;
     while (k < result->suspect_count &&
@@ -170,7 +183,7 @@ int diff_suspects_find(struct diff_result *result)
   size_t suspects = result->suspect_count;
   for (size_t i = 0; i < result->site_count; i++) {
     const struct diff_site *site = &result->sites[i];
-    if (!site->facts.flagged || site->container || !suspects_vm_site(site))
+    if (!site->facts.flagged || suspects_held(site) || !suspects_vm_site(site))
       continue;
     size_t which = 0, cause = 0;
     int found = suspects_by_stacks(result, site, &which, &cause);

@@ -188,6 +188,28 @@ START_TEST(test_the_vm_string_table_goes_under_the_suspect_its_stack_ends_at)
 }
 END_TEST
 
+/* The VM's work with a container that holds little of it (VM: GC's 64 KiB of stack growth, of
+ * no object, and a coroutine's 472 B stack): not a suspect of its own ("thread (main thread)"),
+ * but the VM's work for the line its stacks end at. */
+START_TEST(test_the_vms_work_with_a_small_container_goes_under_its_lines_suspect)
+{
+  struct diff_result r;
+  make_result(&r, 2);
+  make_site(&r.sites[0], "@log.lua:6", DIFF_SITE_LUA, 7000);
+  hold(&r.sites[0], "local log in main chunk@log.lua", 0x1000, 100000, 28000, SNAPSHOT_STRING, 1);
+  make_site(&r.sites[1], "VM: GC", DIFF_SITE_INTERNAL, 2200);  /* 8.8 KB live at the last */
+  hold(&r.sites[1], "main thread", 0x3000, 472, 472, SNAPSHOT_THREAD, 1);
+  add_stack(&r, &r.sites[1], "@log.lua", 6, 8800);
+  finish(&r);
+  ck_assert_uint_eq(r.suspect_count, 1);
+  const struct diff_suspect *log = diff_suspects_of(&r, 0);
+  ck_assert_ptr_nonnull(log);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 1), log);
+  ck_assert_uint_eq(log->site_count, 2);
+  diff_result_free(&r);
+}
+END_TEST
+
 /* A chunk name the program chose (a Latin-1 file name, a ';'): the stack's leaf label is
  * cleaned (utf8_name_text), the site's name is not, and they still name one line. */
 START_TEST(test_the_string_table_follows_a_chunk_named_in_latin1)
@@ -502,6 +524,7 @@ int main(void)
   tcase_add_test(group, test_five_sites_under_one_container_make_one_suspect);
   tcase_add_test(group, test_suspects_are_ordered_by_the_growth_they_hold);
   tcase_add_test(group, test_the_vm_string_table_goes_under_the_suspect_its_stack_ends_at);
+  tcase_add_test(group, test_the_vms_work_with_a_small_container_goes_under_its_lines_suspect);
   tcase_add_test(group, test_the_string_table_follows_a_chunk_named_in_latin1);
   tcase_add_test(group, test_a_c_site_without_a_container_stays_alone);
   tcase_add_test(group, test_a_site_under_two_containers_goes_to_the_one_holding_most);
