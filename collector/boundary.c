@@ -164,6 +164,14 @@ void coll_boundary_gc_transition(struct coll_capture *c, int phase)
   int forced = c->force_armed && c->gc_cycles >= c->force_until;
   /* The end of a cycle the collector runs in steps is its own, as a forced one is. */
   int stepped = c->steps_cause != 0 && c->gc_cycles == c->steps_until;
+  /* A forced cycle runs in one step, but on a trace its atomic phase waits for the trace to exit:
+   * what the program made in between (a few hundred bytes) was young, and a string replaced by
+   * a longer copy at every append was left out whole at such boundaries (0, then its size: a
+   * flush, and the leak passed under --every). Nothing is young at an --every boundary: its
+   * window is short. (Not at the volume rule's: there a refilling cache's young strings rose
+   * the series, and a steady program was undecided.) */
+  if (forced && !c->collecting && c->force_cause == CAPTURE_INDEX_CAUSE_EVERY)
+    c->cycle_start_events = c->segment_events;
   if (!c->collecting)
     coll_boundary_record(c, forced ? c->force_cause : stepped ? c->steps_cause : CAPTURE_INDEX_CAUSE_GC);
   boundary_check(c, coll_now_mono_ns());  /* the timers look only now and then */

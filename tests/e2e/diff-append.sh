@@ -4,7 +4,8 @@
 # is growing at its line; it was steady (exit 0), its last segment read as a flush. With no
 # option, the program's own cycles count its newest copy young and see it flat: the forced
 # boundaries still show it growing, so the result is inconclusive (exit 5) and says so and
-# what to do; it passed (exit 0). --forced-only then flags it (exit 1).
+# what to do; it passed (exit 0). --forced-only then flags it (exit 1). The same leak beside a
+# flushed buffer, on a trace (testdata/append/log_buffer.lua), with --every: flagged.
 E2E_NAME=diff-append
 . tests/e2e/lib.sh
 prog=testdata/append/log_leak.lua
@@ -23,4 +24,11 @@ check "forced_only_flags_it" test $? = 1
 check "forced_only_at_its_line" grep -q "@testdata/append/log_leak.lua:9\$" "$tmp/forced.out"
 "$LJLEAK" diff --format junit "$tmp/default" >"$tmp/junit.xml" 2>&1
 check "junit_says_why" grep -q "it grows at the full cycles the collector forced, not at the program's own" "$tmp/junit.xml"
+# The same leak beside a flushed buffer, in a loop the JIT compiles: a forced cycle's atomic
+# phase waited for the trace to exit, the log's new copy made in between was young and left out
+# (0 at such boundaries, then its size: a flush), and --every passed it (exit 0, 3 runs of 3).
+"$LJLEAK" run -o "$tmp/buffer" --every 64k testdata/append/log_buffer.lua 60000 >/dev/null 2>&1
+"$LJLEAK" diff "$tmp/buffer" >"$tmp/buffer.out" 2>&1
+check "a_log_beside_a_flushed_buffer_on_a_trace_is_flagged" test $? = 1
+check "at_its_line_too" grep -q "@testdata/append/log_buffer.lua:16\$" "$tmp/buffer.out"
 finish
