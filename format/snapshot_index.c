@@ -254,7 +254,7 @@ static int resolve_narrow(struct snapshot *s, const uint64_t *targets, const uin
     return -1;
   size_t i = 0;
   for (size_t b = 0; b <= buckets; b++) {
-    while (i < n && (keys[i] >> shift) < b)
+    while (i < n && ((uint64_t)keys[i] >> shift) < b)  /* shift is 32 for 3 keys or fewer */
       i++;
     start[b] = (uint32_t)i;
   }

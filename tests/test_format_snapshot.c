@@ -232,6 +232,29 @@ START_TEST(test_references_find_objects_near_and_far)
 }
 END_TEST
 
+/* Three objects 2^31 alignment steps apart at most: narrow keys of 32 bits, one bucket of them;
+ * the bucket's shift was 32 on a 32-bit key (undefined; the fuzzer found it). Each reference
+ * still finds its object. */
+START_TEST(test_a_few_objects_spanning_2_to_the_31_steps_are_found)
+{
+  static const uint64_t a[] = {0x10, 0x18, 0x10 + (UINT64_C(8) << 31)};
+  uint64_t targets[] = {a[0], a[1], a[2], a[2] - 8};
+  struct bytes b = write_targets(a, 3, targets, 4, 0);
+  struct snapshot s;
+  struct format_error e;
+  ck_assert_int_eq(snapshot_read_memory(&s, b.data, b.size, "wide.heap", &e), FORMAT_OK);
+  const struct snapshot_object *first = must_find(&s, a[0]);
+  for (size_t t = 0; t < 4; t++) {
+    const struct snapshot_object *o = snapshot_find(&s, targets[t]);
+    ck_assert_int_eq(o != NULL, t < 3);
+    ck_assert_uint_eq(s.references[first->first_reference + t].object,
+                      o ? (uint32_t)(o - s.objects) : SNAPSHOT_NO_OBJECT);
+  }
+  snapshot_free(&s);
+  free(b.data);
+}
+END_TEST
+
 START_TEST(test_references_continue_across_chunks)
 {
   /* 3000 references of one object: about 4 bytes each, three 4 KiB chunks. */
@@ -578,6 +601,7 @@ static Suite *snapshot_suite(void)
   tcase_add_test(tc, test_round_trip_objects_references_roots);
   tcase_add_test(tc, test_objects_spanning_half_the_address_space_are_found);
   tcase_add_test(tc, test_references_find_objects_near_and_far);
+  tcase_add_test(tc, test_a_few_objects_spanning_2_to_the_31_steps_are_found);
   tcase_add_test(tc, test_references_continue_across_chunks);
   tcase_add_test(tc, test_every_cut_keeps_every_complete_chunk);
   tcase_add_test(tc, test_unknown_version_is_named);
