@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collector/capture_dir.h"
+#include "collector/now.h"
 #include "collector/options.h"
 #include "collector/text.h"
 #include "format/control_file.h"
@@ -420,16 +421,9 @@ static unsigned deadline_generation;
 
 struct deadline {
   unsigned generation;
-  struct timespec at;  /* CLOCK_MONOTONIC */
+  uint64_t at_ns;  /* coll_now_mono_ns */
   volatile sig_atomic_t *wake, *mark;
 };
-
-static int deadline_passed(const struct timespec *at)
-{
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return now.tv_sec > at->tv_sec || (now.tv_sec == at->tv_sec && now.tv_nsec >= at->tv_nsec);
-}
 
 /* Past the deadline, asks the hook's slow path for the timers at every look, until the capture
  * it served has stopped: only flags, as the poll thread. */
@@ -439,7 +433,7 @@ static void *deadline_thread(void *arg)
   while (__atomic_load_n(&deadline_generation, __ATOMIC_SEQ_CST) == d->generation) {
     struct timespec ts = {0, COLL_CONTROL_DEADLINE_NS};
     nanosleep(&ts, NULL);
-    if (deadline_passed(&d->at)) {
+    if (coll_now_mono_ns() >= d->at_ns) {
       __atomic_fetch_or(d->wake, COLL_CAPTURE_PENDING_TIMER, __ATOMIC_SEQ_CST);
       __atomic_store_n(d->mark, -1, __ATOMIC_RELAXED);
     }
@@ -454,14 +448,7 @@ void coll_control_deadline(double seconds, volatile sig_atomic_t *wake, volatile
   if (!d)
     return;  /* the timers' own check, at the stream's ticks, still ends the capture */
   d->generation = __atomic_add_fetch(&deadline_generation, 1, __ATOMIC_SEQ_CST);
-  clock_gettime(CLOCK_MONOTONIC, &d->at);
-  double whole = (double)(time_t)seconds;
-  d->at.tv_sec += (time_t)seconds;
-  d->at.tv_nsec += (long)((seconds - whole) * 1e9);
-  if (d->at.tv_nsec >= 1000000000L) {
-    d->at.tv_sec++;
-    d->at.tv_nsec -= 1000000000L;
-  }
+  d->at_ns = coll_now_mono_ns() + (uint64_t)(seconds * 1e9);  /* at most 365 days: options.c */
   d->wake = wake;
   d->mark = mark;
   if (detached_thread(deadline_thread, d) != 0)
