@@ -60,9 +60,13 @@ int diff_holders_analyse_suspects(struct snapshot *snapshot, struct diff_holders
 /* What the holders' step hands the suspects' step of one snapshot: its dominator tree and the
  * join of the sites' blocks with its objects. */
 struct diff_holders_member {  /* an object of a site, and the bytes of the site's blocks in it */
-  uint32_t site, object;
+  uint32_t site : 31;
+  uint32_t part : 1;          /* the site made none of its own block, only blocks it owns (a table's
+                               * slots, a thread's stack): the object holds them */
+  uint32_t object;
   uint64_t bytes;
 };
+#define DIFF_HOLDERS_SITE_MAX ((UINT32_C(1) << 31) - 1)
 struct diff_holders_tree {
   const struct snapshot *snapshot;
   uint32_t n;                 /* objects; the roots' node is n */

@@ -367,31 +367,70 @@ static int holders_remembered(const struct holders_graph *g, struct holders_work
   return 0;
 }
 
+/* The words after the path of an object whose parts a site made, not the object itself. */
+static const char *holders_part_words(const struct snapshot_object *o)
+{
+  switch (o->type) {
+  case SNAPSHOT_TABLE:
+    return " (its slots)";
+  case SNAPSHOT_THREAD:
+    return " (its stack)";
+  case SNAPSHOT_USERDATA:
+    return " (its buffer)";
+  default:
+    return " (its data)";
+  }
+}
+
+/* Forgets the groups the site's memos point to, the marks kept (between holders_site's passes). */
+static void holders_memo_clear(struct holders_work *w)
+{
+  for (size_t i = 0; i < w->seen_count; i++)
+    for (int k = 0; k < 2; k++)
+      if (w->memo[k])
+        w->memo[k][w->seen[i]] = DIFF_HOLDERS_NONE;
+  holders_suffix_clear(&w->suffixes);
+}
+
 /* The site's holders from its objects m: each text rendered once per group remembered (a list
- * of a million nodes renders as many texts as it has steps shown, plus one). */
+ * of a million nodes renders as many texts as it has steps shown, plus one). The objects the
+ * site made come first, then those it made only parts of (a table whose slots grew at the site's
+ * line): each of those is its own holder, as "_G.log (its slots)", where its path is its own
+ * (the table then keeps alive what it retains, not what its parent does). */
 static int holders_site(const struct holders_graph *g, struct holders_work *w, struct holders_groups *gs,
                         const struct holders_member *m, size_t count, struct diff_site *site)
 {
   int status = holders_mark(g, w, m, count);
   struct holders_text t;
-  for (size_t i = 0; i < count && status == 0; i++) {
-    uint32_t *memo, holder, index, note;
-    if ((status = holders_remembered(g, w, m[i].object, &memo)) < 0 ||
-        (status = holders_note_id(g, w, m[i].object, &note)) < 0)
-      break;
-    if (memo && *memo != DIFF_HOLDERS_NONE && gs->items[*memo].note == note) {
-      gs->items[*memo].objects++;
-      gs->items[*memo].bytes += m[i].bytes;
-      continue;
-    }
-    holders_render_path(g, &w->marks[0], m[i].object, &t, &holder);
-    if (note != DIFF_HOLDERS_NONE)
-      holders_text_end(&t, 0, w->notes.items[note].path);
-    status = groups_add(gs, t.buf, m[i].bytes, holder, &index);
-    if (status == 0) {
-      gs->items[index].note = note;
-      if (memo)
-        *memo = index;
+  for (uint32_t part = 0; part < 2 && status == 0; part++) {
+    if (part)
+      holders_memo_clear(w);
+    for (size_t i = 0; i < count && status == 0; i++) {
+      uint32_t *memo, holder, index, note;
+      if (m[i].part != part)
+        continue;
+      if ((status = holders_remembered(g, w, m[i].object, &memo)) < 0 ||
+          (status = holders_note_id(g, w, m[i].object, &note)) < 0)
+        break;
+      if (memo && *memo != DIFF_HOLDERS_NONE && gs->items[*memo].note == note) {
+        gs->items[*memo].objects++;
+        gs->items[*memo].bytes += m[i].bytes;
+        continue;
+      }
+      holders_render_path(g, &w->marks[0], m[i].object, &t, &holder);
+      if (part) {
+        holders_text_end(&t, 0, holders_part_words(&g->snapshot->objects[m[i].object]));
+        if (!memo)
+          holder = m[i].object;
+      }
+      if (note != DIFF_HOLDERS_NONE)
+        holders_text_end(&t, 0, w->notes.items[note].path);
+      status = groups_add(gs, t.buf, m[i].bytes, holder, &index);
+      if (status == 0) {
+        gs->items[index].note = note;
+        if (memo)
+          *memo = index;
+      }
     }
   }
   holders_unmark(g, w);
@@ -521,10 +560,11 @@ static int holders_join(const struct snapshot *snapshot, const struct diff_holde
   struct holders_near near = {0, 0};
   for (size_t i = 0; i < block_count; i++) {
     const struct snapshot_object *o = holders_find_near(snapshot, blocks[i].address, &near);
-    if (!o || blocks[i].site >= site_count ||
+    if (!o || blocks[i].site >= site_count || blocks[i].site > DIFF_HOLDERS_SITE_MAX ||
         holders_block_size(snapshot, o, blocks[i].address) != blocks[i].size)
       continue;  /* not in the snapshot, or another block at a reused address */
-    found[n++] = (struct holders_member){blocks[i].site, (uint32_t)(o - snapshot->objects), blocks[i].size};
+    found[n++] = (struct holders_member){.site = blocks[i].site, .part = o->address != blocks[i].address,
+                                         .object = (uint32_t)(o - snapshot->objects), .bytes = blocks[i].size};
   }
   free(sorted_blocks);
   /* By site: a counting sort (sites are few, members many). */
@@ -550,6 +590,7 @@ static int holders_join(const struct snapshot *snapshot, const struct diff_holde
     if (last[o] != DIFF_HOLDERS_NONE && last[o] < out && sorted[last[o]].site == sorted[i].site &&
         sorted[last[o]].object == o) {
       sorted[last[o]].bytes += sorted[i].bytes;
+      sorted[last[o]].part &= sorted[i].part;  /* the site made the object itself too */
       continue;
     }
     last[o] = (uint32_t)out;

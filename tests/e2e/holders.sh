@@ -103,6 +103,15 @@ done
 check "bus_no_temporary_shown" sh -c "! grep -q 'slot [0-9]* in main chunk' '$tmp/bus-text-on'"
 check "memoize_no_prototype_anchor" sh -c "! grep -q 'upvalue cache of function@' '$tmp/memoize-text-on'"
 check "weak_keys_weak_valued_cache_never_holds" sh -c "! grep -q recent '$tmp/weak_keys-text-on'"
+# A table whose slots grew at a leaking line is their holder ("_G.owned (its slots)"), and keeps
+# alive what it does on the line of its entries, not what its parent _G does.
+for jit in off on; do
+  for t in owned session_data; do
+    keeps=$(sed -n "s/^ *_G\.$t\[\*\] .*the table keeps \(.*\) alive)$/\1/p" "$tmp/weak_keys-text-$jit" | sort -u)
+    slots=$(sed -n "s/^ *_G\.$t (its slots)  (1 object, .*the table keeps \(.*\) alive)$/\1/p" "$tmp/weak_keys-text-$jit")
+    check "weak_keys_jit_${jit}_${t}_slots_held_by_the_table" sh -c "test -n '$slots' && test '$slots' = '$keeps'"
+  done
+done
 
 # A list held by a local of the main chunk: ljleak run's last snapshot goes
 # with the main chunk's return boundary, where the chunk's locals still hold
