@@ -123,6 +123,8 @@ void coll_boundary_timers(struct coll_capture *c)
       coll_segments_write_error(c, "cannot write", c->out.error);
       c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
     }
+    if (coll_segments_index_flush(c) != 0)  /* the boundaries held go out with the stream */
+      c->pending_stop = CAPTURE_INDEX_REASON_WRITE_ERROR;
   }
 }
 
@@ -263,7 +265,7 @@ static void schedule_drop(struct coll_capture *c, uint32_t i)
   struct capture_index_snapshot line = {.boundary = k->boundary, .file = k->file, .dropped = 1};
   char text[256];
   if (coll_capture_dir_remove(&c->dir, k->file) == 0 && capture_index_write_snapshot(text, sizeof text, &line))
-    coll_index_append(c->index_fd, text);
+    coll_index_append(&c->index, text);
   memmove(&s->kept[i], &s->kept[i + 1], (s->kept_count - i - 1) * sizeof *s->kept);
   s->kept_count--;
 }

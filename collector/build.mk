@@ -114,6 +114,10 @@ $(NOGC64)/lua/ljleak/collector.so: $(NOGC64)/luajit/src/luajit $(collector_SRCS)
 ifneq ($(LUAJIT),luajit2)
 $(BUILD)/tests/test_collector: | $(NOGC64)/lua/ljleak/collector.so
 endif
+# the index's held boundary lines (collector/index.h)
+TEST_SUITES += test_collector_index
+LUAJIT_SRCS += tests/test_collector_index.c
+test_collector_index_LIBS = collector format container
 # the sampling stub made at run time, against fake state
 TEST_SUITES += test_collector_stub
 LUAJIT_SRCS += tests/test_collector_stub.c

@@ -253,9 +253,7 @@ static void at_fork_child(void)
   c->segment_open = 0;
   c->pending_stop = CAPTURE_INDEX_REASON_NONE;
   coll_seg_out_abandon(&c->out);
-  if (c->index_fd >= 0)
-    close(c->index_fd);
-  c->index_fd = -1;
+  coll_index_drop(&c->index);
   coll_boundary_force_disarm(c);
   free_buffers(c);
   c->busy = 0;

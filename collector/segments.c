@@ -67,12 +67,20 @@ static void index_error(struct coll_capture *c, int err)
   segments_error(c, "cannot append to", path, err);
 }
 
+int coll_segments_index_flush(struct coll_capture *c)
+{
+  if (!c->index.held || coll_index_flush(&c->index) == 0)
+    return 0;
+  index_error(c, errno);
+  return -1;
+}
+
 int coll_segments_index_open(struct coll_capture *c, char *err, size_t err_size)
 {
   char path[PATH_MAX + 8];
   capture_layout_join(c->dir.path, CAPTURE_LAYOUT_INDEX, path, sizeof path);
-  c->index_fd = coll_capture_dir_create(&c->dir, CAPTURE_LAYOUT_INDEX, 1);
-  if (c->index_fd < 0) {
+  int fd = coll_capture_dir_create(&c->dir, CAPTURE_LAYOUT_INDEX, 1);
+  if (fd < 0) {
     coll_text_error(err, err_size, "cannot create %s: %s", path, strerror(errno));
     return -1;
   }
@@ -103,14 +111,13 @@ int coll_segments_index_open(struct coll_capture *c, char *err, size_t err_size)
   size_t written = capture_index_write_capture(text + header, sizeof text - header, &line);
   if (!header || !written) {
     coll_text_error(err, err_size, "cannot write %s: %s", path, "the capture line does not fit");
-    close(c->index_fd);
-    c->index_fd = -1;
+    close(fd);
     return -1;
   }
-  if (coll_index_append(c->index_fd, text) != 0) {
+  coll_index_open(&c->index, fd);
+  if (coll_index_append(&c->index, text) != 0) {
     coll_text_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
-    close(c->index_fd);
-    c->index_fd = -1;
+    coll_index_drop(&c->index);
     return -1;
   }
   return 0;
@@ -130,7 +137,8 @@ int coll_segments_index_boundary(struct coll_capture *c, enum capture_index_boun
     .cause = capture_index_boundary_cause_name((int)cause),
   };
   char text[512];
-  if (!capture_index_write_boundary(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
+  if (!capture_index_write_boundary(text, sizeof text, &line) ||
+      coll_index_hold(&c->index, text, coll_now_mono_ns()) != 0) {
     index_error(c, errno);
     return -1;
   }
@@ -149,7 +157,7 @@ int coll_segments_index_snapshot(struct coll_capture *c, const char *file, const
     .pause_us = result->pause_ns / 1000,
   };
   char text[512];
-  if (!capture_index_write_snapshot(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
+  if (!capture_index_write_snapshot(text, sizeof text, &line) || coll_index_append(&c->index, text) != 0) {
     index_error(c, errno);
     return -1;
   }
@@ -164,10 +172,8 @@ void coll_segments_index_close(struct coll_capture *c, enum capture_index_stop_r
   };
   char text[128];
   if (capture_index_write_stop(text, sizeof text, &line))
-    coll_index_append(c->index_fd, text);
-  if (c->index_fd >= 0)
-    close(c->index_fd);
-  c->index_fd = -1;
+    coll_index_append(&c->index, text);
+  coll_index_close(&c->index);
 }
 
 int coll_segments_begin(struct coll_capture *c)
@@ -269,7 +275,7 @@ int coll_segments_end(struct coll_capture *c, int complete)
   c->lines.lines += c->lines.segment_lines;
   c->lines.segment_events = c->lines.segment_lines = 0;
   char text[512];
-  if (!capture_index_write_segment(text, sizeof text, &line) || coll_index_append(c->index_fd, text) != 0) {
+  if (!capture_index_write_segment(text, sizeof text, &line) || coll_index_append(&c->index, text) != 0) {
     index_error(c, errno);
     segment_unlisted(c, part);
     return -1;

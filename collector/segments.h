@@ -25,6 +25,9 @@ void coll_segments_write_error(struct coll_capture *c, const char *what, int err
 /* Says on stderr that the capture stopped, and why (c->error). */
 void coll_segments_say_stop(const struct coll_capture *c);
 
+/* Writes the index's held boundary lines (collector/index.h): 0, or -1 with the error said. */
+int coll_segments_index_flush(struct coll_capture *c);
+
 /* Creates the index in c->dir.path and writes its header and capture lines. 0,
  * or -1 with err (no index is left open). */
 int coll_segments_index_open(struct coll_capture *c, char *err, size_t err_size);

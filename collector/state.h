@@ -13,6 +13,7 @@
 #include "collector/callstack.h"
 #include "collector/capture_dir.h"
 #include "collector/cname.h"
+#include "collector/index.h"
 #include "collector/lj_private.h"
 #include "collector/ljleak_collector.h"
 #include "collector/seg_out.h"
@@ -117,7 +118,7 @@ struct coll_capture {
   struct coll_capture_dir dir;       /* held open: its files are made relative to it (capture_dir.h) */
   char command[4096];
   char labels[CAPTURE_INDEX_LABELS_MAX + 1];  /* the checked labels, for the index line */
-  int index_fd;
+  struct coll_index index;       /* the index's fd and its held boundary lines (index.h) */
   uint8_t *buffer;              /* COLL_CAPTURE_BUFFER_SIZE + COLL_CAPTURE_ZBUFFER_SIZE, mmap'd */
   struct memprof_writer writer;
   struct seg_out out;

@@ -90,6 +90,6 @@ void coll_symbols_emit_c(struct coll_capture *c, uint64_t address)
   };
   memprof_writer_symbol_event(&c->writer, &sym);
   coll_addr_map_put(&c->sym_c, address, 1);
-  if (!entry.indexed && coll_index_c_function(c->index_fd, &entry) == 0)
+  if (!entry.indexed && coll_index_c_function(&c->index, &entry) == 0)
     coll_cname_set_indexed(&c->cnames, address);
 }
