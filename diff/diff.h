@@ -201,6 +201,11 @@ struct diff_site_container {
   struct diff_kind_count kinds[DIFF_KIND_COUNT];  /* the same by kind (a result written before
                                                      they were saved: the site's kinds) */
   uint64_t boundary;          /* the seq of the snapshot's boundary */
+  /* For objects that are the values of a weak-keyed table (or under them): the address of the
+   * object that holds most of their keys (by the site's bytes; the keys' immediate dominator),
+   * 0 when none does. They live while their keys live: with a growing site of that object, one
+   * leak (diff/suspects.h). */
+  uint64_t key_address;
   /* Of the site's objects under the container (objects, kinds), the ones an earlier growing
    * site with the same container has too (its blocks in the same objects): a suspect counts
    * each object once. */

@@ -76,6 +76,9 @@ struct diff_holders_tree {
   const uint64_t *retained;   /* [n + 1] what each node keeps alive */
   const struct diff_holders_member *members;  /* by site, one per (site, object), reached ones */
   size_t member_count;
+  /* [site_count] per site: the node that immediately dominates the keys of more than half of
+   * its bytes held as weak-keyed values, NONE when none (or NULL: none for any). */
+  const uint32_t *key_holder;
 };
 
 /* The engine's step, after a capture was read and its sites judged: the

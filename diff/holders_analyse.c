@@ -500,6 +500,42 @@ static void holders_work_free(struct holders_work *w)
   free(w->suffixes.slots);
 }
 
+/* Per site of the members m (by site): the node that immediately dominates the keys of more than
+ * half of the site's bytes that live while a weak-keyed table's key does (a list of sessions
+ * beside a cache keyed by them), NONE when none; NULL when out of memory. A weighted majority
+ * vote, then a count. */
+static uint32_t *holders_key_holders(const struct holders_graph *g, const struct holders_member *m, size_t count,
+                                     size_t site_count)
+{
+  uint32_t *out = malloc((site_count ? site_count : 1) * sizeof *out);
+  if (!out)
+    return NULL;
+  memset(out, 0xff, (site_count ? site_count : 1) * sizeof *out);
+  for (size_t i = 0, j; g->key_step && i < count; i = j) {
+    uint32_t choice = DIFF_HOLDERS_NONE;
+    uint64_t votes = 0, total = 0, held = 0;
+    for (j = i; j < count && m[j].site == m[i].site; j++) {
+      uint32_t key = holders_key(g, m[j].object), d = key != DIFF_HOLDERS_NONE ? g->idom[key] : DIFF_HOLDERS_NONE;
+      total += m[j].bytes;
+      if (d == DIFF_HOLDERS_NONE)
+        continue;
+      if (d == choice)
+        votes += m[j].bytes;
+      else if (votes >= m[j].bytes)
+        votes -= m[j].bytes;
+      else
+        choice = d, votes = m[j].bytes - votes;
+    }
+    for (size_t k = i; choice != DIFF_HOLDERS_NONE && k < j; k++) {
+      uint32_t key = holders_key(g, m[k].object);
+      held += key != DIFF_HOLDERS_NONE && g->idom[key] == choice ? m[k].bytes : 0;
+    }
+    if (choice != DIFF_HOLDERS_NONE && choice != g->n && held > total / 2)
+      out[m[i].site] = choice;
+  }
+  return out;
+}
+
 /* The holders of the sites, and with suspects the suspects' step on the same graph (growing:
  * the containers it prefers). */
 static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
@@ -518,6 +554,7 @@ static int holders_analyse(const struct snapshot *snapshot, const struct diff_ho
   struct holders_work w = {0};
   int status = -1;
   size_t reached = 0;
+  uint32_t *key_holder = NULL;
   if (holders_graph_build(&g, snapshot) < 0 ||
       holders_work_init(&w, (size_t)snapshot->object_count + 1, snapshot->string_count, g.key_step != NULL,
                         holders_key_steps(&g)) < 0)
@@ -533,6 +570,8 @@ static int holders_analyse(const struct snapshot *snapshot, const struct diff_ho
       goto done;
     i = j;
   }
+  if (suspects && !(key_holder = holders_key_holders(&g, members, reached, site_count)))
+    goto done;
   status = 0;
 done:
   groups_clear(&gs);
@@ -543,11 +582,13 @@ done:
                                    * step needs the tree */
     holders_paths_free(&g);
     snapshot_free_references(suspects);
-    struct diff_holders_tree tree = {snapshot, g.n, g.reached, g.idom, g.order, g.retained, members, reached};
+    struct diff_holders_tree tree = {snapshot, g.n, g.reached, g.idom, g.order, g.retained, members, reached,
+                                     key_holder};
     status = diff_suspects_snapshot(&tree, at, sites, site_count, boundary, growing);
   }
   holders_graph_free(&g);
   free(members);
+  free(key_holder);
   return status;
 }
 

@@ -197,6 +197,10 @@ static void put_site_container(struct json_writer *w, const struct diff_site_con
   if (diff_kinds_order(c->kinds, NULL))
     put_kinds(w, c->kinds);
   json_write_member_uint(w, "boundary", c->boundary);
+  if (c->key_address) {
+    json_write_key(w, "key_address");
+    fprintf(w->out, "\"0x%" PRIx64 "\"", c->key_address);
+  }
   /* Objects an earlier site of the same container has too (a suspect counts them once): only
    * when there are some. */
   int shared = c->shared_objects != 0;
@@ -279,6 +283,8 @@ static void put_suspects(struct json_writer *w, const struct diff_result *r)
       if (s->cause[j] == SIZE_MAX) {
         json_write_member_uint(w, "objects", site->container->objects);
         json_write_member_uint(w, "bytes", site->container->bytes);
+        if (diff_suspect_through_keys(r, s, j))
+          json_write_member_string(w, "through_keys_of", site->container->path);
       } else {
         json_write_member_string(w, "vm_work_for", r->sites[s->cause[j]].name);
       }

@@ -77,7 +77,9 @@ int diff_suspects_container_node(uint32_t node_count, const uint32_t *first, con
                                  uint32_t *container);
 
 /* Groups result's flagged sites into suspects (result->suspects, freed first): a site with a
- * container joins the suspect of that container (by address); a flagged site of the VM's
+ * container joins the suspect of that container (by address), or the suspect of the container
+ * that holds its objects' weak keys (key_address) when a flagged site has that one; its bytes
+ * then count in that suspect's retained size. A flagged site of the VM's
  * work ("VM: ..." or INTERNAL) without one joins the suspect whose site its stacks end at
  * (most live bytes at the last boundary, then most growth). Needs the facts filled. 0, or
  * -1 when out of memory (no suspects then). */
@@ -85,6 +87,10 @@ int diff_suspects_find(struct diff_result *result);
 
 /* Frees result's suspects; their count is 0 after. */
 void diff_suspects_free(struct diff_result *result);
+
+/* Whether the suspect's j-th site went with it through its keys: its objects are the values of
+ * a weak-keyed table, whose keys the suspect's container holds. */
+int diff_suspect_through_keys(const struct diff_result *result, const struct diff_suspect *suspect, size_t j);
 
 /* The suspect that holds result->sites[site], or NULL. */
 const struct diff_suspect *diff_suspects_of(const struct diff_result *result, size_t site);

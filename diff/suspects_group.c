@@ -148,6 +148,56 @@ static void suspect_count_site(const struct diff_result *result, struct diff_sus
   s->growth_bytes_per_second += site->growth_bytes_per_second;
 }
 
+/* The suspect whose container is at address (its named site's: a site that went with it
+ * through its keys is never that), or result->suspect_count. */
+static size_t suspects_at(const struct diff_result *result, uint64_t address)
+{
+  size_t k = 0;
+  while (k < result->suspect_count &&
+         result->sites[result->suspects[k].named_site].container->address != address)
+    k++;
+  return k;
+}
+
+/* Whether a held site's objects live while their keys live, and a flagged site's container
+ * holds those keys: the site then goes with that container's suspect (a cache keyed weakly by
+ * sessions that a list keeps is the list's leak). */
+static int suspects_through_keys(const struct diff_result *result, const struct diff_site *site)
+{
+  uint64_t key = site->container->key_address;
+  for (size_t j = 0; key && j < result->site_count; j++) {
+    const struct diff_site *other = &result->sites[j];
+    if (other->facts.flagged && suspects_held(other) && other->container->address == key &&
+        !other->container->key_address)
+      return 1;
+  }
+  return 0;
+}
+
+/* Adds a held site to the suspect of the container that holds its objects' keys (made by the
+ * first pass): its bytes count in the suspect's retained size, since they go with the keys. */
+static int suspects_add_through_keys(struct diff_result *result, size_t i)
+{
+  const struct diff_site *site = &result->sites[i];
+  size_t k = suspects_at(result, site->container->key_address);
+  if (k == result->suspect_count)
+    return 0;
+  struct diff_suspect *s = &result->suspects[k];
+  uint64_t boundary = s->boundary, retained = s->retained_bytes;
+  size_t named = s->named_site;
+  if (suspect_add(s, i, SIZE_MAX) < 0)
+    return -1;
+  for (size_t j = s->site_count - 1; j > 0 && s->sites[j - 1] > i; j--) {  /* in the result's order */
+    size_t cause = s->cause[j];
+    s->sites[j] = s->sites[j - 1], s->cause[j] = s->cause[j - 1];
+    s->sites[j - 1] = i, s->cause[j - 1] = cause;
+  }
+  suspect_count_site(result, s, i);
+  s->boundary = boundary, s->named_site = named;
+  s->retained_bytes = retained + site->container->bytes;
+  return 0;
+}
+
 int diff_suspects_find(struct diff_result *result)
 {
   diff_suspects_free(result);
@@ -164,12 +214,9 @@ int diff_suspects_find(struct diff_result *result)
     goto fail;
   for (size_t i = 0; i < result->site_count; i++) {
     const struct diff_site *site = &result->sites[i];
-    if (!site->facts.flagged || !suspects_held(site))
+    if (!site->facts.flagged || !suspects_held(site) || suspects_through_keys(result, site))
       continue;
-    size_t k = 0;
-    while (k < result->suspect_count &&
-           result->sites[result->suspects[k].sites[0]].container->address != site->container->address)
-      k++;
+    size_t k = suspects_at(result, site->container->address);
     struct diff_suspect *s = &result->suspects[k];
     if (k == result->suspect_count) {
       result->suspect_count++;
@@ -178,6 +225,12 @@ int diff_suspects_find(struct diff_result *result)
     if (suspect_add(s, i, SIZE_MAX) < 0)
       goto fail;
     suspect_count_site(result, s, i);
+  }
+  for (size_t i = 0; i < result->site_count; i++) {
+    const struct diff_site *site = &result->sites[i];
+    if (site->facts.flagged && suspects_held(site) && suspects_through_keys(result, site) &&
+        suspects_add_through_keys(result, i) < 0)
+      goto fail;
   }
   /* The VM's work for a leaking line goes with the suspect of that line. */
   size_t suspects = result->suspect_count;
@@ -217,6 +270,13 @@ fail:
     result->suspects_grouped = grouped;
   }
   return -1;
+}
+
+int diff_suspect_through_keys(const struct diff_result *result, const struct diff_suspect *suspect, size_t j)
+{
+  const struct diff_site_container *c = result->sites[suspect->sites[j]].container;
+  return suspect->cause[j] == SIZE_MAX && c && c->key_address &&
+         c->address != result->sites[suspect->named_site].container->address;
 }
 
 const struct diff_suspect *diff_suspects_of(const struct diff_result *result, size_t site)

@@ -480,15 +480,18 @@ void report_kinds_words(const struct diff_kind_count *kinds, char *buffer, size_
   }
 }
 
-void report_suspect_site_words(const struct diff_suspect *suspect, const struct diff_site *site,
+void report_suspect_site_words(const struct diff_suspect *suspect, const struct diff_site *site, int through_keys,
                                char *buffer, size_t size)
 {
-  char kinds[400], retained[48], share[48];
+  char kinds[400], retained[48], share[48], keys[300] = "";
   report_kinds_words(site->kinds, kinds, sizeof kinds);
   report_format_bytes(retained, sizeof retained, (double)suspect->retained_bytes, 0);
   report_format_bytes(share, sizeof share, site->container ? (double)site->container->bytes : 0, 0);
-  snprintf(buffer, size, "holds %s; the suspect retains %s, of which this site %s",
-           kinds[0] ? kinds : "objects of unknown kinds", retained, share);
+  if (through_keys && site->container)
+    snprintf(keys, sizeof keys, "; as values of the weak-keyed %s %s, they live as long as their keys, "
+             "which this suspect holds", site->container->type, site->container->path);
+  snprintf(buffer, size, "holds %s%s; the suspect retains %s, of which this site %s",
+           kinds[0] ? kinds : "objects of unknown kinds", keys, retained, share);
 }
 
 const struct report_values_line report_values_lines[REPORT_VALUES_LINES] = {
@@ -557,7 +560,8 @@ void report_suspect_sites_each(const struct diff_result *result, const struct di
     if (suspect->cause[j] != SIZE_MAX) {
       line.vm_work_for = result->sites[suspect->cause[j]].name;
     } else {
-      report_suspect_site_words(suspect, line.site, words, sizeof words);
+      report_suspect_site_words(suspect, line.site, diff_suspect_through_keys(result, suspect, j), words,
+                                sizeof words);
       line.words = words;
       if (!report_site_stacks(result, line.site, &line.stack, 1))
         line.stack = NULL;

@@ -33,8 +33,9 @@ void report_put_container(FILE *out, const struct diff_container *container,
 /* "3,000 tables (281.2 KiB), 3,000 closures (140.6 KiB)"; "" when no kind is known. */
 void report_kinds_words(const struct diff_kind_count *kinds, char *buffer, size_t size);
 /* A site under a suspect, in words: "holds 3,000 tables (281.2 KiB); the suspect retains
- * 1.3 MiB, of which this site 281.2 KiB". */
-void report_suspect_site_words(const struct diff_suspect *suspect, const struct diff_site *site,
+ * 1.3 MiB, of which this site 281.2 KiB"; through_keys (diff_suspect_through_keys): the
+ * weak-keyed table whose values they are, alive while their keys are, named after the kinds. */
+void report_suspect_site_words(const struct diff_suspect *suspect, const struct diff_site *site, int through_keys,
                                char *buffer, size_t size);
 /* A suspect's growth, retained size, kinds and a growing container's entries, in words. */
 void report_suspect_summary(const struct diff_result *result, const struct diff_suspect *suspect,

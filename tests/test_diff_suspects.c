@@ -140,6 +140,45 @@ START_TEST(test_suspects_are_ordered_by_the_growth_they_hold)
 }
 END_TEST
 
+/* A weak-keyed cache's values (site 0, growing fastest) whose keys a list holds (site 1's
+ * container): one suspect, the list's, with the values' site first and their bytes in what it
+ * retains; a third site's weak-keyed values whose key holder grows at no flagged site stay a
+ * suspect of their own. */
+START_TEST(test_a_weak_keyed_tables_values_go_with_the_suspect_that_holds_their_keys)
+{
+  struct diff_result r;
+  make_result(&r, 3);
+  make_site(&r.sites[0], "@app.lua:19", DIFF_SITE_LUA, 2800);
+  hold(&r.sites[0], "_G.session_data[*]", 0x3000, 110000, 109000, SNAPSHOT_TABLE, 1000);
+  free(r.sites[0].container->path);
+  r.sites[0].container->path = dup_text("_G.session_data");
+  r.sites[0].container->key_address = 0x2000;
+  make_site(&r.sites[1], "@app.lua:17", DIFF_SITE_LUA, 2100);
+  hold(&r.sites[1], "_G.sessions[*]", 0x2000, 94000, 86000, SNAPSHOT_TABLE, 1000);
+  make_site(&r.sites[2], "@app.lua:30", DIFF_SITE_LUA, 1000);
+  hold(&r.sites[2], "_G.other[*]", 0x5000, 40000, 30000, SNAPSHOT_TABLE, 100);
+  r.sites[2].container->key_address = 0x9000;
+  finish(&r);
+  ck_assert_uint_eq(r.suspect_count, 2);
+  const struct diff_suspect *s = &r.suspects[0];
+  ck_assert_uint_eq(s->site_count, 2);
+  ck_assert_uint_eq(s->sites[0], 0);  /* in the result's order */
+  ck_assert_uint_eq(s->sites[1], 1);
+  ck_assert_uint_eq(s->cause[0], SIZE_MAX);
+  ck_assert_uint_eq(r.sites[s->named_site].container->address, 0x2000);
+  ck_assert_int_eq(diff_suspect_through_keys(&r, s, 0), 1);
+  ck_assert_int_eq(diff_suspect_through_keys(&r, s, 1), 0);
+  ck_assert_uint_eq(s->retained_bytes, 94000 + 109000);
+  ck_assert_double_eq(s->growth_bytes_per_segment, 2800 + 2100);
+  ck_assert_uint_eq(s->kinds[SNAPSHOT_TABLE - 1].objects, 2000);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 0), s);
+  ck_assert_uint_eq(r.suspects[1].site_count, 1);
+  ck_assert_uint_eq(r.suspects[1].sites[0], 2);
+  ck_assert_int_eq(diff_suspect_through_keys(&r, &r.suspects[1], 0), 0);
+  diff_result_free(&r);
+}
+END_TEST
+
 /* A stack of site with its leaf Lua frame at chunk:line, live bytes at the last boundary. */
 static void add_stack(struct diff_result *r, const struct diff_site *site, const char *chunk,
                       uint64_t line, uint64_t live)
@@ -523,6 +562,7 @@ int main(void)
   TCase *group = tcase_create("group");
   tcase_add_test(group, test_five_sites_under_one_container_make_one_suspect);
   tcase_add_test(group, test_suspects_are_ordered_by_the_growth_they_hold);
+  tcase_add_test(group, test_a_weak_keyed_tables_values_go_with_the_suspect_that_holds_their_keys);
   tcase_add_test(group, test_the_vm_string_table_goes_under_the_suspect_its_stack_ends_at);
   tcase_add_test(group, test_the_vms_work_with_a_small_container_goes_under_its_lines_suspect);
   tcase_add_test(group, test_the_string_table_follows_a_chunk_named_in_latin1);

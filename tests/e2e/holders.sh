@@ -111,6 +111,12 @@ for jit in off on; do
     slots=$(sed -n "s/^ *_G\.$t (its slots)  (1 object, .*the table keeps \(.*\) alive)$/\1/p" "$tmp/weak_keys-text-$jit")
     check "weak_keys_jit_${jit}_${t}_slots_held_by_the_table" sh -c "test -n '$slots' && test '$slots' = '$keeps'"
   done
+  # One leak, one finding: the sessions' data lives while the sessions (its weak keys) do, so its
+  # line goes under the suspect of the list that keeps them; the cycle through owned stays apart.
+  check "weak_keys_jit_${jit}_two_suspects" grep -q '^ljleak: 2 leak suspects' "$tmp/weak_keys-text-$jit"
+  check "weak_keys_jit_${jit}_no_suspect_of_the_weak_table" sh -c "! grep -q '^  [0-9]*\. table _G.session_data' '$tmp/weak_keys-text-$jit'"
+  check "weak_keys_jit_${jit}_values_under_the_keys_suspect" sh -c "sed -n '/^  [0-9]*\. table _G.sessions,/,/^  [0-9]*\. /p' '$tmp/weak_keys-text-$jit' | grep -q 'weak_keys.lua:19: .*as values of the weak-keyed table _G.session_data, they live as long as their keys'"
+  check "weak_keys_jit_${jit}_json_through_keys_of" sh -c "grep -q '\"through_keys_of\": \"_G.session_data\"' '$tmp/weak_keys-$jit.json'"
 done
 
 # A list held by a local of the main chunk: ljleak run's last snapshot goes
