@@ -62,7 +62,9 @@ int diff_holders_analyse_suspects(struct snapshot *snapshot, struct diff_holders
 struct diff_holders_member {  /* an object of a site, and the bytes of the site's blocks in it */
   uint32_t site : 31;
   uint32_t part : 1;          /* the site made none of its own block, only blocks it owns (a table's
-                               * slots, a thread's stack): the object holds them */
+                               * slots, a thread's stack): the object holds them. Never for an
+                               * object whose one block is its allocation (a variable-length
+                               * cdata's, before it) */
   uint32_t object;
   uint64_t bytes;
 };

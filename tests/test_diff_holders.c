@@ -1,4 +1,4 @@
-/* tests/test_diff_holders.c: the dominator tree on small hand-built graphs (Lengauer and Tarjan's example, a loop, a diamond, unreached nodes), and holder paths and retained sizes on a hand-built snapshot (collapsed keys, a weak cache never holding, an upvalue's path); named paths first (a module, a global over a shorter dead stack slot; a path only a temporary holds says so; an upvalue after the path of its closure, two closures of one function told apart; the objects at the end of the same fields after a [*] from one table are one holder, per table and fields) and weak tables (a weak-keyed table's value lives while its key lives and names the key's holder, a key only its value holds, a weak-valued table never holding but strings); the analysis of a million-node list, of a table of a million entries and of a list with side branches, which only an analysis linear in objects and references finishes (no timing: the case's timeout is what fails a quadratic one). */
+/* tests/test_diff_holders.c: the dominator tree on small hand-built graphs (Lengauer and Tarjan's example, a loop, a diamond, unreached nodes), and holder paths and retained sizes on a hand-built snapshot (collapsed keys, a weak cache never holding, an upvalue's path); named paths first (a module, a global over a shorter dead stack slot; a path only a temporary holds says so; an upvalue after the path of its closure, two closures of one function told apart; the objects at the end of the same fields after a [*] from one table are one holder, per table and fields) and weak tables (a weak-keyed table's value lives while its key lives and names the key's holder, a key only its value holds, a weak-valued table never holding but strings); a table's slots and a coroutine's stack held by their object, a variable-length cdata's one block no part of it; the analysis of a million-node list, of a table of a million entries and of a list with side branches, which only an analysis linear in objects and references finishes (no timing: the case's timeout is what fails a quadratic one). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,6 +480,44 @@ START_TEST(test_only_a_temporary_says_so)
   ck_assert_str_eq(sites[0].holders[0].path, "slot 4 in main chunk@app.lua[*] (only through a temporary)");
   ck_assert_str_eq(sites[1].holders[0].path,
                    "local pending in coroutine function@jobs.lua:2[*] (only through a temporary of main chunk@app.lua)");
+  for (int i = 0; i < 2; i++)
+    diff_site_release(&sites[i]);
+  snapshot_free(&s);
+}
+END_TEST
+
+/* A site that made a variable-length cdata (its one block lies before the object, whose own size
+ * is 0) made the object: held by the path to it; a site that grew a coroutine's stack made a
+ * part of it: held by the coroutine itself, "(its stack)". */
+START_TEST(test_an_object_whose_one_block_is_its_allocation_is_no_part)
+{
+  enum { GLOBALS = 0x1000, LIST = 0x1100, VLA = 0x1210, THREAD = 0x1300 };
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "bufs", 0, LIST);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "worker", 0, THREAD);
+  heap_object(&h, SNAPSHOT_TABLE, 0, LIST, NULL);
+  heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, 1, VLA);
+  struct snapshot_block data = {VLA - 0x10, 72}, stack = {0x5000, 640};
+  struct snapshot_wire_object cdata = {SNAPSHOT_CDATA, 0, VLA, 0, 0, 0, &data, 1};
+  ck_assert_int_eq(snapshot_writer_object(&h.w, &cdata), 0);
+  struct snapshot_wire_object thread = {SNAPSHOT_THREAD, 0, THREAD, 200, 0, 0, &stack, 1};
+  ck_assert_int_eq(snapshot_writer_object(&h.w, &thread), 0);
+  heap_root(&h, "globals", GLOBALS);
+  struct snapshot s;
+  heap_read(&h, &s);
+  struct diff_holders_block blocks[] = {{VLA - 0x10, 72, 0}, {0x5000, 640, 1}};
+  struct diff_site sites[2];
+  heap_analyse(&s, blocks, 2, sites, 2);
+  ck_assert_uint_eq(sites[0].holder_count, 1);
+  ck_assert_str_eq(sites[0].holders[0].path, "_G.bufs[*]");
+  ck_assert_uint_eq(sites[0].holders[0].bytes, 72);
+  ck_assert_str_eq(sites[0].holders[0].holder_type, "table");
+  ck_assert_uint_eq(sites[1].holder_count, 1);
+  ck_assert_str_eq(sites[1].holders[0].path, "_G.worker (its stack)");
+  ck_assert_str_eq(sites[1].holders[0].holder_type, "thread");
+  ck_assert_uint_eq(sites[1].holders[0].retained_bytes, 200 + 640);
   for (int i = 0; i < 2; i++)
     diff_site_release(&sites[i]);
   snapshot_free(&s);
@@ -1005,6 +1043,7 @@ int main(void)
   tcase_add_test(tc, test_a_named_path_beats_a_shorter_temporary);
   tcase_add_test(tc, test_only_a_temporary_says_so);
   tcase_add_test(tc, test_an_upvalue_after_the_path_of_its_function);
+  tcase_add_test(tc, test_an_object_whose_one_block_is_its_allocation_is_no_part);
   tcase_add_test(tc, test_fields_after_a_collapsed_key_are_one_holder_per_table_and_fields);
   tcase_add_test(tc, test_a_weak_keyed_value_lives_while_its_key_lives);
   tcase_add_test(tc, test_a_weak_valued_table_never_holds);
