@@ -500,6 +500,13 @@ static void holders_work_free(struct holders_work *w)
   free(w->suffixes.slots);
 }
 
+/* The immediate dominator of the weak key v lives by (holders_key), NONE when none. */
+static uint32_t holders_key_dominator(const struct holders_graph *g, uint32_t v)
+{
+  uint32_t key = holders_key(g, v);
+  return key != DIFF_HOLDERS_NONE ? g->idom[key] : DIFF_HOLDERS_NONE;
+}
+
 /* Per site of the members m (by site): the node that immediately dominates the keys of more than
  * half of the site's bytes that live while a weak-keyed table's key does (a list of sessions
  * beside a cache keyed by them), NONE when none; NULL when out of memory. A weighted majority
@@ -515,7 +522,7 @@ static uint32_t *holders_key_holders(const struct holders_graph *g, const struct
     uint32_t choice = DIFF_HOLDERS_NONE;
     uint64_t votes = 0, total = 0, held = 0;
     for (j = i; j < count && m[j].site == m[i].site; j++) {
-      uint32_t key = holders_key(g, m[j].object), d = key != DIFF_HOLDERS_NONE ? g->idom[key] : DIFF_HOLDERS_NONE;
+      uint32_t d = holders_key_dominator(g, m[j].object);
       total += m[j].bytes;
       if (d == DIFF_HOLDERS_NONE)
         continue;
@@ -526,10 +533,8 @@ static uint32_t *holders_key_holders(const struct holders_graph *g, const struct
       else
         choice = d, votes = m[j].bytes - votes;
     }
-    for (size_t k = i; choice != DIFF_HOLDERS_NONE && k < j; k++) {
-      uint32_t key = holders_key(g, m[k].object);
-      held += key != DIFF_HOLDERS_NONE && g->idom[key] == choice ? m[k].bytes : 0;
-    }
+    for (size_t k = i; choice != DIFF_HOLDERS_NONE && k < j; k++)
+      held += holders_key_dominator(g, m[k].object) == choice ? m[k].bytes : 0;
     if (choice != DIFF_HOLDERS_NONE && choice != g->n && held > total / 2)
       out[m[i].site] = choice;
   }

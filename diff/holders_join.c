@@ -112,8 +112,10 @@ int holders_join(const struct snapshot *snapshot, const struct diff_holders_bloc
     if (!o || blocks[i].site >= site_count || blocks[i].site > DIFF_HOLDERS_SITE_MAX ||
         holders_block_size(snapshot, o, blocks[i].address) != blocks[i].size)
       continue;  /* not in the snapshot, or another block at a reused address */
-    found[n++] = (struct diff_holders_member){.site = blocks[i].site, .part = o->address != blocks[i].address && o->size,
-                                         .object = (uint32_t)(o - snapshot->objects), .bytes = blocks[i].size};
+    found[n++] = (struct diff_holders_member){.site = blocks[i].site,
+                                              .part = o->address != blocks[i].address && o->size,
+                                              .object = (uint32_t)(o - snapshot->objects),
+                                              .bytes = blocks[i].size};
   }
   free(sorted_blocks);
   /* By site: a counting sort (sites are few, members many). */

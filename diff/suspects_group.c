@@ -121,22 +121,12 @@ static int suspects_compare(const void *a, const void *b, void *context)
   return strcmp(r->sites[x->named_site].container->path, r->sites[y->named_site].container->path);
 }
 
-/* Counts result->sites[i], a site s holds (added to it), into s: its container's name when that
- * is named and s's is not, the newest snapshot's retained size, the objects of the site its
- * container keeps alive (each once: an earlier site of the same container has the shared
- * ones), their bytes and kinds, and its growth. */
-static void suspect_count_site(const struct diff_result *result, struct diff_suspect *s, size_t i)
+/* Counts a site s holds (added to it) into s: the objects of the site its container keeps alive
+ * (each once: an earlier site of the same container has the shared ones), their bytes and
+ * kinds, and its growth. */
+static void suspect_count_objects(struct diff_suspect *s, const struct diff_site *site)
 {
-  const struct diff_site *site = &result->sites[i];
   const struct diff_site_container *c = site->container;
-  const struct diff_site_container *named = result->sites[s->named_site].container;
-  if (c->named && !named->named)
-    s->named_site = i;
-  /* Sites may take their holders from different snapshots: the newest one's size. */
-  if (c->boundary > s->boundary || (c->boundary == s->boundary && c->retained_bytes > s->retained_bytes)) {
-    s->boundary = c->boundary;
-    s->retained_bytes = c->retained_bytes;
-  }
   s->objects += c->objects - (c->shared_objects <= c->objects ? c->shared_objects : c->objects);
   s->bytes += c->bytes;
   for (size_t j = 0; j < DIFF_KIND_COUNT; j++) {
@@ -146,6 +136,23 @@ static void suspect_count_site(const struct diff_result *result, struct diff_sus
   }
   s->growth_bytes_per_segment += site->growth_bytes_per_segment;
   s->growth_bytes_per_second += site->growth_bytes_per_second;
+}
+
+/* Counts result->sites[i], a site of s's own container (added to it), into s: its container's
+ * name when that is named and s's is not, the newest snapshot's retained size, and its objects
+ * (suspect_count_objects). */
+static void suspect_count_site(const struct diff_result *result, struct diff_suspect *s, size_t i)
+{
+  const struct diff_site_container *c = result->sites[i].container;
+  const struct diff_site_container *named = result->sites[s->named_site].container;
+  if (c->named && !named->named)
+    s->named_site = i;
+  /* Sites may take their holders from different snapshots: the newest one's size. */
+  if (c->boundary > s->boundary || (c->boundary == s->boundary && c->retained_bytes > s->retained_bytes)) {
+    s->boundary = c->boundary;
+    s->retained_bytes = c->retained_bytes;
+  }
+  suspect_count_objects(s, &result->sites[i]);
 }
 
 /* The suspect whose container is at address (its named site's: a site that went with it
@@ -183,8 +190,6 @@ static int suspects_add_through_keys(struct diff_result *result, size_t i)
   if (k == result->suspect_count)
     return 0;
   struct diff_suspect *s = &result->suspects[k];
-  uint64_t boundary = s->boundary, retained = s->retained_bytes;
-  size_t named = s->named_site;
   if (suspect_add(s, i, SIZE_MAX) < 0)
     return -1;
   for (size_t j = s->site_count - 1; j > 0 && s->sites[j - 1] > i; j--) {  /* in the result's order */
@@ -192,9 +197,8 @@ static int suspects_add_through_keys(struct diff_result *result, size_t i)
     s->sites[j] = s->sites[j - 1], s->cause[j] = s->cause[j - 1];
     s->sites[j - 1] = i, s->cause[j - 1] = cause;
   }
-  suspect_count_site(result, s, i);
-  s->boundary = boundary, s->named_site = named;
-  s->retained_bytes = retained + site->container->bytes;
+  suspect_count_objects(s, site);
+  s->retained_bytes += site->container->bytes;
   return 0;
 }
 
