@@ -30,6 +30,7 @@ static void aggregate_site_release(struct diff_aggregate_site *site)
   free(site->series_alloc_bytes);
   free(site->series_free_bytes);
   free(site->series_survived_bytes);
+  free(site->series_young_bytes);
 }
 
 void diff_aggregate_release(struct diff_aggregate *aggregate)
@@ -61,7 +62,8 @@ static int aggregate_site_reserve(struct diff_aggregate_site *site, size_t capac
       array_resize((void **)&site->series_live_blocks, capacity, sizeof *site->series_live_blocks) < 0 ||
       array_resize((void **)&site->series_alloc_bytes, capacity, sizeof *site->series_alloc_bytes) < 0 ||
       array_resize((void **)&site->series_free_bytes, capacity, sizeof *site->series_free_bytes) < 0 ||
-      array_resize((void **)&site->series_survived_bytes, capacity, sizeof *site->series_survived_bytes) < 0)
+      array_resize((void **)&site->series_survived_bytes, capacity, sizeof *site->series_survived_bytes) < 0 ||
+      array_resize((void **)&site->series_young_bytes, capacity, sizeof *site->series_young_bytes) < 0)
     return -1;
   return 0;
 }
@@ -91,6 +93,7 @@ static int aggregate_owner_add(struct diff_aggregate *aggregate, uint32_t site, 
     memset(owner->series_live_blocks, 0, bytes);
     memset(owner->series_alloc_bytes, 0, bytes);
     memset(owner->series_free_bytes, 0, bytes);
+    memset(owner->series_young_bytes, 0, bytes);
     for (size_t k = 0; k < aggregate->boundaries; k++)  /* nothing of it lived, nothing survived */
       owner->series_survived_bytes[k] = k ? 0 : DIFF_AGGREGATE_UNKNOWN;
   }
@@ -195,6 +198,7 @@ static int aggregate_boundary(struct diff_aggregate *aggregate)
      * segment's final GC cycle could not yet collect */
     site->series_live_bytes[at] = site->live_bytes - site->young_bytes;
     site->series_live_blocks[at] = site->live_blocks - site->young_blocks;
+    site->series_young_bytes[at] = site->young_bytes;
     site->young_bytes = site->young_blocks = 0;
     site->series_alloc_bytes[at] = site->segment_alloc_bytes;
     site->series_free_bytes[at] = site->segment_free_bytes;

@@ -27,6 +27,7 @@ struct diff_aggregate_site {
   uint64_t *series_survived_bytes;      /* at least the bytes still live of the blocks live at
                                            the boundary before (DIFF_AGGREGATE_UNKNOWN: not
                                            known): a fall the live bytes miss, as frees show it */
+  uint64_t *series_young_bytes;         /* the young blocks' bytes, left out of series_live_bytes */
 };
 
 /* A survived figure not known: the first boundary. */

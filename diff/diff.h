@@ -150,7 +150,9 @@ enum diff_undecided_cause {
   DIFF_UNDECIDED_NO_TREND,        /* enough boundaries, but no significant trend (ties) */
   DIFF_UNDECIDED_FORCED_GROWS,    /* steady on every boundary, growing on the forced ones: its
                                      newest blocks are young at the program's own cycles */
-  DIFF_UNDECIDED_RELEASED         /* it rose significantly, then was let go at the end */
+  DIFF_UNDECIDED_RELEASED,        /* it rose significantly, then was let go at the end */
+  DIFF_UNDECIDED_YOUNG_GROWS      /* steady, growing with its young blocks counted: its newest
+                                     copy is young at each boundary */
 };
 
 /* What a site (or stack) is to its result, found by diff_result_fill_facts;
@@ -260,6 +262,8 @@ struct diff_site {
                                  of the blocks live at the boundary before, from the frees of
                                  the segment between (UINT64_MAX: not known); the least the
                                  series fell to within a segment (docs/diff.md, "Fill and flush") */
+  uint64_t *young;            /* [count] or NULL: the bytes of its young blocks at each boundary,
+                                 left out of live_bytes (docs/diff.md, "Young blocks") */
   uint64_t *kept;             /* [count] or NULL: the live bytes, but at a boundary of the
                                  program's own cycles those still live at the next boundary
                                  (diff_trend_kept_series); what the floating-garbage rule judges */
@@ -290,6 +294,10 @@ struct diff_site {
   /* Undecided as released at the end (docs/diff.md): it rose with a significant trend, then was
    * let go in the last quarter of the run. DIFF_UNDECIDED_RELEASED. */
   int released_at_end;
+  /* Judged steady as filled and flushed, but its drops were copies replaced by young ones, and
+   * with its young blocks counted it grows (diff_result_judge_site): undecided,
+   * DIFF_UNDECIDED_YOUNG_GROWS. */
+  int young_growing;
   /* A stack (an entry of result->stacks, or a row of a DIFF_BY_STACK
    * result): the same series and verdicts, for the blocks that one site
    * made under one call stack. Its name is its frames' labels root first,
@@ -367,6 +375,7 @@ struct diff_tally {
   size_t undecided;                 /* diff_site_undecided */
   size_t forced_growing;            /* of those, DIFF_UNDECIDED_FORCED_GROWS */
   size_t released;                  /* of those, DIFF_UNDECIDED_RELEASED */
+  size_t young_growing;             /* of those, DIFF_UNDECIDED_YOUNG_GROWS */
 };
 
 /* Why a result is inconclusive. */
@@ -390,8 +399,10 @@ enum diff_remedy {
   DIFF_REMEDY_FINER_SAMPLING,       /* a smaller --sample (or none), or a longer run */
   DIFF_REMEDY_FORCED_ONLY,          /* every undecided site grows at the forced boundaries: judge
                                        those alone, or capture with --force-gc */
-  DIFF_REMEDY_BEFORE_RELEASE        /* every undecided site was let go at the end: a boundary
+  DIFF_REMEDY_BEFORE_RELEASE,       /* every undecided site was let go at the end: a boundary
                                        before the release, or a longer run */
+  DIFF_REMEDY_EVERY                 /* every undecided site grows with its young blocks counted:
+                                       capture with --every */
 };
 
 /* What a result says, found once by diff_result_fill_facts from its sites,

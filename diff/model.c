@@ -242,6 +242,8 @@ static enum diff_undecided_cause model_site_cause(const struct diff_result *resu
     return DIFF_UNDECIDED_FORCED_GROWS;
   if (site->released_at_end)
     return DIFF_UNDECIDED_RELEASED;
+  if (site->young_growing)
+    return DIFF_UNDECIDED_YOUNG_GROWS;
   return DIFF_UNDECIDED_NO_TREND;
 }
 
@@ -278,6 +280,8 @@ static enum diff_undecided_cause model_rose_cause(const struct diff_result *resu
     return DIFF_UNDECIDED_FORCED_GROWS;
   if (facts->tally.released == facts->rose_undecided)
     return DIFF_UNDECIDED_RELEASED;
+  if (facts->tally.young_growing == facts->rose_undecided)
+    return DIFF_UNDECIDED_YOUNG_GROWS;
   return DIFF_UNDECIDED_NO_TREND;
 }
 
@@ -404,6 +408,10 @@ static void model_fill_outcome(struct diff_facts *facts, const struct diff_optio
     facts->remedy = DIFF_REMEDY_BEFORE_RELEASE;
     return;
   }
+  if (facts->inconclusive == DIFF_INCONCLUSIVE_NO_VERDICT && facts->tally.young_growing == facts->tally.undecided) {
+    facts->remedy = DIFF_REMEDY_EVERY;
+    return;
+  }
   int base_short = facts->base_judged < facts->needed;
   facts->remedy = base && facts->judged >= facts->needed && (base_short || all_for_the_base)
                       ? DIFF_REMEDY_LONGER_BASE
@@ -430,6 +438,7 @@ void diff_result_fill_facts(struct diff_result *result)
     tally->undecided += (size_t)site->facts.undecided;
     tally->forced_growing += (size_t)(site->facts.undecided && site->forced_growing);
     tally->released += (size_t)(site->facts.undecided && site->released_at_end);
+    tally->young_growing += (size_t)(site->facts.undecided && site->young_growing);
     facts->insufficient +=
         (size_t)(site->facts.undecided && site->verdict == DIFF_VERDICT_INSUFFICIENT);
     facts->rose_undecided += (size_t)site->facts.rose_undecided;
@@ -522,6 +531,7 @@ void diff_site_release(struct diff_site *site)
   free(site->live_blocks);
   free(site->floors);
   free(site->survived);
+  free(site->young);
   free(site->kept);
   free(site->alloc_bytes);
   free(site->free_bytes);

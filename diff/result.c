@@ -124,13 +124,15 @@ int diff_result_take_series(struct diff_site *site, struct diff_aggregate_site *
     site->alloc_bytes = owner->series_alloc_bytes;
     site->free_bytes = owner->series_free_bytes;
     site->survived = owner->series_survived_bytes;
+    site->young = owner->series_young_bytes;
     owner->series_live_bytes = owner->series_live_blocks = owner->series_alloc_bytes = NULL;
-    owner->series_free_bytes = owner->series_survived_bytes = NULL;
-    if (site->live_bytes && site->live_blocks && site->alloc_bytes && site->free_bytes && site->survived)
+    owner->series_free_bytes = owner->series_survived_bytes = owner->series_young_bytes = NULL;
+    if (site->live_bytes && site->live_blocks && site->alloc_bytes && site->free_bytes && site->survived &&
+        site->young)
       return 0;
   }
   uint64_t **series[] = {&site->live_bytes, &site->live_blocks, &site->alloc_bytes, &site->free_bytes,
-                         &site->survived};
+                         &site->survived, &site->young};
   for (size_t k = 0; k < sizeof series / sizeof *series; k++)
     if (!*series[k] && !(*series[k] = calloc(n ? n : 1, sizeof **series[k])))
       return -1;
@@ -198,6 +200,7 @@ int diff_result_build_sites(struct diff_result *result, struct diff_aggregate *a
       site->live_blocks[k] += data->series_live_blocks[k];
       site->alloc_bytes[k] += data->series_alloc_bytes[k];
       site->free_bytes[k] += data->series_free_bytes[k];
+      site->young[k] += data->series_young_bytes[k];
       site->survived[k] = data->series_survived_bytes[k] == DIFF_AGGREGATE_UNKNOWN ||
                                   site->survived[k] == DIFF_AGGREGATE_UNKNOWN
                               ? DIFF_AGGREGATE_UNKNOWN
@@ -237,12 +240,13 @@ struct diff_options diff_result_judging_options(const struct diff_options *optio
 }
 
 /* Whether a site of the program's lines judged steady grows on the boundaries whose full
- * cycles the collector forced (after the warm-up, enough of them for a trend, and not all):
+ * cycles the collector forced (after the warm-up, enough of them for a trend, and not all:
+ * result_forced_count, their number or 0):
  * there every live block was reachable. At the program's own cycles a block born during the cycle is young and left out,
  * so a string kept and appended to, a new copy each cycle, is never counted there and reads
  * flat (docs/diff.md, "Young blocks"). 1, 0, or -1 when out of memory. */
-static int result_forced_growing(const struct diff_site *site, const struct diff_options *options,
-                                 const struct diff_capture *info)
+static size_t result_forced_count(const struct diff_site *site, const struct diff_options *options,
+                                  const struct diff_capture *info)
 {
   /* A line of the program's own; the VM's work (a string buffer that doubles and is shrunk at
    * each cycle) has falls between the forced boundaries that only their segments' frees show. */
@@ -254,6 +258,15 @@ static int result_forced_growing(const struct diff_site *site, const struct diff
     m += info->forced[k] != 0;
   if (m == site->count - (options->warmup < site->count ? options->warmup : site->count) ||
       m < diff_boundaries_needed(options))
+    return 0;
+  return m;
+}
+
+static int result_forced_growing(const struct diff_site *site, const struct diff_options *options,
+                                 const struct diff_capture *info)
+{
+  size_t m = result_forced_count(site, options, info);
+  if (!m)
     return 0;
   uint64_t *series = malloc(m * sizeof *series), *work = info->allocated ? malloc(m * sizeof *work) : NULL;
   if (!series || (info->allocated && !work)) {
@@ -274,6 +287,80 @@ static int result_forced_growing(const struct diff_site *site, const struct diff
   struct diff_trend trend;
   int status = diff_trend_verdict_work(series, NULL, NULL, work, m, &forced, &verdict, &trend);
   free(series), free(work);
+  return status < 0 ? -1 : verdict == DIFF_VERDICT_GROWING;
+}
+
+/* Whether the drops that made a site steady as filled and flushed were copies replaced: at the
+ * low of 3/4 of them or more, the young blocks make up half the fall. A buffer flushed frees
+ * what it held; a string kept and appended to is a new, longer copy, made during the cycle and
+ * so young there, while the copy the boundary before counted is freed. 1, 0, or -1. */
+static int result_drops_replaced(const struct diff_site *site, const struct diff_trend *trend)
+{
+  struct diff_trend_drop *drops = malloc((site->count ? site->count : 1) * sizeof *drops);
+  if (!drops)
+    return -1;
+  size_t count = diff_trend_find_drops(site->live_bytes, site->survived, site->count, trend, drops);
+  if (count == SIZE_MAX) {
+    free(drops);
+    return -1;
+  }
+  size_t replaced = 0;
+  for (size_t i = 0; i < count; i++) {
+    uint64_t high = site->live_bytes[drops[i].high], low = site->live_bytes[drops[i].low];
+    replaced += high > low && site->young[drops[i].low] >= (high - low) / 2;
+  }
+  free(drops);
+  return count && replaced * 4 >= count * 3;
+}
+
+/* The least of live and young bytes in each window of count / 32 boundaries (2 at least),
+ * leaving out those whose full cycles the collector forced: at the volume rule's, a copy made
+ * while the forced cycle waited for a trace to exit is in neither. Into all; returns how many. */
+static size_t result_young_lows(const struct diff_site *site, const struct diff_capture *info,
+                                size_t width, uint64_t *all)
+{
+  size_t points = (site->count + width - 1) / width, kept = 0;
+  const unsigned char *forced = info && info->boundary_count == site->count ? info->forced : NULL;
+  for (size_t k = 0; k < points; k++)
+    all[k] = UINT64_MAX;
+  for (size_t k = 0; k < site->count; k++) {
+    uint64_t bytes = site->live_bytes[k] + site->young[k];
+    if ((!forced || !forced[k]) && bytes < all[k / width])
+      all[k / width] = bytes;
+  }
+  for (size_t k = 0; k < points; k++)
+    if (all[k] != UINT64_MAX)
+      all[kept++] = all[k];
+  return kept;
+}
+
+/* Whether a site of the program's lines, judged steady as filled and flushed, grows once its
+ * young blocks are counted (docs/diff.md, "Young at every boundary"): its drops were copies
+ * replaced (result_drops_replaced), and the lows of live and young bytes, window by window
+ * (result_young_lows), are judged growing. A string kept and appended to, a new copy made
+ * during every cycle, is young at each boundary and freed before the next, so its live bytes
+ * fall to what else its line holds and the rules read a flush. Young blocks can be garbage the
+ * cycle could not see, so this makes a site undecided, never growing. 1, 0, or -1. */
+static int result_young_growing(const struct diff_site *site, const struct diff_options *options,
+                                const struct diff_capture *info, const struct diff_trend *trend)
+{
+  if (!site->young || !site->live_bytes || !trend->flushed ||
+      (site->kind != DIFF_SITE_LUA && site->kind != DIFF_SITE_TRACE))
+    return 0;
+  int replaced = result_drops_replaced(site, trend);
+  if (replaced <= 0)
+    return replaced;
+  size_t width = site->count / 32 > 2 ? site->count / 32 : 2;
+  uint64_t *all = malloc(((site->count + width - 1) / width + 1) * sizeof *all);
+  if (!all)
+    return -1;
+  size_t points = result_young_lows(site, info, width, all);
+  struct diff_options windows = *options;
+  windows.warmup = (options->warmup + width - 1) / width;
+  enum diff_verdict verdict;
+  struct diff_trend lows;
+  int status = diff_trend_verdict_work(all, NULL, NULL, NULL, points, &windows, &verdict, &lows);
+  free(all);
   return status < 0 ? -1 : verdict == DIFF_VERDICT_GROWING;
 }
 
@@ -301,6 +388,16 @@ int diff_result_judge_site(struct diff_site *site, const struct diff_options *op
     if (forced)
       site->verdict = DIFF_VERDICT_UNDECIDED;
   }
+  /* A saved result has no young series: what it found stands. */
+  int young = site->young ? 0 : site->young_growing;
+  if (site->verdict == DIFF_VERDICT_STEADY && !diff_site_is_jit(site->name) && site->young) {
+    young = result_young_growing(site, options, info, &trend);
+    if (young < 0)
+      return -1;
+  }
+  site->young_growing = young && site->verdict == DIFF_VERDICT_STEADY;
+  if (site->young_growing)
+    site->verdict = DIFF_VERDICT_UNDECIDED;
   site->growth_bytes_per_segment = trend.slope;
   site->growth_bytes_per_second = interval > 0 ? trend.slope / interval : 0;
   site->trend_statistic = trend.s;

@@ -397,6 +397,7 @@ static int read_site(struct json_reader *r, const struct json_read_value *v, str
   JSON_FIELDS_OPTIONAL(v, "allowed", json_fields_bool, "allowed", &s->allowed);
   JSON_FIELDS_OPTIONAL(v, "forced_growing", json_fields_bool, "forced_growing", &s->forced_growing);
   JSON_FIELDS_OPTIONAL(v, "released_at_end", json_fields_bool, "released_at_end", &s->released_at_end);
+  JSON_FIELDS_OPTIONAL(v, "young_growing", json_fields_bool, "young_growing", &s->young_growing);
   JSON_FIELDS_OPTIONAL(v, "allow", read_allowance, "allow", &s->allowance);
   if ((m = json_read_object_get(v, "holders")) && read_holders(r, m, s) < 0)
     return -1;

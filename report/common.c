@@ -252,6 +252,14 @@ static void report_undecided_reason(const struct diff_result *r, char *buffer, s
              undecided, sites, report_plural(undecided, "grows", "grow"),
              report_plural(undecided, "its", "their"));
     break;
+  case DIFF_UNDECIDED_YOUNG_GROWS:
+    snprintf(buffer, size,
+             "%zu %s %s with the blocks born during each boundary's cycle counted, but not "
+             "without them: %s newest %s young at every boundary and left out (a string kept "
+             "and appended to, a new copy each cycle)",
+             undecided, sites, report_plural(undecided, "grows", "grow"),
+             report_plural(undecided, "its", "their"), report_plural(undecided, "copy is", "copies are"));
+    break;
   default:
     snprintf(buffer, size,
              "%zu %s rose by \u2265 %s, but over %zu boundaries%s %s no significant trend at "
@@ -395,6 +403,10 @@ const char *report_outcome_advice(const struct diff_result *r)
     return "judge the boundaries whose full cycles the collector forced alone: `ljleak diff "
            "--forced-only CAPTURE`; or capture with `ljleak run --force-gc` (a full cycle, the "
            "program paused, at every boundary)";
+  case DIFF_REMEDY_EVERY:
+    return "capture with `ljleak run --every BYTES`: a full cycle the collector forces, and a "
+           "boundary with no young blocks, every BYTES allocated, where every block live is "
+           "counted (--force-gc forces cycles only at the segments' ends)";
   case DIFF_REMEDY_BEFORE_RELEASE:
     return "take a boundary before the program lets go of what it holds (collector.boundary() "
            "in a harness, before its cleanup), or run longer, so that what it held is judged "

@@ -62,6 +62,10 @@ static void put_undecided_reason(FILE *out, const struct diff_result *r,
     fputs("; it grows at the full cycles the collector forced, not at the program's own "
           "(ljleak diff --forced-only judges those alone)", out);
     break;
+  case DIFF_UNDECIDED_YOUNG_GROWS:
+    fputs("; it grows with its young blocks counted, its newest copy young at every boundary "
+          "(capture with ljleak run --every BYTES)", out);
+    break;
   default:
     fprintf(out, "; ties in its live bytes keep a trend at p \u2264 %g from showing",
             r->options.max_p_value);

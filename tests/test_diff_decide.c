@@ -713,6 +713,60 @@ START_TEST(test_a_site_growing_only_at_the_forced_boundaries_is_undecided)
 }
 END_TEST
 
+/* A string kept and appended to, with no forced boundary to judge it on: at each boundary of
+ * the program's own cycles, the copy the boundary before counted is freed and the newest is
+ * young (with the one the cycle could not yet free), and the concatenation's buffer is there
+ * or shrunk. Live bytes rise and fall back to 0 every third boundary: filled and flushed,
+ * steady, exit 0 (testdata/append/log_buffer.lua at 200000 requests). The falls are copies
+ * replaced, and with young blocks counted the lows rise: undecided, saying why. A buffer
+ * flushed for real (little young at its lows) stays steady, as does the VM's work. */
+START_TEST(test_a_copy_young_at_every_boundary_is_undecided)
+{
+  enum { N = 96 };
+  uint64_t live[N], young[N], flushed[N];
+  for (size_t k = 0; k < N; k++) {
+    uint64_t length = 4000 * (uint64_t)(k + 1), buffer = 4096;
+    while (buffer < length)
+      buffer *= 2;
+    live[k] = k % 3 == 0 ? buffer + length : k % 3 == 1 ? buffer : 0;
+    young[k] = k % 3 == 0 ? length / 8 : 2 * length;
+    flushed[k] = k % 3 == 2 ? 1000 : young[k];
+  }
+  struct diff_capture info;
+  memset(&info, 0, sizeof info);
+  info.boundary_count = N;
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_site site = lua_site("@log.lua:16", live, N);
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_STEADY);  /* without the young bytes: a flush */
+  site.young = young;
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(site.young_growing, 1);
+  ck_assert_int_eq(site.forced_growing, 0);
+  struct diff_facts facts = facts_of(&site, &info);
+  ck_assert_int_eq(facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(facts.rose_cause, DIFF_UNDECIDED_YOUNG_GROWS);
+  ck_assert_int_eq(facts.remedy, DIFF_REMEDY_EVERY);
+  /* A saved result has no young bytes: judged again, what it found stands. */
+  site.young = NULL;
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(site.young_growing, 1);
+  site.young_growing = 0;
+  site.young = flushed;
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(site.young_growing, 0);
+  site.young = young;
+  site.kind = DIFF_SITE_INTERNAL;
+  site.name = "VM: string buffer";
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_STEADY);
+}
+END_TEST
+
 /* A site that rose with a significant trend and was let go in the last quarter of the run is
  * undecided, and says so (it said "no significant trend" beside p = 2.8e-10), with what to do: a
  * boundary before the release. */
@@ -1097,6 +1151,7 @@ int main(void)
   tcase_add_test(decide, test_a_sampled_flush_seen_in_a_segments_frees_is_steady);
   tcase_add_test(decide, test_a_string_appended_to_is_no_flush_however_little_it_grew);
   tcase_add_test(decide, test_a_site_growing_only_at_the_forced_boundaries_is_undecided);
+  tcase_add_test(decide, test_a_copy_young_at_every_boundary_is_undecided);
   tcase_add_test(decide, test_a_site_released_at_the_end_says_so);
   tcase_add_test(decide, test_a_sampled_refill_after_a_flush_is_no_release);
   tcase_add_test(decide, test_the_jits_own_traces_are_bounded_not_growing);

@@ -621,8 +621,9 @@ START_TEST(test_a_new_site_names_the_base_line_it_may_have_moved_from)
 }
 END_TEST
 
-/* Why two undecided sites have no verdict, which their series cannot tell again: growing only
- * at the forced boundaries, and let go at the end. ljleak report of the JSON says the same. */
+/* Why undecided sites have no verdict, which their series cannot tell again: growing only at
+ * the forced boundaries, let go at the end, growing with young blocks counted. ljleak report of
+ * the JSON says the same. */
 START_TEST(test_json_round_trip_keeps_why_a_site_is_undecided)
 {
   struct diff_result r = trend_result();
@@ -652,6 +653,23 @@ START_TEST(test_json_round_trip_keeps_why_a_site_is_undecided)
   free(text);
   diff_result_free(&back);
   free(json);
+  /* Growing with its young blocks counted: kept in the JSON, said with what to do. */
+  sites[2].forced_growing = 0;
+  sites[2].young_growing = 1;
+  json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(json, "\"young_growing\": true"));
+  read_json_text(json, &back);
+  ck_assert_int_eq(back.sites[2].young_growing, 1);
+  ck_assert_int_eq(back.sites[0].young_growing, 0);
+  text = render(&back, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "grows with the blocks born during each boundary's cycle counted"));
+  free(text);
+  text = render(&back, REPORT_FORMAT_JUNIT, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "its newest copy young at every boundary"));
+  free(text);
+  diff_result_free(&back);
+  free(json);
+  sites[2].young_growing = 0;
 }
 END_TEST
 

@@ -5,7 +5,8 @@
 # option, the program's own cycles count its newest copy young and see it flat: the forced
 # boundaries still show it growing, so the result is inconclusive (exit 5) and says so and
 # what to do; it passed (exit 0). --forced-only then flags it (exit 1). The same leak beside a
-# flushed buffer, on a trace (testdata/append/log_buffer.lua), with --every: flagged.
+# flushed buffer, on a trace (testdata/append/log_buffer.lua), with --every: flagged; with no
+# option, inconclusive, as its newest copy is young at every boundary.
 E2E_NAME=diff-append
 . tests/e2e/lib.sh
 prog=testdata/append/log_leak.lua
@@ -31,4 +32,15 @@ check "junit_says_why" grep -q "it grows at the full cycles the collector forced
 "$LJLEAK" diff "$tmp/buffer" >"$tmp/buffer.out" 2>&1
 check "a_log_beside_a_flushed_buffer_on_a_trace_is_flagged" test $? = 1
 check "at_its_line_too" grep -q "@testdata/append/log_buffer.lua:16\$" "$tmp/buffer.out"
+# The same with no option, at 200000 requests: no forced boundary holds the copy, the newest is
+# young at each of the program's own cycles, and the live bytes fell to 0 every few boundaries,
+# read as a flush: steady, exit 0 (5 runs of 5). Counted with its young blocks, it grows.
+"$LJLEAK" run -o "$tmp/young" testdata/append/log_buffer.lua 200000 >/dev/null 2>&1
+"$LJLEAK" diff "$tmp/young" >"$tmp/young.out" 2>&1
+check "a_copy_young_at_every_boundary_is_inconclusive_not_a_pass" test $? = 5
+check "saying_it_grows_with_its_young_blocks" \
+  grep -q "1 site grows with the blocks born during each boundary's cycle counted" "$tmp/young.out"
+check "and_to_capture_with_every" grep -q "what to do: capture with \`ljleak run --every BYTES\`" "$tmp/young.out"
+"$LJLEAK" diff --format json "$tmp/young" >"$tmp/young.json" 2>&1
+check "the_json_says_young_growing" grep -q '"young_growing": true' "$tmp/young.json"
 finish
