@@ -504,6 +504,27 @@ LJLEAK=$ljleak_abs ci/capture --attach --pid "$cip" --duration 1 >/dev/null 2>&1
 check "ci_capture_attach_without_root_is_usage" test $? = 2
 LJLEAK=$ljleak_abs ci/capture --attach --pid "$cip" --duration 1 --root "$tmp/ciroot" --set c_hook=1 >/dev/null 2>"$tmp/ci2.err"
 check "ci_capture_attach_refuses_a_set_attach_has_not" test $? = 3
+# A TERM to ci/capture --attach alone (cron's time limit): attach is told and stops the capture,
+# and the script dies of the signal. It waited for the whole --duration, attach in the foreground.
+luajit testdata/attach/leak.lua 30000 >/dev/null 2>&1 &
+cterm=$!; pids="$pids $cterm"
+sleep 0.5
+mkdir -p "$tmp/citerm"
+LJLEAK=$ljleak_abs ci/capture --attach --pid "$cterm" --duration 120 --root "$tmp/citerm" \
+  --quiet >/dev/null 2>"$tmp/ci3.err" &
+cis=$!
+for i in $(seq 1 300); do  # until the capture runs: its index is there
+  [ -z "$(ls "$tmp"/citerm/ljleak-$cterm-*/index 2>/dev/null)" ] || break
+  sleep 0.1
+done
+kill -TERM "$cis"
+wait "$cis"
+check "a_term_to_ci_capture_attach_ends_it_by_the_signal" test $? = 143
+check "saying_attach_stopped_the_capture" grep -q "stopped by SIGTERM: ljleak attach stopped its capture of process $cterm" "$tmp/ci3.err"
+check "the_capture_was_stopped_not_run_to_its_duration" \
+  sh -c "test \"\$('$LJLEAK' info --get stop_reason '$tmp'/citerm/ljleak-$cterm-*)\" = stop"
+check "the_process_runs_on_after_the_term" alive "$cterm"
+kill -KILL "$cterm" 2>/dev/null
 
 # ljleak snapshot --holders on a snapshot of ljleak run: the largest holders first, by retained size.
 cat >"$tmp/hold.lua" <<'LUA'
