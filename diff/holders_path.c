@@ -284,6 +284,36 @@ static void holders_put_step(const struct holders_graph *g, struct holders_rende
   }
 }
 
+/* The steps of a run of one field from step i: 2 or more steps by the same identifier, not
+ * collapsed (a linked list: "next", "next", ...), else 0. */
+static size_t holders_run(const struct holders_graph *g, const struct holders_marks *marks, const uint32_t *from,
+                          const size_t *refs, size_t i, size_t depth)
+{
+  const struct snapshot *s = g->snapshot;
+  const struct snapshot_reference *first = &s->references[refs[i]];
+  if (from[i] == g->n || first->kind != SNAPSHOT_REF_FIELD || holders_collapsed(g, marks, from[i], refs[i]) ||
+      !holders_identifier(snapshot_string(s, holders_text_id(first))))
+    return 0;
+  size_t j = i + 1;
+  while (j < depth && from[j] != g->n && s->references[refs[j]].kind == SNAPSHOT_REF_FIELD &&
+         holders_text_id(&s->references[refs[j]]) == holders_text_id(first) &&
+         !holders_collapsed(g, marks, from[j], refs[j]))
+    j++;
+  return j - i >= 2 ? j - i : 0;
+}
+
+/* A run of one field (holders_run) said once: "_G.chain(.next)*", whatever its length, so that
+ * the nodes of a list have one text. */
+static void holders_put_run(const struct holders_graph *g, struct holders_render *w, const struct snapshot_reference *r)
+{
+  if (w->after_anchor)
+    text_parenthesize(w->t);
+  w->after_anchor = 0;
+  text_put(w->t, "(.");
+  text_put(w->t, snapshot_string(g->snapshot, holders_text_id(r)));
+  text_put(w->t, ")*");
+}
+
 void holders_render_path(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v,
                          struct holders_text *t, uint32_t *holder)
 {
@@ -293,6 +323,7 @@ void holders_render_path(const struct holders_graph *g, const struct holders_mar
   int cut;
   size_t depth = holders_steps(g, v, from, refs, &cut);
   struct holders_render w = {.t = t, .holder = holder};
+  uint32_t run_from = DIFF_HOLDERS_NONE;  /* where a run that ends the steps starts */
   text_clear(t);
   *holder = DIFF_HOLDERS_NONE;
   for (size_t i = 0; i < depth; i++) {
@@ -308,6 +339,13 @@ void holders_render_path(const struct holders_graph *g, const struct holders_mar
       continue;
     }
     w.skip_value = 0;
+    size_t run = holders_run(g, marks, from, refs, i, depth);
+    if (run) {
+      holders_put_run(g, &w, r);
+      run_from = i + run == depth ? from[i] : DIFF_HOLDERS_NONE;
+      i += run - 1;
+      continue;
+    }
     int collapsed = holders_collapsed(g, marks, from[i], refs[i]);
     if (to == g->loaded && from[i] == g->registry) {
       text_clear(t);
@@ -337,6 +375,10 @@ void holders_render_path(const struct holders_graph *g, const struct holders_mar
     w.label[0] = '\0';
   }
   holders_text_end(t, cut, w.label);
+  /* The nodes of a list: held by its head, which keeps them all alive, not each by the one
+   * before it. */
+  if (*holder == DIFF_HOLDERS_NONE && run_from != DIFF_HOLDERS_NONE)
+    *holder = run_from;
   if (*holder == DIFF_HOLDERS_NONE && depth)  /* held by a root itself: the object is its own holder */
     *holder = from[depth - 1] == g->n ? v : from[depth - 1];
 }

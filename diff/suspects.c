@@ -221,9 +221,22 @@ done:
   return status;
 }
 
-/* The name of the container: the part before the first collapsed step of one of the site's
- * holder paths whose holder is the container (its type and retained size); else the top
- * path's part before its first collapsed step (named 0). NULL when out of memory. */
+/* Where path first says a run of one field ("_G.chain(.next)*": a list's nodes, whose holder
+ * is its head), or NULL. */
+static const char *suspects_run_at(const char *path)
+{
+  for (const char *at = strstr(path, "(."); at; at = strstr(at + 1, "(.")) {
+    size_t n = strspn(at + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    if (n && !strncmp(at + 2 + n, ")*", 2))
+      return at;
+  }
+  return NULL;
+}
+
+/* The name of the container: the part before the first collapsed step (or run of one field)
+ * of one of the site's holder paths whose holder is the container (its type and retained
+ * size); else the top path's part before its first collapsed step (named 0). NULL when out of
+ * memory. */
 static char *suspects_container_path(const struct diff_site *site, const char *type,
                                      uint64_t retained, int *named)
 {
@@ -235,8 +248,9 @@ static char *suspects_container_path(const struct diff_site *site, const char *t
       const struct diff_holder *h = &site->holders[i];
       if (!h->path)
         continue;
-      const char *a = strstr(h->path, "[*]"), *b = strstr(h->path, "[key *]");
+      const char *a = strstr(h->path, "[*]"), *b = strstr(h->path, "[key *]"), *run = suspects_run_at(h->path);
       const char *cut = a && b ? (a < b ? a : b) : a ? a : b;
+      cut = run && (!cut || run < cut) ? run : cut;
       if (pass == 0) {
         if (!cut || cut == h->path || h->retained_bytes != retained || !h->holder_type ||
             strcmp(h->holder_type, type))
