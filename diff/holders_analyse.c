@@ -507,17 +507,61 @@ static uint32_t holders_key_dominator(const struct holders_graph *g, uint32_t v)
   return key != DIFF_HOLDERS_NONE ? g->idom[key] : DIFF_HOLDERS_NONE;
 }
 
+/* The nearest common dominator of the keys' dominators of members m[0 .. count) (the keys of
+ * more than half their bytes), by preorder numbers (number: a dominator comes before what it
+ * dominates, so the later of two is never the other's); NONE when only the roots' node is,
+ * or when the walks would take more than *budget steps (a list of keys a million deep). What
+ * it is matters only when it is a suspect's container (diff_suspects_find). */
+static uint32_t holders_keys_common(const struct holders_graph *g, const uint32_t *number,
+                                    const struct holders_member *m, size_t count, uint64_t total,
+                                    size_t *budget)
+{
+  uint32_t common = DIFF_HOLDERS_NONE;
+  uint64_t keyed = 0;
+  for (size_t k = 0; k < count && common != g->n; k++) {
+    uint32_t d = holders_key_dominator(g, m[k].object);
+    if (d == DIFF_HOLDERS_NONE)
+      continue;
+    keyed += m[k].bytes;
+    if (common == DIFF_HOLDERS_NONE)
+      common = d;
+    while (common != d) {
+      if (!(*budget)--)
+        return DIFF_HOLDERS_NONE;
+      if (number[common] > number[d])
+        common = g->idom[common];
+      else
+        d = g->idom[d];
+    }
+  }
+  if (common == DIFF_HOLDERS_NONE || common == g->n || keyed <= total / 2)
+    return DIFF_HOLDERS_NONE;
+  return common;
+}
+
+/* The preorder numbers of the reached nodes (holders_keys_common), or NULL when out of memory. */
+static uint32_t *holders_preorder_numbers(const struct holders_graph *g)
+{
+  uint32_t *number = malloc(((size_t)g->n + 1) * sizeof *number);
+  if (number)
+    for (uint32_t i = 0; i < g->reached; i++)
+      number[g->order[i]] = i;
+  return number;
+}
+
 /* Per site of the members m (by site): the node that immediately dominates the keys of more than
  * half of the site's bytes that live while a weak-keyed table's key does (a list of sessions
- * beside a cache keyed by them), NONE when none; NULL when out of memory. A weighted majority
- * vote, then a count. */
+ * beside a cache keyed by them), else the nearest node that dominates them all (sessions in
+ * lists of a table of shards: that table), NONE when none; NULL when out of memory. A weighted
+ * majority vote, then a count. */
 static uint32_t *holders_key_holders(const struct holders_graph *g, const struct holders_member *m, size_t count,
                                      size_t site_count)
 {
-  uint32_t *out = malloc((site_count ? site_count : 1) * sizeof *out);
+  uint32_t *out = malloc((site_count ? site_count : 1) * sizeof *out), *number = NULL;
   if (!out)
     return NULL;
   memset(out, 0xff, (site_count ? site_count : 1) * sizeof *out);
+  size_t budget = 4 * ((size_t)g->n + 1);  /* the common dominators' walks, in all */
   for (size_t i = 0, j; g->key_step && i < count; i = j) {
     uint32_t choice = DIFF_HOLDERS_NONE;
     uint64_t votes = 0, total = 0, held = 0;
@@ -535,9 +579,19 @@ static uint32_t *holders_key_holders(const struct holders_graph *g, const struct
     }
     for (size_t k = i; choice != DIFF_HOLDERS_NONE && k < j; k++)
       held += holders_key_dominator(g, m[k].object) == choice ? m[k].bytes : 0;
-    if (choice != DIFF_HOLDERS_NONE && choice != g->n && held > total / 2)
+    if (choice != DIFF_HOLDERS_NONE && choice != g->n && held > total / 2) {
       out[m[i].site] = choice;
+      continue;
+    }
+    if (choice == DIFF_HOLDERS_NONE)
+      continue;  /* no key of the site's: nothing in common */
+    if (!number && !(number = holders_preorder_numbers(g))) {
+      free(out);
+      return NULL;
+    }
+    out[m[i].site] = holders_keys_common(g, number, m + i, j - i, total, &budget);
   }
+  free(number);
   return out;
 }
 

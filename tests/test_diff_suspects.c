@@ -513,6 +513,79 @@ static uint64_t container_with(const struct diff_container *growing, size_t coun
   return address;
 }
 
+/* _G.shards holds two lists of two sessions each; _G.data, a weak-keyed table, holds a value
+ * per session, keyed by it. No one object dominates most of the keys (each list two of four),
+ * so the values' key holder is the nearest object that dominates them all, the table of shards:
+ * they go under its suspect (two suspects before, the weak table one). */
+static void write_shards(struct snapshot *s)
+{
+  struct snapshot_memory m;
+  snapshot_begin(&m);
+  struct snapshot_writer *w = &m.w;
+  uint32_t shards = snapshot_writer_string(w, "shards", 6), data = snapshot_writer_string(w, "data", 4);
+  uint32_t table = snapshot_writer_string(w, "[table]", 7);
+  struct snapshot_wire_object g = {SNAPSHOT_TABLE, 0, 0x1000, 40, 2, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(w, &g), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, shards, 0, 0x2000), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, data, 0, 0x4000), 0);
+  struct snapshot_wire_object sh = {SNAPSHOT_TABLE, 0, 0x2000, 40, 2, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(w, &sh), 0);
+  for (int i = 0; i < 2; i++)
+    ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_INDEX, 0, 0, i + 1, 0x2100 + 0x100 * (uint64_t)i), 0);
+  for (int i = 0; i < 2; i++) {
+    struct snapshot_wire_object l = {SNAPSHOT_TABLE, 0, 0x2100 + 0x100 * (uint64_t)i, 40, 2, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(w, &l), 0);
+    for (int j = 0; j < 2; j++)
+      ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_INDEX, 0, 0, j + 1,
+                                                 0x3000 + 0x100 * (uint64_t)(2 * i + j)), 0);
+  }
+  for (int k = 0; k < 4; k++) {
+    struct snapshot_wire_object session = {SNAPSHOT_TABLE, 0, 0x3000 + 0x100 * (uint64_t)k, 40, 1, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(w, &session), 0);
+  }
+  struct snapshot_wire_object weak = {SNAPSHOT_TABLE, SNAPSHOT_FLAG_WEAK_KEYS, 0x4000, 40, 4, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(w, &weak), 0);
+  for (int k = 0; k < 4; k++) {
+    ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_KEYED, 0, table, 0, 0x5000 + 0x100 * (uint64_t)k), 0);
+    ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_KEY, 1, table, 0, 0x3000 + 0x100 * (uint64_t)k), 0);
+  }
+  for (int k = 0; k < 4; k++) {
+    struct snapshot_wire_object value = {SNAPSHOT_TABLE, 0, 0x5000 + 0x100 * (uint64_t)k, 48, 2, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(w, &value), 0);
+  }
+  snapshot_end(&m, 0x1000, s);
+}
+
+START_TEST(test_keys_spread_over_lists_are_held_by_what_holds_the_lists)
+{
+  struct snapshot s;
+  write_shards(&s);
+  struct diff_result r;
+  make_result(&r, 2);
+  make_site(&r.sites[0], "@a.lua:8", DIFF_SITE_LUA, 5000);   /* the sessions */
+  make_site(&r.sites[1], "@a.lua:10", DIFF_SITE_LUA, 3000);  /* their data */
+  struct diff_holders_block *blocks = malloc(8 * sizeof *blocks);  /* taken: freed once joined */
+  ck_assert_ptr_nonnull(blocks);
+  for (uint32_t k = 0; k < 4; k++) {
+    blocks[k] = (struct diff_holders_block){0x3000 + 0x100 * (uint64_t)k, 40, 0};
+    blocks[4 + k] = (struct diff_holders_block){0x5000 + 0x100 * (uint64_t)k, 48, 1};
+  }
+  struct diff_site *wanted[2] = {&r.sites[0], &r.sites[1]};
+  ck_assert_int_eq(diff_holders_analyse_suspects(&s, &blocks, 8, wanted, 2, NULL, 5, NULL, 0), 0);
+  snapshot_free(&s);
+  ck_assert_ptr_nonnull(r.sites[0].container);
+  ck_assert_uint_eq(r.sites[0].container->address, 0x2000);
+  ck_assert_ptr_nonnull(r.sites[1].container);
+  ck_assert_uint_eq(r.sites[1].container->address, 0x4000);
+  ck_assert_uint_eq(r.sites[1].container->key_address, 0x2000);
+  finish(&r);
+  ck_assert_uint_eq(r.suspect_count, 1);
+  ck_assert_uint_eq(r.suspects[0].site_count, 2);
+  ck_assert_int_eq(diff_suspect_through_keys(&r, &r.suspects[0], 0) + diff_suspect_through_keys(&r, &r.suspects[0], 1), 1);
+  diff_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_a_growing_list_holds_the_growth_that_a_flushed_window_outnumbers)
 {
   /* The window holds three of the four tables, but only the slow list grows. */
@@ -572,6 +645,7 @@ int main(void)
   tcase_add_test(group, test_the_container_is_the_one_holding_most_of_the_sites_bytes);
   tcase_add_test(group, test_a_chain_of_the_sites_objects_is_held_by_its_head);
   tcase_add_test(group, test_two_sites_making_blocks_of_the_same_tables_count_each_table_once);
+  tcase_add_test(group, test_keys_spread_over_lists_are_held_by_what_holds_the_lists);
   tcase_add_test(group, test_a_growing_list_holds_the_growth_that_a_flushed_window_outnumbers);
   tcase_add_test(group, test_kind_names_parse_back);
   suite_add_tcase(s, group);

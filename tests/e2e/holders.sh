@@ -9,7 +9,8 @@
 # named paths first, the same way: testdata/holders/bus.lua (an event bus module's handlers and
 # a global, which dead stack slots of the main chunk hold too: the module by its require name
 # and the global, not the temporaries), memoize.lua (a memoizing function's closures at two
-# fields of a module: each named by its field, then its upvalue) and weak_keys.lua (a
+# fields of a module: each named by its field, then its upvalue), weak_shards.lua (a weak-keyed
+# cache whose keys eight lists share) and weak_keys.lua (a
 # weak-keyed table's values: they live while their key lives, and who holds the key; a key
 # held only by its own value; a weak-valued cache never named);
 # a container that grows between two snapshots is reported with its site, path and entries;
@@ -80,7 +81,7 @@ done
 
 # Named paths first, and weak-keyed tables explained: each marked line's top holder (JSON and
 # text), JIT off and on.
-for case in bus memoize weak_keys; do
+for case in bus memoize weak_keys weak_shards; do
   prog=testdata/holders/$case.lua
   expected_paths "$prog" > "$tmp/expected-$case"
   check "${case}_marks_its_leaks" test "$(wc -l < "$tmp/expected-$case")" -ge 2
@@ -117,6 +118,10 @@ for jit in off on; do
   check "weak_keys_jit_${jit}_no_suspect_of_the_weak_table" sh -c "! grep -q '^  [0-9]*\. table _G.session_data' '$tmp/weak_keys-text-$jit'"
   check "weak_keys_jit_${jit}_values_under_the_keys_suspect" sh -c "sed -n '/^  [0-9]*\. table _G.sessions,/,/^  [0-9]*\. /p' '$tmp/weak_keys-text-$jit' | grep -q 'weak_keys.lua:19: .*as values of the weak-keyed table _G.session_data, they live as long as their keys'"
   check "weak_keys_jit_${jit}_json_through_keys_of" sh -c "grep -q '\"through_keys_of\": \"_G.session_data\"' '$tmp/weak_keys-$jit.json'"
+  # The keys in eight shard lists, none holding most of them: the table of shards holds them
+  # all, and the data goes under its suspect (two suspects before, the weak table one of them).
+  check "weak_shards_jit_${jit}_one_suspect" grep -q '^ljleak: 1 leak suspect, 2 growing sites' "$tmp/weak_shards-text-$jit"
+  check "weak_shards_jit_${jit}_values_under_the_shards_suspect" sh -c "sed -n '/^  1\. table _G.shards,/,/^growing/p' '$tmp/weak_shards-text-$jit' | grep -q 'weak_shards.lua:19: .*as values of the weak-keyed table _G.session_data, they live as long as their keys'"
 done
 
 # A list held by a local of the main chunk: ljleak run's last snapshot goes
