@@ -199,7 +199,7 @@ void holders_paths_free(struct holders_graph *g)
 
 void holders_graph_free(struct holders_graph *g)
 {
-  free(g->first), free(g->succ), free(g->root_node);
+  free(g->first), free(g->succ), free(g->root_node), free(g->written);
   holders_paths_free(g);
   free(g->retained), free(g->idom), free(g->order);
 }
@@ -469,6 +469,27 @@ static int holders_retained(struct holders_graph *g, const struct snapshot *snap
   return 0;
 }
 
+/* The strings the live functions' prototypes hold as constants (g->written): the names a
+ * program's code writes, a field or a global, as against keys it makes at run time. */
+static int holders_written(struct holders_graph *g, const struct snapshot *snapshot)
+{
+  if (!(g->written = calloc((size_t)g->n + 1, 1)))
+    return -1;
+  for (uint32_t v = 0; v < g->n; v++) {
+    const struct snapshot_object *o = &snapshot->objects[v];
+    if (o->type != SNAPSHOT_PROTOTYPE)
+      continue;
+    for (uint32_t r = o->first_reference; r < o->first_reference + o->reference_count; r++) {
+      const struct snapshot_reference *ref = &snapshot->references[r];
+      if (ref->kind == SNAPSHOT_REF_OTHER && ref->object != SNAPSHOT_NO_OBJECT &&
+          snapshot->objects[ref->object].type == SNAPSHOT_STRING &&
+          !strcmp(snapshot_string(snapshot, ref->text), "constant"))
+        g->written[ref->object] = 1;
+    }
+  }
+  return 0;
+}
+
 int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot)
 {
   memset(g, 0, sizeof *g);
@@ -478,7 +499,7 @@ int holders_graph_build(struct holders_graph *g, const struct snapshot *snapshot
   uint32_t n = g->n;
   /* The retained sizes first, so that the dominators' arrays (the analysis's peak of memory)
    * and the paths' never coexist; the paths walk the snapshot's references themselves. */
-  if (holders_edges(g, snapshot) < 0 || holders_retained(g, snapshot) < 0)
+  if (holders_edges(g, snapshot) < 0 || holders_retained(g, snapshot) < 0 || holders_written(g, snapshot) < 0)
     return -1;
   int while_key = holders_while_key(g);
   uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);

@@ -35,6 +35,8 @@ struct holders_graph {
                                * steps of the roots, else its ancestor HOLDERS_DEPTH steps down */
   uint8_t *depth;             /* a node's steps from the roots, at most HOLDERS_DEPTH */
   uint8_t *how;               /* HOLDERS_VIA_*: what its path goes through */
+  uint8_t *written;           /* [n] 1: a string a function's prototype holds as a constant, a
+                                 name the programmer wrote ("left", "shutdown"); else 0 */
   uint32_t *key_step;         /* NULL when no edge is HOLDERS_WHILE_KEY; else the reference of the
                                * first such step of a node's path (its key's is the next), or NONE */
   uint8_t *step_kind;         /* the kind of the reference a node was reached by (not a root's) ... */

@@ -108,32 +108,36 @@ static size_t holders_steps(const struct holders_graph *g, uint32_t v, uint32_t 
   return depth;
 }
 
-/* Whether a step from node from by a reference of kind, whose label is string text, is shown
- * as [*]: array slots and other keys always, string keys when one object leads to the site's
- * objects under several. */
+/* Whether a step from node from by reference ref, of kind, whose label is string text, is
+ * shown as [*]: array slots and other keys always, string keys when one object leads to the
+ * site's objects under several, unless the code writes the key (holders_graph.written). */
 static int holders_kind_collapsed(const struct holders_graph *g, const struct holders_marks *marks,
-                                  uint32_t from, unsigned kind, uint32_t text)
+                                  uint32_t from, unsigned kind, uint32_t text, size_t ref)
 {
   if (from == g->n)
     return 0;
   if (kind == SNAPSHOT_REF_INDEX || kind == SNAPSHOT_REF_KEYED || kind == SNAPSHOT_REF_KEY)
     return 1;
-  /* a key of its own (one table uses it): "token-17"; not a field every record has ("name") */
-  return kind == SNAPSHOT_REF_FIELD && marks->labels[from] == HOLDERS_MULTI &&
-         marks->source[text] != HOLDERS_MULTI;
+  /* a key of its own (one table uses it), made at run time: "token-17"; not a field every
+   * record has ("name"), nor one the code names (_G.left and _G.right, handlers.shutdown) */
+  if (kind != SNAPSHOT_REF_FIELD || marks->labels[from] != HOLDERS_MULTI || marks->source[text] == HOLDERS_MULTI)
+    return 0;
+  uint32_t key = holders_key_of(g->snapshot, (uint32_t)ref);
+  return key == DIFF_HOLDERS_NONE || !g->written || !g->written[key];
 }
 
 int holders_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t from,
                       size_t ref)
 {
   const struct snapshot_reference *r = from == g->n ? NULL : &g->snapshot->references[ref];
-  return r && holders_kind_collapsed(g, marks, from, r->kind, holders_text_id(r));
+  return r && holders_kind_collapsed(g, marks, from, r->kind, holders_text_id(r), ref);
 }
 
 int holders_step_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t v)
 {
   uint32_t from = g->parent[v];
-  return from != g->n && holders_kind_collapsed(g, marks, from, g->step_kind[v], g->step_text[v]);
+  return from != g->n &&
+         holders_kind_collapsed(g, marks, from, g->step_kind[v], g->step_text[v], g->parent_ref[v]);
 }
 
 /* The text wrapped: "getmetatable(_G.instance)". */

@@ -233,41 +233,64 @@ static const char *suspects_run_at(const char *path)
   return NULL;
 }
 
-/* The name of the container: the part before the first collapsed step (or run of one field)
- * of one of the site's holder paths whose holder is the container (its type and retained
- * size); else the top path's part before its first collapsed step (named 0). NULL when out of
- * memory. */
+/* The length of path's head: its part before its first collapsed step or run of one field. */
+static size_t suspects_head_length(const char *path)
+{
+  const char *a = strstr(path, "[*]"), *b = strstr(path, "[key *]"), *run = suspects_run_at(path);
+  const char *cut = a && b ? (a < b ? a : b) : a ? a : b;
+  cut = run && (!cut || run < cut) ? run : cut;
+  return cut && cut != path ? (size_t)(cut - path) : strlen(path);
+}
+
+/* Whether a head of a path may end at position at: its end, or before a step. */
+static int suspects_step_ends(const char *path, size_t at)
+{
+  char c = path[at];
+  return !c || c == '.' || c == '[' || c == '(' || c == ' ';
+}
+
+/* The name of the container: the head (suspects_head_length) of one of the site's holder paths
+ * whose holder is the container (its type and retained size; named 1); else the heads' longest
+ * common part that ends before a step (named 0): the site's objects under two lists, _G.left[*]
+ * and _G.right[*], are kept by _G, not by the list the top path names. NULL when out of memory. */
 static char *suspects_container_path(const struct diff_site *site, const char *type,
                                      uint64_t retained, int *named)
 {
   *named = 0;
   const char *from = NULL;
   size_t length = 0;
-  for (size_t pass = 0; pass < 2 && !from; pass++)
-    for (size_t i = 0; i < site->holder_count && !from; i++) {
-      const struct diff_holder *h = &site->holders[i];
-      if (!h->path)
-        continue;
-      const char *a = strstr(h->path, "[*]"), *b = strstr(h->path, "[key *]"), *run = suspects_run_at(h->path);
-      const char *cut = a && b ? (a < b ? a : b) : a ? a : b;
-      cut = run && (!cut || run < cut) ? run : cut;
-      if (pass == 0) {
-        if (!cut || cut == h->path || h->retained_bytes != retained || !h->holder_type ||
-            strcmp(h->holder_type, type))
-          continue;
-        *named = 1;
-      }
-      from = h->path;
-      length = cut && cut != h->path ? (size_t)(cut - h->path) : strlen(h->path);
+  for (size_t i = 0; i < site->holder_count && !from; i++) {
+    const struct diff_holder *h = &site->holders[i];
+    if (!h->path || suspects_head_length(h->path) == strlen(h->path) || h->retained_bytes != retained ||
+        !h->holder_type || strcmp(h->holder_type, type))
+      continue;
+    *named = 1;
+    from = h->path;
+    length = suspects_head_length(h->path);
+  }
+  for (size_t i = 0; i < site->holder_count && !*named; i++) {
+    const char *path = site->holders[i].path;
+    if (!path)
+      continue;
+    size_t head = suspects_head_length(path), same = 0;
+    if (!from) {
+      from = path, length = head;
+      continue;
     }
+    while (same < length && same < head && from[same] == path[same])
+      same++;
+    while (same && !(suspects_step_ends(from, same) && suspects_step_ends(path, same)))
+      same--;
+    length = same ? same : length;  /* nothing in common but the start: the top path's head */
+  }
   if (!from)
     return strdup("(no path)");
-  char *path = malloc(length + 1);
-  if (path) {
-    memcpy(path, from, length);
-    path[length] = '\0';
+  char *name = malloc(length + 1);
+  if (name) {
+    memcpy(name, from, length);
+    name[length] = '\0';
   }
-  return path;
+  return name;
 }
 
 static void suspects_container_free(struct diff_site_container *c)

@@ -642,6 +642,60 @@ static void write_fields(struct snapshot *s)
   heap_read(&h, s);
 }
 
+/* Records under two lists of _G, left and right: string keys of one table each, which collapse
+ * to _G[*][*] when nothing tells them from keys made at run time (tokens). A prototype that
+ * holds "left" and "right" as constants says the code wrote them: _G.left[*], _G.right[*]. */
+static void write_two_lists(struct snapshot *s, int written)
+{
+  enum { LEFT = 0x3000, RIGHT = 0x3100, K_LEFT = 0x3200, K_RIGHT = 0x3300, CHUNK = 0x3400 };
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "left", 0, LEFT);
+  heap_ref(&h, SNAPSHOT_REF_KEY, 0, "left", 0, K_LEFT);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "right", 0, RIGHT);
+  heap_ref(&h, SNAPSHOT_REF_KEY, 0, "right", 0, K_RIGHT);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "main", 0, CHUNK);
+  heap_object(&h, SNAPSHOT_STRING, 0, K_LEFT, NULL);
+  heap_object(&h, SNAPSHOT_STRING, 0, K_RIGHT, NULL);
+  heap_object(&h, SNAPSHOT_PROTOTYPE, 0, CHUNK, "main chunk@app.lua");
+  if (written) {
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "constant", 0, K_LEFT);
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "constant", 0, K_RIGHT);
+  }
+  for (int t = 0; t < 2; t++) {
+    heap_object(&h, SNAPSHOT_TABLE, 0, t ? RIGHT : LEFT, NULL);
+    for (int i = 1; i <= 2; i++)
+      heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(2 * t + i));
+  }
+  for (int i = 1; i <= 4; i++)
+    heap_object(&h, SNAPSHOT_TABLE, 0, REC(i), NULL);
+  heap_root(&h, "globals", GLOBALS_T);
+  heap_read(&h, s);
+}
+
+START_TEST(test_keys_the_code_writes_stay_named)
+{
+  struct diff_holders_block blocks[] = {{REC(1), 40, 0}, {REC(2), 40, 0}, {REC(3), 40, 0}, {REC(4), 40, 0}};
+  for (int written = 0; written < 2; written++) {
+    struct snapshot s;
+    write_two_lists(&s, written);
+    struct diff_site sites[1];
+    heap_analyse(&s, blocks, 4, sites, 1);
+    if (!written) {
+      ck_assert_uint_eq(sites[0].holder_count, 1);
+      ck_assert_str_eq(sites[0].holders[0].path, "_G[*][*]");
+    } else {
+      ck_assert_uint_eq(sites[0].holder_count, 2);
+      ck_assert_ptr_nonnull(holder_at(&sites[0], "_G.left[*]"));
+      ck_assert_uint_eq(holder_at(&sites[0], "_G.right[*]")->objects, 2);
+    }
+    diff_site_release(&sites[0]);
+    snapshot_free(&s);
+  }
+}
+END_TEST
+
 /* Objects at the end of the same fields after a [*] from one table are one holder, with that
  * table as holder; another table, other fields, or a path under names alone are others. */
 START_TEST(test_fields_after_a_collapsed_key_are_one_holder_per_table_and_fields)
@@ -1044,6 +1098,7 @@ int main(void)
   tcase_add_test(tc, test_an_upvalue_after_the_path_of_its_function);
   tcase_add_test(tc, test_an_object_whose_one_block_is_its_allocation_is_no_part);
   tcase_add_test(tc, test_fields_after_a_collapsed_key_are_one_holder_per_table_and_fields);
+  tcase_add_test(tc, test_keys_the_code_writes_stay_named);
   tcase_add_test(tc, test_a_weak_keyed_value_lives_while_its_key_lives);
   tcase_add_test(tc, test_a_weak_valued_table_never_holds);
   suite_add_tcase(s, tc);

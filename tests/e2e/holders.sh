@@ -122,6 +122,12 @@ for jit in off on; do
   # all, and the data goes under its suspect (two suspects before, the weak table one of them).
   check "weak_shards_jit_${jit}_one_suspect" grep -q '^ljleak: 1 leak suspect, 2 growing sites' "$tmp/weak_shards-text-$jit"
   check "weak_shards_jit_${jit}_values_under_the_shards_suspect" sh -c "sed -n '/^  1\. table _G.shards,/,/^growing/p' '$tmp/weak_shards-text-$jit' | grep -q 'weak_shards.lua:19: .*as values of the weak-keyed table _G.session_data, they live as long as their keys'"
+  # Two lists the code names, each half of a line's records: named paths, the suspect _G.
+  "$LJLEAK" run -j "$jit" -o "$tmp/two_lists-$jit" testdata/holders/two_lists.lua > /dev/null 2>&1
+  NO_COLOR=1 "$LJLEAK" diff "$tmp/two_lists-$jit" > "$tmp/two_lists-text-$jit" 2>&1
+  check "two_lists_jit_${jit}_named_left" grep -q '^    _G\.left\[\*\]  (' "$tmp/two_lists-text-$jit"
+  check "two_lists_jit_${jit}_named_right" grep -q '^    _G\.right\[\*\]  (' "$tmp/two_lists-text-$jit"
+  check "two_lists_jit_${jit}_the_suspect_is_what_keeps_both" grep -q '^  1\. table _G$' "$tmp/two_lists-text-$jit"
 done
 
 # A list held by a local of the main chunk: ljleak run's last snapshot goes
