@@ -410,7 +410,9 @@ static int holders_site(const struct holders_graph *g, struct holders_work *w, s
       holders_render_path(g, &w->marks[0], m[i].object, &t, &holder);
       if (part) {
         holders_text_end(&t, 0, holders_part_words(&g->snapshot->objects[m[i].object]));
-        if (!memo)
+        /* its own holder, unless a [*] on its path names one for all that share its text
+         * (sched.parked[*] ▸ local buf ... (its slots): every parked coroutine's buffer) */
+        if (!memo && holder == g->parent[m[i].object])
           holder = m[i].object;
       }
       if (note != DIFF_HOLDERS_NONE)

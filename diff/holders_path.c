@@ -207,14 +207,24 @@ static void holders_put_root(const struct snapshot *s, struct holders_render *w,
   }
 }
 
-/* A local or a slot of a frame: a new anchor, "local pool in main chunk@app.lua" (of a
- * coroutine: "... in coroutine ..."). */
+/* A local or a slot of a frame: a new anchor, "local pool in main chunk@app.lua"; a coroutine's
+ * after the path of the coroutine, named: "sched.parked[*] ▸ local buf in function@app.lua:3",
+ * whose holder stays the path's (the parked coroutines' buffers are one text, and what keeps
+ * them all is sched.parked); else "... in coroutine ...". */
 static void holders_put_local(const struct holders_graph *g, struct holders_render *w, uint32_t from,
                               const char *text)
 {
+  const char *in = strstr(text, " in ");
+  int named = w->t->len && !w->anchor_temporary && !(g->how[from] & HOLDERS_VIA_TEMPORARY);
+  if (from != g->main_thread && named && !strncmp(text, "local ", 6)) {
+    text_put(w->t, " \xe2\x96\xb8 ");
+    text_put(w->t, text);
+    w->after_anchor = 1;
+    w->anchor_temporary = 0;
+    return;
+  }
   text_clear(w->t);
   *w->holder = DIFF_HOLDERS_NONE;
-  const char *in = strstr(text, " in ");
   if (in && from != g->main_thread)
     snprintf(w->label, sizeof w->label, "%.*s in coroutine %s", (int)(in - text), text, in + 4);
   else

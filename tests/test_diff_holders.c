@@ -642,6 +642,57 @@ static void write_fields(struct snapshot *s)
   heap_read(&h, s);
 }
 
+/* Coroutines parked in _G.parked, each with a local buf of records: the local after the path of
+ * its coroutine, "_G.parked[*] ▸ local buf in function@app.lua:3[*]" (it was "local buf in
+ * coroutine function@app.lua:3[*]", which said nothing of where the coroutines are), held by
+ * the list that keeps every coroutine, not by one buf among them; the slots of the bufs too. */
+START_TEST(test_a_coroutines_local_follows_the_path_of_the_coroutine)
+{
+  enum { PARKED = 0x3000, CO_1 = 0x3100, BUF = 0x3400, SLOTS = 0x3800 };
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "parked", 0, PARKED);
+  heap_object(&h, SNAPSHOT_TABLE, 0, PARKED, NULL);
+  for (int c = 0; c < 3; c++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, c + 1, CO_1 + 0x100 * (uint64_t)c);
+  for (int c = 0; c < 3; c++) {
+    heap_object(&h, SNAPSHOT_THREAD, 0, CO_1 + 0x100 * (uint64_t)c, NULL);
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "local buf in function@app.lua:3", 0, BUF + 0x100 * (uint64_t)c);
+  }
+  for (int c = 0; c < 3; c++) {
+    struct snapshot_block slots = {SLOTS + 0x100 * (uint64_t)c, 64};
+    struct snapshot_wire_object buf = {SNAPSHOT_TABLE, 0, BUF + 0x100 * (uint64_t)c, 40, 2, 0, &slots, 1};
+    ck_assert_int_eq(snapshot_writer_object(&h.w, &buf), 0);
+    for (int i = 1; i <= 2; i++)
+      heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(2 * c + i));
+  }
+  for (int i = 1; i <= 6; i++)
+    heap_object(&h, SNAPSHOT_TABLE, 0, REC(i), NULL);
+  heap_root(&h, "globals", GLOBALS_T);
+  struct snapshot s;
+  heap_read(&h, &s);
+  struct diff_holders_block blocks[9];
+  for (uint32_t i = 0; i < 6; i++)
+    blocks[i] = (struct diff_holders_block){REC(i + 1), 40, 0};
+  for (uint32_t c = 0; c < 3; c++)
+    blocks[6 + c] = (struct diff_holders_block){SLOTS + 0x100 * (uint64_t)c, 64, 0};
+  struct diff_site sites[1];
+  heap_analyse(&s, blocks, 9, sites, 1);
+  ck_assert_uint_eq(sites[0].holder_count, 2);
+  const struct diff_holder *records = holder_at(&sites[0], "_G.parked[*] " TRI " local buf in function@app.lua:3[*]");
+  ck_assert_uint_eq(records->objects, 6);
+  ck_assert_str_eq(records->holder_type, "table");
+  uint64_t all = 40 + 3 * 40 + 3 * (40 + 64) + 6 * 40;  /* parked, the coroutines, the bufs, the records */
+  ck_assert_uint_eq(records->retained_bytes, all);
+  const struct diff_holder *slots = holder_at(&sites[0], "_G.parked[*] " TRI " local buf in function@app.lua:3 (its slots)");
+  ck_assert_uint_eq(slots->objects, 3);
+  ck_assert_uint_eq(slots->retained_bytes, all);
+  diff_site_release(&sites[0]);
+  snapshot_free(&s);
+}
+END_TEST
+
 /* Records under two lists of _G, left and right: string keys of one table each, which collapse
  * to _G[*][*] when nothing tells them from keys made at run time (tokens). A prototype that
  * holds "left" and "right" as constants says the code wrote them: _G.left[*], _G.right[*]. */
@@ -1095,6 +1146,7 @@ int main(void)
   tcase_add_test(tc, test_a_text_too_long_is_cut_and_says_so);
   tcase_add_test(tc, test_a_named_path_beats_a_shorter_temporary);
   tcase_add_test(tc, test_only_a_temporary_says_so);
+  tcase_add_test(tc, test_a_coroutines_local_follows_the_path_of_the_coroutine);
   tcase_add_test(tc, test_an_upvalue_after_the_path_of_its_function);
   tcase_add_test(tc, test_an_object_whose_one_block_is_its_allocation_is_no_part);
   tcase_add_test(tc, test_fields_after_a_collapsed_key_are_one_holder_per_table_and_fields);

@@ -16,7 +16,7 @@ package.loaded.auth = { tokens = {} }
 parked = coroutine.create(function()
   local pending = {}
   while true do
-    pending[#pending + 1] = { "job" } -- leak: local pending in coroutine function@FILE:16-22[*]
+    pending[#pending + 1] = { "job" } -- leak: _G.parked ▸ local pending in function@FILE:16-22[*]
     coroutine.yield()
   end
 end)
