@@ -285,6 +285,8 @@ static void put_suspects(struct json_writer *w, const struct diff_result *r)
         json_write_member_uint(w, "bytes", site->container->bytes);
         if (diff_suspect_through_keys(r, s, j))
           json_write_member_string(w, "through_keys_of", site->container->path);
+        if (site->verdict == DIFF_VERDICT_UNDECIDED)
+          json_write_member_bool(w, "undecided", 1);
       } else {
         json_write_member_string(w, "vm_work_for", r->sites[s->cause[j]].name);
       }

@@ -124,7 +124,7 @@ static int suspects_compare(const void *a, const void *b, void *context)
 /* Counts a site s holds (added to it) into s: the objects of the site its container keeps alive
  * (each once: an earlier site of the same container has the shared ones), their bytes and
  * kinds, and its growth. */
-static void suspect_count_objects(struct diff_suspect *s, const struct diff_site *site)
+static void suspect_count_objects(struct diff_suspect *s, const struct diff_site *site, int growth)
 {
   const struct diff_site_container *c = site->container;
   s->objects += c->objects - (c->shared_objects <= c->objects ? c->shared_objects : c->objects);
@@ -134,6 +134,8 @@ static void suspect_count_objects(struct diff_suspect *s, const struct diff_site
     s->kinds[j].objects += c->kinds[j].objects - (shared <= c->kinds[j].objects ? shared : c->kinds[j].objects);
     s->kinds[j].bytes += c->kinds[j].bytes;
   }
+  if (!growth)
+    return;
   s->growth_bytes_per_segment += site->growth_bytes_per_segment;
   s->growth_bytes_per_second += site->growth_bytes_per_second;
 }
@@ -152,7 +154,7 @@ static void suspect_count_site(const struct diff_result *result, struct diff_sus
     s->boundary = c->boundary;
     s->retained_bytes = c->retained_bytes;
   }
-  suspect_count_objects(s, &result->sites[i]);
+  suspect_count_objects(s, &result->sites[i], 1);
 }
 
 /* The suspect whose container is at address (its named site's: a site that went with it
@@ -181,6 +183,19 @@ static int suspects_through_keys(const struct diff_result *result, const struct 
   return 0;
 }
 
+/* Adds result->sites[i] to s after the first pass, in the result's order. */
+static int suspect_insert(struct diff_suspect *s, size_t i)
+{
+  if (suspect_add(s, i, SIZE_MAX) < 0)
+    return -1;
+  for (size_t j = s->site_count - 1; j > 0 && s->sites[j - 1] > i; j--) {
+    size_t cause = s->cause[j];
+    s->sites[j] = s->sites[j - 1], s->cause[j] = s->cause[j - 1];
+    s->sites[j - 1] = i, s->cause[j - 1] = cause;
+  }
+  return 0;
+}
+
 /* Adds a held site to the suspect of the container that holds its objects' keys (made by the
  * first pass): its bytes count in the suspect's retained size, since they go with the keys. */
 static int suspects_add_through_keys(struct diff_result *result, size_t i)
@@ -190,15 +205,25 @@ static int suspects_add_through_keys(struct diff_result *result, size_t i)
   if (k == result->suspect_count)
     return 0;
   struct diff_suspect *s = &result->suspects[k];
-  if (suspect_add(s, i, SIZE_MAX) < 0)
+  if (suspect_insert(s, i) < 0)
     return -1;
-  for (size_t j = s->site_count - 1; j > 0 && s->sites[j - 1] > i; j--) {  /* in the result's order */
-    size_t cause = s->cause[j];
-    s->sites[j] = s->sites[j - 1], s->cause[j] = s->cause[j - 1];
-    s->sites[j - 1] = i, s->cause[j - 1] = cause;
-  }
-  suspect_count_objects(s, site);
+  suspect_count_objects(s, site, 1);
   s->retained_bytes += site->container->bytes;
+  return 0;
+}
+
+/* Adds an undecided site whose container is a suspect's (the list's slots, grown in steps at
+ * the line that appends to it, undecided on their own) to that suspect: the same leak, not a
+ * question apart. What it holds counts, its growth does not (it has no verdict). */
+static int suspects_add_undecided(struct diff_result *result, size_t i)
+{
+  const struct diff_site *site = &result->sites[i];
+  size_t k = suspects_at(result, site->container->address);
+  if (k == result->suspect_count)
+    return 0;
+  if (suspect_insert(&result->suspects[k], i) < 0)
+    return -1;
+  suspect_count_objects(&result->suspects[k], site, 0);
   return 0;
 }
 
@@ -234,6 +259,12 @@ int diff_suspects_find(struct diff_result *result)
     const struct diff_site *site = &result->sites[i];
     if (site->facts.flagged && suspects_held(site) && suspects_through_keys(result, site) &&
         suspects_add_through_keys(result, i) < 0)
+      goto fail;
+  }
+  for (size_t i = 0; i < result->site_count; i++) {
+    const struct diff_site *site = &result->sites[i];
+    if (site->facts.rose_undecided && !suspects_vm_site(site) && suspects_held(site) &&
+        suspects_add_undecided(result, i) < 0)
       goto fail;
   }
   /* The VM's work for a leaking line goes with the suspect of that line. */

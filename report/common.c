@@ -502,7 +502,8 @@ void report_suspect_site_words(const struct diff_suspect *suspect, const struct 
   if (through_keys && site->container)
     snprintf(keys, sizeof keys, "; as values of the weak-keyed %s %s, they live as long as their keys, "
              "which this suspect holds", site->container->type, site->container->path);
-  snprintf(buffer, size, "holds %s%s; the suspect retains %s, of which this site %s",
+  snprintf(buffer, size, "%sholds %s%s; the suspect retains %s, of which this site %s",
+           site->verdict == DIFF_VERDICT_UNDECIDED ? "undecided on its own; " : "",
            kinds[0] ? kinds : "objects of unknown kinds", keys, retained, share);
 }
 
@@ -568,7 +569,7 @@ void report_suspect_sites_each(const struct diff_result *result, const struct di
 {
   for (size_t j = 0; j < suspect->site_count; j++) {
     struct report_suspect_site line = {j, &result->sites[suspect->sites[j]], NULL, "", NULL};
-    char words[600];
+    char words[1024];
     if (suspect->cause[j] != SIZE_MAX) {
       line.vm_work_for = result->sites[suspect->cause[j]].name;
     } else {

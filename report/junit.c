@@ -280,8 +280,9 @@ static void put_testcase_end(FILE *out, const struct diff_result *r, size_t i)
   const struct diff_suspect *suspect = diff_suspects_of(r, i);
   if (suspect && suspect_lead(suspect) == i) {
     put_suspect(out, r, (size_t)(suspect - r->suspects));
-  } else if (suspect) {
-    /* Its failure is its suspect's, in the lead site's test case. */
+  } else if (suspect && site->facts.flagged) {
+    /* Its failure is its suspect's, in the lead site's test case (an undecided site under it
+     * stays an error, as the suite's count of errors says). */
     const struct diff_site_container *c = r->sites[suspect->named_site].container;
     fprintf(out, ">\n      <system-out>under leak suspect %zu (its failure is in ",
             (size_t)(suspect - r->suspects) + 1);

@@ -179,6 +179,38 @@ START_TEST(test_a_weak_keyed_tables_values_go_with_the_suspect_that_holds_their_
 }
 END_TEST
 
+/* A list's records grow at one line (site 0); the line that appends them grows the list's own
+ * slots in steps, undecided on its own (site 1, the same container): one leak, so it goes under
+ * the list's suspect, its bytes in what the suspect holds, its growth not in the suspect's. An
+ * undecided site of another container (site 2) stays apart, in no suspect. */
+START_TEST(test_an_undecided_site_of_a_suspects_container_goes_under_it)
+{
+  struct diff_result r;
+  make_result(&r, 3);
+  make_site(&r.sites[0], "cjson.decode", DIFF_SITE_C, 84000);
+  hold(&r.sites[0], "_G.history[*]", 0x2000, 5000000, 4700000, SNAPSHOT_TABLE, 40000);
+  make_site(&r.sites[1], "@app.lua:8", DIFF_SITE_LUA, 3300);
+  hold(&r.sites[1], "_G.history (its slots)", 0x2000, 5000000, 262144, SNAPSHOT_TABLE, 1);
+  r.sites[1].verdict = DIFF_VERDICT_UNDECIDED;
+  make_site(&r.sites[2], "@app.lua:30", DIFF_SITE_LUA, 1000);
+  hold(&r.sites[2], "_G.other[*]", 0x5000, 40000, 30000, SNAPSHOT_TABLE, 100);
+  r.sites[2].verdict = DIFF_VERDICT_UNDECIDED;
+  finish(&r);
+  ck_assert_uint_eq(r.facts.tally.flagged, 1);
+  ck_assert_uint_eq(r.suspect_count, 1);
+  const struct diff_suspect *s = &r.suspects[0];
+  ck_assert_uint_eq(s->site_count, 2);
+  ck_assert_uint_eq(s->sites[0], 0);
+  ck_assert_uint_eq(s->sites[1], 1);
+  ck_assert_uint_eq(s->bytes, 4700000 + 262144);
+  ck_assert_double_eq(s->growth_bytes_per_segment, 84000);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 1), s);
+  ck_assert_ptr_eq(diff_suspects_of(&r, 2), NULL);
+  ck_assert_uint_eq(diff_suspects_alone(&r), 0);
+  diff_result_free(&r);
+}
+END_TEST
+
 /* A stack of site with its leaf Lua frame at chunk:line, live bytes at the last boundary. */
 static void add_stack(struct diff_result *r, const struct diff_site *site, const char *chunk,
                       uint64_t line, uint64_t live)
@@ -636,6 +668,7 @@ int main(void)
   tcase_add_test(group, test_five_sites_under_one_container_make_one_suspect);
   tcase_add_test(group, test_suspects_are_ordered_by_the_growth_they_hold);
   tcase_add_test(group, test_a_weak_keyed_tables_values_go_with_the_suspect_that_holds_their_keys);
+  tcase_add_test(group, test_an_undecided_site_of_a_suspects_container_goes_under_it);
   tcase_add_test(group, test_the_vm_string_table_goes_under_the_suspect_its_stack_ends_at);
   tcase_add_test(group, test_the_vms_work_with_a_small_container_goes_under_its_lines_suspect);
   tcase_add_test(group, test_the_string_table_follows_a_chunk_named_in_latin1);

@@ -1495,6 +1495,49 @@ static size_t count_of(const char *text, const char *what)
   return n;
 }
 
+/* An undecided site of the suspect's container (the list's slots, grown in steps at the line
+ * that appends) is under the suspect, saying it is undecided on its own, in every format and
+ * in the JSON; read back, the suspect has it again. */
+START_TEST(test_an_undecided_site_of_the_suspects_container_is_under_it)
+{
+  static struct diff_site_container slots = {
+      .address = 0x1000, .type = (char *)"table", .path = (char *)"_G.events.handlers", .named = 1,
+      .site = (char *)"@bus.lua:8", .retained_bytes = 1 << 20, .objects = 1, .bytes = 8192,
+      .kinds = {[SNAPSHOT_TABLE - 1] = {1, 8192}}, .boundary = 8};
+  struct diff_result grouped = suspect_result();
+  sites[2].verdict = DIFF_VERDICT_UNDECIDED;
+  sites[2].container = &slots;
+  sites[2].kinds[SNAPSHOT_TABLE - 1] = (struct diff_kind_count){1, 8192};
+  diff_result_fill_facts(&grouped);
+  ck_assert_int_eq(diff_suspects_find(&grouped), 0);
+  ck_assert_uint_eq(grouped.suspect_count, 1);
+  ck_assert_uint_eq(grouped.suspects[0].site_count, 3);
+  char *text = render_grouped(&grouped, REPORT_FORMAT_TEXT);
+  ck_assert_ptr_nonnull(strstr(text, "3 sites under it"));
+  ck_assert_ptr_nonnull(strstr(text, "@testdata/report/app.lua:11: undecided on its own; holds 1 table (8.0 KiB)"));
+  free(text);
+  char *md = render_grouped(&grouped, REPORT_FORMAT_MARKDOWN);
+  ck_assert_ptr_nonnull(strstr(md, "undecided on its own; holds 1 table"));
+  free(md);
+  /* JUnit: in the suspect's failure, and still an error of its own, as the suite counts it. */
+  char *xml = render_grouped(&grouped, REPORT_FORMAT_JUNIT);
+  ck_assert_ptr_nonnull(strstr(xml, "undecided on its own; holds 1 table"));
+  ck_assert_uint_eq(count_of(xml, "<error "), grouped.facts.tally.undecided);
+  free(xml);
+  char *json = render_grouped(&grouped, REPORT_FORMAT_JSON);
+  ck_assert_ptr_nonnull(strstr(json, "\"name\": \"@testdata/report/app.lua:11\", \"objects\": 1, \"bytes\": 8192, \"undecided\": true"));
+  struct diff_result back;
+  read_json_text(json, &back);
+  ck_assert_uint_eq(back.suspect_count, 1);
+  ck_assert_uint_eq(back.suspects[0].site_count, 3);
+  diff_result_free(&back);
+  free(json);
+  suspect_result_done(&grouped);
+  sites[2].container = NULL;
+  memset(sites[2].kinds, 0, sizeof sites[2].kinds);
+}
+END_TEST
+
 START_TEST(test_junit_fails_once_per_suspect_with_its_sites_in_the_message)
 {
   struct diff_result r = suspect_result();
@@ -1672,6 +1715,7 @@ int main(void)
   suite_add_tcase(s, sources);
   TCase *suspects = tcase_create("suspects");
   tcase_add_test(suspects, test_every_format_leads_with_the_suspects);
+  tcase_add_test(suspects, test_an_undecided_site_of_the_suspects_container_is_under_it);
   tcase_add_test(suspects, test_junit_fails_once_per_suspect_with_its_sites_in_the_message);
   tcase_add_test(suspects, test_json_round_trip_keeps_the_suspects);
   tcase_add_test(suspects, test_an_old_result_without_suspects_reads_and_renders_ungrouped);
