@@ -279,4 +279,19 @@ check "busted_directory_option_keeps_dir_and_reports" sh -c "test -d '$tmp/chdir
 check "steady_tests_alone_exit_0" test $? = 0
 check "steady_tests_alone_none_leaking" grep -q ': 0 of 6 tests leaking, 0 undecided, 6 steady' "$out/steady.txt"
 
+# busted's own --repeat runs the suite twice: each test is measured in its first round only,
+# one line and one testcase each (it was 20, each name twice, judged apart).
+(cd testdata/busted && "$ljleak" busted --dir "$tmp/again" --junit "$out/again.xml" --text "$out/again.txt" \
+   -- --repeat 2 spec > "$out/again.out" 2>&1)
+check "busted_repeat_exits_1_for_a_leak" test $? = 1
+check "busted_repeat_runs_the_suite_twice" grep -q 'Repeating all tests (run 2 of 2)' "$out/again.out"
+check "busted_repeat_lists_each_test_once" sh -c "grep -c '^test	' '$tmp/again/tests' | grep -qx 10"
+check "busted_repeat_same_verdicts" grep -q ': 2 of 10 tests leaking, 0 undecided, 7 steady, 1 skipped' "$out/again.txt"
+check "busted_repeat_junit_names_once" python3 - "$out/again.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
+keys = [(c.get("classname"), c.get("name")) for c in cases]
+assert len(keys) == 10 and len(set(keys)) == 10, keys
+PY
+
 finish
