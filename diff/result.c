@@ -240,13 +240,12 @@ struct diff_options diff_result_judging_options(const struct diff_options *optio
 }
 
 /* Whether a site of the program's lines judged steady grows on the boundaries whose full
- * cycles the collector forced (after the warm-up, enough of them for a trend, and not all:
- * result_forced_count, their number or 0):
+ * cycles the collector forced (after the warm-up, enough of them for a trend, and not all):
  * there every live block was reachable. At the program's own cycles a block born during the cycle is young and left out,
  * so a string kept and appended to, a new copy each cycle, is never counted there and reads
  * flat (docs/diff.md, "Young blocks"). 1, 0, or -1 when out of memory. */
-static size_t result_forced_count(const struct diff_site *site, const struct diff_options *options,
-                                  const struct diff_capture *info)
+static int result_forced_growing(const struct diff_site *site, const struct diff_options *options,
+                                 const struct diff_capture *info)
 {
   /* A line of the program's own; the VM's work (a string buffer that doubles and is shrunk at
    * each cycle) has falls between the forced boundaries that only their segments' frees show. */
@@ -258,15 +257,6 @@ static size_t result_forced_count(const struct diff_site *site, const struct dif
     m += info->forced[k] != 0;
   if (m == site->count - (options->warmup < site->count ? options->warmup : site->count) ||
       m < diff_boundaries_needed(options))
-    return 0;
-  return m;
-}
-
-static int result_forced_growing(const struct diff_site *site, const struct diff_options *options,
-                                 const struct diff_capture *info)
-{
-  size_t m = result_forced_count(site, options, info);
-  if (!m)
     return 0;
   uint64_t *series = malloc(m * sizeof *series), *work = info->allocated ? malloc(m * sizeof *work) : NULL;
   if (!series || (info->allocated && !work)) {
