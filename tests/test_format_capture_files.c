@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/check_run.h"
@@ -302,6 +303,52 @@ START_TEST(test_a_sparse_file_found_in_a_capture_is_refused)
 }
 END_TEST
 
+/* A file read whole: every byte, then a NUL; a regular file, an empty one, and a FIFO the user
+ * names, read until its writer closes it. */
+START_TEST(test_a_file_is_read_whole)
+{
+  enum { SIZE = 100003 };
+  char *text = malloc(SIZE + 1);
+  ck_assert_ptr_nonnull(text);
+  for (size_t i = 0; i < SIZE; i++)
+    text[i] = (char)('a' + i % 26);
+  text[SIZE] = '\0';
+  put("big", text);
+  put("empty", "");
+  char path[256], *data;
+  size_t size;
+  struct format_error error;
+  capture_layout_join(dir, "big", path, sizeof path);
+  ck_assert_int_eq(whole_file_read(path, INPUT_FILE_FOUND, &data, &size, &error), FORMAT_OK);
+  ck_assert_uint_eq(size, SIZE);
+  ck_assert_int_eq(memcmp(data, text, SIZE + 1), 0);
+  free(data);
+  capture_layout_join(dir, "empty", path, sizeof path);
+  ck_assert_int_eq(whole_file_read(path, INPUT_FILE_FOUND, &data, &size, &error), FORMAT_OK);
+  ck_assert_uint_eq(size, 0);
+  ck_assert_int_eq(data[0], '\0');
+  free(data);
+  capture_layout_join(dir, "fifo", path, sizeof path);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  pid_t child = fork();
+  ck_assert_int_ge(child, 0);
+  if (child == 0) {
+    int fd = open(path, O_WRONLY);
+    int wrote = fd >= 0 && write(fd, text, SIZE) == SIZE;
+    free(text);  /* the child's too: valgrind checks it at its exit */
+    _exit(wrote ? 0 : 1);
+  }
+  ck_assert_int_eq(whole_file_read(path, INPUT_FILE_NAMED, &data, &size, &error), FORMAT_OK);
+  int status;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ck_assert_uint_eq(size, SIZE);
+  ck_assert_int_eq(memcmp(data, text, SIZE + 1), 0);
+  free(data);
+  free(text);
+}
+END_TEST
+
 START_TEST(test_the_run_directory_names)
 {
   char out[64];
@@ -338,6 +385,7 @@ int main(void)
   tcase_add_test(tc, test_the_readers_refuse_a_fifo_found_in_a_capture);
   tcase_add_test(tc, test_a_sparse_file_found_in_a_capture_is_refused);
   tcase_add_test(tc, test_the_run_directory_names);
+  tcase_add_test(tc, test_a_file_is_read_whole);
   suite_add_tcase(suite, tc);
   return check_run(suite);
 }
