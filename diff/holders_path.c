@@ -272,12 +272,14 @@ static void holders_put_step(const struct holders_graph *g, struct holders_rende
       text_put(t, "\"]");
     }
   } else if (upvalue) {
-    /* after the path of its function: "router.resolve ▸ upvalue cache" */
-    *w->holder = DIFF_HOLDERS_NONE;
+    /* after the path of its function: "router.resolve ▸ upvalue cache"; a holder a [*] on that
+     * path named stays (the upvalues of every handler in a list have one text, and the list
+     * keeps them all) */
     if (t->len) {
       text_put(t, " \xe2\x96\xb8 ");
       text_put(t, text);
     } else {
+      *w->holder = DIFF_HOLDERS_NONE;
       snprintf(w->label, sizeof w->label, "%s of %s", text, holders_function_name(s, o));
       text_put(t, w->label);
     }

@@ -642,6 +642,44 @@ static void write_fields(struct snapshot *s)
   heap_read(&h, s);
 }
 
+/* Handlers in _G.handlers, each a closure over a table of its own: the tables' text is
+ * "_G.handlers[*] ▸ upvalue state" for all three, so their holder is the list that keeps them
+ * all, not one closure (it was: "the function keeps 104 B alive"). */
+START_TEST(test_upvalues_of_closures_in_a_list_are_held_by_the_list)
+{
+  enum { HANDLERS = 0x3000, FN_1 = 0x3100, UV_1 = 0x3400, STATE_1 = 0x3700 };
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "handlers", 0, HANDLERS);
+  heap_object(&h, SNAPSHOT_TABLE, 0, HANDLERS, NULL);
+  for (int i = 0; i < 3; i++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i + 1, FN_1 + 0x100 * (uint64_t)i);
+  for (int i = 0; i < 3; i++) {
+    heap_object(&h, SNAPSHOT_LUA_FUNCTION, 0, FN_1 + 0x100 * (uint64_t)i, NULL);
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "upvalue state", 0, UV_1 + 0x100 * (uint64_t)i);
+    heap_object(&h, SNAPSHOT_UPVALUE, 0, UV_1 + 0x100 * (uint64_t)i, NULL);
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "value", 0, STATE_1 + 0x100 * (uint64_t)i);
+    heap_object(&h, SNAPSHOT_TABLE, 0, STATE_1 + 0x100 * (uint64_t)i, NULL);
+  }
+  heap_root(&h, "globals", GLOBALS_T);
+  struct snapshot s;
+  heap_read(&h, &s);
+  struct diff_holders_block blocks[3];
+  for (uint32_t i = 0; i < 3; i++)
+    blocks[i] = (struct diff_holders_block){STATE_1 + 0x100 * (uint64_t)i, 40, 0};
+  struct diff_site sites[1];
+  heap_analyse(&s, blocks, 3, sites, 1);
+  ck_assert_uint_eq(sites[0].holder_count, 1);
+  ck_assert_str_eq(sites[0].holders[0].path, "_G.handlers[*] " TRI " upvalue state");
+  ck_assert_uint_eq(sites[0].holders[0].objects, 3);
+  ck_assert_str_eq(sites[0].holders[0].holder_type, "table");
+  ck_assert_uint_eq(sites[0].holders[0].retained_bytes, 40 + 3 * (40 + 40 + 40));
+  diff_site_release(&sites[0]);
+  snapshot_free(&s);
+}
+END_TEST
+
 /* Coroutines parked in _G.parked, each with a local buf of records: the local after the path of
  * its coroutine, "_G.parked[*] ▸ local buf in function@app.lua:3[*]" (it was "local buf in
  * coroutine function@app.lua:3[*]", which said nothing of where the coroutines are), held by
@@ -1147,6 +1185,7 @@ int main(void)
   tcase_add_test(tc, test_a_named_path_beats_a_shorter_temporary);
   tcase_add_test(tc, test_only_a_temporary_says_so);
   tcase_add_test(tc, test_a_coroutines_local_follows_the_path_of_the_coroutine);
+  tcase_add_test(tc, test_upvalues_of_closures_in_a_list_are_held_by_the_list);
   tcase_add_test(tc, test_an_upvalue_after_the_path_of_its_function);
   tcase_add_test(tc, test_an_object_whose_one_block_is_its_allocation_is_no_part);
   tcase_add_test(tc, test_fields_after_a_collapsed_key_are_one_holder_per_table_and_fields);
