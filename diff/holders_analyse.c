@@ -410,8 +410,9 @@ static int holders_site(const struct holders_graph *g, struct holders_work *w, s
       holders_render_path(g, &w->marks[0], m[i].object, &t, &holder);
       if (part) {
         holders_text_end(&t, 0, holders_part_words(&g->snapshot->objects[m[i].object]));
-        /* its own holder, unless a [*] on its path names one for all that share its text
-         * (sched.parked[*] ▸ local buf ... (its slots): every parked coroutine's buffer) */
+        /* its own holder, unless its path names another for all that share its text: a [*]
+         * (sched.parked[*] ▸ local buf ... (its slots): every parked coroutine's buffer), a
+         * list's head, or where a path deeper than HOLDERS_DEPTH is cut */
         if (!memo && holder == g->parent[m[i].object])
           holder = m[i].object;
       }
@@ -528,8 +529,9 @@ static uint32_t holders_keys_common(const struct holders_graph *g, const uint32_
     if (common == DIFF_HOLDERS_NONE)
       common = d;
     while (common != d) {
-      if (!(*budget)--)
-        return DIFF_HOLDERS_NONE;
+      if (*budget == 0)
+        return DIFF_HOLDERS_NONE;  /* and for every site after: the budget is the snapshot's */
+      (*budget)--;
       if (number[common] > number[d])
         common = g->idom[common];
       else

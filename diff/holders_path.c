@@ -173,14 +173,17 @@ static int holders_module_name(const char *s)
 
 /* The path of v as a person reads it, from the roots (docs/diff.md, "Holders"): a module by its
  * require name ("auth.tokens[*]"), a global ("_G.records[*]"), the registry's other entries
- * ("registry.KEY"), a thread's local, from where it is named ("local pending in coroutine
- * function@jobs.lua:2[*]"), an upvalue after the path of its function ("router.resolve ▸
- * upvalue cache[*]"), a metatable as getmetatable(...), another root in parentheses ("(ffi
- * finalizers)"). A path of more than HOLDERS_DEPTH steps shows its first HOLDERS_DEPTH and " ..."
- * (a linked list: "_G.chain.next.next.next ..."), so that every object deeper along it has one
+ * ("registry.KEY"), a thread's local, from where it is named ("local pool in main chunk@app.lua";
+ * a coroutine's after the coroutine's path, "sched.parked[*] ▸ local buf in function@app.lua:3"),
+ * an upvalue after the path of its function ("router.resolve ▸ upvalue cache[*]"), a metatable
+ * as getmetatable(...), another root in parentheses ("(ffi finalizers)"), a run of one field
+ * once ("_G.chain(.next)*"). A path of more than HOLDERS_DEPTH steps shows its first
+ * HOLDERS_DEPTH and " ..." ("_G.chain(.next)* ..."), so that every object deeper along it has one
  * text; one through a temporary says so. The note of a weak-keyed table's value is
- * holders_note's. *holder is the object the first [*] after the last upvalue or local comes from
- * (else v's parent, or where the last step shown leaves from). */
+ * holders_note's. *holder is the object the first [*] comes from, counted again where the
+ * text starts anew (a module, a main thread's local, a slot, a frame, an upvalue no path
+ * names); else where a run that ends the path starts (a list's head); else v's parent, or where
+ * the last step shown leaves from. */
 /* Where holders_render_path is along a path. */
 struct holders_render {
   struct holders_text *t;

@@ -305,10 +305,13 @@ static int result_drops_replaced(const struct diff_site *site, const struct diff
 
 /* The least of live and young bytes in each window of count / 32 boundaries (2 at least),
  * leaving out those whose full cycles the collector forced: at the volume rule's, a copy made
- * while the forced cycle waited for a trace to exit is in neither. Into all; returns how many. */
+ * while the forced cycle waited for a trace to exit is in neither. Into all; returns how many,
+ * and in *warmup how many of them lie in the first warmup windows (a window of forced
+ * boundaries alone is none). */
 static size_t result_young_lows(const struct diff_site *site, const struct diff_capture *info,
-                                size_t width, uint64_t *all)
+                                size_t width, uint64_t *all, size_t *warmup)
 {
+  size_t warmup_windows = *warmup;
   size_t points = (site->count + width - 1) / width, kept = 0;
   const unsigned char *forced = info && info->boundary_count == site->count ? info->forced : NULL;
   for (size_t k = 0; k < points; k++)
@@ -318,9 +321,13 @@ static size_t result_young_lows(const struct diff_site *site, const struct diff_
     if ((!forced || !forced[k]) && bytes < all[k / width])
       all[k / width] = bytes;
   }
-  for (size_t k = 0; k < points; k++)
-    if (all[k] != UINT64_MAX)
-      all[kept++] = all[k];
+  *warmup = 0;
+  for (size_t k = 0; k < points; k++) {
+    if (all[k] == UINT64_MAX)
+      continue;
+    *warmup += k < warmup_windows;
+    all[kept++] = all[k];
+  }
   return kept;
 }
 
@@ -344,9 +351,9 @@ static int result_young_growing(const struct diff_site *site, const struct diff_
   uint64_t *all = malloc(((site->count + width - 1) / width + 1) * sizeof *all);
   if (!all)
     return -1;
-  size_t points = result_young_lows(site, info, width, all);
   struct diff_options windows = *options;
   windows.warmup = (options->warmup + width - 1) / width;
+  size_t points = result_young_lows(site, info, width, all, &windows.warmup);
   enum diff_verdict verdict;
   struct diff_trend lows;
   int status = diff_trend_verdict_work(all, NULL, NULL, NULL, points, &windows, &verdict, &lows);

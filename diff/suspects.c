@@ -242,11 +242,12 @@ static size_t suspects_head_length(const char *path)
   return cut && cut != path ? (size_t)(cut - path) : strlen(path);
 }
 
-/* Whether a head of a path may end at position at: its end, or before a step. */
+/* Whether a head of a path may end at position at: its end, or before a step (".name",
+ * "[...]", "(.next)*", " ▸ upvalue ..."); never inside a label ("local a in ..."). */
 static int suspects_step_ends(const char *path, size_t at)
 {
   char c = path[at];
-  return !c || c == '.' || c == '[' || c == '(' || c == ' ';
+  return !c || c == '.' || c == '[' || c == '(' || !strncmp(path + at, " \xe2\x96\xb8 ", 5);
 }
 
 /* The name of the container: the head (suspects_head_length) of one of the site's holder paths
@@ -268,20 +269,25 @@ static char *suspects_container_path(const struct diff_site *site, const char *t
     from = h->path;
     length = suspects_head_length(h->path);
   }
+  size_t top = 0;
   for (size_t i = 0; i < site->holder_count && !*named; i++) {
     const char *path = site->holders[i].path;
     if (!path)
       continue;
     size_t head = suspects_head_length(path), same = 0;
     if (!from) {
-      from = path, length = head;
+      from = path, length = top = head;
       continue;
     }
     while (same < length && same < head && from[same] == path[same])
       same++;
     while (same && !(suspects_step_ends(from, same) && suspects_step_ends(path, same)))
       same--;
-    length = same ? same : length;  /* nothing in common but the start: the top path's head */
+    length = same;
+    if (!same) {  /* nothing in common: the top path's head */
+      length = top;
+      break;
+    }
   }
   if (!from)
     return strdup("(no path)");

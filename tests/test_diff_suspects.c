@@ -618,6 +618,66 @@ START_TEST(test_keys_spread_over_lists_are_held_by_what_holds_the_lists)
 }
 END_TEST
 
+/* Two weak-keyed tables keyed by the nodes of one list, a value each per node (sites 0 and 1):
+ * the keys' dominators are each the node before, no majority, and the walks to their common
+ * dominator grow with the list (a quarter of its square). The walks' budget is the snapshot's:
+ * once the first site spends it, the second gets none either (it wrapped to SIZE_MAX, and the
+ * second site walked without bound). */
+START_TEST(test_the_key_holders_walks_have_one_budget)
+{
+  enum { NODES = 200 };
+  struct snapshot_memory m;
+  snapshot_begin(&m);
+  struct snapshot_writer *w = &m.w;
+  uint32_t chain = snapshot_writer_string(w, "chain", 5), next = snapshot_writer_string(w, "next", 4);
+  uint32_t a = snapshot_writer_string(w, "a", 1), b = snapshot_writer_string(w, "b", 1);
+  uint32_t table = snapshot_writer_string(w, "[table]", 7);
+  struct snapshot_wire_object g = {SNAPSHOT_TABLE, 0, 0x1000, 40, 3, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(w, &g), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, chain, 0, 0x10000), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, a, 0, 0x4000), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, b, 0, 0x5000), 0);
+  for (uint64_t i = 0; i < NODES; i++) {
+    struct snapshot_wire_object node = {SNAPSHOT_TABLE, 0, 0x10000 + 0x100 * i, 40, 1, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(w, &node), 0);
+    if (i + 1 < NODES)
+      ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, next, 0, 0x10000 + 0x100 * (i + 1)), 0);
+  }
+  for (uint64_t t = 0; t < 2; t++) {
+    struct snapshot_wire_object weak = {SNAPSHOT_TABLE, SNAPSHOT_FLAG_WEAK_KEYS, 0x4000 + 0x1000 * t, 40, NODES, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(w, &weak), 0);
+    for (uint64_t i = 0; i < NODES; i++) {
+      ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_KEYED, 0, table, 0, 0x100000 * (t + 1) + 0x100 * i), 0);
+      ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_KEY, 1, table, 0, 0x10000 + 0x100 * i), 0);
+    }
+  }
+  for (uint64_t t = 0; t < 2; t++)
+    for (uint64_t i = 0; i < NODES; i++) {
+      struct snapshot_wire_object value = {SNAPSHOT_TABLE, 0, 0x100000 * (t + 1) + 0x100 * i, 48, 1, 0, NULL, 0};
+      ck_assert_int_eq(snapshot_writer_object(w, &value), 0);
+    }
+  struct snapshot s;
+  snapshot_end(&m, 0x1000, &s);
+  struct diff_result r;
+  make_result(&r, 2);
+  make_site(&r.sites[0], "@a.lua:3", DIFF_SITE_LUA, 5000);
+  make_site(&r.sites[1], "@a.lua:4", DIFF_SITE_LUA, 4000);
+  struct diff_holders_block *blocks = malloc(2 * NODES * sizeof *blocks);  /* taken */
+  ck_assert_ptr_nonnull(blocks);
+  for (uint32_t t = 0; t < 2; t++)
+    for (uint64_t i = 0; i < NODES; i++)
+      blocks[t * NODES + i] = (struct diff_holders_block){0x100000 * (t + 1) + 0x100 * i, 48, t};
+  struct diff_site *wanted[2] = {&r.sites[0], &r.sites[1]};
+  ck_assert_int_eq(diff_holders_analyse_suspects(&s, &blocks, 2 * NODES, wanted, 2, NULL, 5, NULL, 0), 0);
+  snapshot_free(&s);
+  for (int i = 0; i < 2; i++) {
+    ck_assert_ptr_nonnull(r.sites[i].container);
+    ck_assert_uint_eq(r.sites[i].container->key_address, 0);
+  }
+  diff_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_a_growing_list_holds_the_growth_that_a_flushed_window_outnumbers)
 {
   /* The window holds three of the four tables, but only the slow list grows. */
@@ -679,6 +739,7 @@ int main(void)
   tcase_add_test(group, test_a_chain_of_the_sites_objects_is_held_by_its_head);
   tcase_add_test(group, test_two_sites_making_blocks_of_the_same_tables_count_each_table_once);
   tcase_add_test(group, test_keys_spread_over_lists_are_held_by_what_holds_the_lists);
+  tcase_add_test(group, test_the_key_holders_walks_have_one_budget);
   tcase_add_test(group, test_a_growing_list_holds_the_growth_that_a_flushed_window_outnumbers);
   tcase_add_test(group, test_kind_names_parse_back);
   suite_add_tcase(s, group);

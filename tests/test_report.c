@@ -1534,6 +1534,7 @@ START_TEST(test_an_undecided_site_of_the_suspects_container_is_under_it)
   free(json);
   suspect_result_done(&grouped);
   sites[2].container = NULL;
+  sites[2].verdict = DIFF_VERDICT_STEADY;
   memset(sites[2].kinds, 0, sizeof sites[2].kinds);
 }
 END_TEST
