@@ -578,6 +578,12 @@ static int wait_stopped(struct attach_job *job, const char *dir)
               shown_dir, job->wait);
       return CLI_EXIT_RUNTIME;
     }
+    /* Its registration goes as it exits, before /proc does (a zombie until reaped): a capture
+     * ended at that exit is one made (it read as "not registered", exit 4) */
+    if (!registered(job) && ended_at_exit(dir)) {
+      job->exited = 1;
+      return CLI_EXIT_OK;
+    }
     if (cli_control_read(job->pid, job->run_dir, &r) != CLI_EXIT_OK)
       return CLI_EXIT_RUNTIME;
     int over = !r.state || strcmp(r.state, "capturing") != 0 || !r.dir || strcmp(r.dir, dir);
