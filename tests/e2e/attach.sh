@@ -457,14 +457,34 @@ check "an_error_from_the_registration_is_shown" grep -qF 'ended on an error: \x1
 grep -qF 'ended on an error' "$tmp/esc.err" || cat "$tmp/esc.err"
 check "escaped" sh -c "! grep -q \"\$(printf '\\033')\" '$tmp/esc.err'"
 # nobody's process becomes su (euid 0, same pid) once its capture is over, before attach's next
-# step: gdb calls nothing in it, and its capture is not read as root. (It mostly wins the race
-# with attach's look at the registration: then the step cancel meets su.)
+# step: gdb calls nothing in it, and its capture is not read as root. The hand-off is made
+# certain: the stand-in for gdb returns from its first step (the one that arms the hook) only
+# once the process's effective uid is 0, so attach's next look meets su (the registration is
+# then nobody's, not the process's user's), and its step cancel is refused.
+cat >"$tmp/gdb-turn" <<EOF
+#!/bin/sh
+pid= prev=
+for a in "\$@"; do [ "\$prev" = -p ] && pid=\$a; prev=\$a; done
+"$(command -v gdb)" "\$@"
+rc=\$?
+if [ ! -e "$tmp/turn.armed" ]; then
+  : >"$tmp/turn.armed"
+  n=0
+  until [ \$n -ge 80 ] || grep -q '^Uid:[[:space:]]*[0-9]*[[:space:]]*0[[:space:]]' /proc/\$pid/status 2>/dev/null; do
+    sleep 0.1; n=\$((n + 1))
+  done
+  [ \$n -lt 80 ] && : >"$tmp/turn.su"
+fi
+exit \$rc
+EOF
+chmod +x "$tmp/gdb-turn"
 sleep 25 | sh -c 'echo $$ >"$1/turn.pid"; exec setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
   env LJLEAK_RUN_DIR="$1/nbrun" luajit testdata/attach/turn_su.lua "$1/nbrun"' - "$tmp" >/dev/null 2>&1 &
 sleep 0.5
 turn=$(cat "$tmp/turn.pid"); pids="$pids $turn"
-"$LJLEAK" attach --snapshot -o "$tmp/caps/turn" "$turn" >"$tmp/turn.out" 2>"$tmp/turn.err"
+LJLEAK_GDB=$tmp/gdb-turn "$LJLEAK" attach --snapshot -o "$tmp/caps/turn" "$turn" >"$tmp/turn.out" 2>"$tmp/turn.err"
 check "a_process_turned_su_is_refused" test $? != 0
+check "it_was_su_before_attachs_next_look" test -e "$tmp/turn.su"
 check "gdb_called_nothing_in_su" sh -c "! grep -q 'undefined symbol' '$tmp/turn.err'"
 check "nor_was_its_capture_read_as_root" sh -c "! grep -q 'largest holders' '$tmp/turn.out'"
 kill -KILL "$turn" 2>/dev/null
