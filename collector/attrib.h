@@ -40,6 +40,8 @@ const char *coll_attrib_vm_name(uint64_t address);
  * for; INTERNAL when that is not known): its call stack is the VM's. */
 struct coll_trace_line_cached;
 
+struct trace_chain;
+
 struct attrib_site {
   enum memprof_source source;
   uint64_t location;
@@ -48,6 +50,7 @@ struct attrib_site {
   GCtrace *trace;
   uint64_t traceno;
   struct coll_trace_line_cached *cached;  /* compiled code: its resolution (coll_trace_line_count) */
+  const struct trace_chain *exit_chain;   /* a trace exit's sunk allocation: its callers in the trace */
   enum attrib_vm vm;
 };
 

@@ -7,7 +7,7 @@ collector_SRCS := collector/addr_map.c collector/attach.c collector/attrib.c col
   collector/capture.c collector/capture_dir.c collector/frame.c collector/control.c collector/hook_full.c collector/hook_sampled.c collector/hook_slow.c \
   collector/layout.c collector/module.c collector/options.c collector/seg_out.c \
   collector/segments.c collector/snapshot.c collector/snapshot_objects.c collector/stub.c collector/symbols.c collector/cname.c collector/elf_symbols.c collector/trace_line.c \
-  collector/trace_map.c collector/trace_record.c collector/text.c collector/signal.c \
+  collector/trace_map.c collector/trace_map_find.c collector/trace_record.c collector/text.c collector/signal.c \
   collector/site.c collector/trace_log.c collector/index.c collector/state.c \
   collector/maps.c collector/state_scan.c collector/gc_steps.c collector/gc_full.c
 # the values option's sidecar beside each heap snapshot (off by default: values can be secrets)

@@ -237,15 +237,14 @@ static uint32_t walk_callers(global_State *g, lua_State *L, TValue *frame,
 }
 
 #if LJ_HASJIT
-/* Frames of an allocation by compiled code whose line the trace's map gave
- * (site): the leaf, its callers inside the trace (the chain the recorder
- * saw, trace_map.h), then the Lua stack below the trace's base
- * (g->jit_base), which the interpreter made before the trace ran. */
-static uint32_t walk_trace(global_State *g, lua_State *L, const struct attrib_site *site,
+/* Frames of an allocation by compiled code at site's line: the leaf, its
+ * callers inside the trace (chain, the recorder's, trace_map.h), then the
+ * Lua stack below the trace's base, which the interpreter made before the
+ * trace ran. */
+static uint32_t walk_chain(global_State *g, lua_State *L, const struct attrib_site *site,
+                           const struct trace_chain *chain, TValue *base,
                            struct callstack_frame *out, uint32_t max, int *truncated)
 {
-  TValue *base = mref(g->jit_base, TValue);
-  const struct trace_chain *chain = site->cached ? site->cached->chain : NULL;
   uint32_t n = 0;
   out[n++] = lua_frame(site->proto, (uint32_t)site->line);
   if (!chain || !coll_attrib_base_has_function(L, base)) {
@@ -278,11 +277,19 @@ static uint32_t walk_code(struct recording *c, const struct attrib_site *site,
   lua_State *L = &o->th;
 #if LJ_HASJIT
   if (site->trace)
-    return walk_trace(g, L, site, out, max, truncated);
+    return walk_chain(g, L, site, site->cached ? site->cached->chain : NULL,
+                      mref(g->jit_base, TValue), out, max, truncated);
 #endif
   if (g->vmstate == ~LJ_VMST_EXIT) {
     if (site->source != MEMPROF_SOURCE_LUA)
       return 0;
+#if LJ_HASJIT && LJ_FR2
+    /* A sunk allocation the exit makes: the exit handler set L->base to the
+     * trace's (jit_base is 0 now), and the restore writes no slot below it
+     * with two-slot frames (lj_snap.c, lj_snap_restore). */
+    if (site->exit_chain)
+      return walk_chain(g, L, site, site->exit_chain, L->base, out, max, truncated);
+#endif
     out[0] = lua_frame(site->proto, (uint32_t)site->line);   /* sunk: the line only */
     return 1;
   }

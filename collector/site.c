@@ -171,6 +171,7 @@ void coll_site_current(global_State *g, struct trace_line_state *tl, const void 
   site->trace = NULL;
   site->traceno = 0;
   site->cached = NULL;
+  site->exit_chain = NULL;
   site->vm = ATTRIB_VM_NONE;
   int32_t vmstate = g->vmstate;
   if (vmstate > 0) {
@@ -180,7 +181,7 @@ void coll_site_current(global_State *g, struct trace_line_state *tl, const void 
   } else if (vmstate == ~LJ_VMST_EXIT) {
     /* A trace exit materialising sunk allocations (docs/collector.md). */
     const GCproto *pt;
-    if (nsize != 0 && coll_trace_line_exit_site(tl, g, old_ptr, &pt, &site->line)) {
+    if (nsize != 0 && coll_trace_line_exit_site(tl, g, old_ptr, &pt, &site->line, &site->exit_chain)) {
       site->source = MEMPROF_SOURCE_LUA;
       site->proto = (GCproto *)pt;
       site->location = (uint64_t)(uintptr_t)pt;

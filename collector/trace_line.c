@@ -294,7 +294,7 @@ struct coll_trace_line_cached *coll_trace_line_resolve_at(struct trace_line_stat
 }
 
 int coll_trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
-                              const GCproto **pt, uint64_t *line)
+                              const GCproto **pt, uint64_t *line, const struct trace_chain **chain)
 {
   jit_State *J = G2J(g);
   /* After the snapshot is restored the exit may start recording a side
@@ -315,5 +315,7 @@ int coll_trace_line_exit_site(struct trace_line_state *tl, global_State *g, cons
     return 0;
   *pt = x->pt;
   *line = x->line;
+  *chain = x->chain && x->chain <= map->nchains && map->chains[x->chain - 1].valid
+               ? &map->chains[x->chain - 1] : NULL;
   return 1;
 }

@@ -143,9 +143,10 @@ struct coll_trace_line_cached *coll_trace_line_resolve_at(struct trace_line_stat
 
 /* An allocation while a trace exit restores the interpreter's state
  * (vmstate EXIT): if the exit's snapshot holds sunk allocations, the line
- * they are charged to (docs/collector.md) in *pt and *line, and 1; else 0. */
+ * they are charged to (docs/collector.md) in *pt and *line, their callers
+ * inside the trace in *chain (NULL: not known), and 1; else 0. */
 int coll_trace_line_exit_site(struct trace_line_state *tl, global_State *g, const void *old_ptr,
-                              const GCproto **pt, uint64_t *line);
+                              const GCproto **pt, uint64_t *line, const struct trace_chain **chain);
 
 #if LJ_HASJIT && LJ_TARGET_X64 && !LJ_ABI_WIN
 /* What BC_JLOOP pushes below the interpreter's C frame before it jumps to a

@@ -194,6 +194,8 @@ struct builder {
   struct trace_map_sunk *sunk;   /* what each exit makes, exit after exit */
   uint32_t nsunk;
   struct trace_map_exit *exits;  /* [nsnap] */
+  const struct trace_chain **extra;  /* the parent's chains its replays name, after the log's */
+  uint32_t nextra;
 };
 
 static int proto_live(const struct builder *b, const GCproto *pt)
@@ -265,6 +267,31 @@ static int is_allocation(unsigned op)
   return op == IR_TNEW || op == IR_TDUP || op == IR_CNEW || op == IR_CNEWI;
 }
 
+/* Adds a line to found, the line several allocations share: 0 if it is not
+ * known or not found's; the chain stays only if they share it too. */
+static int same_line(struct ir_line *found, const GCproto *pt, uint32_t line, uint32_t chain)
+{
+  if (!pt || (found->pt && (found->pt != pt || found->line != line)))
+    return 0;
+  *found = (struct ir_line){pt, line, found->pt && found->chain != chain ? 0 : chain};
+  return 1;
+}
+
+/* The index + 1 in the map's chains of the parent's chain c (an index + 1
+ * in the parent's), added after the log's if new; 0 if c is not known. */
+static uint32_t parent_chain(struct builder *b, uint32_t c)
+{
+  const struct trace_map *p = b->parent;
+  if (c == 0 || c > p->nchains || !p->chains[c - 1].valid)
+    return 0;
+  uint32_t i = 0;
+  while (i < b->nextra && b->extra[i] != &p->chains[c - 1])
+    i++;
+  if (i == b->nextra)
+    b->extra[b->nextra++] = &p->chains[c - 1];
+  return b->log->nchains + i + 1;
+}
+
 /* Lines of the recorded instructions: from the log, and for the IR after
  * the last event, the last bytecode's. 0, or -1 if the log does not fit. */
 static int recorded_lines(struct builder *b)
@@ -289,7 +316,8 @@ static int recorded_lines(struct builder *b)
         line_of(b, log->attr_pt, log->attr_pc, &b->lines[ref - REF_BIAS]))
       b->lines[ref - REF_BIAS].chain = log->attr_chain;
   /* A side trace first makes what its parent's exit had sunk: each such
-   * allocation has the line of the one it replays (the same key). That
+   * allocation has the line of the one it replays (the same key), and its
+   * callers (a side trace has its parent's base). That
    * line's prototype may be one the side trace's constants do not hold (a
    * constructor inlined in the parent): it was alive in the parent's map,
    * and a side trace lives no longer than its parent (a trace is flushed
@@ -305,14 +333,11 @@ static int recorded_lines(struct builder *b)
       int one = 1;
       for (uint32_t i = x->sunk_first; i < x->sunk_first + x->sunk_count && one; i++) {
         const struct trace_map_sunk *k = &p->sunk[i];
-        if (k->key != key)
-          continue;
-        if (!k->pt || (found.pt && (found.pt != k->pt || found.line != k->line)))
-          one = 0;
-        found = (struct ir_line){k->pt, k->line, 0};
+        if (k->key == key)
+          one = same_line(&found, k->pt, k->line, k->chain);
       }
       if (one && found.pt)
-        b->lines[ref - REF_BIAS] = found;
+        b->lines[ref - REF_BIAS] = (struct ir_line){found.pt, found.line, parent_chain(b, found.chain)};
     }
   }
   return 0;
@@ -450,16 +475,15 @@ static void exit_of(struct builder *b, uint32_t k, struct trace_map_exit *out)
   int one = 1;
   for (uint32_t j = 0; j < nmade; j++) {
     const struct ir_line *l = &b->lines[made[j] - REF_BIAS];
-    b->sunk[b->nsunk++] = (struct trace_map_sunk){
-      coll_trace_map_alloc_key(T, &T->ir[made[j]]), l->pt, l->pt ? l->line : 0};
-    if (!l->pt || (found.pt && (found.pt != l->pt || found.line != l->line)))
-      one = 0;
-    found = *l;
+    b->sunk[b->nsunk++] = (struct trace_map_sunk){coll_trace_map_alloc_key(T, &T->ir[made[j]]),
+                                                  l->pt, l->pt ? l->line : 0, l->pt ? l->chain : 0};
+    one = one && same_line(&found, l->pt, l->line, l->chain);
   }
   out->sunk_count = nmade;
   if (one && found.pt) {
     out->pt = found.pt;
     out->line = found.line;
+    out->chain = found.chain;
     return;
   }
   /* The exit's own line: its PC is in one of the trace's prototypes. */
@@ -491,12 +515,12 @@ static size_t round_pages(size_t size)
   return (size + page - 1) / page * page;
 }
 
-/* The log's chains, for the map; a chain naming a prototype that the trace
- * does not keep alive is not valid there. */
+/* The log's chains, then the parent's the builder took, for the map; a chain
+ * naming a prototype that the trace does not keep alive is not valid there. */
 static void copy_chains(const struct builder *b, struct trace_chain *out, uint32_t n)
 {
   for (uint32_t i = 0; i < n; i++) {
-    out[i] = b->log->chains[i];
+    out[i] = i < b->log->nchains ? b->log->chains[i] : *b->extra[i - b->log->nchains];
     for (uint32_t k = 0; k < out[i].count && out[i].valid; k++)
       if (!proto_live(b, out[i].callers[k].pt))
         out[i].valid = 0;
@@ -534,7 +558,7 @@ static struct trace_map *finish(struct builder *b)
   size += b->nsunk * sizeof(struct trace_map_sunk);
   size = (size + 15) & ~(size_t)15;
   size_t chains_at = size;
-  uint32_t nchains = b->log->nchains;
+  uint32_t nchains = b->log->nchains + b->nextra;
   size += nchains * sizeof(struct trace_chain);
   size = round_pages(size);
   struct trace_map *map = coll_trace_log_pages(size);
@@ -615,7 +639,7 @@ struct trace_map *coll_trace_map_build(global_State *g, const struct trace_log *
   size_t scratch = nins * sizeof(struct ir_line) + nins * sizeof(struct trace_map_site) +
                    (size_t)T->nsnap * nsunk * sizeof(struct trace_map_sunk) +
                    T->nsnap * sizeof(struct trace_map_exit) + nk * sizeof(GCproto *) +
-                   2 * nins * sizeof(IRRef) + 64;
+                   nins * sizeof(struct trace_chain *) + 2 * nins * sizeof(IRRef) + 64;
   scratch = round_pages(scratch);
   char *mem = coll_trace_log_pages(scratch);
   if (!mem)
@@ -625,7 +649,8 @@ struct trace_map *coll_trace_map_build(global_State *g, const struct trace_log *
   b.sunk = (struct trace_map_sunk *)(b.calls + nins);
   b.exits = (struct trace_map_exit *)(b.sunk + (size_t)T->nsnap * nsunk);
   b.protos = (const GCproto **)(b.exits + T->nsnap);
-  b.allocs = (IRRef *)(b.protos + nk);
+  b.extra = (const struct trace_chain **)(b.protos + nk);
+  b.allocs = (IRRef *)(b.extra + nins);
   add_live_protos(&b, T, nk);
   add_proto(&b, root_start, nk);
   const GCtrace *A = nancestors ? trace_parent(g, T) : NULL;
@@ -649,30 +674,4 @@ void coll_trace_map_free(struct trace_map *map)
 {
   if (map)
     coll_trace_log_unpages(map, map->size);
-}
-
-uint32_t coll_trace_map_region(const GCtrace *T, uint32_t ofs, uint32_t *start, uint32_t *end)
-{
-  uint32_t lo = 0, hi = T->nsnap;
-  while (hi - lo > 1) {
-    uint32_t mid = (lo + hi) / 2;
-    if (T->snap[mid].mcofs <= ofs)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  *start = T->snap[lo].mcofs;
-  *end = lo + 1 < T->nsnap ? T->snap[lo + 1].mcofs : T->szmcode;
-  return lo;
-}
-
-const struct trace_map_site *coll_trace_map_find(const struct trace_map *map, uint32_t region,
-                                                 const void *target)
-{
-  if (region >= map->nsnap)
-    return NULL;
-  for (uint32_t i = map->region_first[region]; i < map->region_first[region + 1]; i++)
-    if (map->sites[i].target == target)
-      return &map->sites[i];
-  return NULL;
 }

@@ -28,12 +28,14 @@ struct trace_map_sunk {
   uint64_t key;
   const GCproto *pt;
   uint32_t line;
+  uint32_t chain;               /* with pt: its inlined callers, in the map's chains (0: not known) */
 };
 
 /* Per snapshot, for allocations while the trace exits through it. */
 struct trace_map_exit {
   const GCproto *pt;            /* NULL: no sunk allocation, or no line */
   uint32_t line;
+  uint32_t chain;               /* with pt: the callers the sunk allocations share (0: not known) */
   uint32_t sunk;                /* 1: the snapshot holds sunk allocations */
   uint32_t sunk_first, sunk_count; /* the allocations it makes, in the map's sunk[] */
 };

@@ -73,7 +73,7 @@ other-luajit:
 
 # make check-other-luajit (a step of make check): on that other LuaJIT, the
 # collector's suites that run a VM (the module in luajit and ljleak run, its
-# JIT attribution, the VM's own sites, the C API in a host program, heap
+# JIT attribution, the call stacks it records, the VM's own sites, the C API in a host program, heap
 # snapshots' sizes against its allocator, the collector's own full
 # collections; the other suites do not touch LuaJIT), tests/e2e/luajit.sh (a leaking workload's
 # capture and diff, and each build's collector refusing the other's VM),
@@ -81,7 +81,7 @@ other-luajit:
 # snapshot.sh (heap snapshots of that VM), holders.sh (their holders) and
 # values.sh (their values sidecars) and busted.sh (ljleak busted on a busted suite).
 # Run from env.sh.
-OTHER_LUAJIT_SUITES = test_collector test_collector_jit test_collector_vm test_collector_api test_collector_snapshot test_collector_steps \
+OTHER_LUAJIT_SUITES = test_collector test_collector_jit test_collector_stacks test_collector_vm test_collector_api test_collector_snapshot test_collector_steps \
   test_collector_gc_full
 OTHER_LUAJIT_E2E = tests/e2e/luajit.sh tests/e2e/collector.sh tests/e2e/c-names.sh tests/e2e/snapshot.sh tests/e2e/holders.sh tests/e2e/values.sh tests/e2e/busted.sh
 .PHONY: check-other-luajit

@@ -1,4 +1,4 @@
-/* tests/test_collector_stacks.c: the call stacks the collector records (ljleak run and the module): one helper with two callers, named with exact lines, JIT on (the helper inlined into its callers' trace) and off, a coroutine and a builtin, sampled, cut at the depth, gzip, and a capture killed mid-run. */
+/* tests/test_collector_stacks.c: the call stacks the collector records (ljleak run and the module): one helper with two callers, named with exact lines, JIT on (the helper inlined into its callers' trace) and off, a table the JIT sank (made at exits and in side traces) with its callers, a coroutine and a builtin, sampled, cut at the depth, gzip, and a capture killed mid-run. */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
@@ -131,16 +131,17 @@ static void tally_segment(const char *segment, const char *sidecar, const char *
     stacks_reader_close(sr);
 }
 
-/* Runs ljleak run OPTIONS SCRIPT ROUNDS into a scratch directory and
- * tallies put's line over every segment (ext NULL: without stacks, its
- * events only); returns the capture's index. */
-static struct capture_index run_and_tally(const char *name, const char *options, int rounds,
-                                          const char *ext, struct stack_tally *t)
+/* Runs ljleak run OPTIONS script ROUNDS into a scratch directory and
+ * tallies site over every segment (ext NULL: without stacks, its events
+ * only); returns the capture's index. */
+static struct capture_index run_script_and_tally(const char *name, const char *script,
+                                                 const char *site, const char *options, int rounds,
+                                                 const char *ext, struct stack_tally *t)
 {
   char dir[1024], path[1200], sidecar[1200];
   scratch(dir, sizeof dir, name);
-  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s/cap' %s " SCRIPT " %d > /dev/null", build_dir(),
-                      dir, options, rounds), 0);
+  ck_assert_int_eq(sh("'%s/ljleak' run -o '%s/cap' %s %s %d > /dev/null", build_dir(),
+                      dir, options, script, rounds), 0);
   snprintf(path, sizeof path, "%s/cap/index", dir);
   struct capture_index index;
   struct format_error error;
@@ -151,9 +152,16 @@ static struct capture_index run_and_tally(const char *name, const char *options,
     snprintf(path, sizeof path, "%s/cap/%s", dir, index.segments[i].file);
     ck_assert_uint_gt(capture_layout_sidecar_name(path, sidecar, sizeof sidecar), 0);
     ck_assert_ptr_nonnull(!ext ? sidecar : strstr(sidecar, ext));
-    tally_segment(path, ext ? sidecar : NULL, PUT_LINE, t);
+    tally_segment(path, ext ? sidecar : NULL, site, t);
   }
   return index;
+}
+
+/* The same, of SCRIPT at put's line. */
+static struct capture_index run_and_tally(const char *name, const char *options, int rounds,
+                                          const char *ext, struct stack_tally *t)
+{
+  return run_script_and_tally(name, SCRIPT, PUT_LINE, options, rounds, ext, t);
 }
 
 static uint64_t trace_lines(const struct capture_index *index)
@@ -168,21 +176,29 @@ static uint64_t trace_lines(const struct capture_index *index)
 #define LEAK_STACK "helper_two_callers.lua@7:8 < helper_two_callers.lua@11:12 < helper_two_callers.lua@0:22 < C"
 #define STEADY_STACK "helper_two_callers.lua@7:8 < helper_two_callers.lua@15:17 < helper_two_callers.lua@0:23 < C"
 
-/* Every event at put's line has one of the two stacks, each caller's at
- * least once per round. */
-static void assert_two_callers(const struct stack_tally *t, int rounds)
+/* Every event at the site has one of two stacks, the first's at least
+ * first_min times, the second's second_min. */
+static void assert_two_stacks(const struct stack_tally *t, const char *first, uint64_t first_min,
+                              const char *second, uint64_t second_min)
 {
-  if (t->n != 2 || t->without_stack != 0 || tally_count(t, LEAK_STACK) < (uint64_t)rounds ||
-      tally_count(t, STEADY_STACK) < (uint64_t)rounds) {
+  if (t->n != 2 || t->without_stack != 0 || tally_count(t, first) < first_min ||
+      tally_count(t, second) < second_min) {
     char all[4096] = "";
     for (int i = 0; i < t->n; i++) {
       size_t used = strlen(all);
       snprintf(all + used, sizeof all - used, "\n  %llu x %s", (unsigned long long)t->count[i],
                t->text[i]);
     }
-    ck_abort_msg("%llu events at put's line, %llu without a stack; stacks:%s",
+    ck_abort_msg("%llu events at the site, %llu without a stack; stacks:%s",
                  (unsigned long long)t->site_events, (unsigned long long)t->without_stack, all);
   }
+}
+
+/* Every event at put's line has one of its callers' stacks, each at least
+ * once per round. */
+static void assert_two_callers(const struct stack_tally *t, int rounds)
+{
+  assert_two_stacks(t, LEAK_STACK, (uint64_t)rounds, STEADY_STACK, (uint64_t)rounds);
 }
 
 START_TEST(test_jit_on_stacks_name_both_callers_with_exact_lines)
@@ -205,6 +221,27 @@ START_TEST(test_jit_off_stacks_name_both_callers_with_exact_lines)
   struct capture_index index = run_and_tally("jit-off", "-j off", 3000, ".stacks", &t);
   assert_two_callers(&t, 3000);
   ck_assert_uint_eq(trace_lines(&index), 0);
+  ck_assert_uint_eq(t.lua_without, 0);
+  capture_index_free(&index);
+}
+END_TEST
+
+/* A table the JIT sank, made by compiled code only where it escapes: at
+ * the trace's exit, then at the start of the side trace grown there. Each
+ * has its callers, as the interpreter's have (it had the line alone, and
+ * the side trace's the line over a frame it could not read). */
+#define SUNK_SCRIPT "testdata/stacks/sunk_two_callers.lua"
+#define SUNK_KEEP "sunk_two_callers.lua@8:9 < sunk_two_callers.lua@11:12 < sunk_two_callers.lua@0:24 < C"
+#define SUNK_CHURN "sunk_two_callers.lua@8:9 < sunk_two_callers.lua@16:17 < sunk_two_callers.lua@0:25 < C"
+
+START_TEST(test_jit_on_sunk_tables_have_their_callers)
+{
+  struct stack_tally t;
+  struct capture_index index = run_script_and_tally("sunk", SUNK_SCRIPT, "@" SUNK_SCRIPT ":9", "",
+                                                    3000, ".stacks", &t);
+  assert_two_stacks(&t, SUNK_KEEP, 3000 / 7, SUNK_CHURN, 3000 / 5);
+  /* Fewer than one a call: compiled code made only those that escaped. */
+  ck_assert_uint_lt(t.site_events, 2 * 3000);
   ck_assert_uint_eq(t.lua_without, 0);
   capture_index_free(&index);
 }
@@ -413,6 +450,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_jit_on_stacks_name_both_callers_with_exact_lines);
   tcase_add_test(tc, test_jit_off_stacks_name_both_callers_with_exact_lines);
+  tcase_add_test(tc, test_jit_on_sunk_tables_have_their_callers);
   tcase_add_test(tc, test_jit_off_stacks_in_every_segment);
   tcase_add_test(tc, test_coroutine_and_builtin_frames);
   tcase_add_test(tc, test_sampled_capture_records_stacks_of_sampled_events);
