@@ -210,6 +210,15 @@ static void holders_put_root(const struct snapshot *s, struct holders_render *w,
   }
 }
 
+/* Whether the path so far to coroutine from is a named one (no temporary on it), which what the
+ * coroutine holds is said after. */
+static int holders_coroutine_named(const struct holders_graph *g, const struct holders_render *w,
+                                   uint32_t from)
+{
+  return from != g->main_thread && w->t->len && !w->anchor_temporary &&
+         !(g->how[from] & HOLDERS_VIA_TEMPORARY);
+}
+
 /* A local or a slot of a frame: a new anchor, "local pool in main chunk@app.lua"; a coroutine's
  * after the path of the coroutine, named: "sched.parked[*] ▸ local buf in function@app.lua:3",
  * whose holder stays the path's (the parked coroutines' buffers are one text, and what keeps
@@ -218,8 +227,7 @@ static void holders_put_local(const struct holders_graph *g, struct holders_rend
                               const char *text)
 {
   const char *in = strstr(text, " in ");
-  int named = w->t->len && !w->anchor_temporary && !(g->how[from] & HOLDERS_VIA_TEMPORARY);
-  if (from != g->main_thread && named && !strncmp(text, "local ", 6)) {
+  if (holders_coroutine_named(g, w, from) && !strncmp(text, "local ", 6)) {
     text_put(w->t, " \xe2\x96\xb8 ");
     text_put(w->t, text);
     w->after_anchor = 1;
@@ -290,9 +298,15 @@ static void holders_put_step(const struct holders_graph *g, struct holders_rende
   } else if (thread_local) {
     holders_put_local(g, w, from, text);
   } else if (r->kind == SNAPSHOT_REF_OTHER && o->type == SNAPSHOT_THREAD && !strcmp(text, "frame")) {
-    text_clear(t);  /* a new anchor: the function a frame runs */
-    *w->holder = DIFF_HOLDERS_NONE;
+    /* the function a frame runs: after a coroutine's named path ("pipeline.source ▸ upvalue 1 ▸
+     * running function@..."), its holder kept; else a new anchor */
     snprintf(w->label, sizeof w->label, "running %s", holders_function_name(s, &s->objects[to]));
+    if (holders_coroutine_named(g, w, from)) {
+      text_put(t, " \xe2\x96\xb8 ");
+    } else {
+      text_clear(t);
+      *w->holder = DIFF_HOLDERS_NONE;
+    }
     text_put(t, w->label);
   } else if (metatable) {
     text_wrap(t, "getmetatable(", ")");

@@ -731,6 +731,63 @@ START_TEST(test_a_coroutines_local_follows_the_path_of_the_coroutine)
 }
 END_TEST
 
+/* A producer made by coroutine.wrap, at _G.produce: its coroutine runs a function whose upvalue
+ * made keeps what it makes. The function a frame runs after the path of its coroutine,
+ * "_G.produce ▸ upvalue 1 ▸ running function@app.lua:4-9 ▸ upvalue made[*]" (it was "running
+ * function@app.lua:4-9 ▸ upvalue made[*]", which said nothing of where the coroutine is); a
+ * coroutine only a dead slot holds starts the path at its frame's function, as before, and
+ * says so. */
+START_TEST(test_a_coroutines_running_function_follows_the_path_of_the_coroutine)
+{
+  enum { WRAP = 0x3000, CO_A = 0x3100, FN_A = 0x3200, PROTO_A = 0x3300, UV_A = 0x3400, MADE_A = 0x3500,
+         MAIN_T = 0x3600, CO_B = 0x3700, FN_B = 0x3800, PROTO_B = 0x3900, UV_B = 0x3a00, MADE_B = 0x3b00 };
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "produce", 0, WRAP);
+  heap_object(&h, SNAPSHOT_C_FUNCTION, 0, WRAP, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "upvalue 1", 0, CO_A);
+  heap_object(&h, SNAPSHOT_THREAD, 0, MAIN_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "slot 4 in main chunk@app.lua", 0, CO_B);
+  const uint64_t co[2] = {CO_A, CO_B}, fn[2] = {FN_A, FN_B}, proto[2] = {PROTO_A, PROTO_B},
+                 uv[2] = {UV_A, UV_B}, made[2] = {MADE_A, MADE_B};
+  for (int k = 0; k < 2; k++) {
+    heap_object(&h, SNAPSHOT_THREAD, 0, co[k], NULL);
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "frame", 0, fn[k]);
+    heap_object(&h, SNAPSHOT_LUA_FUNCTION, 0, fn[k], NULL);
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "prototype", 0, proto[k]);
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, k ? "upvalue spare" : "upvalue made", 0, uv[k]);
+    heap_object(&h, SNAPSHOT_PROTOTYPE, 0, proto[k], k ? "function@app.lua:12-15" : "function@app.lua:4-9");
+    heap_object(&h, SNAPSHOT_UPVALUE, 0, uv[k], NULL);
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "value", 0, made[k]);
+    heap_object(&h, SNAPSHOT_TABLE, 0, made[k], NULL);
+    for (int i = 1; i <= 3; i++)
+      heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(3 * k + i));
+  }
+  for (int i = 1; i <= 6; i++)
+    heap_object(&h, SNAPSHOT_TABLE, 0, REC(i), NULL);
+  heap_root(&h, "globals", GLOBALS_T);
+  heap_root(&h, "main thread", MAIN_T);
+  struct snapshot s;
+  heap_read(&h, &s);
+  struct diff_holders_block blocks[6];
+  for (uint32_t i = 0; i < 6; i++)
+    blocks[i] = (struct diff_holders_block){REC(i + 1), 40, 0};
+  struct diff_site sites[1];
+  heap_analyse(&s, blocks, 6, sites, 1);
+  ck_assert_uint_eq(sites[0].holder_count, 2);
+  const struct diff_holder *named = holder_at(&sites[0], "_G.produce " TRI " upvalue 1 " TRI
+                                              " running function@app.lua:4-9 " TRI " upvalue made[*]");
+  ck_assert_uint_eq(named->objects, 3);
+  ck_assert_str_eq(named->holder_type, "table");
+  const struct diff_holder *dead = holder_at(&sites[0], "running function@app.lua:12-15 " TRI
+                                             " upvalue spare[*] (only through a temporary)");
+  ck_assert_uint_eq(dead->objects, 3);
+  diff_site_release(&sites[0]);
+  snapshot_free(&s);
+}
+END_TEST
+
 /* Records under two lists of _G, left and right: string keys of one table each, which collapse
  * to _G[*][*] when nothing tells them from keys made at run time (tokens). A prototype that
  * holds "left" and "right" as constants says the code wrote them: _G.left[*], _G.right[*]. */
@@ -1185,6 +1242,7 @@ int main(void)
   tcase_add_test(tc, test_a_named_path_beats_a_shorter_temporary);
   tcase_add_test(tc, test_only_a_temporary_says_so);
   tcase_add_test(tc, test_a_coroutines_local_follows_the_path_of_the_coroutine);
+  tcase_add_test(tc, test_a_coroutines_running_function_follows_the_path_of_the_coroutine);
   tcase_add_test(tc, test_upvalues_of_closures_in_a_list_are_held_by_the_list);
   tcase_add_test(tc, test_an_upvalue_after_the_path_of_its_function);
   tcase_add_test(tc, test_an_object_whose_one_block_is_its_allocation_is_no_part);

@@ -21,6 +21,15 @@ parked = coroutine.create(function()
   end
 end)
 
+-- A producer (coroutine.wrap) whose function keeps what it makes in an upvalue.
+do local made = {}
+produce = coroutine.wrap(function()
+  while true do
+    made[#made + 1] = { "item" } -- leak: _G.produce ▸ upvalue 1 ▸ running function@FILE:26-31 ▸ upvalue made[*]
+    coroutine.yield()
+  end
+end) end
+
 -- A global list, and a weak cache beside it holding the same records.
 records = {}
 cache = setmetatable({}, { __mode = "v" })
@@ -47,6 +56,7 @@ for round = 1, rounds do
     on({ n }) -- leak: _G.on ▸ upvalue handlers[*]
     package.loaded.auth.tokens["token-" .. n] = { n } -- leak: auth.tokens[*]
     coroutine.resume(parked)
+    produce()
     local record = { n, n } -- leak: _G.records[*]
     records[#records + 1] = record
     cache[n] = record
