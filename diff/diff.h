@@ -187,6 +187,10 @@ struct diff_container {
 struct diff_kind_count {
   uint64_t objects;           /* the site's objects of that kind at its holders' snapshot */
   uint64_t bytes;             /* the site's live bytes in them */
+  /* Of those, the objects the site made only parts of (a table's slots, a thread's stack: it
+   * made none of their own blocks), and its bytes in them. 0 in a suspect's kinds (an object
+   * once, whichever site made it) and in a result written before they were saved. */
+  uint64_t parts, part_bytes;
 };
 
 /* The container of a growing site's objects at its holders' snapshot (diff/suspects.h,

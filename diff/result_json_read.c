@@ -265,8 +265,8 @@ static int read_holders(struct json_reader *r, const struct json_read_value *m, 
   return 0;
 }
 
-/* A site's "kinds": [{"kind", "objects", "bytes"}, ...]; a kind this reader does not know is
- * skipped (a later snapshot format may add one). */
+/* A site's "kinds": [{"kind", "objects", "bytes", "parts", "part_bytes"}, ...]; a kind this
+ * reader does not know is skipped (a later snapshot format may add one). */
 static int read_kinds(struct json_reader *r, const struct json_read_value *m, struct diff_kind_count *kinds)
 {
   if (m->type != JSON_ARRAY)
@@ -282,6 +282,10 @@ static int read_kinds(struct json_reader *r, const struct json_read_value *m, st
       continue;
     JSON_FIELDS_OPTIONAL(k, "objects", json_fields_uint, "objects", &kinds[kind].objects);
     JSON_FIELDS_OPTIONAL(k, "bytes", json_fields_uint, "bytes", &kinds[kind].bytes);
+    JSON_FIELDS_OPTIONAL(k, "parts", json_fields_uint, "parts", &kinds[kind].parts);
+    JSON_FIELDS_OPTIONAL(k, "part_bytes", json_fields_uint, "part_bytes", &kinds[kind].part_bytes);
+    if (kinds[kind].parts > kinds[kind].objects || kinds[kind].part_bytes > kinds[kind].bytes)
+      return json_fields_fail(r, k, "a kind's parts must be some of its objects, and their bytes of its bytes");
   }
   return 0;
 }

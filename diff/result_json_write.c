@@ -163,7 +163,8 @@ static void put_holders(struct json_writer *w, const struct diff_site *s)
   json_write_close(w, ']');
 }
 
-/* Objects by kind, most bytes first: [{"kind", "objects", "bytes"}, ...]. */
+/* Objects by kind, most bytes first: [{"kind", "objects", "bytes"}, ...], with "parts" and
+ * "part_bytes" when some are only parts. */
 static void put_kinds(struct json_writer *w, const struct diff_kind_count *kinds)
 {
   size_t order[DIFF_KIND_COUNT];
@@ -175,6 +176,10 @@ static void put_kinds(struct json_writer *w, const struct diff_kind_count *kinds
     json_write_member_string(w, "kind", diff_kind_name(order[i]));
     json_write_member_uint(w, "objects", kinds[order[i]].objects);
     json_write_member_uint(w, "bytes", kinds[order[i]].bytes);
+    if (kinds[order[i]].parts) {
+      json_write_member_uint(w, "parts", kinds[order[i]].parts);
+      json_write_member_uint(w, "part_bytes", kinds[order[i]].part_bytes);
+    }
     json_write_close(w, '}');
   }
   json_write_close(w, ']');

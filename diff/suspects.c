@@ -488,6 +488,15 @@ static const struct diff_container *suspects_prefer_growing(const struct suspect
 
 #define SUSPECTS_AHEAD 16           /* members whose objects are prefetched ahead */
 
+/* Counts one object of a site (member) in its kind's count. */
+static void suspects_kind_add(struct diff_kind_count *count, const struct diff_holders_member *member)
+{
+  count->objects++;
+  count->bytes += member->bytes;
+  count->parts += member->part;
+  count->part_bytes += member->part ? member->bytes : 0;
+}
+
 int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct diff_aggregate_at *at,
                            struct diff_site *const *sites, size_t site_count, uint64_t boundary,
                            const struct diff_suspects_growing *growing)
@@ -519,10 +528,8 @@ int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct di
       if (k + SUSPECTS_AHEAD < b)  /* in order, but far apart: one object of many, each a miss */
         __builtin_prefetch(&s->objects[members[k + SUSPECTS_AHEAD].object]);
       uint8_t type = o.type[k] = s->objects[members[k].object].type;
-      if (type >= 1 && type <= DIFF_KIND_COUNT) {
-        site->kinds[type - 1].objects++;
-        site->kinds[type - 1].bytes += members[k].bytes;
-      }
+      if (type >= 1 && type <= DIFF_KIND_COUNT)
+        suspects_kind_add(&site->kinds[type - 1], &members[k]);
     }
     struct suspects_span m = {o.number, o.sum, a, b};
     size_t lo, hi;
@@ -536,10 +543,8 @@ int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct di
       memset(kinds, 0, sizeof kinds);
       for (size_t k = lo; k < hi; k++) {  /* what it keeps alive of the site, by kind */
         uint8_t type = o.type[o.by[k]];
-        if (type >= 1 && type <= DIFF_KIND_COUNT) {
-          kinds[type - 1].objects++;
-          kinds[type - 1].bytes += members[o.by[k]].bytes;
-        }
+        if (type >= 1 && type <= DIFF_KIND_COUNT)
+          suspects_kind_add(&kinds[type - 1], &members[o.by[k]]);
       }
       container[i] = u;
       if (suspects_container(tree, at, site, u, kinds, hi - lo, o.sum[hi] - o.sum[lo], boundary, g) < 0)

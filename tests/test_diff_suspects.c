@@ -481,12 +481,18 @@ START_TEST(test_two_sites_making_blocks_of_the_same_tables_count_each_table_once
   }
   ck_assert_uint_eq(r.sites[0].kinds[SNAPSHOT_TABLE - 1].bytes, 3 * 40);
   ck_assert_uint_eq(r.sites[1].kinds[SNAPSHOT_TABLE - 1].bytes, 3 * 64);
+  /* the first made the tables; the second only their hash parts (said "the slots of 3 tables") */
+  ck_assert_uint_eq(r.sites[0].kinds[SNAPSHOT_TABLE - 1].parts, 0);
+  ck_assert_uint_eq(r.sites[1].kinds[SNAPSHOT_TABLE - 1].parts, 3);
+  ck_assert_uint_eq(r.sites[1].kinds[SNAPSHOT_TABLE - 1].part_bytes, 3 * 64);
+  ck_assert_uint_eq(r.sites[1].container->kinds[SNAPSHOT_TABLE - 1].parts, 3);
   finish(&r);
   ck_assert_uint_eq(r.suspect_count, 1);
   const struct diff_suspect *suspect = &r.suspects[0];
   ck_assert_uint_eq(suspect->site_count, 2);
   ck_assert_uint_eq(suspect->kinds[SNAPSHOT_TABLE - 1].objects, 3);  /* not 6 */
   ck_assert_uint_eq(suspect->kinds[SNAPSHOT_TABLE - 1].bytes, 3 * 40 + 3 * 64);
+  ck_assert_uint_eq(suspect->kinds[SNAPSHOT_TABLE - 1].parts, 0);  /* an object once, whole */
   ck_assert_uint_eq(suspect->objects, 3);
   ck_assert_uint_eq(suspect->bytes, 3 * 40 + 3 * 64);
   diff_result_free(&r);

@@ -980,6 +980,10 @@ START_TEST(test_json_reader_reports_file_and_byte_of_schema_errors)
   expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"capture\":{\"boundary_count\":2,"
                     "\"heap_bytes\":[1]},\"sites\":[]}",
                     "t.json: byte 77: heap_bytes has 1 elements, expected 2");
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\","
+                    "\"verdict\":\"steady\",\"series\":[1],\"growth_bytes_per_segment\":0,"
+                    "\"kinds\":[{\"kind\":\"table\",\"objects\":1,\"bytes\":64,\"parts\":2,\"part_bytes\":64}]}]}",
+                    "t.json: byte 125: a kind's parts must be some of its objects, and their bytes of its bytes");
 }
 END_TEST
 
@@ -1405,20 +1409,20 @@ END_TEST
 static struct diff_site_container bus_container = {
     .address = 0x1000, .type = (char *)"table", .path = (char *)"_G.events.handlers", .named = 1,
     .site = (char *)"@bus.lua:8", .retained_bytes = 1 << 20, .objects = 700, .bytes = 67200,
-    .kinds = {[SNAPSHOT_TABLE - 1] = {700, 67200}}, .boundary = 8};
+    .kinds = {[SNAPSHOT_TABLE - 1] = {700, 67200, 0, 0}}, .boundary = 8};
 static struct diff_site_container bus_container_b = {
     .address = 0x1000, .type = (char *)"table", .path = (char *)"_G.events.handlers", .named = 1,
     .site = (char *)"@bus.lua:8", .retained_bytes = 1 << 20, .objects = 700, .bytes = 14336,
-    .kinds = {[SNAPSHOT_LUA_FUNCTION - 1] = {700, 14336}}, .boundary = 8};
+    .kinds = {[SNAPSHOT_LUA_FUNCTION - 1] = {700, 14336, 0, 0}}, .boundary = 8};
 
 /* The trend result's two growing Lua sites held by one list, and its C site growing on its own. */
 static struct diff_result suspect_result(void)
 {
   struct diff_result r = trend_result();
   sites[0].container = &bus_container;
-  sites[0].kinds[SNAPSHOT_TABLE - 1] = (struct diff_kind_count){700, 67200};
+  sites[0].kinds[SNAPSHOT_TABLE - 1] = (struct diff_kind_count){700, 67200, 0, 0};
   sites[1].container = &bus_container_b;
-  sites[1].kinds[SNAPSHOT_LUA_FUNCTION - 1] = (struct diff_kind_count){700, 14336};
+  sites[1].kinds[SNAPSHOT_LUA_FUNCTION - 1] = (struct diff_kind_count){700, 14336, 0, 0};
   sites[3].verdict = DIFF_VERDICT_GROWING;  /* string.rep: a C function's memory */
   sites[3].growth_bytes_per_segment = 512;
   sites[3].trend_p_value = 0.001;
@@ -1497,39 +1501,44 @@ static size_t count_of(const char *text, const char *what)
 
 /* An undecided site of the suspect's container (the list's slots, grown in steps at the line
  * that appends) is under the suspect, saying it is undecided on its own, in every format and
- * in the JSON; read back, the suspect has it again. */
+ * in the JSON; read back, the suspect has it again. What it holds is the slots of a table, not
+ * a table it made (it read "holds 1 table"). */
 START_TEST(test_an_undecided_site_of_the_suspects_container_is_under_it)
 {
   static struct diff_site_container slots = {
       .address = 0x1000, .type = (char *)"table", .path = (char *)"_G.events.handlers", .named = 1,
       .site = (char *)"@bus.lua:8", .retained_bytes = 1 << 20, .objects = 1, .bytes = 8192,
-      .kinds = {[SNAPSHOT_TABLE - 1] = {1, 8192}}, .boundary = 8};
+      .kinds = {[SNAPSHOT_TABLE - 1] = {1, 8192, 1, 8192}}, .boundary = 8};
   struct diff_result grouped = suspect_result();
   sites[2].verdict = DIFF_VERDICT_UNDECIDED;
   sites[2].container = &slots;
-  sites[2].kinds[SNAPSHOT_TABLE - 1] = (struct diff_kind_count){1, 8192};
+  sites[2].kinds[SNAPSHOT_TABLE - 1] = (struct diff_kind_count){1, 8192, 1, 8192};
   diff_result_fill_facts(&grouped);
   ck_assert_int_eq(diff_suspects_find(&grouped), 0);
   ck_assert_uint_eq(grouped.suspect_count, 1);
   ck_assert_uint_eq(grouped.suspects[0].site_count, 3);
   char *text = render_grouped(&grouped, REPORT_FORMAT_TEXT);
   ck_assert_ptr_nonnull(strstr(text, "3 sites under it"));
-  ck_assert_ptr_nonnull(strstr(text, "@testdata/report/app.lua:11: undecided on its own; holds 1 table (8.0 KiB)"));
+  ck_assert_ptr_nonnull(strstr(text, "@testdata/report/app.lua:11: undecided on its own; holds the slots of 1 table (8.0 KiB)"));
   free(text);
   char *md = render_grouped(&grouped, REPORT_FORMAT_MARKDOWN);
-  ck_assert_ptr_nonnull(strstr(md, "undecided on its own; holds 1 table"));
+  ck_assert_ptr_nonnull(strstr(md, "undecided on its own; holds the slots of 1 table"));
   free(md);
   /* JUnit: in the suspect's failure, and still an error of its own, as the suite counts it. */
   char *xml = render_grouped(&grouped, REPORT_FORMAT_JUNIT);
-  ck_assert_ptr_nonnull(strstr(xml, "undecided on its own; holds 1 table"));
+  ck_assert_ptr_nonnull(strstr(xml, "undecided on its own; holds the slots of 1 table"));
   ck_assert_uint_eq(count_of(xml, "<error "), grouped.facts.tally.undecided);
   free(xml);
   char *json = render_grouped(&grouped, REPORT_FORMAT_JSON);
   ck_assert_ptr_nonnull(strstr(json, "\"name\": \"@testdata/report/app.lua:11\", \"objects\": 1, \"bytes\": 8192, \"undecided\": true"));
   struct diff_result back;
+  /* the slots it made are parts of the table, said as such, and read back */
+  ck_assert_ptr_nonnull(strstr(json, "\"kind\": \"table\", \"objects\": 1, \"bytes\": 8192, \"parts\": 1, \"part_bytes\": 8192"));
   read_json_text(json, &back);
   ck_assert_uint_eq(back.suspect_count, 1);
   ck_assert_uint_eq(back.suspects[0].site_count, 3);
+  ck_assert_uint_eq(back.sites[2].kinds[SNAPSHOT_TABLE - 1].parts, 1);
+  ck_assert_uint_eq(back.sites[2].kinds[SNAPSHOT_TABLE - 1].part_bytes, 8192);
   diff_result_free(&back);
   free(json);
   suspect_result_done(&grouped);

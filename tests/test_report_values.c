@@ -38,7 +38,7 @@ static void sessions_result(struct diff_result *r, enum diff_values_state state)
   site->growth_bytes_per_segment = 1000;
   site->trend_p_value = 1e-9;
   site->holders_boundary = 8;
-  site->kinds[SNAPSHOT_STRING - 1] = (struct diff_kind_count){70, 7000};
+  site->kinds[SNAPSHOT_STRING - 1] = (struct diff_kind_count){70, 7000, 0, 0};
   site->container = calloc(1, sizeof *site->container);
   ck_assert_ptr_nonnull(site->container);
   *site->container = (struct diff_site_container){
