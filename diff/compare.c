@@ -364,7 +364,7 @@ static size_t compare_line_sites(struct diff_site *rows, size_t n, const unsigne
  * as new, and the evidence that it was not was hidden). Only said, never judged on: a leak
  * removed and another added in the same file pair alike. 0, or -1 out of memory. */
 static int compare_base_moved(struct diff_site *rows, size_t count, struct diff_site *base_rows,
-                              size_t base_count, const unsigned char *used)
+                              size_t base_count, unsigned char *used)
 {
   struct diff_site **cand = malloc((count ? count : 1) * sizeof *cand);
   struct diff_site **base = malloc((base_count ? base_count : 1) * sizeof *base);
@@ -383,6 +383,7 @@ static int compare_base_moved(struct diff_site *rows, size_t count, struct diff_
       for (size_t k = 0; rc == 0 && k < ei - i; k++) {
         if (!(cand[i + k]->base_moved = strdup(base[j + k]->name)))
           rc = -1;
+        used[base[j + k] - base_rows] = 1;  /* said beside the new site: not gone */
       }
     if (order <= 0)
       i = ei;
@@ -392,6 +393,39 @@ static int compare_base_moved(struct diff_site *rows, size_t count, struct diff_
   free(cand);
   free(base);
   return rc;
+}
+
+static int compare_gone_by_growth(const void *a, const void *b)
+{
+  const struct diff_base_gone *x = a, *y = b;
+  if (x->growth_bytes_per_segment != y->growth_bytes_per_segment)
+    return x->growth_bytes_per_segment < y->growth_bytes_per_segment ? 1 : -1;
+  return strcmp(x->name, y->name);
+}
+
+/* The base's growing sites that the candidate lacks and that no new site was paired with
+ * (used marks both), fastest first, into result->base_gone. 0, or -1 out of memory. */
+static int compare_base_gone(struct diff_result *result, const struct diff_site *base_rows,
+                             size_t base_count, const unsigned char *used)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < base_count; i++)
+    n += !used[i] && base_rows[i].verdict == DIFF_VERDICT_GROWING;
+  if (!n)
+    return 0;
+  if (!(result->base_gone = calloc(n, sizeof *result->base_gone)))
+    return -1;
+  for (size_t i = 0; i < base_count; i++) {
+    if (used[i] || base_rows[i].verdict != DIFF_VERDICT_GROWING)
+      continue;
+    struct diff_base_gone *g = &result->base_gone[result->base_gone_count];
+    if (!(g->name = strdup(base_rows[i].name)))
+      return -1;
+    g->growth_bytes_per_segment = base_rows[i].growth_bytes_per_segment;
+    result->base_gone_count++;
+  }
+  qsort(result->base_gone, n, sizeof *result->base_gone, compare_gone_by_growth);
+  return 0;
 }
 
 /* Each row (site, or stack) against the base's row of the same name:
@@ -419,6 +453,8 @@ static enum format_status compare_base_rows(struct diff_result *result, struct d
   }
   if (rc == 0 && moved)
     rc = compare_base_moved(rows, count, base_rows, base_count, used);
+  if (rc == 0 && moved)
+    rc = compare_base_gone(result, base_rows, base_count, used);
   free(used);
   return rc == 0 ? FORMAT_OK : format_error_set(err, FORMAT_NO_MEMORY, "out of memory");
 }

@@ -461,6 +461,13 @@ struct diff_facts {
  * counts at most DIFF_SOURCE_MAX_BOUNDARIES, the points a diff judges. */
 uint64_t diff_sampling_floor(uint64_t sample, size_t n, const struct diff_options *options);
 
+/* Base mode: a site that grew in the base and that the candidate lacks, paired with no new site
+ * of the candidate (base_moved): the leak fixed, or its site renamed. Said, never judged on. */
+struct diff_base_gone {
+  char *name;
+  double growth_bytes_per_segment;  /* its growth in the base */
+};
+
 struct diff_result {
   enum diff_mode mode;
   struct diff_options options;
@@ -480,6 +487,8 @@ struct diff_result {
    * most bytes of growth first (trend mode; none without two snapshots). */
   size_t container_count;
   struct diff_container *containers;
+  size_t base_gone_count;        /* base mode: the base's growing sites gone, fastest first */
+  struct diff_base_gone *base_gone;
   /* Leak suspects (diff/suspects.h): the flagged sites grouped by the container that holds
    * their growth, most growth first; found by diff_suspects_find from the sites, so never
    * stale: diff_result_finish and diff_result_read_json find them again. suspects_grouped: some

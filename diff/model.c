@@ -597,6 +597,9 @@ void diff_result_free(struct diff_result *result)
     free(result->containers[i].path);
   }
   free(result->containers);
+  for (size_t i = 0; i < result->base_gone_count && result->base_gone; i++)
+    free(result->base_gone[i].name);
+  free(result->base_gone);
   diff_suspects_free(result);
   diff_capture_free(&result->capture);
   diff_capture_free(&result->base);

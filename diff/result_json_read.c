@@ -505,6 +505,25 @@ static int read_containers(struct json_reader *r, const struct json_read_value *
   return 0;
 }
 
+/* "base_gone": [{"name", "growth_bytes_per_segment"}, ...]: name required. */
+static int read_base_gone(struct json_reader *r, const struct json_read_value *m, struct diff_result *result)
+{
+  if (m->type != JSON_ARRAY)
+    return json_fields_fail(r, m, "base_gone must be an array");
+  if (m->count && !(result->base_gone = calloc(m->count, sizeof *result->base_gone)))
+    return json_fields_no_memory(r, m);
+  for (size_t i = 0; i < m->count; i++) {
+    const struct json_read_value *g = &m->items[i], *name;
+    struct diff_base_gone *out = &result->base_gone[i];
+    result->base_gone_count = i + 1;
+    if (json_fields_object(r, g, "a site gone") < 0 || json_fields_member(r, g, "name", 1, &name) < 0 ||
+        json_fields_string(r, name, "name", &out->name) < 0)
+      return -1;
+    JSON_FIELDS_OPTIONAL(g, "growth_bytes_per_segment", json_fields_double, "its growth", &out->growth_bytes_per_segment);
+  }
+  return 0;
+}
+
 /* What comes before the sites: the version, the mode, the options and captures, and the
  * outcome's members. */
 static int read_head(struct json_reader *r, const struct json_read_value *root,
@@ -583,6 +602,8 @@ static int read_result(struct json_reader *r, const struct json_read_value *root
     }
   }
   if ((m = json_read_object_get(root, "containers")) && read_containers(r, m, result) < 0)
+    return -1;
+  if ((m = json_read_object_get(root, "base_gone")) && read_base_gone(r, m, result) < 0)
     return -1;
   /* The suspects are the sites' (their containers), found again as the outcome is; a saved
    * array must still be one. */

@@ -388,6 +388,17 @@ void diff_result_write_json(const struct diff_result *result, const char *outcom
   for (size_t i = 0; i < result->site_count; i++)
     put_site(&w, &result->sites[i]);
   json_write_close(&w, ']');
+  if (result->base_gone_count) {  /* base mode: the base's growing sites the candidate lacks */
+    json_write_key(&w, "base_gone");
+    json_write_open(&w, '[');
+    for (size_t i = 0; i < result->base_gone_count; i++) {
+      json_write_open_record(&w);
+      json_write_member_string(&w, "name", result->base_gone[i].name);
+      json_write_member_double(&w, "growth_bytes_per_segment", result->base_gone[i].growth_bytes_per_segment);
+      json_write_close(&w, '}');
+    }
+    json_write_close(&w, ']');
+  }
   if (result->container_count) {  /* growing containers between two heap snapshots */
     json_write_key(&w, "containers");
     json_write_open(&w, '[');

@@ -1,6 +1,6 @@
 # report/build.mk: the report stage (text, HTML, JSON, JUnit, Markdown, progress bar) and its
 # checks; it needs diff for the result model and its JSON, format for the UTF-8 writers.
-report_SRCS := report/render.c report/common.c report/escape.c report/text.c report/html.c report/html_chart.c report/junit.c report/markdown.c \
+report_SRCS := report/render.c report/common.c report/fixed.c report/escape.c report/text.c report/html.c report/html_chart.c report/junit.c report/markdown.c \
   report/progress.c report/folded.c report/pprof.c report/flame.c report/source.c report/html_suspects.c \
   report/html_page.c
 # ljleak busted's per-test result

@@ -30,6 +30,19 @@ struct report_container_marks {
  * wording of a growing container, which text and HTML mark up their own way. */
 void report_put_container(FILE *out, const struct diff_container *container,
                           const struct report_container_marks *marks);
+/* How a format writes the base's growing sites that the candidate does not grow
+ * (report_put_fixed): its escapers for names and for our words, and the marks around the
+ * heading and each line. */
+struct report_fixed_marks {
+  void (*put)(FILE *out, const char *text);
+  void (*words)(FILE *out, const char *text);
+  const char *heading_open, *heading_close, *open, *name_close, *close;
+};
+/* Base mode: the base's growing sites that the candidate does not grow, after a heading: its
+ * steady or shrinking sites whose base grew ("NAME: steady in the candidate; +1.2 KiB per
+ * boundary in the base"), then the base's growing sites it lacks (base_gone: "absent from the
+ * candidate (fixed, or renamed)"), each name through marks->put. Nothing when there are none. */
+void report_put_fixed(FILE *out, const struct diff_result *r, const struct report_fixed_marks *marks);
 /* "3,000 tables (281.2 KiB), 3,000 closures (140.6 KiB)"; "" when no kind is known. */
 void report_kinds_words(const struct diff_kind_count *kinds, char *buffer, size_t size);
 /* A site under a suspect, in words: "holds 3,000 tables (281.2 KiB); the suspect retains

@@ -180,6 +180,16 @@ static void put_holders(FILE *out, const struct diff_result *r)
 }
 
 /* Containers that grew between two heap snapshots, as the text says them. */
+static void put_code(FILE *out, const char *text)
+{
+  report_put_markdown(out, text, REPORT_MARKDOWN_CODE);
+}
+
+static void put_text(FILE *out, const char *text)
+{
+  report_put_markdown(out, text, REPORT_MARKDOWN_TEXT);
+}
+
 static void put_containers(FILE *out, const struct diff_result *r)
 {
   for (size_t i = 0; i < r->container_count; i++) {
@@ -382,6 +392,10 @@ int report_render_markdown(const struct diff_result *r, FILE *out, struct format
             undecided, undecided == 1 ? "site has" : "sites have");
     put_sites(out, r, "sites without a verdict", pick_no_verdict);
   }
+  static const struct report_fixed_marks fixed = {
+    .put = put_code, .words = put_text, .heading_open = "\n:tada: ", .heading_close = "\n\n", .open = "* ",
+    .name_close = ": ", .close = "\n"};
+  report_put_fixed(out, r, &fixed);
   put_allowed(out, r);
   return 0;
 }

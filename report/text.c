@@ -598,6 +598,10 @@ int report_render_text(const struct diff_result *r, const struct report_options 
     put_table(out, r, &s, "growing in the candidate as in the base (not worse):",
               pick_growing_in_both);
   put_moved(out, r);
+  static const struct report_fixed_marks fixed = {
+    .put = put_name, .words = put_name, .heading_open = "\n", .heading_close = "\n", .open = "  ", .name_close = ": ",
+    .close = "\n"};
+  report_put_fixed(out, r, &fixed);
   putc('\n', out);
   put_site_stacks(out, r, &s);
   put_holders(out, r, &s);

@@ -726,6 +726,7 @@ START_TEST(test_base_mode_gives_new_and_worse)
   ck_assert_int_eq(find_site(&result, "@t.lua:30")->verdict, DIFF_VERDICT_GROWING);
   ck_assert_int_eq(find_site(&result, "@t.lua:30")->base_verdict, DIFF_VERDICT_GROWING);
   ck_assert_uint_eq(find_site(&result, "@t.lua:30")->base_count, 10);
+  ck_assert_uint_eq(result.base_gone_count, 0);  /* the candidate has the base's leak */
   diff_result_free(&result);
 
   ck_assert_int_eq(diff_base(base, 1, worse, 1, &options, &result, &err), FORMAT_OK);
@@ -753,6 +754,29 @@ START_TEST(test_base_mode_gives_new_and_worse)
   diff_result_free(&result);
   ck_assert_int_eq(diff_base(base, 1, steady, 1, &options, &result, &err), FORMAT_OK);
   ck_assert_uint_eq(result.flagged, 0);
+  ck_assert_uint_eq(result.base_gone_count, 0);  /* line 30 is there, steady: the report says so */
+  diff_result_free(&result);
+  /* a candidate without line 30 at all: the base's leak there is gone (fixed, or renamed) */
+  char gone_dir[600];
+  fixture_path(gone_dir, sizeof gone_dir, dir, "gone");
+  snprintf(command, sizeof command, "mkdir -p '%s'", gone_dir);
+  ck_assert_int_eq(system(command), 0);
+  for (int k = 1; k <= 10; k++) {
+    struct fixture_segment seg;
+    char path[700];
+    snprintf(path, sizeof path, "%s/seg-%04d.memprof", gone_dir, k);
+    fixture_begin(&seg, path);
+    fixture_alloc(&seg, 40, 0x50000 + 0x1000 * (uint64_t)k, k == 1 ? 5000 : 0);
+    fixture_end(&seg, 0);
+  }
+  const char *gone[1] = {gone_dir};
+  ck_assert_int_eq(diff_base(base, 1, gone, 1, &options, &result, &err), FORMAT_OK);
+  ck_assert_uint_eq(result.flagged, 0);
+  for (size_t i = 0; i < result.site_count; i++)
+    ck_assert_str_ne(result.sites[i].name, "@t.lua:30");
+  ck_assert_uint_eq(result.base_gone_count, 1);
+  ck_assert_str_eq(result.base_gone[0].name, "@t.lua:30");
+  ck_assert(result.base_gone[0].growth_bytes_per_segment == 1000);
   diff_result_free(&result);
 }
 END_TEST

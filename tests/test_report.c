@@ -621,6 +621,39 @@ START_TEST(test_a_new_site_names_the_base_line_it_may_have_moved_from)
 }
 END_TEST
 
+/* Base mode: the base's leaks that the candidate does not grow, listed as such in the text and
+ * Markdown (a site steady in the candidate whose base grew; one the candidate lacks, base_gone),
+ * kept in the JSON; nothing of it in trend mode. */
+START_TEST(test_the_bases_leaks_the_candidate_does_not_grow_are_listed)
+{
+  static struct diff_base_gone gone[1] = {{(char *)"@testdata/report/old.lua:9", 2048}};
+  struct diff_result r = base_result();
+  sites[2].base_verdict = DIFF_VERDICT_GROWING;
+  sites[2].base_growth_bytes_per_segment = 4096;
+  r.base_gone = gone;
+  r.base_gone_count = 1;
+  char *text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "\ngrew in the base, not in the candidate (2):\n"
+                                     "  @testdata/report/app.lua:11: steady in the candidate; +4.0 KiB per boundary in the base\n"
+                                     "  @testdata/report/old.lua:9: absent from the candidate (fixed, or renamed); +2.0 KiB per boundary in the base\n"));
+  free(text);
+  char *md = render(&r, REPORT_FORMAT_MARKDOWN, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(md, "grew in the base, not in the candidate (2):\n\n"
+                                   "* `@testdata/report/app.lua:11`: steady in the candidate; +4.0 KiB per boundary in the base\n"));
+  free(md);
+  char *json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(json, "\"base_gone\": [\n    {\"name\": \"@testdata/report/old.lua:9\", \"growth_bytes_per_segment\": 2048}\n  ]"));
+  free(json);
+  check_round_trip(r, NULL);
+  r.mode = DIFF_MODE_TREND;
+  text = render(&r, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_ptr_null(strstr(text, "grew in the base"));
+  free(text);
+  sites[2].base_verdict = DIFF_VERDICT_INSUFFICIENT;
+  sites[2].base_growth_bytes_per_segment = 0;
+}
+END_TEST
+
 /* Why undecided sites have no verdict, which their series cannot tell again: growing only at
  * the forced boundaries, let go at the end, growing with young blocks counted. ljleak report of
  * the JSON says the same. */
@@ -1700,6 +1733,7 @@ int main(void)
   tcase_add_test(json, test_json_boundary_allocated_and_forced_round_trip_and_are_optional);
   tcase_add_test(json, test_json_round_trip_keeps_why_a_site_is_undecided);
   tcase_add_test(json, test_a_new_site_names_the_base_line_it_may_have_moved_from);
+  tcase_add_test(json, test_the_bases_leaks_the_candidate_does_not_grow_are_listed);
   tcase_add_test(json, test_json_doubles_and_64_bit_integers_round_trip_exactly);
   tcase_add_test(json, test_json_reader_accepts_the_minimal_result);
   tcase_add_test(json, test_json_reader_keeps_a_saved_flagged_count_and_counts_a_missing_one);

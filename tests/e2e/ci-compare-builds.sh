@@ -73,6 +73,16 @@ check "a_moved_leak_is_new_by_its_name" test "$status" = 1
 show_on_failure "$status" 1 "$tmp/moved.out" "$tmp/moved.err"
 check "a_moved_leak_names_the_base_line" grep -q '^  @app.lua:43  in the base at @app.lua:41$' "$tmp/moved/report.txt"
 check "a_moved_leak_is_in_the_json" grep -q '"base_moved": "@app.lua:41"' "$tmp/moved/result.json"
+check "nor_is_it_said_gone" sh -c "! grep -q 'absent from the candidate' '$tmp/moved/report.txt'"
+
+# v2 against v1: the leak fixed. Nothing new, and the report says what no longer grows.
+ci/compare-builds --base-dir testdata/apps/v2 --candidate-dir testdata/apps/v1 --script app.lua \
+  --period 0.5 -o "$tmp/fixed" -- 6 >"$tmp/fixed.out" 2>"$tmp/fixed.err"
+status=$?
+check "a_fixed_leak_exits_0" test "$status" = 0
+show_on_failure "$status" 0 "$tmp/fixed.out" "$tmp/fixed.err"
+check "the_text_says_it_no_longer_grows" grep -q '^  @app.lua:41: steady in the candidate; +.* per boundary in the base$' "$tmp/fixed/report.txt"
+check "so_does_the_markdown" grep -q '^\* `@app.lua:41`: steady in the candidate' "$tmp/fixed/report.md"
 
 # The same leak, allowed by an allow-list rule, with a warm-up: a pass that
 # says why; both options reach ljleak diff and the saved result.
