@@ -12,6 +12,10 @@
 
 #define DIFF_HOLDERS_SHOWN 5        /* paths kept per site, most bytes first */
 #define DIFF_HOLDERS_NONE UINT32_MAX
+/* The most string keys of one table on a site's paths that stay named when the code holds them
+ * as constants (_G.left, _G.right); more are keys made at run time, whatever holds them too (a
+ * cache of code generated per key holds each as a constant): [*]. */
+#define DIFF_HOLDERS_NAMED_MAX 65
 
 /* The immediate dominator of every node of a graph of node_count nodes
  * whose edges are succ[first[v] .. first[v + 1]), from root (Lengauer and

@@ -168,8 +168,10 @@ static int holders_mark_one(const struct holders_graph *g, struct holders_work *
     uint32_t text = id + 1;
     if (!marks->labels[u])
       marks->labels[u] = text;
-    else if (marks->labels[u] != text)
-      marks->labels[u] = HOLDERS_MULTI;
+    else if (marks->labels[u] < HOLDERS_FEW && marks->labels[u] != text)
+      marks->labels[u] = HOLDERS_FEW;
+    else if (marks->labels[u] >= HOLDERS_FEW && marks->labels[u] < HOLDERS_MULTI)
+      marks->labels[u]++;   /* one more child on the paths */
     if (source && g->step_kind[c] == SNAPSHOT_REF_FIELD) {
       if (!*source)
         *source = u + 1;

@@ -110,7 +110,8 @@ static size_t holders_steps(const struct holders_graph *g, uint32_t v, uint32_t 
 
 /* Whether a step from node from by reference ref, of kind, whose label is string text, is
  * shown as [*]: array slots and other keys always, string keys when one object leads to the
- * site's objects under several, unless the code writes the key (holders_graph.written). */
+ * site's objects under several, unless the code writes the key (holders_graph.written) and
+ * they are few enough for code to name (DIFF_HOLDERS_NAMED_MAX). */
 static int holders_kind_collapsed(const struct holders_graph *g, const struct holders_marks *marks,
                                   uint32_t from, unsigned kind, uint32_t text, size_t ref)
 {
@@ -120,10 +121,10 @@ static int holders_kind_collapsed(const struct holders_graph *g, const struct ho
     return 1;
   /* a key of its own (one table uses it), made at run time: "token-17"; not a field every
    * record has ("name"), nor one the code names (_G.left and _G.right, handlers.shutdown) */
-  if (kind != SNAPSHOT_REF_FIELD || marks->labels[from] != HOLDERS_MULTI || marks->source[text] == HOLDERS_MULTI)
+  if (kind != SNAPSHOT_REF_FIELD || marks->labels[from] < HOLDERS_FEW || marks->source[text] == HOLDERS_MULTI)
     return 0;
   uint32_t key = holders_key_of(g->snapshot, (uint32_t)ref);
-  return key == DIFF_HOLDERS_NONE || !g->written || !g->written[key];
+  return key == DIFF_HOLDERS_NONE || !g->written || !g->written[key] || marks->labels[from] == HOLDERS_MULTI;
 }
 
 int holders_collapsed(const struct holders_graph *g, const struct holders_marks *marks, uint32_t from,

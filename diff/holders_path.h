@@ -8,6 +8,9 @@
 #include "diff/holders_graph.h"
 
 #define HOLDERS_MULTI UINT32_MAX    /* collapse: several labels lead from one object to the site */
+/* A node's label mark (holders_marks.labels) counts the children on the site's paths once it
+ * has several: HOLDERS_FEW for two, up to HOLDERS_MULTI for more than DIFF_HOLDERS_NAMED_MAX. */
+#define HOLDERS_FEW (HOLDERS_MULTI - (DIFF_HOLDERS_NAMED_MAX - 1))
 
 /* A text being built, cut (never overrun) at its size. */
 struct holders_text {

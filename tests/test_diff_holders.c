@@ -842,6 +842,63 @@ START_TEST(test_keys_the_code_writes_stay_named)
 }
 END_TEST
 
+/* A cache of code generated per key (templates compiled by their text): each key a constant of
+ * the prototype made for it. As many keys as code could name one by one stay named; more are
+ * not names the code wrote, and collapse ("engine.compiled[*]", not one holder per key). */
+static void write_generated(struct snapshot *s, int keys)
+{
+  enum { CACHE = 0x3000, KEY = 0x40000, PROTO_K = 0x50000 };
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "compiled", 0, CACHE);
+  heap_object(&h, SNAPSHOT_TABLE, 0, CACHE, NULL);
+  char name[32];
+  for (int i = 1; i <= keys; i++) {  /* more texts than heap_text keeps: written as they come */
+    int n = snprintf(name, sizeof name, " #%d", i);
+    uint32_t id = snapshot_writer_string(&h.w, name, (size_t)n);
+    ck_assert_uint_ne(id, 0);
+    ck_assert_int_eq(snapshot_writer_reference(&h.w, SNAPSHOT_REF_FIELD, 0, id, 0, REC(i)), 0);
+    ck_assert_int_eq(snapshot_writer_reference(&h.w, SNAPSHOT_REF_KEY, 0, id, 0, KEY + 0x100 * (uint64_t)i), 0);
+  }
+  for (int i = 1; i <= keys; i++) {
+    heap_object(&h, SNAPSHOT_LUA_FUNCTION, 0, REC(i), NULL);
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "prototype", 0, PROTO_K + 0x100 * (uint64_t)i);
+    heap_object(&h, SNAPSHOT_PROTOTYPE, 0, PROTO_K + 0x100 * (uint64_t)i, "main chunk=tpl");
+    heap_ref(&h, SNAPSHOT_REF_OTHER, 0, "constant", 0, KEY + 0x100 * (uint64_t)i);
+    heap_object(&h, SNAPSHOT_STRING, 0, KEY + 0x100 * (uint64_t)i, NULL);
+  }
+  heap_root(&h, "globals", GLOBALS_T);
+  heap_read(&h, s);
+}
+
+START_TEST(test_more_keys_than_code_names_collapse_though_constants)
+{
+  for (int keys = DIFF_HOLDERS_NAMED_MAX; keys <= DIFF_HOLDERS_NAMED_MAX + 1; keys++) {
+    struct snapshot s;
+    write_generated(&s, keys);
+    struct diff_holders_block *blocks = calloc((size_t)keys, sizeof *blocks);
+    ck_assert_ptr_nonnull(blocks);
+    for (int i = 0; i < keys; i++)
+      blocks[i] = (struct diff_holders_block){REC(i + 1), 40, 0};
+    struct diff_site sites[1];
+    heap_analyse(&s, blocks, (size_t)keys, sites, 1);
+    ck_assert_uint_ge(sites[0].holder_count, 1);
+    if (keys == DIFF_HOLDERS_NAMED_MAX) {  /* as many as code may name: each key its own holder */
+      ck_assert_ptr_nonnull(strstr(sites[0].holders[0].path, "_G.compiled[\" #"));
+      ck_assert_uint_eq(sites[0].holders[0].objects, 1);
+    } else {
+      ck_assert_uint_eq(sites[0].holder_count, 1);
+      ck_assert_str_eq(sites[0].holders[0].path, "_G.compiled[*]");
+      ck_assert_uint_eq(sites[0].holders[0].objects, (uint64_t)keys);
+    }
+    diff_site_release(&sites[0]);
+    snapshot_free(&s);
+    free(blocks);
+  }
+}
+END_TEST
+
 /* Objects at the end of the same fields after a [*] from one table are one holder, with that
  * table as holder; another table, other fields, or a path under names alone are others. */
 START_TEST(test_fields_after_a_collapsed_key_are_one_holder_per_table_and_fields)
@@ -1248,6 +1305,7 @@ int main(void)
   tcase_add_test(tc, test_an_object_whose_one_block_is_its_allocation_is_no_part);
   tcase_add_test(tc, test_fields_after_a_collapsed_key_are_one_holder_per_table_and_fields);
   tcase_add_test(tc, test_keys_the_code_writes_stay_named);
+  tcase_add_test(tc, test_more_keys_than_code_names_collapse_though_constants);
   tcase_add_test(tc, test_a_weak_keyed_value_lives_while_its_key_lives);
   tcase_add_test(tc, test_a_weak_valued_table_never_holds);
   suite_add_tcase(s, tc);
