@@ -151,8 +151,10 @@ enum diff_undecided_cause {
   DIFF_UNDECIDED_FORCED_GROWS,    /* steady on every boundary, growing on the forced ones: its
                                      newest blocks are young at the program's own cycles */
   DIFF_UNDECIDED_RELEASED,        /* it rose significantly, then was let go at the end */
-  DIFF_UNDECIDED_YOUNG_GROWS      /* steady, growing with its young blocks counted: its newest
+  DIFF_UNDECIDED_YOUNG_GROWS,     /* steady, growing with its young blocks counted: its newest
                                      copy is young at each boundary */
+  DIFF_UNDECIDED_HELD_BRIEFLY     /* it rose, then held to the end for fewer boundaries than
+                                     it rose for: a cache that filled, or a leak that paused */
 };
 
 /* What a site (or stack) is to its result, found by diff_result_fill_facts;
@@ -302,6 +304,10 @@ struct diff_site {
    * with its young blocks counted it grows (diff_result_judge_site): undecided,
    * DIFF_UNDECIDED_YOUNG_GROWS. */
   int young_growing;
+  /* Undecided as held briefly (docs/diff.md, "Rose, then held"): it rose significantly, then
+   * held its level to the end, for as many boundaries as a trend needs but fewer than it rose
+   * for. DIFF_UNDECIDED_HELD_BRIEFLY. */
+  int held_briefly;
   /* A stack (an entry of result->stacks, or a row of a DIFF_BY_STACK
    * result): the same series and verdicts, for the blocks that one site
    * made under one call stack. Its name is its frames' labels root first,
@@ -380,6 +386,7 @@ struct diff_tally {
   size_t forced_growing;            /* of those, DIFF_UNDECIDED_FORCED_GROWS */
   size_t released;                  /* of those, DIFF_UNDECIDED_RELEASED */
   size_t young_growing;             /* of those, DIFF_UNDECIDED_YOUNG_GROWS */
+  size_t held_briefly;              /* of those, DIFF_UNDECIDED_HELD_BRIEFLY */
 };
 
 /* Why a result is inconclusive. */

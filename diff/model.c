@@ -244,6 +244,8 @@ static enum diff_undecided_cause model_site_cause(const struct diff_result *resu
     return DIFF_UNDECIDED_RELEASED;
   if (site->young_growing)
     return DIFF_UNDECIDED_YOUNG_GROWS;
+  if (site->held_briefly)
+    return DIFF_UNDECIDED_HELD_BRIEFLY;
   return DIFF_UNDECIDED_NO_TREND;
 }
 
@@ -282,6 +284,8 @@ static enum diff_undecided_cause model_rose_cause(const struct diff_result *resu
     return DIFF_UNDECIDED_RELEASED;
   if (facts->tally.young_growing == facts->rose_undecided)
     return DIFF_UNDECIDED_YOUNG_GROWS;
+  if (facts->tally.held_briefly == facts->rose_undecided)
+    return DIFF_UNDECIDED_HELD_BRIEFLY;
   return DIFF_UNDECIDED_NO_TREND;
 }
 
@@ -439,6 +443,7 @@ void diff_result_fill_facts(struct diff_result *result)
     tally->forced_growing += (size_t)(site->facts.undecided && site->forced_growing);
     tally->released += (size_t)(site->facts.undecided && site->released_at_end);
     tally->young_growing += (size_t)(site->facts.undecided && site->young_growing);
+    tally->held_briefly += (size_t)(site->facts.undecided && site->held_briefly);
     facts->insufficient +=
         (size_t)(site->facts.undecided && site->verdict == DIFF_VERDICT_INSUFFICIENT);
     facts->rose_undecided += (size_t)site->facts.rose_undecided;

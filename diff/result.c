@@ -376,6 +376,7 @@ int diff_result_judge_site(struct diff_site *site, const struct diff_options *op
       (site->verdict == DIFF_VERDICT_GROWING || site->verdict == DIFF_VERDICT_UNDECIDED))
     site->verdict = DIFF_VERDICT_STEADY;  /* the JIT warming up: bounded by its limits */
   site->released_at_end = site->verdict == DIFF_VERDICT_UNDECIDED && trend.released;
+  site->held_briefly = site->verdict == DIFF_VERDICT_UNDECIDED && trend.held_briefly;
   site->forced_growing = 0;
   if (site->verdict == DIFF_VERDICT_STEADY && !diff_site_is_jit(site->name)) {
     int forced = result_forced_growing(site, options, info);

@@ -402,6 +402,7 @@ static int read_site(struct json_reader *r, const struct json_read_value *v, str
   JSON_FIELDS_OPTIONAL(v, "forced_growing", json_fields_bool, "forced_growing", &s->forced_growing);
   JSON_FIELDS_OPTIONAL(v, "released_at_end", json_fields_bool, "released_at_end", &s->released_at_end);
   JSON_FIELDS_OPTIONAL(v, "young_growing", json_fields_bool, "young_growing", &s->young_growing);
+  JSON_FIELDS_OPTIONAL(v, "held_briefly", json_fields_bool, "held_briefly", &s->held_briefly);
   JSON_FIELDS_OPTIONAL(v, "allow", read_allowance, "allow", &s->allowance);
   if ((m = json_read_object_get(v, "holders")) && read_holders(r, m, s) < 0)
     return -1;
@@ -514,8 +515,7 @@ static int read_base_gone(struct json_reader *r, const struct json_read_value *m
     return json_fields_no_memory(r, m);
   for (size_t i = 0; i < m->count; i++) {
     const struct json_read_value *g = &m->items[i], *name;
-    struct diff_base_gone *out = &result->base_gone[i];
-    result->base_gone_count = i + 1;
+    struct diff_base_gone *out = &result->base_gone[result->base_gone_count++];  /* freed if cut */
     if (json_fields_object(r, g, "a site gone") < 0 || json_fields_member(r, g, "name", 1, &name) < 0 ||
         json_fields_string(r, name, "name", &out->name) < 0)
       return -1;

@@ -340,6 +340,8 @@ static void put_site(struct json_writer *w, const struct diff_site *s)
     json_write_member_bool(w, "released_at_end", 1);
   if (s->young_growing)
     json_write_member_bool(w, "young_growing", 1);
+  if (s->held_briefly)
+    json_write_member_bool(w, "held_briefly", 1);
   put_allowance(w, s->allowance);
   if (s->holder_count) {
     put_holders(w, s);

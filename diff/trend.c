@@ -174,7 +174,11 @@ static int trend_one_step(const double *x, const uint64_t *work, size_t n, doubl
  *     max_p_value;
  *   - nothing before the hold above the level by half the threshold: it
  *     rose to the level, it did not fall to it.
- * Returns -1 when out of memory. */
+ * 1 when held; 2 when all of that holds but the hold is shorter than the
+ * climb, and at least twice as long as any pause of the climb (a cache
+ * that filled, or a leak that paused: the run ended before it could tell;
+ * a burst leak pauses as long between its bursts); 0 otherwise, -1 when
+ * out of memory. */
 static int trend_held(const double *x, size_t n, size_t needed, double threshold,
                       double max_p_value)
 {
@@ -195,8 +199,19 @@ static int trend_held(const double *x, size_t n, size_t needed, double threshold
     return 0;  /* never below the level: no rise; or too few boundaries after the step */
   while (climb_from < hold && x[climb_from] < x[0] + threshold / 2)
     climb_from++;
-  if (held < hold - climb_from)
-    return 0;  /* it held for less time than it took to climb: a ramp, or steps that repeat */
+  /* held for less time than it took to climb: a ramp, steps that repeat, or a pause. Steps
+   * that repeat pause as they climb: a hold no longer than twice their longest pause is one
+   * more (a burst leak between bursts), not held at all */
+  int brief = held < hold - climb_from;
+  size_t pause = 0;
+  for (size_t i = climb_from + 1, start = climb_from; brief && i < hold; i++) {
+    if (x[i] - x[start] >= threshold / 2)
+      start = i;
+    else if (i - start > pause)
+      pause = i - start;
+  }
+  if (brief && held < 2 * pause)
+    return 0;
   for (size_t i = 0; i < hold; i++)
     if (x[i] > level + threshold / 2)
       return 0;  /* it fell to the level */
@@ -205,7 +220,9 @@ static int trend_held(const double *x, size_t n, size_t needed, double threshold
   diff_trend_p_values(x + hold, held, s, variance, &p_up, &p_down);
   if (diff_trend_theil_sen(x + hold, held, &slope) < 0)
     return -1;
-  return p_up > max_p_value && slope * (double)(held - 1) < threshold / 2;
+  if (p_up <= max_p_value || slope * (double)(held - 1) >= threshold / 2)
+    return 0;
+  return brief ? 2 : 1;
 }
 
 /* Held, then released (docs/diff.md, "Rose, then held"): whether x held
@@ -229,7 +246,7 @@ static int trend_held_then_released(const double *x, size_t n, size_t needed, do
     if (x[end - 1] - tail_max <= threshold / 2)
       continue;  /* x[end - 1] is no level it fell from */
     int held = trend_held(x, end, needed, threshold, max_p_value);
-    if (held != 0)
+    if (held < 0 || held == 1)
       return held;
   }
   return 0;
@@ -359,6 +376,9 @@ static int trend_decide(double *x, const double *dip, const uint64_t *floors, co
   int held = n >= out->needed && !out->flushed
                  ? trend_held(x, n, out->needed, out->threshold, p)
                  : 0;
+  out->held_briefly = held == 2;
+  if (held == 2)
+    held = 0;
   if (held == 0 && n >= out->needed && !out->flushed)
     held = trend_held_then_released(x, n, out->needed, out->threshold, p);
   if (held < 0)
@@ -371,7 +391,9 @@ static int trend_decide(double *x, const double *dip, const uint64_t *floors, co
   else if (out->p_up <= p && out->rose &&
            (out->floors_rising ||
             (out->late_slope * span >= out->threshold / 2 && !out->stepped && !out->settled)))
-    *verdict = DIFF_VERDICT_GROWING;
+    /* it rose, then held to the end for fewer boundaries than it rose for: which of a cache
+     * that filled or a leak that paused, a longer run tells (whatever floors rose before) */
+    *verdict = out->held_briefly ? DIFF_VERDICT_UNDECIDED : DIFF_VERDICT_GROWING;
   else if (out->p_down <= p && -out->slope * span >= out->threshold)
     *verdict = DIFF_VERDICT_SHRINKING;
   else if (out->rose && out->p_up > p && !out->settled &&
@@ -481,8 +503,8 @@ int diff_trend_verdict_kept(const uint64_t *series, const uint64_t *floors, cons
 {
   if (diff_trend_verdict_work(series, floors, survived, work, n, options, verdict, out) < 0)
     return -1;
-  if (!kept || (*verdict != DIFF_VERDICT_GROWING && *verdict != DIFF_VERDICT_UNDECIDED))
-    return 0;
+  if (!kept || (*verdict != DIFF_VERDICT_GROWING && *verdict != DIFF_VERDICT_UNDECIDED) || out->held_briefly)
+    return 0;  /* a brief hold is no floating garbage: what lived on held as briefly */
   struct diff_trend lasting;
   enum diff_verdict kept_verdict;
   if (diff_trend_verdict_work(kept, NULL, NULL, work, n, options, &kept_verdict, &lasting) < 0)

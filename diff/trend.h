@@ -48,6 +48,10 @@ struct diff_trend {
                                  warmed) */
   int released;               /* it rose significantly to its peak and then fell back for
                                  good before the end: undecided, not steady */
+  int held_briefly;           /* it rose to a level and held it to the end as `held` says,
+                                 but for fewer boundaries than it climbed: a cache that
+                                 filled, or a leak that paused; undecided where it would be
+                                 growing */
   double p_best;              /* p_up of the same values in rising order: the best the
                                  test could give them (computed only when it matters) */
   int floating;               /* growing or undecided on its live bytes, steady on what of

@@ -260,6 +260,14 @@ static void report_undecided_reason(const struct diff_result *r, char *buffer, s
              undecided, sites, report_plural(undecided, "grows", "grow"),
              report_plural(undecided, "its", "their"), report_plural(undecided, "copy is", "copies are"));
     break;
+  case DIFF_UNDECIDED_HELD_BRIEFLY:
+    snprintf(buffer, size,
+             "%zu %s rose by \u2265 %s with a significant trend (p \u2264 %s), then held %s level "
+             "to the end%s, for fewer boundaries than %s rose for: a cache that filled, or a leak "
+             "that paused; a longer run tells",
+             undecided, sites, floor, p, report_plural(undecided, "its", "their"), after,
+             report_plural(undecided, "it", "they"));
+    break;
   default:
     snprintf(buffer, size,
              "%zu %s rose by \u2265 %s, but over %zu boundaries%s %s no significant trend at "

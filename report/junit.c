@@ -62,6 +62,10 @@ static void put_undecided_reason(FILE *out, const struct diff_result *r,
     fputs("; it grows at the full cycles the collector forced, not at the program's own "
           "(ljleak diff --forced-only judges those alone)", out);
     break;
+  case DIFF_UNDECIDED_HELD_BRIEFLY:
+    fputs("; it rose with a significant trend, then held its level to the end for fewer "
+          "boundaries than it rose for (a cache that filled, or a leak that paused)", out);
+    break;
   case DIFF_UNDECIDED_YOUNG_GROWS:
     fputs("; it grows with its young blocks counted, its newest copy young at every boundary "
           "(capture with ljleak run --every BYTES)", out);

@@ -625,7 +625,8 @@ END_TEST
 /* Rose, then held (docs/diff.md): a level reached in one step, or a few
  * early on, and held without a trend for at least n_min boundaries and as
  * long as the climb took, is steady; steps that repeat, a ramp, or a step
- * with too few boundaries after it are not. */
+ * with too few boundaries after it are not; one held for fewer boundaries
+ * than it climbed, but for n_min and twice its pauses, is undecided. */
 START_TEST(test_rose_then_held_is_steady_steps_that_repeat_are_not)
 {
   struct diff_trend trend;
@@ -658,9 +659,15 @@ START_TEST(test_rose_then_held_is_steady_steps_that_repeat_are_not)
                        1242931, 1242931, 1242931, 1242931, 1242931};
   ck_assert_int_eq(verdict_of(fill, 26, &trend), DIFF_VERDICT_STEADY);
   ck_assert_int_eq(trend.held, 1);
-  /* ... held for less time than it climbed: not held, growing as before. */
-  ck_assert_int_eq(verdict_of(fill, 22, &trend), DIFF_VERDICT_GROWING);
+  /* ... held for less time than it climbed (5 boundaries after 6 of climb): not held, and not
+   * growing either (it was): a cache that filled, or a leak that paused, which a longer run
+   * tells. Undecided, held briefly. */
+  ck_assert_int_eq(verdict_of(fill, 22, &trend), DIFF_VERDICT_UNDECIDED);
   ck_assert_int_eq(trend.held, 0);
+  ck_assert_int_eq(trend.held_briefly, 1);
+  /* With 4 boundaries of hold, fewer than a trend needs, it grows as before. */
+  ck_assert_int_eq(verdict_of(fill, 21, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.held_briefly, 0);
   /* Steps that repeat (a burst leak: 50 KB every fourth boundary), the run
    * ending 3 boundaries after the last: growing. */
   uint64_t bursts[24];
@@ -669,11 +676,13 @@ START_TEST(test_rose_then_held_is_steady_steps_that_repeat_are_not)
   ck_assert_int_eq(verdict_of(bursts, 24, &trend), DIFF_VERDICT_GROWING);
   ck_assert_int_eq(trend.held, 0);
   /* ... and ending 5 boundaries after its last burst, n_min and longer
-   * than the 4 between bursts, but not as long as the climb: growing. */
+   * than the 4 between bursts, but not as long as the climb, nor twice its
+   * pauses of 3: growing, not held briefly. */
   for (size_t i = 22; i < 24; i++)
     bursts[i] = bursts[21];
   ck_assert_int_eq(verdict_of(bursts, 24, &trend), DIFF_VERDICT_GROWING);
   ck_assert_int_eq(trend.held, 0);
+  ck_assert_int_eq(trend.held_briefly, 0);
   /* A leaking table that doubles every third boundary: each step held for
    * as long as the ones before, growing. */
   uint64_t doubling[24];

@@ -655,8 +655,8 @@ START_TEST(test_the_bases_leaks_the_candidate_does_not_grow_are_listed)
 END_TEST
 
 /* Why undecided sites have no verdict, which their series cannot tell again: growing only at
- * the forced boundaries, let go at the end, growing with young blocks counted. ljleak report of
- * the JSON says the same. */
+ * the forced boundaries, let go at the end, growing with young blocks counted, held briefly.
+ * ljleak report of the JSON says the same. */
 START_TEST(test_json_round_trip_keeps_why_a_site_is_undecided)
 {
   struct diff_result r = trend_result();
@@ -703,6 +703,24 @@ START_TEST(test_json_round_trip_keeps_why_a_site_is_undecided)
   diff_result_free(&back);
   free(json);
   sites[2].young_growing = 0;
+  /* Rose, then held its level to the end for fewer boundaries than it rose for: kept in the
+   * JSON, said as a cache that filled or a leak that paused. */
+  sites[2].held_briefly = 1;
+  json = render(&r, REPORT_FORMAT_JSON, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(json, "\"held_briefly\": true"));
+  read_json_text(json, &back);
+  ck_assert_int_eq(back.sites[2].held_briefly, 1);
+  ck_assert_int_eq(back.sites[0].held_briefly, 0);
+  text = render(&back, REPORT_FORMAT_TEXT, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "then held its level to the end, for fewer boundaries than it rose for: "
+                                     "a cache that filled, or a leak that paused; a longer run tells"));
+  free(text);
+  text = render(&back, REPORT_FORMAT_JUNIT, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "held its level to the end for fewer boundaries than it rose for"));
+  free(text);
+  diff_result_free(&back);
+  free(json);
+  sites[2].held_briefly = 0;
 }
 END_TEST
 
