@@ -6,6 +6,7 @@
 
 #include "diff/holders.h"
 #include "diff/holders_snapshots.h"
+#include "diff/sampling.h"
 
 /* ---- The engine's step -------------------------------------------------------- */
 
@@ -191,6 +192,62 @@ int holders_read(const struct diff_holders *holders, const struct diff_holders_s
   return 0;
 }
 
+/* A sampled capture: each wanted site's ratios of what its recorded blocks stand for (bytes and
+ * blocks, scaled back as its series are: diff/sampling.h) to what they are, into ratio[2 * i]
+ * and ratio[2 * i + 1]. */
+static void holders_sample_ratios(const struct diff_holders_block *blocks, size_t count, uint64_t sample,
+                                  size_t wanted_count, double *ratio)
+{
+  for (size_t i = 0; i < 2 * wanted_count; i++)
+    ratio[i] = 0;
+  double *raw = ratio + 2 * wanted_count;  /* scratch: the recorded bytes and blocks */
+  for (size_t i = 0; i < 2 * wanted_count; i++)
+    raw[i] = 0;
+  for (size_t b = 0; b < count; b++) {
+    ratio[2 * blocks[b].site] += (double)sampling_bytes(sample, blocks[b].size);
+    ratio[2 * blocks[b].site + 1] += (double)sampling_blocks(sample, blocks[b].size);
+    raw[2 * blocks[b].site] += (double)blocks[b].size;
+    raw[2 * blocks[b].site + 1] += 1;
+  }
+  for (size_t i = 0; i < 2 * wanted_count; i++)
+    ratio[i] = raw[i] > 0 ? ratio[i] / raw[i] : 1;
+}
+
+static uint64_t holders_scaled(uint64_t value, double ratio)
+{
+  return (uint64_t)llround((double)value * ratio);
+}
+
+static void holders_scale_kinds(struct diff_kind_count *kinds, double bytes, double blocks)
+{
+  for (size_t k = 0; k < DIFF_KIND_COUNT; k++) {
+    kinds[k].objects = holders_scaled(kinds[k].objects, blocks);
+    kinds[k].bytes = holders_scaled(kinds[k].bytes, bytes);
+    kinds[k].parts = holders_scaled(kinds[k].parts, blocks);
+    kinds[k].part_bytes = holders_scaled(kinds[k].part_bytes, bytes);
+  }
+}
+
+/* What a site's recorded blocks hold, scaled back to what they stand for (the objects and bytes
+ * of its holders, kinds and container; the retained sizes are the snapshot's, whole). */
+static void holders_scale(struct diff_site *site, double bytes, double blocks)
+{
+  for (size_t i = 0; i < site->holder_count; i++) {
+    site->holders[i].objects = holders_scaled(site->holders[i].objects, blocks);
+    site->holders[i].bytes = holders_scaled(site->holders[i].bytes, bytes);
+  }
+  holders_scale_kinds(site->kinds, bytes, blocks);
+  struct diff_site_container *c = site->container;
+  if (!c)
+    return;
+  c->objects = holders_scaled(c->objects, blocks);
+  c->bytes = holders_scaled(c->bytes, bytes);
+  c->shared_objects = holders_scaled(c->shared_objects, blocks);
+  holders_scale_kinds(c->kinds, bytes, blocks);
+  for (size_t k = 0; k < DIFF_KIND_COUNT; k++)
+    c->shared_kinds[k] = holders_scaled(c->shared_kinds[k], blocks);
+}
+
 /* One snapshot: read, checked against the capture, joined with the wanted sites' blocks live
  * at its boundary into scratch. The blocks are listed once the snapshot is read, and freed
  * once joined: the snapshot's arrays and theirs are not all held at once. */
@@ -204,11 +261,22 @@ static int holders_one(const struct diff_holders *holders, const struct diff_hol
   memset(&snapshot, 0, sizeof snapshot);
   int read = holders_read(holders, entry, &snapshot, "holders", 1, options);
   int status = read < 0 ? -1 : 0;
+  uint64_t sample = at->aggregate->sample;
+  double *ratio = NULL;
   if (read == 0)
     status = holders_blocks(at, wanted, wanted_count, &blocks, &count);
+  if (status == 0 && read == 0 && count && sample) {
+    if ((ratio = malloc(4 * wanted_count * sizeof *ratio)))
+      holders_sample_ratios(blocks, count, sample, wanted_count, ratio);
+    else
+      status = -1;
+  }
   if (status == 0 && read == 0 && count)  /* and the suspects' step on the same reading (diff/suspects.h) */
     status = diff_holders_analyse_suspects(&snapshot, &blocks, count, scratch, wanted_count, at,
                                            entry->boundary, holders->growing, holders->growing_count);
+  for (size_t i = 0; status == 0 && ratio && i < wanted_count; i++)
+    holders_scale(scratch[i], ratio[2 * i], ratio[2 * i + 1]);
+  free(ratio);
   free(blocks);
   snapshot_free(&snapshot);
   return status;
