@@ -158,6 +158,28 @@ static int trend_one_step(const double *x, const uint64_t *work, size_t n, doubl
   return slope * span < threshold / 2;
 }
 
+/* Whether a hold x[hold..n), shorter than the climb from climb_from before it, may say the site
+ * stopped: at least a third of the climb, in boundaries and, when the work is known, in work
+ * (the last boundaries of a run often come together, with no work between them: a slow leak
+ * looks flat over them), and twice the climb's longest pause (a rise of less than half the
+ * threshold from its start: a burst leak pauses as long between its bursts). */
+static int trend_hold_long_enough(const double *x, const uint64_t *work, size_t n, size_t hold,
+                                  size_t climb_from, double threshold)
+{
+  size_t held = n - hold, climb = hold - climb_from, pause = 0;
+  if (3 * held < climb)
+    return 0;
+  if (work && climb_from > 0 && 3 * (work[n - 1] - work[hold - 1]) < work[hold - 1] - work[climb_from - 1])
+    return 0;
+  for (size_t i = climb_from + 1, start = climb_from; i < hold; i++) {
+    if (x[i] - x[start] >= threshold / 2)
+      start = i;
+    else if (i - start > pause)
+      pause = i - start;
+  }
+  return held >= 2 * pause;
+}
+
 /* Held (docs/diff.md, "Rose, then held"): whether x rose to a level and
  * then held it: a table resized once, a cache warmed, the string table
  * doubled while the program warmed up. The level is the median of the last
@@ -175,11 +197,10 @@ static int trend_one_step(const double *x, const uint64_t *work, size_t n, doubl
  *   - nothing before the hold above the level by half the threshold: it
  *     rose to the level, it did not fall to it.
  * 1 when held; 2 when all of that holds but the hold is shorter than the
- * climb, and at least twice as long as any pause of the climb (a cache
- * that filled, or a leak that paused: the run ended before it could tell;
- * a burst leak pauses as long between its bursts); 0 otherwise, -1 when
- * out of memory. */
-static int trend_held(const double *x, size_t n, size_t needed, double threshold,
+ * climb, and long enough by trend_hold_long_enough (a cache that filled, or
+ * a leak that paused: the run ended before it could tell); 0 otherwise, -1
+ * when out of memory. work: indexed as x, or NULL. */
+static int trend_held(const double *x, const uint64_t *work, size_t n, size_t needed, double threshold,
                       double max_p_value)
 {
   if (needed < 2 || n < needed + 1)
@@ -199,18 +220,9 @@ static int trend_held(const double *x, size_t n, size_t needed, double threshold
     return 0;  /* never below the level: no rise; or too few boundaries after the step */
   while (climb_from < hold && x[climb_from] < x[0] + threshold / 2)
     climb_from++;
-  /* held for less time than it took to climb: a ramp, steps that repeat, or a pause. Steps
-   * that repeat pause as they climb: a hold no longer than twice their longest pause is one
-   * more (a burst leak between bursts), not held at all */
+  /* held for less time than it took to climb: a ramp, steps that repeat, or a pause */
   int brief = held < hold - climb_from;
-  size_t pause = 0;
-  for (size_t i = climb_from + 1, start = climb_from; brief && i < hold; i++) {
-    if (x[i] - x[start] >= threshold / 2)
-      start = i;
-    else if (i - start > pause)
-      pause = i - start;
-  }
-  if (brief && held < 2 * pause)
+  if (brief && !trend_hold_long_enough(x, work, n, hold, climb_from, threshold))
     return 0;
   for (size_t i = 0; i < hold; i++)
     if (x[i] > level + threshold / 2)
@@ -234,8 +246,8 @@ static int trend_held(const double *x, size_t n, size_t needed, double threshold
  * rising again by half the threshold (a refill is fill and flush's to
  * judge). The hold before it already showed the site stopped growing; what
  * it let go afterwards shows nothing more. Returns -1 when out of memory. */
-static int trend_held_then_released(const double *x, size_t n, size_t needed, double threshold,
-                                    double max_p_value)
+static int trend_held_then_released(const double *x, const uint64_t *work, size_t n, size_t needed,
+                                    double threshold, double max_p_value)
 {
   double tail_max = -INFINITY;
   for (size_t end = n - 1; end > needed && 4 * (n - end) <= n; end--) {
@@ -245,7 +257,7 @@ static int trend_held_then_released(const double *x, size_t n, size_t needed, do
       tail_max = x[end];
     if (x[end - 1] - tail_max <= threshold / 2)
       continue;  /* x[end - 1] is no level it fell from */
-    int held = trend_held(x, end, needed, threshold, max_p_value);
+    int held = trend_held(x, work, end, needed, threshold, max_p_value);
     if (held < 0 || held == 1)
       return held;
   }
@@ -374,13 +386,13 @@ static int trend_decide(double *x, const double *dip, const uint64_t *floors, co
     out->stepped = stepped;
   }
   int held = n >= out->needed && !out->flushed
-                 ? trend_held(x, n, out->needed, out->threshold, p)
+                 ? trend_held(x, work, n, out->needed, out->threshold, p)
                  : 0;
   out->held_briefly = held == 2;
   if (held == 2)
     held = 0;
   if (held == 0 && n >= out->needed && !out->flushed)
-    held = trend_held_then_released(x, n, out->needed, out->threshold, p);
+    held = trend_held_then_released(x, work, n, out->needed, out->threshold, p);
   if (held < 0)
     return -1;
   out->held = held;

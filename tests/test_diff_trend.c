@@ -754,6 +754,37 @@ END_TEST
  * while its heap is small, so the later half of the boundaries can start a
  * fifth of the way into the run. The persistence rule takes the later half
  * of the work when the boundaries' work is known. */
+/* Held briefly needs the hold to be a third of the climb, in boundaries and, when the work is
+ * known, in work: a run's last boundaries often come together with no work between them, and
+ * a leak looks flat over them. A fill of 11 steps held for 5 boundaries is undecided when the
+ * hold took work like the climb, and growing when it took almost none; a ramp of 35 boundaries
+ * flat for its last 5 is growing. */
+START_TEST(test_a_brief_hold_takes_a_third_of_the_climb_in_work_too)
+{
+  struct diff_options options;
+  diff_options_default(&options);
+  enum diff_verdict verdict;
+  struct diff_trend trend;
+  uint64_t fill[17], even[17], idle[17];
+  for (size_t i = 0; i < 17; i++) {
+    fill[i] = i < 2 ? 0 : 100000 * (uint64_t)((i < 12 ? i : 12) - 1);
+    even[i] = 1000000 * (uint64_t)i;
+    idle[i] = i <= 12 ? even[i] : even[12] + 10 * (uint64_t)(i - 12);
+  }
+  ck_assert_int_eq(diff_trend_verdict_work(fill, NULL, NULL, even, 17, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(trend.held_briefly, 1);
+  ck_assert_int_eq(diff_trend_verdict_work(fill, NULL, NULL, idle, 17, &options, &verdict, &trend), 0);
+  ck_assert_int_eq(verdict, DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.held_briefly, 0);
+  uint64_t ramp[40];
+  for (size_t i = 0; i < 40; i++)
+    ramp[i] = 20000 * (uint64_t)(i < 35 ? i : 35);
+  ck_assert_int_eq(verdict_of(ramp, 40, &trend), DIFF_VERDICT_GROWING);
+  ck_assert_int_eq(trend.held_briefly, 0);
+}
+END_TEST
+
 START_TEST(test_later_half_is_that_of_the_work_when_known)
 {
   struct diff_options options;
@@ -1139,6 +1170,7 @@ int main(void)
   tcase_add_test(tc, test_one_step_then_flat_is_steady_a_staircase_is_growing);
   tcase_add_test(tc, test_rose_then_held_is_steady_steps_that_repeat_are_not);
   tcase_add_test(tc, test_held_then_released_at_the_end_is_steady);
+  tcase_add_test(tc, test_a_brief_hold_takes_a_third_of_the_climb_in_work_too);
   tcase_add_test(tc, test_later_half_is_that_of_the_work_when_known);
   tcase_add_test(tc, test_sampling_floor_follows_interval_boundaries_and_p_value);
   tcase_add_test(tc, test_sampling_floor_of_more_boundaries_than_a_diff_judges);
