@@ -412,8 +412,11 @@ enum diff_remedy {
                                        those alone, or capture with --force-gc */
   DIFF_REMEDY_BEFORE_RELEASE,       /* every undecided site was let go at the end: a boundary
                                        before the release, or a longer run */
-  DIFF_REMEDY_EVERY                 /* every undecided site grows with its young blocks counted:
+  DIFF_REMEDY_EVERY,                /* every undecided site grows with its young blocks counted:
                                        capture with --every */
+  DIFF_REMEDY_MORE_WORK             /* every undecided site held briefly: run the program on for
+                                       more of its work (more boundaries of the same work do not
+                                       lengthen the hold against the climb) */
 };
 
 /* What a result says, found once by diff_result_fill_facts from its sites,

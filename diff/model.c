@@ -416,6 +416,10 @@ static void model_fill_outcome(struct diff_facts *facts, const struct diff_optio
     facts->remedy = DIFF_REMEDY_EVERY;
     return;
   }
+  if (facts->inconclusive == DIFF_INCONCLUSIVE_NO_VERDICT && facts->tally.held_briefly == facts->tally.undecided) {
+    facts->remedy = DIFF_REMEDY_MORE_WORK;
+    return;
+  }
   int base_short = facts->base_judged < facts->needed;
   facts->remedy = base && facts->judged >= facts->needed && (base_short || all_for_the_base)
                       ? DIFF_REMEDY_LONGER_BASE

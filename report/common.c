@@ -419,6 +419,10 @@ const char *report_outcome_advice(const struct diff_result *r)
     return "take a boundary before the program lets go of what it holds (collector.boundary() "
            "in a harness, before its cleanup), or run longer, so that what it held is judged "
            "while it still held it";
+  case DIFF_REMEDY_MORE_WORK:
+    return "run the program on for more of its work (more requests, a longer test): what held "
+           "as long as it rose is steady, what grows again is a leak (more boundaries over the "
+           "same work, `--every`, do not tell)";
   case DIFF_REMEDY_RUN_LONGER:
     return "run longer for more boundaries: `ljleak run --every BYTES` makes a boundary every "
            "BYTES allocated, and a test harness can call collector.boundary() after each batch";

@@ -666,6 +666,41 @@ static struct diff_facts facts_of(struct diff_site *site, const struct diff_capt
   return result.facts;
 }
 
+/* A reply cache filled over 6 boundaries and held for 5 (cjson.encode's in service_steady.lua with
+ * 12000 keys): a cache that filled, or a leak that paused. Judged by diff_result_judge_site,
+ * undecided and held briefly, the result inconclusive; what decides it is more of the program's
+ * work, not more boundaries of the same work. */
+START_TEST(test_a_site_held_briefly_asks_for_more_work)
+{
+  uint64_t fill[22] = {0,       0,      0,      0,      0,      0,      0,      0,
+                       0,       0,      60928,  150323, 312934, 312934, 510771, 779981,
+                       1083187, 1242931, 1242931, 1242931, 1242931, 1242931};
+  struct diff_capture info;
+  memset(&info, 0, sizeof info);
+  info.boundary_count = 22;
+  struct diff_options options;
+  diff_options_default(&options);
+  struct diff_site site = lua_site("@cache.lua:12", fill, 22);
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_UNDECIDED);
+  ck_assert_int_eq(site.held_briefly, 1);
+  struct diff_facts facts = facts_of(&site, &info);
+  ck_assert_int_eq(facts.outcome, DIFF_OUTCOME_INCONCLUSIVE);
+  ck_assert_int_eq(facts.rose_cause, DIFF_UNDECIDED_HELD_BRIEFLY);
+  ck_assert_int_eq(facts.remedy, DIFF_REMEDY_MORE_WORK);
+  /* Held as long as it rose (three more boundaries of it): steady, as before. */
+  uint64_t longer[25];
+  memcpy(longer, fill, sizeof fill);
+  for (size_t i = 22; i < 25; i++)
+    longer[i] = fill[21];
+  site = lua_site("@cache.lua:12", longer, 25);
+  info.boundary_count = 25;
+  ck_assert_int_eq(diff_result_judge_site(&site, &options, &info), 0);
+  ck_assert_int_eq(site.verdict, DIFF_VERDICT_STEADY);
+  ck_assert_int_eq(site.held_briefly, 0);
+}
+END_TEST
+
 /* A string kept and appended to, a new copy each cycle, captured by ljleak run: at the program's
  * own cycles the newest copy is young and left out, so those boundaries hold only a buffer that
  * doubles, flat in the later half; the forced boundaries (a full cycle each) hold the string,
@@ -1153,6 +1188,7 @@ int main(void)
   tcase_add_test(decide, test_a_site_growing_only_at_the_forced_boundaries_is_undecided);
   tcase_add_test(decide, test_a_copy_young_at_every_boundary_is_undecided);
   tcase_add_test(decide, test_a_site_released_at_the_end_says_so);
+  tcase_add_test(decide, test_a_site_held_briefly_asks_for_more_work);
   tcase_add_test(decide, test_a_sampled_refill_after_a_flush_is_no_release);
   tcase_add_test(decide, test_the_jits_own_traces_are_bounded_not_growing);
   suite_add_tcase(s, decide);
