@@ -32,13 +32,22 @@ static uint32_t record_chain(struct trace_log *log, jit_State *J, lua_State *L)
     frame = frame_prevd(frame);     /* the recorded function's */
   if (frame <= stack + LJ_FR2 || frame_func(frame) != J->fn)
     chain.valid = 0;
+  TValue *recorded = frame;
   for (int32_t d = 0; chain.valid && d < J->framedepth; d++) {
-    if (!frame_islua(frame)) {
+    const BCIns *pc;
+    if (frame_islua(frame)) {
+      pc = frame_pc(frame);
+      frame = frame_prevl(frame);
+    } else if (frame_iscont(frame) && d + 1 < J->framedepth) {
+      /* a metamethod the trace called (an __index function): the recorder counts its
+       * continuation as a frame of its own (lj_record.c, rec_mm_prep) */
+      pc = frame_contpc(frame);
+      frame = frame_prevd(frame);
+      d++;
+    } else {
       chain.valid = 0;
       break;
     }
-    const BCIns *pc = frame_pc(frame);
-    frame = frame_prevl(frame);
     GCfunc *fn = frame > stack + LJ_FR2 ? frame_func(frame) : NULL;
     if (!fn || !isluafunc(fn)) {
       chain.valid = 0;
@@ -47,6 +56,10 @@ static uint32_t record_chain(struct trace_log *log, jit_State *J, lua_State *L)
     const GCproto *pt = funcproto(fn);
     chain.callers[chain.count++] = (struct trace_map_line){pt, coll_attrib_line_before(pt, pc), 0};
   }
+  /* The walk ends at the trace's first frame, whose base the recorded function's is
+   * J->baseslot - 1 - LJ_FR2 slots above (the recorder's slots are the stack's) */
+  if (chain.valid && frame != recorded - (J->baseslot - 1 - LJ_FR2))
+    chain.valid = 0;
   if (!chain.valid)
     memset(&chain, 0, sizeof chain);
   if (log->nchains && memcmp(&log->chains[log->nchains - 1], &chain, sizeof chain) == 0)

@@ -1,4 +1,4 @@
-/* tests/test_collector_stacks.c: the call stacks the collector records (ljleak run and the module): one helper with two callers, named with exact lines, JIT on (the helper inlined into its callers' trace) and off, a table the JIT sank (made at exits and in side traces) with its callers, a coroutine and a builtin, sampled, cut at the depth, gzip, and a capture killed mid-run. */
+/* tests/test_collector_stacks.c: the call stacks the collector records (ljleak run and the module): one helper with two callers, named with exact lines, JIT on (the helper inlined into its callers' trace) and off, a table the JIT sank (made at exits and in side traces) and one an inlined __index function makes, with their callers, a coroutine and a builtin, sampled, cut at the depth, gzip, and a capture killed mid-run. */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
@@ -247,6 +247,27 @@ START_TEST(test_jit_on_sunk_tables_have_their_callers)
 }
 END_TEST
 
+/* An __index function that the JIT inlines into the loop's trace behind a continuation frame:
+ * its table (line 8) has the loop's line as its caller (it had the line over a frame it could
+ * not read: the recorder counts the continuation as a frame of its own). */
+#define MM_SCRIPT "testdata/stacks/metamethod.lua"
+#define MM_STACK "metamethod.lua@7:8 < metamethod.lua@0:14 < C"
+
+START_TEST(test_jit_on_a_metamethods_tables_have_their_caller)
+{
+  struct stack_tally t;
+  struct capture_index index = run_script_and_tally("metamethod", MM_SCRIPT, "@" MM_SCRIPT ":8", "",
+                                                    3000, ".stacks", &t);
+  if (t.n != 1 || t.without_stack != 0 || tally_count(&t, MM_STACK) != t.site_events)
+    ck_abort_msg("%llu events at line 8, %llu without a stack, %d stacks, the first %s",
+                 (unsigned long long)t.site_events, (unsigned long long)t.without_stack, t.n,
+                 t.n ? t.text[0] : "none");
+  ck_assert_uint_ge(t.site_events, 3000);
+  ck_assert_uint_gt(trace_lines(&index), t.site_events / 2);  /* compiled code made most */
+  capture_index_free(&index);
+}
+END_TEST
+
 /* The interpreter's sites cached by the quick tier (interp_site.h) serve
  * only the segment that resolved them: cut into many segments, each one
  * read alone still names every event at put's line, with its caller's stack. */
@@ -451,6 +472,7 @@ int main(void)
   tcase_add_test(tc, test_jit_on_stacks_name_both_callers_with_exact_lines);
   tcase_add_test(tc, test_jit_off_stacks_name_both_callers_with_exact_lines);
   tcase_add_test(tc, test_jit_on_sunk_tables_have_their_callers);
+  tcase_add_test(tc, test_jit_on_a_metamethods_tables_have_their_caller);
   tcase_add_test(tc, test_jit_off_stacks_in_every_segment);
   tcase_add_test(tc, test_coroutine_and_builtin_frames);
   tcase_add_test(tc, test_sampled_capture_records_stacks_of_sampled_events);
