@@ -257,7 +257,9 @@ static uint32_t walk_chain(global_State *g, lua_State *L, const struct attrib_si
       *truncated = 1;
       return n;
     }
-    out[n++] = lua_frame(chain->callers[k].pt, chain->callers[k].line);
+    const struct trace_map_line *c = &chain->callers[k];
+    out[n++] = c->pt ? lua_frame(c->pt, c->line)   /* a fast function's (pcall) has its ffid */
+                     : (struct callstack_frame){NULL, c->line - 1, 0, STACKS_FRAME_C};
   }
   return walk_callers(g, L, base - 1, out, n, max, truncated);
 }

@@ -20,9 +20,11 @@ struct trace_map_line {
 
 /* The callers of a recorded bytecode inside its trace, as the recorder saw
  * the Lua stack: callers[0] called it, and so on down to the trace's first
- * frame (whose callers are on the Lua stack below the trace's base). Not
- * valid: deeper than TRACE_CHAIN_MAX, a frame not called from Lua, or the
- * recording had returned below its first frame. */
+ * frame (whose callers are on the Lua stack below the trace's base); a
+ * caller with no pt is the fast function that called the one above it
+ * (pcall: its line is its ffid + 1). Not valid: more than TRACE_CHAIN_MAX,
+ * a frame not called from Lua, or the recording had returned below its
+ * first frame. */
 struct trace_chain {
   uint32_t count;
   uint32_t valid;

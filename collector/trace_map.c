@@ -522,7 +522,7 @@ static void copy_chains(const struct builder *b, struct trace_chain *out, uint32
   for (uint32_t i = 0; i < n; i++) {
     out[i] = i < b->log->nchains ? b->log->chains[i] : *b->extra[i - b->log->nchains];
     for (uint32_t k = 0; k < out[i].count && out[i].valid; k++)
-      if (!proto_live(b, out[i].callers[k].pt))
+      if (out[i].callers[k].pt && !proto_live(b, out[i].callers[k].pt))
         out[i].valid = 0;
   }
 }

@@ -44,12 +44,22 @@ static uint32_t record_chain(struct trace_log *log, jit_State *J, lua_State *L)
       pc = frame_contpc(frame);
       frame = frame_prevd(frame);
       d++;
+    } else if (frame_ispcall(frame) && d + 1 < J->framedepth && chain.count + 2 <= TRACE_CHAIN_MAX &&
+               frame_prevd(frame) > stack + LJ_FR2 && isffunc(frame_func(frame_prevd(frame))) &&
+               frame_islua(frame_prevd(frame))) {
+      /* a function pcall called, and pcall's own frame below it: two frames to the recorder
+       * too (lj_ffrecord.c, recff_pcall) */
+      frame = frame_prevd(frame);
+      d++;
+      chain.callers[chain.count++] = (struct trace_map_line){NULL, frame_func(frame)->c.ffid + 1u, 0};
+      pc = frame_pc(frame);
+      frame = frame_prevl(frame);
     } else {
       chain.valid = 0;
       break;
     }
     GCfunc *fn = frame > stack + LJ_FR2 ? frame_func(frame) : NULL;
-    if (!fn || !isluafunc(fn)) {
+    if (!fn || !isluafunc(fn) || chain.count == TRACE_CHAIN_MAX) {
       chain.valid = 0;
       break;
     }

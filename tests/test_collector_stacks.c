@@ -1,4 +1,4 @@
-/* tests/test_collector_stacks.c: the call stacks the collector records (ljleak run and the module): one helper with two callers, named with exact lines, JIT on (the helper inlined into its callers' trace) and off, a table the JIT sank (made at exits and in side traces) and one an inlined __index function makes, with their callers, a coroutine and a builtin, sampled, cut at the depth, gzip, and a capture killed mid-run. */
+/* tests/test_collector_stacks.c: the call stacks the collector records (ljleak run and the module): one helper with two callers, named with exact lines, JIT on (the helper inlined into its callers' trace) and off, a table the JIT sank (made at exits and in side traces) one an inlined __index function makes and one a handler run under pcall makes, with their callers, a coroutine and a builtin, sampled, cut at the depth, gzip, and a capture killed mid-run. */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
@@ -268,6 +268,24 @@ START_TEST(test_jit_on_a_metamethods_tables_have_their_caller)
 }
 END_TEST
 
+/* A handler the loop runs under pcall and under xpcall, which the JIT inlines into the loop's
+ * trace behind the protected frame: its table (line 8) has the builtin and the loop's line as
+ * its callers, as in the interpreter (it had the line over a frame it could not read). */
+#define PCALL_SCRIPT "testdata/stacks/pcall_handler.lua"
+#define PCALL_STACK "pcall_handler.lua@7:8 < builtin < pcall_handler.lua@0:14 < C"
+#define XPCALL_STACK "pcall_handler.lua@7:8 < builtin < pcall_handler.lua@0:15 < C"
+
+START_TEST(test_jit_on_a_protected_calls_tables_have_their_callers)
+{
+  struct stack_tally t;
+  struct capture_index index = run_script_and_tally("pcall", PCALL_SCRIPT, "@" PCALL_SCRIPT ":8", "",
+                                                    3000, ".stacks", &t);
+  assert_two_stacks(&t, PCALL_STACK, 3000, XPCALL_STACK, 3000);
+  ck_assert_uint_gt(trace_lines(&index), t.site_events / 2);  /* compiled code made most */
+  capture_index_free(&index);
+}
+END_TEST
+
 /* The interpreter's sites cached by the quick tier (interp_site.h) serve
  * only the segment that resolved them: cut into many segments, each one
  * read alone still names every event at put's line, with its caller's stack. */
@@ -473,6 +491,7 @@ int main(void)
   tcase_add_test(tc, test_jit_off_stacks_name_both_callers_with_exact_lines);
   tcase_add_test(tc, test_jit_on_sunk_tables_have_their_callers);
   tcase_add_test(tc, test_jit_on_a_metamethods_tables_have_their_caller);
+  tcase_add_test(tc, test_jit_on_a_protected_calls_tables_have_their_callers);
   tcase_add_test(tc, test_jit_off_stacks_in_every_segment);
   tcase_add_test(tc, test_coroutine_and_builtin_frames);
   tcase_add_test(tc, test_sampled_capture_records_stacks_of_sampled_events);
