@@ -198,11 +198,9 @@ int holders_read(const struct diff_holders *holders, const struct diff_holders_s
 static void holders_sample_ratios(const struct diff_holders_block *blocks, size_t count, uint64_t sample,
                                   size_t wanted_count, double *ratio)
 {
-  for (size_t i = 0; i < 2 * wanted_count; i++)
-    ratio[i] = 0;
   double *raw = ratio + 2 * wanted_count;  /* scratch: the recorded bytes and blocks */
-  for (size_t i = 0; i < 2 * wanted_count; i++)
-    raw[i] = 0;
+  for (size_t i = 0; i < 4 * wanted_count; i++)
+    ratio[i] = 0;
   for (size_t b = 0; b < count; b++) {
     ratio[2 * blocks[b].site] += (double)sampling_bytes(sample, blocks[b].size);
     ratio[2 * blocks[b].site + 1] += (double)sampling_blocks(sample, blocks[b].size);
