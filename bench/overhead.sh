@@ -5,7 +5,11 @@
 #  1. full capture: RUNS rounds of plain luajit, ljleak run (with call
 #     stacks, the default depth 16), ljleak run --stack-depth 0 (no stacks)
 #     and the same with LJLEAK_TRACE_LINES=0 (allocations by compiled code
-#     charged to their trace, not resolved to their line), ROUNDS long;
+#     charged to their trace, not resolved to their line), and that with
+#     no snapshots, no forced cycles (--snapshots none, --no-edge-gc,
+#     LJLEAK_VOLUME_BOUNDARIES=0): the stream alone, every event encoded
+#     and written and nothing more, the floor of a full capture (what the
+#     format costs), beside a plain run of its own; ROUNDS long;
 #  2. ljleak run --sample 524288 (with stacks): SAMPLED_RUNS rounds of plain
 #     luajit and the sampled run, SAMPLED_ROUNDS long.
 #
@@ -48,6 +52,7 @@ run() {
   { time "$@" > "$dir/$label.out" 2> "$dir/$label.err"; } 2> "$dir/time.tmp"
   awk '{ printf "%.4f\n", $1 }' "$dir/time.tmp" >> "$dir/$label.times"
   awk '{ printf "%.4f\n", $2 + $3 }' "$dir/time.tmp" >> "$dir/$label.cpu"
+  awk '{ printf "%.4f\n", $3 }' "$dir/time.tmp" >> "$dir/$label.sys"
 }
 
 . "$(dirname "$0")/median.sh"
@@ -80,11 +85,16 @@ while [ "$i" -le "$RUNS" ]; do
   cp "$dir/full-cap/index" "$dir/nostacks-index/index"
   rm -rf "$dir/full-cap"
   sync
+  run plain2 luajit bench/overhead.lua "$ROUNDS"
+  LJLEAK_TRACE_LINES=0 LJLEAK_VOLUME_BOUNDARIES=0 run stream "$BUILD/ljleak" run --stack-depth 0 --snapshots none --no-edge-gc -o "$dir/full-cap" bench/overhead.lua "$ROUNDS"
+  rm -rf "$dir/full-cap"
+  sync
   i=$((i + 1))
 done
 same_output plain full
 same_output plain nolines
 same_output plain nostacks
+same_output plain stream
 
 # Part 2: sampled. The two runs of a round come next to each other, in turns
 # first, so that the machine's drift falls on both alike.
@@ -114,6 +124,8 @@ pair_ratios "$dir/full.times" "$dir/plain.times" "$dir/full-pairs.ratios"
 pair_ratios "$dir/nostacks.times" "$dir/nolines.times" "$dir/lines-pairs.ratios"
 pair_ratios "$dir/full.times" "$dir/nostacks.times" "$dir/stacks-pairs.ratios"
 pair_ratios "$dir/nostacks.times" "$dir/plain.times" "$dir/nostacks-pairs.ratios"
+pair_ratios "$dir/stream.cpu" "$dir/plain2.cpu" "$dir/stream-pairs.ratios"
+pair_ratios "$dir/stream.sys" "$dir/plain2.cpu" "$dir/stream-sys.ratios"
 
 plain=$(median "$dir/plain.times")
 full=$(median "$dir/full.times")
@@ -146,6 +158,8 @@ echo "  no stacks, no lines (trace sites) $(median "$dir/nolines.times")s; pairs
 echo "  lines cost, per allocation by compiled code: median of $RUNS rounds $(median "$dir/lines.ns") ns"
 echo "  without stacks (--stack-depth 0) $(median "$dir/nostacks.times")s; pairs, without/plain: median $(median "$dir/nostacks-pairs.ratios" | awk '{ printf "%.3f", $1 }')x   target <= 1.5x"
 echo "  pairs, full with stacks/without  median of $RUNS ratios $(median "$dir/stacks-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
+echo "  the stream alone (no stacks, lines, snapshots or forced cycles), CPU: $(median "$dir/stream.cpu")s; pairs with a plain run of their own, stream/plain: median $(median "$dir/stream-pairs.ratios" | awk '{ printf "%.3f", $1 }')x"
+echo "    of which the kernel (writing the stream): median $(median "$dir/stream-sys.ratios" | awk '{ printf "%.3f", $1 }') of the plain run's CPU"
 echo "sampled, $SAMPLED_ROUNDS rounds, $SAMPLED_RUNS runs"
 echo "  plain luajit                   ${splain}s             ${splain_cpu}s"
 echo "  ljleak run --sample 524288 (stacks) ${sampled}s ($(ratio "$sampled" "$splain")x)    ${sampled_cpu}s ($(ratio "$sampled_cpu" "$splain_cpu")x)"
