@@ -2,7 +2,7 @@
 diff_SRCS := diff/live_map.c diff/site_table.c diff/source.c diff/segment.c diff/aggregate.c \
   diff/aggregate_read.c diff/trend.c diff/trend_stats.c diff/trend_drops.c diff/model.c diff/result.c diff/compare.c diff/allow.c diff/stack_table.c \
   diff/segment_stacks.c diff/result_stacks.c diff/holders.c diff/holders_graph.c diff/holders_path.c \
-  diff/holders_analyse.c diff/holders_join.c diff/holders_top.c diff/containers.c diff/survivors.c diff/suspects.c diff/suspects_group.c \
+  diff/holders_analyse.c diff/holders_join.c diff/holders_keys.c diff/holders_top.c diff/containers.c diff/survivors.c diff/suspects.c diff/suspects_group.c \
   diff/segment_piece.c
 # the result model's JSON: its writer and its reader (docs/json-schema.md)
 diff_SRCS += diff/result_json_write.c diff/result_json_read.c diff/json_fields.c

@@ -214,6 +214,10 @@ struct diff_site_container {
    * 0 when none does. They live while their keys live: with a growing site of that object, one
    * leak (diff/suspects.h). */
   uint64_t key_address;
+  /* SNAPSHOT_FLAG_WEAK_* when the site made only the slots of a weak table (this container)
+   * and key_address holds most of its weak keys or values: its entries stay while those live,
+   * so its slots grow with key_address's leak; 0 for values of a weak-keyed table. */
+  int key_slots;
   /* Of the site's objects under the container (objects, kinds), the ones an earlier growing
    * site with the same container has too (its blocks in the same objects): a suspect counts
    * each object once. */

@@ -85,6 +85,9 @@ struct diff_holders_tree {
   /* [site_count] per site: the node that immediately dominates the keys of more than half of
    * its bytes held as weak-keyed values, NONE when none (or NULL: none for any). */
   const uint32_t *key_holder;
+  /* [site_count] (or NULL) per site with a key_holder: SNAPSHOT_FLAG_WEAK_* when the site made
+   * only the slots of weak tables, whose weak keys or values key_holder holds; else 0. */
+  const uint8_t *key_slots;
 };
 
 /* The engine's step, after a capture was read and its sites judged: the

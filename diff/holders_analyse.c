@@ -9,6 +9,7 @@
 #include "diff/holders.h"
 #include "diff/holders_graph.h"
 #include "diff/holders_join.h"
+#include "diff/holders_keys.h"
 #include "diff/holders_path.h"
 #include "diff/suspects.h"
 
@@ -137,14 +138,6 @@ struct holders_work {
   struct holders_groups notes;  /* the site's notes, each text once: its id is its index */
   struct holders_suffixes suffixes;  /* the site's groups by [*] and the fields after it */
 };
-
-/* The key of the weak-keyed table's entry on v's path, when v's path goes through one; else
- * NONE. */
-static uint32_t holders_key(const struct holders_graph *g, uint32_t v)
-{
-  uint32_t step = g->key_step ? g->key_step[v] : DIFF_HOLDERS_NONE;
-  return step == DIFF_HOLDERS_NONE ? DIFF_HOLDERS_NONE : holders_key_of(g->snapshot, step);
-}
 
 /* Marks the steps of v's path in marks[k], each once (a path is the BFS tree's, so every node
  * above a marked one is marked: a walk up stops at the first), up to where it is cut: labels[u]
@@ -505,102 +498,6 @@ static void holders_work_free(struct holders_work *w)
   free(w->suffixes.slots);
 }
 
-/* The immediate dominator of the weak key v lives by (holders_key), NONE when none. */
-static uint32_t holders_key_dominator(const struct holders_graph *g, uint32_t v)
-{
-  uint32_t key = holders_key(g, v);
-  return key != DIFF_HOLDERS_NONE ? g->idom[key] : DIFF_HOLDERS_NONE;
-}
-
-/* The nearest common dominator of the keys' dominators of members m[0 .. count) (the keys of
- * more than half their bytes), by preorder numbers (number: a dominator comes before what it
- * dominates, so the later of two is never the other's); NONE when only the roots' node is,
- * or when the walks would take more than *budget steps (a list of keys a million deep). What
- * it is matters only when it is a suspect's container (diff_suspects_find). */
-static uint32_t holders_keys_common(const struct holders_graph *g, const uint32_t *number,
-                                    const struct holders_member *m, size_t count, uint64_t total,
-                                    size_t *budget)
-{
-  uint32_t common = DIFF_HOLDERS_NONE;
-  uint64_t keyed = 0;
-  for (size_t k = 0; k < count && common != g->n; k++) {
-    uint32_t d = holders_key_dominator(g, m[k].object);
-    if (d == DIFF_HOLDERS_NONE)
-      continue;
-    keyed += m[k].bytes;
-    if (common == DIFF_HOLDERS_NONE)
-      common = d;
-    while (common != d) {
-      if (*budget == 0)
-        return DIFF_HOLDERS_NONE;  /* and for every site after: the budget is the snapshot's */
-      (*budget)--;
-      if (number[common] > number[d])
-        common = g->idom[common];
-      else
-        d = g->idom[d];
-    }
-  }
-  if (common == DIFF_HOLDERS_NONE || common == g->n || keyed <= total / 2)
-    return DIFF_HOLDERS_NONE;
-  return common;
-}
-
-/* The preorder numbers of the reached nodes (holders_keys_common), or NULL when out of memory. */
-static uint32_t *holders_preorder_numbers(const struct holders_graph *g)
-{
-  uint32_t *number = malloc(((size_t)g->n + 1) * sizeof *number);
-  if (number)
-    for (uint32_t i = 0; i < g->reached; i++)
-      number[g->order[i]] = i;
-  return number;
-}
-
-/* Per site of the members m (by site): the node that immediately dominates the keys of more than
- * half of the site's bytes that live while a weak-keyed table's key does (a list of sessions
- * beside a cache keyed by them), else the nearest node that dominates them all (sessions in
- * lists of a table of shards: that table), NONE when none; NULL when out of memory. A weighted
- * majority vote, then a count. */
-static uint32_t *holders_key_holders(const struct holders_graph *g, const struct holders_member *m, size_t count,
-                                     size_t site_count)
-{
-  uint32_t *out = malloc((site_count ? site_count : 1) * sizeof *out), *number = NULL;
-  if (!out)
-    return NULL;
-  memset(out, 0xff, (site_count ? site_count : 1) * sizeof *out);
-  size_t budget = 4 * ((size_t)g->n + 1);  /* the common dominators' walks, in all */
-  for (size_t i = 0, j; g->key_step && i < count; i = j) {
-    uint32_t choice = DIFF_HOLDERS_NONE;
-    uint64_t votes = 0, total = 0, held = 0;
-    for (j = i; j < count && m[j].site == m[i].site; j++) {
-      uint32_t d = holders_key_dominator(g, m[j].object);
-      total += m[j].bytes;
-      if (d == DIFF_HOLDERS_NONE)
-        continue;
-      if (d == choice)
-        votes += m[j].bytes;
-      else if (votes >= m[j].bytes)
-        votes -= m[j].bytes;
-      else
-        choice = d, votes = m[j].bytes - votes;
-    }
-    for (size_t k = i; choice != DIFF_HOLDERS_NONE && k < j; k++)
-      held += holders_key_dominator(g, m[k].object) == choice ? m[k].bytes : 0;
-    if (choice != DIFF_HOLDERS_NONE && choice != g->n && held > total / 2) {
-      out[m[i].site] = choice;
-      continue;
-    }
-    if (choice == DIFF_HOLDERS_NONE)
-      continue;  /* no key of the site's: nothing in common */
-    if (!number && !(number = holders_preorder_numbers(g))) {
-      free(out);
-      return NULL;
-    }
-    out[m[i].site] = holders_keys_common(g, number, m + i, j - i, total, &budget);
-  }
-  free(number);
-  return out;
-}
-
 /* The holders of the sites, and with suspects the suspects' step on the same graph (growing:
  * the containers it prefers). */
 static int holders_analyse(const struct snapshot *snapshot, const struct diff_holders_block *blocks,
@@ -620,6 +517,7 @@ static int holders_analyse(const struct snapshot *snapshot, const struct diff_ho
   int status = -1;
   size_t reached = 0;
   uint32_t *key_holder = NULL;
+  uint8_t *key_slots = NULL;
   if (holders_graph_build(&g, snapshot) < 0 ||
       holders_work_init(&w, (size_t)snapshot->object_count + 1, snapshot->string_count, g.key_step != NULL,
                         holders_key_steps(&g)) < 0)
@@ -635,7 +533,7 @@ static int holders_analyse(const struct snapshot *snapshot, const struct diff_ho
       goto done;
     i = j;
   }
-  if (suspects && !(key_holder = holders_key_holders(&g, members, reached, site_count)))
+  if (suspects && holders_key_holders(&g, members, reached, site_count, &key_holder, &key_slots) < 0)
     goto done;
   status = 0;
 done:
@@ -648,12 +546,13 @@ done:
     holders_paths_free(&g);
     snapshot_free_references(suspects);
     struct diff_holders_tree tree = {snapshot, g.n, g.reached, g.idom, g.order, g.retained, members, reached,
-                                     key_holder};
+                                     key_holder, key_slots};
     status = diff_suspects_snapshot(&tree, at, sites, site_count, boundary, growing);
   }
   holders_graph_free(&g);
   free(members);
   free(key_holder);
+  free(key_slots);
   return status;
 }
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diff/holders.h"
 #include "format/snapshot.h"
 
 #define HOLDERS_DEPTH 64            /* steps of a path shown (its root end); deeper ones are cut */
@@ -71,6 +72,14 @@ void holders_paths_free(struct holders_graph *g);
 
 /* The node of the key of the weak-keyed table's entry whose value reference is ref, or NONE. */
 uint32_t holders_key_of(const struct snapshot *s, uint32_t ref);
+
+/* The key of the weak-keyed table's entry on v's path, when v's path goes through one; else
+ * NONE. */
+static inline uint32_t holders_key(const struct holders_graph *g, uint32_t v)
+{
+  uint32_t step = g->key_step ? g->key_step[v] : DIFF_HOLDERS_NONE;
+  return step == DIFF_HOLDERS_NONE ? DIFF_HOLDERS_NONE : holders_key_of(g->snapshot, step);
+}
 
 /* The string id of a reference's label; 0 for an INDEX (whose text holds its n). */
 uint32_t holders_text_id(const struct snapshot_reference *r);

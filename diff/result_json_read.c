@@ -290,10 +290,6 @@ static int read_kinds(struct json_reader *r, const struct json_read_value *m, st
   return 0;
 }
 
-/* A site's "container": {"address", "type", "path", "named", "site", "retained_bytes",
- * "objects", "bytes", "kinds", "boundary", "key_address", "shared_objects", "shared_kinds"};
- * address, type and
- * path required; without "kinds" (written before they were saved), the site's (read first). */
 /* An object's address, "0x" and up to 16 lowercase hex digits, into *address. 0, or -1. */
 static int read_address(struct json_reader *r, const struct json_read_value *a, uint64_t *address)
 {
@@ -304,6 +300,9 @@ static int read_address(struct json_reader *r, const struct json_read_value *a, 
   return 0;
 }
 
+/* A site's "container": {"address", "type", "path", "named", "site", "retained_bytes", "objects", "bytes",
+ * "kinds", "boundary", "key_address", "key_slots", "shared_objects", "shared_kinds"}; address, type
+ * and path required; without "kinds" (written before they were saved), the site's (read first). */
 static int read_site_container(struct json_reader *r, const struct json_read_value *m,
                                struct diff_site *s)
 {
@@ -329,7 +328,8 @@ static int read_site_container(struct json_reader *r, const struct json_read_val
   JSON_FIELDS_OPTIONAL(m, "bytes", json_fields_uint, "bytes", &c->bytes);
   JSON_FIELDS_OPTIONAL(m, "boundary", json_fields_uint, "boundary", &c->boundary);
   const struct json_read_value *key = json_read_object_get(m, "key_address");
-  if (key && read_address(r, key, &c->key_address) < 0)
+  if ((key && read_address(r, key, &c->key_address) < 0) ||
+      read_enum_member(r, m, "key_slots", 0, diff_key_slots_parse, &c->key_slots, DIFF_KEY_SLOTS_CHOICES) < 0)
     return -1;
   const struct json_read_value *own = json_read_object_get(m, "kinds");
   if (!own)

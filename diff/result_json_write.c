@@ -205,6 +205,8 @@ static void put_site_container(struct json_writer *w, const struct diff_site_con
   if (c->key_address) {
     json_write_key(w, "key_address");
     fprintf(w->out, "\"0x%" PRIx64 "\"", c->key_address);
+    if (diff_key_slots_name(c->key_slots))
+      json_write_member_string(w, "key_slots", diff_key_slots_name(c->key_slots));
   }
   /* Objects an earlier site of the same container has too (a suspect counts them once): only
    * when there are some. */

@@ -550,8 +550,10 @@ int diff_suspects_snapshot(const struct diff_holders_tree *tree, const struct di
       if (suspects_container(tree, at, site, u, kinds, hi - lo, o.sum[hi] - o.sum[lo], boundary, g) < 0)
         goto done;
       uint32_t key = tree->key_holder ? tree->key_holder[i] : SUSPECTS_NONE;
-      if (key != SUSPECTS_NONE && key < tree->n && key != u)
+      if (key != SUSPECTS_NONE && key < tree->n && key != u) {
         site->container->key_address = s->objects[key].address;
+        site->container->key_slots = tree->key_slots ? tree->key_slots[i] : 0;
+      }
     }
   }
   status = suspects_shared(tree, &t, &o, container, sites, site_count);

@@ -89,8 +89,15 @@ int diff_suspects_find(struct diff_result *result);
 void diff_suspects_free(struct diff_result *result);
 
 /* Whether the suspect's j-th site went with it through its keys: its objects are the values of
- * a weak-keyed table, whose keys the suspect's container holds. */
+ * a weak-keyed table, whose keys the suspect's container holds, or the slots of a weak table
+ * (its container's key_slots), whose weak keys or values the suspect's container holds. */
 int diff_suspect_through_keys(const struct diff_result *result, const struct diff_suspect *suspect, size_t j);
+
+/* A container's key_slots as the JSON and reports name it: "weak keys", "weak values", "weak
+ * keys and values", or NULL for 0; and back (0, or -1 for another name). */
+const char *diff_key_slots_name(int key_slots);
+int diff_key_slots_parse(const char *name, int *key_slots);
+#define DIFF_KEY_SLOTS_CHOICES "\"weak keys\", \"weak values\", \"weak keys and values\""
 
 /* The suspect that holds result->sites[site], or NULL. */
 const struct diff_suspect *diff_suspects_of(const struct diff_result *result, size_t site);

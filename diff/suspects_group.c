@@ -307,6 +307,23 @@ fail:
   return -1;
 }
 
+static const char *const key_slots_names[] = {NULL, "weak keys", "weak values", "weak keys and values"};
+
+const char *diff_key_slots_name(int key_slots)
+{
+  return key_slots > 0 && key_slots < 4 ? key_slots_names[key_slots] : NULL;
+}
+
+int diff_key_slots_parse(const char *name, int *key_slots)
+{
+  for (int k = 1; k < 4; k++)
+    if (!strcmp(name, key_slots_names[k])) {
+      *key_slots = k;
+      return 0;
+    }
+  return -1;
+}
+
 int diff_suspect_through_keys(const struct diff_result *result, const struct diff_suspect *suspect, size_t j)
 {
   const struct diff_site_container *c = result->sites[suspect->sites[j]].container;

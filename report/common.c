@@ -530,7 +530,11 @@ void report_suspect_site_words(const struct diff_suspect *suspect, const struct 
   report_kinds_words(site->kinds, kinds, sizeof kinds);
   report_format_bytes(retained, sizeof retained, (double)suspect->retained_bytes, 0);
   report_format_bytes(share, sizeof share, site->container ? (double)site->container->bytes : 0, 0);
-  if (through_keys && site->container)
+  const char *slots = site->container ? diff_key_slots_name(site->container->key_slots) : NULL;
+  if (through_keys && slots)
+    snprintf(keys, sizeof keys, "; that %s (%s) keeps its entries while their %s live, and this suspect "
+             "holds those", site->container->type, site->container->path, slots);
+  else if (through_keys && site->container)
     snprintf(keys, sizeof keys, "; as values of the weak-keyed %s %s, they live as long as their keys, "
              "which this suspect holds", site->container->type, site->container->path);
   snprintf(buffer, size, "%sholds %s%s; the suspect retains %s, of which this site %s",

@@ -624,6 +624,93 @@ START_TEST(test_keys_spread_over_lists_are_held_by_what_holds_the_lists)
 }
 END_TEST
 
+/* _G.a and _G.b, two lists, hold four handles (a all four, or two each when split); _G.index, a
+ * weak table with its slots in a block of their own, refers weakly to each handle: by id as a
+ * weak-valued table, or as a weak-keyed set. */
+static void write_weak_slots(struct snapshot *s, unsigned weak, int split)
+{
+  struct snapshot_memory m;
+  snapshot_begin(&m);
+  struct snapshot_writer *w = &m.w;
+  uint32_t a = snapshot_writer_string(w, "a", 1), b = snapshot_writer_string(w, "b", 1);
+  uint32_t index = snapshot_writer_string(w, "index", 5), table = snapshot_writer_string(w, "[table]", 7);
+  struct snapshot_wire_object g = {SNAPSHOT_TABLE, 0, 0x1000, 40, 3, 0, NULL, 0};
+  ck_assert_int_eq(snapshot_writer_object(w, &g), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, a, 0, 0x2000), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, b, 0, 0x2100), 0);
+  ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_FIELD, 0, index, 0, 0x4000), 0);
+  for (int l = 0; l < 2; l++) {
+    struct snapshot_wire_object list = {SNAPSHOT_TABLE, 0, 0x2000 + 0x100 * (uint64_t)l, 40, 4, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(w, &list), 0);
+    for (int k = 0; k < 4; k++)
+      if (split ? k % 2 == l : l == 0)
+        ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_INDEX, 0, 0, k + 1, 0x3000 + 0x100 * (uint64_t)k), 0);
+  }
+  for (int k = 0; k < 4; k++) {
+    struct snapshot_wire_object handle = {SNAPSHOT_TABLE, 0, 0x3000 + 0x100 * (uint64_t)k, 40, 1, 0, NULL, 0};
+    ck_assert_int_eq(snapshot_writer_object(w, &handle), 0);
+  }
+  struct snapshot_block slots = {0x4800, 256};
+  struct snapshot_wire_object weak_table = {SNAPSHOT_TABLE, weak, 0x4000, 40, 4, 0, &slots, 1};
+  ck_assert_int_eq(snapshot_writer_object(w, &weak_table), 0);
+  for (int k = 0; k < 4; k++) {
+    uint64_t handle = 0x3000 + 0x100 * (uint64_t)k;
+    if (weak == SNAPSHOT_FLAG_WEAK_VALUES)
+      ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_INDEX, 1, 0, 3 * k + 1, handle), 0);
+    else
+      ck_assert_int_eq(snapshot_writer_reference(w, SNAPSHOT_REF_KEY, 1, table, 0, handle), 0);
+  }
+  snapshot_end(&m, 0x1000, s);
+}
+
+/* The handles (site 0) and the weak table's slots (site 1), joined with write_weak_slots's heap. */
+static void analyse_weak_slots(struct diff_result *r, unsigned weak, int split)
+{
+  struct snapshot s;
+  write_weak_slots(&s, weak, split);
+  make_result(r, 2);
+  make_site(&r->sites[0], "@a.lua:8", DIFF_SITE_LUA, 5000);   /* the handles */
+  make_site(&r->sites[1], "@a.lua:10", DIFF_SITE_LUA, 3000);  /* the index's slots */
+  struct diff_holders_block *blocks = malloc(5 * sizeof *blocks);  /* taken: freed once joined */
+  ck_assert_ptr_nonnull(blocks);
+  for (uint32_t k = 0; k < 4; k++)
+    blocks[k] = (struct diff_holders_block){0x3000 + 0x100 * (uint64_t)k, 40, 0};
+  blocks[4] = (struct diff_holders_block){0x4800, 256, 1};
+  struct diff_site *wanted[2] = {&r->sites[0], &r->sites[1]};
+  ck_assert_int_eq(diff_holders_analyse_suspects(&s, &blocks, 5, wanted, 2, NULL, 5, NULL, 0), 0);
+  snapshot_free(&s);
+  ck_assert_ptr_nonnull(r->sites[1].container);
+  ck_assert_uint_eq(r->sites[1].container->address, 0x4000);  /* the table holds its slots */
+  finish(r);
+}
+
+/* A weak table's slots grow while what it refers to weakly lives: with a list that keeps every
+ * handle, they go under the list's suspect, the list's leak (two suspects before); with the
+ * handles in two lists, neither holding most, they stay a suspect of their own. */
+START_TEST(test_a_weak_tables_slots_go_with_the_suspect_that_holds_its_entries)
+{
+  const unsigned weak[2] = {SNAPSHOT_FLAG_WEAK_VALUES, SNAPSHOT_FLAG_WEAK_KEYS};
+  for (int i = 0; i < 2; i++) {
+    struct diff_result r;
+    analyse_weak_slots(&r, weak[i], 0);
+    ck_assert_uint_eq(r.sites[0].container->address, 0x2000);
+    ck_assert_uint_eq(r.sites[1].container->key_address, 0x2000);
+    ck_assert_int_eq(r.sites[1].container->key_slots, (int)weak[i]);
+    ck_assert_str_eq(diff_key_slots_name(r.sites[1].container->key_slots), i ? "weak keys" : "weak values");
+    ck_assert_uint_eq(r.suspect_count, 1);
+    ck_assert_uint_eq(r.suspects[0].site_count, 2);
+    ck_assert_int_eq(diff_suspect_through_keys(&r, &r.suspects[0], 1), 1);
+    ck_assert_uint_eq(r.suspects[0].retained_bytes, 40 + 4 * 40 + 256);  /* the list, its handles, the slots */
+    diff_result_free(&r);
+    analyse_weak_slots(&r, weak[i], 1);
+    ck_assert_uint_eq(r.sites[1].container->key_address, 0);
+    ck_assert_int_eq(r.sites[1].container->key_slots, 0);
+    ck_assert_uint_eq(r.suspect_count, 2);
+    diff_result_free(&r);
+  }
+}
+END_TEST
+
 /* Two weak-keyed tables keyed by the nodes of one list, a value each per node (sites 0 and 1):
  * the keys' dominators are each the node before, no majority, and the walks to their common
  * dominator grow with the list (a quarter of its square). The walks' budget is the snapshot's:
@@ -746,6 +833,7 @@ int main(void)
   tcase_add_test(group, test_two_sites_making_blocks_of_the_same_tables_count_each_table_once);
   tcase_add_test(group, test_keys_spread_over_lists_are_held_by_what_holds_the_lists);
   tcase_add_test(group, test_the_key_holders_walks_have_one_budget);
+  tcase_add_test(group, test_a_weak_tables_slots_go_with_the_suspect_that_holds_its_entries);
   tcase_add_test(group, test_a_growing_list_holds_the_growth_that_a_flushed_window_outnumbers);
   tcase_add_test(group, test_kind_names_parse_back);
   suite_add_tcase(s, group);

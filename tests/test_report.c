@@ -1599,6 +1599,59 @@ START_TEST(test_an_undecided_site_of_the_suspects_container_is_under_it)
 }
 END_TEST
 
+/* A weak-valued index's slots (site 2: the line that indexes the handlers by id) grow while the
+ * list keeps the handlers: under the list's suspect, saying why, in the text, Markdown and
+ * JSON; read back, the same; a key_slots the reader does not know names its byte. */
+START_TEST(test_a_weak_tables_slots_under_the_suspect_say_why)
+{
+  static struct diff_site_container index = {
+      .address = 0x2000, .type = (char *)"table", .path = (char *)"events.index", .named = 1,
+      .site = (char *)"@bus.lua:9", .retained_bytes = 8192, .objects = 1, .bytes = 8192,
+      .kinds = {[SNAPSHOT_TABLE - 1] = {1, 8192, 1, 8192}}, .boundary = 8, .key_address = 0x1000,
+      .key_slots = SNAPSHOT_FLAG_WEAK_VALUES};
+  struct diff_result grouped = suspect_result();
+  sites[2].verdict = DIFF_VERDICT_GROWING;
+  sites[2].growth_bytes_per_segment = 256;
+  sites[2].trend_p_value = 0.001;
+  sites[2].container = &index;
+  sites[2].kinds[SNAPSHOT_TABLE - 1] = (struct diff_kind_count){1, 8192, 1, 8192};
+  diff_result_fill_facts(&grouped);
+  ck_assert_int_eq(diff_suspects_find(&grouped), 0);
+  ck_assert_uint_eq(grouped.suspect_count, 1);
+  ck_assert_uint_eq(grouped.suspects[0].site_count, 3);
+  const char *why = "holds the slots of 1 table (8.0 KiB); that table (events.index) keeps its entries while "
+                    "their weak values live, and this suspect holds those";
+  char *text = render_grouped(&grouped, REPORT_FORMAT_TEXT);
+  ck_assert_msg(strstr(text, why) != NULL, "%s", text);
+  free(text);
+  char *md = render_grouped(&grouped, REPORT_FORMAT_MARKDOWN);
+  ck_assert_msg(strstr(md, why) != NULL, "%s", md);
+  free(md);
+  char *json = render_grouped(&grouped, REPORT_FORMAT_JSON);
+  ck_assert_ptr_nonnull(strstr(json, "\"key_address\": \"0x1000\""));
+  ck_assert_ptr_nonnull(strstr(json, "\"key_slots\": \"weak values\""));
+  ck_assert_ptr_nonnull(strstr(json, "\"through_keys_of\": \"events.index\""));
+  struct diff_result back;
+  read_json_text(json, &back);
+  ck_assert_int_eq(back.sites[2].container->key_slots, SNAPSHOT_FLAG_WEAK_VALUES);
+  ck_assert_uint_eq(back.suspects[0].site_count, 3);
+  diff_result_free(&back);
+  free(json);
+  suspect_result_done(&grouped);
+  sites[2].container = NULL;
+  sites[2].verdict = DIFF_VERDICT_STEADY;
+  sites[2].growth_bytes_per_segment = 0;
+  sites[2].trend_p_value = 0.5;
+  memset(sites[2].kinds, 0, sizeof sites[2].kinds);
+  expect_json_error("{\"ljleak_result\":1,\"mode\":\"trend\",\"sites\":[{\"name\":\"a\","
+                    "\"verdict\":\"steady\",\"series\":[1],\"growth_bytes_per_segment\":0,"
+                    "\"container\":{\"address\":\"0x10\",\"type\":\"table\",\"path\":\"t\","
+                    "\"key_address\":\"0x20\",\"key_slots\":\"weak\"}}]}",
+                    "t.json: byte 205: key_slots must be one of \"weak keys\", \"weak values\", "
+                    "\"weak keys and values\"");
+}
+END_TEST
+
 START_TEST(test_junit_fails_once_per_suspect_with_its_sites_in_the_message)
 {
   struct diff_result r = suspect_result();
@@ -1778,6 +1831,7 @@ int main(void)
   TCase *suspects = tcase_create("suspects");
   tcase_add_test(suspects, test_every_format_leads_with_the_suspects);
   tcase_add_test(suspects, test_an_undecided_site_of_the_suspects_container_is_under_it);
+  tcase_add_test(suspects, test_a_weak_tables_slots_under_the_suspect_say_why);
   tcase_add_test(suspects, test_junit_fails_once_per_suspect_with_its_sites_in_the_message);
   tcase_add_test(suspects, test_json_round_trip_keeps_the_suspects);
   tcase_add_test(suspects, test_an_old_result_without_suspects_reads_and_renders_ungrouped);

@@ -12,7 +12,9 @@
 # fields of a module: each named by its field, then its upvalue), weak_shards.lua (a weak-keyed
 # cache whose keys eight lists share) and weak_keys.lua (a
 # weak-keyed table's values: they live while their key lives, and who holds the key; a key
-# held only by its own value; a weak-valued cache never named);
+# held only by its own value; a weak-valued cache never named), weak_slots.lua (the slots of a
+# weak-valued index and of a weak-keyed set go under the suspect of the list that keeps their
+# values and keys);
 # a container that grows between two snapshots is reported with its site, path and entries;
 # the text report prints each under "held by", and so does `ljleak report` of the saved JSON
 # (the container also in Markdown and in the JUnit failure of the site it holds);
@@ -122,6 +124,26 @@ for jit in off on; do
   # all, and the data goes under its suspect (two suspects before, the weak table one of them).
   check "weak_shards_jit_${jit}_one_suspect" grep -q '^ljleak: 1 leak suspect, 2 growing sites' "$tmp/weak_shards-text-$jit"
   check "weak_shards_jit_${jit}_values_under_the_shards_suspect" sh -c "sed -n '/^  1\. table _G.shards,/,/^growing/p' '$tmp/weak_shards-text-$jit' | grep -q 'weak_shards.lua:19: .*as values of the weak-keyed table _G.session_data, they live as long as their keys'"
+  # Weak tables that keep an entry while its handle lives, the handles kept by a global list:
+  # their slots grow with the list's leak, and go under its suspect, each saying why.
+  "$LJLEAK" run -j "$jit" -o "$tmp/weak_slots-$jit" testdata/holders/weak_slots.lua > /dev/null 2>&1
+  NO_COLOR=1 "$LJLEAK" diff "$tmp/weak_slots-$jit" > "$tmp/weak_slots-text-$jit" 2>&1
+  "$LJLEAK" diff --format json -o "$tmp/weak_slots-$jit.json" "$tmp/weak_slots-$jit" 2> /dev/null
+  check "weak_slots_jit_${jit}_one_suspect" grep -q '^ljleak: 1 leak suspect, ' "$tmp/weak_slots-text-$jit"
+  check "weak_slots_jit_${jit}_the_list" grep -q '^  1\. table _G.handles, ' "$tmp/weak_slots-text-$jit"
+  for t in "17 by_id weak values" "18 seen weak keys"; do
+    set -- $t
+    check "weak_slots_jit_${jit}_line_$1_says_why" grep -q "weak_slots.lua:$1: holds the slots of 1 table (.*); that table (local $2 in main chunk@testdata/holders/weak_slots.lua) keeps its entries while their $3 $4 live, and this suspect holds those" "$tmp/weak_slots-text-$jit"
+  done
+  check "weak_slots_jit_${jit}_json_key_slots" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+prefix = "@testdata/holders/weak_slots.lua:"
+c = {s["name"][len(prefix):]: s.get("container", {}) for s in r["sites"] if s["name"].startswith(prefix)}
+handles = c["16"]["address"]
+sys.exit(0 if c["17"].get("key_slots") == "weak values" and c["18"].get("key_slots") == "weak keys"
+         and c["17"]["key_address"] == c["18"]["key_address"] == handles
+         and [len(s["sites"]) for s in r["suspects"]] == [4] else 1)' "$tmp/weak_slots-$jit.json"
+  check "weak_slots_jit_${jit}_report_json_round_trips" sh -c "'$LJLEAK' report --format json '$tmp/weak_slots-$jit.json' | cmp -s - '$tmp/weak_slots-$jit.json'"
   # Two lists the code names, each half of a line's records: named paths, the suspect _G.
   "$LJLEAK" run -j "$jit" -o "$tmp/two_lists-$jit" testdata/holders/two_lists.lua > /dev/null 2>&1
   NO_COLOR=1 "$LJLEAK" diff "$tmp/two_lists-$jit" > "$tmp/two_lists-text-$jit" 2>&1
