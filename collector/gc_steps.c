@@ -182,8 +182,12 @@ static void at_step(lua_State *L, lua_Debug *ar)
     g->gc.threshold = g->gc.total;   /* the VM sweeps at its own pace; the sentinel ends it here */
   else
     steps_hold(g);
-  if (jit)
+  if (jit) {
+    int busy = c->busy;   /* the sentinel is the collector's: no event charges it to the program */
+    c->busy = 1;
     steps_sentinel(L);
+    c->busy = busy;
+  }
   /* What the program allocates while the last cycle sweeps survives it, and the walk would take
    * it all: the program runs less between the sweep's steps (with the JIT on, between those it
    * interprets). */
