@@ -319,13 +319,15 @@ static void holders_put_step(const struct holders_graph *g, struct holders_rende
 }
 
 /* The steps of a run of one field from step i: 2 or more steps by the same identifier, not
- * collapsed (a linked list: "next", "next", ...), else 0. */
+ * collapsed (a linked list: "next", "next", ...), else 0. Never from a root's object nor from
+ * package.loaded: a global's or a module's step is its name ("_G.config.config" is no list). */
 static size_t holders_run(const struct holders_graph *g, const struct holders_marks *marks, const uint32_t *from,
                           const size_t *refs, size_t i, size_t depth)
 {
   const struct snapshot *s = g->snapshot;
   const struct snapshot_reference *first = &s->references[refs[i]];
-  if (from[i] == g->n || first->kind != SNAPSHOT_REF_FIELD || holders_collapsed(g, marks, from[i], refs[i]) ||
+  if (i == 0 || from[i] == g->n || from[i - 1] == g->n || from[i] == g->loaded ||
+      first->kind != SNAPSHOT_REF_FIELD || holders_collapsed(g, marks, from[i], refs[i]) ||
       !holders_identifier(snapshot_string(s, holders_text_id(first))))
     return 0;
   size_t j = i + 1;

@@ -443,6 +443,57 @@ static void write_named(struct snapshot *s)
   heap_read(&h, s);
 }
 
+/* A module whose field has the module's name (package.loaded.names.names) is named by its
+ * require name and then the field, "names.names[*]": the two steps of one field are no list
+ * (it read "package.loaded(.names)*[*]"); nor are a global's ("_G.config.config[*]", not
+ * "_G(.config)*[*]"); two such steps further down still are ("names.names(.next)*"). */
+START_TEST(test_a_module_field_named_as_the_module_is_no_list)
+{
+  struct heap h;
+  heap_begin(&h);
+  heap_object(&h, SNAPSHOT_TABLE, 0, REGISTRY, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "_LOADED", 0, LOADED);
+  heap_object(&h, SNAPSHOT_TABLE, 0, LOADED, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "names", 0, STORE);
+  heap_object(&h, SNAPSHOT_TABLE, 0, STORE, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "names", 0, BY_TOKEN);
+  heap_object(&h, SNAPSHOT_TABLE, 0, BY_TOKEN, NULL);
+  for (int i = 1; i <= 2; i++)
+    heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, i, REC(i));
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "next", 0, REC(3));
+  heap_object(&h, SNAPSHOT_TABLE, 0, REC(1), NULL);
+  heap_object(&h, SNAPSHOT_TABLE, 0, REC(2), NULL);
+  for (int i = 3; i <= 5; i++) {
+    heap_object(&h, SNAPSHOT_TABLE, 0, REC(i), NULL);
+    if (i < 5)
+      heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "next", 0, REC(i + 1));
+  }
+  heap_object(&h, SNAPSHOT_TABLE, 0, GLOBALS_T, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "config", 0, AUDIT);
+  heap_object(&h, SNAPSHOT_TABLE, 0, AUDIT, NULL);
+  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "config", 0, PENDING);
+  heap_object(&h, SNAPSHOT_TABLE, 0, PENDING, NULL);
+  heap_ref(&h, SNAPSHOT_REF_INDEX, 0, NULL, 1, REC(6));
+  heap_object(&h, SNAPSHOT_TABLE, 0, REC(6), NULL);
+  heap_root(&h, "registry", REGISTRY);
+  heap_root(&h, "globals", GLOBALS_T);
+  struct snapshot s;
+  heap_read(&h, &s);
+  struct diff_holders_block blocks[] = {{REC(1), 40, 0}, {REC(2), 40, 0}, {REC(5), 40, 1}, {REC(6), 40, 2}};
+  struct diff_site sites[3];
+  heap_analyse(&s, blocks, sizeof blocks / sizeof blocks[0], sites, 3);
+  ck_assert_uint_eq(sites[0].holder_count, 1);
+  ck_assert_str_eq(sites[0].holders[0].path, "names.names[*]");
+  ck_assert_uint_eq(sites[1].holder_count, 1);
+  ck_assert_str_eq(sites[1].holders[0].path, "names.names(.next)*");
+  ck_assert_uint_eq(sites[2].holder_count, 1);
+  ck_assert_str_eq(sites[2].holders[0].path, "_G.config.config[*]");
+  for (int i = 0; i < 3; i++)
+    diff_site_release(&sites[i]);
+  snapshot_free(&s);
+}
+END_TEST
+
 START_TEST(test_a_named_path_beats_a_shorter_temporary)
 {
   struct snapshot s;
@@ -1297,6 +1348,7 @@ int main(void)
   tcase_add_test(tc, test_one_key_is_named_not_collapsed);
   tcase_add_test(tc, test_a_text_too_long_is_cut_and_says_so);
   tcase_add_test(tc, test_a_named_path_beats_a_shorter_temporary);
+  tcase_add_test(tc, test_a_module_field_named_as_the_module_is_no_list);
   tcase_add_test(tc, test_only_a_temporary_says_so);
   tcase_add_test(tc, test_a_coroutines_local_follows_the_path_of_the_coroutine);
   tcase_add_test(tc, test_a_coroutines_running_function_follows_the_path_of_the_coroutine);
