@@ -286,12 +286,49 @@ static inline enum holders_edge holders_edge_of(const struct holders_graph *g, u
   return v == g->n ? HOLDERS_NAMED : holders_edge_kind(g->snapshot, &g->snapshot->objects[v], r);
 }
 
+/* A table's references of at most this many are walked with its string keys in byte order. */
+#define HOLDERS_SORTED_MAX 64
+
+/* The order in which the walk takes the references first .. end of a table of at most
+ * HOLDERS_SORTED_MAX: out[0 .. end - first). Its string keys (its FIELD references) by their
+ * text, in the places they hold among its others, so that of two named paths of one length the
+ * walk meets the same one first in every run ("store.get ▸ upvalue items", where store.set
+ * shares it): a table's own order follows the VM's string hashes, seeded per process. */
+static void holders_walk_order(const struct snapshot *s, uint32_t first, uint32_t end, uint32_t *out)
+{
+  uint32_t fields[HOLDERS_SORTED_MAX], count = 0;
+  for (uint32_t r = first; r < end; r++) {
+    out[r - first] = r;
+    if (s->references[r].kind == SNAPSHOT_REF_FIELD)
+      fields[count++] = r;
+  }
+  if (count < 2)
+    return;
+  for (uint32_t i = 1; i < count; i++) {  /* insertion sort: a table of a few fields */
+    uint32_t r = fields[i], j = i;
+    const char *text = snapshot_string(s, holders_text_id(&s->references[r]));
+    for (; j > 0 && strcmp(snapshot_string(s, holders_text_id(&s->references[fields[j - 1]])), text) > 0; j--)
+      fields[j] = fields[j - 1];
+    fields[j] = r;
+  }
+  for (uint32_t i = 0, k = 0; i < end - first; i++)
+    if (s->references[first + i].kind == SNAPSHOT_REF_FIELD)
+      out[i] = fields[k++];
+}
+
 /* Breadth first from queue[head] on, over the edges of the kinds in allow (a bit each). */
 static void holders_walk(struct holders_graph *g, uint32_t *queue, size_t head, size_t *tail, unsigned allow)
 {
+  uint32_t order[HOLDERS_SORTED_MAX];
   while (head < *tail) {
-    uint32_t v = queue[head++], r, end;
-    for (holders_edge_range(g, v, &r, &end); r < end; r++) {
+    uint32_t v = queue[head++], first, end;
+    holders_edge_range(g, v, &first, &end);
+    int sorted = v != g->n && end - first >= 2 && end - first <= HOLDERS_SORTED_MAX &&
+                 g->snapshot->objects[v].type == SNAPSHOT_TABLE;
+    if (sorted)
+      holders_walk_order(g->snapshot, first, end, order);
+    for (uint32_t k = first; k < end; k++) {
+      uint32_t r = sorted ? order[k - first] : k;
       uint32_t w = holders_edge_to(g, v, r);
       if (w == DIFF_HOLDERS_NONE || g->parent[w] != DIFF_HOLDERS_NONE)
         continue;
