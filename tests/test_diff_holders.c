@@ -443,6 +443,16 @@ static void write_named(struct snapshot *s)
   heap_read(&h, s);
 }
 
+/* The registry (REGISTRY) with package.loaded (LOADED), which holds one module: name, at
+ * module. */
+static void heap_module(struct heap *h, const char *name, uint64_t module)
+{
+  heap_object(h, SNAPSHOT_TABLE, 0, REGISTRY, NULL);
+  heap_ref(h, SNAPSHOT_REF_FIELD, 0, "_LOADED", 0, LOADED);
+  heap_object(h, SNAPSHOT_TABLE, 0, LOADED, NULL);
+  heap_ref(h, SNAPSHOT_REF_FIELD, 0, name, 0, module);
+}
+
 /* A module whose field has the module's name (package.loaded.names.names) is named by its
  * require name and then the field, "names.names[*]": the two steps of one field are no list
  * (it read "package.loaded(.names)*[*]"); nor are a global's ("_G.config.config[*]", not
@@ -451,10 +461,7 @@ START_TEST(test_a_module_field_named_as_the_module_is_no_list)
 {
   struct heap h;
   heap_begin(&h);
-  heap_object(&h, SNAPSHOT_TABLE, 0, REGISTRY, NULL);
-  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "_LOADED", 0, LOADED);
-  heap_object(&h, SNAPSHOT_TABLE, 0, LOADED, NULL);
-  heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "names", 0, STORE);
+  heap_module(&h, "names", STORE);
   heap_object(&h, SNAPSHOT_TABLE, 0, STORE, NULL);
   heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "names", 0, BY_TOKEN);
   heap_object(&h, SNAPSHOT_TABLE, 0, BY_TOKEN, NULL);
@@ -503,10 +510,7 @@ START_TEST(test_of_two_paths_of_one_length_the_first_key_in_byte_order_wins)
   for (int set_first = 0; set_first < 2; set_first++) {
     struct heap h;
     heap_begin(&h);
-    heap_object(&h, SNAPSHOT_TABLE, 0, REGISTRY, NULL);
-    heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "_LOADED", 0, LOADED);
-    heap_object(&h, SNAPSHOT_TABLE, 0, LOADED, NULL);
-    heap_ref(&h, SNAPSHOT_REF_FIELD, 0, "store", 0, STORE);
+    heap_module(&h, "store", STORE);
     heap_object(&h, SNAPSHOT_TABLE, 0, STORE, NULL);
     heap_ref(&h, SNAPSHOT_REF_FIELD, 0, set_first ? "set" : "get", 0, set_first ? F2 : F1);
     heap_ref(&h, SNAPSHOT_REF_FIELD, 0, set_first ? "get" : "set", 0, set_first ? F1 : F2);
