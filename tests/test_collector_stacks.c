@@ -257,6 +257,20 @@ START_TEST(test_jit_on_sunk_tables_have_their_callers)
 }
 END_TEST
 
+/* Runs script (3000 rounds, JIT on) as name: every event at its line 8 has one of the n stacks,
+ * stacks[i] at least min[i] times, and compiled code made most of them. */
+static void assert_compiled_stacks(const char *name, const char *script, const char *const *stacks,
+                                   const uint64_t *min, int n)
+{
+  char site[256];
+  snprintf(site, sizeof site, "@%s:8", script);
+  struct stack_tally t;
+  struct capture_index index = run_script_and_tally(name, script, site, "", 3000, ".stacks", &t);
+  assert_stacks(&t, stacks, min, n);
+  ck_assert_uint_gt(trace_lines(&index), t.site_events / 2);
+  capture_index_free(&index);
+}
+
 /* An __index function that the JIT inlines into the loop's trace behind a continuation frame:
  * its table (line 8) has the loop's line as its caller (it had the line over a frame it could
  * not read: the recorder counts the continuation as a frame of its own). */
@@ -265,14 +279,9 @@ END_TEST
 
 START_TEST(test_jit_on_a_metamethods_tables_have_their_caller)
 {
-  struct stack_tally t;
-  struct capture_index index = run_script_and_tally("metamethod", MM_SCRIPT, "@" MM_SCRIPT ":8", "",
-                                                    3000, ".stacks", &t);
   const char *const stack[1] = {MM_STACK};
   const uint64_t min[1] = {3000};
-  assert_stacks(&t, stack, min, 1);  /* every event has it */
-  ck_assert_uint_gt(trace_lines(&index), t.site_events / 2);  /* compiled code made most */
-  capture_index_free(&index);
+  assert_compiled_stacks("metamethod", MM_SCRIPT, stack, min, 1);  /* every event has it */
 }
 END_TEST
 
@@ -285,12 +294,9 @@ END_TEST
 
 START_TEST(test_jit_on_a_protected_calls_tables_have_their_callers)
 {
-  struct stack_tally t;
-  struct capture_index index = run_script_and_tally("pcall", PCALL_SCRIPT, "@" PCALL_SCRIPT ":8", "",
-                                                    3000, ".stacks", &t);
-  assert_two_stacks(&t, PCALL_STACK, 3000, XPCALL_STACK, 3000);
-  ck_assert_uint_gt(trace_lines(&index), t.site_events / 2);  /* compiled code made most */
-  capture_index_free(&index);
+  const char *const stacks[2] = {PCALL_STACK, XPCALL_STACK};
+  const uint64_t min[2] = {3000, 3000};
+  assert_compiled_stacks("pcall", PCALL_SCRIPT, stacks, min, 2);
 }
 END_TEST
 
